@@ -1,0 +1,77 @@
+/**
+ * The LTL syntax tree as the user wrote it (after desugaring of alternative spellings).
+ * Conjunction and disjunction are n-ary so that long chains stay shallow.
+ */
+export type Formula =
+  | { readonly kind: 'true' }
+  | { readonly kind: 'false' }
+  | { readonly kind: 'ap'; readonly name: string }
+  | { readonly kind: 'not' | 'F' | 'G'; readonly arg: Formula }
+  | { readonly kind: 'and' | 'or'; readonly args: readonly Formula[] }
+  | { readonly kind: 'implies' | 'iff' | 'U' | 'R' | 'W'; readonly left: Formula; readonly right: Formula };
+
+export type UnaryKind = 'not' | 'F' | 'G';
+export type BinaryKind = 'implies' | 'iff' | 'U' | 'R' | 'W';
+
+export const TRUE: Formula = { kind: 'true' };
+export const FALSE: Formula = { kind: 'false' };
+export const ap = (name: string): Formula => ({ kind: 'ap', name });
+export const not = (arg: Formula): Formula => ({ kind: 'not', arg });
+export const F = (arg: Formula): Formula => ({ kind: 'F', arg });
+export const G = (arg: Formula): Formula => ({ kind: 'G', arg });
+export const and = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'and', args });
+export const or = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'or', args });
+export const bin = (kind: BinaryKind, left: Formula, right: Formula): Formula => ({ kind, left, right });
+export const U = (l: Formula, r: Formula): Formula => bin('U', l, r);
+export const R = (l: Formula, r: Formula): Formula => bin('R', l, r);
+export const W = (l: Formula, r: Formula): Formula => bin('W', l, r);
+export const implies = (l: Formula, r: Formula): Formula => bin('implies', l, r);
+export const iff = (l: Formula, r: Formula): Formula => bin('iff', l, r);
+
+/** Atomic propositions in order of first occurrence. */
+export function atomicPropositions(f: Formula): string[] {
+  const seen = new Set<string>();
+  const stack: Formula[] = [f];
+  const order: string[] = [];
+  while (stack.length > 0) {
+    const g = stack.pop()!;
+    switch (g.kind) {
+      case 'ap':
+        if (!seen.has(g.name)) {
+          seen.add(g.name);
+          order.push(g.name);
+        }
+        break;
+      case 'not': case 'F': case 'G':
+        stack.push(g.arg);
+        break;
+      case 'and': case 'or':
+        for (let i = g.args.length - 1; i >= 0; i--) stack.push(g.args[i]!);
+        break;
+      case 'implies': case 'iff': case 'U': case 'R': case 'W':
+        stack.push(g.right, g.left);
+        break;
+      default:
+        break;
+    }
+  }
+  return order;
+}
+
+/** Structural equality. */
+export function formulaEquals(a: Formula, b: Formula): boolean {
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'true': case 'false': return true;
+    case 'ap': return a.name === (b as typeof a).name;
+    case 'not': case 'F': case 'G': return formulaEquals(a.arg, (b as typeof a).arg);
+    case 'and': case 'or': {
+      const bb = b as typeof a;
+      return a.args.length === bb.args.length && a.args.every((x, i) => formulaEquals(x, bb.args[i]!));
+    }
+    default: {
+      const bb = b as typeof a;
+      return formulaEquals(a.left, bb.left) && formulaEquals(a.right, bb.right);
+    }
+  }
+}

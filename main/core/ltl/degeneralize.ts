@@ -1,0 +1,127 @@
+/**
+ * Generalized Büchi → Büchi: quotient of the generalized automaton, then the counter construction
+ * of Gastin & Oddoux (§5): state (q, i) waits for acceptance set i+1; level r is accepting.
+ */
+import { type Term, simplifyGuard } from './guard.js';
+import { removeDominated } from './dominance.js';
+import { refinePartition } from './partition.js';
+import type { Gba, GbaEdge } from './gba.js';
+import type { Budget } from './budget.js';
+import { stronglyConnected } from './scc.js';
+
+export interface RawBuchi {
+  readonly accepting: boolean[];
+  readonly names: string[];
+  readonly initial: number;
+  /** Edges keyed by from → to → DNF terms. */
+  readonly edges: Map<number, Map<number, Term[]>>;
+}
+
+/** Merges generalized states with the same edges (by block, guard and marks). */
+export function reduceGba(gba: Gba, budget: Budget): Gba {
+  const n = gba.sets.length;
+  const edgeKey = (e: GbaEdge, block: Int32Array): string => `${e.g.pos}/${e.g.neg}>${block[e.to]}@${e.acc}`;
+  const block = refinePartition(
+    n,
+    () => '',
+    (s, b) => [...new Set(gba.edges[s]!.map((e) => edgeKey(e, b)))].sort().join(';'),
+    () => budget.tick('generalized automaton reduction'),
+  );
+  const blocks = Math.max(-1, ...block) + 1;
+  if (blocks === n) return gba;
+  const rep = new Array<number>(blocks).fill(-1);
+  for (let s = 0; s < n; s++) if (rep[block[s]!] === -1) rep[block[s]!] = s;
+  const edges: GbaEdge[][] = [];
+  const sets: bigint[] = [];
+  for (let b = 0; b < blocks; b++) {
+    const s = rep[b]!;
+    sets.push(gba.sets[s]!);
+    const moves = gba.edges[s]!.map((e) => ({ g: e.g, to: 1n << BigInt(block[e.to]!), acc: e.acc, target: block[e.to]! }));
+    edges.push(removeDominated(moves, budget).map((m) => ({ g: m.g, to: m.target, acc: m.acc })));
+  }
+  return { ...gba, sets, edges, initial: block[gba.initial]! };
+}
+
+/** Drops acceptance sets that every edge is in, and duplicates; keeps the order of the rest. */
+export function pruneAcceptanceSets(gba: Gba): Gba {
+  const all = gba.edges.flat();
+  const keep: number[] = [];
+  const seen = new Set<string>();
+  for (let k = 0; k < gba.nAcc; k++) {
+    const bit = 1n << BigInt(k);
+    const member = all.map((e) => ((e.acc & bit) !== 0n ? '1' : '0')).join('');
+    if (!member.includes('0') || seen.has(member)) continue;
+    seen.add(member);
+    keep.push(k);
+  }
+  if (keep.length === gba.nAcc) return gba;
+  const remap = (acc: bigint): bigint =>
+    keep.reduce((r, k, i) => ((acc >> BigInt(k)) & 1n ? r | (1n << BigInt(i)) : r), 0n);
+  return {
+    ...gba,
+    nAcc: keep.length,
+    accSource: keep.map((k) => gba.accSource[k]!),
+    edges: gba.edges.map((es) => es.map((e) => ({ ...e, acc: remap(e.acc) }))),
+  };
+}
+
+/**
+ * SCC-aware: acceptance only matters on edges inside a strongly connected component that holds
+ * every acceptance set (a good component). Entering a component restarts the count from 0 (with the
+ * entering edge's own marks), and inside a bad component the counter stays at 0, so those states
+ * get one copy instead of r + 1.
+ */
+export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget): RawBuchi {
+  const r = gba.nAcc;
+  const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
+  const all = (1n << BigInt(r)) - 1n;
+  const internalMarks = new Map<number, bigint>();
+  gba.edges.forEach((es, q) => {
+    for (const e of es) {
+      if (comp[e.to] === comp[q]) internalMarks.set(comp[q]!, (internalMarks.get(comp[q]!) ?? 0n) | e.acc);
+    }
+  });
+  const good = (q: number): boolean => internalMarks.get(comp[q]!) === all && internalMarks.has(comp[q]!);
+  const index = new Map<number, number>();
+  const accepting: boolean[] = [];
+  const names: string[] = [];
+  const edges = new Map<number, Map<number, Term[]>>();
+  const queue: [number, number][] = [];
+  const intern = (q: number, level: number): number => {
+    const key = q * (r + 1) + level;
+    let id = index.get(key);
+    if (id === undefined) {
+      id = accepting.length;
+      index.set(key, id);
+      accepting.push(level === r);
+      names.push(r === 0 ? gbaName(q) : `${gbaName(q)} #${level}`);
+      queue.push([q, level]);
+      budget.states(accepting.length, 'degeneralization');
+    }
+    return id;
+  };
+  const initial = intern(gba.initial, 0);
+  while (queue.length > 0) {
+    const [q, level] = queue.shift()!;
+    const from = index.get(q * (r + 1) + level)!;
+    const start = level === r ? 0 : level;
+    const out = new Map<number, Term[]>();
+    edges.set(from, out);
+    for (const e of gba.edges[q]!) {
+      let j = 0;
+      if (good(e.to)) {
+        j = comp[e.to] === comp[q] ? start : 0;
+        while (j < r && ((e.acc >> BigInt(j)) & 1n) !== 0n) j++;
+      }
+      const to = intern(e.to, j);
+      let terms = out.get(to);
+      if (terms === undefined) out.set(to, (terms = []));
+      terms.push(e.g);
+      budget.tick('degeneralization');
+    }
+  }
+  for (const out of edges.values()) {
+    for (const [to, terms] of out) out.set(to, simplifyGuard(terms));
+  }
+  return { accepting, names, initial, edges };
+}

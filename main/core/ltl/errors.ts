@@ -1,0 +1,26 @@
+/** A position in the source text, 1-based as editors show it. */
+export interface SourcePos {
+  readonly offset: number;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** A malformed formula. `message` reads `line:column: detail`. */
+export class LtlSyntaxError extends Error {
+  override readonly name = 'LtlSyntaxError';
+  constructor(readonly pos: SourcePos, readonly detail: string) {
+    super(`${pos.line}:${pos.column}: ${detail}`);
+  }
+  get line(): number { return this.pos.line; }
+  get column(): number { return this.pos.column; }
+}
+
+export type BudgetKind = 'length' | 'depth' | 'states' | 'time' | 'cancelled';
+
+/** A formula or translation that exceeds a configured budget. Raised early, never after a long wait. */
+export class LtlBudgetError extends Error {
+  override readonly name = 'LtlBudgetError';
+  constructor(readonly budget: BudgetKind, readonly limit: number, detail: string) {
+    super(detail);
+  }
+}

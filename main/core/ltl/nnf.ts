@@ -1,0 +1,169 @@
+import type { Formula } from './ast.js';
+
+/**
+ * Negation normal form over a hash-consed DAG: equal subformulas are one node, so memoised
+ * work (transitions, acceptance) is shared, and formulas with `<->` stay linear in size.
+ */
+export type NodeOp = 'tt' | 'ff' | 'lit' | 'and' | 'or' | 'U' | 'R';
+
+export interface Node {
+  readonly id: number;
+  readonly op: NodeOp;
+  /** Proposition index, for literals. */
+  readonly ap: number;
+  /** Negated literal. */
+  readonly neg: boolean;
+  /** Operands: and/or sorted by id; U/R [left, right]. */
+  readonly kids: readonly Node[];
+}
+
+export interface NnfOptions {
+  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, …). */
+  readonly rewrite?: boolean;
+}
+
+export class NodeFactory {
+  private readonly table = new Map<string, Node>();
+  private readonly nodes: Node[] = [];
+  readonly tt: Node;
+  readonly ff: Node;
+
+  constructor(private readonly rewrite = true) {
+    this.tt = this.intern('tt', 0, false, []);
+    this.ff = this.intern('ff', 0, false, []);
+  }
+
+  get size(): number { return this.nodes.length; }
+
+  private intern(op: NodeOp, ap: number, neg: boolean, kids: readonly Node[]): Node {
+    const key = op === 'lit' ? `l${neg ? '!' : ''}${ap}` : `${op}(${kids.map((k) => k.id).join(',')})`;
+    let n = this.table.get(key);
+    if (n === undefined) {
+      n = { id: this.nodes.length, op, ap, neg, kids };
+      this.table.set(key, n);
+      this.nodes.push(n);
+    }
+    return n;
+  }
+
+  lit(ap: number, neg: boolean): Node {
+    return this.intern('lit', ap, neg, []);
+  }
+
+  and(parts: readonly Node[]): Node {
+    return this.junction('and', parts);
+  }
+
+  or(parts: readonly Node[]): Node {
+    return this.junction('or', parts);
+  }
+
+  private junction(op: 'and' | 'or', parts: readonly Node[]): Node {
+    const unit = op === 'and' ? this.tt : this.ff;
+    const zero = op === 'and' ? this.ff : this.tt;
+    const flat = new Map<number, Node>();
+    const stack = [...parts];
+    while (stack.length > 0) {
+      const p = stack.pop()!;
+      if (p === zero) return zero;
+      if (p === unit) continue;
+      if (p.op === op) stack.push(...p.kids);
+      else flat.set(p.id, p);
+    }
+    const kids = [...flat.values()].sort((a, b) => a.id - b.id);
+    for (const k of kids) {
+      if (k.op === 'lit' && flat.has(this.lit(k.ap, !k.neg).id)) return zero;
+    }
+    if (kids.length === 0) return unit;
+    if (kids.length === 1) return kids[0]!;
+    return this.intern(op, 0, false, kids);
+  }
+
+  isF(n: Node): boolean { return n.op === 'U' && n.kids[0] === this.tt; }
+  isG(n: Node): boolean { return n.op === 'R' && n.kids[0] === this.ff; }
+
+  /** Pure eventuality: satisfied by a word iff by every word that ends with it. */
+  eventual(n: Node): boolean {
+    switch (n.op) {
+      case 'tt': case 'ff': return true;
+      case 'and': case 'or': return n.kids.every((k) => this.eventual(k));
+      case 'U': return this.isF(n) || this.eventual(n.kids[1]!);
+      case 'R': return this.isG(n) ? this.eventual(n.kids[1]!) : false;
+      default: return false;
+    }
+  }
+
+  /** Pure universality: satisfied by a word iff by all of its suffixes. */
+  universal(n: Node): boolean {
+    switch (n.op) {
+      case 'tt': case 'ff': return true;
+      case 'and': case 'or': return n.kids.every((k) => this.universal(k));
+      case 'R': return this.isG(n) || this.universal(n.kids[1]!);
+      case 'U': return this.isF(n) ? this.universal(n.kids[1]!) : false;
+      default: return false;
+    }
+  }
+
+  U(l: Node, r: Node): Node {
+    if (r === this.tt || r === this.ff || l === this.ff || l === r) return r;
+    if (this.rewrite) {
+      if (this.eventual(r)) return r;            // a U e = e, F e = e
+    }
+    return this.intern('U', 0, false, [l, r]);
+  }
+
+  R(l: Node, r: Node): Node {
+    if (r === this.tt || r === this.ff || l === this.tt || l === r) return r;
+    if (this.rewrite) {
+      if (this.universal(r)) return r;           // a R u = u, G u = u
+      if (l === this.ff && r.op === 'and') return this.and(r.kids.map((k) => this.R(this.ff, k))); // G(a&b) = G a & G b
+    }
+    return this.intern('R', 0, false, [l, r]);
+  }
+}
+
+/** Converts a formula to NNF nodes; propositions are numbered by `apIndex`. */
+export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: NodeFactory): Node {
+  const memo = [new Map<Formula, Node>(), new Map<Formula, Node>()];
+  const go = (g: Formula, neg: boolean): Node => {
+    const m = memo[neg ? 1 : 0]!;
+    const hit = m.get(g);
+    if (hit !== undefined) return hit;
+    const res = build(g, neg);
+    m.set(g, res);
+    return res;
+  };
+  const build = (g: Formula, neg: boolean): Node => {
+    switch (g.kind) {
+      case 'true': return neg ? nf.ff : nf.tt;
+      case 'false': return neg ? nf.tt : nf.ff;
+      case 'ap': return nf.lit(apIndex.get(g.name)!, neg);
+      case 'not': return go(g.arg, !neg);
+      case 'and': {
+        const parts = g.args.map((a) => go(a, neg));
+        return neg ? nf.or(parts) : nf.and(parts);
+      }
+      case 'or': {
+        const parts = g.args.map((a) => go(a, neg));
+        return neg ? nf.and(parts) : nf.or(parts);
+      }
+      case 'implies':
+        return neg ? nf.and([go(g.left, false), go(g.right, true)]) : nf.or([go(g.left, true), go(g.right, false)]);
+      case 'iff':
+        return neg
+          ? nf.or([nf.and([go(g.left, false), go(g.right, true)]), nf.and([go(g.left, true), go(g.right, false)])])
+          : nf.or([nf.and([go(g.left, false), go(g.right, false)]), nf.and([go(g.left, true), go(g.right, true)])]);
+      case 'F': return neg ? nf.R(nf.ff, go(g.arg, true)) : nf.U(nf.tt, go(g.arg, false));
+      case 'G': return neg ? nf.U(nf.tt, go(g.arg, true)) : nf.R(nf.ff, go(g.arg, false));
+      case 'U': return neg ? nf.R(go(g.left, true), go(g.right, true)) : nf.U(go(g.left, false), go(g.right, false));
+      case 'R': return neg ? nf.U(go(g.left, true), go(g.right, true)) : nf.R(go(g.left, false), go(g.right, false));
+      case 'W': {
+        // a W b = b R (a | b);  !(a W b) = !b U (!a & !b)
+        const a = go(g.left, neg);
+        const b = go(g.right, neg);
+        return neg ? nf.U(b, nf.and([a, b])) : nf.R(b, nf.or([a, b]));
+      }
+    }
+  };
+  return go(f, false);
+}

@@ -1,0 +1,121 @@
+/**
+ * Büchi-level simplification: keep only states that are reachable and can still reach an
+ * accepting cycle, then merge bisimilar states (same acceptance, same guards into the same
+ * blocks), until nothing changes.
+ */
+import { type Term, guardKey, simplifyGuard } from './guard.js';
+import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
+import { refinePartition } from './partition.js';
+import { canReachGoodCycle, reachable } from './scc.js';
+import type { Budget } from './budget.js';
+
+export interface MutableBuchi {
+  accepting: boolean[];
+  names: string[];
+  initial: number;
+  out: Map<number, Term[]>[];
+}
+
+export function trimUseless(a: MutableBuchi): MutableBuchi {
+  const n = a.accepting.length;
+  const succ = (v: number): Iterable<number> => a.out[v]!.keys();
+  const reach = reachable(n, [a.initial], succ);
+  const live = canReachGoodCycle(n, succ, (v) => a.accepting[v]! && reach[v] === 1);
+  const keep: number[] = [];
+  for (let v = 0; v < n; v++) if (reach[v] === 1 && live[v] === 1) keep.push(v);
+  if (live[a.initial] !== 1) return emptyBuchi();
+  if (keep.length === n) return a;
+  return renumber(a, keep, (v) => v);
+}
+
+export function emptyBuchi(): MutableBuchi {
+  return { accepting: [false], names: ['false'], initial: 0, out: [new Map()] };
+}
+
+/** Keeps `keep` states (in that order); edges to dropped states vanish. */
+function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => number): MutableBuchi {
+  const id = new Map<number, number>();
+  keep.forEach((v, i) => id.set(blockOf(v), i));
+  const out: Map<number, Term[]>[] = keep.map(() => new Map());
+  keep.forEach((v, i) => {
+    for (const [w, terms] of a.out[v]!) {
+      const j = id.get(blockOf(w));
+      if (j === undefined) continue;
+      const prev = out[i]!.get(j);
+      out[i]!.set(j, prev === undefined ? terms : simplifyGuard([...prev, ...terms]));
+    }
+  });
+  return {
+    accepting: keep.map((v) => a.accepting[v]!),
+    names: keep.map((v) => a.names[v]!),
+    initial: id.get(blockOf(a.initial))!,
+    out,
+  };
+}
+
+export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
+  const n = a.accepting.length;
+  const block = refinePartition(
+    n,
+    (s) => (a.accepting[s] ? 'A' : 'N'),
+    (s, b) => {
+      const byBlock = new Map<number, Term[]>();
+      for (const [w, terms] of a.out[s]!) {
+        const k = b[w]!;
+        byBlock.set(k, [...(byBlock.get(k) ?? []), ...terms]);
+      }
+      return [...byBlock.entries()]
+        .sort((x, y) => x[0] - y[0])
+        .map(([k, terms]) => `${k}:${guardKey(byBlock.size === 1 ? terms : simplifyGuard(terms))}`)
+        .join(';');
+    },
+    () => budget.tick('Büchi reduction'),
+  );
+  const reps: number[] = [];
+  const seen = new Set<number>();
+  for (let v = 0; v < n; v++) {
+    if (!seen.has(block[v]!)) {
+      seen.add(block[v]!);
+      reps.push(v);
+    }
+  }
+  if (reps.length === n) return a;
+  return renumber(a, reps, (v) => block[v]!);
+}
+
+export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true): MutableBuchi {
+  let cur = a;
+  for (;;) {
+    const size = cur.accepting.length;
+    cur = trimUseless(cur);
+    if (bisimulation) cur = mergeBisimilar(cur, budget);
+    budget.checkTime('Büchi reduction');
+    if (cur.accepting.length === size) return cur;
+  }
+}
+
+/** Numbers states in breadth-first order from the initial state, so that Start is 0. */
+export function toAutomaton(a: MutableBuchi, aps: readonly string[], formula: string): BuchiAutomaton {
+  const order: number[] = [a.initial];
+  const id = new Map<number, number>([[a.initial, 0]]);
+  for (let k = 0; k < order.length; k++) {
+    for (const w of [...a.out[order[k]!]!.keys()].sort((x, y) => x - y)) {
+      if (!id.has(w)) {
+        id.set(w, order.length);
+        order.push(w);
+      }
+    }
+  }
+  const edges: BuchiEdge[] = [];
+  order.forEach((v, from) => {
+    const targets = [...a.out[v]!.entries()].map(([w, g]) => [id.get(w)!, g] as const).sort((x, y) => x[0] - y[0]);
+    for (const [to, guard] of targets) if (guard.length > 0) edges.push({ from, to, guard });
+  });
+  return {
+    aps: [...aps],
+    states: order.map((v) => ({ accepting: a.accepting[v]!, name: a.names[v]! })),
+    initial: [0],
+    edges,
+    formula,
+  };
+}

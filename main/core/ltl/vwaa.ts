@@ -1,0 +1,124 @@
+/**
+ * Very weak alternating automaton (Gastin & Oddoux 2001, §2): states are the temporal subformulas,
+ * transitions are (guard term, conjunction of next states). Index 0 is a pseudo-state for the
+ * whole formula, so the automaton has one initial state.
+ *
+ * Beyond Gastin–Oddoux: a recurrence `G F ψ` is one state whose ψ-loop carries an acceptance mark
+ * (as LTL3BA treats such formulas), instead of a `G` state that spawns an `F ψ` state. Conjunctions
+ * of recurrences then give one generalized state instead of 2^n.
+ */
+import { TRUE_TERM, termAnd, term } from './guard.js';
+import { type Move, removeDominated } from './dominance.js';
+import type { Node, NodeFactory } from './nnf.js';
+import type { Budget } from './budget.js';
+
+export interface VwaaState {
+  /** The formula this state stands for; null for the initial pseudo-state. */
+  readonly node: Node | null;
+  /** Final states must eventually be left (U) or must loop through a marked move (G F). */
+  readonly final: boolean;
+}
+
+export interface Vwaa {
+  readonly states: VwaaState[];
+  readonly delta: Move[][];
+  /** Per state: the moves that satisfy its acceptance obligation (only for final states). */
+  readonly accepting: Move[][];
+}
+
+export interface VwaaOptions {
+  /** Treat G F ψ as one state with a marked loop (default true). */
+  readonly gfLoops: boolean;
+}
+
+export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget: Budget): Vwaa {
+  const states: VwaaState[] = [{ node: null, final: false }];
+  const delta: Move[][] = [];
+  const accepting: Move[][] = [];
+  const stateOf = new Map<number, number>();
+  const memo = new Map<number, Move[]>();
+  const pending: number[] = [];
+
+  const isGF = (n: Node): boolean => opts.gfLoops && nf.isG(n) && nf.isF(n.kids[1]!);
+
+  const stateIndex = (n: Node): number => {
+    let s = stateOf.get(n.id);
+    if (s === undefined) {
+      s = states.length;
+      states.push({ node: n, final: n.op === 'U' || isGF(n) });
+      stateOf.set(n.id, s);
+      pending.push(s);
+      budget.states(states.length, 'alternating automaton construction');
+    }
+    return s;
+  };
+
+  const self = (n: Node): Move[] => [{ g: TRUE_TERM, to: 1n << BigInt(stateIndex(n)), acc: 0n }];
+
+  const product = (a: readonly Move[], b: readonly Move[]): Move[] => {
+    const out: Move[] = [];
+    for (const x of a) {
+      for (const y of b) {
+        const g = termAnd(x.g, y.g);
+        if (g !== null) out.push({ g, to: x.to | y.to, acc: x.acc | y.acc });
+        budget.tick('alternating automaton construction');
+      }
+    }
+    return removeDominated(out, budget);
+  };
+
+  const dlt = (n: Node): Move[] => {
+    const hit = memo.get(n.id);
+    if (hit !== undefined) return hit;
+    let res: Move[];
+    switch (n.op) {
+      case 'tt': res = [{ g: TRUE_TERM, to: 0n, acc: 0n }]; break;
+      case 'ff': res = []; break;
+      case 'lit': {
+        const bit = 1n << BigInt(n.ap);
+        res = [{ g: n.neg ? term(0n, bit) : term(bit, 0n), to: 0n, acc: 0n }];
+        break;
+      }
+      case 'and':
+        res = n.kids.reduce<Move[]>((acc, k) => product(acc, dlt(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
+        break;
+      case 'or':
+        res = removeDominated(n.kids.flatMap((k) => dlt(k)), budget);
+        break;
+      case 'U': {
+        const [l, r] = n.kids as [Node, Node];
+        res = removeDominated([...dlt(r), ...product(dlt(l), self(n))], budget);
+        break;
+      }
+      case 'R': {
+        const [l, r] = n.kids as [Node, Node];
+        if (isGF(n)) {
+          const s = stateIndex(n);
+          const psi = r.kids[1]!;
+          const mark = 1n << BigInt(s);
+          const loops = product(dlt(psi), self(n)).map((m) => ({ ...m, acc: m.acc | mark }));
+          res = removeDominated([...self(n), ...loops], budget);
+        } else {
+          res = product(dlt(r), removeDominated([...dlt(l), ...self(n)], budget));
+        }
+        break;
+      }
+    }
+    memo.set(n.id, res);
+    return res;
+  };
+
+  delta[0] = dlt(root);
+  while (pending.length > 0) {
+    const s = pending.shift()!;
+    delta[s] = dlt(states[s]!.node!);
+  }
+  for (let s = 0; s < states.length; s++) {
+    const st = states[s]!;
+    const bit = 1n << BigInt(s);
+    if (!st.final) accepting[s] = [];
+    else if (st.node!.op === 'U') accepting[s] = delta[s]!.filter((m) => (m.to & bit) === 0n);
+    else accepting[s] = delta[s]!.filter((m) => (m.acc & bit) !== 0n);
+  }
+  return { states, delta, accepting };
+}
