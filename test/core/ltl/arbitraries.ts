@@ -1,0 +1,67 @@
+/** fast-check generators for formulas and lasso words, shared by the LTL property tests. */
+import fc from 'fast-check';
+import type { Formula } from '../../../main/core/ltl/ast.js';
+import type { Lasso } from '../../../main/core/ltl/lasso.js';
+
+export const PROPS = ['a', 'b', 'c'] as const;
+
+/** Random LTL formulas over `props`, every operator represented, depth-bounded. */
+export function formulaArb(props: readonly string[] = PROPS, depth = 4): fc.Arbitrary<Formula> {
+  const { f } = fc.letrec<{ f: Formula }>((tie) => ({
+    f: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true, maxDepth: depth },
+      fc.constantFrom(...props).map((name): Formula => ({ kind: 'ap', name })),
+      fc.constantFrom<Formula>({ kind: 'true' }, { kind: 'false' }),
+      fc.record({ kind: fc.constantFrom('not' as const, 'F' as const, 'G' as const), arg: tie('f') }),
+      fc.record({ kind: fc.constantFrom('and' as const, 'or' as const), args: fc.array(tie('f'), { minLength: 2, maxLength: 3 }) }),
+      fc.record({
+        kind: fc.constantFrom('U' as const, 'R' as const, 'W' as const, 'implies' as const, 'iff' as const),
+        left: tie('f'),
+        right: tie('f'),
+      }),
+    ),
+  }));
+  return f;
+}
+
+/** Temporal-heavy shapes: nestings of F, G, U over literals, as specifications are written. */
+export function temporalArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula> {
+  const lit = fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
+    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  const { f } = fc.letrec<{ f: Formula }>((tie) => ({
+    f: fc.oneof(
+      { maxDepth: 4, depthSize: 'small' },
+      lit,
+      tie('f').map((x): Formula => ({ kind: 'F', arg: x })),
+      tie('f').map((x): Formula => ({ kind: 'G', arg: x })),
+      tie('f').map((x): Formula => ({ kind: 'G', arg: { kind: 'F', arg: x } })),
+      tie('f').map((x): Formula => ({ kind: 'F', arg: { kind: 'G', arg: x } })),
+      fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'U', left: l, right: r })),
+      fc.array(tie('f'), { minLength: 2, maxLength: 4 }).map((args): Formula => ({ kind: 'and', args })),
+      fc.array(tie('f'), { minLength: 2, maxLength: 3 }).map((args): Formula => ({ kind: 'or', args })),
+    ),
+  }));
+  return f;
+}
+
+/** Letters where any subset of props may hold. */
+export function letterArb(props: readonly string[] = PROPS): fc.Arbitrary<ReadonlySet<string>> {
+  return fc.subarray([...props]).map((xs) => new Set(xs));
+}
+
+/** Letters where at most one proposition holds (pairwise disjoint regions). */
+export function disjointLetterArb(props: readonly string[] = PROPS): fc.Arbitrary<ReadonlySet<string>> {
+  return fc.option(fc.constantFrom(...props), { nil: undefined }).map((p) => new Set(p === undefined ? [] : [p]));
+}
+
+export function lassoArb(letter: fc.Arbitrary<ReadonlySet<string>>, maxPrefix = 4, maxCycle = 4): fc.Arbitrary<Lasso> {
+  return fc.record({
+    prefix: fc.array(letter, { maxLength: maxPrefix }),
+    cycle: fc.array(letter, { minLength: 1, maxLength: maxCycle }),
+  });
+}
+
+export function showLasso(w: Lasso): string {
+  const l = (s: ReadonlySet<string>): string => `{${[...s].join(',')}}`;
+  return `${w.prefix.map(l).join(' ')} (${w.cycle.map(l).join(' ')})^ω`;
+}
