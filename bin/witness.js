@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `witness` command: runs the compiled CLI (npm run build / npm ci produce dist/).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/main/cli/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write('error: witness is not built yet: run `npm ci` (or `npm run build`) in the repository first\n');
+  process.exit(2);
+}
+const { run } = await import(entry.href);
+process.exitCode = await run(process.argv.slice(2));

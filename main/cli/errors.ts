@@ -1,0 +1,47 @@
+/** How the CLI reports failures: one line on stderr, a documented exit code. */
+import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
+
+export const EXIT = {
+  ok: 0,
+  /** The answer is "no" (a word violates a formula, a check failed). */
+  negative: 1,
+  /** Malformed input: formula syntax, flags, files. */
+  usage: 2,
+  /** A budget (length, nesting, states, time) was exceeded. */
+  budget: 3,
+} as const;
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT.usage) {
+    super(message);
+  }
+}
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processOutput: Output = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+/** Maps an error to its one-line report and exit code. `where` prefixes positions (a file name). */
+export function report(e: unknown, io: Output, where?: string): number {
+  if (e instanceof LtlSyntaxError) {
+    io.err(`error: ${where ? `${where}:` : ''}${e.line}:${e.column}: ${e.detail}\n`);
+    return EXIT.usage;
+  }
+  if (e instanceof LtlBudgetError) {
+    io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
+    return EXIT.budget;
+  }
+  if (e instanceof CliError) {
+    io.err(`error: ${e.message}\n`);
+    return e.exitCode;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  io.err(`error: internal: ${msg}\n`);
+  return 70;
+}
