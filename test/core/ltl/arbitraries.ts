@@ -12,13 +12,12 @@ export function formulaArb(props: readonly string[] = PROPS, depth = 4): fc.Arbi
       { depthSize: 'small', withCrossShrink: true, maxDepth: depth },
       fc.constantFrom(...props).map((name): Formula => ({ kind: 'ap', name })),
       fc.constantFrom<Formula>({ kind: 'true' }, { kind: 'false' }),
-      fc.record({ kind: fc.constantFrom('not' as const, 'F' as const, 'G' as const), arg: tie('f') }),
-      fc.record({ kind: fc.constantFrom('and' as const, 'or' as const), args: fc.array(tie('f'), { minLength: 2, maxLength: 3 }) }),
-      fc.record({
-        kind: fc.constantFrom('U' as const, 'R' as const, 'W' as const, 'implies' as const, 'iff' as const),
-        left: tie('f'),
-        right: tie('f'),
-      }),
+      fc.tuple(fc.constantFrom('not' as const, 'F' as const, 'G' as const), tie('f'))
+        .map(([kind, arg]): Formula => ({ kind, arg })),
+      fc.tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('f'), { minLength: 2, maxLength: 3 }))
+        .map(([kind, args]): Formula => ({ kind, args })),
+      fc.tuple(fc.constantFrom('U' as const, 'R' as const, 'W' as const, 'implies' as const, 'iff' as const), tie('f'), tie('f'))
+        .map(([kind, left, right]): Formula => ({ kind, left, right })),
     ),
   }));
   return f;
@@ -55,10 +54,8 @@ export function disjointLetterArb(props: readonly string[] = PROPS): fc.Arbitrar
 }
 
 export function lassoArb(letter: fc.Arbitrary<ReadonlySet<string>>, maxPrefix = 4, maxCycle = 4): fc.Arbitrary<Lasso> {
-  return fc.record({
-    prefix: fc.array(letter, { maxLength: maxPrefix }),
-    cycle: fc.array(letter, { minLength: 1, maxLength: maxCycle }),
-  });
+  return fc.tuple(fc.array(letter, { maxLength: maxPrefix }), fc.array(letter, { minLength: 1, maxLength: maxCycle }))
+    .map(([prefix, cycle]) => ({ prefix, cycle }));
 }
 
 export function showLasso(w: Lasso): string {

@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
+import { parseLtl } from '../../../main/core/ltl/parser.js';
+
+const w = (prefix: string[][], cycle: string[][]): Lasso => ({
+  prefix: prefix.map((l) => new Set(l)),
+  cycle: cycle.map((l) => new Set(l)),
+});
+const holds = (f: string, word: Lasso): boolean => evaluateLasso(parseLtl(f), word);
+
+test('hand-checked verdicts', () => {
+  const cases: [string, Lasso, boolean][] = [
+    ['a', w([['a']], [[]]), true],
+    ['a', w([[]], [['a']]), false],
+    ['F a', w([[], []], [['a']]), true],
+    ['F a', w([['b']], [['b']]), false],
+    ['G a', w([['a']], [['a'], ['a', 'b']]), true],
+    ['G a', w([['a']], [['a'], ['b']]), false],
+    ['G F a', w([], [[], ['a']]), true],
+    ['G F a', w([['a']], [[]]), false],
+    ['F G a', w([[], ['a']], [['a']]), true],
+    ['F G a', w([], [['a'], []]), false],
+    ['a U b', w([['a'], ['a']], [['b']]), true],
+    ['a U b', w([['a'], []], [['b']]), false],
+    ['a U b', w([], [['a']]), false],
+    ['a W b', w([], [['a']]), true],
+    ['a R b', w([], [['b']]), true],
+    ['a R b', w([['b'], ['a', 'b']], [[]]), true],
+    ['a R b', w([['b'], ['a']], [['b']]), false],
+    ['!e5 U e7', w([[], ['e7'], ['e5']], [[]]), true],
+    ['!e5 U e7', w([['e5'], ['e7']], [[]]), false],
+    ['G (a -> F b)', w([['a']], [[], ['b'], ['a']]), true],
+    ['G (a -> F b)', w([], [['a'], []]), false],
+    ['a <-> F b', w([['a']], [['b']]), true],
+    ['a <-> F b', w([[]], [['b']]), false],
+  ];
+  for (const [f, word, expected] of cases) assert.equal(holds(f, word), expected, f);
+});
+
+test('the word is a lasso: prefix then the cycle forever', () => {
+  // b only in the prefix: F b holds at 0 but G F b does not
+  assert.equal(holds('F b', w([['b']], [[]])), true);
+  assert.equal(holds('G F b', w([['b']], [[]])), false);
+  assert.throws(() => evaluateLasso(parseLtl('a'), w([['a']], [])), /cycle of a lasso word must not be empty/);
+});
