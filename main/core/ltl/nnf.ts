@@ -70,13 +70,52 @@ export class NodeFactory {
       if (p.op === op) stack.push(...p.kids);
       else flat.set(p.id, p);
     }
-    const kids = [...flat.values()].sort((a, b) => a.id - b.id);
+    let kids = [...flat.values()].sort((a, b) => a.id - b.id);
     for (const k of kids) {
       if (k.op === 'lit' && flat.has(this.lit(k.ap, !k.neg).id)) return zero;
+    }
+    if (this.rewrite && kids.length > 1) {
+      // a & b = a when a ⇒ b;  a | b = b when a ⇒ b  (syntactic implication, Somenzi–Bloem style)
+      kids = kids.filter((k) => !kids.some((j) => j !== k && (op === 'and' ? this.implies(j, k) : this.implies(k, j)) &&
+        !(j.id > k.id && (op === 'and' ? this.implies(k, j) : this.implies(j, k)))));
     }
     if (kids.length === 0) return unit;
     if (kids.length === 1) return kids[0]!;
     return this.intern(op, 0, false, kids);
+  }
+
+  private readonly implied = new Map<string, boolean>();
+
+  /** A sound, incomplete check that a implies b (at every position where a holds, b holds). */
+  implies(a: Node, b: Node): boolean {
+    if (a === b || b === this.tt || a === this.ff) return true;
+    const key = `${a.id}>${b.id}`;
+    const hit = this.implied.get(key);
+    if (hit !== undefined) return hit;
+    this.implied.set(key, false); // guards against cycles through shared nodes
+    const res = this.impliesUncached(a, b);
+    this.implied.set(key, res);
+    return res;
+  }
+
+  private impliesUncached(a: Node, b: Node): boolean {
+    if (a.op === 'or' && a.kids.every((k) => this.implies(k, b))) return true;
+    if (a.op === 'and' && a.kids.some((k) => this.implies(k, b))) return true;
+    if (b.op === 'and' && b.kids.every((k) => this.implies(a, k))) return true;
+    if (b.op === 'or' && b.kids.some((k) => this.implies(a, k))) return true;
+    if (b.op === 'U') {
+      const [b1, b2] = b.kids as [Node, Node];
+      if (this.implies(a, b2)) return true;
+      if (a.op === 'U' && this.implies(a.kids[0]!, b1) && this.implies(a.kids[1]!, b2)) return true;
+    }
+    if (b.op === 'R') {
+      const [b1, b2] = b.kids as [Node, Node];
+      if (this.implies(a, b1) && this.implies(a, b2)) return true;
+      if (a.op === 'R' && this.implies(a.kids[0]!, b1) && this.implies(a.kids[1]!, b2)) return true;
+    }
+    if (a.op === 'U' && this.implies(a.kids[0]!, b) && this.implies(a.kids[1]!, b)) return true;
+    if (a.op === 'R' && this.implies(a.kids[1]!, b)) return true;
+    return false;
   }
 
   isF(n: Node): boolean { return n.op === 'U' && n.kids[0] === this.tt; }

@@ -8,6 +8,7 @@ import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
 import { refinePartition } from './partition.js';
 import { canReachGoodCycle, reachable } from './scc.js';
 import type { Budget } from './budget.js';
+import { simulationReduce } from './simulation.js';
 
 export interface MutableBuchi {
   accepting: boolean[];
@@ -83,12 +84,12 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   return renumber(a, reps, (v) => block[v]!);
 }
 
-export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true): MutableBuchi {
+export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true, apCount = Infinity): MutableBuchi {
   let cur = a;
   for (;;) {
     const size = cur.accepting.length;
     cur = trimUseless(cur);
-    if (bisimulation) cur = mergeBisimilar(cur, budget);
+    if (bisimulation) cur = trimUseless(simulationReduce(mergeBisimilar(cur, budget), apCount, budget));
     budget.checkTime('Büchi reduction');
     if (cur.accepting.length === size) return cur;
   }

@@ -67,7 +67,7 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map()),
   };
   const degeneralizedStates = ba.accepting.length;
-  ba = reduceBuchi(ba, budget, bisim);
+  ba = reduceBuchi(ba, budget, bisim, aps.length);
   const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
   return {
     formula,

@@ -1,0 +1,109 @@
+/**
+ * Direct-simulation reduction of a Büchi automaton, letter by letter (used while the alphabet is
+ * small enough to enumerate). p simulates q when p is accepting whenever q is and every move of q
+ * can be matched by a move of p into a state that simulates q's target. Mutually simulating
+ * states are merged, and an edge is dropped when a sibling edge with a weaker guard leads to a
+ * state that simulates its target. Both keep the language (direct simulation is Büchi-sound).
+ */
+import { type Term, simplifyGuard, termImplies } from './guard.js';
+import type { MutableBuchi } from './reduce.js';
+import type { Budget } from './budget.js';
+
+/** Largest alphabet (in propositions) enumerated letter by letter. */
+export const SIMULATION_MAX_APS = 10;
+
+export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
+  if (apCount > SIMULATION_MAX_APS) return a;
+  const n = a.accepting.length;
+  const L = 1 << apCount;
+  const W = (n + 31) >>> 5;
+  // succ[(q * L + σ) * W ..]: bitset of q's targets on letter σ
+  const succ = new Uint32Array(n * L * W);
+  for (let q = 0; q < n; q++) {
+    for (const [to, g] of a.out[q]!) {
+      for (const t of g) {
+        const pos = Number(t.pos), neg = Number(t.neg);
+        const free = (L - 1) & ~(pos | neg);
+        for (let sub = free; ; sub = (sub - 1) & free) {
+          succ[(q * L + (pos | sub)) * W + (to >>> 5)]! |= 1 << (to & 31);
+          if (sub === 0) break;
+        }
+      }
+    }
+    budget.tick('simulation reduction');
+  }
+  // simRow[p * W ..]: bitset of the states p simulates
+  const simRow = new Uint32Array(n * W);
+  for (let p = 0; p < n; p++) {
+    for (let q = 0; q < n; q++) if (!a.accepting[q] || a.accepting[p]) simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
+  }
+  const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
+  const covered = new Uint32Array(n * L * W);
+  for (let changed = true; changed;) {
+    changed = false;
+    covered.fill(0);
+    for (let p = 0; p < n; p++) {
+      for (let s = 0; s < L; s++) {
+        const base = (p * L + s) * W;
+        for (let w = 0; w < W; w++) {
+          for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) {
+            const p2 = (w << 5) + (31 - Math.clz32(bits & -bits));
+            for (let v = 0; v < W; v++) covered[base + v]! |= simRow[p2 * W + v]!;
+          }
+        }
+      }
+      budget.tick('simulation reduction');
+    }
+    for (let p = 0; p < n; p++) {
+      for (let q = 0; q < n; q++) {
+        if (p === q || !has(p, q)) continue;
+        let ok = true;
+        for (let s = 0; s < L && ok; s++) {
+          const bq = (q * L + s) * W, bp = (p * L + s) * W;
+          for (let w = 0; w < W; w++) {
+            if ((succ[bq + w]! & ~covered[bp + w]!) !== 0) {
+              ok = false;
+              break;
+            }
+          }
+        }
+        if (!ok) {
+          simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
+          changed = true;
+        }
+      }
+      budget.tick('simulation reduction');
+    }
+  }
+  const sim = { get: has };
+  // Merge mutually simulating states into their smallest member.
+  const rep = new Int32Array(n);
+  for (let q = 0; q < n; q++) {
+    rep[q] = q;
+    for (let p = 0; p < q; p++) {
+      if (rep[p] === p && sim.get(p, q) && sim.get(q, p)) {
+        rep[q] = p;
+        break;
+      }
+    }
+  }
+  const out: Map<number, Term[]>[] = a.out.map(() => new Map());
+  for (let q = 0; q < n; q++) {
+    if (rep[q] !== q) continue;
+    const merged = new Map<number, Term[]>();
+    for (const [to, g] of a.out[q]!) {
+      const r = rep[to]!;
+      merged.set(r, [...(merged.get(r) ?? []), ...g]);
+    }
+    // little brothers: drop q→t when a sibling q→u has a guard covering it and u simulates t
+    const entries = [...merged.entries()].map(([to, g]) => [to, simplifyGuard(g)] as const);
+    for (const [t, gt] of entries) {
+      const covered = entries.some(([u, gu]) =>
+        u !== t && sim.get(u, t) && !(sim.get(t, u) && u > t) &&
+        gt.every((term) => gu.some((other) => termImplies(term, other))));
+      if (!covered) out[q]!.set(t, gt);
+    }
+  }
+  return { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out };
+}
+

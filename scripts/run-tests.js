@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Runs every compiled test (dist/test/**/*.test.js, sorted) in one `node --test` invocation.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const testRoot = path.join(root, 'dist', 'test');
+
+/** @returns {string[]} */
+function findTests(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if (err && typeof err === 'object' && 'code' in err && err.code === 'ENOENT') return [];
+    throw err;
+  }
+  return entries.flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return findTests(full);
+    return entry.isFile() && entry.name.endsWith('.test.js') ? [full] : [];
+  });
+}
+
+const files = findTests(testRoot)
+  .map((file) => path.relative(root, file))
+  .sort();
+
+if (files.length === 0) {
+  console.error(
+    `run-tests: no *.test.js files under ${path.relative(root, testRoot) || testRoot}; ` +
+      'run `npm run build` first.',
+  );
+  process.exit(1);
+}
+
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
+child.on('error', (err) => {
+  console.error(`run-tests: could not start node: ${err.message}`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => {
+  if (signal) {
+    console.error(`run-tests: node --test was killed by ${signal}`);
+    process.exit(1);
+  }
+  process.exit(code ?? 1);
+});
