@@ -75,6 +75,20 @@ export class NodeFactory {
       if (k.op === 'lit' && flat.has(this.lit(k.ap, !k.neg).id)) return zero;
     }
     if (this.rewrite && kids.length > 1) {
+      // F G a & F G b = F G (a & b);  G F a | G F b = G F (a | b)
+      const inner = (k: Node): Node | null => {
+        if (op === 'and' && this.isF(k) && this.isG(k.kids[1]!)) return k.kids[1]!.kids[1]!;
+        if (op === 'or' && this.isG(k) && this.isF(k.kids[1]!)) return k.kids[1]!.kids[1]!;
+        return null;
+      };
+      const group = kids.filter((k) => inner(k) !== null);
+      if (group.length > 1) {
+        const args = group.map((k) => inner(k)!);
+        const merged = op === 'and'
+          ? this.U(this.tt, this.R(this.ff, this.and(args)))
+          : this.R(this.ff, this.U(this.tt, this.or(args)));
+        return this.junction(op, [...kids.filter((k) => inner(k) === null), merged]);
+      }
       // a & b = a when a ⇒ b;  a | b = b when a ⇒ b  (syntactic implication, Somenzi–Bloem style)
       kids = kids.filter((k) => !kids.some((j) => j !== k && (op === 'and' ? this.implies(j, k) : this.implies(k, j)) &&
         !(j.id > k.id && (op === 'and' ? this.implies(k, j) : this.implies(j, k)))));
@@ -143,10 +157,31 @@ export class NodeFactory {
     }
   }
 
+  /** Both eventual and universal (G F a, F G a, …): true at one position iff at every position. */
+  suspendable(n: Node): boolean {
+    return n !== this.tt && n !== this.ff && this.eventual(n) && this.universal(n);
+  }
+
+  /**
+   * Pulls suspendable parts out of a temporal operand: op(l, r ∧ S) = op(l, r) ∧ S and
+   * op(l, r ∨ S) = op(l, r) ∨ S for U and R, since S means the same at every position
+   * (LTL3BA's suspension; it keeps, e.g., F(a & F(b & F G c)) from multiplying states).
+   */
+  private suspend(l: Node, r: Node, op: (l: Node, r: Node) => Node): Node | null {
+    if (r.op !== 'and' && r.op !== 'or') return null;
+    const sus = r.kids.filter((k) => this.suspendable(k));
+    if (sus.length === 0 || sus.length === r.kids.length) return null;
+    const rest = r.kids.filter((k) => !this.suspendable(k));
+    const inner = op(l, r.op === 'and' ? this.and(rest) : this.or(rest));
+    return r.op === 'and' ? this.and([inner, ...sus]) : this.or([inner, ...sus]);
+  }
+
   U(l: Node, r: Node): Node {
     if (r === this.tt || r === this.ff || l === this.ff || l === r) return r;
     if (this.rewrite) {
       if (this.eventual(r)) return r;            // a U e = e, F e = e
+      const s = this.suspend(l, r, (a, b) => this.U(a, b));
+      if (s !== null) return s;
     }
     return this.intern('U', 0, false, [l, r]);
   }
@@ -156,6 +191,8 @@ export class NodeFactory {
     if (this.rewrite) {
       if (this.universal(r)) return r;           // a R u = u, G u = u
       if (l === this.ff && r.op === 'and') return this.and(r.kids.map((k) => this.R(this.ff, k))); // G(a&b) = G a & G b
+      const s = this.suspend(l, r, (a, b) => this.R(a, b));
+      if (s !== null) return s;
     }
     return this.intern('R', 0, false, [l, r]);
   }

@@ -11,6 +11,8 @@ import type { Budget } from './budget.js';
 
 /** Largest alphabet (in propositions) enumerated letter by letter. */
 export const SIMULATION_MAX_APS = 10;
+/** Largest candidate pairs·letters·words one refinement round may cost; bigger automata keep the bisimulation quotient. */
+export const SIMULATION_MAX_WORK = 64_000_000;
 
 export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
   if (apCount > SIMULATION_MAX_APS) return a;
@@ -32,11 +34,61 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
     }
     budget.tick('simulation reduction');
   }
+  // Letters that every state treats alike are one letter for simulation: keep one of each class.
+  const classOf = new Map<string, number>();
+  const reps: number[] = [];
+  for (let s = 0; s < L; s++) {
+    const col: number[] = [];
+    for (let q = 0; q < n; q++) for (let w = 0; w < W; w++) col.push(succ[(q * L + s) * W + w]!);
+    const key = col.join(',');
+    if (!classOf.has(key)) {
+      classOf.set(key, reps.length);
+      reps.push(s);
+    }
+  }
+  if (reps.length < L) {
+    const packed = new Uint32Array(n * reps.length * W);
+    for (let q = 0; q < n; q++) {
+      reps.forEach((s, c) => {
+        for (let w = 0; w < W; w++) packed[(q * reps.length + c) * W + w] = succ[(q * L + s) * W + w]!;
+      });
+    }
+    return refine(a, n, reps.length, W, packed, budget);
+  }
+  return refine(a, n, L, W, succ, budget);
+}
+
+function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Array, budget: Budget): MutableBuchi {
+  // enabled[q * LW ..]: the letters q can read. p can only simulate q if it reads all of them.
+  const LW = (L + 31) >>> 5;
+  const enabled = new Uint32Array(n * LW);
+  for (let q = 0; q < n; q++) {
+    for (let s = 0; s < L; s++) {
+      const base = (q * L + s) * W;
+      for (let w = 0; w < W; w++) {
+        if (succ[base + w] !== 0) {
+          enabled[q * LW + (s >>> 5)]! |= 1 << (s & 31);
+          break;
+        }
+      }
+    }
+  }
+  const readsAll = (p: number, q: number): boolean => {
+    for (let w = 0; w < LW; w++) if ((enabled[q * LW + w]! & ~enabled[p * LW + w]!) !== 0) return false;
+    return true;
+  };
   // simRow[p * W ..]: bitset of the states p simulates
   const simRow = new Uint32Array(n * W);
+  let candidates = 0;
   for (let p = 0; p < n; p++) {
-    for (let q = 0; q < n; q++) if (!a.accepting[q] || a.accepting[p]) simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
+    for (let q = 0; q < n; q++) {
+      if ((!a.accepting[q] || a.accepting[p]) && (p === q || readsAll(p, q))) {
+        simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
+        candidates++;
+      }
+    }
   }
+  if (candidates * L * W > SIMULATION_MAX_WORK) return a;
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
   const covered = new Uint32Array(n * L * W);
   for (let changed = true; changed;) {
@@ -87,7 +139,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
       }
     }
   }
-  const out: Map<number, Term[]>[] = a.out.map(() => new Map());
+  const out: Map<number, Term[]>[] = a.out.map(() => new Map<number, Term[]>());
   for (let q = 0; q < n; q++) {
     if (rep[q] !== q) continue;
     const merged = new Map<number, Term[]>();

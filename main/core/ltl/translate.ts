@@ -13,7 +13,7 @@ import { type ParseOptions, parseLtl } from './parser.js';
 import { printLtl } from './printer.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
-import { bitIndices } from './guard.js';
+import { type Term, bitIndices } from './guard.js';
 
 export interface TranslateOptions extends BudgetOptions, ParseOptions {
   /** Language-preserving formula rewrites (default true). */
@@ -64,7 +64,7 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     accepting: raw.accepting,
     names: raw.names,
     initial: raw.initial,
-    out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map()),
+    out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
   };
   const degeneralizedStates = ba.accepting.length;
   ba = reduceBuchi(ba, budget, bisim, aps.length);
