@@ -3,6 +3,8 @@ import { LtlBudgetError } from './errors.js';
 export interface BudgetOptions {
   /** Most states any stage (alternating, generalized, Büchi) may create. */
   readonly maxStates?: number;
+  /** Most transitions one state may have before simplification (default 20 000). */
+  readonly maxTransitions?: number;
   /** Wall-clock budget for one translation, in milliseconds. */
   readonly timeLimit_ms?: number;
   /** Milliseconds from an arbitrary origin; injected so the core stays pure. */
@@ -13,12 +15,14 @@ export interface BudgetOptions {
 
 export const DEFAULT_MAX_STATES = 20_000;
 export const DEFAULT_TIME_LIMIT_MS = 10_000;
+export const DEFAULT_MAX_TRANSITIONS = 20_000;
 
 const defaultClock = (): number => globalThis.performance.now();
 
 /** Counts work and fails fast when a translation goes over its budget. */
 export class Budget {
   private readonly maxStates: number;
+  private readonly maxTransitions: number;
   private readonly limitMs: number;
   private readonly clock: () => number;
   private readonly start: number;
@@ -26,6 +30,7 @@ export class Budget {
 
   constructor(private readonly opts: BudgetOptions = {}) {
     this.maxStates = opts.maxStates ?? DEFAULT_MAX_STATES;
+    this.maxTransitions = opts.maxTransitions ?? DEFAULT_MAX_TRANSITIONS;
     this.limitMs = opts.timeLimit_ms ?? DEFAULT_TIME_LIMIT_MS;
     this.clock = opts.clock ?? defaultClock;
     this.start = this.clock();
@@ -51,6 +56,13 @@ export class Budget {
     if (count > this.maxStates) {
       throw new LtlBudgetError('states', this.maxStates,
         `translation exceeded its state budget of ${this.maxStates} states during ${stage}`);
+    }
+  }
+
+  transitions(count: number, stage: string): void {
+    if (count > this.maxTransitions) {
+      throw new LtlBudgetError('transitions', this.maxTransitions,
+        `translation exceeded its budget of ${this.maxTransitions} transitions from one state during ${stage}`);
     }
   }
 

@@ -30,6 +30,7 @@ function fold(x: bigint, bits: number): number {
  */
 export function removeDominated<M extends Move>(moves: readonly M[], budget?: Budget): M[] {
   const n = moves.length;
+  budget?.transitions(n, 'transition simplification');
   if (n <= 1) return [...moves];
   const sp = new Int32Array(n);
   const sn = new Int32Array(n);

@@ -15,7 +15,7 @@ export class LtlSyntaxError extends Error {
   get column(): number { return this.pos.column; }
 }
 
-export type BudgetKind = 'length' | 'depth' | 'states' | 'time' | 'cancelled';
+export type BudgetKind = 'length' | 'depth' | 'states' | 'transitions' | 'time' | 'cancelled';
 
 /** A formula or translation that exceeds a configured budget. Raised early, never after a long wait. */
 export class LtlBudgetError extends Error {

@@ -98,12 +98,27 @@ export class NodeFactory {
     return this.intern(op, 0, false, kids);
   }
 
-  private readonly implied = new Map<string, boolean>();
+  private readonly implied = new Map<number, boolean>();
+  private readonly supports = new Map<number, bigint>();
+
+  /** Propositions a node mentions. */
+  support(n: Node): bigint {
+    let r = this.supports.get(n.id);
+    if (r === undefined) {
+      r = n.op === 'lit' ? 1n << BigInt(n.ap) : n.kids.reduce((acc, k) => acc | this.support(k), 0n);
+      this.supports.set(n.id, r);
+    }
+    return r;
+  }
 
   /** A sound, incomplete check that a implies b (at every position where a holds, b holds). */
   implies(a: Node, b: Node): boolean {
     if (a === b || b === this.tt || a === this.ff) return true;
-    const key = `${a.id}>${b.id}`;
+    if (a.op === 'lit' && b.op === 'lit') return false;
+    // After normalization true and false only stand left of U and R, so the rules below need a
+    // shared proposition to succeed; answering "no" early is always safe (we only simplify less).
+    if ((this.support(a) & this.support(b)) === 0n) return false;
+    const key = a.id * 4_194_304 + b.id;
     const hit = this.implied.get(key);
     if (hit !== undefined) return hit;
     this.implied.set(key, false); // guards against cycles through shared nodes
@@ -135,26 +150,39 @@ export class NodeFactory {
   isF(n: Node): boolean { return n.op === 'U' && n.kids[0] === this.tt; }
   isG(n: Node): boolean { return n.op === 'R' && n.kids[0] === this.ff; }
 
+  private readonly eventualMemo = new Map<number, boolean>();
+  private readonly universalMemo = new Map<number, boolean>();
+
   /** Pure eventuality: satisfied by a word iff by every word that ends with it. */
   eventual(n: Node): boolean {
-    switch (n.op) {
-      case 'tt': case 'ff': return true;
-      case 'and': case 'or': return n.kids.every((k) => this.eventual(k));
-      case 'U': return this.isF(n) || this.eventual(n.kids[1]!);
-      case 'R': return this.isG(n) ? this.eventual(n.kids[1]!) : false;
-      default: return false;
+    let r = this.eventualMemo.get(n.id);
+    if (r === undefined) {
+      switch (n.op) {
+        case 'tt': case 'ff': r = true; break;
+        case 'and': case 'or': r = n.kids.every((k) => this.eventual(k)); break;
+        case 'U': r = this.isF(n) || this.eventual(n.kids[1]!); break;
+        case 'R': r = this.isG(n) ? this.eventual(n.kids[1]!) : false; break;
+        default: r = false;
+      }
+      this.eventualMemo.set(n.id, r);
     }
+    return r;
   }
 
   /** Pure universality: satisfied by a word iff by all of its suffixes. */
   universal(n: Node): boolean {
-    switch (n.op) {
-      case 'tt': case 'ff': return true;
-      case 'and': case 'or': return n.kids.every((k) => this.universal(k));
-      case 'R': return this.isG(n) || this.universal(n.kids[1]!);
-      case 'U': return this.isF(n) ? this.universal(n.kids[1]!) : false;
-      default: return false;
+    let r = this.universalMemo.get(n.id);
+    if (r === undefined) {
+      switch (n.op) {
+        case 'tt': case 'ff': r = true; break;
+        case 'and': case 'or': r = n.kids.every((k) => this.universal(k)); break;
+        case 'R': r = this.isG(n) || this.universal(n.kids[1]!); break;
+        case 'U': r = this.isF(n) ? this.universal(n.kids[1]!) : false; break;
+        default: r = false;
+      }
+      this.universalMemo.set(n.id, r);
     }
+    return r;
   }
 
   /** Both eventual and universal (G F a, F G a, …): true at one position iff at every position. */

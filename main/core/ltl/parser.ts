@@ -2,7 +2,7 @@ import { type Formula, type BinaryKind } from './ast.js';
 import { LtlBudgetError, LtlSyntaxError, type SourcePos } from './errors.js';
 
 export const DEFAULT_MAX_FORMULA_LENGTH = 10_000;
-export const DEFAULT_MAX_NESTING = 200;
+export const DEFAULT_MAX_NESTING = 500;
 
 export interface ParseOptions {
   /** Longest accepted input, in characters. */

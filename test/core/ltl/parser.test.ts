@@ -97,7 +97,7 @@ test('budgets: length and nesting fail fast with a clear error, never a stack ov
   assert.throws(() => parseLtl(long), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'length' && /limit is 10000/.test(e.message));
   assert.doesNotThrow(() => parseLtl(long, { maxLength: 20_000 }));
   const deep = '('.repeat(4000) + 'a' + ')'.repeat(4000);
-  assert.throws(() => parseLtl(deep), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && /^1:\d+: formula nests deeper than 200 levels/.test(e.message));
+  assert.throws(() => parseLtl(deep), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && /^1:\d+: formula nests deeper than 500 levels/.test(e.message));
   const nots = '!'.repeat(5000) + 'a';
   assert.throws(() => parseLtl(nots), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth');
   const chain = Array.from({ length: 3000 }, () => 'a').join(' U ');
