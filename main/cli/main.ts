@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ltlCommand } from './ltl.js';
 import { demoCommand } from './demo.js';
+import { benchCommand } from './bench.js';
 import { EXIT, type Output, processOutput } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -14,6 +15,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
     .exitOverride();
   program.addCommand(ltlCommand(io, setExit));
   program.addCommand(demoCommand(io, setExit));
+  program.addCommand(benchCommand(io, setExit));
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) }).showHelpAfterError('(run with --help for usage)');
     for (const sub of c.commands) {
