@@ -8,5 +8,10 @@ if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('error: witness is not built yet: run `npm ci` (or `npm run build`) in the repository first\n');
   process.exit(2);
 }
+// A closed pipe (`witness … | head`) ends the output quietly.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 const { run } = await import(entry.href);
 process.exitCode = await run(process.argv.slice(2));

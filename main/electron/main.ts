@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain } from 'electron';
-import { API_CHANNELS } from '../api/contract.js';
+import { createDirectApi } from '../api/direct.js';
+import { registerIpc } from '../api/ipc.js';
 
 // app.getAppPath() is the folder holding package.json (or the asar archive when packaged).
 const appRoot = app.getAppPath();
@@ -47,8 +48,7 @@ app.on('web-contents-created', (_event, contents) => {
 app.enableSandbox();
 
 void app.whenReady().then(() => {
-  // The full API is served by main/api; the desktop shell only answers what it owns.
-  ipcMain.handle(API_CHANNELS.version, () => app.getVersion());
+  registerIpc(ipcMain, createDirectApi());
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();

@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../main/cli/main.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
+
+test('contract: the real binary prints HOA with exit 0, and error: L:C: on stderr with exit 2', () => {
+  const ok = spawnSync(process.execPath, [BIN, 'ltl', 'translate', 'G F a & (!b U c)'], { encoding: 'utf8' });
+  assert.equal(ok.status, 0);
+  assert.match(ok.stdout, /^HOA: v1\n/);
+  assert.equal(ok.stderr, '');
+  const bad = spawnSync(process.execPath, [BIN, 'ltl', 'translate', 'G (a U'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stdout, '');
+  assert.equal(bad.stderr, "error: 1:7: expected a formula after 'U', found end of input\n");
+});
+
+test('translate: formats json and dot; X is refused', async () => {
+  const j = await cli('ltl', 'translate', '--format', 'json', 'F a');
+  assert.equal(j.code, 0);
+  assert.equal((JSON.parse(j.out) as { format: string }).format, 'witness-buchi');
+  const d = await cli('ltl', 'translate', '--format', 'dot', 'F a');
+  assert.match(d.out, /^digraph buchi/);
+  const x = await cli('ltl', 'translate', 'G (a -> X b)');
+  assert.equal(x.code, 2);
+  assert.match(x.err, /^error: 1:9: the next operator X is not supported: specifications must be stutter-invariant/);
+  const t = await cli('ltl', 'translate', '--acceptance', 'transition', 'G F a');
+  assert.match(t.out, /trans-acc/);
+});
+
+test('translate: bad flags and missing input are usage errors (exit 2), budgets exit 3', async () => {
+  const f = await cli('ltl', 'translate', '--format', 'xml', 'a');
+  assert.equal(f.code, 2);
+  assert.match(f.err, /argument 'xml' is invalid/);
+  const none = await cli('ltl', 'translate');
+  assert.equal(none.code, 2);
+  assert.match(none.err, /missing formula/);
+  const states = await cli('ltl', 'translate', '--max-states', '10', 'F a & F b & F c & F d & F e');
+  assert.equal(states.code, 3);
+  assert.match(states.err, /^error: budget: translation exceeded its state budget of 10 states/);
+  const long = await cli('ltl', 'translate', 'a & '.repeat(3000) + 'a');
+  assert.equal(long.code, 3);
+  const ms = await cli('ltl', 'translate', '--max-states', 'lots', 'a');
+  assert.equal(ms.code, 2);
+});
+
+test('translate --file: errors name the file, line and column', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-cli-'));
+  const spec = join(dir, 'spec.ltl');
+  writeFileSync(spec, 'G (a ->\n  F b) &\n  (c U\n');
+  const r = await cli('ltl', 'translate', '--file', spec);
+  assert.equal(r.code, 2);
+  assert.equal(r.err, `error: ${spec}:4:1: expected a formula after 'U', found end of input\n`);
+  const missing = await cli('ltl', 'translate', '--file', join(dir, 'nope.ltl'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /cannot read .*nope\.ltl: ENOENT/);
+  writeFileSync(spec, 'F a & G F b\n');
+  assert.equal((await cli('ltl', 'translate', '--file', spec)).code, 0);
+});
+
+test('translate --disjoint / --unavailable prune and report', async () => {
+  const r = await cli('ltl', 'translate', '--disjoint', '--unavailable', 'b,zz', '--stats', 'F (a & b) | F b | F a');
+  assert.equal(r.code, 0);
+  assert.match(r.err, /--unavailable names propositions the formula does not use: zz/);
+  assert.match(r.err, /pruning: \d+ guard terms dropped/);
+  const empty = await cli('ltl', 'translate', '--unavailable', 'a', 'F a');
+  assert.match(empty.err, /no accepting run remains/);
+});
+
+test('parse, check and monitor', async () => {
+  const p = await cli('ltl', 'parse', '[]<>a && (b V c)');
+  assert.equal(p.out, 'G F a & b R c\n');
+  assert.equal((await cli('ltl', 'parse', '--syntax', 'spin', 'G F a & b W c')).out, '[]<>a && (b U c || []b)\n');
+  const yes = await cli('ltl', 'check', 'G F a', '--prefix', 'b', '--cycle', ';a');
+  assert.equal(yes.code, 0);
+  assert.match(yes.out, /^satisfied/);
+  const no = await cli('ltl', 'check', '!b U a', '--prefix', 'b', '--cycle', 'a', '--json');
+  assert.equal(no.code, 1);
+  assert.deepEqual(JSON.parse(no.out), { formula: '!b U a', satisfied: false });
+  const noCycle = await cli('ltl', 'check', 'a', '--cycle', '');
+  assert.equal(noCycle.code, 2);
+  const badLetter = await cli('ltl', 'check', 'a', '--cycle', 'a b');
+  assert.equal(badLetter.code, 2);
+  assert.match(badLetter.err, /--cycle: letter 1: 'a b' is not a proposition name/);
+  const m = await cli('ltl', 'monitor', 'G !b', '--word', 'a;;b');
+  assert.equal(m.code, 1);
+  assert.match(m.out, /VIOLATED/);
+});
+
+test('every sub-command has --help', async () => {
+  for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl']]) {
+    const r = await cli(...argv, '--help');
+    assert.equal(r.code, 0, argv.join(' '));
+    assert.match(r.out, /Usage: witness/);
+  }
+});
+
+test('demo: runs on the case studies and writes HOA and DOT files on request', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-demo-'));
+  const r = await cli('demo', '--out', dir);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /eq6 +\d+/);
+  assert.match(r.out, /violation detected at step 2/);
+  assert.doesNotMatch(r.out, /DISAGREE/);
+  assert.ok(readdirSync(dir).includes('eq6.hoa'));
+});
