@@ -90,13 +90,29 @@ function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Ar
   }
   if (candidates * L * W > SIMULATION_MAX_WORK) return a;
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
+  // Round-based refinement. A pair (p, q) depends only on the rows of p's successors, so a round
+  // rechecks only the states p with a successor whose row changed in the previous round.
   const covered = new Uint32Array(n * L * W);
-  for (let changed = true; changed;) {
-    changed = false;
-    covered.fill(0);
+  const succAny: number[][] = Array.from({ length: n }, () => []);
+  for (let p = 0; p < n; p++) {
+    const seen = new Set<number>();
+    for (let s = 0; s < L; s++) {
+      const base = (p * L + s) * W;
+      for (let w = 0; w < W; w++) {
+        for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) seen.add((w << 5) + (31 - Math.clz32(bits & -bits)));
+      }
+    }
+    succAny[p] = [...seen];
+  }
+  let changedRow = new Uint8Array(n).fill(1);
+  for (let round = 0; ; round++) {
+    const nextChanged = new Uint8Array(n);
+    let any = false;
     for (let p = 0; p < n; p++) {
+      if (!succAny[p]!.some((x) => changedRow[x] === 1)) continue;
       for (let s = 0; s < L; s++) {
         const base = (p * L + s) * W;
+        for (let v = 0; v < W; v++) covered[base + v] = 0;
         for (let w = 0; w < W; w++) {
           for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) {
             const p2 = (w << 5) + (31 - Math.clz32(bits & -bits));
@@ -104,9 +120,6 @@ function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Ar
           }
         }
       }
-      budget.tick('simulation reduction');
-    }
-    for (let p = 0; p < n; p++) {
       for (let q = 0; q < n; q++) {
         if (p === q || !has(p, q)) continue;
         let ok = true;
@@ -121,11 +134,14 @@ function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Ar
         }
         if (!ok) {
           simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
-          changed = true;
+          nextChanged[p] = 1;
+          any = true;
         }
       }
       budget.tick('simulation reduction');
     }
+    if (!any) break;
+    changedRow = nextChanged;
   }
   const sim = { get: has };
   // Merge mutually simulating states into their smallest member.
