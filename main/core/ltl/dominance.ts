@@ -14,12 +14,29 @@ export interface Move {
   readonly acc: bigint;
 }
 
+const LOW31 = (1n << 31n) - 1n;
+
+/** ORs the bits of x into `bits` bits (x's bit i lands on bit i mod bits); keeps ⊆. */
 function fold(x: bigint, bits: number): number {
+  if (x <= LOW31) {
+    const v = Number(x);
+    return bits === 31 ? v : foldNumber(v, bits);
+  }
   const mask = (1n << BigInt(bits)) - 1n;
   let r = 0;
   while (x !== 0n) {
     r |= Number(x & mask);
     x >>= BigInt(bits);
+  }
+  return r;
+}
+
+function foldNumber(v: number, bits: number): number {
+  const mask = (1 << bits) - 1;
+  let r = 0;
+  while (v !== 0) {
+    r |= v & mask;
+    v >>>= bits;
   }
   return r;
 }

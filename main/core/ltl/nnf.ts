@@ -143,6 +143,8 @@ export class NodeFactory {
       if (a.op === 'R' && this.implies(a.kids[0]!, b1) && this.implies(a.kids[1]!, b2)) return true;
     }
     if (a.op === 'U' && this.implies(a.kids[0]!, b) && this.implies(a.kids[1]!, b)) return true;
+    // a1 U a2 implies F a2; so it implies F b2 when a2 does (F F b2 = F b2)
+    if (a.op === 'U' && this.isF(b) && this.implies(a.kids[1]!, b)) return true;
     if (a.op === 'R' && this.implies(a.kids[1]!, b)) return true;
     return false;
   }

@@ -77,14 +77,20 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
 }
 
 export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true, apCount = Infinity): MutableBuchi {
-  let cur = a;
-  for (;;) {
-    const size = cur.accepting.length;
-    cur = trimUseless(cur);
-    if (bisimulation) cur = trimUseless(simulationReduce(mergeBisimilar(cur, budget), apCount, budget));
-    budget.checkTime('Büchi reduction');
-    if (cur.accepting.length === size) return cur;
-  }
+  const quotient = (x: MutableBuchi): MutableBuchi => {
+    let cur = x;
+    for (;;) {
+      const size = cur.accepting.length;
+      cur = trimUseless(cur);
+      if (bisimulation) cur = mergeBisimilar(cur, budget);
+      budget.checkTime('Büchi reduction');
+      if (cur.accepting.length === size) return cur;
+    }
+  };
+  // Bisimulation first (cheap), then one simulation pass (it rarely finds more a second time).
+  let cur = quotient(a);
+  if (bisimulation) cur = quotient(simulationReduce(cur, apCount, budget));
+  return cur;
 }
 
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */

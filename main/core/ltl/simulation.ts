@@ -34,84 +34,54 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
     }
     budget.tick('simulation reduction');
   }
-  // Letters that every state treats alike are one letter for simulation: keep one of each class.
-  const classOf = new Map<string, number>();
-  const reps: number[] = [];
-  for (let s = 0; s < L; s++) {
-    const col: number[] = [];
-    for (let q = 0; q < n; q++) for (let w = 0; w < W; w++) col.push(succ[(q * L + s) * W + w]!);
-    const key = col.join(',');
-    if (!classOf.has(key)) {
-      classOf.set(key, reps.length);
-      reps.push(s);
-    }
-  }
-  if (reps.length < L) {
-    const packed = new Uint32Array(n * reps.length * W);
-    for (let q = 0; q < n; q++) {
-      reps.forEach((s, c) => {
-        for (let w = 0; w < W; w++) packed[(q * reps.length + c) * W + w] = succ[(q * L + s) * W + w]!;
-      });
-    }
-    return refine(a, n, reps.length, W, packed, budget);
-  }
-  return refine(a, n, L, W, succ, budget);
-}
-
-function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Array, budget: Budget): MutableBuchi {
-  // enabled[q * LW ..]: the letters q can read. p can only simulate q if it reads all of them.
-  const LW = (L + 31) >>> 5;
-  const enabled = new Uint32Array(n * LW);
+  // A state's moves depend only on the propositions its guards mention (its mask): a pair (p, q)
+  // is checked on the subsets of mask(p) ∪ mask(q) instead of on every letter.
+  const mask = new Int32Array(n);
   for (let q = 0; q < n; q++) {
-    for (let s = 0; s < L; s++) {
-      const base = (q * L + s) * W;
-      for (let w = 0; w < W; w++) {
-        if (succ[base + w] !== 0) {
-          enabled[q * LW + (s >>> 5)]! |= 1 << (s & 31);
-          break;
-        }
-      }
-    }
+    for (const g of a.out[q]!.values()) for (const t of g) mask[q]! |= Number(t.pos | t.neg);
   }
-  const readsAll = (p: number, q: number): boolean => {
-    for (let w = 0; w < LW; w++) if ((enabled[q * LW + w]! & ~enabled[p * LW + w]!) !== 0) return false;
-    return true;
+  const nonEmpty = (base: number): boolean => {
+    for (let w = 0; w < W; w++) if (succ[base + w] !== 0) return true;
+    return false;
   };
-  // simRow[p * W ..]: bitset of the states p simulates
+  // simRow[p * W ..]: bitset of the states p simulates. Start from: p accepting when q is, and p
+  // can move on every letter q can.
   const simRow = new Uint32Array(n * W);
   let candidates = 0;
   for (let p = 0; p < n; p++) {
     for (let q = 0; q < n; q++) {
-      if ((!a.accepting[q] || a.accepting[p]) && (p === q || readsAll(p, q))) {
+      if (a.accepting[q] && !a.accepting[p]) continue;
+      let ok = true;
+      if (p !== q) {
+        const m = mask[p]! | mask[q]!;
+        for (let sub = m; ok; sub = (sub - 1) & m) {
+          if (nonEmpty((q * L + (sub & mask[q]!)) * W) && !nonEmpty((p * L + (sub & mask[p]!)) * W)) ok = false;
+          if (sub === 0) break;
+        }
+      }
+      if (ok) {
         simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
         candidates++;
       }
     }
+    budget.tick('simulation reduction');
   }
   if (candidates * L * W > SIMULATION_MAX_WORK) return a;
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
   // Round-based refinement. A pair (p, q) depends only on the rows of p's successors, so a round
-  // rechecks only the states p with a successor whose row changed in the previous round.
+  // rechecks only the states p with a successor whose row changed (this round or the last).
   const covered = new Uint32Array(n * L * W);
-  const succAny: number[][] = Array.from({ length: n }, () => []);
-  for (let p = 0; p < n; p++) {
-    const seen = new Set<number>();
-    for (let s = 0; s < L; s++) {
-      const base = (p * L + s) * W;
-      for (let w = 0; w < W; w++) {
-        for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) seen.add((w << 5) + (31 - Math.clz32(bits & -bits)));
-      }
-    }
-    succAny[p] = [...seen];
-  }
+  const succAny: number[][] = [];
+  for (let p = 0; p < n; p++) succAny.push([...a.out[p]!.keys()]);
   let changedRow = new Uint8Array(n).fill(1);
-  for (let round = 0; ; round++) {
+  for (;;) {
     const nextChanged = new Uint8Array(n);
     let any = false;
-    for (let p = 0; p < n; p++) {
-      if (!succAny[p]!.some((x) => changedRow[x] === 1)) continue;
-      for (let s = 0; s < L; s++) {
-        const base = (p * L + s) * W;
+    for (let p = n - 1; p >= 0; p--) {
+      if (!succAny[p]!.some((x) => changedRow[x] === 1 || nextChanged[x] === 1)) continue;
+      const mp = mask[p]!;
+      for (let sub = mp; ; sub = (sub - 1) & mp) {
+        const base = (p * L + sub) * W;
         for (let v = 0; v < W; v++) covered[base + v] = 0;
         for (let w = 0; w < W; w++) {
           for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) {
@@ -119,18 +89,22 @@ function refine(a: MutableBuchi, n: number, L: number, W: number, succ: Uint32Ar
             for (let v = 0; v < W; v++) covered[base + v]! |= simRow[p2 * W + v]!;
           }
         }
+        if (sub === 0) break;
       }
       for (let q = 0; q < n; q++) {
         if (p === q || !has(p, q)) continue;
+        const mq = mask[q]!;
+        const m = mp | mq;
         let ok = true;
-        for (let s = 0; s < L && ok; s++) {
-          const bq = (q * L + s) * W, bp = (p * L + s) * W;
+        for (let sub = m; ok; sub = (sub - 1) & m) {
+          const bq = (q * L + (sub & mq)) * W, bp = (p * L + (sub & mp)) * W;
           for (let w = 0; w < W; w++) {
             if ((succ[bq + w]! & ~covered[bp + w]!) !== 0) {
               ok = false;
               break;
             }
           }
+          if (sub === 0) break;
         }
         if (!ok) {
           simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));

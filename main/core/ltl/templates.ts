@@ -62,7 +62,7 @@ export type Difficulty = 'easy' | 'medium' | 'hard';
 export const DIFFICULTY: Record<Difficulty, { templates: [number, number]; regions: number }> = {
   easy: { templates: [1, 1], regions: 5 },
   medium: { templates: [2, 3], regions: 5 },
-  hard: { templates: [3, 4], regions: 8 },
+  hard: { templates: [2, 4], regions: 8 },
 };
 
 export interface GeneratedTask {
