@@ -49,9 +49,15 @@ export function pruneAcceptanceSets(gba: Gba): Gba {
   const seen = new Set<string>();
   for (let k = 0; k < gba.nAcc; k++) {
     const bit = 1n << BigInt(k);
-    const member = all.map((e) => ((e.acc & bit) !== 0n ? '1' : '0')).join('');
-    if (!member.includes('0') || seen.has(member)) continue;
-    seen.add(member);
+    const member = new Uint8Array(all.length);
+    let missing = false;
+    all.forEach((e, i) => {
+      if ((e.acc & bit) !== 0n) member[i] = 1;
+      else missing = true;
+    });
+    const key = member.join('');
+    if (!missing || seen.has(key)) continue;
+    seen.add(key);
     keep.push(k);
   }
   if (keep.length === gba.nAcc) return gba;

@@ -56,12 +56,20 @@ function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => numbe
 
 export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   const n = a.accepting.length;
+  // Guards per (state, target) are simplified already; targets in one block keep their own
+  // entries, which can only miss a merge, never make a wrong one (simulation catches the rest).
+  // Guards do not change while blocks are refined, so each is numbered once.
+  const guardIds = new Map<string, number>();
+  const edges = a.out.map((m) => [...m].map(([w, terms]) => {
+    const k = guardKey(terms);
+    let id = guardIds.get(k);
+    if (id === undefined) guardIds.set(k, (id = guardIds.size));
+    return [w, id] as const;
+  }));
   const block = refinePartition(
     n,
     (s) => (a.accepting[s] ? 'A' : 'N'),
-    // Guards per (state, target) are simplified already; targets in one block keep their own
-    // entries, which can only miss a merge, never make a wrong one (simulation catches the rest).
-    (s, b) => [...new Set([...a.out[s]!].map(([w, terms]) => `${b[w]}:${guardKey(terms)}`))].sort().join(';'),
+    (s, b) => [...new Set(edges[s]!.map(([w, g]) => `${b[w]}:${g}`))].sort().join(';'),
     () => budget.tick('Büchi reduction'),
   );
   const reps: number[] = [];

@@ -11,100 +11,89 @@ import type { Budget } from './budget.js';
 
 /** Largest alphabet (in propositions) enumerated letter by letter. */
 export const SIMULATION_MAX_APS = 10;
-/** Largest candidate pairs·letters·words one refinement round may cost; bigger automata keep the bisimulation quotient. */
+/** Largest candidate pairs × letter words one refinement may hold; bigger automata keep the bisimulation quotient. */
 export const SIMULATION_MAX_WORK = 64_000_000;
 
 export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
   if (apCount > SIMULATION_MAX_APS) return a;
   const n = a.accepting.length;
   const L = 1 << apCount;
+  const LW = (L + 31) >>> 5;
   const W = (n + 31) >>> 5;
-  // succ[(q * L + σ) * W ..]: bitset of q's targets on letter σ
-  const succ = new Uint32Array(n * L * W);
+  // Each edge as the set of letters it reads (an L-bit set), and each state's readable letters.
+  const edges: { to: number; letters: Uint32Array }[][] = [];
+  const enabled = new Uint32Array(n * LW);
   for (let q = 0; q < n; q++) {
+    const list: { to: number; letters: Uint32Array }[] = [];
     for (const [to, g] of a.out[q]!) {
+      const letters = new Uint32Array(LW);
       for (const t of g) {
         const pos = Number(t.pos), neg = Number(t.neg);
         const free = (L - 1) & ~(pos | neg);
         for (let sub = free; ; sub = (sub - 1) & free) {
-          succ[(q * L + (pos | sub)) * W + (to >>> 5)]! |= 1 << (to & 31);
+          const x = pos | sub;
+          letters[x >>> 5]! |= 1 << (x & 31);
           if (sub === 0) break;
         }
       }
+      for (let w = 0; w < LW; w++) enabled[q * LW + w]! |= letters[w]!;
+      list.push({ to, letters });
     }
+    edges.push(list);
     budget.tick('simulation reduction');
   }
-  // A state's moves depend only on the propositions its guards mention (its mask): a pair (p, q)
-  // is checked on the subsets of mask(p) ∪ mask(q) instead of on every letter.
-  const mask = new Int32Array(n);
-  for (let q = 0; q < n; q++) {
-    for (const g of a.out[q]!.values()) for (const t of g) mask[q]! |= Number(t.pos | t.neg);
-  }
-  const nonEmpty = (base: number): boolean => {
-    for (let w = 0; w < W; w++) if (succ[base + w] !== 0) return true;
-    return false;
-  };
-  // simRow[p * W ..]: bitset of the states p simulates. Start from: p accepting when q is, and p
-  // can move on every letter q can.
+  // simRow[p * W ..]: the states p simulates. Start from: p accepting when q is, and p able to
+  // move on every letter q can.
   const simRow = new Uint32Array(n * W);
   let candidates = 0;
   for (let p = 0; p < n; p++) {
     for (let q = 0; q < n; q++) {
       if (a.accepting[q] && !a.accepting[p]) continue;
       let ok = true;
-      if (p !== q) {
-        const m = mask[p]! | mask[q]!;
-        for (let sub = m; ok; sub = (sub - 1) & m) {
-          if (nonEmpty((q * L + (sub & mask[q]!)) * W) && !nonEmpty((p * L + (sub & mask[p]!)) * W)) ok = false;
-          if (sub === 0) break;
-        }
-      }
-      if (ok) {
+      for (let w = 0; w < LW && ok; w++) if ((enabled[q * LW + w]! & ~enabled[p * LW + w]!) !== 0) ok = false;
+      if (ok || p === q) {
         simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
         candidates++;
       }
     }
-    budget.tick('simulation reduction');
   }
-  if (candidates * L * W > SIMULATION_MAX_WORK) return a;
+  if (candidates * LW * 4 > SIMULATION_MAX_WORK) return a;
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
-  // Round-based refinement. A pair (p, q) depends only on the rows of p's successors, so a round
-  // rechecks only the states p with a successor whose row changed (this round or the last).
-  const covered = new Uint32Array(n * L * W);
-  const succAny: number[][] = [];
-  for (let p = 0; p < n; p++) succAny.push([...a.out[p]!.keys()]);
+  // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
+  // that simulates q2; p still simulates q iff every edge q → q2 reads only letters in cover[q2].
+  // A pair depends only on the rows of p's successors, so a round revisits only the states p with
+  // a successor whose row changed (this round or the last).
+  const cover = new Uint32Array(n * LW);
   let changedRow = new Uint8Array(n).fill(1);
   for (;;) {
     const nextChanged = new Uint8Array(n);
     let any = false;
     for (let p = n - 1; p >= 0; p--) {
-      if (!succAny[p]!.some((x) => changedRow[x] === 1 || nextChanged[x] === 1)) continue;
-      const mp = mask[p]!;
-      for (let sub = mp; ; sub = (sub - 1) & mp) {
-        const base = (p * L + sub) * W;
-        for (let v = 0; v < W; v++) covered[base + v] = 0;
+      const out = edges[p]!;
+      if (!out.some((e) => changedRow[e.to] === 1 || nextChanged[e.to] === 1)) continue;
+      cover.fill(0);
+      for (const e of out) {
+        const row = e.to * W;
         for (let w = 0; w < W; w++) {
-          for (let bits = succ[base + w]!; bits !== 0; bits &= bits - 1) {
-            const p2 = (w << 5) + (31 - Math.clz32(bits & -bits));
-            for (let v = 0; v < W; v++) covered[base + v]! |= simRow[p2 * W + v]!;
+          for (let bits = simRow[row + w]!; bits !== 0; bits &= bits - 1) {
+            const q2 = (w << 5) + (31 - Math.clz32(bits & -bits));
+            const c = q2 * LW;
+            for (let v = 0; v < LW; v++) cover[c + v]! |= e.letters[v]!;
           }
         }
-        if (sub === 0) break;
       }
       for (let q = 0; q < n; q++) {
         if (p === q || !has(p, q)) continue;
-        const mq = mask[q]!;
-        const m = mp | mq;
         let ok = true;
-        for (let sub = m; ok; sub = (sub - 1) & m) {
-          const bq = (q * L + (sub & mq)) * W, bp = (p * L + (sub & mp)) * W;
-          for (let w = 0; w < W; w++) {
-            if ((succ[bq + w]! & ~covered[bp + w]!) !== 0) {
+        for (const f of edges[q]!) {
+          const c = f.to * LW;
+          for (let v = 0; v < LW; v++) {
+            if ((f.letters[v]! & ~cover[c + v]!) !== 0) {
               ok = false;
               break;
             }
           }
-          if (sub === 0) break;
+          if (!ok) break;
         }
         if (!ok) {
           simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
