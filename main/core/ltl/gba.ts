@@ -62,9 +62,11 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   // that loop's guard is implied and its target included).
   const accBit = new Map<number, bigint>();
   finals.forEach((s, k) => accBit.set(s, 1n << BigInt(k)));
+  // Move objects can be shared between the lists of several states (memoized subformulas), so
+  // bits are added, never overwritten; any bit set here also satisfies GO's condition.
   const discharge = new Map<Move, bigint>();
   finals.forEach((s, k) => {
-    for (const m of vwaa.accepting[s]!) discharge.set(m, 1n << BigInt(k));
+    for (const m of vwaa.accepting[s]!) discharge.set(m, (discharge.get(m) ?? 0n) | (1n << BigInt(k)));
   });
   vwaa.delta.forEach((ms) => {
     for (const m of ms) {

@@ -164,21 +164,21 @@ class Parser {
   }
 
   private or(): Formula {
-    const args = [this.and()];
-    while (this.peek().kind === '|') {
-      const op = this.next();
-      args.push(this.operand(op, () => this.and()));
-    }
-    return args.length === 1 ? args[0]! : { kind: 'or', args };
+    return this.junction('or', '|', () => this.and());
   }
 
   private and(): Formula {
-    const args = [this.temporal()];
-    while (this.peek().kind === '&') {
+    return this.junction('and', '&', () => this.temporal());
+  }
+
+  /** n-ary & and |: one node however long the chain, so long conjunctions stay shallow. */
+  private junction(kind: 'and' | 'or', tok: TokKind, operand: () => Formula): Formula {
+    const args = [operand()];
+    while (this.peek().kind === tok) {
       const op = this.next();
-      args.push(this.operand(op, () => this.temporal()));
+      args.push(this.operand(op, operand));
     }
-    return args.length === 1 ? args[0]! : { kind: 'and', args };
+    return args.length === 1 ? args[0]! : { kind, args };
   }
 
   private temporal(): Formula {
