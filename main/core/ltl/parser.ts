@@ -82,7 +82,7 @@ function tokenize(src: string): Token[] {
         }
       }
       if (!closed) throw new LtlSyntaxError(posAt(start), 'unterminated quoted proposition: expected a closing \'"\' on the same line');
-      if (value.length === 0) throw new LtlSyntaxError(posAt(start), 'empty quoted proposition ""');
+      if (value.length === 0) throw new LtlSyntaxError(posAt(start), 'empty quoted proposition "": expected at least one character between the quotes');
       push('ident', start, i, value);
       continue;
     }
@@ -112,10 +112,10 @@ function tokenize(src: string): Token[] {
     if (c === '[') throw new LtlSyntaxError(posAt(start), "unexpected '[': expected '[]'");
     if (/[A-Z]/.test(c)) {
       throw new LtlSyntaxError(posAt(start),
-        `unexpected '${c}': operators are ! & | -> <-> U R W V F G [] <>; propositions start with a lowercase letter or '_', or are double-quoted`);
+        `unexpected '${c}': expected an operator (! & | -> <-> U R W V F G [] <>) or a proposition (a lowercase letter or '_' first, or double-quoted)`);
     }
     const shown = c.codePointAt(0)! < 32 ? `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}` : c;
-    throw new LtlSyntaxError(posAt(start), `unexpected character '${shown}'`);
+    throw new LtlSyntaxError(posAt(start), `unexpected character '${shown}': expected a proposition, 'true', 'false', '(' or an operator`);
   }
   tokens.push({ kind: 'eof', text: '', value: '', pos: posAt(src.length) });
   return tokens;
@@ -136,7 +136,7 @@ class Parser {
     const f = this.iff();
     const t = this.peek();
     if (t.kind !== 'eof') {
-      if (t.kind === ')') throw new LtlSyntaxError(t.pos, "unmatched ')'");
+      if (t.kind === ')') throw new LtlSyntaxError(t.pos, "unmatched ')': expected an operator or end of input");
       if (t.kind === 'X') throw new LtlSyntaxError(t.pos, NEXT_MESSAGE);
       throw new LtlSyntaxError(t.pos, `expected an operator or end of input, found ${describe(t)}`);
     }
