@@ -5,6 +5,24 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# Debian packages, installed only when missing (as root, or through sudo when available):
+# python3-numpy is the real .npz reader the dataset export is checked against in the tests.
+apt_packages=()
+if ! /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1; then apt_packages+=(python3-numpy); fi
+if ((${#apt_packages[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "setup: please install ${apt_packages[*]} (apt-get install ${apt_packages[*]}); the tests need it" >&2
+    fi
+  fi
+  if [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; then
+    echo "setup: installing ${apt_packages[*]}"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"
+  fi
+fi
+
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 export ONNXRUNTIME_NODE_INSTALL=skip
 

@@ -1,6 +1,7 @@
 /** `witness bench …`: benchmark commands that print figures with ratios against in-process baselines. */
 import { Command } from 'commander';
 import { runLtlBench } from '../services/bench/ltl-bench.js';
+import { runWorldBench } from '../services/bench/world-bench.js';
 import { CliError, type Output, report } from './errors.js';
 
 function intFlag(flag: string, min: number, max: number) {
@@ -44,6 +45,22 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
           io.out(`# witness bench ltl --count ${o.count} --seed ${o.seed} --family-max ${o.familyMax}${ltl2ba ? ' --ltl2ba <ltl2ba>' : ''}\n\n${markdown}\n\n`);
           io.out(goals.map((g) => `- ${g}`).join('\n') + `\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; GO = plain Gastin–Oddoux in the same process)\n`);
         }
+        setExit(0);
+      } catch (e) {
+        setExit(report(e, io));
+      }
+    });
+  bench
+    .command('world')
+    .description('simulator steps/s per scene (vs an open room), dataset generation time and coverage per regime')
+    .option('--sim-steps <n>', 'simulation steps per measurement', intFlag('--sim-steps', 1000, 100_000_000), 200_000)
+    .option('--dataset-steps <n>', 'transitions per generated dataset', intFlag('--dataset-steps', 1000, 100_000_000), 200_000)
+    .option('--navigate-medium-steps <n>', 'transitions for navigate on pointmaze-medium', intFlag('--navigate-medium-steps', 1000, 100_000_000), 1_000_000)
+    .action(async (o: { simSteps: number; datasetSteps: number; navigateMediumSteps: number }) => {
+      try {
+        const started = Date.now();
+        const table = await runWorldBench({ ...o, progress: (label) => io.err(`bench world: ${label}\n`) });
+        io.out(`# witness bench world --sim-steps ${o.simSteps} --dataset-steps ${o.datasetSteps} --navigate-medium-steps ${o.navigateMediumSteps}\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
         setExit(0);
       } catch (e) {
         setExit(report(e, io));

@@ -1,5 +1,8 @@
 /** How the CLI reports failures: one line on stderr, a documented exit code. */
 import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
+import { DatasetError } from '../core/data/dataset.js';
+import { LayoutError } from '../core/world/maze.js';
+import { WorldError } from '../backends/world.js';
 
 export const EXIT = {
   ok: 0,
@@ -36,6 +39,10 @@ export function report(e: unknown, io: Output, where?: string): number {
   if (e instanceof LtlBudgetError) {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
+  }
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError) {
+    io.err(`error: ${e.message}\n`);
+    return EXIT.usage;
   }
   if (e instanceof CliError) {
     io.err(`error: ${e.message}\n`);

@@ -3,6 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { ltlCommand } from './ltl.js';
 import { demoCommand } from './demo.js';
 import { benchCommand } from './bench.js';
+import { worldCommand } from './world.js';
+import { dataCommand } from './data.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -21,6 +23,8 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
     .version(VERSION, '-V, --version');
   program.addCommand(ltlCommand(io, setExit));
   program.addCommand(demoCommand(io, setExit));
+  program.addCommand(worldCommand(io, setExit));
+  program.addCommand(dataCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;
