@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { PointMazeSim, layoutOf } from '../backends/mujoco/pointmaze.js';
-import { DATASET_KINDS, type DatasetKind, cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
+import { DATASET_KINDS, type DatasetKind, binCoverage, cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
 import { datasetStats } from '../core/data/dataset.js';
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
 import { exportNpz, importNpz } from '../services/datasets/npz.js';
@@ -68,9 +68,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
       if (isNpz(file) && o.world === undefined) throw new CliError('an .npz file carries no world: give --world');
       const d = isNpz(file) ? await importNpz(file, { worldId: o.world! }) : await readDataset(file, o.world ? { expectWorld: o.world } : {});
       const stats = datasetStats(d);
-      let coverage: { covered: number; free: number; fraction: number } | null = null;
+      let coverage: { covered: number; free: number; fraction: number; bins1m: number } | null = null;
       try {
-        coverage = cellCoverage(layoutOf(d.worldId), d.observations, d.obsDim);
+        const layout = layoutOf(d.worldId);
+        coverage = { ...cellCoverage(layout, d.observations, d.obsDim), bins1m: binCoverage(layout, d.observations, d.obsDim) };
       } catch {
         coverage = null;
       }
@@ -81,7 +82,7 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
       if (o.json) io.out(JSON.stringify(info, null, 2) + '\n');
       else {
         io.out(`${info.file}: world ${info.world}, ${info.transitions} transitions in ${info.trajectories} trajectories\n`);
-        if (coverage) io.out(`coverage: ${coverage.covered}/${coverage.free} free cells (${(coverage.fraction * 100).toFixed(1)}%)\n`);
+        if (coverage) io.out(`coverage: ${coverage.covered}/${coverage.free} free cells (${(coverage.fraction * 100).toFixed(1)}%), ${(coverage.bins1m * 100).toFixed(1)}% of 1 m² bins\n`);
         io.out(`sha256: ${info.sha256}\ngenerator: ${JSON.stringify(info.generator)}\n`);
       }
     })());

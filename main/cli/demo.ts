@@ -1,7 +1,8 @@
 /**
- * `witness demo`: the main job on the embedded default. Until the simulator lands (issue 3) it
- * shows the LTL engine on the paper's case studies: translation, pruning, a monitored word and
- * a lasso verdict.
+ * `witness demo`: the main job on the embedded default: the embedded MuJoCo point maze (a
+ * navigate dataset generated, its coverage, a picture) and the LTL engine on the paper's case
+ * studies (translation, pruning, a monitored word, a lasso verdict). Planning and execution on the
+ * learned graph join it as their issues land.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,15 +16,21 @@ import { StateSetMonitor } from '../core/ltl/monitor.js';
 import { evaluateLasso } from '../core/ltl/lasso.js';
 import { acceptsLasso } from '../core/ltl/accept.js';
 import { toDot, toHoa } from '../core/ltl/formats.js';
-import { type Output, report } from './errors.js';
+import { CliError, type Output, report } from './errors.js';
+import { PointMazeSim } from '../backends/mujoco/pointmaze.js';
+import { cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
+import { writeDataset } from '../services/datasets/format.js';
+import { mazeSvg } from '../core/world/svg.js';
 import { showLetter } from './words.js';
 
 export function demoCommand(io: Output, setExit: (c: number) => void): Command {
   return new Command('demo')
-    .description('run the main job on the embedded default (today: the LTL engine on the SAGAS case studies)')
-    .option('--out <dir>', 'also write each automaton as HOA and DOT into this folder')
-    .action((o: { out?: string }) => {
+    .description('run the main job on the embedded default (the MuJoCo point maze and the LTL engine on the SAGAS case studies)')
+    .option('--out <dir>', 'also write the maze picture, the dataset and each automaton (HOA, DOT) into this folder')
+    .option('--steps <n>', 'transitions of the demo dataset', (v: string) => Number(v), 20000)
+    .action(async (o: { out?: string; steps: number }) => {
       try {
+        await runWorldDemo(io, o.out, o.steps);
         runDemo(io, o.out);
         setExit(0);
       } catch (e) {
@@ -33,6 +40,29 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
 }
 
 const letters = (...xs: string[][]): ReadonlySet<string>[] => xs.map((x) => new Set(x));
+
+async function runWorldDemo(io: Output, outDir: string | undefined, steps: number): Promise<void> {
+  if (!Number.isInteger(steps) || steps < 1) throw new CliError(`--steps must be a positive integer, got ${steps}`);
+  const id = 'pointmaze-medium';
+  io.out(`Witness — embedded world ${id} (MuJoCo, mujoco-js)\n`);
+  const sim = await PointMazeSim.create(id);
+  try {
+    const t0 = performance.now();
+    const d = generateDataset(sim, id, defaultConfig('navigate', steps, 0));
+    const s = (performance.now() - t0) / 1000;
+    const cov = cellCoverage(sim.layout, d.observations, d.obsDim);
+    io.out(`  navigate dataset: ${steps} transitions in ${s.toFixed(1)} s (${(steps / s).toFixed(0)}/s), ${cov.covered}/${cov.free} free cells covered\n`);
+    if (outDir !== undefined) {
+      mkdirSync(outDir, { recursive: true });
+      await writeDataset(join(outDir, `${id}-navigate.wds`), d);
+      writeFileSync(join(outDir, `${id}.svg`), mazeSvg(sim.layout, `${id}: navigate`, d));
+      io.out(`  wrote ${join(outDir, `${id}.svg`)} and the dataset\n`);
+    }
+  } finally {
+    sim.close();
+  }
+  io.out('\n');
+}
 
 function runDemo(io: Output, outDir: string | undefined): void {
   io.out('Witness — LTL engine demo on the SAGAS case studies\n\n');

@@ -7,6 +7,8 @@ import { pointMazeMjcf } from '../core/world/mjcf.js';
 import { mazeSvg } from '../core/world/svg.js';
 import { readDataset } from '../services/datasets/format.js';
 import { writeFileAtomic } from '../services/datasets/io.js';
+import { readLayoutFile } from '../services/worlds/layout-file.js';
+import { loadModel } from '../backends/mujoco/runtime.js';
 import { CliError, EXIT, type Output, report } from './errors.js';
 
 const encoder = new TextEncoder();
@@ -41,14 +43,37 @@ export function worldCommand(io: Output, setExit: (c: number) => void): Command 
     })());
 
   world
+    .command('check')
+    .description('check a maze layout (.json) or an MJCF scene (.xml) before using it')
+    .argument('<file>', 'layout JSON { id, grid, unit_m?, offset_m? } or MJCF scene')
+    .action((file: string) => run(async () => {
+      if (file.toLowerCase().endsWith('.xml')) {
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch (e) {
+          throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        }
+        const { model, data } = await loadModel(text, file, 'scene');
+        const found = `${model.nq} position coordinates, ${model.nu} actuators, ${model.ngeom} geoms`;
+        data.delete();
+        model.delete();
+        io.out(`${file}: MJCF compiles: ${found}\n`);
+      } else {
+        const layout = readLayoutFile(file);
+        io.out(`${file}: layout ${layout.id}, ${layout.grid.length}×${layout.grid[0]!.length} cells, ${freeCells(layout).length} free, all connected\n`);
+      }
+    })());
+
+  world
     .command('render')
     .description('draw a world from above as SVG (walls, free cells, optional trajectories)')
-    .argument('<world>', 'world id, e.g. pointmaze-medium')
+    .argument('<world>', 'world id, e.g. pointmaze-medium, or a layout .json file')
     .requiredOption('--out <file>', 'SVG file to write')
     .option('--data <file>', 'draw the trajectories of this dataset')
     .action((id: string, o: { out: string; data?: string }) => run(async () => {
-      const layout = layoutOf(id);
-      const data = o.data !== undefined ? await readDataset(o.data, { expectWorld: id }) : undefined;
+      const layout = id.toLowerCase().endsWith('.json') ? readLayoutFile(id) : layoutOf(id);
+      const data = o.data !== undefined ? await readDataset(o.data, id.endsWith('.json') ? {} : { expectWorld: id }) : undefined;
       const svg = mazeSvg(layout, `${id}${o.data ? ` — ${o.data}` : ''}`, data);
       await writeFileAtomic(o.out, encoder.encode(svg));
       io.out(`wrote ${o.out}\n`);

@@ -99,17 +99,20 @@ test('parse, check and monitor', async () => {
 });
 
 test('every sub-command has --help', async () => {
-  for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl']]) {
+  for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl'], ['bench', 'world'],
+    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export']]) {
     const r = await cli(...argv, '--help');
     assert.equal(r.code, 0, argv.join(' '));
     assert.match(r.out, /Usage: witness/);
   }
 });
 
-test('demo: runs on the case studies and writes HOA and DOT files on request', async () => {
+test('demo: the embedded maze and the case studies; writes the picture, dataset, HOA and DOT on request', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-demo-'));
-  const r = await cli('demo', '--out', dir);
+  const r = await cli('demo', '--out', dir, '--steps', '2000');
   assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /navigate dataset: 2000 transitions/);
+  assert.ok(readdirSync(dir).includes('pointmaze-medium.svg'));
   assert.match(r.out, /eq6 +\d+/);
   assert.match(r.out, /violation detected at step 2/);
   assert.doesNotMatch(r.out, /DISAGREE/);

@@ -165,3 +165,28 @@ export function cellCoverage(layout: MazeLayout, observations: Float32Array, obs
   const covered = seen.reduce((a, b) => a + b, 0);
   return { covered, free, fraction: covered / free };
 }
+
+/**
+ * Finer state coverage: free space cut into binsPerCell² squares per cell, and the fraction of
+ * them some observation falls in (cell coverage saturates quickly; this tells regimes apart).
+ */
+export function binCoverage(layout: MazeLayout, observations: Float32Array, obsDim: number, binsPerCell = 4): number {
+  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const bw = layout.unit_m / binsPerCell;
+  const nb = cols * binsPerCell;
+  const seen = new Uint8Array(rows * binsPerCell * nb);
+  const x0 = -layout.offset_m - layout.unit_m / 2, y0 = -layout.offset_m - layout.unit_m / 2;
+  for (let r = 0; r < observations.length / obsDim; r++) {
+    const bx = Math.floor((observations[r * obsDim]! - x0) / bw), by = Math.floor((observations[r * obsDim + 1]! - y0) / bw);
+    if (bx >= 0 && by >= 0 && bx < nb && by < rows * binsPerCell) seen[by * nb + bx] = 1;
+  }
+  let covered = 0, total = 0;
+  for (let by = 0; by < rows * binsPerCell; by++) {
+    for (let bx = 0; bx < nb; bx++) {
+      if (layout.grid[Math.floor(by / binsPerCell)]![Math.floor(bx / binsPerCell)] !== 0) continue;
+      total++;
+      covered += seen[by * nb + bx]!;
+    }
+  }
+  return covered / total;
+}

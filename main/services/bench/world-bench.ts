@@ -5,7 +5,7 @@
 import { PointMazeSim, POINTMAZE_IDS } from '../../backends/mujoco/pointmaze.js';
 import { MAZES } from '../../core/world/maze.js';
 import { pointMazeMjcf } from '../../core/world/mjcf.js';
-import { DATASET_KINDS, cellCoverage, defaultConfig, generateDataset } from '../../core/data/generators.js';
+import { DATASET_KINDS, binCoverage, cellCoverage, defaultConfig, generateDataset } from '../../core/data/generators.js';
 import { fmt } from './stats.js';
 
 export interface WorldBenchOptions {
@@ -49,7 +49,7 @@ export async function runWorldBench(o: WorldBenchOptions): Promise<string> {
     lines.push(`| ${id} | ${fmt(r.raw, 0)} | ${fmt(r.raw / base.raw, 2)} | ${fmt(r.control, 0)} |`);
     sim.close();
   }
-  lines.push('', `| world | regime | transitions | seconds | transitions/s | free cells covered |`, '|---|---|---|---|---|---|');
+  lines.push('', `| world | regime | transitions | seconds | transitions/s | free cells covered | 1 m² bins covered |`, '|---|---|---|---|---|---|---|');
   for (const id of POINTMAZE_IDS) {
     const sim = await PointMazeSim.create(id);
     for (const kind of DATASET_KINDS) {
@@ -58,8 +58,10 @@ export async function runWorldBench(o: WorldBenchOptions): Promise<string> {
       const t0 = performance.now();
       const d = generateDataset(sim, id, defaultConfig(kind, steps, 1));
       const s = (performance.now() - t0) / 1000;
-      const cov = cellCoverage(MAZES[id.replace('pointmaze-', '') as keyof typeof MAZES], d.observations, d.obsDim);
-      lines.push(`| ${id} | ${kind} | ${steps} | ${fmt(s, 1)} | ${fmt(steps / s, 0)} | ${cov.covered}/${cov.free} (${fmt(cov.fraction * 100, 0)}%) |`);
+      const layout = MAZES[id.replace('pointmaze-', '') as keyof typeof MAZES];
+      const cov = cellCoverage(layout, d.observations, d.obsDim);
+      const bins = binCoverage(layout, d.observations, d.obsDim);
+      lines.push(`| ${id} | ${kind} | ${steps} | ${fmt(s, 1)} | ${fmt(steps / s, 0)} | ${cov.covered}/${cov.free} (${fmt(cov.fraction * 100, 0)}%) | ${fmt(bins * 100, 0)}% |`);
     }
     sim.close();
   }
