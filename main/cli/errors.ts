@@ -3,6 +3,7 @@ import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
 import { DatasetError } from '../core/data/dataset.js';
 import { LayoutError } from '../core/world/maze.js';
 import { WorldError } from '../backends/world.js';
+import { ModelError } from '../core/models/manifest.js';
 
 export const EXIT = {
   ok: 0,
@@ -40,7 +41,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError) {
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
   }

@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js';
 import { benchCommand } from './bench.js';
 import { worldCommand } from './world.js';
 import { dataCommand } from './data.js';
+import { modelCommand } from './model.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -25,6 +26,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(demoCommand(io, setExit));
   program.addCommand(worldCommand(io, setExit));
   program.addCommand(dataCommand(io, setExit));
+  program.addCommand(modelCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

@@ -1,0 +1,27 @@
+/** `witness model …`: the ONNX model bundles (embedding ψ and executor π_low). */
+import { Command } from 'commander';
+import { loadModels } from '../services/models/bundle.js';
+import { EXIT, type Output, report } from './errors.js';
+
+export function modelCommand(io: Output, setExit: (c: number) => void): Command {
+  const model = new Command('model').description('ONNX model bundles: embed.onnx, policy.onnx and manifest.json');
+  model
+    .command('check')
+    .description('load a bundle and check the manifest, hashes, input/output names, dtypes and shapes')
+    .argument('<dir>', 'folder with embed.onnx, policy.onnx and manifest.json')
+    .option('--world <id>', 'fail unless the models are for this world')
+    .option('--json', 'print the manifest as JSON')
+    .action(async (dir: string, o: { world?: string; json?: boolean }) => {
+      try {
+        const m = await loadModels(dir, o.world !== undefined ? { expectWorld: o.world } : {});
+        const { dims, H_TD, world } = m.manifest;
+        if (o.json) io.out(JSON.stringify(m.manifest, null, 2) + '\n');
+        else io.out(`${dir}: models for ${world}: obs ${dims.obs} → latent ${dims.latent}; (obs, direction) → action ${dims.action}; H_TD ${H_TD}; hashes and shapes check out\n`);
+        await m.close();
+        setExit(EXIT.ok);
+      } catch (e) {
+        setExit(report(e, io));
+      }
+    });
+  return model;
+}
