@@ -6,6 +6,7 @@ import { benchCommand } from './bench.js';
 import { worldCommand } from './world.js';
 import { dataCommand } from './data.js';
 import { modelCommand } from './model.js';
+import { trainCommand } from './train.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -27,6 +28,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(worldCommand(io, setExit));
   program.addCommand(dataCommand(io, setExit));
   program.addCommand(modelCommand(io, setExit));
+  program.addCommand(trainCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

@@ -1,0 +1,174 @@
+/**
+ * Training the temporal-distance embedding ψ (SAGAS Appendix B.1, after GAS/HILP): the value
+ * V(s, g) = −‖ψ(s) − ψ(g)‖ is fitted to the TD target r + γ·m·V̄(s', g) with an expectile loss
+ * (IQL style), on hindsight goals: the state itself, a geometric-offset future state of the same
+ * trajectory, or a random state. r = 0 and m = 0 when the goal is the state itself, else r = −1.
+ * V̄ is a slowly moving (EMA) copy. Deterministic from the seed.
+ */
+import type { Dataset } from '../../core/data/dataset.js';
+import { type Mlp, initMlp } from '../../core/models/mlp.js';
+import { createRng } from '../../core/random/rng.js';
+import { tensorflow, type Tf } from './tf.js';
+import type * as tfTypes from '@tensorflow/tfjs';
+
+export interface EmbedConfig {
+  readonly hidden: readonly number[];
+  readonly latent: number;
+  readonly batch: number;
+  readonly steps: number;
+  readonly learningRate: number;
+  readonly gamma: number;
+  readonly expectile: number;
+  /** EMA rate of the target network. */
+  readonly tau: number;
+  readonly pCurrent: number;
+  readonly pTrajectory: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_EMBED: EmbedConfig = {
+  hidden: [128, 128], latent: 32, batch: 512, steps: 20000, learningRate: 3e-4, gamma: 0.99, expectile: 0.9,
+  tau: 0.005, pCurrent: 0.2, pTrajectory: 0.5, seed: 0,
+};
+
+export interface Normalization {
+  readonly mean: number[];
+  readonly std: number[];
+}
+
+export function normalization(d: Dataset): Normalization {
+  const n = d.terminals.length, k = d.obsDim;
+  const mean = new Array<number>(k).fill(0), sq = new Array<number>(k).fill(0);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) mean[j]! += d.observations[r * k + j]!;
+  for (let j = 0; j < k; j++) mean[j]! /= n;
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) sq[j]! += (d.observations[r * k + j]! - mean[j]!) ** 2;
+  return { mean, std: sq.map((s) => Math.max(1e-3, Math.sqrt(s / n))) };
+}
+
+export interface TrainProgress {
+  (step: number, total: number, loss: number): void;
+}
+
+export interface TrainedEmbedding {
+  readonly mlp: Mlp;
+  readonly normalization: Normalization;
+  readonly config: EmbedConfig;
+  readonly finalLoss: number;
+}
+
+/** End index (inclusive) of the trajectory each row belongs to. */
+function trajectoryEnds(terminals: Uint8Array): Int32Array {
+  const ends = new Int32Array(terminals.length);
+  let end = terminals.length - 1;
+  for (let i = terminals.length - 1; i >= 0; i--) {
+    if (terminals[i] === 1) end = i;
+    ends[i] = end;
+  }
+  return ends;
+}
+
+export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: TrainProgress): Promise<TrainedEmbedding> {
+  const tf = await tensorflow();
+  const rng = createRng(c.seed);
+  const norm = normalization(d);
+  const k = d.obsDim, n = d.terminals.length;
+  const obs = new Float32Array(d.observations.length);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
+  const ends = trajectoryEnds(d.terminals);
+  const starts: number[] = [];
+  for (let i = 0; i < n; i++) if (d.terminals[i] === 0) starts.push(i); // rows with a successor
+  if (starts.length === 0) throw new RangeError('the dataset has no transition with a successor state');
+
+  const init = initMlp(rng, [k, ...c.hidden, c.latent], 'relu', 'linear');
+  const online = init.layers.map((l) => ({ w: tf.variable(tf.tensor2d(l.weights, [l.inputs, l.outputs])), b: tf.variable(tf.tensor1d(l.bias)) }));
+  const target = init.layers.map((l) => ({ w: tf.variable(tf.tensor2d(l.weights, [l.inputs, l.outputs]), false), b: tf.variable(tf.tensor1d(l.bias), false) }));
+  const psi = (params: typeof online, x: tfTypes.Tensor2D): tfTypes.Tensor2D => {
+    let h = x;
+    params.forEach((p, i) => {
+      h = tf.add(tf.matMul(h, p.w), p.b);
+      if (i < params.length - 1) h = tf.relu(h);
+    });
+    return h;
+  };
+  const dist = (a: tfTypes.Tensor2D, b: tfTypes.Tensor2D): tfTypes.Tensor1D => tf.sqrt(tf.add(tf.sum(tf.square(tf.sub(a, b)), 1), 1e-6)) as tfTypes.Tensor1D;
+  const optimizer = tf.train.adam(c.learningRate);
+  const varList = online.flatMap((p) => [p.w, p.b]);
+
+  const B = c.batch;
+  const S = new Float32Array(B * k), SN = new Float32Array(B * k), G = new Float32Array(B * k);
+  const R = new Float32Array(B), M = new Float32Array(B);
+  const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
+  let lastLoss = NaN;
+  for (let step = 0; step < c.steps; step++) {
+    for (let b = 0; b < B; b++) {
+      const i = starts[rng.int(0, starts.length - 1)]!;
+      const u = rng.next();
+      let g: number;
+      if (u < c.pCurrent) g = i;
+      else if (u < c.pCurrent + c.pTrajectory) g = Math.min(ends[i]!, i + geometric());
+      else g = rng.int(0, n - 1);
+      S.set(obs.subarray(i * k, i * k + k), b * k);
+      SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
+      G.set(obs.subarray(g * k, g * k + k), b * k);
+      const success = g === i;
+      R[b] = success ? 0 : -1;
+      M[b] = success ? 0 : 1;
+    }
+    const loss = tf.tidy(() => {
+      const s = tf.tensor2d(S, [B, k]), sn = tf.tensor2d(SN, [B, k]), g = tf.tensor2d(G, [B, k]);
+      const r = tf.tensor1d(R), m = tf.tensor1d(M);
+      const tg = psi(target, g);
+      const tgt = tf.add(r, tf.mul(c.gamma, tf.mul(m, tf.neg(dist(psi(target, sn), tg)))));
+      const adv = tf.sub(tgt, tf.neg(dist(psi(target, s), tg)));
+      const weight = tf.where(tf.greaterEqual(adv, 0), tf.fill([B], c.expectile), tf.fill([B], 1 - c.expectile));
+      const l = optimizer.minimize(() => {
+        const v = tf.neg(dist(psi(online, s), psi(online, g)));
+        return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(tf.sub(tgt, v))));
+      }, true, varList);
+      online.forEach((p, i) => {
+        target[i]!.w.assign(tf.add(tf.mul(p.w, c.tau), tf.mul(target[i]!.w, 1 - c.tau)));
+        target[i]!.b.assign(tf.add(tf.mul(p.b, c.tau), tf.mul(target[i]!.b, 1 - c.tau)));
+      });
+      return l!;
+    });
+    if (step % 100 === 0 || step === c.steps - 1) {
+      lastLoss = (await loss.data())[0]!;
+      progress?.(step + 1, c.steps, lastLoss);
+    }
+    loss.dispose();
+  }
+  const mlp: Mlp = {
+    layers: await Promise.all(online.map(async (p, i) => ({
+      inputs: init.layers[i]!.inputs,
+      outputs: init.layers[i]!.outputs,
+      weights: new Float32Array(await p.w.data()),
+      bias: new Float32Array(await p.b.data()),
+      activation: init.layers[i]!.activation,
+    }))),
+  };
+  for (const p of [...online, ...target]) {
+    p.w.dispose();
+    p.b.dispose();
+  }
+  optimizer.dispose();
+  return { mlp, normalization: norm, config: c, finalLoss: lastLoss };
+}
+
+export type { Tf };
+
+/** The trainer's own forward pass (TensorFlow.js), for parity checks against exported models. */
+export async function tfForward(m: Mlp, x: Float32Array, rows: number): Promise<Float32Array> {
+  const tf = await tensorflow();
+  const y = tf.tidy(() => {
+    let h: tfTypes.Tensor2D = tf.tensor2d(x, [rows, m.layers[0]!.inputs]);
+    for (const l of m.layers) {
+      h = tf.add(tf.matMul(h, tf.tensor2d(l.weights, [l.inputs, l.outputs])), tf.tensor1d(l.bias));
+      if (l.activation === 'relu') h = tf.relu(h);
+      else if (l.activation === 'tanh') h = tf.tanh(h);
+    }
+    return h;
+  });
+  const out = new Float32Array(await y.data());
+  y.dispose();
+  return out;
+}

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ort from 'onnxruntime-node';
+import { PointMazeSim } from '../../../main/backends/mujoco/pointmaze.js';
+import { defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
+import { DEFAULT_EMBED, trainEmbedding, tfForward } from '../../../main/services/training/embed-trainer.js';
+import { embedOnnx } from '../../../main/services/models/onnx-writer.js';
+import { forward } from '../../../main/core/models/mlp.js';
+
+async function smallDataset() {
+  const sim = await PointMazeSim.create('pointmaze-medium');
+  const d = generateDataset(sim, 'pointmaze-medium', defaultConfig('navigate', 4000, 3));
+  sim.close();
+  return d;
+}
+
+const tiny = { ...DEFAULT_EMBED, hidden: [16, 16], latent: 8, batch: 64, steps: 60, seed: 5 };
+
+test('embedding training is deterministic from the seed and lowers its loss', async () => {
+  const d = await smallDataset();
+  const losses: number[] = [];
+  const a = await trainEmbedding(d, tiny, (_s, _t, l) => losses.push(l));
+  const b = await trainEmbedding(d, tiny);
+  assert.deepEqual(a.mlp.layers.map((l) => Array.from(l.weights)), b.mlp.layers.map((l) => Array.from(l.weights)));
+  const c = await trainEmbedding(d, { ...tiny, seed: 6 });
+  assert.notDeepEqual(Array.from(a.mlp.layers[0]!.weights), Array.from(c.mlp.layers[0]!.weights));
+  assert.ok(losses.every(Number.isFinite));
+  assert.ok(a.normalization.std.every((s) => s > 0));
+});
+
+test('the exported embed.onnx matches the trainer\'s own forward pass within 1e-4', async () => {
+  const d = await smallDataset();
+  const t = await trainEmbedding(d, tiny);
+  const rows = 32;
+  const x = d.observations.slice(0, rows * 4).map((v, i) => (v - t.normalization.mean[i % 4]!) / t.normalization.std[i % 4]!);
+  const viaTf = await tfForward(t.mlp, x, rows);
+  const s = await ort.InferenceSession.create(embedOnnx(t.mlp));
+  const out = await s.run({ obs: new ort.Tensor('float32', x, [rows, 4]) });
+  const viaOrt = out['latent']!.data as Float32Array;
+  const viaJs = forward(t.mlp, x, rows);
+  viaTf.forEach((v, i) => {
+    assert.ok(Math.abs(v - viaOrt[i]!) <= 1e-4, `tf ${v} vs onnxruntime ${viaOrt[i]}`);
+    assert.ok(Math.abs(v - viaJs[i]!) <= 1e-4, `tf ${v} vs js ${viaJs[i]}`);
+  });
+  await s.release();
+  void mkdtempSync(join(tmpdir(), 'x-'));
+});
