@@ -7,6 +7,7 @@ import { worldCommand } from './world.js';
 import { dataCommand } from './data.js';
 import { modelCommand } from './model.js';
 import { trainCommand } from './train.js';
+import { backboneCommand } from './backbone.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(dataCommand(io, setExit));
   program.addCommand(modelCommand(io, setExit));
   program.addCommand(trainCommand(io, setExit));
+  program.addCommand(backboneCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

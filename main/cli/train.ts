@@ -1,10 +1,15 @@
 /** `witness train …`: learning the reachability backbone from a dataset. */
-import { writeFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
 import { Command } from 'commander';
 import { readDataset, datasetHash } from '../services/datasets/format.js';
-import { DEFAULT_EMBED, trainEmbedding } from '../services/training/embed-trainer.js';
-import { embedOnnx } from '../services/models/onnx-writer.js';
+import { DEFAULT_EMBED, type Normalization, trainEmbedding } from '../services/training/embed-trainer.js';
+import { DEFAULT_POLICY, trainPolicy } from '../services/training/policy-trainer.js';
+import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
+import { MODEL_FILES, ModelError } from '../core/models/manifest.js';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import ort from 'onnxruntime-node';
 import { CliError, EXIT, type Output, report } from './errors.js';
 import { progressBar } from './progress.js';
 
@@ -62,5 +67,111 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
         setExit(report(e, io));
       }
     });
+  train
+    .command('policy')
+    .description('train the executor π_low (DDPG+BC with the directional reward) on an embedding; writes the full model bundle')
+    .requiredOption('--data <file>', 'the dataset (.wds)')
+    .requiredOption('--embed <dir>', 'folder with embed.onnx and embed.json (from `train embed`, or trained elsewhere)')
+    .requiredOption('--out <dir>', 'bundle folder to write (embed.onnx, policy.onnx, manifest.json)')
+    .option('--steps <n>', 'gradient steps', intFlag('--steps', 1), DEFAULT_POLICY.steps)
+    .option('--batch <n>', 'batch size', intFlag('--batch', 1), DEFAULT_POLICY.batch)
+    .option('--hidden <sizes>', 'hidden layer widths', sizes, [...DEFAULT_POLICY.hidden])
+    .option('--h-td <n>', 'subgoal horizon H_TD in latent units', (v: string) => Number(v), DEFAULT_POLICY.H_TD)
+    .option('--seed <n>', 'seed', intFlag('--seed', 0), DEFAULT_POLICY.seed)
+    .action(async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number }) => {
+      try {
+        if (!(o.hTd > 0)) throw new CliError(`--h-td must be a positive number, got ${o.hTd}`);
+        const d = await readDataset(o.data);
+        const meta = readEmbedJson(join(o.embed, 'embed.json'));
+        if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
+        const embedBytes = new Uint8Array(readFileSync(join(o.embed, 'embed.onnx')));
+        const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
+        const config = { ...DEFAULT_POLICY, steps: o.steps, batch: o.batch, hidden: o.hidden, H_TD: o.hTd, seed: o.seed };
+        const bar = progressBar(io, 'train policy');
+        const started = Date.now();
+        const p = await trainPolicy(d, embedded, config, (st, total) => bar(st, total));
+        const policyBytes = policyOnnx(p.mlp, d.obsDim, meta.dims.latent);
+        const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyBytes };
+        const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+        const manifest = {
+          format: 'witness-models', version: 1, world: d.worldId,
+          dims: { obs: d.obsDim, latent: meta.dims.latent, action: d.actDim }, H_TD: o.hTd,
+          normalization: meta.normalization,
+          training: { embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 } },
+          dataset: { sha256: datasetHash(d), file: basename(o.data) },
+          files: { 'embed.onnx': { sha256: sha(embedBytes) }, 'policy.onnx': { sha256: sha(policyBytes) } },
+        };
+        writeBundle(o.out, files, JSON.stringify(manifest, null, 2) + '\n');
+        io.out(`wrote ${o.out}: embed.onnx, policy.onnx, manifest.json (${o.steps} policy steps, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+        setExit(EXIT.ok);
+      } catch (e) {
+        setExit(report(e, io));
+      }
+    });
   return train;
+}
+
+interface EmbedJson {
+  readonly world: string;
+  readonly dims: { readonly obs: number; readonly latent: number };
+  readonly normalization: Normalization;
+  readonly training: Record<string, unknown>;
+}
+
+function readEmbedJson(file: string): EmbedJson {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ModelError(file, 'json', e instanceof Error ? e.message : String(e));
+  }
+  const o = raw as Partial<EmbedJson>;
+  if (typeof o.world !== 'string') throw new ModelError(file, 'world', 'expected a world id');
+  if (!o.dims || !Number.isInteger(o.dims.latent) || !Number.isInteger(o.dims.obs)) throw new ModelError(file, 'dims', 'expected { obs, latent }');
+  if (!o.normalization || !Array.isArray(o.normalization.mean) || !Array.isArray(o.normalization.std)) throw new ModelError(file, 'normalization', 'expected { mean, std }');
+  return { world: o.world, dims: o.dims, normalization: o.normalization, training: o.training ?? {} };
+}
+
+/** ψ of the whole dataset through onnxruntime, so any embed.onnx with the contract's names works. */
+async function embedWithOnnx(bytes: Uint8Array, file: string, d: { observations: Float32Array; terminals: Uint8Array; obsDim: number }, norm: Normalization, latentDim: number): Promise<{ obs: Float32Array; latent: Float32Array; dim: number }> {
+  let s: ort.InferenceSession;
+  try {
+    s = await ort.InferenceSession.create(bytes);
+  } catch (e) {
+    throw new ModelError(file, 'onnx', `onnxruntime cannot load it: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const n = d.terminals.length, k = d.obsDim;
+  const obs = new Float32Array(n * k);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
+  const latent = new Float32Array(n * latentDim);
+  const chunk = 16384;
+  for (let r = 0; r < n; r += chunk) {
+    const rows = Math.min(chunk, n - r);
+    const out = await s.run({ obs: new ort.Tensor('float32', obs.slice(r * k, (r + rows) * k), [rows, k]) });
+    const t = out['latent'];
+    if (!t || t.dims[1] !== latentDim) throw new ModelError(file, 'output latent', `expected [N, ${latentDim}]`);
+    latent.set(t.data as Float32Array, r * latentDim);
+  }
+  await s.release();
+  return { obs, latent, dim: latentDim };
+}
+
+/** Writes a bundle into a temporary sibling folder and renames it into place. */
+function writeBundle(out: string, files: Record<string, Uint8Array>, manifest: string): void {
+  // Only ever replace a folder that holds nothing but a bundle (never `--out .` with other files).
+  if (existsSync(out)) {
+    const extra = readdirSync(out).filter((f) => !['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'].includes(f));
+    if (extra.length > 0) throw new CliError(`--out ${out} exists and holds other files (${extra.slice(0, 3).join(', ')}); give a new or bundle-only folder`);
+  }
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(tmp, name), bytes);
+    writeFileSync(join(tmp, 'manifest.json'), manifest);
+    rmSync(out, { recursive: true, force: true });
+    renameSync(tmp, out);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

@@ -4,7 +4,7 @@
  * manifest, and a probe inference, and says exactly what does not match.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateManifest } from '../../core/models/manifest.js';
@@ -46,6 +46,7 @@ export async function writeModels(
     'embed.onnx': embedOnnx(models.embed),
     'policy.onnx': policyOnnx(models.policy, manifest.dims.obs, manifest.dims.latent),
   };
+  mkdirSync(dir, { recursive: true });
   for (const f of MODEL_FILES) await writeFileAtomic(join(dir, f), files[f]);
   const full: ModelManifest = {
     format: 'witness-models',

@@ -9,6 +9,7 @@ import type { Dataset } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { tensorflow, type Tf } from './tf.js';
+import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 
 export interface EmbedConfig {
@@ -80,19 +81,12 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
   if (starts.length === 0) throw new RangeError('the dataset has no transition with a successor state');
 
   const init = initMlp(rng, [k, ...c.hidden, c.latent], 'relu', 'linear');
-  const online = init.layers.map((l) => ({ w: tf.variable(tf.tensor2d(l.weights, [l.inputs, l.outputs])), b: tf.variable(tf.tensor1d(l.bias)) }));
-  const target = init.layers.map((l) => ({ w: tf.variable(tf.tensor2d(l.weights, [l.inputs, l.outputs]), false), b: tf.variable(tf.tensor1d(l.bias), false) }));
-  const psi = (params: typeof online, x: tfTypes.Tensor2D): tfTypes.Tensor2D => {
-    let h = x;
-    params.forEach((p, i) => {
-      h = tf.add(tf.matMul(h, p.w), p.b);
-      if (i < params.length - 1) h = tf.relu(h);
-    });
-    return h;
-  };
+  const online = toVariables(tf, init);
+  const target = toVariables(tf, init, false);
+  const psi = (m: TfMlp, x: tfTypes.Tensor2D): tfTypes.Tensor2D => apply(tf, m, x);
   const dist = (a: tfTypes.Tensor2D, b: tfTypes.Tensor2D): tfTypes.Tensor1D => tf.sqrt(tf.add(tf.sum(tf.square(tf.sub(a, b)), 1), 1e-6)) as tfTypes.Tensor1D;
   const optimizer = tf.train.adam(c.learningRate);
-  const varList = online.flatMap((p) => [p.w, p.b]);
+  const varList = variables(online);
 
   const B = c.batch;
   const S = new Float32Array(B * k), SN = new Float32Array(B * k), G = new Float32Array(B * k);
@@ -125,10 +119,7 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
         const v = tf.neg(dist(psi(online, s), psi(online, g)));
         return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(tf.sub(tgt, v))));
       }, true, varList);
-      online.forEach((p, i) => {
-        target[i]!.w.assign(tf.add(tf.mul(p.w, c.tau), tf.mul(target[i]!.w, 1 - c.tau)));
-        target[i]!.b.assign(tf.add(tf.mul(p.b, c.tau), tf.mul(target[i]!.b, 1 - c.tau)));
-      });
+      ema(tf, online, target, c.tau);
       return l!;
     });
     if (step % 100 === 0 || step === c.steps - 1) {
@@ -137,19 +128,8 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
     }
     loss.dispose();
   }
-  const mlp: Mlp = {
-    layers: await Promise.all(online.map(async (p, i) => ({
-      inputs: init.layers[i]!.inputs,
-      outputs: init.layers[i]!.outputs,
-      weights: new Float32Array(await p.w.data()),
-      bias: new Float32Array(await p.b.data()),
-      activation: init.layers[i]!.activation,
-    }))),
-  };
-  for (const p of [...online, ...target]) {
-    p.w.dispose();
-    p.b.dispose();
-  }
+  const mlp = await readBack(online);
+  dispose(online, target);
   optimizer.dispose();
   return { mlp, normalization: norm, config: c, finalLoss: lastLoss };
 }

@@ -1,0 +1,98 @@
+/**
+ * Measured quality of a reachability backbone (issue 4): (1) Spearman rank correlation between
+ * ‖ψ(s) − ψ(g)‖ and the maze's true geodesic distance on held-out pairs; (2) how often π_low,
+ * steered by the unit latent direction, brings the agent within ε of a waypoint at latent distance
+ * H_TD within its tracking budget, in the simulator.
+ */
+import type { Dataset } from '../../core/data/dataset.js';
+import { type MazeLayout, cellAt, distancesFrom } from '../../core/world/maze.js';
+import type { MazeStepper } from '../../core/data/generators.js';
+import { spearman } from '../../core/models/spearman.js';
+import { createRng } from '../../core/random/rng.js';
+import { subgoals } from './policy-trainer.js';
+
+export interface Backbone {
+  readonly latentDim: number;
+  readonly H_TD: number;
+  /** ψ on raw observations. */
+  embed(obs: Float32Array, rows: number): Promise<Float32Array>;
+  /** π_low on raw observations and unit directions. */
+  act(obs: Float32Array, direction: Float32Array, rows: number): Promise<Float32Array>;
+}
+
+export interface EvalResult {
+  readonly spearman: number;
+  readonly pairs: number;
+  readonly policy_success: number;
+  readonly trials: number;
+  readonly budget_steps: number;
+  readonly epsilon: number;
+  readonly mean_steps_to_reach: number;
+}
+
+export async function spearmanOnPairs(b: Backbone, layout: MazeLayout, heldOut: Dataset, pairs: number, seed: number): Promise<number> {
+  const rng = createRng(seed);
+  const n = heldOut.terminals.length, k = heldOut.obsDim, cols = layout.grid[0]!.length;
+  const A = new Float32Array(pairs * k), G = new Float32Array(pairs * k);
+  const geo: number[] = [];
+  for (let p = 0; p < pairs;) {
+    const i = rng.int(0, n - 1), j = rng.int(0, n - 1);
+    const ci = cellAt(layout, heldOut.observations[i * k]!, heldOut.observations[i * k + 1]!);
+    const cj = cellAt(layout, heldOut.observations[j * k]!, heldOut.observations[j * k + 1]!);
+    if (!ci || !cj || layout.grid[ci.i]![ci.j] !== 0 || layout.grid[cj.i]![cj.j] !== 0) continue;
+    A.set(heldOut.observations.subarray(i * k, i * k + k), p * k);
+    G.set(heldOut.observations.subarray(j * k, j * k + k), p * k);
+    geo.push(distancesFrom(layout, ci)[cj.i * cols + cj.j]!);
+    p++;
+  }
+  const za = await b.embed(A, pairs), zg = await b.embed(G, pairs);
+  const d = b.latentDim;
+  const latent = geo.map((_, p) => {
+    let s = 0;
+    for (let q = 0; q < d; q++) s += (za[p * d + q]! - zg[p * d + q]!) ** 2;
+    return Math.sqrt(s);
+  });
+  return spearman(latent, geo);
+}
+
+/**
+ * Trials start at held-out dataset states and aim at their own subgoal F(s, H_TD) along the same
+ * trajectory (a waypoint known to be reachable at latent distance H_TD).
+ */
+export async function policySuccess(
+  b: Backbone, sim: MazeStepper, heldOut: Dataset, trials: number, seed: number, budget_steps: number, epsilon: number,
+): Promise<{ success: number; meanSteps: number }> {
+  const rng = createRng(seed);
+  const n = heldOut.terminals.length, k = heldOut.obsDim, d = b.latentDim;
+  const latent = await b.embed(heldOut.observations, n);
+  const sg = subgoals(heldOut.terminals, latent, d, b.H_TD);
+  let ok = 0, steps = 0;
+  for (let t = 0; t < trials; t++) {
+    const idx = rng.int(0, sg.rows.length - 1);
+    const i = sg.rows[idx]!, j = sg.targets[idx]!;
+    const goal = latent.slice(j * d, j * d + d);
+    let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(heldOut.observations.subarray(i * k, i * k + k)));
+    let reached = false;
+    for (let step = 0; step < budget_steps; step++) {
+      const obs = Float32Array.from(state);
+      const z = await b.embed(obs, 1);
+      const dir = new Float32Array(d);
+      let len = 0;
+      for (let q = 0; q < d; q++) {
+        dir[q] = goal[q]! - z[q]!;
+        len += dir[q]! ** 2;
+      }
+      len = Math.sqrt(len);
+      if (len <= epsilon) {
+        reached = true;
+        steps += step;
+        break;
+      }
+      for (let q = 0; q < d; q++) dir[q]! /= len;
+      const a = await b.act(obs, dir, 1);
+      state = sim.step(a[0]!, a[1]!);
+    }
+    if (reached) ok++;
+  }
+  return { success: ok / trials, meanSteps: ok > 0 ? steps / ok : NaN };
+}

@@ -1,0 +1,169 @@
+/**
+ * Training the executor π_low (SAGAS Appendix B.1, after GAS): conditioned on the unit latent
+ * direction z = (ψ(s_sub) − ψ(s)) / ‖·‖ toward the subgoal s_sub = F(s, H_TD) (the first later state
+ * of the trajectory at latent distance ≥ H_TD), rewarded by ⟨ψ(s') − ψ(s), z⟩, and optimised with
+ * DDPG+BC (TD3+BC): twin critics with target networks, actor loss −λ·Q(s, z, π(s, z)) + ‖π − a‖²,
+ * λ = α / mean|Q|. Deterministic from the seed.
+ */
+import type * as tfTypes from '@tensorflow/tfjs';
+import type { Dataset } from '../../core/data/dataset.js';
+import { type Mlp, forward, initMlp } from '../../core/models/mlp.js';
+import { createRng } from '../../core/random/rng.js';
+import { tensorflow } from './tf.js';
+import { apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
+import type { Normalization, TrainProgress } from './embed-trainer.js';
+
+export interface PolicyConfig {
+  readonly hidden: readonly number[];
+  readonly batch: number;
+  readonly steps: number;
+  readonly learningRate: number;
+  readonly gamma: number;
+  readonly tau: number;
+  /** TD3+BC's α: larger trusts the critic more, smaller stays closer to the data. */
+  readonly alpha: number;
+  /** Subgoal horizon in latent distance (the graph's H_TD). */
+  readonly H_TD: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_POLICY: PolicyConfig = {
+  hidden: [128, 128], batch: 512, steps: 20000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
+};
+
+export interface Subgoals {
+  /** Rows usable for training (with a successor and a non-degenerate direction). */
+  readonly rows: Int32Array;
+  /** Unit latent directions, rows × d_h, aligned with `rows`. */
+  readonly directions: Float32Array;
+  /** The subgoal row F(s, H_TD) of each entry of `rows`. */
+  readonly targets: Int32Array;
+}
+
+/** Normalised observations and their latents for a whole dataset. */
+export function embedDataset(d: Dataset, psi: Mlp, norm: Normalization): { obs: Float32Array; latent: Float32Array; dim: number } {
+  const n = d.terminals.length, k = d.obsDim;
+  const obs = new Float32Array(n * k);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
+  const dim = psi.layers[psi.layers.length - 1]!.outputs;
+  const latent = new Float32Array(n * dim);
+  const chunk = 8192;
+  for (let r = 0; r < n; r += chunk) {
+    const rows = Math.min(chunk, n - r);
+    latent.set(forward(psi, obs.subarray(r * k, (r + rows) * k), rows), r * dim);
+  }
+  return { obs, latent, dim };
+}
+
+/** s_sub = F(s, H_TD) for every row, and the unit direction toward it. */
+export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: number, H_TD: number): Subgoals {
+  const n = terminals.length;
+  const rows: number[] = [];
+  const dirs: number[] = [];
+  const targets: number[] = [];
+  let end = n - 1;
+  const ends = new Int32Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    if (terminals[i] === 1) end = i;
+    ends[i] = end;
+  }
+  const dist = (a: number, b: number): number => {
+    let s = 0;
+    for (let j = 0; j < dim; j++) s += (latent[a * dim + j]! - latent[b * dim + j]!) ** 2;
+    return Math.sqrt(s);
+  };
+  for (let i = 0; i < n; i++) {
+    if (terminals[i] === 1) continue;
+    let j = i + 1;
+    while (j < ends[i]! && dist(i, j) < H_TD) j++;
+    const len = dist(i, j);
+    if (len < 1e-6) continue;
+    rows.push(i);
+    targets.push(j);
+    for (let q = 0; q < dim; q++) dirs.push((latent[j * dim + q]! - latent[i * dim + q]!) / len);
+  }
+  return { rows: Int32Array.from(rows), directions: Float32Array.from(dirs), targets: Int32Array.from(targets) };
+}
+
+export interface TrainedPolicy {
+  readonly mlp: Mlp;
+  readonly config: PolicyConfig;
+  readonly finalCriticLoss: number;
+}
+
+/**
+ * `embedded` holds the dataset's normalised observations and their latents ψ(s) (from our ψ or
+ * from any embed.onnx), so the executor can be trained on an embedding trained elsewhere.
+ */
+export async function trainPolicy(
+  d: Dataset,
+  embedded: { obs: Float32Array; latent: Float32Array; dim: number },
+  c: PolicyConfig,
+  progress?: TrainProgress,
+): Promise<TrainedPolicy> {
+  const tf = await tensorflow();
+  const rng = createRng(c.seed);
+  const k = d.obsDim, a = d.actDim;
+  const { obs, latent, dim } = embedded;
+  const sg = subgoals(d.terminals, latent, dim, c.H_TD);
+  if (sg.rows.length === 0) throw new RangeError('no usable transitions: every trajectory is shorter than one step');
+
+  const actorInit = initMlp(rng, [k + dim, ...c.hidden, a], 'relu', 'tanh');
+  const criticInit1 = initMlp(rng, [k + dim + a, ...c.hidden, 1], 'relu', 'linear');
+  const criticInit2 = initMlp(rng, [k + dim + a, ...c.hidden, 1], 'relu', 'linear');
+  const actor = toVariables(tf, actorInit), actorT = toVariables(tf, actorInit, false);
+  const q1 = toVariables(tf, criticInit1), q1T = toVariables(tf, criticInit1, false);
+  const q2 = toVariables(tf, criticInit2), q2T = toVariables(tf, criticInit2, false);
+  const actorOpt = tf.train.adam(c.learningRate), criticOpt = tf.train.adam(c.learningRate);
+
+  const B = c.batch;
+  const S = new Float32Array(B * k), SN = new Float32Array(B * k), Z = new Float32Array(B * dim), A = new Float32Array(B * a), R = new Float32Array(B);
+  let lastLoss = NaN;
+  for (let step = 0; step < c.steps; step++) {
+    for (let b = 0; b < B; b++) {
+      const t = rng.int(0, sg.rows.length - 1);
+      const i = sg.rows[t]!;
+      S.set(obs.subarray(i * k, i * k + k), b * k);
+      SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
+      Z.set(sg.directions.subarray(t * dim, t * dim + dim), b * dim);
+      A.set(d.actions.subarray(i * a, i * a + a), b * a);
+      let r = 0;
+      for (let j = 0; j < dim; j++) r += (latent[(i + 1) * dim + j]! - latent[i * dim + j]!) * sg.directions[t * dim + j]!;
+      R[b] = r;
+    }
+    const loss = tf.tidy(() => {
+      const s = tf.tensor2d(S, [B, k]), sn = tf.tensor2d(SN, [B, k]), z = tf.tensor2d(Z, [B, dim]), act = tf.tensor2d(A, [B, a]);
+      const r = tf.tensor1d(R);
+      const sz = tf.concat([s, z], 1), snz = tf.concat([sn, z], 1);
+      const nextA = apply(tf, actorT, snz);
+      const qIn = tf.concat([snz, nextA], 1);
+      const target = tf.add(r, tf.mul(c.gamma, tf.minimum(apply(tf, q1T, qIn), apply(tf, q2T, qIn)).reshape([B])));
+      const criticLoss = criticOpt.minimize(() => {
+        const x = tf.concat([sz, act], 1);
+        const e1 = tf.sub(apply(tf, q1, x).reshape([B]), target), e2 = tf.sub(apply(tf, q2, x).reshape([B]), target);
+        return tf.add(tf.mean<tfTypes.Scalar>(tf.square(e1)), tf.mean<tfTypes.Scalar>(tf.square(e2)));
+      }, true, [...variables(q1), ...variables(q2)]);
+      // λ is a constant for the actor step: computed outside the differentiated function.
+      const lambda = tf.div(c.alpha, tf.add(tf.mean(tf.abs(apply(tf, q1, tf.concat([sz, apply(tf, actor, sz)], 1)))), 1e-6));
+      actorOpt.minimize(() => {
+        const pi = apply(tf, actor, sz);
+        const q = apply(tf, q1, tf.concat([sz, pi], 1));
+        return tf.add(tf.neg(tf.mul(lambda, tf.mean(q))), tf.mean<tfTypes.Scalar>(tf.square(tf.sub(pi, act))));
+      }, false, variables(actor));
+      ema(tf, actor, actorT, c.tau);
+      ema(tf, q1, q1T, c.tau);
+      ema(tf, q2, q2T, c.tau);
+      return criticLoss!;
+    });
+    if (step % 100 === 0 || step === c.steps - 1) {
+      lastLoss = (await loss.data())[0]!;
+      progress?.(step + 1, c.steps, lastLoss);
+    }
+    loss.dispose();
+  }
+  const mlp = await readBack(actor);
+  dispose(actor, actorT, q1, q1T, q2, q2T);
+  actorOpt.dispose();
+  criticOpt.dispose();
+  return { mlp, config: c, finalCriticLoss: lastLoss };
+}

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../main/cli/main.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+test('train embed → train policy → model check → backbone eval, end to end (tiny settings)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-train-'));
+  const data = join(dir, 'nav.wds'), emb = join(dir, 'emb'), bundle = join(dir, 'bundle');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '3000', '--seed', '1', '--out', data)).code, 0);
+  const e = await cli('train', 'embed', '--data', data, '--out', emb, '--steps', '40', '--batch', '64', '--hidden', '16,16', '--latent', '8');
+  assert.equal(e.code, 0, e.err);
+  assert.deepEqual(readdirSync(emb).sort(), ['embed.json', 'embed.onnx']);
+  const p = await cli('train', 'policy', '--data', data, '--embed', emb, '--out', bundle, '--steps', '40', '--batch', '64', '--hidden', '16,16', '--h-td', '4');
+  assert.equal(p.code, 0, p.err);
+  assert.deepEqual(readdirSync(bundle).sort(), ['embed.onnx', 'manifest.json', 'policy.onnx']);
+  assert.equal((await cli('model', 'check', bundle, '--world', 'pointmaze-medium')).code, 0);
+  const ev = await cli('backbone', 'eval', '--world', 'pointmaze-medium', '--models', bundle, '--pairs', '100', '--trials', '4', '--json');
+  assert.equal(ev.code, 0, ev.err);
+  const r = JSON.parse(ev.out) as { spearman: number; policy_success: number; pairs: number; trials: number };
+  assert.ok(r.spearman >= -1 && r.spearman <= 1);
+  assert.ok(r.policy_success >= 0 && r.policy_success <= 1);
+  assert.equal(r.pairs, 100);
+  // bad input: the bundle is for another world; an embedding for another world; a folder with other files
+  const wrong = await cli('backbone', 'eval', '--world', 'pointmaze-large', '--models', bundle, '--pairs', '10', '--trials', '1');
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.err, /the models are for pointmaze-medium, not pointmaze-large/);
+  const large = join(dir, 'large.wds');
+  await cli('data', 'gen', 'pointmaze-large', '--kind', 'navigate', '--steps', '1000', '--out', large);
+  const mismatch = await cli('train', 'policy', '--data', large, '--embed', emb, '--out', join(dir, 'b2'), '--steps', '2');
+  assert.equal(mismatch.code, 2);
+  assert.match(mismatch.err, /embed\.json: world: the embedding is for pointmaze-medium, the dataset for pointmaze-large/);
+  writeFileSync(join(dir, 'keep.txt'), 'precious');
+  const clobber = await cli('train', 'policy', '--data', data, '--embed', emb, '--out', dir, '--steps', '2', '--batch', '8', '--hidden', '4');
+  assert.equal(clobber.code, 2);
+  assert.match(clobber.err, /exists and holds other files/);
+  assert.ok(readdirSync(dir).includes('keep.txt'));
+});
