@@ -4,6 +4,7 @@ import { DatasetError } from '../core/data/dataset.js';
 import { LayoutError } from '../core/world/maze.js';
 import { WorldError } from '../backends/world.js';
 import { ModelError } from '../core/models/manifest.js';
+import { GraphError } from '../services/graph/store.js';
 
 export const EXIT = {
   ok: 0,
@@ -41,7 +42,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError) {
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
   }

@@ -8,6 +8,7 @@ import { dataCommand } from './data.js';
 import { modelCommand } from './model.js';
 import { trainCommand } from './train.js';
 import { backboneCommand } from './backbone.js';
+import { graphCommand } from './graph.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -31,6 +32,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(modelCommand(io, setExit));
   program.addCommand(trainCommand(io, setExit));
   program.addCommand(backboneCommand(io, setExit));
+  program.addCommand(graphCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

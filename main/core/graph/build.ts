@@ -1,0 +1,247 @@
+/**
+ * The latent reachability graph of SAGAS Appendix B.1 (after GAS), from the latents ψ(s) of a
+ * dataset: temporal-efficiency filtering, greedy leader clustering with radius H_TD/2 (node = cluster
+ * mean), edges both ways between nodes within H_TD (weight = latent L2), disconnected components
+ * joined through their nearest pair, and the raw-state support D_v of every node (B.4). Pure.
+ */
+
+export interface GraphParams {
+  readonly H_TD: number;
+  /** Temporal-efficiency cosine threshold for keeping a state (GAS: 0.99). */
+  readonly teThreshold: number;
+}
+
+export const DEFAULT_GRAPH: GraphParams = { H_TD: 8, teThreshold: 0.99 };
+
+export interface LatentGraph {
+  readonly dim: number;
+  /** Node latents, nodes × dim. */
+  readonly nodes: Float32Array;
+  readonly nodeCount: number;
+  /** Edges as parallel arrays (u < v listed once; the graph is symmetric). */
+  readonly edgeU: Int32Array;
+  readonly edgeV: Int32Array;
+  readonly edgeW: Float32Array;
+  /** For every dataset state, the node whose support it belongs to. */
+  readonly support: Int32Array;
+  /** States kept by the temporal-efficiency filter. */
+  readonly retained: number;
+  /** Edges added to join components. */
+  readonly bridges: number;
+  /** Connected components before joining. */
+  readonly componentsBefore: number;
+}
+
+export interface BuildProgress {
+  (stage: string, done: number, total: number): void;
+}
+
+function sqdist(a: Float32Array, i: number, b: Float32Array, j: number, dim: number): number {
+  let s = 0;
+  for (let q = 0; q < dim; q++) {
+    const d = a[i * dim + q]! - b[j * dim + q]!;
+    s += d * d;
+  }
+  return s;
+}
+
+/** θ_TE(s_t) = cos(ψ(F(s_t, H)) − ψ(s_t), ψ(s_{t+H}) − ψ(s_t)); states without both are dropped. */
+export function temporalEfficiency(latent: Float32Array, dim: number, terminals: Uint8Array, H: number): Float32Array {
+  const n = terminals.length;
+  const te = new Float32Array(n).fill(-2);
+  const ends = new Int32Array(n);
+  let end = n - 1;
+  for (let i = n - 1; i >= 0; i--) {
+    if (terminals[i] === 1) end = i;
+    ends[i] = end;
+  }
+  const steps = Math.max(1, Math.round(H));
+  for (let t = 0; t < n; t++) {
+    const e = ends[t]!;
+    if (t + steps > e) continue;
+    let f = t + 1;
+    while (f < e && sqdist(latent, f, latent, t, dim) < H * H) f++;
+    if (sqdist(latent, f, latent, t, dim) < H * H) continue;
+    const h = t + steps;
+    let dot = 0, na = 0, nb = 0;
+    for (let q = 0; q < dim; q++) {
+      const a = latent[f * dim + q]! - latent[t * dim + q]!;
+      const b = latent[h * dim + q]! - latent[t * dim + q]!;
+      dot += a * b;
+      na += a * a;
+      nb += b * b;
+    }
+    if (na > 0 && nb > 0) te[t] = dot / Math.sqrt(na * nb);
+  }
+  return te;
+}
+
+/**
+ * An exact nearest-within-radius index: points are bucketed by their projections on a few fixed
+ * directions (a projection moves no more than the distance), so only neighbouring buckets are read.
+ */
+class LeaderIndex {
+  private readonly buckets = new Map<string, number[]>();
+  private readonly dirs: Float32Array[];
+  readonly points: number[] = [];
+  constructor(private readonly latent: Float32Array, private readonly dim: number, private readonly r: number, k = 3) {
+    this.dirs = Array.from({ length: Math.min(k, dim) }, (_, j) => {
+      const v = new Float32Array(dim);
+      // fixed, deterministic, roughly spread directions
+      for (let q = 0; q < dim; q++) v[q] = Math.cos((q + 1) * (j + 1) * 1.7) + (q % (j + 2) === 0 ? 0.5 : 0);
+      const len = Math.hypot(...v);
+      return v.map((x) => x / len);
+    });
+  }
+  private cell(src: Float32Array, i: number): number[] {
+    return this.dirs.map((d) => {
+      let s = 0;
+      for (let q = 0; q < this.dim; q++) s += d[q]! * src[i * this.dim + q]!;
+      return Math.floor(s / this.r);
+    });
+  }
+  /** Adds point `id` (the next id) whose coordinates are row id of `leaders`. */
+  add(leaderRow: number, leaders: Float32Array): void {
+    const id = this.points.length;
+    this.points.push(leaderRow);
+    const key = this.cell(leaders, id).join(',');
+    const list = this.buckets.get(key);
+    if (list) list.push(id);
+    else this.buckets.set(key, [id]);
+  }
+  /** Nearest leader within r of latent row i, or -1. */
+  nearest(i: number, leaders: Float32Array): number {
+    const c = this.cell(this.latent, i);
+    let best = -1, bestD = this.r * this.r;
+    const k = c.length;
+    const offs = new Array<number>(k).fill(-1);
+    for (;;) {
+      const key = c.map((x, j) => x + offs[j]!).join(',');
+      for (const id of this.buckets.get(key) ?? []) {
+        const d = sqdist(this.latent, i, leaders, id, this.dim);
+        if (d <= bestD) {
+          bestD = d;
+          best = id;
+        }
+      }
+      let j = 0;
+      while (j < k && offs[j] === 1) offs[j++] = -1;
+      if (j === k) break;
+      offs[j]!++;
+    }
+    return best;
+  }
+}
+
+export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Array, p: GraphParams, progress?: BuildProgress): LatentGraph {
+  const n = terminals.length;
+  if (latent.length !== n * dim) throw new RangeError(`latents: expected ${n}×${dim} values, got ${latent.length}`);
+  const te = temporalEfficiency(latent, dim, terminals, p.H_TD);
+  progress?.('temporal efficiency', n, n);
+  const radius = p.H_TD / 2;
+  // Greedy leader clustering over the retained states, in dataset order.
+  let cap = 1024;
+  let leaders = new Float32Array(cap * dim);
+  const index = new LeaderIndex(latent, dim, radius);
+  const sums: number[][] = [];
+  const counts: number[] = [];
+  let retained = 0;
+  for (let i = 0; i < n; i++) {
+    if (!(te[i]! >= p.teThreshold)) continue;
+    retained++;
+    let c = index.nearest(i, leaders);
+    if (c === -1) {
+      c = index.points.length;
+      if (c >= cap) {
+        cap *= 2;
+        const grown = new Float32Array(cap * dim);
+        grown.set(leaders);
+        leaders = grown;
+      }
+      leaders.set(latent.subarray(i * dim, i * dim + dim), c * dim);
+      index.add(i, leaders);
+      sums.push(new Array<number>(dim).fill(0));
+      counts.push(0);
+    }
+    const s = sums[c]!;
+    for (let q = 0; q < dim; q++) s[q]! += latent[i * dim + q]!;
+    counts[c]!++;
+    if ((i & 65535) === 0) progress?.('clustering', i, n);
+  }
+  const m = counts.length;
+  if (m === 0) throw new RangeError(`no state passed the temporal-efficiency filter (threshold ${p.teThreshold}); the embedding or H_TD does not fit this dataset`);
+  const nodes = new Float32Array(m * dim);
+  for (let c = 0; c < m; c++) for (let q = 0; q < dim; q++) nodes[c * dim + q] = sums[c]![q]! / counts[c]!;
+  progress?.('clustering', n, n);
+
+  // Edges within H_TD, both directions (stored once).
+  const eu: number[] = [], ev: number[] = [], ew: number[] = [];
+  for (let u = 0; u < m; u++) {
+    for (let v = u + 1; v < m; v++) {
+      const d = sqdist(nodes, u, nodes, v, dim);
+      if (d <= p.H_TD * p.H_TD) {
+        eu.push(u);
+        ev.push(v);
+        ew.push(Math.sqrt(d));
+      }
+    }
+  }
+  // Join components through their nearest pair until one remains.
+  const parent = Int32Array.from({ length: m }, (_, i) => i);
+  const find = (x: number): number => {
+    while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
+    return x;
+  };
+  for (let e = 0; e < eu.length; e++) parent[find(eu[e]!)] = find(ev[e]!);
+  const comps = (): number => new Set(Array.from({ length: m }, (_, i) => find(i))).size;
+  const componentsBefore = comps();
+  let bridges = 0;
+  while (comps() > 1) {
+    const root0 = find(0);
+    let best = Infinity, bu = -1, bv = -1;
+    for (let u = 0; u < m; u++) {
+      if (find(u) !== root0) continue;
+      for (let v = 0; v < m; v++) {
+        if (find(v) === root0) continue;
+        const d = sqdist(nodes, u, nodes, v, dim);
+        if (d < best) {
+          best = d;
+          bu = u;
+          bv = v;
+        }
+      }
+    }
+    eu.push(Math.min(bu, bv));
+    ev.push(Math.max(bu, bv));
+    ew.push(Math.sqrt(best));
+    parent[find(bv)] = root0;
+    bridges++;
+  }
+  // Supports: every dataset state belongs to its nearest node.
+  const support = new Int32Array(n);
+  const nodeIndex = new LeaderIndex(latent, dim, p.H_TD);
+  for (let c = 0; c < m; c++) nodeIndex.add(c, nodes);
+  for (let i = 0; i < n; i++) {
+    const near = nodeIndex.nearest(i, nodes);
+    if (near >= 0) {
+      support[i] = near;
+      continue;
+    }
+    let best = Infinity, arg = 0;
+    for (let c = 0; c < m; c++) {
+      const d = sqdist(latent, i, nodes, c, dim);
+      if (d < best) {
+        best = d;
+        arg = c;
+      }
+    }
+    support[i] = arg;
+    if ((i & 65535) === 0) progress?.('supports', i, n);
+  }
+  progress?.('supports', n, n);
+  return {
+    dim, nodes, nodeCount: m,
+    edgeU: Int32Array.from(eu), edgeV: Int32Array.from(ev), edgeW: Float32Array.from(ew),
+    support, retained, bridges, componentsBefore,
+  };
+}
