@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { PointMazeSim, layoutOf } from '../backends/mujoco/pointmaze.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
-import { loadModels } from '../services/models/bundle.js';
+import { loadModels, writeModels } from '../services/models/bundle.js';
+import { DEFAULT_EMBED, trainEmbedding } from '../services/training/embed-trainer.js';
+import { DEFAULT_POLICY, embedDataset, trainPolicy } from '../services/training/policy-trainer.js';
+import { datasetHash } from '../services/datasets/format.js';
+import { progressBar } from './progress.js';
 import { policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
 import { CliError, EXIT, type Output, report } from './errors.js';
 
@@ -62,5 +66,55 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
         setExit(report(e, io));
       }
     });
+  backbone
+    .command('train')
+    .description('reproduce a shipped backbone from scratch: generate a navigate dataset, train ψ and π_low, write the bundle, evaluate')
+    .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
+    .option('--out <dir>', 'bundle folder (default: assets/models/<world>)')
+    .option('--dataset-steps <n>', 'navigate transitions to generate', intFlag('--dataset-steps', 1000), BACKBONE_RECIPE.datasetSteps)
+    .option('--embed-steps <n>', 'embedding gradient steps', intFlag('--embed-steps', 1), BACKBONE_RECIPE.embedSteps)
+    .option('--policy-steps <n>', 'executor gradient steps', intFlag('--policy-steps', 1), BACKBONE_RECIPE.policySteps)
+    .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
+    .action(async (o: { world: string; out?: string; datasetSteps: number; embedSteps: number; policySteps: number; seed: number }) => {
+      try {
+        layoutOf(o.world);
+        const started = Date.now();
+        const sim = await PointMazeSim.create(o.world);
+        let d;
+        try {
+          d = generateDataset(sim, o.world, defaultConfig('navigate', o.datasetSteps, o.seed), progressBar(io, 'dataset'));
+        } finally {
+          sim.close();
+        }
+        const r = BACKBONE_RECIPE;
+        const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, seed: o.seed };
+        const barE = progressBar(io, 'train embed');
+        const e = await trainEmbedding(d, embedConfig, (st, total) => barE(st, total));
+        const policyConfig = { ...DEFAULT_POLICY, hidden: r.hidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
+        const barP = progressBar(io, 'train policy');
+        const p = await trainPolicy(d, embedDataset(d, e.mlp, e.normalization), policyConfig, (st, total) => barP(st, total));
+        const out = o.out ?? defaultModelsDir(o.world);
+        await writeModels(out, { embed: e.mlp, policy: p.mlp }, {
+          world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
+          training: {
+            command: `witness backbone train --world ${o.world} --dataset-steps ${o.datasetSteps} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
+            embed: { objective: 'expectile-td', ...embedConfig, finalLoss: e.finalLoss },
+            policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
+            dataset: { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
+            seconds: (Date.now() - started) / 1000,
+          },
+          dataset: { sha256: datasetHash(d) },
+        });
+        io.out(`wrote ${out} in ${((Date.now() - started) / 60000).toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.out ? ` --models ${out}` : ''}\n`);
+        setExit(EXIT.ok);
+      } catch (e) {
+        setExit(report(e, io));
+      }
+    });
   return backbone;
 }
+
+/** The recipe of the shipped models: sized to train from scratch within 30 minutes on two cores. */
+export const BACKBONE_RECIPE = {
+  datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
+} as const;

@@ -43,3 +43,15 @@ test('train embed → train policy → model check → backbone eval, end to end
   assert.match(clobber.err, /exists and holds other files/);
   assert.ok(readdirSync(dir).includes('keep.txt'));
 });
+
+test('backbone train reproduces a bundle in one command (tiny settings) that model check accepts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-backbone-'));
+  const out = join(dir, 'models');
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--out', out, '--dataset-steps', '2000', '--embed-steps', '10', '--policy-steps', '10', '--seed', '3');
+  assert.equal(r.code, 0, r.err);
+  const check = await cli('model', 'check', out, '--world', 'pointmaze-medium', '--json');
+  assert.equal(check.code, 0, check.err);
+  const m = JSON.parse(check.out) as { training: { command: string }; H_TD: number };
+  assert.match(m.training.command, /^witness backbone train --world pointmaze-medium --dataset-steps 2000/);
+  assert.equal(m.H_TD, 8);
+});
