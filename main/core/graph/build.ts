@@ -81,9 +81,10 @@ export function temporalEfficiency(latent: Float32Array, dim: number, terminals:
  * directions (a projection moves no more than the distance), so only neighbouring buckets are read.
  */
 class LeaderIndex {
-  private readonly buckets = new Map<string, number[]>();
+  private readonly buckets = new Map<number, number[]>();
   private readonly dirs: Float32Array[];
   readonly points: number[] = [];
+  private readonly cellBuf: number[];
   constructor(private readonly latent: Float32Array, private readonly dim: number, private readonly r: number, k = 3) {
     this.dirs = Array.from({ length: Math.min(k, dim) }, (_, j) => {
       const v = new Float32Array(dim);
@@ -92,19 +93,28 @@ class LeaderIndex {
       const len = Math.hypot(...v);
       return v.map((x) => x / len);
     });
+    this.cellBuf = new Array<number>(this.dirs.length).fill(0);
   }
   private cell(src: Float32Array, i: number): number[] {
-    return this.dirs.map((d) => {
+    for (let j = 0; j < this.dirs.length; j++) {
+      const d = this.dirs[j]!;
       let s = 0;
       for (let q = 0; q < this.dim; q++) s += d[q]! * src[i * this.dim + q]!;
-      return Math.floor(s / this.r);
-    });
+      this.cellBuf[j] = Math.floor(s / this.r);
+    }
+    return this.cellBuf;
+  }
+  /** A numeric bucket key (cells are small integers; 2^17 per axis is far beyond any latent range). */
+  private static key(c: readonly number[], offs: readonly number[]): number {
+    let k = 0;
+    for (let j = 0; j < c.length; j++) k = k * 131072 + ((c[j]! + offs[j]! + 65536) & 131071);
+    return k;
   }
   /** Adds point `id` (the next id) whose coordinates are row id of `leaders`. */
   add(leaderRow: number, leaders: Float32Array): void {
     const id = this.points.length;
     this.points.push(leaderRow);
-    const key = this.cell(leaders, id).join(',');
+    const key = LeaderIndex.key(this.cell(leaders, id), ZERO);
     const list = this.buckets.get(key);
     if (list) list.push(id);
     else this.buckets.set(key, [id]);
@@ -114,14 +124,16 @@ class LeaderIndex {
     const c = this.cell(this.latent, i);
     let best = -1, bestD = this.r * this.r;
     const k = c.length;
-    const offs = new Array<number>(k).fill(-1);
+    const offs = [-1, -1, -1].slice(0, k);
     for (;;) {
-      const key = c.map((x, j) => x + offs[j]!).join(',');
-      for (const id of this.buckets.get(key) ?? []) {
-        const d = sqdist(this.latent, i, leaders, id, this.dim);
-        if (d <= bestD) {
-          bestD = d;
-          best = id;
+      const bucket = this.buckets.get(LeaderIndex.key(c, offs));
+      if (bucket) {
+        for (const id of bucket) {
+          const d = sqdist(this.latent, i, leaders, id, this.dim);
+          if (d <= bestD) {
+            bestD = d;
+            best = id;
+          }
         }
       }
       let j = 0;
@@ -132,6 +144,8 @@ class LeaderIndex {
     return best;
   }
 }
+
+const ZERO = [0, 0, 0];
 
 export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Array, p: GraphParams, progress?: BuildProgress): LatentGraph {
   const n = terminals.length;
@@ -218,24 +232,35 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
     bridges++;
   }
   // Supports: every dataset state belongs to its nearest node.
+  // Exact nearest node for every state. Consecutive states are close, so the previous state's node
+  // is a good first guess c0; a node c can only beat it if ‖c − c0‖ < best + ‖s − c0‖ (triangle
+  // inequality), so only c0's nearest neighbours (pre-sorted) are examined.
   const support = new Int32Array(n);
-  const nodeIndex = new LeaderIndex(latent, dim, p.H_TD);
-  for (let c = 0; c < m; c++) nodeIndex.add(c, nodes);
+  const nodeDist = new Float32Array(m * m);
+  for (let u = 0; u < m; u++) for (let v = 0; v < m; v++) nodeDist[u * m + v] = Math.sqrt(sqdist(nodes, u, nodes, v, dim));
+  const order: Int32Array[] = [];
+  for (let u = 0; u < m; u++) {
+    const row = Int32Array.from({ length: m }, (_, v) => v);
+    row.sort((a, b) => nodeDist[u * m + a]! - nodeDist[u * m + b]!);
+    order.push(row);
+  }
+  let prev = 0;
   for (let i = 0; i < n; i++) {
-    const near = nodeIndex.nearest(i, nodes);
-    if (near >= 0) {
-      support[i] = near;
-      continue;
-    }
-    let best = Infinity, arg = 0;
-    for (let c = 0; c < m; c++) {
-      const d = sqdist(latent, i, nodes, c, dim);
-      if (d < best) {
-        best = d;
+    const c0 = i > 0 && terminals[i - 1] === 0 ? prev : 0;
+    const d0 = Math.sqrt(sqdist(latent, i, nodes, c0, dim));
+    let best = d0, arg = c0;
+    const row = order[c0]!;
+    for (let k = 1; k < m; k++) {
+      const c = row[k]!;
+      if (nodeDist[c0 * m + c]! >= best + d0) break;
+      const dc = Math.sqrt(sqdist(latent, i, nodes, c, dim));
+      if (dc < best || (dc === best && c < arg)) {
+        best = dc;
         arg = c;
       }
     }
     support[i] = arg;
+    prev = arg;
     if ((i & 65535) === 0) progress?.('supports', i, n);
   }
   progress?.('supports', n, n);
