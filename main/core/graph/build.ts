@@ -146,6 +146,8 @@ class LeaderIndex {
 }
 
 const ZERO = [0, 0, 0];
+/** Above this many nodes the m×m distance table (for pruned nearest-node search) is not built. */
+const MAX_PRUNED_NODES = 4096;
 
 export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Array, p: GraphParams, progress?: BuildProgress): LatentGraph {
   const n = terminals.length;
@@ -231,28 +233,43 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
     parent[find(bv)] = root0;
     bridges++;
   }
-  // Supports: every dataset state belongs to its nearest node.
-  // Exact nearest node for every state. Consecutive states are close, so the previous state's node
-  // is a good first guess c0; a node c can only beat it if ‖c − c0‖ < best + ‖s − c0‖ (triangle
-  // inequality), so only c0's nearest neighbours (pre-sorted) are examined.
+  const support = assignSupports(latent, nodes, dim, terminals, progress);
+  return {
+    dim, nodes, nodeCount: m,
+    edgeU: Int32Array.from(eu), edgeV: Int32Array.from(ev), edgeW: Float32Array.from(ew),
+    support, retained, bridges, componentsBefore,
+  };
+}
+
+/**
+ * D_v: every dataset state belongs to its exact nearest node. Consecutive states are close, so the
+ * previous state's node is a good first guess c0; a node c can only beat it if
+ * ‖c − c0‖ < best + ‖s − c0‖ (triangle inequality), so only c0's nearest neighbours (pre-sorted)
+ * are examined. Above MAX_PRUNED_NODES the m×m table is skipped for a plain search.
+ */
+function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, terminals: Uint8Array, progress?: BuildProgress): Int32Array {
+  const n = terminals.length, m = nodes.length / dim;
   const support = new Int32Array(n);
-  const nodeDist = new Float32Array(m * m);
-  for (let u = 0; u < m; u++) for (let v = 0; v < m; v++) nodeDist[u * m + v] = Math.sqrt(sqdist(nodes, u, nodes, v, dim));
+  const pruned = m <= MAX_PRUNED_NODES;
+  const nodeDist = pruned ? new Float32Array(m * m) : new Float32Array(0);
   const order: Int32Array[] = [];
-  for (let u = 0; u < m; u++) {
-    const row = Int32Array.from({ length: m }, (_, v) => v);
-    row.sort((a, b) => nodeDist[u * m + a]! - nodeDist[u * m + b]!);
-    order.push(row);
+  if (pruned) {
+    for (let u = 0; u < m; u++) for (let v = 0; v < m; v++) nodeDist[u * m + v] = Math.sqrt(sqdist(nodes, u, nodes, v, dim));
+    for (let u = 0; u < m; u++) {
+      const row = Int32Array.from({ length: m }, (_, v) => v);
+      row.sort((a, b) => nodeDist[u * m + a]! - nodeDist[u * m + b]!);
+      order.push(row);
+    }
   }
   let prev = 0;
   for (let i = 0; i < n; i++) {
     const c0 = i > 0 && terminals[i - 1] === 0 ? prev : 0;
     const d0 = Math.sqrt(sqdist(latent, i, nodes, c0, dim));
     let best = d0, arg = c0;
-    const row = order[c0]!;
-    for (let k = 1; k < m; k++) {
-      const c = row[k]!;
-      if (nodeDist[c0 * m + c]! >= best + d0) break;
+    for (let k = 0; k < m; k++) {
+      const c = pruned ? order[c0]![k]! : k;
+      if (c === c0) continue;
+      if (pruned && nodeDist[c0 * m + c]! >= best + d0) break;
       const dc = Math.sqrt(sqdist(latent, i, nodes, c, dim));
       if (dc < best || (dc === best && c < arg)) {
         best = dc;
@@ -264,9 +281,5 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
     if ((i & 65535) === 0) progress?.('supports', i, n);
   }
   progress?.('supports', n, n);
-  return {
-    dim, nodes, nodeCount: m,
-    edgeU: Int32Array.from(eu), edgeV: Int32Array.from(ev), edgeW: Float32Array.from(ew),
-    support, retained, bridges, componentsBefore,
-  };
+  return support;
 }
