@@ -5,6 +5,7 @@ import { LayoutError } from '../core/world/maze.js';
 import { WorldError } from '../backends/world.js';
 import { ModelError } from '../core/models/manifest.js';
 import { GraphError } from '../services/graph/store.js';
+import { CheckpointError } from '../services/training/checkpoint.js';
 
 export const EXIT = {
   ok: 0,
@@ -42,7 +43,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError) {
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
   }

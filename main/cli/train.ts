@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { readDataset, datasetHash } from '../services/datasets/format.js';
 import { DEFAULT_EMBED, type Normalization, trainEmbedding } from '../services/training/embed-trainer.js';
 import { DEFAULT_POLICY, trainPolicy } from '../services/training/policy-trainer.js';
+import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/training/checkpoint.js';
 import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { MODEL_FILES, ModelError } from '../core/models/manifest.js';
 import { readFileSync } from 'node:fs';
@@ -39,13 +40,23 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--hidden <sizes>', 'hidden layer widths', sizes, [...DEFAULT_EMBED.hidden])
     .option('--latent <n>', 'latent dimension d_h', intFlag('--latent', 1), DEFAULT_EMBED.latent)
     .option('--seed <n>', 'seed', intFlag('--seed', 0), DEFAULT_EMBED.seed)
-    .action(async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; seed: number }) => {
+    .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
+    .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
+    .option('--resume <file>', 'continue from this checkpoint (same settings; --steps may grow)')
+    .action(async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
       try {
         const d = await readDataset(o.data);
         const config = { ...DEFAULT_EMBED, steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, seed: o.seed };
         const bar = progressBar(io, 'train embed');
         const started = Date.now();
-        const t = await trainEmbedding(d, config, (s, total) => bar(s, total));
+        const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'embed') : undefined;
+        const t = await trainEmbedding(d, config, (s, total) => bar(s, total), {
+          ...(resume ? { resume } : {}),
+          ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
+        }).catch((e: unknown) => {
+          if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
+          throw e;
+        });
         mkdirSync(o.out, { recursive: true });
         // Write into a temporary sibling folder, then move the files: nothing half-written on failure.
         const tmp = join(dirname(o.out), `.${basename(o.out)}.tmp-${process.pid}`);

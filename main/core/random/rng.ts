@@ -7,6 +7,9 @@ export interface Rng {
   pick<T>(items: readonly T[]): T;
   /** k distinct items, in random order. */
   sample<T>(items: readonly T[], k: number): T[];
+  /** The generator's internal state, to checkpoint and resume a run exactly. */
+  getState(): [number, number, number, number];
+  setState(state: readonly number[]): void;
 }
 
 export function createRng(seed: number): Rng {
@@ -38,6 +41,11 @@ export function createRng(seed: number): Rng {
       const out: (typeof items)[number][] = [];
       for (let i = 0; i < k && pool.length > 0; i++) out.push(pool.splice(rng.int(0, pool.length - 1), 1)[0]!);
       return out;
+    },
+    getState: () => [a >>> 0, b >>> 0, c >>> 0, d >>> 0],
+    setState: (st) => {
+      if (st.length !== 4 || st.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffffffff)) throw new RangeError('rng state must be four 32-bit unsigned integers');
+      [a, b, c, d] = st as [number, number, number, number];
     },
   };
   return rng;

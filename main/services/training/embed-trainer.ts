@@ -10,6 +10,7 @@ import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { tensorflow, type Tf } from './tf.js';
 import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
+import { type Checkpoint, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 
 export interface EmbedConfig {
@@ -68,7 +69,15 @@ function trajectoryEnds(terminals: Uint8Array): Int32Array {
   return ends;
 }
 
-export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: TrainProgress): Promise<TrainedEmbedding> {
+export interface ResumeOptions {
+  /** Continue from this checkpoint (same configuration except the number of steps). */
+  readonly resume?: Checkpoint;
+  /** Call onCheckpoint every this many steps (and at the end). */
+  readonly checkpointEvery?: number;
+  readonly onCheckpoint?: (ck: Checkpoint) => Promise<void>;
+}
+
+export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: TrainProgress, ro: ResumeOptions = {}): Promise<TrainedEmbedding> {
   const tf = await tensorflow();
   const rng = createRng(c.seed);
   const norm = normalization(d);
@@ -81,19 +90,31 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
   if (starts.length === 0) throw new RangeError('the dataset has no transition with a successor state');
 
   const init = initMlp(rng, [k, ...c.hidden, c.latent], 'relu', 'linear');
-  const online = toVariables(tf, init);
-  const target = toVariables(tf, init, false);
+  const runConfig = { ...c, hidden: [...c.hidden] } as unknown as Record<string, unknown>;
+  if (ro.resume) {
+    const why = sameRun(ro.resume.config, runConfig);
+    if (why !== null) throw new RangeError(`cannot resume: ${why}`);
+    rng.setState(ro.resume.rng);
+  }
+  const online = toVariables(tf, ro.resume?.nets['online'] ?? init);
+  const target = toVariables(tf, ro.resume?.nets['target'] ?? init, false);
   const psi = (m: TfMlp, x: tfTypes.Tensor2D): tfTypes.Tensor2D => apply(tf, m, x);
   const dist = (a: tfTypes.Tensor2D, b: tfTypes.Tensor2D): tfTypes.Tensor1D => tf.sqrt(tf.add(tf.sum(tf.square(tf.sub(a, b)), 1), 1e-6)) as tfTypes.Tensor1D;
   const optimizer = tf.train.adam(c.learningRate);
   const varList = variables(online);
+  if (ro.resume) await restoreOptimizer(tf, optimizer, ro.resume.optimizers['adam'] ?? []);
+  const checkpoint = async (step: number): Promise<Checkpoint> => ({
+    kind: 'embed', step, config: runConfig, rng: rng.getState(),
+    nets: { online: await readBack(online), target: await readBack(target) },
+    optimizers: { adam: await saveOptimizer(optimizer) },
+  });
 
   const B = c.batch;
   const S = new Float32Array(B * k), SN = new Float32Array(B * k), G = new Float32Array(B * k);
   const R = new Float32Array(B), M = new Float32Array(B);
   const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
   let lastLoss = NaN;
-  for (let step = 0; step < c.steps; step++) {
+  for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
     for (let b = 0; b < B; b++) {
       const i = starts[rng.int(0, starts.length - 1)]!;
       const u = rng.next();
@@ -127,6 +148,9 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
       progress?.(step + 1, c.steps, lastLoss);
     }
     loss.dispose();
+    if (ro.onCheckpoint && ro.checkpointEvery && ((step + 1) % ro.checkpointEvery === 0 || step === c.steps - 1)) {
+      await ro.onCheckpoint(await checkpoint(step + 1));
+    }
   }
   const mlp = await readBack(online);
   dispose(online, target);

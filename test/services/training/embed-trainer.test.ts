@@ -48,3 +48,22 @@ test('the exported embed.onnx matches the trainer\'s own forward pass within 1e-
   await s.release();
   void mkdtempSync(join(tmpdir(), 'x-'));
 });
+
+test('a run stopped at a checkpoint and resumed ends where an uninterrupted run ends (to float rounding)', async () => {
+  const { writeCheckpoint, readCheckpoint } = await import('../../../main/services/training/checkpoint.js');
+  const d = await smallDataset();
+  const config = { ...tiny, steps: 40 };
+  const straight = await trainEmbedding(d, config);
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ckpt-'));
+  const file = join(dir, 'embed.ckpt');
+  await trainEmbedding(d, { ...config, steps: 20 }, undefined, { checkpointEvery: 20, onCheckpoint: (ck) => writeCheckpoint(file, ck) });
+  const ck = await readCheckpoint(file, 'embed');
+  assert.equal(ck.step, 20);
+  const resumed = await trainEmbedding(d, config, undefined, { resume: ck });
+  // Adam's bias-correction powers are recomputed on restore, so agreement is to float rounding.
+  resumed.mlp.layers.forEach((l, i) => l.weights.forEach((w, j) => {
+    assert.ok(Math.abs(w - straight.mlp.layers[i]!.weights[j]!) <= 1e-6, `layer ${i} weight ${j}: ${w} vs ${straight.mlp.layers[i]!.weights[j]}`);
+  }));
+  await assert.rejects(trainEmbedding(d, { ...config, batch: 32 }, undefined, { resume: ck }), /cannot resume: the checkpoint was made with/);
+  await assert.rejects(readCheckpoint(file, 'policy'), /is a embed checkpoint, expected policy/);
+});
