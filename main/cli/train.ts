@@ -89,7 +89,10 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--hidden <sizes>', 'hidden layer widths', sizes, [...DEFAULT_POLICY.hidden])
     .option('--h-td <n>', 'subgoal horizon H_TD in latent units', (v: string) => Number(v), DEFAULT_POLICY.H_TD)
     .option('--seed <n>', 'seed', intFlag('--seed', 0), DEFAULT_POLICY.seed)
-    .action(async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number }) => {
+    .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
+    .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
+    .option('--resume <file>', 'continue from this checkpoint (same settings; --steps may grow)')
+    .action(async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
       try {
         if (!(o.hTd > 0)) throw new CliError(`--h-td must be a positive number, got ${o.hTd}`);
         const d = await readDataset(o.data);
@@ -100,7 +103,14 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
         const config = { ...DEFAULT_POLICY, steps: o.steps, batch: o.batch, hidden: o.hidden, H_TD: o.hTd, seed: o.seed };
         const bar = progressBar(io, 'train policy');
         const started = Date.now();
-        const p = await trainPolicy(d, embedded, config, (st, total) => bar(st, total));
+        const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'policy') : undefined;
+        const p = await trainPolicy(d, embedded, config, (st, total) => bar(st, total), {
+          ...(resume ? { resume } : {}),
+          ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
+        }).catch((e: unknown) => {
+          if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
+          throw e;
+        });
         const policyBytes = policyOnnx(p.mlp, d.obsDim, meta.dims.latent);
         const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyBytes };
         const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');

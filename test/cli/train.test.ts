@@ -55,3 +55,17 @@ test('backbone train reproduces a bundle in one command (tiny settings) that mod
   assert.match(m.training.command, /^witness backbone train --world pointmaze-medium --dataset-steps 2000/);
   assert.equal(m.H_TD, 8);
 });
+
+test('policy training checkpoints and resumes through the CLI; a mismatched resume is refused', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-pck-'));
+  const data = join(dir, 'nav.wds'), emb = join(dir, 'emb'), ck = join(dir, 'p.ckpt');
+  await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '2000', '--seed', '1', '--out', data);
+  assert.equal((await cli('train', 'embed', '--data', data, '--out', emb, '--steps', '20', '--batch', '32', '--hidden', '8', '--latent', '4')).code, 0);
+  const common = ['--data', data, '--embed', emb, '--batch', '32', '--hidden', '8', '--h-td', '2'];
+  assert.equal((await cli('train', 'policy', ...common, '--out', join(dir, 'a'), '--steps', '10', '--checkpoint', ck, '--checkpoint-every', '5')).code, 0);
+  const resumed = await cli('train', 'policy', ...common, '--out', join(dir, 'b'), '--steps', '20', '--resume', ck);
+  assert.equal(resumed.code, 0, resumed.err);
+  const bad = await cli('train', 'policy', ...common.slice(0, 6), '--hidden', '16', '--h-td', '2', '--out', join(dir, 'c'), '--steps', '20', '--resume', ck);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /cannot resume: the checkpoint was made with/);
+});

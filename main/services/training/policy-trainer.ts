@@ -11,7 +11,8 @@ import { type Mlp, forward, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { tensorflow } from './tf.js';
 import { apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
-import type { Normalization, TrainProgress } from './embed-trainer.js';
+import type { Normalization, ResumeOptions, TrainProgress } from './embed-trainer.js';
+import { type Checkpoint, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 
 export interface PolicyConfig {
   readonly hidden: readonly number[];
@@ -100,6 +101,7 @@ export async function trainPolicy(
   embedded: { obs: Float32Array; latent: Float32Array; dim: number },
   c: PolicyConfig,
   progress?: TrainProgress,
+  ro: ResumeOptions = {},
 ): Promise<TrainedPolicy> {
   const tf = await tensorflow();
   const rng = createRng(c.seed);
@@ -111,15 +113,34 @@ export async function trainPolicy(
   const actorInit = initMlp(rng, [k + dim, ...c.hidden, a], 'relu', 'tanh');
   const criticInit1 = initMlp(rng, [k + dim + a, ...c.hidden, 1], 'relu', 'linear');
   const criticInit2 = initMlp(rng, [k + dim + a, ...c.hidden, 1], 'relu', 'linear');
-  const actor = toVariables(tf, actorInit), actorT = toVariables(tf, actorInit, false);
-  const q1 = toVariables(tf, criticInit1), q1T = toVariables(tf, criticInit1, false);
-  const q2 = toVariables(tf, criticInit2), q2T = toVariables(tf, criticInit2, false);
+  const runConfig = { ...c, hidden: [...c.hidden] } as unknown as Record<string, unknown>;
+  const from = ro.resume?.nets;
+  if (ro.resume) {
+    const why = sameRun(ro.resume.config, runConfig);
+    if (why !== null) throw new RangeError(`cannot resume: ${why}`);
+    rng.setState(ro.resume.rng);
+  }
+  const actor = toVariables(tf, from?.['actor'] ?? actorInit), actorT = toVariables(tf, from?.['actorTarget'] ?? actorInit, false);
+  const q1 = toVariables(tf, from?.['q1'] ?? criticInit1), q1T = toVariables(tf, from?.['q1Target'] ?? criticInit1, false);
+  const q2 = toVariables(tf, from?.['q2'] ?? criticInit2), q2T = toVariables(tf, from?.['q2Target'] ?? criticInit2, false);
   const actorOpt = tf.train.adam(c.learningRate), criticOpt = tf.train.adam(c.learningRate);
+  if (ro.resume) {
+    await restoreOptimizer(tf, actorOpt, ro.resume.optimizers['actor'] ?? []);
+    await restoreOptimizer(tf, criticOpt, ro.resume.optimizers['critic'] ?? []);
+  }
+  const checkpoint = async (step: number): Promise<Checkpoint> => ({
+    kind: 'policy', step, config: runConfig, rng: rng.getState(),
+    nets: {
+      actor: await readBack(actor), actorTarget: await readBack(actorT), q1: await readBack(q1), q1Target: await readBack(q1T),
+      q2: await readBack(q2), q2Target: await readBack(q2T),
+    },
+    optimizers: { actor: await saveOptimizer(actorOpt), critic: await saveOptimizer(criticOpt) },
+  });
 
   const B = c.batch;
   const S = new Float32Array(B * k), SN = new Float32Array(B * k), Z = new Float32Array(B * dim), A = new Float32Array(B * a), R = new Float32Array(B);
   let lastLoss = NaN;
-  for (let step = 0; step < c.steps; step++) {
+  for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
     for (let b = 0; b < B; b++) {
       const t = rng.int(0, sg.rows.length - 1);
       const i = sg.rows[t]!;
@@ -160,6 +181,9 @@ export async function trainPolicy(
       progress?.(step + 1, c.steps, lastLoss);
     }
     loss.dispose();
+    if (ro.onCheckpoint && ro.checkpointEvery && ((step + 1) % ro.checkpointEvery === 0 || step === c.steps - 1)) {
+      await ro.onCheckpoint(await checkpoint(step + 1));
+    }
   }
   const mlp = await readBack(actor);
   dispose(actor, actorT, q1, q1T, q2, q2T);
