@@ -9,7 +9,8 @@ import { DEFAULT_POLICY, embedDataset, trainPolicy } from '../services/training/
 import { datasetHash } from '../services/datasets/format.js';
 import { progressBar } from './progress.js';
 import { policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
-import { CliError, EXIT, type Output, report } from './errors.js';
+import { EXIT, type Output, report } from './errors.js';
+import { intFlag } from './flags.js';
 
 /** Held-out data come from a seed no training command uses by default. */
 const HELD_OUT_SEED = 1_000_003;
@@ -18,13 +19,6 @@ export function defaultModelsDir(world: string): string {
   return fileURLToPath(new URL(`../../../assets/models/${world}`, import.meta.url));
 }
 
-function intFlag(flag: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be an integer ≥ ${min}, got '${v}'`);
-    return n;
-  };
-}
 
 export function backboneCommand(io: Output, setExit: (c: number) => void): Command {
   const backbone = new Command('backbone').description('the reachability backbone: embedding ψ and executor π_low');

@@ -2,15 +2,9 @@
 import { Command } from 'commander';
 import { runLtlBench } from '../services/bench/ltl-bench.js';
 import { runWorldBench } from '../services/bench/world-bench.js';
-import { CliError, type Output, report } from './errors.js';
+import { type Output, report } from './errors.js';
+import { intFlag } from './flags.js';
 
-function intFlag(flag: string, min: number, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${flag} must be an integer in ${min}..${max}, got '${v}'`);
-    return n;
-  };
-}
 
 export function benchCommand(io: Output, setExit: (c: number) => void): Command {
   const bench = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');

@@ -6,41 +6,24 @@ import { DATASET_KINDS, type DatasetKind, binCoverage, cellCoverage, defaultConf
 import { datasetStats } from '../core/data/dataset.js';
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
 import { exportNpz, importNpz } from '../services/datasets/npz.js';
-import { CliError, EXIT, type Output, report } from './errors.js';
+import { CliError, type Output } from './errors.js';
+import { action, intFlag } from './flags.js';
 import { progressBar } from './progress.js';
 
-function positiveInt(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} must be a positive integer, got '${v}'`);
-    return n;
-  };
-}
-
-function seedFlag(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new CliError(`--seed must be an integer in 0..${2 ** 31 - 1}, got '${v}'`);
-  return n;
-}
+const seedFlag = intFlag('--seed', 0, 2 ** 31 - 1);
 
 const isNpz = (f: string): boolean => f.toLowerCase().endsWith('.npz');
 
 export function dataCommand(io: Output, setExit: (c: number) => void): Command {
   const data = new Command('data').description('offline trajectory datasets: generate, inspect, import and export');
-  const run = (body: () => Promise<number | void>) => async () => {
-    try {
-      setExit((await body()) ?? EXIT.ok);
-    } catch (e) {
-      setExit(report(e, io));
-    }
-  };
+  const run = (body: () => Promise<number | void>) => action(io, setExit, body);
 
   data
     .command('gen')
     .description('generate a dataset in a world (deterministic: same arguments, same bytes)')
     .argument('<world>', 'world id, e.g. pointmaze-medium')
     .addOption(new Option('--kind <kind>', 'regime').choices([...DATASET_KINDS]).makeOptionMandatory())
-    .requiredOption('--steps <n>', 'transitions to record', positiveInt('--steps'))
+    .requiredOption('--steps <n>', 'transitions to record', intFlag('--steps', 1))
     .option('--seed <n>', 'seed', seedFlag, 0)
     .requiredOption('--out <file>', 'output file (.wds, or .npz for OGBench format)')
     .action((world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string }) => run(async () => {

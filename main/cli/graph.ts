@@ -6,7 +6,8 @@ import { DEFAULT_GRAPH, buildGraph } from '../core/graph/build.js';
 import { type GraphArtifact, graphJson, readGraph, writeGraph } from '../services/graph/store.js';
 import { writeFileAtomic } from '../services/datasets/io.js';
 import { ModelError } from '../core/models/manifest.js';
-import { CliError, EXIT, type Output, report } from './errors.js';
+import { CliError, type Output } from './errors.js';
+import { action } from './flags.js';
 import { progressBar } from './progress.js';
 
 function connectivity(a: GraphArtifact): { components: number; degreeMean: number } {
@@ -23,14 +24,7 @@ function connectivity(a: GraphArtifact): { components: number; degreeMean: numbe
 
 export function graphCommand(io: Output, setExit: (c: number) => void): Command {
   const graph = new Command('graph').description('the latent reachability graph (nodes, edges, raw-state supports)');
-  const run = (body: () => Promise<void>) => async () => {
-    try {
-      await body();
-      setExit(EXIT.ok);
-    } catch (e) {
-      setExit(report(e, io));
-    }
-  };
+  const run = (body: () => Promise<void>) => action(io, setExit, body);
   graph
     .command('build')
     .description('build the graph from a dataset and a model bundle (temporal-efficiency filter, leader clustering, edges within H_TD)')

@@ -12,6 +12,7 @@ import { StateSetMonitor } from '../core/ltl/monitor.js';
 import { counts } from '../core/ltl/automaton.js';
 import { CliError, EXIT, type Output, report } from './errors.js';
 import { parseWord, showLetter } from './words.js';
+import { intFlag } from './flags.js';
 
 interface SourceOpts { file?: string }
 
@@ -29,13 +30,6 @@ function source(formula: string | undefined, opts: SourceOpts): { text: string; 
   return { text: formula };
 }
 
-function positiveInt(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new CliError(`${flag} must be a positive integer, got '${v}'`);
-    return n;
-  };
-}
 
 function budgetOptions(o: { maxStates?: number; timeLimitMs?: number }): TranslateOptions {
   return {
@@ -59,8 +53,8 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
 
   const budgetFlags = (c: Command): Command =>
     c
-      .option('--max-states <n>', 'state budget for each translation stage (default 20000)', positiveInt('--max-states'))
-      .option('--time-limit-ms <n>', 'time budget for the translation in ms (default 10000)', positiveInt('--time-limit-ms'));
+      .option('--max-states <n>', 'state budget for each translation stage (default 20000)', intFlag('--max-states', 1))
+      .option('--time-limit-ms <n>', 'time budget for the translation in ms (default 10000)', intFlag('--time-limit-ms', 1));
 
   budgetFlags(
     ltl

@@ -12,15 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import ort from 'onnxruntime-node';
 import { CliError, EXIT, type Output, report } from './errors.js';
+import { intFlag } from './flags.js';
 import { progressBar } from './progress.js';
 
-function intFlag(flag: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be an integer ≥ ${min}, got '${v}'`);
-    return n;
-  };
-}
 
 function sizes(v: string): number[] {
   const xs = v.split(',').map(Number);

@@ -9,19 +9,14 @@ import { readDataset } from '../services/datasets/format.js';
 import { writeFileAtomic } from '../services/datasets/io.js';
 import { readLayoutFile } from '../services/worlds/layout-file.js';
 import { loadModel } from '../backends/mujoco/runtime.js';
-import { CliError, EXIT, type Output, report } from './errors.js';
+import { CliError, EXIT, type Output } from './errors.js';
+import { action } from './flags.js';
 
 const encoder = new TextEncoder();
 
 export function worldCommand(io: Output, setExit: (c: number) => void): Command {
   const world = new Command('world').description('the embedded worlds (MuJoCo point mazes)');
-  const run = (body: () => Promise<number | void>) => async () => {
-    try {
-      setExit((await body()) ?? EXIT.ok);
-    } catch (e) {
-      setExit(report(e, io));
-    }
-  };
+  const run = (body: () => Promise<number | void>) => action(io, setExit, body);
 
   world
     .command('ls')

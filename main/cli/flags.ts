@@ -1,0 +1,27 @@
+/** Flag parsers and the action wrapper shared by the sub-commands. */
+import { CliError, EXIT, type Output, report } from './errors.js';
+
+/** An integer flag in [min, max]; a usage error (exit 2) names the flag and the value. */
+export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new CliError(max === Number.MAX_SAFE_INTEGER ? `${flag} must be an integer ≥ ${min}, got '${v}'` : `${flag} must be an integer in ${min}..${max}, got '${v}'`);
+    }
+    return n;
+  };
+}
+
+/**
+ * Wraps an action: its result (or 0) becomes the exit code; a thrown error becomes a one-line
+ * report and its exit code.
+ */
+export function action<A extends unknown[]>(io: Output, setExit: (c: number) => void, body: (...args: A) => Promise<number | void> | number | void) {
+  return async (...args: A): Promise<void> => {
+    try {
+      setExit((await body(...args)) ?? EXIT.ok);
+    } catch (e) {
+      setExit(report(e, io));
+    }
+  };
+}
