@@ -137,3 +137,14 @@ test('NaN outputs are caught when the models are loaded', async () => {
   await writeModels(dir, { embed, policy }, base(4, 8, 2));
   await assert.rejects(loadModels(dir), /embed\.onnx: output latent: value \d+ is NaN/);
 });
+
+test('the shipped pointmaze-medium bundle loads and passes every check', async () => {
+  const { fileURLToPath } = await import('node:url');
+  const dir = fileURLToPath(new URL('../../../../assets/models/pointmaze-medium', import.meta.url));
+  const m = await loadModels(dir, { expectWorld: 'pointmaze-medium' });
+  assert.equal(m.manifest.dims.latent, 32);
+  assert.match(String((m.manifest.training as { command?: string }).command), /^witness backbone train --world pointmaze-medium/);
+  const z = await m.embed(new Float32Array([0, 0, 0, 0, 4, 0, 0, 0]), 2);
+  assert.equal(z.length, 64);
+  await m.close();
+});
