@@ -9,7 +9,7 @@ import { DEFAULT_POLICY, embedDataset, trainPolicy } from '../services/training/
 import { datasetHash } from '../services/datasets/format.js';
 import { progressBar } from './progress.js';
 import { policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
-import { EXIT, type Output, report } from './errors.js';
+import { CliError, EXIT, type Output, report } from './errors.js';
 import { intFlag } from './flags.js';
 
 /** Held-out data come from a seed no training command uses by default. */
@@ -29,8 +29,10 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--models <dir>', 'model bundle (default: assets/models/<world>)')
     .option('--pairs <n>', 'held-out state pairs', intFlag('--pairs', 10), 2000)
     .option('--trials <n>', 'executor trials in the simulator', intFlag('--trials', 1), 200)
+    .option('--epsilon <x>', 'a waypoint counts as reached within this latent distance (default H_TD/2, the graph node radius)', (v: string) => Number(v))
+    .option('--budget <n>', 'tracking budget in steps (default 5·H_TD)', intFlag('--budget', 1))
     .option('--json', 'print JSON')
-    .action(async (o: { world: string; models?: string; pairs: number; trials: number; json?: boolean }) => {
+    .action(async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; json?: boolean }) => {
       try {
         const layout = layoutOf(o.world);
         const models = await loadModels(o.models ?? defaultModelsDir(o.world), { expectWorld: o.world });
@@ -43,7 +45,12 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
             act: (x: Float32Array, z: Float32Array, rows: number) => models.act(x, z, rows),
           };
           const rho = await spearmanOnPairs(b, layout, heldOut, o.pairs, HELD_OUT_SEED);
-          const budget = 5 * Math.ceil(models.manifest.H_TD), epsilon = models.manifest.H_TD / 4;
+          // A waypoint is reached when ψ(s) is within the graph's node radius H_TD/2 of it: the latent
+          // also encodes velocity, so a tighter radius fails agents that stand on the waypoint at
+          // another speed than the recorded state had.
+          const budget = o.budget ?? 5 * Math.ceil(models.manifest.H_TD);
+          const epsilon = o.epsilon ?? models.manifest.H_TD / 2;
+          if (!(epsilon > 0)) throw new CliError(`--epsilon must be a positive number, got ${String(o.epsilon)}`);
           const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon);
           const result = {
             world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
