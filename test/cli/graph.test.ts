@@ -55,3 +55,20 @@ test('graph build / info / export on a dataset with a model bundle; stale and mi
   assert.equal(ww.code, 2);
   assert.match(ww.err, /the models are for pointmaze-large, the dataset for pointmaze-medium/);
 });
+
+test('an interrupted graph build leaves nothing behind', async () => {
+  const { spawn } = await import('node:child_process');
+  const { readdirSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const dir = mkdtempSync(join(tmpdir(), 'witness-cancel-'));
+  const data = join(dir, 'nav.wds'), models = join(dir, 'models'), out = join(dir, 'g.wgraph');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '300000', '--seed', '2', '--out', data)).code, 0);
+  await linearBundle(models);
+  const bin = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'graph', 'build', '--data', data, '--models', models, '--out', out], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 1200));
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.notEqual(code, 0);
+  assert.deepEqual(readdirSync(dir).sort(), ['models', 'nav.wds'], 'no graph file and no temporary file');
+});

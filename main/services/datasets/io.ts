@@ -1,4 +1,5 @@
 /** File and byte helpers shared by the dataset formats (.wds and .npz). */
+import { rmSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { DatasetError } from '../../core/data/dataset.js';
@@ -13,6 +14,7 @@ const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  */
 export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  inFlight.add(tmp);
   try {
     const fh = await open(tmp, 'wx');
     try {
@@ -25,7 +27,18 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw new DatasetError(path, 'file', `cannot write: ${errText(err)}`, { cause: err });
+  } finally {
+    inFlight.delete(tmp);
   }
+}
+
+/** Temporary files being written right now. */
+const inFlight = new Set<string>();
+
+/** Removes temporary files of writes still in flight; for a process that is being interrupted. */
+export function removeInFlightWrites(): void {
+  for (const tmp of inFlight) rmSync(tmp, { force: true });
+  inFlight.clear();
 }
 
 export async function readFileOrFail(path: string): Promise<Uint8Array> {
