@@ -46,7 +46,6 @@ test('the exported embed.onnx matches the trainer\'s own forward pass within 1e-
     assert.ok(Math.abs(v - viaJs[i]!) <= 1e-4, `tf ${v} vs js ${viaJs[i]}`);
   });
   await s.release();
-  void mkdtempSync(join(tmpdir(), 'x-'));
 });
 
 test('a run stopped at a checkpoint and resumed ends where an uninterrupted run ends (to float rounding)', async () => {
