@@ -8,6 +8,7 @@ import { mazeSvg } from '../core/world/svg.js';
 import { readDataset } from '../services/datasets/format.js';
 import { writeFileAtomic } from '../services/datasets/io.js';
 import { readLayoutFile } from '../services/worlds/layout-file.js';
+import { readGraph } from '../services/graph/store.js';
 import { loadModel } from '../backends/mujoco/runtime.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action } from './flags.js';
@@ -66,10 +67,12 @@ export function worldCommand(io: Output, setExit: (c: number) => void): Command 
     .argument('<world>', 'world id, e.g. pointmaze-medium, or a layout .json file')
     .requiredOption('--out <file>', 'SVG file to write')
     .option('--data <file>', 'draw the trajectories of this dataset')
-    .action((id: string, o: { out: string; data?: string }) => run(async () => {
+    .option('--graph <file>', 'draw this latent graph (.wgraph) at its nodes\' task-space positions')
+    .action((id: string, o: { out: string; data?: string; graph?: string }) => run(async () => {
       const layout = id.toLowerCase().endsWith('.json') ? readLayoutFile(id) : layoutOf(id);
       const data = o.data !== undefined ? await readDataset(o.data, id.endsWith('.json') ? {} : { expectWorld: id }) : undefined;
-      const svg = mazeSvg(layout, `${id}${o.data ? ` — ${o.data}` : ''}`, data);
+      const g = o.graph !== undefined ? await readGraph(o.graph, id.endsWith('.json') ? {} : { world: id }) : undefined;
+      const svg = mazeSvg(layout, `${id}${o.data ? ` — ${o.data}` : ''}`, data, g ? { positions: g.positions, edgeU: g.graph.edgeU, edgeV: g.graph.edgeV } : undefined);
       await writeFileAtomic(o.out, encoder.encode(svg));
       io.out(`wrote ${o.out}\n`);
     })());

@@ -36,6 +36,10 @@ test('graph build / info / export on a dataset with a model bundle; stale and mi
   assert.equal(info.states, 20000);
   assert.ok(info.nodes > 20);
   assert.equal((await cli('graph', 'export', file, '--out', json)).code, 0);
+  const svg = join(dir, 'g.svg');
+  assert.equal((await cli('world', 'render', 'pointmaze-medium', '--graph', file, '--out', svg)).code, 0);
+  assert.match(readFileSync(svg, 'utf8'), /<circle /);
+  assert.equal((await cli('world', 'render', 'pointmaze-giant', '--graph', file, '--out', svg)).code, 2);
   const g = JSON.parse(readFileSync(json, 'utf8')) as { nodes: { position: number[] }[] };
   // node positions are Π of their support means: inside the maze's extent
   assert.ok(g.nodes.every((n) => n.position[0]! > -3 && n.position[0]! < 27 && n.position[1]! > -3 && n.position[1]! < 27));

@@ -12,7 +12,14 @@ export interface SvgTrajectories {
 /** Pixels per maze cell. */
 const CELL_PX = 48;
 
-export function mazeSvg(layout: MazeLayout, title: string, traj?: SvgTrajectories): string {
+/** A graph drawn in task space: node positions (x, y) and undirected edges. */
+export interface SvgGraph {
+  readonly positions: Float32Array;
+  readonly edgeU: Int32Array;
+  readonly edgeV: Int32Array;
+}
+
+export function mazeSvg(layout: MazeLayout, title: string, traj?: SvgTrajectories, graph?: SvgGraph): string {
   const rows = layout.grid.length, cols = layout.grid[0]!.length;
   const u = layout.unit_m;
   const w = cols * CELL_PX, h = rows * CELL_PX;
@@ -51,6 +58,15 @@ export function mazeSvg(layout: MazeLayout, title: string, traj?: SvgTrajectorie
       if (traj.terminals[r] === 1) flush();
     }
     flush();
+  }
+  if (graph) {
+    const px = (v: number): string => sx(graph.positions[v * 2]!).toFixed(1);
+    const py = (v: number): string => sy(graph.positions[v * 2 + 1]!).toFixed(1);
+    graph.edgeU.forEach((u, e) => {
+      const v = graph.edgeV[e]!;
+      out.push(`<line x1="${px(u)}" y1="${py(u)}" x2="${px(v)}" y2="${py(v)}" stroke="#2a6f97" stroke-width="0.8" stroke-opacity="0.5"/>`);
+    });
+    for (let v = 0; v < graph.positions.length / 2; v++) out.push(`<circle cx="${px(v)}" cy="${py(v)}" r="2.2" fill="#1b4965"/>`);
   }
   out.push('</svg>', '');
   return out.join('\n');
