@@ -1,8 +1,8 @@
 /**
  * `witness demo`: the main job on the embedded default: the embedded MuJoCo point maze (a
- * navigate dataset generated, its coverage, a picture) and the LTL engine on the paper's case
- * studies (translation, pruning, a monitored word, a lasso verdict). Planning and execution on the
- * learned graph join it as their issues land.
+ * navigate dataset generated, its coverage, the shipped backbone's latent graph over it, a picture)
+ * and the LTL engine on the paper's case studies (translation, pruning, a monitored word, a lasso
+ * verdict). Planning and execution on the learned graph join it as their issues land.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +21,9 @@ import { PointMazeSim } from '../backends/mujoco/pointmaze.js';
 import { cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { mazeSvg } from '../core/world/svg.js';
+import { loadModels } from '../services/models/bundle.js';
+import { DEFAULT_GRAPH, buildGraph } from '../core/graph/build.js';
+import { defaultModelsDir } from './backbone.js';
 import { showLetter } from './words.js';
 
 export function demoCommand(io: Output, setExit: (c: number) => void): Command {
@@ -52,6 +55,15 @@ async function runWorldDemo(io: Output, outDir: string | undefined, steps: numbe
     const s = (performance.now() - t0) / 1000;
     const cov = cellCoverage(sim.layout, d.observations, d.obsDim);
     io.out(`  navigate dataset: ${steps} transitions in ${s.toFixed(1)} s (${(steps / s).toFixed(0)}/s), ${cov.covered}/${cov.free} free cells covered\n`);
+    const models = await loadModels(defaultModelsDir(id), { expectWorld: id });
+    try {
+      const n = d.terminals.length;
+      const latent = await models.embed(d.observations, n);
+      const g = buildGraph(latent, models.manifest.dims.latent, d.terminals, { H_TD: models.manifest.H_TD, teThreshold: DEFAULT_GRAPH.teThreshold });
+      io.out(`  shipped backbone (assets/models/${id}): latent graph of ${g.nodeCount} nodes, ${g.edgeU.length} edges over the dataset\n`);
+    } finally {
+      await models.close();
+    }
     if (outDir !== undefined) {
       mkdirSync(outDir, { recursive: true });
       await writeDataset(join(outDir, `${id}-navigate.wds`), d);
