@@ -16,7 +16,8 @@ import { StateSetMonitor } from '../core/ltl/monitor.js';
 import { evaluateLasso } from '../core/ltl/lasso.js';
 import { acceptsLasso } from '../core/ltl/accept.js';
 import { toDot, toHoa } from '../core/ltl/formats.js';
-import { CliError, type Output, report } from './errors.js';
+import { CliError, type Output } from './errors.js';
+import { action } from './flags.js';
 import { PointMazeSim } from '../backends/mujoco/pointmaze.js';
 import { cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
 import { writeDataset } from '../services/datasets/format.js';
@@ -31,15 +32,10 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
     .description('run the main job on the embedded default (the MuJoCo point maze and the LTL engine on the SAGAS case studies)')
     .option('--out <dir>', 'also write the maze picture, the dataset and each automaton (HOA, DOT) into this folder')
     .option('--steps <n>', 'transitions of the demo dataset', (v: string) => Number(v), 20000)
-    .action(async (o: { out?: string; steps: number }) => {
-      try {
-        await runWorldDemo(io, o.out, o.steps);
-        runDemo(io, o.out);
-        setExit(0);
-      } catch (e) {
-        setExit(report(e, io));
-      }
-    });
+    .action(action(io, setExit, async (o: { out?: string; steps: number }) => {
+      await runWorldDemo(io, o.out, o.steps);
+      runDemo(io, o.out);
+    }));
 }
 
 const letters = (...xs: string[][]): ReadonlySet<string>[] => xs.map((x) => new Set(x));

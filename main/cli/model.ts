@@ -1,7 +1,8 @@
 /** `witness model …`: the ONNX model bundles (embedding ψ and executor π_low). */
 import { Command } from 'commander';
 import { loadModels } from '../services/models/bundle.js';
-import { EXIT, type Output, report } from './errors.js';
+import type { Output } from './errors.js';
+import { action } from './flags.js';
 
 export function modelCommand(io: Output, setExit: (c: number) => void): Command {
   const model = new Command('model').description('ONNX model bundles: embed.onnx, policy.onnx and manifest.json');
@@ -11,17 +12,12 @@ export function modelCommand(io: Output, setExit: (c: number) => void): Command 
     .argument('<dir>', 'folder with embed.onnx, policy.onnx and manifest.json')
     .option('--world <id>', 'fail unless the models are for this world')
     .option('--json', 'print the manifest as JSON')
-    .action(async (dir: string, o: { world?: string; json?: boolean }) => {
-      try {
-        const m = await loadModels(dir, o.world !== undefined ? { expectWorld: o.world } : {});
-        const { dims, H_TD, world } = m.manifest;
-        if (o.json) io.out(JSON.stringify(m.manifest, null, 2) + '\n');
-        else io.out(`${dir}: models for ${world}: obs ${dims.obs} → latent ${dims.latent}; (obs, direction) → action ${dims.action}; H_TD ${H_TD}; hashes and shapes check out\n`);
-        await m.close();
-        setExit(EXIT.ok);
-      } catch (e) {
-        setExit(report(e, io));
-      }
-    });
+    .action(action(io, setExit, async (dir: string, o: { world?: string; json?: boolean }) => {
+      const m = await loadModels(dir, o.world !== undefined ? { expectWorld: o.world } : {});
+      const { dims, H_TD, world } = m.manifest;
+      if (o.json) io.out(JSON.stringify(m.manifest, null, 2) + '\n');
+      else io.out(`${dir}: models for ${world}: obs ${dims.obs} → latent ${dims.latent}; (obs, direction) → action ${dims.action}; H_TD ${H_TD}; hashes and shapes check out\n`);
+      await m.close();
+    }));
   return model;
 }

@@ -11,8 +11,8 @@ import { MODEL_FILES, ModelError } from '../core/models/manifest.js';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import ort from 'onnxruntime-node';
-import { CliError, EXIT, type Output, report } from './errors.js';
-import { intFlag } from './flags.js';
+import { CliError, type Output } from './errors.js';
+import { action, intFlag } from './flags.js';
 import { progressBar } from './progress.js';
 
 
@@ -37,41 +37,36 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
     .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
     .option('--resume <file>', 'continue from this checkpoint (same settings; --steps may grow)')
-    .action(async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
+    .action(action(io, setExit, async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
+      const d = await readDataset(o.data);
+      const config = { ...DEFAULT_EMBED, steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, seed: o.seed };
+      const bar = progressBar(io, 'train embed');
+      const started = Date.now();
+      const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'embed') : undefined;
+      const t = await trainEmbedding(d, config, (s, total) => bar(s, total), {
+        ...(resume ? { resume } : {}),
+        ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
+      }).catch((e: unknown) => {
+        if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
+        throw e;
+      });
+      mkdirSync(o.out, { recursive: true });
+      // Write into a temporary sibling folder, then move the files: nothing half-written on failure.
+      const tmp = join(dirname(o.out), `.${basename(o.out)}.tmp-${process.pid}`);
+      mkdirSync(tmp, { recursive: true });
       try {
-        const d = await readDataset(o.data);
-        const config = { ...DEFAULT_EMBED, steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, seed: o.seed };
-        const bar = progressBar(io, 'train embed');
-        const started = Date.now();
-        const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'embed') : undefined;
-        const t = await trainEmbedding(d, config, (s, total) => bar(s, total), {
-          ...(resume ? { resume } : {}),
-          ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
-        }).catch((e: unknown) => {
-          if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
-          throw e;
-        });
-        mkdirSync(o.out, { recursive: true });
-        // Write into a temporary sibling folder, then move the files: nothing half-written on failure.
-        const tmp = join(dirname(o.out), `.${basename(o.out)}.tmp-${process.pid}`);
-        mkdirSync(tmp, { recursive: true });
-        try {
-          writeFileSync(join(tmp, 'embed.onnx'), embedOnnx(t.mlp));
-          writeFileSync(join(tmp, 'embed.json'), JSON.stringify({
-            world: d.worldId, dims: { obs: d.obsDim, latent: o.latent }, normalization: t.normalization,
-            training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 },
-            dataset: { sha256: datasetHash(d), file: basename(o.data) },
-          }, null, 2) + '\n');
-          for (const f of ['embed.onnx', 'embed.json']) renameSync(join(tmp, f), join(o.out, f));
-        } finally {
-          rmSync(tmp, { recursive: true, force: true });
-        }
-        io.out(`wrote ${join(o.out, 'embed.onnx')} and embed.json: ${o.steps} steps, final loss ${t.finalLoss.toFixed(4)}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-        setExit(EXIT.ok);
-      } catch (e) {
-        setExit(report(e, io));
+        writeFileSync(join(tmp, 'embed.onnx'), embedOnnx(t.mlp));
+        writeFileSync(join(tmp, 'embed.json'), JSON.stringify({
+          world: d.worldId, dims: { obs: d.obsDim, latent: o.latent }, normalization: t.normalization,
+          training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 },
+          dataset: { sha256: datasetHash(d), file: basename(o.data) },
+        }, null, 2) + '\n');
+        for (const f of ['embed.onnx', 'embed.json']) renameSync(join(tmp, f), join(o.out, f));
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
       }
-    });
+      io.out(`wrote ${join(o.out, 'embed.onnx')} and embed.json: ${o.steps} steps, final loss ${t.finalLoss.toFixed(4)}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    }));
   train
     .command('policy')
     .description('train the executor π_low (DDPG+BC with the directional reward) on an embedding; writes the full model bundle')
@@ -86,43 +81,38 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
     .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
     .option('--resume <file>', 'continue from this checkpoint (same settings; --steps may grow)')
-    .action(async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
-      try {
-        if (!(o.hTd > 0)) throw new CliError(`--h-td must be a positive number, got ${o.hTd}`);
-        const d = await readDataset(o.data);
-        const meta = readEmbedJson(join(o.embed, 'embed.json'));
-        if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
-        const embedBytes = new Uint8Array(readFileSync(join(o.embed, 'embed.onnx')));
-        const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
-        const config = { ...DEFAULT_POLICY, steps: o.steps, batch: o.batch, hidden: o.hidden, H_TD: o.hTd, seed: o.seed };
-        const bar = progressBar(io, 'train policy');
-        const started = Date.now();
-        const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'policy') : undefined;
-        const p = await trainPolicy(d, embedded, config, (st, total) => bar(st, total), {
-          ...(resume ? { resume } : {}),
-          ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
-        }).catch((e: unknown) => {
-          if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
-          throw e;
-        });
-        const policyBytes = policyOnnx(p.mlp, d.obsDim, meta.dims.latent);
-        const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyBytes };
-        const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-        const manifest = {
-          format: 'witness-models', version: 1, world: d.worldId,
-          dims: { obs: d.obsDim, latent: meta.dims.latent, action: d.actDim }, H_TD: o.hTd,
-          normalization: meta.normalization,
-          training: { embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 } },
-          dataset: { sha256: datasetHash(d), file: basename(o.data) },
-          files: { 'embed.onnx': { sha256: sha(embedBytes) }, 'policy.onnx': { sha256: sha(policyBytes) } },
-        };
-        writeBundle(o.out, files, JSON.stringify(manifest, null, 2) + '\n');
-        io.out(`wrote ${o.out}: embed.onnx, policy.onnx, manifest.json (${o.steps} policy steps, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
-        setExit(EXIT.ok);
-      } catch (e) {
-        setExit(report(e, io));
-      }
-    });
+    .action(action(io, setExit, async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number; checkpoint?: string; checkpointEvery: number; resume?: string }) => {
+      if (!(o.hTd > 0)) throw new CliError(`--h-td must be a positive number, got ${o.hTd}`);
+      const d = await readDataset(o.data);
+      const meta = readEmbedJson(join(o.embed, 'embed.json'));
+      if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
+      const embedBytes = new Uint8Array(readFileSync(join(o.embed, 'embed.onnx')));
+      const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
+      const config = { ...DEFAULT_POLICY, steps: o.steps, batch: o.batch, hidden: o.hidden, H_TD: o.hTd, seed: o.seed };
+      const bar = progressBar(io, 'train policy');
+      const started = Date.now();
+      const resume = o.resume !== undefined ? await readCheckpoint(o.resume, 'policy') : undefined;
+      const p = await trainPolicy(d, embedded, config, (st, total) => bar(st, total), {
+        ...(resume ? { resume } : {}),
+        ...(o.checkpoint !== undefined ? { checkpointEvery: o.checkpointEvery, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(o.checkpoint!, ck) } : {}),
+      }).catch((e: unknown) => {
+        if (e instanceof RangeError) throw new CliError(`${o.resume ?? o.data}: ${e.message}`);
+        throw e;
+      });
+      const policyBytes = policyOnnx(p.mlp, d.obsDim, meta.dims.latent);
+      const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyBytes };
+      const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+      const manifest = {
+        format: 'witness-models', version: 1, world: d.worldId,
+        dims: { obs: d.obsDim, latent: meta.dims.latent, action: d.actDim }, H_TD: o.hTd,
+        normalization: meta.normalization,
+        training: { embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 } },
+        dataset: { sha256: datasetHash(d), file: basename(o.data) },
+        files: { 'embed.onnx': { sha256: sha(embedBytes) }, 'policy.onnx': { sha256: sha(policyBytes) } },
+      };
+      writeBundle(o.out, files, JSON.stringify(manifest, null, 2) + '\n');
+      io.out(`wrote ${o.out}: embed.onnx, policy.onnx, manifest.json (${o.steps} policy steps, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    }));
   return train;
 }
 

@@ -81,3 +81,26 @@ export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Pr
   const optimizers = Object.fromEntries(Object.entries(j['optimizers'] as Record<string, { name: string; shape: number[]; data: string }[]>).map(([k, os]) => [k, os.map((o) => ({ ...o, data: unb64(o.data) }))]));
   return { kind, step: j['step'] as number, config: j['config'] as Record<string, unknown>, rng: j['rng'] as number[], nets, optimizers };
 }
+
+/**
+ * After a gradient step: read the loss every 100 steps (and at the end) for progress, and write a
+ * checkpoint when one is due. Returns the loss when it was read.
+ */
+export async function afterStep(
+  step: number,
+  total: number,
+  loss: tfTypes.Tensor,
+  progress: ((step: number, total: number, loss: number) => void) | undefined,
+  every: number | undefined,
+  onCheckpoint: ((ck: Checkpoint) => Promise<void>) | undefined,
+  checkpoint: (step: number) => Promise<Checkpoint>,
+): Promise<number | undefined> {
+  let value: number | undefined;
+  if (step % 100 === 0 || step === total - 1) {
+    value = (await loss.data())[0]!;
+    progress?.(step + 1, total, value);
+  }
+  loss.dispose();
+  if (onCheckpoint && every && ((step + 1) % every === 0 || step === total - 1)) await onCheckpoint(await checkpoint(step + 1));
+  return value;
+}

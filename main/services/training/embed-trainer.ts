@@ -10,7 +10,7 @@ import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { tensorflow, type Tf } from './tf.js';
 import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
-import { type Checkpoint, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
+import { type Checkpoint, afterStep, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 
 export interface EmbedConfig {
@@ -143,14 +143,7 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
       ema(tf, online, target, c.tau);
       return l!;
     });
-    if (step % 100 === 0 || step === c.steps - 1) {
-      lastLoss = (await loss.data())[0]!;
-      progress?.(step + 1, c.steps, lastLoss);
-    }
-    loss.dispose();
-    if (ro.onCheckpoint && ro.checkpointEvery && ((step + 1) % ro.checkpointEvery === 0 || step === c.steps - 1)) {
-      await ro.onCheckpoint(await checkpoint(step + 1));
-    }
+    lastLoss = (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
   }
   const mlp = await readBack(online);
   dispose(online, target);

@@ -12,7 +12,7 @@ import { createRng } from '../../core/random/rng.js';
 import { tensorflow } from './tf.js';
 import { apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import type { Normalization, ResumeOptions, TrainProgress } from './embed-trainer.js';
-import { type Checkpoint, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
+import { type Checkpoint, afterStep, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 
 export interface PolicyConfig {
   readonly hidden: readonly number[];
@@ -176,14 +176,7 @@ export async function trainPolicy(
       ema(tf, q2, q2T, c.tau);
       return criticLoss!;
     });
-    if (step % 100 === 0 || step === c.steps - 1) {
-      lastLoss = (await loss.data())[0]!;
-      progress?.(step + 1, c.steps, lastLoss);
-    }
-    loss.dispose();
-    if (ro.onCheckpoint && ro.checkpointEvery && ((step + 1) % ro.checkpointEvery === 0 || step === c.steps - 1)) {
-      await ro.onCheckpoint(await checkpoint(step + 1));
-    }
+    lastLoss = (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
   }
   const mlp = await readBack(actor);
   dispose(actor, actorT, q1, q1T, q2, q2T);
