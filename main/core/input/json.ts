@@ -1,0 +1,70 @@
+/**
+ * Reading JSON documents that cross a file boundary: parse errors with line and column, JSON Schema
+ * (2020-12, ajv) violations with the JSON path of the offending value, and one error type that
+ * names the file, the path and the problem.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  constructor(readonly file: string, readonly path: string, readonly detail: string) {
+    super(`${file}: ${path}: ${detail}`);
+  }
+}
+
+/** Parses JSON text; a syntax error names the line and column. */
+export function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const m = /position (\d+)/.exec(msg);
+    if (m !== null) {
+      const pos = Number(m[1]);
+      const before = text.slice(0, pos);
+      const line = before.split('\n').length;
+      const column = pos - before.lastIndexOf('\n');
+      throw new InputError(file, `${line}:${column}`, `not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+    }
+    throw new InputError(file, '$', `not valid JSON: ${msg}`);
+  }
+}
+
+/** "/nodes/3/labels/0" → "$.nodes[3].labels[0]". */
+export function jsonPath(pointer: string): string {
+  if (pointer === '') return '$';
+  return '$' + pointer.split('/').slice(1).map((raw) => {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    return /^\d+$/.test(seg) ? `[${seg}]` : /^[A-Za-z_$][\w$]*$/.test(seg) ? `.${seg}` : `[${JSON.stringify(seg)}]`;
+  }).join('');
+}
+
+const ajv = new Ajv2020({ allErrors: false, strict: true });
+const compiled = new Map<object, ValidateFunction>();
+
+function describe(e: ErrorObject): { path: string; detail: string } {
+  const path = jsonPath(e.instancePath);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': return { path, detail: `missing required field "${String(p['missingProperty'])}"` };
+    case 'additionalProperties': return { path, detail: `unknown field "${String(p['additionalProperty'])}"` };
+    case 'type': return { path, detail: `must be ${String(p['type'])}` };
+    default: return { path, detail: e.message ?? e.keyword };
+  }
+}
+
+/** Validates against a JSON Schema; the first violation becomes an InputError. */
+export function checkSchema<T>(schema: object, value: unknown, file: string): T {
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (!validate(value)) {
+    const e = validate.errors?.[0];
+    if (e === undefined) throw new InputError(file, '$', 'does not match its schema');
+    const d = describe(e);
+    throw new InputError(file, d.path, d.detail);
+  }
+  return value as T;
+}

@@ -1,0 +1,298 @@
+/**
+ * The two GAS-backbone baselines of SAGAS Appendix E, on the same graph, oracle and node-level
+ * forbidden-label screen as SAGAS; they differ only in how they choose automaton transitions.
+ *
+ * - LF-GAS (logic first): the accepting lasso of the automaton alone with the fewest transitions
+ *   (prefix hops + cycle hops), then each transition realised on the graph by the cheapest path to a
+ *   node that enables it, through nodes that keep the automaton where it is (its self-loop enabled).
+ *   Graph costs never influence which automaton lasso is chosen; when one cannot be realised, the
+ *   next in hop order is tried.
+ * - GA-GAS (greedy anchor): from the current product state, take the outgoing automaton transition
+ *   whose enabling node is cheapest to reach now (a positive-free transition enabled where the
+ *   robot stands costs nothing and is taken in place); repeat until an accepting state, then build
+ *   the suffix the same way, required to return to the same node and automaton state. No
+ *   backtracking: a dead end or a repeated product state is a failure.
+ */
+import { MinHeap } from './heap.js';
+import { type Product, dwellTransition, enabled } from './product.js';
+import type { Candidate, ProductPath, SearchStats } from './search.js';
+import type { PlanContext } from './plan.js';
+import type { SearchOutcome } from './diagnose.js';
+
+export interface BaselineResult extends SearchOutcome {
+  readonly best: Candidate | null;
+  readonly stats: SearchStats;
+}
+
+interface Segment {
+  readonly states: number[];
+  readonly transitions: number[];
+  readonly cost: number;
+}
+
+/** The first self-loop transition of q enabled at v, or −1. */
+function selfLoop(p: Product, q: number, v: number): number {
+  for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) if (p.tTo[t] === q && enabled(p, t, v)) return t;
+  return -1;
+}
+
+/**
+ * The cheapest way from node u (automaton in q) to a node where `target` returns a transition:
+ * intermediate nodes must enable a self-loop of q. In place (a stay at u) when `target(u)` holds.
+ */
+function segment(p: Product, u: number, q: number, target: (v: number) => number, stats: { n: number }): Segment | null {
+  const nq = p.nq;
+  const t0 = target(u);
+  if (t0 >= 0) return { states: [u * nq + p.tTo[t0]!], transitions: [t0], cost: 0 };
+  const g = p.g;
+  const dist = new Float64Array(p.n).fill(Infinity);
+  const pred = new Int32Array(p.n).fill(-1);
+  const heap = new MinHeap(64);
+  dist[u] = 0;
+  heap.push(0, u);
+  while (heap.size > 0) {
+    const d = heap.peekKey();
+    const x = heap.pop();
+    if (d > dist[x]!) continue;
+    stats.n++;
+    if (x !== u) {
+      const t = target(x);
+      if (t >= 0) {
+        const nodes: number[] = [];
+        for (let y = pred[x]!; y !== u; y = pred[y]!) nodes.push(y);
+        nodes.reverse();
+        const states = nodes.map((y) => y * nq + q);
+        const transitions = nodes.map((y) => selfLoop(p, q, y));
+        return { states: [...states, x * nq + p.tTo[t]!], transitions: [...transitions, t], cost: d };
+      }
+      if (selfLoop(p, q, x) < 0) continue;
+    }
+    for (let e = g.outStart[x]!; e < g.outStart[x + 1]!; e++) {
+      const y = g.outTo[e]!;
+      const nd = d + g.outW[e]!;
+      if (nd < dist[y]! && (selfLoop(p, q, y) >= 0 || target(y) >= 0)) {
+        dist[y] = nd;
+        pred[y] = x;
+        heap.push(nd, y);
+      }
+    }
+  }
+  return null;
+}
+
+/** Target filter: some transition q → q2 enabled at v (and v = only, when given). */
+function towards(p: Product, q: number, q2: number, only?: number): (v: number) => number {
+  return (v) => {
+    if (only !== undefined && v !== only) return -1;
+    for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) if (p.tTo[t] === q2 && enabled(p, t, v)) return t;
+    return -1;
+  };
+}
+
+const emptyStats = (): SearchStats => ({ expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 });
+
+function join(a: Segment, b: Segment): Segment {
+  return { states: [...a.states, ...b.states], transitions: [...a.transitions, ...b.transitions], cost: a.cost + b.cost };
+}
+
+/** Realises a sequence of automaton states on the graph from product state z; the last hop may be pinned to a node. */
+function realise(p: Product, z: number, hops: readonly number[], stats: { n: number }, pinLast?: number): Segment | null {
+  let acc: Segment = { states: [], transitions: [], cost: 0 };
+  let cur = z;
+  for (let i = 0; i < hops.length; i++) {
+    const q = cur % p.nq;
+    const u = (cur - q) / p.nq;
+    const seg = segment(p, u, q, towards(p, q, hops[i]!, i === hops.length - 1 ? pinLast : undefined), stats);
+    if (seg === null) return null;
+    acc = join(acc, seg);
+    cur = seg.states[seg.states.length - 1]!;
+  }
+  return acc;
+}
+
+/** Transitions some node of the graph enables (node-level support, no costs). */
+function supported(p: Product): Uint8Array {
+  const ok = new Uint8Array(p.tTo.length);
+  for (let t = 0; t < ok.length; t++) {
+    for (let v = 0; v < p.n && ok[t] === 0; v++) if (enabled(p, t, v)) ok[t] = 1;
+  }
+  return ok;
+}
+
+/** Shortest hop paths in the working automaton (BFS over states, supported transitions) from the given roots. */
+function bfs(p: Product, roots: readonly number[], ok: Uint8Array): { dist: Int32Array; parent: Int32Array } {
+  const dist = new Int32Array(p.nq).fill(-1);
+  const parent = new Int32Array(p.nq).fill(-1);
+  const queue: number[] = [];
+  for (const r of roots) {
+    if (dist[r] === -1) {
+      dist[r] = 0;
+      queue.push(r);
+    }
+  }
+  for (let i = 0; i < queue.length; i++) {
+    const q = queue[i]!;
+    for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) {
+      const q2 = p.tTo[t]!;
+      if (ok[t] === 1 && dist[q2] === -1) {
+        dist[q2] = dist[q]! + 1;
+        parent[q2] = q;
+        queue.push(q2);
+      }
+    }
+  }
+  return { dist, parent };
+}
+
+function hopsTo(parent: Int32Array, dist: Int32Array, target: number): number[] {
+  const out: number[] = [];
+  for (let q = target; dist[q]! > 0; q = parent[q]!) out.push(q);
+  return out.reverse();
+}
+
+/** The shortest automaton cycle through qf, as the states after qf ending with qf. */
+function cycleHops(p: Product, qf: number, ok: Uint8Array): number[] | null {
+  for (let t = p.tStart[qf]!; t < p.tStart[qf + 1]!; t++) if (ok[t] === 1 && p.tTo[t] === qf) return [qf];
+  const succ: number[] = [];
+  for (let t = p.tStart[qf]!; t < p.tStart[qf + 1]!; t++) if (ok[t] === 1) succ.push(p.tTo[t]!);
+  const { dist, parent } = bfs(p, succ, ok);
+  let best = -1;
+  // qf is reached from one of its successors: find the predecessor of qf on a shortest path.
+  for (let q = 0; q < p.nq; q++) {
+    if (dist[q]! < 0) continue;
+    for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) {
+      if (ok[t] === 1 && p.tTo[t] === qf && (best < 0 || dist[q]! < dist[best]!)) best = q;
+    }
+  }
+  if (best < 0) return null;
+  const path: number[] = [];
+  for (let q = best; ; q = parent[q]!) {
+    path.push(q);
+    if (dist[q] === 0) break;
+  }
+  return [...path.reverse(), qf];
+}
+
+export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
+  const p = ctx.product;
+  const g = ctx.graph;
+  const stats = emptyStats();
+  const counter = { n: 0 };
+  const reachedStates = new Uint8Array(p.nq);
+  const endpoints: number[] = [];
+  const roots = ctx.work.init.map((i) => i.state);
+  const ok = supported(p);
+  const { dist, parent } = bfs(p, roots, ok);
+  const options: { qf: number; prefix: number[]; cycle: number[]; hops: number }[] = [];
+  for (let qf = 0; qf < p.nq; qf++) {
+    if (p.w.accepting[qf] !== 1 || dist[qf]! < 0) continue;
+    const cycle = cycleHops(p, qf, ok);
+    if (cycle === null) continue;
+    const prefix = hopsTo(parent, dist, qf);
+    options.push({ qf, prefix, cycle, hops: prefix.length + cycle.length });
+  }
+  options.sort((x, y) => x.hops - y.hops || x.prefix.length - y.prefix.length || x.qf - y.qf);
+  let failure = 'no accepting lasso of the automaton could be realised on the graph';
+  for (const opt of options) {
+    let root = opt.qf;
+    for (let q = opt.qf; dist[q]! > 0; q = parent[q]!) root = parent[q]!;
+    const z0 = g.start * p.nq + root;
+    const pre = realise(p, z0, opt.prefix, counter);
+    stats.expandedPrefix = counter.n;
+    if (pre === null) continue;
+    const zf = pre.states.length > 0 ? pre.states[pre.states.length - 1]! : z0;
+    for (const z of [z0, ...pre.states]) reachedStates[z % p.nq] = 1;
+    endpoints.push(zf);
+    const uf = (zf - (zf % p.nq)) / p.nq;
+    const prefix: ProductPath = { states: [z0, ...pre.states], transitions: [-1, ...pre.transitions], cost: pre.cost };
+    let suffix: ProductPath | null = null;
+    let dwell = false;
+    const dt = dwellTransition(p, zf);
+    if (dt >= 0) {
+      suffix = { states: [zf], transitions: [dt], cost: 0 };
+      dwell = true;
+    } else if (!(opt.cycle.length === 1 && opt.cycle[0] === opt.qf)) {
+      const before = counter.n;
+      const s = realise(p, zf, opt.cycle, counter, uf);
+      stats.expandedSuffix += counter.n - before;
+      if (s !== null) suffix = s;
+    }
+    if (suffix === null) {
+      failure = `the fewest-hop automaton cycle through state ${ctx.work.origin[opt.qf]} could not be closed at ${g.ids[uf]}`;
+      continue;
+    }
+    stats.endpoints = endpoints.length;
+    stats.withSuffix = 1;
+    return { best: { prefix, suffix, dwell, objective: lambda * prefix.cost + (1 - lambda) * suffix.cost }, stats, endpoints, reachedStates };
+  }
+  stats.endpoints = endpoints.length;
+  return { best: null, stats, endpoints, reachedStates, failure: `LF-GAS: ${failure}` };
+}
+
+/**
+ * One greedy phase from the product states `from` (the start set, or an endpoint): until `done`,
+ * take the transition whose enabling node is cheapest to reach from where the run is now.
+ */
+function greedy(
+  p: Product, from: readonly number[], stats: { n: number }, done: (z: number, steps: number) => boolean, pin: (q2: number) => number | undefined,
+): { path: Segment; first: number; end: number } | string {
+  let acc: Segment = { states: [], transitions: [], cost: 0 };
+  let current = [...from];
+  let first = from[0]!;
+  const seen = new Set<number>(from);
+  for (let steps = 0; ; steps++) {
+    const finished = current.find((z) => done(z, steps));
+    if (finished !== undefined) return { path: acc, first: steps === 0 ? finished : first, end: finished };
+    let best: { seg: Segment; z: number } | null = null;
+    for (const cur of current) {
+      const q = cur % p.nq;
+      const u = (cur - q) / p.nq;
+      const targets = new Set<number>();
+      for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) if (p.tTo[t] !== q) targets.add(p.tTo[t]!);
+      for (const q2 of targets) {
+        const seg = segment(p, u, q, towards(p, q, q2, pin(q2)), stats);
+        if (seg !== null && (best === null || seg.cost < best.seg.cost)) best = { seg, z: cur };
+      }
+    }
+    if (best === null) {
+      const z = current[0]!;
+      return `greedy dead end at ${p.g.ids[(z - (z % p.nq)) / p.nq]} in automaton state ${p.w.origin[z % p.nq]}`;
+    }
+    if (steps === 0) first = best.z;
+    acc = join(acc, best.seg);
+    const next = best.seg.states[best.seg.states.length - 1]!;
+    if (seen.has(next) && !done(next, steps + 1)) return `greedy choice loops back to ${p.g.ids[(next - (next % p.nq)) / p.nq]} in automaton state ${p.w.origin[next % p.nq]}`;
+    seen.add(next);
+    current = [next];
+  }
+}
+
+export function gaGas(ctx: PlanContext, lambda: number): BaselineResult {
+  const p = ctx.product;
+  const g = ctx.graph;
+  const stats = emptyStats();
+  const counter = { n: 0 };
+  const reachedStates = new Uint8Array(p.nq);
+  const starts = ctx.work.init.map((i) => g.start * p.nq + i.state);
+  const pre = greedy(p, starts, counter, (z) => p.w.accepting[z % p.nq] === 1, () => undefined);
+  stats.expandedPrefix = counter.n;
+  if (typeof pre === 'string') return { best: null, stats, endpoints: [], reachedStates, failure: `GA-GAS: ${pre}` };
+  for (const z of [pre.first, ...pre.path.states]) reachedStates[z % p.nq] = 1;
+  const zf = pre.end;
+  stats.endpoints = 1;
+  const qf = zf % p.nq;
+  const uf = (zf - qf) / p.nq;
+  const prefix: ProductPath = { states: [pre.first, ...pre.path.states], transitions: [-1, ...pre.path.transitions], cost: pre.path.cost };
+  const dt = dwellTransition(p, zf);
+  if (dt >= 0) {
+    stats.withSuffix = 1;
+    return { best: { prefix, suffix: { states: [zf], transitions: [dt], cost: 0 }, dwell: true, objective: lambda * prefix.cost }, stats, endpoints: [zf], reachedStates };
+  }
+  const before = counter.n;
+  const suf = greedy(p, [zf], counter, (z, steps) => steps > 0 && z === zf, (q2) => (q2 === qf ? uf : undefined));
+  stats.expandedSuffix = counter.n - before;
+  if (typeof suf === 'string') return { best: null, stats, endpoints: [zf], reachedStates, failure: `GA-GAS: suffix: ${suf}` };
+  stats.withSuffix = 1;
+  const objective = lambda * prefix.cost + (1 - lambda) * suf.path.cost;
+  return { best: { prefix, suffix: suf.path, dwell: false, objective }, stats, endpoints: [zf], reachedStates };
+}

@@ -1,0 +1,164 @@
+/**
+ * The planner's entry point: preprocess the automaton, build the implicit product, search with the
+ * chosen method, check the certificate, and return a plan or a structured infeasibility.
+ */
+import type { BuchiAutomaton, Term } from '../ltl/automaton.js';
+import { formatTerm } from '../ltl/guard.js';
+import { type SemanticGraph, edgeWeight } from './semantic.js';
+import { type WorkingAutomaton, prepareAutomaton } from './prep.js';
+import { type Product, buildProduct } from './product.js';
+import { buildHeuristic } from './heuristic.js';
+import { type Candidate, type SearchStats, searchPlan } from './search.js';
+import { gaGas, lfGas } from './baselines.js';
+import { type Certificate, checkCertificate, makeCertificate } from './certificate.js';
+import { type InfeasibleReason, diagnose } from './diagnose.js';
+
+export type Method = 'sagas' | 'lf-gas' | 'ga-gas';
+export const METHODS: readonly Method[] = ['sagas', 'lf-gas', 'ga-gas'];
+
+export interface PlanOptions {
+  readonly method: Method;
+  /** Prefix candidates (Table J.1: 5); Infinity considers every accepting endpoint (exact). */
+  readonly k: number;
+  /** Prefix–suffix trade-off λ (Table J.1: 0.5). */
+  readonly lambda: number;
+  /** Soft-label threshold τ_soft (Table J.1, AntMaze: 0.05). */
+  readonly tauSoft: number;
+  /** Called now and then during search; throw to cancel. */
+  readonly check?: () => void;
+}
+
+export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = { k: 5, lambda: 0.5, tauSoft: 0.05 };
+
+export interface PlanStep {
+  readonly node: number;
+  /** Original automaton state after reading this node's letter. */
+  readonly state: number;
+  /** Original state the transition left, and the guard term it used. */
+  readonly from: number;
+  readonly term: Term;
+  /** A letter satisfying the term: the node's label set (exact nodes) or its witnessed propositions (none, for clusters). */
+  readonly letter: readonly string[];
+  /** Edge weight paid to reach this step (0 for the start, a stay or a dwell). */
+  readonly cost: number;
+}
+
+export interface Plan {
+  readonly status: 'ok';
+  readonly method: Method;
+  /** Steps 0..p are the prefix, p+1..p+c the suffix (its last step is (v_p, q_p) again). */
+  readonly steps: readonly PlanStep[];
+  readonly prefixLength: number;
+  readonly dwell: boolean;
+  readonly cost: { readonly prefix: number; readonly suffix: number; readonly objective: number };
+  readonly stats: SearchStats;
+  readonly certificate: Certificate;
+}
+
+export interface Infeasible {
+  readonly status: 'infeasible';
+  readonly method: Method;
+  readonly reason: InfeasibleReason;
+  readonly stats: SearchStats;
+}
+
+export type PlanResult = Plan | Infeasible;
+
+/** Working automaton facts the planner needs beyond the search (also used by the baselines). */
+export interface PlanContext {
+  readonly graph: SemanticGraph;
+  readonly automaton: BuchiAutomaton;
+  readonly work: WorkingAutomaton;
+  readonly product: Product;
+  readonly unavailable: readonly string[];
+}
+
+/** Propositions of the formula that no node of the graph witnesses. */
+export function unavailablePropositions(g: SemanticGraph, a: BuchiAutomaton): string[] {
+  const seen = new Set<string>();
+  g.ids.forEach((_, v) => {
+    if (g.kinds[v] !== 'cluster') for (const l of g.labels[v]!) seen.add(l);
+  });
+  return a.aps.filter((x) => !seen.has(x));
+}
+
+export function planContext(g: SemanticGraph, a: BuchiAutomaton, tauSoft: number): PlanContext {
+  const unavailable = unavailablePropositions(g, a);
+  const work = prepareAutomaton(a, { disjoint: g.disjoint, unavailable: new Set(unavailable), startLetter: g.labels[g.start]! });
+  return { graph: g, automaton: a, work, product: buildProduct(g, work, tauSoft), unavailable };
+}
+
+export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanResult {
+  if (!(o.lambda >= 0 && o.lambda <= 1)) throw new RangeError(`λ must be in [0, 1], got ${o.lambda}`);
+  if (!(o.k >= 1)) throw new RangeError(`K must be at least 1, got ${o.k}`);
+  const ctx = planContext(g, a, o.tauSoft);
+  const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
+  if (ctx.work.empty) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, null), stats };
+  const start = ctx.work.init.map((i) => g.start * ctx.product.nq + i.state);
+  let best: Candidate | null;
+  let result;
+  if (o.method === 'sagas') {
+    result = searchPlan(ctx.product, start, { k: o.k, lambda: o.lambda, heuristic: buildHeuristic(ctx.product), check: o.check });
+    best = result.best;
+    Object.assign(stats, result.stats);
+  } else {
+    const r = o.method === 'lf-gas' ? lfGas(ctx, o.lambda) : gaGas(ctx, o.lambda);
+    best = r.best;
+    Object.assign(stats, r.stats);
+    result = r;
+  }
+  if (best === null) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, result), stats };
+  return assemble(ctx, o, best, stats);
+}
+
+function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchStats): Plan {
+  const p = ctx.product;
+  const w = ctx.work;
+  const g = ctx.graph;
+  const letterOf = (v: number): string[] => (g.kinds[v] === 'cluster' ? [] : [...g.labels[v]!]);
+  const steps: PlanStep[] = [];
+  const push = (z: number, t: number, prev: number | null): void => {
+    const q = z % p.nq;
+    const v = (z - q) / p.nq;
+    let from: number, term: Term;
+    if (t < 0) {
+      const init = w.init.find((i) => i.state === q)!;
+      from = init.from;
+      term = init.term;
+    } else {
+      const pq = prev! % p.nq;
+      from = w.origin[pq]!;
+      term = w.out[pq]![t - p.tStart[pq]!]!.term;
+    }
+    const pv = prev === null ? v : (prev - (prev % p.nq)) / p.nq;
+    const cost = prev === null || pv === v ? 0 : edgeCost(g, pv, v);
+    steps.push({ node: v, state: w.origin[q]!, from, term, letter: letterOf(v), cost });
+  };
+  c.prefix.states.forEach((z, i) => push(z, c.prefix.transitions[i]!, i === 0 ? null : c.prefix.states[i - 1]!));
+  const end = c.prefix.states[c.prefix.states.length - 1]!;
+  c.suffix.states.forEach((z, i) => push(z, c.suffix.transitions[i]!, i === 0 ? end : c.suffix.states[i - 1]!));
+  const prefixLength = c.prefix.states.length;
+  const certificate = makeCertificate(ctx, steps, prefixLength, c.dwell, o.tauSoft);
+  const check = checkCertificate(ctx.automaton, g, certificate, o.tauSoft);
+  if (!check.ok) {
+    // Never expected: the search and the independent check disagree. Refuse to hand out the plan.
+    throw new Error(`plan certificate rejected: ${check.errors.join('; ')}`);
+  }
+  const prefixCost = c.prefix.cost;
+  const suffixCost = c.suffix.cost;
+  return {
+    status: 'ok', method: o.method, steps, prefixLength, dwell: c.dwell,
+    cost: { prefix: prefixCost, suffix: suffixCost, objective: o.lambda * prefixCost + (1 - o.lambda) * suffixCost },
+    stats, certificate,
+  };
+}
+
+function edgeCost(g: SemanticGraph, u: number, v: number): number {
+  const w = edgeWeight(g, u, v);
+  if (w === undefined) throw new Error(`internal: no edge ${g.ids[u]} → ${g.ids[v]} on a planned path`);
+  return w;
+}
+
+export function describeTerm(a: BuchiAutomaton, t: Term): string {
+  return formatTerm(t, a.aps);
+}

@@ -1,0 +1,214 @@
+/**
+ * Prefix–suffix search over the implicit product (SAGAS Appendix B.6, Algorithm B.2): A* from the
+ * start set to accepting product states keeping the first K popped (one predecessor chain per
+ * product state), then for each endpoint a dwell (an enabled automaton self-loop at the endpoint)
+ * or the cheapest return cycle (Dijkstra over the same oracle). With K = all, every reachable
+ * accepting endpoint is considered and the result is the exact optimum of λ·prefix + (1 − λ)·suffix
+ * over accepting product lassos; endpoints are taken in order of prefix cost and the cycle searches
+ * are cut off by the best objective found so far, which keeps that exact mode fast.
+ */
+import { MinHeap } from './heap.js';
+import { type Heuristic, hValue } from './heuristic.js';
+import { type Product, dwellTransition, forEachSuccessor } from './product.js';
+
+/** A path through the product: states z0 … zk and, for i ≥ 1, the transition that entered z_i. */
+export interface ProductPath {
+  readonly states: readonly number[];
+  /** transitions[i] entered states[i]; transitions[0] is −1 (prefix: entered from Q0 by the start letter). */
+  readonly transitions: readonly number[];
+  readonly cost: number;
+}
+
+export interface Candidate {
+  readonly prefix: ProductPath;
+  /** Suffix states after the endpoint, ending at the endpoint; for a dwell, just the endpoint. */
+  readonly suffix: ProductPath;
+  readonly dwell: boolean;
+  readonly objective: number;
+}
+
+export interface SearchStats {
+  /** Product states expanded (popped and expanded) by the prefix search and all suffix searches. */
+  expandedPrefix: number;
+  expandedSuffix: number;
+  /** Accepting endpoints retained by the prefix search, and those with a suffix. */
+  endpoints: number;
+  withSuffix: number;
+}
+
+export interface SearchResult {
+  readonly best: Candidate | null;
+  readonly stats: SearchStats;
+  /** Endpoints (product states) the prefix search retained, for diagnostics. */
+  readonly endpoints: readonly number[];
+  /** Working automaton states seen by the prefix search (for the "no accepting prefix" diagnosis). */
+  readonly reachedStates: Uint8Array;
+}
+
+export interface SearchOptions {
+  /** Prefix candidates to keep; Infinity for the exact mode. */
+  readonly k: number;
+  readonly lambda: number;
+  readonly heuristic: Heuristic | null;
+  /** Cancellation / time budget: called now and then, throws to stop. */
+  readonly check?: () => void;
+}
+
+/** Reusable Dijkstra arrays over the product, reset in O(1) by an epoch stamp. */
+class Workspace {
+  readonly dist: Float64Array;
+  readonly pred: Int32Array;
+  readonly predT: Int32Array;
+  readonly stamp: Int32Array;
+  readonly closed: Int32Array;
+  epoch = 0;
+  constructor(size: number) {
+    this.dist = new Float64Array(size);
+    this.pred = new Int32Array(size);
+    this.predT = new Int32Array(size);
+    this.stamp = new Int32Array(size);
+    this.closed = new Int32Array(size);
+  }
+  next(): void {
+    this.epoch++;
+  }
+  d(z: number): number {
+    return this.stamp[z] === this.epoch ? this.dist[z]! : Infinity;
+  }
+  set(z: number, d: number, pred: number, t: number): void {
+    this.stamp[z] = this.epoch;
+    this.dist[z] = d;
+    this.pred[z] = pred;
+    this.predT[z] = t;
+  }
+  isClosed(z: number): boolean {
+    return this.closed[z] === this.epoch;
+  }
+  close(z: number): void {
+    this.closed[z] = this.epoch;
+  }
+}
+
+/** The path to `end` read back along predecessors until `stop` holds. */
+function trace(ws: Workspace, end: number, stop: (z: number) => boolean): { states: number[]; transitions: number[] } {
+  const states: number[] = [];
+  const transitions: number[] = [];
+  let z = end;
+  for (;;) {
+    states.push(z);
+    transitions.push(ws.predT[z]!);
+    if (stop(z)) break;
+    z = ws.pred[z]!;
+  }
+  return { states: states.reverse(), transitions: transitions.reverse() };
+}
+
+export function searchPlan(p: Product, start: readonly number[], o: SearchOptions): SearchResult {
+  const size = p.n * p.nq;
+  const ws = new Workspace(size);
+  const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
+  const reachedStates = new Uint8Array(p.nq);
+  // Prefix: A* (Dijkstra when there is no heuristic) from Z0, keeping the first K accepting pops.
+  ws.next();
+  const heap = new MinHeap(1024);
+  const h = (z: number): number => (o.heuristic === null ? 0 : hValue(o.heuristic, p, z));
+  for (const z of start) {
+    if (ws.d(z) === 0) continue;
+    ws.set(z, 0, -1, -1);
+    heap.push(h(z), z);
+  }
+  const endpoints: number[] = [];
+  const prefixDist = new Map<number, number>();
+  while (heap.size > 0 && endpoints.length < o.k) {
+    const z = heap.pop();
+    if (ws.isClosed(z)) continue;
+    ws.close(z);
+    const g = ws.dist[z]!;
+    const q = z % p.nq;
+    reachedStates[q] = 1;
+    if (p.w.accepting[q] === 1) {
+      endpoints.push(z);
+      prefixDist.set(z, g);
+      if (endpoints.length >= o.k) break;
+    }
+    stats.expandedPrefix++;
+    if ((stats.expandedPrefix & 4095) === 0) o.check?.();
+    forEachSuccessor(p, z, (z2, c, t) => {
+      const nd = g + c;
+      if (nd < ws.d(z2)) {
+        const hz = h(z2);
+        if (hz === Infinity) return;
+        ws.set(z2, nd, z, t);
+        heap.push(nd + hz, z2);
+      }
+    });
+  }
+  stats.endpoints = endpoints.length;
+  // Keep the prefix paths before the suffix searches reuse the workspace.
+  const prefixes = new Map<number, ProductPath>();
+  for (const z of endpoints) {
+    const t = trace(ws, z, (x) => ws.pred[x] === -1);
+    prefixes.set(z, { ...t, cost: prefixDist.get(z)! });
+  }
+  // Endpoints in order of prefix cost (A* pops them so already); the exact mode cuts off by the bound.
+  let best: Candidate | null = null;
+  const lambda = o.lambda;
+  for (const z of endpoints) {
+    const pre = prefixes.get(z)!;
+    if (best !== null && lambda * pre.cost >= best.objective && lambda > 0) break;
+    const bound = best === null || lambda >= 1 ? Infinity : (best.objective - lambda * pre.cost) / (1 - lambda);
+    const suf = suffixFor(p, ws, z, bound, stats, o.check);
+    if (suf === null) continue;
+    stats.withSuffix++;
+    const objective = lambda * pre.cost + (1 - lambda) * suf.path.cost;
+    if (best === null || objective < best.objective) best = { prefix: pre, suffix: suf.path, dwell: suf.dwell, objective };
+  }
+  return { best, stats, endpoints, reachedStates };
+}
+
+/**
+ * The suffix at endpoint z: a dwell when an enabled self-loop exists there, else the cheapest
+ * return cycle strictly below `bound` (null when there is none).
+ */
+function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: SearchStats, check?: () => void): { path: ProductPath; dwell: boolean } | null {
+  const t = dwellTransition(p, z);
+  if (t >= 0) return { path: { states: [z], transitions: [t], cost: 0 }, dwell: true };
+  ws.next();
+  const heap = new MinHeap(256);
+  forEachSuccessor(p, z, (z2, c, tr) => {
+    if (c < ws.d(z2) && c < bound) {
+      ws.set(z2, c, z, tr);
+      heap.push(c, z2);
+    }
+  });
+  while (heap.size > 0) {
+    const zz = heap.pop();
+    if (ws.isClosed(zz)) continue;
+    ws.close(zz);
+    const d = ws.dist[zz]!;
+    if (zz === z) return { path: { ...cycleFrom(ws, z), cost: d }, dwell: false };
+    stats.expandedSuffix++;
+    if ((stats.expandedSuffix & 4095) === 0) check?.();
+    forEachSuccessor(p, zz, (z2, c, tr) => {
+      const nd = d + c;
+      if (nd < ws.d(z2) && nd < bound) {
+        ws.set(z2, nd, zz, tr);
+        heap.push(nd, z2);
+      }
+    });
+  }
+  return null;
+}
+
+/** The cycle's states after the endpoint z up to and including z, read back from z's predecessor chain. */
+function cycleFrom(ws: Workspace, z: number): { states: number[]; transitions: number[] } {
+  const states: number[] = [];
+  const transitions: number[] = [];
+  let x = z;
+  do {
+    states.push(x);
+    transitions.push(ws.predT[x]!);
+    x = ws.pred[x]!;
+  } while (x !== z);
+  return { states: states.reverse(), transitions: transitions.reverse() };
+}

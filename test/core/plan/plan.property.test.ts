@@ -1,0 +1,98 @@
+/**
+ * The planner against the exhaustive reference on small random labelled graphs and formulas:
+ * exact mode finds the reference optimum; every returned plan's label word satisfies the formula
+ * (lasso evaluator) and its certificate checks; the A* heuristic never overestimates.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { translateFormula } from '../../../main/core/ltl/translate.js';
+import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
+import { printLtl } from '../../../main/core/ltl/printer.js';
+import type { Formula } from '../../../main/core/ltl/ast.js';
+import { labelledGraph, type GraphJson } from '../../../main/core/plan/labelled-graph.js';
+import { type Method, type Plan, plan, planContext, DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
+import { referenceOptimum } from '../../../main/core/plan/exhaustive.js';
+import { checkCertificate } from '../../../main/core/plan/certificate.js';
+import { buildHeuristic, hValue } from '../../../main/core/plan/heuristic.js';
+import { forEachSuccessor } from '../../../main/core/plan/product.js';
+import { MinHeap } from '../../../main/core/plan/heap.js';
+import { temporalArb } from '../ltl/arbitraries.js';
+
+const PROPS = ['a', 'b', 'c'];
+
+const graphArb: fc.Arbitrary<GraphJson> = fc.integer({ min: 1, max: 6 }).chain((n) => {
+  const id = fc.integer({ min: 0, max: n - 1 }).map((i) => `n${i}`);
+  return fc.record({
+    nodes: fc.tuple(...Array.from({ length: n }, (_, i) => fc.subarray(PROPS).map((labels) => ({ id: `n${i}`, labels })))),
+    edges: fc.array(fc.record({ from: id, to: id, weight: fc.integer({ min: 0, max: 6 }) }), { maxLength: 2 * n }),
+    start: id,
+    directed: fc.boolean(),
+  });
+});
+
+const show = (g: GraphJson, f: Formula): string => `${printLtl(f)} on ${JSON.stringify(g)}`;
+
+function wordOf(p: Plan): { prefix: Set<string>[]; cycle: Set<string>[] } {
+  const letters = p.steps.map((s) => new Set(s.letter));
+  return { prefix: letters.slice(0, p.prefixLength), cycle: letters.slice(p.prefixLength) };
+}
+
+test('exact mode (K = all) finds the reference optimum; its plan satisfies the formula (1500 cases)', () => {
+  fc.assert(fc.property(graphArb, temporalArb(PROPS), fc.constantFrom(0, 0.5, 1), (gj, f, lambda) => {
+    const g = labelledGraph(gj, 'g.json');
+    const a = translateFormula(f).automaton;
+    const ref = referenceOptimum(g, a, lambda);
+    const r = plan(g, a, { ...DEFAULT_PLAN, method: 'sagas', k: Infinity, lambda });
+    if (ref.objective === Infinity) {
+      assert.equal(r.status, 'infeasible', `reference finds no lasso: ${show(gj, f)}`);
+      return;
+    }
+    assert.equal(r.status, 'ok', `reference optimum ${ref.objective}, planner infeasible: ${show(gj, f)}`);
+    const p = r;
+    assert.equal(p.cost.objective, ref.objective, show(gj, f));
+    assert.equal(evaluateLasso(f, wordOf(p)), true, show(gj, f));
+  }), { numRuns: 1500, seed: 5 });
+});
+
+test('every method returns only plans whose label word satisfies the formula and whose certificate checks (3 × 1000 cases)', () => {
+  for (const method of ['sagas', 'lf-gas', 'ga-gas'] as Method[]) {
+    fc.assert(fc.property(graphArb, temporalArb(PROPS), fc.integer({ min: 1, max: 5 }), (gj, f, k) => {
+      const g = labelledGraph(gj, 'g.json');
+      const a = translateFormula(f).automaton;
+      const r = plan(g, a, { ...DEFAULT_PLAN, method, k });
+      if (r.status !== 'ok') return;
+      assert.equal(evaluateLasso(f, wordOf(r)), true, `${method}: ${show(gj, f)}`);
+      assert.equal(checkCertificate(a, g, r.certificate, DEFAULT_PLAN.tauSoft).ok, true);
+      const ref = referenceOptimum(g, a, DEFAULT_PLAN.lambda);
+      assert.ok(r.cost.objective >= ref.objective - 1e-9, `${method} beat the optimum: ${show(gj, f)}`);
+    }), { numRuns: 1000, seed: 7 });
+  }
+});
+
+test('the prefix heuristic never overestimates the cost to an accepting product state (1000 cases)', () => {
+  fc.assert(fc.property(graphArb, temporalArb(PROPS), (gj, f) => {
+    const g = labelledGraph(gj, 'g.json');
+    const a = translateFormula(f).automaton;
+    const ctx = planContext(g, a, DEFAULT_PLAN.tauSoft);
+    if (ctx.work.empty) return;
+    const p = ctx.product;
+    const h = buildHeuristic(p);
+    // True cost-to-go: Dijkstra on the reversed product from every accepting state.
+    const size = p.n * p.nq;
+    const preds: [number, number][][] = Array.from({ length: size }, () => []);
+    for (let z = 0; z < size; z++) forEachSuccessor(p, z, (z2, c) => preds[z2]!.push([z, c]));
+    const dist = new Float64Array(size).fill(Infinity);
+    const heap = new MinHeap();
+    for (let z = 0; z < size; z++) if (p.w.accepting[z % p.nq] === 1) { dist[z] = 0; heap.push(0, z); }
+    while (heap.size > 0) {
+      const d = heap.peekKey();
+      const z = heap.pop();
+      if (d > dist[z]!) continue;
+      for (const [y, c] of preds[z]!) if (d + c < dist[y]!) { dist[y] = d + c; heap.push(d + c, y); }
+    }
+    for (let z = 0; z < size; z++) {
+      assert.ok(hValue(h, p, z) <= dist[z]! + 1e-9, `h(${z}) = ${hValue(h, p, z)} > ${dist[z]}: ${show(gj, f)}`);
+    }
+  }), { numRuns: 1000, seed: 11 });
+});

@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseLtl } from '../../../main/core/ltl/parser.js';
+import { translateFormula } from '../../../main/core/ltl/translate.js';
+import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
+import { labelledGraph } from '../../../main/core/plan/labelled-graph.js';
+import { type Plan, type PlanResult, plan, DEFAULT_PLAN, type Method } from '../../../main/core/plan/plan.js';
+import { referenceOptimum } from '../../../main/core/plan/exhaustive.js';
+import { checkCertificate } from '../../../main/core/plan/certificate.js';
+import { InputError } from '../../../main/core/input/json.js';
+
+const line = (extra: object = {}) => labelledGraph({
+  nodes: [
+    { id: 's' }, { id: 'a', labels: ['a'] }, { id: 'c', labels: ['c'] }, { id: 'b', labels: ['b'] },
+  ],
+  edges: [
+    { from: 's', to: 'a', weight: 1 }, { from: 'a', to: 'c', weight: 1 }, { from: 's', to: 'b', weight: 100 },
+  ],
+  start: 's', ...extra,
+}, 'line.json');
+
+function run(g: ReturnType<typeof labelledGraph>, spec: string, method: Method = 'sagas', k = DEFAULT_PLAN.k, lambda = 0.5): PlanResult {
+  const a = translateFormula(parseLtl(spec)).automaton;
+  return plan(g, a, { ...DEFAULT_PLAN, method, k, lambda });
+}
+
+function ids(g: ReturnType<typeof labelledGraph>, r: Plan): { prefix: string[]; suffix: string[] } {
+  const nodes = r.steps.map((s) => g.ids[s.node]!);
+  return { prefix: nodes.slice(0, r.prefixLength), suffix: nodes.slice(r.prefixLength) };
+}
+
+test('sagas: reach, sequence, dwell suffix, objective; the certificate checks', () => {
+  const g = line();
+  const r = run(g, 'F (a & F c)');
+  assert.equal(r.status, 'ok');
+  const p = r;
+  assert.deepEqual(ids(g, p), { prefix: ['s', 'a', 'c'], suffix: ['c'] });
+  assert.equal(p.cost.prefix, 2);
+  assert.equal(p.cost.suffix, 0);
+  assert.equal(p.cost.objective, 1);
+  assert.equal(p.dwell, true);
+  assert.equal(p.certificate.checked.guardWordAccepted, true);
+  assert.equal(checkCertificate(translateFormula(parseLtl('F (a & F c)')).automaton, g, p.certificate, 0.05).ok, true);
+});
+
+test('patrol needs a return cycle; exact mode agrees with the reference', () => {
+  const g = line();
+  const spec = 'G F a & G F c';
+  const r = run(g, spec) as Plan;
+  assert.equal(r.status, 'ok');
+  assert.equal(r.cost.suffix, 2);
+  const ref = referenceOptimum(g, translateFormula(parseLtl(spec)).automaton, 0.5);
+  const exact = run(g, spec, 'sagas', Infinity) as Plan;
+  assert.equal(exact.cost.objective, ref.objective);
+  const word = r.steps.map((s) => new Set(s.letter));
+  assert.equal(evaluateLasso(parseLtl(spec), { prefix: word.slice(0, r.prefixLength), cycle: word.slice(r.prefixLength) }), true);
+});
+
+test('LF-GAS follows the fewest automaton hops; SAGAS weighs graph costs', () => {
+  const g = line();
+  const spec = 'F (a & F c) | F b';
+  const s = run(g, spec, 'sagas') as Plan;
+  const lf = run(g, spec, 'lf-gas') as Plan;
+  assert.deepEqual(ids(g, s).prefix, ['s', 'a', 'c']);
+  assert.deepEqual(ids(g, lf).prefix, ['s', 'b']);
+  assert.ok(lf.cost.objective > s.cost.objective);
+});
+
+test('GA-GAS takes the nearest witness first; SAGAS plans the whole lasso', () => {
+  const g = labelledGraph({
+    nodes: [{ id: 's' }, { id: 'a', labels: ['a'] }, { id: 'b', labels: ['b'] }, { id: 'c', labels: ['c'] }],
+    edges: [{ from: 's', to: 'a', weight: 1 }, { from: 's', to: 'b', weight: 3 }, { from: 'a', to: 'c', weight: 100 }],
+    start: 's',
+  }, 'g.json');
+  const spec = 'F (a & F c) | F b';
+  const ga = run(g, spec, 'ga-gas') as Plan;
+  const s = run(g, spec, 'sagas') as Plan;
+  assert.deepEqual(ids(g, ga).prefix, ['s', 'a', 'c']);
+  assert.deepEqual(ids(g, s).prefix, ['s', 'b']);
+});
+
+test('infeasible: unavailable proposition, no suffix cycle, start rejected', () => {
+  const g = line();
+  const u = run(g, 'F z');
+  assert.equal(u.status, 'infeasible');
+  assert.equal(u.status === 'infeasible' && u.reason.kind, 'unavailable-propositions');
+  assert.deepEqual(u.status === 'infeasible' && u.reason.kind === 'unavailable-propositions' && u.reason.propositions, ['z']);
+  const dir = labelledGraph({ nodes: [{ id: 's' }, { id: 'a', labels: ['a'] }, { id: 'b', labels: ['b'] }], edges: [{ from: 's', to: 'a' }, { from: 'a', to: 'b' }], start: 's', directed: true }, 'd.json');
+  const c = run(dir, 'G F a & G F b');
+  assert.equal(c.status, 'infeasible');
+  assert.equal(c.status === 'infeasible' && c.reason.kind, 'no-suffix-cycle');
+  const st = run(line(), 'a');
+  assert.equal(st.status === 'infeasible' && st.reason.kind, 'start-rejected');
+  const np = run(dir, 'F b & G !a');
+  assert.equal(np.status === 'infeasible' && np.reason.kind, 'no-accepting-prefix');
+});
+
+test('graph JSON errors name the JSON path', () => {
+  const bad = (v: unknown, path: RegExp) => assert.throws(() => labelledGraph(v, 'w.json'), (e: unknown) => e instanceof InputError && path.test(e.message));
+  bad({ nodes: [], start: 'a' }, /^w\.json: \$\.nodes: /);
+  bad({ nodes: [{ id: 'a' }], start: 'b' }, /^w\.json: \$\.start: unknown node "b"/);
+  bad({ nodes: [{ id: 'a' }, { id: 'a' }], start: 'a' }, /\$\.nodes\[1\]\.id: duplicate node id "a"/);
+  bad({ nodes: [{ id: 'a' }], edges: [{ from: 'a', to: 'x' }], start: 'a' }, /\$\.edges\[0\]\.to: unknown node "x"/);
+  bad({ nodes: [{ id: 'a' }], edges: [{ from: 'a', to: 'a', weight: -1 }], start: 'a' }, /\$\.edges\[0\]\.weight: must be >= 0/);
+  bad({ nodes: [{ id: 'a', lables: ['p'] }], start: 'a' }, /\$\.nodes\[0\]: unknown field "lables"/);
+});
