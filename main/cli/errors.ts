@@ -6,6 +6,7 @@ import { WorldError } from '../backends/world.js';
 import { ModelError } from '../core/models/manifest.js';
 import { GraphError } from '../services/graph/store.js';
 import { CheckpointError } from '../services/training/checkpoint.js';
+import { InputError } from '../core/input/json.js';
 
 export const EXIT = {
   ok: 0,
@@ -43,7 +44,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError) {
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError || e instanceof InputError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
   }

@@ -9,6 +9,7 @@ import { modelCommand } from './model.js';
 import { trainCommand } from './train.js';
 import { backboneCommand } from './backbone.js';
 import { graphCommand } from './graph.js';
+import { planCommand } from './plan.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -33,6 +34,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(trainCommand(io, setExit));
   program.addCommand(backboneCommand(io, setExit));
   program.addCommand(graphCommand(io, setExit));
+  program.addCommand(planCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

@@ -119,58 +119,39 @@ function supported(p: Product): Uint8Array {
   return ok;
 }
 
-/** Shortest hop paths in the working automaton (BFS over states, supported transitions) from the given roots. */
-function bfs(p: Product, roots: readonly number[], ok: Uint8Array): { dist: Int32Array; parent: Int32Array } {
-  const dist = new Int32Array(p.nq).fill(-1);
-  const parent = new Int32Array(p.nq).fill(-1);
-  const queue: number[] = [];
-  for (const r of roots) {
-    if (dist[r] === -1) {
-      dist[r] = 0;
-      queue.push(r);
-    }
-  }
-  for (let i = 0; i < queue.length; i++) {
-    const q = queue[i]!;
-    for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) {
-      const q2 = p.tTo[t]!;
-      if (ok[t] === 1 && dist[q2] === -1) {
-        dist[q2] = dist[q]! + 1;
-        parent[q2] = q;
-        queue.push(q2);
+/** LF-GAS tries automaton prefixes and cycles in increasing hop count, at most this many of each. */
+export const LF_GAS_PATHS = 20;
+
+/**
+ * Simple paths of the working automaton over supported transitions, from `roots`, in nondecreasing
+ * number of hops, ending where `isEnd` holds: each as the states after every hop. For a cycle, the
+ * root is the cycle's state and may appear again only at the end.
+ */
+function* hopPaths(p: Product, roots: readonly number[], isEnd: (q: number) => boolean, ok: Uint8Array, cycle: boolean): Generator<{ root: number; hops: number[] }> {
+  let layer: { root: number; hops: number[] }[] = roots.map((root) => ({ root, hops: [] }));
+  let expansions = 0;
+  if (!cycle) for (const r of roots) if (isEnd(r)) yield { root: r, hops: [] };
+  while (layer.length > 0 && expansions < 20000) {
+    const next: { root: number; hops: number[] }[] = [];
+    for (const path of layer) {
+      const q = path.hops.length > 0 ? path.hops[path.hops.length - 1]! : path.root;
+      const seenTargets = new Set<number>();
+      for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) {
+        const q2 = p.tTo[t]!;
+        if (ok[t] !== 1 || seenTargets.has(q2) || q2 === q) continue;
+        seenTargets.add(q2);
+        expansions++;
+        const hops = [...path.hops, q2];
+        if (isEnd(q2)) {
+          yield { root: path.root, hops };
+          if (cycle) continue;
+        }
+        if (q2 === path.root || path.hops.includes(q2)) continue;
+        next.push({ root: path.root, hops });
       }
     }
+    layer = next;
   }
-  return { dist, parent };
-}
-
-function hopsTo(parent: Int32Array, dist: Int32Array, target: number): number[] {
-  const out: number[] = [];
-  for (let q = target; dist[q]! > 0; q = parent[q]!) out.push(q);
-  return out.reverse();
-}
-
-/** The shortest automaton cycle through qf, as the states after qf ending with qf. */
-function cycleHops(p: Product, qf: number, ok: Uint8Array): number[] | null {
-  for (let t = p.tStart[qf]!; t < p.tStart[qf + 1]!; t++) if (ok[t] === 1 && p.tTo[t] === qf) return [qf];
-  const succ: number[] = [];
-  for (let t = p.tStart[qf]!; t < p.tStart[qf + 1]!; t++) if (ok[t] === 1) succ.push(p.tTo[t]!);
-  const { dist, parent } = bfs(p, succ, ok);
-  let best = -1;
-  // qf is reached from one of its successors: find the predecessor of qf on a shortest path.
-  for (let q = 0; q < p.nq; q++) {
-    if (dist[q]! < 0) continue;
-    for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) {
-      if (ok[t] === 1 && p.tTo[t] === qf && (best < 0 || dist[q]! < dist[best]!)) best = q;
-    }
-  }
-  if (best < 0) return null;
-  const path: number[] = [];
-  for (let q = best; ; q = parent[q]!) {
-    path.push(q);
-    if (dist[q] === 0) break;
-  }
-  return [...path.reverse(), qf];
 }
 
 export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
@@ -180,30 +161,21 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
   const counter = { n: 0 };
   const reachedStates = new Uint8Array(p.nq);
   const endpoints: number[] = [];
-  const roots = ctx.work.init.map((i) => i.state);
   const ok = supported(p);
-  const { dist, parent } = bfs(p, roots, ok);
-  const options: { qf: number; prefix: number[]; cycle: number[]; hops: number }[] = [];
-  for (let qf = 0; qf < p.nq; qf++) {
-    if (p.w.accepting[qf] !== 1 || dist[qf]! < 0) continue;
-    const cycle = cycleHops(p, qf, ok);
-    if (cycle === null) continue;
-    const prefix = hopsTo(parent, dist, qf);
-    options.push({ qf, prefix, cycle, hops: prefix.length + cycle.length });
-  }
-  options.sort((x, y) => x.hops - y.hops || x.prefix.length - y.prefix.length || x.qf - y.qf);
   let failure = 'no accepting lasso of the automaton could be realised on the graph';
-  for (const opt of options) {
-    let root = opt.qf;
-    for (let q = opt.qf; dist[q]! > 0; q = parent[q]!) root = parent[q]!;
-    const z0 = g.start * p.nq + root;
-    const pre = realise(p, z0, opt.prefix, counter);
-    stats.expandedPrefix = counter.n;
+  let prefixes = 0;
+  for (const opt of hopPaths(p, ctx.work.init.map((i) => i.state), (q) => p.w.accepting[q] === 1, ok, false)) {
+    if (++prefixes > LF_GAS_PATHS) break;
+    const z0 = g.start * p.nq + opt.root;
+    const before = counter.n;
+    const pre = realise(p, z0, opt.hops, counter);
+    stats.expandedPrefix += counter.n - before;
     if (pre === null) continue;
     const zf = pre.states.length > 0 ? pre.states[pre.states.length - 1]! : z0;
     for (const z of [z0, ...pre.states]) reachedStates[z % p.nq] = 1;
     endpoints.push(zf);
-    const uf = (zf - (zf % p.nq)) / p.nq;
+    const qf = zf % p.nq;
+    const uf = (zf - qf) / p.nq;
     const prefix: ProductPath = { states: [z0, ...pre.states], transitions: [-1, ...pre.transitions], cost: pre.cost };
     let suffix: ProductPath | null = null;
     let dwell = false;
@@ -211,14 +183,21 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
     if (dt >= 0) {
       suffix = { states: [zf], transitions: [dt], cost: 0 };
       dwell = true;
-    } else if (!(opt.cycle.length === 1 && opt.cycle[0] === opt.qf)) {
-      const before = counter.n;
-      const s = realise(p, zf, opt.cycle, counter, uf);
-      stats.expandedSuffix += counter.n - before;
-      if (s !== null) suffix = s;
+    } else {
+      let cycles = 0;
+      for (const cyc of hopPaths(p, [qf], (q) => q === qf, ok, true)) {
+        if (++cycles > LF_GAS_PATHS) break;
+        const b = counter.n;
+        const s = realise(p, zf, cyc.hops, counter, uf);
+        stats.expandedSuffix += counter.n - b;
+        if (s !== null) {
+          suffix = s;
+          break;
+        }
+      }
     }
     if (suffix === null) {
-      failure = `the fewest-hop automaton cycle through state ${ctx.work.origin[opt.qf]} could not be closed at ${g.ids[uf]}`;
+      failure = `no automaton cycle through state ${ctx.work.origin[qf]} (of the ${LF_GAS_PATHS} with the fewest hops) could be closed at ${g.ids[uf]}`;
       continue;
     }
     stats.endpoints = endpoints.length;

@@ -6,6 +6,15 @@
 import { formatTerm } from '../ltl/guard.js';
 import { prepareAutomaton } from './prep.js';
 import type { PlanContext } from './plan.js';
+import type { BuchiAutomaton } from '../ltl/automaton.js';
+import { canReachGoodCycle } from '../ltl/scc.js';
+
+function satisfiable(a: BuchiAutomaton): boolean {
+  const succ: number[][] = a.states.map(() => []);
+  for (const e of a.edges) if (e.guard.length > 0) succ[e.from]!.push(e.to);
+  const live = canReachGoodCycle(a.states.length, (q) => succ[q]!, (q) => a.states[q]!.accepting);
+  return a.initial.some((q) => live[q] === 1);
+}
 
 export interface BlockedTransition {
   readonly from: number;
@@ -35,6 +44,7 @@ export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleR
   const { work: w, graph: g, automaton: a } = ctx;
   if (r === null || w.empty) {
     const startLetter = [...g.labels[g.start]!];
+    if (!satisfiable(a)) return { kind: 'unsatisfiable', message: 'the formula is unsatisfiable: its automaton accepts no word' };
     if (w.startRejected) {
       return { kind: 'start-rejected', startLetter, message: `the start label {${startLetter.join(', ')}} already violates the formula` };
     }
