@@ -1,8 +1,9 @@
 /** `witness graph …`: the latent reachability graph, built once per dataset and model bundle. */
 import { Command } from 'commander';
-import { datasetHash, readDataset } from '../services/datasets/format.js';
+import { readDataset } from '../services/datasets/format.js';
 import { loadModels } from '../services/models/bundle.js';
-import { DEFAULT_GRAPH, buildGraph } from '../core/graph/build.js';
+import { DEFAULT_GRAPH } from '../core/graph/build.js';
+import { buildArtifact } from '../services/graph/build-artifact.js';
 import { type GraphArtifact, graphJson, readGraph, writeGraph } from '../services/graph/store.js';
 import { writeFileAtomic } from '../services/datasets/io.js';
 import { ModelError } from '../core/models/manifest.js';
@@ -40,39 +41,15 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
         if (m.manifest.world !== d.worldId) throw new ModelError(o.models, 'world', `the models are for ${m.manifest.world}, the dataset for ${d.worldId}`);
         const started = Date.now();
         const n = d.terminals.length;
-        const latent = new Float32Array(n * m.manifest.dims.latent);
-        const chunk = 16384;
         const bar = progressBar(io, 'graph build');
-        for (let r = 0; r < n; r += chunk) {
-          const rows = Math.min(chunk, n - r);
-          latent.set(await m.embed(d.observations.subarray(r * d.obsDim, (r + rows) * d.obsDim), rows), r * m.manifest.dims.latent);
-          bar(r + rows, 2 * n);
-        }
-        const params = { H_TD: m.manifest.H_TD, teThreshold: o.teThreshold };
-        let g;
+        let artifact: GraphArtifact;
         try {
-          g = buildGraph(latent, m.manifest.dims.latent, d.terminals, params, (_stage, done, total) => bar(n + Math.floor((done / total) * n * 0.99), 2 * n));
+          artifact = await buildArtifact(d, m, o.teThreshold, bar);
         } catch (e) {
           if (e instanceof RangeError) throw new CliError(`${o.data} with ${o.models}: ${e.message}`);
           throw e;
         }
-        const positions = new Float32Array(g.nodeCount * 2);
-        const counts = new Int32Array(g.nodeCount);
-        g.support.forEach((v, i) => {
-          positions[v * 2]! += d.observations[i * d.obsDim]!;
-          positions[v * 2 + 1]! += d.observations[i * d.obsDim + 1]!;
-          counts[v]!++;
-        });
-        for (let v = 0; v < g.nodeCount; v++) if (counts[v]! > 0) {
-          positions[v * 2]! /= counts[v]!;
-          positions[v * 2 + 1]! /= counts[v]!;
-        }
-        bar(2 * n, 2 * n);
-        const artifact: GraphArtifact = {
-          world: d.worldId, dataset: { sha256: datasetHash(d) },
-          models: { embed: m.manifest.files['embed.onnx'].sha256, policy: m.manifest.files['policy.onnx'].sha256 },
-          params, graph: g, positions,
-        };
+        const g = artifact.graph;
         await writeGraph(o.out, artifact);
         const c = connectivity(artifact);
         io.out(`wrote ${o.out}: ${g.nodeCount} nodes, ${g.edgeU.length} edges, ${c.components} component(s) (${g.componentsBefore} before ${g.bridges} bridge edge(s)), ${g.retained}/${n} states kept by the temporal-efficiency filter, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
@@ -104,7 +81,7 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
     })());
   graph
     .command('export')
-    .description('write the graph as plain labelled-graph JSON (node positions in task space) for inspection and planning')
+    .description('write the graph as plain JSON (node latents, task-space positions, supports, edges) for inspection')
     .argument('<file>', 'graph file (.wgraph)')
     .requiredOption('--out <json>', 'JSON file to write')
     .action((file: string, o: { out: string }) => run(async () => {

@@ -104,9 +104,11 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
           if (v === undefined) throw new CliError(`${o.graph} is a latent graph: ${flag} is required`);
         }
         if (o.kernel === 'gaussian' && o.sigma === undefined) throw new CliError('--kernel gaussian needs --sigma');
-        const regions = await readRegions(o.regions!);
+        const all = await readRegions(o.regions!);
+        // The task's propositions AP_φ: regions the formula does not mention play no part.
+        const regions = { ...all, regions: all.regions.filter((r) => automaton.aps.includes(r.name)) };
         const unknown = automaton.aps.filter((ap) => !regions.regions.some((r) => r.name === ap));
-        if (unknown.length > 0) throw new CliError(`--spec mentions ${unknown.join(', ')}, which ${o.regions} does not define (it has ${regions.regions.map((r) => r.name).join(', ') || 'no regions'})`);
+        if (unknown.length > 0) throw new CliError(`--spec mentions ${unknown.join(', ')}, which ${o.regions} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`);
         const b = await loadBackbone(o.graph, o.data!, o.models ?? defaultModelsDir);
         try {
           const task = await augmentTask(b, regions, o.start!, {

@@ -36,18 +36,40 @@ export interface Candidates {
   readonly pool: ReadonlyMap<string, number>;
 }
 
+/** Regions per task: their memberships are bits of one 32-bit mask per dataset state. */
+export const MAX_TASK_REGIONS = 32;
+
+/** L_φ(s) of every dataset state as a bit mask over `regions` (bit k: regions[k]); one pass over the data. */
+export function stateLabels(states: TaskStates, regions: readonly Region[]): Uint32Array {
+  if (regions.length > MAX_TASK_REGIONS) throw new RangeError(`a task may have at most ${MAX_TASK_REGIONS} regions, got ${regions.length}`);
+  const masks = new Uint32Array(states.count);
+  const { observations: obs, obsDim } = states;
+  regions.forEach((r, k) => {
+    const bit = (1 << k) >>> 0;
+    // Bounding box first: most states are far from any one region.
+    const [x0, y0, x1, y1] = r.kind === 'disk'
+      ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
+      : [r.min[0], r.min[1], r.max[0], r.max[1]];
+    for (let i = 0; i < states.count; i++) {
+      const x = obs[i * obsDim]!, y = obs[i * obsDim + 1]!;
+      if (x < x0 || x > x1 || y < y0 || y > y1) continue;
+      if (inRegion(r, x, y)) masks[i] = (masks[i]! | bit) >>> 0;
+    }
+  });
+  return masks;
+}
+
 /** S_ℓ^cand (B.3): the label-satisfying dataset states, and up to `attempts` of them in random order. */
-export function anchorCandidates(states: TaskStates, regions: readonly Region[], attempts: number, rng: Rng): Candidates {
+export function anchorCandidates(masks: Uint32Array, regions: readonly Region[], attempts: number, rng: Rng): Candidates {
   const byRegion = new Map<string, number[]>();
   const pool = new Map<string, number>();
-  for (const r of regions) {
+  regions.forEach((r, k) => {
+    const bit = (1 << k) >>> 0;
     const all: number[] = [];
-    for (let i = 0; i < states.count; i++) {
-      if (inRegion(r, states.observations[i * states.obsDim]!, states.observations[i * states.obsDim + 1]!)) all.push(i);
-    }
+    for (let i = 0; i < masks.length; i++) if ((masks[i]! & bit) !== 0) all.push(i);
     pool.set(r.name, all.length);
     byRegion.set(r.name, rng.sample(all, Math.min(attempts, all.length)));
-  }
+  });
   return { byRegion, pool };
 }
 
@@ -75,6 +97,8 @@ export interface AugmentInput {
   /** Task-space position of each cluster node (for pictures). */
   readonly nodePositions: Float32Array;
   readonly states: TaskStates;
+  /** stateLabels(states, regions). */
+  readonly masks: Uint32Array;
   /** Latents of all dataset states, needed only for the Gaussian kernel. */
   readonly stateLatents?: Float32Array;
   readonly regions: readonly Region[];
@@ -95,8 +119,8 @@ function dist(a: Float32Array, i: number, b: Float32Array, j: number, dim: numbe
 }
 
 /** Eq. B.8 for every cluster node and region. */
-export function softLabels(input: Pick<AugmentInput, 'graph' | 'states' | 'regions' | 'stateLatents' | 'params'>): Map<string, Float64Array> {
-  const { graph: g, states, regions, params } = input;
+export function softLabels(input: Pick<AugmentInput, 'graph' | 'states' | 'masks' | 'regions' | 'stateLatents' | 'params'>): Map<string, Float64Array> {
+  const { graph: g, states, regions, params, masks } = input;
   const m = g.nodeCount;
   const gaussian = params.kernel.kind === 'gaussian';
   if (gaussian && (input.stateLatents === undefined || input.stateLatents.length !== states.count * g.dim)) {
@@ -109,10 +133,9 @@ export function softLabels(input: Pick<AugmentInput, 'graph' | 'states' | 'regio
     const v = g.support[i]!;
     const w = gaussian ? Math.exp(-(dist(input.stateLatents!, i, g.nodes, v, g.dim) ** 2) / twoSigma2) : 1;
     total[v]! += w;
-    const x = states.observations[i * states.obsDim]!, y = states.observations[i * states.obsDim + 1]!;
-    regions.forEach((r, k) => {
-      if (inRegion(r, x, y)) hit[k]![v]! += w;
-    });
+    const mask = masks[i]!;
+    if (mask === 0) continue;
+    for (let k = 0; k < regions.length; k++) if ((mask & (1 << k)) !== 0) hit[k]![v]! += w;
   }
   const out = new Map<string, Float64Array>();
   regions.forEach((r, k) => {

@@ -8,7 +8,8 @@
  * are cut off by the best objective found so far, which keeps that exact mode fast.
  */
 import { MinHeap } from './heap.js';
-import { type Heuristic, hValue } from './heuristic.js';
+import { type Heuristic, distancesTo, hValue } from './heuristic.js';
+import { reverseRows } from './semantic.js';
 import { type Product, dwellTransition, forEachSuccessor } from './product.js';
 
 /** A path through the product: states z0 … zk and, for i ≥ 1, the transition that entered z_i. */
@@ -106,9 +107,16 @@ function trace(ws: Workspace, end: number, stop: (z: number) => boolean): { stat
 export function searchPlan(p: Product, start: readonly number[], o: SearchOptions): SearchResult {
   const size = p.n * p.nq;
   const ws = new Workspace(size);
+  const cyc = new Workspace(size);
+  const back = new Reverse(p);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   const reachedStates = new Uint8Array(p.nq);
+  const lambda = o.lambda;
   // Prefix: A* (Dijkstra when there is no heuristic) from Z0, keeping the first K accepting pops.
+  // Each endpoint's suffix is built as soon as it is popped, so the search can stop once no later
+  // endpoint can beat the best candidate: a later endpoint's prefix costs at least the popped key,
+  // and its objective at least λ times that. The candidate set is the paper's; only hopeless
+  // endpoints are skipped, so the selected plan is the same.
   ws.next();
   const heap = new MinHeap(1024);
   const h = (z: number): number => (o.heuristic === null ? 0 : hValue(o.heuristic, p, z));
@@ -118,8 +126,10 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
     heap.push(h(z), z);
   }
   const endpoints: number[] = [];
-  const prefixDist = new Map<number, number>();
+  let best: Candidate | null = null;
   while (heap.size > 0 && endpoints.length < o.k) {
+    const f = heap.peekKey();
+    if (best !== null && lambda > 0 && lambda * f >= best.objective) break;
     const z = heap.pop();
     if (ws.isClosed(z)) continue;
     ws.close(z);
@@ -128,7 +138,15 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
     reachedStates[q] = 1;
     if (p.w.accepting[q] === 1) {
       endpoints.push(z);
-      prefixDist.set(z, g);
+      const bound = best === null || lambda >= 1 ? Infinity : (best.objective - lambda * g) / (1 - lambda);
+      const suf = suffixFor(p, cyc, z, bound, stats, back, o.check);
+      if (suf !== null) {
+        stats.withSuffix++;
+        const objective = lambda * g + (1 - lambda) * suf.path.cost;
+        if (best === null || objective < best.objective) {
+          best = { prefix: { ...trace(ws, z, (x) => ws.pred[x] === -1), cost: g }, suffix: suf.path, dwell: suf.dwell, objective };
+        }
+      }
       if (endpoints.length >= o.k) break;
     }
     stats.expandedPrefix++;
@@ -144,41 +162,27 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
     });
   }
   stats.endpoints = endpoints.length;
-  // Keep the prefix paths before the suffix searches reuse the workspace.
-  const prefixes = new Map<number, ProductPath>();
-  for (const z of endpoints) {
-    const t = trace(ws, z, (x) => ws.pred[x] === -1);
-    prefixes.set(z, { ...t, cost: prefixDist.get(z)! });
-  }
-  // Endpoints in order of prefix cost (A* pops them so already); the exact mode cuts off by the bound.
-  let best: Candidate | null = null;
-  const lambda = o.lambda;
-  for (const z of endpoints) {
-    const pre = prefixes.get(z)!;
-    if (best !== null && lambda * pre.cost >= best.objective && lambda > 0) break;
-    const bound = best === null || lambda >= 1 ? Infinity : (best.objective - lambda * pre.cost) / (1 - lambda);
-    const suf = suffixFor(p, ws, z, bound, stats, o.check);
-    if (suf === null) continue;
-    stats.withSuffix++;
-    const objective = lambda * pre.cost + (1 - lambda) * suf.path.cost;
-    if (best === null || objective < best.objective) best = { prefix: pre, suffix: suf.path, dwell: suf.dwell, objective };
-  }
   return { best, stats, endpoints, reachedStates };
 }
 
 /**
  * The suffix at endpoint z: a dwell when an enabled self-loop exists there, else the cheapest
- * return cycle strictly below `bound` (null when there is none).
+ * return cycle strictly below `bound` (null when there is none). The return search is A* towards
+ * z's graph node: every return to (u, q_f) must reach node u, so the graph distance to u is an
+ * admissible, consistent guide and the cycle found is the cheapest, as Dijkstra's would be.
  */
-function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: SearchStats, check?: () => void): { path: ProductPath; dwell: boolean } | null {
+function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: SearchStats, back: Reverse, check?: () => void): { path: ProductPath; dwell: boolean } | null {
   const t = dwellTransition(p, z);
   if (t >= 0) return { path: { states: [z], transitions: [t], cost: 0 }, dwell: true };
+  const u = (z - (z % p.nq)) / p.nq;
+  const toU = back.distancesTo(u);
+  const hz = (x: number): number => toU[(x - (x % p.nq)) / p.nq]!;
   ws.next();
   const heap = new MinHeap(256);
   forEachSuccessor(p, z, (z2, c, tr) => {
-    if (c < ws.d(z2) && c < bound) {
+    if (c < ws.d(z2) && c + hz(z2) < bound) {
       ws.set(z2, c, z, tr);
-      heap.push(c, z2);
+      heap.push(c + hz(z2), z2);
     }
   });
   while (heap.size > 0) {
@@ -191,13 +195,31 @@ function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: S
     if ((stats.expandedSuffix & 4095) === 0) check?.();
     forEachSuccessor(p, zz, (z2, c, tr) => {
       const nd = d + c;
-      if (nd < ws.d(z2) && nd < bound) {
+      if (nd < ws.d(z2)) {
+        const f = nd + hz(z2);
+        if (f >= bound) return;
         ws.set(z2, nd, zz, tr);
-        heap.push(nd, z2);
+        heap.push(f, z2);
       }
     });
   }
   return null;
+}
+
+/** Graph distances to a node over the reversed semantic graph, cached per target node. */
+class Reverse {
+  private rows: ReturnType<typeof reverseRows> | null = null;
+  private readonly cache = new Map<number, Float64Array>();
+  constructor(private readonly p: Product) {}
+  distancesTo(u: number): Float64Array {
+    let d = this.cache.get(u);
+    if (d === undefined) {
+      this.rows ??= reverseRows(this.p.g);
+      d = distancesTo(this.p.n, [u], this.rows);
+      this.cache.set(u, d);
+    }
+    return d;
+  }
 }
 
 /** The cycle's states after the endpoint z up to and including z, read back from z's predecessor chain. */

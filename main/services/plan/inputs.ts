@@ -11,7 +11,7 @@ import { type GraphArtifact, GraphError, readGraph } from '../graph/store.js';
 import { datasetHash, readDataset } from '../datasets/format.js';
 import type { Dataset } from '../../core/data/dataset.js';
 import { type LoadedModels, loadModels } from '../models/bundle.js';
-import { type AugmentParams, type AugmentReport, anchorCandidates, augmentGraph } from '../../core/graph/augment.js';
+import { type AugmentParams, type AugmentReport, anchorCandidates, augmentGraph, stateLabels } from '../../core/graph/augment.js';
 import type { Rng } from '../../core/random/rng.js';
 import { cellAt, isFree } from '../../core/world/maze.js';
 import { layoutOf } from '../../backends/mujoco/pointmaze.js';
@@ -93,7 +93,8 @@ export async function augmentTask(
   const t0 = performance.now();
   const d = b.dataset;
   const states = { observations: d.observations, obsDim: d.obsDim, count: d.terminals.length };
-  const candidates = anchorCandidates(states, regions.regions, params.attempts, rng);
+  const masks = stateLabels(states, regions.regions);
+  const candidates = anchorCandidates(masks, regions.regions, params.attempts, rng);
   const dim = b.models.manifest.dims.latent;
   const candidateLatents = new Map<string, Float32Array>();
   for (const [name, idx] of candidates.byRegion) {
@@ -115,7 +116,7 @@ export async function augmentTask(
     }
   }
   const { graph, report } = augmentGraph({
-    graph: b.artifact.graph, nodePositions: b.artifact.positions, states, regions: regions.regions, candidates, candidateLatents,
+    graph: b.artifact.graph, nodePositions: b.artifact.positions, states, masks, regions: regions.regions, candidates, candidateLatents,
     start: { latent: startLatent, position: start }, params: { ...params, H_TD: b.artifact.params.H_TD },
     ...(stateLatents ? { stateLatents } : {}),
   });
