@@ -25,6 +25,32 @@ import { mazeSvg } from '../core/world/svg.js';
 import { loadModels } from '../services/models/bundle.js';
 import { DEFAULT_GRAPH, buildGraph } from '../core/graph/build.js';
 import { defaultModelsDir } from './backbone.js';
+import { fileURLToPath } from 'node:url';
+import { datasetHash } from '../services/datasets/format.js';
+import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
+import { createRng } from '../core/random/rng.js';
+import { DEFAULT_AUGMENT } from '../core/graph/augment.js';
+import { type PlanResult, DEFAULT_PLAN, plan } from '../core/plan/plan.js';
+import type { SemanticGraph } from '../core/plan/semantic.js';
+
+const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+
+function planLine(label: string, r: PlanResult, g: SemanticGraph, ms: number): string {
+  if (r.status === 'infeasible') return `  ${label.padEnd(8)} infeasible (${r.reason.kind}): ${r.reason.message}\n`;
+  const nodes = r.steps.map((x) => g.ids[x.node]!);
+  const show = (xs: string[]): string => (xs.length > 8 ? `${xs.slice(0, 3).join(' → ')} → … (${xs.length - 6} more) … → ${xs.slice(-3).join(' → ')}` : xs.join(' → '));
+  return `  ${label.padEnd(8)} objective ${r.cost.objective.toFixed(1).padStart(7)} (prefix ${r.cost.prefix.toFixed(1)}, suffix ${r.cost.suffix.toFixed(1)}${r.dwell ? ', dwell' : ''}), ${ms.toFixed(1)} ms, certificate ${r.certificate.checked.guardWordAccepted ? 'checked' : 'REJECTED'}\n` +
+    `           prefix ${show(nodes.slice(0, r.prefixLength))}\n           suffix ${show(nodes.slice(r.prefixLength))}\n`;
+}
+
+function planAll(io: Output, g: SemanticGraph, spec: string, k: number): void {
+  const a = translateFormula(parseLtl(spec)).automaton;
+  for (const method of ['sagas', 'lf-gas', 'ga-gas'] as const) {
+    const t0 = performance.now();
+    const r = plan(g, a, { ...DEFAULT_PLAN, method, k });
+    io.out(planLine(method, r, g, performance.now() - t0));
+  }
+}
 import { showLetter } from './words.js';
 
 export function demoCommand(io: Output, setExit: (c: number) => void): Command {
@@ -34,11 +60,22 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--steps <n>', 'transitions of the demo dataset', (v: string) => Number(v), 20000)
     .action(action(io, setExit, async (o: { out?: string; steps: number }) => {
       await runWorldDemo(io, o.out, o.steps);
+      await runExactDemo(io);
       runDemo(io, o.out);
     }));
 }
 
 const letters = (...xs: string[][]): ReadonlySet<string>[] => xs.map((x) => new Set(x));
+
+async function runExactDemo(io: Output): Promise<void> {
+  const file = asset('graphs/warehouse.json');
+  const input = await readGraphInput(file);
+  if (input.kind !== 'labelled') throw new CliError(`${file}: expected a labelled graph`);
+  const spec = 'G F shelf_a & G F shelf_b & G F (pack & F charge) & G !wet';
+  io.out(`Witness — exact planning on a hand-built map (assets/graphs/warehouse.json, ${input.graph.ids.length} nodes)\n  ${spec}\n`);
+  planAll(io, input.graph, spec, Infinity);
+  io.out('\n');
+}
 
 async function runWorldDemo(io: Output, outDir: string | undefined, steps: number): Promise<void> {
   if (!Number.isInteger(steps) || steps < 1) throw new CliError(`--steps must be a positive integer, got ${steps}`);
@@ -55,8 +92,26 @@ async function runWorldDemo(io: Output, outDir: string | undefined, steps: numbe
     try {
       const n = d.terminals.length;
       const latent = await models.embed(d.observations, n);
-      const g = buildGraph(latent, models.manifest.dims.latent, d.terminals, { H_TD: models.manifest.H_TD, teThreshold: DEFAULT_GRAPH.teThreshold });
+      const params = { H_TD: models.manifest.H_TD, teThreshold: DEFAULT_GRAPH.teThreshold };
+      const g = buildGraph(latent, models.manifest.dims.latent, d.terminals, params);
       io.out(`  shipped backbone (assets/models/${id}): latent graph of ${g.nodeCount} nodes, ${g.edgeU.length} edges over the dataset\n`);
+      const positions = new Float32Array(g.nodeCount * 2);
+      const counts = new Int32Array(g.nodeCount);
+      g.support.forEach((v, i) => {
+        positions[2 * v]! += d.observations[i * d.obsDim]!;
+        positions[2 * v + 1]! += d.observations[i * d.obsDim + 1]!;
+        counts[v]!++;
+      });
+      for (let v = 0; v < g.nodeCount; v++) for (const k of [0, 1]) positions[2 * v + k]! /= Math.max(1, counts[v]!);
+      const backbone = {
+        artifact: { world: id, dataset: { sha256: datasetHash(d) }, models: { embed: '', policy: '' }, params, graph: g, positions },
+        dataset: d, models, files: { graph: '(demo)', data: '(demo)', models: defaultModelsDir(id) },
+      };
+      const regionsFile = asset(`regions/${id}.json`);
+      const spec = 'F (e1 & F e3) & G F e4 & G !e0';
+      const task = await augmentTask(backbone, await readRegions(regionsFile), [4, 20], DEFAULT_AUGMENT, createRng(0), { regions: regionsFile, start: 'start' });
+      io.out(`\n  SAGAS mission on the latent graph: ${spec}\n  regions assets/regions/${id}.json, start (4, 20); ${task.report.nodes.anchors} anchors inserted${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''} (${task.augment_ms.toFixed(0)} ms)\n`);
+      planAll(io, task.graph, spec, DEFAULT_PLAN.k);
     } finally {
       await models.close();
     }

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { parseLtl } from '../core/ltl/parser.js';
 import { LtlSyntaxError } from '../core/ltl/errors.js';
 import { translateFormula } from '../core/ltl/translate.js';
-import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, plan } from '../core/plan/plan.js';
+import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, plan, unavailablePropositions } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { DEFAULT_AUGMENT, type AugmentReport } from '../core/graph/augment.js';
 import { createRng } from '../core/random/rng.js';
@@ -126,11 +126,16 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
         graph = input.graph;
         k ??= Infinity;
       }
+      // A proposition no node carries is false everywhere: legal, but usually a typo.
+      const warnings = unavailablePropositions(graph, automaton)
+        .filter(() => input.kind === 'labelled')
+        .map((ap) => `proposition "${ap}" labels no node of ${o.graph}: it is false everywhere`);
+      if (!o.json) for (const w of warnings) io.err(`warning: ${w}\n`);
       const t1 = performance.now();
       const result = plan(graph, automaton, { method: o.method, k, lambda: o.lambda, tauSoft: o.tauSoft });
       const planning_ms = performance.now() - t1;
       const extra = {
-        k: k === Infinity ? 'all' : k, lambda: o.lambda, planning_ms, translate_ms,
+        k: k === Infinity ? 'all' : k, lambda: o.lambda, planning_ms, translate_ms, ...(warnings.length > 0 ? { warnings } : {}),
         ...(augment_ms !== undefined ? { augment_ms, augmentation } : {}),
       };
       if (o.json) io.out(`${JSON.stringify(planDocument(result, graph, extra))}\n`);

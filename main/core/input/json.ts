@@ -4,6 +4,7 @@
  * names the file, the path and the problem.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { type ParseError, parse as locate, printParseErrorCode } from 'jsonc-parser';
 
 export class InputError extends Error {
   override readonly name = 'InputError';
@@ -12,21 +13,21 @@ export class InputError extends Error {
   }
 }
 
-/** Parses JSON text; a syntax error names the line and column. */
+/** Parses JSON text (strict JSON: no comments, no trailing commas); a syntax error names the line and column. */
 export function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const m = /position (\d+)/.exec(msg);
-    if (m !== null) {
-      const pos = Number(m[1]);
-      const before = text.slice(0, pos);
-      const line = before.split('\n').length;
-      const column = pos - before.lastIndexOf('\n');
-      throw new InputError(file, `${line}:${column}`, `not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
-    }
-    throw new InputError(file, '$', `not valid JSON: ${msg}`);
+    // JSON.parse does not say where; a scanning parser does.
+    const errors: ParseError[] = [];
+    locate(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const first = errors[0];
+    if (first === undefined) throw new InputError(file, '$', `not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    const before = text.slice(0, first.offset);
+    const line = before.split('\n').length;
+    const column = first.offset - before.lastIndexOf('\n');
+    const what = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    throw new InputError(file, `${line}:${column}`, `not valid JSON: ${what}`);
   }
 }
 
