@@ -7,6 +7,7 @@ import { ModelError } from '../core/models/manifest.js';
 import { GraphError } from '../services/graph/store.js';
 import { CheckpointError } from '../services/training/checkpoint.js';
 import { InputError } from '../core/input/json.js';
+import { PlanBudgetError } from '../core/plan/plan.js';
 
 export const EXIT = {
   ok: 0,
@@ -40,7 +41,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: ${where ? `${where}:` : ''}${e.line}:${e.column}: ${e.detail}\n`);
     return EXIT.usage;
   }
-  if (e instanceof LtlBudgetError) {
+  if (e instanceof LtlBudgetError || e instanceof PlanBudgetError) {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { parseLtl } from '../core/ltl/parser.js';
 import { LtlSyntaxError } from '../core/ltl/errors.js';
 import { translateFormula } from '../core/ltl/translate.js';
-import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, plan, unavailablePropositions } from '../core/plan/plan.js';
+import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, deadline, plan, unavailablePropositions } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { DEFAULT_AUGMENT, type AugmentReport } from '../core/graph/augment.js';
 import { createRng } from '../core/random/rng.js';
@@ -15,7 +15,7 @@ import { defaultModelsDir } from './backbone.js';
 interface PlanFlags {
   graph: string; spec: string; method: Method; lambda: number; k?: number; json?: boolean; tauSoft: number;
   regions?: string; start?: [number, number]; data?: string; models?: string;
-  anchors: number; attempts: number; kernel: 'constant' | 'gaussian'; sigma?: number; seed: number;
+  anchors: number; attempts: number; kernel: 'constant' | 'gaussian'; sigma?: number; seed: number; timeLimitMs: number;
 }
 
 const numberFlag = (flag: string, lo: number, hi: number) => (v: string): number => {
@@ -82,6 +82,7 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
     .addOption(new Option('--kernel <k>', 'soft-label kernel').choices(['constant', 'gaussian']).default('constant'))
     .option('--sigma <x>', 'Gaussian kernel bandwidth in latent units', numberFlag('--sigma', 1e-9, 1e9))
     .option('--seed <n>', 'seed for anchor retrieval', intFlag('--seed', 0), 0)
+    .option('--time-limit-ms <n>', 'time budget of the search (exit 3 past it)', intFlag('--time-limit-ms', 1), 60_000)
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: PlanFlags) => {
       let formula;
@@ -132,7 +133,8 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
         .map((ap) => `proposition "${ap}" labels no node of ${o.graph}: it is false everywhere`);
       if (!o.json) for (const w of warnings) io.err(`warning: ${w}\n`);
       const t1 = performance.now();
-      const result = plan(graph, automaton, { method: o.method, k, lambda: o.lambda, tauSoft: o.tauSoft });
+      const check = deadline(o.timeLimitMs, () => performance.now());
+      const result = plan(graph, automaton, { method: o.method, k, lambda: o.lambda, tauSoft: o.tauSoft, check });
       const planning_ms = performance.now() - t1;
       const extra = {
         k: k === Infinity ? 'all' : k, lambda: o.lambda, planning_ms, translate_ms, ...(warnings.length > 0 ? { warnings } : {}),

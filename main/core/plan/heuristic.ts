@@ -14,6 +14,8 @@ export interface Heuristic {
   readonly table: readonly (Float64Array | null)[];
   /** Propositions whose witness distances were computed. */
   readonly propositions: readonly string[];
+  /** Distances from every node to the witnesses of proposition i (computed on first use). */
+  readonly witnessDistances: (i: number) => Float64Array;
 }
 
 /** Shortest distance from every node to the nearest node in `targets`, on the given in-edge rows. */
@@ -96,7 +98,7 @@ export function buildHeuristic(p: Product): Heuristic {
     }
     return t;
   });
-  return { table, propositions: [...perProp.keys()].sort((a, b) => a - b).map((i) => p.w.aps[i]!) };
+  return { table, propositions: [...perProp.keys()].sort((a, b) => a - b).map((i) => p.w.aps[i]!), witnessDistances: propDist };
 }
 
 export function hValue(h: Heuristic, p: Product, z: number): number {

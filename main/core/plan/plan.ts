@@ -14,6 +14,22 @@ import { type Certificate, makeCertificate } from './certificate.js';
 import { type InfeasibleReason, diagnose } from './diagnose.js';
 
 export type Method = 'sagas' | 'lf-gas' | 'ga-gas';
+
+/** Product states (nodes × automaton states) the planner will allocate for; beyond it, a budget error. */
+export const MAX_PRODUCT_STATES = 30_000_000;
+
+/** The product is too large, or the search ran past its time budget or was cancelled. */
+export class PlanBudgetError extends Error {
+  override readonly name = 'PlanBudgetError';
+}
+
+/** A `check` for PlanOptions: throws PlanBudgetError once `limit_ms` has passed on the injected clock. */
+export function deadline(limit_ms: number, now: () => number): () => void {
+  const end = now() + limit_ms;
+  return () => {
+    if (now() > end) throw new PlanBudgetError(`planning took longer than its time budget of ${limit_ms} ms`);
+  };
+}
 export const METHODS: readonly Method[] = ['sagas', 'lf-gas', 'ga-gas'];
 
 export interface PlanOptions {
@@ -91,6 +107,10 @@ export function planContext(g: SemanticGraph, a: BuchiAutomaton, tauSoft: number
 export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanResult {
   if (!(o.lambda >= 0 && o.lambda <= 1)) throw new RangeError(`λ must be in [0, 1], got ${o.lambda}`);
   if (!(o.k >= 1)) throw new RangeError(`K must be at least 1, got ${o.k}`);
+  const size = g.ids.length * a.states.length;
+  if (size > MAX_PRODUCT_STATES) {
+    throw new PlanBudgetError(`the product has up to ${g.ids.length} nodes × ${a.states.length} automaton states = ${size} states, over the planner's budget of ${MAX_PRODUCT_STATES}`);
+  }
   const ctx = planContext(g, a, o.tauSoft);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   if (ctx.work.empty) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, null), stats };

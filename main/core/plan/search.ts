@@ -55,26 +55,28 @@ export interface SearchOptions {
   readonly check?: () => void;
 }
 
-/** Reusable Dijkstra arrays over the product, reset in O(1) by an epoch stamp. */
+/**
+ * Reusable Dijkstra arrays over the product, reset in O(1) by an epoch stamp: stamp[z] is +epoch
+ * while z is open in the current search and −epoch once it is closed.
+ */
 class Workspace {
   readonly dist: Float64Array;
   readonly pred: Int32Array;
   readonly predT: Int32Array;
   readonly stamp: Int32Array;
-  readonly closed: Int32Array;
   epoch = 0;
   constructor(size: number) {
     this.dist = new Float64Array(size);
     this.pred = new Int32Array(size);
     this.predT = new Int32Array(size);
     this.stamp = new Int32Array(size);
-    this.closed = new Int32Array(size);
   }
   next(): void {
     this.epoch++;
   }
   d(z: number): number {
-    return this.stamp[z] === this.epoch ? this.dist[z]! : Infinity;
+    const s = this.stamp[z]!;
+    return s === this.epoch || s === -this.epoch ? this.dist[z]! : Infinity;
   }
   set(z: number, d: number, pred: number, t: number): void {
     this.stamp[z] = this.epoch;
@@ -83,10 +85,10 @@ class Workspace {
     this.predT[z] = t;
   }
   isClosed(z: number): boolean {
-    return this.closed[z] === this.epoch;
+    return this.stamp[z] === -this.epoch;
   }
   close(z: number): void {
-    this.closed[z] = this.epoch;
+    this.stamp[z] = -this.epoch;
   }
 }
 
@@ -107,7 +109,9 @@ function trace(ws: Workspace, end: number, stop: (z: number) => boolean): { stat
 export function searchPlan(p: Product, start: readonly number[], o: SearchOptions): SearchResult {
   const size = p.n * p.nq;
   const ws = new Workspace(size);
-  const cyc = new Workspace(size);
+  // The return-cycle workspace is only needed when some endpoint has no dwell.
+  let cycWs: Workspace | null = null;
+  const cyc = (): Workspace => (cycWs ??= new Workspace(size));
   const back = new Reverse(p);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   const reachedStates = new Uint8Array(p.nq);
@@ -139,7 +143,7 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
     if (p.w.accepting[q] === 1) {
       endpoints.push(z);
       const bound = best === null || lambda >= 1 ? Infinity : (best.objective - lambda * g) / (1 - lambda);
-      const suf = suffixFor(p, cyc, z, bound, stats, back, o.check);
+      const suf = suffixFor(p, cyc, z, bound, stats, back, o.heuristic, o.check);
       if (suf !== null) {
         stats.withSuffix++;
         const objective = lambda * g + (1 - lambda) * suf.path.cost;
@@ -167,16 +171,19 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
 
 /**
  * The suffix at endpoint z: a dwell when an enabled self-loop exists there, else the cheapest
- * return cycle strictly below `bound` (null when there is none). The return search is A* towards
- * z's graph node: every return to (u, q_f) must reach node u, so the graph distance to u is an
- * admissible, consistent guide and the cycle found is the cheapest, as Dijkstra's would be.
+ * return cycle strictly below `bound` (null when there is none). The return search is A* guided by
+ * `returnGuide`, an admissible and consistent lower bound, so the cycle found is the cheapest, as
+ * Dijkstra's would be, with far fewer product states expanded.
  */
-function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: SearchStats, back: Reverse, check?: () => void): { path: ProductPath; dwell: boolean } | null {
+function suffixFor(p: Product, workspace: () => Workspace, z: number, bound: number, stats: SearchStats, back: Reverse, heur: Heuristic | null, check?: () => void): { path: ProductPath; dwell: boolean } | null {
   const t = dwellTransition(p, z);
   if (t >= 0) return { path: { states: [z], transitions: [t], cost: 0 }, dwell: true };
-  const u = (z - (z % p.nq)) / p.nq;
+  const nq = p.nq;
+  const qf = z % nq;
+  const u = (z - qf) / nq;
   const toU = back.distancesTo(u);
-  const hz = (x: number): number => toU[(x - (x % p.nq)) / p.nq]!;
+  const hz = heur === null ? (x: number): number => toU[(x - (x % nq)) / nq]! : returnGuide(p, qf, toU, heur);
+  const ws = workspace();
   ws.next();
   const heap = new MinHeap(256);
   forEachSuccessor(p, z, (z2, c, tr) => {
@@ -204,6 +211,121 @@ function suffixFor(p: Product, ws: Workspace, z: number, bound: number, stats: S
     });
   }
   return null;
+}
+
+/**
+ * A lower bound on the cost of returning from product state (v, q) to (u, q_f), from a relaxation
+ * that keeps only the positive literals: a run from q back to q_f reads a chain of positive literals
+ * ℓ1 … ℓk (each at one of its witnesses) and ends at u, so its cost is at least
+ * dist(v, A_ℓ1) + D(ℓ1, ℓ2) + … + D(ℓk, u), D being the least distance between witness sets; the
+ * least such chain is a shortest path over (automaton state, literal) pairs, solved once per
+ * endpoint. Where q_f is reachable from q without a positive literal the bound is dist(v, u). The
+ * bound is consistent (every product edge costs at least the drop of the bound), so A* with it
+ * returns the cheapest cycle.
+ */
+function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic): (z: number) => number {
+  const nq = p.nq, n = p.n;
+  const pred: number[][] = Array.from({ length: nq }, () => []);
+  for (let q = 0; q < nq; q++) for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) pred[p.tTo[t]!]!.push(q);
+  const co = new Uint8Array(nq);
+  const stack = [qf];
+  co[qf] = 1;
+  while (stack.length > 0) {
+    for (const a of pred[stack.pop()!]!) {
+      if (co[a] === 0) {
+        co[a] = 1;
+        stack.push(a);
+      }
+    }
+  }
+  // Per state: is q_f reachable positive-free, and the positive exits (literal, next state) of that closure.
+  const free = new Uint8Array(nq);
+  const exits: [number, number][][] = [];
+  for (let q = 0; q < nq; q++) {
+    const seen = new Uint8Array(nq);
+    const st = [q];
+    seen[q] = 1;
+    const out = new Set<number>();
+    while (st.length > 0) {
+      const a = st.pop()!;
+      if (a === qf) free[q] = 1;
+      for (let t = p.tStart[a]!; t < p.tStart[a + 1]!; t++) {
+        const b = p.tTo[t]!;
+        if (co[b] === 0) continue;
+        const pos = p.tPos[t]!;
+        if (pos === 0) {
+          if (seen[b] === 0) {
+            seen[b] = 1;
+            st.push(b);
+          }
+        } else {
+          for (let i = 0; i < 31; i++) if ((pos & (1 << i)) !== 0) out.add(i * nq + b);
+        }
+      }
+    }
+    exits.push([...out].map((x) => [Math.floor(x / nq), x % nq]));
+  }
+  const lits = [...new Set(exits.flat().map(([i]) => i))];
+  const wd = new Map(lits.map((i) => [i, heur.witnessDistances(i)] as const));
+  const witnesses = (i: number): number[] => {
+    const out: number[] = [];
+    for (let v = 0; v < n; v++) if ((p.has[v]! & (1 << i)) !== 0) out.push(v);
+    return out;
+  };
+  const ws = new Map(lits.map((i) => [i, witnesses(i)] as const));
+  const setDist = (i: number, j: number): number => {
+    let d = Infinity;
+    const to = wd.get(j)!;
+    for (const a of ws.get(i)!) if (to[a]! < d) d = to[a]!;
+    return d;
+  };
+  const toUFrom = new Map(lits.map((i) => [i, Math.min(...ws.get(i)!.map((a) => toU[a]!))] as const));
+  const D = new Map<number, number>();
+  for (const i of lits) for (const j of lits) D.set(i * 32 + j, setDist(i, j));
+  // R[(q, i)]: least cost from a witness of i, automaton in q, back to (u, q_f). Relax to a fixpoint.
+  const R = new Map<number, number>();
+  const key = (q: number, i: number): number => q * 32 + i;
+  for (let changed = true, rounds = 0; changed && rounds <= nq * (lits.length + 1); rounds++) {
+    changed = false;
+    for (let q = 0; q < nq; q++) {
+      for (const i of lits) {
+        let best = free[q] === 1 ? toUFrom.get(i)! : Infinity;
+        for (const [j, q2] of exits[q]!) {
+          const c = D.get(i * 32 + j)! + (R.get(key(q2, j)) ?? Infinity);
+          if (c < best) best = c;
+        }
+        if (best < (R.get(key(q, i)) ?? Infinity)) {
+          R.set(key(q, i), best);
+          changed = true;
+        }
+      }
+    }
+  }
+  // h over nodes, per automaton state, computed when first needed.
+  const tables: (Float64Array | undefined)[] = new Array<Float64Array | undefined>(nq);
+  const table = (q: number): Float64Array => {
+    const h = new Float64Array(n);
+    for (let v = 0; v < n; v++) h[v] = free[q] === 1 ? toU[v]! : Infinity;
+    const byLit = new Map<number, number>();
+    for (const [j, q2] of exits[q]!) {
+      const r = R.get(key(q2, j)) ?? Infinity;
+      if (r < (byLit.get(j) ?? Infinity)) byLit.set(j, r);
+    }
+    for (const [j, r] of byLit) {
+      if (r === Infinity) continue;
+      const d = wd.get(j)!;
+      for (let v = 0; v < n; v++) {
+        const c = d[v]! + r;
+        if (c < h[v]!) h[v] = c;
+      }
+    }
+    return h;
+  };
+  return (z: number): number => {
+    const q = z % nq;
+    const h = (tables[q] ??= table(q));
+    return h[(z - q) / nq]!;
+  };
 }
 
 /** Graph distances to a node over the reversed semantic graph, cached per target node. */

@@ -104,3 +104,17 @@ test('graph JSON errors name the JSON path', () => {
   bad({ nodes: [{ id: 'a' }], edges: [{ from: 'a', to: 'a', weight: -1 }], start: 'a' }, /\$\.edges\[0\]\.weight: must be >= 0/);
   bad({ nodes: [{ id: 'a', lables: ['p'] }], start: 'a' }, /\$\.nodes\[0\]: unknown field "lables"/);
 });
+
+test('budgets: a cancelled search stops with PlanBudgetError; the deadline uses the injected clock', async () => {
+  const { gridGraph } = await import('../../../main/services/bench/plan-bench.js');
+  const { PlanBudgetError, deadline } = await import('../../../main/core/plan/plan.js');
+  const g = gridGraph(40, 1);
+  const a = translateFormula(parseLtl('G F e0 & G F e1 & G F e2')).automaton;
+  let t = 0;
+  const check = deadline(100, () => t);
+  t = 50;
+  check();
+  t = 101;
+  assert.throws(() => check(), PlanBudgetError);
+  assert.throws(() => plan(g, a, { ...DEFAULT_PLAN, method: 'sagas', k: Infinity, check: () => { throw new PlanBudgetError('cancelled'); } }), PlanBudgetError);
+});
