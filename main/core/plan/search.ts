@@ -8,7 +8,7 @@
  * are cut off by the best objective found so far, which keeps that exact mode fast.
  */
 import { MinHeap } from './heap.js';
-import { type Heuristic, distancesTo, hValue } from './heuristic.js';
+import { type Heuristic, chainBound, distancesTo, hValue } from './heuristic.js';
 import { reverseRows } from './semantic.js';
 import { type Product, dwellTransition, forEachSuccessor } from './product.js';
 
@@ -214,17 +214,11 @@ function suffixFor(p: Product, workspace: () => Workspace, z: number, bound: num
 }
 
 /**
- * A lower bound on the cost of returning from product state (v, q) to (u, q_f), from a relaxation
- * that keeps only the positive literals: a run from q back to q_f reads a chain of positive literals
- * ℓ1 … ℓk (each at one of its witnesses) and ends at u, so its cost is at least
- * dist(v, A_ℓ1) + D(ℓ1, ℓ2) + … + D(ℓk, u), D being the least distance between witness sets; the
- * least such chain is a shortest path over (automaton state, literal) pairs, solved once per
- * endpoint. Where q_f is reachable from q without a positive literal the bound is dist(v, u). The
- * bound is consistent (every product edge costs at least the drop of the bound), so A* with it
- * returns the cheapest cycle.
+ * The return guide for endpoint (u, q_f): chainBound towards q_f, finishing at node u. Where q_f is
+ * reachable from q without a positive literal the bound is dist(v, u).
  */
 function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic): (z: number) => number {
-  const nq = p.nq, n = p.n;
+  const nq = p.nq;
   const pred: number[][] = Array.from({ length: nq }, () => []);
   for (let q = 0; q < nq; q++) for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) pred[p.tTo[t]!]!.push(q);
   const co = new Uint8Array(nq);
@@ -238,93 +232,10 @@ function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic)
       }
     }
   }
-  // Per state: is q_f reachable positive-free, and the positive exits (literal, next state) of that closure.
-  const free = new Uint8Array(nq);
-  const exits: [number, number][][] = [];
-  for (let q = 0; q < nq; q++) {
-    const seen = new Uint8Array(nq);
-    const st = [q];
-    seen[q] = 1;
-    const out = new Set<number>();
-    while (st.length > 0) {
-      const a = st.pop()!;
-      if (a === qf) free[q] = 1;
-      for (let t = p.tStart[a]!; t < p.tStart[a + 1]!; t++) {
-        const b = p.tTo[t]!;
-        if (co[b] === 0) continue;
-        const pos = p.tPos[t]!;
-        if (pos === 0) {
-          if (seen[b] === 0) {
-            seen[b] = 1;
-            st.push(b);
-          }
-        } else {
-          for (let i = 0; i < 31; i++) if ((pos & (1 << i)) !== 0) out.add(i * nq + b);
-        }
-      }
-    }
-    exits.push([...out].map((x) => [Math.floor(x / nq), x % nq]));
-  }
-  const lits = [...new Set(exits.flat().map(([i]) => i))];
-  const wd = new Map(lits.map((i) => [i, heur.witnessDistances(i)] as const));
-  const witnesses = (i: number): number[] => {
-    const out: number[] = [];
-    for (let v = 0; v < n; v++) if ((p.has[v]! & (1 << i)) !== 0) out.push(v);
-    return out;
-  };
-  const ws = new Map(lits.map((i) => [i, witnesses(i)] as const));
-  const setDist = (i: number, j: number): number => {
-    let d = Infinity;
-    const to = wd.get(j)!;
-    for (const a of ws.get(i)!) if (to[a]! < d) d = to[a]!;
-    return d;
-  };
-  const toUFrom = new Map(lits.map((i) => [i, Math.min(...ws.get(i)!.map((a) => toU[a]!))] as const));
-  const D = new Map<number, number>();
-  for (const i of lits) for (const j of lits) D.set(i * 32 + j, setDist(i, j));
-  // R[(q, i)]: least cost from a witness of i, automaton in q, back to (u, q_f). Relax to a fixpoint.
-  const R = new Map<number, number>();
-  const key = (q: number, i: number): number => q * 32 + i;
-  for (let changed = true, rounds = 0; changed && rounds <= nq * (lits.length + 1); rounds++) {
-    changed = false;
-    for (let q = 0; q < nq; q++) {
-      for (const i of lits) {
-        let best = free[q] === 1 ? toUFrom.get(i)! : Infinity;
-        for (const [j, q2] of exits[q]!) {
-          const c = D.get(i * 32 + j)! + (R.get(key(q2, j)) ?? Infinity);
-          if (c < best) best = c;
-        }
-        if (best < (R.get(key(q, i)) ?? Infinity)) {
-          R.set(key(q, i), best);
-          changed = true;
-        }
-      }
-    }
-  }
-  // h over nodes, per automaton state, computed when first needed.
-  const tables: (Float64Array | undefined)[] = new Array<Float64Array | undefined>(nq);
-  const table = (q: number): Float64Array => {
-    const h = new Float64Array(n);
-    for (let v = 0; v < n; v++) h[v] = free[q] === 1 ? toU[v]! : Infinity;
-    const byLit = new Map<number, number>();
-    for (const [j, q2] of exits[q]!) {
-      const r = R.get(key(q2, j)) ?? Infinity;
-      if (r < (byLit.get(j) ?? Infinity)) byLit.set(j, r);
-    }
-    for (const [j, r] of byLit) {
-      if (r === Infinity) continue;
-      const d = wd.get(j)!;
-      for (let v = 0; v < n; v++) {
-        const c = d[v]! + r;
-        if (c < h[v]!) h[v] = c;
-      }
-    }
-    return h;
-  };
+  const table = chainBound(p, heur.witnessDistances, co, (q) => q === qf, toU);
   return (z: number): number => {
     const q = z % nq;
-    const h = (tables[q] ??= table(q));
-    return h[(z - q) / nq]!;
+    return table(q)[(z - q) / nq]!;
   };
 }
 
