@@ -27,6 +27,7 @@ import { DEFAULT_GRAPH, buildGraph } from '../core/graph/build.js';
 import { defaultModelsDir } from './backbone.js';
 import { fileURLToPath } from 'node:url';
 import { datasetHash } from '../services/datasets/format.js';
+import { nodePositions } from '../services/graph/build-artifact.js';
 import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
 import { createRng } from '../core/random/rng.js';
 import { DEFAULT_AUGMENT } from '../core/graph/augment.js';
@@ -95,20 +96,13 @@ async function runWorldDemo(io: Output, outDir: string | undefined, steps: numbe
       const params = { H_TD: models.manifest.H_TD, teThreshold: DEFAULT_GRAPH.teThreshold };
       const g = buildGraph(latent, models.manifest.dims.latent, d.terminals, params);
       io.out(`  shipped backbone (assets/models/${id}): latent graph of ${g.nodeCount} nodes, ${g.edgeU.length} edges over the dataset\n`);
-      const positions = new Float32Array(g.nodeCount * 2);
-      const counts = new Int32Array(g.nodeCount);
-      g.support.forEach((v, i) => {
-        positions[2 * v]! += d.observations[i * d.obsDim]!;
-        positions[2 * v + 1]! += d.observations[i * d.obsDim + 1]!;
-        counts[v]!++;
-      });
-      for (let v = 0; v < g.nodeCount; v++) for (const k of [0, 1]) positions[2 * v + k]! /= Math.max(1, counts[v]!);
+      const positions = nodePositions(g, d);
       const backbone = {
         artifact: { world: id, dataset: { sha256: datasetHash(d) }, models: { embed: '', policy: '' }, params, graph: g, positions },
         dataset: d, models, files: { graph: '(demo)', data: '(demo)', models: defaultModelsDir(id) },
       };
       const regionsFile = asset(`regions/${id}.json`);
-      const spec = 'F (e1 & F e3) & G F e4 & G !e0';
+      const spec = 'F e2 & G F e1 & G F e4 & G !e0';
       const task = await augmentTask(backbone, await readRegions(regionsFile), [4, 20], DEFAULT_AUGMENT, createRng(0), { regions: regionsFile, start: 'start' });
       io.out(`\n  SAGAS mission on the latent graph: ${spec}\n  regions assets/regions/${id}.json, start (4, 20); ${task.report.nodes.anchors} anchors inserted${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''} (${task.augment_ms.toFixed(0)} ms)\n`);
       planAll(io, task.graph, spec, DEFAULT_PLAN.k);

@@ -44,7 +44,11 @@ export interface Pruned {
   readonly report: PruneReport;
 }
 
-export function pruneAutomaton(a: BuchiAutomaton, options: PruneOptions): Pruned {
+/**
+ * Splits every guard term into usable and dropped under the pruning rules (disjoint regions,
+ * unavailable propositions), one transition per term. Shared by the pruner and the planner.
+ */
+export function classifyTerms(a: BuchiAutomaton, options: PruneOptions): { usable: { from: number; to: number; term: Term }[]; dropped: DroppedTerm[]; unknownPropositions: string[] } {
   const unavailableNames = [...(options.unavailable ?? [])];
   const unknownPropositions = unavailableNames.filter((n) => !a.aps.includes(n));
   let unavailable = 0n;
@@ -52,21 +56,36 @@ export function pruneAutomaton(a: BuchiAutomaton, options: PruneOptions): Pruned
     const i = a.aps.indexOf(n);
     if (i >= 0) unavailable |= 1n << BigInt(i);
   }
-  const droppedTerms: DroppedTerm[] = [];
+  const dropped: DroppedTerm[] = [];
+  const usable: { from: number; to: number; term: Term }[] = [];
   const names = (bits: bigint): string[] => bitIndices(bits).map((i) => a.aps[i]!);
-  const edges: BuchiEdge[] = [];
   for (const e of a.edges) {
-    const kept: Term[] = [];
     for (const t of e.guard) {
       if (options.disjoint && popcount(t.pos) >= 2) {
-        droppedTerms.push({ from: e.from, to: e.to, term: t, reason: 'disjoint', propositions: names(t.pos) });
+        dropped.push({ from: e.from, to: e.to, term: t, reason: 'disjoint', propositions: names(t.pos) });
       } else if ((t.pos & unavailable) !== 0n) {
-        droppedTerms.push({ from: e.from, to: e.to, term: t, reason: 'unavailable', propositions: names(t.pos & unavailable) });
+        dropped.push({ from: e.from, to: e.to, term: t, reason: 'unavailable', propositions: names(t.pos & unavailable) });
       } else {
-        kept.push({ pos: t.pos, neg: t.neg });
+        usable.push({ from: e.from, to: e.to, term: { pos: t.pos, neg: t.neg } });
       }
     }
-    if (kept.length > 0) edges.push({ from: e.from, to: e.to, guard: kept });
+  }
+  return { usable, dropped, unknownPropositions };
+}
+
+export function pruneAutomaton(a: BuchiAutomaton, options: PruneOptions): Pruned {
+  const { usable, dropped: droppedTerms, unknownPropositions } = classifyTerms(a, options);
+  const byEdge = new Map<number, Term[]>();
+  for (const u of usable) {
+    const key = u.from * a.states.length + u.to;
+    const list = byEdge.get(key);
+    if (list === undefined) byEdge.set(key, [u.term]);
+    else list.push(u.term);
+  }
+  const edges: BuchiEdge[] = [];
+  for (const e of a.edges) {
+    const kept = byEdge.get(e.from * a.states.length + e.to);
+    if (kept !== undefined) edges.push({ from: e.from, to: e.to, guard: kept });
   }
 
   const n = a.states.length;

@@ -6,8 +6,11 @@
  * states keep their original index (`origin`) so plans and certificates speak of the original.
  */
 import { type BuchiAutomaton, letterBits } from '../ltl/automaton.js';
-import { type Term, bitIndices, popcount, termHolds } from '../ltl/guard.js';
+import { type Term, bitIndices, termHolds } from '../ltl/guard.js';
+import { type DroppedTerm, classifyTerms } from '../ltl/prune.js';
 import { canReachGoodCycle, reachable, stronglyConnected } from '../ltl/scc.js';
+
+export type { DroppedTerm };
 
 /** Propositions are bits of a 32-bit integer in the planner's hot loops. */
 export const MAX_PLAN_PROPOSITIONS = 30;
@@ -20,14 +23,6 @@ export interface Transition {
   readonly neg: number;
   /** The original guard term. */
   readonly term: Term;
-}
-
-export interface DroppedTerm {
-  readonly from: number;
-  readonly to: number;
-  readonly term: Term;
-  readonly reason: 'disjoint' | 'unavailable';
-  readonly propositions: readonly string[];
 }
 
 export interface WorkingAutomaton {
@@ -77,25 +72,7 @@ export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAuto
     throw new RangeError(`the formula has ${a.aps.length} propositions; the planner handles at most ${MAX_PLAN_PROPOSITIONS}`);
   }
   const n = a.states.length;
-  const names = (bits: bigint): string[] => bitIndices(bits).map((i) => a.aps[i]!);
-  let unavailable = 0n;
-  for (const name of o.unavailable) {
-    const i = a.aps.indexOf(name);
-    if (i >= 0) unavailable |= 1n << BigInt(i);
-  }
-  const dropped: DroppedTerm[] = [];
-  const usable: { from: number; to: number; term: Term }[] = [];
-  for (const e of a.edges) {
-    for (const t of e.guard) {
-      if (o.disjoint && popcount(t.pos) >= 2) {
-        dropped.push({ from: e.from, to: e.to, term: t, reason: 'disjoint', propositions: names(t.pos) });
-      } else if ((t.pos & unavailable) !== 0n) {
-        dropped.push({ from: e.from, to: e.to, term: t, reason: 'unavailable', propositions: names(t.pos & unavailable) });
-      } else {
-        usable.push({ from: e.from, to: e.to, term: t });
-      }
-    }
-  }
+  const { usable, dropped } = classifyTerms(a, { disjoint: o.disjoint, unavailable: o.unavailable });
   // Q_init reads the observed start letter with the original guards: the letter is observed, not planned.
   const start = letterBits(a, o.startLetter);
   const initMap = new Map<number, { from: number; term: Term }>();
