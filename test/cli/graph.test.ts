@@ -69,8 +69,16 @@ test('an interrupted graph build leaves nothing behind', async () => {
   assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '300000', '--seed', '2', '--out', data)).code, 0);
   await linearBundle(models);
   const bin = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'graph', 'build', '--data', data, '--models', models, '--out', out], { stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 1200));
+  const child = spawn(process.execPath, [bin, 'graph', 'build', '--data', data, '--models', models, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Interrupt mid-way, whatever the machine's speed: once the embedding stage reports progress.
+  await new Promise<void>((r) => {
+    let text = '';
+    child.stderr!.on('data', (b: Buffer) => {
+      text += b.toString();
+      if (/graph build: [1-4]\d%/.test(text)) r();
+    });
+    child.on('exit', () => r());
+  });
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   assert.notEqual(code, 0);
