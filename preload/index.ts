@@ -9,6 +9,7 @@ import type { ApiChannel, ApiChannels, ApiMethod, WitnessApi } from '../main/api
 
 const CHANNELS = Object.freeze({
   ltlTranslate: 'witness:ltl-translate',
+  planGraph: 'witness:plan-graph',
   version: 'witness:version',
 } as const satisfies ApiChannels);
 
@@ -27,6 +28,7 @@ async function invoke<M extends ApiMethod>(
 
 const api: WitnessApi = {
   ltlTranslate: (request) => invoke('ltlTranslate', request),
+  planGraph: (request) => invoke('planGraph', request),
   version: () => invoke('version'),
 };
 

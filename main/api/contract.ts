@@ -20,7 +20,36 @@ export type LtlTranslateResponse =
   | { ok: true; output: string }
   | { ok: false; error: ApiError };
 
+export interface PlanGraphRequest {
+  /** A labelled graph as graph JSON (docs/FORMATS.md), already parsed. */
+  graph: unknown;
+  /** The LTL specification. */
+  spec: string;
+  method?: 'sagas' | 'lf-gas' | 'ga-gas';
+  /** Prefix–suffix trade-off λ in [0, 1] (default 0.5). */
+  lambda?: number;
+  /** Prefix candidates, or 'all' for the exact optimum (the default on labelled graphs). */
+  k?: number | 'all';
+}
+
+/** The plan document of docs/FORMATS.md ("Plans"): status "ok" with prefix, suffix, cost and certificate, or "infeasible" with a reason. */
+export interface PlanDocument {
+  status: 'ok' | 'infeasible';
+  method: string;
+  prefix?: string[];
+  suffix?: string[];
+  cost?: { prefix: number; suffix: number; objective: number };
+  reason?: { kind: string; message: string };
+  [field: string]: unknown;
+}
+
+export type PlanGraphResponse =
+  | { ok: true; plan: PlanDocument }
+  | { ok: false; error: ApiError };
+
 export interface WitnessApi {
+  /** Plans a mission on a labelled graph (SAGAS or a baseline); infeasibility is a plan document, not an error. */
+  planGraph(request: PlanGraphRequest): Promise<PlanGraphResponse>;
   /** Translates an LTL formula to a Büchi automaton, printed in `format` (default 'hoa'). */
   ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse>;
   /** The application version (package.json "version"). */
@@ -32,6 +61,7 @@ export type ApiMethod = keyof WitnessApi;
 /** IPC / WebSocket channel name for each API method. */
 export const API_CHANNELS = Object.freeze({
   ltlTranslate: 'witness:ltl-translate',
+  planGraph: 'witness:plan-graph',
   version: 'witness:version',
 } as const satisfies Record<ApiMethod, `witness:${string}`>);
 

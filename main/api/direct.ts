@@ -2,7 +2,11 @@
  * The API served by direct calls: the implementation every transport (IPC, WebSocket, CLI) wraps.
  * Inputs cross a process boundary on the other transports, so each request is checked here.
  */
-import type { ApiError, LtlTranslateRequest, LtlTranslateResponse, WitnessApi } from './contract.js';
+import type { ApiError, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse, WitnessApi } from './contract.js';
+import { labelledGraph } from '../core/plan/labelled-graph.js';
+import { DEFAULT_PLAN, METHODS, type Method, PlanBudgetError, deadline, plan } from '../core/plan/plan.js';
+import { planDocument } from '../core/plan/document.js';
+import { InputError } from '../core/input/json.js';
 import { parseLtl } from '../core/ltl/parser.js';
 import { translateFormula } from '../core/ltl/translate.js';
 import { formatAutomaton } from '../core/ltl/formats.js';
@@ -17,8 +21,36 @@ function invalid(message: string): LtlTranslateResponse {
 
 function toApiError(e: unknown): ApiError {
   if (e instanceof LtlSyntaxError) return { message: e.detail, line: e.line, column: e.column };
-  if (e instanceof LtlBudgetError) return { message: `budget: ${e.message}` };
+  if (e instanceof LtlBudgetError || e instanceof PlanBudgetError) return { message: `budget: ${e.message}` };
+  if (e instanceof InputError) return { message: `${e.path}: ${e.detail}` };
   throw e;
+}
+
+/** Time budget of one API planning request. */
+const PLAN_TIME_LIMIT_MS = 30_000;
+
+function planGraph(request: PlanGraphRequest): PlanGraphResponse {
+  const r: unknown = request;
+  const fail = (message: string): PlanGraphResponse => ({ ok: false, error: { message } });
+  if (typeof r !== 'object' || r === null) return fail('request: expected an object { graph, spec, method?, lambda?, k? }');
+  const { graph, spec, method, lambda, k } = r as Record<string, unknown>;
+  if (typeof spec !== 'string') return fail('request.spec: expected a string');
+  if (method !== undefined && !METHODS.includes(method as Method)) return fail(`request.method: expected one of ${METHODS.join(', ')}`);
+  if (lambda !== undefined && !(typeof lambda === 'number' && lambda >= 0 && lambda <= 1)) return fail('request.lambda: expected a number in [0, 1]');
+  if (k !== undefined && k !== 'all' && !(typeof k === 'number' && Number.isInteger(k) && k >= 1)) return fail("request.k: expected an integer ≥ 1 or 'all'");
+  try {
+    const formula = parseLtl(spec);
+    const g = labelledGraph(graph, 'request.graph');
+    const automaton = translateFormula(formula).automaton;
+    const kk = k === undefined || k === 'all' ? Infinity : k;
+    const o = { ...DEFAULT_PLAN, method: (method ?? 'sagas') as Method, k: kk, lambda: lambda ?? DEFAULT_PLAN.lambda };
+    const started = performance.now();
+    const result = plan(g, automaton, { ...o, check: deadline(PLAN_TIME_LIMIT_MS, () => performance.now()) });
+    const extra = { k: kk === Infinity ? 'all' : kk, lambda: o.lambda, planning_ms: performance.now() - started };
+    return { ok: true, plan: planDocument(result, g, extra) as PlanDocument };
+  } catch (e) {
+    return { ok: false, error: toApiError(e) };
+  }
 }
 
 export function createDirectApi(): WitnessApi {
@@ -38,6 +70,7 @@ export function createDirectApi(): WitnessApi {
         return Promise.resolve({ ok: false, error: toApiError(e) });
       }
     },
+    planGraph: (request) => Promise.resolve(planGraph(request)),
     version: () => Promise.resolve(VERSION),
   };
 }

@@ -5,6 +5,7 @@ import { LtlSyntaxError } from '../core/ltl/errors.js';
 import { translateFormula } from '../core/ltl/translate.js';
 import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, deadline, plan, unavailablePropositions } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
+import { planDocument } from '../core/plan/document.js';
 import { DEFAULT_AUGMENT, type AugmentReport } from '../core/graph/augment.js';
 import { createRng } from '../core/random/rng.js';
 import { augmentTask, loadBackbone, readGraphInput, readRegions } from '../services/plan/inputs.js';
@@ -31,16 +32,6 @@ const pointFlag = (v: string): [number, number] => {
   if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new CliError(`--start must be x,y in metres, got '${v}'`);
   return [parts[0]!, parts[1]!];
 };
-
-/** The `--json` document (docs/CLI.md): the plan contract of issue #5. */
-export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<string, unknown>): Record<string, unknown> {
-  if (r.status === 'infeasible') return { status: 'infeasible', method: r.method, reason: r.reason, ...extra, stats: r.stats };
-  const nodes = r.steps.map((s) => g.ids[s.node]!);
-  return {
-    status: 'ok', method: r.method, prefix: nodes.slice(0, r.prefixLength), suffix: nodes.slice(r.prefixLength),
-    cost: r.cost, dwell: r.dwell, ...extra, stats: r.stats, certificate: r.certificate,
-  };
-}
 
 function describe(io: Output, r: PlanResult, g: SemanticGraph, header: string): void {
   io.out(`${header}\n`);

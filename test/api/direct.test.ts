@@ -31,3 +31,23 @@ test('the IPC transport registers one handler per contract channel and forwards 
   const res = await handlers.get(API_CHANNELS.ltlTranslate)!({}, { formula: 'F a', format: 'dot' });
   assert.ok((res as { ok: boolean; output: string }).output.startsWith('digraph'));
 });
+
+test('planGraph plans on a labelled graph, reports infeasibility as a document and malformed input with its path', async () => {
+  const api = createDirectApi();
+  const graph = { nodes: [{ id: 's' }, { id: 'a', labels: ['a'] }, { id: 'b', labels: ['b'] }], edges: [{ from: 's', to: 'a', weight: 2 }, { from: 'a', to: 'b', weight: 3 }], start: 's' };
+  const ok = await api.planGraph({ graph, spec: 'G F a & G F b' });
+  assert.ok(ok.ok);
+  if (ok.ok) {
+    assert.equal(ok.plan.status, 'ok');
+    assert.deepEqual(ok.plan.prefix, ['s', 'a', 'b']);
+    assert.deepEqual(ok.plan.cost, { prefix: 5, suffix: 6, objective: 5.5 });
+  }
+  const inf = await api.planGraph({ graph, spec: 'F c' });
+  assert.ok(inf.ok && inf.plan.status === 'infeasible' && inf.plan.reason?.kind === 'unavailable-propositions');
+  const bad = await api.planGraph({ graph: { ...graph, start: 'x' }, spec: 'F a' });
+  assert.deepEqual(bad, { ok: false, error: { message: '$.start: unknown node "x"' } });
+  const syntax = await api.planGraph({ graph, spec: 'F (a' });
+  assert.ok(!syntax.ok && syntax.error.line === 1);
+  const k = await api.planGraph({ graph, spec: 'F a', k: 0 });
+  assert.ok(!k.ok && /request\.k/.test(k.error.message));
+});

@@ -73,7 +73,7 @@ test('an interrupted graph build leaves nothing behind', async () => {
   // Interrupt mid-way, whatever the machine's speed: once the embedding stage reports progress.
   await new Promise<void>((r) => {
     let text = '';
-    child.stderr!.on('data', (b: Buffer) => {
+    child.stderr.on('data', (b: Buffer) => {
       text += b.toString();
       if (/graph build: [1-4]\d%/.test(text)) r();
     });

@@ -1,0 +1,12 @@
+/** The plan document of `witness plan --json` and the API (docs/FORMATS.md, "Plans"): a contract. */
+import type { PlanResult } from './plan.js';
+import type { SemanticGraph } from './semantic.js';
+
+export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<string, unknown>): Record<string, unknown> {
+  if (r.status === 'infeasible') return { status: 'infeasible', method: r.method, reason: r.reason, ...extra, stats: r.stats };
+  const nodes = r.steps.map((s) => g.ids[s.node]!);
+  return {
+    status: 'ok', method: r.method, prefix: nodes.slice(0, r.prefixLength), suffix: nodes.slice(r.prefixLength),
+    cost: r.cost, dwell: r.dwell, ...extra, stats: r.stats, certificate: r.certificate,
+  };
+}
