@@ -10,6 +10,7 @@ import { trainCommand } from './train.js';
 import { backboneCommand } from './backbone.js';
 import { graphCommand } from './graph.js';
 import { planCommand } from './plan.js';
+import { runCommand } from './run.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -35,6 +36,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(backboneCommand(io, setExit));
   program.addCommand(graphCommand(io, setExit));
   program.addCommand(planCommand(io, setExit));
+  program.addCommand(runCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

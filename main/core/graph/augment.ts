@@ -161,6 +161,7 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
   const m = g.nodeCount;
   const ids: string[] = [];
   const kinds: NodeKind[] = [];
+  const latents: number[] = Array.from(g.nodes);
   const labels: string[][] = [];
   const pos: number[] = [];
   for (let v = 0; v < m; v++) {
@@ -189,6 +190,7 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
       kinds.push('anchor');
       labels.push(labelAt(regions, x, y));
       pos.push(x, y);
+      for (let q = 0; q < g.dim; q++) latents.push(lat[j * g.dim + q]!);
       for (const { v, d } of nb) edges.push({ from: id, to: v, weight: d });
       accepted++;
     }
@@ -204,6 +206,7 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
   const startLabel = labelAt(regions, input.start.position[0], input.start.position[1]);
   labels.push(startLabel);
   pos.push(input.start.position[0], input.start.position[1]);
+  for (let q = 0; q < g.dim; q++) latents.push(input.start.latent[q]!);
   const nb = neighbours(g, input.start.latent, 0, params.H_TD);
   let fallback: { node: string; distance: number } | null = null;
   if (nb.length > 0) {
@@ -233,6 +236,7 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
     graph: {
       ids, kinds, labels, positions: Float64Array.from(pos), ...buildRows(n, edges, false),
       soft: widened, start, stay: false, directed: false, disjoint,
+      latents: Float32Array.from(latents), latentDim: g.dim,
     },
     report: {
       kernel: params.kernel, anchors, unavailable, disjoint,

@@ -32,13 +32,18 @@ export interface Certificate {
   readonly suffixStart: number;
   readonly dwell: boolean;
   readonly cost: { readonly prefix: number; readonly suffix: number };
+  /**
+   * A resumed mission (replanning): the automaton states the run was in at the start node, as the
+   * runtime monitor tracked them; step 0 is then one of them and reads no letter.
+   */
+  readonly resume?: readonly number[];
   /** Filled by the check: the guard word u·v^ω was accepted by the original automaton. */
   readonly checked: { readonly guardWordAccepted: boolean; readonly errors: readonly string[] };
 }
 
 const names = (aps: readonly string[], bits: bigint): string[] => aps.filter((_, i) => ((bits >> BigInt(i)) & 1n) === 1n);
 
-export function makeCertificate(ctx: PlanContext, steps: readonly PlanStep[], prefixLength: number, dwell: boolean, tauSoft: number): Certificate {
+export function makeCertificate(ctx: PlanContext, steps: readonly PlanStep[], prefixLength: number, dwell: boolean, tauSoft: number, resume?: readonly number[]): Certificate {
   const a = ctx.automaton;
   const g = ctx.graph;
   let pre = 0, suf = 0;
@@ -57,7 +62,7 @@ export function makeCertificate(ctx: PlanContext, steps: readonly PlanStep[], pr
       term: { text: formatTerm(s.term, a.aps), pos: names(a.aps, s.term.pos), neg: names(a.aps, s.term.neg) },
       letter: [...s.letter].sort(),
     })),
-    suffixStart: prefixLength, dwell, cost: { prefix: pre, suffix: suf },
+    suffixStart: prefixLength, dwell, cost: { prefix: pre, suffix: suf }, ...(resume ? { resume: [...resume] } : {}),
     checked: { guardWordAccepted: false, errors: [] },
   };
   const r = checkCertificate(a, g, draft, tauSoft);
@@ -87,8 +92,11 @@ export function checkCertificate(a: BuchiAutomaton, g: SemanticGraph, c: Certifi
     nodes.push(v);
     if (s.term.pos.some((x) => !a.aps.includes(x)) || s.term.neg.some((x) => !a.aps.includes(x))) fail(`step ${i}: the term mentions propositions outside the formula`);
     const term = { pos: bitsOf(s.term.pos), neg: bitsOf(s.term.neg) };
+    const resumed = i === 0 && c.resume !== undefined;
     const edge = a.edges.find((e) => e.from === s.from && e.to === s.state);
-    if (edge === undefined || !edge.guard.some((t) => t.pos === term.pos && t.neg === term.neg)) {
+    if (resumed) {
+      if (!c.resume!.includes(s.state)) fail(`step 0: state ${s.state} is not one of the resumed states {${c.resume!.join(', ')}}`);
+    } else if (edge === undefined || !edge.guard.some((t) => t.pos === term.pos && t.neg === term.neg)) {
       fail(`step ${i}: "${s.term.text}" is not a guard term of the original automaton from state ${s.from} to ${s.state}`);
     }
     const letter = bitsOf(s.letter);
@@ -106,7 +114,7 @@ export function checkCertificate(a: BuchiAutomaton, g: SemanticGraph, c: Certifi
     }
     if (i === 0) {
       if (v !== g.start) fail(`step 0: the plan starts at ${s.node}, not at the start node ${g.ids[g.start]}`);
-      if (!a.initial.includes(s.from)) fail(`step 0: ${s.from} is not an initial state`);
+      if (!resumed && !a.initial.includes(s.from)) fail(`step 0: ${s.from} is not an initial state`);
     } else {
       const prev = steps[i - 1]!;
       if (s.from !== prev.state) fail(`step ${i}: leaves state ${s.from}, but the run is in state ${prev.state}`);
@@ -134,7 +142,11 @@ export function checkCertificate(a: BuchiAutomaton, g: SemanticGraph, c: Certifi
   if (!a.states[end.state]?.accepting) fail(`the prefix ends in state ${end.state}, which is not accepting`);
   if (last.node !== end.node || last.state !== end.state) fail(`the suffix ends at (${last.node}, ${last.state}), not back at (${end.node}, ${end.state})`);
   const letters = steps.map((s) => new Set(s.letter));
-  if (!acceptsLasso(a, { prefix: letters.slice(0, c.suffixStart), cycle: letters.slice(c.suffixStart) })) {
+  // Resumed: the run is already in step 0's state, which has read its letter.
+  const accepted = c.resume !== undefined
+    ? acceptsLasso({ ...a, initial: [steps[0]!.state] }, { prefix: letters.slice(1, c.suffixStart), cycle: letters.slice(c.suffixStart) })
+    : acceptsLasso(a, { prefix: letters.slice(0, c.suffixStart), cycle: letters.slice(c.suffixStart) });
+  if (!accepted) {
     fail('the guard word is not accepted by the original automaton');
   }
   return { ok: errors.length === 0, errors };

@@ -47,6 +47,8 @@ export interface PlanOptions {
    * dominates it and finds the same candidates with fewer expansions (beyond the paper).
    */
   readonly heuristic?: 'b13' | 'chain';
+  /** Replanning: start from these automaton states (the runtime monitor's), not from the initial ones. */
+  readonly resume?: readonly number[];
 }
 
 export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = { k: 5, lambda: 0.5, tauSoft: 0.05 };
@@ -103,9 +105,11 @@ export function unavailablePropositions(g: SemanticGraph, a: BuchiAutomaton): st
   return a.aps.filter((x) => !seen.has(x));
 }
 
-export function planContext(g: SemanticGraph, a: BuchiAutomaton, tauSoft: number): PlanContext {
+export function planContext(g: SemanticGraph, a: BuchiAutomaton, tauSoft: number, resume?: readonly number[]): PlanContext {
   const unavailable = unavailablePropositions(g, a);
-  const work = prepareAutomaton(a, { disjoint: g.disjoint, unavailable: new Set(unavailable), startLetter: g.labels[g.start]! });
+  const work = prepareAutomaton(a, {
+    disjoint: g.disjoint, unavailable: new Set(unavailable), startLetter: g.labels[g.start]!, ...(resume ? { resume } : {}),
+  });
   return { graph: g, automaton: a, work, product: buildProduct(g, work, tauSoft), unavailable };
 }
 
@@ -116,7 +120,7 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   if (size > MAX_PRODUCT_STATES) {
     throw new PlanBudgetError(`the product has up to ${g.ids.length} nodes × ${a.states.length} automaton states = ${size} states, over the planner's budget of ${MAX_PRODUCT_STATES}`);
   }
-  const ctx = planContext(g, a, o.tauSoft);
+  const ctx = planContext(g, a, o.tauSoft, o.resume);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   if (ctx.work.empty) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, null), stats };
   const start = ctx.work.init.map((i) => g.start * ctx.product.nq + i.state);
@@ -164,7 +168,7 @@ function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchS
   const end = c.prefix.states[c.prefix.states.length - 1]!;
   c.suffix.states.forEach((z, i) => push(z, c.suffix.transitions[i]!, i === 0 ? end : c.suffix.states[i - 1]!));
   const prefixLength = c.prefix.states.length;
-  const certificate = makeCertificate(ctx, steps, prefixLength, c.dwell, o.tauSoft);
+  const certificate = makeCertificate(ctx, steps, prefixLength, c.dwell, o.tauSoft, o.resume);
   if (!certificate.checked.guardWordAccepted) {
     // Never expected: the search and the independent check disagree. Refuse to hand out the plan.
     throw new Error(`plan certificate rejected: ${certificate.checked.errors.join('; ')}`);

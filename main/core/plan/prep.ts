@@ -34,7 +34,7 @@ export interface WorkingAutomaton {
   readonly accepting: Uint8Array;
   /** Outgoing transitions per working state (only towards working states). */
   readonly out: readonly (readonly Transition[])[];
-  /** Q_init with, for each state, the original initial state and term that read the start letter into it. */
+  /** Q_init with, for each state, the original initial state and term that read the start letter into it (from −1 when resuming). */
   readonly init: readonly { readonly state: number; readonly from: number; readonly term: Term }[];
   readonly dropped: readonly DroppedTerm[];
   /** Q_init is empty: the start letter already violates the formula. */
@@ -48,6 +48,12 @@ export interface PrepOptions {
   readonly unavailable: ReadonlySet<string>;
   /** The observed label of the start node. */
   readonly startLetter: Iterable<string>;
+  /**
+   * Resuming a mission (replanning): the automaton states the run is in after reading the start
+   * node's label, as the runtime monitor tracked them (original numbering). Replaces the alignment
+   * of the initial states with the start letter.
+   */
+  readonly resume?: readonly number[];
 }
 
 export function toMask(t: Term): { pos: number; neg: number } {
@@ -76,9 +82,16 @@ export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAuto
   // Q_init reads the observed start letter with the original guards: the letter is observed, not planned.
   const start = letterBits(a, o.startLetter);
   const initMap = new Map<number, { from: number; term: Term }>();
-  for (const e of a.edges) {
-    if (!a.initial.includes(e.from)) continue;
-    for (const t of e.guard) if (termHolds(t, start) && !initMap.has(e.to)) initMap.set(e.to, { from: e.from, term: t });
+  if (o.resume !== undefined) {
+    for (const q of o.resume) {
+      if (!Number.isInteger(q) || q < 0 || q >= n) throw new RangeError(`resume state ${q} is not a state of the automaton (0..${n - 1})`);
+      initMap.set(q, { from: -1, term: { pos: 0n, neg: 0n } });
+    }
+  } else {
+    for (const e of a.edges) {
+      if (!a.initial.includes(e.from)) continue;
+      for (const t of e.guard) if (termHolds(t, start) && !initMap.has(e.to)) initMap.set(e.to, { from: e.from, term: t });
+    }
   }
   const succ: number[][] = a.states.map(() => []);
   for (const u of usable) succ[u.from]!.push(u.to);

@@ -26,6 +26,9 @@ export interface SemanticGraph {
   readonly directed: boolean;
   /** Labelled regions are pairwise disjoint, so guard terms with two positive literals can be pruned. */
   readonly disjoint: boolean;
+  /** Latent graphs: ψ of every node (nodes × latentDim), for execution and replanning. */
+  readonly latents?: Float32Array;
+  readonly latentDim?: number;
 }
 
 export interface EdgeInput {

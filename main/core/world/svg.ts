@@ -1,5 +1,6 @@
 /** Top-down SVG of a maze: walls, free cells, optional trajectories. Pure string generation. */
 import { type MazeLayout, cellCenter } from './maze.js';
+import type { Region } from './regions.js';
 
 export interface SvgTrajectories {
   readonly observations: Float32Array;
@@ -74,4 +75,54 @@ export function mazeSvg(layout: MazeLayout, title: string, traj?: SvgTrajectorie
 
 function escape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export interface MissionPicture {
+  readonly regions: readonly Region[];
+  /** Planned waypoints in task space: prefix and suffix polylines (x, y pairs). */
+  readonly prefix: readonly (readonly [number, number])[];
+  readonly suffix: readonly (readonly [number, number])[];
+  /** The realised trajectory (x, y per step). */
+  readonly trajectory?: Float32Array;
+  readonly start: readonly [number, number];
+  /** Where failures happened (replans). */
+  readonly failures?: readonly (readonly [number, number])[];
+}
+
+const REGION_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
+
+/** A mission in the style of the SAGAS paper's Figure 2: maze, regions, prefix and suffix in two colours, the rollout. */
+export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture): string {
+  const base = mazeSvg(layout, title);
+  const u = layout.unit_m;
+  const scale = CELL_PX / u;
+  const sx = (x: number): number => (x + layout.offset_m + u / 2) * scale;
+  const sy = (y: number): number => (y + layout.offset_m + u / 2) * scale;
+  const out: string[] = [];
+  m.regions.forEach((r, i) => {
+    const c = REGION_COLOURS[i % REGION_COLOURS.length]!;
+    if (r.kind === 'disk') {
+      out.push(`<circle cx="${sx(r.center[0]).toFixed(1)}" cy="${sy(r.center[1]).toFixed(1)}" r="${(r.radius * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`);
+      out.push(`<text x="${sx(r.center[0]).toFixed(1)}" y="${(sy(r.center[1]) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`);
+    } else {
+      out.push(`<rect x="${sx(r.min[0]).toFixed(1)}" y="${sy(r.min[1]).toFixed(1)}" width="${((r.max[0] - r.min[0]) * scale).toFixed(1)}" height="${((r.max[1] - r.min[1]) * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`);
+      out.push(`<text x="${sx((r.min[0] + r.max[0]) / 2).toFixed(1)}" y="${(sy((r.min[1] + r.max[1]) / 2) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`);
+    }
+  });
+  if (m.trajectory && m.trajectory.length >= 4) {
+    const pts: string[] = [];
+    const stride = Math.max(1, Math.ceil(m.trajectory.length / 2 / 5000));
+    for (let i = 0; i < m.trajectory.length / 2; i += stride) pts.push(`${sx(m.trajectory[2 * i]!).toFixed(1)},${sy(m.trajectory[2 * i + 1]!).toFixed(1)}`);
+    out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="#222" stroke-width="1" stroke-opacity="0.55"/>`);
+  }
+  const line = (ps: readonly (readonly [number, number])[], colour: string, dash: string): void => {
+    if (ps.length < 2) return;
+    out.push(`<polyline points="${ps.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-opacity="0.85" stroke-dasharray="${dash}"/>`);
+  };
+  line(m.prefix, '#1f77b4', '6 3');
+  line(m.suffix, '#d62728', '2 2');
+  for (const [x, y] of m.failures ?? []) out.push(`<path d="M ${(sx(x) - 5).toFixed(1)} ${(sy(y) - 5).toFixed(1)} l 10 10 m 0 -10 l -10 10" stroke="#000" stroke-width="2.5"/>`);
+  out.push(`<circle cx="${sx(m.start[0]).toFixed(1)}" cy="${sy(m.start[1]).toFixed(1)}" r="5" fill="#111"/>`);
+  out.push(`<text x="8" y="16" font-family="Helvetica" font-size="12" fill="#1f77b4">prefix</text><text x="56" y="16" font-family="Helvetica" font-size="12" fill="#d62728">suffix</text><text x="104" y="16" font-family="Helvetica" font-size="12" fill="#222">rollout</text>`);
+  return base.replace('</svg>', `${out.join('\n')}\n</svg>`);
 }

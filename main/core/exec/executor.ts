@@ -1,0 +1,294 @@
+/**
+ * The plan executor of SAGAS (§3.5, Appendix B.8, Algorithm B.3) as a pure state machine: fed the
+ * embedded state h_t = ψ(s_t) and the observed labels L(s_t) at each step, it keeps a monotone
+ * progress index over the waypoint stream (the prefix once, then the suffix cyclically), skips
+ * ahead to the furthest waypoint within H_TD without bypassing a pending semantic checkpoint,
+ * accepts an anchor checkpoint only within ε_anc and with its positive literals observed, watches
+ * the negative literals of the transition being realised, enforces the tracking budget H_low, and
+ * returns the guard-aware steering direction (B.17–B.20) for the low-level policy.
+ */
+import type { Plan } from '../plan/plan.js';
+import type { SemanticGraph } from '../plan/semantic.js';
+
+export interface SteeringParams {
+  /** Repulsion radius ρ_rep, gain β, power p, maximum norm r_max (Table J.1, AntMaze: 64, 0.1, 1, 0.2). */
+  readonly rho: number;
+  readonly beta: number;
+  readonly p: number;
+  readonly rMax: number;
+}
+
+export interface ExecParams {
+  readonly H_TD: number;
+  /** Latent proximity for an anchor checkpoint. */
+  readonly epsAnchor: number;
+  /** Latent proximity at which an ordinary waypoint counts as reached. */
+  readonly epsWaypoint: number;
+  /** Steps allowed between two accepted progress events. */
+  readonly H_low: number;
+  /**
+   * Task-space tolerances for ordinary (stitching) waypoints, in metres: reached within `reach_m`
+   * of the node's position, and skip-ahead also to waypoints within `lookahead_m`. Our ψ encodes
+   * velocity, and a cluster node is the mean of states moving every way, so a robot standing at a
+   * node's position can be far from it in latent space; ordinary waypoints "do not need to be
+   * reached exactly" (§3.5). Anchor checkpoints keep the latent rule and the label check.
+   */
+  readonly reach_m: number;
+  readonly lookahead_m: number;
+  /** Suffix traversals of the finite evaluation criterion (Appendix E: M = 2). */
+  readonly M: number;
+  /** null turns steering off (ablation). */
+  readonly steering: SteeringParams | null;
+}
+
+/**
+ * Table J.1 where it gives a value (AntMaze); ε_anc = ε_wp = H_TD/2, the graph's cluster radius, and
+ * H_low = 100 steps (the paper gives neither).
+ */
+export const DEFAULT_EXEC: ExecParams = {
+  H_TD: 8, epsAnchor: 4, epsWaypoint: 4, H_low: 100, M: 2, reach_m: 1, lookahead_m: 3,
+  steering: { rho: 64, beta: 0.1, p: 1, rMax: 0.2 },
+};
+
+export interface Waypoint {
+  readonly node: number;
+  readonly id: string;
+  readonly latent: Float32Array;
+  /** Task-space position (x, y) of the node. */
+  readonly position: readonly [number, number];
+  /**
+   * For anchors: ψ of the witness position at rest (x, y, 0, 0), when the caller supplies it. The
+   * anchor's own latent carries the witness state's velocity, which a robot arriving to check a
+   * label need not match; the executor steers to the rest latent and accepts either.
+   */
+  readonly rest?: Float32Array;
+  /** The guard term of the planned transition into this waypoint. */
+  readonly pos: readonly string[];
+  readonly neg: readonly string[];
+  readonly term: string;
+  readonly checkpoint: boolean;
+  /** Planned automaton state after this waypoint (original numbering), and the state before. */
+  readonly state: number;
+  readonly from: number;
+  /** Index of this transition in the plan's product sequence. */
+  readonly transition: number;
+}
+
+export interface ExecPlan {
+  readonly prefix: readonly Waypoint[];
+  readonly suffix: readonly Waypoint[];
+  readonly dwell: boolean;
+  /** Anchor latents per proposition, for steering away from forbidden labels. */
+  readonly anchors: ReadonlyMap<string, readonly Float32Array[]>;
+  readonly dim: number;
+}
+
+/** The waypoint streams of a plan on a latent semantic graph (the start node is already realised). */
+export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<number, Float32Array>): ExecPlan {
+  const dim = g.latentDim;
+  if (g.latents === undefined || dim === undefined) throw new RangeError('execution needs a latent graph (node latents)');
+  const latent = (v: number): Float32Array => g.latents!.subarray(v * dim, (v + 1) * dim);
+  const aps = plan.certificate.steps;
+  const wp = (i: number): Waypoint => {
+    const s = plan.steps[i]!;
+    const c = aps[i]!;
+    return {
+      node: s.node, id: g.ids[s.node]!, latent: latent(s.node), position: [g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!], pos: c.term.pos, neg: c.term.neg, term: c.term.text,
+      checkpoint: c.term.pos.length > 0, state: s.state, from: s.from, transition: i,
+      ...(rest?.has(s.node) ? { rest: rest.get(s.node)! } : {}),
+    };
+  };
+  const prefix = plan.steps.slice(1, plan.prefixLength).map((_, k) => wp(k + 1));
+  const suffix = plan.steps.slice(plan.prefixLength).map((_, k) => wp(plan.prefixLength + k));
+  const anchors = new Map<string, Float32Array[]>();
+  g.kinds.forEach((k, v) => {
+    if (k !== 'anchor') return;
+    for (const l of g.labels[v]!) {
+      const list = anchors.get(l) ?? [];
+      list.push(latent(v));
+      anchors.set(l, list);
+    }
+  });
+  return { prefix, suffix, dwell: plan.dwell, anchors, dim };
+}
+
+export type Stream = 'prefix' | 'suffix';
+
+export type ExecEvent =
+  | { readonly kind: 'waypoint'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string; readonly skipped: number }
+  | { readonly kind: 'checkpoint'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string; readonly labels: readonly string[] }
+  | { readonly kind: 'prefix-done'; readonly t: number }
+  | { readonly kind: 'suffix-traversal'; readonly t: number; readonly count: number }
+  | {
+    readonly kind: 'violation'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
+    readonly literal: string; readonly term: string; readonly labels: readonly string[];
+  }
+  | {
+    readonly kind: 'timeout'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
+    readonly checkpoint: boolean; readonly distance: number; readonly term: string; readonly labels: readonly string[];
+  };
+
+export interface ExecStep {
+  /** Unit direction for π_low (null when the run is over). */
+  readonly direction: Float32Array | null;
+  readonly events: readonly ExecEvent[];
+  readonly status: 'running' | 'failed' | 'complete';
+  /** Forbidden labels being watched this step (for diagnostics). */
+  readonly active: readonly string[];
+}
+
+function dist(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let q = 0; q < a.length; q++) s += (a[q]! - b[q]!) ** 2;
+  return Math.sqrt(s);
+}
+
+export class Executor {
+  private stream: Stream;
+  private k = 0;
+  private c = 0;
+  private traversals = 0;
+  private last: 'running' | 'failed' | 'complete' = 'running';
+  /** Time of the prefix's completion and of each suffix traversal. */
+  readonly marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
+  /** The previous waypoint reached (the start node at first): the edge being realised ends at the current target. */
+  private prevNode: string;
+
+  constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string) {
+    this.stream = plan.prefix.length > 0 ? 'prefix' : 'suffix';
+    this.prevNode = startId;
+  }
+
+  get status(): 'running' | 'failed' | 'complete' {
+    return this.last;
+  }
+
+  /** Where the run stands: stream, index and the edge (previous node → target) being realised. */
+  position(): { stream: Stream; index: number; from: string; target: Waypoint } {
+    return { stream: this.stream, index: this.k, from: this.prevNode, target: this.list()[this.k]! };
+  }
+
+  private list(): readonly Waypoint[] {
+    return this.stream === 'prefix' ? this.plan.prefix : this.plan.suffix;
+  }
+
+  step(t: number, h: Float32Array, labels: ReadonlySet<string>, x: number, y: number): ExecStep {
+    const taskDist = (w: Waypoint): number => Math.hypot(w.position[0] - x, w.position[1] - y);
+    const events: ExecEvent[] = [];
+    if (this.last !== 'running') return { direction: null, events, status: this.last, active: [] };
+    if (this.stream === 'suffix' && this.marks.prefixDone === null) {
+      this.marks.prefixDone = t;
+      events.push({ kind: 'prefix-done', t });
+    }
+    let list = this.list();
+    let w = list[this.k]!;
+    // Negative literals of the transition being realised must stay false (B.21).
+    const active = w.neg;
+    for (const l of active) {
+      if (labels.has(l)) {
+        events.push({ kind: 'violation', t, stream: this.stream, index: this.k, node: w.id, literal: l, term: w.term, labels: [...labels] });
+        this.last = 'failed';
+        return { direction: null, events, status: 'failed', active };
+      }
+    }
+    // Has the target been realised?
+    const d = dist(h, w.latent);
+    const posOk = w.pos.every((l) => labels.has(l));
+    const near = w.checkpoint
+      ? d < this.params.epsAnchor || (w.rest !== undefined && dist(h, w.rest) < this.params.epsAnchor)
+      : d < this.params.epsWaypoint || taskDist(w) < this.params.reach_m;
+    if (posOk && near) {
+      events.push(w.checkpoint
+        ? { kind: 'checkpoint', t, stream: this.stream, index: this.k, node: w.id, labels: [...labels] }
+        : { kind: 'waypoint', t, stream: this.stream, index: this.k, node: w.id, skipped: 0 });
+      this.advance(t, events);
+      if (this.last !== 'running') return { direction: null, events, status: this.last, active };
+      list = this.list();
+      w = list[this.k]!;
+    }
+    // Skip ahead to the furthest waypoint within H_TD, never past a pending checkpoint or the stream's end.
+    let barrier = this.k;
+    while (barrier < list.length - 1 && !list[barrier]!.checkpoint) barrier++;
+    let target = this.k;
+    for (let j = barrier; j > this.k; j--) {
+      if (dist(h, list[j]!.latent) <= this.params.H_TD || taskDist(list[j]!) <= this.params.lookahead_m) {
+        target = j;
+        break;
+      }
+    }
+    if (target > this.k) {
+      events.push({ kind: 'waypoint', t, stream: this.stream, index: target - 1, node: list[target - 1]!.id, skipped: target - this.k });
+      this.prevNode = list[target - 1]!.id;
+      this.k = target;
+      this.c = 0;
+      w = list[this.k]!;
+    }
+    const direction = this.steer(h, w);
+    this.c++;
+    if (this.c > this.params.H_low) {
+      events.push({
+        kind: 'timeout', t, stream: this.stream, index: this.k, node: w.id, checkpoint: w.checkpoint,
+        distance: dist(h, w.latent), term: w.term, labels: [...labels],
+      });
+      this.last = 'failed';
+      return { direction: null, events, status: 'failed', active };
+    }
+    return { direction, events, status: 'running', active: w.neg };
+  }
+
+  private advance(t: number, events: ExecEvent[]): void {
+    const list = this.list();
+    this.prevNode = list[this.k]!.id;
+    this.k++;
+    this.c = 0;
+    if (this.k < list.length) return;
+    this.k = 0;
+    if (this.stream === 'prefix') {
+      this.stream = 'suffix';
+      this.marks.prefixDone = t;
+      events.push({ kind: 'prefix-done', t });
+      return;
+    }
+    this.traversals++;
+    this.marks.traversals.push(t);
+    events.push({ kind: 'suffix-traversal', t, count: this.traversals });
+    if (this.traversals >= this.params.M) this.last = 'complete';
+  }
+
+  /** B.17–B.20: the displacement towards the target, bent away from anchors of forbidden labels. */
+  private steer(h: Float32Array, w: Waypoint): Float32Array {
+    const dim = h.length;
+    const out = new Float32Array(dim);
+    const goal = w.rest ?? w.latent;
+    for (let q = 0; q < dim; q++) out[q] = goal[q]! - h[q]!;
+    const s = this.params.steering;
+    if (s !== null && w.neg.length > 0) {
+      const r = new Float64Array(dim);
+      for (const l of w.neg) {
+        const anchors = this.plan.anchors.get(l);
+        if (anchors === undefined || anchors.length === 0) continue;
+        let near = anchors[0]!, nd = dist(h, near);
+        for (const a of anchors) {
+          const d = dist(h, a);
+          if (d < nd) {
+            nd = d;
+            near = a;
+          }
+        }
+        const mag = s.beta * Math.max(0, 1 - nd / s.rho) ** s.p;
+        if (mag === 0) continue;
+        for (let q = 0; q < dim; q++) r[q]! += (mag * (h[q]! - near[q]!)) / (nd + 1e-6);
+      }
+      let rn = 0;
+      for (let q = 0; q < dim; q++) rn += r[q]! ** 2;
+      rn = Math.sqrt(rn);
+      const scale = rn > s.rMax ? s.rMax / rn : 1;
+      for (let q = 0; q < dim; q++) out[q]! += r[q]! * scale;
+    }
+    let n = 0;
+    for (let q = 0; q < dim; q++) n += out[q]! ** 2;
+    n = Math.sqrt(n);
+    if (n > 1e-9) for (let q = 0; q < dim; q++) out[q]! /= n;
+    return out;
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * One mission end to end in an embedded world: plan on the task's semantic graph, execute with the
+ * frozen policy (Algorithm B.3), keep the runtime monitor over the realised label word alongside the
+ * plan's bookkeeping, replan after failures (method `sagas-replan`, budget R), and decide success
+ * with the lasso evaluator on the realised labels — not with the executor's bookkeeping.
+ */
+import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
+import type { Formula } from '../../core/ltl/ast.js';
+import { StateSetMonitor } from '../../core/ltl/monitor.js';
+import { evaluateLasso } from '../../core/ltl/lasso.js';
+import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../../core/plan/plan.js';
+import type { SemanticGraph } from '../../core/plan/semantic.js';
+import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } from '../../core/exec/executor.js';
+import { type FailureRecord, classifyFailure, replanGraph } from '../../core/exec/replan.js';
+import { type Region, labelAt } from '../../core/world/regions.js';
+import type { PointMazeSim } from '../../backends/mujoco/pointmaze.js';
+import type { LoadedModels } from '../models/bundle.js';
+
+export type MissionMethod = Method | 'sagas-replan';
+export const MISSION_METHODS: readonly MissionMethod[] = ['sagas', 'lf-gas', 'ga-gas', 'sagas-replan'];
+
+export interface MissionOptions {
+  readonly method: MissionMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly tauSoft: number;
+  readonly exec: ExecParams;
+  /** The rollout budget C_max (Table J.1, AntMaze: 8000). */
+  readonly maxSteps: number;
+  /** Replanning budget R (sagas-replan). */
+  readonly replans: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_MAX_STEPS = 8000;
+export const DEFAULT_REPLANS = 3;
+
+/** Table G.1's layers, plus the replanning outcomes. */
+export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable';
+
+export interface Disagreement {
+  readonly t: number;
+  readonly node: string;
+  /** The automaton state the plan expected after this checkpoint, and the monitor's state set. */
+  readonly planned: number;
+  readonly monitor: readonly number[];
+}
+
+export interface PlanRecord {
+  readonly t: number;
+  readonly result: PlanResult;
+  readonly graph: SemanticGraph;
+  readonly planning_ms: number;
+}
+
+export interface MissionResult {
+  readonly success: boolean;
+  /** Executor's own view: it completed the prefix and M suffix traversals. */
+  readonly executorComplete: boolean;
+  readonly failureMode: FailureMode | null;
+  readonly message: string;
+  readonly steps: number;
+  readonly T_pre: number | null;
+  readonly T_suf: number | null;
+  readonly ncc: number;
+  readonly plans: readonly PlanRecord[];
+  readonly events: readonly ExecEvent[];
+  readonly failures: readonly FailureRecord[];
+  readonly disagreements: readonly Disagreement[];
+  /** Positions (x, y) per step and the label of each step. */
+  readonly trajectory: Float32Array;
+  readonly labels: readonly (readonly string[])[];
+  /** The monitor's verdict at the end: some accepting continuation remains. */
+  readonly monitorViable: boolean;
+  /** Per-step time of embedding + policy + monitor, in ms. */
+  readonly stepTimes_ms: Float64Array;
+}
+
+export interface MissionInput {
+  readonly sim: PointMazeSim;
+  readonly models: LoadedModels;
+  readonly graph: SemanticGraph;
+  readonly automaton: BuchiAutomaton;
+  readonly formula: Formula;
+  readonly regions: readonly Region[];
+  readonly start: readonly [number, number];
+}
+
+export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
+  const { sim, models, automaton, formula, regions } = input;
+  const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
+  const replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
+  const plans: PlanRecord[] = [];
+  const events: ExecEvent[] = [];
+  const failures: FailureRecord[] = [];
+  const disagreements: Disagreement[] = [];
+  const labels: string[][] = [];
+  const traj: number[] = [];
+  const times: number[] = [];
+  const monitor = new StateSetMonitor(automaton);
+  let state = sim.reset(o.seed, [input.start[0], input.start[1], 0, 0]);
+
+  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
+    const t0 = performance.now();
+    const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
+    plans.push({ t, result: r, graph: g, planning_ms: performance.now() - t0 });
+    return r;
+  };
+  const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'>, steps: number, exec: Executor | null): MissionResult => {
+    const marks = exec?.marks;
+    const T_pre = marks?.prefixDone ?? null;
+    const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
+    const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
+    return {
+      executorComplete: exec?.status === 'complete', steps, T_pre, T_suf,
+      ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
+      plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
+      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...p,
+    };
+  };
+
+  // ψ of every anchor's witness position at rest: where the executor steers for a label check.
+  const rest = new Map<number, Float32Array>();
+  for (let v = 0; v < input.graph.ids.length; v++) {
+    if (input.graph.kinds[v] !== 'anchor') continue;
+    const obs = new Float32Array(state.length);
+    obs[0] = input.graph.positions[2 * v]!;
+    obs[1] = input.graph.positions[2 * v + 1]!;
+    rest.set(v, await models.embed(obs, 1));
+  }
+  const execPlanOf = (p: Plan, g: SemanticGraph): ExecPlan => {
+    let e = cache.get(p);
+    if (e === undefined) {
+      e = execPlan(p, g, rest);
+      cache.set(p, e);
+    }
+    return e;
+  };
+  let graph = input.graph;
+  const first = doPlan(graph, 0);
+  if (first.status !== 'ok') {
+    return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` }, 0, null);
+  }
+  let current: Plan = first;
+  let exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+  let replans = 0;
+  for (let t = 0; t < o.maxSteps; t++) {
+    const x = state[0]!, y = state[1]!;
+    const obs = Float32Array.from(state);
+    const t0 = performance.now();
+    const label = labelAt(regions, x, y);
+    const m = monitor.step(label);
+    const h = await models.embed(obs, 1);
+    labels.push(label);
+    traj.push(x, y);
+    const r = exec.step(t, h, new Set(label), x, y);
+    for (const e of r.events) {
+      events.push(e);
+      if (e.kind === 'checkpoint') {
+        // "The plan thinks" (its automaton state after this checkpoint) against "the world did".
+        const ep = execPlanOf(current, graph);
+        const planned = (e.stream === 'prefix' ? ep.prefix : ep.suffix)[e.index]?.state;
+        if (planned !== undefined && !m.states.includes(planned)) disagreements.push({ t, node: e.node, planned, monitor: m.states });
+      }
+    }
+    // The world may violate the specification where the plan saw no obligation: the monitor says so.
+    let failure = r.events.find((e): e is Extract<ExecEvent, { kind: 'violation' | 'timeout' }> => e.kind === 'violation' || e.kind === 'timeout');
+    if (failure === undefined && !m.viable) {
+      const w = exec.position();
+      failure = { kind: 'violation', t, stream: w.stream, index: w.index, node: w.target.id, literal: label.join(',') || '{}', term: w.target.term, labels: label };
+      disagreements.push({ t, node: w.target.id, planned: w.target.from, monitor: m.states });
+    }
+    if (r.status === 'complete') {
+      times.push(performance.now() - t0);
+      return verdict(t + 1);
+    }
+    if (failure !== undefined) {
+      const from = exec.position().from;
+      const record = classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
+      failures.push(record);
+      const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
+      if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
+      if (replans >= replanBudget) {
+        const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${failure.kind} at ${failure.node}: ${record.rule}`;
+        return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message }, t + 1, exec);
+      }
+      replans++;
+      graph = replanGraph(graph, record, { latent: h, position: [x, y], label }, o.exec.H_TD);
+      const again = doPlan(graph, t, m.states);
+      if (again.status !== 'ok') {
+        return finish({ success: false, failureMode: 'escalated', message: `replan ${replans} found no plan: ${again.reason.message}` }, t + 1, exec);
+      }
+      current = again;
+      exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+      times.push(performance.now() - t0);
+      continue;
+    }
+    const dir = r.direction!;
+    const a = await models.act(obs, dir, 1);
+    times.push(performance.now() - t0);
+    state = sim.step(a[0]!, a[1]!);
+  }
+  const stage: FailureMode = exec.marks.prefixDone === null ? 'prefix' : 'suffix';
+  return finish({ success: false, failureMode: stage, message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, exec);
+
+  function verdict(steps: number): MissionResult {
+    // Finite-lasso success (Appendix E): the realised labels up to the start of the last suffix
+    // traversal as the prefix, that traversal as the cycle, judged by the lasso evaluator.
+    const marks = exec.marks;
+    const tr = marks.traversals;
+    const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
+    const end = tr[tr.length - 1]!;
+    const letters = labels.map((l) => new Set(l));
+    const word = { prefix: letters.slice(0, cycleStart), cycle: letters.slice(cycleStart, end + 1) };
+    const ok = word.cycle.length > 0 && evaluateLasso(formula, word);
+    return finish({
+      success: ok, failureMode: ok ? null : 'suffix',
+      message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
+    }, steps, exec);
+  }
+}
+
+const cache = new WeakMap<Plan, ExecPlan>();
