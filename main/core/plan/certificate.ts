@@ -95,7 +95,7 @@ export function checkCertificate(a: BuchiAutomaton, g: SemanticGraph, c: Certifi
     const resumed = i === 0 && c.resume !== undefined;
     const edge = a.edges.find((e) => e.from === s.from && e.to === s.state);
     if (resumed) {
-      if (!c.resume!.includes(s.state)) fail(`step 0: state ${s.state} is not one of the resumed states {${c.resume!.join(', ')}}`);
+      if (!c.resume.includes(s.state)) fail(`step 0: state ${s.state} is not one of the resumed states {${c.resume.join(', ')}}`);
     } else if (edge === undefined || !edge.guard.some((t) => t.pos === term.pos && t.neg === term.neg)) {
       fail(`step ${i}: "${s.term.text}" is not a guard term of the original automaton from state ${s.from} to ${s.state}`);
     }

@@ -123,6 +123,7 @@ export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture)
   line(m.suffix, '#d62728', '2 2');
   for (const [x, y] of m.failures ?? []) out.push(`<path d="M ${(sx(x) - 5).toFixed(1)} ${(sy(y) - 5).toFixed(1)} l 10 10 m 0 -10 l -10 10" stroke="#000" stroke-width="2.5"/>`);
   out.push(`<circle cx="${sx(m.start[0]).toFixed(1)}" cy="${sy(m.start[1]).toFixed(1)}" r="5" fill="#111"/>`);
+  out.push(`<rect x="4" y="3" width="150" height="18" rx="3" fill="#ffffff" fill-opacity="0.85"/>`);
   out.push(`<text x="8" y="16" font-family="Helvetica" font-size="12" fill="#1f77b4">prefix</text><text x="56" y="16" font-family="Helvetica" font-size="12" fill="#d62728">suffix</text><text x="104" y="16" font-family="Helvetica" font-size="12" fill="#222">rollout</text>`);
   return base.replace('</svg>', `${out.join('\n')}\n</svg>`);
 }
