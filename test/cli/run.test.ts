@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../main/cli/main.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+
+test('witness run: a mission end to end with --json and --picture; bench ltl --world runs, resumes and summarises', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-run-'));
+  const data = join(dir, 'nav.wds'), graph = join(dir, 'g.wgraph'), svg = join(dir, 'm.svg');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '100000', '--seed', '1', '--out', data)).code, 0);
+  assert.equal((await cli('graph', 'build', '--data', data, '--models', asset('models/pointmaze-medium'), '--out', graph)).code, 0);
+  const regions = asset('regions/pointmaze-medium.json');
+  const r = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--json', '--picture', svg);
+  assert.equal(r.code, 0, r.err + r.out);
+  const d = JSON.parse(r.out) as { status: string; plans: { status: string; prefix: string[] }[]; events: { kind: string }[]; ncc: number; step_ms: { p95: number } };
+  assert.equal(d.status, 'success');
+  assert.equal(d.plans[0]!.status, 'ok');
+  assert.ok(d.events.some((e) => e.kind === 'checkpoint'));
+  assert.ok(d.ncc > 0 && d.ncc < 1);
+  assert.match(readFileSync(svg, 'utf8'), /<svg[^]*prefix[^]*suffix[^]*<\/svg>/);
+  const text = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20');
+  assert.match(text.out, /outcome: SUCCESS/);
+  // Failure is exit 1 (a negative answer); a wall start or unknown proposition is exit 2.
+  const bad = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2', '--start', '4,20', '--max-steps', '5');
+  assert.equal(bad.code, 1);
+  assert.match(bad.out, /FAILED \(prefix\)/);
+  assert.equal((await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e9')).code, 2);
+
+  const out = join(dir, 'bench.jsonl'), pics = join(dir, 'pics');
+  const args = ['bench', 'ltl', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '2', '--difficulty', 'easy', '--methods', 'sagas,ga-gas', '--threads', '1', '--out', out, '--json'];
+  const b1 = await cli(...args, '--pictures', pics, '--picture-tasks', '1');
+  assert.equal(b1.code, 0, b1.err);
+  const j = JSON.parse(b1.out) as { tasks: number; results: Record<string, { sr: number; ncc: number; tasks: number }> };
+  assert.equal(j.tasks, 2);
+  assert.deepEqual(Object.keys(j.results), ['sagas', 'ga-gas']);
+  assert.ok(j.results['sagas']!.sr >= 0 && j.results['sagas']!.sr <= 1);
+  assert.ok(existsSync(join(pics, 'easy-0-sagas.svg')) && !existsSync(join(pics, 'easy-1-sagas.svg')));
+  assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3, 'a header and one line per task');
+  // Resumed: nothing runs again and the summary is the same.
+  const b2 = await cli(...args);
+  assert.deepEqual(JSON.parse(b2.out), j);
+  const other = await cli('bench', 'ltl', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '1', '--methods', 'sagas', '--out', out);
+  assert.equal(other.code, 2);
+  assert.match(other.err, /holds results of other settings/);
+});
