@@ -22,6 +22,8 @@ import { DEFAULT_MAX_STEPS, DEFAULT_REPLANS, MISSION_METHODS, type MissionMethod
 import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from '../services/bench/mission-bench.js';
 import { progressBar } from './progress.js';
 import { fmt } from '../services/bench/stats.js';
+import { AuditLog } from '../services/audit/store.js';
+import { auditTable, runAuditBench } from '../services/bench/audit-bench.js';
 
 interface TranslateBenchFlags { count: number; seed: number; familyMax: number; ltl2ba?: string; baselineTimeLimitMs: number; json?: boolean }
 
@@ -51,6 +53,7 @@ function translationBench(io: Output, o: TranslateBenchFlags): void {
 interface MissionBenchFlags {
   world?: string; difficulty: string; tasks: number; methods: string; maxSteps: number; replans: number; threads: number;
   out?: string; pictures?: string; pictureTasks: number; graph?: string; data?: string; models?: string; cache: string; seed: number; json?: boolean;
+  audit: string | boolean;
 }
 
 /** The 1M-transition navigate backbone of a world, generated once into the cache folder. */
@@ -96,10 +99,13 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
   const files = await cachedBackbone({ ...o, world }, log);
   const out = o.out ?? `bench-ltl-${world}-seed${o.seed}.jsonl`;
   const bar = progressBar(io, `bench ltl ${world}`);
+  const audit = o.audit === false ? undefined : typeof o.audit === 'string' ? o.audit : `${out}.audit.sqlite`;
+  // Create (or migrate) the database once, before the workers open it.
+  if (audit !== undefined) await AuditLog.open(audit).close();
   const outcomes = await runMissionBench({
     world, difficulties: difficulties as Difficulty[], tasks: o.tasks, methods: methods as MissionMethod[], seed: o.seed,
     maxSteps: o.maxSteps, replans: o.replans, threads: o.threads, files, resultsFile: out,
-    ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks,
+    ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks, ...(audit !== undefined ? { audit } : {}),
     progress: (done, total) => bar(done, total),
   });
   const summary = summarizeMissions(outcomes, methods as MissionMethod[]);
@@ -110,7 +116,7 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
   io.out(`# witness bench ltl --world ${world} --difficulty ${o.difficulty} --tasks ${o.tasks} --methods ${o.methods} --seed ${o.seed}\n\n`);
   io.out(`${missionTables(outcomes, methods as MissionMethod[])}\n\n`);
   io.out(`Per environment step (embedding + policy + monitor): p95 ${fmt(summary.stepP95_ms, 3)} ms (median over missions; worst mission ${fmt(summary.stepMaxP95_ms, 3)} ms).\n`);
-  io.out(`Results: ${out}${o.pictures !== undefined ? `; pictures: ${o.pictures}` : ''}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; ${o.threads} worker thread(s))\n`);
+  io.out(`Results: ${out}${o.pictures !== undefined ? `; pictures: ${o.pictures}` : ''}${audit !== undefined ? `; audit log: ${audit}` : ''}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; ${o.threads} worker thread(s))\n`);
 }
 
 /** The giant-maze backbone of the planner benchmark: from files, or built here (1M navigate steps, seed 0). */
@@ -152,6 +158,8 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--data <file>', 'missions: the dataset the graph was built from')
     .option('--models <dir>', 'missions: the model bundle (default: the shipped one)')
     .option('--cache <dir>', 'missions: where the generated dataset and graph are kept between runs', join(tmpdir(), 'witness-bench'))
+    .option('--audit <db>', 'missions: record every mission in this audit database (default: next to the results file, <out>.audit.sqlite)')
+    .option('--no-audit', 'missions: do not record the missions')
     .option('--count <n>', 'translation: formulas per difficulty suite', intFlag('--count', 1, 10_000), 100)
     .option('--seed <n>', 'seed of the suites (translation: default 1; missions: default 1)', intFlag('--seed', 0, 2 ** 31 - 1), 1)
     .option('--family-max <n>', 'translation: largest n for GF-n and F-n', intFlag('--family-max', 2, 16), 12)
@@ -182,6 +190,20 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       const started = Date.now();
       const table = await runWorldBench({ ...o, progress: (label) => io.err(`bench world: ${label}\n`) });
       io.out(`# witness bench world --sim-steps ${o.simSteps} --dataset-steps ${o.datasetSteps} --navigate-medium-steps ${o.navigateMediumSteps}\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
+    }));
+  bench
+    .command('audit')
+    .description('the audit log: sustained durable appends, filtered paged queries and chain verification over a large log')
+    .option('--events <n>', 'events to append', intFlag('--events', 1000, 100_000_000), 1_000_000)
+    .option('--json', 'print the figures as JSON')
+    .action(action(io, setExit, async (o: { events: number; json?: boolean }) => {
+      const started = Date.now();
+      const r = await runAuditBench(o.events, (l) => io.err(`bench audit: ${l}\n`));
+      if (o.json) {
+        io.out(JSON.stringify(r) + '\n');
+        return;
+      }
+      io.out(`# witness bench audit --events ${o.events}\n\n${auditTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; SQLite through better-sqlite3, WAL, synchronous=FULL)\n`);
     }));
   bench
     .command('plan')

@@ -8,6 +8,7 @@ import { GraphError } from '../services/graph/store.js';
 import { CheckpointError } from '../services/training/checkpoint.js';
 import { InputError } from '../core/input/json.js';
 import { PlanBudgetError } from '../core/plan/plan.js';
+import { AuditError } from '../services/audit/store.js';
 
 export const EXIT = {
   ok: 0,
@@ -45,7 +46,7 @@ export function report(e: unknown, io: Output, where?: string): number {
     io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
     return EXIT.budget;
   }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError || e instanceof InputError) {
+  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError || e instanceof InputError || e instanceof AuditError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
   }

@@ -11,6 +11,7 @@ import { backboneCommand } from './backbone.js';
 import { graphCommand } from './graph.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
+import { auditCommand } from './audit.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(graphCommand(io, setExit));
   program.addCommand(planCommand(io, setExit));
   program.addCommand(runCommand(io, setExit));
+  program.addCommand(auditCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

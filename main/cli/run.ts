@@ -1,5 +1,9 @@
 /** `witness run`: one mission end to end in an embedded world — plan, execute, monitor, replan. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { AuditLog } from '../services/audit/store.js';
+import { defaultAuditFile, missionRecorder, operatorName } from '../services/audit/mission-recorder.js';
+import { VERSION } from '../version.js';
 import { Command, Option } from 'commander';
 import { parseLtl } from '../core/ltl/parser.js';
 import { LtlSyntaxError } from '../core/ltl/errors.js';
@@ -25,7 +29,7 @@ import { defaultModelsDir } from './backbone.js';
 interface RunFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
   replans: number; maxSteps: number; graph?: string; data?: string; models?: string; datasetSteps: number; seed: number;
-  json?: boolean; picture?: string;
+  json?: boolean; picture?: string; audit: string | boolean; operator?: string;
 }
 
 const pointFlag = (v: string): [number, number] => {
@@ -97,6 +101,9 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--dataset-steps <n>', 'transitions of the navigate dataset generated when no --graph is given', intFlag('--dataset-steps', 1000), 300_000)
     .option('--seed <n>', 'seed of the dataset, the start, anchor retrieval and the simulator noise', intFlag('--seed', 0), 0)
     .option('--picture <file>', 'draw the mission (maze, regions, prefix and suffix, rollout) as SVG')
+    .option('--audit <db>', 'the audit database to record the run in (default: $WITNESS_AUDIT, else ~/.local/share/witness/audit.sqlite)')
+    .option('--no-audit', 'do not record the run')
+    .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: RunFlags) => {
       let formula;
@@ -120,16 +127,34 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       const log = (s: string): void => io.err(`run: ${s}\n`);
       const b = await missionBackbone(o, log);
       const sim = await PointMazeSim.create(o.world);
+      let auditLog: AuditLog | null = null;
       try {
+        const auditFile = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : defaultAuditFile();
+        if (auditFile !== null) {
+          mkdirSync(dirname(auditFile), { recursive: true });
+          auditLog = AuditLog.open(auditFile);
+        }
+        const runId = auditLog === null ? null : await auditLog.startRun({
+          world: o.world, backend: 'mujoco', operator: o.operator ?? operatorName(), software: `witness ${VERSION}`,
+          models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, graph: b.files.graph, dataset: b.artifact.dataset.sha256 },
+          spec: automaton.formula, regions: JSON.stringify(regions),
+          meta: { method: o.method, start, seed: o.seed, maxSteps: o.maxSteps, replans: o.replans },
+        });
+        const recorder = auditLog !== null && runId !== null ? missionRecorder(auditLog, runId) : undefined;
         const task = await augmentTask(b, regions, start, DEFAULT_AUGMENT, rng, { regions: o.regions, start: '--start' });
         const r = await runMission(
-          { sim, models: b.models, graph: task.graph, automaton, formula, regions: regions.regions, start },
+          { sim, models: b.models, graph: task.graph, automaton, formula, regions: regions.regions, start, ...(recorder ? { audit: recorder } : {}) },
           {
             method: o.method, lambda: o.lambda, k: o.k ?? DEFAULT_PLAN.k, tauSoft: DEFAULT_PLAN.tauSoft,
             exec: { ...DEFAULT_EXEC, H_TD: b.artifact.params.H_TD, epsAnchor: b.artifact.params.H_TD / 2, epsWaypoint: b.artifact.params.H_TD / 2 },
             maxSteps: o.maxSteps, replans: o.replans, seed: o.seed,
           },
         );
+        if (auditLog !== null) {
+          await auditLog.flush();
+          if (recorder !== undefined && recorder.errors.length > 0) throw new CliError(`audit log ${auditLog.file}: ${recorder.errors[0]!.message}`);
+          if (!o.json) io.err(`run: recorded as run ${runId} in ${auditLog.file}\n`);
+        }
         const last = r.plans[r.plans.length - 1]!;
         if (o.picture !== undefined) {
           const lp = last.result;
@@ -151,6 +176,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
             executorComplete: r.executorComplete, monitorViable: r.monitorViable,
             plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, ...planDocument(p.result, p.graph, {}) })),
             events: r.events, failures: r.failures, disagreements: r.disagreements, augmentation: task.report,
+            ...(runId !== null ? { audit: { file: auditLog!.file, run: runId } } : {}),
             step_ms: { p50: steps[Math.floor(steps.length * 0.5)] ?? 0, p95: steps[Math.floor(steps.length * 0.95)] ?? 0 },
           }) + '\n');
         } else {
@@ -164,6 +190,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       } finally {
         sim.close();
         await b.models.close();
+        await auditLog?.close();
       }
     }));
 }

@@ -20,7 +20,8 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '100000', '--seed', '1', '--out', data)).code, 0);
   assert.equal((await cli('graph', 'build', '--data', data, '--models', asset('models/pointmaze-medium'), '--out', graph)).code, 0);
   const regions = asset('regions/pointmaze-medium.json');
-  const r = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--json', '--picture', svg);
+  const audit = join(dir, 'audit.sqlite');
+  const r = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--json', '--picture', svg, '--audit', audit, '--operator', 'ada');
   assert.equal(r.code, 0, r.err + r.out);
   const d = JSON.parse(r.out) as { status: string; plans: { status: string; prefix: string[] }[]; events: { kind: string }[]; ncc: number; step_ms: { p95: number } };
   assert.equal(d.status, 'success');
@@ -28,13 +29,25 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   assert.ok(d.events.some((e) => e.kind === 'checkpoint'));
   assert.ok(d.ncc > 0 && d.ncc < 1);
   assert.match(readFileSync(svg, 'utf8'), /<svg[^]*prefix[^]*suffix[^]*<\/svg>/);
-  const text = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20');
+  // The run is in the audit log: its plan with the certificate, checkpoints, the outcome; the chain verifies.
+  const ls = JSON.parse((await cli('audit', 'ls', audit, '--json')).out) as { id: string; operator: string; outcome: string }[];
+  assert.deepEqual(ls.map((x) => [x.operator, x.outcome]), [['ada', 'success']]);
+  const plans = (await cli('audit', 'query', audit, '--kind', 'plan', '--json')).out.trim().split('\n').map((l) => JSON.parse(l) as { body: { status: string } });
+  assert.deepEqual(plans.map((p) => p.body.status), ['ok']);
+  assert.ok((await cli('audit', 'query', audit, '--kind', 'checkpoint', '--json')).out.trim().split('\n').length >= 2);
+  assert.match((await cli('audit', 'verify', audit)).out, /intact: \d+ events/);
+  const shown = await cli('audit', 'show', audit, ls[0]!.id.slice(0, 8));
+  assert.match(shown.out, /specification: F \(e2 & F e1\)/);
+  const exported = await cli('audit', 'export', audit, '--format', 'mcap', '--out', join(dir, 'a.mcap'));
+  assert.match(exported.out, /messages on \d+ channel/);
+  const text = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--no-audit');
   assert.match(text.out, /outcome: SUCCESS/);
   // Failure is exit 1 (a negative answer); a wall start or unknown proposition is exit 2.
-  const bad = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2', '--start', '4,20', '--max-steps', '5');
+  const bad = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2', '--start', '4,20', '--max-steps', '5', '--audit', audit);
   assert.equal(bad.code, 1);
   assert.match(bad.out, /FAILED \(prefix\)/);
-  assert.equal((await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e9')).code, 2);
+  assert.equal((await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e9', '--no-audit')).code, 2);
+  assert.equal((await cli('audit', 'verify', join(dir, 'nav.wds'))).code, 2, 'not an audit database');
 
   const out = join(dir, 'bench.jsonl'), pics = join(dir, 'pics');
   const args = ['bench', 'ltl', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '2', '--difficulty', 'easy', '--methods', 'sagas,ga-gas', '--threads', '1', '--out', out, '--json'];
@@ -46,6 +59,9 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   assert.ok(j.results['sagas']!.sr >= 0 && j.results['sagas']!.sr <= 1);
   assert.ok(existsSync(join(pics, 'easy-0-sagas.svg')) && !existsSync(join(pics, 'easy-1-sagas.svg')));
   assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3, 'a header and one line per task');
+  const benchRuns = JSON.parse((await cli('audit', 'ls', `${out}.audit.sqlite`, '--json')).out) as unknown[];
+  assert.equal(benchRuns.length, 4, 'every mission of the benchmark is in its audit log');
+  assert.equal((await cli('audit', 'verify', `${out}.audit.sqlite`)).code, 0);
   // Resumed: nothing runs again and the summary is the same.
   const b2 = await cli(...args);
   assert.deepEqual(JSON.parse(b2.out), j);

@@ -31,6 +31,8 @@ export interface MissionBenchOptions {
   /** Pictures of the first `pictures` tasks of each difficulty, every method, into this folder. */
   readonly picturesDir?: string;
   readonly pictures: number;
+  /** Record every mission in this audit database. */
+  readonly audit?: string;
   readonly progress?: (done: number, total: number, label: string) => void;
 }
 
@@ -95,6 +97,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
         const job: WorkerJob = {
           task, methods: o.methods, world: o.world, files: o.files, maxSteps: o.maxSteps, replans: o.replans,
           picture: o.picturesDir !== undefined && task.index < o.pictures,
+          ...(o.audit !== undefined ? { audit: o.audit } : {}),
         };
         const r = (await pool.run(job)) as TaskOutcome;
         if (o.picturesDir !== undefined) {

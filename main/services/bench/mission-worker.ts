@@ -13,6 +13,9 @@ import { missionSvg } from '../../core/world/svg.js';
 import { type Backbone, augmentTask, loadBackbone } from '../plan/inputs.js';
 import { type MissionMethod, type MissionResult, runMission } from '../exec/mission.js';
 import type { BenchTask } from './tasks.js';
+import { AuditLog } from '../audit/store.js';
+import { missionRecorder } from '../audit/mission-recorder.js';
+import { VERSION } from '../../version.js';
 
 export interface WorkerJob {
   readonly task: BenchTask;
@@ -22,6 +25,8 @@ export interface WorkerJob {
   readonly maxSteps: number;
   readonly replans: number;
   readonly picture: boolean;
+  /** The audit database every mission of this job is recorded in, if any. */
+  readonly audit?: string;
 }
 
 export interface MethodOutcome {
@@ -50,6 +55,13 @@ export interface TaskOutcome {
 }
 
 let loaded: { key: string; b: Backbone; sim: PointMazeSim } | null = null;
+let auditLog: AuditLog | null = null;
+
+function auditFor(file: string | undefined): AuditLog | null {
+  if (file === undefined) return null;
+  if (auditLog?.file !== file) auditLog = AuditLog.open(file, { busyTimeout_ms: 30_000 });
+  return auditLog;
+}
 
 async function backbone(job: WorkerJob): Promise<{ b: Backbone; sim: PointMazeSim }> {
   const key = `${job.files.graph}|${job.files.data}|${job.files.models}`;
@@ -74,15 +86,26 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
   const task = await augmentTask(b, { regions }, t.start, DEFAULT_AUGMENT, createRng(t.seed));
   const H = b.artifact.params.H_TD;
   const results: MethodOutcome[] = [];
+  const log = auditFor(job.audit);
   for (const method of job.methods) {
+    const runId = log === null ? null : await log.startRun({
+      world: job.world, backend: 'mujoco', operator: 'bench', software: `witness ${VERSION}`,
+      models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, dataset: b.artifact.dataset.sha256 },
+      spec: automaton.formula, regions: JSON.stringify({ regions }), meta: { bench: 'ltl', task: t.id, method, seed: t.seed, start: t.start },
+    });
+    const recorder = log !== null && runId !== null ? missionRecorder(log, runId) : undefined;
     const r: MissionResult = await runMission(
-      { sim, models: b.models, graph: task.graph, automaton, formula, regions, start: t.start },
+      { sim, models: b.models, graph: task.graph, automaton, formula, regions, start: t.start, ...(recorder ? { audit: recorder } : {}) },
       {
         method, lambda: DEFAULT_PLAN.lambda, k: DEFAULT_PLAN.k, tauSoft: DEFAULT_PLAN.tauSoft,
         exec: { ...DEFAULT_EXEC, H_TD: H, epsAnchor: H / 2, epsWaypoint: H / 2 },
         maxSteps: job.maxSteps, replans: job.replans, seed: t.seed,
       },
     );
+    if (log !== null) {
+      await log.flush();
+      if (recorder !== undefined && recorder.errors.length > 0) throw recorder.errors[0]!;
+    }
     let svg: string | undefined;
     if (job.picture) {
       const p0 = r.plans[0]?.result;

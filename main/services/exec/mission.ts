@@ -13,6 +13,7 @@ import type { SemanticGraph } from '../../core/plan/semantic.js';
 import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } from '../../core/exec/executor.js';
 import { type FailureRecord, classifyFailure, replanGraph } from '../../core/exec/replan.js';
 import { type Region, labelAt } from '../../core/world/regions.js';
+import { planDocument } from '../../core/plan/document.js';
 import type { PointMazeSim } from '../../backends/mujoco/pointmaze.js';
 import type { LoadedModels } from '../models/bundle.js';
 
@@ -76,6 +77,16 @@ export interface MissionResult {
   readonly stepTimes_ms: Float64Array;
 }
 
+/**
+ * Where a mission writes its evidence (the audit log, issue 7): every plan with its certificate,
+ * executor and monitor events, failure records, replans, the escalation and the outcome. Calls must
+ * not block the control loop; the writer batches them.
+ */
+export interface MissionAudit {
+  plan(t: number, trigger: string, doc: Record<string, unknown>, planning_ms: number): void;
+  event(kind: 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'evidence' | 'run_end', body: unknown, o?: { step?: number; failureLabel?: string }): void;
+}
+
 export interface MissionInput {
   readonly sim: PointMazeSim;
   readonly models: LoadedModels;
@@ -84,6 +95,7 @@ export interface MissionInput {
   readonly formula: Formula;
   readonly regions: readonly Region[];
   readonly start: readonly [number, number];
+  readonly audit?: MissionAudit;
 }
 
 export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
@@ -101,20 +113,25 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const monitor = new StateSetMonitor(automaton);
   let state = sim.reset(o.seed, [input.start[0], input.start[1], 0, 0]);
 
+  const audit = input.audit;
   const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
     const t0 = performance.now();
     const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
-    plans.push({ t, result: r, graph: g, planning_ms: performance.now() - t0 });
+    const planning_ms = performance.now() - t0;
+    plans.push({ t, result: r, graph: g, planning_ms });
+    audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(resume ? { resume } : {}) }), planning_ms);
     return r;
   };
   const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'>, steps: number, exec: Executor | null): MissionResult => {
+    if (p.failureMode === 'escalated') audit?.event('escalation', { message: p.message, failures }, { step: steps });
     const marks = exec?.marks;
     const T_pre = marks?.prefixDone ?? null;
     const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
+    const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
+    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans: Math.max(0, plans.length - 1) }, { step: steps });
     return {
-      executorComplete: exec?.status === 'complete', steps, T_pre, T_suf,
-      ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
+      executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
       plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
       monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...p,
     };
@@ -150,13 +167,28 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const obs = Float32Array.from(state);
     const t0 = performance.now();
     const label = labelAt(regions, x, y);
+    const before = monitor.snapshot().states;
     const m = monitor.step(label);
+    if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
+      audit.event('monitor_event', { states: m.states, viable: m.viable, accepting: m.accepting, labels: label }, { step: t });
+    }
     const h = await models.embed(obs, 1);
     labels.push(label);
     traj.push(x, y);
     const r = exec.step(t, h, new Set(label), x, y);
     for (const e of r.events) {
       events.push(e);
+      if (audit) {
+        const target = e.kind === 'waypoint' || e.kind === 'checkpoint' || e.kind === 'violation' || e.kind === 'timeout' ? e.node : null;
+        audit.event('checkpoint', e, { step: t });
+        audit.event('evidence', {
+          instruction: target !== null ? `realise the planned transition to ${target}` : e.kind,
+          state: { x, y, labels: label },
+          action: e.kind,
+          verifier: e.kind === 'checkpoint' ? 'anchor verified: latent proximity and label' : e.kind === 'waypoint' ? 'waypoint reached' : e.kind === 'violation' ? 'forbidden label observed' : e.kind === 'timeout' ? 'tracking budget exhausted' : 'progress',
+          failure_label: e.kind === 'violation' ? 'forbidden-label' : e.kind === 'timeout' ? 'tracking-timeout' : null,
+        }, { step: t, ...(e.kind === 'violation' ? { failureLabel: 'forbidden-label' } : e.kind === 'timeout' ? { failureLabel: 'tracking-timeout' } : {}) });
+      }
       if (e.kind === 'checkpoint') {
         // "The plan thinks" (its automaton state after this checkpoint) against "the world did".
         const ep = execPlanOf(current, graph);
@@ -179,6 +211,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       const from = exec.position().from;
       const record = classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
       failures.push(record);
+      audit?.event('failure_record', record, { step: t, failureLabel: record.kind });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
       if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
       if (replans >= replanBudget) {
@@ -191,6 +224,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       if (again.status !== 'ok') {
         return finish({ success: false, failureMode: 'escalated', message: `replan ${replans} found no plan: ${again.reason.message}` }, t + 1, exec);
       }
+      audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: m.states, prefix_nodes: again.prefixLength }, { step: t });
       current = again;
       exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
       times.push(performance.now() - t0);

@@ -1,0 +1,130 @@
+/**
+ * Exporting an audit database (opened read-only): JSON Lines, CSV, and MCAP with JSON-encoded
+ * channels — one per event kind (tool calls one per tool, under the tool's own argument schema when
+ * the log holds it), run metadata as MCAP metadata, and the specifications, regions and tool schemas
+ * as attachments — so Foxglove or Lichtblick open it.
+ */
+import { open } from 'node:fs/promises';
+import type Database from 'better-sqlite3';
+import { McapWriter, type IWritable } from '@mcap/core';
+import { type RunSummary, listRuns } from './forensics.js';
+import type { EventRow } from './store.js';
+import { writeFileAtomic } from '../datasets/io.js';
+
+export type ExportFormat = 'jsonl' | 'csv' | 'mcap';
+
+function* events(db: Database.Database): Generator<EventRow> {
+  yield* db.prepare('SELECT * FROM events ORDER BY seq').iterate() as IterableIterator<EventRow>;
+}
+
+const csvCell = (v: string | number | null): string => {
+  const s = v === null ? '' : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+export function exportText(db: Database.Database, format: 'jsonl' | 'csv'): string {
+  const out: string[] = [];
+  if (format === 'csv') out.push('seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body');
+  for (const e of events(db)) {
+    if (format === 'jsonl') out.push(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown }));
+    else out.push([e.seq, e.run_id, e.t_ms, e.step, e.kind, e.tool, e.failure_label, e.prev_hash, e.hash, e.body].map(csvCell).join(','));
+  }
+  return out.join('\n') + '\n';
+}
+
+/** An IWritable over a file handle. */
+class FileWritable implements IWritable {
+  private pos = 0n;
+  constructor(private readonly fh: Awaited<ReturnType<typeof open>>) {}
+  async write(buffer: Uint8Array): Promise<void> {
+    await this.fh.write(buffer);
+    this.pos += BigInt(buffer.byteLength);
+  }
+  position(): bigint {
+    return this.pos;
+  }
+}
+
+/** The JSON Schema of each event kind's channel: the stored row with its body. */
+function kindSchema(kind: string): object {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema', title: `witness audit ${kind}`, type: 'object',
+    properties: {
+      seq: { type: 'integer' }, run_id: { type: 'string' }, step: { type: ['integer', 'null'] }, kind: { const: kind },
+      tool: { type: ['string', 'null'] }, failure_label: { type: ['string', 'null'] }, hash: { type: 'string' }, body: {},
+    },
+    required: ['seq', 'run_id', 'kind', 'body', 'hash'],
+  };
+}
+
+export async function exportMcap(db: Database.Database, file: string): Promise<{ channels: number; messages: number; attachments: number }> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  const enc = new TextEncoder();
+  let messages = 0, attachments = 0;
+  const channels = new Map<string, number>();
+  try {
+    const w = new McapWriter({ writable: new FileWritable(fh) });
+    await w.start({ profile: '', library: 'witness audit export' });
+    const toolSchemas = new Map<string, string>();
+    for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
+      toolSchemas.set(b.kind.slice('tool-schema:'.length), b.body);
+    }
+    const channelFor = async (e: EventRow): Promise<number> => {
+      const topic = e.kind === 'tool_call' && e.tool !== null ? `/witness/tool_call/${e.tool}` : `/witness/${e.kind}`;
+      let id = channels.get(topic);
+      if (id === undefined) {
+        const own = e.kind === 'tool_call' && e.tool !== null ? toolSchemas.get(e.tool) : undefined;
+        const schema = own !== undefined
+          ? { title: `witness audit tool_call ${e.tool}`, type: 'object', properties: { body: { type: 'object', properties: { arguments: JSON.parse(own) as object } } } }
+          : kindSchema(e.kind);
+        const schemaId = await w.registerSchema({ name: topic, encoding: 'jsonschema', data: enc.encode(JSON.stringify(schema)) });
+        id = await w.registerChannel({ schemaId, topic, messageEncoding: 'json', metadata: new Map([['kind', e.kind]]) });
+        channels.set(topic, id);
+      }
+      return id;
+    };
+    const seqOf = new Map<string, number>();
+    for (const e of events(db)) {
+      const channelId = await channelFor(e);
+      const t = BigInt(Math.round(e.t_ms * 1e6));
+      const sequence = (seqOf.get(e.run_id) ?? 0) + 1;
+      seqOf.set(e.run_id, sequence);
+      await w.addMessage({ channelId, sequence, logTime: t, publishTime: t, data: enc.encode(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })) });
+      messages++;
+    }
+    for (const r of listRuns(db)) await w.addMetadata({ name: `run ${r.id}`, metadata: runMetadata(r) });
+    for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind = 'spec' OR kind = 'regions' OR kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
+      const t = 0n;
+      await w.addAttachment({
+        name: `${b.kind}-${b.sha256.slice(0, 12)}${b.kind === 'spec' ? '.ltl' : '.json'}`, logTime: t, createTime: t,
+        mediaType: b.kind === 'spec' ? 'text/plain' : 'application/json', data: enc.encode(b.body),
+      });
+      attachments++;
+    }
+    await w.end();
+  } finally {
+    await fh.close();
+  }
+  const { rename } = await import('node:fs/promises');
+  await rename(tmp, file);
+  return { channels: channels.size, messages, attachments };
+}
+
+function runMetadata(r: RunSummary): Map<string, string> {
+  return new Map<string, string>([
+    ['id', r.id], ['world', r.world], ['backend', r.backend], ['operator', r.operator], ['software', r.software],
+    ['models', JSON.stringify(r.models)], ['started_ms', String(r.started_ms)], ['ended_ms', String(r.ended_ms ?? '')],
+    ['outcome', r.outcome ?? ''], ['spec_sha256', r.spec_sha ?? ''], ['regions_sha256', r.regions_sha ?? ''],
+  ]);
+}
+
+export async function exportAudit(db: Database.Database, format: ExportFormat, file: string): Promise<string> {
+  if (format === 'mcap') {
+    const r = await exportMcap(db, file);
+    return `${r.messages} messages on ${r.channels} channel(s), ${r.attachments} attachment(s)`;
+  }
+  const text = exportText(db, format);
+  await writeFileAtomic(file, new TextEncoder().encode(text));
+  return `${text.split('\n').length - (format === 'csv' ? 2 : 1)} events`;
+}
