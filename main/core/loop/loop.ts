@@ -1,0 +1,201 @@
+/**
+ * The careful control loop — the seed's "Typed Tool-Use Loop with Postcondition Verification and
+ * Replanning": the planner proposes (tool, arguments) → the arguments are validated against the
+ * tool's JSON Schema (a failure goes back to the planner, counted apart from replans, and nothing
+ * reaches the world) → preconditions on the observed state → execution with a timeout and
+ * cancellation → observation → postconditions on sensor evidence → on pass, continue; on fail, a
+ * failure record and a replan from the updated state within budget R → past R, escalation with the
+ * whole trace. A goal verifier decides success; the same failure on the same subtask twice in a row
+ * escalates early (a replan loop).
+ */
+import type { RegisteredTool } from './tools.js';
+import { type WorldState, holds, observed } from './conditions.js';
+
+export interface ToolCall {
+  readonly tool: string;
+  readonly args: unknown;
+}
+
+export interface FailureRecord {
+  readonly tool: string;
+  readonly args: unknown;
+  /** The violated postcondition (or precondition) by name, its expression, and the observed values. */
+  readonly violated: string;
+  readonly expr: string;
+  readonly observed: Readonly<Record<string, unknown>>;
+  readonly t_s: number;
+  readonly class: 'transient' | 'permanent';
+  readonly label: string;
+  readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
+  /** Index of the subtask (passed steps so far) it happened on. */
+  readonly subtask: number;
+}
+
+export type HistoryEntry =
+  | { readonly kind: 'goal'; readonly goal: string }
+  | { readonly kind: 'schema-error'; readonly call: ToolCall; readonly errors: readonly string[] }
+  | { readonly kind: 'pass'; readonly call: ToolCall; readonly response: unknown; readonly state: WorldState }
+  | { readonly kind: 'failure'; readonly record: FailureRecord };
+
+export interface History {
+  readonly goal: string;
+  readonly entries: readonly HistoryEntry[];
+  readonly state: WorldState;
+}
+
+export type Proposal = { readonly kind: 'call'; readonly call: ToolCall } | { readonly kind: 'done' } | { readonly kind: 'give-up'; readonly reason: string };
+
+export interface Planner {
+  next(h: History): Promise<Proposal>;
+}
+
+/** The world as the loop sees it: skills to execute, sensors to observe. */
+export interface ToolWorld {
+  observe(): Promise<WorldState>;
+  execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown>;
+}
+
+export interface LoopOptions {
+  /** Replan budget R. */
+  readonly replans: number;
+  /** The goal verifier: a CEL condition on the observed state. */
+  readonly goal: string;
+  /** Trust the skill's return value instead of the postconditions (the lab's blind condition). */
+  readonly blind?: boolean;
+  /** Consecutive invalid proposals tolerated before escalating. */
+  readonly maxSchemaErrors?: number;
+  readonly maxSteps?: number;
+  /** Seconds since the loop started (the injected clock). */
+  readonly clock: () => number;
+  readonly onEvent?: (kind: 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'evidence', body: Record<string, unknown>) => void;
+}
+
+export interface LoopResult {
+  readonly outcome: 'success' | 'escalated' | 'goal-not-met';
+  readonly reason: string;
+  readonly state: WorldState;
+  readonly toolCalls: number;
+  readonly replans: number;
+  readonly schemaErrors: number;
+  readonly failures: readonly FailureRecord[];
+  readonly history: History;
+  /** The success came after at least one replan. */
+  readonly recovered: boolean;
+}
+
+class Timeout extends Error {}
+
+async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s: number): Promise<T> {
+  const ac = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ac.abort();
+      reject(new Timeout());
+    }, timeout_s * 1000);
+  });
+  try {
+    return await Promise.race([f(ac.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world: ToolWorld, planner: Planner, goal: string, o: LoopOptions): Promise<LoopResult> {
+  const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
+  let state = await world.observe();
+  const failures: FailureRecord[] = [];
+  let replans = 0, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
+  const maxSchema = o.maxSchemaErrors ?? 3;
+  const maxSteps = o.maxSteps ?? 50;
+  const emit = o.onEvent ?? ((): void => undefined);
+  const history = (): History => ({ goal, entries: [...entries], state });
+  const end = (outcome: LoopResult['outcome'], reason: string): LoopResult => {
+    if (outcome === 'escalated') emit('escalation', { reason, failures });
+    return { outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0 };
+  };
+  const goalHolds = (): boolean => holds(o.goal, state) === true;
+  for (let step = 0; step < maxSteps; step++) {
+    const p = await o_next(planner, history());
+    if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`);
+    if (p.kind === 'done') return goalHolds() ? end('success', 'the goal verifier confirms the goal') : end('goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
+    const call = p.call;
+    const tool = tools.get(call.tool);
+    // Schema validation: nothing reaches the world until the arguments pass.
+    const errors = tool === undefined
+      ? [`unknown tool "${call.tool}" (tools: ${[...tools.keys()].join(', ')})`]
+      : tool.validate(call.args) ? [] : (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? e.keyword}`);
+    if (errors.length > 0) {
+      entries.push({ kind: 'schema-error', call, errors });
+      emit('evidence', { instruction: call, verifier: 'schema', result: 'invalid', errors });
+      schemaErrors++;
+      if (++consecutiveSchema >= maxSchema) return end('escalated', `${consecutiveSchema} invalid proposals in a row: ${errors.join('; ')}`);
+      continue;
+    }
+    consecutiveSchema = 0;
+    const t = tool!;
+    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }): FailureRecord => {
+      const rule = t.failures.find((f) => holds(f.when, state) === true);
+      return {
+        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state), t_s: o.clock(),
+        class: rule?.class ?? (stage === 'timeout' ? 'transient' : 'transient'), label: rule?.label ?? (stage === 'timeout' ? 'timeout' : `${c.name}-violated`), stage, subtask,
+      };
+    };
+    let record: FailureRecord | null = null;
+    const pre = t.preconditions.find((c) => holds(c.expr, state) !== true);
+    if (pre !== undefined) {
+      record = fail('precondition', pre);
+    } else {
+      toolCalls++;
+      let response: unknown = null;
+      const started = o.clock();
+      try {
+        response = await withTimeout((signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }), t.timeout_s);
+      } catch (e) {
+        state = await world.observe();
+        record = e instanceof Timeout
+          ? fail('timeout', { name: 'completed within timeout', expr: `true` })
+          : fail('world-error', { name: `the skill failed: ${e instanceof Error ? e.message : String(e)}`, expr: 'true' });
+      }
+      if (record === null) {
+        state = await world.observe();
+        emit('tool_call', { tool: t.name, arguments: call.args, start_s: started, end_s: o.clock(), timeout_s: t.timeout_s, response });
+        // Postconditions on sensor evidence — never on the response (unless blind).
+        const violated = o.blind ? undefined : t.postconditions.find((c) => holds(c.expr, state) !== true);
+        for (const c of t.postconditions) {
+          if (o.blind) break;
+          emit('verifier_result', { tool: t.name, postcondition: c.name, expr: c.expr, pass: holds(c.expr, state) === true, observed: observed(c.expr, state) });
+        }
+        if (violated !== undefined) record = fail('postcondition', violated);
+        else {
+          entries.push({ kind: 'pass', call, response, state });
+          emit('evidence', { instruction: call, state, action: t.skill, verifier: o.blind ? 'trusted the return value' : 'postconditions hold', failure_label: null });
+          subtask++;
+          if (goalHolds()) return end('success', 'the goal verifier confirms the goal');
+          continue;
+        }
+      }
+    }
+    failures.push(record);
+    entries.push({ kind: 'failure', record });
+    emit('failure_record', { ...record });
+    emit('evidence', { instruction: call, state, action: t.skill, verifier: `${record.stage} "${record.violated}" failed`, failure_label: record.label });
+    if (replans >= o.replans) return end('escalated', `replan budget R = ${o.replans} exhausted; ${failures.length} failure record(s)`);
+    const prev = failures[failures.length - 2];
+    if (prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
+      && JSON.stringify(prev.args) === JSON.stringify(record.args)) {
+      return end('escalated', `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`);
+    }
+    replans++;
+    emit('replan', { trigger: record.label, replan: replans, budget: o.replans });
+  }
+  return end('escalated', `no result within ${maxSteps} planner steps`);
+}
+
+async function o_next(p: Planner, h: History): Promise<Proposal> {
+  try {
+    return await p.next(h);
+  } catch (e) {
+    return { kind: 'give-up', reason: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Planners behind the loop's one interface. The scripted planner follows a JSON plan and retries a
+ * failed step as it was; the recovery planner follows the same plan but uses the failure records:
+ * a missed grasp lowers the approach height (the seed's step-through), and a plan step may name
+ * alternatives per failure label (a weight-limit fault → a two-step alternative).
+ */
+import { InputError, checkSchema } from '../input/json.js';
+import type { FailureRecord, History, Planner, Proposal, ToolCall } from './loop.js';
+
+export interface PlanStep extends ToolCall {
+  /** Replacement steps per failure label. */
+  readonly on?: Readonly<Record<string, readonly ToolCall[]>>;
+}
+
+export const SCRIPT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'Witness scripted plan',
+  type: 'object', required: ['steps'], additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' }, goal: { type: 'string' },
+    steps: {
+      type: 'array', minItems: 1,
+      items: {
+        type: 'object', required: ['tool', 'args'], additionalProperties: false,
+        properties: {
+          tool: { type: 'string' }, args: { type: 'object' },
+          on: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', required: ['tool', 'args'], properties: { tool: { type: 'string' }, args: { type: 'object' } } } } },
+        },
+      },
+    },
+  },
+} as const;
+
+export function parseScript(value: unknown, file: string): readonly PlanStep[] {
+  const s = checkSchema<{ steps: PlanStep[] }>(SCRIPT_SCHEMA, value, file);
+  if (s.steps.length === 0) throw new InputError(file, '$.steps', 'a plan needs at least one step');
+  return s.steps;
+}
+
+function passes(h: History): number {
+  return h.entries.filter((e) => e.kind === 'pass').length;
+}
+
+function lastEntry(h: History): History['entries'][number] | undefined {
+  return h.entries[h.entries.length - 1];
+}
+
+/** Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge). */
+export class ScriptedPlanner implements Planner {
+  constructor(private readonly steps: readonly PlanStep[]) {}
+  next(h: History): Promise<Proposal> {
+    const i = passes(h);
+    const s = this.steps[i];
+    return Promise.resolve(s === undefined ? { kind: 'done' } : { kind: 'call', call: { tool: s.tool, args: s.args } });
+  }
+}
+
+/** Approach-height change after a missed grasp (the seed: lower by 2 cm). */
+export const GRASP_RETRY_DZ_M = -0.02;
+
+/**
+ * Follows the plan and recovers from the failure records: the plan's alternative for the failure
+ * label if it has one (spliced in place of the step), a lower approach after a missed grasp, and
+ * otherwise the step again.
+ */
+export class RecoveryPlanner implements Planner {
+  private queue: PlanStep[];
+  private readonly done: number[] = [];
+
+  constructor(steps: readonly PlanStep[]) {
+    this.queue = [...steps];
+  }
+
+  next(h: History): Promise<Proposal> {
+    const last = lastEntry(h);
+    if (last?.kind === 'pass') {
+      this.queue.shift();
+      this.done.push(h.entries.length);
+    }
+    if (last?.kind === 'failure') this.recover(last.record);
+    const s = this.queue[0];
+    return Promise.resolve(s === undefined ? { kind: 'done' } : { kind: 'call', call: { tool: s.tool, args: s.args } });
+  }
+
+  private recover(r: FailureRecord): void {
+    const s = this.queue[0];
+    if (s === undefined) return;
+    const alt = s.on?.[r.label];
+    if (alt !== undefined) {
+      this.queue = [...alt.map((c) => ({ tool: c.tool, args: c.args })), ...this.queue.slice(1)];
+      return;
+    }
+    if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
+      const a = s.args as Record<string, unknown>;
+      const dz = typeof a['approach_dz'] === 'number' ? a['approach_dz'] : 0;
+      this.queue[0] = { ...s, args: { ...a, approach_dz: Math.round((dz + GRASP_RETRY_DZ_M) * 1e6) / 1e6 } };
+    }
+  }
+}

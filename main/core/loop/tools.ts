@@ -1,0 +1,118 @@
+/**
+ * Typed tool definitions (JSON files, schema in docs/schemas/tool.schema.json): arguments as JSON
+ * Schema 2020-12, preconditions and postconditions as named CEL conditions over the world's
+ * fields, a timeout, failure-class rules and the world skill the tool binds to. Registration checks
+ * everything against the world's vocabulary before anything runs.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { InputError, checkSchema } from '../input/json.js';
+import { type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
+
+const condition = {
+  type: 'object', required: ['name', 'expr'], additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1 }, expr: { type: 'string', minLength: 1 } },
+} as const;
+
+export const TOOL_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://witness.invalid/schemas/tool.schema.json',
+  title: 'Witness tool definition',
+  description: 'A typed robot action: arguments, preconditions, postconditions (CEL over world fields), timeout, failure classes, the skill it binds to.',
+  type: 'object',
+  required: ['name', 'description', 'skill', 'arguments', 'postconditions', 'timeout_s'],
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    name: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    description: { type: 'string', minLength: 1 },
+    skill: { type: 'string', minLength: 1 },
+    arguments: { type: 'object', description: 'A JSON Schema 2020-12 for the arguments object.' },
+    preconditions: { type: 'array', items: condition },
+    postconditions: { type: 'array', items: condition, minItems: 1 },
+    timeout_s: { type: 'number', exclusiveMinimum: 0 },
+    failures: {
+      type: 'array',
+      description: 'Rules tried in order on the observed state after a failure: the first that holds gives the failure label and class.',
+      items: {
+        type: 'object', required: ['when', 'label', 'class'], additionalProperties: false,
+        properties: { when: { type: 'string', minLength: 1 }, label: { type: 'string', minLength: 1 }, class: { enum: ['transient', 'permanent'] } },
+      },
+    },
+  },
+} as const;
+
+export interface Condition {
+  readonly name: string;
+  readonly expr: string;
+}
+
+export interface ToolDef {
+  readonly name: string;
+  readonly description: string;
+  readonly skill: string;
+  readonly arguments: Record<string, unknown>;
+  readonly preconditions: readonly Condition[];
+  readonly postconditions: readonly Condition[];
+  readonly timeout_s: number;
+  readonly failures: readonly { readonly when: string; readonly label: string; readonly class: 'transient' | 'permanent' }[];
+}
+
+export interface RegisteredTool extends ToolDef {
+  /** The compiled argument validator. */
+  readonly validate: ValidateFunction;
+}
+
+const argsAjv = new Ajv2020({ allErrors: true, strict: true });
+
+/** Parses and validates one tool definition document. */
+export function parseTool(value: unknown, file: string): ToolDef {
+  const raw = checkSchema<Partial<ToolDef> & Pick<ToolDef, 'name' | 'description' | 'skill' | 'arguments' | 'postconditions' | 'timeout_s'>>(TOOL_SCHEMA, value, file);
+  return { preconditions: [], failures: [], ...raw };
+}
+
+/**
+ * Registers tools against a world's vocabulary: each skill exists, each argument schema compiles,
+ * each condition parses and type-checks as a boolean over the world's fields. The first problem
+ * blocks registration with the file and the JSON path.
+ */
+export function registerTools(tools: readonly { def: ToolDef; file: string }[], v: Vocabulary): Map<string, RegisteredTool> {
+  const out = new Map<string, RegisteredTool>();
+  for (const { def, file } of tools) {
+    if (out.has(def.name)) throw new InputError(file, '$.name', `a tool named "${def.name}" is already registered`);
+    if (!v.skills.includes(def.skill)) {
+      const hint = closest(def.skill, v.skills);
+      throw new InputError(file, '$.skill', `the world has no skill "${def.skill}"${hint ? ` (did you mean ${hint}?)` : ''}; it has ${v.skills.join(', ')}`);
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = argsAjv.compile(def.arguments);
+    } catch (e) {
+      throw new InputError(file, '$.arguments', `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const check = (list: readonly { expr?: string; when?: string }[], at: string, key: 'expr' | 'when'): void => {
+      list.forEach((c, i) => {
+        try {
+          checkCondition(c[key]!, v);
+        } catch (e) {
+          if (e instanceof VocabularyError) throw new InputError(file, `$.${at}[${i}].${key}`, e.message);
+          throw e;
+        }
+      });
+    };
+    check(def.preconditions, 'preconditions', 'expr');
+    check(def.postconditions, 'postconditions', 'expr');
+    check(def.failures, 'failures', 'when');
+    out.set(def.name, { ...def, validate });
+  }
+  return out;
+}
+
+/** A specification's propositions must be the world's. */
+export function checkPropositions(aps: readonly string[], v: Vocabulary, where: string): void {
+  for (const ap of aps) {
+    if (!v.propositions.includes(ap)) {
+      const hint = closest(ap, v.propositions);
+      throw new InputError(where, ap, `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the world has ${v.propositions.join(', ')}`);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseTool, registerTools, checkPropositions, TOOL_SCHEMA, type RegisteredTool } from '../../../main/core/loop/tools.js';
+import type { Vocabulary } from '../../../main/core/loop/vocabulary.js';
+import { runLoop, type ToolWorld, type LoopOptions } from '../../../main/core/loop/loop.js';
+import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../../../main/core/loop/planners.js';
+import { InputError } from '../../../main/core/input/json.js';
+
+const VOCAB: Vocabulary = {
+  fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
+  objects: ['red_mug', 'tray', 'red_bin', 'shelf_c4'],
+  objectFields: { on: 'string', mass_kg: 'number' },
+  propositions: ['mug_on_tray'],
+  skills: ['pick', 'place', 'move'],
+};
+
+const asset = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../../../assets/tools/${name}`, import.meta.url), 'utf8'));
+const tools = (): Map<string, RegisteredTool> => registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), VOCAB);
+
+/**
+ * A deterministic stand-in for the tabletop of the seed's step-through: the first grasp at the
+ * nominal approach height misses (the gripper closes on nothing, 0.0 cm); 2 cm lower it closes on
+ * the mug (4.1 cm). The skill always *returns* "ok" — only the sensors tell the truth.
+ */
+class StepThroughWorld implements ToolWorld {
+  state = { gripper: { width_cm: 8.0, holding: '', load_N: 0, payload_limit_N: 20 }, objects: { red_mug: { on: 'table', mass_kg: 0.3 }, tray: { on: 'table', mass_kg: 0.5 }, red_bin: { on: 'floor', mass_kg: 30 }, shelf_c4: { on: 'wall', mass_kg: 0 } } };
+  calls: unknown[] = [];
+  observe(): Promise<typeof this.state> {
+    return Promise.resolve(structuredClone(this.state));
+  }
+  execute(skill: string, args: unknown): Promise<unknown> {
+    this.calls.push({ skill, args });
+    const a = args as { target: string; approach_dz?: number };
+    const g = this.state.gripper;
+    if (skill === 'pick') {
+      const obj = this.state.objects[a.target as keyof typeof this.state.objects];
+      if (obj.mass_kg * 9.81 > g.payload_limit_N) {
+        g.width_cm = 6;
+        g.load_N = obj.mass_kg * 9.81;
+      } else if ((a.approach_dz ?? 0) <= -0.02) {
+        g.width_cm = 4.1;
+        g.holding = a.target;
+        obj.on = 'gripper';
+      } else {
+        g.width_cm = 0.0;
+      }
+    }
+    if (skill === 'place' && g.holding !== '') {
+      this.state.objects[g.holding as keyof typeof this.state.objects].on = a.target;
+      g.holding = '';
+      g.width_cm = 8.0;
+    }
+    return Promise.resolve({ status: 'ok' });
+  }
+}
+
+const opts = (o: Partial<LoopOptions> = {}): LoopOptions => {
+  let t = 10;
+  return { replans: 2, goal: 'objects.red_mug.on == "tray"', clock: () => (t += 1.2), ...o };
+};
+const PLAN = parseScript({ steps: [{ tool: 'pick', args: { target: 'red_mug' } }, { tool: 'place', args: { target: 'tray' } }] }, 'plan.json');
+
+test("the seed's step-through: a missed grasp, a replan that lowers the approach by 2 cm, then place; 3 calls, 1 of 2 replans", async () => {
+  const events: string[] = [];
+  const r = await runLoop(tools(), new StepThroughWorld(), new RecoveryPlanner(PLAN), 'place the red mug on the tray', opts({ onEvent: (k) => events.push(k) }));
+  assert.equal(r.outcome, 'success', r.reason);
+  assert.equal(r.toolCalls, 3);
+  assert.equal(r.replans, 1);
+  assert.equal(r.recovered, true);
+  const fr = r.failures[0]!;
+  assert.deepEqual([fr.tool, fr.violated, fr.label, fr.class, fr.stage], ['pick', 'grasp_success', 'grasp-missed', 'transient', 'postcondition']);
+  assert.deepEqual(fr.observed, { 'gripper.width_cm': 0 });
+  assert.deepEqual(fr.args, { target: 'red_mug' });
+  assert.ok(events.includes('failure_record') && events.includes('replan') && events.includes('verifier_result'));
+  const calls = r.history.entries.filter((e) => e.kind === 'pass').map((e) => e.kind === 'pass' && e.call);
+  assert.deepEqual(calls, [{ tool: 'pick', args: { target: 'red_mug', approach_dz: -0.02 } }, { tool: 'place', args: { target: 'tray' } }]);
+});
+
+test('blind trusts the return code and fails the goal; a scripted retry loops and escalates early; R = 0 escalates at once', async () => {
+  const blind = await runLoop(tools(), new StepThroughWorld(), new ScriptedPlanner(PLAN), 'g', opts({ blind: true }));
+  assert.equal(blind.outcome, 'escalated', 'place refuses: the precondition "holding_something" fails on the real state');
+  assert.equal(blind.failures[0]!.stage, 'precondition');
+  const loop = await runLoop(tools(), new StepThroughWorld(), new ScriptedPlanner(PLAN), 'g', opts());
+  assert.equal(loop.outcome, 'escalated');
+  assert.match(loop.reason, /replan loop: "grasp_success" failed twice in a row on subtask 0/);
+  const none = await runLoop(tools(), new StepThroughWorld(), new RecoveryPlanner(PLAN), 'g', opts({ replans: 0 }));
+  assert.equal(none.outcome, 'escalated');
+  assert.match(none.reason, /replan budget R = 0 exhausted/);
+});
+
+test('a weight-limit fault: the plan\'s two-step alternative, or escalation with the trace', async () => {
+  const plan = parseScript({ steps: [{ tool: 'pick', args: { target: 'red_bin' }, on: { 'weight-limit': [{ tool: 'pick', args: { target: 'red_mug' } }] } }] }, 'p.json');
+  const r = await runLoop(tools(), new StepThroughWorld(), new RecoveryPlanner(plan), 'g', opts({ goal: 'gripper.holding == "red_mug"' }));
+  assert.equal(r.failures[0]!.label, 'weight-limit');
+  assert.equal(r.failures[0]!.class, 'permanent');
+  assert.deepEqual(r.failures[0]!.observed, { 'gripper.load_N': 294.3, 'gripper.payload_limit_N': 20 });
+  const noAlt = await runLoop(tools(), new StepThroughWorld(), new ScriptedPlanner(parseScript({ steps: [{ tool: 'pick', args: { target: 'red_bin' } }] }, 'q.json')), 'g', opts({ goal: 'gripper.holding == "red_bin"' }));
+  assert.equal(noAlt.outcome, 'escalated');
+});
+
+test('invalid arguments go back to the planner, never to the world, and are counted apart from replans', async () => {
+  const world = new StepThroughWorld();
+  const bad = { next: () => Promise.resolve({ kind: 'call' as const, call: { tool: 'pick', args: { target: 3 } } }) };
+  const r = await runLoop(tools(), world, bad, 'g', opts());
+  assert.equal(r.outcome, 'escalated');
+  assert.equal(r.schemaErrors, 3);
+  assert.equal(r.replans, 0);
+  assert.deepEqual(world.calls, []);
+  const entry = r.history.entries.find((e) => e.kind === 'schema-error');
+  assert.ok(entry && entry.kind === 'schema-error' && /\/target must be string/.test(entry.errors[0]!));
+  const unknown = await runLoop(tools(), world, { next: () => Promise.resolve({ kind: 'call' as const, call: { tool: 'grab', args: {} } }) }, 'g', opts({ maxSchemaErrors: 1 }));
+  assert.match(unknown.reason, /unknown tool "grab"/);
+});
+
+test('registration checks the vocabulary: fields, objects, types, skills, argument schemas, propositions', () => {
+  const reg = (patch: object, file = 't.json') => registerTools([{ def: parseTool({ ...(asset('pick.json') as object), ...patch }, file), file }], VOCAB);
+  const bad = (patch: object, re: RegExp) => assert.throws(() => reg(patch), (e: unknown) => e instanceof InputError && re.test(e.message), JSON.stringify(patch));
+  bad({ postconditions: [{ name: 'x', expr: 'gripper.widht_cm > 1.5' }] }, /^t\.json: \$\.postconditions\[0\]\.expr: unknown field "gripper\.widht_cm" \(did you mean gripper\.width_cm\?\)/);
+  bad({ postconditions: [{ name: 'x', expr: 'objects.blue_mug.on == "tray"' }] }, /unknown object "blue_mug"/);
+  bad({ postconditions: [{ name: 'x', expr: 'objects.red_mug.colour == "red"' }] }, /objects have no field "colour"/);
+  bad({ postconditions: [{ name: 'x', expr: 'gripper.width_cm > "wide"' }] }, /needs two numbers or two strings, got number and string/);
+  bad({ postconditions: [{ name: 'x', expr: 'gripper.width_cm + 1' }] }, /is a number, not a boolean/);
+  bad({ postconditions: [{ name: 'x', expr: 'gripper.width_cm >' }] }, /not a CEL expression/);
+  bad({ skill: 'grab' }, /\$\.skill: the world has no skill "grab"/);
+  bad({ arguments: { type: 'object', properties: { target: { type: 'strng' } } } }, /\$\.arguments: not a valid JSON Schema/);
+  bad({ failures: [{ when: 'gripper.force > 1', label: 'f', class: 'transient' }] }, /\$\.failures\[0\]\.when: unknown field "gripper\.force"/);
+  assert.throws(() => parseTool({ name: 'pick' }, 'p.json'), /p\.json: \$: missing required field/);
+  assert.throws(() => checkPropositions(['mug_on_tary'], VOCAB, 'spec'), /unknown proposition "mug_on_tary" \(did you mean mug_on_tray\?\)/);
+  const published = JSON.parse(readFileSync(new URL('../../../../docs/schemas/tool.schema.json', import.meta.url), 'utf8')) as unknown;
+  assert.deepEqual(published, TOOL_SCHEMA);
+});
