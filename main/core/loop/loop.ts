@@ -43,7 +43,10 @@ export interface History {
   readonly state: WorldState;
 }
 
-export type Proposal = { readonly kind: 'call'; readonly call: ToolCall } | { readonly kind: 'done' } | { readonly kind: 'give-up'; readonly reason: string };
+export type Proposal =
+  | { readonly kind: 'call'; readonly call: ToolCall; readonly invalid?: string }
+  | { readonly kind: 'done' }
+  | { readonly kind: 'give-up'; readonly reason: string };
 
 export interface Planner {
   next(h: History): Promise<Proposal>;
@@ -122,7 +125,8 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     const call = p.call;
     const tool = tools.get(call.tool);
     // Schema validation: nothing reaches the world until the arguments pass.
-    const errors = tool === undefined
+    // A proposal the planner could not even express (unparsable arguments, text instead of a call).
+    const errors = p.invalid !== undefined ? [p.invalid] : tool === undefined
       ? [`unknown tool "${call.tool}" (tools: ${[...tools.keys()].join(', ')})`]
       : tool.validate(call.args) ? [] : (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? e.keyword}`);
     if (errors.length > 0) {
