@@ -12,6 +12,7 @@ import { graphCommand } from './graph.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
 import { auditCommand } from './audit.js';
+import { labCommand } from './lab.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -39,6 +40,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(planCommand(io, setExit));
   program.addCommand(runCommand(io, setExit));
   program.addCommand(auditCommand(io, setExit));
+  program.addCommand(labCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   configure(program, io);
   return program;

@@ -29,6 +29,8 @@ export interface FailureRecord {
   readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
   /** Index of the subtask (passed steps so far) it happened on. */
   readonly subtask: number;
+  /** The observed state s_{t+1} the verdict was made on. */
+  readonly state: WorldState;
 }
 
 export type HistoryEntry =
@@ -63,7 +65,7 @@ export interface LoopOptions {
   readonly replans: number;
   /** The goal verifier: a CEL condition on the observed state. */
   readonly goal: string;
-  /** Trust the skill's return value instead of the postconditions (the lab's blind condition). */
+  /** Trust the skill's return value instead of checking conditions on the world (the lab's blind condition). */
   readonly blind?: boolean;
   /** Consecutive invalid proposals tolerated before escalating. */
   readonly maxSchemaErrors?: number;
@@ -142,11 +144,12 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
       const rule = t.failures.find((f) => holds(f.when, state) === true);
       return {
         tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state), t_s: o.clock(),
-        class: rule?.class ?? (stage === 'timeout' ? 'transient' : 'transient'), label: rule?.label ?? (stage === 'timeout' ? 'timeout' : `${c.name}-violated`), stage, subtask,
+        class: rule?.class ?? 'transient', label: rule?.label ?? (stage === 'timeout' ? 'timeout' : `${c.name}-violated`), stage, subtask, state,
       };
     };
     let record: FailureRecord | null = null;
-    const pre = t.preconditions.find((c) => holds(c.expr, state) !== true);
+    // Blind trusts return codes: no precondition or postcondition is checked against the world.
+    const pre = o.blind ? undefined : t.preconditions.find((c) => holds(c.expr, state) !== true);
     if (pre !== undefined) {
       record = fail('precondition', pre);
     } else {

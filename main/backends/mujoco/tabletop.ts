@@ -1,0 +1,212 @@
+/**
+ * The tabletop world (MuJoCo): a table, a red mug, a marker, a tray, bins of different masses, a shelf
+ * ("shelf_c4") and a three-axis gripper with two position-controlled fingers. Skills (pick, place,
+ * move) are scripted controllers that step the physics; they always *return* "ok", like the API in
+ * the seed that reports success while the mug sits untouched. The truth is in `observe()`: finger
+ * separation (gripper.width_cm), the lift actuator's force (gripper.load_N, against a payload limit
+ * of 20 N), what is between the fingers and where each object rests. Real failure sources: the
+ * skill's grasp height comes from a catalogue and a perceived position with seeded noise, so a grasp
+ * at the nominal approach height closes above the mug; a heavy bin exceeds the lift force.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { MainModule, MjData, MjModel } from 'mujoco-js';
+import { loadModel } from './runtime.js';
+import { WorldError } from '../world.js';
+import { createRng, type Rng } from '../../core/random/rng.js';
+import type { ToolWorld } from '../../core/loop/loop.js';
+import type { WorldState } from '../../core/loop/conditions.js';
+import type { Vocabulary } from '../../core/loop/vocabulary.js';
+
+export const TABLETOP_ID = 'tabletop';
+const SCENE = fileURLToPath(new URL('../../../../assets/scenes/tabletop.xml', import.meta.url));
+
+/** Movable objects: their free joint's qpos address, catalogue height and mass. */
+const OBJECTS = [
+  { name: 'red_mug', q: 0, half: 0.045, mass_kg: 0.3 },
+  { name: 'blue_bin', q: 7, half: 0.04, mass_kg: 0.8 },
+  { name: 'red_bin', q: 14, half: 0.05, mass_kg: 3.0 },
+  { name: 'marker', q: 21, half: 0.03, mass_kg: 0.05 },
+] as const;
+/** Static surfaces objects can rest on: centre, half extents, top height. */
+const SURFACES = [
+  { name: 'tray', x: 0.22, y: -0.12, hx: 0.08, hy: 0.08, top: 0.41 },
+  { name: 'shelf_c4', x: -0.25, y: -0.15, hx: 0.1, hy: 0.1, top: 0.5 },
+  { name: 'table', x: 0, y: 0, hx: 0.4, hy: 0.3, top: 0.4 },
+] as const;
+const HAND = 28; // qpos of hx, hy, hz, fl, fr (after four free objects)
+const HAND_Z0 = 0.75;
+const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
+export const PAYLOAD_LIMIT_N = 20;
+const TRAVEL_Z = 0.7;
+
+export const TABLETOP_VOCABULARY: Vocabulary = {
+  fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
+  objects: [...OBJECTS.map((o) => o.name), ...SURFACES.map((s) => s.name)],
+  objectFields: { on: 'string', mass_kg: 'number', x: 'number', y: 'number', z: 'number' },
+  propositions: ['mug_on_tray', 'red_bin_on_shelf'],
+  skills: ['pick', 'place', 'move'],
+};
+
+export interface TabletopOptions {
+  /** Standard deviation of the perceived object position (x, y), metres. */
+  readonly perceptionNoise_m: number;
+  /** Standard deviation of the perceived object height, metres: the nominal grasp then misses or holds. */
+  readonly heightNoise_m: number;
+}
+
+export class TabletopWorld implements ToolWorld {
+  private rng: Rng = createRng(0);
+  private closed = false;
+
+  private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions) {}
+
+  static async create(o: Partial<TabletopOptions> = {}): Promise<TabletopWorld> {
+    let text: string;
+    try {
+      text = readFileSync(SCENE, 'utf8');
+    } catch (e) {
+      throw new WorldError('not-found', TABLETOP_ID, `cannot read scene ${SCENE}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    const { mj, model, data } = await loadModel(text, SCENE, TABLETOP_ID);
+    if (model.nq !== 33 || model.nu !== 5) throw new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: expected 4 free objects, a 3-axis hand and 2 fingers`);
+    return new TabletopWorld(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o });
+  }
+
+  /** A new episode: objects where the scene puts them, the hand up, fingers open; seeded perception noise. */
+  reset(seed: number): Promise<WorldState> {
+    this.ensureOpen();
+    this.rng = createRng(seed);
+    this.mj.mj_resetData(this.model, this.data);
+    this.mj.mj_forward(this.model, this.data);
+    this.grip(0.1, 50);
+    this.steps(300);
+    return this.observe();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new WorldError('closed', TABLETOP_ID, 'the simulator was closed');
+  }
+
+  private steps(n: number, signal?: AbortSignal): void {
+    for (let i = 0; i < n; i++) {
+      if (signal?.aborted) throw new WorldError('cancelled', TABLETOP_ID, 'the skill was cancelled');
+      this.mj.mj_step(this.model, this.data);
+    }
+  }
+
+  private q(i: number): number {
+    return (this.data.qpos as Float64Array)[i]!;
+  }
+
+  /** A straight, smooth move of the hand's set point (a ramp), then a settle. */
+  private moveTo(x: number, y: number, z: number, signal?: AbortSignal): void {
+    const c = this.data.ctrl as Float64Array;
+    const from = [c[0]!, c[1]!, c[2]!];
+    const to = [x, y, z - HAND_Z0];
+    const dist = Math.hypot(to[0]! - from[0]!, to[1]! - from[1]!, to[2]! - from[2]!);
+    const n = Math.max(50, Math.ceil(dist / 0.0006)); // about 0.3 m/s at 2 ms per step
+    for (let i = 1; i <= n; i++) {
+      const f = i / n;
+      const sm = f * f * (3 - 2 * f);
+      for (let k = 0; k < 3; k++) c[k] = from[k]! + (to[k]! - from[k]!) * sm;
+      this.steps(1, signal);
+    }
+    this.steps(250, signal);
+  }
+
+  private grip(width_m: number, n = 400, signal?: AbortSignal): void {
+    const c = this.data.ctrl as Float64Array;
+    c[3] = c[4] = (width_m - 0.108) / 2;
+    this.steps(n, signal);
+  }
+
+  private gauss(): number {
+    let u = 0;
+    while (u === 0) u = this.rng.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.rng.next());
+  }
+
+  execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown> {
+    this.ensureOpen();
+    const a = (args ?? {}) as { target?: string; approach_dz?: number; x?: number; y?: number; z?: number };
+    if (skill === 'pick') {
+      const obj = OBJECTS.find((x) => x.name === a.target);
+      if (obj === undefined) return Promise.resolve({ status: 'ok' });
+      // Perceived position (noisy) and the catalogue's grasp height: finger tips just below the top.
+      const px = this.q(obj.q) + this.o.perceptionNoise_m * this.gauss();
+      const py = this.q(obj.q + 1) + this.o.perceptionNoise_m * this.gauss();
+      const top = this.q(obj.q + 2) + obj.half + this.o.heightNoise_m * this.gauss();
+      this.grip(0.1, 200, o.signal);
+      this.moveTo(px, py, TRAVEL_Z, o.signal);
+      this.moveTo(px, py, top + FINGER_REACH - 0.005 + (a.approach_dz ?? 0), o.signal);
+      this.grip(0, 400, o.signal);
+      this.moveTo(px, py, TRAVEL_Z, o.signal);
+      return Promise.resolve({ status: 'ok', skill: 'pick' });
+    }
+    if (skill === 'place') {
+      const s = SURFACES.find((x) => x.name === a.target);
+      if (s === undefined) return Promise.resolve({ status: 'ok' });
+      const held = this.held();
+      const half = held?.half ?? 0.05;
+      this.moveTo(s.x, s.y, TRAVEL_Z, o.signal);
+      this.moveTo(s.x, s.y, s.top + 2 * half + FINGER_REACH - 0.03, o.signal);
+      this.grip(0.1, 300, o.signal);
+      this.moveTo(s.x, s.y, TRAVEL_Z, o.signal);
+      return Promise.resolve({ status: 'ok', skill: 'place' });
+    }
+    if (skill === 'move') {
+      this.moveTo(a.x ?? this.q(HAND), a.y ?? this.q(HAND + 1), a.z ?? TRAVEL_Z, o.signal);
+      return Promise.resolve({ status: 'ok', skill: 'move' });
+    }
+    return Promise.reject(new WorldError('invalid-input', TABLETOP_ID, `no skill "${skill}"`));
+  }
+
+  private hand(): [number, number, number] {
+    return [this.q(HAND), this.q(HAND + 1), HAND_Z0 + this.q(HAND + 2)];
+  }
+
+  private width_m(): number {
+    return 0.108 + this.q(HAND + 3) + this.q(HAND + 4);
+  }
+
+  /** The object between the fingers and off its surface, if any. */
+  private held(): (typeof OBJECTS)[number] | undefined {
+    const [hx, hy, hz] = this.hand();
+    return OBJECTS.find((ob) => {
+      const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
+      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01;
+    });
+  }
+
+  private restingOn(ob: (typeof OBJECTS)[number]): string {
+    if (this.held() === ob) return 'gripper';
+    const x = this.q(ob.q), y = this.q(ob.q + 1), bottom = this.q(ob.q + 2) - ob.half;
+    for (const s of SURFACES) {
+      if (Math.abs(x - s.x) <= s.hx && Math.abs(y - s.y) <= s.hy && Math.abs(bottom - s.top) < 0.02) return s.name;
+    }
+    return bottom < 0.3 ? 'floor' : 'unknown';
+  }
+
+  observe(): Promise<WorldState> {
+    this.ensureOpen();
+    const held = this.held();
+    const load = Math.abs((this.data.actuator_force as Float64Array)[2]!);
+    const objects: Record<string, unknown> = {};
+    for (const ob of OBJECTS) {
+      objects[ob.name] = { on: this.restingOn(ob), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2) };
+    }
+    for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top };
+    return Promise.resolve({
+      gripper: { width_cm: Math.max(0, Math.round(this.width_m() * 1000) / 10), holding: held?.name ?? '', load_N: Math.round(load * 100) / 100, payload_limit_N: PAYLOAD_LIMIT_N },
+      objects,
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.data.delete();
+    this.model.delete();
+  }
+}
