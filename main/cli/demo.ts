@@ -53,9 +53,10 @@ function planAll(io: Output, g: SemanticGraph, spec: string, k: number): void {
   }
 }
 import { showLetter } from './words.js';
+import { warehouseCommand } from './warehouse.js';
 
 export function demoCommand(io: Output, setExit: (c: number) => void): Command {
-  return new Command('demo')
+  const demo = new Command('demo')
     .description('run the main job on the embedded default (the MuJoCo point maze and the LTL engine on the SAGAS case studies)')
     .option('--out <dir>', 'also write the maze picture, the dataset and each automaton (HOA, DOT) into this folder')
     .option('--steps <n>', 'transitions of the demo dataset', (v: string) => Number(v), 20000)
@@ -64,6 +65,8 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
       await runExactDemo(io);
       runDemo(io, o.out);
     }));
+  demo.addCommand(warehouseCommand(io, setExit));
+  return demo;
 }
 
 const letters = (...xs: string[][]): ReadonlySet<string>[] => xs.map((x) => new Set(x));

@@ -41,3 +41,26 @@ test('witness lab verify-vs-blind --json: the documented shape', async () => {
   assert.equal(j.verified.threshold_cm, 1.5);
   assert.deepEqual(j.sweep.map((s) => `${s.threshold_cm}/${s.replans}`), ['1/0', '1/1', '1/2', '3/0', '3/1', '3/2', '5/0', '5/1', '5/2']);
 });
+
+test('witness demo warehouse: a weight-limit fault, the two-step alternative, every step in the audit log; R = 0 escalates', async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const db = join(mkdtempSync(join(tmpdir(), 'witness-wh-')), 'a.sqlite');
+  const cli = async (...argv: string[]) => {
+    let out = '';
+    const code = await run(argv, { out: (s) => { out += s; }, err: () => undefined });
+    return { code, out };
+  };
+  const ok = await cli('demo', 'warehouse', '--audit', db, '--json');
+  assert.equal(ok.code, 0);
+  const j = JSON.parse(ok.out) as { outcome: string; toolCalls: number; replans: number; failures: { label: string; violated: string }[] };
+  assert.deepEqual([j.outcome, j.toolCalls, j.replans], ['success', 5, 1]);
+  assert.deepEqual(j.failures.map((f) => [f.label, f.violated]), [['weight-limit', 'within_payload']]);
+  const esc = await cli('demo', 'warehouse', '--audit', db, '--replans', '0');
+  assert.equal(esc.code, 1);
+  assert.match(esc.out, /outcome: escalated — replan budget R = 0 exhausted/);
+  const kinds = (await cli('audit', 'query', db, '--json', '--limit', '1000')).out.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
+  for (const k of ['run_start', 'tool_call', 'verifier_result', 'failure_record', 'replan', 'evidence', 'escalation', 'run_end']) assert.ok(kinds.includes(k), k);
+  assert.equal((await cli('audit', 'verify', db)).code, 0);
+});

@@ -1,5 +1,6 @@
 /**
- * The tabletop world (MuJoCo): a table, a red mug, a marker, a tray, bins of different masses, a shelf
+ * The tabletop world (MuJoCo): a table, a red mug, a marker, a tray, bins of different masses (the red
+ * one carries a load on top that makes it too heavy to lift), a shelf
  * ("shelf_c4") and a three-axis gripper with two position-controlled fingers. Skills (pick, place,
  * move) are scripted controllers that step the physics; they always *return* "ok", like the API in
  * the seed that reports success while the mug sits untouched. The truth is in `observe()`: finger
@@ -25,8 +26,9 @@ const SCENE = fileURLToPath(new URL('../../../../assets/scenes/tabletop.xml', im
 const OBJECTS = [
   { name: 'red_mug', q: 0, half: 0.045, mass_kg: 0.3 },
   { name: 'blue_bin', q: 7, half: 0.04, mass_kg: 0.8 },
-  { name: 'red_bin', q: 14, half: 0.05, mass_kg: 3.0 },
-  { name: 'marker', q: 21, half: 0.03, mass_kg: 0.05 },
+  { name: 'red_bin', q: 14, half: 0.05, mass_kg: 1.5 },
+  { name: 'red_bin_load', q: 21, half: 0.02, mass_kg: 1.5 },
+  { name: 'marker', q: 28, half: 0.03, mass_kg: 0.05 },
 ] as const;
 /** Static surfaces objects can rest on: centre, half extents, top height. */
 const SURFACES = [
@@ -34,7 +36,7 @@ const SURFACES = [
   { name: 'shelf_c4', x: -0.25, y: -0.15, hx: 0.1, hy: 0.1, top: 0.5 },
   { name: 'table', x: 0, y: 0, hx: 0.4, hy: 0.3, top: 0.4 },
 ] as const;
-const HAND = 28; // qpos of hx, hy, hz, fl, fr (after four free objects)
+const HAND = 35; // qpos of hx, hy, hz, fl, fr (after five free objects)
 const HAND_Z0 = 0.75;
 const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
 export const PAYLOAD_LIMIT_N = 20;
@@ -69,7 +71,7 @@ export class TabletopWorld implements ToolWorld {
       throw new WorldError('not-found', TABLETOP_ID, `cannot read scene ${SCENE}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
     const { mj, model, data } = await loadModel(text, SCENE, TABLETOP_ID);
-    if (model.nq !== 33 || model.nu !== 5) throw new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: expected 4 free objects, a 3-axis hand and 2 fingers`);
+    if (model.nq !== 40 || model.nu !== 5) throw new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: expected 5 free objects, a 3-axis hand and 2 fingers`);
     return new TabletopWorld(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o });
   }
 
@@ -170,22 +172,35 @@ export class TabletopWorld implements ToolWorld {
     return 0.108 + this.q(HAND + 3) + this.q(HAND + 4);
   }
 
-  /** The object between the fingers and off its surface, if any. */
+  /** The surface an object rests on (its bottom within 1 cm of the top, inside the footprint), if any. */
+  private surfaceUnder(ob: (typeof OBJECTS)[number]): string | null {
+    const x = this.q(ob.q), y = this.q(ob.q + 1), bottom = this.q(ob.q + 2) - ob.half;
+    for (const s of SURFACES) {
+      if (Math.abs(x - s.x) <= s.hx && Math.abs(y - s.y) <= s.hy && Math.abs(bottom - s.top) < 0.01) return s.name;
+    }
+    // Resting on another object (a load on its bin).
+    for (const o2 of OBJECTS) {
+      if (o2 === ob) continue;
+      const top2 = this.q(o2.q + 2) + o2.half;
+      if (Math.hypot(x - this.q(o2.q), y - this.q(o2.q + 1)) < 0.03 && Math.abs(bottom - top2) < 0.01) return o2.name;
+    }
+    return null;
+  }
+
+  /** The object between the closed fingers and lifted off whatever it rested on, if any. */
   private held(): (typeof OBJECTS)[number] | undefined {
     const [hx, hy, hz] = this.hand();
     return OBJECTS.find((ob) => {
       const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
-      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01;
+      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01 && this.surfaceUnder(ob) === null;
     });
   }
 
   private restingOn(ob: (typeof OBJECTS)[number]): string {
     if (this.held() === ob) return 'gripper';
-    const x = this.q(ob.q), y = this.q(ob.q + 1), bottom = this.q(ob.q + 2) - ob.half;
-    for (const s of SURFACES) {
-      if (Math.abs(x - s.x) <= s.hx && Math.abs(y - s.y) <= s.hy && Math.abs(bottom - s.top) < 0.02) return s.name;
-    }
-    return bottom < 0.3 ? 'floor' : 'unknown';
+    const s = this.surfaceUnder(ob);
+    if (s !== null) return s;
+    return this.q(ob.q + 2) - ob.half < 0.3 ? 'floor' : 'unknown';
   }
 
   observe(): Promise<WorldState> {
