@@ -6,6 +6,9 @@ import { parseTool, registerTools } from '../../main/core/loop/tools.js';
 import { runLoop } from '../../main/core/loop/loop.js';
 import { RecoveryPlanner, parseScript } from '../../main/core/loop/planners.js';
 import { run } from '../../main/cli/main.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const asset = (f: string): unknown => JSON.parse(readFileSync(new URL(`../../../assets/tools/${f}`, import.meta.url), 'utf8'));
 
@@ -43,9 +46,6 @@ test('witness lab verify-vs-blind --json: the documented shape', async () => {
 });
 
 test('witness demo warehouse: a weight-limit fault, the two-step alternative, every step in the audit log; R = 0 escalates', async () => {
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const db = join(mkdtempSync(join(tmpdir(), 'witness-wh-')), 'a.sqlite');
   const cli = async (...argv: string[]) => {
     let out = '';
