@@ -64,3 +64,18 @@ test('witness demo warehouse: a weight-limit fault, the two-step alternative, ev
   for (const k of ['run_start', 'tool_call', 'verifier_result', 'failure_record', 'replan', 'evidence', 'escalation', 'run_end']) assert.ok(kinds.includes(k), k);
   assert.equal((await cli('audit', 'verify', db)).code, 0);
 });
+
+test('the recovery planner splits a load by itself after a weight-limit fault (from the failure record\'s observed state)', async () => {
+  const world = await TabletopWorld.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  try {
+    const tools = registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), TABLETOP_VOCABULARY);
+    await world.reset(3);
+    const plan = parseScript({ steps: [{ tool: 'pick', args: { target: 'red_bin', approach_dz: -0.02 } }, { tool: 'place', args: { target: 'shelf_c4' } }] }, 'p.json');
+    const r = await runLoop(tools, world, new RecoveryPlanner(plan), 'move the red bin to shelf C4', { replans: 2, goal: 'objects.red_bin.on == "shelf_c4"', clock: () => 0 });
+    assert.equal(r.outcome, 'success', r.reason);
+    const calls = r.history.entries.flatMap((e) => (e.kind === 'pass' ? [`${e.call.tool}:${(e.call.args as { target: string }).target}`] : []));
+    assert.deepEqual(calls, ['pick:red_bin_load', 'place:tray', 'pick:red_bin', 'place:shelf_c4']);
+  } finally {
+    world.close();
+  }
+});

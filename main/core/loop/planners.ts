@@ -90,6 +90,21 @@ export class RecoveryPlanner implements Planner {
       this.queue = [...alt.map((c) => ({ tool: c.tool, args: c.args })), ...this.queue.slice(1)];
       return;
     }
+    if (r.label === 'weight-limit' && typeof s.args === 'object' && s.args !== null) {
+      // Split the load: whatever rests on the target comes off first (onto the tray), then the target.
+      const target = (s.args as Record<string, unknown>)['target'];
+      const objects = (r.state['objects'] ?? {}) as Record<string, { on?: string }>;
+      const load = Object.keys(objects).find((name) => objects[name]?.on === target);
+      if (load !== undefined) {
+        this.queue = [
+          { tool: 'pick', args: { target: load, approach_dz: GRASP_RETRY_DZ_M } },
+          { tool: 'place', args: { target: 'tray' } },
+          s,
+          ...this.queue.slice(1),
+        ];
+        return;
+      }
+    }
     if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
       const a = s.args as Record<string, unknown>;
       const dz = typeof a['approach_dz'] === 'number' ? a['approach_dz'] : 0;
