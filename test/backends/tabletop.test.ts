@@ -79,3 +79,28 @@ test('the recovery planner splits a load by itself after a weight-limit fault (f
     world.close();
   }
 });
+
+test('the tabletop behind the World interface: reset, step, projection, sensors, registry, input checks', async () => {
+  const { TabletopEnv, TABLETOP_OBSERVATION } = await import('../../main/backends/mujoco/tabletop.js');
+  const { WorldError } = await import('../../main/backends/world.js');
+  const env = await TabletopEnv.open();
+  try {
+    const r0 = await env.reset({ seed: 1 });
+    assert.equal(r0.observation.length, TABLETOP_OBSERVATION.length);
+    const z0 = env.project(r0.observation)[2]!;
+    let r = r0;
+    for (let i = 0; i < 20; i++) r = await env.step([0, 0, -0.005, 1]);
+    assert.ok(env.project(r.observation)[2]! < z0 - 0.05, 'the hand went down');
+    assert.ok(r.time_s > r0.time_s);
+    const s = await env.sensors();
+    assert.deepEqual(Object.keys(s).slice(0, 3), ['gripper.width_cm', 'gripper.load_N', 'hand.position']);
+    const reg = env.registry();
+    assert.equal(reg.fields['objects.red_mug.on'], 'string');
+    assert.ok(reg.objects.includes('shelf_c4'));
+    await assert.rejects(env.step([0.5, 0, 0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
+    await assert.rejects(env.reset({ seed: 1, initialState: [0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
+  } finally {
+    await env.close();
+  }
+  await assert.rejects(env.step([0, 0, 0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
+});

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
 import { loadModel } from './runtime.js';
-import { WorldError } from '../world.js';
+import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall } from '../world.js';
 import { createRng, type Rng } from '../../core/random/rng.js';
 import type { ToolWorld } from '../../core/loop/loop.js';
 import type { WorldState } from '../../core/loop/conditions.js';
@@ -223,5 +223,116 @@ export class TabletopWorld implements ToolWorld {
     this.closed = true;
     this.data.delete();
     this.model.delete();
+  }
+
+  /** Low-level control (the World interface): move the hand's set point by (dx, dy, dz) and set the grip. */
+  control(action: readonly number[], physicsSteps: number): void {
+    this.ensureOpen();
+    const c = this.data.ctrl as Float64Array;
+    c[0] = Math.min(0.45, Math.max(-0.45, c[0]! + action[0]!));
+    c[1] = Math.min(0.35, Math.max(-0.35, c[1]! + action[1]!));
+    c[2] = Math.min(0.1, Math.max(-0.4, c[2]! + action[2]!));
+    c[3] = c[4] = ((action[3]! + 1) / 2 * 0.1 - 0.108) / 2;
+    this.steps(physicsSteps);
+  }
+
+  /** The observation vector of the World interface (see TABLETOP_OBSERVATION). */
+  vector(): Float64Array {
+    const [hx, hy, hz] = this.hand();
+    const out = [hx, hy, hz, this.width_m(), Math.abs((this.data.actuator_force as Float64Array)[2]!)];
+    for (const ob of OBJECTS) out.push(this.q(ob.q), this.q(ob.q + 1), this.q(ob.q + 2));
+    return Float64Array.from(out);
+  }
+
+  get time_s(): number {
+    return (this.data as unknown as { time: number }).time;
+  }
+}
+
+export const TABLETOP_OBSERVATION: readonly string[] = [
+  'hand.x', 'hand.y', 'hand.z', 'gripper.width_m', 'gripper.load_N',
+  ...OBJECTS.flatMap((o) => [`${o.name}.x`, `${o.name}.y`, `${o.name}.z`]),
+];
+
+/** Physics steps per control step of the World interface (2 ms each). */
+const CONTROL_STEPS = 10;
+
+/**
+ * The tabletop behind the same World interface as the mazes: reset, step (hand set-point deltas
+ * and a grip command), projection to the hand's position, named sensors and the registry that tool
+ * registration checks names against.
+ */
+export class TabletopEnv implements World {
+  readonly spec: WorldSpec = {
+    id: TABLETOP_ID, backend: 'mujoco',
+    description: 'MuJoCo tabletop: a table, a mug, a marker, a tray, bins and a shelf; a three-axis hand with two fingers',
+    observation: { dim: TABLETOP_OBSERVATION.length, names: TABLETOP_OBSERVATION },
+    action: { dim: 4, names: ['dx', 'dy', 'dz', 'grip'], low: [-0.01, -0.01, -0.01, -1], high: [0.01, 0.01, 0.01, 1] },
+    taskSpace: { dim: 3, names: ['hand.x', 'hand.y', 'hand.z'] },
+    control_dt_s: CONTROL_STEPS * 0.002,
+  };
+
+  private constructor(readonly tabletop: TabletopWorld) {}
+
+  static async open(o: Partial<TabletopOptions> = {}): Promise<TabletopEnv> {
+    return new TabletopEnv(await TabletopWorld.create(o));
+  }
+
+  reset(options: ResetOptions): Promise<StepResult> {
+    return guardCall(TABLETOP_ID, 'reset', options, async () => {
+      if (options.initialState !== undefined) throw new WorldError('invalid-input', TABLETOP_ID, 'the tabletop starts from its scene; initialState is not supported');
+      await this.tabletop.reset(options.seed);
+      return { observation: this.tabletop.vector(), time_s: this.tabletop.time_s };
+    });
+  }
+
+  step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
+    return guardCall(TABLETOP_ID, 'step', options, () => {
+      const { low, high } = this.spec.action;
+      if (action.length !== 4 || action.some((a, i) => !Number.isFinite(a) || a < low![i]! || a > high![i]!)) {
+        throw new WorldError('invalid-input', TABLETOP_ID, `action must be [dx, dy, dz, grip] within [${low!.join(', ')}] … [${high!.join(', ')}], got [${action.join(', ')}]`);
+      }
+      this.tabletop.control(action, CONTROL_STEPS);
+      return Promise.resolve({ observation: this.tabletop.vector(), time_s: this.tabletop.time_s });
+    });
+  }
+
+  project(observation: ArrayLike<number>): Float64Array {
+    return Float64Array.of(observation[0]!, observation[1]!, observation[2]!);
+  }
+
+  sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
+    return guardCall(TABLETOP_ID, 'sensors', options, async () => {
+      const s = await this.tabletop.observe();
+      const g = s['gripper'] as { width_cm: number; load_N: number };
+      const time_s = this.tabletop.time_s;
+      const v = this.tabletop.vector();
+      const out: Record<string, SensorReading> = {
+        'gripper.width_cm': { value: g.width_cm, unit: 'cm', time_s },
+        'gripper.load_N': { value: g.load_N, unit: 'N', time_s },
+        'hand.position': { value: [v[0]!, v[1]!, v[2]!], unit: 'm', time_s },
+      };
+      OBJECTS.forEach((o, i) => { out[`objects.${o.name}.position`] = { value: [v[5 + 3 * i]!, v[6 + 3 * i]!, v[7 + 3 * i]!], unit: 'm', time_s }; });
+      return out;
+    });
+  }
+
+  registry(): Registry {
+    const fields: Record<string, 'number' | 'string' | 'bool' | 'vector'> = { ...TABLETOP_VOCABULARY.fields };
+    for (const o of TABLETOP_VOCABULARY.objects) for (const [f, t] of Object.entries(TABLETOP_VOCABULARY.objectFields)) fields[`objects.${o}.${f}`] = t;
+    const sensors: Record<string, { unit?: string; dim: number }> = {
+      'gripper.width_cm': { unit: 'cm', dim: 1 }, 'gripper.load_N': { unit: 'N', dim: 1 }, 'hand.position': { unit: 'm', dim: 3 },
+    };
+    for (const o of OBJECTS) sensors[`objects.${o.name}.position`] = { unit: 'm', dim: 3 };
+    return { sensors, fields, objects: TABLETOP_VOCABULARY.objects };
+  }
+
+  time_s(): number {
+    return this.tabletop.time_s;
+  }
+
+  close(): Promise<void> {
+    this.tabletop.close();
+    return Promise.resolve();
   }
 }
