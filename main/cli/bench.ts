@@ -4,14 +4,11 @@ import { runLtlBench } from '../services/bench/ltl-bench.js';
 import { runWorldBench } from '../services/bench/world-bench.js';
 import { CliError, type Output } from './errors.js';
 import { gridTable, latentTable, runGrids, runLatentSuites } from '../services/bench/plan-bench.js';
-import { type Backbone, loadBackbone } from '../services/plan/inputs.js';
-import { loadModels } from '../services/models/bundle.js';
-import { buildArtifact } from '../services/graph/build-artifact.js';
-import { PointMazeSim } from '../backends/mujoco/pointmaze.js';
-import { defaultConfig, generateDataset } from '../core/data/generators.js';
-import { DEFAULT_GRAPH } from '../core/graph/build.js';
+import { loadBackbone } from '../services/plan/inputs.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { defaultModelsDir } from './backbone.js';
+import { taskBackbone } from './task-inputs.js';
+import { action, intFlag } from './flags.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +21,16 @@ import { progressBar } from './progress.js';
 import { fmt } from '../services/bench/stats.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditTable, runAuditBench } from '../services/bench/audit-bench.js';
+
+/** The translation benchmark's flags (on `bench translate`, and on `bench ltl` without --world); --seed serves both. */
+function translationFlags(c: Command): Command {
+  return c
+    .option('--count <n>', 'translation: formulas per difficulty suite', intFlag('--count', 1, 10_000), 100)
+    .option('--seed <n>', 'seed of the suites', intFlag('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--family-max <n>', 'translation: largest n for GF-n and F-n', intFlag('--family-max', 2, 16), 12)
+    .option('--ltl2ba <path>', 'translation: an ltl2ba binary to compare sizes with (default: $LTL2BA if set)')
+    .option('--baseline-time-limit-ms <n>', 'translation: time budget of each plain Gastin–Oddoux baseline run', intFlag('--baseline-time-limit-ms', 1, 600_000), 5000);
+}
 
 interface TranslateBenchFlags { count: number; seed: number; familyMax: number; ltl2ba?: string; baselineTimeLimitMs: number; json?: boolean }
 
@@ -77,7 +84,7 @@ async function cachedBackbone(o: MissionBenchFlags & { world: string }, log: (s:
       log(`the cached backbone is unusable (${e instanceof Error ? e.message : String(e)}); rebuilding`);
     }
   }
-  const b = await benchBackbone({ world: o.world, models }, log);
+  const b = await taskBackbone({ world: o.world, models, datasetSteps: 1_000_000, seed: 0, requireWorld: true }, log);
   try {
     await writeDataset(data, b.dataset);
     await writeGraph(graph, b.artifact);
@@ -119,30 +126,10 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
   io.out(`Results: ${out}${o.pictures !== undefined ? `; pictures: ${o.pictures}` : ''}${audit !== undefined ? `; audit log: ${audit}` : ''}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; ${o.threads} worker thread(s))\n`);
 }
 
-/** The giant-maze backbone of the planner benchmark: from files, or built here (1M navigate steps, seed 0). */
-async function benchBackbone(o: { graph?: string; data?: string; models?: string; world: string }, log: (s: string) => void): Promise<Backbone> {
-  if (o.graph !== undefined || o.data !== undefined) {
-    if (o.graph === undefined || o.data === undefined) throw new CliError('--graph and --data go together');
-    return loadBackbone(o.graph, o.data, o.models ?? defaultModelsDir);
-  }
-  const models = await loadModels(o.models ?? defaultModelsDir(o.world), { expectWorld: o.world });
-  log(`building the ${o.world} backbone: 1M navigate transitions (seed 0), embedding, graph`);
-  const sim = await PointMazeSim.create(o.world);
-  try {
-    const dataset = generateDataset(sim, o.world, defaultConfig('navigate', 1_000_000, 0));
-    const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold);
-    return { artifact, dataset, models, files: { graph: '(built in process)', data: '(generated)', models: o.models ?? defaultModelsDir(o.world) } };
-  } finally {
-    sim.close();
-  }
-}
-import { action, intFlag } from './flags.js';
-
-
 export function benchCommand(io: Output, setExit: (c: number) => void): Command {
   const bench = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');
-  bench
-    .command('ltl')
+  translationFlags(bench
+    .command('ltl'))
     .description('with --world: the LTL mission benchmark (SR, NCC, failure modes per method, Appendix E); without: the LTL → Büchi translation benchmark (also `bench translate`)')
     .option('--world <id>', 'run the mission benchmark in this embedded world')
     .option('--difficulty <list>', 'missions: comma-separated difficulties', 'easy,medium,hard')
@@ -160,24 +147,14 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--cache <dir>', 'missions: where the generated dataset and graph are kept between runs', join(tmpdir(), 'witness-bench'))
     .option('--audit <db>', 'missions: record every mission in this audit database (default: next to the results file, <out>.audit.sqlite)')
     .option('--no-audit', 'missions: do not record the missions')
-    .option('--count <n>', 'translation: formulas per difficulty suite', intFlag('--count', 1, 10_000), 100)
-    .option('--seed <n>', 'seed of the suites (translation: default 1; missions: default 1)', intFlag('--seed', 0, 2 ** 31 - 1), 1)
-    .option('--family-max <n>', 'translation: largest n for GF-n and F-n', intFlag('--family-max', 2, 16), 12)
-    .option('--ltl2ba <path>', 'translation: an ltl2ba binary to compare sizes with (default: $LTL2BA if set)')
-    .option('--baseline-time-limit-ms <n>', 'translation: time budget of each plain Gastin–Oddoux baseline run', intFlag('--baseline-time-limit-ms', 1, 600_000), 5000)
     .option('--json', 'print the results as JSON')
     .action(action(io, setExit, async (o: TranslateBenchFlags & MissionBenchFlags) => {
       if (o.world !== undefined) await missionBench(io, o);
       else translationBench(io, o);
     }));
-  bench
-    .command('translate')
+  translationFlags(bench
+    .command('translate'))
     .description('LTL → Büchi translation: time p50/p95 and automaton size on the SAGAS suites and GF-n / F-n')
-    .option('--count <n>', 'formulas per difficulty suite', intFlag('--count', 1, 10_000), 100)
-    .option('--seed <n>', 'seed of the suite generator', intFlag('--seed', 0, 2 ** 31 - 1), 1)
-    .option('--family-max <n>', 'largest n for GF-n and F-n', intFlag('--family-max', 2, 16), 12)
-    .option('--ltl2ba <path>', 'an ltl2ba binary to compare sizes with (default: $LTL2BA if set)')
-    .option('--baseline-time-limit-ms <n>', 'time budget of each plain Gastin–Oddoux baseline run', intFlag('--baseline-time-limit-ms', 1, 600_000), 5000)
     .option('--json', 'print every measurement as JSON instead of tables')
     .action(action(io, setExit, (o: TranslateBenchFlags) => translationBench(io, o)));
   bench
@@ -228,7 +205,7 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       let tasks: Awaited<ReturnType<typeof runLatentSuites>> = [];
       let nodes = 0;
       if (o.tasks > 0 && difficulties.length > 0) {
-        const b = await benchBackbone(o, log);
+        const b = await taskBackbone({ ...o, datasetSteps: 1_000_000, seed: 0, requireWorld: false }, log);
         try {
           nodes = b.artifact.graph.nodeCount;
           tasks = await runLatentSuites(b, opts);

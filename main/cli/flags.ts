@@ -12,6 +12,22 @@ export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER
   };
 }
 
+/** A number flag in [lo, hi]; a usage error names the flag and the value. */
+export function numberFlag(flag: string, lo: number, hi: number) {
+  return (v: string): number => {
+    const x = Number(v);
+    if (v.trim() === '' || !Number.isFinite(x) || x < lo || x > hi) throw new CliError(`${flag} must be a number in [${lo}, ${hi}], got '${v}'`);
+    return x;
+  };
+}
+
+/** `--start x,y` in metres. */
+export function pointFlag(v: string): [number, number] {
+  const parts = v.split(',').map((s) => Number(s.trim()));
+  if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new CliError(`--start must be x,y in metres, got '${v}'`);
+  return [parts[0]!, parts[1]!];
+}
+
 /**
  * Wraps an action: its result (or 0) becomes the exit code; a thrown error becomes a one-line
  * report and its exit code.

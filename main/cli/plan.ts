@@ -1,16 +1,15 @@
 /** `witness plan`: SAGAS product search (or a baseline) on a labelled graph or a latent graph artifact. */
 import { Command, Option } from 'commander';
-import { parseLtl } from '../core/ltl/parser.js';
-import { LtlSyntaxError } from '../core/ltl/errors.js';
 import { translateFormula } from '../core/ltl/translate.js';
 import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, deadline, plan, unavailablePropositions } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { planDocument } from '../core/plan/document.js';
 import { DEFAULT_AUGMENT, type AugmentReport } from '../core/graph/augment.js';
 import { createRng } from '../core/random/rng.js';
-import { augmentTask, loadBackbone, readGraphInput, readRegions } from '../services/plan/inputs.js';
+import { augmentTask, loadBackbone, readGraphInput } from '../services/plan/inputs.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { action, intFlag, numberFlag, pointFlag } from './flags.js';
+import { parseSpec, taskRegions } from './task-inputs.js';
 import { defaultModelsDir } from './backbone.js';
 
 interface PlanFlags {
@@ -19,19 +18,7 @@ interface PlanFlags {
   anchors: number; attempts: number; kernel: 'constant' | 'gaussian'; sigma?: number; seed: number; timeLimitMs: number; heuristic: 'b13' | 'chain';
 }
 
-const numberFlag = (flag: string, lo: number, hi: number) => (v: string): number => {
-  const x = Number(v);
-  if (v.trim() === '' || !Number.isFinite(x) || x < lo || x > hi) throw new CliError(`${flag} must be a number in [${lo}, ${hi}], got '${v}'`);
-  return x;
-};
-
 const kFlag = (v: string): number => (v === 'all' ? Infinity : intFlag('--k', 1)(v));
-
-const pointFlag = (v: string): [number, number] => {
-  const parts = v.split(',').map((s) => Number(s.trim()));
-  if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new CliError(`--start must be x,y in metres, got '${v}'`);
-  return [parts[0]!, parts[1]!];
-};
 
 function describe(io: Output, r: PlanResult, g: SemanticGraph, header: string): void {
   io.out(`${header}\n`);
@@ -77,13 +64,7 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--time-limit-ms <n>', 'time budget of the search (exit 3 past it)', intFlag('--time-limit-ms', 1), 60_000)
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: PlanFlags) => {
-      let formula;
-      try {
-        formula = parseLtl(o.spec);
-      } catch (e) {
-        if (e instanceof LtlSyntaxError) throw new CliError(`--spec:${e.line}:${e.column}: ${e.detail}`);
-        throw e;
-      }
+      const formula = parseSpec(o.spec);
       const t0 = performance.now();
       const automaton = translateFormula(formula).automaton;
       const translate_ms = performance.now() - t0;
@@ -97,11 +78,7 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
           if (v === undefined) throw new CliError(`${o.graph} is a latent graph: ${flag} is required`);
         }
         if (o.kernel === 'gaussian' && o.sigma === undefined) throw new CliError('--kernel gaussian needs --sigma');
-        const all = await readRegions(o.regions!);
-        // The task's propositions AP_φ: regions the formula does not mention play no part.
-        const regions = { ...all, regions: all.regions.filter((r) => automaton.aps.includes(r.name)) };
-        const unknown = automaton.aps.filter((ap) => !regions.regions.some((r) => r.name === ap));
-        if (unknown.length > 0) throw new CliError(`--spec mentions ${unknown.join(', ')}, which ${o.regions} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`);
+        const regions = await taskRegions(o.regions!, automaton.aps);
         const b = await loadBackbone(o.graph, o.data!, o.models ?? defaultModelsDir);
         try {
           const task = await augmentTask(b, regions, o.start!, {

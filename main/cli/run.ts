@@ -5,8 +5,6 @@ import { AuditLog } from '../services/audit/store.js';
 import { defaultAuditFile, missionRecorder, operatorName } from '../services/audit/mission-recorder.js';
 import { VERSION } from '../version.js';
 import { Command, Option } from 'commander';
-import { parseLtl } from '../core/ltl/parser.js';
-import { LtlSyntaxError } from '../core/ltl/errors.js';
 import { translateFormula } from '../core/ltl/translate.js';
 import { DEFAULT_PLAN } from '../core/plan/plan.js';
 import { planDocument } from '../core/plan/document.js';
@@ -15,59 +13,17 @@ import { DEFAULT_EXEC } from '../core/exec/executor.js';
 import { createRng } from '../core/random/rng.js';
 import { cellCenter, freeCells } from '../core/world/maze.js';
 import { missionSvg } from '../core/world/svg.js';
-import { defaultConfig, generateDataset } from '../core/data/generators.js';
-import { DEFAULT_GRAPH } from '../core/graph/build.js';
 import { POINTMAZE_IDS, PointMazeSim, layoutOf } from '../backends/mujoco/pointmaze.js';
-import { type Backbone, augmentTask, loadBackbone, readRegions } from '../services/plan/inputs.js';
-import { loadModels } from '../services/models/bundle.js';
-import { buildArtifact } from '../services/graph/build-artifact.js';
+import { augmentTask } from '../services/plan/inputs.js';
 import { DEFAULT_MAX_STEPS, DEFAULT_REPLANS, MISSION_METHODS, type MissionMethod, type MissionResult, runMission } from '../services/exec/mission.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
-import { defaultModelsDir } from './backbone.js';
+import { action, intFlag, numberFlag, pointFlag } from './flags.js';
+import { parseSpec, taskBackbone, taskRegions } from './task-inputs.js';
 
 interface RunFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
   replans: number; maxSteps: number; graph?: string; data?: string; models?: string; datasetSteps: number; seed: number;
   json?: boolean; picture?: string; audit: string | boolean; operator?: string;
-}
-
-const pointFlag = (v: string): [number, number] => {
-  const parts = v.split(',').map((s) => Number(s.trim()));
-  if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new CliError(`--start must be x,y in metres, got '${v}'`);
-  return [parts[0]!, parts[1]!];
-};
-
-const lambdaFlag = (v: string): number => {
-  const x = Number(v);
-  if (v.trim() === '' || !(x >= 0 && x <= 1)) throw new CliError(`--lambda must be a number in [0, 1], got '${v}'`);
-  return x;
-};
-
-/** The backbone a mission runs on: given files, or a navigate dataset generated here with the shipped models. */
-export async function missionBackbone(o: { world: string; graph?: string; data?: string; models?: string; datasetSteps: number; seed: number }, log: (s: string) => void): Promise<Backbone> {
-  if (o.graph !== undefined || o.data !== undefined) {
-    if (o.graph === undefined || o.data === undefined) throw new CliError('--graph and --data go together');
-    const b = await loadBackbone(o.graph, o.data, o.models ?? defaultModelsDir);
-    if (b.artifact.world !== o.world) {
-      await b.models.close();
-      throw new CliError(`${o.graph} is a graph of ${b.artifact.world}, not ${o.world}`);
-    }
-    return b;
-  }
-  const models = await loadModels(o.models ?? defaultModelsDir(o.world), { expectWorld: o.world });
-  log(`generating ${o.datasetSteps} navigate transitions in ${o.world} (seed ${o.seed}) and the latent graph over them`);
-  const sim = await PointMazeSim.create(o.world);
-  try {
-    const dataset = generateDataset(sim, o.world, defaultConfig('navigate', o.datasetSteps, o.seed));
-    const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold);
-    return { artifact, dataset, models, files: { graph: '(built in process)', data: '(generated)', models: o.models ?? defaultModelsDir(o.world) } };
-  } catch (e) {
-    await models.close();
-    throw e;
-  } finally {
-    sim.close();
-  }
 }
 
 function summary(io: Output, r: MissionResult): void {
@@ -91,7 +47,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .requiredOption('--regions <file>', 'the regions file (docs/FORMATS.md)')
     .option('--start <x,y>', 'start position in metres (default: a random free cell from --seed)', pointFlag)
     .addOption(new Option('--method <m>', 'planner; sagas-replan replans after monitor failures').choices([...MISSION_METHODS]).default('sagas'))
-    .option('--lambda <x>', 'prefix–suffix trade-off λ', lambdaFlag, DEFAULT_PLAN.lambda)
+    .option('--lambda <x>', 'prefix–suffix trade-off λ', numberFlag('--lambda', 0, 1), DEFAULT_PLAN.lambda)
     .option('--k <n>', 'prefix candidates K', intFlag('--k', 1), DEFAULT_PLAN.k)
     .option('--replans <n>', 'replanning budget R (sagas-replan)', intFlag('--replans', 0, 100), DEFAULT_REPLANS)
     .option('--max-steps <n>', 'rollout budget C_max in environment steps', intFlag('--max-steps', 1), DEFAULT_MAX_STEPS)
@@ -106,18 +62,9 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: RunFlags) => {
-      let formula;
-      try {
-        formula = parseLtl(o.spec);
-      } catch (e) {
-        if (e instanceof LtlSyntaxError) throw new CliError(`--spec:${e.line}:${e.column}: ${e.detail}`);
-        throw e;
-      }
+      const formula = parseSpec(o.spec);
       const automaton = translateFormula(formula).automaton;
-      const all = await readRegions(o.regions);
-      const unknown = automaton.aps.filter((ap) => !all.regions.some((r) => r.name === ap));
-      if (unknown.length > 0) throw new CliError(`--spec mentions ${unknown.join(', ')}, which ${o.regions} does not define`);
-      const regions = { ...all, regions: all.regions.filter((r) => automaton.aps.includes(r.name)) };
+      const regions = await taskRegions(o.regions, automaton.aps);
       const layout = layoutOf(o.world);
       const rng = createRng(o.seed);
       const start: [number, number] = o.start ?? (() => {
@@ -125,7 +72,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
         return [c.x, c.y];
       })();
       const log = (s: string): void => io.err(`run: ${s}\n`);
-      const b = await missionBackbone(o, log);
+      const b = await taskBackbone({ ...o, requireWorld: true }, log);
       const sim = await PointMazeSim.create(o.world);
       let auditLog: AuditLog | null = null;
       try {

@@ -16,7 +16,7 @@ import { type Planner, runLoop, type LoopResult } from '../core/loop/loop.js';
 import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
 import { LlmPlanner } from '../services/llm/openai-planner.js';
 import { AuditLog } from '../services/audit/store.js';
-import { defaultAuditFile, operatorName } from '../services/audit/mission-recorder.js';
+import { auditSink, defaultAuditFile, operatorName } from '../services/audit/mission-recorder.js';
 import { VERSION } from '../version.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
@@ -63,19 +63,16 @@ export function warehouseCommand(io: Output, setExit: (c: number) => void): Comm
         for (const [name, def] of tools) log?.putBlob(`tool-schema:${name}`, JSON.stringify(def.arguments));
         await world.reset(o.seed);
         const started = Date.now();
-        const auditErrors: Error[] = [];
+        const sink = log !== null && run !== null ? auditSink(log, run) : null;
         const r: LoopResult = await runLoop(tools, world, planner, GOAL, {
           replans: o.replans, goal: 'objects.red_bin.on == "shelf_c4"', clock: () => (Date.now() - started) / 1000,
-          onEvent: (kind, body) => {
-            if (log !== null && run !== null) {
-              log.append(run, kind, body, {
-                ...(typeof body['tool'] === 'string' ? { tool: body['tool'] } : {}),
-                ...(kind === 'failure_record' && typeof body['label'] === 'string' ? { failureLabel: body['label'] } : {}),
-              }).catch((e: unknown) => auditErrors.push(e instanceof Error ? e : new Error(String(e))));
-            }
-          },
+          onEvent: (kind, body) => sink?.event(kind, body, {
+            ...(typeof body['tool'] === 'string' ? { tool: body['tool'] } : {}),
+            ...(kind === 'failure_record' && typeof body['label'] === 'string' ? { failureLabel: body['label'] } : {}),
+          }),
         });
-        if (auditErrors.length > 0) throw new CliError(`audit log ${file}: ${auditErrors[0]!.message}`);
+        await log?.flush();
+        if (sink !== null && sink.errors.length > 0) throw new CliError(`audit log ${file}: ${sink.errors[0]!.message}`);
         if (log !== null && run !== null) await log.append(run, 'run_end', { outcome: r.outcome === 'success' ? 'success' : r.outcome, reason: r.reason, toolCalls: r.toolCalls, replans: r.replans });
         if (o.json) io.out(JSON.stringify({ outcome: r.outcome, reason: r.reason, toolCalls: r.toolCalls, replans: r.replans, schemaErrors: r.schemaErrors, failures: r.failures.map(({ state: _s, ...f }) => f), ...(run ? { audit: { file, run } } : {}) }) + '\n');
         else {

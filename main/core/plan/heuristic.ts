@@ -70,19 +70,8 @@ export function buildHeuristic(p: Product): Heuristic {
     firstPositives[q] = mask;
     if (mask === 0) zero[q] = 1;
   }
-  const rows = reverseRows(p.g);
-  const perProp = new Map<number, Float64Array>();
+  const { get: propDist, computed } = witnessDistances(p);
   const byMask = new Map<number, Float64Array>();
-  const propDist = (i: number): Float64Array => {
-    let d = perProp.get(i);
-    if (d === undefined) {
-      const targets: number[] = [];
-      for (let v = 0; v < n; v++) if ((p.has[v]! & (1 << i)) !== 0) targets.push(v);
-      d = distancesTo(n, targets, rows);
-      perProp.set(i, d);
-    }
-    return d;
-  };
   const table = Array.from({ length: nq }, (_, q): Float64Array | null => {
     if (zero[q] === 1) return null;
     const mask = firstPositives[q]!;
@@ -98,7 +87,24 @@ export function buildHeuristic(p: Product): Heuristic {
     }
     return t;
   });
-  return { table, propositions: [...perProp.keys()].sort((a, b) => a - b).map((i) => p.w.aps[i]!), witnessDistances: propDist };
+  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: propDist };
+}
+
+/** Distances from every node to the witnesses of proposition i, each computed on first use. */
+function witnessDistances(p: Product): { get: (i: number) => Float64Array; computed: () => number[] } {
+  const rows = reverseRows(p.g);
+  const perProp = new Map<number, Float64Array>();
+  const get = (i: number): Float64Array => {
+    let d = perProp.get(i);
+    if (d === undefined) {
+      const targets: number[] = [];
+      for (let v = 0; v < p.n; v++) if ((p.has[v]! & (1 << i)) !== 0) targets.push(v);
+      d = distancesTo(p.n, targets, rows);
+      perProp.set(i, d);
+    }
+    return d;
+  };
+  return { get, computed: () => [...perProp.keys()].sort((a, b) => a - b) };
 }
 
 /**
@@ -209,11 +215,11 @@ export function chainBound(
  * B.13 (it adds the rest of the literal chain to B.13's first leg) and is as admissible.
  */
 export function buildChainHeuristic(p: Product): Heuristic {
-  const base = buildHeuristic(p);
+  const { get, computed } = witnessDistances(p);
   const all = new Uint8Array(p.nq).fill(1);
-  const bound = chainBound(p, base.witnessDistances, all, (q) => p.w.accepting[q] === 1, null);
+  const bound = chainBound(p, get, all, (q) => p.w.accepting[q] === 1, null);
   const table = Array.from({ length: p.nq }, (_, q): Float64Array | null => (p.w.accepting[q] === 1 ? null : bound(q)));
-  return { table, propositions: base.propositions, witnessDistances: base.witnessDistances };
+  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: get };
 }
 
 export function hValue(h: Heuristic, p: Product, z: number): number {

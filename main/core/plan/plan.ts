@@ -3,7 +3,6 @@
  * chosen method, check the certificate, and return a plan or a structured infeasibility.
  */
 import type { BuchiAutomaton, Term } from '../ltl/automaton.js';
-import { formatTerm } from '../ltl/guard.js';
 import { type SemanticGraph, edgeWeight } from './semantic.js';
 import { type WorkingAutomaton, prepareAutomaton } from './prep.js';
 import { type Product, buildProduct } from './product.js';
@@ -188,6 +187,3 @@ function edgeCost(g: SemanticGraph, u: number, v: number): number {
   return w;
 }
 
-export function describeTerm(a: BuchiAutomaton, t: Term): string {
-  return formatTerm(t, a.aps);
-}

@@ -6,7 +6,7 @@
  * states keep their original index (`origin`) so plans and certificates speak of the original.
  */
 import { type BuchiAutomaton, letterBits } from '../ltl/automaton.js';
-import { type Term, bitIndices, termHolds } from '../ltl/guard.js';
+import { type Term, termHolds } from '../ltl/guard.js';
 import { type DroppedTerm, classifyTerms } from '../ltl/prune.js';
 import { canReachGoodCycle, reachable, stronglyConnected } from '../ltl/scc.js';
 
@@ -69,9 +69,6 @@ export function maskOf(aps: readonly string[], names: Iterable<string>): number 
   return m;
 }
 
-export function maskNames(aps: readonly string[], mask: number): string[] {
-  return bitIndices(BigInt(mask)).map((i) => aps[i]!);
-}
 
 export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAutomaton {
   if (a.aps.length > MAX_PLAN_PROPOSITIONS) {

@@ -1,7 +1,8 @@
 /** A mission's evidence into the audit log: the MissionAudit hooks as batched, non-blocking appends. */
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import type { AuditLog } from './store.js';
+import type { AppendOptions, AuditLog } from './store.js';
+import type { EventKind } from './schema.js';
 import type { MissionAudit } from '../exec/mission.js';
 
 export interface Recorder extends MissionAudit {
@@ -9,24 +10,38 @@ export interface Recorder extends MissionAudit {
   readonly errors: Error[];
 }
 
-export function missionRecorder(log: AuditLog, run: string): Recorder {
+/**
+ * Appends to one run without making the caller wait: failures are collected (the caller reports
+ * them at the end, after a flush), so the control loop never blocks on the log.
+ */
+export interface AuditSink {
+  readonly errors: Error[];
+  event(kind: EventKind, body: unknown, o?: AppendOptions): void;
+}
+
+export function auditSink(log: AuditLog, run: string): AuditSink {
   const errors: Error[] = [];
-  const keep = (p: Promise<unknown>): void => {
-    p.catch((e: unknown) => errors.push(e instanceof Error ? e : new Error(String(e))));
-  };
   return {
     errors,
+    event(kind, body, o = {}) {
+      log.append(run, kind, body, o).catch((e: unknown) => errors.push(e instanceof Error ? e : new Error(String(e))));
+    },
+  };
+}
+
+export function missionRecorder(log: AuditLog, run: string): Recorder {
+  const sink = auditSink(log, run);
+  return {
+    errors: sink.errors,
     plan(t, trigger, doc, planning_ms) {
       try {
         const sha = log.putBlob('plan', JSON.stringify(doc));
-        keep(log.append(run, 'plan', { t, trigger, plan_sha: sha, status: doc['status'], method: doc['method'], cost: doc['cost'] ?? null, planning_ms }, { step: t }));
+        sink.event('plan', { t, trigger, plan_sha: sha, status: doc['status'], method: doc['method'], cost: doc['cost'] ?? null, planning_ms }, { step: t });
       } catch (e) {
-        errors.push(e instanceof Error ? e : new Error(String(e)));
+        sink.errors.push(e instanceof Error ? e : new Error(String(e)));
       }
     },
-    event(kind, body, o = {}) {
-      keep(log.append(run, kind, body, o));
-    },
+    event: (kind, body, o) => sink.event(kind, body, o),
   };
 }
 

@@ -7,7 +7,7 @@
  * synchronous=FULL, so an acknowledged event survives a kill -9 of the process.
  */
 import { hash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, type EventKind, MIGRATIONS } from './schema.js';
 
@@ -313,9 +313,4 @@ export class AuditLog {
   get head(): { seq: number; hash: string } {
     return { seq: this.nextSeq - 1, hash: this.lastHash };
   }
-}
-
-/** Reads a whole file as text (for blobs given as files). */
-export function readText(file: string): string {
-  return readFileSync(file, 'utf8');
 }
