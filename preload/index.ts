@@ -1,35 +1,27 @@
-// Preload: exposes exactly one object, `window.witness`, implementing the API contract.
+// Preload: exposes exactly one object, `window.witness`, the bridge the renderer builds its typed
+// API client on. It can only invoke the one API channel (main validates the method and its
+// parameters against the contract and checks the sender) and listen to the one event channel.
 //
 // Sandboxed preloads run as plain scripts with a restricted `require` ('electron' and a few
-// others), not as ES modules, and cannot load our own files. Hence preload/package.json makes
-// this file compile to CommonJS, and the channel table is mirrored here rather than imported;
-// `satisfies ApiChannels` makes the build fail if the mirror drifts from the contract.
-import { contextBridge, ipcRenderer } from 'electron';
-import type { ApiChannel, ApiChannels, ApiMethod, WitnessApi } from '../main/api/contract.js';
+// others), not as ES modules, and cannot load our own files. Hence preload/package.json makes this
+// file compile to CommonJS, and the two channel names are repeated here; `satisfies` makes the
+// build fail if they drift from the contract.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { ApiEnvelope, ApiEvent, WitnessBridge } from '../main/api/contract.js';
 
-const CHANNELS = Object.freeze({
-  ltlTranslate: 'witness:ltl-translate',
-  planGraph: 'witness:plan-graph',
-  version: 'witness:version',
-} as const satisfies ApiChannels);
+const INVOKE = 'witness:invoke' satisfies typeof import('../main/api/contract.js').IPC_INVOKE;
+const EVENT = 'witness:event' satisfies typeof import('../main/api/contract.js').IPC_EVENT;
 
-const KNOWN_CHANNELS: ReadonlySet<string> = new Set<string>(Object.values(CHANNELS));
-
-async function invoke<M extends ApiMethod>(
-  method: M,
-  ...args: Parameters<WitnessApi[M]>
-): Promise<Awaited<ReturnType<WitnessApi[M]>>> {
-  const channel: ApiChannel = CHANNELS[method];
-  if (!KNOWN_CHANNELS.has(channel)) {
-    throw new Error(`witness preload: unknown API channel '${String(channel)}'`);
-  }
-  return (await ipcRenderer.invoke(channel, ...args)) as Awaited<ReturnType<WitnessApi[M]>>;
-}
-
-const api: WitnessApi = {
-  ltlTranslate: (request) => invoke('ltlTranslate', request),
-  planGraph: (request) => invoke('planGraph', request),
-  version: () => invoke('version'),
+const bridge: WitnessBridge = {
+  transport: 'electron',
+  invoke: (method: string, params: unknown) => ipcRenderer.invoke(INVOKE, String(method), params) as Promise<ApiEnvelope>,
+  subscribe(listener: (event: ApiEvent) => void): () => void {
+    const handler = (_e: IpcRendererEvent, payload: ApiEvent): void => listener(payload);
+    ipcRenderer.on(EVENT, handler);
+    return () => {
+      ipcRenderer.removeListener(EVENT, handler);
+    };
+  },
 };
 
-contextBridge.exposeInMainWorld('witness', api);
+contextBridge.exposeInMainWorld('witness', bridge);

@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Debian packages, installed only when missing (as root, or through sudo when available):
-# python3-numpy is the real .npz reader the dataset export is checked against in the tests.
+# python3-numpy is the real .npz reader the dataset export is checked against in the tests;
+# chromium is the browser the end-to-end tests drive (playwright-core, web mode).
 apt_packages=()
 if ! /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1; then apt_packages+=(python3-numpy); fi
+if [ ! -x /usr/bin/chromium ]; then apt_packages+=(chromium); fi
 if ((${#apt_packages[@]})); then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then

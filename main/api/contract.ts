@@ -1,69 +1,64 @@
 // The one API contract shared by every transport (Electron IPC, WebSocket, direct calls).
-// Pure types plus the channel table: no runtime imports, so the renderer may `import type`
-// from here and the sandboxed preload may mirror the channel table without bundling.
+// Each feature owns a file under contract/: its request and result types, its events, and the JSON
+// Schema of each method's parameters (plain data, so transports validate every call at the
+// boundary). The renderer imports only types from here.
+import type { CoreApi } from './contract/core.js';
+import type { EditorApi } from './contract/editor.js';
+import type { SceneApi } from './contract/scene.js';
+import type { MissionApi, MissionEvent } from './contract/mission.js';
+import type { AuditApi } from './contract/audit.js';
+import type { JobEvent } from './contract/core.js';
+import { CORE_PARAMS } from './contract/core.js';
+import { EDITOR_PARAMS } from './contract/editor.js';
+import { SCENE_PARAMS } from './contract/scene.js';
+import { MISSION_PARAMS } from './contract/mission.js';
+import { AUDIT_PARAMS } from './contract/audit.js';
 
-export type LtlOutputFormat = 'hoa' | 'json' | 'dot';
+export type * from './contract/core.js';
+export type * from './contract/editor.js';
+export type * from './contract/scene.js';
+export type * from './contract/mission.js';
+export type * from './contract/audit.js';
 
-export interface LtlTranslateRequest {
-  formula: string;
-  format?: LtlOutputFormat;
-}
-
-/** A failure the caller can show: `line` and `column` are 1-based positions in the input. */
-export interface ApiError {
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-export type LtlTranslateResponse =
-  | { ok: true; output: string }
-  | { ok: false; error: ApiError };
-
-export interface PlanGraphRequest {
-  /** A labelled graph as graph JSON (docs/FORMATS.md), already parsed. */
-  graph: unknown;
-  /** The LTL specification. */
-  spec: string;
-  method?: 'sagas' | 'lf-gas' | 'ga-gas';
-  /** Prefix–suffix trade-off λ in [0, 1] (default 0.5). */
-  lambda?: number;
-  /** Prefix candidates, or 'all' for the exact optimum (the default on labelled graphs). */
-  k?: number | 'all';
-}
-
-/** The plan document of docs/FORMATS.md ("Plans"): status "ok" with prefix, suffix, cost and certificate, or "infeasible" with a reason. */
-export interface PlanDocument {
-  status: 'ok' | 'infeasible';
-  method: string;
-  prefix?: string[];
-  suffix?: string[];
-  cost?: { prefix: number; suffix: number; objective: number };
-  reason?: { kind: string; message: string };
-  [field: string]: unknown;
-}
-
-export type PlanGraphResponse =
-  | { ok: true; plan: PlanDocument }
-  | { ok: false; error: ApiError };
-
-export interface WitnessApi {
-  /** Plans a mission on a labelled graph (SAGAS or a baseline); infeasibility is a plan document, not an error. */
-  planGraph(request: PlanGraphRequest): Promise<PlanGraphResponse>;
-  /** Translates an LTL formula to a Büchi automaton, printed in `format` (default 'hoa'). */
-  ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse>;
-  /** The application version (package.json "version"). */
-  version(): Promise<string>;
-}
+/** Every method takes one parameter object and resolves to its result, or rejects with an ApiError. */
+export interface WitnessApi extends CoreApi, EditorApi, SceneApi, MissionApi, AuditApi {}
 
 export type ApiMethod = keyof WitnessApi;
+export type ApiParams<M extends ApiMethod> = Parameters<WitnessApi[M]>[0];
+export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<WitnessApi[M]>>;
 
-/** IPC / WebSocket channel name for each API method. */
-export const API_CHANNELS = Object.freeze({
-  ltlTranslate: 'witness:ltl-translate',
-  planGraph: 'witness:plan-graph',
-  version: 'witness:version',
-} as const satisfies Record<ApiMethod, `witness:${string}`>);
+/** What main pushes to every connected UI: job progress and mission events. */
+export type ApiEvent = JobEvent | MissionEvent;
 
-export type ApiChannels = typeof API_CHANNELS;
-export type ApiChannel = ApiChannels[ApiMethod];
+/** A JSON Schema (draft 2020-12) as plain data. */
+export type ParamSchema = Readonly<Record<string, unknown>>;
+
+/** The parameter schema of every method: the list of methods a transport accepts. */
+export const API_PARAMS: Readonly<Record<ApiMethod, ParamSchema>> = Object.freeze({
+  ...CORE_PARAMS,
+  ...EDITOR_PARAMS,
+  ...SCENE_PARAMS,
+  ...MISSION_PARAMS,
+  ...AUDIT_PARAMS,
+});
+
+export const API_METHODS: readonly ApiMethod[] = Object.freeze(Object.keys(API_PARAMS) as ApiMethod[]);
+
+/** How a call's outcome crosses a transport. */
+export type ApiEnvelope = { ok: true; result: unknown } | { ok: false; error: import('./contract/core.js').ApiError };
+
+/**
+ * What the preload (Electron) and the WebSocket client (web mode) both provide to the renderer;
+ * the renderer builds the typed WitnessApi over it.
+ */
+export interface WitnessBridge {
+  invoke(method: string, params: unknown): Promise<ApiEnvelope>;
+  /** Calls `listener` with every event main pushes; returns the unsubscribe function. */
+  subscribe(listener: (event: ApiEvent) => void): () => void;
+  /** 'electron' or 'web'. */
+  readonly transport: 'electron' | 'web';
+}
+
+/** The IPC channels (Electron): one for calls, one for pushed events. */
+export const IPC_INVOKE = 'witness:invoke';
+export const IPC_EVENT = 'witness:event';

@@ -1,76 +1,35 @@
 /**
- * The API served by direct calls: the implementation every transport (IPC, WebSocket, CLI) wraps.
- * Inputs cross a process boundary on the other transports, so each request is checked here.
+ * The API served by direct calls: the implementation every transport (IPC, WebSocket, CLI) wraps,
+ * composed from one handler set per feature.
  */
-import type { ApiError, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse, WitnessApi } from './contract.js';
-import { labelledGraph } from '../core/plan/labelled-graph.js';
-import { DEFAULT_PLAN, METHODS, type Method, PlanBudgetError, deadline, plan } from '../core/plan/plan.js';
-import { planDocument } from '../core/plan/document.js';
-import { InputError } from '../core/input/json.js';
-import { parseLtl } from '../core/ltl/parser.js';
-import { translateFormula } from '../core/ltl/translate.js';
-import { formatAutomaton } from '../core/ltl/formats.js';
-import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
-import { VERSION } from '../version.js';
+import type { WitnessApi } from './contract.js';
+import { type ApiContext, type ContextOptions, createContext } from './context.js';
+import { coreHandlers } from './handlers/core.js';
+import { editorHandlers } from './handlers/editor.js';
+import { sceneHandlers } from './handlers/scene.js';
+import { missionHandlers } from './handlers/mission.js';
+import { auditHandlers } from './handlers/audit.js';
 
-const FORMATS = new Set(['hoa', 'json', 'dot']);
-
-function invalid(message: string): LtlTranslateResponse {
-  return { ok: false, error: { message } };
+export interface DirectApi extends WitnessApi {
+  readonly context: ApiContext;
+  /** Stops running missions and closes what the handlers hold open. */
+  close(): Promise<void>;
 }
 
-function toApiError(e: unknown): ApiError {
-  if (e instanceof LtlSyntaxError) return { message: e.detail, line: e.line, column: e.column };
-  if (e instanceof LtlBudgetError || e instanceof PlanBudgetError) return { message: `budget: ${e.message}` };
-  if (e instanceof InputError) return { message: `${e.path}: ${e.detail}` };
-  throw e;
-}
-
-/** Time budget of one API planning request. */
-const PLAN_TIME_LIMIT_MS = 30_000;
-
-function planGraph(request: PlanGraphRequest): PlanGraphResponse {
-  const r: unknown = request;
-  const fail = (message: string): PlanGraphResponse => ({ ok: false, error: { message } });
-  if (typeof r !== 'object' || r === null) return fail('request: expected an object { graph, spec, method?, lambda?, k? }');
-  const { graph, spec, method, lambda, k } = r as Record<string, unknown>;
-  if (typeof spec !== 'string') return fail('request.spec: expected a string');
-  if (method !== undefined && !METHODS.includes(method as Method)) return fail(`request.method: expected one of ${METHODS.join(', ')}`);
-  if (lambda !== undefined && !(typeof lambda === 'number' && lambda >= 0 && lambda <= 1)) return fail('request.lambda: expected a number in [0, 1]');
-  if (k !== undefined && k !== 'all' && !(typeof k === 'number' && Number.isInteger(k) && k >= 1)) return fail("request.k: expected an integer ≥ 1 or 'all'");
-  try {
-    const formula = parseLtl(spec);
-    const g = labelledGraph(graph, 'request.graph');
-    const automaton = translateFormula(formula).automaton;
-    const kk = k === undefined || k === 'all' ? Infinity : k;
-    const o = { ...DEFAULT_PLAN, method: (method ?? 'sagas') as Method, k: kk, lambda: lambda ?? DEFAULT_PLAN.lambda };
-    const started = performance.now();
-    const result = plan(g, automaton, { ...o, check: deadline(PLAN_TIME_LIMIT_MS, () => performance.now()) });
-    const extra = { k: kk === Infinity ? 'all' : kk, lambda: o.lambda, planning_ms: performance.now() - started };
-    return { ok: true, plan: planDocument(result, g, extra) as PlanDocument };
-  } catch (e) {
-    return { ok: false, error: toApiError(e) };
-  }
-}
-
-export function createDirectApi(): WitnessApi {
+export function createDirectApi(options: ContextOptions = {}): DirectApi {
+  const context = createContext(options);
+  const mission = missionHandlers(context);
+  const audit = auditHandlers(context);
   return {
-    ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse> {
-      const r: unknown = request;
-      if (typeof r !== 'object' || r === null) return Promise.resolve(invalid('request: expected an object { formula, format? }'));
-      const { formula, format } = r as { formula?: unknown; format?: unknown };
-      if (typeof formula !== 'string') return Promise.resolve(invalid('request.formula: expected a string'));
-      if (format !== undefined && (typeof format !== 'string' || !FORMATS.has(format))) {
-        return Promise.resolve(invalid(`request.format: expected one of hoa, json, dot, got ${JSON.stringify(format)}`));
-      }
-      try {
-        const automaton = translateFormula(parseLtl(formula)).automaton;
-        return Promise.resolve({ ok: true, output: formatAutomaton(automaton, (format ?? 'hoa') as 'hoa' | 'json' | 'dot') });
-      } catch (e) {
-        return Promise.resolve({ ok: false, error: toApiError(e) });
-      }
+    ...coreHandlers(context),
+    ...editorHandlers(context),
+    ...sceneHandlers(context),
+    ...mission.api,
+    ...audit.api,
+    context,
+    close: async () => {
+      await mission.close();
+      await audit.close();
     },
-    planGraph: (request) => Promise.resolve(planGraph(request)),
-    version: () => Promise.resolve(VERSION),
   };
 }

@@ -1,16 +1,41 @@
 /**
- * The Electron IPC transport, written against a minimal handler registry so that it never imports
- * 'electron' (main/electron passes ipcMain in).
+ * The Electron IPC transport, written against minimal shapes of ipcMain and webContents so that it
+ * never imports 'electron' (main/electron passes them in). One channel carries every call; the
+ * sender must be the app's own page (its frame URL), and the dispatcher validates the method and
+ * its parameters against the contract before any handler runs.
  */
-import { API_CHANNELS, type ApiMethod, type WitnessApi } from './contract.js';
+import { IPC_EVENT, IPC_INVOKE, type ApiEnvelope } from './contract.js';
+import type { Dispatch } from './dispatch.js';
+import type { EventBus } from './events.js';
 
-export interface HandlerRegistry {
-  handle(channel: string, listener: (event: unknown, ...args: unknown[]) => unknown): void;
+export interface IpcSenderEvent {
+  readonly senderFrame?: { readonly url: string } | null;
 }
 
-export function registerIpc(registry: HandlerRegistry, api: WitnessApi): void {
-  for (const method of Object.keys(API_CHANNELS) as ApiMethod[]) {
-    registry.handle(API_CHANNELS[method], (_event, ...args) =>
-      (api[method] as (this: WitnessApi, ...a: unknown[]) => Promise<unknown>).apply(api, args));
-  }
+export interface HandlerRegistry {
+  handle(channel: string, listener: (event: IpcSenderEvent, ...args: unknown[]) => unknown): void;
+}
+
+export interface EventTarget {
+  isDestroyed(): boolean;
+  send(channel: string, payload: unknown): void;
+}
+
+/** `trusted(url)` decides whether a sender frame is the app's page. */
+export function registerIpc(registry: HandlerRegistry, dispatch: Dispatch, trusted: (url: string) => boolean): void {
+  registry.handle(IPC_INVOKE, async (event, method, params, ...extra): Promise<ApiEnvelope> => {
+    const url = event.senderFrame?.url ?? '';
+    if (!trusted(url)) return { ok: false, error: { code: 'forbidden', message: `IPC from an untrusted frame (${url || 'unknown'}) refused` } };
+    if (extra.length > 0) return { ok: false, error: { code: 'invalid-params', message: 'an API call takes one parameter object' } };
+    return dispatch(method, params);
+  });
+}
+
+/** Forwards every bus event to a window until it is destroyed; returns the unsubscribe function. */
+export function forwardEvents(bus: EventBus, target: EventTarget): () => void {
+  const off = bus.subscribe((e) => {
+    if (target.isDestroyed()) off();
+    else target.send(IPC_EVENT, e);
+  });
+  return off;
 }

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDirectApi } from '../../main/api/direct.js';
 import { registerIpc } from '../../main/api/ipc.js';
-import { API_CHANNELS, type LtlTranslateRequest } from '../../main/api/contract.js';
+import { createDispatcher } from '../../main/api/dispatch.js';
+import { API_METHODS, IPC_INVOKE, type ApiEnvelope, type LtlTranslateRequest } from '../../main/api/contract.js';
 
 test('ltlTranslate returns HOA by default and JSON on request', async () => {
   const api = createDirectApi();
@@ -24,12 +25,34 @@ test('ltlTranslate reports syntax errors with positions and rejects malformed re
   assert.ok(!budget.ok && /^budget: formula is \d+ characters long/.test(budget.error.message));
 });
 
-test('the IPC transport registers one handler per contract channel and forwards arguments', async () => {
-  const handlers = new Map<string, (e: unknown, ...a: unknown[]) => unknown>();
-  registerIpc({ handle: (c, l) => handlers.set(c, l) }, createDirectApi());
-  assert.deepEqual([...handlers.keys()].sort(), Object.values(API_CHANNELS).sort());
-  const res = await handlers.get(API_CHANNELS.ltlTranslate)!({}, { formula: 'F a', format: 'dot' });
-  assert.ok((res as { ok: boolean; output: string }).output.startsWith('digraph'));
+test('the IPC transport has one channel, refuses untrusted senders and validates every call against the contract', async () => {
+  const handlers = new Map<string, (e: { senderFrame?: { url: string } }, ...a: unknown[]) => unknown>();
+  const trusted = (url: string): boolean => url.startsWith('app://witness/');
+  registerIpc({ handle: (c, l) => handlers.set(c, l) }, createDispatcher(createDirectApi()), trusted);
+  assert.deepEqual([...handlers.keys()], [IPC_INVOKE]);
+  const invoke = handlers.get(IPC_INVOKE)!;
+  const app = { senderFrame: { url: 'app://witness/index.html' } };
+  const res = await invoke(app, 'ltlTranslate', { formula: 'F a', format: 'dot' }) as ApiEnvelope;
+  assert.ok(res.ok && (res.result as { output: string }).output.startsWith('digraph'));
+  const foreign = await invoke({ senderFrame: { url: 'https://evil.example/' } }, 'version', {}) as ApiEnvelope;
+  assert.ok(!foreign.ok && foreign.error.code === 'forbidden');
+  const noFrame = await invoke({}, 'version', {}) as ApiEnvelope;
+  assert.ok(!noFrame.ok && noFrame.error.code === 'forbidden');
+  const unknown = await invoke(app, 'shutdown', {}) as ApiEnvelope;
+  assert.deepEqual(unknown, { ok: false, error: { code: 'unknown-method', message: 'unknown API method "shutdown"' } });
+  const proto = await invoke(app, '__proto__', {}) as ApiEnvelope;
+  assert.ok(!proto.ok && proto.error.code === 'unknown-method');
+  const bad = await invoke(app, 'cancelJob', { job: 3 }) as ApiEnvelope;
+  assert.ok(!bad.ok && bad.error.code === 'invalid-params' && bad.error.path === '$.job', JSON.stringify(bad));
+  const extra = await invoke(app, 'cancelJob', { job: 'j', evil: true }) as ApiEnvelope;
+  assert.ok(!extra.ok && /unknown parameter "evil"/.test(extra.error.message));
+  const two = await invoke(app, 'version', {}, {}) as ApiEnvelope;
+  assert.ok(!two.ok && two.error.code === 'invalid-params');
+});
+
+test('every contract method has a handler in the direct API', () => {
+  const api = createDirectApi();
+  for (const m of API_METHODS) assert.equal(typeof api[m], 'function', m);
 });
 
 test('planGraph plans on a labelled graph, reports infeasibility as a document and malformed input with its path', async () => {

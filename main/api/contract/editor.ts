@@ -1,0 +1,72 @@
+// Contract, editors: LTL and tool-definition checking for the Monaco editors, and the workspace
+// folder they open and save in.
+
+/** A problem at an exact range of the checked text (1-based lines and columns, end exclusive). */
+export interface Diagnostic {
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  startLine: number;
+  startColumn: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export interface LtlCheckResult {
+  diagnostics: Diagnostic[];
+  /** The formula in our printed form and its automaton's size, when it parses and translates. */
+  formula?: string;
+  automaton?: { states: number; edges: number; accepting: number };
+  /** Propositions the formula mentions, and those the chosen world does not define. */
+  propositions: string[];
+  unknown: string[];
+}
+
+export interface Vocabulary {
+  world: string;
+  /** Region (proposition) names with a one-line description each. */
+  propositions: { name: string; detail: string }[];
+  /** World fields, objects and skills tool conditions may read (tool-loop worlds only). */
+  fields: { name: string; type: string }[];
+  objects: string[];
+  skills: string[];
+}
+
+export interface WorkspaceFile {
+  /** Relative to the workspace folder, with '/' separators. */
+  path: string;
+  size: number;
+  mtime_ms: number;
+}
+
+export interface EditorApi {
+  /** Parses and translates an LTL specification; diagnostics carry exact ranges. */
+  ltlCheck(params: { text: string; world?: string }): Promise<LtlCheckResult>;
+  /** Checks a tool-definition file against its JSON Schema and a world's vocabulary. */
+  toolCheck(params: { text: string; world: string }): Promise<{ diagnostics: Diagnostic[] }>;
+  /** What a world lets specifications and tools mention (for completion and hover). */
+  worldVocabulary(params: { world: string }): Promise<Vocabulary>;
+  workspaceList(params?: Record<string, never>): Promise<{ root: string; files: WorkspaceFile[] }>;
+  /** `version` is an opaque token of the file's content on disk, handed back on save. */
+  workspaceRead(params: { path: string }): Promise<{ text: string; version: string }>;
+  /**
+   * Writes atomically. With `baseVersion`, refuses (code 'conflict') when the file changed on disk
+   * since it was read, so nobody's edits are overwritten silently.
+   */
+  workspaceWrite(params: { path: string; text: string; baseVersion?: string | null }): Promise<{ version: string }>;
+}
+
+const PATH = { type: 'string', minLength: 1, maxLength: 500 } as const;
+const TEXT = { type: 'string', maxLength: 4_000_000 } as const;
+const WORLD = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+export const EDITOR_PARAMS = {
+  ltlCheck: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: TEXT, world: WORLD } },
+  toolCheck: { type: 'object', required: ['text', 'world'], additionalProperties: false, properties: { text: TEXT, world: WORLD } },
+  worldVocabulary: { type: 'object', required: ['world'], additionalProperties: false, properties: { world: WORLD } },
+  workspaceList: { type: 'object', additionalProperties: false },
+  workspaceRead: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: PATH } },
+  workspaceWrite: {
+    type: 'object', required: ['path', 'text'], additionalProperties: false,
+    properties: { path: PATH, text: TEXT, baseVersion: { type: ['string', 'null'], maxLength: 200 } },
+  },
+} as const satisfies Record<keyof EditorApi, object>;

@@ -1,0 +1,63 @@
+// Contract, graph view: the semantic graph in task-space coordinates, a plan over it, and the
+// Büchi automaton — the data the Cytoscape views draw.
+
+export interface SceneNode {
+  id: string;
+  /** Task-space position in metres. */
+  x: number;
+  y: number;
+  kind: 'labelled' | 'cluster' | 'anchor' | 'start';
+  /** Propositions that hold at the node (hard labels). */
+  labels: string[];
+  /** Soft label per proposition in [0, 1] (absent = 0). */
+  soft: Record<string, number>;
+  /** Dataset states the node stands for (its support set size). */
+  support: number;
+  /** An anchor's proposition. */
+  anchorOf?: string;
+}
+
+export interface GraphScene {
+  world: string;
+  bounds: { minX: number; minY: number; maxX: number; maxY: number };
+  /** A picture of the world (SVG markup, walls and regions) in the same coordinates, or null. */
+  picture: string | null;
+  propositions: string[];
+  nodes: SceneNode[];
+  /** [source index, target index, weight] into `nodes`. */
+  edges: [number, number, number][];
+}
+
+export interface AutomatonView {
+  formula: string;
+  states: { id: number; initial: boolean; accepting: boolean }[];
+  edges: { from: number; to: number; guard: string }[];
+}
+
+/** A plan on a scene: node ids of the prefix and the suffix cycle, and the product states visited. */
+export interface PlanView {
+  status: 'ok' | 'infeasible';
+  prefix: string[];
+  suffix: string[];
+  /** Automaton state at each prefix, then suffix, step. */
+  prefixStates: number[];
+  suffixStates: number[];
+  cost?: { prefix: number; suffix: number; objective: number };
+  reason?: { kind: string; message: string };
+  certificate?: unknown;
+}
+
+export interface SceneApi {
+  /** A labelled graph file of the workspace (graph JSON, with optional node positions) as a scene, planned for `spec` when given. */
+  sceneFromGraph(params: { path: string; spec?: string }): Promise<{ scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }>;
+  /** The Büchi automaton of a specification, for its own small graph view. */
+  automatonView(params: { spec: string }): Promise<AutomatonView>;
+}
+
+export const SCENE_PARAMS = {
+  sceneFromGraph: {
+    type: 'object', required: ['path'], additionalProperties: false,
+    properties: { path: { type: 'string', minLength: 1, maxLength: 500 }, spec: { type: 'string', maxLength: 100_000 } },
+  },
+  automatonView: { type: 'object', required: ['spec'], additionalProperties: false, properties: { spec: { type: 'string', maxLength: 100_000 } } },
+} as const satisfies Record<keyof SceneApi, object>;

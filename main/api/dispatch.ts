@@ -1,0 +1,48 @@
+/**
+ * The transport-independent boundary: every call from IPC or the WebSocket comes through here. The
+ * method must be in the contract and its parameters must match the method's JSON Schema before any
+ * handler runs; failures come back as an ApiError that names the method and the parameter.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { API_PARAMS, type ApiEnvelope, type ApiMethod, type WitnessApi } from './contract.js';
+import { ApiFailure } from './failure.js';
+
+const ajv = new Ajv2020({ allErrors: false, strict: false });
+const validators = new Map<string, ValidateFunction>(
+  Object.entries(API_PARAMS).map(([m, schema]) => [m, ajv.compile(schema)]),
+);
+
+/** Why a call is refused before it reaches a handler, or null when it may go ahead. */
+export function checkCall(method: unknown, params: unknown): ApiEnvelope | null {
+  if (typeof method !== 'string' || !validators.has(method)) {
+    return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${JSON.stringify(method)}` } };
+  }
+  const validate = validators.get(method)!;
+  if (!validate(params ?? {})) {
+    const e = validate.errors?.[0];
+    const where = `$${(e?.instancePath ?? '').replace(/\//g, '.')}`;
+    const detail = e?.keyword === 'additionalProperties'
+      ? `unknown parameter "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
+      : e?.message ?? 'invalid';
+    return { ok: false, error: { code: 'invalid-params', message: `${method}: ${where}: ${detail}`, path: where } };
+  }
+  return null;
+}
+
+export type Dispatch = (method: unknown, params: unknown) => Promise<ApiEnvelope>;
+
+export function createDispatcher(api: WitnessApi, onInternalError: (method: string, e: unknown) => void = () => {}): Dispatch {
+  return async (method, params) => {
+    const refused = checkCall(method, params);
+    if (refused !== null) return refused;
+    const m = method as ApiMethod;
+    try {
+      const handlers = api as unknown as Record<ApiMethod, (p: unknown) => Promise<unknown>>;
+      return { ok: true, result: await handlers[m](params ?? {}) };
+    } catch (e) {
+      if (e instanceof ApiFailure) return { ok: false, error: e.error };
+      onInternalError(m, e);
+      return { ok: false, error: { code: 'internal', message: `${m}: internal error: ${e instanceof Error ? e.message : String(e)}` } };
+    }
+  };
+}

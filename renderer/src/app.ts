@@ -1,0 +1,51 @@
+/**
+ * What every panel gets: the typed API, main's pushed events, the session info, and a small local
+ * message hub so panels can hand each other work (the console's plan to the graph view, the audit
+ * browser's replay to it, the editor's spec to the console).
+ */
+import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi } from '../../main/api/contract.js';
+
+export type LocalMessage =
+  | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
+  | { kind: 'robot'; x: number; y: number; states: number[] }
+  | { kind: 'use-spec'; text: string; path: string | null }
+  | { kind: 'show-tab'; tab: TabId };
+
+export type TabId = 'mission' | 'editors' | 'graph' | 'audit';
+
+export interface App {
+  readonly api: WitnessApi;
+  readonly info: AppInfo;
+  /** Main's events (job progress, mission ticks); returns the unsubscribe function. */
+  onEvent(listener: (e: ApiEvent) => void): () => void;
+  post(message: LocalMessage): void;
+  onMessage(listener: (m: LocalMessage) => void): () => void;
+  /** Shows a transient notice in the status bar. */
+  notify(text: string, kind?: 'info' | 'error'): void;
+}
+
+export interface Panel {
+  readonly id: TabId;
+  readonly title: string;
+  /** Builds the panel's DOM inside `root` once. */
+  mount(root: HTMLElement, app: App): void;
+  /** Called when the panel becomes visible (views that measure their size redraw here). */
+  shown?(): void;
+  /** Whether leaving the app would lose work (unsaved edits). */
+  dirty?(): boolean;
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}

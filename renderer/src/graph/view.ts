@@ -1,0 +1,36 @@
+/**
+ * The graph view's handle, used by the mission console (plan and live run) and the audit browser
+ * (replay). The implementation behind it draws with Cytoscape.
+ */
+import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../../main/api/contract.js';
+
+export interface NodeDetail {
+  node: SceneNode;
+  /** Automaton states paired with this node on the plan (its product states). */
+  productStates: number[];
+}
+
+export interface GraphViewHandle {
+  setScene(scene: GraphScene | null): void;
+  setPlan(plan: PlanView | null): void;
+  /** The robot's position (task space), or null to hide it. */
+  setRobot(pos: { x: number; y: number } | null): void;
+  /** A driven trajectory (task space), drawn as a trail. */
+  setTrail(points: readonly (readonly [number, number])[]): void;
+  /** The proposition whose soft labels are drawn as a heat map, or null. */
+  setHeat(proposition: string | null): void;
+  onSelect(listener: (detail: NodeDetail | null) => void): void;
+  /** Redraw after the container changed size or became visible. */
+  resize(): void;
+  destroy(): void;
+}
+
+export interface AutomatonViewHandle {
+  setAutomaton(automaton: AutomatonView | null): void;
+  /** The monitor's current state set. */
+  setActive(states: readonly number[]): void;
+  resize(): void;
+  destroy(): void;
+}
+
+export { createGraphView, createAutomatonView } from './cy-view.js';

@@ -1,0 +1,104 @@
+/**
+ * The window: a header with the tabs, the connection state and the emergency stop (always visible,
+ * bound to Esc everywhere, including inside the editors), the panels, and a status bar with job
+ * progress and notices.
+ */
+import type { ApiEvent, JobEvent } from '../../main/api/contract.js';
+import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
+import { errorText } from './api.js';
+
+export interface ShellOptions {
+  panels: Panel[];
+  /** Stops every running mission now; resolves to a line for the status bar. */
+  emergencyStop(): Promise<string>;
+}
+
+export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage' | 'notify'>, o: ShellOptions): App {
+  const hub = new Set<(m: LocalMessage) => void>();
+  const status = el('div', { class: 'status', id: 'status', role: 'status' });
+  const jobs = el('div', { class: 'jobs', id: 'jobs' });
+  const notify = (text: string, kind: 'info' | 'error' = 'info'): void => {
+    status.textContent = text;
+    status.dataset.kind = kind;
+  };
+  const full: App = {
+    ...app,
+    post: (m) => {
+      for (const l of [...hub]) l(m);
+    },
+    onMessage: (l) => {
+      hub.add(l);
+      return () => hub.delete(l);
+    },
+    notify,
+  };
+
+  const estop = el('button', { class: 'estop', id: 'estop', title: 'Emergency stop: halts every running mission now (Esc)', 'aria-keyshortcuts': 'Escape' }, 'E-STOP (Esc)');
+  const fire = (): void => {
+    estop.classList.add('fired');
+    o.emergencyStop().then((line) => notify(line, 'error'), (e: unknown) => notify(`emergency stop failed: ${errorText(e)}`, 'error'));
+  };
+  estop.addEventListener('click', fire);
+  // Capture phase on the window: no editor or dialog can swallow it.
+  window.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !e.repeat) fire();
+  }, { capture: true });
+
+  const tabs = el('nav', { class: 'tabs', role: 'tablist' });
+  const body = el('main', { class: 'panels' });
+  const views = new Map<TabId, { panel: Panel; root: HTMLElement; button: HTMLButtonElement }>();
+  const show = (id: TabId): void => {
+    for (const [tid, v] of views) {
+      const on = tid === id;
+      v.root.hidden = !on;
+      v.button.setAttribute('aria-selected', String(on));
+    }
+    views.get(id)?.panel.shown?.();
+  };
+  for (const panel of o.panels) {
+    const button = el('button', { role: 'tab', id: `tab-${panel.id}`, 'data-tab': panel.id }, panel.title);
+    const proot = el('section', { class: `panel panel-${panel.id}`, id: `panel-${panel.id}`, role: 'tabpanel' });
+    button.addEventListener('click', () => show(panel.id));
+    tabs.append(button);
+    body.append(proot);
+    views.set(panel.id, { panel, root: proot, button });
+  }
+  const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
+  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), conn, estop);
+  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status));
+
+  // Job progress: one line per running job, with its cancel button.
+  const jobRows = new Map<string, HTMLElement>();
+  const onJob = (e: JobEvent): void => {
+    let row = jobRows.get(e.job);
+    if (row === undefined) {
+      const cancel = el('button', { class: 'cancel', 'data-job': e.job }, 'Cancel');
+      cancel.addEventListener('click', () => void app.api.cancelJob({ job: e.job }));
+      row = el('div', { class: 'job', 'data-job': e.job }, el('span', { class: 'job-title' }), el('progress', { max: '1', value: '0' }), cancel);
+      jobRows.set(e.job, row);
+      jobs.append(row);
+    }
+    row.querySelector('.job-title')!.textContent = `${e.title}: ${e.phase}`;
+    const bar = row.querySelector('progress')!;
+    bar.max = Math.max(1, e.total);
+    bar.value = e.done;
+    if (e.state !== 'running') {
+      jobRows.delete(e.job);
+      row.remove();
+      if (e.state !== 'done') notify(`${e.title}: ${e.state}${e.message ? ` — ${e.message}` : ''}`, e.state === 'failed' ? 'error' : 'info');
+    }
+  };
+  app.onEvent((e: ApiEvent) => {
+    if (e.topic === 'job') onJob(e);
+  });
+  full.onMessage((m) => {
+    if (m.kind === 'show-tab') show(m.tab);
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
+  });
+
+  for (const v of views.values()) v.panel.mount(v.root, full);
+  show(o.panels[0]!.id);
+  return full;
+}

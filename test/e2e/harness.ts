@@ -1,0 +1,80 @@
+/**
+ * End-to-end harness: the web-mode server in this process over a fresh workspace and audit file,
+ * and Debian's Chromium driven by playwright-core with a fresh profile. Each test saves a
+ * screenshot of its screen under test-results/screenshots/ for a person to look at.
+ */
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
+import { createDispatcher } from '../../main/api/dispatch.js';
+import { startWebServer, type WebServer } from '../../main/api/web/server.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const RENDERER = path.join(ROOT, 'renderer', 'dist');
+export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
+export const CHROMIUM = process.env.WITNESS_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface AppUnderTest {
+  page: Page;
+  api: DirectApi;
+  server: WebServer;
+  workspace: string;
+  /** Server-side errors of handlers (a test fails on any). */
+  internalErrors: string[];
+  /** Errors the page printed to its console or threw. */
+  pageErrors: string[];
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  workspace?: string;
+  auditFile?: string;
+  /** Window size (default 1440×900). */
+  viewport?: { width: number; height: number };
+}
+
+export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install chromium (scripts/setup.sh does)`);
+  if (!existsSync(path.join(RENDERER, 'index.html'))) throw new Error('the renderer is not built: npm run build');
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-e2e-'));
+  const workspace = o.workspace ?? path.join(dir, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite') });
+  const internalErrors: string[] = [];
+  const server = await startWebServer({
+    dispatch: createDispatcher(api, (m, e) => internalErrors.push(`${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),
+    bus: api.context.bus, root: RENDERER,
+  });
+  const context: BrowserContext = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: o.viewport ?? { width: 1440, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  return {
+    page, api, server, workspace, internalErrors, pageErrors,
+    async screenshot(name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      const file = path.join(SCREENSHOTS, `${name}.png`);
+      await page.screenshot({ path: file });
+      return file;
+    },
+    async close() {
+      await context.close();
+      await server.close();
+      await api.close();
+    },
+  };
+}
