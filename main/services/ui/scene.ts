@@ -1,0 +1,83 @@
+/**
+ * What the graph views draw, built from the planner's own data: a semantic graph as a scene in
+ * task-space coordinates, a plan as node ids and automaton states, an automaton with printed
+ * guards. Pure functions over data (the services layer only because they feed the API).
+ */
+import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../api/contract.js';
+import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
+import { formatGuard } from '../../core/ltl/guard.js';
+import type { PlanResult } from '../../core/plan/plan.js';
+import type { SemanticGraph } from '../../core/plan/semantic.js';
+
+export interface SceneExtras {
+  world: string;
+  picture: string | null;
+  /** Support-set size per node (latent graphs), when known. */
+  support?: ArrayLike<number>;
+  /** Bounds of the world; default: the nodes' bounding box with a margin. */
+  bounds?: GraphScene['bounds'];
+}
+
+/** Soft labels below this are not sent (the heat map cannot show them anyway). */
+const SOFT_FLOOR = 0.01;
+
+export function sceneOf(g: SemanticGraph, o: SceneExtras): GraphScene {
+  const n = g.ids.length;
+  const propositions = [...new Set([...g.soft.keys(), ...g.labels.flat()])].sort();
+  const nodes: SceneNode[] = [];
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let v = 0; v < n; v++) {
+    const x = g.positions[2 * v]!, y = g.positions[2 * v + 1]!;
+    const soft: Record<string, number> = {};
+    if (g.kinds[v] === 'cluster') {
+      for (const [p, arr] of g.soft) if (arr[v]! >= SOFT_FLOOR) soft[p] = Math.round(arr[v]! * 1000) / 1000;
+    }
+    const kind = g.kinds[v]!;
+    const node: SceneNode = {
+      id: g.ids[v]!, x: Number.isFinite(x) ? x : 0, y: Number.isFinite(y) ? y : 0, kind,
+      labels: [...g.labels[v]!], soft, support: o.support?.[v] ?? 0,
+    };
+    if (kind === 'anchor') node.anchorOf = /^anchor:(.+):\d+$/.exec(node.id)?.[1] ?? g.labels[v]![0] ?? '';
+    nodes.push(node);
+    minX = Math.min(minX, node.x); maxX = Math.max(maxX, node.x);
+    minY = Math.min(minY, node.y); maxY = Math.max(maxY, node.y);
+  }
+  const edges: [number, number, number][] = [];
+  for (let u = 0; u < n; u++) {
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
+      const v = g.outTo[e]!;
+      // Undirected graphs store each edge both ways; draw it once.
+      if (!g.directed && v < u) continue;
+      edges.push([u, v, Math.round(g.outW[e]! * 1000) / 1000]);
+    }
+  }
+  const margin = 0.5;
+  const bounds = o.bounds ?? (n === 0 ? { minX: 0, minY: 0, maxX: 1, maxY: 1 } : { minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin });
+  return { world: o.world, bounds, picture: o.picture, propositions, nodes, edges };
+}
+
+export function planView(r: PlanResult, g: SemanticGraph): PlanView {
+  if (r.status !== 'ok') {
+    return { status: 'infeasible', prefix: [], suffix: [], prefixStates: [], suffixStates: [], reason: { kind: r.reason.kind, message: r.reason.message } };
+  }
+  const pre = r.steps.slice(0, r.prefixLength);
+  const suf = r.steps.slice(r.prefixLength);
+  return {
+    status: 'ok',
+    prefix: pre.map((s) => g.ids[s.node]!),
+    suffix: suf.map((s) => g.ids[s.node]!),
+    prefixStates: pre.map((s) => s.state),
+    suffixStates: suf.map((s) => s.state),
+    cost: { ...r.cost },
+    certificate: r.certificate,
+  };
+}
+
+export function automatonView(a: BuchiAutomaton): AutomatonView {
+  const initial = new Set(a.initial);
+  return {
+    formula: a.formula,
+    states: a.states.map((s, id) => ({ id, initial: initial.has(id), accepting: s.accepting })),
+    edges: a.edges.map((e) => ({ from: e.from, to: e.to, guard: formatGuard(e.guard, a.aps) })),
+  };
+}
