@@ -6,8 +6,11 @@ export interface WorldInfo {
   id: string;
   title: string;
   kind: 'maze' | 'tabletop';
-  /** The regions file shipped for the world (relative to the app's assets), if any. */
+  /** The regions file shipped for the world (relative to the app's assets), if any, and its text. */
   regions: string | null;
+  regionsText: string | null;
+  /** An example specification over those regions. */
+  exampleSpec: string | null;
   /** The model bundles available for the world (directory names). */
   models: string[];
 }
@@ -51,6 +54,8 @@ export interface MissionRunRequest {
 
 export type MissionAction = 'pause' | 'resume' | 'stop' | 'estop';
 
+export type RunState = 'running' | 'paused' | 'escalated' | 'stopped' | 'estopped' | 'finished';
+
 export interface Escalation {
   id: string;
   message: string;
@@ -62,19 +67,21 @@ export interface Escalation {
 
 export type MissionEvent =
   | { topic: 'mission.tick'; run: string; t: number; x: number; y: number; states: number[]; labels: string[]; target: string | null }
-  | { topic: 'mission.state'; run: string; state: 'running' | 'paused' | 'escalated' | 'stopped' | 'estopped' | 'finished' }
+  | { topic: 'mission.state'; run: string; state: RunState }
   | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: Escalation }
-  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: number | null };
+  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null };
 
 export interface MissionApi {
   listWorlds(params?: Record<string, never>): Promise<WorldInfo[]>;
   /** Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable. */
   missionPlan(params: MissionPlanRequest): Promise<MissionPlanResult>;
   /** Starts executing a planned mission; progress arrives as mission.* events. */
-  missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: number | null }>;
-  missionControl(params: { run: string; action: MissionAction }): Promise<{ state: string }>;
+  missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
+  missionControl(params: { run: string; action: MissionAction }): Promise<{ state: RunState }>;
+  /** Stops every running mission at once (the emergency stop); resolves to the runs it stopped. */
+  emergencyStop(params?: Record<string, never>): Promise<{ stopped: string[] }>;
   /** The operator's answer to an escalation; recorded in the audit log with the reason. */
   escalationDecide(params: { run: string; escalation: string; decision: 'abort' | 'retry'; reason: string }): Promise<{ accepted: boolean }>;
 }
@@ -106,6 +113,7 @@ export const MISSION_PARAMS = {
       speed: { type: 'number', minimum: 0, maximum: 1_000_000 },
     },
   },
+  emergencyStop: { type: 'object', additionalProperties: false },
   missionControl: { type: 'object', required: ['run', 'action'], additionalProperties: false, properties: { run: ID, action: { enum: ['pause', 'resume', 'stop', 'estop'] } } },
   escalationDecide: {
     type: 'object', required: ['run', 'escalation', 'decision', 'reason'], additionalProperties: false,

@@ -1,10 +1,38 @@
-/** Operator-console handlers: worlds, planning a mission, running it under the operator's control. */
-import { existsSync, readdirSync } from 'node:fs';
+/**
+ * Operator-console handlers: the worlds, planning a mission (a cancellable job: backbone in a worker,
+ * augmentation, product search), running it under the operator's control with live events, the
+ * emergency stop, and the operator's decision on an escalation — all recorded in the audit log.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { MissionApi, WorldInfo } from '../contract.js';
+import { randomUUID } from 'node:crypto';
+import type { MissionApi, MissionPlanRequest, MissionPlanResult, MissionRunRequest, WorldInfo } from '../contract.js';
 import type { ApiContext } from '../context.js';
 import { fail } from '../failure.js';
-import { POINTMAZE_IDS } from '../../backends/mujoco/pointmaze.js';
+import { POINTMAZE_IDS, PointMazeSim, layoutOf } from '../../backends/mujoco/pointmaze.js';
+import { parseLtl } from '../../core/ltl/parser.js';
+import { translateFormula } from '../../core/ltl/translate.js';
+import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
+import type { Formula } from '../../core/ltl/ast.js';
+import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
+import { InputError, parseJson } from '../../core/input/json.js';
+import { type RegionSet, parseRegions } from '../../core/world/regions.js';
+import { cellAt, cellCenter, freeCells, isFree } from '../../core/world/maze.js';
+import { mazeSvg } from '../../core/world/svg.js';
+import { createRng } from '../../core/random/rng.js';
+import { DEFAULT_AUGMENT } from '../../core/graph/augment.js';
+import { DEFAULT_PLAN, type Method, type PlanResult, plan } from '../../core/plan/plan.js';
+import type { SemanticGraph } from '../../core/plan/semantic.js';
+import { DEFAULT_EXEC } from '../../core/exec/executor.js';
+import { augmentTask, type Backbone } from '../../services/plan/inputs.js';
+import { DEFAULT_MAX_STEPS, DEFAULT_REPLANS, type MissionAudit, runMission } from '../../services/exec/mission.js';
+import { AuditLog } from '../../services/audit/store.js';
+import { auditSink, missionRecorder, operatorName } from '../../services/audit/mission-recorder.js';
+import { BackboneCache } from '../../services/ui/backbone.js';
+import { RunControl } from '../../services/ui/run-control.js';
+import { automatonView, planView, sceneOf } from '../../services/ui/scene.js';
+import type { GraphScene } from '../contract.js';
+import { VERSION } from '../../version.js';
 
 function listDirs(dir: string): string[] {
   try {
@@ -14,26 +42,243 @@ function listDirs(dir: string): string[] {
   }
 }
 
+/** The README's mission, over the shipped medium-maze regions. */
+const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
+
 export function worldsOf(ctx: ApiContext): WorldInfo[] {
-  return POINTMAZE_IDS.map((id) => ({
-    id,
-    title: `Point maze (${id.replace('pointmaze-', '')})`,
-    kind: 'maze' as const,
-    regions: existsSync(path.join(ctx.assets, 'regions', `${id}.json`)) ? `regions/${id}.json` : null,
-    models: listDirs(path.join(ctx.assets, 'models')).filter((m) => m === id),
-  }));
+  return POINTMAZE_IDS.map((id) => {
+    const file = path.join(ctx.assets, 'regions', `${id}.json`);
+    const has = existsSync(file);
+    return {
+      id,
+      title: `Point maze (${id.replace('pointmaze-', '')})`,
+      kind: 'maze' as const,
+      regions: has ? `regions/${id}.json` : null,
+      regionsText: has ? readFileSync(file, 'utf8') : null,
+      exampleSpec: EXAMPLE_SPECS[id] ?? null,
+      models: listDirs(path.join(ctx.assets, 'models')).filter((m) => m === id),
+    };
+  });
+}
+
+/** The default navigate dataset of a console mission: big enough for a good graph, built in seconds. */
+export const CONSOLE_DATASET_STEPS = 100_000;
+
+interface Session {
+  readonly world: string;
+  readonly backbone: Backbone;
+  readonly graph: SemanticGraph;
+  readonly automaton: BuchiAutomaton;
+  readonly formula: Formula;
+  readonly regions: RegionSet;
+  readonly regionsText: string;
+  readonly start: [number, number];
+  readonly method: Method;
+  readonly lambda: number;
+  readonly k: number;
+  readonly seed: number;
+}
+
+/** The maze picture spans exactly these world bounds (cells are unit_m wide, centred on their positions). */
+function mazeScene(world: string, g: SemanticGraph, title: string): GraphScene {
+  const layout = layoutOf(world);
+  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const bounds = { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
+  return sceneOf(g, { world, picture: mazeSvg(layout, title), bounds });
+}
+
+function specError(e: unknown): never {
+  if (e instanceof LtlSyntaxError) throw fail('invalid-spec', `spec:${e.line}:${e.column}: ${e.detail}`, { line: e.line, column: e.column, path: '$.spec' });
+  if (e instanceof LtlBudgetError) throw fail('invalid-spec', `spec: ${e.message}`, { path: '$.spec' });
+  throw e;
 }
 
 export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Promise<void> } {
-  const todo = (): Promise<never> => Promise.reject(fail('not-implemented', 'not implemented yet'));
+  const backbones = new BackboneCache();
+  const sessions = new Map<string, Session>();
+  const runs = new Map<string, { control: RunControl; done: Promise<void> }>();
+  let audit: AuditLog | null = null;
+  const auditLog = (): AuditLog => {
+    if (audit === null) {
+      mkdirSync(path.dirname(ctx.auditFile), { recursive: true });
+      audit = AuditLog.open(ctx.auditFile);
+    }
+    return audit;
+  };
+
+  async function missionPlan(req: MissionPlanRequest): Promise<MissionPlanResult> {
+    const world = worldsOf(ctx).find((w) => w.id === req.world);
+    if (world === undefined) throw fail('invalid-params', `unknown world "${req.world}" (known: ${POINTMAZE_IDS.join(', ')})`, { path: '$.world' });
+    if (world.models.length === 0) throw fail('not-found', `no model bundle for ${req.world} in ${path.join(ctx.assets, 'models')}`, { path: '$.world' });
+    let formula: Formula, automaton: BuchiAutomaton;
+    try {
+      formula = parseLtl(req.spec);
+      automaton = translateFormula(formula).automaton;
+    } catch (e) {
+      specError(e);
+    }
+    let regions: RegionSet;
+    try {
+      regions = parseRegions(parseJson(req.regions, 'regions'), 'regions');
+    } catch (e) {
+      if (e instanceof InputError) throw fail('invalid-regions', `regions ${e.path}: ${e.detail}`, { path: e.path });
+      throw e;
+    }
+    const unknown = automaton.aps.filter((ap) => !regions.regions.some((r) => r.name === ap));
+    if (unknown.length > 0) throw fail('invalid-spec', `the spec mentions ${unknown.join(', ')}, which the regions do not define (they define ${regions.regions.map((r) => r.name).join(', ') || 'none'})`, { path: '$.spec' });
+    const task: RegionSet = { ...regions, regions: regions.regions.filter((r) => automaton.aps.includes(r.name)) };
+    const seed = req.seed ?? 0;
+    const rng = createRng(seed);
+    const layout = layoutOf(req.world);
+    const start: [number, number] = req.start ?? (() => {
+      const c = cellCenter(layout, rng.pick(freeCells(layout)));
+      return [c.x, c.y];
+    })();
+    const cell = cellAt(layout, start[0], start[1]);
+    if (cell === null || !isFree(layout, cell.i, cell.j)) {
+      throw fail('invalid-params', `start (${start[0]}, ${start[1]}) is ${cell === null ? `outside the ${req.world} maze` : `inside a wall (cell row ${cell.i}, column ${cell.j})`}`, { path: '$.start' });
+    }
+    return ctx.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
+      const backbone = await backbones.get(
+        { world: req.world, modelsDir: path.join(ctx.assets, 'models', world.models[0]!), steps: req.datasetSteps ?? CONSOLE_DATASET_STEPS, seed },
+        signal, progress,
+      ).catch((e: unknown) => {
+        if (signal.aborted) throw fail('cancelled', 'planning cancelled');
+        throw e;
+      });
+      progress('augmenting the graph', 0, 1);
+      let augmented;
+      try {
+        augmented = await augmentTask(backbone, task, start, DEFAULT_AUGMENT, rng, { regions: 'regions', start: 'start' });
+      } catch (e) {
+        if (e instanceof InputError) throw fail('invalid-params', `${e.file} ${e.path}: ${e.detail}`, { path: e.file === 'start' ? '$.start' : '$.regions' });
+        throw e;
+      }
+      if (signal.aborted) throw fail('cancelled', 'planning cancelled');
+      progress('product search', 0, 1);
+      const method: Method = req.method ?? 'sagas';
+      const lambda = req.lambda ?? DEFAULT_PLAN.lambda;
+      const k = req.k ?? DEFAULT_PLAN.k;
+      const t0 = performance.now();
+      const result: PlanResult = plan(augmented.graph, automaton, { ...DEFAULT_PLAN, method, lambda, k });
+      const planning_ms = performance.now() - t0;
+      const session = randomUUID();
+      sessions.set(session, { world: req.world, backbone, graph: augmented.graph, automaton, formula, regions: task, regionsText: req.regions, start, method, lambda, k, seed });
+      return {
+        session,
+        scene: mazeScene(req.world, augmented.graph, `${req.world}: ${automaton.formula}`),
+        plan: planView(result, augmented.graph),
+        automaton: automatonView(automaton),
+        planning_ms,
+        report: { anchors: augmented.report.nodes.anchors, unavailable: [...augmented.report.unavailable], nodes: augmented.graph.ids.length },
+      };
+    });
+  }
+
+  async function missionRun(req: MissionRunRequest): Promise<{ run: string; auditRun: string | null }> {
+    const s = sessions.get(req.session);
+    if (s === undefined) throw fail('not-found', `no planned mission ${req.session}: plan it first`, { path: '$.session' });
+    if ([...runs.values()].some((r) => r.control.active)) throw fail('busy', 'a mission is already running: stop it first');
+    const log = auditLog();
+    const b = s.backbone;
+    const replans = req.replans ?? DEFAULT_REPLANS;
+    const maxSteps = req.maxSteps ?? DEFAULT_MAX_STEPS;
+    const auditRun = await log.startRun({
+      world: s.world, backend: 'mujoco', operator: operatorName(), software: `witness ${VERSION} (console)`,
+      models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, graph: b.files.graph, dataset: b.artifact.dataset.sha256 },
+      spec: s.automaton.formula, regions: s.regionsText,
+      meta: { method: 'sagas-replan', start: s.start, seed: s.seed, maxSteps, replans, via: ctx.transport },
+    });
+    const recorder = missionRecorder(log, auditRun);
+    const run = randomUUID();
+    const control = new RunControl(run, (e) => ctx.bus.emit(e), req.speed ?? 0);
+    const progressKinds = new Set(['checkpoint', 'replan', 'escalation', 'operator_decision', 'failure_record']);
+    // The recorder gets everything; the console hears about the milestones.
+    const tee: MissionAudit = {
+      plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+      event: (kind, body, o) => {
+        recorder.event(kind, body, o);
+        if (progressKinds.has(kind) && !(kind === 'checkpoint' && (body as { kind?: string }).kind !== 'checkpoint')) {
+          control.event(o?.step ?? 0, kind, summary(kind, body));
+        }
+      },
+    };
+    control.replanned = (t, result, graph) => ctx.bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: mazeScene(s.world, graph, `${s.world}: ${s.automaton.formula}`) });
+    const sim = await PointMazeSim.create(s.world);
+    const H_TD = b.artifact.params.H_TD;
+    const done = (async () => {
+      try {
+        const r = await runMission(
+          { sim, models: b.models, graph: s.graph, automaton: s.automaton, formula: s.formula, regions: s.regions.regions, start: s.start, audit: tee, control },
+          { method: 'sagas-replan', lambda: s.lambda, k: s.k, tauSoft: DEFAULT_PLAN.tauSoft, exec: { ...DEFAULT_EXEC, H_TD, epsAnchor: H_TD / 2, epsWaypoint: H_TD / 2 }, maxSteps, replans, seed: s.seed },
+        );
+        control.finished();
+        await log.flush();
+        ctx.bus.emit({ topic: 'mission.end', run, success: r.success, failureMode: r.failureMode, message: r.message, steps: r.steps, auditRun });
+      } catch (e) {
+        control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
+        ctx.bus.emit({ topic: 'mission.end', run, success: false, failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun });
+      } finally {
+        sim.close();
+      }
+    })();
+    runs.set(run, { control, done });
+    // Stop decisions go to the log as they happen (the mission records its own escalations).
+    stopSinks.set(run, auditSink(log, auditRun));
+    return { run, auditRun };
+  }
+
+  const stopSinks = new Map<string, ReturnType<typeof auditSink>>();
+  const stopRun = (run: string, emergency: boolean): void => {
+    const r = runs.get(run);
+    if (r === undefined || !r.control.active) return;
+    const reason = emergency ? 'emergency stop by the operator' : 'stopped by the operator';
+    stopSinks.get(run)?.event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
+    r.control.stop(reason, emergency);
+  };
+
   return {
     api: {
       listWorlds: () => Promise.resolve(worldsOf(ctx)),
-      missionPlan: todo,
-      missionRun: todo,
-      missionControl: todo,
-      escalationDecide: todo,
+      missionPlan,
+      missionRun,
+      missionControl: ({ run, action }) => {
+        const r = runs.get(run);
+        if (r === undefined) return Promise.reject(fail('not-found', `no mission run ${run}`, { path: '$.run' }));
+        if (action === 'pause') r.control.pause();
+        else if (action === 'resume') r.control.resumeRun();
+        else stopRun(run, action === 'estop');
+        return Promise.resolve({ state: r.control.state });
+      },
+      emergencyStop: () => {
+        const stopped = [...runs.entries()].filter(([, r]) => r.control.active).map(([id]) => id);
+        for (const id of stopped) stopRun(id, true);
+        return Promise.resolve({ stopped });
+      },
+      escalationDecide: ({ run, escalation, decision, reason }) => {
+        const r = runs.get(run);
+        if (r === undefined) return Promise.reject(fail('not-found', `no mission run ${run}`, { path: '$.run' }));
+        if (reason.trim() === '') return Promise.reject(fail('invalid-params', 'a decision needs a reason', { path: '$.reason' }));
+        return Promise.resolve({ accepted: r.control.decide(escalation, decision, reason.trim()) });
+      },
     },
-    close: () => Promise.resolve(),
+    close: async () => {
+      for (const id of runs.keys()) stopRun(id, false);
+      await Promise.all([...runs.values()].map((r) => r.done));
+      await backbones.close();
+      await audit?.close();
+    },
   };
+}
+
+function summary(kind: string, body: unknown): string {
+  const b = (body ?? {}) as Record<string, unknown>;
+  switch (kind) {
+    case 'checkpoint': return `checkpoint ${String(b['node'])}`;
+    case 'failure_record': return `${String(b['kind'])}: ${String(b['rule'])}`;
+    case 'replan': return `replan ${String(b['replan'])} after ${String(b['trigger'])}`;
+    case 'escalation': return String(b['message']);
+    case 'operator_decision': return `operator: ${String(b['decision'])} — ${String(b['reason'])}`;
+    default: return kind;
+  }
 }

@@ -36,8 +36,8 @@ export interface MissionOptions {
 export const DEFAULT_MAX_STEPS = 8000;
 export const DEFAULT_REPLANS = 3;
 
-/** Table G.1's layers, plus the replanning outcomes. */
-export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable';
+/** Table G.1's layers, plus the replanning outcomes and an operator's stop. */
+export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped';
 
 export interface Disagreement {
   readonly t: number;
@@ -84,7 +84,21 @@ export interface MissionResult {
  */
 export interface MissionAudit {
   plan(t: number, trigger: string, doc: Record<string, unknown>, planning_ms: number): void;
-  event(kind: 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'evidence' | 'run_end', body: unknown, o?: { step?: number; failureLabel?: string }): void;
+  event(kind: 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence' | 'run_end', body: unknown, o?: { step?: number; failureLabel?: string }): void;
+}
+
+/**
+ * An operator in the loop (the console): sees every step before the robot moves, may hold it
+ * (pause), stop it, or answer an escalation. Without one, a mission runs unattended as in the
+ * benchmark.
+ */
+export interface MissionControl {
+  /** Before each step's action: resolves 'go', or 'stop' with the reason (stop, emergency stop). */
+  step(tick: { t: number; x: number; y: number; states: readonly number[]; labels: readonly string[]; target: string | null }): Promise<{ go: true } | { go: false; reason: string }>;
+  /** Past the replanning budget: 'retry' grants another R replans, 'abort' ends the mission as escalated. */
+  escalate(e: { message: string; failures: readonly FailureRecord[]; t: number }): Promise<{ decision: 'abort' | 'retry'; reason: string }>;
+  /** A new plan after a replan, for the views. */
+  replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
 }
 
 export interface MissionInput {
@@ -96,12 +110,14 @@ export interface MissionInput {
   readonly regions: readonly Region[];
   readonly start: readonly [number, number];
   readonly audit?: MissionAudit;
+  readonly control?: MissionControl;
 }
 
 export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
   const { sim, models, automaton, formula, regions } = input;
   const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
-  const replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  let replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  const control = input.control;
   const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
   const plans: PlanRecord[] = [];
   const events: ExecEvent[] = [];
@@ -122,8 +138,9 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(resume ? { resume } : {}) }), planning_ms);
     return r;
   };
-  const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'>, steps: number, exec: Executor | null): MissionResult => {
-    if (p.failureMode === 'escalated') audit?.event('escalation', { message: p.message, failures }, { step: steps });
+  const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'> & { escalationRecorded?: boolean }, steps: number, exec: Executor | null): MissionResult => {
+    const { escalationRecorded, ...result } = p;
+    if (p.failureMode === 'escalated' && escalationRecorded !== true) audit?.event('escalation', { message: p.message, failures }, { step: steps });
     const marks = exec?.marks;
     const T_pre = marks?.prefixDone ?? null;
     const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
@@ -133,7 +150,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return {
       executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
       plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
-      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...p,
+      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...result,
     };
   };
 
@@ -214,6 +231,15 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       audit?.event('failure_record', record, { step: t, failureLabel: record.kind });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
       if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
+      if (replans >= replanBudget && control !== undefined && o.method === 'sagas-replan') {
+        // An operator is there: the escalation goes to them, and the mission waits for the answer.
+        const message = `replanning budget R = ${replanBudget} exhausted at ${failure.kind} on ${failure.node}; escalating with ${failures.length} failure record(s)`;
+        audit?.event('escalation', { message, failures }, { step: t });
+        const d = await control.escalate({ message, failures, t });
+        audit?.event('operator_decision', { decision: d.decision, reason: d.reason, escalation: message }, { step: t });
+        if (d.decision === 'abort') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, escalationRecorded: true }, t + 1, exec);
+        replanBudget += Math.max(1, o.replans);
+      }
       if (replans >= replanBudget) {
         const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${failure.kind} at ${failure.node}: ${record.rule}`;
         return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message }, t + 1, exec);
@@ -225,10 +251,19 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
         return finish({ success: false, failureMode: 'escalated', message: `replan ${replans} found no plan: ${again.reason.message}` }, t + 1, exec);
       }
       audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: m.states, prefix_nodes: again.prefixLength }, { step: t });
+      control?.replanned?.(t, again, graph);
       current = again;
       exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
       times.push(performance.now() - t0);
       continue;
+    }
+    if (control !== undefined) {
+      const w = exec.position();
+      const c = await control.step({ t, x, y, states: m.states, labels: label, target: w.target.id });
+      if (!c.go) {
+        times.push(performance.now() - t0);
+        return finish({ success: false, failureMode: 'stopped', message: c.reason }, t + 1, exec);
+      }
     }
     const dir = r.direction!;
     const a = await models.act(obs, dir, 1);

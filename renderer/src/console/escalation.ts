@@ -1,0 +1,74 @@
+/**
+ * The escalation dialog: modal (nothing else can be clicked), cannot be dismissed with Esc or
+ * by clicking outside, and a decision needs a typed reason — both go to the audit log.
+ */
+import type { Escalation } from '../../../main/api/contract.js';
+import { type App, el } from '../app.js';
+import { errorText } from '../api.js';
+
+export interface EscalationDialog {
+  readonly element: HTMLDialogElement;
+  open(run: string, e: Escalation): void;
+  close(): void;
+}
+
+export function escalationDialog(app: App): EscalationDialog {
+  const message = el('p', { id: 'escalation-message', class: 'escalation-message' });
+  const failures = el('ol', { id: 'escalation-failures', class: 'failures' });
+  const reason = el('textarea', { id: 'escalation-reason', rows: '3', placeholder: 'Why? (required — recorded in the audit log)' });
+  const abort = el('button', { id: 'decide-abort', class: 'danger', disabled: '' }, 'Abort mission');
+  const retry = el('button', { id: 'decide-retry', disabled: '' }, 'Retry (grant another R replans)');
+  const err = el('div', { class: 'error', role: 'alert' });
+  const dialog = el('dialog', { id: 'escalation', 'aria-labelledby': 'escalation-title' },
+    el('h2', { id: 'escalation-title' }, 'The mission needs a decision'),
+    message, el('h4', {}, 'Failure records'), failures,
+    el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
+    err, el('div', { class: 'buttons' }, retry, abort));
+  let current: { run: string; escalation: Escalation } | null = null;
+
+  // Esc must not dismiss it (Esc is the emergency stop, which answers the escalation itself).
+  dialog.addEventListener('cancel', (e) => e.preventDefault());
+  const sync = (): void => {
+    const ok = reason.value.trim() !== '';
+    abort.disabled = !ok;
+    retry.disabled = !ok;
+  };
+  reason.addEventListener('input', sync);
+  const decide = (decision: 'abort' | 'retry'): void => {
+    if (current === null) return;
+    const c = current;
+    abort.disabled = retry.disabled = true;
+    app.api.escalationDecide({ run: c.run, escalation: c.escalation.id, decision, reason: reason.value.trim() }).then((r) => {
+      if (!r.accepted) err.textContent = 'This escalation was already answered or the mission ended.';
+      close();
+    }, (e: unknown) => {
+      err.textContent = errorText(e);
+      sync();
+    });
+  };
+  abort.addEventListener('click', () => decide('abort'));
+  retry.addEventListener('click', () => decide('retry'));
+
+  function close(): void {
+    current = null;
+    if (dialog.open) dialog.close();
+  }
+
+  return {
+    element: dialog,
+    open(run, escalation) {
+      current = { run, escalation };
+      message.textContent = escalation.message;
+      failures.replaceChildren(...escalation.failures.map((f) => {
+        const r = f as Record<string, unknown>;
+        return el('li', {}, `t=${String(r['t'])} ${String(r['kind'])} ${String(r['from'])} → ${String(r['to'])}: ${String(r['rule'])}`);
+      }));
+      reason.value = '';
+      err.textContent = '';
+      sync();
+      if (!dialog.open) dialog.showModal();
+      reason.focus();
+    },
+    close,
+  };
+}

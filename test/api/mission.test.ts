@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
+import type { ApiEvent, MissionEvent } from '../../main/api/contract.js';
+import { ApiFailure } from '../../main/api/failure.js';
+import { openAuditReadOnly } from '../../main/services/audit/store.js';
+
+const REGIONS = readFileSync(new URL('../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8');
+const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
+
+function setup(): { api: DirectApi; events: ApiEvent[]; audit: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-mission-'));
+  const audit = path.join(dir, 'audit.sqlite');
+  const api = createDirectApi({ workspace: dir, auditFile: audit });
+  const events: ApiEvent[] = [];
+  api.context.bus.subscribe((e) => events.push(e));
+  return { api, events, audit };
+}
+
+const code = async (p: Promise<unknown>): Promise<string | undefined> => {
+  try {
+    await p;
+    return undefined;
+  } catch (e) {
+    assert.ok(e instanceof ApiFailure, String(e));
+    return e.error.code;
+  }
+};
+
+function until<T extends MissionEvent['topic']>(events: ApiEvent[], topic: T, pred: (e: Extract<MissionEvent, { topic: T }>) => boolean = () => true, timeoutMs = 60_000): Promise<Extract<MissionEvent, { topic: T }>> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const poll = (): void => {
+      const hit = events.find((e): e is Extract<MissionEvent, { topic: T }> => e.topic === topic && pred(e as Extract<MissionEvent, { topic: T }>));
+      if (hit !== undefined) return resolve(hit);
+      if (Date.now() - t0 > timeoutMs) return reject(new Error(`no ${topic} event within ${timeoutMs} ms`));
+      setTimeout(poll, 20);
+    };
+    poll();
+  });
+}
+
+test('missionPlan refuses bad input precisely, before any long work', async () => {
+  const { api } = setup();
+  try {
+    const base = { job: 'j', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, datasetSteps: 20_000 };
+    assert.equal(await code(api.missionPlan({ ...base, world: 'mars' })), 'invalid-params');
+    assert.equal(await code(api.missionPlan({ ...base, spec: 'F (e1 &' })), 'invalid-spec');
+    assert.equal(await code(api.missionPlan({ ...base, spec: 'F kitchen' })), 'invalid-spec');
+    assert.equal(await code(api.missionPlan({ ...base, regions: '{"regions": [' })), 'invalid-regions');
+    assert.equal(await code(api.missionPlan({ ...base, start: [-100, -100] })), 'invalid-params'); // outside the maze
+    assert.equal(await code(api.missionPlan({ ...base, start: [-4, -4] })), 'invalid-params'); // the border wall
+    assert.equal(await code(api.missionRun({ session: 'nope' })), 'not-found');
+    assert.equal(await code(api.missionControl({ run: 'nope', action: 'pause' })), 'not-found');
+  } finally {
+    await api.close();
+  }
+});
+
+test('planning is a job with progress that the operator can cancel', async () => {
+  const { api, events } = setup();
+  try {
+    const p = api.missionPlan({ job: 'slow', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, datasetSteps: 1_000_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await api.cancelJob({ job: 'slow' }), { cancelled: true });
+    assert.equal(await code(p), 'cancelled');
+    const jobs = events.filter((e) => e.topic === 'job' && e.job === 'slow');
+    assert.ok(jobs.some((e) => e.topic === 'job' && e.state === 'running'));
+    const last = jobs.at(-1);
+    assert.ok(last?.topic === 'job' && last.state === 'cancelled', JSON.stringify(last));
+  } finally {
+    await api.close();
+  }
+});
+
+test('a console mission plans, runs with live ticks, escalates past R = 0 and records the operator’s decision', async () => {
+  const { api, events, audit } = setup();
+  try {
+    const planned = await api.missionPlan({ job: 'p1', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, start: [4, 20], datasetSteps: 50_000 });
+    assert.equal(planned.plan.status, 'ok');
+    assert.ok(planned.plan.prefix.length > 1 && planned.plan.suffix.length > 0);
+    assert.ok(planned.scene.nodes.length === planned.report.nodes && planned.scene.picture?.startsWith('<svg'));
+    assert.ok(planned.automaton.states.length > 0);
+    assert.ok(events.some((e) => e.topic === 'job' && e.job === 'p1' && e.state === 'done'));
+    const { run, auditRun } = await api.missionRun({ session: planned.session, replans: 0 });
+    assert.equal(await code(api.missionRun({ session: planned.session })), 'busy');
+    const esc = await until(events, 'mission.escalation', (e) => e.run === run);
+    assert.ok(events.some((e) => e.topic === 'mission.tick' && e.run === run));
+    assert.deepEqual((await api.missionControl({ run, action: 'pause' })).state, 'escalated');
+    assert.deepEqual(await api.escalationDecide({ run, escalation: 'wrong', decision: 'abort', reason: 'x' }), { accepted: false });
+    assert.deepEqual(await api.escalationDecide({ run, escalation: esc.escalation.id, decision: 'abort', reason: 'bumper hit the wall twice' }), { accepted: true });
+    const end = await until(events, 'mission.end', (e) => e.run === run);
+    assert.equal(end.success, false);
+    assert.equal(end.failureMode, 'escalated');
+    assert.match(end.message, /operator aborted: bumper hit the wall twice/);
+    const db = openAuditReadOnly(audit);
+    try {
+      const rows = db.prepare("SELECT kind, body FROM events WHERE run_id = ? AND kind IN ('escalation', 'operator_decision')").all(auditRun) as { kind: string; body: string }[];
+      assert.deepEqual(rows.map((r) => r.kind), ['escalation', 'operator_decision']);
+      assert.equal((JSON.parse(rows[1]!.body) as { reason: string }).reason, 'bumper hit the wall twice');
+    } finally {
+      db.close();
+    }
+  } finally {
+    await api.close();
+  }
+});
+
+test('pause holds the robot, resume continues, and the emergency stop ends the run and is recorded', async () => {
+  const { api, events, audit } = setup();
+  try {
+    const planned = await api.missionPlan({ job: 'p2', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, start: [4, 20], datasetSteps: 50_000 });
+    const { run, auditRun } = await api.missionRun({ session: planned.session, replans: 3, speed: 200 });
+    await until(events, 'mission.tick', (e) => e.run === run);
+    assert.equal((await api.missionControl({ run, action: 'pause' })).state, 'paused');
+    await new Promise((r) => setTimeout(r, 100));
+    const ticks = (): number => events.filter((e) => e.topic === 'mission.tick' && e.run === run).length;
+    const held = ticks();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(ticks() <= held + 1, 'no steps while paused');
+    assert.equal((await api.missionControl({ run, action: 'resume' })).state, 'running');
+    await until(events, 'mission.tick', (e) => e.run === run && events.filter((x) => x.topic === 'mission.tick').length > held + 3);
+    assert.deepEqual(await api.emergencyStop(), { stopped: [run] });
+    const end = await until(events, 'mission.end', (e) => e.run === run);
+    assert.equal(end.failureMode, 'stopped');
+    assert.match(end.message, /emergency stop/);
+    assert.ok(events.some((e) => e.topic === 'mission.state' && e.run === run && e.state === 'estopped'));
+    const db = openAuditReadOnly(audit);
+    try {
+      const d = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision'").get(auditRun) as { body: string };
+      assert.equal((JSON.parse(d.body) as { decision: string }).decision, 'estop');
+    } finally {
+      db.close();
+    }
+  } finally {
+    await api.close();
+  }
+});

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openAuditReadOnly } from '../../main/services/audit/store.js';
+import { type AppUnderTest, openApp } from './harness.js';
+
+async function plan(app: AppUnderTest, o: { spec?: string; steps?: string } = {}): Promise<void> {
+  const { page } = app;
+  await page.waitForSelector('#world option[value="pointmaze-medium"]', { state: 'attached' });
+  await page.selectOption('#world', 'pointmaze-medium');
+  if (o.spec !== undefined) await page.fill('#spec', o.spec);
+  await page.fill('#start', '4,20');
+  await page.fill('#dataset-steps', o.steps ?? '50000');
+  await page.click('#plan');
+}
+
+test('console: plan a mission, see it on the graph view and the automaton, run it, escalate and record the operator’s decision', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
+    assert.match(await page.inputValue('#regions'), /"regions"/);
+    await plan(app);
+    await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
+    assert.match((await page.textContent('#plan-summary')) ?? '', /prefix \d+ waypoints, suffix \d+/);
+    assert.ok(Number(await page.getAttribute('#mission-graph', 'data-nodes')) > 50);
+    assert.ok(Number(await page.getAttribute('#mission-automaton', 'data-states')) > 0);
+    await app.screenshot('console-planned');
+    await page.fill('#replans', '0');
+    await page.fill('#speed', '0');
+    await page.click('#run');
+    await page.waitForSelector('#escalation[open]', { timeout: 60_000 });
+    assert.equal(await page.textContent('#run-state'), 'escalated');
+    assert.match((await page.textContent('#escalation-message')) ?? '', /replanning budget R = 0 exhausted/);
+    assert.ok(await page.isDisabled('#decide-abort'), 'a decision needs a reason');
+    await page.fill('#escalation-reason', 'robot keeps timing out near c347; inspecting');
+    await app.screenshot('console-escalation');
+    await page.click('#decide-abort');
+    await page.waitForSelector('#escalation', { state: 'hidden' });
+    await page.waitForSelector('#mission-log li.failed');
+    assert.match((await page.textContent('#mission-log')) ?? '', /FAILED \(escalated\).*operator aborted: robot keeps timing out/);
+    assert.ok(((await page.getAttribute('#mission-graph', 'data-robot')) ?? '') !== '');
+    await app.screenshot('console-aborted');
+    const db = openAuditReadOnly(app.api.context.auditFile);
+    try {
+      const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];
+      assert.equal(d.length, 1);
+      assert.deepEqual(JSON.parse(d[0]!.body), { decision: 'abort', reason: 'robot keeps timing out near c347; inspecting', escalation: (JSON.parse(d[0]!.body) as { escalation: string }).escalation });
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
+
+test('console: pause and resume a run, the E-STOP key stops it, bad input and cancelled planning are reported', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await plan(app, { spec: 'F (e1 &' });
+    await page.waitForSelector('#mission-error:not(:empty)');
+    assert.match((await page.textContent('#mission-error')) ?? '', /spec:1:\d+/);
+    await plan(app, { spec: 'F e2 & G F e1 & G F e4 & G !e0', steps: '1000000' });
+    await page.waitForSelector('#jobs .job button.cancel');
+    await app.screenshot('console-planning-progress');
+    await page.click('#jobs .job button.cancel');
+    await page.waitForSelector('#status[data-kind="info"]');
+    assert.match((await page.textContent('#status')) ?? '', /cancelled/);
+    await plan(app);
+    await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
+    await page.fill('#speed', '100');
+    await page.click('#run');
+    await page.waitForSelector('#run-state[data-state="running"]');
+    await page.click('#pause');
+    await page.waitForSelector('#run-state[data-state="paused"]');
+    const live = await page.textContent('#run-live');
+    await page.waitForTimeout(300);
+    assert.equal(await page.textContent('#run-live'), live, 'the robot holds while paused');
+    await page.click('#pause');
+    await page.waitForSelector('#run-state[data-state="running"]');
+    await page.click('#spec'); // focus in a text field: the E-STOP key still works
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#run-state[data-state="estopped"]');
+    await page.waitForSelector('#mission-log li.failed');
+    assert.match((await page.textContent('#status')) ?? '', /E-STOP|emergency stop/);
+    await app.screenshot('console-estopped');
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
