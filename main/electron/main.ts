@@ -12,25 +12,19 @@ import { createDirectApi } from '../api/direct.js';
 import { createDispatcher } from '../api/dispatch.js';
 import { forwardEvents, registerIpc } from '../api/ipc.js';
 import { CONTENT_SECURITY_POLICY } from '../api/web/csp.js';
-
-const SCHEME = 'app';
-const ORIGIN = `${SCHEME}://witness`;
+import { APP_ORIGIN, APP_SCHEME, WEB_PREFERENCES, appFile, isAppUrl } from '../api/window-policy.js';
 const appRoot = app.getAppPath();
 const preloadPath = path.join(appRoot, 'dist', 'preload', 'index.js');
 const rendererRoot = path.join(appRoot, 'renderer', 'dist');
 
 protocol.registerSchemesAsPrivileged([
-  { scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
 
-const isAppUrl = (url: string): boolean => url === ORIGIN || url.startsWith(`${ORIGIN}/`);
-
 function serveApp(): void {
-  protocol.handle(SCHEME, async (request) => {
-    const url = new URL(request.url);
-    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
-    const file = path.resolve(rendererRoot, '.' + rel);
-    if (url.host !== 'witness' || !file.startsWith(rendererRoot + path.sep)) return new Response('forbidden', { status: 403 });
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = appFile(request.url, rendererRoot);
+    if (file === null) return new Response('forbidden', { status: 403 });
     const res = await net.fetch(pathToFileURL(file).href);
     const headers = new Headers(res.headers);
     headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
@@ -45,21 +39,10 @@ function createWindow(): BrowserWindow {
     height: 900,
     title: 'Witness',
     show: false,
-    webPreferences: {
-      preload: preloadPath,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      nodeIntegrationInSubFrames: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      spellcheck: false,
-    },
+    webPreferences: { preload: preloadPath, ...WEB_PREFERENCES },
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(`${ORIGIN}/index.html`);
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
 }
 

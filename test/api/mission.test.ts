@@ -48,6 +48,7 @@ test('missionPlan refuses bad input precisely, before any long work', async () =
   try {
     const base = { job: 'j', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, datasetSteps: 20_000 };
     assert.equal(await code(api.missionPlan({ ...base, world: 'mars' })), 'invalid-params');
+    assert.equal(await code(api.missionPlan({ ...base, models: 'pointmaze-giant' })), 'invalid-params');
     assert.equal(await code(api.missionPlan({ ...base, spec: 'F (e1 &' })), 'invalid-spec');
     assert.equal(await code(api.missionPlan({ ...base, spec: 'F kitchen' })), 'invalid-spec');
     assert.equal(await code(api.missionPlan({ ...base, regions: '{"regions": [' })), 'invalid-regions');

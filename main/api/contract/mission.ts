@@ -19,6 +19,8 @@ export interface MissionPlanRequest {
   /** A client-chosen id: progress events carry it and cancelJob takes it. */
   job: string;
   world: string;
+  /** The model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first). */
+  models?: string;
   spec: string;
   /** The regions file's text (JSON, docs/FORMATS.md). */
   regions: string;
@@ -93,7 +95,7 @@ export const MISSION_PARAMS = {
   missionPlan: {
     type: 'object', required: ['job', 'world', 'spec', 'regions'], additionalProperties: false,
     properties: {
-      job: ID, world: ID,
+      job: ID, world: ID, models: ID,
       spec: { type: 'string', minLength: 1, maxLength: 100_000 },
       regions: { type: 'string', minLength: 1, maxLength: 1_000_000 },
       start: { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 },

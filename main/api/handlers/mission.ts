@@ -110,6 +110,8 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
     const world = worldsOf(ctx).find((w) => w.id === req.world);
     if (world === undefined) throw fail('invalid-params', `unknown world "${req.world}" (known: ${POINTMAZE_IDS.join(', ')})`, { path: '$.world' });
     if (world.models.length === 0) throw fail('not-found', `no model bundle for ${req.world} in ${path.join(ctx.assets, 'models')}`, { path: '$.world' });
+    const bundle = req.models ?? world.models[0]!;
+    if (!world.models.includes(bundle)) throw fail('invalid-params', `unknown model bundle "${bundle}" for ${req.world} (available: ${world.models.join(', ')})`, { path: '$.models' });
     let formula: Formula, automaton: BuchiAutomaton;
     try {
       formula = parseLtl(req.spec);
@@ -140,7 +142,7 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
     }
     return ctx.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
       const backbone = await backbones.get(
-        { world: req.world, modelsDir: path.join(ctx.assets, 'models', world.models[0]!), steps: req.datasetSteps ?? CONSOLE_DATASET_STEPS, seed },
+        { world: req.world, modelsDir: path.join(ctx.assets, 'models', bundle), steps: req.datasetSteps ?? CONSOLE_DATASET_STEPS, seed },
         signal, progress,
       ).catch((e: unknown) => {
         if (signal.aborted) throw fail('cancelled', 'planning cancelled');

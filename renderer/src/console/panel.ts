@@ -40,6 +40,7 @@ export function missionPanel(): MissionPanel {
     mount(root, a) {
       app = a;
       const world = el('select', { id: 'world' });
+      const models = el('select', { id: 'models' });
       const spec = el('textarea', { id: 'spec', rows: '3', spellcheck: 'false' });
       const regions = el('textarea', { id: 'regions', rows: '6', spellcheck: 'false' });
       const start = el('input', { id: 'start', placeholder: 'x,y (m) — default: a free cell from the seed', value: '' });
@@ -64,7 +65,7 @@ export function missionPanel(): MissionPanel {
 
       root.append(el('div', { class: 'console' },
         el('aside', { class: 'controls' },
-          field('World', world), field('Specification (LTL)', spec), field('Regions (JSON)', regions),
+          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), field('Specification (LTL)', spec), field('Regions (JSON)', regions),
           el('div', { class: 'row' }, field('Start', start), field('Seed', seed)),
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
@@ -82,6 +83,7 @@ export function missionPanel(): MissionPanel {
       const chooseWorld = (id: string): void => {
         const w = worlds.get(id);
         if (w === undefined) return;
+        models.replaceChildren(...w.models.map((m) => el('option', { value: m }, m)));
         if (w.regionsText !== null) regions.value = w.regionsText;
         if (w.exampleSpec !== null && spec.value.trim() === '') spec.value = w.exampleSpec;
       };
@@ -137,7 +139,7 @@ export function missionPanel(): MissionPanel {
         planBtn.disabled = true;
         summary.textContent = 'Planning…';
         a.api.missionPlan({
-          job, world: world.value, spec: spec.value, regions: regions.value,
+          job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
           ...(s !== undefined ? { start: s } : {}),
           method: method.value as 'sagas' | 'lf-gas' | 'ga-gas', datasetSteps: Number(steps.value), seed: Number(seed.value),
         }).then((r) => {
