@@ -1,16 +1,15 @@
 /** `witness train …`: learning the reachability backbone from a dataset. */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
 import { Command } from 'commander';
 import { readDataset, datasetHash } from '../services/datasets/format.js';
-import { DEFAULT_EMBED, type Normalization, trainEmbedding } from '../services/training/embed-trainer.js';
+import { DEFAULT_EMBED, trainEmbedding } from '../services/training/embed-trainer.js';
 import { DEFAULT_POLICY, trainPolicy } from '../services/training/policy-trainer.js';
 import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/training/checkpoint.js';
+import { BundleError, bundleManifest, embedWithOnnx, readEmbedJson, writeBundle } from '../services/training/bundle.js';
 import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { MODEL_FILES, ModelError } from '../core/models/manifest.js';
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import ort from 'onnxruntime-node';
 import { CliError, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
 import { progressBar } from './progress.js';
@@ -101,82 +100,17 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
       });
       const policyBytes = policyOnnx(p.mlp, d.obsDim, meta.dims.latent);
       const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyBytes };
-      const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-      const manifest = {
-        format: 'witness-models', version: 1, world: d.worldId,
-        dims: { obs: d.obsDim, latent: meta.dims.latent, action: d.actDim }, H_TD: o.hTd,
-        normalization: meta.normalization,
-        training: { embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 } },
-        dataset: { sha256: datasetHash(d), file: basename(o.data) },
-        files: { 'embed.onnx': { sha256: sha(embedBytes) }, 'policy.onnx': { sha256: sha(policyBytes) } },
-      };
-      writeBundle(o.out, files, JSON.stringify(manifest, null, 2) + '\n');
+      const manifest = bundleManifest(d, basename(o.data), meta.dims.latent, o.hTd, meta.normalization, {
+        embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 },
+      }, files);
+      try {
+        writeBundle(o.out, files, manifest);
+      } catch (e) {
+        if (e instanceof BundleError) throw new CliError(`--out ${e.message}`);
+        throw e;
+      }
       io.out(`wrote ${o.out}: embed.onnx, policy.onnx, manifest.json (${o.steps} policy steps, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     }));
   return train;
 }
 
-interface EmbedJson {
-  readonly world: string;
-  readonly dims: { readonly obs: number; readonly latent: number };
-  readonly normalization: Normalization;
-  readonly training: Record<string, unknown>;
-}
-
-function readEmbedJson(file: string): EmbedJson {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new ModelError(file, 'json', e instanceof Error ? e.message : String(e));
-  }
-  const o = raw as Partial<EmbedJson>;
-  if (typeof o.world !== 'string') throw new ModelError(file, 'world', 'expected a world id');
-  if (!o.dims || !Number.isInteger(o.dims.latent) || !Number.isInteger(o.dims.obs)) throw new ModelError(file, 'dims', 'expected { obs, latent }');
-  if (!o.normalization || !Array.isArray(o.normalization.mean) || !Array.isArray(o.normalization.std)) throw new ModelError(file, 'normalization', 'expected { mean, std }');
-  return { world: o.world, dims: o.dims, normalization: o.normalization, training: o.training ?? {} };
-}
-
-/** ψ of the whole dataset through onnxruntime, so any embed.onnx with the contract's names works. */
-async function embedWithOnnx(bytes: Uint8Array, file: string, d: { observations: Float32Array; terminals: Uint8Array; obsDim: number }, norm: Normalization, latentDim: number): Promise<{ obs: Float32Array; latent: Float32Array; dim: number }> {
-  let s: ort.InferenceSession;
-  try {
-    s = await ort.InferenceSession.create(bytes);
-  } catch (e) {
-    throw new ModelError(file, 'onnx', `onnxruntime cannot load it: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const n = d.terminals.length, k = d.obsDim;
-  const obs = new Float32Array(n * k);
-  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
-  const latent = new Float32Array(n * latentDim);
-  const chunk = 16384;
-  for (let r = 0; r < n; r += chunk) {
-    const rows = Math.min(chunk, n - r);
-    const out = await s.run({ obs: new ort.Tensor('float32', obs.slice(r * k, (r + rows) * k), [rows, k]) });
-    const t = out['latent'];
-    if (!t || t.dims[1] !== latentDim) throw new ModelError(file, 'output latent', `expected [N, ${latentDim}]`);
-    latent.set(t.data as Float32Array, r * latentDim);
-  }
-  await s.release();
-  return { obs, latent, dim: latentDim };
-}
-
-/** Writes a bundle into a temporary sibling folder and renames it into place. */
-function writeBundle(out: string, files: Record<string, Uint8Array>, manifest: string): void {
-  // Only ever replace a folder that holds nothing but a bundle (never `--out .` with other files).
-  if (existsSync(out)) {
-    const extra = readdirSync(out).filter((f) => !['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'].includes(f));
-    if (extra.length > 0) throw new CliError(`--out ${out} exists and holds other files (${extra.slice(0, 3).join(', ')}); give a new or bundle-only folder`);
-  }
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(tmp, name), bytes);
-    writeFileSync(join(tmp, 'manifest.json'), manifest);
-    rmSync(out, { recursive: true, force: true });
-    renameSync(tmp, out);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}

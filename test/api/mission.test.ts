@@ -140,3 +140,28 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     await api.close();
   }
 });
+
+test('training a model bundle is a cancellable job whose bundle joins the world’s models', async () => {
+  const { api, events } = setup();
+  try {
+    const t0 = Date.now();
+    const r = await api.trainModels({ job: 't1', world: 'pointmaze-medium', name: 'tiny', datasetSteps: 2000, embedSteps: 3, policySteps: 3 });
+    const seconds = (Date.now() - t0) / 1000;
+    assert.equal(r.models, 'workspace/tiny');
+    const manifest = JSON.parse(readFileSync(path.join(r.dir, 'manifest.json'), 'utf8')) as { world: string; files: Record<string, unknown> };
+    assert.equal(manifest.world, 'pointmaze-medium');
+    assert.deepEqual(Object.keys(manifest.files).sort(), ['embed.onnx', 'policy.onnx']);
+    const medium = (await api.listWorlds()).find((w) => w.id === 'pointmaze-medium')!;
+    assert.deepEqual(medium.models, ['pointmaze-medium', 'workspace/tiny']);
+    assert.ok(events.some((e) => e.topic === 'job' && e.job === 't1' && e.state === 'done'), `trained in ${seconds} s`);
+    assert.equal(await code(api.trainModels({ job: 't2', world: 'pointmaze-medium', name: 'tiny' })), 'conflict');
+    assert.equal(await code(api.trainModels({ job: 't3', world: 'mars', name: 'x' })), 'invalid-params');
+    const slow = api.trainModels({ job: 't4', world: 'pointmaze-medium', name: 'slow', datasetSteps: 2000, embedSteps: 100_000, policySteps: 10 });
+    await new Promise((res) => setTimeout(res, 1500));
+    assert.deepEqual(await api.cancelJob({ job: 't4' }), { cancelled: true });
+    assert.equal(await code(slow), 'cancelled');
+    assert.deepEqual((await api.listWorlds()).find((w) => w.id === 'pointmaze-medium')!.models, ['pointmaze-medium', 'workspace/tiny']);
+  } finally {
+    await api.close();
+  }
+});

@@ -90,3 +90,28 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await app.close();
   }
 });
+
+test('console: train a model bundle from the UI with progress; it joins the world’s models', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await page.waitForSelector('#models option[value="pointmaze-medium"]', { state: 'attached' });
+    await page.click('#train-open');
+    await page.fill('#train-name', 'bad name!');
+    await page.click('#train-start');
+    assert.match((await page.textContent('#train-error')) ?? '', /Name: letters, digits/);
+    await page.fill('#train-name', 'tiny');
+    await page.fill('#train-dataset-steps', '2000');
+    await page.fill('#train-embed-steps', '3');
+    await page.fill('#train-policy-steps', '3');
+    await page.click('#train-start');
+    await page.waitForSelector('#jobs .job');
+    await app.screenshot('console-training');
+    await page.waitForSelector('#models option[value="workspace/tiny"]', { state: 'attached', timeout: 60_000 });
+    assert.equal(await page.inputValue('#models'), 'workspace/tiny');
+    assert.match((await page.textContent('#status')) ?? '', /Trained workspace\/tiny/);
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});

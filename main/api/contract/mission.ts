@@ -11,7 +11,7 @@ export interface WorldInfo {
   regionsText: string | null;
   /** An example specification over those regions. */
   exampleSpec: string | null;
-  /** The model bundles available for the world (directory names). */
+  /** The model bundles for the world: shipped ones by name, ones trained in the workspace as `workspace/<name>`. */
   models: string[];
 }
 
@@ -31,6 +31,17 @@ export interface MissionPlanRequest {
   k?: number;
   /** Transitions of the navigate dataset the backbone is built from. */
   datasetSteps?: number;
+  seed?: number;
+}
+
+export interface TrainModelsRequest {
+  job: string;
+  world: string;
+  /** Folder name under the workspace's models/ (letters, digits, '.', '_', '-'). */
+  name: string;
+  datasetSteps?: number;
+  embedSteps?: number;
+  policySteps?: number;
   seed?: number;
 }
 
@@ -82,6 +93,11 @@ export interface MissionApi {
   /** Starts executing a planned mission; progress arrives as mission.* events. */
   missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
   missionControl(params: { run: string; action: MissionAction }): Promise<{ state: RunState }>;
+  /**
+   * Trains a model bundle (ψ and π_low) for a world from a fresh navigate dataset into the
+   * workspace's models/<name>: a long job with progress, cancellable; resolves to its models id.
+   */
+  trainModels(params: TrainModelsRequest): Promise<{ models: string; dir: string }>;
   /** Stops every running mission at once (the emergency stop); resolves to the runs it stopped. */
   emergencyStop(params?: Record<string, never>): Promise<{ stopped: string[] }>;
   /** The operator's answer to an escalation; recorded in the audit log with the reason. */
@@ -116,6 +132,17 @@ export const MISSION_PARAMS = {
     },
   },
   emergencyStop: { type: 'object', additionalProperties: false },
+  trainModels: {
+    type: 'object', required: ['job', 'world', 'name'], additionalProperties: false,
+    properties: {
+      job: ID, world: ID,
+      name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+      datasetSteps: { type: 'integer', minimum: 1000, maximum: 5_000_000 },
+      embedSteps: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      policySteps: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      seed: { type: 'integer', minimum: 0 },
+    },
+  },
   missionControl: { type: 'object', required: ['run', 'action'], additionalProperties: false, properties: { run: ID, action: { enum: ['pause', 'resume', 'stop', 'estop'] } } },
   escalationDecide: {
     type: 'object', required: ['run', 'escalation', 'decision', 'reason'], additionalProperties: false,

@@ -3,10 +3,10 @@
  * augmentation, product search), running it under the operator's control with live events, the
  * emergency stop, and the operator's decision on an escalation — all recorded in the audit log.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { MissionApi, MissionPlanRequest, MissionPlanResult, MissionRunRequest, WorldInfo } from '../contract.js';
+import type { MissionApi, MissionPlanRequest, MissionPlanResult, MissionRunRequest, TrainModelsRequest, WorldInfo } from '../contract.js';
 import type { ApiContext } from '../context.js';
 import { fail } from '../failure.js';
 import { POINTMAZE_IDS, PointMazeSim, layoutOf } from '../../backends/mujoco/pointmaze.js';
@@ -30,6 +30,10 @@ import { AuditLog } from '../../services/audit/store.js';
 import { auditSink, missionRecorder, operatorName } from '../../services/audit/mission-recorder.js';
 import { BackboneCache } from '../../services/ui/backbone.js';
 import { RunControl } from '../../services/ui/run-control.js';
+import { inWorker } from '../../services/ui/worker.js';
+import type { TrainJob } from '../../services/ui/train-worker.js';
+import { DEFAULT_EMBED } from '../../services/training/embed-trainer.js';
+import { DEFAULT_POLICY } from '../../services/training/policy-trainer.js';
 import { automatonView, planView, sceneOf } from '../../services/ui/scene.js';
 import type { GraphScene } from '../contract.js';
 import { VERSION } from '../../version.js';
@@ -45,7 +49,28 @@ function listDirs(dir: string): string[] {
 /** The README's mission, over the shipped medium-maze regions. */
 const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
 
+/** Bundles trained in the workspace (models/<name>/manifest.json), by world. */
+function workspaceBundles(ctx: ApiContext): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const dir = path.join(ctx.workspace, 'models');
+  for (const name of listDirs(dir)) {
+    try {
+      const m = JSON.parse(readFileSync(path.join(dir, name, 'manifest.json'), 'utf8')) as { world?: unknown };
+      if (typeof m.world === 'string') out.set(m.world, [...(out.get(m.world) ?? []), `workspace/${name}`]);
+    } catch {
+      /* not a bundle */
+    }
+  }
+  return out;
+}
+
+/** Where a models id of WorldInfo.models lives. */
+export function modelsDir(ctx: ApiContext, id: string): string {
+  return id.startsWith('workspace/') ? path.join(ctx.workspace, 'models', id.slice('workspace/'.length)) : path.join(ctx.assets, 'models', id);
+}
+
 export function worldsOf(ctx: ApiContext): WorldInfo[] {
+  const trained = workspaceBundles(ctx);
   return POINTMAZE_IDS.map((id) => {
     const file = path.join(ctx.assets, 'regions', `${id}.json`);
     const has = existsSync(file);
@@ -56,7 +81,7 @@ export function worldsOf(ctx: ApiContext): WorldInfo[] {
       regions: has ? `regions/${id}.json` : null,
       regionsText: has ? readFileSync(file, 'utf8') : null,
       exampleSpec: EXAMPLE_SPECS[id] ?? null,
-      models: listDirs(path.join(ctx.assets, 'models')).filter((m) => m === id),
+      models: [...listDirs(path.join(ctx.assets, 'models')).filter((m) => m === id), ...(trained.get(id) ?? [])],
     };
   });
 }
@@ -142,7 +167,7 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
     }
     return ctx.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
       const backbone = await backbones.get(
-        { world: req.world, modelsDir: path.join(ctx.assets, 'models', bundle), steps: req.datasetSteps ?? CONSOLE_DATASET_STEPS, seed },
+        { world: req.world, modelsDir: modelsDir(ctx, bundle), steps: req.datasetSteps ?? CONSOLE_DATASET_STEPS, seed },
         signal, progress,
       ).catch((e: unknown) => {
         if (signal.aborted) throw fail('cancelled', 'planning cancelled');
@@ -239,9 +264,32 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
     r.control.stop(reason, emergency);
   };
 
+  async function trainModels(req: TrainModelsRequest): Promise<{ models: string; dir: string }> {
+    if (!(POINTMAZE_IDS as readonly string[]).includes(req.world)) throw fail('invalid-params', `unknown world "${req.world}" (known: ${POINTMAZE_IDS.join(', ')})`, { path: '$.world' });
+    const out = path.join(ctx.workspace, 'models', req.name);
+    if (existsSync(out)) throw fail('conflict', `${out} already exists: choose another name`, { path: '$.name' });
+    mkdirSync(path.dirname(out), { recursive: true });
+    const job: TrainJob = {
+      world: req.world, out, datasetSteps: req.datasetSteps ?? 100_000, seed: req.seed ?? 0,
+      embedSteps: req.embedSteps ?? DEFAULT_EMBED.steps, policySteps: req.policySteps ?? DEFAULT_POLICY.steps,
+    };
+    return ctx.jobs.run(req.job, `Training models ${req.name}`, async (signal, progress) => {
+      try {
+        await inWorker(new URL('../../services/ui/train-worker.js', import.meta.url), job, signal, progress);
+      } catch (e) {
+        // A cancelled job may leave the bundle's temporary folder; never a half-written bundle.
+        for (const f of listDirs(path.dirname(out))) if (f.startsWith(`.${req.name}.tmp-`)) rmSync(path.join(path.dirname(out), f), { recursive: true, force: true });
+        if (signal.aborted) throw fail('cancelled', 'training cancelled');
+        throw e;
+      }
+      return { models: `workspace/${req.name}`, dir: out };
+    });
+  }
+
   return {
     api: {
       listWorlds: () => Promise.resolve(worldsOf(ctx)),
+      trainModels,
       missionPlan,
       missionRun,
       missionControl: ({ run, action }) => {

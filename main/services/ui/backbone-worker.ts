@@ -9,6 +9,9 @@ import { DEFAULT_GRAPH } from '../../core/graph/build.js';
 import { PointMazeSim } from '../../backends/mujoco/pointmaze.js';
 import { loadModels } from '../models/bundle.js';
 import { buildArtifact } from '../graph/build-artifact.js';
+import type { GraphArtifact } from '../graph/store.js';
+import type { Dataset } from '../../core/data/dataset.js';
+import type { WorkerMessage } from './worker.js';
 
 export interface BackboneJob {
   world: string;
@@ -17,13 +20,8 @@ export interface BackboneJob {
   seed: number;
 }
 
-export type BackboneMessage =
-  | { kind: 'progress'; phase: string; done: number; total: number }
-  | { kind: 'done'; artifact: unknown; dataset: unknown }
-  | { kind: 'error'; message: string };
-
 const job = workerData as BackboneJob;
-const post = (m: BackboneMessage): void => parentPort!.postMessage(m);
+const post = (m: WorkerMessage<{ artifact: GraphArtifact; dataset: Dataset }>): void => parentPort!.postMessage(m);
 
 try {
   const sim = await PointMazeSim.create(job.world);
@@ -36,7 +34,7 @@ try {
   const models = await loadModels(job.modelsDir, { expectWorld: job.world });
   try {
     const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold, (done, total) => post({ kind: 'progress', phase: 'building the latent graph', done, total }));
-    post({ kind: 'done', artifact, dataset });
+    post({ kind: 'done', result: { artifact, dataset } });
   } finally {
     await models.close();
   }

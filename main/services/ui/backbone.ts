@@ -2,41 +2,18 @@
  * The backbone a console mission plans on: built in a worker thread (cancellable, with progress)
  * and kept for the session, so planning a second mission in the same world is immediate.
  */
-import { Worker } from 'node:worker_threads';
 import type { Dataset } from '../../core/data/dataset.js';
 import type { GraphArtifact } from '../graph/store.js';
 import { loadModels } from '../models/bundle.js';
 import type { Backbone } from '../plan/inputs.js';
-import type { BackboneJob, BackboneMessage } from './backbone-worker.js';
+import type { BackboneJob } from './backbone-worker.js';
+import { inWorker } from './worker.js';
 
 export type BackboneProgress = (phase: string, done: number, total: number) => void;
 
 /** Builds dataset and graph off the event loop; rejects with 'cancelled' when the signal aborts. */
 export function buildInWorker(job: BackboneJob, signal: AbortSignal, progress: BackboneProgress): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('cancelled'));
-    const worker = new Worker(new URL('./backbone-worker.js', import.meta.url), { workerData: job });
-    let settled = false;
-    const settle = (f: () => void): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      f();
-    };
-    const onAbort = (): void => settle(() => {
-      void worker.terminate();
-      reject(new Error('cancelled'));
-    });
-    signal.addEventListener('abort', onAbort);
-    worker.on('message', (m: BackboneMessage) => {
-      if (m.kind === 'progress') progress(m.phase, m.done, m.total);
-      else if (m.kind === 'done') settle(() => resolve({ artifact: m.artifact as GraphArtifact, dataset: m.dataset as Dataset }));
-      else settle(() => reject(new Error(m.message)));
-      if (m.kind !== 'progress') void worker.terminate();
-    });
-    worker.on('error', (e) => settle(() => reject(e)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the backbone worker exited (code ${code})`))));
-  });
+  return inWorker(new URL('./backbone-worker.js', import.meta.url), job, signal, progress);
 }
 
 /** Backbones by world, dataset size and seed, built once per session. */

@@ -9,6 +9,7 @@ import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
 import { escalationDialog } from './escalation.js';
+import { trainDialog } from './train.js';
 
 export interface MissionPanel extends Panel {
   emergencyStop(): Promise<string>;
@@ -41,6 +42,7 @@ export function missionPanel(): MissionPanel {
       app = a;
       const world = el('select', { id: 'world' });
       const models = el('select', { id: 'models' });
+      const trainBtn = el('button', { id: 'train-open', title: 'Train a model bundle for this world' }, 'Train models…');
       const spec = el('textarea', { id: 'spec', rows: '3', spellcheck: 'false' });
       const regions = el('textarea', { id: 'regions', rows: '6', spellcheck: 'false' });
       const start = el('input', { id: 'start', placeholder: 'x,y (m) — default: a free cell from the seed', value: '' });
@@ -62,10 +64,16 @@ export function missionPanel(): MissionPanel {
       const autoRoot = el('div', { id: 'mission-automaton', class: 'automaton' });
       const heat = el('select', { id: 'mission-heat' }, el('option', { value: '' }, 'no heat map'));
       const dialog = escalationDialog(a);
+      const training = trainDialog(a, (w, m) => {
+        void loadWorlds(false).then(() => {
+          if (world.value === w) models.value = m;
+        });
+      });
+      trainBtn.addEventListener('click', () => training.open(world.value));
 
       root.append(el('div', { class: 'console' },
         el('aside', { class: 'controls' },
-          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), field('Specification (LTL)', spec), field('Regions (JSON)', regions),
+          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), field('Regions (JSON)', regions),
           el('div', { class: 'row' }, field('Start', start), field('Seed', seed)),
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
@@ -73,28 +81,36 @@ export function missionPanel(): MissionPanel {
           errors, summary),
         el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot),
         el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), log),
-      ), dialog.element);
+      ), dialog.element, training.element);
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
 
       const worlds = new Map<string, WorldInfo>();
-      const chooseWorld = (id: string): void => {
+      /** `fill`: also load the world's regions and example spec (not when only the models list changed). */
+      const chooseWorld = (id: string, fill = true): void => {
         const w = worlds.get(id);
         if (w === undefined) return;
         models.replaceChildren(...w.models.map((m) => el('option', { value: m }, m)));
+        if (!fill) return;
         if (w.regionsText !== null) regions.value = w.regionsText;
         if (w.exampleSpec !== null && spec.value.trim() === '') spec.value = w.exampleSpec;
       };
       world.addEventListener('change', () => chooseWorld(world.value));
-      void a.api.listWorlds().then((ws) => {
+      const loadWorlds = (fill: boolean): Promise<void> => a.api.listWorlds().then((ws) => {
+        const chosen = world.value;
+        world.replaceChildren();
         for (const w of ws) {
           worlds.set(w.id, w);
-          world.append(el('option', { value: w.id, ...(w.models.length === 0 ? { disabled: '' } : {}) }, `${w.title}${w.models.length === 0 ? ' (no models)' : ''}`));
+          world.append(el('option', { value: w.id }, `${w.title}${w.models.length === 0 ? ' (no models: train some)' : ''}`));
         }
-        chooseWorld(world.value);
+        if (chosen !== '') world.value = chosen;
+        const keep = models.value;
+        chooseWorld(world.value, fill);
+        if (keep !== '' && [...models.options].some((o) => o.value === keep)) models.value = keep;
       }, (e: unknown) => { errors.textContent = errorText(e); });
+      void loadWorlds(true);
 
       a.onMessage((m) => {
         if (m.kind === 'use-spec') {
