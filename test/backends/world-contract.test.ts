@@ -1,9 +1,16 @@
-// The world contract (world-contract.ts) against every world: the MuJoCo tabletop and point maze.
+// The world contract (world-contract.ts) against every world: the MuJoCo tabletop and point maze
+// always, a ROS 2 robot or simulator where ROS_DISTRO is set (real rclnodejs; the configuration
+// from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the reason otherwise.
 import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
 import { PointMazeWorld } from '../../main/backends/mujoco/pointmaze.js';
 import type { SensorReading } from '../../main/backends/world.js';
+import { readRos2Config } from '../../main/backends/ros2/config.js';
+import { openRos2World } from '../../main/backends/ros2/world.js';
 import { type ContractWorld, worldContract } from './world-contract.js';
+import { ros2ContractWorld } from './ros2/contract-adapter.js';
 
 worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
   const w = await TabletopWorld.create();
@@ -56,3 +63,7 @@ worldContract('MuJoCo point maze', async (): Promise<ContractWorld> => {
     close: () => w.close(),
   };
 });
+
+const ros2Config = process.env['WITNESS_ROS2_CONFIG'] ?? fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
+worldContract(`ROS 2, ${basename(ros2Config)}`, async () => ros2ContractWorld(await openRos2World(readRos2Config(ros2Config))),
+  process.env['ROS_DISTRO'] ? {} : { skip: 'ROS_DISTRO is not set: source /opt/ros/<distro>/setup.bash to run the ROS 2 contract suite' });
