@@ -11,6 +11,7 @@ const CHANNELS = Object.freeze({
   ltlTranslate: 'witness:ltl-translate',
   planGraph: 'witness:plan-graph',
   version: 'witness:version',
+  ros2Status: 'witness:ros2-status',
 } as const satisfies ApiChannels);
 
 const KNOWN_CHANNELS: ReadonlySet<string> = new Set<string>(Object.values(CHANNELS));
@@ -30,6 +31,7 @@ const api: WitnessApi = {
   ltlTranslate: (request) => invoke('ltlTranslate', request),
   planGraph: (request) => invoke('planGraph', request),
   version: () => invoke('version'),
+  ros2Status: () => invoke('ros2Status'),
 };
 
 contextBridge.exposeInMainWorld('witness', api);

@@ -47,6 +47,14 @@ export type PlanGraphResponse =
   | { ok: true; plan: PlanDocument }
   | { ok: false; error: ApiError };
 
+/**
+ * Whether the ROS 2 backend can be used in this process: the distribution and rclnodejs version, or
+ * exactly what is missing (ROS 2 not sourced, rclnodejs not installed or not loading) and the fix.
+ */
+export type Ros2Status =
+  | { available: true; distro: string; version: string | null; notes: string[] }
+  | { available: false; problem: string; message: string; fix: string };
+
 export interface WitnessApi {
   /** Plans a mission on a labelled graph (SAGAS or a baseline); infeasibility is a plan document, not an error. */
   planGraph(request: PlanGraphRequest): Promise<PlanGraphResponse>;
@@ -54,6 +62,8 @@ export interface WitnessApi {
   ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse>;
   /** The application version (package.json "version"). */
   version(): Promise<string>;
+  /** ROS 2 availability; loads rclnodejs on the first call only (the app starts without it). */
+  ros2Status(): Promise<Ros2Status>;
 }
 
 export type ApiMethod = keyof WitnessApi;
@@ -63,6 +73,7 @@ export const API_CHANNELS = Object.freeze({
   ltlTranslate: 'witness:ltl-translate',
   planGraph: 'witness:plan-graph',
   version: 'witness:version',
+  ros2Status: 'witness:ros2-status',
 } as const satisfies Record<ApiMethod, `witness:${string}`>);
 
 export type ApiChannels = typeof API_CHANNELS;

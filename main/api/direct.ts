@@ -2,7 +2,7 @@
  * The API served by direct calls: the implementation every transport (IPC, WebSocket, CLI) wraps.
  * Inputs cross a process boundary on the other transports, so each request is checked here.
  */
-import type { ApiError, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse, WitnessApi } from './contract.js';
+import type { ApiError, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse, Ros2Status, WitnessApi } from './contract.js';
 import { labelledGraph } from '../core/plan/labelled-graph.js';
 import { DEFAULT_PLAN, METHODS, type Method, PlanBudgetError, deadline, plan } from '../core/plan/plan.js';
 import { planDocument } from '../core/plan/document.js';
@@ -12,6 +12,7 @@ import { translateFormula } from '../core/ltl/translate.js';
 import { formatAutomaton } from '../core/ltl/formats.js';
 import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
 import { VERSION } from '../version.js';
+import { type LoaderDeps, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
 
 const FORMATS = new Set(['hoa', 'json', 'dot']);
 
@@ -53,7 +54,15 @@ function planGraph(request: PlanGraphRequest): PlanGraphResponse {
   }
 }
 
-export function createDirectApi(): WitnessApi {
+/** ROS 2 availability without keeping the module: the status is all the caller asked for. */
+async function ros2Status(deps?: LoaderDeps): Promise<Ros2Status> {
+  const a = await loadRclnodejs(deps);
+  return a.ok
+    ? { available: true, distro: a.distro, version: a.version, notes: [...a.notes] }
+    : { available: false, problem: a.problem, message: a.message, fix: a.fix };
+}
+
+export function createDirectApi(o: { readonly ros2?: LoaderDeps } = {}): WitnessApi {
   return {
     ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse> {
       const r: unknown = request;
@@ -72,5 +81,6 @@ export function createDirectApi(): WitnessApi {
     },
     planGraph: (request) => Promise.resolve(planGraph(request)),
     version: () => Promise.resolve(VERSION),
+    ros2Status: () => ros2Status(o.ros2),
   };
 }

@@ -13,6 +13,7 @@ import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
 import { auditCommand } from './audit.js';
 import { labCommand } from './lab.js';
+import { ros2Command } from './ros2.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -42,6 +43,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(auditCommand(io, setExit));
   program.addCommand(labCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
+  program.addCommand(ros2Command(io, setExit));
   configure(program, io);
   return program;
 }
