@@ -286,7 +286,9 @@ export class Ros2World implements World, ToolWorld {
   /** A robot is not reset to a seed: reset calls the configured reset service (a simulator's), then waits until every sensor and the pose are fresh. */
   reset(options: ResetOptions): Promise<StepResult> {
     const id = this.config.id;
-    return guardCall(id, 'reset', { timeout_s: options.timeout_s ?? this.config.connect_timeout_s + (this.config.reset?.timeout_s ?? 0), ...(options.signal ? { signal: options.signal } : {}) }, async () => {
+    // By default a little longer than the waits inside, so that their more precise errors win.
+    const timeout_s = options.timeout_s ?? this.config.connect_timeout_s + (this.config.reset?.timeout_s ?? 0) + 1;
+    return guardCall(id, 'reset', { timeout_s, ...(options.signal ? { signal: options.signal } : {}) }, async () => {
       if (options.initialState !== undefined) throw new WorldError('invalid-input', id, 'a ROS 2 world starts where the robot is; initialState is not supported');
       this.ensureOpen();
       const r = this.config.reset;
@@ -351,8 +353,11 @@ export class Ros2World implements World, ToolWorld {
     this.life.abort(new WorldError('closed', this.config.id, 'the world was closed during the call'));
     await Promise.allSettled([...this.inflight]);
     try {
-      for (const a of this.actions.values()) a.destroy();
-      this.node.destroy();
+      // After a shutdown (Ctrl-C) rclnodejs has destroyed the node and its entities already.
+      if (!this.rcl.isShutdown()) {
+        for (const a of this.actions.values()) a.destroy();
+        this.node.destroy();
+      }
     } finally {
       release(this.rcl);
     }

@@ -203,6 +203,9 @@ test('services: a response, a reported failure, no server, and a timeout that sa
 });
 
 test('reset waits for fresh data (disconnected past the bound) and calls the reset service; step lets time pass and takes no action', async () => {
+  const plain = await rig(sample(), { clock: false });
+  await assert.rejects(plain.world.reset({ seed: 0 }), isWorldError('disconnected', /not ready within 0\.3 s/));
+  await plain.world.close();
   const r = await rig(sample({ reset: { service: '/reset_world', type: 'std_srvs/srv/Empty', timeout_s: 1 } }), { clock: false });
   try {
     r.fake.serviceServers.set('/reset_world', { handle: () => ({}) });
