@@ -36,9 +36,18 @@ if (!electronVersion) {
   process.exit(0);
 }
 
-const present = NATIVE_MODULES.filter((name) => installedVersion(name) !== null);
+let present = NATIVE_MODULES.filter((name) => installedVersion(name) !== null);
+// rclnodejs compiles against the ROS 2 libraries of the sourced distribution (its build reads
+// AMENT_PREFIX_PATH), so without a sourced ROS 2 its rebuild can only fail: skip it, and say how.
+if (present.includes('rclnodejs') && !process.env.ROS_DISTRO) {
+  console.log(
+    'native/rebuild: skipping rclnodejs: ROS 2 is not sourced. Run `source /opt/ros/<distro>/setup.bash` ' +
+      '(humble or jazzy) and this script again to rebuild it for Electron.',
+  );
+  present = present.filter((name) => name !== 'rclnodejs');
+}
 if (present.length === 0) {
-  console.log(`native/rebuild: none of ${NATIVE_MODULES.join(', ')} is installed; nothing to do.`);
+  console.log(`native/rebuild: none of ${NATIVE_MODULES.join(', ')} is installed (or buildable here); nothing to do.`);
   process.exit(0);
 }
 

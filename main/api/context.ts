@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { EventBus } from './events.js';
 import { Jobs } from './jobs.js';
 import { defaultAuditFile } from '../services/audit/mission-recorder.js';
+import type { LoaderDeps } from '../backends/ros2/rclnodejs-loader.js';
 
 export interface ApiContext {
   readonly transport: 'electron' | 'web' | 'direct';
@@ -16,6 +17,8 @@ export interface ApiContext {
   readonly assets: string;
   readonly bus: EventBus;
   readonly jobs: Jobs;
+  /** How rclnodejs is found (tests substitute the environment and the importer). */
+  readonly ros2?: LoaderDeps;
 }
 
 export interface ContextOptions {
@@ -23,6 +26,7 @@ export interface ContextOptions {
   workspace?: string;
   auditFile?: string;
   bus?: EventBus;
+  ros2?: LoaderDeps;
 }
 
 export const ASSETS_DIR = fileURLToPath(new URL('../../../assets', import.meta.url));
@@ -36,5 +40,6 @@ export function createContext(o: ContextOptions = {}): ApiContext {
     assets: ASSETS_DIR,
     bus,
     jobs: new Jobs(bus),
+    ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The interface every world implements: the embedded MuJoCo simulator today, a ROS 2 robot later,
- * the tabletop of the control loop after that. It is asynchronous and fallible on purpose: a real
+ * The interface every world implements: the embedded MuJoCo simulators (point mazes, the tabletop)
+ * and ROS 2 robots or simulators (backends/ros2). It is asynchronous and fallible on purpose: a real
  * robot times out, is cancelled and fails, so every call can reject with a WorldError saying which.
  */
 
@@ -74,11 +74,16 @@ export interface World {
   close(): Promise<void>;
 }
 
-export type WorldErrorKind = 'timeout' | 'cancelled' | 'failed' | 'invalid-input' | 'closed' | 'not-found';
+/**
+ * Why a call failed. `rejected` and `aborted` are a robot's goal refused or given up by its server;
+ * `disconnected` is a robot that stopped answering (no fresh sensor data, a shut-down middleware),
+ * as opposed to `closed`, a world this process closed itself.
+ */
+export type WorldErrorKind = 'timeout' | 'cancelled' | 'failed' | 'invalid-input' | 'closed' | 'not-found' | 'rejected' | 'aborted' | 'disconnected';
 
 export class WorldError extends Error {
   override readonly name = 'WorldError';
-  constructor(readonly kind: WorldErrorKind, readonly world: string, detail: string) {
+  constructor(readonly kind: WorldErrorKind, readonly world: string, readonly detail: string) {
     super(`${world}: ${kind}: ${detail}`);
   }
 }
@@ -104,5 +109,40 @@ export async function guardCall<T>(world: string, what: string, options: CallOpt
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Runs work that stops when told: its signal is aborted on the caller's timeout or abort, and the
+ * call rejects with WorldError 'timeout' or 'cancelled' only once the work has settled, so the world
+ * is quiescent (the skill stopped, the goal cancelled) when the caller observes it next. A
+ * WorldError of the same kind thrown by the work itself wins, since it knows more (how the stop went).
+ */
+export async function runStoppable<T>(world: string, what: string, options: CallOptions | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const outer = options?.signal;
+  // An abort whose reason is a WorldError (a world closing under the call) reports that error.
+  const abortError = (fallback: string): WorldError => (outer?.reason instanceof WorldError ? outer.reason : new WorldError('cancelled', world, fallback));
+  if (outer?.aborted) throw abortError(`${what} cancelled before it started`);
+  const inner = new AbortController();
+  let reason: WorldError | undefined;
+  const stop = (e: WorldError): void => {
+    if (reason !== undefined) return;
+    reason = e;
+    inner.abort(e);
+  };
+  const timeout_s = options?.timeout_s;
+  const timer = timeout_s !== undefined ? setTimeout(() => stop(new WorldError('timeout', world, `${what} took longer than ${timeout_s} s`)), timeout_s * 1000) : undefined;
+  const onAbort = (): void => stop(abortError(`${what} cancelled`));
+  outer?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await work(inner.signal);
+    if (reason !== undefined) throw reason;
+    return r;
+  } catch (e) {
+    if (reason !== undefined && !(e instanceof WorldError && e.kind === reason.kind)) throw reason;
+    throw e;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
   }
 }

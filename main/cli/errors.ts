@@ -9,6 +9,7 @@ import { CheckpointError } from '../services/training/checkpoint.js';
 import { InputError } from '../core/input/json.js';
 import { PlanBudgetError } from '../core/plan/plan.js';
 import { AuditError } from '../services/audit/store.js';
+import { Ros2Unavailable } from '../backends/ros2/rclnodejs-loader.js';
 
 export const EXIT = {
   ok: 0,
@@ -18,6 +19,8 @@ export const EXIT = {
   usage: 2,
   /** A budget (length, nesting, states, time) was exceeded. */
   budget: 3,
+  /** ROS 2 cannot be used here: not sourced, rclnodejs not installed or not loading (the message says the fix). */
+  unavailable: 4,
 } as const;
 
 export class CliError extends Error {
@@ -49,6 +52,10 @@ export function report(e: unknown, io: Output, where?: string): number {
   if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError || e instanceof InputError || e instanceof AuditError) {
     io.err(`error: ${e.message}\n`);
     return EXIT.usage;
+  }
+  if (e instanceof Ros2Unavailable) {
+    io.err(`error: ${e.message}\n`);
+    return EXIT.unavailable;
   }
   if (e instanceof CliError) {
     io.err(`error: ${e.message}\n`);

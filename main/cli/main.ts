@@ -14,6 +14,7 @@ import { runCommand } from './run.js';
 import { auditCommand } from './audit.js';
 import { labCommand } from './lab.js';
 import { webCommand } from './web.js';
+import { ros2Command } from './ros2.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
 import { VERSION } from '../version.js';
 
@@ -44,6 +45,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(labCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
   program.addCommand(webCommand(io, setExit));
+  program.addCommand(ros2Command(io, setExit));
   configure(program, io);
   return program;
 }

@@ -64,7 +64,15 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     views.set(panel.id, { panel, root: proot, button });
   }
   const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
-  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), conn, estop);
+  const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
+  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop);
+  // The ROS 2 backend is optional: say whether it can be used here and, if not, exactly what to do.
+  app.api.ros2Status().then((s) => {
+    ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
+    ros2.title = s.available ? `rclnodejs ${s.version ?? '(version unknown)'}` : `${s.message}. Fix: ${s.fix}. The embedded MuJoCo worlds work without it.`;
+    ros2.dataset.available = String(s.available);
+    ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
+  }, (e: unknown) => { ros2.textContent = `ROS 2: ${errorText(e)}`; });
   root.append(header, body, el('footer', { class: 'bottom' }, jobs, status));
 
   // Job progress: one line per running job, with its cancel button.

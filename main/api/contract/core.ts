@@ -70,6 +70,14 @@ export interface JobEvent {
   message?: string;
 }
 
+/**
+ * Whether the ROS 2 backend can be used in this process: the distribution and rclnodejs version, or
+ * exactly what is missing (ROS 2 not sourced, rclnodejs not installed or not loading) and the fix.
+ */
+export type Ros2Status =
+  | { available: true; distro: string; version: string | null; notes: string[] }
+  | { available: false; problem: string; message: string; fix: string };
+
 export interface CoreApi {
   /** Plans a mission on a labelled graph (SAGAS or a baseline); infeasibility is a plan document, not an error. */
   planGraph(request: PlanGraphRequest): Promise<PlanGraphResponse>;
@@ -79,6 +87,8 @@ export interface CoreApi {
   version(params?: Record<string, never>): Promise<string>;
   /** Version, transport, workspace folder and audit database of this session. */
   appInfo(params?: Record<string, never>): Promise<AppInfo>;
+  /** ROS 2 availability; loads rclnodejs on the first call only (the app starts without it). */
+  ros2Status(params?: Record<string, never>): Promise<Ros2Status>;
   /** Cancels a running job; resolves to whether one was running. */
   cancelJob(params: { job: string }): Promise<{ cancelled: boolean }>;
 }
@@ -90,5 +100,6 @@ export const CORE_PARAMS = {
   ltlTranslate: { type: 'object' },
   version: EMPTY,
   appInfo: EMPTY,
+  ros2Status: EMPTY,
   cancelJob: { type: 'object', required: ['job'], additionalProperties: false, properties: { job: { type: 'string', minLength: 1, maxLength: 200 } } },
 } as const satisfies Record<keyof CoreApi, object>;

@@ -3,7 +3,7 @@
  * cancellation. Requests that come over a transport were checked against the contract's schemas;
  * these handlers still check the fields they read, as direct callers skip the dispatcher.
  */
-import type { ApiError, CoreApi, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse } from '../contract.js';
+import type { ApiError, CoreApi, Ros2Status, LtlTranslateRequest, LtlTranslateResponse, PlanDocument, PlanGraphRequest, PlanGraphResponse } from '../contract.js';
 import type { ApiContext } from '../context.js';
 import { labelledGraph } from '../../core/plan/labelled-graph.js';
 import { DEFAULT_PLAN, METHODS, type Method, PlanBudgetError, deadline, plan } from '../../core/plan/plan.js';
@@ -14,6 +14,7 @@ import { translateFormula } from '../../core/ltl/translate.js';
 import { formatAutomaton } from '../../core/ltl/formats.js';
 import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
 import { VERSION } from '../../version.js';
+import { type LoaderDeps, loadRclnodejs } from '../../backends/ros2/rclnodejs-loader.js';
 
 const FORMATS = new Set(['hoa', 'json', 'dot']);
 
@@ -55,6 +56,14 @@ function planGraph(request: PlanGraphRequest): PlanGraphResponse {
   }
 }
 
+/** ROS 2 availability without keeping the module: the status is all the caller asked for. */
+async function ros2Status(deps?: LoaderDeps): Promise<Ros2Status> {
+  const a = await loadRclnodejs(deps);
+  return a.ok
+    ? { available: true, distro: a.distro, version: a.version, notes: [...a.notes] }
+    : { available: false, problem: a.problem, message: a.message, fix: a.fix };
+}
+
 export function coreHandlers(ctx: ApiContext): CoreApi {
   return {
     ltlTranslate(request: LtlTranslateRequest): Promise<LtlTranslateResponse> {
@@ -75,6 +84,7 @@ export function coreHandlers(ctx: ApiContext): CoreApi {
     planGraph: (request) => Promise.resolve(planGraph(request)),
     version: () => Promise.resolve(VERSION),
     appInfo: () => Promise.resolve({ version: VERSION, transport: ctx.transport, workspace: ctx.workspace, auditFile: ctx.auditFile }),
+    ros2Status: () => ros2Status(ctx.ros2),
     cancelJob: ({ job }) => Promise.resolve({ cancelled: ctx.jobs.cancel(job) }),
   };
 }

@@ -198,6 +198,7 @@ function clip(x: number): number {
 
 export class PointMazeWorld implements World {
   readonly spec: WorldSpec;
+  private closed = false;
 
   private constructor(private readonly sim: PointMazeSim) {
     this.spec = pointMazeSpec(sim.id, sim.options, sim.timestep_s);
@@ -207,8 +208,14 @@ export class PointMazeWorld implements World {
     return new PointMazeWorld(await PointMazeSim.create(id, options));
   }
 
+  /** Every call on a closed world fails the same way (the simulator's memory is gone). */
+  private ensureOpen(): void {
+    if (this.closed) throw new WorldError('closed', this.spec.id, 'the world was closed; open a new one');
+  }
+
   reset(options: ResetOptions): Promise<StepResult> {
     return guardCall(this.spec.id, 'reset', options, () => {
+      this.ensureOpen();
       const s = this.sim.reset(options.seed, options.initialState);
       return Promise.resolve({ observation: Float64Array.from(s), time_s: this.sim.time_s });
     });
@@ -216,6 +223,7 @@ export class PointMazeWorld implements World {
 
   step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
     return guardCall(this.spec.id, 'step', options, () => {
+      this.ensureOpen();
       if (action.length !== 2 || action.some((a) => !Number.isFinite(a))) {
         throw new WorldError('invalid-input', this.spec.id, `action must be 2 finite numbers in [-1, 1], got [${action.join(', ')}]`);
       }
@@ -230,6 +238,7 @@ export class PointMazeWorld implements World {
 
   sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
     return guardCall(this.spec.id, 'sensors', options, () => {
+      this.ensureOpen();
       const [x, y, vx, vy] = this.sim.state;
       const time_s = this.sim.time_s;
       const cell = cellAt(this.sim.layout, x!, y!);
@@ -254,6 +263,7 @@ export class PointMazeWorld implements World {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     this.sim.close();
     return Promise.resolve();
   }

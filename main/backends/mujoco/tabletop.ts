@@ -3,7 +3,8 @@
  * one carries a load on top that makes it too heavy to lift), a shelf
  * ("shelf_c4") and a three-axis gripper with two position-controlled fingers. Skills (pick, place,
  * move) are scripted controllers that step the physics; they always *return* "ok", like the API in
- * the seed that reports success while the mug sits untouched. The truth is in `observe()`: finger
+ * the seed that reports success while the mug sits untouched (a name the world does not have is an
+ * invalid-input error instead; a timeout or an abort stops the physics mid-skill). The truth is in `observe()`: finger
  * separation (gripper.width_cm), the lift actuator's force (gripper.load_N, against a payload limit
  * of 20 N), what is between the fingers and where each object rests. Real failure sources: the
  * skill's grasp height comes from a catalogue and a perceived position with seeded noise, so a grasp
@@ -13,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
 import { loadModel } from './runtime.js';
-import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall } from '../world.js';
+import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall, runStoppable } from '../world.js';
 import { createRng, type Rng } from '../../core/random/rng.js';
 import type { ToolWorld } from '../../core/loop/loop.js';
 import type { WorldState } from '../../core/loop/conditions.js';
@@ -41,6 +42,9 @@ const HAND_Z0 = 0.75;
 const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
 export const PAYLOAD_LIMIT_N = 20;
 const TRAVEL_Z = 0.7;
+/** Physics steps between yields to the event loop inside a skill (a few milliseconds of work). */
+const YIELD_EVERY = 100;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export const TABLETOP_VOCABULARY: Vocabulary = {
   fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
@@ -60,6 +64,7 @@ export interface TabletopOptions {
 export class TabletopWorld implements ToolWorld {
   private rng: Rng = createRng(0);
   private closed = false;
+  private sinceYield = 0;
 
   private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions) {}
 
@@ -76,25 +81,39 @@ export class TabletopWorld implements ToolWorld {
   }
 
   /** A new episode: objects where the scene puts them, the hand up, fingers open; seeded perception noise. */
-  reset(seed: number): Promise<WorldState> {
+  async reset(seed: number): Promise<WorldState> {
     this.ensureOpen();
     this.rng = createRng(seed);
     this.mj.mj_resetData(this.model, this.data);
     this.mj.mj_forward(this.model, this.data);
     this.grip(0.1, 50);
     this.steps(300);
-    return this.observe();
+    return await this.observe();
   }
 
   private ensureOpen(): void {
     if (this.closed) throw new WorldError('closed', TABLETOP_ID, 'the simulator was closed');
   }
 
-  private steps(n: number, signal?: AbortSignal): void {
-    for (let i = 0; i < n; i++) {
-      if (signal?.aborted) throw new WorldError('cancelled', TABLETOP_ID, 'the skill was cancelled');
-      this.mj.mj_step(this.model, this.data);
-    }
+  private steps(n: number): void {
+    for (let i = 0; i < n; i++) this.mj.mj_step(this.model, this.data);
+  }
+
+  /**
+   * One physics step inside a skill, which stops there once the signal is aborted; true every
+   * YIELD_EVERY steps, when the skill should yield to the event loop so that a timeout or an abort
+   * can fire mid-skill.
+   */
+  private skillStep(signal: AbortSignal): boolean {
+    if (signal.aborted) throw new WorldError('cancelled', TABLETOP_ID, 'the skill was stopped');
+    this.mj.mj_step(this.model, this.data);
+    if (++this.sinceYield < YIELD_EVERY) return false;
+    this.sinceYield = 0;
+    return true;
+  }
+
+  private async skillSteps(n: number, signal: AbortSignal): Promise<void> {
+    for (let i = 0; i < n; i++) if (this.skillStep(signal)) await yieldToEventLoop();
   }
 
   private q(i: number): number {
@@ -102,7 +121,7 @@ export class TabletopWorld implements ToolWorld {
   }
 
   /** A straight, smooth move of the hand's set point (a ramp), then a settle. */
-  private moveTo(x: number, y: number, z: number, signal?: AbortSignal): void {
+  private async moveTo(x: number, y: number, z: number, signal: AbortSignal): Promise<void> {
     const c = this.data.ctrl as Float64Array;
     const from = [c[0]!, c[1]!, c[2]!];
     const to = [x, y, z - HAND_Z0];
@@ -112,15 +131,24 @@ export class TabletopWorld implements ToolWorld {
       const f = i / n;
       const sm = f * f * (3 - 2 * f);
       for (let k = 0; k < 3; k++) c[k] = from[k]! + (to[k]! - from[k]!) * sm;
-      this.steps(1, signal);
+      if (this.skillStep(signal)) await yieldToEventLoop();
     }
-    this.steps(250, signal);
+    await this.skillSteps(250, signal);
   }
 
-  private grip(width_m: number, n = 400, signal?: AbortSignal): void {
+  private setGrip(width_m: number): void {
     const c = this.data.ctrl as Float64Array;
     c[3] = c[4] = (width_m - 0.108) / 2;
-    this.steps(n, signal);
+  }
+
+  private grip(width_m: number, n = 400): void {
+    this.setGrip(width_m);
+    this.steps(n);
+  }
+
+  private async gripSkill(width_m: number, n: number, signal: AbortSignal): Promise<void> {
+    this.setGrip(width_m);
+    await this.skillSteps(n, signal);
   }
 
   private gauss(): number {
@@ -129,39 +157,48 @@ export class TabletopWorld implements ToolWorld {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.rng.next());
   }
 
-  execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown> {
+  /**
+   * Runs a skill within the call's timeout and abort signal: either stops the physics at the next
+   * step and rejects with WorldError 'timeout' or 'cancelled' (the hand stays where it was). A name
+   * the world does not have is an 'invalid-input' error, never a silent "ok".
+   */
+  async execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown> {
     this.ensureOpen();
+    return await runStoppable(TABLETOP_ID, `skill ${skill}`, o, (signal) => this.skill(skill, args, signal));
+  }
+
+  private async skill(skill: string, args: unknown, signal: AbortSignal): Promise<unknown> {
     const a = (args ?? {}) as { target?: string; approach_dz?: number; x?: number; y?: number; z?: number };
     if (skill === 'pick') {
       const obj = OBJECTS.find((x) => x.name === a.target);
-      if (obj === undefined) return Promise.resolve({ status: 'ok' });
+      if (obj === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `pick: no object "${String(a.target)}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`);
       // Perceived position (noisy) and the catalogue's grasp height: finger tips just below the top.
       const px = this.q(obj.q) + this.o.perceptionNoise_m * this.gauss();
       const py = this.q(obj.q + 1) + this.o.perceptionNoise_m * this.gauss();
       const top = this.q(obj.q + 2) + obj.half + this.o.heightNoise_m * this.gauss();
-      this.grip(0.1, 200, o.signal);
-      this.moveTo(px, py, TRAVEL_Z, o.signal);
-      this.moveTo(px, py, top + FINGER_REACH - 0.005 + (a.approach_dz ?? 0), o.signal);
-      this.grip(0, 400, o.signal);
-      this.moveTo(px, py, TRAVEL_Z, o.signal);
-      return Promise.resolve({ status: 'ok', skill: 'pick' });
+      await this.gripSkill(0.1, 200, signal);
+      await this.moveTo(px, py, TRAVEL_Z, signal);
+      await this.moveTo(px, py, top + FINGER_REACH - 0.005 + (a.approach_dz ?? 0), signal);
+      await this.gripSkill(0, 400, signal);
+      await this.moveTo(px, py, TRAVEL_Z, signal);
+      return { status: 'ok', skill: 'pick' };
     }
     if (skill === 'place') {
       const s = SURFACES.find((x) => x.name === a.target);
-      if (s === undefined) return Promise.resolve({ status: 'ok' });
+      if (s === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `place: no surface "${String(a.target)}"; the surfaces are ${SURFACES.map((x) => x.name).join(', ')}`);
       const held = this.held();
       const half = held?.half ?? 0.05;
-      this.moveTo(s.x, s.y, TRAVEL_Z, o.signal);
-      this.moveTo(s.x, s.y, s.top + 2 * half + FINGER_REACH - 0.03, o.signal);
-      this.grip(0.1, 300, o.signal);
-      this.moveTo(s.x, s.y, TRAVEL_Z, o.signal);
-      return Promise.resolve({ status: 'ok', skill: 'place' });
+      await this.moveTo(s.x, s.y, TRAVEL_Z, signal);
+      await this.moveTo(s.x, s.y, s.top + 2 * half + FINGER_REACH - 0.03, signal);
+      await this.gripSkill(0.1, 300, signal);
+      await this.moveTo(s.x, s.y, TRAVEL_Z, signal);
+      return { status: 'ok', skill: 'place' };
     }
     if (skill === 'move') {
-      this.moveTo(a.x ?? this.q(HAND), a.y ?? this.q(HAND + 1), a.z ?? TRAVEL_Z, o.signal);
-      return Promise.resolve({ status: 'ok', skill: 'move' });
+      await this.moveTo(a.x ?? this.q(HAND), a.y ?? this.q(HAND + 1), a.z ?? TRAVEL_Z, signal);
+      return { status: 'ok', skill: 'move' };
     }
-    return Promise.reject(new WorldError('invalid-input', TABLETOP_ID, `no skill "${skill}"`));
+    throw new WorldError('invalid-input', TABLETOP_ID, `no skill "${skill}"; the skills are ${TABLETOP_VOCABULARY.skills.join(', ')}`);
   }
 
   private hand(): [number, number, number] {
@@ -203,7 +240,12 @@ export class TabletopWorld implements ToolWorld {
     return this.q(ob.q + 2) - ob.half < 0.3 ? 'floor' : 'unknown';
   }
 
+  /** The observed state; a closed world rejects (never throws synchronously). */
   observe(): Promise<WorldState> {
+    return new Promise((resolve) => resolve(this.state()));
+  }
+
+  private state(): WorldState {
     this.ensureOpen();
     const held = this.held();
     const load = Math.abs((this.data.actuator_force as Float64Array)[2]!);
@@ -212,10 +254,10 @@ export class TabletopWorld implements ToolWorld {
       objects[ob.name] = { on: this.restingOn(ob), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2) };
     }
     for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top };
-    return Promise.resolve({
+    return {
       gripper: { width_cm: Math.max(0, Math.round(this.width_m() * 1000) / 10), holding: held?.name ?? '', load_N: Math.round(load * 100) / 100, payload_limit_N: PAYLOAD_LIMIT_N },
       objects,
-    });
+    };
   }
 
   close(): void {

@@ -1,0 +1,264 @@
+/**
+ * Reading a ROS 2 backend configuration (schema: config-schema.ts, docs/schemas/ros2-backend.schema.json;
+ * fields: docs/ROS2.md). Every problem is an InputError naming the file, line, column and JSON path,
+ * raised on load — before anything connects to a robot.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { InputError, checkSchema, parseJson } from '../../core/input/json.js';
+import { withLocation } from '../../core/input/locate.js';
+import { type Region, parseRegions } from '../../core/world/regions.js';
+import { PATTERN_HELP, ROS2_BACKEND_SCHEMA } from './config-schema.js';
+
+export type FieldType = 'number' | 'string' | 'bool';
+
+export interface FieldSpec {
+  readonly path: string;
+  readonly type?: FieldType;
+  readonly scale?: number;
+  readonly offset?: number;
+  readonly unit?: string;
+}
+
+export type ValueSource =
+  | { readonly arg: string; readonly default?: unknown; readonly scale?: number }
+  | { readonly value: unknown }
+  | { readonly yaw_to_quaternion: string };
+
+export interface ActionTool {
+  readonly description?: string;
+  readonly action: string;
+  readonly type: string;
+  readonly goal: Readonly<Record<string, ValueSource>>;
+  readonly timeout_s: number;
+  readonly server_timeout_s: number;
+  readonly cancel_timeout_s: number;
+  readonly feedback: Readonly<Record<string, FieldSpec>>;
+}
+
+export interface ServiceTool {
+  readonly description?: string;
+  readonly service: string;
+  readonly type: string;
+  readonly request: Readonly<Record<string, ValueSource>>;
+  readonly timeout_s: number;
+  readonly server_timeout_s: number;
+  readonly success?: string;
+  readonly message?: string;
+}
+
+export interface QosConfig {
+  readonly reliability: 'reliable' | 'best_effort';
+  readonly durability: 'volatile' | 'transient_local';
+  readonly depth: number;
+}
+
+export interface SensorConfig {
+  readonly topic: string;
+  readonly type: string;
+  readonly qos: QosConfig;
+  readonly staleness_s: number;
+  readonly fields: Readonly<Record<string, FieldSpec>>;
+}
+
+export interface ContractCall {
+  readonly skill: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly timeout_s?: number;
+  readonly after_s?: number;
+}
+
+export interface Ros2Config {
+  readonly file: string;
+  readonly id: string;
+  readonly description: string;
+  readonly node: { readonly name: string; readonly namespace: string };
+  readonly connect_timeout_s: number;
+  readonly staleness_s: number;
+  readonly control_dt_s: number;
+  readonly frames: { readonly map: string; readonly odom?: string; readonly base: string };
+  readonly pose: { readonly source: 'tf' } | { readonly source: 'odometry'; readonly sensor: string };
+  readonly tf: { readonly topic: string; readonly static_topic: string; readonly staleness_s: number };
+  readonly regionsFile: string | null;
+  readonly regions: readonly Region[];
+  readonly tools: Readonly<Record<string, ActionTool>>;
+  readonly services: Readonly<Record<string, ServiceTool>>;
+  readonly sensors: Readonly<Record<string, SensorConfig>>;
+  readonly reset?: ServiceTool;
+  readonly contract?: { readonly succeed: ContractCall; readonly slow: ContractCall; readonly cancel: ContractCall; readonly fail: ContractCall };
+}
+
+/** Named fields the world computes itself, so no sensor may map to them. */
+export const POSE_FIELDS = ['base.x', 'base.y', 'base.yaw'] as const;
+const RESERVED_PREFIXES = ['at.', 'objects.'];
+const CEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const DEFAULTS = {
+  node: { name: 'witness', namespace: '' },
+  connect_timeout_s: 10,
+  staleness_s: 2,
+  control_dt_s: 0.1,
+  server_timeout_s: 5,
+  cancel_timeout_s: 5,
+  qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } as QosConfig,
+  tf: { topic: '/tf', static_topic: '/tf_static' },
+} as const;
+
+type Raw = Omit<Partial<Ros2Config>, 'tools' | 'services' | 'sensors' | 'regions' | 'tf' | 'node' | 'reset' | 'contract'> & {
+  version: 1;
+  node?: { name: string; namespace?: string };
+  tf?: { topic?: string; static_topic?: string; staleness_s?: number };
+  regions?: string;
+  tools?: Record<string, Omit<ActionTool, 'server_timeout_s' | 'cancel_timeout_s' | 'feedback' | 'goal'> & Partial<ActionTool>>;
+  services?: Record<string, Omit<ServiceTool, 'server_timeout_s' | 'request'> & Partial<ServiceTool>>;
+  sensors: Record<string, Omit<SensorConfig, 'qos' | 'staleness_s'> & { qos?: Partial<QosConfig>; staleness_s?: number }>;
+  reset?: Omit<ServiceTool, 'server_timeout_s' | 'request'> & Partial<ServiceTool>;
+  contract?: Ros2Config['contract'];
+  pose: { source: 'tf' | 'odometry'; sensor?: string };
+};
+
+/** Parses and checks a configuration; `readText` reads the regions file it names (relative to `file`). */
+export function parseRos2Config(text: string, file: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): Ros2Config {
+  try {
+    return build(checkSchema<Raw>(ROS2_BACKEND_SCHEMA, parseJson(text, file), file), file, readText);
+  } catch (e) {
+    if (e instanceof InputError && e.file === file) throw withLocation(explain(e), text);
+    throw e;
+  }
+}
+
+/** Schema errors in words: a pattern by what it means, an unknown field at its own key. */
+function explain(e: InputError): InputError {
+  const pattern = /^must match pattern "(.*)"$/.exec(e.detail)?.[1];
+  if (pattern !== undefined && PATTERN_HELP[pattern] !== undefined) return new InputError(e.file, e.path, PATTERN_HELP[pattern]);
+  const key = /^unknown field "(.*)"$/.exec(e.detail)?.[1];
+  if (key !== undefined) return new InputError(e.file, `${e.path}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`, e.detail);
+  return e;
+}
+
+/** Reads and checks a configuration file. */
+export function readRos2Config(file: string): Ros2Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(file, '$', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return parseRos2Config(text, file);
+}
+
+function checkSource(src: Record<string, unknown>, file: string, at: string): void {
+  const kinds = ['arg', 'value', 'yaw_to_quaternion'].filter((k) => k in src);
+  if (kinds.length !== 1) throw new InputError(file, at, kinds.length === 0 ? 'needs one of "arg", "value" or "yaw_to_quaternion"' : `has both "${kinds[0]}" and "${kinds[1]}"; a field takes its value from one source`);
+  for (const k of ['default', 'scale']) if (k in src && kinds[0] !== 'arg') throw new InputError(file, `${at}.${k}`, `"${k}" applies to "arg" only`);
+}
+
+function checkMapping(m: Record<string, unknown> | undefined, file: string, at: string): void {
+  const paths = Object.keys(m ?? {});
+  for (const p of paths) {
+    checkSource(m![p] as Record<string, unknown>, file, `${at}[${JSON.stringify(p)}]`);
+    // A field cannot be both a value and a message holding other mapped fields.
+    const inner = paths.find((q) => q.startsWith(`${p}.`));
+    if (inner !== undefined) throw new InputError(file, `${at}[${JSON.stringify(p)}]`, `"${p}" is set as a whole and "${inner}" inside it; set one or the other`);
+  }
+}
+
+function build(raw: Raw, file: string, readText: (path: string) => string): Ros2Config {
+  const skills = new Map<string, string>();
+  for (const [section, entries] of [['tools', raw.tools], ['services', raw.services]] as const) {
+    for (const name of Object.keys(entries ?? {})) {
+      const prev = skills.get(name);
+      if (prev !== undefined) throw new InputError(file, `$.${section}.${name}`, `a skill named "${name}" is already defined (${prev}); tools and services share one namespace`);
+      skills.set(name, `$.${section}.${name}`);
+    }
+  }
+  const fields = new Map<string, string>();
+  const claim = (name: string, at: string): void => {
+    if ((POSE_FIELDS as readonly string[]).includes(name)) throw new InputError(file, at, `"${name}" is computed from the pose (${raw.pose.source}); map another name`);
+    const prefix = RESERVED_PREFIXES.find((p) => name.startsWith(p));
+    if (prefix !== undefined) throw new InputError(file, at, `names under "${prefix}" are reserved (${prefix === 'at.' ? 'the label function' : 'object fields'})`);
+    const prev = fields.get(name);
+    if (prev !== undefined) throw new InputError(file, at, `the field "${name}" is already mapped at ${prev}`);
+    fields.set(name, at);
+  };
+  const tools: Record<string, ActionTool> = {};
+  for (const [name, t] of Object.entries(raw.tools ?? {})) {
+    checkMapping(t.goal, file, `$.tools.${name}.goal`);
+    for (const f of Object.keys(t.feedback ?? {})) claim(f, `$.tools.${name}.feedback[${JSON.stringify(f)}]`);
+    tools[name] = { ...t, goal: t.goal ?? {}, feedback: t.feedback ?? {}, server_timeout_s: t.server_timeout_s ?? DEFAULTS.server_timeout_s, cancel_timeout_s: t.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s };
+  }
+  const service = (s: NonNullable<Raw['services']>[string], at: string): ServiceTool => {
+    checkMapping(s.request, file, `${at}.request`);
+    return { ...s, request: s.request ?? {}, server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s };
+  };
+  const services: Record<string, ServiceTool> = {};
+  for (const [name, s] of Object.entries(raw.services ?? {})) services[name] = service(s, `$.services.${name}`);
+  const staleness_s = raw.staleness_s ?? DEFAULTS.staleness_s;
+  const sensors: Record<string, SensorConfig> = {};
+  for (const [id, s] of Object.entries(raw.sensors)) {
+    for (const f of Object.keys(s.fields)) claim(f, `$.sensors.${id}.fields[${JSON.stringify(f)}]`);
+    sensors[id] = { ...s, qos: { ...DEFAULTS.qos, ...s.qos }, staleness_s: s.staleness_s ?? staleness_s };
+  }
+  let pose: Ros2Config['pose'] = { source: 'tf' };
+  if (raw.pose.source === 'odometry') {
+    const id = raw.pose.sensor;
+    if (id === undefined) throw new InputError(file, '$.pose', 'an odometry pose needs "sensor": the id of a nav_msgs/msg/Odometry sensor');
+    const s = sensors[id];
+    if (s === undefined) throw new InputError(file, '$.pose.sensor', `no sensor "${id}"; the sensors are ${Object.keys(sensors).join(', ') || '(none)'}`);
+    if (s.type !== 'nav_msgs/msg/Odometry') throw new InputError(file, '$.pose.sensor', `sensor "${id}" carries ${s.type}; an odometry pose needs nav_msgs/msg/Odometry`);
+    pose = { source: 'odometry', sensor: id };
+  } else if (raw.pose.sensor !== undefined) {
+    throw new InputError(file, '$.pose.sensor', 'a TF pose takes no sensor (it is the transform frames.map → frames.base)');
+  }
+  const frames = raw.frames!;
+  if (frames.map === frames.base) throw new InputError(file, '$.frames.base', `the base frame must differ from the map frame ("${frames.map}")`);
+  if (raw.contract !== undefined) {
+    for (const [k, c] of Object.entries(raw.contract)) {
+      if (!skills.has(c.skill)) throw new InputError(file, `$.contract.${k}.skill`, `no skill "${c.skill}"; the skills are ${[...skills.keys()].join(', ') || '(none)'}`);
+    }
+    if (raw.contract.slow.timeout_s === undefined) throw new InputError(file, '$.contract.slow', 'missing required field "timeout_s" (shorter than the call takes)');
+    if (raw.contract.cancel.after_s === undefined) throw new InputError(file, '$.contract.cancel', 'missing required field "after_s" (when to abort the call)');
+  }
+  let regions: readonly Region[] = [];
+  let regionsFile: string | null = null;
+  if (raw.regions !== undefined) {
+    regionsFile = resolve(dirname(file), raw.regions);
+    let text: string;
+    try {
+      text = readText(regionsFile);
+    } catch (e) {
+      throw new InputError(file, '$.regions', `cannot read ${regionsFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    try {
+      const set = parseRegions(parseJson(text, regionsFile), regionsFile);
+      if (set.world !== undefined && set.world !== raw.id) throw new InputError(regionsFile, '$.world', `the regions are for "${set.world}", this configuration is "${raw.id!}"`);
+      regions = set.regions;
+      regions.forEach((r, i) => {
+        // Region names become propositions and the CEL fields at.<name>.
+        if (!CEL_NAME.test(r.name)) throw new InputError(regionsFile!, `$.regions[${i}].name`, `"${r.name}" is not usable as a proposition and field name (letters, digits and _, not starting with a digit)`);
+      });
+    } catch (e) {
+      throw e instanceof InputError ? withLocation(e, text) : e;
+    }
+  }
+  return {
+    file, id: raw.id!, description: raw.description ?? raw.id!,
+    node: { name: raw.node?.name ?? DEFAULTS.node.name, namespace: raw.node?.namespace ?? DEFAULTS.node.namespace },
+    connect_timeout_s: raw.connect_timeout_s ?? DEFAULTS.connect_timeout_s, staleness_s, control_dt_s: raw.control_dt_s ?? DEFAULTS.control_dt_s,
+    frames, pose,
+    tf: { topic: raw.tf?.topic ?? DEFAULTS.tf.topic, static_topic: raw.tf?.static_topic ?? DEFAULTS.tf.static_topic, staleness_s: raw.tf?.staleness_s ?? staleness_s },
+    regionsFile, regions, tools, services, sensors,
+    ...(raw.reset !== undefined ? { reset: service(raw.reset, '$.reset') } : {}),
+    ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
+  };
+}
+
+function contractCalls(c: NonNullable<Raw['contract']>): NonNullable<Ros2Config['contract']> {
+  const call = (x: ContractCall): ContractCall => ({ ...x, args: x.args ?? {} });
+  return { succeed: call(c.succeed), slow: call(c.slow), cancel: call(c.cancel), fail: call(c.fail) };
+}
+
+/** The type of a named field: declared, or number (the common case: positions, widths, forces). */
+export function fieldType(f: FieldSpec): FieldType {
+  return f.type ?? 'number';
+}

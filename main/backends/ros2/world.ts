@@ -1,0 +1,372 @@
+/**
+ * A ROS 2 robot or simulator as a Witness world. Skills are the configuration's tools (action
+ * goals: send, feedback, result, cancel) and services (instant calls), each under our own deadline
+ * that cancels a running goal; named fields are the latest message of each sensor topic, mapped as
+ * configured; base.x, base.y, base.yaw come from TF (map ← base) or odometry, and the label
+ * function at.<region> is labelAt over the configured regions at that pose. A sensor without a
+ * message within its staleness bound, or a shut-down context, is a 'disconnected' error: the robot
+ * is never assumed to be where it was. The rclnodejs module is a parameter (the real one from
+ * rclnodejs-loader.ts, or a test double), so everything here runs and is tested without ROS 2.
+ */
+import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall, runStoppable } from '../world.js';
+import type { ToolWorld } from '../../core/loop/loop.js';
+import type { WorldState } from '../../core/loop/conditions.js';
+import type { Vocabulary } from '../../core/loop/vocabulary.js';
+import { labelAt } from '../../core/world/regions.js';
+import { type Ros2Config, fieldType } from './config.js';
+import type { RclActionClient, RclModule, RclNode, RclServiceClient } from './rclnodejs-api.js';
+import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
+import { TfBuffer, yawOf } from './tf.js';
+import { callService, runGoal } from './calls.js';
+import { acquire, qosProfile, release, withInterface } from './session.js';
+import { type LoaderDeps, Ros2Unavailable, loadRclnodejs } from './rclnodejs-loader.js';
+
+export interface Ros2WorldOptions {
+  /** Seconds on a monotonic clock (injected in tests); default performance.now(). */
+  readonly now_s?: () => number;
+  /** Every feedback message of a running goal (for the UI and the audit log). */
+  readonly onFeedback?: (skill: string, feedback: unknown) => void;
+  /** $ROS_DISTRO, for the fixes errors suggest. */
+  readonly distro?: string | null;
+}
+
+export interface Pose {
+  readonly x: number;
+  readonly y: number;
+  readonly yaw: number;
+  readonly frame: string;
+}
+
+interface Latest {
+  message: unknown;
+  received_s: number;
+  count: number;
+}
+
+/** Plain JSON of a message (typed arrays to arrays, 64-bit integers to numbers), for responses and logs. */
+function plain(v: unknown): unknown {
+  const s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : ArrayBuffer.isView(x) ? Array.from(x as unknown as ArrayLike<number>) : x));
+  return s === undefined ? null : JSON.parse(s);
+}
+
+export class Ros2World implements World, ToolWorld {
+  readonly spec: WorldSpec;
+  private readonly now_s: () => number;
+  private readonly started_s: number;
+  private readonly latest = new Map<string, Latest>();
+  private readonly tf = new TfBuffer();
+  private readonly feedback = new Map<string, number | string | boolean>();
+  private readonly actions = new Map<string, RclActionClient>();
+  private readonly services = new Map<string, RclServiceClient>();
+  private resetClient: RclServiceClient | undefined;
+  private readonly life = new AbortController();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  private constructor(readonly config: Ros2Config, private readonly rcl: RclModule, readonly node: RclNode, private readonly o: Ros2WorldOptions) {
+    this.now_s = o.now_s ?? (() => performance.now() / 1000);
+    this.started_s = this.now_s();
+    const numeric = Object.values(config.sensors).flatMap((s) => Object.entries(s.fields).filter(([, f]) => fieldType(f) === 'number').map(([n]) => n));
+    this.spec = {
+      id: config.id, backend: 'ros2', description: config.description,
+      observation: { dim: 3 + numeric.length, names: ['base.x', 'base.y', 'base.yaw', ...numeric] },
+      // Driven through its skills: a step only lets control_dt_s pass and observes.
+      action: { dim: 0, names: [] },
+      taskSpace: { dim: 2, names: ['base.x', 'base.y'] },
+      control_dt_s: config.control_dt_s,
+    };
+  }
+
+  /** Connects: initialises rclnodejs (once per process), subscribes, creates the clients and spins. Nothing waits for the robot here; reset() and probe() do. */
+  static async open(config: Ros2Config, rcl: RclModule, o: Ros2WorldOptions = {}): Promise<Ros2World> {
+    const distro = o.distro ?? null;
+    await acquire(rcl, distro);
+    let node: RclNode | undefined;
+    try {
+      node = new rcl.Node(config.node.name, config.node.namespace);
+      const w = new Ros2World(config, rcl, node, o);
+      w.connect(distro);
+      node.spin();
+      return w;
+    } catch (e) {
+      try {
+        node?.destroy();
+      } finally {
+        release(rcl);
+      }
+      throw e;
+    }
+  }
+
+  private connect(distro: string | null): void {
+    const id = this.config.id;
+    for (const [sid, s] of Object.entries(this.config.sensors)) {
+      withInterface(id, `sensor ${sid} (${s.topic})`, s.type, distro, () => this.node.createSubscription(s.type, s.topic, { qos: qosProfile(this.rcl, s.qos) }, (m) => this.onMessage(sid, m)));
+    }
+    if (this.config.pose.source === 'tf') {
+      const { topic, static_topic } = this.config.tf;
+      withInterface(id, `TF (${topic})`, 'tf2_msgs/msg/TFMessage', distro, () => this.node.createSubscription('tf2_msgs/msg/TFMessage', topic, { qos: qosProfile(this.rcl, { reliability: 'reliable', durability: 'volatile', depth: 100 }) }, (m) => this.tf.ingest(m, false, this.now_s())));
+      // Static transforms are latched: transient-local, or a late joiner never sees them.
+      withInterface(id, `TF (${static_topic})`, 'tf2_msgs/msg/TFMessage', distro, () => this.node.createSubscription('tf2_msgs/msg/TFMessage', static_topic, { qos: qosProfile(this.rcl, { reliability: 'reliable', durability: 'transient_local', depth: 100 }) }, (m) => this.tf.ingest(m, true, this.now_s())));
+    }
+    for (const [skill, t] of Object.entries(this.config.tools)) {
+      this.actions.set(skill, withInterface(id, `tool ${skill} (${t.action})`, t.type, distro, () => new this.rcl.ActionClient(this.node, t.type, t.action)));
+    }
+    for (const [skill, s] of Object.entries(this.config.services)) {
+      this.services.set(skill, withInterface(id, `service ${skill} (${s.service})`, s.type, distro, () => this.node.createClient(s.type, s.service)));
+    }
+    const r = this.config.reset;
+    if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
+  }
+
+  private onMessage(sensor: string, message: unknown): void {
+    const prev = this.latest.get(sensor);
+    this.latest.set(sensor, { message, received_s: this.now_s(), count: (prev?.count ?? 0) + 1 });
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new WorldError('closed', this.config.id, 'the world was closed; open a new one');
+    if (this.rcl.isShutdown()) throw new WorldError('disconnected', this.config.id, 'the ROS 2 context was shut down (Ctrl-C, or rclnodejs.shutdown() elsewhere in this process)');
+  }
+
+  /** Sensors with no message, or none within their staleness bound, described. */
+  staleSensors(): string[] {
+    const now = this.now_s();
+    const out: string[] = [];
+    for (const [sid, s] of Object.entries(this.config.sensors)) {
+      const l = this.latest.get(sid);
+      if (l === undefined) out.push(`no message yet on ${s.topic} (${s.type})`);
+      else if (now - l.received_s > s.staleness_s) out.push(`the last message on ${s.topic} is ${(now - l.received_s).toFixed(2)} s old (bound ${s.staleness_s} s)`);
+    }
+    return out;
+  }
+
+  private ensureFresh(): void {
+    const stale = this.staleSensors();
+    if (stale.length > 0) throw new WorldError('disconnected', this.config.id, `${stale.join('; ')}: is the robot (or the simulator) running and publishing? (\`ros2 topic hz <topic>\`)`);
+  }
+
+  /** The base pose in the map frame (TF) or the odometry frame. */
+  pose(): Pose {
+    const id = this.config.id;
+    const p = this.config.pose;
+    if (p.source === 'odometry') {
+      const s = this.config.sensors[p.sensor]!;
+      const l = this.latest.get(p.sensor);
+      if (l === undefined || this.now_s() - l.received_s > s.staleness_s) throw new WorldError('disconnected', id, `no fresh odometry on ${s.topic} for the pose`);
+      const pos = readPath(l.message, 'pose.pose.position'), ori = readPath(l.message, 'pose.pose.orientation'), frame = readPath(l.message, 'header.frame_id');
+      const q = ori.ok ? (ori.value as Record<string, number>) : undefined;
+      const xy = pos.ok ? (pos.value as Record<string, number>) : undefined;
+      if (xy === undefined || q === undefined) throw new WorldError('failed', id, `${s.topic}: not an odometry message (no pose.pose)`);
+      return { x: xy['x']!, y: xy['y']!, yaw: yawOf([q['x']!, q['y']!, q['z']!, q['w']!]), frame: frame.ok ? String(frame.value) : '' };
+    }
+    const { map, base } = this.config.frames;
+    const r = this.tf.lookup(map, base, this.now_s(), this.config.tf.staleness_s);
+    if (!r.ok) {
+      const never = this.tf.lastDynamic_s === -Infinity && this.tf.links().length === 0;
+      throw new WorldError(never || r.kind === 'stale' ? 'disconnected' : 'not-found', id, `${r.why}${never ? ` on ${this.config.tf.topic}: is the robot publishing TF?` : r.kind === 'missing' ? ': is localization (AMCL, SLAM) running?' : ''}`);
+    }
+    return { x: r.transform.t[0], y: r.transform.t[1], yaw: yawOf(r.transform.q), frame: map };
+  }
+
+  /** L(s): the regions containing the pose. */
+  labels(): string[] {
+    const p = this.pose();
+    return labelAt(this.config.regions, p.x, p.y);
+  }
+
+  observe(): Promise<WorldState> {
+    try {
+      this.ensureOpen();
+      this.ensureFresh();
+      const p = this.pose();
+      const state: Record<string, unknown> = {};
+      setPath(state, 'base.x', p.x);
+      setPath(state, 'base.y', p.y);
+      setPath(state, 'base.yaw', p.yaw);
+      const inside = new Set(labelAt(this.config.regions, p.x, p.y));
+      for (const r of this.config.regions) setPath(state, `at.${r.name}`, inside.has(r.name));
+      for (const [sid, s] of Object.entries(this.config.sensors)) {
+        const m = this.latest.get(sid)!.message;
+        for (const [name, f] of Object.entries(s.fields)) {
+          const v = readField(m, f);
+          // The message arrived but lacks the field: the configuration does not fit this robot.
+          if (!v.ok) throw new WorldError('invalid-input', this.config.id, `${this.config.file}: $.sensors.${sid}.fields[${JSON.stringify(name)}]: ${s.topic}: ${v.why}`);
+          setPath(state, name, v.value);
+        }
+      }
+      for (const [name, v] of this.feedback) setPath(state, name, v);
+      return Promise.resolve(state);
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  async execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown> {
+    const id = this.config.id;
+    this.ensureOpen();
+    const tool = this.config.tools[skill], svc = this.config.services[skill];
+    if (tool === undefined && svc === undefined) {
+      throw new WorldError('invalid-input', id, `no skill "${skill}"; the skills are ${[...this.actions.keys(), ...this.services.keys()].join(', ')}`);
+    }
+    let message: Record<string, unknown>;
+    try {
+      message = buildMessage(tool?.goal ?? svc!.request, args);
+    } catch (e) {
+      if (e instanceof MappingError) throw new WorldError('invalid-input', id, `${skill}: ${e.message}`);
+      throw e;
+    }
+    const timeout_s = Math.min(o.timeout_s, (tool ?? svc!).timeout_s);
+    const signal = AbortSignal.any([o.signal, this.life.signal]);
+    const p = runStoppable(id, `skill ${skill}`, { timeout_s, signal }, async (s) => {
+      if (svc !== undefined) return plain(await callService({ world: id, skill, service: svc, client: this.services.get(skill)!, request: message }, s));
+      for (const name of Object.keys(tool!.feedback)) this.feedback.delete(name);
+      let last: unknown = null;
+      const result = await runGoal({
+        world: id, skill, tool: tool!, client: this.actions.get(skill)!, goal: message,
+        onFeedback: (fb) => {
+          last = fb;
+          for (const [name, f] of Object.entries(tool!.feedback)) {
+            const v = readField(fb, f);
+            if (v.ok) this.feedback.set(name, v.value);
+          }
+          this.o.onFeedback?.(skill, fb);
+        },
+      }, s);
+      return { status: 'succeeded', result: plain(result), feedback: plain(last) };
+    });
+    this.inflight.add(p);
+    try {
+      return await p;
+    } finally {
+      this.inflight.delete(p);
+    }
+  }
+
+  vocabulary(): Vocabulary {
+    const fields: Record<string, 'number' | 'string' | 'bool'> = { 'base.x': 'number', 'base.y': 'number', 'base.yaw': 'number' };
+    for (const r of this.config.regions) fields[`at.${r.name}`] = 'bool';
+    for (const s of Object.values(this.config.sensors)) for (const [n, f] of Object.entries(s.fields)) fields[n] = fieldType(f);
+    for (const t of Object.values(this.config.tools)) for (const [n, f] of Object.entries(t.feedback)) fields[n] = fieldType(f);
+    return { fields, objects: [], objectFields: {}, propositions: this.config.regions.map((r) => r.name), skills: [...Object.keys(this.config.tools), ...Object.keys(this.config.services)] };
+  }
+
+  registry(): Registry {
+    const sensors: Record<string, { unit?: string; dim: number }> = { 'base.pose': { unit: 'm, m, rad', dim: 3 } };
+    for (const s of Object.values(this.config.sensors)) {
+      for (const [n, f] of Object.entries(s.fields)) if (fieldType(f) === 'number') sensors[n] = f.unit !== undefined ? { unit: f.unit, dim: 1 } : { dim: 1 };
+    }
+    return { sensors, fields: this.vocabulary().fields, objects: [] };
+  }
+
+  async sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
+    return guardCall(this.config.id, 'sensors', options, async () => {
+      const state = await this.observe();
+      const time_s = this.time_s();
+      const b = state['base'] as { x: number; y: number; yaw: number };
+      const out: Record<string, SensorReading> = { 'base.pose': { value: [b.x, b.y, b.yaw], unit: 'm, m, rad', time_s } };
+      for (const s of Object.values(this.config.sensors)) {
+        for (const [n, f] of Object.entries(s.fields)) {
+          const v = readPath(state, n);
+          if (v.ok && typeof v.value === 'number') out[n] = f.unit !== undefined ? { value: v.value, unit: f.unit, time_s } : { value: v.value, time_s };
+        }
+      }
+      return out;
+    });
+  }
+
+  private async vector(): Promise<Float64Array> {
+    const state = await this.observe();
+    return Float64Array.from(this.spec.observation.names, (n) => {
+      const v = readPath(state, n);
+      return v.ok && typeof v.value === 'number' ? v.value : Number.NaN;
+    });
+  }
+
+  /** A robot is not reset to a seed: reset calls the configured reset service (a simulator's), then waits until every sensor and the pose are fresh. */
+  reset(options: ResetOptions): Promise<StepResult> {
+    const id = this.config.id;
+    // By default a little longer than the waits inside, so that their more precise errors win.
+    const timeout_s = options.timeout_s ?? this.config.connect_timeout_s + (this.config.reset?.timeout_s ?? 0) + 1;
+    return guardCall(id, 'reset', { timeout_s, ...(options.signal ? { signal: options.signal } : {}) }, async () => {
+      if (options.initialState !== undefined) throw new WorldError('invalid-input', id, 'a ROS 2 world starts where the robot is; initialState is not supported');
+      this.ensureOpen();
+      const r = this.config.reset;
+      if (r !== undefined) {
+        const signal = AbortSignal.any([this.life.signal, ...(options.signal ? [options.signal] : [])]);
+        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}) }, s));
+      }
+      await this.waitFresh(this.config.connect_timeout_s, options.signal);
+      return { observation: await this.vector(), time_s: this.time_s() };
+    });
+  }
+
+  /** Waits until observe() succeeds (fresh sensors, a pose), polling; the last reason as a 'disconnected' error past the bound. */
+  async waitFresh(bound_s: number, signal?: AbortSignal): Promise<void> {
+    // A real wait on real timers: the deadline is wall time, whatever clock dates the messages.
+    const deadline = performance.now() + bound_s * 1000;
+    for (;;) {
+      try {
+        await this.observe();
+        return;
+      } catch (e) {
+        if (!(e instanceof WorldError) || (e.kind !== 'disconnected' && e.kind !== 'not-found') || this.rcl.isShutdown()) throw e;
+        if (performance.now() >= deadline || signal?.aborted) throw new WorldError('disconnected', this.config.id, `not ready within ${bound_s} s: ${e.detail}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
+    return guardCall(this.config.id, 'step', options, async () => {
+      if (action.length !== 0) throw new WorldError('invalid-input', this.config.id, `a ROS 2 world is driven through its skills (${this.vocabulary().skills.join(', ')}); step takes no action (got [${action.join(', ')}]) and only lets control_dt_s pass`);
+      this.ensureOpen();
+      await new Promise((resolve) => setTimeout(resolve, this.config.control_dt_s * 1000));
+      return { observation: await this.vector(), time_s: this.time_s() };
+    });
+  }
+
+  project(observation: ArrayLike<number>): Float64Array {
+    return Float64Array.of(observation[0]!, observation[1]!);
+  }
+
+  time_s(): number {
+    return this.now_s() - this.started_s;
+  }
+
+  /** Action and service clients by skill, and the latest message of each sensor (for `witness ros2 check`). */
+  endpoints(): {
+    actions: ReadonlyMap<string, RclActionClient>; services: ReadonlyMap<string, RclServiceClient>;
+    latest: (sensor: string) => { message: unknown; count: number; age_s: number } | undefined; tfLinks: () => string[];
+  } {
+    const latest = (sensor: string): { message: unknown; count: number; age_s: number } | undefined => {
+      const l = this.latest.get(sensor);
+      return l === undefined ? undefined : { message: l.message, count: l.count, age_s: this.now_s() - l.received_s };
+    };
+    return { actions: this.actions, services: this.services, latest, tfLinks: () => this.tf.links() };
+  }
+
+  /** Cancels running goals (each bounded by its cancel_timeout_s), then destroys the node; later calls fail with 'closed'. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.life.abort(new WorldError('closed', this.config.id, 'the world was closed during the call'));
+    await Promise.allSettled([...this.inflight]);
+    try {
+      // After a shutdown (Ctrl-C) rclnodejs has destroyed the node and its entities already.
+      if (!this.rcl.isShutdown()) {
+        for (const a of this.actions.values()) a.destroy();
+        this.node.destroy();
+      }
+    } finally {
+      release(this.rcl);
+    }
+  }
+}
+
+/** Loads rclnodejs (Ros2Unavailable with the diagnosis when it cannot) and opens the world. */
+export async function openRos2World(config: Ros2Config, o: Ros2WorldOptions & { readonly loader?: LoaderDeps } = {}): Promise<Ros2World> {
+  const a = await loadRclnodejs(o.loader);
+  if (!a.ok) throw new Ros2Unavailable(a);
+  return Ros2World.open(config, a.rcl, { ...o, distro: a.distro });
+}

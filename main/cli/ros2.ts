@@ -1,0 +1,83 @@
+/**
+ * `witness ros2 …`: the ROS 2 backend. rclnodejs is imported inside the action only, so --help and
+ * every other command run where ROS 2 is not installed; this one says exactly what is missing.
+ */
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
+import { type Ros2Availability, Ros2Unavailable, describeAvailability, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
+import { Ros2World } from '../backends/ros2/world.js';
+import { type ProbeReport, probeRos2 } from '../backends/ros2/probe.js';
+import { WorldError } from '../backends/world.js';
+import { CliError, EXIT, type Output } from './errors.js';
+import { action, numberFlag } from './flags.js';
+
+export const DEFAULT_ROS2_CONFIG = fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
+
+export interface Ros2Deps {
+  /** How rclnodejs is loaded (replaced in tests by the fake). */
+  readonly load?: () => Promise<Ros2Availability>;
+}
+
+function summary(c: Ros2Config): string {
+  const n = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
+  return `${c.id} — ${n(Object.keys(c.tools).length, 'tool')}, ${n(Object.keys(c.services).length, 'service')}, ${n(Object.keys(c.sensors).length, 'sensor')}, ${n(c.regions.length, 'region')}, pose from ${c.pose.source === 'tf' ? `TF ${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`}`;
+}
+
+function printReport(io: Output, c: Ros2Config, r: ProbeReport, bound_s: number): void {
+  for (const a of r.actions) io.out(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${a.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
+  for (const s of r.services) io.out(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
+  for (const t of r.topics) io.out(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}\n`);
+  for (const f of r.fields) io.out(`field    ${f.field.padEnd(16)} (${f.sensor}) UNREADABLE: ${f.problem}\n`);
+  const where = c.pose.source === 'tf' ? `${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`;
+  io.out(r.pose.ok
+    ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}\n`
+    : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}\n`);
+  const problems = r.actions.filter((a) => !a.found).length + r.services.filter((s) => !s.found).length + r.topics.filter((t) => t.problem !== null).length + r.fields.length + (r.pose.ok ? 0 : 1);
+  io.out(problems === 0 ? 'check: everything the configuration names was found\n' : `check: ${problems} problem(s)\n`);
+}
+
+export function ros2Command(io: Output, setExit: (c: number) => void, deps: Ros2Deps = {}): Command {
+  const ros2 = new Command('ros2').description('the ROS 2 backend (rclnodejs, optional): check a configuration and the robot or simulator behind it');
+  const run = <A extends unknown[]>(body: (...args: A) => Promise<number | void>) => action(io, setExit, body);
+
+  ros2
+    .command('check')
+    .description('validate a backend configuration (exit 2 on a problem, with file:line:col and the JSON path); then, if ROS 2 and rclnodejs are available (exit 4 with the fix when not), connect and report the action servers, services, topics, fields and pose it finds (exit 0 all found, 1 otherwise)')
+    .option('--config <file>', 'backend configuration (default: $WITNESS_ROS2_CONFIG, else assets/ros2/nav2-mobile-manipulator.json)')
+    .option('--timeout <s>', 'how long to wait for servers and first messages, s (default: the configuration\'s connect_timeout_s)', numberFlag('--timeout', 0.1, 600))
+    .option('--json', 'print one JSON document')
+    .action((o: { config?: string; timeout?: number; json?: boolean }) => run(async () => {
+      const file = o.config ?? process.env['WITNESS_ROS2_CONFIG'] ?? DEFAULT_ROS2_CONFIG;
+      const config = readRos2Config(file);
+      const configJson = { file, ok: true, id: config.id, tools: Object.keys(config.tools), services: Object.keys(config.services), sensors: Object.keys(config.sensors), regions: config.regions.map((r) => r.name) };
+      if (!o.json) io.out(`config   ${file}: ${summary(config)}\n`);
+      const a = await (deps.load ?? loadRclnodejs)();
+      if (!a.ok) {
+        if (o.json) {
+          io.out(JSON.stringify({ config: configJson, ros2: { available: false, problem: a.problem, message: a.message, fix: a.fix } }) + '\n');
+          return EXIT.unavailable;
+        }
+        throw new Ros2Unavailable(a);
+      }
+      if (!o.json) io.out(`ROS 2    ${describeAvailability(a)}\n`);
+      const bound_s = o.timeout ?? config.connect_timeout_s;
+      let world: Ros2World;
+      try {
+        world = await Ros2World.open(config, a.rcl, { distro: a.distro });
+      } catch (e) {
+        // An interface rclnodejs has no code for: the configuration does not fit this installation.
+        if (e instanceof WorldError) throw new CliError(e.message, EXIT.negative);
+        throw e;
+      }
+      try {
+        const r = await probeRos2(world, bound_s);
+        if (o.json) io.out(JSON.stringify({ config: configJson, ros2: { available: true, distro: a.distro, version: a.version, notes: a.notes }, probe: r }) + '\n');
+        else printReport(io, config, r, bound_s);
+        return r.ok ? EXIT.ok : EXIT.negative;
+      } finally {
+        await world.close();
+      }
+    })());
+  return ros2;
+}

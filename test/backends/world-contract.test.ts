@@ -1,0 +1,69 @@
+// The world contract (world-contract.ts) against every world: the MuJoCo tabletop and point maze
+// always, a ROS 2 robot or simulator where ROS_DISTRO is set (real rclnodejs; the configuration
+// from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the reason otherwise.
+import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
+import { PointMazeWorld } from '../../main/backends/mujoco/pointmaze.js';
+import type { SensorReading } from '../../main/backends/world.js';
+import { readRos2Config } from '../../main/backends/ros2/config.js';
+import { openRos2World } from '../../main/backends/ros2/world.js';
+import { type ContractWorld, worldContract } from './world-contract.js';
+import { ros2ContractWorld } from './ros2/contract-adapter.js';
+
+worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
+  const w = await TabletopWorld.create();
+  const run = (skill: string, args: unknown) => (o: { timeout_s: number; signal: AbortSignal }) => w.execute(skill, args, o);
+  return {
+    reset: (seed) => w.reset(seed),
+    observe: () => w.observe(),
+    fields: ['gripper.width_cm', 'gripper.holding', 'gripper.load_N', 'objects.red_mug.on', 'objects.tray.z'],
+    succeed: { what: 'move the hand', run: run('move', { x: 0.1, y: 0.05, z: 0.65 }), timeout_s: 30 },
+    // A pick is thousands of physics steps: far longer than a millisecond.
+    slow: { what: 'pick the mug within 1 ms', run: run('pick', { target: 'red_mug' }), timeout_s: 0.001 },
+    cancel: { what: 'pick the mug, aborted after 5 ms', run: run('pick', { target: 'red_mug' }), after_s: 0.005 },
+    fail: { what: 'pick an object the world does not have', run: run('pick', { target: 'unicorn' }), kinds: ['invalid-input'] },
+    stop_s: 1,
+    // Stopped means stopped: no physics runs once the call has rejected.
+    quiescent: async () => {
+      const t = w.time_s;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      assert.equal(w.time_s, t, 'the simulation advanced after the call was stopped');
+    },
+    close: () => Promise.resolve(w.close()),
+  };
+});
+
+const NO_SKILLS = 'the point maze has no skills: its one call is step, a single synchronous physics step';
+
+worldContract('MuJoCo point maze', async (): Promise<ContractWorld> => {
+  const w = await PointMazeWorld.open('pointmaze-medium');
+  // Sensor readings as an observed state: "agent.position" → { agent: { position } }.
+  const state = (r: Readonly<Record<string, SensorReading>>): Record<string, unknown> => {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const [k, v] of Object.entries(r)) {
+      const [a, b] = k.split('.') as [string, string];
+      (out[a] ??= {})[b] = v.value;
+    }
+    return out;
+  };
+  return {
+    reset: async (seed) => {
+      await w.reset({ seed, initialState: [0, 0, 0, 0] });
+      return state(await w.sensors());
+    },
+    observe: async () => state(await w.sensors()),
+    fields: ['agent.position', 'agent.velocity', 'agent.cell'],
+    succeed: { what: 'one step', run: (o) => w.step([1, 0], o), timeout_s: 5 },
+    slow: { skip: `${NO_SKILLS} that cannot outlast a timeout, so there is no timeout path (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)` },
+    cancel: { skip: `${NO_SKILLS} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/pointmaze.test.ts)` },
+    fail: { what: 'a step with a malformed action', run: (o) => w.step([2], o), kinds: ['invalid-input'] },
+    stop_s: 1,
+    close: () => w.close(),
+  };
+});
+
+const ros2Config = process.env['WITNESS_ROS2_CONFIG'] ?? fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
+worldContract(`ROS 2, ${basename(ros2Config)}`, async () => ros2ContractWorld(await openRos2World(readRos2Config(ros2Config))),
+  process.env['ROS_DISTRO'] ? {} : { skip: 'ROS_DISTRO is not set: source /opt/ros/<distro>/setup.bash to run the ROS 2 contract suite' });

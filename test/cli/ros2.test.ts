@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ros2Command } from '../../main/cli/ros2.js';
+import { createDirectApi } from '../../main/api/direct.js';
+import { FakeRclnodejs } from '../backends/ros2/fake-rclnodejs.js';
+import { SAMPLE, patch, sampleJson } from '../backends/ros2/helpers.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
+/** The environment of a machine without ROS 2. */
+const noRos = (): NodeJS.ProcessEnv => {
+  const env = { ...process.env };
+  for (const k of ['ROS_DISTRO', 'AMENT_PREFIX_PATH', 'WITNESS_ROS2_CONFIG']) delete env[k];
+  return env;
+};
+const witness = (args: string[], env: NodeJS.ProcessEnv = noRos()) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
+let rclnodejsInstalled = true;
+try {
+  createRequire(import.meta.url).resolve('rclnodejs');
+} catch {
+  rclnodejsInstalled = false;
+}
+
+test('without ROS 2 the CLI starts: --help lists ros2, other commands run, ros2 check validates the config then exits 4 with the fix', () => {
+  const help = witness(['--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /ros2 +the ROS 2 backend/);
+  assert.equal(witness(['ltl', 'translate', 'F a']).status, 0);
+  assert.equal(witness(['ros2', 'check', '--help']).status, 0);
+  const r = witness(['ros2', 'check']);
+  assert.equal(r.status, 4, r.stderr);
+  assert.match(r.stdout, /^config {3}.*nav2-mobile-manipulator\.json: nav2-mobile-manipulator — 2 tools, 1 service, 2 sensors, 3 regions, pose from TF map ← base_link\n$/);
+  assert.match(r.stderr, /^error: ROS 2 is not sourced \(ROS_DISTRO is not set\): run `source \/opt\/ros\/<distro>\/setup\.bash` \(<distro>: humble or jazzy\) before starting Witness/);
+  const j = witness(['ros2', 'check', '--json']);
+  assert.equal(j.status, 4);
+  const doc = JSON.parse(j.stdout) as { config: { ok: boolean; tools: string[] }; ros2: { available: boolean; problem: string; fix: string } };
+  assert.deepEqual([doc.config.ok, doc.config.tools, doc.ros2.available, doc.ros2.problem], [true, ['navigate', 'grip'], false, 'not-sourced']);
+});
+
+test('ROS 2 sourced but rclnodejs not installed: exit 4 with the install and Electron rebuild commands', (t) => {
+  if (rclnodejsInstalled) return t.skip('rclnodejs is installed here');
+  const r = witness(['ros2', 'check', '--config', SAMPLE], { ...noRos(), ROS_DISTRO: 'jazzy' });
+  assert.equal(r.status, 4);
+  assert.equal(r.stderr, 'error: rclnodejs is not installed: `npm install rclnodejs` after sourcing ROS 2, then `node native/rebuild.js` for Electron\n');
+});
+
+test('a bad configuration exits 2 with file:line:col and the JSON path, before anything about ROS 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ros2-cli-'));
+  const file = join(dir, 'robot.json');
+  writeFileSync(file, JSON.stringify(patch(sampleJson(), { regions: undefined, 'tools.navigate.timeout_s': 'soon' }), null, 2));
+  const r = witness(['ros2', 'check', '--config', file]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, `error: ${file}:38:7: $.tools.navigate.timeout_s: must be number\n`);
+  const missing = witness(['ros2', 'check', '--config', join(dir, 'none.json')]);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /none\.json: \$: cannot read: ENOENT/);
+  assert.equal(witness(['ros2', 'check', '--timeout', '0']).status, 2);
+});
+
+async function check(fake: FakeRclnodejs, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '', code = 0;
+  const cmd = ros2Command({ out: (s) => { out += s; }, err: (s) => { err += s; } }, (c) => { code = c; }, {
+    load: () => Promise.resolve({ ok: true, rcl: fake.module, distro: 'jazzy', version: '1.5.2', notes: [] }),
+  });
+  await cmd.parseAsync(['check', ...args], { from: 'user' });
+  return { code, out, err };
+}
+
+test('connected (over the fake rclnodejs, a test double): what is found, what is missing and why, the pose and labels', async () => {
+  const fake = new FakeRclnodejs();
+  fake.servers.set('/navigate_to_pose', {});
+  fake.serviceServers.set('/global_costmap/clear_entirely_global_costmap', { handle: () => ({}) });
+  fake.graph = [{ name: '/joint_states', types: ['sensor_msgs/msg/JointState'], publishers: 0 }];
+  const { odometry, tfMessage } = await import('../backends/ros2/fake-rclnodejs.js');
+  const feed = setInterval(() => {
+    fake.publish('/tf', tfMessage('map', 'base_link', 2, 0));
+    fake.publish('/odom', odometry(2, 0));
+  }, 10);
+  try {
+    const r = await check(fake, ['--timeout', '0.2']);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.out, /^ROS 2 {4}ROS 2 jazzy with rclnodejs 1\.5\.2$/m);
+    assert.match(r.out, /^action {3}navigate +\/navigate_to_pose \[nav2_msgs\/action\/NavigateToPose\] {2}found$/m);
+    assert.match(r.out, /^action {3}grip +\/gripper_controller\/gripper_cmd \[control_msgs\/action\/GripperCommand\] {2}MISSING: no server within 0\.2 s$/m);
+    assert.match(r.out, /^service {2}clear_costmaps .* found$/m);
+    assert.match(r.out, /^topic {4}odom +\/odom \[nav_msgs\/msg\/Odometry\] {2}\d+ message\(s\), the last 0\.\d\d s ago$/m);
+    assert.match(r.out, /^topic {4}joints +\/joint_states \[sensor_msgs\/msg\/JointState\] {2}NO MESSAGE: \/joint_states has no publisher$/m);
+    assert.match(r.out, /^pose {5}map ← base_link: x 2\.00 m, y 0\.00 m, yaw 0\.00 rad; labels: bench$/m);
+    assert.match(r.out, /^check: 2 problem\(s\)$/m);
+    fake.servers.set('/gripper_controller/gripper_cmd', {});
+    const feed2 = setInterval(() => fake.publish('/joint_states', { name: ['gripper_left_finger_joint'], position: [0.01], effort: [1] }), 10);
+    try {
+      const ok = await check(fake, ['--timeout', '0.2', '--json']);
+      assert.equal(ok.code, 0);
+      const doc = JSON.parse(ok.out) as { ros2: { available: boolean }; probe: { ok: boolean; pose: { labels: string[] } } };
+      assert.deepEqual([doc.ros2.available, doc.probe.ok, doc.probe.pose.labels], [true, true, ['bench']]);
+    } finally {
+      clearInterval(feed2);
+    }
+  } finally {
+    clearInterval(feed);
+  }
+});
+
+test('the app\'s API says whether ROS 2 can be used and, if not, what is missing', async () => {
+  const api = createDirectApi({ ros2: { env: {}, resolver: () => '/x/node_modules/rclnodejs/index.js' } });
+  const s = await api.ros2Status();
+  assert.deepEqual(s, { available: false, problem: 'not-sourced', message: 'ROS 2 is not sourced (ROS_DISTRO is not set)', fix: 'run `source /opt/ros/<distro>/setup.bash` (<distro>: humble or jazzy) before starting Witness' });
+  const fake = new FakeRclnodejs();
+  const ok = await createDirectApi({ ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: () => { throw new Error('no'); } } }).ros2Status();
+  assert.deepEqual(ok, { available: true, distro: 'jazzy', version: null, notes: [] });
+});
