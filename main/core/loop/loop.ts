@@ -9,7 +9,7 @@
  * escalates early (a replan loop).
  */
 import type { RegisteredTool } from './tools.js';
-import { type WorldState, holds, observed } from './conditions.js';
+import { type Bound, type WorldState, holds, observed } from './conditions.js';
 
 export interface ToolCall {
   readonly tool: string;
@@ -27,6 +27,8 @@ export interface FailureRecord {
   readonly class: 'transient' | 'permanent';
   readonly label: string;
   readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
+  /** Why the condition could not be evaluated (a missing key, an optional argument not given); absent when it evaluated to false. */
+  readonly error?: string;
   /** Index of the subtask (passed steps so far) it happened on. */
   readonly subtask: number;
   /** The observed state s_{t+1} the verdict was made on. */
@@ -140,19 +142,30 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     }
     consecutiveSchema = 0;
     const t = tool!;
-    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }): FailureRecord => {
-      const rule = t.failures.find((f) => holds(f.when, state) === true);
+    // `pre` is the state just before the skill runs, observed now rather than taken from the last
+    // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
+    state = await world.observe();
+    const b: Bound = { args: call.args, pre: state };
+    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }, error?: string): FailureRecord => {
+      const rule = t.failures.find((f) => holds(f.when, state, b) === true);
       return {
-        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state), t_s: o.clock(),
-        class: rule?.class ?? 'transient', label: rule?.label ?? (stage === 'timeout' ? 'timeout' : `${c.name}-violated`), stage, subtask, state,
+        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
+        // A condition that cannot be evaluated will not start to by repeating the call.
+        class: rule?.class ?? (error !== undefined ? 'permanent' : 'transient'),
+        label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : `${c.name}-violated`),
+        stage, ...(error !== undefined ? { error } : {}), subtask, state,
       };
     };
     let record: FailureRecord | null = null;
     // Blind trusts return codes: no precondition or postcondition is checked against the world.
-    const pre = o.blind ? undefined : t.preconditions.find((c) => holds(c.expr, state) !== true);
-    if (pre !== undefined) {
-      record = fail('precondition', pre);
-    } else {
+    for (const c of o.blind ? [] : t.preconditions) {
+      const v = holds(c.expr, state, b);
+      if (v !== true) {
+        record = fail('precondition', c, typeof v === 'string' ? v : undefined);
+        break;
+      }
+    }
+    if (record === null) {
       toolCalls++;
       let response: unknown = null;
       const started = o.clock();
@@ -168,13 +181,16 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         state = await world.observe();
         emit('tool_call', { tool: t.name, arguments: call.args, start_s: started, end_s: o.clock(), timeout_s: t.timeout_s, response });
         // Postconditions on sensor evidence — never on the response (unless blind).
-        const violated = o.blind ? undefined : t.postconditions.find((c) => holds(c.expr, state) !== true);
-        for (const c of t.postconditions) {
-          if (o.blind) break;
-          emit('verifier_result', { tool: t.name, postcondition: c.name, expr: c.expr, pass: holds(c.expr, state) === true, observed: observed(c.expr, state) });
+        if (!o.blind) {
+          let violated: { c: { name: string; expr: string }; error?: string } | undefined;
+          for (const c of t.postconditions) {
+            const v = holds(c.expr, state, b);
+            emit('verifier_result', { tool: t.name, postcondition: c.name, expr: c.expr, pass: v === true, observed: observed(c.expr, state, b), ...(typeof v === 'string' ? { error: v } : {}) });
+            if (v !== true) violated ??= { c, ...(typeof v === 'string' ? { error: v } : {}) };
+          }
+          if (violated !== undefined) record = fail('postcondition', violated.c, violated.error);
         }
-        if (violated !== undefined) record = fail('postcondition', violated);
-        else {
+        if (record === null) {
           entries.push({ kind: 'pass', call, response, state });
           emit('evidence', { instruction: call, state, action: t.skill, verifier: o.blind ? 'trusted the return value' : 'postconditions hold', failure_label: null });
           subtask++;
