@@ -17,6 +17,7 @@ import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/plan
 import { LlmPlanner } from '../services/llm/openai-planner.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditSink, defaultAuditFile, operatorName } from '../services/audit/mission-recorder.js';
+import { loopEvents } from '../services/audit/loop-recorder.js';
 import { VERSION } from '../version.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
@@ -66,10 +67,7 @@ export function warehouseCommand(io: Output, setExit: (c: number) => void): Comm
         const sink = log !== null && run !== null ? auditSink(log, run) : null;
         const r: LoopResult = await runLoop(tools, world, planner, GOAL, {
           replans: o.replans, goal: 'objects.red_bin.on == "shelf_c4"', clock: () => (Date.now() - started) / 1000,
-          onEvent: (kind, body) => sink?.event(kind, body, {
-            ...(typeof body['tool'] === 'string' ? { tool: body['tool'] } : {}),
-            ...(kind === 'failure_record' && typeof body['label'] === 'string' ? { failureLabel: body['label'] } : {}),
-          }),
+          ...(sink !== null ? { onEvent: loopEvents(sink) } : {}),
         });
         await log?.flush();
         if (sink !== null && sink.errors.length > 0) throw new CliError(`audit log ${file}: ${sink.errors[0]!.message}`);
