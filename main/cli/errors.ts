@@ -29,6 +29,8 @@ export class CliError extends Error {
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** Where a command may ask the operator (default: process.stdin); tests pass their own. */
+  readonly stdin?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
 }
 
 export const processOutput: Output = {

@@ -6,10 +6,12 @@
  * cancellation → observation → postconditions on sensor evidence → on pass, continue; on fail, a
  * failure record and a replan from the updated state within budget R → past R, escalation with the
  * whole trace. A goal verifier decides success; the same failure on the same subtask twice in a row
- * escalates early (a replan loop).
+ * escalates early (a replan loop). With a `decide` hook an escalation is a question to the operator
+ * rather than the end: abort, retry (one more budget round) or skip (the subtask).
  */
 import type { RegisteredTool } from './tools.js';
 import { type Bound, type WorldState, holds, observed } from './conditions.js';
+import { type Decide, type DecisionRecord, type Escalation, type OperatorDecision, askOperator } from './escalation.js';
 
 export interface ToolCall {
   readonly tool: string;
@@ -29,7 +31,7 @@ export interface FailureRecord {
   readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
   /** Why the condition could not be evaluated (a missing key, an optional argument not given); absent when it evaluated to false. */
   readonly error?: string;
-  /** Index of the subtask (passed steps so far) it happened on. */
+  /** Index of the subtask (steps passed or skipped by the operator so far) it happened on. */
   readonly subtask: number;
   /** The observed state s_{t+1} the verdict was made on. */
   readonly state: WorldState;
@@ -39,7 +41,9 @@ export type HistoryEntry =
   | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'schema-error'; readonly call: ToolCall; readonly errors: readonly string[] }
   | { readonly kind: 'pass'; readonly call: ToolCall; readonly response: unknown; readonly state: WorldState }
-  | { readonly kind: 'failure'; readonly record: FailureRecord };
+  | { readonly kind: 'failure'; readonly record: FailureRecord }
+  /** The operator's answer to an escalation (planners drop the current step on skip). */
+  | { readonly kind: 'operator'; readonly escalation: Pick<Escalation, 'n' | 'cause' | 'reason'>; readonly decision: OperatorDecision };
 
 export interface History {
   readonly goal: string;
@@ -74,8 +78,12 @@ export interface LoopOptions {
   readonly maxSteps?: number;
   /** Seconds since the loop started (the injected clock). */
   readonly clock: () => number;
-  readonly onEvent?: (kind: 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'evidence', body: Record<string, unknown>) => void;
+  readonly onEvent?: (kind: LoopEventKind, body: Record<string, unknown>) => void;
+  /** Asked at each escalation past the budget or by the loop guard; without it those escalations end the run. */
+  readonly decide?: Decide;
 }
+
+export type LoopEventKind = 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
 
 export interface LoopResult {
   readonly outcome: 'success' | 'escalated' | 'goal-not-met';
@@ -88,6 +96,9 @@ export interface LoopResult {
   readonly history: History;
   /** The success came after at least one replan. */
   readonly recovered: boolean;
+  /** The operator's decisions, in order; the run was aborted when the last one is abort. */
+  readonly decisions: readonly DecisionRecord[];
+  readonly aborted: boolean;
 }
 
 class Timeout extends Error {}
@@ -112,14 +123,19 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
   let state = await world.observe();
   const failures: FailureRecord[] = [];
-  let replans = 0, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
+  const decisions: DecisionRecord[] = [];
+  let replans = 0, budget = o.replans, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
   const maxSchema = o.maxSchemaErrors ?? 3;
   const maxSteps = o.maxSteps ?? 50;
   const emit = o.onEvent ?? ((): void => undefined);
   const history = (): History => ({ goal, entries: [...entries], state });
-  const end = (outcome: LoopResult['outcome'], reason: string): LoopResult => {
-    if (outcome === 'escalated') emit('escalation', { reason, failures });
-    return { outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0 };
+  /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
+  const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause'] } = {}): LoopResult => {
+    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', { reason, failures, ...(e.cause !== undefined ? { cause: e.cause } : {}) });
+    return {
+      outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0,
+      decisions, aborted: e.aborted === true,
+    };
   };
   const goalHolds = (): boolean => holds(o.goal, state) === true;
   for (let step = 0; step < maxSteps; step++) {
@@ -203,14 +219,36 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     entries.push({ kind: 'failure', record });
     emit('failure_record', { ...record });
     emit('evidence', { instruction: call, state, action: t.skill, verifier: `${record.stage} "${record.violated}" failed`, failure_label: record.label });
-    if (replans >= o.replans) return end('escalated', `replan budget R = ${o.replans} exhausted; ${failures.length} failure record(s)`);
     const prev = failures[failures.length - 2];
-    if (prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
-      && JSON.stringify(prev.args) === JSON.stringify(record.args)) {
-      return end('escalated', `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`);
+    const looping = prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
+      && JSON.stringify(prev.args) === JSON.stringify(record.args);
+    let granted = false;
+    if (replans >= budget || looping) {
+      const cause = replans >= budget ? 'replan-budget' : 'replan-loop';
+      const reason = cause === 'replan-budget'
+        ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
+        : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
+      if (o.decide === undefined) return end('escalated', reason, { cause });
+      const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget };
+      emit('escalation', { n: esc.n, cause, reason, failures });
+      const d = await askOperator(o.decide, esc);
+      decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
+      entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
+      emit('operator_decision', {
+        decision: d.decision, reason: d.reason, operator: d.operator ?? null,
+        escalation: { n: esc.n, cause, reason, tool: record.tool, violated: record.violated, label: record.label, subtask: record.subtask },
+      });
+      if (d.decision === 'abort') return end('escalated', `${reason}; aborted by ${d.operator ?? 'the operator'}: ${d.reason}`, { aborted: true });
+      if (d.decision === 'skip') {
+        // The budget is not renewed: the next failure comes back to the operator.
+        subtask++;
+        continue;
+      }
+      budget += Math.max(1, o.replans);
+      granted = true;
     }
     replans++;
-    emit('replan', { trigger: record.label, replan: replans, budget: o.replans });
+    emit('replan', { trigger: record.label, replan: replans, budget, ...(granted ? { granted_by: 'operator' } : {}) });
   }
   return end('escalated', `no result within ${maxSteps} planner steps`);
 }
