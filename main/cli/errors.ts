@@ -32,6 +32,8 @@ export class CliError extends Error {
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** Where a command may ask the operator (default: process.stdin); tests pass their own. */
+  readonly stdin?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
 }
 
 export const processOutput: Output = {

@@ -1,10 +1,17 @@
 /** `witness lab …`: the seed's experiments. */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { type LabStats, runLab } from '../services/lab/verify-vs-blind.js';
+import { type LabResult, type LabStats, runLab } from '../services/lab/verify-vs-blind.js';
+import { AuditLog } from '../services/audit/store.js';
+import { operatorName } from '../services/audit/mission-recorder.js';
+import { VERSION } from '../version.js';
 import type { Output } from './errors.js';
 import { action, intFlag } from './flags.js';
+
+/** Lab runs go to their own database by default, so thousands of episodes never fill the operator's log. */
+export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';
 
 const tool = (name: string): unknown => JSON.parse(readFileSync(fileURLToPath(new URL(`../../../assets/tools/${name}`, import.meta.url)), 'utf8'));
 
@@ -20,15 +27,30 @@ export function labCommand(io: Output, setExit: (c: number) => void): Command {
     .description('postcondition verification with replanning versus trusting return codes; grasp thresholds 1, 3, 5 cm and replan budgets 0, 1, 2')
     .option('--episodes <n>', 'episodes per condition', intFlag('--episodes', 1, 100_000), 100)
     .option('--seed <n>', 'seed of the episodes', intFlag('--seed', 0), 1)
-    .option('--json', 'one JSON document: {"blind":{…},"verified":{…},"sweep":[…]}')
-    .action(action(io, setExit, async (o: { episodes: number; seed: number; json?: boolean }) => {
+    .option('--audit <db>', `audit database, one run per episode and configuration (default: ./${LAB_AUDIT_FILE}, not the operator's log)`)
+    .option('--no-audit', 'do not record the episodes')
+    .option('--json', 'one JSON document: {"blind":{…},"verified":{…},"sweep":[…],"audit":{"file":…,"runs":…}}')
+    .action(action(io, setExit, async (o: { episodes: number; seed: number; audit: string | boolean; json?: boolean }) => {
       const started = Date.now();
-      const r = await runLab({
-        episodes: o.episodes, seed: o.seed, thresholds_cm: [1, 3, 5], budgets: [0, 1, 2],
-        tools: { pick: tool('pick.json'), place: tool('place.json') }, progress: (l) => io.err(`lab: ${l}\n`),
-      });
+      const file = o.audit === false ? null : resolve(typeof o.audit === 'string' ? o.audit : LAB_AUDIT_FILE);
+      let log: AuditLog | null = null;
+      let r: LabResult;
+      try {
+        if (file !== null) {
+          mkdirSync(dirname(file), { recursive: true });
+          log = AuditLog.open(file);
+        }
+        r = await runLab({
+          episodes: o.episodes, seed: o.seed, thresholds_cm: [1, 3, 5], budgets: [0, 1, 2],
+          tools: { pick: tool('pick.json'), place: tool('place.json') }, progress: (l) => io.err(`lab: ${l}\n`),
+          ...(log !== null ? { audit: { log, operator: operatorName(), software: `witness ${VERSION}` } } : {}),
+        });
+      } finally {
+        await log?.close();
+      }
+      const audit = file === null ? null : { file, runs: o.episodes * (2 + r.sweep.length) };
       if (o.json) {
-        io.out(JSON.stringify(r) + '\n');
+        io.out(JSON.stringify({ ...r, ...(audit !== null ? { audit } : {}) }) + '\n');
         return;
       }
       const head = '| condition | success | tool calls / episode | successes from a replan | replans / episode | false replans |\n|---|---|---|---|---|---|';
@@ -37,7 +59,9 @@ export function labCommand(io: Output, setExit: (c: number) => void): Command {
       io.out(`Success rate by threshold (rows) and budget R = 0 / 1 / 2:\n\n${[...new Set(r.sweep.map((s) => s.threshold_cm))].map((t) => {
         const xs = r.sweep.filter((s) => s.threshold_cm === t);
         return `${String(t).padStart(2)} cm ${xs.map((s) => `${'█'.repeat(Math.round(s.sr * 20)).padEnd(20, '·')} ${pct(s.sr).padStart(5)}`).join('   ')}`;
-      }).join('\n')}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version})\n`);
+      }).join('\n')}\n\n`);
+      if (audit !== null) io.out(`Audit: ${audit.runs} runs (one per episode and configuration) in ${audit.file} (witness audit ls ${audit.file})\n`);
+      io.out(`(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version})\n`);
     }));
   return lab;
 }

@@ -35,14 +35,40 @@ test("the seed's step-through in the MuJoCo tabletop: the nominal grasp misses, 
   }
 });
 
-test('witness lab verify-vs-blind --json: the documented shape', async () => {
+test('witness lab verify-vs-blind --json: the documented shape; every episode and configuration one audit run, intact', async () => {
+  const db = join(mkdtempSync(join(tmpdir(), 'witness-lab-')), 'lab.sqlite');
   let out = '';
-  const code = await run(['lab', 'verify-vs-blind', '--episodes', '2', '--json'], { out: (s) => { out += s; }, err: () => undefined });
+  const code = await run(['lab', 'verify-vs-blind', '--episodes', '2', '--json', '--audit', db], { out: (s) => { out += s; }, err: () => undefined });
   assert.equal(code, 0);
-  const j = JSON.parse(out) as { blind: { sr: number }; verified: { sr: number; threshold_cm: number }; sweep: { threshold_cm: number; replans: number }[] };
+  const j = JSON.parse(out) as { blind: { sr: number }; verified: { sr: number; threshold_cm: number }; sweep: { threshold_cm: number; replans: number }[]; audit: { file: string; runs: number } };
   assert.ok(j.blind.sr >= 0 && j.blind.sr <= 1);
   assert.equal(j.verified.threshold_cm, 1.5);
   assert.deepEqual(j.sweep.map((s) => `${s.threshold_cm}/${s.replans}`), ['1/0', '1/1', '1/2', '3/0', '3/1', '3/2', '5/0', '5/1', '5/2']);
+  assert.deepEqual(j.audit, { file: db, runs: 22 });
+  const { openAuditReadOnly } = await import('../../main/services/audit/store.js');
+  const { listRuns, queryEvents, verifyChain } = await import('../../main/services/audit/forensics.js');
+  const a = openAuditReadOnly(db);
+  try {
+    const runs = listRuns(a);
+    assert.equal(runs.length, 22, '2 episodes x (blind + verified + 9 sweep configurations)');
+    assert.ok(runs.every((r) => r.world === 'tabletop' && r.outcome !== null), 'every run ended');
+    const starts = queryEvents(a, { kind: 'run_start', limit: 1000 }).map((e) => (JSON.parse(e.body) as { meta: Record<string, unknown> }).meta);
+    const configs = new Set(starts.map((m) => `${String(m['mode'])} ${String(m['threshold_cm'])} ${String(m['budget'])} ${String(m['episode'])}`));
+    assert.equal(configs.size, 22, 'one run per episode and configuration');
+    assert.ok(starts.some((m) => m['mode'] === 'blind') && starts.every((m) => typeof m['seed'] === 'number' && m['lab'] === 'verify-vs-blind'));
+    const kinds = new Set(queryEvents(a, { limit: 100_000 }).map((e) => e.kind));
+    for (const k of ['run_start', 'tool_call', 'verifier_result', 'failure_record', 'replan', 'escalation', 'evidence', 'run_end']) assert.ok(kinds.has(k), k);
+    // Blind trusts return codes: its runs hold calls but no verifier results.
+    const blindRun = queryEvents(a, { kind: 'run_start', limit: 1000 }).find((e) => (JSON.parse(e.body) as { meta: { mode: string } }).meta.mode === 'blind')!.run_id;
+    assert.deepEqual(queryEvents(a, { run: blindRun, kind: 'verifier_result' }), []);
+    assert.ok(queryEvents(a, { run: blindRun, kind: 'tool_call' }).length > 0);
+    const v = verifyChain(a);
+    assert.equal(v.ok, true, JSON.stringify(v));
+  } finally {
+    a.close();
+  }
+  const verify = await run(['audit', 'verify', db], { out: () => undefined, err: () => undefined });
+  assert.equal(verify, 0);
 });
 
 test('witness demo warehouse: a weight-limit fault, the two-step alternative, every step in the audit log; R = 0 escalates', async () => {

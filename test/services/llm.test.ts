@@ -119,3 +119,18 @@ test('LLM planner: a server that does not answer in time → the planner gives u
     s.server.close();
   }
 });
+
+test('LLM planner: after an escalation the operator\'s decision reaches the model as a note', async () => {
+  const s = await replay('operator-retry');
+  try {
+    const decide = () => Promise.resolve({ decision: 'retry' as const, reason: 'try lower', operator: 'op' });
+    const r = await runLoop(TOOLS, world(), new LlmPlanner(TOOLS, { baseUrl: s.url, model: 'recorded', timeout_ms: 2000 }), 'g', { ...loopOpts, replans: 0, decide });
+    assert.equal(r.outcome, 'success', r.reason);
+    assert.deepEqual(s.misses, []);
+    const second = JSON.parse(s.requests[1]!) as { messages: { role: string; content: string | null }[] };
+    const note = second.messages.find((m) => m.role === 'user' && m.content?.includes('the operator decided'));
+    assert.match(note!.content!, /^The loop escalated \(replan budget R = 0 exhausted; 1 failure record\(s\)\); the operator decided retry: try lower$/);
+  } finally {
+    s.server.close();
+  }
+});

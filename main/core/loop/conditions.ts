@@ -1,9 +1,19 @@
 /** Evaluating registered CEL conditions on an observed world state (sensor evidence, never a return code). */
 import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
-import { fieldsRead } from './vocabulary.js';
+import { type Ref, references, refText } from './cel-ast.js';
 
 /** The observed state: nested plain values, read as CEL bindings (top-level names are variables). */
 export type WorldState = Readonly<Record<string, unknown>>;
+
+/**
+ * What a tool condition reads besides the state: the call's validated arguments (`args`) and, after
+ * the call, the state observed just before it (`pre`). These names shadow world fields of the same
+ * name, so a world must not report top-level `args` or `pre`.
+ */
+export interface Bound {
+  readonly args?: unknown;
+  readonly pre?: WorldState;
+}
 
 const env = celEnv();
 const planned = new Map<string, (ctx?: Record<string, CelInput>) => unknown>();
@@ -17,21 +27,71 @@ function compiled(expr: string): (ctx?: Record<string, CelInput>) => unknown {
   return f;
 }
 
-/** true / false, or an error message when the state lacks what the condition reads. */
-export function holds(expr: string, state: WorldState): boolean | string {
-  const r = compiled(expr)(state as Record<string, CelInput>);
-  if (isCelError(r)) return `cannot evaluate "${expr}": ${(r as { message?: string }).message ?? String(r)}`;
+function context(state: WorldState, b: Bound): Record<string, unknown> {
+  if (b.args === undefined && b.pre === undefined) return state;
+  return { ...state, ...(b.args !== undefined ? { args: b.args } : {}), ...(b.pre !== undefined ? { pre: b.pre } : {}) };
+}
+
+interface Resolved {
+  /** The concrete path read: objects.tray.on for objects[args.target].on when args.target is "tray". */
+  readonly path: string;
+  readonly value: unknown;
+  readonly error?: string;
+}
+
+const has = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && Object.hasOwn(o, k);
+
+/** Reads a reference the way CEL would, but says precisely what is missing when it cannot. */
+function resolve(r: Ref, ctx: Record<string, unknown>): Resolved {
+  if (r.kind === 'name') return has(ctx, r.name) ? { path: r.name, value: ctx[r.name] } : { path: r.name, value: undefined, error: `nothing is bound to "${r.name}"` };
+  const base = resolve(r.of, ctx);
+  if (r.kind === 'field') {
+    const path = `${base.path}.${r.field}`;
+    if (base.error !== undefined) return { path, value: undefined, error: base.error };
+    if (has(base.value, r.field)) return { path, value: (base.value as Record<string, unknown>)[r.field] };
+    const arg = r.of.kind === 'name' && r.of.name === 'args';
+    return { path, value: undefined, error: arg ? `the call has no argument "${r.field}" (it is optional; test it with has(args.${r.field}))` : `the observed state has no ${path}` };
+  }
+  const keyText = r.key.kind === 'const' ? JSON.stringify(r.key.value) : refText(r.key);
+  if (base.error !== undefined) return { path: `${base.path}[${keyText}]`, value: undefined, error: base.error };
+  let key: unknown = r.key.kind === 'const' ? r.key.value : undefined;
+  if (r.key.kind !== 'const') {
+    const k = resolve(r.key, ctx);
+    if (k.error !== undefined) return { path: `${base.path}[${keyText}]`, value: undefined, error: k.error };
+    key = k.value;
+  }
+  if (typeof key !== 'string') return { path: `${base.path}[${keyText}]`, value: undefined, error: `${keyText} is ${JSON.stringify(key)}, not a name to look up in ${base.path}` };
+  const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${base.path}.${key}` : `${base.path}[${JSON.stringify(key)}]`;
+  if (has(base.value, key)) return { path, value: (base.value as Record<string, unknown>)[key] };
+  const how = r.key.kind === 'const' ? '' : ` (${refText(r)} with ${keyText} = ${JSON.stringify(key)})`;
+  return { path, value: undefined, error: `${base.path} has no key ${JSON.stringify(key)}${how}` };
+}
+
+/**
+ * true / false, or an error message when the condition cannot be evaluated on this state (a key
+ * missing from a map, an optional argument not given, a field the world did not report).
+ */
+export function holds(expr: string, state: WorldState, b: Bound = {}): boolean | string {
+  const ctx = context(state, b);
+  const r = compiled(expr)(ctx as Record<string, CelInput>);
+  if (isCelError(r)) {
+    const why = references(expr).map((ref) => resolve(ref, ctx).error).find((e) => e !== undefined);
+    return `cannot evaluate "${expr}": ${why ?? (r as { message?: string }).message ?? String(r)}`;
+  }
   if (typeof r !== 'boolean') return `"${expr}" is not a boolean on this state`;
   return r;
 }
 
-/** The values of the fields a condition reads, as observed (the evidence of a failure record). */
-export function observed(expr: string, state: WorldState): Record<string, unknown> {
+/**
+ * The values a condition read, by concrete path, bound values included (args.target, pre.gripper.holding,
+ * objects.tray.on): the evidence of a verifier result or a failure record. What could not be read is null.
+ */
+export function observed(expr: string, state: WorldState, b: Bound = {}): Record<string, unknown> {
+  const ctx = context(state, b);
   const out: Record<string, unknown> = {};
-  for (const path of fieldsRead(expr)) {
-    let v: unknown = state;
-    for (const p of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
-    out[path] = v;
+  for (const ref of references(expr)) {
+    const x = resolve(ref, ctx);
+    out[x.path] = x.value === undefined ? null : x.value;
   }
   return out;
 }

@@ -6,10 +6,12 @@
  * cancellation → observation → postconditions on sensor evidence → on pass, continue; on fail, a
  * failure record and a replan from the updated state within budget R → past R, escalation with the
  * whole trace. A goal verifier decides success; the same failure on the same subtask twice in a row
- * escalates early (a replan loop).
+ * escalates early (a replan loop). With a `decide` hook an escalation is a question to the operator
+ * rather than the end: abort, retry (one more budget round) or skip (the subtask).
  */
 import type { RegisteredTool } from './tools.js';
-import { type WorldState, holds, observed } from './conditions.js';
+import { type Bound, type WorldState, holds, observed } from './conditions.js';
+import { type Decide, type DecisionRecord, type Escalation, type OperatorDecision, askOperator } from './escalation.js';
 
 export interface ToolCall {
   readonly tool: string;
@@ -27,7 +29,9 @@ export interface FailureRecord {
   readonly class: 'transient' | 'permanent';
   readonly label: string;
   readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
-  /** Index of the subtask (passed steps so far) it happened on. */
+  /** Why the condition could not be evaluated (a missing key, an optional argument not given); absent when it evaluated to false. */
+  readonly error?: string;
+  /** Index of the subtask (steps passed or skipped by the operator so far) it happened on. */
   readonly subtask: number;
   /** The observed state s_{t+1} the verdict was made on. */
   readonly state: WorldState;
@@ -37,7 +41,9 @@ export type HistoryEntry =
   | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'schema-error'; readonly call: ToolCall; readonly errors: readonly string[] }
   | { readonly kind: 'pass'; readonly call: ToolCall; readonly response: unknown; readonly state: WorldState }
-  | { readonly kind: 'failure'; readonly record: FailureRecord };
+  | { readonly kind: 'failure'; readonly record: FailureRecord }
+  /** The operator's answer to an escalation (planners drop the current step on skip). */
+  | { readonly kind: 'operator'; readonly escalation: Pick<Escalation, 'n' | 'cause' | 'reason'>; readonly decision: OperatorDecision };
 
 export interface History {
   readonly goal: string;
@@ -72,8 +78,12 @@ export interface LoopOptions {
   readonly maxSteps?: number;
   /** Seconds since the loop started (the injected clock). */
   readonly clock: () => number;
-  readonly onEvent?: (kind: 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'evidence', body: Record<string, unknown>) => void;
+  readonly onEvent?: (kind: LoopEventKind, body: Record<string, unknown>) => void;
+  /** Asked at each escalation past the budget or by the loop guard; without it those escalations end the run. */
+  readonly decide?: Decide;
 }
+
+export type LoopEventKind = 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
 
 export interface LoopResult {
   readonly outcome: 'success' | 'escalated' | 'goal-not-met';
@@ -86,6 +96,9 @@ export interface LoopResult {
   readonly history: History;
   /** The success came after at least one replan. */
   readonly recovered: boolean;
+  /** The operator's decisions, in order; the run was aborted when the last one is abort. */
+  readonly decisions: readonly DecisionRecord[];
+  readonly aborted: boolean;
 }
 
 class Timeout extends Error {}
@@ -110,14 +123,19 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
   let state = await world.observe();
   const failures: FailureRecord[] = [];
-  let replans = 0, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
+  const decisions: DecisionRecord[] = [];
+  let replans = 0, budget = o.replans, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
   const maxSchema = o.maxSchemaErrors ?? 3;
   const maxSteps = o.maxSteps ?? 50;
   const emit = o.onEvent ?? ((): void => undefined);
   const history = (): History => ({ goal, entries: [...entries], state });
-  const end = (outcome: LoopResult['outcome'], reason: string): LoopResult => {
-    if (outcome === 'escalated') emit('escalation', { reason, failures });
-    return { outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0 };
+  /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
+  const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause'] } = {}): LoopResult => {
+    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', { reason, failures, ...(e.cause !== undefined ? { cause: e.cause } : {}) });
+    return {
+      outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0,
+      decisions, aborted: e.aborted === true,
+    };
   };
   const goalHolds = (): boolean => holds(o.goal, state) === true;
   for (let step = 0; step < maxSteps; step++) {
@@ -140,19 +158,30 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     }
     consecutiveSchema = 0;
     const t = tool!;
-    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }): FailureRecord => {
-      const rule = t.failures.find((f) => holds(f.when, state) === true);
+    // `pre` is the state just before the skill runs, observed now rather than taken from the last
+    // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
+    state = await world.observe();
+    const b: Bound = { args: call.args, pre: state };
+    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }, error?: string): FailureRecord => {
+      const rule = t.failures.find((f) => holds(f.when, state, b) === true);
       return {
-        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state), t_s: o.clock(),
-        class: rule?.class ?? 'transient', label: rule?.label ?? (stage === 'timeout' ? 'timeout' : `${c.name}-violated`), stage, subtask, state,
+        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
+        // A condition that cannot be evaluated will not start to by repeating the call.
+        class: rule?.class ?? (error !== undefined ? 'permanent' : 'transient'),
+        label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : `${c.name}-violated`),
+        stage, ...(error !== undefined ? { error } : {}), subtask, state,
       };
     };
     let record: FailureRecord | null = null;
     // Blind trusts return codes: no precondition or postcondition is checked against the world.
-    const pre = o.blind ? undefined : t.preconditions.find((c) => holds(c.expr, state) !== true);
-    if (pre !== undefined) {
-      record = fail('precondition', pre);
-    } else {
+    for (const c of o.blind ? [] : t.preconditions) {
+      const v = holds(c.expr, state, b);
+      if (v !== true) {
+        record = fail('precondition', c, typeof v === 'string' ? v : undefined);
+        break;
+      }
+    }
+    if (record === null) {
       toolCalls++;
       let response: unknown = null;
       const started = o.clock();
@@ -168,13 +197,16 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         state = await world.observe();
         emit('tool_call', { tool: t.name, arguments: call.args, start_s: started, end_s: o.clock(), timeout_s: t.timeout_s, response });
         // Postconditions on sensor evidence — never on the response (unless blind).
-        const violated = o.blind ? undefined : t.postconditions.find((c) => holds(c.expr, state) !== true);
-        for (const c of t.postconditions) {
-          if (o.blind) break;
-          emit('verifier_result', { tool: t.name, postcondition: c.name, expr: c.expr, pass: holds(c.expr, state) === true, observed: observed(c.expr, state) });
+        if (!o.blind) {
+          let violated: { c: { name: string; expr: string }; error?: string } | undefined;
+          for (const c of t.postconditions) {
+            const v = holds(c.expr, state, b);
+            emit('verifier_result', { tool: t.name, postcondition: c.name, expr: c.expr, pass: v === true, observed: observed(c.expr, state, b), ...(typeof v === 'string' ? { error: v } : {}) });
+            if (v !== true) violated ??= { c, ...(typeof v === 'string' ? { error: v } : {}) };
+          }
+          if (violated !== undefined) record = fail('postcondition', violated.c, violated.error);
         }
-        if (violated !== undefined) record = fail('postcondition', violated);
-        else {
+        if (record === null) {
           entries.push({ kind: 'pass', call, response, state });
           emit('evidence', { instruction: call, state, action: t.skill, verifier: o.blind ? 'trusted the return value' : 'postconditions hold', failure_label: null });
           subtask++;
@@ -187,14 +219,36 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     entries.push({ kind: 'failure', record });
     emit('failure_record', { ...record });
     emit('evidence', { instruction: call, state, action: t.skill, verifier: `${record.stage} "${record.violated}" failed`, failure_label: record.label });
-    if (replans >= o.replans) return end('escalated', `replan budget R = ${o.replans} exhausted; ${failures.length} failure record(s)`);
     const prev = failures[failures.length - 2];
-    if (prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
-      && JSON.stringify(prev.args) === JSON.stringify(record.args)) {
-      return end('escalated', `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`);
+    const looping = prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
+      && JSON.stringify(prev.args) === JSON.stringify(record.args);
+    let granted = false;
+    if (replans >= budget || looping) {
+      const cause = replans >= budget ? 'replan-budget' : 'replan-loop';
+      const reason = cause === 'replan-budget'
+        ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
+        : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
+      if (o.decide === undefined) return end('escalated', reason, { cause });
+      const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget };
+      emit('escalation', { n: esc.n, cause, reason, failures });
+      const d = await askOperator(o.decide, esc);
+      decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
+      entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
+      emit('operator_decision', {
+        decision: d.decision, reason: d.reason, operator: d.operator ?? null,
+        escalation: { n: esc.n, cause, reason, tool: record.tool, violated: record.violated, label: record.label, subtask: record.subtask },
+      });
+      if (d.decision === 'abort') return end('escalated', `${reason}; aborted by ${d.operator ?? 'the operator'}: ${d.reason}`, { aborted: true });
+      if (d.decision === 'skip') {
+        // The budget is not renewed: the next failure comes back to the operator.
+        subtask++;
+        continue;
+      }
+      budget += Math.max(1, o.replans);
+      granted = true;
     }
     replans++;
-    emit('replan', { trigger: record.label, replan: replans, budget: o.replans });
+    emit('replan', { trigger: record.label, replan: replans, budget, ...(granted ? { granted_by: 'operator' } : {}) });
   }
   return end('escalated', `no result within ${maxSteps} planner steps`);
 }

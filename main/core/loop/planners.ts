@@ -37,19 +37,20 @@ export function parseScript(value: unknown, file: string): readonly PlanStep[] {
   return s.steps;
 }
 
-function passes(h: History): number {
-  return h.entries.filter((e) => e.kind === 'pass').length;
+/** Plan steps behind us: passed, or abandoned by the operator (skip). */
+function stepsDone(h: History): number {
+  return h.entries.filter((e) => e.kind === 'pass' || (e.kind === 'operator' && e.decision.decision === 'skip')).length;
 }
 
 function lastEntry(h: History): History['entries'][number] | undefined {
   return h.entries[h.entries.length - 1];
 }
 
-/** Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge). */
+/** Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge); a skipped one is dropped. */
 export class ScriptedPlanner implements Planner {
   constructor(private readonly steps: readonly PlanStep[]) {}
   next(h: History): Promise<Proposal> {
-    const i = passes(h);
+    const i = stepsDone(h);
     const s = this.steps[i];
     return Promise.resolve(s === undefined ? { kind: 'done' } : { kind: 'call', call: { tool: s.tool, args: s.args } });
   }
@@ -61,7 +62,8 @@ export const GRASP_RETRY_DZ_M = -0.02;
 /**
  * Follows the plan and recovers from the failure records: the plan's alternative for the failure
  * label if it has one (spliced in place of the step), a lower approach after a missed grasp, and
- * otherwise the step again.
+ * otherwise the step again. After an escalation, the operator's retry recovers from the failure that
+ * escalated; a skip drops the current step.
  */
 export class RecoveryPlanner implements Planner {
   private queue: PlanStep[];
@@ -78,6 +80,11 @@ export class RecoveryPlanner implements Planner {
       this.done.push(h.entries.length);
     }
     if (last?.kind === 'failure') this.recover(last.record);
+    if (last?.kind === 'operator') {
+      const failed = h.entries[h.entries.length - 2];
+      if (last.decision.decision === 'skip') this.queue.shift();
+      else if (last.decision.decision === 'retry' && failed?.kind === 'failure') this.recover(failed.record);
+    }
     const s = this.queue[0];
     return Promise.resolve(s === undefined ? { kind: 'done' } : { kind: 'call', call: { tool: s.tool, args: s.args } });
   }

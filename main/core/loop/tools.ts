@@ -6,7 +6,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InputError, checkSchema } from '../input/json.js';
-import { type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
+import { type ArgType, type ConditionScope, type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
 
 const condition = {
   type: 'object', required: ['name', 'expr'], additionalProperties: false,
@@ -17,7 +17,7 @@ export const TOOL_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://witness.invalid/schemas/tool.schema.json',
   title: 'Witness tool definition',
-  description: 'A typed robot action: arguments, preconditions, postconditions (CEL over world fields), timeout, failure classes, the skill it binds to.',
+  description: 'A typed robot action: arguments, preconditions, postconditions (CEL over world fields, the call\'s arguments as args.<name> and, after the call, the state before it as pre.<field>), timeout, failure classes, the skill it binds to.',
   type: 'object',
   required: ['name', 'description', 'skill', 'arguments', 'postconditions', 'timeout_s'],
   additionalProperties: false,
@@ -27,12 +27,12 @@ export const TOOL_SCHEMA = {
     description: { type: 'string', minLength: 1 },
     skill: { type: 'string', minLength: 1 },
     arguments: { type: 'object', description: 'A JSON Schema 2020-12 for the arguments object.' },
-    preconditions: { type: 'array', items: condition },
-    postconditions: { type: 'array', items: condition, minItems: 1 },
+    preconditions: { type: 'array', items: condition, description: 'Checked on the state observed just before the call; may read args.<name> (not pre).' },
+    postconditions: { type: 'array', items: condition, minItems: 1, description: 'Checked on the state observed after the call (sensor evidence, never the return value); may read args.<name> and pre.<field>.' },
     timeout_s: { type: 'number', exclusiveMinimum: 0 },
     failures: {
       type: 'array',
-      description: 'Rules tried in order on the observed state after a failure: the first that holds gives the failure label and class.',
+      description: 'Rules tried in order on the observed state after a failure (they may read args and pre): the first that holds gives the failure label and class.',
       items: {
         type: 'object', required: ['when', 'label', 'class'], additionalProperties: false,
         properties: { when: { type: 'string', minLength: 1 }, label: { type: 'string', minLength: 1 }, class: { enum: ['transient', 'permanent'] } },
@@ -89,10 +89,12 @@ export function registerTools(tools: readonly { def: ToolDef; file: string }[], 
     } catch (e) {
       throw new InputError(file, '$.arguments', `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const args = argumentTypes(def.arguments);
     const check = (list: readonly { expr?: string; when?: string }[], at: string, key: 'expr' | 'when'): void => {
+      const where: ConditionScope['where'] = at === 'preconditions' ? 'precondition' : at === 'postconditions' ? 'postcondition' : 'failure rule';
       list.forEach((c, i) => {
         try {
-          checkCondition(c[key]!, v);
+          checkCondition(c[key]!, v, { where, tool: def.name, args });
         } catch (e) {
           if (e instanceof VocabularyError) throw new InputError(file, `$.${at}[${i}].${key}`, e.message);
           throw e;
@@ -103,6 +105,26 @@ export function registerTools(tools: readonly { def: ToolDef; file: string }[], 
     check(def.postconditions, 'postconditions', 'expr');
     check(def.failures, 'failures', 'when');
     out.set(def.name, { ...def, validate });
+  }
+  return out;
+}
+
+/**
+ * The types conditions see for `args.<name>`, from the argument schema's top-level properties: a
+ * string, number, integer or boolean property is readable; anything else is named so that reading
+ * it is a precise registration error.
+ */
+export function argumentTypes(schema: Record<string, unknown>): Record<string, ArgType> {
+  const props = schema['properties'];
+  const out: Record<string, ArgType> = {};
+  if (props === null || typeof props !== 'object') return out;
+  for (const [name, p] of Object.entries(props as Record<string, unknown>)) {
+    const t = p !== null && typeof p === 'object' ? (p as { type?: unknown; enum?: unknown }) : {};
+    const enumOfStrings = Array.isArray(t.enum) && t.enum.length > 0 && t.enum.every((x) => typeof x === 'string');
+    if (t.type === 'string' || (t.type === undefined && enumOfStrings)) out[name] = 'string';
+    else if (t.type === 'number' || t.type === 'integer') out[name] = 'number';
+    else if (t.type === 'boolean') out[name] = 'bool';
+    else out[name] = { unsupported: t.type === undefined ? 'of no single type' : `of type ${JSON.stringify(t.type)}` };
   }
   return out;
 }

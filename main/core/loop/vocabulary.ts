@@ -2,9 +2,12 @@
  * The world's vocabulary and the registration-time check of CEL conditions against it (the seed's
  * "open problem": planner, verifier and world silently disagreeing on names). Every field, object
  * and proposition a tool or a specification mentions must exist, and every condition must
- * type-check as a boolean over the world's typed fields — before anything runs.
+ * type-check as a boolean over the world's typed fields — before anything runs. Tool conditions
+ * may also read the call's arguments (`args.<name>`, typed from the tool's argument schema) and,
+ * in postconditions and failure rules, the state observed just before the call (`pre.<field>`);
+ * the objects map may be indexed by a string (`objects[args.target].on`).
  */
-import { parse } from '@bufbuild/cel';
+import { type Expr, type Ref, parseExpr, plainPath, refText, toRef } from './cel-ast.js';
 
 export type FieldType = 'number' | 'string' | 'bool';
 
@@ -25,6 +28,19 @@ export class VocabularyError extends Error {
 }
 
 type CelType = FieldType | 'any';
+
+/** An argument's type for conditions, or why a condition cannot read it (an array, an object…). */
+export type ArgType = FieldType | { readonly unsupported: string };
+
+/** Where a condition is evaluated, which decides the names it may read beyond the world's fields. */
+export interface ConditionScope {
+  readonly where: 'precondition' | 'postcondition' | 'failure rule' | 'goal';
+  /** The tool (for messages) and its arguments by name; `args` is unbound without them. */
+  readonly tool?: string;
+  readonly args?: Readonly<Record<string, ArgType>>;
+}
+
+const GOAL_SCOPE: ConditionScope = { where: 'goal' };
 
 /** The closest name by edit distance, for "did you mean". */
 export function closest(name: string, options: readonly string[]): string | null {
@@ -53,84 +69,125 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-interface Expr {
-  exprKind: { case: string; value: unknown };
-}
+/** A typed reference: a value, or something that is not one yet (a map, an object, a group of fields). */
+type Typed =
+  | { readonly t: 'value'; readonly type: CelType }
+  | { readonly t: 'objects' | 'object' | 'group'; readonly label: string; readonly fields: readonly string[] };
 
 const COMPARE = new Set(['_<_', '_<=_', '_>_', '_>=_']);
 const ARITH = new Set(['_+_', '_-_', '_*_', '_/_']);
 
-/** Dotted path of a select chain (a.b.c), or null when it is not a plain path. */
-function pathOf(e: Expr): string | null {
-  const k = e.exprKind;
-  if (k.case === 'identExpr') return (k.value as { name: string }).name;
-  if (k.case === 'selectExpr') {
-    const v = k.value as { operand: Expr; field: string };
-    const base = pathOf(v.operand);
-    return base === null ? null : `${base}.${v.field}`;
-  }
-  return null;
-}
-
-/** The fields a condition reads (the evidence to record when it fails). */
-export function fieldsRead(expr: string): string[] {
-  const out = new Set<string>();
-  const walk = (e: Expr): void => {
-    const p = pathOf(e);
-    if (p !== null) {
-      out.add(p);
-      return;
-    }
-    const k = e.exprKind;
-    if (k.case === 'callExpr') {
-      const v = k.value as { target?: Expr; args: Expr[] };
-      if (v.target) walk(v.target);
-      v.args.forEach(walk);
-    }
-  };
-  walk(parse(expr).expr as unknown as Expr);
-  return [...out];
-}
+const value = (type: CelType): Typed => ({ t: 'value', type });
+const hinted = (name: string, options: readonly string[], sep = ' '): string => {
+  const h = closest(name, options);
+  return h ? `${sep}(did you mean ${h}?)` : '';
+};
 
 /** Type-checks a condition against the vocabulary; it must be boolean. Throws VocabularyError naming the problem. */
-export function checkCondition(expr: string, v: Vocabulary): void {
+export function checkCondition(expr: string, v: Vocabulary, scope: ConditionScope = GOAL_SCOPE): void {
   let ast: Expr;
   try {
-    ast = parse(expr).expr as unknown as Expr;
+    ast = parseExpr(expr);
   } catch (e) {
     throw new VocabularyError(`not a CEL expression: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const t = typeOf(ast, v);
+  const t = typeOf(ast, v, scope);
   if (t !== 'bool' && t !== 'any') throw new VocabularyError(`the condition is a ${t}, not a boolean`);
 }
 
-function typeOfPath(path: string, v: Vocabulary): CelType {
-  const parts = path.split('.');
-  if (parts[0] === 'objects') {
-    if (parts.length !== 3) throw new VocabularyError(`"${path}": object fields are read as objects.<object>.<field>`);
-    const obj = parts[1]!, field = parts[2]!;
-    if (!v.objects.includes(obj)) {
-      const hint = closest(obj, v.objects);
-      throw new VocabularyError(`unknown object "${obj}" in ${path}${hint ? ` (did you mean ${hint}?)` : ''}; the world has ${v.objects.join(', ')}`);
-    }
-    const ft = v.objectFields[field];
-    if (ft === undefined) {
-      const hint = closest(field, Object.keys(v.objectFields));
-      throw new VocabularyError(`objects have no field "${field}" (${path})${hint ? `; did you mean ${hint}?` : ''}; they have ${Object.keys(v.objectFields).join(', ')}`);
-    }
-    return ft;
+function argsPath(parts: readonly string[], path: string, s: ConditionScope): Typed {
+  if (s.args === undefined) throw new VocabularyError(`"${path}": args (the call's arguments) is bound only in a tool's conditions, not in a ${s.where}`);
+  const names = Object.keys(s.args);
+  if (parts.length === 1) return { t: 'group', label: 'args', fields: names };
+  const name = parts[1]!;
+  const at = s.args[name];
+  const tool = s.tool ?? 'the tool';
+  if (at === undefined) {
+    throw new VocabularyError(`unknown argument "${name}" in ${path}${hinted(name, names)}; ${tool} ${names.length > 0 ? `takes ${names.join(', ')}` : 'takes no arguments'}`);
   }
-  const ft = v.fields[path];
-  if (ft === undefined) {
-    const hint = closest(path, Object.keys(v.fields));
-    throw new VocabularyError(`unknown field "${path}"${hint ? ` (did you mean ${hint}?)` : ''}`);
-  }
-  return ft;
+  if (typeof at !== 'string') throw new VocabularyError(`${path}: argument "${name}" is ${at.unsupported}; conditions read string, number, integer and boolean arguments`);
+  if (parts.length > 2) throw new VocabularyError(`${path}: argument "${name}" is a ${at} and has no fields`);
+  return value(at);
 }
 
-function typeOf(e: Expr, v: Vocabulary): CelType {
-  const path = pathOf(e);
-  if (path !== null) return typeOfPath(path, v);
+/** A world path (after `pre.` when `prefix` is "pre."). */
+function worldPath(parts: readonly string[], prefix: string, v: Vocabulary): Typed {
+  const path = prefix + parts.join('.');
+  const objFields = Object.keys(v.objectFields);
+  if (parts[0] === 'objects') {
+    if (parts.length === 1) return { t: 'objects', label: path, fields: objFields };
+    const obj = parts[1]!;
+    if (!v.objects.includes(obj)) throw new VocabularyError(`unknown object "${obj}" in ${path}${hinted(obj, v.objects)}; the world has ${v.objects.join(', ')}`);
+    if (parts.length === 2) return { t: 'object', label: path, fields: objFields };
+    if (parts.length > 3) throw new VocabularyError(`"${path}": object fields are read as ${prefix}objects.<object>.<field>`);
+    return objectField(parts[2]!, path, v);
+  }
+  const p = parts.join('.');
+  const ft = v.fields[p];
+  if (ft !== undefined) return value(ft);
+  const below = Object.keys(v.fields).filter((f) => f.startsWith(`${p}.`));
+  if (below.length > 0) return { t: 'group', label: path, fields: below.map((f) => f.slice(p.length + 1)) };
+  const hint = closest(p, Object.keys(v.fields));
+  throw new VocabularyError(`unknown field "${path}"${hint ? ` (did you mean ${prefix}${hint}?)` : ''}`);
+}
+
+function objectField(field: string, path: string, v: Vocabulary): Typed {
+  const ft = v.objectFields[field];
+  if (ft === undefined) {
+    const names = Object.keys(v.objectFields);
+    throw new VocabularyError(`objects have no field "${field}" (${path})${hinted(field, names, '; ')}; they have ${names.join(', ')}`);
+  }
+  return value(ft);
+}
+
+function typeOfPath(path: string, v: Vocabulary, s: ConditionScope): Typed {
+  const parts = path.split('.');
+  if (parts[0] === 'args') return argsPath(parts, path, s);
+  if (parts[0] === 'pre') {
+    if (s.where !== 'postcondition' && s.where !== 'failure rule') {
+      const now = parts.length > 1 ? `, as ${parts.slice(1).join('.')}` : '';
+      throw new VocabularyError(s.where === 'precondition'
+        ? `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only; a precondition is checked on that state already, so read it directly${now}`
+        : `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only, not in a ${s.where}`);
+    }
+    if (parts.length === 1) return { t: 'group', label: 'pre', fields: ['objects', ...new Set(Object.keys(v.fields).map((f) => f.split('.')[0]!))] };
+    return worldPath(parts.slice(1), 'pre.', v);
+  }
+  return worldPath(parts, '', v);
+}
+
+function typeOfRef(r: Ref, v: Vocabulary, s: ConditionScope): Typed {
+  const path = plainPath(r);
+  if (path !== null) return typeOfPath(path, v, s);
+  if (r.kind === 'index') {
+    const base = typeOfRef(r.of, v, s);
+    if (base.t !== 'objects') throw new VocabularyError(`${refText(r)}: only the objects map can be indexed; ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type}` : 'is not a map'}`);
+    if (r.key.kind === 'const') {
+      if (!v.objects.includes(r.key.value)) throw new VocabularyError(`unknown object "${r.key.value}" in ${refText(r)}${hinted(r.key.value, v.objects)}; the world has ${v.objects.join(', ')}`);
+    } else {
+      const k = asValue(typeOfRef(r.key, v, s), refText(r.key));
+      if (k !== 'string' && k !== 'any') throw new VocabularyError(`${refText(r)}: objects are indexed by name (a string); ${refText(r.key)} is a ${k}`);
+    }
+    return { t: 'object', label: refText(r), fields: base.fields };
+  }
+  if (r.kind === 'field') {
+    const base = typeOfRef(r.of, v, s);
+    if (base.t === 'object') return objectField(r.field, refText(r), v);
+    throw new VocabularyError(`${refText(r)}: ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type} and has no fields` : `has no field "${r.field}"`}`);
+  }
+  throw new VocabularyError(`unknown name "${r.name}"`);
+}
+
+/** A reference used as a value: maps, objects and groups of fields are not values. */
+function asValue(t: Typed, text: string): CelType {
+  if (t.t === 'value') return t.type;
+  const what = t.t === 'objects' ? 'the map of objects' : t.t === 'object' ? 'an object' : 'not a value';
+  throw new VocabularyError(`"${text}" is ${what}; read one of its fields (${t.fields.join(', ')})${t.t === 'objects' ? `, as ${text}.<object>.<field> or ${text}[<name>].<field>` : ''}`);
+}
+
+function typeOf(e: Expr, v: Vocabulary, s: ConditionScope): CelType {
+  const ref = toRef(e);
+  if (ref !== null) return asValue(typeOfRef(ref, v, s), refText(ref));
   const k = e.exprKind;
   if (k.case === 'constExpr') {
     const c = (k.value as { constantKind: { case: string } }).constantKind.case;
@@ -139,10 +196,23 @@ function typeOf(e: Expr, v: Vocabulary): CelType {
     if (c === 'boolValue') return 'bool';
     throw new VocabularyError(`constants of kind ${c} are not supported in conditions`);
   }
+  if (k.case === 'selectExpr') {
+    // has(x.f): only meaningful for optional arguments (the world's fields are always observed).
+    const sel = k.value as { operand: Expr; field: string; testOnly: boolean };
+    const of = toRef(sel.operand);
+    if (sel.testOnly && of !== null && plainPath(of) === 'args') {
+      argsPath(['args', sel.field], `args.${sel.field}`, s);
+      return 'bool';
+    }
+    if (sel.testOnly) throw new VocabularyError('has() tests whether an optional argument was given: has(args.<name>)');
+    typeOf(sel.operand, v, s); // the precise complaint about the operand, when it has one
+    throw new VocabularyError(`.${sel.field} is read from something that is not a field, an object or an argument`);
+  }
   if (k.case !== 'callExpr') throw new VocabularyError(`${k.case.replace(/Expr$/, '')} expressions are not supported in conditions`);
   const call = k.value as { function: string; target?: Expr; args: Expr[] };
-  const args = call.args.map((a) => typeOf(a, v));
   const f = call.function;
+  if (f === '_[_]') throw new VocabularyError('an index must be an object name in quotes or a string field or argument, as objects[args.target]');
+  const args = call.args.map((a) => typeOf(a, v, s));
   const want = (ts: CelType[], ok: FieldType, what: string): void => {
     for (const t of ts) if (t !== ok && t !== 'any') throw new VocabularyError(`${what} needs ${ok} operands, got ${ts.join(' and ')}`);
   };

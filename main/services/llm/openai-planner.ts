@@ -2,10 +2,11 @@
  * An LLM planner over the OpenAI-compatible chat-completions tool-calling protocol (llama.cpp
  * server, Ollama, vLLM, …). Each turn sends the goal, the tools (their argument schemas as function
  * parameters, plus `finish`), the observed state and the loop's history — passes, schema errors and
- * failure records as structured JSON — and takes one tool call back. It is robust to what servers
- * and models do: unparsable argument JSON and text instead of a call go back to the loop as invalid
- * proposals (the loop tells the model on the next turn); an unknown tool is the loop's to reject;
- * timeouts and server errors are retried once, then the planner gives up (the loop escalates).
+ * failure records as structured JSON, operator decisions as notes — and takes one tool call back.
+ * It is robust to what servers and models do: unparsable argument JSON and text instead of a call
+ * go back to the loop as invalid proposals (the loop tells the model on the next turn); an unknown
+ * tool is the loop's to reject; timeouts and server errors are retried once, then the planner gives
+ * up (the loop escalates).
  */
 import type { History, Planner, Proposal } from '../../core/loop/loop.js';
 import type { RegisteredTool } from '../../core/loop/tools.js';
@@ -57,6 +58,9 @@ export class LlmPlanner implements Planner {
       } else if (e.kind === 'pass') {
         m.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: e.call.tool, arguments: JSON.stringify(e.call.args) } }] });
         m.push({ role: 'tool', tool_call_id: id, content: JSON.stringify({ result: 'postconditions hold', observed_state: e.state }) });
+      } else if (e.kind === 'operator') {
+        // Not a tool result: the operator answered an escalation (retry: replan; skip: the step is abandoned).
+        m.push({ role: 'user', content: `The loop escalated (${e.escalation.reason}); the operator decided ${e.decision.decision}: ${e.decision.reason}` });
       } else {
         const r = e.record;
         m.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: r.tool, arguments: JSON.stringify(r.args) } }] });

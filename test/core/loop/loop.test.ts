@@ -1,59 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { parseTool, registerTools, checkPropositions, TOOL_SCHEMA, type RegisteredTool } from '../../../main/core/loop/tools.js';
-import type { Vocabulary } from '../../../main/core/loop/vocabulary.js';
-import { runLoop, type ToolWorld, type LoopOptions } from '../../../main/core/loop/loop.js';
+import { parseTool, registerTools, checkPropositions, TOOL_SCHEMA } from '../../../main/core/loop/tools.js';
+import { runLoop, type LoopOptions } from '../../../main/core/loop/loop.js';
 import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../../../main/core/loop/planners.js';
 import { InputError } from '../../../main/core/input/json.js';
-
-const VOCAB: Vocabulary = {
-  fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
-  objects: ['red_mug', 'tray', 'red_bin', 'shelf_c4'],
-  objectFields: { on: 'string', mass_kg: 'number' },
-  propositions: ['mug_on_tray'],
-  skills: ['pick', 'place', 'move'],
-};
-
-const asset = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../../../assets/tools/${name}`, import.meta.url), 'utf8'));
-const tools = (): Map<string, RegisteredTool> => registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), VOCAB);
-
-/**
- * A deterministic stand-in for the tabletop of the seed's step-through: the first grasp at the
- * nominal approach height misses (the gripper closes on nothing, 0.0 cm); 2 cm lower it closes on
- * the mug (4.1 cm). The skill always *returns* "ok" — only the sensors tell the truth.
- */
-class StepThroughWorld implements ToolWorld {
-  state = { gripper: { width_cm: 8.0, holding: '', load_N: 0, payload_limit_N: 20 }, objects: { red_mug: { on: 'table', mass_kg: 0.3 }, tray: { on: 'table', mass_kg: 0.5 }, red_bin: { on: 'floor', mass_kg: 30 }, shelf_c4: { on: 'wall', mass_kg: 0 } } };
-  calls: unknown[] = [];
-  observe(): Promise<typeof this.state> {
-    return Promise.resolve(structuredClone(this.state));
-  }
-  execute(skill: string, args: unknown): Promise<unknown> {
-    this.calls.push({ skill, args });
-    const a = args as { target: string; approach_dz?: number };
-    const g = this.state.gripper;
-    if (skill === 'pick') {
-      const obj = this.state.objects[a.target as keyof typeof this.state.objects];
-      if (obj.mass_kg * 9.81 > g.payload_limit_N) {
-        g.width_cm = 6;
-        g.load_N = obj.mass_kg * 9.81;
-      } else if ((a.approach_dz ?? 0) <= -0.02) {
-        g.width_cm = 4.1;
-        g.holding = a.target;
-        obj.on = 'gripper';
-      } else {
-        g.width_cm = 0.0;
-      }
-    }
-    if (skill === 'place' && g.holding !== '') {
-      this.state.objects[g.holding as keyof typeof this.state.objects].on = a.target;
-      g.holding = '';
-      g.width_cm = 8.0;
-    }
-    return Promise.resolve({ status: 'ok' });
-  }
-}
+import { StepThroughWorld, VOCAB, asset, tools } from './step-world.js';
 
 const opts = (o: Partial<LoopOptions> = {}): LoopOptions => {
   let t = 10;

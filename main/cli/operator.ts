@@ -1,0 +1,84 @@
+/**
+ * The operator's answer to an escalation, from the command line: a standing decision given as flags
+ * (`--decision`, `--reason`), a question on the terminal, or — with no terminal and no flag — abort,
+ * said on stderr. All three are the loop's one `decide` hook, as the UI's dialog will be.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import { DECISIONS, type Decide, type Escalation, type OperatorDecision, isDecision } from '../core/loop/escalation.js';
+import { CliError, type Output } from './errors.js';
+
+export const NO_OPERATOR_REASON = 'no operator (stdin is not a terminal)';
+
+export interface DecisionFlags {
+  readonly decision?: string;
+  readonly reason?: string;
+}
+
+/** The escalation as the operator needs it: why, and the failure that caused it. */
+export function describeEscalation(e: Escalation): string {
+  const f = e.failure;
+  return `the loop escalated (#${e.n}, ${e.cause}): ${e.reason}\n` +
+    `  last failure: ${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''} → ${f.label} (${f.class})\n`;
+}
+
+/** A standing decision from the flags (every escalation of the run gets it), or null when none was given. */
+export function flagDecision(f: DecisionFlags, operator: string): Decide | null {
+  if (f.decision === undefined) {
+    if (f.reason !== undefined) throw new CliError(`--reason goes with --decision (${DECISIONS.join('|')}); without --decision the operator is asked on the terminal`);
+    return null;
+  }
+  // Commander's choices() checks the value already; this guards callers that bypass it.
+  if (!isDecision(f.decision)) throw new CliError(`--decision must be one of ${DECISIONS.join(', ')}, got '${f.decision}'`);
+  const d: OperatorDecision = { decision: f.decision, reason: f.reason ?? `given on the command line (--decision ${f.decision})`, operator };
+  return () => Promise.resolve(d);
+}
+
+/** No terminal and no flag: nobody can answer, so nothing more moves. */
+export function noOperator(io: Output): Decide {
+  return (e) => {
+    io.err(`witness: ${describeEscalation(e)}witness: stdin is not a terminal and no --decision was given: aborting with reason "${NO_OPERATOR_REASON}"; give --decision ${DECISIONS.join('|')} [--reason TEXT] to decide without a terminal\n`);
+    return Promise.resolve({ decision: 'abort', reason: NO_OPERATOR_REASON });
+  };
+}
+
+/**
+ * Asks on a terminal: the decision (asked again until it is one of abort/retry/skip) and a reason.
+ * Prompts go to stderr so `--json` output stays clean. The end of input (Ctrl-D) is abort.
+ */
+export class TerminalOperator {
+  private rl: Interface | null = null;
+  private lines: AsyncIterator<string> | null = null;
+
+  constructor(private readonly input: NodeJS.ReadableStream, private readonly io: Output, private readonly operator: string) {}
+
+  private async line(prompt: string): Promise<string | null> {
+    this.io.err(prompt);
+    if (this.lines === null) {
+      this.rl = createInterface({ input: this.input, terminal: false });
+      this.lines = this.rl[Symbol.asyncIterator]();
+    }
+    const r = await this.lines.next();
+    return r.done === true ? null : String(r.value).trim();
+  }
+
+  readonly decide: Decide = async (e) => {
+    this.io.err(`\nwitness: ${describeEscalation(e)}`);
+    const closed: OperatorDecision = { decision: 'abort', reason: 'the operator closed the terminal (end of input)', operator: this.operator };
+    for (;;) {
+      const answer = await this.line(`decide: abort (end the run), retry (one more round of replans) or skip (abandon this step, go on) [${DECISIONS.join('/')}]: `);
+      if (answer === null) return closed;
+      const decision = answer.toLowerCase();
+      if (!isDecision(decision)) {
+        this.io.err(`  '${answer}' is not one of ${DECISIONS.join(', ')}\n`);
+        continue;
+      }
+      const reason = await this.line('reason: ');
+      if (reason === null) return closed;
+      return { decision, reason: reason === '' ? '(no reason given)' : reason, operator: this.operator };
+    }
+  };
+
+  close(): void {
+    this.rl?.close();
+  }
+}
