@@ -175,9 +175,13 @@ test('saving: Ctrl+S writes the file, a change on disk opens the conflict dialog
   await typeAll(page, 'G F (e1 & F e3)');
   await page.waitForSelector('.editors-tab.dirty[data-path="save/patrol.ltl"]');
   await page.waitForSelector('.editors-file.dirty[data-path="save/patrol.ltl"]');
+  // Twice in a row: the second save waits for the first and is not mistaken for a conflict.
+  await page.keyboard.press('Control+S');
   await page.keyboard.press('Control+S');
   await page.waitForSelector('.editors-tab[data-path="save/patrol.ltl"]:not(.dirty)');
   assert.equal(readFileSync(file, 'utf8'), 'G F (e1 & F e3)');
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('dialog.editors-dialog[open]').count(), 0);
 
   // Somebody else changes the file; saving mine asks instead of overwriting.
   writeFileSync(file, 'G F e4\n');

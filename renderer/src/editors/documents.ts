@@ -53,6 +53,8 @@ export const modelUri = (path: string): monaco.Uri => monaco.Uri.from({ scheme: 
 
 export class Documents {
   private readonly docs = new Map<string, Doc>();
+  /** The save in flight per document: a second Ctrl+S waits for it and then uses the version it wrote. */
+  private readonly saving = new Map<Doc, Promise<unknown>>();
 
   constructor(private readonly api: WitnessApi, private readonly changed: (doc: Doc) => void) {}
 
@@ -99,11 +101,23 @@ export class Documents {
   }
 
   /**
-   * Saves the model's text. `expect` is the disk version the save is allowed to replace: the
-   * document's own by default; `undefined` after the user chose to overwrite. Rejects with the
-   * API's 'conflict' error when the disk moved on.
+   * Saves the model's text over the disk version the document is based on, or over whatever is on
+   * disk when the user chose to overwrite. Rejects with the API's 'conflict' error when the disk
+   * moved on.
    */
   async save(doc: Doc, overwrite = false): Promise<void> {
+    const previous = this.saving.get(doc);
+    const run = (previous ?? Promise.resolve()).catch(() => {}).then(() => this.saveNow(doc, overwrite));
+    this.saving.set(doc, run);
+    try {
+      await run;
+    } finally {
+      if (this.saving.get(doc) === run) this.saving.delete(doc);
+    }
+  }
+
+  private async saveNow(doc: Doc, overwrite: boolean): Promise<void> {
+    if (doc.model.isDisposed()) return;
     const text = doc.model.getValue();
     const altId = doc.model.getAlternativeVersionId();
     const { version } = await this.api.workspaceWrite(overwrite ? { path: doc.path, text } : { path: doc.path, text, baseVersion: doc.version });
