@@ -9,6 +9,12 @@ export interface Diagnostic {
   startColumn: number;
   endLine: number;
   endColumn: number;
+  /**
+   * Which check found it: 'syntax' (LTL or JSON), 'budget' (the automaton is too large to build
+   * here), 'vocabulary' (a name the world does not define) or 'schema' (the tool file's JSON Schema).
+   * The editor shows 'schema' and JSON 'syntax' problems from its own JSON validator.
+   */
+  source?: 'syntax' | 'budget' | 'vocabulary' | 'schema';
 }
 
 export interface LtlCheckResult {
@@ -19,18 +25,23 @@ export interface LtlCheckResult {
   /** Propositions the formula mentions, and those the chosen world does not define. */
   propositions: string[];
   unknown: string[];
+  /** Whether propositions were checked (a world was given and it names its propositions). */
+  checkedAgainst?: string | null;
 }
 
 export interface Vocabulary {
   world: string;
   /** Region (proposition) names with a one-line description each. */
   propositions: { name: string; detail: string }[];
+  /** Where the propositions come from (a regions file of the app's assets), or null. */
+  source?: string | null;
   /** World fields, objects and skills tool conditions may read (tool-loop worlds only). */
   fields: { name: string; type: string }[];
   objects: string[];
   skills: string[];
 }
 
+/** One workspace file; `version` values are the SHA-256 of the content, in hex. */
 export interface WorkspaceFile {
   /** Relative to the workspace folder, with '/' separators. */
   path: string;
@@ -45,12 +56,23 @@ export interface EditorApi {
   toolCheck(params: { text: string; world: string }): Promise<{ diagnostics: Diagnostic[] }>;
   /** What a world lets specifications and tools mention (for completion and hover). */
   worldVocabulary(params: { world: string }): Promise<Vocabulary>;
-  workspaceList(params?: Record<string, never>): Promise<{ root: string; files: WorkspaceFile[] }>;
-  /** `version` is an opaque token of the file's content on disk, handed back on save. */
+  /** The JSON Schema of tool-definition files (docs/schemas/tool.schema.json), for the editor's JSON validator. */
+  toolSchema(params?: Record<string, never>): Promise<Record<string, unknown>>;
+  /**
+   * Every file of the workspace folder (created when missing), recursively, skipping dot-folders
+   * and node_modules; `truncated` when there were more than the list holds.
+   */
+  workspaceList(params?: Record<string, never>): Promise<{ root: string; files: WorkspaceFile[]; truncated?: boolean }>;
+  /**
+   * `version` is an opaque token of the file's content on disk, handed back on save. Refuses paths
+   * outside the workspace ('forbidden'), missing files ('not-found'), files that are not UTF-8 text
+   * ('not-text') or larger than the editors open ('too-large').
+   */
   workspaceRead(params: { path: string }): Promise<{ text: string; version: string }>;
   /**
-   * Writes atomically. With `baseVersion`, refuses (code 'conflict') when the file changed on disk
-   * since it was read, so nobody's edits are overwritten silently.
+   * Writes atomically (a temporary file renamed over the target). With a string `baseVersion`,
+   * refuses (code 'conflict') when the file changed on disk since it was read; with `null`, refuses
+   * when the file exists (a new file never replaces one); without it, writes unconditionally.
    */
   workspaceWrite(params: { path: string; text: string; baseVersion?: string | null }): Promise<{ version: string }>;
 }
@@ -63,6 +85,7 @@ export const EDITOR_PARAMS = {
   ltlCheck: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: TEXT, world: WORLD } },
   toolCheck: { type: 'object', required: ['text', 'world'], additionalProperties: false, properties: { text: TEXT, world: WORLD } },
   worldVocabulary: { type: 'object', required: ['world'], additionalProperties: false, properties: { world: WORLD } },
+  toolSchema: { type: 'object', additionalProperties: false },
   workspaceList: { type: 'object', additionalProperties: false },
   workspaceRead: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: PATH } },
   workspaceWrite: {

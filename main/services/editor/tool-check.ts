@@ -1,0 +1,153 @@
+/**
+ * Checks a tool-definition file for the editor: JSON syntax, the tool JSON Schema (every violation,
+ * not just the first) and the registration checks against a world's vocabulary — the skill exists,
+ * the argument schema compiles, every CEL condition type-checks over the world's fields — each at
+ * the exact range of the offending text, down to the misspelled name inside a condition.
+ *
+ * It mirrors registerTools (main/core/loop/tools.ts) rather than calling it: registration stops at
+ * the first problem and keeps every argument schema it compiled, while the editor checks on every
+ * pause in typing and wants all problems. test/api/editor-tools.test.ts holds the two to the same
+ * verdicts and messages.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { type JSONPath, type Node, type ParseError, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode } from 'jsonc-parser';
+import type { Diagnostic } from '../../api/contract.js';
+import { jsonPath } from '../../core/input/json.js';
+import { TOOL_SCHEMA } from '../../core/loop/tools.js';
+import { type Vocabulary, VocabularyError, checkCondition, closest } from '../../core/loop/vocabulary.js';
+import { LineIndex } from './text-range.js';
+
+const schemaAjv = new Ajv2020({ allErrors: true, strict: true });
+let validateTool: ValidateFunction | undefined;
+
+/** "/preconditions/0/expr" → ['preconditions', 0, 'expr']. */
+function pointerPath(pointer: string): JSONPath {
+  if (pointer === '') return [];
+  return pointer.split('/').slice(1).map((raw) => {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    return /^\d+$/.test(seg) ? Number(seg) : seg;
+  });
+}
+
+/** Offsets in the document of each character of a JSON string's value (and one past the end). */
+function valueOffsets(text: string, node: Node): number[] {
+  const out: number[] = [];
+  const end = node.offset + node.length - 1;
+  let i = node.offset + 1;
+  while (i < end) {
+    out.push(i);
+    if (text[i] !== '\\') i += 1;
+    else i += text[i + 1] === 'u' ? 6 : 2;
+  }
+  out.push(end);
+  return out;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function checkToolText(text: string, vocabulary: Vocabulary, world: string): Diagnostic[] {
+  const lines = new LineIndex(text);
+  const out: Diagnostic[] = [];
+  const at = (node: Node, severity: Diagnostic['severity'], message: string, source: Diagnostic['source']): void => {
+    out.push(lines.diagnostic(node.offset, node.offset + node.length, severity, message, source));
+  };
+
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  for (const e of errors) {
+    const what = printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    out.push(lines.diagnostic(e.offset, e.offset + Math.max(1, e.length), 'error', `not valid JSON: ${what}`, 'syntax'));
+  }
+  if (root === undefined || errors.length > 0) return out;
+  const value: unknown = getNodeValue(root);
+
+  // The JSON Schema, every violation at its node.
+  validateTool ??= schemaAjv.compile(TOOL_SCHEMA);
+  if (!validateTool(value)) {
+    for (const e of validateTool.errors ?? []) schemaDiagnostic(e, root, lines, out);
+  }
+  if (root.type !== 'object') return out;
+
+  // Registration against the world, on whatever parts are well-formed.
+  const doc = value as Record<string, unknown>;
+  const skill = findNodeAtLocation(root, ['skill']);
+  if (skill?.type === 'string' && typeof doc['skill'] === 'string' && !vocabulary.skills.includes(doc['skill'])) {
+    const hint = closest(doc['skill'], vocabulary.skills);
+    const has = vocabulary.skills.length > 0 ? `it has ${vocabulary.skills.join(', ')}` : 'it has no skills (tools run in tool-loop worlds such as tabletop)';
+    at(skill, 'error', `$.skill: ${world} has no skill "${doc['skill']}"${hint ? ` (did you mean ${hint}?)` : ''}; ${has}`, 'vocabulary');
+  }
+  const args = findNodeAtLocation(root, ['arguments']);
+  if (args?.type === 'object') {
+    const argsAjv = new Ajv2020({ allErrors: true, strict: true });
+    try {
+      argsAjv.compile(getNodeValue(args) as object);
+    } catch (e) {
+      at(args.parent?.children?.[0] ?? args, 'error', `$.arguments: not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`, 'vocabulary');
+    }
+  }
+  for (const [list, key] of [['preconditions', 'expr'], ['postconditions', 'expr'], ['failures', 'when']] as const) {
+    const items = findNodeAtLocation(root, [list]);
+    if (items?.type !== 'array') continue;
+    (items.children ?? []).forEach((_, i) => {
+      const node = findNodeAtLocation(root, [list, i, key]);
+      if (node?.type !== 'string') return;
+      try {
+        checkCondition(node.value as string, vocabulary);
+      } catch (e) {
+        if (!(e instanceof VocabularyError)) throw e;
+        const [start, end] = conditionRange(text, node, e.message);
+        out.push(lines.diagnostic(start, end, 'error', `${jsonPath(`/${list}/${i}/${key}`)}: ${e.message}`, 'vocabulary'));
+      }
+    });
+  }
+  out.sort((a, b) => a.startLine - b.startLine || a.startColumn - b.startColumn);
+  return out;
+}
+
+function schemaDiagnostic(e: ErrorObject, root: Node, lines: LineIndex, out: Diagnostic[]): void {
+  const where = jsonPath(e.instancePath);
+  const node = findNodeAtLocation(root, pointerPath(e.instancePath)) ?? root;
+  const p = e.params as Record<string, unknown>;
+  const start = node.offset;
+  let end = node.offset + node.length, detail: string;
+  switch (e.keyword) {
+    case 'required':
+      detail = `missing required field "${String(p['missingProperty'])}"`;
+      break;
+    case 'additionalProperties': {
+      const name = String(p['additionalProperty']);
+      detail = `unknown field "${name}"`;
+      const key = node.children?.find((c) => c.children?.[0]?.value === name)?.children?.[0];
+      if (key !== undefined) {
+        out.push(lines.diagnostic(key.offset, key.offset + key.length, 'error', `${where}: ${detail}`, 'schema'));
+        return;
+      }
+      break;
+    }
+    case 'type': detail = `must be ${String(p['type'])}`; break;
+    default: detail = e.message ?? e.keyword;
+  }
+  // An object or array is marked at its opening bracket, not over all its lines.
+  if (node.type === 'object' || node.type === 'array') end = Math.min(end, start + 1);
+  out.push(lines.diagnostic(start, end, 'error', `${where}: ${detail}`, 'schema'));
+}
+
+/**
+ * The range inside a condition's string literal that a CEL problem is about: the misspelled name
+ * the message quotes, or the position a CEL parse error gives, else the whole literal.
+ */
+function conditionRange(text: string, node: Node, message: string): [number, number] {
+  const offsets = valueOffsets(text, node);
+  const expr = node.value as string;
+  const parseAt = /^not a CEL expression: <input>:1:(\d+):/.exec(message);
+  if (parseAt !== null) {
+    const k = Math.min(Number(parseAt[1]) - 1, expr.length - 1);
+    if (k >= 0) return [offsets[k]!, offsets[k + 1]!];
+  }
+  const named = /(?:unknown field|unknown object|objects have no field) "([^"]+)"/.exec(message) ?? /^"([^"]+)":/.exec(message);
+  if (named !== null) {
+    const m = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(named[1]!)}(?![A-Za-z0-9_])`).exec(expr);
+    if (m !== null) return [offsets[m.index]!, offsets[m.index + named[1]!.length]!];
+  }
+  return [node.offset, node.offset + node.length];
+}
