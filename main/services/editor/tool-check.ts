@@ -15,6 +15,7 @@ import type { Diagnostic } from '../../api/contract.js';
 import { jsonPath } from '../../core/input/json.js';
 import { TOOL_SCHEMA } from '../../core/loop/tools.js';
 import { type Vocabulary, VocabularyError, checkCondition, closest } from '../../core/loop/vocabulary.js';
+import { argumentTypes } from '../../core/loop/tools.js';
 import { LineIndex } from './text-range.js';
 
 const schemaAjv = new Ajv2020({ allErrors: true, strict: true });
@@ -85,6 +86,11 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
       at(args.parent?.children?.[0] ?? args, 'error', `$.arguments: not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`, 'vocabulary');
     }
   }
+  // Conditions are checked in their scope, as registration does: `args` typed from the argument
+  // schema, `pre` (the state before the call) only in postconditions and failure rules.
+  const argTypes = args?.type === 'object' ? argumentTypes(getNodeValue(args) as Record<string, unknown>) : {};
+  const toolName = typeof doc['name'] === 'string' ? doc['name'] : '(unnamed)';
+  const scopes = { preconditions: 'precondition', postconditions: 'postcondition', failures: 'failure rule' } as const;
   for (const [list, key] of [['preconditions', 'expr'], ['postconditions', 'expr'], ['failures', 'when']] as const) {
     const items = findNodeAtLocation(root, [list]);
     if (items?.type !== 'array') continue;
@@ -92,7 +98,7 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
       const node = findNodeAtLocation(root, [list, i, key]);
       if (node?.type !== 'string') return;
       try {
-        checkCondition(node.value as string, vocabulary);
+        checkCondition(node.value as string, vocabulary, { where: scopes[list], tool: toolName, args: argTypes });
       } catch (e) {
         if (!(e instanceof VocabularyError)) throw e;
         const [start, end] = conditionRange(text, node, e.message);
