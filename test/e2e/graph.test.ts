@@ -6,7 +6,12 @@ import type { Page } from 'playwright-core';
 import type { Core } from 'cytoscape';
 import { openApp } from './harness.js';
 import { gridGraph } from '../fixtures/graphs/grid.js';
-import type { GraphScene, PlanView } from '../../main/api/contract.js';
+import type { AutomatonView, GraphScene, PlanView } from '../../main/api/contract.js';
+
+/** The mission console's messages to the graph panel (renderer/src/app.ts LocalMessage). */
+type ConsoleMessage =
+  | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
+  | { kind: 'robot'; x: number; y: number; states: number[] };
 
 const SPEC = 'G F a & G F b & G !c';
 const PREFIX_RGB = 'rgb(31,111,235)';
@@ -37,6 +42,7 @@ interface Hook {
     pictureBox(): { left: number; right: number; top: number; bottom: number } | null;
   };
   automaton: { cy: Core; setActive(states: number[]): void };
+  post(m: ConsoleMessage): void;
 }
 
 /** Evaluates `fn` in the page with the graph panel's views as `g` (no eval: the page's CSP forbids it). */
@@ -223,17 +229,27 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
       nodes: [[0, 0], [4, 0], [4, 2], [0, 2], [3.5, 1.5]].map(([x, y], i) => ({ id: `p${i}`, x: x!, y: y!, kind: 'labelled' as const, labels: i === 4 ? ['r'] : [], soft: {}, support: 0 })),
       edges: [[0, 1, 1], [1, 2, 1], [2, 3, 1], [3, 0, 1]], start: 'p0',
     };
-    const align = await inPage(page, async (g, scene) => {
-      g.view.setScene(scene);
+    // It comes the way the mission console sends it: a scene message, then the robot's position
+    // with the monitor's state set.
+    const small: AutomatonView = { formula: 'F r', states: [{ id: 0, initial: true, accepting: false }, { id: 1, initial: false, accepting: true }], edges: [{ from: 0, to: 0, guard: '!r' }, { from: 0, to: 1, guard: 'r' }, { from: 1, to: 1, guard: 'true' }] };
+    const smallPlan: PlanView = { status: 'ok', prefix: ['p0', 'p1', 'p4'], suffix: ['p4'], prefixStates: [0, 0, 1], suffixStates: [1] };
+    await inPage(page, (g, m: ConsoleMessage) => g.post(m), { kind: 'scene', scene: picture, plan: smallPlan, automaton: small });
+    await page.waitForSelector('#graph-view[data-nodes="5"]');
+    assert.match((await page.textContent('#graph-status')) ?? '', /^from the mission console · picture test: 5 nodes/);
+    await inPage(page, (g, m: ConsoleMessage) => g.post(m), { kind: 'robot', x: 3.5, y: 1.5, states: [1] });
+    assert.equal(await page.getAttribute('#graph-view', 'data-robot'), '3.500,1.500');
+    assert.equal(await page.getAttribute('#automaton-view', 'data-active'), '1');
+    const align = await inPage(page, async (g) => {
       await new Promise((r) => setTimeout(r, 100));
       const box = g.view.pictureBox()!;
       const rp = (id: string): { x: number; y: number } => g.view.screenOf(id)!;
-      return { box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom }, origin: rp('p0'), far: rp('p2') };
-    }, picture);
+      return { box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom }, origin: rp('p0'), far: rp('p2'), robot: g.view.robotPoint(), r: rp('p4') };
+    }, null);
     assert.equal(await page.getAttribute('#graph-view', 'data-picture'), 'shown');
     // World (0, 0) is the picture's bottom-left on screen (y up), world (4, 2) its top-right.
     assert.ok(Math.abs(align.box.left - align.origin.x) < 2 && Math.abs(align.box.bottom - align.origin.y) < 2, JSON.stringify(align));
     assert.ok(Math.abs(align.box.right - align.far.x) < 2 && Math.abs(align.box.top - align.far.y) < 2, JSON.stringify(align));
+    assert.ok(align.robot !== null && Math.hypot(align.robot.x - align.r.x, align.robot.y - align.r.y) < 1.5, JSON.stringify(align));
     await app.screenshot('graph-picture');
     mark('graph-picture');
 

@@ -37,7 +37,8 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
   root.replaceChildren(host);
   const cy = cytoscape({
     container: host, elements: [], style: automatonStyle(planColours()),
-    minZoom: 0.1, maxZoom: 4, autoungrabify: false, boxSelectionEnabled: false, autounselectify: true,
+    // A two-state automaton fitted to the pane would be drawn huge: cap the zoom.
+    minZoom: 0.1, maxZoom: 1.5, autoungrabify: false, boxSelectionEnabled: false, autounselectify: true,
   });
   let needsLayout = false;
   const layout = (): void => {

@@ -21,10 +21,14 @@ interface Shown {
   source: 'file' | 'console';
 }
 
-/** The panel's views for end-to-end tests and for poking at from the developer tools. */
+/**
+ * The panel's views for end-to-end tests and for poking at from the developer tools, and the local
+ * hub's post (to play the mission console's part).
+ */
 export interface GraphTestHook {
   view: CyGraphView;
   automaton: CyAutomatonView;
+  post: App['post'];
 }
 
 function describePlan(p: PlanView | null): string {
@@ -67,7 +71,7 @@ export function graphPanel(): Panel {
       view = gv;
       automaton = av;
       (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
-      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.graph = { view: gv, automaton: av } satisfies GraphTestHook;
+      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.graph = { view: gv, automaton: av, post: (m) => app.post(m) } satisfies GraphTestHook;
       new ResizeObserver(() => { gv.resize(); av.resize(); }).observe(graphBox);
 
       let shown: Shown | null = null;
