@@ -60,8 +60,6 @@ const norm = (c: string): string => {
   const m = /^rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*1)?\)$/.exec(c.trim());
   return m ? `rgb(${m[1]},${m[2]},${m[3]})` : c;
 };
-const t0 = performance.now();
-const mark = (what: string): void => console.log(`  ${(performance.now() - t0).toFixed(0)} ms: ${what}`);
 
 test('graph view: a 3000-node graph, its plan in two colours, node detail, heat map, automaton, robot, picture', async () => {
   const app = await openApp();
@@ -72,13 +70,11 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     mkdirSync(path.join(app.workspace, 'graphs'), { recursive: true });
     writeFileSync(path.join(app.workspace, 'graphs', 'grid-3000.json'), JSON.stringify(gridGraph()));
     await page.click('#tab-graph');
-    mark('tab');
 
     // Open the graph without a spec: 3000 nodes drawn, no plan.
     await page.fill('#graph-path', 'graphs/grid-3000.json');
     await page.click('#graph-open');
     await page.waitForSelector('#graph-view[data-nodes="3000"][data-frame-ms]');
-    mark('opened');
     const setScene = { ms: Number(await page.getAttribute('#graph-view', 'data-scene-ms')), frame_ms: Number(await page.getAttribute('#graph-view', 'data-frame-ms')) };
     const bare = (await app.api.sceneFromGraph({ path: 'graphs/grid-3000.json' })).scene;
     const counts = { nodes: await inPage(page, (g) => g.view.cy.nodes('.scene').length, null), edges: Number(await page.getAttribute('#graph-view', 'data-edges')) };
@@ -93,9 +89,7 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     const nodeColours = await inPage(page, (g, id) => [g.view.cy.getElementById(id).style('background-color') as string, g.view.cy.getElementById('n0').style('background-color') as string], inA);
     assert.equal(`background:${norm(nodeColours[0]!)};`, swatch);
     assert.notEqual(norm(nodeColours[1]!), norm(nodeColours[0]!));
-    mark('checked');
     await app.screenshot('graph-3000');
-    mark('graph-3000');
 
     // Plan a spec: prefix and suffix drawn as overlay edges in the app's two plan colours.
     await page.fill('#graph-spec', SPEC);
@@ -119,7 +113,6 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.equal(await page.getAttribute('#graph-view', 'data-suffix-edges'), String(want.suffix));
     assert.match((await page.textContent('#graph-status')) ?? '', /plan: prefix \d+ steps/);
     await app.screenshot('graph-plan');
-    mark('graph-plan');
 
     // The automaton: every state drawn, accepting ones double-circled, the initial set highlighted.
     const a = expected.automaton;
@@ -157,25 +150,19 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.equal(await page.getAttribute('#automaton-view', 'data-active'), states.join(','), 'the node\'s product states are highlighted');
     assert.equal(await page.getAttribute('#graph-view', 'data-selected'), target);
     await app.screenshot('graph-node-detail');
-    mark('graph-node-detail');
 
     // Heat map: nodes in region a hot, others cold.
     const outside = `n${expected.scene.nodes.findIndex((n) => n.labels.length === 0)}`;
     const inside = `n${expected.scene.nodes.findIndex((n) => n.id === target)}`;
     const colour = (id: string): Promise<string> => inPage(page, (g, i) => g.view.cy.getElementById(i).style('background-color') as string, id);
     const before = await colour(outside);
-    mark('heat: before');
     await page.selectOption('#graph-heat', 'a');
-    mark('heat: selected');
     assert.equal(await page.getAttribute('#graph-view', 'data-heat'), 'a');
     assert.equal(norm(await colour(inside)), 'rgb(179,0,0)');
     assert.equal(norm(await colour(outside)), 'rgb(230,225,238)');
     assert.notEqual(norm(before), 'rgb(230,225,238)');
-    mark('heat: checked');
     await inPage(page, (g) => { g.view.cy.fit(undefined, 20); }, null);
-    mark('heat: fit');
     await app.screenshot('graph-heat');
-    mark('graph-heat');
     await page.selectOption('#graph-heat', '');
     assert.equal(norm(await colour(outside)), norm(before));
 
@@ -194,7 +181,6 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.ok(robot.marker !== null && robot.node !== null);
     assert.ok(Math.hypot(robot.marker.x - robot.node.x, robot.marker.y - robot.node.y) < 1.5, JSON.stringify(robot));
     await app.screenshot('graph-robot');
-    mark('graph-robot');
 
     // Figures: setScene(3000) and 100 setRobot updates, timed in the page.
     const figures = await inPage(page, async (g) => {
@@ -251,7 +237,6 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.ok(Math.abs(align.box.right - align.far.x) < 2 && Math.abs(align.box.top - align.far.y) < 2, JSON.stringify(align));
     assert.ok(align.robot !== null && Math.hypot(align.robot.x - align.r.x, align.robot.y - align.r.y) < 1.5, JSON.stringify(align));
     await app.screenshot('graph-picture');
-    mark('graph-picture');
 
     // Failures are shown where they belong: a spec error with its position, a forbidden path.
     await page.fill('#graph-spec', 'G F (a &');
@@ -260,7 +245,6 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.match((await page.textContent('#graph-error')) ?? '', /line 1, column \d+/);
     assert.equal(await page.getAttribute('#graph-spec', 'aria-invalid'), 'true');
     await app.screenshot('graph-error');
-    mark('graph-error');
     await page.fill('#graph-spec', '');
     await page.fill('#graph-path', '../outside.json');
     await page.click('#graph-open');

@@ -67,8 +67,8 @@ export function createGraphView(root: HTMLElement): CyGraphView {
   let needsFit = false;
   const listeners: ((d: NodeDetail | null) => void)[] = [];
 
-  const syncUnderlay = (): void => layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
-  cy.on('viewport', syncUnderlay);
+  const syncLayers = (): void => layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+  cy.on('viewport', syncLayers);
   /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
   const fit = (): void => {
     const w = host.clientWidth, h = host.clientHeight;
@@ -84,7 +84,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, br.x - tl.x), (h - 2 * pad) / Math.max(1e-9, br.y - tl.y))));
       cy.viewport({ zoom, pan: { x: w / 2 - zoom * (tl.x + br.x) / 2, y: h / 2 - zoom * (tl.y + br.y) / 2 } });
     }
-    syncUnderlay();
+    syncLayers();
   };
 
   const detailOf = (i: number): NodeDetail | null => {
@@ -243,7 +243,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     resize() {
       cy.resize();
       if (needsFit) fit();
-      else syncUnderlay();
+      else syncLayers();
     },
     destroy() {
       layers.destroy();
