@@ -20,12 +20,19 @@ export interface SceneNode {
 export interface GraphScene {
   world: string;
   bounds: { minX: number; minY: number; maxX: number; maxY: number };
-  /** A picture of the world (SVG markup, walls and regions) in the same coordinates, or null. */
+  /**
+   * A picture of the world (SVG markup, walls and regions) in the same coordinates, or null: the
+   * SVG's viewBox is in metres and an SVG point (x, y) is the world point (x, y) (the view flips it
+   * with the nodes, y up). Without a viewBox it is stretched over `bounds`. Shown as an image, so
+   * scripts and external references in it never run (pictureInWorld wraps a pixel-space SVG).
+   */
   picture: string | null;
   propositions: string[];
   nodes: SceneNode[];
   /** [source index, target index, weight] into `nodes`. */
   edges: [number, number, number][];
+  /** The id of the node plans start from (drawn distinct even when its kind is not 'start'). */
+  start?: string;
 }
 
 export interface AutomatonView {

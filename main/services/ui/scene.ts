@@ -53,7 +53,8 @@ export function sceneOf(g: SemanticGraph, o: SceneExtras): GraphScene {
   }
   const margin = 0.5;
   const bounds = o.bounds ?? (n === 0 ? { minX: 0, minY: 0, maxX: 1, maxY: 1 } : { minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin });
-  return { world: o.world, bounds, picture: o.picture, propositions, nodes, edges };
+  const start = g.ids[g.start];
+  return { world: o.world, bounds, picture: o.picture, propositions, nodes, edges, ...(start !== undefined ? { start } : {}) };
 }
 
 export function planView(r: PlanResult, g: SemanticGraph): PlanView {
@@ -80,4 +81,22 @@ export function automatonView(a: BuchiAutomaton): AutomatonView {
     states: a.states.map((s, id) => ({ id, initial: initial.has(id), accepting: s.accepting })),
     edges: a.edges.map((e) => ({ from: e.from, to: e.to, guard: formatGuard(e.guard, a.aps) })),
   };
+}
+
+/**
+ * A picture drawn in its own pixel space (mazeSvg, say: x right, y growing down the rows) placed
+ * over the world rectangle `rect` (metres) as GraphScene.picture wants it: an outer SVG whose
+ * viewBox is the rectangle, with the original nested in it and stretched to fill it. Its pixel
+ * (0, 0) lands on (rect.minX, rect.minY).
+ */
+export function pictureInWorld(svg: string, rect: GraphScene['bounds']): string {
+  const w = rect.maxX - rect.minX, h = rect.maxY - rect.minY;
+  if (!(w > 0 && h > 0)) throw new RangeError(`pictureInWorld: empty rectangle ${JSON.stringify(rect)}`);
+  const body = svg.replace(/^\s*<\?xml[^>]*\?>\s*/, '');
+  const open = /<svg\b([^>]*)>/.exec(body);
+  if (open === null) throw new Error('pictureInWorld: no <svg> element in the picture');
+  // The nested element keeps its own viewBox; its size and place become the world rectangle.
+  const attrs = open[1]!.replace(/\s(?:x|y|width|height|preserveAspectRatio)="[^"]*"/g, '');
+  const nested = `<svg${attrs} x="${rect.minX}" y="${rect.minY}" width="${w}" height="${h}" preserveAspectRatio="none">`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${rect.minX} ${rect.minY} ${w} ${h}">${body.slice(0, open.index)}${nested}${body.slice(open.index + open[0].length)}</svg>`;
 }

@@ -1,26 +1,256 @@
-// Placeholder until the Cytoscape implementation lands: draws nothing but keeps the state.
-import type { AutomatonViewHandle, GraphViewHandle, NodeDetail } from './view.js';
+/**
+ * The graph view drawn with Cytoscape: preset positions from task space (never a layout run here),
+ * the world picture and the trail underneath, the plan as overlay edges in two colours, the robot
+ * as a marker over the canvas. Every change is one cy.batch(); no animations. The root's data-* attributes
+ * state what is drawn and how long the last setScene took (for tests and for anyone inspecting the
+ * page).
+ */
+import cytoscape, { type Core, type ElementDefinition, type NodeSingular } from 'cytoscape';
+import type { GraphScene, PlanView } from '../../../main/api/contract.js';
+import type { GraphViewHandle, NodeDetail } from './view.js';
+import { type Frame, frameOf, heatOf, nodeClasses, nodeColour, nodeElementId, planOverlay, planSteps, propositionColours } from './model.js';
+import { graphStyle, planColours } from './cy-style.js';
+import { Overlays } from './overlays.js';
 
-export function createGraphView(root: HTMLElement): GraphViewHandle {
-  const listeners: ((d: NodeDetail | null) => void)[] = [];
-  root.dataset.nodes = '0';
-  return {
-    setScene: (s) => { root.dataset.nodes = String(s?.nodes.length ?? 0); },
-    setPlan: () => {},
-    setRobot: (p) => { root.dataset.robot = p === null ? '' : `${p.x.toFixed(2)},${p.y.toFixed(2)}`; },
-    setTrail: () => {},
-    setHeat: () => {},
-    onSelect: (l) => { listeners.push(l); },
-    resize: () => {},
-    destroy: () => { root.replaceChildren(); },
-  };
+export { createAutomatonView } from './cy-automaton.js';
+
+/** The handle plus what the panel and tests may read: Cytoscape itself and the proposition colours. */
+export interface CyGraphView extends GraphViewHandle {
+  readonly cy: Core;
+  colours(): ReadonlyMap<string, string>;
+  /** Screen rectangle of the world picture, when one is shown. */
+  pictureBox(): { left: number; right: number; top: number; bottom: number } | null;
+  /** Where a scene node is on the page (client coordinates), or null when there is no such node. */
+  screenOf(id: string): { x: number; y: number } | null;
+  /** The scene drawn now (the object last given to setScene). */
+  scene(): GraphScene | null;
+  /** Where the robot marker is on the page, or null when hidden. */
+  robotPoint(): { x: number; y: number } | null;
 }
 
-export function createAutomatonView(root: HTMLElement): AutomatonViewHandle {
-  return {
-    setAutomaton: (a) => { root.dataset.states = String(a?.states.length ?? 0); },
-    setActive: (s) => { root.dataset.active = s.join(','); },
-    resize: () => {},
-    destroy: () => { root.replaceChildren(); },
+export function createGraphView(root: HTMLElement): CyGraphView {
+  root.classList.add('gv');
+  const under = document.createElement('div');
+  under.className = 'gv-under';
+  const host = document.createElement('div');
+  host.className = 'gv-cy';
+  const over = document.createElement('div');
+  over.className = 'gv-over';
+  root.replaceChildren(under, host, over);
+  const layers = new Overlays(under, over);
+  const coloursOfPlan = planColours();
+  const cy = cytoscape({
+    container: host,
+    elements: [],
+    style: graphStyle(8, coloursOfPlan),
+    layout: { name: 'preset' },
+    minZoom: 0.02,
+    maxZoom: 40,
+    boxSelectionEnabled: false,
+    autoungrabify: true,
+    selectionType: 'single',
+    // Big graphs: draw a cached texture while panning or zooming, no edges and labels meanwhile,
+    // one canvas pixel per CSS pixel.
+    textureOnViewport: true,
+    hideEdgesOnViewport: true,
+    hideLabelsOnViewport: true,
+    motionBlur: false,
+    pixelRatio: 1,
+  });
+
+  let scene: GraphScene | null = null;
+  let frame: Frame | null = null;
+  let plan: PlanView | null = null;
+  let heat: string | null = null;
+  let colours = new Map<string, string>();
+  const index = new Map<string, number>();
+  let needsFit = false;
+  const listeners: ((d: NodeDetail | null) => void)[] = [];
+
+  const syncLayers = (): void => layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+  cy.on('viewport', syncLayers);
+  /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
+  const fit = (): void => {
+    const w = host.clientWidth, h = host.clientHeight;
+    if (w === 0 || h === 0) {
+      needsFit = true;
+      return;
+    }
+    needsFit = false;
+    cy.resize();
+    if (scene !== null && frame !== null) {
+      const b = scene.bounds, pad = 20;
+      const tl = frame.toModel(b.minX, b.maxY), br = frame.toModel(b.maxX, b.minY);
+      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, br.x - tl.x), (h - 2 * pad) / Math.max(1e-9, br.y - tl.y))));
+      cy.viewport({ zoom, pan: { x: w / 2 - zoom * (tl.x + br.x) / 2, y: h / 2 - zoom * (tl.y + br.y) / 2 } });
+    }
+    syncLayers();
   };
+
+  const detailOf = (i: number): NodeDetail | null => {
+    const node = scene?.nodes[i];
+    if (node === undefined) return null;
+    return { node, ...planSteps(plan, node.id) };
+  };
+  const emit = (d: NodeDetail | null): void => {
+    root.dataset.selected = d?.node.id ?? '';
+    for (const l of listeners) l(d);
+  };
+  cy.on('tap', 'node.scene', (e) => emit(detailOf((e.target as NodeSingular).data('index') as number)));
+  cy.on('tap', (e) => {
+    if (e.target === cy) emit(null);
+  });
+
+  const applyHeat = (): void => {
+    if (scene === null) return;
+    const nodes = cy.nodes('.scene');
+    cy.batch(() => {
+      if (heat === null) {
+        nodes.removeClass('heat');
+        return;
+      }
+      nodes.forEach((n) => {
+        const i = n.data('index') as number;
+        n.data('heat', heatOf(scene!.nodes[i]!, heat!));
+      });
+      nodes.filter((n) => !n.hasClass('anchor') && !n.hasClass('start')).addClass('heat');
+    });
+    root.dataset.heat = heat ?? '';
+  };
+
+  const applyPlan = (): void => {
+    cy.batch(() => {
+      cy.edges('.plan').remove();
+      cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
+      if (plan === null || plan.status !== 'ok' || scene === null) return;
+      const { edges, unknown } = planOverlay(plan, index);
+      if (unknown.length > 0) console.warn(`graph view: plan nodes not in the scene: ${unknown.slice(0, 5).join(', ')}`);
+      cy.add(edges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target }, classes: `plan plan-${e.part}` })));
+      for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
+      for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
+    });
+    root.dataset.prefixEdges = String(cy.edges('.plan-prefix').length);
+    root.dataset.suffixEdges = String(cy.edges('.plan-suffix').length);
+  };
+
+  const view: CyGraphView = {
+    cy,
+    colours: () => colours,
+    pictureBox: () => layers.pictureBox(),
+    robotPoint: () => layers.robotPoint(),
+    scene: () => scene,
+    screenOf(id) {
+      const i = index.get(id);
+      if (i === undefined) return null;
+      const p = cy.getElementById(nodeElementId(i)).renderedPosition();
+      const box = host.getBoundingClientRect();
+      return { x: box.left + p.x, y: box.top + p.y };
+    },
+    setScene(s) {
+      const started = performance.now();
+      delete root.dataset.frameMs;
+      scene = s;
+      index.clear();
+      frame = s === null ? null : frameOf(s);
+      colours = propositionColours(s?.propositions ?? []);
+      const els: ElementDefinition[] = [];
+      let lines = new Float64Array(0);
+      if (s !== null && frame !== null) {
+        const f = frame;
+        s.nodes.forEach((n, i) => {
+          index.set(n.id, i);
+          els.push({
+            group: 'nodes',
+            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), heat: 0 },
+            position: f.toModel(n.x, n.y),
+            classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
+          });
+        });
+        // Scene edges go on the canvas under the nodes (see overlays.ts), not into Cytoscape.
+        lines = new Float64Array(s.edges.length * 4);
+        let k = 0;
+        for (const [u, v] of s.edges) {
+          const a = s.nodes[u], b = s.nodes[v];
+          if (a === undefined || b === undefined || u === v) continue;
+          const p = f.toModel(a.x, a.y), q = f.toModel(b.x, b.y);
+          lines[k++] = p.x; lines[k++] = p.y; lines[k++] = q.x; lines[k++] = q.y;
+        }
+        lines = lines.subarray(0, k);
+      }
+      cy.batch(() => {
+        cy.elements().remove();
+        cy.style(graphStyle(frame?.nodeSize ?? 8, coloursOfPlan));
+        cy.add(els);
+      });
+      const ok = layers.setPicture(s?.picture ?? null, frame, s?.bounds ?? { minX: 0, minY: 0, maxX: 1, maxY: 1 });
+      layers.setTrail(new Float64Array(0));
+      layers.setRobot(null);
+      root.dataset.picture = s?.picture == null ? '' : ok ? 'shown' : 'invalid';
+      root.dataset.nodes = String(s?.nodes.length ?? 0);
+      layers.setEdges(lines, (frame?.nodeSize ?? 8) * 0.12);
+      root.dataset.edges = String(lines.length / 4);
+      root.dataset.robot = '';
+      emit(null);
+      applyPlan();
+      applyHeat();
+      fit();
+      // How long this took, and until the second frame after it (the first one Cytoscape draws).
+      root.dataset.sceneMs = (performance.now() - started).toFixed(0);
+      requestAnimationFrame(() => requestAnimationFrame(() => { root.dataset.frameMs = (performance.now() - started).toFixed(0); }));
+    },
+    setPlan(p) {
+      plan = p;
+      applyPlan();
+      // Product states shown for a selected node belong to the plan: refresh them.
+      const sel = cy.nodes('.scene:selected').first();
+      if (sel.nonempty()) emit(detailOf(sel.data('index') as number));
+    },
+    setRobot(pos) {
+      if (pos === null || frame === null) {
+        layers.setRobot(null);
+        root.dataset.robot = '';
+        return;
+      }
+      layers.setRobot(frame.toModel(pos.x, pos.y));
+      root.dataset.robot = `${pos.x.toFixed(3)},${pos.y.toFixed(3)}`;
+    },
+    setTrail(points) {
+      const f = frame;
+      const out = new Float64Array(f === null ? 0 : points.length * 2);
+      if (f !== null) {
+        points.forEach(([x, y], k) => {
+          out[2 * k] = x * f.scale;
+          out[2 * k + 1] = -y * f.scale;
+        });
+      }
+      layers.setTrail(out);
+      root.dataset.trail = String(out.length / 2);
+    },
+    setHeat(p) {
+      heat = p;
+      applyHeat();
+    },
+    onSelect(l) {
+      listeners.push(l);
+    },
+    select(id) {
+      cy.nodes(':selected').unselect();
+      const i = id === null ? undefined : index.get(id);
+      if (i === undefined) return emit(null);
+      cy.getElementById(nodeElementId(i)).select();
+      emit(detailOf(i));
+    },
+    resize() {
+      cy.resize();
+      if (needsFit) fit();
+      else syncLayers();
+    },
+    destroy() {
+      layers.destroy();
+      cy.destroy();
+      root.replaceChildren();
+    },
+  };
+  root.dataset.nodes = '0';
+  return view;
 }

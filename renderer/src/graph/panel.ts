@@ -1,12 +1,182 @@
-/** The Graph panel. */
-import { type Panel, el } from '../app.js';
+/**
+ * The Graph panel: a standalone explorer of a labelled graph file of the workspace, planned for a
+ * spec, with the heat map, the automaton and the node detail beside it. It also shows the scene
+ * the mission console posts (plan and live robot) when one arrives.
+ */
+import './graph.css';
+import type { AutomatonView, GraphScene, PlanView } from '../../../main/api/contract.js';
+import { type App, type Panel, el } from '../app.js';
+import { ApiCallError, errorText } from '../api.js';
+import { type CyGraphView, createGraphView } from './cy-view.js';
+import { type CyAutomatonView, createAutomatonView } from './cy-automaton.js';
+import { renderDetail } from './detail.js';
+import { planColours } from './cy-style.js';
+import type { NodeDetail } from './view.js';
+
+interface Shown {
+  scene: GraphScene;
+  plan: PlanView | null;
+  automaton: AutomatonView | null;
+  /** 'file' (opened here) or 'console' (posted by the mission console: robot updates apply). */
+  source: 'file' | 'console';
+}
+
+/**
+ * The panel's views for end-to-end tests and for poking at from the developer tools, and the local
+ * hub's post (to play the mission console's part).
+ */
+export interface GraphTestHook {
+  view: CyGraphView;
+  automaton: CyAutomatonView;
+  post: App['post'];
+}
+
+function describePlan(p: PlanView | null): string {
+  if (p === null) return '';
+  if (p.status !== 'ok') return `infeasible: ${p.reason?.message ?? p.reason?.kind ?? 'no plan'}`;
+  const c = p.cost;
+  return `plan: prefix ${p.prefix.length} steps${c ? ` (cost ${c.prefix.toFixed(2)})` : ''}, suffix ${p.suffix.length} steps${c ? ` (cost ${c.suffix.toFixed(2)})` : ''}`;
+}
 
 export function graphPanel(): Panel {
+  let view: CyGraphView | null = null;
+  let automaton: CyAutomatonView | null = null;
   return {
     id: 'graph',
     title: 'Graph',
-    mount(root) {
-      root.append(el('p', { class: 'placeholder' }, 'Graph: coming with this issue.'));
+    mount(root, app: App) {
+      const pathIn = el('input', { id: 'graph-path', list: 'graph-files', placeholder: 'graphs/warehouse.json', size: '28', 'aria-label': 'Graph file (in the workspace)', required: '' });
+      const files = el('datalist', { id: 'graph-files' });
+      const specIn = el('input', { id: 'graph-spec', placeholder: 'G F a & G F b & G !c', size: '32', 'aria-label': 'LTL specification (optional)' });
+      const open = el('button', { id: 'graph-open', type: 'submit' }, 'Open');
+      const cancel = el('button', { id: 'graph-cancel', type: 'button', hidden: '' }, 'Cancel');
+      const heat = el('select', { id: 'graph-heat', 'aria-label': 'Heat map proposition' }, el('option', { value: '' }, 'none'));
+      const status = el('span', { class: 'gp-status', id: 'graph-status', role: 'status' });
+      const form = el('form', { class: 'gp-bar' },
+        el('label', {}, 'Graph ', pathIn), files, el('label', {}, 'Spec ', specIn), open, cancel,
+        el('label', {}, 'Heat map ', heat), status);
+      const error = el('div', { class: 'gp-error error', id: 'graph-error', role: 'alert', hidden: '' });
+      const graphBox = el('div', { class: 'gp-graph', id: 'graph-view' });
+      const legend = el('div', { class: 'gp-legend', id: 'graph-legend' });
+      const autoBox = el('div', { class: 'gp-automaton', id: 'automaton-view' });
+      const formula = el('div', { class: 'gp-formula', id: 'automaton-formula' });
+      const detail = el('div', { class: 'gp-detail', id: 'graph-detail' });
+      root.append(el('div', { class: 'gp' }, form, error,
+        el('div', { class: 'gp-main' },
+          el('div', { class: 'gp-graph-wrap' }, graphBox, legend),
+          el('aside', { class: 'gp-side' }, el('h3', {}, 'Büchi automaton'), formula, autoBox, el('h3', {}, 'Node'), detail))));
+
+      const gv = createGraphView(graphBox);
+      const av = createAutomatonView(autoBox);
+      view = gv;
+      automaton = av;
+      (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
+      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.graph = { view: gv, automaton: av, post: (m) => app.post(m) } satisfies GraphTestHook;
+      new ResizeObserver(() => { gv.resize(); av.resize(); }).observe(graphBox);
+
+      let shown: Shown | null = null;
+      /** The states highlighted when no node is selected: the monitor's (live run) or the initial ones. */
+      let baseActive: number[] = [];
+      renderDetail(detail, null, gv.colours());
+
+      const showError = (text: string | null): void => {
+        error.hidden = text === null;
+        error.textContent = text ?? '';
+      };
+      const renderLegend = (s: GraphScene | null): void => {
+        legend.replaceChildren();
+        if (s === null) return;
+        const c = planColours();
+        const item = (cls: string, colour: string, text: string): HTMLElement => {
+          const sw = el('span', { class: `gp-swatch ${cls}` });
+          sw.style.background = colour;
+          return el('span', { class: 'gp-legend-item', 'data-legend': text }, sw, text);
+        };
+        for (const [p, colour] of gv.colours()) legend.append(item('prop', colour, p));
+        legend.append(item('start', '#111', 'start'), item('line', c.prefix, 'prefix'), item('line', c.suffix, 'suffix'), item('robot', '#c92a2a', 'robot'));
+      };
+      /** The scene drawn now, as JSON: the same graph planned again keeps its drawing and viewport. */
+      let drawn: { json: string; scene: GraphScene } | null = null;
+      const show = (s: Shown): void => {
+        shown = s;
+        const json = JSON.stringify(s.scene);
+        if (drawn === null || json !== drawn.json || gv.scene() !== drawn.scene) {
+          drawn = { json, scene: s.scene };
+          gv.setScene(s.scene);
+          heat.replaceChildren(el('option', { value: '' }, 'none'), ...s.scene.propositions.map((p) => el('option', { value: p }, p)));
+          gv.setHeat(null);
+        }
+        gv.setPlan(s.plan);
+        av.setAutomaton(s.automaton);
+        formula.textContent = s.automaton?.formula ?? '';
+        baseActive = s.automaton?.states.filter((q) => q.initial).map((q) => q.id) ?? [];
+        av.setActive(baseActive);
+        renderLegend(s.scene);
+        status.textContent = [`${s.scene.world}: ${s.scene.nodes.length} nodes, ${s.scene.edges.length} edges`, describePlan(s.plan)].filter(Boolean).join(' · ');
+      };
+
+      gv.onSelect((d: NodeDetail | null) => {
+        renderDetail(detail, d, gv.colours());
+        av.setActive(d !== null && d.productStates.length > 0 ? d.productStates : baseActive);
+      });
+      heat.addEventListener('change', () => gv.setHeat(heat.value === '' ? null : heat.value));
+
+      // One request at a time; Cancel (or a newer Open) makes the answer of the older one ignored.
+      let generation = 0;
+      const busy = (on: boolean): void => {
+        open.disabled = on;
+        cancel.hidden = !on;
+        form.setAttribute('aria-busy', String(on));
+      };
+      cancel.addEventListener('click', () => {
+        generation++;
+        busy(false);
+        status.textContent = 'cancelled';
+      });
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        const path = pathIn.value.trim();
+        const spec = specIn.value.trim();
+        if (path === '') return showError('Graph: give the path of a graph JSON file in the workspace.');
+        const mine = ++generation;
+        busy(true);
+        showError(null);
+        specIn.removeAttribute('aria-invalid');
+        status.textContent = spec === '' ? `opening ${path}…` : `opening ${path} and planning…`;
+        app.api.sceneFromGraph(spec === '' ? { path } : { path, spec }).then((r) => {
+          if (mine !== generation) return;
+          busy(false);
+          show({ ...r, source: 'file' });
+        }, (err: unknown) => {
+          if (mine !== generation) return;
+          busy(false);
+          status.textContent = '';
+          const ae = err instanceof ApiCallError ? err.error : null;
+          if (ae?.path === '$.spec') specIn.setAttribute('aria-invalid', 'true');
+          const where = ae?.line !== undefined ? ` (line ${ae.line}, column ${ae.column ?? '?'})` : '';
+          showError(`${errorText(err)}${ae?.path === '$.spec' ? where : ''}`);
+        });
+      });
+
+      // Workspace graph files for the picker, when the workspace can be listed.
+      app.api.workspaceList().then((r) => {
+        files.replaceChildren(...r.files.filter((f) => f.path.endsWith('.json')).map((f) => el('option', { value: f.path })));
+      }, () => { /* no listing: the path is typed instead */ });
+
+      app.onMessage((m) => {
+        if (m.kind === 'scene') {
+          show({ scene: m.scene, plan: m.plan, automaton: m.automaton, source: 'console' });
+          status.textContent = `from the mission console · ${status.textContent}`;
+        } else if (m.kind === 'robot' && shown?.source === 'console') {
+          gv.setRobot({ x: m.x, y: m.y });
+          baseActive = m.states;
+          if (detail.dataset.node === '') av.setActive(m.states);
+        }
+      });
+    },
+    shown() {
+      view?.resize();
+      automaton?.resize();
     },
   };
 }

@@ -8,6 +8,8 @@ export interface NodeDetail {
   node: SceneNode;
   /** Automaton states paired with this node on the plan (its product states). */
   productStates: number[];
+  /** Where the node occurs on the plan: part, step index within it, automaton state there. */
+  steps: { part: 'prefix' | 'suffix'; index: number; state: number }[];
 }
 
 export interface GraphViewHandle {
@@ -20,6 +22,8 @@ export interface GraphViewHandle {
   /** The proposition whose soft labels are drawn as a heat map, or null. */
   setHeat(proposition: string | null): void;
   onSelect(listener: (detail: NodeDetail | null) => void): void;
+  /** Selects a scene node by id (as a click would, listeners included), or clears the selection. */
+  select(id: string | null): void;
   /** Redraw after the container changed size or became visible. */
   resize(): void;
   destroy(): void;

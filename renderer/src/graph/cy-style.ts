@@ -1,0 +1,76 @@
+/** Cytoscape stylesheets of the graph view and the automaton view. */
+import type { StylesheetJson } from 'cytoscape';
+
+export interface PlanColours {
+  prefix: string;
+  suffix: string;
+}
+
+/** The app's plan colours (style.css's --prefix / --suffix), so every panel draws plans alike. */
+export function planColours(): PlanColours {
+  const css = getComputedStyle(document.documentElement);
+  const read = (name: string, fallback: string): string => css.getPropertyValue(name).trim() || fallback;
+  return { prefix: read('--prefix', '#1f6feb'), suffix: read('--suffix', '#d9480f') };
+}
+
+export const HEAT_LOW = '#e6e1ee';
+export const HEAT_HIGH = '#b30000';
+
+/** Sizes scale with the scene's node spacing (model units), so small and large graphs both read. */
+export function graphStyle(size: number, c: PlanColours): StylesheetJson {
+  const font = Math.max(4, size * 0.9);
+  return [
+    {
+      selector: 'node',
+      style: { width: size, height: size, 'background-color': 'data(colour)', 'border-width': 0, label: '', 'min-zoomed-font-size': 9 },
+    },
+    { selector: 'node.cluster', style: { width: size * 0.7, height: size * 0.7 } },
+    { selector: 'node.anchor', style: { shape: 'diamond', width: size * 1.5, height: size * 1.5, 'border-width': size * 0.12, 'border-color': '#1d232b' } },
+    {
+      selector: 'node.has-labels',
+      style: { label: 'data(label)', 'font-size': font, color: '#1d232b', 'text-valign': 'top', 'text-margin-y': -size * 0.2, 'text-outline-color': '#fff', 'text-outline-width': font * 0.12 },
+    },
+    { selector: 'node.start', style: { shape: 'star', width: size * 2, height: size * 2, 'background-color': '#111', 'border-width': size * 0.12, 'border-color': '#fff', 'z-index': 20 } },
+    { selector: 'node.heat', style: { 'background-color': `mapData(heat, 0, 1, ${HEAT_LOW}, ${HEAT_HIGH})` } },
+    { selector: 'node.on-prefix', style: { 'border-width': size * 0.18, 'border-color': c.prefix } },
+    { selector: 'node.on-suffix', style: { 'border-width': size * 0.18, 'border-color': c.suffix } },
+    { selector: 'node:selected', style: { 'border-width': size * 0.3, 'border-color': '#ffd43b', 'z-index': 30 } },
+    {
+      // Only the plan is drawn as Cytoscape edges; the scene's edges lie on a canvas underneath.
+      selector: 'edge.plan',
+      style: {
+        // Bezier, so a prefix and a suffix over the same pair of nodes are drawn side by side.
+        'curve-style': 'bezier', 'control-point-step-size': size * 0.6, width: size * 0.3, opacity: 0.95, 'z-index': 10,
+        'target-arrow-shape': 'triangle', 'arrow-scale': 0.6,
+      },
+    },
+    { selector: 'edge.plan-prefix', style: { 'line-color': c.prefix, 'target-arrow-color': c.prefix } },
+    { selector: 'edge.plan-suffix', style: { 'line-color': c.suffix, 'target-arrow-color': c.suffix, 'line-style': 'solid' } },
+  ];
+}
+
+export function automatonStyle(c: PlanColours): StylesheetJson {
+  return [
+    {
+      selector: 'node.state',
+      style: {
+        width: 34, height: 34, label: 'data(label)', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 12,
+        'background-color': '#fff', 'border-width': 2, 'border-color': '#1d232b', color: '#1d232b',
+      },
+    },
+    // The usual picture of an accepting state: a double circle.
+    { selector: 'node.accepting', style: { 'border-style': 'double', 'border-width': 6 } },
+    { selector: 'node.initial', style: { 'font-weight': 'bold' } },
+    { selector: 'node.active', style: { 'background-color': '#ffd43b', 'border-color': c.suffix } },
+    { selector: 'node.entry', style: { width: 4, height: 4, 'background-color': '#1d232b', label: '', events: 'no' } },
+    {
+      selector: 'edge',
+      style: {
+        'curve-style': 'bezier', width: 1.5, 'line-color': '#5a6472', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#5a6472',
+        label: 'data(guard)', 'font-size': 10, color: '#1d232b', 'text-background-color': '#fff', 'text-background-opacity': 0.85,
+        'text-background-padding': '1px', 'text-wrap': 'ellipsis', 'text-max-width': '120px', 'loop-direction': '-45deg', 'loop-sweep': '-60deg',
+      },
+    },
+    { selector: 'edge.entry', style: { label: '', width: 1.5 } },
+  ];
+}
