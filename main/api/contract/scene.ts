@@ -19,6 +19,11 @@ export interface SceneNode {
 
 export interface GraphScene {
   world: string;
+  /**
+   * World y grows downwards on screen (the mazes: rows top to bottom, as in `witness run --picture`);
+   * otherwise y is up.
+   */
+  yDown?: boolean;
   bounds: { minX: number; minY: number; maxX: number; maxY: number };
   /**
    * A picture of the world (SVG markup, walls and regions) in the same coordinates, or null: the

@@ -34,7 +34,7 @@ import { inWorker } from '../../services/ui/worker.js';
 import type { TrainJob } from '../../services/ui/train-worker.js';
 import { DEFAULT_EMBED } from '../../services/training/embed-trainer.js';
 import { DEFAULT_POLICY } from '../../services/training/policy-trainer.js';
-import { automatonView, planView, sceneOf } from '../../services/ui/scene.js';
+import { automatonView, pictureInWorld, planView, sceneOf } from '../../services/ui/scene.js';
 import type { GraphScene } from '../contract.js';
 import { VERSION } from '../../version.js';
 
@@ -109,7 +109,7 @@ function mazeScene(world: string, g: SemanticGraph, title: string): GraphScene {
   const layout = layoutOf(world);
   const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
   const bounds = { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
-  return sceneOf(g, { world, picture: mazeSvg(layout, title), bounds });
+  return { ...sceneOf(g, { world, picture: pictureInWorld(mazeSvg(layout, title), bounds), bounds }), yDown: true };
 }
 
 function specError(e: unknown): never {

@@ -23,13 +23,15 @@ export function propositionColours(props: readonly string[]): Map<string, string
 /** Model units the longer side of a scene's bounds spans on the canvas (world metres are tiny). */
 const MODEL_EXTENT = 1000;
 
-/** World (metres, y up) ↔ canvas model coordinates (y down). */
+/** World (metres, y up unless the scene says yDown) ↔ canvas model coordinates (y down). */
 export interface Frame {
   readonly scale: number;
   toModel(x: number, y: number): { x: number; y: number };
   toWorld(mx: number, my: number): { x: number; y: number };
   /** Node diameter in model units: about half the mean spacing, within [4, 24]. */
   readonly nodeSize: number;
+  /** World y grows downwards on screen (no flip). */
+  readonly yDown: boolean;
 }
 
 export function frameOf(scene: GraphScene): Frame {
@@ -38,10 +40,11 @@ export function frameOf(scene: GraphScene): Frame {
   const scale = MODEL_EXTENT / Math.max(w, h);
   const area = (w * scale) * (h * scale);
   const nodeSize = Math.min(24, Math.max(4, 0.5 * Math.sqrt(area / Math.max(1, scene.nodes.length))));
+  const sy = scene.yDown === true ? 1 : -1;
   return {
-    scale, nodeSize,
-    toModel: (x, y) => ({ x: x * scale, y: -y * scale }),
-    toWorld: (mx, my) => ({ x: mx / scale, y: -my / scale }),
+    scale, nodeSize, yDown: scene.yDown === true,
+    toModel: (x, y) => ({ x: x * scale, y: sy * y * scale }),
+    toWorld: (mx, my) => ({ x: mx / scale, y: sy * my / scale }),
   };
 }
 

@@ -44,6 +44,7 @@ export class Overlays {
   private url: string | null = null;
   /** The picture's rectangle in model units (top-left at its world minY, flipped on screen). */
   private rect: { x: number; y: number; w: number; h: number } | null = null;
+  private yDown = false;
   private trail: Float64Array = new Float64Array(0);
   /** Scene edges as [x1, y1, x2, y2, …] in model units, their width in model units. */
   private edges: Float64Array = new Float64Array(0);
@@ -85,6 +86,7 @@ export class Overlays {
     if (r === null) return false;
     this.url = URL.createObjectURL(new Blob([r.markup], { type: 'image/svg+xml' }));
     this.rect = { x: r.x * frame.scale, y: r.y * frame.scale, w: r.w * frame.scale, h: r.h * frame.scale };
+    this.yDown = frame.yDown;
     this.img.style.width = `${this.rect.w}px`;
     this.img.style.height = `${this.rect.h}px`;
     this.img.src = this.url;
@@ -150,8 +152,9 @@ export class Overlays {
     if (this.rect !== null) {
       // Model (x, y) → screen pan + zoom·(x, y); the picture's top edge is its world minY, which
       // is the bottom on screen (y up), hence the negative vertical scale.
-      const tx = v.pan.x + v.zoom * this.rect.x, ty = v.pan.y - v.zoom * this.rect.y;
-      this.img.style.transform = `translate(${tx}px, ${ty}px) scale(${v.zoom}, ${-v.zoom})`;
+      // With yDown the picture is placed as it is.
+      const tx = v.pan.x + v.zoom * this.rect.x, ty = v.pan.y + (this.yDown ? 1 : -1) * v.zoom * this.rect.y;
+      this.img.style.transform = `translate(${tx}px, ${ty}px) scale(${v.zoom}, ${this.yDown ? v.zoom : -v.zoom})`;
     }
     this.redraw();
   }
