@@ -256,7 +256,7 @@ function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** Walls and regions as SVG whose viewBox is the scene's bounds (task-space metres, y down the rows). */
+/** Walls and regions as SVG whose viewBox is the scene's bounds: an SVG point (x, y) is the world point (x, y) in metres. */
 export function mazePicture(l: MazeLayout, regions: readonly Region[], b: GraphScene['bounds']): string {
   const u = l.unit_m;
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${b.minX} ${b.minY} ${b.maxX - b.minX} ${b.maxY - b.minY}">`, `<rect x="${b.minX}" y="${b.minY}" width="${b.maxX - b.minX}" height="${b.maxY - b.minY}" fill="#f4f4f0"/>`];
@@ -270,7 +270,8 @@ export function mazePicture(l: MazeLayout, regions: readonly Region[], b: GraphS
     out.push(r.kind === 'disk'
       ? `<circle cx="${r.center[0]}" cy="${r.center[1]}" r="${r.radius}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`
       : `<rect x="${r.min[0]}" y="${r.min[1]}" width="${r.max[0] - r.min[0]}" height="${r.max[1] - r.min[1]}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`);
-    out.push(`<text x="${cx}" y="${cy + 0.3}" font-size="1" text-anchor="middle" fill="${c}">${esc(r.name)}</text>`);
+    // The graph view shows the picture y up (flipped with the nodes): flip the label back upright.
+    out.push(`<text transform="translate(${cx} ${cy}) scale(1 -1)" y="0.35" font-size="1" text-anchor="middle" fill="${c}">${esc(r.name)}</text>`);
   });
   out.push('</svg>');
   return out.join('');
