@@ -13,8 +13,10 @@ import { writeFileAtomic } from '../datasets/io.js';
 
 export type ExportFormat = 'jsonl' | 'csv' | 'mcap';
 
-function* events(db: Database.Database): Generator<EventRow> {
-  yield* db.prepare('SELECT * FROM events ORDER BY seq').iterate() as IterableIterator<EventRow>;
+/** Every event, or one run's (`run`), in sequence order. */
+function* events(db: Database.Database, run?: string): Generator<EventRow> {
+  if (run === undefined) yield* db.prepare('SELECT * FROM events ORDER BY seq').iterate() as IterableIterator<EventRow>;
+  else yield* db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').iterate(run) as IterableIterator<EventRow>;
 }
 
 const csvCell = (v: string | number | null): string => {
@@ -22,10 +24,10 @@ const csvCell = (v: string | number | null): string => {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-export function exportText(db: Database.Database, format: 'jsonl' | 'csv'): string {
+export function exportText(db: Database.Database, format: 'jsonl' | 'csv', run?: string): string {
   const out: string[] = [];
   if (format === 'csv') out.push('seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body');
-  for (const e of events(db)) {
+  for (const e of events(db, run)) {
     if (format === 'jsonl') out.push(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown }));
     else out.push([e.seq, e.run_id, e.t_ms, e.step, e.kind, e.tool, e.failure_label, e.prev_hash, e.hash, e.body].map(csvCell).join(','));
   }
@@ -57,7 +59,7 @@ function kindSchema(kind: string): object {
   };
 }
 
-export async function exportMcap(db: Database.Database, file: string): Promise<{ channels: number; messages: number; attachments: number }> {
+export async function exportMcap(db: Database.Database, file: string, run?: string): Promise<{ channels: number; messages: number; attachments: number }> {
   const tmp = `${file}.tmp-${process.pid}`;
   const fh = await open(tmp, 'w');
   const enc = new TextEncoder();
@@ -85,7 +87,7 @@ export async function exportMcap(db: Database.Database, file: string): Promise<{
       return id;
     };
     const seqOf = new Map<string, number>();
-    for (const e of events(db)) {
+    for (const e of events(db, run)) {
       const channelId = await channelFor(e);
       const t = BigInt(Math.round(e.t_ms * 1e6));
       const sequence = (seqOf.get(e.run_id) ?? 0) + 1;
@@ -93,8 +95,11 @@ export async function exportMcap(db: Database.Database, file: string): Promise<{
       await w.addMessage({ channelId, sequence, logTime: t, publishTime: t, data: enc.encode(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })) });
       messages++;
     }
-    for (const r of listRuns(db)) await w.addMetadata({ name: `run ${r.id}`, metadata: runMetadata(r) });
+    const runs = listRuns(db).filter((r) => run === undefined || r.id === run);
+    const own = new Set(runs.flatMap((r) => [r.spec_sha, r.regions_sha]));
+    for (const r of runs) await w.addMetadata({ name: `run ${r.id}`, metadata: runMetadata(r) });
     for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind = 'spec' OR kind = 'regions' OR kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
+      if (run !== undefined && (b.kind === 'spec' || b.kind === 'regions') && !own.has(b.sha256)) continue;
       const t = 0n;
       await w.addAttachment({
         name: `${b.kind}-${b.sha256.slice(0, 12)}${b.kind === 'spec' ? '.ltl' : '.json'}`, logTime: t, createTime: t,
@@ -119,12 +124,12 @@ function runMetadata(r: RunSummary): Map<string, string> {
   ]);
 }
 
-export async function exportAudit(db: Database.Database, format: ExportFormat, file: string): Promise<string> {
+export async function exportAudit(db: Database.Database, format: ExportFormat, file: string, run?: string): Promise<string> {
   if (format === 'mcap') {
-    const r = await exportMcap(db, file);
+    const r = await exportMcap(db, file, run);
     return `${r.messages} messages on ${r.channels} channel(s), ${r.attachments} attachment(s)`;
   }
-  const text = exportText(db, format);
+  const text = exportText(db, format, run);
   await writeFileAtomic(file, new TextEncoder().encode(text));
   return `${text.split('\n').length - (format === 'csv' ? 2 : 1)} events`;
 }

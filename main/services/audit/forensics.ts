@@ -42,6 +42,8 @@ export interface EventQuery {
   readonly to_ms?: number;
   readonly tool?: string;
   readonly kind?: string;
+  /** Any of these kinds (the audit browser's multi-select). */
+  readonly kinds?: readonly string[];
   readonly failureLabel?: string;
   /** Free text, matched case-insensitively inside the event body. */
   readonly text?: string;
@@ -101,6 +103,10 @@ export function queryPage(db: Database.Database, q: EventQuery, budget_ms = TEXT
   if (q.run !== undefined) add('run_id = ?', q.run);
   if (q.tool !== undefined) add('tool = ?', q.tool);
   if (q.kind !== undefined) add('kind = ?', q.kind);
+  if (q.kinds !== undefined && q.kinds.length > 0) {
+    where.push(`kind IN (${q.kinds.map(() => '?').join(', ')})`);
+    args.push(...q.kinds);
+  }
   if (q.failureLabel !== undefined) add('failure_label = ?', q.failureLabel);
   if (q.text === undefined) {
     const rows = db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limit}`).all(lo, hi, ...args) as EventRow[];

@@ -1,12 +1,331 @@
-/** The Audit panel. */
-import { type Panel, el } from '../app.js';
+/**
+ * The audit browser: open an audit database (read-only), pick a run, filter its events in a
+ * virtualised table, read one event in detail, scrub the run on a timeline that replays the robot
+ * and the plan on the graph view, verify the hash chain and export. Main does every read; this file
+ * wires the pieces: the page loader (pages.ts), the table (table.ts), the detail pane (detail.ts)
+ * and the timeline (timeline.ts).
+ */
+import './audit.css';
+import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/api/contract.js';
+import { type App, type Panel, el } from '../app.js';
+import { errorText } from '../api.js';
+import { EventPages } from './pages.js';
+import { createEventTable } from './table.js';
+import { renderDetail } from './detail.js';
+import { createTimeline } from './timeline.js';
+
+const time = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
 
 export function auditPanel(): Panel {
+  let shownOnce: (() => void) | null = null;
   return {
     id: 'audit',
     title: 'Audit',
-    mount(root) {
-      root.append(el('p', { class: 'placeholder' }, 'Audit: coming with this issue.'));
+    mount(root, app) {
+      shownOnce = mountAudit(root, app);
     },
+    shown() {
+      shownOnce?.();
+    },
+  };
+}
+
+function mountAudit(root: HTMLElement, app: App): () => void {
+  const api = app.api;
+  // ---- the DOM
+  const fileInput = el('input', { id: 'audit-file', type: 'text', spellcheck: 'false', value: app.info.auditFile, 'aria-label': 'audit database file', title: 'An audit database (absolute path, ~/…, or relative to the workspace); opened read-only' });
+  const openBtn = el('button', { id: 'audit-open' }, 'Open');
+  const verifyBtn = el('button', { id: 'audit-verify', title: 'Walk the hash chain and the blobs' }, 'Verify');
+  const exportBtns = (['jsonl', 'csv', 'mcap'] as const).map((f) => el('button', { id: `audit-export-${f}`, 'data-format': f, title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder` }, f.toUpperCase()));
+  const message = el('span', { id: 'audit-message', class: 'muted', role: 'status' });
+  const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
+  const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });
+  const toolbar = el('div', { class: 'audit-toolbar' },
+    el('label', { for: 'audit-file' }, 'Database'), fileInput, openBtn, verifyBtn, el('span', { class: 'muted' }, 'Export'), ...exportBtns, message);
+  const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
+  const kindsBox = el('div', { class: 'af-kinds', id: 'audit-f-kinds', role: 'group', 'aria-label': 'kinds' });
+  const toolSel = el('select', { id: 'audit-f-tool', 'aria-label': 'tool' });
+  const failSel = el('select', { id: 'audit-f-failure', 'aria-label': 'failure label' });
+  const fromIn = el('input', { id: 'audit-f-from', type: 'text', inputmode: 'decimal', placeholder: 'from s', size: '7', title: 'seconds since the run started' });
+  const toIn = el('input', { id: 'audit-f-to', type: 'text', inputmode: 'decimal', placeholder: 'to s', size: '7', title: 'seconds since the run started' });
+  const textIn = el('input', { id: 'audit-f-text', type: 'search', placeholder: 'text in the body', size: '18' });
+  const applyBtn = el('button', { id: 'audit-f-apply' }, 'Apply');
+  const clearBtn = el('button', { id: 'audit-f-clear' }, 'Clear');
+  const count = el('span', { id: 'audit-count', class: 'muted' });
+  const filterError = el('span', { id: 'audit-f-error', class: 'error' });
+  const filters = el('div', { class: 'audit-filters', id: 'audit-filters' }, kindsBox,
+    el('div', { class: 'af-row' }, el('label', {}, 'tool'), toolSel, el('label', {}, 'failure'), failSel, el('label', {}, 'window'), fromIn, toIn, textIn, applyBtn, clearBtn, count, filterError));
+  const tableRoot = el('div', { class: 'audit-table' });
+  const detail = el('div', { class: 'audit-detail', id: 'audit-detail' }, el('p', { class: 'muted' }, 'Select an event to see it in full.'));
+  const track = el('div', { class: 'audit-timeline', id: 'audit-timeline' });
+  const replaySide = el('div', { class: 'audit-replay', id: 'audit-replay' });
+  root.append(el('div', { class: 'audit' },
+    toolbar,
+    el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList),
+    el('div', { class: 'audit-main' }, filters, tableRoot, track),
+    el('div', { class: 'audit-side' }, detail, el('div', { class: 'audit-results' }, verifyOut, exportOut), replaySide)));
+
+  // ---- state
+  let file: string | undefined;
+  let runs: AuditRunSummary[] = [];
+  let run: AuditRunSummary | null = null;
+  let replay: AuditReplay | null = null;
+  let filter: AuditFilter = {};
+  let pages: EventPages | null = null;
+  let detailGen = 0;
+  const fileArg = (): { file?: string } => (file !== undefined ? { file } : {});
+  const say = (text: string, kind: 'info' | 'error' = 'info'): void => {
+    message.textContent = text;
+    message.className = kind === 'error' ? 'error' : 'muted';
+  };
+
+  const table = createEventTable(tableRoot, (row) => {
+    void showDetail(row);
+    if (replay !== null) timeline.show(replay.axis === 'step' ? row.step ?? timeline.value : row.t_ms - replay.run.started_ms);
+  });
+
+  // The nearest event to the timeline cursor: one request at a time, the latest position wins.
+  let locating = false;
+  let pendingAt: number | null = null;
+  const locate = async (at: number): Promise<void> => {
+    if (run === null || replay === null) return;
+    if (locating) {
+      pendingAt = at;
+      return;
+    }
+    locating = true;
+    const r = run, axis = replay.axis;
+    try {
+      const res = await api.auditLocate({ ...fileArg(), filter: { ...filter, run: r.id }, ...(axis === 'step' ? { step: at } : { tMs: r.started_ms + at }) });
+      if (run === r && res.row !== null && pendingAt === null) {
+        table.select(res.index, res.row.id);
+        void showDetail(res.row);
+      }
+    } catch (e) {
+      say(`timeline: ${errorText(e)}`, 'error');
+    } finally {
+      locating = false;
+      const next = pendingAt;
+      pendingAt = null;
+      if (next !== null) void locate(next);
+    }
+  };
+  const timeline = createTimeline(track, replaySide, (at) => void locate(at));
+
+  async function showDetail(row: AuditEventRow): Promise<void> {
+    const gen = ++detailGen;
+    detail.dataset.id = String(row.id);
+    try {
+      const d = await api.auditEvent({ ...fileArg(), id: row.id });
+      if (gen !== detailGen) return;
+      renderDetail(detail, d, run?.started_ms ?? d.row.t_ms);
+      detail.dataset.kind = d.row.kind;
+    } catch (e) {
+      if (gen === detailGen) detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));
+    }
+  }
+
+  const updateCount = (): void => {
+    if (pages === null) {
+      count.textContent = '';
+      return;
+    }
+    if (pages.error !== null) say(`events: ${pages.error}`, 'error');
+    count.textContent = pages.textMode
+      ? `${pages.count} found${pages.done ? '' : ', searching…'}`
+      : pages.total === null ? 'loading…' : `${pages.total} event${pages.total === 1 ? '' : 's'}`;
+    count.dataset.count = String(pages.count);
+    count.dataset.done = String(pages.done);
+  };
+
+  /** Reads the filter controls; null (with the reason shown) when a field is not valid. */
+  const readFilter = (): AuditFilter | null => {
+    filterError.textContent = '';
+    if (run === null) return null;
+    const f: AuditFilter = { run: run.id };
+    const boxes = [...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
+    const kinds = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (kinds.length > 0 && kinds.length < boxes.length) f.kinds = kinds;
+    if (toolSel.value !== '') f.tool = toolSel.value;
+    if (failSel.value !== '') f.failureLabel = failSel.value;
+    const secs = (input: HTMLInputElement, name: string): number | null | undefined => {
+      input.removeAttribute('aria-invalid');
+      const s = input.value.trim();
+      if (s === '') return undefined;
+      const v = Number(s);
+      if (!Number.isFinite(v)) {
+        filterError.textContent = `${name}: "${s}" is not a number of seconds since the run started`;
+        input.setAttribute('aria-invalid', 'true');
+        return null;
+      }
+      return run!.started_ms + v * 1000;
+    };
+    const from = secs(fromIn, 'from');
+    const to = secs(toIn, 'to');
+    if (from === null || to === null) return null;
+    if (from !== undefined && to !== undefined && from > to) {
+      filterError.textContent = 'window: "to" is before "from"';
+      return null;
+    }
+    if (from !== undefined) f.fromMs = from;
+    if (to !== undefined) f.toMs = to;
+    if (textIn.value.trim() !== '') f.text = textIn.value.trim();
+    return f;
+  };
+
+  const applyFilter = (): void => {
+    const f = readFilter();
+    if (f === null || run === null) return;
+    filter = f;
+    pages?.close();
+    pages = new EventPages(api, file, f, () => {
+      table.refresh();
+      updateCount();
+    });
+    table.setSource(pages, run.started_ms);
+    updateCount();
+  };
+
+  const fillFilters = (f: Awaited<ReturnType<typeof api.auditFacets>>): void => {
+    kindsBox.replaceChildren(...f.kinds.map((k) => el('label', { class: 'af-kind' }, el('input', { type: 'checkbox', value: k.kind, checked: '' }), ` ${k.kind} (${k.n})`)));
+    toolSel.replaceChildren(el('option', { value: '' }, 'any tool'), ...f.tools.map((t) => el('option', { value: t }, t)));
+    failSel.replaceChildren(el('option', { value: '' }, 'any failure'), ...f.failureLabels.map((t) => el('option', { value: t }, t)));
+    fromIn.value = toIn.value = textIn.value = '';
+    fromIn.removeAttribute('aria-invalid');
+    toIn.removeAttribute('aria-invalid');
+    filterError.textContent = '';
+  };
+
+  async function selectRun(r: AuditRunSummary): Promise<void> {
+    run = r;
+    for (const li of runsList.querySelectorAll<HTMLElement>('li')) {
+      li.classList.toggle('selected', li.dataset.run === r.id);
+      li.setAttribute('aria-selected', String(li.dataset.run === r.id));
+    }
+    detail.replaceChildren(el('p', { class: 'muted' }, 'Select an event to see it in full.'));
+    exportOut.textContent = '';
+    try {
+      const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
+      if (run !== r) return;
+      fillFilters(f);
+      replay = rp;
+      timeline.load(rp);
+      applyFilter();
+    } catch (e) {
+      say(`run ${r.id.slice(0, 8)}: ${errorText(e)}`, 'error');
+    }
+  }
+
+  const renderRuns = (): void => {
+    runsList.replaceChildren(...runs.map((r) => {
+      const li = el('li', { 'data-run': r.id, 'data-events': String(r.events), tabindex: '0', role: 'option', title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}` },
+        el('div', { class: 'r-line' }, el('span', { class: 'r-start' }, time(r.started_ms)),
+          el('span', { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` }, r.outcome ?? '(no end)')),
+        el('div', { class: 'r-line muted' }, el('span', { class: 'r-world' }, r.world), el('span', { class: 'r-operator' }, r.operator),
+          el('span', { class: 'r-events' }, `${r.events} events`)),
+        el('div', { class: 'r-spec' }, r.spec ?? ''),
+        el('div', { class: 'r-id muted' }, r.id));
+      li.addEventListener('click', () => void selectRun(r));
+      li.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') void selectRun(r);
+      });
+      return li;
+    }));
+  };
+
+  async function openDb(keep = false): Promise<void> {
+    const typed = fileInput.value.trim();
+    const next = typed === '' || typed === app.info.auditFile ? undefined : typed;
+    say('opening…');
+    try {
+      const res = await api.auditRuns(next !== undefined ? { file: next } : {});
+      file = next;
+      fileInput.value = res.file;
+      runs = res.runs;
+      renderRuns();
+      say(res.message ?? `${res.file}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`);
+      const again = keep && run !== null ? runs.find((r) => r.id === run!.id) : undefined;
+      if (again === undefined) {
+        run = null;
+        replay = null;
+        pages?.close();
+        pages = null;
+        table.setSource(null, 0);
+        timeline.load(null);
+        kindsBox.replaceChildren();
+        updateCount();
+        if (runs[0] !== undefined) await selectRun(runs[0]);
+      }
+    } catch (e) {
+      say(errorText(e), 'error');
+    }
+  }
+
+  // ---- wiring
+  openBtn.addEventListener('click', () => void openDb());
+  fileInput.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') void openDb();
+  });
+  kindsBox.addEventListener('change', applyFilter);
+  toolSel.addEventListener('change', applyFilter);
+  failSel.addEventListener('change', applyFilter);
+  applyBtn.addEventListener('click', applyFilter);
+  for (const input of [fromIn, toIn, textIn]) {
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') applyFilter();
+    });
+  }
+  clearBtn.addEventListener('click', () => {
+    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) b.checked = true;
+    toolSel.value = failSel.value = '';
+    fromIn.value = toIn.value = textIn.value = '';
+    applyFilter();
+  });
+  verifyBtn.addEventListener('click', () => {
+    verifyOut.className = 'audit-result';
+    verifyOut.textContent = 'verifying…';
+    api.auditVerify(fileArg()).then((v) => {
+      verifyOut.dataset.ok = String(v.ok);
+      verifyOut.classList.add(v.ok ? 'ok' : 'bad');
+      verifyOut.textContent = v.ok
+        ? `Chain intact: ${v.events} events, ${v.blobs} blobs verified in ${v.chain_ms.toFixed(0)} ms; head ${v.head.slice(0, 16)}…`
+        : `NOT intact — first bad row: ${v.firstBad!.table} ${v.firstBad!.key}: ${v.firstBad!.reason} (${v.events} events verified before it)`;
+      if (v.firstBad !== undefined) verifyOut.dataset.firstBad = `${v.firstBad.table}:${v.firstBad.key}`;
+      else delete verifyOut.dataset.firstBad;
+    }, (e: unknown) => {
+      verifyOut.classList.add('bad');
+      verifyOut.textContent = `verify: ${errorText(e)}`;
+    });
+  });
+  for (const b of exportBtns) {
+    b.addEventListener('click', () => {
+      const format = b.dataset.format as AuditExportFormat;
+      exportOut.className = 'audit-result';
+      exportOut.textContent = `exporting ${run !== null ? `run ${run.id.slice(0, 8)}` : 'the whole database'} as ${format.toUpperCase()}…`;
+      api.auditExport({ ...fileArg(), ...(run !== null ? { run: run.id } : {}), format }).then((r) => {
+        exportOut.classList.add('ok');
+        exportOut.dataset.path = r.path;
+        exportOut.dataset.format = r.format;
+        exportOut.textContent = `Wrote ${r.path} (${bytes(r.bytes)}): ${r.summary}`;
+      }, (e: unknown) => {
+        exportOut.classList.add('bad');
+        exportOut.textContent = `export: ${errorText(e)}`;
+      });
+    });
+  }
+  // A mission that ends adds a run to the session's database.
+  app.onEvent((e) => {
+    if (e.topic === 'mission.end' && file === undefined) void openDb(true);
+  });
+
+  let opened = false;
+  return () => {
+    timeline.shown();
+    table.refresh();
+    if (!opened) {
+      opened = true;
+      void openDb();
+    }
   };
 }

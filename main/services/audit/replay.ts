@@ -1,0 +1,278 @@
+/**
+ * A run replayed from its audit log alone: the plans (from their blobs), the robot's positions (the
+ * world-state estimates of evidence events), the monitor's state sets and the marks of failures,
+ * replans and the end, on one axis (steps for missions, time for the tool-use loop).
+ *
+ * The log does not record where the plan's graph nodes are. A node is placed where the robot was
+ * when it reached it (checkpoint and waypoint events), an anchor not reached at the centre of its
+ * proposition's region, the start at the run's start (a replan's start where the robot was then),
+ * and the rest interpolated along the plan between placed neighbours; the notes say how many of
+ * each, so nobody mistakes the picture for the planner's graph.
+ */
+import type Database from 'better-sqlite3';
+import type { AuditReplay, AuditRunSummary, GraphScene, PlanView, SceneNode } from '../../api/contract.js';
+import { MAZES, type MazeLayout } from '../../core/world/maze.js';
+import { type Region, parseRegions } from '../../core/world/regions.js';
+import { parseLtl } from '../../core/ltl/parser.js';
+import { translateFormula } from '../../core/ltl/translate.js';
+import { automatonView } from '../ui/scene.js';
+import { getBlob } from './forensics.js';
+import { planOf } from './browse.js';
+import type { EventRow } from './store.js';
+
+const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => text(x)) : []);
+/** A body field as text (strings as they are, anything else as JSON, nothing as ''). */
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+const first = (...vs: unknown[]): string => text(vs.find((v) => v !== undefined && v !== null));
+
+export const DEFAULT_MAX_POSITIONS = 20_000;
+
+export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositions = DEFAULT_MAX_POSITIONS): AuditReplay {
+  const hasSteps = db.prepare('SELECT 1 FROM events WHERE run_id = ? AND step IS NOT NULL LIMIT 1').get(run.id) !== undefined;
+  const notes: string[] = [];
+  let at = 0;
+  const axisOf = (e: { step: number | null; t_ms: number }): number => {
+    at = hasSteps ? e.step ?? at : e.t_ms - run.started_ms;
+    return at;
+  };
+  const pos = { seq: [] as number[], at: [] as number[], x: [] as number[], y: [] as number[] };
+  const plans: AuditReplay['plans'] = [];
+  const monitor: AuditReplay['monitor'] = [];
+  const marks: AuditReplay['marks'] = [];
+  /** Where the robot was each time it reached a node: sums for the mean. */
+  const reached = new Map<string, { x: number; y: number; n: number }>();
+  const starts = new Map<string, [number, number]>();
+  let pendingNode: string | null = null;
+  let max = 0;
+  const s0: unknown[] = Array.isArray(run.meta['start']) ? run.meta['start'] : [];
+  const start = num(s0[0]), startY = num(s0[1]);
+  const kinds = ['run_start', 'plan', 'checkpoint', 'evidence', 'monitor_event', 'failure_record', 'replan', 'escalation', 'run_end', 'operator_decision'];
+  const rows = db.prepare(`SELECT seq, t_ms, step, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`)
+    .iterate(run.id, ...kinds) as IterableIterator<Pick<EventRow, 'seq' | 't_ms' | 'step' | 'kind' | 'failure_label' | 'body'>>;
+  for (const e of rows) {
+    const a = axisOf(e);
+    max = Math.max(max, a);
+    const b = obj(JSON.parse(e.body));
+    switch (e.kind) {
+      case 'run_start':
+        if (start !== null && startY !== null) push(e.seq, a, start, startY);
+        break;
+      case 'plan': {
+        const doc = planOf(db, e as EventRow);
+        if (doc === null) break;
+        const k = plans.length;
+        // Each replan's graph has its own start node (where the robot stood): give it its own id.
+        const rename = (id: string): string => (id === 'start' && k > 0 ? `start@${a}` : id);
+        if (k > 0 && pos.x.length > 0) starts.set(`start@${a}`, [pos.x[pos.x.length - 1]!, pos.y[pos.y.length - 1]!]);
+        const cert = obj(doc.document['certificate']);
+        const states = (Array.isArray(cert['steps']) ? cert['steps'] : []).map((s) => num(obj(s)['state']) ?? 0);
+        const view: PlanView = {
+          status: doc.status === 'ok' ? 'ok' : 'infeasible', prefix: doc.prefix.map(rename), suffix: doc.suffix.map(rename),
+          prefixStates: states.slice(0, doc.prefix.length), suffixStates: states.slice(doc.prefix.length),
+          ...(doc.cost !== null ? { cost: doc.cost } : {}),
+          ...(doc.status !== 'ok' ? { reason: { kind: text(obj(doc.document['reason'])['kind']), message: text(obj(doc.document['reason'])['message']) } } : {}),
+        };
+        plans.push({ seq: e.seq, at: a, trigger: doc.trigger, plan: view });
+        break;
+      }
+      case 'checkpoint':
+        pendingNode = (b['kind'] === 'waypoint' || b['kind'] === 'checkpoint') && typeof b['node'] === 'string' ? b['node'] : null;
+        break;
+      case 'evidence': {
+        const s = obj(b['state']);
+        const x = num(s['x']), y = num(s['y']);
+        if (x !== null && y !== null) {
+          push(e.seq, a, x, y);
+          // The evidence right after a reached waypoint or checkpoint says where that node is.
+          if (pendingNode !== null) {
+            const r = reached.get(pendingNode) ?? { x: 0, y: 0, n: 0 };
+            reached.set(pendingNode, { x: r.x + x, y: r.y + y, n: r.n + 1 });
+          }
+        }
+        pendingNode = null;
+        break;
+      }
+      case 'monitor_event':
+        monitor.push({ seq: e.seq, at: a, states: (b['states'] as number[] | undefined) ?? [], viable: b['viable'] !== false, accepting: b['accepting'] === true, labels: strings(b['labels']) });
+        break;
+      case 'failure_record':
+        marks.push({ seq: e.seq, at: a, kind: e.kind, label: e.failure_label ?? first(b['kind'], b['label'], 'failure') });
+        break;
+      case 'replan':
+        marks.push({ seq: e.seq, at: a, kind: e.kind, label: `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}` });
+        break;
+      case 'escalation':
+      case 'operator_decision':
+        marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['message'], b['reason'], b['decision'], e.kind) });
+        break;
+      case 'run_end':
+        marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['outcome'], 'end') });
+        break;
+    }
+  }
+  if (!hasSteps) max = Math.max(max, (run.ended_ms ?? run.started_ms) - run.started_ms);
+
+  const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
+  const regions = regionsOf(db, regionsSha);
+  const layout = mazeOf(run.world);
+  const scene = sceneOf(run, plans, { reached, starts, start: start !== null && startY !== null ? [start, startY] : null, regions, layout }, notes);
+  const total = pos.x.length;
+  const positions = { ...thin(pos, maxPositions), total };
+  if (total > positions.x.length) notes.push(`${total} robot positions recorded; ${positions.x.length} sent for the replay (evenly spaced, first and last kept)`);
+  if (total === 0) notes.push('this run recorded no robot positions (no evidence with a state x, y): the timeline replays events only');
+  let automaton: AuditReplay['automaton'] = null;
+  if (run.spec !== null && plans.length > 0) {
+    try {
+      automaton = automatonView(translateFormula(parseLtl(run.spec)).automaton);
+    } catch (e) {
+      notes.push(`the specification's automaton could not be rebuilt: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return { run, axis: hasSteps ? 'step' : 'time', min: 0, max, scene, plans, positions, monitor, marks, automaton, notes };
+
+  function push(seq: number, a: number, x: number, y: number): void {
+    pos.seq.push(seq);
+    pos.at.push(a);
+    pos.x.push(x);
+    pos.y.push(y);
+  }
+}
+
+function thin<T extends Record<string, number[]>>(cols: T, max: number): T {
+  const n = Object.values(cols)[0]?.length ?? 0;
+  if (n <= max) return cols;
+  const keep: number[] = [];
+  for (let k = 0; k < max; k++) keep.push(Math.round((k * (n - 1)) / (max - 1)));
+  return Object.fromEntries(Object.entries(cols).map(([key, v]) => [key, keep.map((i) => v[i]!)])) as T;
+}
+
+function regionsOf(db: Database.Database, sha: string | null): Region[] {
+  if (sha === null) return [];
+  const blob = getBlob(db, sha);
+  if (blob === undefined) return [];
+  try {
+    return [...parseRegions(JSON.parse(blob.body), 'regions blob').regions];
+  } catch {
+    return [];
+  }
+}
+
+function mazeOf(world: string): MazeLayout | null {
+  const m = /^pointmaze-(.+)$/.exec(world);
+  return m !== null ? (MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null : null;
+}
+
+interface Places {
+  reached: Map<string, { x: number; y: number; n: number }>;
+  starts: Map<string, [number, number]>;
+  start: [number, number] | null;
+  regions: Region[];
+  layout: MazeLayout | null;
+}
+
+function regionCentre(r: Region): [number, number] {
+  return r.kind === 'disk' ? [r.center[0], r.center[1]] : [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2];
+}
+
+function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, notes: string[]): GraphScene {
+  const xy = new Map<string, [number, number]>();
+  let fromRobot = 0, fromRegion = 0, interpolated = 0;
+  const ids = [...new Set(plans.flatMap((q) => [...q.plan.prefix, ...q.plan.suffix]))];
+  for (const id of ids) {
+    const r = p.reached.get(id);
+    const anchor = /^anchor:(.+):\d+$/.exec(id);
+    const region = anchor !== null ? p.regions.find((g) => g.name === anchor[1]) : undefined;
+    if (id === 'start' && p.start !== null) xy.set(id, p.start);
+    else if (p.starts.has(id)) xy.set(id, p.starts.get(id)!);
+    else if (r !== undefined) {
+      xy.set(id, [r.x / r.n, r.y / r.n]);
+      fromRobot++;
+    } else if (region !== undefined) {
+      xy.set(id, regionCentre(region));
+      fromRegion++;
+    }
+  }
+  // The rest: between the nearest placed nodes before and after it along each plan.
+  for (const q of plans) {
+    const seq = [...q.plan.prefix, ...q.plan.suffix];
+    for (let i = 0; i < seq.length; i++) {
+      if (xy.has(seq[i]!)) continue;
+      let lo = i - 1, hi = i + 1;
+      while (lo >= 0 && !xy.has(seq[lo]!)) lo--;
+      while (hi < seq.length && !xy.has(seq[hi]!)) hi++;
+      const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined, b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
+      const t = a !== undefined && b !== undefined ? (i - lo) / (hi - lo) : 0;
+      const at: [number, number] | undefined = a !== undefined && b !== undefined ? [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])] : a ?? b ?? p.start ?? undefined;
+      if (at !== undefined) {
+        xy.set(seq[i]!, at);
+        interpolated++;
+      }
+    }
+  }
+  const index = new Map<string, number>();
+  const nodes: SceneNode[] = [];
+  for (const id of ids) {
+    const [x, y] = xy.get(id) ?? [0, 0];
+    const anchor = /^anchor:(.+):\d+$/.exec(id);
+    const node: SceneNode = { id, x, y, kind: id.startsWith('start') ? 'start' : anchor !== null ? 'anchor' : 'cluster', labels: anchor !== null ? [anchor[1]!] : [], soft: {}, support: 0 };
+    if (anchor !== null) node.anchorOf = anchor[1]!;
+    index.set(id, nodes.length);
+    nodes.push(node);
+  }
+  const edges = new Map<string, [number, number, number]>();
+  const link = (u: string, v: string): void => {
+    const a = index.get(u), b = index.get(v);
+    if (a === undefined || b === undefined || a === b) return;
+    const w = Math.round(Math.hypot(nodes[a]!.x - nodes[b]!.x, nodes[a]!.y - nodes[b]!.y) * 1000) / 1000;
+    edges.set(`${a}>${b}`, [a, b, w]);
+  };
+  for (const q of plans) {
+    const seq = [...q.plan.prefix, ...q.plan.suffix];
+    for (let i = 1; i < seq.length; i++) link(seq[i - 1]!, seq[i]!);
+  }
+  if (ids.length > 0) {
+    notes.push(`plan node positions are not recorded in the audit log: of ${ids.length} nodes, ${fromRobot} are placed where the robot reached them, ${fromRegion} anchors at their region's centre, ${interpolated} interpolated along the plan` +
+      `${ids.length - fromRobot - fromRegion - interpolated > 0 ? `, the start(s) at the robot's position` : ''}`);
+  }
+  const bounds = p.layout !== null ? mazeBounds(p.layout) : boundsOf(nodes);
+  return {
+    world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, p.regions, bounds) : null,
+    propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()],
+  };
+}
+
+function mazeBounds(l: MazeLayout): GraphScene['bounds'] {
+  const u = l.unit_m, rows = l.grid.length, cols = l.grid[0]!.length;
+  return { minX: -l.offset_m - u / 2, minY: -l.offset_m - u / 2, maxX: (cols - 1) * u - l.offset_m + u / 2, maxY: (rows - 1) * u - l.offset_m + u / 2 };
+}
+
+function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {
+  if (nodes.length === 0) return { minX: 0, minY: 0, maxX: 1, maxY: 1 };
+  const xs = nodes.map((n) => n.x), ys = nodes.map((n) => n.y);
+  return { minX: Math.min(...xs) - 0.5, minY: Math.min(...ys) - 0.5, maxX: Math.max(...xs) + 0.5, maxY: Math.max(...ys) + 0.5 };
+}
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Walls and regions as SVG whose viewBox is the scene's bounds: an SVG point (x, y) is the world point (x, y) in metres. */
+export function mazePicture(l: MazeLayout, regions: readonly Region[], b: GraphScene['bounds']): string {
+  const u = l.unit_m;
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${b.minX} ${b.minY} ${b.maxX - b.minX} ${b.maxY - b.minY}">`, `<rect x="${b.minX}" y="${b.minY}" width="${b.maxX - b.minX}" height="${b.maxY - b.minY}" fill="#f4f4f0"/>`];
+  l.grid.forEach((row, i) => row.forEach((v, j) => {
+    if (v === 1) out.push(`<rect x="${j * u - l.offset_m - u / 2}" y="${i * u - l.offset_m - u / 2}" width="${u}" height="${u}" fill="#5b5f6b"/>`);
+  }));
+  const colours = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
+  regions.forEach((r, k) => {
+    const c = colours[k % colours.length]!;
+    const [cx, cy] = regionCentre(r);
+    out.push(r.kind === 'disk'
+      ? `<circle cx="${r.center[0]}" cy="${r.center[1]}" r="${r.radius}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`
+      : `<rect x="${r.min[0]}" y="${r.min[1]}" width="${r.max[0] - r.min[0]}" height="${r.max[1] - r.min[1]}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`);
+    // The graph view shows the picture y up (flipped with the nodes): flip the label back upright.
+    out.push(`<text transform="translate(${cx} ${cy}) scale(1 -1)" y="0.35" font-size="1" text-anchor="middle" fill="${c}">${esc(r.name)}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('');
+}

@@ -1,0 +1,137 @@
+/**
+ * A virtualised event table: a spacer as tall as every matching row, and only the rows in view (plus
+ * a few either side) as DOM, recycled as the user scrolls — so a run of 100k events scrolls as
+ * smoothly as one of ten. Rows not fetched yet show as placeholders until their page arrives.
+ */
+import type { AuditEventRow } from '../../../main/api/contract.js';
+import { el } from '../app.js';
+import type { EventPages } from './pages.js';
+
+export const ROW_PX = 22;
+const OVERSCAN = 8;
+
+export interface EventTable {
+  setSource(pages: EventPages | null, runStart_ms: number): void;
+  /** Redraw (new rows arrived). */
+  refresh(): void;
+  /** Selects row `index` (scrolls it into view) without calling back. */
+  select(index: number, id: number): void;
+  readonly selectedId: number | null;
+}
+
+const COLUMNS = ['seq', '+s', 'step', 'kind', 'tool', 'failure', 'summary'] as const;
+
+export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRow, index: number) => void): EventTable {
+  const header = el('div', { class: 'ev-head', role: 'row' }, ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'columnheader' }, c)));
+  const spacer = el('div', { class: 'ev-spacer' });
+  const layer = el('div', { class: 'ev-layer', role: 'rowgroup' });
+  const viewport = el('div', { class: 'ev-viewport', id: 'audit-table', tabindex: '0', role: 'grid', 'aria-label': 'audit events' }, spacer, layer);
+  root.append(header, viewport);
+  let pages: EventPages | null = null;
+  let start = 0;
+  let selectedId: number | null = null;
+  let selectedIndex = -1;
+  let frame = 0;
+  const pool: HTMLElement[] = [];
+
+  const fill = (row: HTMLElement, r: AuditEventRow | undefined, i: number): void => {
+    row.dataset.index = String(i);
+    row.style.transform = `translateY(${i * ROW_PX}px)`;
+    const cells = row.children;
+    if (r === undefined) {
+      row.dataset.id = '';
+      row.classList.add('pending');
+      row.classList.remove('selected', 'failure');
+      for (let k = 0; k < cells.length; k++) cells[k]!.textContent = k === COLUMNS.length - 1 ? 'loading…' : '';
+      return;
+    }
+    row.dataset.id = String(r.id);
+    row.dataset.kind = r.kind;
+    row.classList.remove('pending');
+    row.classList.toggle('selected', r.id === selectedId);
+    row.setAttribute('aria-selected', String(r.id === selectedId));
+    row.classList.toggle('failure', r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation');
+    const vals = [String(r.id), ((r.t_ms - start) / 1000).toFixed(3), r.step === null ? '' : String(r.step), r.kind, r.tool ?? '', r.failureLabel ?? '', r.summary];
+    for (let k = 0; k < cells.length; k++) {
+      if (cells[k]!.textContent !== vals[k]) cells[k]!.textContent = vals[k]!;
+    }
+    row.title = r.summary;
+  };
+
+  const render = (): void => {
+    frame = 0;
+    const n = pages?.count ?? 0;
+    spacer.style.height = `${n * ROW_PX}px`;
+    const h = viewport.clientHeight || 400;
+    const first = Math.max(0, Math.floor(viewport.scrollTop / ROW_PX) - OVERSCAN);
+    const last = Math.min(n - 1, Math.ceil((viewport.scrollTop + h) / ROW_PX) + OVERSCAN);
+    const need = Math.max(0, last - first + 1);
+    while (pool.length < need) {
+      const row = el('div', { class: 'ev-row', role: 'row' }, ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'gridcell' })));
+      pool.push(row);
+      layer.append(row);
+    }
+    for (let k = 0; k < pool.length; k++) {
+      const row = pool[k]!;
+      if (k < need) {
+        row.hidden = false;
+        fill(row, pages?.get(first + k), first + k);
+      } else row.hidden = true;
+    }
+    viewport.dataset.rows = String(n);
+    viewport.dataset.rendered = String(need);
+    viewport.dataset.first = String(first);
+    if (pages !== null && n > 0) pages.ensure(first, last);
+    else if (pages !== null) pages.ensure(0, 0);
+  };
+  const schedule = (): void => {
+    if (frame === 0) frame = requestAnimationFrame(render);
+  };
+  viewport.addEventListener('scroll', schedule, { passive: true });
+  new ResizeObserver(schedule).observe(viewport);
+
+  const choose = (index: number): void => {
+    const r = pages?.get(index);
+    if (r === undefined) return;
+    selectedId = r.id;
+    selectedIndex = index;
+    scrollInto(index);
+    render();
+    onSelect(r, index);
+  };
+  const scrollInto = (index: number): void => {
+    const top = index * ROW_PX, h = viewport.clientHeight || 400;
+    if (top < viewport.scrollTop) viewport.scrollTop = top;
+    else if (top + ROW_PX > viewport.scrollTop + h) viewport.scrollTop = Math.max(0, top - h / 2);
+  };
+  layer.addEventListener('click', (e) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>('.ev-row');
+    if (row !== null && row.dataset.index !== undefined) choose(Number(row.dataset.index));
+  });
+  viewport.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    e.preventDefault();
+    choose(Math.max(0, Math.min((pages?.count ?? 1) - 1, selectedIndex + (e.key === 'ArrowDown' ? 1 : -1))));
+  });
+
+  return {
+    setSource(p, runStart) {
+      pages = p;
+      start = runStart;
+      selectedId = null;
+      selectedIndex = -1;
+      viewport.scrollTop = 0;
+      render();
+    },
+    refresh: schedule,
+    select(index, id) {
+      selectedId = id;
+      selectedIndex = index;
+      scrollInto(index);
+      render();
+    },
+    get selectedId() {
+      return selectedId;
+    },
+  };
+}

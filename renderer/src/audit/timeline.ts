@@ -1,0 +1,193 @@
+/**
+ * The timeline: scrub a run (steps for missions, seconds for the tool-use loop) with its failures,
+ * replans and end marked, play it back, and see the robot, its trail, the plan in force and the
+ * monitor's states on the graph views. Everything a scrub shows comes from the replay data already
+ * here; only "which event is nearest" asks main, at most a few times a second.
+ */
+import type { AuditReplay } from '../../../main/api/contract.js';
+import { el } from '../app.js';
+import { type AutomatonViewHandle, type GraphViewHandle, createAutomatonView, createGraphView } from '../graph/view.js';
+
+/** A playback takes this long from start to end, whatever the run's length. */
+const PLAY_MS = 15_000;
+/** Trail points drawn at most (the graph view draws every point it is given). */
+const TRAIL_POINTS = 2000;
+
+export interface Timeline {
+  load(replay: AuditReplay | null): void;
+  /** Moves the cursor (from a table selection) without asking for the nearest event. */
+  show(at: number): void;
+  shown(): void;
+  readonly value: number;
+}
+
+/** The last index i with xs[i] <= v (xs ascending), or -1. */
+function lastAtOrBefore(xs: readonly number[], v: number): number {
+  let lo = 0, hi = xs.length - 1, ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! <= v) {
+      ans = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return ans;
+}
+
+const MARK_COLOURS: Record<string, string> = { failure_record: '#c92a2a', replan: '#e8590c', escalation: '#5f3dc4', run_end: '#2b8a3e', operator_decision: '#1971c2' };
+
+export function createTimeline(root: HTMLElement, side: HTMLElement, onScrub: (at: number, axis: 'step' | 'time') => void): Timeline {
+  const play = el('button', { id: 'audit-play', title: 'Play the run back (space)', disabled: '' }, '▶ Play');
+  const range = el('input', { id: 'audit-scrub', type: 'range', min: '0', max: '0', step: '1', value: '0', disabled: '', 'aria-label': 'scrub the run' });
+  const marks = el('canvas', { id: 'audit-marks', height: '14' });
+  const label = el('span', { id: 'audit-at', class: 'muted' }, 'no run');
+  const monitorText = el('span', { id: 'audit-monitor', class: 'muted' });
+  root.append(el('div', { class: 'tl-row' }, play, el('div', { class: 'tl-track' }, marks, range), label), el('div', { class: 'tl-row' }, monitorText));
+
+  const graphRoot = el('div', { class: 'audit-graph', id: 'audit-graph' });
+  const autoRoot = el('div', { class: 'audit-automaton', id: 'audit-automaton' });
+  const notes = el('p', { class: 'muted audit-notes', id: 'audit-replay-notes' });
+  side.append(graphRoot, autoRoot, notes);
+  let graph: GraphViewHandle | null = null;
+  let automaton: AutomatonViewHandle | null = null;
+
+  let replay: AuditReplay | null = null;
+  let planShown = -1;
+  let playing = 0;
+  let lastTick = 0;
+  /** The playback position: kept apart from the slider, which rounds to whole steps. */
+  let playAt = 0;
+
+  const fmt = (v: number): string => (replay?.axis === 'time' ? `${(v / 1000).toFixed(2)} s` : `step ${Math.round(v)}`);
+  const maxText = (): string => (replay === null ? '' : replay.axis === 'time' ? `${(replay.max / 1000).toFixed(2)} s` : String(replay.max));
+
+  const apply = (v: number): void => {
+    if (replay === null) return;
+    const r = replay;
+    label.textContent = `${fmt(v)} / ${maxText()}`;
+    side.dataset.at = String(Math.round(v));
+    const p = lastAtOrBefore(r.plans.map((x) => x.at), v);
+    if (p !== planShown) {
+      planShown = p;
+      graph?.setPlan(p >= 0 ? r.plans[p]!.plan : null);
+      side.dataset.plan = String(p);
+      side.dataset.planStart = p >= 0 ? r.plans[p]!.plan.prefix[0] ?? '' : '';
+    }
+    const i = lastAtOrBefore(r.positions.at, v);
+    if (i >= 0) {
+      const x = r.positions.x[i]!, y = r.positions.y[i]!;
+      graph?.setRobot({ x, y });
+      side.dataset.robot = `${x.toFixed(2)},${y.toFixed(2)}`;
+      const stride = Math.max(1, Math.ceil((i + 1) / TRAIL_POINTS));
+      const trail: [number, number][] = [];
+      for (let k = 0; k <= i; k += stride) trail.push([r.positions.x[k]!, r.positions.y[k]!]);
+      if ((i % stride) !== 0) trail.push([x, y]);
+      graph?.setTrail(trail);
+    } else {
+      graph?.setRobot(null);
+      graph?.setTrail([]);
+      side.dataset.robot = '';
+    }
+    const m = lastAtOrBefore(r.monitor.map((x) => x.at), v);
+    const states = m >= 0 ? r.monitor[m]!.states : (r.automaton?.states.filter((s) => s.initial).map((s) => s.id) ?? []);
+    automaton?.setActive(states);
+    side.dataset.monitor = states.join(',');
+    monitorText.textContent = r.automaton === null ? '' : `monitor {${states.join(', ')}}${m >= 0 ? `${r.monitor[m]!.viable ? '' : ' — no accepting continuation'}${r.monitor[m]!.accepting ? ' (accepting)' : ''}, labels {${r.monitor[m]!.labels.join(', ')}}` : ' (initial)'}`;
+  };
+
+  const drawMarks = (): void => {
+    const w = marks.clientWidth || 600;
+    marks.width = w;
+    const g = marks.getContext('2d');
+    if (g === null) return;
+    g.clearRect(0, 0, w, marks.height);
+    if (replay === null || replay.max <= replay.min) return;
+    for (const mk of replay.marks) {
+      g.fillStyle = MARK_COLOURS[mk.kind] ?? '#868e96';
+      const x = ((mk.at - replay.min) / (replay.max - replay.min)) * (w - 12) + 6;
+      g.fillRect(Math.round(x) - 1, 0, 3, marks.height);
+    }
+    marks.title = replay.marks.map((mk) => `${fmt(mk.at)}: ${mk.label}`).join('\n');
+  };
+
+  const stop = (): void => {
+    if (playing !== 0) cancelAnimationFrame(playing);
+    playing = 0;
+    play.textContent = '▶ Play';
+    side.dataset.playing = 'false';
+  };
+  let lastAsk = 0;
+  const tick = (now: number): void => {
+    if (replay === null) return stop();
+    const span = replay.max - replay.min;
+    const v = Math.min(replay.max, playAt + (span * (now - lastTick)) / PLAY_MS);
+    playAt = v;
+    lastTick = now;
+    range.value = String(v);
+    apply(v);
+    if (now - lastAsk > 150 || v >= replay.max) {
+      lastAsk = now;
+      onScrub(v, replay.axis);
+    }
+    if (v >= replay.max) return stop();
+    playing = requestAnimationFrame(tick);
+  };
+  play.addEventListener('click', () => {
+    if (playing !== 0 || replay === null) return stop();
+    if (Number(range.value) >= replay.max) range.value = String(replay.min);
+    playAt = Number(range.value);
+    play.textContent = '❚❚ Pause';
+    side.dataset.playing = 'true';
+    lastTick = performance.now();
+    playing = requestAnimationFrame(tick);
+  });
+  range.addEventListener('input', () => {
+    const v = Number(range.value);
+    apply(v);
+    if (replay !== null) onScrub(v, replay.axis);
+  });
+
+  return {
+    load(r) {
+      stop();
+      replay = r;
+      planShown = -2;
+      if (graph === null && r !== null) {
+        // Created on first use: the view measures its container, which must be laid out by then.
+        graph = createGraphView(graphRoot);
+        automaton = createAutomatonView(autoRoot);
+      }
+      graph?.setScene(r?.scene ?? null);
+      automaton?.setAutomaton(r?.automaton ?? null);
+      notes.textContent = r?.notes.join(' ') ?? '';
+      const on = r !== null && r.max > r.min;
+      range.disabled = !on;
+      play.disabled = !on;
+      range.min = String(r?.min ?? 0);
+      range.max = String(r?.max ?? 0);
+      range.step = r?.axis === 'time' ? 'any' : '1';
+      range.value = String(r?.min ?? 0);
+      side.dataset.axis = r?.axis ?? '';
+      if (r === null) {
+        label.textContent = 'no run';
+        monitorText.textContent = '';
+        delete side.dataset.robot;
+      } else apply(r.min);
+      drawMarks();
+    },
+    show(at) {
+      if (replay === null) return;
+      const v = Math.max(replay.min, Math.min(replay.max, at));
+      range.value = String(v);
+      apply(v);
+    },
+    shown() {
+      graph?.resize();
+      automaton?.resize();
+      drawMarks();
+    },
+    get value() {
+      return Number(range.value);
+    },
+  };
+}
