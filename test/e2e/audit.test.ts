@@ -55,7 +55,12 @@ const rows = (): Promise<{ id: number; kind: string; index: number; tool: string
     const c = (k) => e.querySelector('.c-' + k)?.textContent ?? '';
     return { id: Number(e.getAttribute('data-id')), kind: e.getAttribute('data-kind') ?? '', index: Number(e.getAttribute('data-index')), tool: c('tool'), failure: c('failure'), step: c('step') };
   })`);
-const scrollTable = (fraction: number): Promise<void> => page.evaluate(`(() => { const v = document.getElementById('audit-table'); v.scrollTop = v.scrollHeight * ${fraction}; })()`);
+/** Scrolls, then waits two frames so the table has seen the scroll before anyone checks it has settled. */
+const scrollTable = (fraction: number): Promise<void> => page.evaluate(`(async () => {
+  const v = document.getElementById('audit-table');
+  v.scrollTop = v.scrollHeight * ${fraction};
+  for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));
+})()`);
 const selectRun = async (run: string): Promise<void> => {
   await page.click(`#audit-runs li[data-run="${run}"]`);
   await page.waitForSelector(`#audit-runs li.selected[data-run="${run}"]`);

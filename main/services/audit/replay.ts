@@ -239,6 +239,8 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
   const bounds = p.layout !== null ? mazeBounds(p.layout) : boundsOf(nodes);
   return {
     world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, p.regions, bounds) : null,
+    // The maze's rows run top to bottom, as in `witness run --picture` and the console.
+    ...(p.layout !== null ? { yDown: true } : {}),
     propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()],
   };
 }
