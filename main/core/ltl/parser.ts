@@ -1,5 +1,6 @@
 import { type Formula, type BinaryKind } from './ast.js';
 import { LtlBudgetError, LtlSyntaxError, type SourcePos } from './errors.js';
+import { scanLtl } from './lexer.js';
 
 export const DEFAULT_MAX_FORMULA_LENGTH = 10_000;
 export const DEFAULT_MAX_NESTING = 500;
@@ -22,9 +23,6 @@ interface Token {
   readonly pos: SourcePos;
 }
 
-const IDENT_START = /[a-z_]/;
-const IDENT_PART = /[A-Za-z0-9_]/;
-
 /** Spellings of each operator, for messages. */
 const SHOW: Record<TokKind, string> = {
   ident: 'a proposition', true: "'true'", false: "'false'", '(': "'('", ')': "')'", '!': "'!'",
@@ -34,90 +32,12 @@ const SHOW: Record<TokKind, string> = {
 
 function tokenize(src: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
-  const posAt = (offset: number): SourcePos => ({ offset, line, column: offset - lineStart + 1 });
-  const push = (kind: TokKind, start: number, end: number, value = src.slice(start, end)): void => {
-    tokens.push({ kind, text: src.slice(start, end), value, pos: posAt(start) });
-  };
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '\n') {
-      i++;
-      line++;
-      lineStart = i;
-      continue;
-    }
-    if (c === ' ' || c === '\t' || c === '\r') {
-      i++;
-      continue;
-    }
-    const start = i;
-    if (IDENT_START.test(c)) {
-      i++;
-      while (i < src.length && IDENT_PART.test(src[i]!)) i++;
-      const word = src.slice(start, i);
-      push(word === 'true' ? 'true' : word === 'false' ? 'false' : 'ident', start, i);
-      continue;
-    }
-    if (c === '"') {
-      i++;
-      let value = '';
-      let closed = false;
-      while (i < src.length) {
-        const d = src[i]!;
-        if (d === '\\' && i + 1 < src.length && (src[i + 1] === '"' || src[i + 1] === '\\')) {
-          value += src[i + 1];
-          i += 2;
-        } else if (d === '"') {
-          i++;
-          closed = true;
-          break;
-        } else if (d === '\n') {
-          break;
-        } else {
-          value += d;
-          i++;
-        }
-      }
-      if (!closed) throw new LtlSyntaxError(posAt(start), 'unterminated quoted proposition: expected a closing \'"\' on the same line');
-      if (value.length === 0) throw new LtlSyntaxError(posAt(start), 'empty quoted proposition "": expected at least one character between the quotes');
-      push('ident', start, i, value);
-      continue;
-    }
-    const two = src.slice(i, i + 2);
-    const three = src.slice(i, i + 3);
-    if (three === '<->') { push('<->', start, i + 3); i += 3; continue; }
-    if (two === '->') { push('->', start, i + 2); i += 2; continue; }
-    if (two === '&&') { push('&', start, i + 2); i += 2; continue; }
-    if (two === '||') { push('|', start, i + 2); i += 2; continue; }
-    if (two === '[]') { push('G', start, i + 2); i += 2; continue; }
-    if (two === '<>') { push('F', start, i + 2); i += 2; continue; }
-    switch (c) {
-      case '(': case ')': case '!': case '&': case '|':
-      case 'U': case 'R': case 'W': case 'F': case 'G': case 'X':
-        push(c, start, i + 1);
-        i++;
-        continue;
-      case 'V':
-        push('R', start, i + 1);
-        i++;
-        continue;
-      default:
-        break;
-    }
-    if (c === '-') throw new LtlSyntaxError(posAt(start), "unexpected '-': expected '->'");
-    if (c === '<') throw new LtlSyntaxError(posAt(start), "unexpected '<': expected '<->' or '<>'");
-    if (c === '[') throw new LtlSyntaxError(posAt(start), "unexpected '[': expected '[]'");
-    if (/[A-Z]/.test(c)) {
-      throw new LtlSyntaxError(posAt(start),
-        `unexpected '${c}': expected an operator (! & | -> <-> U R W V F G [] <>) or a proposition (a lowercase letter or '_' first, or double-quoted)`);
-    }
-    const shown = c.codePointAt(0)! < 32 ? `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}` : c;
-    throw new LtlSyntaxError(posAt(start), `unexpected character '${shown}': expected a proposition, 'true', 'false', '(' or an operator`);
+  for (const t of scanLtl(src)) {
+    if (t.kind === 'invalid') throw new LtlSyntaxError(t.pos, t.problem ?? `unexpected '${t.text}'`);
+    tokens.push({ kind: t.kind, text: t.text, value: t.value, pos: t.pos });
   }
-  tokens.push({ kind: 'eof', text: '', value: '', pos: posAt(src.length) });
+  const lines = src.split('\n');
+  tokens.push({ kind: 'eof', text: '', value: '', pos: { offset: src.length, line: lines.length, column: lines[lines.length - 1]!.length + 1 } });
   return tokens;
 }
 

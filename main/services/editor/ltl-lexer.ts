@@ -1,8 +1,8 @@
 /**
- * The LTL parser's lexical rules (main/core/ltl/parser.ts), as a scanner that never throws and keeps
- * every token's extent: the editors need the exact range of the token a syntax error points at and
- * of every proposition, and the parser keeps neither. Test/services/editor checks that both agree.
+ * The LTL tokens as the editors see them: the core scanner's tokens (the parser reads the same
+ * ones) grouped into the categories highlighting and diagnostics need, with their exact extents.
  */
+import { type ScannedToken, scanLtl } from '../../core/ltl/lexer.js';
 
 export type LtlTokenKind = 'ident' | 'constant' | 'operator' | 'paren' | 'invalid';
 
@@ -15,64 +15,15 @@ export interface LtlToken {
   readonly value: string;
 }
 
-const IDENT_START = /[a-z_]/;
-const IDENT_PART = /[A-Za-z0-9_]/;
-const MULTI = ['<->', '->', '&&', '||', '[]', '<>'];
-const SINGLE = new Set(['!', '&', '|', 'U', 'R', 'W', 'F', 'G', 'X', 'V']);
+const CATEGORY: Readonly<Record<ScannedToken['kind'], LtlTokenKind>> = {
+  ident: 'ident', true: 'constant', false: 'constant', '(': 'paren', ')': 'paren', invalid: 'invalid',
+  '!': 'operator', '&': 'operator', '|': 'operator', '->': 'operator', '<->': 'operator',
+  U: 'operator', R: 'operator', W: 'operator', F: 'operator', G: 'operator', X: 'operator',
+};
 
+/** The parser's own tokens (main/core/ltl/lexer.ts), by category for the editor. */
 export function lexLtl(src: string): LtlToken[] {
-  const out: LtlToken[] = [];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '\n' || c === ' ' || c === '\t' || c === '\r') {
-      i++;
-      continue;
-    }
-    const start = i;
-    if (IDENT_START.test(c)) {
-      i++;
-      while (i < src.length && IDENT_PART.test(src[i]!)) i++;
-      const word = src.slice(start, i);
-      out.push({ kind: word === 'true' || word === 'false' ? 'constant' : 'ident', start, end: i, value: word });
-      continue;
-    }
-    if (c === '"') {
-      i++;
-      let value = '';
-      let closed = false;
-      while (i < src.length) {
-        const d = src[i]!;
-        if (d === '\\' && i + 1 < src.length && (src[i + 1] === '"' || src[i + 1] === '\\')) {
-          value += src[i + 1];
-          i += 2;
-        } else if (d === '"') {
-          i++;
-          closed = true;
-          break;
-        } else if (d === '\n') {
-          break;
-        } else {
-          value += d;
-          i++;
-        }
-      }
-      out.push({ kind: closed && value.length > 0 ? 'ident' : 'invalid', start, end: i, value: closed ? value : src.slice(start, i) });
-      continue;
-    }
-    const multi = MULTI.find((m) => src.startsWith(m, i));
-    if (multi !== undefined) {
-      i += multi.length;
-      out.push({ kind: 'operator', start, end: i, value: multi });
-      continue;
-    }
-    i++;
-    // A character outside the BMP is one invalid token, not half of one.
-    if (/[\uD800-\uDBFF]/.test(c) && i < src.length && /[\uDC00-\uDFFF]/.test(src[i]!)) i++;
-    if (c === '(' || c === ')') out.push({ kind: 'paren', start, end: i, value: c });
-    else out.push({ kind: SINGLE.has(c) ? 'operator' : 'invalid', start, end: i, value: c });
-  }
-  return out;
+  return scanLtl(src).map((t) => ({ kind: CATEGORY[t.kind], start: t.start, end: t.end, value: t.kind === 'ident' ? t.value : t.text }));
 }
 
 /** The token starting at `offset`, or null (the end of the text, or inside whitespace). */
