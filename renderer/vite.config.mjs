@@ -10,6 +10,8 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 10_000,
     reportCompressedSize: false,
+    // Rolldown's plugin-timing report is noise in every build log.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
   worker: { format: 'es' },
 });

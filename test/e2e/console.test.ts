@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { type AppUnderTest, openApp } from './harness.js';
 
@@ -58,6 +60,14 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
   const app = await openApp();
   try {
     const { page } = app;
+    // A specification and regions saved in the workspace load into the console.
+    mkdirSync(path.join(app.workspace, 'specs'), { recursive: true });
+    writeFileSync(path.join(app.workspace, 'specs', 'patrol.ltl'), 'G F e1 & G F e4');
+    await page.click('#tab-editors');
+    await page.click('#tab-mission');
+    await page.waitForSelector('#spec-file option[value="specs/patrol.ltl"]', { state: 'attached' });
+    await page.selectOption('#spec-file', 'specs/patrol.ltl');
+    await page.waitForFunction("document.getElementById('spec').value === 'G F e1 & G F e4'");
     await plan(app, { spec: 'F (e1 &' });
     await page.waitForSelector('#mission-error:not(:empty)');
     assert.match((await page.textContent('#mission-error')) ?? '', /spec:1:\d+/);

@@ -25,11 +25,13 @@ export function missionPanel(): MissionPanel {
   let run: string | null = null;
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
+  let refreshFiles: () => void = () => {};
 
   return {
     id: 'mission',
     title: 'Mission',
     shown() {
+      refreshFiles();
       graph?.resize();
       automaton?.resize();
     },
@@ -63,6 +65,31 @@ export function missionPanel(): MissionPanel {
       const graphRoot = el('div', { id: 'mission-graph', class: 'graph' });
       const autoRoot = el('div', { id: 'mission-automaton', class: 'automaton' });
       const heat = el('select', { id: 'mission-heat' }, el('option', { value: '' }, 'no heat map'));
+      const specFile = el('select', { id: 'spec-file', title: 'load a specification from the workspace' });
+      const regionsFile = el('select', { id: 'regions-file', title: 'load regions from the workspace' });
+      // Specifications and regions can come from the workspace folder (the editors save there).
+      const fillFiles = (select: HTMLSelectElement, what: string, ext: RegExp, files: readonly string[]): void => {
+        select.replaceChildren(el('option', { value: '' }, `load ${what} from the workspace…`), ...files.filter((f) => ext.test(f)).map((f) => el('option', { value: f }, f)));
+      };
+      refreshFiles = () => {
+        a.api.workspaceList().then((w) => {
+          const files = w.files.map((f) => f.path);
+          fillFiles(specFile, 'a specification', /\.ltl$/, files);
+          fillFiles(regionsFile, 'regions', /\.json$/, files);
+        }, () => { /* no workspace: the selects stay empty */ });
+      };
+      const loadInto = (select: HTMLSelectElement, target: HTMLTextAreaElement): void => {
+        select.addEventListener('change', () => {
+          if (select.value === '') return;
+          a.api.workspaceRead({ path: select.value }).then((r) => {
+            target.value = r.text;
+            errors.textContent = '';
+          }, (e: unknown) => { errors.textContent = `${select.value}: ${errorText(e)}`; }).finally(() => { select.value = ''; });
+        });
+      };
+      loadInto(specFile, spec);
+      loadInto(regionsFile, regions);
+      refreshFiles();
       const dialog = escalationDialog(a);
       const training = trainDialog(a, (w, m) => {
         void loadWorlds(false).then(() => {
@@ -73,7 +100,7 @@ export function missionPanel(): MissionPanel {
 
       root.append(el('div', { class: 'console' },
         el('aside', { class: 'controls' },
-          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), field('Regions (JSON)', regions),
+          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), specFile, field('Regions (JSON)', regions), regionsFile,
           el('div', { class: 'row' }, field('Start', start), field('Seed', seed)),
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
