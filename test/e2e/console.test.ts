@@ -67,7 +67,9 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await page.click('#tab-mission');
     await page.waitForSelector('#spec-file option[value="specs/patrol.ltl"]', { state: 'attached' });
     await page.selectOption('#spec-file', 'specs/patrol.ltl');
-    await page.waitForFunction("document.getElementById('spec').value === 'G F e1 & G F e4'");
+    // (Polled from here: a string predicate would be eval'd in the page, which our CSP refuses.)
+    for (let i = 0; i < 100 && (await page.inputValue('#spec')) !== 'G F e1 & G F e4'; i++) await page.waitForTimeout(50);
+    assert.equal(await page.inputValue('#spec'), 'G F e1 & G F e4');
     await plan(app, { spec: 'F (e1 &' });
     await page.waitForSelector('#mission-error:not(:empty)');
     assert.match((await page.textContent('#mission-error')) ?? '', /spec:1:\d+/);
