@@ -6,7 +6,8 @@
  * the seed that reports success while the mug sits untouched (a name the world does not have is an
  * invalid-input error instead; a timeout or an abort stops the physics mid-skill). The truth is in `observe()`: finger
  * separation (gripper.width_cm), the lift actuator's force (gripper.load_N, against a payload limit
- * of 20 N), what is between the fingers and where each object rests. Real failure sources: the
+ * of 20 N), what is between the fingers and where each object rests (from the physics' contacts,
+ * whatever its orientation). Real failure sources: the
  * skill's grasp height comes from a catalogue and a perceived position with seeded noise, so a grasp
  * at the nominal approach height closes above the mug; a heavy bin exceeds the lift force.
  */
@@ -37,6 +38,10 @@ const SURFACES = [
   { name: 'shelf_c4', x: -0.25, y: -0.15, hx: 0.1, hy: 0.1, top: 0.5 },
   { name: 'table', x: 0, y: 0, hx: 0.4, hy: 0.3, top: 0.4 },
 ] as const;
+/** Geoms an object can rest on besides the surfaces and the other objects. */
+const FLOOR = 'floor';
+/** A supporting contact's normal is within 60° of up. */
+const SUPPORT_MIN_UP = 0.5;
 const HAND = 35; // qpos of hx, hy, hz, fl, fr (after five free objects)
 const HAND_Z0 = 0.75;
 const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
@@ -61,12 +66,42 @@ export interface TabletopOptions {
   readonly heightNoise_m: number;
 }
 
+/** Read once at load: which object or surface each geom belongs to (null: the hand's), each object's body, the friction cone. */
+interface SupportIds {
+  readonly geomOwner: readonly (string | null)[];
+  readonly body: ReadonlyMap<string, number>;
+  readonly elliptic: boolean;
+}
+
+function supportIds(mj: MainModule, model: MjModel): SupportIds {
+  const GEOM = mj.mjtObj.mjOBJ_GEOM.value, BODY = mj.mjtObj.mjOBJ_BODY.value;
+  const missing = (kind: string, name: string): WorldError => new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: no ${kind} "${name}"`);
+  const geomOwner: (string | null)[] = new Array<string | null>(model.ngeom).fill(null);
+  const body = new Map<string, number>();
+  const geomBody = model.geom_bodyid as Int32Array;
+  for (const ob of OBJECTS) {
+    const b = mj.mj_name2id(model, BODY, ob.name);
+    if (b < 0) throw missing('body', ob.name);
+    body.set(ob.name, b);
+    for (let g = 0; g < model.ngeom; g++) if (geomBody[g] === b) geomOwner[g] = ob.name;
+  }
+  for (const name of [...SURFACES.map((s) => s.name), FLOOR]) {
+    const g = mj.mj_name2id(model, GEOM, name);
+    if (g < 0) throw missing('geom', name);
+    geomOwner[g] = name;
+  }
+  const opt = model.opt;
+  const elliptic = opt.cone === 1; // mjCONE_ELLIPTIC
+  opt.delete();
+  return { geomOwner, body, elliptic };
+}
+
 export class TabletopWorld implements ToolWorld {
   private rng: Rng = createRng(0);
   private closed = false;
   private sinceYield = 0;
 
-  private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions) {}
+  private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions, private readonly ids: SupportIds) {}
 
   static async create(o: Partial<TabletopOptions> = {}): Promise<TabletopWorld> {
     let text: string;
@@ -77,7 +112,15 @@ export class TabletopWorld implements ToolWorld {
     }
     const { mj, model, data } = await loadModel(text, SCENE, TABLETOP_ID);
     if (model.nq !== 40 || model.nu !== 5) throw new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: expected 5 free objects, a 3-axis hand and 2 fingers`);
-    return new TabletopWorld(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o });
+    let ids: SupportIds;
+    try {
+      ids = supportIds(mj, model);
+    } catch (e) {
+      data.delete();
+      model.delete();
+      throw e;
+    }
+    return new TabletopWorld(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o }, ids);
   }
 
   /** A new episode: objects where the scene puts them, the hand up, fingers open; seeded perception noise. */
@@ -209,35 +252,103 @@ export class TabletopWorld implements ToolWorld {
     return 0.108 + this.q(HAND + 3) + this.q(HAND + 4);
   }
 
-  /** The surface an object rests on (its bottom within 1 cm of the top, inside the footprint), if any. */
-  private surfaceUnder(ob: (typeof OBJECTS)[number]): string | null {
-    const x = this.q(ob.q), y = this.q(ob.q + 1), bottom = this.q(ob.q + 2) - ob.half;
-    for (const s of SURFACES) {
-      if (Math.abs(x - s.x) <= s.hx && Math.abs(y - s.y) <= s.hy && Math.abs(bottom - s.top) < 0.01) return s.name;
+  /**
+   * What carries each object, from the physics (one pass over MuJoCo's contacts): the surface or
+   * object whose geom touches it from below — a contact whose normal, pointing from the other geom
+   * to this object, is within 60° of up, at a point below the object's centre, with the other geom's
+   * centre below it too. When several do (a mug leaning on the tray's edge and the table), the one
+   * bearing the most vertical normal force wins. Absent when nothing does (held in the fingers, in
+   * the air; the fingers are not supports). The object's orientation does not matter: a marker
+   * lying on its side on the tray touches the tray.
+   */
+  private supports(): Map<string, string> {
+    const out = new Map<string, string>();
+    const n = this.data.ncon;
+    if (n === 0) return out;
+    const xpos = this.data.xpos as Float64Array, gpos = this.data.geom_xpos as Float64Array;
+    const bearing = new Map<string, Map<string, number>>();
+    const consider = (ob: string, other: number, up: number, contactZ: number, force: () => number): void => {
+      const by = this.ids.geomOwner[other] ?? null;
+      if (by === null || by === ob || up < SUPPORT_MIN_UP) return;
+      const zc = xpos[3 * this.ids.body.get(ob)! + 2]!;
+      if (contactZ >= zc || gpos[3 * other + 2]! >= zc) return;
+      const m = bearing.get(ob) ?? new Map<string, number>();
+      m.set(by, (m.get(by) ?? 0) + up * force());
+      bearing.set(ob, m);
+    };
+    const contacts = this.data.contact; // a copy of the contact array (embind): deleted below
+    try {
+      for (let i = 0; i < n; i++) {
+        const c = contacts.get(i);
+        if (c === undefined) continue;
+        try {
+          const g1 = c.geom1, g2 = c.geom2;
+          // The frame's first row is the normal, pointing from geom1 to geom2.
+          const nz = (c.frame as Float64Array)[2]!, z = (c.pos as Float64Array)[2]!;
+          const force = (): number => this.normalForce(c.efc_address, c.dim);
+          const o1 = this.ids.geomOwner[g1] ?? null, o2 = this.ids.geomOwner[g2] ?? null;
+          if (o1 !== null && this.ids.body.has(o1)) consider(o1, g2, -nz, z, force);
+          if (o2 !== null && this.ids.body.has(o2)) consider(o2, g1, nz, z, force);
+        } finally {
+          c.delete();
+        }
+      }
+    } finally {
+      contacts.delete();
     }
-    // Resting on another object (a load on its bin).
-    for (const o2 of OBJECTS) {
-      if (o2 === ob) continue;
-      const top2 = this.q(o2.q + 2) + o2.half;
-      if (Math.hypot(x - this.q(o2.q), y - this.q(o2.q + 1)) < 0.03 && Math.abs(bottom - top2) < 0.01) return o2.name;
+    for (const [ob, m] of bearing) {
+      let best = '', most = -1;
+      for (const [by, f] of m) if (f > most) [best, most] = [by, f];
+      out.set(ob, best);
     }
-    return null;
+    return out;
+  }
+
+  /** A contact's normal force from the constraint solver (elliptic cones: the first row; pyramidal: the sum of the edges). */
+  private normalForce(address: number, dim: number): number {
+    if (address < 0) return 0;
+    const f = this.data.efc_force as Float64Array;
+    if (this.ids.elliptic || dim === 1) return Math.max(0, f[address]!);
+    let sum = 0;
+    for (let k = 0; k < 2 * (dim - 1); k++) sum += f[address + k]!;
+    return Math.max(0, sum);
   }
 
   /** The object between the closed fingers and lifted off whatever it rested on, if any. */
-  private held(): (typeof OBJECTS)[number] | undefined {
+  private held(supports = this.supports()): (typeof OBJECTS)[number] | undefined {
     const [hx, hy, hz] = this.hand();
     return OBJECTS.find((ob) => {
       const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
-      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01 && this.surfaceUnder(ob) === null;
+      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01 && !supports.has(ob.name);
     });
   }
 
-  private restingOn(ob: (typeof OBJECTS)[number]): string {
-    if (this.held() === ob) return 'gripper';
-    const s = this.surfaceUnder(ob);
-    if (s !== null) return s;
+  /** "gripper" when held, else what carries it (contacts), else "floor" below the table, else "unknown" (in the air). */
+  private restingOn(ob: (typeof OBJECTS)[number], supports: ReadonlyMap<string, string>, held: (typeof OBJECTS)[number] | undefined): string {
+    if (held === ob) return 'gripper';
+    const s = supports.get(ob.name);
+    if (s !== undefined) return s;
     return this.q(ob.q + 2) - ob.half < 0.3 ? 'floor' : 'unknown';
+  }
+
+  /**
+   * Puts an object at a pose (position, and orientation as a unit quaternion w, x, y, z), at rest,
+   * then steps the physics `settleSteps` times (hand and fingers hold their set points): scenario
+   * set-up and tests.
+   */
+  setPose(object: string, position: readonly [number, number, number], quat: readonly [number, number, number, number] = [1, 0, 0, 0], settleSteps = 0): void {
+    this.ensureOpen();
+    const ob = OBJECTS.find((x) => x.name === object);
+    if (ob === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `setPose: no object "${object}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`);
+    const norm = Math.hypot(...quat);
+    if (!(norm > 0) || ![...position, ...quat].every(Number.isFinite)) throw new WorldError('invalid-input', TABLETOP_ID, 'setPose: position and quaternion must be finite, the quaternion non-zero');
+    const qpos = this.data.qpos as Float64Array, qvel = this.data.qvel as Float64Array;
+    qpos.set(position, ob.q);
+    qpos.set(quat.map((v) => v / norm), ob.q + 3);
+    const dof = (ob.q / 7) * 6; // free joints come first: 6 velocities each
+    qvel.fill(0, dof, dof + 6);
+    this.mj.mj_forward(this.model, this.data);
+    this.steps(settleSteps);
   }
 
   /** The observed state; a closed world rejects (never throws synchronously). */
@@ -247,11 +358,12 @@ export class TabletopWorld implements ToolWorld {
 
   private state(): WorldState {
     this.ensureOpen();
-    const held = this.held();
+    const supports = this.supports();
+    const held = this.held(supports);
     const load = Math.abs((this.data.actuator_force as Float64Array)[2]!);
     const objects: Record<string, unknown> = {};
     for (const ob of OBJECTS) {
-      objects[ob.name] = { on: this.restingOn(ob), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2) };
+      objects[ob.name] = { on: this.restingOn(ob, supports, held), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2) };
     }
     for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top };
     return {
