@@ -16,9 +16,8 @@ import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
 import type { Formula } from '../../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { InputError, parseJson } from '../../core/input/json.js';
-import { type RegionSet, parseRegions } from '../../core/world/regions.js';
+import { type Region, type RegionSet, parseRegions } from '../../core/world/regions.js';
 import { cellAt, cellCenter, freeCells, isFree } from '../../core/world/maze.js';
-import { mazeSvg } from '../../core/world/svg.js';
 import { createRng } from '../../core/random/rng.js';
 import { DEFAULT_AUGMENT } from '../../core/graph/augment.js';
 import { DEFAULT_PLAN, type Method, type PlanResult, plan } from '../../core/plan/plan.js';
@@ -34,7 +33,7 @@ import { inWorker } from '../../services/ui/worker.js';
 import type { TrainJob } from '../../services/ui/train-worker.js';
 import { DEFAULT_EMBED } from '../../services/training/embed-trainer.js';
 import { DEFAULT_POLICY } from '../../services/training/policy-trainer.js';
-import { automatonView, pictureInWorld, planView, sceneOf } from '../../services/ui/scene.js';
+import { automatonView, mazeBounds, mazePicture, planView, sceneOf } from '../../services/ui/scene.js';
 import type { GraphScene } from '../contract.js';
 import { VERSION } from '../../version.js';
 
@@ -104,12 +103,10 @@ interface Session {
   readonly seed: number;
 }
 
-/** The maze picture spans exactly these world bounds (cells are unit_m wide, centred on their positions). */
-function mazeScene(world: string, g: SemanticGraph, title: string): GraphScene {
+/** The task's graph over the maze and its regions, oriented as the maze pictures are. */
+function mazeScene(world: string, g: SemanticGraph, title: string, regions: readonly Region[]): GraphScene {
   const layout = layoutOf(world);
-  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
-  const bounds = { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
-  return { ...sceneOf(g, { world, picture: pictureInWorld(mazeSvg(layout, title), bounds), bounds }), yDown: true };
+  return { ...sceneOf(g, { world, picture: mazePicture(layout, title, regions), bounds: mazeBounds(layout) }), yDown: true };
 }
 
 function specError(e: unknown): never {
@@ -193,7 +190,7 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
       sessions.set(session, { world: req.world, backbone, graph: augmented.graph, automaton, formula, regions: task, regionsText: req.regions, start, method, lambda, k, seed });
       return {
         session,
-        scene: mazeScene(req.world, augmented.graph, `${req.world}: ${automaton.formula}`),
+        scene: mazeScene(req.world, augmented.graph, `${req.world}: ${automaton.formula}`, task.regions),
         plan: planView(result, augmented.graph),
         automaton: automatonView(automaton),
         planning_ms,
@@ -230,7 +227,7 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
         }
       },
     };
-    control.replanned = (t, result, graph) => ctx.bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: mazeScene(s.world, graph, `${s.world}: ${s.automaton.formula}`) });
+    control.replanned = (t, result, graph) => ctx.bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: mazeScene(s.world, graph, `${s.world}: ${s.automaton.formula}`, s.regions.regions) });
     const sim = await PointMazeSim.create(s.world);
     const H_TD = b.artifact.params.H_TD;
     const done = (async () => {

@@ -3,8 +3,7 @@
  * or a deterministic layout so the renderer never lays out), planned with the exact planner when
  * a spec is given; the Büchi automaton of a spec. Every failure names what and where.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { ApiError, AutomatonView, GraphScene, PlanView, SceneApi } from '../contract.js';
 import type { ApiContext } from '../context.js';
 import { ApiFailure, fail } from '../failure.js';
@@ -17,6 +16,7 @@ import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
 import { automatonView, planView, sceneOf } from '../../services/ui/scene.js';
 import { layoutMissing } from '../../services/ui/scene-layout.js';
+import { Workspace, WorkspaceError } from '../../services/editor/workspace.js';
 
 /** Time budget of planning one scene (as planGraph's). */
 const PLAN_TIME_LIMIT_MS = 30_000;
@@ -24,31 +24,22 @@ const PLAN_TIME_LIMIT_MS = 30_000;
 const MAX_GRAPH_BYTES = 64 * 1024 * 1024;
 
 /**
- * The absolute path of a workspace file named by `rel`: relative, no '..', and (after following
- * links) still inside the workspace. Refusals have code 'forbidden'; a missing file 'not-found'.
+ * The absolute path of a workspace file named by `rel`, confined as the editors' files are
+ * (relative, no '..', links may not lead out): refusals have code 'forbidden', a missing file or a
+ * folder 'not-found', a file over the graph limit 'too-large'.
  */
 export async function workspaceFile(workspace: string, rel: string): Promise<string> {
   const where = { path: '$.path' };
-  if (rel.includes('\0') || path.isAbsolute(rel) || path.win32.isAbsolute(rel)) {
-    throw fail('forbidden', `path: "${rel}" must be relative to the workspace folder`, where);
-  }
-  if (rel.split(/[\\/]/).includes('..')) throw fail('forbidden', `path: "${rel}" may not contain '..'`, where);
-  const full = path.resolve(workspace, rel);
-  let real: string;
+  let found;
   try {
-    real = await realpath(full);
+    found = await new Workspace(workspace).file(rel);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw fail('not-found', `path: no file "${rel}" in the workspace`, where);
-    throw e;
+    if (!(e instanceof WorkspaceError)) throw e;
+    const code = e.code === 'not-a-file' ? 'not-found' : e.code === 'invalid-path' ? 'forbidden' : e.code;
+    throw fail(code, `path: ${e.message}`, where);
   }
-  const root = await realpath(workspace).catch(() => path.resolve(workspace));
-  if (real !== root && !real.startsWith(root + path.sep)) {
-    throw fail('forbidden', `path: "${rel}" leads outside the workspace folder`, where);
-  }
-  const st = await stat(real);
-  if (!st.isFile()) throw fail('not-found', `path: "${rel}" is not a file`, where);
-  if (st.size > MAX_GRAPH_BYTES) throw fail('too-large', `path: "${rel}" is ${st.size} bytes; the limit is ${MAX_GRAPH_BYTES}`, where);
-  return real;
+  if (found.stats.size > MAX_GRAPH_BYTES) throw fail('too-large', `path: "${rel}" is ${found.stats.size} bytes; the limit is ${MAX_GRAPH_BYTES}`, where);
+  return found.file;
 }
 
 /** A parsed and translated spec; syntax and budget errors become ApiErrors at `$.spec`. */

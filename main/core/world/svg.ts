@@ -91,15 +91,18 @@ export interface MissionPicture {
 
 const REGION_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
 
-/** A mission in the style of the SAGAS paper's Figure 2: maze, regions, prefix and suffix in two colours, the rollout. */
-export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture): string {
-  const base = mazeSvg(layout, title);
+/** The maze with its labelled regions (the world picture of the UI's graph views). */
+export function mazeRegionsSvg(layout: MazeLayout, title: string, regions: readonly Region[]): string {
+  return mazeSvg(layout, title).replace('</svg>', `${regionsSvg(layout, regions).join('\n')}\n</svg>`);
+}
+
+function regionsSvg(layout: MazeLayout, regions: readonly Region[]): string[] {
   const u = layout.unit_m;
   const scale = CELL_PX / u;
   const sx = (x: number): number => (x + layout.offset_m + u / 2) * scale;
   const sy = (y: number): number => (y + layout.offset_m + u / 2) * scale;
   const out: string[] = [];
-  m.regions.forEach((r, i) => {
+  regions.forEach((r, i) => {
     const c = REGION_COLOURS[i % REGION_COLOURS.length]!;
     if (r.kind === 'disk') {
       out.push(`<circle cx="${sx(r.center[0]).toFixed(1)}" cy="${sy(r.center[1]).toFixed(1)}" r="${(r.radius * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`);
@@ -109,6 +112,17 @@ export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture)
       out.push(`<text x="${sx((r.min[0] + r.max[0]) / 2).toFixed(1)}" y="${(sy((r.min[1] + r.max[1]) / 2) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`);
     }
   });
+  return out;
+}
+
+/** A mission in the style of the SAGAS paper's Figure 2: maze, regions, prefix and suffix in two colours, the rollout. */
+export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture): string {
+  const base = mazeSvg(layout, title);
+  const u = layout.unit_m;
+  const scale = CELL_PX / u;
+  const sx = (x: number): number => (x + layout.offset_m + u / 2) * scale;
+  const sy = (y: number): number => (y + layout.offset_m + u / 2) * scale;
+  const out: string[] = regionsSvg(layout, m.regions);
   if (m.trajectory && m.trajectory.length >= 4) {
     const pts: string[] = [];
     const stride = Math.max(1, Math.ceil(m.trajectory.length / 2 / 5000));

@@ -15,7 +15,7 @@ import { MAZES, type MazeLayout } from '../../core/world/maze.js';
 import { type Region, parseRegions } from '../../core/world/regions.js';
 import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
-import { automatonView } from '../ui/scene.js';
+import { automatonView, mazeBounds, mazePicture } from '../ui/scene.js';
 import { getBlob } from './forensics.js';
 import { planOf } from './browse.js';
 import type { EventRow } from './store.js';
@@ -238,16 +238,11 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
   }
   const bounds = p.layout !== null ? mazeBounds(p.layout) : boundsOf(nodes);
   return {
-    world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, p.regions, bounds) : null,
+    world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, run.world, p.regions) : null,
     // The maze's rows run top to bottom, as in `witness run --picture` and the console.
     ...(p.layout !== null ? { yDown: true } : {}),
     propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()],
   };
-}
-
-function mazeBounds(l: MazeLayout): GraphScene['bounds'] {
-  const u = l.unit_m, rows = l.grid.length, cols = l.grid[0]!.length;
-  return { minX: -l.offset_m - u / 2, minY: -l.offset_m - u / 2, maxX: (cols - 1) * u - l.offset_m + u / 2, maxY: (rows - 1) * u - l.offset_m + u / 2 };
 }
 
 function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {
@@ -256,25 +251,3 @@ function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {
   return { minX: Math.min(...xs) - 0.5, minY: Math.min(...ys) - 0.5, maxX: Math.max(...xs) + 0.5, maxY: Math.max(...ys) + 0.5 };
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** Walls and regions as SVG whose viewBox is the scene's bounds: an SVG point (x, y) is the world point (x, y) in metres. */
-export function mazePicture(l: MazeLayout, regions: readonly Region[], b: GraphScene['bounds']): string {
-  const u = l.unit_m;
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${b.minX} ${b.minY} ${b.maxX - b.minX} ${b.maxY - b.minY}">`, `<rect x="${b.minX}" y="${b.minY}" width="${b.maxX - b.minX}" height="${b.maxY - b.minY}" fill="#f4f4f0"/>`];
-  l.grid.forEach((row, i) => row.forEach((v, j) => {
-    if (v === 1) out.push(`<rect x="${j * u - l.offset_m - u / 2}" y="${i * u - l.offset_m - u / 2}" width="${u}" height="${u}" fill="#5b5f6b"/>`);
-  }));
-  const colours = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
-  regions.forEach((r, k) => {
-    const c = colours[k % colours.length]!;
-    const [cx, cy] = regionCentre(r);
-    out.push(r.kind === 'disk'
-      ? `<circle cx="${r.center[0]}" cy="${r.center[1]}" r="${r.radius}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`
-      : `<rect x="${r.min[0]}" y="${r.min[1]}" width="${r.max[0] - r.min[0]}" height="${r.max[1] - r.min[1]}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="0.1"/>`);
-    // The graph view shows the picture y up (flipped with the nodes): flip the label back upright.
-    out.push(`<text transform="translate(${cx} ${cy}) scale(1 -1)" y="0.35" font-size="1" text-anchor="middle" fill="${c}">${esc(r.name)}</text>`);
-  });
-  out.push('</svg>');
-  return out.join('');
-}

@@ -48,7 +48,7 @@ export class Workspace {
       throw new WorkspaceError('forbidden', rel, 'absolute paths are refused: give a path relative to the workspace folder');
     }
     const segs = rel.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
-    if (segs.includes('..')) throw new WorkspaceError('forbidden', rel, "'..' is refused: the editors only open files inside the workspace folder");
+    if (segs.includes('..')) throw new WorkspaceError('forbidden', rel, "a path may not contain '..': only files inside the workspace folder are opened");
     if (segs.length === 0) throw new WorkspaceError('invalid-path', rel, 'expected the path of a file inside the workspace folder');
     return segs;
   }
@@ -74,6 +74,16 @@ export class Workspace {
     const stats = await stat(real);
     if (!stats.isFile()) throw new WorkspaceError('not-a-file', rel, 'not a file');
     return { file: real, stats };
+  }
+
+  /**
+   * The real path and stats of an existing regular file inside the workspace, for readers with
+   * their own limits (graph files); refusals as for read, and 'not-found' when it does not exist.
+   */
+  async file(rel: string): Promise<{ file: string; stats: Stats }> {
+    const found = await this.existing(rel);
+    if (found === null) throw new WorkspaceError('not-found', rel, `no file "${rel}" in the workspace`);
+    return found;
   }
 
   async list(): Promise<{ root: string; files: WorkspaceFile[]; truncated?: boolean }> {

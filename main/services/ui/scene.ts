@@ -8,6 +8,9 @@ import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { formatGuard } from '../../core/ltl/guard.js';
 import type { PlanResult } from '../../core/plan/plan.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
+import type { MazeLayout } from '../../core/world/maze.js';
+import type { Region } from '../../core/world/regions.js';
+import { mazeRegionsSvg } from '../../core/world/svg.js';
 
 export interface SceneExtras {
   world: string;
@@ -99,4 +102,18 @@ export function pictureInWorld(svg: string, rect: GraphScene['bounds']): string 
   const attrs = open[1]!.replace(/\s(?:x|y|width|height|preserveAspectRatio)="[^"]*"/g, '');
   const nested = `<svg${attrs} x="${rect.minX}" y="${rect.minY}" width="${w}" height="${h}" preserveAspectRatio="none">`;
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${rect.minX} ${rect.minY} ${w} ${h}">${body.slice(0, open.index)}${nested}${body.slice(open.index + open[0].length)}</svg>`;
+}
+
+/** The world rectangle a maze picture spans: cells are unit_m wide, centred on their positions. */
+export function mazeBounds(layout: MazeLayout): GraphScene['bounds'] {
+  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
+  return { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
+}
+
+/**
+ * A maze scene's picture (walls and regions, drawn as `witness run --picture` draws them) in world
+ * coordinates over mazeBounds; such scenes are yDown.
+ */
+export function mazePicture(layout: MazeLayout, title: string, regions: readonly Region[]): string {
+  return pictureInWorld(mazeRegionsSvg(layout, title, regions), mazeBounds(layout));
 }
