@@ -119,6 +119,8 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
   const backbones = new BackboneCache();
   const sessions = new Map<string, Session>();
   const runs = new Map<string, { control: RunControl; done: Promise<void> }>();
+  /** Where each run's stop and emergency-stop decisions are recorded (the mission records its own escalations). */
+  const stopSinks = new Map<string, ReturnType<typeof auditSink>>();
   let audit: AuditLog | null = null;
   const auditLog = (): AuditLog => {
     if (audit === null) {
@@ -247,12 +249,10 @@ export function missionHandlers(ctx: ApiContext): { api: MissionApi; close(): Pr
       }
     })();
     runs.set(run, { control, done });
-    // Stop decisions go to the log as they happen (the mission records its own escalations).
     stopSinks.set(run, auditSink(log, auditRun));
     return { run, auditRun };
   }
 
-  const stopSinks = new Map<string, ReturnType<typeof auditSink>>();
   const stopRun = (run: string, emergency: boolean): void => {
     const r = runs.get(run);
     if (r === undefined || !r.control.active) return;
