@@ -1,7 +1,8 @@
 // ESLint flat config. Besides typescript-eslint's recommended (type-checked) rules it enforces the
-// layering from DESIGN.md: main/core is pure, only main/electron and preload touch Electron, and the
-// renderer uses main/ only through `import type`.
+// layering: the import table below (a local rule), pure core and contract (no Node builtins), only
+// main/electron and preload touch Electron, and the renderer runs without Node.
 import { builtinModules } from 'node:module';
+import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -9,8 +10,6 @@ const TS_FILES = ['**/*.ts', '**/*.mts', '**/*.cts'];
 const JS_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 const ALL_FILES = [...TS_FILES, ...JS_FILES];
 const EXT = '{ts,mts,cts,js,mjs,cjs}';
-/** Deepest folder level under main/core and renderer that the depth-specific rules cover. */
-const MAX_DEPTH = 8;
 
 const NODE_GLOBALS = Object.fromEntries(
   [
@@ -43,49 +42,69 @@ function restrictImports({ node = null, electron = null, patterns = [] }) {
 
 const ELECTRON_ONLY_IN_SHELL =
   "Only main/electron/** and preload/** may import 'electron'; everything else must run without it.";
-const CORE_NO_IO =
-  'main/core is pure: no Node builtins or I/O. Put I/O in main/services and pass data in.';
-const CORE_NO_ELECTRON = "main/core is pure: it may not import 'electron'.";
-const CORE_STAYS_INSIDE =
-  'main/core is pure: imports must stay inside main/core (no services, backends, api, cli, electron).';
+const PURE_NO_IO =
+  'main/core and main/contract are pure: no Node builtins or I/O. Put I/O in main/platform, main/services or main/backends and pass data in.';
 const RENDERER_NO_NODE = 'The renderer runs without Node: no Node builtins.';
-const RENDERER_TYPE_ONLY =
-  "The renderer may use main/ only through `import type` (the API contract); call it via window.witness.";
 const PRELOAD_SANDBOXED =
   "The preload is sandboxed: it may require only 'electron'.";
 
-/** Glob for files exactly `depth` folders below `root`. */
-const atDepth = (root, depth) => `${root}/${'*/'.repeat(depth)}*.${EXT}`;
-/** Regex for a relative specifier climbing at least `levels` folders. */
-const climbs = (levels) => `^(\\.\\./){${levels}}`;
+/**
+ * The layers, and what each may import of ours (VS Code's layering rules, in our own words):
+ * contract ← core ← platform/services/backends ← app ← api/cli. The contract and the core are pure;
+ * the renderer sees the contract only; the preload may only name the contract's types. The process
+ * entries (main/witness.ts, main/electron/) compose front ends. A file outside every layer (tests,
+ * scripts) may import anything. docs/ARCHITECTURE.md shows the same table.
+ */
+const LAYERS = [
+  { layer: 'main/contract', may: ['main/contract'] },
+  { layer: 'main/core', may: ['main/contract', 'main/core'] },
+  { layer: 'main/platform', may: ['main/contract', 'main/platform'] },
+  { layer: 'main/services', may: ['main/contract', 'main/core', 'main/platform', 'main/services'] },
+  { layer: 'main/backends', may: ['main/contract', 'main/core', 'main/platform', 'main/backends'] },
+  { layer: 'main/app', may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'] },
+  { layer: 'main/api', may: ['main/contract', 'main/app', 'main/api'] },
+  { layer: 'main/cli', may: ['main/contract', 'main/app', 'main/cli'] },
+  { layer: 'main/electron', may: ['main/contract', 'main/api', 'main/electron'] },
+  { layer: 'main/witness.ts', may: ['main/cli', 'main/api', 'main/platform'] },
+  { layer: 'preload', may: ['main/contract', 'preload'], typesOnly: ['main/contract'] },
+  { layer: 'renderer', may: ['main/contract', 'renderer'] },
+];
 
-const depths = Array.from({ length: MAX_DEPTH + 1 }, (_, d) => d);
+const within = (rel, dir) => rel === dir || rel.startsWith(`${dir}/`);
+const layerOf = (rel) => LAYERS.find((l) => within(rel, l.layer)) ?? null;
+const ROOT = import.meta.dirname;
 
-const coreLayering = depths.map((d) => ({
-  name: `witness/layering/core-depth-${d}`,
-  files: [atDepth('main/core', d)],
+/** A local rule: every relative import must land in a layer the importing file's layer may use. */
+const layersPlugin = {
   rules: {
-    '@typescript-eslint/no-restricted-imports': restrictImports({
-      node: CORE_NO_IO,
-      electron: CORE_NO_ELECTRON,
-      patterns: [{ regex: climbs(d + 1), message: CORE_STAYS_INSIDE }],
-    }),
+    imports: {
+      meta: { type: 'problem', schema: [], docs: { description: 'imports follow the layer table in eslint.config.js' } },
+      create(context) {
+        const from = path.relative(ROOT, context.filename).split(path.sep).join('/');
+        const own = layerOf(from);
+        if (own === null) return {};
+        const check = (node, spec, typeOnly) => {
+          if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+          const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/').replace(/\.js$/, '.ts');
+          const to = LAYERS.find((l) => within(target, l.layer));
+          const allowed = own.may.some((m) => within(target, m));
+          if (!allowed) {
+            context.report({ node, message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)` });
+          } else if (own.typesOnly?.some((m) => within(target, m)) && !typeOnly) {
+            context.report({ node, message: `${own.layer} may use ${spec} through \`import type\` only` });
+          }
+        };
+        return {
+          ImportDeclaration: (n) => check(n, n.source.value, n.importKind === 'type'),
+          ExportNamedDeclaration: (n) => n.source && check(n, n.source.value, n.exportKind === 'type'),
+          ExportAllDeclaration: (n) => check(n, n.source.value, n.exportKind === 'type'),
+          ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value, false),
+          TSImportType: (n) => check(n, n.argument?.literal?.value ?? n.argument?.value, true),
+        };
+      },
+    },
   },
-}));
-
-const rendererLayering = depths.map((d) => ({
-  name: `witness/layering/renderer-depth-${d}`,
-  files: [atDepth('renderer', d)],
-  rules: {
-    '@typescript-eslint/no-restricted-imports': restrictImports({
-      node: RENDERER_NO_NODE,
-      electron: ELECTRON_ONLY_IN_SHELL,
-      patterns: [
-        { regex: `${climbs(d + 1)}main(/|$)`, allowTypeImports: true, message: RENDERER_TYPE_ONLY },
-      ],
-    }),
-  },
-}));
+};
 
 export default tseslint.config(
   {
@@ -166,6 +185,20 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': restrictImports({ node: PRELOAD_SANDBOXED }),
     },
   },
-  ...coreLayering,
-  ...rendererLayering,
+  {
+    name: 'witness/layering/pure',
+    files: [`main/core/**/*.${EXT}`, `main/contract/**/*.${EXT}`],
+    rules: { '@typescript-eslint/no-restricted-imports': restrictImports({ node: PURE_NO_IO, electron: ELECTRON_ONLY_IN_SHELL }) },
+  },
+  {
+    name: 'witness/layering/renderer',
+    files: [`renderer/**/*.${EXT}`],
+    rules: { '@typescript-eslint/no-restricted-imports': restrictImports({ node: RENDERER_NO_NODE, electron: ELECTRON_ONLY_IN_SHELL }) },
+  },
+  {
+    name: 'witness/layering/table',
+    files: ALL_FILES,
+    plugins: { witness: layersPlugin },
+    rules: { 'witness/imports': 'error' },
+  },
 );

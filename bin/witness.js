@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/main/cli/main.js', import.meta.url);
+const entry = new URL('../dist/main/witness.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('error: witness is not built yet: run `npm ci` (or `npm run build`) in the repository first\n');
   process.exit(2);
@@ -13,14 +13,5 @@ process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw e;
 });
-// Interrupted (Ctrl-C, kill): remove the temporary files of writes in flight, so a cancelled
-// build or generation leaves nothing half-written, then exit as the signal asks.
-const { removeInFlightWrites } = await import(new URL('../dist/main/services/datasets/io.js', import.meta.url).href);
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
-  process.on(signal, () => {
-    removeInFlightWrites();
-    process.exit(code);
-  });
-}
-const { run } = await import(entry.href);
-process.exitCode = await run(process.argv.slice(2));
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

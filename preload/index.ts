@@ -7,10 +7,10 @@
 // file compile to CommonJS, and the two channel names are repeated here; `satisfies` makes the
 // build fail if they drift from the contract.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { ApiEnvelope, ApiEvent, WitnessBridge } from '../main/api/contract.js';
+import type { ApiEnvelope, ApiEvent, WitnessBridge } from '../main/contract/api.js';
 
-const INVOKE = 'witness:invoke' satisfies typeof import('../main/api/contract.js').IPC_INVOKE;
-const EVENT = 'witness:event' satisfies typeof import('../main/api/contract.js').IPC_EVENT;
+const INVOKE = 'witness:invoke' satisfies typeof import('../main/contract/api.js').IPC_INVOKE;
+const EVENT = 'witness:event' satisfies typeof import('../main/contract/api.js').IPC_EVENT;
 
 const bridge: WitnessBridge = {
   transport: 'electron',

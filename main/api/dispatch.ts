@@ -4,8 +4,8 @@
  * handler runs; failures come back as an ApiError that names the method and the parameter.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { API_PARAMS, type ApiEnvelope, type ApiMethod, type WitnessApi } from './contract.js';
-import { ApiFailure } from './failure.js';
+import { API_PARAMS, type ApiEnvelope, type ApiMethod, type WitnessApi } from '../contract/api.js';
+import { WitnessError, errorReport } from '../contract/errors.js';
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>(
@@ -40,7 +40,7 @@ export function createDispatcher(api: WitnessApi, onInternalError: (method: stri
       const handlers = api as unknown as Record<ApiMethod, (p: unknown) => Promise<unknown>>;
       return { ok: true, result: await handlers[m](params ?? {}) };
     } catch (e) {
-      if (e instanceof ApiFailure) return { ok: false, error: e.error };
+      if (e instanceof WitnessError && e.code !== 'internal') return { ok: false, error: errorReport(e) };
       onInternalError(m, e);
       return { ok: false, error: { code: 'internal', message: `${m}: internal error: ${e instanceof Error ? e.message : String(e)}` } };
     }

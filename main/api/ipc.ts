@@ -4,9 +4,9 @@
  * sender must be the app's own page (its frame URL), and the dispatcher validates the method and
  * its parameters against the contract before any handler runs.
  */
-import { IPC_EVENT, IPC_INVOKE, type ApiEnvelope } from './contract.js';
+import { IPC_EVENT, IPC_INVOKE, type ApiEnvelope } from '../contract/api.js';
 import type { Dispatch } from './dispatch.js';
-import type { EventBus } from './events.js';
+import type { EventBus } from '../app/events.js';
 
 export interface IpcSenderEvent {
   readonly senderFrame?: { readonly url: string } | null;

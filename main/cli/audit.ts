@@ -1,10 +1,11 @@
 /** `witness audit …`: forensics on an audit database, always opened read-only. */
 import { Command, Option } from 'commander';
-import { openAuditReadOnly } from '../services/audit/store.js';
-import { type EventQuery, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
-import { type ExportFormat, exportAudit } from '../services/audit/export.js';
+import type { AuditExportFormat } from '../contract/api.js';
+import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
+
+const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
 const timeFlag = (flag: string) => (v: string): number => {
   const n = Number(v);
@@ -24,39 +25,25 @@ function printEvent(io: Output, e: { seq: number; t_ms: number; kind: string; ru
 }
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
-  const audit = new Command('audit').description('the audit log: list runs, show one, query events, verify the hash chain, export (read-only)');
-  audit.command('ls').description('the runs in an audit database').argument('<db>', 'audit database').option('--json', 'JSON')
-    .action(action(io, setExit, (file: string, o: { json?: boolean }) => {
-      const db = openAuditReadOnly(file);
-      try {
-        const runs = listRuns(db);
-        if (o.json) io.out(JSON.stringify(runs) + '\n');
-        else for (const r of runs) io.out(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}\n`);
-      } finally {
-        db.close();
-      }
+  const cmd = new Command('audit').description('the audit log: list runs, show one, query events, verify the hash chain, export (read-only)');
+  cmd.command('ls').description('the runs in an audit database').argument('<db>', 'audit database').option('--json', 'JSON')
+    .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
+      const runs = (await audit()).auditRuns(file);
+      if (o.json) io.out(JSON.stringify(runs) + '\n');
+      else for (const r of runs) io.out(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}\n`);
     }));
-  audit.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
+  cmd.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')
-    .action(action(io, setExit, (file: string, run: string, o: { limit: number; json?: boolean }) => {
-      const db = openAuditReadOnly(file);
-      try {
-        const matches = listRuns(db).filter((r) => r.id.startsWith(run));
-        if (matches.length !== 1) throw new CliError(matches.length === 0 ? `${file}: no run ${run}` : `${file}: ${run} matches ${matches.length} runs; give more of the id`);
-        const r = matches[0]!;
-        const spec = r.spec_sha ? getBlob(db, r.spec_sha)?.body ?? null : null;
-        const events = queryEvents(db, { run: r.id, limit: o.limit });
-        if (o.json) io.out(JSON.stringify({ run: r, spec, events: events.map((e) => ({ ...e, body: JSON.parse(e.body) as unknown })) }) + '\n');
-        else {
-          io.out(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}\n`);
-          if (spec !== null) io.out(`specification: ${spec}\n`);
-          for (const e of events) printEvent(io, e);
-        }
-      } finally {
-        db.close();
+    .action(action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
+      const { run: r, spec, events } = (await audit()).auditRun(file, run, o.limit);
+      if (o.json) io.out(JSON.stringify({ run: r, spec, events: events.map((e) => ({ ...e, body: JSON.parse(e.body) as unknown })) }) + '\n');
+      else {
+        io.out(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}\n`);
+        if (spec !== null) io.out(`specification: ${spec}\n`);
+        for (const e of events) printEvent(io, e);
       }
     }));
-  audit.command('query').description('events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones')
+  cmd.command('query').description('events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones')
     .argument('<db>', 'audit database')
     .option('--run <id>', 'run id').option('--kind <k>', 'event kind').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
     .option('--text <s>', 'free text inside the event body')
@@ -64,58 +51,39 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0)).option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
     .option('--follow', 'keep printing new events as they are appended').option('--json', 'JSON lines')
     .action(action(io, setExit, async (file: string, o: QueryFlags) => {
-      const db = openAuditReadOnly(file);
-      try {
-        const q: EventQuery = {
-          ...(o.run !== undefined ? { run: o.run } : {}), ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tool !== undefined ? { tool: o.tool } : {}),
-          ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),
-          ...(o.from !== undefined ? { from_ms: o.from } : {}), ...(o.to !== undefined ? { to_ms: o.to } : {}), limit: o.limit,
-        };
-        let after = o.after;
-        for (;;) {
-          const page = queryPage(db, { ...q, ...(after !== undefined ? { after } : {}) });
-          for (const e of page.rows) {
+      const q: EventQuery = {
+        ...(o.run !== undefined ? { run: o.run } : {}), ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tool !== undefined ? { tool: o.tool } : {}),
+        ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),
+        ...(o.from !== undefined ? { from_ms: o.from } : {}), ...(o.to !== undefined ? { to_ms: o.to } : {}), limit: o.limit,
+      };
+      await (await audit()).auditQuery(file, q, {
+        ...(o.after !== undefined ? { after: o.after } : {}), follow: o.follow === true,
+        page: (rows) => {
+          for (const e of rows) {
             if (o.json) io.out(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown }) + '\n');
             else printEvent(io, e);
           }
-          if (page.next !== null) after = page.next;
-          if (!o.follow) {
-            if (!page.complete && page.next !== null) io.err(`(the text search stopped at event ${page.next} to keep the page quick: continue with --after ${page.next})\n`);
-            break;
-          }
-          if (page.complete && page.rows.length < o.limit) await new Promise((r) => setTimeout(r, 500));
-        }
-      } finally {
-        db.close();
-      }
+        },
+        incomplete: (next) => io.err(`(the text search stopped at event ${next} to keep the page quick: continue with --after ${next})\n`),
+      });
     }));
-  audit.command('verify').description('check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match')
+  cmd.command('verify').description('check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match')
     .argument('<db>', 'audit database').option('--json', 'JSON')
-    .action(action(io, setExit, (file: string, o: { json?: boolean }) => {
-      const db = openAuditReadOnly(file);
-      try {
-        const r = verifyChain(db);
-        if (o.json) io.out(JSON.stringify(r) + '\n');
-        else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
-        else io.out(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)\n`);
-        return r.ok ? EXIT.ok : EXIT.negative;
-      } finally {
-        db.close();
-      }
+    .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
+      const r = (await audit()).auditVerify(file);
+      if (o.json) io.out(JSON.stringify(r) + '\n');
+      else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
+      else io.out(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)\n`);
+      return r.ok ? EXIT.ok : EXIT.negative;
     }));
-  audit.command('export').description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
+  cmd.command('export').description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
     .argument('<db>', 'audit database')
     .addOption(new Option('--format <f>', 'output format').choices(['jsonl', 'csv', 'mcap']).makeOptionMandatory())
     .requiredOption('--out <file>', 'file to write')
     .option('--json', 'JSON summary')
-    .action(action(io, setExit, async (file: string, o: { format: ExportFormat; out: string; json?: boolean }) => {
-      const db = openAuditReadOnly(file);
-      try {
-        const summary = await exportAudit(db, o.format, o.out);
-        io.out(o.json ? JSON.stringify({ out: o.out, format: o.format, summary }) + '\n' : `wrote ${o.out}: ${summary}\n`);
-      } finally {
-        db.close();
-      }
+    .action(action(io, setExit, async (file: string, o: { format: AuditExportFormat; out: string; json?: boolean }) => {
+      const summary = await (await audit()).auditExport(file, o.format, o.out);
+      io.out(o.json ? JSON.stringify({ out: o.out, format: o.format, summary }) + '\n' : `wrote ${o.out}: ${summary}\n`);
     }));
-  return audit;
+  return cmd;
 }

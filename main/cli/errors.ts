@@ -1,33 +1,17 @@
-/** How the CLI reports failures: one line on stderr, a documented exit code. */
-import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
-import { DatasetError } from '../core/data/dataset.js';
-import { LayoutError } from '../core/world/maze.js';
-import { WorldError } from '../backends/world.js';
-import { ModelError } from '../core/models/manifest.js';
-import { GraphError } from '../services/graph/store.js';
-import { CheckpointError } from '../services/training/checkpoint.js';
-import { InputError } from '../core/input/json.js';
-import { PlanBudgetError } from '../core/plan/plan.js';
-import { AuditError } from '../services/audit/store.js';
-import { Ros2Unavailable } from '../backends/ros2/rclnodejs-loader.js';
+/** How the CLI reports failures: one line on stderr, the exit code of the error's code (contract/errors.ts). */
+import { EXIT, type ErrorCode, WitnessError, exitCodeOf } from '../contract/errors.js';
 
-export const EXIT = {
-  ok: 0,
-  /** The answer is "no" (a word violates a formula, a check failed). */
-  negative: 1,
-  /** Malformed input: formula syntax, flags, files. */
-  usage: 2,
-  /** A budget (length, nesting, states, time) was exceeded. */
-  budget: 3,
-  /** ROS 2 cannot be used here: not sourced, rclnodejs not installed or not loading (the message says the fix). */
-  unavailable: 4,
-} as const;
+export { EXIT };
 
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.usage) {
-    super(message);
+/** A failure of the command line itself (a flag, a combination of flags); exit 2 unless told. */
+export class CliError extends WitnessError {
+  override name = 'CliError';
+  constructor(message: string, exitCode: number = EXIT.usage) {
+    super(CODE_OF_EXIT[exitCode] ?? 'invalid-input', message);
   }
 }
+
+const CODE_OF_EXIT: Readonly<Record<number, ErrorCode>> = { [EXIT.negative]: 'negative', [EXIT.budget]: 'budget', [EXIT.unavailable]: 'unavailable', [EXIT.internal]: 'internal' };
 
 export interface Output {
   out(text: string): void;
@@ -41,29 +25,18 @@ export const processOutput: Output = {
   err: (t) => process.stderr.write(t),
 };
 
-/** Maps an error to its one-line report and exit code. `where` prefixes positions (a file name). */
+/**
+ * Maps an error to its one-line report and exit code. `where` prefixes positions (a file name): a
+ * syntax error reads `error: FILE:LINE:COL: …`, a budget `error: budget: FILE: …`.
+ */
 export function report(e: unknown, io: Output, where?: string): number {
-  if (e instanceof LtlSyntaxError) {
-    io.err(`error: ${where ? `${where}:` : ''}${e.line}:${e.column}: ${e.detail}\n`);
-    return EXIT.usage;
+  if (!(e instanceof WitnessError) || e.code === 'internal') {
+    const msg = e instanceof Error ? e.message : String(e);
+    io.err(`error: internal: ${msg}\n`);
+    return EXIT.internal;
   }
-  if (e instanceof LtlBudgetError || e instanceof PlanBudgetError) {
-    io.err(`error: budget: ${where ? `${where}: ` : ''}${e.message}\n`);
-    return EXIT.budget;
-  }
-  if (e instanceof DatasetError || e instanceof LayoutError || e instanceof WorldError || e instanceof ModelError || e instanceof GraphError || e instanceof CheckpointError || e instanceof InputError || e instanceof AuditError) {
-    io.err(`error: ${e.message}\n`);
-    return EXIT.usage;
-  }
-  if (e instanceof Ros2Unavailable) {
-    io.err(`error: ${e.message}\n`);
-    return EXIT.unavailable;
-  }
-  if (e instanceof CliError) {
-    io.err(`error: ${e.message}\n`);
-    return e.exitCode;
-  }
-  const msg = e instanceof Error ? e.message : String(e);
-  io.err(`error: internal: ${msg}\n`);
-  return 70;
+  if (e.code === 'budget') io.err(`error: budget: ${where !== undefined ? `${where}: ` : ''}${e.message}\n`);
+  else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined) io.err(`error: ${where}:${e.message}\n`);
+  else io.err(`error: ${e.message}\n`);
+  return exitCodeOf(e.code);
 }

@@ -1,19 +1,10 @@
 /** `witness lab …`: the seed's experiments. */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { type LabResult, type LabStats, runLab } from '../services/lab/verify-vs-blind.js';
-import { AuditLog } from '../services/audit/store.js';
-import { operatorName } from '../services/audit/mission-recorder.js';
-import { VERSION } from '../version.js';
+import type { LabStats } from '../app/lab.js';
+import { LAB_AUDIT_FILE } from '../contract/defaults.js';
 import type { Output } from './errors.js';
 import { action, intFlag } from './flags.js';
-
-/** Lab runs go to their own database by default, so thousands of episodes never fill the operator's log. */
-export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';
-
-const tool = (name: string): unknown => JSON.parse(readFileSync(fileURLToPath(new URL(`../../../assets/tools/${name}`, import.meta.url)), 'utf8'));
 
 const pct = (x: number): string => `${(100 * x).toFixed(0)} %`;
 
@@ -32,25 +23,12 @@ export function labCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--json', 'one JSON document: {"blind":{…},"verified":{…},"sweep":[…],"audit":{"file":…,"runs":…}}')
     .action(action(io, setExit, async (o: { episodes: number; seed: number; audit: string | boolean; json?: boolean }) => {
       const started = Date.now();
+      const { verifyVsBlind } = await import('../app/lab.js');
       const file = o.audit === false ? null : resolve(typeof o.audit === 'string' ? o.audit : LAB_AUDIT_FILE);
-      let log: AuditLog | null = null;
-      let r: LabResult;
-      try {
-        if (file !== null) {
-          mkdirSync(dirname(file), { recursive: true });
-          log = AuditLog.open(file);
-        }
-        r = await runLab({
-          episodes: o.episodes, seed: o.seed, thresholds_cm: [1, 3, 5], budgets: [0, 1, 2],
-          tools: { pick: tool('pick.json'), place: tool('place.json') }, progress: (l) => io.err(`lab: ${l}\n`),
-          ...(log !== null ? { audit: { log, operator: operatorName(), software: `witness ${VERSION}` } } : {}),
-        });
-      } finally {
-        await log?.close();
-      }
-      const audit = file === null ? null : { file, runs: o.episodes * (2 + r.sweep.length) };
+      const r = await verifyVsBlind({ episodes: o.episodes, seed: o.seed, audit: file, progress: (l) => io.err(`lab: ${l}\n`) });
+      const audit = r.audit ?? null;
       if (o.json) {
-        io.out(JSON.stringify({ ...r, ...(audit !== null ? { audit } : {}) }) + '\n');
+        io.out(JSON.stringify(r) + '\n');
         return;
       }
       const head = '| condition | success | tool calls / episode | successes from a replan | replans / episode | false replans |\n|---|---|---|---|---|---|';

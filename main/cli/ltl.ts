@@ -1,50 +1,31 @@
 /** `witness ltl …`: the LTL engine on the command line. */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { parseLtl } from '../core/ltl/parser.js';
-import { printLtl } from '../core/ltl/printer.js';
-import { translateFormula, type TranslateOptions } from '../core/ltl/translate.js';
-import { formatAutomaton, type AcceptanceKind, type AutomatonFormat } from '../core/ltl/formats.js';
-import { pruneAutomaton } from '../core/ltl/prune.js';
-import { evaluateLasso } from '../core/ltl/lasso.js';
-import { acceptsLasso } from '../core/ltl/accept.js';
-import { StateSetMonitor } from '../core/ltl/monitor.js';
-import { counts } from '../core/ltl/automaton.js';
-import { CliError, EXIT, type Output, report } from './errors.js';
-import { parseWord, showLetter } from './words.js';
+import type * as Ltl from '../app/ltl.js';
+import { EXIT, type Output, report } from './errors.js';
 import { intFlag } from './flags.js';
 
 interface SourceOpts { file?: string }
 
-/** The formula text and where it came from (for error positions). */
-function source(formula: string | undefined, opts: SourceOpts): { text: string; where?: string } {
-  if (opts.file !== undefined) {
-    if (formula !== undefined) throw new CliError('give the formula either as an argument or with --file, not both');
-    try {
-      return { text: readFileSync(opts.file, 'utf8'), where: opts.file };
-    } catch (e) {
-      throw new CliError(`cannot read ${opts.file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    }
-  }
-  if (formula === undefined) throw new CliError('missing formula: give it as an argument or with --file');
-  return { text: formula };
-}
+/** The LTL workflows, loaded when a command runs (so `witness --help` loads none of them). */
+const ltlApp = (): Promise<typeof Ltl> => import('../app/ltl.js');
 
-
-function budgetOptions(o: { maxStates?: number; timeLimitMs?: number }): TranslateOptions {
+function budgetOptions(o: { maxStates?: number; timeLimitMs?: number }): Ltl.Budget {
   return {
     ...(o.maxStates !== undefined ? { maxStates: o.maxStates } : {}),
     ...(o.timeLimitMs !== undefined ? { timeLimit_ms: o.timeLimitMs } : {}),
   };
 }
 
-/** Runs `body`, turning thrown errors into reports and exit codes. */
-function guarded(io: Output, setExit: (c: number) => void, body: (where: { where?: string }) => number | void) {
-  const where: { where?: string } = {};
+/** Runs `body` with the LTL app, turning thrown errors into reports (positions prefixed with the file) and exit codes. */
+async function guarded(io: Output, setExit: (c: number) => void, formula: string | undefined, o: SourceOpts, body: (app: typeof Ltl, src: Ltl.FormulaSource) => number | void): Promise<void> {
+  let where: string | undefined;
   try {
-    setExit(body(where) ?? EXIT.ok);
+    const app = await ltlApp();
+    const src = app.formulaSource(formula, o.file);
+    where = src.where;
+    setExit(body(app, src) ?? EXIT.ok);
   } catch (e) {
-    setExit(report(e, io, where.where));
+    setExit(report(e, io, where));
   }
 }
 
@@ -68,28 +49,23 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .option('--unavailable <props>', 'prune guard terms that need one of these propositions (comma-separated)')
       .option('--stats', 'print sizes and time on stderr'),
   ).action((formula: string | undefined, o: SourceOpts & {
-    format: AutomatonFormat; acceptance: AcceptanceKind; disjoint?: boolean; unavailable?: string; stats?: boolean;
+    format: Ltl.AutomatonFormat; acceptance: Ltl.AcceptanceKind; disjoint?: boolean; unavailable?: string; stats?: boolean;
     maxStates?: number; timeLimitMs?: number;
-  }) => guarded(io, setExit, (w) => {
-    const src = source(formula, o);
-    if (src.where !== undefined) w.where = src.where;
-    const f = parseLtl(src.text);
-    const t = translateFormula(f, budgetOptions(o));
-    let automaton = t.automaton;
-    if (o.disjoint || o.unavailable !== undefined) {
-      const unavailable = o.unavailable?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [];
-      const pruned = pruneAutomaton(automaton, { disjoint: o.disjoint ?? false, unavailable });
-      automaton = pruned.automaton;
-      const r = pruned.report;
+  }) => guarded(io, setExit, formula, o, (app, src) => {
+    const unavailable = o.unavailable?.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    const t = app.translate(src.text, {
+      ...budgetOptions(o), format: o.format, acceptance: o.acceptance,
+      ...(o.disjoint ? { disjoint: true } : {}), ...(unavailable !== undefined ? { unavailable } : {}),
+    });
+    const r = t.pruning;
+    if (r !== undefined) {
       if (r.unknownPropositions.length > 0) io.err(`warning: --unavailable names propositions the formula does not use: ${r.unknownPropositions.join(', ')}\n`);
-      if (o.stats || r.empty) {
-        io.err(`pruning: ${r.droppedTerms.length} guard terms dropped, ${r.droppedTargets.length} accepting targets dropped, ${r.removedStates.length} states removed\n`);
-      }
+      if (o.stats || r.empty) io.err(`pruning: ${r.droppedTerms} guard terms dropped, ${r.droppedTargets} accepting targets dropped, ${r.removedStates} states removed\n`);
       if (r.empty) io.err('pruning: no accepting run remains: the task is not supported under these assumptions\n');
     }
-    io.out(formatAutomaton(automaton, o.format, o.acceptance));
+    io.out(t.output);
     if (o.stats) {
-      const c = counts(automaton);
+      const c = t.counts;
       io.err(`states ${c.states}, edges ${c.edges}, transitions ${c.transitions}; alternating ${t.stats.alternatingStates}, generalized ${t.stats.generalizedStates}, acceptance sets ${t.stats.acceptanceSets}; ${t.stats.elapsed_ms.toFixed(2)} ms\n`);
     }
   }));
@@ -102,11 +78,9 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--json', 'print the syntax tree as JSON')
     .addOption(new Option('--syntax <style>', 'printing style').choices(['witness', 'spin']).default('witness'))
     .action((formula: string | undefined, o: SourceOpts & { json?: boolean; syntax: 'witness' | 'spin' }) =>
-      guarded(io, setExit, (w) => {
-        const src = source(formula, o);
-        if (src.where !== undefined) w.where = src.where;
-        const f = parseLtl(src.text);
-        io.out(o.json ? JSON.stringify(f, null, 2) + '\n' : printLtl(f, o.syntax) + '\n');
+      guarded(io, setExit, formula, o, (app, src) => {
+        const f = app.parseFormula(src.text);
+        io.out(o.json ? JSON.stringify(f, null, 2) + '\n' : app.printFormula(f, o.syntax) + '\n');
       }));
 
   budgetFlags(
@@ -119,18 +93,11 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .requiredOption('--cycle <word>', 'the repeated part, at least one letter')
       .option('--json', 'print the verdict as JSON'),
   ).action((formula: string | undefined, o: SourceOpts & { prefix: string; cycle: string; json?: boolean; maxStates?: number; timeLimitMs?: number }) =>
-    guarded(io, setExit, (w) => {
-      const src = source(formula, o);
-      if (src.where !== undefined) w.where = src.where;
-      const f = parseLtl(src.text);
-      const word = { prefix: parseWord(o.prefix, '--prefix'), cycle: parseWord(o.cycle, '--cycle') };
-      if (word.cycle.length === 0) throw new CliError('--cycle: the repeated part needs at least one letter (use {} for a letter where nothing holds)');
-      const semantics = evaluateLasso(f, word);
-      const automaton = acceptsLasso(translateFormula(f, budgetOptions(o)).automaton, word);
-      if (semantics !== automaton) throw new CliError(`internal disagreement: semantics ${semantics}, automaton ${automaton}`, 70);
-      if (o.json) io.out(JSON.stringify({ formula: printLtl(f), satisfied: semantics }) + '\n');
-      else io.out(`${semantics ? 'satisfied' : 'violated'}: ${word.prefix.map(showLetter).join(' ')} (${word.cycle.map(showLetter).join(' ')})^ω ${semantics ? '⊨' : '⊭'} ${printLtl(f)}\n`);
-      return semantics ? EXIT.ok : EXIT.negative;
+    guarded(io, setExit, formula, o, (app, src) => {
+      const v = app.checkLasso(src.text, o.prefix, o.cycle, budgetOptions(o));
+      if (o.json) io.out(JSON.stringify({ formula: v.formula, satisfied: v.satisfied }) + '\n');
+      else io.out(`${v.satisfied ? 'satisfied' : 'violated'}: ${v.prefix.map(app.showLetter).join(' ')} (${v.cycle.map(app.showLetter).join(' ')})^ω ${v.satisfied ? '⊨' : '⊭'} ${v.formula}\n`);
+      return v.satisfied ? EXIT.ok : EXIT.negative;
     }));
 
   budgetFlags(
@@ -142,19 +109,14 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .requiredOption('--word <word>', "letters separated by ';', propositions by ','")
       .option('--json', 'print the steps as JSON lines'),
   ).action((formula: string | undefined, o: SourceOpts & { word: string; json?: boolean; maxStates?: number; timeLimitMs?: number }) =>
-    guarded(io, setExit, (w) => {
-      const src = source(formula, o);
-      if (src.where !== undefined) w.where = src.where;
-      const f = parseLtl(src.text);
-      const a = translateFormula(f, budgetOptions(o)).automaton;
-      const m = new StateSetMonitor(a);
-      const word = parseWord(o.word, '--word');
-      let last = m.snapshot();
-      if (!o.json) io.out(`start: states {${last.states.join(',')}}\n`);
-      for (const letter of word) {
-        last = m.step(letter);
-        if (o.json) io.out(JSON.stringify({ letter: [...letter], ...last }) + '\n');
-        else io.out(`${String(last.position).padStart(3)} ${showLetter(letter).padEnd(12)} states {${last.states.join(',')}}${last.viable ? '' : '  VIOLATED: no accepting continuation'}\n`);
+    guarded(io, setExit, formula, o, (app, src) => {
+      const m = app.monitorWord(src.text, o.word, budgetOptions(o));
+      if (!o.json) io.out(`start: states {${m.start.states.join(',')}}\n`);
+      let last = m.start;
+      for (const { letter, state } of m.steps) {
+        last = state;
+        if (o.json) io.out(JSON.stringify({ letter: [...letter], ...state }) + '\n');
+        else io.out(`${String(state.position).padStart(3)} ${app.showLetter(letter).padEnd(12)} states {${state.states.join(',')}}${state.viable ? '' : '  VIOLATED: no accepting continuation'}\n`);
       }
       return last.viable ? EXIT.ok : EXIT.negative;
     }));

@@ -1,4 +1,8 @@
-/** The `witness` command. Sub-commands grow with each capability; every one has --help. */
+/**
+ * The `witness` command. Every sub-command parses its flags, calls the application layer (loaded
+ * when the command runs, so `witness --version` and `witness ltl …` load no simulator, model runtime
+ * or database), and prints. Every one has --help.
+ */
 import { Command, CommanderError } from 'commander';
 import { ltlCommand } from './ltl.js';
 import { demoCommand } from './demo.js';
@@ -13,10 +17,10 @@ import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
 import { auditCommand } from './audit.js';
 import { labCommand } from './lab.js';
-import { webCommand } from './web.js';
+import { type ServeWeb, webCommand } from './web.js';
 import { ros2Command } from './ros2.js';
 import { EXIT, type Output, processOutput, report } from './errors.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../contract/version.js';
 
 /** Every command reports through `io`, throws instead of exiting, and points at --help on errors. */
 function configure(cmd: Command, io: Output): void {
@@ -27,7 +31,12 @@ function configure(cmd: Command, io: Output): void {
   for (const sub of cmd.commands) configure(sub, io);
 }
 
-export function buildProgram(io: Output, setExit: (code: number) => void): Command {
+/** Front ends the CLI can start but does not import (the process entry, main/witness.ts, provides them). */
+export interface FrontEnds {
+  readonly web?: ServeWeb;
+}
+
+export function buildProgram(io: Output, setExit: (code: number) => void, frontEnds: FrontEnds = {}): Command {
   const program = new Command('witness')
     .description('Witness: typed, verified robot tool calls and temporal-logic missions planned over learned graphs')
     .version(VERSION, '-V, --version');
@@ -44,16 +53,16 @@ export function buildProgram(io: Output, setExit: (code: number) => void): Comma
   program.addCommand(auditCommand(io, setExit));
   program.addCommand(labCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));
-  program.addCommand(webCommand(io, setExit));
+  program.addCommand(webCommand(io, setExit, frontEnds.web));
   program.addCommand(ros2Command(io, setExit));
   configure(program, io);
   return program;
 }
 
 /** Runs the CLI; resolves to the exit code. */
-export async function run(argv: readonly string[], io: Output = processOutput): Promise<number> {
+export async function run(argv: readonly string[], io: Output = processOutput, frontEnds: FrontEnds = {}): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => { code = c; });
+  const program = buildProgram(io, (c) => { code = c; }, frontEnds);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {

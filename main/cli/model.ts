@@ -1,6 +1,5 @@
 /** `witness model …`: the ONNX model bundles (embedding ψ and executor π_low). */
 import { Command } from 'commander';
-import { loadModels } from '../services/models/bundle.js';
 import type { Output } from './errors.js';
 import { action } from './flags.js';
 
@@ -13,11 +12,10 @@ export function modelCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--world <id>', 'fail unless the models are for this world')
     .option('--json', 'print the manifest as JSON')
     .action(action(io, setExit, async (dir: string, o: { world?: string; json?: boolean }) => {
-      const m = await loadModels(dir, o.world !== undefined ? { expectWorld: o.world } : {});
-      const { dims, H_TD, world } = m.manifest;
-      if (o.json) io.out(JSON.stringify(m.manifest, null, 2) + '\n');
+      const m = await (await import('../app/train.js')).checkBundle(dir, o.world);
+      const { dims, H_TD, world } = m;
+      if (o.json) io.out(JSON.stringify(m, null, 2) + '\n');
       else io.out(`${dir}: models for ${world}: obs ${dims.obs} → latent ${dims.latent}; (obs, direction) → action ${dims.action}; H_TD ${H_TD}; hashes and shapes check out\n`);
-      await m.close();
     }));
   return model;
 }

@@ -1,13 +1,16 @@
 /**
  * The operator's answer to an escalation, from the command line: a standing decision given as flags
  * (`--decision`, `--reason`), a question on the terminal, or — with no terminal and no flag — abort,
- * said on stderr. All three are the loop's one `decide` hook, as the UI's dialog will be.
+ * said on stderr. All three are the loop's one `decide` hook, as the console's dialog is.
  */
 import { createInterface, type Interface } from 'node:readline';
-import { DECISIONS, type Decide, type Escalation, type OperatorDecision, isDecision } from '../core/loop/escalation.js';
+import { DECISIONS, type DecisionKind } from '../contract/defaults.js';
+import type { Decide, Escalation, OperatorDecision } from '../contract/failure.js';
 import { CliError, type Output } from './errors.js';
 
 export const NO_OPERATOR_REASON = 'no operator (stdin is not a terminal)';
+
+const isDecision = (x: string): x is DecisionKind => (DECISIONS as readonly string[]).includes(x);
 
 export interface DecisionFlags {
   readonly decision?: string;
@@ -17,8 +20,10 @@ export interface DecisionFlags {
 /** The escalation as the operator needs it: why, and the failure that caused it. */
 export function describeEscalation(e: Escalation): string {
   const f = e.failure;
-  return `the loop escalated (#${e.n}, ${e.cause}): ${e.reason}\n` +
-    `  last failure: ${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''} → ${f.label} (${f.class})\n`;
+  const what = f.source === 'tool'
+    ? `${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''}`
+    : `${f.from} → ${f.to}: ${f.kind} (violated ${f.violated}): ${f.rule}`;
+  return `the loop escalated (#${e.n}, ${e.cause}): ${e.reason}\n  last failure: ${what} → ${f.label} (${f.class})\n`;
 }
 
 /** A standing decision from the flags (every escalation of the run gets it), or null when none was given. */
@@ -42,8 +47,8 @@ export function noOperator(io: Output): Decide {
 }
 
 /**
- * Asks on a terminal: the decision (asked again until it is one of abort/retry/skip) and a reason.
- * Prompts go to stderr so `--json` output stays clean. The end of input (Ctrl-D) is abort.
+ * Asks on a terminal: the decision (asked again until it is one of the escalation's options) and a
+ * reason. Prompts go to stderr so `--json` output stays clean. The end of input (Ctrl-D) is abort.
  */
 export class TerminalOperator {
   private rl: Interface | null = null;
@@ -64,12 +69,13 @@ export class TerminalOperator {
   readonly decide: Decide = async (e) => {
     this.io.err(`\nwitness: ${describeEscalation(e)}`);
     const closed: OperatorDecision = { decision: 'abort', reason: 'the operator closed the terminal (end of input)', operator: this.operator };
+    const options = e.options;
     for (;;) {
-      const answer = await this.line(`decide: abort (end the run), retry (one more round of replans) or skip (abandon this step, go on) [${DECISIONS.join('/')}]: `);
+      const answer = await this.line(`decide: abort (end the run), retry (one more round of replans)${options.includes('skip') ? ' or skip (abandon this step, go on)' : ''} [${options.join('/')}]: `);
       if (answer === null) return closed;
       const decision = answer.toLowerCase();
-      if (!isDecision(decision)) {
-        this.io.err(`  '${answer}' is not one of ${DECISIONS.join(', ')}\n`);
+      if (!isDecision(decision) || !options.includes(decision)) {
+        this.io.err(`  '${answer}' is not one of ${options.join(', ')}\n`);
         continue;
       }
       const reason = await this.line('reason: ');

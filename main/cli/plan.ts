@@ -1,19 +1,12 @@
 /** `witness plan`: SAGAS product search (or a baseline) on a labelled graph or a latent graph artifact. */
 import { Command, Option } from 'commander';
-import { translateFormula } from '../core/ltl/translate.js';
-import { type Method, type PlanResult, DEFAULT_PLAN, METHODS, deadline, plan, unavailablePropositions } from '../core/plan/plan.js';
-import type { SemanticGraph } from '../core/plan/semantic.js';
-import { planDocument } from '../core/plan/document.js';
-import { DEFAULT_AUGMENT, type AugmentReport } from '../core/graph/augment.js';
-import { createRng } from '../core/random/rng.js';
-import { augmentTask, loadBackbone, readGraphInput } from '../services/plan/inputs.js';
-import { CliError, EXIT, type Output } from './errors.js';
+import { AUGMENT_DEFAULTS, PLAN_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../contract/defaults.js';
+import type { AugmentReport, PlanResult, SemanticGraph } from '../app/plan.js';
+import { EXIT, type Output } from './errors.js';
 import { action, intFlag, numberFlag, pointFlag } from './flags.js';
-import { parseSpec, taskRegions } from './task-inputs.js';
-import { defaultModelsDir } from './backbone.js';
 
 interface PlanFlags {
-  graph: string; spec: string; method: Method; lambda: number; k?: number; json?: boolean; tauSoft: number;
+  graph: string; spec: string; method: PlanMethod; lambda: number; k?: number; json?: boolean; tauSoft: number;
   regions?: string; start?: [number, number]; data?: string; models?: string;
   anchors: number; attempts: number; kernel: 'constant' | 'gaussian'; sigma?: number; seed: number; timeLimitMs: number; heuristic: 'b13' | 'chain';
 }
@@ -47,73 +40,36 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
     .description('plan a prefix–suffix mission for an LTL specification over a labelled graph (JSON) or a latent graph (.wgraph)')
     .requiredOption('--graph <file>', 'labelled graph JSON (docs/FORMATS.md) or a latent graph artifact from `witness graph build`')
     .requiredOption('--spec <formula>', 'the LTL specification')
-    .addOption(new Option('--method <m>', 'planner').choices([...METHODS]).default('sagas'))
-    .option('--lambda <x>', 'prefix–suffix trade-off λ in [0, 1]', numberFlag('--lambda', 0, 1), DEFAULT_PLAN.lambda)
-    .option('--k <n|all>', 'prefix candidates K, or all for the exact optimum (default: all on labelled graphs, 5 on latent graphs)', kFlag)
-    .option('--tau-soft <x>', 'soft-label threshold τ_soft for negative literals on cluster nodes', numberFlag('--tau-soft', 0, 1), DEFAULT_PLAN.tauSoft)
+    .addOption(new Option('--method <m>', 'planner').choices([...PLAN_METHODS]).default('sagas'))
+    .option('--lambda <x>', 'prefix–suffix trade-off λ in [0, 1]', numberFlag('--lambda', 0, 1), PLAN_DEFAULTS.lambda)
+    .option('--k <n|all>', `prefix candidates K, or all for the exact optimum (default: all on labelled graphs, ${PLAN_DEFAULTS.k} on latent graphs)`, kFlag)
+    .option('--tau-soft <x>', 'soft-label threshold τ_soft for negative literals on cluster nodes', numberFlag('--tau-soft', 0, 1), PLAN_DEFAULTS.tauSoft)
     .option('--regions <file>', 'latent graphs: the regions file (docs/FORMATS.md)')
     .option('--start <x,y>', 'latent graphs: the start position in metres', pointFlag)
     .option('--data <file>', 'latent graphs: the dataset the graph was built from (.wds)')
     .option('--models <dir>', 'latent graphs: the model bundle (default: the shipped one for the graph\'s world)')
-    .option('--anchors <n>', 'anchors per proposition N_s', intFlag('--anchors', 1), DEFAULT_AUGMENT.anchors)
-    .option('--attempts <n>', 'anchor candidates retrieved per proposition', intFlag('--attempts', 1), DEFAULT_AUGMENT.attempts)
+    .option('--anchors <n>', 'anchors per proposition N_s', intFlag('--anchors', 1), AUGMENT_DEFAULTS.anchors)
+    .option('--attempts <n>', 'anchor candidates retrieved per proposition', intFlag('--attempts', 1), AUGMENT_DEFAULTS.attempts)
     .addOption(new Option('--kernel <k>', 'soft-label kernel').choices(['constant', 'gaussian']).default('constant'))
     .option('--sigma <x>', 'Gaussian kernel bandwidth in latent units', numberFlag('--sigma', 1e-9, 1e9))
     .option('--seed <n>', 'seed for anchor retrieval', intFlag('--seed', 0), 0)
     .addOption(new Option('--heuristic <h>', 'prefix A* heuristic: b13 (the paper\'s) or chain (literal-chain bound; same plans, fewer expansions)').choices(['b13', 'chain']).default('b13'))
-    .option('--time-limit-ms <n>', 'time budget of the search (exit 3 past it)', intFlag('--time-limit-ms', 1), 60_000)
+    .option('--time-limit-ms <n>', 'time budget of the search (exit 3 past it)', intFlag('--time-limit-ms', 1), PLAN_DEFAULTS.cliTimeLimit_ms)
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: PlanFlags) => {
-      const formula = parseSpec(o.spec);
-      const t0 = performance.now();
-      const automaton = translateFormula(formula).automaton;
-      const translate_ms = performance.now() - t0;
-      const input = await readGraphInput(o.graph);
-      let graph: SemanticGraph;
-      let augmentation: AugmentReport | undefined;
-      let augment_ms: number | undefined;
-      let k = o.k;
-      if (input.kind === 'latent') {
-        for (const [flag, v] of [['--regions', o.regions], ['--start', o.start], ['--data', o.data]] as const) {
-          if (v === undefined) throw new CliError(`${o.graph} is a latent graph: ${flag} is required`);
-        }
-        if (o.kernel === 'gaussian' && o.sigma === undefined) throw new CliError('--kernel gaussian needs --sigma');
-        const regions = await taskRegions(o.regions!, automaton.aps);
-        const b = await loadBackbone(o.graph, o.data!, o.models ?? defaultModelsDir);
-        try {
-          const task = await augmentTask(b, regions, o.start!, {
-            anchors: o.anchors, attempts: o.attempts,
-            kernel: o.kernel === 'gaussian' ? { kind: 'gaussian', sigma: o.sigma! } : { kind: 'constant' },
-          }, createRng(o.seed), { regions: o.regions!, start: '--start' });
-          graph = task.graph;
-          augmentation = task.report;
-          augment_ms = task.augment_ms;
-        } finally {
-          await b.models.close();
-        }
-        k ??= DEFAULT_PLAN.k;
-      } else {
-        graph = input.graph;
-        k ??= Infinity;
-      }
-      // A proposition no node carries is false everywhere: legal, but usually a typo.
-      const warnings = unavailablePropositions(graph, automaton)
-        .filter(() => input.kind === 'labelled')
-        .map((ap) => `proposition "${ap}" labels no node of ${o.graph}: it is false everywhere`);
-      if (!o.json) for (const w of warnings) io.err(`warning: ${w}\n`);
-      const t1 = performance.now();
-      const check = deadline(o.timeLimitMs, () => performance.now());
-      const result = plan(graph, automaton, { method: o.method, k, lambda: o.lambda, tauSoft: o.tauSoft, check, heuristic: o.heuristic });
-      const planning_ms = performance.now() - t1;
-      const extra = {
-        k: k === Infinity ? 'all' : k, lambda: o.lambda, planning_ms, translate_ms, ...(warnings.length > 0 ? { warnings } : {}),
-        ...(augment_ms !== undefined ? { augment_ms, augmentation } : {}),
-      };
-      if (o.json) io.out(`${JSON.stringify(planDocument(result, graph, extra))}\n`);
+      const { planOnGraph } = await import('../app/plan.js');
+      const r = await planOnGraph({
+        graph: o.graph, spec: o.spec, method: o.method, lambda: o.lambda, tauSoft: o.tauSoft, heuristic: o.heuristic, timeLimit_ms: o.timeLimitMs,
+        ...(o.k !== undefined ? { k: o.k } : {}), ...(o.regions !== undefined ? { regions: o.regions } : {}), ...(o.start !== undefined ? { start: o.start } : {}),
+        ...(o.data !== undefined ? { data: o.data } : {}), ...(o.models !== undefined ? { models: o.models } : {}),
+        augment: { anchors: o.anchors, attempts: o.attempts, kernel: o.kernel, seed: o.seed, ...(o.sigma !== undefined ? { sigma: o.sigma } : {}) },
+      });
+      if (o.json) io.out(`${JSON.stringify(r.document)}\n`);
       else {
-        describe(io, result, graph, `plan (${o.method}, K=${k === Infinity ? 'all' : k}, λ=${o.lambda}) for ${automaton.formula}: ${result.status} in ${planning_ms.toFixed(1)} ms`);
-        if (augmentation) describeAugment(io, augmentation);
+        for (const w of r.warnings) io.err(`warning: ${w}\n`);
+        describe(io, r.result, r.graph, `plan (${o.method}, K=${r.k === Infinity ? 'all' : r.k}, λ=${o.lambda}) for ${r.automaton.formula}: ${r.result.status} in ${r.planning_ms.toFixed(1)} ms`);
+        if (r.augmentation) describeAugment(io, r.augmentation);
       }
-      return result.status === 'ok' ? EXIT.ok : EXIT.budget;
+      return r.result.status === 'ok' ? EXIT.ok : EXIT.budget;
     }));
 }

@@ -1,30 +1,26 @@
 /**
- * `witness ros2 …`: the ROS 2 backend. rclnodejs is imported inside the action only, so --help and
+ * `witness ros2 …`: the ROS 2 backend. rclnodejs is imported when the check runs only, so --help and
  * every other command run where ROS 2 is not installed; this one says exactly what is missing.
  */
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
-import { type Ros2Availability, Ros2Unavailable, describeAvailability, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
-import { Ros2World } from '../backends/ros2/world.js';
-import { type ProbeReport, probeRos2 } from '../backends/ros2/probe.js';
-import { WorldError } from '../backends/world.js';
-import { CliError, EXIT, type Output } from './errors.js';
+import type { Ros2Availability, Ros2CheckResult } from '../app/worlds.js';
+import { EXIT, type Output } from './errors.js';
 import { action, numberFlag } from './flags.js';
-
-export const DEFAULT_ROS2_CONFIG = fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
 
 export interface Ros2Deps {
   /** How rclnodejs is loaded (replaced in tests by the fake). */
   readonly load?: () => Promise<Ros2Availability>;
 }
 
-function summary(c: Ros2Config): string {
+type Config = Ros2CheckResult['config'];
+type Report = Extract<Ros2CheckResult, { stage: 'probe' }>['report'];
+
+function summary(c: Config): string {
   const n = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
   return `${c.id} — ${n(Object.keys(c.tools).length, 'tool')}, ${n(Object.keys(c.services).length, 'service')}, ${n(Object.keys(c.sensors).length, 'sensor')}, ${n(c.regions.length, 'region')}, pose from ${c.pose.source === 'tf' ? `TF ${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`}`;
 }
 
-function printReport(io: Output, c: Ros2Config, r: ProbeReport, bound_s: number): void {
+function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
   for (const a of r.actions) io.out(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${a.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
   for (const s of r.services) io.out(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
   for (const t of r.topics) io.out(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}\n`);
@@ -48,36 +44,25 @@ export function ros2Command(io: Output, setExit: (c: number) => void, deps: Ros2
     .option('--timeout <s>', 'how long to wait for servers and first messages, s (default: the configuration\'s connect_timeout_s)', numberFlag('--timeout', 0.1, 600))
     .option('--json', 'print one JSON document')
     .action((o: { config?: string; timeout?: number; json?: boolean }) => run(async () => {
-      const file = o.config ?? process.env['WITNESS_ROS2_CONFIG'] ?? DEFAULT_ROS2_CONFIG;
-      const config = readRos2Config(file);
-      const configJson = { file, ok: true, id: config.id, tools: Object.keys(config.tools), services: Object.keys(config.services), sensors: Object.keys(config.sensors), regions: config.regions.map((r) => r.name) };
-      if (!o.json) io.out(`config   ${file}: ${summary(config)}\n`);
-      const a = await (deps.load ?? loadRclnodejs)();
-      if (!a.ok) {
-        if (o.json) {
-          io.out(JSON.stringify({ config: configJson, ros2: { available: false, problem: a.problem, message: a.message, fix: a.fix } }) + '\n');
-          return EXIT.unavailable;
-        }
-        throw new Ros2Unavailable(a);
+      const app = await import('../app/worlds.js');
+      const file = o.config ?? process.env['WITNESS_ROS2_CONFIG'] ?? app.DEFAULT_ROS2_CONFIG;
+      const r = await app.ros2Check(file, {
+        ...(o.timeout !== undefined ? { timeout_s: o.timeout } : {}), ...(deps.load ? { load: deps.load } : {}),
+        onConfig: (c) => { if (!o.json) io.out(`config   ${file}: ${summary(c)}\n`); },
+        onAvailable: (a) => { if (!o.json) io.out(`ROS 2    ${app.describeAvailability(a)}\n`); },
+      });
+      const c = r.config;
+      const configJson = { file, ok: true, id: c.id, tools: Object.keys(c.tools), services: Object.keys(c.services), sensors: Object.keys(c.sensors), regions: c.regions.map((x) => x.name) };
+      if (r.stage === 'config') {
+        const a = r.availability;
+        if (!o.json) throw new app.Ros2Unavailable(a);
+        io.out(JSON.stringify({ config: configJson, ros2: { available: false, problem: a.problem, message: a.message, fix: a.fix } }) + '\n');
+        return EXIT.unavailable;
       }
-      if (!o.json) io.out(`ROS 2    ${describeAvailability(a)}\n`);
-      const bound_s = o.timeout ?? config.connect_timeout_s;
-      let world: Ros2World;
-      try {
-        world = await Ros2World.open(config, a.rcl, { distro: a.distro });
-      } catch (e) {
-        // An interface rclnodejs has no code for: the configuration does not fit this installation.
-        if (e instanceof WorldError) throw new CliError(e.message, EXIT.negative);
-        throw e;
-      }
-      try {
-        const r = await probeRos2(world, bound_s);
-        if (o.json) io.out(JSON.stringify({ config: configJson, ros2: { available: true, distro: a.distro, version: a.version, notes: a.notes }, probe: r }) + '\n');
-        else printReport(io, config, r, bound_s);
-        return r.ok ? EXIT.ok : EXIT.negative;
-      } finally {
-        await world.close();
-      }
+      const a = r.availability;
+      if (o.json) io.out(JSON.stringify({ config: configJson, ros2: { available: true, distro: a.distro, version: a.version, notes: a.notes }, probe: r.report }) + '\n');
+      else printReport(io, c, r.report, r.bound_s);
+      return r.report.ok ? EXIT.ok : EXIT.negative;
     })());
   return ros2;
 }

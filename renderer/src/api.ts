@@ -1,5 +1,5 @@
 /** The typed API over a bridge: each method resolves to its result or throws an ApiCallError. */
-import type { ApiError, ApiMethod, ApiParams, ApiResult, WitnessApi, WitnessBridge } from '../../main/api/contract.js';
+import type { ApiError, ApiMethod, ApiParams, ApiResult, WitnessApi, WitnessBridge } from '../../main/contract/api.js';
 
 export class ApiCallError extends Error {
   constructor(readonly method: string, readonly error: ApiError) {

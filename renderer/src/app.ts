@@ -3,7 +3,7 @@
  * message hub so panels can hand each other work (the console's plan to the graph view, the audit
  * browser's replay to it, the editor's spec to the console).
  */
-import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi } from '../../main/api/contract.js';
+import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi } from '../../main/contract/api.js';
 
 export type LocalMessage =
   | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }

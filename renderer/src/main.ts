@@ -1,7 +1,7 @@
 // The renderer's entry: find the bridge (the preload's in the desktop app, a WebSocket in web
 // mode), build the typed API on it and mount the workbench.
 import './style.css';
-import type { WitnessBridge } from '../../main/api/contract.js';
+import type { WitnessBridge } from '../../main/contract/api.js';
 import { createClient, errorText } from './api.js';
 import { connectWeb, takeToken } from './bridge/web.js';
 import { mountShell } from './shell.js';

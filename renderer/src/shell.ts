@@ -3,7 +3,7 @@
  * bound to Esc everywhere, including inside the editors), the panels, and a status bar with job
  * progress and notices.
  */
-import type { ApiEvent, JobEvent } from '../../main/api/contract.js';
+import type { ApiEvent, JobEvent } from '../../main/contract/api.js';
 import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
 import { errorText } from './api.js';
 

@@ -140,7 +140,7 @@ export async function writeBigRun(log: AuditLog, clock: { now: number }, n = 100
     void log.append(run, kind, body, o);
     if (i % 20_000 === 0) await log.flush();
   }
-  void log.append(run, 'run_end', { outcome: 'success', steps: n }, { step: n - 1, t_ms: T1 + (n - 1) * 10 });
+  void log.append(run, 'run_end', { outcome: 'success', steps: n, replans: 0 }, { step: n - 1, t_ms: T1 + (n - 1) * 10 });
   await log.flush();
   return { run, events: n, kinds, tools, failures, needleStep };
 }

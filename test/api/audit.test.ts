@@ -7,10 +7,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createDirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
-import { createContext } from '../../main/api/context.js';
-import { auditHandlers } from '../../main/api/handlers/audit.js';
-import { ApiFailure } from '../../main/api/failure.js';
-import type { AuditEventRow, AuditFilter, WitnessApi } from '../../main/api/contract.js';
+import { type ErrorReport, WitnessError, errorReport } from '../../main/contract/errors.js';
+import type { AuditEventRow, AuditFilter, WitnessApi } from '../../main/contract/api.js';
 import { BIG_TOOLS, NEEDLE, T0, T1, writeFixture } from './audit-fixture.js';
 
 const BIG = 20_000;
@@ -25,15 +23,16 @@ function apiOn(auditFile = file): ReturnType<typeof createDirectApi> {
   return createDirectApi({ auditFile, workspace: path.join(dir, 'workspace') });
 }
 
-async function rejects(p: Promise<unknown>, code: string, where?: string | RegExp): Promise<ApiFailure> {
+async function rejects(p: Promise<unknown>, code: string, where?: string | RegExp): Promise<ErrorReport> {
   try {
     await p;
   } catch (e) {
-    assert.ok(e instanceof ApiFailure, `expected an ApiFailure, got ${String(e)}`);
-    assert.equal(e.error.code, code, e.error.message);
-    if (typeof where === 'string') assert.equal(e.error.path, where, e.error.message);
-    else if (where) assert.match(e.error.path ?? '', where);
-    return e;
+    assert.ok(e instanceof WitnessError, `expected a WitnessError, got ${String(e)}`);
+    const r = errorReport(e);
+    assert.equal(r.code, code, r.message);
+    if (typeof where === 'string') assert.equal(r.path, where, r.message);
+    else if (where) assert.match(r.path ?? '', where);
+    return r;
   }
   assert.fail(`expected a ${code} failure`);
 }
@@ -293,31 +292,30 @@ test('auditExport: one run or the whole database, as JSON Lines, CSV or MCAP, in
 });
 
 test('read-only: browsing leaves the database byte for byte as it was; connections are cached, bounded and follow a replaced file', async () => {
-  const ctx = createContext({ auditFile: file, workspace: path.join(dir, 'workspace') });
-  const h = auditHandlers(ctx);
+  const h = createDirectApi({ auditFile: file, workspace: path.join(dir, 'workspace') });
   try {
-    await h.api.auditRuns({});
-    await h.api.auditQuery({ filter: { run: small.run, text: 'pick' }, limit: 10 });
-    await h.api.auditReplay({ run: small.run });
-    await h.api.auditVerify({});
-    assert.equal(h.openConnections(), 1);
+    await h.auditRuns({});
+    await h.auditQuery({ filter: { run: small.run, text: 'pick' }, limit: 10 });
+    await h.auditReplay({ run: small.run });
+    await h.auditVerify({});
+    assert.equal(h.auditConnections(), 1);
     const copies = Array.from({ length: 6 }, (_, i) => path.join(dir, `copy${i}.sqlite`));
     for (const c of copies) {
       copyFileSync(file, c);
-      assert.equal((await h.api.auditRuns({ file: c })).runs.length, 2);
+      assert.equal((await h.auditRuns({ file: c })).runs.length, 2);
     }
-    assert.equal(h.openConnections(), 4, 'at most four open at once');
+    assert.equal(h.auditConnections(), 4, 'at most four open at once');
     // A file replaced under the same name is reopened, not read through a stale handle.
     const other = path.join(dir, 'other.sqlite');
     await writeFixture(other, 0);
     copyFileSync(other, `${copies[5]!}.new`);
     const { renameSync } = await import('node:fs');
     renameSync(`${copies[5]!}.new`, copies[5]!);
-    assert.equal((await h.api.auditRuns({ file: copies[5] })).runs.length, 1);
+    assert.equal((await h.auditRuns({ file: copies[5] })).runs.length, 1);
   } finally {
     await h.close();
   }
-  assert.equal(h.openConnections(), 0);
+  assert.equal(h.auditConnections(), 0);
   assert.deepEqual({ sha: digest(file), mtime: statSync(file).mtimeMs }, before);
   mkdirSync(path.join(dir, 'workspace'), { recursive: true });
 });

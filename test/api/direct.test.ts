@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createDirectApi } from '../../main/api/direct.js';
 import { registerIpc } from '../../main/api/ipc.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
-import { API_METHODS, IPC_INVOKE, type ApiEnvelope, type LtlTranslateRequest } from '../../main/api/contract.js';
+import { API_METHODS, IPC_INVOKE, type ApiEnvelope, type LtlTranslateRequest } from '../../main/contract/api.js';
 
 test('ltlTranslate returns HOA by default and JSON on request', async () => {
   const api = createDirectApi();
@@ -16,9 +16,9 @@ test('ltlTranslate returns HOA by default and JSON on request', async () => {
 test('ltlTranslate reports syntax errors with positions and rejects malformed requests', async () => {
   const api = createDirectApi();
   const bad = await api.ltlTranslate({ formula: 'G (a &' });
-  assert.deepEqual(bad, { ok: false, error: { message: "expected a formula after '&', found end of input", line: 1, column: 7 } });
+  assert.deepEqual(bad, { ok: false, error: { code: 'invalid-spec', message: "expected a formula after '&', found end of input", line: 1, column: 7 } });
   const wrong = await api.ltlTranslate({ formula: 42 } as unknown as LtlTranslateRequest);
-  assert.deepEqual(wrong, { ok: false, error: { message: 'request.formula: expected a string' } });
+  assert.deepEqual(wrong, { ok: false, error: { code: 'invalid-params', message: 'request.formula: expected a string' } });
   const fmt = await api.ltlTranslate({ formula: 'a', format: 'xml' } as unknown as LtlTranslateRequest);
   assert.equal(fmt.ok, false);
   const budget = await api.ltlTranslate({ formula: 'a & '.repeat(3000) + 'a' });
@@ -68,7 +68,7 @@ test('planGraph plans on a labelled graph, reports infeasibility as a document a
   const inf = await api.planGraph({ graph, spec: 'F c' });
   assert.ok(inf.ok && inf.plan.status === 'infeasible' && inf.plan.reason?.kind === 'unavailable-propositions');
   const bad = await api.planGraph({ graph: { ...graph, start: 'x' }, spec: 'F a' });
-  assert.deepEqual(bad, { ok: false, error: { message: '$.start: unknown node "x"' } });
+  assert.deepEqual(bad, { ok: false, error: { code: 'invalid-input', message: '$.start: unknown node "x"' } });
   const syntax = await api.planGraph({ graph, spec: 'F (a' });
   assert.ok(!syntax.ok && syntax.error.line === 1);
   const k = await api.planGraph({ graph, spec: 'F a', k: 0 });

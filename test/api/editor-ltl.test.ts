@@ -92,8 +92,8 @@ test('ltlCheck: budgets become diagnostics, not failures', () => {
 
 test('ltlCheck and worldVocabulary refuse unknown worlds; the dispatcher checks parameters', async () => {
   const api = createDirectApi();
-  await assert.rejects(api.ltlCheck({ text: 'F a', world: 'mars' }), (e: Error & { error?: { code?: string } }) =>
-    e.error?.code === 'not-found' && /no world "mars"; the editors know pointmaze-medium, .*tabletop/.test(e.message));
+  await assert.rejects(api.ltlCheck({ text: 'F a', world: 'mars' }), (e: Error & { code?: string }) =>
+    e.code === 'not-found' && /no world "mars"; the editors know pointmaze-medium, .*tabletop/.test(e.message));
   await assert.rejects(api.worldVocabulary({ world: 'mars' }), /no world "mars"/);
   const dispatch = createDispatcher(api);
   const bad = await dispatch('ltlCheck', { text: 3 });

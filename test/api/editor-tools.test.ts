@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createDirectApi } from '../../main/api/direct.js';
-import type { Diagnostic } from '../../main/api/contract.js';
+import type { Diagnostic } from '../../main/contract/api.js';
 import { InputError } from '../../main/core/input/json.js';
 import { parseTool, registerTools } from '../../main/core/loop/tools.js';
 import { TABLETOP_VOCABULARY } from '../../main/backends/mujoco/tabletop.js';

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createDirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
 import { MAX_FILE_BYTES, contentVersion } from '../../main/services/editor/workspace.js';
+import { WitnessError, errorReport } from '../../main/contract/errors.js';
 
 function setup(): { dir: string; ws: string; api: ReturnType<typeof createDirectApi> } {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-ws-'));
@@ -13,10 +14,11 @@ function setup(): { dir: string; ws: string; api: ReturnType<typeof createDirect
   return { dir, ws, api: createDirectApi({ workspace: ws, auditFile: path.join(dir, 'audit.sqlite') }) };
 }
 
-type Coded = Error & { error?: { code?: string; path?: string } };
-const code = (c: string, p?: string) => (e: Coded): boolean => {
-  assert.equal(e.error?.code, c, e.message);
-  if (p !== undefined) assert.equal(e.error?.path, p);
+/** The rejection is a WitnessError with this code, and (when given) this path in its report. */
+const code = (c: string, p?: string) => (e: unknown): boolean => {
+  assert.ok(e instanceof WitnessError, String(e));
+  assert.equal(e.code, c, e.message);
+  if (p !== undefined) assert.equal(errorReport(e).path, p);
   return true;
 };
 
@@ -50,10 +52,10 @@ test('workspace: read and write round-trip with versions; a stale version is a c
   // Someone else edits the file; saving on the old version is refused and their edit stays.
   writeFileSync(path.join(ws, 'specs/new.ltl'), 'G e3\n');
   await assert.rejects(api.workspaceWrite({ path: 'specs/new.ltl', text: 'mine', baseVersion: saved.version }),
-    (e: Coded) => code('conflict', 'specs/new.ltl')(e) && /changed on disk since it was opened/.test(e.message));
+    (e: Error) => code('conflict', 'specs/new.ltl')(e) && /changed on disk since it was opened/.test(e.message));
   assert.equal(readFileSync(path.join(ws, 'specs/new.ltl'), 'utf8'), 'G e3\n');
   // A new file never replaces one; without a base version the write is unconditional (overwrite).
-  await assert.rejects(api.workspaceWrite({ path: 'specs/new.ltl', text: 'x', baseVersion: null }), (e: Coded) => code('conflict')(e) && /already exists/.test(e.message));
+  await assert.rejects(api.workspaceWrite({ path: 'specs/new.ltl', text: 'x', baseVersion: null }), (e: Error) => code('conflict')(e) && /already exists/.test(e.message));
   await api.workspaceWrite({ path: 'specs/new.ltl', text: 'mine' });
   assert.equal(readFileSync(path.join(ws, 'specs/new.ltl'), 'utf8'), 'mine');
   // No temporary files are left behind.
@@ -84,7 +86,7 @@ test('workspace: paths outside the folder are refused: .., absolute, and symboli
     await assert.rejects(api.workspaceRead({ path: p }), code('forbidden', p), p);
     await assert.rejects(api.workspaceWrite({ path: p, text: 'x' }), code('forbidden', p), p);
   }
-  await assert.rejects(api.workspaceRead({ path: 'link.txt' }), (e: Coded) => code('forbidden', 'link.txt')(e) && /outside the workspace/.test(e.message));
+  await assert.rejects(api.workspaceRead({ path: 'link.txt' }), (e: Error) => code('forbidden', 'link.txt')(e) && /outside the workspace/.test(e.message));
   await assert.rejects(api.workspaceWrite({ path: 'link.txt', text: 'x' }), code('forbidden', 'link.txt'));
   await assert.rejects(api.workspaceWrite({ path: 'out/new.txt', text: 'x', baseVersion: null }), code('forbidden', 'out/new.txt'));
   await assert.rejects(api.workspaceWrite({ path: 'dangling.txt', text: 'x' }), code('forbidden'));
@@ -102,7 +104,7 @@ test('workspace: missing files, folders, binary and oversized files are refused 
   await api.workspaceList();
   await assert.rejects(api.workspaceRead({ path: 'nope.ltl' }), code('not-found', 'nope.ltl'));
   await assert.rejects(api.workspaceWrite({ path: 'gone.ltl', text: 'x', baseVersion: contentVersion(Buffer.from('y')) }),
-    (e: Coded) => code('conflict')(e) && /deleted on disk/.test(e.message));
+    (e: Error) => code('conflict')(e) && /deleted on disk/.test(e.message));
   mkdirSync(path.join(ws, 'dir'));
   await assert.rejects(api.workspaceRead({ path: 'dir' }), code('not-a-file'));
   writeFileSync(path.join(ws, 'f.txt'), 'x');
@@ -110,7 +112,7 @@ test('workspace: missing files, folders, binary and oversized files are refused 
   writeFileSync(path.join(ws, 'bin.dat'), Buffer.from([1, 0, 2]));
   await assert.rejects(api.workspaceRead({ path: 'bin.dat' }), code('not-text'));
   writeFileSync(path.join(ws, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
-  await assert.rejects(api.workspaceRead({ path: 'latin1.txt' }), (e: Coded) => code('not-text')(e) && /not UTF-8/.test(e.message));
+  await assert.rejects(api.workspaceRead({ path: 'latin1.txt' }), (e: Error) => code('not-text')(e) && /not UTF-8/.test(e.message));
   writeFileSync(path.join(ws, 'big.ltl'), 'a'.repeat(MAX_FILE_BYTES + 1));
   await assert.rejects(api.workspaceRead({ path: 'big.ltl' }), code('too-large', 'big.ltl'));
   await assert.rejects(api.workspaceWrite({ path: 'big2.ltl', text: 'é'.repeat(MAX_FILE_BYTES / 2 + 1) }), code('too-large'));

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
-import type { ApiEvent, MissionEvent } from '../../main/api/contract.js';
-import { ApiFailure } from '../../main/api/failure.js';
+import type { ApiEvent, MissionEvent } from '../../main/contract/api.js';
+import { WitnessError, errorReport } from '../../main/contract/errors.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 
 const REGIONS = readFileSync(new URL('../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8');
@@ -25,8 +25,8 @@ const code = async (p: Promise<unknown>): Promise<string | undefined> => {
     await p;
     return undefined;
   } catch (e) {
-    assert.ok(e instanceof ApiFailure, String(e));
-    return e.error.code;
+    assert.ok(e instanceof WitnessError, String(e));
+    return errorReport(e).code;
   }
 };
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
-import { ApiFailure } from '../../main/api/failure.js';
-import type { ApiError } from '../../main/api/contract.js';
+import { WitnessError, errorReport } from '../../main/contract/errors.js';
+import type { ApiError } from '../../main/contract/api.js';
 import { gridGraph } from '../fixtures/graphs/grid.js';
 
 function workspace(files: Record<string, unknown>): string {
@@ -22,8 +22,8 @@ async function rejection(p: Promise<unknown>): Promise<ApiError> {
   try {
     await p;
   } catch (e) {
-    assert.ok(e instanceof ApiFailure, String(e));
-    return e.error;
+    assert.ok(e instanceof WitnessError, String(e));
+    return errorReport(e);
   }
   assert.fail('expected the call to fail');
 }

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
+import { TabletopSim } from '../../main/backends/mujoco/tabletop.js';
 
 /** Where an object rests (`objects.<name>.on`) and its height, from the observed state. */
-async function on(world: TabletopWorld, name: string): Promise<{ on: string; z: number }> {
+async function on(world: TabletopSim, name: string): Promise<{ on: string; z: number }> {
   const s = await world.observe();
   const o = (s['objects'] as Record<string, { on: string; z: number }>)[name]!;
   return { on: o.on, z: o.z };
@@ -17,7 +17,7 @@ const QUARTER_X = [Math.SQRT1_2, Math.SQRT1_2, 0, 0] as const;
 const QUARTER_Y = [Math.SQRT1_2, 0, Math.SQRT1_2, 0] as const;
 
 test("support comes from contacts, whatever the object's orientation: the scene at rest, lying and tilted objects on the tray", async () => {
-  const world = await TabletopWorld.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  const world = await TabletopSim.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
   try {
     await world.reset(1);
     // The scene at rest: the mug upright on the table, the load on its bin.
@@ -71,7 +71,7 @@ test("support comes from contacts, whatever the object's orientation: the scene 
 });
 
 test('an object held in the gripper is on "gripper"; placed on the tray, on "tray"', async () => {
-  const world = await TabletopWorld.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  const world = await TabletopSim.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
   try {
     await world.reset(1);
     const ac = new AbortController();

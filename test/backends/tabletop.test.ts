@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { TABLETOP_VOCABULARY, TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
+import { TABLETOP_VOCABULARY, TabletopSim, TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
+import { type World, WorldError } from '../../main/core/world/world.js';
 import { parseTool, registerTools } from '../../main/core/loop/tools.js';
 import { runLoop } from '../../main/core/loop/loop.js';
 import { RecoveryPlanner, parseScript } from '../../main/core/loop/planners.js';
@@ -14,7 +15,7 @@ const asset = (f: string): unknown => JSON.parse(readFileSync(new URL(`../../../
 
 test("the seed's step-through in the MuJoCo tabletop: the nominal grasp misses, 2 cm lower holds, the mug ends on the tray", async () => {
   // No height noise: the catalogue's grasp height closes the fingers just above the mug, as in the seed.
-  const world = await TabletopWorld.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  const world = await TabletopSim.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
   try {
     const tools = registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), TABLETOP_VOCABULARY);
     await world.reset(1);
@@ -92,7 +93,7 @@ test('witness demo warehouse: a weight-limit fault, the two-step alternative, ev
 });
 
 test('the recovery planner splits a load by itself after a weight-limit fault (from the failure record\'s observed state)', async () => {
-  const world = await TabletopWorld.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  const world = await TabletopSim.create({ heightNoise_m: 0, perceptionNoise_m: 0 });
   try {
     const tools = registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), TABLETOP_VOCABULARY);
     await world.reset(3);
@@ -106,27 +107,22 @@ test('the recovery planner splits a load by itself after a weight-limit fault (f
   }
 });
 
-test('the tabletop behind the World interface: reset, step, projection, sensors, registry, input checks', async () => {
-  const { TabletopEnv, TABLETOP_OBSERVATION } = await import('../../main/backends/mujoco/tabletop.js');
-  const { WorldError } = await import('../../main/backends/world.js');
-  const env = await TabletopEnv.open();
+test('the tabletop behind the World interface: a tool world (vocabulary, reset, observe, execute), no navigation, input checks', async () => {
+  const w = await TabletopWorld.open({ heightNoise_m: 0, perceptionNoise_m: 0 });
+  assert.equal((w as World).navigation, undefined, 'the tabletop has no low-level navigation');
+  const tools = w.tools;
   try {
-    const r0 = await env.reset({ seed: 1 });
-    assert.equal(r0.observation.length, TABLETOP_OBSERVATION.length);
-    const z0 = env.project(r0.observation)[2]!;
-    let r = r0;
-    for (let i = 0; i < 20; i++) r = await env.step([0, 0, -0.005, 1]);
-    assert.ok(env.project(r.observation)[2]! < z0 - 0.05, 'the hand went down');
-    assert.ok(r.time_s > r0.time_s);
-    const s = await env.sensors();
-    assert.deepEqual(Object.keys(s).slice(0, 3), ['gripper.width_cm', 'gripper.load_N', 'hand.position']);
-    const reg = env.registry();
-    assert.equal(reg.fields['objects.red_mug.on'], 'string');
-    assert.ok(reg.objects.includes('shelf_c4'));
-    await assert.rejects(env.step([0.5, 0, 0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
-    await assert.rejects(env.reset({ seed: 1, initialState: [0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
+    assert.deepEqual(tools.vocabulary().skills, ['pick', 'place', 'move']);
+    assert.equal(tools.vocabulary().objectFields['on'], 'string');
+    const s0 = await tools.reset({ seed: 1 });
+    assert.equal((s0['objects'] as Record<string, { on: string }>)['red_mug']!.on, 'table');
+    const t0 = w.time_s();
+    const ac = new AbortController();
+    await tools.execute('move', { x: 0.1, y: 0.05, z: 0.65 }, { timeout_s: 30, signal: ac.signal });
+    assert.ok(w.time_s() > t0, 'the skill stepped the physics');
+    await assert.rejects(tools.execute('fly', {}, { timeout_s: 1, signal: ac.signal }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
   } finally {
-    await env.close();
+    await w.close();
   }
-  await assert.rejects(env.step([0, 0, 0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
+  await assert.rejects(tools.observe(), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
 });

@@ -6,18 +6,18 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
 import { PointMazeWorld } from '../../main/backends/mujoco/pointmaze.js';
-import type { SensorReading } from '../../main/backends/world.js';
+import type { NavState } from '../../main/core/world/world.js';
 import { readRos2Config } from '../../main/backends/ros2/config.js';
 import { openRos2World } from '../../main/backends/ros2/world.js';
 import { type ContractWorld, worldContract } from './world-contract.js';
 import { ros2ContractWorld } from './ros2/contract-adapter.js';
 
 worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
-  const w = await TabletopWorld.create();
-  const run = (skill: string, args: unknown) => (o: { timeout_s: number; signal: AbortSignal }) => w.execute(skill, args, o);
+  const w = await TabletopWorld.open();
+  const run = (skill: string, args: unknown) => (o: { timeout_s: number; signal: AbortSignal }) => w.tools.execute(skill, args, o);
   return {
-    reset: (seed) => w.reset(seed),
-    observe: () => w.observe(),
+    reset: (seed) => w.tools.reset({ seed }),
+    observe: () => w.tools.observe(),
     fields: ['gripper.width_cm', 'gripper.holding', 'gripper.load_N', 'objects.red_mug.on', 'objects.tray.z'],
     succeed: { what: 'move the hand', run: run('move', { x: 0.1, y: 0.05, z: 0.65 }), timeout_s: 30 },
     // A pick is thousands of physics steps: far longer than a millisecond.
@@ -27,38 +27,29 @@ worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
     stop_s: 1,
     // Stopped means stopped: no physics runs once the call has rejected.
     quiescent: async () => {
-      const t = w.time_s;
+      const t = w.time_s();
       await new Promise((resolve) => setTimeout(resolve, 30));
-      assert.equal(w.time_s, t, 'the simulation advanced after the call was stopped');
+      assert.equal(w.time_s(), t, 'the simulation advanced after the call was stopped');
     },
-    close: () => Promise.resolve(w.close()),
+    close: () => w.close(),
   };
 });
 
-const NO_SKILLS = 'the point maze has no skills: its one call is step, a single synchronous physics step';
+const NO_SKILLS = 'the point maze has no skills: its one call is a navigation step, a single synchronous physics step';
 
 worldContract('MuJoCo point maze', async (): Promise<ContractWorld> => {
   const w = await PointMazeWorld.open('pointmaze-medium');
-  // Sensor readings as an observed state: "agent.position" → { agent: { position } }.
-  const state = (r: Readonly<Record<string, SensorReading>>): Record<string, unknown> => {
-    const out: Record<string, Record<string, unknown>> = {};
-    for (const [k, v] of Object.entries(r)) {
-      const [a, b] = k.split('.') as [string, string];
-      (out[a] ??= {})[b] = v.value;
-    }
-    return out;
-  };
+  const nav = w.navigation;
+  // The navigation state as an observed state: the pose, the policy's observation, the time.
+  const state = (s: NavState): Record<string, unknown> => ({ pose: s.pose, observation: Array.from(s.observation), time_s: s.time_s });
   return {
-    reset: async (seed) => {
-      await w.reset({ seed, initialState: [0, 0, 0, 0] });
-      return state(await w.sensors());
-    },
-    observe: async () => state(await w.sensors()),
-    fields: ['agent.position', 'agent.velocity', 'agent.cell'],
-    succeed: { what: 'one step', run: (o) => w.step([1, 0], o), timeout_s: 5 },
+    reset: async (seed) => state(await nav.reset({ seed, start: [0, 0] })),
+    observe: async () => state(await nav.observe()),
+    fields: ['pose.x', 'pose.y', 'observation', 'time_s'],
+    succeed: { what: 'one step', run: async (o) => state(await nav.step([1, 0], o)), timeout_s: 5 },
     slow: { skip: `${NO_SKILLS} that cannot outlast a timeout, so there is no timeout path (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)` },
     cancel: { skip: `${NO_SKILLS} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/pointmaze.test.ts)` },
-    fail: { what: 'a step with a malformed action', run: (o) => w.step([2], o), kinds: ['invalid-input'] },
+    fail: { what: 'a step with a malformed action', run: (o) => nav.step([2], o), kinds: ['invalid-input'] },
     stop_s: 1,
     close: () => w.close(),
   };

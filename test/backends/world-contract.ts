@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorldError, type WorldErrorKind } from '../../main/backends/world.js';
+import { WorldError, type WorldErrorKind } from '../../main/core/world/world.js';
 
 export interface ContractCall {
   /** What the call does, for messages. */

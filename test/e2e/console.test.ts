@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { type AppUnderTest, openApp } from './harness.js';
+import { userInfo } from 'node:os';
 
 async function plan(app: AppUnderTest, o: { spec?: string; steps?: string } = {}): Promise<void> {
   const { page } = app;
@@ -46,7 +47,11 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
     try {
       const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];
       assert.equal(d.length, 1);
-      assert.deepEqual(JSON.parse(d[0]!.body), { decision: 'abort', reason: 'robot keeps timing out near c347; inspecting', escalation: (JSON.parse(d[0]!.body) as { escalation: string }).escalation });
+      // The decision, its reason, who decided, and which escalation it answers (the contract's one shape).
+      const body = JSON.parse(d[0]!.body) as Record<string, unknown> & { escalation: { n: number; cause: string; label: string; reason: string } };
+      assert.deepEqual({ ...body, escalation: null }, { decision: 'abort', reason: 'robot keeps timing out near c347; inspecting', operator: userInfo().username, escalation: null });
+      assert.deepEqual([body.escalation.n, body.escalation.cause, body.escalation.label], [1, 'replan-budget', 'tracking-timeout']);
+      assert.match(body.escalation.reason, /replanning budget R = 0 exhausted/);
     } finally {
       db.close();
     }

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import type { Core } from 'cytoscape';
 import { openApp } from './harness.js';
 import { gridGraph } from '../fixtures/graphs/grid.js';
-import type { AutomatonView, GraphScene, PlanView } from '../../main/api/contract.js';
+import type { AutomatonView, GraphScene, PlanView } from '../../main/contract/api.js';
 
 /** The mission console's messages to the graph panel (renderer/src/app.ts LocalMessage). */
 type ConsoleMessage =

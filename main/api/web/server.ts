@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Dispatch } from '../dispatch.js';
-import type { EventBus } from '../events.js';
+import type { EventBus } from '../../app/events.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
 
 export interface WebServerOptions {

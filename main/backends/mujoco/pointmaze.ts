@@ -4,15 +4,17 @@
  * simulator behind the asynchronous, fallible World interface.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
-import { MAZES, type MazeLayout, cellAt, cellCenter, freeCells } from '../../core/world/maze.js';
+import { MAZES, type MazeLayout, cellAt, cellCenter, freeCells, mazeMap } from '../../core/world/maze.js';
 import { createRng, type Rng } from '../../core/random/rng.js';
-import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall } from '../world.js';
+import { type NavState, type Navigation, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
+import { guardCall } from '../world.js';
+import { assetPath } from '../../platform/paths.js';
+import { MAZE_WORLDS, type MazeWorld } from '../../contract/defaults.js';
 import { loadModel } from './runtime.js';
 
-export const POINTMAZE_IDS = ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'] as const;
-export type PointMazeId = (typeof POINTMAZE_IDS)[number];
+export const POINTMAZE_IDS = MAZE_WORLDS;
+export type PointMazeId = MazeWorld;
 
 export interface PointMazeOptions {
   /** Standard deviation of the Gaussian noise added to each action (before clipping). */
@@ -24,7 +26,7 @@ export interface PointMazeOptions {
 export const DEFAULT_POINTMAZE_OPTIONS: PointMazeOptions = { actionNoise: 0.1, frameSkip: 5 };
 
 export function sceneFile(id: string): string {
-  return fileURLToPath(new URL(`../../../../assets/scenes/${id}.xml`, import.meta.url));
+  return assetPath(`scenes/${id}.xml`);
 }
 
 export function layoutOf(id: string): MazeLayout {
@@ -196,12 +198,49 @@ function clip(x: number): number {
   return x < -1 ? -1 : x > 1 ? 1 : x;
 }
 
+/** The observation of the point mass at rest at (x, y): (x, y, vx = 0, vy = 0). */
+export const pointMazeRest = (x: number, y: number): Float32Array => Float32Array.of(x, y, 0, 0);
+
+/** A point maze behind the World interface: a navigation world (pose x, y; force actions in [-1, 1]). */
 export class PointMazeWorld implements World {
   readonly spec: WorldSpec;
+  readonly navigation: Navigation;
   private closed = false;
 
   private constructor(private readonly sim: PointMazeSim) {
     this.spec = pointMazeSpec(sim.id, sim.options, sim.timestep_s);
+    const id = sim.id;
+    const map = mazeMap(sim.layout, id);
+    const state = (): NavState => {
+      const s = this.sim.state;
+      return { observation: Float64Array.from(s), pose: { x: s[0]!, y: s[1]! }, time_s: this.sim.time_s };
+    };
+    this.navigation = {
+      map,
+      restObservation: pointMazeRest,
+      observe: (o) => guardCall(id, 'observe', o, () => {
+        this.ensureOpen();
+        return Promise.resolve(state());
+      }),
+      reset: (o) => guardCall(id, 'reset', o, () => {
+        this.ensureOpen();
+        if (o.start !== undefined) {
+          const why = map.blocked(o.start[0], o.start[1]);
+          if (why !== null) throw new WorldError('invalid-input', id, `start (${o.start[0]}, ${o.start[1]}) is ${why}`);
+        }
+        this.sim.reset(o.seed, o.start === undefined ? undefined : [o.start[0], o.start[1], 0, 0]);
+        return Promise.resolve(state());
+      }),
+      step: (action, o) => guardCall(id, 'step', o, () => {
+        this.ensureOpen();
+        const ax = action[0], ay = action[1];
+        if (action.length !== 2 || !Number.isFinite(ax) || !Number.isFinite(ay)) {
+          throw new WorldError('invalid-input', id, `action must be 2 finite numbers in [-1, 1], got [${Array.from(action).join(', ')}]`);
+        }
+        this.sim.step(ax!, ay!);
+        return Promise.resolve(state());
+      }),
+    };
   }
 
   static async open(id: string, options: Partial<PointMazeOptions> = {}): Promise<PointMazeWorld> {
@@ -211,51 +250,6 @@ export class PointMazeWorld implements World {
   /** Every call on a closed world fails the same way (the simulator's memory is gone). */
   private ensureOpen(): void {
     if (this.closed) throw new WorldError('closed', this.spec.id, 'the world was closed; open a new one');
-  }
-
-  reset(options: ResetOptions): Promise<StepResult> {
-    return guardCall(this.spec.id, 'reset', options, () => {
-      this.ensureOpen();
-      const s = this.sim.reset(options.seed, options.initialState);
-      return Promise.resolve({ observation: Float64Array.from(s), time_s: this.sim.time_s });
-    });
-  }
-
-  step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
-    return guardCall(this.spec.id, 'step', options, () => {
-      this.ensureOpen();
-      if (action.length !== 2 || action.some((a) => !Number.isFinite(a))) {
-        throw new WorldError('invalid-input', this.spec.id, `action must be 2 finite numbers in [-1, 1], got [${action.join(', ')}]`);
-      }
-      const s = this.sim.step(action[0]!, action[1]!);
-      return Promise.resolve({ observation: Float64Array.from(s), time_s: this.sim.time_s });
-    });
-  }
-
-  project(observation: ArrayLike<number>): Float64Array {
-    return Float64Array.of(observation[0]!, observation[1]!);
-  }
-
-  sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
-    return guardCall(this.spec.id, 'sensors', options, () => {
-      this.ensureOpen();
-      const [x, y, vx, vy] = this.sim.state;
-      const time_s = this.sim.time_s;
-      const cell = cellAt(this.sim.layout, x!, y!);
-      return Promise.resolve({
-        'agent.position': { value: [x!, y!], unit: 'm', time_s },
-        'agent.velocity': { value: [vx!, vy!], unit: 'm/s', time_s },
-        'agent.cell': { value: cell ? [cell.i, cell.j] : [-1, -1], time_s },
-      });
-    });
-  }
-
-  registry(): Registry {
-    return {
-      sensors: { 'agent.position': { unit: 'm', dim: 2 }, 'agent.velocity': { unit: 'm/s', dim: 2 }, 'agent.cell': { dim: 2 } },
-      fields: { 'agent.x': 'number', 'agent.y': 'number', 'agent.vx': 'number', 'agent.vy': 'number', 'agent.cell': 'vector' },
-      objects: ['agent'],
-    };
   }
 
   time_s(): number {

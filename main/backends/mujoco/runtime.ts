@@ -2,17 +2,18 @@
  * The MuJoCo WebAssembly runtime (mujoco-js), loaded once per process. MuJoCo reports load errors
  * by printing and returning null, so its output is captured to turn them into WorldErrors.
  */
-import loadMujoco, { type MainModule, type MjData, type MjModel } from 'mujoco-js';
-import { WorldError } from '../world.js';
+import type { MainModule, MjData, MjModel } from 'mujoco-js';
+import { WorldError } from '../../core/world/world.js';
 
 let runtime: Promise<MainModule> | undefined;
 let lastMessages: string[] = [];
 
+/** The WebAssembly module, loaded on first use only (commands that never simulate never load it). */
 export function mujocoRuntime(): Promise<MainModule> {
-  runtime ??= loadMujoco({
+  runtime ??= import('mujoco-js').then(({ default: loadMujoco }) => loadMujoco({
     print: (s: string) => { lastMessages.push(s); },
     printErr: (s: string) => { lastMessages.push(s); },
-  }).then((mj) => {
+  })).then((mj) => {
     mj.FS.mkdir('/scenes');
     return mj;
   });

@@ -12,17 +12,18 @@
  * at the nominal approach height closes above the mug; a heavy bin exceeds the lift force.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
 import { loadModel } from './runtime.js';
-import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall, runStoppable } from '../world.js';
+import { type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
+import { guardCall, runStoppable } from '../world.js';
+import { assetPath } from '../../platform/paths.js';
+import { TABLETOP_WORLD } from '../../contract/defaults.js';
 import { createRng, type Rng } from '../../core/random/rng.js';
-import type { ToolWorld } from '../../core/loop/loop.js';
 import type { WorldState } from '../../core/loop/conditions.js';
 import type { Vocabulary } from '../../core/loop/vocabulary.js';
 
-export const TABLETOP_ID = 'tabletop';
-const SCENE = fileURLToPath(new URL('../../../../assets/scenes/tabletop.xml', import.meta.url));
+export const TABLETOP_ID = TABLETOP_WORLD;
+const SCENE = assetPath('scenes/tabletop.xml');
 
 /** Movable objects: their free joint's qpos address, catalogue height and mass. */
 const OBJECTS = [
@@ -96,14 +97,15 @@ function supportIds(mj: MainModule, model: MjModel): SupportIds {
   return { geomOwner, body, elliptic };
 }
 
-export class TabletopWorld implements ToolWorld {
+/** The simulator and its scripted skills (tests reach in to place objects). */
+export class TabletopSim {
   private rng: Rng = createRng(0);
   private closed = false;
   private sinceYield = 0;
 
   private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions, private readonly ids: SupportIds) {}
 
-  static async create(o: Partial<TabletopOptions> = {}): Promise<TabletopWorld> {
+  static async create(o: Partial<TabletopOptions> = {}): Promise<TabletopSim> {
     let text: string;
     try {
       text = readFileSync(SCENE, 'utf8');
@@ -120,7 +122,7 @@ export class TabletopWorld implements ToolWorld {
       model.delete();
       throw e;
     }
-    return new TabletopWorld(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o }, ids);
+    return new TabletopSim(mj, model, data, { perceptionNoise_m: 0.004, heightNoise_m: 0.008, ...o }, ids);
   }
 
   /** A new episode: objects where the scene puts them, the hand up, fingers open; seeded perception noise. */
@@ -379,114 +381,45 @@ export class TabletopWorld implements ToolWorld {
     this.model.delete();
   }
 
-  /** Low-level control (the World interface): move the hand's set point by (dx, dy, dz) and set the grip. */
-  control(action: readonly number[], physicsSteps: number): void {
-    this.ensureOpen();
-    const c = this.data.ctrl as Float64Array;
-    c[0] = Math.min(0.45, Math.max(-0.45, c[0]! + action[0]!));
-    c[1] = Math.min(0.35, Math.max(-0.35, c[1]! + action[1]!));
-    c[2] = Math.min(0.1, Math.max(-0.4, c[2]! + action[2]!));
-    c[3] = c[4] = ((action[3]! + 1) / 2 * 0.1 - 0.108) / 2;
-    this.steps(physicsSteps);
-  }
-
-  /** The observation vector of the World interface (see TABLETOP_OBSERVATION). */
-  vector(): Float64Array {
-    const [hx, hy, hz] = this.hand();
-    const out = [hx, hy, hz, this.width_m(), Math.abs((this.data.actuator_force as Float64Array)[2]!)];
-    for (const ob of OBJECTS) out.push(this.q(ob.q), this.q(ob.q + 1), this.q(ob.q + 2));
-    return Float64Array.from(out);
-  }
-
   get time_s(): number {
     return (this.data as unknown as { time: number }).time;
   }
 }
 
-export const TABLETOP_OBSERVATION: readonly string[] = [
-  'hand.x', 'hand.y', 'hand.z', 'gripper.width_m', 'gripper.load_N',
-  ...OBJECTS.flatMap((o) => [`${o.name}.x`, `${o.name}.y`, `${o.name}.z`]),
-];
+/** A tool world: no low-level control (its skills step the physics); the task space is the hand's. */
+export const TABLETOP_SPEC: WorldSpec = {
+  id: TABLETOP_ID, backend: 'mujoco',
+  description: 'MuJoCo tabletop: a table, a mug, a marker, a tray, bins and a shelf; a three-axis hand with two fingers',
+  observation: { dim: 0, names: [] },
+  action: { dim: 0, names: [] },
+  taskSpace: { dim: 3, names: ['hand.x', 'hand.y', 'hand.z'] },
+  control_dt_s: 0.002,
+};
 
-/** Physics steps per control step of the World interface (2 ms each). */
-const CONTROL_STEPS = 10;
+/** The tabletop behind the World interface: a tool world (pick, place, move; gripper and object fields). */
+export class TabletopWorld implements World {
+  readonly spec = TABLETOP_SPEC;
+  readonly tools: Tools;
 
-/**
- * The tabletop behind the same World interface as the mazes: reset, step (hand set-point deltas
- * and a grip command), projection to the hand's position, named sensors and the registry that tool
- * registration checks names against.
- */
-export class TabletopEnv implements World {
-  readonly spec: WorldSpec = {
-    id: TABLETOP_ID, backend: 'mujoco',
-    description: 'MuJoCo tabletop: a table, a mug, a marker, a tray, bins and a shelf; a three-axis hand with two fingers',
-    observation: { dim: TABLETOP_OBSERVATION.length, names: TABLETOP_OBSERVATION },
-    action: { dim: 4, names: ['dx', 'dy', 'dz', 'grip'], low: [-0.01, -0.01, -0.01, -1], high: [0.01, 0.01, 0.01, 1] },
-    taskSpace: { dim: 3, names: ['hand.x', 'hand.y', 'hand.z'] },
-    control_dt_s: CONTROL_STEPS * 0.002,
-  };
-
-  private constructor(readonly tabletop: TabletopWorld) {}
-
-  static async open(o: Partial<TabletopOptions> = {}): Promise<TabletopEnv> {
-    return new TabletopEnv(await TabletopWorld.create(o));
-  }
-
-  reset(options: ResetOptions): Promise<StepResult> {
-    return guardCall(TABLETOP_ID, 'reset', options, async () => {
-      if (options.initialState !== undefined) throw new WorldError('invalid-input', TABLETOP_ID, 'the tabletop starts from its scene; initialState is not supported');
-      await this.tabletop.reset(options.seed);
-      return { observation: this.tabletop.vector(), time_s: this.tabletop.time_s };
-    });
-  }
-
-  step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
-    return guardCall(TABLETOP_ID, 'step', options, () => {
-      const { low, high } = this.spec.action;
-      if (action.length !== 4 || action.some((a, i) => !Number.isFinite(a) || a < low![i]! || a > high![i]!)) {
-        throw new WorldError('invalid-input', TABLETOP_ID, `action must be [dx, dy, dz, grip] within [${low!.join(', ')}] … [${high!.join(', ')}], got [${action.join(', ')}]`);
-      }
-      this.tabletop.control(action, CONTROL_STEPS);
-      return Promise.resolve({ observation: this.tabletop.vector(), time_s: this.tabletop.time_s });
-    });
-  }
-
-  project(observation: ArrayLike<number>): Float64Array {
-    return Float64Array.of(observation[0]!, observation[1]!, observation[2]!);
-  }
-
-  sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
-    return guardCall(TABLETOP_ID, 'sensors', options, async () => {
-      const s = await this.tabletop.observe();
-      const g = s['gripper'] as { width_cm: number; load_N: number };
-      const time_s = this.tabletop.time_s;
-      const v = this.tabletop.vector();
-      const out: Record<string, SensorReading> = {
-        'gripper.width_cm': { value: g.width_cm, unit: 'cm', time_s },
-        'gripper.load_N': { value: g.load_N, unit: 'N', time_s },
-        'hand.position': { value: [v[0]!, v[1]!, v[2]!], unit: 'm', time_s },
-      };
-      OBJECTS.forEach((o, i) => { out[`objects.${o.name}.position`] = { value: [v[5 + 3 * i]!, v[6 + 3 * i]!, v[7 + 3 * i]!], unit: 'm', time_s }; });
-      return out;
-    });
-  }
-
-  registry(): Registry {
-    const fields: Record<string, 'number' | 'string' | 'bool' | 'vector'> = { ...TABLETOP_VOCABULARY.fields };
-    for (const o of TABLETOP_VOCABULARY.objects) for (const [f, t] of Object.entries(TABLETOP_VOCABULARY.objectFields)) fields[`objects.${o}.${f}`] = t;
-    const sensors: Record<string, { unit?: string; dim: number }> = {
-      'gripper.width_cm': { unit: 'cm', dim: 1 }, 'gripper.load_N': { unit: 'N', dim: 1 }, 'hand.position': { unit: 'm', dim: 3 },
+  private constructor(readonly sim: TabletopSim) {
+    this.tools = {
+      vocabulary: () => TABLETOP_VOCABULARY,
+      reset: (o) => guardCall(TABLETOP_ID, 'reset', o, () => sim.reset(o.seed)),
+      observe: () => sim.observe(),
+      execute: (skill, args, o) => sim.execute(skill, args, o),
     };
-    for (const o of OBJECTS) sensors[`objects.${o.name}.position`] = { unit: 'm', dim: 3 };
-    return { sensors, fields, objects: TABLETOP_VOCABULARY.objects };
+  }
+
+  static async open(o: Partial<TabletopOptions> = {}): Promise<TabletopWorld> {
+    return new TabletopWorld(await TabletopSim.create(o));
   }
 
   time_s(): number {
-    return this.tabletop.time_s;
+    return this.sim.time_s;
   }
 
   close(): Promise<void> {
-    this.tabletop.close();
+    this.sim.close();
     return Promise.resolve();
   }
 }

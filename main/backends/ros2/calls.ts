@@ -4,7 +4,7 @@
  * WorldError to report) races every wait, and a goal that is still running when it fires is
  * cancelled before the call returns — bounded too, since a cancel request can go unanswered.
  */
-import { WorldError } from '../world.js';
+import { WorldError } from '../../core/world/world.js';
 import type { ActionTool, ServiceTool } from './config.js';
 import { GOAL_STATUS, type RclActionClient, type RclGoalHandle, type RclServiceClient } from './rclnodejs-api.js';
 import { readPath } from './message-path.js';

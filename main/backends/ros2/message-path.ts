@@ -3,6 +3,7 @@
  * as a backend configuration maps them. Pure: messages are the plain objects rclnodejs delivers
  * (numeric arrays possibly typed arrays).
  */
+import { WitnessError } from '../../contract/errors.js';
 import type { FieldSpec, FieldType, ValueSource } from './config.js';
 import { fieldType } from './config.js';
 
@@ -103,7 +104,11 @@ export function quaternionFromYaw(yaw: number): { x: number; y: number; z: numbe
 }
 
 /** Why a goal or request could not be built from the arguments (the caller turns it into a WorldError). */
-export class MappingError extends Error {}
+export class MappingError extends WitnessError {
+  constructor(message: string) {
+    super('invalid-input', message);
+  }
+}
 
 /** A goal or request message from a tool call's arguments, as the mapping says. */
 export function buildMessage(mapping: Readonly<Record<string, ValueSource>>, args: unknown): Record<string, unknown> {

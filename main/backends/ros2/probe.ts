@@ -4,7 +4,7 @@
  * another type or has no publisher), whether every mapped field is in the messages, and the pose
  * and labels — each waited for within one bound, in parallel.
  */
-import { WorldError } from '../world.js';
+import { WorldError } from '../../core/world/world.js';
 import type { Ros2World } from './world.js';
 import { readField } from './message-path.js';
 

@@ -4,6 +4,7 @@
  * backend start without it, and this module turns each way it can be missing into one precise
  * diagnosis — what is wrong and the command that fixes it.
  */
+import { WitnessError } from '../../contract/errors.js';
 import { createRequire } from 'node:module';
 import { REQUIRED_MEMBERS, type RclModule } from './rclnodejs-api.js';
 
@@ -23,10 +24,10 @@ export type Ros2Availability =
   | ({ readonly ok: false } & Ros2Diagnosis);
 
 /** ROS 2 cannot be used here; `message` is the diagnosis followed by the fix. */
-export class Ros2Unavailable extends Error {
+export class Ros2Unavailable extends WitnessError {
   override readonly name = 'Ros2Unavailable';
   constructor(readonly diagnosis: Ros2Diagnosis) {
-    super(`${diagnosis.message}: ${diagnosis.fix}`);
+    super('unavailable', `${diagnosis.message}: ${diagnosis.fix}`);
   }
 }
 

@@ -4,7 +4,7 @@
  * from the configuration, and the message rclnodejs gives for an interface it has no generated
  * code for, turned into the command that fixes it.
  */
-import { WorldError } from '../world.js';
+import { WorldError } from '../../core/world/world.js';
 import type { QosConfig } from './config.js';
 import type { RclModule, RclQoS } from './rclnodejs-api.js';
 import { Ros2Unavailable } from './rclnodejs-loader.js';

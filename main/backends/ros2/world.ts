@@ -8,12 +8,13 @@
  * is never assumed to be where it was. The rclnodejs module is a parameter (the real one from
  * rclnodejs-loader.ts, or a test double), so everything here runs and is tested without ROS 2.
  */
-import { type CallOptions, type Registry, type ResetOptions, type SensorReading, type StepResult, type World, type WorldSpec, WorldError, guardCall, runStoppable } from '../world.js';
-import type { ToolWorld } from '../../core/loop/loop.js';
+import { type CallOptions, type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
+import { guardCall, runStoppable } from '../world.js';
 import type { WorldState } from '../../core/loop/conditions.js';
 import type { Vocabulary } from '../../core/loop/vocabulary.js';
 import { labelAt } from '../../core/world/regions.js';
-import { type Ros2Config, fieldType } from './config.js';
+import type { Ros2Config } from './config.js';
+import { ros2Spec, ros2Vocabulary } from './spec.js';
 import type { RclActionClient, RclModule, RclNode, RclServiceClient } from './rclnodejs-api.js';
 import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
 import { TfBuffer, yawOf } from './tf.js';
@@ -49,7 +50,7 @@ function plain(v: unknown): unknown {
   return s === undefined ? null : JSON.parse(s);
 }
 
-export class Ros2World implements World, ToolWorld {
+export class Ros2World implements World {
   readonly spec: WorldSpec;
   private readonly now_s: () => number;
   private readonly started_s: number;
@@ -62,19 +63,17 @@ export class Ros2World implements World, ToolWorld {
   private readonly life = new AbortController();
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
+  readonly tools: Tools = {
+    vocabulary: () => this.vocabulary(),
+    reset: (o) => this.reset(o),
+    observe: () => this.observe(),
+    execute: (skill, args, o) => this.execute(skill, args, o),
+  };
 
   private constructor(readonly config: Ros2Config, private readonly rcl: RclModule, readonly node: RclNode, private readonly o: Ros2WorldOptions) {
     this.now_s = o.now_s ?? (() => performance.now() / 1000);
     this.started_s = this.now_s();
-    const numeric = Object.values(config.sensors).flatMap((s) => Object.entries(s.fields).filter(([, f]) => fieldType(f) === 'number').map(([n]) => n));
-    this.spec = {
-      id: config.id, backend: 'ros2', description: config.description,
-      observation: { dim: 3 + numeric.length, names: ['base.x', 'base.y', 'base.yaw', ...numeric] },
-      // Driven through its skills: a step only lets control_dt_s pass and observes.
-      action: { dim: 0, names: [] },
-      taskSpace: { dim: 2, names: ['base.x', 'base.y'] },
-      control_dt_s: config.control_dt_s,
-    };
+    this.spec = ros2Spec(config);
   }
 
   /** Connects: initialises rclnodejs (once per process), subscribes, creates the clients and spins. Nothing waits for the robot here; reset() and probe() do. */
@@ -244,35 +243,7 @@ export class Ros2World implements World, ToolWorld {
   }
 
   vocabulary(): Vocabulary {
-    const fields: Record<string, 'number' | 'string' | 'bool'> = { 'base.x': 'number', 'base.y': 'number', 'base.yaw': 'number' };
-    for (const r of this.config.regions) fields[`at.${r.name}`] = 'bool';
-    for (const s of Object.values(this.config.sensors)) for (const [n, f] of Object.entries(s.fields)) fields[n] = fieldType(f);
-    for (const t of Object.values(this.config.tools)) for (const [n, f] of Object.entries(t.feedback)) fields[n] = fieldType(f);
-    return { fields, objects: [], objectFields: {}, propositions: this.config.regions.map((r) => r.name), skills: [...Object.keys(this.config.tools), ...Object.keys(this.config.services)] };
-  }
-
-  registry(): Registry {
-    const sensors: Record<string, { unit?: string; dim: number }> = { 'base.pose': { unit: 'm, m, rad', dim: 3 } };
-    for (const s of Object.values(this.config.sensors)) {
-      for (const [n, f] of Object.entries(s.fields)) if (fieldType(f) === 'number') sensors[n] = f.unit !== undefined ? { unit: f.unit, dim: 1 } : { dim: 1 };
-    }
-    return { sensors, fields: this.vocabulary().fields, objects: [] };
-  }
-
-  async sensors(options?: CallOptions): Promise<Readonly<Record<string, SensorReading>>> {
-    return guardCall(this.config.id, 'sensors', options, async () => {
-      const state = await this.observe();
-      const time_s = this.time_s();
-      const b = state['base'] as { x: number; y: number; yaw: number };
-      const out: Record<string, SensorReading> = { 'base.pose': { value: [b.x, b.y, b.yaw], unit: 'm, m, rad', time_s } };
-      for (const s of Object.values(this.config.sensors)) {
-        for (const [n, f] of Object.entries(s.fields)) {
-          const v = readPath(state, n);
-          if (v.ok && typeof v.value === 'number') out[n] = f.unit !== undefined ? { value: v.value, unit: f.unit, time_s } : { value: v.value, time_s };
-        }
-      }
-      return out;
-    });
+    return ros2Vocabulary(this.config);
   }
 
   private async vector(): Promise<Float64Array> {
@@ -284,12 +255,11 @@ export class Ros2World implements World, ToolWorld {
   }
 
   /** A robot is not reset to a seed: reset calls the configured reset service (a simulator's), then waits until every sensor and the pose are fresh. */
-  reset(options: ResetOptions): Promise<StepResult> {
+  reset(options: CallOptions & { readonly seed: number }): Promise<WorldState> {
     const id = this.config.id;
     // By default a little longer than the waits inside, so that their more precise errors win.
     const timeout_s = options.timeout_s ?? this.config.connect_timeout_s + (this.config.reset?.timeout_s ?? 0) + 1;
     return guardCall(id, 'reset', { timeout_s, ...(options.signal ? { signal: options.signal } : {}) }, async () => {
-      if (options.initialState !== undefined) throw new WorldError('invalid-input', id, 'a ROS 2 world starts where the robot is; initialState is not supported');
       this.ensureOpen();
       const r = this.config.reset;
       if (r !== undefined) {
@@ -297,7 +267,7 @@ export class Ros2World implements World, ToolWorld {
         await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}) }, s));
       }
       await this.waitFresh(this.config.connect_timeout_s, options.signal);
-      return { observation: await this.vector(), time_s: this.time_s() };
+      return this.observe();
     });
   }
 
@@ -315,19 +285,6 @@ export class Ros2World implements World, ToolWorld {
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-  }
-
-  step(action: readonly number[], options?: CallOptions): Promise<StepResult> {
-    return guardCall(this.config.id, 'step', options, async () => {
-      if (action.length !== 0) throw new WorldError('invalid-input', this.config.id, `a ROS 2 world is driven through its skills (${this.vocabulary().skills.join(', ')}); step takes no action (got [${action.join(', ')}]) and only lets control_dt_s pass`);
-      this.ensureOpen();
-      await new Promise((resolve) => setTimeout(resolve, this.config.control_dt_s * 1000));
-      return { observation: await this.vector(), time_s: this.time_s() };
-    });
-  }
-
-  project(observation: ArrayLike<number>): Float64Array {
-    return Float64Array.of(observation[0]!, observation[1]!);
   }
 
   time_s(): number {

@@ -3,6 +3,7 @@
  * (services/datasets) and the graph builder. Trajectories are stored back to back as rows; a row
  * whose terminal is 1 ends its trajectory (OGBench semantics), so no separate index is needed.
  */
+import { WitnessError } from '../../contract/errors.js';
 
 export interface Dataset {
   /** The world (scene or robot) the trajectories were recorded in; readers check it. */
@@ -24,10 +25,10 @@ export interface Dataset {
  * A dataset that is malformed or unreadable. `message` reads `<file>: <detail>`, where the detail
  * names the field (`runs/a.wds: observations[12][3] is NaN`), so a user can find the problem.
  */
-export class DatasetError extends Error {
+export class DatasetError extends WitnessError {
   override readonly name = 'DatasetError';
   constructor(readonly file: string, readonly field: string, detail: string, options?: { cause?: unknown }) {
-    super(`${file}: ${detail}`, options);
+    super('invalid-input', `${file}: ${detail}`, { file, path: field }, options);
   }
 }
 

@@ -50,6 +50,11 @@ export const DEFAULT_EXEC: ExecParams = {
   steering: { rho: 64, beta: 0.1, p: 1, rMax: 0.2 },
 };
 
+/** The executor's parameters for a backbone whose graph radius is H_TD: the anchor and waypoint radii are H_TD / 2. */
+export function execParams(H_TD: number): ExecParams {
+  return { ...DEFAULT_EXEC, H_TD, epsAnchor: H_TD / 2, epsWaypoint: H_TD / 2 };
+}
+
 export interface Waypoint {
   readonly node: number;
   readonly id: string;

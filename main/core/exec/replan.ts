@@ -6,30 +6,11 @@
  * permanent.
  */
 import { type SemanticGraph, type EdgeInput, buildRows } from '../plan/semantic.js';
-import type { ExecEvent, Stream } from './executor.js';
+import type { ExecEvent } from './executor.js';
+import type { MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 
-export type FailureClass = 'transient' | 'permanent';
-export type FailureAction = 'penalize-edge' | 'remove-edge' | 'remove-anchor' | 'none';
-
-export interface FailureRecord {
-  readonly t: number;
-  readonly kind: 'forbidden-label' | 'tracking-timeout' | 'missed-anchor';
-  readonly stream: Stream;
-  /** Index of the failed transition in its stream, and the edge it was realising. */
-  readonly index: number;
-  readonly from: string;
-  readonly to: string;
-  readonly term: string;
-  /** The violated literal (forbidden label) or the checkpoint that was not verified. */
-  readonly violated: string;
-  readonly labels: readonly string[];
-  readonly latent: readonly number[];
-  readonly class: FailureClass;
-  readonly rule: string;
-  readonly action: FailureAction;
-  /** A committed violation: the specification has no accepting continuation. Never replanned. */
-  readonly unrecoverable: boolean;
-}
+/** A failed transition of a mission (contract/failure.ts): the one failure record type of missions and the tool loop. */
+export type FailureRecord = MissionFailureRecord;
 
 /** Penalty factor on an edge after its first tracking failure. */
 export const EDGE_PENALTY = 4;
@@ -38,10 +19,11 @@ export function classifyFailure(
   e: Extract<ExecEvent, { kind: 'violation' | 'timeout' }>, from: string, latent: Float32Array, H_TD: number,
   viable: boolean, history: readonly FailureRecord[],
 ): FailureRecord {
-  const base = { t: e.t, stream: e.stream, index: e.index, from, to: e.node, term: e.term, labels: e.labels, latent: Array.from(latent) };
+  const base = { source: 'mission' as const, t: e.t, stream: e.stream, index: e.index, from, to: e.node, term: e.term, labels: [...e.labels], latent: Array.from(latent) };
+  const kind = (k: MissionFailureKind): { kind: MissionFailureKind; label: MissionFailureKind } => ({ kind: k, label: k });
   if (!viable) {
     return {
-      ...base, kind: e.kind === 'violation' ? 'forbidden-label' : 'tracking-timeout', violated: e.kind === 'violation' ? e.literal : e.node,
+      ...base, ...kind(e.kind === 'violation' ? 'forbidden-label' : 'tracking-timeout'), violated: e.kind === 'violation' ? e.literal : e.node,
       class: 'permanent', action: 'none', unrecoverable: true,
       rule: 'the runtime monitor has no accepting continuation after the observed labels: the specification is already violated (a committed safety violation), so no replan can repair it',
     };
@@ -49,7 +31,7 @@ export function classifyFailure(
   if (e.kind === 'violation') {
     const again = history.some((r) => r.kind === 'forbidden-label' && r.from === from && r.to === e.node);
     return {
-      ...base, kind: 'forbidden-label', violated: e.literal, unrecoverable: false,
+      ...base, ...kind('forbidden-label'), violated: e.literal, unrecoverable: false,
       class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
       rule: again
         ? 'forbidden label entered twice on this edge: remove it for this task'
@@ -58,13 +40,13 @@ export function classifyFailure(
   }
   if (e.checkpoint && e.distance <= H_TD) {
     return {
-      ...base, kind: 'missed-anchor', violated: e.node, class: 'permanent', action: 'remove-anchor', unrecoverable: false,
+      ...base, ...kind('missed-anchor'), violated: e.node, class: 'permanent', action: 'remove-anchor', unrecoverable: false,
       rule: `anchor ${e.node} was approached to ${e.distance.toFixed(2)} (within H_TD) but its label was not verified within H_low: remove the anchor for this task`,
     };
   }
   const again = history.some((r) => r.from === from && r.to === e.node && r.kind === 'tracking-timeout');
   return {
-    ...base, kind: 'tracking-timeout', violated: e.node, unrecoverable: false,
+    ...base, ...kind('tracking-timeout'), violated: e.node, unrecoverable: false,
     class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
     rule: again
       ? `tracking ${from} → ${e.node} timed out a second time: remove the edge for this task`

@@ -9,6 +9,7 @@ import type { LatentGraph } from './build.js';
 import type { Rng } from '../random/rng.js';
 import { type Region, inRegion, labelAt, pairwiseDisjoint } from '../world/regions.js';
 import { type SemanticGraph, type NodeKind, buildRows } from '../plan/semantic.js';
+import { AUGMENT_DEFAULTS } from '../../contract/defaults.js';
 
 export interface AugmentParams {
   /** Anchors per proposition N_s (Table J.1: 3). */
@@ -20,7 +21,7 @@ export interface AugmentParams {
   readonly kernel: { readonly kind: 'constant' } | { readonly kind: 'gaussian'; readonly sigma: number };
 }
 
-export const DEFAULT_AUGMENT: Omit<AugmentParams, 'H_TD'> = { anchors: 3, attempts: 50, kernel: { kind: 'constant' } };
+export const DEFAULT_AUGMENT: Omit<AugmentParams, 'H_TD'> = { anchors: AUGMENT_DEFAULTS.anchors, attempts: AUGMENT_DEFAULTS.attempts, kernel: { kind: 'constant' } };
 
 /** Dataset states in task space: Π(s) = (x, y) at observation columns 0 and 1. */
 export interface TaskStates {

@@ -4,6 +4,7 @@
  * mean), edges both ways between nodes within H_TD (weight = latent L2), disconnected components
  * joined through their nearest pair, and the raw-state support D_v of every node (B.4). Pure.
  */
+import { GRAPH_DEFAULTS } from '../../contract/defaults.js';
 
 export interface GraphParams {
   readonly H_TD: number;
@@ -11,7 +12,7 @@ export interface GraphParams {
   readonly teThreshold: number;
 }
 
-export const DEFAULT_GRAPH: GraphParams = { H_TD: 8, teThreshold: 0.99 };
+export const DEFAULT_GRAPH: GraphParams = { ...GRAPH_DEFAULTS };
 
 export interface LatentGraph {
   readonly dim: number;

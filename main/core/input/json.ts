@@ -3,13 +3,14 @@
  * (2020-12, ajv) violations with the JSON path of the offending value, and one error type that
  * names the file, the path and the problem.
  */
+import { WitnessError } from '../../contract/errors.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type ParseError, parse as locate, printParseErrorCode } from 'jsonc-parser';
 
-export class InputError extends Error {
+export class InputError extends WitnessError {
   override readonly name = 'InputError';
   constructor(readonly file: string, readonly path: string, readonly detail: string) {
-    super(`${file}: ${path}: ${detail}`);
+    super('invalid-input', `${file}: ${path}: ${detail}`, { file, path });
   }
 }
 

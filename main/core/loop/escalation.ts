@@ -1,34 +1,11 @@
 /**
  * Escalations and the operator's answer to them. Past the replan budget, or when the same failure
  * repeats (a replan loop), the loop stops and asks: an injected `decide` hook — the CLI's flag or
- * terminal prompt today, the UI's escalation dialog later — answers abort, retry or skip. These
- * types are the whole contract between the loop and whoever answers.
+ * terminal prompt, the console's escalation dialog — answers abort, retry or skip. The shapes are
+ * the contract's (contract/failure.ts), shared with missions.
  */
-import type { FailureRecord } from './loop.js';
-
-export const DECISIONS = ['abort', 'retry', 'skip'] as const;
-export type DecisionKind = (typeof DECISIONS)[number];
-
-export interface Escalation {
-  /** 1-based, per run: the decision that answers it names it. */
-  readonly n: number;
-  readonly cause: 'replan-budget' | 'replan-loop';
-  readonly reason: string;
-  /** The failure that escalated, and every failure record of the run so far (the trace). */
-  readonly failure: FailureRecord;
-  readonly failures: readonly FailureRecord[];
-  readonly replans: number;
-  readonly budget: number;
-}
-
-export interface OperatorDecision {
-  /** abort: end the run (escalated, aborted); retry: one more replan budget round; skip: abandon the subtask, go on. */
-  readonly decision: DecisionKind;
-  readonly reason: string;
-  readonly operator?: string;
-}
-
-export type Decide = (e: Escalation) => Promise<OperatorDecision>;
+import { DECISIONS, type DecisionKind } from '../../contract/defaults.js';
+import type { Decide, Escalation, OperatorDecision } from '../../contract/failure.js';
 
 /** A decision as the loop records it: what it answered and when. */
 export interface DecisionRecord extends OperatorDecision {
@@ -42,7 +19,7 @@ export function isDecision(x: string): x is DecisionKind {
 
 /**
  * Asks, and never lets a broken or malformed answer move the robot: a hook that throws or answers
- * something other than abort/retry/skip counts as abort, with the reason saying why.
+ * something other than one of the escalation's options counts as abort, with the reason saying why.
  */
 export async function askOperator(decide: Decide, e: Escalation): Promise<OperatorDecision> {
   let d: unknown;
@@ -52,8 +29,8 @@ export async function askOperator(decide: Decide, e: Escalation): Promise<Operat
     return { decision: 'abort', reason: `the decision hook failed (${err instanceof Error ? err.message : String(err)}); aborting` };
   }
   const o = (d ?? {}) as Partial<Record<keyof OperatorDecision, unknown>>;
-  if (typeof o.decision !== 'string' || !isDecision(o.decision)) {
-    return { decision: 'abort', reason: `the decision hook answered ${JSON.stringify(o.decision)}, not one of ${DECISIONS.join(', ')}; aborting` };
+  if (typeof o.decision !== 'string' || !isDecision(o.decision) || !e.options.includes(o.decision)) {
+    return { decision: 'abort', reason: `the decision hook answered ${JSON.stringify(o.decision)}, not one of ${e.options.join(', ')}; aborting` };
   }
   return {
     decision: o.decision,

@@ -11,31 +11,19 @@
  */
 import type { RegisteredTool } from './tools.js';
 import { type Bound, type WorldState, holds, observed } from './conditions.js';
-import { type Decide, type DecisionRecord, type Escalation, type OperatorDecision, askOperator } from './escalation.js';
+import { type DecisionRecord, askOperator } from './escalation.js';
+import type { Decide, Escalation, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
+import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
+import type { Tools } from '../world/world.js';
+import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 
 export interface ToolCall {
   readonly tool: string;
   readonly args: unknown;
 }
 
-export interface FailureRecord {
-  readonly tool: string;
-  readonly args: unknown;
-  /** The violated postcondition (or precondition) by name, its expression, and the observed values. */
-  readonly violated: string;
-  readonly expr: string;
-  readonly observed: Readonly<Record<string, unknown>>;
-  readonly t_s: number;
-  readonly class: 'transient' | 'permanent';
-  readonly label: string;
-  readonly stage: 'precondition' | 'postcondition' | 'timeout' | 'world-error';
-  /** Why the condition could not be evaluated (a missing key, an optional argument not given); absent when it evaluated to false. */
-  readonly error?: string;
-  /** Index of the subtask (steps passed or skipped by the operator so far) it happened on. */
-  readonly subtask: number;
-  /** The observed state s_{t+1} the verdict was made on. */
-  readonly state: WorldState;
-}
+/** A failed tool call (contract/failure.ts): the one failure record type of the tool loop and missions. */
+export type FailureRecord = ToolFailureRecord;
 
 export type HistoryEntry =
   | { readonly kind: 'goal'; readonly goal: string }
@@ -60,11 +48,8 @@ export interface Planner {
   next(h: History): Promise<Proposal>;
 }
 
-/** The world as the loop sees it: skills to execute, sensors to observe. */
-export interface ToolWorld {
-  observe(): Promise<WorldState>;
-  execute(skill: string, args: unknown, o: { timeout_s: number; signal: AbortSignal }): Promise<unknown>;
-}
+/** The world as the loop sees it: skills to execute, sensors to observe (a world's tool capability). */
+export type ToolWorld = Pick<Tools, 'observe' | 'execute'>;
 
 export interface LoopOptions {
   /** Replan budget R. */
@@ -78,12 +63,15 @@ export interface LoopOptions {
   readonly maxSteps?: number;
   /** Seconds since the loop started (the injected clock). */
   readonly clock: () => number;
-  readonly onEvent?: (kind: LoopEventKind, body: Record<string, unknown>) => void;
+  readonly onEvent?: LoopEvents;
   /** Asked at each escalation past the budget or by the loop guard; without it those escalations end the run. */
   readonly decide?: Decide;
 }
 
-export type LoopEventKind = 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
+export type LoopEventKind = Extract<AuditEventKind, 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence'>;
+
+/** Where the loop's evidence goes, typed by the audit event catalogue. */
+export type LoopEvents = <K extends LoopEventKind>(kind: K, body: AuditEventBody<K>) => void;
 
 export interface LoopResult {
   readonly outcome: 'success' | 'escalated' | 'goal-not-met';
@@ -125,13 +113,13 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const failures: FailureRecord[] = [];
   const decisions: DecisionRecord[] = [];
   let replans = 0, budget = o.replans, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
-  const maxSchema = o.maxSchemaErrors ?? 3;
-  const maxSteps = o.maxSteps ?? 50;
-  const emit = o.onEvent ?? ((): void => undefined);
+  const maxSchema = o.maxSchemaErrors ?? LOOP_DEFAULTS.maxSchemaErrors;
+  const maxSteps = o.maxSteps ?? LOOP_DEFAULTS.maxSteps;
+  const emit: LoopEvents = o.onEvent ?? ((): void => undefined);
   const history = (): History => ({ goal, entries: [...entries], state });
   /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
   const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause'] } = {}): LoopResult => {
-    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', { reason, failures, ...(e.cause !== undefined ? { cause: e.cause } : {}) });
+    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', { n: decisions.length + 1, cause: e.cause ?? 'replan-budget', reason, failures: [...failures], replans, budget });
     return {
       outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0,
       decisions, aborted: e.aborted === true,
@@ -140,7 +128,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const goalHolds = (): boolean => holds(o.goal, state) === true;
   for (let step = 0; step < maxSteps; step++) {
     const p = await o_next(planner, history());
-    if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`);
+    if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`, { cause: 'gave-up' });
     if (p.kind === 'done') return goalHolds() ? end('success', 'the goal verifier confirms the goal') : end('goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
     const call = p.call;
     const tool = tools.get(call.tool);
@@ -153,7 +141,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
       entries.push({ kind: 'schema-error', call, errors });
       emit('evidence', { instruction: call, verifier: 'schema', result: 'invalid', errors });
       schemaErrors++;
-      if (++consecutiveSchema >= maxSchema) return end('escalated', `${consecutiveSchema} invalid proposals in a row: ${errors.join('; ')}`);
+      if (++consecutiveSchema >= maxSchema) return end('escalated', `${consecutiveSchema} invalid proposals in a row: ${errors.join('; ')}`, { cause: 'invalid-proposals' });
       continue;
     }
     consecutiveSchema = 0;
@@ -165,7 +153,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }, error?: string): FailureRecord => {
       const rule = t.failures.find((f) => holds(f.when, state, b) === true);
       return {
-        tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
+        source: 'tool', tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
         // A condition that cannot be evaluated will not start to by repeating the call.
         class: rule?.class ?? (error !== undefined ? 'permanent' : 'transient'),
         label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : `${c.name}-violated`),
@@ -217,7 +205,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     }
     failures.push(record);
     entries.push({ kind: 'failure', record });
-    emit('failure_record', { ...record });
+    emit('failure_record', record);
     emit('evidence', { instruction: call, state, action: t.skill, verifier: `${record.stage} "${record.violated}" failed`, failure_label: record.label });
     const prev = failures[failures.length - 2];
     const looping = prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
@@ -229,8 +217,8 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
         : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
       if (o.decide === undefined) return end('escalated', reason, { cause });
-      const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget };
-      emit('escalation', { n: esc.n, cause, reason, failures });
+      const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget, options: DECISIONS };
+      emit('escalation', { n: esc.n, cause, reason, failures: [...failures], replans, budget });
       const d = await askOperator(o.decide, esc);
       decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
       entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
@@ -250,7 +238,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     replans++;
     emit('replan', { trigger: record.label, replan: replans, budget, ...(granted ? { granted_by: 'operator' } : {}) });
   }
-  return end('escalated', `no result within ${maxSteps} planner steps`);
+  return end('escalated', `no result within ${maxSteps} planner steps`, { cause: 'step-limit' });
 }
 
 async function o_next(p: Planner, h: History): Promise<Proposal> {

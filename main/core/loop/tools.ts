@@ -6,56 +6,17 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InputError, checkSchema } from '../input/json.js';
+import { ToolDocument, jsonSchema } from '../../contract/formats.js';
 import { type ArgType, type ConditionScope, type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
 
-const condition = {
-  type: 'object', required: ['name', 'expr'], additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1 }, expr: { type: 'string', minLength: 1 } },
-} as const;
+/** The published schema of tool files (docs/schemas/tool.schema.json). */
+export const TOOL_SCHEMA = jsonSchema(ToolDocument);
 
-export const TOOL_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://witness.invalid/schemas/tool.schema.json',
-  title: 'Witness tool definition',
-  description: 'A typed robot action: arguments, preconditions, postconditions (CEL over world fields, the call\'s arguments as args.<name> and, after the call, the state before it as pre.<field>), timeout, failure classes, the skill it binds to.',
-  type: 'object',
-  required: ['name', 'description', 'skill', 'arguments', 'postconditions', 'timeout_s'],
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    name: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
-    description: { type: 'string', minLength: 1 },
-    skill: { type: 'string', minLength: 1 },
-    arguments: { type: 'object', description: 'A JSON Schema 2020-12 for the arguments object.' },
-    preconditions: { type: 'array', items: condition, description: 'Checked on the state observed just before the call; may read args.<name> (not pre).' },
-    postconditions: { type: 'array', items: condition, minItems: 1, description: 'Checked on the state observed after the call (sensor evidence, never the return value); may read args.<name> and pre.<field>.' },
-    timeout_s: { type: 'number', exclusiveMinimum: 0 },
-    failures: {
-      type: 'array',
-      description: 'Rules tried in order on the observed state after a failure (they may read args and pre): the first that holds gives the failure label and class.',
-      items: {
-        type: 'object', required: ['when', 'label', 'class'], additionalProperties: false,
-        properties: { when: { type: 'string', minLength: 1 }, label: { type: 'string', minLength: 1 }, class: { enum: ['transient', 'permanent'] } },
-      },
-    },
-  },
-} as const;
+/** A named CEL condition of a tool file. */
+export type Condition = NonNullable<ToolDocument['preconditions']>[number];
 
-export interface Condition {
-  readonly name: string;
-  readonly expr: string;
-}
-
-export interface ToolDef {
-  readonly name: string;
-  readonly description: string;
-  readonly skill: string;
-  readonly arguments: Record<string, unknown>;
-  readonly preconditions: readonly Condition[];
-  readonly postconditions: readonly Condition[];
-  readonly timeout_s: number;
-  readonly failures: readonly { readonly when: string; readonly label: string; readonly class: 'transient' | 'permanent' }[];
-}
+/** A parsed tool file: the document with its optional lists filled in. */
+export type ToolDef = Omit<ToolDocument, '$schema'> & Required<Pick<ToolDocument, 'preconditions' | 'failures'>>;
 
 export interface RegisteredTool extends ToolDef {
   /** The compiled argument validator. */
@@ -66,7 +27,7 @@ const argsAjv = new Ajv2020({ allErrors: true, strict: true });
 
 /** Parses and validates one tool definition document. */
 export function parseTool(value: unknown, file: string): ToolDef {
-  const raw = checkSchema<Partial<ToolDef> & Pick<ToolDef, 'name' | 'description' | 'skill' | 'arguments' | 'postconditions' | 'timeout_s'>>(TOOL_SCHEMA, value, file);
+  const { $schema: _schema, ...raw } = checkSchema<ToolDocument>(ToolDocument, value, file);
   return { preconditions: [], failures: [], ...raw };
 }
 

@@ -7,6 +7,7 @@
  * in postconditions and failure rules, the state observed just before the call (`pre.<field>`);
  * the objects map may be indexed by a string (`objects[args.target].on`).
  */
+import { WitnessError } from '../../contract/errors.js';
 import { type Expr, type Ref, parseExpr, plainPath, refText, toRef } from './cel-ast.js';
 
 export type FieldType = 'number' | 'string' | 'bool';
@@ -23,8 +24,11 @@ export interface Vocabulary {
   readonly skills: readonly string[];
 }
 
-export class VocabularyError extends Error {
+export class VocabularyError extends WitnessError {
   override readonly name = 'VocabularyError';
+  constructor(message: string) {
+    super('invalid-input', message);
+  }
 }
 
 type CelType = FieldType | 'any';

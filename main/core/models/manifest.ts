@@ -2,6 +2,8 @@
  * The manifest beside `embed.onnx` and `policy.onnx`: what the models expect and where they came
  * from. Anyone who trained ψ and π_low elsewhere writes one of these to load them here.
  */
+import { WitnessError } from '../../contract/errors.js';
+
 export const MODEL_FILES = ['embed.onnx', 'policy.onnx'] as const;
 export type ModelFile = (typeof MODEL_FILES)[number];
 
@@ -21,10 +23,10 @@ export interface ModelManifest {
   readonly files: Readonly<Record<ModelFile, { readonly sha256: string }>>;
 }
 
-export class ModelError extends Error {
+export class ModelError extends WitnessError {
   override readonly name = 'ModelError';
   constructor(readonly file: string, readonly field: string, detail: string) {
-    super(`${file}: ${field}: ${detail}`);
+    super('invalid-input', `${file}: ${field}: ${detail}`, { file, path: field });
   }
 }
 

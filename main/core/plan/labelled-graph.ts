@@ -4,58 +4,17 @@
  * also stay where it is at zero cost.
  */
 import { InputError, checkSchema } from '../input/json.js';
+import { GraphDocument, jsonSchema } from '../../contract/formats.js';
 import { type SemanticGraph, buildRows } from './semantic.js';
 
-export const GRAPH_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://witness.invalid/schemas/graph.schema.json',
-  title: 'Witness labelled graph',
-  description: 'A labelled transition system for `witness plan`: nodes with exact label sets, weighted edges, a start node.',
-  type: 'object',
-  required: ['nodes', 'start'],
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    nodes: {
-      type: 'array', minItems: 1,
-      items: {
-        type: 'object', required: ['id'], additionalProperties: false,
-        properties: {
-          id: { type: 'string', minLength: 1 },
-          labels: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-          pos: { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 3 },
-        },
-      },
-    },
-    edges: {
-      type: 'array',
-      items: {
-        type: 'object', required: ['from', 'to'], additionalProperties: false,
-        properties: {
-          from: { type: 'string' },
-          to: { type: 'string' },
-          weight: { type: 'number', minimum: 0, description: 'Non-negative cost; 1 when absent.' },
-        },
-      },
-    },
-    start: { type: 'string' },
-    directed: { type: 'boolean', description: 'Edges go one way only; false (both ways) when absent.' },
-  },
-} as const;
+/** The published schema of graph files (docs/schemas/graph.schema.json). */
+export const GRAPH_SCHEMA = jsonSchema(GraphDocument);
 
-export interface GraphJson {
-  readonly name?: string;
-  readonly nodes: readonly { readonly id: string; readonly labels?: readonly string[]; readonly pos?: readonly number[] }[];
-  readonly edges?: readonly { readonly from: string; readonly to: string; readonly weight?: number }[];
-  readonly start: string;
-  readonly directed?: boolean;
-}
+export type GraphJson = GraphDocument;
 
 /** Validates graph JSON (schema, then references) and builds the semantic graph. */
 export function labelledGraph(value: unknown, file: string): SemanticGraph {
-  const j = checkSchema<GraphJson>(GRAPH_SCHEMA, value, file);
+  const j = checkSchema<GraphJson>(GraphDocument, value, file);
   const index = new Map<string, number>();
   j.nodes.forEach((n, i) => {
     const prev = index.get(n.id);

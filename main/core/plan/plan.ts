@@ -2,6 +2,8 @@
  * The planner's entry point: preprocess the automaton, build the implicit product, search with the
  * chosen method, check the certificate, and return a plan or a structured infeasibility.
  */
+import { WitnessError } from '../../contract/errors.js';
+import { PLAN_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../contract/defaults.js';
 import type { BuchiAutomaton, Term } from '../ltl/automaton.js';
 import { type SemanticGraph, edgeWeight } from './semantic.js';
 import { type WorkingAutomaton, prepareAutomaton } from './prep.js';
@@ -12,14 +14,17 @@ import { gaGas, lfGas } from './baselines.js';
 import { type Certificate, makeCertificate } from './certificate.js';
 import { type InfeasibleReason, diagnose } from './diagnose.js';
 
-export type Method = 'sagas' | 'lf-gas' | 'ga-gas';
+export type Method = PlanMethod;
 
 /** Product states (nodes × automaton states) the planner will allocate for; beyond it, a budget error. */
 export const MAX_PRODUCT_STATES = 30_000_000;
 
 /** The product is too large, or the search ran past its time budget or was cancelled. */
-export class PlanBudgetError extends Error {
+export class PlanBudgetError extends WitnessError {
   override readonly name = 'PlanBudgetError';
+  constructor(message: string) {
+    super('budget', message);
+  }
 }
 
 /** A `check` for PlanOptions: throws PlanBudgetError once `limit_ms` has passed on the injected clock. */
@@ -29,7 +34,7 @@ export function deadline(limit_ms: number, now: () => number): () => void {
     if (now() > end) throw new PlanBudgetError(`planning took longer than its time budget of ${limit_ms} ms`);
   };
 }
-export const METHODS: readonly Method[] = ['sagas', 'lf-gas', 'ga-gas'];
+export const METHODS: readonly Method[] = PLAN_METHODS;
 
 export interface PlanOptions {
   readonly method: Method;
@@ -50,7 +55,7 @@ export interface PlanOptions {
   readonly resume?: readonly number[];
 }
 
-export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = { k: 5, lambda: 0.5, tauSoft: 0.05 };
+export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = { k: PLAN_DEFAULTS.k, lambda: PLAN_DEFAULTS.lambda, tauSoft: PLAN_DEFAULTS.tauSoft };
 
 export interface PlanStep {
   readonly node: number;

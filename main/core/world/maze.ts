@@ -5,6 +5,9 @@
  * Coordinates follow OGBench so imported OGBench data lines up: cell (i, j) — row i, column j — has
  * its centre at x = j·unit − offset, y = i·unit − offset, with unit = offset = 4 m.
  */
+import { WitnessError } from '../../contract/errors.js';
+import type { WorldMap } from './world.js';
+
 export type Grid = readonly (readonly number[])[];
 
 export interface MazeLayout {
@@ -17,10 +20,10 @@ export interface MazeLayout {
   readonly offset_m: number;
 }
 
-export class LayoutError extends Error {
+export class LayoutError extends WitnessError {
   override readonly name = 'LayoutError';
   constructor(readonly where: string, readonly field: string, detail: string) {
-    super(`${where}: ${field}: ${detail}`);
+    super('invalid-input', `${where}: ${field}: ${detail}`, { file: where, path: field });
   }
 }
 
@@ -152,4 +155,28 @@ export function shortestPath(layout: MazeLayout, from: Cell, to: Cell): Cell[] |
     cur = next;
   }
   return path;
+}
+
+/** The rectangle a maze covers, walls included (pictures and scenes are drawn over it). */
+export function mazeBounds(layout: MazeLayout): WorldMap['bounds'] {
+  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
+  return { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
+}
+
+/** A maze as a world map: starts must lie in a free cell; random starts are free cell centres. */
+export function mazeMap(layout: MazeLayout, world: string): WorldMap & { readonly layout: MazeLayout } {
+  const cells = freeCells(layout);
+  return {
+    layout,
+    bounds: mazeBounds(layout),
+    blocked(x, y) {
+      const c = cellAt(layout, x, y);
+      if (c === null) return `outside the ${world} maze`;
+      return isFree(layout, c.i, c.j) ? null : `inside a wall of ${world} (cell row ${c.i}, column ${c.j})`;
+    },
+    randomFree(rng) {
+      const c = cellCenter(layout, rng.pick(cells));
+      return [c.x, c.y];
+    },
+  };
 }

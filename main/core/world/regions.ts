@@ -3,6 +3,7 @@
  * regions file (docs/FORMATS.md). Disks and axis-aligned boxes in the world's x–y plane. Pure.
  */
 import { InputError, checkSchema } from '../input/json.js';
+import { type RegionEntry, RegionsDocument, jsonSchema } from '../../contract/formats.js';
 import type { Rng } from '../random/rng.js';
 import { type MazeLayout, cellCenter, freeCells } from './maze.js';
 
@@ -15,41 +16,14 @@ export interface RegionSet {
   readonly regions: readonly Region[];
 }
 
-const point = { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 } as const;
+/** The published schema of regions files (docs/schemas/regions.schema.json). */
+export const REGIONS_SCHEMA = jsonSchema(RegionsDocument);
 
-export const REGIONS_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://witness.invalid/schemas/regions.schema.json',
-  title: 'Witness task regions',
-  description: 'Named task-space regions (disks and boxes in the x–y plane); a proposition holds where the robot is inside its region.',
-  type: 'object',
-  required: ['regions'],
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    world: { type: 'string' },
-    regions: {
-      type: 'array',
-      items: {
-        type: 'object', required: ['name', 'kind'], additionalProperties: false,
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          kind: { enum: ['disk', 'box'] },
-          center: point,
-          radius: { type: 'number', exclusiveMinimum: 0 },
-          min: point,
-          max: point,
-        },
-      },
-    },
-  },
-} as const;
-
-interface RawRegion { name: string; kind: 'disk' | 'box'; center?: [number, number]; radius?: number; min?: [number, number]; max?: [number, number] }
+type RawRegion = RegionEntry;
 
 /** Validates a parsed regions document. */
 export function parseRegions(value: unknown, file: string): RegionSet {
-  const raw = checkSchema<{ world?: string; regions: RawRegion[] }>(REGIONS_SCHEMA, value, file);
+  const raw = checkSchema<RegionsDocument>(RegionsDocument, value, file);
   const seen = new Map<string, number>();
   const regions = raw.regions.map((r, i): Region => {
     const at = `$.regions[${i}]`;
@@ -64,13 +38,13 @@ export function parseRegions(value: unknown, file: string): RegionSet {
     };
     if (r.kind === 'disk') {
       need('center'); need('radius'); forbid('min'); forbid('max');
-      return { name: r.name, kind: 'disk', center: [r.center![0], r.center![1]], radius: r.radius! };
+      return { name: r.name, kind: 'disk', center: [r.center![0]!, r.center![1]!], radius: r.radius! };
     }
     need('min'); need('max'); forbid('center'); forbid('radius');
     for (const k of [0, 1] as const) {
-      if (!(r.min![k] < r.max![k])) throw new InputError(file, `${at}.max[${k}]`, `must be greater than min[${k}] (${r.min![k]})`);
+      if (!(r.min![k]! < r.max![k]!)) throw new InputError(file, `${at}.max[${k}]`, `must be greater than min[${k}] (${r.min![k]})`);
     }
-    return { name: r.name, kind: 'box', min: [r.min![0], r.min![1]], max: [r.max![0], r.max![1]] };
+    return { name: r.name, kind: 'box', min: [r.min![0]!, r.min![1]!], max: [r.max![0]!, r.max![1]!] };
   });
   return raw.world === undefined ? { regions } : { world: raw.world, regions };
 }

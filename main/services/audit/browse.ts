@@ -4,17 +4,19 @@
  * nearest a step or time, the filter choices of a run, and one event's detail with the plans before
  * and after a replan.
  */
+import { WitnessError } from '../../contract/errors.js';
 import type Database from 'better-sqlite3';
-import type { AuditEventDetail, AuditEventRow, AuditFilter, AuditPlanDiff, AuditPlanDoc, AuditQueryResult, AuditRunSummary } from '../../api/contract.js';
+import type { AuditEventDetail, AuditEventRow, AuditFilter, AuditPlanDiff, AuditPlanDoc, AuditQueryResult, AuditRunSummary } from '../../contract/api.js';
 import { getBlob, listRuns, queryPage } from './forensics.js';
 import type { EventRow } from './store.js';
 import { diffNodes } from './plan-diff.js';
 
 /** A request the database cannot answer as asked (a bad cursor, an unknown event): code and where. */
-export class BrowseError extends Error {
+export class BrowseError extends WitnessError {
   override readonly name = 'BrowseError';
-  constructor(readonly code: 'invalid-params' | 'not-found', message: string, readonly path?: string) {
-    super(message);
+  declare readonly code: 'invalid-params' | 'not-found';
+  constructor(code: 'invalid-params' | 'not-found', message: string, readonly path?: string) {
+    super(code, message, path !== undefined ? { path } : {});
   }
 }
 

@@ -4,12 +4,14 @@
  * the log holds it), run metadata as MCAP metadata, and the specifications, regions and tool schemas
  * as attachments — so Foxglove or Lichtblick open it.
  */
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { McapWriter, type IWritable } from '@mcap/core';
 import { type RunSummary, listRuns } from './forensics.js';
 import type { EventRow } from './store.js';
-import { writeFileAtomic } from '../datasets/io.js';
+import { writeAtomicWith, writeFileAtomic } from '../../platform/files.js';
+import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
+import { jsonSchema } from '../../contract/schema.js';
 
 export type ExportFormat = 'jsonl' | 'csv' | 'mcap';
 
@@ -37,7 +39,7 @@ export function exportText(db: Database.Database, format: 'jsonl' | 'csv', run?:
 /** An IWritable over a file handle. */
 class FileWritable implements IWritable {
   private pos = 0n;
-  constructor(private readonly fh: Awaited<ReturnType<typeof open>>) {}
+  constructor(private readonly fh: FileHandle) {}
   async write(buffer: Uint8Array): Promise<void> {
     await this.fh.write(buffer);
     this.pos += BigInt(buffer.byteLength);
@@ -47,25 +49,24 @@ class FileWritable implements IWritable {
   }
 }
 
-/** The JSON Schema of each event kind's channel: the stored row with its body. */
+/** The JSON Schema of each event kind's channel: the stored row, with the body as the audit event catalogue defines it. */
 function kindSchema(kind: string): object {
+  const body = Object.hasOwn(AUDIT_EVENTS, kind) ? jsonSchema(AUDIT_EVENTS[kind as AuditEventKind]) : {};
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema', title: `witness audit ${kind}`, type: 'object',
     properties: {
       seq: { type: 'integer' }, run_id: { type: 'string' }, step: { type: ['integer', 'null'] }, kind: { const: kind },
-      tool: { type: ['string', 'null'] }, failure_label: { type: ['string', 'null'] }, hash: { type: 'string' }, body: {},
+      tool: { type: ['string', 'null'] }, failure_label: { type: ['string', 'null'] }, hash: { type: 'string' }, body,
     },
     required: ['seq', 'run_id', 'kind', 'body', 'hash'],
   };
 }
 
 export async function exportMcap(db: Database.Database, file: string, run?: string): Promise<{ channels: number; messages: number; attachments: number }> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w');
   const enc = new TextEncoder();
   let messages = 0, attachments = 0;
   const channels = new Map<string, number>();
-  try {
+  await writeAtomicWith(file, async (fh) => {
     const w = new McapWriter({ writable: new FileWritable(fh) });
     await w.start({ profile: '', library: 'witness audit export' });
     const toolSchemas = new Map<string, string>();
@@ -108,11 +109,7 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
       attachments++;
     }
     await w.end();
-  } finally {
-    await fh.close();
-  }
-  const { rename } = await import('node:fs/promises');
-  await rename(tmp, file);
+  });
   return { channels: channels.size, messages, attachments };
 }
 

@@ -1,14 +1,7 @@
-/** A mission's evidence into the audit log: the MissionAudit hooks as batched, non-blocking appends. */
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+/** A run's evidence into the audit log as batched, non-blocking appends: the tool loop's and missions' hooks. */
 import type { AppendOptions, AuditLog } from './store.js';
-import type { EventKind } from './schema.js';
-import type { MissionAudit } from '../exec/mission.js';
-
-export interface Recorder extends MissionAudit {
-  /** Append failures seen so far (the mission goes on; the caller reports them at the end). */
-  readonly errors: Error[];
-}
+import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
+import type { MissionAudit } from '../../core/exec/mission.js';
 
 /**
  * Appends to one run without making the caller wait: failures are collected (the caller reports
@@ -16,7 +9,7 @@ export interface Recorder extends MissionAudit {
  */
 export interface AuditSink {
   readonly errors: Error[];
-  event(kind: EventKind, body: unknown, o?: AppendOptions): void;
+  event<K extends AuditEventKind>(kind: K, body: AuditEventBody<K>, o?: AppendOptions): void;
 }
 
 export function auditSink(log: AuditLog, run: string): AuditSink {
@@ -29,6 +22,12 @@ export function auditSink(log: AuditLog, run: string): AuditSink {
   };
 }
 
+export interface Recorder extends MissionAudit {
+  /** Append failures seen so far (the mission goes on; the caller reports them at the end). */
+  readonly errors: Error[];
+}
+
+/** A mission's plans (their documents as blobs) and events into one run. */
 export function missionRecorder(log: AuditLog, run: string): Recorder {
   const sink = auditSink(log, run);
   return {
@@ -36,27 +35,12 @@ export function missionRecorder(log: AuditLog, run: string): Recorder {
     plan(t, trigger, doc, planning_ms) {
       try {
         const sha = log.putBlob('plan', JSON.stringify(doc));
-        sink.event('plan', { t, trigger, plan_sha: sha, status: doc['status'], method: doc['method'], cost: doc['cost'] ?? null, planning_ms }, { step: t });
+        const cost = (doc['cost'] ?? null) as AuditEventBody<'plan'>['cost'];
+        sink.event('plan', { t, trigger, plan_sha: sha, status: String(doc['status']), method: String(doc['method']), cost, planning_ms }, { step: t });
       } catch (e) {
         sink.errors.push(e instanceof Error ? e : new Error(String(e)));
       }
     },
     event: (kind, body, o) => sink.event(kind, body, o),
   };
-}
-
-/** The workspace's audit database when none is named: $WITNESS_AUDIT, else the user's data folder. */
-export function defaultAuditFile(): string {
-  const env = process.env['WITNESS_AUDIT'];
-  if (env !== undefined && env !== '') return env;
-  const base = process.env['XDG_DATA_HOME'] ?? join(homedir(), '.local', 'share');
-  return join(base, 'witness', 'audit.sqlite');
-}
-
-export function operatorName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

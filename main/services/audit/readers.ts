@@ -4,16 +4,18 @@
  * when the file was replaced. Every failure to open says what is wrong with which file, as a code a
  * UI can act on.
  */
+import { WitnessError } from '../../contract/errors.js';
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditError, openAuditReadOnly } from './store.js';
 
 export type AuditOpenCode = 'not-found' | 'not-a-file' | 'not-sqlite' | 'not-audit-database' | 'schema-version' | 'corrupt' | 'locked' | 'unreadable';
 
-export class AuditOpenError extends Error {
+export class AuditOpenError extends WitnessError {
   override readonly name = 'AuditOpenError';
-  constructor(readonly code: AuditOpenCode, readonly file: string, detail: string) {
-    super(`${file}: ${detail}`);
+  declare readonly code: AuditOpenCode;
+  constructor(code: AuditOpenCode, readonly file: string, detail: string) {
+    super(code, `${file}: ${detail}`, { file });
   }
 }
 

@@ -10,12 +10,12 @@
  * each, so nobody mistakes the picture for the planner's graph.
  */
 import type Database from 'better-sqlite3';
-import type { AuditReplay, AuditRunSummary, GraphScene, PlanView, SceneNode } from '../../api/contract.js';
-import { MAZES, type MazeLayout } from '../../core/world/maze.js';
+import type { AuditReplay, AuditRunSummary, GraphScene, PlanView, SceneNode } from '../../contract/api.js';
+import { MAZES, type MazeLayout, mazeBounds } from '../../core/world/maze.js';
 import { type Region, parseRegions } from '../../core/world/regions.js';
 import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
-import { automatonView, mazeBounds, mazePicture } from '../ui/scene.js';
+import { automatonView, mazePicture } from '../ui/scene.js';
 import { getBlob } from './forensics.js';
 import { planOf } from './browse.js';
 import type { EventRow } from './store.js';

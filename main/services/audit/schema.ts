@@ -3,6 +3,8 @@
  * content-addressed blobs (specifications, regions, tool schemas, plans with their certificates)
  * and the append-only, hash-chained event log. Evidence tables reject UPDATE and DELETE.
  */
+import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
+
 export const AUDIT_SCHEMA_VERSION = 1;
 
 /** migrations[i] takes a database from user_version i to i + 1. */
@@ -51,9 +53,6 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Event kinds the log knows (others are refused, so a typo cannot hide evidence under a new name). */
-export const EVENT_KINDS = [
-  'run_start', 'run_end', 'tool_call', 'verifier_result', 'failure_record', 'replan', 'monitor_event',
-  'escalation', 'operator_decision', 'evidence', 'plan', 'checkpoint',
-] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+/** Event kinds the log knows: the audit event catalogue's (others are refused, so a typo cannot hide evidence under a new name). */
+export const EVENT_KINDS: readonly AuditEventKind[] = Object.keys(AUDIT_EVENTS) as AuditEventKind[];
+export type EventKind = AuditEventKind;

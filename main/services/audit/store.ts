@@ -10,11 +10,13 @@ import { hash, randomUUID } from 'node:crypto';
 import { existsSync, openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, type EventKind, MIGRATIONS } from './schema.js';
+import { AUDIT_EVENTS_VERSION } from '../../contract/audit-events.js';
+import { WitnessError, type ErrorCode } from '../../contract/errors.js';
 
-export class AuditError extends Error {
+export class AuditError extends WitnessError {
   override readonly name = 'AuditError';
-  constructor(readonly file: string, detail: string) {
-    super(`${file}: ${detail}`);
+  constructor(readonly file: string, detail: string, code: ErrorCode = 'invalid-input') {
+    super(code, `${file}: ${detail}`, { file });
   }
 }
 
@@ -104,10 +106,10 @@ function wrap(file: string, e: unknown): AuditError {
   if (e instanceof AuditError) return e;
   const code = (e as { code?: string }).code ?? '';
   const msg = e instanceof Error ? e.message : String(e);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new AuditError(file, `the database is locked by another process (${msg}); try again when it is free`);
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new AuditError(file, `the database is locked by another process (${msg}); try again when it is free`, 'locked');
   if (code === 'SQLITE_FULL') return new AuditError(file, `the disk is full (${msg}); the batch being written was rolled back, nothing partial was kept`);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new AuditError(file, `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`);
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') return new AuditError(file, `cannot open for writing (${msg})`);
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new AuditError(file, `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`, 'corrupt');
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') return new AuditError(file, `cannot open for writing (${msg})`, 'unreadable');
   return new AuditError(file, msg);
 }
 
@@ -231,13 +233,14 @@ export class AuditLog {
     } catch (e) {
       throw wrap(this.file, e);
     }
-    await this.append(id, 'run_start', { world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: m.models, spec_sha: spec, regions_sha: regions, meta: m.meta ?? {} });
+    await this.append(id, 'run_start', { world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions, meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION });
     return id;
   }
 
   /**
    * Queues an event; the promise resolves with its sequence number once it is durable (committed
-   * with fsync), or rejects with an AuditError (nothing of its batch is kept).
+   * with fsync), or rejects with an AuditError (nothing of its batch is kept). The store checks the
+   * kind against the audit event catalogue; the writers (mission-recorder.ts) are typed by it.
    */
   append(run: string, kind: EventKind, body: unknown, o: AppendOptions = {}): Promise<number> {
     if (this.closed) return Promise.reject(new AuditError(this.file, 'the audit log is closed'));

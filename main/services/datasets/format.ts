@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DatasetError, validateDataset, type Dataset } from '../../core/data/dataset.js';
-import { align8, f32ToLe, leToF32, readFileOrFail, writeFileAtomic } from './io.js';
+import { align8, f32ToLe, leToF32 } from './io.js';
+import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
 
 export const WDS_MAGIC = 'WDS1';
 export const WDS_VERSION = 1;

@@ -3,6 +3,7 @@
  * written and read by hand: we only need plain C-order numeric arrays, and owning the code keeps
  * the reader strict about what it accepts.
  */
+import { WitnessError } from '../../contract/errors.js';
 import { f32ToLe, leToF32, leToF64, leToI64 } from './io.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
@@ -24,8 +25,11 @@ export interface NpyArray {
 }
 
 /** A malformed `.npy`; the caller adds the file and array key. */
-export class NpyFormatError extends Error {
+export class NpyFormatError extends WitnessError {
   override readonly name = 'NpyFormatError';
+  constructor(message: string) {
+    super('invalid-input', message);
+  }
 }
 
 /** NPY v1.0 bytes of a float32 array of `shape` (C order). */

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { DatasetError, validateDataset, type Dataset } from '../../core/data/dataset.js';
 import { decodeNpy, encodeNpyF32, NpyFormatError, type NpyArray } from './npy.js';
-import { errText, readFileOrFail, writeFileAtomic } from './io.js';
+import { errText, readFileOrFail, writeFileAtomic } from '../../platform/files.js';
 
 /** zip stores local DOS time; a fixed local date keeps the bytes equal across runs and zones. */
 const ZIP_MTIME = new Date(1980, 0, 1);

@@ -3,7 +3,7 @@
  * token, each occurrence of a proposition the world does not define, and the Büchi automaton's
  * size when the formula translates within the editor's budget.
  */
-import type { Diagnostic, LtlCheckResult } from '../../api/contract.js';
+import type { Diagnostic, LtlCheckResult } from '../../contract/api.js';
 import { atomicPropositions } from '../../core/ltl/ast.js';
 import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
 import { parseLtl } from '../../core/ltl/parser.js';

@@ -3,7 +3,7 @@
  * like the LTL parser's positions and jsonc-parser's offsets; columns count UTF-16 code units,
  * like Monaco's.
  */
-import type { Diagnostic } from '../../api/contract.js';
+import type { Diagnostic } from '../../contract/api.js';
 
 export class LineIndex {
   private readonly starts: number[] = [0];

@@ -11,7 +11,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type JSONPath, type Node, type ParseError, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode } from 'jsonc-parser';
-import type { Diagnostic } from '../../api/contract.js';
+import type { Diagnostic } from '../../contract/api.js';
 import { jsonPath } from '../../core/input/json.js';
 import { TOOL_SCHEMA } from '../../core/loop/tools.js';
 import { type Vocabulary, VocabularyError, checkCondition, closest } from '../../core/loop/vocabulary.js';

@@ -5,11 +5,13 @@
  * flushed, renamed over the target) and guarded by the content's SHA-256, so a file changed on
  * disk since the editor read it is never overwritten without the user saying so.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { WitnessError } from '../../contract/errors.js';
+import { createHash } from 'node:crypto';
 import { type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { writeFileAtomic } from '../../platform/files.js';
 import path from 'node:path';
-import type { WorkspaceFile } from '../../api/contract.js';
+import type { WorkspaceFile } from '../../contract/api.js';
 
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Most files one listing returns. */
@@ -17,10 +19,11 @@ export const MAX_LIST_FILES = 5000;
 
 export type WorkspaceErrorCode = 'forbidden' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-text' | 'too-large' | 'conflict';
 
-export class WorkspaceError extends Error {
+export class WorkspaceError extends WitnessError {
   override readonly name = 'WorkspaceError';
-  constructor(readonly code: WorkspaceErrorCode, readonly path: string, detail: string) {
-    super(`${path}: ${detail}`);
+  declare readonly code: WorkspaceErrorCode;
+  constructor(code: WorkspaceErrorCode, readonly path: string, detail: string) {
+    super(code, `${path}: ${detail}`, { file: path });
   }
 }
 
@@ -175,22 +178,8 @@ export class Workspace {
         ? 'the file was deleted on disk since it was opened'
         : 'the file changed on disk since it was opened');
     }
-    const mode = current === null ? 0o644 : (await stat(target)).mode & 0o777;
     await mkdir(path.dirname(target), { recursive: true });
-    const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      const fh = await open(tmp, 'wx', mode);
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, target);
-    } catch (e) {
-      await unlink(tmp).catch(() => {});
-      throw e;
-    }
+    await writeFileAtomic(target, bytes);
     return { version: contentVersion(bytes) };
   }
 }

@@ -4,14 +4,16 @@
  * uint32 LE header length, a JSON header (space-padded to 8 bytes), then little-endian arrays:
  * nodes f32 [m×d], positions f32 [m×2], edgeU i32, edgeV i32, edgeW f32, support i32 [n].
  */
+import { WitnessError } from '../../contract/errors.js';
 import { createHash } from 'node:crypto';
 import type { LatentGraph, GraphParams } from '../../core/graph/build.js';
-import { align8, readFileOrFail, writeFileAtomic } from '../datasets/io.js';
+import { align8 } from '../datasets/io.js';
+import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
 
-export class GraphError extends Error {
+export class GraphError extends WitnessError {
   override readonly name = 'GraphError';
   constructor(readonly file: string, readonly field: string, detail: string) {
-    super(`${file}: ${field}: ${detail}`);
+    super('invalid-input', `${file}: ${field}: ${detail}`, { file, path: field });
   }
 }
 

@@ -4,12 +4,12 @@
  * manifest, and a probe inference, and says exactly what does not match.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateManifest } from '../../core/models/manifest.js';
 import type { Mlp } from '../../core/models/mlp.js';
-import { writeFileAtomic } from '../datasets/io.js';
+import { writeFolderAtomic } from '../../platform/files.js';
 import { embedOnnx, policyOnnx } from './onnx-writer.js';
 
 export interface LoadedModels {
@@ -46,15 +46,14 @@ export async function writeModels(
     'embed.onnx': embedOnnx(models.embed),
     'policy.onnx': policyOnnx(models.policy, manifest.dims.obs, manifest.dims.latent),
   };
-  mkdirSync(dir, { recursive: true });
-  for (const f of MODEL_FILES) await writeFileAtomic(join(dir, f), files[f]);
   const full: ModelManifest = {
     format: 'witness-models',
     version: 1,
     ...manifest,
     files: { 'embed.onnx': { sha256: sha256(files['embed.onnx']) }, 'policy.onnx': { sha256: sha256(files['policy.onnx']) } },
   };
-  await writeFileAtomic(join(dir, 'manifest.json'), new TextEncoder().encode(JSON.stringify(full, null, 2) + '\n'));
+  // The bundle as one folder: a reader sees the old bundle or the whole new one, never a mix.
+  await writeFolderAtomic(dir, { ...files, 'manifest.json': JSON.stringify(full, null, 2) + '\n' }, { replaceable: ['embed.json'] });
   return full;
 }
 

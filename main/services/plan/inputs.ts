@@ -2,7 +2,6 @@
  * Reading what `witness plan` and the benchmarks plan over: a labelled graph JSON, a regions file,
  * or a latent graph artifact with its dataset and models, augmented for one task.
  */
-import { readFile } from 'node:fs/promises';
 import { InputError, parseJson } from '../../core/input/json.js';
 import { labelledGraph } from '../../core/plan/labelled-graph.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
@@ -13,14 +12,21 @@ import type { Dataset } from '../../core/data/dataset.js';
 import { type LoadedModels, loadModels } from '../models/bundle.js';
 import { type AugmentParams, type AugmentReport, anchorCandidates, augmentGraph, stateLabels } from '../../core/graph/augment.js';
 import type { Rng } from '../../core/random/rng.js';
-import { cellAt, isFree } from '../../core/world/maze.js';
-import { layoutOf } from '../../backends/mujoco/pointmaze.js';
+import type { WorldMap } from '../../core/world/world.js';
+import { readFileOrFail } from '../../platform/files.js';
+
+/** What augmentation needs of the world the task runs in: its free space, and how a position at rest is observed. */
+export interface TaskWorld {
+  readonly id: string;
+  readonly map: WorldMap;
+  readonly restObservation: (x: number, y: number) => Float32Array;
+}
 
 async function readBytes(file: string): Promise<Uint8Array> {
   try {
-    return await readFile(file);
+    return await readFileOrFail(file);
   } catch (e) {
-    throw new InputError(file, '$', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new InputError(file, '$', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
   }
 }
 
@@ -80,16 +86,12 @@ export interface LatentTask {
  * anchors and the start node. `where` names the regions file and the start flag for errors.
  */
 export async function augmentTask(
-  b: Backbone, regions: RegionSet, start: readonly [number, number], params: Omit<AugmentParams, 'H_TD'>, rng: Rng,
+  b: Backbone, world: TaskWorld, regions: RegionSet, start: readonly [number, number], params: Omit<AugmentParams, 'H_TD'>, rng: Rng,
   where: { regions: string; start: string } = { regions: 'regions', start: '--start' },
 ): Promise<LatentTask> {
-  const world = b.artifact.world;
-  if (regions.world !== undefined && regions.world !== world) throw new InputError(where.regions, '$.world', `the regions are for ${regions.world}, the graph for ${world}`);
-  const layout = layoutOf(world);
-  const cell = cellAt(layout, start[0], start[1]);
-  if (cell === null || !isFree(layout, cell.i, cell.j)) {
-    throw new InputError(where.start, `(${start[0]}, ${start[1]})`, cell === null ? `outside the ${world} maze` : `inside a wall of ${world} (cell row ${cell.i}, column ${cell.j})`);
-  }
+  if (regions.world !== undefined && regions.world !== world.id) throw new InputError(where.regions, '$.world', `the regions are for ${regions.world}, the graph for ${world.id}`);
+  const blocked = world.map.blocked(start[0], start[1]);
+  if (blocked !== null) throw new InputError(where.start, `(${start[0]}, ${start[1]})`, blocked);
   const t0 = performance.now();
   const d = b.dataset;
   const states = { observations: d.observations, obsDim: d.obsDim, count: d.terminals.length };
@@ -102,10 +104,7 @@ export async function augmentTask(
     idx.forEach((s, k) => obs.set(d.observations.subarray(s * d.obsDim, (s + 1) * d.obsDim), k * d.obsDim));
     candidateLatents.set(name, idx.length > 0 ? await b.models.embed(obs, idx.length) : new Float32Array(0));
   }
-  const s0 = new Float32Array(d.obsDim);
-  s0[0] = start[0];
-  s0[1] = start[1];
-  const startLatent = await b.models.embed(s0, 1);
+  const startLatent = await b.models.embed(world.restObservation(start[0], start[1]), 1);
   let stateLatents: Float32Array | undefined;
   if (params.kernel.kind === 'gaussian') {
     stateLatents = new Float32Array(states.count * dim);

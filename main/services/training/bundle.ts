@@ -2,8 +2,8 @@
  * A model bundle (embed.onnx, policy.onnx, manifest.json) from a dataset: the steps `witness train`
  * runs one by one, and all of them at once for the UI's training job.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFolderAtomic } from '../../platform/files.js';
 import { createHash } from 'node:crypto';
 import ort from 'onnxruntime-node';
 import type { Dataset } from '../../core/data/dataset.js';
@@ -12,11 +12,6 @@ import { datasetHash } from '../datasets/format.js';
 import { type EmbedConfig, type Normalization, trainEmbedding } from './embed-trainer.js';
 import { type PolicyConfig, trainPolicy } from './policy-trainer.js';
 import { embedOnnx, policyOnnx } from '../models/onnx-writer.js';
-
-/** A bundle folder that cannot be written as asked. */
-export class BundleError extends Error {
-  override readonly name = 'BundleError';
-}
 
 /** The manifest of a bundle (docs/FORMATS.md, "Model bundles"). */
 export function bundleManifest(
@@ -47,7 +42,7 @@ export async function trainBundle(d: Dataset, dataFile: string, embed: EmbedConf
     embed: { objective: 'expectile-td', ...embed, finalLoss: e.finalLoss, seconds: embedSeconds },
     policy: { objective: 'ddpg+bc', ...policy, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 - embedSeconds },
   }, files);
-  writeBundle(out, files, manifest);
+  await writeBundle(out, files, manifest);
 }
 
 export interface EmbedJson {
@@ -95,22 +90,7 @@ export async function embedWithOnnx(bytes: Uint8Array, file: string, d: { observ
   return { obs, latent, dim: latentDim };
 }
 
-/** Writes a bundle into a temporary sibling folder and renames it into place. */
-export function writeBundle(out: string, files: Record<string, Uint8Array>, manifest: string): void {
-  // Only ever replace a folder that holds nothing but a bundle (never `--out .` with other files).
-  if (existsSync(out)) {
-    const extra = readdirSync(out).filter((f) => !['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'].includes(f));
-    if (extra.length > 0) throw new BundleError(`${out} exists and holds other files (${extra.slice(0, 3).join(', ')}); give a new or bundle-only folder`);
-  }
-  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  try {
-    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(tmp, name), bytes);
-    writeFileSync(join(tmp, 'manifest.json'), manifest);
-    rmSync(out, { recursive: true, force: true });
-    renameSync(tmp, out);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+/** Writes a bundle folder atomically; only a folder that holds nothing but a bundle is ever replaced (never `--out .` with other files). */
+export async function writeBundle(out: string, files: Record<string, Uint8Array>, manifest: string): Promise<void> {
+  await writeFolderAtomic(out, { ...files, 'manifest.json': manifest }, { replaceable: ['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'] });
 }

@@ -4,9 +4,10 @@
  * bias-correction powers are recomputed on restore). Stored as JSON with the
  * arrays base64-encoded (the networks are small), written atomically.
  */
+import { WitnessError } from '../../contract/errors.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 import type { Mlp } from '../../core/models/mlp.js';
-import { readFileOrFail, writeFileAtomic } from '../datasets/io.js';
+import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
 import type { Tf } from './tf.js';
 
 export interface OptimizerState {
@@ -26,10 +27,10 @@ export interface Checkpoint {
   readonly optimizers: Record<string, OptimizerState[]>;
 }
 
-export class CheckpointError extends Error {
+export class CheckpointError extends WitnessError {
   override readonly name = 'CheckpointError';
   constructor(readonly file: string, detail: string) {
-    super(`${file}: ${detail}`);
+    super('invalid-input', `${file}: ${detail}`, { file });
   }
 }
 

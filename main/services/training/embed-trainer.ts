@@ -8,6 +8,7 @@
 import type { Dataset } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
+import { EMBED_DEFAULTS } from '../../contract/defaults.js';
 import { tensorflow, type Tf } from './tf.js';
 import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import { type Checkpoint, afterStep, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
@@ -28,10 +29,7 @@ export interface EmbedConfig {
   readonly seed: number;
 }
 
-export const DEFAULT_EMBED: EmbedConfig = {
-  hidden: [128, 128], latent: 32, batch: 512, steps: 20000, learningRate: 3e-4, gamma: 0.99, expectile: 0.9,
-  tau: 0.005, pCurrent: 0.2, pTrajectory: 0.5, seed: 0,
-};
+export const DEFAULT_EMBED: EmbedConfig = EMBED_DEFAULTS;
 
 export interface Normalization {
   readonly mean: number[];

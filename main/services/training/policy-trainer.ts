@@ -12,6 +12,7 @@ import { createRng } from '../../core/random/rng.js';
 import { tensorflow } from './tf.js';
 import { apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import type { Normalization, ResumeOptions, TrainProgress } from './embed-trainer.js';
+import { POLICY_DEFAULTS } from '../../contract/defaults.js';
 import { type Checkpoint, afterStep, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 
 export interface PolicyConfig {
@@ -28,9 +29,7 @@ export interface PolicyConfig {
   readonly seed: number;
 }
 
-export const DEFAULT_POLICY: PolicyConfig = {
-  hidden: [128, 128], batch: 512, steps: 20000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
-};
+export const DEFAULT_POLICY: PolicyConfig = POLICY_DEFAULTS;
 
 export interface Subgoals {
   /** Rows usable for training (with a successor and a non-degenerate direction). */

@@ -1,14 +1,14 @@
 /**
  * What the graph views draw, built from the planner's own data: a semantic graph as a scene in
  * task-space coordinates, a plan as node ids and automaton states, an automaton with printed
- * guards. Pure functions over data (the services layer only because they feed the API).
+ * guards. Pure functions over data, shaped as the API contract's views.
  */
-import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../api/contract.js';
+import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../contract/api.js';
 import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { formatGuard } from '../../core/ltl/guard.js';
 import type { PlanResult } from '../../core/plan/plan.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
-import type { MazeLayout } from '../../core/world/maze.js';
+import { type MazeLayout, mazeBounds } from '../../core/world/maze.js';
 import type { Region } from '../../core/world/regions.js';
 import { mazeRegionsSvg } from '../../core/world/svg.js';
 
@@ -104,16 +104,15 @@ export function pictureInWorld(svg: string, rect: GraphScene['bounds']): string 
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${rect.minX} ${rect.minY} ${w} ${h}">${body.slice(0, open.index)}${nested}${body.slice(open.index + open[0].length)}</svg>`;
 }
 
-/** The world rectangle a maze picture spans: cells are unit_m wide, centred on their positions. */
-export function mazeBounds(layout: MazeLayout): GraphScene['bounds'] {
-  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
-  return { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
-}
-
 /**
  * A maze scene's picture (walls and regions, drawn as `witness run --picture` draws them) in world
  * coordinates over mazeBounds; such scenes are yDown.
  */
 export function mazePicture(layout: MazeLayout, title: string, regions: readonly Region[]): string {
   return pictureInWorld(mazeRegionsSvg(layout, title, regions), mazeBounds(layout));
+}
+
+/** A task's graph over a maze and its regions, oriented as the maze pictures are (rows down). */
+export function mazeScene(world: string, layout: MazeLayout, g: SemanticGraph, title: string, regions: readonly Region[]): GraphScene {
+  return { ...sceneOf(g, { world, picture: mazePicture(layout, title, regions), bounds: mazeBounds(layout) }), yDown: true };
 }

@@ -3,7 +3,7 @@
  * call's arguments, the verifier's expected against observed, a failure record's fields, the plan
  * before and after a replan — then the whole body as JSON.
  */
-import type { AuditEventDetail, AuditPlanDiff, AuditPlanDoc } from '../../../main/api/contract.js';
+import type { AuditEventDetail, AuditPlanDiff, AuditPlanDoc } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 
 const pretty = (v: unknown): string => JSON.stringify(v, null, 2) ?? 'null';

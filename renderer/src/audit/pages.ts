@@ -5,7 +5,7 @@
  * cheaply: its rows arrive in order as the search goes on, and the table grows with them. Far pages
  * are dropped so memory stays bounded however long the run.
  */
-import type { AuditEventRow, AuditFilter, AuditQueryResult, WitnessApi } from '../../../main/api/contract.js';
+import type { AuditEventRow, AuditFilter, AuditQueryResult, WitnessApi } from '../../../main/contract/api.js';
 
 export const PAGE = 500;
 /** Pages kept in memory (indexed mode); the ones farthest from the view go first. */

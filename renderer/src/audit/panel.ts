@@ -6,7 +6,7 @@
  * and the timeline (timeline.ts).
  */
 import './audit.css';
-import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/api/contract.js';
+import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/contract/api.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { EventPages } from './pages.js';

@@ -3,7 +3,7 @@
  * a few either side) as DOM, recycled as the user scrolls — so a run of 100k events scrolls as
  * smoothly as one of ten. Rows not fetched yet show as placeholders until their page arrives.
  */
-import type { AuditEventRow } from '../../../main/api/contract.js';
+import type { AuditEventRow } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 import type { EventPages } from './pages.js';
 

@@ -4,7 +4,7 @@
  * monitor's states on the graph views. Everything a scrub shows comes from the replay data already
  * here; only "which event is nearest" asks main, at most a few times a second.
  */
-import type { AuditReplay } from '../../../main/api/contract.js';
+import type { AuditReplay } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 import { type AutomatonViewHandle, type GraphViewHandle, createAutomatonView, createGraphView } from '../graph/view.js';
 

@@ -3,7 +3,7 @@
  * token arrives in the page URL once; it is kept for this tab only (sessionStorage) and removed from
  * the address bar so it is not left in history or screenshots.
  */
-import type { ApiEnvelope, ApiEvent, WitnessBridge } from '../../../main/api/contract.js';
+import type { ApiEnvelope, ApiEvent, WitnessBridge } from '../../../main/contract/api.js';
 
 const TOKEN_KEY = 'witness.token';
 

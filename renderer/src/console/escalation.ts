@@ -2,7 +2,7 @@
  * The escalation dialog: modal (nothing else can be clicked), cannot be dismissed with Esc or
  * by clicking outside, and a decision needs a typed reason — both go to the audit log.
  */
-import type { Escalation } from '../../../main/api/contract.js';
+import type { ConsoleEscalation as Escalation } from '../../../main/contract/api.js';
 import { type App, el } from '../app.js';
 import { errorText } from '../api.js';
 
@@ -58,11 +58,10 @@ export function escalationDialog(app: App): EscalationDialog {
     element: dialog,
     open(run, escalation) {
       current = { run, escalation };
-      message.textContent = escalation.message;
-      failures.replaceChildren(...escalation.failures.map((f) => {
-        const r = f as Record<string, unknown>;
-        return el('li', {}, `t=${String(r['t'])} ${String(r['kind'])} ${String(r['from'])} → ${String(r['to'])}: ${String(r['rule'])}`);
-      }));
+      message.textContent = escalation.reason;
+      failures.replaceChildren(...escalation.failures.map((f) => el('li', {}, f.source === 'mission'
+        ? `t=${f.t} ${f.kind} ${f.from} → ${f.to}: ${f.rule}`
+        : `${f.tool}: ${f.stage} "${f.violated}" failed → ${f.label} (${f.class})`)));
       reason.value = '';
       err.textContent = '';
       sync();

@@ -4,7 +4,8 @@
  * and reason go to the audit log.
  */
 import './console.css';
-import type { MissionEvent, MissionPlanResult, RunState, WorldInfo } from '../../../main/api/contract.js';
+import type { MissionEvent, MissionPlanResult, RunState, WorldInfo } from '../../../main/contract/api.js';
+import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/contract/defaults.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
@@ -48,11 +49,11 @@ export function missionPanel(): MissionPanel {
       const spec = el('textarea', { id: 'spec', rows: '3', spellcheck: 'false' });
       const regions = el('textarea', { id: 'regions', rows: '6', spellcheck: 'false' });
       const start = el('input', { id: 'start', placeholder: 'x,y (m) — default: a free cell from the seed', value: '' });
-      const steps = el('input', { id: 'dataset-steps', type: 'number', min: '1000', step: '1000', value: '100000' });
-      const seed = el('input', { id: 'seed', type: 'number', min: '0', value: '0' });
-      const method = el('select', { id: 'method' }, ...['sagas', 'lf-gas', 'ga-gas'].map((m) => el('option', { value: m }, m)));
-      const replans = el('input', { id: 'replans', type: 'number', min: '0', max: '100', value: '3' });
-      const speed = el('input', { id: 'speed', type: 'number', min: '0', value: '200', title: 'simulated steps per second; 0 = as fast as possible' });
+      const steps = el('input', { id: 'dataset-steps', type: 'number', min: '1000', step: '1000', value: String(MISSION_DEFAULTS.consoleDatasetSteps) });
+      const seed = el('input', { id: 'seed', type: 'number', min: '0', value: String(MISSION_DEFAULTS.seed) });
+      const method = el('select', { id: 'method' }, ...PLAN_METHODS.map((m) => el('option', { value: m }, m)));
+      const replans = el('input', { id: 'replans', type: 'number', min: '0', max: '100', value: String(MISSION_DEFAULTS.replans) });
+      const speed = el('input', { id: 'speed', type: 'number', min: '0', value: String(MISSION_DEFAULTS.consoleSpeed), title: 'simulated steps per second; 0 = as fast as possible' });
       const planBtn = el('button', { id: 'plan', class: 'primary' }, 'Plan');
       const runBtn = el('button', { id: 'run', disabled: '' }, 'Run');
       const pauseBtn = el('button', { id: 'pause', disabled: '' }, 'Pause');
@@ -184,7 +185,7 @@ export function missionPanel(): MissionPanel {
         a.api.missionPlan({
           job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
           ...(s !== undefined ? { start: s } : {}),
-          method: method.value as 'sagas' | 'lf-gas' | 'ga-gas', datasetSteps: Number(steps.value), seed: Number(seed.value),
+          method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
         }).then((r) => {
           planned = r;
           trail.length = 0;

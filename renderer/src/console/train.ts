@@ -3,6 +3,7 @@
  * fresh dataset. Progress and Cancel are in the status bar like every job; the new bundle joins
  * the world's models list when it is written.
  */
+import { BUNDLE_NAME_PATTERN, TRAIN_DEFAULTS } from '../../../main/contract/defaults.js';
 import { type App, el } from '../app.js';
 import { errorText } from '../api.js';
 
@@ -12,10 +13,10 @@ export interface TrainDialog {
 }
 
 export function trainDialog(app: App, trained: (world: string, models: string) => void): TrainDialog {
-  const name = el('input', { id: 'train-name', placeholder: 'e.g. medium-quick', pattern: '[A-Za-z0-9][A-Za-z0-9._-]{0,63}' });
-  const data = el('input', { id: 'train-dataset-steps', type: 'number', min: '1000', value: '100000' });
-  const embed = el('input', { id: 'train-embed-steps', type: 'number', min: '1', value: '20000' });
-  const policy = el('input', { id: 'train-policy-steps', type: 'number', min: '1', value: '20000' });
+  const name = el('input', { id: 'train-name', placeholder: 'e.g. medium-quick', pattern: BUNDLE_NAME_PATTERN.slice(1, -1) });
+  const data = el('input', { id: 'train-dataset-steps', type: 'number', min: '1000', value: String(TRAIN_DEFAULTS.datasetSteps) });
+  const embed = el('input', { id: 'train-embed-steps', type: 'number', min: '1', value: String(TRAIN_DEFAULTS.embedSteps) });
+  const policy = el('input', { id: 'train-policy-steps', type: 'number', min: '1', value: String(TRAIN_DEFAULTS.policySteps) });
   const err = el('div', { class: 'error', role: 'alert', id: 'train-error' });
   const start = el('button', { id: 'train-start', class: 'primary' }, 'Start training');
   const cancel = el('button', { id: 'train-close' }, 'Close');
@@ -31,7 +32,7 @@ export function trainDialog(app: App, trained: (world: string, models: string) =
   cancel.addEventListener('click', () => dialog.close());
   start.addEventListener('click', () => {
     err.textContent = '';
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name.value)) {
+    if (!new RegExp(BUNDLE_NAME_PATTERN).test(name.value)) {
       err.textContent = 'Name: letters, digits, ".", "_" and "-", starting with a letter or digit.';
       name.focus();
       return;

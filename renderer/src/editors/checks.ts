@@ -4,7 +4,7 @@
  * and the tool schema). Results become markers under the owner 'witness'; a reply that arrives
  * after a newer edit or world change is dropped.
  */
-import type { Diagnostic, LtlCheckResult, WitnessApi } from '../../../main/api/contract.js';
+import type { Diagnostic, LtlCheckResult, WitnessApi } from '../../../main/contract/api.js';
 import { errorText } from '../api.js';
 import type { Doc } from './documents.js';
 import { monaco } from './monaco.js';

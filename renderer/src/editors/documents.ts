@@ -4,7 +4,7 @@
  * saves carry the version they are based on, so a file changed on disk is never overwritten
  * without the user choosing to.
  */
-import type { WitnessApi } from '../../../main/api/contract.js';
+import type { WitnessApi } from '../../../main/contract/api.js';
 import { monaco } from './monaco.js';
 import { LTL } from './ltl-language.js';
 

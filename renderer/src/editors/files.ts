@@ -1,5 +1,5 @@
 /** The workspace's file list: folders as headings, a dirty marker on files with unsaved edits. */
-import type { WorkspaceFile } from '../../../main/api/contract.js';
+import type { WorkspaceFile } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 
 export class FileList {

@@ -4,7 +4,7 @@
  * and completion (the world's propositions, the operators). Diagnostics come from the app's LTL
  * engine through the API (checks.ts); hover reads the latest check instead of asking again.
  */
-import type { LtlCheckResult, Vocabulary } from '../../../main/api/contract.js';
+import type { LtlCheckResult, Vocabulary } from '../../../main/contract/api.js';
 import { monaco } from './monaco.js';
 
 export const LTL = 'ltl';

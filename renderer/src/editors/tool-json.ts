@@ -8,7 +8,7 @@
  * registered under the address each tool file's "$schema" resolves to, and any other "$schema" a
  * JSON file names resolves to an empty schema instead of a failed download.
  */
-import type { Vocabulary } from '../../../main/api/contract.js';
+import type { Vocabulary } from '../../../main/contract/api.js';
 import type { Doc } from './documents.js';
 import { jsonDefaults, monaco } from './monaco.js';
 

@@ -3,7 +3,7 @@
  * the propositions) and one for tool files (the tabletop, whose fields, objects and skills tools
  * use), each chosen in the toolbar's selector, with their vocabularies loaded once.
  */
-import type { Vocabulary, WitnessApi } from '../../../main/api/contract.js';
+import type { Vocabulary, WitnessApi } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 import { errorText } from '../api.js';
 

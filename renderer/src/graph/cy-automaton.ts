@@ -4,7 +4,7 @@
  * from a dot, guards on the edges, and the monitor's current state set highlighted.
  */
 import cytoscape, { type ElementDefinition } from 'cytoscape';
-import type { AutomatonView } from '../../../main/api/contract.js';
+import type { AutomatonView } from '../../../main/contract/api.js';
 import type { AutomatonViewHandle } from './view.js';
 import { automatonStyle, planColours } from './cy-style.js';
 

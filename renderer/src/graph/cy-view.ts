@@ -6,7 +6,7 @@
  * page).
  */
 import cytoscape, { type Core, type ElementDefinition, type NodeSingular } from 'cytoscape';
-import type { GraphScene, PlanView } from '../../../main/api/contract.js';
+import type { GraphScene, PlanView } from '../../../main/contract/api.js';
 import type { GraphViewHandle, NodeDetail } from './view.js';
 import { type Frame, frameOf, heatOf, nodeClasses, nodeColour, nodeElementId, planOverlay, planSteps, propositionColours } from './model.js';
 import { graphStyle, planColours } from './cy-style.js';

@@ -3,7 +3,7 @@
  * overlay edges and a node's product states. No DOM and no Cytoscape here, so it stays testable
  * and the view stays thin.
  */
-import type { GraphScene, PlanView, SceneNode } from '../../../main/api/contract.js';
+import type { GraphScene, PlanView, SceneNode } from '../../../main/contract/api.js';
 
 /**
  * Tableau 10 (distinguishable, colour-blind-friendlier than a hue wheel), reordered so the first

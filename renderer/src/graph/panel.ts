@@ -4,7 +4,7 @@
  * the mission console posts (plan and live robot) when one arrives.
  */
 import './graph.css';
-import type { AutomatonView, GraphScene, PlanView } from '../../../main/api/contract.js';
+import type { AutomatonView, GraphScene, PlanView } from '../../../main/contract/api.js';
 import { type App, type Panel, el } from '../app.js';
 import { ApiCallError, errorText } from '../api.js';
 import { type CyGraphView, createGraphView } from './cy-view.js';

@@ -2,7 +2,7 @@
  * The graph view's handle, used by the mission console (plan and live run) and the audit browser
  * (replay). The implementation behind it draws with Cytoscape.
  */
-import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../../main/api/contract.js';
+import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../../main/contract/api.js';
 
 export interface NodeDetail {
   node: SceneNode;

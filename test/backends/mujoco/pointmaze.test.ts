@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PointMazeSim, PointMazeWorld } from '../../../main/backends/mujoco/pointmaze.js';
-import { WorldError, guardCall } from '../../../main/backends/world.js';
+import { guardCall } from '../../../main/backends/world.js';
+import { type World, WorldError } from '../../../main/core/world/world.js';
 import { MAZES, cellAt, cellCenter } from '../../../main/core/world/maze.js';
 import { pointMazeMjcf } from '../../../main/core/world/mjcf.js';
 
@@ -57,23 +58,30 @@ test('bad input: unknown world, broken scene, wrong model, bad start state, clos
   assert.throws(() => sim.reset(1), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
 });
 
-test('the World interface: async reset/step, projection, sensors, registry, input checks', async () => {
+test('the World interface: navigation with async reset/step, the pose, the map, the rest observation, input checks', async () => {
   const w = await PointMazeWorld.open('pointmaze-giant');
   assert.equal(w.spec.observation.dim, 4);
   assert.equal(w.spec.control_dt_s, 0.05);
-  const r = await w.reset({ seed: 3, initialState: [0, 0, 0, 0] });
+  assert.equal((w as World).tools, undefined, 'a point maze has no skills');
+  const nav = w.navigation;
+  const r = await nav.reset({ seed: 3, start: [0, 0] });
   assert.deepEqual(Array.from(r.observation), [0, 0, 0, 0]);
-  const s = await w.step([1, 1]);
-  assert.ok(s.time_s > 0);
-  assert.deepEqual(Array.from(w.project(s.observation)), [s.observation[0], s.observation[1]]);
-  const sensors = await w.sensors();
-  assert.deepEqual(sensors['agent.cell']!.value, [1, 1]);
-  assert.ok('agent.position' in w.registry().sensors);
-  await assert.rejects(w.step([2]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
+  assert.deepEqual(r.pose, { x: 0, y: 0 });
+  const s = await nav.step([1, 1]);
+  assert.ok(s.time_s > 0 && w.time_s() === s.time_s);
+  assert.deepEqual([s.pose.x, s.pose.y], [s.observation[0], s.observation[1]]);
+  assert.ok(s.pose.x > 0 && s.pose.y > 0, 'the push moved it');
+  assert.deepEqual(Array.from(nav.restObservation(2, 3)), [2, 3, 0, 0]);
+  assert.equal(nav.map.blocked(0, 0), null);
+  assert.equal(nav.map.blocked(-4, -4), 'inside a wall of pointmaze-giant (cell row 0, column 0)');
+  assert.match(nav.map.blocked(-100, 0)!, /outside the pointmaze-giant maze/);
+  await assert.rejects(nav.reset({ seed: 1, start: [-100, 0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /outside the pointmaze-giant maze/.test(e.message));
+  await assert.rejects(nav.step([2]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(w.step([0, 0], { signal: controller.signal }), (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
+  await assert.rejects(nav.step([0, 0], { signal: controller.signal }), (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
   await w.close();
+  await assert.rejects(nav.step([0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
 });
 
 test('guardCall turns slow and cancelled calls into WorldErrors', async () => {

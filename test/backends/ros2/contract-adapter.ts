@@ -7,17 +7,14 @@ export function ros2ContractWorld(w: Ros2World, cleanup: () => void = () => unde
   const c = w.config.contract;
   if (c === undefined) throw new Error(`${w.config.file}: no "contract" section: the world contract suite needs the calls to make on this robot (docs/ROS2.md)`);
   const what = (x: ContractCall): string => `${x.skill}(${JSON.stringify(x.args)})`;
-  const run = (x: ContractCall) => (o: { timeout_s: number; signal: AbortSignal }) => w.execute(x.skill, x.args, o);
+  const run = (x: ContractCall) => (o: { timeout_s: number; signal: AbortSignal }) => w.tools.execute(x.skill, x.args, o);
   const feedback = new Set(Object.values(w.config.tools).flatMap((t) => Object.keys(t.feedback)));
   const slowest = Math.max(...Object.values(w.config.tools).map((t) => t.cancel_timeout_s), 0);
   return {
-    reset: async () => {
-      await w.reset({ seed: 0 });
-      return w.observe();
-    },
-    observe: () => w.observe(),
+    reset: () => w.tools.reset({ seed: 0 }),
+    observe: () => w.tools.observe(),
     // Feedback fields exist only once a goal has reported.
-    fields: Object.keys(w.vocabulary().fields).filter((f) => !feedback.has(f)),
+    fields: Object.keys(w.tools.vocabulary().fields).filter((f) => !feedback.has(f)),
     succeed: { what: what(c.succeed), run: run(c.succeed), timeout_s: c.succeed.timeout_s ?? 120 },
     slow: { what: what(c.slow), run: run(c.slow), timeout_s: c.slow.timeout_s! },
     cancel: { what: what(c.cancel), run: run(c.cancel), after_s: c.cancel.after_s! },

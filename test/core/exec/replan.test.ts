@@ -34,7 +34,7 @@ test('the replanned graph: edits in both directions, the anchor gone, the start 
     stay: false, directed: false, disjoint: true, latents: Float32Array.from([0, 0, 4, 0, 8, 0, 9, 0, 0, 0]), latentDim: 2,
   };
   const rec = (action: FailureRecord['action'], from: string, to: string): FailureRecord => ({
-    t: 1, kind: 'tracking-timeout', stream: 'prefix', index: 0, from, to, term: 'true', violated: to, labels: [], latent: [0, 0],
+    source: 'mission', t: 1, kind: 'tracking-timeout', label: 'tracking-timeout', stream: 'prefix', index: 0, from, to, term: 'true', violated: to, labels: [], latent: [0, 0],
     class: 'transient', rule: '', action, unrecoverable: false,
   });
   const start = { latent: Float32Array.from([4.5, 0]), position: [4.5, 0] as const, label: ['x'] };

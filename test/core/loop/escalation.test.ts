@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runLoop, type LoopOptions } from '../../../main/core/loop/loop.js';
 import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../../../main/core/loop/planners.js';
-import { type Decide, type Escalation, askOperator } from '../../../main/core/loop/escalation.js';
+import { askOperator } from '../../../main/core/loop/escalation.js';
+import type { Decide, Escalation } from '../../../main/contract/failure.js';
 import { StepThroughWorld, tools } from './step-world.js';
 
 const PLAN = parseScript({ steps: [{ tool: 'pick', args: { target: 'red_mug' } }, { tool: 'place', args: { target: 'tray' } }] }, 'plan.json');
@@ -81,7 +82,7 @@ test('skip abandons the failed subtask and goes on with the next; the budget is 
   const decide = operator('skip', 'skip');
   const three = parseScript({ steps: [{ tool: 'pick', args: { target: 'red_bin' } }, { tool: 'pick', args: { target: 'red_mug' } }, { tool: 'place', args: { target: 'tray' } }] }, 'q.json');
   const r = await runLoop(tools(), new StepThroughWorld(), new ScriptedPlanner(three), 'g', opts({ decide }));
-  assert.deepEqual(decide.asked.map((e) => [e.failure.tool, e.failure.subtask]), [['pick', 0], ['pick', 1], ['place', 2]]);
+  assert.deepEqual(decide.asked.map((e) => (e.failure.source === 'tool' ? [e.failure.tool, e.failure.subtask] : [])), [['pick', 0], ['pick', 1], ['place', 2]]);
   assert.equal(r.outcome, 'escalated');
   assert.match(r.reason, /aborted by tester/);
 });
@@ -98,10 +99,13 @@ test('abort ends the run as escalated and aborted, with one escalation event and
 });
 
 test('a hook that throws or answers nonsense aborts, saying why; an empty reason is recorded as such', async () => {
-  const e = { n: 1 } as Escalation;
+  const e = { n: 1, options: ['abort', 'retry', 'skip'] } as unknown as Escalation;
   assert.deepEqual(await askOperator(() => Promise.reject(new Error('dialog closed')), e), { decision: 'abort', reason: 'the decision hook failed (dialog closed); aborting' });
   assert.deepEqual(await askOperator(() => Promise.resolve({ decision: 'maybe' } as never), e), { decision: 'abort', reason: 'the decision hook answered "maybe", not one of abort, retry, skip; aborting' });
   assert.deepEqual(await askOperator(() => Promise.resolve({ decision: 'skip', reason: ' ' }), e), { decision: 'skip', reason: '(no reason given)' });
+  // A mission has no subtask to skip: a decision outside the escalation's options is no answer.
+  const mission = { ...e, options: ['abort', 'retry'] } as Escalation;
+  assert.deepEqual(await askOperator(() => Promise.resolve({ decision: 'skip', reason: 'why not' }), mission), { decision: 'abort', reason: 'the decision hook answered "skip", not one of abort, retry; aborting' });
   const { opts } = recorder();
   const r = await runLoop(tools(), new StepThroughWorld(), new RecoveryPlanner(PLAN), 'g', opts({ decide: () => Promise.reject(new Error('boom')) }));
   assert.deepEqual([r.outcome, r.aborted], ['escalated', true]);

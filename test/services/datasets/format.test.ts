@@ -5,17 +5,24 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatasetError } from '../../../main/core/data/dataset.js';
+import { FileError } from '../../../main/platform/files.js';
 import { datasetHash, encodeDataset, readDataset, writeDataset } from '../../../main/services/datasets/format.js';
 import { sampleDataset } from '../../core/data/sample.js';
 
 const scratch = async (): Promise<string> => mkdtemp(join(tmpdir(), 'witness-wds-'));
 
-/** Resolves when `p` rejects with a DatasetError for `file`/`field` whose message matches. */
+/**
+ * Resolves when `p` rejects with a DatasetError for `file`/`field` whose message matches, or, for the
+ * field 'file' (reading or writing the file itself), with the one file writer's FileError for `file`.
+ */
 async function rejectsWith(p: Promise<unknown>, file: string, field: string, detail: RegExp): Promise<void> {
   await assert.rejects(p, (err: unknown) => {
-    assert.ok(err instanceof DatasetError, `a DatasetError, got ${String(err)}`);
-    assert.equal(err.file, file);
-    assert.equal(err.field, field);
+    if (field === 'file') assert.ok(err instanceof FileError && err.file === file, `a FileError for ${file}, got ${String(err)}`);
+    else {
+      assert.ok(err instanceof DatasetError, `a DatasetError, got ${String(err)}`);
+      assert.equal(err.file, file);
+      assert.equal(err.field, field);
+    }
     assert.ok(err.message.startsWith(`${file}: `), err.message);
     assert.match(err.message, detail);
     return true;

@@ -1,0 +1,80 @@
+/**
+ * The API's handlers: each takes the method's parameters (the transports have validated them against
+ * the contract's schemas), calls the application layer, and returns its result. A WitnessError
+ * becomes the caller's ApiError (contract/errors.ts errorReport); anything else is internal.
+ */
+import type { WitnessApi } from '../contract/api.js';
+import { VERSION } from '../contract/version.js';
+import type { Session } from '../app/session.js';
+import { translateRequest } from '../app/ltl.js';
+import { automatonViewOf, planLabelledGraph, sceneFromGraphFile } from '../app/plan.js';
+import { ros2Status } from '../app/worlds.js';
+import { Workspace, ltlCheck, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
+import { MissionConsole } from '../app/console.js';
+import { trainModelsJob } from '../app/train.js';
+import { AuditBrowser } from '../app/audit.js';
+
+/** Synchronous work as a promise: a thrown error becomes the rejection. */
+const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()));
+
+export interface Handlers {
+  readonly api: WitnessApi;
+  /** Stops running missions and closes what the handlers hold open. */
+  readonly close: () => Promise<void>;
+  /** Audit databases open now (tests check the bound). */
+  readonly auditConnections: () => number;
+}
+
+export function handlers(session: Session): Handlers {
+  const workspace = new Workspace(session.workspace);
+  const missions = new MissionConsole(session);
+  const audit = new AuditBrowser(session);
+  const api: WitnessApi = {
+    // Core: the application, LTL, labelled-graph planning, jobs.
+    ltlTranslate: (r) => attempt(() => translateRequest(r)),
+    planGraph: (r) => attempt(() => planLabelledGraph(r)),
+    version: () => Promise.resolve(VERSION),
+    appInfo: () => Promise.resolve({ version: VERSION, transport: session.transport, workspace: session.workspace, auditFile: session.auditFile }),
+    ros2Status: () => ros2Status(session.ros2),
+    cancelJob: ({ job }) => Promise.resolve({ cancelled: session.jobs.cancel(job) }),
+    // Editors.
+    ltlCheck: ({ text, world }) => attempt(() => ltlCheck(text, world)),
+    toolCheck: ({ text, world }) => attempt(() => toolCheck(text, world)),
+    worldVocabulary: ({ world }) => attempt(() => vocabularyView(world)),
+    toolSchema: () => Promise.resolve(toolSchema()),
+    workspaceList: () => workspace.list(),
+    workspaceRead: ({ path }) => workspace.read(path),
+    workspaceWrite: ({ path, text, baseVersion }) => workspace.write(path, text, baseVersion),
+    // Graph view.
+    sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
+    automatonView: ({ spec }) => attempt(() => {
+      if (typeof spec !== 'string') throw new TypeError('spec: expected a string');
+      return automatonViewOf(spec);
+    }),
+    // Operator console.
+    listWorlds: () => attempt(() => missions.worlds()),
+    missionPlan: (r) => missions.plan(r),
+    missionRun: (r) => missions.run(r),
+    missionControl: ({ run, action }) => attempt(() => missions.control(run, action)),
+    emergencyStop: () => attempt(() => missions.emergencyStop()),
+    escalationDecide: ({ run, escalation, decision, reason }) => attempt(() => missions.decide(run, escalation, decision, reason)),
+    trainModels: (r) => trainModelsJob(session, r),
+    // Audit browser (read-only).
+    auditRuns: (r) => attempt(() => audit.runs(r)),
+    auditFacets: (r) => attempt(() => audit.facets(r)),
+    auditQuery: (r) => attempt(() => audit.query(r)),
+    auditLocate: (r) => attempt(() => audit.locate(r)),
+    auditEvent: (r) => attempt(() => audit.event(r)),
+    auditReplay: (r) => attempt(() => audit.replay(r)),
+    auditVerify: (r) => attempt(() => audit.verify(r)),
+    auditExport: (r) => audit.export(r),
+  };
+  return {
+    api,
+    auditConnections: () => audit.openConnections,
+    close: async () => {
+      await missions.close();
+      audit.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Web mode as a whole: the session's API behind the transport-independent dispatcher, served with
+ * the built UI on 127.0.0.1. `witness web` starts it (the process entry passes it to the CLI).
+ */
+import { mkdirSync } from 'node:fs';
+import { WitnessError } from '../../contract/errors.js';
+import { createDirectApi } from '../direct.js';
+import { createDispatcher } from '../dispatch.js';
+import { startWebServer } from './server.js';
+import { uiBuilt, UI_DIR } from '../../app/session.js';
+
+export interface WebModeOptions {
+  readonly port: number;
+  readonly workspace?: string;
+  readonly audit?: string;
+  readonly log: (line: string) => void;
+}
+
+export interface WebMode {
+  readonly url: string;
+  readonly workspace: string;
+  readonly auditFile: string;
+  close(): Promise<void>;
+}
+
+export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
+  if (!uiBuilt()) throw new WitnessError('invalid-input', `the UI is not built (${UI_DIR} has no index.html): run \`npm run build\``);
+  const api = createDirectApi({ transport: 'web', ...(o.workspace ? { workspace: o.workspace } : {}), ...(o.audit ? { auditFile: o.audit } : {}) });
+  mkdirSync(api.context.workspace, { recursive: true });
+  const server = await startWebServer({
+    dispatch: createDispatcher(api, (m, e) => o.log(`web: ${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),
+    bus: api.context.bus, root: UI_DIR, port: o.port, log: o.log,
+  });
+  return {
+    url: server.url, workspace: api.context.workspace, auditFile: api.context.auditFile,
+    close: async () => {
+      await server.close();
+      await api.close();
+    },
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Audit forensics: list runs, show one, query events (paged, or following new ones), verify the hash
+ * chain, export (JSON Lines, CSV, MCAP) — for `witness audit …` — and the audit browser of the UI
+ * (runs, facets, a paged table, an event's detail, a run's replay, verification, exports into the
+ * workspace). Databases are always opened read-only: forensics never changes evidence.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
+import { type EventRow, openAuditReadOnly } from '../services/audit/store.js';
+import { type EventQuery, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { exportAudit } from '../services/audit/export.js';
+import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
+import { eventDetail, facets, locate, queryRows, runsOf } from '../services/audit/browse.js';
+import { replayRun } from '../services/audit/replay.js';
+import { resolveUserPath } from '../platform/paths.js';
+
+export type { EventQuery, EventRow, RunSummary, VerifyResult };
+
+/** Runs `work` on a read-only connection to `file`, closed afterwards. */
+function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T): T {
+  const db = openAuditReadOnly(file);
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function withDbAsync<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => Promise<T>): Promise<T> {
+  const db = openAuditReadOnly(file);
+  try {
+    return await work(db);
+  } finally {
+    db.close();
+  }
+}
+
+export function auditRuns(file: string): RunSummary[] {
+  return withDb(file, (db) => listRuns(db));
+}
+
+/** One run (by id or a unique prefix): its metadata, specification and first `limit` events. */
+export function auditRun(file: string, run: string, limit: number): { run: RunSummary; spec: string | null; events: EventRow[] } {
+  return withDb(file, (db) => {
+    const matches = listRuns(db).filter((r) => r.id.startsWith(run));
+    if (matches.length !== 1) throw new WitnessError(matches.length === 0 ? 'not-found' : 'invalid-input', matches.length === 0 ? `${file}: no run ${run}` : `${file}: ${run} matches ${matches.length} runs; give more of the id`, { file });
+    const r = matches[0]!;
+    const spec = r.spec_sha ? getBlob(db, r.spec_sha)?.body ?? null : null;
+    return { run: r, spec, events: queryEvents(db, { run: r.id, limit }) };
+  });
+}
+
+/**
+ * Events matching the query, page by page from `after`; with `follow`, keeps polling for new ones
+ * until `stop` says so. `page` gets every page; `incomplete` is told where a text search stopped early.
+ */
+export async function auditQuery(file: string, q: EventQuery, o: { after?: number; follow?: boolean; page: (rows: readonly EventRow[]) => void; incomplete?: (next: number) => void; stop?: () => boolean }): Promise<void> {
+  const db = openAuditReadOnly(file);
+  try {
+    let after = o.after;
+    for (;;) {
+      const page = queryPage(db, { ...q, ...(after !== undefined ? { after } : {}) });
+      o.page(page.rows);
+      if (page.next !== null) after = page.next;
+      if (o.follow !== true) {
+        if (!page.complete && page.next !== null) o.incomplete?.(page.next);
+        return;
+      }
+      if (o.stop?.() === true) return;
+      if (page.complete && page.rows.length < (q.limit ?? Infinity)) await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export function auditVerify(file: string): VerifyResult & { chain_ms: number; integrity_ms: number } {
+  return withDb(file, (db) => verifyChain(db));
+}
+
+/** Exports every event (or one run's) as JSON Lines, CSV or MCAP; returns what it wrote, in words. */
+export function auditExport(file: string, format: AuditExportFormat, out: string, run?: string): Promise<string> {
+  return withDbAsync(file, (db) => exportAudit(db, format, out, run));
+}
+
+/** Open audit databases the browser keeps at once (the session's own and a few the operator opened). */
+const MAX_OPEN = 4;
+
+/**
+ * The UI's audit browser over read-only connections (cached per file, a few at a time). Exports go
+ * into the workspace's exports/ folder, which both the desktop app and web mode can open.
+ */
+export class AuditBrowser {
+  private readonly readers = new AuditReaders(MAX_OPEN);
+
+  constructor(private readonly session: { readonly auditFile: string; readonly workspace: string }) {}
+
+  /** Connections open now (tests check the bound). */
+  get openConnections(): number {
+    return this.readers.open;
+  }
+
+  /** The database a request names: the session's by default; `~/…` and workspace-relative paths too. */
+  private fileOf(file: string | undefined): string {
+    if (file === undefined) return this.session.auditFile;
+    if (file.includes('\0')) throw new WitnessError('invalid-params', 'file: a path may not contain NUL', { path: '$.file' });
+    return resolveUserPath(file, this.session.workspace);
+  }
+
+  private withDb<T>(file: string | undefined, work: (db: ReturnType<AuditReaders['get']>, f: string) => T): T {
+    const f = this.fileOf(file);
+    return work(this.readers.get(f), f);
+  }
+
+  private runOf(db: ReturnType<AuditReaders['get']>, run: string): ReturnType<typeof runsOf>[number] {
+    const r = runsOf(db).find((x) => x.id === run);
+    if (r === undefined) throw new WitnessError('not-found', `no run ${run} in this database`, { path: '$.run' });
+    return r;
+  }
+
+  private static filterOf(f: AuditFilter | undefined): AuditFilter {
+    if (typeof f !== 'object' || f === null) throw new WitnessError('invalid-params', 'filter: expected an object', { path: '$.filter' });
+    if (f.fromMs !== undefined && f.toMs !== undefined && f.fromMs > f.toMs) throw new WitnessError('invalid-params', 'filter: the time window ends before it starts (fromMs > toMs)', { path: '$.filter.toMs' });
+    return f;
+  }
+
+  runs({ file }: Parameters<AuditApi['auditRuns']>[0]): Awaited<ReturnType<AuditApi['auditRuns']>> {
+    const f = this.fileOf(file);
+    if (file === undefined) {
+      // A fresh machine has no audit database until its first mission: an empty list, not an error.
+      try {
+        statSync(f);
+      } catch {
+        return { file: f, exists: false, runs: [], message: `no audit database yet at ${f}: missions record their runs there` };
+      }
+    }
+    return this.withDb(file, (db) => {
+      const runs = runsOf(db);
+      return { file: f, exists: true, runs, ...(runs.length === 0 ? { message: `${f} holds no runs yet` } : {}) };
+    });
+  }
+
+  facets({ file, run }: Parameters<AuditApi['auditFacets']>[0]): Awaited<ReturnType<AuditApi['auditFacets']>> {
+    return this.withDb(file, (db) => {
+      this.runOf(db, run);
+      return facets(db, run);
+    });
+  }
+
+  query({ file, filter, cursor, offset, limit }: Parameters<AuditApi['auditQuery']>[0]): Awaited<ReturnType<AuditApi['auditQuery']>> {
+    return this.withDb(file, (db) => queryRows(db, AuditBrowser.filterOf(filter), {
+      ...(cursor !== undefined ? { cursor } : {}), ...(offset !== undefined ? { offset } : {}), limit: Math.max(1, Math.min(5000, Math.floor(limit))),
+    }));
+  }
+
+  locate({ file, filter, step, tMs }: Parameters<AuditApi['auditLocate']>[0]): Awaited<ReturnType<AuditApi['auditLocate']>> {
+    return this.withDb(file, (db) => locate(db, AuditBrowser.filterOf(filter) as AuditFilter & { run: string }, {
+      ...(step !== undefined ? { step } : {}), ...(tMs !== undefined ? { tMs } : {}),
+    }));
+  }
+
+  event({ file, id }: Parameters<AuditApi['auditEvent']>[0]): Awaited<ReturnType<AuditApi['auditEvent']>> {
+    return this.withDb(file, (db) => eventDetail(db, id));
+  }
+
+  replay({ file, run, maxPositions }: Parameters<AuditApi['auditReplay']>[0]): Awaited<ReturnType<AuditApi['auditReplay']>> {
+    return this.withDb(file, (db) => replayRun(db, this.runOf(db, run), maxPositions));
+  }
+
+  verify({ file }: Parameters<AuditApi['auditVerify']>[0]): Awaited<ReturnType<AuditApi['auditVerify']>> {
+    return this.withDb(file, (db, f) => {
+      const r = verifyChain(db);
+      return { file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, ...(r.firstBad ? { firstBad: r.firstBad } : {}) };
+    });
+  }
+
+  async export({ file, run, format }: Parameters<AuditApi['auditExport']>[0]): ReturnType<AuditApi['auditExport']> {
+    const f = this.withDb(file, (db, name) => {
+      if (run !== undefined) this.runOf(db, run);
+      return name;
+    });
+    if (!['jsonl', 'csv', 'mcap'].includes(format)) throw new WitnessError('invalid-params', `format: expected jsonl, csv or mcap, got ${JSON.stringify(format)}`, { path: '$.format' });
+    const dir = path.join(this.session.workspace, 'exports');
+    mkdirSync(dir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+    const base = `${path.basename(f).replace(/\.[^.]*$/, '')}-${run !== undefined ? run.slice(0, 8) : 'all'}-${stamp}`;
+    let out = path.join(dir, `${base}.${format}`);
+    for (let k = 2; exists(out); k++) out = path.join(dir, `${base}-${k}.${format}`);
+    // Its own connection: an MCAP export awaits between rows, and the shared ones may be closed meanwhile.
+    let db;
+    try {
+      db = openAuditReadOnly(f);
+    } catch (e) {
+      throw classifyOpenError(f, e);
+    }
+    try {
+      const summary = await exportAudit(db, format, out, run);
+      return { path: out, bytes: statSync(out).size, format, summary };
+    } finally {
+      db.close();
+    }
+  }
+
+  close(): void {
+    this.readers.close();
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

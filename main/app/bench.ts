@@ -1,0 +1,127 @@
+/**
+ * The benchmarks (figures for docs/BENCHMARKS.md, each with a baseline measured in the same run):
+ * LTL translation, the simulator and the dataset generators, the audit log, the planner, the LTL
+ * missions (every method on every task, in worker threads, through the mission workflow), and the
+ * CLI's own start-up.
+ */
+import { existsSync } from 'node:fs';
+import { WitnessError } from '../contract/errors.js';
+import { MAZE_WORLDS, MISSION_METHODS, type MissionMethod } from '../contract/defaults.js';
+import type { Difficulty } from '../core/ltl/templates.js';
+import { type LtlBenchOptions, runLtlBench } from './bench/ltl-bench.js';
+import { type WorldBenchOptions, runWorldBench } from './bench/world-bench.js';
+import { auditTable, runAuditBench } from './bench/audit-bench.js';
+import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
+import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
+import { fmt } from './bench/stats.js';
+import { startupBench, startupTable } from './bench/cli-bench.js';
+import { openAuditLog } from './mission.js';
+import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
+
+export { fmt, auditTable, gridTable, latentTable, missionTables, startupBench, startupTable };
+export type { TaskMeasurement, GridMeasurement, Difficulty };
+
+export function translationBench(o: LtlBenchOptions): ReturnType<typeof runLtlBench> {
+  return runLtlBench(o);
+}
+
+export function worldBench(o: WorldBenchOptions): Promise<string> {
+  return runWorldBench(o);
+}
+
+export function auditBench(events: number, progress?: (label: string) => void): ReturnType<typeof runAuditBench> {
+  return runAuditBench(events, progress);
+}
+
+const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+
+/** A comma-separated list of difficulties, each checked. */
+export function difficultiesOf(list: string): Difficulty[] {
+  const ds = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const d of ds) if (!(DIFFICULTIES as readonly string[]).includes(d)) throw new WitnessError('invalid-input', `--difficulty: unknown difficulty '${d}' (${DIFFICULTIES.join(', ')})`, { path: '--difficulty' });
+  return ds as Difficulty[];
+}
+
+/** The backbone a benchmark runs on: the given files, else the world's 1M-transition navigate backbone from the cache. */
+function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string }): BackboneSource {
+  if (o.graph !== undefined || o.data !== undefined) {
+    if (o.graph === undefined || o.data === undefined) throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
+    return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };
+  }
+  return { kind: 'generate', world: o.world, datasetSteps: 1_000_000, seed: 0, ...(o.models !== undefined ? { models: o.models } : {}) };
+}
+
+export interface PlanBenchRequest {
+  readonly world: string;
+  readonly graph?: string;
+  readonly data?: string;
+  readonly models?: string;
+  readonly tasks: number;
+  readonly difficulties: readonly Difficulty[];
+  readonly gridSizes: readonly number[];
+  readonly referenceMaxGrid: number;
+  readonly seed: number;
+  readonly cache?: string;
+  readonly log?: (line: string) => void;
+}
+
+/** SAGAS on the latent-graph suites (the world's backbone) and exact planning on grids against the reference algorithm. */
+export async function planBench(o: PlanBenchRequest): Promise<{ nodes: number; tasks: TaskMeasurement[]; grids: GridMeasurement[] }> {
+  const opts = { tasks: o.tasks, seed: o.seed, difficulties: [...o.difficulties], gridSizes: [...o.gridSizes], referenceMaxGrid: o.referenceMaxGrid, ...(o.log ? { progress: o.log } : {}) };
+  let tasks: TaskMeasurement[] = [];
+  let nodes = 0;
+  if (o.tasks > 0 && o.difficulties.length > 0) {
+    const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
+    try {
+      nodes = b.artifact.graph.nodeCount;
+      tasks = await runLatentSuites(b, opts);
+    } finally {
+      await b.models.close();
+    }
+  }
+  return { nodes, tasks, grids: runGrids(opts) };
+}
+
+export interface MissionBenchRequest {
+  readonly world: string;
+  readonly difficulties: readonly Difficulty[];
+  readonly tasks: number;
+  readonly methods: string;
+  readonly maxSteps: number;
+  readonly replans: number;
+  readonly threads?: number;
+  readonly out: string;
+  readonly pictures?: string;
+  readonly pictureTasks: number;
+  readonly graph?: string;
+  readonly data?: string;
+  readonly models?: string;
+  readonly cache?: string;
+  readonly seed: number;
+  /** The audit database, or null for none. */
+  readonly audit: string | null;
+  readonly log?: (line: string) => void;
+  readonly progress?: (done: number, total: number) => void;
+}
+
+/** Every method on every task of every difficulty (Appendix E), resumable from the results file. */
+export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: MissionMethod[]; tables: string }> {
+  if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
+  const methods = o.methods.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const m of methods) if (!(MISSION_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${MISSION_METHODS.join(', ')})`, { path: '--methods' });
+  // The workers load the backbone from files: given ones, or the cache's (built here on a miss).
+  const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
+  await b.models.close();
+  if (!existsSync(b.files.graph) || !existsSync(b.files.data)) throw new WitnessError('invalid-input', 'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache');
+  const files = { graph: b.files.graph, data: b.files.data, models: modelsDirOf(o.world, o.models) };
+  // Create (or migrate) the database once, before the workers open it.
+  if (o.audit !== null) await (await openAuditLog(o.audit)).close();
+  const threads = o.threads ?? DEFAULT_THREADS;
+  const outcomes = await runMissionBench({
+    world: o.world, difficulties: o.difficulties, tasks: o.tasks, methods: methods as MissionMethod[], seed: o.seed,
+    maxSteps: o.maxSteps, replans: o.replans, threads, files, resultsFile: o.out,
+    ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks, ...(o.audit !== null ? { audit: o.audit } : {}),
+    ...(o.progress ? { progress: o.progress } : {}),
+  });
+  return { threads, outcomes, summary: summarizeMissions(outcomes, methods as MissionMethod[]), methods: methods as MissionMethod[], tables: missionTables(outcomes, methods as MissionMethod[]) };
+}

@@ -1,0 +1,50 @@
+/**
+ * The CLI's start-up, against a bare Node start measured in the same run: `node -e 0`, then
+ * `witness --version` and `witness ltl translate 'G F a'` as a person runs them (a new process each
+ * time, through bin/witness.js), interleaved so that a noisy machine slows all three alike. Goals:
+ * --version within 4× and the translation within 6× of the bare start.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { WitnessError } from '../../contract/errors.js';
+import { ROOT } from '../../platform/paths.js';
+import { fmt, percentile } from './stats.js';
+
+export interface StartupRow {
+  readonly command: string;
+  readonly p50_ms: number;
+  readonly min_ms: number;
+  readonly ratio: number;
+  readonly goal: number | null;
+}
+
+const CASES: readonly { readonly command: string; readonly args: readonly string[]; readonly goal: number | null }[] = [
+  { command: 'node -e 0', args: ['-e', '0'], goal: null },
+  { command: 'witness --version', args: ['bin/witness.js', '--version'], goal: 4 },
+  { command: "witness ltl translate 'G F a'", args: ['bin/witness.js', 'ltl', 'translate', 'G F a'], goal: 6 },
+];
+
+function timeOnce(args: readonly string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new WitnessError('internal', `${path.basename(process.execPath)} ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
+  return ms;
+}
+
+/** `runs` rounds of every command (after one warm-up round), medians and ratios to the bare start. */
+export function startupBench(runs: number, progress?: (label: string) => void): StartupRow[] {
+  for (const c of CASES) timeOnce(c.args);
+  const times = CASES.map(() => [] as number[]);
+  for (let r = 0; r < runs; r++) {
+    progress?.(`round ${r + 1}/${runs}`);
+    CASES.forEach((c, i) => times[i]!.push(timeOnce(c.args)));
+  }
+  const p50 = times.map((t) => percentile([...t].sort((a, b) => a - b), 50));
+  return CASES.map((c, i) => ({ command: c.command, p50_ms: p50[i]!, min_ms: Math.min(...times[i]!), ratio: p50[i]! / p50[0]!, goal: c.goal }));
+}
+
+export function startupTable(rows: readonly StartupRow[]): string {
+  return ['| command | median ms | fastest ms | × node -e 0 | goal |', '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.command} | ${fmt(r.p50_ms, 1)} | ${fmt(r.min_ms, 1)} | ${fmt(r.ratio, 2)} | ${r.goal === null ? 'baseline' : `≤ ${r.goal}× (${r.ratio <= r.goal ? 'met' : 'NOT met'})`} |`)].join('\n');
+}

@@ -1,0 +1,192 @@
+/**
+ * The LTL mission benchmark (Appendix E): every task of every difficulty run by every method in the
+ * embedded world, success decided by the lasso evaluator on the realised labels, NCC with λ = 0.5
+ * and C_max the rollout budget, execution length on the tasks all methods solve, planning time,
+ * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
+ * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
+ */
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../platform/files.js';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { Difficulty } from '../../core/ltl/templates.js';
+import { worldEntry } from '../../backends/catalogue.js';
+import type { MissionMethod } from '../../contract/defaults.js';
+import { type BenchTask, benchTask } from './tasks.js';
+import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
+import { fmt } from './stats.js';
+import { InputError } from '../../core/input/json.js';
+
+export interface MissionBenchOptions {
+  readonly world: string;
+  readonly difficulties: readonly Difficulty[];
+  readonly tasks: number;
+  readonly methods: readonly MissionMethod[];
+  readonly seed: number;
+  readonly maxSteps: number;
+  readonly replans: number;
+  readonly threads: number;
+  readonly files: { readonly graph: string; readonly data: string; readonly models: string };
+  readonly resultsFile: string;
+  /** Pictures of the first `pictures` tasks of each difficulty, every method, into this folder. */
+  readonly picturesDir?: string;
+  readonly pictures: number;
+  /** Record every mission in this audit database. */
+  readonly audit?: string;
+  readonly progress?: (done: number, total: number, label: string) => void;
+}
+
+export const DEFAULT_THREADS = Math.max(1, availableParallelism());
+
+interface Header {
+  readonly format: 'witness-bench-ltl';
+  readonly version: 1;
+  readonly config: { world: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
+}
+
+/** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
+async function resume(file: string, header: Header): Promise<Map<string, TaskOutcome>> {
+  const done = new Map<string, TaskOutcome>();
+  if (!existsSync(file)) {
+    await writeFileAtomic(file, JSON.stringify(header) + '\n');
+    return done;
+  }
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const first = lines[0] === undefined ? null : (JSON.parse(lines[0]) as Header);
+  if (first === null || first.format !== 'witness-bench-ltl' || JSON.stringify(first.config) !== JSON.stringify(header.config)) {
+    throw new InputError(file, 'header', `holds results of other settings (${JSON.stringify(first?.config ?? null)}); pass another --out or delete it`);
+  }
+  for (const line of lines.slice(1)) {
+    try {
+      const o = JSON.parse(line) as TaskOutcome;
+      done.set(o.id, o);
+    } catch {
+      // A line cut by an interruption: that task runs again.
+    }
+  }
+  return done;
+}
+
+function append(file: string, o: TaskOutcome): void {
+  const fd = openSync(file, 'a');
+  try {
+    appendFileSync(fd, JSON.stringify(o) + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutcome[]> {
+  const layout = worldEntry(o.world).layout;
+  if (layout === undefined) throw new InputError('--world', '$', `${o.world} is not a maze world: the benchmark's tasks are drawn in a maze`);
+  const all: BenchTask[] = [];
+  for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
+  const header: Header = {
+    format: 'witness-bench-ltl', version: 1,
+    config: { world: o.world, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
+  };
+  const done = await resume(o.resultsFile, header);
+  const todo = all.filter((t) => !done.has(t.id));
+  if (o.picturesDir !== undefined) mkdirSync(o.picturesDir, { recursive: true });
+  let finished = all.length - todo.length;
+  o.progress?.(finished, all.length, 'resumed');
+  if (todo.length > 0) {
+    const pool = new Piscina({ filename: new URL('./mission-worker.js', import.meta.url).href, maxThreads: o.threads, minThreads: Math.min(o.threads, todo.length) });
+    try {
+      await Promise.all(todo.map(async (task) => {
+        const job: WorkerJob = {
+          task, methods: o.methods, world: o.world, files: o.files, maxSteps: o.maxSteps, replans: o.replans,
+          picture: o.picturesDir !== undefined && task.index < o.pictures,
+          ...(o.audit !== undefined ? { audit: o.audit } : {}),
+        };
+        const r = (await pool.run(job)) as TaskOutcome;
+        if (o.picturesDir !== undefined) {
+          for (const m of r.results) if (m.svg !== undefined) await writeFileAtomic(join(o.picturesDir, `${r.id}-${m.method}.svg`), m.svg);
+        }
+        const stripped: TaskOutcome = { ...r, results: r.results.map(({ svg: _svg, ...m }) => m) };
+        append(o.resultsFile, stripped);
+        done.set(r.id, stripped);
+        finished++;
+        o.progress?.(finished, all.length, r.id);
+      }));
+    } finally {
+      await pool.destroy();
+    }
+  }
+  return all.map((t) => done.get(t.id)!);
+}
+
+export interface MethodSummary {
+  readonly sr: number;
+  readonly ncc: number;
+  readonly ncc_sd: number;
+  readonly tasks: number;
+  readonly planning_ms: number;
+  readonly commonSuccessLength: number | null;
+  readonly failureModes: Record<string, number>;
+  readonly replans: number;
+  readonly disagreements: number;
+  readonly byDifficulty: Record<string, { sr: number; ncc: number; ncc_sd: number; tasks: number }>;
+}
+
+const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+const sd = (xs: readonly number[]): number => {
+  const m = mean(xs);
+  return xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+};
+
+export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): {
+  results: Record<string, MethodSummary>; stepP95_ms: number; stepMaxP95_ms: number;
+} {
+  const of = (m: MissionMethod, xs: readonly TaskOutcome[]): MethodOutcome[] => xs.map((t) => t.results.find((r) => r.method === m)!).filter((r) => r !== undefined);
+  const common = outcomes.filter((t) => methods.every((m) => t.results.find((r) => r.method === m)?.success));
+  const results: Record<string, MethodSummary> = {};
+  for (const m of methods) {
+    const rs = of(m, outcomes);
+    const byDifficulty: MethodSummary['byDifficulty'] = {};
+    for (const d of [...new Set(outcomes.map((t) => t.difficulty))]) {
+      const ds = of(m, outcomes.filter((t) => t.difficulty === d));
+      byDifficulty[d] = { sr: mean(ds.map((r) => (r.success ? 1 : 0))), ncc: mean(ds.map((r) => r.ncc)), ncc_sd: sd(ds.map((r) => r.ncc)), tasks: ds.length };
+    }
+    const failureModes: Record<string, number> = {};
+    for (const r of rs) if (!r.success) failureModes[r.failureMode ?? 'unknown'] = (failureModes[r.failureMode ?? 'unknown'] ?? 0) + 1;
+    const cs = of(m, common);
+    results[m] = {
+      sr: mean(rs.map((r) => (r.success ? 1 : 0))), ncc: mean(rs.map((r) => r.ncc)), ncc_sd: sd(rs.map((r) => r.ncc)), tasks: rs.length,
+      planning_ms: mean(rs.map((r) => r.planning_ms)), commonSuccessLength: cs.length === 0 ? null : mean(cs.map((r) => r.steps)),
+      failureModes, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0), byDifficulty,
+    };
+  }
+  const p95s = outcomes.flatMap((t) => t.results.filter((r) => r.stepTimes.n > 0).map((r) => r.stepTimes.p95)).sort((a, b) => a - b);
+  return {
+    results,
+    stepP95_ms: p95s.length === 0 ? NaN : p95s[Math.floor(p95s.length * 0.5)]!,
+    stepMaxP95_ms: p95s.length === 0 ? NaN : p95s[p95s.length - 1]!,
+  };
+}
+
+const NAMES: Record<string, string> = { sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan' };
+
+export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): string {
+  const { results } = summarizeMissions(outcomes, methods);
+  const diffs = [...new Set(outcomes.map((t) => t.difficulty))];
+  const head = `| difficulty | ${methods.map((m) => `${NAMES[m] ?? m} SR (%) | NCC`).join(' | ')} |`;
+  const sep = `|---|${methods.map(() => '---|---').join('|')}|`;
+  const rows = diffs.map((d) => `| ${d} | ${methods.map((m) => {
+    const x = results[m]!.byDifficulty[d]!;
+    return `${fmt(100 * x.sr, 1)} | ${fmt(x.ncc, 2)} ± ${fmt(x.ncc_sd, 2)}`;
+  }).join(' | ')} |`);
+  rows.push(`| all | ${methods.map((m) => `${fmt(100 * results[m]!.sr, 1)} | ${fmt(results[m]!.ncc, 2)} ± ${fmt(results[m]!.ncc_sd, 2)}`).join(' | ')} |`);
+  const modes = ['planning', 'prefix', 'suffix', 'escalated', 'unrecoverable'];
+  const second = [
+    `| method | common-success length (steps) | planning ms (mean) | replans | monitor disagreements | ${modes.map((x) => `${x} failures`).join(' | ')} |`,
+    `|---|---|---|---|---|${modes.map(() => '---').join('|')}|`,
+    ...methods.map((m) => {
+      const r = results[m]!;
+      return `| ${NAMES[m] ?? m} | ${r.commonSuccessLength === null ? '–' : fmt(r.commonSuccessLength, 0)} | ${fmt(r.planning_ms, 2)} | ${r.replans} | ${r.disagreements} | ${modes.map((x) => r.failureModes[x] ?? 0).join(' | ')} |`;
+    }),
+  ];
+  return `${[head, sep, ...rows].join('\n')}\n\n${second.join('\n')}`;
+}

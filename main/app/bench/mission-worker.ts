@@ -1,0 +1,102 @@
+/**
+ * A piscina worker of the LTL mission benchmark: opens the backbone and the world once, then runs
+ * every method on each task it is given (the same augmentation for all of them), through the one
+ * mission workflow of app/mission.ts.
+ */
+import type { MissionMethod } from '../../contract/defaults.js';
+import type { World } from '../../core/world/world.js';
+import { openBackbone, type Backbone } from '../backbone.js';
+import { missionPicture, openAuditLog, prepareMission, runMissionTask } from '../mission.js';
+import type { AuditLog } from '../../services/audit/store.js';
+import type { BenchTask } from './tasks.js';
+
+export interface WorkerJob {
+  readonly task: BenchTask;
+  readonly methods: readonly MissionMethod[];
+  readonly world: string;
+  readonly files: { readonly graph: string; readonly data: string; readonly models: string };
+  readonly maxSteps: number;
+  readonly replans: number;
+  readonly picture: boolean;
+  /** The audit database every mission of this job is recorded in, if any. */
+  readonly audit?: string;
+}
+
+export interface MethodOutcome {
+  readonly method: MissionMethod;
+  readonly success: boolean;
+  readonly failureMode: string | null;
+  readonly message: string;
+  readonly ncc: number;
+  readonly steps: number;
+  readonly T_pre: number | null;
+  readonly T_suf: number | null;
+  readonly planning_ms: number;
+  readonly replans: number;
+  readonly disagreements: number;
+  readonly stepTimes: { readonly p50: number; readonly p95: number; readonly n: number };
+  readonly svg?: string;
+}
+
+export interface TaskOutcome {
+  readonly id: string;
+  readonly difficulty: string;
+  readonly index: number;
+  readonly formula: string;
+  readonly augment_ms: number;
+  readonly results: readonly MethodOutcome[];
+}
+
+let loaded: { key: string; b: Backbone; world: World } | null = null;
+let auditLog: Promise<AuditLog> | null = null;
+let auditFile: string | null = null;
+
+function auditFor(file: string | undefined): Promise<AuditLog> | null {
+  if (file === undefined) return null;
+  if (auditFile !== file) {
+    auditFile = file;
+    auditLog = openAuditLog(file, { busyTimeout_ms: 30_000 });
+  }
+  return auditLog;
+}
+
+async function backbone(job: WorkerJob): Promise<{ b: Backbone; world: World }> {
+  const key = `${job.files.graph}|${job.files.data}|${job.files.models}|${job.world}`;
+  if (loaded?.key !== key) {
+    const b = await openBackbone({ kind: 'files', ...job.files, world: job.world });
+    const { worldEntry } = await import('../../backends/catalogue.js');
+    loaded = { key, b, world: await worldEntry(job.world).open() };
+  }
+  return loaded;
+}
+
+function quantile(xs: Float64Array, q: number): number {
+  if (xs.length === 0) return 0;
+  const s = Float64Array.from(xs).sort();
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+export default async function run(job: WorkerJob): Promise<TaskOutcome> {
+  const { b, world } = await backbone(job);
+  const t = job.task;
+  const task = await prepareMission({
+    world: job.world, spec: t.formula, regions: { text: JSON.stringify({ regions: t.regions }) }, start: t.start, seed: t.seed, backbone: b,
+  });
+  const log = await auditFor(job.audit);
+  const results: MethodOutcome[] = [];
+  for (const method of job.methods) {
+    const { result: r } = await runMissionTask(task, {
+      method, maxSteps: job.maxSteps, replans: job.replans, world,
+      ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id } } } : {}),
+    });
+    const svg = job.picture ? missionPicture(task, r, `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`) : undefined;
+    results.push({
+      method, success: r.success, failureMode: r.failureMode, message: r.message, ncc: r.ncc, steps: r.steps,
+      T_pre: r.T_pre, T_suf: r.T_suf, planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
+      replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length,
+      stepTimes: { p50: quantile(r.stepTimes_ms, 0.5), p95: quantile(r.stepTimes_ms, 0.95), n: r.stepTimes_ms.length },
+      ...(svg !== undefined ? { svg } : {}),
+    });
+  }
+  return { id: t.id, difficulty: t.difficulty, index: t.index, formula: t.formula, augment_ms: task.augment_ms, results };
+}

@@ -1,0 +1,77 @@
+/**
+ * The offline data workflow: generate a dataset in a world, inspect one (transitions, coverage,
+ * content hash), import and export OGBench-style .npz.
+ */
+import { basename } from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import type { DatasetKind } from '../contract/defaults.js';
+import { binCoverage, cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
+import { type Dataset, datasetStats } from '../core/data/dataset.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
+import { exportNpz, importNpz } from '../services/datasets/npz.js';
+
+const isNpz = (f: string): boolean => f.toLowerCase().endsWith('.npz');
+
+/** A dataset of `steps` transitions in a maze world (deterministic: same arguments, same bytes), written as .wds or .npz. */
+export async function generateData(world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string; progress?: (done: number, total: number) => void }): Promise<{ transitions: number; trajectories: number; covered: number; free: number; seconds: number }> {
+  const e = worldEntry(world);
+  if (e.stepper === undefined || e.layout === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
+  const sim = await e.stepper();
+  try {
+    const started = Date.now();
+    const d = generateDataset(sim, world, defaultConfig(o.kind, o.steps, o.seed), o.progress);
+    if (isNpz(o.out)) await exportNpz(o.out, d);
+    else await writeDataset(o.out, d);
+    const cov = cellCoverage(e.layout, d.observations, d.obsDim);
+    return { transitions: o.steps, trajectories: datasetStats(d).trajectories, covered: cov.covered, free: cov.free, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    sim.close();
+  }
+}
+
+export interface DatasetInfo {
+  readonly file: string;
+  readonly world: string;
+  readonly transitions: number;
+  readonly trajectories: number;
+  readonly obsDim: number;
+  readonly actDim: number;
+  readonly coverage: { covered: number; free: number; fraction: number; bins1m: number } | null;
+  readonly sha256: string;
+  readonly generator: Dataset['generator'];
+  readonly seed: Dataset['seed'];
+}
+
+/** Transitions, trajectories, coverage of free cells and content hash of a .wds (or .npz with its world). */
+export async function datasetInfo(file: string, world?: string): Promise<DatasetInfo> {
+  if (isNpz(file) && world === undefined) throw new WitnessError('invalid-input', 'an .npz file carries no world: give --world');
+  const d = isNpz(file) ? await importNpz(file, { worldId: world! }) : await readDataset(file, world ? { expectWorld: world } : {});
+  const stats = datasetStats(d);
+  let coverage: DatasetInfo['coverage'] = null;
+  try {
+    const layout = worldEntry(d.worldId).layout;
+    if (layout !== undefined) coverage = { ...cellCoverage(layout, d.observations, d.obsDim), bins1m: binCoverage(layout, d.observations, d.obsDim) };
+  } catch {
+    coverage = null;
+  }
+  return {
+    file: basename(file), world: d.worldId, transitions: stats.transitions, trajectories: stats.trajectories,
+    obsDim: d.obsDim, actDim: d.actDim, coverage, sha256: datasetHash(d), generator: d.generator, seed: d.seed,
+  };
+}
+
+/** An OGBench-style .npz into our format. */
+export async function importData(file: string, o: { world: string; out: string }): Promise<{ transitions: number }> {
+  worldEntry(o.world);
+  const d = await importNpz(file, { worldId: o.world });
+  await writeDataset(o.out, d);
+  return { transitions: datasetStats(d).transitions };
+}
+
+/** A dataset as OGBench-style .npz. */
+export async function exportData(file: string, out: string): Promise<{ transitions: number }> {
+  const d = await readDataset(file);
+  await exportNpz(out, d);
+  return { transitions: datasetStats(d).transitions };
+}

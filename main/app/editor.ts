@@ -1,0 +1,103 @@
+/**
+ * The editors' workflow: LTL and tool-file checking with exact ranges, what a world lets them name
+ * (completion and hover), the tool schema, and the workspace folder they open and save in.
+ */
+import { readFileSync } from 'node:fs';
+import { WitnessError } from '../contract/errors.js';
+import type { Diagnostic, LtlCheckResult, Vocabulary as VocabularyView } from '../contract/api.js';
+import type { Vocabulary } from '../core/loop/vocabulary.js';
+import { InputError, parseJson } from '../core/input/json.js';
+import { type Region, parseRegions } from '../core/world/regions.js';
+import { TOOL_SCHEMA } from '../core/loop/tools.js';
+import { EMBEDDED_WORLDS, worldEntry } from '../backends/catalogue.js';
+import { checkLtl } from '../services/editor/ltl-check.js';
+import { checkToolText } from '../services/editor/tool-check.js';
+import { Workspace } from '../services/editor/workspace.js';
+
+export interface WorldVocabulary {
+  /** What the editors show (completion, hover). */
+  readonly view: VocabularyView;
+  /** What registration checks run against. */
+  readonly core: Vocabulary;
+}
+
+/** Every world the editors know, maze worlds first. */
+export const EDITOR_WORLDS: readonly string[] = EMBEDDED_WORLDS;
+
+const num = (x: number): string => String(Math.round(x * 1000) / 1000);
+
+function describeRegion(r: Region): string {
+  return r.kind === 'disk'
+    ? `disk at (${num(r.center[0])}, ${num(r.center[1])}), radius ${num(r.radius)} m`
+    : `box from (${num(r.min[0])}, ${num(r.min[1])}) to (${num(r.max[0])}, ${num(r.max[1])})`;
+}
+
+/**
+ * The vocabulary of `world`, or null for a world the app does not have. Maze worlds name their
+ * propositions in the regions file shipped with the app; tool worlds name propositions, typed
+ * fields, objects and skills. A shipped regions file that does not parse throws its InputError.
+ */
+export function worldVocabulary(world: string): WorldVocabulary | null {
+  if (!EDITOR_WORLDS.includes(world)) return null;
+  const e = worldEntry(world);
+  const v = e.vocabulary;
+  if (v !== undefined) {
+    const fields = [
+      ...Object.entries(v.fields).map(([name, type]) => ({ name, type })),
+      ...v.objects.flatMap((o) => Object.entries(v.objectFields).map(([f, type]) => ({ name: `objects.${o}.${f}`, type }))),
+    ];
+    return {
+      view: {
+        world, source: null, fields, objects: [...v.objects], skills: [...v.skills],
+        propositions: v.propositions.map((name) => ({ name, detail: `a ${world} proposition` })),
+      },
+      core: v,
+    };
+  }
+  const rel = `regions/${world}.json`;
+  const text = e.regionsFile === null ? null : readFileSync(e.regionsFile, 'utf8');
+  const regions = text === null ? [] : parseRegions(parseJson(text, rel), rel).regions;
+  return {
+    view: {
+      world, source: text === null ? null : rel, fields: [], objects: [], skills: [],
+      propositions: regions.map((r) => ({ name: r.name, detail: describeRegion(r) })),
+    },
+    core: { fields: {}, objects: [], objectFields: {}, propositions: regions.map((r) => r.name), skills: [] },
+  };
+}
+
+/** The vocabulary, or the error the editors show: an unknown world, or a shipped regions file that does not parse. */
+function vocabularyOf(world: string): WorldVocabulary {
+  let v: WorldVocabulary | null;
+  try {
+    v = worldVocabulary(world);
+  } catch (e) {
+    if (e instanceof InputError) throw new WitnessError('invalid-input', `the world's ${e.message}`, { path: e.path });
+    throw e;
+  }
+  if (v === null) throw new WitnessError('not-found', `no world "${world}"; the editors know ${EDITOR_WORLDS.join(', ')}`, { path: '$.world' });
+  return v;
+}
+
+/** Parses and translates an LTL text; with a world, its propositions are checked against the world's. */
+export function ltlCheck(text: string, world?: string): LtlCheckResult {
+  const v = world === undefined ? null : vocabularyOf(world);
+  return checkLtl(text, v === null ? null : { world: v.view.world, propositions: v.core.propositions });
+}
+
+/** Checks a tool file against its JSON Schema and a world's vocabulary. */
+export function toolCheck(text: string, world: string): { diagnostics: Diagnostic[] } {
+  return { diagnostics: checkToolText(text, vocabularyOf(world).core, world) };
+}
+
+export function vocabularyView(world: string): VocabularyView {
+  return vocabularyOf(world).view;
+}
+
+/** The JSON Schema of tool files (docs/schemas/tool.schema.json). */
+export function toolSchema(): Record<string, unknown> {
+  return structuredClone(TOOL_SCHEMA);
+}
+
+/** The workspace folder: list, read and write (atomic, with conflict detection), confined to it. */
+export { Workspace };

@@ -1,0 +1,338 @@
+/**
+ * The mission workflow, once for every front end (`witness run`, the console, the benchmark's
+ * workers): read the task (specification, regions, start), open the backbone, augment the graph,
+ * open the world, record the run in the audit log, run the mission on the world's navigation with
+ * the operator's control when there is one (pause, stop, escalations), and report it. The CLI prints
+ * what this returns, the API pushes it to the UI, the benchmark tabulates it; none of them assembles
+ * a mission itself.
+ */
+import { WitnessError } from '../contract/errors.js';
+import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
+import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import type { Formula } from '../core/ltl/ast.js';
+import type { BuchiAutomaton } from '../core/ltl/automaton.js';
+import { parseLtl } from '../core/ltl/parser.js';
+import { translateFormula } from '../core/ltl/translate.js';
+import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
+import { InputError, parseJson } from '../core/input/json.js';
+import { type RegionSet, parseRegions } from '../core/world/regions.js';
+import { type Rng, createRng } from '../core/random/rng.js';
+import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core/graph/augment.js';
+import type { SemanticGraph } from '../core/plan/semantic.js';
+import { planDocument } from '../core/plan/document.js';
+import { execParams } from '../core/exec/executor.js';
+import { type MissionAudit, type MissionControl, type MissionResult, runMission } from '../core/exec/mission.js';
+import { missionSvg } from '../core/world/svg.js';
+import { type World, navigationOf } from '../core/world/world.js';
+import { type WorldEntry, worldEntry } from '../backends/catalogue.js';
+import { augmentTask, readRegions } from '../services/plan/inputs.js';
+import { AuditLog } from '../services/audit/store.js';
+import { missionRecorder } from '../services/audit/mission-recorder.js';
+import { type Backbone, type BackboneOptions, type BackboneSource, openBackbone } from './backbone.js';
+import { VERSION } from '../contract/version.js';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../platform/files.js';
+import { defaultAuditFile, operatorName } from '../platform/paths.js';
+
+export type { MissionControl, MissionResult, MissionMethod };
+export { DEFAULT_MAX_STEPS, DEFAULT_REPLANS } from '../core/exec/mission.js';
+
+/** How the task's inputs are named in messages (CLI flags, or API request fields), where they are, and the code of a bad value. */
+export interface InputNames {
+  readonly spec: string;
+  readonly regions: string;
+  readonly start: string;
+  /** Where a named input is: the flag itself, or its JSON path in the request. */
+  at(name: string): string;
+  readonly code: 'invalid-input' | 'invalid-params';
+}
+
+export const CLI_NAMES: InputNames = { spec: '--spec', regions: 'regions', start: '--start', at: (n) => n, code: 'invalid-input' };
+export const API_NAMES: InputNames = { spec: 'spec', regions: 'regions', start: 'start', at: (n) => `$.${n}`, code: 'invalid-params' };
+
+/** The task's regions: a file, or a document's text (the console sends the editor's text). */
+export type RegionsInput = { readonly file: string } | { readonly text: string };
+
+export interface MissionRequest {
+  readonly world: string;
+  readonly spec: string;
+  readonly regions: RegionsInput;
+  /** Start in the task space; default: a free point drawn from the seed. */
+  readonly start?: readonly [number, number];
+  /** Seed of the start, anchor retrieval and the simulator noise. */
+  readonly seed: number;
+  readonly backbone: BackboneSource;
+  readonly augment?: Omit<AugmentParams, 'H_TD'>;
+  readonly names?: InputNames;
+}
+
+/** A task ready to run: what was asked, the backbone, and the graph augmented for it. */
+export interface MissionTask {
+  readonly world: WorldEntry;
+  readonly formula: Formula;
+  readonly automaton: BuchiAutomaton;
+  /** The regions the formula names (AP_φ); `regionsText` is the document as given, for the audit log. */
+  readonly regions: RegionSet;
+  readonly regionsText: string;
+  readonly start: readonly [number, number];
+  readonly seed: number;
+  readonly backbone: Backbone;
+  readonly graph: SemanticGraph;
+  readonly report: AugmentReport;
+  readonly augment_ms: number;
+  /** Closes what preparing the task opened (its backbone's models, unless the caller gave them open). */
+  release(): Promise<void>;
+}
+
+/** Parses and translates a specification; a syntax error is located as `<name>:L:C`. */
+export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: Formula; automaton: BuchiAutomaton } {
+  const name = names.spec;
+  let formula: Formula;
+  try {
+    formula = parseLtl(text);
+  } catch (e) {
+    if (e instanceof LtlSyntaxError) throw new WitnessError('invalid-spec', `${name}:${e.line}:${e.column}: ${e.detail}`, { path: names.at(name), line: e.line, column: e.column });
+    throw e;
+  }
+  try {
+    return { formula, automaton: translateFormula(formula).automaton };
+  } catch (e) {
+    if (e instanceof LtlBudgetError) throw new WitnessError('budget', `${name}: ${e.message}`, { path: names.at(name) });
+    throw e;
+  }
+}
+
+/**
+ * The task's regions: every proposition of the formula must be a region of the document; regions
+ * the formula does not mention play no part (AP_φ).
+ */
+export async function taskRegions(input: RegionsInput, aps: readonly string[], names: InputNames = CLI_NAMES): Promise<{ regions: RegionSet; text: string }> {
+  let all: RegionSet, text: string, where: string;
+  if ('file' in input) {
+    all = await readRegions(input.file);
+    text = JSON.stringify(all);
+    where = input.file;
+  } else {
+    text = input.text;
+    where = names.regions;
+    try {
+      all = parseRegions(parseJson(input.text, names.regions), names.regions);
+    } catch (e) {
+      if (e instanceof InputError) throw new WitnessError('invalid-regions', `${names.regions} ${e.path}: ${e.detail}`, { path: e.path });
+      throw e;
+    }
+  }
+  const unknown = aps.filter((ap) => !all.regions.some((r) => r.name === ap));
+  if (unknown.length > 0) {
+    throw new WitnessError('invalid-spec', `${names.spec} mentions ${unknown.join(', ')}, which ${where} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`, { path: names.at(names.spec) });
+  }
+  return { regions: { ...all, regions: all.regions.filter((r) => aps.includes(r.name)) }, text };
+}
+
+/** The world entry of a mission: a navigation world (missions move through it). */
+export function missionWorld(id: string): WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array } {
+  const e = worldEntry(id);
+  if (e.map === undefined || e.restObservation === undefined) throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'].join(', ')}`, { path: '--world' });
+  return e as WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array };
+}
+
+/** The start: the one given (checked against the map), else a free point drawn from `rng`. */
+export function chooseStart(world: ReturnType<typeof missionWorld>, start: readonly [number, number] | undefined, rng: Rng, names: InputNames = CLI_NAMES): [number, number] {
+  if (start === undefined) return world.map.randomFree(rng);
+  const why = world.map.blocked(start[0], start[1]);
+  if (why !== null) throw new WitnessError(names.code, `${names.start}: (${start[0]}, ${start[1]}): ${why}`, { path: names.at(names.start) });
+  return [start[0], start[1]];
+}
+
+/** The task's inputs, read and checked: the cheap checks, before any backbone is opened. */
+export interface MissionInputs {
+  readonly world: ReturnType<typeof missionWorld>;
+  readonly formula: Formula;
+  readonly automaton: BuchiAutomaton;
+  readonly regions: RegionSet;
+  readonly regionsText: string;
+  readonly start: [number, number];
+  /** The seed's generator, after the start was drawn from it (augmentation draws next). */
+  readonly rng: Rng;
+}
+
+/** Reads and checks the specification, the regions, the world and the start, in that order. */
+export async function readMission(req: Omit<MissionRequest, 'backbone'>): Promise<MissionInputs> {
+  const names = req.names ?? CLI_NAMES;
+  const { formula, automaton } = specOf(req.spec, names);
+  const { regions, text } = await taskRegions(req.regions, automaton.aps, names);
+  const world = missionWorld(req.world);
+  const rng = createRng(req.seed);
+  const start = chooseStart(world, req.start, rng, names);
+  return { world, formula, automaton, regions, regionsText: text, start, rng };
+}
+
+/**
+ * Everything before the robot moves: the specification, the regions, the start, the backbone and
+ * the augmented graph. Inputs are checked in that order, the cheap ones first. A backbone given open
+ * stays the caller's; one opened here is closed by `task.release()`.
+ */
+export async function prepareMission(req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }), o: BackboneOptions & { readonly signal?: AbortSignal } = {}): Promise<MissionTask> {
+  const names = req.names ?? CLI_NAMES;
+  const inputs = await readMission(req);
+  const { world, rng, start } = inputs;
+  const owned = 'kind' in req.backbone;
+  const backbone = 'kind' in req.backbone ? await openBackbone(req.backbone, o) : req.backbone;
+  try {
+    if (backbone.artifact.world !== req.world) throw new WitnessError('invalid-input', `the backbone is of ${backbone.artifact.world}, the mission in ${req.world}`);
+    if (o.signal?.aborted) throw new WitnessError('cancelled', 'planning cancelled');
+    o.progress?.('augmenting the graph', 0, 1);
+    const where = { regions: 'file' in req.regions ? req.regions.file : names.regions, start: names.start };
+    const task = await augmentTask(backbone, { id: world.id, map: world.map, restObservation: (x, y) => world.restObservation(x, y) }, inputs.regions, start, req.augment ?? DEFAULT_AUGMENT, rng, where);
+    return {
+      world, formula: inputs.formula, automaton: inputs.automaton, regions: inputs.regions, regionsText: inputs.regionsText, start, seed: req.seed,
+      backbone, graph: task.graph, report: task.report, augment_ms: task.augment_ms,
+      release: () => (owned ? backbone.models.close() : Promise.resolve()),
+    };
+  } catch (e) {
+    if (owned) await backbone.models.close();
+    throw e;
+  }
+}
+
+export interface RunOptions {
+  readonly method: MissionMethod;
+  readonly lambda?: number;
+  readonly k?: number;
+  readonly tauSoft?: number;
+  readonly maxSteps?: number;
+  readonly replans?: number;
+  /** Record the run in this audit log, naming who ran it and through which front end. */
+  readonly audit?: { readonly log: AuditLog; readonly operator: string; readonly via: string; readonly meta?: Readonly<Record<string, unknown>> };
+  /** The operator in the loop (the console); without one, escalations end the mission. */
+  readonly control?: MissionControl;
+  /** An open world to drive (the benchmark reuses one per worker); else the task's world is opened and closed here. */
+  readonly world?: World;
+  /** Tees the mission's audit events (the console shows the milestones). */
+  readonly onEvent?: (kind: string, body: unknown, step: number) => void;
+  /** Called once the run is recorded, before the robot moves. */
+  readonly started?: (auditRun: string | null) => void;
+}
+
+export interface MissionRun {
+  readonly result: MissionResult;
+  readonly auditRun: string | null;
+}
+
+/** Runs a prepared task on its world: the one mission assembly of every front end. */
+export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<MissionRun> {
+  const b = task.backbone;
+  const dims = b.models.manifest.dims;
+  const world = o.world ?? await task.world.open();
+  try {
+    const nav = navigationOf(world);
+    const spec = world.spec;
+    if (spec.observation.dim !== dims.obs || spec.action.dim !== dims.action) {
+      throw new WitnessError('invalid-input', `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`);
+    }
+    const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
+    const log = o.audit?.log;
+    const auditRun = log === undefined ? null : await log.startRun({
+      world: task.world.id, backend: spec.backend, operator: o.audit!.operator, software: `witness ${VERSION}`,
+      models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, graph: b.files.graph, dataset: b.artifact.dataset.sha256 },
+      spec: task.automaton.formula, regions: task.regionsText,
+      meta: { method: o.method, start: [...task.start], seed: task.seed, maxSteps, replans, via: o.audit!.via, events: AUDIT_EVENTS_VERSION, ...o.audit!.meta },
+    });
+    const recorder = log !== undefined && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
+    const audit: MissionAudit | undefined = recorder === undefined ? undefined : o.onEvent === undefined ? recorder : {
+      plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+      event: (kind, body, e) => {
+        recorder.event(kind, body, e);
+        o.onEvent!(kind, body, e?.step ?? 0);
+      },
+    };
+    o.started?.(auditRun);
+    const result = await runMission(
+      { world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}) },
+      {
+        method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
+        exec: execParams(b.artifact.params.H_TD), maxSteps, replans, seed: task.seed,
+      },
+    );
+    if (log !== undefined) {
+      await log.flush();
+      if (recorder !== undefined && recorder.errors.length > 0) throw new WitnessError('invalid-input', `audit log ${log.file}: ${recorder.errors[0]!.message}`, { file: log.file });
+    }
+    return { result, auditRun };
+  } finally {
+    if (o.world === undefined) await world.close();
+  }
+}
+
+/** The mission as `witness run --json` prints it (docs/CLI.md). */
+export function missionReport(task: MissionTask, method: MissionMethod, r: MissionResult, audit: { file: string; run: string } | null): Record<string, unknown> {
+  const steps = [...r.stepTimes_ms].sort((a, b) => a - b);
+  return {
+    status: r.success ? 'success' : 'failed', failureMode: r.failureMode, message: r.message, world: task.world.id, method,
+    formula: task.automaton.formula, start: [...task.start], steps: r.steps, T_pre: r.T_pre, T_suf: r.T_suf, ncc: r.ncc,
+    executorComplete: r.executorComplete, monitorViable: r.monitorViable,
+    plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, ...planDocument(p.result, p.graph, {}) })),
+    events: r.events, failures: r.failures, disagreements: r.disagreements, augmentation: task.report,
+    ...(audit !== null ? { audit } : {}),
+    step_ms: { p50: steps[Math.floor(steps.length * 0.5)] ?? 0, p95: steps[Math.floor(steps.length * 0.95)] ?? 0 },
+  };
+}
+
+/** The mission drawn (maze, regions, the first plan's prefix, the last plan's suffix, the rollout, failures) as SVG. */
+export function missionPicture(task: MissionTask, r: MissionResult, title: string): string {
+  const layout = task.world.layout;
+  if (layout === undefined) throw new WitnessError('invalid-input', `${task.world.id} has no maze layout to draw`);
+  const xy = (g: SemanticGraph, v: number): [number, number] => [g.positions[2 * v]!, g.positions[2 * v + 1]!];
+  const first = r.plans[0], last = r.plans[r.plans.length - 1];
+  const prefix = first !== undefined && first.result.status === 'ok' ? first.result.steps.slice(0, first.result.prefixLength).map((s) => xy(first.graph, s.node)) : [];
+  const suffix = last !== undefined && last.result.status === 'ok'
+    ? [xy(last.graph, last.result.steps[last.result.prefixLength - 1]!.node), ...last.result.steps.slice(last.result.prefixLength).map((s) => xy(last.graph, s.node))]
+    : [];
+  return missionSvg(layout, title, {
+    regions: task.regions.regions, prefix, suffix, trajectory: r.trajectory, start: task.start,
+    failures: r.failures.map((f) => [r.trajectory[2 * f.t]!, r.trajectory[2 * f.t + 1]!] as const),
+  });
+}
+
+export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'control'> {
+  /** The audit database: a file, true for the default one, false for none. */
+  readonly audit: string | boolean;
+  readonly operator?: string;
+  /** Draw the mission into this SVG file. */
+  readonly picture?: string;
+  /** Reuse generated backbones from the cache (default true). */
+  readonly cache?: boolean;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * `witness run`: prepare the task, record and run the mission, draw it, report it. The audit log is
+ * created when missing; the models and the log are closed whatever happens.
+ */
+export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{ task: MissionTask; result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null }> {
+  const task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false });
+  let log: AuditLog | null = null;
+  try {
+    const file = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : defaultAuditFile();
+    if (file !== null) log = await openAuditLog(file);
+    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, ...options } = o;
+    const run = await runMissionTask(task, {
+      ...options, ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
+    });
+    const audit = log !== null && run.auditRun !== null ? { file: log.file, run: run.auditRun } : null;
+    if (o.picture !== undefined) {
+      await writeFileAtomic(o.picture, missionPicture(task, run.result, `${task.world.id}: ${task.automaton.formula} (${o.method}, ${run.result.success ? 'success' : 'failed'})`));
+    }
+    return { task, result: run.result, report: missionReport(task, o.method, run.result, audit), audit };
+  } finally {
+    await task.release();
+    await log?.close();
+  }
+}
+
+/** Opens (creating its folder and the database when missing) an audit log for appending. */
+export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } = {}): Promise<AuditLog> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  return AuditLog.open(file, o);
+}

@@ -1,0 +1,57 @@
+/**
+ * A session of the workbench (the desktop app, web mode, or direct calls): where its files live,
+ * how it pushes events to the UI, its long jobs, and how it finds ROS 2.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { EventBus } from './events.js';
+import { Jobs } from './jobs.js';
+import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultWorkspace } from '../platform/paths.js';
+import type { LoaderDeps } from '../backends/ros2/rclnodejs-loader.js';
+
+export type Transport = 'electron' | 'web' | 'direct';
+
+export interface Session {
+  readonly transport: Transport;
+  /** The folder the editors open and save in; nothing outside it is read or written for them. */
+  readonly workspace: string;
+  /** The audit database missions are recorded in. */
+  readonly auditFile: string;
+  /** The app's shipped assets (scenes, models, regions, tools). */
+  readonly assets: string;
+  readonly bus: EventBus;
+  readonly jobs: Jobs;
+  /** How rclnodejs is found (tests substitute the environment and the importer). */
+  readonly ros2?: LoaderDeps;
+}
+
+export interface SessionOptions {
+  readonly transport?: Transport;
+  readonly workspace?: string;
+  readonly auditFile?: string;
+  readonly bus?: EventBus;
+  readonly ros2?: LoaderDeps;
+}
+
+export function createSession(o: SessionOptions = {}): Session {
+  const bus = o.bus ?? new EventBus();
+  return {
+    transport: o.transport ?? 'direct',
+    workspace: path.resolve(o.workspace ?? defaultWorkspace()),
+    auditFile: path.resolve(o.auditFile ?? defaultAuditFile()),
+    assets: ASSETS_DIR,
+    bus,
+    jobs: new Jobs(bus),
+    ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}),
+  };
+}
+
+/** The built UI that web mode serves and the desktop window loads. */
+export const UI_DIR = RENDERER_DIST;
+
+/** Whether the UI has been built (`npm run build`). */
+export function uiBuilt(): boolean {
+  return existsSync(path.join(UI_DIR, 'index.html'));
+}
+
+export { EventBus, Jobs };

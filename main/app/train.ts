@@ -1,0 +1,228 @@
+/**
+ * The training workflow: ψ (the temporal-distance embedding) and π_low (the executor) from a dataset,
+ * step by step (`witness train embed|policy`, resumable from checkpoints) or all at once (the
+ * shipped recipe, `witness backbone train`; the console's "Train models" job in a worker thread);
+ * checking a model bundle, and measuring one (`witness backbone eval`).
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import { BACKBONE_RECIPE, MAZE_WORLDS, TRAIN_DEFAULTS } from '../contract/defaults.js';
+import type { TrainModelsRequest } from '../contract/api.js';
+import { defaultConfig, generateDataset } from '../core/data/generators.js';
+import type { Dataset } from '../core/data/dataset.js';
+import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { datasetHash, readDataset } from '../services/datasets/format.js';
+import { DEFAULT_EMBED, type EmbedConfig, trainEmbedding } from '../services/training/embed-trainer.js';
+import { DEFAULT_POLICY, type PolicyConfig, embedDataset, trainPolicy } from '../services/training/policy-trainer.js';
+import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/training/checkpoint.js';
+import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle, writeBundle } from '../services/training/bundle.js';
+import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
+import { loadModels, writeModels } from '../services/models/bundle.js';
+import { policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
+import { writeFolderAtomic } from '../platform/files.js';
+import { inWorker } from '../platform/workers.js';
+import { shippedModelsDir } from '../platform/paths.js';
+import { bundleDir } from './worlds.js';
+import type { Session } from './session.js';
+
+export type StepProgress = (step: number, total: number) => void;
+
+/** Checkpointing of a training run: every `every` steps into `file`, and/or resuming from `resume`. */
+export interface CheckpointOptions {
+  readonly file?: string;
+  readonly every: number;
+  readonly resume?: string;
+}
+
+async function resumeAndSave(kind: Checkpoint['kind'], c: CheckpointOptions): Promise<{ resume?: Checkpoint; checkpointEvery?: number; onCheckpoint?: (ck: Checkpoint) => Promise<void> }> {
+  const resume = c.resume !== undefined ? await readCheckpoint(c.resume, kind) : undefined;
+  return {
+    ...(resume ? { resume } : {}),
+    ...(c.file !== undefined ? { checkpointEvery: c.every, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(c.file!, ck) } : {}),
+  };
+}
+
+const located = (where: string) => (e: unknown): never => {
+  if (e instanceof RangeError) throw new WitnessError('invalid-input', `${where}: ${e.message}`);
+  throw e;
+};
+
+/** Trains ψ on a dataset and writes embed.onnx and embed.json into `out` (each file atomically). */
+export async function trainEmbedFiles(o: { data: string; out: string; config: Partial<EmbedConfig>; checkpoint: CheckpointOptions; progress?: StepProgress }): Promise<{ finalLoss: number; seconds: number }> {
+  const d = await readDataset(o.data);
+  const config = { ...DEFAULT_EMBED, ...o.config };
+  const started = Date.now();
+  const t = await trainEmbedding(d, config, (s, total) => o.progress?.(s, total), await resumeAndSave('embed', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));
+  await writeFolderAtomic(o.out, {
+    'embed.onnx': embedOnnx(t.mlp),
+    'embed.json': JSON.stringify({
+      world: d.worldId, dims: { obs: d.obsDim, latent: config.latent }, normalization: t.normalization,
+      training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 },
+      dataset: { sha256: datasetHash(d), file: basename(o.data) },
+    }, null, 2) + '\n',
+  }, { merge: true });
+  return { finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 };
+}
+
+/** Trains π_low on a dataset with a trained ψ (from `train embed`, or trained elsewhere) and writes the full bundle. */
+export async function trainPolicyBundle(o: { data: string; embed: string; out: string; config: Partial<PolicyConfig>; checkpoint: CheckpointOptions; progress?: StepProgress }): Promise<{ seconds: number }> {
+  const config = { ...DEFAULT_POLICY, ...o.config };
+  if (!(config.H_TD > 0)) throw new WitnessError('invalid-input', `--h-td must be a positive number, got ${config.H_TD}`, { path: '--h-td' });
+  const d = await readDataset(o.data);
+  const meta = readEmbedJson(join(o.embed, 'embed.json'));
+  if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
+  const embedBytes = new Uint8Array(readFileSync(join(o.embed, 'embed.onnx')));
+  const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
+  const started = Date.now();
+  const p = await trainPolicy(d, embedded, config, (st, total) => o.progress?.(st, total), await resumeAndSave('policy', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));
+  const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyOnnx(p.mlp, d.obsDim, meta.dims.latent) };
+  const manifest = bundleManifest(d, basename(o.data), meta.dims.latent, config.H_TD, meta.normalization, {
+    embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 },
+  }, files);
+  await writeBundle(o.out, files, manifest);
+  return { seconds: (Date.now() - started) / 1000 };
+}
+
+/** Loads a bundle and checks its manifest, hashes, I/O names, dtypes and shapes. */
+export async function checkBundle(dir: string, world?: string): Promise<ModelManifest> {
+  const m = await loadModels(dir, world !== undefined ? { expectWorld: world } : {});
+  await m.close();
+  return m.manifest;
+}
+
+/** Held-out data come from a seed no training command uses by default. */
+const HELD_OUT_SEED = 1_000_003;
+
+async function navigateData(world: string, steps: number, seed: number, progress?: StepProgress): Promise<Dataset> {
+  const e = worldEntry(world);
+  if (e.stepper === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
+  const sim = await e.stepper();
+  try {
+    return generateDataset(sim, world, defaultConfig('navigate', steps, seed), progress);
+  } finally {
+    sim.close();
+  }
+}
+
+export interface BackboneEval {
+  readonly world: string;
+  readonly spearman: number;
+  readonly pairs: number;
+  readonly policy_success: number;
+  readonly trials: number;
+  readonly budget_steps: number;
+  readonly epsilon: number;
+  readonly mean_steps_to_reach: number;
+  readonly H_TD: number;
+}
+
+/**
+ * Spearman of ‖ψ(s) − ψ(g)‖ against the true geodesic distance on held-out pairs, and π_low's
+ * success at reaching waypoints H_TD away within the budget.
+ */
+export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number }): Promise<BackboneEval> {
+  const e = worldEntry(o.world);
+  if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
+  const models = await loadModels(o.models ?? shippedModelsDir(o.world), { expectWorld: o.world });
+  const sim = await e.stepper();
+  try {
+    const heldOut = generateDataset(sim, o.world, defaultConfig('navigate', 20000, HELD_OUT_SEED));
+    const b = {
+      latentDim: models.manifest.dims.latent, H_TD: models.manifest.H_TD,
+      embed: (x: Float32Array, rows: number) => models.embed(x, rows),
+      act: (x: Float32Array, z: Float32Array, rows: number) => models.act(x, z, rows),
+    };
+    const rho = await spearmanOnPairs(b, e.layout, heldOut, o.pairs, HELD_OUT_SEED);
+    // A waypoint is reached when ψ(s) is within the graph's node radius H_TD/2 of it: the latent
+    // also encodes velocity, so a tighter radius fails agents that stand on the waypoint at
+    // another speed than the recorded state had.
+    const budget = o.budget ?? 5 * Math.ceil(models.manifest.H_TD);
+    const epsilon = o.epsilon ?? models.manifest.H_TD / 2;
+    if (!(epsilon > 0)) throw new WitnessError('invalid-input', `--epsilon must be a positive number, got ${String(o.epsilon)}`, { path: '--epsilon' });
+    const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon);
+    return {
+      world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
+      budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
+    };
+  } finally {
+    sim.close();
+    await models.close();
+  }
+}
+
+/** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
+export async function trainBackbone(o: { world: string; out?: string; datasetSteps: number; embedSteps: number; policySteps: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+  worldEntry(o.world);
+  const started = Date.now();
+  const d = await navigateData(o.world, o.datasetSteps, o.seed, o.progress?.('dataset'));
+  const r = BACKBONE_RECIPE;
+  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, seed: o.seed };
+  const barE = o.progress?.('train embed');
+  const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
+  const policyConfig = { ...DEFAULT_POLICY, hidden: r.hidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
+  const barP = o.progress?.('train policy');
+  const p = await trainPolicy(d, embedDataset(d, e.mlp, e.normalization), policyConfig, (st, total) => barP?.(st, total));
+  const out = o.out ?? shippedModelsDir(o.world);
+  await writeModels(out, { embed: e.mlp, policy: p.mlp }, {
+    world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
+    training: {
+      command: `witness backbone train --world ${o.world} --dataset-steps ${o.datasetSteps} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
+      embed: { objective: 'expectile-td', ...embedConfig, finalLoss: e.finalLoss },
+      policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
+      dataset: { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
+      seconds: (Date.now() - started) / 1000,
+    },
+    dataset: { sha256: datasetHash(d) },
+  });
+  return { out, minutes: (Date.now() - started) / 60000 };
+}
+
+/** A bundle trained from scratch for the console (in a worker thread). */
+export interface TrainJob {
+  readonly world: string;
+  readonly out: string;
+  readonly datasetSteps: number;
+  readonly embedSteps: number;
+  readonly policySteps: number;
+  readonly seed: number;
+}
+
+/** The worker's work: a fresh navigate dataset, then ψ and π_low, written as one bundle folder. */
+export async function trainBundleFromScratch(job: TrainJob, progress: (phase: string, done: number, total: number) => void): Promise<{ out: string }> {
+  const dataset = await navigateData(job.world, job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
+  await trainBundle(
+    dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
+    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed }, { ...DEFAULT_POLICY, steps: job.policySteps, seed: job.seed }, job.out,
+    (stage, step, total) => progress(stage === 'embedding' ? 'training ψ (embedding)' : 'training π_low (policy)', step, total),
+  );
+  return { out: job.out };
+}
+
+/**
+ * The console's "Train models": a bundle for a maze world into the workspace's models/<name>, as a
+ * cancellable job in a worker thread; resolves to its models id.
+ */
+export async function trainModelsJob(session: Session, req: TrainModelsRequest): Promise<{ models: string; dir: string }> {
+  if (!(MAZE_WORLDS as readonly string[]).includes(req.world)) throw new WitnessError('invalid-params', `unknown world "${req.world}" (bundles are trained in ${MAZE_WORLDS.join(', ')})`, { path: '$.world' });
+  const dir = bundleDir(session, `workspace/${req.name}`);
+  if (existsSync(dir)) throw new WitnessError('conflict', `${dir} already exists: choose another name`, { path: '$.name' });
+  mkdirSync(dirname(dir), { recursive: true });
+  const job: TrainJob = {
+    world: req.world, out: dir, datasetSteps: req.datasetSteps ?? TRAIN_DEFAULTS.datasetSteps, seed: req.seed ?? TRAIN_DEFAULTS.seed,
+    embedSteps: req.embedSteps ?? TRAIN_DEFAULTS.embedSteps, policySteps: req.policySteps ?? TRAIN_DEFAULTS.policySteps,
+  };
+  return session.jobs.run(req.job, `Training models ${req.name}`, async (signal, progress) => {
+    try {
+      await inWorker(new URL('./train-worker.js', import.meta.url), job, signal, progress);
+    } catch (err) {
+      // A terminated worker cannot remove its temporary folder: never leave a half-written bundle.
+      const parent = dirname(dir);
+      for (const f of readdirSync(parent)) if (f.startsWith(`.${req.name}.tmp-`)) rmSync(join(parent, f), { recursive: true, force: true });
+      if (signal.aborted) throw new WitnessError('cancelled', 'training cancelled');
+      throw err;
+    }
+    return { models: `workspace/${req.name}`, dir };
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * The worlds workflow: list the embedded worlds, check a layout or a scene before using it, draw a
+ * world (with a dataset's trajectories or a graph), regenerate the shipped scenes, the worlds the
+ * console offers with their model bundles, and the ROS 2 backend: availability and `ros2 check`.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import { MAZE_WORLDS } from '../contract/defaults.js';
+import type { Ros2Status, WorldInfo } from '../contract/api.js';
+import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
+import { pointMazeMjcf } from '../core/world/mjcf.js';
+import { mazeSvg } from '../core/world/svg.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { sceneFile } from '../backends/mujoco/pointmaze.js';
+import { loadModel } from '../backends/mujoco/runtime.js';
+import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
+import { type LoaderDeps, type Ros2Availability, Ros2Unavailable, describeAvailability, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
+import type { ProbeReport } from '../backends/ros2/probe.js';
+import { WorldError } from '../core/world/world.js';
+import { readDataset } from '../services/datasets/format.js';
+import { readGraph } from '../services/graph/store.js';
+import { readLayoutFile } from '../services/worlds/layout-file.js';
+import { writeFileAtomic } from '../platform/files.js';
+import { assetPath, shippedModelsDir } from '../platform/paths.js';
+import type { Session } from './session.js';
+
+export interface WorldRow {
+  readonly id: string;
+  readonly backend: string;
+  readonly description: string;
+  readonly cells: [number, number];
+  readonly freeCells: number;
+  readonly observation: readonly string[];
+  readonly action: readonly string[];
+  readonly control_dt_s: number;
+  readonly scene: string;
+}
+
+/** The embedded point mazes, as `witness world ls` lists them. */
+export function mazeWorlds(): WorldRow[] {
+  return MAZE_WORLDS.map((id) => {
+    const e = worldEntry(id);
+    const layout = e.layout!;
+    return {
+      id, backend: e.spec.backend, description: e.spec.description,
+      cells: [layout.grid.length, layout.grid[0]!.length], freeCells: freeCells(layout).length,
+      observation: e.spec.observation.names, action: e.spec.action.names, control_dt_s: e.spec.control_dt_s, scene: sceneFile(id),
+    };
+  });
+}
+
+/** Checks a maze layout (.json) or an MJCF scene (.xml); returns what it found, in words. */
+export async function checkWorldFile(file: string): Promise<string> {
+  if (file.toLowerCase().endsWith('.xml')) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new WitnessError('invalid-input', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { file });
+    }
+    const { model, data } = await loadModel(text, file, 'scene');
+    const found = `${model.nq} position coordinates, ${model.nu} actuators, ${model.ngeom} geoms`;
+    data.delete();
+    model.delete();
+    return `${file}: MJCF compiles: ${found}`;
+  }
+  const layout = readLayoutFile(file);
+  return `${file}: layout ${layout.id}, ${layout.grid.length}×${layout.grid[0]!.length} cells, ${freeCells(layout).length} free, all connected`;
+}
+
+/** Draws a world (an id, or a layout .json) from above as SVG, optionally with a dataset's trajectories or a graph. */
+export async function renderWorld(id: string, o: { out: string; data?: string; graph?: string }): Promise<void> {
+  const isFile = id.toLowerCase().endsWith('.json');
+  const layout = isFile ? readLayoutFile(id) : worldEntry(id).layout;
+  if (layout === undefined) throw new WitnessError('invalid-input', `${id} is not a maze world: there is no layout to draw`);
+  const data = o.data !== undefined ? await readDataset(o.data, isFile ? {} : { expectWorld: id }) : undefined;
+  const g = o.graph !== undefined ? await readGraph(o.graph, isFile ? {} : { world: id }) : undefined;
+  const svg = mazeSvg(layout, `${id}${o.data ? ` — ${o.data}` : ''}`, data, g ? { positions: g.positions, edgeU: g.graph.edgeU, edgeV: g.graph.edgeV } : undefined);
+  await writeFileAtomic(o.out, svg);
+}
+
+/** The MJCF scenes of assets/scenes from the maze layouts: written, or (check) the files that differ. */
+export async function mazeScenes(check: boolean): Promise<{ written: string[]; stale: string[] }> {
+  const written: string[] = [], stale: string[] = [];
+  for (const [name, layout] of Object.entries(MAZES)) {
+    validateLayout(layout);
+    const file = sceneFile(`pointmaze-${name}`);
+    const want = pointMazeMjcf(layout);
+    if (check) {
+      let have = '';
+      try {
+        have = readFileSync(file, 'utf8');
+      } catch {
+        have = '';
+      }
+      if (have !== want) stale.push(file);
+    } else {
+      await writeFileAtomic(file, want);
+      written.push(file);
+    }
+  }
+  return { written, stale };
+}
+
+function listDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The README's mission, over the shipped medium-maze regions. */
+const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
+
+/** Bundles trained in the workspace (models/<name>/manifest.json), by world. */
+function workspaceBundles(workspace: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const dir = path.join(workspace, 'models');
+  for (const name of listDirs(dir)) {
+    try {
+      const m = JSON.parse(readFileSync(path.join(dir, name, 'manifest.json'), 'utf8')) as { world?: unknown };
+      if (typeof m.world === 'string') out.set(m.world, [...(out.get(m.world) ?? []), `workspace/${name}`]);
+    } catch {
+      /* not a bundle */
+    }
+  }
+  return out;
+}
+
+/** Where a models id of WorldInfo.models lives: shipped ones by name, `workspace/<name>` in the workspace. */
+export function bundleDir(session: Pick<Session, 'workspace'>, id: string): string {
+  return id.startsWith('workspace/') ? path.join(session.workspace, 'models', id.slice('workspace/'.length)) : shippedModelsDir(id);
+}
+
+/** The worlds the console offers missions in, with their regions, an example spec and their model bundles. */
+export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] {
+  const trained = workspaceBundles(session.workspace);
+  return MAZE_WORLDS.map((id) => {
+    const e = worldEntry(id);
+    return {
+      id, title: e.title, kind: 'maze' as const,
+      regions: e.regionsFile !== null ? `regions/${id}.json` : null,
+      regionsText: e.regionsFile !== null ? readFileSync(e.regionsFile, 'utf8') : null,
+      exampleSpec: EXAMPLE_SPECS[id] ?? null,
+      models: [...listDirs(assetPath('models')).filter((m) => m === id), ...(trained.get(id) ?? [])],
+    };
+  });
+}
+
+/** ROS 2 availability in this process (loads rclnodejs; keeps nothing). */
+export async function ros2Status(deps?: LoaderDeps): Promise<Ros2Status> {
+  const a = await loadRclnodejs(deps);
+  return a.ok
+    ? { available: true, distro: a.distro, version: a.version, notes: [...a.notes] }
+    : { available: false, problem: a.problem, message: a.message, fix: a.fix };
+}
+
+/** The shipped sample configuration `witness ros2 check` checks by default. */
+export const DEFAULT_ROS2_CONFIG = assetPath('ros2/nav2-mobile-manipulator.json');
+
+export type Ros2CheckResult =
+  | { readonly stage: 'config'; readonly config: Ros2Config; readonly availability: Extract<Ros2Availability, { ok: false }> }
+  | { readonly stage: 'probe'; readonly config: Ros2Config; readonly availability: Extract<Ros2Availability, { ok: true }>; readonly report: ProbeReport; readonly bound_s: number };
+
+export { describeAvailability, Ros2Unavailable, type Ros2Availability };
+
+/**
+ * `ros2 check`: the configuration (an InputError names its problem); then, if ROS 2 is available,
+ * connects and probes every server, topic, field and the pose within one bound.
+ */
+export async function ros2Check(file: string, o: { timeout_s?: number; load?: () => Promise<Ros2Availability>; onConfig?: (c: Ros2Config) => void; onAvailable?: (a: Extract<Ros2Availability, { ok: true }>) => void } = {}): Promise<Ros2CheckResult> {
+  const config = readRos2Config(file);
+  o.onConfig?.(config);
+  const a = await (o.load ?? loadRclnodejs)();
+  if (!a.ok) return { stage: 'config', config, availability: a };
+  o.onAvailable?.(a);
+  const bound_s = o.timeout_s ?? config.connect_timeout_s;
+  const { Ros2World } = await import('../backends/ros2/world.js');
+  const { probeRos2 } = await import('../backends/ros2/probe.js');
+  let world;
+  try {
+    world = await Ros2World.open(config, a.rcl, { distro: a.distro });
+  } catch (e) {
+    // An interface rclnodejs has no code for: the configuration does not fit this installation.
+    if (e instanceof WorldError) throw new WitnessError('negative', e.message);
+    throw e;
+  }
+  try {
+    return { stage: 'probe', config, availability: a, report: await probeRos2(world, bound_s), bound_s };
+  } finally {
+    await world.close();
+  }
+}

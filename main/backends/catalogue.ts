@@ -1,0 +1,112 @@
+/**
+ * The world catalogue: every world Witness can open, by id, with what is known of it before it is
+ * opened (its spec, its map, its vocabulary, the regions shipped for it). This is the one place that
+ * names the concrete world classes; workflows ask it for a world and use the interfaces of
+ * core/world/world.ts. Ids: the embedded MuJoCo worlds by name (`pointmaze-medium`, `tabletop`, …),
+ * a ROS 2 robot or simulator as `ros2:<configuration file>`.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { World, WorldMap, WorldSpec } from '../core/world/world.js';
+import { WorldError } from '../core/world/world.js';
+import type { Vocabulary } from '../core/loop/vocabulary.js';
+import type { MazeStepper } from '../core/data/generators.js';
+import { type MazeLayout, mazeMap } from '../core/world/maze.js';
+import { assetPath } from '../platform/paths.js';
+import { EMBEDDED_WORLDS } from '../contract/defaults.js';
+import { POINTMAZE_IDS, PointMazeSim, PointMazeWorld, layoutOf, pointMazeRest, pointMazeSpec } from './mujoco/pointmaze.js';
+import { TABLETOP_ID, TABLETOP_SPEC, TABLETOP_VOCABULARY, TabletopWorld } from './mujoco/tabletop.js';
+import { type Ros2Config, readRos2Config } from './ros2/config.js';
+import { ros2Spec, ros2Vocabulary } from './ros2/spec.js';
+import { type LoaderDeps } from './ros2/rclnodejs-loader.js';
+
+export type WorldKind = 'maze' | 'tabletop' | 'ros2';
+
+/** A world as the catalogue knows it, without opening it. */
+export interface WorldEntry {
+  readonly id: string;
+  readonly title: string;
+  readonly kind: WorldKind;
+  readonly spec: WorldSpec;
+  /** Navigation worlds: the free space (start checks, random starts, pictures). */
+  readonly map?: WorldMap;
+  /** Maze worlds: the layout (dataset generators, benchmark tasks, pictures). */
+  readonly layout?: MazeLayout;
+  /** What tool files and specifications may name (tool worlds; propositions of ROS 2 worlds). */
+  readonly vocabulary?: Vocabulary;
+  /** The regions file shipped for the world (assets/regions/<id>.json), if any. */
+  readonly regionsFile: string | null;
+  /** Navigation worlds: the observation of the robot at rest at (x, y) (what ψ embeds for a position). */
+  readonly restObservation?: (x: number, y: number) => Float32Array;
+  /** Opens the world (a simulator, or a connection to the robot). */
+  open(o?: OpenOptions): Promise<World>;
+  /** Maze worlds: the synchronous simulator the dataset generators step a million times. */
+  stepper?(): Promise<MazeStepper & { close(): void }>;
+}
+
+export interface OpenOptions {
+  /** How rclnodejs is found (tests substitute a simulated ROS 2 graph). */
+  readonly ros2?: LoaderDeps;
+  /** Simulators only: perceive object positions exactly (deterministic demos). */
+  readonly perfectPerception?: boolean;
+}
+
+export { EMBEDDED_WORLDS };
+
+const shippedRegions = (id: string): string | null => (existsSync(assetPath(`regions/${id}.json`)) ? assetPath(`regions/${id}.json`) : null);
+
+function mazeEntry(id: string): WorldEntry {
+  const layout = layoutOf(id);
+  return {
+    id, kind: 'maze', title: `Point maze (${id.replace('pointmaze-', '')})`, spec: pointMazeSpec(id), layout, map: mazeMap(layout, id),
+    regionsFile: shippedRegions(id),
+    restObservation: pointMazeRest,
+    open: () => PointMazeWorld.open(id),
+    stepper: () => PointMazeSim.create(id),
+  };
+}
+
+function tabletopEntry(): WorldEntry {
+  return {
+    id: TABLETOP_ID, kind: 'tabletop', title: 'Tabletop (pick and place)', vocabulary: TABLETOP_VOCABULARY, regionsFile: null,
+    spec: TABLETOP_SPEC,
+    open: (o = {}) => TabletopWorld.open(o.perfectPerception === true ? { heightNoise_m: 0, perceptionNoise_m: 0 } : {}),
+  };
+}
+
+function ros2Entry(id: string, file: string): WorldEntry {
+  const config: Ros2Config = readRos2Config(file);
+  return {
+    id, kind: 'ros2', title: `ROS 2: ${config.id}`, spec: ros2Spec(config), regionsFile: config.regionsFile,
+    vocabulary: ros2Vocabulary(config),
+    open: async (o = {}) => {
+      const { openRos2World } = await import('./ros2/world.js');
+      return openRos2World(config, o.ros2 !== undefined ? { loader: o.ros2 } : {});
+    },
+  };
+}
+
+/**
+ * The catalogue entry of a world id; an unknown id is a WorldError 'not-found' naming the worlds
+ * there are. `ros2:<file>` reads and checks the configuration (an InputError names its problem).
+ */
+export function worldEntry(id: string, base = process.cwd()): WorldEntry {
+  if (id.startsWith('ros2:')) {
+    const file = id.slice('ros2:'.length);
+    if (file === '') throw new WorldError('not-found', id, 'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json');
+    return ros2Entry(id, path.resolve(base, file));
+  }
+  if ((POINTMAZE_IDS as readonly string[]).includes(id)) return mazeEntry(id);
+  if (id === TABLETOP_ID) return tabletopEntry();
+  throw new WorldError('not-found', id, `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`);
+}
+
+/** Every embedded world. */
+export function embeddedWorlds(): WorldEntry[] {
+  return EMBEDDED_WORLDS.map((id) => worldEntry(id));
+}
+
+/** Whether `id` names a world the catalogue can open (without opening or reading anything). */
+export function isWorldId(id: string): boolean {
+  return id.startsWith('ros2:') || EMBEDDED_WORLDS.includes(id);
+}

@@ -1,0 +1,121 @@
+// Contract, operator console: worlds, planning a mission (a long job with progress), running it
+// with pause, stop and emergency stop, live progress, and the operator's decision on escalation.
+import { type Static, Type } from '@sinclair/typebox';
+import type { AutomatonView, GraphScene, PlanView } from './scene.js';
+import { NoParams } from './core.js';
+import { BUNDLE_NAME_PATTERN, MISSION_DECISIONS, PLAN_METHODS } from '../defaults.js';
+import type { Escalation } from '../failure.js';
+import { StringEnum } from '../schema.js';
+
+export interface WorldInfo {
+  id: string;
+  title: string;
+  kind: 'maze' | 'tabletop';
+  /** The regions file shipped for the world (relative to the app's assets), if any, and its text. */
+  regions: string | null;
+  regionsText: string | null;
+  /** An example specification over those regions. */
+  exampleSpec: string | null;
+  /** The model bundles for the world: shipped ones by name, ones trained in the workspace as `workspace/<name>`. */
+  models: string[];
+}
+
+const ID = Type.String({ minLength: 1, maxLength: 200 });
+const strict = { additionalProperties: false } as const;
+
+export const MissionPlanRequest = Type.Object({
+  job: Type.String({ minLength: 1, maxLength: 200, description: 'a client-chosen id: progress events carry it and cancelJob takes it' }),
+  world: ID,
+  models: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first)' })),
+  spec: Type.String({ minLength: 1, maxLength: 100_000 }),
+  regions: Type.String({ minLength: 1, maxLength: 1_000_000, description: "the regions file's text (JSON, docs/FORMATS.md)" }),
+  start: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: 'start position in metres; default: a free cell drawn from the seed' })),
+  method: Type.Optional(StringEnum(PLAN_METHODS)),
+  lambda: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  datasetSteps: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000, description: 'transitions of the navigate dataset the backbone is built from' })),
+  seed: Type.Optional(Type.Integer({ minimum: 0 })),
+}, strict);
+export type MissionPlanRequest = Omit<Static<typeof MissionPlanRequest>, 'start'> & { start?: [number, number] };
+
+export const TrainModelsRequest = Type.Object({
+  job: ID,
+  world: ID,
+  name: Type.String({ pattern: BUNDLE_NAME_PATTERN, description: "folder name under the workspace's models/ (letters, digits, '.', '_', '-')" }),
+  datasetSteps: Type.Optional(Type.Integer({ minimum: 1000, maximum: 5_000_000 })),
+  embedSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  policySteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  seed: Type.Optional(Type.Integer({ minimum: 0 })),
+}, strict);
+export type TrainModelsRequest = Static<typeof TrainModelsRequest>;
+
+export interface MissionPlanResult {
+  /** Handle for missionRun. */
+  session: string;
+  scene: GraphScene;
+  plan: PlanView;
+  automaton: AutomatonView;
+  planning_ms: number;
+  /** The augmentation report: anchors, unavailable propositions, … */
+  report: { anchors: number; unavailable: string[]; nodes: number };
+}
+
+export const MissionRunRequest = Type.Object({
+  session: ID,
+  replans: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'replanning budget R; past it the run escalates to the operator' })),
+  maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  speed: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'simulated steps per second (the operator watches); 0 = as fast as possible' })),
+}, strict);
+export type MissionRunRequest = Static<typeof MissionRunRequest>;
+
+export const MISSION_ACTIONS = ['pause', 'resume', 'stop', 'estop'] as const;
+export type MissionAction = (typeof MISSION_ACTIONS)[number];
+
+export type RunState = 'running' | 'paused' | 'escalated' | 'stopped' | 'estopped' | 'finished';
+
+/** An escalation as the console shows it: the contract's Escalation and the id its decision names. */
+export type ConsoleEscalation = Escalation & { readonly id: string };
+
+export type MissionEvent =
+  | { topic: 'mission.tick'; run: string; t: number; x: number; y: number; states: number[]; labels: string[]; target: string | null }
+  | { topic: 'mission.state'; run: string; state: RunState }
+  | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
+  | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
+  | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
+  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null };
+
+export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
+export const EscalationDecideRequest = Type.Object({
+  run: ID,
+  escalation: ID,
+  decision: StringEnum(MISSION_DECISIONS),
+  reason: Type.String({ minLength: 1, maxLength: 10_000 }),
+}, strict);
+
+export interface MissionApi {
+  listWorlds(params?: NoParams): Promise<WorldInfo[]>;
+  /** Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable. */
+  missionPlan(params: MissionPlanRequest): Promise<MissionPlanResult>;
+  /** Starts executing a planned mission; progress arrives as mission.* events. */
+  missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
+  missionControl(params: Static<typeof MissionControlRequest>): Promise<{ state: RunState }>;
+  /**
+   * Trains a model bundle (ψ and π_low) for a world from a fresh navigate dataset into the
+   * workspace's models/<name>: a long job with progress, cancellable; resolves to its models id.
+   */
+  trainModels(params: TrainModelsRequest): Promise<{ models: string; dir: string }>;
+  /** Stops every running mission at once (the emergency stop); resolves to the runs it stopped. */
+  emergencyStop(params?: NoParams): Promise<{ stopped: string[] }>;
+  /** The operator's answer to an escalation; recorded in the audit log with the reason. */
+  escalationDecide(params: Static<typeof EscalationDecideRequest>): Promise<{ accepted: boolean }>;
+}
+
+export const MISSION_PARAMS = {
+  listWorlds: NoParams,
+  missionPlan: MissionPlanRequest,
+  missionRun: MissionRunRequest,
+  emergencyStop: NoParams,
+  trainModels: TrainModelsRequest,
+  missionControl: MissionControlRequest,
+  escalationDecide: EscalationDecideRequest,
+} as const satisfies Record<keyof MissionApi, object>;

@@ -1,0 +1,105 @@
+/**
+ * Method lists and defaults, defined once: the planner, the mission executor, the CLI, the API
+ * schemas and the UI's forms all read them from here (the renderer included, so no form can offer
+ * a default the engine does not use). Values follow Table J.1 of the SAGAS paper where it gives one.
+ */
+
+/** Planners over a semantic graph: SAGAS and the paper's two baselines. */
+export const PLAN_METHODS = ['sagas', 'lf-gas', 'ga-gas'] as const;
+export type PlanMethod = (typeof PLAN_METHODS)[number];
+
+/** Mission methods: the planners, and SAGAS that replans after a monitor failure. */
+export const MISSION_METHODS = [...PLAN_METHODS, 'sagas-replan'] as const;
+export type MissionMethod = (typeof MISSION_METHODS)[number];
+
+export const PLAN_DEFAULTS = {
+  /** Prefix candidates K (Table J.1: 5); labelled graphs plan exactly (K = all). */
+  k: 5,
+  /** Prefix–suffix trade-off λ. */
+  lambda: 0.5,
+  /** Soft-label threshold τ_soft for negative literals on cluster nodes. */
+  tauSoft: 0.05,
+  /** Time budget of one planning request from the UI or the API, ms. */
+  apiTimeLimit_ms: 30_000,
+  /** Time budget of `witness plan`, ms. */
+  cliTimeLimit_ms: 60_000,
+} as const;
+
+export const AUGMENT_DEFAULTS = {
+  /** Anchors per proposition N_s. */
+  anchors: 3,
+  /** Anchor candidates retrieved per proposition. */
+  attempts: 50,
+} as const;
+
+export const MISSION_DEFAULTS = {
+  method: 'sagas' as MissionMethod,
+  /** Rollout budget C_max in environment steps (Table J.1, AntMaze: 8000). */
+  maxSteps: 8000,
+  /** Replanning budget R of sagas-replan; past it the mission escalates. */
+  replans: 3,
+  /** Navigate transitions generated for the backbone of `witness run` when no graph is given. */
+  datasetSteps: 300_000,
+  /** … and of a mission planned in the console (big enough for a good graph, built in seconds). */
+  consoleDatasetSteps: 100_000,
+  /** Simulated steps per second the console runs a mission at (0: as fast as possible). */
+  consoleSpeed: 200,
+  seed: 0,
+} as const;
+
+/** The operator's answers to an escalation. */
+export const DECISIONS = ['abort', 'retry', 'skip'] as const;
+export type DecisionKind = (typeof DECISIONS)[number];
+
+/** What a mission escalation may be answered with (a mission has no subtask to skip). */
+export const MISSION_DECISIONS = ['abort', 'retry'] as const satisfies readonly DecisionKind[];
+
+/** ψ, the temporal-distance embedding (expectile TD). */
+export const EMBED_DEFAULTS = {
+  hidden: [128, 128], latent: 32, batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, expectile: 0.9,
+  tau: 0.005, pCurrent: 0.2, pTrajectory: 0.5, seed: 0,
+} as const;
+
+/** π_low, the executor (DDPG+BC with the directional reward). */
+export const POLICY_DEFAULTS = {
+  hidden: [128, 128], batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
+} as const;
+
+/** The recipe of the shipped models: sized to train from scratch within 30 minutes on two cores. */
+export const BACKBONE_RECIPE = {
+  datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
+} as const;
+
+/** A bundle trained from the console. */
+export const TRAIN_DEFAULTS = {
+  /** Navigate transitions of the dataset a bundle is trained on. */
+  datasetSteps: 100_000,
+  embedSteps: EMBED_DEFAULTS.steps,
+  policySteps: POLICY_DEFAULTS.steps,
+  seed: 0,
+} as const;
+
+/** A model bundle's name in the workspace (models/<name>). */
+export const BUNDLE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+/** Replan budget R of the tool loop when a command does not say. */
+export const LOOP_DEFAULTS = { replans: 2, maxSchemaErrors: 3, maxSteps: 50 } as const;
+
+/** The embedded MuJoCo point mazes (OGBench's layouts), and every embedded world. */
+export const MAZE_WORLDS = ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'] as const;
+export type MazeWorld = (typeof MAZE_WORLDS)[number];
+export const TABLETOP_WORLD = 'tabletop';
+export const EMBEDDED_WORLDS: readonly string[] = [...MAZE_WORLDS, TABLETOP_WORLD];
+
+/** The offline data regimes of OGBench the generators reproduce. */
+export const DATASET_KINDS = ['navigate', 'stitch', 'explore'] as const;
+export type DatasetKind = (typeof DATASET_KINDS)[number];
+
+/** The latent graph (Appendix B.1): the temporal-efficiency filter's cosine threshold, the subgoal horizon. */
+export const GRAPH_DEFAULTS = { H_TD: 8, teThreshold: 0.99 } as const;
+
+/** How an automaton is printed: HOA v1, JSON, or Graphviz DOT. */
+export const LTL_OUTPUT_FORMATS = ['hoa', 'json', 'dot'] as const;
+
+/** Lab runs go to their own database by default (in the current folder), so thousands of episodes never fill the operator's log. */
+export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';

@@ -1,0 +1,336 @@
+/**
+ * One mission end to end on a navigation world: plan on the task's semantic graph, execute with the
+ * frozen policy (Algorithm B.3), keep the runtime monitor over the realised label word alongside the
+ * plan's bookkeeping, replan after failures (method `sagas-replan`, budget R), escalate past the
+ * budget, and decide success with the lasso evaluator on the realised labels — not with the
+ * executor's bookkeeping. Pure: the world, the policy, the clock, the audit log and the operator
+ * are all injected (app/mission.ts assembles them for every front end).
+ */
+import type { BuchiAutomaton } from '../ltl/automaton.js';
+import type { Formula } from '../ltl/ast.js';
+import { StateSetMonitor } from '../ltl/monitor.js';
+import { evaluateLasso } from '../ltl/lasso.js';
+import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
+import type { SemanticGraph } from '../plan/semantic.js';
+import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } from './executor.js';
+import { type FailureRecord, classifyFailure, replanGraph } from './replan.js';
+import { type Region, labelAt } from '../world/regions.js';
+import { planDocument } from '../plan/document.js';
+import type { Navigation } from '../world/world.js';
+import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
+import { MISSION_DECISIONS, MISSION_DEFAULTS, type MissionMethod } from '../../contract/defaults.js';
+import type { Decide, Escalation } from '../../contract/failure.js';
+import { askOperator } from '../loop/escalation.js';
+
+export type { MissionMethod };
+
+export interface MissionOptions {
+  readonly method: MissionMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly tauSoft: number;
+  readonly exec: ExecParams;
+  /** The rollout budget C_max (Table J.1, AntMaze: 8000). */
+  readonly maxSteps: number;
+  /** Replanning budget R (sagas-replan). */
+  readonly replans: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_MAX_STEPS = MISSION_DEFAULTS.maxSteps;
+export const DEFAULT_REPLANS = MISSION_DEFAULTS.replans;
+
+/** Table G.1's layers, plus the replanning outcomes and an operator's stop. */
+export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped';
+
+export interface Disagreement {
+  readonly t: number;
+  readonly node: string;
+  /** The automaton state the plan expected after this checkpoint, and the monitor's state set. */
+  readonly planned: number;
+  readonly monitor: readonly number[];
+}
+
+export interface PlanRecord {
+  readonly t: number;
+  readonly result: PlanResult;
+  readonly graph: SemanticGraph;
+  readonly planning_ms: number;
+}
+
+export interface MissionResult {
+  readonly success: boolean;
+  /** Executor's own view: it completed the prefix and M suffix traversals. */
+  readonly executorComplete: boolean;
+  readonly failureMode: FailureMode | null;
+  readonly message: string;
+  readonly steps: number;
+  readonly T_pre: number | null;
+  readonly T_suf: number | null;
+  readonly ncc: number;
+  readonly plans: readonly PlanRecord[];
+  readonly events: readonly ExecEvent[];
+  readonly failures: readonly FailureRecord[];
+  readonly disagreements: readonly Disagreement[];
+  /** Positions (x, y) per step and the label of each step. */
+  readonly trajectory: Float32Array;
+  readonly labels: readonly (readonly string[])[];
+  /** The monitor's verdict at the end: some accepting continuation remains. */
+  readonly monitorViable: boolean;
+  /** Per-step time of embedding + policy + monitor, in ms. */
+  readonly stepTimes_ms: Float64Array;
+}
+
+/**
+ * Where a mission writes its evidence (the audit log): every plan with its certificate, executor and
+ * monitor events, failure records, replans, the escalation and the outcome, typed by the audit event
+ * catalogue. Calls must not block the control loop; the writer batches them.
+ */
+export interface MissionAudit {
+  plan(t: number, trigger: string, doc: Record<string, unknown>, planning_ms: number): void;
+  event<K extends MissionEventKind>(kind: K, body: AuditEventBody<K>, o?: { step?: number; failureLabel?: string }): void;
+}
+
+export type MissionEventKind = Extract<AuditEventKind, 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence' | 'run_end'>;
+
+/** One step as the operator sees it before the robot moves. */
+export interface MissionTick {
+  readonly t: number;
+  readonly x: number;
+  readonly y: number;
+  readonly states: readonly number[];
+  readonly labels: readonly string[];
+  readonly target: string | null;
+}
+
+/**
+ * An operator in the loop (the console): sees every step before the robot moves, may hold it
+ * (pause), stop it, or answer an escalation. Without one, a mission runs unattended as in the
+ * benchmark, and an escalation ends it.
+ */
+export interface MissionControl {
+  /** Before each step's action: resolves 'go', or 'stop' with the reason (stop, emergency stop). */
+  step(tick: MissionTick): Promise<{ go: true } | { go: false; reason: string }>;
+  /** Past the replanning budget: 'retry' grants another R replans, 'abort' ends the mission as escalated. */
+  readonly decide: Decide;
+  /** A new plan after a replan, for the views. */
+  replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
+}
+
+/** The learned low-level policy: ψ (embed) and π_low (act), batched over rows. */
+export interface Policy {
+  embed(obs: Float32Array, rows: number): Promise<Float32Array>;
+  act(obs: Float32Array, direction: Float32Array, rows: number): Promise<Float32Array>;
+}
+
+export interface MissionInput {
+  readonly world: Navigation;
+  readonly policy: Policy;
+  readonly graph: SemanticGraph;
+  readonly automaton: BuchiAutomaton;
+  readonly formula: Formula;
+  /** The task's regions: the label function L(s) evaluated on the world's pose. */
+  readonly regions: readonly Region[];
+  readonly start: readonly [number, number];
+  readonly audit?: MissionAudit;
+  readonly control?: MissionControl;
+  /** Milliseconds on a monotonic clock, for the per-step times (default: none measured). */
+  readonly now?: () => number;
+}
+
+export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
+  const { world, policy: models, automaton, formula, regions } = input;
+  const now = input.now ?? ((): number => 0);
+  const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
+  let replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  const control = input.control;
+  const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
+  const plans: PlanRecord[] = [];
+  const events: ExecEvent[] = [];
+  const failures: FailureRecord[] = [];
+  const disagreements: Disagreement[] = [];
+  const labels: string[][] = [];
+  const traj: number[] = [];
+  const times: number[] = [];
+  const monitor = new StateSetMonitor(automaton);
+  let state = await world.reset({ seed: o.seed, start: [input.start[0], input.start[1]] });
+  let escalations = 0;
+
+  const audit = input.audit;
+  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
+    const t0 = now();
+    const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
+    const planning_ms = now() - t0;
+    plans.push({ t, result: r, graph: g, planning_ms });
+    audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(resume ? { resume } : {}) }), planning_ms);
+    return r;
+  };
+  /** The question past the budget (or after a replan found no plan), in the contract's one shape. */
+  const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
+    n: ++escalations, cause, reason, failure: failures[failures.length - 1]!, failures: [...failures], replans: Math.max(0, plans.length - 1), budget,
+    options: MISSION_DECISIONS, step: t,
+  });
+  const recordEscalation = (e: Escalation): void => {
+    audit?.event('escalation', { n: e.n, cause: e.cause, reason: e.reason, failures: [...e.failures], replans: e.replans, budget: e.budget }, { step: e.step ?? 0 });
+  };
+  const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'> & { escalation?: Escalation; escalationRecorded?: boolean }, steps: number, exec: Executor | null): MissionResult => {
+    const { escalationRecorded, escalation: esc, ...result } = p;
+    if (p.failureMode === 'escalated' && escalationRecorded !== true && esc !== undefined) recordEscalation(esc);
+    const marks = exec?.marks;
+    const T_pre = marks?.prefixDone ?? null;
+    const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
+    const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
+    const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
+    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans: Math.max(0, plans.length - 1) }, { step: steps });
+    return {
+      executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
+      plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
+      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...result,
+    };
+  };
+
+  // ψ of every anchor's witness position at rest: where the executor steers for a label check.
+  const rest = new Map<number, Float32Array>();
+  for (let v = 0; v < input.graph.ids.length; v++) {
+    if (input.graph.kinds[v] !== 'anchor') continue;
+    rest.set(v, await models.embed(world.restObservation(input.graph.positions[2 * v]!, input.graph.positions[2 * v + 1]!), 1));
+  }
+  const execPlanOf = (p: Plan, g: SemanticGraph): ExecPlan => {
+    let e = cache.get(p);
+    if (e === undefined) {
+      e = execPlan(p, g, rest);
+      cache.set(p, e);
+    }
+    return e;
+  };
+  let graph = input.graph;
+  const first = doPlan(graph, 0);
+  if (first.status !== 'ok') {
+    return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` }, 0, null);
+  }
+  let current: Plan = first;
+  let exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+  let replans = 0;
+  for (let t = 0; t < o.maxSteps; t++) {
+    const x = state.pose.x, y = state.pose.y;
+    const obs = Float32Array.from(state.observation);
+    const t0 = now();
+    const label = labelAt(regions, x, y);
+    const before = monitor.snapshot().states;
+    const m = monitor.step(label);
+    if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
+      audit.event('monitor_event', { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label }, { step: t });
+    }
+    const h = await models.embed(obs, 1);
+    labels.push(label);
+    traj.push(x, y);
+    const r = exec.step(t, h, new Set(label), x, y);
+    for (const e of r.events) {
+      events.push(e);
+      if (audit) {
+        const target = e.kind === 'waypoint' || e.kind === 'checkpoint' || e.kind === 'violation' || e.kind === 'timeout' ? e.node : null;
+        audit.event('checkpoint', checkpointBody(e), { step: t });
+        audit.event('evidence', {
+          instruction: target !== null ? `realise the planned transition to ${target}` : e.kind,
+          state: { x, y, labels: label },
+          action: e.kind,
+          verifier: e.kind === 'checkpoint' ? 'anchor verified: latent proximity and label' : e.kind === 'waypoint' ? 'waypoint reached' : e.kind === 'violation' ? 'forbidden label observed' : e.kind === 'timeout' ? 'tracking budget exhausted' : 'progress',
+          failure_label: e.kind === 'violation' ? 'forbidden-label' : e.kind === 'timeout' ? 'tracking-timeout' : null,
+        }, { step: t, ...(e.kind === 'violation' ? { failureLabel: 'forbidden-label' } : e.kind === 'timeout' ? { failureLabel: 'tracking-timeout' } : {}) });
+      }
+      if (e.kind === 'checkpoint') {
+        // "The plan thinks" (its automaton state after this checkpoint) against "the world did".
+        const ep = execPlanOf(current, graph);
+        const planned = (e.stream === 'prefix' ? ep.prefix : ep.suffix)[e.index]?.state;
+        if (planned !== undefined && !m.states.includes(planned)) disagreements.push({ t, node: e.node, planned, monitor: m.states });
+      }
+    }
+    // The world may violate the specification where the plan saw no obligation: the monitor says so.
+    let failure = r.events.find((e): e is Extract<ExecEvent, { kind: 'violation' | 'timeout' }> => e.kind === 'violation' || e.kind === 'timeout');
+    if (failure === undefined && !m.viable) {
+      const w = exec.position();
+      failure = { kind: 'violation', t, stream: w.stream, index: w.index, node: w.target.id, literal: label.join(',') || '{}', term: w.target.term, labels: label };
+      disagreements.push({ t, node: w.target.id, planned: w.target.from, monitor: m.states });
+    }
+    if (r.status === 'complete') {
+      times.push(now() - t0);
+      return verdict(t + 1);
+    }
+    if (failure !== undefined) {
+      const from = exec.position().from;
+      const record = classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
+      failures.push(record);
+      audit?.event('failure_record', record, { step: t, failureLabel: record.label });
+      const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
+      if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
+      if (replans >= replanBudget && control !== undefined && o.method === 'sagas-replan') {
+        // An operator is there: the escalation goes to them, and the mission waits for the answer.
+        const message = `replanning budget R = ${replanBudget} exhausted at ${failure.kind} on ${failure.node}; escalating with ${failures.length} failure record(s)`;
+        const esc = escalation('replan-budget', message, t, replanBudget);
+        recordEscalation(esc);
+        const d = await askOperator(control.decide, esc);
+        audit?.event('operator_decision', {
+          decision: d.decision, reason: d.reason, operator: d.operator ?? null,
+          escalation: { n: esc.n, cause: esc.cause, reason: esc.reason, label: esc.failure.label, violated: esc.failure.violated },
+        }, { step: t });
+        if (d.decision !== 'retry') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, escalationRecorded: true }, t + 1, exec);
+        replanBudget += Math.max(1, o.replans);
+      }
+      if (replans >= replanBudget) {
+        const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${failure.kind} at ${failure.node}: ${record.rule}`;
+        return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message, escalation: escalation('replan-budget', message, t, replanBudget) }, t + 1, exec);
+      }
+      replans++;
+      graph = replanGraph(graph, record, { latent: h, position: [x, y], label }, o.exec.H_TD);
+      const again = doPlan(graph, t, m.states);
+      if (again.status !== 'ok') {
+        const message = `replan ${replans} found no plan: ${again.reason.message}`;
+        return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) }, t + 1, exec);
+      }
+      audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: [...m.states], prefix_nodes: again.prefixLength }, { step: t });
+      control?.replanned?.(t, again, graph);
+      current = again;
+      exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+      times.push(now() - t0);
+      continue;
+    }
+    if (control !== undefined) {
+      const w = exec.position();
+      const c = await control.step({ t, x, y, states: m.states, labels: label, target: w.target.id });
+      if (!c.go) {
+        times.push(now() - t0);
+        return finish({ success: false, failureMode: 'stopped', message: c.reason }, t + 1, exec);
+      }
+    }
+    const dir = r.direction!;
+    const a = await models.act(obs, dir, 1);
+    times.push(now() - t0);
+    state = await world.step(a);
+  }
+  const stage: FailureMode = exec.marks.prefixDone === null ? 'prefix' : 'suffix';
+  return finish({ success: false, failureMode: stage, message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, exec);
+
+  function verdict(steps: number): MissionResult {
+    // Finite-lasso success (Appendix E): the realised labels up to the start of the last suffix
+    // traversal as the prefix, that traversal as the cycle, judged by the lasso evaluator.
+    const marks = exec.marks;
+    const tr = marks.traversals;
+    const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
+    const end = tr[tr.length - 1]!;
+    const letters = labels.map((l) => new Set(l));
+    const word = { prefix: letters.slice(0, cycleStart), cycle: letters.slice(cycleStart, end + 1) };
+    const ok = word.cycle.length > 0 && evaluateLasso(formula, word);
+    return finish({
+      success: ok, failureMode: ok ? null : 'suffix',
+      message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
+    }, steps, exec);
+  }
+}
+
+const cache = new WeakMap<Plan, ExecPlan>();
+
+/** An executor event as the audit log records it (its label list copied). */
+function checkpointBody(e: ExecEvent): AuditEventBody<'checkpoint'> {
+  const { labels, ...rest } = e as ExecEvent & { labels?: readonly string[] };
+  return { ...rest, ...(labels !== undefined ? { labels: [...labels] } : {}) };
+}

@@ -1,0 +1,149 @@
+/**
+ * The one atomic file writer. A reader (or a crash) sees either the old file or the complete new one,
+ * never a half-written file: the content goes into a sibling temporary file (or folder), is flushed
+ * to disk (fsync), and is then renamed over the target. A failure or an interruption removes the
+ * temporary, and errors name the file and what went wrong. Everything Witness writes for a person
+ * to keep — datasets, graphs, model bundles, checkpoints, exports, pictures, workspace files — goes
+ * through here.
+ */
+import { rmSync } from 'node:fs';
+import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+
+/** A file could not be read or written; `file` is the path the person gave. */
+export class FileError extends WitnessError {
+  override name = 'FileError';
+  constructor(readonly file: string, detail: string, options?: ErrorOptions) {
+    super(options?.cause !== undefined && errno(options.cause) === 'ENOENT' ? 'not-found' : 'invalid-input', `${file}: ${detail}`, { file }, options);
+  }
+}
+
+export const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
+export const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Temporary files and folders being written right now (removed when the process is interrupted). */
+const inFlight = new Set<string>();
+
+/** Removes the temporaries of writes still in flight; for a process that is being interrupted. */
+export function removeInFlightWrites(): void {
+  for (const tmp of inFlight) rmSync(tmp, { recursive: true, force: true });
+  inFlight.clear();
+}
+
+/** A sibling of `target` that no one else uses: hidden, tagged with the process and random bytes. */
+function tempSibling(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+export interface WriteOptions {
+  /** File mode of a new file (an existing file keeps its own). */
+  readonly mode?: number;
+  /** Create the parent folder when it is missing. */
+  readonly mkdir?: boolean;
+}
+
+/**
+ * Streams into a temporary sibling through `fill`, then fsyncs and renames it over `target`.
+ * `fill` writes with the handle it is given; when it throws, nothing is left behind.
+ */
+export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => Promise<void>, o: WriteOptions = {}): Promise<void> {
+  if (o.mkdir === true) await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its folder: ${errText(e)}`, { cause: e }); });
+  const mode = await stat(target).then((s) => s.mode & 0o777, () => o.mode ?? 0o644);
+  const tmp = tempSibling(target);
+  inFlight.add(tmp);
+  try {
+    const fh = await open(tmp, 'wx', mode);
+    try {
+      await fill(fh);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, target);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    if (e instanceof WitnessError) throw e;
+    throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
+  } finally {
+    inFlight.delete(tmp);
+  }
+}
+
+/** Writes bytes (or text, as UTF-8) atomically. */
+export async function writeFileAtomic(target: string, content: Uint8Array | string, o: WriteOptions = {}): Promise<void> {
+  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+  await writeAtomicWith(target, async (fh) => { await fh.writeFile(bytes); }, o);
+}
+
+export interface FolderOptions {
+  /**
+   * What may already be in the target folder: it is replaced only when every entry it holds is one
+   * of these names (so `--out .` can never delete a person's files). Default: only what is written.
+   */
+  readonly replaceable?: readonly string[];
+  /** Keep the target's other entries and only add or replace the files written (no folder swap). */
+  readonly merge?: boolean;
+}
+
+/**
+ * Writes a folder of files atomically: every file is written and fsynced into a temporary sibling
+ * folder, which then replaces the target (or, with `merge`, whose files are renamed into it one by
+ * one: each file atomic, the set not). Refuses a target that holds anything else, naming it.
+ */
+export async function writeFolderAtomic(target: string, files: Readonly<Record<string, Uint8Array | string>>, o: FolderOptions = {}): Promise<void> {
+  const names = Object.keys(files);
+  for (const n of names) if (n === '' || n.includes('/') || n.includes('\\') || n === '.' || n === '..') throw new FileError(target, `"${n}" is not a file name`);
+  const existing = await readdir(target).catch((e: unknown) => {
+    if (errno(e) === 'ENOENT') return null;
+    throw new FileError(target, `cannot read the folder: ${errText(e)}`, { cause: e });
+  });
+  if (existing !== null && o.merge !== true) {
+    const allowed = new Set([...names, ...(o.replaceable ?? [])]);
+    const extra = existing.filter((f) => !allowed.has(f));
+    if (extra.length > 0) throw new FileError(target, `exists and holds other files (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}); give a new folder or one that holds only ${[...allowed].join(', ')}`);
+  }
+  await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its parent folder: ${errText(e)}`, { cause: e }); });
+  const tmp = tempSibling(target);
+  inFlight.add(tmp);
+  try {
+    await mkdir(tmp);
+    for (const [name, content] of Object.entries(files)) {
+      const fh = await open(path.join(tmp, name), 'wx', 0o644);
+      try {
+        await fh.writeFile(typeof content === 'string' ? new TextEncoder().encode(content) : content);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    if (o.merge === true) {
+      await mkdir(target, { recursive: true });
+      for (const name of names) await rename(path.join(tmp, name), path.join(target, name));
+    } else {
+      if (existing !== null) await rm(target, { recursive: true, force: true });
+      await rename(tmp, target);
+    }
+  } catch (e) {
+    if (e instanceof WitnessError) throw e;
+    throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
+  } finally {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    inFlight.delete(tmp);
+  }
+}
+
+/** Reads a whole file; a failure names the file. */
+export async function readFileOrFail(file: string): Promise<Uint8Array> {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    throw new FileError(file, `cannot read: ${errText(e)}`, { cause: e });
+  }
+}
+
+/** Reads a UTF-8 text file; a failure names the file. */
+export async function readTextOrFail(file: string): Promise<string> {
+  return new TextDecoder('utf-8').decode(await readFileOrFail(file));
+}

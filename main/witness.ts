@@ -1,0 +1,23 @@
+/**
+ * The `witness` process: the CLI, with web mode provided to it (the CLI imports only the application
+ * layer and the contract; this entry composes it with the API's web transport). An interrupted
+ * process removes the temporary files of writes in flight, so a cancelled build or generation
+ * leaves nothing half-written, and exits as the signal asks.
+ */
+import { type Output, processOutput } from './cli/errors.js';
+import { type FrontEnds, run } from './cli/main.js';
+import { removeInFlightWrites } from './platform/files.js';
+
+const frontEnds: FrontEnds = {
+  web: async (o) => (await import('./api/web/serve.js')).serveWebMode(o),
+};
+
+export function main(argv: readonly string[], io: Output = processOutput): Promise<number> {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.on(signal, () => {
+      removeInFlightWrites();
+      process.exit(code);
+    });
+  }
+  return run(argv, io, frontEnds);
+}

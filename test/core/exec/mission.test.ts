@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { PointMazeSim, PointMazeWorld } from '../../../main/backends/mujoco/pointmaze.js';
+import { defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
+import { loadModels } from '../../../main/services/models/bundle.js';
+import { buildArtifact } from '../../../main/services/graph/build-artifact.js';
+import { augmentTask, type Backbone } from '../../../main/services/plan/inputs.js';
+import { runMission, type MissionOptions } from '../../../main/core/exec/mission.js';
+import { DEFAULT_EXEC } from '../../../main/core/exec/executor.js';
+import { DEFAULT_AUGMENT } from '../../../main/core/graph/augment.js';
+import { DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
+import { createRng } from '../../../main/core/random/rng.js';
+import { parseLtl } from '../../../main/core/ltl/parser.js';
+import { translateFormula } from '../../../main/core/ltl/translate.js';
+import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
+import type { Region } from '../../../main/core/world/regions.js';
+
+const MODELS = fileURLToPath(new URL('../../../../assets/models/pointmaze-medium', import.meta.url));
+const REGIONS: Region[] = [
+  { name: 'e1', kind: 'disk', center: [20, 0], radius: 1.5 },
+  { name: 'e2', kind: 'disk', center: [8, 8], radius: 1.5 },
+  // Thin walls across both ways out of the start cell: any route crosses one.
+  { name: 'bad1', kind: 'box', min: [5.6, 17], max: [6.4, 23] },
+  { name: 'bad2', kind: 'box', min: [-3, 17.6], max: [3, 18.4] },
+];
+const OPTS: MissionOptions = { method: 'sagas', lambda: 0.5, k: 5, tauSoft: DEFAULT_PLAN.tauSoft, exec: DEFAULT_EXEC, maxSteps: 3000, replans: 2, seed: 3 };
+
+async function setup(): Promise<{ b: Backbone; sim: PointMazeWorld }> {
+  const models = await loadModels(MODELS);
+  const gen = await PointMazeSim.create('pointmaze-medium');
+  const dataset = generateDataset(gen, 'pointmaze-medium', defaultConfig('navigate', 100_000, 1));
+  gen.close();
+  const artifact = await buildArtifact(dataset, models, 0.99);
+  return { b: { artifact, dataset, models, files: { graph: '-', data: '-', models: MODELS } }, sim: await PointMazeWorld.open('pointmaze-medium') };
+}
+
+async function mission(b: Backbone, w: PointMazeWorld, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
+  const formula = parseLtl(spec);
+  const automaton = translateFormula(formula).automaton;
+  const regions = REGIONS.filter((r) => regionNames.includes(r.name));
+  const nav = w.navigation;
+  const task = await augmentTask(b, { id: 'pointmaze-medium', map: nav.map, restObservation: nav.restObservation }, { regions }, [4, 20], DEFAULT_AUGMENT, createRng(0));
+  return runMission({ world: nav, policy: b.models, graph: task.graph, automaton, formula, regions, start: [4, 20], now: () => performance.now() }, { ...OPTS, ...o });
+}
+
+test('missions in pointmaze-medium: success by the lasso evaluator, budgets, replanning, escalation, committed violations', async () => {
+  const { b, sim } = await setup();
+  try {
+    const ok = await mission(b, sim, 'F (e2 & F e1)');
+    assert.equal(ok.success, true, ok.message);
+    assert.equal(ok.executorComplete, true);
+    assert.ok(ok.T_pre !== null && ok.T_suf !== null && ok.ncc > 0 && ok.ncc < 1);
+    assert.deepEqual(ok.events.filter((e) => e.kind === 'checkpoint').slice(0, 2).map((e) => e.node.split(':')[1]), ['e2', 'e1']);
+    // The verdict is the realised labels': check it again from the recorded labels.
+    const letters = ok.labels.map((l) => new Set(l));
+    assert.equal(evaluateLasso(parseLtl('F (e2 & F e1)'), { prefix: letters.slice(0, -1), cycle: letters.slice(-1) }), true);
+    assert.ok(ok.stepTimes_ms.length === ok.steps);
+
+    // A tracking budget too small to reach anything: every transition times out; sagas-replan
+    // replans R = 2 times from the monitor's state set, then escalates with the whole trace.
+    const tight = { ...DEFAULT_EXEC, H_low: 2 };
+    const plain = await mission(b, sim, 'F (e2 & F e1)', { exec: tight });
+    assert.deepEqual([plain.success, plain.failureMode, plain.failures.length, plain.plans.length], [false, 'prefix', 1, 1]);
+    const replan = await mission(b, sim, 'F (e2 & F e1)', { exec: tight, method: 'sagas-replan' });
+    assert.equal(replan.success, false);
+    assert.equal(replan.failureMode, 'escalated');
+    assert.equal(replan.plans.length, 3);
+    assert.equal(replan.failures.length, 3);
+    assert.match(replan.message, /budget R = 2 exhausted/);
+    assert.ok(replan.plans.slice(1).every((p) => p.result.status === 'ok' && p.result.certificate.resume !== undefined));
+
+    // With the soft-label screen off (τ_soft = 1) the plan crosses a thin forbidden strip; G ¬ℓ is
+    // then violated for good: unrecoverable, never replanned.
+    const bad = await mission(b, sim, 'F e2 & G !bad1 & G !bad2', { tauSoft: 1, method: 'sagas-replan' }, ['e2', 'bad1', 'bad2']);
+    assert.equal(bad.failureMode, 'unrecoverable', bad.message);
+    assert.equal(bad.plans.length, 1);
+    assert.equal(bad.monitorViable, false);
+
+    const none = await mission(b, sim, 'F e2 & G !e2');
+    assert.equal(none.failureMode, 'planning');
+  } finally {
+    await sim.close();
+    await b.models.close();
+  }
+});
