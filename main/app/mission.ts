@@ -8,7 +8,7 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
-import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { MAZE_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import type { Formula } from '../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { parseLtl } from '../core/ltl/parser.js';
@@ -133,7 +133,9 @@ export async function taskRegions(input: RegionsInput, aps: readonly string[], n
 /** The world entry of a mission: a navigation world (missions move through it). */
 export function missionWorld(id: string): WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array } {
   const e = worldEntry(id);
-  if (e.map === undefined || e.restObservation === undefined) throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'].join(', ')}`, { path: '--world' });
+  if (e.map === undefined || e.restObservation === undefined) {
+    throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${MAZE_WORLDS.join(', ')}, or on a ROS 2 robot whose configuration has a "navigation" section (docs/ROS2.md)`, { path: '--world' });
+  }
   return e as WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array };
 }
 
@@ -157,14 +159,24 @@ export interface MissionInputs {
   readonly rng: Rng;
 }
 
-/** Reads and checks the specification, the regions, the world and the start, in that order. */
-export async function readMission(req: Omit<MissionRequest, 'backbone'>): Promise<MissionInputs> {
+/**
+ * Reads and checks the specification, the regions, the world and the start, in that order. A robot
+ * starts where it is: without a start, its pose is read from the open `world`.
+ */
+export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: World): Promise<MissionInputs> {
   const names = req.names ?? CLI_NAMES;
   const { formula, automaton } = specOf(req.spec, names);
   const { regions, text } = await taskRegions(req.regions, automaton.aps, names);
   const world = missionWorld(req.world);
   const rng = createRng(req.seed);
-  const start = chooseStart(world, req.start, rng, names);
+  let start: [number, number];
+  if (req.start === undefined && world.startsWhereItIs === true) {
+    if (open === undefined) throw new WitnessError(names.code, `${req.world} is a robot: it starts where it is; give ${names.start}, or open the world first`, { path: names.at(names.start) });
+    const s = await navigationOf(open).observe();
+    start = chooseStart(world, [s.pose.x, s.pose.y], rng, names);
+  } else {
+    start = chooseStart(world, req.start, rng, names);
+  }
   return { world, formula, automaton, regions, regionsText: text, start, rng };
 }
 
@@ -173,18 +185,19 @@ export async function readMission(req: Omit<MissionRequest, 'backbone'>): Promis
  * the augmented graph. Inputs are checked in that order, the cheap ones first. A backbone given open
  * stays the caller's; one opened here is closed by `task.release()`.
  */
-export async function prepareMission(req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }), o: BackboneOptions & { readonly signal?: AbortSignal } = {}): Promise<MissionTask> {
+export async function prepareMission(req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }), o: BackboneOptions & { readonly signal?: AbortSignal; readonly world?: World } = {}): Promise<MissionTask> {
   const names = req.names ?? CLI_NAMES;
-  const inputs = await readMission(req);
+  const inputs = await readMission(req, o.world);
   const { world, rng, start } = inputs;
   const owned = 'kind' in req.backbone;
   const backbone = 'kind' in req.backbone ? await openBackbone(req.backbone, o) : req.backbone;
   try {
-    if (backbone.artifact.world !== req.world) throw new WitnessError('invalid-input', `the backbone is of ${backbone.artifact.world}, the mission in ${req.world}`);
+    // A robot's backbone is of the world its configuration names (its own id).
+    if (backbone.artifact.world !== req.world && backbone.artifact.world !== world.spec.id) throw new WitnessError('invalid-input', `the backbone is of ${backbone.artifact.world}, the mission in ${req.world}`);
     if (o.signal?.aborted) throw new WitnessError('cancelled', 'planning cancelled');
     o.progress?.('augmenting the graph', 0, 1);
     const where = { regions: 'file' in req.regions ? req.regions.file : names.regions, start: names.start };
-    const task = await augmentTask(backbone, { id: world.id, map: world.map, restObservation: (x, y) => world.restObservation(x, y) }, inputs.regions, start, req.augment ?? DEFAULT_AUGMENT, rng, where);
+    const task = await augmentTask(backbone, { id: world.spec.id, map: world.map, restObservation: world.restObservation }, inputs.regions, start, req.augment ?? DEFAULT_AUGMENT, rng, where);
     return {
       world, formula: inputs.formula, automaton: inputs.automaton, regions: inputs.regions, regionsText: inputs.regionsText, start, seed: req.seed,
       backbone, graph: task.graph, report: task.report, augment_ms: task.augment_ms,

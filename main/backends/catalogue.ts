@@ -17,7 +17,7 @@ import { EMBEDDED_WORLDS } from '../contract/defaults.js';
 import { POINTMAZE_IDS, PointMazeSim, PointMazeWorld, layoutOf, pointMazeRest, pointMazeSpec } from './mujoco/pointmaze.js';
 import { TABLETOP_ID, TABLETOP_SPEC, TABLETOP_VOCABULARY, TabletopWorld } from './mujoco/tabletop.js';
 import { type Ros2Config, readRos2Config } from './ros2/config.js';
-import { ros2Spec, ros2Vocabulary } from './ros2/spec.js';
+import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './ros2/spec.js';
 import { type LoaderDeps } from './ros2/rclnodejs-loader.js';
 
 export type WorldKind = 'maze' | 'tabletop' | 'ros2';
@@ -40,6 +40,8 @@ export interface WorldEntry {
   readonly restObservation?: (x: number, y: number) => Float32Array;
   /** Opens the world (a simulator, or a connection to the robot). */
   open(o?: OpenOptions): Promise<World>;
+  /** A robot starts a mission where it is (its pose), not where a simulator would place it. */
+  readonly startsWhereItIs?: boolean;
   /** Maze worlds: the synchronous simulator the dataset generators step a million times. */
   stepper?(): Promise<MazeStepper & { close(): void }>;
 }
@@ -76,9 +78,11 @@ function tabletopEntry(): WorldEntry {
 
 function ros2Entry(id: string, file: string): WorldEntry {
   const config: Ros2Config = readRos2Config(file);
+  const n = config.navigation;
   return {
     id, kind: 'ros2', title: `ROS 2: ${config.id}`, spec: ros2Spec(config), regionsFile: config.regionsFile,
-    vocabulary: ros2Vocabulary(config),
+    vocabulary: ros2Vocabulary(config), startsWhereItIs: true,
+    ...(n !== undefined ? { map: ros2Map(config.id, n), restObservation: ros2Rest(n) } : {}),
     open: async (o = {}) => {
       const { openRos2World } = await import('./ros2/world.js');
       return openRos2World(config, o.ros2 !== undefined ? { loader: o.ros2 } : {});

@@ -8,64 +8,41 @@ import { dirname, resolve } from 'node:path';
 import { InputError, checkSchema, parseJson } from '../../core/input/json.js';
 import { withLocation } from '../../core/input/locate.js';
 import { type Region, parseRegions } from '../../core/world/regions.js';
-import { PATTERN_HELP, ROS2_BACKEND_SCHEMA } from './config-schema.js';
+import type { Static } from '@sinclair/typebox';
+import { type ContractCall, type FieldSpec, PATTERN_HELP, type Qos, Ros2ConfigFile, type ValueSource } from './config-schema.js';
 
-export type FieldType = 'number' | 'string' | 'bool';
+export type FieldType = NonNullable<FieldSpec['type']>;
+export type { ContractCall, FieldSpec, ValueSource };
 
-export interface FieldSpec {
-  readonly path: string;
-  readonly type?: FieldType;
-  readonly scale?: number;
-  readonly offset?: number;
-  readonly unit?: string;
-}
+type File = Ros2ConfigFile;
+type FileTool = NonNullable<File['tools']>[string];
+type FileService = NonNullable<File['services']>[string];
+type FileSensor = File['sensors'][string];
 
-export type ValueSource =
-  | { readonly arg: string; readonly default?: unknown; readonly scale?: number }
-  | { readonly value: unknown }
-  | { readonly yaw_to_quaternion: string };
-
-export interface ActionTool {
-  readonly description?: string;
-  readonly action: string;
-  readonly type: string;
+/** A tool bound to an action, with the defaults filled in. */
+export type ActionTool = Omit<FileTool, 'goal' | 'feedback' | 'server_timeout_s' | 'cancel_timeout_s'> & {
   readonly goal: Readonly<Record<string, ValueSource>>;
-  readonly timeout_s: number;
   readonly server_timeout_s: number;
   readonly cancel_timeout_s: number;
   readonly feedback: Readonly<Record<string, FieldSpec>>;
-}
+};
 
-export interface ServiceTool {
-  readonly description?: string;
-  readonly service: string;
-  readonly type: string;
+/** A tool bound to a service (or the reset service), with the defaults filled in. */
+export type ServiceTool = Omit<FileService, 'request' | 'server_timeout_s'> & {
   readonly request: Readonly<Record<string, ValueSource>>;
-  readonly timeout_s: number;
   readonly server_timeout_s: number;
-  readonly success?: string;
-  readonly message?: string;
-}
+};
 
-export interface QosConfig {
-  readonly reliability: 'reliable' | 'best_effort';
-  readonly durability: 'volatile' | 'transient_local';
-  readonly depth: number;
-}
+export type QosConfig = Required<Static<typeof Qos>>;
 
-export interface SensorConfig {
-  readonly topic: string;
-  readonly type: string;
-  readonly qos: QosConfig;
-  readonly staleness_s: number;
-  readonly fields: Readonly<Record<string, FieldSpec>>;
-}
+export type SensorConfig = Omit<FileSensor, 'qos' | 'staleness_s'> & { readonly qos: QosConfig; readonly staleness_s: number };
 
-export interface ContractCall {
-  readonly skill: string;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly timeout_s?: number;
-  readonly after_s?: number;
+/** Low-level control for missions, with the defaults filled in. */
+export interface NavigationConfig {
+  readonly command: { readonly topic: string; readonly type: string; readonly action: readonly string[]; readonly scale: readonly number[]; readonly qos: QosConfig };
+  readonly observation: readonly string[];
+  readonly bounds: { readonly min: readonly [number, number]; readonly max: readonly [number, number] };
+  readonly start_tolerance_m: number;
 }
 
 export interface Ros2Config {
@@ -76,7 +53,7 @@ export interface Ros2Config {
   readonly connect_timeout_s: number;
   readonly staleness_s: number;
   readonly control_dt_s: number;
-  readonly frames: { readonly map: string; readonly odom?: string; readonly base: string };
+  readonly frames: File['frames'];
   readonly pose: { readonly source: 'tf' } | { readonly source: 'odometry'; readonly sensor: string };
   readonly tf: { readonly topic: string; readonly static_topic: string; readonly staleness_s: number };
   readonly regionsFile: string | null;
@@ -85,6 +62,7 @@ export interface Ros2Config {
   readonly services: Readonly<Record<string, ServiceTool>>;
   readonly sensors: Readonly<Record<string, SensorConfig>>;
   readonly reset?: ServiceTool;
+  readonly navigation?: NavigationConfig;
   readonly contract?: { readonly succeed: ContractCall; readonly slow: ContractCall; readonly cancel: ContractCall; readonly fail: ContractCall };
 }
 
@@ -102,25 +80,13 @@ export const DEFAULTS = {
   cancel_timeout_s: 5,
   qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } as QosConfig,
   tf: { topic: '/tf', static_topic: '/tf_static' },
+  start_tolerance_m: 0.5,
 } as const;
-
-type Raw = Omit<Partial<Ros2Config>, 'tools' | 'services' | 'sensors' | 'regions' | 'tf' | 'node' | 'reset' | 'contract'> & {
-  version: 1;
-  node?: { name: string; namespace?: string };
-  tf?: { topic?: string; static_topic?: string; staleness_s?: number };
-  regions?: string;
-  tools?: Record<string, Omit<ActionTool, 'server_timeout_s' | 'cancel_timeout_s' | 'feedback' | 'goal'> & Partial<ActionTool>>;
-  services?: Record<string, Omit<ServiceTool, 'server_timeout_s' | 'request'> & Partial<ServiceTool>>;
-  sensors: Record<string, Omit<SensorConfig, 'qos' | 'staleness_s'> & { qos?: Partial<QosConfig>; staleness_s?: number }>;
-  reset?: Omit<ServiceTool, 'server_timeout_s' | 'request'> & Partial<ServiceTool>;
-  contract?: Ros2Config['contract'];
-  pose: { source: 'tf' | 'odometry'; sensor?: string };
-};
 
 /** Parses and checks a configuration; `readText` reads the regions file it names (relative to `file`). */
 export function parseRos2Config(text: string, file: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): Ros2Config {
   try {
-    return build(checkSchema<Raw>(ROS2_BACKEND_SCHEMA, parseJson(text, file), file), file, readText);
+    return build(checkSchema<File>(Ros2ConfigFile, parseJson(text, file), file), file, readText);
   } catch (e) {
     if (e instanceof InputError && e.file === file) throw withLocation(explain(e), text);
     throw e;
@@ -163,7 +129,7 @@ function checkMapping(m: Record<string, unknown> | undefined, file: string, at: 
   }
 }
 
-function build(raw: Raw, file: string, readText: (path: string) => string): Ros2Config {
+function build(raw: File, file: string, readText: (path: string) => string): Ros2Config {
   const skills = new Map<string, string>();
   for (const [section, entries] of [['tools', raw.tools], ['services', raw.services]] as const) {
     for (const name of Object.keys(entries ?? {})) {
@@ -187,7 +153,7 @@ function build(raw: Raw, file: string, readText: (path: string) => string): Ros2
     for (const f of Object.keys(t.feedback ?? {})) claim(f, `$.tools.${name}.feedback[${JSON.stringify(f)}]`);
     tools[name] = { ...t, goal: t.goal ?? {}, feedback: t.feedback ?? {}, server_timeout_s: t.server_timeout_s ?? DEFAULTS.server_timeout_s, cancel_timeout_s: t.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s };
   }
-  const service = (s: NonNullable<Raw['services']>[string], at: string): ServiceTool => {
+  const service = (s: FileService, at: string): ServiceTool => {
     checkMapping(s.request, file, `${at}.request`);
     return { ...s, request: s.request ?? {}, server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s };
   };
@@ -242,7 +208,7 @@ function build(raw: Raw, file: string, readText: (path: string) => string): Ros2
     }
   }
   return {
-    file, id: raw.id!, description: raw.description ?? raw.id!,
+    file, id: raw.id, description: raw.description ?? raw.id,
     node: { name: raw.node?.name ?? DEFAULTS.node.name, namespace: raw.node?.namespace ?? DEFAULTS.node.namespace },
     connect_timeout_s: raw.connect_timeout_s ?? DEFAULTS.connect_timeout_s, staleness_s, control_dt_s: raw.control_dt_s ?? DEFAULTS.control_dt_s,
     frames, pose,
@@ -250,10 +216,30 @@ function build(raw: Raw, file: string, readText: (path: string) => string): Ros2
     regionsFile, regions, tools, services, sensors,
     ...(raw.reset !== undefined ? { reset: service(raw.reset, '$.reset') } : {}),
     ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
+    ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, fields) } : {}),
   };
 }
 
-function contractCalls(c: NonNullable<Raw['contract']>): NonNullable<Ros2Config['contract']> {
+/** The navigation section: the observation names fields the world has, one scale per action, a non-empty box. */
+function navigation(n: NonNullable<File['navigation']>, file: string, fields: ReadonlyMap<string, string>): NavigationConfig {
+  n.observation.forEach((name, i) => {
+    if (!(POSE_FIELDS as readonly string[]).includes(name) && !fields.has(name)) {
+      throw new InputError(file, `$.navigation.observation[${i}]`, `no field "${name}": the policy reads ${POSE_FIELDS.join(', ')} or a sensor's or feedback's named field (${[...fields.keys()].join(', ') || 'none mapped'})`);
+    }
+  });
+  const c = n.command;
+  if (c.scale !== undefined && c.scale.length !== c.action.length) throw new InputError(file, '$.navigation.command.scale', `${c.scale.length} factor(s) for ${c.action.length} action dimension(s)`);
+  const { min, max } = n.bounds;
+  for (const k of [0, 1] as const) if (!(min[k]! < max[k]!)) throw new InputError(file, `$.navigation.bounds.max[${k}]`, `must be greater than min[${k}] (${min[k]})`);
+  return {
+    command: { topic: c.topic, type: c.type, action: [...c.action], scale: c.scale ?? c.action.map(() => 1), qos: { ...DEFAULTS.qos, ...c.qos } },
+    observation: [...n.observation],
+    bounds: { min: [min[0]!, min[1]!], max: [max[0]!, max[1]!] },
+    start_tolerance_m: n.start_tolerance_m ?? DEFAULTS.start_tolerance_m,
+  };
+}
+
+function contractCalls(c: NonNullable<File['contract']>): NonNullable<Ros2Config['contract']> {
   const call = (x: ContractCall): ContractCall => ({ ...x, args: x.args ?? {} });
   return { succeed: call(c.succeed), slow: call(c.slow), cancel: call(c.cancel), fail: call(c.fail) };
 }

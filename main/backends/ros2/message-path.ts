@@ -118,12 +118,13 @@ export function buildMessage(mapping: Readonly<Record<string, ValueSource>>, arg
   for (const [path, src] of Object.entries(mapping)) {
     if ('value' in src) {
       setPath(out, path, structuredClone(src.value));
-    } else if ('yaw_to_quaternion' in src) {
+    } else if (src.yaw_to_quaternion !== undefined) {
       const yaw = a[src.yaw_to_quaternion] ?? 0;
       if (typeof yaw !== 'number' || !Number.isFinite(yaw)) throw new MappingError(`argument "${src.yaw_to_quaternion}" (for ${path}) must be a finite number of radians, got ${JSON.stringify(yaw)}`);
       setPath(out, path, quaternionFromYaw(yaw));
     } else {
-      let v = a[src.arg];
+      // config.ts checked that a field has exactly one source: here it is an argument.
+      let v = a[src.arg!];
       if (v === undefined) {
         if (!('default' in src)) throw new MappingError(`missing argument "${src.arg}" (for ${path})`);
         v = structuredClone(src.default);

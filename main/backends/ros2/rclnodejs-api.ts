@@ -16,6 +16,7 @@
  *   CancelGoal response. Neither sendGoal nor getResult takes a timeout: ours is in world.ts.
  * - `node.createClient('pkg/srv/Name', '/service')`: `waitForService(timeout_ms)`,
  *   `sendRequest(request, callback)` (no timeout, no cancel: ROS 2 services cannot be cancelled).
+ * - `node.createPublisher(type, topic, { qos })` and `publisher.publish(message)` (a plain object).
  * - `node.createSubscription(type, topic, { qos }, callback)` with
  *   `new QoS(history, depth, reliability, durability)` and the QoS.*Policy enums.
  * - Messages arrive as plain objects; numeric arrays may be typed arrays (enableTypedArray).
@@ -61,9 +62,14 @@ export interface RclServiceClient {
 
 export type RclSubscription = object;
 
+export interface RclPublisher {
+  publish(message: object): void;
+}
+
 export interface RclNode {
   createSubscription(typeClass: string, topic: string, options: { qos?: RclQoS }, callback: (message: unknown) => void): RclSubscription;
   createClient(typeClass: string, serviceName: string, options?: object): RclServiceClient;
+  createPublisher(typeClass: string, topic: string, options?: { qos?: RclQoS }): RclPublisher;
   spin(timeout_ms?: number): void;
   getTopicNamesAndTypes(): readonly { readonly name: string; readonly types: readonly string[] }[];
   countPublishers(topic: string): number;

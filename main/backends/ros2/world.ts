@@ -8,14 +8,14 @@
  * is never assumed to be where it was. The rclnodejs module is a parameter (the real one from
  * rclnodejs-loader.ts, or a test double), so everything here runs and is tested without ROS 2.
  */
-import { type CallOptions, type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
+import { type CallOptions, type NavState, type Navigation, type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
 import { guardCall, runStoppable } from '../world.js';
 import type { WorldState } from '../../core/loop/conditions.js';
 import type { Vocabulary } from '../../core/loop/vocabulary.js';
 import { labelAt } from '../../core/world/regions.js';
-import type { Ros2Config } from './config.js';
-import { ros2Spec, ros2Vocabulary } from './spec.js';
-import type { RclActionClient, RclModule, RclNode, RclServiceClient } from './rclnodejs-api.js';
+import type { NavigationConfig, Ros2Config } from './config.js';
+import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './spec.js';
+import type { RclActionClient, RclModule, RclNode, RclPublisher, RclServiceClient } from './rclnodejs-api.js';
 import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
 import { TfBuffer, yawOf } from './tf.js';
 import { callService, runGoal } from './calls.js';
@@ -60,6 +60,9 @@ export class Ros2World implements World {
   private readonly actions = new Map<string, RclActionClient>();
   private readonly services = new Map<string, RclServiceClient>();
   private resetClient: RclServiceClient | undefined;
+  private command: RclPublisher | undefined;
+  /** Present when the configuration has a navigation section: missions with the learned policy. */
+  readonly navigation?: Navigation;
   private readonly life = new AbortController();
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
@@ -74,6 +77,59 @@ export class Ros2World implements World {
     this.now_s = o.now_s ?? (() => performance.now() / 1000);
     this.started_s = this.now_s();
     this.spec = ros2Spec(config);
+    if (config.navigation !== undefined) this.navigation = this.navigationOf(config.navigation);
+  }
+
+  /**
+   * Missions on a robot: the policy reads the configured fields and its action is published as the
+   * command message once per control step. A robot starts where it is: a mission's start must be
+   * within start_tolerance_m of the pose.
+   */
+  private navigationOf(n: NavigationConfig): Navigation {
+    const id = this.config.id;
+    const map = ros2Map(id, n);
+    const state = async (): Promise<NavState> => {
+      const s = await this.observe();
+      const p = this.pose();
+      const observation = Float64Array.from(n.observation, (name) => {
+        const v = readPath(s, name);
+        if (!v.ok || typeof v.value !== 'number' || !Number.isFinite(v.value)) throw new WorldError('failed', id, `${this.config.file}: $.navigation.observation: "${name}" is not a finite number in the observed state`);
+        return v.value;
+      });
+      return { observation, pose: p, time_s: this.time_s() };
+    };
+    return {
+      map,
+      restObservation: ros2Rest(n),
+      // Right after connecting there may be no message yet: wait for fresh data, within the connect bound.
+      observe: (o) => guardCall(id, 'observe', o, async () => {
+        await this.waitFresh(this.config.connect_timeout_s, o?.signal);
+        return state();
+      }),
+      reset: async (o) => {
+        await this.reset(o);
+        const s = await state();
+        if (o.start !== undefined) {
+          const d = Math.hypot(s.pose.x - o.start[0], s.pose.y - o.start[1]);
+          if (d > n.start_tolerance_m) {
+            throw new WorldError('invalid-input', id, `a robot starts where it is: it is at (${s.pose.x.toFixed(2)}, ${s.pose.y.toFixed(2)}), ${d.toFixed(2)} m from the mission's start (${o.start[0]}, ${o.start[1]}); the tolerance is ${n.start_tolerance_m} m`);
+          }
+        }
+        return s;
+      },
+      step: (action, o) => guardCall(id, 'step', o, async () => {
+        this.ensureOpen();
+        const c = n.command;
+        if (action.length !== c.action.length || Array.from(action).some((a) => !Number.isFinite(a))) {
+          throw new WorldError('invalid-input', id, `action must be ${c.action.length} finite numbers (${c.action.join(', ')}), got [${Array.from(action).join(', ')}]`);
+        }
+        const message: Record<string, unknown> = {};
+        c.action.forEach((field, i) => setPath(message, field, action[i]! * c.scale[i]!));
+        this.command!.publish(message);
+        await new Promise((resolve) => setTimeout(resolve, this.config.control_dt_s * 1000));
+        return state();
+      }),
+    };
   }
 
   /** Connects: initialises rclnodejs (once per process), subscribes, creates the clients and spins. Nothing waits for the robot here; reset() and probe() do. */
@@ -116,6 +172,8 @@ export class Ros2World implements World {
     }
     const r = this.config.reset;
     if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
+    const c = this.config.navigation?.command;
+    if (c !== undefined) this.command = withInterface(id, `navigation command (${c.topic})`, c.type, distro, () => this.node.createPublisher(c.type, c.topic, { qos: qosProfile(this.rcl, c.qos) }));
   }
 
   private onMessage(sensor: string, message: unknown): void {
@@ -244,14 +302,6 @@ export class Ros2World implements World {
 
   vocabulary(): Vocabulary {
     return ros2Vocabulary(this.config);
-  }
-
-  private async vector(): Promise<Float64Array> {
-    const state = await this.observe();
-    return Float64Array.from(this.spec.observation.names, (n) => {
-      const v = readPath(state, n);
-      return v.ok && typeof v.value === 'number' ? v.value : Number.NaN;
-    });
   }
 
   /** A robot is not reset to a seed: reset calls the configured reset service (a simulator's), then waits until every sensor and the pose are fresh. */

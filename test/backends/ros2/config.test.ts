@@ -20,6 +20,17 @@ test('the sample configurations validate: Nav2 mobile manipulator and Gazebo Tur
   assert.equal(c.tools['grip']!.server_timeout_s, 5, 'defaults fill what the file leaves out');
   const g = readRos2Config(GAZEBO);
   assert.deepEqual(g.pose, { source: 'odometry', sensor: 'odom' });
+  assert.equal(c.navigation, undefined, 'no navigation section: missions cannot drive it, skills can');
+});
+
+test('a navigation section: the command, the observation, the bounds, with defaults filled in', () => {
+  const c = parseRos2Config(JSON.stringify(patch(sampleJson(), {
+    navigation: { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'] }, observation: ['base.x', 'base.y', 'base.yaw', 'base.vx'], bounds: { min: [-1, -2], max: [10, 12] } },
+  })), SAMPLE);
+  assert.deepEqual(c.navigation, {
+    command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'], scale: [1, 1], qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } },
+    observation: ['base.x', 'base.y', 'base.yaw', 'base.vx'], bounds: { min: [-1, -2], max: [10, 12] }, start_tolerance_m: 0.5,
+  });
 });
 
 test('the published JSON Schema is the one the code validates with', () => {
@@ -57,6 +68,11 @@ test('errors name the file, line, column and JSON path, in words', () => {
   bad({ 'contract.slow.timeout_s': undefined }, /\$\.contract\.slow: missing required field "timeout_s"/);
   bad({ regions: 'nope.json' }, /\$\.regions: cannot read .*nope\.json: ENOENT/);
   bad({ version: 2 }, /\$\.version: must be equal to constant/);
+  const nav = { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'] }, observation: ['base.x', 'base.y', 'base.yaw'], bounds: { min: [0, 0], max: [10, 10] } };
+  bad({ navigation: { ...nav, observation: ['base.x', 'base.speed'] } }, /\$\.navigation\.observation\[1\]: no field "base\.speed": the policy reads base\.x, base\.y, base\.yaw or a sensor's/);
+  bad({ navigation: { ...nav, command: { ...nav.command, scale: [1] } } }, /\$\.navigation\.command\.scale: 1 factor\(s\) for 2 action dimension\(s\)/);
+  bad({ navigation: { ...nav, bounds: { min: [0, 5], max: [10, 5] } } }, /\$\.navigation\.bounds\.max\[1\]: must be greater than min\[1\] \(5\)/);
+  bad({ navigation: { ...nav, command: { ...nav.command, type: 'Twist' } } }, /\$\.navigation\.command\.type: not a ROS 2 message type/);
   assert.throws(() => parseRos2Config('{\n  "version": 1\n  "id": "x"\n}', 'c.json'), /^InputError: c\.json: 3:3: not valid JSON: comma expected$|c\.json: 3:3: not valid JSON/);
 });
 

@@ -6,7 +6,7 @@
  * status, cancelGoal answers with a CancelGoal response, init twice throws. It is not ROS 2: the
  * world contract suite runs against real rclnodejs (test/backends/world-contract.test.ts).
  */
-import type { RclActionClient, RclGoalHandle, RclModule, RclNode, RclQoS, RclServiceClient } from '../../../main/backends/ros2/rclnodejs-api.js';
+import type { RclActionClient, RclGoalHandle, RclModule, RclNode, RclPublisher, RclQoS, RclServiceClient } from '../../../main/backends/ros2/rclnodejs-api.js';
 import { GOAL_STATUS } from '../../../main/backends/ros2/rclnodejs-api.js';
 
 export interface GoalControl {
@@ -66,6 +66,24 @@ export class FakeRclnodejs {
 
   constructor() {
     this.module = buildModule(this);
+  }
+
+  /** Publishers the world created (topic, type, QoS). */
+  readonly publishers: { readonly type: string; readonly topic: string; readonly qos: RclQoS | undefined }[] = [];
+  /** What the world published, by topic, in order. */
+  readonly sent = new Map<string, unknown[]>();
+  /** Simulated peers (a robot's driver) that hear what the world publishes. */
+  private readonly listeners = new Map<string, ((m: unknown) => void)[]>();
+
+  /** Calls `listener` with every message the world publishes on the topic. */
+  onPublish(topic: string, listener: (m: unknown) => void): void {
+    this.listeners.set(topic, [...(this.listeners.get(topic) ?? []), listener]);
+  }
+
+  /** A message the world published: recorded, then handed to the simulated peers on the topic. */
+  published(topic: string, message: unknown): void {
+    this.sent.set(topic, [...(this.sent.get(topic) ?? []), message]);
+    for (const l of this.listeners.get(topic) ?? []) l(message);
   }
 
   /** Delivers a message to every subscription on the topic (as the executor would while spinning). */
@@ -198,6 +216,11 @@ function buildModule(fake: FakeRclnodejs): RclModule {
     createClient(type: string, name: string): RclServiceClient {
       checkType(type);
       return new ServiceClient(name);
+    }
+    createPublisher(type: string, topic: string, options?: { qos?: RclQoS }): RclPublisher {
+      checkType(type);
+      fake.publishers.push({ type, topic, qos: options?.qos });
+      return { publish: (message: object) => fake.published(topic, message) };
     }
     spin(): void {}
     getTopicNamesAndTypes(): { name: string; types: string[] }[] {

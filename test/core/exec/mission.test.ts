@@ -15,6 +15,7 @@ import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
 import type { Region } from '../../../main/core/world/regions.js';
+import { catalogueAudit } from '../../contract/catalogue.js';
 
 const MODELS = fileURLToPath(new URL('../../../../assets/models/pointmaze-medium', import.meta.url));
 const REGIONS: Region[] = [
@@ -35,13 +36,16 @@ async function setup(): Promise<{ b: Backbone; sim: PointMazeWorld }> {
   return { b: { artifact, dataset, models, files: { graph: '-', data: '-', models: MODELS } }, sim: await PointMazeWorld.open('pointmaze-medium') };
 }
 
+/** Every event a mission records, checked against the audit event catalogue as it happens. */
+const audit = catalogueAudit();
+
 async function mission(b: Backbone, w: PointMazeWorld, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
   const formula = parseLtl(spec);
   const automaton = translateFormula(formula).automaton;
   const regions = REGIONS.filter((r) => regionNames.includes(r.name));
   const nav = w.navigation;
   const task = await augmentTask(b, { id: 'pointmaze-medium', map: nav.map, restObservation: nav.restObservation }, { regions }, [4, 20], DEFAULT_AUGMENT, createRng(0));
-  return runMission({ world: nav, policy: b.models, graph: task.graph, automaton, formula, regions, start: [4, 20], now: () => performance.now() }, { ...OPTS, ...o });
+  return runMission({ world: nav, policy: b.models, graph: task.graph, automaton, formula, regions, start: [4, 20], now: () => performance.now(), audit }, { ...OPTS, ...o });
 }
 
 test('missions in pointmaze-medium: success by the lasso evaluator, budgets, replanning, escalation, committed violations', async () => {
@@ -79,6 +83,8 @@ test('missions in pointmaze-medium: success by the lasso evaluator, budgets, rep
 
     const none = await mission(b, sim, 'F e2 & G !e2');
     assert.equal(none.failureMode, 'planning');
+    // Failures, replans, the escalation and every run's end were recorded in the catalogue's shapes.
+    for (const k of ['failure_record', 'replan', 'escalation', 'run_end', 'checkpoint', 'monitor_event']) assert.ok((audit.kinds[k] ?? 0) > 0, `no ${k}: ${JSON.stringify(audit.kinds)}`);
   } finally {
     await sim.close();
     await b.models.close();
