@@ -176,7 +176,7 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
   } else if (raw.pose.sensor !== undefined) {
     throw new InputError(file, '$.pose.sensor', 'a TF pose takes no sensor (it is the transform frames.map → frames.base)');
   }
-  const frames = raw.frames!;
+  const frames = raw.frames;
   if (frames.map === frames.base) throw new InputError(file, '$.frames.base', `the base frame must differ from the map frame ("${frames.map}")`);
   if (raw.contract !== undefined) {
     for (const [k, c] of Object.entries(raw.contract)) {
@@ -197,7 +197,7 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     }
     try {
       const set = parseRegions(parseJson(text, regionsFile), regionsFile);
-      if (set.world !== undefined && set.world !== raw.id) throw new InputError(regionsFile, '$.world', `the regions are for "${set.world}", this configuration is "${raw.id!}"`);
+      if (set.world !== undefined && set.world !== raw.id) throw new InputError(regionsFile, '$.world', `the regions are for "${set.world}", this configuration is "${raw.id}"`);
       regions = set.regions;
       regions.forEach((r, i) => {
         // Region names become propositions and the CEL fields at.<name>.
