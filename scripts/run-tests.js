@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every compiled test (dist/test/**/*.test.js, sorted) in one `node --test` invocation.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,15 +37,19 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// Generated backbones go to a cache of this run's own, not the user's ($XDG_CACHE_HOME/witness).
+const cache = mkdtempSync(path.join(tmpdir(), 'witness-test-cache-'));
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
+  env: { ...process.env, WITNESS_CACHE: process.env.WITNESS_CACHE ?? cache },
 });
 child.on('error', (err) => {
   console.error(`run-tests: could not start node: ${err.message}`);
   process.exit(1);
 });
 child.on('exit', (code, signal) => {
+  rmSync(cache, { recursive: true, force: true });
   if (signal) {
     console.error(`run-tests: node --test was killed by ${signal}`);
     process.exit(1);

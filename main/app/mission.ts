@@ -24,7 +24,7 @@ import { execParams } from '../core/exec/executor.js';
 import { type MissionAudit, type MissionControl, type MissionResult, runMission } from '../core/exec/mission.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
-import { type WorldEntry, worldEntry } from '../backends/catalogue.js';
+import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
 import { augmentTask, readRegions } from '../services/plan/inputs.js';
 import { AuditLog } from '../services/audit/store.js';
 import { missionRecorder } from '../services/audit/mission-recorder.js';
@@ -317,6 +317,8 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
   /** Reuse generated backbones from the cache (default true). */
   readonly cache?: boolean;
   readonly log?: (line: string) => void;
+  /** How the world is opened (tests substitute a simulated ROS 2 graph). */
+  readonly open?: OpenOptions;
 }
 
 /**
@@ -324,14 +326,19 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
  * created when missing; the models and the log are closed whatever happens.
  */
 export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{ task: MissionTask; result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null }> {
-  const task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false });
+  // A robot is connected first: its pose is the start, and the same connection runs the mission.
+  const entry = missionWorld(req.world);
+  if (o.picture !== undefined && entry.layout === undefined) throw new WitnessError('invalid-input', `${req.world} has no maze layout to draw: drop --picture`, { path: '--picture' });
+  const robot = entry.startsWhereItIs === true ? await entry.open(o.open) : undefined;
+  let task: MissionTask | undefined;
   let log: AuditLog | null = null;
   try {
+    task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false, ...(robot ? { world: robot } : {}) });
     const file = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : defaultAuditFile();
     if (file !== null) log = await openAuditLog(file);
-    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, ...options } = o;
+    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, open: _open, ...options } = o;
     const run = await runMissionTask(task, {
-      ...options, ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
+      ...options, ...(robot ? { world: robot } : {}), ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
     });
     const audit = log !== null && run.auditRun !== null ? { file: log.file, run: run.auditRun } : null;
     if (o.picture !== undefined) {
@@ -339,8 +346,9 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
     }
     return { task, result: run.result, report: missionReport(task, o.method, run.result, audit), audit };
   } finally {
-    await task.release();
+    await task?.release();
     await log?.close();
+    await robot?.close();
   }
 }
 

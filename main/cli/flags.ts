@@ -28,6 +28,14 @@ export function pointFlag(v: string): [number, number] {
   return [parts[0]!, parts[1]!];
 }
 
+/** `--world`: an embedded maze, or `ros2:<file>` — a robot whose configuration has a navigation section. */
+export function missionWorldFlag(mazes: readonly string[]) {
+  return (v: string): string => {
+    if (mazes.includes(v) || (v.startsWith('ros2:') && v.length > 'ros2:'.length)) return v;
+    throw new CliError(`--world must be one of ${mazes.join(', ')}, or ros2:<configuration file>, got '${v}'`);
+  };
+}
+
 /**
  * Wraps an action: its result (or 0) becomes the exit code; a thrown error becomes a one-line
  * report and its exit code.

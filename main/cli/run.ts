@@ -2,8 +2,8 @@
 import { Command, Option } from 'commander';
 import { MAZE_WORLDS, MISSION_DEFAULTS, MISSION_METHODS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import type { MissionResult } from '../app/mission.js';
-import { EXIT, type Output } from './errors.js';
-import { action, intFlag, numberFlag, pointFlag } from './flags.js';
+import { CliError, EXIT, type Output } from './errors.js';
+import { action, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
 
 interface RunFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
@@ -26,8 +26,8 @@ function summary(io: Output, r: MissionResult): void {
 
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
   return new Command('run')
-    .description('run one LTL mission end to end in an embedded world: plan on the latent graph, execute with π_low, monitor, replan')
-    .addOption(new Option('--world <id>', 'embedded world').choices([...MAZE_WORLDS]).default('pointmaze-medium'))
+    .description('run one LTL mission end to end in an embedded world or on a ROS 2 robot: plan on the latent graph, execute with π_low, monitor, replan')
+    .option('--world <id>', `${MAZE_WORLDS.join(', ')}, or ros2:<file> (a robot: it starts where it is; give --graph and --data)`, missionWorldFlag(MAZE_WORLDS), 'pointmaze-medium')
     .requiredOption('--spec <formula>', 'the LTL specification')
     .requiredOption('--regions <file>', 'the regions file (docs/FORMATS.md)')
     .option('--start <x,y>', 'start position in metres (default: a random free cell from --seed)', pointFlag)
@@ -48,6 +48,9 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: RunFlags) => {
+      if (o.world.startsWith('ros2:') && (o.graph === undefined || o.data === undefined)) {
+        throw new CliError(`${o.world} is a robot: datasets are not generated on it; give --graph and --data (the robot's own recordings, \`witness data import\`, and \`witness graph build\`)`);
+      }
       const app = await import('../app/mission.js');
       const r = await app.runOnce({
         world: o.world, spec: o.spec, regions: { file: o.regions }, seed: o.seed, ...(o.start !== undefined ? { start: o.start } : {}),

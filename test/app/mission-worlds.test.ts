@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBackbone } from '../../main/app/backbone.js';
-import { prepareMission, runMissionTask } from '../../main/app/mission.js';
+import { prepareMission, runMissionTask, runOnce } from '../../main/app/mission.js';
 import { worldEntry } from '../../main/backends/catalogue.js';
 import { PointMazeSim } from '../../main/backends/mujoco/pointmaze.js';
 import { AuditLog, openAuditReadOnly } from '../../main/services/audit/store.js';
@@ -21,11 +21,11 @@ const REGIONS = readFileSync(path.join(ROOT, 'assets', 'regions', 'pointmaze-med
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 
 /** A robot configuration: odometry for the pose and velocities, a Twist command for the policy's force. */
-function robotConfig(dir: string): string {
+function robotConfig(dir: string, staleness_s = 2): string {
   const file = path.join(dir, 'sim-robot.json');
   writeFileSync(file, JSON.stringify({
     version: 1, id: 'pointmaze-medium', description: 'a point mass in the medium maze behind ROS 2 (simulated)',
-    connect_timeout_s: 2, control_dt_s: 0.001,
+    connect_timeout_s: 2, control_dt_s: 0.001, staleness_s,
     frames: { map: 'odom', base: 'base_link' },
     pose: { source: 'odometry', sensor: 'odom' },
     sensors: {
@@ -47,15 +47,15 @@ function robotConfig(dir: string): string {
  * The simulated robot: odometry at 50 Hz as a driver publishes it, and each command steps the point
  * mass one control step and publishes the odometry after it.
  */
-async function simulatedRobot(fake: FakeRclnodejs, start: [number, number]): Promise<{ commands: () => number; stop: () => void }> {
+async function simulatedRobot(fake: FakeRclnodejs, start: [number, number], silentAfter = Infinity): Promise<{ commands: () => number; stop: () => void }> {
   const sim = await PointMazeSim.create('pointmaze-medium');
+  let n = 0;
   let s = sim.reset(7, [start[0], start[1], 0, 0]);
-  const odom = (): void => fake.publish('/odom', {
+  const odom = (): void => void (n < silentAfter && fake.publish('/odom', {
     header: { frame_id: 'odom' }, child_frame_id: 'base_link',
     pose: { pose: { position: { x: s[0], y: s[1], z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
     twist: { twist: { linear: { x: s[2], y: s[3], z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
-  });
-  let n = 0;
+  }));
   fake.onPublish('/cmd_vel', (m) => {
     const c = m as { linear: { x: number; y: number } };
     s = sim.step(c.linear.x, c.linear.y);
@@ -132,6 +132,59 @@ test('a robot starts where it is: a mission start away from its pose is refused,
     assert.match(world.navigation!.map.blocked(40, 0)!, /outside the bounds of pointmaze-medium/);
   } finally {
     await world.close();
+    robot.stop();
+  }
+});
+
+test('witness run on a robot: runOnce connects first, starts at the pose, drives the mission over the same connection and closes it', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-worlds-'));
+  const fake = new FakeRclnodejs();
+  const robot = await simulatedRobot(fake, [4, 20]);
+  const file = path.join(dir, 'regions.json');
+  writeFileSync(file, REGIONS);
+  try {
+    const r = await runOnce(
+      { world: `ros2:${robotConfig(dir)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 } },
+      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), operator: 'ada', open: { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } } },
+    );
+    assert.equal(r.result.success, true, r.result.message);
+    assert.deepEqual([...r.task.start], [4, 20], 'the start is the robot\'s pose');
+    assert.ok(robot.commands() > 0);
+    assert.ok(fake.log.some((l) => l.startsWith('destroy ')), 'the connection is closed: ' + fake.log.join('; '));
+    assert.equal(r.audit?.file, path.join(dir, 'audit.sqlite'));
+    assertCatalogued(r.audit.file);
+  } finally {
+    robot.stop();
+  }
+});
+
+test('the robot going quiet mid-mission ends the run as a world failure, recorded with the world\'s words', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-worlds-'));
+  const fake = new FakeRclnodejs();
+  const robot = await simulatedRobot(fake, [4, 20], 50);
+  const file = path.join(dir, 'regions.json');
+  writeFileSync(file, REGIONS);
+  try {
+    const r = await runOnce(
+      { world: `ros2:${robotConfig(dir, 0.2)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 } },
+      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), open: { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } } },
+    );
+    assert.equal(r.result.success, false);
+    assert.equal(r.result.failureMode, 'world');
+    assert.match(r.result.message, /pointmaze-medium: disconnected: .*odom/);
+    // Past the last odometry the world stepped on until its staleness bound (0.2 s) said disconnected.
+    assert.ok(robot.commands() > 50, `${robot.commands()} commands`);
+    assert.ok(r.result.steps < 8000, 'ended by the world, not the rollout budget');
+    const db = openAuditReadOnly(r.audit!.file);
+    try {
+      const end = JSON.parse((db.prepare("SELECT body FROM events WHERE kind = 'run_end'").get() as { body: string }).body) as { failureMode: string; message: string; steps: number };
+      assert.deepEqual([end.failureMode, end.steps], ['world', r.result.steps]);
+      assert.match(end.message, /disconnected/);
+    } finally {
+      db.close();
+    }
+    assertCatalogued(r.audit!.file);
+  } finally {
     robot.stop();
   }
 });

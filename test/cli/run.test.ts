@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,4 +68,33 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   const other = await cli('bench', 'ltl', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '1', '--methods', 'sagas', '--out', out);
   assert.equal(other.code, 2);
   assert.match(other.err, /holds results of other settings/);
+});
+
+test('witness run --world: an unknown world, a robot without a backbone, a missing robot configuration, a picture of a robot — each refused before anything connects', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-run-'));
+  const regions = asset('regions/pointmaze-medium.json');
+  const base = ['run', '--spec', 'F e1', '--regions', regions, '--no-audit'];
+  const bogus = await cli(...base, '--world', 'mars');
+  assert.equal(bogus.code, 2);
+  assert.match(bogus.err, /--world must be one of pointmaze-medium, .*, or ros2:<configuration file>, got 'mars'/);
+  const noGraph = await cli(...base, '--world', `ros2:${asset('ros2/nav2-mobile-manipulator.json')}`);
+  assert.equal(noGraph.code, 2);
+  assert.match(noGraph.err, /is a robot: datasets are not generated on it; give --graph and --data/);
+  const missing = join(dir, 'no-such-robot.json');
+  const noConfig = await cli(...base, '--world', `ros2:${missing}`, '--graph', join(dir, 'g.wgraph'), '--data', join(dir, 'd.wds'));
+  assert.equal(noConfig.code, 2, noConfig.err);
+  assert.match(noConfig.err, /no-such-robot\.json/);
+  const noNavigation = await cli(...base, '--world', `ros2:${asset('ros2/nav2-mobile-manipulator.json')}`, '--graph', join(dir, 'g.wgraph'), '--data', join(dir, 'd.wds'));
+  assert.equal(noNavigation.code, 2, noNavigation.err);
+  assert.match(noNavigation.err, /is not a navigation world: .* a ROS 2 robot whose configuration has a "navigation" section/);
+  const robot = join(dir, 'robot.json');
+  writeFileSync(robot, JSON.stringify({
+    version: 1, id: 'lab-robot', frames: { map: 'odom', base: 'base_link' }, pose: { source: 'odometry', sensor: 'odom' },
+    sensors: { odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: { 'base.vx': { path: 'twist.twist.linear.x' } } } },
+    navigation: { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'linear.y'] }, observation: ['base.x', 'base.y'], bounds: { min: [0, 0], max: [10, 10] } },
+  }));
+  const picture = await cli(...base, '--world', `ros2:${robot}`, '--graph', join(dir, 'g.wgraph'), '--data', join(dir, 'd.wds'), '--picture', join(dir, 'm.svg'));
+  assert.equal(picture.code, 2, picture.err);
+  assert.match(picture.err, /has no maze layout to draw: drop --picture/);
+  assert.equal(existsSync(join(dir, 'm.svg')), false);
 });

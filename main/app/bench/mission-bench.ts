@@ -179,7 +179,7 @@ export function missionTables(outcomes: readonly TaskOutcome[], methods: readonl
     return `${fmt(100 * x.sr, 1)} | ${fmt(x.ncc, 2)} ± ${fmt(x.ncc_sd, 2)}`;
   }).join(' | ')} |`);
   rows.push(`| all | ${methods.map((m) => `${fmt(100 * results[m]!.sr, 1)} | ${fmt(results[m]!.ncc, 2)} ± ${fmt(results[m]!.ncc_sd, 2)}`).join(' | ')} |`);
-  const modes = ['planning', 'prefix', 'suffix', 'escalated', 'unrecoverable'];
+  const modes = ['planning', 'prefix', 'suffix', 'escalated', 'unrecoverable', 'world'];
   const second = [
     `| method | common-success length (steps) | planning ms (mean) | replans | monitor disagreements | ${modes.map((x) => `${x} failures`).join(' | ')} |`,
     `|---|---|---|---|---|${modes.map(() => '---').join('|')}|`,

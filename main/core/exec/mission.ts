@@ -16,7 +16,7 @@ import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } fr
 import { type FailureRecord, classifyFailure, replanGraph } from './replan.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { planDocument } from '../plan/document.js';
-import type { Navigation } from '../world/world.js';
+import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 import { MISSION_DECISIONS, MISSION_DEFAULTS, type MissionMethod } from '../../contract/defaults.js';
 import type { Decide, Escalation } from '../../contract/failure.js';
@@ -40,8 +40,8 @@ export interface MissionOptions {
 export const DEFAULT_MAX_STEPS = MISSION_DEFAULTS.maxSteps;
 export const DEFAULT_REPLANS = MISSION_DEFAULTS.replans;
 
-/** Table G.1's layers, plus the replanning outcomes and an operator's stop. */
-export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped';
+/** Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale sensors, a refused start, a closed connection). */
+export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world';
 
 export interface Disagreement {
   readonly t: number;
@@ -153,7 +153,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const traj: number[] = [];
   const times: number[] = [];
   const monitor = new StateSetMonitor(automaton);
-  let state = await world.reset({ seed: o.seed, start: [input.start[0], input.start[1]] });
+  let state: NavState;
   let escalations = 0;
 
   const audit = input.audit;
@@ -188,6 +188,17 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...result,
     };
   };
+
+  // The world failing ends the run like any other failure: recorded, with the world's own words.
+  const worldFailed = (e: unknown, steps: number, exec: Executor | null): MissionResult => {
+    if (!(e instanceof WorldError)) throw e;
+    return finish({ success: false, failureMode: 'world', message: e.message }, steps, exec);
+  };
+  try {
+    state = await world.reset({ seed: o.seed, start: [input.start[0], input.start[1]] });
+  } catch (e) {
+    return worldFailed(e, 0, null);
+  }
 
   // ψ of every anchor's witness position at rest: where the executor steers for a label check.
   const rest = new Map<number, Float32Array>();
@@ -305,7 +316,11 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const dir = r.direction!;
     const a = await models.act(obs, dir, 1);
     times.push(now() - t0);
-    state = await world.step(a);
+    try {
+      state = await world.step(a);
+    } catch (e) {
+      return worldFailed(e, t + 1, exec);
+    }
   }
   const stage: FailureMode = exec.marks.prefixDone === null ? 'prefix' : 'suffix';
   return finish({ success: false, failureMode: stage, message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, exec);
