@@ -137,12 +137,13 @@ export class MissionConsole {
         });
         control.finished();
         await log.flush();
-        bus.emit({ topic: 'mission.end', run, success: r.result.success, failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun });
+        const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
+        bus.emit({ topic: 'mission.end', run, success: r.result.success, failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        bus.emit({ topic: 'mission.end', run, success: false, failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun });
+        bus.emit({ topic: 'mission.end', run, success: false, failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
       }
     })();
     this.runs.set(run, { control, done });

@@ -20,7 +20,7 @@ import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/tr
 import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle, writeBundle } from '../services/training/bundle.js';
 import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { loadModels, writeModels } from '../services/models/bundle.js';
-import { policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
+import { type EvalResult, policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
 import { writeFolderAtomic } from '../platform/files.js';
 import { inWorker } from '../platform/workers.js';
 import { shippedModelsDir } from '../platform/paths.js';
@@ -106,15 +106,8 @@ async function navigateData(world: string, steps: number, seed: number, progress
   }
 }
 
-export interface BackboneEval {
+export interface BackboneEval extends EvalResult {
   readonly world: string;
-  readonly spearman: number;
-  readonly pairs: number;
-  readonly policy_success: number;
-  readonly trials: number;
-  readonly budget_steps: number;
-  readonly epsilon: number;
-  readonly mean_steps_to_reach: number;
   readonly H_TD: number;
 }
 

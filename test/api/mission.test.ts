@@ -97,6 +97,10 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 and re
     assert.equal(end.success, false);
     assert.equal(end.failureMode, 'escalated');
     assert.match(end.message, /operator aborted: bumper hit the wall twice/);
+    // The whole driven path comes with the end (the ticks are a sample): one point per step, each tick's among them.
+    assert.equal(end.trajectory.length, 2 * end.steps);
+    const ticks = events.filter((e): e is Extract<typeof e, { topic: 'mission.tick' }> => e.topic === 'mission.tick' && e.run === run);
+    for (const k of ticks) assert.ok(Math.abs(end.trajectory[2 * k.t]! - k.x) < 2e-3 && Math.abs(end.trajectory[2 * k.t + 1]! - k.y) < 2e-3, `tick t=${k.t}`);
     const db = openAuditReadOnly(audit);
     try {
       const rows = db.prepare("SELECT kind, body FROM events WHERE run_id = ? AND kind IN ('escalation', 'operator_decision')").all(auditRun) as { kind: string; body: string }[];

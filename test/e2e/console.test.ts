@@ -43,6 +43,19 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
     assert.match((await page.textContent('#mission-log')) ?? '', /FAILED \(escalated\).*operator aborted: robot keeps timing out/);
     assert.ok(((await page.getAttribute('#mission-graph', 'data-robot')) ?? '') !== '');
     await app.screenshot('console-aborted');
+    // The driven trail ends under the robot marker (the maze picture is y-down: a trail drawn y-up
+    // would run off the maze).
+    const trailAtRobot = await page.evaluate(`(() => {
+      const marker = document.querySelector('#mission-graph .gv-robot');
+      const canvas = marker.previousElementSibling;
+      const m = marker.getBoundingClientRect(), c = canvas.getBoundingClientRect();
+      const x = Math.round((m.left + m.right) / 2 - c.left), y = Math.round((m.top + m.bottom) / 2 - c.top);
+      const px = canvas.getContext('2d').getImageData(x - 2, y - 2, 5, 5).data;
+      let drawn = 0;
+      for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i] > px[i + 1]) drawn++;
+      return drawn;
+    })()`) as number;
+    assert.ok(trailAtRobot > 0, 'no trail under the robot marker');
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
       const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];

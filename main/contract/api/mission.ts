@@ -82,7 +82,8 @@ export type MissionEvent =
   | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
-  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null };
+  /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
+  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
 
 export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
 export const EscalationDecideRequest = Type.Object({

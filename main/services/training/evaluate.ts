@@ -10,14 +10,12 @@ import type { MazeStepper } from '../../core/data/generators.js';
 import { spearman } from '../../core/models/spearman.js';
 import { createRng } from '../../core/random/rng.js';
 import { subgoals } from './policy-trainer.js';
+import type { Policy } from '../../core/exec/mission.js';
 
-export interface Backbone {
+/** The learned policy (ψ and π_low on raw observations) with its latent size and tracking horizon. */
+export interface Backbone extends Policy {
   readonly latentDim: number;
   readonly H_TD: number;
-  /** ψ on raw observations. */
-  embed(obs: Float32Array, rows: number): Promise<Float32Array>;
-  /** π_low on raw observations and unit directions. */
-  act(obs: Float32Array, direction: Float32Array, rows: number): Promise<Float32Array>;
 }
 
 export interface EvalResult {

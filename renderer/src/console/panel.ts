@@ -261,12 +261,22 @@ export function missionPanel(): MissionPanel {
           case 'mission.escalation':
             dialog.open(m.run, m.escalation);
             break;
-          case 'mission.end':
+          case 'mission.end': {
+            // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
+            const tr = m.trajectory;
+            if (tr.length >= 2) {
+              trail.length = 0;
+              for (let i = 0; i + 1 < tr.length; i += 2) trail.push([tr[i]!, tr[i + 1]!]);
+              const [x, y] = trail[trail.length - 1]!;
+              graph?.setRobot({ x, y });
+              live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
+            }
             graph?.setTrail(trail);
             addLog(m.steps, `${m.success ? 'SUCCESS' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.success ? 'ok' : 'failed');
             a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
+          }
         }
       });
     },

@@ -219,8 +219,10 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       const out = new Float64Array(f === null ? 0 : points.length * 2);
       if (f !== null) {
         points.forEach(([x, y], k) => {
-          out[2 * k] = x * f.scale;
-          out[2 * k + 1] = -y * f.scale;
+          // The frame's own mapping: a maze picture is y-down, a robot's map y-up.
+          const m = f.toModel(x, y);
+          out[2 * k] = m.x;
+          out[2 * k + 1] = m.y;
         });
       }
       layers.setTrail(out);
