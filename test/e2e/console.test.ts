@@ -45,7 +45,7 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
     await app.screenshot('console-aborted');
     // The driven trail ends under the robot marker (the maze picture is y-down: a trail drawn y-up
     // would run off the maze).
-    const trailAtRobot = await page.evaluate(`(() => {
+    const trailAtRobot = await page.evaluate<number>(`(() => {
       const marker = document.querySelector('#mission-graph .gv-robot');
       const canvas = marker.previousElementSibling;
       const m = marker.getBoundingClientRect(), c = canvas.getBoundingClientRect();
@@ -54,7 +54,7 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       let drawn = 0;
       for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i] > px[i + 1]) drawn++;
       return drawn;
-    })()`) as number;
+    })()`);
     assert.ok(trailAtRobot > 0, 'no trail under the robot marker');
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
