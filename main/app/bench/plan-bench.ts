@@ -15,7 +15,7 @@ import { type Method, DEFAULT_PLAN, plan, planContext } from '../../core/plan/pl
 import { searchPlan } from '../../core/plan/search.js';
 import { buildHeuristic } from '../../core/plan/heuristic.js';
 import { type Product, forEachSuccessor } from '../../core/plan/product.js';
-import { MinHeap } from '../../core/plan/heap.js';
+import { ShortestPaths } from '../../core/plan/shortest-path.js';
 import { referenceOptimum } from '../../core/plan/exhaustive.js';
 import { labelledGraph } from '../../core/plan/labelled-graph.js';
 import { sampleDiskRegions } from '../../core/world/regions.js';
@@ -69,26 +69,10 @@ export interface GridMeasurement {
 
 /** Dijkstra over the whole reachable product (no heuristic, no early stop): states expanded. */
 export function exhaustiveDijkstra(p: Product, start: readonly number[]): number {
-  const dist = new Float64Array(p.n * p.nq).fill(Infinity);
-  const heap = new MinHeap(1024);
-  for (const z of start) {
-    dist[z] = 0;
-    heap.push(0, z);
-  }
-  let expanded = 0;
-  while (heap.size > 0) {
-    const d = heap.peekKey();
-    const z = heap.pop();
-    if (d > dist[z]!) continue;
-    expanded++;
-    forEachSuccessor(p, z, (z2, c) => {
-      if (d + c < dist[z2]!) {
-        dist[z2] = d + c;
-        heap.push(d + c, z2);
-      }
-    });
-  }
-  return expanded;
+  const sp = new ShortestPaths(p.n * p.nq);
+  sp.start({ successors: (z, visit) => forEachSuccessor(p, z, visit) });
+  for (const z of start) sp.source(z, 0);
+  return sp.run();
 }
 
 function timeMin(runs: number, f: () => void): number {

@@ -13,7 +13,7 @@
  *   the suffix the same way, required to return to the same node and automaton state. No
  *   backtracking: a dead end or a repeated product state is a failure.
  */
-import { MinHeap } from './heap.js';
+import { EXPAND, SKIP, STOP, ShortestPaths } from './shortest-path.js';
 import { type Product, dwellTransition, enabled } from './product.js';
 import type { Candidate, ProductPath, SearchStats } from './search.js';
 import type { PlanContext } from './plan.js';
@@ -36,48 +36,60 @@ function selfLoop(p: Product, q: number, v: number): number {
   return -1;
 }
 
+/** A baseline run's count of expanded graph nodes, and the shortest-path space its segments share. */
+interface Segments {
+  n: number;
+  readonly space: ShortestPaths;
+}
+
+function segments(p: Product): Segments {
+  return { n: 0, space: new ShortestPaths(p.n, 64) };
+}
+
 /**
  * The cheapest way from node u (automaton in q) to a node where `target` returns a transition:
  * intermediate nodes must enable a self-loop of q. In place (a stay at u) when `target(u)` holds.
  */
-function segment(p: Product, u: number, q: number, target: (v: number) => number, stats: { n: number }): Segment | null {
+function segment(p: Product, u: number, q: number, target: (v: number) => number, stats: Segments): Segment | null {
   const nq = p.nq;
   const t0 = target(u);
   if (t0 >= 0) return { states: [u * nq + p.tTo[t0]!], transitions: [t0], cost: 0 };
   const g = p.g;
-  const dist = new Float64Array(p.n).fill(Infinity);
-  const pred = new Int32Array(p.n).fill(-1);
-  const heap = new MinHeap(64);
-  dist[u] = 0;
-  heap.push(0, u);
-  while (heap.size > 0) {
-    const d = heap.peekKey();
-    const x = heap.pop();
-    if (d > dist[x]!) continue;
-    stats.n++;
-    if (x !== u) {
+  const sp = stats.space;
+  let end = -1, endT = -1, cost = 0;
+  sp.start({
+    // Only nodes that keep q (or end the segment) are entered. The transition screen costs more than
+    // the cost test, so it is asked only of edges that would improve y.
+    successors: (x, visit) => {
+      for (let e = g.outStart[x]!; e < g.outStart[x + 1]!; e++) {
+        const y = g.outTo[e]!;
+        if (cost + g.outW[e]! < sp.distance(y) && (selfLoop(p, q, y) >= 0 || target(y) >= 0)) visit(y, g.outW[e]!, -1);
+      }
+    },
+    // Every settled node counts as expanded; the first target node ends the segment; a node that
+    // was entered only as a target (no self-loop of q) is not expanded further.
+    onPop: (x, d) => {
+      stats.n++;
+      cost = d;
+      if (x === u) return EXPAND;
       const t = target(x);
       if (t >= 0) {
-        const nodes: number[] = [];
-        for (let y = pred[x]!; y !== u; y = pred[y]!) nodes.push(y);
-        nodes.reverse();
-        const states = nodes.map((y) => y * nq + q);
-        const transitions = nodes.map((y) => selfLoop(p, q, y));
-        return { states: [...states, x * nq + p.tTo[t]!], transitions: [...transitions, t], cost: d };
+        end = x;
+        endT = t;
+        return STOP;
       }
-      if (selfLoop(p, q, x) < 0) continue;
-    }
-    for (let e = g.outStart[x]!; e < g.outStart[x + 1]!; e++) {
-      const y = g.outTo[e]!;
-      const nd = d + g.outW[e]!;
-      if (nd < dist[y]! && (selfLoop(p, q, y) >= 0 || target(y) >= 0)) {
-        dist[y] = nd;
-        pred[y] = x;
-        heap.push(nd, y);
-      }
-    }
-  }
-  return null;
+      return selfLoop(p, q, x) < 0 ? SKIP : EXPAND;
+    },
+  });
+  sp.source(u, 0);
+  sp.run();
+  if (end < 0) return null;
+  const nodes: number[] = [];
+  for (let y = sp.predecessor(end); y !== u; y = sp.predecessor(y)) nodes.push(y);
+  nodes.reverse();
+  const states = nodes.map((y) => y * nq + q);
+  const transitions = nodes.map((y) => selfLoop(p, q, y));
+  return { states: [...states, end * nq + p.tTo[endT]!], transitions: [...transitions, endT], cost: sp.distance(end) };
 }
 
 /** Target filter: some transition q → q2 enabled at v (and v = only, when given). */
@@ -96,7 +108,7 @@ function join(a: Segment, b: Segment): Segment {
 }
 
 /** Realises a sequence of automaton states on the graph from product state z; the last hop may be pinned to a node. */
-function realise(p: Product, z: number, hops: readonly number[], stats: { n: number }, pinLast?: number): Segment | null {
+function realise(p: Product, z: number, hops: readonly number[], stats: Segments, pinLast?: number): Segment | null {
   let acc: Segment = { states: [], transitions: [], cost: 0 };
   let cur = z;
   for (let i = 0; i < hops.length; i++) {
@@ -158,7 +170,7 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
   const p = ctx.product;
   const g = ctx.graph;
   const stats = emptyStats();
-  const counter = { n: 0 };
+  const counter = segments(p);
   const reachedStates = new Uint8Array(p.nq);
   const endpoints: number[] = [];
   const ok = supported(p);
@@ -213,7 +225,7 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
  * take the transition whose enabling node is cheapest to reach from where the run is now.
  */
 function greedy(
-  p: Product, from: readonly number[], stats: { n: number }, done: (z: number, steps: number) => boolean, pin: (q2: number) => number | undefined,
+  p: Product, from: readonly number[], stats: Segments, done: (z: number, steps: number) => boolean, pin: (q2: number) => number | undefined,
 ): { path: Segment; first: number; end: number } | string {
   let acc: Segment = { states: [], transitions: [], cost: 0 };
   let current = [...from];
@@ -250,7 +262,7 @@ export function gaGas(ctx: PlanContext, lambda: number): BaselineResult {
   const p = ctx.product;
   const g = ctx.graph;
   const stats = emptyStats();
-  const counter = { n: 0 };
+  const counter = segments(p);
   const reachedStates = new Uint8Array(p.nq);
   const starts = ctx.work.init.map((i) => g.start * p.nq + i.state);
   const pre = greedy(p, starts, counter, (z) => p.w.accepting[z % p.nq] === 1, () => undefined);

@@ -4,12 +4,13 @@
  * cheapest return cycle — the classic algorithm of optimal LTL planners such as P_MAS_TG. Simple
  * and slow on purpose: tests compare the exact mode against it and the benchmark uses it as the
  * in-process baseline. Node evidence follows the same rules as the oracle (exact label sets;
- * soft labels screened by τ_soft), but none of the oracle's code.
+ * soft labels screened by τ_soft), but none of the oracle's code; it shares only the shortest-path
+ * engine (shortest-path.ts, tested on its own against Bellman–Ford).
  */
 import { type BuchiAutomaton, letterBits } from '../ltl/automaton.js';
 import { guardHolds, termHolds } from '../ltl/guard.js';
 import type { SemanticGraph } from './semantic.js';
-import { MinHeap } from './heap.js';
+import { EXPAND, STOP, ShortestPaths } from './shortest-path.js';
 
 export interface ReferenceResult {
   /** Infinity when there is no accepting lasso. */
@@ -67,35 +68,31 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
     }
     return r;
   };
-  const dijkstra = (sources: [number, number][], target: number): Map<number, number> => {
-    const dist = new Map<number, number>();
-    const heap = new MinHeap(64);
-    for (const [z, d] of sources) {
-      if (d < (dist.get(z) ?? Infinity)) {
-        dist.set(z, d);
-        heap.push(d, z);
-      }
-    }
-    const done = new Set<number>();
-    while (heap.size > 0) {
-      const d = heap.peekKey();
-      const z = heap.pop();
-      if (done.has(z)) continue;
-      done.add(z);
-      if (z === target) break;
+  // One space for the search from the start set, whose costs are read while a second space, reused
+  // epoch by epoch, runs the return-cycle searches. Product states are v·nq + q.
+  const size = g.ids.length * nq;
+  const forward = new ShortestPaths(size, 64);
+  // States in the order they were first reached, as the classic algorithm enumerates them.
+  const reached: number[] = [];
+  forward.start({
+    successors: (z, visit) => {
       for (const [z2, c] of adj(z)) {
-        if (d + c < (dist.get(z2) ?? Infinity)) {
-          dist.set(z2, d + c);
-          heap.push(d + c, z2);
-        }
+        const fresh = !forward.reached(z2);
+        visit(z2, c, -1);
+        if (fresh && forward.reached(z2)) reached.push(z2);
       }
-    }
-    return dist;
-  };
-  const d0 = dijkstra([...init].map((z) => [z, 0]), -1);
+    },
+  });
+  for (const z of init) {
+    if (!forward.reached(z)) reached.push(z);
+    forward.source(z, 0);
+  }
+  forward.run();
+  const cycles = new ShortestPaths(size, 64);
   let best = { objective: Infinity, prefix: Infinity, suffix: Infinity };
   let accepting = 0, dijkstras = 1;
-  for (const [z, pre] of d0) {
+  for (const z of reached) {
+    const pre = forward.distance(z);
     const q = z % nq, v = (z - q) / nq;
     if (!a.states[q]!.accepting) continue;
     accepting++;
@@ -105,10 +102,14 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
     if (self && self.guard.some((t) => disjointOk(t.pos) && usable(t.pos, t.neg, v))) cyc = 0;
     else {
       dijkstras++;
-      cyc = dijkstra(adj(z), z).get(z) ?? Infinity;
+      // The cheapest return: leave z by its successors, stop when z is popped again.
+      cycles.start({ successors: (x, visit) => { for (const [x2, c] of adj(x)) visit(x2, c, -1); }, onPop: (x) => (x === z ? STOP : EXPAND) });
+      cycles.relaxFrom(z, 0);
+      cycles.run();
+      cyc = cycles.distance(z);
     }
     const objective = lambda * pre + (1 - lambda) * cyc;
     if (objective < best.objective) best = { objective, prefix: pre, suffix: cyc };
   }
-  return { ...best, reachable: d0.size, accepting, dijkstras };
+  return { ...best, reachable: reached.length, accepting, dijkstras };
 }

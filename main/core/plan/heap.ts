@@ -13,6 +13,11 @@ export class MinHeap {
     return this.n;
   }
 
+  /** Empties the heap, keeping its arrays for the next search. */
+  clear(): void {
+    this.n = 0;
+  }
+
   push(key: number, id: number): void {
     if (this.n === this.keys.length) {
       const k = new Float64Array(this.n * 2);

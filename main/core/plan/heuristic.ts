@@ -5,7 +5,7 @@
  * positive literal. Distances are multi-source Dijkstra runs on the reversed graph, once per
  * proposition, so evaluating h during A* is a table lookup.
  */
-import { MinHeap } from './heap.js';
+import { ShortestPaths } from './shortest-path.js';
 import type { Product } from './product.js';
 import { reverseRows } from './semantic.js';
 
@@ -18,28 +18,22 @@ export interface Heuristic {
   readonly witnessDistances: (i: number) => Float64Array;
 }
 
-/** Shortest distance from every node to the nearest node in `targets`, on the given in-edge rows. */
-export function distancesTo(n: number, targets: Iterable<number>, rows: { inStart: Int32Array; inFrom: Int32Array; inW: Float64Array }): Float64Array {
-  const dist = new Float64Array(n).fill(Infinity);
-  const heap = new MinHeap(n);
-  for (const t of targets) {
-    dist[t] = 0;
-    heap.push(0, t);
-  }
-  while (heap.size > 0) {
-    const d = heap.peekKey();
-    const v = heap.pop();
-    if (d > dist[v]!) continue;
-    for (let e = rows.inStart[v]!; e < rows.inStart[v + 1]!; e++) {
-      const u = rows.inFrom[e]!;
-      const nd = d + rows.inW[e]!;
-      if (nd < dist[u]!) {
-        dist[u] = nd;
-        heap.push(nd, u);
-      }
-    }
-  }
-  return dist;
+/** In-edge rows of a graph (semantic.ts reverseRows). */
+export interface InRows {
+  readonly inStart: Int32Array;
+  readonly inFrom: Int32Array;
+  readonly inW: Float64Array;
+}
+
+/**
+ * Shortest distance from every node to the nearest node in `targets`, on the given in-edge rows
+ * (multi-source Dijkstra on the reversed graph). `space` lets repeated calls share their arrays.
+ */
+export function distancesTo(n: number, targets: Iterable<number>, rows: InRows, space = new ShortestPaths(n, n)): Float64Array {
+  space.start({ successors: { start: rows.inStart, to: rows.inFrom, weight: rows.inW } });
+  for (const t of targets) space.source(t, 0);
+  space.run();
+  return space.distances(n);
 }
 
 export function buildHeuristic(p: Product): Heuristic {
@@ -93,13 +87,14 @@ export function buildHeuristic(p: Product): Heuristic {
 /** Distances from every node to the witnesses of proposition i, each computed on first use. */
 function witnessDistances(p: Product): { get: (i: number) => Float64Array; computed: () => number[] } {
   const rows = reverseRows(p.g);
+  const space = new ShortestPaths(p.n, p.n);
   const perProp = new Map<number, Float64Array>();
   const get = (i: number): Float64Array => {
     let d = perProp.get(i);
     if (d === undefined) {
       const targets: number[] = [];
       for (let v = 0; v < p.n; v++) if ((p.has[v]! & (1 << i)) !== 0) targets.push(v);
-      d = distancesTo(p.n, targets, rows);
+      d = distancesTo(p.n, targets, rows, space);
       perProp.set(i, d);
     }
     return d;

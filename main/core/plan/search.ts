@@ -7,8 +7,8 @@
  * over accepting product lassos; endpoints are taken in order of prefix cost and the cycle searches
  * are cut off by the best objective found so far, which keeps that exact mode fast.
  */
-import { MinHeap } from './heap.js';
 import { type Heuristic, chainBound, distancesTo, hValue } from './heuristic.js';
+import { EXPAND, STOP, ShortestPaths, type Successors, type Visit } from './shortest-path.js';
 import { reverseRows } from './semantic.js';
 import { type Product, dwellTransition, forEachSuccessor } from './product.js';
 
@@ -55,116 +55,65 @@ export interface SearchOptions {
   readonly check?: () => void;
 }
 
-/**
- * Reusable Dijkstra arrays over the product, reset in O(1) by an epoch stamp: stamp[z] is +epoch
- * while z is open in the current search and −epoch once it is closed.
- */
-class Workspace {
-  readonly dist: Float64Array;
-  readonly pred: Int32Array;
-  readonly predT: Int32Array;
-  readonly stamp: Int32Array;
-  epoch = 0;
-  constructor(size: number) {
-    this.dist = new Float64Array(size);
-    this.pred = new Int32Array(size);
-    this.predT = new Int32Array(size);
-    this.stamp = new Int32Array(size);
-  }
-  next(): void {
-    this.epoch++;
-  }
-  d(z: number): number {
-    const s = this.stamp[z]!;
-    return s === this.epoch || s === -this.epoch ? this.dist[z]! : Infinity;
-  }
-  set(z: number, d: number, pred: number, t: number): void {
-    this.stamp[z] = this.epoch;
-    this.dist[z] = d;
-    this.pred[z] = pred;
-    this.predT[z] = t;
-  }
-  isClosed(z: number): boolean {
-    return this.stamp[z] === -this.epoch;
-  }
-  close(z: number): void {
-    this.stamp[z] = -this.epoch;
-  }
-}
-
 /** The path to `end` read back along predecessors until `stop` holds. */
-function trace(ws: Workspace, end: number, stop: (z: number) => boolean): { states: number[]; transitions: number[] } {
+function trace(sp: ShortestPaths, end: number, stop: (z: number) => boolean): { states: number[]; transitions: number[] } {
   const states: number[] = [];
   const transitions: number[] = [];
   let z = end;
   for (;;) {
     states.push(z);
-    transitions.push(ws.predT[z]!);
+    transitions.push(sp.tag(z));
     if (stop(z)) break;
-    z = ws.pred[z]!;
+    z = sp.predecessor(z);
   }
   return { states: states.reverse(), transitions: transitions.reverse() };
 }
 
 export function searchPlan(p: Product, start: readonly number[], o: SearchOptions): SearchResult {
   const size = p.n * p.nq;
-  const ws = new Workspace(size);
-  // The return-cycle workspace is only needed when some endpoint has no dwell.
-  let cycWs: Workspace | null = null;
-  const cyc = (): Workspace => (cycWs ??= new Workspace(size));
+  const successors = (z: number, visit: Visit): void => forEachSuccessor(p, z, visit);
+  // The return-cycle space is only needed when some endpoint has no dwell; it is reused, epoch by
+  // epoch, by every cycle search of this plan.
+  let cycles: ShortestPaths | null = null;
+  const cycleSpace = (): ShortestPaths => (cycles ??= new ShortestPaths(size, 256));
   const back = new Reverse(p);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   const reachedStates = new Uint8Array(p.nq);
   const lambda = o.lambda;
+  const heuristic = o.heuristic;
   // Prefix: A* (Dijkstra when there is no heuristic) from Z0, keeping the first K accepting pops.
   // Each endpoint's suffix is built as soon as it is popped, so the search can stop once no later
   // endpoint can beat the best candidate: a later endpoint's prefix costs at least the popped key,
   // and its objective at least λ times that. The candidate set is the paper's; only hopeless
   // endpoints are skipped, so the selected plan is the same.
-  ws.next();
-  const heap = new MinHeap(1024);
-  const h = (z: number): number => (o.heuristic === null ? 0 : hValue(o.heuristic, p, z));
-  for (const z of start) {
-    if (ws.d(z) === 0) continue;
-    ws.set(z, 0, -1, -1);
-    heap.push(h(z), z);
-  }
   const endpoints: number[] = [];
   let best: Candidate | null = null;
-  while (heap.size > 0 && endpoints.length < o.k) {
-    const f = heap.peekKey();
-    if (best !== null && lambda > 0 && lambda * f >= best.objective) break;
-    const z = heap.pop();
-    if (ws.isClosed(z)) continue;
-    ws.close(z);
-    const g = ws.dist[z]!;
-    const q = z % p.nq;
-    reachedStates[q] = 1;
-    if (p.w.accepting[q] === 1) {
+  const prefix = new ShortestPaths(size);
+  prefix.start({
+    successors,
+    heuristic: heuristic === null ? null : (z) => hValue(heuristic, p, z),
+    onPop: (z, g, f) => {
+      if (!(endpoints.length < o.k)) return STOP;
+      if (best !== null && lambda > 0 && lambda * f >= best.objective) return STOP;
+      const q = z % p.nq;
+      reachedStates[q] = 1;
+      if (p.w.accepting[q] !== 1) return EXPAND;
       endpoints.push(z);
       const bound = best === null || lambda >= 1 ? Infinity : (best.objective - lambda * g) / (1 - lambda);
-      const suf = suffixFor(p, cyc, z, bound, stats, back, o.heuristic, o.check);
+      const suf = suffixFor(p, cycleSpace, successors, z, bound, stats, back, heuristic, o.check);
       if (suf !== null) {
         stats.withSuffix++;
         const objective = lambda * g + (1 - lambda) * suf.path.cost;
         if (best === null || objective < best.objective) {
-          best = { prefix: { ...trace(ws, z, (x) => ws.pred[x] === -1), cost: g }, suffix: suf.path, dwell: suf.dwell, objective };
+          best = { prefix: { ...trace(prefix, z, (x) => prefix.predecessor(x) === -1), cost: g }, suffix: suf.path, dwell: suf.dwell, objective };
         }
       }
-      if (endpoints.length >= o.k) break;
-    }
-    stats.expandedPrefix++;
-    if ((stats.expandedPrefix & 4095) === 0) o.check?.();
-    forEachSuccessor(p, z, (z2, c, t) => {
-      const nd = g + c;
-      if (nd < ws.d(z2)) {
-        const hz = h(z2);
-        if (hz === Infinity) return;
-        ws.set(z2, nd, z, t);
-        heap.push(nd + hz, z2);
-      }
-    });
-  }
+      return endpoints.length >= o.k ? STOP : EXPAND;
+    },
+    check: o.check ?? null,
+  });
+  for (const z of start) prefix.source(z, 0);
+  stats.expandedPrefix = prefix.run();
   stats.endpoints = endpoints.length;
   return { best, stats, endpoints, reachedStates };
 }
@@ -175,7 +124,9 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
  * `returnGuide`, an admissible and consistent lower bound, so the cycle found is the cheapest, as
  * Dijkstra's would be, with far fewer product states expanded.
  */
-function suffixFor(p: Product, workspace: () => Workspace, z: number, bound: number, stats: SearchStats, back: Reverse, heur: Heuristic | null, check?: () => void): { path: ProductPath; dwell: boolean } | null {
+function suffixFor(
+  p: Product, space: () => ShortestPaths, successors: Successors, z: number, bound: number, stats: SearchStats, back: Reverse, heur: Heuristic | null, check?: () => void,
+): { path: ProductPath; dwell: boolean } | null {
   const t = dwellTransition(p, z);
   if (t >= 0) return { path: { states: [z], transitions: [t], cost: 0 }, dwell: true };
   const nq = p.nq;
@@ -183,34 +134,12 @@ function suffixFor(p: Product, workspace: () => Workspace, z: number, bound: num
   const u = (z - qf) / nq;
   const toU = back.distancesTo(u);
   const hz = heur === null ? (x: number): number => toU[(x - (x % nq)) / nq]! : returnGuide(p, qf, toU, heur);
-  const ws = workspace();
-  ws.next();
-  const heap = new MinHeap(256);
-  forEachSuccessor(p, z, (z2, c, tr) => {
-    if (c < ws.d(z2) && c + hz(z2) < bound) {
-      ws.set(z2, c, z, tr);
-      heap.push(c + hz(z2), z2);
-    }
-  });
-  while (heap.size > 0) {
-    const zz = heap.pop();
-    if (ws.isClosed(zz)) continue;
-    ws.close(zz);
-    const d = ws.dist[zz]!;
-    if (zz === z) return { path: { ...cycleFrom(ws, z), cost: d }, dwell: false };
-    stats.expandedSuffix++;
-    if ((stats.expandedSuffix & 4095) === 0) check?.();
-    forEachSuccessor(p, zz, (z2, c, tr) => {
-      const nd = d + c;
-      if (nd < ws.d(z2)) {
-        const f = nd + hz(z2);
-        if (f >= bound) return;
-        ws.set(z2, nd, zz, tr);
-        heap.push(f, z2);
-      }
-    });
-  }
-  return null;
+  const sp = space();
+  // The cycle leaves z by its successors and ends when z itself is popped.
+  sp.start({ successors, heuristic: hz, bound, onPop: (x) => (x === z ? STOP : EXPAND), check: check ?? null });
+  sp.relaxFrom(z, 0);
+  stats.expandedSuffix += sp.run();
+  return sp.settled(z) ? { path: { ...cycleFrom(sp, z), cost: sp.distance(z) }, dwell: false } : null;
 }
 
 /**
@@ -242,13 +171,15 @@ function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic)
 /** Graph distances to a node over the reversed semantic graph, cached per target node. */
 class Reverse {
   private rows: ReturnType<typeof reverseRows> | null = null;
+  private space: ShortestPaths | null = null;
   private readonly cache = new Map<number, Float64Array>();
   constructor(private readonly p: Product) {}
   distancesTo(u: number): Float64Array {
     let d = this.cache.get(u);
     if (d === undefined) {
       this.rows ??= reverseRows(this.p.g);
-      d = distancesTo(this.p.n, [u], this.rows);
+      this.space ??= new ShortestPaths(this.p.n, this.p.n);
+      d = distancesTo(this.p.n, [u], this.rows, this.space);
       this.cache.set(u, d);
     }
     return d;
@@ -256,14 +187,14 @@ class Reverse {
 }
 
 /** The cycle's states after the endpoint z up to and including z, read back from z's predecessor chain. */
-function cycleFrom(ws: Workspace, z: number): { states: number[]; transitions: number[] } {
+function cycleFrom(sp: ShortestPaths, z: number): { states: number[]; transitions: number[] } {
   const states: number[] = [];
   const transitions: number[] = [];
   let x = z;
   do {
     states.push(x);
-    transitions.push(ws.predT[x]!);
-    x = ws.pred[x]!;
+    transitions.push(sp.tag(x));
+    x = sp.predecessor(x);
   } while (x !== z);
   return { states: states.reverse(), transitions: transitions.reverse() };
 }
