@@ -14,11 +14,11 @@ import { auditTable, runAuditBench } from './bench/audit-bench.js';
 import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
 import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
 import { fmt } from './bench/stats.js';
-import { startupBench, startupTable } from './bench/cli-bench.js';
+import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-bench.js';
 import { openAuditLog } from './mission.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
 
-export { fmt, auditTable, gridTable, latentTable, missionTables, startupBench, startupTable };
+export { fmt, auditTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
 export type { TaskMeasurement, GridMeasurement, Difficulty };
 
 export function translationBench(o: LtlBenchOptions): ReturnType<typeof runLtlBench> {

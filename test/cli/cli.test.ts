@@ -118,3 +118,15 @@ test('demo: the embedded maze and the case studies; writes the picture, dataset,
   assert.doesNotMatch(r.out, /DISAGREE/);
   assert.ok(readdirSync(dir).includes('eq6.hoa'));
 });
+
+test('bench cli: the three start-up commands as new processes, with their ratios to node -e 0; a bad --mission is a usage error', async () => {
+  const r = await cli('bench', 'cli', '--runs', '1', '--json');
+  assert.equal(r.code, 0, r.err);
+  const rows = JSON.parse(r.out) as { command: string; p50_ms: number; ratio: number; goal: number | null }[];
+  assert.deepEqual(rows.map((x) => [x.command, x.goal]), [['node -e 0', null], ['witness --version', 4], ["witness ltl translate 'G F a'", 6]]);
+  assert.equal(rows[0]!.ratio, 1);
+  for (const x of rows.slice(1)) assert.equal(x.ratio, x.p50_ms / rows[0]!.p50_ms);
+  const bad = await cli('bench', 'cli', '--mission', '0');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--mission must be an integer in 1\.\.100, got '0'/);
+});
