@@ -100,6 +100,8 @@ export const GRAPH_DEFAULTS = { H_TD: 8, teThreshold: 0.99 } as const;
 
 /** How an automaton is printed: HOA v1, JSON, or Graphviz DOT. */
 export const LTL_OUTPUT_FORMATS = ['hoa', 'json', 'dot'] as const;
+/** What a run of the audit log exports to. */
+export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv', 'mcap'] as const;
 
 /** Lab runs go to their own database by default (in the current folder), so thousands of episodes never fill the operator's log. */
 export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';

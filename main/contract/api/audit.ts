@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AutomatonView, GraphScene, PlanView } from './scene.js';
 import { StringEnum } from '../schema.js';
+import { AUDIT_EXPORT_FORMATS } from '../defaults.js';
 
 export interface AuditRunSummary {
   /** The run's id (a UUID). */
@@ -132,7 +133,6 @@ export interface AuditVerifyResult {
   chain_ms: number;
 }
 
-export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv', 'mcap'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 
 export const AuditRunsRequest = Type.Object({ file: Type.Optional(FILE) }, strict);

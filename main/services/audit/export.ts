@@ -7,13 +7,14 @@
 import type { FileHandle } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { McapWriter, type IWritable } from '@mcap/core';
+import type { AuditExportFormat } from '../../contract/api/audit.js';
 import { type RunSummary, listRuns } from './forensics.js';
 import type { EventRow } from './store.js';
 import { writeAtomicWith, writeFileAtomic } from '../../platform/files.js';
 import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
 import { jsonSchema } from '../../contract/schema.js';
 
-export type ExportFormat = 'jsonl' | 'csv' | 'mcap';
+export type ExportFormat = AuditExportFormat;
 
 /** Every event, or one run's (`run`), in sequence order. */
 function* events(db: Database.Database, run?: string): Generator<EventRow> {

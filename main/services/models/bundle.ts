@@ -26,7 +26,8 @@ export interface LoadOptions {
   readonly expectWorld?: string;
 }
 
-const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+/** The hex sha256 a manifest records for a file. */
+export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 function readOrFail(dir: string, name: string): Uint8Array {
   try {
@@ -52,9 +53,16 @@ export async function writeModels(
     ...manifest,
     files: { 'embed.onnx': { sha256: sha256(files['embed.onnx']) }, 'policy.onnx': { sha256: sha256(files['policy.onnx']) } },
   };
-  // The bundle as one folder: a reader sees the old bundle or the whole new one, never a mix.
-  await writeFolderAtomic(dir, { ...files, 'manifest.json': JSON.stringify(full, null, 2) + '\n' }, { replaceable: ['embed.json'] });
+  await writeBundle(dir, files, JSON.stringify(full, null, 2) + '\n');
   return full;
+}
+
+/**
+ * Writes a bundle as one folder: a reader sees the old bundle or the whole new one, never a mix.
+ * Only a folder that holds nothing but a bundle is ever replaced (never `--out .` with other files).
+ */
+export async function writeBundle(out: string, files: Record<ModelFile, Uint8Array>, manifest: string): Promise<void> {
+  await writeFolderAtomic(out, { ...files, 'manifest.json': manifest }, { replaceable: ['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'] });
 }
 
 type Session = ort.InferenceSession;

@@ -3,8 +3,6 @@
  * runs one by one, and all of them at once for the UI's training job.
  */
 import { readFileSync } from 'node:fs';
-import { writeFolderAtomic } from '../../platform/files.js';
-import { createHash } from 'node:crypto';
 import ort from 'onnxruntime-node';
 import type { Dataset } from '../../core/data/dataset.js';
 import { MODEL_FILES, ModelError } from '../../core/models/manifest.js';
@@ -12,18 +10,18 @@ import { datasetHash } from '../datasets/format.js';
 import { type EmbedConfig, type Normalization, trainEmbedding } from './embed-trainer.js';
 import { type PolicyConfig, trainPolicy } from './policy-trainer.js';
 import { embedOnnx, policyOnnx } from '../models/onnx-writer.js';
+import { sha256, writeBundle } from '../models/bundle.js';
 
 /** The manifest of a bundle (docs/FORMATS.md, "Model bundles"). */
 export function bundleManifest(
   d: Dataset, dataFile: string, latent: number, H_TD: number, normalization: Normalization,
   training: { embed: Record<string, unknown>; policy: Record<string, unknown> }, files: Record<(typeof MODEL_FILES)[number], Uint8Array>,
 ): string {
-  const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
   return JSON.stringify({
     format: 'witness-models', version: 1, world: d.worldId,
     dims: { obs: d.obsDim, latent, action: d.actDim }, H_TD, normalization, training,
     dataset: { sha256: datasetHash(d), file: dataFile },
-    files: { 'embed.onnx': { sha256: sha(files['embed.onnx']) }, 'policy.onnx': { sha256: sha(files['policy.onnx']) } },
+    files: { 'embed.onnx': { sha256: sha256(files['embed.onnx']) }, 'policy.onnx': { sha256: sha256(files['policy.onnx']) } },
   }, null, 2) + '\n';
 }
 
@@ -88,9 +86,4 @@ export async function embedWithOnnx(bytes: Uint8Array, file: string, d: { observ
   }
   await s.release();
   return { obs, latent, dim: latentDim };
-}
-
-/** Writes a bundle folder atomically; only a folder that holds nothing but a bundle is ever replaced (never `--out .` with other files). */
-export async function writeBundle(out: string, files: Record<string, Uint8Array>, manifest: string): Promise<void> {
-  await writeFolderAtomic(out, { ...files, 'manifest.json': manifest }, { replaceable: ['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'] });
 }

@@ -7,6 +7,7 @@
  */
 import './audit.css';
 import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/contract/api.js';
+import { AUDIT_EXPORT_FORMATS } from '../../../main/contract/defaults.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { EventPages } from './pages.js';
@@ -37,7 +38,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   const fileInput = el('input', { id: 'audit-file', type: 'text', spellcheck: 'false', value: app.info.auditFile, 'aria-label': 'audit database file', title: 'An audit database (absolute path, ~/…, or relative to the workspace); opened read-only' });
   const openBtn = el('button', { id: 'audit-open' }, 'Open');
   const verifyBtn = el('button', { id: 'audit-verify', title: 'Walk the hash chain and the blobs' }, 'Verify');
-  const exportBtns = (['jsonl', 'csv', 'mcap'] as const).map((f) => el('button', { id: `audit-export-${f}`, 'data-format': f, title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder` }, f.toUpperCase()));
+  const exportBtns = AUDIT_EXPORT_FORMATS.map((f) => el('button', { id: `audit-export-${f}`, 'data-format': f, title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder` }, f.toUpperCase()));
   const message = el('span', { id: 'audit-message', class: 'muted', role: 'status' });
   const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
   const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });

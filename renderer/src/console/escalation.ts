@@ -3,7 +3,10 @@
  * by clicking outside, and a decision needs a typed reason — both go to the audit log.
  */
 import type { ConsoleEscalation as Escalation } from '../../../main/contract/api.js';
+import type { MISSION_DECISIONS } from '../../../main/contract/defaults.js';
 import { type App, el } from '../app.js';
+
+type MissionDecision = (typeof MISSION_DECISIONS)[number];
 import { errorText } from '../api.js';
 
 export interface EscalationDialog {
@@ -34,7 +37,7 @@ export function escalationDialog(app: App): EscalationDialog {
     retry.disabled = !ok;
   };
   reason.addEventListener('input', sync);
-  const decide = (decision: 'abort' | 'retry'): void => {
+  const decide = (decision: MissionDecision): void => {
     if (current === null) return;
     const c = current;
     abort.disabled = retry.disabled = true;

@@ -4,15 +4,15 @@
  * use), each chosen in the toolbar's selector, with their vocabularies loaded once.
  */
 import type { Vocabulary, WitnessApi } from '../../../main/contract/api.js';
+import { MAZE_WORLDS, TABLETOP_WORLD } from '../../../main/contract/defaults.js';
 import { el } from '../app.js';
 import { errorText } from '../api.js';
 
 export type Slot = 'spec' | 'tool';
-export const TABLETOP = 'tabletop';
 
 export class Worlds {
   readonly select = el('select', { id: 'editors-world', 'aria-label': 'World the file is checked against' });
-  private readonly chosen: Record<Slot, string> = { spec: 'pointmaze-medium', tool: TABLETOP };
+  private readonly chosen: Record<Slot, string> = { spec: MAZE_WORLDS[0], tool: TABLETOP_WORLD };
   private readonly pending = new Map<string, Promise<Vocabulary | null>>();
   private readonly loaded = new Map<string, Vocabulary>();
 
@@ -31,7 +31,7 @@ export class Worlds {
     } catch (e) {
       this.notify(`Cannot list worlds: ${errorText(e)}`, 'error');
     }
-    const all = [...new Set([...ids, TABLETOP])];
+    const all = [...new Set([...ids, TABLETOP_WORLD])];
     this.select.replaceChildren(...all.map((id) => el('option', { value: id }, id)));
     if (!all.includes(this.chosen.spec)) this.chosen.spec = all[0]!;
     void this.load(this.chosen.spec);
