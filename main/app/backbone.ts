@@ -10,7 +10,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
-import { defaultConfig, generateDataset, GENERATOR_VERSION } from '../core/data/generators.js';
+import { GENERATOR_VERSION } from '../core/data/generators.js';
 import { DEFAULT_GRAPH } from '../core/graph/build.js';
 import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
@@ -20,6 +20,7 @@ import { type GraphArtifact, readGraph, writeGraph } from '../services/graph/sto
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
 import { type Backbone, loadBackbone } from '../services/plan/inputs.js';
 import { cacheDir, shippedModelsDir } from '../platform/paths.js';
+import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
 
@@ -70,12 +71,12 @@ export async function openBackbone(src: BackboneSource, o: BackboneOptions = {})
     }
     return b;
   }
-  worldEntry(src.world);
+  generatable(src.world);
   const job: GenerateJob = { world: src.world, modelsDir: modelsDirOf(src.world, src.models), steps: src.datasetSteps, seed: src.seed };
   const models = await loadModels(job.modelsDir, { expectWorld: src.world });
   try {
     if (o.cache === false) {
-      const built = await (o.generate ?? generateHere(o))(job);
+      const built = await (o.generate ?? generateHere(o, models))(job);
       return { ...built, models, files: { graph: '(built in process)', data: '(generated)', models: job.modelsDir } };
     }
     const entry = cacheEntry(o.cacheDir ?? cacheDir(), job, models);
@@ -85,7 +86,7 @@ export async function openBackbone(src: BackboneSource, o: BackboneOptions = {})
       return { ...hit.value, models, files: { graph: entry.graph, data: entry.data, models: job.modelsDir } };
     }
     if (hit.why !== null) o.log?.(`the cached backbone in ${entry.dir} is not usable (${hit.why}); rebuilding it`);
-    const built = await (o.generate ?? generateHere(o))(job);
+    const built = await (o.generate ?? generateHere(o, models))(job);
     await writeEntry(entry, built).catch((e: unknown) => o.log?.(`could not keep the backbone in the cache (${e instanceof Error ? e.message : String(e)}); going on without it`));
     return { ...built, models, files: { graph: entry.graph, data: entry.data, models: job.modelsDir } };
   } catch (e) {
@@ -94,29 +95,31 @@ export async function openBackbone(src: BackboneSource, o: BackboneOptions = {})
   }
 }
 
-/** Generates on this thread: the dataset, then the graph (progress in two phases). */
-function generateHere(o: BackboneOptions): (job: GenerateJob) => Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
-  return (job) => generateBackbone(job, o.progress, o.log);
+/** Refuses, before any model is loaded, a world whose datasets cannot be generated here (a robot). */
+function generatable(world: string): void {
+  if (worldEntry(world).stepper === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets here (record the robot's own driving and import it)`);
 }
 
-/** A navigate dataset in the world and the latent graph over it (used here and by the console's worker). */
-export async function generateBackbone(job: GenerateJob, progress?: Progress, log?: (line: string) => void): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
-  const entry = worldEntry(job.world);
-  if (entry.stepper === undefined) throw new WitnessError('invalid-input', `${job.world} cannot generate datasets here (record the robot's own driving and import it)`);
+/** Generates on this thread: the dataset, then the graph (progress in two phases). */
+function generateHere(o: BackboneOptions, models: LoadedModels): (job: GenerateJob) => Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
+  return (job) => generateBackbone(job, o.progress, o.log, models);
+}
+
+/**
+ * A navigate dataset in the world and the latent graph over it (used here and by the console's
+ * worker). With `open` models (the job's bundle, already loaded by the caller) they stay open;
+ * otherwise the bundle is loaded here and closed.
+ */
+export async function generateBackbone(job: GenerateJob, progress?: Progress, log?: (line: string) => void, open?: LoadedModels): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
+  generatable(job.world);
   log?.(`generating ${job.steps} navigate transitions in ${job.world} (seed ${job.seed}) and the latent graph over them`);
-  const sim = await entry.stepper();
-  let dataset: Dataset;
-  try {
-    dataset = generateDataset(sim, job.world, defaultConfig('navigate', job.steps, job.seed), (done, total) => progress?.('generating the dataset', done, total));
-  } finally {
-    sim.close();
-  }
-  const models = await loadModels(job.modelsDir, { expectWorld: job.world });
+  const dataset = await simulateDataset(job.world, 'navigate', job.steps, job.seed, (done, total) => progress?.('generating the dataset', done, total));
+  const models = open ?? await loadModels(job.modelsDir, { expectWorld: job.world });
   try {
     const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold, (done, total) => progress?.('building the latent graph', done, total));
     return { artifact, dataset };
   } finally {
-    await models.close();
+    if (open === undefined) await models.close();
   }
 }
 

@@ -74,14 +74,14 @@ export class MissionConsole {
     const modelsDir = bundleDir(this.session, bundle);
     const request = { world: req.world, spec: req.spec, regions: { text: req.regions }, seed, names: API_NAMES, ...(req.start !== undefined ? { start: req.start } : {}) };
     // The specification, the regions and the start are checked before the job starts.
-    await readMission(request);
+    const inputs = await readMission(request);
     return this.session.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
       const cancelled = (e: unknown): never => {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
         throw e;
       };
       const backbone = await this.backbones.get({ world: req.world, modelsDir, steps: datasetSteps, seed }, signal, progress).catch(cancelled);
-      const task = await prepareMission({ ...request, backbone }, { progress, signal }).catch(cancelled);
+      const task = await prepareMission({ ...request, backbone }, { progress, signal, inputs }).catch(cancelled);
       if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
       progress('product search', 0, 1);
       const method: PlanMethod = req.method ?? 'sagas';

@@ -13,21 +13,34 @@ import { exportNpz, importNpz } from '../services/datasets/npz.js';
 
 const isNpz = (f: string): boolean => f.toLowerCase().endsWith('.npz');
 
-/** A dataset of `steps` transitions in a maze world (deterministic: same arguments, same bytes), written as .wds or .npz. */
-export async function generateData(world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string; progress?: (done: number, total: number) => void }): Promise<{ transitions: number; trajectories: number; covered: number; free: number; seconds: number }> {
+/**
+ * A dataset driven in a world's embedded simulator (deterministic: same arguments, same bytes); a
+ * world without one — a robot — is refused with `refusal`.
+ */
+export async function simulateDataset(
+  world: string, kind: DatasetKind, steps: number, seed: number, progress?: (done: number, total: number) => void,
+  refusal = 'cannot generate datasets (the generators drive the point mazes)',
+): Promise<Dataset> {
   const e = worldEntry(world);
-  if (e.stepper === undefined || e.layout === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
+  if (e.stepper === undefined) throw new WitnessError('invalid-input', `${world} ${refusal}`);
   const sim = await e.stepper();
   try {
-    const started = Date.now();
-    const d = generateDataset(sim, world, defaultConfig(o.kind, o.steps, o.seed), o.progress);
-    if (isNpz(o.out)) await exportNpz(o.out, d);
-    else await writeDataset(o.out, d);
-    const cov = cellCoverage(e.layout, d.observations, d.obsDim);
-    return { transitions: o.steps, trajectories: datasetStats(d).trajectories, covered: cov.covered, free: cov.free, seconds: (Date.now() - started) / 1000 };
+    return generateDataset(sim, world, defaultConfig(kind, steps, seed), progress);
   } finally {
     sim.close();
   }
+}
+
+/** A dataset of `steps` transitions in a maze world (deterministic: same arguments, same bytes), written as .wds or .npz. */
+export async function generateData(world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string; progress?: (done: number, total: number) => void }): Promise<{ transitions: number; trajectories: number; covered: number; free: number; seconds: number }> {
+  const layout = worldEntry(world).layout;
+  if (layout === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
+  const started = Date.now();
+  const d = await simulateDataset(world, o.kind, o.steps, o.seed, o.progress);
+  if (isNpz(o.out)) await exportNpz(o.out, d);
+  else await writeDataset(o.out, d);
+  const cov = cellCoverage(layout, d.observations, d.obsDim);
+  return { transitions: o.steps, trajectories: datasetStats(d).trajectories, covered: cov.covered, free: cov.free, seconds: (Date.now() - started) / 1000 };
 }
 
 export interface DatasetInfo {

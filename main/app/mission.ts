@@ -185,9 +185,12 @@ export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: 
  * the augmented graph. Inputs are checked in that order, the cheap ones first. A backbone given open
  * stays the caller's; one opened here is closed by `task.release()`.
  */
-export async function prepareMission(req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }), o: BackboneOptions & { readonly signal?: AbortSignal; readonly world?: World } = {}): Promise<MissionTask> {
+export async function prepareMission(
+  req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }),
+  o: BackboneOptions & { readonly signal?: AbortSignal; readonly world?: World; /** What readMission already returned for this request (the console checks before its job starts). */ readonly inputs?: MissionInputs } = {},
+): Promise<MissionTask> {
   const names = req.names ?? CLI_NAMES;
-  const inputs = await readMission(req, o.world);
+  const inputs = o.inputs ?? await readMission(req, o.world);
   const { world, rng, start } = inputs;
   const owned = 'kind' in req.backbone;
   const backbone = 'kind' in req.backbone ? await openBackbone(req.backbone, o) : req.backbone;

@@ -10,7 +10,6 @@ import { WitnessError } from '../contract/errors.js';
 import { BACKBONE_RECIPE, MAZE_WORLDS, TRAIN_DEFAULTS } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
-import type { Dataset } from '../core/data/dataset.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { datasetHash, readDataset } from '../services/datasets/format.js';
@@ -25,6 +24,7 @@ import { writeFolderAtomic } from '../platform/files.js';
 import { inWorker } from '../platform/workers.js';
 import { shippedModelsDir } from '../platform/paths.js';
 import { bundleDir } from './worlds.js';
+import { simulateDataset } from './data.js';
 import type { Session } from './session.js';
 
 export type StepProgress = (step: number, total: number) => void;
@@ -95,16 +95,6 @@ export async function checkBundle(dir: string, world?: string): Promise<ModelMan
 /** Held-out data come from a seed no training command uses by default. */
 const HELD_OUT_SEED = 1_000_003;
 
-async function navigateData(world: string, steps: number, seed: number, progress?: StepProgress): Promise<Dataset> {
-  const e = worldEntry(world);
-  if (e.stepper === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
-  const sim = await e.stepper();
-  try {
-    return generateDataset(sim, world, defaultConfig('navigate', steps, seed), progress);
-  } finally {
-    sim.close();
-  }
-}
 
 export interface BackboneEval extends EvalResult {
   readonly world: string;
@@ -149,7 +139,7 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
 export async function trainBackbone(o: { world: string; out?: string; datasetSteps: number; embedSteps: number; policySteps: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(o.world);
   const started = Date.now();
-  const d = await navigateData(o.world, o.datasetSteps, o.seed, o.progress?.('dataset'));
+  const d = await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
   const r = BACKBONE_RECIPE;
   const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, seed: o.seed };
   const barE = o.progress?.('train embed');
@@ -184,7 +174,7 @@ export interface TrainJob {
 
 /** The worker's work: a fresh navigate dataset, then ψ and π_low, written as one bundle folder. */
 export async function trainBundleFromScratch(job: TrainJob, progress: (phase: string, done: number, total: number) => void): Promise<{ out: string }> {
-  const dataset = await navigateData(job.world, job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
+  const dataset = await simulateDataset(job.world, 'navigate', job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
   await trainBundle(
     dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
     { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed }, { ...DEFAULT_POLICY, steps: job.policySteps, seed: job.seed }, job.out,

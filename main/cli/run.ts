@@ -48,6 +48,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: RunFlags) => {
+      if ((o.graph === undefined) !== (o.data === undefined)) throw new CliError('--graph and --data go together');
       if (o.world.startsWith('ros2:') && (o.graph === undefined || o.data === undefined)) {
         throw new CliError(`${o.world} is a robot: datasets are not generated on it; give --graph and --data (the robot's own recordings, \`witness data import\`, and \`witness graph build\`)`);
       }
