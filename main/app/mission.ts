@@ -35,8 +35,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../platform/files.js';
 import { defaultAuditFile, operatorName } from '../platform/paths.js';
 
-export type { MissionControl, MissionResult, MissionMethod };
-export { DEFAULT_MAX_STEPS, DEFAULT_REPLANS } from '../core/exec/mission.js';
+export type { MissionResult };
 
 /** How the task's inputs are named in messages (CLI flags, or API request fields), where they are, and the code of a bad value. */
 export interface InputNames {

@@ -13,16 +13,14 @@ import { evaluateLasso } from '../ltl/lasso.js';
 import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } from './executor.js';
-import { type FailureRecord, classifyFailure, replanGraph } from './replan.js';
+import { classifyFailure, replanGraph } from './replan.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { planDocument } from '../plan/document.js';
 import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
-import { MISSION_DECISIONS, MISSION_DEFAULTS, type MissionMethod } from '../../contract/defaults.js';
-import type { Decide, Escalation } from '../../contract/failure.js';
-import { askOperator } from '../loop/escalation.js';
-
-export type { MissionMethod };
+import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
+import type { Decide, Escalation, MissionFailureRecord } from '../../contract/failure.js';
+import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
 
 export interface MissionOptions {
   readonly method: MissionMethod;
@@ -36,9 +34,6 @@ export interface MissionOptions {
   readonly replans: number;
   readonly seed: number;
 }
-
-export const DEFAULT_MAX_STEPS = MISSION_DEFAULTS.maxSteps;
-export const DEFAULT_REPLANS = MISSION_DEFAULTS.replans;
 
 /** Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale sensors, a refused start, a closed connection). */
 export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world';
@@ -70,7 +65,7 @@ export interface MissionResult {
   readonly ncc: number;
   readonly plans: readonly PlanRecord[];
   readonly events: readonly ExecEvent[];
-  readonly failures: readonly FailureRecord[];
+  readonly failures: readonly MissionFailureRecord[];
   readonly disagreements: readonly Disagreement[];
   /** Positions (x, y) per step and the label of each step. */
   readonly trajectory: Float32Array;
@@ -147,7 +142,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
   const plans: PlanRecord[] = [];
   const events: ExecEvent[] = [];
-  const failures: FailureRecord[] = [];
+  const failures: MissionFailureRecord[] = [];
   const disagreements: Disagreement[] = [];
   const labels: string[][] = [];
   const traj: number[] = [];
@@ -171,7 +166,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     options: MISSION_DECISIONS, step: t,
   });
   const recordEscalation = (e: Escalation): void => {
-    audit?.event('escalation', { n: e.n, cause: e.cause, reason: e.reason, failures: [...e.failures], replans: e.replans, budget: e.budget }, { step: e.step ?? 0 });
+    audit?.event('escalation', escalationEvent(e), { step: e.step ?? 0 });
   };
   const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'> & { escalation?: Escalation; escalationRecorded?: boolean }, steps: number, exec: Executor | null): MissionResult => {
     const { escalationRecorded, escalation: esc, ...result } = p;
@@ -206,6 +201,8 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     if (input.graph.kinds[v] !== 'anchor') continue;
     rest.set(v, await models.embed(world.restObservation(input.graph.positions[2 * v]!, input.graph.positions[2 * v + 1]!), 1));
   }
+  // A run's ExecPlans depend on its `rest` map: cached per run, never across runs.
+  const cache = new Map<Plan, ExecPlan>();
   const execPlanOf = (p: Plan, g: SemanticGraph): ExecPlan => {
     let e = cache.get(p);
     if (e === undefined) {
@@ -280,10 +277,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
         const esc = escalation('replan-budget', message, t, replanBudget);
         recordEscalation(esc);
         const d = await askOperator(control.decide, esc);
-        audit?.event('operator_decision', {
-          decision: d.decision, reason: d.reason, operator: d.operator ?? null,
-          escalation: { n: esc.n, cause: esc.cause, reason: esc.reason, label: esc.failure.label, violated: esc.failure.violated },
-        }, { step: t });
+        audit?.event('operator_decision', decisionEvent(d, esc), { step: t });
         if (d.decision !== 'retry') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, escalationRecorded: true }, t + 1, exec);
         replanBudget += Math.max(1, o.replans);
       }
@@ -341,8 +335,6 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }, steps, exec);
   }
 }
-
-const cache = new WeakMap<Plan, ExecPlan>();
 
 /** An executor event as the audit log records it (its label list copied). */
 function checkpointBody(e: ExecEvent): AuditEventBody<'checkpoint'> {

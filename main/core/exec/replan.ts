@@ -9,7 +9,7 @@ import { type SemanticGraph, type EdgeInput, buildRows } from '../plan/semantic.
 import type { ExecEvent } from './executor.js';
 import type { MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 
-/** A failed transition of a mission (contract/failure.ts): the one failure record type of missions and the tool loop. */
+/** The contract's MissionFailureRecord, under the name tests import. */
 export type FailureRecord = MissionFailureRecord;
 
 /** Penalty factor on an edge after its first tracking failure. */
@@ -17,8 +17,8 @@ export const EDGE_PENALTY = 4;
 
 export function classifyFailure(
   e: Extract<ExecEvent, { kind: 'violation' | 'timeout' }>, from: string, latent: Float32Array, H_TD: number,
-  viable: boolean, history: readonly FailureRecord[],
-): FailureRecord {
+  viable: boolean, history: readonly MissionFailureRecord[],
+): MissionFailureRecord {
   const base = { source: 'mission' as const, t: e.t, stream: e.stream, index: e.index, from, to: e.node, term: e.term, labels: [...e.labels], latent: Array.from(latent) };
   const kind = (k: MissionFailureKind): { kind: MissionFailureKind; label: MissionFailureKind } => ({ kind: k, label: k });
   if (!viable) {
@@ -67,7 +67,7 @@ function edges(g: SemanticGraph): EdgeInput[] {
  * to cluster nodes within H_TD, else to the nearest one). Edge edits apply in both directions.
  */
 export function replanGraph(
-  g: SemanticGraph, record: FailureRecord | null,
+  g: SemanticGraph, record: MissionFailureRecord | null,
   start: { latent: Float32Array; position: readonly [number, number]; label: readonly string[] }, H_TD: number,
 ): SemanticGraph {
   if (g.latents === undefined || g.latentDim === undefined) throw new RangeError('replanning needs a latent graph');

@@ -6,6 +6,7 @@
  */
 import { DECISIONS, type DecisionKind } from '../../contract/defaults.js';
 import type { Decide, Escalation, OperatorDecision } from '../../contract/failure.js';
+import type { AuditEventBody } from '../../contract/audit-events.js';
 
 /** A decision as the loop records it: what it answered and when. */
 export interface DecisionRecord extends OperatorDecision {
@@ -36,5 +37,27 @@ export async function askOperator(decide: Decide, e: Escalation): Promise<Operat
     decision: o.decision,
     reason: typeof o.reason === 'string' && o.reason.trim() !== '' ? o.reason : '(no reason given)',
     ...(typeof o.operator === 'string' && o.operator !== '' ? { operator: o.operator } : {}),
+  };
+}
+
+/**
+ * The `escalation` audit body: the escalation without the repeated last failure (the trace holds it).
+ * Key order is part of the record (the audit chain hashes bodies): keep it.
+ */
+export function escalationEvent(e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failures' | 'replans' | 'budget'>): AuditEventBody<'escalation'> {
+  return { n: e.n, cause: e.cause, reason: e.reason, failures: [...e.failures], replans: e.replans, budget: e.budget };
+}
+
+/**
+ * The `operator_decision` audit body: the answer, and a summary of the escalation it answers (a tool
+ * failure's summary also names the tool and the subtask). Key order is part of the record: keep it.
+ */
+export function decisionEvent(d: OperatorDecision, e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failure'>): AuditEventBody<'operator_decision'> {
+  const f = e.failure;
+  return {
+    decision: d.decision, reason: d.reason, operator: d.operator ?? null,
+    escalation: f.source === 'tool'
+      ? { n: e.n, cause: e.cause, reason: e.reason, tool: f.tool, violated: f.violated, label: f.label, subtask: f.subtask }
+      : { n: e.n, cause: e.cause, reason: e.reason, label: f.label, violated: f.violated },
   };
 }

@@ -11,7 +11,7 @@
  */
 import type { RegisteredTool } from './tools.js';
 import { type Bound, type WorldState, holds, observed } from './conditions.js';
-import { type DecisionRecord, askOperator } from './escalation.js';
+import { type DecisionRecord, askOperator, decisionEvent, escalationEvent } from './escalation.js';
 import type { Decide, Escalation, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
 import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
 import type { Tools } from '../world/world.js';
@@ -22,14 +22,14 @@ export interface ToolCall {
   readonly args: unknown;
 }
 
-/** A failed tool call (contract/failure.ts): the one failure record type of the tool loop and missions. */
+/** The contract's ToolFailureRecord, under the name planners import. */
 export type FailureRecord = ToolFailureRecord;
 
 export type HistoryEntry =
   | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'schema-error'; readonly call: ToolCall; readonly errors: readonly string[] }
   | { readonly kind: 'pass'; readonly call: ToolCall; readonly response: unknown; readonly state: WorldState }
-  | { readonly kind: 'failure'; readonly record: FailureRecord }
+  | { readonly kind: 'failure'; readonly record: ToolFailureRecord }
   /** The operator's answer to an escalation (planners drop the current step on skip). */
   | { readonly kind: 'operator'; readonly escalation: Pick<Escalation, 'n' | 'cause' | 'reason'>; readonly decision: OperatorDecision };
 
@@ -80,7 +80,7 @@ export interface LoopResult {
   readonly toolCalls: number;
   readonly replans: number;
   readonly schemaErrors: number;
-  readonly failures: readonly FailureRecord[];
+  readonly failures: readonly ToolFailureRecord[];
   readonly history: History;
   /** The success came after at least one replan. */
   readonly recovered: boolean;
@@ -110,7 +110,7 @@ async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s:
 export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world: ToolWorld, planner: Planner, goal: string, o: LoopOptions): Promise<LoopResult> {
   const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
   let state = await world.observe();
-  const failures: FailureRecord[] = [];
+  const failures: ToolFailureRecord[] = [];
   const decisions: DecisionRecord[] = [];
   let replans = 0, budget = o.replans, schemaErrors = 0, consecutiveSchema = 0, toolCalls = 0, subtask = 0;
   const maxSchema = o.maxSchemaErrors ?? LOOP_DEFAULTS.maxSchemaErrors;
@@ -119,7 +119,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const history = (): History => ({ goal, entries: [...entries], state });
   /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
   const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause'] } = {}): LoopResult => {
-    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', { n: decisions.length + 1, cause: e.cause ?? 'replan-budget', reason, failures: [...failures], replans, budget });
+    if (outcome === 'escalated' && e.aborted !== true) emit('escalation', escalationEvent({ n: decisions.length + 1, cause: e.cause ?? 'replan-budget', reason, failures, replans, budget }));
     return {
       outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0,
       decisions, aborted: e.aborted === true,
@@ -150,7 +150,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
     state = await world.observe();
     const b: Bound = { args: call.args, pre: state };
-    const fail = (stage: FailureRecord['stage'], c: { name: string; expr: string }, error?: string): FailureRecord => {
+    const fail = (stage: ToolFailureRecord['stage'], c: { name: string; expr: string }, error?: string): ToolFailureRecord => {
       const rule = t.failures.find((f) => holds(f.when, state, b) === true);
       return {
         source: 'tool', tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
@@ -160,7 +160,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         stage, ...(error !== undefined ? { error } : {}), subtask, state,
       };
     };
-    let record: FailureRecord | null = null;
+    let record: ToolFailureRecord | null = null;
     // Blind trusts return codes: no precondition or postcondition is checked against the world.
     for (const c of o.blind ? [] : t.preconditions) {
       const v = holds(c.expr, state, b);
@@ -218,14 +218,11 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
       if (o.decide === undefined) return end('escalated', reason, { cause });
       const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget, options: DECISIONS };
-      emit('escalation', { n: esc.n, cause, reason, failures: [...failures], replans, budget });
+      emit('escalation', escalationEvent(esc));
       const d = await askOperator(o.decide, esc);
       decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
       entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
-      emit('operator_decision', {
-        decision: d.decision, reason: d.reason, operator: d.operator ?? null,
-        escalation: { n: esc.n, cause, reason, tool: record.tool, violated: record.violated, label: record.label, subtask: record.subtask },
-      });
+      emit('operator_decision', decisionEvent(d, esc));
       if (d.decision === 'abort') return end('escalated', `${reason}; aborted by ${d.operator ?? 'the operator'}: ${d.reason}`, { aborted: true });
       if (d.decision === 'skip') {
         // The budget is not renewed: the next failure comes back to the operator.
