@@ -5,7 +5,7 @@
  * positive literal. Distances are multi-source Dijkstra runs on the reversed graph, once per
  * proposition, so evaluating h during A* is a table lookup.
  */
-import { ShortestPaths } from './shortest-path.js';
+import { type EdgeRows, ShortestPaths } from './shortest-path.js';
 import type { Product } from './product.js';
 import { reverseRows } from './semantic.js';
 
@@ -16,21 +16,28 @@ export interface Heuristic {
   readonly propositions: readonly string[];
   /** Distances from every node to the witnesses of proposition i (computed on first use). */
   readonly witnessDistances: (i: number) => Float64Array;
-}
-
-/** In-edge rows of a graph (semantic.ts reverseRows). */
-export interface InRows {
-  readonly inStart: Int32Array;
-  readonly inFrom: Int32Array;
-  readonly inW: Float64Array;
+  /** The plan's reversed graph the distances run on, for the search to reuse. */
+  readonly reverse: ReverseGraph;
 }
 
 /**
- * Shortest distance from every node to the nearest node in `targets`, on the given in-edge rows
- * (multi-source Dijkstra on the reversed graph). `space` lets repeated calls share their arrays.
+ * The reversed semantic graph of one plan and a search space over it: the heuristic's witness
+ * distances and the search's return distances both run here, so the rows and the arrays are built
+ * once per plan.
  */
-export function distancesTo(n: number, targets: Iterable<number>, rows: InRows, space = new ShortestPaths(n, n)): Float64Array {
-  space.start({ successors: { start: rows.inStart, to: rows.inFrom, weight: rows.inW } });
+export interface ReverseGraph {
+  readonly rows: EdgeRows;
+  readonly space: ShortestPaths;
+}
+
+export function reverseGraph(p: Product): ReverseGraph {
+  return { rows: reverseRows(p.g), space: new ShortestPaths(p.n, p.n) };
+}
+
+/** Shortest distance from every node to the nearest node in `targets` (multi-source Dijkstra on the reversed graph). */
+export function distancesTo(n: number, targets: Iterable<number>, r: ReverseGraph): Float64Array {
+  const space = r.space;
+  space.start({ successors: r.rows });
   for (const t of targets) space.source(t, 0);
   space.run();
   return space.distances(n);
@@ -64,7 +71,7 @@ export function buildHeuristic(p: Product): Heuristic {
     firstPositives[q] = mask;
     if (mask === 0) zero[q] = 1;
   }
-  const { get: propDist, computed } = witnessDistances(p);
+  const { get: propDist, computed, reverse } = witnessDistances(p);
   const byMask = new Map<number, Float64Array>();
   const table = Array.from({ length: nq }, (_, q): Float64Array | null => {
     if (zero[q] === 1) return null;
@@ -81,25 +88,24 @@ export function buildHeuristic(p: Product): Heuristic {
     }
     return t;
   });
-  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: propDist };
+  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: propDist, reverse };
 }
 
 /** Distances from every node to the witnesses of proposition i, each computed on first use. */
-function witnessDistances(p: Product): { get: (i: number) => Float64Array; computed: () => number[] } {
-  const rows = reverseRows(p.g);
-  const space = new ShortestPaths(p.n, p.n);
+function witnessDistances(p: Product): { get: (i: number) => Float64Array; computed: () => number[]; reverse: ReverseGraph } {
+  const reverse = reverseGraph(p);
   const perProp = new Map<number, Float64Array>();
   const get = (i: number): Float64Array => {
     let d = perProp.get(i);
     if (d === undefined) {
       const targets: number[] = [];
       for (let v = 0; v < p.n; v++) if ((p.has[v]! & (1 << i)) !== 0) targets.push(v);
-      d = distancesTo(p.n, targets, rows, space);
+      d = distancesTo(p.n, targets, reverse);
       perProp.set(i, d);
     }
     return d;
   };
-  return { get, computed: () => [...perProp.keys()].sort((a, b) => a - b) };
+  return { get, computed: () => [...perProp.keys()].sort((a, b) => a - b), reverse };
 }
 
 /**
@@ -210,11 +216,11 @@ export function chainBound(
  * B.13 (it adds the rest of the literal chain to B.13's first leg) and is as admissible.
  */
 export function buildChainHeuristic(p: Product): Heuristic {
-  const { get, computed } = witnessDistances(p);
+  const { get, computed, reverse } = witnessDistances(p);
   const all = new Uint8Array(p.nq).fill(1);
   const bound = chainBound(p, get, all, (q) => p.w.accepting[q] === 1, null);
   const table = Array.from({ length: p.nq }, (_, q): Float64Array | null => (p.w.accepting[q] === 1 ? null : bound(q)));
-  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: get };
+  return { table, propositions: computed().map((i) => p.w.aps[i]!), witnessDistances: get, reverse };
 }
 
 export function hValue(h: Heuristic, p: Product, z: number): number {

@@ -7,9 +7,8 @@
  * over accepting product lassos; endpoints are taken in order of prefix cost and the cycle searches
  * are cut off by the best objective found so far, which keeps that exact mode fast.
  */
-import { type Heuristic, chainBound, distancesTo, hValue } from './heuristic.js';
+import { type Heuristic, type ReverseGraph, chainBound, distancesTo, hValue, reverseGraph } from './heuristic.js';
 import { EXPAND, STOP, ShortestPaths, type Successors, type Visit } from './shortest-path.js';
-import { reverseRows } from './semantic.js';
 import { type Product, dwellTransition, forEachSuccessor } from './product.js';
 
 /** A path through the product: states z0 … zk and, for i ≥ 1, the transition that entered z_i. */
@@ -76,7 +75,7 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
   // epoch, by every cycle search of this plan.
   let cycles: ShortestPaths | null = null;
   const cycleSpace = (): ShortestPaths => (cycles ??= new ShortestPaths(size, 256));
-  const back = new Reverse(p);
+  const back = new Reverse(p, o.heuristic?.reverse ?? null);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   const reachedStates = new Uint8Array(p.nq);
   const lambda = o.lambda;
@@ -91,7 +90,7 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
   const prefix = new ShortestPaths(size);
   prefix.start({
     successors,
-    heuristic: heuristic === null ? null : (z) => hValue(heuristic, p, z),
+    heuristic: heuristic === null ? undefined : (z) => hValue(heuristic, p, z),
     onPop: (z, g, f) => {
       if (!(endpoints.length < o.k)) return STOP;
       if (best !== null && lambda > 0 && lambda * f >= best.objective) return STOP;
@@ -110,7 +109,7 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
       }
       return endpoints.length >= o.k ? STOP : EXPAND;
     },
-    check: o.check ?? null,
+    check: o.check,
   });
   for (const z of start) prefix.source(z, 0);
   stats.expandedPrefix = prefix.run();
@@ -136,7 +135,7 @@ function suffixFor(
   const hz = heur === null ? (x: number): number => toU[(x - (x % nq)) / nq]! : returnGuide(p, qf, toU, heur);
   const sp = space();
   // The cycle leaves z by its successors and ends when z itself is popped.
-  sp.start({ successors, heuristic: hz, bound, onPop: (x) => (x === z ? STOP : EXPAND), check: check ?? null });
+  sp.start({ successors, heuristic: hz, bound, onPop: (x) => (x === z ? STOP : EXPAND), check });
   sp.relaxFrom(z, 0);
   stats.expandedSuffix += sp.run();
   return sp.settled(z) ? { path: { ...cycleFrom(sp, z), cost: sp.distance(z) }, dwell: false } : null;
@@ -168,18 +167,18 @@ function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic)
   };
 }
 
-/** Graph distances to a node over the reversed semantic graph, cached per target node. */
+/**
+ * Graph distances to a node over the reversed semantic graph, cached per target node. It runs on
+ * the heuristic's reversed graph when there is one (the same plan's), else builds its own on first use.
+ */
 class Reverse {
-  private rows: ReturnType<typeof reverseRows> | null = null;
-  private space: ShortestPaths | null = null;
   private readonly cache = new Map<number, Float64Array>();
-  constructor(private readonly p: Product) {}
+  constructor(private readonly p: Product, private graph: ReverseGraph | null) {}
   distancesTo(u: number): Float64Array {
     let d = this.cache.get(u);
     if (d === undefined) {
-      this.rows ??= reverseRows(this.p.g);
-      this.space ??= new ShortestPaths(this.p.n, this.p.n);
-      d = distancesTo(this.p.n, [u], this.rows, this.space);
+      this.graph ??= reverseGraph(this.p);
+      d = distancesTo(this.p.n, [u], this.graph);
       this.cache.set(u, d);
     }
     return d;

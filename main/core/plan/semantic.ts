@@ -4,6 +4,7 @@
  * known label set (a node of a hand-built labelled graph, an anchor's witness label set, the start
  * node's observed label) — or soft: the empirical label estimates P̂(ℓ | v) of a latent cluster node.
  */
+import type { EdgeRows } from './shortest-path.js';
 
 export type NodeKind = 'labelled' | 'cluster' | 'anchor' | 'start';
 
@@ -71,22 +72,22 @@ export function edgeWeight(g: SemanticGraph, u: number, v: number): number | und
   return undefined;
 }
 
-/** Reverse rows (in-edges), for distances *to* a set of nodes. */
-export function reverseRows(g: SemanticGraph): { inStart: Int32Array; inFrom: Int32Array; inW: Float64Array } {
+/** Reverse rows (in-edges: v's rows list the nodes u with an edge u → v), for distances *to* a set of nodes. */
+export function reverseRows(g: SemanticGraph): EdgeRows {
   const n = g.ids.length;
-  const inStart = new Int32Array(n + 1);
-  for (let e = 0; e < g.outTo.length; e++) inStart[g.outTo[e]! + 1]!++;
-  for (let v = 0; v < n; v++) inStart[v + 1]! += inStart[v]!;
-  const fill = inStart.slice(0, n);
-  const inFrom = new Int32Array(g.outTo.length);
-  const inW = new Float64Array(g.outTo.length);
+  const start = new Int32Array(n + 1);
+  for (let e = 0; e < g.outTo.length; e++) start[g.outTo[e]! + 1]!++;
+  for (let v = 0; v < n; v++) start[v + 1]! += start[v]!;
+  const fill = start.slice(0, n);
+  const to = new Int32Array(g.outTo.length);
+  const weight = new Float64Array(g.outTo.length);
   for (let u = 0; u < n; u++) {
     for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
       const v = g.outTo[e]!;
       const at = fill[v]!++;
-      inFrom[at] = u;
-      inW[at] = g.outW[e]!;
+      to[at] = u;
+      weight[at] = g.outW[e]!;
     }
   }
-  return { inStart, inFrom, inW };
+  return { start, to, weight };
 }

@@ -46,27 +46,27 @@ export interface EdgeRows {
 export interface ShortestPathSearch {
   /**
    * The out-edges: a callback, or compressed rows (each edge's tag is its index in the rows), which
-   * the search reads in its own loop without a call per edge; the reversed-graph distances of the
-   * heuristic, one search per proposition per plan, use them.
+   * the search reads in its own loop without a call per edge; the reversed-graph distances (the
+   * heuristic's, one search per proposition per plan, and the return cycles' guides) use them.
    */
   readonly successors: Successors | EdgeRows;
   /**
    * A lower bound on the cost from v to the goal (A*; none: Dijkstra); queue keys are g + h.
    * Consistent bounds pop every node at its least cost. Infinity drops the node, unless it is a source.
    */
-  readonly heuristic?: ((v: number) => number) | null;
+  readonly heuristic?: (v: number) => number;
   /**
    * Called once per settled node, in pop order, with its cost g and its key f (g + h): the place
    * for stop conditions ("K accepting pops", "target popped", "no key below the incumbent"). Absent: expand.
    */
-  readonly onPop?: ((u: number, g: number, f: number) => PopAction) | null;
+  readonly onPop?: (u: number, g: number, f: number) => PopAction;
   /** Relaxations whose key would reach this bound are dropped (default Infinity). */
   readonly bound?: number;
   /**
    * Cancellation / time budget: called after every CHECK_EVERY-th expansion, counted over all the
    * searches run on the same space (so many small searches are checked too); it throws to stop.
    */
-  readonly check?: (() => void) | null;
+  readonly check?: () => void;
 }
 
 /** check() runs once per this many expansions (a power of two). */
@@ -122,11 +122,6 @@ export class ShortestPaths {
     this.predTag = new Int32Array(n);
     this.stamp = new Int32Array(n);
     this.heap = new MinHeap(queueCapacity);
-  }
-
-  /** The node space the arrays cover now. */
-  get size(): number {
-    return this.stamp.length;
   }
 
   /** Begins a new search on this space, forgetting the previous one in O(1), with the given callbacks. */
