@@ -14,7 +14,6 @@ export interface DirectApi extends WitnessApi {
   close(): Promise<void>;
 }
 
-export type ContextOptions = SessionOptions;
 
 export function createDirectApi(options: SessionOptions = {}): DirectApi {
   const context = createSession(options);

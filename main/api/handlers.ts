@@ -47,10 +47,7 @@ export function handlers(session: Session): Handlers {
     workspaceWrite: ({ path, text, baseVersion }) => workspace.write(path, text, baseVersion),
     // Graph view.
     sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
-    automatonView: ({ spec }) => attempt(() => {
-      if (typeof spec !== 'string') throw new TypeError('spec: expected a string');
-      return automatonViewOf(spec);
-    }),
+    automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
     // Operator console.
     listWorlds: () => attempt(() => missions.worlds()),
     missionPlan: (r) => missions.plan(r),

@@ -82,13 +82,6 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
   }
 }
 
-/** Waits until the audit log holds everything `act` appended, and reports an append that failed. */
-export async function settleAudit(log: AuditLog, runs: readonly { readonly errors: readonly Error[] }[] = []): Promise<void> {
-  await log.flush();
-  const failed = runs.find((r) => r.errors.length > 0);
-  if (failed !== undefined) throw new WitnessError('invalid-input', `audit log ${log.file}: ${failed.errors[0]!.message}`, { file: log.file });
-}
-
 /** The seed's warehouse example: "move the red bin to shelf C4". */
 export const WAREHOUSE = { goal: 'move the red bin to shelf C4', verify: 'objects.red_bin.on == "shelf_c4"', world: 'tabletop' } as const;
 

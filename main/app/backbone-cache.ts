@@ -5,7 +5,8 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { inWorker } from '../platform/workers.js';
-import { type Backbone, type GenerateJob, type Progress, openBackbone } from './backbone.js';
+import { type Backbone, type GenerateJob, openBackbone } from './backbone.js';
+import type { Progress } from './jobs.js';
 import type { Dataset } from '../core/data/dataset.js';
 import type { GraphArtifact } from '../services/graph/store.js';
 

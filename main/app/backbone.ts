@@ -23,14 +23,13 @@ import { cacheDir, shippedModelsDir } from '../platform/paths.js';
 import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
+import type { Progress } from './jobs.js';
 
 export type { Backbone };
 
-export type Progress = (phase: string, done: number, total: number) => void;
-
 /** Where a backbone comes from. */
 export type BackboneSource =
-  | { readonly kind: 'files'; readonly graph: string; readonly data: string; readonly models?: string; readonly world?: string }
+  | { readonly kind: 'files'; readonly graph: string; readonly data: string; readonly models?: string }
   | { readonly kind: 'generate'; readonly world: string; readonly datasetSteps: number; readonly seed: number; readonly models?: string };
 
 export interface BackboneOptions {
@@ -64,12 +63,7 @@ export function modelsDirOf(world: string, models?: string): string {
 /** Opens the backbone; the caller closes its models (`backbone.models.close()`). */
 export async function openBackbone(src: BackboneSource, o: BackboneOptions = {}): Promise<Backbone> {
   if (src.kind === 'files') {
-    const b = await loadBackbone(src.graph, src.data, src.models ?? ((world) => shippedModelsDir(world)));
-    if (src.world !== undefined && b.artifact.world !== src.world) {
-      await b.models.close();
-      throw new WitnessError('invalid-input', `${src.graph} is a graph of ${b.artifact.world}, not ${src.world}`, { file: src.graph });
-    }
-    return b;
+    return loadBackbone(src.graph, src.data, src.models ?? ((world) => shippedModelsDir(world)));
   }
   generatable(src.world);
   const job: GenerateJob = { world: src.world, modelsDir: modelsDirOf(src.world, src.models), steps: src.datasetSteps, seed: src.seed };

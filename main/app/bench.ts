@@ -8,30 +8,20 @@ import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
 import { MAZE_WORLDS, MISSION_METHODS, type MissionMethod } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
-import { type LtlBenchOptions, runLtlBench } from './bench/ltl-bench.js';
-import { type WorldBenchOptions, runWorldBench } from './bench/world-bench.js';
-import { auditTable, runAuditBench } from './bench/audit-bench.js';
+import { runLtlBench as translationBench } from './bench/ltl-bench.js';
+import { runWorldBench as worldBench } from './bench/world-bench.js';
+import { auditTable, runAuditBench as auditBench } from './bench/audit-bench.js';
 import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
 import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
 import { fmt } from './bench/stats.js';
 import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-bench.js';
-import { openAuditLog } from './mission.js';
+import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
 
+export { translationBench, worldBench, auditBench };
 export { fmt, auditTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
 export type { TaskMeasurement, GridMeasurement, Difficulty };
 
-export function translationBench(o: LtlBenchOptions): ReturnType<typeof runLtlBench> {
-  return runLtlBench(o);
-}
-
-export function worldBench(o: WorldBenchOptions): Promise<string> {
-  return runWorldBench(o);
-}
-
-export function auditBench(events: number, progress?: (label: string) => void): ReturnType<typeof runAuditBench> {
-  return runAuditBench(events, progress);
-}
 
 const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
 

@@ -17,7 +17,8 @@ import { automatonView, mazeScene, planView } from '../services/ui/scene.js';
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
-import { API_NAMES, type MissionTask, openAuditLog, prepareMission, readMission, runMissionTask } from './mission.js';
+import { API_NAMES, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
+import { openAuditLog } from './audit-log.js';
 import { bundleDir, consoleWorlds } from './worlds.js';
 import type { Session } from './session.js';
 
@@ -136,7 +137,6 @@ export class MissionConsole {
           },
         });
         control.finished();
-        await log.flush();
         const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
         bus.emit({ topic: 'mission.end', run, success: r.result.success, failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
       } catch (e) {

@@ -31,12 +31,13 @@ import { nodePositions } from '../services/graph/build-artifact.js';
 import { datasetHash, writeDataset } from '../services/datasets/format.js';
 import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
 import { writeFileAtomic } from '../platform/files.js';
-import { assetPath, defaultAuditFile, operatorName, shippedModelsDir } from '../platform/paths.js';
-import { WAREHOUSE, type WarehousePlanner, act, settleAudit, tabletopTools, warehousePlanner } from './act.js';
-import { openAuditLog } from './mission.js';
+import { assetPath, operatorName, shippedModelsDir } from '../platform/paths.js';
+import { WAREHOUSE, type WarehousePlanner, act, tabletopTools, warehousePlanner } from './act.js';
+import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 import type { LoopResult } from '../core/loop/loop.js';
 
 export { WAREHOUSE, operatorName };
+export { showLetter } from './ltl.js';
 export type { PlanResult, SemanticGraph, MonitorStep };
 
 export interface MethodPlan {
@@ -147,7 +148,7 @@ export async function ltlDemo(outDir?: string): Promise<{
 /** The warehouse example: the tool loop in the tabletop with exact perception, recorded in the audit log. */
 export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: { url?: string; model: string; apiKey?: string } }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
   const planner = warehousePlanner(o.planner, o.llm);
-  const file = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : defaultAuditFile();
+  const file = auditFileOf(o.audit);
   const log = file === null ? null : await openAuditLog(file);
   try {
     const r = await act({

@@ -22,7 +22,6 @@ export interface WorldVocabulary {
 }
 
 /** Every world the editors know, maze worlds first. */
-export const EDITOR_WORLDS: readonly string[] = EMBEDDED_WORLDS;
 
 const num = (x: number): string => String(Math.round(x * 1000) / 1000);
 
@@ -38,7 +37,7 @@ function describeRegion(r: Region): string {
  * fields, objects and skills. A shipped regions file that does not parse throws its InputError.
  */
 export function worldVocabulary(world: string): WorldVocabulary | null {
-  if (!EDITOR_WORLDS.includes(world)) return null;
+  if (!EMBEDDED_WORLDS.includes(world)) return null;
   const e = worldEntry(world);
   const v = e.vocabulary;
   if (v !== undefined) {
@@ -75,7 +74,7 @@ function vocabularyOf(world: string): WorldVocabulary {
     if (e instanceof InputError) throw new WitnessError('invalid-input', `the world's ${e.message}`, { path: e.path });
     throw e;
   }
-  if (v === null) throw new WitnessError('not-found', `no world "${world}"; the editors know ${EDITOR_WORLDS.join(', ')}`, { path: '$.world' });
+  if (v === null) throw new WitnessError('not-found', `no world "${world}"; the editors know ${EMBEDDED_WORLDS.join(', ')}`, { path: '$.world' });
   return v;
 }
 

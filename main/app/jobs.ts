@@ -7,6 +7,7 @@ import type { JobEvent } from '../contract/api.js';
 import { WitnessError } from '../contract/errors.js';
 import type { EventBus } from './events.js';
 
+/** A job's progress: the phase it is in and how far along it is. */
 export type Progress = (phase: string, done: number, total: number) => void;
 
 /** Minimum time between two progress events of one job. */

@@ -14,8 +14,8 @@ import { RecoveryPlanner, ScriptedPlanner, type PlanStep } from '../core/loop/pl
 import { worldEntry } from '../backends/catalogue.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { operatorName } from '../platform/paths.js';
-import { act, assetJson, settleAudit } from './act.js';
-import { openAuditLog } from './mission.js';
+import { act, assetJson } from './act.js';
+import { openAuditLog, settleAudit } from './audit-log.js';
 
 export interface LabStats {
   readonly episodes: number;

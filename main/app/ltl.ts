@@ -17,7 +17,7 @@ import { acceptsLasso } from '../core/ltl/accept.js';
 import { type MonitorStep, StateSetMonitor } from '../core/ltl/monitor.js';
 import { type BuchiAutomaton, counts } from '../core/ltl/automaton.js';
 import { LtlSyntaxError } from '../core/ltl/errors.js';
-import type { LtlTranslateRequest, LtlTranslateResponse } from '../contract/api/core.js';
+import type { ApiError, LtlTranslateRequest, LtlTranslateResponse } from '../contract/api/core.js';
 import { LTL_OUTPUT_FORMATS } from '../contract/defaults.js';
 
 export type { AcceptanceKind, AutomatonFormat, Formula, BuchiAutomaton };
@@ -167,8 +167,13 @@ export function translateRequest(request: LtlTranslateRequest): LtlTranslateResp
   try {
     return { ok: true, output: formatAutomaton(automatonOf(formula), (format ?? 'hoa') as AutomatonFormat) };
   } catch (e) {
-    if (e instanceof LtlSyntaxError) return { ok: false, error: { code: e.code, message: e.detail, line: e.line, column: e.column } };
-    if (e instanceof WitnessError && e.code === 'budget') return { ok: false, error: { code: 'budget', message: `budget: ${e.message}` } };
-    throw e;
+    return { ok: false, error: ltlApiError(e) };
   }
+}
+
+/** An LTL problem as an ApiError (the position of a syntax error, a budget); anything else is rethrown. */
+export function ltlApiError(e: unknown): ApiError {
+  if (e instanceof LtlSyntaxError) return { code: e.code, message: e.detail, line: e.line, column: e.column };
+  if (e instanceof WitnessError && e.code === 'budget') return { code: 'budget', message: `budget: ${e.message}` };
+  throw e;
 }

@@ -26,14 +26,13 @@ import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
 import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
 import { augmentTask, readRegions } from '../services/plan/inputs.js';
-import { AuditLog } from '../services/audit/store.js';
+import type { AuditLog } from '../services/audit/store.js';
 import { missionRecorder } from '../services/audit/mission-recorder.js';
 import { type Backbone, type BackboneOptions, type BackboneSource, openBackbone } from './backbone.js';
 import { VERSION } from '../contract/version.js';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { writeFileAtomic } from '../platform/files.js';
-import { defaultAuditFile, operatorName } from '../platform/paths.js';
+import { operatorName } from '../platform/paths.js';
+import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
 export type { MissionResult };
 
@@ -195,7 +194,7 @@ export async function prepareMission(
   const backbone = 'kind' in req.backbone ? await openBackbone(req.backbone, o) : req.backbone;
   try {
     // A robot's backbone is of the world its configuration names (its own id).
-    if (backbone.artifact.world !== req.world && backbone.artifact.world !== world.spec.id) throw new WitnessError('invalid-input', `the backbone is of ${backbone.artifact.world}, the mission in ${req.world}`);
+    if (backbone.artifact.world !== req.world && backbone.artifact.world !== world.spec.id) throw new WitnessError('invalid-input', `${backbone.files.graph} is a graph of ${backbone.artifact.world}, not ${req.world}`, { file: backbone.files.graph });
     if (o.signal?.aborted) throw new WitnessError('cancelled', 'planning cancelled');
     o.progress?.('augmenting the graph', 0, 1);
     const where = { regions: 'file' in req.regions ? req.regions.file : names.regions, start: names.start };
@@ -271,8 +270,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
       },
     );
     if (log !== undefined) {
-      await log.flush();
-      if (recorder !== undefined && recorder.errors.length > 0) throw new WitnessError('invalid-input', `audit log ${log.file}: ${recorder.errors[0]!.message}`, { file: log.file });
+      await settleAudit(log, recorder !== undefined ? [recorder] : []);
     }
     return { result, auditRun };
   } finally {
@@ -336,7 +334,7 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
   let log: AuditLog | null = null;
   try {
     task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false, ...(robot ? { world: robot } : {}) });
-    const file = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : defaultAuditFile();
+    const file = auditFileOf(o.audit);
     if (file !== null) log = await openAuditLog(file);
     const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, open: _open, ...options } = o;
     const run = await runMissionTask(task, {
@@ -352,10 +350,4 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
     await log?.close();
     await robot?.close();
   }
-}
-
-/** Opens (creating its folder and the database when missing) an audit log for appending. */
-export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } = {}): Promise<AuditLog> {
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  return AuditLog.open(file, o);
 }

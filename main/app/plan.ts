@@ -17,7 +17,7 @@ import { type AugmentReport, DEFAULT_AUGMENT } from '../core/graph/augment.js';
 import { createRng } from '../core/random/rng.js';
 import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
-import { automatonOf } from './ltl.js';
+import { automatonOf, ltlApiError } from './ltl.js';
 import { augmentTask, readGraphInput } from '../services/plan/inputs.js';
 import { automatonView, planView, sceneOf } from '../services/ui/scene.js';
 import { layoutMissing } from '../services/ui/scene-layout.js';
@@ -140,14 +140,13 @@ export function planLabelledGraph(request: PlanGraphRequest): PlanGraphResponse 
 
 /** A request's problem as an ApiError: LTL positions, budgets, the JSON path of a graph problem. */
 function requestError(e: unknown): ApiError {
-  if (e instanceof LtlSyntaxError) return { code: e.code, message: e.detail, line: e.line, column: e.column };
-  if (e instanceof LtlBudgetError || (e instanceof WitnessError && e.code === 'budget')) return { code: 'budget', message: `budget: ${e.message}` };
   if (e instanceof InputError) return { code: e.code, message: `${e.path}: ${e.detail}` };
-  throw e;
+  return ltlApiError(e);
 }
 
 /** The Büchi automaton of a specification, as the graph views draw it; errors located at `$.spec`. */
 export function automatonViewOf(spec: string): AutomatonView {
+  if (typeof spec !== 'string') throw new WitnessError('invalid-params', 'spec: expected a string', { path: '$.spec' });
   return automatonView(specAutomaton(spec));
 }
 

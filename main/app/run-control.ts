@@ -73,11 +73,6 @@ export class RunControl implements MissionControl {
     this.emit({ topic: 'mission.event', run: this.run, t, kind, detail });
   }
 
-  /** The open escalation, if any. */
-  escalation(): ConsoleEscalation | null {
-    return this.pending?.escalation ?? null;
-  }
-
   /** Answers the open escalation; false when `id` is not the one open. */
   answer(id: string, decision: 'abort' | 'retry', reason: string, operator: string): boolean {
     if (this.pending === null || this.pending.escalation.id !== id) return false;

@@ -54,4 +54,3 @@ export function uiBuilt(): boolean {
   return existsSync(path.join(UI_DIR, 'index.html'));
 }
 
-export { EventBus, Jobs };

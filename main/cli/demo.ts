@@ -10,8 +10,6 @@ import type { Output } from './errors.js';
 import { action } from './flags.js';
 import { warehouseCommand } from './warehouse.js';
 
-const showLetter = (l: ReadonlySet<string>): string => `{${[...l].join(',')}}`;
-
 function planLines(io: Output, g: SemanticGraph, plans: readonly MethodPlan[]): void {
   for (const { method, result: r, ms } of plans) {
     if (r.status === 'infeasible') {
@@ -50,7 +48,7 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
       for (const c of l.cases) io.out(`${c.id.padEnd(6)} ${String(c.states).padStart(6)} ${String(c.transitions).padStart(6)} ${`${c.pruned.states}/${c.pruned.transitions}`.padStart(14)} ${c.ms.toFixed(1).padStart(8)}  ${c.formula}\n`);
       io.out('\n(pruned: states/transitions with disjoint regions, at most one proposition per letter)\n');
       io.out(`\nMonitoring a label word against Eq. 6 (${l.eq6.states} states):\n`);
-      for (const { letter, step: s } of l.eq6.steps) io.out(`  ${String(s.position).padStart(2)} ${showLetter(letter).padEnd(6)} → ${s.states.length} states${s.accepting ? ', accepting' : ''}${s.viable ? '' : ', VIOLATED'}\n`);
+      for (const { letter, step: s } of l.eq6.steps) io.out(`  ${String(s.position).padStart(2)} ${app.showLetter(letter).padEnd(6)} → ${s.states.length} states${s.accepting ? ', accepting' : ''}${s.viable ? '' : ', VIOLATED'}\n`);
       const e = l.eq6.early;
       io.out(`  entering e5 before e7: ${e.viable ? 'still viable' : 'violation detected at step ' + e.position + ' (¬e5 U e7 broken)'}\n`);
       for (const z of l.lassos) io.out(`\nLasso "${z.label}": semantics ${z.semantics ? 'satisfied' : 'violated'}, automaton ${z.automaton ? 'accepts' : 'rejects'}${z.semantics === z.automaton ? '' : '  (DISAGREE)'}`);

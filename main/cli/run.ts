@@ -56,7 +56,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       const r = await app.runOnce({
         world: o.world, spec: o.spec, regions: { file: o.regions }, seed: o.seed, ...(o.start !== undefined ? { start: o.start } : {}),
         backbone: o.graph !== undefined || o.data !== undefined
-          ? { kind: 'files', graph: o.graph!, data: o.data!, world: o.world, ...(o.models !== undefined ? { models: o.models } : {}) }
+          ? { kind: 'files', graph: o.graph!, data: o.data!, ...(o.models !== undefined ? { models: o.models } : {}) }
           : { kind: 'generate', world: o.world, datasetSteps: o.datasetSteps, seed: o.seed, ...(o.models !== undefined ? { models: o.models } : {}) },
       }, {
         method: o.method, lambda: o.lambda, k: o.k ?? PLAN_DEFAULTS.k, replans: o.replans, maxSteps: o.maxSteps,

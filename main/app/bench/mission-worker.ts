@@ -6,7 +6,8 @@
 import type { MissionMethod } from '../../contract/defaults.js';
 import type { World } from '../../core/world/world.js';
 import { openBackbone, type Backbone } from '../backbone.js';
-import { missionPicture, openAuditLog, prepareMission, runMissionTask } from '../mission.js';
+import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
+import { openAuditLog } from '../audit-log.js';
 import type { AuditLog } from '../../services/audit/store.js';
 import type { BenchTask } from './tasks.js';
 
@@ -63,7 +64,7 @@ function auditFor(file: string | undefined): Promise<AuditLog> | null {
 async function backbone(job: WorkerJob): Promise<{ b: Backbone; world: World }> {
   const key = `${job.files.graph}|${job.files.data}|${job.files.models}|${job.world}`;
   if (loaded?.key !== key) {
-    const b = await openBackbone({ kind: 'files', ...job.files, world: job.world });
+    const b = await openBackbone({ kind: 'files', ...job.files });
     const { worldEntry } = await import('../../backends/catalogue.js');
     loaded = { key, b, world: await worldEntry(job.world).open() };
   }

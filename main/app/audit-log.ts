@@ -1,0 +1,28 @@
+/**
+ * The audit log as the workflows write to it: opened for appending (created when missing), settled
+ * after a run (every append committed, a failed one reported), and the database a front end's
+ * `--audit` flag names.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import { AuditLog } from '../services/audit/store.js';
+import { defaultAuditFile } from '../platform/paths.js';
+
+/** Opens (creating its folder and the database when missing) an audit log for appending. */
+export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } = {}): Promise<AuditLog> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  return AuditLog.open(file, o);
+}
+
+/** Waits until the audit log holds everything appended, and reports an append that failed. */
+export async function settleAudit(log: AuditLog, runs: readonly { readonly errors: readonly Error[] }[] = []): Promise<void> {
+  await log.flush();
+  const failed = runs.find((r) => r.errors.length > 0);
+  if (failed !== undefined) throw new WitnessError('invalid-input', `audit log ${log.file}: ${failed.errors[0]!.message}`, { file: log.file });
+}
+
+/** The database an `--audit` flag names: a file, true for the default one ($WITNESS_AUDIT, else the user's), false for none. */
+export function auditFileOf(audit: string | boolean): string | null {
+  return audit === false ? null : typeof audit === 'string' ? audit : defaultAuditFile();
+}
