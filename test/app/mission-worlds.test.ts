@@ -138,13 +138,16 @@ test('a robot starts where it is: a mission start away from its pose is refused,
 
 test('witness run on a robot: runOnce connects first, starts at the pose, drives the mission over the same connection and closes it', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-worlds-'));
+  // The robot's backbone as files (as `witness run --world ros2:… --graph G --data D` gives it): a cached entry's.
+  const cached = await openBackbone({ kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 }, { cacheDir: path.join(dir, 'cache') });
+  await cached.models.close();
   const fake = new FakeRclnodejs();
   const robot = await simulatedRobot(fake, [4, 20]);
   const file = path.join(dir, 'regions.json');
   writeFileSync(file, REGIONS);
   try {
     const r = await runOnce(
-      { world: `ros2:${robotConfig(dir)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 } },
+      { world: `ros2:${robotConfig(dir)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'files', graph: cached.files.graph, data: cached.files.data } },
       { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), operator: 'ada', open: { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } } },
     );
     assert.equal(r.result.success, true, r.result.message);
