@@ -26,9 +26,9 @@ const builtinPaths = (message) =>
  * Options for @typescript-eslint/no-restricted-imports. Flat config replaces (does not merge) a
  * rule's options when several config objects match a file, so each group states its full set.
  */
-function restrictImports({ node = null, electron = null, patterns = [] }) {
+function restrictImports({ node = null, electron = null }) {
   const paths = [];
-  const allPatterns = [...patterns];
+  const allPatterns = [];
   if (node) {
     paths.push(...builtinPaths(node));
     allPatterns.push({ regex: '^node:', message: node });
@@ -86,7 +86,7 @@ const layersPlugin = {
         const check = (node, spec, typeOnly) => {
           if (typeof spec !== 'string' || !spec.startsWith('.')) return;
           const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/').replace(/\.js$/, '.ts');
-          const to = LAYERS.find((l) => within(target, l.layer));
+          const to = layerOf(target);
           const allowed = own.may.some((m) => within(target, m));
           if (!allowed) {
             context.report({ node, message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)` });

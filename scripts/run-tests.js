@@ -37,19 +37,24 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// Generated backbones go to a cache of this run's own, not the user's ($XDG_CACHE_HOME/witness).
-const cache = mkdtempSync(path.join(tmpdir(), 'witness-test-cache-'));
+// Generated backbones go to a cache of this run's own, not the user's ($XDG_CACHE_HOME/witness),
+// unless the caller names one.
+const cache = process.env.WITNESS_CACHE === undefined ? mkdtempSync(path.join(tmpdir(), 'witness-test-cache-')) : null;
+const cleanUp = () => {
+  if (cache !== null) rmSync(cache, { recursive: true, force: true });
+};
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, WITNESS_CACHE: process.env.WITNESS_CACHE ?? cache },
 });
 child.on('error', (err) => {
+  cleanUp();
   console.error(`run-tests: could not start node: ${err.message}`);
   process.exit(1);
 });
 child.on('exit', (code, signal) => {
-  rmSync(cache, { recursive: true, force: true });
+  cleanUp();
   if (signal) {
     console.error(`run-tests: node --test was killed by ${signal}`);
     process.exit(1);

@@ -29,7 +29,7 @@ export function assetJson(rel: string): unknown {
 }
 
 /** Parses tool files (objects already read) for registration. */
-export function toolDefs(files: readonly { readonly file: string; readonly value: unknown }[]): { def: ToolDef; file: string }[] {
+function toolDefs(files: readonly { readonly file: string; readonly value: unknown }[]): { def: ToolDef; file: string }[] {
   return files.map((f) => ({ def: parseTool(f.value, f.file), file: f.file }));
 }
 

@@ -8,13 +8,13 @@
  * it, tagged with its configuration, holding every call, verifier result, failure record, replan and
  * escalation.
  */
-import { parseTool, type ToolDef } from '../core/loop/tools.js';
+import type { ToolDef } from '../core/loop/tools.js';
 import type { LoopResult } from '../core/loop/loop.js';
 import { RecoveryPlanner, ScriptedPlanner, type PlanStep } from '../core/loop/planners.js';
 import { worldEntry } from '../backends/catalogue.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { operatorName } from '../platform/paths.js';
-import { act, assetJson } from './act.js';
+import { act, tabletopTools } from './act.js';
 import { openAuditLog, settleAudit } from './audit-log.js';
 
 export interface LabStats {
@@ -40,7 +40,6 @@ export interface LabOptions {
   readonly seed: number;
   readonly thresholds_cm: readonly number[];
   readonly budgets: readonly number[];
-  readonly tools: { readonly pick: unknown; readonly place: unknown };
   readonly progress?: (label: string) => void;
   /** Where to record the episodes (one run each), and who ran them. */
   readonly audit?: { readonly log: AuditLog; readonly operator: string };
@@ -71,9 +70,10 @@ function stats(rs: readonly { r: LoopResult; target: string }[]): LabStats {
   };
 }
 
-export async function runLab(o: LabOptions): Promise<LabResult> {
-  const pick = parseTool(o.tools.pick, 'pick.json');
-  const place = parseTool(o.tools.place, 'place.json');
+/** Episodes of pick and place on the tabletop with the shipped tools, blind and verified, and the verified sweep. */
+async function runLab(o: LabOptions): Promise<LabResult> {
+  const tools = tabletopTools();
+  const pick = tools.find((t) => t.file === 'pick.json')!.def, place = tools.find((t) => t.file === 'place.json')!.def;
   const world = await worldEntry('tabletop').open();
   const a = o.audit;
   const runs: { errors: readonly Error[] }[] = [];
@@ -125,7 +125,6 @@ export async function verifyVsBlind(o: { episodes: number; seed: number; audit: 
   try {
     const r = await runLab({
       episodes: o.episodes, seed: o.seed, thresholds_cm: [1, 3, 5], budgets: [0, 1, 2],
-      tools: { pick: assetJson('tools/pick.json'), place: assetJson('tools/place.json') },
       ...(o.progress ? { progress: o.progress } : {}),
       ...(log !== null ? { audit: { log, operator: operatorName() } } : {}),
     });

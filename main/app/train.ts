@@ -4,7 +4,7 @@
  * shipped recipe, `witness backbone train`; the console's "Train models" job in a worker thread);
  * checking a model bundle, and measuring one (`witness backbone eval`).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { BACKBONE_RECIPE, MAZE_WORLDS, TRAIN_DEFAULTS } from '../contract/defaults.js';
@@ -20,7 +20,7 @@ import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle } from '../se
 import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { loadModels, writeBundle, writeModels } from '../services/models/bundle.js';
 import { type EvalResult, policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
-import { writeFolderAtomic } from '../platform/files.js';
+import { removeTempSiblings, writeFolderAtomic } from '../platform/files.js';
 import { inWorker } from '../platform/workers.js';
 import { shippedModelsDir } from '../platform/paths.js';
 import { bundleDir } from './worlds.js';
@@ -201,8 +201,7 @@ export async function trainModelsJob(session: Session, req: TrainModelsRequest):
       await inWorker(new URL('./train-worker.js', import.meta.url), job, signal, progress);
     } catch (err) {
       // A terminated worker cannot remove its temporary folder: never leave a half-written bundle.
-      const parent = dirname(dir);
-      for (const f of readdirSync(parent)) if (f.startsWith(`.${req.name}.tmp-`)) rmSync(join(parent, f), { recursive: true, force: true });
+      await removeTempSiblings(dir);
       if (signal.aborted) throw new WitnessError('cancelled', 'training cancelled');
       throw err;
     }

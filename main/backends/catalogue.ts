@@ -13,8 +13,8 @@ import type { Vocabulary } from '../core/loop/vocabulary.js';
 import type { MazeStepper } from '../core/data/generators.js';
 import { type MazeLayout, mazeMap } from '../core/world/maze.js';
 import { assetPath } from '../platform/paths.js';
-import { EMBEDDED_WORLDS } from '../contract/defaults.js';
-import { POINTMAZE_IDS, PointMazeSim, PointMazeWorld, layoutOf, pointMazeRest, pointMazeSpec } from './mujoco/pointmaze.js';
+import { EMBEDDED_WORLDS, MAZE_WORLDS } from '../contract/defaults.js';
+import { PointMazeSim, PointMazeWorld, layoutOf, pointMazeRest, pointMazeSpec } from './mujoco/pointmaze.js';
 import { TABLETOP_ID, TABLETOP_SPEC, TABLETOP_VOCABULARY, TabletopWorld } from './mujoco/tabletop.js';
 import { type Ros2Config, readRos2Config } from './ros2/config.js';
 import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './ros2/spec.js';
@@ -100,17 +100,8 @@ export function worldEntry(id: string, base = process.cwd()): WorldEntry {
     if (file === '') throw new WorldError('not-found', id, 'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json');
     return ros2Entry(id, path.resolve(base, file));
   }
-  if ((POINTMAZE_IDS as readonly string[]).includes(id)) return mazeEntry(id);
+  if ((MAZE_WORLDS as readonly string[]).includes(id)) return mazeEntry(id);
   if (id === TABLETOP_ID) return tabletopEntry();
   throw new WorldError('not-found', id, `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`);
 }
 
-/** Every embedded world. */
-export function embeddedWorlds(): WorldEntry[] {
-  return EMBEDDED_WORLDS.map((id) => worldEntry(id));
-}
-
-/** Whether `id` names a world the catalogue can open (without opening or reading anything). */
-export function isWorldId(id: string): boolean {
-  return id.startsWith('ros2:') || EMBEDDED_WORLDS.includes(id);
-}

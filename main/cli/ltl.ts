@@ -1,6 +1,7 @@
 /** `witness ltl …`: the LTL engine on the command line. */
 import { Command, Option } from 'commander';
 import type * as Ltl from '../app/ltl.js';
+import { LTL_OUTPUT_FORMATS } from '../contract/defaults.js';
 import { EXIT, type Output, report } from './errors.js';
 import { intFlag } from './flags.js';
 
@@ -43,7 +44,7 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .description('translate a formula to a Büchi automaton (HOA v1 by default)')
       .argument('[formula]', 'LTL formula without next, e.g. "G F a & (!b U c)"')
       .option('-f, --file <path>', 'read the formula from a file')
-      .addOption(new Option('--format <format>', 'output format').choices(['hoa', 'json', 'dot']).default('hoa'))
+      .addOption(new Option('--format <format>', 'output format').choices([...LTL_OUTPUT_FORMATS]).default('hoa'))
       .addOption(new Option('--acceptance <kind>', 'HOA acceptance on states or transitions').choices(['state', 'transition']).default('state'))
       .option('--disjoint', 'prune guard terms that need two propositions at once (disjoint regions)')
       .option('--unavailable <props>', 'prune guard terms that need one of these propositions (comma-separated)')

@@ -11,12 +11,11 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { DECISIONS } from './defaults.js';
-import { EscalationCause, FailureRecord } from './failure.js';
+import { EscalationCause, FailureRecord, Stream } from './failure.js';
 import { StringEnum } from './schema.js';
 
 export const AUDIT_EVENTS_VERSION = 2;
 
-const Stream = StringEnum(['prefix', 'suffix']);
 const Json = Type.Unknown();
 
 const RunStart = Type.Object({

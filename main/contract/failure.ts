@@ -10,7 +10,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { DECISIONS } from './defaults.js';
 import { StringEnum } from './schema.js';
 
-export const FailureClass = StringEnum(['transient', 'permanent'], {
+/** Whether a failure is worth trying again. */
+export const FAILURE_CLASSES = ['transient', 'permanent'] as const;
+/** The two parts of a lasso plan a mission realises. */
+export const Stream = StringEnum(['prefix', 'suffix']);
+
+export const FailureClass = StringEnum(FAILURE_CLASSES, {
   description: 'transient: trying again (or replanning) may succeed; permanent: the same attempt will fail again',
 });
 export type FailureClass = Static<typeof FailureClass>;
@@ -53,7 +58,7 @@ export const MissionFailureRecord = Type.Object({
   /** The same value as `label` (kept under its first name for readers of older logs). */
   kind: MissionFailureKind,
   t: Type.Integer({ minimum: 0, description: 'environment step' }),
-  stream: StringEnum(['prefix', 'suffix']),
+  stream: Stream,
   /** Index of the failed transition in its stream, and the edge it was realising. */
   index: Type.Integer(),
   from: Type.String(),

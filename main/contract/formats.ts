@@ -6,6 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, jsonSchema } from './schema.js';
+import { FAILURE_CLASSES } from './failure.js';
 
 export { jsonSchema };
 
@@ -71,7 +72,7 @@ export const ToolDocument = Type.Object({
   failures: Type.Optional(Type.Array(Type.Object({
     when: Type.String({ minLength: 1 }),
     label: Type.String({ minLength: 1 }),
-    class: StringEnum(['transient', 'permanent']),
+    class: StringEnum(FAILURE_CLASSES),
   }, strict), { description: 'Rules tried in order on the observed state after a failure (they may read args and pre): the first that holds gives the failure label and class.' })),
 }, {
   ...strict, $schema: DRAFT, $id: id('tool'), title: 'Witness tool definition',

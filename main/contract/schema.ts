@@ -1,5 +1,5 @@
 /** Schema helpers shared by the contract's TypeBox definitions. */
-import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import { type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 /**
  * One of a fixed set of strings, as the JSON Schema `enum` (which editors offer as completions and
@@ -29,4 +29,3 @@ export function jsonSchema(s: TSchema): Record<string, unknown> {
   return ordered(JSON.parse(JSON.stringify(s))) as Record<string, unknown>;
 }
 
-export type { Static, TSchema };

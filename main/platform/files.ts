@@ -27,6 +27,13 @@ export const errText = (e: unknown): string => (e instanceof Error ? e.message :
 const inFlight = new Set<string>();
 
 /** Removes the temporaries of writes still in flight; for a process that is being interrupted. */
+/** Removes what a terminated writer of `target` (a worker stopped mid-write) left behind: its temporary siblings. */
+export async function removeTempSiblings(target: string): Promise<void> {
+  const dir = path.dirname(target), prefix = `.${path.basename(target)}.tmp-`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((f) => f.startsWith(prefix)).map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
+}
+
 export function removeInFlightWrites(): void {
   for (const tmp of inFlight) rmSync(tmp, { recursive: true, force: true });
   inFlight.clear();
@@ -143,7 +150,3 @@ export async function readFileOrFail(file: string): Promise<Uint8Array> {
   }
 }
 
-/** Reads a UTF-8 text file; a failure names the file. */
-export async function readTextOrFail(file: string): Promise<string> {
-  return new TextDecoder('utf-8').decode(await readFileOrFail(file));
-}

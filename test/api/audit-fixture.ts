@@ -5,7 +5,7 @@
  */
 import { AuditLog } from '../../main/services/audit/store.js';
 import { missionRecorder } from '../../main/services/audit/mission-recorder.js';
-import type { EventKind } from '../../main/services/audit/schema.js';
+import type { AuditEventKind as EventKind } from '../../main/contract/audit-events.js';
 
 export const T0 = Date.UTC(2026, 0, 15, 9, 0, 0);
 export const T1 = Date.UTC(2026, 0, 15, 10, 0, 0);

@@ -8,7 +8,7 @@ import { datasetHash } from '../../main/services/datasets/format.js';
 
 const SOURCE = { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 5000, seed: 3 } as const;
 
-async function open(cacheDir: string, source: typeof SOURCE | { kind: 'generate'; world: string; datasetSteps: number; seed: number } = SOURCE): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
+async function open(cacheDir: string, source: { kind: 'generate'; world: string; datasetSteps: number; seed: number } = SOURCE): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
   const lines: string[] = [];
   const b = await openBackbone(source, { cacheDir, log: (l) => lines.push(l) });
   await b.models.close();

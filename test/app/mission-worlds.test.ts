@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBackbone } from '../../main/app/backbone.js';
 import { prepareMission, runMissionTask, runOnce } from '../../main/app/mission.js';
-import { worldEntry } from '../../main/backends/catalogue.js';
+import { type OpenOptions, worldEntry } from '../../main/backends/catalogue.js';
 import { PointMazeSim } from '../../main/backends/mujoco/pointmaze.js';
 import { AuditLog, openAuditReadOnly } from '../../main/services/audit/store.js';
 import { FakeRclnodejs } from '../backends/ros2/fake-rclnodejs.js';
@@ -42,6 +42,9 @@ function robotConfig(dir: string, staleness_s = 2): string {
   }, null, 2));
   return file;
 }
+
+/** How the catalogue opens a ROS 2 world over the simulated graph (a sourced Jazzy, rclnodejs from the fake). */
+const ros2Open = (fake: FakeRclnodejs): OpenOptions => ({ ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } });
 
 /**
  * The simulated robot: odometry at 50 Hz as a driver publishes it, and each command steps the point
@@ -83,7 +86,7 @@ test('the same mission workflow runs on the point maze and on a ROS 2 robot (Ros
     const fake = new FakeRclnodejs();
     const robot = await simulatedRobot(fake, [4, 20]);
     const entry = worldEntry(`ros2:${robotConfig(dir)}`);
-    const world = await entry.open({ ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } });
+    const world = await entry.open(ros2Open(fake));
     try {
       assert.equal(world.spec.backend, 'ros2');
       assert.deepEqual([world.spec.observation.dim, world.spec.action.dim], [4, 2], 'what the maze models read and write');
@@ -125,7 +128,7 @@ test('a robot starts where it is: a mission start away from its pose is refused,
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-worlds-'));
   const fake = new FakeRclnodejs();
   const robot = await simulatedRobot(fake, [4, 20]);
-  const world = await worldEntry(`ros2:${robotConfig(dir)}`).open({ ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } });
+  const world = await worldEntry(`ros2:${robotConfig(dir)}`).open(ros2Open(fake));
   try {
     await assert.rejects(world.navigation!.reset({ seed: 0, start: [8, 8] }), /a robot starts where it is: it is at \(4\.00, 20\.00\), .* from the mission's start \(8, 8\); the tolerance is 0\.5 m/);
     await assert.rejects(world.navigation!.step([1]), /action must be 2 finite numbers \(linear\.x, linear\.y\)/);
@@ -148,7 +151,7 @@ test('witness run on a robot: runOnce connects first, starts at the pose, drives
   try {
     const r = await runOnce(
       { world: `ros2:${robotConfig(dir)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'files', graph: cached.files.graph, data: cached.files.data } },
-      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), operator: 'ada', open: { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } } },
+      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), operator: 'ada', open: ros2Open(fake) },
     );
     assert.equal(r.result.success, true, r.result.message);
     assert.deepEqual([...r.task.start], [4, 20], 'the start is the robot\'s pose');
@@ -170,7 +173,7 @@ test('the robot going quiet mid-mission ends the run as a world failure, recorde
   try {
     const r = await runOnce(
       { world: `ros2:${robotConfig(dir, 0.2)}`, spec: 'F e2', regions: { file }, seed: 0, backbone: { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 } },
-      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), open: { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: (n) => `/lab/node_modules/${n}` } } },
+      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), open: ros2Open(fake) },
     );
     assert.equal(r.result.success, false);
     assert.equal(r.result.failureMode, 'world');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WAREHOUSE, act, tabletopTools, warehousePlanner } from '../../main/app/act.js';
 import { openAuditLog, settleAudit } from '../../main/app/audit-log.js';
-import { AuditLog } from '../../main/services/audit/store.js';
+import { AuditLog, openAuditReadOnly } from '../../main/services/audit/store.js';
 import { AUDIT_EVENTS_VERSION } from '../../main/contract/audit-events.js';
 import { assertCatalogued } from './catalogue.js';
 
@@ -40,7 +40,6 @@ test('a run records the catalogue version its events follow', async () => {
   const log = AuditLog.open(file);
   const run = await log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {} });
   await log.close();
-  const { openAuditReadOnly } = await import('../../main/services/audit/store.js');
   const db = openAuditReadOnly(file);
   const body = JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(run) as { body: string }).body) as { events: number };
   db.close();

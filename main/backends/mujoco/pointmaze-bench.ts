@@ -4,7 +4,8 @@
  * open room with no inner walls.
  */
 import { pointMazeMjcf } from '../../core/world/mjcf.js';
-import { POINTMAZE_IDS, PointMazeSim } from './pointmaze.js';
+import { MAZE_WORLDS } from '../../contract/defaults.js';
+import { PointMazeSim } from './pointmaze.js';
 
 async function stepsPerSecond(sim: PointMazeSim, n: number): Promise<{ raw: number; control: number }> {
   sim.reset(1, [0, 0, 0, 0]);
@@ -30,7 +31,7 @@ export async function pointMazeRates(simSteps: number, progress?: (label: string
   progress?.('baseline');
   const rows = [{ scene: 'open room', ...(await stepsPerSecond(bare, simSteps)) }];
   bare.close();
-  for (const id of POINTMAZE_IDS) {
+  for (const id of MAZE_WORLDS) {
     progress?.(id);
     const sim = await PointMazeSim.create(id);
     rows.push({ scene: id, ...(await stepsPerSecond(sim, simSteps)) });

@@ -10,11 +10,8 @@ import { createRng, type Rng } from '../../core/random/rng.js';
 import { type NavState, type Navigation, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
 import { guardCall } from '../world.js';
 import { assetPath } from '../../platform/paths.js';
-import { MAZE_WORLDS, type MazeWorld } from '../../contract/defaults.js';
+import { MAZE_WORLDS } from '../../contract/defaults.js';
 import { loadModel } from './runtime.js';
-
-export const POINTMAZE_IDS = MAZE_WORLDS;
-export type PointMazeId = MazeWorld;
 
 export interface PointMazeOptions {
   /** Standard deviation of the Gaussian noise added to each action (before clipping). */
@@ -33,7 +30,7 @@ export function layoutOf(id: string): MazeLayout {
   const name = id.replace(/^pointmaze-/, '');
   const layout = (MAZES as Record<string, MazeLayout | undefined>)[name];
   if (!id.startsWith('pointmaze-') || !layout) {
-    throw new WorldError('not-found', id, `no such world; the embedded worlds are ${POINTMAZE_IDS.join(', ')}`);
+    throw new WorldError('not-found', id, `no such world; the embedded worlds are ${MAZE_WORLDS.join(', ')}`);
   }
   return layout;
 }

@@ -3,7 +3,6 @@ import { type Static, Type } from '@sinclair/typebox';
 import { LTL_OUTPUT_FORMATS, PLAN_METHODS } from '../defaults.js';
 import { StringEnum } from '../schema.js';
 
-export { LTL_OUTPUT_FORMATS };
 export type LtlOutputFormat = (typeof LTL_OUTPUT_FORMATS)[number];
 
 export const LtlTranslateRequest = Type.Object({

@@ -6,15 +6,13 @@
  * Deterministic from the seed; pure (the simulator is injected).
  */
 import type { Dataset } from './dataset.js';
-import { DATASET_KINDS, type DatasetKind } from '../../contract/defaults.js';
+import type { DatasetKind } from '../../contract/defaults.js';
 import { type Cell, type MazeLayout, cellAt, cellCenter, distancesFrom, freeCells, shortestPath } from '../world/maze.js';
 import { createRng, type Rng } from '../random/rng.js';
 
-export type { DatasetKind };
 
 /** Bumped whenever the same configuration would generate other data (caches of generated data key on it). */
 export const GENERATOR_VERSION = 1;
-export { DATASET_KINDS };
 
 /** The simulator as the generators see it: reset to a seeded start, step with a 2-D action. */
 export interface MazeStepper {

@@ -55,4 +55,3 @@ export const MIGRATIONS: readonly string[] = [
 
 /** Event kinds the log knows: the audit event catalogue's (others are refused, so a typo cannot hide evidence under a new name). */
 export const EVENT_KINDS: readonly AuditEventKind[] = Object.keys(AUDIT_EVENTS) as AuditEventKind[];
-export type EventKind = AuditEventKind;

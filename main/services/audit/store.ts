@@ -9,8 +9,8 @@
 import { hash, randomUUID } from 'node:crypto';
 import { existsSync, openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, type EventKind, MIGRATIONS } from './schema.js';
-import { AUDIT_EVENTS_VERSION } from '../../contract/audit-events.js';
+import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
+import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
 import { WitnessError, type ErrorCode } from '../../contract/errors.js';
 
 export class AuditError extends WitnessError {

@@ -9,7 +9,7 @@ import { WitnessError } from '../../contract/errors.js';
 import { createHash } from 'node:crypto';
 import { type Stats } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, realpath, stat } from 'node:fs/promises';
-import { writeFileAtomic } from '../../platform/files.js';
+import { errno, writeFileAtomic } from '../../platform/files.js';
 import path from 'node:path';
 import type { WorkspaceFile } from '../../contract/api.js';
 
@@ -29,7 +29,6 @@ export class WorkspaceError extends WitnessError {
 
 export const contentVersion = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).code;
 const inside = (root: string, p: string): boolean => p === root || p.startsWith(root + path.sep);
 
 export class Workspace {

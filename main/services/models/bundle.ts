@@ -9,16 +9,14 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateManifest } from '../../core/models/manifest.js';
 import type { Mlp } from '../../core/models/mlp.js';
+import type { Policy } from '../../core/exec/mission.js';
 import { writeFolderAtomic } from '../../platform/files.js';
 import { embedOnnx, policyOnnx } from './onnx-writer.js';
 
-export interface LoadedModels {
+/** The bundle's ψ (rows × d_s → rows × d_h) and π_low (→ rows × d_a in [−1, 1]), loaded from `dir`. */
+export interface LoadedModels extends Policy {
   readonly dir: string;
   readonly manifest: ModelManifest;
-  /** ψ on a batch of raw observations (rows × d_s) → rows × d_h. */
-  embed(obs: Float32Array, rows: number): Promise<Float32Array>;
-  /** π_low on raw observations and unit latent directions → rows × d_a in [−1, 1]. */
-  act(obs: Float32Array, direction: Float32Array, rows: number): Promise<Float32Array>;
   close(): Promise<void>;
 }
 
