@@ -2,11 +2,13 @@
  * The `witness` process: the CLI, with web mode provided to it (the CLI imports only the application
  * layer and the contract; this entry composes it with the API's web transport). An interrupted
  * process removes the temporary files of writes in flight, so a cancelled build or generation
- * leaves nothing half-written, and exits as the signal asks.
+ * leaves nothing half-written, and exits as the signal asks — after work that must stop cleanly (a
+ * robot's running goal) has been stopped.
  */
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
 import { removeInFlightWrites } from './platform/files.js';
+import { interruptAll } from './platform/interrupt.js';
 
 const frontEnds: FrontEnds = {
   web: async (o) => (await import('./api/web/serve.js')).serveWebMode(o),
@@ -14,7 +16,14 @@ const frontEnds: FrontEnds = {
 
 export function main(argv: readonly string[], io: Output = processOutput): Promise<number> {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    let asked = false;
     process.on(signal, () => {
+      // Work that must stop cleanly (a robot's goal to cancel) is asked first; a second signal exits.
+      if (!asked && interruptAll(`interrupted (${signal})`)) {
+        asked = true;
+        io.err(`witness: ${signal}: stopping (cancelling the robot's goal); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
+        return;
+      }
       removeInFlightWrites();
       process.exit(code);
     });

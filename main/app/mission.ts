@@ -279,14 +279,14 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
 }
 
 /** The mission as `witness run --json` prints it (docs/CLI.md). */
-export function missionReport(task: MissionTask, method: MissionMethod, r: MissionResult, audit: { file: string; run: string } | null): Record<string, unknown> {
+export function missionReport(task: Pick<MissionTask, 'automaton' | 'start'> & { readonly world: { readonly id: string }; readonly report?: MissionTask['report'] }, method: MissionMethod, r: MissionResult, audit: { file: string; run: string } | null): Record<string, unknown> {
   const steps = [...r.stepTimes_ms].sort((a, b) => a - b);
   return {
     status: r.success ? 'success' : 'failed', failureMode: r.failureMode, message: r.message, world: task.world.id, method,
     formula: task.automaton.formula, start: [...task.start], steps: r.steps, T_pre: r.T_pre, T_suf: r.T_suf, ncc: r.ncc,
     executorComplete: r.executorComplete, monitorViable: r.monitorViable,
     plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, ...planDocument(p.result, p.graph, {}) })),
-    events: r.events, failures: r.failures, disagreements: r.disagreements, augmentation: task.report,
+    events: r.events, failures: r.failures, disagreements: r.disagreements, ...(task.report !== undefined ? { augmentation: task.report } : {}),
     ...(audit !== null ? { audit } : {}),
     step_ms: { p50: steps[Math.floor(steps.length * 0.5)] ?? 0, p95: steps[Math.floor(steps.length * 0.95)] ?? 0 },
   };

@@ -24,6 +24,27 @@ function summary(io: Output, r: MissionResult): void {
   if (r.plans.length > 1) io.out(`  replans: ${r.plans.length - 1}\n`);
 }
 
+/** A mission on a robot's map graph: waypoints as navigation goals (Nav2); Ctrl-C cancels the running goal. */
+async function mapMission(io: Output, o: RunFlags): Promise<number> {
+  if (o.picture !== undefined) throw new CliError('--picture draws a maze; a robot\'s map mission has none: drop --picture');
+  if (o.start !== undefined) throw new CliError('a robot starts where it is: drop --start');
+  const app = await import('../app/map-mission.js');
+  const r = await app.runMapMission({ world: o.world, spec: o.spec, regions: { file: o.regions }, graph: o.graph! }, {
+    method: o.method, lambda: o.lambda, ...(o.k !== undefined ? { k: o.k } : {}), replans: o.replans, maxSteps: o.maxSteps,
+    audit: o.audit, ...(o.operator !== undefined ? { operator: o.operator } : {}), interruptible: true,
+  });
+  const res = r.result;
+  if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);
+  if (o.json) io.out(JSON.stringify(r.report) + '\n');
+  else {
+    io.out(`mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${String(r.report['formula'])}\n  start: the robot's pose (${r.start[0].toFixed(2)}, ${r.start[1].toFixed(2)})\n`);
+    const p0 = res.plans[0]?.result;
+    if (p0?.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)} m, ${res.plans[0]!.planning_ms.toFixed(1)} ms\n`);
+    summary(io, res);
+  }
+  return res.success ? EXIT.ok : res.failureMode === 'stopped' ? EXIT.interrupted : EXIT.negative;
+}
+
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
   return new Command('run')
     .description('run one LTL mission end to end in an embedded world or on a ROS 2 robot: plan on the latent graph, execute with π_low, monitor, replan')
@@ -33,10 +54,10 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--start <x,y>', 'start position in metres (default: a random free cell from --seed)', pointFlag)
     .addOption(new Option('--method <m>', 'planner; sagas-replan replans after monitor failures').choices([...MISSION_METHODS]).default(MISSION_DEFAULTS.method))
     .option('--lambda <x>', 'prefix–suffix trade-off λ', numberFlag('--lambda', 0, 1), PLAN_DEFAULTS.lambda)
-    .option('--k <n>', 'prefix candidates K', intFlag('--k', 1), PLAN_DEFAULTS.k)
+    .option('--k <n>', `prefix candidates K (default ${PLAN_DEFAULTS.k}; all on a map graph)`, intFlag('--k', 1))
     .option('--replans <n>', 'replanning budget R (sagas-replan)', intFlag('--replans', 0, 100), MISSION_DEFAULTS.replans)
     .option('--max-steps <n>', 'rollout budget C_max in environment steps', intFlag('--max-steps', 1), MISSION_DEFAULTS.maxSteps)
-    .option('--graph <file>', 'a latent graph artifact (with --data) instead of building one here')
+    .option('--graph <file>', 'a latent graph artifact (with --data) instead of building one here; on a robot, alone: a map graph (`witness graph from-map`) whose waypoints go to its navigation action')
     .option('--data <file>', 'the dataset the graph was built from')
     .option('--models <dir>', 'the model bundle (default: the shipped one for the world)')
     .option('--dataset-steps <n>', 'transitions of the navigate dataset generated when no --graph is given', intFlag('--dataset-steps', 1000), MISSION_DEFAULTS.datasetSteps)
@@ -48,9 +69,11 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .action(action(io, setExit, async (o: RunFlags) => {
-      if ((o.graph === undefined) !== (o.data === undefined)) throw new CliError('--graph and --data go together');
-      if (o.world.startsWith('ros2:') && (o.graph === undefined || o.data === undefined)) {
-        throw new CliError(`${o.world} is a robot: datasets are not generated on it; give --graph and --data (the robot's own recordings, \`witness data import\`, and \`witness graph build\`)`);
+      const robot = o.world.startsWith('ros2:');
+      if (robot && o.graph !== undefined && o.data === undefined) return mapMission(io, o);
+      if ((o.graph === undefined) !== (o.data === undefined)) throw new CliError('--graph and --data go together (on a robot, --graph alone is a map graph from `witness graph from-map`)');
+      if (robot && o.graph === undefined) {
+        throw new CliError(`${o.world} is a robot: datasets are not generated on it; give --graph (a map graph from \`witness graph from-map\`, executed through the robot's navigation action), or --graph and --data (a latent graph of the robot's own recordings)`);
       }
       const app = await import('../app/mission.js');
       const r = await app.runOnce({

@@ -44,7 +44,12 @@ export const ToolFailureRecord = Type.Object({
 });
 export type ToolFailureRecord = Static<typeof ToolFailureRecord>;
 
-export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor']);
+/**
+ * forbidden-label, tracking-timeout, missed-anchor: the learned executor's (and the waypoint
+ * driver's) failures; goal-aborted: the robot's navigation stack aborted or refused a waypoint goal;
+ * goal-missed: the robot reports a waypoint reached but the labels the plan needs there are not observed.
+ */
+export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed']);
 export type MissionFailureKind = Static<typeof MissionFailureKind>;
 
 /** What the task's graph edit after a mission failure is. */

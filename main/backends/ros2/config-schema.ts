@@ -121,6 +121,24 @@ const Navigation = Type.Object({
   start_tolerance_m: Type.Optional(positive('a mission may start where the robot is, within this distance of the planned start (default 0.5)')),
 }, { ...strict, description: 'Missions with the learned policy: a robot starts where it is; each step publishes the command and waits control_dt_s.' });
 
+/** Missions on a map graph: each waypoint (or a run of them) a goal of the robot's navigation stack (Nav2). */
+const Waypoints = Type.Object({
+  action: Type.String({ pattern: ROS_NAME, description: 'the nav2_msgs/action/NavigateToPose action (Nav2: /navigate_to_pose)' }),
+  through: Type.Optional(Type.Object({
+    action: Type.String({ pattern: ROS_NAME, description: 'the nav2_msgs/action/NavigateThroughPoses action (Nav2: /navigate_through_poses)' }),
+    max_poses: Type.Optional(Type.Integer({ minimum: 2, maximum: 500, description: 'the most waypoints one goal carries (default 20)' })),
+  }, { ...strict, description: 'Runs of waypoints as one goal: fewer stops between waypoints.' })),
+  frame: Type.Optional(Type.String({ pattern: `^${ident}(/${ident})*$`, description: 'the frame of the goal poses (default: frames.map)' })),
+  behavior_tree: Type.Optional(Type.String({ description: 'a behaviour tree file for the goals (default: the navigator\'s own, "")' })),
+  server_timeout_s: Type.Optional(positive()),
+  cancel_timeout_s: Type.Optional(positive()),
+  poll_s: Type.Optional(positive('seconds between pose samples while a goal runs (default: control_dt_s)')),
+  goal_timeout_s: Type.Optional(positive('deadline of a goal: this much per waypoint it carries, plus its length at min_speed_m_s (default 30)')),
+  min_speed_m_s: Type.Optional(positive('the slowest the robot is expected to go (default 0.05)')),
+  reach_m: Type.Optional(positive('the robot counts as at a waypoint within this distance (default 0.5)')),
+  max_link_m: Type.Optional(positive('the robot\'s pose joins the graph only when a node is this close (default 2)')),
+}, { ...strict, description: 'Missions on a map\'s labelled graph (`witness graph from-map`): the plan\'s waypoints become navigation goals; the pose is sampled while they run.' });
+
 export const Ros2ConfigFile = Type.Object({
   $schema: Type.Optional(Type.String()),
   version: Type.Literal(1),
@@ -149,6 +167,7 @@ export const Ros2ConfigFile = Type.Object({
   sensors: NamedMap(`^${ident}$`, Sensor),
   reset: Type.Optional(Type.Object(Service.properties, { ...strict, description: 'An optional service that resets the world (a simulator); without it reset waits for fresh sensor data.' })),
   navigation: Type.Optional(Navigation),
+  waypoints: Type.Optional(Waypoints),
   contract: Type.Optional(Type.Object({ succeed: ContractCall, slow: ContractCall, cancel: ContractCall, fail: ContractCall }, {
     ...strict,
     description: 'The calls the world contract suite makes on this robot: one that succeeds, one slower than its timeout_s, one cancelled after after_s, one the robot refuses or fails.',

@@ -45,6 +45,19 @@ export interface NavigationConfig {
   readonly start_tolerance_m: number;
 }
 
+/** Missions on a map graph through the robot's navigation actions, with the defaults filled in. */
+export interface WaypointsConfig {
+  readonly pose: ActionTool;
+  readonly through: (ActionTool & { readonly max_poses: number }) | null;
+  readonly frame: string;
+  readonly behavior_tree: string;
+  readonly poll_s: number;
+  readonly goal_timeout_s: number;
+  readonly min_speed_m_s: number;
+  readonly reach_m: number;
+  readonly max_link_m: number;
+}
+
 export interface Ros2Config {
   readonly file: string;
   readonly id: string;
@@ -63,6 +76,7 @@ export interface Ros2Config {
   readonly sensors: Readonly<Record<string, SensorConfig>>;
   readonly reset?: ServiceTool;
   readonly navigation?: NavigationConfig;
+  readonly waypoints?: WaypointsConfig;
   readonly contract?: { readonly succeed: ContractCall; readonly slow: ContractCall; readonly cancel: ContractCall; readonly fail: ContractCall };
 }
 
@@ -81,6 +95,7 @@ export const DEFAULTS = {
   qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } as QosConfig,
   tf: { topic: '/tf', static_topic: '/tf_static' },
   start_tolerance_m: 0.5,
+  waypoints: { max_poses: 20, goal_timeout_s: 30, min_speed_m_s: 0.05, reach_m: 0.5, max_link_m: 2 },
 } as const;
 
 /** Parses and checks a configuration; `readText` reads the regions file it names (relative to `file`). */
@@ -217,6 +232,21 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     ...(raw.reset !== undefined ? { reset: service(raw.reset, '$.reset') } : {}),
     ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
     ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, fields) } : {}),
+    ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw) } : {}),
+  };
+}
+
+/** The waypoints section: Nav2's actions as internal tools (not skills: the mission drives them). */
+function waypoints(w: NonNullable<File['waypoints']>, raw: File): WaypointsConfig {
+  const server_timeout_s = w.server_timeout_s ?? DEFAULTS.server_timeout_s, cancel_timeout_s = w.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s;
+  const tool = (action: string, type: string): ActionTool => ({ action, type, goal: {}, feedback: {}, timeout_s: 1e9, server_timeout_s, cancel_timeout_s });
+  return {
+    pose: tool(w.action, 'nav2_msgs/action/NavigateToPose'),
+    through: w.through === undefined ? null : { ...tool(w.through.action, 'nav2_msgs/action/NavigateThroughPoses'), max_poses: w.through.max_poses ?? DEFAULTS.waypoints.max_poses },
+    frame: w.frame ?? raw.frames.map, behavior_tree: w.behavior_tree ?? '',
+    poll_s: w.poll_s ?? raw.control_dt_s ?? DEFAULTS.control_dt_s,
+    goal_timeout_s: w.goal_timeout_s ?? DEFAULTS.waypoints.goal_timeout_s, min_speed_m_s: w.min_speed_m_s ?? DEFAULTS.waypoints.min_speed_m_s,
+    reach_m: w.reach_m ?? DEFAULTS.waypoints.reach_m, max_link_m: w.max_link_m ?? DEFAULTS.waypoints.max_link_m,
   };
 }
 

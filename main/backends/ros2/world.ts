@@ -8,12 +8,12 @@
  * is never assumed to be where it was. The rclnodejs module is a parameter (the real one from
  * rclnodejs-loader.ts, or a test double), so everything here runs and is tested without ROS 2.
  */
-import { type CallOptions, type NavState, type Navigation, type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
+import { type CallOptions, type NavState, type Navigation, type Pose as WorldPose, type Tools, type Waypoints, type World, WorldError, type WorldMap, type WorldSpec } from '../../core/world/world.js';
 import { guardCall, runStoppable } from '../world.js';
 import type { WorldState } from '../../core/loop/conditions.js';
 import type { Vocabulary } from '../../core/loop/vocabulary.js';
 import { labelAt } from '../../core/world/regions.js';
-import type { NavigationConfig, Ros2Config } from './config.js';
+import type { NavigationConfig, Ros2Config, WaypointsConfig } from './config.js';
 import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './spec.js';
 import type { RclActionClient, RclModule, RclNode, RclPublisher, RclServiceClient } from './rclnodejs-api.js';
 import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
@@ -63,6 +63,9 @@ export class Ros2World implements World {
   private command: RclPublisher | undefined;
   /** Present when the configuration has a navigation section: missions with the learned policy. */
   readonly navigation?: Navigation;
+  /** Present when the configuration has a waypoints section: missions on a map graph through Nav2. */
+  readonly waypoints?: Waypoints;
+  private waypointClients: { pose: RclActionClient; through: RclActionClient | null } | undefined;
   private readonly life = new AbortController();
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
@@ -78,6 +81,63 @@ export class Ros2World implements World {
     this.started_s = this.now_s();
     this.spec = ros2Spec(config);
     if (config.navigation !== undefined) this.navigation = this.navigationOf(config.navigation);
+    if (config.waypoints !== undefined) this.waypoints = this.waypointsOf(config.waypoints);
+  }
+
+  /**
+   * Missions on a map graph: each run of waypoints is one NavigateToPose goal (one pose) or
+   * NavigateThroughPoses goal (several), under the mission's deadline; stopping cancels the goal and
+   * the error says how the cancel went.
+   */
+  private waypointsOf(w: WaypointsConfig): Waypoints {
+    const id = this.config.id;
+    const n = this.config.navigation;
+    const map: WorldMap = n !== undefined ? ros2Map(id, n) : {
+      bounds: { minX: -Infinity, minY: -Infinity, maxX: Infinity, maxY: Infinity }, blocked: () => null,
+      randomFree: () => { throw new WorldError('invalid-input', id, 'a robot starts where it is: there is no random start'); },
+    };
+    let posed = false;
+    const stamped = (p: WorldPose): Record<string, unknown> => ({
+      header: { frame_id: w.frame },
+      pose: { position: { x: p.x, y: p.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin((p.yaw ?? 0) / 2), w: Math.cos((p.yaw ?? 0) / 2) } },
+    });
+    return {
+      map, poll_s: w.poll_s, maxPoses: w.through === null ? 1 : w.through.max_poses,
+      limits: { goalTimeout_s: w.goal_timeout_s, minSpeed_m_s: w.min_speed_m_s, reach_m: w.reach_m, maxLink_m: w.max_link_m },
+      // Right after connecting there may be no transform yet: the first pose waits for fresh data, within the connect bound.
+      pose: (o) => guardCall(id, 'pose', o, async () => {
+        this.ensureOpen();
+        if (!posed) {
+          await this.waitFresh(this.config.connect_timeout_s, o?.signal);
+          posed = true;
+        }
+        return this.pose();
+      }),
+      go: async (poses, o) => {
+        this.ensureOpen();
+        if (poses.length === 0) return;
+        const through = poses.length > 1 && w.through !== null;
+        if (poses.length > 1 && !through) throw new WorldError('invalid-input', id, `${poses.length} poses in one goal, but the configuration has no waypoints.through action`);
+        const tool = through ? w.through : w.pose;
+        const client = through ? this.waypointClients!.through! : this.waypointClients!.pose;
+        const goal = through ? { poses: poses.map(stamped), behavior_tree: w.behavior_tree } : { pose: stamped(poses[0]!), behavior_tree: w.behavior_tree };
+        const skill = through ? `navigate through ${poses.length} poses` : `navigate to (${poses[0]!.x.toFixed(2)}, ${poses[0]!.y.toFixed(2)})`;
+        const p = runStoppable(id, skill, { timeout_s: o.timeout_s, signal: AbortSignal.any([o.signal, this.life.signal]) }, (s) => runGoal({
+          world: id, skill, tool, client, goal,
+          onFeedback: (fb) => {
+            const f = fb as { distance_remaining?: unknown; number_of_poses_remaining?: unknown };
+            o.onFeedback?.({ remaining: typeof f.number_of_poses_remaining === 'number' ? f.number_of_poses_remaining : null, distance_m: typeof f.distance_remaining === 'number' ? f.distance_remaining : null });
+            this.o.onFeedback?.('waypoints', fb);
+          },
+        }, s));
+        this.inflight.add(p);
+        try {
+          await p;
+        } finally {
+          this.inflight.delete(p);
+        }
+      },
+    };
   }
 
   /**
@@ -172,6 +232,13 @@ export class Ros2World implements World {
     }
     const r = this.config.reset;
     if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
+    const w = this.config.waypoints;
+    if (w !== undefined) {
+      this.waypointClients = {
+        pose: withInterface(id, `waypoints (${w.pose.action})`, w.pose.type, distro, () => new this.rcl.ActionClient(this.node, w.pose.type, w.pose.action)),
+        through: w.through === null ? null : withInterface(id, `waypoints (${w.through.action})`, w.through.type, distro, () => new this.rcl.ActionClient(this.node, w.through!.type, w.through!.action)),
+      };
+    }
     const c = this.config.navigation?.command;
     if (c !== undefined) this.command = withInterface(id, `navigation command (${c.topic})`, c.type, distro, () => this.node.createPublisher(c.type, c.topic, { qos: qosProfile(this.rcl, c.qos) }));
   }
@@ -363,6 +430,8 @@ export class Ros2World implements World {
       // After a shutdown (Ctrl-C) rclnodejs has destroyed the node and its entities already.
       if (!this.rcl.isShutdown()) {
         for (const a of this.actions.values()) a.destroy();
+        this.waypointClients?.pose.destroy();
+        this.waypointClients?.through?.destroy();
         this.node.destroy();
       }
     } finally {

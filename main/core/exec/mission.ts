@@ -326,9 +326,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const tr = marks.traversals;
     const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
     const end = tr[tr.length - 1]!;
-    const letters = labels.map((l) => new Set(l));
-    const word = { prefix: letters.slice(0, cycleStart), cycle: letters.slice(cycleStart, end + 1) };
-    const ok = word.cycle.length > 0 && evaluateLasso(formula, word);
+    const ok = lassoVerdict(formula, labels, cycleStart, end);
     return finish({
       success: ok, failureMode: ok ? null : 'suffix',
       message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
@@ -336,8 +334,18 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   }
 }
 
+/**
+ * Finite-lasso success (Appendix E) on realised labels: the labels before `cycleStart` as the
+ * prefix, those from `cycleStart` to `end` (inclusive) as the cycle, judged by the lasso evaluator.
+ */
+export function lassoVerdict(formula: Formula, labels: readonly (readonly string[])[], cycleStart: number, end: number): boolean {
+  const letters = labels.map((l) => new Set(l));
+  const word = { prefix: letters.slice(0, cycleStart), cycle: letters.slice(cycleStart, end + 1) };
+  return word.cycle.length > 0 && evaluateLasso(formula, word);
+}
+
 /** An executor event as the audit log records it (its label list copied). */
-function checkpointBody(e: ExecEvent): AuditEventBody<'checkpoint'> {
+export function checkpointBody(e: ExecEvent): AuditEventBody<'checkpoint'> {
   const { labels, ...rest } = e as ExecEvent & { labels?: readonly string[] };
   return { ...rest, ...(labels !== undefined ? { labels: [...labels] } : {}) };
 }

@@ -87,6 +87,31 @@ export interface Navigation {
   step(action: ArrayLike<number>, o?: CallOptions): Promise<NavState>;
 }
 
+/**
+ * Going to poses through the robot's own navigation stack (Nav2's NavigateToPose, or
+ * NavigateThroughPoses for a run of waypoints): missions planned on a map's labelled graph, with no
+ * learned policy. The robot plans its own path between poses; the mission watches the pose.
+ */
+export interface Waypoints {
+  /** The task-space rectangle the robot works in (start checks). */
+  readonly map: WorldMap;
+  /** How many poses one goal may carry (1 without a through-poses action). */
+  readonly maxPoses: number;
+  /** Seconds between pose samples while a goal runs. */
+  readonly poll_s: number;
+  /** The robot's own figures for a mission's goals (its configuration's; the driver's defaults otherwise). */
+  readonly limits?: { readonly goalTimeout_s: number; readonly minSpeed_m_s: number; readonly reach_m: number; readonly maxLink_m: number };
+  /** Where the robot is now (map frame); a WorldError when the pose is stale or unknown. */
+  pose(o?: CallOptions): Promise<Pose>;
+  /**
+   * Drives through the poses in order as one goal; resolves when the last is reached. Rejects with a
+   * WorldError: 'aborted' or 'rejected' (the robot's navigation gave up or refused), 'timeout' (our
+   * deadline; the goal is cancelled first), 'cancelled' (the signal; the message says how the cancel
+   * went), 'disconnected', 'not-found' (no action server).
+   */
+  go(poses: readonly Pose[], o: { readonly timeout_s: number; readonly signal: AbortSignal; readonly onFeedback?: (f: { readonly remaining: number | null; readonly distance_m: number | null }) => void }): Promise<void>;
+}
+
 /** Acting with typed skills and observing named fields: the tool loop. */
 export interface Tools {
   /** What conditions and specifications may name: typed fields, objects, propositions, skills. */
@@ -105,6 +130,8 @@ export interface World {
   readonly navigation?: Navigation;
   /** Present when the tool loop can run on it. */
   readonly tools?: Tools;
+  /** Present when missions can run on a map's labelled graph through the robot's navigation stack. */
+  readonly waypoints?: Waypoints;
   /** World time, s. */
   time_s(): number;
   /** Releases the simulator or the ROS 2 node; later calls fail with WorldError 'closed'. */
@@ -131,6 +158,12 @@ export class WorldError extends WitnessError {
 export function navigationOf(w: World): Navigation {
   if (w.navigation === undefined) throw new WorldError('invalid-input', w.spec.id, 'this world has no navigation (pose and low-level control): missions cannot run on it');
   return w.navigation;
+}
+
+/** The waypoint capability of a world, or a WorldError saying that map missions cannot run on it. */
+export function waypointsOf(w: World): Waypoints {
+  if (w.waypoints === undefined) throw new WorldError('invalid-input', w.spec.id, 'this world has no navigation action (a "waypoints" section: Nav2 NavigateToPose): missions on a map graph cannot run on it');
+  return w.waypoints;
 }
 
 /** The tool capability of a world, or a WorldError saying that the tool loop cannot run on it. */

@@ -16,6 +16,8 @@ export interface GoalControl {
   abort(result?: unknown): void;
   /** Another client cancelled it (status CANCELED). */
   canceledElsewhere(result?: unknown): void;
+  /** The goal has not ended (not succeeded, aborted or cancelled): a server stops working on it when false. */
+  isActive(): boolean;
 }
 
 export interface FakeActionServer {
@@ -175,6 +177,7 @@ function buildModule(fake: FakeRclnodejs): RclModule {
           succeed: (r) => h.finish(GOAL_STATUS.succeeded, r),
           abort: (r) => h.finish(GOAL_STATUS.aborted, r),
           canceledElsewhere: (r) => h.finish(GOAL_STATUS.canceled, r),
+          isActive: () => h.active,
         });
       }));
     }

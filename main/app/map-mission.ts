@@ -1,0 +1,141 @@
+/**
+ * The mission workflow on a robot's own map (`witness run --world ros2:CONFIG --graph GRAPH.json`):
+ * a labelled graph made from the map (`witness graph from-map`), the plan's waypoints executed as
+ * the robot's navigation goals (Nav2), the label function on its pose, the runtime monitor, failure
+ * records, replanning from the monitor's states and escalation, all recorded in the audit log as for
+ * the embedded worlds. Ctrl-C, the console's stop and E-STOP cancel the running goal.
+ */
+import { WitnessError } from '../contract/errors.js';
+import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
+import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { labelAt } from '../core/world/regions.js';
+import { type World, waypointsOf } from '../core/world/world.js';
+import type { SemanticGraph } from '../core/plan/semantic.js';
+import { missingPosition } from '../core/exec/waypoint-graph.js';
+import { WAYPOINT_DEFAULTS, runWaypointMission } from '../core/exec/waypoint-mission.js';
+import type { MissionAudit, MissionControl, MissionResult } from '../core/exec/mission.js';
+import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
+import { readGraphInput } from '../services/plan/inputs.js';
+import type { AuditLog } from '../services/audit/store.js';
+import { missionRecorder } from '../services/audit/mission-recorder.js';
+import { VERSION } from '../contract/version.js';
+import { operatorName } from '../platform/paths.js';
+import { interruptible } from '../platform/interrupt.js';
+import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, missionReport, specOf, taskRegions } from './mission.js';
+
+export interface MapMissionRequest {
+  /** A ROS 2 world whose configuration has a "waypoints" section. */
+  readonly world: string;
+  readonly spec: string;
+  readonly regions: RegionsInput;
+  /** The map's labelled graph (graph JSON with node positions in the map frame). */
+  readonly graph: string;
+  readonly names?: InputNames;
+}
+
+export interface MapMissionOptions {
+  readonly method: MissionMethod;
+  readonly lambda?: number;
+  readonly k?: number;
+  readonly replans?: number;
+  /** Pose samples before giving up (default MISSION_DEFAULTS.maxSteps). */
+  readonly maxSteps?: number;
+  /** The audit database: a file, true for the default one, false for none. */
+  readonly audit: string | boolean;
+  readonly operator?: string;
+  readonly via?: string;
+  readonly control?: MissionControl;
+  /** Stops the mission (the goal is cancelled); Ctrl-C does too when `interruptible`. */
+  readonly signal?: AbortSignal;
+  readonly interruptible?: boolean;
+  readonly open?: OpenOptions;
+  readonly onEvent?: (kind: string, body: unknown, step: number) => void;
+  /** Sleeps between pose samples (tests); default real time. */
+  readonly sleep?: (s: number) => Promise<void>;
+}
+
+export interface MapTask {
+  readonly graph: SemanticGraph;
+  readonly formula: ReturnType<typeof specOf>['formula'];
+  readonly automaton: ReturnType<typeof specOf>['automaton'];
+  readonly regions: Awaited<ReturnType<typeof taskRegions>>;
+}
+
+/**
+ * Reads and checks the task before anything connects: the specification, the regions, the graph
+ * (labelled, every node placed, its labels those the regions give its position).
+ */
+export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
+  const names = req.names ?? CLI_NAMES;
+  const { formula, automaton } = specOf(req.spec, names);
+  const regions = await taskRegions(req.regions, automaton.aps, names);
+  const input = await readGraphInput(req.graph);
+  if (input.kind !== 'labelled') {
+    throw new WitnessError('invalid-input', `${req.graph} is a latent graph (.wgraph): the learned path on a robot needs --data (and models) too; a map graph is graph JSON from \`witness graph from-map\``, { file: req.graph });
+  }
+  const graph = input.graph;
+  const unplaced = missingPosition(graph);
+  if (unplaced !== null) throw new WitnessError('invalid-input', `${req.graph}: node "${unplaced}" has no position ("pos"): a robot's mission needs every node placed in the map frame (\`witness graph from-map\` writes them)`, { file: req.graph });
+  // The graph's labels and the label function on the pose must agree, or the plan and the monitor disagree from the start.
+  const aps = new Set(automaton.aps);
+  for (let v = 0; v < graph.ids.length; v++) {
+    const x = graph.positions[2 * v]!, y = graph.positions[2 * v + 1]!;
+    const have = graph.labels[v]!.filter((l) => aps.has(l)).sort();
+    const want = labelAt(regions.regions.regions, x, y).sort();
+    if (have.join(',') !== want.join(',')) {
+      throw new WitnessError('invalid-input', `${req.graph}: node "${graph.ids[v]}" at (${x}, ${y}) is labelled {${have.join(', ')}}, but the regions put it in {${want.join(', ')}}: was the graph made from other regions? (\`witness graph from-map … --regions\`)`, { file: req.graph });
+    }
+  }
+  return { graph, formula, automaton, regions };
+}
+
+/** `witness run --world ros2:… --graph MAP-GRAPH.json`: read, connect, record, run, report. */
+export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions): Promise<{ result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null; start: readonly [number, number] }> {
+  const entry = worldEntry(req.world);
+  if (entry.kind !== 'ros2') throw new WitnessError('invalid-input', `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`, { path: '--world' });
+  const task = await readMapTask(req);
+  const world: World = await entry.open(o.open);
+  let log: AuditLog | null = null;
+  const stop = o.interruptible === true ? interruptible() : null;
+  try {
+    const nav = waypointsOf(world);
+    const file = auditFileOf(o.audit);
+    if (file !== null) log = await openAuditLog(file);
+    const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
+    const k = o.k ?? Infinity, lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
+    const auditRun = log === null ? null : await log.startRun({
+      world: world.spec.id, backend: world.spec.backend, operator: o.operator ?? operatorName(), software: `witness ${VERSION}`,
+      models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text,
+      meta: { method: o.method, executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
+    });
+    const recorder = log !== null && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
+    const audit: MissionAudit | undefined = recorder === undefined || o.onEvent === undefined ? recorder : {
+      plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+      event: (kind, body, e) => {
+        recorder.event(kind, body, e);
+        o.onEvent!(kind, body, e?.step ?? 0);
+      },
+    };
+    const signals = [o.signal, stop?.signal].filter((s): s is AbortSignal => s !== undefined);
+    const c = nav.limits;
+    const result = await runWaypointMission({
+      world: nav, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions.regions,
+      now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}),
+      ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}), ...(o.sleep ? { sleep: o.sleep } : {}),
+    }, {
+      method: o.method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
+      goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s, minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
+      reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m, maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+    });
+    if (log !== null) await settleAudit(log, recorder !== undefined ? [recorder] : []);
+    const auditRef = log !== null && auditRun !== null ? { file: log.file, run: auditRun } : null;
+    const start: [number, number] = [result.trajectory[0] ?? NaN, result.trajectory[1] ?? NaN];
+    const report = missionReport({ world: { id: req.world }, automaton: task.automaton, start }, o.method, result, auditRef);
+    return { result, report: { ...report, executor: 'waypoints', graph: req.graph }, audit: auditRef, start };
+  } finally {
+    stop?.release();
+    await log?.close();
+    await world.close();
+  }
+}

@@ -1,0 +1,442 @@
+/**
+ * One mission on a robot's own navigation stack: plan on the map's labelled graph (the robot's pose
+ * as the start node), send the plan's waypoints as navigation goals (one pose per goal, or runs of
+ * them where the robot takes several), and while each goal runs sample the pose, evaluate the
+ * label function on it, step the runtime monitor over the realised labels and watch the guard of
+ * the transition being realised. A forbidden label cancels the goal; an aborted, refused or
+ * timed-out goal and a waypoint reached without its labels become failure records too; sagas-replan
+ * replans from the monitor's automaton states at the robot's pose within budget R, then escalates.
+ * Success is decided by the lasso evaluator on the realised labels, as for the learned executor.
+ * Pure: the world, the clock, the audit log and the operator are injected.
+ */
+import type { BuchiAutomaton } from '../ltl/automaton.js';
+import type { Formula } from '../ltl/ast.js';
+import { StateSetMonitor } from '../ltl/monitor.js';
+import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
+import type { SemanticGraph } from '../plan/semantic.js';
+import { planDocument } from '../plan/document.js';
+import type { ExecEvent, Stream } from './executor.js';
+import { type Region, labelAt } from '../world/regions.js';
+import { type Pose, type Waypoints, WorldError } from '../world/world.js';
+import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
+import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
+import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict } from './mission.js';
+import { EDGE_PENALTY } from './replan.js';
+import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
+
+export interface WaypointMissionOptions {
+  readonly method: MissionMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly tauSoft: number;
+  /** Replanning budget R (sagas-replan). */
+  readonly replans: number;
+  /** Suffix traversals before the verdict (Appendix E: M = 2). */
+  readonly rounds: number;
+  /** Pose samples before the mission gives up (C_max, in samples of world.poll_s). */
+  readonly maxSteps: number;
+  /** Deadline of one goal: this much per waypoint it carries, plus its length at `minSpeed_m_s`. */
+  readonly goalTimeout_s: number;
+  readonly minSpeed_m_s: number;
+  /** The robot counts as at a waypoint within this distance (for the guard being watched). */
+  readonly reach_m: number;
+  /** The start node joins the graph only when a node is this close to the robot. */
+  readonly maxLink_m: number;
+}
+
+export const WAYPOINT_DEFAULTS = { rounds: 2, goalTimeout_s: 30, minSpeed_m_s: 0.05, reach_m: 0.5, maxLink_m: 2 } as const;
+
+export interface WaypointMissionInput {
+  readonly world: Waypoints;
+  /** The map's labelled graph: every node has a position in the robot's map frame. */
+  readonly graph: SemanticGraph;
+  readonly automaton: BuchiAutomaton;
+  readonly formula: Formula;
+  /** The label function L on the pose. */
+  readonly regions: readonly Region[];
+  readonly audit?: MissionAudit;
+  readonly control?: MissionControl;
+  /** The operator's stop, Ctrl-C or E-STOP: cancels the running goal and ends the mission as stopped. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds on a monotonic clock, for the per-sample times (default: none measured). */
+  readonly now?: () => number;
+  /** Waits between pose samples (tests may shorten it); default setTimeout. */
+  readonly sleep?: (s: number) => Promise<void>;
+}
+
+/** One waypoint of a stream: the plan step it realises. */
+interface Leg {
+  readonly stream: Stream;
+  readonly index: number;
+  readonly node: number;
+  readonly id: string;
+  readonly x: number;
+  readonly y: number;
+  readonly pos: readonly string[];
+  readonly neg: readonly string[];
+  readonly term: string;
+  readonly from: number;
+  readonly state: number;
+}
+
+class Violation extends Error {
+  constructor(readonly literal: string, readonly leg: Leg, readonly labels: readonly string[], readonly viable: boolean) {
+    super(`forbidden label ${literal}`);
+  }
+}
+
+const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout(r, s * 1000));
+
+export async function runWaypointMission(input: WaypointMissionInput, o: WaypointMissionOptions): Promise<MissionResult> {
+  const { world, automaton, formula, regions, audit, control } = input;
+  const now = input.now ?? ((): number => 0);
+  const sleep = input.sleep ?? defaultSleep;
+  const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
+  let replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
+  const plans: PlanRecord[] = [];
+  const events: ExecEvent[] = [];
+  const failures: MissionFailureRecord[] = [];
+  const disagreements: Disagreement[] = [];
+  const labels: string[][] = [];
+  const traj: number[] = [];
+  const times: number[] = [];
+  const monitor = new StateSetMonitor(automaton);
+  const edits: EdgeEdits = noEdits();
+  const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
+  let escalations = 0, replans = 0;
+  let pose: Pose = { x: NaN, y: NaN };
+
+  const emit = (e: ExecEvent): void => {
+    events.push(e);
+    audit?.event('checkpoint', checkpointBody(e), { step: e.t });
+  };
+  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
+    const t0 = now();
+    const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
+    const planning_ms = now() - t0;
+    plans.push({ t, result: r, graph: g, planning_ms });
+    audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, executor: 'waypoints', ...(resume ? { resume } : {}) }), planning_ms);
+    return r;
+  };
+  const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
+    n: ++escalations, cause, reason, failure: failures[failures.length - 1]!, failures: [...failures], replans, budget, options: MISSION_DECISIONS, step: t,
+  });
+  const finish = (p: { success: boolean; failureMode: FailureMode | null; message: string; escalation?: Escalation }): MissionResult => {
+    const steps = labels.length;
+    if (p.escalation !== undefined) audit?.event('escalation', escalationEvent(p.escalation), { step: steps });
+    const T_pre = marks.prefixDone;
+    const T_suf = T_pre !== null && marks.traversals.length > 0 ? marks.traversals[0]! - T_pre : null;
+    const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
+    const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
+    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
+    return {
+      success: p.success, failureMode: p.failureMode, message: p.message,
+      executorComplete: marks.traversals.length >= o.rounds, steps, T_pre, T_suf, ncc,
+      plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
+      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times),
+    };
+  };
+
+  /** One pose sample: the label function, the monitor, the record. */
+  const sample = async (): Promise<readonly string[]> => {
+    pose = await world.pose();
+    const t0 = now();
+    const label = labelAt(regions, pose.x, pose.y);
+    const before = monitor.snapshot().states;
+    const m = monitor.step(label);
+    if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
+      audit.event('monitor_event', { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label }, { step: labels.length });
+    }
+    labels.push(label);
+    traj.push(pose.x, pose.y);
+    times.push(now() - t0);
+    return label;
+  };
+
+  const startAt = (base: SemanticGraph): SemanticGraph => withStartAt(base, { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] }, edits, o.maxLink_m);
+
+  try {
+    await sample();
+  } catch (e) {
+    if (!(e instanceof WorldError)) throw e;
+    return finish({ success: false, failureMode: 'world', message: e.message });
+  }
+  let graph: SemanticGraph;
+  try {
+    graph = startAt(input.graph);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return finish({ success: false, failureMode: 'planning', message: e.message });
+  }
+  const first = doPlan(graph, 0);
+  if (first.status !== 'ok') return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
+  let current: Plan = first;
+
+  const legsOf = (p: Plan, g: SemanticGraph): { prefix: Leg[]; suffix: Leg[] } => {
+    const leg = (i: number, stream: Stream, index: number): Leg => {
+      const s = p.steps[i]!, c = p.certificate.steps[i]!;
+      return { stream, index, node: s.node, id: g.ids[s.node]!, x: g.positions[2 * s.node]!, y: g.positions[2 * s.node + 1]!, pos: c.term.pos, neg: c.term.neg, term: c.term.text, from: s.from, state: s.state };
+    };
+    const prefix = p.steps.slice(1, p.prefixLength).map((_, k) => leg(k + 1, 'prefix', k));
+    const suffix = p.steps.slice(p.prefixLength).map((_, k) => leg(p.prefixLength + k, 'suffix', k));
+    return { prefix, suffix };
+  };
+
+  /**
+   * Goals of a stream: consecutive stays dropped, runs of at most maxPoses waypoints, each run
+   * ending at a waypoint whose transition needs a label (a checkpoint, verified where it ends).
+   */
+  const goalsOf = (legs: readonly Leg[], at: number): Leg[][] => {
+    const out: Leg[][] = [];
+    let run: Leg[] = [];
+    let last = at;
+    for (const l of legs) {
+      if (l.node === last && l.pos.length === 0) continue;
+      last = l.node;
+      run.push(l);
+      if (run.length >= world.maxPoses || l.pos.length > 0) {
+        out.push(run);
+        run = [];
+      }
+    }
+    if (run.length > 0) out.push(run);
+    return out;
+  };
+
+  type GoalOutcome = { kind: 'reached' } | { kind: 'failed'; failure: MissionFailureKind; leg: Leg; detail: string; literal?: string; viable: boolean } | { kind: 'end'; result: MissionResult };
+
+  /** Drives one goal, sampling the pose while it runs; a forbidden label cancels it. */
+  const drive = async (goal: readonly Leg[]): Promise<GoalOutcome> => {
+    const ac = new AbortController();
+    const stop = input.signal;
+    const onStop = (): void => ac.abort(stop?.reason);
+    stop?.addEventListener('abort', onStop, { once: true });
+    let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
+    for (let i = 1; i < goal.length; i++) length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
+    const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
+    const poses: Pose[] = goal.map((l, i) => {
+      const next = goal[i + 1];
+      const yaw = next !== undefined ? Math.atan2(next.y - l.y, next.x - l.x) : Math.atan2(l.y - (goal[i - 1]?.y ?? pose.y), l.x - (goal[i - 1]?.x ?? pose.x));
+      return { x: l.x, y: l.y, yaw };
+    });
+    const t0 = labels.length;
+    audit?.event('evidence', {
+      instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`, state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
+      action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose', verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`, failure_label: null,
+    }, { step: t0 });
+    const box: { settled: { ok: true } | { ok: false; error: unknown } | null } = { settled: null };
+    const running = world.go(poses, { timeout_s, signal: ac.signal }).then(() => { box.settled = { ok: true }; }, (error: unknown) => { box.settled = { ok: false, error }; });
+    let k = 0;
+    let violation: Violation | null = null;
+    let worldError: WorldError | null = null;
+    try {
+      while (box.settled === null) {
+        await Promise.race([running, sleep(world.poll_s)]);
+        if (ac.signal.aborted) break;
+        let label: readonly string[];
+        try {
+          label = await sample();
+        } catch (e) {
+          if (!(e instanceof WorldError)) throw e;
+          worldError = e;
+          ac.abort(e);
+          break;
+        }
+        while (k < goal.length - 1 && Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y) <= o.reach_m) k++;
+        const leg = goal[k]!;
+        const m = monitor.snapshot();
+        const literal = leg.neg.find((l) => label.includes(l));
+        if (literal !== undefined || !m.viable) {
+          violation = new Violation(literal ?? (label.join(',') || '{}'), leg, label, m.viable);
+          ac.abort(violation);
+          break;
+        }
+        if (labels.length >= o.maxSteps) {
+          ac.abort(new WorldError('cancelled', 'mission', 'rollout budget exhausted'));
+          break;
+        }
+      }
+      await running;
+    } finally {
+      stop?.removeEventListener('abort', onStop);
+    }
+    const r = box.settled;
+    if (r === null) throw new Error('unreachable: the goal settled without a result');
+    const cancelHow = !r.ok && r.error instanceof WorldError ? r.error.detail : '';
+    if (worldError !== null) return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}` }) };
+    if (stop?.aborted === true && violation === null) {
+      const why = stop.reason instanceof Error ? stop.reason.message : typeof stop.reason === 'string' ? stop.reason : 'stopped by the operator';
+      return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${why}; ${r.ok ? 'the goal had already been reached' : cancelHow}` }) };
+    }
+    if (violation !== null) {
+      emit({ kind: 'violation', t: labels.length - 1, stream: violation.leg.stream, index: violation.leg.index, node: violation.leg.id, literal: violation.literal, term: violation.leg.term, labels: [...violation.labels] });
+      return { kind: 'failed', failure: 'forbidden-label', leg: violation.leg, literal: violation.literal, viable: violation.viable, detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${r.ok ? 'the goal had already been reached' : cancelHow}` };
+    }
+    if (labels.length >= o.maxSteps) return { kind: 'end', result: finish({ success: false, failureMode: marks.prefixDone === null ? 'prefix' : 'suffix', message: `rollout budget of ${o.maxSteps} pose samples exhausted; ${cancelHow}` }) };
+    // One sample where the goal ended: the labels there decide the checkpoint.
+    let label: readonly string[];
+    try {
+      label = await sample();
+    } catch (e) {
+      if (!(e instanceof WorldError)) throw e;
+      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
+    }
+    const leg = goal[goal.length - 1]!;
+    const viable = monitor.snapshot().viable;
+    if (!r.ok) {
+      const e = r.error;
+      if (!(e instanceof WorldError)) throw e;
+      if (e.kind === 'timeout') {
+        emit({ kind: 'timeout', t: labels.length - 1, stream: goal[k]!.stream, index: goal[k]!.index, node: goal[k]!.id, checkpoint: goal[k]!.pos.length > 0, distance: Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y), term: goal[k]!.term, labels: [...label] });
+        return { kind: 'failed', failure: 'tracking-timeout', leg: goal[k]!, viable, detail: e.detail };
+      }
+      if (e.kind === 'aborted' || e.kind === 'rejected') return { kind: 'failed', failure: 'goal-aborted', leg: goal[k]!, viable, detail: e.detail };
+      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
+    }
+    const literal = leg.neg.find((l) => label.includes(l));
+    if (literal !== undefined || !viable) {
+      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal: literal ?? (label.join(',') || '{}'), term: leg.term, labels: [...label] });
+      return { kind: 'failed', failure: 'forbidden-label', leg, literal: literal ?? (label.join(',') || '{}'), viable, detail: `forbidden label at ${leg.id}` };
+    }
+    const missing = leg.pos.filter((l) => !label.includes(l));
+    if (missing.length > 0) return { kind: 'failed', failure: 'goal-missed', leg, viable, detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there` };
+    for (const l of goal) emit({ kind: 'waypoint', t: labels.length - 1, stream: l.stream, index: l.index, node: l.id, skipped: 0 });
+    if (leg.pos.length > 0) emit({ kind: 'checkpoint', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, labels: [...label] });
+    // "The plan thinks" against "the world did".
+    const m = monitor.snapshot();
+    if (!m.states.includes(leg.state)) disagreements.push({ t: labels.length - 1, node: leg.id, planned: leg.state, monitor: m.states });
+    return { kind: 'reached' };
+  };
+
+  const record = (f: Extract<GoalOutcome, { kind: 'failed' }>, at: number): MissionFailureRecord => {
+    const from = graph.ids[at]!;
+    const base = {
+      source: 'mission' as const, t: labels.length - 1, stream: f.leg.stream, index: f.leg.index, from, to: f.leg.id, term: f.leg.term,
+      labels: [...(labels[labels.length - 1] ?? [])], latent: [],
+    };
+    if (!f.viable) {
+      return {
+        ...base, kind: f.failure, label: f.failure, violated: f.literal ?? f.leg.id, class: 'permanent', action: 'none', unrecoverable: true,
+        rule: 'the runtime monitor has no accepting continuation after the observed labels: the specification is already violated, so no replan can repair it',
+      };
+    }
+    const again = failures.some((r) => r.kind === f.failure && r.to === f.leg.id);
+    const what = f.failure === 'forbidden-label' ? `forbidden label ${f.literal} entered on the way to ${f.leg.id}`
+      : f.failure === 'tracking-timeout' ? `the goal to ${f.leg.id} timed out` : f.failure === 'goal-aborted' ? `the robot's navigation gave up the goal to ${f.leg.id}` : `${f.leg.id} was reached without its labels`;
+    return {
+      ...base, kind: f.failure, label: f.failure, violated: f.literal ?? f.leg.id, unrecoverable: false,
+      class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
+      rule: again ? `${what} a second time: remove the edge into it for this task` : `${what} (${f.detail}): multiply the edge's weight by ${EDGE_PENALTY} and replan from where the robot is`,
+    };
+  };
+
+  for (;;) {
+    const { prefix, suffix } = legsOf(current, graph);
+    let at = graph.start;
+    let failed: { outcome: Extract<GoalOutcome, { kind: 'failed' }>; from: number } | null = null;
+    const runStream = async (legs: readonly Leg[]): Promise<MissionResult | null> => {
+      for (const goal of goalsOf(legs, at)) {
+        const stopped = input.signal;
+        if (stopped?.aborted === true) {
+          const why = stopped.reason instanceof Error ? stopped.reason.message : typeof stopped.reason === 'string' ? stopped.reason : 'stopped by the operator';
+          return finish({ success: false, failureMode: 'stopped', message: `${why}; between goals, no goal was running` });
+        }
+        if (control !== undefined) {
+          const c = await control.step({ t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: goal[goal.length - 1]!.id });
+          if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
+        }
+        const out = await drive(goal);
+        if (out.kind === 'end') return out.result;
+        if (out.kind === 'failed') {
+          failed = { outcome: out, from: at };
+          return null;
+        }
+        at = goal[goal.length - 1]!.node;
+      }
+      return null;
+    };
+    let end: MissionResult | null = null;
+    if (marks.prefixDone === null) {
+      end = await runStream(prefix);
+      if (end !== null) return end;
+      if (failed === null) {
+        marks.prefixDone = labels.length - 1;
+        emit({ kind: 'prefix-done', t: labels.length - 1 });
+      }
+    }
+    while (failed === null && marks.traversals.length < o.rounds) {
+      end = await runStream(suffix);
+      if (end !== null) return end;
+      if (failed !== null) break;
+      // A dwell suffix realises its cycle by staying: one more sample there.
+      if (suffix.every((l) => l.node === at)) {
+        try {
+          await sample();
+        } catch (e) {
+          if (!(e instanceof WorldError)) throw e;
+          return finish({ success: false, failureMode: 'world', message: e.message });
+        }
+      }
+      marks.traversals.push(labels.length - 1);
+      emit({ kind: 'suffix-traversal', t: labels.length - 1, count: marks.traversals.length });
+    }
+    if (failed === null) {
+      const tr = marks.traversals;
+      const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
+      const ok = lassoVerdict(formula, labels, cycleStart, tr[tr.length - 1]!);
+      return finish({
+        success: ok, failureMode: ok ? null : 'suffix',
+        message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the waypoints were reached, but the realised label word does not satisfy the formula (finite-lasso check)',
+      });
+    }
+    const f = (failed as { outcome: Extract<GoalOutcome, { kind: 'failed' }>; from: number });
+    const rec = record(f.outcome, f.from);
+    failures.push(rec);
+    const t = labels.length - 1;
+    audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
+    const stage: FailureMode = f.outcome.leg.stream === 'prefix' && marks.prefixDone === null ? 'prefix' : 'suffix';
+    if (rec.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: rec.rule });
+    if (replans >= replanBudget && control !== undefined && o.method === 'sagas-replan') {
+      const message = `replanning budget R = ${replanBudget} exhausted at ${rec.kind} on ${rec.to}; escalating with ${failures.length} failure record(s)`;
+      const esc = escalation('replan-budget', message, t, replanBudget);
+      audit?.event('escalation', escalationEvent(esc), { step: t });
+      const d = await askOperator(control.decide, esc);
+      audit?.event('operator_decision', decisionEvent(d, esc), { step: t });
+      if (d.decision !== 'retry') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}` });
+      replanBudget += Math.max(1, o.replans);
+    }
+    if (replans >= replanBudget) {
+      const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${rec.kind} at ${rec.to}: ${rec.rule}`;
+      return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message, ...(replanBudget > 0 ? { escalation: escalation('replan-budget', message, t, replanBudget) } : {}) });
+    }
+    replans++;
+    // The edge that failed; from the robot's own start node (gone after this replan), every edge into the waypoint.
+    const base = input.graph;
+    const to = base.ids.indexOf(rec.to);
+    const keys = graph.kinds[f.from] !== 'start' || to < 0 ? [pairKey(rec.from, rec.to)]
+      : Array.from(base.outTo.subarray(base.outStart[to], base.outStart[to + 1]), (v) => pairKey(base.ids[v]!, rec.to));
+    for (const key of keys) {
+      if (rec.action === 'remove-edge') edits.removed.add(key);
+      else edits.factor.set(key, (edits.factor.get(key) ?? 1) * EDGE_PENALTY);
+    }
+    // A failure in the suffix replans the whole task from the monitor's states: the verdict needs a fresh lasso.
+    marks.prefixDone = null;
+    marks.traversals.length = 0;
+    try {
+      graph = startAt(input.graph);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      return finish({ success: false, failureMode: 'escalated', message: `replan ${replans}: ${e.message}`, escalation: escalation('no-plan', e.message, t, replanBudget) });
+    }
+    const again = doPlan(graph, t, monitor.snapshot().states);
+    if (again.status !== 'ok') {
+      const message = `replan ${replans} found no plan: ${again.reason.message}`;
+      return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) });
+    }
+    audit?.event('replan', { trigger: rec.kind, failure: failures.length - 1, replan: replans, from_states: [...monitor.snapshot().states], prefix_nodes: again.prefixLength }, { step: t });
+    control?.replanned?.(t, again, graph);
+    current = again;
+  }
+}
