@@ -32,7 +32,7 @@ const MJCF = `<mujoco model="simulated-base">
       <joint name="yaw" type="hinge" axis="0 0 1"/>
       <geom type="cylinder" size="0.15 0.05" mass="5" contype="0" conaffinity="0"/>
       <body name="finger" pos="0.2 0 0.1">
-        <joint name="finger" type="slide" axis="0 1 0" range="0 0.04" limited="true" damping="1"/>
+        <joint name="finger" type="slide" axis="0 1 0" range="0 0.04" limited="true" damping="2"/>
         <geom type="box" size="0.01 0.01 0.03" mass="0.05" contype="0" conaffinity="0"/>
       </body>
     </body>
@@ -207,7 +207,7 @@ export class SimulatedRos2Graph {
     const grip = this.gripTarget;
     if (grip !== null) {
       ctrl[3] = grip.position;
-      if (Math.abs(this.finger_m - grip.position) < 0.002) {
+      if (Math.abs(this.finger_m - grip.position) < 0.001 && Math.abs((this.data.qvel as Float64Array)[3]!) < 0.005) {
         grip.ctl.succeed({ position: this.finger_m, effort: 0, stalled: false, reached_goal: true });
         this.gripTarget = null;
       }
