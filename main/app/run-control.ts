@@ -20,6 +20,9 @@ export class RunControl implements MissionControl {
   private escalations = 0;
   /** Called with each new plan after a replan. */
   replanned?: MissionControl['replanned'];
+  private readonly stopped = new AbortController();
+  /** Aborted by stop and E-STOP: a robot's running goal is cancelled at once, not at the next step. */
+  readonly signal: AbortSignal = this.stopped.signal;
 
   constructor(
     readonly run: string,
@@ -96,6 +99,7 @@ export class RunControl implements MissionControl {
     if (this.state === 'finished' || this.state === 'stopped' || this.state === 'estopped') return;
     this.stopReason = reason;
     this.setState(emergency ? 'estopped' : 'stopped');
+    this.stopped.abort(new Error(reason));
     this.pending?.answer({ decision: 'abort', reason });
     this.resume?.();
     this.resume = null;

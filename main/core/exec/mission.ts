@@ -110,6 +110,8 @@ export interface MissionControl {
   readonly decide: Decide;
   /** A new plan after a replan, for the views. */
   replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
+  /** Aborted when the operator stops (stop, E-STOP): cancels what the world is doing now (a robot's goal, a step). */
+  readonly signal?: AbortSignal;
 }
 
 /** The learned low-level policy: ψ (embed) and π_low (act), batched over rows. */
@@ -311,8 +313,11 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const a = await models.act(obs, dir, 1);
     times.push(now() - t0);
     try {
-      state = await world.step(a);
+      state = await world.step(a, control?.signal !== undefined ? { signal: control.signal } : undefined);
     } catch (e) {
+      if (e instanceof WorldError && e.kind === 'cancelled' && control?.signal?.aborted === true) {
+        return finish({ success: false, failureMode: 'stopped', message: `${control.signal.reason instanceof Error ? control.signal.reason.message : 'stopped by the operator'}; the step in progress was cancelled` }, t + 1, exec);
+      }
       return worldFailed(e, t + 1, exec);
     }
   }

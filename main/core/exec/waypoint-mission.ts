@@ -90,6 +90,9 @@ const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout
 
 export async function runWaypointMission(input: WaypointMissionInput, o: WaypointMissionOptions): Promise<MissionResult> {
   const { world, automaton, formula, regions, audit, control } = input;
+  // The operator's stop, from the caller or the console's control: either cancels the running goal.
+  const stops = [input.signal, control?.signal].filter((x): x is AbortSignal => x !== undefined);
+  const stopSignal = stops.length === 0 ? undefined : stops.length === 1 ? stops[0] : AbortSignal.any(stops);
   const now = input.now ?? ((): number => 0);
   const sleep = input.sleep ?? defaultSleep;
   const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
@@ -210,7 +213,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   /** Drives one goal, sampling the pose while it runs; a forbidden label cancels it. */
   const drive = async (goal: readonly Leg[]): Promise<GoalOutcome> => {
     const ac = new AbortController();
-    const stop = input.signal;
+    const stop = stopSignal;
     const onStop = (): void => ac.abort(stop?.reason);
     stop?.addEventListener('abort', onStop, { once: true });
     let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
@@ -338,7 +341,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     let failed: { outcome: Extract<GoalOutcome, { kind: 'failed' }>; from: number } | null = null;
     const runStream = async (legs: readonly Leg[]): Promise<MissionResult | null> => {
       for (const goal of goalsOf(legs, at)) {
-        const stopped = input.signal;
+        const stopped = stopSignal;
         if (stopped?.aborted === true) {
           const why = stopped.reason instanceof Error ? stopped.reason.message : typeof stopped.reason === 'string' ? stopped.reason : 'stopped by the operator';
           return finish({ success: false, failureMode: 'stopped', message: `${why}; between goals, no goal was running` });
