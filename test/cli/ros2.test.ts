@@ -115,3 +115,23 @@ test('the app\'s API says whether ROS 2 can be used and, if not, what is missing
   const ok = await createDirectApi({ ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(fake.module), resolver: () => { throw new Error('no'); } } }).ros2Status();
   assert.deepEqual(ok, { available: true, distro: 'jazzy', version: null, notes: [] });
 });
+
+test('witness run on a robot\'s map graph: inputs checked before connecting (exit 2 naming what), then without ROS 2 exit 4 with the diagnosis of ros2 check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-map-run-'));
+  const config = fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
+  const regions = fileURLToPath(new URL('../../../assets/ros2/nav2-regions.json', import.meta.url));
+  const graph = join(dir, 'graph.json');
+  writeFileSync(graph, JSON.stringify({ nodes: [{ id: 'a', labels: ['dock'], pos: [0, 0] }, { id: 'b', labels: ['bench'], pos: [2, 0] }], edges: [{ from: 'a', to: 'b', weight: 2 }], start: 'a' }));
+  const run = (g: string, extra: string[] = []) => witness(['run', '--world', `ros2:${config}`, '--graph', g, '--spec', 'G F dock & G F bench', '--regions', regions, ...extra]);
+  const r = run(graph);
+  assert.equal(r.status, 4, r.stderr);
+  assert.match(r.stderr, /^error: ROS 2 is not sourced \(ROS_DISTRO is not set\)/);
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ nodes: [{ id: 'a', labels: [], pos: [0, 0] }, { id: 'b', labels: ['bench'], pos: [2, 0] }], edges: [], start: 'a' }));
+  const b = run(bad);
+  assert.equal(b.status, 2);
+  assert.match(b.stderr, /bad\.json: node "a" at \(0, 0\) is labelled \{\}, but the regions put it in \{dock\}/);
+  const s = run(graph, ['--start', '1,1']);
+  assert.equal(s.status, 2);
+  assert.match(s.stderr, /a robot starts where it is: drop --start/);
+});
