@@ -53,7 +53,7 @@ writeFileSync(path.join(out, 'lab.yaml'), [
   `origin: [${ox.toFixed(1)}, ${oy.toFixed(1)}, 0.0]`,
   'negate: 0',
   'occupied_thresh: 0.65',
-  'free_thresh: 0.25',
+  'free_thresh: 0.196', // ROS 1 map_saver's: 205 (unknown) has occ 0.196078, not below it; 0.25 would read unknown as free
   '',
 ].join('\n'));
 console.log(`wrote ${path.join(out, 'lab.pgm')} (${W}×${H}) and lab.yaml`);
