@@ -174,7 +174,7 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--spacing <m>', 'lattice spacing, metres', numberFlag('--spacing', 0.01, 100), MAP_GRAPH_DEFAULTS.spacing)
     .option('--clearance <m>', 'clearance, metres', numberFlag('--clearance', 0, 10), MAP_GRAPH_DEFAULTS.clearance)
     .option('--seed <n>', 'seed of the floor plan', intFlag('--seed', 0, 2 ** 31 - 1), 1)
-    .option('--runs <n>', 'timed runs per measurement (the minimum is shown; one warm-up before)', intFlag('--runs', 1, 100), 3)
+    .option('--runs <n>', 'timed runs per measurement (the minimum is shown; one warm-up before)', intFlag('--runs', 1, 100), 5)
     .option('--json', 'print the figures as JSON')
     .action(action(io, setExit, async (o: { size: number; resolution: number; rooms: number; spacing: number; clearance: number; seed: number; runs: number; json?: boolean }) => {
       const app = await bench();

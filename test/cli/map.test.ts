@@ -151,3 +151,11 @@ test('graph from-map: a region walled off from the start cannot be joined, and s
   assert.equal(ok.code, 2);
   assert.match(ok.err, /region "here"/);
 });
+
+test('bench map runs on a small floor and prints its tables with ratios', async () => {
+  const r = await cli('bench', 'map', '--size', '12', '--rooms', '2', '--runs', '1', '--spacing', '0.5');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\| distance transform \+ graph \(what from-map does\) \| [\d.]+ \| graph with the naive clearance scan \| [\d.]+ \| [\d.]+× \|/);
+  assert.match(r.out, /\| `F a` \(reach\) \| ok \|/);
+  assert.match(r.out, /planning under 1 s on this map/);
+});

@@ -19,8 +19,6 @@ import { FREE, type OccupancyGrid } from './occupancy.js';
 /** "No blocked cell centre lies strictly within r cells of the centre of (col, row)": D(col, row) ≥ r. */
 export type ClearanceQuery = (col: number, row: number, rCells: number) => boolean;
 
-const FAR = 1e20;
-
 /** 1-D squared distance transform of f (length n) into d, with scratch v (int) and z (n + 1). */
 function dt1d(f: Float64Array, n: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
   let k = 0;
@@ -54,26 +52,30 @@ function dt1d(f: Float64Array, n: number, d: Float64Array, v: Int32Array, z: Flo
 export function distanceField(g: OccupancyGrid): Float64Array {
   const W = g.width + 2, H = g.height + 2;
   const grid = new Float64Array(W * H);
+  // pass 1, along rows (contiguous): squared distance to the nearest blocked cell of the row, by two
+  // sweeps (for a binary image the 1-D transform needs no parabolas); the padding blocks both ends
   for (let r = 0; r < H; r++) {
+    const o = r * W, inside = r > 0 && r < H - 1;
+    let last = -Infinity;
     for (let c = 0; c < W; c++) {
-      const inside = r > 0 && r < H - 1 && c > 0 && c < W - 1;
-      grid[r * W + c] = inside && g.cells[(r - 1) * g.width + (c - 1)] === FREE ? FAR : 0;
+      const blocked = !inside || c === 0 || c === W - 1 || g.cells[(r - 1) * g.width + (c - 1)] !== FREE;
+      if (blocked) last = c;
+      grid[o + c] = c - last;
+    }
+    last = Infinity;
+    for (let c = W - 1; c >= 0; c--) {
+      if (grid[o + c] === 0) last = c;
+      const d = Math.min(grid[o + c]!, last - c);
+      grid[o + c] = d * d;
     }
   }
-  const m = Math.max(W, H);
-  const f = new Float64Array(m), d = new Float64Array(m), v = new Int32Array(m), z = new Float64Array(m + 1);
-  // columns
-  for (let c = 0; c < W; c++) {
+  // pass 2, along columns: the lower envelope of parabolas (Felzenszwalb–Huttenlocher)
+  const f = new Float64Array(H), d = new Float64Array(H), v = new Int32Array(H), z = new Float64Array(H + 1);
+  const out = new Float64Array(g.width * g.height);
+  for (let c = 1; c < W - 1; c++) {
     for (let r = 0; r < H; r++) f[r] = grid[r * W + c]!;
     dt1d(f, H, d, v, z);
-    for (let r = 0; r < H; r++) grid[r * W + c] = d[r]!;
-  }
-  // rows, written into the unpadded result
-  const out = new Float64Array(g.width * g.height);
-  for (let r = 1; r < H - 1; r++) {
-    for (let c = 0; c < W; c++) f[c] = grid[r * W + c]!;
-    dt1d(f, W, d, v, z);
-    out.set(d.subarray(1, W - 1), (r - 1) * g.width);
+    for (let r = 1; r < H - 1; r++) out[(r - 1) * g.width + (c - 1)] = d[r]!;
   }
   return out;
 }
