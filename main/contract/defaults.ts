@@ -98,6 +98,9 @@ export type DatasetKind = (typeof DATASET_KINDS)[number];
 /** The latent graph (Appendix B.1): the temporal-efficiency filter's cosine threshold, the subgoal horizon. */
 export const GRAPH_DEFAULTS = { H_TD: 8, teThreshold: 0.99 } as const;
 
+/** `witness graph from-map`: lattice spacing and clearance in metres (a TurtleBot3-sized robot). */
+export const MAP_GRAPH_DEFAULTS = { spacing: 1.0, clearance: 0.25 } as const;
+
 /** How an automaton is printed: HOA v1, JSON, or Graphviz DOT. */
 export const LTL_OUTPUT_FORMATS = ['hoa', 'json', 'dot'] as const;
 /** What a run of the audit log exports to. */
