@@ -41,7 +41,7 @@ const SURFACES = [
 ] as const;
 /** The table: the workspace is above it (objects.<o>.in_workspace). */
 const TABLE = SURFACES.find((s) => s.name === 'table')!;
-/** How far below the table's top an object's bottom may be and still count as in the workspace (contact penetration, a tilt). */
+/** How far below the table's top an object's centre may be and still count as in the workspace (contact penetration). */
 const WORKSPACE_MARGIN_M = 0.02;
 /** Geoms an object can rest on besides the surfaces and the other objects. */
 const FLOOR = 'floor';
@@ -364,13 +364,13 @@ export class TabletopSim {
 
   /**
    * Whether the hand can reach the object: held, or above the table's top within its x–y extent
-   * (its bottom no more than WORKSPACE_MARGIN_M below the top). An object knocked off the table is
-   * not, and no skill brings it back.
+   * (its centre not below the top, whatever its orientation: a marker lying on its side counts). An
+   * object knocked off the table is not, and no skill brings it back.
    */
   private inWorkspace(ob: (typeof OBJECTS)[number], held: (typeof OBJECTS)[number] | undefined): boolean {
     if (held === ob) return true;
     const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
-    return Math.abs(x - TABLE.x) <= TABLE.hx && Math.abs(y - TABLE.y) <= TABLE.hy && z - ob.half >= TABLE.top - WORKSPACE_MARGIN_M;
+    return Math.abs(x - TABLE.x) <= TABLE.hx && Math.abs(y - TABLE.y) <= TABLE.hy && z >= TABLE.top - WORKSPACE_MARGIN_M;
   }
 
   private state(): WorldState {
