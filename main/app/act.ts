@@ -174,7 +174,7 @@ export interface ActOptions {
   /** A tool world: `tabletop` or `ros2:<configuration>`. */
   readonly world: string;
   readonly open?: OpenOptions;
-  /** The folder of tool files (every *.json), or the tool files already read (the warehouse's shipped ones). */
+  /** The folder of tool files (every *.json; the warehouse's: assets/tools). */
   readonly tools: string;
   /** The goal verifier: a CEL condition on the observed state. */
   readonly goal: string;
