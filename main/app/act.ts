@@ -2,26 +2,32 @@
  * The tool loop as a workflow, once for every front end: register typed tools against a world's
  * vocabulary, reset the world, record the run in the audit log, run the careful control loop (schema
  * validation, preconditions, execution with a timeout, postconditions on sensor evidence, failure
- * records, replans, escalations answered by the operator), and end the run. `witness demo
- * warehouse`, the lab and (next) the console call this; none of them wires a loop itself.
+ * records, replans, escalations answered by the operator), and end the run. `witness act` (the
+ * user's tool files, plan and goal on any tool world: `runAct`), `witness demo warehouse` (the same
+ * with the shipped ones), the lab and (next) the console call this; none of them wires a loop itself.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
 import type { Decide } from '../contract/failure.js';
 import { type RegisteredTool, type ToolDef, parseTool, registerTools } from '../core/loop/tools.js';
 import { type LoopResult, type Planner, runLoop } from '../core/loop/loop.js';
-import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
+import { type PlanStep, RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
+import { VocabularyError, checkCondition, type Vocabulary } from '../core/loop/vocabulary.js';
+import { InputError, parseJson } from '../core/input/json.js';
 import { type World, toolsOf } from '../core/world/world.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { loopEvents } from '../services/audit/loop-recorder.js';
 import { LlmPlanner } from '../services/llm/openai-planner.js';
-import { assetPath } from '../platform/paths.js';
+import { assetPath, operatorName } from '../platform/paths.js';
 import { VERSION } from '../contract/version.js';
+import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
 export type { LoopResult, Planner, ToolDef, RegisteredTool };
+export { operatorName };
 
 /** A shipped JSON asset (tool files, plans), parsed. */
 export function assetJson(rel: string): unknown {
@@ -83,19 +89,185 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
 }
 
 /** The seed's warehouse example: "move the red bin to shelf C4". */
-export const WAREHOUSE = { goal: 'move the red bin to shelf C4', verify: 'objects.red_bin.on == "shelf_c4"', world: 'tabletop' } as const;
+export const WAREHOUSE = { goal: 'move the red bin to shelf C4', verify: 'objects.red_bin.on == "shelf_c4"', world: 'tabletop', tools: 'tools', plan: 'plans/warehouse.json' } as const;
 
-export type WarehousePlanner = 'recovery' | 'scripted' | 'llm';
+export type ActPlannerKind = 'recovery' | 'scripted' | 'llm';
+/** The warehouse demo's planner kinds (the same as `witness act`'s). */
+export type WarehousePlanner = ActPlannerKind;
 
-/** The warehouse demo's planner: the recovery planner over the shipped script, the script alone, or an LLM. */
-export function warehousePlanner(kind: WarehousePlanner, llm?: { url?: string; model: string; apiKey?: string }): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
-  const steps = parseScript(assetJson('plans/warehouse.json'), 'assets/plans/warehouse.json');
+export interface LlmSettings {
+  readonly url?: string;
+  readonly model: string;
+  readonly apiKey?: string;
+}
+
+/**
+ * The planner: the recovery planner over a scripted plan, the plan alone (scripted), or an LLM over
+ * the registered tools. `steps` is the plan (scripted and recovery need one).
+ */
+export function plannerOf(kind: ActPlannerKind, steps: readonly PlanStep[] | null, llm?: LlmSettings): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
   if (kind === 'llm') {
     const url = llm?.url;
     if (url === undefined) throw new WitnessError('invalid-input', '--planner llm needs --llm-url (an OpenAI-compatible server, e.g. http://127.0.0.1:8080)', { path: '--llm-url' });
     return (tools) => new LlmPlanner(tools, { baseUrl: url, model: llm!.model, ...(llm!.apiKey ? { apiKey: llm!.apiKey } : {}) });
   }
+  if (steps === null) throw new WitnessError('invalid-input', `--planner ${kind} follows a scripted plan: give --plan FILE (docs/FORMATS.md, "Scripted plans"), or --planner llm`, { path: '--plan' });
   return () => (kind === 'scripted' ? new ScriptedPlanner(steps) : new RecoveryPlanner(steps));
+}
+
+/** The warehouse demo's planner: the recovery planner over the shipped script, the script alone, or an LLM. */
+export function warehousePlanner(kind: WarehousePlanner, llm?: LlmSettings): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
+  return plannerOf(kind, kind === 'llm' ? null : parseScript(assetJson(WAREHOUSE.plan), `assets/${WAREHOUSE.plan}`), llm);
+}
+
+/** Every *.json in a folder, parsed as a tool file (sorted by name): a folder with none is an error that says so. */
+export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new WitnessError('invalid-input', `--tools ${dir}: not a folder (give the folder that holds the tool files, *.json)`, { path: '--tools' });
+    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+  } catch (e) {
+    if (e instanceof WitnessError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new WitnessError(code === 'ENOENT' ? 'not-found' : 'unreadable', `--tools ${dir}: ${code === 'ENOENT' ? 'no such folder' : `cannot read: ${code ?? String(e)}`}`, { path: '--tools' });
+  }
+  if (names.length === 0) throw new WitnessError('invalid-input', `--tools ${dir}: no tool files (*.json) in the folder`, { path: '--tools' });
+  return names.map((n) => {
+    const file = path.join(dir, n);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new InputError(file, '$', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    return { def: parseTool(parseJson(text, file), file), file };
+  });
+}
+
+/** The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name. */
+export function checkGoal(goal: string, v: Vocabulary): void {
+  try {
+    checkCondition(goal, v);
+  } catch (e) {
+    if (!(e instanceof VocabularyError)) throw e;
+    throw new WitnessError('invalid-input', `--goal ${JSON.stringify(goal)}: ${e.message.replace('<input>:', '')}`, { path: '--goal' });
+  }
+}
+
+/** A plan's steps name registered tools with arguments their schemas accept (alternatives included): checked before anything moves. */
+function checkPlan(steps: readonly PlanStep[], tools: ReadonlyMap<string, RegisteredTool>, file: string): void {
+  const check = (c: { tool: string; args: unknown }, at: string): void => {
+    const t = tools.get(c.tool);
+    if (t === undefined) throw new InputError(file, `${at}.tool`, `no tool "${c.tool}" in --tools (tools: ${[...tools.keys()].join(', ')})`);
+    if (!t.validate(c.args)) {
+      const e = t.validate.errors?.[0];
+      throw new InputError(file, `${at}.args${e?.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`, `${c.tool}: ${e?.message ?? 'does not match the argument schema'}`);
+    }
+  };
+  steps.forEach((s, i) => {
+    check(s, `$.steps[${i}]`);
+    for (const [label, alt] of Object.entries(s.on ?? {})) alt.forEach((c, j) => check(c, `$.steps[${i}].on[${JSON.stringify(label)}][${j}]`));
+  });
+}
+
+export interface ActOptions {
+  /** A tool world: `tabletop` or `ros2:<configuration>`. */
+  readonly world: string;
+  readonly open?: OpenOptions;
+  /** The folder of tool files (every *.json; the warehouse's: assets/tools). */
+  readonly tools: string;
+  /** The goal verifier: a CEL condition on the observed state. */
+  readonly goal: string;
+  /** The instruction in words, recorded as the run's specification (default: the goal). */
+  readonly task?: string;
+  /** A scripted plan file (scripted and recovery planners). */
+  readonly plan?: string;
+  readonly planner: ActPlannerKind;
+  readonly llm?: LlmSettings;
+  readonly replans: number;
+  readonly seed: number;
+  /** The audit database: a file, true for the default one, false for none. */
+  readonly audit: string | boolean;
+  readonly decide?: Decide;
+  /** Who runs it (recorded; default: the OS user). */
+  readonly operator?: string;
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+export interface ActReport {
+  readonly result: LoopResult;
+  readonly audit: { readonly file: string; readonly run: string } | null;
+  readonly task: string;
+  /** The registered tools: name, file, skill, postcondition names. */
+  readonly tools: readonly { readonly name: string; readonly file: string; readonly skill: string; readonly postconditions: readonly string[] }[];
+}
+
+/**
+ * `witness act`: the careful control loop with the user's tool files, plan and goal on a tool world.
+ * Everything is checked before anything moves or connects — the world id, its vocabulary, every tool
+ * file (parsed and registered: file and JSON path), the goal verifier, the plan (its tools and
+ * arguments) — then the world is opened (a ROS 2 world without ROS 2: Ros2Unavailable, exit 4) and
+ * the loop runs, recorded in the audit log.
+ */
+export async function runAct(o: ActOptions): Promise<ActReport> {
+  const entry = worldEntry(o.world);
+  const v = entry.vocabulary;
+  if (v === undefined || v.skills.length === 0) {
+    throw new WitnessError('invalid-input', `--world ${o.world}: ${v === undefined ? 'a navigation world has no skills' : 'its configuration names no actions or services'}; the tool loop runs on tabletop or a ROS 2 robot with skills (ros2:<configuration file>)`, { path: '--world' });
+  }
+  const defs = readToolFolder(o.tools);
+  const tools = registerTools(defs, v);
+  checkGoal(o.goal, v);
+  let steps: readonly PlanStep[] | null = null;
+  if (o.plan !== undefined) {
+    if (o.planner === 'llm') throw new WitnessError('invalid-input', '--plan goes with --planner scripted or recovery; the LLM planner plans from the goal and the tools', { path: '--plan' });
+    let text: string;
+    try {
+      text = readFileSync(o.plan, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new WitnessError(code === 'ENOENT' ? 'not-found' : 'unreadable', `--plan ${o.plan}: ${code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(e)}`}`, { path: '--plan' });
+    }
+    steps = parseScript(parseJson(text, o.plan), o.plan);
+    checkPlan(steps, tools, o.plan);
+  }
+  const planner = plannerOf(o.planner, steps, o.llm);
+  const task = o.task ?? o.goal;
+  // Connected (or the simulator loaded) before the audit log is touched: a robot that cannot be
+  // reached (ROS 2 missing: Ros2Unavailable) leaves no trace of a run that never started.
+  const world = await entry.open(o.open);
+  const file = auditFileOf(o.audit);
+  let log: AuditLog | null = null;
+  try {
+    log = file === null ? null : await openAuditLog(file);
+    const r = await act({
+      world, tools: defs, planner, goal: task, verify: o.goal,
+      seed: o.seed, replans: o.replans, ...(o.decide !== undefined ? { decide: o.decide } : {}),
+      ...(log !== null ? { audit: { log, operator: o.operator ?? operatorName(), via: 'cli', meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) } } } : {}),
+    });
+    if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
+    return {
+      result: r.result, audit: log !== null && r.auditRun !== null ? { file: log.file, run: r.auditRun } : null, task,
+      tools: [...tools.values()].map((t) => ({ name: t.name, file: defs.find((d) => d.def.name === t.name)!.file, skill: t.skill, postconditions: t.postconditions.map((c) => c.name) })),
+    };
+  } finally {
+    try {
+      await log?.close();
+    } finally {
+      await world.close();
+    }
+  }
+}
+
+/** The seed's warehouse example as one use of `runAct`: the shipped tools, plan and goal in the tabletop, perception exact. */
+export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: LlmSettings }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
+  const r = await runAct({
+    world: WAREHOUSE.world, open: { perfectPerception: true }, tools: assetPath(WAREHOUSE.tools),
+    ...(o.planner !== 'llm' ? { plan: assetPath(WAREHOUSE.plan) } : {}),
+    goal: WAREHOUSE.verify, task: WAREHOUSE.goal, planner: o.planner, ...(o.llm !== undefined ? { llm: o.llm } : {}),
+    replans: o.replans, seed: o.seed, audit: o.audit, decide: o.decide, meta: { demo: 'warehouse' },
+  });
+  return { result: r.result, audit: r.audit };
 }
 
 /** The shipped pick and place tools. */

@@ -8,7 +8,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { PLAN_METHODS, type PlanMethod } from '../contract/defaults.js';
-import type { Decide } from '../contract/failure.js';
 import { CASE_STUDIES } from '../core/ltl/case-studies.js';
 import { parseLtl } from '../core/ltl/parser.js';
 import { translateFormula } from '../core/ltl/translate.js';
@@ -32,11 +31,10 @@ import { datasetHash, writeDataset } from '../services/datasets/format.js';
 import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { assetPath, operatorName, shippedModelsDir } from '../platform/paths.js';
-import { WAREHOUSE, type WarehousePlanner, act, tabletopTools, warehousePlanner } from './act.js';
-import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
-import type { LoopResult } from '../core/loop/loop.js';
+import { WAREHOUSE, warehouse } from './act.js';
 
-export { WAREHOUSE, operatorName };
+/** The warehouse example (the tool loop in the tabletop, recorded in the audit log) is `runAct` with the shipped tools, plan and goal. */
+export { WAREHOUSE, warehouse, operatorName };
 export { showLetter } from './ltl.js';
 export type { PlanResult, SemanticGraph, MonitorStep };
 
@@ -143,22 +141,4 @@ export async function ltlDemo(outDir?: string): Promise<{
   const viol = { prefix: letters([], ['e7'], ['e4'], ['e6']), cycle: letters(['e1'], ['e2'], ['e3']) };
   const lassos = ([['patrol after the sequence', good], ['sequence skips e5', viol]] as const).map(([label, w]) => ({ label, semantics: evaluateLasso(f, w), automaton: acceptsLasso(a, w) }));
   return { cases, eq6: { states: a.states.length, steps, early }, lassos };
-}
-
-/** The warehouse example: the tool loop in the tabletop with exact perception, recorded in the audit log. */
-export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: { url?: string; model: string; apiKey?: string } }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
-  const planner = warehousePlanner(o.planner, o.llm);
-  const file = auditFileOf(o.audit);
-  const log = file === null ? null : await openAuditLog(file);
-  try {
-    const r = await act({
-      world: WAREHOUSE.world, open: { perfectPerception: true }, tools: tabletopTools(), planner, goal: WAREHOUSE.goal, verify: WAREHOUSE.verify,
-      seed: o.seed, replans: o.replans, decide: o.decide,
-      ...(log !== null ? { audit: { log, operator: operatorName(), via: 'cli', meta: { demo: 'warehouse', planner: o.planner } } } : {}),
-    });
-    if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
-    return { result: r.result, audit: log !== null && r.auditRun !== null ? { file: log.file, run: r.auditRun } : null };
-  } finally {
-    await log?.close();
-  }
 }

@@ -15,6 +15,7 @@ import { backboneCommand } from './backbone.js';
 import { graphCommand } from './graph.js';
 import { planCommand } from './plan.js';
 import { runCommand } from './run.js';
+import { actCommand } from './act.js';
 import { auditCommand } from './audit.js';
 import { labCommand } from './lab.js';
 import { type ServeWeb, webCommand } from './web.js';
@@ -50,6 +51,7 @@ export function buildProgram(io: Output, setExit: (code: number) => void, frontE
   program.addCommand(graphCommand(io, setExit));
   program.addCommand(planCommand(io, setExit));
   program.addCommand(runCommand(io, setExit));
+  program.addCommand(actCommand(io, setExit));
   program.addCommand(auditCommand(io, setExit));
   program.addCommand(labCommand(io, setExit));
   program.addCommand(benchCommand(io, setExit));

@@ -88,3 +88,18 @@ export class TerminalOperator {
     this.rl?.close();
   }
 }
+
+/**
+ * Who answers a run's escalations: the flags, else the terminal (stdin is a TTY), else nobody — the
+ * escalation ends the run, said on stderr. `close` releases the terminal.
+ */
+export function chooseOperator(io: Output, flags: DecisionFlags, operator: string): { readonly decide: Decide; close(): void } {
+  const input = io.stdin ?? process.stdin;
+  let terminal: TerminalOperator | null = null;
+  let decide = flagDecision(flags, operator);
+  if (decide === null && input.isTTY === true) {
+    terminal = new TerminalOperator(input, io, operator);
+    decide = terminal.decide;
+  }
+  return { decide: decide ?? noOperator(io), close: () => terminal?.close() };
+}

@@ -39,6 +39,13 @@ export const ToolFailureRecord = Type.Object({
   t_s: Type.Number({ description: 'seconds since the loop started' }),
   stage: StringEnum(['precondition', 'postcondition', 'timeout', 'world-error']),
   error: Type.Optional(Type.String({ description: 'why the condition could not be evaluated; absent when it evaluated to false' })),
+  /** The world's error when the skill failed (stage timeout or world-error): what failure rules read as error.kind, error.message. */
+  world_error: Type.Optional(Type.Object({
+    kind: Type.String({ description: 'the WorldError kind: timeout, cancelled, failed, invalid-input, closed, not-found (e.g. no action server), rejected, aborted, disconnected' }),
+    message: Type.String(),
+  })),
+  /** Why, in words, from the failure rule that classified it (absent when the rule gives none or no rule matched). */
+  reason: Type.Optional(Type.String({ description: 'the matching failure rule\'s reason' })),
   subtask: Type.Integer({ minimum: 0, description: 'index of the subtask (steps passed or skipped so far)' }),
   state: Type.Record(Type.String(), Type.Unknown(), { description: 'the observed state the verdict was made on' }),
 });
@@ -84,10 +91,11 @@ export const DecisionKind = StringEnum(DECISIONS);
 
 /**
  * Why a run stopped to ask: past the replanning budget; the same failure twice in a row (a replan
- * loop); a replan that found no plan; the planner gave up; it kept proposing invalid calls; the
- * loop's step limit.
+ * loop); a permanent failure the planner has no other way past (asked at once, the budget unspent);
+ * a replan that found no plan; the planner gave up; it kept proposing invalid calls; the loop's
+ * step limit.
  */
-export const EscalationCause = StringEnum(['replan-budget', 'replan-loop', 'no-plan', 'gave-up', 'invalid-proposals', 'step-limit']);
+export const EscalationCause = StringEnum(['replan-budget', 'replan-loop', 'permanent-failure', 'no-plan', 'gave-up', 'invalid-proposals', 'step-limit']);
 export type EscalationCause = Static<typeof EscalationCause>;
 
 /** The question put to the operator: why, the failure that escalated, the trace, what may be answered. */

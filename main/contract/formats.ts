@@ -70,10 +70,11 @@ export const ToolDocument = Type.Object({
   postconditions: Type.Array(Condition, { minItems: 1, description: 'Checked on the state observed after the call (sensor evidence, never the return value); may read args.<name> and pre.<field>.' }),
   timeout_s: Type.Number({ exclusiveMinimum: 0 }),
   failures: Type.Optional(Type.Array(Type.Object({
-    when: Type.String({ minLength: 1 }),
+    when: Type.String({ minLength: 1, description: 'CEL over the state observed after the failure; may read args.<name>, pre.<field> and error.kind, error.message (the world error of a failed execution; empty strings otherwise).' }),
     label: Type.String({ minLength: 1 }),
-    class: StringEnum(FAILURE_CLASSES),
-  }, strict), { description: 'Rules tried in order on the observed state after a failure (they may read args and pre): the first that holds gives the failure label and class.' })),
+    class: StringEnum(FAILURE_CLASSES, { description: 'transient: replanned within the budget (retry, adjusted parameters); permanent: escalated at once unless the planner has another way past it (a plan alternative for the label).' }),
+    reason: Type.Optional(Type.String({ minLength: 1, description: 'Why, in words: recorded with the failure and shown when it escalates.' })),
+  }, strict), { description: 'Rules tried in order on the observed state after a failure (they may read args, pre and error): the first that holds gives the failure label, class and reason. Without a match: an evaluation error is permanent; a world error of kind not-found, invalid-input, rejected, closed or disconnected is permanent, any other (timeout, aborted, cancelled, failed) transient; a violated condition is transient.' })),
 }, {
   ...strict, $schema: DRAFT, $id: id('tool'), title: 'Witness tool definition',
   description: 'A typed robot action: arguments, preconditions, postconditions (CEL over world fields, the call\'s arguments as args.<name> and, after the call, the state before it as pre.<field>), timeout, failure classes, the skill it binds to.',

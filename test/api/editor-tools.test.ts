@@ -44,7 +44,7 @@ test('toolCheck: names inside escaped strings, objects and their fields, and CEL
   const object = PICK.replace('"gripper.load_N > gripper.payload_limit_N"', '"objects.red_mgu.mass_kg > 1.0"');
   const [o] = check(object);
   assert.equal(covered(object, o!), 'red_mgu');
-  assert.match(o!.message, /^\$\.failures\[0\]\.when: unknown object "red_mgu" in objects\.red_mgu\.mass_kg \(did you mean red_mug\?\)/);
+  assert.match(o!.message, /^\$\.failures\[2\]\.when: unknown object "red_mgu" in objects\.red_mgu\.mass_kg \(did you mean red_mug\?\)/);
 
   const field = PICK.replace('"gripper.load_N > gripper.payload_limit_N"', '"objects.red_mug.mas_kg > 1.0"');
   const [f] = check(field);

@@ -44,14 +44,14 @@ async function replay(name: string): Promise<{ url: string; server: Server; requ
 
 const VOCAB: Vocabulary = {
   fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
-  objects: ['red_mug', 'tray'], objectFields: { on: 'string', mass_kg: 'number' }, propositions: [], skills: ['pick', 'place'],
+  objects: ['red_mug', 'tray'], objectFields: { on: 'string', mass_kg: 'number', in_workspace: 'bool' }, propositions: [], skills: ['pick', 'place'],
 };
 const asset = (f: string): unknown => JSON.parse(readFileSync(new URL(`../../../assets/tools/${f}`, import.meta.url), 'utf8'));
 const TOOLS = registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), VOCAB);
 
 /** The step-through's tabletop stand-in: a grasp 2 cm lower succeeds; the skill always returns ok. */
 function world(): ToolWorld & { calls: number } {
-  const s = { gripper: { width_cm: 8, holding: '', load_N: 0, payload_limit_N: 20 }, objects: { red_mug: { on: 'table', mass_kg: 0.3 }, tray: { on: 'table', mass_kg: 0.5 } } };
+  const s = { gripper: { width_cm: 8, holding: '', load_N: 0, payload_limit_N: 20 }, objects: { red_mug: { on: 'table', mass_kg: 0.3, in_workspace: true }, tray: { on: 'table', mass_kg: 0.5, in_workspace: true } } };
   const w = {
     calls: 0,
     observe: () => Promise.resolve(structuredClone(s)),

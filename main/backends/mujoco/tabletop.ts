@@ -6,8 +6,8 @@
  * the seed that reports success while the mug sits untouched (a name the world does not have is an
  * invalid-input error instead; a timeout or an abort stops the physics mid-skill). The truth is in `observe()`: finger
  * separation (gripper.width_cm), the lift actuator's force (gripper.load_N, against a payload limit
- * of 20 N), what is between the fingers and where each object rests (from the physics' contacts,
- * whatever its orientation). Real failure sources: the
+ * of 20 N), what is between the fingers, where each object rests (from the physics' contacts,
+ * whatever its orientation) and whether it is still in the workspace (above the table). Real failure sources: the
  * skill's grasp height comes from a catalogue and a perceived position with seeded noise, so a grasp
  * at the nominal approach height closes above the mug; a heavy bin exceeds the lift force.
  */
@@ -39,6 +39,10 @@ const SURFACES = [
   { name: 'shelf_c4', x: -0.25, y: -0.15, hx: 0.1, hy: 0.1, top: 0.5 },
   { name: 'table', x: 0, y: 0, hx: 0.4, hy: 0.3, top: 0.4 },
 ] as const;
+/** The table: the workspace is above it (objects.<o>.in_workspace). */
+const TABLE = SURFACES.find((s) => s.name === 'table')!;
+/** How far below the table's top an object's centre may be and still count as in the workspace (contact penetration). */
+const WORKSPACE_MARGIN_M = 0.02;
 /** Geoms an object can rest on besides the surfaces and the other objects. */
 const FLOOR = 'floor';
 /** A supporting contact's normal is within 60° of up. */
@@ -55,7 +59,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 export const TABLETOP_VOCABULARY: Vocabulary = {
   fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
   objects: [...OBJECTS.map((o) => o.name), ...SURFACES.map((s) => s.name)],
-  objectFields: { on: 'string', mass_kg: 'number', x: 'number', y: 'number', z: 'number' },
+  objectFields: { on: 'string', mass_kg: 'number', x: 'number', y: 'number', z: 'number', in_workspace: 'bool' },
   propositions: ['mug_on_tray', 'red_bin_on_shelf'],
   skills: ['pick', 'place', 'move'],
 };
@@ -358,6 +362,17 @@ export class TabletopSim {
     return new Promise((resolve) => resolve(this.state()));
   }
 
+  /**
+   * Whether the hand can reach the object: held, or above the table's top within its x–y extent
+   * (its centre not below the top, whatever its orientation: a marker lying on its side counts). An
+   * object knocked off the table is not, and no skill brings it back.
+   */
+  private inWorkspace(ob: (typeof OBJECTS)[number], held: (typeof OBJECTS)[number] | undefined): boolean {
+    if (held === ob) return true;
+    const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
+    return Math.abs(x - TABLE.x) <= TABLE.hx && Math.abs(y - TABLE.y) <= TABLE.hy && z >= TABLE.top - WORKSPACE_MARGIN_M;
+  }
+
   private state(): WorldState {
     this.ensureOpen();
     const supports = this.supports();
@@ -365,9 +380,9 @@ export class TabletopSim {
     const load = Math.abs((this.data.actuator_force as Float64Array)[2]!);
     const objects: Record<string, unknown> = {};
     for (const ob of OBJECTS) {
-      objects[ob.name] = { on: this.restingOn(ob, supports, held), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2) };
+      objects[ob.name] = { on: this.restingOn(ob, supports, held), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2), in_workspace: this.inWorkspace(ob, held) };
     }
-    for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top };
+    for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top, in_workspace: true };
     return {
       gripper: { width_cm: Math.max(0, Math.round(this.width_m() * 1000) / 10), holding: held?.name ?? '', load_N: Math.round(load * 100) / 100, payload_limit_N: PAYLOAD_LIMIT_N },
       objects,

@@ -13,6 +13,8 @@ export type WorldState = Readonly<Record<string, unknown>>;
 export interface Bound {
   readonly args?: unknown;
   readonly pre?: WorldState;
+  /** In failure rules: the world error of a failed execution (`error.kind`, `error.message`; empty strings when there was none). */
+  readonly error?: { readonly kind: string; readonly message: string };
 }
 
 const env = celEnv();
@@ -28,8 +30,8 @@ function compiled(expr: string): (ctx?: Record<string, CelInput>) => unknown {
 }
 
 function context(state: WorldState, b: Bound): Record<string, unknown> {
-  if (b.args === undefined && b.pre === undefined) return state;
-  return { ...state, ...(b.args !== undefined ? { args: b.args } : {}), ...(b.pre !== undefined ? { pre: b.pre } : {}) };
+  if (b.args === undefined && b.pre === undefined && b.error === undefined) return state;
+  return { ...state, ...(b.args !== undefined ? { args: b.args } : {}), ...(b.pre !== undefined ? { pre: b.pre } : {}), ...(b.error !== undefined ? { error: b.error } : {}) };
 }
 
 interface Resolved {

@@ -6,15 +6,17 @@
  * cancellation → observation → postconditions on sensor evidence → on pass, continue; on fail, a
  * failure record and a replan from the updated state within budget R → past R, escalation with the
  * whole trace. A goal verifier decides success; the same failure on the same subtask twice in a row
- * escalates early (a replan loop). With a `decide` hook an escalation is a question to the operator
- * rather than the end: abort, retry (one more budget round) or skip (the subtask).
+ * escalates early (a replan loop), and a permanent failure (by the tool's failure rules: an object
+ * out of the workspace, a hard limit, an action server that is not there) escalates at once unless
+ * the planner has another way past it. With a `decide` hook an escalation is a question to the
+ * operator rather than the end: abort, retry (one more budget round) or skip (the subtask).
  */
 import type { RegisteredTool } from './tools.js';
 import { type Bound, type WorldState, holds, observed } from './conditions.js';
 import { type DecisionRecord, askOperator, decisionEvent, escalationEvent } from './escalation.js';
-import type { Decide, Escalation, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
+import type { Decide, Escalation, EscalationCause, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
 import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
-import type { Tools } from '../world/world.js';
+import { type Tools, type WorldErrorKind, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 
 export interface ToolCall {
@@ -46,6 +48,12 @@ export type Proposal =
 
 export interface Planner {
   next(h: History): Promise<Proposal>;
+  /**
+   * Whether the planner has another way past this permanent failure than the same call again (a
+   * plan's alternative for its label, a recovery it knows): then it is replanned within the budget.
+   * Without this method, or when it answers false, a permanent failure escalates at once.
+   */
+  handles?(failure: ToolFailureRecord, h: History): boolean;
 }
 
 /** The world as the loop sees it: skills to execute, sensors to observe (a world's tool capability). */
@@ -90,6 +98,21 @@ export interface LoopResult {
 }
 
 class Timeout extends Error {}
+
+/**
+ * The class of a failure no rule matched. A condition that cannot be evaluated will not start to by
+ * repeating the call; a world error says by its kind whether trying again can help: a skill or an
+ * action server that is not there, arguments the world refuses, a goal its server rejects, a world
+ * closed or a robot that stopped answering will not change by themselves; a timeout, an abort, a
+ * cancellation or a skill that failed may go through next time. A violated condition is transient.
+ */
+export const PERMANENT_WORLD_ERRORS: readonly WorldErrorKind[] = ['not-found', 'invalid-input', 'rejected', 'closed', 'disconnected'];
+
+function defaultClass(evaluationError: boolean, worldError: string | undefined): ToolFailureRecord['class'] {
+  if (evaluationError) return 'permanent';
+  if (worldError !== undefined) return (PERMANENT_WORLD_ERRORS as readonly string[]).includes(worldError) ? 'permanent' : 'transient';
+  return 'transient';
+}
 
 async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s: number): Promise<T> {
   const ac = new AbortController();
@@ -150,14 +173,17 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
     state = await world.observe();
     const b: Bound = { args: call.args, pre: state };
-    const fail = (stage: ToolFailureRecord['stage'], c: { name: string; expr: string }, error?: string): ToolFailureRecord => {
-      const rule = t.failures.find((f) => holds(f.when, state, b) === true);
+    /** `error`: the condition could not be evaluated; `worldError`: the execution failed (timeout, a WorldError). */
+    const fail = (stage: ToolFailureRecord['stage'], c: { name: string; expr: string }, error?: string, worldError?: { kind: string; message: string }): ToolFailureRecord => {
+      // Failure rules also read the world error (empty strings when the execution did not fail).
+      const rb: Bound = { ...b, error: worldError ?? { kind: '', message: '' } };
+      const rule = t.failures.find((f) => holds(f.when, state, rb) === true);
       return {
         source: 'tool', tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
-        // A condition that cannot be evaluated will not start to by repeating the call.
-        class: rule?.class ?? (error !== undefined ? 'permanent' : 'transient'),
-        label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : `${c.name}-violated`),
-        stage, ...(error !== undefined ? { error } : {}), subtask, state,
+        class: rule?.class ?? defaultClass(error !== undefined, worldError?.kind),
+        label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : worldError !== undefined ? `world-${worldError.kind}` : `${c.name}-violated`),
+        stage, ...(error !== undefined ? { error } : {}), ...(worldError !== undefined ? { world_error: worldError } : {}),
+        ...(rule?.reason !== undefined ? { reason: rule.reason } : {}), subtask, state,
       };
     };
     let record: ToolFailureRecord | null = null;
@@ -177,9 +203,10 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         response = await withTimeout((signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }), t.timeout_s);
       } catch (e) {
         state = await world.observe();
+        const message = e instanceof Error ? e.message : String(e);
         record = e instanceof Timeout
-          ? fail('timeout', { name: 'completed within timeout', expr: `true` })
-          : fail('world-error', { name: `the skill failed: ${e instanceof Error ? e.message : String(e)}`, expr: 'true' });
+          ? fail('timeout', { name: 'completed within timeout', expr: `true` }, undefined, { kind: 'timeout', message: `${t.name} did not complete within ${t.timeout_s} s; it was cancelled` })
+          : fail('world-error', { name: `the skill failed: ${message}`, expr: 'true' }, undefined, { kind: e instanceof WorldError ? e.kind : 'failed', message: e instanceof WorldError ? e.detail : message });
       }
       if (record === null) {
         state = await world.observe();
@@ -211,11 +238,16 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     const looping = prev !== undefined && prev.subtask === record.subtask && prev.tool === record.tool && prev.violated === record.violated && prev.label === record.label
       && JSON.stringify(prev.args) === JSON.stringify(record.args);
     let granted = false;
-    if (replans >= budget || looping) {
-      const cause = replans >= budget ? 'replan-budget' : 'replan-loop';
-      const reason = cause === 'replan-budget'
-        ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
-        : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
+    // A permanent failure is not retried: unless the planner has another way past it, it escalates
+    // at once, the replan budget unspent (the seed: transient → retry or adjust, permanent → escalate).
+    const permanent = record.class === 'permanent' && planner.handles?.(record, history()) !== true;
+    if (permanent || replans >= budget || looping) {
+      const cause: EscalationCause = permanent ? 'permanent-failure' : replans >= budget ? 'replan-budget' : 'replan-loop';
+      const reason = cause === 'permanent-failure'
+        ? `permanent failure "${record.label}" of ${record.tool}: ${record.reason ?? `${record.stage} "${record.violated}" failed`}; not replanned (${replans} of ${budget} replans used)`
+        : cause === 'replan-budget'
+          ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
+          : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
       if (o.decide === undefined) return end('escalated', reason, { cause });
       const esc: Escalation = { n: decisions.length + 1, cause, reason, failure: record, failures: [...failures], replans, budget, options: DECISIONS };
       emit('escalation', escalationEvent(esc));
@@ -229,7 +261,8 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         subtask++;
         continue;
       }
-      budget += Math.max(1, o.replans);
+      // A retry past a permanent failure spends a replan; the budget grows only when it is spent.
+      if (cause !== 'permanent-failure' || replans >= budget) budget += Math.max(1, o.replans);
       granted = true;
     }
     replans++;

@@ -2,7 +2,8 @@
  * Planners behind the loop's one interface. The scripted planner follows a JSON plan and retries a
  * failed step as it was; the recovery planner follows the same plan but uses the failure records:
  * a missed grasp lowers the approach height (the seed's step-through), and a plan step may name
- * alternatives per failure label (a weight-limit fault → a two-step alternative).
+ * alternatives per failure label (a weight-limit fault → a two-step alternative). Only the recovery
+ * planner has another way past a permanent failure (`handles`), and only where it changes the step.
  */
 import { InputError, checkSchema } from '../input/json.js';
 import type { FailureRecord, History, Planner, Proposal, ToolCall } from './loop.js';
@@ -89,33 +90,45 @@ export class RecoveryPlanner implements Planner {
     return Promise.resolve(s === undefined ? { kind: 'done' } : { kind: 'call', call: { tool: s.tool, args: s.args } });
   }
 
+  /** A permanent failure is replanned only when this planner changes the step for it (an alternative, a split load). */
+  handles(r: FailureRecord): boolean {
+    return this.queue[0] !== undefined && recovery(this.queue, r) !== null;
+  }
+
   private recover(r: FailureRecord): void {
-    const s = this.queue[0];
-    if (s === undefined) return;
-    const alt = s.on?.[r.label];
-    if (alt !== undefined) {
-      this.queue = [...alt.map((c) => ({ tool: c.tool, args: c.args })), ...this.queue.slice(1)];
-      return;
-    }
-    if (r.label === 'weight-limit' && typeof s.args === 'object' && s.args !== null) {
-      // Split the load: whatever rests on the target comes off first (onto the tray), then the target.
-      const target = (s.args as Record<string, unknown>)['target'];
-      const objects = (r.state['objects'] ?? {}) as Record<string, { on?: string }>;
-      const load = Object.keys(objects).find((name) => objects[name]?.on === target);
-      if (load !== undefined) {
-        this.queue = [
-          { tool: 'pick', args: { target: load, approach_dz: GRASP_RETRY_DZ_M } },
-          { tool: 'place', args: { target: 'tray' } },
-          s,
-          ...this.queue.slice(1),
-        ];
-        return;
-      }
-    }
-    if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
-      const a = s.args as Record<string, unknown>;
-      const dz = typeof a['approach_dz'] === 'number' ? a['approach_dz'] : 0;
-      this.queue[0] = { ...s, args: { ...a, approach_dz: Math.round((dz + GRASP_RETRY_DZ_M) * 1e6) / 1e6 } };
+    this.queue = recovery(this.queue, r) ?? this.queue;
+  }
+}
+
+/**
+ * The queue after a failure of its first step, or null when the planner knows nothing better than
+ * the step again: the plan's alternative for the failure label (spliced in place of the step); after
+ * a weight-limit fault, whatever rests on the target taken off first (onto the tray); after a missed
+ * grasp, the approach 2 cm lower.
+ */
+function recovery(queue: readonly PlanStep[], r: FailureRecord): PlanStep[] | null {
+  const s = queue[0];
+  if (s === undefined) return null;
+  const alt = s.on?.[r.label];
+  if (alt !== undefined) return [...alt.map((c) => ({ tool: c.tool, args: c.args })), ...queue.slice(1)];
+  if (r.label === 'weight-limit' && typeof s.args === 'object' && s.args !== null) {
+    // Split the load: whatever rests on the target comes off first (onto the tray), then the target.
+    const target = (s.args as Record<string, unknown>)['target'];
+    const objects = (r.state['objects'] ?? {}) as Record<string, { on?: string }>;
+    const load = Object.keys(objects).find((name) => objects[name]?.on === target);
+    if (load !== undefined) {
+      return [
+        { tool: 'pick', args: { target: load, approach_dz: GRASP_RETRY_DZ_M } },
+        { tool: 'place', args: { target: 'tray' } },
+        s,
+        ...queue.slice(1),
+      ];
     }
   }
+  if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
+    const a = s.args as Record<string, unknown>;
+    const dz = typeof a['approach_dz'] === 'number' ? a['approach_dz'] : 0;
+    return [{ ...s, args: { ...a, approach_dz: Math.round((dz + GRASP_RETRY_DZ_M) * 1e6) / 1e6 } }, ...queue.slice(1)];
+  }
+  return null;
 }

@@ -4,8 +4,9 @@
  * and proposition a tool or a specification mentions must exist, and every condition must
  * type-check as a boolean over the world's typed fields — before anything runs. Tool conditions
  * may also read the call's arguments (`args.<name>`, typed from the tool's argument schema) and,
- * in postconditions and failure rules, the state observed just before the call (`pre.<field>`);
- * the objects map may be indexed by a string (`objects[args.target].on`).
+ * in postconditions and failure rules, the state observed just before the call (`pre.<field>`), and
+ * in failure rules the world error of a failed execution (`error.kind`, `error.message`); the
+ * objects map may be indexed by a string (`objects[args.target].on`).
  */
 import { WitnessError } from '../../contract/errors.js';
 import { type Expr, type Ref, parseExpr, plainPath, refText, toRef } from './cel-ast.js';
@@ -144,9 +145,22 @@ function objectField(field: string, path: string, v: Vocabulary): Typed {
   return value(ft);
 }
 
+/** What `error.<field>` is in a failure rule: the world error of a failed execution. */
+const ERROR_FIELDS: Readonly<Record<string, FieldType>> = { kind: 'string', message: 'string' };
+
+function errorPath(parts: readonly string[], path: string, s: ConditionScope): Typed {
+  if (s.where !== 'failure rule') throw new VocabularyError(`"${path}": error (the world error of a failed execution) is bound in failure rules only, not in a ${s.where}`);
+  if (parts.length === 1) return { t: 'group', label: 'error', fields: Object.keys(ERROR_FIELDS) };
+  const f = ERROR_FIELDS[parts[1]!];
+  if (f === undefined || parts.length > 2) throw new VocabularyError(`unknown field "${path}"${hinted(parts.slice(1).join('.'), Object.keys(ERROR_FIELDS))}; error has kind and message`);
+  return value(f);
+}
+
 function typeOfPath(path: string, v: Vocabulary, s: ConditionScope): Typed {
   const parts = path.split('.');
   if (parts[0] === 'args') return argsPath(parts, path, s);
+  // In failure rules `error` is the binding; elsewhere it is a world field if the world has one.
+  if (parts[0] === 'error' && (s.where === 'failure rule' || !Object.keys(v.fields).some((f) => f.startsWith('error.')))) return errorPath(parts, path, s);
   if (parts[0] === 'pre') {
     if (s.where !== 'postcondition' && s.where !== 'failure rule') {
       const now = parts.length > 1 ? `, as ${parts.slice(1).join('.')}` : '';

@@ -38,14 +38,14 @@ test('registration types args.<name> from the argument schema and pre.<field> fr
   bad(post('args.approach_dz == "low"'), /== compares a number with a string/);
   bad(post('objects[args.approach_dz].on == "tray"'), /objects\[args\.approach_dz\]: objects are indexed by name \(a string\); args\.approach_dz is a number/);
   bad(post('objects[args.target].colour == "red"'), /objects have no field "colour" \(objects\[args\.target\]\.colour\); they have on, mass_kg/);
-  bad(post('objects[args.target] == "tray"'), /"objects\[args\.target\]" is an object; read one of its fields \(on, mass_kg\)/);
+  bad(post('objects[args.target] == "tray"'), /"objects\[args\.target\]" is an object; read one of its fields \(on, mass_kg, in_workspace\)/);
   bad(post('objects == "tray"'), /"objects" is the map of objects/);
   bad(post('gripper[args.target] == "x"'), /gripper\[args\.target\]: only the objects map can be indexed/);
   bad(post('objects["blue_mug"].on == "tray"'), /unknown object "blue_mug" in objects\["blue_mug"\]; the world has red_mug/);
   bad(post('objects[1].on == "tray"'), /an index must be an object name in quotes or a string field or argument/);
   bad(post('args.target.name == "x"'), /args\.target\.name: argument "target" is a string and has no fields/);
   bad(post('has(gripper.holding)'), /has\(\) tests whether an optional argument was given/);
-  bad({ arguments: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }, postconditions: [{ name: 'x', expr: 'args.tags == "a"' }] },
+  bad({ arguments: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }, preconditions: [], failures: [], postconditions: [{ name: 'x', expr: 'args.tags == "a"' }] },
     /args\.tags: argument "tags" is of type "array"; conditions read string, number, integer and boolean arguments/);
   bad({ arguments: { type: 'object' }, postconditions: [{ name: 'x', expr: 'args.target == "a"' }] }, /unknown argument "target" in args\.target; pick takes no arguments/);
   // Outside a tool (a goal), neither is bound.
