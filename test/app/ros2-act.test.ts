@@ -73,3 +73,26 @@ test('act on a ROS 2 robot: a navigation goal that stalls past the tool\'s timeo
     g.stop();
   }
 });
+
+test('an action server that is not there is a permanent failure: escalated at once, the replan budget unspent', async () => {
+  const s = setup();
+  const g = await SimulatedRos2Graph.create({ start: [0.2, 0.3], gripper: false });
+  try {
+    const asked: string[] = [];
+    const r = await act({
+      world: s.world, open: g.open, tools: TOOLS, planner: new ScriptedPlanner(PLAN), goal: 'open the gripper at the shelf', verify: GOAL, seed: 0, replans: 3,
+      decide: (e) => { asked.push(`${e.cause}: ${e.reason}`); return Promise.resolve({ decision: 'abort', reason: 'no gripper on this robot', operator: 'tester' }); },
+    });
+    assert.equal(r.result.outcome, 'escalated');
+    assert.equal(r.result.failures.length, 1);
+    const f = r.result.failures[0]!;
+    assert.equal(f.tool, 'grip');
+    assert.equal(f.class, 'permanent');
+    assert.equal(f.world_error?.kind, 'not-found');
+    assert.equal(r.result.replans, 0, 'no replan spent on a permanent failure');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /^permanent-failure: /);
+  } finally {
+    g.stop();
+  }
+});
