@@ -79,7 +79,7 @@ test('witness run --world: an unknown world, a robot without a backbone, a missi
   assert.match(bogus.err, /--world must be one of pointmaze-medium, .*, or ros2:<configuration file>, got 'mars'/);
   const noGraph = await cli(...base, '--world', `ros2:${asset('ros2/nav2-mobile-manipulator.json')}`);
   assert.equal(noGraph.code, 2);
-  assert.match(noGraph.err, /is a robot: datasets are not generated on it; give --graph and --data/);
+  assert.match(noGraph.err, /is a robot: datasets are not generated on it; give --graph \(a map graph from `witness graph from-map`, executed through the robot's navigation action\), or --graph and --data/);
   const missing = join(dir, 'no-such-robot.json');
   const noConfig = await cli(...base, '--world', `ros2:${missing}`, '--graph', join(dir, 'g.wgraph'), '--data', join(dir, 'd.wds'));
   assert.equal(noConfig.code, 2, noConfig.err);
