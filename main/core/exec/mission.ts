@@ -20,7 +20,8 @@ import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
 import type { Decide, Escalation, MissionFailureRecord } from '../../contract/failure.js';
-import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
+import { escalationEvent } from '../loop/escalation.js';
+import { afterFailure } from './budget.js';
 
 export interface MissionOptions {
   readonly method: MissionMethod;
@@ -273,20 +274,9 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
       if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
-      if (replans >= replanBudget && control !== undefined && o.method === 'sagas-replan') {
-        // An operator is there: the escalation goes to them, and the mission waits for the answer.
-        const message = `replanning budget R = ${replanBudget} exhausted at ${failure.kind} on ${failure.node}; escalating with ${failures.length} failure record(s)`;
-        const esc = escalation('replan-budget', message, t, replanBudget);
-        recordEscalation(esc);
-        const d = await askOperator(control.decide, esc);
-        audit?.event('operator_decision', decisionEvent(d, esc), { step: t });
-        if (d.decision !== 'retry') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, escalationRecorded: true }, t + 1, exec);
-        replanBudget += Math.max(1, o.replans);
-      }
-      if (replans >= replanBudget) {
-        const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${failure.kind} at ${failure.node}: ${record.rule}`;
-        return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message, escalation: escalation('replan-budget', message, t, replanBudget) }, t + 1, exec);
-      }
+      const v = await afterFailure({ method: o.method, R: o.replans, replans, budget: replanBudget, failures, record, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
+      if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, escalationRecorded: v.recorded, ...(v.escalation ? { escalation: v.escalation } : {}) }, t + 1, exec);
+      replanBudget = v.budget;
       replans++;
       graph = replanGraph(graph, record, { latent: h, position: [x, y], label }, o.exec.H_TD);
       const again = doPlan(graph, t, m.states);

@@ -20,7 +20,8 @@ import { type Region, labelAt } from '../world/regions.js';
 import { type Pose, type Waypoints, WorldError } from '../world/world.js';
 import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
-import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
+import { escalationEvent } from '../loop/escalation.js';
+import { afterFailure } from './budget.js';
 import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
@@ -401,19 +402,9 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
     const stage: FailureMode = f.outcome.leg.stream === 'prefix' && marks.prefixDone === null ? 'prefix' : 'suffix';
     if (rec.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: rec.rule });
-    if (replans >= replanBudget && control !== undefined && o.method === 'sagas-replan') {
-      const message = `replanning budget R = ${replanBudget} exhausted at ${rec.kind} on ${rec.to}; escalating with ${failures.length} failure record(s)`;
-      const esc = escalation('replan-budget', message, t, replanBudget);
-      audit?.event('escalation', escalationEvent(esc), { step: t });
-      const d = await askOperator(control.decide, esc);
-      audit?.event('operator_decision', decisionEvent(d, esc), { step: t });
-      if (d.decision !== 'retry') return finish({ success: false, failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}` });
-      replanBudget += Math.max(1, o.replans);
-    }
-    if (replans >= replanBudget) {
-      const message = replanBudget > 0 ? `replanning budget R = ${replanBudget} exhausted; escalating with ${failures.length} failure record(s)` : `${rec.kind} at ${rec.to}: ${rec.rule}`;
-      return finish({ success: false, failureMode: replanBudget > 0 ? 'escalated' : stage, message, ...(replanBudget > 0 ? { escalation: escalation('replan-budget', message, t, replanBudget) } : {}) });
-    }
+    const v = await afterFailure({ method: o.method, R: o.replans, replans, budget: replanBudget, failures, record: rec, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
+    if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, ...(v.escalation && !v.recorded ? { escalation: v.escalation } : {}) });
+    replanBudget = v.budget;
     replans++;
     // The edge that failed; from the robot's own start node (gone after this replan), every edge into the waypoint.
     const base = input.graph;
