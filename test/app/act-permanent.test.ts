@@ -119,3 +119,19 @@ test('knocked off before anything moves: pick\'s precondition stops it, the oper
     await world.close();
   }
 });
+
+test('the wrong object in the hand is caught on sensor evidence (holding_target), put down on the tray, and the pick done again', async () => {
+  // Seed 1 with the tabletop's default perception noise: the first grasp of the red bin closes on the load resting on it.
+  const { runAct, WAREHOUSE } = await import('../../main/app/act.js');
+  const { assetPath } = await import('../../main/platform/paths.js');
+  const r = await runAct({ world: 'tabletop', tools: assetPath(WAREHOUSE.tools), plan: assetPath(WAREHOUSE.plan), planner: 'recovery', goal: WAREHOUSE.verify, replans: 2, seed: 1, audit: false });
+  assert.equal(r.result.outcome, 'success', r.result.reason);
+  const wrong = r.result.failures.find((f) => f.label === 'wrong-object');
+  assert.ok(wrong !== undefined, 'the wrong grasp is a failure record');
+  assert.equal(wrong.violated, 'holding_target');
+  assert.equal(wrong.class, 'transient');
+  const calls = r.result.history.entries.flatMap((e) => (e.kind === 'pass' ? [`${e.call.tool}:${String((e.call.args as { target: string }).target)}`] : []));
+  assert.deepEqual(calls.slice(0, 2), ['place:tray', 'pick:red_bin'], 'the held object is put down, then the pick again');
+  const objects = r.result.state['objects'] as Record<string, { on: string }>;
+  assert.equal(objects['red_bin']!.on, 'shelf_c4');
+});

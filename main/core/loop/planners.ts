@@ -104,7 +104,7 @@ export class RecoveryPlanner implements Planner {
  * The queue after a failure of its first step, or null when the planner knows nothing better than
  * the step again: the plan's alternative for the failure label (spliced in place of the step); after
  * a weight-limit fault, whatever rests on the target taken off first (onto the tray); after a missed
- * grasp, the approach 2 cm lower.
+ * grasp, the approach 2 cm lower; after grasping the wrong object, that object put down on the tray first.
  */
 function recovery(queue: readonly PlanStep[], r: FailureRecord): PlanStep[] | null {
   const s = queue[0];
@@ -124,6 +124,11 @@ function recovery(queue: readonly PlanStep[], r: FailureRecord): PlanStep[] | nu
         ...queue.slice(1),
       ];
     }
+  }
+  if (r.label === 'wrong-object') {
+    // Another object is in the hand: put it down on the tray (as a split load goes), then the step again.
+    const held = ((r.state['gripper'] ?? {}) as { holding?: unknown }).holding;
+    if (typeof held === 'string' && held !== '') return [{ tool: 'place', args: { target: 'tray' } }, s, ...queue.slice(1)];
   }
   if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
     const a = s.args as Record<string, unknown>;
