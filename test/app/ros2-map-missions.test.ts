@@ -199,3 +199,23 @@ test('bad inputs are refused before the robot is touched: a latent graph, nodes 
   await assert.rejects(runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: bad }, { method: 'sagas', audit: false }), /node "n_1_1" at \(1, 1\) is labelled \{\}, but the regions put it in \{dock\}/);
   await assert.rejects(runMapMission({ world: 'pointmaze-medium', spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false }), /missions on a map graph run on a robot/);
 });
+
+test('Ctrl-C (the process handler\'s interruptAll) stops an interruptible mission: the goal is cancelled and the run ends as stopped; with nothing registered the handler exits', async () => {
+  const { interruptAll } = await import('../../main/platform/interrupt.js');
+  assert.equal(interruptAll('interrupted (SIGINT)'), false, 'nothing registered: the process exits at once');
+  const s = setup();
+  await withGraph([0.2, 0.3], async (g) => {
+    let asked: boolean | null = null;
+    const watch = setInterval(() => {
+      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
+        clearInterval(watch);
+        asked = interruptAll('interrupted (SIGINT)');
+      }
+    }, 2);
+    const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false, interruptible: true, open: g.open });
+    assert.equal(asked, true, 'the running mission was registered');
+    assert.equal(r.result.failureMode, 'stopped');
+    assert.match(r.result.message, /^interrupted \(SIGINT\); navigate (through \d+ poses|to \([^)]*\)) cancelled; the goal was cancelled \(final status CANCELED\)/);
+    assert.equal(interruptAll('again'), false, 'released when the mission ended');
+  });
+});
