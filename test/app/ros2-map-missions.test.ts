@@ -219,3 +219,23 @@ test('Ctrl-C (the process handler\'s interruptAll) stops an interruptible missio
     assert.equal(interruptAll('again'), false, 'released when the mission ended');
   });
 });
+
+test('the console\'s run control (RunControl): E-STOP cancels the robot\'s running goal at once, and the run ends as stopped with the cancel\'s outcome', async () => {
+  const { RunControl } = await import('../../main/app/run-control.js');
+  const s = setup();
+  await withGraph([0.2, 0.3], async (g) => {
+    const states: string[] = [];
+    const control = new RunControl('run-1', (e) => { if (e.topic === 'mission.state') states.push(e.state); }, 0);
+    const watch = setInterval(() => {
+      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
+        clearInterval(watch);
+        control.stop('emergency stop by the operator', true);
+      }
+    }, 2);
+    const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false, control, open: g.open });
+    assert.equal(r.result.failureMode, 'stopped');
+    assert.match(r.result.message, /^emergency stop by the operator; .*the goal was cancelled \(final status CANCELED\)/);
+    assert.deepEqual(states, ['estopped']);
+    assert.ok(g.fake.log.some((l) => l.startsWith('cancel ')));
+  });
+});
