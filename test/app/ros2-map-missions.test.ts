@@ -14,6 +14,16 @@ import { PATROL, labGraph, setup } from '../ros2-sim/lab.js';
 
 const inHazard = (x: number, y: number): boolean => x >= 3.6 && x <= 5.4 && y >= -0.4 && y <= 3.4;
 
+/** Calls `f` once, while the first goal runs: when the robot is half a metre from its start (0.2, 0.3). */
+function onceUnderway(g: SimulatedRos2Graph, f: () => void): void {
+  const watch = setInterval(() => {
+    if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
+      clearInterval(watch);
+      f();
+    }
+  }, 2);
+}
+
 async function withGraph<T>(start: [number, number], body: (g: SimulatedRos2Graph) => Promise<T>): Promise<T> {
   const g = await SimulatedRos2Graph.create({ start });
   try {
@@ -122,13 +132,7 @@ test('the operator\'s stop cancels the running goal, says how the cancel went, a
   await withGraph([0.2, 0.3], async (g) => {
     const stop = new AbortController();
     const audit = path.join(s.dir, 'audit.sqlite');
-    // Pressed while a goal runs: once the robot is half a metre on its way.
-    const watch = setInterval(() => {
-      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
-        clearInterval(watch);
-        stop.abort(new Error('E-STOP pressed by tester'));
-      }
-    }, 2);
+    onceUnderway(g, () => { stop.abort(new Error('E-STOP pressed by tester')); });
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit, signal: stop.signal, open: g.open });
     assert.equal(r.result.failureMode, 'stopped');
     assert.match(r.result.message, /E-STOP pressed by tester/);
@@ -150,12 +154,7 @@ test('the operator\'s stop cancels the running goal, says how the cancel went, a
 test('a lost connection ends the mission as a world failure that names the stale pose and how the cancel went', async () => {
   const s = setup();
   await withGraph([0.2, 0.3], async (g) => {
-    const watch = setInterval(() => {
-      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
-        clearInterval(watch);
-        g.drop();
-      }
-    }, 2);
+    onceUnderway(g, () => { g.drop(); });
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas-replan', audit: false, open: g.open });
     assert.equal(r.result.failureMode, 'world');
     assert.match(r.result.message, /disconnected/);
@@ -206,12 +205,7 @@ test('Ctrl-C (the process handler\'s interruptAll) stops an interruptible missio
   const s = setup();
   await withGraph([0.2, 0.3], async (g) => {
     let asked: boolean | null = null;
-    const watch = setInterval(() => {
-      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
-        clearInterval(watch);
-        asked = interruptAll('interrupted (SIGINT)');
-      }
-    }, 2);
+    onceUnderway(g, () => { asked = interruptAll('interrupted (SIGINT)'); });
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false, interruptible: true, open: g.open });
     assert.equal(asked, true, 'the running mission was registered');
     assert.equal(r.result.failureMode, 'stopped');
@@ -226,12 +220,7 @@ test('the console\'s run control (RunControl): E-STOP cancels the robot\'s runni
   await withGraph([0.2, 0.3], async (g) => {
     const states: string[] = [];
     const control = new RunControl('run-1', (e) => { if (e.topic === 'mission.state') states.push(e.state); }, 0);
-    const watch = setInterval(() => {
-      if (Math.hypot(g.position[0] - 0.2, g.position[1] - 0.3) > 0.5) {
-        clearInterval(watch);
-        control.stop('emergency stop by the operator', true);
-      }
-    }, 2);
+    onceUnderway(g, () => { control.stop('emergency stop by the operator', true); });
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false, control, open: g.open });
     assert.equal(r.result.failureMode, 'stopped');
     assert.match(r.result.message, /^emergency stop by the operator; .*the goal was cancelled \(final status CANCELED\)/);

@@ -239,7 +239,8 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
 /** The waypoints section: Nav2's actions as internal tools (not skills: the mission drives them). */
 function waypoints(w: NonNullable<File['waypoints']>, raw: File): WaypointsConfig {
   const server_timeout_s = w.server_timeout_s ?? DEFAULTS.server_timeout_s, cancel_timeout_s = w.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s;
-  const tool = (action: string, type: string): ActionTool => ({ action, type, goal: {}, feedback: {}, timeout_s: 1e9, server_timeout_s, cancel_timeout_s });
+  // The mission sets each goal's deadline (runStoppable); the tool's own timeout_s is never read for these.
+  const tool = (action: string, type: string): ActionTool => ({ action, type, goal: {}, feedback: {}, timeout_s: Infinity, server_timeout_s, cancel_timeout_s });
   return {
     pose: tool(w.action, 'nav2_msgs/action/NavigateToPose'),
     through: w.through === undefined ? null : { ...tool(w.through.action, 'nav2_msgs/action/NavigateThroughPoses'), max_poses: w.through.max_poses ?? DEFAULTS.waypoints.max_poses },

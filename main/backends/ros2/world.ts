@@ -130,12 +130,7 @@ export class Ros2World implements World {
             this.o.onFeedback?.('waypoints', fb);
           },
         }, s));
-        this.inflight.add(p);
-        try {
-          await p;
-        } finally {
-          this.inflight.delete(p);
-        }
+        await this.track(p);
       },
     };
   }
@@ -359,6 +354,11 @@ export class Ros2World implements World {
       }, s);
       return { status: 'succeeded', result: plain(result), feedback: plain(last) };
     });
+    return this.track(p);
+  }
+
+  /** A running call close() waits for (its goal cancelled, bounded) before destroying the node. */
+  private async track<T>(p: Promise<T>): Promise<T> {
     this.inflight.add(p);
     try {
       return await p;

@@ -306,7 +306,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       state = await world.step(a, control?.signal !== undefined ? { signal: control.signal } : undefined);
     } catch (e) {
       if (e instanceof WorldError && e.kind === 'cancelled' && control?.signal?.aborted === true) {
-        return finish({ success: false, failureMode: 'stopped', message: `${control.signal.reason instanceof Error ? control.signal.reason.message : 'stopped by the operator'}; the step in progress was cancelled` }, t + 1, exec);
+        return finish({ success: false, failureMode: 'stopped', message: `${stopWords(control.signal)}; the step in progress was cancelled` }, t + 1, exec);
       }
       return worldFailed(e, t + 1, exec);
     }
@@ -328,6 +328,9 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }, steps, exec);
   }
 }
+
+/** The operator's words for a stop (the abort reason), for a mission's message. */
+export const stopWords = (s: AbortSignal): string => (s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator');
 
 /**
  * Finite-lasso success (Appendix E) on realised labels: the labels before `cycleStart` as the

@@ -28,19 +28,6 @@ export function missingPosition(g: SemanticGraph): string | null {
   return null;
 }
 
-/** The nearest node to (x, y) and its distance. */
-export function nearestNode(g: SemanticGraph, x: number, y: number): { node: number; distance: number } {
-  let best = -1, d = Infinity;
-  for (let v = 0; v < g.ids.length; v++) {
-    const e = Math.hypot(g.positions[2 * v]! - x, g.positions[2 * v + 1]! - y);
-    if (e < d) {
-      d = e;
-      best = v;
-    }
-  }
-  return { node: best, distance: d };
-}
-
 /**
  * The base graph with the edits applied and a start node `id` at (x, y) carrying `labels`, joined to
  * up to four nearest nodes (within 1.5× the nearest distance). Throws a RangeError when the nearest

@@ -22,7 +22,7 @@ import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.j
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict } from './mission.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 
@@ -86,6 +86,9 @@ class Violation extends Error {
     super(`forbidden label ${literal}`);
   }
 }
+
+/** The literal a failure names: the forbidden one, else the whole letter observed. */
+const letterText = (label: readonly string[]): string => label.join(',') || '{}';
 
 const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout(r, s * 1000));
 
@@ -253,7 +256,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
         const m = monitor.snapshot();
         const literal = leg.neg.find((l) => label.includes(l));
         if (literal !== undefined || !m.viable) {
-          violation = new Violation(literal ?? (label.join(',') || '{}'), leg, label, m.viable);
+          violation = new Violation(literal ?? letterText(label), leg, label, m.viable);
           ac.abort(violation);
           break;
         }
@@ -271,8 +274,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const cancelHow = !r.ok && r.error instanceof WorldError ? r.error.detail : '';
     if (worldError !== null) return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}` }) };
     if (stop?.aborted === true && violation === null) {
-      const why = stop.reason instanceof Error ? stop.reason.message : typeof stop.reason === 'string' ? stop.reason : 'stopped by the operator';
-      return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${why}; ${r.ok ? 'the goal had already been reached' : cancelHow}` }) };
+      return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stop)}; ${r.ok ? 'the goal had already been reached' : cancelHow}` }) };
     }
     if (violation !== null) {
       emit({ kind: 'violation', t: labels.length - 1, stream: violation.leg.stream, index: violation.leg.index, node: violation.leg.id, literal: violation.literal, term: violation.leg.term, labels: [...violation.labels] });
@@ -301,8 +303,9 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     }
     const literal = leg.neg.find((l) => label.includes(l));
     if (literal !== undefined || !viable) {
-      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal: literal ?? (label.join(',') || '{}'), term: leg.term, labels: [...label] });
-      return { kind: 'failed', failure: 'forbidden-label', leg, literal: literal ?? (label.join(',') || '{}'), viable, detail: `forbidden label at ${leg.id}` };
+      const seen = literal ?? letterText(label);
+      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal: seen, term: leg.term, labels: [...label] });
+      return { kind: 'failed', failure: 'forbidden-label', leg, literal: seen, viable, detail: `forbidden label at ${leg.id}` };
     }
     const missing = leg.pos.filter((l) => !label.includes(l));
     if (missing.length > 0) return { kind: 'failed', failure: 'goal-missed', leg, viable, detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there` };
@@ -344,8 +347,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       for (const goal of goalsOf(legs, at)) {
         const stopped = stopSignal;
         if (stopped?.aborted === true) {
-          const why = stopped.reason instanceof Error ? stopped.reason.message : typeof stopped.reason === 'string' ? stopped.reason : 'stopped by the operator';
-          return finish({ success: false, failureMode: 'stopped', message: `${why}; between goals, no goal was running` });
+          return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopped)}; between goals, no goal was running` });
         }
         if (control !== undefined) {
           const c = await control.step({ t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: goal[goal.length - 1]!.id });
