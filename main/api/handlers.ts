@@ -53,7 +53,9 @@ export function handlers(session: Session): Handlers {
     missionPlan: (r) => missions.plan(r),
     missionRun: (r) => missions.run(r),
     missionControl: ({ run, action }) => attempt(() => missions.control(run, action)),
-    emergencyStop: () => attempt(() => missions.emergencyStop()),
+    emergencyStop: (r) => attempt(() => missions.emergencyStop(r?.note)),
+    estopState: () => Promise.resolve(missions.estop.state()),
+    estopReset: ({ acknowledged, reason }) => missions.estop.reset(reason, acknowledged === true),
     escalationDecide: ({ run, escalation, decision, reason }) => attempt(() => missions.decide(run, escalation, decision, reason)),
     trainModels: (r) => trainModelsJob(session, r),
     // Audit browser (read-only).

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
-import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo } from '../contract/api.js';
+import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo, EstopState } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { AuditLog } from '../services/audit/store.js';
@@ -19,6 +19,8 @@ import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
 import { API_NAMES, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
+import { EmergencyStop } from './estop.js';
+import { outcomeOf } from '../core/exec/mission.js';
 import { bundleDir, consoleWorlds } from './worlds.js';
 import type { Session } from './session.js';
 
@@ -51,8 +53,15 @@ export class MissionConsole {
   /** Where each run's stop and emergency-stop decisions are recorded (the mission records its own escalations). */
   private readonly stopSinks = new Map<string, ReturnType<typeof auditSink>>();
   private audit: Promise<AuditLog> | null = null;
+  /** The emergency stop's latch, shared by everything the console runs. */
+  readonly estop: EmergencyStop;
 
-  constructor(private readonly session: Session) {}
+  constructor(private readonly session: Session) {
+    this.estop = new EmergencyStop({
+      auditLog: () => this.auditLog(), operator: operatorName, via: `console (${session.transport})`,
+      publish: (state) => session.bus.emit({ topic: 'estop', state }),
+    });
+  }
 
   worlds(): WorldInfo[] {
     return consoleWorlds(this.session);
@@ -112,6 +121,7 @@ export class MissionConsole {
   async run(req: MissionRunRequest): Promise<{ run: string; auditRun: string | null }> {
     const s = this.sessions.get(req.session);
     if (s === undefined) throw new WitnessError('not-found', `no planned mission ${req.session}: plan it first`, { path: '$.session' });
+    this.estop.assertClear('start a mission');
     if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
     const log = await this.auditLog();
     const bus = this.session.bus;
@@ -138,24 +148,25 @@ export class MissionConsole {
         });
         control.finished();
         const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
-        bus.emit({ topic: 'mission.end', run, success: r.result.success, failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
+        bus.emit({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        bus.emit({ topic: 'mission.end', run, success: false, failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+        bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
       }
     })();
     this.runs.set(run, { control, done });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
     await ready;
     if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
     return { run, auditRun };
   }
 
-  private stopRun(run: string, emergency: boolean): void {
+  private stopRun(run: string, emergency: boolean, why?: string): void {
     const r = this.runs.get(run);
     if (r === undefined || !r.control.active) return;
-    const reason = emergency ? 'emergency stop by the operator' : 'stopped by the operator';
+    const reason = why ?? (emergency ? 'emergency stop by the operator' : 'stopped by the operator');
     this.stopSinks.get(run)?.event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
     r.control.stop(reason, emergency);
   }
@@ -164,16 +175,21 @@ export class MissionConsole {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     if (action === 'pause') r.control.pause();
-    else if (action === 'resume') r.control.resumeRun();
-    else this.stopRun(run, action === 'estop');
+    else if (action === 'resume') {
+      this.estop.assertClear('resume a mission');
+      r.control.resumeRun();
+    } else if (action === 'estop') this.estop.fire();
+    else this.stopRun(run, false);
     return { state: r.control.state };
   }
 
-  /** Stops every running mission at once; the runs it stopped. */
-  emergencyStop(): { stopped: string[] } {
-    const stopped = [...this.runs.entries()].filter(([, r]) => r.control.active).map(([id]) => id);
-    for (const id of stopped) this.stopRun(id, true);
-    return { stopped };
+  /**
+   * The emergency stop: every running mission and tool loop stops at once and the latch holds until
+   * an operator resets it. `note`: what the operator was typing (kept in the stop's reason).
+   */
+  emergencyStop(note?: string): { stopped: string[]; state: EstopState } {
+    const { stopped } = this.estop.fire(note);
+    return { stopped, state: this.estop.state() };
   }
 
   /** The operator's answer to an open escalation; false when it is not the one open. */
@@ -181,6 +197,7 @@ export class MissionConsole {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });
+    if (decision === 'retry') this.estop.assertClear('retry a mission');
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
@@ -188,6 +205,7 @@ export class MissionConsole {
   async close(): Promise<void> {
     for (const id of this.runs.keys()) this.stopRun(id, false);
     await Promise.all([...this.runs.values()].map((r) => r.done));
+    await this.estop.settled();
     await this.backbones.close();
     await (await this.audit)?.close();
   }

@@ -6,7 +6,7 @@
 import type { CoreApi } from './api/core.js';
 import type { EditorApi } from './api/editor.js';
 import type { SceneApi } from './api/scene.js';
-import type { MissionApi, MissionEvent } from './api/mission.js';
+import type { EstopEvent, MissionApi, MissionEvent } from './api/mission.js';
 import type { AuditApi } from './api/audit.js';
 import type { JobEvent } from './api/core.js';
 import { CORE_PARAMS } from './api/core.js';
@@ -29,7 +29,7 @@ export type ApiParams<M extends ApiMethod> = Parameters<WitnessApi[M]>[0];
 export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<WitnessApi[M]>>;
 
 /** What main pushes to every connected UI: job progress and mission events. */
-export type ApiEvent = JobEvent | MissionEvent;
+export type ApiEvent = JobEvent | MissionEvent | EstopEvent;
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type ParamSchema = Readonly<Record<string, unknown>>;

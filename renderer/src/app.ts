@@ -9,7 +9,9 @@ export type LocalMessage =
   | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
   | { kind: 'robot'; x: number; y: number; states: number[] }
   | { kind: 'use-spec'; text: string; path: string | null }
-  | { kind: 'show-tab'; tab: TabId };
+  | { kind: 'show-tab'; tab: TabId }
+  /** Fire the emergency stop (from a control inside a modal dialog, where the header cannot be reached). */
+  | { kind: 'estop' };
 
 export type TabId = 'mission' | 'editors' | 'graph' | 'audit';
 

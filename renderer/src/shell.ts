@@ -1,15 +1,16 @@
 /**
  * The window: a header with the tabs, the connection state and the emergency stop (always visible,
- * bound to Esc everywhere, including inside the editors), the panels, and a status bar with job
- * progress and notices.
+ * bound to F9 everywhere, including inside the editors; latched until an acknowledged reset, and the
+ * latch shown on every tab), the panels, and a status bar with job progress and notices.
  */
 import type { ApiEvent, JobEvent } from '../../main/contract/api.js';
 import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
 import { errorText } from './api.js';
+import { estopControls } from './estop.js';
 
 export interface ShellOptions {
   panels: Panel[];
-  /** Stops every running mission now; resolves to a line for the status bar. */
+  /** Stops every running mission and tool loop now and latches; resolves to a line for the status bar. */
   emergencyStop(): Promise<string>;
 }
 
@@ -33,16 +34,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     notify,
   };
 
-  const estop = el('button', { class: 'estop', id: 'estop', title: 'Emergency stop: halts every running mission now (Esc)', 'aria-keyshortcuts': 'Escape' }, 'E-STOP (Esc)');
-  const fire = (): void => {
-    estop.classList.add('fired');
-    o.emergencyStop().then((line) => notify(line, 'error'), (e: unknown) => notify(`emergency stop failed: ${errorText(e)}`, 'error'));
-  };
-  estop.addEventListener('click', fire);
-  // Capture phase on the window: no editor or dialog can swallow it.
-  window.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && !e.repeat) fire();
-  }, { capture: true });
+  const estop = estopControls(full, { fire: () => o.emergencyStop() });
 
   const tabs = el('nav', { class: 'tabs', role: 'tablist' });
   const body = el('main', { class: 'panels' });
@@ -65,7 +57,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   }
   const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
   const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
-  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop);
+  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop.header);
   // The ROS 2 backend is optional: say whether it can be used here and, if not, exactly what to do.
   app.api.ros2Status().then((s) => {
     ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
@@ -73,7 +65,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     ros2.dataset.available = String(s.available);
     ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
   }, (e: unknown) => { ros2.textContent = `ROS 2: ${errorText(e)}`; });
-  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status));
+  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog);
 
   // Job progress: one line per running job, with its cancel button.
   const jobRows = new Map<string, HTMLElement>();
@@ -101,6 +93,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   });
   full.onMessage((m) => {
     if (m.kind === 'show-tab') show(m.tab);
+    if (m.kind === 'estop') estop.fire();
   });
   window.addEventListener('beforeunload', (e) => {
     if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();

@@ -83,7 +83,35 @@ export type MissionEvent =
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
   /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
-  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+  /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure. */
+  | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+
+/** The emergency stop's latch: while latched, nothing starts, resumes or is retried. */
+export type EstopState =
+  | { latched: false }
+  | {
+    latched: true;
+    /** When it fired (ms since the epoch) and who fired it (the account running the workbench). */
+    since: number;
+    by: string;
+    reason: string;
+    /** The runs it stopped. */
+    stopped: string[];
+    /** The audit run that records this latch (null until it is written). */
+    auditRun: string | null;
+    /** Why the E-STOP could not be recorded, if it could not (it latched all the same). */
+    recordError: string | null;
+  };
+
+export type EstopEvent = { topic: 'estop'; state: EstopState };
+
+export const EmergencyStopRequest = Type.Object({
+  note: Type.Optional(Type.String({ maxLength: 10_000, description: 'what the operator was typing when it fired (an escalation\'s reason): kept in the record' })),
+}, strict);
+export const EstopResetRequest = Type.Object({
+  acknowledged: Type.Literal(true, { description: 'the operator confirms that the robot and its surroundings are safe to move again' }),
+  reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked: recorded in the audit log with who reset it' }),
+}, strict);
 
 export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
 export const EscalationDecideRequest = Type.Object({
@@ -105,8 +133,15 @@ export interface MissionApi {
    * workspace's models/<name>: a long job with progress, cancellable; resolves to its models id.
    */
   trainModels(params: TrainModelsRequest): Promise<{ models: string; dir: string }>;
-  /** Stops every running mission at once (the emergency stop); resolves to the runs it stopped. */
-  emergencyStop(params?: NoParams): Promise<{ stopped: string[] }>;
+  /**
+   * The emergency stop: stops every running mission and tool loop at once and latches; resolves to
+   * the runs it stopped and the latch.
+   */
+  emergencyStop(params?: Static<typeof EmergencyStopRequest>): Promise<{ stopped: string[]; state: EstopState }>;
+  /** Whether the emergency stop is latched (every window shows it). */
+  estopState(params?: NoParams): Promise<EstopState>;
+  /** Resets a latched emergency stop: acknowledged, with a reason; who and why go to the audit log first. */
+  estopReset(params: Static<typeof EstopResetRequest>): Promise<EstopState>;
   /** The operator's answer to an escalation; recorded in the audit log with the reason. */
   escalationDecide(params: Static<typeof EscalationDecideRequest>): Promise<{ accepted: boolean }>;
 }
@@ -115,7 +150,9 @@ export const MISSION_PARAMS = {
   listWorlds: NoParams,
   missionPlan: MissionPlanRequest,
   missionRun: MissionRunRequest,
-  emergencyStop: NoParams,
+  emergencyStop: EmergencyStopRequest,
+  estopState: NoParams,
+  estopReset: EstopResetRequest,
   trainModels: TrainModelsRequest,
   missionControl: MissionControlRequest,
   escalationDecide: EscalationDecideRequest,

@@ -22,7 +22,7 @@ import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.j
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, stopWords } from './mission.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, outcomeOf, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 
@@ -137,7 +137,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const T_suf = T_pre !== null && marks.traversals.length > 0 ? marks.traversals[0]! - T_pre : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
+    audit?.event('run_end', { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
     return {
       success: p.success, failureMode: p.failureMode, message: p.message,
       executorComplete: marks.traversals.length >= o.rounds, steps, T_pre, T_suf, ncc,

@@ -13,6 +13,8 @@ export interface EscalationDialog {
   readonly element: HTMLDialogElement;
   open(run: string, e: Escalation): void;
   close(): void;
+  /** The reason typed so far while the dialog is open (an E-STOP keeps it in the record), else null. */
+  pendingReason(): string | null;
 }
 
 export function escalationDialog(app: App): EscalationDialog {
@@ -22,14 +24,17 @@ export function escalationDialog(app: App): EscalationDialog {
   const abort = el('button', { id: 'decide-abort', class: 'danger', disabled: '' }, 'Abort mission');
   const retry = el('button', { id: 'decide-retry', disabled: '' }, 'Retry (grant another R replans)');
   const err = el('div', { class: 'error', role: 'alert' });
+  // The dialog is modal: the header's E-STOP cannot be clicked behind it, so it carries its own.
+  const estop = el('button', { id: 'escalation-estop', class: 'estop', title: 'Emergency stop (F9): your reason above is kept in the record' }, 'E-STOP (F9)');
+  estop.addEventListener('click', () => app.post({ kind: 'estop' }));
   const dialog = el('dialog', { id: 'escalation', 'aria-labelledby': 'escalation-title' },
     el('h2', { id: 'escalation-title' }, 'The mission needs a decision'),
     message, el('h4', {}, 'Failure records'), failures,
     el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
-    err, el('div', { class: 'buttons' }, retry, abort));
+    err, el('div', { class: 'buttons' }, retry, abort, el('span', { class: 'spacer' }), estop));
   let current: { run: string; escalation: Escalation } | null = null;
 
-  // Esc must not dismiss it (Esc is the emergency stop, which answers the escalation itself).
+  // Esc must not dismiss it: the mission waits for a decision (the E-STOP, F9, answers it itself).
   dialog.addEventListener('cancel', (e) => e.preventDefault());
   const sync = (): void => {
     const ok = reason.value.trim() !== '';
@@ -72,5 +77,6 @@ export function escalationDialog(app: App): EscalationDialog {
       reason.focus();
     },
     close,
+    pendingReason: () => (current !== null && reason.value.trim() !== '' ? reason.value.trim() : null),
   };
 }

@@ -26,7 +26,9 @@ export function missionPanel(): MissionPanel {
   let run: string | null = null;
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
+  let planSeq = 0;
   let refreshFiles: () => void = () => {};
+  let pendingReason: () => string | null = () => null;
 
   return {
     id: 'mission',
@@ -38,8 +40,10 @@ export function missionPanel(): MissionPanel {
     },
     async emergencyStop() {
       if (app === null) return 'E-STOP: nothing to stop';
-      const { stopped } = await app.api.emergencyStop();
-      return stopped.length > 0 ? `E-STOP: stopped ${stopped.length} mission(s)` : 'E-STOP: no mission was running';
+      // A reason the operator was typing in the escalation dialog is kept in the record.
+      const note = pendingReason();
+      const { stopped } = await app.api.emergencyStop(note !== null ? { note } : {});
+      return `${stopped.length > 0 ? `E-STOP: stopped ${stopped.length} run(s)` : 'E-STOP: nothing was running'}; latched until reset${note !== null ? ' (your note is kept in the record)' : ''}`;
     },
     mount(root, a) {
       app = a;
@@ -85,6 +89,7 @@ export function missionPanel(): MissionPanel {
           a.api.workspaceRead({ path: select.value }).then((r) => {
             target.value = r.text;
             errors.textContent = '';
+            checkStale();
           }, (e: unknown) => { errors.textContent = `${select.value}: ${errorText(e)}`; }).finally(() => { select.value = ''; });
         });
       };
@@ -92,6 +97,7 @@ export function missionPanel(): MissionPanel {
       loadInto(regionsFile, regions);
       refreshFiles();
       const dialog = escalationDialog(a);
+      pendingReason = () => dialog.pendingReason();
       const training = trainDialog(a, (w, m) => {
         void loadWorlds(false).then(() => {
           if (world.value === w) models.value = m;
@@ -115,6 +121,29 @@ export function missionPanel(): MissionPanel {
       automaton = createAutomatonView(autoRoot);
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
 
+      // A plan is bound to the inputs it was made from: when any of them changes, it is stale and
+      // Run is disabled until a new plan is made (Run executes exactly the plan on the screen).
+      const inputs = { world, models, spec, regions, start, 'dataset steps': steps, seed, method } as const;
+      const snapshot = (): Record<string, string> => Object.fromEntries(Object.entries(inputs).map(([k, e]) => [k, e.value]));
+      let planInputs: Record<string, string> | null = null;
+      let latched = false;
+      const stale = el('div', { id: 'plan-stale', class: 'stale', role: 'status', hidden: '' });
+      const changedSincePlan = (): string[] => {
+        if (planInputs === null) return [];
+        const now = snapshot();
+        return Object.keys(inputs).filter((k) => now[k] !== planInputs![k]);
+      };
+      const checkStale = (): void => {
+        const changed = changedSincePlan();
+        stale.hidden = changed.length === 0;
+        stale.textContent = changed.length === 0 ? '' : `Plan is stale: ${changed.join(', ')} changed since it was made. Plan again to run.`;
+        setRunState(runState);
+      };
+      for (const e of Object.values(inputs)) {
+        e.addEventListener('input', checkStale);
+        e.addEventListener('change', checkStale);
+      }
+
       const worlds = new Map<string, WorldInfo>();
       /** `fill`: also load the world's regions and example spec (not when only the models list changed). */
       const chooseWorld = (id: string, fill = true): void => {
@@ -124,6 +153,7 @@ export function missionPanel(): MissionPanel {
         if (!fill) return;
         if (w.regionsText !== null) regions.value = w.regionsText;
         if (w.exampleSpec !== null && spec.value.trim() === '') spec.value = w.exampleSpec;
+        checkStale();
       };
       world.addEventListener('change', () => chooseWorld(world.value));
       const loadWorlds = (fill: boolean): Promise<void> => a.api.listWorlds().then((ws) => {
@@ -143,6 +173,7 @@ export function missionPanel(): MissionPanel {
       a.onMessage((m) => {
         if (m.kind === 'use-spec') {
           spec.value = m.text;
+          checkStale();
           a.post({ kind: 'show-tab', tab: 'mission' });
         }
       });
@@ -157,7 +188,9 @@ export function missionPanel(): MissionPanel {
         state.textContent = s ?? 'idle';
         state.dataset.state = s ?? 'idle';
         const active = s === 'running' || s === 'paused' || s === 'escalated';
-        runBtn.disabled = active || planned === null || planned.plan.status !== 'ok';
+        const stalePlan = changedSincePlan().length > 0;
+        runBtn.disabled = active || planned === null || planned.plan.status !== 'ok' || stalePlan || latched;
+        runBtn.title = latched ? 'The E-STOP is latched: reset it (header) before anything runs' : stalePlan ? 'The plan is stale: plan again' : '';
         planBtn.disabled = active;
         pauseBtn.disabled = !(s === 'running' || s === 'paused');
         pauseBtn.textContent = s === 'paused' ? 'Resume' : 'Pause';
@@ -180,21 +213,38 @@ export function missionPanel(): MissionPanel {
           return;
         }
         const job = `plan-${Date.now()}`;
+        const seq = ++planSeq;
+        const asked = snapshot();
+        // The plan on the screen goes: nothing runs until the new one is drawn.
+        planned = null;
+        planInputs = null;
+        stale.hidden = true;
         planBtn.disabled = true;
+        setRunState(runState);
         summary.textContent = 'Planning…';
         a.api.missionPlan({
           job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
           ...(s !== undefined ? { start: s } : {}),
           method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
         }).then((r) => {
-          planned = r;
+          if (seq !== planSeq) return; // a newer plan was asked for
           trail.length = 0;
-          graph?.setScene(r.scene);
-          graph?.setPlan(r.plan);
-          graph?.setTrail([]);
-          graph?.setRobot(null);
-          automaton?.setAutomaton(r.automaton);
-          automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+          try {
+            graph?.setScene(r.scene);
+            graph?.setPlan(r.plan);
+            graph?.setTrail([]);
+            graph?.setRobot(null);
+            automaton?.setAutomaton(r.automaton);
+            automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+          } catch (e) {
+            // A plan that could not be drawn is not shown, so it cannot be run.
+            summary.textContent = 'No plan.';
+            errors.textContent = `the plan could not be drawn: ${errorText(e)}`;
+            setRunState(runState);
+            return;
+          }
+          planned = r;
+          planInputs = asked;
           heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...r.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
           const p = r.plan;
           summary.replaceChildren(
@@ -204,8 +254,11 @@ export function missionPanel(): MissionPanel {
               : p.reason?.message ?? ''),
             el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
           );
+          summary.append(stale);
+          checkStale();
           setRunState(null);
         }, (e: unknown) => {
+          if (seq !== planSeq) return;
           summary.textContent = 'No plan.';
           errors.textContent = errorText(e);
           setRunState(runState);
@@ -213,7 +266,7 @@ export function missionPanel(): MissionPanel {
       });
 
       runBtn.addEventListener('click', () => {
-        if (planned === null) return;
+        if (planned === null || changedSincePlan().length > 0 || latched) return;
         errors.textContent = '';
         log.replaceChildren();
         trail.length = 0;
@@ -232,7 +285,16 @@ export function missionPanel(): MissionPanel {
         void a.api.missionControl({ run, action: 'stop' }).catch((e: unknown) => { errors.textContent = errorText(e); });
       });
 
+      a.api.estopState().then((st) => {
+        latched = st.latched;
+        setRunState(runState);
+      }, () => { /* the header reports it */ });
       a.onEvent((e) => {
+        if (e.topic === 'estop') {
+          latched = e.state.latched;
+          setRunState(runState);
+          return;
+        }
         if (!e.topic.startsWith('mission.')) return;
         const m = e as MissionEvent;
         if (m.run !== run) return;
@@ -272,8 +334,8 @@ export function missionPanel(): MissionPanel {
               live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
             }
             graph?.setTrail(trail);
-            addLog(m.steps, `${m.success ? 'SUCCESS' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.success ? 'ok' : 'failed');
-            a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
+            addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome);
+            if (m.outcome !== 'stopped') a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
           }
