@@ -49,7 +49,7 @@ export function handlers(session: Session): Handlers {
     sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
     automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
     // Operator console.
-    listWorlds: () => attempt(() => missions.worlds()),
+    listWorlds: () => missions.worlds(),
     missionPlan: (r) => missions.plan(r),
     missionRun: (r) => missions.run(r),
     missionControl: ({ run, action }) => attempt(() => missions.control(run, action)),

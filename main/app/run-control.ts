@@ -38,6 +38,14 @@ export class RunControl implements MissionControl {
     this.emit({ topic: 'mission.state', run: this.run, state });
   }
 
+  /** A pose the robot reached on its own (between steps): shown live, at most about 30 per second. */
+  observed(tick: MissionTick): void {
+    const t = this.now();
+    if (t - this.lastTick < TICK_MS) return;
+    this.lastTick = t;
+    this.emit({ topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target });
+  }
+
   async step(tick: MissionTick): Promise<{ go: true } | { go: false; reason: string }> {
     const t = this.now();
     if (this.speed > 0 || t - this.lastTick >= TICK_MS) {

@@ -8,9 +8,11 @@ import type { Escalation } from '../failure.js';
 import { StringEnum } from '../schema.js';
 
 export interface WorldInfo {
+  /** A maze's id, or `ros2:<configuration file>` for a robot. */
   id: string;
   title: string;
-  kind: 'maze' | 'tabletop';
+  /** `robot`: a ROS 2 robot whose configuration has a `waypoints` section: missions on a map graph through its navigation. */
+  kind: 'maze' | 'tabletop' | 'robot';
   /** The regions file shipped for the world (relative to the app's assets), if any, and its text. */
   regions: string | null;
   regionsText: string | null;
@@ -18,6 +20,10 @@ export interface WorldInfo {
   exampleSpec: string | null;
   /** The model bundles for the world: shipped ones by name, ones trained in the workspace as `workspace/<name>`. */
   models: string[];
+  /** Robots: the map graphs of the workspace (`graphs/**.json`, from `witness graph from-map`) a mission can plan on. */
+  graphs?: string[];
+  /** Why the world cannot be used as it is (a robot configuration that does not check), if so. */
+  problem?: string;
 }
 
 const ID = Type.String({ minLength: 1, maxLength: 200 });
@@ -27,6 +33,7 @@ export const MissionPlanRequest = Type.Object({
   job: Type.String({ minLength: 1, maxLength: 200, description: 'a client-chosen id: progress events carry it and cancelJob takes it' }),
   world: ID,
   models: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first)' })),
+  graph: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: "robots: the map graph to plan on, a workspace path (one of WorldInfo.graphs); the start is the robot's pose when planning" })),
   spec: Type.String({ minLength: 1, maxLength: 100_000 }),
   regions: Type.String({ minLength: 1, maxLength: 1_000_000, description: "the regions file's text (JSON, docs/FORMATS.md)" }),
   start: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: 'start position in metres; default: a free cell drawn from the seed' })),
@@ -58,6 +65,11 @@ export interface MissionPlanResult {
   planning_ms: number;
   /** The augmentation report: anchors, unavailable propositions, … */
   report: { anchors: number; unavailable: string[]; nodes: number };
+  /**
+   * Robots: where the robot was when the plan was made (the plan starts there). Run refuses the plan
+   * once the robot is farther than `tolerance_m` from it, and a plan runs once (the robot moves).
+   */
+  robot?: { x: number; y: number; tolerance_m: number };
 }
 
 export const MissionRunRequest = Type.Object({

@@ -113,6 +113,8 @@ export interface MissionControl {
   replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
   /** Aborted when the operator stops (stop, E-STOP): cancels what the world is doing now (a robot's goal, a step). */
   readonly signal?: AbortSignal;
+  /** A pose observed while the world acts on its own (a robot driving to its goal): for the live views; never waits. */
+  observed?(tick: MissionTick): void;
 }
 
 /** The learned low-level policy: ψ (embed) and π_low (act), batched over rows. */

@@ -49,6 +49,7 @@ export function missionPanel(): MissionPanel {
       app = a;
       const world = el('select', { id: 'world' });
       const models = el('select', { id: 'models' });
+      const mapGraph = el('select', { id: 'map-graph', title: "the robot's map graph (workspace graphs/, from `witness graph from-map`)" });
       const trainBtn = el('button', { id: 'train-open', title: 'Train a model bundle for this world' }, 'Train models…');
       const spec = el('textarea', { id: 'spec', rows: '3', spellcheck: 'false' });
       const regions = el('textarea', { id: 'regions', rows: '6', spellcheck: 'false' });
@@ -96,6 +97,9 @@ export function missionPanel(): MissionPanel {
       loadInto(specFile, spec);
       loadInto(regionsFile, regions);
       refreshFiles();
+      const modelsField = field('Models (ψ, π_low)', models);
+      const graphField = field('Map graph', mapGraph);
+      graphField.hidden = true;
       const dialog = escalationDialog(a);
       pendingReason = () => dialog.pendingReason();
       const training = trainDialog(a, (w, m) => {
@@ -107,7 +111,7 @@ export function missionPanel(): MissionPanel {
 
       root.append(el('div', { class: 'console' },
         el('aside', { class: 'controls' },
-          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), specFile, field('Regions (JSON)', regions), regionsFile,
+          el('div', { class: 'row' }, field('World', world), modelsField, graphField), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), specFile, field('Regions (JSON)', regions), regionsFile,
           el('div', { class: 'row' }, field('Start', start), field('Seed', seed)),
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
@@ -123,7 +127,7 @@ export function missionPanel(): MissionPanel {
 
       // A plan is bound to the inputs it was made from: when any of them changes, it is stale and
       // Run is disabled until a new plan is made (Run executes exactly the plan on the screen).
-      const inputs = { world, models, spec, regions, start, 'dataset steps': steps, seed, method } as const;
+      const inputs = { world, models, 'map graph': mapGraph, spec, regions, start, 'dataset steps': steps, seed, method } as const;
       const snapshot = (): Record<string, string> => Object.fromEntries(Object.entries(inputs).map(([k, e]) => [k, e.value]));
       let planInputs: Record<string, string> | null = null;
       let latched = false;
@@ -150,6 +154,21 @@ export function missionPanel(): MissionPanel {
         const w = worlds.get(id);
         if (w === undefined) return;
         models.replaceChildren(...w.models.map((m) => el('option', { value: m }, m)));
+        // A robot plans on a map graph from where it is: no models, no start, no dataset.
+        const robot = w.kind === 'robot';
+        const keepGraph = mapGraph.value;
+        mapGraph.replaceChildren(...(w.graphs ?? []).map((g) => el('option', { value: g }, g)));
+        if (keepGraph !== '' && (w.graphs ?? []).includes(keepGraph)) mapGraph.value = keepGraph;
+        modelsField.hidden = robot;
+        graphField.hidden = !robot;
+        trainBtn.hidden = robot;
+        start.disabled = robot;
+        steps.disabled = robot;
+        seed.disabled = robot;
+        speed.disabled = robot; // a robot drives at its own pace
+        start.placeholder = robot ? "the robot's pose when you plan" : 'x,y (m) — default: a free cell from the seed';
+        if (robot && w.problem !== undefined) errors.textContent = w.problem;
+        else if (robot && (w.graphs ?? []).length === 0) errors.textContent = 'No map graph in the workspace: make one with `witness graph from-map MAP.yaml --regions R.json --out <workspace>/graphs/NAME.json`';
         if (!fill) return;
         if (w.regionsText !== null) regions.value = w.regionsText;
         if (w.exampleSpec !== null && spec.value.trim() === '') spec.value = w.exampleSpec;
@@ -197,6 +216,13 @@ export function missionPanel(): MissionPanel {
         stopBtn.disabled = !active;
       };
 
+      /** The plan on the screen can no longer run (a robot's plan that ran, or whose robot moved). */
+      const spend = (why: string): void => {
+        planned = null;
+        summary.append(el('div', { class: 'stale', id: 'plan-spent' }, why));
+        setRunState(runState);
+      };
+
       const parseStart = (): [number, number] | undefined | null => {
         const t = start.value.trim();
         if (t === '') return undefined;
@@ -222,11 +248,14 @@ export function missionPanel(): MissionPanel {
         planBtn.disabled = true;
         setRunState(runState);
         summary.textContent = 'Planning…';
-        a.api.missionPlan({
-          job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
-          ...(s !== undefined ? { start: s } : {}),
-          method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
-        }).then((r) => {
+        const robot = worlds.get(world.value)?.kind === 'robot';
+        a.api.missionPlan(robot
+          ? { job, world: world.value, ...(mapGraph.value !== '' ? { graph: mapGraph.value } : {}), spec: spec.value, regions: regions.value, method: method.value as PlanMethod }
+          : {
+            job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
+            ...(s !== undefined ? { start: s } : {}),
+            method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
+          }).then((r) => {
           if (seq !== planSeq) return; // a newer plan was asked for
           trail.length = 0;
           try {
@@ -252,7 +281,9 @@ export function missionPanel(): MissionPanel {
             el('div', {}, p.status === 'ok'
               ? `prefix ${p.prefix.length - 1} waypoints, suffix ${p.suffix.length}; objective ${p.cost?.objective.toFixed(1) ?? '–'}; ${r.planning_ms.toFixed(1)} ms`
               : p.reason?.message ?? ''),
-            el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
+            r.robot !== undefined
+              ? el('div', { class: 'muted', id: 'plan-robot' }, `${r.report.nodes} nodes; from the robot at (${r.robot.x.toFixed(2)}, ${r.robot.y.toFixed(2)}): Run refuses this plan if the robot moves more than ${r.robot.tolerance_m} m before it starts`)
+              : el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
           );
           summary.append(stale);
           checkStale();
@@ -274,7 +305,12 @@ export function missionPanel(): MissionPanel {
           run = r.run;
           setRunState('running');
           addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}`);
-        }, (e: unknown) => { errors.textContent = errorText(e); });
+          // A robot's plan runs once: the robot moves, so the next run needs a plan from where it is then.
+          if (planned?.robot !== undefined) spend('This plan has run: plan again from where the robot is now.');
+        }, (e: unknown) => {
+          errors.textContent = errorText(e);
+          if ((e as { code?: string }).code === 'conflict' && planned?.robot !== undefined) spend('The robot has moved since this plan: plan again.');
+        });
       });
       pauseBtn.addEventListener('click', () => {
         if (run === null) return;
