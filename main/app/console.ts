@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
-import { MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
+import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
 import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo, EstopState } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
@@ -89,7 +89,8 @@ export class MissionConsole {
     return [...consoleWorlds(this.session), ...await robotWorlds(this.session)];
   }
 
-  private auditLog(): Promise<AuditLog> {
+  /** The session's audit log, opened on first use (missions, tool loops and the E-STOP share it). */
+  auditLog(): Promise<AuditLog> {
     this.audit ??= openAuditLog(this.session.auditFile);
     return this.audit;
   }
@@ -335,7 +336,7 @@ export class MissionConsole {
   }
 
   /** The operator's answer to an open escalation; false when it is not the one open. */
-  decide(run: string, escalation: string, decision: 'abort' | 'retry', reason: string): { accepted: boolean } {
+  decide(run: string, escalation: string, decision: DecisionKind, reason: string): { accepted: boolean } {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });

@@ -11,9 +11,11 @@ export type LocalMessage =
   | { kind: 'use-spec'; text: string; path: string | null }
   | { kind: 'show-tab'; tab: TabId }
   /** Fire the emergency stop (from a control inside a modal dialog, where the header cannot be reached). */
-  | { kind: 'estop' };
+  | { kind: 'estop' }
+  /** Open an audit run in the audit browser (the session's database). */
+  | { kind: 'audit-run'; run: string };
 
-export type TabId = 'mission' | 'editors' | 'graph' | 'audit';
+export type TabId = 'mission' | 'act' | 'editors' | 'graph' | 'audit';
 
 export interface App {
   readonly api: WitnessApi;

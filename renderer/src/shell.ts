@@ -7,11 +7,10 @@ import type { ApiEvent, JobEvent } from '../../main/contract/api.js';
 import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
 import { errorText } from './api.js';
 import { estopControls } from './estop.js';
+import { escalationDialog } from './console/escalation.js';
 
 export interface ShellOptions {
   panels: Panel[];
-  /** Stops every running mission and tool loop now and latches; resolves to a line for the status bar. */
-  emergencyStop(): Promise<string>;
 }
 
 export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage' | 'notify'>, o: ShellOptions): App {
@@ -34,7 +33,17 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     notify,
   };
 
-  const estop = estopControls(full, { fire: () => o.emergencyStop() });
+  // One escalation dialog for every run (missions and tool loops): whatever tab is showing.
+  const escalation = escalationDialog(full);
+  let escalated: string | null = null;
+  const estop = estopControls(full, {
+    fire: async () => {
+      // A reason the operator was typing in the escalation dialog is kept in the record.
+      const note = escalation.pendingReason();
+      const { stopped } = await app.api.emergencyStop(note !== null ? { note } : {});
+      return `${stopped.length > 0 ? `E-STOP: stopped ${stopped.length} run(s)` : 'E-STOP: nothing was running'}; latched until reset${note !== null ? ' (your note is kept in the record)' : ''}`;
+    },
+  });
 
   const tabs = el('nav', { class: 'tabs', role: 'tablist' });
   const body = el('main', { class: 'panels' });
@@ -65,7 +74,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     ros2.dataset.available = String(s.available);
     ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
   }, (e: unknown) => { ros2.textContent = `ROS 2: ${errorText(e)}`; });
-  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog);
+  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog, escalation.element);
 
   // Job progress: one line per running job, with its cancel button.
   const jobRows = new Map<string, HTMLElement>();
@@ -90,6 +99,14 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   };
   app.onEvent((e: ApiEvent) => {
     if (e.topic === 'job') onJob(e);
+    if (e.topic === 'mission.escalation') {
+      escalated = e.run;
+      escalation.open(e.run, e.escalation);
+    }
+    if (e.topic === 'mission.state' && e.run === escalated && e.state !== 'escalated') {
+      escalated = null;
+      escalation.close();
+    }
   });
   full.onMessage((m) => {
     if (m.kind === 'show-tab') show(m.tab);

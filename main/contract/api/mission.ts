@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AutomatonView, GraphScene, PlanView } from './scene.js';
 import { NoParams } from './core.js';
-import { BUNDLE_NAME_PATTERN, MISSION_DECISIONS, PLAN_METHODS } from '../defaults.js';
+import { BUNDLE_NAME_PATTERN, DECISIONS, PLAN_METHODS } from '../defaults.js';
 import type { Escalation } from '../failure.js';
 import { StringEnum } from '../schema.js';
 
@@ -129,7 +129,7 @@ export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(M
 export const EscalationDecideRequest = Type.Object({
   run: ID,
   escalation: ID,
-  decision: StringEnum(MISSION_DECISIONS),
+  decision: StringEnum(DECISIONS, { description: "one of the escalation's options (a mission's: abort, retry; the tool loop's: abort, retry, skip)" }),
   reason: Type.String({ minLength: 1, maxLength: 10_000 }),
 }, strict);
 

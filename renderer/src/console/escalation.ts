@@ -3,10 +3,10 @@
  * by clicking outside, and a decision needs a typed reason — both go to the audit log.
  */
 import type { ConsoleEscalation as Escalation } from '../../../main/contract/api.js';
-import type { MISSION_DECISIONS } from '../../../main/contract/defaults.js';
+import type { DECISIONS } from '../../../main/contract/defaults.js';
 import { type App, el } from '../app.js';
 
-type MissionDecision = (typeof MISSION_DECISIONS)[number];
+type MissionDecision = (typeof DECISIONS)[number];
 import { errorText } from '../api.js';
 
 export interface EscalationDialog {
@@ -23,6 +23,7 @@ export function escalationDialog(app: App): EscalationDialog {
   const reason = el('textarea', { id: 'escalation-reason', rows: '3', placeholder: 'Why? (required — recorded in the audit log)' });
   const abort = el('button', { id: 'decide-abort', class: 'danger', disabled: '' }, 'Abort mission');
   const retry = el('button', { id: 'decide-retry', disabled: '' }, 'Retry (grant another R replans)');
+  const skip = el('button', { id: 'decide-skip', disabled: '', hidden: '', title: 'Skip this subtask and go on with the next (the tool loop)' }, 'Skip the subtask');
   const err = el('div', { class: 'error', role: 'alert' });
   // The dialog is modal: the header's E-STOP cannot be clicked behind it, so it carries its own.
   const estop = el('button', { id: 'escalation-estop', class: 'estop', title: 'Emergency stop (F9): your reason above is kept in the record' }, 'E-STOP (F9)');
@@ -31,7 +32,7 @@ export function escalationDialog(app: App): EscalationDialog {
     el('h2', { id: 'escalation-title' }, 'The mission needs a decision'),
     message, el('h4', {}, 'Failure records'), failures,
     el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
-    err, el('div', { class: 'buttons' }, retry, abort, el('span', { class: 'spacer' }), estop));
+    err, el('div', { class: 'buttons' }, retry, skip, abort, el('span', { class: 'spacer' }), estop));
   let current: { run: string; escalation: Escalation } | null = null;
 
   // Esc must not dismiss it: the mission waits for a decision (the E-STOP, F9, answers it itself).
@@ -40,12 +41,13 @@ export function escalationDialog(app: App): EscalationDialog {
     const ok = reason.value.trim() !== '';
     abort.disabled = !ok;
     retry.disabled = !ok;
+    skip.disabled = !ok;
   };
   reason.addEventListener('input', sync);
   const decide = (decision: MissionDecision): void => {
     if (current === null) return;
     const c = current;
-    abort.disabled = retry.disabled = true;
+    abort.disabled = retry.disabled = skip.disabled = true;
     app.api.escalationDecide({ run: c.run, escalation: c.escalation.id, decision, reason: reason.value.trim() }).then((r) => {
       if (!r.accepted) err.textContent = 'This escalation was already answered or the mission ended.';
       close();
@@ -56,6 +58,7 @@ export function escalationDialog(app: App): EscalationDialog {
   };
   abort.addEventListener('click', () => decide('abort'));
   retry.addEventListener('click', () => decide('retry'));
+  skip.addEventListener('click', () => decide('skip'));
 
   function close(): void {
     current = null;
@@ -67,6 +70,9 @@ export function escalationDialog(app: App): EscalationDialog {
     open(run, escalation) {
       current = { run, escalation };
       message.textContent = escalation.reason;
+      // The choices are the escalation's own: a mission's are abort and retry, the tool loop's add skip.
+      skip.hidden = !escalation.options.includes('skip');
+      retry.hidden = !escalation.options.includes('retry');
       failures.replaceChildren(...escalation.failures.map((f) => el('li', {}, f.source === 'mission'
         ? `t=${f.t} ${f.kind} ${f.from} → ${f.to}: ${f.rule}`
         : `${f.tool}: ${f.stage} "${f.violated}" failed → ${f.label} (${f.class})`)));

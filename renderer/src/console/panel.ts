@@ -6,21 +6,17 @@
 import './console.css';
 import type { MissionEvent, MissionPlanResult, RunState, WorldInfo } from '../../../main/contract/api.js';
 import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/contract/defaults.js';
-import { type App, type Panel, el } from '../app.js';
+import { type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
-import { escalationDialog } from './escalation.js';
 import { trainDialog } from './train.js';
 
-export interface MissionPanel extends Panel {
-  emergencyStop(): Promise<string>;
-}
+export type MissionPanel = Panel;
 
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
 export function missionPanel(): MissionPanel {
-  let app: App | null = null;
-  let graph: GraphViewHandle | null = null;
+    let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
   let planned: MissionPlanResult | null = null;
   let run: string | null = null;
@@ -28,7 +24,6 @@ export function missionPanel(): MissionPanel {
   const trail: [number, number][] = [];
   let planSeq = 0;
   let refreshFiles: () => void = () => {};
-  let pendingReason: () => string | null = () => null;
 
   return {
     id: 'mission',
@@ -38,15 +33,7 @@ export function missionPanel(): MissionPanel {
       graph?.resize();
       automaton?.resize();
     },
-    async emergencyStop() {
-      if (app === null) return 'E-STOP: nothing to stop';
-      // A reason the operator was typing in the escalation dialog is kept in the record.
-      const note = pendingReason();
-      const { stopped } = await app.api.emergencyStop(note !== null ? { note } : {});
-      return `${stopped.length > 0 ? `E-STOP: stopped ${stopped.length} run(s)` : 'E-STOP: nothing was running'}; latched until reset${note !== null ? ' (your note is kept in the record)' : ''}`;
-    },
     mount(root, a) {
-      app = a;
       const world = el('select', { id: 'world' });
       const models = el('select', { id: 'models' });
       const mapGraph = el('select', { id: 'map-graph', title: "the robot's map graph (workspace graphs/, from `witness graph from-map`)" });
@@ -100,8 +87,6 @@ export function missionPanel(): MissionPanel {
       const modelsField = field('Models (ψ, π_low)', models);
       const graphField = field('Map graph', mapGraph);
       graphField.hidden = true;
-      const dialog = escalationDialog(a);
-      pendingReason = () => dialog.pendingReason();
       const training = trainDialog(a, (w, m) => {
         void loadWorlds(false).then(() => {
           if (world.value === w) models.value = m;
@@ -119,7 +104,7 @@ export function missionPanel(): MissionPanel {
           errors, summary),
         el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot),
         el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), log),
-      ), dialog.element, training.element);
+      ), training.element);
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
@@ -345,7 +330,6 @@ export function missionPanel(): MissionPanel {
             break;
           case 'mission.state':
             setRunState(m.state);
-            if (m.state !== 'escalated') dialog.close();
             break;
           case 'mission.event':
             addLog(m.t, m.detail, m.kind);
@@ -355,9 +339,6 @@ export function missionPanel(): MissionPanel {
             graph?.setPlan(m.plan);
             graph?.setTrail(trail);
             addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints`, 'replan');
-            break;
-          case 'mission.escalation':
-            dialog.open(m.run, m.escalation);
             break;
           case 'mission.end': {
             // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
