@@ -142,8 +142,9 @@ async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s:
       reject(new Timeout());
     }, timeout_s * 1000);
     onStop = () => {
-      ac.abort(stop?.reason);
+      // Settled as stopped first: the skill's own rejection on its abort signal comes after.
       reject(new Stopped());
+      ac.abort(stop?.reason);
     };
     if (stop?.aborted === true) onStop();
     else stop?.addEventListener('abort', onStop, { once: true });
@@ -239,7 +240,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
         response = await withTimeout((signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }), t.timeout_s, o.signal);
       } catch (e) {
         state = await world.observe();
-        if (e instanceof Stopped) return end('stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`);
+        if (e instanceof Stopped || isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`);
         const message = e instanceof Error ? e.message : String(e);
         record = e instanceof Timeout
           ? fail('timeout', { name: 'completed within timeout', expr: `true` }, undefined, { kind: 'timeout', message: `${t.name} did not complete within ${t.timeout_s} s; it was cancelled` })
