@@ -53,6 +53,7 @@ export function handlers(session: Session): Handlers {
     // Operator console.
     listWorlds: () => missions.worlds(),
     missionPlan: (r) => missions.plan(r),
+    missionSession: ({ session }) => attempt(() => missions.shown(session)),
     missionRun: (r) => missions.run(r),
     missionControl: ({ run, action }) => attempt(() => missions.control(run, action)),
     emergencyStop: (r) => attempt(() => missions.emergencyStop(r?.note)),

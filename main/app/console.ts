@@ -31,6 +31,8 @@ import type { Session } from './session.js';
 
 interface PlannedMaze {
   readonly kind: 'maze';
+  /** What the console was shown. */
+  shown?: MissionPlanResult;
   readonly task: MissionTask;
   readonly method: PlanMethod;
   readonly lambda: number;
@@ -40,6 +42,7 @@ interface PlannedMaze {
 /** A plan on a robot's map graph: the robot stays connected until it runs (once) or a new plan replaces it. */
 interface PlannedRobot {
   readonly kind: 'robot';
+  shown?: MissionPlanResult;
   readonly request: MapMissionRequest;
   readonly task: MapTask;
   readonly world: World;
@@ -127,8 +130,9 @@ export class MissionConsole {
       const result: PlanResult = plan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft });
       const planning_ms = performance.now() - t0;
       const id = randomUUID();
-      this.sessions.set(id, { kind: 'maze', task, method, lambda, k });
-      return {
+      const planned: PlannedMaze = { kind: 'maze', task, method, lambda, k };
+      this.sessions.set(id, planned);
+      return planned.shown = {
         session: id,
         scene: this.scene(task, task.graph),
         plan: planView(result, task.graph),
@@ -190,7 +194,7 @@ export class MissionConsole {
         kept = true;
         await this.releaseRobots(id);
         const n = task.graph.ids.length;
-        return {
+        return planned.shown = {
           session: id,
           scene: this.robotScene(planned, mapPlan.graph),
           plan: planView(mapPlan.result, mapPlan.graph),
@@ -203,6 +207,13 @@ export class MissionConsole {
         if (!kept) await world.close().catch(() => undefined);
       }
     });
+  }
+
+  /** A plan the workbench still holds, as it was shown. */
+  shown(session: string): MissionPlanResult {
+    const s = this.sessions.get(session)?.shown;
+    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session} (the workbench restarted, or a robot's plan ran)`, { path: '$.session' });
+    return s;
   }
 
   /** Starts executing a planned session; progress arrives as mission.* events on the session's bus. */

@@ -8,7 +8,7 @@ import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi
 export type LocalMessage =
   | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
   | { kind: 'robot'; x: number; y: number; states: number[] }
-  | { kind: 'use-spec'; text: string; path: string | null }
+  | { kind: 'use-spec'; text: string; path: string | null; unsaved?: boolean }
   | { kind: 'show-tab'; tab: TabId }
   /** Fire the emergency stop (from a control inside a modal dialog, where the header cannot be reached). */
   | { kind: 'estop' }

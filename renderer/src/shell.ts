@@ -17,10 +17,24 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   const hub = new Set<(m: LocalMessage) => void>();
   const status = el('div', { class: 'status', id: 'status', role: 'status' });
   const jobs = el('div', { class: 'jobs', id: 'jobs' });
-  const notify = (text: string, kind: 'info' | 'error' = 'info'): void => {
-    status.textContent = text;
-    status.dataset.kind = kind;
+  // The status line is per tab: each panel's notices stay with it and show when it does; the
+  // window's own (the E-STOP, jobs) show on every tab until something newer replaces them. A panel
+  // clears its line (an empty notice) when what it said no longer applies.
+  const lines = new Map<TabId | '*', { text: string; kind: 'info' | 'error'; n: number }>();
+  let lineN = 0;
+  let showing: TabId | null = null;
+  const renderStatus = (): void => {
+    const mine = showing !== null ? lines.get(showing) : undefined, all = lines.get('*');
+    const line = mine === undefined ? all : all === undefined || mine.n > all.n ? mine : all;
+    status.textContent = line?.text ?? '';
+    status.dataset.kind = line?.kind ?? 'info';
   };
+  const notifyAt = (tab: TabId | '*', text: string, kind: 'info' | 'error' = 'info'): void => {
+    if (text === '') lines.delete(tab);
+    else lines.set(tab, { text, kind, n: ++lineN });
+    renderStatus();
+  };
+  const notify = (text: string, kind: 'info' | 'error' = 'info'): void => notifyAt('*', text, kind);
   const full: App = {
     ...app,
     post: (m) => {
@@ -54,6 +68,8 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
       v.root.hidden = !on;
       v.button.setAttribute('aria-selected', String(on));
     }
+    showing = id;
+    renderStatus();
     views.get(id)?.panel.shown?.();
   };
   for (const panel of o.panels) {
@@ -116,7 +132,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
   });
 
-  for (const v of views.values()) v.panel.mount(v.root, full);
+  for (const v of views.values()) v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
   show(o.panels[0]!.id);
   return full;
 }

@@ -206,3 +206,48 @@ test('console safety: a plan is bound to its inputs (editing any marks it stale 
     await app.close();
   }
 });
+
+test('console layout: the fields and the last plan survive a reload (and the plan stays bound to its inputs); the status line is per tab and clears when it no longer applies', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await plan(app);
+    const summary = (await page.textContent('#plan-summary')) ?? '';
+    await page.fill('#replans', '0');
+    await page.dispatchEvent('#replans', 'change');
+    await page.fill('#speed', '0');
+    await page.dispatchEvent('#speed', 'change');
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#plan-restored');
+    assert.equal(await page.inputValue('#spec'), SPEC);
+    assert.equal(await page.inputValue('#start'), '4,20');
+    assert.equal(await page.inputValue('#dataset-steps'), '50000');
+    assert.equal(await page.inputValue('#replans'), '0');
+    assert.match((await page.textContent('#plan-summary')) ?? '', new RegExp(summary.slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    assert.ok(Number(await page.getAttribute('#mission-graph', 'data-nodes')) > 50, 'the plan is drawn again');
+    assert.ok(await page.isEnabled('#run'), 'the restored plan is bound to the restored inputs');
+    await page.fill('#start', '4,19');
+    assert.ok(await page.isDisabled('#run'), 'and goes stale like any plan');
+    await page.fill('#start', '4,20');
+    await app.screenshot('layout-restored-after-reload');
+
+    // The mission's line stays with the mission tab.
+    await page.click('#run');
+    await page.waitForSelector('#escalation[open]', { timeout: 60_000 });
+    await page.fill('#escalation-reason', 'checking the status line');
+    await page.click('#decide-abort');
+    await page.waitForSelector('#status[data-kind="error"]');
+    assert.match((await page.textContent('#status')) ?? '', /^Mission failed/);
+    await page.click('#tab-editors');
+    assert.equal((await page.textContent('#status')) ?? '', '', 'the editors have nothing to say');
+    await page.click('#tab-mission');
+    assert.match((await page.textContent('#status')) ?? '', /^Mission failed/);
+    await page.click('#plan');
+    assert.equal((await page.textContent('#status')) ?? '', '', 'a new plan: the old run\'s line no longer applies');
+    await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});

@@ -125,6 +125,8 @@ export const EstopResetRequest = Type.Object({
   reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked: recorded in the audit log with who reset it' }),
 }, strict);
 
+export const MissionSessionRequest = Type.Object({ session: ID }, strict);
+
 export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
 export const EscalationDecideRequest = Type.Object({
   run: ID,
@@ -137,6 +139,8 @@ export interface MissionApi {
   listWorlds(params?: NoParams): Promise<WorldInfo[]>;
   /** Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable. */
   missionPlan(params: MissionPlanRequest): Promise<MissionPlanResult>;
+  /** A plan the workbench still holds (the console shows it again after a reload). */
+  missionSession(params: Static<typeof MissionSessionRequest>): Promise<MissionPlanResult>;
   /** Starts executing a planned mission; progress arrives as mission.* events. */
   missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
   missionControl(params: Static<typeof MissionControlRequest>): Promise<{ state: RunState }>;
@@ -161,6 +165,7 @@ export interface MissionApi {
 export const MISSION_PARAMS = {
   listWorlds: NoParams,
   missionPlan: MissionPlanRequest,
+  missionSession: MissionSessionRequest,
   missionRun: MissionRunRequest,
   emergencyStop: EmergencyStopRequest,
   estopState: NoParams,

@@ -23,6 +23,7 @@ export function missionPanel(): MissionPanel {
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
   let planSeq = 0;
+  let restore: () => void = () => {};
   let refreshFiles: () => void = () => {};
 
   return {
@@ -172,12 +173,13 @@ export function missionPanel(): MissionPanel {
         chooseWorld(world.value, fill);
         if (keep !== '' && [...models.options].some((o) => o.value === keep)) models.value = keep;
       }, (e: unknown) => { errors.textContent = errorText(e); });
-      void loadWorlds(true);
+      void loadWorlds(true).then(() => restore());
 
       a.onMessage((m) => {
         if (m.kind === 'use-spec') {
           spec.value = m.text;
           checkStale();
+          a.notify(`${m.path ?? 'a specification'} sent to the mission console${m.unsaved === true ? ' (with unsaved edits)' : ''}${planned !== null && changedSincePlan().length > 0 ? ': the plan on the screen is stale' : ''}`);
           a.post({ kind: 'show-tab', tab: 'mission' });
         }
       });
@@ -217,6 +219,7 @@ export function missionPanel(): MissionPanel {
 
       planBtn.addEventListener('click', () => {
         errors.textContent = '';
+        a.notify(''); // what the line said was about the last plan or run
         const s = parseStart();
         if (s === null) {
           errors.textContent = 'Start: expected "x,y" in metres, e.g. 4,20';
@@ -242,6 +245,17 @@ export function missionPanel(): MissionPanel {
             method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
           }).then((r) => {
           if (seq !== planSeq) return; // a newer plan was asked for
+          if (showPlan(r, asked)) remember({ session: r.session, inputs: asked });
+        }, (e: unknown) => {
+          if (seq !== planSeq) return;
+          summary.textContent = 'No plan.';
+          errors.textContent = errorText(e);
+          setRunState(runState);
+        });
+      });
+
+      /** Draws a plan and binds it to the inputs it was made from; false when it could not be drawn (then it is not kept). */
+      const showPlan = (r: MissionPlanResult, asked: Record<string, string>): boolean => {
           trail.length = 0;
           try {
             graph?.setScene(r.scene);
@@ -255,7 +269,7 @@ export function missionPanel(): MissionPanel {
             summary.textContent = 'No plan.';
             errors.textContent = `the plan could not be drawn: ${errorText(e)}`;
             setRunState(runState);
-            return;
+            return false;
           }
           planned = r;
           planInputs = asked;
@@ -273,17 +287,53 @@ export function missionPanel(): MissionPanel {
           summary.append(stale);
           checkStale();
           setRunState(null);
-        }, (e: unknown) => {
-          if (seq !== planSeq) return;
-          summary.textContent = 'No plan.';
-          errors.textContent = errorText(e);
-          setRunState(runState);
+          return true;
+      };
+
+      // The fields and the last plan survive a reload: the fields from this browser's storage, the
+      // plan from the workbench (which still holds it, unless it restarted).
+      const STORE = 'witness.mission';
+      const remember = (last: { session: string; inputs: Record<string, string> } | null): void => {
+        try {
+          const saved = JSON.parse(localStorage.getItem(STORE) ?? '{}') as Record<string, unknown>;
+          localStorage.setItem(STORE, JSON.stringify({ ...saved, fields: { ...snapshot(), replans: replans.value, speed: speed.value }, ...(last !== null ? { last } : {}) }));
+        } catch { /* storage unavailable: nothing survives a reload */ }
+      };
+      for (const e of [...Object.values(inputs), replans, speed]) e.addEventListener('change', () => remember(null));
+      restore = (): void => {
+        let saved: { fields?: Record<string, string>; last?: { session: string; inputs: Record<string, string> } };
+        try {
+          saved = JSON.parse(localStorage.getItem(STORE) ?? '{}') as typeof saved;
+        } catch {
+          return;
+        }
+        const f = saved.fields;
+        if (f !== undefined) {
+          if (f['world'] !== undefined && worlds.has(f['world'])) {
+            world.value = f['world'];
+            chooseWorld(world.value, false);
+          }
+          for (const [k, e] of Object.entries(inputs)) {
+            if (k === 'world' || f[k] === undefined) continue;
+            if (e instanceof HTMLSelectElement && ![...e.options].some((o) => o.value === f[k])) continue;
+            e.value = f[k]!;
+          }
+          if (f['replans'] !== undefined) replans.value = f['replans'];
+          if (f['speed'] !== undefined) speed.value = f['speed'];
+        }
+        const last = saved.last;
+        if (last === undefined) return;
+        a.api.missionSession({ session: last.session }).then((r) => {
+          if (planned === null && showPlan(r, last.inputs)) summary.prepend(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan, kept by the workbench across the reload.'));
+        }, () => {
+          if (planned === null) summary.replaceChildren(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan is gone (the workbench restarted, or a robot\'s plan ran): plan again.'));
         });
-      });
+      };
 
       runBtn.addEventListener('click', () => {
         if (planned === null || changedSincePlan().length > 0 || latched) return;
         errors.textContent = '';
+        a.notify('');
         log.replaceChildren();
         trail.length = 0;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {

@@ -95,7 +95,7 @@ test("the operator's stop cancels the running skill (its abort signal) and ends 
     });
     void resolve;
   });
-  world.execute = slow as typeof world.execute;
+  world.execute = slow;
   const calls: string[] = [];
   const running = runLoop(tools(), world, new ScriptedPlanner(PLAN), 'g', opts({ signal: stop.signal, onCall: (c) => calls.push(`${c.tool}:${c.preconditions.map((p) => `${p.name}=${p.pass}`).join(',')}`) }));
   await new Promise((r) => setTimeout(r, 20));
