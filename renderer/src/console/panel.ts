@@ -9,6 +9,7 @@ import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/c
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
+import { DrawError, drawMission } from '../graph/draw.js';
 import { escalationDialog } from './escalation.js';
 import { trainDialog } from './train.js';
 
@@ -113,6 +114,8 @@ export function missionPanel(): MissionPanel {
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
+      (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
+      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.mission = { graph, automaton };
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
 
       const worlds = new Map<string, WorldInfo>();
@@ -187,14 +190,12 @@ export function missionPanel(): MissionPanel {
           ...(s !== undefined ? { start: s } : {}),
           method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
         }).then((r) => {
-          planned = r;
           trail.length = 0;
-          graph?.setScene(r.scene);
-          graph?.setPlan(r.plan);
-          graph?.setTrail([]);
-          graph?.setRobot(null);
-          automaton?.setAutomaton(r.automaton);
-          automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+          planned = null;
+          // Kept (and Run-able) only once drawn: a drawing failure lands in the catch below.
+          drawMission(graph, automaton, r.scene, r.plan, r.automaton);
+          planned = r;
+          a.post({ kind: 'scene', scene: r.scene, plan: r.plan, automaton: r.automaton, session: r.session });
           heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...r.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
           const p = r.plan;
           summary.replaceChildren(
@@ -205,7 +206,8 @@ export function missionPanel(): MissionPanel {
             el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
           );
           setRunState(null);
-        }, (e: unknown) => {
+        }).catch((e: unknown) => {
+          if (e instanceof DrawError) planned = null;
           summary.textContent = 'No plan.';
           errors.textContent = errorText(e);
           setRunState(runState);
@@ -219,6 +221,7 @@ export function missionPanel(): MissionPanel {
         trail.length = 0;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
           run = r.run;
+          a.post({ kind: 'trail', points: [], ended: false });
           setRunState('running');
           addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}`);
         }, (e: unknown) => { errors.textContent = errorText(e); });
@@ -243,7 +246,7 @@ export function missionPanel(): MissionPanel {
             if (trail.length % 10 === 0) graph?.setTrail(trail);
             automaton?.setActive(m.states);
             live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
-            a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states });
+            a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states, t: m.t, labels: m.labels });
             break;
           case 'mission.state':
             setRunState(m.state);
@@ -253,9 +256,13 @@ export function missionPanel(): MissionPanel {
             addLog(m.t, m.detail, m.kind);
             break;
           case 'mission.replan':
-            graph?.setScene(m.scene);
-            graph?.setPlan(m.plan);
+            try {
+              drawMission(graph, null, m.scene, m.plan, null);
+            } catch (err) {
+              errors.textContent = `replan at t=${m.t}: ${errorText(err)}`;
+            }
             graph?.setTrail(trail);
+            a.post({ kind: 'scene', scene: m.scene, plan: m.plan, automaton: planned?.automaton ?? null, session: planned?.session ?? null, replan: m.t });
             addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints`, 'replan');
             break;
           case 'mission.escalation':
@@ -272,6 +279,7 @@ export function missionPanel(): MissionPanel {
               live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
             }
             graph?.setTrail(trail);
+            a.post({ kind: 'trail', points: [...trail], ended: true });
             addLog(m.steps, `${m.success ? 'SUCCESS' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.success ? 'ok' : 'failed');
             a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');

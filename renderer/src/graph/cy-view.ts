@@ -118,13 +118,20 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     root.dataset.heat = heat ?? '';
   };
 
+  /** Draws `plan` over the scene; a plan naming nodes the scene lacks is refused (nothing drawn, an error thrown). */
   const applyPlan = (): void => {
+    const overlay = plan !== null && plan.status === 'ok' && scene !== null ? planOverlay(plan, index) : null;
+    if (overlay !== null && overlay.unknown.length > 0) {
+      plan = null;
+      applyPlan();
+      const u = overlay.unknown;
+      throw new Error(`the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`);
+    }
     cy.batch(() => {
       cy.edges('.plan').remove();
       cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
-      if (plan === null || plan.status !== 'ok' || scene === null) return;
-      const { edges, unknown } = planOverlay(plan, index);
-      if (unknown.length > 0) console.warn(`graph view: plan nodes not in the scene: ${unknown.slice(0, 5).join(', ')}`);
+      if (plan === null || plan.status !== 'ok' || overlay === null) return;
+      const { edges } = overlay;
       cy.add(edges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target }, classes: `plan plan-${e.part}` })));
       for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
@@ -150,6 +157,8 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       const started = performance.now();
       delete root.dataset.frameMs;
       scene = s;
+      // A plan belongs to the scene it was made on: a new scene drops it until setPlan gives the next.
+      plan = null;
       index.clear();
       frame = s === null ? null : frameOf(s);
       colours = propositionColours(s?.propositions ?? []);
