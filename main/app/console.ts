@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
-import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo } from '../contract/api.js';
+import type { AutomatonView, GraphScene, MissionAction, MissionGraphView, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { automatonView, mazeScene, planView } from '../services/ui/scene.js';
+import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/graph-views.js';
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
@@ -24,6 +25,8 @@ import type { Session } from './session.js';
 
 interface Planned {
   readonly task: MissionTask;
+  /** The plan as the console drew it (the latent and product pictures draw it again). */
+  readonly plan: PlanView;
   readonly method: PlanMethod;
   readonly lambda: number;
   readonly k: number;
@@ -92,16 +95,35 @@ export class MissionConsole {
       const result: PlanResult = plan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft });
       const planning_ms = performance.now() - t0;
       const id = randomUUID();
-      this.sessions.set(id, { task, method, lambda, k });
+      const view = planView(result, task.graph);
+      this.sessions.set(id, { task, plan: view, method, lambda, k });
       return {
         session: id,
         scene: this.scene(task, task.graph),
-        plan: planView(result, task.graph),
+        plan: view,
         automaton: automatonView(task.automaton),
         planning_ms,
         report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length },
       };
     });
+  }
+
+  /** A planned mission's latent graph or product graph, with its plan (API missionGraph). */
+  graph(session: string, view: MissionGraphView): { view: MissionGraphView; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView; note: string } {
+    const s = this.sessions.get(session);
+    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    const task = s.task, scene = this.scene(task, task.graph), automaton = automatonView(task.automaton);
+    if (view === 'latent') {
+      const l = latentScene(scene, s.plan);
+      return { view, scene: l.scene, plan: l.plan, automaton, note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.dropped} anchors and start are not part of it (the plan is shown through its cluster nodes)` };
+    }
+    try {
+      const p = productScene(task.graph, task.automaton, scene, s.plan, PLAN_DEFAULTS.tauSoft);
+      return { view, scene: p.scene, plan: p.plan, automaton, note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the maze per automaton state (${p.states})` };
+    } catch (e) {
+      if (e instanceof GraphViewTooLarge) throw new WitnessError('invalid-params', e.message, { path: '$.view' });
+      throw e;
+    }
   }
 
   private scene(task: MissionTask, g: SemanticGraph): MissionPlanResult['scene'] {
