@@ -13,7 +13,7 @@ export type LocalMessage =
   /** The running mission's driven path: empty when a run starts, the whole path when it ends. */
   | { kind: 'trail'; points: [number, number][]; ended: boolean }
   /** Show a node on the Graph tab (a node id clicked in a failure record); `scene` when the graph tab may not have it. */
-  | { kind: 'focus-node'; id: string; scene?: { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null } }
+  | { kind: 'focus-node'; id: string; scene?: { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }; back?: { label: string; action: () => void } }
   | { kind: 'use-spec'; text: string; path: string | null }
   | { kind: 'show-tab'; tab: TabId };
 

@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { type AppUnderTest, openApp } from './harness.js';
+import type { ApiEvent, MissionEvent } from '../../main/contract/api.js';
+import { MAZES, cellAt, isFree, mazeBounds } from '../../main/core/world/maze.js';
 
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 /** Other regions than the default spec's: e3 and e5 instead of e2 and e4 (other anchors, another plan). */
@@ -69,6 +71,147 @@ test('graph follow 4: a second plan over other regions draws; a plan that cannot
     assert.ok(await page.isEnabled('#plan'));
     assert.equal(await page.getAttribute('#mission-graph', 'data-nodes'), '0');
     await app.screenshot('graph-follow-draw-failure');
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
+
+/** Runs the planned mission with R = 0 until it escalates (a tracking timeout), as the console test does. */
+async function runToEscalation(app: AppUnderTest): Promise<void> {
+  const { page } = app;
+  await page.fill('#replans', '0');
+  await page.fill('#speed', '0');
+  await page.click('#run');
+  await page.waitForSelector('#escalation[open]', { timeout: 90_000 });
+}
+
+async function abortAndWaitEnd(app: AppUnderTest, reason: string): Promise<void> {
+  const { page } = app;
+  await page.fill('#escalation-reason', reason);
+  await page.click('#decide-abort');
+  await page.waitForSelector('#mission-log li.failed', { timeout: 60_000 });
+}
+
+/** The mission.end event of the app's bus (the whole driven path). */
+function endOf(app: AppUnderTest): Promise<Extract<MissionEvent, { topic: 'mission.end' }>> {
+  return new Promise((resolve) => {
+    const off = app.api.context.bus.subscribe((e: ApiEvent) => {
+      if (e.topic === 'mission.end') {
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+
+const MAZE = MAZES.medium;
+const BOUNDS = mazeBounds(MAZE);
+
+/**
+ * Where a view draws the trail, checked against the maze picture under it: for each world point,
+ * the screen point that the picture's own frame gives it (x right, rows down from the picture's
+ * top-left corner) must have trail-coloured pixels within 2 px on the view's trail canvas. Returns
+ * the fraction of points that do, and the picture's box.
+ */
+async function trailOnPicture(page: Page, root: string, points: [number, number][]): Promise<{ hit: number }> {
+  // (A string, as console.test.ts does: this file is compiled without the DOM's types.)
+  return page.evaluate<{ hit: number }>(`((root, points, b) => {
+    const view = document.querySelector(root);
+    const pic = view.querySelector('.gv-picture').getBoundingClientRect();
+    const canvas = view.querySelector('.gv-over canvas');
+    const c = canvas.getBoundingClientRect();
+    const ctx = canvas.getContext('2d');
+    let hit = 0;
+    for (const [x, y] of points) {
+      const sx = pic.left + ((x - b.minX) / (b.maxX - b.minX)) * pic.width;
+      const sy = pic.top + ((y - b.minY) / (b.maxY - b.minY)) * pic.height;
+      const px = ctx.getImageData(Math.round(sx - c.left) - 2, Math.round(sy - c.top) - 2, 5, 5).data;
+      let red = false;
+      for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i] > 120 && px[i] > px[i + 1] + 60) red = true;
+      if (red) hit++;
+    }
+    return { hit: hit / Math.max(1, points.length) };
+  })(${JSON.stringify(root)}, ${JSON.stringify(points)}, ${JSON.stringify(BOUNDS)})`);
+}
+
+/** Where the robot marker of a view sits, as a world point read through the picture's frame. */
+async function markerInMaze(page: Page, root: string): Promise<[number, number]> {
+  return page.evaluate<[number, number]>(`((root, b) => {
+    const view = document.querySelector(root);
+    const pic = view.querySelector('.gv-picture').getBoundingClientRect();
+    const m = view.querySelector('.gv-robot').getBoundingClientRect();
+    const cx = (m.left + m.right) / 2, cy = (m.top + m.bottom) / 2;
+    return [b.minX + ((cx - pic.left) / pic.width) * (b.maxX - b.minX), b.minY + ((cy - pic.top) / pic.height) * (b.maxY - b.minY)];
+  })(${JSON.stringify(root)}, ${JSON.stringify(BOUNDS)})`);
+}
+
+/** Every k-th point of a path, in free cells of the maze (the positions are the maze's own). */
+function sample(path: [number, number][], n: number): [number, number][] {
+  const k = Math.max(1, Math.floor(path.length / n));
+  const out = path.filter((_, i) => i % k === 0);
+  for (const [x, y] of out) {
+    const c = cellAt(MAZE, x, y);
+    assert.ok(c !== null && isFree(MAZE, c.i, c.j), `(${x}, ${y}) is not in a free cell of the maze`);
+  }
+  return out;
+}
+
+test('graph follow 5: the trail and the robot lie in the maze’s own frame in the console, the Graph tab and the audit replay', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await plan(app);
+    assert.match(await planSettled(page), /Plan found/);
+    const ended = endOf(app);
+    await runToEscalation(app);
+    await abortAndWaitEnd(app, 'trail check');
+    const end = await ended;
+    const path: [number, number][] = [];
+    for (let i = 0; i + 1 < end.trajectory.length; i += 2) path.push([end.trajectory[i]!, end.trajectory[i + 1]!]);
+    assert.ok(path.length > 20, `a driven path of ${path.length} points`);
+    const pts = sample(path, 60);
+    const last = path[path.length - 1]!;
+
+    // The console's own view.
+    await page.waitForTimeout(100);
+    const live = await trailOnPicture(page, '#mission-graph', pts);
+    assert.ok(live.hit >= 0.95, `console: ${Math.round(live.hit * 100)}% of the path drawn where the maze has it`);
+    const mk = await markerInMaze(page, '#mission-graph');
+    assert.ok(Math.hypot(mk[0] - last[0], mk[1] - last[1]) < 0.3, `console marker at ${mk}, robot at ${last}`);
+
+    // The Graph tab, following the mission.
+    await page.click('#tab-graph');
+    await page.waitForSelector('#graph-view[data-source="console"]');
+    await page.waitForTimeout(100);
+    assert.equal(await page.getAttribute('#graph-view', 'data-trail'), String(path.length));
+    const tab = await trailOnPicture(page, '#graph-view', pts);
+    assert.ok(tab.hit >= 0.95, `Graph tab: ${Math.round(tab.hit * 100)}% of the path drawn where the maze has it`);
+    const mk2 = await markerInMaze(page, '#graph-view');
+    assert.ok(Math.hypot(mk2[0] - last[0], mk2[1] - last[1]) < 0.3, `Graph tab marker at ${mk2}, robot at ${last}`);
+    await app.screenshot('graph-follow-trail-graph-tab');
+
+    // The audit replay, scrubbed to the end of the run: its recorded positions, the same frame.
+    await page.click('#tab-audit');
+    await page.waitForSelector('#audit-runs li');
+    await page.click('#audit-runs li');
+    await page.waitForSelector('#audit-replay[data-axis="step"]', { state: 'attached' });
+    const runId = await page.getAttribute('#audit-runs li.selected', 'data-run');
+    const replay = await app.api.auditReplay({ run: runId! });
+    await page.evaluate(`(() => {
+      const r = document.querySelector('#audit-scrub');
+      r.value = r.max;
+      r.dispatchEvent(new Event('input'));
+    })()`);
+    await page.waitForTimeout(150);
+    const recorded: [number, number][] = replay.positions.x.map((x, i) => [x, replay.positions.y[i]!]);
+    assert.ok(recorded.length > 5, `${recorded.length} recorded positions`);
+    const audit = await trailOnPicture(page, '#audit-graph', sample(recorded, 60));
+    assert.ok(audit.hit >= 0.95, `audit replay: ${Math.round(audit.hit * 100)}% of the recorded path drawn where the maze has it`);
+    const rl = recorded[recorded.length - 1]!;
+    const mk3 = await markerInMaze(page, '#audit-graph');
+    assert.ok(Math.hypot(mk3[0] - rl[0], mk3[1] - rl[1]) < 0.3, `audit marker at ${mk3}, robot at ${rl}`);
+    await app.screenshot('graph-follow-trail-audit');
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();

@@ -10,6 +10,7 @@ import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
 import { DrawError, drawMission } from '../graph/draw.js';
+import { linkNodes } from '../graph/node-links.js';
 import { escalationDialog } from './escalation.js';
 import { trainDialog } from './train.js';
 
@@ -151,7 +152,9 @@ export function missionPanel(): MissionPanel {
       });
 
       const addLog = (t: number, text: string, kind = ''): void => {
-        log.append(el('li', { class: kind }, `t=${t} ${text}`));
+        const li = el('li', { class: kind }, `t=${t} ${text}`);
+        linkNodes(li, (id) => a.post({ kind: 'focus-node', id }));
+        log.append(li);
         while (log.children.length > 500) log.firstElementChild?.remove();
         log.scrollTop = log.scrollHeight;
       };

@@ -26,6 +26,27 @@ export interface CyGraphView extends GraphViewHandle {
   scene(): GraphScene | null;
   /** Where the robot marker is on the page, or null when hidden. */
   robotPoint(): { x: number; y: number } | null;
+  /** The whole scene in view. */
+  fit(): void;
+  /** The id of the scene node a search for `query` finds (see findNode), or null. */
+  find(query: string): string | null;
+  /** Selects a node (detail listeners told) and centres it, zoomed in far enough to read its name; false when there is no such node. */
+  focus(id: string): boolean;
+}
+
+/** A node drawn at least this many pixels wide shows its name (its id and labels). */
+export const NAME_PX = 30;
+
+/**
+ * A node id for a search: the id itself, else the same id in another case, else — in a product
+ * graph, whose ids are `node@q<state>` — the first product node of that graph node.
+ */
+export function findNode(ids: readonly string[], query: string): string | null {
+  const q = query.trim();
+  if (q === '') return null;
+  if (ids.includes(q)) return q;
+  const lower = q.toLowerCase();
+  return ids.find((id) => id.toLowerCase() === lower) ?? ids.find((id) => id.toLowerCase().startsWith(`${lower}@q`)) ?? null;
 }
 
 export function createGraphView(root: HTMLElement): CyGraphView {
@@ -67,7 +88,22 @@ export function createGraphView(root: HTMLElement): CyGraphView {
   let needsFit = false;
   const listeners: ((d: NodeDetail | null) => void)[] = [];
 
-  const syncLayers = (): void => layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+  let named = false;
+  /** Names on when a node is drawn NAME_PX wide or more, off below (one batch, only when it flips). */
+  const syncNames = (): void => {
+    const on = frame !== null && cy.zoom() * frame.nodeSize >= NAME_PX;
+    root.dataset.names = on ? 'shown' : 'hidden';
+    if (on === named) return;
+    named = on;
+    cy.batch(() => {
+      if (on) cy.nodes('.scene').addClass('named');
+      else cy.nodes('.scene').removeClass('named');
+    });
+  };
+  const syncLayers = (): void => {
+    layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+    syncNames();
+  };
   cy.on('viewport', syncLayers);
   /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
   const fit = (): void => {
@@ -146,6 +182,19 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     pictureBox: () => layers.pictureBox(),
     robotPoint: () => layers.robotPoint(),
     scene: () => scene,
+    fit,
+    find: (query) => findNode(scene?.nodes.map((n) => n.id) ?? [], query),
+    focus(id) {
+      const i = index.get(id);
+      if (i === undefined || frame === null) return false;
+      view.select(id);
+      const w = host.clientWidth, h = host.clientHeight;
+      const zoom = Math.min(cy.maxZoom(), Math.max(cy.zoom(), (1.5 * NAME_PX) / frame.nodeSize));
+      const p = cy.getElementById(nodeElementId(i)).position();
+      cy.viewport({ zoom, pan: { x: w / 2 - zoom * p.x, y: h / 2 - zoom * p.y } });
+      root.dataset.focused = id;
+      return true;
+    },
     screenOf(id) {
       const i = index.get(id);
       if (i === undefined) return null;
@@ -170,7 +219,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
           index.set(n.id, i);
           els.push({
             group: 'nodes',
-            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), heat: 0 },
+            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id, heat: 0 },
             position: f.toModel(n.x, n.y),
             classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
           });
@@ -191,6 +240,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
         cy.style(graphStyle(frame?.nodeSize ?? 8, coloursOfPlan));
         cy.add(els);
       });
+      named = false;
       const ok = layers.setPicture(s?.picture ?? null, frame, s?.bounds ?? { minX: 0, minY: 0, maxX: 1, maxY: 1 });
       layers.setTrail(new Float64Array(0));
       layers.setRobot(null);
