@@ -115,7 +115,7 @@ export class MissionConsole {
     const task = s.task, scene = this.scene(task, task.graph), automaton = automatonView(task.automaton);
     if (view === 'latent') {
       const l = latentScene(scene, s.plan);
-      return { view, scene: l.scene, plan: l.plan, automaton, note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.dropped} anchors and start are not part of it (the plan is shown through its cluster nodes)` };
+      return { view, scene: l.scene, plan: l.plan, automaton, note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.anchors} anchors and its start are not part of it (the plan is shown through its cluster nodes)` };
     }
     try {
       const p = productScene(task.graph, task.automaton, scene, s.plan, PLAN_DEFAULTS.tauSoft);

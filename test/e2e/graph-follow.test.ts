@@ -178,7 +178,7 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     const live = await trailOnPicture(page, '#mission-graph', pts);
     assert.ok(live.hit >= 0.95, `console: ${Math.round(live.hit * 100)}% of the path drawn where the maze has it`);
     const mk = await markerInMaze(page, '#mission-graph');
-    assert.ok(Math.hypot(mk[0] - last[0], mk[1] - last[1]) < 0.3, `console marker at ${mk}, robot at ${last}`);
+    assert.ok(Math.hypot(mk[0] - last[0], mk[1] - last[1]) < 0.3, `console marker at ${mk.join(', ')}, robot at ${last.join(', ')}`);
 
     // The Graph tab, following the mission.
     await page.click('#tab-graph');
@@ -188,7 +188,7 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     const tab = await trailOnPicture(page, '#graph-view', pts);
     assert.ok(tab.hit >= 0.95, `Graph tab: ${Math.round(tab.hit * 100)}% of the path drawn where the maze has it`);
     const mk2 = await markerInMaze(page, '#graph-view');
-    assert.ok(Math.hypot(mk2[0] - last[0], mk2[1] - last[1]) < 0.3, `Graph tab marker at ${mk2}, robot at ${last}`);
+    assert.ok(Math.hypot(mk2[0] - last[0], mk2[1] - last[1]) < 0.3, `Graph tab marker at ${mk2.join(', ')}, robot at ${last.join(', ')}`);
     await app.screenshot('graph-follow-trail-graph-tab');
 
     // The audit replay, scrubbed to the end of the run: its recorded positions, the same frame.
@@ -210,9 +210,153 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     assert.ok(audit.hit >= 0.95, `audit replay: ${Math.round(audit.hit * 100)}% of the recorded path drawn where the maze has it`);
     const rl = recorded[recorded.length - 1]!;
     const mk3 = await markerInMaze(page, '#audit-graph');
-    assert.ok(Math.hypot(mk3[0] - rl[0], mk3[1] - rl[1]) < 0.3, `audit marker at ${mk3}, robot at ${rl}`);
+    assert.ok(Math.hypot(mk3[0] - rl[0], mk3[1] - rl[1]) < 0.3, `audit marker at ${mk3.join(', ')}, robot at ${rl.join(', ')}`);
     await app.screenshot('graph-follow-trail-audit');
     assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
+
+/** A node's place on the page and the graph view's box, read through the graph panel's hook. */
+async function nodeOnScreen(page: Page, id: string): Promise<{ node: { x: number; y: number } | null; box: { left: number; top: number; width: number; height: number } }> {
+  return page.evaluate<{ node: { x: number; y: number } | null; box: { left: number; top: number; width: number; height: number } }>(`((id) => {
+    const g = globalThis.__witnessTest.graph.view;
+    const b = document.querySelector('#graph-view').getBoundingClientRect();
+    return { node: g.screenOf(id), box: { left: b.left, top: b.top, width: b.width, height: b.height } };
+  })(${JSON.stringify(id)})`);
+}
+
+/** The whole world picture lies inside the Graph tab's view, and fills it in one direction (fit to view). */
+async function pictureInView(page: Page): Promise<void> {
+  const r = await page.evaluate<{ p: { l: number; t: number; r: number; b: number }; v: { l: number; t: number; r: number; b: number } }>(`(() => {
+    const p = document.querySelector('#graph-view .gv-picture').getBoundingClientRect();
+    const v = document.querySelector('#graph-view').getBoundingClientRect();
+    return { p: { l: p.left, t: p.top, r: p.right, b: p.bottom }, v: { l: v.left, t: v.top, r: v.right, b: v.bottom } };
+  })()`);
+  const { p, v } = r;
+  assert.ok(p.l >= v.l - 1 && p.t >= v.t - 1 && p.r <= v.r + 1 && p.b <= v.b + 1, `picture ${JSON.stringify(p)} not inside the view ${JSON.stringify(v)}`);
+  assert.ok(p.r - p.l > 0.8 * (v.r - v.l) || p.b - p.t > 0.8 * (v.b - v.t), `picture ${JSON.stringify(p)} does not fill the view ${JSON.stringify(v)}`);
+}
+
+test('graph follow 8: the Graph tab follows a running mission, opens its latent and product graphs, fits, names nodes on zoom, finds them by id, and failure records link to them', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await page.click('#tab-graph');
+    assert.equal(await page.isDisabled('#graph-mission-view'), true, 'nothing planned yet');
+    await page.click('#tab-mission');
+    await plan(app);
+    assert.match(await planSettled(page), /Plan found/);
+
+    // Planned: the Graph tab shows the console's scene and plan.
+    await page.click('#tab-graph');
+    await page.waitForSelector('#graph-view[data-source="console"]');
+    assert.equal(await page.getAttribute('#graph-view', 'data-nodes'), await page.getAttribute('#mission-graph', 'data-nodes'));
+    assert.equal(await page.getAttribute('#graph-view', 'data-suffix-edges'), await page.getAttribute('#mission-graph', 'data-suffix-edges'));
+    assert.match((await page.textContent('#graph-status')) ?? '', /^from the mission console · pointmaze-medium: 441 nodes/);
+    assert.equal(await page.textContent('#graph-follow-status'), 'mission planned, not running');
+    assert.equal(await page.getAttribute('#graph-view', 'data-names'), 'hidden', 'no names at the fitted zoom');
+
+    // Running: the robot, its trail and the monitor's states follow on the Graph tab too.
+    await page.click('#tab-mission');
+    await runToEscalation(app);
+    const consoleActive = await page.getAttribute('#mission-automaton', 'data-active');
+    // (The escalation dialog is modal: the Graph tab is read, not clicked, until a node link is.)
+    assert.notEqual(await page.getAttribute('#graph-view', 'data-robot'), '');
+    assert.ok(Number(await page.getAttribute('#graph-view', 'data-trail')) > 0);
+    assert.equal(await page.getAttribute('#automaton-view', 'data-active'), consoleActive);
+    assert.match((await page.textContent('#graph-follow-status')) ?? '', /^t=\d+ · robot \(\d+\.\d\d, \d+\.\d\d\) · monitor \{[\d, ]+\}/);
+
+    // The escalation names nodes: one click shows the node on the Graph tab, centred and named.
+    await page.waitForSelector('#escalation[open] .node-link');
+    const links = await page.evaluate<string[]>(`[...document.querySelectorAll('#escalation-failures .node-link')].map((b) => b.getAttribute('data-node'))`);
+    assert.ok(links.length >= 2, `node links in the failure record: ${links.join(', ')}`);
+    const target = links[links.length - 1]!;
+    await page.click(`#escalation-failures .node-link[data-node="${target}"]`);
+    await page.waitForSelector('#panel-graph:not([hidden])');
+    await page.waitForSelector(`#graph-view[data-selected="${target}"]`);
+    assert.equal(await page.getAttribute('#graph-view', 'data-names'), 'shown', 'zoomed in far enough to read names');
+    const at = await nodeOnScreen(page, target);
+    assert.ok(at.node !== null && Math.abs(at.node.x - (at.box.left + at.box.width / 2)) < 3 && Math.abs(at.node.y - (at.box.top + at.box.height / 2)) < 3, JSON.stringify(at));
+    assert.match((await page.textContent('#graph-detail')) ?? '', new RegExp(target));
+    assert.equal(await page.isVisible('#graph-back'), true);
+    await app.screenshot('graph-follow-node-from-escalation');
+    // Back to the decision, which is still pending; then abort.
+    await page.click('#graph-back');
+    await page.waitForSelector('#escalation[open]');
+    await abortAndWaitEnd(app, `inspected ${target} on the graph`);
+    await page.click('#tab-graph');
+    assert.match((await page.textContent('#graph-follow-status')) ?? '', / · ended$/);
+    assert.equal(await page.getAttribute('#graph-view', 'data-trail'), await page.getAttribute('#mission-graph', 'data-trail'));
+
+    // Fit-to-view: the whole maze again, names hidden.
+    await page.click('#graph-fit');
+    assert.equal(await page.getAttribute('#graph-view', 'data-names'), 'hidden');
+    await pictureInView(page);
+
+    // The event log names nodes too.
+    await page.click('#tab-mission');
+    const logLink = page.locator('#mission-log .node-link').first();
+    const logNode = await logLink.getAttribute('data-node');
+    await logLink.click();
+    await page.waitForSelector(`#graph-view[data-selected="${logNode}"]`);
+    assert.equal(await page.isVisible('#graph-back'), false);
+
+    // The latent graph: the clusters alone, the robot still in the same frame.
+    await page.selectOption('#graph-mission-view', 'latent');
+    await page.waitForSelector('#graph-view[data-source="latent"]');
+    const clusters = await page.evaluate<number>(`globalThis.__witnessTest.mission.graph.scene().nodes.filter((n) => n.kind === 'cluster').length`);
+    assert.equal(await page.getAttribute('#graph-view', 'data-nodes'), String(clusters));
+    assert.match((await page.textContent('#graph-status')) ?? '', /latent graph: \d+ cluster nodes/);
+    assert.notEqual(await page.getAttribute('#graph-view', 'data-robot'), '');
+    await app.screenshot('graph-follow-latent');
+
+    // The product graph: a copy of the maze per automaton state; a node id finds its product states.
+    await page.selectOption('#graph-mission-view', 'product');
+    await page.waitForSelector('#graph-view[data-source="product"]', { timeout: 30_000 });
+    assert.ok(Number(await page.getAttribute('#graph-view', 'data-nodes')) > 441);
+    assert.equal(await page.getAttribute('#graph-view', 'data-picture'), 'shown');
+    assert.ok(Number(await page.getAttribute('#graph-view', 'data-suffix-edges')) > 0);
+    assert.equal(await page.getAttribute('#graph-view', 'data-robot'), '', 'no single robot place in the product');
+    await pictureInView(page);
+    await app.screenshot('graph-follow-product');
+    await page.fill('#graph-search', target);
+    await page.press('#graph-search', 'Enter');
+    await page.waitForSelector(`#graph-view[data-selected^="${target}@q"]`);
+    const found = await page.inputValue('#graph-search');
+    assert.match(found, new RegExp(`^${target}@q\\d+$`));
+    assert.match((await page.textContent('#graph-detail')) ?? '', /prefix step|suffix step/, `${found} is a product state on the plan`);
+    await app.screenshot('graph-follow-product-found');
+    // Bad input: an id that is not there, and nothing typed.
+    await page.fill('#graph-search', 'c99999');
+    await page.click('#graph-find');
+    assert.match((await page.textContent('#graph-error')) ?? '', /^Find: no node "c99999" in this graph \(\d+ nodes; ids such as /);
+    assert.equal(await page.getAttribute('#graph-search', 'aria-invalid'), 'true');
+    await page.fill('#graph-search', '');
+    await page.click('#graph-find');
+    assert.match((await page.textContent('#graph-error')) ?? '', /^Find: type a node id/);
+
+    // Back to the live mission view.
+    await page.selectOption('#graph-mission-view', 'console');
+    await page.waitForSelector('#graph-view[data-source="console"]');
+
+    // The audit detail of the failure record links its nodes to the Graph tab.
+    await page.click('#tab-audit');
+    await page.waitForSelector('#audit-runs li');
+    await page.click('#audit-runs li');
+    await page.waitForSelector('#audit-f-kinds input[value="failure_record"]');
+    for (const box of await page.$$('#audit-f-kinds input[type=checkbox]')) {
+      if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
+    }
+    await page.click('#audit-table .ev-row[data-kind="failure_record"]');
+    await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');
+    const auditNode = await page.locator('#audit-detail .node-link').first().getAttribute('data-node');
+    await page.locator('#audit-detail .node-link').first().click();
+    await page.waitForSelector(`#graph-view[data-selected="${auditNode}"]`);
+    await app.screenshot('graph-follow-node-from-audit');
+    assert.deepEqual(app.internalErrors, []);
+    assert.deepEqual(app.pageErrors.filter((e) => !/favicon/.test(e)), []);
   } finally {
     await app.close();
   }

@@ -16,7 +16,7 @@ export const MAX_PRODUCT_NODES = 60_000;
 export class GraphViewTooLarge extends Error {}
 
 /** The latent graph of a mission's scene: its cluster nodes and the edges between them; the plan keeps the steps on clusters. */
-export function latentScene(scene: GraphScene, plan: PlanView | null): { scene: GraphScene; plan: PlanView | null; dropped: number } {
+export function latentScene(scene: GraphScene, plan: PlanView | null): { scene: GraphScene; plan: PlanView | null; anchors: number } {
   const keep = new Map<number, number>();
   const nodes: SceneNode[] = [];
   scene.nodes.forEach((n, i) => {
@@ -42,7 +42,7 @@ export function latentScene(scene: GraphScene, plan: PlanView | null): { scene: 
     const [suffix, suffixStates] = part(plan.suffix, plan.suffixStates);
     out = { ...plan, prefix, suffix, prefixStates, suffixStates };
   }
-  return { scene: { ...rest, nodes, edges }, plan: out, dropped: scene.nodes.length - nodes.length };
+  return { scene: { ...rest, nodes, edges }, plan: out, anchors: scene.nodes.filter((n) => n.kind === 'anchor').length };
 }
 
 export const productNodeId = (node: string, state: number): string => `${node}@q${state}`;

@@ -39,14 +39,18 @@ export const NAME_PX = 30;
 
 /**
  * A node id for a search: the id itself, else the same id in another case, else — in a product
- * graph, whose ids are `node@q<state>` — the first product node of that graph node.
+ * graph, whose ids are `node@q<state>` — a product node of that graph node (one on the plan first).
  */
-export function findNode(ids: readonly string[], query: string): string | null {
+export function findNode(ids: readonly string[], query: string, onPlan: ReadonlySet<string> = new Set()): string | null {
   const q = query.trim();
   if (q === '') return null;
   if (ids.includes(q)) return q;
   const lower = q.toLowerCase();
-  return ids.find((id) => id.toLowerCase() === lower) ?? ids.find((id) => id.toLowerCase().startsWith(`${lower}@q`)) ?? null;
+  const same = ids.find((id) => id.toLowerCase() === lower);
+  if (same !== undefined) return same;
+  // A graph node in a product graph: the first of its states on the plan, else its first state.
+  const states = ids.filter((id) => id.toLowerCase().startsWith(`${lower}@q`));
+  return states.find((id) => onPlan.has(id)) ?? states[0] ?? null;
 }
 
 export function createGraphView(root: HTMLElement): CyGraphView {
@@ -100,6 +104,12 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       else cy.nodes('.scene').removeClass('named');
     });
   };
+  /** The viewport is the fitted one (no pan, zoom or focus since): a resize fits again. */
+  let fitted = false;
+  let programmatic = false;
+  cy.on('viewport', () => {
+    if (!programmatic) fitted = false;
+  });
   const syncLayers = (): void => {
     layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
     syncNames();
@@ -113,12 +123,16 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       return;
     }
     needsFit = false;
+    fitted = true;
     cy.resize();
     if (scene !== null && frame !== null) {
       const b = scene.bounds, pad = 20;
+      // Two opposite corners in model units (which is on top depends on the frame: y up or down).
       const tl = frame.toModel(b.minX, b.maxY), br = frame.toModel(b.maxX, b.minY);
-      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, br.x - tl.x), (h - 2 * pad) / Math.max(1e-9, br.y - tl.y))));
+      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)), (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)))));
+      programmatic = true;
       cy.viewport({ zoom, pan: { x: w / 2 - zoom * (tl.x + br.x) / 2, y: h / 2 - zoom * (tl.y + br.y) / 2 } });
+      programmatic = false;
     }
     syncLayers();
   };
@@ -183,7 +197,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     robotPoint: () => layers.robotPoint(),
     scene: () => scene,
     fit,
-    find: (query) => findNode(scene?.nodes.map((n) => n.id) ?? [], query),
+    find: (query) => findNode(scene?.nodes.map((n) => n.id) ?? [], query, new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : [])),
     focus(id) {
       const i = index.get(id);
       if (i === undefined || frame === null) return false;
@@ -303,7 +317,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     },
     resize() {
       cy.resize();
-      if (needsFit) fit();
+      if (needsFit || fitted) fit();
       else syncLayers();
     },
     destroy() {
