@@ -337,8 +337,13 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await page.click('#graph-find');
     assert.match((await page.textContent('#graph-error')) ?? '', /^Find: type a node id/);
 
-    // Back to the live mission view.
+    // Back to the live mission view: from the menu, or by ticking Follow again.
     await page.selectOption('#graph-mission-view', 'console');
+    await page.waitForSelector('#graph-view[data-source="console"]');
+    await page.selectOption('#graph-mission-view', 'latent');
+    await page.waitForSelector('#graph-view[data-source="latent"]');
+    await page.uncheck('#graph-follow');
+    await page.check('#graph-follow');
     await page.waitForSelector('#graph-view[data-source="console"]');
 
     // The audit detail of the failure record links its nodes to the Graph tab.
@@ -349,6 +354,7 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     for (const box of await page.$$('#audit-f-kinds input[type=checkbox]')) {
       if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
     }
+    await page.locator('#audit-count', { hasText: /^1 event$/ }).waitFor();
     await page.click('#audit-table .ev-row[data-kind="failure_record"]');
     await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');
     const auditNode = await page.locator('#audit-detail .node-link').first().getAttribute('data-node');

@@ -230,6 +230,10 @@ export function graphPanel(): Panel {
         if (v === 'latent' || v === 'product') openMissionGraph(v);
         else showMission();
       });
+      // Ticking Follow again catches up with the mission at once.
+      follow.addEventListener('change', () => {
+        if (follow.checked && mission.current !== null) showMission();
+      });
       fitBtn.addEventListener('click', () => gv.fit());
       /** Shows a node: selected, centred and named; false (with the reason shown) when the graph has none such. */
       const focusNode = (query: string): boolean => {
