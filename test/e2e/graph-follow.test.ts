@@ -272,6 +272,9 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await page.waitForSelector('#escalation[open] .node-link');
     const links = await page.evaluate<string[]>(`[...document.querySelectorAll('#escalation-failures .node-link')].map((b) => b.getAttribute('data-node'))`);
     assert.ok(links.length >= 2, `node links in the failure record: ${links.join(', ')}`);
+    // Every link is a node of the mission's graph (nothing else in the text looks like one).
+    const sceneIds = new Set(await page.evaluate<string[]>(`globalThis.__witnessTest.mission.graph.scene().nodes.map((n) => n.id)`));
+    assert.deepEqual(links.filter((id) => !sceneIds.has(id)), [], `failure records: ${await page.textContent('#escalation-failures')}`);
     const target = links[links.length - 1]!;
     await page.click(`#escalation-failures .node-link[data-node="${target}"]`);
     await page.waitForSelector('#panel-graph:not([hidden])');
