@@ -40,6 +40,8 @@ export interface GraphScene {
   edges: [number, number, number][];
   /** The id of the node plans start from (drawn distinct even when its kind is not 'start'). */
   start?: string;
+  /** The colour of each region's proposition, as the picture draws it (contract/colours.ts): every view uses these. */
+  colours?: Record<string, string>;
 }
 
 export interface AutomatonView {

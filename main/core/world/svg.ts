@@ -1,6 +1,7 @@
 /** Top-down SVG of a maze: walls, free cells, optional trajectories. Pure string generation. */
 import { type MazeLayout, cellCenter } from './maze.js';
 import type { Region } from './regions.js';
+import { propositionColours } from '../../contract/colours.js';
 
 export interface SvgTrajectories {
   readonly observations: Float32Array;
@@ -89,7 +90,8 @@ export interface MissionPicture {
   readonly failures?: readonly (readonly [number, number])[];
 }
 
-const REGION_COLOURS = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
+/** The regions' colours: the propositions' own, as every view draws them (contract/colours.ts). */
+export const regionColours = (regions: readonly Region[]): Map<string, string> => propositionColours(regions.map((r) => r.name));
 
 /** The maze with its labelled regions (the world picture of the UI's graph views). */
 export function mazeRegionsSvg(layout: MazeLayout, title: string, regions: readonly Region[]): string {
@@ -102,8 +104,9 @@ function regionsSvg(layout: MazeLayout, regions: readonly Region[]): string[] {
   const sx = (x: number): number => (x + layout.offset_m + u / 2) * scale;
   const sy = (y: number): number => (y + layout.offset_m + u / 2) * scale;
   const out: string[] = [];
-  regions.forEach((r, i) => {
-    const c = REGION_COLOURS[i % REGION_COLOURS.length]!;
+  const colour = regionColours(regions);
+  regions.forEach((r) => {
+    const c = colour.get(r.name)!;
     if (r.kind === 'disk') {
       out.push(`<circle cx="${sx(r.center[0]).toFixed(1)}" cy="${sy(r.center[1]).toFixed(1)}" r="${(r.radius * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`);
       out.push(`<text x="${sx(r.center[0]).toFixed(1)}" y="${(sy(r.center[1]) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`);
@@ -158,8 +161,9 @@ export function mapRegionsSvg(regions: readonly Region[], bounds: { readonly min
     `<title>${escape(title)}</title>`,
     `<rect x="${n(bounds.minX)}" y="${n(bounds.minY)}" width="${n(w)}" height="${n(h)}" fill="#f4f6f8"/>`,
   ];
-  regions.forEach((r, i) => {
-    const c = REGION_COLOURS[i % REGION_COLOURS.length]!;
+  const colour = regionColours(regions);
+  regions.forEach((r) => {
+    const c = colour.get(r.name)!;
     if (r.kind === 'disk') {
       out.push(`<circle cx="${n(r.center[0])}" cy="${n(r.center[1])}" r="${n(r.radius)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="${n(font / 8)}"/>`);
       out.push(label(r.center[0], r.center[1], r.name, c));

@@ -16,6 +16,7 @@ import { type Region, parseRegions } from '../../core/world/regions.js';
 import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
 import { automatonView, mazePicture } from '../ui/scene.js';
+import { regionColours } from '../../core/world/svg.js';
 import { getBlob } from './forensics.js';
 import { planOf } from './browse.js';
 import type { EventRow } from './store.js';
@@ -241,7 +242,7 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
     world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, run.world, p.regions) : null,
     // The maze's rows run top to bottom, as in `witness run --picture` and the console.
     ...(p.layout !== null ? { yDown: true } : {}),
-    propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()],
+    propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()], colours: Object.fromEntries(regionColours(p.regions)),
   };
 }
 

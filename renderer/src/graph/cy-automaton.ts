@@ -51,7 +51,7 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     cy.resize();
     cy.layout({
       name: 'breadthfirst', directed: true, roots: (cy.nodes('.entry').nonempty() ? cy.nodes('.entry') : cy.nodes().first()).map((n) => n.id()),
-      spacingFactor: 1.1, padding: 12, animate: false, avoidOverlap: true,
+      spacingFactor: 1.9, padding: 12, animate: false, avoidOverlap: true,
     }).run();
     cy.fit(undefined, 12);
   };

@@ -72,8 +72,10 @@ export function automatonStyle(c: PlanColours): StylesheetJson {
       selector: 'edge',
       style: {
         'curve-style': 'bezier', width: 1.5, 'line-color': '#5a6472', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#5a6472',
-        label: 'data(guard)', 'font-size': 10, color: '#1d232b', 'text-background-color': '#fff', 'text-background-opacity': 0.85,
-        'text-background-padding': '1px', 'text-wrap': 'ellipsis', 'text-max-width': '120px', 'loop-direction': '-45deg', 'loop-sweep': '-60deg',
+        // Guards readable: along their edge, on an opaque framed label, parallel edges spread apart.
+        label: 'data(guard)', 'font-size': 10, color: '#1d232b', 'text-rotation': 'autorotate', 'text-background-color': '#fff', 'text-background-opacity': 1,
+        'text-background-padding': '2px', 'text-border-width': 1, 'text-border-color': '#d5dbe3', 'text-border-opacity': 1,
+        'text-wrap': 'ellipsis', 'text-max-width': '140px', 'control-point-step-size': 48, 'loop-direction': '-45deg', 'loop-sweep': '-60deg',
       },
     },
     { selector: 'edge.entry', style: { label: '', width: 1.5 } },

@@ -224,7 +224,8 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       plan = null;
       index.clear();
       frame = s === null ? null : frameOf(s);
-      colours = propositionColours(s?.propositions ?? []);
+      // The scene's own colours (its regions', as its picture draws them), else the propositions' by name.
+      colours = s?.colours !== undefined ? new Map([...propositionColours(s.propositions), ...Object.entries(s.colours)]) : propositionColours(s?.propositions ?? []);
       const els: ElementDefinition[] = [];
       let lines = new Float64Array(0);
       if (s !== null && frame !== null) {

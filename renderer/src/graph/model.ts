@@ -5,20 +5,7 @@
  */
 import type { GraphScene, PlanView, SceneNode } from '../../../main/contract/api.js';
 
-/**
- * Tableau 10 (distinguishable, colour-blind-friendlier than a hue wheel), reordered so the first
- * propositions do not look like the plan's blue prefix, orange suffix or the red robot.
- */
-const PALETTE = ['#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#9c755f', '#ff9da7', '#4e79a7', '#f28e2b', '#e15759', '#bab0ac'];
-
-/** A colour per proposition: sorted names take the palette in order, so a scene always looks the same. */
-export function propositionColours(props: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  [...new Set(props)].sort().forEach((p, i) => {
-    out.set(p, i < PALETTE.length ? PALETTE[i]! : `hsl(${(i * 137.5) % 360} 55% 50%)`);
-  });
-  return out;
-}
+export { propositionColours } from '../../../main/contract/colours.js';
 
 /** Model units the longer side of a scene's bounds spans on the canvas (world metres are tiny). */
 const MODEL_EXTENT = 1000;
