@@ -171,6 +171,11 @@ export function wrap(file: string, e: unknown): AuditError {
   return new AuditError(file, msg);
 }
 
+/** `e` as an AuditError naming `file` when it comes from SQLite or the audit store; anything else unchanged. */
+export function auditErrorOf(file: string, e: unknown): unknown {
+  return e instanceof AuditError || sqliteCode(e).startsWith('SQLITE_') ? wrap(file, e) : e;
+}
+
 function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
