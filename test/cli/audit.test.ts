@@ -158,7 +158,7 @@ test('corrupt pages, a folder, an unreadable file, a pipe given as the database:
   for (const [file, commands] of [[onePage, [['verify']]], [allPages, [['verify'], ['ls'], ['query'], ['show', 'x'], ['export', '--format', 'csv', '--out', join(d, 'x.csv')]]]] as const) {
     for (const c of commands) {
       const [cmd, ...rest] = c;
-      const r = await cli('audit', cmd!, file, ...rest);
+      const r = await cli('audit', cmd, file, ...rest);
       assert.equal(r.code, 2, `${cmd} ${file}: ${r.err}`);
       assert.ok(r.err.startsWith(`error: ${file}: `), r.err);
       assert.match(r.err, /corrupt|malformed/);
