@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { AuditLog, openAuditReadOnly } from '../../../main/services/audit/store.js';
 import { listRuns, verifyChain } from '../../../main/services/audit/forensics.js';
 import type { WriterJob, WriterMessage } from '../../../main/app/bench/audit-writer.js';
@@ -138,4 +139,43 @@ test('a writer process killed with SIGKILL mid-stream loses nothing it acknowled
   const { events } = checkAcked(file, acks);
   assert.equal(seq, events, 'the later writer appended at the end of the chain');
   assert.ok(events >= acks.length + 7 + 2, 'every acknowledged event, the seven run_starts and the later writer\'s two');
+});
+
+test('a log opened before another wrote (the web server after a CLI run) continues the chain; a start that fails leaves no run row', async () => {
+  const file = join(dir(), 'two.sqlite');
+  const server = AuditLog.open(file);
+  const cli = AuditLog.open(file);
+  const a = await cli.startRun({ world: 'w', backend: 'b', operator: 'cli', software: 's', models: {}, spec: 'F a' });
+  assert.equal(await cli.append(a, 'evidence', { from: 'cli' }), 2);
+  await cli.close();
+  // The server's connection was opened first; it appends after the CLI's events, not over them.
+  const b = await server.startRun({ world: 'w', backend: 'b', operator: 'server', software: 's', models: {}, spec: 'F b' });
+  assert.equal(await server.append(b, 'evidence', { from: 'server' }), 4);
+  assert.deepEqual(server.head.seq, 4);
+  // Another process holds the write lock past the busy timeout: the start fails whole.
+  const locker = new Database(file);
+  locker.exec('BEGIN IMMEDIATE');
+  const impatient = AuditLog.open(file, { busyTimeout_ms: 60 });
+  await assert.rejects(impatient.startRun({ world: 'w', backend: 'b', operator: 'late', software: 's', models: {}, spec: 'F c' }), /locked by another process/);
+  locker.exec('ROLLBACK');
+  locker.close();
+  await impatient.close();
+  // Waiting writers do not fail: the lock held for a while (shorter than the timeout) only delays them.
+  const holder = new Database(file);
+  holder.exec('BEGIN IMMEDIATE');
+  const patient = server.append(b, 'evidence', { waited: true });
+  await new Promise((r) => setTimeout(r, 300));
+  holder.exec('COMMIT');
+  holder.close();
+  assert.equal(await patient, 5);
+  await server.close();
+  const db = openAuditReadOnly(file);
+  try {
+    const v = verifyChain(db);
+    assert.deepEqual([v.ok, v.events, v.runs, v.blobs], [true, 5, 2, 2], JSON.stringify(v.firstBad));
+    assert.deepEqual(listRuns(db).map((r) => r.operator), ['cli', 'server'], 'no row of the failed start');
+    assert.equal((db.prepare("SELECT count(*) AS n FROM blobs WHERE body = 'F c'").get() as { n: number }).n, 0, 'nor its blob');
+  } finally {
+    db.close();
+  }
 });
