@@ -176,7 +176,12 @@ export class AuditBrowser {
 
   private withDb<T>(file: string | undefined, work: (db: ReturnType<AuditReaders['get']>, f: string) => T): T {
     const f = this.fileOf(file);
-    return work(this.readers.get(f), f);
+    const db = this.readers.get(f);
+    try {
+      return work(db, f);
+    } catch (e) {
+      throw auditErrorOf(f, e);
+    }
   }
 
   private runOf(db: ReturnType<AuditReaders['get']>, run: string): ReturnType<typeof runsOf>[number] {

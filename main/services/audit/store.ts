@@ -300,7 +300,7 @@ interface PendingBlob {
 }
 
 /** How long one attempt waits inside SQLite for the write lock before the event loop gets a turn. */
-const BUSY_SLICE_MS = 100;
+const BUSY_SLICE_MS = 10;
 
 export class AuditLog {
   private readonly insert: Database.Statement;
