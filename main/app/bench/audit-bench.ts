@@ -84,7 +84,7 @@ async function concurrentAppends(dir: string, events: number, writers: number, p
       out += b.toString();
     });
     child.on('error', reject);
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       const msgs = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as WriterMessage);
       const end = msgs.find((m) => m.kind === 'done');
       const err = msgs.find((m) => m.kind === 'error');

@@ -24,7 +24,7 @@ interface Started {
   readonly kill?: () => void;
 }
 
-/** A writer as a child process: its acknowledgements as they arrive, its end (or its death). */
+/** A writer as a child process: its acknowledgements as they arrive, its end (or its death) once its output is all read. */
 function processWriter(job: WriterJob, onAck: (a: Ack) => void): Started & { child: ChildProcess } {
   const child = spawn(process.execPath, [WRITER, '--audit-writer', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let buf = '';
@@ -39,7 +39,7 @@ function processWriter(job: WriterJob, onAck: (a: Ack) => void): Started & { chi
       else last = m;
     }
   });
-  const done = new Promise<WriterMessage>((resolve) => child.on('exit', (code, signal) => {
+  const done = new Promise<WriterMessage>((resolve) => child.on('close', (code, signal) => {
     resolve(last ?? { kind: 'error', writer: job.writer, message: `exit ${code ?? signal}` });
   }));
   return { child, done, kill: () => child.kill('SIGKILL') };
@@ -84,8 +84,8 @@ function checkAcked(file: string, acks: readonly Ack[]): { events: number; runs:
 }
 
 test('three worker threads and three processes append at once: one unbroken chain, every acknowledged event in place', async () => {
+  // No database yet: the writers also race to create it.
   const file = join(dir(), 'shared.sqlite');
-  await AuditLog.open(file).close();
   const acks: Ack[] = [];
   const jobs = Array.from({ length: 6 }, (_, w): WriterJob => ({ file, writer: w, runs: 2, events: 150, maxWave: 40, seed: 7, acks: true }));
   const started = jobs.map((job) => (job.writer % 2 === 0 ? threadWriter(job, (a) => acks.push(a)) : processWriter(job, (a) => acks.push(a))));
