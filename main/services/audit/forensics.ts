@@ -275,6 +275,8 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
   let expectSeq: number | null = null;
   let lastT = -Infinity;
   const starts = new Map<string, { seq: number; t_ms: number; body: RunStartBody }>();
+  /** The run of the last event checked to have started. */
+  let started = '';
   /** Blob address → the kinds chained events give it, and the first event that names it. */
   const refs = new Map<string, { kinds: Set<string>; seq: number }>();
   const ref = (sha: unknown, kind: string, seq: number): void => {
@@ -309,10 +311,12 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       ref(body.spec_sha, 'spec', r.seq);
       ref(body.regions_sha, 'regions', r.seq);
       for (const [tool, sha] of Object.entries(body.tool_schemas ?? {})) ref(sha, `tool-schema:${tool}`, r.seq);
-    } else {
+    } else if (r.run_id !== started) {
+      // (Consecutive events mostly share a run: one comparison instead of a lookup.)
       if (!starts.has(r.run_id)) return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
-      if (r.kind === 'plan') ref(parseOr<{ plan_sha?: unknown }>(r.body, {}).plan_sha, 'plan', r.seq);
+      started = r.run_id;
     }
+    if (r.kind === 'plan') ref(parseOr<{ plan_sha?: unknown }>(r.body, {}).plan_sha, 'plan', r.seq);
     prev = a[9];
     n++;
     expectSeq = r.seq + 1;

@@ -287,8 +287,8 @@ interface Pending {
   readonly kind: EventKind;
   readonly body: string;
   readonly o: AppendOptions;
-  /** A new run's row, inserted in the same transaction as this (its run_start) event. */
-  readonly runRow?: RunRow;
+  /** A new run's row, inserted in the same transaction as this (its run_start) event; null for other events. */
+  readonly runRow: RunRow | null;
   readonly resolve: (seq: number) => void;
   readonly reject: (e: Error) => void;
 }
@@ -417,12 +417,12 @@ export class AuditLog {
     return this.enqueue(run, kind, body, o);
   }
 
-  private enqueue(run: string, kind: EventKind, body: unknown, o: AppendOptions, runRow?: RunRow): Promise<number> {
+  private enqueue(run: string, kind: EventKind, body: unknown, o: AppendOptions, runRow: RunRow | null = null): Promise<number> {
     if (this.closed) return Promise.reject(new AuditError(this.file, 'the audit log is closed'));
     if (!(EVENT_KINDS as readonly string[]).includes(kind)) return Promise.reject(new AuditError(this.file, `unknown event kind "${kind}"`));
     const text = canonicalJson(body ?? null);
     return new Promise<number>((resolve, reject) => {
-      this.queue.push({ run, kind, body: text, o, ...(runRow !== undefined ? { runRow } : {}), resolve, reject });
+      this.queue.push({ run, kind, body: text, o, runRow, resolve, reject });
       this.schedule(0);
     });
   }
@@ -498,7 +498,7 @@ export class AuditLog {
       const t = Math.max(p.o.t_ms ?? this.now(), lastT);
       lastT = t;
       const r = p.runRow;
-      if (r !== undefined) this.insertRun.run(p.run, t, r.world, r.backend, r.operator, r.software, r.models, r.spec, r.regions, r.meta);
+      if (r !== null) this.insertRun.run(p.run, t, r.world, r.backend, r.operator, r.software, r.models, r.spec, r.regions, r.meta);
       const step = p.o.step ?? null, tool = p.o.tool ?? null, failure = p.o.failureLabel ?? null;
       const h = chainHash(prev, seq, p.run, t, step, p.kind, tool, failure, p.body);
       this.insert.run(seq, p.run, t, step, p.kind, tool, failure, p.body, prev, h);
