@@ -14,6 +14,7 @@ import { EventPages } from './pages.js';
 import { createEventTable } from './table.js';
 import { renderDetail } from './detail.js';
 import { createTimeline } from './timeline.js';
+import { linkNodes, replayScene } from '../graph/node-links.js';
 
 const time = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
@@ -121,6 +122,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       const d = await api.auditEvent({ ...fileArg(), id: row.id });
       if (gen !== detailGen) return;
       renderDetail(detail, d, run?.started_ms ?? d.row.t_ms);
+      linkNodes(detail, (id) => app.post({ kind: 'focus-node', id, ...(replay !== null ? { scene: replayScene(replay, timeline.value) } : {}) }));
       detail.dataset.kind = d.row.kind;
     } catch (e) {
       if (gen === detailGen) detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));
@@ -263,6 +265,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     }
   }
 
+  let opened = false;
   // ---- wiring
   openBtn.addEventListener('click', () => void openDb());
   fileInput.addEventListener('keydown', (e) => {
@@ -317,10 +320,20 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   }
   // A mission that ends adds a run to the session's database.
   app.onEvent((e) => {
-    if (e.topic === 'mission.end' && file === undefined) void openDb(true);
+    if ((e.topic === 'mission.end' || e.topic === 'act.end') && file === undefined) void openDb(true);
+  });
+  // Another tab's audit link (the tool loop's): the session's database, at that run.
+  app.onMessage((m) => {
+    if (m.kind !== 'audit-run') return;
+    fileInput.value = app.info.auditFile;
+    opened = true;
+    void openDb().then(async () => {
+      const r = runs.find((x) => x.id === m.run);
+      if (r !== undefined) await selectRun(r);
+      else say(`run ${m.run} is not in ${app.info.auditFile}`, 'error');
+    });
   });
 
-  let opened = false;
   return () => {
     timeline.shown();
     table.refresh();
