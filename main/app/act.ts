@@ -77,8 +77,8 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
     const run = a === undefined ? null : await a.log.startRun({
       world: world.spec.id, backend: world.spec.backend, operator: a.operator, software: `witness ${VERSION}`, models: {}, spec: req.goal,
       meta: { via: a.via, replans: req.replans, seed: req.seed, events: AUDIT_EVENTS_VERSION, ...a.meta },
+      toolSchemas: Object.fromEntries([...tools].map(([name, def]) => [name, JSON.stringify(def.arguments)])),
     });
-    for (const [name, def] of tools) a?.log.putBlob(`tool-schema:${name}`, JSON.stringify(def.arguments));
     req.started?.(run, tools);
     await w.reset({ seed: req.seed });
     const started = Date.now();

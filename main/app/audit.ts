@@ -4,11 +4,11 @@
  * (runs, facets, a paged table, an event's detail, a run's replay, verification, exports into the
  * workspace). Databases are always opened read-only: forensics never changes evidence.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
-import { type EventRow, openAuditReadOnly } from '../services/audit/store.js';
+import { AuditError, type EventRow, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
 import { type EventQuery, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
 import { exportAudit } from '../services/audit/export.js';
 import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
@@ -18,11 +18,16 @@ import { resolveUserPath } from '../platform/paths.js';
 
 export type { EventQuery, EventRow, RunSummary, VerifyResult };
 
-/** Runs `work` on a read-only connection to `file`, closed afterwards. */
+/**
+ * Runs `work` on a read-only connection to `file`, closed afterwards. A failure of SQLite on the way
+ * (corrupt pages found while reading, an I/O error) is an AuditError naming the file.
+ */
 function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T): T {
   const db = openAuditReadOnly(file);
   try {
     return work(db);
+  } catch (e) {
+    throw auditErrorOf(file, e);
   } finally {
     db.close();
   }
@@ -32,6 +37,8 @@ async function withDbAsync<T>(file: string, work: (db: ReturnType<typeof openAud
   const db = openAuditReadOnly(file);
   try {
     return await work(db);
+  } catch (e) {
+    throw auditErrorOf(file, e);
   } finally {
     db.close();
   }
@@ -71,17 +78,75 @@ export async function auditQuery(file: string, q: EventQuery, o: { after?: numbe
       if (o.stop?.() === true) return;
       if (page.complete && page.rows.length < (q.limit ?? Infinity)) await new Promise((r) => setTimeout(r, 500));
     }
+  } catch (e) {
+    throw auditErrorOf(file, e);
   } finally {
     db.close();
   }
 }
 
+/**
+ * Verifies the chain and everything held against it. Damaged pages (SQLite's quick_check) are not
+ * a verdict on the chain: the file is corrupt, an AuditError naming it.
+ */
 export function auditVerify(file: string): VerifyResult & { chain_ms: number; integrity_ms: number } {
-  return withDb(file, (db) => verifyChain(db));
+  const r = withDb(file, (db) => verifyChain(db));
+  if (r.integrity !== 'ok') throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
+  return r;
+}
+
+const identity = (p: string): { dev: number; ino: number } | null => {
+  try {
+    const st = statSync(p);
+    return { dev: st.dev, ino: st.ino };
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Refuses an export target that would destroy evidence: the database itself (by identity, so
+ * `./A.sqlite`, a hard link or a symbolic link to it too), its WAL, shared-memory or journal file,
+ * any existing SQLite database, or a folder.
+ */
+export function checkExportTarget(file: string, out: string): void {
+  const refuse = (why: string): never => {
+    throw new WitnessError('conflict', `--out ${out}: ${why}; nothing was written (choose a new file name)`, { file: out, path: '--out' });
+  };
+  const target = identity(out);
+  let st;
+  try {
+    st = statSync(out);
+  } catch {
+    st = null;
+  }
+  if (st?.isDirectory() === true) refuse('is a folder, not a file to write');
+  const input = identity(file);
+  if (target !== null && input !== null && target.dev === input.dev && target.ino === input.ino) refuse(`is the audit database ${file} itself (the same file); exporting would overwrite the evidence`);
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    real = path.resolve(file);
+  }
+  let outReal: string;
+  try {
+    outReal = path.join(realpathSync(path.dirname(path.resolve(out))), path.basename(out));
+  } catch {
+    outReal = path.resolve(out);
+  }
+  for (const side of ['-wal', '-shm', '-journal']) {
+    const companion = identity(`${file}${side}`);
+    if (outReal === `${real}${side}` || (target !== null && companion !== null && target.dev === companion.dev && target.ino === companion.ino)) {
+      refuse(`is the ${side.slice(1)} file of the audit database ${file}; writing it would damage the evidence`);
+    }
+  }
+  if (target !== null && isSqliteFile(out)) refuse('is an existing SQLite database; an export never overwrites a database');
 }
 
 /** Exports every event (or one run's) as JSON Lines, CSV or MCAP; returns what it wrote, in words. */
 export function auditExport(file: string, format: AuditExportFormat, out: string, run?: string): Promise<string> {
+  checkExportTarget(file, out);
   return withDbAsync(file, (db) => exportAudit(db, format, out, run));
 }
 
@@ -111,7 +176,12 @@ export class AuditBrowser {
 
   private withDb<T>(file: string | undefined, work: (db: ReturnType<AuditReaders['get']>, f: string) => T): T {
     const f = this.fileOf(file);
-    return work(this.readers.get(f), f);
+    const db = this.readers.get(f);
+    try {
+      return work(db, f);
+    } catch (e) {
+      throw auditErrorOf(f, e);
+    }
   }
 
   private runOf(db: ReturnType<AuditReaders['get']>, run: string): ReturnType<typeof runsOf>[number] {
@@ -172,7 +242,10 @@ export class AuditBrowser {
   verify({ file }: Parameters<AuditApi['auditVerify']>[0]): Awaited<ReturnType<AuditApi['auditVerify']>> {
     return this.withDb(file, (db, f) => {
       const r = verifyChain(db);
-      return { file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, ...(r.firstBad ? { firstBad: r.firstBad } : {}) };
+      return {
+        file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, problems: [...r.problems],
+        ...(r.firstBad ? { firstBad: r.firstBad } : {}),
+      };
     });
   }
 

@@ -30,7 +30,10 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
       const runs = (await audit()).auditRuns(file);
       if (o.json) io.out(JSON.stringify(runs) + '\n');
-      else for (const r of runs) io.out(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}\n`);
+      else {
+        for (const r of runs) io.out(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}\n`);
+        if (runs.some((r) => r.tampered !== undefined)) io.err('warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n');
+      }
     }));
   cmd.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')
@@ -72,8 +75,11 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
       const r = (await audit()).auditVerify(file);
       if (o.json) io.out(JSON.stringify(r) + '\n');
-      else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
-      else io.out(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)\n`);
+      else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
+      else {
+        io.out(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)\n`);
+        for (const p of r.problems) if (p !== r.firstBad) io.out(`  also: ${p.table} ${p.key}: ${p.reason}\n`);
+      }
       return r.ok ? EXIT.ok : EXIT.negative;
     }));
   cmd.command('export').description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')

@@ -118,16 +118,17 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .command('audit')
     .description('the audit log: sustained durable appends, filtered paged queries and chain verification over a large log')
     .option('--events <n>', 'events to append', intFlag('--events', 1000, 100_000_000), 1_000_000)
+    .option('--writers <n>', 'then the same events from this many writer processes at once (1: skip)', intFlag('--writers', 1, 64), 4)
     .option('--json', 'print the figures as JSON')
-    .action(action(io, setExit, async (o: { events: number; json?: boolean }) => {
+    .action(action(io, setExit, async (o: { events: number; writers: number; json?: boolean }) => {
       const started = Date.now();
       const app = await bench();
-      const r = await app.auditBench(o.events, (l) => io.err(`bench audit: ${l}\n`));
+      const r = await app.auditBench(o.events, (l) => io.err(`bench audit: ${l}\n`), o.writers);
       if (o.json) {
         io.out(JSON.stringify(r) + '\n');
         return;
       }
-      io.out(`# witness bench audit --events ${o.events}\n\n${app.auditTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; SQLite through better-sqlite3, WAL, synchronous=FULL)\n`);
+      io.out(`# witness bench audit --events ${o.events} --writers ${o.writers}\n\n${app.auditTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; SQLite through better-sqlite3, WAL, synchronous=FULL)\n`);
     }));
   cmd
     .command('plan')

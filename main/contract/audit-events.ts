@@ -29,6 +29,8 @@ const RunStart = Type.Object({
   meta: Type.Record(Type.String(), Json),
   /** The catalogue version the run's events follow (absent: version 1). */
   events: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** The tool loop's tools: name → the SHA-256 of its argument schema in the blobs table. */
+  tool_schemas: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 
 /** A mission's end (SR, NCC, failure mode) or a tool loop's (outcome, tool calls). */

@@ -1,18 +1,22 @@
 /**
  * The audit log benchmark: sustained durable appends (each acknowledged event committed with fsync,
  * batched per tick) against the same rows inserted with no durability in one transaction (the
- * ceiling, in the same process); filtered, paged queries over the whole log; verification of the
- * whole hash chain.
+ * ceiling, in the same process); the same appends from several writer processes at once on one
+ * database; filtered, paged queries over the whole log; verification of the whole hash chain.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { AuditLog, openAuditReadOnly } from '../../services/audit/store.js';
 import { queryPage, verifyChain } from '../../services/audit/forensics.js';
 import { MIGRATIONS } from '../../services/audit/schema.js';
 import { fmt, summarize } from './stats.js';
 import type { AuditEventBody } from '../../contract/audit-events.js';
+import type { WriterJob, WriterMessage } from './audit-writer.js';
+import { WitnessError } from '../../contract/errors.js';
 
 export interface AuditBenchResult {
   readonly events: number;
@@ -25,6 +29,17 @@ export interface AuditBenchResult {
   readonly integrity_s: number;
   readonly verifyOk: boolean;
   readonly fileMiB: number;
+  /** The same number of events from `writers` processes at once on one database (absent with one writer). */
+  readonly concurrent?: {
+    readonly writers: number;
+    readonly events: number;
+    readonly append_s: number;
+    readonly appendPerSecond: number;
+    /** The slowest writer's own rate, and the fastest's. */
+    readonly perWriter: { readonly min: number; readonly max: number };
+    readonly verifyOk: boolean;
+    readonly runs: number;
+  };
 }
 
 const TOOLS = ['pick', 'place', 'move_to', 'open_gripper', 'close_gripper'];
@@ -35,7 +50,7 @@ type Row =
   | { kind: 'failure_record'; body: AuditEventBody<'failure_record'>; tool: string; failure: string };
 
 /** Event bodies as the tool loop records them (audit event catalogue), a realistic mix and size. */
-function body(i: number): Row {
+export function benchEvent(i: number): Row {
   const k = i % 10;
   if (k === 9) {
     const label = i % 20 === 9 ? 'grasp-missed' : 'timeout';
@@ -53,7 +68,47 @@ function body(i: number): Row {
   return { kind: 'tool_call', tool, body: { tool, arguments: { object: `mug_${i % 50}`, approach_height_cm: 5 + (i % 4) }, start_s: i / 100, end_s: i / 100 + 0.12, timeout_s: 10, response: { ok: true, duration_ms: 120 + (i % 30) } } };
 }
 
-export async function runAuditBench(events: number, progress?: (label: string) => void): Promise<AuditBenchResult> {
+const WRITER_MODULE = fileURLToPath(new URL('./audit-writer.js', import.meta.url));
+
+/** `events` durable appends split over `writers` processes on one new database, all at once; then the chain verified. */
+async function concurrentAppends(dir: string, events: number, writers: number, progress?: (label: string) => void): Promise<NonNullable<AuditBenchResult['concurrent']>> {
+  const file = join(dir, `writers-${writers}.sqlite`);
+  // The schema first, so that the writers race on appends, not on creating the database.
+  await AuditLog.open(file).close();
+  const share = Math.floor(events / writers);
+  const done = await Promise.all(Array.from({ length: writers }, (_, w) => new Promise<Extract<WriterMessage, { kind: 'done' }>>((resolve, reject) => {
+    const job: WriterJob = { file, writer: w, runs: 1, events: share, maxWave: Math.ceil(20_000 / writers), fixedWaves: true, seed: 1, acks: false };
+    const child = spawn(process.execPath, [WRITER_MODULE, '--audit-writer', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const msgs = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as WriterMessage);
+      const end = msgs.find((m) => m.kind === 'done');
+      const err = msgs.find((m) => m.kind === 'error');
+      if (end !== undefined) resolve(end);
+      else reject(new WitnessError('internal', `audit writer ${w} ended with exit code ${code}: ${err?.kind === 'error' ? err.message : 'no report'}`));
+    });
+  })));
+  progress?.(`${writers} writers: verify`);
+  const append_s = (Math.max(...done.map((d) => d.end_ms)) - Math.min(...done.map((d) => d.start_ms))) / 1000;
+  const rates = done.map((d) => d.events / ((d.end_ms - d.start_ms) / 1000));
+  const db = openAuditReadOnly(file);
+  try {
+    const v = verifyChain(db);
+    const total = done.reduce((n, d) => n + d.events, 0);
+    return {
+      writers, events: total, append_s, appendPerSecond: total / append_s, perWriter: { min: Math.min(...rates), max: Math.max(...rates) },
+      verifyOk: v.ok && v.events === total + writers, runs: v.runs,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+export async function runAuditBench(events: number, progress?: (label: string) => void, writers = 4): Promise<AuditBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'witness-audit-bench-'));
   try {
     // Baseline: the same rows, no durability, one transaction.
@@ -68,7 +123,7 @@ export async function runAuditBench(events: number, progress?: (label: string) =
     const t0 = performance.now();
     base.transaction(() => {
       for (let i = 0; i < nBase; i++) {
-        const e = body(i);
+        const e = benchEvent(i);
         ins.run(i + 1, 'r', i, i, e.kind, e.tool ?? null, e.failure ?? null, JSON.stringify(e.body), 'x', 'y');
       }
     })();
@@ -84,7 +139,7 @@ export async function runAuditBench(events: number, progress?: (label: string) =
     const t1 = performance.now();
     let inflight: Promise<number>[] = [];
     for (let i = 0; i < events; i++) {
-      const e = body(i);
+      const e = benchEvent(i);
       const o = { step: i, tool: e.tool, ...(e.failure !== undefined ? { failureLabel: e.failure } : {}) };
       inflight.push(e.kind === 'tool_call' ? log.append(run, e.kind, e.body, o) : e.kind === 'verifier_result' ? log.append(run, e.kind, e.body, o) : log.append(run, e.kind, e.body, o));
       if (inflight.length >= 20_000) {
@@ -131,10 +186,15 @@ export async function runAuditBench(events: number, progress?: (label: string) =
     const verify_s = v.chain_ms / 1000;
     const integrity_s = v.integrity_ms / 1000;
     db.close();
-    const { statSync } = await import('node:fs');
+    const fileMiB = statSync(file).size / 2 ** 20;
+    let concurrent: AuditBenchResult['concurrent'];
+    if (writers > 1) {
+      progress?.(`append from ${writers} writer processes`);
+      concurrent = await concurrentAppends(dir, events, writers, progress);
+    }
     return {
-      events, append_s, appendPerSecond: events / append_s, baselinePerSecond, queries, verify_s, integrity_s, verifyOk: v.ok,
-      fileMiB: statSync(file).size / 2 ** 20,
+      events, append_s, appendPerSecond: events / append_s, baselinePerSecond, queries, verify_s, integrity_s, verifyOk: v.ok, fileMiB,
+      ...(concurrent !== undefined ? { concurrent } : {}),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -147,6 +207,10 @@ export function auditTable(r: AuditBenchResult): string {
     '|---|---|---|',
     `| durable appends (fsync per batch, acknowledged after commit), ${r.events} events | ${fmt(r.appendPerSecond, 0)} events/s (${fmt(r.append_s, 1)} s) | ≥ 50 000 events/s |`,
     `| baseline: the same rows, no durability, one transaction | ${fmt(r.baselinePerSecond, 0)} events/s (durable / baseline ${fmt(r.appendPerSecond / r.baselinePerSecond, 2)}) | — |`,
+    ...(r.concurrent === undefined ? [] : [
+      `| durable appends from ${r.concurrent.writers} writer processes at once on one database, ${r.concurrent.events} events in all | ${fmt(r.concurrent.appendPerSecond, 0)} events/s in all (${fmt(r.concurrent.append_s, 1)} s; ${r.concurrent.writers} writers / 1 writer ${fmt(r.concurrent.appendPerSecond / r.appendPerSecond, 2)}; each writer ${fmt(r.concurrent.perWriter.min, 0)}–${fmt(r.concurrent.perWriter.max, 0)} events/s) | — |`,
+      `| the ${r.concurrent.writers} writers' database verified (every event, ${r.concurrent.runs} runs) | ${r.concurrent.verifyOk ? 'intact, every event there' : 'NOT intact or events missing'} | intact |`,
+    ]),
     ...r.queries.map((q) => `| query: ${q.name} (${q.rows} rows) | p50 ${fmt(q.p50_ms, 2)} ms, max ${fmt(q.max_ms, 2)} ms | ≤ 50 ms |`),
     `| verify the whole chain (${r.events} events) | ${fmt(r.verify_s, 2)} s (${r.verifyOk ? 'intact' : 'NOT intact'}) | ≤ 5 s |`,
     `| SQLite quick_check of the same database (also part of \`witness audit verify\`) | ${fmt(r.integrity_s, 2)} s | — |`,

@@ -23,6 +23,8 @@ export interface AuditRunSummary {
   spec: string | null;
   /** The run's metadata (method, start, seed, …). */
   meta: Record<string, unknown>;
+  /** Why the runs table disagrees with the run's chained run_start (the values shown are the run_start's); absent when they agree. */
+  tampered?: string;
 }
 
 export interface AuditEventRow {
@@ -129,7 +131,9 @@ export interface AuditVerifyResult {
   head: string;
   integrity: string;
   /** The first row that does not match, and why. */
-  firstBad?: { table: 'events' | 'blobs'; key: string; reason: string };
+  firstBad?: { table: 'events' | 'blobs' | 'runs' | 'schema'; key: string; reason: string };
+  /** Every problem found: missing or altered triggers (table 'schema'), then the first row that does not match. */
+  problems?: { table: 'events' | 'blobs' | 'runs' | 'schema'; key: string; reason: string }[];
   chain_ms: number;
 }
 

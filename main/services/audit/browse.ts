@@ -30,11 +30,11 @@ const parse = (text: string): unknown => {
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
 export function runsOf(db: Database.Database): AuditRunSummary[] {
-  const meta = new Map((db.prepare('SELECT id, meta FROM runs').all() as { id: string; meta: string }[]).map((r) => [r.id, obj(parse(r.meta))]));
   return listRuns(db).reverse().map((r) => ({
     id: r.id, started_ms: r.started_ms, ended_ms: r.ended_ms, world: r.world, backend: r.backend, operator: r.operator,
     software: r.software, outcome: r.outcome, events: r.events,
-    spec: r.spec_sha !== null ? getBlob(db, r.spec_sha)?.body ?? null : null, meta: meta.get(r.id) ?? {},
+    spec: r.spec_sha !== null ? getBlob(db, r.spec_sha)?.body ?? null : null, meta: obj(r.meta),
+    ...(r.tampered !== undefined ? { tampered: r.tampered } : {}),
   }));
 }
 

@@ -4,7 +4,8 @@
  * verification of the hash chain that names the first row that does not match.
  */
 import type Database from 'better-sqlite3';
-import { type EventRow, GENESIS_HASH, eventHash, sha256 } from './store.js';
+import { type EventRow, GENESIS_HASH, canonicalJson, eventHash, sha256 } from './store.js';
+import { MIGRATIONS } from './schema.js';
 
 export interface RunSummary {
   readonly id: string;
@@ -16,24 +17,100 @@ export interface RunSummary {
   readonly models: Record<string, string>;
   readonly spec_sha: string | null;
   readonly regions_sha: string | null;
+  /** The run's metadata as its run_start recorded it. */
+  readonly meta: Record<string, unknown>;
   readonly events: number;
   readonly ended_ms: number | null;
   readonly outcome: string | null;
+  /**
+   * Why the runs table cannot be trusted for this run: its row differs from the chained run_start
+   * (the values above are the run_start's), or it has no run_start (the values are the row's, not
+   * under the chain), or its run_start has no row. Absent when the two agree; `verify` checks the chain.
+   */
+  readonly tampered?: string;
+}
+
+interface RunRowRaw {
+  readonly id: string;
+  readonly started_ms: number;
+  readonly world: string;
+  readonly backend: string;
+  readonly operator: string;
+  readonly software: string;
+  readonly models: string;
+  readonly spec_sha: string | null;
+  readonly regions_sha: string | null;
+  readonly meta: string;
+}
+
+interface RunStartBody {
+  readonly world: string;
+  readonly backend: string;
+  readonly operator: string;
+  readonly software: string;
+  readonly models: Record<string, string>;
+  readonly spec_sha: string | null;
+  readonly regions_sha: string | null;
+  readonly meta: Record<string, unknown>;
+  readonly tool_schemas?: Record<string, string>;
+}
+
+const parseOr = <T>(text: string, fallback: T): T => {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+/**
+ * Where a runs row differs from its chained run_start (null when they agree). The row is written
+ * in the same transaction as the event and with the same values; its start time is the event's
+ * (rows written before the two shared a transaction started a moment earlier, never later).
+ */
+export function runRowMismatch(row: RunRowRaw, start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody }): string | null {
+  const b = start.body;
+  for (const k of ['world', 'backend', 'operator', 'software', 'spec_sha', 'regions_sha'] as const) {
+    if (row[k] !== (b[k] ?? null)) return `its ${k} is ${JSON.stringify(row[k])} in the runs table but ${JSON.stringify(b[k] ?? null)} in its chained run_start (event ${start.seq}): the row was altered`;
+  }
+  if (canonicalJson(parseOr(row.models, row.models)) !== canonicalJson(b.models ?? {})) return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (canonicalJson(parseOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {})) return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (!(row.started_ms <= start.t_ms)) return `its start time ${row.started_ms} is after its chained run_start's (${start.t_ms}, event ${start.seq}): the row was altered`;
+  return null;
 }
 
 export function listRuns(db: Database.Database): RunSummary[] {
-  const rows = db.prepare(`
-    SELECT r.*, (SELECT count(*) FROM events e WHERE e.run_id = r.id) AS events,
-           (SELECT e.t_ms FROM events e WHERE e.run_id = r.id AND e.kind = 'run_end' ORDER BY e.seq DESC LIMIT 1) AS ended_ms,
-           (SELECT e.body FROM events e WHERE e.run_id = r.id AND e.kind = 'run_end' ORDER BY e.seq DESC LIMIT 1) AS end_body
-    FROM runs r ORDER BY r.started_ms`).all() as (Record<string, unknown> & { models: string; end_body: string | null })[];
-  return rows.map((r) => ({
-    id: r['id'] as string, started_ms: r['started_ms'] as number, world: r['world'] as string, backend: r['backend'] as string,
-    operator: r['operator'] as string, software: r['software'] as string, models: JSON.parse(r.models) as Record<string, string>,
-    spec_sha: r['spec_sha'] as string | null, regions_sha: r['regions_sha'] as string | null, events: r['events'] as number,
-    ended_ms: (r['ended_ms'] as number | null) ?? null,
-    outcome: r.end_body === null ? null : ((JSON.parse(r.end_body) as { outcome?: string }).outcome ?? null),
-  }));
+  const rows = new Map((db.prepare('SELECT * FROM runs').all() as RunRowRaw[]).map((r) => [r.id, r]));
+  const starts = db.prepare("SELECT seq, run_id, t_ms, body FROM events WHERE kind = 'run_start' ORDER BY seq").all() as { seq: number; run_id: string; t_ms: number; body: string }[];
+  const count = db.prepare('SELECT count(*) AS n FROM events WHERE run_id = ?').pluck();
+  const end = db.prepare("SELECT t_ms, body FROM events WHERE run_id = ? AND kind = 'run_end' ORDER BY seq DESC LIMIT 1");
+  const out: RunSummary[] = [];
+  const summary = (id: string, started_ms: number, b: RunStartBody, tampered: string | null): RunSummary => {
+    const e = end.get(id) as { t_ms: number; body: string } | undefined;
+    return {
+      id, started_ms, world: b.world, backend: b.backend, operator: b.operator, software: b.software, models: b.models ?? {},
+      spec_sha: b.spec_sha ?? null, regions_sha: b.regions_sha ?? null, meta: b.meta ?? {}, events: count.get(id) as number, ended_ms: e?.t_ms ?? null,
+      outcome: e === undefined ? null : (parseOr<{ outcome?: string }>(e.body, {}).outcome ?? null),
+      ...(tampered !== null ? { tampered } : {}),
+    };
+  };
+  const seen = new Set<string>();
+  for (const s of starts) {
+    if (seen.has(s.run_id)) continue;
+    seen.add(s.run_id);
+    const body = parseOr<RunStartBody>(s.body, {} as RunStartBody);
+    const row = rows.get(s.run_id);
+    const why = row === undefined ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})` : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body });
+    out.push(summary(s.run_id, s.t_ms, body, why));
+  }
+  for (const r of rows.values()) {
+    if (seen.has(r.id)) continue;
+    const body: RunStartBody = {
+      world: r.world, backend: r.backend, operator: r.operator, software: r.software, models: parseOr(r.models, {}), spec_sha: r.spec_sha, regions_sha: r.regions_sha, meta: parseOr(r.meta, {}),
+    };
+    out.push(summary(r.id, r.started_ms, body, 'no run_start event: this row is not under the hash chain (inserted by hand?)'));
+  }
+  return out.sort((x, y) => x.started_ms - y.started_ms);
 }
 
 export interface EventQuery {
@@ -138,53 +215,136 @@ export function getBlob(db: Database.Database, sha: string): { kind: string; bod
   return db.prepare('SELECT kind, body FROM blobs WHERE sha256 = ?').get(sha) as { kind: string; body: string } | undefined;
 }
 
+export interface VerifyProblem {
+  readonly table: 'events' | 'blobs' | 'runs' | 'schema';
+  readonly key: string;
+  readonly reason: string;
+}
+
 export interface VerifyResult {
   readonly ok: boolean;
   readonly events: number;
+  readonly runs: number;
   readonly blobs: number;
   readonly head: string;
-  /** The first row that does not match, and why. */
-  readonly firstBad?: { readonly table: 'events' | 'blobs'; readonly key: string; readonly reason: string };
+  /** The first row that does not match, and why (else the first problem with the schema's guards). */
+  readonly firstBad?: VerifyProblem;
+  /** Every problem found: the guards (triggers) of the schema, then the first row that does not match. */
+  readonly problems: readonly VerifyProblem[];
   readonly integrity: string;
 }
 
-/** Walks the whole chain in sequence order; also checks every blob against its address. */
-export function verifyChain(db: Database.Database, progress?: (done: number) => void): VerifyResult & { chain_ms: number; integrity_ms: number } {
+const squash = (sql: string): string => sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
+
+/** The triggers that make the evidence tables append-only, as the migrations create them. */
+const TRIGGERS: ReadonlyMap<string, string> = new Map(
+  MIGRATIONS.flatMap((m) => [...m.matchAll(/CREATE TRIGGER (\w+)[\s\S]*?END;/g)].map((x) => [x[1]!, squash(x[0])] as [string, string])),
+);
+
+/** Missing, altered or foreign triggers: without them the evidence tables can be rewritten in place. */
+export function checkTriggers(db: Database.Database): VerifyProblem[] {
+  const have = new Map((db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string | null }[]).map((t) => [t.name, squash(t.sql ?? '')]));
+  const out: VerifyProblem[] = [];
+  for (const [name, sql] of TRIGGERS) {
+    const got = have.get(name);
+    if (got === undefined) out.push({ table: 'schema', key: name, reason: `the trigger ${name} is missing (dropped): the evidence tables could be rewritten in place` });
+    else if (got !== sql) out.push({ table: 'schema', key: name, reason: `the trigger ${name} was altered: it no longer refuses what it must` });
+  }
+  for (const name of have.keys()) {
+    if (!TRIGGERS.has(name)) out.push({ table: 'schema', key: name, reason: `a trigger ${name} that Witness does not create was added` });
+  }
+  return out;
+}
+
+type Verified = VerifyResult & { chain_ms: number; integrity_ms: number };
+
+/**
+ * Walks the whole chain in sequence order, then holds everything outside it against it: each run's
+ * row against its chained run_start (a run without one, or a run_start without its row, is
+ * tampering), each blob against its address and against the kind the chained events that name it
+ * give it (a blob no chained event names is not under the chain), and the schema's triggers.
+ */
+export function verifyChain(db: Database.Database, progress?: (done: number) => void): Verified {
   const t0 = performance.now();
   const integrity = (db.pragma('quick_check', { simple: true }) as string) ?? 'unknown';
   const integrity_ms = performance.now() - t0;
   const t1 = performance.now();
+  const schema = checkTriggers(db);
   let prev = GENESIS_HASH;
-  let n = 0;
+  let n = 0, runs = 0, blobs = 0;
   let expectSeq: number | null = null;
   let lastT = -Infinity;
+  const starts = new Map<string, { seq: number; t_ms: number; body: RunStartBody }>();
+  /** The run of the last event checked to have started. */
+  let started = '';
+  /** Blob address → the kinds chained events give it, and the first event that names it. */
+  const refs = new Map<string, { kinds: Set<string>; seq: number }>();
+  const ref = (sha: unknown, kind: string, seq: number): void => {
+    if (typeof sha !== 'string') return;
+    const r = refs.get(sha);
+    if (r === undefined) refs.set(sha, { kinds: new Set([kind]), seq });
+    else r.kinds.add(kind);
+  };
+  const done = (bad?: VerifyProblem): Verified => {
+    const problems = [...schema, ...(bad !== undefined ? [bad] : [])];
+    if (integrity !== 'ok') problems.push({ table: 'events', key: '-', reason: `SQLite quick_check: ${integrity}` });
+    const firstBad = bad ?? problems[0];
+    return {
+      ok: problems.length === 0, events: n, runs, blobs, head: prev, integrity, problems, ...(firstBad !== undefined ? { firstBad } : {}),
+      chain_ms: performance.now() - t1, integrity_ms,
+    };
+  };
   // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash.
   const rows = db.prepare('SELECT seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash FROM events ORDER BY seq').raw(true);
   for (const a of rows.iterate() as IterableIterator<[number, string, number, number | null, string, string | null, string | null, string, string, string]>) {
     const r = { seq: a[0], run_id: a[1], t_ms: a[2], step: a[3], kind: a[4], tool: a[5], failure_label: a[6], body: a[7] };
-    const fail = (reason: string): VerifyResult & { chain_ms: number; integrity_ms: number } => ({
-      ok: false, events: n, blobs: 0, head: prev, integrity, firstBad: { table: 'events', key: String(r.seq), reason }, chain_ms: performance.now() - t1, integrity_ms,
-    });
+    const fail = (reason: string): Verified => done({ table: 'events', key: String(r.seq), reason });
     if (expectSeq !== null && r.seq !== expectSeq) return fail(`sequence gap: expected event ${expectSeq}, found ${r.seq} (events were removed)`);
     if (r.t_ms < lastT) return fail(`time goes backwards (${r.t_ms} after ${lastT}): stored times never decrease`);
     lastT = r.t_ms;
     if (a[8] !== prev) return fail(`prev_hash ${a[8].slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`);
     if (eventHash(prev, r) !== a[9]) return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
+    if (r.kind === 'run_start') {
+      if (starts.has(r.run_id)) return fail(`a second run_start for run ${r.run_id} (the first is event ${starts.get(r.run_id)!.seq})`);
+      const body = parseOr<RunStartBody>(r.body, {} as RunStartBody);
+      starts.set(r.run_id, { seq: r.seq, t_ms: r.t_ms, body });
+      ref(body.spec_sha, 'spec', r.seq);
+      ref(body.regions_sha, 'regions', r.seq);
+      for (const [tool, sha] of Object.entries(body.tool_schemas ?? {})) ref(sha, `tool-schema:${tool}`, r.seq);
+    } else if (r.run_id !== started) {
+      // (Consecutive events mostly share a run: one comparison instead of a lookup.)
+      if (!starts.has(r.run_id)) return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
+      started = r.run_id;
+    }
+    if (r.kind === 'plan') ref(parseOr<{ plan_sha?: unknown }>(r.body, {}).plan_sha, 'plan', r.seq);
     prev = a[9];
     n++;
     expectSeq = r.seq + 1;
     if ((n & 65535) === 0) progress?.(n);
   }
-  let blobs = 0;
-  for (const b of db.prepare('SELECT sha256, kind, body FROM blobs').iterate() as IterableIterator<{ sha256: string; kind: string; body: string }>) {
-    if (sha256(b.body) !== b.sha256) {
-      return { ok: false, events: n, blobs, head: prev, integrity, firstBad: { table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` }, chain_ms: performance.now() - t1, integrity_ms };
-    }
+  const rowIds = new Set<string>();
+  for (const row of db.prepare('SELECT * FROM runs ORDER BY started_ms, id').iterate() as IterableIterator<RunRowRaw>) {
+    rowIds.add(row.id);
+    const start = starts.get(row.id);
+    if (start === undefined) return done({ table: 'runs', key: row.id, reason: 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)' });
+    const why = runRowMismatch(row, start);
+    if (why !== null) return done({ table: 'runs', key: row.id, reason: why });
+    runs++;
+  }
+  for (const [id, s] of starts) {
+    if (!rowIds.has(id)) return done({ table: 'runs', key: id, reason: `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)` });
+  }
+  const stored = new Set<string>();
+  for (const b of db.prepare('SELECT sha256, kind, body FROM blobs ORDER BY sha256').iterate() as IterableIterator<{ sha256: string; kind: string; body: string }>) {
+    stored.add(b.sha256);
+    if (sha256(b.body) !== b.sha256) return done({ table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` });
+    const r = refs.get(b.sha256);
+    if (r === undefined) return done({ table: 'blobs', key: b.sha256, reason: `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)` });
+    if (!r.kinds.has(b.kind)) return done({ table: 'blobs', key: b.sha256, reason: `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered` });
     blobs++;
   }
-  const chain_ms = performance.now() - t1;
-  return {
-    ok: integrity === 'ok', events: n, blobs, head: prev, integrity, chain_ms, integrity_ms,
-    ...(integrity === 'ok' ? {} : { firstBad: { table: 'events' as const, key: '-', reason: `SQLite quick_check: ${integrity}` } }),
-  };
+  for (const [sha, r] of refs) {
+    if (!stored.has(sha)) return done({ table: 'blobs', key: sha, reason: `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)` });
+  }
+  return done();
 }

@@ -1,13 +1,20 @@
 /**
- * The audit log: one SQLite database (better-sqlite3, WAL) per workspace, holding many runs. Events
- * are appended, never rewritten: triggers refuse UPDATE and DELETE, and each event stores the
- * SHA-256 of its canonical JSON chained to the previous event's hash, so `verify` can name the first
- * row that does not match. Appends are batched into one transaction per tick, off the caller's hot
- * path; the promise an append returns resolves only after its transaction committed with
- * synchronous=FULL, so an acknowledged event survives a kill -9 of the process.
+ * The audit log: one SQLite database (better-sqlite3, WAL) per workspace, holding many runs, written
+ * by any number of threads and processes at once. Events are appended, never rewritten: triggers
+ * refuse UPDATE and DELETE, and each event stores the SHA-256 of its canonical JSON chained to the
+ * previous event's hash, so `verify` can name the first row that does not match. Appends are batched
+ * into one transaction per tick, off the caller's hot path; each batch takes the write lock first
+ * (BEGIN IMMEDIATE) and continues the chain from the row last committed by whichever writer, so
+ * writers never collide on a sequence number or fork the chain. A writer that finds the lock taken
+ * retries until its busy timeout (the event loop stays free meanwhile). The promise an append
+ * returns resolves only after its transaction committed with synchronous=FULL, so an acknowledged
+ * event survives a kill -9 of the process. A run's row, its blobs and its run_start event are one
+ * transaction: there is no run without its run_start.
  */
 import { hash, randomUUID } from 'node:crypto';
-import { existsSync, openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
@@ -31,6 +38,8 @@ export interface RunMeta {
   readonly spec?: string;
   readonly regions?: string;
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The argument schemas of the run's tools (tool name → JSON Schema text), stored as blobs the run_start names. */
+  readonly toolSchemas?: Readonly<Record<string, string>>;
 }
 
 export interface EventRow {
@@ -88,61 +97,189 @@ export function sha256(text: string): string {
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
-/** What kind of file this is, before SQLite touches it: clear errors for foreign or truncated files. */
-function checkFile(file: string): void {
-  if (!existsSync(file)) return;
-  const fd = openSync(file, 'r');
+/**
+ * What kind of file this is, before SQLite touches it: clear errors, naming the file, for a folder, a
+ * device or a pipe, a file that cannot be read, a foreign or truncated file. `mustExist`: a missing
+ * file is an error (forensics) rather than a database to create (the writer).
+ */
+function checkFile(file: string, mustExist: boolean): void {
+  let st;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') {
+      if (mustExist) throw new AuditError(file, 'no such file', 'not-found');
+      return;
+    }
+    throw new AuditError(file, `cannot be read (${(e as Error).message})`, 'unreadable');
+  }
+  if (st.isDirectory()) throw new AuditError(file, 'is a folder, not an audit database file', 'not-a-file');
+  if (!st.isFile()) throw new AuditError(file, 'is not a regular file (a device, a pipe or a socket): name an audit database file', 'not-a-file');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new AuditError(file, `cannot be read (${(e as { code?: string }).code === 'EACCES' ? 'permission denied' : (e as Error).message})`, 'unreadable');
+  }
   try {
     const head = Buffer.alloc(100);
-    const n = readSync(fd, head, 0, 100, 0);
+    let n: number;
+    try {
+      n = readSync(fd, head, 0, 100, 0);
+    } catch (e) {
+      throw new AuditError(file, `cannot be read (${(e as Error).message})`, 'unreadable');
+    }
     if (n === 0) return;
-    if (n < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) throw new AuditError(file, 'not an SQLite database (no "SQLite format 3" header): not a Witness audit log');
+    if (n < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) throw new AuditError(file, 'not an SQLite database (no "SQLite format 3" header): not a Witness audit log', 'not-sqlite');
   } finally {
     closeSync(fd);
   }
 }
 
-function wrap(file: string, e: unknown): AuditError {
+/** Whether `file` starts with the SQLite header (an existing database of any kind). */
+export function isSqliteFile(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const head = Buffer.alloc(16);
+    return readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === SQLITE_MAGIC;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sqliteCode = (e: unknown): string => (e as { code?: unknown }).code as string ?? '';
+
+/** An SQLite error as an AuditError naming the file (already-AuditErrors pass through). */
+export function wrap(file: string, e: unknown): AuditError {
   if (e instanceof AuditError) return e;
-  const code = (e as { code?: string }).code ?? '';
+  if (e instanceof WitnessError) return new AuditError(file, e.message, e.code);
+  const code = sqliteCode(e);
   const msg = e instanceof Error ? e.message : String(e);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new AuditError(file, `the database is locked by another process (${msg}); try again when it is free`, 'locked');
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return new AuditError(file, `the database is locked by another process (${msg}); try again when it is free`, 'locked');
   if (code === 'SQLITE_FULL') return new AuditError(file, `the disk is full (${msg}); the batch being written was rolled back, nothing partial was kept`);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new AuditError(file, `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`, 'corrupt');
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') return new AuditError(file, `cannot open for writing (${msg})`, 'unreadable');
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return new AuditError(file, `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`, 'corrupt');
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) return new AuditError(file, `cannot open for writing (${msg})`, 'unreadable');
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return new AuditError(file, `cannot be read (${msg})`, 'unreadable');
   return new AuditError(file, msg);
+}
+
+/** `e` as an AuditError naming `file` when it comes from SQLite or the audit store; anything else unchanged. */
+export function auditErrorOf(file: string, e: unknown): unknown {
+  return e instanceof AuditError || sqliteCode(e).startsWith('SQLITE_') ? wrap(file, e) : e;
 }
 
 function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-/** Opens an audit database read-only (forensics): evidence is never modified. */
+/** Private copies made to read evidence that cannot be opened in place; removed on close and at exit. */
+const privateCopies = new Set<string>();
+let exitHook = false;
+
+function removeCopy(dir: string): void {
+  privateCopies.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A read-only connection that can read `file`'s WAL. In place when possible; when SQLite cannot
+ * (a write-protected database in a read-only folder: WAL mode needs its `-shm` index and cannot
+ * create it there), a private copy of the database and its WAL in a temporary folder, opened
+ * read-only and removed when the connection closes. The evidence itself is never written.
+ */
+function openReadOnly(file: string): Database.Database {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      // Reading the schema opens the WAL index: this is where a read-only folder fails.
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  } catch (e) {
+    const code = sqliteCode(e);
+    if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN') && !code.startsWith('SQLITE_IOERR')) throw e;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'witness-evidence-'));
+  privateCopies.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const d of [...privateCopies]) removeCopy(d);
+    });
+  }
+  try {
+    const copy = join(dir, basename(file));
+    copyFileSync(file, copy);
+    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const db = new Database(copy, { readonly: true, fileMustExist: true });
+    const close = db.close.bind(db);
+    Object.defineProperty(db, 'close', {
+      value: () => {
+        try {
+          return close();
+        } finally {
+          removeCopy(dir);
+        }
+      },
+    });
+    return db;
+  } catch (e) {
+    removeCopy(dir);
+    throw e;
+  }
+}
+
+/**
+ * Opens an audit database read-only (forensics): evidence is never modified, and write-protected
+ * evidence in a read-only folder opens too.
+ */
 export function openAuditReadOnly(file: string): Database.Database {
-  if (!existsSync(file)) throw new AuditError(file, 'no such file');
-  checkFile(file);
+  checkFile(file, true);
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    const v = schemaVersion(db);
-    if (v !== AUDIT_SCHEMA_VERSION) {
-      db.close();
-      throw new AuditError(file, v === 0
-        ? 'not a Witness audit database (no schema version: a foreign SQLite file)'
-        : `audit schema version ${v} is not one this Witness reads (it reads version ${AUDIT_SCHEMA_VERSION}); use a newer Witness`);
-    }
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
-    for (const t of ['runs', 'blobs', 'events']) {
-      if (!tables.includes(t)) {
-        db.close();
-        throw new AuditError(file, `not a Witness audit database (no table "${t}")`);
-      }
-    }
-    return db;
+    db = openReadOnly(file);
   } catch (e) {
     throw wrap(file, e);
   }
+  try {
+    const v = schemaVersion(db);
+    if (v !== AUDIT_SCHEMA_VERSION) {
+      throw new AuditError(file, v === 0
+        ? 'not a Witness audit database (no schema version: a foreign SQLite file)'
+        : `audit schema version ${v} is not one this Witness reads (it reads version ${AUDIT_SCHEMA_VERSION}); use a newer Witness`, v === 0 ? 'not-audit-database' : 'schema-version');
+    }
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    for (const t of ['runs', 'blobs', 'events']) {
+      if (!tables.includes(t)) throw new AuditError(file, `not a Witness audit database (no table "${t}")`, 'not-audit-database');
+    }
+    return db;
+  } catch (e) {
+    db.close();
+    throw wrap(file, e);
+  }
+}
+
+interface RunRow {
+  readonly world: string;
+  readonly backend: string;
+  readonly operator: string;
+  readonly software: string;
+  readonly models: string;
+  readonly spec: string | null;
+  readonly regions: string | null;
+  readonly meta: string;
 }
 
 interface Pending {
@@ -150,90 +287,124 @@ interface Pending {
   readonly kind: EventKind;
   readonly body: string;
   readonly o: AppendOptions;
+  /** A new run's row, inserted in the same transaction as this (its run_start) event; null for other events. */
+  readonly runRow: RunRow | null;
   readonly resolve: (seq: number) => void;
   readonly reject: (e: Error) => void;
 }
 
+interface PendingBlob {
+  readonly sha: string;
+  readonly kind: string;
+  readonly body: string;
+}
+
+/** How long one attempt waits inside SQLite for the write lock before the event loop gets a turn. */
+const BUSY_SLICE_MS = 10;
+
 export class AuditLog {
   private readonly insert: Database.Statement;
   private readonly insertBlob: Database.Statement;
+  private readonly insertRun: Database.Statement;
+  private readonly lastRow: Database.Statement;
+  private readonly commitBatch: Database.Transaction<(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => void>;
   private queue: Pending[] = [];
+  private blobs: PendingBlob[] = [];
   private scheduled = false;
-  private lastHash: string;
-  private lastT: number;
-  private nextSeq: number;
+  /** When the batch now waiting for the write lock first found it taken. */
+  private busySince: number | null = null;
+  /** Waiting for the queue to drain (flush). */
+  private idle: (() => void)[] = [];
+  /** A batch of blobs alone that could not be stored: reported by the next flush. */
+  private blobError: AuditError | null = null;
+  /** The last event this writer committed, and the one its batch in progress would be. */
+  private committed = { seq: 0, hash: GENESIS_HASH };
+  private written = this.committed;
   private closed = false;
 
-  private constructor(readonly file: string, private readonly db: Database.Database, private readonly now: () => number) {
+  private constructor(readonly file: string, private readonly db: Database.Database, private readonly now: () => number, private readonly busyTimeout_ms: number) {
     this.insert = db.prepare('INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, kind, body) VALUES (?, ?, ?)');
-    const last = db.prepare('SELECT seq, hash, t_ms FROM events ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string; t_ms: number } | undefined;
-    this.lastHash = last?.hash ?? GENESIS_HASH;
-    this.lastT = last?.t_ms ?? -Infinity;
-    this.nextSeq = (last?.seq ?? 0) + 1;
+    this.insertRun = db.prepare('INSERT INTO runs (id, started_ms, world, backend, operator, software, models, spec_sha, regions_sha, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    this.lastRow = db.prepare('SELECT seq, hash, t_ms FROM events ORDER BY seq DESC LIMIT 1');
+    this.commitBatch = db.transaction((blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => this.writeBatch(blobs, batch, seqs));
   }
 
   /**
    * Opens (creating or migrating) the workspace's audit database for appending. `busyTimeout_ms`:
-   * how long to wait for another writer; `maxPages`: a size limit (SQLITE_FULL past it).
+   * how long a batch waits for other writers before it fails as locked (default 30 s); `maxPages`:
+   * a size limit (SQLITE_FULL past it).
    */
   static open(file: string, o: { now?: () => number; busyTimeout_ms?: number; maxPages?: number } = {}): AuditLog {
     const now = o.now ?? Date.now;
-    checkFile(file);
+    const busy = Math.max(0, Math.floor(o.busyTimeout_ms ?? 30_000));
+    checkFile(file, false);
+    let db: Database.Database | undefined;
     try {
-      const db = new Database(file);
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(o.busyTimeout_ms ?? 5000))}`);
+      db = new Database(file);
+      // Opening waits the whole timeout in SQLite: another process may be creating the same database.
+      db.pragma(`busy_timeout = ${busy}`);
       if (o.maxPages !== undefined) db.pragma(`max_page_count = ${Math.floor(o.maxPages)}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      const v = schemaVersion(db);
-      if (v > AUDIT_SCHEMA_VERSION) {
-        db.close();
-        throw new AuditError(file, `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`);
-      }
-      if (v === 0) {
-        const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-        if (tables.n > 0) {
-          db.close();
-          throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with tables and no schema version); refusing to write to it');
+      const check = (v: number): void => {
+        if (v > AUDIT_SCHEMA_VERSION) throw new AuditError(file, `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`, 'schema-version');
+        if (v === 0) {
+          const tables = db!.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
+          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with tables and no schema version); refusing to write to it', 'not-audit-database');
         }
-      }
-      for (let i = v; i < AUDIT_SCHEMA_VERSION; i++) {
+      };
+      check(schemaVersion(db));
+      if (schemaVersion(db) < AUDIT_SCHEMA_VERSION) {
+        // Under the write lock, reading the version again: another process may have migrated meanwhile.
         db.transaction(() => {
-          db.exec(MIGRATIONS[i]!);
-          db.pragma(`user_version = ${i + 1}`);
-        })();
+          const v = schemaVersion(db!);
+          check(v);
+          for (let i = v; i < AUDIT_SCHEMA_VERSION; i++) {
+            db!.exec(MIGRATIONS[i]!);
+            db!.pragma(`user_version = ${i + 1}`);
+          }
+        }).immediate();
       }
-      return new AuditLog(file, db, now);
+      db.pragma(`busy_timeout = ${Math.min(busy, BUSY_SLICE_MS)}`);
+      return new AuditLog(file, db, now, busy);
     } catch (e) {
+      db?.close();
       throw wrap(file, e);
     }
   }
 
-  /** Stores a blob by content; returns its SHA-256. */
+  /**
+   * Stores a blob by content with the next batch (in the same transaction as the events appended
+   * after it, so an event never names a blob that is not there); returns its SHA-256.
+   */
   putBlob(kind: string, body: string): string {
+    if (this.closed) throw new AuditError(this.file, 'the audit log is closed');
     const sha = sha256(body);
-    try {
-      this.insertBlob.run(sha, kind, body);
-    } catch (e) {
-      throw wrap(this.file, e);
-    }
+    this.blobs.push({ sha, kind, body });
+    this.schedule(0);
     return sha;
   }
 
-  /** Starts a run (its row and a run_start event, committed before it returns); returns its id. */
+  /**
+   * Starts a run: its row, its blobs (specification, regions, tool schemas) and its run_start event,
+   * all in one transaction, committed before it returns; returns its id.
+   */
   async startRun(m: RunMeta): Promise<string> {
     const id = randomUUID();
     const spec = m.spec !== undefined ? this.putBlob('spec', m.spec) : null;
     const regions = m.regions !== undefined ? this.putBlob('regions', m.regions) : null;
-    try {
-      this.db.prepare('INSERT INTO runs (id, started_ms, world, backend, operator, software, models, spec_sha, regions_sha, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, this.now(), m.world, m.backend, m.operator, m.software, JSON.stringify(m.models), spec, regions, JSON.stringify(m.meta ?? {}));
-    } catch (e) {
-      throw wrap(this.file, e);
-    }
-    await this.append(id, 'run_start', { world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions, meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION });
+    const tools = m.toolSchemas === undefined ? undefined
+      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, this.putBlob(`tool-schema:${name}`, schema)]));
+    const body = {
+      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions,
+      meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}),
+    };
+    const runRow: RunRow = {
+      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: JSON.stringify(m.models), spec, regions, meta: JSON.stringify(m.meta ?? {}),
+    };
+    await this.enqueue(id, 'run_start', body, {}, runRow);
     return id;
   }
 
@@ -243,77 +414,123 @@ export class AuditLog {
    * kind against the audit event catalogue; the writers (mission-recorder.ts) are typed by it.
    */
   append(run: string, kind: EventKind, body: unknown, o: AppendOptions = {}): Promise<number> {
+    return this.enqueue(run, kind, body, o);
+  }
+
+  private enqueue(run: string, kind: EventKind, body: unknown, o: AppendOptions, runRow: RunRow | null = null): Promise<number> {
     if (this.closed) return Promise.reject(new AuditError(this.file, 'the audit log is closed'));
     if (!(EVENT_KINDS as readonly string[]).includes(kind)) return Promise.reject(new AuditError(this.file, `unknown event kind "${kind}"`));
     const text = canonicalJson(body ?? null);
     return new Promise<number>((resolve, reject) => {
-      this.queue.push({ run, kind, body: text, o, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flushNow());
-      }
+      this.queue.push({ run, kind, body: text, o, runRow, resolve, reject });
+      this.schedule(0);
     });
   }
 
-  /** Commits everything queued (normally done on the next tick). */
-  flushNow(): void {
-    this.scheduled = false;
-    const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
-    const first = this.nextSeq;
-    let last = this.lastHash;
-    const t0 = this.lastT;
-    try {
-      this.writeBatch(batch, first, (h) => { last = h; });
-    } catch (e) {
-      this.lastT = t0;
-      const err = wrap(this.file, e);
-      for (const p of batch) p.reject(err);
-      return;
-    }
-    this.lastHash = last;
-    this.nextSeq = first + batch.length;
-    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(first + i);
+  private schedule(delay_ms: number): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    if (delay_ms <= 0) setImmediate(() => this.flushNow());
+    else setTimeout(() => this.flushNow(), delay_ms);
   }
 
-  /** One transaction: hash and insert every queued event in order. */
-  private readonly writeBatch = (batch: readonly Pending[], first: number, done: (head: string) => void): void => {
-    this.db.transaction(() => {
-      let prev = this.lastHash;
-      for (let i = 0; i < batch.length; i++) {
-        const p = batch[i]!;
-        const seq = first + i;
-        // Stored times never decrease along the chain (a time window is then a range of sequence
-        // numbers); an earlier time is raised to the previous event's.
-        const t = Math.max(p.o.t_ms ?? this.now(), this.lastT);
-        this.lastT = t;
-        const step = p.o.step ?? null, tool = p.o.tool ?? null, failure = p.o.failureLabel ?? null;
-        const h = chainHash(prev, seq, p.run, t, step, p.kind, tool, failure, p.body);
-        this.insert.run(seq, p.run, t, step, p.kind, tool, failure, p.body, prev, h);
-        prev = h;
+  /**
+   * Commits everything queued (normally done on the next tick). When another writer holds the lock
+   * past this attempt's slice, the batch goes back to the head of the queue and is retried shortly,
+   * until the busy timeout; then it fails as locked.
+   */
+  flushNow(): void {
+    this.scheduled = false;
+    const batch = this.queue, blobs = this.blobs;
+    if (batch.length === 0 && blobs.length === 0) return this.drained();
+    this.queue = [];
+    this.blobs = [];
+    const seqs: number[] = new Array<number>(batch.length);
+    try {
+      this.commitBatch.immediate(blobs, batch, seqs);
+    } catch (e) {
+      const code = sqliteCode(e);
+      if (code.startsWith('SQLITE_BUSY') && !this.closed) {
+        const since = this.busySince ??= Date.now();
+        if (Date.now() - since < this.busyTimeout_ms) {
+          this.queue = batch.concat(this.queue);
+          this.blobs = blobs.concat(this.blobs);
+          this.schedule(1 + (batch.length % 4));
+          return;
+        }
       }
-      done(prev);
-    })();
-  };
+      this.busySince = null;
+      const err = wrap(this.file, e);
+      for (const p of batch) p.reject(err);
+      if (batch.length === 0) this.blobError = err;
+      return this.drained();
+    }
+    this.busySince = null;
+    this.committed = this.written;
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(seqs[i]!);
+    this.drained();
+  }
 
-  /** Waits until everything appended so far is durable. */
+  /** Tells flush() when nothing is queued any more. */
+  private drained(): void {
+    if (this.queue.length > 0 || this.blobs.length > 0 || this.scheduled) return;
+    const waiting = this.idle;
+    this.idle = [];
+    for (const w of waiting) w();
+  }
+
+  /**
+   * One transaction, begun IMMEDIATE (the write lock first): the blobs, then every queued event in
+   * order, the chain continued from the row last committed by any writer.
+   */
+  private writeBatch(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]): void {
+    for (const b of blobs) this.insertBlob.run(b.sha, b.kind, b.body);
+    if (batch.length === 0) return;
+    const last = this.lastRow.get() as { seq: number; hash: string; t_ms: number } | undefined;
+    let prev = last?.hash ?? GENESIS_HASH;
+    let seq = last?.seq ?? 0;
+    let lastT = last?.t_ms ?? -Infinity;
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      seq++;
+      // Stored times never decrease along the chain (a time window is then a range of sequence
+      // numbers); an earlier time is raised to the previous event's.
+      const t = Math.max(p.o.t_ms ?? this.now(), lastT);
+      lastT = t;
+      const r = p.runRow;
+      if (r !== null) this.insertRun.run(p.run, t, r.world, r.backend, r.operator, r.software, r.models, r.spec, r.regions, r.meta);
+      const step = p.o.step ?? null, tool = p.o.tool ?? null, failure = p.o.failureLabel ?? null;
+      const h = chainHash(prev, seq, p.run, t, step, p.kind, tool, failure, p.body);
+      this.insert.run(seq, p.run, t, step, p.kind, tool, failure, p.body, prev, h);
+      seqs[i] = seq;
+      prev = h;
+    }
+    this.written = { seq, hash: prev };
+  }
+
+  /**
+   * Waits until everything appended so far is committed (or failed: each append's promise says
+   * which); rejects when blobs stored without events could not be written.
+   */
   async flush(): Promise<void> {
-    if (this.queue.length === 0) return;
-    await new Promise<void>((resolve) => setImmediate(() => {
-      this.flushNow();
-      resolve();
-    }));
+    if (this.queue.length > 0 || this.blobs.length > 0 || this.scheduled) await new Promise<void>((resolve) => this.idle.push(resolve));
+    const e = this.blobError;
+    this.blobError = null;
+    if (e !== null) throw e;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
-    this.closed = true;
-    this.db.close();
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      this.db.close();
+    }
   }
 
+  /** The last event this writer committed (other writers may have appended since). */
   get head(): { seq: number; hash: string } {
-    return { seq: this.nextSeq - 1, hash: this.lastHash };
+    return { ...this.committed };
   }
 }
