@@ -156,6 +156,8 @@ export function createTimeline(root: HTMLElement, side: HTMLElement, onScrub: (a
         // Created on first use: the view measures its container, which must be laid out by then.
         graph = createGraphView(graphRoot);
         automaton = createAutomatonView(autoRoot);
+        // The replay's maze refits when its box changes size (the window, the layout).
+        new ResizeObserver(() => { graph?.resize(); automaton?.resize(); }).observe(graphRoot);
       }
       graph?.setScene(r?.scene ?? null);
       automaton?.setAutomaton(r?.automaton ?? null);

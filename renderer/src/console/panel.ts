@@ -111,6 +111,9 @@ export function missionPanel(): MissionPanel {
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
+      // The maze and the automaton refit when their boxes change size (the window, the layout).
+      new ResizeObserver(() => graph?.resize()).observe(graphRoot);
+      new ResizeObserver(() => automaton?.resize()).observe(autoRoot);
       (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
       (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.mission = { graph, automaton };
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
