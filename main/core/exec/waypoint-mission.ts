@@ -350,7 +350,13 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
           return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopped)}; between goals, no goal was running` });
         }
         if (control !== undefined) {
-          const c = await control.step({ t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: goal[goal.length - 1]!.id });
+          const end = goal[goal.length - 1]!;
+          const c = await control.step({
+            t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: end.id,
+            progress: { stream: end.stream, index: goal[0]!.index, length: legs.length, traversals: marks.traversals.length, rounds: o.rounds },
+            // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
+            distance_m: Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y), speed_mps: null,
+          });
           if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
         }
         const out = await drive(goal);
