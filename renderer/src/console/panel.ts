@@ -11,6 +11,8 @@ import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
 import { escalationDialog } from './escalation.js';
 import { trainDialog } from './train.js';
+import { createLivePlots } from './plots.js';
+import { createLogPanel } from './log.js';
 
 export interface MissionPanel extends Panel {
   emergencyStop(): Promise<string>;
@@ -27,6 +29,7 @@ export function missionPanel(): MissionPanel {
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
   let refreshFiles: () => void = () => {};
+  let plots: ReturnType<typeof createLivePlots> | null = null;
 
   return {
     id: 'mission',
@@ -35,6 +38,7 @@ export function missionPanel(): MissionPanel {
       refreshFiles();
       graph?.resize();
       automaton?.resize();
+      plots?.resize();
     },
     async emergencyStop() {
       if (app === null) return 'E-STOP: nothing to stop';
@@ -62,7 +66,8 @@ export function missionPanel(): MissionPanel {
       const errors = el('div', { id: 'mission-error', class: 'error', role: 'alert' });
       const state = el('div', { id: 'run-state', class: 'run-state' }, 'idle');
       const live = el('div', { id: 'run-live', class: 'live' });
-      const log = el('ol', { id: 'mission-log', class: 'log' });
+      const logPanel = createLogPanel();
+      plots = createLivePlots();
       const graphRoot = el('div', { id: 'mission-graph', class: 'graph' });
       const autoRoot = el('div', { id: 'mission-automaton', class: 'automaton' });
       const heat = el('select', { id: 'mission-heat' }, el('option', { value: '' }, 'no heat map'));
@@ -107,8 +112,8 @@ export function missionPanel(): MissionPanel {
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
           el('div', { class: 'buttons' }, planBtn, runBtn, pauseBtn, stopBtn),
           errors, summary),
-        el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot),
-        el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), log),
+        el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot, plots.element),
+        el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), logPanel.element),
       ), dialog.element, training.element);
 
       graph = createGraphView(graphRoot);
@@ -147,11 +152,7 @@ export function missionPanel(): MissionPanel {
         }
       });
 
-      const addLog = (t: number, text: string, kind = ''): void => {
-        log.append(el('li', { class: kind }, `t=${t} ${text}`));
-        while (log.children.length > 500) log.firstElementChild?.remove();
-        log.scrollTop = log.scrollHeight;
-      };
+      const addLog = (t: number, text: string, kind = ''): void => logPanel.add(t, text, kind);
       const setRunState = (s: RunState | null): void => {
         runState = s;
         state.textContent = s ?? 'idle';
@@ -215,7 +216,8 @@ export function missionPanel(): MissionPanel {
       runBtn.addEventListener('click', () => {
         if (planned === null) return;
         errors.textContent = '';
-        log.replaceChildren();
+        logPanel.clear();
+        plots?.reset();
         trail.length = 0;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
           run = r.run;
@@ -244,6 +246,7 @@ export function missionPanel(): MissionPanel {
             automaton?.setActive(m.states);
             live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
             a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states });
+            plots?.tick(m);
             break;
           case 'mission.state':
             setRunState(m.state);
@@ -273,6 +276,7 @@ export function missionPanel(): MissionPanel {
             }
             graph?.setTrail(trail);
             addLog(m.steps, `${m.success ? 'SUCCESS' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.success ? 'ok' : 'failed');
+            plots?.end(m.steps, m.success ? 'succeeded' : `failed (${m.failureMode ?? ''})`);
             a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
