@@ -1,8 +1,10 @@
 /**
  * The console's live plots (uPlot): position, speed, distance to the next waypoint and the monitor's
  * automaton state against the mission step, with the run's progress (waypoint k of n, suffix
- * traversals, elapsed time) above them. Ticks are buffered (plots-model.ts) and drawn at most once
- * per animation frame, so 60 robot updates a second cost one redraw a frame, not one per tick.
+ * traversals, elapsed time) above them. Ticks are buffered (plots-model.ts) and the charts redrawn
+ * at most every REDRAW_MS in an animation frame: at 60 robot updates a second a redraw per tick cost
+ * a third of the main thread under software rendering (docs/BENCHMARKS.md), and a plot read by eye
+ * loses nothing at 20 redraws a second while the robot marker still moves with every tick.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -45,6 +47,8 @@ const CHARTS: ChartSpec[] = [
 ];
 
 const HEIGHT = 120;
+/** Least time between two redraws of the charts. */
+const REDRAW_MS = 50;
 
 export function createLivePlots(): LivePlots {
   const data = new TickSeries();
@@ -73,9 +77,12 @@ export function createLivePlots(): LivePlots {
   });
 
   let frame = 0;
-  const draw = (): void => {
+  let drawn = -Infinity;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const draw = (now: number): void => {
     frame = 0;
     if (!show.checked) return;
+    drawn = now;
     const t = data.columns.t as number[];
     for (const c of charts) {
       c.plot.setData([t, ...c.spec.series.map((s) => data.columns[s.name])] as uPlot.AlignedData);
@@ -88,7 +95,13 @@ export function createLivePlots(): LivePlots {
     strip.dataset.lastT = String(t[t.length - 1] ?? '');
   };
   const schedule = (): void => {
-    if (frame === 0 && show.checked) frame = requestAnimationFrame(draw);
+    if (frame !== 0 || timer !== null || !show.checked) return;
+    const wait = drawn + REDRAW_MS - performance.now();
+    if (wait <= 0) frame = requestAnimationFrame(draw);
+    else timer = setTimeout(() => {
+      timer = null;
+      schedule();
+    }, wait);
   };
   const resize = (): void => {
     if (!show.checked) return;
