@@ -381,7 +381,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   }
 
   /** The database moved: new runs join the list (the selection stays), a grown selected run follows. */
-  const tail = createTail(api, async (head) => {
+  const tail = createTail(api, () => root.getClientRects().length > 0, async (head) => {
     const res = await api.auditRuns(fileArg());
     runs = res.runs;
     renderRuns();
@@ -466,6 +466,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   return () => {
     timeline.shown();
     table.refresh();
+    tail.poke();
     if (!opened) {
       opened = true;
       void openDb();

@@ -1,8 +1,10 @@
 /**
  * Tailing an audit database that is being written — by this session's missions or by another
  * process (the CLI, a second window): its head (runs, last event) is polled every POLL_MS while the
- * page is visible, and `changed` is called once per move, never twice at once. A failed poll is
- * reported and polling goes on (a writer may hold the database for a moment).
+ * browser is on screen (`active`: its tab shown, the page visible — a hidden browser re-reading a
+ * growing run every second would take time from a live mission), and `changed` is called once per
+ * move, never twice at once. A failed poll is reported and polling goes on (a writer may hold the
+ * database for a moment).
  */
 import type { WitnessApi } from '../../../main/contract/api.js';
 
@@ -18,13 +20,15 @@ export interface Tail {
   follow(target: { file: string | undefined; head: Head } | null): void;
   /** The head last seen (after the last change was handled). */
   readonly head: Head | null;
+  /** Polls now (the browser came back on screen). */
+  poke(): void;
 }
 
-export function createTail(api: WitnessApi, changed: (head: Head) => Promise<void>, failed: (e: unknown) => void): Tail {
+export function createTail(api: WitnessApi, active: () => boolean, changed: (head: Head) => Promise<void>, failed: (e: unknown) => void): Tail {
   let target: { file: string | undefined; head: Head } | null = null;
   let busy = false;
   const poll = async (): Promise<void> => {
-    if (target === null || busy || document.hidden) return;
+    if (target === null || busy || document.hidden || !active()) return;
     const t = target;
     busy = true;
     try {
@@ -47,6 +51,9 @@ export function createTail(api: WitnessApi, changed: (head: Head) => Promise<voi
     },
     get head() {
       return target?.head ?? null;
+    },
+    poke() {
+      void poll();
     },
   };
 }
