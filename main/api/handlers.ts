@@ -11,6 +11,7 @@ import { automatonViewOf, planLabelledGraph, sceneFromGraphFile } from '../app/p
 import { ros2Status } from '../app/worlds.js';
 import { Workspace, ltlCheck, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
 import { MissionConsole } from '../app/console.js';
+import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
 import { AuditBrowser } from '../app/audit.js';
 
@@ -28,6 +29,7 @@ export interface Handlers {
 export function handlers(session: Session): Handlers {
   const workspace = new Workspace(session.workspace);
   const missions = new MissionConsole(session);
+  const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
   const audit = new AuditBrowser(session);
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
@@ -49,12 +51,19 @@ export function handlers(session: Session): Handlers {
     sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
     automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
     // Operator console.
-    listWorlds: () => attempt(() => missions.worlds()),
+    listWorlds: () => missions.worlds(),
     missionPlan: (r) => missions.plan(r),
+    missionSession: ({ session }) => attempt(() => missions.shown(session)),
     missionRun: (r) => missions.run(r),
     missionControl: ({ run, action }) => attempt(() => missions.control(run, action)),
-    emergencyStop: () => attempt(() => missions.emergencyStop()),
-    escalationDecide: ({ run, escalation, decision, reason }) => attempt(() => missions.decide(run, escalation, decision, reason)),
+    emergencyStop: (r) => attempt(() => missions.emergencyStop(r?.note)),
+    estopState: () => Promise.resolve(missions.estop.state()),
+    estopReset: ({ acknowledged, reason }) => missions.estop.reset(reason, acknowledged === true),
+    escalationDecide: ({ run, escalation, decision, reason }) => attempt(() => (acts.has(run) ? acts.decide(run, escalation, decision, reason) : missions.decide(run, escalation, decision, reason))),
+    // The tool loop in the console.
+    actOptions: () => acts.options(),
+    actRun: (r) => acts.run(r),
+    actStop: ({ run }) => attempt(() => acts.stop(run)),
     trainModels: (r) => trainModelsJob(session, r),
     // Audit browser (read-only).
     auditRuns: (r) => attempt(() => audit.runs(r)),
@@ -71,6 +80,7 @@ export function handlers(session: Session): Handlers {
     api,
     auditConnections: () => audit.openConnections,
     close: async () => {
+      await acts.close();
       await missions.close();
       audit.close();
     },

@@ -12,7 +12,7 @@ import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
 import type { Decide } from '../contract/failure.js';
 import { type RegisteredTool, type ToolDef, parseTool, registerTools } from '../core/loop/tools.js';
-import { type LoopResult, type Planner, runLoop } from '../core/loop/loop.js';
+import { type LoopCall, type LoopEvents, type LoopResult, type Planner, runLoop } from '../core/loop/loop.js';
 import { type PlanStep, RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
 import { VocabularyError, checkCondition, type Vocabulary } from '../core/loop/vocabulary.js';
 import { InputError, parseJson } from '../core/input/json.js';
@@ -57,6 +57,13 @@ export interface ActRequest {
   readonly clock?: () => number;
   readonly decide?: Decide;
   readonly audit?: { readonly log: AuditLog; readonly operator: string; readonly via: string; readonly meta?: Readonly<Record<string, unknown>> };
+  /** The operator's stop (the console's stop, the E-STOP): cancels the running skill; the run ends as stopped. */
+  readonly signal?: AbortSignal;
+  /** The loop's events as they happen, besides the audit log (the console's step view). */
+  readonly onEvent?: LoopEvents;
+  readonly onCall?: (c: LoopCall) => void;
+  /** Called once the run is recorded (its audit run id, or null without an audit log), before anything moves. */
+  readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
 }
 
 /** Runs the tool loop once: the one assembly of the careful control loop. */
@@ -72,13 +79,18 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
       meta: { via: a.via, replans: req.replans, seed: req.seed, events: AUDIT_EVENTS_VERSION, ...a.meta },
     });
     for (const [name, def] of tools) a?.log.putBlob(`tool-schema:${name}`, JSON.stringify(def.arguments));
+    req.started?.(run, tools);
     await w.reset({ seed: req.seed });
     const started = Date.now();
     const sink = a !== undefined && run !== null ? auditSink(a.log, run) : null;
+    const toAudit = sink !== null ? loopEvents(sink) : null;
+    const extra = req.onEvent;
+    const onEvent: LoopEvents | null = toAudit !== null && extra !== undefined ? (kind, body) => { toAudit(kind, body); extra(kind, body); } : toAudit ?? extra ?? null;
     const result = await runLoop(tools, w, planner, req.goal, {
       replans: req.replans, goal: req.verify, clock: req.clock ?? (() => (Date.now() - started) / 1000),
       ...(req.blind ? { blind: true } : {}), ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
-      ...(sink !== null ? { onEvent: loopEvents(sink) } : {}), ...(req.decide ? { decide: req.decide } : {}),
+      ...(onEvent !== null ? { onEvent } : {}), ...(req.decide ? { decide: req.decide } : {}),
+      ...(req.signal ? { signal: req.signal } : {}), ...(req.onCall ? { onCall: req.onCall } : {}),
     });
     sink?.event('run_end', { outcome: result.outcome, reason: result.reason, toolCalls: result.toolCalls, replans: result.replans });
     // Appends are batched: the caller settles the log once (settleAudit), after one run or many.
@@ -186,12 +198,19 @@ export interface ActOptions {
   readonly llm?: LlmSettings;
   readonly replans: number;
   readonly seed: number;
-  /** The audit database: a file, true for the default one, false for none. */
-  readonly audit: string | boolean;
+  /** The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console). */
+  readonly audit: string | boolean | AuditLog;
   readonly decide?: Decide;
   /** Who runs it (recorded; default: the OS user). */
   readonly operator?: string;
+  /** The front end, recorded (default "cli"). */
+  readonly via?: string;
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The console's hooks: the operator's stop, the loop's events and calls live, the run once recorded. */
+  readonly signal?: AbortSignal;
+  readonly onEvent?: LoopEvents;
+  readonly onCall?: (c: LoopCall) => void;
+  readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
 }
 
 export interface ActReport {
@@ -236,14 +255,16 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
   // Connected (or the simulator loaded) before the audit log is touched: a robot that cannot be
   // reached (ROS 2 missing: Ros2Unavailable) leaves no trace of a run that never started.
   const world = await entry.open(o.open);
-  const file = auditFileOf(o.audit);
+  const held = typeof o.audit === 'object' ? o.audit : null;
+  const file = held !== null ? null : auditFileOf(o.audit as string | boolean);
   let log: AuditLog | null = null;
   try {
-    log = file === null ? null : await openAuditLog(file);
+    log = held ?? (file === null ? null : await openAuditLog(file));
     const r = await act({
       world, tools: defs, planner, goal: task, verify: o.goal,
       seed: o.seed, replans: o.replans, ...(o.decide !== undefined ? { decide: o.decide } : {}),
-      ...(log !== null ? { audit: { log, operator: o.operator ?? operatorName(), via: 'cli', meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) } } } : {}),
+      ...(log !== null ? { audit: { log, operator: o.operator ?? operatorName(), via: o.via ?? 'cli', meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) } } } : {}),
+      ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.onCall ? { onCall: o.onCall } : {}), ...(o.started ? { started: o.started } : {}),
     });
     if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
     return {
@@ -252,7 +273,7 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
     };
   } finally {
     try {
-      await log?.close();
+      if (held === null) await log?.close();
     } finally {
       await world.close();
     }

@@ -7,27 +7,54 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
-import { MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
-import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo } from '../contract/api.js';
+import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
+import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo, EstopState } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
-import { automatonView, mazeScene, planView } from '../services/ui/scene.js';
+import { automatonView, mapScene, mazeScene, planView } from '../services/ui/scene.js';
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
 import { API_NAMES, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
-import { bundleDir, consoleWorlds } from './worlds.js';
+import { EmergencyStop } from './estop.js';
+import { outcomeOf } from '../core/exec/mission.js';
+import { GRAPHS_DIR, bundleDir, consoleWorlds, robotWorlds } from './worlds.js';
+import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, runMapMission, startTolerance } from './map-mission.js';
+import { workspaceFile } from './plan.js';
+import type { MapPlan } from '../core/exec/waypoint-mission.js';
+import { type World, waypointsOf } from '../core/world/world.js';
+import { worldEntry } from '../backends/catalogue.js';
 import type { Session } from './session.js';
 
-interface Planned {
+interface PlannedMaze {
+  readonly kind: 'maze';
+  /** What the console was shown. */
+  shown?: MissionPlanResult;
   readonly task: MissionTask;
   readonly method: PlanMethod;
   readonly lambda: number;
   readonly k: number;
 }
+
+/** A plan on a robot's map graph: the robot stays connected until it runs (once) or a new plan replaces it. */
+interface PlannedRobot {
+  readonly kind: 'robot';
+  shown?: MissionPlanResult;
+  readonly request: MapMissionRequest;
+  readonly task: MapTask;
+  readonly world: World;
+  readonly plan: MapPlan;
+  readonly method: PlanMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly tolerance_m: number;
+  readonly title: string;
+}
+
+type Planned = PlannedMaze | PlannedRobot;
 
 /** The milestones the console's event list shows (the audit log gets everything). */
 const PROGRESS_KINDS = new Set(['checkpoint', 'replan', 'escalation', 'operator_decision', 'failure_record']);
@@ -51,22 +78,33 @@ export class MissionConsole {
   /** Where each run's stop and emergency-stop decisions are recorded (the mission records its own escalations). */
   private readonly stopSinks = new Map<string, ReturnType<typeof auditSink>>();
   private audit: Promise<AuditLog> | null = null;
+  /** The emergency stop's latch, shared by everything the console runs. */
+  readonly estop: EmergencyStop;
 
-  constructor(private readonly session: Session) {}
-
-  worlds(): WorldInfo[] {
-    return consoleWorlds(this.session);
+  constructor(private readonly session: Session) {
+    this.estop = new EmergencyStop({
+      auditLog: () => this.auditLog(), operator: operatorName, via: `console (${session.transport})`,
+      publish: (state) => session.bus.emit({ topic: 'estop', state }),
+    });
   }
 
-  private auditLog(): Promise<AuditLog> {
+  async worlds(): Promise<WorldInfo[]> {
+    return [...consoleWorlds(this.session), ...await robotWorlds(this.session)];
+  }
+
+  /** The session's audit log, opened on first use (missions, tool loops and the E-STOP share it). */
+  auditLog(): Promise<AuditLog> {
     this.audit ??= openAuditLog(this.session.auditFile);
     return this.audit;
   }
 
   /** Plans a mission as a job with progress; the session it returns is what `run` executes. */
   async plan(req: MissionPlanRequest): Promise<MissionPlanResult> {
-    const world = this.worlds().find((w) => w.id === req.world);
-    if (world === undefined) throw new WitnessError('invalid-params', `unknown world "${req.world}" (known: ${this.worlds().map((w) => w.id).join(', ')})`, { path: '$.world' });
+    const worlds = await this.worlds();
+    const world = worlds.find((w) => w.id === req.world);
+    if (world === undefined) throw new WitnessError('invalid-params', `unknown world "${req.world}" (known: ${worlds.map((w) => w.id).join(', ')})`, { path: '$.world' });
+    if (world.kind === 'robot') return this.planRobot(req, world);
+    if (req.graph !== undefined) throw new WitnessError('invalid-params', `${req.world} plans on its learned graph: a map graph is for robots`, { path: '$.graph' });
     if (world.models.length === 0) throw new WitnessError('not-found', `no model bundle for ${req.world} (train one, or install the shipped models)`, { path: '$.world' });
     const bundle = req.models ?? world.models[0]!;
     if (!world.models.includes(bundle)) throw new WitnessError('invalid-params', `unknown model bundle "${bundle}" for ${req.world} (available: ${world.models.join(', ')})`, { path: '$.models' });
@@ -92,8 +130,9 @@ export class MissionConsole {
       const result: PlanResult = plan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft });
       const planning_ms = performance.now() - t0;
       const id = randomUUID();
-      this.sessions.set(id, { task, method, lambda, k });
-      return {
+      const planned: PlannedMaze = { kind: 'maze', task, method, lambda, k };
+      this.sessions.set(id, planned);
+      return planned.shown = {
         session: id,
         scene: this.scene(task, task.graph),
         plan: planView(result, task.graph),
@@ -108,11 +147,82 @@ export class MissionConsole {
     return mazeScene(task.world.id, task.world.layout!, g, `${task.world.id}: ${task.automaton.formula}`, task.regions.regions);
   }
 
+  private robotScene(p: Pick<PlannedRobot, 'task' | 'title'>, g: SemanticGraph): MissionPlanResult['scene'] {
+    return mapScene(p.title, g, `${p.title}: ${p.task.automaton.formula}`, p.task.regions.regions.regions);
+  }
+
+  /** The robot connections held by plans not yet run; the one of `keep` stays. */
+  private async releaseRobots(keep?: string): Promise<void> {
+    for (const [id, p] of [...this.sessions]) {
+      if (p.kind !== 'robot' || id === keep) continue;
+      this.sessions.delete(id);
+      await p.world.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Plans a mission on a robot's map graph: connects to the robot (a job: the connection can take
+   * the configuration's connect timeout), reads its pose, and plans from there. The robot stays
+   * connected for Run, which refuses the plan if the robot has moved away from its start since.
+   */
+  private async planRobot(req: MissionPlanRequest, info: WorldInfo): Promise<MissionPlanResult> {
+    if (info.problem !== undefined) throw new WitnessError('invalid-input', info.problem, { path: '$.world' });
+    if (req.models !== undefined) throw new WitnessError('invalid-params', `${req.world} is a robot: it plans on a map graph, with no learned models`, { path: '$.models' });
+    if (req.start !== undefined) throw new WitnessError('invalid-params', 'a robot starts where it is: no start is given', { path: '$.start' });
+    if (req.graph === undefined) throw new WitnessError('invalid-params', `choose a map graph for ${info.title}${(info.graphs ?? []).length === 0 ? ` (none in the workspace: \`witness graph from-map\` … --out <workspace>/${GRAPHS_DIR}/NAME.json)` : ''}`, { path: '$.graph' });
+    if (!(info.graphs ?? []).includes(req.graph)) throw new WitnessError('not-found', `no map graph "${req.graph}" in the workspace's ${GRAPHS_DIR}/ folder`, { path: '$.graph' });
+    const file = await workspaceFile(this.session.workspace, req.graph);
+    const request: MapMissionRequest = { world: req.world, spec: req.spec, regions: { text: req.regions }, graph: file, names: API_NAMES };
+    // The specification, the regions and the graph are checked before anything connects.
+    const task = await readMapTask(request);
+    const method: PlanMethod = req.method ?? 'sagas';
+    const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
+    const k = req.k ?? Infinity;
+    const title = info.title.replace(/^ROS 2: /, '');
+    return this.session.jobs.run(req.job, `Planning on ${title}`, async (signal, progress) => {
+      progress('connecting to the robot', 0, 2);
+      const world = await worldEntry(req.world).open({ ...(this.session.ros2 !== undefined ? { ros2: this.session.ros2 } : {}) });
+      let kept = false;
+      try {
+        if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
+        progress('reading the pose; product search', 1, 2);
+        const mapPlan = await planMapMission(task, world, { method, lambda, k });
+        if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
+        const id = randomUUID();
+        const planned: PlannedRobot = { kind: 'robot', request, task, world, plan: mapPlan, method, lambda, k, tolerance_m: startTolerance(world), title };
+        this.sessions.set(id, planned);
+        kept = true;
+        await this.releaseRobots(id);
+        const n = task.graph.ids.length;
+        return planned.shown = {
+          session: id,
+          scene: this.robotScene(planned, mapPlan.graph),
+          plan: planView(mapPlan.result, mapPlan.graph),
+          automaton: automatonView(task.automaton),
+          planning_ms: mapPlan.planning_ms,
+          report: { anchors: 0, unavailable: [], nodes: n + 1 },
+          robot: { x: mapPlan.pose.x, y: mapPlan.pose.y, tolerance_m: planned.tolerance_m },
+        };
+      } finally {
+        if (!kept) await world.close().catch(() => undefined);
+      }
+    });
+  }
+
+  /** A plan the workbench still holds, as it was shown. */
+  shown(session: string): MissionPlanResult {
+    const s = this.sessions.get(session)?.shown;
+    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session} (the workbench restarted, or a robot's plan ran)`, { path: '$.session' });
+    return s;
+  }
+
   /** Starts executing a planned session; progress arrives as mission.* events on the session's bus. */
   async run(req: MissionRunRequest): Promise<{ run: string; auditRun: string | null }> {
     const s = this.sessions.get(req.session);
-    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${req.session}: plan it first`, { path: '$.session' });
+    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${req.session}: plan it first (a robot's plan runs once: the robot has moved since)`, { path: '$.session' });
+    this.estop.assertClear('start a mission');
     if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
+    if (s.kind === 'robot') return this.runRobot(req, s);
     const log = await this.auditLog();
     const bus = this.session.bus;
     const run = randomUUID();
@@ -138,24 +248,79 @@ export class MissionConsole {
         });
         control.finished();
         const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
-        bus.emit({ topic: 'mission.end', run, success: r.result.success, failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
+        bus.emit({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        bus.emit({ topic: 'mission.end', run, success: false, failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+        bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
       }
     })();
     this.runs.set(run, { control, done });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
     await ready;
     if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
     return { run, auditRun };
   }
 
-  private stopRun(run: string, emergency: boolean): void {
+  /**
+   * Runs a robot's plan as it was shown: only if the robot is still where the plan starts (within
+   * the reach of a waypoint); the plan is spent once it runs.
+   */
+  private async runRobot(req: MissionRunRequest, s: PlannedRobot): Promise<{ run: string; auditRun: string | null }> {
+    const pose = await waypointsOf(s.world).pose();
+    const moved = Math.hypot(pose.x - s.plan.pose.x, pose.y - s.plan.pose.y);
+    if (moved > s.tolerance_m) {
+      throw new WitnessError('conflict', `the robot has moved ${moved.toFixed(2)} m since the plan (from (${s.plan.pose.x.toFixed(2)}, ${s.plan.pose.y.toFixed(2)}) to (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}); more than ${s.tolerance_m} m): plan again, so that what runs is what you saw`, { path: '$.session' });
+    }
+    const session = [...this.sessions.entries()].find(([, p]) => p === s)![0];
+    this.sessions.delete(session);
+    const log = await this.auditLog();
+    const bus = this.session.bus;
+    const run = randomUUID();
+    const control = new RunControl(run, (e) => bus.emit(e), 0);
+    control.replanned = (t, result, graph) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: this.robotScene(s, graph) });
+    let auditRun: string | null = null;
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => { started = resolve; });
+    let failedEarly: unknown = null;
+    const done = (async () => {
+      try {
+        const r = await runMapMission(s.request, {
+          method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+          audit: log, operator: operatorName(), via: `console (${this.session.transport})`, control, opened: { world: s.world, plan: s.plan, task: s.task },
+          onEvent: (kind, body, step) => {
+            if (PROGRESS_KINDS.has(kind) && !(kind === 'checkpoint' && (body as { kind?: string }).kind !== 'checkpoint')) control.event(step, kind, summary(kind, body));
+          },
+          started: (id) => {
+            auditRun = id;
+            if (id !== null) this.stopSinks.set(run, auditSink(log, id));
+            started();
+          },
+        });
+        control.finished();
+        const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
+        bus.emit({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
+      } catch (e) {
+        failedEarly = e;
+        started();
+        control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
+        bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+      } finally {
+        await s.world.close().catch(() => undefined);
+      }
+    })();
+    this.runs.set(run, { control, done });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
+    await ready;
+    if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
+    return { run, auditRun };
+  }
+
+  private stopRun(run: string, emergency: boolean, why?: string): void {
     const r = this.runs.get(run);
     if (r === undefined || !r.control.active) return;
-    const reason = emergency ? 'emergency stop by the operator' : 'stopped by the operator';
+    const reason = why ?? (emergency ? 'emergency stop by the operator' : 'stopped by the operator');
     this.stopSinks.get(run)?.event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
     r.control.stop(reason, emergency);
   }
@@ -164,23 +329,29 @@ export class MissionConsole {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     if (action === 'pause') r.control.pause();
-    else if (action === 'resume') r.control.resumeRun();
-    else this.stopRun(run, action === 'estop');
+    else if (action === 'resume') {
+      this.estop.assertClear('resume a mission');
+      r.control.resumeRun();
+    } else if (action === 'estop') this.estop.fire();
+    else this.stopRun(run, false);
     return { state: r.control.state };
   }
 
-  /** Stops every running mission at once; the runs it stopped. */
-  emergencyStop(): { stopped: string[] } {
-    const stopped = [...this.runs.entries()].filter(([, r]) => r.control.active).map(([id]) => id);
-    for (const id of stopped) this.stopRun(id, true);
-    return { stopped };
+  /**
+   * The emergency stop: every running mission and tool loop stops at once and the latch holds until
+   * an operator resets it. `note`: what the operator was typing (kept in the stop's reason).
+   */
+  emergencyStop(note?: string): { stopped: string[]; state: EstopState } {
+    const { stopped } = this.estop.fire(note);
+    return { stopped, state: this.estop.state() };
   }
 
   /** The operator's answer to an open escalation; false when it is not the one open. */
-  decide(run: string, escalation: string, decision: 'abort' | 'retry', reason: string): { accepted: boolean } {
+  decide(run: string, escalation: string, decision: DecisionKind, reason: string): { accepted: boolean } {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });
+    if (decision === 'retry') this.estop.assertClear('retry a mission');
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
@@ -188,6 +359,8 @@ export class MissionConsole {
   async close(): Promise<void> {
     for (const id of this.runs.keys()) this.stopRun(id, false);
     await Promise.all([...this.runs.values()].map((r) => r.done));
+    await this.estop.settled();
+    await this.releaseRobots();
     await this.backbones.close();
     await (await this.audit)?.close();
   }

@@ -12,7 +12,7 @@ import { labelAt } from '../core/world/regions.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
-import { WAYPOINT_DEFAULTS, runWaypointMission } from '../core/exec/waypoint-mission.js';
+import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap, runWaypointMission } from '../core/exec/waypoint-mission.js';
 import type { MissionAudit, MissionControl, MissionResult } from '../core/exec/mission.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import { readGraphInput } from '../services/plan/inputs.js';
@@ -41,8 +41,8 @@ export interface MapMissionOptions {
   readonly replans?: number;
   /** Pose samples before giving up (default MISSION_DEFAULTS.maxSteps). */
   readonly maxSteps?: number;
-  /** The audit database: a file, true for the default one, false for none. */
-  readonly audit: string | boolean;
+  /** The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console). */
+  readonly audit: string | boolean | AuditLog;
   readonly operator?: string;
   readonly via?: string;
   readonly control?: MissionControl;
@@ -53,6 +53,13 @@ export interface MapMissionOptions {
   readonly onEvent?: (kind: string, body: unknown, step: number) => void;
   /** Sleeps between pose samples (tests); default real time. */
   readonly sleep?: (s: number) => Promise<void>;
+  /**
+   * A robot already connected and the plan the operator saw from its pose (the console): run as it
+   * is. The caller checked that the robot is still at the plan's start, and closes the world.
+   */
+  readonly opened?: { readonly world: World; readonly plan: MapPlan; readonly task: MapTask };
+  /** Called once the run is recorded (its audit run id, or null without an audit log), before the robot moves. */
+  readonly started?: (auditRun: string | null) => void;
 }
 
 export interface MapTask {
@@ -94,14 +101,15 @@ export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
 export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions): Promise<{ result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null; start: readonly [number, number] }> {
   const entry = worldEntry(req.world);
   if (entry.kind !== 'ros2') throw new WitnessError('invalid-input', `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`, { path: '--world' });
-  const task = await readMapTask(req);
-  const world: World = await entry.open(o.open);
+  const task = o.opened?.task ?? await readMapTask(req);
+  const world: World = o.opened?.world ?? await entry.open(o.open);
   let log: AuditLog | null = null;
   const stop = o.interruptible === true ? interruptible() : null;
   try {
     const nav = waypointsOf(world);
-    const file = auditFileOf(o.audit);
-    if (file !== null) log = await openAuditLog(file);
+    const held = typeof o.audit === 'object' ? o.audit : null;
+    const file = held !== null ? null : auditFileOf(o.audit as string | boolean);
+    log = held ?? (file !== null ? await openAuditLog(file) : null);
     const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
     const k = o.k ?? Infinity, lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
     const auditRun = log === null ? null : await log.startRun({
@@ -109,6 +117,7 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
       models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text,
       meta: { method: o.method, executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
     });
+    o.started?.(auditRun);
     const recorder = log !== null && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
     const audit: MissionAudit | undefined = recorder === undefined || o.onEvent === undefined ? recorder : {
       plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
@@ -123,6 +132,7 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
       world: nav, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions.regions,
       now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}),
       ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}), ...(o.sleep ? { sleep: o.sleep } : {}),
+      ...(o.opened ? { initial: o.opened.plan } : {}),
     }, {
       method: o.method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
       goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s, minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
@@ -135,7 +145,30 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
     return { result, report: { ...report, executor: 'waypoints', graph: req.graph }, audit: auditRef, start };
   } finally {
     stop?.release();
-    await log?.close();
-    await world.close();
+    if (typeof o.audit !== 'object') await log?.close();
+    if (o.opened === undefined) await world.close();
+  }
+}
+
+/** How far a robot may be from where its plan starts and still run it (metres): the reach of a waypoint. */
+export function startTolerance(world: World): number {
+  return waypointsOf(world).limits?.reach_m ?? WAYPOINT_DEFAULTS.reach_m;
+}
+
+/**
+ * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
+ * before Run): the pose read from the connected robot joins the graph as the start node.
+ */
+export async function planMapMission(task: MapTask, world: World, o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number }): Promise<MapPlan> {
+  const nav = waypointsOf(world);
+  const pose = await nav.pose();
+  try {
+    return planOnMap(task.graph, task.automaton, task.regions.regions.regions, pose, {
+      method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? Infinity, tauSoft: PLAN_DEFAULTS.tauSoft,
+      maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+    }, () => performance.now());
+  } catch (e) {
+    if (e instanceof RangeError) throw new WitnessError('invalid-input', e.message, { path: '$.graph' });
+    throw e;
   }
 }

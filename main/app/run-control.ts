@@ -5,6 +5,7 @@
  */
 import type { ConsoleEscalation, MissionEvent, RunState } from '../contract/api.js';
 import type { Escalation, OperatorDecision } from '../contract/failure.js';
+import type { DecisionKind } from '../contract/defaults.js';
 import type { MissionControl, MissionTick } from '../core/exec/mission.js';
 
 /** Least time between two position ticks pushed to the UI (about 30 per second). */
@@ -42,14 +43,26 @@ export class RunControl implements MissionControl {
     this.emit({ topic: 'mission.state', run: this.run, state });
   }
 
+  /** A pose the robot reached on its own (between steps): shown live, at most about 30 per second. */
+  observed(tick: MissionTick): void {
+    const t = this.now();
+    if (t - this.lastTick < TICK_MS) return;
+    this.lastTick = t;
+    this.tickEvent(tick, t);
+  }
+
+  private tickEvent(tick: MissionTick, t: number): void {
+    this.emit({
+      topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target,
+      progress: { ...tick.progress }, distance_m: tick.distance_m, speed_mps: tick.speed_mps, elapsed_s: (t - this.started) / 1000,
+    });
+  }
+
   async step(tick: MissionTick): Promise<{ go: true } | { go: false; reason: string }> {
     const t = this.now();
     if (this.speed > 0 || t - this.lastTick >= TICK_MS) {
       this.lastTick = t;
-      this.emit({
-        topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target,
-        progress: { ...tick.progress }, distance_m: tick.distance_m, speed_mps: tick.speed_mps, elapsed_s: (t - this.started) / 1000,
-      });
+      this.tickEvent(tick, t);
     }
     if (this.speed > 0) {
       const wait = this.lastStep + 1000 / this.speed - this.now();
@@ -83,9 +96,10 @@ export class RunControl implements MissionControl {
     this.emit({ topic: 'mission.event', run: this.run, t, kind, detail });
   }
 
-  /** Answers the open escalation; false when `id` is not the one open. */
-  answer(id: string, decision: 'abort' | 'retry', reason: string, operator: string): boolean {
+  /** Answers the open escalation; false when `id` is not the one open or the decision is not one of its options. */
+  answer(id: string, decision: DecisionKind, reason: string, operator: string): boolean {
     if (this.pending === null || this.pending.escalation.id !== id) return false;
+    if (!this.pending.escalation.options.includes(decision)) return false;
     this.pending.answer({ decision, reason, operator });
     return true;
   }

@@ -24,6 +24,7 @@ import { readLayoutFile } from '../services/worlds/layout-file.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { assetPath, shippedModelsDir } from '../platform/paths.js';
 import type { Session } from './session.js';
+import { Workspace } from '../services/editor/workspace.js';
 
 export interface WorldRow {
   readonly id: string;
@@ -147,6 +148,46 @@ export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] 
       models: [...listDirs(assetPath('models')).filter((m) => m === id), ...(trained.get(id) ?? [])],
     };
   });
+}
+
+/** Where the console finds robots and map graphs in the workspace. */
+export const ROBOTS_DIR = 'ros2';
+export const GRAPHS_DIR = 'graphs';
+
+/**
+ * The robots the console offers missions on: ROS 2 configurations with a `waypoints` section in the
+ * workspace's ros2/ folder and among the shipped ones, each with its regions (the configuration's
+ * `regions` file) and the workspace's map graphs (graphs/…json). A workspace configuration that
+ * does not check is listed with its problem, so the operator sees why it cannot be used.
+ */
+export async function robotWorlds(session: Pick<Session, 'workspace'>): Promise<WorldInfo[]> {
+  const { files } = await new Workspace(session.workspace).list().catch(() => ({ files: [] as { path: string }[] }));
+  const graphs = files.map((f) => f.path).filter((p) => p.startsWith(`${GRAPHS_DIR}/`) && p.endsWith('.json'));
+  const configs = [
+    ...files.map((f) => f.path).filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(session.workspace, p), shown: p, shipped: false })),
+    ...readdirSync(assetPath('ros2')).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}`, shipped: true })),
+  ];
+  const out: WorldInfo[] = [];
+  for (const c of configs) {
+    let config: Ros2Config;
+    try {
+      config = readRos2Config(c.file);
+    } catch (e) {
+      if (c.shipped) continue;
+      out.push({ id: `ros2:${c.file}`, title: `ROS 2: ${c.shown} (does not check)`, kind: 'robot', regions: null, regionsText: null, exampleSpec: null, models: [], graphs, problem: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    if (config.waypoints === undefined) {
+      if (!c.shipped) out.push({ id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown}; no waypoints section)`, kind: 'robot', regions: null, regionsText: null, exampleSpec: null, models: [], graphs, problem: `${c.shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)` });
+      continue;
+    }
+    const regionsText = config.regionsFile !== null ? readFileSync(config.regionsFile, 'utf8') : null;
+    out.push({
+      id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown})`, kind: 'robot',
+      regions: config.regionsFile, regionsText, exampleSpec: null, models: [], graphs,
+    });
+  }
+  return out;
 }
 
 /** ROS 2 availability in this process (loads rclnodejs; keeps nothing). */

@@ -13,7 +13,7 @@ interface RunFlags {
 
 function summary(io: Output, r: MissionResult): void {
   const fmt = (x: number | null): string => (x === null ? '–' : String(x));
-  io.out(`  outcome: ${r.success ? 'SUCCESS' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${r.message}\n`);
+  io.out(`  outcome: ${r.success ? 'SUCCESS' : r.failureMode === 'stopped' ? 'STOPPED' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${r.message}\n`);
   io.out(`  T_pre ${fmt(r.T_pre)}, T_suf ${fmt(r.T_suf)}, NCC ${r.ncc.toFixed(3)}; runtime monitor: ${r.monitorViable ? 'an accepting continuation remains' : 'VIOLATED'}\n`);
   const checkpoints = r.events.filter((e) => e.kind === 'checkpoint');
   io.out(`  checkpoints: ${checkpoints.length === 0 ? 'none' : checkpoints.map((e) => `${e.node}@${e.t}`).join(', ')}\n`);

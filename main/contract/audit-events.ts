@@ -91,9 +91,12 @@ const EscalationBody = Type.Object({
   budget: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
-/** The operator's answer to an escalation, or an operator's stop or emergency stop of a mission. */
+/**
+ * The operator's answer to an escalation, an operator's stop or emergency stop of a mission, or the
+ * reset of a latched emergency stop (recorded in the latch's own run).
+ */
 const OperatorDecisionBody = Type.Object({
-  decision: StringEnum([...DECISIONS, 'stop', 'estop']),
+  decision: StringEnum([...DECISIONS, 'stop', 'estop', 'estop-reset']),
   reason: Type.String(),
   operator: Type.Union([Type.String(), Type.Null()]),
   escalation: Type.Optional(Type.Object({

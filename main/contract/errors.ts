@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   forbidden: { exit: EXIT.usage, means: 'the request reaches outside what it may (the workspace, the app page)' },
   conflict: { exit: EXIT.usage, means: 'the target changed or exists already' },
   busy: { exit: EXIT.usage, means: 'the same work is already running' },
+  'estop-latched': { exit: EXIT.usage, means: 'the emergency stop is latched: nothing starts, resumes or retries until an operator resets it' },
   'not-sqlite': { exit: EXIT.usage, means: 'the file is not an SQLite database' },
   'not-audit-database': { exit: EXIT.usage, means: 'the SQLite database is not a Witness audit log' },
   'schema-version': { exit: EXIT.usage, means: 'the audit database has a schema version this build does not read' },

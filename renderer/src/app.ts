@@ -8,10 +8,14 @@ import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi
 export type LocalMessage =
   | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
   | { kind: 'robot'; x: number; y: number; states: number[] }
-  | { kind: 'use-spec'; text: string; path: string | null }
-  | { kind: 'show-tab'; tab: TabId };
+  | { kind: 'use-spec'; text: string; path: string | null; unsaved?: boolean }
+  | { kind: 'show-tab'; tab: TabId }
+  /** Fire the emergency stop (from a control inside a modal dialog, where the header cannot be reached). */
+  | { kind: 'estop' }
+  /** Open an audit run in the audit browser (the session's database). */
+  | { kind: 'audit-run'; run: string };
 
-export type TabId = 'mission' | 'editors' | 'graph' | 'audit';
+export type TabId = 'mission' | 'act' | 'editors' | 'graph' | 'audit';
 
 export interface App {
   readonly api: WitnessApi;

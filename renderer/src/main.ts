@@ -9,6 +9,7 @@ import { missionPanel } from './console/panel.js';
 import { editorsPanel } from './editors/panel.js';
 import { graphPanel } from './graph/panel.js';
 import { auditPanel } from './audit/panel.js';
+import { actPanel } from './act/panel.js';
 
 declare global {
   interface Window {
@@ -50,10 +51,8 @@ async function start(): Promise<void> {
   }
   const api = createClient(bridge);
   const info = await api.appInfo();
-  const mission = missionPanel();
   mountShell(root, { api, info, onEvent: (l) => bridge.subscribe(l) }, {
-    panels: [mission, editorsPanel(), graphPanel(), auditPanel()],
-    emergencyStop: () => mission.emergencyStop(),
+    panels: [missionPanel(), actPanel(), editorsPanel(), graphPanel(), auditPanel()],
   });
   document.body.dataset.ready = 'true';
 }

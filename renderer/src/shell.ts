@@ -1,26 +1,40 @@
 /**
  * The window: a header with the tabs, the connection state and the emergency stop (always visible,
- * bound to Esc everywhere, including inside the editors), the panels, and a status bar with job
- * progress and notices.
+ * bound to F9 everywhere, including inside the editors; latched until an acknowledged reset, and the
+ * latch shown on every tab), the panels, and a status bar with job progress and notices.
  */
 import type { ApiEvent, JobEvent } from '../../main/contract/api.js';
 import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
 import { errorText } from './api.js';
+import { estopControls } from './estop.js';
+import { escalationDialog } from './console/escalation.js';
 
 export interface ShellOptions {
   panels: Panel[];
-  /** Stops every running mission now; resolves to a line for the status bar. */
-  emergencyStop(): Promise<string>;
 }
 
 export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage' | 'notify'>, o: ShellOptions): App {
   const hub = new Set<(m: LocalMessage) => void>();
   const status = el('div', { class: 'status', id: 'status', role: 'status' });
   const jobs = el('div', { class: 'jobs', id: 'jobs' });
-  const notify = (text: string, kind: 'info' | 'error' = 'info'): void => {
-    status.textContent = text;
-    status.dataset.kind = kind;
+  // The status line is per tab: each panel's notices stay with it and show when it does; the
+  // window's own (the E-STOP, jobs) show on every tab until something newer replaces them. A panel
+  // clears its line (an empty notice) when what it said no longer applies.
+  const lines = new Map<TabId | '*', { text: string; kind: 'info' | 'error'; n: number }>();
+  let lineN = 0;
+  let showing: TabId | null = null;
+  const renderStatus = (): void => {
+    const mine = showing !== null ? lines.get(showing) : undefined, all = lines.get('*');
+    const line = mine === undefined ? all : all === undefined || mine.n > all.n ? mine : all;
+    status.textContent = line?.text ?? '';
+    status.dataset.kind = line?.kind ?? 'info';
   };
+  const notifyAt = (tab: TabId | '*', text: string, kind: 'info' | 'error' = 'info'): void => {
+    if (text === '') lines.delete(tab);
+    else lines.set(tab, { text, kind, n: ++lineN });
+    renderStatus();
+  };
+  const notify = (text: string, kind: 'info' | 'error' = 'info'): void => notifyAt('*', text, kind);
   const full: App = {
     ...app,
     post: (m) => {
@@ -33,16 +47,17 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     notify,
   };
 
-  const estop = el('button', { class: 'estop', id: 'estop', title: 'Emergency stop: halts every running mission now (Esc)', 'aria-keyshortcuts': 'Escape' }, 'E-STOP (Esc)');
-  const fire = (): void => {
-    estop.classList.add('fired');
-    o.emergencyStop().then((line) => notify(line, 'error'), (e: unknown) => notify(`emergency stop failed: ${errorText(e)}`, 'error'));
-  };
-  estop.addEventListener('click', fire);
-  // Capture phase on the window: no editor or dialog can swallow it.
-  window.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && !e.repeat) fire();
-  }, { capture: true });
+  // One escalation dialog for every run (missions and tool loops): whatever tab is showing.
+  const escalation = escalationDialog(full);
+  let escalated: string | null = null;
+  const estop = estopControls(full, {
+    fire: async () => {
+      // A reason the operator was typing in the escalation dialog is kept in the record.
+      const note = escalation.pendingReason();
+      const { stopped } = await app.api.emergencyStop(note !== null ? { note } : {});
+      return `${stopped.length > 0 ? `E-STOP: stopped ${stopped.length} run(s)` : 'E-STOP: nothing was running'}; latched until reset${note !== null ? ' (your note is kept in the record)' : ''}`;
+    },
+  });
 
   const tabs = el('nav', { class: 'tabs', role: 'tablist' });
   const body = el('main', { class: 'panels' });
@@ -53,6 +68,8 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
       v.root.hidden = !on;
       v.button.setAttribute('aria-selected', String(on));
     }
+    showing = id;
+    renderStatus();
     views.get(id)?.panel.shown?.();
   };
   for (const panel of o.panels) {
@@ -65,7 +82,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   }
   const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
   const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
-  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop);
+  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop.header);
   // The ROS 2 backend is optional: say whether it can be used here and, if not, exactly what to do.
   app.api.ros2Status().then((s) => {
     ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
@@ -73,7 +90,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     ros2.dataset.available = String(s.available);
     ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
   }, (e: unknown) => { ros2.textContent = `ROS 2: ${errorText(e)}`; });
-  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status));
+  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog, escalation.element);
 
   // Job progress: one line per running job, with its cancel button.
   const jobRows = new Map<string, HTMLElement>();
@@ -98,15 +115,24 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   };
   app.onEvent((e: ApiEvent) => {
     if (e.topic === 'job') onJob(e);
+    if (e.topic === 'mission.escalation') {
+      escalated = e.run;
+      escalation.open(e.run, e.escalation);
+    }
+    if (e.topic === 'mission.state' && e.run === escalated && e.state !== 'escalated') {
+      escalated = null;
+      escalation.close();
+    }
   });
   full.onMessage((m) => {
     if (m.kind === 'show-tab') show(m.tab);
+    if (m.kind === 'estop') estop.fire();
   });
   window.addEventListener('beforeunload', (e) => {
     if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
   });
 
-  for (const v of views.values()) v.panel.mount(v.root, full);
+  for (const v of views.values()) v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
   show(o.panels[0]!.id);
   return full;
 }

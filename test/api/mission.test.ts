@@ -145,10 +145,22 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     assert.ok(ticks() <= held + 1, 'no steps while paused');
     assert.equal((await api.missionControl({ run, action: 'resume' })).state, 'running');
     await until(events, 'mission.tick', (e) => e.run === run && events.filter((x) => x.topic === 'mission.tick').length > held + 3);
-    assert.deepEqual(await api.emergencyStop(), { stopped: [run] });
+    const fired = await api.emergencyStop();
+    assert.deepEqual(fired.stopped, [run]);
+    assert.equal(fired.state.latched, true);
     const end = await until(events, 'mission.end', (e) => e.run === run);
     assert.equal(end.failureMode, 'stopped');
+    assert.equal(end.outcome, 'stopped');
     assert.match(end.message, /emergency stop/);
+    // Latched: nothing starts or resumes until an acknowledged reset with a reason.
+    await assert.rejects(api.missionRun({ session: planned.session }), (e: Error & { code?: string }) => e.code === 'estop-latched');
+    await assert.rejects(api.estopReset({ acknowledged: true, reason: '  ' }), /needs a reason/);
+    // The transport validates the acknowledgement; called directly, a missing one is refused as well.
+    await assert.rejects(api.estopReset({ acknowledged: false as unknown as true, reason: 'x' }), (e: Error & { code?: string }) => e.code === 'invalid-params' && /acknowledg/.test(e.message));
+    const after = await api.estopReset({ acknowledged: true, reason: 'checked the robot' });
+    assert.deepEqual(after, { latched: false });
+    await assert.rejects(api.estopReset({ acknowledged: true, reason: 'again' }), (e: Error & { code?: string }) => e.code === 'conflict');
+    assert.ok(events.some((e) => e.topic === 'estop' && e.state.latched) && events.some((e) => e.topic === 'estop' && !e.state.latched));
     assert.ok(events.some((e) => e.topic === 'mission.state' && e.run === run && e.state === 'estopped'));
     const db = openAuditReadOnly(audit);
     try {

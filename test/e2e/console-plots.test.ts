@@ -75,23 +75,28 @@ test('console: live plots of position, speed, distance to the next waypoint and 
     assert.match((await progress.textContent()) ?? '', new RegExp(`^${p.stream}: waypoint ${p.index + 1} of ${p.length} · suffix traversals ${p.traversals} of 2 · elapsed \\d\\d:\\d\\d$`));
     await app.screenshot('console-plots-live');
 
-    // Stop: the log has information (the start, checkpoints) and an error (the stopped end).
+    // Stop: the log has information (the start, checkpoints) and a warning (the operator's stop).
     await page.click('#pause');
     await page.waitForSelector('#run-state[data-state="running"]');
     await page.click('#stop');
-    await page.waitForSelector('#mission-log li.failed');
+    await page.waitForSelector('#mission-log li.stopped');
     await page.waitForSelector('#mission-progress[data-ended="true"]');
-    assert.match((await progress.textContent()) ?? '', /^failed \(stopped\) after \d+ steps · elapsed \d\d:\d\d$/);
+    assert.match((await progress.textContent()) ?? '', /^stopped after \d+ steps · elapsed \d\d:\d\d$/);
     const visible = (): Promise<string[]> => page.evaluate<string[]>("[...document.querySelectorAll('#mission-log li:not([hidden])')].map((l) => l.getAttribute('data-level') + ' ' + l.textContent)");
     const all = await visible();
     assert.ok(all.some((l) => /^info INFO t=0 run started/.test(l)), all.join('\n'));
-    assert.ok(all.some((l) => /^error ERROR t=\d+ FAILED \(stopped\): stopped by the operator/.test(l)), all.join('\n'));
-    await page.selectOption('#log-level', 'error');
-    const errors = await visible();
-    assert.ok(errors.length >= 1 && errors.every((l) => l.startsWith('error ')), errors.join('\n'));
-    assert.equal(await page.getAttribute('#log-count', 'data-shown'), String(errors.length));
+    assert.ok(all.some((l) => /^warn WARN t=\d+ STOPPED: stopped by the operator/.test(l)), all.join('\n'));
+    assert.ok(all.length >= 2);
+    await page.selectOption('#log-level', 'warn');
+    const warnings = await visible();
+    assert.ok(warnings.length >= 1 && warnings.every((l) => l.startsWith('warn ') || l.startsWith('error ')), warnings.join('\n'));
+    assert.equal(warnings.length, all.filter((l) => !l.startsWith('info ')).length);
+    assert.equal(await page.getAttribute('#log-count', 'data-shown'), String(warnings.length));
     assert.equal(await page.getAttribute('#log-count', 'data-total'), String(all.length));
-    await app.screenshot('console-log-errors');
+    assert.equal(await page.textContent('#log-count'), `${warnings.length} of ${all.length}`);
+    await app.screenshot('console-log-warnings');
+    await page.selectOption('#log-level', 'error');
+    assert.deepEqual(await visible(), all.filter((l) => l.startsWith('error ')));
     await page.selectOption('#log-level', 'info');
     await page.fill('#log-filter', 'run started');
     assert.deepEqual((await visible()).map((l) => l.replace(/\(audit run [^)]+\)/, '(audit run …)')), ['info INFO t=0 run started (audit run …)']);

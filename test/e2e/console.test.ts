@@ -110,9 +110,9 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await page.click('#pause');
     await page.waitForSelector('#run-state[data-state="running"]');
     await page.click('#spec'); // focus in a text field: the E-STOP key still works
-    await page.keyboard.press('Escape');
+    await page.keyboard.press('F9');
     await page.waitForSelector('#run-state[data-state="estopped"]');
-    await page.waitForSelector('#mission-log li.failed');
+    await page.waitForSelector('#mission-log li.stopped');
     assert.match((await page.textContent('#status')) ?? '', /E-STOP|emergency stop/);
     await app.screenshot('console-estopped');
     assert.deepEqual(app.internalErrors, []);

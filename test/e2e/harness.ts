@@ -11,6 +11,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
 import { startWebServer, type WebServer } from '../../main/api/web/server.js';
+import type { LoaderDeps } from '../../main/backends/ros2/rclnodejs-loader.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const RENDERER = path.join(ROOT, 'renderer', 'dist');
@@ -35,6 +36,8 @@ export interface OpenOptions {
   auditFile?: string;
   /** Window size (default 1440×900). */
   viewport?: { width: number; height: number };
+  /** How the workbench finds rclnodejs (a simulated ROS 2 graph's double). */
+  ros2?: LoaderDeps;
 }
 
 export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
@@ -43,7 +46,7 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-e2e-'));
   const workspace = o.workspace ?? path.join(dir, 'workspace');
   mkdirSync(workspace, { recursive: true });
-  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite') });
+  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'), ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}) });
   const internalErrors: string[] = [];
   const server = await startWebServer({
     dispatch: createDispatcher(api, (m, e) => internalErrors.push(`${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),

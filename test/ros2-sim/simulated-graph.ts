@@ -133,6 +133,17 @@ export class SimulatedRos2Graph {
     return (this.data.qpos as Float64Array)[3]!;
   }
 
+  /** Someone pushed the robot (or it was driven by hand): it stands at (x, y) now, at rest. */
+  place(x: number, y: number): void {
+    const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
+    q[0] = x;
+    q[1] = y;
+    v[0] = 0;
+    v[1] = 0;
+    this.mj.mj_forward(this.model, this.data);
+    this.publish(true);
+  }
+
   /** A lost connection: nothing is published any more, the servers are gone, cancel requests go unanswered. */
   drop(): void {
     this.dropped = true;

@@ -3,14 +3,16 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AutomatonView, GraphScene, PlanView } from './scene.js';
 import { NoParams } from './core.js';
-import { BUNDLE_NAME_PATTERN, MISSION_DECISIONS, PLAN_METHODS } from '../defaults.js';
+import { BUNDLE_NAME_PATTERN, DECISIONS, PLAN_METHODS } from '../defaults.js';
 import type { Escalation } from '../failure.js';
 import { StringEnum } from '../schema.js';
 
 export interface WorldInfo {
+  /** A maze's id, or `ros2:<configuration file>` for a robot. */
   id: string;
   title: string;
-  kind: 'maze' | 'tabletop';
+  /** `robot`: a ROS 2 robot whose configuration has a `waypoints` section: missions on a map graph through its navigation. */
+  kind: 'maze' | 'tabletop' | 'robot';
   /** The regions file shipped for the world (relative to the app's assets), if any, and its text. */
   regions: string | null;
   regionsText: string | null;
@@ -18,6 +20,10 @@ export interface WorldInfo {
   exampleSpec: string | null;
   /** The model bundles for the world: shipped ones by name, ones trained in the workspace as `workspace/<name>`. */
   models: string[];
+  /** Robots: the map graphs of the workspace (`graphs/**.json`, from `witness graph from-map`) a mission can plan on. */
+  graphs?: string[];
+  /** Why the world cannot be used as it is (a robot configuration that does not check), if so. */
+  problem?: string;
 }
 
 const ID = Type.String({ minLength: 1, maxLength: 200 });
@@ -27,6 +33,7 @@ export const MissionPlanRequest = Type.Object({
   job: Type.String({ minLength: 1, maxLength: 200, description: 'a client-chosen id: progress events carry it and cancelJob takes it' }),
   world: ID,
   models: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first)' })),
+  graph: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: "robots: the map graph to plan on, a workspace path (one of WorldInfo.graphs); the start is the robot's pose when planning" })),
   spec: Type.String({ minLength: 1, maxLength: 100_000 }),
   regions: Type.String({ minLength: 1, maxLength: 1_000_000, description: "the regions file's text (JSON, docs/FORMATS.md)" }),
   start: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: 'start position in metres; default: a free cell drawn from the seed' })),
@@ -58,6 +65,11 @@ export interface MissionPlanResult {
   planning_ms: number;
   /** The augmentation report: anchors, unavailable propositions, … */
   report: { anchors: number; unavailable: string[]; nodes: number };
+  /**
+   * Robots: where the robot was when the plan was made (the plan starts there). Run refuses the plan
+   * once the robot is farther than `tolerance_m` from it, and a plan runs once (the robot moves).
+   */
+  robot?: { x: number; y: number; tolerance_m: number };
 }
 
 export const MissionRunRequest = Type.Object({
@@ -94,13 +106,43 @@ export type MissionEvent =
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
   /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
-  | { topic: 'mission.end'; run: string; success: boolean; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+  /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure. */
+  | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+
+/** The emergency stop's latch: while latched, nothing starts, resumes or is retried. */
+export type EstopState =
+  | { latched: false }
+  | {
+    latched: true;
+    /** When it fired (ms since the epoch) and who fired it (the account running the workbench). */
+    since: number;
+    by: string;
+    reason: string;
+    /** The runs it stopped. */
+    stopped: string[];
+    /** The audit run that records this latch (null until it is written). */
+    auditRun: string | null;
+    /** Why the E-STOP could not be recorded, if it could not (it latched all the same). */
+    recordError: string | null;
+  };
+
+export type EstopEvent = { topic: 'estop'; state: EstopState };
+
+export const EmergencyStopRequest = Type.Object({
+  note: Type.Optional(Type.String({ maxLength: 10_000, description: 'what the operator was typing when it fired (an escalation\'s reason): kept in the record' })),
+}, strict);
+export const EstopResetRequest = Type.Object({
+  acknowledged: Type.Literal(true, { description: 'the operator confirms that the robot and its surroundings are safe to move again' }),
+  reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked: recorded in the audit log with who reset it' }),
+}, strict);
+
+export const MissionSessionRequest = Type.Object({ session: ID }, strict);
 
 export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
 export const EscalationDecideRequest = Type.Object({
   run: ID,
   escalation: ID,
-  decision: StringEnum(MISSION_DECISIONS),
+  decision: StringEnum(DECISIONS, { description: "one of the escalation's options (a mission's: abort, retry; the tool loop's: abort, retry, skip)" }),
   reason: Type.String({ minLength: 1, maxLength: 10_000 }),
 }, strict);
 
@@ -108,6 +150,8 @@ export interface MissionApi {
   listWorlds(params?: NoParams): Promise<WorldInfo[]>;
   /** Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable. */
   missionPlan(params: MissionPlanRequest): Promise<MissionPlanResult>;
+  /** A plan the workbench still holds (the console shows it again after a reload). */
+  missionSession(params: Static<typeof MissionSessionRequest>): Promise<MissionPlanResult>;
   /** Starts executing a planned mission; progress arrives as mission.* events. */
   missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
   missionControl(params: Static<typeof MissionControlRequest>): Promise<{ state: RunState }>;
@@ -116,8 +160,15 @@ export interface MissionApi {
    * workspace's models/<name>: a long job with progress, cancellable; resolves to its models id.
    */
   trainModels(params: TrainModelsRequest): Promise<{ models: string; dir: string }>;
-  /** Stops every running mission at once (the emergency stop); resolves to the runs it stopped. */
-  emergencyStop(params?: NoParams): Promise<{ stopped: string[] }>;
+  /**
+   * The emergency stop: stops every running mission and tool loop at once and latches; resolves to
+   * the runs it stopped and the latch.
+   */
+  emergencyStop(params?: Static<typeof EmergencyStopRequest>): Promise<{ stopped: string[]; state: EstopState }>;
+  /** Whether the emergency stop is latched (every window shows it). */
+  estopState(params?: NoParams): Promise<EstopState>;
+  /** Resets a latched emergency stop: acknowledged, with a reason; who and why go to the audit log first. */
+  estopReset(params: Static<typeof EstopResetRequest>): Promise<EstopState>;
   /** The operator's answer to an escalation; recorded in the audit log with the reason. */
   escalationDecide(params: Static<typeof EscalationDecideRequest>): Promise<{ accepted: boolean }>;
 }
@@ -125,8 +176,11 @@ export interface MissionApi {
 export const MISSION_PARAMS = {
   listWorlds: NoParams,
   missionPlan: MissionPlanRequest,
+  missionSession: MissionSessionRequest,
   missionRun: MissionRunRequest,
-  emergencyStop: NoParams,
+  emergencyStop: EmergencyStopRequest,
+  estopState: NoParams,
+  estopReset: EstopResetRequest,
   trainModels: TrainModelsRequest,
   missionControl: MissionControlRequest,
   escalationDecide: EscalationDecideRequest,

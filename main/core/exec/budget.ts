@@ -39,6 +39,8 @@ export async function afterFailure(c: BudgetContext): Promise<BudgetVerdict> {
     c.audit?.event('escalation', escalationEvent(esc), { step: c.t });
     const d = await askOperator(c.control.decide, esc);
     c.audit?.event('operator_decision', decisionEvent(d, esc), { step: c.t });
+    // An operator's stop (stop, E-STOP) while the mission waited is a stop, not a failure.
+    if (d.decision !== 'retry' && c.control.signal?.aborted === true) return { kind: 'end', failureMode: 'stopped', message: `${d.reason}, while the mission waited for a decision (${message})`, recorded: true };
     if (d.decision !== 'retry') return { kind: 'end', failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, recorded: true };
     budget += Math.max(1, c.R);
   }

@@ -135,6 +135,8 @@ export interface MissionControl {
   replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
   /** Aborted when the operator stops (stop, E-STOP): cancels what the world is doing now (a robot's goal, a step). */
   readonly signal?: AbortSignal;
+  /** A pose observed while the world acts on its own (a robot driving to its goal): for the live views; never waits. */
+  observed?(tick: MissionTick): void;
 }
 
 /** The learned low-level policy: ψ (embed) and π_low (act), batched over rows. */
@@ -201,7 +203,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans: Math.max(0, plans.length - 1) }, { step: steps });
+    audit?.event('run_end', { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans: Math.max(0, plans.length - 1) }, { step: steps });
     return {
       executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
       plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
@@ -355,6 +357,10 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }, steps, exec);
   }
 }
+
+/** How a run ended, for its record: an operator's stop (stop, E-STOP, Ctrl-C) is not a failure. */
+export type Outcome = 'success' | 'stopped' | 'failed';
+export const outcomeOf = (r: { readonly success: boolean; readonly failureMode: FailureMode | null }): Outcome => (r.success ? 'success' : r.failureMode === 'stopped' ? 'stopped' : 'failed');
 
 /** The operator's words for a stop (the abort reason), for a mission's message. */
 export const stopWords = (s: AbortSignal): string => (s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator');

@@ -22,7 +22,7 @@ import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.j
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, stopWords } from './mission.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 
@@ -64,6 +64,33 @@ export interface WaypointMissionInput {
   readonly now?: () => number;
   /** Waits between pose samples (tests may shorten it); default setTimeout. */
   readonly sleep?: (s: number) => Promise<void>;
+  /**
+   * The plan the operator saw (planOnMap, from the robot's pose then): executed as it is instead of
+   * a fresh initial plan, so what runs is what was shown. The caller checks that the robot is still
+   * where the plan starts.
+   */
+  readonly initial?: MapPlan;
+}
+
+/** A plan on a map graph from the robot's pose: the graph with the robot as its start node, and the plan. */
+export interface MapPlan {
+  readonly graph: SemanticGraph;
+  readonly result: PlanResult;
+  readonly planning_ms: number;
+  readonly pose: { readonly x: number; readonly y: number };
+}
+
+/** The robot's pose joins the map graph as the start node `id`; throws a RangeError when no node is near enough. */
+export function startGraph(base: SemanticGraph, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, maxLink_m: number, id = 'robot@0', edits: EdgeEdits = noEdits()): SemanticGraph {
+  return withStartAt(base, { id, x: pose.x, y: pose.y, labels: labelAt(regions, pose.x, pose.y) }, edits, maxLink_m);
+}
+
+/** Plans a mission on a map graph from the robot's pose (what the console shows before Run). */
+export function planOnMap(base: SemanticGraph, automaton: BuchiAutomaton, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'>, now: () => number = () => 0): MapPlan {
+  const graph = startGraph(base, regions, pose, o.maxLink_m);
+  const t0 = now();
+  const result = plan(graph, automaton, { ...DEFAULT_PLAN, method: o.method === 'sagas-replan' ? 'sagas' : o.method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft });
+  return { graph, result, planning_ms: now() - t0, pose: { x: pose.x, y: pose.y } };
 }
 
 /** One waypoint of a stream: the plan step it realises. */
@@ -114,15 +141,21 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
   let escalations = 0, replans = 0;
   let pose: Pose = { x: NaN, y: NaN };
+  /** The waypoint the running goal ends at, where it is, and the goal's place in the plan (for the live views). */
+  let heading: string | null = null;
+  let headingAt: { x: number; y: number } | null = null;
+  let progress: MissionProgress = { stream: 'prefix', index: 0, length: 0, traversals: 0, rounds: o.rounds };
+  /** The previous pose sample and its time (s, the injected clock): the speed between samples. */
+  let lastSample: { x: number; y: number; time_s: number } | null = null;
 
   const emit = (e: ExecEvent): void => {
     events.push(e);
     audit?.event('checkpoint', checkpointBody(e), { step: e.t });
   };
-  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
+  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[], given?: MapPlan): PlanResult => {
     const t0 = now();
-    const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
-    const planning_ms = now() - t0;
+    const r = given?.result ?? plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
+    const planning_ms = given?.planning_ms ?? now() - t0;
     plans.push({ t, result: r, graph: g, planning_ms });
     audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, executor: 'waypoints', ...(resume ? { resume } : {}) }), planning_ms);
     return r;
@@ -137,7 +170,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const T_suf = T_pre !== null && marks.traversals.length > 0 ? marks.traversals[0]! - T_pre : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event('run_end', { outcome: p.success ? 'success' : 'failed', failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
+    audit?.event('run_end', { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
     return {
       success: p.success, failureMode: p.failureMode, message: p.message,
       executorComplete: marks.traversals.length >= o.rounds, steps, T_pre, T_suf, ncc,
@@ -159,6 +192,12 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     labels.push(label);
     traj.push(pose.x, pose.y);
     times.push(now() - t0);
+    const speed = stepSpeed(lastSample, pose.x, pose.y, t0 / 1000);
+    lastSample = { x: pose.x, y: pose.y, time_s: t0 / 1000 };
+    control?.observed?.({
+      t: labels.length - 1, x: pose.x, y: pose.y, states: [...m.states], labels: [...label], target: heading,
+      progress: { ...progress, traversals: marks.traversals.length }, distance_m: headingAt === null ? null : Math.hypot(headingAt.x - pose.x, headingAt.y - pose.y), speed_mps: speed,
+    });
     return label;
   };
 
@@ -172,12 +211,12 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   }
   let graph: SemanticGraph;
   try {
-    graph = startAt(input.graph);
+    graph = input.initial?.graph ?? startAt(input.graph);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     return finish({ success: false, failureMode: 'planning', message: e.message });
   }
-  const first = doPlan(graph, 0);
+  const first = doPlan(graph, 0, undefined, input.initial);
   if (first.status !== 'ok') return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
   let current: Plan = first;
 
@@ -229,6 +268,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       return { x: l.x, y: l.y, yaw };
     });
     const t0 = labels.length;
+    heading = goal[goal.length - 1]!.id;
+    headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };
     audit?.event('evidence', {
       instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`, state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
       action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose', verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`, failure_label: null,
@@ -351,11 +392,13 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
         }
         if (control !== undefined) {
           const end = goal[goal.length - 1]!;
+          // The goal ends at `end`: the views count it as the waypoint being driven to.
+          progress = { stream: end.stream, index: end.index, length: legs.length, traversals: marks.traversals.length, rounds: o.rounds };
           const c = await control.step({
             t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: end.id,
-            progress: { stream: end.stream, index: goal[0]!.index, length: legs.length, traversals: marks.traversals.length, rounds: o.rounds },
+            progress, distance_m: Math.hypot(end.x - pose.x, end.y - pose.y),
             // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
-            distance_m: Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y), speed_mps: null,
+            speed_mps: null,
           });
           if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
         }

@@ -74,6 +74,22 @@ export interface LoopOptions {
   readonly onEvent?: LoopEvents;
   /** Asked at each escalation past the budget or by the loop guard; without it those escalations end the run. */
   readonly decide?: Decide;
+  /**
+   * The operator's stop (stop, E-STOP): the running skill is cancelled at once (its abort signal),
+   * nothing further is called, and the run ends as `stopped`.
+   */
+  readonly signal?: AbortSignal;
+  /** A call about to run, with its preconditions checked on the state just observed (for live views; not audited). */
+  readonly onCall?: (c: LoopCall) => void;
+}
+
+/** A call the loop is about to execute (or refused at a precondition), for the live views. */
+export interface LoopCall {
+  readonly tool: string;
+  readonly args: unknown;
+  readonly subtask: number;
+  readonly timeout_s: number;
+  readonly preconditions: readonly { readonly name: string; readonly expr: string; readonly pass: boolean; readonly observed: Record<string, unknown>; readonly error?: string }[];
 }
 
 export type LoopEventKind = Extract<AuditEventKind, 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence'>;
@@ -82,7 +98,8 @@ export type LoopEventKind = Extract<AuditEventKind, 'tool_call' | 'verifier_resu
 export type LoopEvents = <K extends LoopEventKind>(kind: K, body: AuditEventBody<K>) => void;
 
 export interface LoopResult {
-  readonly outcome: 'success' | 'escalated' | 'goal-not-met';
+  /** `stopped`: the operator stopped it (not a failure). */
+  readonly outcome: 'success' | 'escalated' | 'goal-not-met' | 'stopped';
   readonly reason: string;
   readonly state: WorldState;
   readonly toolCalls: number;
@@ -98,6 +115,7 @@ export interface LoopResult {
 }
 
 class Timeout extends Error {}
+class Stopped extends Error {}
 
 /**
  * The class of a failure no rule matched. A condition that cannot be evaluated will not start to by
@@ -114,21 +132,35 @@ function defaultClass(evaluationError: boolean, worldError: string | undefined):
   return 'transient';
 }
 
-async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s: number): Promise<T> {
+async function withTimeout<T>(f: (signal: AbortSignal) => Promise<T>, timeout_s: number, stop?: AbortSignal): Promise<T> {
   const ac = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onStop: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       ac.abort();
       reject(new Timeout());
     }, timeout_s * 1000);
+    onStop = () => {
+      // Settled as stopped first: the skill's own rejection on its abort signal comes after.
+      reject(new Stopped());
+      ac.abort(stop?.reason);
+    };
+    if (stop?.aborted === true) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
     return await Promise.race([f(ac.signal), expired]);
   } finally {
     clearTimeout(timer);
+    if (onStop !== undefined) stop?.removeEventListener('abort', onStop);
   }
 }
+
+const isStopped = (s: AbortSignal | undefined): boolean => s?.aborted === true;
+
+/** The operator's words for a stop. */
+const stopReason = (s: AbortSignal): string => (s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator');
 
 export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world: ToolWorld, planner: Planner, goal: string, o: LoopOptions): Promise<LoopResult> {
   const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
@@ -150,7 +182,9 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   };
   const goalHolds = (): boolean => holds(o.goal, state) === true;
   for (let step = 0; step < maxSteps; step++) {
+    if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
     const p = await o_next(planner, history());
+    if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
     if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`, { cause: 'gave-up' });
     if (p.kind === 'done') return goalHolds() ? end('success', 'the goal verifier confirms the goal') : end('goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
     const call = p.call;
@@ -188,21 +222,25 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     };
     let record: ToolFailureRecord | null = null;
     // Blind trusts return codes: no precondition or postcondition is checked against the world.
+    const checked: LoopCall['preconditions'][number][] = [];
     for (const c of o.blind ? [] : t.preconditions) {
       const v = holds(c.expr, state, b);
+      checked.push({ name: c.name, expr: c.expr, pass: v === true, observed: observed(c.expr, state, b), ...(typeof v === 'string' ? { error: v } : {}) });
       if (v !== true) {
         record = fail('precondition', c, typeof v === 'string' ? v : undefined);
         break;
       }
     }
+    o.onCall?.({ tool: t.name, args: call.args, subtask, timeout_s: t.timeout_s, preconditions: checked });
     if (record === null) {
       toolCalls++;
       let response: unknown = null;
       const started = o.clock();
       try {
-        response = await withTimeout((signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }), t.timeout_s);
+        response = await withTimeout((signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }), t.timeout_s, o.signal);
       } catch (e) {
         state = await world.observe();
+        if (e instanceof Stopped || isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`);
         const message = e instanceof Error ? e.message : String(e);
         record = e instanceof Timeout
           ? fail('timeout', { name: 'completed within timeout', expr: `true` }, undefined, { kind: 'timeout', message: `${t.name} did not complete within ${t.timeout_s} s; it was cancelled` })

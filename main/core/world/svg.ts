@@ -141,3 +141,33 @@ export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture)
   out.push(`<text x="8" y="16" font-family="Helvetica" font-size="12" fill="#1f77b4">prefix</text><text x="56" y="16" font-family="Helvetica" font-size="12" fill="#d62728">suffix</text><text x="104" y="16" font-family="Helvetica" font-size="12" fill="#222">rollout</text>`);
   return base.replace('</svg>', `${out.join('\n')}\n</svg>`);
 }
+
+/**
+ * Regions over a robot's map, in the map frame: the viewBox is in metres and an SVG point (x, y) is
+ * the map point (x, y). The views draw such pictures with y up (flipped), so each label is flipped
+ * back about its own anchor to read upright.
+ */
+export function mapRegionsSvg(regions: readonly Region[], bounds: { readonly minX: number; readonly minY: number; readonly maxX: number; readonly maxY: number }, title: string): string {
+  const w = bounds.maxX - bounds.minX, h = bounds.maxY - bounds.minY;
+  const font = Math.max(0.12, Math.min(w, h) / 30);
+  const n = (x: number): string => x.toFixed(3);
+  const label = (x: number, y: number, text: string, fill: string): string =>
+    `<text transform="translate(${n(x)} ${n(y)}) scale(1 -1)" y="${n(font / 3)}" font-family="Helvetica" font-size="${n(font)}" text-anchor="middle" fill="${fill}">${escape(text)}</text>`;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${n(bounds.minX)} ${n(bounds.minY)} ${n(w)} ${n(h)}">`,
+    `<title>${escape(title)}</title>`,
+    `<rect x="${n(bounds.minX)}" y="${n(bounds.minY)}" width="${n(w)}" height="${n(h)}" fill="#f4f6f8"/>`,
+  ];
+  regions.forEach((r, i) => {
+    const c = REGION_COLOURS[i % REGION_COLOURS.length]!;
+    if (r.kind === 'disk') {
+      out.push(`<circle cx="${n(r.center[0])}" cy="${n(r.center[1])}" r="${n(r.radius)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="${n(font / 8)}"/>`);
+      out.push(label(r.center[0], r.center[1], r.name, c));
+    } else {
+      out.push(`<rect x="${n(r.min[0])}" y="${n(r.min[1])}" width="${n(r.max[0] - r.min[0])}" height="${n(r.max[1] - r.min[1])}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="${n(font / 8)}"/>`);
+      out.push(label((r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2, r.name, c));
+    }
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}

@@ -10,7 +10,7 @@ import type { PlanResult } from '../../core/plan/plan.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
 import { type MazeLayout, mazeBounds } from '../../core/world/maze.js';
 import type { Region } from '../../core/world/regions.js';
-import { mazeRegionsSvg } from '../../core/world/svg.js';
+import { mapRegionsSvg, mazeRegionsSvg } from '../../core/world/svg.js';
 
 export interface SceneExtras {
   world: string;
@@ -115,4 +115,16 @@ export function mazePicture(layout: MazeLayout, title: string, regions: readonly
 /** A task's graph over a maze and its regions, oriented as the maze pictures are (rows down). */
 export function mazeScene(world: string, layout: MazeLayout, g: SemanticGraph, title: string, regions: readonly Region[]): GraphScene {
   return { ...sceneOf(g, { world, picture: mazePicture(layout, title, regions), bounds: mazeBounds(layout) }), yDown: true };
+}
+
+/** A robot's map graph with its regions, in the map frame (y up): the console's scene for a mission on a robot. */
+export function mapScene(world: string, g: SemanticGraph, title: string, regions: readonly Region[]): GraphScene {
+  const base = sceneOf(g, { world, picture: null });
+  const b = { ...base.bounds };
+  for (const r of regions) {
+    const [x0, y0, x1, y1] = r.kind === 'disk' ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius] : [r.min[0], r.min[1], r.max[0], r.max[1]];
+    b.minX = Math.min(b.minX, x0 - 0.2); b.minY = Math.min(b.minY, y0 - 0.2);
+    b.maxX = Math.max(b.maxX, x1 + 0.2); b.maxY = Math.max(b.maxY, y1 + 0.2);
+  }
+  return { ...base, bounds: b, picture: mapRegionsSvg(regions, b, title) };
 }

@@ -392,6 +392,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     showLive(head);
   }, (e) => say(`following the database: ${errorText(e)}`, 'error'));
 
+  let opened = false;
   // ---- wiring
   openBtn.addEventListener('click', () => void openDb());
   fileInput.addEventListener('keydown', (e) => {
@@ -459,10 +460,20 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   }
   // A mission that ends adds a run to the session's database.
   app.onEvent((e) => {
-    if (e.topic === 'mission.end' && file === undefined) void openDb(true);
+    if ((e.topic === 'mission.end' || e.topic === 'act.end') && file === undefined) void openDb(true);
+  });
+  // Another tab's audit link (the tool loop's): the session's database, at that run.
+  app.onMessage((m) => {
+    if (m.kind !== 'audit-run') return;
+    fileInput.value = app.info.auditFile;
+    opened = true;
+    void openDb().then(async () => {
+      const r = runs.find((x) => x.id === m.run);
+      if (r !== undefined) await selectRun(r);
+      else say(`run ${m.run} is not in ${app.info.auditFile}`, 'error');
+    });
   });
 
-  let opened = false;
   return () => {
     timeline.shown();
     table.refresh();

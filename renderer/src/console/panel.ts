@@ -6,28 +6,26 @@
 import './console.css';
 import type { MissionEvent, MissionPlanResult, RunState, WorldInfo } from '../../../main/contract/api.js';
 import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/contract/defaults.js';
-import { type App, type Panel, el } from '../app.js';
+import { type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
-import { escalationDialog } from './escalation.js';
 import { trainDialog } from './train.js';
 import { createLivePlots } from './plots.js';
 import { createLogPanel } from './log.js';
 
-export interface MissionPanel extends Panel {
-  emergencyStop(): Promise<string>;
-}
+export type MissionPanel = Panel;
 
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
 export function missionPanel(): MissionPanel {
-  let app: App | null = null;
-  let graph: GraphViewHandle | null = null;
+    let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
   let planned: MissionPlanResult | null = null;
   let run: string | null = null;
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
+  let planSeq = 0;
+  let restore: () => void = () => {};
   let refreshFiles: () => void = () => {};
   let plots: ReturnType<typeof createLivePlots> | null = null;
 
@@ -40,15 +38,10 @@ export function missionPanel(): MissionPanel {
       automaton?.resize();
       plots?.resize();
     },
-    async emergencyStop() {
-      if (app === null) return 'E-STOP: nothing to stop';
-      const { stopped } = await app.api.emergencyStop();
-      return stopped.length > 0 ? `E-STOP: stopped ${stopped.length} mission(s)` : 'E-STOP: no mission was running';
-    },
     mount(root, a) {
-      app = a;
       const world = el('select', { id: 'world' });
       const models = el('select', { id: 'models' });
+      const mapGraph = el('select', { id: 'map-graph', title: "the robot's map graph (workspace graphs/, from `witness graph from-map`)" });
       const trainBtn = el('button', { id: 'train-open', title: 'Train a model bundle for this world' }, 'Train models…');
       const spec = el('textarea', { id: 'spec', rows: '3', spellcheck: 'false' });
       const regions = el('textarea', { id: 'regions', rows: '6', spellcheck: 'false' });
@@ -90,13 +83,16 @@ export function missionPanel(): MissionPanel {
           a.api.workspaceRead({ path: select.value }).then((r) => {
             target.value = r.text;
             errors.textContent = '';
+            checkStale();
           }, (e: unknown) => { errors.textContent = `${select.value}: ${errorText(e)}`; }).finally(() => { select.value = ''; });
         });
       };
       loadInto(specFile, spec);
       loadInto(regionsFile, regions);
       refreshFiles();
-      const dialog = escalationDialog(a);
+      const modelsField = field('Models (ψ, π_low)', models);
+      const graphField = field('Map graph', mapGraph);
+      graphField.hidden = true;
       const training = trainDialog(a, (w, m) => {
         void loadWorlds(false).then(() => {
           if (world.value === w) models.value = m;
@@ -106,7 +102,7 @@ export function missionPanel(): MissionPanel {
 
       root.append(el('div', { class: 'console' },
         el('aside', { class: 'controls' },
-          el('div', { class: 'row' }, field('World', world), field('Models (ψ, π_low)', models)), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), specFile, field('Regions (JSON)', regions), regionsFile,
+          el('div', { class: 'row' }, field('World', world), modelsField, graphField), el('div', { class: 'buttons' }, trainBtn), field('Specification (LTL)', spec), specFile, field('Regions (JSON)', regions), regionsFile,
           el('div', { class: 'row' }, field('Start', start), field('Seed', seed)),
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
@@ -114,11 +110,34 @@ export function missionPanel(): MissionPanel {
           errors, summary),
         el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot, plots.element),
         el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), logPanel.element),
-      ), dialog.element, training.element);
+      ), training.element);
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
+
+      // A plan is bound to the inputs it was made from: when any of them changes, it is stale and
+      // Run is disabled until a new plan is made (Run executes exactly the plan on the screen).
+      const inputs = { world, models, 'map graph': mapGraph, spec, regions, start, 'dataset steps': steps, seed, method } as const;
+      const snapshot = (): Record<string, string> => Object.fromEntries(Object.entries(inputs).map(([k, e]) => [k, e.value]));
+      let planInputs: Record<string, string> | null = null;
+      let latched = false;
+      const stale = el('div', { id: 'plan-stale', class: 'stale', role: 'status', hidden: '' });
+      const changedSincePlan = (): string[] => {
+        if (planInputs === null) return [];
+        const now = snapshot();
+        return Object.keys(inputs).filter((k) => now[k] !== planInputs![k]);
+      };
+      const checkStale = (): void => {
+        const changed = changedSincePlan();
+        stale.hidden = changed.length === 0;
+        stale.textContent = changed.length === 0 ? '' : `Plan is stale: ${changed.join(', ')} changed since it was made. Plan again to run.`;
+        setRunState(runState);
+      };
+      for (const e of Object.values(inputs)) {
+        e.addEventListener('input', checkStale);
+        e.addEventListener('change', checkStale);
+      }
 
       const worlds = new Map<string, WorldInfo>();
       /** `fill`: also load the world's regions and example spec (not when only the models list changed). */
@@ -126,9 +145,25 @@ export function missionPanel(): MissionPanel {
         const w = worlds.get(id);
         if (w === undefined) return;
         models.replaceChildren(...w.models.map((m) => el('option', { value: m }, m)));
+        // A robot plans on a map graph from where it is: no models, no start, no dataset.
+        const robot = w.kind === 'robot';
+        const keepGraph = mapGraph.value;
+        mapGraph.replaceChildren(...(w.graphs ?? []).map((g) => el('option', { value: g }, g)));
+        if (keepGraph !== '' && (w.graphs ?? []).includes(keepGraph)) mapGraph.value = keepGraph;
+        modelsField.hidden = robot;
+        graphField.hidden = !robot;
+        trainBtn.hidden = robot;
+        start.disabled = robot;
+        steps.disabled = robot;
+        seed.disabled = robot;
+        speed.disabled = robot; // a robot drives at its own pace
+        start.placeholder = robot ? "the robot's pose when you plan" : 'x,y (m) — default: a free cell from the seed';
+        if (robot && w.problem !== undefined) errors.textContent = w.problem;
+        else if (robot && (w.graphs ?? []).length === 0) errors.textContent = 'No map graph in the workspace: make one with `witness graph from-map MAP.yaml --regions R.json --out <workspace>/graphs/NAME.json`';
         if (!fill) return;
         if (w.regionsText !== null) regions.value = w.regionsText;
         if (w.exampleSpec !== null && spec.value.trim() === '') spec.value = w.exampleSpec;
+        checkStale();
       };
       world.addEventListener('change', () => chooseWorld(world.value));
       const loadWorlds = (fill: boolean): Promise<void> => a.api.listWorlds().then((ws) => {
@@ -143,11 +178,13 @@ export function missionPanel(): MissionPanel {
         chooseWorld(world.value, fill);
         if (keep !== '' && [...models.options].some((o) => o.value === keep)) models.value = keep;
       }, (e: unknown) => { errors.textContent = errorText(e); });
-      void loadWorlds(true);
+      void loadWorlds(true).then(() => restore());
 
       a.onMessage((m) => {
         if (m.kind === 'use-spec') {
           spec.value = m.text;
+          checkStale();
+          a.notify(`${m.path ?? 'a specification'} sent to the mission console${m.unsaved === true ? ' (with unsaved edits)' : ''}${planned !== null && changedSincePlan().length > 0 ? ': the plan on the screen is stale' : ''}`);
           a.post({ kind: 'show-tab', tab: 'mission' });
         }
       });
@@ -158,11 +195,20 @@ export function missionPanel(): MissionPanel {
         state.textContent = s ?? 'idle';
         state.dataset.state = s ?? 'idle';
         const active = s === 'running' || s === 'paused' || s === 'escalated';
-        runBtn.disabled = active || planned === null || planned.plan.status !== 'ok';
+        const stalePlan = changedSincePlan().length > 0;
+        runBtn.disabled = active || planned === null || planned.plan.status !== 'ok' || stalePlan || latched;
+        runBtn.title = latched ? 'The E-STOP is latched: reset it (header) before anything runs' : stalePlan ? 'The plan is stale: plan again' : '';
         planBtn.disabled = active;
         pauseBtn.disabled = !(s === 'running' || s === 'paused');
         pauseBtn.textContent = s === 'paused' ? 'Resume' : 'Pause';
         stopBtn.disabled = !active;
+      };
+
+      /** The plan on the screen can no longer run (a robot's plan that ran, or whose robot moved). */
+      const spend = (why: string): void => {
+        planned = null;
+        summary.append(el('div', { class: 'stale', id: 'plan-spent' }, why));
+        setRunState(runState);
       };
 
       const parseStart = (): [number, number] | undefined | null => {
@@ -174,6 +220,7 @@ export function missionPanel(): MissionPanel {
 
       planBtn.addEventListener('click', () => {
         errors.textContent = '';
+        a.notify(''); // what the line said was about the last plan or run
         const s = parseStart();
         if (s === null) {
           errors.textContent = 'Start: expected "x,y" in metres, e.g. 4,20';
@@ -181,21 +228,52 @@ export function missionPanel(): MissionPanel {
           return;
         }
         const job = `plan-${Date.now()}`;
+        const seq = ++planSeq;
+        const asked = snapshot();
+        // The plan on the screen goes: nothing runs until the new one is drawn.
+        planned = null;
+        planInputs = null;
+        stale.hidden = true;
         planBtn.disabled = true;
+        setRunState(runState);
         summary.textContent = 'Planning…';
-        a.api.missionPlan({
-          job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
-          ...(s !== undefined ? { start: s } : {}),
-          method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
-        }).then((r) => {
-          planned = r;
+        const robot = worlds.get(world.value)?.kind === 'robot';
+        a.api.missionPlan(robot
+          ? { job, world: world.value, ...(mapGraph.value !== '' ? { graph: mapGraph.value } : {}), spec: spec.value, regions: regions.value, method: method.value as PlanMethod }
+          : {
+            job, world: world.value, ...(models.value !== '' ? { models: models.value } : {}), spec: spec.value, regions: regions.value,
+            ...(s !== undefined ? { start: s } : {}),
+            method: method.value as PlanMethod, datasetSteps: Number(steps.value), seed: Number(seed.value),
+          }).then((r) => {
+          if (seq !== planSeq) return; // a newer plan was asked for
+          if (showPlan(r, asked)) remember({ session: r.session, inputs: asked });
+        }, (e: unknown) => {
+          if (seq !== planSeq) return;
+          summary.textContent = 'No plan.';
+          errors.textContent = errorText(e);
+          setRunState(runState);
+        });
+      });
+
+      /** Draws a plan and binds it to the inputs it was made from; false when it could not be drawn (then it is not kept). */
+      const showPlan = (r: MissionPlanResult, asked: Record<string, string>): boolean => {
           trail.length = 0;
-          graph?.setScene(r.scene);
-          graph?.setPlan(r.plan);
-          graph?.setTrail([]);
-          graph?.setRobot(null);
-          automaton?.setAutomaton(r.automaton);
-          automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+          try {
+            graph?.setScene(r.scene);
+            graph?.setPlan(r.plan);
+            graph?.setTrail([]);
+            graph?.setRobot(null);
+            automaton?.setAutomaton(r.automaton);
+            automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+          } catch (e) {
+            // A plan that could not be drawn is not shown, so it cannot be run.
+            summary.textContent = 'No plan.';
+            errors.textContent = `the plan could not be drawn: ${errorText(e)}`;
+            setRunState(runState);
+            return false;
+          }
+          planned = r;
+          planInputs = asked;
           heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...r.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
           const p = r.plan;
           summary.replaceChildren(
@@ -203,19 +281,60 @@ export function missionPanel(): MissionPanel {
             el('div', {}, p.status === 'ok'
               ? `prefix ${p.prefix.length - 1} waypoints, suffix ${p.suffix.length}; objective ${p.cost?.objective.toFixed(1) ?? '–'}; ${r.planning_ms.toFixed(1)} ms`
               : p.reason?.message ?? ''),
-            el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
+            r.robot !== undefined
+              ? el('div', { class: 'muted', id: 'plan-robot' }, `${r.report.nodes} nodes; from the robot at (${r.robot.x.toFixed(2)}, ${r.robot.y.toFixed(2)}): Run refuses this plan if the robot moves more than ${r.robot.tolerance_m} m before it starts`)
+              : el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
           );
+          summary.append(stale);
+          checkStale();
           setRunState(null);
-        }, (e: unknown) => {
-          summary.textContent = 'No plan.';
-          errors.textContent = errorText(e);
-          setRunState(runState);
+          return true;
+      };
+
+      // The fields and the last plan survive a reload: the fields from this browser's storage, the
+      // plan from the workbench (which still holds it, unless it restarted).
+      const STORE = 'witness.mission';
+      const remember = (last: { session: string; inputs: Record<string, string> } | null): void => {
+        try {
+          const saved = JSON.parse(localStorage.getItem(STORE) ?? '{}') as Record<string, unknown>;
+          localStorage.setItem(STORE, JSON.stringify({ ...saved, fields: { ...snapshot(), replans: replans.value, speed: speed.value }, ...(last !== null ? { last } : {}) }));
+        } catch { /* storage unavailable: nothing survives a reload */ }
+      };
+      for (const e of [...Object.values(inputs), replans, speed]) e.addEventListener('change', () => remember(null));
+      restore = (): void => {
+        let saved: { fields?: Record<string, string>; last?: { session: string; inputs: Record<string, string> } };
+        try {
+          saved = JSON.parse(localStorage.getItem(STORE) ?? '{}') as typeof saved;
+        } catch {
+          return;
+        }
+        const f = saved.fields;
+        if (f !== undefined) {
+          if (f['world'] !== undefined && worlds.has(f['world'])) {
+            world.value = f['world'];
+            chooseWorld(world.value, false);
+          }
+          for (const [k, e] of Object.entries(inputs)) {
+            if (k === 'world' || f[k] === undefined) continue;
+            if (e instanceof HTMLSelectElement && ![...e.options].some((o) => o.value === f[k])) continue;
+            e.value = f[k]!;
+          }
+          if (f['replans'] !== undefined) replans.value = f['replans'];
+          if (f['speed'] !== undefined) speed.value = f['speed'];
+        }
+        const last = saved.last;
+        if (last === undefined) return;
+        a.api.missionSession({ session: last.session }).then((r) => {
+          if (planned === null && showPlan(r, last.inputs)) summary.prepend(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan, kept by the workbench across the reload.'));
+        }, () => {
+          if (planned === null) summary.replaceChildren(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan is gone (the workbench restarted, or a robot\'s plan ran): plan again.'));
         });
-      });
+      };
 
       runBtn.addEventListener('click', () => {
-        if (planned === null) return;
+        if (planned === null || changedSincePlan().length > 0 || latched) return;
         errors.textContent = '';
+        a.notify('');
         logPanel.clear();
         plots?.reset();
         trail.length = 0;
@@ -223,7 +342,12 @@ export function missionPanel(): MissionPanel {
           run = r.run;
           setRunState('running');
           addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}`);
-        }, (e: unknown) => { errors.textContent = errorText(e); });
+          // A robot's plan runs once: the robot moves, so the next run needs a plan from where it is then.
+          if (planned?.robot !== undefined) spend('This plan has run: plan again from where the robot is now.');
+        }, (e: unknown) => {
+          errors.textContent = errorText(e);
+          if ((e as { code?: string }).code === 'conflict' && planned?.robot !== undefined) spend('The robot has moved since this plan: plan again.');
+        });
       });
       pauseBtn.addEventListener('click', () => {
         if (run === null) return;
@@ -234,7 +358,16 @@ export function missionPanel(): MissionPanel {
         void a.api.missionControl({ run, action: 'stop' }).catch((e: unknown) => { errors.textContent = errorText(e); });
       });
 
+      a.api.estopState().then((st) => {
+        latched = st.latched;
+        setRunState(runState);
+      }, () => { /* the header reports it */ });
       a.onEvent((e) => {
+        if (e.topic === 'estop') {
+          latched = e.state.latched;
+          setRunState(runState);
+          return;
+        }
         if (!e.topic.startsWith('mission.')) return;
         const m = e as MissionEvent;
         if (m.run !== run) return;
@@ -250,7 +383,6 @@ export function missionPanel(): MissionPanel {
             break;
           case 'mission.state':
             setRunState(m.state);
-            if (m.state !== 'escalated') dialog.close();
             break;
           case 'mission.event':
             addLog(m.t, m.detail, m.kind);
@@ -260,9 +392,6 @@ export function missionPanel(): MissionPanel {
             graph?.setPlan(m.plan);
             graph?.setTrail(trail);
             addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints`, 'replan');
-            break;
-          case 'mission.escalation':
-            dialog.open(m.run, m.escalation);
             break;
           case 'mission.end': {
             // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
@@ -275,9 +404,9 @@ export function missionPanel(): MissionPanel {
               live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
             }
             graph?.setTrail(trail);
-            addLog(m.steps, `${m.success ? 'SUCCESS' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.success ? 'ok' : 'failed');
-            plots?.end(m.steps, m.success ? 'succeeded' : `failed (${m.failureMode ?? ''})`);
-            a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
+            addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome);
+            plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : `failed (${m.failureMode ?? ''})`);
+            if (m.outcome !== 'stopped') a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
           }

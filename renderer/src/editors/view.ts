@@ -353,9 +353,11 @@ export class EditorsView {
   private useInMission(): void {
     const d = this.active;
     if (d?.kind !== 'ltl') return;
-    this.app.post({ kind: 'use-spec', text: d.model.getValue(), path: d.path });
+    const unsaved = this.docs.isDirty(d);
+    this.app.notify(`${d.path} sent to the mission console${unsaved ? ' (with unsaved edits)' : ''}`);
+    // The console says so on its own status line, which is the one showing next.
+    this.app.post({ kind: 'use-spec', text: d.model.getValue(), path: d.path, unsaved });
     this.app.post({ kind: 'show-tab', tab: 'mission' });
-    this.app.notify(`${d.path} sent to the mission console${this.docs.isDirty(d) ? ' (with unsaved edits)' : ''}`);
   }
 }
 

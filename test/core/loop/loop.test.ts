@@ -82,3 +82,35 @@ test('registration checks the vocabulary: fields, objects, types, skills, argume
   const published = JSON.parse(readFileSync(new URL('../../../../docs/schemas/tool.schema.json', import.meta.url), 'utf8')) as unknown;
   assert.deepEqual(published, TOOL_SCHEMA);
 });
+
+test("the operator's stop cancels the running skill (its abort signal) and ends the loop as stopped; nothing is called after it", async () => {
+  const world = new StepThroughWorld();
+  const stop = new AbortController();
+  let cancelled = false;
+  const slow: typeof world.execute = (skill, args, o?: { signal?: AbortSignal }) => new Promise((resolve, reject) => {
+    world.calls.push({ skill, args });
+    o?.signal?.addEventListener('abort', () => {
+      cancelled = true;
+      reject(new Error('cancelled'));
+    });
+    void resolve;
+  });
+  world.execute = slow;
+  const calls: string[] = [];
+  const running = runLoop(tools(), world, new ScriptedPlanner(PLAN), 'g', opts({ signal: stop.signal, onCall: (c) => calls.push(`${c.tool}:${c.preconditions.map((p) => `${p.name}=${p.pass}`).join(',')}`) }));
+  await new Promise((r) => setTimeout(r, 20));
+  stop.abort(new Error('stopped by the operator'));
+  const r = await running;
+  assert.equal(r.outcome, 'stopped');
+  assert.match(r.reason, /^stopped by the operator; the running pick was cancelled$/);
+  assert.ok(cancelled, 'the skill saw its abort signal');
+  assert.equal(world.calls.length, 1);
+  assert.deepEqual(calls, ['pick:gripper_empty=true,target_in_workspace=true']);
+  // Stopped before it starts: nothing runs at all.
+  const before = new AbortController();
+  before.abort('stopped by the operator');
+  const idle = new StepThroughWorld();
+  const r2 = await runLoop(tools(), idle, new ScriptedPlanner(PLAN), 'g', opts({ signal: before.signal }));
+  assert.equal(r2.outcome, 'stopped');
+  assert.equal(idle.calls.length, 0);
+});

@@ -1,0 +1,182 @@
+/**
+ * The tool loop in the operator console: the same `runAct` workflow as `witness act` (every tool
+ * file registered against the world's vocabulary, the goal verifier and the plan checked before
+ * anything moves), with the console's hooks — live steps for the step view, escalations through
+ * the same dialog as missions, the operator's stop and the latching E-STOP, the session's audit log.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { WitnessError } from '../contract/errors.js';
+import type { ActEvent, ActOptions, ActRunRequest, ActTool } from '../contract/api.js';
+import type { DecisionKind } from '../contract/defaults.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { readRos2Config } from '../backends/ros2/config.js';
+import { Workspace } from '../services/editor/workspace.js';
+import type { AuditLog } from '../services/audit/store.js';
+import { auditSink } from '../services/audit/mission-recorder.js';
+import { assetPath, operatorName } from '../platform/paths.js';
+import { WAREHOUSE, runAct } from './act.js';
+import { RunControl } from './run-control.js';
+import type { EmergencyStop } from './estop.js';
+import type { Session } from './session.js';
+import { ROBOTS_DIR } from './worlds.js';
+
+/** Where the console finds tool folders and scripted plans in the workspace. */
+export const TOOLS_DIR = 'tools';
+export const PLANS_DIR = 'plans';
+
+const SHIPPED_TOOLS = ['tools', 'ros2/tools'];
+const SHIPPED_PLANS = ['plans/warehouse.json', 'ros2/plans/lab-shelf-then-bench.json'];
+
+interface ActRun {
+  readonly control: RunControl;
+  readonly done: Promise<void>;
+}
+
+export class ActConsole {
+  private readonly runs = new Map<string, ActRun>();
+  /** Each run's audit run, where the operator's stop is recorded. */
+  private readonly auditRuns = new Map<string, string>();
+
+  constructor(
+    private readonly session: Session,
+    private readonly estop: EmergencyStop,
+    private readonly auditLog: () => Promise<AuditLog>,
+  ) {}
+
+  has(run: string): boolean {
+    return this.runs.has(run);
+  }
+
+  /** Tool worlds, tool folders and plans: workspace ones by their workspace path, shipped ones as `shipped:<asset path>`. */
+  async options(): Promise<ActOptions> {
+    const { files } = await new Workspace(this.session.workspace).list().catch(() => ({ files: [] as { path: string }[] }));
+    const paths = files.map((f) => f.path);
+    const worlds: ActOptions['worlds'] = [{ id: 'tabletop', title: worldEntry('tabletop').title }];
+    const configs = [
+      ...paths.filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(this.session.workspace, p), shown: p })),
+      ...readdirSync(assetPath('ros2')).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}` })),
+    ];
+    for (const c of configs) {
+      try {
+        const config = readRos2Config(c.file);
+        if (Object.keys(config.tools).length + Object.keys(config.services).length === 0) continue;
+        worlds.push({ id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown})` });
+      } catch (e) {
+        if (!c.shown.startsWith('shipped')) worlds.push({ id: `ros2:${c.file}`, title: `ROS 2: ${c.shown} (does not check)`, problem: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    const folders = [...new Set(paths.filter((p) => (p.startsWith(`${TOOLS_DIR}/`) || p.endsWith('.tool.json')) && p.endsWith('.json')).map((p) => path.posix.dirname(p)))].sort();
+    const tools: ActOptions['tools'] = [
+      ...folders.map((f) => ({ id: f, title: `${f}/` })),
+      ...SHIPPED_TOOLS.map((t) => ({ id: `shipped:${t}`, title: `shipped: ${t}/` })),
+    ];
+    const plans: ActOptions['plans'] = [
+      ...paths.filter((p) => p.startsWith(`${PLANS_DIR}/`) && p.endsWith('.json')).map((p) => ({ id: p, title: p })),
+      ...SHIPPED_PLANS.map((p) => ({ id: `shipped:${p}`, title: `shipped: ${p}` })),
+    ];
+    return { worlds, tools, plans, example: { world: WAREHOUSE.world, tools: `shipped:${WAREHOUSE.tools}`, plan: `shipped:${WAREHOUSE.plan}`, goal: WAREHOUSE.verify, task: WAREHOUSE.goal } };
+  }
+
+  /** A folder or file that options() offers, as a path on disk; anything else is refused. */
+  private async resolve(id: string, kind: 'tools' | 'plan', offered: readonly { id: string }[]): Promise<string> {
+    const where = { path: kind === 'tools' ? '$.tools' : '$.plan' };
+    if (!offered.some((o) => o.id === id)) throw new WitnessError('not-found', `${kind === 'tools' ? 'no tool folder' : 'no plan'} "${id}" (the console offers: ${offered.map((o) => o.id).join(', ')})`, where);
+    if (id.startsWith('shipped:')) return assetPath(id.slice('shipped:'.length));
+    const ws = new Workspace(this.session.workspace);
+    if (kind === 'plan') return (await ws.file(id)).file;
+    const dir = path.join(this.session.workspace, id);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new WitnessError('not-found', `no folder "${id}" in the workspace`, where);
+    return dir;
+  }
+
+  /** Starts the loop; resolves once the run is recorded (nothing has moved yet), with the registered tools. */
+  async run(req: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[] }> {
+    this.estop.assertClear('start a tool loop');
+    if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a tool loop is already running: stop it first');
+    const offered = await this.options();
+    const world = offered.worlds.find((w) => w.id === req.world);
+    if (world === undefined) throw new WitnessError('invalid-params', `unknown tool world "${req.world}" (known: ${offered.worlds.map((w) => w.id).join(', ')})`, { path: '$.world' });
+    if (world.problem !== undefined) throw new WitnessError('invalid-input', world.problem, { path: '$.world' });
+    const tools = await this.resolve(req.tools, 'tools', offered.tools);
+    const plan = req.plan !== undefined ? await this.resolve(req.plan, 'plan', offered.plans) : undefined;
+    const log = await this.auditLog();
+    const bus = this.session.bus;
+    const emit = (e: ActEvent): void => bus.emit(e);
+    const run = randomUUID();
+    const control = new RunControl(run, (e) => bus.emit(e), 0);
+    let n = 0;
+    let auditRun: string | null = null;
+    let registered: ActTool[] = [];
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => { started = resolve; });
+    let failedEarly: unknown = null;
+    const done = (async () => {
+      try {
+        const r = await runAct({
+          world: req.world, ...(this.session.ros2 !== undefined ? { open: { ros2: this.session.ros2 } } : {}),
+          tools, ...(plan !== undefined ? { plan } : {}), goal: req.goal, ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
+          planner: req.planner ?? 'recovery', replans: req.replans ?? 2, seed: req.seed ?? 0,
+          audit: log, operator: operatorName(), via: `console (${this.session.transport})`,
+          meta: { planner: req.planner ?? 'recovery', goal: req.goal, tools: req.tools, plan: req.plan ?? null },
+          decide: control.decide, signal: control.signal,
+          onEvent: (kind, body) => emit({ topic: 'act.step', run, n: n++, kind, body }),
+          onCall: (c) => emit({ topic: 'act.call', run, n: n++, tool: c.tool, args: c.args, subtask: c.subtask, timeout_s: c.timeout_s, preconditions: c.preconditions.map((p) => ({ ...p })) }),
+          started: (id, ts) => {
+            auditRun = id;
+            if (id !== null) this.auditRuns.set(run, id);
+            registered = [...ts.values()].map((t) => ({ name: t.name, skill: t.skill, preconditions: t.preconditions.map((c) => c.name), postconditions: t.postconditions.map((c) => c.name) }));
+            started();
+          },
+        });
+        control.finished();
+        emit({ topic: 'act.end', run, outcome: r.result.outcome, reason: r.result.reason, toolCalls: r.result.toolCalls, replans: r.result.replans, auditRun });
+      } catch (e) {
+        failedEarly = e;
+        started();
+        control.stop(`the tool loop failed: ${e instanceof Error ? e.message : String(e)}`, false);
+        emit({ topic: 'act.end', run, outcome: 'error', reason: e instanceof Error ? e.message : String(e), toolCalls: 0, replans: 0, auditRun });
+      }
+    })();
+    this.runs.set(run, { control, done });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
+    await ready;
+    if (failedEarly !== null && auditRun === null) {
+      this.runs.delete(run);
+      throw failedEarly instanceof Error ? failedEarly : new Error('the tool loop failed to start');
+    }
+    return { run, auditRun, tools: registered };
+  }
+
+  private stopRun(run: string, emergency: boolean, why?: string): boolean {
+    const r = this.runs.get(run);
+    if (r === undefined || !r.control.active) return false;
+    const reason = why ?? (emergency ? 'emergency stop by the operator' : 'stopped by the operator');
+    void this.auditLog().then((log) => {
+      const id = this.auditRuns.get(run) ?? null;
+      if (id !== null) auditSink(log, id).event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
+    });
+    r.control.stop(reason, emergency);
+    return true;
+  }
+
+
+  stop(run: string): { stopped: boolean } {
+    if (!this.runs.has(run)) throw new WitnessError('not-found', `no tool loop run ${run}`, { path: '$.run' });
+    return { stopped: this.stopRun(run, false) };
+  }
+
+  decide(run: string, escalation: string, decision: DecisionKind, reason: string): { accepted: boolean } {
+    const r = this.runs.get(run);
+    if (r === undefined) throw new WitnessError('not-found', `no tool loop run ${run}`, { path: '$.run' });
+    if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });
+    if (decision !== 'abort') this.estop.assertClear(`${decision} in a tool loop`);
+    return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
+  }
+
+  async close(): Promise<void> {
+    for (const id of this.runs.keys()) this.stopRun(id, false);
+    await Promise.all([...this.runs.values()].map((r) => r.done));
+  }
+}

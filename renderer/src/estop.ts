@@ -1,0 +1,107 @@
+/**
+ * The emergency stop in the header, on every tab: the button and its key (F9: no editor, dialog or
+ * browser binds it, so dismissing a popup never stops a robot and the stop works with focus
+ * anywhere), the latched state (after it fires nothing can start or resume until an operator resets
+ * it), and the reset dialog: an explicit acknowledgement and a reason, recorded with who reset it.
+ */
+import type { ApiEvent, EstopState } from '../../main/contract/api.js';
+import { type App, el } from './app.js';
+import { errorText } from './api.js';
+
+/** The key that fires the E-STOP (KeyboardEvent.key). */
+export const ESTOP_KEY = 'F9';
+
+export interface EstopControls {
+  /** The header's part: the latch banner and the button. */
+  readonly header: HTMLElement;
+  readonly dialog: HTMLDialogElement;
+  /** Fires the E-STOP (the button, the key, and any panel's own E-STOP control). */
+  fire(): void;
+}
+
+export interface EstopOptions {
+  /** Fires the E-STOP; resolves to a line for the status bar. */
+  fire(): Promise<string>;
+}
+
+const clock = (ms: number): string => new Date(ms).toLocaleTimeString();
+
+export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOptions): EstopControls {
+  const button = el('button', {
+    class: 'estop', id: 'estop', 'aria-keyshortcuts': ESTOP_KEY,
+    title: `Emergency stop: halts every running mission and tool loop now, and latches until reset (${ESTOP_KEY}, with focus anywhere)`,
+  }, `E-STOP (${ESTOP_KEY})`);
+  const latchText = el('span', { id: 'estop-latch-text' });
+  const resetOpen = el('button', { id: 'estop-reset-open', class: 'estop-reset-open' }, 'Reset…');
+  const latch = el('span', { id: 'estop-latch', class: 'estop-latch', role: 'alert', hidden: '' }, latchText, resetOpen);
+
+  const ack = el('input', { id: 'estop-ack', type: 'checkbox' });
+  const reason = el('textarea', { id: 'estop-reset-reason', rows: '3', placeholder: 'What did you check? (required — recorded in the audit log with your name)' });
+  const reset = el('button', { id: 'estop-reset', class: 'danger', disabled: '' }, 'Reset the E-STOP');
+  const cancel = el('button', { id: 'estop-reset-cancel' }, 'Keep it latched');
+  const err = el('div', { id: 'estop-reset-error', class: 'error', role: 'alert' });
+  const what = el('p', { id: 'estop-reset-what' });
+  const dialog = el('dialog', { id: 'estop-reset-dialog', 'aria-labelledby': 'estop-reset-title' },
+    el('h2', { id: 'estop-reset-title' }, 'Reset the emergency stop'), what,
+    el('label', { class: 'check' }, ack, el('span', {}, 'I have checked that the robot and its surroundings are safe for it to move again')),
+    el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
+    err, el('div', { class: 'buttons' }, cancel, reset));
+
+  let state: EstopState = { latched: false };
+  const sync = (): void => {
+    reset.disabled = !(ack.checked && reason.value.trim() !== '');
+  };
+  const show = (s: EstopState): void => {
+    state = s;
+    document.body.dataset.estop = s.latched ? 'latched' : 'clear';
+    latch.hidden = !s.latched;
+    button.classList.toggle('fired', s.latched);
+    if (s.latched) {
+      latchText.textContent = `E-STOP LATCHED since ${clock(s.since)} by ${s.by}${s.recordError !== null ? ' (not recorded: see the status line)' : ''}`;
+      latch.title = `${s.reason}${s.stopped.length > 0 ? `; stopped ${s.stopped.length} run(s)` : ''}${s.recordError !== null ? `; the audit log refused the record: ${s.recordError}` : ''}`;
+      what.textContent = `Latched at ${clock(s.since)} by ${s.by}: ${s.reason}. Nothing can start or resume until it is reset.`;
+    } else if (dialog.open) dialog.close();
+  };
+
+  const fire = (): void => {
+    button.classList.add('fired');
+    o.fire().then((line) => app.notify(line, 'error'), (e: unknown) => app.notify(`emergency stop failed: ${errorText(e)}`, 'error'));
+  };
+  button.addEventListener('click', fire);
+  // Capture phase on the window: no editor or dialog sees the key first, and none can swallow it.
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== ESTOP_KEY) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (!e.repeat) fire();
+  }, { capture: true });
+
+  resetOpen.addEventListener('click', () => {
+    if (!state.latched) return;
+    ack.checked = false;
+    reason.value = '';
+    err.textContent = '';
+    sync();
+    dialog.showModal();
+    ack.focus();
+  });
+  ack.addEventListener('change', sync);
+  reason.addEventListener('input', sync);
+  cancel.addEventListener('click', () => dialog.close());
+  reset.addEventListener('click', () => {
+    reset.disabled = true;
+    app.api.estopReset({ acknowledged: true, reason: reason.value.trim() }).then((s) => {
+      show(s);
+      app.notify('E-STOP reset: missions may run again', 'info');
+    }, (e: unknown) => {
+      err.textContent = errorText(e);
+      sync();
+    });
+  });
+
+  app.onEvent((e: ApiEvent) => {
+    if (e.topic === 'estop') show(e.state);
+  });
+  app.api.estopState().then(show, (e: unknown) => app.notify(`E-STOP state unknown: ${errorText(e)}`, 'error'));
+  return { header: el('span', { class: 'estop-box' }, latch, button), dialog, fire };
+}
