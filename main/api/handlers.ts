@@ -50,6 +50,7 @@ export function handlers(session: Session): Handlers {
     // Graph view.
     sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
     automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
+    missionGraph: ({ session, view }) => attempt(() => missions.graph(session, view)),
     // Operator console.
     listWorlds: () => missions.worlds(),
     missionPlan: (r) => missions.plan(r),

@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
-import type { MissionAction, MissionPlanRequest, MissionPlanResult, MissionRunRequest, RunState, WorldInfo, EstopState } from '../contract/api.js';
+import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { automatonView, mapScene, mazeScene, planView } from '../services/ui/scene.js';
+import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/graph-views.js';
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
@@ -130,17 +131,49 @@ export class MissionConsole {
       const result: PlanResult = plan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft });
       const planning_ms = performance.now() - t0;
       const id = randomUUID();
+      const view = planView(result, task.graph);
       const planned: PlannedMaze = { kind: 'maze', task, method, lambda, k };
       this.sessions.set(id, planned);
       return planned.shown = {
         session: id,
         scene: this.scene(task, task.graph),
-        plan: planView(result, task.graph),
+        plan: view,
         automaton: automatonView(task.automaton),
         planning_ms,
         report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length },
       };
     });
+  }
+
+  /** A planned mission's latent graph or product graph, with its plan (API missionGraph). */
+  graph(session: string, view: MissionGraphView): { view: MissionGraphView; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView; note: string } {
+    const s = this.sessions.get(session);
+    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    const shown = s.shown?.plan;
+    if (shown === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    const automaton = automatonView(s.task.automaton);
+    if (s.kind === 'robot') {
+      if (view === 'latent') throw new WitnessError('invalid-params', 'a robot plans on its map graph: there is no latent graph (the map graph is on the Mission tab)', { path: '$.view' });
+      try {
+        const p = productScene(s.plan.graph, s.task.automaton, this.robotScene(s, s.plan.graph), shown, PLAN_DEFAULTS.tauSoft);
+        return { view, scene: p.scene, plan: p.plan, automaton, note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the map per automaton state (${p.states})` };
+      } catch (e) {
+        if (e instanceof GraphViewTooLarge) throw new WitnessError('invalid-params', e.message, { path: '$.view' });
+        throw e;
+      }
+    }
+    const task = s.task, scene = this.scene(task, task.graph);
+    if (view === 'latent') {
+      const l = latentScene(scene, shown);
+      return { view, scene: l.scene, plan: l.plan, automaton, note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.anchors} anchors and its start are not part of it (the plan is shown through its cluster nodes)` };
+    }
+    try {
+      const p = productScene(task.graph, task.automaton, scene, shown, PLAN_DEFAULTS.tauSoft);
+      return { view, scene: p.scene, plan: p.plan, automaton, note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the maze per automaton state (${p.states})` };
+    } catch (e) {
+      if (e instanceof GraphViewTooLarge) throw new WitnessError('invalid-params', e.message, { path: '$.view' });
+      throw e;
+    }
   }
 
   private scene(task: MissionTask, g: SemanticGraph): MissionPlanResult['scene'] {

@@ -6,8 +6,14 @@
 import type { ApiEvent, AppInfo, AutomatonView, GraphScene, PlanView, WitnessApi } from '../../main/contract/api.js';
 
 export type LocalMessage =
-  | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }
-  | { kind: 'robot'; x: number; y: number; states: number[] }
+  /** A mission's scene and plan (the console posts one when it plans and when a run replans, `replan` its step). */
+  | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null; session?: string | null; replan?: number }
+  /** The robot of the running mission: its position, the monitor's states, the step and the labels there. */
+  | { kind: 'robot'; x: number; y: number; states: number[]; t?: number; labels?: string[] }
+  /** The running mission's driven path: empty when a run starts, the whole path when it ends. */
+  | { kind: 'trail'; points: [number, number][]; ended: boolean }
+  /** Show a node on the Graph tab (a node id clicked in a failure record); `scene` when the graph tab may not have it. */
+  | { kind: 'focus-node'; id: string; scene?: { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }; back?: { label: string; action: () => void } }
   | { kind: 'use-spec'; text: string; path: string | null; unsaved?: boolean }
   | { kind: 'show-tab'; tab: TabId }
   /** Fire the emergency stop (from a control inside a modal dialog, where the header cannot be reached). */

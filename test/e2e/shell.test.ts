@@ -9,10 +9,10 @@ test('web mode: the shell loads over the token-protected WebSocket with tabs, th
     const { page } = app;
     // The token is taken out of the address bar once the page has it.
     assert.ok(!page.url().includes('token='), page.url());
-    assert.deepEqual(await page.locator('nav.tabs button').allTextContents(), ['Mission', 'Editors', 'Graph', 'Audit']);
+    assert.deepEqual(await page.locator('nav.tabs button').allTextContents(), ['Mission', 'Tool loop', 'Editors', 'Graph', 'Audit']);
     assert.equal(await page.locator('#conn').textContent(), 'web mode');
     assert.ok(await page.locator('#estop').isVisible());
-    for (const tab of ['editors', 'graph', 'audit', 'mission']) {
+    for (const tab of ['act', 'editors', 'graph', 'audit', 'mission']) {
       await page.click(`#tab-${tab}`);
       assert.ok(await page.locator(`#panel-${tab}`).isVisible(), tab);
       assert.ok(await page.locator('#estop').isVisible(), `E-STOP hidden on ${tab}`);

@@ -18,6 +18,7 @@ import { createEventTable } from './table.js';
 import { renderDetail } from './detail.js';
 import { createTimeline } from './timeline.js';
 import { type Head, createTail } from './tail.js';
+import { linkNodes, replayScene } from '../graph/node-links.js';
 
 const time = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
@@ -129,6 +130,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       const d = await api.auditEvent({ ...fileArg(), id: row.id });
       if (gen !== detailGen) return;
       renderDetail(detail, d, run?.started_ms ?? d.row.t_ms);
+      linkNodes(detail, (id) => app.post({ kind: 'focus-node', id, ...(replay !== null ? { scene: replayScene(replay, timeline.value) } : {}) }));
       detail.dataset.kind = d.row.kind;
     } catch (e) {
       if (gen === detailGen) detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));

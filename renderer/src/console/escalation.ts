@@ -8,6 +8,7 @@ import { type App, el } from '../app.js';
 
 type MissionDecision = (typeof DECISIONS)[number];
 import { errorText } from '../api.js';
+import { linkNodes } from '../graph/node-links.js';
 
 export interface EscalationDialog {
   readonly element: HTMLDialogElement;
@@ -76,6 +77,16 @@ export function escalationDialog(app: App): EscalationDialog {
       failures.replaceChildren(...escalation.failures.map((f) => el('li', {}, f.source === 'mission'
         ? `t=${f.t} ${f.kind} ${f.from} → ${f.to}: ${f.rule}`
         : `${f.tool}: ${f.stage} "${f.violated}" failed → ${f.label} (${f.class})`)));
+      // Node ids in the records open the Graph tab on the node; the dialog waits to be brought back.
+      const reopen = (): void => {
+        if (current === null || dialog.open) return;
+        app.post({ kind: 'show-tab', tab: 'mission' });
+        dialog.showModal();
+      };
+      linkNodes(failures, (id) => {
+        dialog.close();
+        app.post({ kind: 'focus-node', id, back: { label: 'Back to the escalation', action: reopen } });
+      });
       reason.value = '';
       err.textContent = '';
       sync();

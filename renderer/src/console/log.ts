@@ -29,7 +29,8 @@ export interface LogPanel {
   readonly element: HTMLElement;
   /** The list itself (#mission-log). */
   readonly list: HTMLOListElement;
-  add(t: number, text: string, kind?: string): void;
+  /** Appends a line; returns it (callers may decorate it: node ids as links). */
+  add(t: number, text: string, kind?: string): HTMLLIElement;
   clear(): void;
 }
 
@@ -70,6 +71,7 @@ export function createLogPanel(): LogPanel {
       while (list.children.length > MAX_LINES) list.firstElementChild?.remove();
       if (!li.hidden) list.scrollTop = list.scrollHeight;
       updateCount();
+      return li;
     },
     clear() {
       list.replaceChildren();

@@ -9,6 +9,8 @@ import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/c
 import { type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { createAutomatonView, createGraphView, type AutomatonViewHandle, type GraphViewHandle } from '../graph/view.js';
+import { drawMission } from '../graph/draw.js';
+import { linkNodes } from '../graph/node-links.js';
 import { trainDialog } from './train.js';
 import { createLivePlots } from './plots.js';
 import { createLogPanel } from './log.js';
@@ -114,6 +116,8 @@ export function missionPanel(): MissionPanel {
 
       graph = createGraphView(graphRoot);
       automaton = createAutomatonView(autoRoot);
+      (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
+      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.mission = { graph, automaton };
       heat.addEventListener('change', () => graph?.setHeat(heat.value === '' ? null : heat.value));
 
       // A plan is bound to the inputs it was made from: when any of them changes, it is stale and
@@ -189,7 +193,9 @@ export function missionPanel(): MissionPanel {
         }
       });
 
-      const addLog = (t: number, text: string, kind = ''): void => logPanel.add(t, text, kind);
+      const addLog = (t: number, text: string, kind = ''): void => {
+        linkNodes(logPanel.add(t, text, kind), (id) => a.post({ kind: 'focus-node', id }));
+      };
       const setRunState = (s: RunState | null): void => {
         runState = s;
         state.textContent = s ?? 'idle';
@@ -258,22 +264,19 @@ export function missionPanel(): MissionPanel {
       /** Draws a plan and binds it to the inputs it was made from; false when it could not be drawn (then it is not kept). */
       const showPlan = (r: MissionPlanResult, asked: Record<string, string>): boolean => {
           trail.length = 0;
+          planned = null;
           try {
-            graph?.setScene(r.scene);
-            graph?.setPlan(r.plan);
-            graph?.setTrail([]);
-            graph?.setRobot(null);
-            automaton?.setAutomaton(r.automaton);
-            automaton?.setActive(r.automaton.states.filter((q) => q.initial).map((q) => q.id));
+            // Kept (and Run-able) only once drawn: a plan that could not be drawn is not shown, so it cannot run.
+            drawMission(graph, automaton, r.scene, r.plan, r.automaton);
           } catch (e) {
-            // A plan that could not be drawn is not shown, so it cannot be run.
             summary.textContent = 'No plan.';
-            errors.textContent = `the plan could not be drawn: ${errorText(e)}`;
+            errors.textContent = errorText(e);
             setRunState(runState);
             return false;
           }
           planned = r;
           planInputs = asked;
+          a.post({ kind: 'scene', scene: r.scene, plan: r.plan, automaton: r.automaton, session: r.session });
           heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...r.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
           const p = r.plan;
           summary.replaceChildren(
@@ -340,6 +343,7 @@ export function missionPanel(): MissionPanel {
         trail.length = 0;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
           run = r.run;
+          a.post({ kind: 'trail', points: [], ended: false });
           setRunState('running');
           addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}`);
           // A robot's plan runs once: the robot moves, so the next run needs a plan from where it is then.
@@ -378,7 +382,7 @@ export function missionPanel(): MissionPanel {
             if (trail.length % 10 === 0) graph?.setTrail(trail);
             automaton?.setActive(m.states);
             live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
-            a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states });
+            a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states, t: m.t, labels: m.labels });
             plots?.tick(m);
             break;
           case 'mission.state':
@@ -388,9 +392,13 @@ export function missionPanel(): MissionPanel {
             addLog(m.t, m.detail, m.kind);
             break;
           case 'mission.replan':
-            graph?.setScene(m.scene);
-            graph?.setPlan(m.plan);
+            try {
+              drawMission(graph, null, m.scene, m.plan, null);
+            } catch (err) {
+              errors.textContent = `replan at t=${m.t}: ${errorText(err)}`;
+            }
             graph?.setTrail(trail);
+            a.post({ kind: 'scene', scene: m.scene, plan: m.plan, automaton: planned?.automaton ?? null, session: planned?.session ?? null, replan: m.t });
             addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints`, 'replan');
             break;
           case 'mission.end': {
@@ -404,6 +412,7 @@ export function missionPanel(): MissionPanel {
               live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
             }
             graph?.setTrail(trail);
+            a.post({ kind: 'trail', points: [...trail], ended: true });
             addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome);
             plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : `failed (${m.failureMode ?? ''})`);
             if (m.outcome !== 'stopped') a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');

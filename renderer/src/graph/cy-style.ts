@@ -30,6 +30,11 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
       selector: 'node.has-labels',
       style: { label: 'data(label)', 'font-size': font, color: '#1d232b', 'text-valign': 'top', 'text-margin-y': -size * 0.2, 'text-outline-color': '#fff', 'text-outline-width': font * 0.12 },
     },
+    {
+      // Zoomed in far enough (cy-view.ts toggles the class): every node says its id, and its labels.
+      selector: 'node.named',
+      style: { label: 'data(name)', 'font-size': Math.max(3, size * 0.45), color: '#1d232b', 'text-valign': 'bottom', 'text-margin-y': size * 0.1, 'text-outline-color': '#fff', 'text-outline-width': Math.max(0.5, size * 0.06), 'min-zoomed-font-size': 0 },
+    },
     { selector: 'node.start', style: { shape: 'star', width: size * 2, height: size * 2, 'background-color': '#111', 'border-width': size * 0.12, 'border-color': '#fff', 'z-index': 20 } },
     { selector: 'node.heat', style: { 'background-color': `mapData(heat, 0, 1, ${HEAT_LOW}, ${HEAT_HIGH})` } },
     { selector: 'node.on-prefix', style: { 'border-width': size * 0.18, 'border-color': c.prefix } },

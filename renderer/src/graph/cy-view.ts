@@ -26,6 +26,31 @@ export interface CyGraphView extends GraphViewHandle {
   scene(): GraphScene | null;
   /** Where the robot marker is on the page, or null when hidden. */
   robotPoint(): { x: number; y: number } | null;
+  /** The whole scene in view. */
+  fit(): void;
+  /** The id of the scene node a search for `query` finds (see findNode), or null. */
+  find(query: string): string | null;
+  /** Selects a node (detail listeners told) and centres it, zoomed in far enough to read its name; false when there is no such node. */
+  focus(id: string): boolean;
+}
+
+/** A node drawn at least this many pixels wide shows its name (its id and labels). */
+export const NAME_PX = 30;
+
+/**
+ * A node id for a search: the id itself, else the same id in another case, else — in a product
+ * graph, whose ids are `node@q<state>` — a product node of that graph node (one on the plan first).
+ */
+export function findNode(ids: readonly string[], query: string, onPlan: ReadonlySet<string> = new Set()): string | null {
+  const q = query.trim();
+  if (q === '') return null;
+  if (ids.includes(q)) return q;
+  const lower = q.toLowerCase();
+  const same = ids.find((id) => id.toLowerCase() === lower);
+  if (same !== undefined) return same;
+  // A graph node in a product graph: the first of its states on the plan, else its first state.
+  const states = ids.filter((id) => id.toLowerCase().startsWith(`${lower}@q`));
+  return states.find((id) => onPlan.has(id)) ?? states[0] ?? null;
 }
 
 export function createGraphView(root: HTMLElement): CyGraphView {
@@ -67,7 +92,28 @@ export function createGraphView(root: HTMLElement): CyGraphView {
   let needsFit = false;
   const listeners: ((d: NodeDetail | null) => void)[] = [];
 
-  const syncLayers = (): void => layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+  let named = false;
+  /** Names on when a node is drawn NAME_PX wide or more, off below (one batch, only when it flips). */
+  const syncNames = (): void => {
+    const on = frame !== null && cy.zoom() * frame.nodeSize >= NAME_PX;
+    root.dataset.names = on ? 'shown' : 'hidden';
+    if (on === named) return;
+    named = on;
+    cy.batch(() => {
+      if (on) cy.nodes('.scene').addClass('named');
+      else cy.nodes('.scene').removeClass('named');
+    });
+  };
+  /** The viewport is the fitted one (no pan, zoom or focus since): a resize fits again. */
+  let fitted = false;
+  let programmatic = false;
+  cy.on('viewport', () => {
+    if (!programmatic) fitted = false;
+  });
+  const syncLayers = (): void => {
+    layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+    syncNames();
+  };
   cy.on('viewport', syncLayers);
   /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
   const fit = (): void => {
@@ -77,12 +123,16 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       return;
     }
     needsFit = false;
+    fitted = true;
     cy.resize();
     if (scene !== null && frame !== null) {
       const b = scene.bounds, pad = 20;
+      // Two opposite corners in model units (which is on top depends on the frame: y up or down).
       const tl = frame.toModel(b.minX, b.maxY), br = frame.toModel(b.maxX, b.minY);
-      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, br.x - tl.x), (h - 2 * pad) / Math.max(1e-9, br.y - tl.y))));
+      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)), (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)))));
+      programmatic = true;
       cy.viewport({ zoom, pan: { x: w / 2 - zoom * (tl.x + br.x) / 2, y: h / 2 - zoom * (tl.y + br.y) / 2 } });
+      programmatic = false;
     }
     syncLayers();
   };
@@ -118,13 +168,20 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     root.dataset.heat = heat ?? '';
   };
 
+  /** Draws `plan` over the scene; a plan naming nodes the scene lacks is refused (nothing drawn, an error thrown). */
   const applyPlan = (): void => {
+    const overlay = plan !== null && plan.status === 'ok' && scene !== null ? planOverlay(plan, index) : null;
+    if (overlay !== null && overlay.unknown.length > 0) {
+      plan = null;
+      applyPlan();
+      const u = overlay.unknown;
+      throw new Error(`the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`);
+    }
     cy.batch(() => {
       cy.edges('.plan').remove();
       cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
-      if (plan === null || plan.status !== 'ok' || scene === null) return;
-      const { edges, unknown } = planOverlay(plan, index);
-      if (unknown.length > 0) console.warn(`graph view: plan nodes not in the scene: ${unknown.slice(0, 5).join(', ')}`);
+      if (plan === null || plan.status !== 'ok' || overlay === null) return;
+      const { edges } = overlay;
       cy.add(edges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target }, classes: `plan plan-${e.part}` })));
       for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
@@ -139,6 +196,19 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     pictureBox: () => layers.pictureBox(),
     robotPoint: () => layers.robotPoint(),
     scene: () => scene,
+    fit,
+    find: (query) => findNode(scene?.nodes.map((n) => n.id) ?? [], query, new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : [])),
+    focus(id) {
+      const i = index.get(id);
+      if (i === undefined || frame === null) return false;
+      view.select(id);
+      const w = host.clientWidth, h = host.clientHeight;
+      const zoom = Math.min(cy.maxZoom(), Math.max(cy.zoom(), (1.5 * NAME_PX) / frame.nodeSize));
+      const p = cy.getElementById(nodeElementId(i)).position();
+      cy.viewport({ zoom, pan: { x: w / 2 - zoom * p.x, y: h / 2 - zoom * p.y } });
+      root.dataset.focused = id;
+      return true;
+    },
     screenOf(id) {
       const i = index.get(id);
       if (i === undefined) return null;
@@ -150,6 +220,8 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       const started = performance.now();
       delete root.dataset.frameMs;
       scene = s;
+      // A plan belongs to the scene it was made on: a new scene drops it until setPlan gives the next.
+      plan = null;
       index.clear();
       frame = s === null ? null : frameOf(s);
       colours = propositionColours(s?.propositions ?? []);
@@ -161,7 +233,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
           index.set(n.id, i);
           els.push({
             group: 'nodes',
-            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), heat: 0 },
+            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id, heat: 0 },
             position: f.toModel(n.x, n.y),
             classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
           });
@@ -182,6 +254,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
         cy.style(graphStyle(frame?.nodeSize ?? 8, coloursOfPlan));
         cy.add(els);
       });
+      named = false;
       const ok = layers.setPicture(s?.picture ?? null, frame, s?.bounds ?? { minX: 0, minY: 0, maxX: 1, maxY: 1 });
       layers.setTrail(new Float64Array(0));
       layers.setRobot(null);
@@ -244,7 +317,7 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     },
     resize() {
       cy.resize();
-      if (needsFit) fit();
+      if (needsFit || fitted) fit();
       else syncLayers();
     },
     destroy() {

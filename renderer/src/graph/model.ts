@@ -115,7 +115,10 @@ export function planOverlay(plan: PlanView, index: ReadonlyMap<string, number>):
     });
   };
   walk(plan.prefix, 'prefix', undefined);
-  walk(plan.suffix, 'suffix', plan.prefix[plan.prefix.length - 1]);
+  // The cycle closes from the prefix's last node only when that node is drawn (a plan of another
+  // scene names nodes this one lacks; an edge from one would have no source).
+  const last = plan.prefix[plan.prefix.length - 1];
+  walk(plan.suffix, 'suffix', last !== undefined && index.has(last) ? last : undefined);
   return { edges, unknown: [...unknown] };
 }
 

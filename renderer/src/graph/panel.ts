@@ -1,10 +1,12 @@
 /**
  * The Graph panel: a standalone explorer of a labelled graph file of the workspace, planned for a
- * spec, with the heat map, the automaton and the node detail beside it. It also shows the scene
- * the mission console posts (plan and live robot) when one arrives.
+ * spec, with the heat map, the automaton and the node detail beside it. It follows the mission
+ * console (follow.ts keeps what it posts: scene, plan, robot, trail, monitor states) and opens the
+ * mission's latent graph and product graph; fit-to-view, names on zoom, search by node id, and
+ * node links elsewhere (failure records) land here centred on their node.
  */
 import './graph.css';
-import type { AutomatonView, GraphScene, PlanView } from '../../../main/contract/api.js';
+import type { AutomatonView, GraphScene, MissionGraphView, PlanView } from '../../../main/contract/api.js';
 import { type App, type Panel, el } from '../app.js';
 import { ApiCallError, errorText } from '../api.js';
 import { type CyGraphView, createGraphView } from './cy-view.js';
@@ -12,13 +14,18 @@ import { type CyAutomatonView, createAutomatonView } from './cy-automaton.js';
 import { renderDetail } from './detail.js';
 import { planColours } from './cy-style.js';
 import type { NodeDetail } from './view.js';
+import { MissionFollow } from './follow.js';
 
 interface Shown {
   scene: GraphScene;
   plan: PlanView | null;
   automaton: AutomatonView | null;
-  /** 'file' (opened here) or 'console' (posted by the mission console: robot updates apply). */
-  source: 'file' | 'console';
+  /**
+   * 'file' (opened here), 'console' (the mission console's scene: robot and trail apply), 'latent'
+   * (the mission's latent graph: same frame, robot and trail apply), 'product' (graph × automaton),
+   * 'other' (a scene a node link brought, e.g. an audit run's).
+   */
+  source: 'file' | 'console' | MissionGraphView | 'other';
 }
 
 /**
@@ -55,13 +62,25 @@ export function graphPanel(): Panel {
       const form = el('form', { class: 'gp-bar' },
         el('label', {}, 'Graph ', pathIn), files, el('label', {}, 'Spec ', specIn), open, cancel,
         el('label', {}, 'Heat map ', heat), status);
+      // The mission: follow it, or look at its latent or product graph; fit, find a node.
+      const follow = el('input', { id: 'graph-follow', type: 'checkbox', checked: '' });
+      const missionView = el('select', { id: 'graph-mission-view', 'aria-label': 'Which graph of the mission', disabled: '' },
+        el('option', { value: 'console' }, 'mission (live)'), el('option', { value: 'latent' }, 'latent graph'), el('option', { value: 'product' }, 'product graph'));
+      const fitBtn = el('button', { id: 'graph-fit', type: 'button', title: 'Fit the whole graph in view' }, 'Fit');
+      const search = el('input', { id: 'graph-search', type: 'search', placeholder: 'node id, e.g. c29', size: '16', 'aria-label': 'Find a node by id' });
+      const find = el('button', { id: 'graph-find', type: 'submit' }, 'Find');
+      const back = el('button', { id: 'graph-back', type: 'button', hidden: '' });
+      const followText = el('span', { class: 'gp-follow', id: 'graph-follow-status', role: 'status' });
+      const findForm = el('form', { class: 'gp-bar gp-bar2' },
+        el('label', { title: 'Show what the mission console plans and runs, as it happens' }, follow, ' Follow the mission'), missionView, fitBtn,
+        el('label', {}, 'Find ', search), find, back, followText);
       const error = el('div', { class: 'gp-error error', id: 'graph-error', role: 'alert', hidden: '' });
       const graphBox = el('div', { class: 'gp-graph', id: 'graph-view' });
       const legend = el('div', { class: 'gp-legend', id: 'graph-legend' });
       const autoBox = el('div', { class: 'gp-automaton', id: 'automaton-view' });
       const formula = el('div', { class: 'gp-formula', id: 'automaton-formula' });
       const detail = el('div', { class: 'gp-detail', id: 'graph-detail' });
-      root.append(el('div', { class: 'gp' }, form, error,
+      root.append(el('div', { class: 'gp' }, form, findForm, error,
         el('div', { class: 'gp-main' },
           el('div', { class: 'gp-graph-wrap' }, graphBox, legend),
           el('aside', { class: 'gp-side' }, el('h3', {}, 'Büchi automaton'), formula, autoBox, el('h3', {}, 'Node'), detail))));
@@ -106,7 +125,13 @@ export function graphPanel(): Panel {
           heat.replaceChildren(el('option', { value: '' }, 'none'), ...s.scene.propositions.map((p) => el('option', { value: p }, p)));
           gv.setHeat(null);
         }
-        gv.setPlan(s.plan);
+        try {
+          gv.setPlan(s.plan);
+        } catch (e) {
+          showError(`The plan is not drawn: ${errorText(e)}`);
+        }
+        graphBox.dataset.source = s.source;
+        missionView.value = s.source === 'console' || s.source === 'latent' || s.source === 'product' ? s.source : 'console';
         av.setAutomaton(s.automaton);
         formula.textContent = s.automaton?.formula ?? '';
         baseActive = s.automaton?.states.filter((q) => q.initial).map((q) => q.id) ?? [];
@@ -163,14 +188,118 @@ export function graphPanel(): Panel {
         files.replaceChildren(...r.files.filter((f) => f.path.endsWith('.json')).map((f) => el('option', { value: f.path })));
       }, () => { /* no listing: the path is typed instead */ });
 
+      // ---- following the mission console
+      const mission = new MissionFollow();
+      /** The robot and its trail drawn where the scene shares the task space's frame. */
+      const drawRobot = (): void => {
+        const live = shown?.source === 'console' || shown?.source === 'latent';
+        gv.setTrail(live ? mission.trail : []);
+        gv.setRobot(live ? mission.robot : null);
+        if (mission.states !== null) {
+          baseActive = mission.states;
+          if ((detail.dataset.node ?? '') === '') av.setActive(mission.states);
+        }
+        followText.textContent = mission.describe();
+      };
+      const showMission = (): void => {
+        const m = mission.current;
+        if (m === null) return;
+        showError(null);
+        show({ scene: m.scene, plan: m.plan, automaton: m.automaton, source: 'console' });
+        status.textContent = `from the mission console · ${status.textContent}`;
+        drawRobot();
+      };
+      const openMissionGraph = (v: MissionGraphView): void => {
+        const session = mission.current?.session ?? null;
+        if (session === null) return showError('The mission console has no planned mission to show: plan one first.');
+        showError(null);
+        status.textContent = `opening the ${v} graph…`;
+        app.api.missionGraph({ session, view: v }).then((r) => {
+          if (mission.current?.session !== session) return;
+          show({ scene: r.scene, plan: r.plan, automaton: r.automaton, source: v });
+          status.textContent = `${r.note} · ${status.textContent}`;
+          drawRobot();
+        }, (e: unknown) => {
+          status.textContent = '';
+          showError(`${v} graph: ${errorText(e)}`);
+          missionView.value = shown?.source === 'latent' || shown?.source === 'product' ? shown.source : 'console';
+        });
+      };
+      missionView.addEventListener('change', () => {
+        const v = missionView.value;
+        if (v === 'latent' || v === 'product') openMissionGraph(v);
+        else showMission();
+      });
+      // Ticking Follow again catches up with the mission at once.
+      follow.addEventListener('change', () => {
+        if (follow.checked && mission.current !== null) showMission();
+      });
+      fitBtn.addEventListener('click', () => gv.fit());
+      /** Shows a node: selected, centred and named; false (with the reason shown) when the graph has none such. */
+      const focusNode = (query: string): boolean => {
+        const id = gv.find(query);
+        if (id === null) {
+          const s = gv.scene();
+          const examples = s === null ? '' : `; ids such as ${s.nodes.slice(0, 3).map((n) => n.id).join(', ')}`;
+          showError(s === null ? `Find: no graph is shown to look for "${query.trim()}" in.` : `Find: no node "${query.trim()}" in this graph (${s.nodes.length} nodes${examples}).`);
+          search.setAttribute('aria-invalid', 'true');
+          return false;
+        }
+        showError(null);
+        search.removeAttribute('aria-invalid');
+        search.value = id;
+        gv.focus(id);
+        return true;
+      };
+      findForm.addEventListener('submit', (e) => {
+        e.preventDefault();
+        if (search.value.trim() === '') {
+          showError('Find: type a node id, e.g. c29 or anchor:e1:0.');
+          search.setAttribute('aria-invalid', 'true');
+          return;
+        }
+        focusNode(search.value);
+      });
+      let backAction: (() => void) | null = null;
+      back.addEventListener('click', () => {
+        back.hidden = true;
+        const a = backAction;
+        backAction = null;
+        a?.();
+      });
+
       app.onMessage((m) => {
-        if (m.kind === 'scene') {
-          show({ scene: m.scene, plan: m.plan, automaton: m.automaton, source: 'console' });
-          status.textContent = `from the mission console · ${status.textContent}`;
-        } else if (m.kind === 'robot' && shown?.source === 'console') {
-          gv.setRobot({ x: m.x, y: m.y });
-          baseActive = m.states;
-          if (detail.dataset.node === '') av.setActive(m.states);
+        switch (m.kind) {
+          case 'scene':
+            mission.scene(m);
+            missionView.disabled = false;
+            if (follow.checked) showMission();
+            break;
+          case 'robot':
+            mission.robotAt(m);
+            if (follow.checked && mission.ticks % 10 !== 1) {
+              // The marker every tick, the trail every tenth (a redraw of the canvas).
+              if (shown?.source === 'console' || shown?.source === 'latent') gv.setRobot(mission.robot);
+              if (mission.states !== null) {
+                baseActive = mission.states;
+                if ((detail.dataset.node ?? '') === '') av.setActive(mission.states);
+              }
+              followText.textContent = mission.describe();
+            } else if (follow.checked) drawRobot();
+            break;
+          case 'trail':
+            mission.setTrail(m.points, m.ended);
+            if (follow.checked) drawRobot();
+            break;
+          case 'focus-node': {
+            app.post({ kind: 'show-tab', tab: 'graph' });
+            if (gv.find(m.id) === null && m.scene !== undefined) show({ ...m.scene, source: 'other' });
+            if (focusNode(m.id)) search.value = m.id;
+            backAction = m.back?.action ?? null;
+            back.hidden = backAction === null;
+            back.textContent = m.back?.label ?? '';
+            break;
+          }
         }
       });
     },

@@ -13,7 +13,9 @@ export interface NodeDetail {
 }
 
 export interface GraphViewHandle {
+  /** Draws a scene (and drops the plan drawn on the previous one: give the new one with setPlan). */
   setScene(scene: GraphScene | null): void;
+  /** Draws a plan over the scene; throws (and draws none) when the plan names nodes the scene lacks. */
   setPlan(plan: PlanView | null): void;
   /** The robot's position (task space), or null to hide it. */
   setRobot(pos: { x: number; y: number } | null): void;
