@@ -68,6 +68,7 @@ export function handlers(session: Session): Handlers {
     trainModels: (r) => trainModelsJob(session, r),
     // Audit browser (read-only).
     auditRuns: (r) => attempt(() => audit.runs(r)),
+    auditHead: (r) => attempt(() => audit.head(r)),
     auditFacets: (r) => attempt(() => audit.facets(r)),
     auditQuery: (r) => attempt(() => audit.query(r)),
     auditLocate: (r) => attempt(() => audit.locate(r)),

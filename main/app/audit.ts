@@ -12,7 +12,7 @@ import { AuditError, type EventRow, auditErrorOf, isSqliteFile, openAuditReadOnl
 import { type EventQuery, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
 import { exportAudit } from '../services/audit/export.js';
 import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
-import { eventDetail, facets, locate, queryRows, runsOf } from '../services/audit/browse.js';
+import { eventDetail, facets, headOf, locate, queryRows, runsOf } from '../services/audit/browse.js';
 import { replayRun } from '../services/audit/replay.js';
 import { resolveUserPath } from '../platform/paths.js';
 
@@ -210,6 +210,18 @@ export class AuditBrowser {
       const runs = runsOf(db);
       return { file: f, exists: true, runs, ...(runs.length === 0 ? { message: `${f} holds no runs yet` } : {}) };
     });
+  }
+
+  head({ file }: Parameters<AuditApi['auditHead']>[0]): Awaited<ReturnType<AuditApi['auditHead']>> {
+    const f = this.fileOf(file);
+    if (file === undefined) {
+      try {
+        statSync(f);
+      } catch {
+        return { file: f, exists: false, runs: 0, lastSeq: 0 };
+      }
+    }
+    return this.withDb(file, (db) => ({ file: f, exists: true, ...headOf(db) }));
   }
 
   facets({ file, run }: Parameters<AuditApi['auditFacets']>[0]): Awaited<ReturnType<AuditApi['auditFacets']>> {

@@ -22,6 +22,8 @@ export class RunControl implements MissionControl {
   /** Called with each new plan after a replan. */
   replanned?: MissionControl['replanned'];
   private readonly stopped = new AbortController();
+  /** When the run started (the clock's time at construction): ticks carry the elapsed time. */
+  private readonly started: number;
   /** Aborted by stop and E-STOP: a robot's running goal is cancelled at once, not at the next step. */
   readonly signal: AbortSignal = this.stopped.signal;
 
@@ -32,7 +34,9 @@ export class RunControl implements MissionControl {
     private readonly speed: number,
     private readonly now: () => number = () => performance.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
+  ) {
+    this.started = now();
+  }
 
   private setState(state: RunState): void {
     this.state = state;
@@ -44,14 +48,21 @@ export class RunControl implements MissionControl {
     const t = this.now();
     if (t - this.lastTick < TICK_MS) return;
     this.lastTick = t;
-    this.emit({ topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target });
+    this.tickEvent(tick, t);
+  }
+
+  private tickEvent(tick: MissionTick, t: number): void {
+    this.emit({
+      topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target,
+      progress: { ...tick.progress }, distance_m: tick.distance_m, speed_mps: tick.speed_mps, elapsed_s: (t - this.started) / 1000,
+    });
   }
 
   async step(tick: MissionTick): Promise<{ go: true } | { go: false; reason: string }> {
     const t = this.now();
     if (this.speed > 0 || t - this.lastTick >= TICK_MS) {
       this.lastTick = t;
-      this.emit({ topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target });
+      this.tickEvent(tick, t);
     }
     if (this.speed > 0) {
       const wait = this.lastStep + 1000 / this.speed - this.now();

@@ -101,6 +101,23 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 and re
     assert.equal(end.trajectory.length, 2 * end.steps);
     const ticks = events.filter((e): e is Extract<typeof e, { topic: 'mission.tick' }> => e.topic === 'mission.tick' && e.run === run);
     for (const k of ticks) assert.ok(Math.abs(end.trajectory[2 * k.t]! - k.x) < 2e-3 && Math.abs(end.trajectory[2 * k.t + 1]! - k.y) < 2e-3, `tick t=${k.t}`);
+    // Each tick says where the run stands: the target's place in its stream, the distance to it, the speed over the last step.
+    const nodes = new Map(planned.scene.nodes.map((n) => [n.id, n]));
+    const dts: number[] = [];
+    for (const k of ticks) {
+      assert.ok(k.progress.index >= 0 && k.progress.index < k.progress.length, `tick t=${k.t}: ${JSON.stringify(k.progress)}`);
+      assert.equal(k.progress.length, k.progress.stream === 'prefix' ? planned.plan.prefix.length - 1 : planned.plan.suffix.length);
+      assert.equal(k.progress.rounds, 2);
+      const target = nodes.get(k.target!)!;
+      assert.ok(Math.abs(k.distance_m! - Math.hypot(target.x - k.x, target.y - k.y)) < 1e-6, `tick t=${k.t}: distance to ${k.target}`);
+      assert.ok(k.elapsed_s >= 0);
+      if (k.t === 0) assert.equal(k.speed_mps, null);
+      const moved = k.t > 0 ? Math.hypot(end.trajectory[2 * k.t]! - end.trajectory[2 * k.t - 2]!, end.trajectory[2 * k.t + 1]! - end.trajectory[2 * k.t - 1]!) : 0;
+      if (moved > 0.02) dts.push(moved / k.speed_mps!);
+    }
+    assert.ok(dts.length > 3, `ticks with motion: ${dts.length}`);
+    for (const dt of dts) assert.ok(Math.abs(dt / dts[0]! - 1) < 0.05, `speed × one control step = the displacement (dt ${dt} vs ${dts[0]})`);
+    assert.ok(ticks.every((k, i) => i === 0 || k.elapsed_s >= ticks[i - 1]!.elapsed_s), 'elapsed time never goes back');
     const db = openAuditReadOnly(audit);
     try {
       const rows = db.prepare("SELECT kind, body FROM events WHERE run_id = ? AND kind IN ('escalation', 'operator_decision')").all(auditRun) as { kind: string; body: string }[];

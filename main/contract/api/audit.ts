@@ -19,6 +19,8 @@ export interface AuditRunSummary {
   /** run_end's outcome, or null for a run without an end (still running, or killed). */
   outcome: string | null;
   events: number;
+  /** Verifier failures in the run: its failure records, and its failed postconditions (verifier results that did not pass). */
+  failures: { records: number; postconditions: number };
   /** The specification text (mission spec or goal), when the run recorded one. */
   spec: string | null;
   /** The run's metadata (method, start, seed, …). */
@@ -38,6 +40,8 @@ export interface AuditEventRow {
   step: number | null;
   /** A one-line summary of the body for the table. */
   summary: string;
+  /** A verifier failure: a failure record, a failed postcondition, evidence with a failure label. */
+  failed: boolean;
 }
 
 const FILE = Type.String({ minLength: 1, maxLength: 1000, description: 'another audit database (absolute, ~/…, or relative to the workspace); default: the session\'s' });
@@ -140,6 +144,7 @@ export interface AuditVerifyResult {
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 
 export const AuditRunsRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
+export const AuditHeadRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
 export const AuditFacetsRequest = Type.Object({ file: Type.Optional(FILE), run: RUN }, strict);
 export const AuditQueryRequest = Type.Object({
   file: Type.Optional(FILE),
@@ -170,6 +175,12 @@ export interface AuditApi {
    * or not a Witness audit database of a version this build reads is an ApiError naming the file.
    */
   auditRuns(params: Static<typeof AuditRunsRequest>): Promise<{ file: string; exists: boolean; runs: AuditRunSummary[]; message?: string }>;
+  /**
+   * How far a database has been written: its runs and its last event's sequence number — cheap, so
+   * the browser can poll it and tail a database another process (a mission, the CLI) is writing.
+   * Errors as auditRuns.
+   */
+  auditHead(params: Static<typeof AuditHeadRequest>): Promise<{ file: string; exists: boolean; runs: number; lastSeq: number }>;
   /** Kinds (with counts), tools, failure labels and the time range of one run: the filter choices. */
   auditFacets(params: Static<typeof AuditFacetsRequest>): Promise<{ kinds: { kind: string; n: number }[]; tools: string[]; failureLabels: string[]; firstMs: number | null; lastMs: number | null }>;
   /**
@@ -194,6 +205,7 @@ export interface AuditApi {
 
 export const AUDIT_PARAMS = {
   auditRuns: AuditRunsRequest,
+  auditHead: AuditHeadRequest,
   auditFacets: AuditFacetsRequest,
   auditQuery: AuditQueryRequest,
   auditLocate: AuditLocateRequest,

@@ -88,8 +88,19 @@ export type RunState = 'running' | 'paused' | 'escalated' | 'stopped' | 'estoppe
 /** An escalation as the console shows it: the contract's Escalation and the id its decision names. */
 export type ConsoleEscalation = Escalation & { readonly id: string };
 
+/** Where a running mission stands in its plan (core/exec/mission.ts MissionProgress). */
+export interface MissionTickProgress { stream: 'prefix' | 'suffix'; index: number; length: number; traversals: number; rounds: number }
+
 export type MissionEvent =
-  | { topic: 'mission.tick'; run: string; t: number; x: number; y: number; states: number[]; labels: string[]; target: string | null }
+  /**
+   * A step as the robot is about to act: pose, monitor states, labels, the target waypoint; `progress` the target's index in
+   * its stream (prefix or suffix) of `length`, suffix traversals done of `rounds`; `distance_m` to the target, `speed_mps` over
+   * the last step (world time; null when unknown), `elapsed_s` of wall time since the run started.
+   */
+  | {
+    topic: 'mission.tick'; run: string; t: number; x: number; y: number; states: number[]; labels: string[]; target: string | null;
+    progress: MissionTickProgress; distance_m: number | null; speed_mps: number | null; elapsed_s: number;
+  }
   | { topic: 'mission.state'; run: string; state: RunState }
   | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }

@@ -173,6 +173,11 @@ export class Executor {
     return { stream: this.stream, index: this.k, from: this.prevNode, target: this.list()[this.k]! };
   }
 
+  /** The run's progress for the operator: the target's index in its stream, the stream's length, suffix traversals done of M. */
+  progress(): { stream: Stream; index: number; length: number; traversals: number; rounds: number } {
+    return { stream: this.stream, index: this.k, length: this.list().length, traversals: this.traversals, rounds: this.params.M };
+  }
+
   private list(): readonly Waypoint[] {
     return this.stream === 'prefix' ? this.plan.prefix : this.plan.suffix;
   }

@@ -89,6 +89,17 @@ export interface MissionAudit {
 
 export type MissionEventKind = Extract<AuditEventKind, 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence' | 'run_end'>;
 
+/** Where a mission stands in its plan, for the operator (waypoint k of n, suffix traversals m of M). */
+export interface MissionProgress {
+  readonly stream: 'prefix' | 'suffix';
+  /** The target's index in its stream (0-based) and the stream's length in waypoints. */
+  readonly index: number;
+  readonly length: number;
+  /** Suffix traversals completed, and how many the mission needs. */
+  readonly traversals: number;
+  readonly rounds: number;
+}
+
 /** One step as the operator sees it before the robot moves. */
 export interface MissionTick {
   readonly t: number;
@@ -97,6 +108,17 @@ export interface MissionTick {
   readonly states: readonly number[];
   readonly labels: readonly string[];
   readonly target: string | null;
+  readonly progress: MissionProgress;
+  /** Task-space distance to the target waypoint, m (null without a target). */
+  readonly distance_m: number | null;
+  /** Task-space speed over the last step, m/s of world time (null when unknown: the first step, a robot between goals). */
+  readonly speed_mps: number | null;
+}
+
+/** Speed over one step: the displacement between two poses over the world time between them (null when no time passed). */
+export function stepSpeed(prev: { x: number; y: number; time_s: number } | null, x: number, y: number, time_s: number): number | null {
+  if (prev === null || !(time_s > prev.time_s)) return null;
+  return Math.hypot(x - prev.x, y - prev.y) / (time_s - prev.time_s);
 }
 
 /**
@@ -224,6 +246,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   let current: Plan = first;
   let exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
   let replans = 0;
+  let prevPose: { x: number; y: number; time_s: number } | null = null;
   for (let t = 0; t < o.maxSteps; t++) {
     const x = state.pose.x, y = state.pose.y;
     const obs = Float32Array.from(state.observation);
@@ -295,12 +318,16 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }
     if (control !== undefined) {
       const w = exec.position();
-      const c = await control.step({ t, x, y, states: m.states, labels: label, target: w.target.id });
+      const c = await control.step({
+        t, x, y, states: m.states, labels: label, target: w.target.id, progress: exec.progress(),
+        distance_m: Math.hypot(w.target.position[0] - x, w.target.position[1] - y), speed_mps: stepSpeed(prevPose, x, y, state.time_s),
+      });
       if (!c.go) {
         times.push(now() - t0);
         return finish({ success: false, failureMode: 'stopped', message: c.reason }, t + 1, exec);
       }
     }
+    prevPose = { x, y, time_s: state.time_s };
     const dir = r.direction!;
     const a = await models.act(obs, dir, 1);
     times.push(now() - t0);

@@ -22,7 +22,7 @@ import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.j
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, outcomeOf, stopWords } from './mission.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 
@@ -141,8 +141,12 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
   let escalations = 0, replans = 0;
   let pose: Pose = { x: NaN, y: NaN };
-  /** The waypoint the running goal ends at (for the live views). */
+  /** The waypoint the running goal ends at, where it is, and the goal's place in the plan (for the live views). */
   let heading: string | null = null;
+  let headingAt: { x: number; y: number } | null = null;
+  let progress: MissionProgress = { stream: 'prefix', index: 0, length: 0, traversals: 0, rounds: o.rounds };
+  /** The previous pose sample and its time (s, the injected clock): the speed between samples. */
+  let lastSample: { x: number; y: number; time_s: number } | null = null;
 
   const emit = (e: ExecEvent): void => {
     events.push(e);
@@ -188,7 +192,12 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     labels.push(label);
     traj.push(pose.x, pose.y);
     times.push(now() - t0);
-    control?.observed?.({ t: labels.length - 1, x: pose.x, y: pose.y, states: [...m.states], labels: [...label], target: heading });
+    const speed = stepSpeed(lastSample, pose.x, pose.y, t0 / 1000);
+    lastSample = { x: pose.x, y: pose.y, time_s: t0 / 1000 };
+    control?.observed?.({
+      t: labels.length - 1, x: pose.x, y: pose.y, states: [...m.states], labels: [...label], target: heading,
+      progress: { ...progress, traversals: marks.traversals.length }, distance_m: headingAt === null ? null : Math.hypot(headingAt.x - pose.x, headingAt.y - pose.y), speed_mps: speed,
+    });
     return label;
   };
 
@@ -260,6 +269,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     });
     const t0 = labels.length;
     heading = goal[goal.length - 1]!.id;
+    headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };
     audit?.event('evidence', {
       instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`, state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
       action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose', verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`, failure_label: null,
@@ -381,7 +391,15 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
           return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopped)}; between goals, no goal was running` });
         }
         if (control !== undefined) {
-          const c = await control.step({ t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: goal[goal.length - 1]!.id });
+          const end = goal[goal.length - 1]!;
+          // The goal ends at `end`: the views count it as the waypoint being driven to.
+          progress = { stream: end.stream, index: end.index, length: legs.length, traversals: marks.traversals.length, rounds: o.rounds };
+          const c = await control.step({
+            t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: end.id,
+            progress, distance_m: Math.hypot(end.x - pose.x, end.y - pose.y),
+            // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
+            speed_mps: null,
+          });
           if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
         }
         const out = await drive(goal);

@@ -29,10 +29,21 @@ const parse = (text: string): unknown => {
 };
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
+/** A verifier failure: a failure record, a failed postcondition, evidence that carries a failure label. */
+export function failedEvent(kind: string, body: unknown, failureLabel: string | null): boolean {
+  if (kind === 'failure_record') return true;
+  if (kind === 'verifier_result') return obj(body)['pass'] !== true;
+  return kind === 'evidence' && failureLabel !== null;
+}
+
 export function runsOf(db: Database.Database): AuditRunSummary[] {
+  // Failed postconditions as failedEvent judges them: a verifier result whose pass is not true.
+  const failures = new Map((db.prepare(`SELECT run_id, sum(kind = 'failure_record') AS records, sum(kind = 'verifier_result' AND json_extract(body, '$.pass') IS NOT 1) AS postconditions
+    FROM events WHERE kind IN ('failure_record', 'verifier_result') GROUP BY run_id`).all() as { run_id: string; records: number; postconditions: number }[])
+    .map((r) => [r.run_id, { records: r.records, postconditions: r.postconditions }]));
   return listRuns(db).reverse().map((r) => ({
     id: r.id, started_ms: r.started_ms, ended_ms: r.ended_ms, world: r.world, backend: r.backend, operator: r.operator,
-    software: r.software, outcome: r.outcome, events: r.events,
+    software: r.software, outcome: r.outcome, events: r.events, failures: failures.get(r.id) ?? { records: 0, postconditions: 0 },
     spec: r.spec_sha !== null ? getBlob(db, r.spec_sha)?.body ?? null : null, meta: obj(r.meta),
     ...(r.tampered !== undefined ? { tampered: r.tampered } : {}),
   }));
@@ -69,7 +80,17 @@ export function summarise(kind: string, body: string): string {
 }
 
 export function rowOf(e: EventRow): AuditEventRow {
-  return { id: e.seq, run: e.run_id, t_ms: e.t_ms, kind: e.kind, tool: e.tool, failureLabel: e.failure_label, step: e.step, summary: summarise(e.kind, e.body) };
+  return {
+    id: e.seq, run: e.run_id, t_ms: e.t_ms, kind: e.kind, tool: e.tool, failureLabel: e.failure_label, step: e.step, summary: summarise(e.kind, e.body),
+    failed: failedEvent(e.kind, e.kind === 'verifier_result' ? parse(e.body) : null, e.failure_label),
+  };
+}
+
+/** How far the database has been written: runs and the last event's sequence number. */
+export function headOf(db: Database.Database): { runs: number; lastSeq: number } {
+  const runs = (db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+  const last = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s;
+  return { runs, lastSeq: last ?? 0 };
 }
 
 /** The filter as SQL, with the same meaning as queryPage's (free text as an escaped LIKE). */

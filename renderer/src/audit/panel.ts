@@ -3,7 +3,10 @@
  * virtualised table, read one event in detail, scrub the run on a timeline that replays the robot
  * and the plan on the graph view, verify the hash chain and export. Main does every read; this file
  * wires the pieces: the page loader (pages.ts), the table (table.ts), the detail pane (detail.ts)
- * and the timeline (timeline.ts).
+ * and the timeline (timeline.ts). The open database is tailed (tail.ts): runs and events that
+ * a mission or another process appends appear without reopening it. Verifier failures stand out:
+ * runs with failure records or failed postconditions, those rows in the table, and the row a failed
+ * chain check names.
  */
 import './audit.css';
 import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/contract/api.js';
@@ -14,6 +17,7 @@ import { EventPages } from './pages.js';
 import { createEventTable } from './table.js';
 import { renderDetail } from './detail.js';
 import { createTimeline } from './timeline.js';
+import { type Head, createTail } from './tail.js';
 import { linkNodes, replayScene } from '../graph/node-links.js';
 
 const time = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
@@ -41,10 +45,11 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   const verifyBtn = el('button', { id: 'audit-verify', title: 'Walk the hash chain and the blobs' }, 'Verify');
   const exportBtns = AUDIT_EXPORT_FORMATS.map((f) => el('button', { id: `audit-export-${f}`, 'data-format': f, title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder` }, f.toUpperCase()));
   const message = el('span', { id: 'audit-message', class: 'muted', role: 'status' });
+  const live = el('span', { id: 'audit-live', class: 'audit-live', title: 'Following the database: runs and events written by missions or other processes appear here' }, '');
   const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
   const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });
   const toolbar = el('div', { class: 'audit-toolbar' },
-    el('label', { for: 'audit-file' }, 'Database'), fileInput, openBtn, verifyBtn, el('span', { class: 'muted' }, 'Export'), ...exportBtns, message);
+    el('label', { for: 'audit-file' }, 'Database'), fileInput, openBtn, verifyBtn, el('span', { class: 'muted' }, 'Export'), ...exportBtns, live, message);
   const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
   const kindsBox = el('div', { class: 'af-kinds', id: 'audit-f-kinds', role: 'group', 'aria-label': 'kinds' });
   const toolSel = el('select', { id: 'audit-f-tool', 'aria-label': 'tool' });
@@ -76,6 +81,9 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   let filter: AuditFilter = {};
   let pages: EventPages | null = null;
   let detailGen = 0;
+  /** The first row a failed chain check named, and its run. */
+  let chainBad: ReadonlySet<number> = new Set();
+  let chainBadRun: string | null = null;
   const fileArg = (): { file?: string } => (file !== undefined ? { file } : {});
   const say = (text: string, kind: 'info' | 'error' = 'info'): void => {
     message.textContent = text;
@@ -182,12 +190,42 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     if (f === null || run === null) return;
     filter = f;
     pages?.close();
+    grown?.close();
+    grown = null;
     pages = new EventPages(api, file, f, () => {
       table.refresh();
       updateCount();
     });
     table.setSource(pages, run.started_ms);
     updateCount();
+  };
+
+  /**
+   * The selected run grew: the same filter again, swapped in once the rows in view are loaded so
+   * the table neither flickers nor loses its place (at the end, it follows the end).
+   */
+  let grown: EventPages | null = null;
+  const growTable = (r: AuditRunSummary): void => {
+    if (run !== r) return;
+    grown?.close();
+    const [from, to] = table.visible();
+    const next = new EventPages(api, file, filter, () => {
+      if (pages === next) {
+        table.refresh();
+        updateCount();
+        return;
+      }
+      let ready = next.error !== null || next.done;
+      for (let i = from; ready && i <= Math.min(to, next.count - 1); i++) ready = next.get(i) !== undefined;
+      if (!ready || run !== r) return;
+      pages?.close();
+      pages = next;
+      grown = null;
+      table.setSource(next, r.started_ms, true);
+      updateCount();
+    });
+    grown = next;
+    next.ensure(from, to);
   };
 
   const fillFilters = (f: Awaited<ReturnType<typeof api.auditFacets>>): void => {
@@ -215,18 +253,31 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       replay = rp;
       timeline.load(rp);
       applyFilter();
+      table.mark(chainBad);
     } catch (e) {
       say(`run ${r.id.slice(0, 8)}: ${errorText(e)}`, 'error');
     }
   }
 
+  const failuresText = (r: AuditRunSummary): string => {
+    const { records, postconditions } = r.failures;
+    const parts = [records > 0 ? `${records} failure record${records === 1 ? '' : 's'}` : '', postconditions > 0 ? `${postconditions} failed postcondition${postconditions === 1 ? '' : 's'}` : ''];
+    return parts.filter((p) => p !== '').join(' · ');
+  };
   const renderRuns = (): void => {
     runsList.replaceChildren(...runs.map((r) => {
-      const li = el('li', { 'data-run': r.id, 'data-events': String(r.events), tabindex: '0', role: 'option', title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}` },
+      const failing = r.failures.records + r.failures.postconditions > 0;
+      const li = el('li', {
+        'data-run': r.id, 'data-events': String(r.events), 'data-failures': String(r.failures.records + r.failures.postconditions), tabindex: '0', role: 'option',
+        class: `${failing ? 'has-failures' : ''}${run?.id === r.id ? ' selected' : ''}${chainBadRun === r.id ? ' chain-bad' : ''}`.trim(),
+        'aria-selected': String(run?.id === r.id), title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}`,
+      },
         el('div', { class: 'r-line' }, el('span', { class: 'r-start' }, time(r.started_ms)),
           el('span', { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` }, r.outcome ?? '(no end)')),
         el('div', { class: 'r-line muted' }, el('span', { class: 'r-world' }, r.world), el('span', { class: 'r-operator' }, r.operator),
           el('span', { class: 'r-events' }, `${r.events} events`)),
+        ...(failing ? [el('div', { class: 'r-failures' }, `⚠ ${failuresText(r)}`)] : []),
+        ...(chainBadRun === r.id ? [el('div', { class: 'r-chain-bad' }, '✗ hash chain broken in this run')] : []),
         el('div', { class: 'r-spec' }, r.spec ?? ''),
         el('div', { class: 'r-id muted' }, r.id));
       li.addEventListener('click', () => void selectRun(r));
@@ -237,33 +288,111 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     }));
   };
 
+  /** Forgets the open database's runs and everything shown of them. */
+  const clearRuns = (): void => {
+    runs = [];
+    renderRuns();
+    clearRun();
+  };
+  const clearRun = (): void => {
+    run = null;
+    replay = null;
+    pages?.close();
+    pages = null;
+    grown?.close();
+    grown = null;
+    table.setSource(null, 0);
+    timeline.load(null);
+    kindsBox.replaceChildren();
+    toolSel.replaceChildren(el('option', { value: '' }, 'any tool'));
+    failSel.replaceChildren(el('option', { value: '' }, 'any failure'));
+    detail.replaceChildren(el('p', { class: 'muted' }, 'Select an event to see it in full.'));
+    updateCount();
+  };
+  const clearVerify = (): void => {
+    chainBad = new Set();
+    chainBadRun = null;
+    table.mark(chainBad);
+    verifyOut.className = 'audit-result';
+    verifyOut.textContent = '';
+    verifyOut.removeAttribute('role');
+    delete verifyOut.dataset.ok;
+    delete verifyOut.dataset.firstBad;
+  };
+  const showLive = (head: Head | null): void => {
+    live.textContent = head === null ? '' : '● live';
+    live.dataset.lastSeq = head === null ? '' : String(head.lastSeq);
+    live.dataset.runs = head === null ? '' : String(head.runs);
+    live.classList.toggle('on', head !== null);
+  };
+
   async function openDb(keep = false): Promise<void> {
     const typed = fileInput.value.trim();
     const next = typed === '' || typed === app.info.auditFile ? undefined : typed;
+    const arg = next !== undefined ? { file: next } : {};
     say('opening…');
     try {
-      const res = await api.auditRuns(next !== undefined ? { file: next } : {});
+      // The head first: what is written meanwhile shows at the next poll.
+      const head = await api.auditHead(arg);
+      const res = await api.auditRuns(arg);
+      if (file !== next || !keep) clearVerify();
       file = next;
       fileInput.value = res.file;
       runs = res.runs;
       renderRuns();
       say(res.message ?? `${res.file}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`);
+      tail.follow({ file, head });
+      showLive(head);
       const again = keep && run !== null ? runs.find((r) => r.id === run!.id) : undefined;
       if (again === undefined) {
-        run = null;
-        replay = null;
-        pages?.close();
-        pages = null;
-        table.setSource(null, 0);
-        timeline.load(null);
-        kindsBox.replaceChildren();
-        updateCount();
+        clearRun();
         if (runs[0] !== undefined) await selectRun(runs[0]);
-      }
+      } else if (again.events !== run!.events) await refreshRun(again);
     } catch (e) {
+      // Nothing of the previous database stays on screen as if it were this one's.
+      tail.follow(null);
+      showLive(null);
+      clearVerify();
+      clearRuns();
+      exportOut.textContent = '';
       say(errorText(e), 'error');
     }
   }
+
+  /** The selected run has more events: its filters' counts, its replay and its table follow. */
+  async function refreshRun(r: AuditRunSummary): Promise<void> {
+    run = r;
+    const checked = new Set([...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((b) => !b.checked).map((b) => b.value));
+    const tool = toolSel.value, failure = failSel.value;
+    const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
+    if (run !== r) return;
+    const from = fromIn.value, to = toIn.value, text = textIn.value;
+    fillFilters(f);
+    // The operator's choices stay: kinds left unticked stay unticked (new kinds come ticked).
+    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) b.checked = !checked.has(b.value);
+    if ([...toolSel.options].some((o) => o.value === tool)) toolSel.value = tool;
+    if ([...failSel.options].some((o) => o.value === failure)) failSel.value = failure;
+    fromIn.value = from;
+    toIn.value = to;
+    textIn.value = text;
+    const at = timeline.value;
+    replay = rp;
+    timeline.load(rp);
+    timeline.show(at);
+    growTable(r);
+  }
+
+  /** The database moved: new runs join the list (the selection stays), a grown selected run follows. */
+  const tail = createTail(api, () => root.getClientRects().length > 0, async (head) => {
+    const res = await api.auditRuns(fileArg());
+    runs = res.runs;
+    renderRuns();
+    say(res.message ?? `${res.file}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`);
+    const current = run === null ? undefined : runs.find((r) => r.id === run!.id);
+    if (run === null && runs[0] !== undefined) await selectRun(runs[0]);
+    else if (current !== undefined && current.events !== run!.events) await refreshRun(current);
+    showLive(head);
+  }, (e) => say(`following the database: ${errorText(e)}`, 'error'));
 
   let opened = false;
   // ---- wiring
@@ -287,7 +416,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     applyFilter();
   });
   verifyBtn.addEventListener('click', () => {
-    verifyOut.className = 'audit-result';
+    clearVerify();
     verifyOut.textContent = 'verifying…';
     api.auditVerify(fileArg()).then((v) => {
       verifyOut.dataset.ok = String(v.ok);
@@ -297,6 +426,19 @@ function mountAudit(root: HTMLElement, app: App): () => void {
         : `NOT intact — first bad row: ${v.firstBad!.table} ${v.firstBad!.key}: ${v.firstBad!.reason} (${v.events} events verified before it)`;
       if (v.firstBad !== undefined) verifyOut.dataset.firstBad = `${v.firstBad.table}:${v.firstBad.key}`;
       else delete verifyOut.dataset.firstBad;
+      if (!v.ok) {
+        verifyOut.setAttribute('role', 'alert');
+        // The row that breaks the chain is marked in the table, and its run in the list.
+        const seq = v.firstBad?.table === 'events' ? Number(v.firstBad.key) : NaN;
+        if (Number.isInteger(seq) && seq > 0) {
+          chainBad = new Set([seq]);
+          table.mark(chainBad);
+          api.auditEvent({ ...fileArg(), id: seq }).then((d) => {
+            chainBadRun = d.row.run;
+            renderRuns();
+          }, () => { /* the row itself is unreadable: the message names it */ });
+        }
+      }
     }, (e: unknown) => {
       verifyOut.classList.add('bad');
       verifyOut.textContent = `verify: ${errorText(e)}`;
@@ -337,6 +479,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   return () => {
     timeline.shown();
     table.refresh();
+    tail.poke();
     if (!opened) {
       opened = true;
       void openDb();

@@ -11,7 +11,15 @@ export const ROW_PX = 22;
 const OVERSCAN = 8;
 
 export interface EventTable {
-  setSource(pages: EventPages | null, runStart_ms: number): void;
+  /**
+   * Shows `pages`. `keep` (the same run, grown): the selection and the scroll stay, and a view that
+   * was at the end follows the new end, as `tail -f` does.
+   */
+  setSource(pages: EventPages | null, runStart_ms: number, keep?: boolean): void;
+  /** Marks rows by event id (the first row a failed chain check names). */
+  mark(ids: ReadonlySet<number>): void;
+  /** The rows in view (with the overscan) at the last draw. */
+  visible(): [number, number];
   /** Redraw (new rows arrived). */
   refresh(): void;
   /** Selects row `index` (scrolls it into view) without calling back. */
@@ -32,6 +40,8 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
   let selectedId: number | null = null;
   let selectedIndex = -1;
   let frame = 0;
+  let marked: ReadonlySet<number> = new Set();
+  let shown: [number, number] = [0, 0];
   const pool: HTMLElement[] = [];
 
   const fill = (row: HTMLElement, r: AuditEventRow | undefined, i: number): void => {
@@ -41,7 +51,7 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     if (r === undefined) {
       row.dataset.id = '';
       row.classList.add('pending');
-      row.classList.remove('selected', 'failure');
+      row.classList.remove('selected', 'failure', 'chain-bad');
       for (let k = 0; k < cells.length; k++) cells[k]!.textContent = k === COLUMNS.length - 1 ? 'loading…' : '';
       return;
     }
@@ -50,7 +60,8 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     row.classList.remove('pending');
     row.classList.toggle('selected', r.id === selectedId);
     row.setAttribute('aria-selected', String(r.id === selectedId));
-    row.classList.toggle('failure', r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation');
+    row.classList.toggle('failure', r.failed || r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation');
+    row.classList.toggle('chain-bad', marked.has(r.id));
     const vals = [String(r.id), ((r.t_ms - start) / 1000).toFixed(3), r.step === null ? '' : String(r.step), r.kind, r.tool ?? '', r.failureLabel ?? '', r.summary];
     for (let k = 0; k < cells.length; k++) {
       if (cells[k]!.textContent !== vals[k]) cells[k]!.textContent = vals[k]!;
@@ -78,6 +89,7 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
         fill(row, pages?.get(first + k), first + k);
       } else row.hidden = true;
     }
+    shown = [first, Math.max(first, last)];
     viewport.dataset.rows = String(n);
     viewport.dataset.rendered = String(need);
     viewport.dataset.first = String(first);
@@ -115,14 +127,26 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
   });
 
   return {
-    setSource(p, runStart) {
+    setSource(p, runStart, keep = false) {
+      const atEnd = keep && pages !== null && pages.count > 0 && viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - ROW_PX;
       pages = p;
       start = runStart;
-      selectedId = null;
-      selectedIndex = -1;
-      viewport.scrollTop = 0;
+      if (!keep) {
+        selectedId = null;
+        selectedIndex = -1;
+        viewport.scrollTop = 0;
+      }
+      render();
+      if (atEnd) {
+        viewport.scrollTop = viewport.scrollHeight;
+        render();
+      }
+    },
+    mark(ids) {
+      marked = ids;
       render();
     },
+    visible: () => shown,
     refresh: schedule,
     select(index, id) {
       selectedId = id;

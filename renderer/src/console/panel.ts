@@ -12,6 +12,8 @@ import { createAutomatonView, createGraphView, type AutomatonViewHandle, type Gr
 import { drawMission } from '../graph/draw.js';
 import { linkNodes } from '../graph/node-links.js';
 import { trainDialog } from './train.js';
+import { createLivePlots } from './plots.js';
+import { createLogPanel } from './log.js';
 
 export type MissionPanel = Panel;
 
@@ -27,6 +29,7 @@ export function missionPanel(): MissionPanel {
   let planSeq = 0;
   let restore: () => void = () => {};
   let refreshFiles: () => void = () => {};
+  let plots: ReturnType<typeof createLivePlots> | null = null;
 
   return {
     id: 'mission',
@@ -35,6 +38,7 @@ export function missionPanel(): MissionPanel {
       refreshFiles();
       graph?.resize();
       automaton?.resize();
+      plots?.resize();
     },
     mount(root, a) {
       const world = el('select', { id: 'world' });
@@ -57,7 +61,8 @@ export function missionPanel(): MissionPanel {
       const errors = el('div', { id: 'mission-error', class: 'error', role: 'alert' });
       const state = el('div', { id: 'run-state', class: 'run-state' }, 'idle');
       const live = el('div', { id: 'run-live', class: 'live' });
-      const log = el('ol', { id: 'mission-log', class: 'log' });
+      const logPanel = createLogPanel();
+      plots = createLivePlots();
       const graphRoot = el('div', { id: 'mission-graph', class: 'graph' });
       const autoRoot = el('div', { id: 'mission-automaton', class: 'automaton' });
       const heat = el('select', { id: 'mission-heat' }, el('option', { value: '' }, 'no heat map'));
@@ -105,8 +110,8 @@ export function missionPanel(): MissionPanel {
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
           el('div', { class: 'buttons' }, planBtn, runBtn, pauseBtn, stopBtn),
           errors, summary),
-        el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot),
-        el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), log),
+        el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot, plots.element),
+        el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), logPanel.element),
       ), training.element);
 
       graph = createGraphView(graphRoot);
@@ -192,11 +197,7 @@ export function missionPanel(): MissionPanel {
       });
 
       const addLog = (t: number, text: string, kind = ''): void => {
-        const li = el('li', { class: kind }, `t=${t} ${text}`);
-        linkNodes(li, (id) => a.post({ kind: 'focus-node', id }));
-        log.append(li);
-        while (log.children.length > 500) log.firstElementChild?.remove();
-        log.scrollTop = log.scrollHeight;
+        linkNodes(logPanel.add(t, text, kind), (id) => a.post({ kind: 'focus-node', id }));
       };
       const setRunState = (s: RunState | null): void => {
         runState = s;
@@ -340,7 +341,8 @@ export function missionPanel(): MissionPanel {
         if (planned === null || changedSincePlan().length > 0 || latched) return;
         errors.textContent = '';
         a.notify('');
-        log.replaceChildren();
+        logPanel.clear();
+        plots?.reset();
         trail.length = 0;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
           run = r.run;
@@ -384,6 +386,7 @@ export function missionPanel(): MissionPanel {
             automaton?.setActive(m.states);
             live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
             a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states, t: m.t, labels: m.labels });
+            plots?.tick(m);
             break;
           case 'mission.state':
             setRunState(m.state);
@@ -414,6 +417,7 @@ export function missionPanel(): MissionPanel {
             graph?.setTrail(trail);
             a.post({ kind: 'trail', points: [...trail], ended: true });
             addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome);
+            plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : `failed (${m.failureMode ?? ''})`);
             if (m.outcome !== 'stopped') a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
