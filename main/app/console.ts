@@ -18,7 +18,7 @@ import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/gra
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
-import { API_NAMES, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
+import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { outcomeOf } from '../core/exec/mission.js';
@@ -256,20 +256,36 @@ export class MissionConsole {
     this.estop.assertClear('start a mission');
     if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
     if (s.kind === 'robot') return this.runRobot(req, s);
+    return this.launch(req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
+      method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+      audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` }, control: hooks.control, onEvent: hooks.onEvent, started: hooks.started,
+    }));
+  }
+
+  /**
+   * Starts a run in the background — a mission on a maze or on a robot — under a RunControl the
+   * operator holds (and the E-STOP stops), its milestones as console events; resolves once the run
+   * is recorded, or rejects when it failed before that. `after` runs when it has ended, whatever the end.
+   */
+  private async launch(
+    speed: number,
+    sceneOf: (g: SemanticGraph) => MissionPlanResult['scene'],
+    work: (hooks: { log: AuditLog; control: RunControl; onEvent: (kind: string, body: unknown, step: number) => void; started: (id: string | null) => void }) => Promise<{ result: MissionResult }>,
+    after?: () => Promise<void>,
+  ): Promise<{ run: string; auditRun: string | null }> {
     const log = await this.auditLog();
     const bus = this.session.bus;
     const run = randomUUID();
-    const control = new RunControl(run, (e) => bus.emit(e), req.speed ?? 0);
-    control.replanned = (t, result, graph) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: this.scene(s.task, graph) });
+    const control = new RunControl(run, (e) => bus.emit(e), speed);
+    control.replanned = (t, result, graph) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: sceneOf(graph) });
     let auditRun: string | null = null;
     let started!: () => void;
     const ready = new Promise<void>((resolve) => { started = resolve; });
     let failedEarly: unknown = null;
     const done = (async () => {
       try {
-        const r = await runMissionTask(s.task, {
-          method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
-          audit: { log, operator: operatorName(), via: `console (${this.session.transport})` }, control,
+        const r = await work({
+          log, control,
           onEvent: (kind, body, step) => {
             if (PROGRESS_KINDS.has(kind) && !(kind === 'checkpoint' && (body as { kind?: string }).kind !== 'checkpoint')) control.event(step, kind, summary(kind, body));
           },
@@ -287,6 +303,8 @@ export class MissionConsole {
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
         bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+      } finally {
+        await after?.().catch(() => undefined);
       }
     })();
     this.runs.set(run, { control, done });
@@ -308,46 +326,11 @@ export class MissionConsole {
     }
     const session = [...this.sessions.entries()].find(([, p]) => p === s)![0];
     this.sessions.delete(session);
-    const log = await this.auditLog();
-    const bus = this.session.bus;
-    const run = randomUUID();
-    const control = new RunControl(run, (e) => bus.emit(e), 0);
-    control.replanned = (t, result, graph) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: this.robotScene(s, graph) });
-    let auditRun: string | null = null;
-    let started!: () => void;
-    const ready = new Promise<void>((resolve) => { started = resolve; });
-    let failedEarly: unknown = null;
-    const done = (async () => {
-      try {
-        const r = await runMapMission(s.request, {
-          method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
-          audit: log, operator: operatorName(), via: `console (${this.session.transport})`, control, opened: { world: s.world, plan: s.plan, task: s.task },
-          onEvent: (kind, body, step) => {
-            if (PROGRESS_KINDS.has(kind) && !(kind === 'checkpoint' && (body as { kind?: string }).kind !== 'checkpoint')) control.event(step, kind, summary(kind, body));
-          },
-          started: (id) => {
-            auditRun = id;
-            if (id !== null) this.stopSinks.set(run, auditSink(log, id));
-            started();
-          },
-        });
-        control.finished();
-        const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
-        bus.emit({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
-      } catch (e) {
-        failedEarly = e;
-        started();
-        control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
-      } finally {
-        await s.world.close().catch(() => undefined);
-      }
-    })();
-    this.runs.set(run, { control, done });
-    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
-    await ready;
-    if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
-    return { run, auditRun };
+    return this.launch(0, (graph) => this.robotScene(s, graph), (hooks) => runMapMission(s.request, {
+      method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+      audit: hooks.log, operator: operatorName(), via: `console (${this.session.transport})`, control: hooks.control, opened: { world: s.world, plan: s.plan, task: s.task },
+      onEvent: hooks.onEvent, started: hooks.started,
+    }), () => s.world.close());
   }
 
   private stopRun(run: string, emergency: boolean, why?: string): void {

@@ -58,6 +58,23 @@ test('layout at 1024 px: the audit table keeps its key columns, the maze refits 
     assert.ok(inside(await fits()), 'and shrank back');
     await app.screenshot('layout-mission-1024');
 
+    // One colour per region: the maze picture the workbench drew and the anchor nodes the graph views draw.
+    const shown = await app.api.missionSession({ session: await page.evaluate<string>(`JSON.parse(localStorage.getItem('witness.mission')).last.session`) });
+    const fills = new Map<string, string>();
+    for (const m of shown.scene.picture!.matchAll(/<(?:circle|rect)[^>]*fill="(#[0-9a-f]{6})" fill-opacity[^>]*\/>\s*<text[^>]*>([^<]+)<\/text>/g)) fills.set(m[2]!, m[1]!);
+    assert.ok(fills.size >= 4, `regions in the picture: ${[...fills.keys()].join(', ')}`);
+    const anchors = shown.scene.nodes.filter((n) => n.kind === 'anchor');
+    assert.ok(anchors.length > 0);
+    for (const n of anchors) {
+      const drawn = await page.evaluate<string | null>(`window.__witnessTest.mission.graph.colourOf(${JSON.stringify(n.id)})`);
+      assert.equal(drawn, fills.get(n.anchorOf!), `${n.id} on the console's graph`);
+    }
+    await page.click('#tab-graph');
+    await page.waitForTimeout(300);
+    const onGraphTab = await page.evaluate<string | null>(`window.__witnessTest.graph.view.colourOf(${JSON.stringify(anchors[0]!.id)})`);
+    assert.equal(onGraphTab, fills.get(anchors[0]!.anchorOf!), 'the Graph tab, following the mission');
+    await page.click('#tab-mission');
+
     // A dialog's fields span it (the E-STOP reset: the acknowledgement and the reason).
     await page.keyboard.press('F9');
     await page.waitForSelector('#estop-latch:not([hidden])');

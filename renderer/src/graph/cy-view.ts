@@ -309,6 +309,10 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     onSelect(l) {
       listeners.push(l);
     },
+    colourOf(id) {
+      const i = index.get(id);
+      return i === undefined ? null : String(cy.getElementById(nodeElementId(i)).data('colour'));
+    },
     select(id) {
       cy.nodes(':selected').unselect();
       const i = id === null ? undefined : index.get(id);

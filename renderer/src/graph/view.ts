@@ -26,6 +26,8 @@ export interface GraphViewHandle {
   onSelect(listener: (detail: NodeDetail | null) => void): void;
   /** Selects a scene node by id (as a click would, listeners included), or clears the selection. */
   select(id: string | null): void;
+  /** The colour a scene node is drawn with (its proposition's), or null when the scene has no such node. */
+  colourOf(id: string): string | null;
   /** Redraw after the container changed size or became visible. */
   resize(): void;
   destroy(): void;
