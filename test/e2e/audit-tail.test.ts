@@ -80,7 +80,7 @@ test('audit browser: tails a database another process writes (new runs and event
     assert.equal(await li.locator('.r-failures').textContent(), '⚠ 2 failure records · 1 failed postcondition');
     const failedRows = (): Promise<string[]> => page.evaluate<string[]>("[...document.querySelectorAll('#audit-table .ev-row.failure:not([hidden])')].map((r) => r.getAttribute('data-kind'))");
     assert.deepEqual(await failedRows(), ['verifier_result', 'evidence', 'failure_record', 'failure_record', 'escalation']);
-    assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('#audit-table .ev-row[data-kind=\"verifier_result\"]')).backgroundColor"), 'rgb(255, 245, 245)');
+    assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('#audit-table .ev-row:not([hidden])[data-kind=\"verifier_result\"]')).backgroundColor"), 'rgb(255, 245, 245)');
     await app.screenshot('audit-failures-highlighted');
 
     // Another process starts a run: it joins the list without Open being pressed; the selection stays.

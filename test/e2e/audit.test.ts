@@ -165,7 +165,7 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
   await selectRun(s.run);
   assert.equal(await count(), `${s.events} events`);
   const pick = async (kind: string): Promise<void> => {
-    await page.click(`#audit-table .ev-row[data-kind="${kind}"]`);
+    await page.click(`#audit-table .ev-row:not([hidden])[data-kind="${kind}"]`);
     await page.waitForSelector(`#audit-detail[data-kind="${kind}"]`);
   };
   await pick('tool_call');

@@ -358,7 +358,7 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
       if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
     }
     await page.locator('#audit-count', { hasText: /^1 event$/ }).waitFor();
-    await page.click('#audit-table .ev-row[data-kind="failure_record"]');
+    await page.click('#audit-table .ev-row:not([hidden])[data-kind="failure_record"]');
     await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');
     const auditNode = await page.locator('#audit-detail .node-link').first().getAttribute('data-node');
     await page.locator('#audit-detail .node-link').first().click();
