@@ -4,14 +4,13 @@
  * anything moves), with the console's hooks — live steps for the step view, escalations through
  * the same dialog as missions, the operator's stop and the latching E-STOP, the session's audit log.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import type { ActEvent, ActOptions, ActRunRequest, ActTool } from '../contract/api.js';
 import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
-import { readRos2Config } from '../backends/ros2/config.js';
 import { Workspace } from '../services/editor/workspace.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
@@ -20,7 +19,7 @@ import { WAREHOUSE, runAct } from './act.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
 import type { Session } from './session.js';
-import { ROBOTS_DIR } from './worlds.js';
+import { ros2Configs, workspacePaths } from './worlds.js';
 
 /** Where the console finds tool folders and scripted plans in the workspace. */
 export const TOOLS_DIR = 'tools';
@@ -51,21 +50,11 @@ export class ActConsole {
 
   /** Tool worlds, tool folders and plans: workspace ones by their workspace path, shipped ones as `shipped:<asset path>`. */
   async options(): Promise<ActOptions> {
-    const { files } = await new Workspace(this.session.workspace).list().catch(() => ({ files: [] as { path: string }[] }));
-    const paths = files.map((f) => f.path);
+    const paths = await workspacePaths(this.session.workspace);
     const worlds: ActOptions['worlds'] = [{ id: 'tabletop', title: worldEntry('tabletop').title }];
-    const configs = [
-      ...paths.filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(this.session.workspace, p), shown: p })),
-      ...readdirSync(assetPath('ros2')).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}` })),
-    ];
-    for (const c of configs) {
-      try {
-        const config = readRos2Config(c.file);
-        if (Object.keys(config.tools).length + Object.keys(config.services).length === 0) continue;
-        worlds.push({ id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown})` });
-      } catch (e) {
-        if (!c.shown.startsWith('shipped')) worlds.push({ id: `ros2:${c.file}`, title: `ROS 2: ${c.shown} (does not check)`, problem: e instanceof Error ? e.message : String(e) });
-      }
+    for (const { id, shown, config, problem } of ros2Configs(this.session.workspace, paths)) {
+      if (config === null) worlds.push({ id, title: `ROS 2: ${shown} (does not check)`, problem: problem! });
+      else if (Object.keys(config.tools).length + Object.keys(config.services).length > 0) worlds.push({ id, title: `ROS 2: ${config.id} (${shown})` });
     }
     const folders = [...new Set(paths.filter((p) => (p.startsWith(`${TOOLS_DIR}/`) || p.endsWith('.tool.json')) && p.endsWith('.json')).map((p) => path.posix.dirname(p)))].sort();
     const tools: ActOptions['tools'] = [

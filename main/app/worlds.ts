@@ -154,40 +154,55 @@ export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] 
 export const ROBOTS_DIR = 'ros2';
 export const GRAPHS_DIR = 'graphs';
 
+/** A ROS 2 configuration the console found: its file, how it is shown, and the configuration or why it does not check. */
+export interface FoundConfig {
+  readonly id: string;
+  readonly shown: string;
+  readonly shipped: boolean;
+  readonly config: Ros2Config | null;
+  readonly problem: string | null;
+}
+
 /**
- * The robots the console offers missions on: ROS 2 configurations with a `waypoints` section in the
- * workspace's ros2/ folder and among the shipped ones, each with its regions (the configuration's
- * `regions` file) and the workspace's map graphs (graphs/…json). A workspace configuration that
- * does not check is listed with its problem, so the operator sees why it cannot be used.
+ * The ROS 2 configurations the console offers: the workspace's ros2/*.json, then the shipped ones,
+ * each read and checked (a shipped one that does not check is left out; a workspace one is kept with
+ * its problem, so the operator sees why it cannot be used). `paths`: the workspace's files.
  */
-export async function robotWorlds(session: Pick<Session, 'workspace'>): Promise<WorldInfo[]> {
-  const { files } = await new Workspace(session.workspace).list().catch(() => ({ files: [] as { path: string }[] }));
-  const graphs = files.map((f) => f.path).filter((p) => p.startsWith(`${GRAPHS_DIR}/`) && p.endsWith('.json'));
-  const configs = [
-    ...files.map((f) => f.path).filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(session.workspace, p), shown: p, shipped: false })),
+export function ros2Configs(workspace: string, paths: readonly string[]): FoundConfig[] {
+  const found = [
+    ...paths.filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(workspace, p), shown: p, shipped: false })),
     ...readdirSync(assetPath('ros2')).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}`, shipped: true })),
   ];
-  const out: WorldInfo[] = [];
-  for (const c of configs) {
-    let config: Ros2Config;
+  return found.flatMap((c): FoundConfig[] => {
     try {
-      config = readRos2Config(c.file);
+      return [{ id: `ros2:${c.file}`, shown: c.shown, shipped: c.shipped, config: readRos2Config(c.file), problem: null }];
     } catch (e) {
-      if (c.shipped) continue;
-      out.push({ id: `ros2:${c.file}`, title: `ROS 2: ${c.shown} (does not check)`, kind: 'robot', regions: null, regionsText: null, exampleSpec: null, models: [], graphs, problem: e instanceof Error ? e.message : String(e) });
-      continue;
+      return c.shipped ? [] : [{ id: `ros2:${c.file}`, shown: c.shown, shipped: false, config: null, problem: e instanceof Error ? e.message : String(e) }];
     }
+  });
+}
+
+/** The workspace's files (none when it cannot be listed). */
+export async function workspacePaths(workspace: string): Promise<string[]> {
+  const { files } = await new Workspace(workspace).list().catch(() => ({ files: [] as { path: string }[] }));
+  return files.map((f) => f.path);
+}
+
+/**
+ * The robots the console offers missions on: ROS 2 configurations with a `waypoints` section, each
+ * with its regions (the configuration's `regions` file) and the workspace's map graphs (graphs/…json).
+ */
+export async function robotWorlds(session: Pick<Session, 'workspace'>): Promise<WorldInfo[]> {
+  const paths = await workspacePaths(session.workspace);
+  const graphs = paths.filter((p) => p.startsWith(`${GRAPHS_DIR}/`) && p.endsWith('.json'));
+  const robot = { kind: 'robot' as const, regions: null, regionsText: null, exampleSpec: null, models: [], graphs };
+  return ros2Configs(session.workspace, paths).flatMap(({ id, shown, shipped, config, problem }): WorldInfo[] => {
+    if (config === null) return [{ ...robot, id, title: `ROS 2: ${shown} (does not check)`, problem: problem! }];
     if (config.waypoints === undefined) {
-      if (!c.shipped) out.push({ id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown}; no waypoints section)`, kind: 'robot', regions: null, regionsText: null, exampleSpec: null, models: [], graphs, problem: `${c.shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)` });
-      continue;
+      return shipped ? [] : [{ ...robot, id, title: `ROS 2: ${config.id} (${shown}; no waypoints section)`, problem: `${shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)` }];
     }
-    const regionsText = config.regionsFile !== null ? readFileSync(config.regionsFile, 'utf8') : null;
-    out.push({
-      id: `ros2:${c.file}`, title: `ROS 2: ${config.id} (${c.shown})`, kind: 'robot',
-      regions: config.regionsFile, regionsText, exampleSpec: null, models: [], graphs,
-    });
-  }
-  return out;
+    return [{ ...robot, id, title: `ROS 2: ${config.id} (${shown})`, regions: config.regionsFile, regionsText: config.regionsFile !== null ? readFileSync(config.regionsFile, 'utf8') : null }];
+  });
 }
 
 /** ROS 2 availability in this process (loads rclnodejs; keeps nothing). */

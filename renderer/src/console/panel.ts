@@ -15,11 +15,9 @@ import { trainDialog } from './train.js';
 import { createLivePlots } from './plots.js';
 import { createLogPanel } from './log.js';
 
-export type MissionPanel = Panel;
-
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
-export function missionPanel(): MissionPanel {
+export function missionPanel(): Panel {
     let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
   let planned: MissionPlanResult | null = null;

@@ -33,12 +33,7 @@ export class MissionFollow {
     if (!replan) {
       // A new plan: nothing of the previous run applies to it.
       this.trail = [];
-      this.robot = null;
-      this.states = null;
-      this.labels = [];
-      this.t = null;
-      this.ticks = 0;
-      this.replans = 0;
+      this.clearRun();
       this.ended = false;
     } else this.replans++;
     this.current = {
@@ -46,6 +41,16 @@ export class MissionFollow {
       automaton: m.automaton ?? this.current?.automaton ?? null,
       session: m.session ?? (replan ? this.current?.session ?? null : null),
     };
+  }
+
+  /** Forgets the last run's robot, monitor states and counts (a new plan, or a run starting). */
+  private clearRun(): void {
+    this.robot = null;
+    this.states = null;
+    this.labels = [];
+    this.t = null;
+    this.ticks = 0;
+    this.replans = 0;
   }
 
   robotAt(m: Extract<LocalMessage, { kind: 'robot' }>): void {
@@ -62,14 +67,7 @@ export class MissionFollow {
   setTrail(points: readonly [number, number][], ended: boolean): void {
     this.trail = points.map(([x, y]) => [x, y]);
     this.ended = ended;
-    if (!ended && points.length === 0) {
-      this.robot = null;
-      this.states = null;
-      this.labels = [];
-      this.t = null;
-      this.ticks = 0;
-      this.replans = 0;
-    }
+    if (!ended && points.length === 0) this.clearRun();
     const last = points[points.length - 1];
     if (ended && last !== undefined) this.robot = { x: last[0], y: last[1] };
   }
