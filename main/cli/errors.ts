@@ -32,11 +32,20 @@ export const processOutput: Output = {
 export function report(e: unknown, io: Output, where?: string): number {
   if (!(e instanceof WitnessError) || e.code === 'internal') {
     const msg = e instanceof Error ? e.message : String(e);
-    io.err(`error: internal: ${msg}\n`);
+    io.err(`error: internal: ${clipMessage(msg)}\n`);
     return EXIT.internal;
   }
-  if (e.code === 'budget') io.err(`error: budget: ${where !== undefined ? `${where}: ` : ''}${e.message}\n`);
-  else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined) io.err(`error: ${where}:${e.message}\n`);
-  else io.err(`error: ${e.message}\n`);
+  const msg = clipMessage(e.message);
+  if (e.code === 'budget') io.err(`error: budget: ${where !== undefined ? `${where}: ` : ''}${msg}\n`);
+  else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined) io.err(`error: ${where}:${msg}\n`);
+  else io.err(`error: ${msg}\n`);
   return exitCodeOf(e.code);
+}
+
+/** The longest error message shown whole; a longer one (quoting a hostile value) keeps its start and end. */
+export const MAX_MESSAGE = 2000;
+
+export function clipMessage(m: string): string {
+  if (m.length <= MAX_MESSAGE) return m;
+  return `${m.slice(0, MAX_MESSAGE - 500)}… (${m.length - MAX_MESSAGE} characters not shown) …${m.slice(-500)}`;
 }

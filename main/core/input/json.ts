@@ -14,8 +14,44 @@ export class InputError extends WitnessError {
   }
 }
 
-/** Parses JSON text (strict JSON: no comments, no trailing commas); a syntax error names the line and column. */
+/**
+ * The deepest nesting of arrays and objects a document may have. Every format Witness reads is a
+ * few levels deep; a deeper document is hostile, and would overflow the stack of the recursive code
+ * that reads it (the locating parser, schema validation, canonical JSON).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Where the nesting of `text` first exceeds `max` (an offset), or -1; strings are skipped. */
+export function nestingBeyond(text: string, max = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escapes.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+const lineColumn = (text: string, offset: number): string => {
+  const before = text.slice(0, offset);
+  return `${before.split('\n').length}:${offset - before.lastIndexOf('\n')}`;
+};
+
+/**
+ * Parses JSON text (strict JSON: no comments, no trailing commas); a syntax error names the line and
+ * column, and so does nesting deeper than MAX_JSON_DEPTH.
+ */
 export function parseJson(text: string, file: string): unknown {
+  const deep = nestingBeyond(text);
+  if (deep >= 0) throw new InputError(file, lineColumn(text, deep), `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -117,3 +117,15 @@ test('pre is observed just before the skill runs, not carried over from the prev
   // One at the start, then one before and one after each of the two calls.
   assert.equal(world.observations, 5);
 });
+
+test('a condition too long or nested too deep for the CEL parser is refused as a VocabularyError, not a stack overflow', () => {
+  const deep = '('.repeat(2_000) + 'gripper.width_cm > 0' + ')'.repeat(2_000);
+  assert.throws(() => checkCondition(deep, VOCAB), (e: unknown) => e instanceof VocabularyError && /nests brackets deeper than 64 levels \(at character 65\)/.test(e.message));
+  const long = Array.from({ length: 2_000 }, () => 'gripper.width_cm > 0').join(' && ');
+  assert.throws(() => checkCondition(long, VOCAB), (e: unknown) => e instanceof VocabularyError && /is 47996 characters long; a condition is at most 4096/.test(e.message));
+  // Within the limits, nesting and chains still check and evaluate.
+  const nested = '('.repeat(60) + 'gripper.width_cm > 0' + ')'.repeat(60);
+  checkCondition(nested, VOCAB);
+  assert.equal(holds(nested, { gripper: { width_cm: 1 } }), true);
+  checkCondition('"' + '('.repeat(100) + '" != objects.red_mug.on', VOCAB);
+});
