@@ -11,7 +11,9 @@
  *   whose enabling node is cheapest to reach now (a positive-free transition enabled where the
  *   robot stands costs nothing and is taken in place); repeat until an accepting state, then build
  *   the suffix the same way, required to return to the same node and automaton state. No
- *   backtracking: a dead end or a repeated product state is a failure.
+ *   backtracking: a dead end or a repeated product state is a failure. A move between two of the
+ *   initial automaton states (a start inside a region the formula names gives more than one) is
+ *   not a choice at all, and is never taken.
  */
 import { EXPAND, SKIP, STOP, ShortestPaths } from './shortest-path.js';
 import { type Product, dwellTransition, enabled } from './product.js';
@@ -231,6 +233,7 @@ function greedy(
   let current = [...from];
   let first = from[0]!;
   const seen = new Set<number>(from);
+  const starts = new Set<number>(from);
   for (let steps = 0; ; steps++) {
     const finished = current.find((z) => done(z, steps));
     if (finished !== undefined) return { path: acc, first: steps === 0 ? finished : first, end: finished };
@@ -242,7 +245,12 @@ function greedy(
       for (let t = p.tStart[q]!; t < p.tStart[q + 1]!; t++) if (p.tTo[t] !== q) targets.add(p.tTo[t]!);
       for (const q2 of targets) {
         const seg = segment(p, u, q, towards(p, q, q2, pin(q2)), stats);
-        if (seg !== null && (best === null || seg.cost < best.seg.cost)) best = { seg, z: cur };
+        if (seg === null) continue;
+        // A move from one initial automaton state into another (the start's own label can leave the
+        // automaton in several) is no progress: the run starts there anyway. Not a loop, not a choice.
+        const end = seg.states[seg.states.length - 1]!;
+        if (starts.has(end) && !done(end, steps + 1)) continue;
+        if (best === null || seg.cost < best.seg.cost) best = { seg, z: cur };
       }
     }
     if (best === null) {

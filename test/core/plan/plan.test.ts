@@ -118,3 +118,24 @@ test('budgets: a cancelled search stops with PlanBudgetError; the deadline uses 
   assert.throws(() => check(), PlanBudgetError);
   assert.throws(() => plan(g, a, { ...DEFAULT_PLAN, method: 'sagas', k: Infinity, check: () => { throw new PlanBudgetError('cancelled'); } }), PlanBudgetError);
 });
+
+/** A 6×6 grid of unit edges, the start (0,0) labelled e0 and the far corner (5,5) labelled e1. */
+const grid6 = () => labelledGraph({
+  nodes: Array.from({ length: 36 }, (_, k) => ({ id: `n${k % 6}_${Math.floor(k / 6)}`, ...(k === 0 ? { labels: ['e0'] } : k === 35 ? { labels: ['e1'] } : {}) })),
+  edges: Array.from({ length: 36 }, (_, k) => [k % 6, Math.floor(k / 6)] as const).flatMap(([x, y]) => [
+    ...(x < 5 ? [{ from: `n${x}_${y}`, to: `n${x + 1}_${y}`, weight: 1 }] : []),
+    ...(y < 5 ? [{ from: `n${x}_${y}`, to: `n${x}_${y + 1}`, weight: 1 }] : []),
+  ]),
+  start: 'n0_0',
+}, 'grid6.json');
+
+test('GA-GAS with a start inside a named region (two initial automaton states) plans, and matches SAGAS', () => {
+  const g = grid6();
+  const spec = 'G F e0 & G F e1';
+  const ga = run(g, spec, 'ga-gas');
+  const s = run(g, spec, 'sagas') as Plan;
+  assert.equal(ga.status, 'ok', `GA-GAS: ${ga.status === 'ok' ? '' : JSON.stringify(ga)}`);
+  assert.equal((ga).cost.objective, s.cost.objective);
+  const nodes = ids(g, ga);
+  assert.ok([...nodes.prefix, ...nodes.suffix].includes('n5_5'));
+});
