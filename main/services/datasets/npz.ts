@@ -7,7 +7,8 @@ import { basename } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { DatasetError, validateDataset, type Dataset } from '../../core/data/dataset.js';
 import { decodeNpy, encodeNpyF32, NpyFormatError, type NpyArray } from './npy.js';
-import { errText, readFileOrFail, writeFileAtomic } from '../../platform/files.js';
+import { errText, writeFileAtomic } from '../../platform/files.js';
+import { datasetInput, readInputFile } from '../../platform/input-files.js';
 
 /** zip stores local DOS time; a fixed local date keeps the bytes equal across runs and zones. */
 const ZIP_MTIME = new Date(1980, 0, 1);
@@ -49,7 +50,7 @@ export interface ImportOptions {
 }
 
 export async function importNpz(path: string, opts: ImportOptions): Promise<Dataset> {
-  return decodeNpz(await readFileOrFail(path), path, opts);
+  return decodeNpz(await readInputFile(path, datasetInput()), path, opts);
 }
 
 /** Parses `.npz` bytes into a validated Dataset; errors name `where` and the array key. */
