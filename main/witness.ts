@@ -25,6 +25,9 @@ export function main(argv: readonly string[], io: Output = processOutput): Promi
         return;
       }
       removeInFlightWrites();
+      io.err(`witness: ${signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : 'terminated (SIGTERM)'}\n`);
+      // Exits even while a read waits (a FIFO nobody writes to): input files are read through pipe
+      // handles and non-blocking descriptors (platform/input-files.ts), so no thread is held in a read.
       process.exit(code);
     });
   }

@@ -23,6 +23,7 @@ import { auditSink } from '../services/audit/mission-recorder.js';
 import { loopEvents } from '../services/audit/loop-recorder.js';
 import { LlmPlanner } from '../services/llm/openai-planner.js';
 import { assetPath, operatorName } from '../platform/paths.js';
+import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
 import { VERSION } from '../contract/version.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
@@ -148,9 +149,10 @@ export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
     const file = path.join(dir, n);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readInputTextSync(file, INPUT.tools);
     } catch (e) {
-      throw new InputError(file, '$', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      if (e instanceof InputRefused) throw e;
+      throw new InputError(file, '$', `cannot read: ${readFailure(e)}`);
     }
     return { def: parseTool(parseJson(text, file), file), file };
   });
@@ -242,9 +244,10 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
     if (o.planner === 'llm') throw new WitnessError('invalid-input', '--plan goes with --planner scripted or recovery; the LLM planner plans from the goal and the tools', { path: '--plan' });
     let text: string;
     try {
-      text = readFileSync(o.plan, 'utf8');
+      text = await readInputText(o.plan, INPUT.plan);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      if (e instanceof InputRefused) throw e;
+      const code = readFailure(e);
       throw new WitnessError(code === 'ENOENT' ? 'not-found' : 'unreadable', `--plan ${o.plan}: ${code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(e)}`}`, { path: '--plan' });
     }
     steps = parseScript(parseJson(text, o.plan), o.plan);

@@ -6,7 +6,7 @@
  * every use, so the second identical mission starts at once. A cache entry that is corrupt, stale
  * or of another build is rebuilt, never trusted.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
@@ -24,6 +24,7 @@ import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
 import type { Progress } from './jobs.js';
+import { INPUT, readFailure, readInputText } from '../platform/input-files.js';
 
 export type { Backbone };
 
@@ -148,9 +149,9 @@ type Read<T> = { ok: true; value: T } | { ok: false; why: string | null };
 async function readEntry(e: CacheEntry, models: LoadedModels): Promise<Read<{ artifact: GraphArtifact; dataset: Dataset }>> {
   let meta: unknown;
   try {
-    meta = JSON.parse(await readFile(e.meta, 'utf8'));
+    meta = JSON.parse(await readInputText(e.meta, INPUT.config));
   } catch (err) {
-    return { ok: false, why: (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'its entry.json does not parse' };
+    return { ok: false, why: readFailure(err) === 'ENOENT' ? null : 'its entry.json does not parse' };
   }
   const m = meta as { key?: unknown; dataset?: unknown };
   if (JSON.stringify(m.key) !== JSON.stringify(e.key)) return { ok: false, why: 'it was built from other inputs or by another build' };

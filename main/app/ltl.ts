@@ -4,8 +4,8 @@
  * a lasso word, run the monitor over a finite word. Every front end (the `witness ltl` commands, the
  * API's ltlTranslate and automaton views) calls these.
  */
-import { readFileSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
+import { INPUT, InputRefused, readFailure, readInputText } from '../platform/input-files.js';
 import type { Formula } from '../core/ltl/ast.js';
 import { parseLtl } from '../core/ltl/parser.js';
 import { printLtl } from '../core/ltl/printer.js';
@@ -39,13 +39,14 @@ export interface FormulaSource {
 }
 
 /** The formula given as an argument or in a file (exactly one of them). */
-export function formulaSource(formula: string | undefined, file: string | undefined): FormulaSource {
+export async function formulaSource(formula: string | undefined, file: string | undefined): Promise<FormulaSource> {
   if (file !== undefined) {
     if (formula !== undefined) throw new WitnessError('invalid-input', 'give the formula either as an argument or with --file, not both');
     try {
-      return { text: readFileSync(file, 'utf8'), where: file };
+      return { text: await readInputText(file, INPUT.formula), where: file };
     } catch (e) {
-      throw new WitnessError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not-found' : 'invalid-input', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { file });
+      if (e instanceof InputRefused) throw e;
+      throw new WitnessError(readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input', `cannot read ${file}: ${readFailure(e)}`, { file });
     }
   }
   if (formula === undefined) throw new WitnessError('invalid-input', 'missing formula: give it as an argument or with --file');

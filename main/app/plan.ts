@@ -4,8 +4,8 @@
  * baseline, with its certificate; as `witness plan` prints it, as the API's planGraph returns it, and
  * as the graph view shows it.
  */
-import { readFile } from 'node:fs/promises';
 import { WitnessError } from '../contract/errors.js';
+import { INPUT, readInputText } from '../platform/input-files.js';
 import { PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
 import type { ApiError, AutomatonView, GraphScene, PlanDocument, PlanGraphRequest, PlanGraphResponse, PlanView } from '../contract/api.js';
 import { InputError, parseJson } from '../core/input/json.js';
@@ -192,7 +192,7 @@ export async function sceneFromGraphFile(workspace: string, rel: string, spec: s
   // A bad spec fails before the file is read: it is the cheaper check.
   const automaton = spec !== undefined && spec.trim() !== '' ? specAutomaton(spec) : null;
   const file = await workspaceFile(workspace, rel);
-  const text = await readFile(file, 'utf8');
+  const text = await readInputText(file, INPUT.graph);
   let g, name: unknown;
   try {
     const json = parseJson(text, rel);

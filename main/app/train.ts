@@ -4,7 +4,7 @@
  * shipped recipe, `witness backbone train`; the console's "Train models" job in a worker thread);
  * checking a model bundle, and measuring one (`witness backbone eval`).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { BACKBONE_RECIPE, MAZE_WORLDS, TRAIN_DEFAULTS } from '../contract/defaults.js';
@@ -21,6 +21,7 @@ import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { loadModels, writeBundle, writeModels } from '../services/models/bundle.js';
 import { type EvalResult, policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
 import { removeTempSiblings, writeFolderAtomic } from '../platform/files.js';
+import { INPUT, readInputFile } from '../platform/input-files.js';
 import { inWorker } from '../platform/workers.js';
 import { shippedModelsDir } from '../platform/paths.js';
 import { bundleDir } from './worlds.js';
@@ -71,9 +72,9 @@ export async function trainPolicyBundle(o: { data: string; embed: string; out: s
   const config = { ...DEFAULT_POLICY, ...o.config };
   if (!(config.H_TD > 0)) throw new WitnessError('invalid-input', `--h-td must be a positive number, got ${config.H_TD}`, { path: '--h-td' });
   const d = await readDataset(o.data);
-  const meta = readEmbedJson(join(o.embed, 'embed.json'));
+  const meta = await readEmbedJson(join(o.embed, 'embed.json'));
   if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
-  const embedBytes = new Uint8Array(readFileSync(join(o.embed, 'embed.onnx')));
+  const embedBytes = await readInputFile(join(o.embed, 'embed.onnx'), INPUT.model);
   const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
   const started = Date.now();
   const p = await trainPolicy(d, embedded, config, (st, total) => o.progress?.(st, total), await resumeAndSave('policy', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));

@@ -22,6 +22,7 @@ import { readDataset } from '../services/datasets/format.js';
 import { readGraph } from '../services/graph/store.js';
 import { readLayoutFile } from '../services/worlds/layout-file.js';
 import { writeFileAtomic } from '../platform/files.js';
+import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
 import { assetPath, shippedModelsDir } from '../platform/paths.js';
 import type { Session } from './session.js';
 import { Workspace } from '../services/editor/workspace.js';
@@ -56,9 +57,10 @@ export async function checkWorldFile(file: string): Promise<string> {
   if (file.toLowerCase().endsWith('.xml')) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = await readInputText(file, INPUT.scene);
     } catch (e) {
-      throw new WitnessError('invalid-input', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { file });
+      if (e instanceof InputRefused) throw e;
+      throw new WitnessError(readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input', `cannot read ${file}: ${readFailure(e)}`, { file });
     }
     const { model, data } = await loadModel(text, file, 'scene');
     const found = `${model.nq} position coordinates, ${model.nu} actuators, ${model.ngeom} geoms`;
@@ -66,14 +68,14 @@ export async function checkWorldFile(file: string): Promise<string> {
     model.delete();
     return `${file}: MJCF compiles: ${found}`;
   }
-  const layout = readLayoutFile(file);
+  const layout = await readLayoutFile(file);
   return `${file}: layout ${layout.id}, ${layout.grid.length}×${layout.grid[0]!.length} cells, ${freeCells(layout).length} free, all connected`;
 }
 
 /** Draws a world (an id, or a layout .json) from above as SVG, optionally with a dataset's trajectories or a graph. */
 export async function renderWorld(id: string, o: { out: string; data?: string; graph?: string }): Promise<void> {
   const isFile = id.toLowerCase().endsWith('.json');
-  const layout = isFile ? readLayoutFile(id) : worldEntry(id).layout;
+  const layout = isFile ? await readLayoutFile(id) : worldEntry(id).layout;
   if (layout === undefined) throw new WitnessError('invalid-input', `${id} is not a maze world: there is no layout to draw`);
   const data = o.data !== undefined ? await readDataset(o.data, isFile ? {} : { expectWorld: id }) : undefined;
   const g = o.graph !== undefined ? await readGraph(o.graph, isFile ? {} : { world: id }) : undefined;
@@ -121,7 +123,7 @@ function workspaceBundles(workspace: string): Map<string, string[]> {
   const dir = path.join(workspace, 'models');
   for (const name of listDirs(dir)) {
     try {
-      const m = JSON.parse(readFileSync(path.join(dir, name, 'manifest.json'), 'utf8')) as { world?: unknown };
+      const m = JSON.parse(readInputTextSync(path.join(dir, name, 'manifest.json'), INPUT.config)) as { world?: unknown };
       if (typeof m.world === 'string') out.set(m.world, [...(out.get(m.world) ?? []), `workspace/${name}`]);
     } catch {
       /* not a bundle */
@@ -201,7 +203,7 @@ export async function robotWorlds(session: Pick<Session, 'workspace'>): Promise<
     if (config.waypoints === undefined) {
       return shipped ? [] : [{ ...robot, id, title: `ROS 2: ${config.id} (${shown}; no waypoints section)`, problem: `${shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)` }];
     }
-    return [{ ...robot, id, title: `ROS 2: ${config.id} (${shown})`, regions: config.regionsFile, regionsText: config.regionsFile !== null ? readFileSync(config.regionsFile, 'utf8') : null }];
+    return [{ ...robot, id, title: `ROS 2: ${config.id} (${shown})`, regions: config.regionsFile, regionsText: config.regionsFile !== null ? readInputTextSync(config.regionsFile, INPUT.regions) : null }];
   });
 }
 

@@ -22,7 +22,7 @@ async function guarded(io: Output, setExit: (c: number) => void, formula: string
   let where: string | undefined;
   try {
     const app = await ltlApp();
-    const src = app.formulaSource(formula, o.file);
+    const src = await app.formulaSource(formula, o.file);
     where = src.where;
     setExit(body(app, src) ?? EXIT.ok);
   } catch (e) {

@@ -4,19 +4,22 @@
  * to disk (fsync), and is then renamed over the target. A failure or an interruption removes the
  * temporary, and errors name the file and what went wrong. Everything Witness writes for a person
  * to keep — datasets, graphs, model bundles, checkpoints, exports, pictures, workspace files — goes
- * through here.
+ * through here. (What Witness reads from a person goes through platform/input-files.ts.)
  */
 import { rmSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { WitnessError } from '../contract/errors.js';
+import { type ErrorCode, WitnessError } from '../contract/errors.js';
 
-/** A file could not be read or written; `file` is the path the person gave. */
+/**
+ * A file could not be read or written; `file` is the path the person gave. Its code is 'not-found'
+ * when the cause is ENOENT, the given code when there is one, else 'invalid-input'.
+ */
 export class FileError extends WitnessError {
   override name = 'FileError';
-  constructor(readonly file: string, detail: string, options?: ErrorOptions) {
-    super(options?.cause !== undefined && errno(options.cause) === 'ENOENT' ? 'not-found' : 'invalid-input', `${file}: ${detail}`, { file }, options);
+  constructor(readonly file: string, readonly detail: string, options?: ErrorOptions & { readonly code?: ErrorCode }) {
+    super(options?.code ?? (options?.cause !== undefined && errno(options.cause) === 'ENOENT' ? 'not-found' : 'invalid-input'), `${file}: ${detail}`, { file }, options);
   }
 }
 
@@ -138,15 +141,6 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     inFlight.delete(tmp);
-  }
-}
-
-/** Reads a whole file; a failure names the file. */
-export async function readFileOrFail(file: string): Promise<Uint8Array> {
-  try {
-    return await readFile(file);
-  } catch (e) {
-    throw new FileError(file, `cannot read: ${errText(e)}`, { cause: e });
   }
 }
 

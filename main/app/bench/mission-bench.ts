@@ -5,7 +5,7 @@
  * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
  * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
  */
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { writeFileAtomic } from '../../platform/files.js';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { type BenchTask, benchTask } from './tasks.js';
 import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
 import { fmt } from './stats.js';
 import { InputError } from '../../core/input/json.js';
+import { INPUT, readInputText } from '../../platform/input-files.js';
 
 export interface MissionBenchOptions {
   readonly world: string;
@@ -52,7 +53,7 @@ async function resume(file: string, header: Header): Promise<Map<string, TaskOut
     await writeFileAtomic(file, JSON.stringify(header) + '\n');
     return done;
   }
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = (await readInputText(file, INPUT.results)).split('\n').filter((l) => l.trim() !== '');
   const first = lines[0] === undefined ? null : (JSON.parse(lines[0]) as Header);
   if (first === null || first.format !== 'witness-bench-ltl' || JSON.stringify(first.config) !== JSON.stringify(header.config)) {
     throw new InputError(file, 'header', `holds results of other settings (${JSON.stringify(first?.config ?? null)}); pass another --out or delete it`);

@@ -3,7 +3,7 @@
  * fields: docs/ROS2.md). Every problem is an InputError naming the file, line, column and JSON path,
  * raised on load — before anything connects to a robot.
  */
-import { readFileSync } from 'node:fs';
+import { INPUT, InputRefused, readFailure, readInputTextSync } from '../../platform/input-files.js';
 import { dirname, resolve } from 'node:path';
 import { InputError, checkSchema, parseJson } from '../../core/input/json.js';
 import { withLocation } from '../../core/input/locate.js';
@@ -99,7 +99,7 @@ export const DEFAULTS = {
 } as const;
 
 /** Parses and checks a configuration; `readText` reads the regions file it names (relative to `file`). */
-export function parseRos2Config(text: string, file: string, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): Ros2Config {
+export function parseRos2Config(text: string, file: string, readText: (path: string) => string = (p) => readInputTextSync(p, INPUT.regions)): Ros2Config {
   try {
     return build(checkSchema<File>(Ros2ConfigFile, parseJson(text, file), file), file, readText);
   } catch (e) {
@@ -121,9 +121,10 @@ function explain(e: InputError): InputError {
 export function readRos2Config(file: string): Ros2Config {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readInputTextSync(file, INPUT.config);
   } catch (e) {
-    throw new InputError(file, '$', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    if (e instanceof InputRefused) throw e;
+    throw new InputError(file, '$', `cannot read: ${readFailure(e)}`);
   }
   return parseRos2Config(text, file);
 }
@@ -208,7 +209,8 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     try {
       text = readText(regionsFile);
     } catch (e) {
-      throw new InputError(file, '$.regions', `cannot read ${regionsFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      if (e instanceof InputRefused) throw e;
+      throw new InputError(file, '$.regions', `cannot read ${regionsFile}: ${readFailure(e)}`);
     }
     try {
       const set = parseRegions(parseJson(text, regionsFile), regionsFile);

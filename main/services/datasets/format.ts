@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { DatasetError, validateDataset, type Dataset } from '../../core/data/dataset.js';
 import { align8, f32ToLe, leToF32 } from './io.js';
-import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
+import { writeFileAtomic } from '../../platform/files.js';
+import { datasetInput, readInputFile } from '../../platform/input-files.js';
 
 export const WDS_MAGIC = 'WDS1';
 export const WDS_VERSION = 1;
@@ -115,7 +116,7 @@ export async function writeDataset(path: string, d: Dataset): Promise<void> {
 }
 
 export async function readDataset(path: string, opts: ReadOptions = {}): Promise<Dataset> {
-  return decodeDataset(await readFileOrFail(path), path, opts);
+  return decodeDataset(await readInputFile(path, datasetInput()), path, opts);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -98,11 +98,14 @@ export function decodeNpy(bytes: Uint8Array): NpyArray {
   }
   // Fortran order would need a transpose, and numpy only writes it for arrays built that way.
   if (fortran) throw new NpyFormatError("fortran_order True is not supported; save a C-ordered array (np.ascontiguousarray)");
+  // The shape is checked against the bytes there are before anything is allocated for it.
   const count = shape.reduce((a, b) => a * b, 1);
   const dataStart = start + headerLen;
-  const need = count * spec.itemBytes;
-  if (bytes.length - dataStart < need) {
-    throw new NpyFormatError(`truncated data: expected ${need} bytes for shape (${shape.join(', ')}), found ${bytes.length - dataStart}`);
+  const need = count * spec.itemBytes, have = bytes.length - dataStart;
+  if (!Number.isSafeInteger(need)) throw new NpyFormatError(`shape (${shape.join(', ')}) is implausibly large: the file has ${have} bytes of data`);
+  if (have < need) {
+    throw new NpyFormatError(`truncated data: expected ${need} bytes for shape (${shape.join(', ')}), found ${have}`);
   }
+  if (have > need) throw new NpyFormatError(`trailing data: expected ${need} bytes for shape (${shape.join(', ')}), found ${have}`);
   return { descr, shape, data: spec.read(bytes, dataStart, count) };
 }

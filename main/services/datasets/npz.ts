@@ -1,13 +1,18 @@
 /**
  * OGBench-style `.npz` (a zip of `.npy` arrays) export and import, so datasets move between
  * Witness and the Python tools the SAGAS method and OGBench use. Export is deterministic (fixed
- * entry order and zip timestamps); import accepts what `np.savez` and `np.savez_compressed` write.
+ * entry order and zip timestamps); import accepts what `np.savez` and `np.savez_compressed` write,
+ * and trusts nothing in the archive: the arrays' declared sizes are checked against the dataset
+ * limit before anything is inflated, an entry that inflates past its declared size is stopped
+ * there, and every array read is checked against its CRC-32 (zip.ts).
  */
 import { basename } from 'node:path';
-import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { zipSync, type Zippable } from 'fflate';
 import { DatasetError, validateDataset, type Dataset } from '../../core/data/dataset.js';
 import { decodeNpy, encodeNpyF32, NpyFormatError, type NpyArray } from './npy.js';
-import { errText, readFileOrFail, writeFileAtomic } from '../../platform/files.js';
+import { listZip, readZipEntry, ZipFormatError, type ZipEntry } from './zip.js';
+import { writeFileAtomic } from '../../platform/files.js';
+import { datasetInput, type InputKind, readInputFile, sizeText } from '../../platform/input-files.js';
 
 /** zip stores local DOS time; a fixed local date keeps the bytes equal across runs and zones. */
 const ZIP_MTIME = new Date(1980, 0, 1);
@@ -46,31 +51,50 @@ export async function exportNpz(path: string, d: Dataset): Promise<void> {
 export interface ImportOptions {
   /** An .npz carries no world; the caller says which world the trajectories belong to. */
   readonly worldId: string;
+  /** The most bytes the file, and the arrays read from it uncompressed, may have (default: datasetInput()). */
+  readonly limit?: InputKind;
 }
 
 export async function importNpz(path: string, opts: ImportOptions): Promise<Dataset> {
-  return decodeNpz(await readFileOrFail(path), path, opts);
+  const limit = opts.limit ?? datasetInput();
+  return decodeNpz(await readInputFile(path, limit), path, { ...opts, limit });
 }
+
+/** The arrays a dataset is made of; the others (next_observations, timeouts) are not read. */
+const ARRAYS = ['observations', 'actions', 'terminals'] as const;
 
 /** Parses `.npz` bytes into a validated Dataset; errors name `where` and the array key. */
 export function decodeNpz(bytes: Uint8Array, where: string, opts: ImportOptions): Dataset {
   const fail = (field: string, detail: string): never => {
     throw new DatasetError(where, field, detail);
   };
-  let files: Record<string, Uint8Array>;
+  const limit = opts.limit ?? datasetInput();
+  let entries: Map<string, ZipEntry>;
   try {
-    files = unzipSync(bytes);
+    entries = new Map(listZip(bytes).map((e) => [e.name, e]));
   } catch (err) {
-    return fail('zip', `not a readable .npz (zip) file: ${errText(err)}`);
+    if (err instanceof ZipFormatError) return fail('zip', `not a readable .npz (zip) file: ${err.entry !== null ? `${err.entry}: ` : ''}${err.message}`);
+    throw err;
+  }
+  const present = (): string => [...entries.keys()].map((f) => f.replace(/\.npy$/, '')).join(', ') || 'none';
+  for (const key of ARRAYS) if (!entries.has(`${key}.npy`)) fail(key, `array ${key} is missing (arrays present: ${present()})`);
+  // What the arrays would take once inflated, from the headers alone, before anything is inflated.
+  const declared = ARRAYS.reduce((sum, key) => sum + entries.get(`${key}.npy`)!.size, 0);
+  if (declared > limit.maxBytes) {
+    const sizes = ARRAYS.map((key) => `${key} ${entries.get(`${key}.npy`)!.size}`).join(', ');
+    fail('zip', `its arrays declare ${declared} bytes uncompressed (${sizes}), more than ${sizeText(limit.maxBytes)} (the limit for ${limit.what}${limit.hint !== undefined ? `; ${limit.hint}` : ''})`);
   }
   const load = (key: string): NpyArray => {
-    const entry = files[`${key}.npy`];
-    if (entry === undefined) {
-      const has = Object.keys(files).map((f) => f.replace(/\.npy$/, '')).join(', ') || 'none';
-      return fail(key, `array ${key} is missing (arrays present: ${has})`);
+    const entry = entries.get(`${key}.npy`)!;
+    let raw: Uint8Array;
+    try {
+      raw = readZipEntry(bytes, entry);
+    } catch (err) {
+      if (err instanceof ZipFormatError) return fail(key, `${entry.name}: ${err.message}`);
+      throw err;
     }
     try {
-      return decodeNpy(entry);
+      return decodeNpy(raw);
     } catch (err) {
       if (err instanceof NpyFormatError) return fail(key, `${key}: ${err.message}`);
       throw err;

@@ -8,7 +8,8 @@ import { WitnessError } from '../../contract/errors.js';
 import { createHash } from 'node:crypto';
 import type { LatentGraph, GraphParams } from '../../core/graph/build.js';
 import { align8 } from '../datasets/io.js';
-import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
+import { writeFileAtomic } from '../../platform/files.js';
+import { INPUT, readInputFile } from '../../platform/input-files.js';
 
 export class GraphError extends WitnessError {
   override readonly name = 'GraphError';
@@ -78,7 +79,7 @@ interface Header {
 }
 
 export async function readGraph(path: string, expect: { models?: { embed: string; policy: string }; world?: string } = {}): Promise<GraphArtifact> {
-  const bytes = await readFileOrFail(path);
+  const bytes = await readInputFile(path, INPUT.graph);
   const fail = (field: string, detail: string): never => {
     throw new GraphError(path, field, detail);
   };

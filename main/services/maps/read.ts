@@ -9,12 +9,13 @@ import path from 'node:path';
 import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { WitnessError } from '../../contract/errors.js';
 import { MAP_MODES, type MapMode, type OccupancyGrid, type OccupancyParams, classify } from '../../core/map/occupancy.js';
-import { errno, readFileOrFail } from '../../platform/files.js';
+import { errno } from '../../platform/files.js';
+import { INPUT, InputRefused, readInputFile } from '../../platform/input-files.js';
 import { ImageError, decodeImage, imageFormat } from './images.js';
 
 export class MapError extends WitnessError {
   override name = 'MapError';
-  constructor(readonly file: string, readonly field: string, readonly detail: string, line?: number, code: 'invalid-input' | 'not-found' = 'invalid-input') {
+  constructor(readonly file: string, readonly field: string, readonly detail: string, line?: number, code: 'invalid-input' | 'not-found' | 'too-large' | 'not-a-file' = 'invalid-input') {
     super(code, `${file}: ${field}: ${detail}${line !== undefined ? ` (line ${line})` : ''}`, { file, path: field, ...(line !== undefined ? { line } : {}) });
   }
 }
@@ -102,8 +103,9 @@ export function parseMapYaml(text: string, file: string): MapYaml {
 export async function readMap(file: string): Promise<MapFile> {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await readFileOrFail(file));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await readInputFile(file, INPUT.map));
   } catch (e) {
+    if (e instanceof InputRefused) throw e;
     if (e instanceof TypeError) throw new MapError(file, '$', 'not UTF-8 text');
     const code = errno((e as { cause?: unknown }).cause);
     throw new MapError(file, '$', `cannot read: ${code ?? String(e)}`, undefined, code === 'ENOENT' ? 'not-found' : 'invalid-input');
@@ -118,8 +120,9 @@ export async function readMap(file: string): Promise<MapFile> {
   const t0 = performance.now();
   let bytes: Uint8Array;
   try {
-    bytes = await readFileOrFail(imageFile);
+    bytes = await readInputFile(imageFile, INPUT.mapImage);
   } catch (e) {
+    if (e instanceof InputRefused) throw new MapError(file, 'image', `${shown}: ${e.detail}`, imageLine(), e.code === 'too-large' ? 'too-large' : 'not-a-file');
     const code = errno((e as { cause?: unknown }).cause);
     throw new MapError(file, 'image', `cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (code ?? String(e))}`, imageLine(), code === 'ENOENT' ? 'not-found' : 'invalid-input');
   }

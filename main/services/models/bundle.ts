@@ -4,13 +4,13 @@
  * manifest, and a probe inference, and says exactly what does not match.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateManifest } from '../../core/models/manifest.js';
 import type { Mlp } from '../../core/models/mlp.js';
 import type { Policy } from '../../core/exec/mission.js';
 import { writeFolderAtomic } from '../../platform/files.js';
+import { INPUT, InputRefused, readInputFile } from '../../platform/input-files.js';
 import { embedOnnx, policyOnnx } from './onnx-writer.js';
 
 /** The bundle's ψ (rows × d_s → rows × d_h) and π_low (→ rows × d_a in [−1, 1]), loaded from `dir`. */
@@ -27,11 +27,12 @@ export interface LoadOptions {
 /** The hex sha256 a manifest records for a file. */
 export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-function readOrFail(dir: string, name: string): Uint8Array {
+async function readOrFail(dir: string, name: string): Promise<Uint8Array> {
   try {
-    return new Uint8Array(readFileSync(join(dir, name)));
+    return await readInputFile(join(dir, name), name.endsWith('.onnx') ? INPUT.model : INPUT.config);
   } catch (e) {
-    throw new ModelError(join(dir, name), 'file', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    if (e instanceof InputRefused) throw e;
+    throw new ModelError(join(dir, name), 'file', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
   }
 }
 
@@ -105,7 +106,7 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
   const manifestFile = join(dir, 'manifest.json');
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder().decode(readOrFail(dir, 'manifest.json')));
+    raw = JSON.parse(new TextDecoder().decode(await readOrFail(dir, 'manifest.json')));
   } catch (e) {
     if (e instanceof ModelError) throw e;
     throw new ModelError(manifestFile, 'json', e instanceof Error ? e.message : String(e));
@@ -116,7 +117,7 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
   }
   const bytes = {} as Record<ModelFile, Uint8Array>;
   for (const f of MODEL_FILES) {
-    bytes[f] = readOrFail(dir, f);
+    bytes[f] = await readOrFail(dir, f);
     const have = sha256(bytes[f]);
     if (have !== manifest.files[f].sha256) {
       throw new ModelError(join(dir, f), 'sha256', `is ${have}, the manifest says ${manifest.files[f].sha256}: the file changed after the manifest was written`);

@@ -13,7 +13,7 @@ import { type LoadedModels, loadModels } from '../models/bundle.js';
 import { type AugmentParams, type AugmentReport, anchorCandidates, augmentGraph, stateLabels } from '../../core/graph/augment.js';
 import type { Rng } from '../../core/random/rng.js';
 import type { WorldMap } from '../../core/world/world.js';
-import { readFileOrFail } from '../../platform/files.js';
+import { INPUT, type InputKind, InputRefused, readInputFile } from '../../platform/input-files.js';
 
 /** What augmentation needs of the world the task runs in: its free space, and how a position at rest is observed. */
 export interface TaskWorld {
@@ -22,10 +22,11 @@ export interface TaskWorld {
   readonly restObservation: (x: number, y: number) => Float32Array;
 }
 
-async function readBytes(file: string): Promise<Uint8Array> {
+async function readBytes(file: string, kind: InputKind): Promise<Uint8Array> {
   try {
-    return await readFileOrFail(file);
+    return await readInputFile(file, kind);
   } catch (e) {
+    if (e instanceof InputRefused) throw e;
     throw new InputError(file, '$', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
   }
 }
@@ -34,14 +35,14 @@ export type GraphInput = { readonly kind: 'labelled'; readonly graph: SemanticGr
 
 /** A graph file is either a latent graph artifact (.wgraph, by its magic) or labelled graph JSON. */
 export async function readGraphInput(file: string): Promise<GraphInput> {
-  const bytes = await readBytes(file);
+  const bytes = await readBytes(file, INPUT.graph);
   if (bytes.length >= 4 && String.fromCharCode(...bytes.subarray(0, 4)) === 'WGR1') return { kind: 'latent', file };
   const text = new TextDecoder('utf-8').decode(bytes);
   return { kind: 'labelled', graph: labelledGraph(parseJson(text, file), file) };
 }
 
 export async function readRegions(file: string): Promise<RegionSet> {
-  const text = new TextDecoder('utf-8').decode(await readBytes(file));
+  const text = new TextDecoder('utf-8').decode(await readBytes(file, INPUT.regions));
   return parseRegions(parseJson(text, file), file);
 }
 

@@ -2,7 +2,6 @@
  * A model bundle (embed.onnx, policy.onnx, manifest.json) from a dataset: the steps `witness train`
  * runs one by one, and all of them at once for the UI's training job.
  */
-import { readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { Dataset } from '../../core/data/dataset.js';
 import { MODEL_FILES, ModelError } from '../../core/models/manifest.js';
@@ -11,6 +10,7 @@ import { type EmbedConfig, type Normalization, trainEmbedding } from './embed-tr
 import { type PolicyConfig, trainPolicy } from './policy-trainer.js';
 import { embedOnnx, policyOnnx } from '../models/onnx-writer.js';
 import { sha256, writeBundle } from '../models/bundle.js';
+import { INPUT, InputRefused, readInputText } from '../../platform/input-files.js';
 
 /** The manifest of a bundle (docs/FORMATS.md, "Model bundles"). */
 export function bundleManifest(
@@ -50,11 +50,12 @@ export interface EmbedJson {
   readonly training: Record<string, unknown>;
 }
 
-export function readEmbedJson(file: string): EmbedJson {
+export async function readEmbedJson(file: string): Promise<EmbedJson> {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(await readInputText(file, INPUT.config));
   } catch (e) {
+    if (e instanceof InputRefused) throw e;
     throw new ModelError(file, 'json', e instanceof Error ? e.message : String(e));
   }
   const o = raw as Partial<EmbedJson>;

@@ -7,7 +7,8 @@
 import { WitnessError } from '../../contract/errors.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 import type { Mlp } from '../../core/models/mlp.js';
-import { readFileOrFail, writeFileAtomic } from '../../platform/files.js';
+import { writeFileAtomic } from '../../platform/files.js';
+import { INPUT, InputRefused, readInputText } from '../../platform/input-files.js';
 import type { Tf } from './tf.js';
 
 export interface OptimizerState {
@@ -69,8 +70,9 @@ export async function writeCheckpoint(path: string, ck: Checkpoint): Promise<voi
 export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Promise<Checkpoint> {
   let j: Record<string, unknown>;
   try {
-    j = JSON.parse(new TextDecoder().decode(await readFileOrFail(path))) as Record<string, unknown>;
+    j = JSON.parse(await readInputText(path, INPUT.checkpoint)) as Record<string, unknown>;
   } catch (e) {
+    if (e instanceof InputRefused) throw e;
     throw new CheckpointError(path, `not a checkpoint: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (j['format'] !== 'witness-checkpoint' || j['version'] !== 1) throw new CheckpointError(path, 'not a witness checkpoint (format/version)');

@@ -2,15 +2,16 @@
  * Maze layouts from JSON files: `{ "id": "my-maze", "grid": [[1,1,1],[1,0,1],…], "unit_m": 4,
  * "offset_m": 4 }` (unit and offset optional, default 4). Errors name the file and the field.
  */
-import { readFileSync } from 'node:fs';
+import { INPUT, InputRefused, readFailure, readInputText } from '../../platform/input-files.js';
 import { LayoutError, type MazeLayout, validateLayout } from '../../core/world/maze.js';
 
-export function readLayoutFile(path: string): MazeLayout {
+export async function readLayoutFile(path: string): Promise<MazeLayout> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = await readInputText(path, INPUT.layout);
   } catch (e) {
-    throw new LayoutError(path, 'file', `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    if (e instanceof InputRefused) throw e;
+    throw new LayoutError(path, 'file', `cannot read: ${readFailure(e)}`);
   }
   let raw: unknown;
   try {

@@ -1,0 +1,187 @@
+/**
+ * Inputs that never end or are not files (issue 18, item 8): a folder, /dev/zero and a FIFO given
+ * where a file is expected, across the commands that read files. Each ends with exit 2 and a message
+ * naming the file (never 70, never unbounded memory), and Ctrl-C / SIGTERM end a process that waits
+ * on a FIFO nobody writes to.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../main/cli/main.js';
+
+const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; }, stdin });
+  return { code, out, err };
+}
+
+function fifo(dir: string, name: string): string {
+  const file = join(dir, name);
+  assert.equal(spawnSync('mkfifo', [file]).status, 0, 'mkfifo');
+  return file;
+}
+
+/**
+ * A scratch folder with a folder, a FIFO nobody writes to, /dev/zero under an .npz name, the
+ * tabletop's tool folder, and a tool folder whose place.json is a FIFO.
+ */
+function scene(): { dir: string; folder: string; fifo: string; zeroNpz: string; tools: string; fifoTools: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-hostile-'));
+  const folder = join(dir, 'folder.json');
+  mkdirSync(folder);
+  const tools = join(dir, 'tools'), fifoTools = join(dir, 'fifo-tools');
+  mkdirSync(tools);
+  mkdirSync(fifoTools);
+  for (const f of ['pick.json', 'place.json']) copyFileSync(asset(`tools/${f}`), join(tools, f));
+  copyFileSync(asset('tools/pick.json'), join(fifoTools, 'pick.json'));
+  fifo(fifoTools, 'place.json');
+  const zeroNpz = join(dir, 'zero.npz');
+  symlinkSync('/dev/zero', zeroNpz);
+  return { dir, folder, fifo: fifo(dir, 'never.json'), zeroNpz, tools, fifoTools };
+}
+
+const FOLDER = /^error: \S+: is a folder, not a file\n$/;
+const SPEC = ['--spec', 'F dock'];
+const ACT = ['--world', 'tabletop', '--goal', 'objects.red_mug.on == "tray"', '--no-audit'];
+
+test('a folder where a file is expected: exit 2 naming it, in every command that reads files', async () => {
+  const s = scene();
+  const lab = asset('maps/lab.yaml'), labRegions = asset('maps/lab-regions.json');
+  const cases: string[][] = [
+    ['plan', '--graph', s.folder, ...SPEC],
+    ['graph', 'info', s.folder],
+    ['graph', 'from-map', s.folder, '--regions', labRegions, '--out', join(s.dir, 'g.json')],
+    ['graph', 'from-map', lab, '--regions', s.folder, '--out', join(s.dir, 'g.json')],
+    ['ltl', 'check', '--file', s.folder, '--cycle', 'a'],
+    ['act', ...ACT, '--tools', s.tools, '--plan', s.folder],
+    ['data', 'info', s.folder],
+    ['data', 'import', s.folder, '--world', 'pointmaze-medium', '--out', join(s.dir, 'x.wds')],
+    ['world', 'check', s.folder],
+  ];
+  for (const argv of cases) {
+    const r = await cli(...argv);
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
+    assert.match(r.err, FOLDER, argv.join(' '));
+    assert.ok(r.err.includes(s.folder), argv.join(' '));
+  }
+});
+
+test('/dev/zero where a file is expected: cut at the limit of what it is, exit 2', async () => {
+  const s = scene();
+  const cases: [string[], RegExp][] = [
+    [['plan', '--graph', '/dev/zero', ...SPEC], /larger than 64 MB \(the limit for a graph\)/],
+    [['graph', 'info', '/dev/zero'], /larger than 64 MB \(the limit for a graph\)/],
+    [['graph', 'from-map', asset('maps/lab.yaml'), '--regions', '/dev/zero', '--out', join(s.dir, 'g.json')], /larger than 16 MB \(the limit for a regions file\)/],
+    [['ltl', 'parse', '--file', '/dev/zero'], /larger than 1 MB \(the limit for a formula file\)/],
+    [['act', ...ACT, '--tools', s.tools, '--plan', '/dev/zero'], /larger than 16 MB \(the limit for a scripted plan\)/],
+    [['world', 'check', '/dev/zero'], /larger than 16 MB \(the limit for a maze layout\)/],
+  ];
+  for (const [argv, why] of cases) {
+    const r = await cli(...argv);
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
+    assert.match(r.err, new RegExp(`^error: /dev/zero: ${why.source}`), argv.join(' '));
+  }
+  const before = process.env['WITNESS_MAX_DATASET_MB'];
+  process.env['WITNESS_MAX_DATASET_MB'] = '4';
+  try {
+    for (const [argv, file] of [[['data', 'info', '/dev/zero'], '/dev/zero'], [['data', 'import', s.zeroNpz, '--world', 'pointmaze-medium', '--out', join(s.dir, 'x.wds')], s.zeroNpz]] as const) {
+      const r = await cli(...argv);
+      assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
+      assert.equal(r.err, `error: ${file}: larger than 4 MB (the limit for a dataset; set WITNESS_MAX_DATASET_MB to raise it)\n`);
+    }
+  } finally {
+    if (before === undefined) delete process.env['WITNESS_MAX_DATASET_MB'];
+    else process.env['WITNESS_MAX_DATASET_MB'] = before;
+  }
+});
+
+test('a tool file that is a FIFO is refused at once (tool files are read while the tools are checked)', async () => {
+  const s = scene();
+  const r = await cli('act', ...ACT, '--tools', s.fifoTools, '--plan', join(s.dir, 'nope.json'));
+  assert.equal(r.code, 2, r.err);
+  assert.match(r.err, /place\.json: is not a regular file \(a pipe or a device\): a tool file is read at once; give a regular file/);
+});
+
+test('a FIFO with a writer reads like a file (process substitution keeps working)', async () => {
+  const s = scene();
+  const p = fifo(s.dir, 'graph.json');
+  const planning = cli('plan', '--graph', p, ...SPEC);
+  await new Promise((r) => setTimeout(r, 50));
+  await writeFile(p, await import('node:fs/promises').then((f) => f.readFile(asset('graphs/warehouse.json'))));
+  const r = await planning;
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /prefix {3}dock/);
+});
+
+/** Resolves once `pid` holds `file` open (Linux: /proc/PID/fd), so the signal lands while it waits on it. */
+async function opened(child: ChildProcess, file: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) assert.fail(`exited early with ${child.exitCode}`);
+    const fds = (() => { try { return readdirSync(`/proc/${child.pid}/fd`); } catch { return []; } })();
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${child.pid}/fd/${fd}`) === file) return;
+      } catch { /* closed meanwhile */ }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`${file} was never opened`);
+}
+
+async function interrupted(argv: string[], file: string, signal: 'SIGINT' | 'SIGTERM'): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+  const ended = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  try {
+    await opened(child, file);
+    child.kill(signal);
+    // Generous: it ends at once; a process held by a blocked read would never end.
+    const code = await Promise.race([ended, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
+    assert.notEqual(code, 'hung', `still running 20 s after ${signal}: ${err}`);
+    return { code: code as number | null, err };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+test('Ctrl-C ends `witness plan --graph FIFO` while it waits for a writer: exit 130', async () => {
+  const s = scene();
+  const r = await interrupted(['plan', '--graph', s.fifo, ...SPEC], s.fifo, 'SIGINT');
+  assert.equal(r.code, 130, r.err);
+  assert.match(r.err, /witness: interrupted \(Ctrl-C\)/);
+});
+
+test('SIGTERM ends `witness plan --graph FIFO` while it waits for a writer: exit 143', async () => {
+  const s = scene();
+  const r = await interrupted(['plan', '--graph', s.fifo, ...SPEC], s.fifo, 'SIGTERM');
+  assert.equal(r.code, 143, r.err);
+  assert.match(r.err, /witness: terminated \(SIGTERM\)/);
+});
+
+test('signals end other commands waiting on a FIFO too: ltl --file (SIGTERM), data import (Ctrl-C)', async () => {
+  const s = scene();
+  const ltl = await interrupted(['ltl', 'check', '--file', s.fifo, '--cycle', 'a'], s.fifo, 'SIGTERM');
+  assert.equal(ltl.code, 143, ltl.err);
+  const npz = fifo(s.dir, 'never.npz');
+  const data = await interrupted(['data', 'import', npz, '--world', 'pointmaze-medium', '--out', join(s.dir, 'x.wds')], npz, 'SIGINT');
+  assert.equal(data.code, 130, data.err);
+  assert.deepEqual(readdirSync(s.dir).filter((f) => f.endsWith('.wds') || f.includes('.tmp-')), [], 'nothing written');
+});
+
+test('`witness plan --graph /dev/zero` as a process: exit 2, and it ends', () => {
+  const r = spawnSync(process.execPath, [BIN, 'plan', '--graph', '/dev/zero', ...SPEC], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, 'error: /dev/zero: larger than 64 MB (the limit for a graph)\n');
+});
