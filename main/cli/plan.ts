@@ -24,7 +24,7 @@ function describe(io: Output, r: PlanResult, g: SemanticGraph, header: string): 
   const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(3));
   io.out(`  prefix   ${pre.join(' → ')}   (cost ${fmt(r.cost.prefix)})\n`);
   io.out(`  suffix   ${r.dwell ? `${suf[0]} (dwell)` : suf.join(' → ')}   (cost ${fmt(r.cost.suffix)})\n`);
-  io.out(`  objective ${fmt(r.cost.objective)}\n`);
+  io.out(`  objective ${fmt(r.cost.objective)}${r.rotation.steps > 0 ? `   (the search cut the lasso where it accepted, objective ${fmt(r.rotation.searchObjective)}; rotated back ${r.rotation.steps} step(s) to where its cycle begins: the same path and cycle)` : ''}\n`);
   io.out(`  certificate: ${r.certificate.steps.length} product steps, guard word ${r.certificate.checked.guardWordAccepted ? 'accepted' : 'REJECTED'} by the original automaton (${r.certificate.automaton.states} states)\n`);
   io.out(`  search: ${r.stats.expandedPrefix} product states expanded for prefixes, ${r.stats.expandedSuffix} for suffixes; ${r.stats.withSuffix}/${r.stats.endpoints} endpoint(s) with a suffix\n`);
 }

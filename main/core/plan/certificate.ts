@@ -139,7 +139,8 @@ export function checkCertificate(a: BuchiAutomaton, g: SemanticGraph, c: Certifi
   const close = (x: number, y: number): boolean => Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y));
   if (!close(pre, c.cost.prefix) || !close(suf, c.cost.suffix)) fail(`costs: edges sum to ${pre} + ${suf}, the plan says ${c.cost.prefix} + ${c.cost.suffix}`);
   const end = steps[c.suffixStart - 1]!, last = steps[steps.length - 1]!;
-  if (!a.states[end.state]?.accepting) fail(`the prefix ends in state ${end.state}, which is not accepting`);
+  // The cycle must visit an accepting state (after rotateLasso it need not start in one).
+  if (!steps.slice(c.suffixStart).some((s) => a.states[s.state]?.accepting)) fail('the cycle visits no accepting state');
   if (last.node !== end.node || last.state !== end.state) fail(`the suffix ends at (${last.node}, ${last.state}), not back at (${end.node}, ${end.state})`);
   const letters = steps.map((s) => new Set(s.letter));
   // Resumed: the run is already in step 0's state, which has read its letter.

@@ -7,6 +7,6 @@ export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<stri
   const nodes = r.steps.map((s) => g.ids[s.node]!);
   return {
     status: 'ok', method: r.method, prefix: nodes.slice(0, r.prefixLength), suffix: nodes.slice(r.prefixLength),
-    cost: r.cost, dwell: r.dwell, ...extra, stats: r.stats, certificate: r.certificate,
+    cost: r.cost, dwell: r.dwell, rotation: r.rotation, ...extra, stats: r.stats, certificate: r.certificate,
   };
 }

@@ -78,6 +78,11 @@ export interface Plan {
   readonly prefixLength: number;
   readonly dwell: boolean;
   readonly cost: { readonly prefix: number; readonly suffix: number; readonly objective: number };
+  /**
+   * The lasso as the search cut it (at an accepting state) and how many steps rotateLasso moved its
+   * cycle back on the same path; steps 0 when it was already cut where its cycle begins.
+   */
+  readonly rotation: { readonly steps: number; readonly searchPrefix: number; readonly searchObjective: number };
   readonly stats: SearchStats;
   readonly certificate: Certificate;
 }
@@ -142,10 +147,42 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
     result = r;
   }
   if (best === null) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, result), stats };
-  return assemble(ctx, o, best, stats);
+  const r = rotateLasso(ctx, best);
+  return assemble(ctx, o, r.lasso, stats, r.rotated, best.prefix.cost);
 }
 
-function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchStats): Plan {
+/**
+ * Where a lasso's cycle begins is an accident of where the automaton happened to accept: while the
+ * prefix's last step repeats the cycle's last step (the same product state before the endpoint),
+ * the same infinite run is a shorter prefix and the cycle rotated by one. The path and the cycle's
+ * cost stay the same; the prefix cost can only drop. Dwell suffixes stay as they are.
+ */
+export function rotateLasso(ctx: PlanContext, c: Candidate): { lasso: Candidate; rotated: number } {
+  if (c.dwell) return { lasso: c, rotated: 0 };
+  const p = ctx.product;
+  const pre = [...c.prefix.states], preT = [...c.prefix.transitions];
+  let suf = [...c.suffix.states], sufT = [...c.suffix.transitions];
+  let preCost = c.prefix.cost, rotated = 0;
+  const node = (z: number): number => (z - (z % p.nq)) / p.nq;
+  while (pre.length >= 2 && suf.length >= 2 && pre[pre.length - 2] === suf[suf.length - 2]) {
+    const end = pre.pop()!;
+    preT.pop();
+    const before = pre[pre.length - 1]!;
+    preCost -= node(before) === node(end) ? 0 : edgeCost(ctx.graph, node(before), node(end));
+    // The cycle now starts by entering `end` (as its last step used to) and ends back at `before`.
+    suf = [end, ...suf.slice(0, -1)];
+    sufT = [sufT[sufT.length - 1]!, ...sufT.slice(0, -1)];
+    rotated++;
+  }
+  if (rotated === 0) return { lasso: c, rotated: 0 };
+  preCost = Math.max(0, preCost);
+  return {
+    lasso: { prefix: { states: pre, transitions: preT, cost: preCost }, suffix: { states: suf, transitions: sufT, cost: c.suffix.cost }, dwell: false, objective: c.objective },
+    rotated,
+  };
+}
+
+function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchStats, rotated: number, searchPrefix: number): Plan {
   const p = ctx.product;
   const w = ctx.work;
   const g = ctx.graph;
@@ -182,6 +219,7 @@ function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchS
   return {
     status: 'ok', method: o.method, steps, prefixLength, dwell: c.dwell,
     cost: { prefix: prefixCost, suffix: suffixCost, objective: o.lambda * prefixCost + (1 - o.lambda) * suffixCost },
+    rotation: { steps: rotated, searchPrefix: searchPrefix, searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost },
     stats, certificate,
   };
 }

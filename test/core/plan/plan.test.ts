@@ -51,7 +51,9 @@ test('patrol needs a return cycle; exact mode agrees with the reference', () => 
   assert.equal(r.cost.suffix, 2);
   const ref = referenceOptimum(g, translateFormula(parseLtl(spec)).automaton, 0.5);
   const exact = run(g, spec, 'sagas', Infinity) as Plan;
-  assert.equal(exact.cost.objective, ref.objective);
+  // The reference cuts lassos at accepting states, as the search does; the plan is then rotated back.
+  assert.equal(exact.rotation.searchObjective, ref.objective);
+  assert.ok(exact.cost.objective <= ref.objective);
   const word = r.steps.map((s) => new Set(s.letter));
   assert.equal(evaluateLasso(parseLtl(spec), { prefix: word.slice(0, r.prefixLength), cycle: word.slice(r.prefixLength) }), true);
 });
