@@ -3,15 +3,16 @@ import { Command, Option } from 'commander';
 import type { AuditExportFormat } from '../contract/api.js';
 import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { action, intFlag, strictInteger } from './flags.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
+/** A time: milliseconds since 1970 (decimal digits), or an ISO 8601 date or date-time. */
 const timeFlag = (flag: string) => (v: string): number => {
-  const n = Number(v);
-  if (v.trim() !== '' && Number.isFinite(n)) return n;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new CliError(`${flag} must be a time (ISO 8601) or milliseconds since 1970, got '${v}'`);
+  const n = strictInteger(v);
+  if (n !== null) return n;
+  const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+  if (Number.isNaN(t)) throw new CliError(`${flag} must be a time (ISO 8601, e.g. 2025-01-31T12:00:00Z) or milliseconds since 1970, got '${v}'`);
   return t;
 };
 
