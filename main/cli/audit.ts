@@ -49,12 +49,16 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     }));
   cmd.command('query').description('events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones')
     .argument('<db>', 'audit database')
-    .option('--run <id>', 'run id').option('--kind <k>', 'event kind').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
+    .option('--run <id>', 'run id').option('--kind <k>', 'event kind (run_start, tool_call, failure_record, …; a wrong one lists them all)').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
     .option('--text <s>', 'free text inside the event body')
     .option('--from <time>', 'from this time (ISO 8601 or ms)', timeFlag('--from')).option('--to <time>', 'up to this time', timeFlag('--to'))
     .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0)).option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
     .option('--follow', 'keep printing new events as they are appended').option('--json', 'JSON lines')
     .action(action(io, setExit, async (file: string, o: QueryFlags) => {
+      if (o.kind !== undefined) {
+        const kinds = Object.keys((await import('../contract/audit-events.js')).AUDIT_EVENTS);
+        if (!kinds.includes(o.kind)) throw new CliError(`--kind must be an event kind the audit log records: ${kinds.join(', ')}; got '${o.kind}'`);
+      }
       const q: EventQuery = {
         ...(o.run !== undefined ? { run: o.run } : {}), ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tool !== undefined ? { tool: o.tool } : {}),
         ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),
