@@ -21,7 +21,7 @@ import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { loopEvents } from '../services/audit/loop-recorder.js';
-import { LlmPlanner } from '../services/llm/openai-planner.js';
+import { type LlmConfig, LlmPlanner, checkBaseUrl } from '../services/llm/openai-planner.js';
 import { assetPath, operatorName } from '../platform/paths.js';
 import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
 import { VERSION } from '../contract/version.js';
@@ -112,6 +112,14 @@ export interface LlmSettings {
   readonly url?: string;
   readonly model: string;
   readonly apiKey?: string;
+  /** Per request (default LLM_DEFAULTS.timeout_ms). */
+  readonly timeout_ms?: number;
+  /** The largest reply read, bytes (default LLM_DEFAULTS.maxReplyBytes). */
+  readonly maxReplyBytes?: number;
+  /** Progress while a request waits (the CLI's line on stderr). */
+  readonly waiting?: LlmConfig['waiting'];
+  /** The flags that set the limits, for messages. */
+  readonly names?: LlmConfig['names'];
 }
 
 /**
@@ -122,7 +130,13 @@ export function plannerOf(kind: ActPlannerKind, steps: readonly PlanStep[] | nul
   if (kind === 'llm') {
     const url = llm?.url;
     if (url === undefined) throw new WitnessError('invalid-input', '--planner llm needs --llm-url (an OpenAI-compatible server, e.g. http://127.0.0.1:8080)', { path: '--llm-url' });
-    return (tools) => new LlmPlanner(tools, { baseUrl: url, model: llm!.model, ...(llm!.apiKey ? { apiKey: llm!.apiKey } : {}) });
+    checkBaseUrl(url, '--llm-url');
+    const { url: _u, model, apiKey, timeout_ms, maxReplyBytes, waiting, names } = llm!;
+    const cfg: LlmConfig = {
+      baseUrl: url, model, ...(apiKey ? { apiKey } : {}), ...(timeout_ms !== undefined ? { timeout_ms } : {}), ...(maxReplyBytes !== undefined ? { maxReplyBytes } : {}),
+      ...(waiting !== undefined ? { waiting } : {}), ...(names !== undefined ? { names } : {}),
+    };
+    return (tools) => new LlmPlanner(tools, cfg);
   }
   if (steps === null) throw new WitnessError('invalid-input', `--planner ${kind} follows a scripted plan: give --plan FILE (docs/FORMATS.md, "Scripted plans"), or --planner llm`, { path: '--plan' });
   return () => (kind === 'scripted' ? new ScriptedPlanner(steps) : new RecoveryPlanner(steps));

@@ -7,10 +7,12 @@
  * trace.
  */
 import { Command, Option } from 'commander';
-import { DECISIONS, LOOP_DEFAULTS } from '../contract/defaults.js';
-import type { LoopResult } from '../app/act.js';
-import { EXIT, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { DECISIONS, LLM_DEFAULTS, LOOP_DEFAULTS } from '../contract/defaults.js';
+import { WitnessError } from '../contract/errors.js';
+import type { LlmSettings, LoopResult } from '../app/act.js';
+import { EXIT, type Output, report } from './errors.js';
+import { action, httpUrlFlag, intFlag } from './flags.js';
+import { waitingLine } from './progress.js';
 import { chooseOperator } from './operator.js';
 
 type PassEntry = Extract<LoopResult['history']['entries'][number], { kind: 'pass' }>;
@@ -36,7 +38,7 @@ export function printTrace(io: Output, header: string, res: LoopResult, audit: {
 export function resultJson(res: LoopResult, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     outcome: res.outcome, reason: res.reason, toolCalls: res.toolCalls, replans: res.replans, schemaErrors: res.schemaErrors, failures: res.failures.map(({ state: _s, ...f }) => f),
-    decisions: res.decisions, aborted: res.aborted, ...extra,
+    decisions: res.decisions, aborted: res.aborted, ...(res.plannerError !== undefined ? { plannerError: res.plannerError } : {}), ...extra,
   }) + '\n';
 }
 
@@ -45,7 +47,9 @@ export function loopOptions(c: Command): Command {
   return c
     .addOption(new Option('--planner <p>', 'recovery (follows the plan, recovers from failure records), scripted (the plan, no recovery), or llm').choices(['recovery', 'scripted', 'llm']).default('recovery'))
     .option('--replans <n>', 'replan budget R', intFlag('--replans', 0, 20), LOOP_DEFAULTS.replans)
-    .option('--llm-url <url>', 'OpenAI-compatible server for --planner llm (llama.cpp, Ollama, vLLM)')
+    .option('--llm-url <url>', 'OpenAI-compatible server for --planner llm (llama.cpp, Ollama, vLLM): an http(s) URL', httpUrlFlag('--llm-url'))
+    .option('--llm-timeout-ms <n>', 'time per request to the LLM server, reading the reply included (tried twice; then exit 3)', intFlag('--llm-timeout-ms', 1, 3_600_000), LLM_DEFAULTS.timeout_ms)
+    .option('--llm-max-reply-bytes <n>', 'the largest reply read from the LLM server (a larger one: exit 2)', intFlag('--llm-max-reply-bytes', 1024, 1024 ** 3), LLM_DEFAULTS.maxReplyBytes)
     .option('--model <name>', 'model name for --planner llm', 'local')
     .option('--api-key <key>', 'API key for --planner llm (default: $OPENAI_API_KEY)')
     .option('--seed <n>', 'seed of the episode', intFlag('--seed', 0), 1)
@@ -57,13 +61,29 @@ export function loopOptions(c: Command): Command {
 }
 
 export interface LoopFlags {
-  planner: 'recovery' | 'scripted' | 'llm'; replans: number; llmUrl?: string; model: string; apiKey?: string; seed: number; audit: string | boolean;
+  planner: 'recovery' | 'scripted' | 'llm'; replans: number; llmUrl?: string; llmTimeoutMs: number; llmMaxReplyBytes: number; model: string; apiKey?: string; seed: number; audit: string | boolean;
   decision?: string; reason?: string; json?: boolean;
 }
 
-export function llmOf(o: LoopFlags): { url?: string; model: string; apiKey?: string } {
+/** The LLM settings of the flags, with a "waiting for the LLM" line on stderr while a request waits. */
+export function llmOf(o: LoopFlags, io: Output): LlmSettings {
   const key = o.apiKey ?? process.env['OPENAI_API_KEY'];
-  return { model: o.model, ...(o.llmUrl !== undefined ? { url: o.llmUrl } : {}), ...(key ? { apiKey: key } : {}) };
+  return {
+    model: o.model, ...(o.llmUrl !== undefined ? { url: o.llmUrl } : {}), ...(key ? { apiKey: key } : {}),
+    timeout_ms: o.llmTimeoutMs, maxReplyBytes: o.llmMaxReplyBytes, waiting: waitingLine(io, 'waiting for the LLM'),
+    names: { timeout: '--llm-timeout-ms', maxReply: '--llm-max-reply-bytes' },
+  };
+}
+
+/**
+ * The exit code of a loop's result: 0 on success; a planner failure Witness names (the LLM timed
+ * out: 3; its reply was too large: 2) is reported on stderr with its code; any other end is 1.
+ */
+export function loopExit(io: Output, res: LoopResult): number {
+  if (res.outcome === 'success') return EXIT.ok;
+  const e = res.plannerError;
+  if (e !== undefined) return report(new WitnessError(e.code, e.message), io);
+  return EXIT.negative;
 }
 
 const gripperOf = (e: PassEntry): string => (e.state['gripper'] !== undefined ? ` (gripper ${JSON.stringify(e.state['gripper'])})` : '');
@@ -83,7 +103,7 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
       try {
         const r = await app.runAct({
           world: o.world, tools: o.tools, goal: o.goal, ...(o.task !== undefined ? { task: o.task } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
-          planner: o.planner, llm: llmOf(o), replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, ...(o.operator !== undefined ? { operator: o.operator } : {}),
+          planner: o.planner, llm: llmOf(o, io), replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, ...(o.operator !== undefined ? { operator: o.operator } : {}),
         });
         const res = r.result;
         if (o.json) io.out(resultJson(res, { world: o.world, task: r.task, goal: o.goal, tools: r.tools.map((t) => t.name), ...(r.audit ? { audit: r.audit } : {}) }));
@@ -91,7 +111,7 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
           const what = r.task === o.goal ? `goal ${o.goal}` : `"${r.task}" (goal ${o.goal})`;
           printTrace(io, `${what} in ${o.world} (planner ${o.planner}, R = ${o.replans}; tools ${r.tools.map((t) => t.name).join(', ')})`, res, r.audit, gripperOf);
         }
-        return res.outcome === 'success' ? EXIT.ok : EXIT.negative;
+        return loopExit(io, res);
       } finally {
         op.close();
       }

@@ -3,15 +3,16 @@ import { Command, Option } from 'commander';
 import type { AuditExportFormat } from '../contract/api.js';
 import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { action, intFlag, strictInteger } from './flags.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
+/** A time: milliseconds since 1970 (decimal digits), or an ISO 8601 date or date-time. */
 const timeFlag = (flag: string) => (v: string): number => {
-  const n = Number(v);
-  if (v.trim() !== '' && Number.isFinite(n)) return n;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new CliError(`${flag} must be a time (ISO 8601) or milliseconds since 1970, got '${v}'`);
+  const n = strictInteger(v);
+  if (n !== null) return n;
+  const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+  if (Number.isNaN(t)) throw new CliError(`${flag} must be a time (ISO 8601, e.g. 2025-01-31T12:00:00Z) or milliseconds since 1970, got '${v}'`);
   return t;
 };
 
@@ -48,12 +49,16 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     }));
   cmd.command('query').description('events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones')
     .argument('<db>', 'audit database')
-    .option('--run <id>', 'run id').option('--kind <k>', 'event kind').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
+    .option('--run <id>', 'run id').option('--kind <k>', 'event kind (run_start, tool_call, failure_record, …; a wrong one lists them all)').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
     .option('--text <s>', 'free text inside the event body')
     .option('--from <time>', 'from this time (ISO 8601 or ms)', timeFlag('--from')).option('--to <time>', 'up to this time', timeFlag('--to'))
     .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0)).option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
     .option('--follow', 'keep printing new events as they are appended').option('--json', 'JSON lines')
     .action(action(io, setExit, async (file: string, o: QueryFlags) => {
+      if (o.kind !== undefined) {
+        const kinds = Object.keys((await import('../contract/audit-events.js')).AUDIT_EVENTS);
+        if (!kinds.includes(o.kind)) throw new CliError(`--kind must be an event kind the audit log records: ${kinds.join(', ')}; got '${o.kind}'`);
+      }
       const q: EventQuery = {
         ...(o.run !== undefined ? { run: o.run } : {}), ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tool !== undefined ? { tool: o.tool } : {}),
         ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { BACKBONE_RECIPE } from '../contract/defaults.js';
 import type { Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
@@ -16,7 +16,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--models <dir>', 'model bundle (default: assets/models/<world>)')
     .option('--pairs <n>', 'held-out state pairs', intFlag('--pairs', 10), 2000)
     .option('--trials <n>', 'executor trials in the simulator', intFlag('--trials', 1), 200)
-    .option('--epsilon <x>', 'a waypoint counts as reached within this latent distance (default H_TD/2, the graph node radius)', (v: string) => Number(v))
+    .option('--epsilon <x>', 'a waypoint counts as reached within this latent distance (default H_TD/2, the graph node radius)', numberFlag('--epsilon', 1e-9, 1e9))
     .option('--budget <n>', 'tracking budget in steps (default 5·H_TD)', intFlag('--budget', 1))
     .option('--json', 'print JSON')
     .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; json?: boolean }) => {

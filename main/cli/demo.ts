@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import type { MethodPlan, SemanticGraph } from '../app/demo.js';
 import type { Output } from './errors.js';
-import { action } from './flags.js';
+import { action, intFlag } from './flags.js';
 import { warehouseCommand } from './warehouse.js';
 
 function planLines(io: Output, g: SemanticGraph, plans: readonly MethodPlan[]): void {
@@ -27,7 +27,7 @@ export function demoCommand(io: Output, setExit: (c: number) => void): Command {
   const demo = new Command('demo')
     .description('run the main job on the embedded default (the MuJoCo point maze and the LTL engine on the SAGAS case studies)')
     .option('--out <dir>', 'also write the maze picture, the dataset and each automaton (HOA, DOT) into this folder')
-    .option('--steps <n>', 'transitions of the demo dataset', (v: string) => Number(v), 20000)
+    .option('--steps <n>', 'transitions of the demo dataset', intFlag('--steps', 1, 100_000_000), 20000)
     .action(action(io, setExit, async (o: { out?: string; steps: number }) => {
       const app = await import('../app/demo.js');
       const w = await app.worldDemo(o.steps, o.out);

@@ -1,11 +1,35 @@
-/** Flag parsers and the action wrapper shared by the sub-commands. */
+/**
+ * Flag parsers and the action wrapper shared by the sub-commands. Numbers are read strictly: plain
+ * decimal (digits, an optional sign, fraction and exponent; no hex, no `Infinity`, no trailing
+ * junk, never empty) and finite; a bad value is a usage error (exit 2) that names the flag and the
+ * value. `Number()` alone would read '' as 0, '0x10' as 16 and '1e400' as Infinity.
+ */
 import { CliError, EXIT, type Output, report } from './errors.js';
+
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const INTEGER = /^[+-]?\d+$/;
+
+/** A decimal number, or null when `v` is not one (or is not finite). Surrounding spaces are allowed. */
+export function strictNumber(v: string): number | null {
+  const s = v.trim();
+  if (!DECIMAL.test(s)) return null;
+  const x = Number(s);
+  return Number.isFinite(x) ? x : null;
+}
+
+/** A decimal integer (digits only, within the safe integers), or null. */
+export function strictInteger(v: string): number | null {
+  const s = v.trim();
+  if (!INTEGER.test(s)) return null;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : null;
+}
 
 /** An integer flag in [min, max]; a usage error (exit 2) names the flag and the value. */
 export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) {
+    const n = strictInteger(v);
+    if (n === null || n < min || n > max) {
       throw new CliError(max === Number.MAX_SAFE_INTEGER ? `${flag} must be an integer ≥ ${min}, got '${v}'` : `${flag} must be an integer in ${min}..${max}, got '${v}'`);
     }
     return n;
@@ -15,17 +39,37 @@ export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER
 /** A number flag in [lo, hi]; a usage error names the flag and the value. */
 export function numberFlag(flag: string, lo: number, hi: number) {
   return (v: string): number => {
-    const x = Number(v);
-    if (v.trim() === '' || !Number.isFinite(x) || x < lo || x > hi) throw new CliError(`${flag} must be a number in [${lo}, ${hi}], got '${v}'`);
+    const x = strictNumber(v);
+    if (x === null || x < lo || x > hi) throw new CliError(`${flag} must be a number in [${lo}, ${hi}], got '${v}'`);
     return x;
   };
 }
 
-/** `--start x,y` in metres. */
+/** `--start x,y` in metres: exactly two comma-separated decimal numbers, both given. */
 export function pointFlag(v: string): [number, number] {
-  const parts = v.split(',').map((s) => Number(s.trim()));
-  if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new CliError(`--start must be x,y in metres, got '${v}'`);
-  return [parts[0]!, parts[1]!];
+  const flag = '--start';
+  const parts = v.split(',');
+  const x = parts.length === 2 ? strictNumber(parts[0]!) : null;
+  const y = parts.length === 2 ? strictNumber(parts[1]!) : null;
+  if (x === null || y === null) {
+    const why = parts.length !== 2 ? `${parts.length} part(s)` : x === null ? `x is ${JSON.stringify(parts[0]!.trim())}` : `y is ${JSON.stringify(parts[1]!.trim())}`;
+    throw new CliError(`${flag} must be x,y in metres (two decimal numbers), got '${v}' (${why})`);
+  }
+  return [x, y];
+}
+
+/** An http(s) URL flag (an OpenAI-compatible server): anything else is a usage error naming the flag. */
+export function httpUrlFlag(flag: string) {
+  return (v: string): string => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new CliError(`${flag} must be an http:// or https:// URL, e.g. http://127.0.0.1:8080, got '${v}'`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`${flag} must be an http:// or https:// URL, got '${v}' (scheme ${u.protocol})`);
+    return v;
+  };
 }
 
 /** `--world`: an embedded maze, or `ros2:<file>` — a robot whose configuration has a navigation section. */

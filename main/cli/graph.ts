@@ -19,7 +19,7 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
     .requiredOption('--data <file>', 'the dataset (.wds)')
     .requiredOption('--models <dir>', 'the model bundle')
     .requiredOption('--out <file>', 'graph file to write (.wgraph)')
-    .option('--te-threshold <x>', 'temporal-efficiency cosine threshold', (v: string) => Number(v), GRAPH_DEFAULTS.teThreshold)
+    .option('--te-threshold <x>', 'temporal-efficiency cosine threshold', numberFlag('--te-threshold', -1, 1), GRAPH_DEFAULTS.teThreshold)
     .action((o: { data: string; models: string; out: string; teThreshold: number }) => run(async () => {
       const r = await (await graphs()).buildGraphFile({ ...o, progress: progressBar(io, 'graph build') });
       io.out(`wrote ${o.out}: ${r.nodes} nodes, ${r.edges} edges, ${r.components} component(s) (${r.componentsBefore} before ${r.bridges} bridge edge(s)), ${r.retained}/${r.states} states kept by the temporal-efficiency filter, ${r.seconds.toFixed(1)} s\n`);

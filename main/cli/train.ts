@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { EMBED_DEFAULTS, POLICY_DEFAULTS } from '../contract/defaults.js';
 import { CliError, type Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { action, intFlag, numberFlag, strictInteger } from './flags.js';
 import { progressBar } from './progress.js';
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
 
 function sizes(v: string): number[] {
-  const xs = v.split(',').map(Number);
-  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x < 1)) throw new CliError(`--hidden must be comma-separated positive integers, got '${v}'`);
-  return xs;
+  const xs = v.split(',').map(strictInteger);
+  if (xs.some((x) => x === null || x < 1)) throw new CliError(`--hidden must be comma-separated positive integers, got '${v}'`);
+  return xs as number[];
 }
 
 interface CheckpointFlags { checkpoint?: string; checkpointEvery: number; resume?: string }
@@ -50,7 +50,7 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--steps <n>', 'gradient steps', intFlag('--steps', 1), POLICY_DEFAULTS.steps)
     .option('--batch <n>', 'batch size', intFlag('--batch', 1), POLICY_DEFAULTS.batch)
     .option('--hidden <sizes>', 'hidden layer widths', sizes, [...POLICY_DEFAULTS.hidden])
-    .option('--h-td <n>', 'subgoal horizon H_TD in latent units', (v: string) => Number(v), POLICY_DEFAULTS.H_TD)
+    .option('--h-td <n>', 'subgoal horizon H_TD in latent units', numberFlag('--h-td', 1e-9, 1e9), POLICY_DEFAULTS.H_TD)
     .option('--seed <n>', 'seed', intFlag('--seed', 0), POLICY_DEFAULTS.seed), 'training')
     .action(action(io, setExit, async (o: { data: string; embed: string; out: string; steps: number; batch: number; hidden: number[]; hTd: number; seed: number } & CheckpointFlags) => {
       const bar = progressBar(io, 'train policy');

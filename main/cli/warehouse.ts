@@ -10,10 +10,10 @@
  * same trace.
  */
 import { Command } from 'commander';
-import { EXIT, type Output } from './errors.js';
+import type { Output } from './errors.js';
 import { action } from './flags.js';
 import { chooseOperator } from './operator.js';
-import { type LoopFlags, llmOf, loopOptions, printTrace, resultJson } from './act.js';
+import { type LoopFlags, llmOf, loopExit, loopOptions, printTrace, resultJson } from './act.js';
 
 export function warehouseCommand(io: Output, setExit: (c: number) => void): Command {
   return loopOptions(new Command('warehouse')
@@ -23,11 +23,11 @@ export function warehouseCommand(io: Output, setExit: (c: number) => void): Comm
       // Who answers escalations: the flags, else the terminal, else nobody (abort, said on stderr).
       const op = chooseOperator(io, o, app.operatorName());
       try {
-        const r = await app.warehouse({ planner: o.planner, replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, llm: llmOf(o) });
+        const r = await app.warehouse({ planner: o.planner, replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, llm: llmOf(o, io) });
         const res = r.result;
         if (o.json) io.out(resultJson(res, r.audit ? { audit: r.audit } : {}));
         else printTrace(io, `"${app.WAREHOUSE.goal}" (planner ${o.planner}, R = ${o.replans})`, res, r.audit, (e) => ` (gripper ${JSON.stringify(e.state['gripper'])})`);
-        return res.outcome === 'success' ? EXIT.ok : EXIT.negative;
+        return loopExit(io, res);
       } finally {
         op.close();
       }

@@ -82,6 +82,22 @@ export const TRAIN_DEFAULTS = {
 /** A model bundle's name in the workspace (models/<name>). */
 export const BUNDLE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
+/**
+ * The LLM planner's client (an OpenAI-compatible server): how long one request may take, the
+ * largest reply it reads, and the caps on a proposed call's arguments — checked before the
+ * arguments are validated, so nothing larger reaches the world, the audit log or the next request.
+ */
+export const LLM_DEFAULTS = {
+  timeout_ms: 60_000,
+  /** Attempts per turn for timeouts and server errors (5xx, 429). */
+  attempts: 2,
+  maxReplyBytes: 8 * 1024 * 1024,
+  /** The longest string (a value or a key) in a call's arguments, UTF-8 bytes. */
+  maxArgumentStringBytes: 64 * 1024,
+  /** A call's whole arguments, as the JSON text the model sent, UTF-8 bytes. */
+  maxArgumentsBytes: 1024 * 1024,
+} as const;
+
 /** Replan budget R of the tool loop when a command does not say. */
 export const LOOP_DEFAULTS = { replans: 2, maxSchemaErrors: 3, maxSteps: 50 } as const;
 

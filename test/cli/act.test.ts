@@ -95,6 +95,12 @@ test('witness act refuses bad input with exit 2 before anything moves: the folde
   await expect(['--tools', fly, '--plan', plan, '--goal', MUG_GOAL], /fly\/fly\.json: \$\.skill: the world has no skill "fly"; it has pick, place, move/);
   const broken = folder('broken', { 'x.json': '{"name": 3,\n' });
   await expect(['--tools', broken, '--plan', plan, '--goal', MUG_GOAL], /broken\/x\.json: 2:1: not valid JSON/);
+  // JSON nested 200 000 deep (was: exit 70, "Maximum call stack size exceeded", no file named).
+  const deep = folder('deep', { 'x.json': '['.repeat(200_000) });
+  await expect(['--tools', deep, '--plan', plan, '--goal', MUG_GOAL], /^error: .*deep\/x\.json: 1:257: nested deeper than 256 levels of arrays and objects\n$/);
+  const deepPlan = join(dir, 'deep-plan.json');
+  writeFileSync(deepPlan, `{"steps": ${'['.repeat(200_000)}`);
+  await expect(['--tools', asset('tools'), '--plan', deepPlan, '--goal', MUG_GOAL], /^error: .*deep-plan\.json: 1:\d+: nested deeper than 256 levels of arrays and objects\n$/);
   const tools = asset('tools');
   await expect(['--tools', tools, '--plan', plan, '--goal', 'objects.red_mug.on = "tray"'], /^error: --goal "objects\.red_mug\.on = \\"tray\\"": not a CEL expression: 1:20: found = but expecting end of input\n$/);
   await expect(['--tools', tools, '--plan', plan, '--goal', 'objects.red_mgu.on == "tray"'], /--goal .*unknown object "red_mgu" .*\(did you mean red_mug\?\)/);

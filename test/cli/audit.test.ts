@@ -203,3 +203,17 @@ test('a forged runs table: ls shows the chained operator marked TAMPERED, verify
   assert.match(v.out, new RegExp(`NOT intact: runs ${runId}: its operator is "mallory"`));
   assert.match(v.out, /also: schema runs_no_update: the trigger runs_no_update is missing/);
 });
+
+test('query --kind: an event kind the log does not record exits 2 listing the kinds (was: exit 0, nothing printed); a known kind filters', async () => {
+  const d = folder();
+  const db = join(d, 'a.sqlite');
+  await database(db, 3);
+  const bad = await cli('audit', 'query', db, '--kind', 'nope');
+  assert.equal(bad.code, 2);
+  assert.equal(bad.out, '');
+  assert.match(bad.err, /^error: --kind must be an event kind the audit log records: run_start, run_end, tool_call, .*evidence.*; got 'nope'\n$/);
+  const ok = await cli('audit', 'query', db, '--kind', 'evidence', '--json');
+  assert.equal(ok.code, 0, ok.err);
+  const kinds = ok.out.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
+  assert.deepEqual(kinds, ['evidence', 'evidence', 'evidence']);
+});

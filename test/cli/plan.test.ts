@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +98,27 @@ test('plan on a latent graph: augmentation from the dataset and the shipped mode
   const wrong = await cli('plan', '--graph', graph, '--data', other, '--regions', regions, '--start', '4,20', '--spec', spec);
   assert.equal(wrong.code, 2);
   assert.match(wrong.err, /dataset: built from another dataset than/);
+});
+
+test('plan: edge weights whose sums overflow are refused as a cost overflow (exit 2), not reported infeasible', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-plan-overflow-'));
+  const doc = JSON.parse(readFileSync(asset('graphs/warehouse.json'), 'utf8')) as { edges: { weight?: number }[] };
+  const spec = 'G F shelf_a & G F shelf_b & G !wet';
+  const huge = join(dir, 'huge.json');
+  writeFileSync(huge, JSON.stringify({ ...doc, edges: doc.edges.map((e) => ({ ...e, weight: 1e308 })) }));
+  for (const method of ['sagas', 'lf-gas', 'ga-gas']) {
+    const r = await cli('plan', '--graph', huge, '--spec', spec, '--method', method);
+    assert.equal(r.code, 2, `${method}: ${r.err}${r.out}`);
+    assert.equal(r.out, '');
+    assert.match(r.err, /^error: cost overflow: the graph's 28 directed edge weights \(largest 1\.000e\+308\) sum to more than the largest finite number, so a path through the product with \d+ automaton state\(s\) could cost more than 1\.798e\+308; scale the edge weights down/);
+  }
+  // Large but summable weights still plan, and the plan is the one the unscaled graph gives.
+  const large = join(dir, 'large.json');
+  writeFileSync(large, JSON.stringify({ ...doc, edges: doc.edges.map((e) => ({ ...e, weight: (e.weight ?? 1) * 1e300 })) }));
+  const scaled = await cli('plan', '--graph', large, '--spec', spec, '--json');
+  const plain = await cli('plan', '--graph', asset('graphs/warehouse.json'), '--spec', spec, '--json');
+  assert.equal(scaled.code, 0, scaled.err);
+  const a = JSON.parse(scaled.out) as PlanDoc, b = JSON.parse(plain.out) as PlanDoc;
+  assert.deepEqual([a.prefix, a.suffix], [b.prefix, b.suffix]);
+  assert.ok(Math.abs(a.cost.objective / 1e300 - b.cost.objective) < 1e-9);
 });

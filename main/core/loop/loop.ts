@@ -16,6 +16,7 @@ import { type Bound, type WorldState, holds, observed } from './conditions.js';
 import { type DecisionRecord, askOperator, decisionEvent, escalationEvent } from './escalation.js';
 import type { Decide, Escalation, EscalationCause, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
 import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
+import { type ErrorReport, WitnessError, errorReport } from '../../contract/errors.js';
 import { type Tools, type WorldErrorKind, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 
@@ -44,7 +45,8 @@ export interface History {
 export type Proposal =
   | { readonly kind: 'call'; readonly call: ToolCall; readonly invalid?: string }
   | { readonly kind: 'done' }
-  | { readonly kind: 'give-up'; readonly reason: string };
+  /** `error`: the failure had a name Witness gives it (a timeout, a reply over its size limit): front ends exit with its code. */
+  | { readonly kind: 'give-up'; readonly reason: string; readonly error?: ErrorReport };
 
 export interface Planner {
   next(h: History): Promise<Proposal>;
@@ -112,6 +114,8 @@ export interface LoopResult {
   /** The operator's decisions, in order; the run was aborted when the last one is abort. */
   readonly decisions: readonly DecisionRecord[];
   readonly aborted: boolean;
+  /** The planner's failure that ended the run, when it was a named one (an LLM timeout: budget; a reply too large: too-large). */
+  readonly plannerError?: ErrorReport;
 }
 
 class Timeout extends Error {}
@@ -173,11 +177,11 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
   const emit: LoopEvents = o.onEvent ?? ((): void => undefined);
   const history = (): History => ({ goal, entries: [...entries], state });
   /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
-  const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause'] } = {}): LoopResult => {
+  const end = (outcome: LoopResult['outcome'], reason: string, e: { aborted?: boolean; cause?: Escalation['cause']; error?: ErrorReport } = {}): LoopResult => {
     if (outcome === 'escalated' && e.aborted !== true) emit('escalation', escalationEvent({ n: decisions.length + 1, cause: e.cause ?? 'replan-budget', reason, failures, replans, budget }));
     return {
       outcome, reason, state, toolCalls, replans, schemaErrors, failures, history: history(), recovered: outcome === 'success' && replans > 0,
-      decisions, aborted: e.aborted === true,
+      decisions, aborted: e.aborted === true, ...(e.error !== undefined ? { plannerError: e.error } : {}),
     };
   };
   const goalHolds = (): boolean => holds(o.goal, state) === true;
@@ -185,7 +189,7 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
     const p = await o_next(planner, history());
     if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
-    if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`, { cause: 'gave-up' });
+    if (p.kind === 'give-up') return end('escalated', `the planner gave up: ${p.reason}`, { cause: 'gave-up', ...(p.error !== undefined ? { error: p.error } : {}) });
     if (p.kind === 'done') return goalHolds() ? end('success', 'the goal verifier confirms the goal') : end('goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
     const call = p.call;
     const tool = tools.get(call.tool);
@@ -313,6 +317,7 @@ async function o_next(p: Planner, h: History): Promise<Proposal> {
   try {
     return await p.next(h);
   } catch (e) {
-    return { kind: 'give-up', reason: e instanceof Error ? e.message : String(e) };
+    const named = e instanceof WitnessError && e.code !== 'internal';
+    return { kind: 'give-up', reason: e instanceof Error ? e.message : String(e), ...(named ? { error: errorReport(e) } : {}) };
   }
 }

@@ -13,6 +13,7 @@ import { type Candidate, type SearchStats, searchPlan } from './search.js';
 import { gaGas, lfGas } from './baselines.js';
 import { type Certificate, makeCertificate } from './certificate.js';
 import { type InfeasibleReason, diagnose } from './diagnose.js';
+import { checkCostRange, checkPlanCost } from './cost-range.js';
 
 export type Method = PlanMethod;
 
@@ -129,6 +130,8 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   if (size > MAX_PRODUCT_STATES) {
     throw new PlanBudgetError(`the product has up to ${g.ids.length} nodes × ${a.states.length} automaton states = ${size} states, over the planner's budget of ${MAX_PRODUCT_STATES}`);
   }
+  // Weights whose sums overflow would read as "unreachable": refuse them with that cause instead.
+  checkCostRange(g, a.states.length);
   const ctx = planContext(g, a, o.tauSoft, o.resume);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   if (ctx.work.empty) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, null), stats };
@@ -216,9 +219,10 @@ function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchS
   }
   const prefixCost = c.prefix.cost;
   const suffixCost = c.suffix.cost;
+  const cost = { prefix: prefixCost, suffix: suffixCost, objective: o.lambda * prefixCost + (1 - o.lambda) * suffixCost };
+  checkPlanCost(cost);
   return {
-    status: 'ok', method: o.method, steps, prefixLength, dwell: c.dwell,
-    cost: { prefix: prefixCost, suffix: suffixCost, objective: o.lambda * prefixCost + (1 - o.lambda) * suffixCost },
+    status: 'ok', method: o.method, steps, prefixLength, dwell: c.dwell, cost,
     rotation: { steps: rotated, searchPrefix: searchPrefix, searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost },
     stats, certificate,
   };

@@ -7,19 +7,71 @@
  * go back to the loop as invalid proposals (the loop tells the model on the next turn); an unknown
  * tool is the loop's to reject; timeouts and server errors are retried once, then the planner gives
  * up (the loop escalates).
+ *
+ * It is bounded: each request has a timeout (LlmError, code budget, once the attempts are spent),
+ * the reply is read as a stream and refused past a byte limit (code too-large) without being held
+ * whole, and a proposed call whose arguments are too large — their JSON text, or any one string in
+ * them — goes back as an invalid proposal naming the tool and the argument, with the arguments
+ * themselves dropped: nothing that size reaches the world, the audit log, the next request or the
+ * trace. While a request waits, `waiting` is told the seconds elapsed, once a second.
  */
+import { LLM_DEFAULTS } from '../../contract/defaults.js';
+import { type ErrorCode, WitnessError } from '../../contract/errors.js';
 import type { History, Planner, Proposal } from '../../core/loop/loop.js';
 import type { RegisteredTool } from '../../core/loop/tools.js';
+import { bytesText, longString, readBounded } from './bounded.js';
+
+/** A failure of the LLM client that ends the planner's turn: a timeout (budget) or a reply over the size limit (too-large). */
+export class LlmError extends WitnessError {
+  override readonly name = 'LlmError';
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/** Told while a request waits for its reply. */
+export interface WaitingProgress {
+  /** Seconds since the request was sent, once a second. */
+  tick(elapsed_s: number): void;
+  /** The reply came (or the request failed). */
+  done(): void;
+}
 
 export interface LlmConfig {
   /** e.g. http://127.0.0.1:8080 (llama.cpp), http://127.0.0.1:11434 (Ollama); `/v1/chat/completions` is appended. */
   readonly baseUrl: string;
   readonly model: string;
   readonly apiKey?: string;
+  /** Per request, reading the reply included (default LLM_DEFAULTS.timeout_ms). */
   readonly timeout_ms?: number;
   readonly temperature?: number;
   /** Attempts per turn for timeouts and server errors. */
   readonly attempts?: number;
+  /** The largest reply read, bytes (default LLM_DEFAULTS.maxReplyBytes). */
+  readonly maxReplyBytes?: number;
+  /** The longest string in a call's arguments, bytes (default LLM_DEFAULTS.maxArgumentStringBytes). */
+  readonly maxArgumentStringBytes?: number;
+  /** A call's whole arguments as JSON text, bytes (default LLM_DEFAULTS.maxArgumentsBytes). */
+  readonly maxArgumentsBytes?: number;
+  /** Progress while a request waits (the CLI's "waiting for the LLM" line); none by default. */
+  readonly waiting?: WaitingProgress;
+  /** Where "a flag to change it" points in messages (the CLI's flag names); default: the config fields. */
+  readonly names?: { readonly timeout?: string; readonly maxReply?: string };
+}
+
+/** Requests and replies kept in `transcript` (the latest ones). */
+export const TRANSCRIPT_TURNS = 8;
+
+/** A base URL the client can use: http(s), parsed; anything else is invalid input naming `flag`. */
+export function checkBaseUrl(url: string, flag = 'baseUrl'): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new WitnessError('invalid-input', `${flag} must be an http:// or https:// URL, e.g. http://127.0.0.1:8080, got '${url}'`, { path: flag });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new WitnessError('invalid-input', `${flag} must be an http:// or https:// URL, got '${url}' (scheme ${u.protocol})`, { path: flag });
+  return u;
 }
 
 export const FINISH_TOOL = 'finish';
@@ -38,10 +90,12 @@ const SYSTEM = [
 ].join(' ');
 
 export class LlmPlanner implements Planner {
-  /** Every request sent and the raw reply (for the audit log and tests). */
+  /** The latest requests sent and their replies (TRANSCRIPT_TURNS of them, for diagnosis and tests). */
   readonly transcript: { request: unknown; response: unknown }[] = [];
 
-  constructor(private readonly tools: ReadonlyMap<string, RegisteredTool>, private readonly cfg: LlmConfig) {}
+  constructor(private readonly tools: ReadonlyMap<string, RegisteredTool>, private readonly cfg: LlmConfig) {
+    checkBaseUrl(cfg.baseUrl);
+  }
 
   private messages(h: History): Message[] {
     const m: Message[] = [
@@ -79,32 +133,54 @@ export class LlmPlanner implements Planner {
 
   private async post(body: unknown): Promise<unknown> {
     const url = `${this.cfg.baseUrl.replace(/\/+$/, '')}/v1/chat/completions`;
-    const attempts = Math.max(1, this.cfg.attempts ?? 2);
+    const attempts = Math.max(1, this.cfg.attempts ?? LLM_DEFAULTS.attempts);
+    const timeout = this.cfg.timeout_ms ?? LLM_DEFAULTS.timeout_ms;
+    const maxReply = this.cfg.maxReplyBytes ?? LLM_DEFAULTS.maxReplyBytes;
+    const began = Date.now();
+    const waiting = this.cfg.waiting;
+    const ticker = waiting !== undefined ? setInterval(() => waiting.tick((Date.now() - began) / 1000), 1000) : null;
+    ticker?.unref();
     let last = '';
-    for (let i = 0; i < attempts; i++) {
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(this.cfg.timeout_ms ?? 30_000),
-        });
-        const text = await res.text();
-        if (!res.ok) {
-          last = `HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`;
-          if (res.status >= 500 || res.status === 429) continue;
-          throw new Error(last);
-        }
+    try {
+      for (let i = 0; i < attempts; i++) {
         try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          last = `the server's reply is not JSON: ${text.slice(0, 120)}`;
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}) },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(timeout),
+          });
+          const text = await readBounded(res, maxReply);
+          if (typeof text !== 'string') {
+            throw new LlmError('too-large', `the reply from ${url} is larger than ${bytesText(maxReply)} (${text.declared ? `its Content-Length says ${bytesText(text.over)}` : `${bytesText(text.over)} read, the rest left unread`}; ${this.cfg.names?.maxReply ?? 'maxReplyBytes'} sets the limit): it was not used`);
+          }
+          if (!res.ok) {
+            last = `HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`;
+            if (res.status >= 500 || res.status === 429) continue;
+            throw new Error(last);
+          }
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            last = `the server's reply is not JSON: ${text.slice(0, 120)}`;
+          }
+        } catch (e) {
+          if (e instanceof WitnessError) throw e;
+          if (e instanceof Error && e.name === 'TimeoutError') {
+            last = `no answer from ${url} within ${timeout} ms`;
+          } else if (e instanceof Error && e.message.startsWith('HTTP ')) throw e;
+          else last = `cannot reach ${url}: ${e instanceof Error ? e.message : String(e)}`;
         }
-      } catch (e) {
-        if (e instanceof Error && e.name === 'TimeoutError') last = `no answer from ${url} within ${this.cfg.timeout_ms ?? 30_000} ms`;
-        else if (e instanceof Error && e.message.startsWith('HTTP ')) throw e;
-        else last = `cannot reach ${url}: ${e instanceof Error ? e.message : String(e)}`;
       }
+    } finally {
+      if (ticker !== null) {
+        clearInterval(ticker);
+        waiting!.done();
+      }
+    }
+    // A server that never answers in time is a time budget spent (exit 3); other failures leave it to the loop.
+    if (last.startsWith('no answer')) {
+      throw new LlmError('budget', `${last} (${attempts} attempt${attempts === 1 ? '' : 's'}; ${this.cfg.names?.timeout ?? 'timeout_ms'} sets the time per attempt)`);
     }
     throw new Error(last);
   }
@@ -113,20 +189,36 @@ export class LlmPlanner implements Planner {
     const body = this.body(h);
     const reply = await this.post(body);
     this.transcript.push({ request: body, response: reply });
+    if (this.transcript.length > TRANSCRIPT_TURNS) this.transcript.shift();
     const msg = (reply as { choices?: { message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[] }).choices?.[0]?.message;
     if (msg === undefined) throw new Error(`the server's reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
     const call = msg.tool_calls?.[0]?.function;
     if (call === undefined || typeof call.name !== 'string') {
-      const text = (msg.content ?? '').trim();
+      const text = typeof msg.content === 'string' ? msg.content.trim() : '';
       return { kind: 'call', call: { tool: '(text)', args: null }, invalid: `the model answered in text instead of calling a tool: "${text.slice(0, 200)}"` };
     }
-    if (call.name === FINISH_TOOL) return { kind: 'done' };
+    const name = call.name.length > 200 ? `${call.name.slice(0, 200)}…` : call.name;
+    if (name === FINISH_TOOL) return { kind: 'done' };
+    const raw = typeof call.arguments === 'string' ? call.arguments : call.arguments === undefined ? '{}' : JSON.stringify(call.arguments);
+    const maxArgs = this.cfg.maxArgumentsBytes ?? LLM_DEFAULTS.maxArgumentsBytes;
+    const rawBytes = raw.length * 3 <= maxArgs ? raw.length : Buffer.byteLength(raw, 'utf8');
+    if (rawBytes > maxArgs) {
+      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `the arguments of ${name} are ${bytesText(rawBytes)} of JSON, over the limit of ${bytesText(maxArgs)} for a call's arguments; nothing was executed` };
+    }
     let args: unknown;
     try {
-      args = JSON.parse(call.arguments ?? '{}') as unknown;
+      args = JSON.parse(raw) as unknown;
     } catch (e) {
-      return { kind: 'call', call: { tool: call.name, args: call.arguments ?? null }, invalid: `the arguments of ${call.name} are not valid JSON (${e instanceof Error ? e.message : String(e)}): ${String(call.arguments).slice(0, 200)}` };
+      return { kind: 'call', call: { tool: name, args: raw.length > 200 ? `${raw.slice(0, 200)}…` : raw }, invalid: `the arguments of ${name} are not valid JSON (${e instanceof Error ? e.message : String(e)}): ${raw.slice(0, 200)}` };
     }
-    return { kind: 'call', call: { tool: call.name, args } };
+    const maxString = this.cfg.maxArgumentStringBytes ?? LLM_DEFAULTS.maxArgumentStringBytes;
+    const long = longString(args, maxString);
+    if (long !== null) {
+      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `argument ${long.path} of ${name} is a string of ${bytesText(long.bytes)}, over the limit of ${bytesText(maxString)} per string; nothing was executed` };
+    }
+    return { kind: 'call', call: { tool: name, args } };
   }
 }
+
+/** What stands for arguments too large to keep (in the history, the audit log and the next request). */
+const dropped = (bytes: number): string => `(${bytesText(bytes)} of arguments, not kept)`;
