@@ -1,5 +1,6 @@
 /** Cytoscape stylesheets of the graph view and the automaton view. */
-import type { StylesheetJson } from 'cytoscape';
+import type { EdgeSingular, StylesheetJson } from 'cytoscape';
+import type { AutomatonGeometry } from './automaton-layout.js';
 
 export interface PlanColours {
   prefix: string;
@@ -54,7 +55,22 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
   ];
 }
 
+/** Font sizes (model units) of guards and of numbers on the automaton's edges. */
+export const GUARD_FONT = 11;
+export const NUMBER_FONT = 10;
+
+/**
+ * The automaton drawing's sizes in model units, for automaton-layout.ts to compute with: they must
+ * agree with the stylesheet below (a state 34 wide with its border, a loop's control points
+ * 1.4 × its step size out at ±25°).
+ */
+export const AUTOMATON_GEOMETRY: AutomatonGeometry = {
+  stateRadius: 18, spacing: 90, minRadius: 55, pairDistance: 18, loopDistance: 26, loopSweep: (-50 * Math.PI) / 180,
+  entryLength: 22, edgeHalfAngle: (22 * Math.PI) / 180,
+};
+
 export function automatonStyle(c: PlanColours): StylesheetJson {
+  const g = AUTOMATON_GEOMETRY;
   return [
     {
       selector: 'node.state',
@@ -71,13 +87,28 @@ export function automatonStyle(c: PlanColours): StylesheetJson {
     {
       selector: 'edge',
       style: {
-        'curve-style': 'bezier', width: 1.5, 'line-color': '#5a6472', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#5a6472',
-        // Guards readable: along their edge, on an opaque framed label, parallel edges spread apart.
-        label: 'data(guard)', 'font-size': 10, color: '#1d232b', 'text-rotation': 'autorotate', 'text-background-color': '#fff', 'text-background-opacity': 1,
-        'text-background-padding': '2px', 'text-border-width': 1, 'text-border-color': '#d5dbe3', 'text-border-opacity': 1,
-        'text-wrap': 'ellipsis', 'text-max-width': '140px', 'control-point-step-size': 48, 'loop-direction': '-45deg', 'loop-sweep': '-60deg',
+        'curve-style': 'straight', width: 1.5, 'line-color': '#5a6472', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#5a6472', label: '',
       },
     },
-    { selector: 'edge.entry', style: { label: '', width: 1.5 } },
+    {
+      // Transitions run as automaton-layout.ts computed them (straight, two opposite ones bowed apart,
+      // a self-loop where its state has room). Guards readable: level, on an opaque framed label,
+      // where it placed them (clear of the states and of each other); a disjunction stacked a term a line.
+      selector: 'edge.transition',
+      style: {
+        'curve-style': 'unbundled-bezier', 'edge-distances': 'node-position', 'control-point-weights': 0.5,
+        'control-point-distances': (e: EdgeSingular) => e.data('cd') as number,
+        'loop-direction': (e: EdgeSingular) => `${e.data('loop') as number}rad`, 'loop-sweep': `${g.loopSweep}rad`, 'control-point-step-size': g.loopDistance,
+        label: 'data(text)', 'font-size': GUARD_FONT, color: '#1d232b', 'text-rotation': 'none', 'text-background-color': '#fff', 'text-background-opacity': 1,
+        'text-background-padding': '2px', 'text-border-width': 1, 'text-border-color': '#d5dbe3', 'text-border-opacity': 1,
+        'text-wrap': 'wrap', 'text-max-width': '1000px', 'text-margin-x': (e: EdgeSingular) => e.data('mx') as number, 'text-margin-y': (e: EdgeSingular) => e.data('my') as number,
+      },
+    },
+    // Numbers instead of guards: the list under the picture says what each one is.
+    {
+      selector: 'edge.numbered',
+      style: { 'font-size': NUMBER_FONT, 'font-weight': 'bold', color: '#1b4b8f', 'text-border-color': '#8fb0dc', 'text-background-shape': 'roundrectangle', 'text-background-padding': '2px' },
+    },
+    { selector: 'edge.lit', style: { width: 3, 'line-color': c.prefix, 'target-arrow-color': c.prefix, 'text-border-color': c.prefix, color: c.prefix, 'z-index': 10 } },
   ];
 }
