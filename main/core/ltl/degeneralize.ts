@@ -19,6 +19,7 @@ export interface RawBuchi {
 
 /** Merges generalized states with the same edges (by block, guard and marks). */
 export function reduceGba(gba: Gba, budget: Budget): Gba {
+  budget.checkTime('generalized automaton reduction');
   const n = gba.sets.length;
   const edgeKey = (e: GbaEdge, block: Int32Array): string => `${e.g.pos}/${e.g.neg}>${block[e.to]}@${e.acc}`;
   const block = refinePartition(
@@ -43,7 +44,8 @@ export function reduceGba(gba: Gba, budget: Budget): Gba {
 }
 
 /** Drops acceptance sets that every edge is in, and duplicates; keeps the order of the rest. */
-export function pruneAcceptanceSets(gba: Gba): Gba {
+export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
+  budget?.checkTime('acceptance set pruning');
   const all = gba.edges.flat();
   const keep: number[] = [];
   const seen = new Set<string>();
@@ -54,6 +56,7 @@ export function pruneAcceptanceSets(gba: Gba): Gba {
     all.forEach((e, i) => {
       if ((e.acc & bit) !== 0n) member[i] = 1;
       else missing = true;
+      budget?.tick('acceptance set pruning');
     });
     const key = member.join('');
     if (!missing || seen.has(key)) continue;
@@ -78,6 +81,7 @@ export function pruneAcceptanceSets(gba: Gba): Gba {
  * get one copy instead of r + 1.
  */
 export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget): RawBuchi {
+  budget.checkTime('degeneralization');
   const r = gba.nAcc;
   const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
   const all = (1n << BigInt(r)) - 1n;
@@ -106,6 +110,7 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
     }
     return id;
   };
+  let held = 0;
   const initial = intern(gba.initial, 0);
   while (queue.length > 0) {
     const [q, level] = queue.shift()!;
@@ -123,11 +128,15 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
       let terms = out.get(to);
       if (terms === undefined) out.set(to, (terms = []));
       terms.push(e.g);
+      budget.edges(++held, 'degeneralization');
       budget.tick('degeneralization');
     }
   }
   for (const out of edges.values()) {
-    for (const [to, terms] of out) out.set(to, simplifyGuard(terms));
+    for (const [to, terms] of out) {
+      out.set(to, simplifyGuard(terms));
+      budget.tick('degeneralization');
+    }
   }
   return { accepting, names, initial, edges };
 }

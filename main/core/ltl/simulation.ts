@@ -15,6 +15,7 @@ export const SIMULATION_MAX_APS = 10;
 export const SIMULATION_MAX_WORK = 64_000_000;
 
 export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
+  budget.checkTime('simulation reduction');
   if (apCount > SIMULATION_MAX_APS) return a;
   const n = a.accepting.length;
   const L = 1 << apCount;
@@ -47,6 +48,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
   const simRow = new Uint32Array(n * W);
   let candidates = 0;
   for (let p = 0; p < n; p++) {
+    budget.tick('simulation reduction');
     for (let q = 0; q < n; q++) {
       if (a.accepting[q] && !a.accepting[p]) continue;
       let ok = true;
@@ -111,6 +113,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
   const rep = new Int32Array(n);
   for (let q = 0; q < n; q++) {
     rep[q] = q;
+    budget.tick('simulation reduction');
     for (let p = 0; p < q; p++) {
       if (rep[p] === p && sim.get(p, q) && sim.get(q, p)) {
         rep[q] = p;
@@ -129,6 +132,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
     // little brothers: drop q→t when a sibling q→u has a guard covering it and u simulates t
     const entries = [...merged.entries()].map(([to, g]) => [to, simplifyGuard(g)] as const);
     for (const [t, gt] of entries) {
+      budget.tick('simulation reduction');
       const covered = entries.some(([u, gu]) =>
         u !== t && sim.get(u, t) && !(sim.get(t, u) && u > t) &&
         gt.every((term) => gu.some((other) => termImplies(term, other))));
