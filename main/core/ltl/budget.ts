@@ -36,6 +36,7 @@ export class Budget {
   private readonly clock: () => number;
   private readonly start: number;
   private ticks = 0;
+  private nextCheck = 256;
 
   constructor(private readonly opts: BudgetOptions = {}) {
     this.maxStates = opts.maxStates ?? DEFAULT_MAX_STATES;
@@ -48,9 +49,15 @@ export class Budget {
     this.start = this.clock();
   }
 
-  /** Call in inner loops; looks at the clock every 256 calls. */
-  tick(stage: string): void {
-    if ((++this.ticks & 255) === 0) this.checkTime(stage);
+  /**
+   * Call in inner loops, with the work done since the last call (in small steps; default one);
+   * looks at the clock every 256 steps.
+   */
+  tick(stage: string, work = 1): void {
+    if ((this.ticks += work) >= this.nextCheck) {
+      this.nextCheck = this.ticks + 256;
+      this.checkTime(stage);
+    }
   }
 
   checkTime(stage: string): void {

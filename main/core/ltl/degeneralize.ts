@@ -25,7 +25,10 @@ export function reduceGba(gba: Gba, budget: Budget): Gba {
   const block = refinePartition(
     n,
     () => '',
-    (s, b) => [...new Set(gba.edges[s]!.map((e) => edgeKey(e, b)))].sort().join(';'),
+    (s, b) => {
+      budget.tick('generalized automaton reduction', gba.edges[s]!.length);
+      return [...new Set(gba.edges[s]!.map((e) => edgeKey(e, b)))].sort().join(';');
+    },
     () => budget.tick('generalized automaton reduction'),
   );
   const blocks = Math.max(-1, ...block) + 1;
@@ -53,10 +56,10 @@ export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
     const bit = 1n << BigInt(k);
     const member = new Uint8Array(all.length);
     let missing = false;
+    budget?.tick('acceptance set pruning', all.length);
     all.forEach((e, i) => {
       if ((e.acc & bit) !== 0n) member[i] = 1;
       else missing = true;
-      budget?.tick('acceptance set pruning');
     });
     const key = member.join('');
     if (!missing || seen.has(key)) continue;
@@ -135,7 +138,7 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
   for (const out of edges.values()) {
     for (const [to, terms] of out) {
       out.set(to, simplifyGuard(terms));
-      budget.tick('degeneralization');
+      budget.tick('degeneralization', terms.length);
     }
   }
   return { accepting, names, initial, edges };

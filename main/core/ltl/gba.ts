@@ -51,8 +51,8 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   /** GO's acceptance: edge (e, α, e') is in the set of final state s when s ∉ e' or a move of s that discharges s is implied. */
   const marksOf = (g: Move['g'], to: bigint): bigint => {
     let acc = 0n;
+    budget.tick(STAGE, finals.length);
     for (let k = 0; k < finals.length; k++) {
-      budget.tick(STAGE);
       const s = finals[k]!;
       const inAcc = ((to >> BigInt(s)) & 1n) === 0n ||
         vwaa.accepting[s]!.some((m) => termImplies(g, m.g) && (m.to & ~to) === 0n);

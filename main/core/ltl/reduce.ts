@@ -70,7 +70,10 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   const block = refinePartition(
     n,
     (s) => (a.accepting[s] ? 'A' : 'N'),
-    (s, b) => [...new Set(edges[s]!.map(([w, g]) => `${b[w]}:${g}`))].sort().join(';'),
+    (s, b) => {
+      budget.tick('Büchi reduction', edges[s]!.length);
+      return [...new Set(edges[s]!.map(([w, g]) => `${b[w]}:${g}`))].sort().join(';');
+    },
     () => budget.tick('Büchi reduction'),
   );
   const reps: number[] = [];

@@ -41,14 +41,14 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
       list.push({ to, letters });
     }
     edges.push(list);
-    budget.tick('simulation reduction');
+    budget.tick('simulation reduction', list.length);
   }
   // simRow[p * W ..]: the states p simulates. Start from: p accepting when q is, and p able to
   // move on every letter q can.
   const simRow = new Uint32Array(n * W);
   let candidates = 0;
   for (let p = 0; p < n; p++) {
-    budget.tick('simulation reduction');
+    budget.tick('simulation reduction', n);
     for (let q = 0; q < n; q++) {
       if (a.accepting[q] && !a.accepting[p]) continue;
       let ok = true;
@@ -103,7 +103,8 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
           any = true;
         }
       }
-      budget.tick('simulation reduction');
+      // one state's work grows with its edges times the row width, and with n
+      budget.tick('simulation reduction', out.length * W + n);
     }
     if (!any) break;
     changedRow = nextChanged;
