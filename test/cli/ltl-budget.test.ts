@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { run } from '../../main/cli/main.js';
 import { chain, hostileShapes } from '../core/ltl/hostile.js';
 
@@ -82,4 +83,24 @@ test('every hostile shape through ltl translate, check, monitor and parse: exit 
       else assert.equal(r.err, '', what);
     }
   }
+});
+
+test('property: random deep chains (50 to 5000 operators) through ltl translate and check exit 0, 1 or 3, never 2 or 70', async () => {
+  const ops = ['&', '|', '->', '<->', 'U', 'R', 'W'];
+  await fc.assert(fc.asyncProperty(
+    fc.oneof(fc.integer({ min: 50, max: 500 }), fc.integer({ min: 50, max: 5000 })),
+    fc.array(fc.tuple(fc.constantFrom(...ops), fc.constantFrom('', '!', 'F ', 'G '), fc.boolean()), { minLength: 1, maxLength: 8 }),
+    async (n, pattern) => {
+      let text = 'p0';
+      for (let i = 0; i < n; i++) {
+        const [op, wrap, paren] = pattern[i % pattern.length]!;
+        text = paren ? `(${text} ${op} ${wrap}p${i % 5})` : `${text} ${op} ${wrap}p${i % 5}`;
+      }
+      for (const args of [['translate', '--time-limit-ms', '100', text], ['check', '--time-limit-ms', '100', '--cycle', 'p0;p1', text]]) {
+        const r = await cli('ltl', ...args);
+        assert.ok([0, 1, 3].includes(r.code), `exit ${r.code}: ${r.err}`);
+        if (r.code === 3) assert.match(r.err, /^error: budget: [^\n]+\n$/);
+      }
+    },
+  ), { seed: 6, numRuns: 25 });
 });
