@@ -47,8 +47,11 @@ export function translateLtl(text: string, options: TranslateOptions = {}): Tran
 
 /** Longest state name (more is cut with '…'): names are for people, and every state has one. */
 export const STATE_NAME_MAX_CHARS = 1000;
-/** Largest formula (in operator and atom nodes) spelled out in a state name. */
-const STATE_NAME_MAX_NODES = 400;
+/**
+ * Largest formula (in operator and atom nodes) spelled out in a state name: every node prints as
+ * one character at least, so a larger one would be cut anyway; it is named by its state instead.
+ */
+const STATE_NAME_MAX_NODES = STATE_NAME_MAX_CHARS;
 
 /**
  * Every stage runs under one budget (time, states, transitions, formula nodes) and says which
