@@ -91,6 +91,8 @@ export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: 
     formula = parseLtl(text);
   } catch (e) {
     if (e instanceof LtlSyntaxError) throw new WitnessError('invalid-spec', `${name}:${e.line}:${e.column}: ${e.detail}`, { path: names.at(name), line: e.line, column: e.column });
+    // too long, or nested too deep (that one names its place as "L:C: …")
+    if (e instanceof LtlBudgetError) throw new WitnessError('budget', `${name}:${/^\d+:\d+: /.test(e.message) ? '' : ' '}${e.message}`, { path: names.at(name) });
     throw e;
   }
   try {

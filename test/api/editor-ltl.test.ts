@@ -146,3 +146,30 @@ test('the editor lexer follows the parser: same propositions, and a token wherev
     assert.ok(tokens.every((t) => t.kind !== 'invalid'), JSON.stringify(src));
   }), { numRuns: 3000 });
 });
+
+test('ltlCheck: deep formulas (issue 18 item 6) give a diagnostic, never a failure, through the web API as well', async () => {
+  const chain = (n: number, op = '<->'): string => Array.from({ length: n + 1 }, (_, i) => `e${i % 6}`).join(` ${op} `);
+  // 700 left-associative <->: the tree is too deep; the diagnostic sits on the 501st operator
+  const api = createDirectApi();
+  const dispatch = createDispatcher(api);
+  for (const r of [await api.ltlCheck({ text: chain(700), world: 'pointmaze-medium' }), await (async () => {
+    const d = await dispatch('ltlCheck', { text: chain(700) });
+    assert.ok(d.ok);
+    return d.result as Awaited<ReturnType<typeof api.ltlCheck>>;
+  })()]) {
+    const budget = r.diagnostics.filter((d) => d.source === 'budget');
+    assert.equal(budget.length, 1);
+    assert.deepEqual([budget[0]!.severity, budget[0]!.startLine, budget[0]!.startColumn], ['error', 1, 3504]);
+    assert.equal(budget[0]!.message, 'formula nests deeper than 500 levels');
+    assert.equal(r.automaton, undefined);
+  }
+  // 499 right-associative U: parsed, but the automaton is far too large; the editor's budget ends
+  // it (here a clock that counts its readings, one per 256 small steps of work) with a warning
+  let readings = 0;
+  const slow = checkLtl(chain(499, 'U'), null, () => readings++);
+  assert.equal(slow.automaton, undefined);
+  assert.equal(slow.diagnostics.length, 1);
+  assert.equal(slow.diagnostics[0]!.severity, 'warning');
+  assert.match(slow.diagnostics[0]!.message, /too large to build while editing: translation exceeded its time budget of 2000 ms during /);
+  assert.ok(readings <= 2100, `${readings} clock readings`);
+});

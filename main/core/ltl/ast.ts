@@ -75,3 +75,46 @@ export function formulaEquals(a: Formula, b: Formula): boolean {
     }
   }
 }
+
+/**
+ * Operator levels of the tree (an atom is 0, `!a` is 1), computed without recursion, so that
+ * a formula built elsewhere than the parser can be measured against the nesting limit before any
+ * recursive pass runs over it. Shared subtrees are measured once.
+ */
+export function formulaDepth(f: Formula): number {
+  const height = new Map<Formula, number>();
+  const stack: Formula[] = [f];
+  while (stack.length > 0) {
+    const g = stack[stack.length - 1]!;
+    if (height.has(g)) {
+      stack.pop();
+      continue;
+    }
+    const kids = children(g);
+    let h = 0;
+    let ready = true;
+    for (const k of kids) {
+      const kh = height.get(k);
+      if (kh === undefined) {
+        ready = false;
+        stack.push(k);
+      } else if (kh + 1 > h) {
+        h = kh + 1;
+      }
+    }
+    if (ready) {
+      height.set(g, h);
+      stack.pop();
+    }
+  }
+  return height.get(f)!;
+}
+
+function children(g: Formula): readonly Formula[] {
+  switch (g.kind) {
+    case 'not': case 'F': case 'G': return [g.arg];
+    case 'and': case 'or': return g.args;
+    case 'implies': case 'iff': case 'U': case 'R': case 'W': return [g.left, g.right];
+    default: return [];
+  }
+}

@@ -5,6 +5,10 @@ export interface BudgetOptions {
   readonly maxStates?: number;
   /** Most transitions one state may have before simplification (default 20 000). */
   readonly maxTransitions?: number;
+  /** Most transitions one automaton (alternating, generalized, Büchi) may hold in all (default 1 000 000). */
+  readonly maxEdges?: number;
+  /** Most nodes of the formula in negation normal form, shared subformulas counted once (default 100 000). */
+  readonly maxFormulaNodes?: number;
   /** Wall-clock budget for one translation, in milliseconds. */
   readonly timeLimit_ms?: number;
   /** Milliseconds from an arbitrary origin; injected so the core stays pure. */
@@ -16,6 +20,9 @@ export interface BudgetOptions {
 export const DEFAULT_MAX_STATES = 20_000;
 export const DEFAULT_TIME_LIMIT_MS = 10_000;
 export const DEFAULT_MAX_TRANSITIONS = 20_000;
+/** F-12 (4096 generalized states, 535 537 edges) fits; what does not would not fit in memory either. */
+export const DEFAULT_MAX_EDGES = 1_000_000;
+export const DEFAULT_MAX_FORMULA_NODES = 100_000;
 
 const defaultClock = (): number => globalThis.performance.now();
 
@@ -23,22 +30,34 @@ const defaultClock = (): number => globalThis.performance.now();
 export class Budget {
   private readonly maxStates: number;
   private readonly maxTransitions: number;
+  private readonly maxEdges: number;
+  private readonly maxNodes: number;
   private readonly limitMs: number;
   private readonly clock: () => number;
   private readonly start: number;
   private ticks = 0;
+  private nextCheck = 256;
 
   constructor(private readonly opts: BudgetOptions = {}) {
     this.maxStates = opts.maxStates ?? DEFAULT_MAX_STATES;
     this.maxTransitions = opts.maxTransitions ?? DEFAULT_MAX_TRANSITIONS;
+    this.maxEdges = opts.maxEdges ?? DEFAULT_MAX_EDGES;
+    // NodeFactory numbers node pairs as id · 2^22 + id
+    this.maxNodes = Math.min(opts.maxFormulaNodes ?? DEFAULT_MAX_FORMULA_NODES, 4_000_000);
     this.limitMs = opts.timeLimit_ms ?? DEFAULT_TIME_LIMIT_MS;
     this.clock = opts.clock ?? defaultClock;
     this.start = this.clock();
   }
 
-  /** Call in inner loops; looks at the clock every 256 calls. */
-  tick(stage: string): void {
-    if ((++this.ticks & 255) === 0) this.checkTime(stage);
+  /**
+   * Call in inner loops, with the work done since the last call (in small steps; default one);
+   * looks at the clock every 256 steps.
+   */
+  tick(stage: string, work = 1): void {
+    if ((this.ticks += work) >= this.nextCheck) {
+      this.nextCheck = this.ticks + 256;
+      this.checkTime(stage);
+    }
   }
 
   checkTime(stage: string): void {
@@ -63,6 +82,22 @@ export class Budget {
     if (count > this.maxTransitions) {
       throw new LtlBudgetError('transitions', this.maxTransitions,
         `translation exceeded its budget of ${this.maxTransitions} transitions from one state during ${stage}`);
+    }
+  }
+
+  /** Transitions one automaton holds in all, checked as they are made. */
+  edges(count: number, stage: string): void {
+    if (count > this.maxEdges) {
+      throw new LtlBudgetError('transitions', this.maxEdges,
+        `translation exceeded its budget of ${this.maxEdges} transitions in all during ${stage}`);
+    }
+  }
+
+  /** Nodes of the formula in negation normal form, checked as they are made. */
+  nodes(count: number, stage: string): void {
+    if (count > this.maxNodes) {
+      throw new LtlBudgetError('nodes', this.maxNodes,
+        `translation exceeded its budget of ${this.maxNodes} formula nodes during ${stage}`);
     }
   }
 

@@ -19,12 +19,16 @@ export interface RawBuchi {
 
 /** Merges generalized states with the same edges (by block, guard and marks). */
 export function reduceGba(gba: Gba, budget: Budget): Gba {
+  budget.checkTime('generalized automaton reduction');
   const n = gba.sets.length;
   const edgeKey = (e: GbaEdge, block: Int32Array): string => `${e.g.pos}/${e.g.neg}>${block[e.to]}@${e.acc}`;
   const block = refinePartition(
     n,
     () => '',
-    (s, b) => [...new Set(gba.edges[s]!.map((e) => edgeKey(e, b)))].sort().join(';'),
+    (s, b) => {
+      budget.tick('generalized automaton reduction', gba.edges[s]!.length);
+      return [...new Set(gba.edges[s]!.map((e) => edgeKey(e, b)))].sort().join(';');
+    },
     () => budget.tick('generalized automaton reduction'),
   );
   const blocks = Math.max(-1, ...block) + 1;
@@ -43,7 +47,8 @@ export function reduceGba(gba: Gba, budget: Budget): Gba {
 }
 
 /** Drops acceptance sets that every edge is in, and duplicates; keeps the order of the rest. */
-export function pruneAcceptanceSets(gba: Gba): Gba {
+export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
+  budget?.checkTime('acceptance set pruning');
   const all = gba.edges.flat();
   const keep: number[] = [];
   const seen = new Set<string>();
@@ -51,6 +56,7 @@ export function pruneAcceptanceSets(gba: Gba): Gba {
     const bit = 1n << BigInt(k);
     const member = new Uint8Array(all.length);
     let missing = false;
+    budget?.tick('acceptance set pruning', all.length);
     all.forEach((e, i) => {
       if ((e.acc & bit) !== 0n) member[i] = 1;
       else missing = true;
@@ -78,6 +84,7 @@ export function pruneAcceptanceSets(gba: Gba): Gba {
  * get one copy instead of r + 1.
  */
 export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget): RawBuchi {
+  budget.checkTime('degeneralization');
   const r = gba.nAcc;
   const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
   const all = (1n << BigInt(r)) - 1n;
@@ -106,6 +113,7 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
     }
     return id;
   };
+  let held = 0;
   const initial = intern(gba.initial, 0);
   while (queue.length > 0) {
     const [q, level] = queue.shift()!;
@@ -123,11 +131,15 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
       let terms = out.get(to);
       if (terms === undefined) out.set(to, (terms = []));
       terms.push(e.g);
+      budget.edges(++held, 'degeneralization');
       budget.tick('degeneralization');
     }
   }
   for (const out of edges.values()) {
-    for (const [to, terms] of out) out.set(to, simplifyGuard(terms));
+    for (const [to, terms] of out) {
+      out.set(to, simplifyGuard(terms));
+      budget.tick('degeneralization', terms.length);
+    }
   }
   return { accepting, names, initial, edges };
 }

@@ -17,7 +17,7 @@ export class LtlSyntaxError extends WitnessError {
   get column(): number { return this.pos.column; }
 }
 
-export type BudgetKind = 'length' | 'depth' | 'states' | 'transitions' | 'time' | 'cancelled';
+export type BudgetKind = 'length' | 'depth' | 'nodes' | 'states' | 'transitions' | 'time' | 'cancelled';
 
 /** A formula or translation that exceeds a configured budget. Raised early, never after a long wait. */
 export class LtlBudgetError extends WitnessError {

@@ -25,7 +25,10 @@ export interface Gba {
   readonly initial: number;
 }
 
+const STAGE = 'generalized Büchi construction';
+
 export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
+  budget.checkTime(STAGE);
   const finals: number[] = [];
   vwaa.states.forEach((s, i) => { if (s.final) finals.push(i); });
   const sets: bigint[] = [];
@@ -40,7 +43,7 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
       sets.push(set);
       index.set(set, id);
       queue.push(id);
-      budget.states(sets.length, 'generalized Büchi construction');
+      budget.states(sets.length, STAGE);
     }
     return id;
   };
@@ -48,6 +51,7 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   /** GO's acceptance: edge (e, α, e') is in the set of final state s when s ∉ e' or a move of s that discharges s is implied. */
   const marksOf = (g: Move['g'], to: bigint): bigint => {
     let acc = 0n;
+    budget.tick(STAGE, finals.length);
     for (let k = 0; k < finals.length; k++) {
       const s = finals[k]!;
       const inAcc = ((to >> BigInt(s)) & 1n) === 0n ||
@@ -70,6 +74,7 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   });
   vwaa.delta.forEach((ms) => {
     for (const m of ms) {
+      budget.tick(STAGE);
       let d = discharge.get(m) ?? 0n;
       for (let acc = m.acc, s = 0; acc !== 0n; acc >>= 1n, s++) if ((acc & 1n) !== 0n) d |= accBit.get(s) ?? 0n;
       if (d !== 0n) discharge.set(m, d);
@@ -77,6 +82,7 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   });
 
   const initial = intern(1n);
+  let held = 0;
   while (queue.length > 0) {
     const id = queue.shift()!;
     // Product of the members' moves. `acc` tracks which members discharged their obligation; a
@@ -89,13 +95,19 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
       for (const x of moves) {
         for (const y of vwaa.delta[s]!) {
           const g = termAnd(x.g, y.g);
-          if (g !== null) next.push({ g, to: x.to | y.to, acc: x.acc | (discharge.get(y) ?? 0n) });
-          budget.tick('generalized Büchi construction');
+          if (g !== null) {
+            next.push({ g, to: x.to | y.to, acc: x.acc | (discharge.get(y) ?? 0n) });
+            // the same limit removeDominated applies, checked before the list grows past it
+            if ((next.length & 1023) === 0) budget.transitions(next.length, STAGE);
+          }
+          budget.tick(STAGE);
         }
       }
       moves = removeDominated(next, budget);
     }
     const marked = removeDominated(moves.map((m) => ({ ...m, acc: m.acc | marksOf(m.g, m.to) })), budget);
+    held += marked.length;
+    budget.edges(held, STAGE);
     edges[id] = marked.map((m) => ({ g: m.g, to: intern(m.to), acc: m.acc }));
   }
   return { sets, edges, nAcc: finals.length, accSource: finals, initial };

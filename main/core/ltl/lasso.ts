@@ -2,7 +2,9 @@
  * Deciding u·v^ω ⊨ φ straight from LTL semantics, with no automaton in between: the test oracle
  * for the translator and the verdict on a finished rollout's label word.
  */
-import type { Formula } from './ast.js';
+import { type Formula, formulaDepth } from './ast.js';
+import { LtlBudgetError } from './errors.js';
+import { DEFAULT_MAX_NESTING } from './parser.js';
 
 /** A letter: the propositions that hold at one step. */
 export type Letter = ReadonlySet<string>;
@@ -17,9 +19,12 @@ export interface Lasso {
  * Positions 0..n-1 are prefix then cycle; the successor of the last position is the first cycle
  * position. Each subformula gets a truth vector; U and R are least and greatest fixpoints along
  * the lasso, found by sweeping backwards until nothing changes (at most two sweeps on the cycle).
+ * A formula deeper than `maxNesting` operator levels is refused (LtlBudgetError 'depth').
  */
-export function evaluateLasso(f: Formula, word: Lasso): boolean {
+export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_NESTING): boolean {
   if (word.cycle.length === 0) throw new RangeError('the cycle of a lasso word must not be empty');
+  // ev recurses once per operator level
+  if (formulaDepth(f) > maxNesting) throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
   const letters = [...word.prefix, ...word.cycle];
   const n = letters.length;
   const loop = word.prefix.length;

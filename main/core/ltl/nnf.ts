@@ -1,4 +1,5 @@
 import type { Formula } from './ast.js';
+import type { Budget } from './budget.js';
 
 /**
  * Negation normal form over a hash-consed DAG: equal subformulas are one node, so memoised
@@ -22,13 +23,29 @@ export interface NnfOptions {
   readonly rewrite?: boolean;
 }
 
+const STAGE = 'negation normal form';
+
+/**
+ * `implies` looks this many levels below the pair it is asked about, and answers "no" deeper
+ * down (always safe: we only simplify less). Formulas people write are far shallower; the bound
+ * keeps deep ones (long `<->` chains) from costing a quadratic number of pairs or a deep stack.
+ */
+const IMPLIES_MAX_DEPTH = 48;
+/** Answers `implies` remembers before it starts over (each is a pure function of the pair). */
+const IMPLIES_MEMO_MAX = 1 << 20;
+
 export class NodeFactory {
   private readonly table = new Map<string, Node>();
   private readonly nodes: Node[] = [];
+  /** Per node id, computed as the node is made (from its operands), so no query recurses. */
+  private readonly supports: bigint[] = [];
+  private readonly eventuals: boolean[] = [];
+  private readonly universals: boolean[] = [];
   readonly tt: Node;
   readonly ff: Node;
 
-  constructor(private readonly rewrite = true) {
+  /** `budget` bounds the number of nodes and the time spent (the rewrites are not linear). */
+  constructor(private readonly rewrite = true, private readonly budget?: Budget) {
     this.tt = this.intern('tt', 0, false, []);
     this.ff = this.intern('ff', 0, false, []);
   }
@@ -40,9 +57,14 @@ export class NodeFactory {
     let n = this.table.get(key);
     if (n === undefined) {
       n = { id: this.nodes.length, op, ap, neg, kids };
+      this.budget?.nodes(n.id + 1, STAGE);
       this.table.set(key, n);
       this.nodes.push(n);
+      this.supports.push(op === 'lit' ? 1n << BigInt(ap) : kids.reduce((acc, k) => acc | this.supports[k.id]!, 0n));
+      this.eventuals.push(this.computeEventual(n));
+      this.universals.push(this.computeUniversal(n));
     }
+    this.budget?.tick(STAGE);
     return n;
   }
 
@@ -99,20 +121,18 @@ export class NodeFactory {
   }
 
   private readonly implied = new Map<number, boolean>();
-  private readonly supports = new Map<number, bigint>();
 
   /** Propositions a node mentions. */
   support(n: Node): bigint {
-    let r = this.supports.get(n.id);
-    if (r === undefined) {
-      r = n.op === 'lit' ? 1n << BigInt(n.ap) : n.kids.reduce((acc, k) => acc | this.support(k), 0n);
-      this.supports.set(n.id, r);
-    }
-    return r;
+    return this.supports[n.id]!;
   }
 
   /** A sound, incomplete check that a implies b (at every position where a holds, b holds). */
   implies(a: Node, b: Node): boolean {
+    return this.impliesAt(a, b, 0);
+  }
+
+  private impliesAt(a: Node, b: Node, depth: number): boolean {
     if (a === b || b === this.tt || a === this.ff) return true;
     if (a.op === 'lit' && b.op === 'lit') return false;
     // After normalization true and false only stand left of U and R, so the rules below need a
@@ -121,70 +141,69 @@ export class NodeFactory {
     const key = a.id * 4_194_304 + b.id;
     const hit = this.implied.get(key);
     if (hit !== undefined) return hit;
+    if (depth >= IMPLIES_MAX_DEPTH) return false;
+    this.budget?.tick(STAGE);
+    if (this.implied.size >= IMPLIES_MEMO_MAX) this.implied.clear();
     this.implied.set(key, false); // guards against cycles through shared nodes
-    const res = this.impliesUncached(a, b);
+    const res = this.impliesUncached(a, b, depth + 1);
     this.implied.set(key, res);
     return res;
   }
 
-  private impliesUncached(a: Node, b: Node): boolean {
-    if (a.op === 'or' && a.kids.every((k) => this.implies(k, b))) return true;
-    if (a.op === 'and' && a.kids.some((k) => this.implies(k, b))) return true;
-    if (b.op === 'and' && b.kids.every((k) => this.implies(a, k))) return true;
-    if (b.op === 'or' && b.kids.some((k) => this.implies(a, k))) return true;
+  private impliesUncached(a: Node, b: Node, d: number): boolean {
+    const implies = (x: Node, y: Node): boolean => this.impliesAt(x, y, d);
+    if (a.op === 'or' && a.kids.every((k) => implies(k, b))) return true;
+    if (a.op === 'and' && a.kids.some((k) => implies(k, b))) return true;
+    if (b.op === 'and' && b.kids.every((k) => implies(a, k))) return true;
+    if (b.op === 'or' && b.kids.some((k) => implies(a, k))) return true;
     if (b.op === 'U') {
       const [b1, b2] = b.kids as [Node, Node];
-      if (this.implies(a, b2)) return true;
-      if (a.op === 'U' && this.implies(a.kids[0]!, b1) && this.implies(a.kids[1]!, b2)) return true;
+      if (implies(a, b2)) return true;
+      if (a.op === 'U' && implies(a.kids[0]!, b1) && implies(a.kids[1]!, b2)) return true;
     }
     if (b.op === 'R') {
       const [b1, b2] = b.kids as [Node, Node];
-      if (this.implies(a, b1) && this.implies(a, b2)) return true;
-      if (a.op === 'R' && this.implies(a.kids[0]!, b1) && this.implies(a.kids[1]!, b2)) return true;
+      if (implies(a, b1) && implies(a, b2)) return true;
+      if (a.op === 'R' && implies(a.kids[0]!, b1) && implies(a.kids[1]!, b2)) return true;
     }
-    if (a.op === 'U' && this.implies(a.kids[0]!, b) && this.implies(a.kids[1]!, b)) return true;
+    if (a.op === 'U' && implies(a.kids[0]!, b) && implies(a.kids[1]!, b)) return true;
     // a1 U a2 implies F a2; so it implies F b2 when a2 does (F F b2 = F b2)
-    if (a.op === 'U' && this.isF(b) && this.implies(a.kids[1]!, b)) return true;
-    if (a.op === 'R' && this.implies(a.kids[1]!, b)) return true;
+    if (a.op === 'U' && this.isF(b) && implies(a.kids[1]!, b)) return true;
+    if (a.op === 'R' && implies(a.kids[1]!, b)) return true;
     return false;
   }
 
   isF(n: Node): boolean { return n.op === 'U' && n.kids[0] === this.tt; }
   isG(n: Node): boolean { return n.op === 'R' && n.kids[0] === this.ff; }
 
-  private readonly eventualMemo = new Map<number, boolean>();
-  private readonly universalMemo = new Map<number, boolean>();
-
   /** Pure eventuality: satisfied by a word iff by every word that ends with it. */
   eventual(n: Node): boolean {
-    let r = this.eventualMemo.get(n.id);
-    if (r === undefined) {
-      switch (n.op) {
-        case 'tt': case 'ff': r = true; break;
-        case 'and': case 'or': r = n.kids.every((k) => this.eventual(k)); break;
-        case 'U': r = this.isF(n) || this.eventual(n.kids[1]!); break;
-        case 'R': r = this.isG(n) ? this.eventual(n.kids[1]!) : false; break;
-        default: r = false;
-      }
-      this.eventualMemo.set(n.id, r);
-    }
-    return r;
+    return this.eventuals[n.id]!;
   }
 
   /** Pure universality: satisfied by a word iff by all of its suffixes. */
   universal(n: Node): boolean {
-    let r = this.universalMemo.get(n.id);
-    if (r === undefined) {
-      switch (n.op) {
-        case 'tt': case 'ff': r = true; break;
-        case 'and': case 'or': r = n.kids.every((k) => this.universal(k)); break;
-        case 'R': r = this.isG(n) || this.universal(n.kids[1]!); break;
-        case 'U': r = this.isF(n) ? this.universal(n.kids[1]!) : false; break;
-        default: r = false;
-      }
-      this.universalMemo.set(n.id, r);
+    return this.universals[n.id]!;
+  }
+
+  private computeEventual(n: Node): boolean {
+    switch (n.op) {
+      case 'tt': case 'ff': return true;
+      case 'and': case 'or': return n.kids.every((k) => this.eventual(k));
+      case 'U': return this.isF(n) || this.eventual(n.kids[1]!);
+      case 'R': return this.isG(n) ? this.eventual(n.kids[1]!) : false;
+      default: return false;
     }
-    return r;
+  }
+
+  private computeUniversal(n: Node): boolean {
+    switch (n.op) {
+      case 'tt': case 'ff': return true;
+      case 'and': case 'or': return n.kids.every((k) => this.universal(k));
+      case 'R': return this.isG(n) || this.universal(n.kids[1]!);
+      case 'U': return this.isF(n) ? this.universal(n.kids[1]!) : false;
+      default: return false;
+    }
   }
 
   /** Both eventual and universal (G F a, F G a, …): true at one position iff at every position. */
@@ -228,13 +247,18 @@ export class NodeFactory {
   }
 }
 
-/** Converts a formula to NNF nodes; propositions are numbered by `apIndex`. */
-export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: NodeFactory): Node {
+/**
+ * Converts a formula to NNF nodes; propositions are numbered by `apIndex`. Recurses once per
+ * operator level: the formula's depth must be within the parser's nesting limit.
+ */
+export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: NodeFactory, budget?: Budget): Node {
+  budget?.checkTime(STAGE);
   const memo = [new Map<Formula, Node>(), new Map<Formula, Node>()];
   const go = (g: Formula, neg: boolean): Node => {
     const m = memo[neg ? 1 : 0]!;
     const hit = m.get(g);
     if (hit !== undefined) return hit;
+    budget?.tick(STAGE);
     const res = build(g, neg);
     m.set(g, res);
     return res;

@@ -8,7 +8,11 @@ export const DEFAULT_MAX_NESTING = 500;
 export interface ParseOptions {
   /** Longest accepted input, in characters. */
   readonly maxLength?: number;
-  /** Deepest accepted nesting of parentheses, unary and right-associative operators. */
+  /**
+   * Deepest accepted nesting: both of the parentheses and operators being read and of the syntax
+   * tree built (every operator node counts, whatever its associativity), so that no recursive pass
+   * over a parsed formula goes deeper than this.
+   */
   readonly maxNesting?: number;
 }
 
@@ -47,6 +51,8 @@ const NEXT_MESSAGE =
 class Parser {
   private i = 0;
   private depth = 0;
+  /** Height of each operator node built (leaves are 0): the tree's depth, checked as it grows. */
+  private readonly heights = new Map<Formula, number>();
   constructor(private readonly toks: Token[], private readonly maxNesting: number) {}
 
   private peek(): Token { return this.toks[this.i]!; }
@@ -63,18 +69,34 @@ class Parser {
     return f;
   }
 
+  private tooDeep(t: Token): LtlBudgetError {
+    return new LtlBudgetError('depth', this.maxNesting,
+      `${t.pos.line}:${t.pos.column}: formula nests deeper than ${this.maxNesting} levels`);
+  }
+
   private enter(t: Token): void {
-    if (++this.depth > this.maxNesting) {
-      throw new LtlBudgetError('depth', this.maxNesting,
-        `${t.pos.line}:${t.pos.column}: formula nests deeper than ${this.maxNesting} levels`);
-    }
+    if (++this.depth > this.maxNesting) throw this.tooDeep(t);
+  }
+
+  /**
+   * Records a new operator node one level above its deepest operand; refuses it (at its operator
+   * token) when the tree would be deeper than the limit. Left-associative chains such as
+   * `a <-> b <-> c …` grow the tree without nesting while they are read, so this is where they stop.
+   */
+  private built(f: Formula, children: readonly Formula[], at: Token): Formula {
+    let h = 0;
+    for (const c of children) h = Math.max(h, this.heights.get(c) ?? 0);
+    if (h + 1 > this.maxNesting) throw this.tooDeep(at);
+    this.heights.set(f, h + 1);
+    return f;
   }
 
   private iff(): Formula {
     let left = this.implies();
     while (this.peek().kind === '<->') {
       const op = this.next();
-      left = { kind: 'iff', left, right: this.operand(op, () => this.implies()) };
+      const right = this.operand(op, () => this.implies());
+      left = this.built({ kind: 'iff', left, right }, [left, right], op);
     }
     return left;
   }
@@ -94,11 +116,13 @@ class Parser {
   /** n-ary & and |: one node however long the chain, so long conjunctions stay shallow. */
   private junction(kind: 'and' | 'or', tok: TokKind, operand: () => Formula): Formula {
     const args = [operand()];
+    let first: Token | undefined;
     while (this.peek().kind === tok) {
       const op = this.next();
+      first ??= op;
       args.push(this.operand(op, operand));
     }
-    return args.length === 1 ? args[0]! : { kind, args };
+    return first === undefined ? args[0]! : this.built({ kind, args }, args, first);
   }
 
   private temporal(): Formula {
@@ -108,16 +132,19 @@ class Parser {
   /** Right-associative chains, parsed iteratively and folded from the right. */
   private rightChain(ops: TokKind[], operand: () => Formula, kindOf: (k: TokKind) => BinaryKind): Formula {
     const items = [operand()];
-    const kinds: BinaryKind[] = [];
+    const opTokens: Token[] = [];
     while (ops.includes(this.peek().kind)) {
       const op = this.next();
       this.enter(op);
-      kinds.push(kindOf(op.kind));
+      opTokens.push(op);
       items.push(this.operand(op, operand));
     }
     let acc = items[items.length - 1]!;
-    for (let k = kinds.length - 1; k >= 0; k--) acc = { kind: kinds[k]!, left: items[k]!, right: acc };
-    this.depth -= kinds.length;
+    for (let k = opTokens.length - 1; k >= 0; k--) {
+      const left = items[k]!;
+      acc = this.built({ kind: kindOf(opTokens[k]!.kind), left, right: acc }, [left, acc], opTokens[k]!);
+    }
+    this.depth -= opTokens.length;
     return acc;
   }
 
@@ -136,7 +163,7 @@ class Parser {
       this.enter(t);
       const arg = this.operand(t, () => this.unary());
       this.depth--;
-      return { kind: t.kind === '!' ? 'not' : t.kind, arg };
+      return this.built({ kind: t.kind === '!' ? 'not' : t.kind, arg }, [arg], t);
     }
     return this.primary();
   }

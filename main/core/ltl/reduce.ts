@@ -17,7 +17,7 @@ export interface MutableBuchi {
   out: Map<number, Term[]>[];
 }
 
-export function trimUseless(a: MutableBuchi): MutableBuchi {
+export function trimUseless(a: MutableBuchi, budget?: Budget): MutableBuchi {
   const n = a.accepting.length;
   const succ = (v: number): Iterable<number> => a.out[v]!.keys();
   const reach = reachable(n, [a.initial], succ);
@@ -26,7 +26,7 @@ export function trimUseless(a: MutableBuchi): MutableBuchi {
   for (let v = 0; v < n; v++) if (reach[v] === 1 && live[v] === 1) keep.push(v);
   if (live[a.initial] !== 1) return emptyBuchi();
   if (keep.length === n) return a;
-  return renumber(a, keep, (v) => v);
+  return renumber(a, keep, (v) => v, budget);
 }
 
 export function emptyBuchi(): MutableBuchi {
@@ -34,7 +34,7 @@ export function emptyBuchi(): MutableBuchi {
 }
 
 /** Keeps `keep` states (in that order); edges to dropped states vanish. */
-function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => number): MutableBuchi {
+function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => number, budget?: Budget): MutableBuchi {
   const id = new Map<number, number>();
   keep.forEach((v, i) => id.set(blockOf(v), i));
   const out: Map<number, Term[]>[] = keep.map(() => new Map<number, Term[]>());
@@ -44,6 +44,7 @@ function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => numbe
       if (j === undefined) continue;
       const prev = out[i]!.get(j);
       out[i]!.set(j, prev === undefined ? terms : simplifyGuard([...prev, ...terms]));
+      budget?.tick('Büchi reduction');
     }
   });
   return {
@@ -69,7 +70,10 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   const block = refinePartition(
     n,
     (s) => (a.accepting[s] ? 'A' : 'N'),
-    (s, b) => [...new Set(edges[s]!.map(([w, g]) => `${b[w]}:${g}`))].sort().join(';'),
+    (s, b) => {
+      budget.tick('Büchi reduction', edges[s]!.length);
+      return [...new Set(edges[s]!.map(([w, g]) => `${b[w]}:${g}`))].sort().join(';');
+    },
     () => budget.tick('Büchi reduction'),
   );
   const reps: number[] = [];
@@ -81,15 +85,16 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
     }
   }
   if (reps.length === n) return a;
-  return renumber(a, reps, (v) => block[v]!);
+  return renumber(a, reps, (v) => block[v]!, budget);
 }
 
 export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true, apCount = Infinity): MutableBuchi {
+  budget.checkTime('Büchi reduction');
   const quotient = (x: MutableBuchi): MutableBuchi => {
     let cur = x;
     for (;;) {
       const size = cur.accepting.length;
-      cur = trimUseless(cur);
+      cur = trimUseless(cur, budget);
       if (bisimulation) cur = mergeBisimilar(cur, budget);
       budget.checkTime('Büchi reduction');
       if (cur.accepting.length === size) return cur;

@@ -15,6 +15,7 @@ export const SIMULATION_MAX_APS = 10;
 export const SIMULATION_MAX_WORK = 64_000_000;
 
 export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
+  budget.checkTime('simulation reduction');
   if (apCount > SIMULATION_MAX_APS) return a;
   const n = a.accepting.length;
   const L = 1 << apCount;
@@ -40,13 +41,14 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
       list.push({ to, letters });
     }
     edges.push(list);
-    budget.tick('simulation reduction');
+    budget.tick('simulation reduction', list.length);
   }
   // simRow[p * W ..]: the states p simulates. Start from: p accepting when q is, and p able to
   // move on every letter q can.
   const simRow = new Uint32Array(n * W);
   let candidates = 0;
   for (let p = 0; p < n; p++) {
+    budget.tick('simulation reduction', n);
     for (let q = 0; q < n; q++) {
       if (a.accepting[q] && !a.accepting[p]) continue;
       let ok = true;
@@ -101,7 +103,8 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
           any = true;
         }
       }
-      budget.tick('simulation reduction');
+      // one state's work grows with its edges times the row width, and with n
+      budget.tick('simulation reduction', out.length * W + n);
     }
     if (!any) break;
     changedRow = nextChanged;
@@ -111,6 +114,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
   const rep = new Int32Array(n);
   for (let q = 0; q < n; q++) {
     rep[q] = q;
+    budget.tick('simulation reduction');
     for (let p = 0; p < q; p++) {
       if (rep[p] === p && sim.get(p, q) && sim.get(q, p)) {
         rep[q] = p;
@@ -129,6 +133,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
     // little brothers: drop q→t when a sibling q→u has a guard covering it and u simulates t
     const entries = [...merged.entries()].map(([to, g]) => [to, simplifyGuard(g)] as const);
     for (const [t, gt] of entries) {
+      budget.tick('simulation reduction');
       const covered = entries.some(([u, gu]) =>
         u !== t && sim.get(u, t) && !(sim.get(t, u) && u > t) &&
         gt.every((term) => gu.some((other) => termImplies(term, other))));

@@ -3,13 +3,14 @@
  * generalized Büchi automaton, degeneralization, and reduction (Gastin & Oddoux 2001, plus the
  * recurrence loops of LTL3BA and bisimulation quotients at both automaton levels).
  */
-import { type Formula, atomicPropositions } from './ast.js';
+import { type Formula, atomicPropositions, formulaDepth } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
 import { Budget, type BudgetOptions } from './budget.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
 import { buildGba } from './gba.js';
 import { NodeFactory, toNnf, type Node } from './nnf.js';
-import { type ParseOptions, parseLtl } from './parser.js';
+import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
+import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
@@ -44,26 +45,64 @@ export function translateLtl(text: string, options: TranslateOptions = {}): Tran
   return translateFormula(parseLtl(text, options), options);
 }
 
+/** Longest state name (more is cut with '…'): names are for people, and every state has one. */
+export const STATE_NAME_MAX_CHARS = 1000;
+/**
+ * Largest formula (in operator and atom nodes) spelled out in a state name: every node prints as
+ * one character at least, so a larger one would be cut anyway; it is named by its state instead.
+ */
+const STATE_NAME_MAX_NODES = STATE_NAME_MAX_CHARS;
+
+/**
+ * Every stage runs under one budget (time, states, transitions, formula nodes) and says which
+ * stage ran out. The formula's depth is checked first (the parser checks it as well; a formula
+ * built in code may not have been parsed), since the passes over the formula recurse.
+ */
 export function translateFormula(formula: Formula, options: TranslateOptions = {}): Translation {
   const budget = new Budget(options);
+  const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
+  if (formulaDepth(formula) > maxNesting) {
+    throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
+  }
   const aps = atomicPropositions(formula);
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
-  const nf = new NodeFactory(options.rewrite ?? true);
-  const root = toNnf(formula, apIndex, nf);
+  const nf = new NodeFactory(options.rewrite ?? true, budget);
+  const root = toNnf(formula, apIndex, nf, budget);
   const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true }, budget);
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;
   let gba = buildGba(vwaa, budget);
   const generalizedStates = gba.sets.length;
   if (bisim) gba = reduceGba(gba, budget);
-  gba = pruneAcceptanceSets(gba);
+  gba = pruneAcceptanceSets(gba, budget);
+  const partNames = new Map<number, string>();
+  const partName = (s: number): string => {
+    let name = partNames.get(s);
+    if (name === undefined) {
+      budget.checkTime('naming states');
+      const f = nodeToFormula(vwaa.states[s]!.node!, aps, STATE_NAME_MAX_NODES);
+      name = f === null ? `(alternating state ${s})` : printLtl(f);
+      partNames.set(s, name);
+    }
+    return name;
+  };
   const describe = (set: bigint): string => {
     if (set === 1n) return 'init';
-    const parts = bitIndices(set).map((s) => printLtl(nodeToFormula(vwaa.states[s]!.node!, aps)));
-    return parts.length === 0 ? 'true' : parts.join(' & ');
+    let name = '';
+    for (const s of bitIndices(set)) {
+      name += (name === '' ? '' : ' & ') + partName(s);
+      if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
+    }
+    return name === '' ? 'true' : name;
+  };
+  const gbaNames = new Map<number, string>();
+  const gbaName = (q: number): string => {
+    let name = gbaNames.get(q);
+    if (name === undefined) gbaNames.set(q, (name = describe(gba.sets[q]!)));
+    return name;
   };
   const t2 = budget.elapsed_ms();
-  const raw = degeneralize(gba, (q) => describe(gba.sets[q]!), budget);
+  const raw = degeneralize(gba, gbaName, budget);
   let ba: MutableBuchi = {
     accepting: raw.accepting,
     names: raw.names,
@@ -89,26 +128,41 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   };
 }
 
-/** Back from NNF nodes to formulas, for naming states. */
-export function nodeToFormula(n: Node, aps: readonly string[]): Formula {
-  switch (n.op) {
-    case 'tt': return { kind: 'true' };
-    case 'ff': return { kind: 'false' };
-    case 'lit': {
-      const a: Formula = { kind: 'ap', name: aps[n.ap]! };
-      return n.neg ? { kind: 'not', arg: a } : a;
+/**
+ * Back from NNF nodes to formulas, for naming states; null when the formula would have more than
+ * `maxNodes` nodes (shared subformulas are written out in full, so a DAG can stand for a huge tree).
+ */
+export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infinity): Formula | null {
+  let left = maxNodes;
+  const go = (n: Node): Formula => {
+    if (--left < 0) throw TOO_LARGE;
+    switch (n.op) {
+      case 'tt': return { kind: 'true' };
+      case 'ff': return { kind: 'false' };
+      case 'lit': {
+        const a: Formula = { kind: 'ap', name: aps[n.ap]! };
+        return n.neg ? { kind: 'not', arg: a } : a;
+      }
+      case 'and': case 'or':
+        return { kind: n.op, args: n.kids.map(go) };
+      case 'U': {
+        const [l, r] = n.kids as [Node, Node];
+        if (l.op === 'tt') return { kind: 'F', arg: go(r) };
+        return { kind: 'U', left: go(l), right: go(r) };
+      }
+      case 'R': {
+        const [l, r] = n.kids as [Node, Node];
+        if (l.op === 'ff') return { kind: 'G', arg: go(r) };
+        return { kind: 'R', left: go(l), right: go(r) };
+      }
     }
-    case 'and': case 'or':
-      return { kind: n.op, args: n.kids.map((k) => nodeToFormula(k, aps)) };
-    case 'U': {
-      const [l, r] = n.kids as [Node, Node];
-      if (l.op === 'tt') return { kind: 'F', arg: nodeToFormula(r, aps) };
-      return { kind: 'U', left: nodeToFormula(l, aps), right: nodeToFormula(r, aps) };
-    }
-    case 'R': {
-      const [l, r] = n.kids as [Node, Node];
-      if (l.op === 'ff') return { kind: 'G', arg: nodeToFormula(r, aps) };
-      return { kind: 'R', left: nodeToFormula(l, aps), right: nodeToFormula(r, aps) };
-    }
+  };
+  try {
+    return go(n);
+  } catch (e) {
+    if (e === TOO_LARGE) return null;
+    throw e;
   }
 }
+
+const TOO_LARGE = new Error('formula too large to name a state');

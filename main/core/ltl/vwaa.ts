@@ -31,7 +31,10 @@ export interface VwaaOptions {
   readonly gfLoops: boolean;
 }
 
+const STAGE = 'alternating automaton construction';
+
 export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget: Budget): Vwaa {
+  budget.checkTime(STAGE);
   const states: VwaaState[] = [{ node: null, final: false }];
   const delta: Move[][] = [];
   const accepting: Move[][] = [];
@@ -48,7 +51,7 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
       states.push({ node: n, final: n.op === 'U' || isGF(n) });
       stateOf.set(n.id, s);
       pending.push(s);
-      budget.states(states.length, 'alternating automaton construction');
+      budget.states(states.length, STAGE);
     }
     return s;
   };
@@ -60,16 +63,51 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     for (const x of a) {
       for (const y of b) {
         const g = termAnd(x.g, y.g);
-        if (g !== null) out.push({ g, to: x.to | y.to, acc: x.acc | y.acc });
-        budget.tick('alternating automaton construction');
+        if (g !== null) {
+          out.push({ g, to: x.to | y.to, acc: x.acc | y.acc });
+          // the same limit removeDominated applies, checked before the list grows past it
+          if ((out.length & 1023) === 0) budget.transitions(out.length, STAGE);
+        }
+        budget.tick(STAGE);
       }
     }
     return removeDominated(out, budget);
   };
 
-  const dlt = (n: Node): Move[] => {
-    const hit = memo.get(n.id);
-    if (hit !== undefined) return hit;
+  // The moves of a node need those of its operands, found bottom-up with an explicit stack so that
+  // a deep formula cannot overflow the call stack. The order is that of the plain recursion
+  // (operands in the order below; a recurrence G F ψ numbers its state before looking at ψ, and
+  // skips its F ψ operand), since it numbers the states.
+  const needs = (n: Node): readonly Node[] => {
+    if (isGF(n)) return [n.kids[1]!.kids[1]!];
+    return n.op === 'U' || n.op === 'R' ? [n.kids[1]!, n.kids[0]!] : n.kids;
+  };
+  let held = 0;
+  const dlt = (top: Node): Move[] => {
+    const work: Node[] = [top];
+    while (work.length > 0) {
+      const n = work[work.length - 1]!;
+      if (memo.has(n.id)) {
+        work.pop();
+        continue;
+      }
+      if (isGF(n)) stateIndex(n);
+      const missing = needs(n).filter((k) => !memo.has(k.id));
+      if (missing.length > 0) {
+        for (let i = missing.length - 1; i >= 0; i--) work.push(missing[i]!);
+        continue;
+      }
+      work.pop();
+      const res = movesOf(n);
+      memo.set(n.id, res);
+      held += res.length;
+      budget.edges(held, STAGE);
+    }
+    return memo.get(top.id)!;
+  };
+
+  /** The moves of a node whose operands' moves are known. */
+  const movesOf = (n: Node): Move[] => {
     let res: Move[];
     switch (n.op) {
       case 'tt': res = [{ g: TRUE_TERM, to: 0n, acc: 0n }]; break;
@@ -104,7 +142,6 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         break;
       }
     }
-    memo.set(n.id, res);
     return res;
   };
 

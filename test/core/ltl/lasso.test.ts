@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
+import type { Formula } from '../../../main/core/ltl/ast.js';
+import { LtlBudgetError } from '../../../main/core/ltl/errors.js';
 
 const w = (prefix: string[][], cycle: string[][]): Lasso => ({
   prefix: prefix.map((l) => new Set(l)),
@@ -43,4 +45,16 @@ test('the word is a lasso: prefix then the cycle forever', () => {
   assert.equal(holds('F b', w([['b']], [[]])), true);
   assert.equal(holds('G F b', w([['b']], [[]])), false);
   assert.throws(() => evaluateLasso(parseLtl('a'), w([['a']], [])), /cycle of a lasso word must not be empty/);
+});
+
+test('a formula deeper than the nesting limit is refused before the evaluator recurses over it', () => {
+  let f: Formula = { kind: 'ap', name: 'a' };
+  for (let i = 0; i < 100_000; i++) f = { kind: 'iff', left: f, right: { kind: 'ap', name: 'b' } };
+  const word = w([], [['a', 'b']]);
+  assert.throws(() => evaluateLasso(f, word), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && e.limit === 500);
+  // at the limit it evaluates (a <-> b <-> … with a and b true: true)
+  let g: Formula = { kind: 'ap', name: 'a' };
+  for (let i = 0; i < 500; i++) g = { kind: 'iff', left: g, right: { kind: 'ap', name: 'b' } };
+  assert.equal(evaluateLasso(g, word), true);
+  assert.throws(() => evaluateLasso(g, word, 499), (e: unknown) => e instanceof LtlBudgetError && e.limit === 499);
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { LtlBudgetError, LtlSyntaxError } from '../../../main/core/ltl/errors.js';
+import { type Formula, formulaDepth } from '../../../main/core/ltl/ast.js';
 
 const show = (s: string): string => printLtl(parseLtl(s));
 
@@ -106,4 +107,59 @@ test('budgets: length and nesting fail fast with a clear error, never a stack ov
   const flat = Array.from({ length: 1200 }, (_, i) => `F p${i % 7}`).join(' & ');
   assert.ok(flat.length < 10_000);
   assert.equal(parseLtl(flat).kind, 'and');
+});
+
+test('the nesting limit covers the tree built: a left-associative <-> chain is refused at the operator past the limit', () => {
+  const chain = (n: number, sep = ' <-> '): string => Array.from({ length: n + 1 }, (_, i) => `p${i % 7}`).join(sep);
+  // 500 operators: a tree 500 levels deep, accepted
+  assert.equal(formulaDepth(parseLtl(chain(500))), 500);
+  // 501: refused at the 501st '<->', before anything recurses over the tree
+  const src = chain(501);
+  const at = src.lastIndexOf('<->') + 1;
+  assert.throws(() => parseLtl(src), (e: unknown) =>
+    e instanceof LtlBudgetError && e.budget === 'depth' && e.limit === 500 && e.message === `1:${at}: formula nests deeper than 500 levels`);
+  // the issue's shape: 700 operators, 8 KB of the same propositions
+  const issue = chain(700);
+  assert.throws(() => parseLtl(issue), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && /^1:3504: /.test(e.message));
+  // the same proposition repeated, written tightly (2400 operators in under 10 000 characters)
+  assert.throws(() => parseLtl(Array.from({ length: 2401 }, () => 'a').join('<->')), (e: unknown) =>
+    e instanceof LtlBudgetError && e.budget === 'depth' && /^1:2002: /.test(e.message));
+  // across lines the position is the line and column of the operator
+  const lines = Array.from({ length: 502 }, (_, i) => `p${i % 7}`).join('\n<-> ');
+  assert.throws(() => parseLtl(lines), (e: unknown) => e instanceof LtlBudgetError && /^502:1: /.test(e.message));
+  // a custom limit applies to the tree as well
+  assert.throws(() => parseLtl(chain(11), { maxNesting: 10 }), (e: unknown) => e instanceof LtlBudgetError && e.limit === 10);
+  assert.doesNotThrow(() => parseLtl(chain(10), { maxNesting: 10 }));
+});
+
+test('the nesting limit covers every operator: junctions, implications and temporal operators nested through parentheses or unary operators', () => {
+  const leftParen = (op: string, n: number): string => {
+    let s = 'a';
+    for (let i = 0; i < n; i++) s = `(${s} ${op} b)`;
+    return s;
+  };
+  for (const op of ['&', '|', '->', '<->', 'U', 'R', 'W']) {
+    assert.equal(formulaDepth(parseLtl(leftParen(op, 480))), 480, op);
+    assert.throws(() => parseLtl(leftParen(op, 900)), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth', op);
+  }
+  // each level is one pair of parentheses but two operators (& under |): the tree is what counts
+  const twice = (n: number): string => {
+    let f = 'a';
+    for (let i = 0; i < n; i++) f = `(${f} & b | c)`;
+    return f;
+  };
+  assert.equal(formulaDepth(parseLtl(twice(250))), 500);
+  assert.throws(() => parseLtl(twice(251)), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth');
+  // unary towers and long right-associative chains as before
+  assert.equal(formulaDepth(parseLtl('!'.repeat(500) + 'a')), 500);
+  assert.throws(() => parseLtl('!'.repeat(501) + 'a'), (e: unknown) => e instanceof LtlBudgetError && /^1:501: /.test(e.message));
+  assert.throws(() => parseLtl(Array.from({ length: 502 }, () => 'a').join(' -> ')), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth');
+});
+
+test('formulaDepth measures a formula built in code without recursing (200 000 levels)', () => {
+  let f: Formula = { kind: 'ap', name: 'a' };
+  for (let i = 0; i < 200_000; i++) f = i % 2 === 0 ? { kind: 'iff', left: f, right: { kind: 'ap', name: 'b' } } : { kind: 'and', args: [f, f] };
+  assert.equal(formulaDepth(f), 200_000);
+  assert.equal(formulaDepth({ kind: 'true' }), 0);
+  assert.equal(formulaDepth(parseLtl('G (a -> F b) & c U d')), 4);
 });
