@@ -9,6 +9,8 @@ import type Database from 'better-sqlite3';
 import { McapWriter, type IWritable } from '@mcap/core';
 import type { AuditExportFormat } from '../../contract/api/audit.js';
 import { type RunSummary, listRuns } from './forensics.js';
+import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveMessages } from './foxglove.js';
+import { runsOf } from './browse.js';
 import type { EventRow } from './store.js';
 import { writeAtomicWith, writeFileAtomic } from '../../platform/files.js';
 import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
@@ -63,9 +65,9 @@ function kindSchema(kind: string): object {
   };
 }
 
-export async function exportMcap(db: Database.Database, file: string, run?: string): Promise<{ channels: number; messages: number; attachments: number }> {
+export async function exportMcap(db: Database.Database, file: string, run?: string): Promise<{ channels: number; messages: number; foxglove: number; attachments: number }> {
   const enc = new TextEncoder();
-  let messages = 0, attachments = 0;
+  let messages = 0, foxglove = 0, attachments = 0;
   const channels = new Map<string, number>();
   await writeAtomicWith(file, async (fh) => {
     const w = new McapWriter({ writable: new FileWritable(fh) });
@@ -98,6 +100,23 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
       messages++;
     }
     const runs = listRuns(db).filter((r) => run === undefined || r.id === run);
+    // The same runs in Foxglove's own schemas, so Foxglove and Lichtblick draw them unconfigured.
+    const foxgloveIds = new Map<FoxgloveChannel, number>();
+    for (const r of runsOf(db).filter((x) => run === undefined || x.id === run).reverse()) {
+      for (const m of foxgloveMessages(db, r)) {
+        let channelId = foxgloveIds.get(m.channel);
+        if (channelId === undefined) {
+          const c = FOXGLOVE_CHANNELS[m.channel];
+          const schemaId = await w.registerSchema({ name: c.schema.title, encoding: 'jsonschema', data: enc.encode(JSON.stringify(c.schema)) });
+          channelId = await w.registerChannel({ schemaId, topic: c.topic, messageEncoding: 'json', metadata: new Map() });
+          foxgloveIds.set(m.channel, channelId);
+          channels.set(c.topic, channelId);
+        }
+        const t = BigInt(Math.max(0, Math.round(m.t_ms * 1e6)));
+        await w.addMessage({ channelId, sequence: 0, logTime: t, publishTime: t, data: enc.encode(JSON.stringify(m.message)) });
+        foxglove++;
+      }
+    }
     const own = new Set(runs.flatMap((r) => [r.spec_sha, r.regions_sha]));
     for (const r of runs) await w.addMetadata({ name: `run ${r.id}`, metadata: runMetadata(r) });
     for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind = 'spec' OR kind = 'regions' OR kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
@@ -111,7 +130,7 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
     }
     await w.end();
   });
-  return { channels: channels.size, messages, attachments };
+  return { channels: channels.size, messages, foxglove, attachments };
 }
 
 function runMetadata(r: RunSummary): Map<string, string> {
@@ -125,7 +144,7 @@ function runMetadata(r: RunSummary): Map<string, string> {
 export async function exportAudit(db: Database.Database, format: ExportFormat, file: string, run?: string): Promise<string> {
   if (format === 'mcap') {
     const r = await exportMcap(db, file, run);
-    return `${r.messages} messages on ${r.channels} channel(s), ${r.attachments} attachment(s)`;
+    return `${r.messages} messages and ${r.foxglove} more in foxglove.* schemas (for Foxglove and Lichtblick) on ${r.channels} channel(s), ${r.attachments} attachment(s)`;
   }
   const text = exportText(db, format, run);
   await writeFileAtomic(file, new TextEncoder().encode(text));

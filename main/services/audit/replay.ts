@@ -149,7 +149,7 @@ function thin<T extends Record<string, number[]>>(cols: T, max: number): T {
   return Object.fromEntries(Object.entries(cols).map(([key, v]) => [key, keep.map((i) => v[i]!)])) as T;
 }
 
-function regionsOf(db: Database.Database, sha: string | null): Region[] {
+export function regionsOf(db: Database.Database, sha: string | null): Region[] {
   if (sha === null) return [];
   const blob = getBlob(db, sha);
   if (blob === undefined) return [];
@@ -160,7 +160,7 @@ function regionsOf(db: Database.Database, sha: string | null): Region[] {
   }
 }
 
-function mazeOf(world: string): MazeLayout | null {
+export function mazeOf(world: string): MazeLayout | null {
   const m = /^pointmaze-(.+)$/.exec(world);
   return m !== null ? (MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null : null;
 }

@@ -1,0 +1,155 @@
+/**
+ * An audit run as Foxglove and Lichtblick draw it with no configuration: the well-known `foxglove.*`
+ * schemas (@foxglove/schemas, JSON encoding) beside the log's own channels in an MCAP export.
+ *
+ * - `/witness/robot/pose` (foxglove.PoseInFrame): the robot's position at every evidence event.
+ * - `/witness/scene` (foxglove.SceneUpdate): the maze's walls, the task regions in their colours
+ *   and the plan's path (prefix, then the cycle), sent at the run's start and again at every plan.
+ * - `/witness/log` (foxglove.Log): failure records and escalations (warning, error), replans,
+ *   operator decisions and the run's end (info).
+ *
+ * Everything is in one frame, `world` (the task space in metres, z up). The plan's nodes are placed
+ * as the audit replay places them (services/audit/replay.ts): the log does not store the graph.
+ */
+import type Database from 'better-sqlite3';
+import { Log, PoseInFrame, SceneUpdate } from '@foxglove/schemas/jsonschema.js';
+import type { AuditRunSummary } from '../../contract/api.js';
+import { type MazeLayout, cellCenter } from '../../core/world/maze.js';
+import type { Region } from '../../core/world/regions.js';
+import { regionColours } from '../../core/world/svg.js';
+import { mazeOf, regionsOf, replayRun } from './replay.js';
+
+export const FOXGLOVE_FRAME = 'world';
+
+/** The foxglove channels: topic, schema name, JSON Schema. */
+export const FOXGLOVE_CHANNELS = {
+  pose: { topic: '/witness/robot/pose', schema: PoseInFrame },
+  scene: { topic: '/witness/scene', schema: SceneUpdate },
+  log: { topic: '/witness/log', schema: Log },
+} as const;
+export type FoxgloveChannel = keyof typeof FOXGLOVE_CHANNELS;
+
+export interface FoxgloveMessage {
+  readonly channel: FoxgloveChannel;
+  readonly t_ms: number;
+  readonly message: object;
+}
+
+/** foxglove.Log levels. */
+const LEVEL = { info: 2, warning: 3, error: 4 } as const;
+
+const time = (t_ms: number): { sec: number; nsec: number } => {
+  const ns = Math.max(0, Math.round(t_ms * 1e6));
+  return { sec: Math.floor(ns / 1e9), nsec: ns % 1e9 };
+};
+const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+
+/** A CSS colour (#rrggbb, or anything else as grey) as foxglove.Color. */
+function rgba(css: string, a: number): { r: number; g: number; b: number; a: number } {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  if (m === null) return { r: 0.5, g: 0.5, b: 0.5, a };
+  return { r: parseInt(m[1]!, 16) / 255, g: parseInt(m[2]!, 16) / 255, b: parseInt(m[3]!, 16) / 255, a };
+}
+
+const pose = (x: number, y: number, z = 0, yaw = 0): object => ({
+  position: { x, y, z }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) },
+});
+
+function walls(layout: MazeLayout): object[] {
+  const cubes: object[] = [];
+  layout.grid.forEach((row, i) => row.forEach((cell, j) => {
+    if (cell !== 1) return;
+    const c = cellCenter(layout, { i, j });
+    cubes.push({ pose: pose(c.x, c.y, 0.5), size: { x: layout.unit_m, y: layout.unit_m, z: 1 }, color: { r: 0.45, g: 0.45, b: 0.5, a: 1 } });
+  }));
+  return cubes;
+}
+
+function regionShapes(regions: readonly Region[]): { cylinders: object[]; cubes: object[]; texts: object[] } {
+  const colours = regionColours(regions);
+  const cylinders: object[] = [], cubes: object[] = [], texts: object[] = [];
+  for (const r of regions) {
+    const color = rgba(colours.get(r.name) ?? '', 0.45);
+    let cx: number, cy: number;
+    if (r.kind === 'disk') {
+      [cx, cy] = r.center;
+      cylinders.push({ pose: pose(cx, cy, 0.02), size: { x: 2 * r.radius, y: 2 * r.radius, z: 0.04 }, bottom_scale: 1, top_scale: 1, color });
+    } else {
+      cx = (r.min[0] + r.max[0]) / 2;
+      cy = (r.min[1] + r.max[1]) / 2;
+      cubes.push({ pose: pose(cx, cy, 0.02), size: { x: r.max[0] - r.min[0], y: r.max[1] - r.min[1], z: 0.04 }, color });
+    }
+    texts.push({ pose: pose(cx, cy, 0.3), billboard: true, font_size: 14, scale_invariant: true, color: { r: 1, g: 1, b: 1, a: 1 }, text: r.name });
+  }
+  return { cylinders, cubes, texts };
+}
+
+function entity(id: string, t_ms: number, parts: Record<string, object[]>): object {
+  return {
+    timestamp: time(t_ms), frame_id: FOXGLOVE_FRAME, id, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [],
+    arrows: [], cubes: [], spheres: [], cylinders: [], lines: [], triangles: [], texts: [], models: [], ...parts,
+  };
+}
+
+/** The foxglove messages of one run, in time order per channel. */
+export function foxgloveMessages(db: Database.Database, run: AuditRunSummary): FoxgloveMessage[] {
+  const out: FoxgloveMessage[] = [];
+  const replay = replayRun(db, run, Number.MAX_SAFE_INTEGER);
+  const at = new Map<string, { x: number; y: number }>(replay.scene.nodes.map((n) => [n.id, { x: n.x, y: n.y }]));
+  const layout = mazeOf(run.world);
+  const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
+  const shapes = regionShapes(regionsOf(db, regionsSha));
+  const mazeCubes = layout !== null ? walls(layout) : null;
+  const base = (t_ms: number): object[] => [
+    ...(mazeCubes !== null ? [entity('maze', t_ms, { cubes: mazeCubes })] : []),
+    entity('regions', t_ms, shapes),
+  ];
+  const planTimes = new Map<number, number>();
+  const rows = db.prepare("SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN ('evidence','plan','failure_record','escalation','replan','operator_decision','run_end') ORDER BY seq")
+    .iterate(run.id) as IterableIterator<{ seq: number; t_ms: number; kind: string; failure_label: string | null; body: string }>;
+  const log = (t_ms: number, level: number, message: string): void => {
+    out.push({ channel: 'log', t_ms, message: { timestamp: time(t_ms), level, message, name: `witness ${run.id}`, file: '', line: 0 } });
+  };
+  for (const e of rows) {
+    const b = obj(JSON.parse(e.body));
+    switch (e.kind) {
+      case 'evidence': {
+        const s = obj(b['state']);
+        const x = num(s['x']), y = num(s['y']);
+        if (x !== null && y !== null) out.push({ channel: 'pose', t_ms: e.t_ms, message: { timestamp: time(e.t_ms), frame_id: FOXGLOVE_FRAME, pose: pose(x, y, 0.2, num(s['yaw']) ?? 0) } });
+        break;
+      }
+      case 'plan':
+        planTimes.set(e.seq, e.t_ms);
+        break;
+      case 'failure_record':
+        log(e.t_ms, LEVEL.warning, `failure ${e.failure_label ?? text(b['kind'])}: ${text(b['reason'] ?? b['message'] ?? b['detail'] ?? '')}`.trim());
+        break;
+      case 'escalation':
+        log(e.t_ms, LEVEL.error, `escalation: ${text(b['message'] ?? b['reason'] ?? '')}`);
+        break;
+      case 'replan':
+        log(e.t_ms, LEVEL.info, `replan ${text(b['replan'])} after ${text(b['trigger'])}`);
+        break;
+      case 'operator_decision':
+        log(e.t_ms, LEVEL.info, `operator decision: ${text(b['decision'])}${b['reason'] !== undefined ? ` (${text(b['reason'])})` : ''}`);
+        break;
+      case 'run_end':
+        log(e.t_ms, LEVEL.info, `run ended: ${text(b['outcome'])}`);
+        break;
+    }
+  }
+  out.push({ channel: 'scene', t_ms: run.started_ms, message: { deletions: [], entities: base(run.started_ms) } });
+  for (const p of replay.plans) {
+    const points = [...p.plan.prefix, ...p.plan.suffix].flatMap((id) => {
+      const q = at.get(id);
+      return q !== undefined ? [{ x: q.x, y: q.y, z: 0.1 }] : [];
+    });
+    const t_ms = planTimes.get(p.seq) ?? run.started_ms;
+    const line = { type: 0, pose: pose(0, 0), thickness: 0.12, scale_invariant: false, points, color: { r: 0.1, g: 0.45, b: 0.95, a: 0.9 }, colors: [], indices: [] };
+    out.push({ channel: 'scene', t_ms, message: { deletions: [], entities: [...base(t_ms), entity('plan', t_ms, { lines: points.length >= 2 ? [line] : [] })] } });
+  }
+  return out;
+}
