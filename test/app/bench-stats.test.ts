@@ -30,3 +30,10 @@ test('winsTiesLosses: per task, in the direction asked; infinities tie only with
   assert.deepEqual(winsTiesLosses([1, 0, 1, 0], [0, 0, 1, 1], 'higher'), { wins: 1, ties: 2, losses: 1 });
   assert.deepEqual(winsTiesLosses([1, Infinity, Infinity, 2, 3], [2, Infinity, 5, Infinity, 3 + 1e-12], 'lower'), { wins: 2, ties: 2, losses: 1 });
 });
+
+test('fmtInterval: a ratio unsigned against 1; every task tied is "no difference"; an interval off 0 is not within noise', () => {
+  assert.equal(fmtInterval({ mean: 1.2, lo: 1.05, hi: 1.4 }, 2, 1, 1), '1.20 [1.05, 1.40]');
+  assert.equal(fmtInterval({ mean: 1, lo: 0.9, hi: 1.1 }, 2, 1, 1), '1.00 [0.90, 1.10] within noise');
+  assert.equal(fmtInterval({ mean: 0, lo: 0, hi: 0 }, 1, 100), '+0.0 [+0.0, +0.0] no difference');
+  assert.equal(fmtInterval({ mean: -0.2, lo: -0.3, hi: -0.1 }, 1, 100), '-20.0 [-30.0, -10.0]');
+});

@@ -75,9 +75,13 @@ export function winsTiesLosses(a: readonly number[], b: readonly number[], bette
   return { wins, ties, losses };
 }
 
-/** An interval as `+1.2 [-0.5, +3.0]` (a difference; a ratio, `at` 1, unsigned), scaled, with "within noise" when it holds `at`. */
+/**
+ * An interval as `+1.2 [-0.5, +3.0]` (a difference; a ratio, `at` 1, unsigned), scaled, with "within
+ * noise" when it holds `at`, "no difference" when it is the point `at` (every task tied).
+ */
 export function fmtInterval(ci: Interval, digits = 1, scale = 1, at = 0): string {
   if (!Number.isFinite(ci.mean)) return '–';
   const s = (x: number): string => `${at === 0 && x * scale >= 0 ? '+' : ''}${(x * scale).toFixed(digits)}`;
-  return `${s(ci.mean)} [${s(ci.lo)}, ${s(ci.hi)}]${withinNoise(ci, at) ? ' within noise' : ''}`;
+  const verdict = ci.lo === at && ci.hi === at ? ' no difference' : withinNoise(ci, at) ? ' within noise' : '';
+  return `${s(ci.mean)} [${s(ci.lo)}, ${s(ci.hi)}]${verdict}`;
 }
