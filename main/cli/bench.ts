@@ -63,7 +63,7 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
     ...(o.models !== undefined ? { models: o.models } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),
   });
   if (o.json) {
-    io.out(JSON.stringify({ world, seed: o.seed, tasks: r.outcomes.length, results: r.summary.results, step_ms: { p95_median: r.summary.stepP95_ms, p95_max: r.summary.stepMaxP95_ms } }, null, 1) + '\n');
+    io.out(JSON.stringify({ world, seed: o.seed, tasks: r.outcomes.length, results: r.summary.results, comparisons: r.summary.comparisons, step_ms: { p95_median: r.summary.stepP95_ms, p95_max: r.summary.stepMaxP95_ms } }, null, 1) + '\n');
     return;
   }
   io.out(`# witness bench ltl --world ${world} --difficulty ${o.difficulty} --tasks ${o.tasks} --methods ${o.methods} --seed ${o.seed}\n\n`);

@@ -65,6 +65,23 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   // Resumed: nothing runs again and the summary is the same.
   const b2 = await cli(...args);
   assert.deepEqual(JSON.parse(b2.out), j);
+  // The printed tables carry planning failures by cause and, per ordering claim, wins / ties / losses
+  // and a bootstrap interval over tasks.
+  const tables = await cli(...args.filter((a) => a !== '--json'));
+  assert.equal(tables.code, 0, tables.err);
+  assert.match(tables.out, /Planning failures of the first plan by the planner's reason:/);
+  assert.match(tables.out, /\| A vs B \| difficulty \| tasks \| success: A wins \/ ties \/ A loses \| SR A − B \(pp\) \[95 % CI\] \|/);
+  assert.match(tables.out, /\| SAGAS vs GA-GAS \| easy \| 2 \| \d \/ \d \/ \d \| [+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]/);
+  assert.match(tables.out, /\| SAGAS vs GA-GAS \| all \| 2 \|/);
+  const comparisons = (j as unknown as { comparisons: { a: string; b: string; difficulty: string; tasks: number }[] }).comparisons;
+  assert.deepEqual(comparisons.map((c) => [c.a, c.b, c.difficulty, c.tasks]), [['sagas', 'ga-gas', 'easy', 2], ['sagas', 'ga-gas', 'all', 2]]);
+  // The planner benchmark draws the same tasks as the mission benchmark for the same seed.
+  const planned = await cli('bench', 'plan', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '2', '--difficulty', 'easy', '--grids', '', '--json');
+  assert.equal(planned.code, 0, planned.err);
+  const pt = (JSON.parse(planned.out) as { tasks: { difficulty: string; index: number; formula: string; start: number[] }[] }).tasks;
+  const mt = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { difficulty: string; index: number; formula: string; start: number[] })
+    .sort((x, y) => x.index - y.index);
+  assert.deepEqual(pt.map((t) => [t.difficulty, t.index, t.formula, t.start]), mt.map((t) => [t.difficulty, t.index, t.formula, t.start]));
   const other = await cli('bench', 'ltl', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--tasks', '1', '--methods', 'sagas', '--out', out);
   assert.equal(other.code, 2);
   assert.match(other.err, /holds results of other settings/);

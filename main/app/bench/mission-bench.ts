@@ -13,9 +13,9 @@ import { Piscina } from 'piscina';
 import type { Difficulty } from '../../core/ltl/templates.js';
 import { worldEntry } from '../../backends/catalogue.js';
 import type { MissionMethod } from '../../contract/defaults.js';
-import { type BenchTask, benchTask } from './tasks.js';
+import { type BenchTask, TASK_PROTOCOL, benchTask } from './tasks.js';
 import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
-import { fmt } from './stats.js';
+import { BOOTSTRAP_RESAMPLES, type Interval, bootstrapMean, fmt, fmtInterval, winsTiesLosses } from './stats.js';
 import { InputError } from '../../core/input/json.js';
 import { INPUT, readInputText } from '../../platform/input-files.js';
 
@@ -43,7 +43,8 @@ export const DEFAULT_THREADS = Math.max(1, availableParallelism());
 interface Header {
   readonly format: 'witness-bench-ltl';
   readonly version: 1;
-  readonly config: { world: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
+  /** taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed. */
+  readonly config: { taskProtocol: number; world: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -86,7 +87,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
     format: 'witness-bench-ltl', version: 1,
-    config: { world: o.world, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
+    config: { taskProtocol: TASK_PROTOCOL, world: o.world, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));
@@ -127,6 +128,8 @@ export interface MethodSummary {
   readonly planning_ms: number;
   readonly commonSuccessLength: number | null;
   readonly failureModes: Record<string, number>;
+  /** Planning failures of the first plan by the planner's reason (core/plan/diagnose.ts). */
+  readonly planningReasons: Record<string, number>;
   readonly replans: number;
   readonly disagreements: number;
   readonly byDifficulty: Record<string, { sr: number; ncc: number; ncc_sd: number; tasks: number }>;
@@ -139,7 +142,7 @@ const sd = (xs: readonly number[]): number => {
 };
 
 export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): {
-  results: Record<string, MethodSummary>; stepP95_ms: number; stepMaxP95_ms: number;
+  results: Record<string, MethodSummary>; comparisons: Comparison[]; stepP95_ms: number; stepMaxP95_ms: number;
 } {
   const of = (m: MissionMethod, xs: readonly TaskOutcome[]): MethodOutcome[] => xs.map((t) => t.results.find((r) => r.method === m)!).filter((r) => r !== undefined);
   const common = outcomes.filter((t) => methods.every((m) => t.results.find((r) => r.method === m)?.success));
@@ -153,25 +156,68 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
     }
     const failureModes: Record<string, number> = {};
     for (const r of rs) if (!r.success) failureModes[r.failureMode ?? 'unknown'] = (failureModes[r.failureMode ?? 'unknown'] ?? 0) + 1;
+    const planningReasons: Record<string, number> = {};
+    for (const r of rs) if (r.failureMode === 'planning') planningReasons[r.planningReason ?? 'unknown'] = (planningReasons[r.planningReason ?? 'unknown'] ?? 0) + 1;
     const cs = of(m, common);
     results[m] = {
       sr: mean(rs.map((r) => (r.success ? 1 : 0))), ncc: mean(rs.map((r) => r.ncc)), ncc_sd: sd(rs.map((r) => r.ncc)), tasks: rs.length,
       planning_ms: mean(rs.map((r) => r.planning_ms)), commonSuccessLength: cs.length === 0 ? null : mean(cs.map((r) => r.steps)),
-      failureModes, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0), byDifficulty,
+      failureModes, planningReasons, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0), byDifficulty,
     };
   }
   const p95s = outcomes.flatMap((t) => t.results.filter((r) => r.stepTimes.n > 0).map((r) => r.stepTimes.p95)).sort((a, b) => a - b);
   return {
-    results,
+    results, comparisons: compareMethods(outcomes, methods),
     stepP95_ms: p95s.length === 0 ? NaN : p95s[Math.floor(p95s.length * 0.5)]!,
     stepMaxP95_ms: p95s.length === 0 ? NaN : p95s[p95s.length - 1]!,
   };
 }
 
+/** The orderings docs/BENCHMARKS.md claims: A against B. */
+export const CLAIMS: readonly (readonly [MissionMethod, MissionMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas']];
+
+/** Seed of the bootstrap resampling of the comparisons (fixed: a table reads the same every time). */
+export const BOOTSTRAP_SEED = 1;
+
+/**
+ * One ordering claim on one difficulty (or 'all'), over the tasks both methods ran: on how many
+ * tasks A succeeds where B fails (wins), both or neither succeed (ties), B succeeds where A fails
+ * (losses); the same on NCC (lower is better; a failure is NCC 1); and bootstrap 95 % intervals over
+ * tasks of the differences A − B in success rate and in mean NCC.
+ */
+export interface Comparison {
+  readonly a: MissionMethod;
+  readonly b: MissionMethod;
+  readonly difficulty: string;
+  readonly tasks: number;
+  readonly success: { readonly wins: number; readonly ties: number; readonly losses: number; readonly diff: Interval };
+  readonly ncc: { readonly wins: number; readonly ties: number; readonly losses: number; readonly diff: Interval };
+}
+
+export function compareMethods(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): Comparison[] {
+  const out: Comparison[] = [];
+  for (const [a, b] of CLAIMS) {
+    if (!methods.includes(a) || !methods.includes(b)) continue;
+    for (const d of [...new Set(outcomes.map((t) => t.difficulty)), 'all']) {
+      const pairs = outcomes.filter((t) => d === 'all' || t.difficulty === d)
+        .map((t) => [t.results.find((r) => r.method === a), t.results.find((r) => r.method === b)] as const)
+        .filter((p): p is readonly [MethodOutcome, MethodOutcome] => p[0] !== undefined && p[1] !== undefined);
+      const sa = pairs.map(([x]) => (x.success ? 1 : 0)), sb = pairs.map(([, y]) => (y.success ? 1 : 0));
+      const na = pairs.map(([x]) => x.ncc), nb = pairs.map(([, y]) => y.ncc);
+      out.push({
+        a, b, difficulty: d, tasks: pairs.length,
+        success: { ...winsTiesLosses(sa, sb, 'higher'), diff: bootstrapMean(sa.map((x, i) => x - sb[i]!), { seed: BOOTSTRAP_SEED }) },
+        ncc: { ...winsTiesLosses(na, nb, 'lower'), diff: bootstrapMean(na.map((x, i) => x - nb[i]!), { seed: BOOTSTRAP_SEED }) },
+      });
+    }
+  }
+  return out;
+}
+
 const NAMES: Record<string, string> = { sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan' };
 
 export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): string {
-  const { results } = summarizeMissions(outcomes, methods);
+  const { results, comparisons } = summarizeMissions(outcomes, methods);
   const diffs = [...new Set(outcomes.map((t) => t.difficulty))];
   const head = `| difficulty | ${methods.map((m) => `${NAMES[m] ?? m} SR (%) | NCC`).join(' | ')} |`;
   const sep = `|---|${methods.map(() => '---|---').join('|')}|`;
@@ -189,5 +235,16 @@ export function missionTables(outcomes: readonly TaskOutcome[], methods: readonl
       return `| ${NAMES[m] ?? m} | ${r.commonSuccessLength === null ? '–' : fmt(r.commonSuccessLength, 0)} | ${fmt(r.planning_ms, 2)} | ${r.replans} | ${r.disagreements} | ${modes.map((x) => r.failureModes[x] ?? 0).join(' | ')} |`;
     }),
   ];
-  return `${[head, sep, ...rows].join('\n')}\n\n${second.join('\n')}`;
+  const kinds = [...new Set(methods.flatMap((m) => Object.keys(results[m]!.planningReasons)))].sort();
+  const third = kinds.length === 0 ? 'No planning failures.' : [
+    `| method | planning failures | ${kinds.join(' | ')} |`,
+    `|---|---|${kinds.map(() => '---').join('|')}|`,
+    ...methods.map((m) => `| ${NAMES[m] ?? m} | ${results[m]!.failureModes['planning'] ?? 0} | ${kinds.map((k) => results[m]!.planningReasons[k] ?? 0).join(' | ')} |`),
+  ].join('\n');
+  const fourth = comparisons.length === 0 ? '' : `\n\nOrderings, A against B, per task (bootstrap 95 % intervals over tasks, ${BOOTSTRAP_RESAMPLES} resamples; "within noise" where the interval holds 0):\n\n${[
+    '| A vs B | difficulty | tasks | success: A wins / ties / A loses | SR A − B (pp) [95 % CI] | NCC: A lower / equal / A higher | NCC A − B [95 % CI] |',
+    '|---|---|---|---|---|---|---|',
+    ...comparisons.map((c) => `| ${NAMES[c.a] ?? c.a} vs ${NAMES[c.b] ?? c.b} | ${c.difficulty} | ${c.tasks} | ${c.success.wins} / ${c.success.ties} / ${c.success.losses} | ${fmtInterval(c.success.diff, 1, 100)} | ${c.ncc.wins} / ${c.ncc.ties} / ${c.ncc.losses} | ${fmtInterval(c.ncc.diff, 3)} |`),
+  ].join('\n')}`;
+  return `${[head, sep, ...rows].join('\n')}\n\n${second.join('\n')}\n\nPlanning failures of the first plan by the planner's reason:\n\n${third}${fourth}`;
 }

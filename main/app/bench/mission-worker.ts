@@ -27,6 +27,8 @@ export interface MethodOutcome {
   readonly method: MissionMethod;
   readonly success: boolean;
   readonly failureMode: string | null;
+  /** The planner's reason kind (core/plan/diagnose.ts) when the failure mode is 'planning'. */
+  readonly planningReason?: string;
   readonly message: string;
   readonly ncc: number;
   readonly steps: number;
@@ -44,6 +46,7 @@ export interface TaskOutcome {
   readonly difficulty: string;
   readonly index: number;
   readonly formula: string;
+  readonly start: readonly [number, number];
   readonly augment_ms: number;
   readonly results: readonly MethodOutcome[];
 }
@@ -92,12 +95,12 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
     });
     const svg = job.picture ? missionPicture(task, r, `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`) : undefined;
     results.push({
-      method, success: r.success, failureMode: r.failureMode, message: r.message, ncc: r.ncc, steps: r.steps,
+      method, success: r.success, failureMode: r.failureMode, ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}), message: r.message, ncc: r.ncc, steps: r.steps,
       T_pre: r.T_pre, T_suf: r.T_suf, planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
       replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length,
       stepTimes: { p50: quantile(r.stepTimes_ms, 0.5), p95: quantile(r.stepTimes_ms, 0.95), n: r.stepTimes_ms.length },
       ...(svg !== undefined ? { svg } : {}),
     });
   }
-  return { id: t.id, difficulty: t.difficulty, index: t.index, formula: t.formula, augment_ms: task.augment_ms, results };
+  return { id: t.id, difficulty: t.difficulty, index: t.index, formula: t.formula, start: t.start, augment_ms: task.augment_ms, results };
 }

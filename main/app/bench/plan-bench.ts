@@ -6,9 +6,8 @@
  * reference algorithm of optimal LTL planners (one Dijkstra per accepting product state).
  */
 import { parseLtl } from '../../core/ltl/parser.js';
-import { printLtl } from '../../core/ltl/printer.js';
 import { translateFormula } from '../../core/ltl/translate.js';
-import { type Difficulty, DIFFICULTY, generateTask } from '../../core/ltl/templates.js';
+import type { Difficulty } from '../../core/ltl/templates.js';
 import { CASE_STUDIES } from '../../core/ltl/case-studies.js';
 import { createRng } from '../../core/random/rng.js';
 import { type Method, DEFAULT_PLAN, plan, planContext } from '../../core/plan/plan.js';
@@ -18,12 +17,11 @@ import { type Product, forEachSuccessor } from '../../core/plan/product.js';
 import { ShortestPaths } from '../../core/plan/shortest-path.js';
 import { referenceOptimum } from '../../core/plan/exhaustive.js';
 import { labelledGraph } from '../../core/plan/labelled-graph.js';
-import { sampleDiskRegions } from '../../core/world/regions.js';
-import { freeCells, cellCenter } from '../../core/world/maze.js';
+import { benchTask } from './tasks.js';
 import { DEFAULT_AUGMENT } from '../../core/graph/augment.js';
 import { worldEntry } from '../../backends/catalogue.js';
 import { type Backbone, augmentTask } from '../../services/plan/inputs.js';
-import { fmt, summarize } from './stats.js';
+import { BOOTSTRAP_RESAMPLES, bootstrapMean, fmt, fmtInterval, summarize, winsTiesLosses } from './stats.js';
 
 export interface PlanBenchOptions {
   readonly tasks: number;
@@ -37,7 +35,10 @@ export interface PlanBenchOptions {
 
 export interface TaskMeasurement {
   readonly difficulty: Difficulty;
+  /** The task's index in its difficulty: the mission benchmark's task `${difficulty}-${index}`. */
+  readonly index: number;
   readonly formula: string;
+  readonly start: readonly [number, number];
   readonly automatonStates: number;
   readonly augment_ms: number;
   readonly plan_ms: number;
@@ -54,7 +55,15 @@ export interface TaskMeasurement {
   readonly exhaustiveExpanded: number;
   readonly search_ms: number;
   readonly exhaustive_ms: number;
-  readonly baselines: Readonly<Record<'lf-gas' | 'ga-gas', { feasible: boolean; objective: number; ms: number }>>;
+  readonly baselines: Readonly<Record<'lf-gas' | 'ga-gas', BaselineResult>>;
+}
+
+export interface BaselineResult {
+  readonly feasible: boolean;
+  readonly objective: number;
+  readonly ms: number;
+  /** The infeasibility kind, when infeasible. */
+  readonly reason: string | null;
 }
 
 export interface GridMeasurement {
@@ -90,17 +99,16 @@ export async function runLatentSuites(b: Backbone, o: PlanBenchOptions): Promise
   const layout = world.layout;
   if (layout === undefined || world.map === undefined || world.restObservation === undefined) throw new RangeError(`${world.id} is not a maze world: the suites draw regions in maze cells`);
   const taskWorld = { id: world.id, map: world.map, restObservation: world.restObservation };
-  const free = freeCells(layout);
   const out: TaskMeasurement[] = [];
   for (const difficulty of o.difficulties) {
-    const rng = createRng(o.seed + 1000 * o.difficulties.indexOf(difficulty));
     for (let i = 0; i < o.tasks; i++) {
-      const task = generateTask(rng, difficulty);
-      const names = Array.from({ length: DIFFICULTY[difficulty].regions }, (_, k) => `e${k}`);
-      const regions = { regions: sampleDiskRegions(layout, names, rng) };
-      const c = cellCenter(layout, rng.pick(free));
-      const start: [number, number] = [c.x + (rng.next() - 0.5) * 2, c.y + (rng.next() - 0.5) * 2];
-      const a = translateFormula(task.formula).automaton;
+      // The mission benchmark's task (tasks.ts), augmented from the task's seed as a mission is.
+      const task = benchTask(layout, o.seed, difficulty, i);
+      const rng = createRng(task.seed);
+      const start = task.start;
+      const formula = parseLtl(task.formula);
+      const regions = { regions: task.regions };
+      const a = translateFormula(formula).automaton;
       const used = { regions: regions.regions.filter((r) => a.aps.includes(r.name)) };
       const t = await augmentTask(b, taskWorld, used, start, DEFAULT_AUGMENT, rng);
       // Warm the code paths once per task so the timing is the planner, not the JIT.
@@ -120,14 +128,14 @@ export async function runLatentSuites(b: Backbone, o: PlanBenchOptions): Promise
       });
       let exhaustiveExpanded = 0;
       const exhaustive_ms = ctx.work.empty ? 0 : timeMin(3, () => { exhaustiveExpanded = exhaustiveDijkstra(ctx.product, z0); });
-      const baselines = {} as Record<'lf-gas' | 'ga-gas', { feasible: boolean; objective: number; ms: number }>;
+      const baselines = {} as Record<'lf-gas' | 'ga-gas', BaselineResult>;
       for (const m of ['lf-gas', 'ga-gas'] as const) {
         const t0 = performance.now();
         const rb = plan(t.graph, a, { ...DEFAULT_PLAN, method: m });
-        baselines[m] = { feasible: rb.status === 'ok', objective: rb.status === 'ok' ? rb.cost.objective : Infinity, ms: performance.now() - t0 };
+        baselines[m] = { feasible: rb.status === 'ok', objective: rb.status === 'ok' ? rb.cost.objective : Infinity, ms: performance.now() - t0, reason: rb.status === 'ok' ? null : rb.reason.kind };
       }
       out.push({
-        difficulty, formula: printLtl(task.formula), automatonStates: a.states.length, augment_ms: t.augment_ms, plan_ms,
+        difficulty, index: i, formula: task.formula, start, automatonStates: a.states.length, augment_ms: t.augment_ms, plan_ms,
         feasible: r.status === 'ok', reason: r.status === 'ok' ? null : r.reason.kind, objective: r.status === 'ok' ? r.cost.objective : Infinity,
         exact: exact.status === 'ok' ? exact.cost.objective : Infinity,
         chain: { plan_ms: chain_ms, expanded: rc.stats.expandedPrefix, objective: rc.status === 'ok' ? rc.cost.objective : Infinity },
@@ -207,7 +215,47 @@ export function latentTable(ms: readonly TaskMeasurement[], difficulties: readon
     chainRows.push(`| ${d} | ${fmt(cp.p50, 2)} | ${fmt(cp.p95, 2)} | ${fmt(cp.max, 2)} | ${fmt(ce, 0)} | ${fmt(ce / Math.max(1, exp), 3)} | ${same}/${xs.length} | ${fmt(sum(xs.map((m) => m.chain.plan_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} |`);
     rows.push(`| ${d} | ${xs.length} | ${ok.length} | ${fmt(plan.p50, 2)} | ${fmt(plan.p95, 2)} | ${fmt(plan.max, 2)} | ${fmt(aug.p50, 1)} | ${fmt(exp, 0)} | ${fmt(sx, 0)} | ${fmt(exh, 0)} | ${fmt((exp + sx) / Math.max(1, exh), 3)} | ${fmt(sum(xs.map((m) => m.search_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} | ${exactRatio.length === 0 ? '–' : fmt(mean(exactRatio.map((x) => x.objective / x.exact)), 3)} | ${xs.filter((m) => m.baselines['lf-gas'].feasible).length} | ${ratio('lf-gas')} | ${xs.filter((m) => m.baselines['ga-gas'].feasible).length} | ${ratio('ga-gas')} |`);
   }
-  return `${rows.join('\n')}\n\nThe same tasks with the literal-chain prefix heuristic (\`--heuristic chain\`, beyond the paper):\n\n${chainRows.join('\n')}`;
+  return `${rows.join('\n')}\n\n${failureTable(ms, difficulties)}\n\n${baselineTable(ms, difficulties)}\n\nThe same tasks with the literal-chain prefix heuristic (\`--heuristic chain\`, beyond the paper):\n\n${chainRows.join('\n')}`;
+}
+
+/** Planning failures per suite and method, by the planner's reason (core/plan/diagnose.ts). */
+export function failureTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
+  const reasonOf = (m: TaskMeasurement, method: 'sagas' | 'lf-gas' | 'ga-gas'): string | null => (method === 'sagas' ? (m.feasible ? null : m.reason ?? 'unknown') : (m.baselines[method].feasible ? null : m.baselines[method].reason ?? 'unknown'));
+  const methods = [['sagas', 'SAGAS'], ['lf-gas', 'LF-GAS'], ['ga-gas', 'GA-GAS']] as const;
+  const kinds = [...new Set(ms.flatMap((m) => methods.map(([k]) => reasonOf(m, k)).filter((r): r is string => r !== null)))].sort();
+  if (kinds.length === 0) return 'Planning failures by cause: none.';
+  const rows = [`| suite | method | tasks | planning failures | ${kinds.join(' | ')} |`, `|---|---|---|---|${kinds.map(() => '---').join('|')}|`];
+  for (const d of difficulties) {
+    const xs = ms.filter((m) => m.difficulty === d);
+    for (const [k, name] of methods) {
+      const rs = xs.map((m) => reasonOf(m, k)).filter((r): r is string => r !== null);
+      rows.push(`| ${d} | ${name} | ${xs.length} | ${rs.length} | ${kinds.map((x) => rs.filter((r) => r === x).length).join(' | ')} |`);
+    }
+  }
+  return `Planning failures by cause:\n\n${rows.join('\n')}`;
+}
+
+/**
+ * Per suite and baseline: on how many tasks the baseline's objective is worse (higher; infeasible
+ * counts as infinite), equal, better than SAGAS's, and a bootstrap 95 % interval over the tasks both
+ * solve of the mean ratio baseline / SAGAS ("within noise" where it holds 1).
+ */
+export function baselineTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
+  const rows = [
+    `| suite | baseline | worse / equal / better than SAGAS | tasks both solve | objective / SAGAS [95 % CI, ${BOOTSTRAP_RESAMPLES} resamples] |`,
+    '|---|---|---|---|---|',
+  ];
+  for (const d of difficulties) {
+    const xs = ms.filter((m) => m.difficulty === d);
+    for (const [k, name] of [['lf-gas', 'LF-GAS'], ['ga-gas', 'GA-GAS']] as const) {
+      // Worse for the baseline is a higher objective: 'lower' is better for SAGAS, counted as the baseline's loss.
+      const w = winsTiesLosses(xs.map((m) => m.objective), xs.map((m) => m.baselines[k].objective), 'lower');
+      const both = xs.filter((m) => m.feasible && m.baselines[k].feasible && m.objective > 0);
+      const ci = bootstrapMean(both.map((m) => m.baselines[k].objective / m.objective), { seed: 1 });
+      rows.push(`| ${d} | ${name} | ${w.wins} / ${w.ties} / ${w.losses} | ${both.length} | ${fmtInterval(ci, 3, 1, 1)} |`);
+    }
+  }
+  return `Baselines against SAGAS, per task:\n\n${rows.join('\n')}`;
 }
 
 export function gridTable(gs: readonly GridMeasurement[]): string {

@@ -60,6 +60,8 @@ export interface MissionResult {
   readonly executorComplete: boolean;
   readonly failureMode: FailureMode | null;
   readonly message: string;
+  /** Why the first plan failed (core/plan/diagnose.ts's reason kind), when the failure mode is 'planning'. */
+  readonly planningReason?: string;
   readonly steps: number;
   readonly T_pre: number | null;
   readonly T_suf: number | null;
@@ -241,7 +243,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   let graph = input.graph;
   const first = doPlan(graph, 0);
   if (first.status !== 'ok') {
-    return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` }, 0, null);
+    return finish({ success: false, failureMode: 'planning', planningReason: first.reason.kind, message: `no plan: ${first.reason.message}` }, 0, null);
   }
   let current: Plan = first;
   let exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
