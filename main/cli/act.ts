@@ -11,6 +11,7 @@ import { DECISIONS, LLM_DEFAULTS, LOOP_DEFAULTS } from '../contract/defaults.js'
 import { WitnessError } from '../contract/errors.js';
 import type { LlmSettings, LoopResult } from '../app/act.js';
 import { EXIT, type Output, report } from './errors.js';
+import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js';
 import { action, httpUrlFlag, intFlag } from './flags.js';
 import { waitingLine } from './progress.js';
 import { chooseOperator } from './operator.js';
@@ -89,15 +90,15 @@ export function loopExit(io: Output, res: LoopResult): number {
 const gripperOf = (e: PassEntry): string => (e.state['gripper'] !== undefined ? ` (gripper ${JSON.stringify(e.state['gripper'])})` : '');
 
 export function actCommand(io: Output, setExit: (c: number) => void): Command {
-  return loopOptions(new Command('act')
+  return foxgloveOptions(loopOptions(new Command('act')
     .description('run the careful control loop with your own tool files on a tool world (tabletop, ros2:<file>) until a CEL goal holds: exit 0 success, 1 goal not met or escalated, 2 bad input, 4 ROS 2 unavailable')
     .requiredOption('--world <id>', 'the world: tabletop, or ros2:<configuration file>')
     .requiredOption('--tools <dir>', 'the folder of tool files (every *.json in it; docs/FORMATS.md, "Tool definitions")')
     .requiredOption('--goal <cel>', 'the goal verifier: a CEL condition over the world\'s fields, e.g. objects.red_mug.on == "tray"')
     .option('--task <text>', 'the instruction in words, recorded as the run\'s specification (default: the goal)')
     .option('--plan <file>', 'a scripted plan (docs/FORMATS.md, "Scripted plans"): needed by --planner scripted and recovery')
-    .option('--operator <name>', 'who runs it (recorded in the audit log and with decisions; default: the user)'))
-    .action(action(io, setExit, async (o: LoopFlags & { world: string; tools: string; goal: string; task?: string; plan?: string; operator?: string }) => {
+    .option('--operator <name>', 'who runs it (recorded in the audit log and with decisions; default: the user)')))
+    .action(action(io, setExit, async (o: LoopFlags & FoxgloveFlags & { world: string; tools: string; goal: string; task?: string; plan?: string; operator?: string }) => withFoxglove(io, o, async () => {
       const app = await import('../app/act.js');
       const op = chooseOperator(io, o, o.operator ?? app.operatorName());
       try {
@@ -115,5 +116,5 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
       } finally {
         op.close();
       }
-    }));
+    })));
 }

@@ -4,11 +4,12 @@ import { MAZE_WORLDS, MISSION_DEFAULTS, MISSION_METHODS, PLAN_DEFAULTS, type Mis
 import type { MissionResult } from '../app/mission.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
+import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js';
 
-interface RunFlags {
+interface RunFlags extends FoxgloveFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
   replans: number; maxSteps: number; graph?: string; data?: string; models?: string; datasetSteps: number; seed: number;
-  json?: boolean; picture?: string; audit: string | boolean; operator?: string; cache: boolean;
+  json?: boolean; picture?: string; operator?: string; cache: boolean;
 }
 
 function summary(io: Output, r: MissionResult): void {
@@ -46,7 +47,7 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
 }
 
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
-  return new Command('run')
+  return foxgloveOptions(new Command('run'))
     .description('run one LTL mission end to end in an embedded world or on a ROS 2 robot: plan on the latent graph, execute with π_low, monitor, replan')
     .option('--world <id>', `${MAZE_WORLDS.join(', ')}, or ros2:<file> (a robot: it starts where it is; give --graph and --data)`, missionWorldFlag(MAZE_WORLDS), 'pointmaze-medium')
     .requiredOption('--spec <formula>', 'the LTL specification')
@@ -68,7 +69,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--no-audit', 'do not record the run')
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
-    .action(action(io, setExit, async (o: RunFlags) => {
+    .action(action(io, setExit, async (o: RunFlags) => withFoxglove(io, o, async () => {
       const robot = o.world.startsWith('ros2:');
       if (robot && o.graph !== undefined && o.data === undefined) return mapMission(io, o);
       if ((o.graph === undefined) !== (o.data === undefined)) throw new CliError('--graph and --data go together (on a robot, --graph alone is a map graph from `witness graph from-map`)');
@@ -97,5 +98,5 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
         if (o.picture !== undefined) io.out(`  wrote ${o.picture}\n`);
       }
       return res.success ? EXIT.ok : EXIT.negative;
-    }));
+    })));
 }

@@ -93,63 +93,87 @@ function entity(id: string, t_ms: number, parts: Record<string, object[]>): obje
   };
 }
 
-/** The foxglove messages of one run, in time order per channel. */
-export function foxgloveMessages(db: Database.Database, run: AuditRunSummary): FoxgloveMessage[] {
-  const out: FoxgloveMessage[] = [];
-  const replay = replayRun(db, run, Number.MAX_SAFE_INTEGER);
-  const at = new Map<string, { x: number; y: number }>(replay.scene.nodes.map((n) => [n.id, { x: n.x, y: n.y }]));
-  const layout = mazeOf(run.world);
-  const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
-  const shapes = regionShapes(regionsOf(db, regionsSha));
-  const mazeCubes = layout !== null ? walls(layout) : null;
-  const base = (t_ms: number): object[] => [
-    ...(mazeCubes !== null ? [entity('maze', t_ms, { cubes: mazeCubes })] : []),
-    entity('regions', t_ms, shapes),
-  ];
-  const planTimes = new Map<number, number>();
-  const rows = db.prepare("SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN ('evidence','plan','failure_record','escalation','replan','operator_decision','run_end') ORDER BY seq")
-    .iterate(run.id) as IterableIterator<{ seq: number; t_ms: number; kind: string; failure_label: string | null; body: string }>;
-  const log = (t_ms: number, level: number, message: string): void => {
-    out.push({ channel: 'log', t_ms, message: { timestamp: time(t_ms), level, message, name: `witness ${run.id}`, file: '', line: 0 } });
-  };
-  for (const e of rows) {
+/** An event row as the converters read it. */
+export interface FoxgloveEventRow { readonly seq: number; readonly t_ms: number; readonly kind: string; readonly failure_label: string | null; readonly body: string }
+
+/** The event kinds that become foxglove messages (plans become scenes, through the replay's placing). */
+export const FOXGLOVE_KINDS = ['evidence', 'plan', 'failure_record', 'escalation', 'replan', 'operator_decision', 'run_end'] as const;
+
+/**
+ * One run's conversion to foxglove messages, shared by the MCAP export (the whole run at once) and
+ * the live server (event by event, while the run is written).
+ */
+export class FoxgloveRun {
+  private readonly base: (t_ms: number) => object[];
+
+  constructor(db: Database.Database, readonly run: AuditRunSummary) {
+    const layout = mazeOf(run.world);
+    const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
+    const shapes = regionShapes(regionsOf(db, regionsSha));
+    const mazeCubes = layout !== null ? walls(layout) : null;
+    this.base = (t_ms) => [...(mazeCubes !== null ? [entity('maze', t_ms, { cubes: mazeCubes })] : []), entity('regions', t_ms, shapes)];
+  }
+
+  /** The world before any plan: the maze and the regions. */
+  startScene(): FoxgloveMessage {
+    return { channel: 'scene', t_ms: this.run.started_ms, message: { deletions: [], entities: this.base(this.run.started_ms) } };
+  }
+
+  /** The world with a plan's path through `points` (prefix, then the cycle). */
+  planScene(t_ms: number, points: readonly { x: number; y: number }[]): FoxgloveMessage {
+    const line = { type: 0, pose: pose(0, 0), thickness: 0.12, scale_invariant: false, points: points.map((p) => ({ x: p.x, y: p.y, z: 0.1 })), color: { r: 0.1, g: 0.45, b: 0.95, a: 0.9 }, colors: [], indices: [] };
+    return { channel: 'scene', t_ms, message: { deletions: [], entities: [...this.base(t_ms), entity('plan', t_ms, { lines: points.length >= 2 ? [line] : [] })] } };
+  }
+
+  /** The pose or log message of one event (none for other kinds, and for plans: see planScene). */
+  event(e: FoxgloveEventRow): FoxgloveMessage[] {
     const b = obj(JSON.parse(e.body));
+    const log = (level: number, message: string): FoxgloveMessage[] => [{ channel: 'log', t_ms: e.t_ms, message: { timestamp: time(e.t_ms), level, message, name: `witness ${this.run.id}`, file: '', line: 0 } }];
     switch (e.kind) {
       case 'evidence': {
         const s = obj(b['state']);
         const x = num(s['x']), y = num(s['y']);
-        if (x !== null && y !== null) out.push({ channel: 'pose', t_ms: e.t_ms, message: { timestamp: time(e.t_ms), frame_id: FOXGLOVE_FRAME, pose: pose(x, y, 0.2, num(s['yaw']) ?? 0) } });
-        break;
+        return x !== null && y !== null ? [{ channel: 'pose', t_ms: e.t_ms, message: { timestamp: time(e.t_ms), frame_id: FOXGLOVE_FRAME, pose: pose(x, y, 0.2, num(s['yaw']) ?? 0) } }] : [];
       }
-      case 'plan':
-        planTimes.set(e.seq, e.t_ms);
-        break;
       case 'failure_record':
-        log(e.t_ms, LEVEL.warning, `failure ${e.failure_label ?? text(b['kind'])}: ${text(b['reason'] ?? b['message'] ?? b['detail'] ?? '')}`.trim());
-        break;
+        return log(LEVEL.warning, `failure ${e.failure_label ?? text(b['kind'])}: ${text(b['reason'] ?? b['message'] ?? b['detail'] ?? '')}`.trim());
       case 'escalation':
-        log(e.t_ms, LEVEL.error, `escalation: ${text(b['message'] ?? b['reason'] ?? '')}`);
-        break;
+        return log(LEVEL.error, `escalation: ${text(b['message'] ?? b['reason'] ?? '')}`);
       case 'replan':
-        log(e.t_ms, LEVEL.info, `replan ${text(b['replan'])} after ${text(b['trigger'])}`);
-        break;
+        return log(LEVEL.info, `replan ${text(b['replan'])} after ${text(b['trigger'])}`);
       case 'operator_decision':
-        log(e.t_ms, LEVEL.info, `operator decision: ${text(b['decision'])}${b['reason'] !== undefined ? ` (${text(b['reason'])})` : ''}`);
-        break;
+        return log(LEVEL.info, `operator decision: ${text(b['decision'])}${b['reason'] !== undefined ? ` (${text(b['reason'])})` : ''}`);
       case 'run_end':
-        log(e.t_ms, LEVEL.info, `run ended: ${text(b['outcome'])}`);
-        break;
+        return log(LEVEL.info, `run ended: ${text(b['outcome'])}`);
+      default:
+        return [];
     }
   }
-  out.push({ channel: 'scene', t_ms: run.started_ms, message: { deletions: [], entities: base(run.started_ms) } });
-  for (const p of replay.plans) {
-    const points = [...p.plan.prefix, ...p.plan.suffix].flatMap((id) => {
-      const q = at.get(id);
-      return q !== undefined ? [{ x: q.x, y: q.y, z: 0.1 }] : [];
-    });
-    const t_ms = planTimes.get(p.seq) ?? run.started_ms;
-    const line = { type: 0, pose: pose(0, 0), thickness: 0.12, scale_invariant: false, points, color: { r: 0.1, g: 0.45, b: 0.95, a: 0.9 }, colors: [], indices: [] };
-    out.push({ channel: 'scene', t_ms, message: { deletions: [], entities: [...base(t_ms), entity('plan', t_ms, { lines: points.length >= 2 ? [line] : [] })] } });
+}
+
+/** Where the replay places a plan's nodes (the log does not store the graph). */
+export function planPoints(replay: ReturnType<typeof replayRun>, index: number): { x: number; y: number }[] {
+  const at = new Map<string, { x: number; y: number }>(replay.scene.nodes.map((n) => [n.id, { x: n.x, y: n.y }]));
+  const p = replay.plans[index];
+  if (p === undefined) return [];
+  return [...p.plan.prefix, ...p.plan.suffix].flatMap((id) => {
+    const q = at.get(id);
+    return q !== undefined ? [q] : [];
+  });
+}
+
+/** The foxglove messages of one run (the whole run: plans placed as the finished replay places them). */
+export function foxgloveMessages(db: Database.Database, run: AuditRunSummary): FoxgloveMessage[] {
+  const conv = new FoxgloveRun(db, run);
+  const out: FoxgloveMessage[] = [conv.startScene()];
+  const planTimes = new Map<number, number>();
+  const rows = db.prepare(`SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq`)
+    .iterate(run.id, ...FOXGLOVE_KINDS) as IterableIterator<FoxgloveEventRow>;
+  for (const e of rows) {
+    if (e.kind === 'plan') planTimes.set(e.seq, e.t_ms);
+    out.push(...conv.event(e));
   }
+  const replay = replayRun(db, run, Number.MAX_SAFE_INTEGER);
+  replay.plans.forEach((p, k) => out.push(conv.planScene(planTimes.get(p.seq) ?? run.started_ms, planPoints(replay, k))));
   return out;
 }
