@@ -37,6 +37,8 @@ export interface FoxgloveLive {
   close(): Promise<void>;
   /** Messages sent so far, per channel. */
   readonly sent: Readonly<Record<FoxgloveChannel, number>>;
+  /** Channels with at least one subscriber now. */
+  subscribed(): number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -61,6 +63,9 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     wss.once('error', (e: NodeJS.ErrnoException) => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' })));
   });
   wss.on('connection', (conn, req) => server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`));
+  const subscribed = new Set<number>();
+  server.on('subscribe', (id) => subscribed.add(id));
+  server.on('unsubscribe', (id) => subscribed.delete(id));
   const address = wss.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
   const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0 };
@@ -123,6 +128,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     url: `ws://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     sent,
+    subscribed: () => subscribed.size,
     close: async () => {
       clearInterval(timer);
       tick();

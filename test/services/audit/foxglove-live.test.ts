@@ -40,6 +40,9 @@ test('live: a Foxglove client subscribed during a run receives its poses, scenes
     got.push({ topic: topics.get(subscriptionId)!, doc: JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8")) as Record<string, unknown> });
   });
   await subscribed;
+  // The server has the three subscriptions (a condition, not a sleep) before the run is written.
+  for (let i = 0; i < 500 && live.subscribed() < 3; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(live.subscribed(), 3);
   assert.deepEqual([...topics.values()].sort(), ['/witness/log', '/witness/robot/pose', '/witness/scene']);
   const small = await writeSmallRun(log, clock);
   const poses = (): number => got.filter((m) => m.topic === '/witness/robot/pose').length;
@@ -50,7 +53,7 @@ test('live: a Foxglove client subscribed during a run receives its poses, scenes
   const xy = got.filter((m) => m.topic === '/witness/robot/pose').map((m) => (m.doc as { pose: { position: { x: number; y: number } } }).pose.position);
   assert.deepEqual(xy.map((p) => [p.x, p.y]), small.positions.slice(1).map(([, x, y]) => [x, y]), 'the second run only, every pose in order');
   const scenes = got.filter((m) => m.topic === '/witness/scene');
-  assert.equal(scenes.length, 3, 'the start, then each of the two plans');
+  assert.equal(scenes.length, 3, `the start, then each of the two plans: ${got.map((m) => m.topic.slice(9)).join(' ')}`);
   const logs = got.filter((m) => m.topic === '/witness/log').map((m) => m.doc as { level: number });
   assert.deepEqual(logs.map((l) => l.level), [3, 3, 2, 4, 2]);
   assert.equal(live.sent.pose, xy.length);
