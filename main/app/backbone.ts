@@ -1,8 +1,9 @@
 /**
  * The frozen offline backbone a mission plans and executes on: a dataset, the latent graph over it
  * and the model bundle (ψ, π_low). Either given as files (`--graph`, `--data`, `--models`), or
- * generated here — a navigate dataset in the world and the graph over it — and kept in the user's
- * cache folder, keyed by (world, dataset steps, seed, model bundle) and checked by content hash on
+ * generated here — a dataset of one regime (navigate unless asked otherwise) in the world and the
+ * graph over it — and kept in the user's cache folder, keyed by (world, regime, dataset steps, seed,
+ * model bundle) and checked by content hash on
  * every use, so the second identical mission starts at once. A cache entry that is corrupt, stale
  * or of another build is rebuilt, never trusted.
  */
@@ -24,6 +25,7 @@ import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
 import type { Progress } from './jobs.js';
+import type { DatasetKind } from '../contract/defaults.js';
 import { INPUT, readFailure, readInputText } from '../platform/input-files.js';
 
 export type { Backbone };
@@ -31,7 +33,7 @@ export type { Backbone };
 /** Where a backbone comes from. */
 export type BackboneSource =
   | { readonly kind: 'files'; readonly graph: string; readonly data: string; readonly models?: string }
-  | { readonly kind: 'generate'; readonly world: string; readonly datasetSteps: number; readonly seed: number; readonly models?: string };
+  | { readonly kind: 'generate'; readonly world: string; readonly datasetSteps: number; readonly seed: number; readonly models?: string; readonly datasetKind?: DatasetKind };
 
 export interface BackboneOptions {
   /** One line of what is being done (the CLI prints it on stderr). */
@@ -48,12 +50,13 @@ export interface BackboneOptions {
   readonly generate?: (job: GenerateJob) => Promise<{ artifact: GraphArtifact; dataset: Dataset }>;
 }
 
-/** What to generate: a navigate dataset and the latent graph over it with a model bundle. */
+/** What to generate: a dataset of one regime (default navigate) and the latent graph over it with a model bundle. */
 export interface GenerateJob {
   readonly world: string;
   readonly modelsDir: string;
   readonly steps: number;
   readonly seed: number;
+  readonly kind?: DatasetKind;
 }
 
 /** The model bundle of a world: the one given, else the one shipped for it. */
@@ -67,7 +70,10 @@ export async function openBackbone(src: BackboneSource, o: BackboneOptions = {})
     return loadBackbone(src.graph, src.data, src.models ?? ((world) => shippedModelsDir(world)));
   }
   generatable(src.world);
-  const job: GenerateJob = { world: src.world, modelsDir: modelsDirOf(src.world, src.models), steps: src.datasetSteps, seed: src.seed };
+  const job: GenerateJob = {
+    world: src.world, modelsDir: modelsDirOf(src.world, src.models), steps: src.datasetSteps, seed: src.seed,
+    ...(src.datasetKind !== undefined ? { kind: src.datasetKind } : {}),
+  };
   const models = await loadModels(job.modelsDir, { expectWorld: src.world });
   try {
     if (o.cache === false) {
@@ -101,14 +107,15 @@ function generateHere(o: BackboneOptions, models: LoadedModels): (job: GenerateJ
 }
 
 /**
- * A navigate dataset in the world and the latent graph over it (used here and by the console's
+ * A dataset of the job's regime in the world and the latent graph over it (used here and by the console's
  * worker). With `open` models (the job's bundle, already loaded by the caller) they stay open;
  * otherwise the bundle is loaded here and closed.
  */
 export async function generateBackbone(job: GenerateJob, progress?: Progress, log?: (line: string) => void, open?: LoadedModels): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
   generatable(job.world);
-  log?.(`generating ${job.steps} navigate transitions in ${job.world} (seed ${job.seed}) and the latent graph over them`);
-  const dataset = await simulateDataset(job.world, 'navigate', job.steps, job.seed, (done, total) => progress?.('generating the dataset', done, total));
+  const kind = job.kind ?? 'navigate';
+  log?.(`generating ${job.steps} ${kind} transitions in ${job.world} (seed ${job.seed}) and the latent graph over them`);
+  const dataset = await simulateDataset(job.world, kind, job.steps, job.seed, (done, total) => progress?.('generating the dataset', done, total));
   const models = open ?? await loadModels(job.modelsDir, { expectWorld: job.world });
   try {
     const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold, (done, total) => progress?.('building the latent graph', done, total));
@@ -133,13 +140,14 @@ interface CacheEntry {
  */
 function cacheEntry(root: string, job: GenerateJob, models: LoadedModels): CacheEntry {
   const files = models.manifest.files;
+  const kind = job.kind ?? 'navigate';
   const key = {
     format: 'witness-backbone-cache', version: 1, witness: VERSION, generator: GENERATOR_VERSION,
-    world: job.world, kind: 'navigate', steps: job.steps, seed: job.seed, teThreshold: DEFAULT_GRAPH.teThreshold,
+    world: job.world, kind, steps: job.steps, seed: job.seed, teThreshold: DEFAULT_GRAPH.teThreshold,
     models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 },
   };
   const digest = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
-  const dir = path.join(root, 'backbones', `${job.world}-navigate-${job.steps}-seed${job.seed}-${digest}`);
+  const dir = path.join(root, 'backbones', `${job.world}-${kind}-${job.steps}-seed${job.seed}-${digest}`);
   return { dir, data: path.join(dir, 'dataset.wds'), graph: path.join(dir, 'graph.wgraph'), meta: path.join(dir, 'entry.json'), key };
 }
 

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { MAZE_WORLDS, MISSION_METHODS, type MissionMethod } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, MAZE_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -34,13 +34,16 @@ export function difficultiesOf(list: string): Difficulty[] {
   return ds as Difficulty[];
 }
 
-/** The backbone a benchmark runs on: the given files, else the world's 1M-transition navigate backbone from the cache. */
-function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string }): BackboneSource {
+/** The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default navigate) from the cache. */
+function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind }): BackboneSource {
   if (o.graph !== undefined || o.data !== undefined) {
     if (o.graph === undefined || o.data === undefined) throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
     return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };
   }
-  return { kind: 'generate', world: o.world, datasetSteps: 1_000_000, seed: 0, ...(o.models !== undefined ? { models: o.models } : {}) };
+  return {
+    kind: 'generate', world: o.world, datasetSteps: 1_000_000, seed: 0,
+    ...(o.models !== undefined ? { models: o.models } : {}), ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
+  };
 }
 
 export interface PlanBenchRequest {
@@ -79,6 +82,8 @@ export interface MissionBenchRequest {
   readonly difficulties: readonly Difficulty[];
   readonly tasks: number;
   readonly methods: string;
+  /** The dataset regime of the generated backbone (default navigate); with --graph/--data, the regime the data file must come from. */
+  readonly dataset?: string;
   readonly maxSteps: number;
   readonly replans: number;
   readonly threads?: number;
@@ -96,24 +101,44 @@ export interface MissionBenchRequest {
   readonly progress?: (done: number, total: number) => void;
 }
 
+const pick = (o: { graph?: string; data?: string; models?: string }): { graph?: string; data?: string; models?: string } => ({
+  ...(o.graph !== undefined ? { graph: o.graph } : {}), ...(o.data !== undefined ? { data: o.data } : {}), ...(o.models !== undefined ? { models: o.models } : {}),
+});
+
+/** The regime a dataset file was generated in, from its generator record (undefined for imported data). */
+function regimeOf(generator: Readonly<Record<string, unknown>>): DatasetKind | undefined {
+  const k = generator['kind'];
+  return typeof k === 'string' && (DATASET_KINDS as readonly string[]).includes(k) ? (k as DatasetKind) : undefined;
+}
+
 /** Every method on every task of every difficulty (Appendix E), resumable from the results file. */
-export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: MissionMethod[]; tables: string }> {
+export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; dataset: string; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: BenchMethod[]; tables: string }> {
   if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
   const methods = o.methods.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  for (const m of methods) if (!(MISSION_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${MISSION_METHODS.join(', ')})`, { path: '--methods' });
+  for (const m of methods) if (!(BENCH_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${BENCH_METHODS.join(', ')})`, { path: '--methods' });
+  if (o.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(o.dataset)) {
+    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${o.dataset}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
+  }
+  const asked = o.dataset as DatasetKind | undefined;
   // The workers load the backbone from files: given ones, or the cache's (built here on a miss).
-  const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
+  const b = await openBackbone(benchBackbone({ world: o.world, ...pick(o), ...(asked !== undefined ? { dataset: asked } : {}) }), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
   await b.models.close();
   if (!existsSync(b.files.graph) || !existsSync(b.files.data)) throw new WitnessError('invalid-input', 'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache');
+  // Given files: the regime is the one their dataset was generated in (and must be the one asked for).
+  const given = o.graph !== undefined ? regimeOf(b.dataset.generator) : undefined;
+  if (asked !== undefined && given !== undefined && given !== asked) {
+    throw new WitnessError('invalid-input', `--dataset: ${o.data} holds a ${given} dataset, not ${asked}`, { path: '--dataset' });
+  }
+  const dataset = asked ?? (o.graph !== undefined ? given ?? 'imported' : 'navigate');
   const files = { graph: b.files.graph, data: b.files.data, models: modelsDirOf(o.world, o.models) };
   // Create (or migrate) the database once, before the workers open it.
   if (o.audit !== null) await (await openAuditLog(o.audit)).close();
   const threads = o.threads ?? DEFAULT_THREADS;
   const outcomes = await runMissionBench({
-    world: o.world, difficulties: o.difficulties, tasks: o.tasks, methods: methods as MissionMethod[], seed: o.seed,
+    world: o.world, dataset, difficulties: o.difficulties, tasks: o.tasks, methods: methods as BenchMethod[], seed: o.seed,
     maxSteps: o.maxSteps, replans: o.replans, threads, files, resultsFile: o.out,
     ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks, ...(o.audit !== null ? { audit: o.audit } : {}),
     ...(o.progress ? { progress: o.progress } : {}),
   });
-  return { threads, outcomes, summary: summarizeMissions(outcomes, methods as MissionMethod[]), methods: methods as MissionMethod[], tables: missionTables(outcomes, methods as MissionMethod[]) };
+  return { threads, dataset, outcomes, summary: summarizeMissions(outcomes, methods as BenchMethod[]), methods: methods as BenchMethod[], tables: missionTables(outcomes, methods as BenchMethod[]) };
 }

@@ -1,6 +1,6 @@
 /** `witness bench …`: benchmark commands that print figures with ratios against in-process baselines. */
-import { Command } from 'commander';
-import { MAP_GRAPH_DEFAULTS, MISSION_DEFAULTS, MISSION_METHODS } from '../contract/defaults.js';
+import { Command, Option } from 'commander';
+import { ABLATION_METHODS, DATASET_KINDS, MAP_GRAPH_DEFAULTS, MISSION_DEFAULTS, MISSION_METHODS } from '../contract/defaults.js';
 import type { Output } from './errors.js';
 import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
@@ -43,7 +43,7 @@ async function translationBench(io: Output, o: TranslateBenchFlags): Promise<voi
 }
 
 interface MissionBenchFlags {
-  world?: string; difficulty: string; tasks: number; methods: string; maxSteps: number; replans: number; threads?: number;
+  world?: string; dataset?: string; difficulty: string; tasks: number; methods: string; maxSteps: number; replans: number; threads?: number;
   out?: string; pictures?: string; pictureTasks: number; graph?: string; data?: string; models?: string; cache?: string; seed: number; json?: boolean;
   audit: string | boolean;
 }
@@ -57,16 +57,17 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
   const audit = o.audit === false ? null : typeof o.audit === 'string' ? o.audit : `${out}.audit.sqlite`;
   const r = await app.missionBench({
     world, difficulties: app.difficultiesOf(o.difficulty), tasks: o.tasks, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans,
+    ...(o.dataset !== undefined ? { dataset: o.dataset } : {}),
     out, pictureTasks: o.pictureTasks, seed: o.seed, audit, log: (s) => io.err(`bench ltl: ${s}\n`), progress: bar,
     ...(o.threads !== undefined ? { threads: o.threads } : {}), ...(o.pictures !== undefined ? { pictures: o.pictures } : {}),
     ...(o.graph !== undefined ? { graph: o.graph } : {}), ...(o.data !== undefined ? { data: o.data } : {}),
     ...(o.models !== undefined ? { models: o.models } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),
   });
   if (o.json) {
-    io.out(JSON.stringify({ world, seed: o.seed, tasks: r.outcomes.length, results: r.summary.results, comparisons: r.summary.comparisons, step_ms: { p95_median: r.summary.stepP95_ms, p95_max: r.summary.stepMaxP95_ms } }, null, 1) + '\n');
+    io.out(JSON.stringify({ world, dataset: r.dataset, seed: o.seed, methods: r.methods, tasks: r.outcomes.length, results: r.summary.results, comparisons: r.summary.comparisons, step_ms: { p95_median: r.summary.stepP95_ms, p95_max: r.summary.stepMaxP95_ms } }, null, 1) + '\n');
     return;
   }
-  io.out(`# witness bench ltl --world ${world} --difficulty ${o.difficulty} --tasks ${o.tasks} --methods ${o.methods} --seed ${o.seed}\n\n`);
+  io.out(`# witness bench ltl --world ${world} --dataset ${r.dataset} --difficulty ${o.difficulty} --tasks ${o.tasks} --methods ${o.methods} --seed ${o.seed}\n\n`);
   io.out(`${r.tables}\n\n`);
   io.out(`Per environment step (embedding + policy + monitor): p95 ${app.fmt(r.summary.stepP95_ms, 3)} ms (median over missions; worst mission ${app.fmt(r.summary.stepMaxP95_ms, 3)} ms).\n`);
   io.out(`Results: ${out}${o.pictures !== undefined ? `; pictures: ${o.pictures}` : ''}${audit !== null ? `; audit log: ${audit}` : ''}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; ${r.threads} worker thread(s))\n`);
@@ -78,9 +79,10 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .command('ltl'))
     .description('with --world: the LTL mission benchmark (SR, NCC, failure modes per method, Appendix E); without: the LTL → Büchi translation benchmark (also `bench translate`)')
     .option('--world <id>', 'run the mission benchmark in this embedded world')
+    .addOption(new Option('--dataset <regime>', 'missions: the dataset regime the backbone is generated in (with --graph/--data: the regime the data must come from; default navigate)').choices([...DATASET_KINDS]))
     .option('--difficulty <list>', 'missions: comma-separated difficulties', 'easy,medium,hard')
     .option('--tasks <n>', 'missions: tasks per difficulty', intFlag('--tasks', 1, 100_000), 100)
-    .option('--methods <list>', 'missions: comma-separated methods', MISSION_METHODS.join(','))
+    .option('--methods <list>', `missions: comma-separated methods; the Appendix H ablations ${ABLATION_METHODS.join(', ')} run beside them on the same tasks`, MISSION_METHODS.join(','))
     .option('--max-steps <n>', 'missions: rollout budget C_max', intFlag('--max-steps', 1), MISSION_DEFAULTS.maxSteps)
     .option('--replans <n>', 'missions: replanning budget R of sagas-replan', intFlag('--replans', 0, 100), MISSION_DEFAULTS.replans)
     .option('--threads <n>', 'missions: worker threads (default: one per core)', intFlag('--threads', 1, 256))

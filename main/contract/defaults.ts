@@ -11,6 +11,14 @@ export type PlanMethod = (typeof PLAN_METHODS)[number];
 /** Mission methods: the planners, and SAGAS that replans after a monitor failure. */
 export const MISSION_METHODS = [...PLAN_METHODS, 'sagas-replan'] as const;
 export type MissionMethod = (typeof MISSION_METHODS)[number];
+/**
+ * `bench ltl` only: the paired ablations of SAGAS (Appendix H), run beside the other methods on the
+ * same tasks, starts, graph and executor. sagas-nosoft: no soft-label screening of negative literals
+ * on cluster nodes during product search; sagas-nosteer: no guard-aware runtime steering.
+ */
+export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer'] as const;
+export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS] as const;
+export type BenchMethod = (typeof BENCH_METHODS)[number];
 
 export const PLAN_DEFAULTS = {
   /** Prefix candidates K (Table J.1: 5); labelled graphs plan exactly (K = all). */

@@ -8,7 +8,7 @@ import { datasetHash } from '../../main/services/datasets/format.js';
 
 const SOURCE = { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 5000, seed: 3 } as const;
 
-async function open(cacheDir: string, source: { kind: 'generate'; world: string; datasetSteps: number; seed: number } = SOURCE): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
+async function open(cacheDir: string, source: { kind: 'generate'; world: string; datasetSteps: number; seed: number; datasetKind?: 'navigate' | 'stitch' | 'explore' } = SOURCE): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
   const lines: string[] = [];
   const b = await openBackbone(source, { cacheDir, log: (l) => lines.push(l) });
   await b.models.close();
@@ -61,4 +61,23 @@ test('without the cache the backbone is generated in memory and nothing is writt
   await b.models.close();
   assert.equal(b.files.graph, '(built in process)');
   assert.deepEqual(readdirSync(cache), []);
+});
+
+test('the dataset regime is part of a generated backbone and of its cache key: each regime its own entry, the navigate one unchanged', async () => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'witness-cache-'));
+  const nav = await open(cache);
+  const lines: string[] = [];
+  const b = await openBackbone({ ...SOURCE, datasetKind: 'stitch' }, { cacheDir: cache, log: (l) => lines.push(l) });
+  await b.models.close();
+  assert.match(lines.join('\n'), /generating 5000 stitch transitions in pointmaze-medium \(seed 3\)/);
+  assert.equal(b.dataset.generator['kind'], 'stitch');
+  assert.notEqual(datasetHash(b.dataset), nav.sha);
+  const entries = readdirSync(path.join(cache, 'backbones')).sort();
+  assert.equal(entries.length, 2);
+  assert.match(entries[0]!, /^pointmaze-medium-navigate-5000-seed3-[0-9a-f]{16}$/);
+  assert.match(entries[1]!, /^pointmaze-medium-stitch-5000-seed3-[0-9a-f]{16}$/);
+  const key = (e: string) => (JSON.parse(readFileSync(path.join(cache, 'backbones', e, 'entry.json'), 'utf8')) as { key: { kind: string } }).key.kind;
+  assert.deepEqual(entries.map(key), ['navigate', 'stitch']);
+  // Asking for navigate explicitly is the default entry, a hit.
+  assert.deepEqual((await open(cache, { ...SOURCE, datasetKind: 'navigate' })).lines, [`using the cached backbone ${path.join(cache, 'backbones', entries[0]!)}`]);
 });

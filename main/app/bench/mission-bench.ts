@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { Difficulty } from '../../core/ltl/templates.js';
 import { worldEntry } from '../../backends/catalogue.js';
-import type { MissionMethod } from '../../contract/defaults.js';
+import type { BenchMethod } from '../../contract/defaults.js';
 import { type BenchTask, TASK_PROTOCOL, benchTask } from './tasks.js';
 import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
 import { BOOTSTRAP_RESAMPLES, type Interval, bootstrapMean, fmt, fmtInterval, winsTiesLosses } from './stats.js';
@@ -23,7 +23,9 @@ export interface MissionBenchOptions {
   readonly world: string;
   readonly difficulties: readonly Difficulty[];
   readonly tasks: number;
-  readonly methods: readonly MissionMethod[];
+  readonly methods: readonly BenchMethod[];
+  /** The dataset regime the backbone was generated in (navigate, stitch, explore), or where the given files say they come from. */
+  readonly dataset: string;
   readonly seed: number;
   readonly maxSteps: number;
   readonly replans: number;
@@ -42,9 +44,9 @@ export const DEFAULT_THREADS = Math.max(1, availableParallelism());
 
 interface Header {
   readonly format: 'witness-bench-ltl';
-  readonly version: 1;
+  readonly version: 2;
   /** taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed. */
-  readonly config: { taskProtocol: number; world: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
+  readonly config: { taskProtocol: number; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -55,7 +57,16 @@ async function resume(file: string, header: Header): Promise<Map<string, TaskOut
     return done;
   }
   const lines = (await readInputText(file, INPUT.results)).split('\n').filter((l) => l.trim() !== '');
-  const first = lines[0] === undefined ? null : (JSON.parse(lines[0]) as Header);
+  let first: (Omit<Header, 'version'> & { version: unknown }) | null = null;
+  try {
+    first = lines[0] === undefined ? null : (JSON.parse(lines[0]) as Omit<Header, 'version'> & { version: unknown } | null);
+  } catch {
+    throw new InputError(file, 'header', 'is not a results file of `witness bench ltl` (its first line is not JSON); pass another --out or delete it');
+  }
+  if (first !== null && typeof first !== 'object') first = null;
+  if (first !== null && first.format === 'witness-bench-ltl' && first.version !== header.version) {
+    throw new InputError(file, 'header.version', `holds results of format version ${String(JSON.stringify(first.version))}, not ${header.version}; pass another --out or delete it`);
+  }
   if (first === null || first.format !== 'witness-bench-ltl' || JSON.stringify(first.config) !== JSON.stringify(header.config)) {
     throw new InputError(file, 'header', `holds results of other settings (${JSON.stringify(first?.config ?? null)}); pass another --out or delete it`);
   }
@@ -86,8 +97,8 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
   const all: BenchTask[] = [];
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
-    format: 'witness-bench-ltl', version: 1,
-    config: { taskProtocol: TASK_PROTOCOL, world: o.world, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
+    format: 'witness-bench-ltl', version: 2,
+    config: { taskProtocol: TASK_PROTOCOL, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));
@@ -132,6 +143,8 @@ export interface MethodSummary {
   readonly planningReasons: Record<string, number>;
   readonly replans: number;
   readonly disagreements: number;
+  /** Tasks on which runtime steering was active at least once (the paper's "activated in 931 of 4200 cases"). */
+  readonly steeredTasks: number;
   readonly byDifficulty: Record<string, { sr: number; ncc: number; ncc_sd: number; tasks: number }>;
 }
 
@@ -141,10 +154,10 @@ const sd = (xs: readonly number[]): number => {
   return xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 };
 
-export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): {
+export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): {
   results: Record<string, MethodSummary>; comparisons: Comparison[]; stepP95_ms: number; stepMaxP95_ms: number;
 } {
-  const of = (m: MissionMethod, xs: readonly TaskOutcome[]): MethodOutcome[] => xs.map((t) => t.results.find((r) => r.method === m)!).filter((r) => r !== undefined);
+  const of = (m: BenchMethod, xs: readonly TaskOutcome[]): MethodOutcome[] => xs.map((t) => t.results.find((r) => r.method === m)!).filter((r) => r !== undefined);
   const common = outcomes.filter((t) => methods.every((m) => t.results.find((r) => r.method === m)?.success));
   const results: Record<string, MethodSummary> = {};
   for (const m of methods) {
@@ -162,7 +175,8 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
     results[m] = {
       sr: mean(rs.map((r) => (r.success ? 1 : 0))), ncc: mean(rs.map((r) => r.ncc)), ncc_sd: sd(rs.map((r) => r.ncc)), tasks: rs.length,
       planning_ms: mean(rs.map((r) => r.planning_ms)), commonSuccessLength: cs.length === 0 ? null : mean(cs.map((r) => r.steps)),
-      failureModes, planningReasons, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0), byDifficulty,
+      failureModes, planningReasons, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0),
+      steeredTasks: rs.filter((r) => r.steeredSteps > 0).length, byDifficulty,
     };
   }
   const p95s = outcomes.flatMap((t) => t.results.filter((r) => r.stepTimes.n > 0).map((r) => r.stepTimes.p95)).sort((a, b) => a - b);
@@ -174,7 +188,7 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
 }
 
 /** The orderings docs/BENCHMARKS.md claims: A against B. */
-export const CLAIMS: readonly (readonly [MissionMethod, MissionMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas']];
+export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas'], ['sagas', 'sagas-nosoft'], ['sagas', 'sagas-nosteer']];
 
 /** Seed of the bootstrap resampling of the comparisons (fixed: a table reads the same every time). */
 export const BOOTSTRAP_SEED = 1;
@@ -186,15 +200,15 @@ export const BOOTSTRAP_SEED = 1;
  * tasks of the differences A − B in success rate and in mean NCC.
  */
 export interface Comparison {
-  readonly a: MissionMethod;
-  readonly b: MissionMethod;
+  readonly a: BenchMethod;
+  readonly b: BenchMethod;
   readonly difficulty: string;
   readonly tasks: number;
   readonly success: { readonly wins: number; readonly ties: number; readonly losses: number; readonly diff: Interval };
   readonly ncc: { readonly wins: number; readonly ties: number; readonly losses: number; readonly diff: Interval };
 }
 
-export function compareMethods(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): Comparison[] {
+export function compareMethods(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): Comparison[] {
   const out: Comparison[] = [];
   for (const [a, b] of CLAIMS) {
     if (!methods.includes(a) || !methods.includes(b)) continue;
@@ -214,9 +228,11 @@ export function compareMethods(outcomes: readonly TaskOutcome[], methods: readon
   return out;
 }
 
-const NAMES: Record<string, string> = { sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan' };
+const NAMES: Record<string, string> = {
+  sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan', 'sagas-nosoft': 'SAGAS w/o soft', 'sagas-nosteer': 'SAGAS w/o steering',
+};
 
-export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly MissionMethod[]): string {
+export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): string {
   const { results, comparisons } = summarizeMissions(outcomes, methods);
   const diffs = [...new Set(outcomes.map((t) => t.difficulty))];
   const head = `| difficulty | ${methods.map((m) => `${NAMES[m] ?? m} SR (%) | NCC`).join(' | ')} |`;
@@ -228,11 +244,11 @@ export function missionTables(outcomes: readonly TaskOutcome[], methods: readonl
   rows.push(`| all | ${methods.map((m) => `${fmt(100 * results[m]!.sr, 1)} | ${fmt(results[m]!.ncc, 2)} ± ${fmt(results[m]!.ncc_sd, 2)}`).join(' | ')} |`);
   const modes = ['planning', 'prefix', 'suffix', 'escalated', 'unrecoverable', 'world'];
   const second = [
-    `| method | common-success length (steps) | planning ms (mean) | replans | monitor disagreements | ${modes.map((x) => `${x} failures`).join(' | ')} |`,
-    `|---|---|---|---|---|${modes.map(() => '---').join('|')}|`,
+    `| method | common-success length (steps) | planning ms (mean) | replans | monitor disagreements | steering active (tasks) | ${modes.map((x) => `${x} failures`).join(' | ')} |`,
+    `|---|---|---|---|---|---|${modes.map(() => '---').join('|')}|`,
     ...methods.map((m) => {
       const r = results[m]!;
-      return `| ${NAMES[m] ?? m} | ${r.commonSuccessLength === null ? '–' : fmt(r.commonSuccessLength, 0)} | ${fmt(r.planning_ms, 2)} | ${r.replans} | ${r.disagreements} | ${modes.map((x) => r.failureModes[x] ?? 0).join(' | ')} |`;
+      return `| ${NAMES[m] ?? m} | ${r.commonSuccessLength === null ? '–' : fmt(r.commonSuccessLength, 0)} | ${fmt(r.planning_ms, 2)} | ${r.replans} | ${r.disagreements} | ${r.steeredTasks} | ${modes.map((x) => r.failureModes[x] ?? 0).join(' | ')} |`;
     }),
   ];
   const kinds = [...new Set(methods.flatMap((m) => Object.keys(results[m]!.planningReasons)))].sort();

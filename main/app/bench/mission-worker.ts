@@ -3,7 +3,8 @@
  * every method on each task it is given (the same augmentation for all of them), through the one
  * mission workflow of app/mission.ts.
  */
-import type { MissionMethod } from '../../contract/defaults.js';
+import type { BenchMethod } from '../../contract/defaults.js';
+import { methodRun } from './ablations.js';
 import type { World } from '../../core/world/world.js';
 import { openBackbone, type Backbone } from '../backbone.js';
 import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
@@ -13,7 +14,7 @@ import type { BenchTask } from './tasks.js';
 
 export interface WorkerJob {
   readonly task: BenchTask;
-  readonly methods: readonly MissionMethod[];
+  readonly methods: readonly BenchMethod[];
   readonly world: string;
   readonly files: { readonly graph: string; readonly data: string; readonly models: string };
   readonly maxSteps: number;
@@ -24,7 +25,7 @@ export interface WorkerJob {
 }
 
 export interface MethodOutcome {
-  readonly method: MissionMethod;
+  readonly method: BenchMethod;
   readonly success: boolean;
   readonly failureMode: string | null;
   /** The planner's reason kind (core/plan/diagnose.ts) when the failure mode is 'planning'. */
@@ -37,6 +38,8 @@ export interface MethodOutcome {
   readonly planning_ms: number;
   readonly replans: number;
   readonly disagreements: number;
+  /** Steps on which runtime steering bent the direction (0 for sagas-nosteer). */
+  readonly steeredSteps: number;
   readonly stepTimes: { readonly p50: number; readonly p95: number; readonly n: number };
   readonly svg?: string;
 }
@@ -90,14 +93,14 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
   const results: MethodOutcome[] = [];
   for (const method of job.methods) {
     const { result: r } = await runMissionTask(task, {
-      method, maxSteps: job.maxSteps, replans: job.replans, world,
-      ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id } } } : {}),
+      ...methodRun(method), maxSteps: job.maxSteps, replans: job.replans, world,
+      ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id, benchMethod: method } } } : {}),
     });
     const svg = job.picture ? missionPicture(task, r, `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`) : undefined;
     results.push({
       method, success: r.success, failureMode: r.failureMode, ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}), message: r.message, ncc: r.ncc, steps: r.steps,
       T_pre: r.T_pre, T_suf: r.T_suf, planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
-      replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length,
+      replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length, steeredSteps: r.steeredSteps,
       stepTimes: { p50: quantile(r.stepTimes_ms, 0.5), p95: quantile(r.stepTimes_ms, 0.95), n: r.stepTimes_ms.length },
       ...(svg !== undefined ? { svg } : {}),
     });

@@ -158,6 +158,8 @@ export class Executor {
   readonly marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
   /** The previous waypoint reached (the start node at first): the edge being realised ends at the current target. */
   private prevNode: string;
+  /** Steps whose direction the guard-aware steering term bent (a forbidden label's anchor within ρ_rep); 0 with steering off. */
+  private steered = 0;
 
   constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string) {
     this.stream = plan.prefix.length > 0 ? 'prefix' : 'suffix';
@@ -166,6 +168,11 @@ export class Executor {
 
   get status(): 'running' | 'failed' | 'complete' {
     return this.last;
+  }
+
+  /** How many steps so far the steering term was active (bent the direction away from a forbidden label). */
+  get steeredSteps(): number {
+    return this.steered;
   }
 
   /** Where the run stands: stream, index and the edge (previous node → target) being realised. */
@@ -294,6 +301,7 @@ export class Executor {
       rn = Math.sqrt(rn);
       const scale = rn > s.rMax ? s.rMax / rn : 1;
       for (let q = 0; q < dim; q++) out[q]! += r[q]! * scale;
+      if (rn > 0) this.steered++;
     }
     let n = 0;
     for (let q = 0; q < dim; q++) n += out[q]! ** 2;

@@ -77,6 +77,11 @@ export interface MissionResult {
   readonly monitorViable: boolean;
   /** Per-step time of embedding + policy + monitor, in ms. */
   readonly stepTimes_ms: Float64Array;
+  /**
+   * Steps on which guard-aware runtime steering (B.17–B.20) bent the executor's direction away from
+   * a forbidden label's anchor, over every plan of the run; always 0 with steering off (the ablation).
+   */
+  readonly steeredSteps: number;
 }
 
 /**
@@ -179,6 +184,8 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const monitor = new StateSetMonitor(automaton);
   let state: NavState;
   let escalations = 0;
+  /** Steered steps of the executors of earlier plans (a replan starts a new executor). */
+  let steeredBefore = 0;
 
   const audit = input.audit;
   const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
@@ -209,7 +216,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return {
       executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
       plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
-      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), ...result,
+      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), steeredSteps: steeredBefore + (exec?.steeredSteps ?? 0), ...result,
     };
   };
 
@@ -314,6 +321,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: [...m.states], prefix_nodes: again.prefixLength }, { step: t });
       control?.replanned?.(t, again, graph);
       current = again;
+      steeredBefore += exec.steeredSteps;
       exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
       times.push(now() - t0);
       continue;

@@ -176,6 +176,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       executorComplete: marks.traversals.length >= o.rounds, steps, T_pre, T_suf, ncc,
       plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
       monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times),
+      // Waypoints go to the robot's own navigation: there is no latent steering term here.
+      steeredSteps: 0,
     };
   };
 

@@ -56,3 +56,19 @@ test('guard-aware steering bends the direction away from anchors of forbidden la
   // r is clipped to r_max = 0.5 before normalising: the bend is at most atan(0.5 / 8).
   assert.ok(Math.atan2(-d1[1]!, d1[0]!) <= Math.atan(0.5 / 8) + 1e-6);
 });
+
+test('steeredSteps counts the steps the steering term was active: never with steering off, nor without a forbidden anchor within ρ_rep', () => {
+  const target = wp('w', 10, 0, [], ['b']);
+  const anchors: [string, Float32Array[]][] = [['b', [Float32Array.from([3, 1])]]];
+  const on = new Executor(plan([target], [target], anchors), { ...params, steering: { rho: 4, beta: 5, p: 1, rMax: 0.5 } }, 's');
+  const off = new Executor(plan([target], [target], anchors), { ...params, steering: null }, 's');
+  const free = new Executor(plan([wp('w', 10, 0)], [wp('w', 10, 0)], anchors), { ...params, steering: { rho: 4, beta: 5, p: 1, rMax: 0.5 } }, 's');
+  // Near the anchor (distance ~1.4, then ~2.2) and then far from it (> ρ_rep = 4).
+  for (const [t, px] of [[0, 2], [1, 1], [2, 8]] as const) {
+    const [h, x, y] = at(px, 0);
+    for (const e of [on, off, free]) e.step(t, h, new Set(), x, y);
+  }
+  assert.equal(on.steeredSteps, 2);
+  assert.equal(off.steeredSteps, 0);
+  assert.equal(free.steeredSteps, 0, 'no negative literal on the transition: nothing to steer away from');
+});
