@@ -101,7 +101,8 @@ test('without replanning, an aborted goal ends the mission in its stage with the
 });
 
 test('a goal that stalls past its deadline is cancelled and becomes a tracking-timeout, then replanned', async () => {
-  const s = setup({ goal_timeout_s: 0.2, min_speed_m_s: 20 });
+  // Deadlines short enough that the stalled goal ends soon, long enough that a loaded machine still drives the replanned one.
+  const s = setup({ goal_timeout_s: 1, min_speed_m_s: 20 });
   await withGraph([0.2, 0.3], async (g) => {
     g.next.push({ kind: 'stall' });
     const r = await runMapMission({ world: s.world, spec: 'F shelf & G !hazard', regions: { file: s.regions }, graph: s.graph }, { method: 'sagas-replan', replans: 1, audit: false, open: g.open });

@@ -144,7 +144,7 @@ function runMetadata(r: RunSummary): Map<string, string> {
 export async function exportAudit(db: Database.Database, format: ExportFormat, file: string, run?: string): Promise<string> {
   if (format === 'mcap') {
     const r = await exportMcap(db, file, run);
-    return `${r.messages} messages and ${r.foxglove} more in foxglove.* schemas (for Foxglove and Lichtblick) on ${r.channels} channel(s), ${r.attachments} attachment(s)`;
+    return `${r.messages} messages on ${r.channels} channel(s) (with ${r.foxglove} more in foxglove.* schemas for Foxglove and Lichtblick), ${r.attachments} attachment(s)`;
   }
   const text = exportText(db, format, run);
   await writeFileAtomic(file, new TextEncoder().encode(text));
