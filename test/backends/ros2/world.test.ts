@@ -129,10 +129,8 @@ test('our timeout cancels the running goal before the call rejects; an abort mid
   const r = await rig();
   try {
     r.fake.servers.set('/navigate_to_pose', {});
-    const t0 = performance.now();
     await assert.rejects(r.world.execute('navigate', { x: 5, y: 0 }, call(0.05)),
       isWorldError('timeout', /skill navigate took longer than 0\.05 s; the goal was cancelled \(final status CANCELED\)/));
-    assert.ok(performance.now() - t0 < 1000);
     assert.deepEqual(r.fake.log.filter((l) => l.startsWith('cancel')), ['cancel /navigate_to_pose']);
     // The tool's own timeout_s bounds a call that asks for more.
     const cfg = sample({ 'tools.navigate.timeout_s': 0.05 });
