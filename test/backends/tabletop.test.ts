@@ -39,10 +39,17 @@ test("the seed's step-through in the MuJoCo tabletop: the nominal grasp misses, 
 test('witness lab verify-vs-blind --json: the documented shape; every episode and configuration one audit run, intact', async () => {
   const db = join(mkdtempSync(join(tmpdir(), 'witness-lab-')), 'lab.sqlite');
   let out = '';
-  const code = await run(['lab', 'verify-vs-blind', '--episodes', '2', '--json', '--audit', db], { out: (s) => { out += s; }, err: () => undefined });
+  const code = await run(['lab', 'verify-vs-blind', '--episodes', '2', '--seed', '1', '--json', '--audit', db], { out: (s) => { out += s; }, err: () => undefined });
   assert.equal(code, 0);
-  const j = JSON.parse(out) as { blind: { sr: number }; verified: { sr: number; threshold_cm: number }; sweep: { threshold_cm: number; replans: number }[]; audit: { file: string; runs: number } };
-  assert.ok(j.blind.sr >= 0 && j.blind.sr <= 1);
+  const j = JSON.parse(out) as { blind: { sr: number }; verified: { sr: number; threshold_cm: number }; sweep: { threshold_cm: number; replans: number; sr: number }[]; audit: { file: string; runs: number } };
+  // On this seed both episodes miss a grasp: blind trusts the return code and fails them, verified catches
+  // the miss and recovers by replanning; with no replan budget verification alone recovers nothing.
+  assert.ok(j.verified.sr > j.blind.sr, `verified ${j.verified.sr} vs blind ${j.blind.sr}`);
+  assert.deepEqual([j.blind.sr, j.verified.sr], [0, 1]);
+  for (const t of [1, 3, 5]) {
+    const sr = [0, 1, 2].map((R) => j.sweep.find((s) => s.threshold_cm === t && s.replans === R)!.sr);
+    assert.ok(sr[0]! <= sr[1]! && sr[1]! <= sr[2]! && sr[0]! < sr[2]!, `threshold ${t} cm: sr by replan budget ${sr.join(', ')}`);
+  }
   assert.equal(j.verified.threshold_cm, 1.5);
   assert.deepEqual(j.sweep.map((s) => `${s.threshold_cm}/${s.replans}`), ['1/0', '1/1', '1/2', '3/0', '3/1', '3/2', '5/0', '5/1', '5/2']);
   assert.deepEqual(j.audit, { file: db, runs: 22 });

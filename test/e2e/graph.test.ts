@@ -182,7 +182,8 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     assert.ok(Math.hypot(robot.marker.x - robot.node.x, robot.marker.y - robot.node.y) < 1.5, JSON.stringify(robot));
     await app.screenshot('graph-robot');
 
-    // Figures: setScene(3000) and 100 setRobot updates, timed in the page.
+    // Figures: setScene(3000) and 100 setRobot updates, timed in the page and printed (not asserted: timings
+    // belong in benchmarks; this log line is where they are read).
     const figures = await inPage(page, async (g) => {
       const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): number };
       const frame = (): Promise<void> => new Promise((r) => w.requestAnimationFrame(() => r()));
@@ -202,8 +203,6 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
       + `setScene ${setScene.ms.toFixed(0)} ms (to the second frame ${setScene.frame_ms.toFixed(0)} ms); `
       + `100× setRobot ${figures.robot100_ms.toFixed(1)} ms back to back, ${figures.robot100Frames_ms.toFixed(0)} ms with a frame drawn after each `
       + `(${(figures.robot100Frames_ms / 100).toFixed(1)} ms per update)`);
-    assert.ok(figures.setScene_ms < 5000, `setScene took ${figures.setScene_ms} ms`);
-    assert.ok(figures.robot100_ms < 500, `100 setRobot took ${figures.robot100_ms} ms`);
     assert.equal(await page.getAttribute('#graph-view', 'data-robot'), '1.050,3.970');
     const moved = await inPage(page, (g) => g.view.robotPoint(), null);
     assert.ok(moved !== null && Math.hypot(moved.x - robot.marker.x, moved.y - robot.marker.y) > 10, 'the marker moved');

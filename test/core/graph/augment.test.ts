@@ -98,4 +98,24 @@ test('planning on the augmented graph: positive literals only at anchors, negati
   const safe = plan(graph, translateFormula(parseLtl('G !e0')).automaton, { ...DEFAULT_PLAN, method: 'sagas' });
   assert.equal(safe.status, 'ok');
   if (safe.status === 'ok') assert.ok(safe.steps.every((s) => graph.ids[s.node] !== 'c3' && graph.kinds[s.node] !== 'anchor'));
+  // Screening at work: from a start at x = 16.5 whose one neighbour (within H_TD) is node 3, reaching e2 around
+  // node 0 while never entering e0 has to pass node 3, where P̂(e0) = 0.4. τ_soft = 0.05 (the default) screens
+  // node 3 out and the mission is infeasible; τ_soft = 0.5 lets the plan through node 3.
+  const regions2: Region[] = [f.regions[0]!, { name: 'e2', kind: 'disk', center: [0, 0], radius: 1 }];
+  const masks2 = stateLabels(f.states, regions2);
+  const candidates2 = anchorCandidates(masks2, regions2, 50, createRng(1));
+  const candidateLatents2 = new Map([...candidates2.byRegion].map(([k, idx]) => [k, Float32Array.from(idx.flatMap((s) => [f.states.observations[s * 4]!, 0]))] as const));
+  const beside = augmentGraph({
+    graph: f.graph, nodePositions: f.positions, states: f.states, masks: masks2, regions: regions2, candidates: candidates2, candidateLatents: candidateLatents2,
+    start: { latent: Float32Array.from([16.5, 0]), position: [16.5, 0] }, params,
+  }).graph;
+  const mission = translateFormula(parseLtl('G !e0 & F e2')).automaton;
+  const screened = plan(beside, mission, { ...DEFAULT_PLAN, method: 'sagas' });
+  assert.equal(screened.status, 'infeasible');
+  const open = plan(beside, mission, { ...DEFAULT_PLAN, tauSoft: 0.5, method: 'sagas' });
+  assert.equal(open.status, 'ok');
+  if (open.status === 'ok') {
+    assert.ok(open.steps.some((s) => beside.ids[s.node] === 'c3'), 'through node 3');
+    assert.match(beside.ids[open.steps[open.prefixLength - 1]!.node]!, /^anchor:e2:/);
+  }
 });

@@ -87,8 +87,11 @@ test("the operator's stop cancels the running skill (its abort signal) and ends 
   const world = new StepThroughWorld();
   const stop = new AbortController();
   let cancelled = false;
+  let started!: () => void;
+  const inCall = new Promise<void>((r) => { started = r; });
   const slow: typeof world.execute = (skill, args, o?: { signal?: AbortSignal }) => new Promise((resolve, reject) => {
     world.calls.push({ skill, args });
+    started();
     o?.signal?.addEventListener('abort', () => {
       cancelled = true;
       reject(new Error('cancelled'));
@@ -98,7 +101,7 @@ test("the operator's stop cancels the running skill (its abort signal) and ends 
   world.execute = slow;
   const calls: string[] = [];
   const running = runLoop(tools(), world, new ScriptedPlanner(PLAN), 'g', opts({ signal: stop.signal, onCall: (c) => calls.push(`${c.tool}:${c.preconditions.map((p) => `${p.name}=${p.pass}`).join(',')}`) }));
-  await new Promise((r) => setTimeout(r, 20));
+  await inCall; // the stop comes while the world runs the call
   stop.abort(new Error('stopped by the operator'));
   const r = await running;
   assert.equal(r.outcome, 'stopped');
