@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McapIndexedReader } from '@mcap/core';
+import { mcapReader } from './mcap.js';
 import { Ajv } from 'ajv';
 import { writeFixture } from '../../api/audit-fixture.js';
 import { openAuditReadOnly } from '../../../main/services/audit/store.js';
@@ -20,17 +20,7 @@ interface Read { topic: string; schema: { name: string; encoding: string; data: 
 async function readMcap(file: string): Promise<Read[]> {
   const fh = await open(file, 'r');
   try {
-    const size = (await fh.stat()).size;
-    const reader = await McapIndexedReader.Initialize({
-      readable: {
-        size: () => Promise.resolve(BigInt(size)),
-        read: async (offset: bigint, length: bigint) => {
-          const b = new Uint8Array(Number(length));
-          await fh.read(b, 0, Number(length), Number(offset));
-          return b;
-        },
-      },
-    });
+    const reader = await mcapReader(fh);
     const out: Read[] = [];
     for await (const m of reader.readMessages()) {
       const c = reader.channelsById.get(m.channelId)!;

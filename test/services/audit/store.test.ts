@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync, readFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { McapIndexedReader } from '@mcap/core';
+import { mcapReader } from './mcap.js';
 import { open } from 'node:fs/promises';
 import { AuditError, AuditLog, openAuditReadOnly } from '../../../main/services/audit/store.js';
 import { listRuns, queryEvents, verifyChain } from '../../../main/services/audit/forensics.js';
@@ -195,17 +195,7 @@ test('exports: JSON Lines, CSV, and an MCAP that the MCAP reader reads back', as
   }
   const fh = await open(join(d, 'a.mcap'), 'r');
   try {
-    const size = (await fh.stat()).size;
-    const reader = await McapIndexedReader.Initialize({
-      readable: {
-        size: () => Promise.resolve(BigInt(size)),
-        read: async (offset: bigint, length: bigint) => {
-          const b = new Uint8Array(Number(length));
-          await fh.read(b, 0, Number(length), Number(offset));
-          return b;
-        },
-      },
-    });
+    const reader = await mcapReader(fh);
     const topics = [...reader.channelsById.values()].map((c) => c.topic).sort();
     assert.deepEqual(topics, ['/witness/failure_record', '/witness/log', '/witness/run_end', '/witness/run_start', '/witness/scene', '/witness/tool_call/pick', '/witness/tool_call/place', '/witness/verifier_result']);
     let n = 0;
