@@ -4,6 +4,7 @@
  * names the file, the path and the problem.
  */
 import { WitnessError } from '../../contract/errors.js';
+import { nestingBeyond } from './nesting.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type ParseError, parse as locate, printParseErrorCode } from 'jsonc-parser';
 
@@ -21,25 +22,6 @@ export class InputError extends WitnessError {
  */
 export const MAX_JSON_DEPTH = 256;
 
-/** Where the nesting of `text` first exceeds `max` (an offset), or -1; strings are skipped. */
-export function nestingBeyond(text: string, max = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // A string: skip to its closing quote, past escapes.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return -1;
-}
-
 const lineColumn = (text: string, offset: number): string => {
   const before = text.slice(0, offset);
   return `${before.split('\n').length}:${offset - before.lastIndexOf('\n')}`;
@@ -50,7 +32,7 @@ const lineColumn = (text: string, offset: number): string => {
  * column, and so does nesting deeper than MAX_JSON_DEPTH.
  */
 export function parseJson(text: string, file: string): unknown {
-  const deep = nestingBeyond(text);
+  const deep = nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' });
   if (deep >= 0) throw new InputError(file, lineColumn(text, deep), `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   try {
     return JSON.parse(text) as unknown;

@@ -9,6 +9,7 @@
  * objects map may be indexed by a string (`objects[args.target].on`).
  */
 import { WitnessError } from '../../contract/errors.js';
+import { nestingBeyond } from '../input/nesting.js';
 import { type Expr, type Ref, parseExpr, plainPath, refText, toRef } from './cel-ast.js';
 
 export type FieldType = 'number' | 'string' | 'bool';
@@ -93,24 +94,10 @@ export const MAX_CONDITION_LENGTH = 4096;
 /** The deepest nesting of brackets accepted in a condition (CEL's parser recurses on each level). */
 export const MAX_CONDITION_NESTING = 64;
 
-/** Where the bracket nesting of a CEL text first exceeds `max` (an offset), or -1; string literals are skipped. */
-function nestingBeyond(expr: string, max: number): number {
-  let depth = 0;
-  for (let i = 0; i < expr.length; i++) {
-    const c = expr[i]!;
-    if (c === '"' || c === "'") {
-      for (i++; i < expr.length && expr[i] !== c; i++) if (expr[i] === '\\') i++;
-    } else if (c === '(' || c === '[' || c === '{') {
-      if (++depth > max) return i;
-    } else if (c === ')' || c === ']' || c === '}') depth--;
-  }
-  return -1;
-}
-
 /** Type-checks a condition against the vocabulary; it must be boolean. Throws VocabularyError naming the problem. */
 export function checkCondition(expr: string, v: Vocabulary, scope: ConditionScope = GOAL_SCOPE): void {
   if (expr.length > MAX_CONDITION_LENGTH) throw new VocabularyError(`the condition is ${expr.length} characters long; a condition is at most ${MAX_CONDITION_LENGTH}`);
-  const deep = nestingBeyond(expr, MAX_CONDITION_NESTING);
+  const deep = nestingBeyond(expr, MAX_CONDITION_NESTING, { open: '([{', close: ')]}', quotes: '"\'' });
   if (deep >= 0) throw new VocabularyError(`the condition nests brackets deeper than ${MAX_CONDITION_NESTING} levels (at character ${deep + 1})`);
   let ast: Expr;
   try {

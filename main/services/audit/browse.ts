@@ -10,6 +10,7 @@ import type { AuditEventDetail, AuditEventRow, AuditFilter, AuditPlanDiff, Audit
 import { getBlob, listRuns, queryPage } from './forensics.js';
 import type { EventRow } from './store.js';
 import { diffNodes } from './plan-diff.js';
+import { obj } from './body.js';
 
 /** A request the database cannot answer as asked (a bad cursor, an unknown event): code and where. */
 export class BrowseError extends WitnessError {
@@ -27,7 +28,6 @@ const parse = (text: string): unknown => {
     return text;
   }
 };
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
 /** A verifier failure: a failure record, a failed postcondition, evidence that carries a failure label. */
 export function failedEvent(kind: string, body: unknown, failureLabel: string | null): boolean {

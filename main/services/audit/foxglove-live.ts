@@ -104,8 +104,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       }
       if (e.kind === 'plan') {
         // Placed as the replay places the plan's nodes from what the log holds by now.
-        const summary = runsOf(db).find((r) => r.id === e.run_id)!;
-        const replay = replayRun(db, summary, 1);
+        const replay = replayRun(db, conv.run, 1);
         send(conv.planScene(e.t_ms, planPoints(replay, replay.plans.length - 1)));
       } else {
         for (const m of conv.event(e)) send(m);

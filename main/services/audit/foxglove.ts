@@ -18,6 +18,7 @@ import { type MazeLayout, cellCenter } from '../../core/world/maze.js';
 import type { Region } from '../../core/world/regions.js';
 import { regionColours } from '../../core/world/svg.js';
 import { mazeOf, regionsOf, replayRun } from './replay.js';
+import { num, obj, text } from './body.js';
 
 export const FOXGLOVE_FRAME = 'world';
 
@@ -42,9 +43,6 @@ const time = (t_ms: number): { sec: number; nsec: number } => {
   const ns = Math.max(0, Math.round(t_ms * 1e6));
   return { sec: Math.floor(ns / 1e9), nsec: ns % 1e9 };
 };
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
 /** A CSS colour (#rrggbb, or anything else as grey) as foxglove.Color. */
 function rgba(css: string, a: number): { r: number; g: number; b: number; a: number } {

@@ -20,12 +20,9 @@ import { regionColours } from '../../core/world/svg.js';
 import { getBlob } from './forensics.js';
 import { planOf } from './browse.js';
 import type { EventRow } from './store.js';
+import { num, obj, text } from './body.js';
 
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => text(x)) : []);
-/** A body field as text (strings as they are, anything else as JSON, nothing as ''). */
-const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 const first = (...vs: unknown[]): string => text(vs.find((v) => v !== undefined && v !== null));
 
 export const DEFAULT_MAX_POSITIONS = 20_000;
