@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { BACKBONE_RECIPE, MAZE_WORLDS, TRAIN_DEFAULTS } from '../contract/defaults.js';
+import { MAZE_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -137,15 +137,16 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
 }
 
 /** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
-export async function trainBackbone(o: { world: string; out?: string; datasetSteps: number; embedSteps: number; policySteps: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
-  worldEntry(o.world);
+export async function trainBackbone(opts: { world: string; out?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+  worldEntry(opts.world);
+  const r = backboneRecipe(opts.world);
+  const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
   const started = Date.now();
   const d = await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
-  const r = BACKBONE_RECIPE;
-  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, seed: o.seed };
+  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
-  const policyConfig = { ...DEFAULT_POLICY, hidden: r.hidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
+  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
   const barP = o.progress?.('train policy');
   const p = await trainPolicy(d, embedDataset(d, e.mlp, e.normalization), policyConfig, (st, total) => barP?.(st, total));
   const out = o.out ?? shippedModelsDir(o.world);

@@ -73,10 +73,40 @@ export const POLICY_DEFAULTS = {
   hidden: [128, 128], batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
 } as const;
 
-/** The recipe of the shipped models: sized to train from scratch within 30 minutes on two cores. */
-export const BACKBONE_RECIPE = {
-  datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-} as const;
+/** How a shipped backbone is trained from scratch (`witness backbone train --world W`). */
+export interface BackboneRecipe {
+  readonly datasetSteps: number;
+  readonly embedSteps: number;
+  readonly policySteps: number;
+  /** Hidden widths of ψ. */
+  readonly hidden: readonly number[];
+  /** Hidden widths of π_low and its critics. */
+  readonly policyHidden: readonly number[];
+  readonly latent: number;
+  readonly batch: number;
+  readonly H_TD: number;
+  /** ψ's discount: its horizon 1/(1 − γ) in steps must cover the maze's long routes. */
+  readonly gamma: number;
+  /** ψ's TD target raised to the recorded path's return (embed-trainer's pathBound). */
+  readonly pathBound: boolean;
+}
+
+/** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
+export const BACKBONE_RECIPE: BackboneRecipe = {
+  datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
+  gamma: 0.99, pathBound: false,
+};
+
+/**
+ * Worlds whose shipped models follow another recipe. The giant maze's routes run to well over a
+ * thousand steps: with γ = 0.99 (a 100-step horizon) and 64-wide networks its ψ ranked geodesic
+ * distance at Spearman 0.645 only (issue 19, item 6; the study is in docs/BENCHMARKS.md).
+ */
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {};
+
+export function backboneRecipe(world: string): BackboneRecipe {
+  return BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
+}
 
 /** A bundle trained from the console. */
 export const TRAIN_DEFAULTS = {

@@ -26,6 +26,21 @@ export interface EmbedConfig {
   readonly tau: number;
   readonly pCurrent: number;
   readonly pTrajectory: number;
+  /**
+   * Trajectory goals k steps ahead also bound the value from below by the recorded path's return,
+   * −(1 − γ^k)/(1 − γ): the TD target is raised to it. Long distances then need not propagate
+   * through one bootstrap per step (what kept a large maze's ψ flat within a short training).
+   */
+  readonly pathBound?: boolean;
+  /**
+   * 'expectile-td' (default): the TD fit above. 'path-distance': no bootstrapping — ‖ψ(s) − ψ(g)‖
+   * is fitted to the number of steps k from s to a later state g of the same trajectory with a low
+   * expectile (1 − expectile), so it settles near the shortest of the recorded ways between two
+   * states rather than their mean; goals are geometric offsets (with γ) or uniform to the
+   * trajectory's end, half each. The distance is in steps at every range, where the discounted
+   * value flattens past its horizon 1/(1 − γ).
+   */
+  readonly objective?: 'expectile-td' | 'path-distance';
   readonly seed: number;
 }
 
@@ -109,7 +124,9 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
 
   const B = c.batch;
   const S = new Float32Array(B * k), SN = new Float32Array(B * k), G = new Float32Array(B * k);
-  const R = new Float32Array(B), M = new Float32Array(B);
+  const R = new Float32Array(B), M = new Float32Array(B), L = new Float32Array(B);
+  const noBound = -1e9;
+  const pathDistance = c.objective === 'path-distance';
   const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
   let lastLoss = NaN;
   for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
@@ -117,9 +134,19 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
       const i = starts[rng.int(0, starts.length - 1)]!;
       const u = rng.next();
       let g: number;
+      L[b] = noBound;
+      if (pathDistance) {
+        g = u < c.pCurrent ? i : rng.next() < 0.5 ? Math.min(ends[i]!, i + geometric()) : rng.int(i + 1, ends[i]!);
+        R[b] = g - i;
+        S.set(obs.subarray(i * k, i * k + k), b * k);
+        G.set(obs.subarray(g * k, g * k + k), b * k);
+        continue;
+      }
       if (u < c.pCurrent) g = i;
-      else if (u < c.pCurrent + c.pTrajectory) g = Math.min(ends[i]!, i + geometric());
-      else g = rng.int(0, n - 1);
+      else if (u < c.pCurrent + c.pTrajectory) {
+        g = Math.min(ends[i]!, i + geometric());
+        if (c.pathBound === true) L[b] = -(1 - c.gamma ** (g - i)) / (1 - c.gamma);
+      } else g = rng.int(0, n - 1);
       S.set(obs.subarray(i * k, i * k + k), b * k);
       SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
       G.set(obs.subarray(g * k, g * k + k), b * k);
@@ -127,11 +154,20 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
       R[b] = success ? 0 : -1;
       M[b] = success ? 0 : 1;
     }
-    const loss = tf.tidy(() => {
+    const loss = pathDistance ? tf.tidy(() => {
+      const s = tf.tensor2d(S, [B, k]), g = tf.tensor2d(G, [B, k]), steps = tf.tensor1d(R);
+      const l = optimizer.minimize(() => {
+        const resid = tf.sub(steps, dist(psi(online, s), psi(online, g)));
+        const weight = tf.where(tf.greaterEqual(resid, 0), tf.fill([B], 1 - c.expectile), tf.fill([B], c.expectile));
+        return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(resid)));
+      }, true, varList);
+      return l!;
+    }) : tf.tidy(() => {
       const s = tf.tensor2d(S, [B, k]), sn = tf.tensor2d(SN, [B, k]), g = tf.tensor2d(G, [B, k]);
       const r = tf.tensor1d(R), m = tf.tensor1d(M);
       const tg = psi(target, g);
-      const tgt = tf.add(r, tf.mul(c.gamma, tf.mul(m, tf.neg(dist(psi(target, sn), tg)))));
+      const td = tf.add(r, tf.mul(c.gamma, tf.mul(m, tf.neg(dist(psi(target, sn), tg)))));
+      const tgt = c.pathBound === true ? tf.maximum(td, tf.tensor1d(L)) : td;
       const adv = tf.sub(tgt, tf.neg(dist(psi(target, s), tg)));
       const weight = tf.where(tf.greaterEqual(adv, 0), tf.fill([B], c.expectile), tf.fill([B], 1 - c.expectile));
       const l = optimizer.minimize(() => {

@@ -18,10 +18,38 @@ export function toVariables(tf: Tf, m: Mlp, trainable = true): TfMlp {
   };
 }
 
+/**
+ * x·w whose gradient transposes explicitly: dx = dy·transpose(w), dw = transpose(x)·dy. The wasm
+ * backend runs a matrix multiply with transpose flags (what matMul's own gradient issues) 10–15×
+ * slower than a plain one, so backpropagation spent most of its time there; the explicit transposes
+ * give the same gradients (to float rounding) several times faster.
+ */
+const denseCache = new WeakMap<Tf, (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) => tfTypes.Tensor2D>();
+export function denseMatMul(tf: Tf): (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) => tfTypes.Tensor2D {
+  let f = denseCache.get(tf);
+  if (!f) {
+    const g = tf.customGrad(((...args: (tfTypes.Tensor | tfTypes.GradSaveFunc)[]) => {
+      const [x, w, save] = args as [tfTypes.Tensor2D, tfTypes.Tensor2D, tfTypes.GradSaveFunc];
+      save([x, w]);
+      return {
+        value: tf.matMul(x, w),
+        gradFunc: (dy: tfTypes.Tensor2D, saved: tfTypes.Tensor[]) => {
+          const [sx, sw] = saved as [tfTypes.Tensor2D, tfTypes.Tensor2D];
+          return [tf.matMul(dy, tf.transpose(sw)), tf.matMul(tf.transpose(sx), dy)];
+        },
+      };
+    }) as unknown as Parameters<Tf["customGrad"]>[0]);
+    f = (x, w) => g(x, w) as tfTypes.Tensor2D;
+    denseCache.set(tf, f);
+  }
+  return f;
+}
+
 export function apply(tf: Tf, m: TfMlp, x: tfTypes.Tensor2D): tfTypes.Tensor2D {
+  const mm = denseMatMul(tf);
   let h = x;
   m.params.forEach((p, i) => {
-    h = tf.add(tf.matMul(h, p.w), p.b);
+    h = tf.add(mm(h, p.w as tfTypes.Tensor2D), p.b);
     const act = m.spec.layers[i]!.activation;
     if (act === 'relu') h = tf.relu(h);
     else if (act === 'tanh') h = tf.tanh(h);
