@@ -18,7 +18,7 @@ import { assetPath, operatorName } from '../platform/paths.js';
 import { WAREHOUSE, runAct } from './act.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
-import type { Session } from './session.js';
+import { type Session, sessionOpen } from './session.js';
 import { ros2Configs, workspacePaths } from './worlds.js';
 
 /** Where the console finds tool folders and scripted plans in the workspace. */
@@ -104,7 +104,7 @@ export class ActConsole {
     const done = (async () => {
       try {
         const r = await runAct({
-          world: req.world, ...(this.session.ros2 !== undefined ? { open: { ros2: this.session.ros2 } } : {}),
+          world: req.world, open: sessionOpen(this.session),
           tools, ...(plan !== undefined ? { plan } : {}), goal: req.goal, ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
           planner: req.planner ?? 'recovery', replans: req.replans ?? 2, seed: req.seed ?? 0,
           audit: log, operator: operatorName(), via: `console (${this.session.transport})`,

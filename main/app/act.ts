@@ -18,6 +18,7 @@ import { VocabularyError, checkCondition, type Vocabulary } from '../core/loop/v
 import { InputError, parseJson } from '../core/input/json.js';
 import { type World, toolsOf } from '../core/world/world.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
+import type { WorldFault } from '../core/world/faults.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { loopEvents } from '../services/audit/loop-recorder.js';
@@ -298,9 +299,9 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
 }
 
 /** The seed's warehouse example as one use of `runAct`: the shipped tools, plan and goal in the tabletop, perception exact. */
-export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: LlmSettings }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
+export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: LlmSettings; faults?: readonly WorldFault[] }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
   const r = await runAct({
-    world: WAREHOUSE.world, open: { perfectPerception: true }, tools: assetPath(WAREHOUSE.tools),
+    world: WAREHOUSE.world, open: { perfectPerception: true, ...(o.faults !== undefined ? { faults: o.faults } : {}) }, tools: assetPath(WAREHOUSE.tools),
     ...(o.planner !== 'llm' ? { plan: assetPath(WAREHOUSE.plan) } : {}),
     goal: WAREHOUSE.verify, task: WAREHOUSE.goal, planner: o.planner, ...(o.llm !== undefined ? { llm: o.llm } : {}),
     replans: o.replans, seed: o.seed, audit: o.audit, decide: o.decide, meta: { demo: 'warehouse' },

@@ -28,7 +28,7 @@ import { workspaceFile } from './plan.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import { worldEntry } from '../backends/catalogue.js';
-import type { Session } from './session.js';
+import { type Session, sessionOpen } from './session.js';
 
 interface PlannedMaze {
   readonly kind: 'maze';
@@ -214,7 +214,7 @@ export class MissionConsole {
     const title = info.title.replace(/^ROS 2: /, '');
     return this.session.jobs.run(req.job, `Planning on ${title}`, async (signal, progress) => {
       progress('connecting to the robot', 0, 2);
-      const world = await worldEntry(req.world).open({ ...(this.session.ros2 !== undefined ? { ros2: this.session.ros2 } : {}) });
+      const world = await worldEntry(req.world).open(sessionOpen(this.session));
       let kept = false;
       try {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
@@ -259,6 +259,7 @@ export class MissionConsole {
     return this.launch(req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
       method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
       audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` }, control: hooks.control, onEvent: hooks.onEvent, started: hooks.started,
+      open: sessionOpen(this.session),
     }));
   }
 

@@ -227,6 +227,8 @@ export interface RunOptions {
   readonly control?: MissionControl;
   /** An open world to drive (the benchmark reuses one per worker); else the task's world is opened and closed here. */
   readonly world?: World;
+  /** How the task's world is opened when `world` is not given (tests inject faults). */
+  readonly open?: OpenOptions;
   /** Tees the mission's audit events (the console shows the milestones). */
   readonly onEvent?: (kind: string, body: unknown, step: number) => void;
   /** Called once the run is recorded, before the robot moves. */
@@ -242,7 +244,7 @@ export interface MissionRun {
 export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<MissionRun> {
   const b = task.backbone;
   const dims = b.models.manifest.dims;
-  const world = o.world ?? await task.world.open();
+  const world = o.world ?? await task.world.open(o.open);
   try {
     const nav = navigationOf(world);
     const spec = world.spec;
@@ -321,7 +323,7 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
   /** Reuse generated backbones from the cache (default true). */
   readonly cache?: boolean;
   readonly log?: (line: string) => void;
-  /** How the world is opened (tests substitute a simulated ROS 2 graph). */
+  /** How the world is opened (tests substitute a simulated ROS 2 graph, or inject faults). */
   readonly open?: OpenOptions;
 }
 
@@ -340,7 +342,7 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
     task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false, ...(robot ? { world: robot } : {}) });
     const file = auditFileOf(o.audit);
     if (file !== null) log = await openAuditLog(file);
-    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, open: _open, ...options } = o;
+    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, ...options } = o;
     const run = await runMissionTask(task, {
       ...options, ...(robot ? { world: robot } : {}), ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
     });

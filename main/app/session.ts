@@ -8,6 +8,8 @@ import { EventBus } from './events.js';
 import { Jobs } from './jobs.js';
 import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultWorkspace } from '../platform/paths.js';
 import type { LoaderDeps } from '../backends/ros2/rclnodejs-loader.js';
+import type { OpenOptions } from '../backends/catalogue.js';
+import type { WorldFault } from '../core/world/faults.js';
 
 export type Transport = 'electron' | 'web' | 'direct';
 
@@ -23,6 +25,8 @@ export interface Session {
   readonly jobs: Jobs;
   /** How rclnodejs is found (tests substitute the environment and the importer). */
   readonly ros2?: LoaderDeps;
+  /** Tests only: faults every world this session opens injects on cue (core/world/faults.ts). */
+  readonly faults?: readonly WorldFault[];
 }
 
 export interface SessionOptions {
@@ -31,6 +35,8 @@ export interface SessionOptions {
   readonly auditFile?: string;
   readonly bus?: EventBus;
   readonly ros2?: LoaderDeps;
+  /** Tests only: faults every world this session opens injects on cue (core/world/faults.ts). */
+  readonly faults?: readonly WorldFault[];
 }
 
 export function createSession(o: SessionOptions = {}): Session {
@@ -43,7 +49,13 @@ export function createSession(o: SessionOptions = {}): Session {
     bus,
     jobs: new Jobs(bus),
     ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}),
+    ...(o.faults !== undefined && o.faults.length > 0 ? { faults: o.faults } : {}),
   };
+}
+
+/** How the session's worlds are opened: its ROS 2 loader, its injected faults (tests). */
+export function sessionOpen(s: Session): OpenOptions {
+  return { ...(s.ros2 !== undefined ? { ros2: s.ros2 } : {}), ...(s.faults !== undefined ? { faults: s.faults } : {}) };
 }
 
 /** The built UI that web mode serves and the desktop window loads. */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { World, WorldMap, WorldSpec } from '../core/world/world.js';
 import { WorldError } from '../core/world/world.js';
+import { type WorldFault, withFaults } from '../core/world/faults.js';
 import type { Vocabulary } from '../core/loop/vocabulary.js';
 import type { MazeStepper } from '../core/data/generators.js';
 import { type MazeLayout, mazeMap } from '../core/world/maze.js';
@@ -51,6 +52,8 @@ export interface OpenOptions {
   readonly ros2?: LoaderDeps;
   /** Simulators only: perceive object positions exactly (deterministic demos). */
   readonly perfectPerception?: boolean;
+  /** Tests only: faults the opened world injects on cue (core/world/faults.ts). */
+  readonly faults?: readonly WorldFault[];
 }
 
 export { EMBEDDED_WORLDS };
@@ -95,6 +98,11 @@ function ros2Entry(id: string, file: string): WorldEntry {
  * there are. `ros2:<file>` reads and checks the configuration (an InputError names its problem).
  */
 export function worldEntry(id: string, base = process.cwd()): WorldEntry {
+  const e = catalogueEntry(id, base);
+  return { ...e, open: async (o = {}) => withFaults(await e.open(o), o.faults ?? []) };
+}
+
+function catalogueEntry(id: string, base: string): WorldEntry {
   if (id.startsWith('ros2:')) {
     const file = id.slice('ros2:'.length);
     if (file === '') throw new WorldError('not-found', id, 'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json');

@@ -10,9 +10,10 @@ import { Command, Option } from 'commander';
 import { DECISIONS, LLM_DEFAULTS, LOOP_DEFAULTS } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import type { LlmSettings, LoopResult } from '../app/act.js';
+import type { WorldFault } from '../app/faults.js';
 import { EXIT, type Output, report } from './errors.js';
 import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js';
-import { action, httpUrlFlag, intFlag } from './flags.js';
+import { action, httpUrlFlag, injectFaultOption, intFlag } from './flags.js';
 import { waitingLine } from './progress.js';
 import { chooseOperator } from './operator.js';
 
@@ -58,12 +59,13 @@ export function loopOptions(c: Command): Command {
     .option('--no-audit', 'do not record the run')
     .addOption(new Option('--decision <d>', 'the operator\'s answer to every escalation, without a terminal: abort, retry (one more round of replans) or skip (the failed step)').choices([...DECISIONS]))
     .option('--reason <text>', 'the reason recorded with --decision')
-    .option('--json', 'the loop result as JSON');
+    .option('--json', 'the loop result as JSON')
+    .addOption(injectFaultOption());
 }
 
 export interface LoopFlags {
   planner: 'recovery' | 'scripted' | 'llm'; replans: number; llmUrl?: string; llmTimeoutMs: number; llmMaxReplyBytes: number; model: string; apiKey?: string; seed: number; audit: string | boolean;
-  decision?: string; reason?: string; json?: boolean;
+  decision?: string; reason?: string; json?: boolean; injectFault?: WorldFault[];
 }
 
 /** The LLM settings of the flags, with a "waiting for the LLM" line on stderr while a request waits. */
@@ -103,7 +105,7 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
       const op = chooseOperator(io, o, o.operator ?? app.operatorName());
       try {
         const r = await app.runAct({
-          world: o.world, tools: o.tools, goal: o.goal, ...(o.task !== undefined ? { task: o.task } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
+          world: o.world, ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}), tools: o.tools, goal: o.goal, ...(o.task !== undefined ? { task: o.task } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
           planner: o.planner, llm: llmOf(o, io), replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, ...(o.operator !== undefined ? { operator: o.operator } : {}),
         });
         const res = r.result;

@@ -4,7 +4,9 @@
  * junk, never empty) and finite; a bad value is a usage error (exit 2) that names the flag and the
  * value. `Number()` alone would read '' as 0, '0x10' as 16 and '1e400' as Infinity.
  */
+import { Option } from 'commander';
 import { CliError, EXIT, type Output, report } from './errors.js';
+import { FAULT_SYNTAX, type WorldFault, parseFault } from '../app/faults.js';
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
@@ -92,4 +94,20 @@ export function action<A extends unknown[]>(io: Output, setExit: (c: number) => 
       setExit(report(e, io));
     }
   };
+}
+
+/**
+ * `--inject-fault FAULT` (repeatable), hidden from help: for tests only — the world opened fails on
+ * cue (core/world/faults.ts), so a failure and what follows it happen because a test caused them.
+ */
+export function injectFaultOption(): Option {
+  return new Option('--inject-fault <fault>', `for tests: make the world fail on cue (${FAULT_SYNTAX}); repeatable`)
+    .argParser((v: string, prev: WorldFault[] | undefined): WorldFault[] => {
+      try {
+        return [...(prev ?? []), parseFault(v)];
+      } catch (e) {
+        throw new CliError(e instanceof Error ? e.message : String(e));
+      }
+    })
+    .hideHelp();
 }

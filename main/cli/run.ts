@@ -3,13 +3,14 @@ import { Command, Option } from 'commander';
 import { MAZE_WORLDS, MISSION_DEFAULTS, MISSION_METHODS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import type { MissionResult } from '../app/mission.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
+import { action, injectFaultOption, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
+import type { WorldFault } from '../app/faults.js';
 import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js';
 
 interface RunFlags extends FoxgloveFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
   replans: number; maxSteps: number; graph?: string; data?: string; models?: string; datasetSteps: number; seed: number;
-  json?: boolean; picture?: string; operator?: string; cache: boolean;
+  json?: boolean; picture?: string; operator?: string; cache: boolean; injectFault?: WorldFault[];
 }
 
 function summary(io: Output, r: MissionResult): void {
@@ -69,6 +70,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--no-audit', 'do not record the run')
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
+    .addOption(injectFaultOption())
     .action(action(io, setExit, async (o: RunFlags) => withFoxglove(io, o, async () => {
       const robot = o.world.startsWith('ros2:');
       if (robot && o.graph !== undefined && o.data === undefined) return mapMission(io, o);
@@ -85,7 +87,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       }, {
         method: o.method, lambda: o.lambda, k: o.k ?? PLAN_DEFAULTS.k, replans: o.replans, maxSteps: o.maxSteps,
         audit: o.audit, ...(o.operator !== undefined ? { operator: o.operator } : {}), ...(o.picture !== undefined ? { picture: o.picture } : {}),
-        cache: o.cache, log: (s) => io.err(`run: ${s}\n`),
+        cache: o.cache, log: (s) => io.err(`run: ${s}\n`), ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}),
       });
       const { task, result: res } = r;
       if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);

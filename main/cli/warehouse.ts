@@ -23,7 +23,7 @@ export function warehouseCommand(io: Output, setExit: (c: number) => void): Comm
       // Who answers escalations: the flags, else the terminal, else nobody (abort, said on stderr).
       const op = chooseOperator(io, o, app.operatorName());
       try {
-        const r = await app.warehouse({ planner: o.planner, replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, llm: llmOf(o, io) });
+        const r = await app.warehouse({ planner: o.planner, replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, llm: llmOf(o, io), ...(o.injectFault !== undefined ? { faults: o.injectFault } : {}) });
         const res = r.result;
         if (o.json) io.out(resultJson(res, r.audit ? { audit: r.audit } : {}));
         else printTrace(io, `"${app.WAREHOUSE.goal}" (planner ${o.planner}, R = ${o.replans})`, res, r.audit, (e) => ` (gripper ${JSON.stringify(e.state['gripper'])})`);

@@ -7,14 +7,15 @@ import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
 import type { ApiEvent, MissionEvent } from '../../main/contract/api.js';
 import { WitnessError, errorReport } from '../../main/contract/errors.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
+import type { WorldFault } from '../../main/core/world/faults.js';
 
 const REGIONS = readFileSync(new URL('../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8');
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 
-function setup(): { api: DirectApi; events: ApiEvent[]; audit: string } {
+function setup(faults: readonly WorldFault[] = []): { api: DirectApi; events: ApiEvent[]; audit: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-mission-'));
   const audit = path.join(dir, 'audit.sqlite');
-  const api = createDirectApi({ workspace: dir, auditFile: audit });
+  const api = createDirectApi({ workspace: dir, auditFile: audit, faults });
   const events: ApiEvent[] = [];
   api.context.bus.subscribe((e) => events.push(e));
   return { api, events, audit };
@@ -82,8 +83,11 @@ test('planning is a job with progress that the operator can cancel', async () =>
   }
 });
 
-test('a console mission plans, runs with live ticks, escalates past R = 0 and records the operator’s decision', async () => {
-  const { api, events, audit } = setup();
+/** The robot stops moving at its 150th step, for good: the executor's tracking budget runs out there. */
+const STUCK_AT = 150;
+
+test('a console mission plans, runs with live ticks, escalates past R = 0 (the robot stuck on cue) and records the operator’s decision', async () => {
+  const { api, events, audit } = setup([{ at: 'step', n: STUCK_AT, kind: 'stuck' }]);
   try {
     const planned = await api.missionPlan({ job: 'p1', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, start: [4, 20], datasetSteps: 50_000 });
     assert.equal(planned.plan.status, 'ok');
@@ -95,6 +99,12 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 and re
     assert.equal(await code(api.missionRun({ session: planned.session })), 'busy');
     const esc = await until(events, 'mission.escalation', (e) => e.run === run);
     assert.ok(events.some((e) => e.topic === 'mission.tick' && e.run === run));
+    // The failure we caused, and nothing before it: one tracking timeout after the robot stuck, no replan, R = 0 spent.
+    const f = esc.escalation.failure;
+    assert.ok(f.source === 'mission');
+    assert.deepEqual([f.kind, esc.escalation.cause, esc.escalation.replans, esc.escalation.budget, esc.escalation.failures.length], ['tracking-timeout', 'replan-budget', 0, 0, 1]);
+    assert.ok(f.t >= STUCK_AT, `the failure (step ${f.t}) comes after the fault (step ${STUCK_AT})`);
+    assert.ok(!events.some((e) => e.topic === 'mission.replan' && e.run === run), 'no replan with R = 0');
     assert.deepEqual((await api.missionControl({ run, action: 'pause' })).state, 'escalated');
     assert.deepEqual(await api.escalationDecide({ run, escalation: 'wrong', decision: 'abort', reason: 'x' }), { accepted: false });
     assert.deepEqual(await api.escalationDecide({ run, escalation: esc.escalation.id, decision: 'abort', reason: 'bumper hit the wall twice' }), { accepted: true });
@@ -104,6 +114,9 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 and re
     assert.match(end.message, /operator aborted: bumper hit the wall twice/);
     // The whole driven path comes with the end (the ticks are a sample): one point per step, each tick's among them.
     assert.equal(end.trajectory.length, 2 * end.steps);
+    for (let t = STUCK_AT; t < end.steps; t++) {
+      assert.deepEqual(end.trajectory.slice(2 * t, 2 * t + 2), end.trajectory.slice(2 * STUCK_AT - 2, 2 * STUCK_AT), `held where it stuck at step ${t}`);
+    }
     const ticks = events.filter((e): e is Extract<typeof e, { topic: 'mission.tick' }> => e.topic === 'mission.tick' && e.run === run);
     for (const k of ticks) assert.ok(Math.abs(end.trajectory[2 * k.t]! - k.x) < 2e-3 && Math.abs(end.trajectory[2 * k.t + 1]! - k.y) < 2e-3, `tick t=${k.t}`);
     // Each tick says where the run stands: the target's place in its stream, the distance to it, the speed over the last step.
@@ -142,10 +155,11 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     const planned = await api.missionPlan({ job: 'p2', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, start: [4, 20], datasetSteps: 50_000 });
     const { run, auditRun } = await api.missionRun({ session: planned.session, replans: 3, speed: 200 });
     await until(events, 'mission.tick', (e) => e.run === run);
-    assert.equal((await api.missionControl({ run, action: 'pause' })).state, 'paused');
-    await new Promise((r) => setTimeout(r, 100));
     const ticks = (): number => events.filter((e) => e.topic === 'mission.tick' && e.run === run).length;
+    assert.equal((await api.missionControl({ run, action: 'pause' })).state, 'paused');
+    // Paused: the step in flight may still tick once (ticks are emitted before a step), then nothing.
     const held = ticks();
+    // A pause is steps NOT happening over time, so time must pass here: 300 ms is 60 steps at speed 200.
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(ticks() <= held + 1, 'no steps while paused');
     assert.equal((await api.missionControl({ run, action: 'resume' })).state, 'running');

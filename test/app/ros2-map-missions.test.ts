@@ -139,8 +139,10 @@ test('the operator\'s stop cancels the running goal, says how the cancel went, a
     assert.match(r.result.message, /E-STOP pressed by tester/);
     assert.match(r.result.message, /the goal was cancelled \(final status CANCELED\)/);
     assert.ok(g.fake.log.some((l) => l.startsWith('cancel ')));
-    const at = g.position;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stopped means still: over a second of simulated time (a bounded poll of the simulator's clock), it stays put.
+    const at = g.position, t0 = g.time_s;
+    for (let i = 0; i < 1000 && g.time_s < t0 + 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(g.time_s >= t0 + 1, 'the simulation ran on');
     assert.ok(Math.hypot(g.position[0] - at[0], g.position[1] - at[1]) < 0.05, 'the robot stopped moving');
     const db = openAuditReadOnly(audit);
     try {

@@ -59,11 +59,16 @@ test('witness act: the user\'s tool folder, plan and goal on the tabletop — th
   assert.deepEqual(doc.failures.map((f) => [f.label, f.class]), [['grasp-missed', 'transient']]);
 
   // No budget and no terminal: the escalation ends the run, said on stderr (exit 1); --decision answers it.
-  const none = await cli('act', '--world', 'tabletop', '--tools', tools, '--plan', plan, '--goal', MUG_GOAL, '--seed', '3', '--replans', '0', '--no-audit');
+  // The first pick fails because the test says so (its controller aborts, the skill not run); the pick
+  // tool's rules read the state — the hand empty, not holding the mug — and call that wrong-object.
+  const fault = ['--inject-fault', 'skill:pick:1:error:aborted'];
+  const none = await cli('act', '--world', 'tabletop', '--tools', tools, '--plan', plan, '--goal', MUG_GOAL, '--seed', '3', '--replans', '0', '--no-audit', ...fault);
   assert.equal(none.code, 1);
   assert.match(none.err, /the loop escalated \(#1, replan-budget\)[^]*stdin is not a terminal and no --decision was given: aborting/);
-  assert.match(none.out, /escalation #1 \(replan budget R = 0 exhausted; 1 failure record\(s\)\) → no operator decided abort/);
-  const retry = await cli('act', '--world', 'tabletop', '--tools', tools, '--plan', plan, '--goal', MUG_GOAL, '--seed', '3', '--replans', '0', '--no-audit', '--decision', 'retry', '--reason', 'lower', '--operator', 'ada');
+  assert.match(none.out, /\n {2}1\. pick\(\{"target":"red_mug"\}\) → world-error "the skill failed: tabletop: aborted: skill pick \(attempt 1\): injected fault skill:pick:1:error:aborted" failed: [^\n]* → wrong-object \(transient\)/);
+  assert.match(none.out, /\n {5}escalation #1 \(replan budget R = 0 exhausted; 1 failure record\(s\)\) → no operator decided abort/);
+  assert.match(none.out, /; 1 tool calls, 0 replan\(s\)\n/);
+  const retry = await cli('act', '--world', 'tabletop', '--tools', tools, '--plan', plan, '--goal', MUG_GOAL, '--seed', '3', '--replans', '0', '--no-audit', '--decision', 'retry', '--reason', 'lower', '--operator', 'ada', ...fault);
   assert.equal(retry.code, 0, retry.out);
   assert.match(retry.out, /→ ada decided retry: lower/);
 });
@@ -110,6 +115,8 @@ test('witness act refuses bad input with exit 2 before anything moves: the folde
   const badPlan = join(dir, 'bad-plan.json');
   writeFileSync(badPlan, JSON.stringify({ steps: [{ tool: 'pick', args: { target: 3 } }] }));
   await expect(['--tools', tools, '--plan', badPlan, '--goal', MUG_GOAL], /bad-plan\.json: \$\.steps\[0\]\.args\.target: pick: must be string/);
+  // The hidden test flag: a malformed fault names the flag and the forms.
+  await expect(['--tools', tools, '--plan', plan, '--goal', MUG_GOAL, '--inject-fault', 'skill:pick:0:error:aborted'], /^error: --inject-fault 'skill:pick:0:error:aborted': the attempt must be an integer ≥ 1 \(the forms: step:N:stuck/);
   const r = await cli('act', '--world', 'pointmaze-medium', '--no-audit', '--tools', tools, '--plan', plan, '--goal', 'true');
   assert.equal(r.code, 2);
   assert.match(r.err, /--world pointmaze-medium: a navigation world has no skills/);

@@ -7,13 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../main/cli/main.js';
+import { heldOpen } from '../platform/held-open.js';
 
 const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
@@ -116,28 +117,16 @@ test('a FIFO with a writer reads like a file (process substitution keeps working
   const s = scene();
   const p = fifo(s.dir, 'graph.json');
   const planning = cli('plan', '--graph', p, ...SPEC);
-  await new Promise((r) => setTimeout(r, 50));
+  await heldOpen(p); // the command has opened the FIFO and waits for its writer
   await writeFile(p, await import('node:fs/promises').then((f) => f.readFile(asset('graphs/warehouse.json'))));
   const r = await planning;
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /prefix {3}dock/);
 });
 
-/** Resolves once `pid` holds `file` open (Linux: /proc/PID/fd), so the signal lands while it waits on it. */
-async function opened(child: ChildProcess, file: string): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) assert.fail(`exited early with ${child.exitCode}`);
-    const fds = (() => { try { return readdirSync(`/proc/${child.pid}/fd`); } catch { return []; } })();
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${child.pid}/fd/${fd}`) === file) return;
-      } catch { /* closed meanwhile */ }
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`${file} was never opened`);
-}
+/** Resolves once the child holds `file` open, so the signal lands while it waits on it. */
+const opened = (child: ChildProcess, file: string): Promise<void> =>
+  heldOpen(file, { pid: child.pid!, gone: () => (child.exitCode !== null ? `exited early with ${child.exitCode}` : null) });
 
 async function interrupted(argv: string[], file: string, signal: 'SIGINT' | 'SIGTERM'): Promise<{ code: number | null; err: string }> {
   const child = spawn(process.execPath, [BIN, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });

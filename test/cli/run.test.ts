@@ -46,6 +46,12 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   const bad = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2', '--start', '4,20', '--max-steps', '5', '--audit', audit);
   assert.equal(bad.code, 1);
   assert.match(bad.out, /FAILED \(prefix\)/);
+  // A world that fails on cue (the hidden test flag): the mission ends as a world failure at that very step.
+  const lost = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--no-audit', '--json', '--inject-fault', 'step:10:error:disconnected');
+  assert.equal(lost.code, 1, lost.err);
+  const lr = JSON.parse(lost.out) as { failureMode: string; message: string; steps: number };
+  assert.deepEqual([lr.failureMode, lr.steps], ['world', 10]);
+  assert.match(lr.message, /^pointmaze-medium: disconnected: step 10: injected fault step:10:error:disconnected$/);
   assert.equal((await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e9', '--no-audit')).code, 2);
   assert.equal((await cli('audit', 'verify', join(dir, 'nav.wds'))).code, 2, 'not an audit database');
 

@@ -49,9 +49,16 @@ test('console: live plots of position, speed, distance to the next waypoint and 
     await page.waitForSelector('#run-state[data-state="paused"]');
     const run = events.find((e): e is Extract<MissionEvent, { topic: 'mission.state' }> => e.topic === 'mission.state' && e.state === 'paused')!.run;
     const ticks = (): Tick[] => events.filter((e): e is Tick => e.topic === 'mission.tick' && e.run === run);
-    await new Promise((r) => setTimeout(r, 200));
-    const last = ticks().at(-1)!;
-    await until(app, `document.getElementById('mission-plots').dataset.lastT === '${last.t}'`, `the plots to reach step ${last.t}`);
+    // Paused: the step in flight may still send one tick. Wait (a bounded poll) until the plots show the
+    // newest tick there is, read afresh on every try, instead of sleeping for it to land.
+    const newest = (): Tick => ticks().at(-1)!;
+    const caughtUp = async (): Promise<boolean> => {
+      const d = await page.evaluate<string>('(() => { const d = document.getElementById("mission-plots").dataset; return d.lastT + "/" + d.received; })()');
+      return d === `${newest().t}/${ticks().length}`;
+    };
+    for (let i = 0; i < 600 && !(await caughtUp()); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(await caughtUp(), 'the plots caught up with the ticks');
+    const last = newest();
     // Every tick drawn (none dropped at 60 Hz), each chart's newest point the newest tick's values.
     assert.equal(await page.getAttribute('#mission-plots', 'data-received'), String(ticks().length));
     assert.equal(await page.getAttribute('#mission-plots', 'data-points'), String(new Set(ticks().map((k) => k.t)).size));

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { userInfo } from 'node:os';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
-import { type AppUnderTest, openApp } from './harness.js';
+import { type AppUnderTest, STUCK, openApp } from './harness.js';
 
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 
@@ -127,7 +127,7 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
 });
 
 test('console safety: a plan is bound to its inputs (editing any marks it stale and disables Run), a stop is recorded as stopped, and the escalation reason survives an E-STOP', async () => {
-  const app = await openApp();
+  const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
     mkdirSync(path.join(app.workspace, 'specs'), { recursive: true });
@@ -196,6 +196,8 @@ test('console safety: a plan is bound to its inputs (editing any marks it stale 
     assert.equal(bodies(events, missions[0]!.id, 'run_end')[0]!['outcome'], 'stopped');
     assert.equal(bodies(events, missions[1]!.id, 'run_end')[0]!['outcome'], 'stopped');
     assert.deepEqual(bodies(events, missions[0]!.id, 'operator_decision').map((d) => [d['decision'], d['reason']]), [['stop', 'stopped by the operator']]);
+    // The escalation came from the fault the test injected: one tracking timeout of the robot held in place.
+    assert.deepEqual(bodies(events, missions[1]!.id, 'failure_record').map((f) => f['kind']), ['tracking-timeout']);
     const second = bodies(events, missions[1]!.id, 'operator_decision');
     assert.ok(second.some((d) => d['decision'] === 'estop' && /operator's note: robot drifting toward e0, stopping it/.test(String(d['reason']))), JSON.stringify(second));
     const latch = runs.find((r) => r.world === 'console')!;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
-import { type AppUnderTest, openApp } from './harness.js';
+import { type AppUnderTest, STUCK, STUCK_AT, openApp } from './harness.js';
 import { userInfo } from 'node:os';
 
 async function plan(app: AppUnderTest, o: { spec?: string; steps?: string } = {}): Promise<void> {
@@ -16,8 +16,8 @@ async function plan(app: AppUnderTest, o: { spec?: string; steps?: string } = {}
   await page.click('#plan');
 }
 
-test('console: plan a mission, see it on the graph view and the automaton, run it, escalate and record the operator’s decision', async () => {
-  const app = await openApp();
+test('console: plan a mission, see it on the graph view and the automaton, run it, escalate (the robot stuck on cue) and record the operator’s decision', async () => {
+  const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
     assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
@@ -65,6 +65,12 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       assert.deepEqual({ ...body, escalation: null }, { decision: 'abort', reason: 'robot keeps timing out near c347; inspecting', operator: userInfo().username, escalation: null });
       assert.deepEqual([body.escalation.n, body.escalation.cause, body.escalation.label], [1, 'replan-budget', 'tracking-timeout']);
       assert.match(body.escalation.reason, /replanning budget R = 0 exhausted/);
+      // The failure is the one the test caused: one record, after the robot stuck, and no replan.
+      const failures = db.prepare("SELECT step, failure_label FROM events WHERE kind = 'failure_record'").all() as { step: number; failure_label: string }[];
+      assert.equal(failures.length, 1);
+      assert.equal(failures[0]!.failure_label, 'tracking-timeout');
+      assert.ok(failures[0]!.step >= STUCK_AT, `failure at step ${failures[0]!.step}, the robot stuck at ${STUCK_AT}`);
+      assert.equal((db.prepare("SELECT count(*) AS n FROM events WHERE kind = 'replan'").get() as { n: number }).n, 0);
     } finally {
       db.close();
     }

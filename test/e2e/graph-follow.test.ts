@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { type AppUnderTest, openApp } from './harness.js';
+import { type AppUnderTest, STUCK, openApp } from './harness.js';
 import type { ApiEvent, MissionEvent } from '../../main/contract/api.js';
 import { MAZES, cellAt, isFree, mazeBounds } from '../../main/core/world/maze.js';
 
@@ -77,7 +77,7 @@ test('graph follow 4: a second plan over other regions draws; a plan that cannot
   }
 });
 
-/** Runs the planned mission with R = 0 until it escalates (a tracking timeout), as the console test does. */
+/** Runs the planned mission with R = 0 until it escalates (a tracking timeout: the app opened with STUCK), as the console test does. */
 async function runToEscalation(app: AppUnderTest): Promise<void> {
   const { page } = app;
   await page.fill('#replans', '0');
@@ -158,7 +158,7 @@ function sample(path: [number, number][], n: number): [number, number][] {
 }
 
 test('graph follow 5: the trail and the robot lie in the maze’s own frame in the console, the Graph tab and the audit replay', async () => {
-  const app = await openApp();
+  const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
     await plan(app);
@@ -240,7 +240,7 @@ async function pictureInView(page: Page): Promise<void> {
 }
 
 test('graph follow 8: the Graph tab follows a running mission, opens its latent and product graphs, fits, names nodes on zoom, finds them by id, and failure records link to them', async () => {
-  const app = await openApp();
+  const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
     await page.click('#tab-graph');

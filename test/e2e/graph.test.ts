@@ -224,8 +224,12 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     await inPage(page, (g, m: ConsoleMessage) => g.post(m), { kind: 'robot', x: 3.5, y: 1.5, states: [1] });
     assert.equal(await page.getAttribute('#graph-view', 'data-robot'), '3.500,1.500');
     assert.equal(await page.getAttribute('#automaton-view', 'data-active'), '1');
+    await page.waitForSelector('#graph-view[data-picture="shown"]');
     const align = await inPage(page, async (g) => {
-      await new Promise((r) => setTimeout(r, 100));
+      // Laid out and drawn: two animation frames after the robot message (not a sleep).
+      const frame = (): Promise<unknown> => new Promise((r) => (globalThis as unknown as { requestAnimationFrame: (f: (t: number) => void) => number }).requestAnimationFrame(r));
+      await frame();
+      await frame();
       const box = g.view.pictureBox()!;
       const rp = (id: string): { x: number; y: number } => g.view.screenOf(id)!;
       return { box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom }, origin: rp('p0'), far: rp('p2'), robot: g.view.robotPoint(), r: rp('p4') };

@@ -11,6 +11,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createDirectApi, type DirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
 import { startWebServer, type WebServer } from '../../main/api/web/server.js';
+import type { WorldFault } from '../../main/core/world/faults.js';
 import type { LoaderDeps } from '../../main/backends/ros2/rclnodejs-loader.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -38,7 +39,16 @@ export interface OpenOptions {
   viewport?: { width: number; height: number };
   /** How the workbench finds rclnodejs (a simulated ROS 2 graph's double). */
   ros2?: LoaderDeps;
+  /** Faults every world the workbench opens injects on cue (core/world/faults.ts). */
+  faults?: readonly WorldFault[];
 }
+
+/**
+ * The robot stops moving at its 150th step, for good: a mission's tracking budget runs out there, so
+ * with R = 0 it escalates because the test made it fail (one tracking-timeout failure record).
+ */
+export const STUCK_AT = 150;
+export const STUCK: WorldFault = { at: 'step', n: STUCK_AT, kind: 'stuck' };
 
 export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install chromium (scripts/setup.sh does)`);
@@ -46,7 +56,7 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-e2e-'));
   const workspace = o.workspace ?? path.join(dir, 'workspace');
   mkdirSync(workspace, { recursive: true });
-  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'), ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}) });
+  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'), ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
   const internalErrors: string[] = [];
   const server = await startWebServer({
     dispatch: createDispatcher(api, (m, e) => internalErrors.push(`${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),

@@ -10,6 +10,7 @@ import { FileError } from '../../main/platform/files.js';
 import {
   DATASET_LIMIT_ENV, INPUT, InputRefused, datasetInput, readFailure, readInputFile, readInputFileSync, readInputText, readInputTextSync,
 } from '../../main/platform/input-files.js';
+import { heldOpen } from './held-open.js';
 
 const MB = 1024 * 1024;
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'witness-input-'));
@@ -76,9 +77,11 @@ test('/dev/zero (size 0 in stat, never ends) is cut by the running count', async
 test('a FIFO reads what its writer writes, waiting for the writer; past the limit it is refused', async () => {
   const dir = scratch();
   const p = fifo(dir);
-  const reading = readInputText(p, INPUT.regions);
-  // The reader is waiting (without a writer, a non-blocking open succeeds); the writer comes later.
-  await new Promise((r) => setTimeout(r, 100));
+  let settled = false;
+  const reading = readInputText(p, INPUT.regions).finally(() => { settled = true; });
+  // The reader holds the FIFO open and waits (without a writer, a non-blocking open succeeds); the writer comes after.
+  await heldOpen(p);
+  assert.equal(settled, false, 'the reader waits for a writer');
   await writeFile(p, '{"regions": []}');
   assert.equal(await reading, '{"regions": []}');
 

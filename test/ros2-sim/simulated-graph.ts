@@ -122,6 +122,11 @@ export class SimulatedRos2Graph {
     return { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(this.fake.module), resolver: (n) => `/lab/node_modules/${n}` } };
   }
 
+  /** Simulated time, s (it runs while the graph does, goal or none). */
+  get time_s(): number {
+    return this.sim_s;
+  }
+
   /** The base's position. */
   get position(): [number, number] {
     const q = this.data.qpos as Float64Array;

@@ -533,4 +533,9 @@ export class AuditLog {
   get head(): { seq: number; hash: string } {
     return { ...this.committed };
   }
+
+  /** Whether a batch is waiting for the write lock another writer holds (retrying until the busy timeout). */
+  get waitingForLock(): boolean {
+    return this.busySince !== null;
+  }
 }

@@ -164,7 +164,9 @@ test('a log opened before another wrote (the web server after a CLI run) continu
   const holder = new Database(file);
   holder.exec('BEGIN IMMEDIATE');
   const patient = server.append(b, 'evidence', { waited: true });
-  await new Promise((r) => setTimeout(r, 300));
+  // The append has found the lock taken and waits (a bounded poll: it tries on the next tick).
+  for (let i = 0; i < 1000 && !server.waitingForLock; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(server.waitingForLock, true, 'the append waits for the lock');
   holder.exec('COMMIT');
   holder.close();
   assert.equal(await patient, 5);
