@@ -143,7 +143,7 @@ export async function trainBackbone(opts: { world: string; out?: string; dataset
   const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
   const started = Date.now();
   const d = await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
-  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, seed: o.seed };
+  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
   const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
@@ -154,7 +154,7 @@ export async function trainBackbone(opts: { world: string; out?: string; dataset
     world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
       command: `witness backbone train --world ${o.world} --dataset-steps ${o.datasetSteps} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
-      embed: { objective: 'expectile-td', ...embedConfig, finalLoss: e.finalLoss },
+      embed: { ...embedConfig, finalLoss: e.finalLoss },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
       dataset: { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
       seconds: (Date.now() - started) / 1000,

@@ -33,12 +33,16 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--hidden <sizes>', 'hidden layer widths', sizes, [...EMBED_DEFAULTS.hidden])
     .option('--latent <n>', 'latent dimension d_h', intFlag('--latent', 1), EMBED_DEFAULTS.latent)
     .option('--gamma <x>', 'discount γ of the temporal distance (its horizon is 1/(1 − γ) steps)', numberFlag('--gamma', 0.5, 0.9999), EMBED_DEFAULTS.gamma)
+    .option('--objective <name>', "'expectile-td' (TD fit of the discounted distance) or 'path-distance' (steps along the recorded trajectories, low expectile)", (v: string) => {
+      if (v !== 'expectile-td' && v !== 'path-distance') throw new CliError(`--objective must be expectile-td or path-distance, got '${v}'`);
+      return v;
+    }, 'expectile-td')
     .option('--path-bound', 'raise the TD target to the recorded path\'s return for goals later on the same trajectory')
     .option('--seed <n>', 'seed', intFlag('--seed', 0), EMBED_DEFAULTS.seed), 'training')
-    .action(action(io, setExit, async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; gamma: number; pathBound?: boolean; seed: number } & CheckpointFlags) => {
+    .action(action(io, setExit, async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; gamma: number; objective: 'expectile-td' | 'path-distance'; pathBound?: boolean; seed: number } & CheckpointFlags) => {
       const bar = progressBar(io, 'train embed');
       const r = await (await train()).trainEmbedFiles({
-        data: o.data, out: o.out, config: { steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, gamma: o.gamma, pathBound: o.pathBound === true, seed: o.seed },
+        data: o.data, out: o.out, config: { steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, gamma: o.gamma, objective: o.objective, pathBound: o.pathBound === true, seed: o.seed },
         checkpoint: checkpointOf(o), progress: bar,
       });
       io.out(`wrote ${join(o.out, 'embed.onnx')} and embed.json: ${o.steps} steps, final loss ${r.finalLoss.toFixed(4)}, ${r.seconds.toFixed(0)} s\n`);

@@ -89,12 +89,14 @@ export interface BackboneRecipe {
   readonly gamma: number;
   /** ψ's TD target raised to the recorded path's return (embed-trainer's pathBound). */
   readonly pathBound: boolean;
+  /** ψ's objective (embed-trainer's EmbedConfig.objective). */
+  readonly objective: 'expectile-td' | 'path-distance';
 }
 
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false,
+  gamma: 0.99, pathBound: false, objective: 'expectile-td',
 };
 
 /**
@@ -102,7 +104,11 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
  * thousand steps: with γ = 0.99 (a 100-step horizon) and 64-wide networks its ψ ranked geodesic
  * distance at Spearman 0.645 only (issue 19, item 6; the study is in docs/BENCHMARKS.md).
  */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {};
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
+  'pointmaze-giant': {
+    ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128], gamma: 0.995, objective: 'path-distance',
+  },
+};
 
 export function backboneRecipe(world: string): BackboneRecipe {
   return BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
