@@ -28,6 +28,8 @@ export interface FoxgloveLiveOptions {
   /** The audit database the run writes. */
   readonly auditFile: string;
   readonly pollMs?: number;
+  /** Called with the number of connected clients whenever one connects or leaves. */
+  readonly onClients?: (clients: number) => void;
 }
 
 export interface FoxgloveLive {
@@ -39,6 +41,8 @@ export interface FoxgloveLive {
   readonly sent: Readonly<Record<FoxgloveChannel, number>>;
   /** Channels with at least one subscriber now. */
   subscribed(): number;
+  /** Clients connected now. */
+  clients(): number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -62,7 +66,11 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     wss.once('listening', resolve);
     wss.once('error', (e: NodeJS.ErrnoException) => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' })));
   });
-  wss.on('connection', (conn, req) => server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`));
+  wss.on('connection', (conn, req) => {
+    server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`);
+    o.onClients?.(wss.clients.size);
+    conn.on('close', () => o.onClients?.(wss.clients.size));
+  });
   const subscribed = new Set<number>();
   server.on('subscribe', (id) => subscribed.add(id));
   server.on('unsubscribe', (id) => subscribed.delete(id));
@@ -128,6 +136,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     port,
     sent,
     subscribed: () => subscribed.size,
+    clients: () => wss.clients.size,
     close: async () => {
       clearInterval(timer);
       tick();
