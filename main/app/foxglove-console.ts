@@ -20,7 +20,7 @@ export class FoxgloveConsole {
   state(): FoxgloveState {
     const l = this.live;
     if (l === null) return { on: false };
-    return { on: true, url: l.url, port: l.port, clients: l.clients(), sent: { pose: l.sent.pose, scene: l.sent.scene, log: l.sent.log, map: 0 } };
+    return { on: true, url: l.url, port: l.port, clients: l.clients(), sent: { ...l.sent } };
   }
 
   private publish(): void {

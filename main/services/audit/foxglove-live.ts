@@ -76,7 +76,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   server.on('unsubscribe', (id) => subscribed.delete(id));
   const address = wss.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
-  const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0 };
+  const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   const enc = new TextEncoder();
   const send = (m: FoxgloveMessage): void => {
     server.sendMessage(ids.get(m.channel)!, BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), enc.encode(JSON.stringify(m.message)));
@@ -108,7 +108,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         if (summary === undefined) continue;
         conv = new FoxgloveRun(db, summary);
         runs.set(e.run_id, conv);
-        send(conv.startScene());
+        for (const m of conv.start()) send(m);
       }
       if (e.kind === 'plan') {
         // Placed as the replay places the plan's nodes from what the log holds by now.
