@@ -23,6 +23,11 @@ import { FREE, OCCUPIED, UNKNOWN, cellCentre } from '../../../main/core/map/occu
 import { graphFromMap } from '../../../main/app/maps.js';
 import { readMapTask } from '../../../main/app/map-mission.js';
 import { WitnessError } from '../../../main/contract/errors.js';
+import { serveFoxgloveLive } from '../../../main/services/audit/foxglove-live.js';
+import wsProtocol from '@foxglove/ws-protocol';
+import { WebSocket } from 'ws';
+
+const { FoxgloveClient } = wsProtocol;
 
 const asset = (rel: string): string => fileURLToPath(new URL(`../../../../assets/${rel}`, import.meta.url));
 
@@ -158,4 +163,38 @@ test('from-map names the map in the graph; a mission reads it for its audit run;
   const { map: _drop, ...without } = doc;
   writeFileSync(out, JSON.stringify(without));
   assert.equal((await readMapTask({ world: 'ros2:x', spec: 'F dock', regions: { file: asset('maps/lab-regions.json') }, graph: out })).map, null);
+});
+
+test('live: a map world\'s run sends its map to a Foxglove client on /witness/map', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'witness-foxglove-map-'));
+  const file = join(d, 'a.sqlite');
+  const m = await readMap(asset('maps/lab.yaml'));
+  const live = await serveFoxgloveLive({ port: 0, auditFile: file, pollMs: 20 });
+  const client = new FoxgloveClient({ ws: new WebSocket(live.url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]) });
+  const topics = new Map<number, string>();
+  const grids: { column_count: number; data: string }[] = [];
+  const subscribed = new Promise<void>((resolve) => {
+    client.on('advertise', (channels) => {
+      for (const c of channels) topics.set(client.subscribe(c.id), c.topic);
+      resolve();
+    });
+  });
+  client.on('message', ({ subscriptionId, data }) => {
+    if (topics.get(subscriptionId) === '/witness/map') grids.push(JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as { column_count: number; data: string });
+  });
+  try {
+    await subscribed;
+    for (let i = 0; i < 500 && live.subscribed() < topics.size; i++) await new Promise((r) => setTimeout(r, 10));
+    const log = AuditLog.open(file);
+    await log.startRun({ world: 'lab-turtlebot3', backend: 'ros2', operator: 'ada', software: 'witness test', models: {}, map: mapBlobText(m.name, m.grid) });
+    await log.close();
+    for (let i = 0; i < 500 && grids.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(grids.length, 1);
+    assert.equal(grids[0]!.column_count, m.grid.width);
+    assert.equal(Buffer.from(grids[0]!.data, 'base64').length, m.grid.width * m.grid.height);
+    assert.equal(live.sent.map, 1);
+  } finally {
+    client.close();
+    await live.close();
+  }
 });
