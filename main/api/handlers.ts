@@ -14,6 +14,7 @@ import { MissionConsole } from '../app/console.js';
 import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
 import { AuditBrowser } from '../app/audit.js';
+import { FoxgloveConsole } from '../app/foxglove-console.js';
 
 /** Synchronous work as a promise: a thrown error becomes the rejection. */
 const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()));
@@ -31,6 +32,7 @@ export function handlers(session: Session): Handlers {
   const missions = new MissionConsole(session);
   const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
   const audit = new AuditBrowser(session);
+  const foxglove = new FoxgloveConsole(session);
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
     ltlTranslate: (r) => attempt(() => translateRequest(r)),
@@ -66,6 +68,10 @@ export function handlers(session: Session): Handlers {
     actRun: (r) => acts.run(r),
     actStop: ({ run }) => attempt(() => acts.stop(run)),
     trainModels: (r) => trainModelsJob(session, r),
+    // The console's live Foxglove server (127.0.0.1 only).
+    foxgloveStart: ({ port }) => foxglove.start(port),
+    foxgloveStop: () => foxglove.stop(),
+    foxgloveState: () => Promise.resolve(foxglove.state()),
     // Audit browser (read-only).
     auditRuns: (r) => attempt(() => audit.runs(r)),
     auditHead: (r) => attempt(() => audit.head(r)),
@@ -83,6 +89,7 @@ export function handlers(session: Session): Handlers {
     close: async () => {
       await acts.close();
       await missions.close();
+      await foxglove.close();
       audit.close();
     },
   };

@@ -11,6 +11,7 @@ import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
 import { auditTable, runAuditBench as auditBench } from './bench/audit-bench.js';
+import { exportTable, runExportBench as exportBench } from './bench/export-bench.js';
 import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
 import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
 import { fmt } from './bench/stats.js';
@@ -19,9 +20,9 @@ import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as map
 import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
 
-export { translationBench, worldBench, auditBench, mapBench };
+export { translationBench, worldBench, auditBench, exportBench, mapBench };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
-export { fmt, auditTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
+export { fmt, auditTable, exportTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
 export type { TaskMeasurement, GridMeasurement, Difficulty };
 
 

@@ -16,6 +16,8 @@ import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap, runWaypointMission } from '
 import type { MissionAudit, MissionControl, MissionResult } from '../core/exec/mission.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import { readGraphInput } from '../services/plan/inputs.js';
+import { readMap } from '../services/maps/read.js';
+import { mapBlobText } from '../services/audit/map-blob.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { missionRecorder } from '../services/audit/mission-recorder.js';
 import { VERSION } from '../contract/version.js';
@@ -67,6 +69,8 @@ export interface MapTask {
   readonly formula: ReturnType<typeof specOf>['formula'];
   readonly automaton: ReturnType<typeof specOf>['automaton'];
   readonly regions: Awaited<ReturnType<typeof taskRegions>>;
+  /** The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names none. */
+  readonly map: string | null;
 }
 
 /**
@@ -94,7 +98,18 @@ export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
       throw new WitnessError('invalid-input', `${req.graph}: node "${graph.ids[v]}" at (${x}, ${y}) is labelled {${have.join(', ')}}, but the regions put it in {${want.join(', ')}}: was the graph made from other regions? (\`witness graph from-map … --regions\`)`, { file: req.graph });
     }
   }
-  return { graph, formula, automaton, regions };
+  return { graph, formula, automaton, regions, map: input.map !== undefined ? await graphMap(req.graph, input.map) : null };
+}
+
+/** The map a map graph was made from, read for the audit log; an unreadable one is the graph's error. */
+async function graphMap(graphFile: string, mapFile: string): Promise<string> {
+  try {
+    const m = await readMap(mapFile);
+    return mapBlobText(m.name, m.grid);
+  } catch (e) {
+    if (e instanceof WitnessError) throw new WitnessError(e.code, `${graphFile}: its "map" ${mapFile} (recorded with the run): ${e.message}`, { file: graphFile, path: '$.map' }, { cause: e });
+    throw e;
+  }
 }
 
 /** `witness run --world ros2:… --graph MAP-GRAPH.json`: read, connect, record, run, report. */
@@ -114,7 +129,7 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
     const k = o.k ?? Infinity, lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
     const auditRun = log === null ? null : await log.startRun({
       world: world.spec.id, backend: world.spec.backend, operator: o.operator ?? operatorName(), software: `witness ${VERSION}`,
-      models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text,
+      models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text, ...(task.map !== null ? { map: task.map } : {}),
       meta: { method: o.method, executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
     });
     o.started?.(auditRun);

@@ -40,7 +40,7 @@ export interface FromMapReport {
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 
 /** The graph document of a map graph. */
-export function mapGraphDocument(g: MapGraph, m: { name: string; file: string; resolution: number; clearance: number }): GraphDocument {
+export function mapGraphDocument(g: MapGraph, m: { name: string; file: string; resolution: number; clearance: number; out?: string }): GraphDocument {
   return {
     name: m.name,
     description: `from the map ${path.basename(m.file)} (resolution ${m.resolution} m): lattice spacing ${round(g.spacing)} m, clearance ${m.clearance} m, 16-neighbour straight edges that keep the clearance from occupied and unknown cells; weights in metres`,
@@ -48,6 +48,8 @@ export function mapGraphDocument(g: MapGraph, m: { name: string; file: string; r
     edges: g.edges.map((e) => ({ from: g.nodes[e.from]!.id, to: g.nodes[e.to]!.id, weight: e.weight })),
     start: g.nodes[g.start]!.id,
     directed: false,
+    // The map, relative to the graph file: a mission on the graph records it in its audit run.
+    ...(m.out !== undefined ? { map: path.relative(path.dirname(path.resolve(m.out)), path.resolve(m.file)).split(path.sep).join('/') } : {}),
   };
 }
 
@@ -71,7 +73,7 @@ export async function graphFromMap(o: FromMapRequest): Promise<FromMapReport> {
     spacing: o.spacing, clearance: o.clearance, regions: regions.regions, where: { regions: o.regions, start: '--start' },
     ...(o.start !== undefined ? { start: o.start } : {}),
   });
-  const doc = mapGraphDocument(g, { name: map.name, file: o.map, resolution: map.grid.resolution, clearance: o.clearance });
+  const doc = mapGraphDocument(g, { name: map.name, file: o.map, resolution: map.grid.resolution, clearance: o.clearance, out: o.out });
   await writeFileAtomic(o.out, JSON.stringify(doc) + '\n');
   const perLabel: Record<string, number> = {};
   for (const r of regions.regions) perLabel[r.name] = 0;

@@ -133,6 +133,21 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       io.out(`# witness bench audit --events ${o.events} --writers ${o.writers}\n\n${app.auditTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; SQLite through better-sqlite3, WAL, synchronous=FULL)\n`);
     }));
   cmd
+    .command('export')
+    .description('audit export rate: one mission-like run of N events exported to MCAP (with the foxglove.* channels) against JSON Lines of the same database')
+    .option('--events <n>', 'events in the run', intFlag('--events', 1000, 100_000_000), 1_000_000)
+    .option('--json', 'print the figures as JSON')
+    .action(action(io, setExit, async (o: { events: number; json?: boolean }) => {
+      const started = Date.now();
+      const app = await bench();
+      const r = await app.exportBench(o.events, (l) => io.err(`bench export: ${l}\n`));
+      if (o.json) {
+        io.out(JSON.stringify(r) + '\n');
+        return;
+      }
+      io.out(`# witness bench export --events ${o.events}\n\n${app.exportTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
+    }));
+  cmd
     .command('plan')
     .description('SAGAS planning time and expanded product states on the Easy/Medium/Hard suites over a latent graph, and exact planning on grids against the reference algorithm')
     .option('--world <id>', 'world of the latent-graph suites (built here unless --graph/--data are given)', 'pointmaze-giant')

@@ -31,6 +31,8 @@ const RunStart = Type.Object({
   events: Type.Optional(Type.Integer({ minimum: 1 })),
   /** The tool loop's tools: name → the SHA-256 of its argument schema in the blobs table. */
   tool_schemas: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** A map world's occupancy grid: the SHA-256 of its blob (kind `map`, services/audit/map-blob.ts). */
+  map_sha: Type.Optional(Type.String()),
 });
 
 /** A mission's end (SR, NCC, failure mode) or a tool loop's (outcome, tool calls). */

@@ -168,3 +168,9 @@ export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv', 'mcap'] as const;
 
 /** Lab runs go to their own database by default (in the current folder), so thousands of episodes never fill the operator's log. */
 export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';
+
+/** The console's live Foxglove server (it binds 127.0.0.1 only). */
+export const FOXGLOVE_DEFAULTS = {
+  /** The port Foxglove and Lichtblick suggest for a Foxglove WebSocket connection. */
+  port: 8765,
+} as const;

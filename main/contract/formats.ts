@@ -52,6 +52,7 @@ export const GraphDocument = Type.Object({
   }, strict))),
   start: Type.String(),
   directed: Type.Optional(Type.Boolean({ description: 'Edges go one way only; false (both ways) when absent.' })),
+  map: Type.Optional(Type.String({ minLength: 1, description: 'The map_server YAML the graph was made from (`witness graph from-map` writes it), relative to this file: a mission on the graph records the map in its audit run, and Foxglove draws it.' })),
 }, {
   ...strict, $schema: DRAFT, $id: id('graph'), title: 'Witness labelled graph',
   description: 'A labelled transition system for `witness plan`: nodes with exact label sets, weighted edges, a start node.',

@@ -5,12 +5,15 @@
 // a lost connection, and escalation past the replanning budget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runMapMission } from '../../main/app/map-mission.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { SimulatedRos2Graph } from '../ros2-sim/simulated-graph.js';
 import { PATROL, labGraph, setup } from '../ros2-sim/lab.js';
+import { encodePgm } from '../../main/services/maps/images.js';
+import { mapYamlText } from '../../main/services/maps/read.js';
+import { parseMapBlob } from '../../main/services/audit/map-blob.js';
 
 const inHazard = (x: number, y: number): boolean => x >= 3.6 && x <= 5.4 && y >= -0.4 && y <= 3.4;
 
@@ -35,6 +38,12 @@ async function withGraph<T>(start: [number, number], body: (g: SimulatedRos2Grap
 
 test('a patrol on the lab map runs through NavigateThroughPoses, never enters the hazard, and is recorded like an embedded mission', async () => {
   const s = setup();
+  // The graph names its map (as `witness graph from-map` writes it): the run records the map.
+  const gray = new Uint8Array(100 * 60).fill(254);
+  for (let c = 0; c < 100; c++) gray[c] = 0; // the top wall
+  writeFileSync(path.join(s.dir, 'lab.pgm'), encodePgm(100, 60, gray));
+  writeFileSync(path.join(s.dir, 'lab.yaml'), mapYamlText({ image: 'lab.pgm', resolution: 0.1, origin: [0, 0] }));
+  writeFileSync(s.graph, JSON.stringify({ ...(JSON.parse(readFileSync(s.graph, 'utf8')) as object), map: 'lab.yaml' }));
   await withGraph([0.2, 0.3], async (g) => {
     const audit = path.join(s.dir, 'audit.sqlite');
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit, operator: 'tester', open: g.open });
@@ -56,6 +65,11 @@ test('a patrol on the lab map runs through NavigateThroughPoses, never enters th
       for (const k of ['plan', 'checkpoint', 'monitor_event', 'evidence']) assert.ok(kinds.includes(k), `the log has ${k} events`);
       const end = JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_end'").get(r.audit!.run) as { body: string }).body) as { outcome: string };
       assert.equal(end.outcome, 'success');
+      const start = JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(r.audit!.run) as { body: string }).body) as { map_sha?: string };
+      const blob = db.prepare('SELECT kind, body FROM blobs WHERE sha256 = ?').get(start.map_sha) as { kind: string; body: string } | undefined;
+      assert.equal(blob?.kind, 'map', 'the run_start names the map blob');
+      const map = parseMapBlob(blob.body);
+      assert.ok(map !== null && map.name === 'lab' && map.grid.width === 100 && map.grid.height === 60 && map.grid.cells[0] === 1 && map.grid.cells[100] === 0);
     } finally {
       db.close();
     }

@@ -53,6 +53,7 @@ interface RunStartBody {
   readonly regions_sha: string | null;
   readonly meta: Record<string, unknown>;
   readonly tool_schemas?: Record<string, string>;
+  readonly map_sha?: string;
 }
 
 const parseOr = <T>(text: string, fallback: T): T => {
@@ -311,6 +312,7 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       ref(body.spec_sha, 'spec', r.seq);
       ref(body.regions_sha, 'regions', r.seq);
       for (const [tool, sha] of Object.entries(body.tool_schemas ?? {})) ref(sha, `tool-schema:${tool}`, r.seq);
+      ref(body.map_sha, 'map', r.seq);
     } else if (r.run_id !== started) {
       // (Consecutive events mostly share a run: one comparison instead of a lookup.)
       if (!starts.has(r.run_id)) return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);

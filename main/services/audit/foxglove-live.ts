@@ -28,6 +28,8 @@ export interface FoxgloveLiveOptions {
   /** The audit database the run writes. */
   readonly auditFile: string;
   readonly pollMs?: number;
+  /** Called with the number of connected clients whenever one connects or leaves. */
+  readonly onClients?: (clients: number) => void;
 }
 
 export interface FoxgloveLive {
@@ -39,6 +41,8 @@ export interface FoxgloveLive {
   readonly sent: Readonly<Record<FoxgloveChannel, number>>;
   /** Channels with at least one subscriber now. */
   subscribed(): number;
+  /** Clients connected now. */
+  clients(): number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -62,13 +66,17 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     wss.once('listening', resolve);
     wss.once('error', (e: NodeJS.ErrnoException) => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' })));
   });
-  wss.on('connection', (conn, req) => server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`));
+  wss.on('connection', (conn, req) => {
+    server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`);
+    o.onClients?.(wss.clients.size);
+    conn.on('close', () => o.onClients?.(wss.clients.size));
+  });
   const subscribed = new Set<number>();
   server.on('subscribe', (id) => subscribed.add(id));
   server.on('unsubscribe', (id) => subscribed.delete(id));
   const address = wss.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
-  const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0 };
+  const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   const enc = new TextEncoder();
   const send = (m: FoxgloveMessage): void => {
     server.sendMessage(ids.get(m.channel)!, BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), enc.encode(JSON.stringify(m.message)));
@@ -100,7 +108,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         if (summary === undefined) continue;
         conv = new FoxgloveRun(db, summary);
         runs.set(e.run_id, conv);
-        send(conv.startScene());
+        for (const m of conv.start()) send(m);
       }
       if (e.kind === 'plan') {
         // Placed as the replay places the plan's nodes from what the log holds by now.
@@ -128,6 +136,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     port,
     sent,
     subscribed: () => subscribed.size,
+    clients: () => wss.clients.size,
     close: async () => {
       clearInterval(timer);
       tick();

@@ -7,18 +7,24 @@
  *   and the plan's path (prefix, then the cycle), sent at the run's start and again at every plan.
  * - `/witness/log` (foxglove.Log): failure records and escalations (warning, error), replans,
  *   operator decisions and the run's end (info).
+ * - `/witness/map` (foxglove.Grid): a map world's occupancy grid (the run's `map` blob), at the run's
+ *   start: one INT8 cell per map cell, as nav_msgs/OccupancyGrid has them (0 free, 100 occupied,
+ *   -1 unknown), row 0 at the map's origin (the bottom).
  *
  * Everything is in one frame, `world` (the task space in metres, z up). The plan's nodes are placed
  * as the audit replay places them (services/audit/replay.ts): the log does not store the graph.
  */
 import type Database from 'better-sqlite3';
-import { Log, PoseInFrame, SceneUpdate } from '@foxglove/schemas/jsonschema.js';
+import { Grid, Log, PoseInFrame, SceneUpdate } from '@foxglove/schemas/jsonschema.js';
 import type { AuditRunSummary } from '../../contract/api.js';
 import { type MazeLayout, cellCenter } from '../../core/world/maze.js';
 import type { Region } from '../../core/world/regions.js';
 import { regionColours } from '../../core/world/svg.js';
 import { mazeOf, regionsOf, replayRun } from './replay.js';
 import { num, obj, text } from './body.js';
+import { getBlob } from './forensics.js';
+import { parseMapBlob } from './map-blob.js';
+import { FREE, OCCUPIED, type OccupancyGrid } from '../../core/map/occupancy.js';
 
 export const FOXGLOVE_FRAME = 'world';
 
@@ -27,6 +33,7 @@ export const FOXGLOVE_CHANNELS = {
   pose: { topic: '/witness/robot/pose', schema: PoseInFrame },
   scene: { topic: '/witness/scene', schema: SceneUpdate },
   log: { topic: '/witness/log', schema: Log },
+  map: { topic: '/witness/map', schema: Grid },
 } as const;
 export type FoxgloveChannel = keyof typeof FOXGLOVE_CHANNELS;
 
@@ -84,6 +91,24 @@ function regionShapes(regions: readonly Region[]): { cylinders: object[]; cubes:
   return { cylinders, cubes, texts };
 }
 
+/** foxglove.Grid of an occupancy grid: INT8 occupancy per cell (0, 100, -1 unknown), rows from the bottom. */
+export function occupancyGridMessage(g: OccupancyGrid, t_ms: number): object {
+  const data = new Uint8Array(g.width * g.height);
+  for (let row = 0; row < g.height; row++) {
+    // The grid's row 0 is the top of the map; the Grid's is at its pose (the bottom-left corner).
+    const src = (g.height - 1 - row) * g.width, dst = row * g.width;
+    for (let col = 0; col < g.width; col++) {
+      const c = g.cells[src + col];
+      data[dst + col] = c === FREE ? 0 : c === OCCUPIED ? 100 : 0xff; // -1 as an INT8
+    }
+  }
+  return {
+    timestamp: time(t_ms), frame_id: FOXGLOVE_FRAME, pose: pose(g.originX, g.originY), column_count: g.width,
+    cell_size: { x: g.resolution, y: g.resolution }, row_stride: g.width, cell_stride: 1,
+    fields: [{ name: 'occupancy', offset: 0, type: 2 }], data: Buffer.from(data).toString('base64'),
+  };
+}
+
 function entity(id: string, t_ms: number, parts: Record<string, object[]>): object {
   return {
     timestamp: time(t_ms), frame_id: FOXGLOVE_FRAME, id, lifetime: { sec: 0, nsec: 0 }, frame_locked: false, metadata: [],
@@ -103,6 +128,7 @@ export const FOXGLOVE_KINDS = ['evidence', 'plan', 'failure_record', 'escalation
  */
 export class FoxgloveRun {
   private readonly base: (t_ms: number) => object[];
+  private readonly map: OccupancyGrid | null;
 
   constructor(db: Database.Database, readonly run: AuditRunSummary) {
     const layout = mazeOf(run.world);
@@ -110,11 +136,19 @@ export class FoxgloveRun {
     const shapes = regionShapes(regionsOf(db, regionsSha));
     const mazeCubes = layout !== null ? walls(layout) : null;
     this.base = (t_ms) => [...(mazeCubes !== null ? [entity('maze', t_ms, { cubes: mazeCubes })] : []), entity('regions', t_ms, shapes)];
+    const start = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(run.id) as { body: string } | undefined;
+    const mapSha = start !== undefined ? obj(JSON.parse(start.body))['map_sha'] : undefined;
+    const blob = typeof mapSha === 'string' ? getBlob(db, mapSha) : undefined;
+    this.map = blob?.kind === 'map' ? parseMapBlob(blob.body)?.grid ?? null : null;
   }
 
-  /** The world before any plan: the maze and the regions. */
-  startScene(): FoxgloveMessage {
-    return { channel: 'scene', t_ms: this.run.started_ms, message: { deletions: [], entities: this.base(this.run.started_ms) } };
+  /** The world before any plan: the maze (or the map, on /witness/map) and the regions. */
+  start(): FoxgloveMessage[] {
+    const t_ms = this.run.started_ms;
+    return [
+      { channel: 'scene', t_ms, message: { deletions: [], entities: this.base(t_ms) } },
+      ...(this.map !== null ? [{ channel: 'map' as const, t_ms, message: occupancyGridMessage(this.map, t_ms) }] : []),
+    ];
   }
 
   /** The world with a plan's path through `points` (prefix, then the cycle). */
@@ -163,7 +197,7 @@ export function planPoints(replay: ReturnType<typeof replayRun>, index: number):
 /** The foxglove messages of one run (the whole run: plans placed as the finished replay places them). */
 export function foxgloveMessages(db: Database.Database, run: AuditRunSummary): FoxgloveMessage[] {
   const conv = new FoxgloveRun(db, run);
-  const out: FoxgloveMessage[] = [conv.startScene()];
+  const out: FoxgloveMessage[] = conv.start();
   const planTimes = new Map<number, number>();
   const rows = db.prepare(`SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq`)
     .iterate(run.id, ...FOXGLOVE_KINDS) as IterableIterator<FoxgloveEventRow>;

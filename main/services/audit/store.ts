@@ -40,6 +40,8 @@ export interface RunMeta {
   readonly meta?: Readonly<Record<string, unknown>>;
   /** The argument schemas of the run's tools (tool name → JSON Schema text), stored as blobs the run_start names. */
   readonly toolSchemas?: Readonly<Record<string, string>>;
+  /** A map world's occupancy grid (services/audit/map-blob.ts), stored as a blob the run_start names. */
+  readonly map?: string;
 }
 
 export interface EventRow {
@@ -395,11 +397,12 @@ export class AuditLog {
     const id = randomUUID();
     const spec = m.spec !== undefined ? this.putBlob('spec', m.spec) : null;
     const regions = m.regions !== undefined ? this.putBlob('regions', m.regions) : null;
+    const map = m.map !== undefined ? this.putBlob('map', m.map) : undefined;
     const tools = m.toolSchemas === undefined ? undefined
       : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, this.putBlob(`tool-schema:${name}`, schema)]));
     const body = {
       world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions,
-      meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}),
+      meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}), ...(map !== undefined ? { map_sha: map } : {}),
     };
     const runRow: RunRow = {
       world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: JSON.stringify(m.models), spec, regions, meta: JSON.stringify(m.meta ?? {}),

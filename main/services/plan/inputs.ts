@@ -2,6 +2,7 @@
  * Reading what `witness plan` and the benchmarks plan over: a labelled graph JSON, a regions file,
  * or a latent graph artifact with its dataset and models, augmented for one task.
  */
+import path from 'node:path';
 import { InputError, parseJson } from '../../core/input/json.js';
 import { labelledGraph } from '../../core/plan/labelled-graph.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
@@ -31,14 +32,20 @@ async function readBytes(file: string, kind: InputKind): Promise<Uint8Array> {
   }
 }
 
-export type GraphInput = { readonly kind: 'labelled'; readonly graph: SemanticGraph } | { readonly kind: 'latent'; readonly file: string };
+export type GraphInput =
+  /** `map`: the map_server YAML the graph names (its "map", resolved against the graph file's folder), if any. */
+  | { readonly kind: 'labelled'; readonly graph: SemanticGraph; readonly map?: string }
+  | { readonly kind: 'latent'; readonly file: string };
 
 /** A graph file is either a latent graph artifact (.wgraph, by its magic) or labelled graph JSON. */
 export async function readGraphInput(file: string): Promise<GraphInput> {
   const bytes = await readBytes(file, INPUT.graph);
   if (bytes.length >= 4 && String.fromCharCode(...bytes.subarray(0, 4)) === 'WGR1') return { kind: 'latent', file };
   const text = new TextDecoder('utf-8').decode(bytes);
-  return { kind: 'labelled', graph: labelledGraph(parseJson(text, file), file) };
+  const doc = parseJson(text, file);
+  const graph = labelledGraph(doc, file);
+  const map = (doc as { map?: unknown }).map;
+  return { kind: 'labelled', graph, ...(typeof map === 'string' ? { map: path.resolve(path.dirname(file), map) } : {}) };
 }
 
 export async function readRegions(file: string): Promise<RegionSet> {

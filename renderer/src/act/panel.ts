@@ -9,6 +9,7 @@ import type { ActEvent, ActOptions, ApiEvent, RunState } from '../../../main/con
 import { type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { stepTree } from './steps.js';
+import { foxgloveSwitch } from '../console/foxglove.js';
 
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
@@ -42,7 +43,7 @@ export function actPanel(): Panel {
           field('World', world), field('Tools (folder of tool files)', tools), field('Scripted plan', plan), field('Planner', planner),
           field('Goal verifier (CEL)', goal), field('Task', task),
           el('div', { class: 'row' }, field('Replans R', replans), field('Seed', seed)),
-          el('div', { class: 'buttons' }, runBtn, stopBtn), errors, summary, auditLink,
+          el('div', { class: 'buttons' }, runBtn, stopBtn), errors, summary, auditLink, foxgloveSwitch(a, 'act-').element,
           el('h4', {}, 'Registered tools'), toolList),
         el('section', { class: 'act-view' }, el('div', { class: 'view-bar' }, state, el('span', { class: 'muted' }, 'Each call: arguments → preconditions → execution → postconditions on sensor evidence → failure record → replan. Click a call to open it.')), tree.element)));
 

@@ -14,6 +14,7 @@ import { linkNodes } from '../graph/node-links.js';
 import { trainDialog } from './train.js';
 import { createLivePlots } from './plots.js';
 import { createLogPanel } from './log.js';
+import { foxgloveSwitch } from './foxglove.js';
 
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
@@ -107,7 +108,7 @@ export function missionPanel(): Panel {
           el('div', { class: 'row' }, field('Dataset steps', steps), field('Method', method)),
           el('div', { class: 'row' }, field('Replans R', replans), field('Speed (steps/s)', speed)),
           el('div', { class: 'buttons' }, planBtn, runBtn, pauseBtn, stopBtn),
-          errors, summary),
+          errors, foxgloveSwitch(a).element, summary),
         el('section', { class: 'view' }, el('div', { class: 'view-bar' }, state, live, el('span', { class: 'spacer' }), heat), graphRoot, plots.element),
         el('aside', { class: 'side' }, el('h3', {}, 'Büchi automaton — monitor state'), autoRoot, el('h3', {}, 'Events'), logPanel.element),
       ), training.element);

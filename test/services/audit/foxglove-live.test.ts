@@ -33,7 +33,7 @@ test('live: a Foxglove client subscribed during a run receives its poses, scenes
         assert.equal(c.schemaEncoding, 'jsonschema');
         topics.set(client.subscribe(c.id), c.topic);
       }
-      if (topics.size === 3) resolve();
+      if (topics.size === 4) resolve();
     });
   });
   client.on('message', ({ subscriptionId, data }) => {
@@ -41,9 +41,9 @@ test('live: a Foxglove client subscribed during a run receives its poses, scenes
   });
   await subscribed;
   // The server has the three subscriptions (a condition, not a sleep) before the run is written.
-  for (let i = 0; i < 500 && live.subscribed() < 3; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(live.subscribed(), 3);
-  assert.deepEqual([...topics.values()].sort(), ['/witness/log', '/witness/robot/pose', '/witness/scene']);
+  for (let i = 0; i < 500 && live.subscribed() < 4; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(live.subscribed(), 4);
+  assert.deepEqual([...topics.values()].sort(), ['/witness/log', '/witness/map', '/witness/robot/pose', '/witness/scene']);
   const small = await writeSmallRun(log, clock);
   const poses = (): number => got.filter((m) => m.topic === '/witness/robot/pose').length;
   for (let i = 0; i < 500 && poses() < small.positions.length - 1; i++) await new Promise((r) => setTimeout(r, 20));
@@ -57,6 +57,7 @@ test('live: a Foxglove client subscribed during a run receives its poses, scenes
   const logs = got.filter((m) => m.topic === '/witness/log').map((m) => m.doc as { level: number });
   assert.deepEqual(logs.map((l) => l.level), [3, 3, 2, 4, 2]);
   assert.equal(live.sent.pose, xy.length);
+  assert.equal(live.sent.map, 0, 'a maze has no map');
 });
 
 test('live: a non-loopback bind is refused unless asked; a port in use is a clear error', async () => {
