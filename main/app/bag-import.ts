@@ -1,0 +1,126 @@
+/**
+ * `witness data import BAG`: a rosbag2 recording of a robot's own driving → a dataset of a world,
+ * so that ψ trains and the latent graph builds from it (`witness backbone train --data`). Reading
+ * the bag: services/datasets/rosbag2; resampling and episodes: core/data/resample; the mapping of a
+ * pose and a Twist onto the world's observation and action (docs/FORMATS.md, "Datasets from
+ * rosbag2") is decided here, from the world's spec.
+ */
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import type { Dataset } from '../core/data/dataset.js';
+import { type ActField, type ActSource, type ObsField, type RowLayout, medianRate, resampleDriving } from '../core/data/resample.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { readRos2Config } from '../backends/ros2/config.js';
+import { writeDataset } from '../services/datasets/format.js';
+import { openBag } from '../services/datasets/rosbag2/bag.js';
+import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
+import { type StampSource, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
+
+export interface BagImportRequest {
+  readonly world: string;
+  readonly poseTopic: string;
+  readonly actionTopic: string;
+  /** Rows per second (default: the pose topic's median rate). */
+  readonly rate?: number;
+  /** Longest pose gap and longest a command is held, s (default: max(0.5, 5 / rate)). */
+  readonly maxGap?: number;
+  readonly stamp?: StampSource;
+  readonly frame?: string;
+  readonly child?: string;
+  readonly out: string;
+}
+
+export interface BagImportReport {
+  readonly transitions: number;
+  readonly episodes: number;
+  readonly rate: number;
+  readonly maxGap: number;
+  readonly messages: number;
+  readonly storage: string;
+  readonly distro: string | null;
+  readonly clipped: number;
+  readonly seconds: number;
+}
+
+/** A point maze's observation names; a ROS 2 robot's pose fields (its other fields come from sensors a bag import does not read). */
+const MAZE_NAMES: Readonly<Record<string, ObsField>> = { x: 'x', y: 'y', vx: 'vx', vy: 'vy' };
+const ROS_NAMES: Readonly<Record<string, ObsField>> = { 'base.x': 'x', 'base.y': 'y', 'base.yaw': 'yaw' };
+const TWIST_PATH = /^(?:twist\.)?((?:linear|angular)\.[xyz])$/;
+
+/**
+ * How a pose and a Twist fill a world's observation and action. A point maze observes
+ * (x, y, vx, vy) and pushes with a force in [-1, 1]² in the world frame: the Twist's linear
+ * velocity turned into the world frame by the pose's yaw, clipped. A ROS 2 robot with a
+ * "navigation" section observes the pose fields it names and commands the Twist fields its
+ * command names (divided by its scale). Anything else cannot be expressed: InvalidInput (exit 2).
+ */
+export function bagLayout(world: string): RowLayout {
+  const e = worldEntry(world);
+  const refuse = (why: string): never => {
+    throw new WitnessError('invalid-input', `${world}: a bag cannot be imported into this world: ${why}`, { path: '--world' });
+  };
+  if (e.kind === 'maze') {
+    const obs = e.spec.observation.names.map((n) => MAZE_NAMES[n] ?? refuse(`observation ${n} is not a pose field`));
+    return { obs, act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] };
+  }
+  if (e.kind !== 'ros2') return refuse('it has no low-level control (a tool world); give a point maze or a ROS 2 robot with a "navigation" section');
+  const nav = readRos2Config(path.resolve(world.slice('ros2:'.length))).navigation;
+  if (nav === undefined) return refuse('its configuration has no "navigation" section (the observation and the command the policy uses)');
+  const obs = nav.observation.map((n, i) => ROS_NAMES[n] ?? refuse(`navigation.observation[${i}] is ${n}, which a pose does not give (the importer fills ${Object.keys(ROS_NAMES).join(', ')})`));
+  const type = normType(nav.command.type);
+  if (type !== 'geometry_msgs/msg/Twist' && type !== 'geometry_msgs/msg/TwistStamped') {
+    return refuse(`its command is ${nav.command.type}, not a geometry_msgs/msg/Twist or TwistStamped that a recorded Twist can fill`);
+  }
+  const act: ActField[] = nav.command.action.map((p, i) => {
+    const m = TWIST_PATH.exec(p);
+    if (m === null) return refuse(`navigation.command.action[${i}] is ${p}, not a field of a Twist (linear.x … angular.z)`);
+    return { from: m[1] as ActSource, scale: nav.command.scale[i] ?? 1 };
+  });
+  return { obs, act };
+}
+
+const positive = (v: number | undefined, flag: string): void => {
+  if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new WitnessError('invalid-input', `${flag} must be a positive number of ${flag === '--rate' ? 'Hz' : 'seconds'}, got ${v}`, { path: flag });
+};
+
+/** Imports a bag's driving into a dataset of `o.world`, written to `o.out`. */
+export async function importBag(bagPath: string, o: BagImportRequest): Promise<BagImportReport> {
+  const started = Date.now();
+  positive(o.rate, '--rate');
+  positive(o.maxGap, '--max-gap');
+  const layout = bagLayout(o.world);
+  const stamp = o.stamp ?? 'header';
+  const bag = await openBag(bagPath);
+  try {
+    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}) });
+    const t0 = drv.poses[0]!.ns < drv.commands[0]!.ns ? drv.poses[0]!.ns : drv.commands[0]!.ns;
+    const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
+    const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw }));
+    const commands = drv.commands.map((c) => ({ t: sec(c.ns), linear: c.linear, angular: c.angular }));
+    const rate = o.rate ?? medianRate(poses.map((p) => p.t));
+    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate; give --rate`);
+    const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
+    const range = (xs: readonly { ns: bigint }[]): string => `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
+    const r = resampleDriving(poses, commands, layout, { rate, maxGap });
+    if (r.rows === 0 || r.span === null) {
+      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(drv.poses)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)`);
+    }
+    const at = (s: number): string => stampText(t0 + BigInt(Math.round(s * 1e9)));
+    const d: Dataset = {
+      worldId: o.world, obsDim: layout.obs.length, actDim: layout.act.length, seed: 0,
+      observations: r.observations, actions: r.actions, terminals: r.terminals,
+      generator: {
+        kind: 'rosbag2', bag: bag.path, storage: bag.storage, distro: bag.distro, metadataVersion: bag.metadataVersion,
+        pose: { topic: o.poseTopic, type: drv.poseType, ...(o.frame !== undefined ? { frame: o.frame, child: o.child ?? null } : {}) },
+        action: { topic: o.actionTopic, type: drv.actionType },
+        stamp, timeRange: { start: at(r.span[0]), end: at(r.span[1]) }, rate, maxGap,
+        observation: [...layout.obs], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,
+        episodes: r.episodes, transitions: r.rows, clipped: r.clipped, messages: drv.messages,
+      },
+    };
+    await writeDataset(o.out, d);
+    return { transitions: r.rows, episodes: r.episodes, rate, maxGap, messages: drv.messages, storage: bag.storage, distro: bag.distro, clipped: r.clipped, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await bag.close();
+  }
+}
