@@ -21,6 +21,7 @@ import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2humble } from '@foxglove/rosmsg-msgs-common';
 import { stringify } from 'yaml';
+import * as zstd from '@foxglove/wasm-zstd';
 
 export const T0_NS = 1_700_000_000_000_000_000n;
 const RECEIVE_DELAY_NS = 1_000_000n;
@@ -181,10 +182,15 @@ class FileWritable implements IWritable {
 }
 
 /** Writes an MCAP file as rosbag2_storage_mcap does (profile ros2, ros2msg schemas, cdr channels, a rosbag2 metadata record). */
-export async function writeMcap(file: string, s: BagSpec, msgs = messages(s), o: { chunkSize?: number } = {}): Promise<void> {
+export async function writeMcap(file: string, s: BagSpec, msgs = messages(s), o: { chunkSize?: number; zstd?: boolean } = {}): Promise<void> {
+  if (o.zstd === true) await zstd.isLoaded;
   const fh = await open(file, 'w');
   try {
-    const w = new McapWriter({ writable: new FileWritable(fh), ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}) });
+    const w = new McapWriter({
+      writable: new FileWritable(fh), ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}),
+      // rosbag2_storage_mcap's default: zstd chunks.
+      ...(o.zstd === true ? { compressChunk: (data: Uint8Array) => ({ compression: 'zstd', compressedData: new Uint8Array(zstd.compress(data)) }) } : {}),
+    });
     await w.start({ profile: 'ros2', library: 'rosbag2 (test)' });
     const channels = new Map<string, number>();
     for (const m of msgs) {

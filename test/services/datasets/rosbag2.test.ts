@@ -75,6 +75,18 @@ for (const f of FIXTURES) {
   });
 }
 
+test('zstd chunks (rosbag2_storage_mcap\'s default), small enough that the drive spans several, import alike', async () => {
+  const dir = scratch();
+  const file = path.join(dir, 'z.mcap');
+  await writeMcap(file, { distro: 'jazzy', pose: 'odometry', action: 'twist' }, undefined, { zstd: true, chunkSize: 512 });
+  const out = path.join(dir, 'z.wds');
+  const r = await importBag(file, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  assert.deepEqual([r.transitions, r.episodes], [8, 2]);
+  const d = await readDataset(out);
+  close(d.observations, MAZE_OBS, 'observations');
+  close(d.actions, MAZE_ACT, 'actions');
+});
+
 test('the Humble .db3 carries no definitions (the common messages decode it); the Jazzy one does', async () => {
   const dir = scratch();
   const h = path.join(dir, 'h.db3'), j = path.join(dir, 'j.db3');
