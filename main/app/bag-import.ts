@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { Dataset } from '../core/data/dataset.js';
-import { type ActField, type ActSource, type ObsField, type RowLayout, medianRate, resampleDriving } from '../core/data/resample.js';
+import { type ActField, type ActSource, type ObsField, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { readRos2Config } from '../backends/ros2/config.js';
 import { writeDataset } from '../services/datasets/format.js';
@@ -97,7 +97,9 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
     const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
     const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw }));
     const commands = drv.commands.map((c) => ({ t: sec(c.ns), linear: c.linear, angular: c.angular }));
-    const rate = o.rate ?? medianRate(poses.map((p) => p.t));
+    // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213.
+    const interval = medianInterval(drv.poses.map((p) => Number(p.ns - t0)));
+    const rate = o.rate ?? (interval === null ? null : 1e9 / interval);
     if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate; give --rate`);
     const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
     const range = (xs: readonly { ns: bigint }[]): string => `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;

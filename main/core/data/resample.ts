@@ -69,8 +69,8 @@ export interface Resampled {
   readonly span: readonly [number, number] | null;
 }
 
-/** The median rate (Hz) of increasing stamps: 1 / the median interval; null with fewer than two distinct stamps. */
-export function medianRate(times: ArrayLike<number>): number | null {
+/** The median interval between increasing stamps, ignoring repeats; null with fewer than two distinct stamps. */
+export function medianInterval(times: ArrayLike<number>): number | null {
   const d: number[] = [];
   for (let i = 1; i < times.length; i++) {
     const dt = times[i]! - times[i - 1]!;
@@ -78,8 +78,13 @@ export function medianRate(times: ArrayLike<number>): number | null {
   }
   if (d.length === 0) return null;
   d.sort((a, b) => a - b);
-  const m = d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
-  return 1 / m;
+  return d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+}
+
+/** The median rate (Hz) of increasing stamps in seconds: 1 / the median interval; null with fewer than two distinct stamps. */
+export function medianRate(times: ArrayLike<number>): number | null {
+  const m = medianInterval(times);
+  return m === null ? null : 1 / m;
 }
 
 /** The angle wrapped to (-π, π]. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { type PoseSample, type RowLayout, type TwistSample, medianRate, resampleDriving, wrapAngle } from '../../../main/core/data/resample.js';
+import { type PoseSample, type RowLayout, type TwistSample, medianInterval, medianRate, resampleDriving, wrapAngle } from '../../../main/core/data/resample.js';
 
 const MAZE: RowLayout = { obs: ['x', 'y', 'vx', 'vy'], act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] };
 const cmd = (t: number, lx: number, ly = 0, az = 0): TwistSample => ({ t, linear: [lx, ly, 0], angular: [0, 0, az] });
@@ -11,6 +11,8 @@ test('medianRate: 1 / the median interval; null without two distinct stamps', ()
   assert.equal(medianRate([0, 1, 2, 2, 2]), 1);
   assert.equal(medianRate([5, 5]), null);
   assert.equal(medianRate([]), null);
+  // Whole nanoseconds give an exact interval, and 1e9 / it an exact rate.
+  assert.equal(1e9 / medianInterval([0, 10_000_000, 20_000_000, 30_000_000])!, 100);
 });
 
 test('wrapAngle keeps angles in (-π, π]', () => {

@@ -65,16 +65,6 @@ const storageOf = (file: string): Storage | null => {
   return f.endsWith('.mcap') ? 'mcap' : f.endsWith('.db3') ? 'sqlite3' : null;
 };
 
-/** Whether a path names something the bag importer reads (a folder, .mcap, .db3, metadata.yaml). */
-export function looksLikeBag(p: string): boolean {
-  if (storageOf(p) !== null || path.basename(p) === 'metadata.yaml') return true;
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function openFile(bag: string, file: string, storage: Storage): Promise<BagFile> {
   return storage === 'mcap' ? openMcapBag(bag, file) : openDb3Bag(bag, file);
 }
