@@ -8,9 +8,10 @@
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { Dataset } from '../core/data/dataset.js';
-import { type ActField, type ActSource, type ObsField, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
+import { type ActField, type ActSource, type ObsField, type ObsSource, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
 import { worldEntry } from '../backends/catalogue.js';
-import { readRos2Config } from '../backends/ros2/config.js';
+import { type FieldSpec, fieldType, readRos2Config } from '../backends/ros2/config.js';
+import { readField } from '../backends/ros2/message-path.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { openBag } from '../services/datasets/rosbag2/bag.js';
 import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
@@ -47,26 +48,46 @@ const MAZE_NAMES: Readonly<Record<string, ObsField>> = { x: 'x', y: 'y', vx: 'vx
 const ROS_NAMES: Readonly<Record<string, ObsField>> = { 'base.x': 'x', 'base.y': 'y', 'base.yaw': 'yaw' };
 const TWIST_PATH = /^(?:twist\.)?((?:linear|angular)\.[xyz])$/;
 
+/** How a world's rows are made from a bag: the layout, and the other numbers to read from each pose message. */
+export interface BagLayout {
+  readonly layout: RowLayout;
+  readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
+}
+
 /**
  * How a pose and a Twist fill a world's observation and action. A point maze observes
  * (x, y, vx, vy) and pushes with a force in [-1, 1]² in the world frame: the Twist's linear
  * velocity turned into the world frame by the pose's yaw, clipped. A ROS 2 robot with a
- * "navigation" section observes the pose fields it names and commands the Twist fields its
- * command names (divided by its scale). Anything else cannot be expressed: InvalidInput (exit 2).
+ * "navigation" section observes the pose fields (base.x, base.y, base.yaw) and fields of a sensor on
+ * the pose topic itself (its odometry: `base.vx` from twist.twist.linear.x, read from each pose
+ * message and interpolated), and commands the Twist fields its command names (divided by its scale).
+ * Anything else cannot be expressed: InvalidInput (exit 2).
  */
-export function bagLayout(world: string): RowLayout {
+export function bagLayout(world: string, poseTopic: string): BagLayout {
   const e = worldEntry(world);
   const refuse = (why: string): never => {
     throw new WitnessError('invalid-input', `${world}: a bag cannot be imported into this world: ${why}`, { path: '--world' });
   };
   if (e.kind === 'maze') {
     const obs = e.spec.observation.names.map((n) => MAZE_NAMES[n] ?? refuse(`observation ${n} is not a pose field`));
-    return { obs, act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] };
+    return { layout: { obs, act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] } };
   }
   if (e.kind !== 'ros2') return refuse('it has no low-level control (a tool world); give a point maze or a ROS 2 robot with a "navigation" section');
-  const nav = readRos2Config(path.resolve(world.slice('ros2:'.length))).navigation;
+  const config = readRos2Config(path.resolve(world.slice('ros2:'.length)));
+  const nav = config.navigation;
   if (nav === undefined) return refuse('its configuration has no "navigation" section (the observation and the command the policy uses)');
-  const obs = nav.observation.map((n, i) => ROS_NAMES[n] ?? refuse(`navigation.observation[${i}] is ${n}, which a pose does not give (the importer fills ${Object.keys(ROS_NAMES).join(', ')})`));
+  const specs: FieldSpec[] = [];
+  const obs: ObsSource[] = nav.observation.map((n, i) => {
+    const pose = ROS_NAMES[n];
+    if (pose !== undefined) return pose;
+    const sensor = Object.entries(config.sensors).find(([, s]) => Object.hasOwn(s.fields, n));
+    if (sensor === undefined || sensor[1].topic !== poseTopic || fieldType(sensor[1].fields[n]!) !== 'number') {
+      const what = sensor === undefined ? 'which no sensor maps' : sensor[1].topic !== poseTopic ? `a field of sensor ${sensor[0]} on ${sensor[1].topic}, not on the pose topic ${poseTopic}` : 'not a number';
+      return refuse(`navigation.observation[${i}] is ${n}, ${what}: an import fills ${Object.keys(ROS_NAMES).join(', ')} and numeric fields of a sensor on the pose topic`);
+    }
+    specs.push(sensor[1].fields[n]!);
+    return { extra: specs.length - 1 };
+  });
   const type = normType(nav.command.type);
   if (type !== 'geometry_msgs/msg/Twist' && type !== 'geometry_msgs/msg/TwistStamped') {
     return refuse(`its command is ${nav.command.type}, not a geometry_msgs/msg/Twist or TwistStamped that a recorded Twist can fill`);
@@ -76,7 +97,19 @@ export function bagLayout(world: string): RowLayout {
     if (m === null) return refuse(`navigation.command.action[${i}] is ${p}, not a field of a Twist (linear.x … angular.z)`);
     return { from: m[1] as ActSource, scale: nav.command.scale[i] ?? 1 };
   });
-  return { obs, act };
+  if (specs.length === 0) return { layout: { obs, act } };
+  return {
+    layout: { obs, act },
+    extras: (message) => {
+      const values: number[] = [];
+      for (const spec of specs) {
+        const r = readField(message, spec);
+        if (!r.ok) return { ok: false, why: r.why };
+        values.push(r.value as number);
+      }
+      return { ok: true, values };
+    },
+  };
 }
 
 const positive = (v: number | undefined, flag: string): void => {
@@ -88,14 +121,14 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
   const started = Date.now();
   positive(o.rate, '--rate');
   positive(o.maxGap, '--max-gap');
-  const layout = bagLayout(o.world);
+  const { layout, extras } = bagLayout(o.world, o.poseTopic);
   const stamp = o.stamp ?? 'header';
   const bag = await openBag(bagPath);
   try {
-    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}) });
+    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}) });
     const t0 = drv.poses[0]!.ns < drv.commands[0]!.ns ? drv.poses[0]!.ns : drv.commands[0]!.ns;
     const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
-    const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw }));
+    const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));
     const commands = drv.commands.map((c) => ({ t: sec(c.ns), linear: c.linear, angular: c.angular }));
     // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213.
     const interval = medianInterval(drv.poses.map((p) => Number(p.ns - t0)));
@@ -116,7 +149,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
         pose: { topic: o.poseTopic, type: drv.poseType, ...(o.frame !== undefined ? { frame: o.frame, child: o.child ?? null } : {}) },
         action: { topic: o.actionTopic, type: drv.actionType },
         stamp, timeRange: { start: at(r.span[0]), end: at(r.span[1]) }, rate, maxGap,
-        observation: [...layout.obs], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,
+        observation: [...worldEntry(o.world).spec.observation.names], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,
         episodes: r.episodes, transitions: r.rows, clipped: r.clipped, messages: drv.messages,
       },
     };

@@ -19,6 +19,8 @@ export interface PoseSample {
   readonly x: number;
   readonly y: number;
   readonly yaw: number;
+  /** Other numbers the pose message carries (a robot's odometry fields), interpolated like x and y. */
+  readonly extra?: readonly number[];
 }
 
 /** A velocity command (geometry_msgs/Twist): body-frame linear and angular velocities. */
@@ -30,7 +32,8 @@ export interface TwistSample {
 
 /** What one observation dimension is: the pose (x, y, yaw) or its velocity in the world frame. */
 export type ObsField = 'x' | 'y' | 'yaw' | 'vx' | 'vy';
-export const OBS_FIELDS: readonly ObsField[] = ['x', 'y', 'yaw', 'vx', 'vy'];
+/** An observation dimension: a pose field, or the i-th of the poses' `extra` numbers. */
+export type ObsSource = ObsField | { readonly extra: number };
 
 /**
  * Where one action dimension comes from: a field of the command (`linear.x`, `angular.z`, … in the
@@ -44,7 +47,7 @@ export interface ActField {
 }
 
 export interface RowLayout {
-  readonly obs: readonly ObsField[];
+  readonly obs: readonly ObsSource[];
   readonly act: readonly ActField[];
   /** Actions are clipped to [lo, hi] when given (the point mazes' [-1, 1]). */
   readonly clip?: readonly [number, number];
@@ -115,8 +118,11 @@ interface GridRow {
   readonly x: number;
   readonly y: number;
   readonly yaw: number;
+  readonly extra: readonly number[];
   readonly cmd: TwistSample;
 }
+
+const NONE: readonly number[] = [];
 
 /**
  * Rows at `opts.rate` from poses and commands, each sorted by time (non-decreasing; of equal
@@ -152,11 +158,15 @@ export function resampleDriving(poses: readonly PoseSample[], commands: readonly
 function gridRow(poses: readonly PoseSample[], pi: number, cmd: TwistSample, t: number, maxGap: number): GridRow | null {
   if (t - cmd.t > maxGap) return null;
   const a = poses[pi]!;
-  if (a.t === t) return { t, x: a.x, y: a.y, yaw: a.yaw, cmd };
+  if (a.t === t) return { t, x: a.x, y: a.y, yaw: a.yaw, extra: a.extra ?? NONE, cmd };
   const b = poses[pi + 1];
   if (b === undefined || b.t - a.t > maxGap) return null;
   const u = (t - a.t) / (b.t - a.t);
-  return { t, x: a.x + u * (b.x - a.x), y: a.y + u * (b.y - a.y), yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)), cmd };
+  const ea = a.extra ?? NONE, eb = b.extra ?? NONE;
+  return {
+    t, x: a.x + u * (b.x - a.x), y: a.y + u * (b.y - a.y), yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)),
+    extra: ea.map((v, i) => v + u * ((eb[i] ?? v) - v)), cmd,
+  };
 }
 
 function toRows(episodes: readonly GridRow[][], layout: RowLayout, rate: number): Resampled {
@@ -172,7 +182,7 @@ function toRows(episodes: readonly GridRow[][], layout: RowLayout, rate: number)
       const lo = e[l]!, hi = e[h]!, span = (h - l) / rate;
       const v = { vx: (hi.x - lo.x) / span, vy: (hi.y - lo.y) / span };
       layout.obs.forEach((f, j) => {
-        observations[r * od + j] = f === 'vx' || f === 'vy' ? v[f] : row[f];
+        observations[r * od + j] = typeof f === 'object' ? row.extra[f.extra] ?? NaN : f === 'vx' || f === 'vy' ? v[f] : row[f];
       });
       layout.act.forEach((f, j) => {
         let a = actValue(f.from, row.cmd, row.yaw) / f.scale;

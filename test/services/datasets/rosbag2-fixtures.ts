@@ -10,7 +10,8 @@
  *  B: poses at t = 2.0 … 2.3 s every 0.1 s, x = 3, y = 1 + (t − 2), yaw = π/2; commands at
  *     t = 1.99 … 2.29 every 0.1 s: linear (2, 0, 0), angular z −0.3.
  * t is seconds after T0_NS. Header stamps are these times; the recorder receives each message 1 ms
- * later (so a reader that used receive times for stamped messages would be off by 1 ms).
+ * later (so a reader that used receive times for stamped messages would be off by 1 ms). An
+ * Odometry's twist.twist.linear.x is 10·x (a field a robot's configuration may map, as base.vx).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -125,7 +126,7 @@ function messages(s: BagSpec): Msg[] {
     const header = { stamp: stamp(stamps[i]!), frame_id: s.pose === 'odometry' ? 'odom' : 'map' };
     const pose = { position: { x: p.x, y: p.y, z: 0 }, orientation: quat(p.yaw) };
     const msg = s.pose === 'odometry'
-      ? { header, child_frame_id: 'base_link', pose: { pose, covariance: new Array(36).fill(0) }, twist: { twist: { linear: { x: 0, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: new Array(36).fill(0) } }
+      ? { header, child_frame_id: 'base_link', pose: { pose, covariance: new Array(36).fill(0) }, twist: { twist: { linear: { x: 10 * p.x, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: new Array(36).fill(0) } }
       : s.pose === 'pose'
         ? { header, pose }
         : {

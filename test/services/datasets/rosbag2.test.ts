@@ -122,11 +122,17 @@ test('a ROS 2 robot with a navigation section takes the pose fields and the Twis
   // linear.x / 0.5 and angular.z / 1.
   close(d.actions, [[1, 0.1], [1, 0.1], [1, 0.1], [1, 0.1], [1, 0.1], [4, -0.3], [4, -0.3], [4, -0.3]], 'actions');
 
-  const sensorObs = path.join(dir, 'sensor.json');
-  const cfg = JSON.parse(readFileSync(robot, 'utf8')) as { navigation: { observation: string[] } };
+  // A field of the odometry sensor on the pose topic is read from each pose message and interpolated.
+  const withVx = path.join(dir, 'vx.json');
+  const cfg = JSON.parse(readFileSync(robot, 'utf8')) as { sensors: { odom: { topic: string } }; navigation: { observation: string[] } };
   cfg.navigation.observation = ['base.x', 'base.vx'];
-  writeFileSync(sensorObs, JSON.stringify(cfg));
-  await expectBagError(importBag(bag, { world: `ros2:${sensorObs}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out }), 'invalid-input', /navigation\.observation\[1\] is base\.vx, which a pose does not give/);
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  close((await readDataset(out)).observations, [[0.02, 0.2], [0.12, 1.2], [0.22, 2.2], [0.32, 3.2], [0.42, 4.2], [3, 30], [3, 30], [3, 30]], 'observations');
+  // A sensor on another topic is not in the bag's pose messages.
+  cfg.sensors.odom.topic = '/odom_filtered';
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await expectBagError(importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out }), 'invalid-input', /navigation\.observation\[1\] is base\.vx, a field of sensor odom on \/odom_filtered, not on the pose topic \/odom/);
 });
 
 test('--rate and --max-gap change the grid: at 5 Hz with a 2 s gap the two stretches join', async () => {

@@ -27,6 +27,7 @@ export interface StampedPose {
   readonly x: number;
   readonly y: number;
   readonly yaw: number;
+  readonly extra?: readonly number[];
 }
 export interface StampedTwist {
   readonly ns: bigint;
@@ -41,6 +42,11 @@ export interface DrivingRequest {
   /** TF only: the parent and child frames of the transform that is the pose. */
   readonly frame?: string;
   readonly child?: string;
+  /**
+   * Other numbers to take from each pose message (not TF): a robot's fields on its odometry. Returns
+   * the numbers, or a reason the message lacks one (the import is refused, naming topic and time).
+   */
+  readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
 }
 
 export interface Driving {
@@ -130,6 +136,7 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
   if (isTf && (r.frame === undefined || r.child === undefined)) {
     throw new BagError(bag.path, `topic ${pt.name} is TF: give --frame and --child (the parent and child frames of the robot's pose, e.g. --frame map --child base_link)`);
   }
+  if (isTf && r.extras !== undefined) throw new BagError(bag.path, `topic ${pt.name} is TF: the world observes fields of the pose message (its odometry), which a transform does not carry; give the odometry topic`);
   const poseReader = readerFor(bag, pt);
   const actReader = pt.name === at.name ? poseReader : readerFor(bag, at);
   const poses: StampedPose[] = [], commands: StampedTwist[] = [];
@@ -167,7 +174,14 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
         const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
         const ns = stampOf(msg), p = obj(pose.position);
         order(m.topic, ns);
-        poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(pose.orientation) });
+        let extra: number[] | undefined;
+        if (r.extras !== undefined) {
+          const e = r.extras(msg);
+          if (!e.ok) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)}: ${e.why}`);
+          if (!e.values.every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`);
+          extra = e.values;
+        }
+        poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(pose.orientation), ...(extra !== undefined ? { extra } : {}) });
       }
       const last = poses[poses.length - 1];
       if (last !== undefined && !(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
