@@ -41,3 +41,14 @@ test('data import BAG: usage and bag errors exit 2 and name the flag, the bag, t
   assert.match(rate.err, /--rate must be a number/);
   assert.equal(existsSync(out), false);
 });
+
+test('bench rosbag: --help, a tiny bag as JSON, and a size below the floor is a usage error', async () => {
+  assert.equal((await cli('bench', 'rosbag', '--help')).code, 0);
+  const r = await cli('bench', 'rosbag', '--bytes', '100000', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out) as { bytes: number; messages: number; import_s: number; raw_s: number };
+  assert.ok(j.bytes >= 100_000 && j.messages > 0 && j.import_s > 0 && j.raw_s > 0);
+  const small = await cli('bench', 'rosbag', '--bytes', '5');
+  assert.equal(small.code, 2);
+  assert.match(small.err, /--bytes must be an integer in 100000\.\./);
+});
