@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importBag } from '../../../main/app/bag-import.js';
@@ -87,6 +88,22 @@ test('zstd chunks (rosbag2_storage_mcap\'s default), small enough that the drive
   close(d.actions, MAZE_ACT, 'actions');
 });
 
+test('a split bag (two .db3 files named by metadata.yaml) reads as one, file after file', async () => {
+  const dir = scratch();
+  const bag = path.join(dir, 'split');
+  mkdirSync(bag);
+  const a: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(0, 5) };
+  const b: Drive = { poses: DRIVE.poses.slice(6), commands: DRIVE.commands.slice(5) };
+  writeDb3(path.join(bag, 'split_0.db3'), { distro: 'humble', pose: 'odometry', action: 'twist', drive: a });
+  writeDb3(path.join(bag, 'split_1.db3'), { distro: 'humble', pose: 'odometry', action: 'twist', drive: b });
+  writeFileSync(path.join(bag, 'metadata.yaml'), stringify({ rosbag2_bagfile_information: { version: 5, storage_identifier: 'sqlite3', relative_file_paths: ['split_0.db3', 'split_1.db3'], compression_format: '' } }));
+  const out = path.join(dir, 's.wds');
+  const r = await importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  assert.deepEqual([r.transitions, r.episodes, r.messages], [8, 2, 19]);
+  const d = await readDataset(out);
+  close(d.observations, MAZE_OBS, 'observations');
+});
+
 test('the Humble .db3 carries no definitions (the common messages decode it); the Jazzy one does', async () => {
   const dir = scratch();
   const h = path.join(dir, 'h.db3'), j = path.join(dir, 'j.db3');
@@ -129,6 +146,11 @@ test('a ROS 2 robot with a navigation section takes the pose fields and the Twis
   writeFileSync(withVx, JSON.stringify(cfg));
   await importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out });
   close((await readDataset(out)).observations, [[0.02, 0.2], [0.12, 1.2], [0.22, 2.2], [0.32, 3.2], [0.42, 4.2], [3, 30], [3, 30], [3, 30]], 'observations');
+  // A transform carries no odometry fields.
+  const tfBag = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
+  cfg.sensors.odom.topic = '/tf';
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await expectBagError(importBag(tfBag, { world: `ros2:${withVx}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' }), 'invalid-input', /topic \/tf is TF: the world observes fields of the pose message/);
   // A sensor on another topic is not in the bag's pose messages.
   cfg.sensors.odom.topic = '/odom_filtered';
   writeFileSync(withVx, JSON.stringify(cfg));
