@@ -90,3 +90,4 @@ export async function exportData(file: string, out: string): Promise<{ transitio
 }
 
 export { importBag as importBagData } from './bag-import.js';
+export { isBagPath } from '../services/datasets/rosbag2/bag.js';

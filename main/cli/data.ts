@@ -72,9 +72,11 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--child <frame>', 'bag, TF pose: the robot\'s frame (e.g. base_link)')
     .action((file: string, o: ImportFlags) => run(async () => {
       const d = await data();
-      if (file.toLowerCase().endsWith('.npz')) {
-        const extra = BAG_FLAGS.filter((k) => o[k] !== undefined).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-        if (extra.length > 0) throw new CliError(`${extra.join(', ')}: only for a rosbag2 bag, not for an .npz file (${file})`);
+      const bagFlags = BAG_FLAGS.filter((k) => o[k] !== undefined).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const isNpz = file.toLowerCase().endsWith('.npz');
+      // A bag by its name or its flags; anything else is read as an .npz, with that reader's errors.
+      if (isNpz || (bagFlags.length === 0 && !d.isBagPath(file))) {
+        if (bagFlags.length > 0) throw new CliError(`${bagFlags.join(', ')}: only for a rosbag2 bag, not for an .npz file (${file})`);
         const r = await d.importData(file, o);
         io.out(`wrote ${o.out}: ${r.transitions} transitions\n`);
         return;

@@ -5,7 +5,7 @@
  * carries, and the messages of some topics in the bag's time order, streamed (a 1 GB bag is never
  * held in memory). Every problem with the bag is a BagError (exit 2) naming the bag.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { parse as parseYaml } from 'yaml';
@@ -64,6 +64,11 @@ const storageOf = (file: string): Storage | null => {
   const f = file.toLowerCase();
   return f.endsWith('.mcap') ? 'mcap' : f.endsWith('.db3') ? 'sqlite3' : null;
 };
+
+/** Whether a path names a rosbag2 bag: a .mcap or .db3 file, a metadata.yaml, or a folder holding one. */
+export function isBagPath(p: string): boolean {
+  return storageOf(p) !== null || path.basename(p) === 'metadata.yaml' || existsSync(path.join(p, 'metadata.yaml'));
+}
 
 function openFile(bag: string, file: string, storage: Storage): Promise<BagFile> {
   return storage === 'mcap' ? openMcapBag(bag, file) : openDb3Bag(bag, file);
