@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -177,6 +178,11 @@ test('refusals name the bag, the topic and the time (exit 2)', async () => {
   await expectBagError(importBag(bag, { ...base, world: 'tabletop' }), 'invalid-input', /tabletop: a bag cannot be imported into this world/);
   await expectBagError(importBag(bag, { ...base, rate: 0 }), 'invalid-input', /--rate must be a positive number/);
   await expectBagError(importBag(path.join(dir, 'missing'), base), 'not-found', /missing: no such file or directory/);
+  await expectBagError(importBag(path.join(dir, 'gone.mcap'), base), 'not-found', /gone\.mcap: no such file or directory/);
+  // A FIFO is refused by its status, before anything opens it (which would wait for a writer).
+  const fifo = path.join(dir, 'pipe.db3');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  await expectBagError(importBag(fifo, base), 'not-a-file', /pipe\.db3 is not a regular file \(a pipe or a device\)/);
 
   const tf = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
   await expectBagError(importBag(tf, { ...base, poseTopic: '/tf' }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);

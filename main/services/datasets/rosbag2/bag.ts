@@ -70,7 +70,24 @@ export function isBagPath(p: string): boolean {
   return storageOf(p) !== null || path.basename(p) === 'metadata.yaml' || existsSync(path.join(p, 'metadata.yaml'));
 }
 
+/**
+ * A bag's storage file must be a regular file, checked by its status before it is opened: opening a
+ * FIFO would wait for a writer, and a device has no end. It is streamed, so no size limit applies.
+ */
+function admitFile(bag: string, file: string): void {
+  let st;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new BagError(bag, `cannot read ${file}: ${code ?? String(e)}`, code === 'ENOENT' ? 'not-found' : 'unreadable', { cause: e });
+  }
+  if (st.isDirectory()) throw new BagError(bag, `${file} is a folder, not a file`, 'not-a-file');
+  if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file (a pipe or a device): a bag is read by seeking, give a regular file`, 'not-a-file');
+}
+
 function openFile(bag: string, file: string, storage: Storage): Promise<BagFile> {
+  admitFile(bag, file);
   return storage === 'mcap' ? openMcapBag(bag, file) : openDb3Bag(bag, file);
 }
 
