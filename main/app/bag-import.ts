@@ -29,6 +29,8 @@ export interface BagImportRequest {
   readonly frame?: string;
   readonly child?: string;
   readonly out: string;
+  /** Told (done, total) as the bag is read. */
+  readonly progress?: (done: number, total: number) => void;
 }
 
 export interface BagImportReport {
@@ -125,7 +127,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
   const stamp = o.stamp ?? 'header';
   const bag = await openBag(bagPath);
   try {
-    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}) });
+    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}), ...(o.progress !== undefined ? { progress: o.progress } : {}) });
     const t0 = drv.poses[0]!.ns < drv.commands[0]!.ns ? drv.poses[0]!.ns : drv.commands[0]!.ns;
     const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
     const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));

@@ -217,8 +217,15 @@ test('a truncated MCAP file and a truncated .db3 file are refused (exit 2), neve
   writeDb3(db3, { distro: 'humble', pose: 'odometry', action: 'twist', drive: many });
   const whole = path.join(dir, 'whole.db3');
   copyFileSync(db3, whole);
-  // Grid 0.005 … 29.99 every 0.01 s: 2999 rows.
-  assert.equal((await importBag(whole, base)).transitions, 2999);
+  // Grid 0.005 … 29.99 every 0.01 s: 2999 rows. Progress by receive time: one report at message 4096, then the end.
+  const calls: [number, number][] = [];
+  assert.equal((await importBag(whole, { ...base, progress: (d, t) => calls.push([d, t]) })).transitions, 2999);
+  assert.equal(calls.length, 2);
+  assert.ok(calls[0]![0] > 600 && calls[0]![0] < 750, `at message 4096 of 6000: ${calls[0]![0]}‰`);
+  assert.deepEqual(calls[1], [1000, 1000]);
+  const wb = await openBag(whole);
+  assert.deepEqual(wb.timeRange, [1_700_000_000_000_000_000n + 1_000_000n, 1_700_000_000_000_000_000n + 29_995_000_000n]);
+  await wb.close();
   truncateSync(db3, Math.floor(statSync(db3).size / 2));
   await expectBagError(importBag(db3, base), 'corrupt', /cut\.db3: .*truncated or damaged/);
 });

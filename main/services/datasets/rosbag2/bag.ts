@@ -38,6 +38,8 @@ export interface BagFile {
   /** From the file itself (MCAP's rosbag2 metadata, the .db3 `schema` table), when it says. */
   readonly distro: string | null;
   readonly topics: readonly BagTopic[];
+  /** The first and last receive times (ns), when the file says them cheaply (MCAP statistics, the .db3 index); for progress. */
+  readonly timeRange: readonly [bigint, bigint] | null;
   /** The definition of a type the file carries (MCAP schemas; Jazzy's message_definitions), or null. */
   definition(type: string): MessageDefinition[] | null;
   /** The messages of these topics in receive-time order. */
@@ -53,6 +55,7 @@ export interface RosBag {
   /** metadata.yaml's version (5: Humble, 8 or 9: Jazzy), null for a bare file. */
   readonly metadataVersion: number | null;
   readonly topics: readonly BagTopic[];
+  readonly timeRange: readonly [bigint, bigint] | null;
   definition(type: string): MessageDefinition[] | null;
   messages(topics: readonly string[]): AsyncGenerator<BagMessage>;
   close(): Promise<void>;
@@ -162,7 +165,7 @@ export async function openBag(p: string): Promise<RosBag> {
 
 function single(p: string, f: BagFile, version: number | null): RosBag {
   return {
-    path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics,
+    path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics, timeRange: f.timeRange,
     definition: (t) => f.definition(t), messages: (t) => f.messages(t), close: () => f.close(),
   };
 }
@@ -180,6 +183,9 @@ function merged(p: string, meta: Metadata, files: readonly BagFile[]): RosBag {
   return {
     path: p, storage: meta.storage, distro: meta.distro ?? files.find((f) => f.distro !== null)?.distro ?? null, metadataVersion: meta.version,
     topics: [...topics.values()],
+    timeRange: files.every((f) => f.timeRange !== null)
+      ? [files.map((f) => f.timeRange![0]).reduce((a, b) => (a < b ? a : b)), files.map((f) => f.timeRange![1]).reduce((a, b) => (a > b ? a : b))]
+      : null,
     definition: (t) => {
       for (const f of files) {
         const d = f.definition(t);

@@ -53,7 +53,9 @@ export function openDb3Bag(bag: string, file: string): Promise<BagFile> {
     const defRows = tables.has('message_definitions')
       ? (db.prepare('SELECT topic_type, encoding, encoded_message_definition FROM message_definitions').all() as { topic_type: string; encoding: string; encoded_message_definition: string }[])
       : [];
-    return Promise.resolve(db3File(bag, file, db, topicRows, distro, defRows, fail));
+    const range = db.prepare('SELECT MIN(timestamp) AS lo, MAX(timestamp) AS hi FROM messages').safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+    const timeRange: [bigint, bigint] | null = range.lo !== null && range.hi !== null ? [range.lo, range.hi] : null;
+    return Promise.resolve(db3File(bag, file, db, topicRows, distro, timeRange, defRows, fail));
   } catch (e) {
     db.close();
     return Promise.reject(e instanceof BagError ? e : fail('cannot read the bag\'s tables', e));
@@ -61,14 +63,14 @@ export function openDb3Bag(bag: string, file: string): Promise<BagFile> {
 }
 
 function db3File(
-  bag: string, file: string, db: Database.Database, topicRows: readonly TopicRow[], distro: string | null,
+  bag: string, file: string, db: Database.Database, topicRows: readonly TopicRow[], distro: string | null, timeRange: readonly [bigint, bigint] | null,
   defRows: readonly { topic_type: string; encoding: string; encoded_message_definition: string }[],
   fail: (what: string, e: unknown) => BagError,
 ): BagFile {
   const topics: BagTopic[] = topicRows.map((r) => ({ name: r.name, type: r.type, serialization: r.serialization_format }));
   const defs = new Map<string, MessageDefinition[] | null>();
   return {
-    file, storage: 'sqlite3', distro, topics,
+    file, storage: 'sqlite3', distro, topics, timeRange,
     definition(type) {
       if (!defs.has(type)) {
         const row = defRows.find((r) => r.topic_type === type);

@@ -47,6 +47,8 @@ export interface DrivingRequest {
    * the numbers, or a reason the message lacks one (the import is refused, naming topic and time).
    */
   readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
+  /** Told (done, 1000) as the bag's receive times pass, when the bag says its time range. */
+  readonly progress?: (done: number, total: number) => void;
 }
 
 export interface Driving {
@@ -150,8 +152,10 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
     }
     lastNs.set(topic, ns);
   };
+  const range = bag.timeRange, span = range !== null ? Number(range[1] - range[0]) : 0;
   for await (const m of bag.messages(pt.name === at.name ? [pt.name] : [pt.name, at.name])) {
     messages++;
+    if (r.progress !== undefined && range !== null && span > 0 && messages % 4096 === 0) r.progress(Math.min(999, Math.floor((Number(m.logTime - range[0]) / span) * 1000)), 1000);
     const isPose = m.topic === pt.name;
     let msg: Obj;
     try {
@@ -197,6 +201,7 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
       commands.push(c);
     }
   }
+  r.progress?.(1000, 1000);
   if (isTf && poses.length === 0) {
     throw new BagError(bag.path, `topic ${pt.name}: no transform from ${r.frame} to ${r.child} (transforms seen: ${[...pairs].join(', ') || 'none'}); the pose must be one transform, not a chain`);
   }

@@ -87,6 +87,7 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
   const defs = new Map<string, MessageDefinition[] | null>();
   return {
     file, storage: 'mcap', distro: distroOf(meta), topics,
+    timeRange: reader.statistics !== undefined && reader.statistics.messageCount > 0n ? [reader.statistics.messageStartTime, reader.statistics.messageEndTime] : null,
     definition(type) {
       if (!defs.has(type)) {
         const s = [...reader.schemasById.values()].find((x) => x.name === type);
