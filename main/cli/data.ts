@@ -85,7 +85,7 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         if (o[k] === undefined) throw new CliError(`${file} is read as a rosbag2 bag: give --${k === 'poseTopic' ? 'pose-topic' : 'action-topic'} (or an .npz file)`);
       }
       const r = await d.importBagData(file, { ...o, poseTopic: o.poseTopic!, actionTopic: o.actionTopic!, stamp: o.stamp, progress: progressBar(io, `import ${file}`) });
-      io.out(`wrote ${o.out}: ${r.transitions} transitions in ${r.episodes} episodes at ${r.rate.toPrecision(4)} Hz from ${r.messages} messages (${r.storage}${r.distro !== null ? `, ${r.distro}` : ''})${r.clipped > 0 ? `; ${r.clipped} action values clipped to the world's range` : ''}, ${r.seconds.toFixed(1)} s\n`);
+      io.out(`wrote ${o.out}: ${r.transitions} transitions in ${r.episodes} episode${r.episodes === 1 ? "" : "s"} at ${r.rate.toPrecision(4)} Hz from ${r.messages} messages (${r.storage}${r.distro !== null ? `, ${r.distro}` : ''})${r.clipped > 0 ? `; ${r.clipped} action values clipped to the world's range` : ''}, ${r.seconds.toFixed(1)} s\n`);
     })());
 
   cmd

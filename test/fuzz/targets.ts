@@ -98,7 +98,7 @@ async function bagSeeds(): Promise<{ mcap: Uint8Array; db3: Uint8Array }> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-const BAG_SEEDS = await bagSeeds();
+export const BAG_SEEDS = await bagSeeds();
 
 /** A rosbag2 file imported into a point maze, as `witness data import BAG` does. */
 const importBagBytes = (ext: string) => async (bytes: Uint8Array, scratch: string): Promise<unknown> => {
