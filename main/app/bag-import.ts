@@ -135,7 +135,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
     // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213.
     const interval = medianInterval(drv.poses.map((p) => Number(p.ns - t0)));
     const rate = o.rate ?? (interval === null ? null : 1e9 / interval);
-    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate; give --rate`);
+    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate${stamp === 'header' ? ': are its header stamps set? --stamp receive uses the times the recorder received them' : ''}`);
     const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
     const range = (xs: readonly { ns: bigint }[]): string => `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
     const r = resampleDriving(poses, commands, layout, { rate, maxGap });

@@ -104,6 +104,8 @@ export interface BagSpec {
   readonly drive?: Drive;
   /** Header stamps of these pose indices are swapped (out of order). */
   readonly swapPoses?: readonly [number, number];
+  /** Pose header stamps all zero (a driver that does not stamp). */
+  readonly unstamped?: boolean;
 }
 
 interface Msg {
@@ -122,8 +124,9 @@ function messages(s: BagSpec): Msg[] {
   const out: Msg[] = [];
   const stamps = drive.poses.map((p) => p.t);
   if (s.swapPoses) [stamps[s.swapPoses[0]], stamps[s.swapPoses[1]]] = [stamps[s.swapPoses[1]]!, stamps[s.swapPoses[0]]!];
+  const stampOf = (i: number): { sec: number; nanosec: number } => (s.unstamped === true ? { sec: 0, nanosec: 0 } : stamp(stamps[i]!));
   drive.poses.forEach((p, i) => {
-    const header = { stamp: stamp(stamps[i]!), frame_id: s.pose === 'odometry' ? 'odom' : 'map' };
+    const header = { stamp: stampOf(i), frame_id: s.pose === 'odometry' ? 'odom' : 'map' };
     const pose = { position: { x: p.x, y: p.y, z: 0 }, orientation: quat(p.yaw) };
     const msg = s.pose === 'odometry'
       ? { header, child_frame_id: 'base_link', pose: { pose, covariance: new Array(36).fill(0) }, twist: { twist: { linear: { x: 10 * p.x, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } }, covariance: new Array(36).fill(0) } }

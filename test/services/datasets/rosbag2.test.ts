@@ -194,6 +194,11 @@ test('refusals name the bag, the topic and the time (exit 2)', async () => {
   const r = await importBag(ooo, { ...base, stamp: 'receive' });
   assert.equal(r.transitions, 8);
 
+  // Poses whose header stamps are all zero: no rate; receive times work.
+  const zero = await writeBagDir(dir, 'zero', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', unstamped: true });
+  await expectBagError(importBag(zero, base), 'invalid-input', /zero: topic \/odom: all its poses have one stamp \(0\.000000000 s\), so it has no rate: are its header stamps set\? --stamp receive/);
+  assert.equal((await importBag(zero, { ...base, stamp: 'receive' })).episodes, 2);
+
   // Commands only after the last pose: no overlap.
   const late: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(5) };
   const apart = await writeBagDir(dir, 'apart', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', drive: late });
