@@ -2,7 +2,7 @@
  * The benchmarks (figures for docs/BENCHMARKS.md, each with a baseline measured in the same run):
  * LTL translation, the simulator and the dataset generators, the audit log, the planner, the LTL
  * missions (every method on every task, in worker threads, through the mission workflow), the
- * CLI's own start-up, and ROS maps to labelled graphs (`bench map`).
+ * CLI's own start-up, ROS maps to labelled graphs (`bench map`), and rosbag2 import (`bench rosbag`).
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
@@ -17,10 +17,11 @@ import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } fr
 import { fmt } from './bench/stats.js';
 import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-bench.js';
 import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as mapBench } from './bench/map-bench.js';
+import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-bench.js';
 import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
 
-export { translationBench, worldBench, auditBench, exportBench, mapBench };
+export { translationBench, worldBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
 export { fmt, auditTable, exportTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
 export type { TaskMeasurement, GridMeasurement, Difficulty };

@@ -88,3 +88,6 @@ export async function exportData(file: string, out: string): Promise<{ transitio
   await exportNpz(out, d);
   return { transitions: datasetStats(d).transitions };
 }
+
+export { importBag as importBagData } from './bag-import.js';
+export { isBagPath } from '../services/datasets/rosbag2/bag.js';

@@ -208,6 +208,21 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       io.out(`\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core; times are the minimum of ${o.runs} runs after one warm-up)\n`);
     }));
   cmd
+    .command('rosbag')
+    .description('rosbag2 import: a synthetic MCAP bag of about --bytes bytes (odometry, commands, an IMU), imported as `witness data import` does, against @mcap/core reading the same topics without decoding')
+    .option('--bytes <n>', 'size of the synthetic bag', intFlag('--bytes', 100_000, 64 * 2 ** 30), 2 ** 30)
+    .option('--json', 'print the figures as JSON')
+    .action(action(io, setExit, async (o: { bytes: number; json?: boolean }) => {
+      const app = await bench();
+      const started = Date.now();
+      const r = await app.rosbagBench({ bytes: o.bytes, log: (l) => io.err(`bench rosbag: ${l}\n`) });
+      if (o.json) {
+        io.out(JSON.stringify(r) + '\n');
+        return;
+      }
+      io.out(`# witness bench rosbag --bytes ${o.bytes}\n\n${app.rosbagBenchTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
+    }));
+  cmd
     .command('cli')
     .description("the CLI's start-up against a bare `node -e 0` in the same run: `witness --version` (goal ≤ 4×) and `witness ltl translate 'G F a'` (goal ≤ 6×)")
     .option('--runs <n>', 'rounds of the three commands (after one warm-up round)', intFlag('--runs', 1, 1000), 15)

@@ -2,8 +2,23 @@
 import { Command, Option } from 'commander';
 import { DATASET_KINDS, type DatasetKind } from '../contract/defaults.js';
 import type { Output } from './errors.js';
-import { action, intFlag } from './flags.js';
+import { CliError } from './errors.js';
+import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
+
+interface ImportFlags {
+  world: string;
+  out: string;
+  poseTopic?: string;
+  actionTopic?: string;
+  rate?: number;
+  maxGap?: number;
+  stamp: 'header' | 'receive';
+  frame?: string;
+  child?: string;
+}
+/** The import flags a bag takes and an .npz refuses (--stamp has a default, so it is not among them). */
+const BAG_FLAGS = ['poseTopic', 'actionTopic', 'rate', 'maxGap', 'frame', 'child'] as const;
 
 const seedFlag = intFlag('--seed', 0, 2 ** 31 - 1);
 const data = (): Promise<typeof import('../app/data.js')> => import('../app/data.js');
@@ -44,13 +59,33 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
 
   cmd
     .command('import')
-    .description('import an OGBench-style .npz into our format')
-    .argument('<npz>', 'the .npz file')
+    .description('import an OGBench-style .npz, or a rosbag2 recording (a bag directory, .mcap or .db3) of a robot driving, into our format')
+    .argument('<file>', 'the .npz file, or the bag')
     .requiredOption('--world <id>', 'the world the trajectories belong to')
     .requiredOption('--out <file>', 'the .wds file to write')
-    .action((file: string, o: { world: string; out: string }) => run(async () => {
-      const r = await (await data()).importData(file, o);
-      io.out(`wrote ${o.out}: ${r.transitions} transitions\n`);
+    .option('--pose-topic <topic>', 'bag: the pose (nav_msgs/msg/Odometry, geometry_msgs/msg/PoseStamped, or tf2_msgs/msg/TFMessage with --frame and --child)')
+    .option('--action-topic <topic>', 'bag: the velocity command (geometry_msgs/msg/Twist or TwistStamped)')
+    .option('--rate <hz>', 'bag: rows per second (default: the pose topic\'s median rate)', numberFlag('--rate', 1e-3, 1e4))
+    .option('--max-gap <s>', 'bag: a longer gap between poses, or a command older than this, ends an episode (default: max(0.5, 5 / rate))', numberFlag('--max-gap', 1e-6, 1e6))
+    .addOption(new Option('--stamp <source>', 'bag: time messages by their header stamp or by when the recorder received them').choices(['header', 'receive']).default('header'))
+    .option('--frame <frame>', 'bag, TF pose: the parent frame (e.g. map)')
+    .option('--child <frame>', 'bag, TF pose: the robot\'s frame (e.g. base_link)')
+    .action((file: string, o: ImportFlags) => run(async () => {
+      const d = await data();
+      const bagFlags = BAG_FLAGS.filter((k) => o[k] !== undefined).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const isNpz = file.toLowerCase().endsWith('.npz');
+      // A bag by its name or its flags; anything else is read as an .npz, with that reader's errors.
+      if (isNpz || (bagFlags.length === 0 && !d.isBagPath(file))) {
+        if (bagFlags.length > 0) throw new CliError(`${bagFlags.join(', ')}: only for a rosbag2 bag, not for an .npz file (${file})`);
+        const r = await d.importData(file, o);
+        io.out(`wrote ${o.out}: ${r.transitions} transitions\n`);
+        return;
+      }
+      for (const k of ['poseTopic', 'actionTopic'] as const) {
+        if (o[k] === undefined) throw new CliError(`${file} is read as a rosbag2 bag: give --${k === 'poseTopic' ? 'pose-topic' : 'action-topic'} (or an .npz file)`);
+      }
+      const r = await d.importBagData(file, { ...o, poseTopic: o.poseTopic!, actionTopic: o.actionTopic!, stamp: o.stamp, progress: progressBar(io, `import ${file}`) });
+      io.out(`wrote ${o.out}: ${r.transitions} transitions in ${r.episodes} episode${r.episodes === 1 ? "" : "s"} at ${r.rate.toPrecision(4)} Hz from ${r.messages} messages (${r.storage}${r.distro !== null ? `, ${r.distro}` : ''})${r.clipped > 0 ? `; ${r.clipped} action values clipped to the world's range` : ''}, ${r.seconds.toFixed(1)} s\n`);
     })());
 
   cmd

@@ -13,7 +13,7 @@ import { encodeDataset } from '../../main/services/datasets/format.js';
 import { encodeNpz } from '../../main/services/datasets/npz.js';
 import { sampleDataset } from '../core/data/sample.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
-import { ROOT, auditSeed, shippedOnnx, writeBundle } from './targets.js';
+import { BAG_SEEDS, ROOT, auditSeed, shippedOnnx, writeBundle } from './targets.js';
 
 export interface CliTarget {
   readonly name: string;
@@ -99,6 +99,13 @@ export function cliTargets(): CliTarget[] {
     {
       name: 'npz', command: 'witness data import FILE --world pointmaze-medium --out D', exits: [0, 2],
       cases: () => mutatedBytes([encodeNpz({ ...sampleDataset([6, 6], 4, 2), worldId: 'pointmaze-medium' })]).map((b) => file('d.npz', b, (f, dir) => ['data', 'import', f, '--world', 'pointmaze-medium', '--out', path.join(dir, 'd.wds')])),
+    },
+    {
+      name: 'rosbag', command: 'witness data import FILE (.mcap or .db3) --world pointmaze-medium --pose-topic /odom --action-topic /cmd_vel --out D', exits: [0, 2],
+      cases: () => {
+        const bag = (name: string) => (b: Uint8Array) => file(name, b, (f, dir) => ['data', 'import', f, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--out', path.join(dir, 'd.wds')]);
+        return fc.oneof(mutatedBytes([BAG_SEEDS.mcap]).map(bag('b.mcap')), mutatedBytes([BAG_SEEDS.db3]).map(bag('b.db3')));
+      },
     },
     {
       name: 'onnx', command: 'witness model check DIR (embed.onnx: FILE, hashes fixed up)', exits: [0, 2],

@@ -4,7 +4,8 @@
  * the same kind of file. A reader passes when it returns or refuses with a WitnessError whose code
  * is not `internal`: anything else (a TypeError, a RangeError, a stack overflow) is a bug.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,8 @@ import { auditQuery, auditRuns, auditVerify } from '../../main/app/audit.js';
 import { sampleDataset } from '../core/data/sample.js';
 import { writeFixture } from '../api/audit-fixture.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
+import { importBag } from '../../main/app/bag-import.js';
+import { writeDb3, writeMcap } from '../services/datasets/rosbag2-fixtures.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
@@ -83,6 +86,26 @@ const lassoWord = fc.record({
   prefix: fc.array(fc.subarray(['e0', 'e1', 'e2', 'e3']).map((s) => new Set(s)), { maxLength: 4 }),
   cycle: fc.array(fc.subarray(['e0', 'e1', 'e2', 'e3']).map((s) => new Set(s)), { minLength: 1, maxLength: 4 }),
 });
+
+/** rosbag2 files (an MCAP of Jazzy with zstd chunks, a Humble .db3) written once per run of the suite. */
+async function bagSeeds(): Promise<{ mcap: Uint8Array; db3: Uint8Array }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-fuzz-bag-'));
+  try {
+    await writeMcap(path.join(dir, 'b.mcap'), { distro: 'jazzy', pose: 'odometry', action: 'twist' }, undefined, { zstd: true, chunkSize: 1024 });
+    writeDb3(path.join(dir, 'b.db3'), { distro: 'humble', pose: 'odometry', action: 'twist' });
+    return { mcap: new Uint8Array(readFileSync(path.join(dir, 'b.mcap'))), db3: new Uint8Array(readFileSync(path.join(dir, 'b.db3'))) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+export const BAG_SEEDS = await bagSeeds();
+
+/** A rosbag2 file imported into a point maze, as `witness data import BAG` does. */
+const importBagBytes = (ext: string) => async (bytes: Uint8Array, scratch: string): Promise<unknown> => {
+  const f = path.join(scratch, `b.${ext}`);
+  writeFileSync(f, bytes);
+  return importBag(f, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(scratch, 'b.wds') });
+};
 
 /** A target with its input type erased, for the list. */
 const target = <T>(t: Target<T>): Target => t as unknown as Target;
@@ -190,6 +213,16 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
         writeFileSync(f, text);
         return readLayoutFile(f);
       },
+    }),
+    target({
+      name: 'rosbag-mcap', reads: 'rosbag2 MCAP files (zstd chunks, CDR) through data import', weight: 0.5,
+      input: () => mutatedBytes([BAG_SEEDS.mcap]),
+      run: importBagBytes('mcap'),
+    }),
+    target({
+      name: 'rosbag-db3', reads: 'rosbag2 .db3 files (SQLite, CDR) through data import', weight: 0.5,
+      input: () => mutatedBytes([BAG_SEEDS.db3]),
+      run: importBagBytes('db3'),
     }),
     target({
       name: 'audit-db', reads: 'audit databases (SQLite: open, list, page, verify)', weight: 0.5,

@@ -1,0 +1,163 @@
+/**
+ * `witness data import BAG`: a rosbag2 recording of a robot's own driving → a dataset of a world,
+ * so that ψ trains and the latent graph builds from it (`witness backbone train --data`). Reading
+ * the bag: services/datasets/rosbag2; resampling and episodes: core/data/resample; the mapping of a
+ * pose and a Twist onto the world's observation and action (docs/FORMATS.md, "Datasets from
+ * rosbag2") is decided here, from the world's spec.
+ */
+import path from 'node:path';
+import { WitnessError } from '../contract/errors.js';
+import type { Dataset } from '../core/data/dataset.js';
+import { type ActField, type ActSource, type ObsField, type ObsSource, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { type FieldSpec, fieldType, readRos2Config } from '../backends/ros2/config.js';
+import { readField } from '../backends/ros2/message-path.js';
+import { writeDataset } from '../services/datasets/format.js';
+import { openBag } from '../services/datasets/rosbag2/bag.js';
+import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
+import { type StampSource, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
+
+export interface BagImportRequest {
+  readonly world: string;
+  readonly poseTopic: string;
+  readonly actionTopic: string;
+  /** Rows per second (default: the pose topic's median rate). */
+  readonly rate?: number;
+  /** Longest pose gap and longest a command is held, s (default: max(0.5, 5 / rate)). */
+  readonly maxGap?: number;
+  readonly stamp?: StampSource;
+  readonly frame?: string;
+  readonly child?: string;
+  readonly out: string;
+  /** Told (done, total) as the bag is read. */
+  readonly progress?: (done: number, total: number) => void;
+}
+
+export interface BagImportReport {
+  readonly transitions: number;
+  readonly episodes: number;
+  readonly rate: number;
+  readonly maxGap: number;
+  readonly messages: number;
+  readonly storage: string;
+  readonly distro: string | null;
+  readonly clipped: number;
+  readonly seconds: number;
+}
+
+/** A point maze's observation names; a ROS 2 robot's pose fields (its other fields come from sensors a bag import does not read). */
+const MAZE_NAMES: Readonly<Record<string, ObsField>> = { x: 'x', y: 'y', vx: 'vx', vy: 'vy' };
+const ROS_NAMES: Readonly<Record<string, ObsField>> = { 'base.x': 'x', 'base.y': 'y', 'base.yaw': 'yaw' };
+const TWIST_PATH = /^(?:twist\.)?((?:linear|angular)\.[xyz])$/;
+
+/** How a world's rows are made from a bag: the layout, and the other numbers to read from each pose message. */
+export interface BagLayout {
+  readonly layout: RowLayout;
+  readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
+}
+
+/**
+ * How a pose and a Twist fill a world's observation and action. A point maze observes
+ * (x, y, vx, vy) and pushes with a force in [-1, 1]² in the world frame: the Twist's linear
+ * velocity turned into the world frame by the pose's yaw, clipped. A ROS 2 robot with a
+ * "navigation" section observes the pose fields (base.x, base.y, base.yaw) and fields of a sensor on
+ * the pose topic itself (its odometry: `base.vx` from twist.twist.linear.x, read from each pose
+ * message and interpolated), and commands the Twist fields its command names (divided by its scale).
+ * Anything else cannot be expressed: InvalidInput (exit 2).
+ */
+export function bagLayout(world: string, poseTopic: string): BagLayout {
+  const e = worldEntry(world);
+  const refuse = (why: string): never => {
+    throw new WitnessError('invalid-input', `${world}: a bag cannot be imported into this world: ${why}`, { path: '--world' });
+  };
+  if (e.kind === 'maze') {
+    const obs = e.spec.observation.names.map((n) => MAZE_NAMES[n] ?? refuse(`observation ${n} is not a pose field`));
+    return { layout: { obs, act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] } };
+  }
+  if (e.kind !== 'ros2') return refuse('it has no low-level control (a tool world); give a point maze or a ROS 2 robot with a "navigation" section');
+  const config = readRos2Config(path.resolve(world.slice('ros2:'.length)));
+  const nav = config.navigation;
+  if (nav === undefined) return refuse('its configuration has no "navigation" section (the observation and the command the policy uses)');
+  const specs: FieldSpec[] = [];
+  const obs: ObsSource[] = nav.observation.map((n, i) => {
+    const pose = ROS_NAMES[n];
+    if (pose !== undefined) return pose;
+    const sensor = Object.entries(config.sensors).find(([, s]) => Object.hasOwn(s.fields, n));
+    if (sensor === undefined || sensor[1].topic !== poseTopic || fieldType(sensor[1].fields[n]!) !== 'number') {
+      const what = sensor === undefined ? 'which no sensor maps' : sensor[1].topic !== poseTopic ? `a field of sensor ${sensor[0]} on ${sensor[1].topic}, not on the pose topic ${poseTopic}` : 'not a number';
+      return refuse(`navigation.observation[${i}] is ${n}, ${what}: an import fills ${Object.keys(ROS_NAMES).join(', ')} and numeric fields of a sensor on the pose topic`);
+    }
+    specs.push(sensor[1].fields[n]!);
+    return { extra: specs.length - 1 };
+  });
+  const type = normType(nav.command.type);
+  if (type !== 'geometry_msgs/msg/Twist' && type !== 'geometry_msgs/msg/TwistStamped') {
+    return refuse(`its command is ${nav.command.type}, not a geometry_msgs/msg/Twist or TwistStamped that a recorded Twist can fill`);
+  }
+  const act: ActField[] = nav.command.action.map((p, i) => {
+    const m = TWIST_PATH.exec(p);
+    if (m === null) return refuse(`navigation.command.action[${i}] is ${p}, not a field of a Twist (linear.x … angular.z)`);
+    return { from: m[1] as ActSource, scale: nav.command.scale[i] ?? 1 };
+  });
+  if (specs.length === 0) return { layout: { obs, act } };
+  return {
+    layout: { obs, act },
+    extras: (message) => {
+      const values: number[] = [];
+      for (const spec of specs) {
+        const r = readField(message, spec);
+        if (!r.ok) return { ok: false, why: r.why };
+        values.push(r.value as number);
+      }
+      return { ok: true, values };
+    },
+  };
+}
+
+const positive = (v: number | undefined, flag: string): void => {
+  if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new WitnessError('invalid-input', `${flag} must be a positive number of ${flag === '--rate' ? 'Hz' : 'seconds'}, got ${v}`, { path: flag });
+};
+
+/** Imports a bag's driving into a dataset of `o.world`, written to `o.out`. */
+export async function importBag(bagPath: string, o: BagImportRequest): Promise<BagImportReport> {
+  const started = Date.now();
+  positive(o.rate, '--rate');
+  positive(o.maxGap, '--max-gap');
+  const { layout, extras } = bagLayout(o.world, o.poseTopic);
+  const stamp = o.stamp ?? 'header';
+  const bag = await openBag(bagPath);
+  try {
+    const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}), ...(o.progress !== undefined ? { progress: o.progress } : {}) });
+    const t0 = drv.poses[0]!.ns < drv.commands[0]!.ns ? drv.poses[0]!.ns : drv.commands[0]!.ns;
+    const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
+    const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));
+    const commands = drv.commands.map((c) => ({ t: sec(c.ns), linear: c.linear, angular: c.angular }));
+    // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213.
+    const interval = medianInterval(drv.poses.map((p) => Number(p.ns - t0)));
+    const rate = o.rate ?? (interval === null ? null : 1e9 / interval);
+    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate${stamp === 'header' ? ': are its header stamps set? --stamp receive uses the times the recorder received them' : ''}`);
+    const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
+    const range = (xs: readonly { ns: bigint }[]): string => `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
+    const r = resampleDriving(poses, commands, layout, { rate, maxGap });
+    if (r.rows === 0 || r.span === null) {
+      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(drv.poses)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)`);
+    }
+    const at = (s: number): string => stampText(t0 + BigInt(Math.round(s * 1e9)));
+    const d: Dataset = {
+      worldId: o.world, obsDim: layout.obs.length, actDim: layout.act.length, seed: 0,
+      observations: r.observations, actions: r.actions, terminals: r.terminals,
+      generator: {
+        kind: 'rosbag2', bag: bag.path, storage: bag.storage, distro: bag.distro, metadataVersion: bag.metadataVersion,
+        pose: { topic: o.poseTopic, type: drv.poseType, ...(o.frame !== undefined ? { frame: o.frame, child: o.child ?? null } : {}) },
+        action: { topic: o.actionTopic, type: drv.actionType },
+        stamp, timeRange: { start: at(r.span[0]), end: at(r.span[1]) }, rate, maxGap,
+        observation: [...worldEntry(o.world).spec.observation.names], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,
+        episodes: r.episodes, transitions: r.rows, clipped: r.clipped, messages: drv.messages,
+      },
+    };
+    await writeDataset(o.out, d);
+    return { transitions: r.rows, episodes: r.episodes, rate, maxGap, messages: drv.messages, storage: bag.storage, distro: bag.distro, clipped: r.clipped, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await bag.close();
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The driving in a bag: the pose topic's poses and the action topic's velocity commands, decoded
+ * from CDR with @foxglove/rosmsg2-serialization. A type's definition comes from the bag (MCAP
+ * schemas, Jazzy's message_definitions) or, when the bag carries none (Humble's .db3), from
+ * @foxglove/rosmsg-msgs-common for the bag's distro. Accepted: nav_msgs/msg/Odometry,
+ * geometry_msgs/msg/PoseStamped or tf2_msgs/msg/TFMessage (one parent → child transform) for the
+ * pose; geometry_msgs/msg/Twist or TwistStamped for the action.
+ *
+ * Stamps: a message with a header is stamped with it (`stamp: 'header'`, the default) or with the
+ * time the recorder received it (`'receive'`); a Twist has no header and always takes its receive
+ * time. Header stamps that go back in time on a topic are refused (exit 2, naming the topic and the
+ * time): resampling needs one time line.
+ */
+import type { MessageDefinition } from '@foxglove/message-definition';
+import { MessageReader } from '@foxglove/rosmsg2-serialization';
+import { ros1, ros2galactic, ros2humble, ros2iron, ros2jazzy } from '@foxglove/rosmsg-msgs-common';
+import type { BagTopic, RosBag } from './bag.js';
+import { BagError, errText, stampText } from './errors.js';
+
+export const POSE_TYPES = ['nav_msgs/msg/Odometry', 'geometry_msgs/msg/PoseStamped', 'tf2_msgs/msg/TFMessage'] as const;
+export const ACTION_TYPES = ['geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'] as const;
+export type StampSource = 'header' | 'receive';
+
+/** A pose or a command with its stamp in ns since the epoch. */
+export interface StampedPose {
+  readonly ns: bigint;
+  readonly x: number;
+  readonly y: number;
+  readonly yaw: number;
+  readonly extra?: readonly number[];
+}
+export interface StampedTwist {
+  readonly ns: bigint;
+  readonly linear: readonly [number, number, number];
+  readonly angular: readonly [number, number, number];
+}
+
+export interface DrivingRequest {
+  readonly poseTopic: string;
+  readonly actionTopic: string;
+  readonly stamp: StampSource;
+  /** TF only: the parent and child frames of the transform that is the pose. */
+  readonly frame?: string;
+  readonly child?: string;
+  /**
+   * Other numbers to take from each pose message (not TF): a robot's fields on its odometry. Returns
+   * the numbers, or a reason the message lacks one (the import is refused, naming topic and time).
+   */
+  readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
+  /** Told (done, 1000) as the bag's receive times pass, when the bag says its time range. */
+  readonly progress?: (done: number, total: number) => void;
+}
+
+export interface Driving {
+  readonly poses: StampedPose[];
+  readonly commands: StampedTwist[];
+  readonly poseType: string;
+  readonly actionType: string;
+  /** Messages read from the two topics (TF messages without the wanted transform included). */
+  readonly messages: number;
+}
+
+/** `nav_msgs/msg/Odometry` for `nav_msgs/Odometry` too (ROS 1 style names, as some tools write). */
+export const normType = (t: string): string => (/^[^/]+\/[^/]+$/.test(t) ? t.replace('/', '/msg/') : t);
+
+type Table = Readonly<Record<string, MessageDefinition>>;
+const COMMON: Readonly<Record<string, Table>> = {
+  galactic: ros2galactic, humble: ros2humble, iron: ros2iron, jazzy: ros2jazzy,
+};
+
+/** The full definition (root first, then every nested type) of a common message, for a distro. */
+function commonDefinitions(type: string, distro: string | null): MessageDefinition[] | null {
+  const table: Table = COMMON[distro ?? ''] ?? ros2jazzy;
+  const short = (t: string): string => t.replace('/msg/', '/');
+  const root = table[short(type)];
+  if (root === undefined) return null;
+  const out: MessageDefinition[] = [{ definitions: root.definitions }];
+  const seen = new Set<string>();
+  const visit = (d: MessageDefinition): void => {
+    for (const f of d.definitions) {
+      if (!f.isComplex || seen.has(f.type)) continue;
+      seen.add(f.type);
+      const sub = table[f.type] ?? (ros1 as Table)[f.type];
+      if (sub === undefined) continue;
+      out.push({ name: f.type, definitions: sub.definitions });
+      visit(sub);
+    }
+  };
+  visit(root);
+  return out;
+}
+
+function readerFor(bag: RosBag, t: BagTopic): MessageReader {
+  const defs = bag.definition(t.type) ?? commonDefinitions(normType(t.type), bag.distro);
+  if (defs === null) throw new BagError(bag.path, `topic ${t.name}: the bag carries no definition of ${t.type}, and it is not a common message`);
+  return new MessageReader(defs);
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : NaN);
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null ? (v as Obj) : {});
+const vec3 = (v: unknown): [number, number, number] => {
+  const o = obj(v);
+  return [num(o.x), num(o.y), num(o.z)];
+};
+
+/** Yaw (rotation about z) of a unit quaternion. */
+export function yawOf(q: unknown): number {
+  const o = obj(q);
+  const x = num(o.x), y = num(o.y), z = num(o.z), w = num(o.w);
+  return Math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
+}
+
+function headerNs(m: Obj): bigint | null {
+  const stamp = obj(obj(m.header).stamp);
+  if (stamp.sec === undefined) return null;
+  return BigInt(Math.trunc(num(stamp.sec))) * 1_000_000_000n + BigInt(Math.trunc(num(stamp.nanosec ?? stamp.nsec)));
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const stripSlash = (f: string): string => f.replace(/^\/+/, '');
+
+/** Reads the pose and action topics of a bag; every problem is a BagError naming the bag, topic and time. */
+export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Driving> {
+  const topicList = (): string => bag.topics.map((t) => `${t.name} (${t.type})`).join(', ') || 'none';
+  const find = (name: string, role: string, accepted: readonly string[]): BagTopic => {
+    const t = bag.topics.find((x) => x.name === name);
+    if (t === undefined) throw new BagError(bag.path, `no topic ${name} for the ${role} (topics in the bag: ${topicList()})`);
+    if (!accepted.includes(normType(t.type))) {
+      throw new BagError(bag.path, `topic ${name} has type ${t.type || '(none)'}: the ${role} topic takes ${accepted.join(', ')}`);
+    }
+    if (t.serialization !== 'cdr') throw new BagError(bag.path, `topic ${name} is serialized as ${JSON.stringify(t.serialization)}, this reader decodes "cdr"`);
+    return t;
+  };
+  const pt = find(r.poseTopic, 'pose', POSE_TYPES), at = find(r.actionTopic, 'action', ACTION_TYPES);
+  const poseType = normType(pt.type), actionType = normType(at.type);
+  const isTf = poseType === 'tf2_msgs/msg/TFMessage';
+  if (isTf && (r.frame === undefined || r.child === undefined)) {
+    throw new BagError(bag.path, `topic ${pt.name} is TF: give --frame and --child (the parent and child frames of the robot's pose, e.g. --frame map --child base_link)`);
+  }
+  if (isTf && r.extras !== undefined) throw new BagError(bag.path, `topic ${pt.name} is TF: the world observes fields of the pose message (its odometry), which a transform does not carry; give the odometry topic`);
+  const poseReader = readerFor(bag, pt);
+  const actReader = pt.name === at.name ? poseReader : readerFor(bag, at);
+  const poses: StampedPose[] = [], commands: StampedTwist[] = [];
+  const pairs = new Set<string>();
+  let messages = 0;
+  const lastNs = new Map<string, bigint>();
+  const order = (topic: string, ns: bigint): void => {
+    const prev = lastNs.get(topic);
+    if (prev !== undefined && ns < prev) {
+      throw new BagError(bag.path, `topic ${topic}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
+    }
+    lastNs.set(topic, ns);
+  };
+  const range = bag.timeRange, span = range !== null ? Number(range[1] - range[0]) : 0;
+  for await (const m of bag.messages(pt.name === at.name ? [pt.name] : [pt.name, at.name])) {
+    messages++;
+    if (r.progress !== undefined && range !== null && span > 0 && messages % 4096 === 0) r.progress(Math.min(999, Math.floor((Number(m.logTime - range[0]) / span) * 1000)), 1000);
+    const isPose = m.topic === pt.name;
+    let msg: Obj;
+    try {
+      msg = obj((isPose ? poseReader : actReader).readMessage(m.data));
+    } catch (e) {
+      throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose ? pt.type : at.type}: ${errText(e)}`);
+    }
+    const stampOf = (o: Obj): bigint => (r.stamp === 'header' ? headerNs(o) ?? m.logTime : m.logTime);
+    if (isPose) {
+      if (isTf) {
+        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : []) {
+          const tf = obj(tr), parent = stripSlash(str(obj(tf.header).frame_id)), child = stripSlash(str(tf.child_frame_id));
+          pairs.add(`${parent} → ${child}`);
+          if (parent !== stripSlash(r.frame!) || child !== stripSlash(r.child!)) continue;
+          const ns = stampOf(tf), tt = obj(tf.transform), p = obj(tt.translation);
+          order(m.topic, ns);
+          poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) });
+        }
+      } else {
+        const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
+        const ns = stampOf(msg), p = obj(pose.position);
+        order(m.topic, ns);
+        let extra: number[] | undefined;
+        if (r.extras !== undefined) {
+          const e = r.extras(msg);
+          if (!e.ok) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)}: ${e.why}`);
+          if (!e.values.every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`);
+          extra = e.values;
+        }
+        poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(pose.orientation), ...(extra !== undefined ? { extra } : {}) });
+      }
+      const last = poses[poses.length - 1];
+      if (last !== undefined && !(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
+        throw new BagError(bag.path, `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`);
+      }
+    }
+    if (m.topic === at.name) {
+      const tw = actionType === 'geometry_msgs/msg/TwistStamped' ? obj(msg.twist) : msg;
+      const ns = actionType === 'geometry_msgs/msg/TwistStamped' ? stampOf(msg) : m.logTime;
+      order(m.topic, ns);
+      const c: StampedTwist = { ns, linear: vec3(tw.linear), angular: vec3(tw.angular) };
+      if (![...c.linear, ...c.angular].every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the command at ${stampText(ns)} is not finite`);
+      commands.push(c);
+    }
+  }
+  r.progress?.(1000, 1000);
+  if (isTf && poses.length === 0) {
+    throw new BagError(bag.path, `topic ${pt.name}: no transform from ${r.frame} to ${r.child} (transforms seen: ${[...pairs].join(', ') || 'none'}); the pose must be one transform, not a chain`);
+  }
+  if (poses.length === 0) throw new BagError(bag.path, `topic ${pt.name} has no messages`);
+  if (commands.length === 0) throw new BagError(bag.path, `topic ${at.name} has no messages`);
+  return { poses, commands, poseType, actionType, messages };
+}

@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../main/cli/main.js';
+import { writeBagDir } from '../services/datasets/rosbag2-fixtures.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+test('data import BAG: a Jazzy MCAP bag directory imports (exit 0), and data info reads the result', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
+  const bag = await writeBagDir(dir, 'drive', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist' });
+  const out = join(dir, 'd.wds');
+  const r = await cli('data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--out', out);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /wrote .*d\.wds: 8 transitions in 2 episodes at 10\.00 Hz from 19 messages \(mcap, jazzy\); 3 action values clipped/);
+  const info = JSON.parse((await cli('data', 'info', out, '--json')).out) as { transitions: number; trajectories: number; generator: { kind: string } };
+  assert.deepEqual([info.transitions, info.trajectories, info.generator.kind], [8, 2, 'rosbag2']);
+});
+
+test('data import BAG: usage and bag errors exit 2 and name the flag, the bag, the topic', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
+  const bag = await writeBagDir(dir, 'drive', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const out = join(dir, 'd.wds');
+  const noTopic = await cli('data', 'import', bag, '--world', 'pointmaze-medium', '--action-topic', '/cmd_vel', '--out', out);
+  assert.equal(noTopic.code, 2);
+  assert.match(noTopic.err, /is read as a rosbag2 bag: give --pose-topic/);
+  const npzFlags = await cli('data', 'import', join(dir, 'x.npz'), '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--rate', '5', '--out', out);
+  assert.equal(npzFlags.code, 2);
+  assert.match(npzFlags.err, /--pose-topic, --rate: only for a rosbag2 bag, not for an \.npz file/);
+  const missing = await cli('data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odometry', '--action-topic', '/cmd_vel', '--out', out);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /drive: no topic \/odometry for the pose \(topics in the bag: \/odom \(nav_msgs\/msg\/Odometry\), \/cmd_vel \(geometry_msgs\/msg\/Twist\)\)/);
+  const rate = await cli('data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--rate', 'fast', '--out', out);
+  assert.equal(rate.code, 2);
+  assert.match(rate.err, /--rate must be a number/);
+  assert.equal(existsSync(out), false);
+});
+
+test('bench rosbag: --help, a tiny bag as JSON, and a size below the floor is a usage error', async () => {
+  assert.equal((await cli('bench', 'rosbag', '--help')).code, 0);
+  const r = await cli('bench', 'rosbag', '--bytes', '100000', '--json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out) as { bytes: number; messages: number; import_s: number; raw_s: number };
+  assert.ok(j.bytes >= 100_000 && j.messages > 0 && j.import_s > 0 && j.raw_s > 0);
+  const small = await cli('bench', 'rosbag', '--bytes', '5');
+  assert.equal(small.code, 2);
+  assert.match(small.err, /--bytes must be an integer in 100000\.\./);
+});

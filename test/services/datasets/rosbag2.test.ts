@@ -1,0 +1,249 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { stringify } from 'yaml';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { importBag } from '../../../main/app/bag-import.js';
+import { readDataset } from '../../../main/services/datasets/format.js';
+import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
+import { WitnessError } from '../../../main/contract/errors.js';
+import { DRIVE, type BagSpec, type Drive, writeBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
+
+const scratch = (): string => mkdtempSync(path.join(tmpdir(), 'witness-bag-'));
+
+/**
+ * The rows DRIVE gives in a point maze at its pose rate (10 Hz; --max-gap 0.5 s), worked by hand:
+ * the grid starts at the first command (t = 0.02) and runs every 0.1 s. Stretch A gives t = 0.02 …
+ * 0.42 (at 0.52 the next pose is 1.5 s away): x = t, y = 1, velocity (1, 0), action the command's
+ * (0.5, 0.25) as the yaw is 0. Then nothing until stretch B: t = 2.02, 2.12, 2.22 (2.32 is past the
+ * last command, 2.29): x = 3, y = 1 + (t − 2), velocity (0, 1), and the command (2, 0) turned by
+ * yaw π/2 is (0, 2), clipped to (0, 1).
+ */
+const MAZE_OBS = [
+  [0.02, 1, 1, 0], [0.12, 1, 1, 0], [0.22, 1, 1, 0], [0.32, 1, 1, 0], [0.42, 1, 1, 0],
+  [3, 1.02, 0, 1], [3, 1.12, 0, 1], [3, 1.22, 0, 1],
+];
+const MAZE_ACT = [[0.5, 0.25], [0.5, 0.25], [0.5, 0.25], [0.5, 0.25], [0.5, 0.25], [0, 1], [0, 1], [0, 1]];
+const TERMINALS = [0, 0, 0, 0, 1, 0, 0, 1];
+
+function close(actual: Float32Array, expected: number[][], what: string): void {
+  const flat = expected.flat();
+  assert.equal(actual.length, flat.length, `${what}: ${actual.length} values, expected ${flat.length}`);
+  flat.forEach((v, i) => assert.ok(Math.abs(actual[i]! - v) < 1e-5, `${what}[${Math.floor(i / expected[0]!.length)}][${i % expected[0]!.length}] = ${actual[i]}, expected ${v}`));
+}
+
+async function expectBagError(p: Promise<unknown>, code: string, re: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof WitnessError, `a WitnessError, got ${String(e)}`);
+    assert.equal(e.code, code, e.message);
+    assert.match(e.message, re);
+    return true;
+  });
+}
+
+const FIXTURES: { name: string; storage: 'mcap' | 'sqlite3'; spec: BagSpec; poseTopic: string; extra?: { frame: string; child: string } }[] = [
+  { name: 'humble-mcap', storage: 'mcap', spec: { distro: 'humble', pose: 'odometry', action: 'twist' }, poseTopic: '/odom' },
+  { name: 'jazzy-mcap', storage: 'mcap', spec: { distro: 'jazzy', pose: 'pose', action: 'twist-stamped' }, poseTopic: '/pose' },
+  { name: 'humble-db3', storage: 'sqlite3', spec: { distro: 'humble', pose: 'odometry', action: 'twist' }, poseTopic: '/odom' },
+  { name: 'jazzy-db3', storage: 'sqlite3', spec: { distro: 'jazzy', pose: 'tf', action: 'twist' }, poseTopic: '/tf', extra: { frame: 'map', child: 'base_link' } },
+];
+
+for (const f of FIXTURES) {
+  test(`a ${f.name} bag (${f.spec.pose} + ${f.spec.action}) imports to the hand-computed transitions, as a directory and as a file`, async () => {
+    const dir = scratch();
+    const bag = await writeBagDir(dir, f.name, f.storage, f.spec);
+    const file = path.join(bag, `${f.name}_0.${f.storage === 'mcap' ? 'mcap' : 'db3'}`);
+    for (const [i, p] of [bag, file].entries()) {
+      const out = path.join(dir, `${i}.wds`);
+      const r = await importBag(p, { world: 'pointmaze-medium', poseTopic: f.poseTopic, actionTopic: '/cmd_vel', out, ...f.extra });
+      // Humble's MCAP writer records no distro (its metadata is version 5); its .db3 has a schema table that does.
+      assert.deepEqual([r.transitions, r.episodes, r.clipped, r.storage, r.distro], [8, 2, 3, f.storage, f.name === 'humble-mcap' ? null : f.spec.distro]);
+      assert.ok(Math.abs(r.rate - 10) < 1e-6, `rate ${r.rate}`);
+      const d = await readDataset(out, { expectWorld: 'pointmaze-medium' });
+      close(d.observations, MAZE_OBS, 'observations');
+      close(d.actions, MAZE_ACT, 'actions');
+      assert.deepEqual([...d.terminals], TERMINALS);
+      const g = d.generator;
+      assert.equal(g.kind, 'rosbag2');
+      assert.equal(g.bag, p);
+      assert.equal(g.storage, f.storage);
+      assert.equal(g.metadataVersion, i === 0 ? (f.spec.distro === 'jazzy' ? 9 : 5) : null);
+      assert.deepEqual(g.timeRange, { start: '1700000000.020000000 s', end: '1700000002.220000000 s' });
+      assert.deepEqual((g.pose as { topic: string }).topic, f.poseTopic);
+      assert.equal(g.episodes, 2);
+    }
+  });
+}
+
+test('zstd chunks (rosbag2_storage_mcap\'s default), small enough that the drive spans several, import alike', async () => {
+  const dir = scratch();
+  const file = path.join(dir, 'z.mcap');
+  await writeMcap(file, { distro: 'jazzy', pose: 'odometry', action: 'twist' }, undefined, { zstd: true, chunkSize: 512 });
+  const out = path.join(dir, 'z.wds');
+  const r = await importBag(file, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  assert.deepEqual([r.transitions, r.episodes], [8, 2]);
+  const d = await readDataset(out);
+  close(d.observations, MAZE_OBS, 'observations');
+  close(d.actions, MAZE_ACT, 'actions');
+});
+
+test('a split bag (two .db3 files named by metadata.yaml) reads as one, file after file', async () => {
+  const dir = scratch();
+  const bag = path.join(dir, 'split');
+  mkdirSync(bag);
+  const a: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(0, 5) };
+  const b: Drive = { poses: DRIVE.poses.slice(6), commands: DRIVE.commands.slice(5) };
+  writeDb3(path.join(bag, 'split_0.db3'), { distro: 'humble', pose: 'odometry', action: 'twist', drive: a });
+  writeDb3(path.join(bag, 'split_1.db3'), { distro: 'humble', pose: 'odometry', action: 'twist', drive: b });
+  writeFileSync(path.join(bag, 'metadata.yaml'), stringify({ rosbag2_bagfile_information: { version: 5, storage_identifier: 'sqlite3', relative_file_paths: ['split_0.db3', 'split_1.db3'], compression_format: '' } }));
+  const out = path.join(dir, 's.wds');
+  const r = await importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  assert.deepEqual([r.transitions, r.episodes, r.messages], [8, 2, 19]);
+  const d = await readDataset(out);
+  close(d.observations, MAZE_OBS, 'observations');
+});
+
+test('the Humble .db3 carries no definitions (the common messages decode it); the Jazzy one does', async () => {
+  const dir = scratch();
+  const h = path.join(dir, 'h.db3'), j = path.join(dir, 'j.db3');
+  writeDb3(h, { distro: 'humble', pose: 'odometry', action: 'twist' });
+  writeDb3(j, { distro: 'jazzy', pose: 'odometry', action: 'twist' });
+  const hb = await openBag(h), jb = await openBag(j);
+  try {
+    assert.equal(hb.definition('nav_msgs/msg/Odometry'), null);
+    assert.equal(hb.distro, 'humble');
+    assert.ok(jb.definition('nav_msgs/msg/Odometry') !== null);
+    assert.equal(jb.distro, 'jazzy');
+  } finally {
+    await hb.close();
+    await jb.close();
+  }
+});
+
+test('a ROS 2 robot with a navigation section takes the pose fields and the Twist fields its command names, over its scale', async () => {
+  const dir = scratch();
+  const robot = path.join(dir, 'robot.json');
+  writeFileSync(robot, JSON.stringify({
+    version: 1, id: 'lab-robot', frames: { map: 'odom', base: 'base_link' }, pose: { source: 'odometry', sensor: 'odom' },
+    sensors: { odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: { 'base.vx': { path: 'twist.twist.linear.x' } } } },
+    navigation: { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'], scale: [0.5, 1] }, observation: ['base.x', 'base.y', 'base.yaw'], bounds: { min: [0, 0], max: [10, 10] } },
+  }));
+  const bag = await writeBagDir(dir, 'b', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist' });
+  const out = path.join(dir, 'r.wds');
+  const r = await importBag(bag, { world: `ros2:${robot}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  assert.deepEqual([r.transitions, r.episodes, r.clipped], [8, 2, 0]);
+  const d = await readDataset(out);
+  const h = Math.PI / 2;
+  close(d.observations, [[0.02, 1, 0], [0.12, 1, 0], [0.22, 1, 0], [0.32, 1, 0], [0.42, 1, 0], [3, 1.02, h], [3, 1.12, h], [3, 1.22, h]], 'observations');
+  // linear.x / 0.5 and angular.z / 1.
+  close(d.actions, [[1, 0.1], [1, 0.1], [1, 0.1], [1, 0.1], [1, 0.1], [4, -0.3], [4, -0.3], [4, -0.3]], 'actions');
+
+  // A field of the odometry sensor on the pose topic is read from each pose message and interpolated.
+  const withVx = path.join(dir, 'vx.json');
+  const cfg = JSON.parse(readFileSync(robot, 'utf8')) as { sensors: { odom: { topic: string } }; navigation: { observation: string[] } };
+  cfg.navigation.observation = ['base.x', 'base.vx'];
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+  close((await readDataset(out)).observations, [[0.02, 0.2], [0.12, 1.2], [0.22, 2.2], [0.32, 3.2], [0.42, 4.2], [3, 30], [3, 30], [3, 30]], 'observations');
+  // A transform carries no odometry fields.
+  const tfBag = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
+  cfg.sensors.odom.topic = '/tf';
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await expectBagError(importBag(tfBag, { world: `ros2:${withVx}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' }), 'invalid-input', /topic \/tf is TF: the world observes fields of the pose message/);
+  // A sensor on another topic is not in the bag's pose messages.
+  cfg.sensors.odom.topic = '/odom_filtered';
+  writeFileSync(withVx, JSON.stringify(cfg));
+  await expectBagError(importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out }), 'invalid-input', /navigation\.observation\[1\] is base\.vx, a field of sensor odom on \/odom_filtered, not on the pose topic \/odom/);
+});
+
+test('--rate and --max-gap change the grid: at 5 Hz with a 2 s gap the two stretches join', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'b', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const out = path.join(dir, 'r.wds');
+  // Grid t = 0.02 + 0.2k up to 2.29: 12 times (0.02 … 2.22), all usable with a 2 s gap.
+  const r = await importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out, rate: 5, maxGap: 2 });
+  assert.deepEqual([r.transitions, r.episodes], [12, 1]);
+});
+
+test('refusals name the bag, the topic and the time (exit 2)', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'b', 'mcap', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const out = path.join(dir, 'x.wds');
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out };
+  await expectBagError(importBag(bag, { ...base, poseTopic: '/nope' }), 'invalid-input', /b: no topic \/nope for the pose \(topics in the bag: .*\/odom \(nav_msgs\/msg\/Odometry\).*\/cmd_vel/);
+  await expectBagError(importBag(bag, { ...base, poseTopic: '/cmd_vel' }), 'invalid-input', /topic \/cmd_vel has type geometry_msgs\/msg\/Twist: the pose topic takes nav_msgs\/msg\/Odometry/);
+  await expectBagError(importBag(bag, { ...base, actionTopic: '/odom' }), 'invalid-input', /topic \/odom has type nav_msgs\/msg\/Odometry: the action topic takes geometry_msgs\/msg\/Twist/);
+  await expectBagError(importBag(bag, { ...base, world: 'tabletop' }), 'invalid-input', /tabletop: a bag cannot be imported into this world/);
+  await expectBagError(importBag(bag, { ...base, rate: 0 }), 'invalid-input', /--rate must be a positive number/);
+  await expectBagError(importBag(path.join(dir, 'missing'), base), 'not-found', /missing: no such file or directory/);
+  await expectBagError(importBag(path.join(dir, 'gone.mcap'), base), 'not-found', /gone\.mcap: no such file or directory/);
+  // A FIFO is refused by its status, before anything opens it (which would wait for a writer).
+  const fifo = path.join(dir, 'pipe.db3');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  await expectBagError(importBag(fifo, base), 'not-a-file', /pipe\.db3 is not a regular file \(a pipe or a device\)/);
+
+  const tf = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
+  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf' }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);
+  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf', frame: 'world', child: 'base_link' }), 'invalid-input', /no transform from world to base_link \(transforms seen: odom → base_link, map → base_link\)/);
+
+  // Pose 3's and 4's header stamps swapped: at 0.3 s the stamp says 0.4, then 0.3.
+  const ooo = await writeBagDir(dir, 'ooo', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist', swapPoses: [3, 4] });
+  await expectBagError(importBag(ooo, base), 'invalid-input', /ooo: topic \/odom: stamps go back in time at 1700000000\.300000000 s \(the message before is stamped 1700000000\.400000000 s\)/);
+  const r = await importBag(ooo, { ...base, stamp: 'receive' });
+  assert.equal(r.transitions, 8);
+
+  // Poses whose header stamps are all zero: no rate; receive times work.
+  const zero = await writeBagDir(dir, 'zero', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', unstamped: true });
+  await expectBagError(importBag(zero, base), 'invalid-input', /zero: topic \/odom: all its poses have one stamp \(0\.000000000 s\), so it has no rate: are its header stamps set\? --stamp receive/);
+  assert.equal((await importBag(zero, { ...base, stamp: 'receive' })).episodes, 2);
+
+  // Commands only after the last pose: no overlap.
+  const late: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(5) };
+  const apart = await writeBagDir(dir, 'apart', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', drive: late });
+  await expectBagError(importBag(apart, base), 'invalid-input', /apart: no rows: the poses on \/odom \(1700000000\.000000000 s to 1700000000\.500000000 s\) and the commands on \/cmd_vel \(1700000001\.990000000 s to 1700000002\.290000000 s\) do not overlap/);
+});
+
+test('a truncated MCAP file and a truncated .db3 file are refused (exit 2), never an internal error', async () => {
+  const dir = scratch();
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  const mcap = path.join(dir, 'cut.mcap');
+  await writeMcap(mcap, { distro: 'jazzy', pose: 'odometry', action: 'twist' });
+  truncateSync(mcap, Math.floor(statSync(mcap).size / 2));
+  await expectBagError(importBag(mcap, base), 'corrupt', /cut\.mcap: .*cut\.mcap is not a complete MCAP file \(truncated, or not MCAP\)/);
+
+  const db3 = path.join(dir, 'cut.db3');
+  // Enough messages for several pages of rows, so the cut falls among them.
+  const many: Drive = {
+    poses: Array.from({ length: 3000 }, (_, i) => ({ t: i * 0.01, x: i * 0.01, y: 0, yaw: 0 })),
+    commands: Array.from({ length: 3000 }, (_, i) => ({ t: i * 0.01 + 0.005, linear: [1, 0, 0] as [number, number, number], angularZ: 0 })),
+  };
+  writeDb3(db3, { distro: 'humble', pose: 'odometry', action: 'twist', drive: many });
+  const whole = path.join(dir, 'whole.db3');
+  copyFileSync(db3, whole);
+  // Grid 0.005 … 29.99 every 0.01 s: 2999 rows. Progress by receive time: one report at message 4096, then the end.
+  const calls: [number, number][] = [];
+  assert.equal((await importBag(whole, { ...base, progress: (d, t) => calls.push([d, t]) })).transitions, 2999);
+  assert.equal(calls.length, 2);
+  assert.ok(calls[0]![0] > 600 && calls[0]![0] < 750, `at message 4096 of 6000: ${calls[0]![0]}‰`);
+  assert.deepEqual(calls[1], [1000, 1000]);
+  const wb = await openBag(whole);
+  assert.deepEqual(wb.timeRange, [1_700_000_000_000_000_000n + 1_000_000n, 1_700_000_000_000_000_000n + 29_995_000_000n]);
+  await wb.close();
+  truncateSync(db3, Math.floor(statSync(db3).size / 2));
+  await expectBagError(importBag(db3, base), 'corrupt', /cut\.db3: .*truncated or damaged/);
+});
+
+test('metadata.yaml problems name the file and the field', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'b', 'mcap', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  writeFileSync(yaml, text.replace('version: 5', 'version: 42'));
+  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 42: this reader knows versions 4 to 9/);
+  writeFileSync(yaml, text.replace('storage_identifier: mcap', 'storage_identifier: rosbag_v1'));
+  await expectBagError(openBag(bag), 'invalid-input', /storage_identifier "rosbag_v1"/);
+  writeFileSync(yaml, text.replace(/relative_file_paths:\n\s+- \S+/, 'relative_file_paths:\n    - ../../etc/passwd'));
+  await expectBagError(openBag(bag), 'invalid-input', /relative_file_paths: \.\.\/\.\.\/etc\/passwd is outside the bag directory/);
+});
