@@ -137,12 +137,14 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
 }
 
 /** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
-export async function trainBackbone(opts: { world: string; out?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+export async function trainBackbone(opts: { world: string; out?: string; data?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
   const r = backboneRecipe(opts.world);
   const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
+  if (o.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
   const started = Date.now();
-  const d = await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
+  // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world.
+  const d = o.data !== undefined ? await readDataset(o.data, { expectWorld: o.world }) : await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
   const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
@@ -153,10 +155,10 @@ export async function trainBackbone(opts: { world: string; out?: string; dataset
   await writeModels(out, { embed: e.mlp, policy: p.mlp }, {
     world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
-      command: `witness backbone train --world ${o.world} --dataset-steps ${o.datasetSteps} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
+      command: `witness backbone train --world ${o.world} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
       embed: { ...embedConfig, finalLoss: e.finalLoss },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
-      dataset: { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
+      dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
       seconds: (Date.now() - started) / 1000,
     },
     dataset: { sha256: datasetHash(d) },

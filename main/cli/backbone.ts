@@ -31,11 +31,12 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .description('reproduce a shipped backbone from scratch: generate a navigate dataset, train ψ and π_low, write the bundle, evaluate')
     .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
     .option('--out <dir>', 'bundle folder (default: assets/models/<world>)')
+    .option('--data <file>', "train on this dataset (.wds of the world, e.g. a robot's own driving from `witness data import BAG`) instead of generating one")
     .option('--dataset-steps <n>', `navigate transitions to generate (default: the world's recipe, ${R.datasetSteps} for most)`, intFlag('--dataset-steps', 1000))
     .option('--embed-steps <n>', `embedding gradient steps (default: the world's recipe, ${R.embedSteps} for most)`, intFlag('--embed-steps', 1))
     .option('--policy-steps <n>', `executor gradient steps (default: the world's recipe, ${R.policySteps} for most)`, intFlag('--policy-steps', 1))
     .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
-    .action(action(io, setExit, async (o: { world: string; out?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
+    .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });
       io.out(`wrote ${r.out} in ${r.minutes.toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.out ? ` --models ${r.out}` : ''}\n`);
     }));

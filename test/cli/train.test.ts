@@ -62,6 +62,24 @@ test('backbone train reproduces a bundle in one command (tiny settings) that mod
   assert.equal(m.H_TD, 8);
 });
 
+test('backbone train --data trains on the given dataset of the world and refuses another world\'s', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-backbone-data-'));
+  const data = join(dir, 'drive.wds');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'explore', '--steps', '2000', '--seed', '4', '--out', data)).code, 0);
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--data', data, '--out', join(dir, 'm'), '--embed-steps', '10', '--policy-steps', '10');
+  assert.equal(r.code, 0, r.err);
+  const check = await cli('model', 'check', join(dir, 'm'), '--world', 'pointmaze-medium', '--json');
+  const m = JSON.parse(check.out) as { training: { command: string; dataset: { file: string; transitions: number } } };
+  assert.match(m.training.command, /--data drive\.wds/);
+  assert.deepEqual([m.training.dataset.file, m.training.dataset.transitions], ['drive.wds', 2000]);
+  const other = await cli('backbone', 'train', '--world', 'pointmaze-large', '--data', data, '--out', join(dir, 'n'));
+  assert.equal(other.code, 2);
+  assert.match(other.err, /drive\.wds: dataset is for world "pointmaze-medium", expected world "pointmaze-large"/);
+  const both = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--data', data, '--dataset-steps', '5000', '--out', join(dir, 'o'));
+  assert.equal(both.code, 2);
+  assert.match(both.err, /--data and --dataset-steps exclude each other/);
+});
+
 test('policy training checkpoints and resumes through the CLI; a mismatched resume is refused', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-pck-'));
   const data = join(dir, 'nav.wds'), emb = join(dir, 'emb'), ck = join(dir, 'p.ckpt');
