@@ -73,6 +73,17 @@ export const POLICY_DEFAULTS = {
   hidden: [128, 128], batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
 } as const;
 
+/**
+ * AP-HIQL's two policies (HIQL, Park et al. 2023), trained by advantage-weighted regression on the
+ * backbone's value V(s, g) = −‖ψ(s) − ψ(g)‖: π_h proposes the latent offset to the state
+ * `subgoalSteps` ahead, π_l acts toward it. subgoalSteps and the AWR temperatures are OGBench's HIQL
+ * values for pointmaze (25; 3.0 and 3.0; weights clipped at 100); the networks are sized to train in
+ * a few minutes on one core (docs/BENCHMARKS.md, AP-HIQL).
+ */
+export const HIQL_DEFAULTS = {
+  hidden: [64, 64], batch: 256, steps: 10_000, learningRate: 3e-4, subgoalSteps: 25, highAlpha: 3, lowAlpha: 3, maxWeight: 100, seed: 0,
+} as const;
+
 /** The recipe of the shipped models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
