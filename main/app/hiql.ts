@@ -7,7 +7,14 @@
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { HIQL_DEFAULTS } from '../contract/defaults.js';
+import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
+import { WitnessError } from '../contract/errors.js';
+import { DEFAULT_EXEC } from '../core/exec/executor.js';
+import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
+import type { LabelBlock } from '../core/plan/label-lasso.js';
+import { missionSvg } from '../core/world/svg.js';
+import { type World, navigationOf } from '../core/world/world.js';
+import type { MissionTask } from './mission.js';
 import { VERSION } from '../contract/version.js';
 import type { Dataset } from '../core/data/dataset.js';
 import type { LoadedModels } from '../services/models/bundle.js';
@@ -95,4 +102,45 @@ export async function ensureHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<
 export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<HiqlPolicies> {
   const { dir } = await ensureHiql(inp, o);
   return loadHiql(dir, hiqlKey(inp, o.config ?? HIQL_DEFAULTS));
+}
+
+/** AP-HIQL's parameters beside the others': the same C_max, λ, M, and the tracking budget H_low of their executor. */
+export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
+  return { ...DEFAULT_HIQL_EXEC, H_low: DEFAULT_EXEC.H_low, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
+}
+
+/**
+ * Runs a prepared task with AP-HIQL on its world: the task's automaton, regions and start, the
+ * backbone's ψ and dataset (the goal representatives), and the given policies. The augmented graph
+ * is not used.
+ */
+export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { readonly maxSteps?: number; readonly world?: World }): Promise<HiqlMissionResult> {
+  const b = task.backbone;
+  const world = o.world ?? await task.world.open();
+  try {
+    return await runHiqlMission({
+      world: navigationOf(world), executor: { embed: (x, r) => b.models.embed(x, r), subgoal: (x, g, r) => hiql.subgoal(x, g, r), act: (x, z, r) => hiql.act(x, z, r) },
+      automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start,
+      goals: { observations: b.dataset.observations, obsDim: b.dataset.obsDim }, now: () => performance.now(),
+    }, hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed));
+  } finally {
+    if (o.world === undefined) await world.close();
+  }
+}
+
+/** An AP-HIQL run drawn: the maze, the regions, the goal representatives in order (prefix, then cycle), the rollout. */
+export function hiqlPicture(task: MissionTask, r: HiqlMissionResult, title: string): string {
+  const layout = task.world.layout;
+  if (layout === undefined) throw new WitnessError('invalid-input', `${task.world.id} has no maze layout to draw`);
+  const d = task.backbone.dataset, k = d.obsDim;
+  const at = (blocks: readonly LabelBlock[]): [number, number][] => blocks.flatMap((bl) => {
+    const row = bl.region === null ? undefined : r.representatives[bl.region];
+    return row === undefined ? [] : [[d.observations[row * k]!, d.observations[row * k + 1]!] as [number, number]];
+  });
+  const plan = r.plan.status === 'ok' ? r.plan : null;
+  return missionSvg(layout, title, {
+    regions: task.regions.regions, prefix: plan ? [[task.start[0], task.start[1]], ...at(plan.prefix)] : [], suffix: plan ? at(plan.cycle) : [],
+    trajectory: r.trajectory, start: task.start,
+    failures: r.failures.map((f) => [r.trajectory[2 * f.t]!, r.trajectory[2 * f.t + 1]!] as const),
+  });
 }

@@ -17,7 +17,14 @@ export type MissionMethod = (typeof MISSION_METHODS)[number];
  * on cluster nodes during product search; sagas-nosteer: no guard-aware runtime steering.
  */
 export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer'] as const;
-export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS] as const;
+/**
+ * `bench ltl` only: the paper's learning-based baseline (Appendix E). AP-HIQL plans an accepting
+ * label sequence on the automaton alone and reaches dataset representatives of the regions with a
+ * HIQL goal-conditioned executor (core/exec/hiql-mission.ts), trained once per backbone and cached.
+ * Not in the default method list: its first use trains for minutes.
+ */
+export const BASELINE_METHODS = ['ap-hiql'] as const;
+export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS] as const;
 export type BenchMethod = (typeof BENCH_METHODS)[number];
 
 export const PLAN_DEFAULTS = {
