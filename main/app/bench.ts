@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, MAZE_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MAZE_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -20,6 +20,7 @@ import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as map
 import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-bench.js';
 import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
+import { ensureHiql } from './hiql.js';
 
 export { translationBench, worldBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
@@ -46,6 +47,23 @@ function benchBackbone(o: { world: string; graph?: string; data?: string; models
     kind: 'generate', world: o.world, datasetSteps: 1_000_000, seed: 0,
     ...(o.models !== undefined ? { models: o.models } : {}), ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
   };
+}
+
+/**
+ * `witness backbone train-hiql`: AP-HIQL's policies for the backbone `bench ltl` runs on (the given
+ * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
+ */
+export async function benchHiql(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind; cache?: string; steps?: number; log?: (line: string) => void }): Promise<{ dir: string; trained: boolean; seconds: number }> {
+  if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
+  const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
+  const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
+  try {
+    return await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
+      ...(o.log ? { log: o.log } : {}), ...cache, ...(o.steps !== undefined ? { config: { ...HIQL_DEFAULTS, steps: o.steps } } : {}),
+    });
+  } finally {
+    await b.models.close();
+  }
 }
 
 export interface PlanBenchRequest {
@@ -96,6 +114,8 @@ export interface MissionBenchRequest {
   readonly data?: string;
   readonly models?: string;
   readonly cache?: string;
+  /** AP-HIQL's training steps (default HIQL_DEFAULTS.steps); part of its cache key. */
+  readonly hiqlSteps?: number;
   readonly seed: number;
   /** The audit database, or null for none. */
   readonly audit: string | null;
@@ -124,7 +144,16 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
   const asked = o.dataset as DatasetKind | undefined;
   // The workers load the backbone from files: given ones, or the cache's (built here on a miss).
   const b = await openBackbone(benchBackbone({ world: o.world, ...pick(o), ...(asked !== undefined ? { dataset: asked } : {}) }), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
-  await b.models.close();
+  // AP-HIQL's policies: trained once on this backbone's dataset and ψ, or found in the cache.
+  let hiql: string | undefined;
+  try {
+    if (methods.includes('ap-hiql')) hiql = (await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
+      ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
+      ...(o.hiqlSteps !== undefined ? { config: { ...HIQL_DEFAULTS, steps: o.hiqlSteps } } : {}),
+    })).dir;
+  } finally {
+    await b.models.close();
+  }
   if (!existsSync(b.files.graph) || !existsSync(b.files.data)) throw new WitnessError('invalid-input', 'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache');
   // Given files: the regime is the one their dataset was generated in (and must be the one asked for).
   const given = o.graph !== undefined ? regimeOf(b.dataset.generator) : undefined;
@@ -140,7 +169,7 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
     world: o.world, dataset, difficulties: o.difficulties, tasks: o.tasks, methods: methods as BenchMethod[], seed: o.seed,
     maxSteps: o.maxSteps, replans: o.replans, threads, files, resultsFile: o.out,
     ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks, ...(o.audit !== null ? { audit: o.audit } : {}),
-    ...(o.progress ? { progress: o.progress } : {}),
+    ...(hiql !== undefined ? { hiql } : {}), ...(o.progress ? { progress: o.progress } : {}),
   });
   return { threads, dataset, outcomes, summary: summarizeMissions(outcomes, methods as BenchMethod[]), methods: methods as BenchMethod[], tables: missionTables(outcomes, methods as BenchMethod[]) };
 }

@@ -1,6 +1,6 @@
-/** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), and its recipe. */
-import { Command } from 'commander';
-import { BACKBONE_RECIPE } from '../contract/defaults.js';
+/** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), its recipe, and AP-HIQL's policies trained on it. */
+import { Command, Option } from 'commander';
+import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_DEFAULTS, type DatasetKind } from '../contract/defaults.js';
 
 const R = BACKBONE_RECIPE;
 import type { Output } from './errors.js';
@@ -39,6 +39,20 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });
       io.out(`wrote ${r.out} in ${r.minutes.toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.out ? ` --models ${r.out}` : ''}\n`);
+    }));
+  backbone
+    .command('train-hiql')
+    .description('train AP-HIQL\'s policies (bench ltl --methods ap-hiql) on the backbone the mission benchmark uses, or find them in the cache')
+    .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
+    .addOption(new Option('--dataset <regime>', 'the dataset regime of the cached backbone (default navigate)').choices([...DATASET_KINDS]))
+    .option('--graph <file>', 'a latent graph artifact (with --data) instead of the cached 1M-transition backbone')
+    .option('--data <file>', 'the dataset the graph was built from')
+    .option('--models <dir>', 'the model bundle (default: the shipped one)')
+    .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
+    .option('--steps <n>', 'training steps of both policies', intFlag('--steps', 1, 10_000_000), HIQL_DEFAULTS.steps)
+    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; graph?: string; data?: string; models?: string; cache?: string; steps: number }) => {
+      const r = await (await import('../app/bench.js')).benchHiql({ ...o, log: (line) => io.err(`backbone train-hiql: ${line}\n`) });
+      io.out(r.trained ? `trained AP-HIQL's policies in ${r.seconds.toFixed(0)} s: ${r.dir}\n` : `AP-HIQL's policies are in the cache: ${r.dir}\n`);
     }));
   return backbone;
 }

@@ -100,7 +100,7 @@ test('parse, check and monitor', async () => {
 
 test('every sub-command has --help', async () => {
   for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl'], ['bench', 'world'],
-    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export'], ['model'], ['model', 'check'], ['train'], ['train', 'embed'], ['train', 'policy'], ['backbone'], ['backbone', 'eval'], ['backbone', 'train'], ['graph'], ['graph', 'build'], ['graph', 'info'], ['graph', 'export']]) {
+    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export'], ['model'], ['model', 'check'], ['train'], ['train', 'embed'], ['train', 'policy'], ['backbone'], ['backbone', 'eval'], ['backbone', 'train'], ['backbone', 'train-hiql'], ['graph'], ['graph', 'build'], ['graph', 'info'], ['graph', 'export']]) {
     const r = await cli(...argv, '--help');
     assert.equal(r.code, 0, argv.join(' '));
     assert.match(r.out, /Usage: witness/);

@@ -18,7 +18,8 @@ export interface MethodRun {
   readonly steering?: boolean;
 }
 
-export function methodRun(m: BenchMethod): MethodRun {
+/** What a graph method runs (AP-HIQL, which plans without the graph, runs through app/hiql.ts instead). */
+export function methodRun(m: Exclude<BenchMethod, 'ap-hiql'>): MethodRun {
   switch (m) {
     case 'sagas-nosoft': return { method: 'sagas', tauSoft: Infinity };
     case 'sagas-nosteer': return { method: 'sagas', steering: false };

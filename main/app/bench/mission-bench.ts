@@ -37,6 +37,8 @@ export interface MissionBenchOptions {
   readonly pictures: number;
   /** Record every mission in this audit database. */
   readonly audit?: string;
+  /** AP-HIQL's trained policies (app/hiql.ts ensureHiql), when the methods include ap-hiql. */
+  readonly hiql?: string;
   readonly progress?: (done: number, total: number, label: string) => void;
 }
 
@@ -46,7 +48,7 @@ interface Header {
   readonly format: 'witness-bench-ltl';
   readonly version: 2;
   /** taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed. */
-  readonly config: { taskProtocol: number; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string };
+  readonly config: { taskProtocol: number; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -98,7 +100,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
     format: 'witness-bench-ltl', version: 2,
-    config: { taskProtocol: TASK_PROTOCOL, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files },
+    config: { taskProtocol: TASK_PROTOCOL, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));
@@ -112,7 +114,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
         const job: WorkerJob = {
           task, methods: o.methods, world: o.world, files: o.files, maxSteps: o.maxSteps, replans: o.replans,
           picture: o.picturesDir !== undefined && task.index < o.pictures,
-          ...(o.audit !== undefined ? { audit: o.audit } : {}),
+          ...(o.audit !== undefined ? { audit: o.audit } : {}), ...(o.hiql !== undefined ? { hiql: o.hiql } : {}),
         };
         const r = (await pool.run(job)) as TaskOutcome;
         if (o.picturesDir !== undefined) {
@@ -188,7 +190,7 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
 }
 
 /** The orderings docs/BENCHMARKS.md claims: A against B. */
-export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas'], ['sagas', 'sagas-nosoft'], ['sagas', 'sagas-nosteer']];
+export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas'], ['sagas', 'sagas-nosoft'], ['sagas', 'sagas-nosteer'], ['sagas', 'ap-hiql']];
 
 /** Seed of the bootstrap resampling of the comparisons (fixed: a table reads the same every time). */
 export const BOOTSTRAP_SEED = 1;
@@ -229,7 +231,7 @@ export function compareMethods(outcomes: readonly TaskOutcome[], methods: readon
 }
 
 const NAMES: Record<string, string> = {
-  sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan', 'sagas-nosoft': 'SAGAS w/o soft', 'sagas-nosteer': 'SAGAS w/o steering',
+  sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan', 'sagas-nosoft': 'SAGAS w/o soft', 'sagas-nosteer': 'SAGAS w/o steering', 'ap-hiql': 'AP-HIQL',
 };
 
 export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): string {

@@ -1,7 +1,8 @@
 /**
  * A piscina worker of the LTL mission benchmark: opens the backbone and the world once, then runs
  * every method on each task it is given (the same augmentation for all of them), through the one
- * mission workflow of app/mission.ts.
+ * mission workflow of app/mission.ts — AP-HIQL, which plans without the graph, through app/hiql.ts
+ * with the policies the parent trained or found in the cache (not recorded in the audit log).
  */
 import type { BenchMethod } from '../../contract/defaults.js';
 import { methodRun } from './ablations.js';
@@ -11,6 +12,8 @@ import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
 import { openAuditLog } from '../audit-log.js';
 import type { AuditLog } from '../../services/audit/store.js';
 import type { BenchTask } from './tasks.js';
+import { hiqlPicture, runHiqlTask } from '../hiql.js';
+import { type HiqlPolicies, loadHiql } from '../../services/models/hiql-bundle.js';
 
 export interface WorkerJob {
   readonly task: BenchTask;
@@ -22,6 +25,8 @@ export interface WorkerJob {
   readonly picture: boolean;
   /** The audit database every mission of this job is recorded in, if any. */
   readonly audit?: string;
+  /** The folder of AP-HIQL's trained policies (app/hiql.ts), when the methods include ap-hiql. */
+  readonly hiql?: string;
 }
 
 export interface MethodOutcome {
@@ -56,6 +61,16 @@ export interface TaskOutcome {
 
 let loaded: { key: string; b: Backbone; world: World } | null = null;
 let auditLog: Promise<AuditLog> | null = null;
+let hiqlLoaded: { dir: string; p: HiqlPolicies } | null = null;
+
+async function hiqlOf(dir: string | undefined): Promise<HiqlPolicies> {
+  if (dir === undefined) throw new Error('ap-hiql needs its trained policies (job.hiql)');
+  if (hiqlLoaded?.dir !== dir) {
+    await hiqlLoaded?.p.close();
+    hiqlLoaded = { dir, p: await loadHiql(dir) };
+  }
+  return hiqlLoaded.p;
+}
 let auditFile: string | null = null;
 
 function auditFor(file: string | undefined): Promise<AuditLog> | null {
@@ -92,6 +107,17 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
   const log = await auditFor(job.audit);
   const results: MethodOutcome[] = [];
   for (const method of job.methods) {
+    if (method === 'ap-hiql') {
+      const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world });
+      const svg = job.picture ? hiqlPicture(task, h, `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`) : undefined;
+      results.push({
+        method, success: h.success, failureMode: h.failureMode, ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}), message: h.message, ncc: h.ncc, steps: h.steps,
+        T_pre: h.T_pre, T_suf: h.T_suf, planning_ms: h.planning_ms, replans: 0, disagreements: 0, steeredSteps: 0,
+        stepTimes: { p50: quantile(h.stepTimes_ms, 0.5), p95: quantile(h.stepTimes_ms, 0.95), n: h.stepTimes_ms.length },
+        ...(svg !== undefined ? { svg } : {}),
+      });
+      continue;
+    }
     const { result: r } = await runMissionTask(task, {
       ...methodRun(method), maxSteps: job.maxSteps, replans: job.replans, world,
       ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id, benchMethod: method } } } : {}),

@@ -96,3 +96,19 @@ export function policyOnnx(m: Mlp, obsDim: number, latentDim: number): Uint8Arra
     input: [valueInfo('obs', obsDim), valueInfo('direction', latentDim)], output: [valueInfo('action', last.outputs)],
   }), 'goal-conditioned executor pi_low(a | s, z)');
 }
+
+/** AP-HIQL's π_h: concat(obs, goal) → subgoal, a latent offset (linear last layer). */
+export function subgoalOnnx(m: Mlp, obsDim: number, latentDim: number): Uint8Array {
+  const first = m.layers[0]!, last = m.layers[m.layers.length - 1]!;
+  if (first.inputs !== obsDim + latentDim) throw new RangeError(`subgoal MLP takes ${first.inputs} inputs, expected obs ${obsDim} + goal ${latentDim}`);
+  if (last.outputs !== latentDim) throw new RangeError(`subgoal MLP writes ${last.outputs} values, expected a latent of ${latentDim}`);
+  const concat = onnx.NodeProto.create({
+    opType: 'Concat', input: ['obs', 'goal'], output: ['high.input'], name: 'high.concat',
+    attribute: [onnx.AttributeProto.create({ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 1 })],
+  });
+  const { nodes, inits } = mlpNodes(m, 'high', 'high.input', 'subgoal');
+  return model(onnx.GraphProto.create({
+    name: 'subgoal', node: [concat, ...nodes], initializer: inits,
+    input: [valueInfo('obs', obsDim), valueInfo('goal', latentDim)], output: [valueInfo('subgoal', latentDim)],
+  }), 'HIQL high-level policy pi_h(z | s, g): latent offset of the subgoal');
+}

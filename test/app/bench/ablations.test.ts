@@ -5,7 +5,7 @@ import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { type Plan, DEFAULT_PLAN, plan } from '../../../main/core/plan/plan.js';
 import { buildRows, type SemanticGraph } from '../../../main/core/plan/semantic.js';
 import { methodRun } from '../../../main/app/bench/ablations.js';
-import { ABLATION_METHODS, BENCH_METHODS, MISSION_METHODS } from '../../../main/contract/defaults.js';
+import { ABLATION_METHODS, BASELINE_METHODS, BENCH_METHODS, MISSION_METHODS } from '../../../main/contract/defaults.js';
 
 /**
  * start — risky — anchor a (short), start — safe1 — safe2 — anchor a (long). The cluster node
@@ -31,7 +31,8 @@ test('methodRun: the mission methods run as they are; the Appendix H ablations a
   for (const m of MISSION_METHODS) assert.deepEqual(methodRun(m), { method: m });
   assert.deepEqual(methodRun('sagas-nosoft'), { method: 'sagas', tauSoft: Infinity });
   assert.deepEqual(methodRun('sagas-nosteer'), { method: 'sagas', steering: false });
-  assert.deepEqual([...BENCH_METHODS], [...MISSION_METHODS, ...ABLATION_METHODS]);
+  assert.deepEqual([...BENCH_METHODS], [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS]);
+  assert.deepEqual([...BASELINE_METHODS], ['ap-hiql']);
 });
 
 test('w/o soft labels: the product search no longer screens negative literals on cluster nodes by P̂', () => {
