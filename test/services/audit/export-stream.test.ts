@@ -96,7 +96,7 @@ test('a streamed write that fails midway leaves neither the file nor a temporary
 /** Size of the JSON Lines export in the memory test, in MB (WITNESS_EXPORT_HEAP_TEST_MB; default 150). */
 const EXPORT_MB = Number(process.env['WITNESS_EXPORT_HEAP_TEST_MB'] ?? 150);
 
-test(`a JSON Lines export of ~${EXPORT_MB} MB runs in a 64 MB heap, and the heap grows by far less than the file`, async () => {
+test(`a JSON Lines export of ~${EXPORT_MB} MB runs in a 64 MB heap, and the heap grows by far less than the file`, async (t) => {
   const d = mkdtempSync(join(tmpdir(), 'witness-export-heap-'));
   try {
     const file = join(d, 'a.sqlite');
@@ -116,6 +116,7 @@ test(`a JSON Lines export of ~${EXPORT_MB} MB runs in a 64 MB heap, and the heap
     const child = fileURLToPath(new URL('./export-heap-child.js', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=64', child, file, join(d, 'a.jsonl')], { timeout: 120_000 });
     const r = JSON.parse(stdout) as { summary: string; bytes: number; heapBefore: number; heapPeak: number };
+    t.diagnostic(`${r.bytes} bytes of JSON Lines; heap ${(r.heapBefore / 2 ** 20).toFixed(1)} MiB before, peak ${(r.heapPeak / 2 ** 20).toFixed(1)} MiB`);
     assert.equal(r.summary, `${n + 1} events`);
     assert.ok(r.bytes > EXPORT_MB * 1e6 * 0.95, `the export is ${r.bytes} bytes`);
     assert.ok(r.heapPeak - r.heapBefore < r.bytes / 10, `heap grew by ${r.heapPeak - r.heapBefore} bytes for a ${r.bytes}-byte file`);
