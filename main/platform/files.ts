@@ -95,12 +95,15 @@ export interface ByteSink {
  * waits for it before it hands over the next. So what is held at any time is about two blocks,
  * whatever the file's size. (Not an fs.WriteStream over the handle: ending one closes the handle
  * before the fsync, and FileHandle.close waits on a stream that is kept open.) When `fill` throws,
- * or a write fails, nothing is left behind.
+ * or a write fails, nothing is left behind; an error of `fill`'s own is thrown as it is, a failed
+ * write as a FileError naming the target.
  */
 export async function writeAtomicStream(target: string, fill: (sink: ByteSink) => Promise<void>, o: WriteOptions & { readonly blockBytes?: number } = {}): Promise<void> {
   const blockBytes = o.blockBytes ?? 1 << 16;
+  // What `fill` throws of its own (a database it reads failing, a cancel) passes through as it is;
+  // only a failed write is a FileError naming the target.
+  let failed: { readonly error: unknown } | null = null, own: { readonly error: unknown } | null = null;
   await writeAtomicWith(target, async (fh) => {
-    let failed: { readonly error: unknown } | null = null;
     let inFlight: Promise<void> = Promise.resolve();
     let pending: (Uint8Array | string)[] = [], pendingBytes = 0, bytes = 0;
     const settle = async (): Promise<void> => {
@@ -128,11 +131,16 @@ export async function writeAtomicStream(target: string, fill: (sink: ByteSink) =
     try {
       await fill(sink);
       await flush();
+    } catch (e) {
+      if (failed === null || e !== failed.error) own = { error: e };
+      throw e;
     } finally {
       await inFlight; // never rejects: a failure is in `failed`
     }
     await settle();
-  }, o);
+  }, o).catch((e: unknown) => {
+    throw own !== null ? own.error : e;
+  });
 }
 
 /** Writes bytes (or text, as UTF-8) atomically. */
