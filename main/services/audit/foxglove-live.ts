@@ -147,7 +147,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   };
   /** The latest plan's scene, placed as the replay places its nodes from what the log holds by now. */
   const planScene = (d: Database.Database, conv: FoxgloveRun, t_ms: number): FoxgloveMessage => {
-    const replay = replayRun(d, conv.run, 1);
+    const replay = replayRun(d, conv.run, 1, { placementOnly: true });
     return conv.planScene(t_ms, planPoints(replay, replay.plans.length - 1));
   };
 

@@ -209,6 +209,6 @@ export function* foxgloveStream(db: Database.Database, run: AuditRunSummary): Ge
     if (e.kind === 'plan') planTimes.set(e.seq, e.t_ms);
     yield* conv.event(e);
   }
-  const replay = replayRun(db, run, Number.MAX_SAFE_INTEGER);
+  const replay = replayRun(db, run, 1, { placementOnly: true });
   for (let k = 0; k < replay.plans.length; k++) yield conv.planScene(planTimes.get(replay.plans[k]!.seq) ?? run.started_ms, planPoints(replay, k));
 }
