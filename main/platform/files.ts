@@ -81,6 +81,68 @@ export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => 
   }
 }
 
+/** Where a streaming writer puts its bytes: `write` resolves once the file stream can take more (back-pressure). */
+export interface ByteSink {
+  write(chunk: Uint8Array | string): Promise<void>;
+  /** Bytes written so far. */
+  readonly bytes: number;
+}
+
+/**
+ * Streams into a temporary sibling, then fsyncs and renames it over `target` (as writeAtomicWith).
+ * What `fill` writes is gathered into blocks of about `blockBytes` (so many small writes, one per
+ * line, stay cheap) and written with back-pressure: one block is in flight at a time, and `write`
+ * waits for it before it hands over the next. So what is held at any time is about two blocks,
+ * whatever the file's size. (Not an fs.WriteStream over the handle: ending one closes the handle
+ * before the fsync, and FileHandle.close waits on a stream that is kept open.) When `fill` throws,
+ * or a write fails, nothing is left behind; an error of `fill`'s own is thrown as it is, a failed
+ * write as a FileError naming the target.
+ */
+export async function writeAtomicStream(target: string, fill: (sink: ByteSink) => Promise<void>, o: WriteOptions & { readonly blockBytes?: number } = {}): Promise<void> {
+  const blockBytes = o.blockBytes ?? 1 << 16;
+  // What `fill` throws of its own (a database it reads failing, a cancel) passes through as it is;
+  // only a failed write is a FileError naming the target.
+  let failed: { readonly error: unknown } | null = null, own: { readonly error: unknown } | null = null;
+  await writeAtomicWith(target, async (fh) => {
+    let inFlight: Promise<void> = Promise.resolve();
+    let pending: (Uint8Array | string)[] = [], pendingBytes = 0, bytes = 0;
+    const settle = async (): Promise<void> => {
+      await inFlight;
+      if (failed !== null) throw failed.error;
+    };
+    const flush = async (): Promise<void> => {
+      await settle();
+      if (pendingBytes === 0) return;
+      const block = pending.every((c) => typeof c === 'string') ? pending.join('') : Buffer.concat(pending.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+      pending = [];
+      pendingBytes = 0;
+      inFlight = (typeof block === 'string' ? fh.write(block) : fh.write(block)).then(() => undefined, (e: unknown) => { failed ??= { error: e }; });
+    };
+    const sink: ByteSink = {
+      get bytes() { return bytes; },
+      async write(chunk) {
+        const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        bytes += n;
+        pending.push(chunk);
+        pendingBytes += n;
+        if (pendingBytes >= blockBytes) await flush();
+      },
+    };
+    try {
+      await fill(sink);
+      await flush();
+    } catch (e) {
+      if (failed === null || e !== failed.error) own = { error: e };
+      throw e;
+    } finally {
+      await inFlight; // never rejects: a failure is in `failed`
+    }
+    await settle();
+  }, o).catch((e: unknown) => {
+    throw own !== null ? own.error : e;
+  });
+}
+
 /** Writes bytes (or text, as UTF-8) atomically. */
 export async function writeFileAtomic(target: string, content: Uint8Array | string, o: WriteOptions = {}): Promise<void> {
   const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;

@@ -3,16 +3,20 @@
  * channels — one per event kind (tool calls one per tool, under the tool's own argument schema when
  * the log holds it), run metadata as MCAP metadata, and the specifications, regions and tool schemas
  * as attachments — so Foxglove or Lichtblick open it.
+ *
+ * Every format streams: events are read from SQLite one at a time (`.iterate()`), written through a
+ * file stream with back-pressure into a temporary sibling, and renamed over the target at the end
+ * (platform/files.ts writeAtomicStream), so memory does not grow with the run and a failed or
+ * interrupted export leaves no half-written file.
  */
-import type { FileHandle } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { McapWriter, type IWritable } from '@mcap/core';
 import type { AuditExportFormat } from '../../contract/api/audit.js';
 import { type RunSummary, listRuns } from './forensics.js';
-import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveMessages } from './foxglove.js';
+import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveStream } from './foxglove.js';
 import { runsOf } from './browse.js';
 import type { EventRow } from './store.js';
-import { writeAtomicWith, writeFileAtomic } from '../../platform/files.js';
+import { type ByteSink, writeAtomicStream } from '../../platform/files.js';
 import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
 import { jsonSchema } from '../../contract/schema.js';
 
@@ -29,26 +33,37 @@ const csvCell = (v: string | number | null): string => {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-export function exportText(db: Database.Database, format: 'jsonl' | 'csv', run?: string): string {
-  const out: string[] = [];
-  if (format === 'csv') out.push('seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body');
-  for (const e of events(db, run)) {
-    if (format === 'jsonl') out.push(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown }));
-    else out.push([e.seq, e.run_id, e.t_ms, e.step, e.kind, e.tool, e.failure_label, e.prev_hash, e.hash, e.body].map(csvCell).join(','));
-  }
-  return out.join('\n') + '\n';
+/** One event as a line of the text formats (without the newline). */
+function textLine(format: 'jsonl' | 'csv', e: EventRow): string {
+  return format === 'jsonl'
+    ? JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })
+    : [e.seq, e.run_id, e.t_ms, e.step, e.kind, e.tool, e.failure_label, e.prev_hash, e.hash, e.body].map(csvCell).join(',');
 }
 
-/** An IWritable over a file handle. */
-class FileWritable implements IWritable {
-  private pos = 0n;
-  constructor(private readonly fh: FileHandle) {}
+/**
+ * Streams the JSON Lines or CSV export into `sink`, one event at a time from SQLite: every line ends
+ * with a newline (a log with no events gives JSON Lines of one empty line, as the export always did).
+ * Returns the number of events.
+ */
+export async function exportTextTo(db: Database.Database, format: 'jsonl' | 'csv', sink: ByteSink, run?: string): Promise<number> {
+  let n = 0;
+  if (format === 'csv') await sink.write('seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body\n');
+  for (const e of events(db, run)) {
+    await sink.write(textLine(format, e) + '\n');
+    n++;
+  }
+  if (n === 0 && format === 'jsonl') await sink.write('\n');
+  return n;
+}
+
+/** An IWritable over a streaming sink: McapWriter writes a record (or a whole chunk) at a time. */
+class SinkWritable implements IWritable {
+  constructor(private readonly sink: ByteSink) {}
   async write(buffer: Uint8Array): Promise<void> {
-    await this.fh.write(buffer);
-    this.pos += BigInt(buffer.byteLength);
+    await this.sink.write(buffer);
   }
   position(): bigint {
-    return this.pos;
+    return BigInt(this.sink.bytes);
   }
 }
 
@@ -69,8 +84,8 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
   const enc = new TextEncoder();
   let messages = 0, foxglove = 0, attachments = 0;
   const channels = new Map<string, number>();
-  await writeAtomicWith(file, async (fh) => {
-    const w = new McapWriter({ writable: new FileWritable(fh) });
+  await writeAtomicStream(file, async (sink) => {
+    const w = new McapWriter({ writable: new SinkWritable(sink) });
     await w.start({ profile: '', library: 'witness audit export' });
     const toolSchemas = new Map<string, string>();
     for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
@@ -103,7 +118,7 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
     // The same runs in Foxglove's own schemas, so Foxglove and Lichtblick draw them unconfigured.
     const foxgloveIds = new Map<FoxgloveChannel, number>();
     for (const r of runsOf(db).filter((x) => run === undefined || x.id === run).reverse()) {
-      for (const m of foxgloveMessages(db, r)) {
+      for (const m of foxgloveStream(db, r)) {
         let channelId = foxgloveIds.get(m.channel);
         if (channelId === undefined) {
           const c = FOXGLOVE_CHANNELS[m.channel];
@@ -146,7 +161,7 @@ export async function exportAudit(db: Database.Database, format: ExportFormat, f
     const r = await exportMcap(db, file, run);
     return `${r.messages} messages on ${r.channels} channel(s) (with ${r.foxglove} more in foxglove.* schemas for Foxglove and Lichtblick), ${r.attachments} attachment(s)`;
   }
-  const text = exportText(db, format, run);
-  await writeFileAtomic(file, new TextEncoder().encode(text));
-  return `${text.split('\n').length - (format === 'csv' ? 2 : 1)} events`;
+  let n = 0;
+  await writeAtomicStream(file, async (sink) => { n = await exportTextTo(db, format, sink, run); });
+  return `${n} events`;
 }

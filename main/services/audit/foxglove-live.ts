@@ -5,12 +5,18 @@
  * what the log records, whichever front end writes it; the messages are those of the MCAP export
  * (foxglove.ts). It binds 127.0.0.1 unless told otherwise, and refuses a non-loopback address unless
  * `allowRemote` says so.
+ *
+ * The world is latched: the map and the scene (the start's, or the latest plan's with its path) are
+ * sent once when they change, so the server keeps the latest message of each (LATCHED) and sends it
+ * to a client when that client subscribes to its channel — a client that connects mid-run sees the
+ * map, the maze and the current plan at once, not at the next plan. A server started while a run is
+ * under way latches that run's start and latest plan from the log.
  */
 import wsProtocol from '@foxglove/ws-protocol';
 import { WebSocketServer } from 'ws';
 
 // A CommonJS package: its classes come off the default export.
-const { FoxgloveServer } = wsProtocol;
+const { FoxgloveServer, BinaryOpcode } = wsProtocol;
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
@@ -39,10 +45,44 @@ export interface FoxgloveLive {
   close(): Promise<void>;
   /** Messages sent so far, per channel. */
   readonly sent: Readonly<Record<FoxgloveChannel, number>>;
+  /** Latched messages sent to one client as it subscribed, per channel. */
+  readonly latched: Readonly<Record<FoxgloveChannel, number>>;
   /** Channels with at least one subscriber now. */
   subscribed(): number;
   /** Clients connected now. */
   clients(): number;
+}
+
+/** The channels whose latest message a client gets when it subscribes (they are sent when they change, not streamed). */
+export const LATCHED: readonly FoxgloveChannel[] = ['map', 'scene'];
+
+/** A MESSAGE_DATA frame of the Foxglove WebSocket protocol, for one subscription. */
+function messageFrame(subscriptionId: number, timestamp: bigint, payload: Uint8Array): Uint8Array {
+  const frame = new Uint8Array(13 + payload.byteLength);
+  const v = new DataView(frame.buffer);
+  v.setUint8(0, BinaryOpcode.MESSAGE_DATA);
+  v.setUint32(1, subscriptionId, true);
+  v.setBigUint64(5, timestamp, true);
+  frame.set(payload, 13);
+  return frame;
+}
+
+/** A client's subscribe and unsubscribe requests, as far as the latch needs them (anything else: null). */
+function subscriptionOp(data: unknown): { subscribe: { id: number; channelId: number }[]; unsubscribe: number[] } | null {
+  let m: unknown;
+  try {
+    m = JSON.parse(String(data));
+  } catch {
+    return null;
+  }
+  if (typeof m !== 'object' || m === null) return null;
+  const o = m as { op?: unknown; subscriptions?: unknown; subscriptionIds?: unknown };
+  const isInt = (x: unknown): x is number => Number.isInteger(x);
+  if (o.op === 'subscribe' && Array.isArray(o.subscriptions)) {
+    return { subscribe: o.subscriptions.filter((x): x is { id: number; channelId: number } => isInt((x as { id?: unknown } | null)?.id) && isInt((x as { channelId?: unknown }).channelId)), unsubscribe: [] };
+  }
+  if (o.op === 'unsubscribe' && Array.isArray(o.subscriptionIds)) return { subscribe: [], unsubscribe: o.subscriptionIds.filter(isInt) };
+  return null;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -66,10 +106,31 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     wss.once('listening', resolve);
     wss.once('error', (e: NodeJS.ErrnoException) => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' })));
   });
+  const channelOf = new Map<number, FoxgloveChannel>([...ids].map(([name, id]) => [id, name]));
+  const latest = new Map<FoxgloveChannel, { timestamp: bigint; payload: Uint8Array }>();
+  const latched: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   wss.on('connection', (conn, req) => {
     server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`);
     o.onClients?.(wss.clients.size);
     conn.on('close', () => o.onClients?.(wss.clients.size));
+    // The server handles the request first (its listener came first); the latch follows it, with the
+    // same checks, so a subscription the server ignored gets nothing.
+    const subs = new Map<number, number>();
+    conn.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const op = subscriptionOp(data);
+      if (op === null) return;
+      for (const id of op.unsubscribe) subs.delete(id);
+      for (const { id, channelId } of op.subscribe) {
+        const channel = channelOf.get(channelId);
+        if (channel === undefined || subs.has(id) || [...subs.values()].includes(channelId)) continue;
+        subs.set(id, channelId);
+        const m = latest.get(channel);
+        if (m === undefined) continue;
+        conn.send(messageFrame(id, m.timestamp, m.payload));
+        latched[channel]++;
+      }
+    });
   });
   const subscribed = new Set<number>();
   server.on('subscribe', (id) => subscribed.add(id));
@@ -79,8 +140,15 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   const enc = new TextEncoder();
   const send = (m: FoxgloveMessage): void => {
-    server.sendMessage(ids.get(m.channel)!, BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), enc.encode(JSON.stringify(m.message)));
+    const timestamp = BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), payload = enc.encode(JSON.stringify(m.message));
+    server.sendMessage(ids.get(m.channel)!, timestamp, payload);
     sent[m.channel]++;
+    if (LATCHED.includes(m.channel)) latest.set(m.channel, { timestamp, payload });
+  };
+  /** The latest plan's scene, placed as the replay places its nodes from what the log holds by now. */
+  const planScene = (d: Database.Database, conv: FoxgloveRun, t_ms: number): FoxgloveMessage => {
+    const replay = replayRun(d, conv.run, 1, { placementOnly: true });
+    return conv.planScene(t_ms, planPoints(replay, replay.plans.length - 1));
   };
 
   // Only what is written from now on: the events already in the database are history.
@@ -96,7 +164,18 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       } catch {
         return; // Not created completely yet: the next poll tries again.
       }
-      if (after < 0) after = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
+      if (after < 0) {
+        after = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
+        // A run under way: its world (and its latest plan) is latched for the clients to come.
+        const current = runsOf(db)[0];
+        if (current !== undefined && current.ended_ms === null) {
+          const conv = new FoxgloveRun(db, current);
+          runs.set(current.id, conv);
+          for (const m of conv.start()) send(m);
+          const plan = db.prepare("SELECT t_ms FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1").get(current.id) as { t_ms: number } | undefined;
+          if (plan !== undefined) send(planScene(db, conv, plan.t_ms));
+        }
+      }
     }
     const rows = db.prepare(`SELECT seq, run_id, t_ms, kind, failure_label, body FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT 5000`)
       .all(after, ...FOXGLOVE_KINDS) as (FoxgloveEventRow & { run_id: string })[];
@@ -111,9 +190,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         for (const m of conv.start()) send(m);
       }
       if (e.kind === 'plan') {
-        // Placed as the replay places the plan's nodes from what the log holds by now.
-        const replay = replayRun(db, conv.run, 1);
-        send(conv.planScene(e.t_ms, planPoints(replay, replay.plans.length - 1)));
+        send(planScene(db, conv, e.t_ms));
       } else {
         for (const m of conv.event(e)) send(m);
       }
@@ -135,6 +212,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     url: `ws://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     sent,
+    latched,
     subscribed: () => subscribed.size,
     clients: () => wss.clients.size,
     close: async () => {

@@ -194,18 +194,21 @@ export function planPoints(replay: ReturnType<typeof replayRun>, index: number):
   });
 }
 
-/** The foxglove messages of one run (the whole run: plans placed as the finished replay places them). */
-export function foxgloveMessages(db: Database.Database, run: AuditRunSummary): FoxgloveMessage[] {
+/**
+ * The foxglove messages of one run, one at a time (the whole run: plans placed as the finished
+ * replay places them): the start, the poses and log messages in sequence order as SQLite yields
+ * them, then a scene per plan. Nothing is gathered but the plans' times.
+ */
+export function* foxgloveStream(db: Database.Database, run: AuditRunSummary): Generator<FoxgloveMessage> {
   const conv = new FoxgloveRun(db, run);
-  const out: FoxgloveMessage[] = conv.start();
+  yield* conv.start();
   const planTimes = new Map<number, number>();
   const rows = db.prepare(`SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq`)
     .iterate(run.id, ...FOXGLOVE_KINDS) as IterableIterator<FoxgloveEventRow>;
   for (const e of rows) {
     if (e.kind === 'plan') planTimes.set(e.seq, e.t_ms);
-    out.push(...conv.event(e));
+    yield* conv.event(e);
   }
-  const replay = replayRun(db, run, Number.MAX_SAFE_INTEGER);
-  replay.plans.forEach((p, k) => out.push(conv.planScene(planTimes.get(p.seq) ?? run.started_ms, planPoints(replay, k))));
-  return out;
+  const replay = replayRun(db, run, 1, { placementOnly: true });
+  for (let k = 0; k < replay.plans.length; k++) yield conv.planScene(planTimes.get(replay.plans[k]!.seq) ?? run.started_ms, planPoints(replay, k));
 }

@@ -27,7 +27,17 @@ const first = (...vs: unknown[]): string => text(vs.find((v) => v !== undefined 
 
 export const DEFAULT_MAX_POSITIONS = 20_000;
 
-export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositions = DEFAULT_MAX_POSITIONS): AuditReplay {
+export interface ReplayOptions {
+  /**
+   * Only what places the plans' nodes (the Foxglove exports and the live server): the scene and the
+   * plans, the robot's last position only, no monitor events, marks or automaton — so memory does
+   * not grow with the run.
+   */
+  readonly placementOnly?: boolean;
+}
+
+export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositions = DEFAULT_MAX_POSITIONS, o: ReplayOptions = {}): AuditReplay {
+  const placementOnly = o.placementOnly === true;
   const hasSteps = db.prepare('SELECT 1 FROM events WHERE run_id = ? AND step IS NOT NULL LIMIT 1').get(run.id) !== undefined;
   const notes: string[] = [];
   let at = 0;
@@ -93,19 +103,24 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
         break;
       }
       case 'monitor_event':
+        if (placementOnly) break;
         monitor.push({ seq: e.seq, at: a, states: (b['states'] as number[] | undefined) ?? [], viable: b['viable'] !== false, accepting: b['accepting'] === true, labels: strings(b['labels']) });
         break;
       case 'failure_record':
+        if (placementOnly) break;
         marks.push({ seq: e.seq, at: a, kind: e.kind, label: e.failure_label ?? first(b['kind'], b['label'], 'failure') });
         break;
       case 'replan':
+        if (placementOnly) break;
         marks.push({ seq: e.seq, at: a, kind: e.kind, label: `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}` });
         break;
       case 'escalation':
       case 'operator_decision':
+        if (placementOnly) break;
         marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['message'], b['reason'], b['decision'], e.kind) });
         break;
       case 'run_end':
+        if (placementOnly) break;
         marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['outcome'], 'end') });
         break;
     }
@@ -121,7 +136,7 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   if (total > positions.x.length) notes.push(`${total} robot positions recorded; ${positions.x.length} sent for the replay (evenly spaced, first and last kept)`);
   if (total === 0) notes.push('this run recorded no robot positions (no evidence with a state x, y): the timeline replays events only');
   let automaton: AuditReplay['automaton'] = null;
-  if (run.spec !== null && plans.length > 0) {
+  if (run.spec !== null && plans.length > 0 && !placementOnly) {
     try {
       automaton = automatonView(translateFormula(parseLtl(run.spec)).automaton);
     } catch (e) {
@@ -131,6 +146,10 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   return { run, axis: hasSteps ? 'step' : 'time', min: 0, max, scene, plans, positions, monitor, marks, automaton, notes };
 
   function push(seq: number, a: number, x: number, y: number): void {
+    if (placementOnly && pos.x.length > 0) {
+      [pos.seq[0], pos.at[0], pos.x[0], pos.y[0]] = [seq, a, x, y];
+      return;
+    }
     pos.seq.push(seq);
     pos.at.push(a);
     pos.x.push(x);
