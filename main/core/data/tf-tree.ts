@@ -12,7 +12,7 @@
  * after its last takes the nearest sample when it is at most `maxGap` away; two samples further apart
  * than `maxGap` leave the times between them without a pose, as does a time too far from any sample.
  */
-import { wrapAngle } from './resample.js';
+import { type PoseTrack, wrapAngle } from './resample.js';
 
 /** A transform in the plane: metres, radians. `compose(a, b)` applies b first, then a (a · b). */
 export interface Pose2 {
@@ -50,24 +50,30 @@ export interface TfEdge {
   readonly samples: readonly TfSample[];
 }
 
+/** The frames an edge joins (a TfEdge, or a reader's edge with its own stamps). */
+export interface TfLink {
+  readonly parent: string;
+  readonly child: string;
+}
+
 /** One step of a path: an edge, taken from parent to child, or inverted (child to parent). */
-export interface TfStep {
-  readonly edge: TfEdge;
+export interface TfStep<E extends TfLink = TfEdge> {
+  readonly edge: E;
   readonly inverse: boolean;
 }
 
 /** A path, or why there is none: frames no edge mentions (`missing`), or two known frames in separate trees (`missing` empty). */
-export type TfPath = { readonly ok: true; readonly steps: readonly TfStep[] } | { readonly ok: false; readonly missing: readonly string[] };
+export type TfPath<E extends TfLink = TfEdge> = { readonly ok: true; readonly steps: readonly TfStep<E>[] } | { readonly ok: false; readonly missing: readonly string[] };
 
 /** Each frame's parent edge. The edges must give each child one parent (the caller refuses a second). */
-function parentEdges(edges: readonly TfEdge[]): Map<string, TfEdge> {
-  const m = new Map<string, TfEdge>();
+function parentEdges<E extends TfLink>(edges: readonly E[]): Map<string, E> {
+  const m = new Map<string, E>();
   for (const e of edges) m.set(e.child, e);
   return m;
 }
 
 /** The frames of the tree and their parents (null for a root), sorted by frame: for messages. */
-export function framesSeen(edges: readonly TfEdge[]): { frame: string; parent: string | null }[] {
+export function framesSeen(edges: readonly TfLink[]): { frame: string; parent: string | null }[] {
   const parents = parentEdges(edges);
   const frames = new Set<string>();
   for (const e of edges) frames.add(e.parent).add(e.child);
@@ -75,7 +81,7 @@ export function framesSeen(edges: readonly TfEdge[]): { frame: string; parent: s
 }
 
 /** Frames from `f` up to its root (`f` first); stops at a cycle. */
-function ancestry(f: string, parents: ReadonlyMap<string, TfEdge>): string[] {
+function ancestry(f: string, parents: ReadonlyMap<string, TfLink>): string[] {
   const out = [f];
   const seen = new Set(out);
   for (let e = parents.get(f); e !== undefined && !seen.has(e.parent); e = parents.get(e.parent)) {
@@ -89,7 +95,7 @@ function ancestry(f: string, parents: ReadonlyMap<string, TfEdge>): string[] {
  * The steps whose composition (first · second · …) is `to`'s pose in `from`'s frame: up from
  * `from` to the nearest common ancestor (edges inverted), then down to `to`.
  */
-export function tfPath(edges: readonly TfEdge[], from: string, to: string): TfPath {
+export function tfPath<E extends TfLink>(edges: readonly E[], from: string, to: string): TfPath<E> {
   const known = new Set<string>();
   for (const e of edges) known.add(e.parent).add(e.child);
   const missing = [from, to].filter((f, i, a) => !known.has(f) && a.indexOf(f) === i);
@@ -99,7 +105,7 @@ export function tfPath(edges: readonly TfEdge[], from: string, to: string): TfPa
   const i = up.findIndex((f) => down.includes(f));
   if (i < 0) return { ok: false, missing: [] };
   const lca = up[i]!, j = down.indexOf(lca);
-  const steps: TfStep[] = [];
+  const steps: TfStep<E>[] = [];
   for (let k = 0; k < i; k++) steps.push({ edge: parents.get(up[k]!)!, inverse: true });
   for (let k = j - 1; k >= 0; k--) steps.push({ edge: parents.get(down[k]!)!, inverse: false });
   return { ok: true, steps };
@@ -144,3 +150,18 @@ export function chainAt(steps: readonly TfStep[], t: number, maxGap: number): Po
 
 /** The dynamic edges of a path (those with times); none means the pose never changes and has no time line. */
 export const dynamicSteps = (steps: readonly TfStep[]): TfStep[] => steps.filter((s) => !s.edge.static && s.edge.samples.length > 0);
+
+/**
+ * A path's pose over time, for resampling: from the first sample of any of its dynamic edges to the
+ * last of any, null at a time where one of them has no value (see edgeAt). Null when the path has no
+ * dynamic edge (a pose that never changes has no time line).
+ */
+export function chainTrack(steps: readonly TfStep[], maxGap: number): PoseTrack | null {
+  const dyn = dynamicSteps(steps);
+  if (dyn.length === 0) return null;
+  return {
+    first: Math.min(...dyn.map((s) => s.edge.samples[0]!.t)),
+    last: Math.max(...dyn.map((s) => s.edge.samples[s.edge.samples.length - 1]!.t)),
+    at: (t) => chainAt(steps, t, maxGap),
+  };
+}

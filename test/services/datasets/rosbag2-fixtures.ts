@@ -104,6 +104,8 @@ export interface BagSpec {
   readonly drive?: Drive;
   /** Header stamps of these pose indices are swapped (out of order). */
   readonly swapPoses?: readonly [number, number];
+  /** TF: the other transform in each message gives base_link a second parent (odom besides map). */
+  readonly twoParents?: boolean;
   /** Pose header stamps all zero (a driver that does not stamp). */
   readonly unstamped?: boolean;
 }
@@ -134,7 +136,10 @@ function messages(s: BagSpec): Msg[] {
         ? { header, pose }
         : {
             transforms: [
-              { header: { stamp: stamp(stamps[i]!), frame_id: 'odom' }, child_frame_id: 'base_link', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } },
+              // Another edge of the tree (or, with twoParents, base_link's second parent).
+              s.twoParents === true
+                ? { header: { stamp: stamp(stamps[i]!), frame_id: 'odom' }, child_frame_id: 'base_link', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } }
+                : { header: { stamp: stamp(stamps[i]!), frame_id: 'base_link' }, child_frame_id: 'laser', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } },
               { header, child_frame_id: 'base_link', transform: { translation: { x: p.x, y: p.y, z: 0 }, rotation: quat(p.yaw) } },
             ],
           };

@@ -186,7 +186,11 @@ test('refusals name the bag, the topic and the time (exit 2)', async () => {
 
   const tf = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
   await expectBagError(importBag(tf, { ...base, poseTopic: '/tf' }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);
-  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf', frame: 'world', child: 'base_link' }), 'invalid-input', /no transform from world to base_link \(transforms seen: odom → base_link, map → base_link\)/);
+  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf', frame: 'world', child: 'base_link' }), 'invalid-input',
+    /tf: topic \/tf: no transform names frame world in the transforms on \/tf \(no \/tf_static in the bag\) \(stamped 1700000000\.000000000 s to 1700000002\.300000000 s\) \(frames seen: base_link \(parent map\), laser \(parent base_link\), map \(root\)\)/);
+  const two = await writeBagDir(dir, 'two', 'mcap', { distro: 'jazzy', pose: 'tf', action: 'twist', twoParents: true });
+  await expectBagError(importBag(two, { ...base, poseTopic: '/tf', frame: 'map', child: 'base_link' }), 'invalid-input',
+    /two: topic \/tf: at 1700000000\.000000000 s frame base_link has a second parent, map, besides odom \(from \/tf\): a TF tree gives each frame one parent/);
 
   // Pose 3's and 4's header stamps swapped: at 0.3 s the stamp says 0.4, then 0.3.
   const ooo = await writeBagDir(dir, 'ooo', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist', swapPoses: [3, 4] });
