@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { type Pose2, type TfEdge, IDENTITY, chainAt, compose, edgeAt, framesSeen, invert, tfPath } from '../../../main/core/data/tf-tree.js';
-import { wrapAngle } from '../../../main/core/data/resample.js';
+import { type Pose2, type TfEdge, IDENTITY, chainAt, chainTrack, compose, edgeAt, framesSeen, invert, tfPath } from '../../../main/core/data/tf-tree.js';
+import { resampleDriving, wrapAngle } from '../../../main/core/data/resample.js';
 
 const near = (a: Pose2, b: Pose2, eps = 1e-9): boolean =>
   Math.abs(a.x - b.x) < eps && Math.abs(a.y - b.y) < eps && Math.abs(wrapAngle(a.yaw - b.yaw)) < eps;
@@ -87,4 +87,24 @@ test('an edge at a time: interpolated between samples, the nearest sample within
   assert.ok(p.ok);
   assert.equal(chainAt(p.steps, 2, 1), null);
   assert.ok(chainAt(p.steps, 0.5, 1) !== null);
+});
+
+test('a chain as a track for resampling: spans its dynamic edges, null where one has no value, none when all are static', () => {
+  const slow: TfEdge = { parent: 'map', child: 'odom', static: false, samples: [0, 0.5, 1, 3].map((t) => ({ t, pose: { x: t, y: 0, yaw: 0 } })) };
+  const fast: TfEdge = { parent: 'odom', child: 'base', static: false, samples: Array.from({ length: 31 }, (_, i) => ({ t: 0.2 + i * 0.1, pose: { x: 0, y: i * 0.1, yaw: 0 } })) };
+  const p = tfPath([slow, fast, fixed('base', 'laser', { x: 1, y: 0, yaw: 0 })], 'map', 'laser');
+  assert.ok(p.ok);
+  const track = chainTrack(p.steps, 0.5)!;
+  assert.deepEqual([track.first, track.last], [0, 3.2]);
+  // At 0: base's first sample (0.2 s away) counts; map → odom (0, 0), odom → base (0, 0), base → laser (1, 0).
+  assert.ok(near(track.at(0)!, { x: 1, y: 0, yaw: 0 }));
+  assert.ok(near(track.at(0.75)!, { x: 1.75, y: 0.55, yaw: 0 }, 1e-12));
+  assert.equal(track.at(2), null); // map → odom: 1 s to 3 s, more than 0.5 apart
+  assert.ok(near(track.at(3.2)!, { x: 4, y: 3, yaw: 0 }, 1e-12)); // map → odom's last sample, 0.2 s back
+  // Resampled: 4 Hz, grid 0 … 3, the rows before 1 s and at 3 s (one row: dropped).
+  const r = resampleDriving(track, [0, 3.2].map((t) => ({ t, linear: [1, 0, 0] as [number, number, number], angular: [0, 0, 0] as [number, number, number] })), { obs: ['x', 'y'], act: [{ from: 'linear.x', scale: 1 }] }, { rate: 4, maxGap: 0.5 });
+  // Commands are held at most 0.5 s: only t = 0, 0.25, 0.5.
+  assert.deepEqual([r.rows, r.episodes], [3, 1]);
+  assert.ok(Math.abs(r.observations[2 * 2 + 1]! - 0.3) < 1e-6);
+  assert.equal(chainTrack([{ edge: fixed('a', 'b', IDENTITY), inverse: false }], 1), null);
 });
