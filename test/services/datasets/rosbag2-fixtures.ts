@@ -262,7 +262,9 @@ export function writeDb3(file: string, s: BagSpec, msgs = messages(s)): void {
  *  odom → base_link: t = 0, 0.05, …, 2.9: (t, 0.5), yaw 0.2 t.
  *  base_link → laser: (0.1, 0), yaw 0.
  *  commands: t = 0.01, 0.06, …, 2.96: linear (0.5, 0, 0), angular z 0.3.
- * `extra` adds one more transform to the first map → odom message (a frame elsewhere in the tree, or a second parent).
+ * `extra` adds one more transform to the first map → odom message (a frame elsewhere in the tree, or a
+ * second parent); `lateMapOdom` has the recorder receive map → odom 0.2 s after its stamp (as AMCL's
+ * lag does), so /tf's stamps go back in time across edges, never along one.
  */
 export const CHAIN = {
   mapOdom: [0, 0.5, 1, 2, 2.5, 3],
@@ -273,7 +275,7 @@ export const CHAIN = {
   laser: { x: 0.1, y: 0, yaw: 0 },
 } as const;
 
-function chainMessages(extra?: { parent: string; child: string }): Msg[] {
+function chainMessages(extra?: { parent: string; child: string }, lateMapOdom = false): Msg[] {
   const tf = TYPES.tf, w = new MessageWriter(definitions(tf)), tw = new MessageWriter(definitions(TYPES.twist));
   const transform = (parent: string, child: string, t: number, p: { x: number; y: number; yaw: number }): unknown =>
     ({ header: { stamp: stamp(t), frame_id: parent }, child_frame_id: child, transform: { translation: { x: p.x, y: p.y, z: 0 }, rotation: quat(p.yaw) } });
@@ -281,7 +283,7 @@ function chainMessages(extra?: { parent: string; child: string }): Msg[] {
   const out: Msg[] = [];
   CHAIN.mapOdom.forEach((t, i) => {
     const transforms = [transform('map', 'odom', t, CHAIN.mapOdomPose(t)), ...(i === 0 && extra !== undefined ? [transform(extra.parent, extra.child, t, { x: 0, y: 0, yaw: 0 })] : [])];
-    out.push({ topic: '/tf', type: tf, logTime: at(t, RECEIVE_DELAY_NS), data: w.writeMessage({ transforms }) });
+    out.push({ topic: '/tf', type: tf, logTime: at(t, lateMapOdom ? 200_000_000n : RECEIVE_DELAY_NS), data: w.writeMessage({ transforms }) });
   });
   for (const t of CHAIN.odomBase) out.push({ topic: '/tf', type: tf, logTime: at(t, RECEIVE_DELAY_NS), data: w.writeMessage({ transforms: [transform('odom', 'base_link', t, CHAIN.odomBasePose(t))] }) });
   out.push({ topic: '/tf_static', type: tf, logTime: at(0, RECEIVE_DELAY_NS), data: w.writeMessage({ transforms: [transform('base_link', 'laser', 0, CHAIN.laser)] }) });
@@ -291,8 +293,8 @@ function chainMessages(extra?: { parent: string; child: string }): Msg[] {
 }
 
 /** A bag directory holding CHAIN (see there); returns the directory. */
-export function writeChainBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', distro: Distro, extra?: { parent: string; child: string }): Promise<string> {
-  return writeBagDir(dir, name, storage, { distro, pose: 'tf', action: 'twist' }, chainMessages(extra));
+export function writeChainBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', distro: Distro, extra?: { parent: string; child: string }, lateMapOdom = false): Promise<string> {
+  return writeBagDir(dir, name, storage, { distro, pose: 'tf', action: 'twist' }, chainMessages(extra, lateMapOdom));
 }
 
 /** A bag directory `<dir>/<name>/` with metadata.yaml and one storage file; returns the directory. */

@@ -223,6 +223,11 @@ test('a TF chain (map → odom at 2 Hz, odom → base_link at 20 Hz, a static ba
     close(back.observations, inverse, `${storage} map in laser`);
     assert.deepEqual((back.generator.pose as { chain: string[] }).chain, ['base_link → laser (inverted) (static)', 'odom → base_link (inverted)', 'map → odom (inverted)']);
   }
+  // map → odom received 0.2 s after its stamp: /tf's stamps go back in time between edges, not along one; the rows are the same.
+  const late = await writeChainBagDir(dir, 'late', 'sqlite3', 'jazzy', undefined, true);
+  const out = path.join(dir, 'late.wds');
+  assert.equal((await importBag(late, { world: `ros2:${robot}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' })).transitions, 40);
+  close((await readDataset(out)).observations, chainRows('base_link').map((row) => row.obs), 'late observations');
 });
 
 test('TF chains are refused (exit 2, naming the bag, topic and times) with no path, a second parent, unknown or all-static frames', async () => {
@@ -237,6 +242,9 @@ test('TF chains are refused (exit 2, naming the bag, topic and times) with no pa
   await expectBagError(importBag(apart, { ...base, frame: 'base_link', child: 'laser' }), 'invalid-input',
     /apart: topic \/tf: the pose of laser in base_link never changes \(its transforms: base_link → laser, all static\), so it has no time line/);
   await expectBagError(importBag(apart, { ...base, frame: undefined }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);
+  // Along one edge, stamps must not go back in time.
+  const back = await writeBagDir(dir, 'back', 'mcap', { distro: 'jazzy', pose: 'tf', action: 'twist', swapPoses: [3, 4] });
+  await expectBagError(importBag(back, base), 'invalid-input', /back: topic \/tf: the transform base_link → laser: stamps go back in time at 1700000000\.300000000 s \(the message before is stamped 1700000000\.400000000 s\)/);
   const two = await writeChainBagDir(dir, 'two', 'sqlite3', 'humble', { parent: 'map', child: 'base_link' });
   await expectBagError(importBag(two, base), 'invalid-input',
     /two: topic \/tf: at 1700000000\.000000000 s frame base_link has a second parent, (odom|map), besides (map|odom) \(from \/tf\): a TF tree gives each frame one parent/);
