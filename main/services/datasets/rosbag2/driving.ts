@@ -10,7 +10,8 @@
  * has it) is kept, per edge (parent → child), as a time series (a static edge holds its last value);
  * the path from --frame to --child through the tree (core/data/tf-tree) is the pose. A frame with two
  * parents, a frame no transform names, and two frames in separate trees are refused (exit 2, naming
- * the topic, the time, and the frames seen with their parents).
+ * the topic, the time, and the frames seen with their parents), and so are stamps that go back in
+ * time along an edge of the path (across edges they may: localisation lags odometry).
  *
  * Stamps: a message with a header is stamped with it (`stamp: 'header'`, the default) or with the
  * time the recorder received it (`'receive'`); a Twist has no header and always takes its receive
@@ -199,7 +200,6 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
       return;
     }
     if (isStatic) return;
-    order(`${topic} ${key}`, `topic ${topic}: the transform ${parent} → ${child}`, ns);
     e.samples.push(sample);
     if (tfFirst === null || ns < tfFirst) tfFirst = ns;
     if (tfLast === null || ns > tfLast) tfLast = ns;
@@ -270,6 +270,15 @@ function tfChain(bagPath: string, topic: string, staticTopic: string | null, edg
   if (!path.steps.some((s) => !s.edge.static && s.edge.samples.length > 0)) {
     const chain = path.steps.map((s) => `${s.edge.parent} → ${s.edge.child}`).join(', ') || 'none, the frames are one';
     throw new BagError(bagPath, `topic ${topic}: the pose of ${child} in ${frame} never changes (its transforms: ${chain}, all static), so it has no time line: give frames joined by a transform on ${topic}`);
+  }
+  // Stamps go forward along each edge of the path (across edges they may not: localisation lags odometry); other edges are not used.
+  for (const s of path.steps) {
+    const xs = s.edge.samples;
+    for (let i = 1; i < xs.length && !s.edge.static; i++) {
+      if (xs[i]!.ns < xs[i - 1]!.ns) {
+        throw new BagError(bagPath, `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(xs[i]!.ns)} (the message before is stamped ${stampText(xs[i - 1]!.ns)}); give --stamp receive to use the times the recorder received them`);
+      }
+    }
   }
   return path.steps;
 }
