@@ -164,6 +164,8 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
   const staticReader = staticTopic !== undefined ? readerFor(bag, staticTopic) : null;
   const poses: StampedPose[] = [], commands: StampedTwist[] = [];
   const edges = new Map<string, StampedEdge>();
+  /** Each frame's parent edge, to refuse a second parent. */
+  const parentOf = new Map<string, StampedEdge>();
   let messages = 0;
   let tfFirst: bigint | null = null, tfLast: bigint | null = null;
   const lastNs = new Map<string, bigint>();
@@ -184,16 +186,18 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
     const key = JSON.stringify([parent, child]);
     let e = edges.get(key);
     if (e === undefined) {
-      const other = [...edges.values()].find((x) => x.child === child);
+      const other = parentOf.get(child);
       if (other !== undefined) {
         throw new BagError(bag.path, `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`);
       }
       e = { parent, child, static: isStatic, topic, samples: [] };
       edges.set(key, e);
+      parentOf.set(child, e);
     } else if (e.static && !isStatic) {
       // Published on /tf too: its stamped values count, not the static one.
       e = { ...e, static: false, topic, samples: [] };
       edges.set(key, e);
+      parentOf.set(child, e);
     }
     if (e.static) {
       e.samples.splice(0, e.samples.length, sample);
