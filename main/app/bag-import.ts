@@ -118,7 +118,7 @@ export function bagLayout(world: string, poseTopic: string): BagLayout {
 /** A chain step read from the bag (ns stamps) with seconds since t0, for the core. */
 function inSeconds(s: TfStep<StampedEdge>, sec: (ns: bigint) => number): TfStep {
   const e = s.edge;
-  return { inverse: s.inverse, edge: { parent: e.parent, child: e.child, static: e.static, samples: e.samples.map((p) => ({ t: e.static ? 0 : sec(p.ns), pose: { x: p.x, y: p.y, yaw: p.yaw } })) } };
+  return { inverse: s.inverse, edge: { parent: e.parent, child: e.child, static: e.static, samples: e.samples.toArray().map((p) => ({ t: e.static ? 0 : sec(p.ns), pose: { x: p.x, y: p.y, yaw: p.yaw } })) } };
 }
 
 const positive = (v: number | undefined, flag: string): void => {
@@ -136,7 +136,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
   try {
     const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}), ...(o.progress !== undefined ? { progress: o.progress } : {}) });
     // TF: the pose's stamps are those of the chain's dynamic edges (its static ones have none that count).
-    const dyn = (drv.chain ?? []).filter((s) => !s.edge.static && s.edge.samples.length > 0).map((s) => s.edge.samples);
+    const dyn = (drv.chain ?? []).filter((s) => !s.edge.static && s.edge.samples.length > 0).map((s) => s.edge.samples.toArray());
     const stamps = drv.chain !== undefined ? dyn.flat().sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0)) : drv.poses;
     const t0 = stamps[0]!.ns < drv.commands[0]!.ns ? stamps[0]!.ns : drv.commands[0]!.ns;
     const sec = (ns: bigint): number => Number(ns - t0) / 1e9;

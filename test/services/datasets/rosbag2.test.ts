@@ -8,6 +8,7 @@ import path from 'node:path';
 import { importBag } from '../../../main/app/bag-import.js';
 import { readDataset } from '../../../main/services/datasets/format.js';
 import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
+import { EdgeSamples } from '../../../main/services/datasets/rosbag2/driving.js';
 import { WitnessError } from '../../../main/contract/errors.js';
 import { CHAIN, DRIVE, type BagSpec, type Drive, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
 
@@ -228,6 +229,17 @@ test('a TF chain (map → odom at 2 Hz, odom → base_link at 20 Hz, a static ba
   const out = path.join(dir, 'late.wds');
   assert.equal((await importBag(late, { world: `ros2:${robot}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' })).transitions, 40);
   close((await readDataset(out)).observations, chainRows('base_link').map((row) => row.obs), 'late observations');
+});
+
+test('an edge\'s samples in columns give back their stamps to the nanosecond (past the first growth, and before 1970)', () => {
+  const xs = new EdgeSamples();
+  const ns = (i: number): bigint => (i === 7 ? -1_500_000_001n : 1_700_000_000_123_456_789n + BigInt(i) * 50_000_001n);
+  for (let i = 0; i < 40; i++) xs.push({ ns: ns(i), x: i, y: -i, yaw: i / 10 });
+  assert.equal(xs.length, 40);
+  assert.deepEqual(xs.at(39), { ns: ns(39), x: 39, y: -39, yaw: 3.9 });
+  assert.deepEqual(xs.toArray().map((p) => p.ns), Array.from({ length: 40 }, (_, i) => ns(i)));
+  xs.clear();
+  assert.deepEqual(xs.toArray(), []);
 });
 
 test('TF chains are refused (exit 2, naming the bag, topic and times) with no path, a second parent, unknown or all-static frames', async () => {

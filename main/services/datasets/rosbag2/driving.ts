@@ -64,7 +64,51 @@ export interface StampedEdge extends TfLink {
   readonly static: boolean;
   /** Where it was read (the pose topic or its _static companion). */
   readonly topic: string;
-  readonly samples: { ns: bigint; x: number; y: number; yaw: number }[];
+  readonly samples: EdgeSamples;
+}
+
+export interface EdgeSample {
+  readonly ns: bigint;
+  readonly x: number;
+  readonly y: number;
+  readonly yaw: number;
+}
+
+/**
+ * An edge's samples in columns (stamp as whole seconds and nanoseconds, x, y, yaw: 40 bytes each),
+ * not an object apiece: a long /tf holds millions of transforms, most of them off the path.
+ */
+export class EdgeSamples {
+  private cols = new Float64Array(5 * 16);
+  length = 0;
+
+  push(p: EdgeSample): void {
+    if (5 * (this.length + 1) > this.cols.length) {
+      const bigger = new Float64Array(this.cols.length * 2);
+      bigger.set(this.cols);
+      this.cols = bigger;
+    }
+    const o = 5 * this.length++;
+    this.cols[o] = Number(p.ns / 1_000_000_000n);
+    this.cols[o + 1] = Number(p.ns % 1_000_000_000n);
+    this.cols[o + 2] = p.x;
+    this.cols[o + 3] = p.y;
+    this.cols[o + 4] = p.yaw;
+  }
+
+  /** The i-th sample (0 ≤ i < length). */
+  at(i: number): EdgeSample {
+    const o = 5 * i, c = this.cols;
+    return { ns: BigInt(c[o]!) * 1_000_000_000n + BigInt(c[o + 1]!), x: c[o + 2]!, y: c[o + 3]!, yaw: c[o + 4]! };
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  toArray(): EdgeSample[] {
+    return Array.from({ length: this.length }, (_, i) => this.at(i));
+  }
 }
 
 export interface Driving {
@@ -190,17 +234,18 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
       if (other !== undefined) {
         throw new BagError(bag.path, `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`);
       }
-      e = { parent, child, static: isStatic, topic, samples: [] };
+      e = { parent, child, static: isStatic, topic, samples: new EdgeSamples() };
       edges.set(key, e);
       parentOf.set(child, e);
     } else if (e.static && !isStatic) {
       // Published on /tf too: its stamped values count, not the static one.
-      e = { ...e, static: false, topic, samples: [] };
+      e = { ...e, static: false, topic, samples: new EdgeSamples() };
       edges.set(key, e);
       parentOf.set(child, e);
     }
     if (e.static) {
-      e.samples.splice(0, e.samples.length, sample);
+      e.samples.clear();
+      e.samples.push(sample);
       return;
     }
     if (isStatic) return;
@@ -278,10 +323,13 @@ function tfChain(bagPath: string, topic: string, staticTopic: string | null, edg
   // Stamps go forward along each edge of the path (across edges they may not: localisation lags odometry); other edges are not used.
   for (const s of path.steps) {
     const xs = s.edge.samples;
+    let prev = xs.length > 0 ? xs.at(0).ns : 0n;
     for (let i = 1; i < xs.length && !s.edge.static; i++) {
-      if (xs[i]!.ns < xs[i - 1]!.ns) {
-        throw new BagError(bagPath, `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(xs[i]!.ns)} (the message before is stamped ${stampText(xs[i - 1]!.ns)}); give --stamp receive to use the times the recorder received them`);
+      const ns = xs.at(i).ns;
+      if (ns < prev) {
+        throw new BagError(bagPath, `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
       }
+      prev = ns;
     }
   }
   return path.steps;
