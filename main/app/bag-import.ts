@@ -8,14 +8,15 @@
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { Dataset } from '../core/data/dataset.js';
-import { type ActField, type ActSource, type ObsField, type ObsSource, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
+import { type ActField, type ActSource, type ObsField, type ObsSource, type PoseTrack, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
+import { type TfStep, chainTrack } from '../core/data/tf-tree.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { type FieldSpec, fieldType, readRos2Config } from '../backends/ros2/config.js';
 import { readField } from '../backends/ros2/message-path.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { openBag } from '../services/datasets/rosbag2/bag.js';
 import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
-import { type StampSource, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
+import { type StampSource, type StampedEdge, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
 
 export interface BagImportRequest {
   readonly world: string;
@@ -114,6 +115,12 @@ export function bagLayout(world: string, poseTopic: string): BagLayout {
   };
 }
 
+/** A chain step read from the bag (ns stamps) with seconds since t0, for the core. */
+function inSeconds(s: TfStep<StampedEdge>, sec: (ns: bigint) => number): TfStep {
+  const e = s.edge;
+  return { inverse: s.inverse, edge: { parent: e.parent, child: e.child, static: e.static, samples: e.samples.toArray().map((p) => ({ t: e.static ? 0 : sec(p.ns), pose: { x: p.x, y: p.y, yaw: p.yaw } })) } };
+}
+
 const positive = (v: number | undefined, flag: string): void => {
   if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new WitnessError('invalid-input', `${flag} must be a positive number of ${flag === '--rate' ? 'Hz' : 'seconds'}, got ${v}`, { path: flag });
 };
@@ -128,19 +135,25 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
   const bag = await openBag(bagPath);
   try {
     const drv = await readDriving(bag, { poseTopic: o.poseTopic, actionTopic: o.actionTopic, stamp, ...(o.frame !== undefined ? { frame: o.frame } : {}), ...(o.child !== undefined ? { child: o.child } : {}), ...(extras !== undefined ? { extras } : {}), ...(o.progress !== undefined ? { progress: o.progress } : {}) });
-    const t0 = drv.poses[0]!.ns < drv.commands[0]!.ns ? drv.poses[0]!.ns : drv.commands[0]!.ns;
+    // TF: the pose's stamps are those of the chain's dynamic edges (its static ones have none that count).
+    const dyn = (drv.chain ?? []).filter((s) => !s.edge.static && s.edge.samples.length > 0).map((s) => s.edge.samples.toArray());
+    const stamps = drv.chain !== undefined ? dyn.flat().sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0)) : drv.poses;
+    const t0 = stamps[0]!.ns < drv.commands[0]!.ns ? stamps[0]!.ns : drv.commands[0]!.ns;
     const sec = (ns: bigint): number => Number(ns - t0) / 1e9;
-    const poses = drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));
     const commands = drv.commands.map((c) => ({ t: sec(c.ns), linear: c.linear, angular: c.angular }));
-    // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213.
-    const interval = medianInterval(drv.poses.map((p) => Number(p.ns - t0)));
+    // From whole nanoseconds, so a 100 Hz topic gives 100 Hz, not 100.00000000000213. A chain: its fastest edge's rate.
+    const intervals = (drv.chain !== undefined ? dyn : [drv.poses]).map((xs) => medianInterval(xs.map((p) => Number(p.ns - t0)))).filter((v) => v !== null);
+    const interval = intervals.length > 0 ? Math.min(...intervals) : null;
     const rate = o.rate ?? (interval === null ? null : 1e9 / interval);
-    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its poses have one stamp (${stampText(drv.poses[0]!.ns)}), so it has no rate${stamp === 'header' ? ': are its header stamps set? --stamp receive uses the times the recorder received them' : ''}`);
+    if (rate === null) throw new BagError(bag.path, `topic ${o.poseTopic}: all its ${drv.chain !== undefined ? 'transforms from --frame to --child have' : 'poses have'} one stamp (${stampText(stamps[0]!.ns)}), so it has no rate${stamp === 'header' ? ': are its header stamps set? --stamp receive uses the times the recorder received them' : ''}`);
     const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
     const range = (xs: readonly { ns: bigint }[]): string => `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
+    const poses: PoseTrack | { t: number; x: number; y: number; yaw: number }[] = drv.chain !== undefined
+      ? chainTrack(drv.chain.map((s) => inSeconds(s, sec)), maxGap)!
+      : drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));
     const r = resampleDriving(poses, commands, layout, { rate, maxGap });
     if (r.rows === 0 || r.span === null) {
-      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(drv.poses)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)`);
+      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(stamps)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)`);
     }
     const at = (s: number): string => stampText(t0 + BigInt(Math.round(s * 1e9)));
     const d: Dataset = {
@@ -148,7 +161,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
       observations: r.observations, actions: r.actions, terminals: r.terminals,
       generator: {
         kind: 'rosbag2', bag: bag.path, storage: bag.storage, distro: bag.distro, metadataVersion: bag.metadataVersion,
-        pose: { topic: o.poseTopic, type: drv.poseType, ...(o.frame !== undefined ? { frame: o.frame, child: o.child ?? null } : {}) },
+        pose: { topic: o.poseTopic, type: drv.poseType, ...(o.frame !== undefined ? { frame: o.frame, child: o.child ?? null } : {}), ...(drv.chain !== undefined ? { chain: drv.chain.map((c) => `${c.edge.parent} → ${c.edge.child}${c.inverse ? ' (inverted)' : ''}${c.edge.static ? ' (static)' : ''}`) } : {}) },
         action: { topic: o.actionTopic, type: drv.actionType },
         stamp, timeRange: { start: at(r.span[0]), end: at(r.span[1]) }, rate, maxGap,
         observation: [...worldEntry(o.world).spec.observation.names], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,

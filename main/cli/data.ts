@@ -65,10 +65,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
     .requiredOption('--out <file>', 'the .wds file to write')
     .option('--pose-topic <topic>', 'bag: the pose (nav_msgs/msg/Odometry, geometry_msgs/msg/PoseStamped, or tf2_msgs/msg/TFMessage with --frame and --child)')
     .option('--action-topic <topic>', 'bag: the velocity command (geometry_msgs/msg/Twist or TwistStamped)')
-    .option('--rate <hz>', 'bag: rows per second (default: the pose topic\'s median rate)', numberFlag('--rate', 1e-3, 1e4))
+    .option('--rate <hz>', 'bag: rows per second (default: the pose topic\'s median rate; TF: its chain\'s fastest edge\'s)', numberFlag('--rate', 1e-3, 1e4))
     .option('--max-gap <s>', 'bag: a longer gap between poses, or a command older than this, ends an episode (default: max(0.5, 5 / rate))', numberFlag('--max-gap', 1e-6, 1e6))
     .addOption(new Option('--stamp <source>', 'bag: time messages by their header stamp or by when the recorder received them').choices(['header', 'receive']).default('header'))
-    .option('--frame <frame>', 'bag, TF pose: the parent frame (e.g. map)')
+    .option('--frame <frame>', 'bag, TF pose: the world\'s frame (e.g. map); the pose is the chain from it to --child through /tf and /tf_static')
     .option('--child <frame>', 'bag, TF pose: the robot\'s frame (e.g. base_link)')
     .action((file: string, o: ImportFlags) => run(async () => {
       const d = await data();

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../main/cli/main.js';
-import { writeBagDir } from '../services/datasets/rosbag2-fixtures.js';
+import { writeBagDir, writeChainBagDir } from '../services/datasets/rosbag2-fixtures.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '';
@@ -40,6 +40,22 @@ test('data import BAG: usage and bag errors exit 2 and name the flag, the bag, t
   assert.equal(rate.code, 2);
   assert.match(rate.err, /--rate must be a number/);
   assert.equal(existsSync(out), false);
+});
+
+test('data import BAG with a TF chain: map → odom → base_link imports (exit 0); frames in separate trees exit 2 listing the frames seen', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
+  const bag = await writeChainBagDir(dir, 'chain', 'mcap', 'jazzy', { parent: 'earth', child: 'gps' });
+  const out = join(dir, 'd.wds');
+  const flags = ['--world', 'pointmaze-medium', '--pose-topic', '/tf', '--action-topic', '/cmd_vel', '--frame', 'map', '--out', out];
+  const r = await cli('data', 'import', bag, ...flags, '--child', 'base_link');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /40 transitions in 2 episodes at 20\.00 Hz/);
+  const apart = await cli('data', 'import', bag, ...flags, '--child', 'gps');
+  assert.equal(apart.code, 2);
+  assert.match(apart.err, /chain: topic \/tf: no path from map to gps: they are in separate trees .*\(frames seen: base_link \(parent odom\), earth \(root\), gps \(parent earth\)/);
+  const noChild = await cli('data', 'import', bag, ...flags);
+  assert.equal(noChild.code, 2);
+  assert.match(noChild.err, /topic \/tf is TF: give --frame and --child/);
 });
 
 test('bench rosbag: --help, a tiny bag as JSON, and a size below the floor is a usage error', async () => {

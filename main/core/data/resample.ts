@@ -53,6 +53,17 @@ export interface RowLayout {
   readonly clip?: readonly [number, number];
 }
 
+/**
+ * Poses as a function of time rather than samples (a TF chain composed at each grid time): `at` is
+ * asked at increasing times in [first, last] and gives the pose there, or null where there is none
+ * (that grid time ends an episode).
+ */
+export interface PoseTrack {
+  readonly first: number;
+  readonly last: number;
+  at(t: number): { readonly x: number; readonly y: number; readonly yaw: number; readonly extra?: readonly number[] } | null;
+}
+
 export interface ResampleOptions {
   /** Rows per second. */
   readonly rate: number;
@@ -125,47 +136,57 @@ interface GridRow {
 const NONE: readonly number[] = [];
 
 /**
- * Rows at `opts.rate` from poses and commands, each sorted by time (non-decreasing; of equal
- * stamps the last counts). Throws RangeError on a rate or gap that is not positive and finite:
+ * Rows at `opts.rate` from poses (samples, or a track) and commands, each sorted by time
+ * (non-decreasing; of equal stamps the last counts). Throws RangeError on a rate or gap that is not positive and finite:
  * callers check their flags first.
  */
-export function resampleDriving(poses: readonly PoseSample[], commands: readonly TwistSample[], layout: RowLayout, opts: ResampleOptions): Resampled {
+export function resampleDriving(poses: readonly PoseSample[] | PoseTrack, commands: readonly TwistSample[], layout: RowLayout, opts: ResampleOptions): Resampled {
   if (!(opts.rate > 0 && Number.isFinite(opts.rate))) throw new RangeError(`rate must be positive, got ${opts.rate}`);
   if (!(opts.maxGap > 0 && Number.isFinite(opts.maxGap))) throw new RangeError(`maxGap must be positive, got ${opts.maxGap}`);
+  const track = isTrack(poses) ? poses : sampleTrack(poses, opts.maxGap);
   const episodes: GridRow[][] = [];
-  if (poses.length > 0 && commands.length > 0) {
-    const start = Math.max(poses[0]!.t, commands[0]!.t);
-    const end = Math.min(poses[poses.length - 1]!.t, commands[commands.length - 1]!.t);
+  if (track !== null && commands.length > 0) {
+    const start = Math.max(track.first, commands[0]!.t);
+    const end = Math.min(track.last, commands[commands.length - 1]!.t);
     let cur: GridRow[] = [];
-    let pi = -1, ci = -1;
+    let ci = -1;
     // Rounding: a grid time within a nanosecond of the end still counts.
     const steps = end >= start ? Math.floor((end - start) * opts.rate + 1e-9) : -1;
     for (let k = 0; k <= steps; k++) {
       const t = Math.min(start + k / opts.rate, end);
-      pi = advance(poses, t, pi);
       ci = advance(commands, t, ci);
-      const row = pi < 0 || ci < 0 ? null : gridRow(poses, pi, commands[ci]!, t, opts.maxGap);
-      if (row === null) {
+      const cmd = ci < 0 ? undefined : commands[ci]!;
+      const p = cmd === undefined || t - cmd.t > opts.maxGap ? null : track.at(t);
+      if (p === null || cmd === undefined) {
         if (cur.length > 0) episodes.push(cur);
         cur = [];
-      } else cur.push(row);
+      } else cur.push({ t, x: p.x, y: p.y, yaw: p.yaw, extra: p.extra ?? NONE, cmd });
     }
     if (cur.length > 0) episodes.push(cur);
   }
   return toRows(episodes.filter((e) => e.length >= 2), layout, opts.rate);
 }
 
-function gridRow(poses: readonly PoseSample[], pi: number, cmd: TwistSample, t: number, maxGap: number): GridRow | null {
-  if (t - cmd.t > maxGap) return null;
-  const a = poses[pi]!;
-  if (a.t === t) return { t, x: a.x, y: a.y, yaw: a.yaw, extra: a.extra ?? NONE, cmd };
-  const b = poses[pi + 1];
-  if (b === undefined || b.t - a.t > maxGap) return null;
-  const u = (t - a.t) / (b.t - a.t);
-  const ea = a.extra ?? NONE, eb = b.extra ?? NONE;
+const isTrack = (p: readonly PoseSample[] | PoseTrack): p is PoseTrack => !Array.isArray(p);
+
+/** Samples as a track, for increasing times: linear between two samples no more than maxGap apart. Null without samples. */
+function sampleTrack(poses: readonly PoseSample[], maxGap: number): PoseTrack | null {
+  if (poses.length === 0) return null;
+  let pi = -1;
   return {
-    t, x: a.x + u * (b.x - a.x), y: a.y + u * (b.y - a.y), yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)),
-    extra: ea.map((v, i) => v + u * ((eb[i] ?? v) - v)), cmd,
+    first: poses[0]!.t,
+    last: poses[poses.length - 1]!.t,
+    at(t) {
+      pi = advance(poses, t, pi);
+      if (pi < 0) return null;
+      const a = poses[pi]!;
+      if (a.t === t) return a;
+      const b = poses[pi + 1];
+      if (b === undefined || b.t - a.t > maxGap) return null;
+      const u = (t - a.t) / (b.t - a.t);
+      const ea = a.extra ?? NONE, eb = b.extra ?? NONE;
+      return { x: a.x + u * (b.x - a.x), y: a.y + u * (b.y - a.y), yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)), extra: ea.map((v, i) => v + u * ((eb[i] ?? v) - v)) };
+    },
   };
 }
 

@@ -104,6 +104,8 @@ export interface BagSpec {
   readonly drive?: Drive;
   /** Header stamps of these pose indices are swapped (out of order). */
   readonly swapPoses?: readonly [number, number];
+  /** TF: the other transform in each message gives base_link a second parent (odom besides map). */
+  readonly twoParents?: boolean;
   /** Pose header stamps all zero (a driver that does not stamp). */
   readonly unstamped?: boolean;
 }
@@ -134,7 +136,10 @@ function messages(s: BagSpec): Msg[] {
         ? { header, pose }
         : {
             transforms: [
-              { header: { stamp: stamp(stamps[i]!), frame_id: 'odom' }, child_frame_id: 'base_link', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } },
+              // Another edge of the tree (or, with twoParents, base_link's second parent).
+              s.twoParents === true
+                ? { header: { stamp: stamp(stamps[i]!), frame_id: 'odom' }, child_frame_id: 'base_link', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } }
+                : { header: { stamp: stamp(stamps[i]!), frame_id: 'base_link' }, child_frame_id: 'laser', transform: { translation: { x: 99, y: 99, z: 0 }, rotation: quat(1) } },
               { header, child_frame_id: 'base_link', transform: { translation: { x: p.x, y: p.y, z: 0 }, rotation: quat(p.yaw) } },
             ],
           };
@@ -248,12 +253,55 @@ export function writeDb3(file: string, s: BagSpec, msgs = messages(s)): void {
   }
 }
 
+/**
+ * A TF chain as a robot publishes it (CHAIN): on /tf, map → odom at 2 Hz (localisation) and odom →
+ * base_link at 20 Hz (odometry), each transform in its own message; on /tf_static, base_link →
+ * laser once; Twists on /cmd_vel at 20 Hz. t is seconds after T0_NS; header stamps are t, the
+ * recorder receives TF 1 ms later and a Twist at t.
+ *  map → odom: t = 0, 0.5, 1.0, then none until 2.0, 2.5, 3.0 (a gap of 1 s): (1 + t, 2), yaw π/2 + 0.1 t.
+ *  odom → base_link: t = 0, 0.05, …, 2.9: (t, 0.5), yaw 0.2 t.
+ *  base_link → laser: (0.1, 0), yaw 0.
+ *  commands: t = 0.01, 0.06, …, 2.96: linear (0.5, 0, 0), angular z 0.3.
+ * `extra` adds one more transform to the first map → odom message (a frame elsewhere in the tree, or a
+ * second parent); `lateMapOdom` has the recorder receive map → odom 0.2 s after its stamp (as AMCL's
+ * lag does), so /tf's stamps go back in time across edges, never along one.
+ */
+export const CHAIN = {
+  mapOdom: [0, 0.5, 1, 2, 2.5, 3],
+  odomBase: Array.from({ length: 59 }, (_, i) => Math.round(i * 5) / 100),
+  commands: Array.from({ length: 60 }, (_, i) => Math.round(1 + i * 5) / 100),
+  mapOdomPose: (t: number) => ({ x: 1 + t, y: 2, yaw: Math.PI / 2 + 0.1 * t }),
+  odomBasePose: (t: number) => ({ x: t, y: 0.5, yaw: 0.2 * t }),
+  laser: { x: 0.1, y: 0, yaw: 0 },
+} as const;
+
+function chainMessages(extra?: { parent: string; child: string }, lateMapOdom = false): Msg[] {
+  const tf = TYPES.tf, w = new MessageWriter(definitions(tf)), tw = new MessageWriter(definitions(TYPES.twist));
+  const transform = (parent: string, child: string, t: number, p: { x: number; y: number; yaw: number }): unknown =>
+    ({ header: { stamp: stamp(t), frame_id: parent }, child_frame_id: child, transform: { translation: { x: p.x, y: p.y, z: 0 }, rotation: quat(p.yaw) } });
+  const at = (t: number, delay: bigint): bigint => T0_NS + BigInt(Math.round(t * 1e9)) + delay;
+  const out: Msg[] = [];
+  CHAIN.mapOdom.forEach((t, i) => {
+    const transforms = [transform('map', 'odom', t, CHAIN.mapOdomPose(t)), ...(i === 0 && extra !== undefined ? [transform(extra.parent, extra.child, t, { x: 0, y: 0, yaw: 0 })] : [])];
+    out.push({ topic: '/tf', type: tf, logTime: at(t, lateMapOdom ? 200_000_000n : RECEIVE_DELAY_NS), data: w.writeMessage({ transforms }) });
+  });
+  for (const t of CHAIN.odomBase) out.push({ topic: '/tf', type: tf, logTime: at(t, RECEIVE_DELAY_NS), data: w.writeMessage({ transforms: [transform('odom', 'base_link', t, CHAIN.odomBasePose(t))] }) });
+  out.push({ topic: '/tf_static', type: tf, logTime: at(0, RECEIVE_DELAY_NS), data: w.writeMessage({ transforms: [transform('base_link', 'laser', 0, CHAIN.laser)] }) });
+  for (const t of CHAIN.commands) out.push({ topic: '/cmd_vel', type: TYPES.twist, logTime: at(t, 0n), data: tw.writeMessage({ linear: { x: 0.5, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.3 } }) });
+  // Stable: of equal receive times, the order above (map → odom before odom → base_link).
+  return out.sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : 0));
+}
+
+/** A bag directory holding CHAIN (see there); returns the directory. */
+export function writeChainBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', distro: Distro, extra?: { parent: string; child: string }, lateMapOdom = false): Promise<string> {
+  return writeBagDir(dir, name, storage, { distro, pose: 'tf', action: 'twist' }, chainMessages(extra, lateMapOdom));
+}
+
 /** A bag directory `<dir>/<name>/` with metadata.yaml and one storage file; returns the directory. */
-export async function writeBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', s: BagSpec): Promise<string> {
+export async function writeBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', s: BagSpec, msgs = messages(s)): Promise<string> {
   const bag = path.join(dir, name);
   mkdirSync(bag, { recursive: true });
   const file = `${name}_0.${storage === 'mcap' ? 'mcap' : 'db3'}`;
-  const msgs = messages(s);
   if (storage === 'mcap') await writeMcap(path.join(bag, file), s, msgs);
   else writeDb3(path.join(bag, file), s, msgs);
   writeFileSync(path.join(bag, 'metadata.yaml'), metadataYaml(s, storage, file, msgs));

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { importBag } from '../../../main/app/bag-import.js';
 import { readDataset } from '../../../main/services/datasets/format.js';
 import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
+import { EdgeSamples } from '../../../main/services/datasets/rosbag2/driving.js';
 import { WitnessError } from '../../../main/contract/errors.js';
-import { DRIVE, type BagSpec, type Drive, writeBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
+import { CHAIN, DRIVE, type BagSpec, type Drive, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
 
 const scratch = (): string => mkdtempSync(path.join(tmpdir(), 'witness-bag-'));
 
@@ -158,6 +159,109 @@ test('a ROS 2 robot with a navigation section takes the pose fields and the Twis
   await expectBagError(importBag(bag, { world: `ros2:${withVx}`, poseTopic: '/odom', actionTopic: '/cmd_vel', out }), 'invalid-input', /navigation\.observation\[1\] is base\.vx, a field of sensor odom on \/odom_filtered, not on the pose topic \/odom/);
 });
 
+/** A ROS 2 robot observing (base.x, base.y, base.yaw) and commanding (linear.x / 0.5, angular.z). */
+function writeRobot(dir: string): string {
+  const robot = path.join(dir, 'robot.json');
+  writeFileSync(robot, JSON.stringify({
+    version: 1, id: 'lab-robot', frames: { map: 'map', base: 'base_link' }, pose: { source: 'odometry', sensor: 'odom' },
+    sensors: { odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: {} } },
+    navigation: { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'], scale: [0.5, 1] }, observation: ['base.x', 'base.y', 'base.yaw'], bounds: { min: [0, 0], max: [10, 10] } },
+  }));
+  return robot;
+}
+
+/**
+ * CHAIN's rows, composed by hand. The grid: 20 Hz (odom → base_link's rate), from the first command
+ * (0.01 s) every 0.05 s to the last (2.96 s); --max-gap 0.5 s. Usable while map → odom has samples
+ * at most 0.5 s apart on both sides: 0.01 … 0.96 (20 rows), then 2.01 … 2.96 (20 rows), the second
+ * second being map → odom's 1 s gap. odom → base_link ends at 2.9: 2.91 and 2.96 take its last
+ * sample (the nearest, within 0.5 s). At t: map → odom (1 + t, 2, φ = π/2 + 0.1 t) and
+ * odom → base_link (b, 0.5, 0.2 b) with b = min(t, 2.9), so base_link in map is
+ * (1 + t + b cos φ − 0.5 sin φ, 2 + b sin φ + 0.5 cos φ, φ + 0.2 b).
+ */
+function chainRows(child: 'base_link' | 'laser'): { t: number; obs: number[] }[] {
+  const rows: { t: number; obs: number[] }[] = [];
+  for (let k = 0; k < 60; k++) {
+    if (k >= 20 && k < 40) continue;
+    const t = 0.01 + 0.05 * k, b = Math.min(t, 2.9), phi = Math.PI / 2 + 0.1 * t;
+    let x = 1 + t + b * Math.cos(phi) - 0.5 * Math.sin(phi), y = 2 + b * Math.sin(phi) + 0.5 * Math.cos(phi);
+    const yaw = phi + 0.2 * b;
+    // The laser sits 0.1 m ahead of base_link.
+    if (child === 'laser') [x, y] = [x + 0.1 * Math.cos(yaw), y + 0.1 * Math.sin(yaw)];
+    rows.push({ t, obs: [x, y, yaw] });
+  }
+  return rows;
+}
+
+test('a TF chain (map → odom at 2 Hz, odom → base_link at 20 Hz, a static base_link → laser) imports to the hand-composed poses, from MCAP and .db3', async () => {
+  assert.deepEqual([CHAIN.odomBase.length, CHAIN.commands[59]], [59, 2.96]);
+  const dir = scratch();
+  const robot = writeRobot(dir);
+  for (const [storage, distro] of [['mcap', 'jazzy'], ['sqlite3', 'humble']] as const) {
+    const bag = await writeChainBagDir(dir, `chain-${storage}`, storage, distro);
+    const out = path.join(dir, `${storage}.wds`);
+    const base = { world: `ros2:${robot}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' };
+    const r = await importBag(bag, base);
+    assert.deepEqual([r.transitions, r.episodes, r.rate, r.maxGap, r.messages], [40, 2, 20, 0.5, 6 + 59 + 1 + 60]);
+    const d = await readDataset(out);
+    close(d.observations, chainRows('base_link').map((row) => row.obs), `${storage} observations`);
+    close(d.actions, chainRows('base_link').map(() => [1, 0.3]), `${storage} actions`);
+    assert.deepEqual([...d.terminals], chainRows('base_link').map((_, i) => (i === 19 || i === 39 ? 1 : 0)));
+    const pose = d.generator.pose as { frame: string; child: string; chain: string[] };
+    assert.deepEqual([pose.frame, pose.child, pose.chain], ['map', 'base_link', ['map → odom', 'odom → base_link']]);
+    assert.deepEqual(d.generator.timeRange, { start: '1700000000.010000000 s', end: '1700000002.960000000 s' });
+
+    // Through the static link, and the other way round (each edge inverted): the laser's pose, and the map's pose in the laser's frame.
+    await importBag(bag, { ...base, child: 'laser' });
+    const laser = chainRows('laser').map((row) => row.obs);
+    close((await readDataset(out)).observations, laser, `${storage} laser`);
+    await importBag(bag, { ...base, frame: 'laser', child: 'map' });
+    const inverse = laser.map(([x, y, yaw]) => {
+      const c = Math.cos(yaw!), s = Math.sin(yaw!);
+      return [-(c * x! + s * y!), s * x! - c * y!, -yaw!];
+    });
+    const back = await readDataset(out);
+    close(back.observations, inverse, `${storage} map in laser`);
+    assert.deepEqual((back.generator.pose as { chain: string[] }).chain, ['base_link → laser (inverted) (static)', 'odom → base_link (inverted)', 'map → odom (inverted)']);
+  }
+  // map → odom received 0.2 s after its stamp: /tf's stamps go back in time between edges, not along one; the rows are the same.
+  const late = await writeChainBagDir(dir, 'late', 'sqlite3', 'jazzy', undefined, true);
+  const out = path.join(dir, 'late.wds');
+  assert.equal((await importBag(late, { world: `ros2:${robot}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' })).transitions, 40);
+  close((await readDataset(out)).observations, chainRows('base_link').map((row) => row.obs), 'late observations');
+});
+
+test('an edge\'s samples in columns give back their stamps to the nanosecond (past the first growth, and before 1970)', () => {
+  const xs = new EdgeSamples();
+  const ns = (i: number): bigint => (i === 7 ? -1_500_000_001n : 1_700_000_000_123_456_789n + BigInt(i) * 50_000_001n);
+  for (let i = 0; i < 40; i++) xs.push({ ns: ns(i), x: i, y: -i, yaw: i / 10 });
+  assert.equal(xs.length, 40);
+  assert.deepEqual(xs.at(39), { ns: ns(39), x: 39, y: -39, yaw: 3.9 });
+  assert.deepEqual(xs.toArray().map((p) => p.ns), Array.from({ length: 40 }, (_, i) => ns(i)));
+  xs.clear();
+  assert.deepEqual(xs.toArray(), []);
+});
+
+test('TF chains are refused (exit 2, naming the bag, topic and times) with no path, a second parent, unknown or all-static frames', async () => {
+  const dir = scratch();
+  const robot = writeRobot(dir);
+  const out = path.join(dir, 'x.wds');
+  const base = { world: `ros2:${robot}`, poseTopic: '/tf', actionTopic: '/cmd_vel', out, frame: 'map', child: 'base_link' };
+  const apart = await writeChainBagDir(dir, 'apart', 'mcap', 'jazzy', { parent: 'earth', child: 'gps' });
+  await expectBagError(importBag(apart, { ...base, child: 'gps' }), 'invalid-input',
+    /apart: topic \/tf: no path from map to gps: they are in separate trees in the transforms on \/tf and \/tf_static \(stamped 1700000000\.000000000 s to 1700000003\.000000000 s\) \(frames seen: base_link \(parent odom\), earth \(root\), gps \(parent earth\), laser \(parent base_link\), map \(root\), odom \(parent map\)\)/);
+  await expectBagError(importBag(apart, { ...base, frame: 'world' }), 'invalid-input', /apart: topic \/tf: no transform names frame world in the transforms on \/tf and \/tf_static/);
+  await expectBagError(importBag(apart, { ...base, frame: 'base_link', child: 'laser' }), 'invalid-input',
+    /apart: topic \/tf: the pose of laser in base_link never changes \(its transforms: base_link → laser, all static\), so it has no time line/);
+  await expectBagError(importBag(apart, { ...base, frame: undefined }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);
+  // Along an edge of the path, stamps must not go back in time (base_link → laser, not on it, goes back too).
+  const back = await writeBagDir(dir, 'back', 'mcap', { distro: 'jazzy', pose: 'tf', action: 'twist', swapPoses: [3, 4] });
+  await expectBagError(importBag(back, base), 'invalid-input', /back: topic \/tf: the transform map → base_link: stamps go back in time at 1700000000\.300000000 s \(the message before is stamped 1700000000\.400000000 s\)/);
+  const two = await writeChainBagDir(dir, 'two', 'sqlite3', 'humble', { parent: 'map', child: 'base_link' });
+  await expectBagError(importBag(two, base), 'invalid-input',
+    /two: topic \/tf: at 1700000000\.000000000 s frame base_link has a second parent, (odom|map), besides (map|odom) \(from \/tf\): a TF tree gives each frame one parent/);
+});
+
 test('--rate and --max-gap change the grid: at 5 Hz with a 2 s gap the two stretches join', async () => {
   const dir = scratch();
   const bag = await writeBagDir(dir, 'b', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
@@ -186,7 +290,11 @@ test('refusals name the bag, the topic and the time (exit 2)', async () => {
 
   const tf = await writeBagDir(dir, 'tf', 'sqlite3', { distro: 'jazzy', pose: 'tf', action: 'twist' });
   await expectBagError(importBag(tf, { ...base, poseTopic: '/tf' }), 'invalid-input', /topic \/tf is TF: give --frame and --child/);
-  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf', frame: 'world', child: 'base_link' }), 'invalid-input', /no transform from world to base_link \(transforms seen: odom → base_link, map → base_link\)/);
+  await expectBagError(importBag(tf, { ...base, poseTopic: '/tf', frame: 'world', child: 'base_link' }), 'invalid-input',
+    /tf: topic \/tf: no transform names frame world in the transforms on \/tf \(no \/tf_static in the bag\) \(stamped 1700000000\.000000000 s to 1700000002\.300000000 s\) \(frames seen: base_link \(parent map\), laser \(parent base_link\), map \(root\)\)/);
+  const two = await writeBagDir(dir, 'two', 'mcap', { distro: 'jazzy', pose: 'tf', action: 'twist', twoParents: true });
+  await expectBagError(importBag(two, { ...base, poseTopic: '/tf', frame: 'map', child: 'base_link' }), 'invalid-input',
+    /two: topic \/tf: at 1700000000\.000000000 s frame base_link has a second parent, map, besides odom \(from \/tf\): a TF tree gives each frame one parent/);
 
   // Pose 3's and 4's header stamps swapped: at 0.3 s the stamp says 0.4, then 0.3.
   const ooo = await writeBagDir(dir, 'ooo', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist', swapPoses: [3, 4] });

@@ -3,8 +3,15 @@
  * from CDR with @foxglove/rosmsg2-serialization. A type's definition comes from the bag (MCAP
  * schemas, Jazzy's message_definitions) or, when the bag carries none (Humble's .db3), from
  * @foxglove/rosmsg-msgs-common for the bag's distro. Accepted: nav_msgs/msg/Odometry,
- * geometry_msgs/msg/PoseStamped or tf2_msgs/msg/TFMessage (one parent → child transform) for the
- * pose; geometry_msgs/msg/Twist or TwistStamped for the action.
+ * geometry_msgs/msg/PoseStamped or tf2_msgs/msg/TFMessage for the pose; geometry_msgs/msg/Twist or
+ * TwistStamped for the action.
+ *
+ * TF: every transform on the pose topic (/tf) and on its static companion (/tf_static, when the bag
+ * has it) is kept, per edge (parent → child), as a time series (a static edge holds its last value);
+ * the path from --frame to --child through the tree (core/data/tf-tree) is the pose. A frame with two
+ * parents, a frame no transform names, and two frames in separate trees are refused (exit 2, naming
+ * the topic, the time, and the frames seen with their parents), and so are stamps that go back in
+ * time along an edge of the path (across edges they may: localisation lags odometry).
  *
  * Stamps: a message with a header is stamped with it (`stamp: 'header'`, the default) or with the
  * time the recorder received it (`'receive'`); a Twist has no header and always takes its receive
@@ -14,6 +21,7 @@
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
 import { ros1, ros2galactic, ros2humble, ros2iron, ros2jazzy } from '@foxglove/rosmsg-msgs-common';
+import { type TfLink, type TfStep, framesSeen, tfPath } from '../../../core/data/tf-tree.js';
 import type { BagTopic, RosBag } from './bag.js';
 import { BagError, errText, stampText } from './errors.js';
 
@@ -51,8 +59,63 @@ export interface DrivingRequest {
   readonly progress?: (done: number, total: number) => void;
 }
 
+/** A TF edge as read: the child's planar pose in the parent frame at each stamp (ns). */
+export interface StampedEdge extends TfLink {
+  readonly static: boolean;
+  /** Where it was read (the pose topic or its _static companion). */
+  readonly topic: string;
+  readonly samples: EdgeSamples;
+}
+
+export interface EdgeSample {
+  readonly ns: bigint;
+  readonly x: number;
+  readonly y: number;
+  readonly yaw: number;
+}
+
+/**
+ * An edge's samples in columns (stamp as whole seconds and nanoseconds, x, y, yaw: 40 bytes each),
+ * not an object apiece: a long /tf holds millions of transforms, most of them off the path.
+ */
+export class EdgeSamples {
+  private cols = new Float64Array(5 * 16);
+  length = 0;
+
+  push(p: EdgeSample): void {
+    if (5 * (this.length + 1) > this.cols.length) {
+      const bigger = new Float64Array(this.cols.length * 2);
+      bigger.set(this.cols);
+      this.cols = bigger;
+    }
+    const o = 5 * this.length++;
+    this.cols[o] = Number(p.ns / 1_000_000_000n);
+    this.cols[o + 1] = Number(p.ns % 1_000_000_000n);
+    this.cols[o + 2] = p.x;
+    this.cols[o + 3] = p.y;
+    this.cols[o + 4] = p.yaw;
+  }
+
+  /** The i-th sample (0 ≤ i < length). */
+  at(i: number): EdgeSample {
+    const o = 5 * i, c = this.cols;
+    return { ns: BigInt(c[o]!) * 1_000_000_000n + BigInt(c[o + 1]!), x: c[o + 2]!, y: c[o + 3]!, yaw: c[o + 4]! };
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  toArray(): EdgeSample[] {
+    return Array.from({ length: this.length }, (_, i) => this.at(i));
+  }
+}
+
 export interface Driving {
+  /** Empty for TF: its poses are `chain`'s, composed at each grid time. */
   readonly poses: StampedPose[];
+  /** TF only: the path from the frame to the child (at least one edge with stamps). */
+  readonly chain?: readonly TfStep<StampedEdge>[];
   readonly commands: StampedTwist[];
   readonly poseType: string;
   readonly actionType: string;
@@ -139,45 +202,77 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
     throw new BagError(bag.path, `topic ${pt.name} is TF: give --frame and --child (the parent and child frames of the robot's pose, e.g. --frame map --child base_link)`);
   }
   if (isTf && r.extras !== undefined) throw new BagError(bag.path, `topic ${pt.name} is TF: the world observes fields of the pose message (its odometry), which a transform does not carry; give the odometry topic`);
+  const staticTopic = isTf ? bag.topics.find((t) => t.name === `${pt.name}_static` && normType(t.type) === poseType && t.serialization === 'cdr') : undefined;
   const poseReader = readerFor(bag, pt);
   const actReader = pt.name === at.name ? poseReader : readerFor(bag, at);
+  const staticReader = staticTopic !== undefined ? readerFor(bag, staticTopic) : null;
   const poses: StampedPose[] = [], commands: StampedTwist[] = [];
-  const pairs = new Set<string>();
+  const edges = new Map<string, StampedEdge>();
+  /** Each frame's parent edge, to refuse a second parent. */
+  const parentOf = new Map<string, StampedEdge>();
   let messages = 0;
+  let tfFirst: bigint | null = null, tfLast: bigint | null = null;
   const lastNs = new Map<string, bigint>();
-  const order = (topic: string, ns: bigint): void => {
-    const prev = lastNs.get(topic);
+  const order = (key: string, what: string, ns: bigint): void => {
+    const prev = lastNs.get(key);
     if (prev !== undefined && ns < prev) {
-      throw new BagError(bag.path, `topic ${topic}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
+      throw new BagError(bag.path, `${what}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
     }
-    lastNs.set(topic, ns);
+    lastNs.set(key, ns);
+  };
+  const addTransform = (topic: string, isStatic: boolean, tr: unknown, ns: bigint): void => {
+    const tf = obj(tr), parent = stripSlash(str(obj(tf.header).frame_id)), child = stripSlash(str(tf.child_frame_id));
+    const tt = obj(tf.transform), p = obj(tt.translation);
+    const sample = { ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) };
+    if (!(Number.isFinite(sample.x) && Number.isFinite(sample.y) && Number.isFinite(sample.yaw))) {
+      throw new BagError(bag.path, `topic ${topic}: the transform ${parent} → ${child} at ${stampText(ns)} is not finite (x ${sample.x}, y ${sample.y}, yaw ${sample.yaw})`);
+    }
+    const key = JSON.stringify([parent, child]);
+    let e = edges.get(key);
+    if (e === undefined) {
+      const other = parentOf.get(child);
+      if (other !== undefined) {
+        throw new BagError(bag.path, `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`);
+      }
+      e = { parent, child, static: isStatic, topic, samples: new EdgeSamples() };
+      edges.set(key, e);
+      parentOf.set(child, e);
+    } else if (e.static && !isStatic) {
+      // Published on /tf too: its stamped values count, not the static one.
+      e = { ...e, static: false, topic, samples: new EdgeSamples() };
+      edges.set(key, e);
+      parentOf.set(child, e);
+    }
+    if (e.static) {
+      e.samples.clear();
+      e.samples.push(sample);
+      return;
+    }
+    if (isStatic) return;
+    e.samples.push(sample);
+    if (tfFirst === null || ns < tfFirst) tfFirst = ns;
+    if (tfLast === null || ns > tfLast) tfLast = ns;
   };
   const range = bag.timeRange, span = range !== null ? Number(range[1] - range[0]) : 0;
-  for await (const m of bag.messages(pt.name === at.name ? [pt.name] : [pt.name, at.name])) {
+  const wanted = [...new Set([pt.name, at.name, ...(staticTopic !== undefined ? [staticTopic.name] : [])])];
+  for await (const m of bag.messages(wanted)) {
     messages++;
     if (r.progress !== undefined && range !== null && span > 0 && messages % 4096 === 0) r.progress(Math.min(999, Math.floor((Number(m.logTime - range[0]) / span) * 1000)), 1000);
-    const isPose = m.topic === pt.name;
+    const isPose = m.topic === pt.name, isStatic = staticTopic !== undefined && m.topic === staticTopic.name;
     let msg: Obj;
     try {
-      msg = obj((isPose ? poseReader : actReader).readMessage(m.data));
+      msg = obj((isStatic ? staticReader! : isPose ? poseReader : actReader).readMessage(m.data));
     } catch (e) {
-      throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose ? pt.type : at.type}: ${errText(e)}`);
+      throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose || isStatic ? pt.type : at.type}: ${errText(e)}`);
     }
     const stampOf = (o: Obj): bigint => (r.stamp === 'header' ? headerNs(o) ?? m.logTime : m.logTime);
-    if (isPose) {
+    if (isPose || isStatic) {
       if (isTf) {
-        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : []) {
-          const tf = obj(tr), parent = stripSlash(str(obj(tf.header).frame_id)), child = stripSlash(str(tf.child_frame_id));
-          pairs.add(`${parent} → ${child}`);
-          if (parent !== stripSlash(r.frame!) || child !== stripSlash(r.child!)) continue;
-          const ns = stampOf(tf), tt = obj(tf.transform), p = obj(tt.translation);
-          order(m.topic, ns);
-          poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) });
-        }
+        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : []) addTransform(m.topic, isStatic, tr, stampOf(obj(tr)));
       } else {
         const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
         const ns = stampOf(msg), p = obj(pose.position);
-        order(m.topic, ns);
+        order(m.topic, `topic ${m.topic}`, ns);
         let extra: number[] | undefined;
         if (r.extras !== undefined) {
           const e = r.extras(msg);
@@ -186,26 +281,56 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
           extra = e.values;
         }
         poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(pose.orientation), ...(extra !== undefined ? { extra } : {}) });
-      }
-      const last = poses[poses.length - 1];
-      if (last !== undefined && !(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
-        throw new BagError(bag.path, `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`);
+        const last = poses[poses.length - 1]!;
+        if (!(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
+          throw new BagError(bag.path, `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`);
+        }
       }
     }
     if (m.topic === at.name) {
       const tw = actionType === 'geometry_msgs/msg/TwistStamped' ? obj(msg.twist) : msg;
       const ns = actionType === 'geometry_msgs/msg/TwistStamped' ? stampOf(msg) : m.logTime;
-      order(m.topic, ns);
+      order(m.topic, `topic ${m.topic}`, ns);
       const c: StampedTwist = { ns, linear: vec3(tw.linear), angular: vec3(tw.angular) };
       if (![...c.linear, ...c.angular].every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the command at ${stampText(ns)} is not finite`);
       commands.push(c);
     }
   }
   r.progress?.(1000, 1000);
-  if (isTf && poses.length === 0) {
-    throw new BagError(bag.path, `topic ${pt.name}: no transform from ${r.frame} to ${r.child} (transforms seen: ${[...pairs].join(', ') || 'none'}); the pose must be one transform, not a chain`);
+  if (isTf) {
+    if (commands.length === 0) throw new BagError(bag.path, `topic ${at.name} has no messages`);
+    return { poses, chain: tfChain(bag.path, pt.name, staticTopic?.name ?? null, [...edges.values()], stripSlash(r.frame!), stripSlash(r.child!), tfFirst, tfLast), commands, poseType, actionType, messages };
   }
   if (poses.length === 0) throw new BagError(bag.path, `topic ${pt.name} has no messages`);
   if (commands.length === 0) throw new BagError(bag.path, `topic ${at.name} has no messages`);
   return { poses, commands, poseType, actionType, messages };
+}
+
+/** The path from `frame` to `child` through the edges read, with at least one edge that has stamps; a BagError otherwise. */
+function tfChain(bagPath: string, topic: string, staticTopic: string | null, edges: readonly StampedEdge[], frame: string, child: string, first: bigint | null, last: bigint | null): readonly TfStep<StampedEdge>[] {
+  const topics = staticTopic !== null ? `${topic} and ${staticTopic}` : `${topic} (no ${topic}_static in the bag)`;
+  const when = first !== null && last !== null ? ` (stamped ${stampText(first)} to ${stampText(last)})` : '';
+  const seen = (): string => framesSeen(edges).map((f) => `${f.frame} (${f.parent === null ? 'root' : `parent ${f.parent}`})`).join(', ') || 'none';
+  const path = tfPath(edges, frame, child);
+  if (!path.ok) {
+    const why = path.missing.length > 0 ? `no transform names frame ${path.missing.join(' or ')}` : `no path from ${frame} to ${child}: they are in separate trees`;
+    throw new BagError(bagPath, `topic ${topic}: ${why} in the transforms on ${topics}${when} (frames seen: ${seen()})`);
+  }
+  if (!path.steps.some((s) => !s.edge.static && s.edge.samples.length > 0)) {
+    const chain = path.steps.map((s) => `${s.edge.parent} → ${s.edge.child}`).join(', ') || 'none, the frames are one';
+    throw new BagError(bagPath, `topic ${topic}: the pose of ${child} in ${frame} never changes (its transforms: ${chain}, all static), so it has no time line: give frames joined by a transform on ${topic}`);
+  }
+  // Stamps go forward along each edge of the path (across edges they may not: localisation lags odometry); other edges are not used.
+  for (const s of path.steps) {
+    const xs = s.edge.samples;
+    let prev = xs.length > 0 ? xs.at(0).ns : 0n;
+    for (let i = 1; i < xs.length && !s.edge.static; i++) {
+      const ns = xs.at(i).ns;
+      if (ns < prev) {
+        throw new BagError(bagPath, `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
+      }
+      prev = ns;
+    }
+  }
+  return path.steps;
 }
