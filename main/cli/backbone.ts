@@ -79,7 +79,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       if (o.json === true) { io.out(`${JSON.stringify(r, null, 2)}\n`); return; }
       const pct = (x: number): string => `${(100 * x).toFixed(0)} %`;
       io.out(`${r.world}: ${r.pairs.length} pairs, success within ${o.radius} m in ${o.maxSteps} steps: AP-HIQL ${pct(r.hiqlSuccess)}${r.sagasSuccess !== null ? `, SAGAS ${pct(r.sagasSuccess)}` : ''}\n`);
-      io.out(`AP-HIQL successes the mission's no-progress rule would have abandoned first: ${r.hiqlTimeoutFirst}\n`);
+      io.out(`AP-HIQL successes the old no-progress rule (H_low = 100 steps) would have abandoned first: ${r.hiqlTimeoutFirst}\n`);
     }));
   return backbone;
 }
