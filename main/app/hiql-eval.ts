@@ -14,7 +14,8 @@ import { DEFAULT_EXEC } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC } from '../core/exec/hiql-mission.js';
 import { type ReachResult, reachGoal } from '../core/exec/hiql-reach.js';
 import { createRng } from '../core/random/rng.js';
-import { cellAt, distancesFrom } from '../core/world/maze.js';
+import { type LatentRange, latentRange } from '../core/exec/latent-range.js';
+import { cellAt, distancesFrom, freeCells } from '../core/world/maze.js';
 import { missionSvg } from '../core/world/svg.js';
 import { navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
@@ -58,6 +59,8 @@ export interface HiqlEvalReport {
   /** Of HIQL's successes, how many the mission executor's no-progress rule would have abandoned first. */
   readonly hiqlTimeoutFirst: number;
   readonly sagasSuccess: number | null;
+  /** How far HIQL's value (the backbone's ψ) tracks the maze: ψ of every free cell's centre at rest (core/exec/latent-range.ts). */
+  readonly psiRange: LatentRange;
 }
 
 export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
@@ -115,11 +118,14 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
     } finally {
       await hiql.close();
     }
+    const zs: Float32Array[] = [];
+    for (const c of freeCells(layout)) zs.push(await b.models.embed(entry.restObservation(c.j * layout.unit_m - layout.offset_m, c.i * layout.unit_m - layout.offset_m), 1));
     const hs = pairs.filter((x) => x.hiql.success);
     return {
       world: o.world, hiqlDir: dir, pairs, hiqlSuccess: hs.length / pairs.length,
       hiqlTimeoutFirst: hs.filter((x) => x.hiql.timeoutAt !== null).length,
       sagasSuccess: o.sagas ? pairs.filter((x) => x.sagas?.success === true).length / pairs.length : null,
+      psiRange: latentRange(layout, zs),
     };
   } finally {
     await world.close();

@@ -80,6 +80,8 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       const pct = (x: number): string => `${(100 * x).toFixed(0)} %`;
       io.out(`${r.world}: ${r.pairs.length} pairs, success within ${o.radius} m in ${o.maxSteps} steps: AP-HIQL ${pct(r.hiqlSuccess)}${r.sagasSuccess !== null ? `, SAGAS ${pct(r.sagasSuccess)}` : ''}\n`);
       io.out(`AP-HIQL successes the old no-progress rule (H_low = 100 steps) would have abandoned first: ${r.hiqlTimeoutFirst}\n`);
+      const p = r.psiRange;
+      io.out(`HIQL's value ‖ψ(s) − ψ(g)‖ by geodesic distance (cells: median): ${p.byCells.map((x) => `${x.cells}: ${x.median.toFixed(0)}`).join(', ')}; farther cell ranked nearer in ${p.misranked}/${p.triples} triples (${pct(p.triples > 0 ? p.misranked / p.triples : 0)})\n`);
     }));
   return backbone;
 }
