@@ -104,7 +104,7 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
   return loadHiql(dir, hiqlKey(inp, o.config ?? HIQL_DEFAULTS));
 }
 
-/** AP-HIQL's parameters beside the others': the same C_max, λ and M; per goal, OGBench's budget (DEFAULT_HIQL_EXEC). */
+/** AP-HIQL's parameters beside the others': the same C_max, λ and M; no per-goal timeout (DEFAULT_HIQL_EXEC). */
 export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
   return { ...DEFAULT_HIQL_EXEC, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
 }

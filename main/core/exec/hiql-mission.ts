@@ -10,11 +10,11 @@
  * is its letter (inside its region, or in no region), one block per step. The goal steered for is
  * the representative of the next region block; for a no-region block whose next region is the one
  * the robot is in (or when no region block follows), a dataset state outside every region near the
- * robot's region. Per-goal budget, as OGBench evaluates HIQL: a goal is abandoned as a failure of its
- * stage (prefix or suffix) when it has been steered for `goalSteps` steps (1000, OGBench's pointmaze
- * episode length) without being reached. The earlier no-progress rule (no `minProgress` improvement
- * of ‖ψ(s) − ψ(goal)‖ within H_low steps) is off by default: HIQL has no such rule, and on
- * pointmaze-medium it abandoned goals HIQL goes on to reach (`witness backbone eval-hiql`). A monitor with no accepting continuation left ends the run at once (a forbidden label).
+ * robot's region. No per-goal timeout by default, as in the paper's AP-HIQL: the rollout budget
+ * C_max bounds the mission, as for every method. Two optional rules (off by default): a goal is
+ * abandoned as a failure of its stage (prefix or suffix) after `goalSteps` steps steered for it, or
+ * when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low steps (the former default
+ * H_low = 100 abandoned goals HIQL goes on to reach: `witness backbone eval-hiql`). A monitor with no accepting continuation left ends the run at once (a forbidden label).
  * Pure: the world, ψ, the policies and the clock are injected (app/hiql-mission.ts assembles them).
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
@@ -41,7 +41,7 @@ export interface HiqlExecParams {
   readonly seed: number;
 }
 
-export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M'> = { H_low: null, minProgress: 0.5, goalSteps: 1000, M: 2 };
+export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M'> = { H_low: null, minProgress: 0.5, goalSteps: null, M: 2 };
 
 /** ψ, and HIQL's two policies over latent offsets from the current state, batched over rows. */
 export interface HiqlExecutor {

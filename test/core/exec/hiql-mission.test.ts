@@ -118,7 +118,7 @@ test('AP-HIQL: with the no-progress rule on, no progress within H_low steps is a
 
 test('AP-HIQL: by default a pause longer than the old no-progress window (100 steps) does not abandon the goal', async () => {
   // HIQL on the maze stalls against walls for a while and then goes on (backbone eval-hiql); the
-  // old default (H_low = 100) failed such runs, the per-goal budget of OGBench lets them finish.
+  // old default (H_low = 100) failed such runs, C_max alone (the default now) lets them finish.
   let calls = 0;
   const pausing: HiqlExecutor = { ...ideal, act: (obs, z, rows) => (++calls <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(obs, z, rows)) };
   const r = await runHiqlMission({ ...input('F a'), executor: pausing }, params);
