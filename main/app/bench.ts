@@ -38,7 +38,7 @@ export function difficultiesOf(list: string): Difficulty[] {
 }
 
 /** The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default navigate) from the cache. */
-function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind }): BackboneSource {
+export function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind }): BackboneSource {
   if (o.graph !== undefined || o.data !== undefined) {
     if (o.graph === undefined || o.data === undefined) throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
     return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };

@@ -104,9 +104,9 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
   return loadHiql(dir, hiqlKey(inp, o.config ?? HIQL_DEFAULTS));
 }
 
-/** AP-HIQL's parameters beside the others': the same C_max, λ, M, and the tracking budget H_low of their executor. */
+/** AP-HIQL's parameters beside the others': the same C_max, λ and M; no per-goal timeout (DEFAULT_HIQL_EXEC). */
 export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
-  return { ...DEFAULT_HIQL_EXEC, H_low: DEFAULT_EXEC.H_low, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
+  return { ...DEFAULT_HIQL_EXEC, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
 }
 
 /**

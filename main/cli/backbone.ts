@@ -54,5 +54,34 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       const r = await (await import('../app/bench.js')).benchHiql({ ...o, log: (line) => io.err(`backbone train-hiql: ${line}\n`) });
       io.out(r.trained ? `trained AP-HIQL's policies in ${r.seconds.toFixed(0)} s: ${r.dir}\n` : `AP-HIQL's policies are in the cache: ${r.dir}\n`);
     }));
+  backbone
+    .command('eval-hiql')
+    .description('AP-HIQL\'s goal reaching alone (no LTL), OGBench style: far start/goal pairs of dataset states, success within --radius m; SAGAS reaching the same goals (F goal) as the yardstick')
+    .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
+    .addOption(new Option('--dataset <regime>', 'the dataset regime of the cached backbone (default navigate)').choices([...DATASET_KINDS]))
+    .option('--goals <n>', 'start/goal pairs', intFlag('--goals', 1, 100_000), 20)
+    .option('--seed <n>', 'seed of the pairs and the simulator', intFlag('--seed', 0), 0)
+    .option('--max-steps <n>', 'steps allowed per pair', intFlag('--max-steps', 1, 1_000_000), 1000)
+    .option('--radius <m>', 'success within this distance of the goal position', numberFlag('--radius', 1e-6, 1e6), 1)
+    .option('--min-cells <n>', 'geodesic distance between start and goal cells, at least', intFlag('--min-cells', 0, 10_000), 5)
+    .option('--goal-at-rest', 'steer HIQL for the goal position at rest instead of the recorded dataset state')
+    .option('--no-sagas', 'do not run SAGAS on the same pairs')
+    .option('--hiql-steps <n>', 'training steps of the policies (part of their cache key)', intFlag('--hiql-steps', 1, 10_000_000), HIQL_DEFAULTS.steps)
+    .option('--pictures <dir>', 'write an SVG of every failed HIQL rollout here')
+    .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
+    .option('--json', 'print JSON')
+    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; goals: number; seed: number; maxSteps: number; radius: number; minCells: number; goalAtRest?: boolean; sagas: boolean; hiqlSteps: number; pictures?: string; cache?: string; json?: boolean }) => {
+      const r = await (await import('../app/hiql-eval.js')).evalHiql({
+        world: o.world, goals: o.goals, seed: o.seed, maxSteps: o.maxSteps, radius: o.radius, minCells: o.minCells, goalAtRest: o.goalAtRest === true, sagas: o.sagas,
+        hiqlSteps: o.hiqlSteps, ...(o.dataset !== undefined ? { dataset: o.dataset } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),
+        ...(o.pictures !== undefined ? { pictures: o.pictures } : {}), log: (line) => io.err(`backbone eval-hiql: ${line}\n`),
+      });
+      if (o.json === true) { io.out(`${JSON.stringify(r, null, 2)}\n`); return; }
+      const pct = (x: number): string => `${(100 * x).toFixed(0)} %`;
+      io.out(`${r.world}: ${r.pairs.length} pairs, success within ${o.radius} m in ${o.maxSteps} steps: AP-HIQL ${pct(r.hiqlSuccess)}${r.sagasSuccess !== null ? `, SAGAS ${pct(r.sagasSuccess)}` : ''}\n`);
+      io.out(`AP-HIQL successes the old no-progress rule (H_low = 100 steps) would have abandoned first: ${r.hiqlTimeoutFirst}\n`);
+      const p = r.psiRange;
+      io.out(`HIQL's value ‖ψ(s) − ψ(g)‖ by geodesic distance (cells: median): ${p.byCells.map((x) => `${x.cells}: ${x.median.toFixed(0)}`).join(', ')}; farther cell ranked nearer in ${p.misranked}/${p.triples} triples (${pct(p.triples > 0 ? p.misranked / p.triples : 0)})\n`);
+    }));
   return backbone;
 }

@@ -100,11 +100,20 @@ test('parse, check and monitor', async () => {
 
 test('every sub-command has --help', async () => {
   for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl'], ['bench', 'world'],
-    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export'], ['model'], ['model', 'check'], ['train'], ['train', 'embed'], ['train', 'policy'], ['backbone'], ['backbone', 'eval'], ['backbone', 'train'], ['backbone', 'train-hiql'], ['graph'], ['graph', 'build'], ['graph', 'info'], ['graph', 'export']]) {
+    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export'], ['model'], ['model', 'check'], ['train'], ['train', 'embed'], ['train', 'policy'], ['backbone'], ['backbone', 'eval'], ['backbone', 'train'], ['backbone', 'train-hiql'], ['backbone', 'eval-hiql'], ['graph'], ['graph', 'build'], ['graph', 'info'], ['graph', 'export']]) {
     const r = await cli(...argv, '--help');
     assert.equal(r.code, 0, argv.join(' '));
     assert.match(r.out, /Usage: witness/);
   }
+});
+
+test('backbone eval-hiql: an unknown world or a bad flag is bad input (exit 2), named', async () => {
+  const w = await cli('backbone', 'eval-hiql', '--world', 'nowhere', '--goals', '1');
+  assert.equal(w.code, 2);
+  assert.match(w.err, /--world: unknown world 'nowhere'/);
+  const g = await cli('backbone', 'eval-hiql', '--world', 'pointmaze-medium', '--goals', '0');
+  assert.equal(g.code, 2);
+  assert.match(g.err, /--goals/);
 });
 
 test('demo: the embedded maze and the case studies; writes the picture, dataset, HOA and DOT on request', async () => {

@@ -10,9 +10,11 @@
  * is its letter (inside its region, or in no region), one block per step. The goal steered for is
  * the representative of the next region block; for a no-region block whose next region is the one
  * the robot is in (or when no region block follows), a dataset state outside every region near the
- * robot's region. Per-goal timeout, H_low-style like the others: a goal is abandoned as a failure of
- * its stage (prefix or suffix) when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low
- * steps. A monitor with no accepting continuation left ends the run at once (a forbidden label).
+ * robot's region. No per-goal timeout by default, as in the paper's AP-HIQL: the rollout budget
+ * C_max bounds the mission, as for every method. Two optional rules (off by default): a goal is
+ * abandoned as a failure of its stage (prefix or suffix) after `goalSteps` steps steered for it, or
+ * when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low steps (the former default
+ * H_low = 100 abandoned goals HIQL goes on to reach: `witness backbone eval-hiql`). A monitor with no accepting continuation left ends the run at once (a forbidden label).
  * Pure: the world, ψ, the policies and the clock are injected (app/hiql-mission.ts assembles them).
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
@@ -24,10 +26,12 @@ import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import { lassoVerdict } from './mission.js';
 
 export interface HiqlExecParams {
-  /** Steps allowed without progress toward the current goal (the others' tracking budget H_low). */
-  readonly H_low: number;
+  /** Steps allowed without progress toward the current goal; null: no such rule (the default). */
+  readonly H_low: number | null;
   /** Latent improvement that counts as progress (ψ distances are in environment steps). */
   readonly minProgress: number;
+  /** Steps allowed per goal, counted from when it became the goal; null: C_max alone. */
+  readonly goalSteps: number | null;
   /** Suffix traversals of the finite evaluation criterion (Appendix E: M = 2). */
   readonly M: number;
   /** Prefix–suffix trade-off λ of NCC. */
@@ -37,7 +41,7 @@ export interface HiqlExecParams {
   readonly seed: number;
 }
 
-export const DEFAULT_HIQL_EXEC = { H_low: 100, minProgress: 0.5, M: 2 } as const;
+export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M'> = { H_low: null, minProgress: 0.5, goalSteps: null, M: 2 };
 
 /** ψ, and HIQL's two policies over latent offsets from the current state, batched over rows. */
 export interface HiqlExecutor {
@@ -220,7 +224,7 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   const monitor = new StateSetMonitor(automaton);
   let c = 0, prefixDone: number | null = null;
   const traversals: number[] = [];
-  let goalRow = -2, best = Infinity, lastProgress = 0;
+  let goalRow = -2, best = Infinity, lastProgress = 0, goalSince = 0;
   const stage = (): 'prefix' | 'suffix' => (c < prefixEnd ? 'prefix' : 'suffix');
   const T = (): [number | null, number | null] => [prefixDone, prefixDone !== null && traversals.length > 0 ? traversals[0]! - prefixDone : null];
   for (let t = 0; t < o.maxSteps; t++) {
@@ -271,14 +275,18 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
       goalRow = row;
       best = d;
       lastProgress = t;
+      goalSince = t;
     } else if (d < best - o.minProgress) {
       best = d;
       lastProgress = t;
-    } else if (t - lastProgress >= o.H_low) {
+    }
+    const stalled = o.H_low !== null && t - lastProgress >= o.H_low;
+    if (stalled || (o.goalSteps !== null && t - goalSince >= o.goalSteps)) {
       failures.push({ t, kind: 'timeout' });
       times.push(now() - t1);
       const [a, b] = T();
-      return finish({ success: false, failureMode: stage(), message: `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps` }, t + 1, a, b);
+      const why = stalled ? `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps` : `the goal of block ${c} (${stream[c]!.region ?? 'no region'}) not reached within ${o.goalSteps} steps`;
+      return finish({ success: false, failureMode: stage(), message: why }, t + 1, a, b);
     }
     const z = await executor.subgoal(obs, offset, 1);
     const a = await executor.act(obs, z, 1);

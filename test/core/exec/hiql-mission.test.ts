@@ -98,10 +98,32 @@ test('AP-HIQL: no single-region lasso, or no dataset state in a region, is a pla
   assert.match(n.message, /no dataset state lies inside region a/);
 });
 
-test('AP-HIQL: no progress toward the goal within H_low steps is a timeout of the stage', async () => {
+test('AP-HIQL: a goal not reached within goalSteps is a timeout of the stage', async () => {
   const stuck: HiqlExecutor = { ...ideal, act: () => Promise.resolve(Float32Array.of(0, 0)) };
-  const r = await runHiqlMission({ ...input('F a'), executor: stuck }, params);
+  const r = await runHiqlMission({ ...input('F a'), executor: stuck }, { ...params, goalSteps: 120 });
   assert.equal(r.failureMode, 'prefix');
   assert.equal(r.failures[0]!.kind, 'timeout');
-  assert.equal(r.steps, DEFAULT_HIQL_EXEC.H_low + 1);
+  assert.equal(r.steps, 121);
+  assert.match(r.message, /not reached within 120 steps/);
+});
+
+test('AP-HIQL: with the no-progress rule on, no progress within H_low steps is a timeout of the stage', async () => {
+  const stuck: HiqlExecutor = { ...ideal, act: () => Promise.resolve(Float32Array.of(0, 0)) };
+  const r = await runHiqlMission({ ...input('F a'), executor: stuck }, { ...params, H_low: 100 });
+  assert.equal(r.failureMode, 'prefix');
+  assert.equal(r.failures[0]!.kind, 'timeout');
+  assert.equal(r.steps, 101);
+  assert.match(r.message, /no progress/);
+});
+
+test('AP-HIQL: by default a pause longer than the old no-progress window (100 steps) does not abandon the goal', async () => {
+  // HIQL on the maze stalls against walls for a while and then goes on (backbone eval-hiql); the
+  // old default (H_low = 100) failed such runs, C_max alone (the default now) lets them finish.
+  let calls = 0;
+  const pausing: HiqlExecutor = { ...ideal, act: (obs, z, rows) => (++calls <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(obs, z, rows)) };
+  const r = await runHiqlMission({ ...input('F a'), executor: pausing }, params);
+  assert.equal(r.success, true, r.message);
+  assert.ok(r.steps > 150);
+  const old = await runHiqlMission({ ...input('F a'), executor: { ...ideal, act: (() => { let n = 0; return (o: Float32Array, z: Float32Array, k: number) => (++n <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(o, z, k)); })() } }, { ...params, H_low: 100 });
+  assert.equal(old.success, false);
 });
