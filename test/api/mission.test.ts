@@ -133,7 +133,9 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 (the r
       const moved = k.t > 0 ? Math.hypot(end.trajectory[2 * k.t]! - end.trajectory[2 * k.t - 2]!, end.trajectory[2 * k.t + 1]! - end.trajectory[2 * k.t - 1]!) : 0;
       if (moved > 0.02) dts.push(moved / k.speed_mps!);
     }
-    assert.ok(dts.length > 3, `ticks with motion: ${dts.length}`);
+    // Ticks are a wall-clock sample and the robot moves only until STUCK_AT: a fast machine sees few of
+    // them move (3 in one CI run). Two are enough for the claim: each pair must give the same control step.
+    assert.ok(dts.length >= 2, `ticks with motion: ${dts.length}`);
     for (const dt of dts) assert.ok(Math.abs(dt / dts[0]! - 1) < 0.05, `speed × one control step = the displacement (dt ${dt} vs ${dts[0]})`);
     assert.ok(ticks.every((k, i) => i === 0 || k.elapsed_s >= ticks[i - 1]!.elapsed_s), 'elapsed time never goes back');
     const db = openAuditReadOnly(audit);
