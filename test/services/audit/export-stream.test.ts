@@ -119,13 +119,15 @@ test(`a JSON Lines export of ~${EXPORT_MB} MB (and its MCAP) runs in a 64 MB hea
     t.diagnostic(`${r.bytes} bytes of JSON Lines; heap ${(r.heapBefore / 2 ** 20).toFixed(1)} MiB before, peak ${(r.heapPeak / 2 ** 20).toFixed(1)} MiB`);
     assert.equal(r.summary, `${n + 1} events`);
     assert.ok(r.bytes > EXPORT_MB * 1e6 * 0.95, `the export is ${r.bytes} bytes`);
-    assert.ok(r.heapPeak - r.heapBefore < r.bytes / 10, `heap grew by ${r.heapPeak - r.heapBefore} bytes for a ${r.bytes}-byte file`);
+    // A quarter of the file: growth measured 11–17 MB for ~160 MB outputs (GC timing varies by machine);
+    // an export that held its output would need at least the whole file, and could not run in this heap.
+    assert.ok(r.heapPeak - r.heapBefore < r.bytes / 4, `heap grew by ${r.heapPeak - r.heapBefore} bytes for a ${r.bytes}-byte file`);
     // MCAP of the same log in the same heap: the writer's chunks go out as they fill, and the replay
     // that places the plans' scenes keeps no monitor events (replay.ts placementOnly).
     const m = JSON.parse((await promisify(execFile)(process.execPath, ['--max-old-space-size=64', child, file, join(d, 'a.mcap'), 'mcap'], { timeout: 120_000 })).stdout) as typeof r;
     t.diagnostic(`${m.bytes} bytes of MCAP; heap ${(m.heapBefore / 2 ** 20).toFixed(1)} MiB before, peak ${(m.heapPeak / 2 ** 20).toFixed(1)} MiB`);
     assert.match(m.summary, new RegExp(`^${n + 1} messages`));
-    assert.ok(m.heapPeak - m.heapBefore < m.bytes / 10, `heap grew by ${m.heapPeak - m.heapBefore} bytes for a ${m.bytes}-byte MCAP`);
+    assert.ok(m.heapPeak - m.heapBefore < m.bytes / 4, `heap grew by ${m.heapPeak - m.heapBefore} bytes for a ${m.bytes}-byte MCAP`);
     assert.deepEqual(readdirSync(d).filter((f) => f.includes('.tmp-')), [], 'no temporary left');
   } finally {
     rmSync(d, { recursive: true, force: true });
