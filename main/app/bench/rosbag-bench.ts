@@ -11,12 +11,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { McapIndexedReader, McapWriter, type IReadable, type IWritable } from '@mcap/core';
+import { McapIndexedReader, McapWriter, type IReadable } from '@mcap/core';
 import { loadDecompressHandlers } from '@mcap/support';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2jazzy } from '@foxglove/rosmsg-msgs-common';
 import { importBag } from '../bag-import.js';
+import { McapFileWritable } from '../../services/datasets/rosbag2/mcap-file.js';
 
 export interface RosbagBenchOptions {
   readonly bytes: number;
@@ -61,25 +62,13 @@ function ros2msg(type: string): string {
   }).join('\n');
 }
 
-class Sink implements IWritable {
-  private pos = 0n;
-  constructor(private readonly fh: Awaited<ReturnType<typeof open>>) {}
-  position(): bigint {
-    return this.pos;
-  }
-  async write(b: Uint8Array): Promise<void> {
-    await this.fh.write(b);
-    this.pos += BigInt(b.byteLength);
-  }
-}
-
 const T0 = 1_700_000_000_000_000_000n;
 
 /** Writes the synthetic bag; returns the number of messages. */
 async function writeBag(file: string, bytes: number): Promise<number> {
   const fh = await open(file, 'w');
   try {
-    const sink = new Sink(fh);
+    const sink = new McapFileWritable(fh);
     const w = new McapWriter({ writable: sink, chunkSize: 1 << 20 });
     await w.start({ profile: 'ros2', library: 'witness bench rosbag' });
     const topics = [

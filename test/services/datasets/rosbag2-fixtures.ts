@@ -17,7 +17,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { McapWriter, type IWritable } from '@mcap/core';
+import { McapWriter } from '@mcap/core';
+import { McapFileWritable } from '../../../main/services/datasets/rosbag2/mcap-file.js';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2humble } from '@foxglove/rosmsg-msgs-common';
@@ -178,25 +179,13 @@ function metadataYaml(s: BagSpec, storage: 'mcap' | 'sqlite3', file: string, msg
   return stringify({ rosbag2_bagfile_information: info });
 }
 
-class FileWritable implements IWritable {
-  private pos = 0n;
-  constructor(private readonly fh: Awaited<ReturnType<typeof open>>) {}
-  position(): bigint {
-    return this.pos;
-  }
-  async write(buffer: Uint8Array): Promise<void> {
-    await this.fh.write(buffer);
-    this.pos += BigInt(buffer.byteLength);
-  }
-}
-
 /** Writes an MCAP file as rosbag2_storage_mcap does (profile ros2, ros2msg schemas, cdr channels, a rosbag2 metadata record). */
 export async function writeMcap(file: string, s: BagSpec, msgs = messages(s), o: { chunkSize?: number; zstd?: boolean } = {}): Promise<void> {
   if (o.zstd === true) await zstd.isLoaded;
   const fh = await open(file, 'w');
   try {
     const w = new McapWriter({
-      writable: new FileWritable(fh), ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}),
+      writable: new McapFileWritable(fh), ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}),
       // rosbag2_storage_mcap's default: zstd chunks.
       ...(o.zstd === true ? { compressChunk: (data: Uint8Array) => ({ compression: 'zstd', compressedData: new Uint8Array(zstd.compress(data)) }) } : {}),
     });
