@@ -11,6 +11,9 @@ import { MAZE_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/default
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
+import { calibrationFactor, medianOffsetRatio, scaleOutput } from '../core/models/latent-scale.js';
+import type { Mlp } from '../core/models/mlp.js';
+import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { datasetHash, readDataset } from '../services/datasets/format.js';
 import { DEFAULT_EMBED, type EmbedConfig, trainEmbedding } from '../services/training/embed-trainer.js';
@@ -50,22 +53,65 @@ const located = (where: string) => (e: unknown): never => {
   throw e;
 };
 
+/** How ψ's output was rescaled to the pipeline's latent unit (core/models/latent-scale.ts). */
+export interface LatentCalibration {
+  /** The recorded offset measured, in steps (H_TD). */
+  readonly offset: number;
+  /** Median ‖ψ(s_{t+offset}) − ψ(s_t)‖ / offset before rescaling. */
+  readonly measured: number;
+  /** The same median after rescaling. */
+  readonly target: number;
+  readonly factor: number;
+}
+
+/**
+ * Rescales ψ so that a recorded H_TD-step offset spans `target`·H_TD latent units (median over the
+ * dataset's offsets), given ψ's latents of the dataset rows; returns the rescaled ψ and latents.
+ */
+export function calibrateLatent(psi: Mlp, latent: Float32Array, dim: number, terminals: Uint8Array, H_TD: number, target: number): { psi: Mlp; latent: Float32Array; calibration: LatentCalibration } {
+  const offset = Math.max(1, Math.round(H_TD));
+  const measured = medianOffsetRatio(latent, dim, terminals, offset);
+  const factor = calibrationFactor(measured, target);
+  return { psi: scaleOutput(psi, factor), latent: latent.map((x) => x * factor), calibration: { offset, measured, target, factor } };
+}
+
+/** The first `rows` rows of a dataset (whole trajectories or a cut one: offsets never cross a terminal). */
+function headRows(d: Dataset, rows: number): Dataset {
+  const n = Math.min(rows, d.terminals.length);
+  const terminals = d.terminals.slice(0, n);
+  if (n > 0) terminals[n - 1] = 1;
+  return { ...d, observations: d.observations.subarray(0, n * d.obsDim), actions: d.actions.subarray(0, n * d.actDim), terminals };
+}
+
 /** Trains ψ on a dataset and writes embed.onnx and embed.json into `out` (each file atomically). */
-export async function trainEmbedFiles(o: { data: string; out: string; config: Partial<EmbedConfig>; checkpoint: CheckpointOptions; progress?: StepProgress }): Promise<{ finalLoss: number; seconds: number }> {
+export async function trainEmbedFiles(o: {
+  data: string; out: string; config: Partial<EmbedConfig>; checkpoint: CheckpointOptions; progress?: StepProgress;
+  /** Rescale ψ so that a recorded H_TD-step offset spans this many latent units per step (median). */
+  calibrate?: { target: number; H_TD: number };
+}): Promise<{ finalLoss: number; seconds: number; calibration?: LatentCalibration }> {
   const d = await readDataset(o.data);
   const config = { ...DEFAULT_EMBED, ...o.config };
   const started = Date.now();
   const t = await trainEmbedding(d, config, (s, total) => o.progress?.(s, total), await resumeAndSave('embed', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));
+  let psi = t.mlp, calibration: LatentCalibration | undefined;
+  if (o.calibrate !== undefined) {
+    // The median of 200k rows' offsets is as good as the whole dataset's, at a fifth of the cost.
+    const head = headRows(d, CALIBRATION_ROWS);
+    const e = embedDataset(head, t.mlp, t.normalization);
+    ({ psi, calibration } = calibrateLatent(t.mlp, e.latent, e.dim, head.terminals, o.calibrate.H_TD, o.calibrate.target));
+  }
   await writeFolderAtomic(o.out, {
-    'embed.onnx': embedOnnx(t.mlp),
+    'embed.onnx': embedOnnx(psi),
     'embed.json': JSON.stringify({
       world: d.worldId, dims: { obs: d.obsDim, latent: config.latent }, normalization: t.normalization,
-      training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 },
+      training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000, ...(calibration ? { calibration } : {}) },
       dataset: { sha256: datasetHash(d), file: basename(o.data) },
     }, null, 2) + '\n',
   }, { merge: true });
-  return { finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000 };
+  return { finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000, ...(calibration ? { calibration } : {}) };
 }
+
+const CALIBRATION_ROWS = 200_000;
 
 /** Trains π_low on a dataset with a trained ψ (from `train embed`, or trained elsewhere) and writes the full bundle. */
 export async function trainPolicyBundle(o: { data: string; embed: string; out: string; config: Partial<PolicyConfig>; checkpoint: CheckpointOptions; progress?: StepProgress }): Promise<{ seconds: number }> {
@@ -150,13 +196,21 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
   const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
   const barP = o.progress?.('train policy');
-  const p = await trainPolicy(d, embedDataset(d, e.mlp, e.normalization), policyConfig, (st, total) => barP?.(st, total));
+  const embedded = embedDataset(d, e.mlp, e.normalization);
+  let psi = e.mlp, calibration: LatentCalibration | undefined;
+  if (r.calibrate !== null) {
+    const c = calibrateLatent(e.mlp, embedded.latent, embedded.dim, d.terminals, r.H_TD, r.calibrate);
+    psi = c.psi;
+    calibration = c.calibration;
+    embedded.latent.set(c.latent);
+  }
+  const p = await trainPolicy(d, embedded, policyConfig, (st, total) => barP?.(st, total));
   const out = o.out ?? shippedModelsDir(o.world);
-  await writeModels(out, { embed: e.mlp, policy: p.mlp }, {
+  await writeModels(out, { embed: psi, policy: p.mlp }, {
     world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
       command: `witness backbone train --world ${o.world} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
-      embed: { ...embedConfig, finalLoss: e.finalLoss },
+      embed: { ...embedConfig, finalLoss: e.finalLoss, ...(calibration ? { calibration } : {}) },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
       dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
       seconds: (Date.now() - started) / 1000,

@@ -38,14 +38,17 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
       return v;
     }, 'expectile-td')
     .option('--path-bound', 'raise the TD target to the recorded path\'s return for goals later on the same trajectory')
+    .option('--calibrate <ratio>', 'rescale ψ after training so that a recorded H_TD-step offset spans ratio·H_TD latent units (median); the pipeline\'s latent thresholds are read against H_TD', numberFlag('--calibrate', 1e-6, 1e6))
+    .option('--h-td <n>', 'with --calibrate: the offset H_TD in steps', intFlag('--h-td', 1), POLICY_DEFAULTS.H_TD)
     .option('--seed <n>', 'seed', intFlag('--seed', 0), EMBED_DEFAULTS.seed), 'training')
-    .action(action(io, setExit, async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; gamma: number; objective: 'expectile-td' | 'path-distance'; pathBound?: boolean; seed: number } & CheckpointFlags) => {
+    .action(action(io, setExit, async (o: { data: string; out: string; steps: number; batch: number; hidden: number[]; latent: number; gamma: number; objective: 'expectile-td' | 'path-distance'; pathBound?: boolean; calibrate?: number; hTd: number; seed: number } & CheckpointFlags) => {
       const bar = progressBar(io, 'train embed');
       const r = await (await train()).trainEmbedFiles({
         data: o.data, out: o.out, config: { steps: o.steps, batch: o.batch, hidden: o.hidden, latent: o.latent, gamma: o.gamma, objective: o.objective, pathBound: o.pathBound === true, seed: o.seed },
-        checkpoint: checkpointOf(o), progress: bar,
+        checkpoint: checkpointOf(o), progress: bar, ...(o.calibrate !== undefined ? { calibrate: { target: o.calibrate, H_TD: o.hTd } } : {}),
       });
-      io.out(`wrote ${join(o.out, 'embed.onnx')} and embed.json: ${o.steps} steps, final loss ${r.finalLoss.toFixed(4)}, ${r.seconds.toFixed(0)} s\n`);
+      const cal = r.calibration ? `; rescaled ×${r.calibration.factor.toFixed(4)} (median ${r.calibration.offset}-step offset ${r.calibration.measured.toFixed(3)} → ${r.calibration.target} latent units per step)` : '';
+      io.out(`wrote ${join(o.out, 'embed.onnx')} and embed.json: ${o.steps} steps, final loss ${r.finalLoss.toFixed(4)}, ${r.seconds.toFixed(0)} s${cal}\n`);
     }));
   checkpoints(cmd
     .command('policy')

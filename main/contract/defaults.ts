@@ -110,12 +110,18 @@ export interface BackboneRecipe {
   readonly pathBound: boolean;
   /** ψ's objective (embed-trainer's EmbedConfig.objective). */
   readonly objective: 'expectile-td' | 'path-distance';
+  /**
+   * Rescale ψ after training so that a recorded H_TD-step offset spans this many latent units per
+   * step (median over the dataset); null keeps ψ's own unit. The pipeline's latent thresholds are
+   * read against H_TD (core/models/latent-scale.ts).
+   */
+  readonly calibrate: number | null;
 }
 
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false, objective: 'expectile-td',
+  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null,
 };
 
 /**
@@ -124,10 +130,15 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
  * distance at Spearman 0.645 only (issue 19, item 6; the study is in docs/BENCHMARKS.md).
  */
 export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
-  // Measured, not shipped (issue 19, item 6; docs/BENCHMARKS.md): a giant ψ by path distance (γ = 0.995
-  // offsets, 2×256, 10k steps) with π_low 2×128 for 40k steps meets Spearman 0.913 and executor 99 %,
-  // but the mission pipeline's latent thresholds are set for the TD ψ's scale and giant missions then
-  // fail (SR 4.3 %). Until they are re-tuned, giant keeps the common recipe and its shipped models.
+  // Issue 19, item 6 (docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by path distance (no
+  // bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, ranks geodesic distance at Spearman ≈ 0.91
+  // where expectile TD stays near 0.55–0.65. Its unit is recorded steps (a recorded 8-step offset
+  // spans about 2 latent units per step), so it is rescaled to the TD ψ's 0.9 per step at H_TD,
+  // the unit the graph, anchors and executor are tuned in. π_low 2×128 for 40k steps.
+  'pointmaze-giant': {
+    ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128],
+    gamma: 0.995, objective: 'path-distance', calibrate: 0.9,
+  },
 };
 
 export function backboneRecipe(world: string): BackboneRecipe {

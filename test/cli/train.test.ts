@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../main/cli/main.js';
+import { readDataset } from '../../main/services/datasets/format.js';
+import { embedWithOnnx } from '../../main/services/training/bundle.js';
+import { medianOffsetRatio } from '../../main/core/models/latent-scale.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '';
@@ -92,4 +95,37 @@ test('policy training checkpoints and resumes through the CLI; a mismatched resu
   const bad = await cli('train', 'policy', ...common.slice(0, 6), '--hidden', '16', '--h-td', '2', '--out', join(dir, 'c'), '--steps', '20', '--resume', ck);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /cannot resume: the checkpoint was made with/);
+});
+
+test('train embed --calibrate rescales ψ so that a recorded H_TD-step offset spans ratio·H_TD latent units (median), and records it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-calibrate-'));
+  const data = join(dir, 'nav.wds'), emb = join(dir, 'emb');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '3000', '--seed', '2', '--out', data)).code, 0);
+  const e = await cli('train', 'embed', '--data', data, '--out', emb, '--steps', '50', '--batch', '64', '--hidden', '16,16', '--latent', '8', '--objective', 'path-distance', '--calibrate', '0.9', '--h-td', '6');
+  assert.equal(e.code, 0, e.err);
+  assert.match(e.out, /rescaled ×[0-9.]+ \(median 6-step offset [0-9.]+ → 0\.9 latent units per step\)/);
+  const meta = JSON.parse(readFileSync(join(emb, 'embed.json'), 'utf8')) as { training: { calibration: { offset: number; measured: number; target: number; factor: number } }; normalization: { mean: number[]; std: number[] } };
+  assert.equal(meta.training.calibration.offset, 6);
+  assert.equal(meta.training.calibration.target, 0.9);
+  // The written model itself: its latents of the dataset have the median ratio asked for.
+  const d = await readDataset(data);
+  const got = await embedWithOnnx(readFileSync(join(emb, 'embed.onnx')), 'embed.onnx', d, meta.normalization, 8);
+  assert.ok(Math.abs(medianOffsetRatio(got.latent, got.dim, d.terminals, 6) - 0.9) < 1e-3, String(medianOffsetRatio(got.latent, got.dim, d.terminals, 6)));
+  const bad = await cli('train', 'embed', '--data', data, '--out', join(dir, 'e2'), '--steps', '1', '--calibrate', '-1');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--calibrate/);
+});
+
+test('backbone train --world pointmaze-giant follows the giant recipe: path-distance ψ, rescaled to 0.9 latent units per step at H_TD', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-giant-recipe-'));
+  const out = join(dir, 'models');
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
+  assert.equal(r.code, 0, r.err);
+  const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
+  assert.equal(check.code, 0, check.err);
+  const m = JSON.parse(check.out) as { training: { embed: { objective: string; hidden: number[]; calibration: { target: number; offset: number; factor: number } } } };
+  assert.equal(m.training.embed.objective, 'path-distance');
+  assert.deepEqual(m.training.embed.hidden, [256, 256]);
+  assert.deepEqual([m.training.embed.calibration.target, m.training.embed.calibration.offset], [0.9, 8]);
+  assert.ok(m.training.embed.calibration.factor > 0);
 });
