@@ -211,7 +211,10 @@ test('training a model bundle is a cancellable job whose bundle joins the world�
     assert.equal(await code(api.trainModels({ job: 't2', world: 'pointmaze-medium', name: 'tiny' })), 'conflict');
     assert.equal(await code(api.trainModels({ job: 't3', world: 'mars', name: 'x' })), 'invalid-params');
     const slow = api.trainModels({ job: 't4', world: 'pointmaze-medium', name: 'slow', datasetSteps: 2000, embedSteps: 100_000, policySteps: 10 });
-    await new Promise((res) => setTimeout(res, 1500));
+    // Cancel while ψ is training (the job says so), not after a guessed delay.
+    const training = (): boolean => events.some((e) => e.topic === 'job' && e.job === 't4' && e.state === 'running' && /ψ/.test(e.phase));
+    for (let i = 0; i < 6000 && !training(); i++) await new Promise((res) => setTimeout(res, 10));
+    assert.ok(training(), 'the slow job reports training ψ');
     assert.deepEqual(await api.cancelJob({ job: 't4' }), { cancelled: true });
     assert.equal(await code(slow), 'cancelled');
     assert.deepEqual((await api.listWorlds()).find((w) => w.id === 'pointmaze-medium')!.models, ['pointmaze-medium', 'workspace/tiny']);
