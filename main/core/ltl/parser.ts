@@ -14,11 +14,17 @@ export interface ParseOptions {
    * over a parsed formula goes deeper than this.
    */
   readonly maxNesting?: number;
+  /**
+   * Accept the next operator `X` (default false). The LTL tools (`witness ltl …`) accept it; mission
+   * specifications do not: a continuous execution is observed as a stutter-invariant label word, so
+   * a mission refuses `X` with the stutter-invariance message at its position.
+   */
+  readonly allowNext?: boolean;
 }
 
 type TokKind =
-  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '->' | '<->'
-  | 'U' | 'R' | 'W' | 'F' | 'G' | 'X' | 'eof';
+  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '^' | '->' | '<->'
+  | 'U' | 'R' | 'W' | 'M' | 'F' | 'G' | 'X' | 'eof';
 
 interface Token {
   readonly kind: TokKind;
@@ -30,8 +36,8 @@ interface Token {
 /** Spellings of each operator, for messages. */
 const SHOW: Record<TokKind, string> = {
   ident: 'a proposition', true: "'true'", false: "'false'", '(': "'('", ')': "')'", '!': "'!'",
-  '&': "'&'", '|': "'|'", '->': "'->'", '<->': "'<->'", U: "'U'", R: "'R'", W: "'W'", F: "'F'",
-  G: "'G'", X: "'X'", eof: 'end of input',
+  '&': "'&'", '|': "'|'", '^': "'^'", '->': "'->'", '<->': "'<->'", U: "'U'", R: "'R'", W: "'W'", M: "'M'",
+  F: "'F'", G: "'G'", X: "'X'", eof: 'end of input',
 };
 
 function tokenize(src: string): Token[] {
@@ -45,7 +51,7 @@ function tokenize(src: string): Token[] {
   return tokens;
 }
 
-const NEXT_MESSAGE =
+export const NEXT_MESSAGE =
   'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';
 
 class Parser {
@@ -53,7 +59,7 @@ class Parser {
   private depth = 0;
   /** Height of each operator node built (leaves are 0): the tree's depth, checked as it grows. */
   private readonly heights = new Map<Formula, number>();
-  constructor(private readonly toks: Token[], private readonly maxNesting: number) {}
+  constructor(private readonly toks: Token[], private readonly maxNesting: number, private readonly allowNext: boolean) {}
 
   private peek(): Token { return this.toks[this.i]!; }
   private next(): Token { return this.toks[this.i++]!; }
@@ -63,7 +69,7 @@ class Parser {
     const t = this.peek();
     if (t.kind !== 'eof') {
       if (t.kind === ')') throw new LtlSyntaxError(t.pos, "unmatched ')': expected an operator or end of input");
-      if (t.kind === 'X') throw new LtlSyntaxError(t.pos, NEXT_MESSAGE);
+      if (t.kind === 'X' && !this.allowNext) throw new LtlSyntaxError(t.pos, NEXT_MESSAGE);
       throw new LtlSyntaxError(t.pos, `expected an operator or end of input, found ${describe(t)}`);
     }
     return f;
@@ -106,7 +112,18 @@ class Parser {
   }
 
   private or(): Formula {
-    return this.junction('or', '|', () => this.and());
+    return this.junction('or', '|', () => this.xor());
+  }
+
+  /** Exclusive or, left-associative, between | and & (Spot's precedence). */
+  private xor(): Formula {
+    let left = this.and();
+    while (this.peek().kind === '^') {
+      const op = this.next();
+      const right = this.operand(op, () => this.and());
+      left = this.built({ kind: 'xor', left, right }, [left, right], op);
+    }
+    return left;
   }
 
   private and(): Formula {
@@ -126,7 +143,7 @@ class Parser {
   }
 
   private temporal(): Formula {
-    return this.rightChain(['U', 'R', 'W'], () => this.unary(), (k) => k as BinaryKind);
+    return this.rightChain(['U', 'R', 'W', 'M'], () => this.unary(), (k) => k as BinaryKind);
   }
 
   /** Right-associative chains, parsed iteratively and folded from the right. */
@@ -158,7 +175,7 @@ class Parser {
 
   private unary(): Formula {
     const t = this.peek();
-    if (t.kind === '!' || t.kind === 'F' || t.kind === 'G') {
+    if (t.kind === '!' || t.kind === 'F' || t.kind === 'G' || (t.kind === 'X' && this.allowNext)) {
       this.next();
       this.enter(t);
       const arg = this.operand(t, () => this.unary());
@@ -180,7 +197,7 @@ class Parser {
         const f = this.iff();
         const close = this.peek();
         if (close.kind !== ')') {
-          if (close.kind === 'X') throw new LtlSyntaxError(close.pos, NEXT_MESSAGE);
+          if (close.kind === 'X' && !this.allowNext) throw new LtlSyntaxError(close.pos, NEXT_MESSAGE);
           throw new LtlSyntaxError(close.pos,
             `expected ')' to close '(' at ${t.pos.line}:${t.pos.column}, found ${describe(close)}`);
         }
@@ -199,7 +216,7 @@ class Parser {
 }
 
 function isBinary(k: TokKind): boolean {
-  return k === '&' || k === '|' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W';
+  return k === '&' || k === '|' || k === '^' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W' || k === 'M';
 }
 
 function describe(t: Token): string {
@@ -209,7 +226,7 @@ function describe(t: Token): string {
 }
 
 /**
- * Parses LTL without next. Throws LtlSyntaxError (with 1-based line:column) on malformed input and
+ * Parses LTL, without next unless `options.allowNext`. Throws LtlSyntaxError (with 1-based line:column) on malformed input and
  * LtlBudgetError when the input is longer or deeper than the budget allows.
  */
 export function parseLtl(src: string, options: ParseOptions = {}): Formula {
@@ -218,5 +235,5 @@ export function parseLtl(src: string, options: ParseOptions = {}): Formula {
     throw new LtlBudgetError('length', maxLength,
       `formula is ${src.length} characters long; the limit is ${maxLength}`);
   }
-  return new Parser(tokenize(src), options.maxNesting ?? DEFAULT_MAX_NESTING).parseAll();
+  return new Parser(tokenize(src), options.maxNesting ?? DEFAULT_MAX_NESTING, options.allowNext ?? false).parseAll();
 }
