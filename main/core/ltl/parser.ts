@@ -97,22 +97,48 @@ class Parser {
     return f;
   }
 
+  // Each level calls the next one directly (no closures between them), so that a parenthesis costs
+  // few stack frames: the nesting budget, not the call stack, is what stops a deep formula.
+
   private iff(): Formula {
     let left = this.implies();
     while (this.peek().kind === '<->') {
       const op = this.next();
-      const right = this.operand(op, () => this.implies());
+      this.expectOperand(op);
+      const right = this.implies();
       left = this.built({ kind: 'iff', left, right }, [left, right], op);
     }
     return left;
   }
 
+  /** Right-associative: a -> b -> c is a -> (b -> c), read iteratively and folded from the right. */
   private implies(): Formula {
-    return this.rightChain(['->'], () => this.or(), () => 'implies');
+    const first = this.or();
+    if (this.peek().kind !== '->') return first;
+    const items = [first];
+    const ops: Token[] = [];
+    while (this.peek().kind === '->') {
+      const op = this.next();
+      this.enter(op);
+      ops.push(op);
+      this.expectOperand(op);
+      items.push(this.or());
+    }
+    return this.foldRight(items, ops);
   }
 
+  /** n-ary | (and & below): one node however long the chain, so long disjunctions stay shallow. */
   private or(): Formula {
-    return this.junction('or', '|', () => this.xor());
+    const first = this.xor();
+    if (this.peek().kind !== '|') return first;
+    const args = [first];
+    const at = this.peek();
+    while (this.peek().kind === '|') {
+      const op = this.next();
+      this.expectOperand(op);
+      args.push(this.xor());
+    }
+    return this.built({ kind: 'or', args }, args, at);
   }
 
   /** Exclusive or, left-associative, between | and & (Spot's precedence). */
@@ -120,57 +146,60 @@ class Parser {
     let left = this.and();
     while (this.peek().kind === '^') {
       const op = this.next();
-      const right = this.operand(op, () => this.and());
+      this.expectOperand(op);
+      const right = this.and();
       left = this.built({ kind: 'xor', left, right }, [left, right], op);
     }
     return left;
   }
 
   private and(): Formula {
-    return this.junction('and', '&', () => this.temporal());
-  }
-
-  /** n-ary & and |: one node however long the chain, so long conjunctions stay shallow. */
-  private junction(kind: 'and' | 'or', tok: TokKind, operand: () => Formula): Formula {
-    const args = [operand()];
-    let first: Token | undefined;
-    while (this.peek().kind === tok) {
+    const first = this.temporal();
+    if (this.peek().kind !== '&') return first;
+    const args = [first];
+    const at = this.peek();
+    while (this.peek().kind === '&') {
       const op = this.next();
-      first ??= op;
-      args.push(this.operand(op, operand));
+      this.expectOperand(op);
+      args.push(this.temporal());
     }
-    return first === undefined ? args[0]! : this.built({ kind, args }, args, first);
+    return this.built({ kind: 'and', args }, args, at);
   }
 
+  /** U R W M: one level, right-associative, like -> above. */
   private temporal(): Formula {
-    return this.rightChain(['U', 'R', 'W', 'M'], () => this.unary(), (k) => k as BinaryKind);
-  }
-
-  /** Right-associative chains, parsed iteratively and folded from the right. */
-  private rightChain(ops: TokKind[], operand: () => Formula, kindOf: (k: TokKind) => BinaryKind): Formula {
-    const items = [operand()];
-    const opTokens: Token[] = [];
-    while (ops.includes(this.peek().kind)) {
+    const first = this.unary();
+    if (!isTemporal(this.peek().kind)) return first;
+    const items = [first];
+    const ops: Token[] = [];
+    while (isTemporal(this.peek().kind)) {
       const op = this.next();
       this.enter(op);
-      opTokens.push(op);
-      items.push(this.operand(op, operand));
+      ops.push(op);
+      this.expectOperand(op);
+      items.push(this.unary());
     }
+    return this.foldRight(items, ops);
+  }
+
+  /** items[0] op[0] items[1] op[1] … folded from the right; the operators' nesting ends here. */
+  private foldRight(items: readonly Formula[], ops: readonly Token[]): Formula {
     let acc = items[items.length - 1]!;
-    for (let k = opTokens.length - 1; k >= 0; k--) {
+    for (let k = ops.length - 1; k >= 0; k--) {
       const left = items[k]!;
-      acc = this.built({ kind: kindOf(opTokens[k]!.kind), left, right: acc }, [left, acc], opTokens[k]!);
+      const kind: BinaryKind = ops[k]!.kind === '->' ? 'implies' : ops[k]!.kind as BinaryKind;
+      acc = this.built({ kind, left, right: acc }, [left, acc], ops[k]!);
     }
-    this.depth -= opTokens.length;
+    this.depth -= ops.length;
     return acc;
   }
 
-  private operand(op: Token, parse: () => Formula): Formula {
+  /** After an operator: a formula must follow. */
+  private expectOperand(op: Token): void {
     const t = this.peek();
     if (t.kind === 'eof' || t.kind === ')' || isBinary(t.kind)) {
       throw new LtlSyntaxError(t.pos, `expected a formula after '${op.text}', found ${describe(t)}`);
     }
-    return parse();
   }
 
   private unary(): Formula {
@@ -178,7 +207,8 @@ class Parser {
     if (t.kind === '!' || t.kind === 'F' || t.kind === 'G' || (t.kind === 'X' && this.allowNext)) {
       this.next();
       this.enter(t);
-      const arg = this.operand(t, () => this.unary());
+      this.expectOperand(t);
+      const arg = this.unary();
       this.depth--;
       return this.built({ kind: t.kind === '!' ? 'not' : t.kind, arg }, [arg], t);
     }
@@ -213,6 +243,10 @@ class Parser {
         throw new LtlSyntaxError(t.pos, `expected a formula, found ${describe(t)}`);
     }
   }
+}
+
+function isTemporal(k: TokKind): boolean {
+  return k === 'U' || k === 'R' || k === 'W' || k === 'M';
 }
 
 function isBinary(k: TokKind): boolean {
