@@ -3,11 +3,15 @@
  * (with optional support-aware pruning) and print it as HOA, JSON or DOT, print a formula back, decide
  * a lasso word, run the monitor over a finite word. Every front end (the `witness ltl` commands, the
  * API's ltlTranslate and automaton views) calls these.
+ *
+ * The tools read Spot's whole LTL syntax, the next operator X included (TOOL_SYNTAX); `automatonOf`,
+ * which the planner's API and the graph views call for mission specifications, refuses X unless
+ * asked, as every mission path does (a continuous execution is stutter-invariant).
  */
 import { WitnessError } from '../contract/errors.js';
 import { INPUT, InputRefused, readFailure, readInputText } from '../platform/input-files.js';
 import type { Formula } from '../core/ltl/ast.js';
-import { parseLtl } from '../core/ltl/parser.js';
+import { type ParseOptions, parseLtl } from '../core/ltl/parser.js';
 import { printLtl } from '../core/ltl/printer.js';
 import { type TranslateOptions, translateFormula } from '../core/ltl/translate.js';
 import { type AcceptanceKind, type AutomatonFormat, formatAutomaton } from '../core/ltl/formats.js';
@@ -53,8 +57,11 @@ export async function formulaSource(formula: string | undefined, file: string | 
   return { text: formula };
 }
 
+/** What the LTL tools read: the whole syntax, X included. */
+export const TOOL_SYNTAX: ParseOptions = Object.freeze({ allowNext: true });
+
 export function parseFormula(text: string): Formula {
-  return parseLtl(text);
+  return parseLtl(text, TOOL_SYNTAX);
 }
 
 export function printFormula(f: Formula, syntax: 'witness' | 'spin' = 'witness'): string {
@@ -81,7 +88,7 @@ export interface Translation {
 
 /** Translates (and prunes) a formula and prints the automaton. */
 export function translate(text: string, o: TranslateRequest = {}): Translation {
-  const t = translateFormula(parseLtl(text), budgetOptions(o));
+  const t = translateFormula(parseLtl(text, TOOL_SYNTAX), budgetOptions(o));
   let automaton = t.automaton;
   let pruning: Translation['pruning'];
   if (o.disjoint === true || o.unavailable !== undefined) {
@@ -97,9 +104,12 @@ export function translate(text: string, o: TranslateRequest = {}): Translation {
   };
 }
 
-/** The automaton of a formula (no printing). */
-export function automatonOf(text: string, o: Budget = {}): BuchiAutomaton {
-  return translateFormula(parseLtl(text), budgetOptions(o)).automaton;
+/**
+ * The automaton of a formula (no printing). Without `syntax` it reads a mission specification
+ * (X refused); the tools pass TOOL_SYNTAX.
+ */
+export function automatonOf(text: string, o: Budget = {}, syntax: ParseOptions = {}): BuchiAutomaton {
+  return translateFormula(parseLtl(text, syntax), budgetOptions(o)).automaton;
 }
 
 const NAME = /^[A-Za-z0-9_.:-]+$/;
@@ -134,7 +144,7 @@ export interface LassoVerdict {
  * automaton (a disagreement is an internal error: one of the two is wrong).
  */
 export function checkLasso(text: string, prefix: string, cycle: string, o: Budget = {}): LassoVerdict {
-  const f = parseLtl(text);
+  const f = parseLtl(text, TOOL_SYNTAX);
   const word = { prefix: parseWord(prefix, '--prefix'), cycle: parseWord(cycle, '--cycle') };
   if (word.cycle.length === 0) throw new WitnessError('invalid-input', '--cycle: the repeated part needs at least one letter (use {} for a letter where nothing holds)', { path: '--cycle' });
   const semantics = evaluateLasso(f, word);
@@ -145,7 +155,7 @@ export function checkLasso(text: string, prefix: string, cycle: string, o: Budge
 
 /** The state-set monitor over a finite word: its state before, and after each letter. */
 export function monitorWord(text: string, wordText: string, o: Budget = {}): { start: MonitorStep; steps: { letter: ReadonlySet<string>; state: MonitorStep }[] } {
-  const a = translateFormula(parseLtl(text), budgetOptions(o)).automaton;
+  const a = translateFormula(parseLtl(text, TOOL_SYNTAX), budgetOptions(o)).automaton;
   const m = new StateSetMonitor(a);
   const start = m.snapshot();
   const steps = parseWord(wordText, '--word').map((letter) => ({ letter, state: m.step(letter) }));
@@ -153,7 +163,7 @@ export function monitorWord(text: string, wordText: string, o: Budget = {}): { s
 }
 
 /**
- * The API's ltlTranslate: the automaton printed in the requested format, or `{ ok: false, error }`
+ * The API's ltlTranslate (the tools' syntax, X included): the automaton printed in the requested format, or `{ ok: false, error }`
  * with the position of a syntax error (checked here too: direct callers skip the transport's schema).
  */
 export function translateRequest(request: LtlTranslateRequest): LtlTranslateResponse {
@@ -166,7 +176,7 @@ export function translateRequest(request: LtlTranslateRequest): LtlTranslateResp
     return invalid(`request.format: expected one of ${LTL_OUTPUT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   }
   try {
-    return { ok: true, output: formatAutomaton(automatonOf(formula), (format ?? 'hoa') as AutomatonFormat) };
+    return { ok: true, output: formatAutomaton(automatonOf(formula, {}, TOOL_SYNTAX), (format ?? 'hoa') as AutomatonFormat) };
   } catch (e) {
     return { ok: false, error: ltlApiError(e) };
   }

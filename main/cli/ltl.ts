@@ -42,7 +42,7 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
     ltl
       .command('translate')
       .description('translate a formula to a Büchi automaton (HOA v1 by default)')
-      .argument('[formula]', 'LTL formula without next, e.g. "G F a & (!b U c)"')
+      .argument('[formula]', 'LTL formula (Spot\'s syntax, X included), e.g. "G F a & (!b U c)"')
       .option('-f, --file <path>', 'read the formula from a file')
       .addOption(new Option('--format <format>', 'output format').choices([...LTL_OUTPUT_FORMATS]).default('hoa'))
       .addOption(new Option('--acceptance <kind>', 'HOA acceptance on states or transitions').choices(['state', 'transition']).default('state'))

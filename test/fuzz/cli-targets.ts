@@ -42,7 +42,7 @@ export const RSS_LIMIT_MB = 1024;
 
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
 const assetBytes = (rel: string): Uint8Array => new Uint8Array(readFileSync(path.join(ROOT, 'assets', rel)));
-const LTL_TOKENS = ['G', 'F', 'U', 'R', '!', '&', '|', '->', '<->', '(', ')', ' <-> e1', 'e0'];
+const LTL_TOKENS = ['G', 'F', 'U', 'R', 'M', 'X', '!', '&', '|', '^', '->', '<->', '(', ')', '1', ' <-> e1', 'e0'];
 
 const file = (name: string, content: string | Uint8Array, args: (f: string, dir: string) => string[]) => (dir: string): string[] => {
   const f = path.join(dir, name);

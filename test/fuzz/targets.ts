@@ -51,7 +51,7 @@ export interface Target<T = unknown> {
   readonly weight?: number;
 }
 
-const LTL_TOKENS = ['G', 'F', 'U', 'R', 'W', 'X', 'M', '!', '&', '|', '->', '<->', '&&', '||', '(', ')', 'true', 'false', 'e0', 'e1', ' <-> e1', ' -> ', ' U ', 'G F ', '!!!!'];
+const LTL_TOKENS = ['G', 'F', 'U', 'R', 'W', 'X', 'M', '!', '&', '|', '^', ' xor ', '->', '<->', '&&', '||', '(', ')', 'true', 'false', '1', '0', 'e0', 'e1', ' <-> e1', ' -> ', ' U ', 'G F ', 'X X ', '!!!!'];
 const ltlSeeds = (): string[] => [
   ...readdirSync(path.join(ROOT, 'assets/specs')).flatMap((f) => asset(`specs/${f}`).split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'))),
   'F e2 & G F e1 & G F e4 & G !e0', 'G(e1 -> F e2) & G F e3 & G !e0', '!e0 U (e1 & F(e2 & F e3))', 'e0 <-> e1 <-> e2 <-> e3',
@@ -130,12 +130,12 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
     target({
       name: 'ltl-check', reads: 'LTL formulas on lasso words (evaluator)',
       input: () => fc.tuple(mutatedText(ltlSeeds(), LTL_TOKENS), lassoWord),
-      run: ([text, word]: [string, { prefix: Set<string>[]; cycle: Set<string>[] }]) => evaluateLasso(parseLtl(text), word),
+      run: ([text, word]: [string, { prefix: Set<string>[]; cycle: Set<string>[] }]) => evaluateLasso(parseLtl(text, { allowNext: true }), word),
     }),
     target({
       name: 'ltl-translate', reads: 'LTL formulas (translator, 2 s budget)', weight: 0.3,
       input: () => mutatedText(ltlSeeds(), LTL_TOKENS),
-      run: (text: string) => translateLtl(text, { timeLimit_ms: 2000 }),
+      run: (text: string) => translateLtl(text, { timeLimit_ms: 2000, allowNext: true }),
     }),
     target({
       name: 'graph-json', reads: 'labelled graphs (JSON)',

@@ -6,12 +6,14 @@ export type Formula =
   | { readonly kind: 'true' }
   | { readonly kind: 'false' }
   | { readonly kind: 'ap'; readonly name: string }
-  | { readonly kind: 'not' | 'F' | 'G'; readonly arg: Formula }
+  | { readonly kind: UnaryKind; readonly arg: Formula }
   | { readonly kind: 'and' | 'or'; readonly args: readonly Formula[] }
-  | { readonly kind: 'implies' | 'iff' | 'U' | 'R' | 'W'; readonly left: Formula; readonly right: Formula };
+  | { readonly kind: BinaryKind; readonly left: Formula; readonly right: Formula };
 
-export type UnaryKind = 'not' | 'F' | 'G';
-export type BinaryKind = 'implies' | 'iff' | 'U' | 'R' | 'W';
+/** `X` is the next operator: the LTL tools accept it, mission specifications do not (see ParseOptions.allowNext). */
+export type UnaryKind = 'not' | 'F' | 'G' | 'X';
+/** `xor` is exclusive or; `M` is strong release, a M b = b U (a & b) (the dual of W). */
+export type BinaryKind = 'implies' | 'iff' | 'xor' | 'U' | 'R' | 'W' | 'M';
 
 export const TRUE: Formula = { kind: 'true' };
 export const FALSE: Formula = { kind: 'false' };
@@ -19,12 +21,15 @@ export const ap = (name: string): Formula => ({ kind: 'ap', name });
 export const not = (arg: Formula): Formula => ({ kind: 'not', arg });
 export const F = (arg: Formula): Formula => ({ kind: 'F', arg });
 export const G = (arg: Formula): Formula => ({ kind: 'G', arg });
+export const X = (arg: Formula): Formula => ({ kind: 'X', arg });
 export const and = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'and', args });
 export const or = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'or', args });
 export const bin = (kind: BinaryKind, left: Formula, right: Formula): Formula => ({ kind, left, right });
 export const U = (l: Formula, r: Formula): Formula => bin('U', l, r);
 export const R = (l: Formula, r: Formula): Formula => bin('R', l, r);
 export const W = (l: Formula, r: Formula): Formula => bin('W', l, r);
+export const M = (l: Formula, r: Formula): Formula => bin('M', l, r);
+export const xor = (l: Formula, r: Formula): Formula => bin('xor', l, r);
 export const implies = (l: Formula, r: Formula): Formula => bin('implies', l, r);
 export const iff = (l: Formula, r: Formula): Formula => bin('iff', l, r);
 
@@ -42,16 +47,16 @@ export function atomicPropositions(f: Formula): string[] {
           order.push(g.name);
         }
         break;
-      case 'not': case 'F': case 'G':
+      case 'not': case 'F': case 'G': case 'X':
         stack.push(g.arg);
         break;
       case 'and': case 'or':
         for (let i = g.args.length - 1; i >= 0; i--) stack.push(g.args[i]!);
         break;
-      case 'implies': case 'iff': case 'U': case 'R': case 'W':
+      case 'implies': case 'iff': case 'xor': case 'U': case 'R': case 'W': case 'M':
         stack.push(g.right, g.left);
         break;
-      default:
+      case 'true': case 'false':
         break;
     }
   }
@@ -64,7 +69,7 @@ export function formulaEquals(a: Formula, b: Formula): boolean {
   switch (a.kind) {
     case 'true': case 'false': return true;
     case 'ap': return a.name === (b as typeof a).name;
-    case 'not': case 'F': case 'G': return formulaEquals(a.arg, (b as typeof a).arg);
+    case 'not': case 'F': case 'G': case 'X': return formulaEquals(a.arg, (b as typeof a).arg);
     case 'and': case 'or': {
       const bb = b as typeof a;
       return a.args.length === bb.args.length && a.args.every((x, i) => formulaEquals(x, bb.args[i]!));
@@ -112,9 +117,9 @@ export function formulaDepth(f: Formula): number {
 
 function children(g: Formula): readonly Formula[] {
   switch (g.kind) {
-    case 'not': case 'F': case 'G': return [g.arg];
+    case 'not': case 'F': case 'G': case 'X': return [g.arg];
     case 'and': case 'or': return g.args;
-    case 'implies': case 'iff': case 'U': case 'R': case 'W': return [g.left, g.right];
-    default: return [];
+    case 'implies': case 'iff': case 'xor': case 'U': case 'R': case 'W': case 'M': return [g.left, g.right];
+    case 'true': case 'false': case 'ap': return [];
   }
 }

@@ -17,7 +17,7 @@ export interface Lasso {
 
 /**
  * Positions 0..n-1 are prefix then cycle; the successor of the last position is the first cycle
- * position. Each subformula gets a truth vector; U and R are least and greatest fixpoints along
+ * position (so X is exact). Each subformula gets a truth vector; U and R are least and greatest fixpoints along
  * the lasso, found by sweeping backwards until nothing changes (at most two sweeps on the cycle).
  * A formula deeper than `maxNesting` operator levels is refused (LtlBudgetError 'depth').
  */
@@ -89,6 +89,23 @@ export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_
         // a R b = b W (a & b)
         const a = ev(g.left), b = ev(g.right);
         v = until(b, a.map((x, i) => x && b[i]!), false);
+        break;
+      }
+      case 'M': {
+        // a M b = b U (a & b)
+        const a = ev(g.left), b = ev(g.right);
+        v = until(b, a.map((x, i) => x && b[i]!), true);
+        break;
+      }
+      case 'X': {
+        // exact on a lasso: the successor of the last position is the first cycle position
+        const a = ev(g.arg);
+        v = a.map((_, i) => a[succ(i)]!);
+        break;
+      }
+      case 'xor': {
+        const a = ev(g.left), b = ev(g.right);
+        v = a.map((x, i) => x !== b[i]!);
         break;
       }
     }

@@ -6,11 +6,14 @@
 import type { SourcePos } from './errors.js';
 
 export type LtlTokenKind =
-  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '->' | '<->'
-  | 'U' | 'R' | 'W' | 'F' | 'G' | 'X' | 'invalid';
+  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '^' | '->' | '<->'
+  | 'U' | 'R' | 'W' | 'M' | 'F' | 'G' | 'X' | 'invalid';
 
 export interface ScannedToken {
-  /** What the token means: alternative spellings map to one kind ('&&' is '&', 'V' is 'R', '[]' is 'G'). */
+  /**
+   * What the token means: alternative spellings map to one kind ('&&' is '&', 'V' is 'R', '[]' is 'G',
+   * 'xor' is '^', '1' is 'true', '0' is 'false').
+   */
   readonly kind: LtlTokenKind;
   /** Offsets into the source, end exclusive. */
   readonly start: number;
@@ -28,18 +31,20 @@ const IDENT_START = /[a-z_]/;
 const IDENT_PART = /[A-Za-z0-9_]/;
 const MULTI: readonly (readonly [string, LtlTokenKind])[] = [['<->', '<->'], ['->', '->'], ['&&', '&'], ['||', '|'], ['[]', 'G'], ['<>', 'F']];
 const SINGLE: Readonly<Record<string, LtlTokenKind>> = {
-  '(': '(', ')': ')', '!': '!', '&': '&', '|': '|', U: 'U', R: 'R', W: 'W', F: 'F', G: 'G', X: 'X', V: 'R',
+  '(': '(', ')': ')', '!': '!', '&': '&', '|': '|', '^': '^', U: 'U', R: 'R', W: 'W', M: 'M', F: 'F', G: 'G', X: 'X', V: 'R',
 };
+/** Words that are not propositions (Spot's spellings; a quoted "xor" is a proposition). */
+const KEYWORDS: ReadonlyMap<string, LtlTokenKind> = new Map([['true', 'true'], ['false', 'false'], ['xor', '^']]);
 
 function invalidCharacter(c: string): string {
   if (c === '-') return "unexpected '-': expected '->'";
   if (c === '<') return "unexpected '<': expected '<->' or '<>'";
   if (c === '[') return "unexpected '[': expected '[]'";
   if (/[A-Z]/.test(c)) {
-    return `unexpected '${c}': expected an operator (! & | -> <-> U R W V F G [] <>) or a proposition (a lowercase letter or '_' first, or double-quoted)`;
+    return `unexpected '${c}': expected an operator (! & | ^ -> <-> U R W M V F G X [] <>) or a proposition (a lowercase letter or '_' first, or double-quoted)`;
   }
   const shown = c.codePointAt(0)! < 32 ? `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}` : c;
-  return `unexpected character '${shown}': expected a proposition, 'true', 'false', '(' or an operator`;
+  return `unexpected character '${shown}': expected a proposition, 'true', 'false', '1', '0', '(' or an operator`;
 }
 
 export function scanLtl(src: string): ScannedToken[] {
@@ -66,8 +71,17 @@ export function scanLtl(src: string): ScannedToken[] {
     if (IDENT_START.test(c)) {
       i++;
       while (i < src.length && IDENT_PART.test(src[i]!)) i++;
+      push(KEYWORDS.get(src.slice(start, i)) ?? 'ident', start, i);
+      continue;
+    }
+    if (c >= '0' && c <= '9') {
+      // the constants 1 and 0 (Spot's spelling of true and false); no other numbers
+      i++;
+      while (i < src.length && IDENT_PART.test(src[i]!)) i++;
       const word = src.slice(start, i);
-      push(word === 'true' ? 'true' : word === 'false' ? 'false' : 'ident', start, i);
+      if (word === '1') push('true', start, i);
+      else if (word === '0') push('false', start, i);
+      else push('invalid', start, i, word, `unexpected '${word}': numbers are not propositions; the constants are 1 and 0 (or true and false), and a proposition starts with a lowercase letter or '_'`);
       continue;
     }
     if (c === '"') {

@@ -5,7 +5,7 @@ import type { Budget } from './budget.js';
  * Negation normal form over a hash-consed DAG: equal subformulas are one node, so memoised
  * work (transitions, acceptance) is shared, and formulas with `<->` stay linear in size.
  */
-export type NodeOp = 'tt' | 'ff' | 'lit' | 'and' | 'or' | 'U' | 'R';
+export type NodeOp = 'tt' | 'ff' | 'lit' | 'and' | 'or' | 'U' | 'R' | 'X';
 
 export interface Node {
   readonly id: number;
@@ -14,7 +14,7 @@ export interface Node {
   readonly ap: number;
   /** Negated literal. */
   readonly neg: boolean;
-  /** Operands: and/or sorted by id; U/R [left, right]. */
+  /** Operands: and/or sorted by id; U/R [left, right]; X [arg]. */
   readonly kids: readonly Node[];
 }
 
@@ -170,6 +170,7 @@ export class NodeFactory {
     // a1 U a2 implies F a2; so it implies F b2 when a2 does (F F b2 = F b2)
     if (a.op === 'U' && this.isF(b) && implies(a.kids[1]!, b)) return true;
     if (a.op === 'R' && implies(a.kids[1]!, b)) return true;
+    if (a.op === 'X' && b.op === 'X' && implies(a.kids[0]!, b.kids[0]!)) return true;
     return false;
   }
 
@@ -192,6 +193,7 @@ export class NodeFactory {
       case 'and': case 'or': return n.kids.every((k) => this.eventual(k));
       case 'U': return this.isF(n) || this.eventual(n.kids[1]!);
       case 'R': return this.isG(n) ? this.eventual(n.kids[1]!) : false;
+      case 'X': return this.eventual(n.kids[0]!); // X e holds on w iff e on w's suffix, which every u·w ends with too
       default: return false;
     }
   }
@@ -202,6 +204,7 @@ export class NodeFactory {
       case 'and': case 'or': return n.kids.every((k) => this.universal(k));
       case 'R': return this.isG(n) || this.universal(n.kids[1]!);
       case 'U': return this.isF(n) ? this.universal(n.kids[1]!) : false;
+      case 'X': return this.universal(n.kids[0]!);
       default: return false;
     }
   }
@@ -233,6 +236,16 @@ export class NodeFactory {
       if (s !== null) return s;
     }
     return this.intern('U', 0, false, [l, r]);
+  }
+
+  /**
+   * Next. X true = true and X false = false always; with rewriting X S = S for a suspendable S
+   * (true at one position iff at every position). Negation goes through it: !X a = X !a.
+   */
+  X(a: Node): Node {
+    if (a === this.tt || a === this.ff) return a;
+    if (this.rewrite && this.suspendable(a)) return a;
+    return this.intern('X', 0, false, [a]);
   }
 
   R(l: Node, r: Node): Node {
@@ -293,6 +306,18 @@ export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: Node
         const b = go(g.right, neg);
         return neg ? nf.U(b, nf.and([a, b])) : nf.R(b, nf.or([a, b]));
       }
+      case 'M': {
+        // a M b = b U (a & b), the dual of W;  !(a M b) = !a W !b = !b R (!a | !b)
+        const a = go(g.left, neg);
+        const b = go(g.right, neg);
+        return neg ? nf.R(b, nf.or([a, b])) : nf.U(b, nf.and([a, b]));
+      }
+      case 'xor':
+        // a xor b = !(a <-> b)
+        return neg
+          ? nf.or([nf.and([go(g.left, false), go(g.right, false)]), nf.and([go(g.left, true), go(g.right, true)])])
+          : nf.or([nf.and([go(g.left, false), go(g.right, true)]), nf.and([go(g.left, true), go(g.right, false)])]);
+      case 'X': return nf.X(go(g.arg, neg));
     }
   };
   return go(f, false);

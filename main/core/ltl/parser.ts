@@ -14,11 +14,17 @@ export interface ParseOptions {
    * over a parsed formula goes deeper than this.
    */
   readonly maxNesting?: number;
+  /**
+   * Accept the next operator `X` (default false). The LTL tools (`witness ltl …`) accept it; mission
+   * specifications do not: a continuous execution is observed as a stutter-invariant label word, so
+   * a mission refuses `X` with the stutter-invariance message at its position.
+   */
+  readonly allowNext?: boolean;
 }
 
 type TokKind =
-  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '->' | '<->'
-  | 'U' | 'R' | 'W' | 'F' | 'G' | 'X' | 'eof';
+  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '^' | '->' | '<->'
+  | 'U' | 'R' | 'W' | 'M' | 'F' | 'G' | 'X' | 'eof';
 
 interface Token {
   readonly kind: TokKind;
@@ -30,8 +36,8 @@ interface Token {
 /** Spellings of each operator, for messages. */
 const SHOW: Record<TokKind, string> = {
   ident: 'a proposition', true: "'true'", false: "'false'", '(': "'('", ')': "')'", '!': "'!'",
-  '&': "'&'", '|': "'|'", '->': "'->'", '<->': "'<->'", U: "'U'", R: "'R'", W: "'W'", F: "'F'",
-  G: "'G'", X: "'X'", eof: 'end of input',
+  '&': "'&'", '|': "'|'", '^': "'^'", '->': "'->'", '<->': "'<->'", U: "'U'", R: "'R'", W: "'W'", M: "'M'",
+  F: "'F'", G: "'G'", X: "'X'", eof: 'end of input',
 };
 
 function tokenize(src: string): Token[] {
@@ -45,7 +51,7 @@ function tokenize(src: string): Token[] {
   return tokens;
 }
 
-const NEXT_MESSAGE =
+export const NEXT_MESSAGE =
   'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';
 
 class Parser {
@@ -53,7 +59,7 @@ class Parser {
   private depth = 0;
   /** Height of each operator node built (leaves are 0): the tree's depth, checked as it grows. */
   private readonly heights = new Map<Formula, number>();
-  constructor(private readonly toks: Token[], private readonly maxNesting: number) {}
+  constructor(private readonly toks: Token[], private readonly maxNesting: number, private readonly allowNext: boolean) {}
 
   private peek(): Token { return this.toks[this.i]!; }
   private next(): Token { return this.toks[this.i++]!; }
@@ -63,7 +69,7 @@ class Parser {
     const t = this.peek();
     if (t.kind !== 'eof') {
       if (t.kind === ')') throw new LtlSyntaxError(t.pos, "unmatched ')': expected an operator or end of input");
-      if (t.kind === 'X') throw new LtlSyntaxError(t.pos, NEXT_MESSAGE);
+      if (t.kind === 'X' && !this.allowNext) throw new LtlSyntaxError(t.pos, NEXT_MESSAGE);
       throw new LtlSyntaxError(t.pos, `expected an operator or end of input, found ${describe(t)}`);
     }
     return f;
@@ -91,77 +97,118 @@ class Parser {
     return f;
   }
 
+  // Each level calls the next one directly (no closures between them), so that a parenthesis costs
+  // few stack frames: the nesting budget, not the call stack, is what stops a deep formula.
+
   private iff(): Formula {
     let left = this.implies();
     while (this.peek().kind === '<->') {
       const op = this.next();
-      const right = this.operand(op, () => this.implies());
+      this.expectOperand(op);
+      const right = this.implies();
       left = this.built({ kind: 'iff', left, right }, [left, right], op);
     }
     return left;
   }
 
+  /** Right-associative: a -> b -> c is a -> (b -> c), read iteratively and folded from the right. */
   private implies(): Formula {
-    return this.rightChain(['->'], () => this.or(), () => 'implies');
+    const first = this.or();
+    if (this.peek().kind !== '->') return first;
+    const items = [first];
+    const ops: Token[] = [];
+    while (this.peek().kind === '->') {
+      const op = this.next();
+      this.enter(op);
+      ops.push(op);
+      this.expectOperand(op);
+      items.push(this.or());
+    }
+    return this.foldRight(items, ops);
   }
 
+  /** n-ary | (and & below): one node however long the chain, so long disjunctions stay shallow. */
   private or(): Formula {
-    return this.junction('or', '|', () => this.and());
+    const first = this.xor();
+    if (this.peek().kind !== '|') return first;
+    const args = [first];
+    const at = this.peek();
+    while (this.peek().kind === '|') {
+      const op = this.next();
+      this.expectOperand(op);
+      args.push(this.xor());
+    }
+    return this.built({ kind: 'or', args }, args, at);
+  }
+
+  /** Exclusive or, left-associative, between | and & (Spot's precedence). */
+  private xor(): Formula {
+    let left = this.and();
+    while (this.peek().kind === '^') {
+      const op = this.next();
+      this.expectOperand(op);
+      const right = this.and();
+      left = this.built({ kind: 'xor', left, right }, [left, right], op);
+    }
+    return left;
   }
 
   private and(): Formula {
-    return this.junction('and', '&', () => this.temporal());
-  }
-
-  /** n-ary & and |: one node however long the chain, so long conjunctions stay shallow. */
-  private junction(kind: 'and' | 'or', tok: TokKind, operand: () => Formula): Formula {
-    const args = [operand()];
-    let first: Token | undefined;
-    while (this.peek().kind === tok) {
+    const first = this.temporal();
+    if (this.peek().kind !== '&') return first;
+    const args = [first];
+    const at = this.peek();
+    while (this.peek().kind === '&') {
       const op = this.next();
-      first ??= op;
-      args.push(this.operand(op, operand));
+      this.expectOperand(op);
+      args.push(this.temporal());
     }
-    return first === undefined ? args[0]! : this.built({ kind, args }, args, first);
+    return this.built({ kind: 'and', args }, args, at);
   }
 
+  /** U R W M: one level, right-associative, like -> above. */
   private temporal(): Formula {
-    return this.rightChain(['U', 'R', 'W'], () => this.unary(), (k) => k as BinaryKind);
-  }
-
-  /** Right-associative chains, parsed iteratively and folded from the right. */
-  private rightChain(ops: TokKind[], operand: () => Formula, kindOf: (k: TokKind) => BinaryKind): Formula {
-    const items = [operand()];
-    const opTokens: Token[] = [];
-    while (ops.includes(this.peek().kind)) {
+    const first = this.unary();
+    if (!isTemporal(this.peek().kind)) return first;
+    const items = [first];
+    const ops: Token[] = [];
+    while (isTemporal(this.peek().kind)) {
       const op = this.next();
       this.enter(op);
-      opTokens.push(op);
-      items.push(this.operand(op, operand));
+      ops.push(op);
+      this.expectOperand(op);
+      items.push(this.unary());
     }
+    return this.foldRight(items, ops);
+  }
+
+  /** items[0] op[0] items[1] op[1] … folded from the right; the operators' nesting ends here. */
+  private foldRight(items: readonly Formula[], ops: readonly Token[]): Formula {
     let acc = items[items.length - 1]!;
-    for (let k = opTokens.length - 1; k >= 0; k--) {
+    for (let k = ops.length - 1; k >= 0; k--) {
       const left = items[k]!;
-      acc = this.built({ kind: kindOf(opTokens[k]!.kind), left, right: acc }, [left, acc], opTokens[k]!);
+      const kind: BinaryKind = ops[k]!.kind === '->' ? 'implies' : ops[k]!.kind as BinaryKind;
+      acc = this.built({ kind, left, right: acc }, [left, acc], ops[k]!);
     }
-    this.depth -= opTokens.length;
+    this.depth -= ops.length;
     return acc;
   }
 
-  private operand(op: Token, parse: () => Formula): Formula {
+  /** After an operator: a formula must follow. */
+  private expectOperand(op: Token): void {
     const t = this.peek();
     if (t.kind === 'eof' || t.kind === ')' || isBinary(t.kind)) {
       throw new LtlSyntaxError(t.pos, `expected a formula after '${op.text}', found ${describe(t)}`);
     }
-    return parse();
   }
 
   private unary(): Formula {
     const t = this.peek();
-    if (t.kind === '!' || t.kind === 'F' || t.kind === 'G') {
+    if (t.kind === '!' || t.kind === 'F' || t.kind === 'G' || (t.kind === 'X' && this.allowNext)) {
       this.next();
       this.enter(t);
-      const arg = this.operand(t, () => this.unary());
+      this.expectOperand(t);
+      const arg = this.unary();
       this.depth--;
       return this.built({ kind: t.kind === '!' ? 'not' : t.kind, arg }, [arg], t);
     }
@@ -180,7 +227,7 @@ class Parser {
         const f = this.iff();
         const close = this.peek();
         if (close.kind !== ')') {
-          if (close.kind === 'X') throw new LtlSyntaxError(close.pos, NEXT_MESSAGE);
+          if (close.kind === 'X' && !this.allowNext) throw new LtlSyntaxError(close.pos, NEXT_MESSAGE);
           throw new LtlSyntaxError(close.pos,
             `expected ')' to close '(' at ${t.pos.line}:${t.pos.column}, found ${describe(close)}`);
         }
@@ -198,8 +245,12 @@ class Parser {
   }
 }
 
+function isTemporal(k: TokKind): boolean {
+  return k === 'U' || k === 'R' || k === 'W' || k === 'M';
+}
+
 function isBinary(k: TokKind): boolean {
-  return k === '&' || k === '|' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W';
+  return k === '&' || k === '|' || k === '^' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W' || k === 'M';
 }
 
 function describe(t: Token): string {
@@ -209,7 +260,7 @@ function describe(t: Token): string {
 }
 
 /**
- * Parses LTL without next. Throws LtlSyntaxError (with 1-based line:column) on malformed input and
+ * Parses LTL, without next unless `options.allowNext`. Throws LtlSyntaxError (with 1-based line:column) on malformed input and
  * LtlBudgetError when the input is longer or deeper than the budget allows.
  */
 export function parseLtl(src: string, options: ParseOptions = {}): Formula {
@@ -218,5 +269,5 @@ export function parseLtl(src: string, options: ParseOptions = {}): Formula {
     throw new LtlBudgetError('length', maxLength,
       `formula is ${src.length} characters long; the limit is ${maxLength}`);
   }
-  return new Parser(tokenize(src), options.maxNesting ?? DEFAULT_MAX_NESTING).parseAll();
+  return new Parser(tokenize(src), options.maxNesting ?? DEFAULT_MAX_NESTING, options.allowNext ?? false).parseAll();
 }

@@ -155,6 +155,7 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
         if (l.op === 'ff') return { kind: 'G', arg: go(r) };
         return { kind: 'R', left: go(l), right: go(r) };
       }
+      case 'X': return { kind: 'X', arg: go(n.kids[0]!) };
     }
   };
   try {

@@ -3,6 +3,10 @@
  * transitions are (guard term, conjunction of next states). Index 0 is a pseudo-state for the
  * whole formula, so the automaton has one initial state.
  *
+ * The next operator is GO's as well: X ψ moves on every letter to ψ̄, the states of ψ's temporal
+ * operands and literals (a product over &, a union over |), so literals and X formulas below an X
+ * are states too. Nothing here or after assumes stutter-invariance.
+ *
  * Beyond Gastin–Oddoux: a recurrence `G F ψ` is one state whose ψ-loop carries an acceptance mark
  * (as LTL3BA treats such formulas), instead of a `G` state that spawns an `F ψ` state. Conjunctions
  * of recurrences then give one generalized state instead of 2^n.
@@ -13,7 +17,7 @@ import type { Node, NodeFactory } from './nnf.js';
 import type { Budget } from './budget.js';
 
 export interface VwaaState {
-  /** The formula this state stands for; null for the initial pseudo-state. */
+  /** The formula this state stands for (a U or R, or under X also a literal or an X); null for the initial pseudo-state. */
   readonly node: Node | null;
   /** Final states must eventually be left (U) or must loop through a marked move (G F). */
   readonly final: boolean;
@@ -80,7 +84,30 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
   // skips its F ψ operand), since it numbers the states.
   const needs = (n: Node): readonly Node[] => {
     if (isGF(n)) return [n.kids[1]!.kids[1]!];
+    if (n.op === 'X') return []; // its moves name states, they do not need the operand's moves
     return n.op === 'U' || n.op === 'R' ? [n.kids[1]!, n.kids[0]!] : n.kids;
+  };
+
+  /** GO's ψ̄ as moves on any letter: a target set per way of meeting ψ from the next position on. */
+  const barMemo = new Map<number, Move[]>();
+  const bar = (n: Node): Move[] => {
+    let res = barMemo.get(n.id);
+    if (res !== undefined) return res;
+    switch (n.op) {
+      case 'tt': res = [{ g: TRUE_TERM, to: 0n, acc: 0n }]; break;
+      case 'ff': res = []; break;
+      case 'and':
+        res = n.kids.reduce<Move[]>((acc, k) => product(acc, bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
+        break;
+      case 'or':
+        res = removeDominated(n.kids.flatMap((k) => bar(k)), budget);
+        break;
+      default:
+        res = self(n);
+        break;
+    }
+    barMemo.set(n.id, res);
+    return res;
   };
   let held = 0;
   const dlt = (top: Node): Move[] => {
@@ -128,6 +155,9 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         res = removeDominated([...dlt(r), ...product(dlt(l), self(n))], budget);
         break;
       }
+      case 'X':
+        res = bar(n.kids[0]!);
+        break;
       case 'R': {
         const [l, r] = n.kids as [Node, Node];
         if (isGF(n)) {

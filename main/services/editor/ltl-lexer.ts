@@ -17,8 +17,8 @@ export interface LtlToken {
 
 const CATEGORY: Readonly<Record<ScannedToken['kind'], LtlTokenKind>> = {
   ident: 'ident', true: 'constant', false: 'constant', '(': 'paren', ')': 'paren', invalid: 'invalid',
-  '!': 'operator', '&': 'operator', '|': 'operator', '->': 'operator', '<->': 'operator',
-  U: 'operator', R: 'operator', W: 'operator', F: 'operator', G: 'operator', X: 'operator',
+  '!': 'operator', '&': 'operator', '|': 'operator', '^': 'operator', '->': 'operator', '<->': 'operator',
+  U: 'operator', R: 'operator', W: 'operator', M: 'operator', F: 'operator', G: 'operator', X: 'operator',
 };
 
 /** The parser's own tokens (main/core/ltl/lexer.ts), by category for the editor. */

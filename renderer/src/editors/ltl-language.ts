@@ -23,12 +23,14 @@ const OPERATORS: { op: string; also?: string; insert: string; doc: string }[] = 
   { op: 'U', insert: 'U ', doc: 'φ U ψ — until: ψ holds at some step, and φ holds at every step before it.' },
   { op: 'R', also: 'V', insert: 'R ', doc: 'φ R ψ — release: ψ holds up to and including the first step where φ holds, or forever.' },
   { op: 'W', insert: 'W ', doc: 'φ W ψ — weak until: φ U ψ, or φ forever.' },
+  { op: 'M', insert: 'M ', doc: 'φ M ψ — strong release: ψ U (φ & ψ), ψ holds up to and including a step where φ holds, which comes.' },
   { op: '!', insert: '!', doc: '!φ — not.' },
   { op: '&', also: '&&', insert: '& ', doc: 'φ & ψ — and.' },
   { op: '|', also: '||', insert: '| ', doc: 'φ | ψ — or.' },
+  { op: '^', also: 'xor', insert: '^ ', doc: 'φ ^ ψ — exclusive or: exactly one of φ and ψ (binds tighter than |, looser than &).' },
   { op: '->', insert: '-> ', doc: 'φ -> ψ — implies.' },
   { op: '<->', insert: '<-> ', doc: 'φ <-> ψ — if and only if.' },
-  { op: 'X', insert: 'X ', doc: 'X φ — next: not supported; specifications must be stutter-invariant (LTL without next).' },
+  { op: 'X', insert: 'X ', doc: 'X φ — next: not supported in specifications, which must be stutter-invariant (LTL without next); the `witness ltl` tools accept it.' },
 ];
 const ALIAS = new Map<string, string>(OPERATORS.flatMap((o) => [[o.op, o.op], ...(o.also ? [[o.also, o.op] as [string, string]] : [])]));
 
@@ -49,7 +51,7 @@ export function registerLtl(ctx: LtlContext): void {
   registered = true;
   monaco.languages.register({ id: LTL, extensions: ['.ltl'], aliases: ['LTL', 'ltl'] });
   monaco.languages.setLanguageConfiguration(LTL, {
-    wordPattern: /"(?:[^"\\\n]|\\["\\])*"|[a-z_][A-Za-z0-9_]*|<->|->|&&|\|\||\[\]|<>|[!&|UFRWGVX]/,
+    wordPattern: /"(?:[^"\\\n]|\\["\\])*"|[a-z_][A-Za-z0-9_]*|<->|->|&&|\|\||\[\]|<>|[!&|^UFRWMGVX01]/,
     brackets: [['(', ')']],
     autoClosingPairs: [{ open: '(', close: ')' }, { open: '"', close: '"' }],
     surroundingPairs: [{ open: '(', close: ')' }, { open: '"', close: '"' }],
@@ -59,11 +61,12 @@ export function registerLtl(ctx: LtlContext): void {
     tokenizer: {
       root: [
         [/[ \t\r\n]+/, 'white'],
-        [/[a-z_][A-Za-z0-9_]*/, { cases: { 'true|false': 'keyword.constant', '@default': 'variable' } }],
+        [/[a-z_][A-Za-z0-9_]*/, { cases: { 'true|false': 'keyword.constant', xor: 'operator', '@default': 'variable' } }],
+        [/[01](?![A-Za-z0-9_])/, 'keyword.constant'],
         [/"(?:[^"\\\n]|\\["\\])+"/, 'string'],
         [/"[^"\n]*/, 'string.invalid'],
-        [/<->|->|&&|\|\||[!&|]/, 'operator'],
-        [/\[\]|<>|[GFURWV]/, 'keyword'],
+        [/<->|->|&&|\|\||[!&|^]/, 'operator'],
+        [/\[\]|<>|[GFURWVM]/, 'keyword'],
         [/X/, 'keyword.invalid'],
         [/[()]/, '@brackets'],
         [/./, 'invalid'],
@@ -87,7 +90,7 @@ export function registerLtl(ctx: LtlContext): void {
         const known = v?.propositions.find((p) => p.name === name);
         const problem = check?.result.diagnostics.find((d) => d.source === 'vocabulary' && d.startLine === position.lineNumber
           && d.startColumn === word.startColumn);
-        if (name === 'true' || name === 'false') parts.push(`\`${name}\` — the constant.`);
+        if (name === 'true' || name === 'false') parts.push(`\`${name}\` — the constant (also written ${name === 'true' ? '1' : '0'}).`);
         else if (problem !== undefined) parts.push(`⚠ ${problem.message}`);
         else if (known !== undefined) parts.push(`**${name}** — ${known.detail} (${v!.world})`);
         else parts.push(`**${name}** — a proposition${v === null ? '' : ` (not checked against ${v.world})`}`);

@@ -5,19 +5,50 @@ import type { Lasso } from '../../../main/core/ltl/lasso.js';
 
 export const PROPS = ['a', 'b', 'c'] as const;
 
-/** Random LTL formulas over `props`, every operator represented, depth-bounded. */
-export function formulaArb(props: readonly string[] = PROPS, depth = 4): fc.Arbitrary<Formula> {
+/**
+ * Random LTL formulas over `props`, every operator represented, depth-bounded. Without `full`, the
+ * next-free operators the property tests have always drawn (the same formulas for the same seed);
+ * with it, Spot's whole syntax: X, M and xor as well.
+ */
+export function formulaArb(props: readonly string[] = PROPS, depth = 4, full = false): fc.Arbitrary<Formula> {
+  const unary = full ? ['not', 'F', 'G', 'X'] as const : ['not', 'F', 'G'] as const;
+  const binary = full
+    ? ['U', 'R', 'W', 'M', 'implies', 'iff', 'xor'] as const
+    : ['U', 'R', 'W', 'implies', 'iff'] as const;
   const { f } = fc.letrec<{ f: Formula }>((tie) => ({
     f: fc.oneof(
       { depthSize: 'small', withCrossShrink: true, maxDepth: depth },
       fc.constantFrom(...props).map((name): Formula => ({ kind: 'ap', name })),
       fc.constantFrom<Formula>({ kind: 'true' }, { kind: 'false' }),
-      fc.tuple(fc.constantFrom('not' as const, 'F' as const, 'G' as const), tie('f'))
+      fc.tuple(fc.constantFrom(...unary), tie('f'))
         .map(([kind, arg]): Formula => ({ kind, arg })),
       fc.tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('f'), { minLength: 2, maxLength: 3 }))
         .map(([kind, args]): Formula => ({ kind, args })),
-      fc.tuple(fc.constantFrom('U' as const, 'R' as const, 'W' as const, 'implies' as const, 'iff' as const), tie('f'), tie('f'))
+      fc.tuple(fc.constantFrom(...binary), tie('f'), tie('f'))
         .map(([kind, left, right]): Formula => ({ kind, left, right })),
+    ),
+  }));
+  return f;
+}
+
+/** Temporal shapes with the next operator: X chains and X under G, F and U, as Dwyer's patterns write them. */
+export function nextArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula> {
+  const lit = fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
+    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  const { f } = fc.letrec<{ f: Formula }>((tie) => ({
+    f: fc.oneof(
+      { maxDepth: 4, depthSize: 'small' },
+      lit,
+      tie('f').map((x): Formula => ({ kind: 'X', arg: x })),
+      tie('f').map((x): Formula => ({ kind: 'X', arg: { kind: 'X', arg: x } })),
+      tie('f').map((x): Formula => ({ kind: 'F', arg: x })),
+      tie('f').map((x): Formula => ({ kind: 'G', arg: x })),
+      tie('f').map((x): Formula => ({ kind: 'G', arg: { kind: 'F', arg: { kind: 'X', arg: x } } })),
+      fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'G', arg: { kind: 'implies', left: l, right: { kind: 'X', arg: r } } })),
+      fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'U', left: l, right: r })),
+      fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'M', left: l, right: r })),
+      fc.array(tie('f'), { minLength: 2, maxLength: 3 }).map((args): Formula => ({ kind: 'and', args })),
+      fc.array(tie('f'), { minLength: 2, maxLength: 3 }).map((args): Formula => ({ kind: 'or', args })),
     ),
   }));
   return f;

@@ -7,7 +7,7 @@ import { type Formula, formulaDepth } from '../../../main/core/ltl/ast.js';
 
 const show = (s: string): string => printLtl(parseLtl(s));
 
-test('precedence: unary > U R W > & > | > -> > <->', () => {
+test('precedence: unary > U R W M > & > ^ > | > -> > <->', () => {
   assert.deepEqual(parseLtl('!a U b'), { kind: 'U', left: { kind: 'not', arg: { kind: 'ap', name: 'a' } }, right: { kind: 'ap', name: 'b' } });
   assert.equal(show('a & b U c'), 'a & b U c');
   assert.deepEqual(parseLtl('a & b U c'), {
@@ -18,7 +18,9 @@ test('precedence: unary > U R W > & > | > -> > <->', () => {
   });
   const imp = parseLtl('a -> b <-> c | d');
   assert.equal(imp.kind, 'iff');
-  assert.equal(printLtl(parseLtl('(a -> b) <-> c')), 'a -> b <-> c');
+  // printed so that Spot, which gives -> and <-> one right-associative level, reads the same tree
+  assert.equal(printLtl(parseLtl('(a -> b) <-> c')), '(a -> b) <-> c');
+  assert.equal(printLtl(parseLtl('a -> b <-> c | d')), '(a -> b) <-> c | d');
 });
 
 test('-> is right-associative, U chains are right-associative, & and | are n-ary', () => {

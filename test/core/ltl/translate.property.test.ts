@@ -1,6 +1,7 @@
 /**
  * The translator against the lasso evaluator: the automaton accepts exactly the words the
- * formula's semantics accepts. Over 10 000 (formula, word-set) cases across shapes.
+ * formula's semantics accepts. Over 10 000 (formula, word-set) cases across shapes, next-free and
+ * with Spot's whole syntax (X, M, xor): the evaluator is exact on lassos for X too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { pruneAutomaton } from '../../../main/core/ltl/prune.js';
 import type { Formula } from '../../../main/core/ltl/ast.js';
-import { disjointLetterArb, formulaArb, lassoArb, letterArb, showLasso, temporalArb } from './arbitraries.js';
+import { disjointLetterArb, formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
 
 function agree(f: Formula, words: readonly Lasso[], options: TranslateOptions = {}): void {
   const { automaton } = translateFormula(f, options);
@@ -40,6 +41,29 @@ test('temporal shapes, at most one proposition per letter (2000 cases)', () => {
 test('plain Gastin–Oddoux path (no recurrence loops, no rewriting, no bisimulation) agrees too (1000 cases)', () => {
   const plain = { gfLoops: false, rewrite: false, bisimulation: false };
   fc.assert(fc.property(temporalArb(), words, (f, ws) => agree(f, ws, plain)), { numRuns: 1000, seed: 4 });
+});
+
+test('random formulas with X, M and xor (2000 cases)', () => {
+  fc.assert(fc.property(formulaArb(['a', 'b', 'c'], 4, true), words, (f, ws) => agree(f, ws)), { numRuns: 2000, seed: 7 });
+});
+
+test('next-heavy shapes (X chains, G (a -> X b), G F X a, M), letters with several propositions (2000 cases)', () => {
+  fc.assert(fc.property(nextArb(), words, (f, ws) => agree(f, ws)), { numRuns: 2000, seed: 8 });
+});
+
+test('next-heavy shapes on the plain Gastin–Oddoux path agree too (1000 cases)', () => {
+  const plain = { gfLoops: false, rewrite: false, bisimulation: false };
+  fc.assert(fc.property(nextArb(), words, (f, ws) => agree(f, ws, plain)), { numRuns: 1000, seed: 9 });
+});
+
+test('next-heavy shapes with disjoint-mode pruning (500 cases)', () => {
+  fc.assert(
+    fc.property(nextArb(), disjointWords, (f, ws) => {
+      const pruned = pruneAutomaton(translateFormula(f).automaton, { disjoint: true }).automaton;
+      for (const w of ws) assert.equal(acceptsLasso(pruned, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }),
+    { numRuns: 500, seed: 10 },
+  );
 });
 
 test('disjoint-mode pruning keeps exactly the words with at most one proposition per letter (1000 cases)', () => {
