@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
@@ -349,9 +349,64 @@ test('metadata.yaml problems name the file and the field', async () => {
   const yaml = path.join(bag, 'metadata.yaml');
   const text = readFileSync(yaml, 'utf8');
   writeFileSync(yaml, text.replace('version: 5', 'version: 42'));
-  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 42: this reader knows versions 4 to 9/);
+  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 42: this reader knows versions 1 to 9/);
+  writeFileSync(yaml, text.replace('version: 5', 'version: 0'));
+  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 0: this reader knows versions 1 to 9/);
   writeFileSync(yaml, text.replace('storage_identifier: mcap', 'storage_identifier: rosbag_v1'));
   await expectBagError(openBag(bag), 'invalid-input', /storage_identifier "rosbag_v1"/);
   writeFileSync(yaml, text.replace(/relative_file_paths:\n\s+- \S+/, 'relative_file_paths:\n    - ../../etc/passwd'));
   await expectBagError(openBag(bag), 'invalid-input', /relative_file_paths: \.\.\/\.\.\/etc\/passwd is outside the bag directory/);
+});
+
+// Regressions found importing real rosbag2 recordings from public repositories (docs/ROS2.md,
+// "Real bags imported"); the bags themselves are not ours to commit, so each is reproduced here.
+
+test('a MESSAGE-compressed bag (each message a zstd frame, as rosbag2\'s reindex_test_bags/message_compression) imports, as a directory and as a bare file', async () => {
+  const dir = scratch();
+  for (const storage of ['sqlite3', 'mcap'] as const) {
+    const bag = await writeBagDir(dir, `mc-${storage}`, storage, { distro: 'humble', pose: 'odometry', action: 'twist' }, undefined, { messageCompression: true });
+    assert.match(readFileSync(path.join(bag, 'metadata.yaml'), 'utf8'), /compression_mode: MESSAGE/);
+    for (const p of [bag, path.join(bag, `mc-${storage}_0.${storage === 'mcap' ? 'mcap' : 'db3'}`)]) {
+      const out = path.join(dir, `${path.basename(p)}.wds`);
+      const r = await importBag(p, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+      assert.equal(r.transitions, 8, p);
+      const d = await readDataset(out);
+      close(d.observations, MAZE_OBS, `${p} observations`);
+      close(d.actions, MAZE_ACT, `${p} actions`);
+    }
+  }
+});
+
+test('a FILE-compressed bag (metadata.yaml, or a bare .db3.zstd file) is refused, naming ros2 bag convert and zstd -d', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'fc', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/compression_format: ""/, 'compression_format: zstd').replace(/compression_mode: ""/, 'compression_mode: FILE').replaceAll('fc_0.db3', 'fc_0.db3.zstd'));
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'invalid-input', /fc: metadata\.yaml: compression_format "zstd", compression_mode "FILE": rosbag2's FILE compression mode compresses each storage file whole.*`ros2 bag convert`.*`zstd -d`/);
+  const bare = path.join(dir, 'fc_0.db3.zstd');
+  writeFileSync(bare, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]));
+  await expectBagError(importBag(bare, base), 'invalid-input', /fc_0\.db3\.zstd: a storage file compressed whole \(zstd\)/);
+});
+
+test('metadata versions 1 to 3 (Dashing, Eloquent): a path prefixed with the bag directory\'s name resolves from its parent, a bare one from the directory', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'old', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  writeFileSync(yaml, text.replace('version: 5', 'version: 3').replace(/relative_file_paths:\n(\s+)- old_0\.db3/, 'relative_file_paths:\n$1- old/old_0.db3'));
+  const r3 = await importBag(bag, base);
+  assert.deepEqual([r3.transitions, (await readDataset(base.out)).generator.metadataVersion], [8, 3]);
+  writeFileSync(yaml, text.replace('version: 5', 'version: 1'));
+  assert.equal((await importBag(bag, base)).transitions, 8);
+});
+
+test('a file metadata.yaml names that is not there (renamed, as in fadil-nurmaulid/robot_kf) is refused, listing the files the directory holds', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'kf', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  renameSync(path.join(bag, 'kf_0.db3'), path.join(bag, 'my_bag.db3'));
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'not-found', /kf: metadata\.yaml names kf_0\.db3, which is not there \(.*\); the directory holds my_bag\.db3: renamed\? give the file itself/);
+  assert.equal((await importBag(path.join(bag, 'my_bag.db3'), base)).transitions, 8);
 });
