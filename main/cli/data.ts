@@ -86,6 +86,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
       }
       const r = await d.importBagData(file, { ...o, poseTopic: o.poseTopic!, actionTopic: o.actionTopic!, stamp: o.stamp, progress: progressBar(io, `import ${file}`) });
       io.out(`wrote ${o.out}: ${r.transitions} transitions in ${r.episodes} episode${r.episodes === 1 ? "" : "s"} at ${r.rate.toPrecision(4)} Hz from ${r.messages} messages (${r.storage}${r.distro !== null ? `, ${r.distro}` : ''})${r.clipped > 0 ? `; ${r.clipped} action values clipped to the world's range` : ''}, ${r.seconds.toFixed(1)} s\n`);
+      if (r.outside > 0) {
+        const span = (v: readonly [number, number]): string => `${v[0].toFixed(2)} … ${v[1].toFixed(2)}`;
+        io.err(`warning: ${r.outside} of ${r.transitions} rows lie outside ${o.world}'s free cells (in a wall or off the maze; positions x ${span(r.extent.x)}, y ${span(r.extent.y)} m): the pose is taken in the maze's frame as the bag has it, so choose a pose topic (or --frame) in that frame (docs/FORMATS.md)\n`);
+      }
     })());
 
   cmd

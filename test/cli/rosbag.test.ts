@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../main/cli/main.js';
-import { writeBagDir, writeChainBagDir } from '../services/datasets/rosbag2-fixtures.js';
+import { DRIVE, type Drive, writeBagDir, writeChainBagDir } from '../services/datasets/rosbag2-fixtures.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '';
@@ -21,6 +21,15 @@ test('data import BAG: a Jazzy MCAP bag directory imports (exit 0), and data inf
   assert.match(r.out, /wrote .*d\.wds: 8 transitions in 2 episodes at 10\.00 Hz from 19 messages \(mcap, jazzy\); 3 action values clipped/);
   const info = JSON.parse((await cli('data', 'info', out, '--json')).out) as { transitions: number; trajectories: number; generator: { kind: string } };
   assert.deepEqual([info.transitions, info.trajectories, info.generator.kind], [8, 2, 'rosbag2']);
+});
+
+test('data import BAG: poses outside the maze\'s free cells import (exit 0) with a warning naming the count and the positions\' extent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
+  const far: Drive = { poses: DRIVE.poses.map((p) => ({ ...p, x: p.x + 100 })), commands: DRIVE.commands };
+  const bag = await writeBagDir(dir, 'far', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', drive: far });
+  const r = await cli('data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--out', join(dir, 'd.wds'));
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /warning: 8 of 8 rows lie outside pointmaze-medium's free cells \(in a wall or off the maze; positions x 100\.02 … 103\.00, y 1\.00 … 1\.22 m\)/);
 });
 
 test('data import BAG: usage and bag errors exit 2 and name the flag, the bag, the topic', async () => {

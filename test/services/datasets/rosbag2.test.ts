@@ -410,3 +410,30 @@ test('a file metadata.yaml names that is not there (renamed, as in fadil-nurmaul
   await expectBagError(importBag(bag, base), 'not-found', /kf: metadata\.yaml names kf_0\.db3, which is not there \(.*\); the directory holds my_bag\.db3: renamed\? give the file itself/);
   assert.equal((await importBag(path.join(bag, 'my_bag.db3'), base)).transitions, 8);
 });
+
+test('header stamps in sim time against a Twist\'s receive times (a Gazebo run, as RinavK/husky_robot_CS498): no rows, naming the two clocks and --stamp receive, which imports it', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'sim', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', simTime: 10 });
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'invalid-input',
+    /sim: no rows: the poses on \/odom \(10\.000000000 s to 12\.300000000 s\) and the commands on \/cmd_vel \(1700000000\.020000000 s to .*\) do not overlap .*; the poses are timed by their header stamps and the Twist commands \(which have no header\) by the times the recorder received them, \d+ s apart: two clocks .*--stamp receive/);
+  assert.equal((await importBag(bag, { ...base, stamp: 'receive' })).transitions, 8);
+  // Stretches that merely miss each other (the same clock) get no such hint.
+  const late: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(5) };
+  const apart = await writeBagDir(dir, 'apart', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', drive: late });
+  await assert.rejects(importBag(apart, base), (e: Error) => !/two clocks/.test(e.message));
+});
+
+test('poses outside the maze\'s free cells (a pose in another frame) import as they are, counted in the report and the provenance', async () => {
+  const dir = scratch();
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  const inside = await importBag(await writeBagDir(dir, 'in', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist' }), base);
+  assert.equal(inside.outside, 0);
+  assert.equal((await readDataset(base.out)).generator.outsideFree, 0);
+  // UTM-like coordinates (a GPS pose, as drewbot02341/gps_nav_ws records): all rows off the maze.
+  const utm: Drive = { poses: DRIVE.poses.map((p) => ({ ...p, x: p.x + 369644, y: p.y + 3280416 })), commands: DRIVE.commands };
+  const r = await importBag(await writeBagDir(dir, 'utm', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist', drive: utm }), base);
+  assert.deepEqual([r.transitions, r.outside], [8, 8]);
+  assert.ok(r.extent.x[0] > 369643 && r.extent.y[1] < 3280418, JSON.stringify(r.extent));
+  assert.equal((await readDataset(base.out)).generator.outsideFree, 8);
+});
