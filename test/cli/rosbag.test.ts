@@ -73,6 +73,16 @@ test('bench rosbag: --help, a tiny bag as JSON, and a size below the floor is a 
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out) as { bytes: number; messages: number; import_s: number; raw_s: number };
   assert.ok(j.bytes >= 100_000 && j.messages > 0 && j.import_s > 0 && j.raw_s > 0);
+  assert.equal((j as { storage?: string }).storage, 'mcap');
+  // The same bag as a .db3 (rosbag2's sqlite3 tables), its baseline better-sqlite3's rows.
+  const db3 = await cli('bench', 'rosbag', '--bytes', '100000', '--storage', 'sqlite3', '--json');
+  assert.equal(db3.code, 0, db3.err);
+  const k = JSON.parse(db3.out) as { storage: string; bytes: number; messages: number; readMessages: number; transitions: number; import_s: number; raw_s: number };
+  assert.equal(k.storage, 'sqlite3');
+  assert.ok(k.bytes >= 100_000 && k.readMessages > 0 && k.readMessages < k.messages && k.transitions > 0 && k.import_s > 0 && k.raw_s > 0, db3.out);
+  const table = await cli('bench', 'rosbag', '--bytes', '100000', '--storage', 'sqlite3');
+  assert.match(table.out, /# witness bench rosbag --bytes 100000 --storage sqlite3[\s\S]*better-sqlite3 rows \(the reader's query\), no decoding \(baseline\)[\s\S]*Bag \(\.db3\)/);
+  assert.equal((await cli('bench', 'rosbag', '--bytes', '100000', '--storage', 'rosbag1')).code, 2);
   const small = await cli('bench', 'rosbag', '--bytes', '5');
   assert.equal(small.code, 2);
   assert.match(small.err, /--bytes must be an integer in 100000\.\./);
