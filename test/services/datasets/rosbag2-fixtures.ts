@@ -22,7 +22,7 @@ import { McapFileWritable } from '../../../main/services/datasets/rosbag2/mcap-f
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2humble } from '@foxglove/rosmsg-msgs-common';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 import * as zstd from '@foxglove/wasm-zstd';
 
 export const T0_NS = 1_700_000_000_000_000_000n;
@@ -168,13 +168,14 @@ function messages(s: BagSpec): Msg[] {
 
 function metadataYaml(s: BagSpec, storage: 'mcap' | 'sqlite3', file: string, msgs: readonly Msg[], compression: '' | 'MESSAGE' = ''): string {
   const topics = [...new Map(msgs.map((m) => [m.topic, m.type])).entries()];
-  const first = msgs[0]!.logTime, last = msgs[msgs.length - 1]!.logTime;
+  // No messages (the record rosbag2_storage_mcap writes when a bag opens): starting_time INT64_MAX, as rosbag2 writes it.
+  const first = msgs[0]?.logTime ?? 9_223_372_036_854_775_807n, last = msgs[msgs.length - 1]?.logTime ?? first;
   const jazzy = s.distro === 'jazzy';
   const info: Record<string, unknown> = {
     version: jazzy ? 9 : 5,
     storage_identifier: storage,
     duration: { nanoseconds: Number(last - first) },
-    starting_time: { nanoseconds_since_epoch: Number(first) },
+    starting_time: { nanoseconds_since_epoch: msgs.length === 0 ? first : Number(first) },
     message_count: msgs.length,
     topics_with_message_count: topics.map(([name, type]) => ({
       topic_metadata: { name, type, serialization_format: 'cdr', offered_qos_profiles: jazzy ? [] : '', ...(jazzy ? { type_description_hash: 'RIHS01_00' } : {}) },
@@ -183,7 +184,7 @@ function metadataYaml(s: BagSpec, storage: 'mcap' | 'sqlite3', file: string, msg
     compression_format: compression === '' ? '' : 'zstd',
     compression_mode: compression,
     relative_file_paths: [file],
-    files: [{ path: file, starting_time: { nanoseconds_since_epoch: Number(first) }, duration: { nanoseconds: Number(last - first) }, message_count: msgs.length }],
+    files: [{ path: file, starting_time: { nanoseconds_since_epoch: msgs.length === 0 ? first : Number(first) }, duration: { nanoseconds: Number(last - first) }, message_count: msgs.length }],
     ...(jazzy ? { custom_data: {}, ros_distro: 'jazzy' } : {}),
   };
   return stringify({ rosbag2_bagfile_information: info });
@@ -208,9 +209,12 @@ export async function writeMcap(file: string, s: BagSpec, msgs = messages(s), o:
     }
     let seq = 0;
     for (const m of msgs) await w.addMessage({ channelId: channels.get(m.topic)!, sequence: seq++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
-    const meta = new Map([['serialized_metadata', metadataYaml(s, 'mcap', path.basename(file), msgs)]]);
-    if (s.distro === 'jazzy') meta.set('ROS_DISTRO', 'jazzy');
-    await w.addMetadata({ name: 'rosbag2', metadata: meta });
+    // As rosbag2_storage_mcap writes it (Jazzy, Kilted): a `rosbag2` record when the bag opens (no
+    // messages yet) and another when it closes, each `serialized_metadata` the bag's metadata itself,
+    // not under rosbag2_bagfile_information; the distro is its ros_distro (Humble's has none).
+    const serialized = (empty: boolean): string => stringify((parseYaml(metadataYaml(s, 'mcap', path.basename(file), empty ? [] : msgs)) as { rosbag2_bagfile_information: unknown }).rosbag2_bagfile_information);
+    await w.addMetadata({ name: 'rosbag2', metadata: new Map([['serialized_metadata', serialized(true)]]) });
+    await w.addMetadata({ name: 'rosbag2', metadata: new Map([['serialized_metadata', serialized(false)]]) });
     await w.end();
   } finally {
     await fh.close();

@@ -9,6 +9,7 @@ import { importBag } from '../../../main/app/bag-import.js';
 import { readDataset } from '../../../main/services/datasets/format.js';
 import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
 import { EdgeSamples } from '../../../main/services/datasets/rosbag2/driving.js';
+import { distroOf } from '../../../main/services/datasets/rosbag2/mcap.js';
 import { WitnessError } from '../../../main/contract/errors.js';
 import { CHAIN, DRIVE, type BagSpec, type Drive, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
 
@@ -436,4 +437,12 @@ test('poses outside the maze\'s free cells (a pose in another frame) import as t
   assert.deepEqual([r.transitions, r.outside], [8, 8]);
   assert.ok(r.extent.x[0] > 369643 && r.extent.y[1] < 3280418, JSON.stringify(r.extent));
   assert.equal((await readDataset(base.out)).generator.outsideFree, 8);
+});
+
+test('an MCAP file\'s distro: ros_distro in serialized_metadata as rosbag2_storage_mcap writes it (the bag\'s metadata itself, as in rishika2024/Turtle-Waypoints\' Kilted bag), Iron\'s ROS_DISTRO key, or the metadata.yaml form', () => {
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 9\nstorage_identifier: mcap\nmessage_count: 8886\ncustom_data: ~\nros_distro: kilted\n']])), 'kilted');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 8\n'], ['ROS_DISTRO', 'iron']])), 'iron');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'rosbag2_bagfile_information:\n  ros_distro: jazzy\n']])), 'jazzy');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 5\n']])), null);
+  assert.equal(distroOf(new Map([['serialized_metadata', ': not yaml [']])), null);
 });
