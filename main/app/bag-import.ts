@@ -17,7 +17,7 @@ import { readField } from '../backends/ros2/message-path.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { openBag } from '../services/datasets/rosbag2/bag.js';
 import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
-import { type StampSource, type StampedEdge, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
+import { ACTION_TYPES, POSE_TYPES, type StampSource, type StampedEdge, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
 
 export interface BagImportRequest {
   readonly world: string;
@@ -146,6 +146,36 @@ function inSeconds(s: TfStep<StampedEdge>, sec: (ns: bigint) => number): TfStep 
 const positive = (v: number | undefined, flag: string): void => {
   if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new WitnessError('invalid-input', `${flag} must be a positive number of ${flag === '--rate' ? 'Hz' : 'seconds'}, got ${v}`, { path: flag });
 };
+
+export interface BagInfo {
+  readonly bag: string;
+  readonly storage: string;
+  readonly distro: string | null;
+  readonly metadataVersion: number | null;
+  /** First and last receive times (seconds since the epoch, nine decimals), when the bag says them. */
+  readonly timeRange: { readonly start: string; readonly end: string } | null;
+  /** Each topic; `role`: what `data import` can take it as (by its type), or null. */
+  readonly topics: readonly { readonly name: string; readonly type: string; readonly serialization: string; readonly messages: number | null; readonly role: 'pose' | 'action' | null }[];
+}
+
+/** What a bag holds, for `witness data info BAG`: its storage, distro, time range and topics (with counts where the storage says them). */
+export async function bagInfo(bagPath: string): Promise<BagInfo> {
+  const bag = await openBag(bagPath);
+  try {
+    const counts = await bag.counts();
+    return {
+      bag: bag.path, storage: bag.storage, distro: bag.distro, metadataVersion: bag.metadataVersion,
+      timeRange: bag.timeRange === null ? null : { start: stampText(bag.timeRange[0]), end: stampText(bag.timeRange[1]) },
+      topics: bag.topics.map((t) => {
+        const type = normType(t.type);
+        const role = (POSE_TYPES as readonly string[]).includes(type) ? 'pose' : (ACTION_TYPES as readonly string[]).includes(type) ? 'action' : null;
+        return { name: t.name, type: t.type, serialization: t.serialization, messages: counts?.get(t.name) ?? null, role };
+      }),
+    };
+  } finally {
+    await bag.close();
+  }
+}
 
 /** Imports a bag's driving into a dataset of `o.world`, written to `o.out`. */
 export async function importBag(bagPath: string, o: BagImportRequest): Promise<BagImportReport> {

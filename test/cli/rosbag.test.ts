@@ -32,6 +32,23 @@ test('data import BAG: poses outside the maze\'s free cells import (exit 0) with
   assert.match(r.err, /warning: 8 of 8 rows lie outside pointmaze-medium's free cells \(in a wall or off the maze; positions x 100\.02 … 103\.00, y 1\.00 … 1\.22 m\)/);
 });
 
+test('data info BAG: a bag directory or one file shows its storage, distro, time range and topics with their counts and roles (there was no way to inspect a bag)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
+  const db3 = await writeBagDir(dir, 'h', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const r = await cli('data', 'info', db3);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /h: rosbag2 bag, sqlite3, humble, metadata\.yaml version 5, 19 messages, received 1700000000\.001000000 s to 1700000002\.301000000 s/);
+  assert.match(r.out, /\/odom {2}nav_msgs\/msg\/Odometry {2}10 messages {2}\[pose topic for data import\]/);
+  assert.match(r.out, /\/cmd_vel {2}geometry_msgs\/msg\/Twist {2}9 messages {2}\[action topic for data import\]/);
+  const mcap = await writeBagDir(dir, 'j', 'mcap', { distro: 'jazzy', pose: 'tf', action: 'twist-stamped' });
+  const j = await cli('data', 'info', join(mcap, 'j_0.mcap'), '--json');
+  assert.equal(j.code, 0, j.err);
+  const info = JSON.parse(j.out) as { storage: string; distro: string | null; metadataVersion: number | null; topics: { name: string; messages: number; role: string | null }[] };
+  assert.deepEqual([info.storage, info.distro, info.metadataVersion], ['mcap', 'jazzy', null]);
+  assert.deepEqual(info.topics.map((t) => [t.name, t.messages, t.role]).sort(), [['/cmd_vel', 9, 'action'], ['/tf', 10, 'pose']]);
+  assert.equal((await cli('data', 'info', db3, '--world', 'pointmaze-medium')).code, 2);
+});
+
 test('data import BAG: usage and bag errors exit 2 and name the flag, the bag, the topic', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));
   const bag = await writeBagDir(dir, 'drive', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });

@@ -45,6 +45,8 @@ export interface BagFile {
   definition(type: string): MessageDefinition[] | null;
   /** The messages of these topics in receive-time order. */
   messages(topics: readonly string[]): AsyncGenerator<BagMessage>;
+  /** Messages per topic (MCAP: its statistics record; .db3: a count of its rows), null where the file does not say. */
+  counts(): Promise<ReadonlyMap<string, number> | null>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,8 @@ export interface RosBag {
   readonly timeRange: readonly [bigint, bigint] | null;
   definition(type: string): MessageDefinition[] | null;
   messages(topics: readonly string[]): AsyncGenerator<BagMessage>;
+  /** Messages per topic over all its files, null where a file does not say. */
+  counts(): Promise<ReadonlyMap<string, number> | null>;
   close(): Promise<void>;
 }
 
@@ -262,7 +266,7 @@ function single(p: string, f: BagFile, version: number | null): RosBag {
   return {
     path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics, timeRange: f.timeRange,
     // A file of a MESSAGE-compressed bag given alone: its messages are zstd frames.
-    definition: (t) => f.definition(t), messages: (t) => inflated(p, f.messages(t)), close: () => f.close(),
+    definition: (t) => f.definition(t), messages: (t) => inflated(p, f.messages(t)), counts: () => f.counts(), close: () => f.close(),
   };
 }
 
@@ -291,6 +295,15 @@ function merged(p: string, meta: Metadata, files: readonly BagFile[]): RosBag {
     },
     async *messages(t) {
       for (const f of files) yield* inflated(p, f.messages(t));
+    },
+    async counts() {
+      const sum = new Map<string, number>();
+      for (const f of files) {
+        const c = await f.counts();
+        if (c === null) return null;
+        for (const [k, v] of c) sum.set(k, (sum.get(k) ?? 0) + v);
+      }
+      return sum;
     },
     close: async () => {
       await Promise.all(files.map((f) => f.close()));

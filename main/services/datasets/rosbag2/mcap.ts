@@ -121,6 +121,16 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         throw new BagError(bag, `${file}: reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`, 'corrupt', { cause: e });
       }
     },
+    counts: () => {
+      const st = reader.statistics;
+      if (st === undefined) return Promise.resolve(null);
+      const out = new Map<string, number>(topics.map((t) => [t.name, 0]));
+      for (const [id, n] of st.channelMessageCounts) {
+        const topic = reader.channelsById.get(id)?.topic;
+        if (topic !== undefined) out.set(topic, (out.get(topic) ?? 0) + Number(n));
+      }
+      return Promise.resolve(out);
+    },
     close: () => fh.close(),
   };
 }
