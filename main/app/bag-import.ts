@@ -11,12 +11,13 @@ import type { Dataset } from '../core/data/dataset.js';
 import { type ActField, type ActSource, type ObsField, type ObsSource, type PoseTrack, type RowLayout, medianInterval, resampleDriving } from '../core/data/resample.js';
 import { type TfStep, chainTrack } from '../core/data/tf-tree.js';
 import { worldEntry } from '../backends/catalogue.js';
+import { cellAt } from '../core/world/maze.js';
 import { type FieldSpec, fieldType, readRos2Config } from '../backends/ros2/config.js';
 import { readField } from '../backends/ros2/message-path.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { openBag } from '../services/datasets/rosbag2/bag.js';
 import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';
-import { type StampSource, type StampedEdge, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
+import { ACTION_TYPES, POSE_TYPES, type StampSource, type StampedEdge, normType, readDriving } from '../services/datasets/rosbag2/driving.js';
 
 export interface BagImportRequest {
   readonly world: string;
@@ -43,7 +44,28 @@ export interface BagImportReport {
   readonly storage: string;
   readonly distro: string | null;
   readonly clipped: number;
+  /**
+   * A point maze: rows whose position is outside its free cells (in a wall, or off the grid), as a
+   * pose in another frame than the maze's gives (imported as they are; the CLI warns); else 0.
+   */
+  readonly outside: number;
+  /** The positions' extent, x and y (m). */
+  readonly extent: { readonly x: readonly [number, number]; readonly y: readonly [number, number] };
   readonly seconds: number;
+}
+
+/** How many rows lie outside a maze's free cells, and the extent of the positions (x, y are an observation's first two values). */
+function placement(world: string, obs: Float32Array, obsDim: number): { outside: number; extent: BagImportReport['extent'] } {
+  const layout = worldEntry(world).layout;
+  let outside = 0, x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (let r = 0; r < obs.length / obsDim; r++) {
+    const x = obs[r * obsDim]!, y = obs[r * obsDim + 1]!;
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    if (layout === undefined) continue;
+    const c = cellAt(layout, x, y);
+    if (c === null || layout.grid[c.i]![c.j] !== 0) outside++;
+  }
+  return { outside, extent: { x: [x0, x1], y: [y0, y1] } };
 }
 
 /** A point maze's observation names; a ROS 2 robot's pose fields (its other fields come from sensors a bag import does not read). */
@@ -125,6 +147,36 @@ const positive = (v: number | undefined, flag: string): void => {
   if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new WitnessError('invalid-input', `${flag} must be a positive number of ${flag === '--rate' ? 'Hz' : 'seconds'}, got ${v}`, { path: flag });
 };
 
+export interface BagInfo {
+  readonly bag: string;
+  readonly storage: string;
+  readonly distro: string | null;
+  readonly metadataVersion: number | null;
+  /** First and last receive times (seconds since the epoch, nine decimals), when the bag says them. */
+  readonly timeRange: { readonly start: string; readonly end: string } | null;
+  /** Each topic; `role`: what `data import` can take it as (by its type), or null. */
+  readonly topics: readonly { readonly name: string; readonly type: string; readonly serialization: string; readonly messages: number | null; readonly role: 'pose' | 'action' | null }[];
+}
+
+/** What a bag holds, for `witness data info BAG`: its storage, distro, time range and topics (with counts where the storage says them). */
+export async function bagInfo(bagPath: string): Promise<BagInfo> {
+  const bag = await openBag(bagPath);
+  try {
+    const counts = await bag.counts();
+    return {
+      bag: bag.path, storage: bag.storage, distro: bag.distro, metadataVersion: bag.metadataVersion,
+      timeRange: bag.timeRange === null ? null : { start: stampText(bag.timeRange[0]), end: stampText(bag.timeRange[1]) },
+      topics: bag.topics.map((t) => {
+        const type = normType(t.type);
+        const role = (POSE_TYPES as readonly string[]).includes(type) ? 'pose' : (ACTION_TYPES as readonly string[]).includes(type) ? 'action' : null;
+        return { name: t.name, type: t.type, serialization: t.serialization, messages: counts?.get(t.name) ?? null, role };
+      }),
+    };
+  } finally {
+    await bag.close();
+  }
+}
+
 /** Imports a bag's driving into a dataset of `o.world`, written to `o.out`. */
 export async function importBag(bagPath: string, o: BagImportRequest): Promise<BagImportReport> {
   const started = Date.now();
@@ -153,8 +205,16 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
       : drv.poses.map((p) => ({ t: sec(p.ns), x: p.x, y: p.y, yaw: p.yaw, ...(p.extra !== undefined ? { extra: p.extra } : {}) }));
     const r = resampleDriving(poses, commands, layout, { rate, maxGap });
     if (r.rows === 0 || r.span === null) {
-      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(stamps)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)`);
+      // Header stamps against receive times a minute or more apart: two clocks (a simulated robot's
+      // headers in sim time, the recorder's receive times in wall time), not a recording that missed.
+      const poseEnd = [stamps[0]!.ns, stamps[stamps.length - 1]!.ns], cmdEnd = [drv.commands[0]!.ns, drv.commands[drv.commands.length - 1]!.ns];
+      const apart = poseEnd[1]! < cmdEnd[0]! ? cmdEnd[0]! - poseEnd[1]! : cmdEnd[1]! < poseEnd[0]! ? poseEnd[0]! - cmdEnd[1]! : 0n;
+      const clocks = stamp === 'header' && drv.actionType === 'geometry_msgs/msg/Twist' && apart >= 60_000_000_000n
+        ? `; the poses are timed by their header stamps and the Twist commands (which have no header) by the times the recorder received them, ${(Number(apart) / 1e9).toFixed(0)} s apart: two clocks (a robot on simulated time, use_sim_time and /clock, stamps its headers in sim time while the recorder keeps wall time); --stamp receive times both by the recorder`
+        : '';
+      throw new BagError(bag.path, `no rows: the poses on ${o.poseTopic} (${range(stamps)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)${clocks}`);
     }
+    const where = placement(o.world, r.observations, layout.obs.length);
     const at = (s: number): string => stampText(t0 + BigInt(Math.round(s * 1e9)));
     const d: Dataset = {
       worldId: o.world, obsDim: layout.obs.length, actDim: layout.act.length, seed: 0,
@@ -166,10 +226,11 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
         stamp, timeRange: { start: at(r.span[0]), end: at(r.span[1]) }, rate, maxGap,
         observation: [...worldEntry(o.world).spec.observation.names], actionFrom: layout.act.map((a) => ({ from: a.from, scale: a.scale })), clip: layout.clip ? [...layout.clip] : null,
         episodes: r.episodes, transitions: r.rows, clipped: r.clipped, messages: drv.messages,
+        ...(worldEntry(o.world).layout !== undefined ? { outsideFree: where.outside } : {}),
       },
     };
     await writeDataset(o.out, d);
-    return { transitions: r.rows, episodes: r.episodes, rate, maxGap, messages: drv.messages, storage: bag.storage, distro: bag.distro, clipped: r.clipped, seconds: (Date.now() - started) / 1000 };
+    return { transitions: r.rows, episodes: r.episodes, rate, maxGap, messages: drv.messages, storage: bag.storage, distro: bag.distro, clipped: r.clipped, ...where, seconds: (Date.now() - started) / 1000 };
   } finally {
     await bag.close();
   }

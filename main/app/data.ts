@@ -89,5 +89,5 @@ export async function exportData(file: string, out: string): Promise<{ transitio
   return { transitions: datasetStats(d).transitions };
 }
 
-export { importBag as importBagData } from './bag-import.js';
+export { importBag as importBagData, bagInfo } from './bag-import.js';
 export { isBagPath } from '../services/datasets/rosbag2/bag.js';

@@ -210,18 +210,19 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     }));
   cmd
     .command('rosbag')
-    .description('rosbag2 import: a synthetic MCAP bag of about --bytes bytes (odometry, commands, an IMU), imported as `witness data import` does, against @mcap/core reading the same topics without decoding')
+    .description('rosbag2 import: a synthetic bag (MCAP, or .db3 with --storage sqlite3) of about --bytes bytes (odometry, commands, an IMU), imported as `witness data import` does, against reading the same topics without decoding (@mcap/core; better-sqlite3 for .db3)')
     .option('--bytes <n>', 'size of the synthetic bag', intFlag('--bytes', 100_000, 64 * 2 ** 30), 2 ** 30)
+    .addOption(new Option('--storage <storage>', 'the bag\'s storage: mcap (rosbag2_storage_mcap) or sqlite3 (a .db3)').choices(['mcap', 'sqlite3']).default('mcap'))
     .option('--json', 'print the figures as JSON')
-    .action(action(io, setExit, async (o: { bytes: number; json?: boolean }) => {
+    .action(action(io, setExit, async (o: { bytes: number; storage: 'mcap' | 'sqlite3'; json?: boolean }) => {
       const app = await bench();
       const started = Date.now();
-      const r = await app.rosbagBench({ bytes: o.bytes, log: (l) => io.err(`bench rosbag: ${l}\n`) });
+      const r = await app.rosbagBench({ bytes: o.bytes, storage: o.storage, log: (l) => io.err(`bench rosbag: ${l}\n`) });
       if (o.json) {
         io.out(JSON.stringify(r) + '\n');
         return;
       }
-      io.out(`# witness bench rosbag --bytes ${o.bytes}\n\n${app.rosbagBenchTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
+      io.out(`# witness bench rosbag --bytes ${o.bytes}${o.storage === 'mcap' ? '' : ` --storage ${o.storage}`}\n\n${app.rosbagBenchTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
     }));
   cmd
     .command('cli')

@@ -42,12 +42,27 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
 
   cmd
     .command('info')
-    .description('transitions, trajectories, coverage of free cells and content hash of a dataset')
-    .argument('<file>', 'a .wds file (or .npz with --world)')
+    .description('transitions, trajectories, coverage of free cells and content hash of a dataset; or what a rosbag2 bag holds (storage, distro, time range, topics and their counts)')
+    .argument('<file>', 'a .wds file (or .npz with --world), or a rosbag2 bag (a directory, metadata.yaml, .mcap or .db3)')
     .option('--world <id>', 'the world of an .npz file (required for .npz; checked for .wds)')
     .option('--json', 'print JSON')
     .action((file: string, o: { world?: string; json?: boolean }) => run(async () => {
-      const info = await (await data()).datasetInfo(file, o.world);
+      const d = await data();
+      if (!file.toLowerCase().endsWith('.wds') && !file.toLowerCase().endsWith('.npz') && d.isBagPath(file)) {
+        if (o.world !== undefined) throw new CliError(`--world: only for a dataset, not for a rosbag2 bag (${file})`);
+        const b = await d.bagInfo(file);
+        if (o.json) {
+          io.out(JSON.stringify(b, null, 2) + '\n');
+          return;
+        }
+        const total = b.topics.every((t) => t.messages !== null) ? b.topics.reduce((a, t) => a + t.messages!, 0) : null;
+        io.out(`${b.bag}: rosbag2 bag, ${b.storage}${b.distro !== null ? `, ${b.distro}` : ''}${b.metadataVersion !== null ? `, metadata.yaml version ${b.metadataVersion}` : ''}${total !== null ? `, ${total} messages` : ''}${b.timeRange !== null ? `, received ${b.timeRange.start} to ${b.timeRange.end}` : ''}\n`);
+        for (const t of b.topics) io.out(`  ${t.name}  ${t.type || '(no type)'}  ${t.messages ?? '?'} messages${t.serialization !== 'cdr' ? `  (${t.serialization})` : ''}${t.role !== null ? `  [${t.role} topic for data import]` : ''}\n`);
+        if (b.topics.length === 0) io.out('  (no topics)\n');
+        io.out(`import: witness data import ${file} --world W --pose-topic T --action-topic T --out D.wds (docs/FORMATS.md, "Datasets from rosbag2")\n`);
+        return;
+      }
+      const info = await d.datasetInfo(file, o.world);
       if (o.json) io.out(JSON.stringify(info, null, 2) + '\n');
       else {
         io.out(`${info.file}: world ${info.world}, ${info.transitions} transitions in ${info.trajectories} trajectories\n`);
@@ -86,6 +101,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
       }
       const r = await d.importBagData(file, { ...o, poseTopic: o.poseTopic!, actionTopic: o.actionTopic!, stamp: o.stamp, progress: progressBar(io, `import ${file}`) });
       io.out(`wrote ${o.out}: ${r.transitions} transitions in ${r.episodes} episode${r.episodes === 1 ? "" : "s"} at ${r.rate.toPrecision(4)} Hz from ${r.messages} messages (${r.storage}${r.distro !== null ? `, ${r.distro}` : ''})${r.clipped > 0 ? `; ${r.clipped} action values clipped to the world's range` : ''}, ${r.seconds.toFixed(1)} s\n`);
+      if (r.outside > 0) {
+        const span = (v: readonly [number, number]): string => `${v[0].toFixed(2)} … ${v[1].toFixed(2)}`;
+        io.err(`warning: ${r.outside} of ${r.transitions} rows lie outside ${o.world}'s free cells (in a wall or off the maze; positions x ${span(r.extent.x)}, y ${span(r.extent.y)} m): the pose is taken in the maze's frame as the bag has it, so choose a pose topic (or --frame) in that frame (docs/FORMATS.md)\n`);
+      }
     })());
 
   cmd

@@ -1,11 +1,14 @@
 /**
- * `witness bench rosbag`: the import rate of a large rosbag2 recording. A synthetic MCAP bag of about
- * `bytes` bytes is written to a temporary folder as rosbag2 writes one (profile ros2, ros2msg
- * schemas, CDR; chunks of 1 MiB, uncompressed): /odom (nav_msgs/msg/Odometry, 50 Hz), /cmd_vel
- * (geometry_msgs/msg/Twist, 20 Hz) and /imu (sensor_msgs/msg/Imu, 200 Hz, not read by the import).
- * Then timed in this process: `witness data import`'s workflow on it (pointmaze-medium), and the
- * baseline, @mcap/core's indexed reader reading the same two topics' messages without decoding
- * them. Ratios are the point; absolute times depend on the machine and its disk.
+ * `witness bench rosbag`: the import rate of a large rosbag2 recording. A synthetic bag of about
+ * `bytes` bytes is written to a temporary folder as rosbag2 writes one: /odom (nav_msgs/msg/Odometry,
+ * 50 Hz), /cmd_vel (geometry_msgs/msg/Twist, 20 Hz) and /imu (sensor_msgs/msg/Imu, 200 Hz, not read
+ * by the import), CDR. `storage` mcap (the default): profile ros2, ros2msg schemas, chunks of 1 MiB,
+ * uncompressed. `storage` sqlite3: a .db3 with Jazzy's tables as the tests' fixtures write them
+ * (schema 4, topics, message_definitions, messages with timestamp_idx). Then timed in this process:
+ * `witness data import`'s workflow on it (pointmaze-medium), and the baseline reading the same two
+ * topics' messages without decoding them: @mcap/core's indexed reader for MCAP; for .db3,
+ * better-sqlite3 iterating the rows of the query the reader runs. Ratios are the point; absolute
+ * times depend on the machine and its disk.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -16,15 +19,21 @@ import { loadDecompressHandlers } from '@mcap/support';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2jazzy } from '@foxglove/rosmsg-msgs-common';
+import Database from 'better-sqlite3';
 import { importBag } from '../bag-import.js';
 import { McapFileWritable } from '../../services/datasets/rosbag2/mcap-file.js';
 
+export type BenchStorage = 'mcap' | 'sqlite3';
+
 export interface RosbagBenchOptions {
   readonly bytes: number;
+  /** The bag's storage (default mcap). */
+  readonly storage?: BenchStorage;
   readonly log?: (line: string) => void;
 }
 
 export interface RosbagBenchResult {
+  readonly storage: BenchStorage;
   readonly bytes: number;
   readonly messages: number;
   readonly readMessages: number;
@@ -64,50 +73,118 @@ function ros2msg(type: string): string {
 
 const T0 = 1_700_000_000_000_000_000n;
 
-/** Writes the synthetic bag; returns the number of messages. */
-async function writeBag(file: string, bytes: number): Promise<number> {
+const TOPICS = [
+  { topic: '/odom', type: 'nav_msgs/Odometry', hz: 50 },
+  { topic: '/cmd_vel', type: 'geometry_msgs/Twist', hz: 20 },
+  { topic: '/imu', type: 'sensor_msgs/Imu', hz: 200 },
+] as const;
+
+/** Where the synthetic messages go: MCAP or .db3. */
+interface BagSink {
+  /** Bytes written so far (the file's size, near enough). */
+  size(): bigint;
+  add(topic: number, ns: bigint, data: Uint8Array): Promise<void>;
+  end(): Promise<void>;
+}
+
+async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void> }> {
   const fh = await open(file, 'w');
+  const sink = new McapFileWritable(fh);
+  const w = new McapWriter({ writable: sink, chunkSize: 1 << 20 });
+  await w.start({ profile: 'ros2', library: 'witness bench rosbag' });
+  const ch: number[] = [];
+  for (const t of TOPICS) {
+    const full = t.type.replace('/', '/msg/');
+    const schemaId = await w.registerSchema({ name: full, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msg(t.type)) });
+    ch.push(await w.registerChannel({ topic: t.topic, schemaId, messageEncoding: 'cdr', metadata: new Map() }));
+  }
+  let seq = 0;
+  return {
+    size: () => sink.position(),
+    add: (topic, ns, data) => w.addMessage({ channelId: ch[topic]!, sequence: seq++, logTime: ns, publishTime: ns, data }),
+    end: () => w.end(),
+    close: () => fh.close(),
+  };
+}
+
+/** A .db3 with Jazzy's rosbag2 tables (schema 4), rows inserted in transactions of 2,000. */
+function db3Sink(file: string): BagSink & { close(): Promise<void> } {
+  const db = new Database(file);
+  db.pragma('journal_mode = MEMORY');
+  db.pragma('synchronous = OFF');
+  db.exec(`
+    CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
+    CREATE TABLE metadata(id INTEGER PRIMARY KEY, metadata_version INTEGER NOT NULL, metadata TEXT NOT NULL);
+    CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL, type_description_hash TEXT NOT NULL);
+    CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL, type_description_hash TEXT NOT NULL);
+    CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+    CREATE INDEX timestamp_idx ON messages (timestamp ASC);
+  `);
+  db.prepare('INSERT INTO schema VALUES (4, ?)').run('jazzy');
+  TOPICS.forEach((t, i) => {
+    const full = t.type.replace('/', '/msg/');
+    db.prepare('INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)').run(i + 1, t.topic, full, 'cdr', '', '');
+    db.prepare('INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)').run(full, 'ros2msg', ros2msg(t.type), '');
+  });
+  const ins = db.prepare('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)');
+  const pending: [number, bigint, Uint8Array][] = [];
+  const flush = db.transaction(() => {
+    for (const [t, ns, data] of pending) ins.run(t + 1, ns, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  });
+  let written = 0n;
+  const drain = (): void => {
+    flush();
+    pending.length = 0;
+    written = BigInt(statSync(file).size);
+  };
+  return {
+    size: () => written,
+    add: (topic, ns, data) => {
+      pending.push([topic, ns, data]);
+      if (pending.length >= 2_000) drain();
+      return Promise.resolve();
+    },
+    end: () => {
+      drain();
+      return Promise.resolve();
+    },
+    close: () => {
+      db.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Writes the synthetic bag; returns the number of messages. */
+async function writeBag(file: string, bytes: number, storage: BenchStorage): Promise<number> {
+  const sink = storage === 'mcap' ? await mcapSink(file) : db3Sink(file);
   try {
-    const sink = new McapFileWritable(fh);
-    const w = new McapWriter({ writable: sink, chunkSize: 1 << 20 });
-    await w.start({ profile: 'ros2', library: 'witness bench rosbag' });
-    const topics = [
-      { topic: '/odom', type: 'nav_msgs/Odometry', hz: 50 },
-      { topic: '/cmd_vel', type: 'geometry_msgs/Twist', hz: 20 },
-      { topic: '/imu', type: 'sensor_msgs/Imu', hz: 200 },
-    ];
-    const ch: number[] = [];
-    for (const t of topics) {
-      const full = t.type.replace('/', '/msg/');
-      const schemaId = await w.registerSchema({ name: full, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msg(t.type)) });
-      ch.push(await w.registerChannel({ topic: t.topic, schemaId, messageEncoding: 'cdr', metadata: new Map() }));
-    }
-    const writers = topics.map((t) => new MessageWriter(definitions(t.type)));
+    const writers = TOPICS.map((t) => new MessageWriter(definitions(t.type)));
     const zero36 = new Array<number>(36).fill(0), zero9 = new Array<number>(9).fill(0);
-    let n = 0, seq = 0, tick = 0;
+    let n = 0, tick = 0;
     // 1 ms ticks; each topic publishes on its period. A slow circle, 1 m radius.
-    while (sink.position() < BigInt(bytes) || n === 0) {
+    while (sink.size() < BigInt(bytes) || n === 0) {
       for (let k = 0; k < 1000; k++, tick++) {
         const ns = T0 + BigInt(tick) * 1_000_000n;
         const s = tick / 1000, stamp = { sec: Number(ns / 1_000_000_000n), nanosec: Number(ns % 1_000_000_000n) };
         const header = { stamp, frame_id: 'odom' };
-        for (let i = 0; i < topics.length; i++) {
-          if (tick % (1000 / topics[i]!.hz) !== 0) continue;
+        for (let i = 0; i < TOPICS.length; i++) {
+          if (tick % (1000 / TOPICS[i]!.hz) !== 0) continue;
           const yaw = s * 0.2;
           const msg = i === 0
             ? { header, child_frame_id: 'base_link', pose: { pose: { position: { x: Math.cos(yaw), y: Math.sin(yaw), z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2 + Math.PI / 4), w: Math.cos(yaw / 2 + Math.PI / 4) } }, covariance: zero36 }, twist: { twist: { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }, covariance: zero36 } }
             : i === 1
               ? { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }
               : { header, orientation: { x: 0, y: 0, z: 0, w: 1 }, orientation_covariance: zero9, angular_velocity: { x: 0, y: 0, z: 0.2 }, angular_velocity_covariance: zero9, linear_acceleration: { x: 0, y: 0, z: 9.81 }, linear_acceleration_covariance: zero9 };
-          await w.addMessage({ channelId: ch[i]!, sequence: seq++, logTime: ns, publishTime: ns, data: writers[i]!.writeMessage(msg) });
+          await sink.add(i, ns, writers[i]!.writeMessage(msg));
           n++;
         }
       }
     }
-    await w.end();
+    await sink.end();
     return n;
   } finally {
-    await fh.close();
+    await sink.close();
   }
 }
 
@@ -133,24 +210,42 @@ async function rawRead(file: string): Promise<number> {
   }
 }
 
+/**
+ * better-sqlite3 iterating the two topics' rows with the query the .db3 reader runs (in timestamp
+ * order, through timestamp_idx), not decoding them.
+ */
+function rawReadDb3(file: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const ids = (db.prepare("SELECT id FROM topics WHERE name IN ('/odom', '/cmd_vel')").all() as { id: number }[]).map((r) => r.id);
+    const rows = db.prepare(`SELECT topic_id, timestamp, data FROM messages WHERE topic_id IN (${ids.map(() => '?').join(', ')}) ORDER BY timestamp, id`).safeIntegers(true);
+    let n = 0;
+    for (const r of rows.iterate(...ids) as IterableIterator<{ data: Uint8Array }>) n += r.data.length > 0 ? 1 : 0;
+    return n;
+  } finally {
+    db.close();
+  }
+}
+
 export async function runRosbagBench(o: RosbagBenchOptions): Promise<RosbagBenchResult> {
+  const storage = o.storage ?? 'mcap';
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-bench-rosbag-'));
   try {
-    const bag = path.join(dir, 'bench.mcap');
+    const bag = path.join(dir, storage === 'mcap' ? 'bench.mcap' : 'bench.db3');
     let t = performance.now();
-    o.log?.(`writing a synthetic bag of about ${o.bytes} bytes`);
-    const messages = await writeBag(bag, o.bytes);
+    o.log?.(`writing a synthetic ${storage === 'mcap' ? 'MCAP' : '.db3'} bag of about ${o.bytes} bytes`);
+    const messages = await writeBag(bag, o.bytes, storage);
     const write_s = (performance.now() - t) / 1000;
     const bytes = statSync(bag).size;
     o.log?.(`importing ${bytes} bytes, ${messages} messages`);
     t = performance.now();
     const r = await importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'bench.wds') });
     const import_s = (performance.now() - t) / 1000;
-    o.log?.('reading the same topics with @mcap/core, no decoding');
+    o.log?.(`reading the same topics with ${storage === 'mcap' ? '@mcap/core' : 'better-sqlite3'}, no decoding`);
     t = performance.now();
-    const readMessages = await rawRead(bag);
+    const readMessages = storage === 'mcap' ? await rawRead(bag) : rawReadDb3(bag);
     const raw_s = (performance.now() - t) / 1000;
-    return { bytes, messages, readMessages, write_s, import_s, raw_s, transitions: r.transitions, episodes: r.episodes };
+    return { storage, bytes, messages, readMessages, write_s, import_s, raw_s, transitions: r.transitions, episodes: r.episodes };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -163,9 +258,9 @@ export function rosbagBenchTable(r: RosbagBenchResult): string {
     '| measurement | seconds | bag messages/s | /odom + /cmd_vel messages/s | MB/s |',
     '|---|---:|---:|---:|---:|',
     `| import (read, decode, resample, write) | ${r.import_s.toFixed(1)} | ${rate(r.messages, r.import_s)} | ${rate(r.readMessages, r.import_s)} | ${(r.bytes / 2 ** 20 / r.import_s).toFixed(0)} |`,
-    `| @mcap/core read, no decoding (baseline) | ${r.raw_s.toFixed(1)} | ${rate(r.messages, r.raw_s)} | ${rate(r.readMessages, r.raw_s)} | ${(r.bytes / 2 ** 20 / r.raw_s).toFixed(0)} |`,
+    `| ${r.storage === 'mcap' ? '@mcap/core read' : 'better-sqlite3 rows (the reader\'s query)'}, no decoding (baseline) | ${r.raw_s.toFixed(1)} | ${rate(r.messages, r.raw_s)} | ${rate(r.readMessages, r.raw_s)} | ${(r.bytes / 2 ** 20 / r.raw_s).toFixed(0)} |`,
     '',
-    `Bag: ${(r.bytes / 2 ** 20).toFixed(0)} MiB, ${r.messages.toLocaleString('en-US')} messages (${r.readMessages.toLocaleString('en-US')} on /odom and /cmd_vel), written in ${r.write_s.toFixed(1)} s. `
+    `Bag (${r.storage === 'mcap' ? 'MCAP' : '.db3'}): ${(r.bytes / 2 ** 20).toFixed(0)} MiB, ${r.messages.toLocaleString('en-US')} messages (${r.readMessages.toLocaleString('en-US')} on /odom and /cmd_vel), written in ${r.write_s.toFixed(1)} s. `
       + `Import/raw: ${(r.import_s / r.raw_s).toFixed(2)}×. Result: ${r.transitions.toLocaleString('en-US')} transitions in ${r.episodes} episode(s).`,
   ].join('\n');
 }

@@ -22,7 +22,7 @@ import { McapFileWritable } from '../../../main/services/datasets/rosbag2/mcap-f
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2humble } from '@foxglove/rosmsg-msgs-common';
-import { stringify } from 'yaml';
+import { parse as parseYaml, stringify } from 'yaml';
 import * as zstd from '@foxglove/wasm-zstd';
 
 export const T0_NS = 1_700_000_000_000_000_000n;
@@ -109,6 +109,12 @@ export interface BagSpec {
   readonly twoParents?: boolean;
   /** Pose header stamps all zero (a driver that does not stamp). */
   readonly unstamped?: boolean;
+  /**
+   * Header stamps in simulated time: this many seconds after 0 (a robot on use_sim_time), while the
+   * recorder's receive times stay T0_NS + t (wall time), as Gazebo runs recorded by a plain
+   * `ros2 bag record` have them.
+   */
+  readonly simTime?: number;
 }
 
 interface Msg {
@@ -127,7 +133,11 @@ function messages(s: BagSpec): Msg[] {
   const out: Msg[] = [];
   const stamps = drive.poses.map((p) => p.t);
   if (s.swapPoses) [stamps[s.swapPoses[0]], stamps[s.swapPoses[1]]] = [stamps[s.swapPoses[1]]!, stamps[s.swapPoses[0]]!];
-  const stampOf = (i: number): { sec: number; nanosec: number } => (s.unstamped === true ? { sec: 0, nanosec: 0 } : stamp(stamps[i]!));
+  const sim = (t: number): { sec: number; nanosec: number } => {
+    const ns = BigInt(Math.round((s.simTime! + t) * 1e9));
+    return { sec: Number(ns / 1_000_000_000n), nanosec: Number(ns % 1_000_000_000n) };
+  };
+  const stampOf = (i: number): { sec: number; nanosec: number } => (s.unstamped === true ? { sec: 0, nanosec: 0 } : s.simTime !== undefined ? sim(stamps[i]!) : stamp(stamps[i]!));
   drive.poses.forEach((p, i) => {
     const header = { stamp: stampOf(i), frame_id: s.pose === 'odometry' ? 'odom' : 'map' };
     const pose = { position: { x: p.x, y: p.y, z: 0 }, orientation: quat(p.yaw) };
@@ -148,7 +158,7 @@ function messages(s: BagSpec): Msg[] {
   });
   for (const c of drive.commands) {
     const twist = { linear: { x: c.linear[0], y: c.linear[1], z: c.linear[2] }, angular: { x: 0, y: 0, z: c.angularZ } };
-    const msg = s.action === 'twist' ? twist : { header: { stamp: stamp(c.t), frame_id: 'base_link' }, twist };
+    const msg = s.action === 'twist' ? twist : { header: { stamp: s.simTime !== undefined ? sim(c.t) : stamp(c.t), frame_id: 'base_link' }, twist };
     // A Twist has no header: its time is when it was received (t). A TwistStamped's header says t.
     const logTime = T0_NS + BigInt(Math.round(c.t * 1e9)) + (s.action === 'twist' ? 0n : RECEIVE_DELAY_NS);
     out.push({ topic: actionTopic, type: TYPES[s.action], logTime, data: aw.writeMessage(msg) });
@@ -156,24 +166,25 @@ function messages(s: BagSpec): Msg[] {
   return out.sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : 0));
 }
 
-function metadataYaml(s: BagSpec, storage: 'mcap' | 'sqlite3', file: string, msgs: readonly Msg[]): string {
+function metadataYaml(s: BagSpec, storage: 'mcap' | 'sqlite3', file: string, msgs: readonly Msg[], compression: '' | 'MESSAGE' = ''): string {
   const topics = [...new Map(msgs.map((m) => [m.topic, m.type])).entries()];
-  const first = msgs[0]!.logTime, last = msgs[msgs.length - 1]!.logTime;
+  // No messages (the record rosbag2_storage_mcap writes when a bag opens): starting_time INT64_MAX, as rosbag2 writes it.
+  const first = msgs[0]?.logTime ?? 9_223_372_036_854_775_807n, last = msgs[msgs.length - 1]?.logTime ?? first;
   const jazzy = s.distro === 'jazzy';
   const info: Record<string, unknown> = {
     version: jazzy ? 9 : 5,
     storage_identifier: storage,
     duration: { nanoseconds: Number(last - first) },
-    starting_time: { nanoseconds_since_epoch: Number(first) },
+    starting_time: { nanoseconds_since_epoch: msgs.length === 0 ? first : Number(first) },
     message_count: msgs.length,
     topics_with_message_count: topics.map(([name, type]) => ({
       topic_metadata: { name, type, serialization_format: 'cdr', offered_qos_profiles: jazzy ? [] : '', ...(jazzy ? { type_description_hash: 'RIHS01_00' } : {}) },
       message_count: msgs.filter((m) => m.topic === name).length,
     })),
-    compression_format: '',
-    compression_mode: '',
+    compression_format: compression === '' ? '' : 'zstd',
+    compression_mode: compression,
     relative_file_paths: [file],
-    files: [{ path: file, starting_time: { nanoseconds_since_epoch: Number(first) }, duration: { nanoseconds: Number(last - first) }, message_count: msgs.length }],
+    files: [{ path: file, starting_time: { nanoseconds_since_epoch: msgs.length === 0 ? first : Number(first) }, duration: { nanoseconds: Number(last - first) }, message_count: msgs.length }],
     ...(jazzy ? { custom_data: {}, ros_distro: 'jazzy' } : {}),
   };
   return stringify({ rosbag2_bagfile_information: info });
@@ -198,9 +209,12 @@ export async function writeMcap(file: string, s: BagSpec, msgs = messages(s), o:
     }
     let seq = 0;
     for (const m of msgs) await w.addMessage({ channelId: channels.get(m.topic)!, sequence: seq++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
-    const meta = new Map([['serialized_metadata', metadataYaml(s, 'mcap', path.basename(file), msgs)]]);
-    if (s.distro === 'jazzy') meta.set('ROS_DISTRO', 'jazzy');
-    await w.addMetadata({ name: 'rosbag2', metadata: meta });
+    // As rosbag2_storage_mcap writes it (Jazzy, Kilted): a `rosbag2` record when the bag opens (no
+    // messages yet) and another when it closes, each `serialized_metadata` the bag's metadata itself,
+    // not under rosbag2_bagfile_information; the distro is its ros_distro (Humble's has none).
+    const serialized = (empty: boolean): string => stringify((parseYaml(metadataYaml(s, 'mcap', path.basename(file), empty ? [] : msgs)) as { rosbag2_bagfile_information: unknown }).rosbag2_bagfile_information);
+    await w.addMetadata({ name: 'rosbag2', metadata: new Map([['serialized_metadata', serialized(true)]]) });
+    await w.addMetadata({ name: 'rosbag2', metadata: new Map([['serialized_metadata', serialized(false)]]) });
     await w.end();
   } finally {
     await fh.close();
@@ -286,13 +300,22 @@ export function writeChainBagDir(dir: string, name: string, storage: 'mcap' | 's
   return writeBagDir(dir, name, storage, { distro, pose: 'tf', action: 'twist' }, chainMessages(extra, lateMapOdom));
 }
 
-/** A bag directory `<dir>/<name>/` with metadata.yaml and one storage file; returns the directory. */
-export async function writeBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', s: BagSpec, msgs = messages(s)): Promise<string> {
+/**
+ * A bag directory `<dir>/<name>/` with metadata.yaml and one storage file; returns the directory.
+ * `messageCompression`: each message's data a zstd frame, as `ros2 bag record --compression-mode
+ * message --compression-format zstd` writes them (one ZSTD_compress call each, which records the
+ * decompressed size), and metadata.yaml saying so.
+ */
+export async function writeBagDir(dir: string, name: string, storage: 'mcap' | 'sqlite3', s: BagSpec, msgs = messages(s), o: { messageCompression?: boolean } = {}): Promise<string> {
   const bag = path.join(dir, name);
   mkdirSync(bag, { recursive: true });
   const file = `${name}_0.${storage === 'mcap' ? 'mcap' : 'db3'}`;
+  if (o.messageCompression === true) {
+    await zstd.isLoaded;
+    msgs = msgs.map((m) => ({ ...m, data: new Uint8Array(zstd.compress(m.data)) }));
+  }
   if (storage === 'mcap') await writeMcap(path.join(bag, file), s, msgs);
   else writeDb3(path.join(bag, file), s, msgs);
-  writeFileSync(path.join(bag, 'metadata.yaml'), metadataYaml(s, storage, file, msgs));
+  writeFileSync(path.join(bag, 'metadata.yaml'), metadataYaml(s, storage, file, msgs, o.messageCompression === true ? 'MESSAGE' : ''));
   return bag;
 }

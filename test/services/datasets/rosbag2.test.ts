@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { importBag } from '../../../main/app/bag-import.js';
 import { readDataset } from '../../../main/services/datasets/format.js';
 import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
 import { EdgeSamples } from '../../../main/services/datasets/rosbag2/driving.js';
+import { distroOf } from '../../../main/services/datasets/rosbag2/mcap.js';
 import { WitnessError } from '../../../main/contract/errors.js';
 import { CHAIN, DRIVE, type BagSpec, type Drive, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
 
@@ -349,9 +350,99 @@ test('metadata.yaml problems name the file and the field', async () => {
   const yaml = path.join(bag, 'metadata.yaml');
   const text = readFileSync(yaml, 'utf8');
   writeFileSync(yaml, text.replace('version: 5', 'version: 42'));
-  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 42: this reader knows versions 4 to 9/);
+  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 42: this reader knows versions 1 to 9/);
+  writeFileSync(yaml, text.replace('version: 5', 'version: 0'));
+  await expectBagError(openBag(bag), 'invalid-input', /metadata\.yaml: version 0: this reader knows versions 1 to 9/);
   writeFileSync(yaml, text.replace('storage_identifier: mcap', 'storage_identifier: rosbag_v1'));
   await expectBagError(openBag(bag), 'invalid-input', /storage_identifier "rosbag_v1"/);
   writeFileSync(yaml, text.replace(/relative_file_paths:\n\s+- \S+/, 'relative_file_paths:\n    - ../../etc/passwd'));
   await expectBagError(openBag(bag), 'invalid-input', /relative_file_paths: \.\.\/\.\.\/etc\/passwd is outside the bag directory/);
+});
+
+// Regressions found importing real rosbag2 recordings from public repositories (docs/ROS2.md,
+// "Real bags imported"); the bags themselves are not ours to commit, so each is reproduced here.
+
+test('a MESSAGE-compressed bag (each message a zstd frame, as rosbag2\'s reindex_test_bags/message_compression) imports, as a directory and as a bare file', async () => {
+  const dir = scratch();
+  for (const storage of ['sqlite3', 'mcap'] as const) {
+    const bag = await writeBagDir(dir, `mc-${storage}`, storage, { distro: 'humble', pose: 'odometry', action: 'twist' }, undefined, { messageCompression: true });
+    assert.match(readFileSync(path.join(bag, 'metadata.yaml'), 'utf8'), /compression_mode: MESSAGE/);
+    for (const p of [bag, path.join(bag, `mc-${storage}_0.${storage === 'mcap' ? 'mcap' : 'db3'}`)]) {
+      const out = path.join(dir, `${path.basename(p)}.wds`);
+      const r = await importBag(p, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out });
+      assert.equal(r.transitions, 8, p);
+      const d = await readDataset(out);
+      close(d.observations, MAZE_OBS, `${p} observations`);
+      close(d.actions, MAZE_ACT, `${p} actions`);
+    }
+  }
+});
+
+test('a FILE-compressed bag (metadata.yaml, or a bare .db3.zstd file) is refused, naming ros2 bag convert and zstd -d', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'fc', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/compression_format: ""/, 'compression_format: zstd').replace(/compression_mode: ""/, 'compression_mode: FILE').replaceAll('fc_0.db3', 'fc_0.db3.zstd'));
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'invalid-input', /fc: metadata\.yaml: compression_format "zstd", compression_mode "FILE": rosbag2's FILE compression mode compresses each storage file whole.*`ros2 bag convert`.*`zstd -d`/);
+  const bare = path.join(dir, 'fc_0.db3.zstd');
+  writeFileSync(bare, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]));
+  await expectBagError(importBag(bare, base), 'invalid-input', /fc_0\.db3\.zstd: a storage file compressed whole \(zstd\)/);
+});
+
+test('metadata versions 1 to 3 (Dashing, Eloquent): a path prefixed with the bag directory\'s name resolves from its parent, a bare one from the directory', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'old', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  writeFileSync(yaml, text.replace('version: 5', 'version: 3').replace(/relative_file_paths:\n(\s+)- old_0\.db3/, 'relative_file_paths:\n$1- old/old_0.db3'));
+  const r3 = await importBag(bag, base);
+  assert.deepEqual([r3.transitions, (await readDataset(base.out)).generator.metadataVersion], [8, 3]);
+  writeFileSync(yaml, text.replace('version: 5', 'version: 1'));
+  assert.equal((await importBag(bag, base)).transitions, 8);
+});
+
+test('a file metadata.yaml names that is not there (renamed, as in fadil-nurmaulid/robot_kf) is refused, listing the files the directory holds', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'kf', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  renameSync(path.join(bag, 'kf_0.db3'), path.join(bag, 'my_bag.db3'));
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'not-found', /kf: metadata\.yaml names kf_0\.db3, which is not there \(.*\); the directory holds my_bag\.db3: renamed\? give the file itself/);
+  assert.equal((await importBag(path.join(bag, 'my_bag.db3'), base)).transitions, 8);
+});
+
+test('header stamps in sim time against a Twist\'s receive times (a Gazebo run, as RinavK/husky_robot_CS498): no rows, naming the two clocks and --stamp receive, which imports it', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'sim', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', simTime: 10 });
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  await expectBagError(importBag(bag, base), 'invalid-input',
+    /sim: no rows: the poses on \/odom \(10\.000000000 s to 12\.300000000 s\) and the commands on \/cmd_vel \(1700000000\.020000000 s to .*\) do not overlap .*; the poses are timed by their header stamps and the Twist commands \(which have no header\) by the times the recorder received them, \d+ s apart: two clocks .*--stamp receive/);
+  assert.equal((await importBag(bag, { ...base, stamp: 'receive' })).transitions, 8);
+  // Stretches that merely miss each other (the same clock) get no such hint.
+  const late: Drive = { poses: DRIVE.poses.slice(0, 6), commands: DRIVE.commands.slice(5) };
+  const apart = await writeBagDir(dir, 'apart', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist', drive: late });
+  await assert.rejects(importBag(apart, base), (e: Error) => !/two clocks/.test(e.message));
+});
+
+test('poses outside the maze\'s free cells (a pose in another frame) import as they are, counted in the report and the provenance', async () => {
+  const dir = scratch();
+  const base = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'x.wds') };
+  const inside = await importBag(await writeBagDir(dir, 'in', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist' }), base);
+  assert.equal(inside.outside, 0);
+  assert.equal((await readDataset(base.out)).generator.outsideFree, 0);
+  // UTM-like coordinates (a GPS pose, as drewbot02341/gps_nav_ws records): all rows off the maze.
+  const utm: Drive = { poses: DRIVE.poses.map((p) => ({ ...p, x: p.x + 369644, y: p.y + 3280416 })), commands: DRIVE.commands };
+  const r = await importBag(await writeBagDir(dir, 'utm', 'mcap', { distro: 'jazzy', pose: 'odometry', action: 'twist', drive: utm }), base);
+  assert.deepEqual([r.transitions, r.outside], [8, 8]);
+  assert.ok(r.extent.x[0] > 369643 && r.extent.y[1] < 3280418, JSON.stringify(r.extent));
+  assert.equal((await readDataset(base.out)).generator.outsideFree, 8);
+});
+
+test('an MCAP file\'s distro: ros_distro in serialized_metadata as rosbag2_storage_mcap writes it (the bag\'s metadata itself, as in rishika2024/Turtle-Waypoints\' Kilted bag), Iron\'s ROS_DISTRO key, or the metadata.yaml form', () => {
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 9\nstorage_identifier: mcap\nmessage_count: 8886\ncustom_data: ~\nros_distro: kilted\n']])), 'kilted');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 8\n'], ['ROS_DISTRO', 'iron']])), 'iron');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'rosbag2_bagfile_information:\n  ros_distro: jazzy\n']])), 'jazzy');
+  assert.equal(distroOf(new Map([['serialized_metadata', 'version: 5\n']])), null);
+  assert.equal(distroOf(new Map([['serialized_metadata', ': not yaml [']])), null);
 });

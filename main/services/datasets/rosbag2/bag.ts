@@ -5,12 +5,13 @@
  * carries, and the messages of some topics in the bag's time order, streamed (a 1 GB bag is never
  * held in memory). Every problem with the bag is a BagError (exit 2) naming the bag.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageDefinition } from '@foxglove/message-definition';
+import { loadDecompressHandlers } from '@mcap/support';
 import { parse as parseYaml } from 'yaml';
 import { INPUT, readInputText } from '../../../platform/input-files.js';
-import { BagError } from './errors.js';
+import { BagError, errText, stampText } from './errors.js';
 import { openMcapBag } from './mcap.js';
 import { openDb3Bag } from './db3.js';
 
@@ -44,6 +45,8 @@ export interface BagFile {
   definition(type: string): MessageDefinition[] | null;
   /** The messages of these topics in receive-time order. */
   messages(topics: readonly string[]): AsyncGenerator<BagMessage>;
+  /** Messages per topic (MCAP: its statistics record; .db3: a count of its rows), null where the file does not say. */
+  counts(): Promise<ReadonlyMap<string, number> | null>;
   close(): Promise<void>;
 }
 
@@ -52,12 +55,14 @@ export interface RosBag {
   readonly path: string;
   readonly storage: Storage;
   readonly distro: string | null;
-  /** metadata.yaml's version (5: Humble, 8 or 9: Jazzy), null for a bare file. */
+  /** metadata.yaml's version (4: Foxy, 5: Galactic and Humble, 8 or 9: Jazzy), null for a bare file. */
   readonly metadataVersion: number | null;
   readonly topics: readonly BagTopic[];
   readonly timeRange: readonly [bigint, bigint] | null;
   definition(type: string): MessageDefinition[] | null;
   messages(topics: readonly string[]): AsyncGenerator<BagMessage>;
+  /** Messages per topic over all its files, null where a file does not say. */
+  counts(): Promise<ReadonlyMap<string, number> | null>;
   close(): Promise<void>;
 }
 
@@ -68,9 +73,64 @@ const storageOf = (file: string): Storage | null => {
   return f.endsWith('.mcap') ? 'mcap' : f.endsWith('.db3') ? 'sqlite3' : null;
 };
 
-/** Whether a path names a rosbag2 bag: a .mcap or .db3 file, a metadata.yaml, or a folder holding one. */
+/** A storage file compressed whole (rosbag2's FILE compression mode writes `x_0.db3.zstd`). */
+const wholeCompressed = (file: string): boolean => /\.(db3|mcap)\.zstd$/i.test(file);
+
+/** Whether a path names a rosbag2 bag: a .mcap or .db3 file (or one compressed whole), a metadata.yaml, or a folder holding one. */
 export function isBagPath(p: string): boolean {
-  return storageOf(p) !== null || path.basename(p) === 'metadata.yaml' || existsSync(path.join(p, 'metadata.yaml'));
+  return storageOf(p) !== null || wholeCompressed(p) || path.basename(p) === 'metadata.yaml' || existsSync(path.join(p, 'metadata.yaml'));
+}
+
+const FILE_COMPRESSED = 'rosbag2\'s FILE compression mode compresses each storage file whole, which this reader does not inflate: '
+  + 'write an uncompressed copy with `ros2 bag convert` (an output bag without compression), or run `zstd -d` on each file and give the .db3 or .mcap file itself';
+
+/** The first 4 bytes of a zstd frame (0xFD2FB528, little-endian); CDR starts with its encapsulation header, 0x00. */
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
+const isZstdFrame = (d: Uint8Array): boolean => d.length >= 4 && d[0] === ZSTD_MAGIC[0] && d[1] === ZSTD_MAGIC[1] && d[2] === ZSTD_MAGIC[2] && d[3] === ZSTD_MAGIC[3];
+
+/**
+ * The decompressed size a zstd frame's header records (rosbag2's MESSAGE mode compresses each
+ * message in one call, which records it), or null when the frame does not say.
+ */
+export function zstdContentSize(d: Uint8Array): number | null {
+  if (!isZstdFrame(d) || d.length < 5) return null;
+  const fhd = d[4]!;
+  const fcsFlag = fhd >> 6, single = (fhd >> 5) & 1, dictFlag = fhd & 3;
+  const fcsBytes = fcsFlag === 0 ? (single === 1 ? 1 : 0) : [0, 2, 4, 8][fcsFlag]!;
+  if (fcsBytes === 0) return null;
+  const at = 5 + (single === 1 ? 0 : 1) + [0, 1, 2, 4][dictFlag]!;
+  if (d.length < at + fcsBytes) return null;
+  let v = 0;
+  for (let i = fcsBytes - 1; i >= 0; i--) v = v * 256 + d[at + i]!;
+  return fcsBytes === 2 ? v + 256 : v;
+}
+
+/**
+ * The messages of a bag whose messages may each be a zstd frame (rosbag2's MESSAGE compression
+ * mode, or one file of such a bag given alone), inflated; others pass through.
+ */
+async function* inflated(bag: string, source: AsyncGenerator<BagMessage>): AsyncGenerator<BagMessage> {
+  let zstd: ((data: Uint8Array, size: bigint) => Uint8Array) | null = null;
+  for await (const m of source) {
+    if (!isZstdFrame(m.data)) {
+      yield m;
+      continue;
+    }
+    const size = zstdContentSize(m.data);
+    if (size === null) throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame that does not record its size`, 'corrupt');
+    // A zstd block of 128 KiB compresses to no less than 4 bytes: a larger claim is a damaged header, not a message.
+    if (size > Math.min(2 ** 30, m.data.length * 32_768 + 131_072)) {
+      throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame of ${m.data.length} bytes that claims ${size} bytes inflated (damaged)`, 'corrupt');
+    }
+    zstd ??= (await loadDecompressHandlers()).zstd!;
+    let data: Uint8Array;
+    try {
+      data = zstd(m.data, BigInt(size));
+    } catch (e) {
+      throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not inflate (zstd): ${errText(e)}`, 'corrupt', { cause: e });
+    }
+    yield { topic: m.topic, logTime: m.logTime, data };
+  }
 }
 
 /**
@@ -99,9 +159,14 @@ interface Metadata {
   readonly storage: Storage;
   readonly files: readonly string[];
   readonly distro: string | null;
+  /** `zstd` when each message is compressed (compression_mode MESSAGE). */
+  readonly messageCompression: 'zstd' | null;
 }
 
-/** The parts of metadata.yaml the importer uses (versions 4 to 9: Humble writes 5, Jazzy 8 or 9). */
+/**
+ * The parts of metadata.yaml the importer uses (versions 1 to 9: 1 to 3 are from before Foxy, Foxy
+ * writes 4, Galactic and Humble 5, Jazzy 8 or 9).
+ */
 export function parseMetadata(bag: string, text: string): Metadata {
   const fail = (detail: string): never => {
     throw new BagError(bag, `metadata.yaml: ${detail}`);
@@ -116,11 +181,16 @@ export function parseMetadata(bag: string, text: string): Metadata {
   if (!isObject(info)) return fail('no rosbag2_bagfile_information section: not a rosbag2 metadata file');
   const version = info.version;
   if (typeof version !== 'number' || !Number.isInteger(version)) return fail('rosbag2_bagfile_information.version is not an integer');
-  if (version < 4 || version > 9) fail(`version ${version}: this reader knows versions 4 to 9 (Humble writes 5, Jazzy 8 or 9)`);
+  if (version < 1 || version > 9) fail(`version ${version}: this reader knows versions 1 to 9 (Foxy writes 4, Humble 5, Jazzy 8 or 9)`);
   const id = info.storage_identifier;
   if (id !== 'mcap' && id !== 'sqlite3') return fail(`storage_identifier ${JSON.stringify(id)}: this reader knows "mcap" and "sqlite3"`);
-  if (typeof info.compression_format === 'string' && info.compression_format !== '') {
-    fail(`compression_format ${JSON.stringify(info.compression_format)}: the bag's files are compressed whole; decompress them (ros2 bag decompress) first`);
+  const format = typeof info.compression_format === 'string' ? info.compression_format : '';
+  const mode = typeof info.compression_mode === 'string' ? info.compression_mode.toUpperCase() : '';
+  let messageCompression: 'zstd' | null = null;
+  if (format !== '' && mode !== 'NONE') {
+    if (mode === 'MESSAGE' && format === 'zstd') messageCompression = 'zstd';
+    else if (mode === 'MESSAGE') fail(`compression_format ${JSON.stringify(format)} (compression_mode MESSAGE): this reader inflates zstd messages only`);
+    else fail(`compression_format ${JSON.stringify(format)}, compression_mode ${JSON.stringify(info.compression_mode ?? '')}: ${FILE_COMPRESSED}`);
   }
   const files = info.relative_file_paths;
   if (!Array.isArray(files) || files.length === 0 || !files.every((f) => typeof f === 'string' && f !== '')) {
@@ -128,7 +198,31 @@ export function parseMetadata(bag: string, text: string): Metadata {
   }
   for (const f of files as string[]) if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..')) fail(`relative_file_paths: ${f} is outside the bag directory`);
   const distro = typeof info.ros_distro === 'string' && info.ros_distro !== '' ? info.ros_distro : null;
-  return { version, storage: id, files: files as string[], distro };
+  return { version, storage: id, files: files as string[], distro, messageCompression };
+}
+
+/**
+ * Where a file metadata.yaml names lies. Since version 4 its path is relative to the bag directory;
+ * before, rosbag2 prefixed it with the directory's own name (`bag/bag_0.db3`), relative to its parent,
+ * so there it is looked for first (and, as some hand-written bags have it, in the directory itself).
+ */
+function resolveFile(dir: string, version: number, f: string): string {
+  const inDir = path.join(dir, f);
+  if (version >= 4) return inDir;
+  const inParent = path.join(path.dirname(path.resolve(dir)), f);
+  return existsSync(inParent) || !existsSync(inDir) ? inParent : inDir;
+}
+
+/** A file metadata.yaml names is not there: say so, with the storage files the directory does hold (a renamed file?). */
+function missingFile(bag: string, dir: string, f: string, file: string): BagError {
+  let held: string[] = [];
+  try {
+    held = readdirSync(dir).filter((n) => storageOf(n) !== null || wholeCompressed(n)).sort();
+  } catch {
+    held = [];
+  }
+  const holds = held.length === 0 ? 'the directory holds no .db3 or .mcap file' : `the directory holds ${held.join(', ')}: renamed? give the file itself, or correct relative_file_paths`;
+  return new BagError(bag, `metadata.yaml names ${f}, which is not there (${file}); ${holds}`, 'not-found');
 }
 
 /** Opens a bag directory, its metadata.yaml, or one .mcap / .db3 file. */
@@ -142,6 +236,7 @@ export async function openBag(p: string): Promise<RosBag> {
   if (dir === null && path.basename(p) === 'metadata.yaml') dir = path.dirname(p);
   if (dir === null) {
     const storage = storageOf(p);
+    if (storage === null && wholeCompressed(p)) throw new BagError(p, `a storage file compressed whole (zstd): ${FILE_COMPRESSED}`);
     if (storage === null) throw new BagError(p, 'not a rosbag2 bag: give a bag directory (with metadata.yaml), a .mcap or a .db3 file');
     return single(p, await openFile(p, p, storage), null);
   }
@@ -155,7 +250,11 @@ export async function openBag(p: string): Promise<RosBag> {
   const meta = parseMetadata(p, text);
   const files: BagFile[] = [];
   try {
-    for (const f of meta.files) files.push(await openFile(p, path.join(dir, f), meta.storage));
+    for (const f of meta.files) {
+      const file = resolveFile(dir, meta.version, f);
+      if (!existsSync(file)) throw missingFile(p, dir, f, file);
+      files.push(await openFile(p, file, meta.storage));
+    }
   } catch (e) {
     await Promise.all(files.map((f) => f.close()));
     throw e;
@@ -166,7 +265,8 @@ export async function openBag(p: string): Promise<RosBag> {
 function single(p: string, f: BagFile, version: number | null): RosBag {
   return {
     path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics, timeRange: f.timeRange,
-    definition: (t) => f.definition(t), messages: (t) => f.messages(t), close: () => f.close(),
+    // A file of a MESSAGE-compressed bag given alone: its messages are zstd frames.
+    definition: (t) => f.definition(t), messages: (t) => inflated(p, f.messages(t)), counts: () => f.counts(), close: () => f.close(),
   };
 }
 
@@ -194,7 +294,16 @@ function merged(p: string, meta: Metadata, files: readonly BagFile[]): RosBag {
       return null;
     },
     async *messages(t) {
-      for (const f of files) yield* f.messages(t);
+      for (const f of files) yield* inflated(p, f.messages(t));
+    },
+    async counts() {
+      const sum = new Map<string, number>();
+      for (const f of files) {
+        const c = await f.counts();
+        if (c === null) return null;
+        for (const [k, v] of c) sum.set(k, (sum.get(k) ?? 0) + v);
+      }
+      return sum;
     },
     close: async () => {
       await Promise.all(files.map((f) => f.close()));

@@ -115,6 +115,19 @@ function db3File(
         rows.return?.();
       }
     },
+    counts: () => {
+      try {
+        const rows = db.prepare('SELECT topic_id, COUNT(*) AS n FROM messages GROUP BY topic_id').all() as { topic_id: number; n: number }[];
+        const out = new Map<string, number>(topicRows.map((r) => [r.name, 0]));
+        for (const r of rows) {
+          const name = topicRows.find((t) => t.id === r.topic_id)?.name;
+          if (name !== undefined) out.set(name, (out.get(name) ?? 0) + r.n);
+        }
+        return Promise.resolve(out);
+      } catch (e) {
+        return Promise.reject(fail('cannot count its messages', e));
+      }
+    },
     close: () => {
       db.close();
       return Promise.resolve();

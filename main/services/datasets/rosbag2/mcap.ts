@@ -35,14 +35,21 @@ export function ros2msgDefinitions(encoding: string, data: Uint8Array): MessageD
   return parseMsg(text, { ros2: true });
 }
 
-function distroOf(meta: ReadonlyMap<string, string>): string | null {
+/**
+ * The distro an MCAP file's `rosbag2` metadata record names: its `ROS_DISTRO` key (as Iron's plugin
+ * wrote it), else `ros_distro` in its `serialized_metadata`, which rosbag2_storage_mcap writes as the
+ * bag's metadata itself (`version: 9`, … `ros_distro: jazzy`, not under rosbag2_bagfile_information
+ * as metadata.yaml has it; both forms are read). A file holds two such records, an empty one written
+ * when the bag opens and the full one when it closes; the last wins.
+ */
+export function distroOf(meta: ReadonlyMap<string, string>): string | null {
   const direct = meta.get('ROS_DISTRO');
   if (direct !== undefined && direct !== '') return direct;
   const serialized = meta.get('serialized_metadata');
   if (serialized === undefined) return null;
   try {
-    const doc = parseYaml(serialized) as { rosbag2_bagfile_information?: { ros_distro?: unknown } } | null;
-    const d = doc?.rosbag2_bagfile_information?.ros_distro;
+    const doc = parseYaml(serialized) as { ros_distro?: unknown; rosbag2_bagfile_information?: { ros_distro?: unknown } } | null;
+    const d = doc?.ros_distro ?? doc?.rosbag2_bagfile_information?.ros_distro;
     return typeof d === 'string' && d !== '' ? d : null;
   } catch {
     return null;
@@ -113,6 +120,16 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         if (e instanceof BagError) throw e;
         throw new BagError(bag, `${file}: reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`, 'corrupt', { cause: e });
       }
+    },
+    counts: () => {
+      const st = reader.statistics;
+      if (st === undefined) return Promise.resolve(null);
+      const out = new Map<string, number>(topics.map((t) => [t.name, 0]));
+      for (const [id, n] of st.channelMessageCounts) {
+        const topic = reader.channelsById.get(id)?.topic;
+        if (topic !== undefined) out.set(topic, (out.get(topic) ?? 0) + Number(n));
+      }
+      return Promise.resolve(out);
     },
     close: () => fh.close(),
   };
