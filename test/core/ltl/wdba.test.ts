@@ -78,6 +78,30 @@ test('a Dwyer-style obligation shrinks to its minimal weak deterministic automat
   assert.ok(u.automaton.states.length <= translateLtl('G !p | (!p U (p & (q U r)))', { minimize: false }).automaton.states.length);
 });
 
+/** Dwyer et al.'s specification patterns (Spot's `genltl --dac-patterns` spelling) that are obligations and shrink: [formula, before, after]. */
+const DWYER_SHRINKING: readonly [string, number, number][] = [
+  ['F r -> (!p U r)', 4, 3],
+  ['G ((q & !r & F r) -> (!p U r))', 4, 3],
+  ['G !q | F (q & F p)', 5, 3],
+  ['F r -> (p U r)', 4, 3],
+  ['G ((q & !r & F r) -> (p U r))', 4, 3],
+  ['F r -> (!p U (s | r))', 4, 3],
+  ['G ((q & !r & F r) -> (!p U (s | r)))', 4, 3],
+  ['F r -> (p -> (!r U (s & !r))) U r', 5, 3],
+  ['G ((q & !r & F r) -> (p -> (!r U (s & !r))) U r)', 5, 3],
+];
+
+test('Dwyer patterns that are obligations get their minimal WDBA', () => {
+  for (const [f, before, after] of DWYER_SHRINKING) {
+    assert.equal(translateLtl(f, { minimize: false }).automaton.states.length, before, `${f} before`);
+    const t = translateLtl(f);
+    assert.equal(t.automaton.states.length, after, f);
+    assert.equal(t.stats.minimized, 'wdba', f);
+  }
+  // "s precedes p after q" is F of a safety formula, a persistence: the powerset's loops disagree, nothing is replaced
+  assert.equal(translateLtl('G !q | F (q & (!p W s))').stats.minimized, null);
+});
+
 test('recurrence, persistence and already-minimal automata are left as they were', () => {
   for (const f of ['G F a', 'F G a', 'G (a -> F b)', 'F a & F b', 'G a', 'a U b', 'G F a & G F b']) {
     const t = translateLtl(f);
