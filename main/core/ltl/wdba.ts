@@ -82,25 +82,36 @@ export interface Explicit {
   readonly classes: number;
 }
 
-/** The Büchi automaton read on each class's representative letter. */
+/**
+ * The Büchi automaton on letter classes: an edge reads class c when one of its terms holds on the
+ * letters of c (every letter of a class satisfies the same terms), found by enumerating each
+ * term's letters, 2^(free propositions) of them.
+ */
 export function explicitOf(a: MutableBuchi, lc: LetterClasses, budget: Budget): Explicit {
   const C = lc.reps.length;
-  const reps = lc.reps;
+  const full = (1 << lc.aps) - 1;
   const succ: number[][] = [];
+  const seen = new Int32Array(C).fill(-1);
+  let stamp = 0;
   for (let q = 0; q < a.accepting.length; q++) {
     for (let c = 0; c < C; c++) succ.push([]);
     for (const [to, g] of a.out[q]!) {
-      const terms = g.map((t) => [Number(t.pos), Number(t.neg)] as const);
-      for (let c = 0; c < C; c++) {
-        const x = reps[c]!;
-        for (const [pos, neg] of terms) {
-          if ((pos & ~x) === 0 && (neg & x) === 0) {
+      stamp++;
+      let work = 0;
+      for (const t of g) {
+        const pos = Number(t.pos);
+        const free = full & ~(pos | Number(t.neg));
+        for (let sub = free; ; sub = (sub - 1) & free) {
+          const c = lc.classOf[pos | sub]!;
+          if (seen[c] !== stamp) {
+            seen[c] = stamp;
             succ[q * C + c]!.push(to);
-            break;
           }
+          work++;
+          if (sub === 0) break;
         }
       }
-      budget.tick(STAGE, (C * terms.length) >> 3);
+      budget.tick(STAGE, work >> 3);
     }
   }
   return { accepting: a.accepting, succ, initial: [a.initial], classes: C };
