@@ -5,7 +5,7 @@
  */
 import { type Formula, atomicPropositions, formulaDepth } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
-import { Budget, type BudgetOptions } from './budget.js';
+import { Budget, type BudgetOptions, DEFAULT_TIME_LIMIT_MS } from './budget.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
 import { buildGba } from './gba.js';
 import { NodeFactory, toNnf, type Node } from './nnf.js';
@@ -14,7 +14,10 @@ import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
-import { type Term, bitIndices } from './guard.js';
+import { type Term, TRUE_TERM, bitIndices } from './guard.js';
+import {
+  WDBA_MAX_APS, WDBA_MAX_INPUT_STATES, acceptsEveryConstantWord, explicitOf, guardTerms, letterClasses, minimizeWdba, toMutable, verifyEquivalent,
+} from './wdba.js';
 
 export interface TranslateOptions extends BudgetOptions, ParseOptions {
   /** Language-preserving formula rewrites (default true). */
@@ -23,6 +26,12 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   readonly gfLoops?: boolean;
   /** Bisimulation quotients of the generalized and Büchi automata (default true). */
   readonly bisimulation?: boolean;
+  /**
+   * After reduction (default true): a formula equivalent to true gets the one-state automaton, and
+   * an automaton the weak deterministic minimisation (obligations) makes smaller is replaced by it,
+   * both only once proved with the negation's automaton.
+   */
+  readonly minimize?: boolean;
 }
 
 export interface TranslationStats {
@@ -32,7 +41,13 @@ export interface TranslationStats {
   readonly degeneralizedStates: number;
   readonly elapsed_ms: number;
   /** Time spent in each stage, in ms. */
-  readonly stages_ms: { readonly alternating: number; readonly generalized: number; readonly degeneralize: number; readonly reduce: number };
+  readonly stages_ms: {
+    readonly alternating: number; readonly generalized: number; readonly degeneralize: number; readonly reduce: number;
+    /** The trivial-language check and obligation minimisation, negation's translation included. */
+    readonly minimize: number;
+  };
+  /** What the last stage did: 'wdba' (replaced by the minimal weak deterministic automaton), 'true' (language universal), or null. */
+  readonly minimized: 'wdba' | 'true' | null;
 }
 
 export interface Translation {
@@ -65,6 +80,30 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
   }
   const aps = atomicPropositions(formula);
+  const core = buildBuchi(formula, aps, options, budget, true);
+  let ba = core.ba;
+  const t4 = budget.elapsed_ms();
+  let minimized: TranslationStats['minimized'] = null;
+  if (options.minimize ?? true) {
+    const m = minimizeStage(ba, formula, aps, options, budget);
+    ba = m.ba;
+    minimized = m.minimized;
+  }
+  const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
+  const t5 = budget.elapsed_ms();
+  return {
+    formula,
+    automaton,
+    stats: { ...core.stats, elapsed_ms: t5, stages_ms: { ...core.stats.stages_ms, minimize: t5 - t4 }, minimized },
+  };
+}
+
+type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'> & {
+  readonly stages_ms: Omit<TranslationStats['stages_ms'], 'minimize'>;
+};
+
+/** NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. */
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): { ba: MutableBuchi; stats: CoreStats } {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
   const nf = new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
@@ -102,7 +141,7 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     return name;
   };
   const t2 = budget.elapsed_ms();
-  const raw = degeneralize(gba, gbaName, budget);
+  const raw = degeneralize(gba, names ? gbaName : () => '', budget);
   let ba: MutableBuchi = {
     accepting: raw.accepting,
     names: raw.names,
@@ -112,20 +151,102 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   const degeneralizedStates = ba.accepting.length;
   const t3 = budget.elapsed_ms();
   ba = reduceBuchi(ba, budget, bisim, aps.length);
-  const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
   const t4 = budget.elapsed_ms();
   return {
-    formula,
-    automaton,
+    ba,
     stats: {
       alternatingStates: vwaa.states.length,
       generalizedStates,
       acceptanceSets: gba.nAcc,
       degeneralizedStates,
-      elapsed_ms: t4,
       stages_ms: { alternating: t1, generalized: t2 - t1, degeneralize: t3 - t2, reduce: t4 - t3 },
     },
   };
+}
+
+/** The negation's translation may make this many states in any stage; past it the checks are skipped. */
+export const NEGATION_MAX_STATES = 512;
+/** … and this many transitions in all per automaton. */
+export const NEGATION_MAX_EDGES = 20_000;
+/** Most guard terms × letters the last stage reads its automaton on; a larger one is left as it is. */
+export const EXPLICIT_MAX_WORK = 1_000_000;
+
+const MINIMIZE_STAGE = 'obligation minimisation';
+
+/** One state, a true self-loop, accepting: the automaton of `true`. */
+function universalBuchi(): MutableBuchi {
+  return { accepting: [true], names: ['init'], initial: 0, out: [new Map([[0, [TRUE_TERM]]])] };
+}
+
+function isUniversalShape(a: MutableBuchi): boolean {
+  if (a.accepting.length !== 1 || !a.accepting[0]) return false;
+  const g = a.out[0]!.get(0);
+  return g !== undefined && g.length === 1 && g[0]!.pos === 0n && g[0]!.neg === 0n;
+}
+
+/**
+ * The trivial-language check and WDBA minimisation (see wdba.ts). The negation is translated only
+ * when it can pay: to prove a smaller candidate, or when the powerset construction ran past its cap
+ * without meeting a letter the automaton cannot read, and the automaton accepts c^ω for every letter
+ * c (φ may then be equivalent to true). It runs
+ * under size budgets of its own (NEGATION_MAX_*; past them the check is skipped, deterministically)
+ * and the translation's time budget.
+ */
+function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget): { ba: MutableBuchi; minimized: TranslationStats['minimized'] } {
+  const unchanged = { ba, minimized: null };
+  budget.checkTime(MINIMIZE_STAGE);
+  // empty (trimmed to the one-state false automaton) or already the automaton of true
+  if (ba.out[ba.initial]!.size === 0 || isUniversalShape(ba)) return unchanged;
+  if (aps.length > WDBA_MAX_APS) return unchanged;
+  let transitions = 0;
+  for (const m of ba.out) for (const g of m.values()) transitions += g.length;
+  // reading every guard on every letter class costs up to transitions × 2^aps
+  if (transitions * 2 ** aps.length > EXPLICIT_MAX_WORK) return unchanged;
+  let negation: MutableBuchi | null | undefined;
+  const negated = (): MutableBuchi | null => {
+    if (negation !== undefined) return negation;
+    const sub = new Budget({
+      ...options,
+      maxStates: Math.min(options.maxStates ?? NEGATION_MAX_STATES, NEGATION_MAX_STATES),
+      maxEdges: Math.min(options.maxEdges ?? NEGATION_MAX_EDGES, NEGATION_MAX_EDGES),
+      timeLimit_ms: Math.max(0, (options.timeLimit_ms ?? DEFAULT_TIME_LIMIT_MS) - budget.elapsed_ms()),
+    });
+    try {
+      negation = buildBuchi({ kind: 'not', arg: formula }, aps, options, sub, false).ba;
+    } catch (e) {
+      if (!(e instanceof LtlBudgetError)) throw e;
+      // out of the translation's own time, or cancelled: say so as this translation
+      if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(MINIMIZE_STAGE);
+      negation = null;
+    }
+    return negation;
+  };
+  const lc = letterClasses(aps.length, guardTerms(ba), budget);
+  const ex = explicitOf(ba, lc, budget);
+  // past the powerset's input size only the universality check is left
+  const r = ba.accepting.length > WDBA_MAX_INPUT_STATES ? { dba: null, capped: true, complete: true } : minimizeWdba(ba, ex, budget);
+  if (r.dba !== null) {
+    const d = r.dba;
+    const n = d.final.length;
+    if (n >= ba.accepting.length) return unchanged;
+    const names = (s: number): string => {
+      let name = '';
+      for (const q of d.members[s]!) {
+        name += (name === '' ? '' : ' | ') + ba.names[q]!;
+        if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
+      }
+      return name;
+    };
+    const cand = toMutable(d, lc, names, budget);
+    const neg = negated();
+    if (neg === null || !verifyEquivalent(ba, neg, d, lc, budget)) return unchanged;
+    return isUniversalShape(cand) ? { ba: universalBuchi(), minimized: 'true' } : { ba: cand, minimized: 'wdba' };
+  }
+  if (r.capped && r.complete && acceptsEveryConstantWord(ex, budget)) {
+    const neg = negated();
+    if (neg !== null && neg.out[neg.initial]!.size === 0) return { ba: universalBuchi(), minimized: 'true' };
+  }
+  return unchanged;
 }
 
 /**

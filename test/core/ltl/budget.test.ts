@@ -46,7 +46,7 @@ test('every stage of the translation checks the deadline and names itself', () =
   assert.deepEqual([...named].sort(), [
     'Büchi reduction', 'acceptance set pruning', 'alternating automaton construction', 'degeneralization',
     'generalized Büchi construction', 'generalized automaton reduction', 'naming states', 'negation normal form',
-    'simulation reduction', 'transition simplification',
+    'obligation minimisation', 'simulation reduction', 'transition simplification',
   ]);
 });
 
