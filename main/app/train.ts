@@ -183,9 +183,14 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
 }
 
 /** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
-export async function trainBackbone(opts: { world: string; out?: string; data?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+export async function trainBackbone(opts: { world: string; out?: string; data?: string; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
-  const r = backboneRecipe(opts.world);
+  let r: ReturnType<typeof backboneRecipe>;
+  try {
+    r = backboneRecipe(opts.world, opts.recipe);
+  } catch (e) {
+    throw new WitnessError('invalid-input', `--recipe: ${(e as Error).message}`, { path: '--recipe' });
+  }
   const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
   if (o.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
   const started = Date.now();
@@ -209,7 +214,7 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   await writeModels(out, { embed: psi, policy: p.mlp }, {
     world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
-      command: `witness backbone train --world ${o.world} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
+      command: `witness backbone train --world ${o.world}${opts.recipe !== undefined && opts.recipe !== 'shipped' ? ` --recipe ${opts.recipe}` : ''} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
       embed: { ...embedConfig, finalLoss: e.finalLoss, ...(calibration ? { calibration } : {}) },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
       dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },

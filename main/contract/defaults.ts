@@ -125,23 +125,35 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
 };
 
 /**
- * Worlds whose shipped models follow another recipe. The giant maze's routes run to well over a
- * thousand steps: with γ = 0.99 (a 100-step horizon) and 64-wide networks its ψ ranked geodesic
- * distance at Spearman 0.645 only (issue 19, item 6; the study is in docs/BENCHMARKS.md).
+ * Worlds whose shipped models follow another recipe (none today: every shipped bundle, giant's too,
+ * follows BACKBONE_RECIPE; issue 19, item 6).
  */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
-  // Issue 19, item 6 (docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by path distance (no
-  // bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, ranks geodesic distance at Spearman ≈ 0.91
-  // where expectile TD stays near 0.55–0.65. Its unit is recorded steps (a recorded 8-step offset
-  // spans about 2 latent units per step), so it is rescaled to the TD ψ's 0.9 per step at H_TD,
-  // the unit the graph, anchors and executor are tuned in. π_low 2×128 for 40k steps.
-  'pointmaze-giant': {
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {};
+
+/**
+ * Recipes one can ask for by name (`witness backbone train --recipe NAME`) that no shipped bundle
+ * follows. 'path-distance' (issue 19, item 6; docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by
+ * path distance (no bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, ranks geodesic distance
+ * on giant at Spearman 0.913 where expectile TD stays near 0.55–0.65, and its π_low (2×128, 40k
+ * steps) reaches 100 % of recorded H_TD waypoints; rescaled to the TD ψ's 0.9 latent units per step
+ * at H_TD. Not shipped: giant missions on it fail in tracking (SR 6.7 % against 27.7 % on the
+ * shipped models, protocol 2), since plans through its velocity-separated cluster nodes are not
+ * trackable by π_low.
+ */
+export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
+  'path-distance': {
     ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128],
     gamma: 0.995, objective: 'path-distance', calibrate: 0.9,
   },
 };
 
-export function backboneRecipe(world: string): BackboneRecipe {
+/** The recipe of a world's shipped models, or the named variant. */
+export function backboneRecipe(world: string, variant?: string): BackboneRecipe {
+  if (variant !== undefined && variant !== 'shipped') {
+    const v = BACKBONE_VARIANTS[variant];
+    if (v === undefined) throw new RangeError(`unknown recipe "${variant}" (known: shipped, ${Object.keys(BACKBONE_VARIANTS).join(', ')})`);
+    return v;
+  }
   return BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
 }
 

@@ -116,10 +116,13 @@ test('train embed --calibrate rescales ψ so that a recorded H_TD-step offset sp
   assert.match(bad.err, /--calibrate/);
 });
 
-test('backbone train --world pointmaze-giant follows the giant recipe: path-distance ψ, rescaled to 0.9 latent units per step at H_TD', async () => {
+test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled to 0.9 latent units per step at H_TD; an unknown recipe exits 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-giant-recipe-'));
   const out = join(dir, 'models');
-  const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
+  const bad = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--recipe', 'nope', '--dataset-steps', '3000');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance\)/);
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--recipe', 'path-distance', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
   assert.equal(r.code, 0, r.err);
   const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
   assert.equal(check.code, 0, check.err);
