@@ -23,7 +23,7 @@ const OPERATORS: { op: string; also?: string; insert: string; doc: string }[] = 
   { op: 'U', insert: 'U ', doc: 'φ U ψ — until: ψ holds at some step, and φ holds at every step before it.' },
   { op: 'R', also: 'V', insert: 'R ', doc: 'φ R ψ — release: ψ holds up to and including the first step where φ holds, or forever.' },
   { op: 'W', insert: 'W ', doc: 'φ W ψ — weak until: φ U ψ, or φ forever.' },
-  { op: 'M', insert: 'M ', doc: 'φ M ψ — strong release: ψ U (φ & ψ), ψ holds up to and including a step where φ holds, which comes.' },
+  { op: 'M', insert: 'M ', doc: 'φ M ψ — strong release: ψ U (φ & ψ); ψ holds up to and including a step where φ holds, and that step comes.' },
   { op: '!', insert: '!', doc: '!φ — not.' },
   { op: '&', also: '&&', insert: '& ', doc: 'φ & ψ — and.' },
   { op: '|', also: '||', insert: '| ', doc: 'φ | ψ — or.' },
