@@ -7,6 +7,7 @@ import { type BuchiAutomaton, letterBits, outgoing } from './automaton.js';
 import { guardHolds } from './guard.js';
 import type { Lasso } from './lasso.js';
 import { stronglyConnected } from './scc.js';
+import { denseGraph } from './dense-graph.js';
 
 export function acceptsLasso(a: BuchiAutomaton, word: Lasso): boolean {
   if (word.cycle.length === 0) throw new RangeError('the cycle of a lasso word must not be empty');
@@ -21,19 +22,7 @@ export function acceptsLasso(a: BuchiAutomaton, word: Lasso): boolean {
   const k = word.cycle.length;
   const bits = word.cycle.map((l) => letterBits(a, l));
   // node (q, i): in state q before reading cycle letter i; numbered densely as discovered.
-  const id = new Map<number, number>();
-  const nodes: number[] = [];
-  const succ: number[][] = [];
-  const visit = (key: number): number => {
-    let x = id.get(key);
-    if (x === undefined) {
-      x = nodes.length;
-      id.set(key, x);
-      nodes.push(key);
-      succ.push([]);
-    }
-    return x;
-  };
+  const { nodes, succ, visit } = denseGraph();
   for (const q of cur) visit(q * k);
   // Successor states per (state, letter), memoized: a lasso repeats few distinct letters.
   const memo = new Map<string, number[]>();

@@ -21,6 +21,7 @@ import type { MutableBuchi } from './reduce.js';
 import type { Budget } from './budget.js';
 import { refinePartition } from './partition.js';
 import { stronglyConnected } from './scc.js';
+import { denseGraph } from './dense-graph.js';
 
 /** Most propositions for which the alphabet is enumerated (2^10 letters). */
 export const WDBA_MAX_APS = 10;
@@ -396,19 +397,7 @@ function loopAccepted(ex: Explicit, from: readonly number[], word: readonly numb
   const C = ex.classes;
   const len = word.length;
   // product nodes q * len + i: in Büchi state q before reading word[i]
-  const id = new Map<number, number>();
-  const nodes: number[] = [];
-  const succ: number[][] = [];
-  const visitNode = (key: number): number => {
-    let x = id.get(key);
-    if (x === undefined) {
-      x = nodes.length;
-      id.set(key, x);
-      nodes.push(key);
-      succ.push([]);
-    }
-    return x;
-  };
+  const { nodes, succ, visit: visitNode } = denseGraph();
   for (const q of from) visitNode(q * len);
   for (let x = 0; x < nodes.length; x++) {
     const key = nodes[x]!;
@@ -477,19 +466,7 @@ export function deterministicOn(d: Deterministic, coarse: LetterClasses, fine: L
 export function productEmpty(x: Explicit, y: Explicit, budget: Budget): boolean | null {
   const C = x.classes;
   const ny = y.accepting.length;
-  const id = new Map<number, number>();
-  const nodes: number[] = [];
-  const succ: number[][] = [];
-  const visitNode = (key: number): number => {
-    let v = id.get(key);
-    if (v === undefined) {
-      v = nodes.length;
-      id.set(key, v);
-      nodes.push(key);
-      succ.push([]);
-    }
-    return v;
-  };
+  const { nodes, succ, visit: visitNode } = denseGraph();
   for (const p of x.initial) for (const q of y.initial) visitNode(p * ny + q);
   for (let v = 0; v < nodes.length; v++) {
     if (nodes.length > PRODUCT_MAX_STATES) return null;
