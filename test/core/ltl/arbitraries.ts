@@ -31,10 +31,15 @@ export function formulaArb(props: readonly string[] = PROPS, depth = 4, full = f
   return f;
 }
 
+/** A proposition or its negation. */
+function literalArb(props: readonly string[]): fc.Arbitrary<Formula> {
+  return fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
+    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+}
+
 /** Temporal shapes with the next operator: X chains and X under G, F and U, as Dwyer's patterns write them. */
 export function nextArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula> {
-  const lit = fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
-    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  const lit = literalArb(props);
   const { f } = fc.letrec<{ f: Formula }>((tie) => ({
     f: fc.oneof(
       { maxDepth: 4, depthSize: 'small' },
@@ -56,8 +61,7 @@ export function nextArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula>
 
 /** Temporal-heavy shapes: nestings of F, G, U over literals, as specifications are written. */
 export function temporalArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula> {
-  const lit = fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
-    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  const lit = literalArb(props);
   const { f } = fc.letrec<{ f: Formula }>((tie) => ({
     f: fc.oneof(
       { maxDepth: 4, depthSize: 'small' },
