@@ -130,22 +130,6 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
   noCspErrors(app);
 });
 
-test('LTL editor: Spot\'s M, ^ and 1 are read; X stays refused in a specification, at its position, with the reason', async () => {
-  const { page } = app;
-  await openFile(page, 'specs/patrol.ltl');
-  await typeAll(page, 'G F (e1 M e2) & G (e3 ^ e4) & F 1');
-  await page.locator('#editors-status', { hasText: /automaton: \d+ states/ }).waitFor();
-  assert.deepEqual(await waitProblems(page, (ps) => ps.length === 0, 'M, ^ and 1 accepted'), []);
-  assert.match(await hoverText(page, 'M'), /strong release/);
-  await app.screenshot('editors-ltl-spot-syntax');
-  await typeAll(page, 'G (e1 -> X e2)');
-  const next = await waitProblems(page, (ps) => ps.some((p) => p.owner === 'witness'), 'X refused');
-  assert.deepEqual(next.map((p) => [p.severity, p.range]), [['error', '1:10-1:11']]);
-  assert.match(next[0]!.message, /the next operator X is not supported: specifications must be stutter-invariant/);
-  await app.screenshot('editors-ltl-next-refused');
-  noCspErrors(app);
-});
-
 test('tool editor: the JSON schema and a misspelled field in a CEL condition, with "did you mean"', async () => {
   const text = TOOL;
   const { page } = app;
