@@ -33,16 +33,19 @@ async function typeAll(page: Page, text: string): Promise<void> {
 
 interface Problem { severity: string; owner: string; range: string; message: string }
 
+/**
+ * The problems list, read in one page evaluation: the list re-renders as checks finish, and reading it
+ * item by item can ask for an item that has just been replaced. (A string expression: the tests'
+ * tsconfig has no DOM library.)
+ */
+const READ_PROBLEMS = `JSON.stringify([...document.querySelectorAll('#editors-problems li.problem')].map((li) => {
+  const a = (n) => li.getAttribute('data-' + n) ?? '';
+  return { severity: a('severity'), owner: a('owner'), message: li.querySelector('.message')?.textContent ?? '',
+    range: a('start-line') + ':' + a('start-column') + '-' + a('end-line') + ':' + a('end-column') };
+}))`;
+
 async function problems(page: Page): Promise<Problem[]> {
-  const out: Problem[] = [];
-  for (const li of await page.locator('#editors-problems li.problem').all()) {
-    const a = async (name: string): Promise<string> => (await li.getAttribute(`data-${name}`)) ?? '';
-    out.push({
-      severity: await a('severity'), owner: await a('owner'), message: (await li.locator('.message').textContent()) ?? '',
-      range: `${await a('start-line')}:${await a('start-column')}-${await a('end-line')}:${await a('end-column')}`,
-    });
-  }
-  return out;
+  return JSON.parse(await page.evaluate<string>(READ_PROBLEMS)) as Problem[];
 }
 
 /** The editor's visible text (Monaco renders spaces as no-break spaces). */
@@ -127,6 +130,22 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
   await app.screenshot('editors-ltl-completion');
   await page.keyboard.press('Enter');
   assert.match(await editorText(page), /F e9 & G F e1 & F e0/);
+  noCspErrors(app);
+});
+
+test('LTL editor: Spot\'s M, ^ and 1 are read; X stays refused in a specification, at its position, with the reason', async () => {
+  const { page } = app;
+  await openFile(page, 'specs/patrol.ltl');
+  await typeAll(page, 'G F (e1 M e2) & G (e3 ^ e4) & F 1');
+  await page.locator('#editors-status', { hasText: /automaton: \d+ states/ }).waitFor();
+  assert.deepEqual(await waitProblems(page, (ps) => ps.length === 0, 'M, ^ and 1 accepted'), []);
+  assert.match(await hoverText(page, 'M'), /strong release/);
+  await app.screenshot('editors-ltl-spot-syntax');
+  await typeAll(page, 'G (e1 -> X e2)');
+  const next = await waitProblems(page, (ps) => ps.some((p) => p.owner === 'witness'), 'X refused');
+  assert.deepEqual(next.map((p) => [p.severity, p.range]), [['error', '1:10-1:11']]);
+  assert.match(next[0]!.message, /the next operator X is not supported: specifications must be stutter-invariant/);
+  await app.screenshot('editors-ltl-next-refused');
   noCspErrors(app);
 });
 
