@@ -51,6 +51,16 @@ async function problems(page: Page): Promise<Problem[]> {
 /** The editor's visible text (Monaco renders spaces as no-break spaces). */
 const editorText = async (page: Page): Promise<string> => (await page.locator('#editors-host .view-lines').innerText()).replace(/\u00a0/g, ' ');
 
+/** The editor's text once it matches `re` (Monaco renders an accepted completion a frame later), else its text after 5 s. */
+async function waitEditorText(page: Page, re: RegExp): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const text = await editorText(page);
+    if (re.test(text) || Date.now() > deadline) return text;
+    await page.waitForTimeout(50);
+  }
+}
+
 /** Waits until the problems list satisfies `ok` (checks run a moment after typing stops). */
 async function waitProblems(page: Page, ok: (ps: Problem[]) => boolean, what: string): Promise<Problem[]> {
   const deadline = Date.now() + 10_000;
@@ -121,15 +131,13 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
   await page.keyboard.type(' & F e');
   await page.keyboard.press('Control+Space');
   await page.waitForSelector('.suggest-widget.visible .monaco-list-row');
-  const rows: [number, string][] = [];
-  for (const row of await page.locator('.suggest-widget.visible .monaco-list-row').all()) {
-    rows.push([Number(await row.getAttribute('data-index')), (await row.locator('.label-name').textContent()) ?? '']);
-  }
+  const rows = JSON.parse(await page.evaluate<string>(`JSON.stringify([...document.querySelectorAll('.suggest-widget.visible .monaco-list-row')]
+    .map((row) => [Number(row.getAttribute('data-index')), row.querySelector('.label-name')?.textContent ?? '']))`)) as [number, string][];
   const labels = rows.sort((a, b) => a[0] - b[0]).map((r) => r[1]);
   assert.deepEqual(labels.slice(0, 6), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
   await app.screenshot('editors-ltl-completion');
   await page.keyboard.press('Enter');
-  assert.match(await editorText(page), /F e9 & G F e1 & F e0/);
+  assert.match(await waitEditorText(page, /F e9 & G F e1 & F e0/), /F e9 & G F e1 & F e0/);
   noCspErrors(app);
 });
 
@@ -182,7 +190,7 @@ test('tool editor: the JSON schema and a misspelled field in a CEL condition, wi
   await page.keyboard.press('Control+Space');
   await page.locator('.suggest-widget.visible .monaco-list-row', { hasText: 'gripper.width_cm' }).waitFor();
   await page.locator('.suggest-widget.visible .monaco-list-row', { hasText: 'gripper.load_N' }).click();
-  assert.match(await editorText(page), /"expr": "gripper\.load_N/);
+  assert.match(await waitEditorText(page, /"expr": "gripper\.load_N/), /"expr": "gripper\.load_N/);
   noCspErrors(app);
 });
 
