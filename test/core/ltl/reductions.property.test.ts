@@ -1,6 +1,7 @@
 /**
  * The size reductions of issue 22, each on its own against the lasso evaluator (seeded): both
- * choices of entry levels in degeneralization, before and after the Büchi-level reduction.
+ * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
+ * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core
 import { type MutableBuchi, reduceBuchi, toAutomaton } from '../../../main/core/ltl/reduce.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
+import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
@@ -55,4 +57,15 @@ test('degeneralization entry levels: temporal shapes (1500 cases)', () => {
 
 test('degeneralization entry levels: next-heavy shapes (1000 cases)', () => {
   fc.assert(fc.property(nextArb(), words, (f, ws) => check(f, ws)), { numRuns: 1000, seed: 223 });
+});
+
+test('F a | F b = F (a | b): disjunctions of eventualities, with X, against the evaluator (1500 cases)', () => {
+  const sub = formulaArb(['a', 'b', 'c'], 3, true);
+  const disjunction = fc.tuple(fc.array(sub, { minLength: 2, maxLength: 3 }), fc.array(sub, { maxLength: 2 }))
+    .map(([eventual, rest]): Formula => ({ kind: 'or', args: [...eventual.map((x): Formula => ({ kind: 'F', arg: x })), ...rest] }));
+  const shaped = fc.oneof(disjunction, disjunction.map((f): Formula => ({ kind: 'G', arg: f })), disjunction.map((f): Formula => ({ kind: 'not', arg: f })));
+  fc.assert(fc.property(shaped, words, (f, ws) => {
+    const a = translateFormula(f).automaton;
+    for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+  }), { numRuns: 1500, seed: 224 });
 });
