@@ -83,7 +83,7 @@ export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
  * our choosing (see `enter`), and inside a bad component the counter stays at 0, so those states
  * get one copy instead of r + 1.
  */
-export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'accepting'): RawBuchi {
+export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'zero'): RawBuchi {
   budget.checkTime('degeneralization');
   const r = gba.nAcc;
   const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
