@@ -79,11 +79,11 @@ export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
 
 /**
  * SCC-aware: acceptance only matters on edges inside a strongly connected component that holds
- * every acceptance set (a good component). Entering a component restarts the count from 0 (with the
- * entering edge's own marks), and inside a bad component the counter stays at 0, so those states
+ * every acceptance set (a good component). Entering a component (or starting) begins at a level of
+ * our choosing (see `enter`), and inside a bad component the counter stays at 0, so those states
  * get one copy instead of r + 1.
  */
-export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget): RawBuchi {
+export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'zero'): RawBuchi {
   budget.checkTime('degeneralization');
   const r = gba.nAcc;
   const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
@@ -113,8 +113,20 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
     }
     return id;
   };
+  // Entering a good component (and starting) may begin at any level: the count only matters on
+  // the cycles inside it, which a run enters once. With `entry` 'accepting', level r (accepting,
+  // and counting afresh from 0 like level 0), where the component's accepting cycles come back to,
+  // so the copy is often one needed anyway; with 'zero', level 0 advanced by the entering edge's marks (Gastin & Oddoux). Neither is
+  // always smaller, so the translator may build both.
+  const entryLevel = new Map<number, number>();
+  const enter = (q: number): number => {
+    if (!good(q)) return intern(q, 0);
+    let level = entryLevel.get(q);
+    if (level === undefined) entryLevel.set(q, (level = entry === 'accepting' ? r : 0));
+    return intern(q, level);
+  };
   let held = 0;
-  const initial = intern(gba.initial, 0);
+  const initial = enter(gba.initial);
   while (queue.length > 0) {
     const [q, level] = queue.shift()!;
     const from = index.get(q * (r + 1) + level)!;
@@ -122,12 +134,14 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
     const out = new Map<number, Term[]>();
     edges.set(from, out);
     for (const e of gba.edges[q]!) {
-      let j = 0;
-      if (good(e.to)) {
-        j = comp[e.to] === comp[q] ? start : 0;
+      let to: number;
+      if (good(e.to) && (comp[e.to] === comp[q] || entry === 'zero')) {
+        let j = comp[e.to] === comp[q] ? start : 0;
         while (j < r && ((e.acc >> BigInt(j)) & 1n) !== 0n) j++;
+        to = intern(e.to, j);
+      } else {
+        to = enter(e.to);
       }
-      const to = intern(e.to, j);
       let terms = out.get(to);
       if (terms === undefined) out.set(to, (terms = []));
       terms.push(e.g);

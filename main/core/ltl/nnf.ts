@@ -19,7 +19,7 @@ export interface Node {
 }
 
 export interface NnfOptions {
-  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, …). */
+  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a | b), …). */
   readonly rewrite?: boolean;
 }
 
@@ -110,6 +110,15 @@ export class NodeFactory {
           ? this.U(this.tt, this.R(this.ff, this.and(args)))
           : this.R(this.ff, this.U(this.tt, this.or(args)));
         return this.junction(op, [...kids.filter((k) => inner(k) === null), merged]);
+      }
+      // F a | F b = F (a | b): one state that waits for either, where the disjuncts would each
+      // get their own (suspendable operands stay apart: F would push them out again).
+      if (op === 'or') {
+        const eventually = kids.filter((k) => this.isF(k) && !this.suspendable(k.kids[1]!));
+        if (eventually.length > 1) {
+          const merged = this.U(this.tt, this.or(eventually.map((k) => k.kids[1]!)));
+          return this.junction(op, [...kids.filter((k) => !eventually.includes(k)), merged]);
+        }
       }
       // a & b = a when a ⇒ b;  a | b = b when a ⇒ b  (syntactic implication, Somenzi–Bloem style)
       kids = kids.filter((k) => !kids.some((j) => j !== k && (op === 'and' ? this.implies(j, k) : this.implies(k, j)) &&

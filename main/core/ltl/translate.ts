@@ -102,6 +102,9 @@ type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'
   readonly stages_ms: Omit<TranslationStats['stages_ms'], 'minimize'>;
 };
 
+/** Largest degeneralized automaton for which the second choice of entry levels is tried too. */
+export const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
+
 /** NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. */
 function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): { ba: MutableBuchi; stats: CoreStats } {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
@@ -141,16 +144,26 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     return name;
   };
   const t2 = budget.elapsed_ms();
-  const raw = degeneralize(gba, names ? gbaName : () => '', budget);
-  let ba: MutableBuchi = {
-    accepting: raw.accepting,
-    names: raw.names,
-    initial: raw.initial,
-    out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
+  const degen = (entry: 'accepting' | 'zero'): MutableBuchi => {
+    const raw = degeneralize(gba, names ? gbaName : () => '', budget, entry);
+    return {
+      accepting: raw.accepting,
+      names: raw.names,
+      initial: raw.initial,
+      out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
+    };
   };
+  let ba = degen('zero');
   const degeneralizedStates = ba.accepting.length;
   const t3 = budget.elapsed_ms();
   ba = reduceBuchi(ba, budget, bisim, aps.length);
+  // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough
+  // to try; kept only when strictly smaller, so an automaton the second choice does not shrink is
+  // the one earlier versions built (the mission benchmarks' automata stay as they were).
+  if (bisim && gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) {
+    const other = reduceBuchi(degen('accepting'), budget, bisim, aps.length);
+    if (other.accepting.length < ba.accepting.length) ba = other;
+  }
   const t4 = budget.elapsed_ms();
   return {
     ba,

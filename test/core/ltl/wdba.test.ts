@@ -78,17 +78,21 @@ test('a Dwyer-style obligation shrinks to its minimal weak deterministic automat
   assert.ok(u.automaton.states.length <= translateLtl('G !p | (!p U (p & (q U r)))', { minimize: false }).automaton.states.length);
 });
 
-/** Dwyer et al.'s specification patterns (Spot's `genltl --dac-patterns` spelling) that are obligations and shrink: [formula, before, after]. */
+/**
+ * Dwyer et al.'s specification patterns (Spot's `genltl --dac-patterns` spelling) that are
+ * obligations: [formula, before, after]. Three of them the degeneralization's entry levels (issue
+ * 22) bring to the minimal size before this stage; the others shrink here.
+ */
 const DWYER_SHRINKING: readonly [string, number, number][] = [
   ['F r -> (!p U r)', 4, 3],
-  ['G ((q & !r & F r) -> (!p U r))', 4, 3],
+  ['G ((q & !r & F r) -> (!p U r))', 3, 3],
   ['G !q | F (q & F p)', 5, 3],
   ['F r -> (p U r)', 4, 3],
-  ['G ((q & !r & F r) -> (p U r))', 4, 3],
+  ['G ((q & !r & F r) -> (p U r))', 3, 3],
   ['F r -> (!p U (s | r))', 4, 3],
-  ['G ((q & !r & F r) -> (!p U (s | r)))', 4, 3],
+  ['G ((q & !r & F r) -> (!p U (s | r)))', 3, 3],
   ['F r -> (p -> (!r U (s & !r))) U r', 5, 3],
-  ['G ((q & !r & F r) -> (p -> (!r U (s & !r))) U r)', 5, 3],
+  ['G ((q & !r & F r) -> (p -> (!r U (s & !r))) U r)', 4, 3],
 ];
 
 test('Dwyer patterns that are obligations get their minimal WDBA', () => {
@@ -96,7 +100,7 @@ test('Dwyer patterns that are obligations get their minimal WDBA', () => {
     assert.equal(translateLtl(f, { minimize: false }).automaton.states.length, before, `${f} before`);
     const t = translateLtl(f);
     assert.equal(t.automaton.states.length, after, f);
-    assert.equal(t.stats.minimized, 'wdba', f);
+    assert.equal(t.stats.minimized, before > after ? 'wdba' : null, f);
   }
   // "s precedes p after q" is F of a safety formula, a persistence: the powerset's loops disagree, nothing is replaced
   assert.equal(translateLtl('G !q | F (q & (!p W s))').stats.minimized, null);
