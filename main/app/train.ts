@@ -146,15 +146,23 @@ const HELD_OUT_SEED = 1_000_003;
 export interface BackboneEval extends EvalResult {
   readonly world: string;
   readonly H_TD: number;
+  /** Trials aimed at the recorded state this many steps ahead (null: the H_TD subgoal). */
+  readonly ahead: number | null;
+  /** Trials started at rest at the recorded position. */
+  readonly from_rest: boolean;
+  /** Reached within this task-space distance of the target (null: within ε in latent space). */
+  readonly radius_m: number | null;
 }
 
 /**
  * Spearman of ‖ψ(s) − ψ(g)‖ against the true geodesic distance on held-out pairs, and π_low's
  * success at reaching waypoints H_TD away within the budget.
  */
-export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number }): Promise<BackboneEval> {
+export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; radius?: number }): Promise<BackboneEval> {
   const e = worldEntry(o.world);
   if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
+  if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
+  const rest = e.restObservation;
   const models = await loadModels(o.models ?? shippedModelsDir(o.world), { expectWorld: o.world });
   const sim = await e.stepper();
   try {
@@ -168,13 +176,17 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
     // A waypoint is reached when ψ(s) is within the graph's node radius H_TD/2 of it: the latent
     // also encodes velocity, so a tighter radius fails agents that stand on the waypoint at
     // another speed than the recorded state had.
-    const budget = o.budget ?? 5 * Math.ceil(models.manifest.H_TD);
+    const budget = o.budget ?? 5 * Math.ceil(models.manifest.H_TD) + 2 * (o.ahead ?? 0);
     const epsilon = o.epsilon ?? models.manifest.H_TD / 2;
     if (!(epsilon > 0)) throw new WitnessError('invalid-input', `--epsilon must be a positive number, got ${String(o.epsilon)}`, { path: '--epsilon' });
-    const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon);
+    const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon, {
+      ...(o.ahead !== undefined ? { ahead: o.ahead } : {}), ...(o.fromRest === true && rest !== undefined ? { rest } : {}),
+      ...(o.radius !== undefined ? { radius_m: o.radius } : {}),
+    });
     return {
       world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
       budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
+      ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, radius_m: o.radius ?? null,
     };
   } finally {
     sim.close();

@@ -19,12 +19,18 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--pairs <n>', 'held-out state pairs', intFlag('--pairs', 10), 2000)
     .option('--trials <n>', 'executor trials in the simulator', intFlag('--trials', 1), 200)
     .option('--epsilon <x>', 'a waypoint counts as reached within this latent distance (default H_TD/2, the graph node radius)', numberFlag('--epsilon', 1e-9, 1e9))
-    .option('--budget <n>', 'tracking budget in steps (default 5·H_TD)', intFlag('--budget', 1))
+    .option('--budget <n>', 'tracking budget in steps (default 5·H_TD, plus 2 per --ahead step)', intFlag('--budget', 1))
+    .option('--ahead <steps>', 'aim each trial at the recorded state this many steps later (around corners, as graph waypoints are) instead of its H_TD subgoal', intFlag('--ahead', 1, 100_000))
+    .option('--from-rest', 'start each trial at rest at the recorded position, as a mission starts')
+    .option('--radius <m>', 'a trial succeeds within this distance (m) of the target position, as a mission accepts a waypoint, instead of within --epsilon in latent space', numberFlag('--radius', 1e-6, 1e6))
     .option('--json', 'print JSON')
-    .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; json?: boolean }) => {
+    .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; radius?: number; json?: boolean }) => {
       const r = await (await train()).evaluateBackbone(o);
       if (o.json) io.out(JSON.stringify(r) + '\n');
-      else io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ 0.9); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} waypoints at latent distance H_TD=${r.H_TD} within ${r.budget_steps} steps (goal ≥ 95%)\n`);
+      else {
+        const what = r.ahead !== null ? `the recorded states ${r.ahead} steps ahead` : `waypoints at latent distance H_TD=${r.H_TD}`;
+        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ 0.9); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ 95%)\n`);
+      }
     }));
   backbone
     .command('train')

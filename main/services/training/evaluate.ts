@@ -5,6 +5,7 @@
  * H_TD within its tracking budget, in the simulator.
  */
 import type { Dataset } from '../../core/data/dataset.js';
+import { WitnessError } from '../../contract/errors.js';
 import { type MazeLayout, cellAt, distancesFrom } from '../../core/world/maze.js';
 import type { MazeStepper } from '../../core/data/generators.js';
 import { spearman } from '../../core/models/spearman.js';
@@ -53,23 +54,61 @@ export async function spearmanOnPairs(b: Backbone, layout: MazeLayout, heldOut: 
   return spearman(latent, geo);
 }
 
+/** Where the executor trials start and what they aim at (defaults: the recorded state, its H_TD subgoal). */
+export interface TrialOptions {
+  /**
+   * Aim at the state this many recorded steps later on the same trajectory instead of the
+   * subgoal F(s, H_TD): a waypoint around corners, as the graph's nodes are to the executor.
+   */
+  readonly ahead?: number;
+  /** Start at rest at the recorded state's position (the world's rest observation), as a mission starts. */
+  readonly rest?: (x: number, y: number) => Float32Array;
+  /**
+   * Reached within this task-space distance (m) of the target's position (columns 0 and 1), as a
+   * mission accepts an ordinary waypoint, instead of within ε in latent space.
+   */
+  readonly radius_m?: number;
+}
+
 /**
  * Trials start at held-out dataset states and aim at their own subgoal F(s, H_TD) along the same
- * trajectory (a waypoint known to be reachable at latent distance H_TD).
+ * trajectory (a waypoint known to be reachable at latent distance H_TD), or at the state `ahead`
+ * steps later, from the state itself or from rest at its position.
  */
 export async function policySuccess(
-  b: Backbone, sim: MazeStepper, heldOut: Dataset, trials: number, seed: number, budget_steps: number, epsilon: number,
+  b: Backbone, sim: MazeStepper, heldOut: Dataset, trials: number, seed: number, budget_steps: number, epsilon: number, opts: TrialOptions = {},
 ): Promise<{ success: number; meanSteps: number }> {
   const rng = createRng(seed);
   const n = heldOut.terminals.length, k = heldOut.obsDim, d = b.latentDim;
   const latent = await b.embed(heldOut.observations, n);
   const sg = subgoals(heldOut.terminals, latent, d, b.H_TD);
+  // With `ahead`, the rows whose trajectory goes on that many steps.
+  const farRows: number[] = [];
+  if (opts.ahead !== undefined) {
+    let end = n - 1;
+    const ends = new Int32Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      if (heldOut.terminals[i] === 1) end = i;
+      ends[i] = end;
+    }
+    for (let i = 0; i < n; i++) if (i + opts.ahead <= ends[i]!) farRows.push(i);
+    if (farRows.length === 0) throw new WitnessError('invalid-input', `--ahead ${opts.ahead}: no held-out trajectory is that many steps long`, { path: '--ahead' });
+  }
   let ok = 0, steps = 0;
   for (let t = 0; t < trials; t++) {
-    const idx = rng.int(0, sg.rows.length - 1);
-    const i = sg.rows[idx]!, j = sg.targets[idx]!;
+    let i: number, j: number;
+    if (opts.ahead !== undefined) {
+      i = farRows[rng.int(0, farRows.length - 1)]!;
+      j = i + opts.ahead;
+    } else {
+      const idx = rng.int(0, sg.rows.length - 1);
+      i = sg.rows[idx]!;
+      j = sg.targets[idx]!;
+    }
     const goal = latent.slice(j * d, j * d + d);
-    let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(heldOut.observations.subarray(i * k, i * k + k)));
+    const recorded = heldOut.observations.subarray(i * k, i * k + k);
+    const start = opts.rest !== undefined ? opts.rest(recorded[0]!, recorded[1]!) : recorded;
+    let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(start));
     let reached = false;
     for (let step = 0; step < budget_steps; step++) {
       const obs = Float32Array.from(state);
@@ -81,7 +120,10 @@ export async function policySuccess(
         len += dir[q]! ** 2;
       }
       len = Math.sqrt(len);
-      if (len <= epsilon) {
+      const near = opts.radius_m !== undefined
+        ? Math.hypot(state[0]! - heldOut.observations[j * k]!, state[1]! - heldOut.observations[j * k + 1]!) <= opts.radius_m
+        : len <= epsilon;
+      if (near) {
         reached = true;
         steps += step;
         break;
