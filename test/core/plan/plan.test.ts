@@ -77,11 +77,13 @@ test('GA-GAS takes the nearest witness first; SAGAS plans the whole lasso', () =
   const spec = 'F (a & F c) | F b';
   const ga = run(g, spec, 'ga-gas') as Plan;
   const s = run(g, spec, 'sagas') as Plan;
-  // GA-GAS commits to the nearest witness (a, cost 1) before anything else; after it, the automaton
-  // (minimised to a deterministic one by the WDBA stage, whose state after `a` still accepts c or b)
-  // leaves it the nearer of the two, b back through s — either way dearer than SAGAS's whole-lasso s → b.
-  assert.deepEqual(ids(g, ga).prefix.slice(0, 2), ['s', 'a']);
-  assert.deepEqual(ids(g, ga).prefix, ['s', 'a', 's', 'b']);
+  // GA-GAS commits to the nearest witness (a, cost 1) before anything else. What it takes after `a`
+  // depends on the automaton's shape, not only its language (the translator's rewrites and
+  // minimisation change which state `a` leads to): b back through s, or c. Either way it pays more
+  // than SAGAS's whole-lasso s → b.
+  const prefix = ids(g, ga).prefix;
+  assert.deepEqual(prefix.slice(0, 2), ['s', 'a']);
+  assert.ok(['b', 'c'].includes(prefix.at(-1)!), `GA-GAS ends its prefix at ${prefix.at(-1)}`);
   assert.deepEqual(ids(g, s).prefix, ['s', 'b']);
   assert.ok(ga.cost.objective > s.cost.objective, `GA-GAS ${ga.cost.objective} vs SAGAS ${s.cost.objective}`);
 });
