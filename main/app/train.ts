@@ -211,7 +211,7 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
-  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed };
+  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
   const barP = o.progress?.('train policy');
   const embedded = embedDataset(d, e.mlp, e.normalization);
   let psi = e.mlp, calibration: LatentCalibration | undefined;

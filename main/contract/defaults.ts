@@ -116,12 +116,14 @@ export interface BackboneRecipe {
    * read against H_TD (core/models/latent-scale.ts).
    */
   readonly calibrate: number | null;
+  /** π_low's subgoal horizons in latent units, taken in turn row by row (null: H_TD alone). */
+  readonly policySubgoals: readonly number[] | null;
 }
 
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null,
+  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null,
 };
 
 /**
@@ -140,11 +142,18 @@ export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {};
  * shipped models, protocol 2), since plans through its velocity-separated cluster nodes are not
  * trackable by π_low.
  */
+const PATH_DISTANCE: BackboneRecipe = {
+  ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128],
+  gamma: 0.995, objective: 'path-distance', calibrate: 0.9,
+};
 export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
-  'path-distance': {
-    ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128],
-    gamma: 0.995, objective: 'path-distance', calibrate: 0.9,
-  },
+  'path-distance': PATH_DISTANCE,
+  /**
+   * The same ψ, and π_low trained on subgoals 8–40 latent units ahead (in turn) instead of H_TD
+   * alone: on the path-distance ψ an executor trained on H_TD subgoals alone does not follow the
+   * latent direction around corners (issue 19, item 6; docs/BENCHMARKS.md).
+   */
+  'path-distance-far': { ...PATH_DISTANCE, policySubgoals: [8, 16, 24, 32, 40] },
 };
 
 /** The recipe of a world's shipped models, or the named variant. */

@@ -26,6 +26,12 @@ export interface PolicyConfig {
   readonly alpha: number;
   /** Subgoal horizon in latent distance (the graph's H_TD). */
   readonly H_TD: number;
+  /**
+   * Subgoal horizons to train on instead of H_TD alone, in latent units, taken in turn row by row
+   * (row i uses horizons[i mod length]): an executor trained also on far subgoals learns to follow
+   * a latent direction around corners, as it must toward graph waypoints.
+   */
+  readonly subgoalHorizons?: readonly number[];
   readonly seed: number;
 }
 
@@ -55,8 +61,9 @@ export function embedDataset(d: Dataset, psi: Mlp, norm: Normalization): { obs: 
   return { obs, latent, dim };
 }
 
-/** s_sub = F(s, H_TD) for every row, and the unit direction toward it. */
-export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: number, H_TD: number): Subgoals {
+/** s_sub = F(s, H) for every row (H = H_TD, or horizons[row mod length]), and the unit direction toward it. */
+export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: number, H_TD: number, horizons?: readonly number[]): Subgoals {
+  if (horizons !== undefined && (horizons.length === 0 || horizons.some((h) => !(h > 0)))) throw new RangeError(`subgoal horizons must be positive latent distances, got [${horizons.join(', ')}]`);
   const n = terminals.length;
   const rows: number[] = [];
   const dirs: number[] = [];
@@ -75,7 +82,8 @@ export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: numbe
   for (let i = 0; i < n; i++) {
     if (terminals[i] === 1) continue;
     let j = i + 1;
-    while (j < ends[i]! && dist(i, j) < H_TD) j++;
+    const H = horizons !== undefined ? horizons[i % horizons.length]! : H_TD;
+    while (j < ends[i]! && dist(i, j) < H) j++;
     const len = dist(i, j);
     if (len < 1e-6) continue;
     rows.push(i);
@@ -106,7 +114,7 @@ export async function trainPolicy(
   const rng = createRng(c.seed);
   const k = d.obsDim, a = d.actDim;
   const { obs, latent, dim } = embedded;
-  const sg = subgoals(d.terminals, latent, dim, c.H_TD);
+  const sg = subgoals(d.terminals, latent, dim, c.H_TD, c.subgoalHorizons);
   if (sg.rows.length === 0) throw new RangeError('no usable transitions: every trajectory is shorter than one step');
 
   const actorInit = initMlp(rng, [k + dim, ...c.hidden, a], 'relu', 'tanh');
