@@ -1,7 +1,8 @@
 /**
  * The size reductions of issue 22, each on its own against the lasso evaluator (seeded): both
  * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
- * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands.
+ * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
+ * replacement of subformulas proved equivalent to true or false.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core
 import { type MutableBuchi, reduceBuchi, toAutomaton } from '../../../main/core/ltl/reduce.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
-import { translateFormula } from '../../../main/core/ltl/translate.js';
+import { constantSubformulasReplaced, translateFormula } from '../../../main/core/ltl/translate.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
@@ -68,4 +69,32 @@ test('F a | F b = F (a | b): disjunctions of eventualities, with X, against the 
     const a = translateFormula(f).automaton;
     for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
   }), { numRuns: 1500, seed: 224 });
+});
+
+test('constant subformulas: replaced by true or false only when equivalent, with X, against the evaluator (1500 cases)', () => {
+  const sub = formulaArb(['a', 'b', 'c'], 3, true);
+  // a tautology or contradiction built around a random temporal g, beside a random f
+  const shaped = fc.tuple(sub, sub, fc.integer({ min: 0, max: 4 })).map(([f, g, k]): Formula => {
+    const ng: Formula = { kind: 'not', arg: g };
+    const xg: Formula = { kind: 'X', arg: g };
+    switch (k) {
+      case 0: return { kind: 'and', args: [f, { kind: 'or', args: [g, ng] }] };
+      case 1: return { kind: 'or', args: [f, { kind: 'and', args: [g, ng] }] };
+      case 2: return { kind: 'G', arg: { kind: 'or', args: [f, { kind: 'implies', left: xg, right: { kind: 'X', arg: { kind: 'F', arg: g } } }] } };
+      case 3: return { kind: 'U', left: { kind: 'iff', left: xg, right: { kind: 'not', arg: { kind: 'X', arg: ng } } }, right: f };
+      default: return f;
+    }
+  });
+  let replaced = 0;
+  fc.assert(fc.property(shaped, words, (f, ws) => {
+    const s = constantSubformulasReplaced(f);
+    if (s !== f) replaced++;
+    const a = translateFormula(f).automaton;
+    for (const w of ws) {
+      assert.equal(evaluateLasso(s, w), evaluateLasso(f, w), `${printLtl(f)} → ${printLtl(s)} on ${showLasso(w)}`);
+      assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }
+  }), { numRuns: 1500, seed: 225 });
+  // the shapes above make the replacement happen often (not only on the unshaped fifth)
+  assert.ok(replaced > 300, `only ${replaced} of 1500 formulas had a subformula replaced`);
 });
