@@ -8,7 +8,7 @@ import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
 import { refinePartition } from './partition.js';
 import { canReachGoodCycle, reachable } from './scc.js';
 import type { Budget } from './budget.js';
-import { simulationReduce } from './simulation.js';
+import { simulationReductions } from './simulation.js';
 
 export interface MutableBuchi {
   accepting: boolean[];
@@ -101,9 +101,16 @@ export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true
     }
   };
   // Bisimulation first (cheap), then one simulation pass (it rarely finds more a second time).
-  let cur = quotient(a);
-  if (bisimulation) cur = quotient(simulationReduce(cur, apCount, budget));
-  return cur;
+  // Little brothers covered only by several siblings together are dropped in a second automaton,
+  // kept only when its quotient has strictly fewer states: an automaton that does not shrink stays
+  // the one earlier versions built.
+  const cur = quotient(a);
+  if (!bisimulation) return cur;
+  const { plain, letters } = simulationReductions(cur, apCount, budget);
+  const p = quotient(plain);
+  if (letters === null) return p;
+  const l = quotient(letters);
+  return l.accepting.length < p.accepting.length ? l : p;
 }
 
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */

@@ -2,7 +2,8 @@
  * The size reductions of issue 22, each on its own against the lasso evaluator (seeded): both
  * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
  * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
- * replacement of subformulas proved equivalent to true or false.
+ * replacement of subformulas proved equivalent to true or false; and little brothers dropped when
+ * several siblings cover them together.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { buildVwaa } from '../../../main/core/ltl/vwaa.js';
 import { buildGba } from '../../../main/core/ltl/gba.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core/ltl/degeneralize.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton } from '../../../main/core/ltl/reduce.js';
+import { simulationReductions } from '../../../main/core/ltl/simulation.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { constantSubformulasReplaced, translateFormula } from '../../../main/core/ltl/translate.js';
@@ -97,4 +99,19 @@ test('constant subformulas: replaced by true or false only when equivalent, with
   }), { numRuns: 1500, seed: 225 });
   // the shapes above make the replacement happen often (not only on the unshaped fifth)
   assert.ok(replaced > 300, `only ${replaced} of 1500 formulas had a subformula replaced`);
+});
+
+test('little brothers covered by several siblings together: both simulation results against the evaluator (4000 cases)', () => {
+  let more = 0;
+  const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb());
+  fc.assert(fc.property(shapes, words, (f, ws) => {
+    const { ba, aps } = degeneralized(f, 'zero');
+    const { plain, letters } = simulationReductions(reduceBuchi(ba, new Budget(), false, aps.length), aps.length, new Budget());
+    if (letters !== null) more++;
+    for (const a of letters === null ? [plain] : [plain, letters]) {
+      const automaton = toAutomaton(a, aps, printLtl(f));
+      for (const w of ws) assert.equal(acceptsLasso(automaton, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }
+  }), { numRuns: 4000, seed: 226 });
+  assert.ok(more > 50, `only ${more} of 4000 automata had an edge covered by several siblings`);
 });
