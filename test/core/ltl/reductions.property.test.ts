@@ -3,7 +3,7 @@
  * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
  * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
  * replacement of subformulas proved equivalent to true or false; and little brothers dropped when
- * several siblings cover them together.
+ * several siblings cover them together; and the rewrite F (a | F b) = F (a | b).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,4 +114,18 @@ test('little brothers covered by several siblings together: both simulation resu
     }
   }), { numRuns: 4000, seed: 226 });
   assert.ok(more > 50, `only ${more} of 4000 automata had an edge covered by several siblings`);
+});
+
+test('F (a | F b) = F (a | b): eventualities of disjunctions holding eventualities, with X, against the evaluator (1500 cases)', () => {
+  const sub = formulaArb(['a', 'b', 'c'], 3, true);
+  const inner = fc.tuple(fc.array(sub, { minLength: 1, maxLength: 2 }), fc.array(sub, { maxLength: 2 }))
+    .map(([eventual, rest]): Formula => ({ kind: 'F', arg: { kind: 'or', args: [...eventual.map((x): Formula => ({ kind: 'F', arg: x })), ...rest] } }));
+  const shaped = fc.oneof(inner, inner.map((f): Formula => ({ kind: 'G', arg: { kind: 'implies', left: { kind: 'ap', name: 'a' }, right: f } })),
+    inner.map((f): Formula => ({ kind: 'not', arg: f })), inner.map((f): Formula => ({ kind: 'X', arg: f })));
+  fc.assert(fc.property(shaped, words, (f, ws) => {
+    for (const options of [{}, { minimize: false }]) {
+      const a = translateFormula(f, options).automaton;
+      for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }
+  }), { numRuns: 1500, seed: 227 });
 });
