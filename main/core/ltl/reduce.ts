@@ -6,7 +6,7 @@
 import { type Term, guardKey, simplifyGuard } from './guard.js';
 import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
 import { refinePartition } from './partition.js';
-import { canReachGoodCycle, reachable } from './scc.js';
+import { canReachGoodCycle, reachable, stronglyConnected } from './scc.js';
 import type { Budget } from './budget.js';
 import { simulationReductions } from './simulation.js';
 
@@ -111,6 +111,25 @@ export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true
   if (letters === null) return p;
   const l = quotient(letters);
   return l.accepting.length < p.accepting.length ? l : p;
+}
+
+/**
+ * The automaton with every transient state (on no cycle, so a run visits it at most once, and its
+ * acceptance never decides a run) made accepting, as `value` says; null when none changes. The
+ * language is the same; accepting twins of such states can then merge with them.
+ */
+export function withTransientAcceptance(a: MutableBuchi, value: boolean): MutableBuchi | null {
+  const n = a.accepting.length;
+  const comp = stronglyConnected(n, (v) => a.out[v]!.keys());
+  const size = new Int32Array(n);
+  for (let v = 0; v < n; v++) size[comp[v]!]!++;
+  let changed = false;
+  const accepting = a.accepting.map((acc, v) => {
+    if (acc === value || size[comp[v]!]! > 1 || a.out[v]!.has(v)) return acc;
+    changed = true;
+    return value;
+  });
+  return changed ? { ...a, accepting } : null;
 }
 
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */

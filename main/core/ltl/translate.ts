@@ -12,7 +12,7 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton } from './reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
@@ -172,6 +172,13 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   // the one earlier versions built (the mission benchmarks' automata stay as they were).
   if (bisim && gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) {
     const other = reduceBuchi(degen('accepting'), budget, bisim, aps.length);
+    if (other.accepting.length < ba.accepting.length) ba = other;
+  }
+  // Transient states' acceptance is free: made accepting, they may merge with accepting twins;
+  // kept only when strictly smaller, as above.
+  const transient = bisim ? withTransientAcceptance(ba, true) : null;
+  if (transient !== null) {
+    const other = reduceBuchi(transient, budget, bisim, aps.length);
     if (other.accepting.length < ba.accepting.length) ba = other;
   }
   const t4 = budget.elapsed_ms();

@@ -3,7 +3,8 @@
  * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
  * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
  * replacement of subformulas proved equivalent to true or false; and little brothers dropped when
- * several siblings cover them together; and the rewrite F (a | F b) = F (a | b).
+ * several siblings cover them together; the rewrite F (a | F b) = F (a | b); and the acceptance
+ * of transient states, which no run visits twice.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { NodeFactory, toNnf } from '../../../main/core/ltl/nnf.js';
 import { buildVwaa } from '../../../main/core/ltl/vwaa.js';
 import { buildGba } from '../../../main/core/ltl/gba.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core/ltl/degeneralize.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton } from '../../../main/core/ltl/reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withTransientAcceptance } from '../../../main/core/ltl/reduce.js';
 import { simulationReductions } from '../../../main/core/ltl/simulation.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
@@ -128,4 +129,22 @@ test('F (a | F b) = F (a | b): eventualities of disjunctions holding eventualiti
       for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
     }
   }), { numRuns: 1500, seed: 227 });
+});
+
+test('transient states made accepting or not, before and after reduction, against the evaluator (3000 cases)', () => {
+  let changed = 0;
+  const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb());
+  fc.assert(fc.property(shapes, words, (f, ws) => {
+    const { ba, aps } = degeneralized(f, 'zero');
+    for (const value of [true, false]) {
+      const t = withTransientAcceptance(ba, value);
+      if (t === null) continue;
+      changed++;
+      for (const a of [t, reduceBuchi(t, new Budget(), true, aps.length)]) {
+        const automaton = toAutomaton(a, aps, printLtl(f));
+        for (const w of ws) assert.equal(acceptsLasso(automaton, w), evaluateLasso(f, w), `${printLtl(f)} (transient ${value}) on ${showLasso(w)}`);
+      }
+    }
+  }), { numRuns: 3000, seed: 228 });
+  assert.ok(changed > 1000, `only ${changed} automata had a transient state to change`);
 });
