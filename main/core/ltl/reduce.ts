@@ -132,6 +132,46 @@ export function withTransientAcceptance(a: MutableBuchi, value: boolean): Mutabl
   return changed ? { ...a, accepting } : null;
 }
 
+/** Largest automaton whose accepting states are each checked for a redundant mark (n searches). */
+export const REDUNDANT_ACCEPTANCE_MAX_STATES = 200;
+
+/**
+ * The automaton with redundant acceptance marks removed, one state after another: an accepting
+ * state q whose every cycle passes another accepting state (no path back to q avoiding them) is
+ * made non-accepting, since a run that visits q infinitely often visits those infinitely often
+ * too; null when none is (or the automaton is too large to check). Its non-accepting twin can then
+ * merge with it.
+ */
+export function withRedundantAcceptanceDropped(a: MutableBuchi, budget?: Budget): MutableBuchi | null {
+  const n = a.accepting.length;
+  if (n > REDUNDANT_ACCEPTANCE_MAX_STATES) return null;
+  const accepting = [...a.accepting];
+  let changed = false;
+  const seen = new Uint8Array(n);
+  for (let q = 0; q < n; q++) {
+    if (!accepting[q]) continue;
+    // a path q → … → q through non-accepting states only?
+    seen.fill(0);
+    const stack = [q];
+    let back = false;
+    while (stack.length > 0 && !back) {
+      const v = stack.pop()!;
+      budget?.tick('Büchi reduction');
+      for (const w of a.out[v]!.keys()) {
+        if (w === q) { back = true; break; }
+        if (accepting[w] || seen[w] === 1) continue;
+        seen[w] = 1;
+        stack.push(w);
+      }
+    }
+    if (!back) {
+      accepting[q] = false;
+      changed = true;
+    }
+  }
+  return changed ? { ...a, accepting } : null;
+}
+
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */
 export function toAutomaton(a: MutableBuchi, aps: readonly string[], formula: string): BuchiAutomaton {
   const order: number[] = [a.initial];

@@ -12,7 +12,7 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton, withTransientAcceptance } from './reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
@@ -179,6 +179,12 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const transient = bisim ? withTransientAcceptance(ba, true) : null;
   if (transient !== null) {
     const other = reduceBuchi(transient, budget, bisim, aps.length);
+    if (other.accepting.length < ba.accepting.length) ba = other;
+  }
+  // … and so are the marks of accepting states whose every cycle passes another accepting state.
+  const redundant = bisim ? withRedundantAcceptanceDropped(ba, budget) : null;
+  if (redundant !== null) {
+    const other = reduceBuchi(redundant, budget, bisim, aps.length);
     if (other.accepting.length < ba.accepting.length) ba = other;
   }
   const t4 = budget.elapsed_ms();

@@ -4,7 +4,7 @@
  * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
  * replacement of subformulas proved equivalent to true or false; and little brothers dropped when
  * several siblings cover them together; the rewrite F (a | F b) = F (a | b); and the acceptance
- * of transient states, which no run visits twice.
+ * of transient states, which no run visits twice, and redundant acceptance marks.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { NodeFactory, toNnf } from '../../../main/core/ltl/nnf.js';
 import { buildVwaa } from '../../../main/core/ltl/vwaa.js';
 import { buildGba } from '../../../main/core/ltl/gba.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core/ltl/degeneralize.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton, withTransientAcceptance } from '../../../main/core/ltl/reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withRedundantAcceptanceDropped, withTransientAcceptance } from '../../../main/core/ltl/reduce.js';
 import { simulationReductions } from '../../../main/core/ltl/simulation.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
@@ -147,4 +147,20 @@ test('transient states made accepting or not, before and after reduction, agains
     }
   }), { numRuns: 3000, seed: 228 });
   assert.ok(changed > 1000, `only ${changed} automata had a transient state to change`);
+});
+
+test('redundant acceptance marks dropped, before and after reduction, against the evaluator (3000 cases)', () => {
+  let changed = 0;
+  const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb());
+  fc.assert(fc.property(shapes, words, (f, ws) => {
+    const { ba, aps } = degeneralized(f, 'zero');
+    const t = withRedundantAcceptanceDropped(ba);
+    if (t === null) return;
+    changed++;
+    for (const a of [t, reduceBuchi(t, new Budget(), true, aps.length)]) {
+      const automaton = toAutomaton(a, aps, printLtl(f));
+      for (const w of ws) assert.equal(acceptsLasso(automaton, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }
+  }), { numRuns: 3000, seed: 229 });
+  assert.ok(changed > 300, `only ${changed} automata had a redundant acceptance mark`);
 });
