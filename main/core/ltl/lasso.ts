@@ -22,6 +22,14 @@ export interface Lasso {
  * A formula deeper than `maxNesting` operator levels is refused (LtlBudgetError 'depth').
  */
 export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_NESTING): boolean {
+  return truthVectors(f, word, maxNesting).get(f)![0]!;
+}
+
+/**
+ * Every subformula's truth at every position of the lasso (prefix then cycle), keyed by the
+ * subformula object; what evaluateLasso reads position 0 of.
+ */
+export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_NESTING): ReadonlyMap<Formula, readonly boolean[]> {
   if (word.cycle.length === 0) throw new RangeError('the cycle of a lasso word must not be empty');
   // ev recurses once per operator level
   if (formulaDepth(f) > maxNesting) throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
@@ -112,5 +120,6 @@ export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_
     memo.set(g, v);
     return v;
   };
-  return ev(f)[0]!;
+  ev(f);
+  return memo;
 }

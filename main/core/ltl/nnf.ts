@@ -19,7 +19,7 @@ export interface Node {
 }
 
 export interface NnfOptions {
-  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a | b), …). */
+  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a | b), F(a | F b) = F(a | b), …). */
   readonly rewrite?: boolean;
 }
 
@@ -243,6 +243,10 @@ export class NodeFactory {
       if (this.eventual(r)) return r;            // a U e = e, F e = e
       const s = this.suspend(l, r, (a, b) => this.U(a, b));
       if (s !== null) return s;
+      // F (a | F b) = F (a | b): F distributes over | and F F b = F b
+      if (l === this.tt && r.op === 'or' && r.kids.some((k) => this.isF(k))) {
+        return this.U(this.tt, this.or(r.kids.map((k) => (this.isF(k) ? k.kids[1]! : k))));
+      }
     }
     return this.intern('U', 0, false, [l, r]);
   }

@@ -6,9 +6,9 @@
 import { type Term, guardKey, simplifyGuard } from './guard.js';
 import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
 import { refinePartition } from './partition.js';
-import { canReachGoodCycle, reachable } from './scc.js';
+import { canReachGoodCycle, reachable, stronglyConnected } from './scc.js';
 import type { Budget } from './budget.js';
-import { simulationReduce } from './simulation.js';
+import { simulationReductions } from './simulation.js';
 
 export interface MutableBuchi {
   accepting: boolean[];
@@ -101,9 +101,75 @@ export function reduceBuchi(a: MutableBuchi, budget: Budget, bisimulation = true
     }
   };
   // Bisimulation first (cheap), then one simulation pass (it rarely finds more a second time).
-  let cur = quotient(a);
-  if (bisimulation) cur = quotient(simulationReduce(cur, apCount, budget));
-  return cur;
+  // Little brothers covered only by several siblings together are dropped in a second automaton,
+  // kept only when its quotient has strictly fewer states: an automaton that does not shrink stays
+  // the one earlier versions built.
+  const cur = quotient(a);
+  if (!bisimulation) return cur;
+  const { plain, letters } = simulationReductions(cur, apCount, budget);
+  const p = quotient(plain);
+  if (letters === null) return p;
+  const l = quotient(letters);
+  return l.accepting.length < p.accepting.length ? l : p;
+}
+
+/**
+ * The automaton with every transient state (on no cycle, so a run visits it at most once, and its
+ * acceptance never decides a run) made accepting, as `value` says; null when none changes. The
+ * language is the same; accepting twins of such states can then merge with them.
+ */
+export function withTransientAcceptance(a: MutableBuchi, value: boolean): MutableBuchi | null {
+  const n = a.accepting.length;
+  const comp = stronglyConnected(n, (v) => a.out[v]!.keys());
+  const size = new Int32Array(n);
+  for (let v = 0; v < n; v++) size[comp[v]!]!++;
+  let changed = false;
+  const accepting = a.accepting.map((acc, v) => {
+    if (acc === value || size[comp[v]!]! > 1 || a.out[v]!.has(v)) return acc;
+    changed = true;
+    return value;
+  });
+  return changed ? { ...a, accepting } : null;
+}
+
+/** Largest automaton whose accepting states are each checked for a redundant mark (n searches). */
+export const REDUNDANT_ACCEPTANCE_MAX_STATES = 200;
+
+/**
+ * The automaton with redundant acceptance marks removed, one state after another: an accepting
+ * state q whose every cycle passes another accepting state (no path back to q avoiding them) is
+ * made non-accepting, since a run that visits q infinitely often visits those infinitely often
+ * too; null when none is (or the automaton is too large to check). Its non-accepting twin can then
+ * merge with it.
+ */
+export function withRedundantAcceptanceDropped(a: MutableBuchi, budget?: Budget): MutableBuchi | null {
+  const n = a.accepting.length;
+  if (n > REDUNDANT_ACCEPTANCE_MAX_STATES) return null;
+  const accepting = [...a.accepting];
+  let changed = false;
+  const seen = new Uint8Array(n);
+  for (let q = 0; q < n; q++) {
+    if (!accepting[q]) continue;
+    // a path q → … → q through non-accepting states only?
+    seen.fill(0);
+    const stack = [q];
+    let back = false;
+    while (stack.length > 0 && !back) {
+      const v = stack.pop()!;
+      budget?.tick('Büchi reduction');
+      for (const w of a.out[v]!.keys()) {
+        if (w === q) { back = true; break; }
+        if (accepting[w] || seen[w] === 1) continue;
+        seen[w] = 1;
+        stack.push(w);
+      }
+    }
+    if (!back) {
+      accepting[q] = false;
+      changed = true;
+    }
+  }
+  return changed ? { ...a, accepting } : null;
 }
 
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */

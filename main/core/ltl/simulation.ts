@@ -3,7 +3,8 @@
  * small enough to enumerate). p simulates q when p is accepting whenever q is and every move of q
  * can be matched by a move of p into a state that simulates q's target. Mutually simulating
  * states are merged, and an edge is dropped when a sibling edge with a weaker guard leads to a
- * state that simulates its target. Both keep the language (direct simulation is Büchi-sound).
+ * state that simulates its target (or, in the second result, when sibling edges into such states
+ * read all its letters together). Both keep the language (direct simulation is Büchi-sound).
  */
 import { type Term, simplifyGuard, termImplies } from './guard.js';
 import type { MutableBuchi } from './reduce.js';
@@ -15,8 +16,20 @@ export const SIMULATION_MAX_APS = 10;
 export const SIMULATION_MAX_WORK = 64_000_000;
 
 export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
+  return simulationReductions(a, apCount, budget).plain;
+}
+
+/**
+ * The quotient with little brothers dropped two ways: `plain`, an edge covered by one sibling's
+ * guard (as earlier versions did); `letters`, an edge whose every letter some sibling edge into a
+ * state simulating its target reads (the siblings together cover it), or null when that drops no
+ * edge more. Dropping every such edge at once keeps the language: "u dominates t" (u simulates
+ * t, and t simulates u only if u < t) is a strict order, so on each letter the chain of
+ * dominating edges ends at one that stays, and simulation is transitive.
+ */
+export function simulationReductions(a: MutableBuchi, apCount: number, budget: Budget): { plain: MutableBuchi; letters: MutableBuchi | null } {
   budget.checkTime('simulation reduction');
-  if (apCount > SIMULATION_MAX_APS) return a;
+  if (apCount > SIMULATION_MAX_APS) return { plain: a, letters: null };
   const n = a.accepting.length;
   const L = 1 << apCount;
   const LW = (L + 31) >>> 5;
@@ -59,7 +72,7 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
       }
     }
   }
-  if (candidates * LW * 4 > SIMULATION_MAX_WORK) return a;
+  if (candidates * LW * 4 > SIMULATION_MAX_WORK) return { plain: a, letters: null };
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
   // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
   // that simulates q2; p still simulates q iff every edge q → q2 reads only letters in cover[q2].
@@ -123,23 +136,49 @@ export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budge
     }
   }
   const out: Map<number, Term[]>[] = a.out.map(() => new Map<number, Term[]>());
+  const outL: Map<number, Term[]>[] = a.out.map(() => new Map<number, Term[]>());
+  let more = false;
+  const dominates = (u: number, t: number): boolean => u !== t && sim.get(u, t) && !(sim.get(t, u) && u > t);
   for (let q = 0; q < n; q++) {
     if (rep[q] !== q) continue;
     const merged = new Map<number, Term[]>();
-    for (const [to, g] of a.out[q]!) {
+    const letters = new Map<number, Uint32Array>();
+    const list = a.out[q]!;
+    let k = 0;
+    for (const [to, g] of list) {
       const r = rep[to]!;
       merged.set(r, [...(merged.get(r) ?? []), ...g]);
+      let l = letters.get(r);
+      if (l === undefined) letters.set(r, (l = new Uint32Array(LW)));
+      const own = edges[q]![k++]!.letters;
+      for (let v = 0; v < LW; v++) l[v]! |= own[v]!;
     }
     // little brothers: drop q→t when a sibling q→u has a guard covering it and u simulates t
     const entries = [...merged.entries()].map(([to, g]) => [to, simplifyGuard(g)] as const);
+    const union = new Uint32Array(LW);
     for (const [t, gt] of entries) {
-      budget.tick('simulation reduction');
+      budget.tick('simulation reduction', entries.length);
       const covered = entries.some(([u, gu]) =>
-        u !== t && sim.get(u, t) && !(sim.get(t, u) && u > t) &&
-        gt.every((term) => gu.some((other) => termImplies(term, other))));
+        dominates(u, t) && gt.every((term) => gu.some((other) => termImplies(term, other))));
       if (!covered) out[q]!.set(t, gt);
+      // … or when the dominating siblings together read every letter q→t reads
+      let coveredL = covered;
+      if (!covered) {
+        union.fill(0);
+        for (const [u] of entries) {
+          if (!dominates(u, t)) continue;
+          const lu = letters.get(u)!;
+          for (let v = 0; v < LW; v++) union[v]! |= lu[v]!;
+        }
+        const lt = letters.get(t)!;
+        coveredL = true;
+        for (let v = 0; v < LW && coveredL; v++) if ((lt[v]! & ~union[v]!) !== 0) coveredL = false;
+        if (coveredL) more = true;
+      }
+      if (!coveredL) outL[q]!.set(t, gt);
     }
   }
-  return { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out };
+  const plain = { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out };
+  return { plain, letters: more ? { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out: outL } : null };
 }
 

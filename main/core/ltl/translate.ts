@@ -12,8 +12,9 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton } from './reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
+import { replaceConstantSubformulas } from './constant.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
   WDBA_MAX_APS, WDBA_MAX_INPUT_STATES, acceptsEveryConstantWord, explicitOf, guardTerms, letterClasses, minimizeWdba, toMutable, verifyEquivalent,
@@ -80,15 +81,24 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
   }
   const aps = atomicPropositions(formula);
-  const core = buildBuchi(formula, aps, options, budget, true);
-  let ba = core.ba;
-  const t4 = budget.elapsed_ms();
-  let minimized: TranslationStats['minimized'] = null;
-  if (options.minimize ?? true) {
-    const m = minimizeStage(ba, formula, aps, options, budget);
-    ba = m.ba;
-    minimized = m.minimized;
+  const minimize = options.minimize ?? true;
+  const run = (f: Formula): { core: ReturnType<typeof buildBuchi>; ba: MutableBuchi; minimized: TranslationStats['minimized']; t4: number } => {
+    const core = buildBuchi(f, aps, options, budget, true);
+    const t4 = budget.elapsed_ms();
+    if (!minimize) return { core, ba: core.ba, minimized: null, t4 };
+    const m = minimizeStage(core.ba, f, aps, options, budget);
+    return { core, ba: m.ba, minimized: m.minimized, t4 };
+  };
+  // Subformulas proved equivalent to true or false are replaced (constant.ts); the automaton of
+  // the formula so simplified is kept only when strictly smaller, so an automaton the replacement
+  // does not shrink stays the one earlier versions built.
+  const simplified = minimize ? constantSubformulasReplaced(formula, aps, options, budget) : formula;
+  let r = run(formula);
+  if (simplified !== formula) {
+    const other = run(simplified);
+    if (other.ba.accepting.length < r.ba.accepting.length) r = other;
   }
+  const { core, ba, minimized, t4 } = r;
   const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
   const t5 = budget.elapsed_ms();
   return {
@@ -164,6 +174,19 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     const other = reduceBuchi(degen('accepting'), budget, bisim, aps.length);
     if (other.accepting.length < ba.accepting.length) ba = other;
   }
+  // Transient states' acceptance is free: made accepting, they may merge with accepting twins;
+  // kept only when strictly smaller, as above.
+  const transient = bisim ? withTransientAcceptance(ba, true) : null;
+  if (transient !== null) {
+    const other = reduceBuchi(transient, budget, bisim, aps.length);
+    if (other.accepting.length < ba.accepting.length) ba = other;
+  }
+  // … and so are the marks of accepting states whose every cycle passes another accepting state.
+  const redundant = bisim ? withRedundantAcceptanceDropped(ba, budget) : null;
+  if (redundant !== null) {
+    const other = reduceBuchi(redundant, budget, bisim, aps.length);
+    if (other.accepting.length < ba.accepting.length) ba = other;
+  }
   const t4 = budget.elapsed_ms();
   return {
     ba,
@@ -185,6 +208,40 @@ export const NEGATION_MAX_EDGES = 20_000;
 export const EXPLICIT_MAX_WORK = 1_000_000;
 
 const MINIMIZE_STAGE = 'obligation minimisation';
+
+/** A budget for a check's own translation: NEGATION_MAX_* sizes, the translation's time left. */
+function checkBudget(options: TranslateOptions, budget: Budget): Budget {
+  return new Budget({
+    ...options,
+    maxStates: Math.min(options.maxStates ?? NEGATION_MAX_STATES, NEGATION_MAX_STATES),
+    maxEdges: Math.min(options.maxEdges ?? NEGATION_MAX_EDGES, NEGATION_MAX_EDGES),
+    timeLimit_ms: Math.max(0, (options.timeLimit_ms ?? DEFAULT_TIME_LIMIT_MS) - budget.elapsed_ms()),
+  });
+}
+
+/**
+ * Whether g's automaton is empty (trimmed to no transition from the initial state); null when its
+ * translation ran past the check's budget. Out of the translation's own time, or cancelled, it
+ * says so as this translation.
+ */
+function provedEmpty(g: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget): boolean | null {
+  budget.checkTime(CONSTANT_STAGE);
+  try {
+    const a = buildBuchi(g, aps, options, checkBudget(options, budget), false).ba;
+    return a.out[a.initial]!.size === 0;
+  } catch (e) {
+    if (!(e instanceof LtlBudgetError)) throw e;
+    if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(CONSTANT_STAGE);
+    return null;
+  }
+}
+
+const CONSTANT_STAGE = 'constant subformulas';
+
+/** The formula with subformulas proved equivalent to true or false replaced (see constant.ts). */
+export function constantSubformulasReplaced(formula: Formula, aps: readonly string[] = atomicPropositions(formula), options: TranslateOptions = {}, budget = new Budget(options)): Formula {
+  return replaceConstantSubformulas(formula, aps, (g) => provedEmpty(g, aps, options, budget));
+}
 
 /** One state, a true self-loop, accepting: the automaton of `true`. */
 function universalBuchi(): MutableBuchi {
@@ -218,12 +275,7 @@ function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[
   let negation: MutableBuchi | null | undefined;
   const negated = (): MutableBuchi | null => {
     if (negation !== undefined) return negation;
-    const sub = new Budget({
-      ...options,
-      maxStates: Math.min(options.maxStates ?? NEGATION_MAX_STATES, NEGATION_MAX_STATES),
-      maxEdges: Math.min(options.maxEdges ?? NEGATION_MAX_EDGES, NEGATION_MAX_EDGES),
-      timeLimit_ms: Math.max(0, (options.timeLimit_ms ?? DEFAULT_TIME_LIMIT_MS) - budget.elapsed_ms()),
-    });
+    const sub = checkBudget(options, budget);
     try {
       negation = buildBuchi({ kind: 'not', arg: formula }, aps, options, sub, false).ba;
     } catch (e) {

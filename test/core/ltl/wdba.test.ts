@@ -30,7 +30,7 @@ const TRUE_FORMULAS: readonly [string, number][] = [
   ['F G a | G F !a', 5],
   ['G (a -> F b) | F (a & G !b)', 5],
   ['G (a -> F b) | !G (a -> F b)', 5],
-  ['(a U b) | G !b | (!a U b) | F (!a & !b)', 6],
+  ['(a U b) | G !b | (!a U b) | F (!a & !b)', 5],
   ['(G F a -> G F b) | (G F a & F G !b)', 8],
   ['(F a | G !a) & (F b | G !b)', 10],
   ['(G F a | F G !a) & (G F b | F G !b) & (G F c | F G !c)', 28],

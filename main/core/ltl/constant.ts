@@ -1,0 +1,130 @@
+/**
+ * Subformulas equivalent to true or false (issue 22: Spot's simplifier drops such conjuncts, e.g.
+ * the second conjunct of sb-patterns 13 and 14). A subformula is a candidate only when it takes
+ * one truth value at every position of a fixed set of lasso words (every constant word, when
+ * there are few propositions, and seeded random lassos); a candidate is replaced only once proved:
+ * ψ ≡ true when the automaton of ¬ψ is empty, ψ ≡ false when the automaton of ψ is, the same proof
+ * the last stage uses for a whole formula equivalent to true. Equivalence at position 0 of every
+ * word is equivalence at every suffix, so the replacement is sound wherever ψ occurs.
+ */
+import { type Formula, FALSE, TRUE } from './ast.js';
+import { type Letter, type Lasso, truthVectors } from './lasso.js';
+
+/** Largest formula (nodes of its syntax tree) whose subformulas are checked. */
+export const CONSTANT_MAX_NODES = 200;
+/** Most propositions for which every constant word is a test word (2^8 of them). */
+export const CONSTANT_MAX_APS = 8;
+/** Most proofs (translations) per formula. */
+export const CONSTANT_MAX_PROOFS = 6;
+/** Seeded random lassos the candidates must agree on, besides the constant words. */
+const RANDOM_WORDS = 32;
+const SEED = 0x22_1b;
+
+/** mulberry32: a small seeded generator, so the test words are the same on every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function letter(aps: readonly string[], bits: number): Letter {
+  return new Set(aps.filter((_, i) => (bits >> i) & 1));
+}
+
+/** The test words: every constant word (up to CONSTANT_MAX_APS propositions), then seeded lassos. */
+export function testWords(aps: readonly string[]): Lasso[] {
+  const words: Lasso[] = [];
+  if (aps.length <= CONSTANT_MAX_APS) {
+    for (let x = 0; x < 1 << aps.length; x++) words.push({ prefix: [], cycle: [letter(aps, x)] });
+  }
+  const rnd = random(SEED);
+  const some = (): Letter => new Set(aps.filter(() => rnd() < 0.5));
+  for (let i = 0; i < RANDOM_WORDS; i++) {
+    const prefix = Array.from({ length: Math.floor(rnd() * 4) }, some);
+    const cycle = Array.from({ length: 1 + Math.floor(rnd() * 4) }, some);
+    words.push({ prefix, cycle });
+  }
+  return words;
+}
+
+function children(f: Formula): readonly Formula[] {
+  switch (f.kind) {
+    case 'true': case 'false': case 'ap': return [];
+    case 'not': case 'F': case 'G': case 'X': return [f.arg];
+    case 'and': case 'or': return f.args;
+    default: return [f.left, f.right];
+  }
+}
+
+function nodeCount(f: Formula, max: number): number {
+  let n = 0;
+  const stack = [f];
+  while (stack.length > 0 && n <= max) {
+    n++;
+    stack.push(...children(stack.pop()!));
+  }
+  return n;
+}
+
+function isTemporal(f: Formula): boolean {
+  switch (f.kind) {
+    case 'true': case 'false': case 'ap': return false;
+    case 'F': case 'G': case 'X': case 'U': case 'R': case 'W': case 'M': return true;
+    default: return children(f).some(isTemporal);
+  }
+}
+
+/**
+ * The formula with its proved-constant subformulas (the root excepted: the last stage handles a
+ * whole formula) replaced by true or false, outermost first; the same object when none is.
+ * `empty(g)` is true only when g's language is proved empty (null or false: not proved).
+ */
+export function replaceConstantSubformulas(formula: Formula, aps: readonly string[], empty: (g: Formula) => boolean | null): Formula {
+  if (nodeCount(formula, CONSTANT_MAX_NODES) > CONSTANT_MAX_NODES) return formula;
+  const words = testWords(aps);
+  // per subformula: 1 true everywhere so far, 2 false everywhere so far, 0 neither
+  const verdict = new Map<Formula, number>();
+  for (const w of words) {
+    for (const [g, v] of truthVectors(formula, w)) {
+      const seen = verdict.get(g);
+      if (seen === 0) continue;
+      const now = v.every((x) => x) ? 1 : v.every((x) => !x) ? 2 : 0;
+      verdict.set(g, seen === undefined || seen === now ? now : 0);
+    }
+  }
+  const replaced = new Map<Formula, Formula>();
+  const tried = new Set<Formula>();
+  let proofs = 0;
+  const visit = (g: Formula, root: boolean): void => {
+    if (!root && !tried.has(g) && proofs < CONSTANT_MAX_PROOFS && isTemporal(g)) {
+      const v = verdict.get(g);
+      tried.add(g);
+      if (v === 1 || v === 2) {
+        proofs++;
+        if (empty(v === 1 ? { kind: 'not', arg: g } : g) === true) {
+          replaced.set(g, v === 1 ? TRUE : FALSE);
+          return;
+        }
+      }
+    }
+    for (const c of children(g)) visit(c, false);
+  };
+  visit(formula, true);
+  if (replaced.size === 0) return formula;
+  const rebuild = (g: Formula): Formula => {
+    const r = replaced.get(g);
+    if (r !== undefined) return r;
+    switch (g.kind) {
+      case 'true': case 'false': case 'ap': return g;
+      case 'not': case 'F': case 'G': case 'X': return { kind: g.kind, arg: rebuild(g.arg) };
+      case 'and': case 'or': return { kind: g.kind, args: g.args.map(rebuild) };
+      default: return { kind: g.kind, left: rebuild(g.left), right: rebuild(g.right) };
+    }
+  };
+  return rebuild(formula);
+}
