@@ -9,6 +9,7 @@
  */
 import { type Formula, FALSE, TRUE } from './ast.js';
 import { type Letter, type Lasso, truthVectors } from './lasso.js';
+import { createRng } from '../random/rng.js';
 
 /** Largest formula (nodes of its syntax tree) whose subformulas are checked. */
 export const CONSTANT_MAX_NODES = 200;
@@ -20,17 +21,6 @@ export const CONSTANT_MAX_PROOFS = 6;
 const RANDOM_WORDS = 32;
 const SEED = 0x22_1b;
 
-/** mulberry32: a small seeded generator, so the test words are the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function letter(aps: readonly string[], bits: number): Letter {
   return new Set(aps.filter((_, i) => (bits >> i) & 1));
@@ -42,7 +32,8 @@ export function testWords(aps: readonly string[]): Lasso[] {
   if (aps.length <= CONSTANT_MAX_APS) {
     for (let x = 0; x < 1 << aps.length; x++) words.push({ prefix: [], cycle: [letter(aps, x)] });
   }
-  const rnd = random(SEED);
+  const rng = createRng(SEED);
+  const rnd = (): number => rng.next();
   const some = (): Letter => new Set(aps.filter(() => rnd() < 0.5));
   for (let i = 0; i < RANDOM_WORDS; i++) {
     const prefix = Array.from({ length: Math.floor(rnd() * 4) }, some);

@@ -19,18 +19,8 @@ import { lassoArb, letterArb, showLasso } from './arbitraries.js';
 import { SPOT_PATTERNS, patternName } from './spot-patterns.js';
 import { measurePatterns, summaries } from './spot-sizes.js';
 import { OUR_STATES } from './spot-guard.js';
+import { createRng } from '../../../main/core/random/rng.js';
 
-/** A small seeded generator (mulberry32), so the walks below are the same on every run. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Up to `count` lassos the automaton accepts: a random accepting state on a cycle, a random
@@ -38,7 +28,8 @@ function rng(seed: number): () => number {
  * random term of its guard.
  */
 function acceptedLassos(a: BuchiAutomaton, count: number, seed: number): Lasso[] {
-  const random = rng(seed);
+  const r = createRng(seed);
+  const random = (): number => r.next();
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const out: { to: number; guard: BuchiAutomaton['edges'][number]['guard'] }[][] = a.states.map(() => []);
   for (const e of a.edges) out[e.from]!.push({ to: e.to, guard: e.guard });
