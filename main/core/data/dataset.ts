@@ -111,3 +111,14 @@ export function datasetStats(d: Dataset): DatasetStats {
     actions: ranges(d.actions, d.actDim),
   };
 }
+
+/** End index (inclusive) of the trajectory each row belongs to (the next terminal row, else the last row). */
+export function trajectoryEnds(terminals: Uint8Array): Int32Array {
+  const ends = new Int32Array(terminals.length);
+  let end = terminals.length - 1;
+  for (let i = terminals.length - 1; i >= 0; i--) {
+    if (terminals[i] === 1) end = i;
+    ends[i] = end;
+  }
+  return ends;
+}

@@ -5,6 +5,7 @@
  * joined through their nearest pair, and the raw-state support D_v of every node (B.4). Pure.
  */
 import { GRAPH_DEFAULTS } from '../../contract/defaults.js';
+import { trajectoryEnds } from '../data/dataset.js';
 
 export interface GraphParams {
   readonly H_TD: number;
@@ -50,12 +51,7 @@ function sqdist(a: Float32Array, i: number, b: Float32Array, j: number, dim: num
 export function temporalEfficiency(latent: Float32Array, dim: number, terminals: Uint8Array, H: number): Float32Array {
   const n = terminals.length;
   const te = new Float32Array(n).fill(-2);
-  const ends = new Int32Array(n);
-  let end = n - 1;
-  for (let i = n - 1; i >= 0; i--) {
-    if (terminals[i] === 1) end = i;
-    ends[i] = end;
-  }
+  const ends = trajectoryEnds(terminals);
   const steps = Math.max(1, Math.round(H));
   for (let t = 0; t < n; t++) {
     const e = ends[t]!;

@@ -95,7 +95,7 @@ export function formulaDepth(f: Formula): number {
       stack.pop();
       continue;
     }
-    const kids = children(g);
+    const kids = formulaChildren(g);
     let h = 0;
     let ready = true;
     for (const k of kids) {
@@ -115,7 +115,8 @@ export function formulaDepth(f: Formula): number {
   return height.get(f)!;
 }
 
-function children(g: Formula): readonly Formula[] {
+/** A formula's direct operands. */
+export function formulaChildren(g: Formula): readonly Formula[] {
   switch (g.kind) {
     case 'not': case 'F': case 'G': case 'X': return [g.arg];
     case 'and': case 'or': return g.args;

@@ -7,7 +7,7 @@
  * the last stage uses for a whole formula equivalent to true. Equivalence at position 0 of every
  * word is equivalence at every suffix, so the replacement is sound wherever ψ occurs.
  */
-import { type Formula, FALSE, TRUE } from './ast.js';
+import { type Formula, FALSE, TRUE, formulaChildren } from './ast.js';
 import { type Letter, type Lasso, truthVectors } from './lasso.js';
 import { createRng } from '../random/rng.js';
 
@@ -20,7 +20,6 @@ export const CONSTANT_MAX_PROOFS = 6;
 /** Seeded random lassos the candidates must agree on, besides the constant words. */
 const RANDOM_WORDS = 32;
 const SEED = 0x22_1b;
-
 
 function letter(aps: readonly string[], bits: number): Letter {
   return new Set(aps.filter((_, i) => (bits >> i) & 1));
@@ -43,21 +42,12 @@ export function testWords(aps: readonly string[]): Lasso[] {
   return words;
 }
 
-function children(f: Formula): readonly Formula[] {
-  switch (f.kind) {
-    case 'true': case 'false': case 'ap': return [];
-    case 'not': case 'F': case 'G': case 'X': return [f.arg];
-    case 'and': case 'or': return f.args;
-    default: return [f.left, f.right];
-  }
-}
-
 function nodeCount(f: Formula, max: number): number {
   let n = 0;
   const stack = [f];
   while (stack.length > 0 && n <= max) {
     n++;
-    stack.push(...children(stack.pop()!));
+    stack.push(...formulaChildren(stack.pop()!));
   }
   return n;
 }
@@ -66,7 +56,7 @@ function isTemporal(f: Formula): boolean {
   switch (f.kind) {
     case 'true': case 'false': case 'ap': return false;
     case 'F': case 'G': case 'X': case 'U': case 'R': case 'W': case 'M': return true;
-    default: return children(f).some(isTemporal);
+    default: return formulaChildren(f).some(isTemporal);
   }
 }
 
@@ -103,7 +93,7 @@ export function replaceConstantSubformulas(formula: Formula, aps: readonly strin
         }
       }
     }
-    for (const c of children(g)) visit(c, false);
+    for (const c of formulaChildren(g)) visit(c, false);
   };
   visit(formula, true);
   if (replaced.size === 0) return formula;

@@ -15,10 +15,6 @@ export const SIMULATION_MAX_APS = 10;
 /** Largest candidate pairs × letter words one refinement may hold; bigger automata keep the bisimulation quotient. */
 export const SIMULATION_MAX_WORK = 64_000_000;
 
-export function simulationReduce(a: MutableBuchi, apCount: number, budget: Budget): MutableBuchi {
-  return simulationReductions(a, apCount, budget).plain;
-}
-
 /**
  * The quotient with little brothers dropped two ways: `plain`, an edge covered by one sibling's
  * guard (as earlier versions did); `letters`, an edge whose every letter some sibling edge into a

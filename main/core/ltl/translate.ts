@@ -167,25 +167,21 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const degeneralizedStates = ba.accepting.length;
   const t3 = budget.elapsed_ms();
   ba = reduceBuchi(ba, budget, bisim, aps.length);
-  // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough
-  // to try; kept only when strictly smaller, so an automaton the second choice does not shrink is
-  // the one earlier versions built (the mission benchmarks' automata stay as they were).
-  if (bisim && gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) {
-    const other = reduceBuchi(degen('accepting'), budget, bisim, aps.length);
+  // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
+  // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
+  // they were).
+  const keepSmaller = (candidate: MutableBuchi | null): void => {
+    if (candidate === null) return;
+    const other = reduceBuchi(candidate, budget, bisim, aps.length);
     if (other.accepting.length < ba.accepting.length) ba = other;
-  }
-  // Transient states' acceptance is free: made accepting, they may merge with accepting twins;
-  // kept only when strictly smaller, as above.
-  const transient = bisim ? withTransientAcceptance(ba, true) : null;
-  if (transient !== null) {
-    const other = reduceBuchi(transient, budget, bisim, aps.length);
-    if (other.accepting.length < ba.accepting.length) ba = other;
-  }
-  // … and so are the marks of accepting states whose every cycle passes another accepting state.
-  const redundant = bisim ? withRedundantAcceptanceDropped(ba, budget) : null;
-  if (redundant !== null) {
-    const other = reduceBuchi(redundant, budget, bisim, aps.length);
-    if (other.accepting.length < ba.accepting.length) ba = other;
+  };
+  if (bisim) {
+    // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
+    if (gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) keepSmaller(degen('accepting'));
+    // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
+    keepSmaller(withTransientAcceptance(ba, true));
+    // … and so are the marks of accepting states whose every cycle passes another accepting state.
+    keepSmaller(withRedundantAcceptanceDropped(ba, budget));
   }
   const t4 = budget.elapsed_ms();
   return {

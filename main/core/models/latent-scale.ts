@@ -11,6 +11,7 @@
  * no direction: it only moves the unit, so the backbone can be rescaled to the pipeline's.
  */
 import type { Mlp } from './mlp.js';
+import { trajectoryEnds } from '../data/dataset.js';
 
 /**
  * The median over recorded offsets of ‖ψ(s_{t+k}) − ψ(s_t)‖ / k, for pairs within one trajectory
@@ -21,12 +22,7 @@ export function medianOffsetRatio(latent: Float32Array, dim: number, terminals: 
   if (latent.length !== n * dim) throw new RangeError(`latents: expected ${n}×${dim} values, got ${latent.length}`);
   if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`the offset must be a positive integer, got ${k}`);
   if (!(Number.isInteger(stride) && stride >= 1)) throw new RangeError(`the stride must be a positive integer, got ${stride}`);
-  const ends = new Int32Array(n);
-  let end = n - 1;
-  for (let i = n - 1; i >= 0; i--) {
-    if (terminals[i] === 1) end = i;
-    ends[i] = end;
-  }
+  const ends = trajectoryEnds(terminals);
   const ratios: number[] = [];
   for (let t = 0; t < n; t += stride) {
     if (t + k > ends[t]!) continue;

@@ -5,7 +5,7 @@
  * trajectory, or a random state. r = 0 and m = 0 when the goal is the state itself, else r = −1.
  * V̄ is a slowly moving (EMA) copy. Deterministic from the seed.
  */
-import type { Dataset } from '../../core/data/dataset.js';
+import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { EMBED_DEFAULTS } from '../../contract/defaults.js';
@@ -69,17 +69,6 @@ export interface TrainedEmbedding {
   readonly normalization: Normalization;
   readonly config: EmbedConfig;
   readonly finalLoss: number;
-}
-
-/** End index (inclusive) of the trajectory each row belongs to. */
-function trajectoryEnds(terminals: Uint8Array): Int32Array {
-  const ends = new Int32Array(terminals.length);
-  let end = terminals.length - 1;
-  for (let i = terminals.length - 1; i >= 0; i--) {
-    if (terminals[i] === 1) end = i;
-    ends[i] = end;
-  }
-  return ends;
 }
 
 export interface ResumeOptions {

@@ -4,7 +4,7 @@
  * steered by the unit latent direction, brings the agent within ε of a waypoint at latent distance
  * H_TD within its tracking budget, in the simulator.
  */
-import type { Dataset } from '../../core/data/dataset.js';
+import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { WitnessError } from '../../contract/errors.js';
 import { type MazeLayout, cellAt, distancesFrom } from '../../core/world/maze.js';
 import type { MazeStepper } from '../../core/data/generators.js';
@@ -85,12 +85,7 @@ export async function policySuccess(
   // With `ahead`, the rows whose trajectory goes on that many steps.
   const farRows: number[] = [];
   if (opts.ahead !== undefined) {
-    let end = n - 1;
-    const ends = new Int32Array(n);
-    for (let i = n - 1; i >= 0; i--) {
-      if (heldOut.terminals[i] === 1) end = i;
-      ends[i] = end;
-    }
+    const ends = trajectoryEnds(heldOut.terminals);
     for (let i = 0; i < n; i++) if (i + opts.ahead <= ends[i]!) farRows.push(i);
     if (farRows.length === 0) throw new WitnessError('invalid-input', `--ahead ${opts.ahead}: no held-out trajectory is that many steps long`, { path: '--ahead' });
   }

@@ -14,7 +14,7 @@
  * targets are of order 1), which small networks learn far more easily. Deterministic from the seed.
  */
 import type * as tfTypes from '@tensorflow/tfjs';
-import type { Dataset } from '../../core/data/dataset.js';
+import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { type Rng, createRng } from '../../core/random/rng.js';
 import { HIQL_DEFAULTS } from '../../contract/defaults.js';
@@ -69,11 +69,7 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
   const rng = createRng(c.seed);
   const k = d.obsDim, a = d.actDim, { obs, latent, dim } = e;
   const n = d.terminals.length;
-  const ends = new Int32Array(n);
-  for (let i = n - 1, end = n - 1; i >= 0; i--) {
-    if (d.terminals[i] === 1) end = i;
-    ends[i] = end;
-  }
+  const ends = trajectoryEnds(d.terminals);
   const rows: number[] = [];
   for (let i = 0; i < n; i++) if (d.terminals[i] === 0) rows.push(i);
   if (rows.length === 0) throw new RangeError('the dataset has no transition with a successor state');

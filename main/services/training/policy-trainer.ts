@@ -6,7 +6,7 @@
  * λ = α / mean|Q|. Deterministic from the seed.
  */
 import type * as tfTypes from '@tensorflow/tfjs';
-import type { Dataset } from '../../core/data/dataset.js';
+import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, forward, initMlp } from '../../core/models/mlp.js';
 import { createRng } from '../../core/random/rng.js';
 import { tensorflow } from './tf.js';
@@ -68,12 +68,7 @@ export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: numbe
   const rows: number[] = [];
   const dirs: number[] = [];
   const targets: number[] = [];
-  let end = n - 1;
-  const ends = new Int32Array(n);
-  for (let i = n - 1; i >= 0; i--) {
-    if (terminals[i] === 1) end = i;
-    ends[i] = end;
-  }
+  const ends = trajectoryEnds(terminals);
   const dist = (a: number, b: number): number => {
     let s = 0;
     for (let j = 0; j < dim; j++) s += (latent[a * dim + j]! - latent[b * dim + j]!) ** 2;
