@@ -150,6 +150,8 @@ export interface BackboneEval extends EvalResult {
   readonly ahead: number | null;
   /** Trials started at rest at the recorded position. */
   readonly from_rest: boolean;
+  /** Trials aimed at ψ of the target's position at rest (as a mission steers), not at the recorded state's latent. */
+  readonly goal_at_rest: boolean;
   /** Reached within this task-space distance of the target (null: within ε in latent space). */
   readonly radius_m: number | null;
 }
@@ -158,7 +160,7 @@ export interface BackboneEval extends EvalResult {
  * Spearman of ‖ψ(s) − ψ(g)‖ against the true geodesic distance on held-out pairs, and π_low's
  * success at reaching waypoints H_TD away within the budget.
  */
-export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; radius?: number }): Promise<BackboneEval> {
+export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number }): Promise<BackboneEval> {
   const e = worldEntry(o.world);
   if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
   if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
@@ -181,12 +183,13 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
     if (!(epsilon > 0)) throw new WitnessError('invalid-input', `--epsilon must be a positive number, got ${String(o.epsilon)}`, { path: '--epsilon' });
     const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon, {
       ...(o.ahead !== undefined ? { ahead: o.ahead } : {}), ...(o.fromRest === true && rest !== undefined ? { rest } : {}),
+      ...(o.goalAtRest === true && rest !== undefined ? { goalAtRest: rest } : {}),
       ...(o.radius !== undefined ? { radius_m: o.radius } : {}),
     });
     return {
       world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
       budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
-      ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, radius_m: o.radius ?? null,
+      ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, goal_at_rest: o.goalAtRest === true && rest !== undefined, radius_m: o.radius ?? null,
     };
   } finally {
     sim.close();

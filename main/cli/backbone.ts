@@ -22,14 +22,15 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--budget <n>', 'tracking budget in steps (default 5·H_TD, plus 2 per --ahead step)', intFlag('--budget', 1))
     .option('--ahead <steps>', 'aim each trial at the recorded state this many steps later (around corners, as graph waypoints are) instead of its H_TD subgoal', intFlag('--ahead', 1, 100_000))
     .option('--from-rest', 'start each trial at rest at the recorded position, as a mission starts')
+    .option('--goal-at-rest', "aim each trial at ψ of the target's position at rest, as a mission's executor steers to a waypoint, instead of the recorded state's latent")
     .option('--radius <m>', 'a trial succeeds within this distance (m) of the target position, as a mission accepts a waypoint, instead of within --epsilon in latent space', numberFlag('--radius', 1e-6, 1e6))
     .option('--json', 'print JSON')
-    .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; radius?: number; json?: boolean }) => {
+    .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number; json?: boolean }) => {
       const r = await (await train()).evaluateBackbone(o);
       if (o.json) io.out(JSON.stringify(r) + '\n');
       else {
         const what = r.ahead !== null ? `the recorded states ${r.ahead} steps ahead` : `waypoints at latent distance H_TD=${r.H_TD}`;
-        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ 0.9); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ 95%)\n`);
+        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ 0.9); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.goal_at_rest ? ' (aimed at rest)' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ 95%)\n`);
       }
     }));
   backbone

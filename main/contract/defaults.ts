@@ -14,9 +14,11 @@ export type MissionMethod = (typeof MISSION_METHODS)[number];
 /**
  * `bench ltl` only: the paired ablations of SAGAS (Appendix H), run beside the other methods on the
  * same tasks, starts, graph and executor. sagas-nosoft: no soft-label screening of negative literals
- * on cluster nodes during product search; sagas-nosteer: no guard-aware runtime steering.
+ * on cluster nodes during product search; sagas-nosteer: no guard-aware runtime steering;
+ * sagas-nodelatent: ordinary waypoints steered to their node's latent (the mean of its member states)
+ * instead of ψ of the node's position at rest (ours, not the paper's: ExecParams.targets).
  */
-export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer'] as const;
+export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer', 'sagas-nodelatent'] as const;
 /**
  * `bench ltl` only: the paper's learning-based baseline (Appendix E). AP-HIQL plans an accepting
  * label sequence on the automaton alone and reaches dataset representatives of the regions with a

@@ -61,6 +61,14 @@ test('bench ltl: the Appendix H ablations run beside SAGAS on the same task; the
   assert.equal(refused.code, 2);
   assert.match(refused.err, /old\.jsonl.*holds results of format version 1, not 2; pass another --out or delete it/);
 
+  // A file from before waypoints steered to rest latents (no `targets` in its config) is not resumed either.
+  const first = JSON.parse(lines[0]!) as { config: Record<string, unknown> };
+  const { targets: _targets, ...before } = first.config;
+  writeFileSync(old, JSON.stringify({ ...first, config: before }) + '\n' + lines[1]! + '\n');
+  const earlier = await cli(...args.slice(0, -1), old);
+  assert.equal(earlier.code, 2);
+  assert.match(earlier.err, /old\.jsonl.*holds results of other settings/);
+
   writeFileSync(old, 'not json\n');
   const garbage = await cli(...args.slice(0, -1), old);
   assert.equal(garbage.code, 2);
@@ -77,7 +85,7 @@ test('bench ltl: the Appendix H ablations run beside SAGAS on the same task; the
   const sArgs = ['bench', 'ltl', '--world', 'pointmaze-medium', '--graph', stitch.graph, '--data', stitch.data, '--dataset', 'stitch', '--tasks', '1', '--threads', '1', '--no-audit', '--difficulty', 'easy', '--methods', 'sagas'];
   const mixed = await cli(...sArgs, '--out', out);
   assert.equal(mixed.code, 2);
-  assert.match(mixed.err, /holds results of other settings \(\{"taskProtocol":2,"world":"pointmaze-medium","dataset":"navigate"/);
+  assert.match(mixed.err, /holds results of other settings \(\{"taskProtocol":2,"targets":"rest","world":"pointmaze-medium","dataset":"navigate"/);
   const s = await cli(...sArgs, '--out', join(dir, 'stitch.jsonl'), '--json');
   assert.equal(s.code, 0, s.err);
   assert.equal((JSON.parse(s.out) as { dataset: string }).dataset, 'stitch');
@@ -92,6 +100,6 @@ test('bench ltl: an unknown dataset regime or ablation is bad input (exit 2) nam
   assert.match(regime.err, /--dataset <regime>' argument 'medium' is invalid\. Allowed choices are navigate, stitch, explore/);
   const method = await cli(...base, '--methods', 'sagas,sagas-nosoft,sagas-nolabels');
   assert.equal(method.code, 2);
-  assert.match(method.err, /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, ap-hiql\)/);
+  assert.match(method.err, /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, sagas-nodelatent, ap-hiql\)/);
   assert.equal(existsSync(join(dir, 'cache')), false, 'no backbone was generated');
 });

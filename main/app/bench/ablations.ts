@@ -7,6 +7,9 @@
  *   anchors keep their witness-label test, and the runtime monitor still watches every label.
  * - sagas-nosteer ("w/o Steering"): the executor's guard-aware steering term (B.17–B.20) is off;
  *   the product plan and the low-level policy are the same.
+ * - sagas-nodelatent (ours): ordinary waypoints are steered toward their node's own latent, the mean
+ *   of its member states, as the paper reads literally, instead of ψ of the node's position at rest
+ *   (core/exec/executor.ts, ExecParams.targets).
  */
 import type { BenchMethod, MissionMethod } from '../../contract/defaults.js';
 
@@ -16,6 +19,8 @@ export interface MethodRun {
   readonly tauSoft?: number;
   /** false: no runtime steering. */
   readonly steering?: boolean;
+  /** What ordinary waypoints steer toward (default: 'rest'). */
+  readonly targets?: 'rest' | 'node';
 }
 
 /** What a graph method runs (AP-HIQL, which plans without the graph, runs through app/hiql.ts instead). */
@@ -23,6 +28,7 @@ export function methodRun(m: Exclude<BenchMethod, 'ap-hiql'>): MethodRun {
   switch (m) {
     case 'sagas-nosoft': return { method: 'sagas', tauSoft: Infinity };
     case 'sagas-nosteer': return { method: 'sagas', steering: false };
+    case 'sagas-nodelatent': return { method: 'sagas', targets: 'node' };
     default: return { method: m };
   }
 }

@@ -5,6 +5,7 @@
  * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
  * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
  */
+import { DEFAULT_EXEC, type ExecParams } from '../../core/exec/executor.js';
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { writeFileAtomic } from '../../platform/files.js';
 import { availableParallelism } from 'node:os';
@@ -47,8 +48,12 @@ export const DEFAULT_THREADS = Math.max(1, availableParallelism());
 interface Header {
   readonly format: 'witness-bench-ltl';
   readonly version: 2;
-  /** taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed. */
-  readonly config: { taskProtocol: number; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
+  /**
+   * taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed.
+   * targets: what ordinary waypoints steer to (ExecParams.targets); files written before it existed
+   * (their executor steered to node latents) have no such field and are not resumed.
+   */
+  readonly config: { taskProtocol: number; targets: ExecParams['targets']; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -100,7 +105,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
     format: 'witness-bench-ltl', version: 2,
-    config: { taskProtocol: TASK_PROTOCOL, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
+    config: { taskProtocol: TASK_PROTOCOL, targets: DEFAULT_EXEC.targets, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));
@@ -190,7 +195,7 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
 }
 
 /** The orderings docs/BENCHMARKS.md claims: A against B. */
-export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas'], ['sagas', 'sagas-nosoft'], ['sagas', 'sagas-nosteer'], ['sagas', 'ap-hiql']];
+export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [['sagas', 'lf-gas'], ['sagas', 'ga-gas'], ['sagas-replan', 'sagas'], ['sagas', 'sagas-nosoft'], ['sagas', 'sagas-nosteer'], ['sagas', 'sagas-nodelatent'], ['sagas', 'ap-hiql']];
 
 /** Seed of the bootstrap resampling of the comparisons (fixed: a table reads the same every time). */
 export const BOOTSTRAP_SEED = 1;
@@ -231,7 +236,7 @@ export function compareMethods(outcomes: readonly TaskOutcome[], methods: readon
 }
 
 const NAMES: Record<string, string> = {
-  sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan', 'sagas-nosoft': 'SAGAS w/o soft', 'sagas-nosteer': 'SAGAS w/o steering', 'ap-hiql': 'AP-HIQL',
+  sagas: 'SAGAS', 'lf-gas': 'LF-GAS', 'ga-gas': 'GA-GAS', 'sagas-replan': 'SAGAS+replan', 'sagas-nosoft': 'SAGAS w/o soft', 'sagas-nosteer': 'SAGAS w/o steering', 'sagas-nodelatent': 'SAGAS, node-latent targets', 'ap-hiql': 'AP-HIQL',
 };
 
 export function missionTables(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): string {

@@ -37,6 +37,15 @@ export interface ExecParams {
   readonly lookahead_m: number;
   /** Suffix traversals of the finite evaluation criterion (Appendix E: M = 2). */
   readonly M: number;
+  /**
+   * What an ordinary waypoint steers toward: 'rest', ψ of the node's position at rest (the waypoint's
+   * `rest`, when the caller supplies it); 'node', the node's own latent, the mean of its member states
+   * (the paper's literal reading, kept as an ablation). A cluster mean of states moving every way is
+   * no state the robot can be in: toward it from nearby, π_low is steered mostly along velocity
+   * directions and comes to a halt short of the node (docs/BENCHMARKS.md: giant SAGAS 25 → 100 % on 60
+   * tasks). Anchor checkpoints steer to their rest latent either way.
+   */
+  readonly targets: 'rest' | 'node';
   /** null turns steering off (ablation). */
   readonly steering: SteeringParams | null;
 }
@@ -46,7 +55,7 @@ export interface ExecParams {
  * H_low = 100 steps (the paper gives neither).
  */
 export const DEFAULT_EXEC: ExecParams = {
-  H_TD: 8, epsAnchor: 4, epsWaypoint: 4, H_low: 100, M: 2, reach_m: 1, lookahead_m: 3,
+  H_TD: 8, epsAnchor: 4, epsWaypoint: 4, H_low: 100, M: 2, reach_m: 1, lookahead_m: 3, targets: 'rest',
   steering: { rho: 64, beta: 0.1, p: 1, rMax: 0.2 },
 };
 
@@ -62,9 +71,10 @@ export interface Waypoint {
   /** Task-space position (x, y) of the node. */
   readonly position: readonly [number, number];
   /**
-   * For anchors: ψ of the witness position at rest (x, y, 0, 0), when the caller supplies it. The
-   * anchor's own latent carries the witness state's velocity, which a robot arriving to check a
-   * label need not match; the executor steers to the rest latent and accepts either.
+   * ψ of the node's position at rest (x, y, 0, 0 for a point mass), when the caller supplies it. A
+   * node's own latent carries its member states' velocities (an anchor's, its witness state's; a
+   * cluster's, their mean), which a robot passing or arriving need not match: the executor steers
+   * to the rest latent (ExecParams.targets), and accepts an anchor near either.
    */
   readonly rest?: Float32Array;
   /** The guard term of the planned transition into this waypoint. */
@@ -88,8 +98,11 @@ export interface ExecPlan {
   readonly dim: number;
 }
 
-/** The waypoint streams of a plan on a latent semantic graph (the start node is already realised). */
-export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<number, Float32Array>): ExecPlan {
+/**
+ * The waypoint streams of a plan on a latent semantic graph (the start node is already realised).
+ * `rest` gives ψ at rest of a waypoint's position (keyed by restKey(x, y)).
+ */
+export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<string, Float32Array>): ExecPlan {
   const dim = g.latentDim;
   if (g.latents === undefined || dim === undefined) throw new RangeError('execution needs a latent graph (node latents)');
   const latent = (v: number): Float32Array => g.latents!.subarray(v * dim, (v + 1) * dim);
@@ -97,10 +110,11 @@ export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<number
   const wp = (i: number): Waypoint => {
     const s = plan.steps[i]!;
     const c = aps[i]!;
+    const r = rest?.get(restKey(g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!));
     return {
       node: s.node, id: g.ids[s.node]!, latent: latent(s.node), position: [g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!], pos: c.term.pos, neg: c.term.neg, term: c.term.text,
       checkpoint: c.term.pos.length > 0, state: s.state, from: s.from, transition: i,
-      ...(rest?.has(s.node) ? { rest: rest.get(s.node)! } : {}),
+      ...(r !== undefined ? { rest: r } : {}),
     };
   };
   const prefix = plan.steps.slice(1, plan.prefixLength).map((_, k) => wp(k + 1));
@@ -116,6 +130,14 @@ export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<number
   });
   return { prefix, suffix, dwell: plan.dwell, anchors, dim };
 }
+
+/** The positions (x, y) of a plan's waypoints, whose rest latents execPlan looks up by restKey. */
+export function waypointPositions(plan: Plan, g: SemanticGraph): [number, number][] {
+  return plan.steps.slice(1).map((s) => [g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!]);
+}
+
+/** The key of a position in a map of rest latents (positions are read from one graph, so exact). */
+export const restKey = (x: number, y: number): string => `${x},${y}`;
 
 export type Stream = 'prefix' | 'suffix';
 
@@ -276,7 +298,7 @@ export class Executor {
   private steer(h: Float32Array, w: Waypoint): Float32Array {
     const dim = h.length;
     const out = new Float32Array(dim);
-    const goal = w.rest ?? w.latent;
+    const goal = w.rest !== undefined && (w.checkpoint || this.params.targets === 'rest') ? w.rest : w.latent;
     for (let q = 0; q < dim; q++) out[q] = goal[q]! - h[q]!;
     const s = this.params.steering;
     if (s !== null && w.neg.length > 0) {

@@ -12,7 +12,7 @@ import { StateSetMonitor } from '../ltl/monitor.js';
 import { evaluateLasso } from '../ltl/lasso.js';
 import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
-import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan } from './executor.js';
+import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan, restKey, waypointPositions } from './executor.js';
 import { classifyFailure, replanGraph } from './replan.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { planDocument } from '../plan/document.js';
@@ -231,17 +231,23 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return worldFailed(e, 0, null);
   }
 
-  // ψ of every anchor's witness position at rest: where the executor steers for a label check.
-  const rest = new Map<number, Float32Array>();
-  for (let v = 0; v < input.graph.ids.length; v++) {
-    if (input.graph.kinds[v] !== 'anchor') continue;
-    rest.set(v, await models.embed(world.restObservation(input.graph.positions[2 * v]!, input.graph.positions[2 * v + 1]!), 1));
-  }
+  // ψ at rest of every waypoint's position (core/exec/executor.ts, ExecParams.targets): embedded in
+  // one batch per plan, for the positions not seen before (a replanned graph moves its start node).
+  const rest = new Map<string, Float32Array>();
   // A run's ExecPlans depend on its `rest` map: cached per run, never across runs.
   const cache = new Map<Plan, ExecPlan>();
-  const execPlanOf = (p: Plan, g: SemanticGraph): ExecPlan => {
+  const execPlanOf = async (p: Plan, g: SemanticGraph): Promise<ExecPlan> => {
     let e = cache.get(p);
     if (e === undefined) {
+      const missing = [...new Map(waypointPositions(p, g).map(([x, y]) => [restKey(x, y), [x, y] as const])).entries()].filter(([k]) => !rest.has(k));
+      if (missing.length > 0) {
+        const dim = world.restObservation(0, 0).length;
+        const obs = new Float32Array(missing.length * dim);
+        missing.forEach(([, [x, y]], i) => obs.set(world.restObservation(x, y), i * dim));
+        const z = await models.embed(obs, missing.length);
+        const d = z.length / missing.length;
+        missing.forEach(([k], i) => rest.set(k, z.slice(i * d, (i + 1) * d)));
+      }
       e = execPlan(p, g, rest);
       cache.set(p, e);
     }
@@ -253,7 +259,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return finish({ success: false, failureMode: 'planning', planningReason: first.reason.kind, message: `no plan: ${first.reason.message}` }, 0, null);
   }
   let current: Plan = first;
-  let exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+  let exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
   let replans = 0;
   let prevPose: { x: number; y: number; time_s: number } | null = null;
   for (let t = 0; t < o.maxSteps; t++) {
@@ -285,7 +291,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       }
       if (e.kind === 'checkpoint') {
         // "The plan thinks" (its automaton state after this checkpoint) against "the world did".
-        const ep = execPlanOf(current, graph);
+        const ep = await execPlanOf(current, graph);
         const planned = (e.stream === 'prefix' ? ep.prefix : ep.suffix)[e.index]?.state;
         if (planned !== undefined && !m.states.includes(planned)) disagreements.push({ t, node: e.node, planned, monitor: m.states });
       }
@@ -322,7 +328,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       control?.replanned?.(t, again, graph);
       current = again;
       steeredBefore += exec.steeredSteps;
-      exec = new Executor(execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+      exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
       times.push(now() - t0);
       continue;
     }

@@ -64,6 +64,11 @@ export interface TrialOptions {
   /** Start at rest at the recorded state's position (the world's rest observation), as a mission starts. */
   readonly rest?: (x: number, y: number) => Float32Array;
   /**
+   * Aim at ψ of the target's position at rest instead of the recorded target state's own latent, as a
+   * mission's executor steers to a waypoint (core/exec/executor.ts, ExecParams.targets).
+   */
+  readonly goalAtRest?: (x: number, y: number) => Float32Array;
+  /**
    * Reached within this task-space distance (m) of the target's position (columns 0 and 1), as a
    * mission accepts an ordinary waypoint, instead of within ε in latent space.
    */
@@ -100,7 +105,9 @@ export async function policySuccess(
       i = sg.rows[idx]!;
       j = sg.targets[idx]!;
     }
-    const goal = latent.slice(j * d, j * d + d);
+    const goal = opts.goalAtRest !== undefined
+      ? await b.embed(opts.goalAtRest(heldOut.observations[j * k]!, heldOut.observations[j * k + 1]!), 1)
+      : latent.slice(j * d, j * d + d);
     const recorded = heldOut.observations.subarray(i * k, i * k + k);
     const start = opts.rest !== undefined ? opts.rest(recorded[0]!, recorded[1]!) : recorded;
     let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(start));

@@ -31,6 +31,7 @@ test('methodRun: the mission methods run as they are; the Appendix H ablations a
   for (const m of MISSION_METHODS) assert.deepEqual(methodRun(m), { method: m });
   assert.deepEqual(methodRun('sagas-nosoft'), { method: 'sagas', tauSoft: Infinity });
   assert.deepEqual(methodRun('sagas-nosteer'), { method: 'sagas', steering: false });
+  assert.deepEqual(methodRun('sagas-nodelatent'), { method: 'sagas', targets: 'node' });
   assert.deepEqual([...BENCH_METHODS], [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS]);
   assert.deepEqual([...BASELINE_METHODS], ['ap-hiql']);
 });

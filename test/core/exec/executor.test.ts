@@ -72,3 +72,18 @@ test('steeredSteps counts the steps the steering term was active: never with ste
   assert.equal(off.steeredSteps, 0);
   assert.equal(free.steeredSteps, 0, 'no negative literal on the transition: nothing to steer away from');
 });
+
+test('targets: an ordinary waypoint steers to ψ of its position at rest by default, to its node latent with targets = node; an anchor to its rest latent either way', () => {
+  // The node latent (the mean of member states moving every way) is off the robot's plane: (4, 3);
+  // the rest latent of the same position is (4, 0), straight ahead.
+  const cluster: Waypoint = { ...wp('c', 4, 3), position: [4, 0], rest: Float32Array.from([4, 0]) };
+  const anchor: Waypoint = { ...wp('a', 4, 3, ['a']), position: [4, 0], rest: Float32Array.from([4, 0]) };
+  const [h, x, y] = at(0, 0);
+  const dir = (w: Waypoint, targets: ExecParams['targets']): number[] => [...new Executor(plan([w], [w]), { ...params, targets }, 's').step(0, h, new Set(), x, y).direction!].map((v) => Math.round(v * 1e6) / 1e6);
+  assert.deepEqual(DEFAULT_EXEC.targets, 'rest');
+  assert.deepEqual(dir(cluster, 'rest'), [1, 0]);
+  assert.deepEqual(dir(cluster, 'node'), [0.8, 0.6]);
+  assert.deepEqual(dir(anchor, 'node'), [1, 0], 'anchors steer to their rest latent under either setting');
+  // Without a rest latent (a caller that supplies none) the node latent is the target.
+  assert.deepEqual(dir(wp('c', 4, 3), 'rest'), [0.8, 0.6]);
+});
