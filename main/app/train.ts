@@ -7,16 +7,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { MAZE_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
+import { type BackboneRecipe, MAZE_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
 import { calibrationFactor, medianOffsetRatio, scaleOutput } from '../core/models/latent-scale.js';
+import { concatMlps } from '../core/models/concat.js';
 import type { Mlp } from '../core/models/mlp.js';
 import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { datasetHash, readDataset } from '../services/datasets/format.js';
-import { DEFAULT_EMBED, type EmbedConfig, trainEmbedding } from '../services/training/embed-trainer.js';
+import { DEFAULT_EMBED, type EmbedConfig, type Normalization, trainEmbedding } from '../services/training/embed-trainer.js';
 import { DEFAULT_POLICY, type PolicyConfig, embedDataset, trainPolicy } from '../services/training/policy-trainer.js';
 import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/training/checkpoint.js';
 import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle } from '../services/training/bundle.js';
@@ -215,9 +216,11 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
   const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
+  // --embed-steps, when given, sets both ψ's steps (tests train tiny ones).
+  const far = r.far !== null ? await appendFar(d, e.mlp, e.normalization, { ...r.far, steps: opts.embedSteps ?? r.far.steps }, r, o.seed, o.progress?.('train embed (far)')) : null;
   const barP = o.progress?.('train policy');
-  const embedded = embedDataset(d, e.mlp, e.normalization);
-  let psi = e.mlp, calibration: LatentCalibration | undefined;
+  const embedded = far !== null ? far.embedded : embedDataset(d, e.mlp, e.normalization);
+  let psi = far !== null ? far.psi : e.mlp, calibration: LatentCalibration | undefined = far?.calibration;
   if (r.calibrate !== null) {
     const c = calibrateLatent(e.mlp, embedded.latent, embedded.dim, d.terminals, r.H_TD, r.calibrate);
     psi = c.psi;
@@ -227,10 +230,10 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const p = await trainPolicy(d, embedded, policyConfig, (st, total) => barP?.(st, total));
   const out = o.out ?? shippedModelsDir(o.world);
   await writeModels(out, { embed: psi, policy: p.mlp }, {
-    world: o.world, dims: { obs: d.obsDim, latent: r.latent, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
+    world: o.world, dims: { obs: d.obsDim, latent: embedded.dim, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
       command: `witness backbone train --world ${o.world}${opts.recipe !== undefined && opts.recipe !== 'shipped' ? ` --recipe ${opts.recipe}` : ''} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
-      embed: { ...embedConfig, finalLoss: e.finalLoss, ...(calibration ? { calibration } : {}) },
+      embed: { ...embedConfig, finalLoss: e.finalLoss, ...(far !== null ? { far: far.record } : {}), ...(calibration ? { calibration } : {}) },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
       dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
       seconds: (Date.now() - started) / 1000,
@@ -238,6 +241,26 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
     dataset: { sha256: datasetHash(d) },
   });
   return { out, minutes: (Date.now() - started) / 60000 };
+}
+
+/**
+ * The recipe's second ψ (BackboneRecipe.far): a path-distance ψ trained on the same data, appended to
+ * ψ_TD at `scale` (core/models/concat.ts), and the whole rescaled so that a recorded H_TD-step offset
+ * spans what it did in ψ_TD alone; returns it with the dataset's latents for π_low.
+ */
+async function appendFar(
+  d: Dataset, td: Mlp, norm: Normalization, far: NonNullable<BackboneRecipe['far']>, r: BackboneRecipe, seed: number, bar?: StepProgress,
+): Promise<{ psi: Mlp; embedded: { obs: Float32Array; latent: Float32Array; dim: number }; calibration: LatentCalibration; record: Record<string, unknown> }> {
+  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, seed };
+  const f = await trainEmbedding(d, config, (st, total) => bar?.(st, total));
+  const tdLatent = embedDataset(d, td, norm);
+  const offset = Math.max(1, Math.round(r.H_TD));
+  const tdRatio = medianOffsetRatio(tdLatent.latent, tdLatent.dim, d.terminals, offset);
+  const joined = concatMlps(td, f.mlp, far.scale);
+  const embedded = embedDataset(d, joined, norm);
+  const c = calibrateLatent(joined, embedded.latent, embedded.dim, d.terminals, r.H_TD, tdRatio);
+  embedded.latent.set(c.latent);
+  return { psi: c.psi, embedded, calibration: c.calibration, record: { ...config, scale: far.scale, finalLoss: f.finalLoss } };
 }
 
 /** A bundle trained from scratch for the console (in a worker thread). */

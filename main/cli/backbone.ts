@@ -40,9 +40,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--out <dir>', 'bundle folder (default: assets/models/<world>)')
     .option('--data <file>', "train on this dataset (.wds of the world, e.g. a robot's own driving from `witness data import BAG`) instead of generating one")
     .option('--dataset-steps <n>', `navigate transitions to generate (default: the world's recipe, ${R.datasetSteps} for most)`, intFlag('--dataset-steps', 1000))
-    .option('--embed-steps <n>', `embedding gradient steps (default: the world's recipe, ${R.embedSteps} for most)`, intFlag('--embed-steps', 1))
+    .option('--embed-steps <n>', `embedding gradient steps (default: the world's recipe, ${R.embedSteps} for most; both ψ of two-timescale)`, intFlag('--embed-steps', 1))
     .option('--policy-steps <n>', `executor gradient steps (default: the world's recipe, ${R.policySteps} for most)`, intFlag('--policy-steps', 1))
-    .option('--recipe <name>', "'shipped' (the world's shipped recipe) or a named variant no shipped bundle follows: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead)", 'shipped')
+    .option('--recipe <name>', "'shipped' (the world's shipped recipe) or a named variant no shipped bundle follows: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the shipped TD ψ with a path-distance ψ 2×256 appended at 0.2 of its scale: 64-D latent)", 'shipped')
     .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
     .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; recipe: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });

@@ -120,12 +120,18 @@ export interface BackboneRecipe {
   readonly calibrate: number | null;
   /** π_low's subgoal horizons in latent units, taken in turn row by row (null: H_TD alone). */
   readonly policySubgoals: readonly number[] | null;
+  /**
+   * A second, path-distance ψ appended to the first (core/models/concat.ts): ψ = [ψ_TD; scale·ψ_far],
+   * then rescaled so that a recorded H_TD-step offset spans what it did in ψ_TD alone (the local unit
+   * every threshold is read in); the latent has twice `latent` dimensions. null: ψ_TD alone.
+   */
+  readonly far: { readonly hidden: readonly number[]; readonly steps: number; readonly gamma: number; readonly scale: number } | null;
 }
 
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null,
+  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null, far: null,
 };
 
 /**
@@ -157,6 +163,14 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
    * where horizons 8–40 taken in turn gave 5.0 % and the shipped models 25.0 %).
    */
   'path-distance-far': { ...PATH_DISTANCE, policySubgoals: [24] },
+  /**
+   * The shipped TD ψ with a path-distance ψ (2×256, 10k steps, γ = 0.995 offsets) appended at 0.2 of
+   * its scale (issue 19, item 6; docs/BENCHMARKS.md, "Two timescales"): on giant Spearman 0.645 →
+   * 0.883 with the local geometry nearly unchanged (a recorded 8-step offset 1.19× longer before the
+   * rescaling), executor 97.5 % of recorded H_TD waypoints. Not shipped: giant missions plan worse on
+   * its graph (SAGAS 89.7 % against the shipped models' 95.3 % on the 300 tasks, all in planning).
+   */
+  'two-timescale': { ...BACKBONE_RECIPE, far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 } },
 };
 
 /** The recipe of a world's shipped models, or the named variant. */

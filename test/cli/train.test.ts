@@ -143,7 +143,7 @@ test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled t
   const out = join(dir, 'models');
   const bad = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--recipe', 'nope', '--dataset-steps', '3000');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far\)/);
+  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far, two-timescale\)/);
   const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--recipe', 'path-distance', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
   assert.equal(r.code, 0, r.err);
   const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
@@ -161,4 +161,26 @@ test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled t
   assert.deepEqual(fm.training.policy.subgoalHorizons, [24]);
   assert.equal(fm.H_TD, 8);
   assert.match(fm.training.command, /--recipe path-distance-far/);
+});
+
+test('backbone train --recipe two-timescale: ψ = [ψ_TD; 0.2·ψ_far] in a 64-D latent, rescaled to ψ_TD\'s unit at H_TD, recorded in the manifest', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-two-timescale-'));
+  const out = join(dir, 'models');
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--recipe', 'two-timescale', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
+  assert.equal(r.code, 0, r.err);
+  const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
+  assert.equal(check.code, 0, check.err);
+  const m = JSON.parse(check.out) as {
+    dims: { latent: number }; training: { command: string; embed: { objective: string; hidden: number[]; far: { objective: string; hidden: number[]; scale: number; steps: number }; calibration: { offset: number; target: number; factor: number } } };
+  };
+  assert.equal(m.dims.latent, 64);
+  assert.equal(m.training.embed.objective, 'expectile-td');
+  assert.deepEqual(m.training.embed.hidden, [64, 64]);
+  assert.deepEqual([m.training.embed.far.objective, m.training.embed.far.hidden, m.training.embed.far.scale, m.training.embed.far.steps], ['path-distance', [256, 256], 0.2, 5]);
+  assert.equal(m.training.embed.calibration.offset, 8);
+  assert.ok(m.training.embed.calibration.target > 0 && m.training.embed.calibration.factor > 0);
+  assert.match(m.training.command, /--recipe two-timescale/);
+  // The bundle runs: the evaluation embeds and acts with the 64-D latent.
+  const ev = await cli('backbone', 'eval', '--world', 'pointmaze-giant', '--models', out, '--pairs', '20', '--trials', '2', '--json');
+  assert.equal(ev.code, 0, ev.err);
 });
