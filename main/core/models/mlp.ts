@@ -55,11 +55,22 @@ export function forward(m: Mlp, x: Float32Array, rows: number): Float32Array {
   let cur = x;
   for (const l of m.layers) {
     const next = new Float32Array(rows * l.outputs);
+    const n = l.inputs, k = l.outputs, w = l.weights;
+    // Inputs outer, outputs inner: the weights are read row by row, contiguously, and an input that
+    // is 0 (half of a ReLU layer's) is skipped. Each output still sums bias, then input 0, 1, … in
+    // order, in float64, so the results are the same values as summing output by output (adding
+    // ±0 can change only the sign of an exact zero).
+    const acc = new Float64Array(k);
     for (let r = 0; r < rows; r++) {
-      for (let o = 0; o < l.outputs; o++) {
-        let s = l.bias[o]!;
-        for (let i = 0; i < l.inputs; i++) s += cur[r * l.inputs + i]! * l.weights[i * l.outputs + o]!;
-        next[r * l.outputs + o] = l.activation === 'relu' ? Math.max(0, s) : l.activation === 'tanh' ? Math.tanh(s) : s;
+      for (let o = 0; o < k; o++) acc[o] = l.bias[o]!;
+      for (let i = 0; i < n; i++) {
+        const xi = cur[r * n + i]!, row = i * k;
+        if (xi === 0) continue;
+        for (let o = 0; o < k; o++) acc[o]! += xi * w[row + o]!;
+      }
+      for (let o = 0; o < k; o++) {
+        const s = acc[o]!;
+        next[r * k + o] = l.activation === 'relu' ? Math.max(0, s) : l.activation === 'tanh' ? Math.tanh(s) : s;
       }
     }
     cur = next;
