@@ -12,7 +12,7 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withInitialLoop, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
@@ -182,6 +182,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     keepSmaller(withTransientAcceptance(ba, true));
     // … and so are the marks of accepting states whose every cycle passes another accepting state.
     keepSmaller(withRedundantAcceptanceDropped(ba, budget));
+    keepSmaller(withInitialLoop(ba, nf.eventual(root)));
   }
   const t4 = budget.elapsed_ms();
   return {
