@@ -15,6 +15,7 @@ import { printLtl } from './printer.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton, withInitialLoop, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
+import { RewriteMoreFactory } from './rewrite-more.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
   WDBA_MAX_APS, WDBA_MAX_INPUT_STATES, acceptsEveryConstantWord, explicitOf, guardTerms, letterClasses, minimizeWdba, toMutable, verifyEquivalent,
@@ -30,7 +31,9 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   /**
    * After reduction (default true): a formula equivalent to true gets the one-state automaton, and
    * an automaton the weak deterministic minimisation (obligations) makes smaller is replaced by it,
-   * both only once proved with the negation's automaton.
+   * both only once proved with the negation's automaton. The alternative automata of a simplified
+   * formula (constant subformulas, constant.ts; the second rewrites, rewrite-more.ts) are tried
+   * only with it.
    */
   readonly minimize?: boolean;
 }
@@ -82,21 +85,34 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   }
   const aps = atomicPropositions(formula);
   const minimize = options.minimize ?? true;
-  const run = (f: Formula): { core: ReturnType<typeof buildBuchi>; ba: MutableBuchi; minimized: TranslationStats['minimized']; t4: number } => {
-    const core = buildBuchi(f, aps, options, budget, true);
+  type Run = { core: Core; ba: MutableBuchi; minimized: TranslationStats['minimized']; t4: number };
+  function run(f: Formula): Run;
+  function run(f: Formula, more: true, beat: Run): Run | null;
+  function run(f: Formula, more = false, beat?: Run): Run | null {
+    const core = buildBuchi(f, aps, options, budget, true, more);
+    // an alternative not smaller before the last stage is not finished (the stage costs a negation)
+    if (core === null || (beat !== undefined && core.ba.accepting.length >= beat.core.ba.accepting.length)) return null;
     const t4 = budget.elapsed_ms();
     if (!minimize) return { core, ba: core.ba, minimized: null, t4 };
     const m = minimizeStage(core.ba, f, aps, options, budget);
     return { core, ba: m.ba, minimized: m.minimized, t4 };
-  };
+  }
   // Subformulas proved equivalent to true or false are replaced (constant.ts); the automaton of
   // the formula so simplified is kept only when strictly smaller, so an automaton the replacement
   // does not shrink stays the one earlier versions built.
   const simplified = minimize ? constantSubformulasReplaced(formula, aps, options, budget) : formula;
   let r = run(formula);
+  let from = formula;
   if (simplified !== formula) {
     const other = run(simplified);
-    if (other.ba.accepting.length < r.ba.accepting.length) r = other;
+    if (other.ba.accepting.length < r.ba.accepting.length) [r, from] = [other, simplified];
+  }
+  // The second set of rewrites (rewrite-more.ts), when one of them applies, likewise only when
+  // smaller; like the replacement above, only with the last stage (minimize: false gives the
+  // automaton of the earlier stages alone).
+  if (minimize && (options.rewrite ?? true)) {
+    const other = run(from, true, r);
+    if (other !== null && other.ba.accepting.length < r.ba.accepting.length) r = other;
   }
   const { core, ba, minimized, t4 } = r;
   const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
@@ -115,12 +131,22 @@ type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'
 /** Largest degeneralized automaton for which the second choice of entry levels is tried too. */
 export const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
 
-/** NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. */
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): { ba: MutableBuchi; stats: CoreStats } {
+type Core = { ba: MutableBuchi; stats: CoreStats };
+
+/**
+ * NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. With
+ * `more`, the NNF uses the second set of rewrites (rewrite-more.ts), and the result is null when
+ * none of them applies (the automaton would be the one without).
+ */
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): Core;
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, more: boolean): Core | null;
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, more = false): Core | null {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
-  const nf = new NodeFactory(options.rewrite ?? true, budget);
+  const nf = more ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
-  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true }, budget);
+  if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
+  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, propositionalStates: more }, budget);
+  if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.propositionalStates === 0) return null;
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;
   let gba = buildGba(vwaa, budget);
