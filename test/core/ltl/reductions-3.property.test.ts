@@ -2,7 +2,8 @@
  * The size reductions of issue 22's third round (branch ltl-sizes-3), each on its own against the
  * lasso evaluator (seeded, with a non-vacuity count and a mutant that must fail): the true
  * self-loop on a transient initial state of an eventuality; the second set of rewrites
- * (rewrite-more.ts); propositional disjunctions under X as one alternating state.
+ * (rewrite-more.ts); propositional disjunctions under X as one alternating state; the quotient by
+ * backward simulation (cosimulation.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { buildGba } from '../../../main/core/ltl/gba.js';
 import { degeneralize, pruneAcceptanceSets, reduceGba } from '../../../main/core/ltl/degeneralize.js';
 import { type MutableBuchi, reduceBuchi, toAutomaton, withInitialLoop } from '../../../main/core/ltl/reduce.js';
 import type { Term } from '../../../main/core/ltl/guard.js';
+import { cosimulationQuotient } from '../../../main/core/ltl/cosimulation.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
@@ -176,4 +178,34 @@ test('propositional disjunctions under X as one alternating state, before and af
     }
   }), { numRuns: 3000, seed: 235 });
   assert.ok(joined > 250, `only ${joined} of 3000 formulas had a propositional disjunction under X`);
+});
+
+test('the quotient by backward simulation, before and after reduction, against the evaluator (3000 cases)', () => {
+  let merged = 0;
+  const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb(), moreArb());
+  fc.assert(fc.property(shapes, words, (f, ws) => {
+    const r = reduced(f);
+    const q = cosimulationQuotient(r.raw, r.aps.length, new Budget());
+    const p = cosimulationQuotient(r.ba, r.aps.length, new Budget());
+    if (p !== null) merged++;
+    for (const a of [q, p, p && reduceBuchi(p, new Budget(), true, r.aps.length)]) {
+      if (a === null) continue;
+      const bad = disagreement(a, r.aps, f, ws);
+      assert.equal(bad, null, bad ?? '');
+    }
+  }), { numRuns: 3000, seed: 236 });
+  assert.ok(merged > 100, `only ${merged} of 3000 reduced automata had states to merge`);
+});
+
+test('mutants: the backward quotient without its acceptance or its initial condition changes some languages (1000 cases)', () => {
+  for (const conditions of [{ acceptance: false, initial: true }, { acceptance: true, initial: false }]) {
+    let wrong = 0;
+    const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb());
+    fc.assert(fc.property(shapes, words, (f, ws) => {
+      const r = reduced(f);
+      const q = cosimulationQuotient(r.ba, r.aps.length, new Budget(), conditions);
+      if (q !== null && disagreement(q, r.aps, f, ws) !== null) wrong++;
+    }), { numRuns: 1000, seed: 237 });
+    assert.ok(wrong > 10, `the mutant ${JSON.stringify(conditions)} was caught on only ${wrong} formulas`);
+  }
 });
