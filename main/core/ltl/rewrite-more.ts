@@ -15,14 +15,17 @@
  *   re-runs them.
  * - Weak until: G a | a U b = a W b, and G a | F (!a & e) = a W (!a & e) for a literal a and
  *   an eventuality e (F (!a & e) holds at the first !a already, e holding there too), so that the
- *   choice between "a forever" and "b later" becomes one deterministic state.
+ *   choice between "a forever" and "b later" becomes one deterministic state; likewise
+ *   b R a | !b U (!a & e) = (a & !b) W ((a & b) | (!a & e)) for literals a, b (at the first
+ *   position where a & !b fails, the release holds iff b does, the until iff e does), and
+ *   a U (b | G a) = a W b (Dwyer's "after q until r" scopes).
  * - Context: in a & (b | c), conjuncts of b that a implies are dropped (a & b = a & b' then); dually
  *   in a | (b & c), disjuncts of b that imply a.
  */
 import { type Node, NodeFactory } from './nnf.js';
 
-/** The rules, for counting: X outward (G X, junctions of X), recurrence split, weak until, context. */
-export type MoreRule = 'G X' | 'X junction' | 'G F split' | 'W' | 'context';
+/** The rules, for counting: X outward (G X, junctions of X), recurrence split, weak until (three forms), context. */
+export type MoreRule = 'G X' | 'X junction' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context';
 
 export class RewriteMoreFactory extends NodeFactory {
   /** How many times a rule of this file changed a formula (0: the translation would be the same). */
@@ -46,6 +49,18 @@ export class RewriteMoreFactory extends NodeFactory {
       if (split !== null && split.matching.some((k) => k.op === 'X')) return this.hit('G F split', this.and([this.R(this.ff, this.U(this.tt, this.and(split.other))), this.R(this.ff, this.and(split.matching))]));
     }
     return super.R(l, r);
+  }
+
+  override U(l: Node, r: Node): Node {
+    // a U (b | G a) = a W b = b R (a | b)
+    if (r.op === 'or') {
+      const ga = r.kids.find((k) => this.isG(k) && k.kids[1] === l);
+      if (ga !== undefined) {
+        const b = this.or(r.kids.filter((k) => k !== ga));
+        return this.hit('W from U', this.R(b, this.or([l, b])));
+      }
+    }
+    return super.U(l, r);
   }
 
   override and(parts: readonly Node[]): Node {
@@ -95,6 +110,18 @@ export class RewriteMoreFactory extends NodeFactory {
           if (ul === a || (ul === this.tt && this.firstViolation(a, ur))) {
             return build('W', [...kids.filter((k) => k !== g && k !== u), this.R(ur, this.or([a, ur]))]);
           }
+        }
+      }
+      // b R a | !b U (!a & e) = (a & !b) W ((a & b) | (!a & e)) for literals a, b
+      for (const r of kids) {
+        if (r.op !== 'R' || r.kids[0]!.op !== 'lit') continue;
+        const [b, a] = r.kids as [Node, Node];
+        const notB = this.lit(b.ap, !b.neg);
+        for (const u of kids) {
+          if (u.op !== 'U' || u.kids[0] !== notB || !this.firstViolation(a, u.kids[1]!)) continue;
+          const x = this.and([a, notB]);
+          const y = this.or([this.and([a, b]), u.kids[1]!]);
+          return build('W from R', [...kids.filter((k) => k !== r && k !== u), this.R(y, this.or([x, y]))]);
         }
       }
     }
