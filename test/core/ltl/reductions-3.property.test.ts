@@ -22,6 +22,7 @@ import { cosimulationQuotient } from '../../../main/core/ltl/cosimulation.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
+import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
 
 const words = fc.array(lassoArb(letterArb()), { minLength: 8, maxLength: 8 });
@@ -211,4 +212,11 @@ test('mutants: the backward quotient without its acceptance or its initial condi
     }), { numRuns: 1000, seed: 237 });
     assert.ok(wrong > 10, `the mutant ${JSON.stringify(conditions)} was caught on only ${wrong} formulas`);
   }
+});
+
+test('an alternative that runs past a size budget is skipped, not the translation failed', () => {
+  // hkrss 29: the second rewrites' alternative needs more than 8 states in one stage, the
+  // translation without it does not
+  const f = parseLtl('G((p0 & p1 & !p2 & Xp2) -> X(p3 | X(!p1 | p3)))', { allowNext: true });
+  assert.equal(translateFormula(f, { maxStates: 8 }).automaton.states.length, 3);
 });
