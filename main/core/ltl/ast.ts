@@ -124,3 +124,14 @@ export function formulaChildren(g: Formula): readonly Formula[] {
     case 'true': case 'false': case 'ap': return [];
   }
 }
+
+/** Whether the formula has an X anywhere (iteratively: a formula built in code may nest deeply). */
+export function mentionsNext(f: Formula): boolean {
+  const stack = [f];
+  while (stack.length > 0) {
+    const g = stack.pop()!;
+    if (g.kind === 'X') return true;
+    stack.push(...formulaChildren(g));
+  }
+  return false;
+}

@@ -3,7 +3,7 @@
  * accepting cycle, then merge bisimilar states (same acceptance, same guards into the same
  * blocks), until nothing changes.
  */
-import { type Term, guardKey, simplifyGuard } from './guard.js';
+import { type Term, TRUE_TERM, guardKey, simplifyGuard } from './guard.js';
 import type { BuchiAutomaton, BuchiEdge } from './automaton.js';
 import { refinePartition } from './partition.js';
 import { canReachGoodCycle, reachable, stronglyConnected } from './scc.js';
@@ -196,4 +196,22 @@ export function toAutomaton(a: MutableBuchi, aps: readonly string[], formula: st
     edges,
     formula,
   };
+}
+
+/**
+ * The automaton with a true self-loop on its initial state, when that state is transient and not
+ * accepting and the language is an eventuality (`eventual`: u·w is accepted whenever w is); null
+ * otherwise. A run takes the new loop only at the start (no old path returns to the state), so it
+ * accepts u·w with w accepted from the initial state, which the language holds anyway, and a run
+ * that loops forever stays in a non-accepting state. Simulation can then drop the edges into the
+ * initial state's waiting twins (F G a | G F b: the state that waits for G a).
+ */
+export function withInitialLoop(a: MutableBuchi, eventual: boolean): MutableBuchi | null {
+  const q = a.initial;
+  if (!eventual || a.accepting[q] || a.out[q]!.has(q) || a.out[q]!.size === 0) return null;
+  const comp = stronglyConnected(a.accepting.length, (v) => a.out[v]!.keys());
+  for (let v = 0; v < a.accepting.length; v++) if (v !== q && comp[v] === comp[q]) return null;
+  const out = a.out.map((m) => new Map(m));
+  out[q]!.set(q, [TRUE_TERM]);
+  return { ...a, out };
 }

@@ -29,95 +29,11 @@ export function simulationReductions(a: MutableBuchi, apCount: number, budget: B
   const n = a.accepting.length;
   const L = 1 << apCount;
   const LW = (L + 31) >>> 5;
-  const W = (n + 31) >>> 5;
-  // Each edge as the set of letters it reads (an L-bit set), and each state's readable letters.
-  const edges: { to: number; letters: Uint32Array }[][] = [];
-  const enabled = new Uint32Array(n * LW);
-  for (let q = 0; q < n; q++) {
-    const list: { to: number; letters: Uint32Array }[] = [];
-    for (const [to, g] of a.out[q]!) {
-      const letters = new Uint32Array(LW);
-      for (const t of g) {
-        const pos = Number(t.pos), neg = Number(t.neg);
-        const free = (L - 1) & ~(pos | neg);
-        for (let sub = free; ; sub = (sub - 1) & free) {
-          const x = pos | sub;
-          letters[x >>> 5]! |= 1 << (x & 31);
-          if (sub === 0) break;
-        }
-      }
-      for (let w = 0; w < LW; w++) enabled[q * LW + w]! |= letters[w]!;
-      list.push({ to, letters });
-    }
-    edges.push(list);
-    budget.tick('simulation reduction', list.length);
-  }
-  // simRow[p * W ..]: the states p simulates. Start from: p accepting when q is, and p able to
-  // move on every letter q can.
-  const simRow = new Uint32Array(n * W);
-  let candidates = 0;
-  for (let p = 0; p < n; p++) {
-    budget.tick('simulation reduction', n);
-    for (let q = 0; q < n; q++) {
-      if (a.accepting[q] && !a.accepting[p]) continue;
-      let ok = true;
-      for (let w = 0; w < LW && ok; w++) if ((enabled[q * LW + w]! & ~enabled[p * LW + w]!) !== 0) ok = false;
-      if (ok || p === q) {
-        simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
-        candidates++;
-      }
-    }
-  }
-  if (candidates * LW * 4 > SIMULATION_MAX_WORK) return { plain: a, letters: null };
-  const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
-  // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
-  // that simulates q2; p still simulates q iff every edge q → q2 reads only letters in cover[q2].
-  // A pair depends only on the rows of p's successors, so a round revisits only the states p with
-  // a successor whose row changed (this round or the last).
-  const cover = new Uint32Array(n * LW);
-  let changedRow = new Uint8Array(n).fill(1);
-  for (;;) {
-    const nextChanged = new Uint8Array(n);
-    let any = false;
-    for (let p = n - 1; p >= 0; p--) {
-      const out = edges[p]!;
-      if (!out.some((e) => changedRow[e.to] === 1 || nextChanged[e.to] === 1)) continue;
-      cover.fill(0);
-      for (const e of out) {
-        const row = e.to * W;
-        for (let w = 0; w < W; w++) {
-          for (let bits = simRow[row + w]!; bits !== 0; bits &= bits - 1) {
-            const q2 = (w << 5) + (31 - Math.clz32(bits & -bits));
-            const c = q2 * LW;
-            for (let v = 0; v < LW; v++) cover[c + v]! |= e.letters[v]!;
-          }
-        }
-      }
-      for (let q = 0; q < n; q++) {
-        if (p === q || !has(p, q)) continue;
-        let ok = true;
-        for (const f of edges[q]!) {
-          const c = f.to * LW;
-          for (let v = 0; v < LW; v++) {
-            if ((f.letters[v]! & ~cover[c + v]!) !== 0) {
-              ok = false;
-              break;
-            }
-          }
-          if (!ok) break;
-        }
-        if (!ok) {
-          simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
-          nextChanged[p] = 1;
-          any = true;
-        }
-      }
-      // one state's work grows with its edges times the row width, and with n
-      budget.tick('simulation reduction', out.length * W + n);
-    }
-    if (!any) break;
-    changedRow = nextChanged;
-  }
+  const { edges, enabled } = edgeLetters(a, apCount, budget);
+  const acc = a.accepting;
+  // Start from: p accepting when q is, and p able to move on every letter q can.
+  const has = simulationRelation(edges, LW, (p, q) => !(acc[q] && !acc[p]) && subset(enabled, q, p, LW), budget);
+  if (has === null) return { plain: a, letters: null };
   const sim = { get: has };
   // Merge mutually simulating states into their smallest member.
   const rep = new Int32Array(n);
@@ -178,3 +94,113 @@ export function simulationReductions(a: MutableBuchi, apCount: number, budget: B
   return { plain, letters: more ? { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out: outL } : null };
 }
 
+
+export interface LetterEdge { readonly to: number; readonly letters: Uint32Array }
+
+/** Each edge of `a` as the set of letters it reads (a 2^apCount-bit set), and each state's readable letters (LW words per state). */
+export function edgeLetters(a: MutableBuchi, apCount: number, budget: Budget): { edges: LetterEdge[][]; enabled: Uint32Array } {
+  const n = a.accepting.length;
+  const L = 1 << apCount;
+  const LW = (L + 31) >>> 5;
+  const edges: LetterEdge[][] = [];
+  const enabled = new Uint32Array(n * LW);
+  for (let q = 0; q < n; q++) {
+    const list: LetterEdge[] = [];
+    for (const [to, g] of a.out[q]!) {
+      const letters = new Uint32Array(LW);
+      for (const t of g) {
+        const pos = Number(t.pos), neg = Number(t.neg);
+        const free = (L - 1) & ~(pos | neg);
+        for (let sub = free; ; sub = (sub - 1) & free) {
+          const x = pos | sub;
+          letters[x >>> 5]! |= 1 << (x & 31);
+          if (sub === 0) break;
+        }
+      }
+      for (let w = 0; w < LW; w++) enabled[q * LW + w]! |= letters[w]!;
+      list.push({ to, letters });
+    }
+    edges.push(list);
+    budget.tick('simulation reduction', list.length);
+  }
+  return { edges, enabled };
+}
+
+/** Whether row q of `sets` is a subset of row p (LW words per row). */
+export function subset(sets: Uint32Array, q: number, p: number, LW: number): boolean {
+  for (let w = 0; w < LW; w++) if ((sets[q * LW + w]! & ~sets[p * LW + w]!) !== 0) return false;
+  return true;
+}
+
+/**
+ * The greatest simulation on a graph with letter-set edges, within `candidate`: p simulates q
+ * when every edge q → q2 reads only letters on which p has an edge into a state simulating q2.
+ * Null when the candidate pairs times the letter words exceed SIMULATION_MAX_WORK.
+ */
+export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW: number, candidate: (p: number, q: number) => boolean, budget: Budget): ((p: number, q: number) => boolean) | null {
+  const n = edges.length;
+  const W = (n + 31) >>> 5;
+  // simRow[p * W ..]: the states p simulates.
+  const simRow = new Uint32Array(n * W);
+  let candidates = 0;
+  for (let p = 0; p < n; p++) {
+    budget.tick('simulation reduction', n);
+    for (let q = 0; q < n; q++) {
+      if (p === q || candidate(p, q)) {
+        simRow[p * W + (q >>> 5)]! |= 1 << (q & 31);
+        candidates++;
+      }
+    }
+  }
+  if (candidates * LW * 4 > SIMULATION_MAX_WORK) return null;
+  const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
+  // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
+  // that simulates q2; p still simulates q iff every edge q → q2 reads only letters in cover[q2].
+  // A pair depends only on the rows of p's successors, so a round revisits only the states p with
+  // a successor whose row changed (this round or the last).
+  const cover = new Uint32Array(n * LW);
+  let changedRow = new Uint8Array(n).fill(1);
+  for (;;) {
+    const nextChanged = new Uint8Array(n);
+    let any = false;
+    for (let p = n - 1; p >= 0; p--) {
+      const out = edges[p]!;
+      if (!out.some((e) => changedRow[e.to] === 1 || nextChanged[e.to] === 1)) continue;
+      cover.fill(0);
+      for (const e of out) {
+        const row = e.to * W;
+        for (let w = 0; w < W; w++) {
+          for (let bits = simRow[row + w]!; bits !== 0; bits &= bits - 1) {
+            const q2 = (w << 5) + (31 - Math.clz32(bits & -bits));
+            const c = q2 * LW;
+            for (let v = 0; v < LW; v++) cover[c + v]! |= e.letters[v]!;
+          }
+        }
+      }
+      for (let q = 0; q < n; q++) {
+        if (p === q || !has(p, q)) continue;
+        let ok = true;
+        for (const f of edges[q]!) {
+          const c = f.to * LW;
+          for (let v = 0; v < LW; v++) {
+            if ((f.letters[v]! & ~cover[c + v]!) !== 0) {
+              ok = false;
+              break;
+            }
+          }
+          if (!ok) break;
+        }
+        if (!ok) {
+          simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
+          nextChanged[p] = 1;
+          any = true;
+        }
+      }
+      // one state's work grows with its edges times the row width, and with n
+      budget.tick('simulation reduction', out.length * W + n);
+    }
+    if (!any) break;
+    changedRow = nextChanged;
+  }
+  return has;
+}

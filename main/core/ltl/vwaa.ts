@@ -28,11 +28,19 @@ export interface Vwaa {
   readonly delta: Move[][];
   /** Per state: the moves that satisfy its acceptance obligation (only for final states). */
   readonly accepting: Move[][];
+  /** How many disjunctions became one state (VwaaOptions.propositionalStates). */
+  readonly propositionalStates: number;
 }
 
 export interface VwaaOptions {
   /** Treat G F ψ as one state with a marked loop (default true). */
   readonly gfLoops: boolean;
+  /**
+   * Under X, a disjunction of propositional formulas is one state (its moves: its terms, to no
+   * state) instead of a choice between its disjuncts' literal states, so the generalized state
+   * keeps one set where it would branch (X (!a | !b) next to a release). Default false.
+   */
+  readonly propositionalStates?: boolean;
 }
 
 const STAGE = 'alternating automaton construction';
@@ -88,6 +96,17 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     return n.op === 'U' || n.op === 'R' ? [n.kids[1]!, n.kids[0]!] : n.kids;
   };
 
+  const propositionalMemo = new Map<number, boolean>();
+  const propositional = (n: Node): boolean => {
+    let res = propositionalMemo.get(n.id);
+    if (res === undefined) {
+      res = n.op === 'lit' || ((n.op === 'and' || n.op === 'or') && n.kids.every(propositional));
+      propositionalMemo.set(n.id, res);
+    }
+    return res;
+  };
+  let joined = 0;
+
   /** GO's ψ̄ as moves on any letter: a target set per way of meeting ψ from the next position on. */
   const barMemo = new Map<number, Move[]>();
   const bar = (n: Node): Move[] => {
@@ -100,7 +119,12 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         res = n.kids.reduce<Move[]>((acc, k) => product(acc, bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
         break;
       case 'or':
-        res = removeDominated(n.kids.flatMap((k) => bar(k)), budget);
+        if (opts.propositionalStates === true && propositional(n)) {
+          joined++;
+          res = self(n);
+        } else {
+          res = removeDominated(n.kids.flatMap((k) => bar(k)), budget);
+        }
         break;
       default:
         res = self(n);
@@ -187,5 +211,5 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     else if (st.node!.op === 'U') accepting[s] = delta[s]!.filter((m) => (m.to & bit) === 0n);
     else accepting[s] = delta[s]!.filter((m) => (m.acc & bit) !== 0n);
   }
-  return { states, delta, accepting };
+  return { states, delta, accepting, propositionalStates: joined };
 }

@@ -72,6 +72,7 @@ test('next-heavy shapes (X chains, G (a -> X b), M) (800 cases)', () => {
 test('the stage changed a fair share of those formulas (the properties above are not vacuous)', (t) => {
   t.diagnostic(`${changed} of 3200 formulas minimised; states summed ${statesBefore} before, ${statesAfter} after`);
   // 73 since the simulation's letter cover and the transient states' acceptance (reduce.ts,
-  // translate.ts) shrink some automata before this stage
-  assert.ok(changed >= 60, `only ${changed} formulas were minimised`);
+  // translate.ts) shrink some automata before this stage; 38 since the backward-simulation
+  // quotient (cosimulation.ts, formulas with X) does more before it
+  assert.ok(changed >= 30, `only ${changed} formulas were minimised`);
 });
