@@ -59,14 +59,17 @@ test('size budgets hold while the automata are built: formula nodes, transitions
   assert.throws(() => translateLtl(chain('<->', 100), { maxFormulaNodes: 50 }), (e: unknown) =>
     e instanceof LtlBudgetError && e.budget === 'nodes' && e.limit === 50 &&
     e.message === 'translation exceeded its budget of 50 formula nodes during negation normal form');
+  // The size budgets are what is tested: a time limit far beyond them, so a loaded machine (the
+  // suite runs files in parallel) cannot trip the 10 s default first.
+  const untimed = { timeLimit_ms: 600_000 };
   const f6 = 'F p0 & F p1 & F p2 & F p3 & F p4 & F p5';
-  assert.throws(() => translateLtl(f6, { maxEdges: 200 }), (e: unknown) =>
+  assert.throws(() => translateLtl(f6, { maxEdges: 200, ...untimed }), (e: unknown) =>
     e instanceof LtlBudgetError && e.budget === 'transitions' && e.limit === 200 &&
     /^translation exceeded its budget of 200 transitions in all during /.test(e.message));
-  assert.equal(translateLtl(f6).automaton.states.length, 64);
+  assert.equal(translateLtl(f6, untimed).automaton.states.length, 64);
   // a product with 2^16 terms stops at the per-state limit while it is being built
   const cnf = Array.from({ length: 16 }, (_, i) => `(a${i} | b${i})`).join(' & ');
-  assert.throws(() => translateLtl(cnf), (e: unknown) =>
+  assert.throws(() => translateLtl(cnf, untimed), (e: unknown) =>
     e instanceof LtlBudgetError && e.budget === 'transitions' && / from one state during alternating automaton construction$/.test(e.message));
 });
 
