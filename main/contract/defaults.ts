@@ -135,14 +135,19 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
 };
 
 /**
- * Worlds whose shipped models follow another recipe (none today: every shipped bundle, giant's too,
- * follows BACKBONE_RECIPE; issue 19, item 6).
+ * The TD ψ of BACKBONE_RECIPE with a path-distance ψ (2×256, 10k steps, γ = 0.995 offsets) appended
+ * at 0.2 of its scale (issue 19, item 6; docs/BENCHMARKS.md, "Two timescales"): on giant Spearman
+ * 0.645 → 0.883 with the local geometry nearly unchanged (a recorded 8-step offset 1.19× longer
+ * before the rescaling), executor 97.5 % of recorded H_TD waypoints, giant SAGAS 95.3 % on the 300
+ * tasks as with the TD ψ alone (the same tasks solved; executions 2 % longer).
  */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {};
+const TWO_TIMESCALE: BackboneRecipe = { ...BACKBONE_RECIPE, far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 } };
+
+/** Worlds whose shipped models follow another recipe than BACKBONE_RECIPE. */
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = { 'pointmaze-giant': TWO_TIMESCALE };
 
 /**
- * Recipes one can ask for by name (`witness backbone train --recipe NAME`) that no shipped bundle
- * follows. 'path-distance' (issue 19, item 6; docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by
+ * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance' (issue 19, item 6; docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by
  * path distance (no bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, ranks geodesic distance
  * on giant at Spearman 0.913 where expectile TD stays near 0.55–0.65, and its π_low (2×128, 40k
  * steps) reaches 100 % of recorded H_TD waypoints; rescaled to the TD ψ's 0.9 latent units per step
@@ -163,14 +168,8 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
    * where horizons 8–40 taken in turn gave 5.0 % and the shipped models 25.0 %).
    */
   'path-distance-far': { ...PATH_DISTANCE, policySubgoals: [24] },
-  /**
-   * The shipped TD ψ with a path-distance ψ (2×256, 10k steps, γ = 0.995 offsets) appended at 0.2 of
-   * its scale (issue 19, item 6; docs/BENCHMARKS.md, "Two timescales"): on giant Spearman 0.645 →
-   * 0.883 with the local geometry nearly unchanged (a recorded 8-step offset 1.19× longer before the
-   * rescaling), executor 97.5 % of recorded H_TD waypoints. Not shipped: giant missions plan worse on
-   * its graph (SAGAS 89.7 % against the shipped models' 95.3 % on the 300 tasks, all in planning).
-   */
-  'two-timescale': { ...BACKBONE_RECIPE, far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 } },
+  /** Giant's shipped recipe, for the other worlds too. */
+  'two-timescale': TWO_TIMESCALE,
 };
 
 /** The recipe of a world's shipped models, or the named variant. */
