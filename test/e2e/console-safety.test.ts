@@ -210,7 +210,9 @@ test('console safety: a plan is bound to its inputs (editing any marks it stale 
 });
 
 test('console layout: the fields and the last plan survive a reload (and the plan stays bound to its inputs); the status line is per tab and clears when it no longer applies', async () => {
-  const app = await openApp();
+  // Opened with STUCK so that the run below escalates deterministically (a tracking timeout with R = 0),
+  // rather than relying on the executor happening to fail.
+  const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
     await plan(app);
