@@ -37,6 +37,7 @@ export class Budget {
   private readonly start: number;
   private ticks = 0;
   private nextCheck = 256;
+  private readonly skips = { alternatives: 0, proofs: 0 };
 
   constructor(private readonly opts: BudgetOptions = {}) {
     this.maxStates = opts.maxStates ?? DEFAULT_MAX_STATES;
@@ -104,4 +105,29 @@ export class Budget {
   elapsed_ms(): number {
     return this.clock() - this.start;
   }
+
+  /** Attempts skipped so far for running past a size budget (see unlessPastSize and proofSkipped). */
+  get skipped(): { readonly alternatives: number; readonly proofs: number } { return { ...this.skips }; }
+
+  /** Counts a proof skipped past a size budget of its own (translate.ts gives each proof one). */
+  proofSkipped(): void { this.skips.proofs++; }
+
+  /**
+   * `attempt()`, or null when it ran past a size budget (states, transitions, formula nodes): for
+   * work that only decides whether to take a smaller automaton (an alternative, a proof), which is
+   * then not taken, so a translation fails on size only when the automaton it returns would. Out of
+   * time or cancelled, the whole translation is: those errors pass. The size limits bound each
+   * automaton and formula as it is built and add nothing up across them, so a skipped attempt
+   * leaves nothing to roll back; its time counts, since the deadline is the translation's.
+   */
+  unlessPastSize<T>(attempt: () => T): T | null {
+    try {
+      return attempt();
+    } catch (e) {
+      if (!(e instanceof LtlBudgetError) || e.budget === 'time' || e.budget === 'cancelled') throw e;
+      this.skips.alternatives++;
+      return null;
+    }
+  }
 }
+

@@ -53,6 +53,12 @@ export interface TranslationStats {
   };
   /** What the last stage did: 'wdba' (replaced by the minimal weak deterministic automaton), 'true' (language universal), or null. */
   readonly minimized: 'wdba' | 'true' | null;
+  /**
+   * Work that only decides whether to take a smaller automaton, skipped for running past a size
+   * budget: alternative automata (under the translation's budgets; with ample ones none), and
+   * proofs (the negations' translations, under the smaller of those and NEGATION_MAX_*).
+   */
+  readonly skipped: { readonly alternatives: number; readonly proofs: number };
 }
 
 export interface Translation {
@@ -95,30 +101,26 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     if (core === null || (beat !== undefined && core.ba.accepting.length >= beat.core.ba.accepting.length)) return null;
     const t4 = budget.elapsed_ms();
     if (!minimize) return { core, ba: core.ba, minimized: null, t4 };
-    const m = minimizeStage(core.ba, f, aps, options, budget);
+    // the last stage only proves a smaller automaton: past a size budget, the automaton stays
+    const m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? { ba: core.ba, minimized: null };
     return { core, ba: m.ba, minimized: m.minimized, t4 };
   }
   // Subformulas proved equivalent to true or false are replaced (constant.ts); the automaton of
   // the formula so simplified is kept only when strictly smaller, so an automaton the replacement
-  // does not shrink stays the one earlier versions built.
+  // does not shrink stays the one earlier versions built. Each alternative that runs past a size
+  // budget is skipped (Budget.unlessPastSize): the budget is for the automaton the translation returns.
   const simplified = minimize ? constantSubformulasReplaced(formula, aps, options, budget) : formula;
   let r = run(formula);
   let from = formula;
   if (simplified !== formula) {
-    const other = run(simplified);
-    if (other.ba.accepting.length < r.ba.accepting.length) [r, from] = [other, simplified];
+    const other = budget.unlessPastSize(() => run(simplified));
+    if (other !== null && other.ba.accepting.length < r.ba.accepting.length) [r, from] = [other, simplified];
   }
   // The second set of rewrites (rewrite-more.ts), when one of them applies, likewise only when
   // smaller; like the replacement above, only with the last stage (minimize: false gives the
   // automaton of the earlier stages alone).
   if (minimize && (options.rewrite ?? true)) {
-    let other: Run | null = null;
-    try {
-      other = run(from, true, r);
-    } catch (e) {
-      // an alternative past a size budget is not taken; out of time or cancelled, the translation is
-      if (!(e instanceof LtlBudgetError) || e.budget === 'time' || e.budget === 'cancelled') throw e;
-    }
+    const other = budget.unlessPastSize(() => run(from, true, r));
     if (other !== null && other.ba.accepting.length < r.ba.accepting.length) r = other;
   }
   const { core, ba, minimized, t4 } = r;
@@ -127,11 +129,11 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   return {
     formula,
     automaton,
-    stats: { ...core.stats, elapsed_ms: t5, stages_ms: { ...core.stats.stages_ms, minimize: t5 - t4 }, minimized },
+    stats: { ...core.stats, elapsed_ms: t5, stages_ms: { ...core.stats.stages_ms, minimize: t5 - t4 }, minimized, skipped: budget.skipped },
   };
 }
 
-type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'> & {
+type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized' | 'skipped'> & {
   readonly stages_ms: Omit<TranslationStats['stages_ms'], 'minimize'>;
 };
 
@@ -202,25 +204,27 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   ba = reduceBuchi(ba, budget, bisim, aps.length);
   // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
   // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
-  // they were).
-  const keepSmaller = (candidate: MutableBuchi | null): void => {
-    if (candidate === null) return;
-    const other = reduceBuchi(candidate, budget, bisim, aps.length);
-    if (other.accepting.length < ba.accepting.length) ba = other;
+  // they were); one that runs past a size budget is skipped, as it would not be taken.
+  const keepSmaller = (candidate: () => MutableBuchi | null): void => {
+    const other = budget.unlessPastSize(() => {
+      const c = candidate();
+      return c === null ? null : reduceBuchi(c, budget, bisim, aps.length);
+    });
+    if (other !== null && other.accepting.length < ba.accepting.length) ba = other;
   };
   if (bisim) {
     // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
-    if (gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) keepSmaller(degen('accepting'));
+    if (gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) keepSmaller(() => degen('accepting'));
     // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
-    keepSmaller(withTransientAcceptance(ba, true));
+    keepSmaller(() => withTransientAcceptance(ba, true));
     // … and so are the marks of accepting states whose every cycle passes another accepting state.
-    keepSmaller(withRedundantAcceptanceDropped(ba, budget));
-    keepSmaller(withInitialLoop(ba, nf.eventual(root)));
+    keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
+    keepSmaller(() => withInitialLoop(ba, nf.eventual(root)));
     // States with the same past (backward simulation) merge, where forward simulation keeps them
     // apart. Only with X: on X-free formulas it shrinks a few automata too, and 6 of the 900
     // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
     // on the automata as they are; missions refuse X, so theirs never meet it.
-    if (mentionsNext(formula)) keepSmaller(cosimulationQuotient(ba, aps.length, budget));
+    if (mentionsNext(formula)) keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
   }
   const t4 = budget.elapsed_ms();
   return {
@@ -267,6 +271,7 @@ function provedEmpty(g: Formula, aps: readonly string[], options: TranslateOptio
   } catch (e) {
     if (!(e instanceof LtlBudgetError)) throw e;
     if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(CONSTANT_STAGE);
+    else budget.proofSkipped();
     return null;
   }
 }
@@ -317,6 +322,7 @@ function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[
       if (!(e instanceof LtlBudgetError)) throw e;
       // out of the translation's own time, or cancelled: say so as this translation
       if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(MINIMIZE_STAGE);
+      else budget.proofSkipped();
       negation = null;
     }
     return negation;
