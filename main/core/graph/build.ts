@@ -142,9 +142,70 @@ class LeaderIndex {
   }
 }
 
+/**
+ * Every leader's fellow leaders within `reach`, kept as leaders are added (one pass over the others
+ * each time), so a nearest-leader query can start from a guess g: a leader within r of state s is
+ * within ‖s − g‖ + r of g (triangle inequality), so when that bound is inside the reach, g and its
+ * list are all the candidates and the answer is exact; otherwise the query is UNDECIDED.
+ */
+class LeaderNeighbours {
+  static readonly UNDECIDED = -2;
+  private readonly ids: number[][] = [];
+  private readonly dists: number[][] = [];
+  constructor(private readonly latent: Float32Array, private readonly dim: number, private readonly r: number, private readonly reach: number) {}
+  /** Adds leader `id` (the next id), whose coordinates are row id of `leaders`. */
+  add(id: number, leaders: Float32Array): void {
+    const mine: number[] = [], mineD: number[] = [];
+    const reach2 = this.reach * this.reach;
+    for (let u = 0; u < id; u++) {
+      const d2 = sqdist(leaders, u, leaders, id, this.dim);
+      if (d2 > reach2) continue;
+      const d = Math.sqrt(d2);
+      mine.push(u);
+      mineD.push(d);
+      this.ids[u]!.push(id);
+      this.dists[u]!.push(d);
+    }
+    this.ids.push(mine);
+    this.dists.push(mineD);
+  }
+  /** The nearest leader within r of latent row i (ties: the lowest id), -1 when none, or UNDECIDED. */
+  nearest(i: number, g: number, leaders: Float32Array): number {
+    const d0sq = sqdist(this.latent, i, leaders, g, this.dim);
+    const bound = Math.sqrt(d0sq) + this.r;
+    if (bound > this.reach) return LeaderNeighbours.UNDECIDED;
+    let best = -1, bestD = this.r * this.r;
+    if (d0sq <= bestD) {
+      best = g;
+      bestD = d0sq;
+    }
+    const ids = this.ids[g]!, dists = this.dists[g]!;
+    for (let k = 0; k < ids.length; k++) {
+      if (dists[k]! > bound) continue;
+      const c = ids[k]!;
+      const d = sqdist(this.latent, i, leaders, c, this.dim);
+      if (d < bestD || (d === bestD && (best === -1 || c < best))) {
+        bestD = d;
+        best = c;
+      }
+    }
+    return best;
+  }
+}
+
+/**
+ * How far (in H_TD) each leader's list reaches: a query from the last state's leader needs
+ * ‖s − g‖ + H_TD/2, and consecutive states are rarely more than a step or two apart in ψ.
+ */
+const LEADER_REACH_H = 2;
+
 const ZERO = [0, 0, 0];
-/** Above this many nodes the m×m distance table (for pruned nearest-node search) is not built. */
-const MAX_PRUNED_NODES = 4096;
+/**
+ * How far (in H_TD) each node's neighbour list reaches for the supports' search: a state's bound is
+ * about twice its distance to the previous state's node, itself within about H_TD/2 of it, so 2 H_TD
+ * leaves nearly every state to its list.
+ */
+const SUPPORT_REACH_H = 2;
 
 export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Array, p: GraphParams, progress?: BuildProgress): LatentGraph {
   const n = terminals.length;
@@ -152,17 +213,22 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
   const te = temporalEfficiency(latent, dim, terminals, p.H_TD);
   progress?.('temporal efficiency', n, n);
   const radius = p.H_TD / 2;
-  // Greedy leader clustering over the retained states, in dataset order.
+  // Greedy leader clustering over the retained states, in dataset order. Consecutive states are
+  // close, so the search starts from the last state's leader (LeaderNeighbours) and falls back to
+  // the projection index only when that cannot decide.
   let cap = 1024;
   let leaders = new Float32Array(cap * dim);
   const index = new LeaderIndex(latent, dim, radius);
+  const local = new LeaderNeighbours(latent, dim, radius, LEADER_REACH_H * p.H_TD);
   const sums: number[][] = [];
   const counts: number[] = [];
   let retained = 0;
+  let guess = -1;
   for (let i = 0; i < n; i++) {
     if (!(te[i]! >= p.teThreshold)) continue;
     retained++;
-    let c = index.nearest(i, leaders);
+    let c = guess >= 0 ? local.nearest(i, guess, leaders) : LeaderNeighbours.UNDECIDED;
+    if (c === LeaderNeighbours.UNDECIDED) c = index.nearest(i, leaders);
     if (c === -1) {
       c = index.points.length;
       if (c >= cap) {
@@ -173,9 +239,11 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
       }
       leaders.set(latent.subarray(i * dim, i * dim + dim), c * dim);
       index.add(i, leaders);
+      local.add(c, leaders);
       sums.push(new Array<number>(dim).fill(0));
       counts.push(0);
     }
+    guess = c;
     const s = sums[c]!;
     for (let q = 0; q < dim; q++) s[q]! += latent[i * dim + q]!;
     counts[c]!++;
@@ -230,7 +298,7 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
     parent[find(bv)] = root0;
     bridges++;
   }
-  const support = assignSupports(latent, nodes, dim, terminals, progress);
+  const support = assignSupports(latent, nodes, dim, terminals, SUPPORT_REACH_H * p.H_TD, progress);
   return {
     dim, nodes, nodeCount: m,
     edgeU: Int32Array.from(eu), edgeV: Int32Array.from(ev), edgeW: Float32Array.from(ew),
@@ -240,37 +308,42 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
 
 /**
  * D_v: every dataset state belongs to its exact nearest node. Consecutive states are close, so the
- * previous state's node is a good first guess c0; a node c can only beat it if
- * ‖c − c0‖ < best + ‖s − c0‖ (triangle inequality), so only c0's nearest neighbours (pre-sorted)
- * are examined. Above MAX_PRUNED_NODES the m×m table is skipped for a plain search.
+ * previous state's node c0 is a good first guess; a node c can only beat it if
+ * ‖c − c0‖ < best + ‖s − c0‖ (triangle inequality), so only c0's neighbours within that bound are
+ * examined, nearest first. Each node keeps the list of its neighbours within `reach` (sorted by
+ * distance), so memory and set-up grow with the graph's local density rather than with m²; a state
+ * whose bound reaches past its guess's list (a trajectory's first state, a jump across the latent
+ * space) is compared with every node. Exact either way.
  */
-function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, terminals: Uint8Array, progress?: BuildProgress): Int32Array {
+function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, terminals: Uint8Array, reach: number, progress?: BuildProgress): Int32Array {
   const n = terminals.length, m = nodes.length / dim;
   const support = new Int32Array(n);
-  const pruned = m <= MAX_PRUNED_NODES;
-  const nodeDist = pruned ? new Float32Array(m * m) : new Float32Array(0);
-  const order: Int32Array[] = [];
-  if (pruned) {
-    for (let u = 0; u < m; u++) for (let v = 0; v < m; v++) nodeDist[u * m + v] = Math.sqrt(sqdist(nodes, u, nodes, v, dim));
-    for (let u = 0; u < m; u++) {
-      const row = Int32Array.from({ length: m }, (_, v) => v);
-      row.sort((a, b) => nodeDist[u * m + a]! - nodeDist[u * m + b]!);
-      order.push(row);
-    }
-  }
+  const near = neighbourLists(nodes, dim, m, reach);
   let prev = 0;
   for (let i = 0; i < n; i++) {
     const c0 = i > 0 && terminals[i - 1] === 0 ? prev : 0;
     const d0 = Math.sqrt(sqdist(latent, i, nodes, c0, dim));
     let best = d0, arg = c0;
-    for (let k = 0; k < m; k++) {
-      const c = pruned ? order[c0]![k]! : k;
-      if (c === c0) continue;
-      if (pruned && nodeDist[c0 * m + c]! >= best + d0) break;
+    const list = near[c0]!;
+    let k = 0;
+    for (; k < list.ids.length; k++) {
+      if (list.dist[k]! >= best + d0) break;
+      const c = list.ids[k]!;
       const dc = Math.sqrt(sqdist(latent, i, nodes, c, dim));
       if (dc < best || (dc === best && c < arg)) {
         best = dc;
         arg = c;
+      }
+    }
+    if (k === list.ids.length && best + d0 > reach) {
+      // the bound passes the list's reach: a node beyond it may still be nearer
+      for (let c = 0; c < m; c++) {
+        if (c === c0) continue;
+        const dc = Math.sqrt(sqdist(latent, i, nodes, c, dim));
+        if (dc < best || (dc === best && c < arg)) {
+          best = dc;
+          arg = c;
+        }
       }
     }
     support[i] = arg;
@@ -279,4 +352,27 @@ function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, 
   }
   progress?.('supports', n, n);
   return support;
+}
+
+/** For every node, the other nodes within `reach`, nearest first (ties by index). */
+function neighbourLists(nodes: Float32Array, dim: number, m: number, reach: number): { ids: Int32Array; dist: Float32Array }[] {
+  const ids: number[][] = Array.from({ length: m }, () => []);
+  const dists: number[][] = Array.from({ length: m }, () => []);
+  const r2 = reach * reach;
+  for (let u = 0; u < m; u++) {
+    for (let v = u + 1; v < m; v++) {
+      const d2 = sqdist(nodes, u, nodes, v, dim);
+      if (d2 > r2) continue;
+      const d = Math.sqrt(d2);
+      ids[u]!.push(v);
+      dists[u]!.push(d);
+      ids[v]!.push(u);
+      dists[v]!.push(d);
+    }
+  }
+  return ids.map((row, u) => {
+    const dist = dists[u]!;
+    const order = Int32Array.from(row.keys()).sort((a, b) => dist[a]! - dist[b]! || row[a]! - row[b]!);
+    return { ids: Int32Array.from(order, (k) => row[k]!), dist: Float32Array.from(order, (k) => dist[k]!) };
+  });
 }
