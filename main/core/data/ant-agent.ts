@@ -14,7 +14,7 @@ import { AntNavigator } from './ant-navigator.js';
 export const ANT_OBS_DIM = 29;
 export const ANT_ACT_DIM = 8;
 /** Bumped whenever the Ant's expert or explorer would record other data for the same configuration. */
-export const ANT_AGENT_VERSION = 1;
+export const ANT_AGENT_VERSION = 2;
 
 /**
  * The Ant at rest with no control: the pose it settles into from its initial pose (its ankles sink

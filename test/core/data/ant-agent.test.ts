@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AntMazeSim } from '../../../main/backends/mujoco/antmaze.js';
 import { antMazeMjcf } from '../../../main/core/world/ant-mjcf.js';
-import { ANT_AGENT, antRestPose } from '../../../main/core/data/ant-agent.js';
+import { ANT_AGENT, ANT_AGENT_VERSION, antRestPose } from '../../../main/core/data/ant-agent.js';
 import { type MazeStepper, defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
 import { validateDataset } from '../../../main/core/data/dataset.js';
 import { mazePairTrials, openArena, openSpaceTrials } from '../../../main/core/data/ant-trials.js';
@@ -68,7 +68,7 @@ test('flips end their episode and are recorded in the dataset\'s report, with th
 test('Ant datasets: 29-D observations and 8-D actions, deterministic, OGBench\'s regimes and episode lengths, a report', async () => {
   const sim = await AntMazeSim.create('antmaze-medium');
   assert.equal(defaultConfig('navigate', 1, 0, ANT_AGENT, MAZES.giant).episodeLength, 2000);
-  assert.deepEqual(defaultConfig('stitch', 1, 0, ANT_AGENT, MAZES.medium), { kind: 'stitch', steps: 1, seed: 0, episodeLength: 200, noise: 0.2, maxCells: 4, agent: 'ant', agentVersion: 1 });
+  assert.deepEqual(defaultConfig('stitch', 1, 0, ANT_AGENT, MAZES.medium), { kind: 'stitch', steps: 1, seed: 0, episodeLength: 200, noise: 0.2, maxCells: 4, agent: 'ant', agentVersion: ANT_AGENT_VERSION });
   assert.equal(defaultConfig('explore', 1, 0, ANT_AGENT, MAZES.medium).noise, 1);
   for (const kind of ['navigate', 'stitch', 'explore'] as const) {
     const config = defaultConfig(kind, 1200, 5, ANT_AGENT, sim.layout);
