@@ -97,6 +97,7 @@ export function bagLayout(world: string, poseTopic: string): BagLayout {
     const obs = e.spec.observation.names.map((n) => MAZE_NAMES[n] ?? refuse(`observation ${n} is not a pose field`));
     return { layout: { obs, act: [{ from: 'world.x', scale: 1 }, { from: 'world.y', scale: 1 }], clip: [-1, 1] } };
   }
+  if (e.kind === 'antmaze') return refuse('the Ant observes its 8 joints and acts with 8 joint torques, which a pose and a Twist do not record; give a point maze or a ROS 2 robot with a "navigation" section');
   if (e.kind !== 'ros2') return refuse('it has no low-level control (a tool world); give a point maze or a ROS 2 robot with a "navigation" section');
   const config = readRos2Config(path.resolve(world.slice('ros2:'.length)));
   const nav = config.navigation;

@@ -10,6 +10,7 @@ import { BENCH_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MAZE_WORLDS, type BenchMet
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
+import { runAntBench as antBench } from './bench/ant-bench.js';
 import { auditTable, runAuditBench as auditBench } from './bench/audit-bench.js';
 import { exportTable, runExportBench as exportBench } from './bench/export-bench.js';
 import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
@@ -22,7 +23,7 @@ import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
 import { ensureHiql } from './hiql.js';
 
-export { translationBench, worldBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
+export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
 export { fmt, auditTable, exportTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
 export type { TaskMeasurement, GridMeasurement, Difficulty };

@@ -19,28 +19,51 @@ const isNpz = (f: string): boolean => f.toLowerCase().endsWith('.npz');
  */
 export async function simulateDataset(
   world: string, kind: DatasetKind, steps: number, seed: number, progress?: (done: number, total: number) => void,
-  refusal = 'cannot generate datasets (the generators drive the point mazes)',
+  refusal = 'cannot generate datasets (the generators drive the maze worlds)',
 ): Promise<Dataset> {
   const e = worldEntry(world);
   if (e.stepper === undefined) throw new WitnessError('invalid-input', `${world} ${refusal}`);
   const sim = await e.stepper();
   try {
-    return generateDataset(sim, world, defaultConfig(kind, steps, seed), progress);
+    return generateDataset(sim, world, defaultConfig(kind, steps, seed, sim.agent, sim.layout), progress);
   } finally {
     sim.close();
   }
 }
 
 /** A dataset of `steps` transitions in a maze world (deterministic: same arguments, same bytes), written as .wds or .npz. */
-export async function generateData(world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string; progress?: (done: number, total: number) => void }): Promise<{ transitions: number; trajectories: number; covered: number; free: number; seconds: number }> {
+export async function generateData(world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string; progress?: (done: number, total: number) => void }): Promise<{ transitions: number; trajectories: number; covered: number; free: number; seconds: number; report: DatasetReport | null }> {
   const layout = worldEntry(world).layout;
-  if (layout === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the point mazes)`);
+  if (layout === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets (the generators drive the maze worlds)`);
   const started = Date.now();
   const d = await simulateDataset(world, o.kind, o.steps, o.seed, o.progress);
   if (isNpz(o.out)) await exportNpz(o.out, d);
   else await writeDataset(o.out, d);
   const cov = cellCoverage(layout, d.observations, d.obsDim);
-  return { transitions: o.steps, trajectories: datasetStats(d).trajectories, covered: cov.covered, free: cov.free, seconds: (Date.now() - started) / 1000 };
+  return { transitions: o.steps, trajectories: datasetStats(d).trajectories, covered: cov.covered, free: cov.free, seconds: (Date.now() - started) / 1000, report: reportOf(d) };
+}
+
+/** What a generated dataset's report counts (falls, stalls), when it has one (datasets of bodies that can fall). */
+export interface DatasetReport {
+  readonly episodes: number;
+  readonly flips: number;
+  readonly stalls: number;
+  /** The rows where they happened (the first 1000 of each). */
+  readonly flipRows: readonly number[];
+  readonly stallRows: readonly number[];
+}
+
+function reportOf(d: Dataset): DatasetReport | null {
+  const r = d.report;
+  if (r === undefined) return null;
+  const n = (k: string): number => (typeof r[k] === 'number' ? r[k] : 0);
+  const rows = (k: string): number[] => (Array.isArray(r[k]) ? (r[k] as unknown[]).filter((x): x is number => typeof x === 'number') : []);
+  return { episodes: n('episodes'), flips: n('flips'), stalls: n('stalls'), flipRows: rows('flipRows'), stallRows: rows('stallRows') };
+}
+
+/** One line for people: the falls and stalls a dataset's report counts. */
+export function reportLine(r: DatasetReport): string {
+  return `${r.flips} flip${r.flips === 1 ? '' : 's'} (episodes ended on the Ant's back) and ${r.stalls} stall${r.stalls === 1 ? '' : 's'} of the expert in ${r.episodes} episodes`;
 }
 
 export interface DatasetInfo {
@@ -54,6 +77,8 @@ export interface DatasetInfo {
   readonly sha256: string;
   readonly generator: Dataset['generator'];
   readonly seed: Dataset['seed'];
+  /** Falls and stalls while it was recorded (null: the dataset carries no report). */
+  readonly report: DatasetReport | null;
 }
 
 /** Transitions, trajectories, coverage of free cells and content hash of a .wds (or .npz with its world). */
@@ -70,14 +95,18 @@ export async function datasetInfo(file: string, world?: string): Promise<Dataset
   }
   return {
     file: basename(file), world: d.worldId, transitions: stats.transitions, trajectories: stats.trajectories,
-    obsDim: d.obsDim, actDim: d.actDim, coverage, sha256: datasetHash(d), generator: d.generator, seed: d.seed,
+    obsDim: d.obsDim, actDim: d.actDim, coverage, sha256: datasetHash(d), generator: d.generator, seed: d.seed, report: reportOf(d),
   };
 }
 
-/** An OGBench-style .npz into our format. */
+/** An OGBench-style .npz into our format; its arrays must have the world's observation and action sizes. */
 export async function importData(file: string, o: { world: string; out: string }): Promise<{ transitions: number }> {
-  worldEntry(o.world);
+  const spec = worldEntry(o.world).spec;
   const d = await importNpz(file, { worldId: o.world });
+  for (const [what, have, want] of [['observations', d.obsDim, spec.observation.dim], ['actions', d.actDim, spec.action.dim]] as const) {
+    // A dimension of 0 is a world whose size is not fixed in advance (a tool world): nothing to hold it to.
+    if (want > 0 && have !== want) throw new WitnessError('invalid-input', `${file}: ${what} have ${have} values a row, but ${o.world} has ${want} (${spec.observation.dim}-D observations, ${spec.action.dim}-D actions)`, { file, path: what });
+  }
   await writeDataset(o.out, d);
   return { transitions: datasetStats(d).transitions };
 }

@@ -64,7 +64,7 @@ export async function worldDemo(steps: number, outDir?: string): Promise<{
   const sim = await e.stepper!();
   try {
     const t0 = performance.now();
-    const d = generateDataset(sim, id, defaultConfig('navigate', steps, 0));
+    const d = generateDataset(sim, id, defaultConfig('navigate', steps, 0, sim.agent, sim.layout));
     const seconds = (performance.now() - t0) / 1000;
     const cov = cellCoverage(e.layout!, d.observations, d.obsDim);
     const models = await loadModels(shippedModelsDir(id), { expectWorld: id });

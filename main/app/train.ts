@@ -169,7 +169,7 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
   const models = await loadModels(o.models ?? shippedModelsDir(o.world), { expectWorld: o.world });
   const sim = await e.stepper();
   try {
-    const heldOut = generateDataset(sim, o.world, defaultConfig('navigate', 20000, HELD_OUT_SEED));
+    const heldOut = generateDataset(sim, o.world, defaultConfig('navigate', 20000, HELD_OUT_SEED, sim.agent, sim.layout));
     const b = {
       latentDim: models.manifest.dims.latent, H_TD: models.manifest.H_TD,
       embed: (x: Float32Array, rows: number) => models.embed(x, rows),

@@ -6,13 +6,15 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { MAZE_WORLDS } from '../contract/defaults.js';
+import { ANT_WORLDS, MAZE_WORLDS } from '../contract/defaults.js';
 import type { Ros2Status, WorldInfo } from '../contract/api.js';
 import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
+import { antMazeMjcf } from '../core/world/ant-mjcf.js';
 import { mazeSvg } from '../core/world/svg.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { sceneFile } from '../backends/mujoco/pointmaze.js';
+import { antSceneFile } from '../backends/mujoco/antmaze.js';
 import { loadModel } from '../backends/mujoco/runtime.js';
 import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
 import { type LoaderDeps, type Ros2Availability, Ros2Unavailable, describeAvailability, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
@@ -39,15 +41,15 @@ export interface WorldRow {
   readonly scene: string;
 }
 
-/** The embedded point mazes, as `witness world ls` lists them. */
+/** The embedded mazes (point mass, then Ant), as `witness world ls` lists them. */
 export function mazeWorlds(): WorldRow[] {
-  return MAZE_WORLDS.map((id) => {
+  return [...MAZE_WORLDS, ...ANT_WORLDS].map((id) => {
     const e = worldEntry(id);
     const layout = e.layout!;
     return {
       id, backend: e.spec.backend, description: e.spec.description,
       cells: [layout.grid.length, layout.grid[0]!.length], freeCells: freeCells(layout).length,
-      observation: e.spec.observation.names, action: e.spec.action.names, control_dt_s: e.spec.control_dt_s, scene: sceneFile(id),
+      observation: e.spec.observation.names, action: e.spec.action.names, control_dt_s: e.spec.control_dt_s, scene: e.kind === 'antmaze' ? antSceneFile(id) : sceneFile(id),
     };
   });
 }
@@ -83,13 +85,16 @@ export async function renderWorld(id: string, o: { out: string; data?: string; g
   await writeFileAtomic(o.out, svg);
 }
 
-/** The MJCF scenes of assets/scenes from the maze layouts: written, or (check) the files that differ. */
+/** The MJCF scenes of assets/scenes from the maze layouts (point mass, then Ant): written, or (check) the files that differ. */
 export async function mazeScenes(check: boolean): Promise<{ written: string[]; stale: string[] }> {
   const written: string[] = [], stale: string[] = [];
-  for (const [name, layout] of Object.entries(MAZES)) {
+  const scenes = Object.entries(MAZES).flatMap(([name, layout]) => [
+    { layout, file: sceneFile(`pointmaze-${name}`), make: pointMazeMjcf },
+    { layout, file: antSceneFile(`antmaze-${name}`), make: antMazeMjcf },
+  ]);
+  for (const { layout, file, make } of scenes) {
     validateLayout(layout);
-    const file = sceneFile(`pointmaze-${name}`);
-    const want = pointMazeMjcf(layout);
+    const want = make(layout);
     if (check) {
       let have = '';
       try {

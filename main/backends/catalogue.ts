@@ -14,14 +14,17 @@ import type { Vocabulary } from '../core/loop/vocabulary.js';
 import type { MazeStepper } from '../core/data/generators.js';
 import { type MazeLayout, mazeMap } from '../core/world/maze.js';
 import { assetPath } from '../platform/paths.js';
-import { EMBEDDED_WORLDS, MAZE_WORLDS } from '../contract/defaults.js';
+import { ANT_WORLDS, EMBEDDED_WORLDS, MAZE_WORLDS } from '../contract/defaults.js';
 import { PointMazeSim, PointMazeWorld, layoutOf, pointMazeRest, pointMazeSpec } from './mujoco/pointmaze.js';
+import { AntMazeSim, AntMazeWorld, antLayoutOf, antMazeSpec } from './mujoco/antmaze.js';
+import { antRestObservation } from '../core/data/ant-agent.js';
 import { TABLETOP_ID, TABLETOP_SPEC, TABLETOP_VOCABULARY, TabletopWorld } from './mujoco/tabletop.js';
 import { type Ros2Config, readRos2Config } from './ros2/config.js';
 import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './ros2/spec.js';
 import { type LoaderDeps } from './ros2/rclnodejs-loader.js';
 
-export type WorldKind = 'maze' | 'tabletop' | 'ros2';
+/** 'maze': a point mass in a maze; 'antmaze': the Ant in a maze (joint-level control, 29-D state). */
+export type WorldKind = 'maze' | 'antmaze' | 'tabletop' | 'ros2';
 
 /** A world as the catalogue knows it, without opening it. */
 export interface WorldEntry {
@@ -31,7 +34,7 @@ export interface WorldEntry {
   readonly spec: WorldSpec;
   /** Navigation worlds: the free space (start checks, random starts, pictures). */
   readonly map?: WorldMap;
-  /** Maze worlds: the layout (dataset generators, benchmark tasks, pictures). */
+  /** Maze worlds (point mass and Ant): the layout (dataset generators, benchmark tasks, pictures). */
   readonly layout?: MazeLayout;
   /** What tool files and specifications may name (tool worlds; propositions of ROS 2 worlds). */
   readonly vocabulary?: Vocabulary;
@@ -68,6 +71,17 @@ function mazeEntry(id: string): WorldEntry {
     restObservation: pointMazeRest,
     open: () => PointMazeWorld.open(id),
     stepper: () => PointMazeSim.create(id),
+  };
+}
+
+function antEntry(id: string): WorldEntry {
+  const layout = antLayoutOf(id);
+  return {
+    id, kind: 'antmaze', title: `Ant maze (${id.replace('antmaze-', '')})`, spec: antMazeSpec(id), layout, map: mazeMap(layout, id),
+    regionsFile: shippedRegions(id),
+    restObservation: antRestObservation,
+    open: () => AntMazeWorld.open(id),
+    stepper: () => AntMazeSim.create(id),
   };
 }
 
@@ -109,6 +123,7 @@ function catalogueEntry(id: string, base: string): WorldEntry {
     return ros2Entry(id, path.resolve(base, file));
   }
   if ((MAZE_WORLDS as readonly string[]).includes(id)) return mazeEntry(id);
+  if ((ANT_WORLDS as readonly string[]).includes(id)) return antEntry(id);
   if (id === TABLETOP_ID) return tabletopEntry();
   throw new WorldError('not-found', id, `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`);
 }

@@ -118,6 +118,20 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       io.out(`# witness bench world --sim-steps ${o.simSteps} --dataset-steps ${o.datasetSteps} --navigate-medium-steps ${o.navigateMediumSteps}\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
     }));
   cmd
+    .command('ant')
+    .description('the Ant: simulator and control steps/s (vs an open arena), the scripted expert\'s counted trials, navigate dataset generation time')
+    .option('--sim-steps <n>', 'simulation steps per measurement', intFlag('--sim-steps', 1000, 100_000_000), 100_000)
+    .option('--waypoints <n>', 'open-space waypoints per noise level', intFlag('--waypoints', 1, 100_000), 400)
+    .option('--pairs <n>', 'start–goal pairs through the maze', intFlag('--pairs', 1, 100_000), 30)
+    .option('--noise <sigma>', 'action noise of the noisy trials', numberFlag('--noise', 0, 10), 0.2)
+    .option('--dataset-steps <n>', 'transitions of the navigate dataset', intFlag('--dataset-steps', 1000, 100_000_000), 1_000_000)
+    .option('--world <id>', 'the Ant maze of the pairs and the dataset', 'antmaze-medium')
+    .action(action(io, setExit, async (o: { simSteps: number; waypoints: number; pairs: number; noise: number; datasetSteps: number; world: string }) => {
+      const started = Date.now();
+      const table = await (await bench()).antBench({ ...o, progress: (label) => io.err(`bench ant: ${label}\n`) });
+      io.out(`# witness bench ant --sim-steps ${o.simSteps} --waypoints ${o.waypoints} --pairs ${o.pairs} --noise ${o.noise} --dataset-steps ${o.datasetSteps} --world ${o.world}\n\n${table}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; one core)\n`);
+    }));
+  cmd
     .command('audit')
     .description('the audit log: sustained durable appends, filtered paged queries and chain verification over a large log')
     .option('--events <n>', 'events to append', intFlag('--events', 1000, 100_000_000), 1_000_000)

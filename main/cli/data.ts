@@ -30,14 +30,16 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
   cmd
     .command('gen')
     .description('generate a dataset in a world (deterministic: same arguments, same bytes)')
-    .argument('<world>', 'world id, e.g. pointmaze-medium')
+    .argument('<world>', 'world id, e.g. pointmaze-medium or antmaze-medium')
     .addOption(new Option('--kind <kind>', 'regime').choices([...DATASET_KINDS]).makeOptionMandatory())
     .requiredOption('--steps <n>', 'transitions to record', intFlag('--steps', 1))
     .option('--seed <n>', 'seed', seedFlag, 0)
     .requiredOption('--out <file>', 'output file (.wds, or .npz for OGBench format)')
     .action((world: string, o: { kind: DatasetKind; steps: number; seed: number; out: string }) => run(async () => {
-      const r = await (await data()).generateData(world, { ...o, progress: progressBar(io, `${o.kind} ${world}`) });
+      const d = await data();
+      const r = await d.generateData(world, { ...o, progress: progressBar(io, `${o.kind} ${world}`) });
       io.out(`wrote ${o.out}: ${r.transitions} transitions, ${r.trajectories} trajectories, ${r.covered}/${r.free} free cells covered, ${r.seconds.toFixed(1)} s\n`);
+      if (r.report !== null) io.out(`report: ${d.reportLine(r.report)} (rows in the file's header: witness data info --json)\n`);
     })());
 
   cmd
@@ -69,6 +71,7 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         const c = info.coverage;
         if (c) io.out(`coverage: ${c.covered}/${c.free} free cells (${(c.fraction * 100).toFixed(1)}%), ${(c.bins1m * 100).toFixed(1)}% of 1 m² bins\n`);
         io.out(`sha256: ${info.sha256}\ngenerator: ${JSON.stringify(info.generator)}\n`);
+        if (info.report !== null) io.out(`report: ${d.reportLine(info.report)}\n`);
       }
     })());
 

@@ -213,11 +213,17 @@ export const LLM_DEFAULTS = {
 /** Replan budget R of the tool loop when a command does not say. */
 export const LOOP_DEFAULTS = { replans: 2, maxSchemaErrors: 3, maxSteps: 50 } as const;
 
-/** The embedded MuJoCo point mazes (OGBench's layouts), and every embedded world. */
+/**
+ * The embedded MuJoCo point mazes (OGBench's layouts): the worlds with shipped backbones, missions
+ * and benchmarks. The Ant mazes (the same layouts, a quadruped) have worlds and datasets so far;
+ * backbones, missions and benchmarks on them are issue 21's later items. And every embedded world.
+ */
 export const MAZE_WORLDS = ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'] as const;
 export type MazeWorld = (typeof MAZE_WORLDS)[number];
+export const ANT_WORLDS = ['antmaze-medium', 'antmaze-large', 'antmaze-giant'] as const;
+export type AntWorld = (typeof ANT_WORLDS)[number];
 export const TABLETOP_WORLD = 'tabletop';
-export const EMBEDDED_WORLDS: readonly string[] = [...MAZE_WORLDS, TABLETOP_WORLD];
+export const EMBEDDED_WORLDS: readonly string[] = [...MAZE_WORLDS, ...ANT_WORLDS, TABLETOP_WORLD];
 
 /** The offline data regimes of OGBench the generators reproduce. */
 export const DATASET_KINDS = ['navigate', 'stitch', 'explore'] as const;

@@ -1,11 +1,12 @@
-// The world contract (world-contract.ts) against every world: the MuJoCo tabletop and point maze
-// always, a ROS 2 robot or simulator where ROS_DISTRO is set (real rclnodejs; the configuration
+// The world contract (world-contract.ts) against every world: the MuJoCo tabletop, point maze and
+// Ant maze always, a ROS 2 robot or simulator where ROS_DISTRO is set (real rclnodejs; the configuration
 // from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the reason otherwise.
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
 import { PointMazeWorld } from '../../main/backends/mujoco/pointmaze.js';
+import { AntMazeWorld } from '../../main/backends/mujoco/antmaze.js';
 import type { NavState } from '../../main/core/world/world.js';
 import { readRos2Config } from '../../main/backends/ros2/config.js';
 import { openRos2World } from '../../main/backends/ros2/world.js';
@@ -51,6 +52,24 @@ worldContract('MuJoCo point maze', async (): Promise<ContractWorld> => {
     slow: { skip: `${NO_SKILLS} that cannot outlast a timeout, so there is no timeout path (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)` },
     cancel: { skip: `${NO_SKILLS} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/pointmaze.test.ts)` },
     fail: { what: 'a step with a malformed action', run: (o) => nav.step([2], o), kinds: ['invalid-input'] },
+    stop_s: 1,
+    close: () => w.close(),
+  };
+});
+
+worldContract('MuJoCo Ant maze', async (): Promise<ContractWorld> => {
+  const w = await AntMazeWorld.open('antmaze-medium');
+  const nav = w.navigation;
+  const state = (s: NavState): Record<string, unknown> => ({ pose: s.pose, observation: Array.from(s.observation), time_s: s.time_s });
+  const ant = 'the Ant maze has no skills: its one call is a navigation step (five physics steps)';
+  return {
+    reset: async (seed) => state(await nav.reset({ seed, start: [0, 0] })),
+    observe: async () => state(await nav.observe()),
+    fields: ['pose.x', 'pose.y', 'pose.yaw', 'observation', 'time_s'],
+    succeed: { what: 'one step', run: async (o) => state(await nav.step(new Float64Array(8).fill(0.2), o)), timeout_s: 5 },
+    slow: { skip: `${ant} that cannot outlast a timeout (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)` },
+    cancel: { skip: `${ant} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/antmaze.test.ts)` },
+    fail: { what: 'a step with a 2-D action', run: (o) => nav.step([1, 0], o), kinds: ['invalid-input'] },
     stop_s: 1,
     close: () => w.close(),
   };

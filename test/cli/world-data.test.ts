@@ -11,12 +11,45 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-test('world ls lists the three point mazes; --json is machine-readable', async () => {
+test('world ls lists the three point mazes and the three Ant mazes; --json is machine-readable', async () => {
   const r = await cli('world', 'ls');
   assert.equal(r.code, 0);
-  for (const id of ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant']) assert.match(r.out, new RegExp(id));
-  const j = JSON.parse((await cli('world', 'ls', '--json')).out) as { id: string; cells: number[]; freeCells: number }[];
-  assert.deepEqual(j.map((w) => w.cells), [[8, 8], [9, 12], [12, 16]]);
+  for (const id of ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant', 'antmaze-medium', 'antmaze-large', 'antmaze-giant']) assert.match(r.out, new RegExp(id));
+  const j = JSON.parse((await cli('world', 'ls', '--json')).out) as { id: string; cells: number[]; observation: string[]; action: string[]; scene: string }[];
+  assert.deepEqual(j.map((w) => w.cells), [[8, 8], [9, 12], [12, 16], [8, 8], [9, 12], [12, 16]]);
+  const ant = j.find((w) => w.id === 'antmaze-large')!;
+  assert.equal(ant.observation.length, 29);
+  assert.equal(ant.action.length, 8);
+  assert.match(ant.scene, /scenes\/antmaze-large\.xml$/);
+});
+
+test('Ant datasets through the CLI: gen prints the report, info shows 29-D rows and the falls and stalls, render draws the walks', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ant-'));
+  const wds = join(dir, 'x.wds'), svg = join(dir, 'x.svg');
+  const g = await cli('data', 'gen', 'antmaze-medium', '--kind', 'navigate', '--steps', '600', '--seed', '0', '--out', wds);
+  assert.equal(g.code, 0, g.err);
+  assert.match(g.out, /wrote .*x\.wds: 600 transitions, 1 trajectories, \d+\/26 free cells covered/);
+  assert.match(g.out, /report: \d+ flips? \(episodes ended on the Ant's back\) and \d+ stalls? of the expert in \d+ episodes/);
+  const info = JSON.parse((await cli('data', 'info', wds, '--json')).out) as { world: string; obsDim: number; actDim: number; generator: Record<string, unknown>; report: { episodes: number; flipRows: number[] } };
+  assert.deepEqual([info.world, info.obsDim, info.actDim, info.generator['agent'], info.generator['episodeLength']], ['antmaze-medium', 29, 8, 'ant', 1000]);
+  assert.ok(Array.isArray(info.report.flipRows));
+  assert.match((await cli('data', 'info', wds)).out, /report: /);
+  const r = await cli('world', 'render', 'antmaze-medium', '--data', wds, '--out', svg);
+  assert.equal(r.code, 0, r.err);
+  assert.match(readFileSync(svg, 'utf8'), /<polyline /);
+  // Bad inputs name what and where.
+  const wrong = await cli('world', 'render', 'pointmaze-medium', '--data', wds, '--out', svg);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.err, /x\.wds: .*antmaze-medium.*pointmaze-medium/);
+  const unknown = await cli('data', 'gen', 'antmaze-huge', '--kind', 'navigate', '--steps', '10', '--out', wds);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /antmaze-huge: not-found: no such world; the embedded worlds are .*antmaze-medium/);
+  const npz = join(dir, 'point.npz'), point = join(dir, 'point.wds');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'explore', '--steps', '100', '--out', point)).code, 0);
+  assert.equal((await cli('data', 'export', point, '--out', npz)).code, 0);
+  const dims = await cli('data', 'import', npz, '--world', 'antmaze-medium', '--out', join(dir, 'y.wds'));
+  assert.equal(dims.code, 2);
+  assert.match(dims.err, /point\.npz: observations have 4 values a row, but antmaze-medium has 29 \(29-D observations, 8-D actions\)/);
 });
 
 test('data gen is byte-identical for the same seed and arguments; info reports coverage and hash', async () => {

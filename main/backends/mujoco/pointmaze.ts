@@ -12,6 +12,8 @@ import { guardCall } from '../world.js';
 import { assetPath } from '../../platform/paths.js';
 import { MAZE_WORLDS } from '../../contract/defaults.js';
 import { loadModel } from './runtime.js';
+import type { DataAgent } from '../../core/data/agent.js';
+import { POINT_AGENT } from '../../core/data/point-agent.js';
 
 export interface PointMazeOptions {
   /** Standard deviation of the Gaussian noise added to each action (before clipping). */
@@ -52,6 +54,8 @@ export function pointMazeSpec(id: string, opts: PointMazeOptions = DEFAULT_POINT
 /** Synchronous simulator: no promises in the inner loop. */
 export class PointMazeSim {
   readonly layout: MazeLayout;
+  /** How the dataset generators drive this body. */
+  readonly agent: DataAgent = POINT_AGENT;
   readonly state = new Float64Array(4);
   private rng: Rng = createRng(0);
   private closed = false;
@@ -139,6 +143,11 @@ export class PointMazeSim {
     this.time += this.options.frameSkip * this.model.opt.timestep;
     this.read();
     return this.state;
+  }
+
+  /** One control step with the action as a vector (the generators' form). */
+  act(action: ArrayLike<number>): Float64Array {
+    return this.step(action[0]!, action[1]!);
   }
 
   /** Raw simulation steps with a fixed control (for the benchmark). */

@@ -19,6 +19,11 @@ export interface Dataset {
   /** The generator's configuration, JSON-serialisable, kept so a dataset can be regenerated. */
   readonly generator: Record<string, unknown>;
   readonly seed: number;
+  /**
+   * What happened while it was recorded, JSON-serialisable (a body's falls and its expert's stalls,
+   * counted, with their rows); absent for the point mass, which can do neither.
+   */
+  readonly report?: Record<string, unknown>;
 }
 
 /**
@@ -68,6 +73,7 @@ export function validateDataset(d: Dataset, where: string): void {
   if (!(d.terminals instanceof Uint8Array)) fail('terminals', 'terminals must be a Uint8Array');
   if (!isPlainObject(d.generator)) fail('generator', 'generator must be an object');
   if (!Number.isSafeInteger(d.seed)) fail('seed', `seed must be an integer, got ${String(d.seed)}`);
+  if (d.report !== undefined && !isPlainObject(d.report)) fail('report', 'report must be an object when present');
 
   const n = d.terminals.length;
   // An empty dataset has no last row to end its trajectory, and nothing to learn from.

@@ -1,158 +1,102 @@
 /**
- * Offline dataset generators in the three OGBench regimes, over any point-maze stepper:
+ * Offline dataset generators in the three OGBench regimes, for any body in a maze (its DataAgent,
+ * agent.ts, supplies the expert and the explorer):
  * - navigate: a noisy expert travels between random cells along shortest maze paths;
  * - stitch:   short episodes between cells at most 4 cells apart (fragments to be stitched);
- * - explore:  highly noisy random actions with high coverage.
+ * - explore:  highly noisy random directions with high coverage.
+ * A body that falls over (the Ant on its back) ends its episode there; every fall and every stall
+ * of the expert is counted in the dataset's report, with the rows where they happened.
  * Deterministic from the seed; pure (the simulator is injected).
  */
 import type { Dataset } from './dataset.js';
 import type { DatasetKind } from '../../contract/defaults.js';
-import { type Cell, type MazeLayout, cellAt, cellCenter, distancesFrom, freeCells, shortestPath } from '../world/maze.js';
-import { createRng, type Rng } from '../random/rng.js';
+import { type MazeLayout, cellAt, freeCells } from '../world/maze.js';
+import { createRng } from '../random/rng.js';
+import { gaussian } from '../random/gaussian.js';
+import type { DataAgent, DataEvent, GeneratorConfig, Policy } from './agent.js';
+import { POINT_AGENT } from './point-agent.js';
 
+export type { GeneratorConfig } from './agent.js';
+export { gaussian };
 
-/** Bumped whenever the same configuration would generate other data (caches of generated data key on it). */
+/**
+ * Bumped whenever the same configuration would generate other point-maze data (caches of generated
+ * data key on it). Other bodies record their expert's version in the configuration (agentVersion).
+ */
 export const GENERATOR_VERSION = 1;
 
-/** The simulator as the generators see it: reset to a seeded start, step with a 2-D action. */
+/** The simulator as the generators see it: its body, reset to a seeded start, one control step. */
 export interface MazeStepper {
   readonly layout: MazeLayout;
+  readonly agent: DataAgent;
   reset(seed: number, state?: readonly number[]): Float64Array;
-  step(ax: number, ay: number): Float64Array;
+  act(action: ArrayLike<number>): Float64Array;
 }
 
-export interface GeneratorConfig {
-  readonly kind: DatasetKind;
-  /** Transitions to record. */
-  readonly steps: number;
-  readonly seed: number;
-  /** Steps per episode (the last one is terminal). */
-  readonly episodeLength: number;
-  /** Standard deviation of the expert's own action noise (navigate, stitch) or of explore's actions. */
-  readonly noise: number;
-  /** Most cells between start and goal (stitch). */
-  readonly maxCells: number;
-}
-
-export function defaultConfig(kind: DatasetKind, steps: number, seed: number): GeneratorConfig {
-  switch (kind) {
-    case 'navigate': return { kind, steps, seed, episodeLength: 1000, noise: 0.2, maxCells: Infinity };
-    case 'stitch': return { kind, steps, seed, episodeLength: 200, noise: 0.2, maxCells: 4 };
-    case 'explore': return { kind, steps, seed, episodeLength: 500, noise: 1.0, maxCells: Infinity };
-  }
+/** OGBench's settings for a regime, for the point mass unless another body (and its layout) is given. */
+export function defaultConfig(kind: DatasetKind, steps: number, seed: number, agent: DataAgent = POINT_AGENT, layout?: MazeLayout): GeneratorConfig {
+  return { kind, steps, seed, ...agent.defaults(kind, layout) };
 }
 
 export type Progress = (done: number, total: number) => void;
 
+/** Events whose rows a report keeps, at most (the counts are always whole). */
+const MAX_EVENT_ROWS = 1000;
+
+/** What happened while recording: episodes, falls and stalls, with (the first 1000 of) their rows. */
+export interface GenerationReport {
+  readonly episodes: number;
+  readonly flips: number;
+  readonly stalls: number;
+  readonly flipRows: number[];
+  readonly stallRows: number[];
+}
+
 export function generateDataset(sim: MazeStepper, worldId: string, config: GeneratorConfig, progress?: Progress): Dataset {
   if (!Number.isInteger(config.steps) || config.steps < 1) throw new RangeError(`steps must be a positive integer, got ${config.steps}`);
   if (!Number.isInteger(config.episodeLength) || config.episodeLength < 1) throw new RangeError(`episodeLength must be a positive integer, got ${config.episodeLength}`);
+  const agent = sim.agent, od = agent.obsDim, ad = agent.actDim;
   const rng = createRng(config.seed);
   const gauss = gaussian(rng);
   const n = config.steps;
-  const observations = new Float32Array(n * 4);
-  const actions = new Float32Array(n * 2);
+  const observations = new Float32Array(n * od);
+  const actions = new Float32Array(n * ad);
   const terminals = new Uint8Array(n);
-  const cells = freeCells(sim.layout);
-  const policy = config.kind === 'explore' ? explorer(rng, gauss, config) : expert(sim.layout, cells, rng, gauss, config);
+  const action = new Float64Array(ad);
+  const report = { episodes: 0, flips: 0, stalls: 0, flipRows: [] as number[], stallRows: [] as number[] };
   let t = 0;
+  const note = (e: DataEvent): void => {
+    if (e === 'flip') report.flips++;
+    else report.stalls++;
+    const rows = e === 'flip' ? report.flipRows : report.stallRows;
+    if (rows.length < MAX_EVENT_ROWS) rows.push(t);
+  };
+  const ctx = { layout: sim.layout, cells: freeCells(sim.layout), rng, gauss, config, note };
+  const policy: Policy = config.kind === 'explore' ? agent.explorer(ctx) : agent.expert(ctx);
   while (t < n) {
     let state = sim.reset(rng.int(0, 2 ** 31 - 1));
     policy.start(state);
+    report.episodes++;
     const end = Math.min(n, t + config.episodeLength);
-    for (; t < end; t++) {
-      const [ax, ay] = policy.act(state);
-      observations.set(state, t * 4);
-      actions[t * 2] = ax;
-      actions[t * 2 + 1] = ay;
-      state = sim.step(ax, ay);
+    while (t < end) {
+      policy.act(state, action);
+      observations.set(state, t * od);
+      actions.set(action, t * ad);
+      state = sim.act(action);
       if ((t & 4095) === 0) progress?.(t, n);
+      // A body on its back cannot go on: the episode ends at the row that tipped it over.
+      const fell = agent.fallen?.(state) != null;
+      if (fell) note('flip');
+      t++;
+      if (fell) break;
     }
     terminals[t - 1] = 1;
   }
   progress?.(n, n);
-  return { worldId, observations, actions, terminals, obsDim: 4, actDim: 2, generator: { ...config, maxCells: Number.isFinite(config.maxCells) ? config.maxCells : null }, seed: config.seed };
-}
-
-interface Policy {
-  start(state: Float64Array): void;
-  act(state: Float64Array): [number, number];
-}
-
-/** PD steering to the next cell centre on a shortest path, with Gaussian action noise. */
-function expert(layout: MazeLayout, cells: Cell[], rng: Rng, gauss: () => number, c: GeneratorConfig): Policy {
-  let path: Cell[] = [];
-  let k = 0;
-  const pickGoal = (from: Cell): void => {
-    const cols = layout.grid[0]!.length;
-    const d = distancesFrom(layout, from);
-    const options = cells.filter((x) => {
-      const dist = d[x.i * cols + x.j]!;
-      return dist > 0 && dist <= c.maxCells;
-    });
-    const goal = options.length > 0 ? rng.pick(options) : from;
-    path = shortestPath(layout, from, goal) ?? [from];
-    k = Math.min(1, path.length - 1);
-  };
-  const here = (s: Float64Array): Cell => cellAt(layout, s[0]!, s[1]!) ?? cells[0]!;
-  return {
-    start: (s) => pickGoal(here(s)),
-    act: (s) => {
-      let target = cellCenter(layout, path[k]!);
-      if (Math.hypot(target.x - s[0]!, target.y - s[1]!) < 0.6 * layout.unit_m / 2) {
-        if (k + 1 < path.length) k++;
-        else pickGoal(path[k]!);
-        target = cellCenter(layout, path[k]!);
-      }
-      const ex = target.x - s[0]!, ey = target.y - s[1]!;
-      let ax = 0.8 * ex - 0.3 * s[2]!, ay = 0.8 * ey - 0.3 * s[3]!;
-      const norm = Math.hypot(ax, ay);
-      if (norm > 1) {
-        ax /= norm;
-        ay /= norm;
-      }
-      return [clip(ax + c.noise * gauss()), clip(ay + c.noise * gauss())];
-    },
-  };
-}
-
-/** Random directions held for a few steps, with large noise. */
-function explorer(rng: Rng, gauss: () => number, c: GeneratorConfig): Policy {
-  let dir: [number, number] = [0, 0];
-  let hold = 0;
-  return {
-    start: () => { hold = 0; },
-    act: () => {
-      if (hold-- <= 0) {
-        const a = rng.next() * 2 * Math.PI;
-        dir = [Math.cos(a), Math.sin(a)];
-        hold = rng.int(1, 10);
-      }
-      return [clip(dir[0] + c.noise * gauss()), clip(dir[1] + c.noise * gauss())];
-    },
-  };
-}
-
-function clip(x: number): number {
-  return x < -1 ? -1 : x > 1 ? 1 : x;
-}
-
-/** Standard normals from a seeded generator (Box–Muller). */
-export function gaussian(rng: Rng): () => number {
-  let spare: number | null = null;
-  return () => {
-    if (spare !== null) {
-      const s = spare;
-      spare = null;
-      return s;
-    }
-    let u = 0;
-    while (u === 0) u = rng.next();
-    const v = rng.next();
-    const r = Math.sqrt(-2 * Math.log(u));
-    spare = r * Math.sin(2 * Math.PI * v);
-    return r * Math.cos(2 * Math.PI * v);
-  };
+  const generator = { ...config, maxCells: Number.isFinite(config.maxCells) ? config.maxCells : null };
+  // The point mass cannot fall or stall: its datasets carry no report, as before bodies had one.
+  const extra = agent === POINT_AGENT ? {} : { report: { ...report } satisfies GenerationReport };
+  return { worldId, observations, actions, terminals, obsDim: od, actDim: ad, generator, seed: config.seed, ...extra };
 }
 
 /** Fraction of free cells that some observation lies in, and the per-cell visit counts. */

@@ -97,6 +97,8 @@ export function encodeDataset(d: Dataset, where = 'dataset'): Uint8Array {
     fields,
     generator: canonical(d.generator, 'generator', where),
     seed: d.seed,
+    // Only when there is one, so that datasets without a report keep their bytes.
+    ...(d.report !== undefined ? { report: canonical(d.report, 'report', where) } : {}),
     sha256: sha256(payload),
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
@@ -155,6 +157,7 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
   }
   if (!isObject(h.generator)) fail('generator', 'header.generator must be an object');
   if (!Number.isSafeInteger(h.seed)) fail('seed', 'header.seed must be an integer');
+  if (h.report !== undefined && !isObject(h.report)) fail('report', 'header.report must be an object when present');
   if (typeof h.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.sha256)) fail('sha256', 'header.sha256 must be 64 hex digits');
   const n = h.transitions as number, obsDim = h.obsDim as number, actDim = h.actDim as number;
 
@@ -180,6 +183,7 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
     actDim,
     generator: h.generator as Record<string, unknown>,
     seed: h.seed as number,
+    ...(h.report !== undefined ? { report: h.report as Record<string, unknown> } : {}),
   };
   validateDataset(d, where);
   if (opts.expectWorld !== undefined && d.worldId !== opts.expectWorld) {

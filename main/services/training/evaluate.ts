@@ -132,7 +132,7 @@ export async function policySuccess(
       }
       for (let q = 0; q < d; q++) dir[q]! /= len;
       const a = await b.act(obs, dir, 1);
-      state = sim.step(a[0]!, a[1]!);
+      state = sim.act(a);
     }
     if (reached) ok++;
   }

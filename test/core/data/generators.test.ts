@@ -1,8 +1,10 @@
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { PointMazeSim } from '../../../main/backends/mujoco/pointmaze.js';
 import { cellCoverage, defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
 import { validateDataset } from '../../../main/core/data/dataset.js';
+import { encodeDataset } from '../../../main/services/datasets/format.js';
 import { cellAt, distancesFrom } from '../../../main/core/world/maze.js';
 
 test('generators are deterministic, well-formed, and end every episode with a terminal', async () => {
@@ -38,5 +40,21 @@ test('navigate covers the maze and travels far; explore covers it too; stitch fr
     if (stitch.terminals[r] === 1 && r + 1 < 20000) start = cellAt(sim.layout, stitch.observations[(r + 1) * 4]!, stitch.observations[(r + 1) * 4 + 1]!)!;
   }
   assert.ok(worst <= 8, `a stitch fragment strayed ${worst} cells`);
+  sim.close();
+});
+
+test('point-maze datasets are byte for byte what they were before the generators learned other bodies', async () => {
+  // The file hashes of `witness data gen pointmaze-medium --kind K --steps 30000 --seed 3`, taken
+  // with the point-mass-only generators (commit 6575eb1); caches key on these bytes (GENERATOR_VERSION).
+  const before: Record<string, string> = {
+    navigate: '2e36aba526095c77bca42b47625c2d2eefb2d8f34a6f6184b3b480952d89a9e9',
+    stitch: '32f38bca9320b2fc48ef5d50dde5ae46ae4157060538f07442e6a643bd2f4b67',
+    explore: '2c2a6c8ee3f69dd35dbc03e927e08ec1db5eaf393557cb44f250d4fe952b3c57',
+  };
+  const sim = await PointMazeSim.create('pointmaze-medium');
+  for (const kind of ['navigate', 'stitch', 'explore'] as const) {
+    const bytes = encodeDataset(generateDataset(sim, 'pointmaze-medium', defaultConfig(kind, 30000, 3, sim.agent, sim.layout)));
+    assert.equal(createHash('sha256').update(bytes).digest('hex'), before[kind], kind);
+  }
   sim.close();
 });
