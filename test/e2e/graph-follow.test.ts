@@ -173,8 +173,8 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     const pts = sample(path, 60);
     const last = path[path.length - 1]!;
 
-    // The console's own view.
-    await page.waitForTimeout(100);
+    // The console's own view, once it has drawn the whole driven path.
+    await page.waitForSelector(`#mission-graph[data-trail="${path.length}"]`, { state: 'attached' });
     const live = await trailOnPicture(page, '#mission-graph', pts);
     assert.ok(live.hit >= 0.95, `console: ${Math.round(live.hit * 100)}% of the path drawn where the maze has it`);
     const mk = await markerInMaze(page, '#mission-graph');
@@ -183,8 +183,7 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     // The Graph tab, following the mission.
     await page.click('#tab-graph');
     await page.waitForSelector('#graph-view[data-source="console"]');
-    await page.waitForTimeout(100);
-    assert.equal(await page.getAttribute('#graph-view', 'data-trail'), String(path.length));
+    await page.waitForSelector(`#graph-view[data-trail="${path.length}"]`, { state: 'attached' });
     const tab = await trailOnPicture(page, '#graph-view', pts);
     assert.ok(tab.hit >= 0.95, `Graph tab: ${Math.round(tab.hit * 100)}% of the path drawn where the maze has it`);
     const mk2 = await markerInMaze(page, '#graph-view');
@@ -198,13 +197,13 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     await page.waitForSelector('#audit-replay[data-axis="step"]', { state: 'attached' });
     const runId = await page.getAttribute('#audit-runs li.selected', 'data-run');
     const replay = await app.api.auditReplay({ run: runId! });
+    const recorded: [number, number][] = replay.positions.x.map((x, i) => [x, replay.positions.y[i]!]);
     await page.evaluate(`(() => {
       const r = document.querySelector('#audit-scrub');
       r.value = r.max;
       r.dispatchEvent(new Event('input'));
     })()`);
-    await page.waitForTimeout(150);
-    const recorded: [number, number][] = replay.positions.x.map((x, i) => [x, replay.positions.y[i]!]);
+    await page.waitForSelector(`#audit-graph[data-trail="${recorded.length}"]`, { state: 'attached' });
     assert.ok(recorded.length > 5, `${recorded.length} recorded positions`);
     const audit = await trailOnPicture(page, '#audit-graph', sample(recorded, 60));
     assert.ok(audit.hit >= 0.95, `audit replay: ${Math.round(audit.hit * 100)}% of the recorded path drawn where the maze has it`);

@@ -48,14 +48,24 @@ test('layout at 1024 px: the audit table keeps its key columns, the maze refits 
     const inside = (f: { view: Box; picture: Box }): boolean => f.picture.left >= f.view.left - 2 && f.picture.right <= f.view.right + 2 && f.picture.top >= f.view.top - 2 && f.picture.bottom <= f.view.bottom + 2;
     const before = await fits();
     assert.ok(inside(before), JSON.stringify(before));
+    // After a resize the view refits on its own schedule: wait until the fit settles (the same box
+    // twice in a row) or 10 s pass, then judge what is on the screen.
+    const settled = async (): Promise<{ view: Box; picture: Box }> => {
+      let last = JSON.stringify(await fits());
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+        await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+        const now = JSON.stringify(await fits());
+        if (now === last) break;
+        last = now;
+      }
+      return JSON.parse(last) as { view: Box; picture: Box };
+    };
     await page.setViewportSize({ width: 1440, height: 900 });
-    await page.waitForTimeout(600);
-    const wider = await fits();
+    const wider = await settled();
     assert.ok(inside(wider), JSON.stringify(wider));
     assert.ok(wider.picture.width > before.picture.width * 1.1, `the maze grew with its view (${before.picture.width.toFixed(0)} → ${wider.picture.width.toFixed(0)} px)`);
     await page.setViewportSize({ width: 1024, height: 768 });
-    await page.waitForTimeout(600);
-    assert.ok(inside(await fits()), 'and shrank back');
+    assert.ok(inside(await settled()), 'and shrank back');
     await app.screenshot('layout-mission-1024');
 
     // One colour per region: the maze picture the workbench drew and the anchor nodes the graph views draw.
