@@ -172,6 +172,47 @@ export function withRedundantAcceptanceDropped(a: MutableBuchi, budget?: Budget)
   return changed ? { ...a, accepting } : null;
 }
 
+/**
+ * The automaton with every non-accepting state whose every cycle passes an accepting state (no
+ * path back to itself through non-accepting states only) made accepting; null when none is (or
+ * the automaton is too large to check, REDUNDANT_ACCEPTANCE_MAX_STATES). A run that visits such a
+ * state infinitely often visits accepting states infinitely often anyway, and one that visits it
+ * finitely often does not care, so the language is the same; the states are all checked against
+ * the original marks, which stay, so they can all change at once. It can then merge with an
+ * accepting twin (hkrss 36: the state entered when a change fires from a waiting state, and the
+ * same state entered as the until is met). Transient states (on no cycle) are the special case
+ * withTransientAcceptance(a, true) handles.
+ */
+export function withImpliedAcceptance(a: MutableBuchi, budget?: Budget): MutableBuchi | null {
+  const n = a.accepting.length;
+  if (n > REDUNDANT_ACCEPTANCE_MAX_STATES) return null;
+  const accepting = [...a.accepting];
+  let changed = false;
+  const seen = new Uint8Array(n);
+  for (let q = 0; q < n; q++) {
+    if (a.accepting[q]) continue;
+    // a path q → … → q through (originally) non-accepting states only?
+    seen.fill(0);
+    const stack = [q];
+    let back = false;
+    while (stack.length > 0 && !back) {
+      const v = stack.pop()!;
+      budget?.tick('Büchi reduction');
+      for (const w of a.out[v]!.keys()) {
+        if (w === q) { back = true; break; }
+        if (a.accepting[w] || seen[w] === 1) continue;
+        seen[w] = 1;
+        stack.push(w);
+      }
+    }
+    if (!back) {
+      accepting[q] = true;
+      changed = true;
+    }
+  }
+  return changed ? { ...a, accepting } : null;
+}
+
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */
 export function toAutomaton(a: MutableBuchi, aps: readonly string[], formula: string): BuchiAutomaton {
   const order: number[] = [a.initial];

@@ -21,18 +21,22 @@
  *   a U (b | G a) = a W b (Dwyer's "after q until r" scopes).
  * - Context: in a & (b | c), conjuncts of b that a implies are dropped (a & b = a & b' then); dually
  *   in a | (b & c), disjuncts of b that imply a.
+ * - X release: X a R b = b & X (b W a) (b holds up to the first j with a at j + 1, or forever: that
+ *   is b now and b W a from the next position), so the release's pending "a next" becomes the weak
+ *   until's own exit: in X F (p0 & F p1 & (X p1 R !p2)) the states "p1 next" and "F p1 & the
+ *   release" merge into "F p1 & !p2 W p1" (!hkrss 52: 6 → 5 states).
  */
 import { type Node, NodeFactory } from './nnf.js';
 
-/** The rules, for counting: X outward (G X, junctions of X), recurrence split, weak until (three forms), context. */
-export type MoreRule = 'G X' | 'X junction' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context';
+/** The rules, for counting: X outward (G X, junctions of X), recurrence split, weak until (three forms), context, X release. */
+export type MoreRule = 'G X' | 'X junction' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context' | 'X R';
 
 export class RewriteMoreFactory extends NodeFactory {
   /** How many times a rule of this file changed a formula (0: the translation would be the same). */
   fired = 0;
   /** … and how many times each rule did. */
   readonly fires = new Map<MoreRule, number>();
-  /** Whether the formula has an X (only then can the alternating automaton's propositional states differ). */
+  /** Whether the formula has an X (only then can the alternating automaton's disjunction states differ). */
   hasNext = false;
 
   override X(a: Node): Node {
@@ -48,6 +52,7 @@ export class RewriteMoreFactory extends NodeFactory {
       const split = this.partition(r.kids[1]!.kids, (k) => this.alwaysOnceInfinitelyOften(k));
       if (split !== null && split.matching.some((k) => k.op === 'X')) return this.hit('G F split', this.and([this.R(this.ff, this.U(this.tt, this.and(split.other))), this.R(this.ff, this.and(split.matching))]));
     }
+    if (l.op === 'X') return this.hit('X R', this.nextRelease(l.kids[0]!, r));
     return super.R(l, r);
   }
 
@@ -71,6 +76,11 @@ export class RewriteMoreFactory extends NodeFactory {
   override or(parts: readonly Node[]): Node {
     const n = super.or(parts);
     return n.op === 'or' ? this.junctionMore(n) : n;
+  }
+
+  /** X a R b = b & X (b W a) = b & X (a R (a | b)) (protected so that a test can break it). */
+  protected nextRelease(a: Node, b: Node): Node {
+    return this.and([b, this.X(this.R(a, this.or([a, b])))]);
   }
 
   /** Whether G F k = G k: k an eventuality (protected so that a test can break it). */

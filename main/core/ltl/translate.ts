@@ -12,11 +12,12 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton, withInitialLoop, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
+import { type MutableBuchi, reduceBuchi, toAutomaton, withImpliedAcceptance, withInitialLoop, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
 import { cosimulationQuotient } from './cosimulation.js';
+import { MERGE_MAX_STATES, provedMerges } from './merge.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
   WDBA_MAX_APS, WDBA_MAX_INPUT_STATES, acceptsEveryConstantWord, explicitOf, guardTerms, letterClasses, minimizeWdba, toMutable, verifyEquivalent,
@@ -30,11 +31,11 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   /** Bisimulation quotients of the generalized and Büchi automata (default true). */
   readonly bisimulation?: boolean;
   /**
-   * After reduction (default true): a formula equivalent to true gets the one-state automaton, and
-   * an automaton the weak deterministic minimisation (obligations) makes smaller is replaced by it,
-   * both only once proved with the negation's automaton. The alternative automata of a simplified
-   * formula (constant subformulas, constant.ts; the second rewrites, rewrite-more.ts) are tried
-   * only with it.
+   * After reduction (default true): a formula equivalent to true gets the one-state automaton, an
+   * automaton the weak deterministic minimisation (obligations) makes smaller is replaced by it,
+   * and (formulas with X) states are merged (merge.ts), each only once proved with the negation's
+   * automaton. The alternative automata of a simplified formula (constant subformulas,
+   * constant.ts; the second rewrites, rewrite-more.ts) are tried only with it.
    */
   readonly minimize?: boolean;
 }
@@ -51,8 +52,12 @@ export interface TranslationStats {
     /** The trivial-language check and obligation minimisation, negation's translation included. */
     readonly minimize: number;
   };
-  /** What the last stage did: 'wdba' (replaced by the minimal weak deterministic automaton), 'true' (language universal), or null. */
-  readonly minimized: 'wdba' | 'true' | null;
+  /**
+   * What the last stage did: 'wdba' (replaced by the minimal weak deterministic automaton), 'true'
+   * (language universal), 'merged' (states merged, each merge proved with the negation's
+   * automaton; merge.ts), or null.
+   */
+  readonly minimized: 'wdba' | 'true' | 'merged' | null;
   /**
    * Work that only decides whether to take a smaller automaton, skipped for running past a size
    * budget: alternative automata (under the translation's budgets; with ample ones none), and
@@ -154,8 +159,8 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const nf = more ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
-  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, propositionalStates: more }, budget);
-  if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.propositionalStates === 0) return null;
+  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: more }, budget);
+  if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.disjunctionStates === 0) return null;
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;
   let gba = buildGba(vwaa, budget);
@@ -225,6 +230,9 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
     // on the automata as they are; missions refuse X, so theirs never meet it.
     if (mentionsNext(formula)) keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
+    // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
+    // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
+    keepSmaller(() => withImpliedAcceptance(ba, budget));
   }
   const t4 = budget.elapsed_ms();
   return {
@@ -295,12 +303,12 @@ function isUniversalShape(a: MutableBuchi): boolean {
 }
 
 /**
- * The trivial-language check and WDBA minimisation (see wdba.ts). The negation is translated only
- * when it can pay: to prove a smaller candidate, or when the powerset construction ran past its cap
- * without meeting a letter the automaton cannot read, and the automaton accepts c^ω for every letter
- * c (φ may then be equivalent to true). It runs
- * under size budgets of its own (NEGATION_MAX_*; past them the check is skipped, deterministically)
- * and the translation's time budget.
+ * The trivial-language check and WDBA minimisation (see wdba.ts), then, for formulas with X, trial
+ * merges of states (merge.ts). The negation is translated only when it can pay: to prove a smaller
+ * candidate or a merge, or when the powerset construction ran past its cap without meeting a
+ * letter the automaton cannot read, and the automaton accepts c^ω for every letter c (φ may then
+ * be equivalent to true). It runs under size budgets of its own (NEGATION_MAX_*; past them the
+ * check is skipped, deterministically) and the translation's time budget.
  */
 function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget): { ba: MutableBuchi; minimized: TranslationStats['minimized'] } {
   const unchanged = { ba, minimized: null };
@@ -327,30 +335,42 @@ function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[
     }
     return negation;
   };
-  const lc = letterClasses(aps.length, guardTerms(ba), budget);
-  const ex = explicitOf(ba, lc, budget);
-  // past the powerset's input size only the universality check is left
-  const r = ba.accepting.length > WDBA_MAX_INPUT_STATES ? { dba: null, capped: true, complete: true } : minimizeWdba(ba, ex, budget);
-  if (r.dba !== null) {
-    const d = r.dba;
-    const n = d.final.length;
-    if (n >= ba.accepting.length) return unchanged;
-    const names = (s: number): string => {
-      let name = '';
-      for (const q of d.members[s]!) {
-        name += (name === '' ? '' : ' | ') + ba.names[q]!;
-        if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
-      }
-      return name;
-    };
-    const cand = toMutable(d, lc, names, budget);
+  const wdbaOrTrue = (): { ba: MutableBuchi; minimized: TranslationStats['minimized'] } => {
+    const lc = letterClasses(aps.length, guardTerms(ba), budget);
+    const ex = explicitOf(ba, lc, budget);
+    // past the powerset's input size only the universality check is left
+    const r = ba.accepting.length > WDBA_MAX_INPUT_STATES ? { dba: null, capped: true, complete: true } : minimizeWdba(ba, ex, budget);
+    if (r.dba !== null) {
+      const d = r.dba;
+      const n = d.final.length;
+      if (n >= ba.accepting.length) return unchanged;
+      const names = (s: number): string => {
+        let name = '';
+        for (const q of d.members[s]!) {
+          name += (name === '' ? '' : ' | ') + ba.names[q]!;
+          if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
+        }
+        return name;
+      };
+      const cand = toMutable(d, lc, names, budget);
+      const neg = negated();
+      if (neg === null || !verifyEquivalent(ba, neg, d, lc, budget)) return unchanged;
+      return isUniversalShape(cand) ? { ba: universalBuchi(), minimized: 'true' } : { ba: cand, minimized: 'wdba' };
+    }
+    if (r.capped && r.complete && acceptsEveryConstantWord(ex, budget)) {
+      const neg = negated();
+      if (neg !== null && neg.out[neg.initial]!.size === 0) return { ba: universalBuchi(), minimized: 'true' };
+    }
+    return unchanged;
+  };
+  const r = wdbaOrTrue();
+  if (r.minimized !== null) return r;
+  // Trial merges proved with the negation's automaton (merge.ts), only on formulas with X: the
+  // mission formulas have none, so their automata (and the mission tables) stay as they were.
+  if (mentionsNext(formula) && ba.accepting.length <= MERGE_MAX_STATES) {
     const neg = negated();
-    if (neg === null || !verifyEquivalent(ba, neg, d, lc, budget)) return unchanged;
-    return isUniversalShape(cand) ? { ba: universalBuchi(), minimized: 'true' } : { ba: cand, minimized: 'wdba' };
-  }
-  if (r.capped && r.complete && acceptsEveryConstantWord(ex, budget)) {
-    const neg = negated();
-    if (neg !== null && neg.out[neg.initial]!.size === 0) return { ba: universalBuchi(), minimized: 'true' };
+    const m = neg === null ? null : provedMerges(ba, neg, aps.length, budget);
+    if (m !== null && m.accepting.length < ba.accepting.length) return { ba: m, minimized: 'merged' };
   }
   return unchanged;
 }

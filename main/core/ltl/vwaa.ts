@@ -9,7 +9,8 @@
  *
  * Beyond Gastin–Oddoux: a recurrence `G F ψ` is one state whose ψ-loop carries an acceptance mark
  * (as LTL3BA treats such formulas), instead of a `G` state that spawns an `F ψ` state. Conjunctions
- * of recurrences then give one generalized state instead of 2^n.
+ * of recurrences then give one generalized state instead of 2^n. Optionally a disjunction under X
+ * is one state (VwaaOptions.disjunctionStates).
  */
 import { TRUE_TERM, termAnd, term } from './guard.js';
 import { type Move, removeDominated } from './dominance.js';
@@ -28,19 +29,22 @@ export interface Vwaa {
   readonly delta: Move[][];
   /** Per state: the moves that satisfy its acceptance obligation (only for final states). */
   readonly accepting: Move[][];
-  /** How many disjunctions became one state (VwaaOptions.propositionalStates). */
-  readonly propositionalStates: number;
+  /** How many disjunctions became one state (VwaaOptions.disjunctionStates). */
+  readonly disjunctionStates: number;
 }
 
 export interface VwaaOptions {
   /** Treat G F ψ as one state with a marked loop (default true). */
   readonly gfLoops: boolean;
   /**
-   * Under X, a disjunction of propositional formulas is one state (its moves: its terms, to no
-   * state) instead of a choice between its disjuncts' literal states, so the generalized state
-   * keeps one set where it would branch (X (!a | !b) next to a release). Default false.
+   * Under X, a disjunction is one state (its moves: its disjuncts' moves, read at the next
+   * position) instead of a choice between its disjuncts' states, so the generalized state keeps
+   * one set where it would branch: X (!a | !b) next to a release, X (!a | a U b) under G (the
+   * set for "!a next" and the one for "a U b next" are one). The state is left on its first move
+   * and never re-entered (no formula is its own operand), so it is not final, and the automaton
+   * stays very weak. Default false.
    */
-  readonly propositionalStates?: boolean;
+  readonly disjunctionStates?: boolean;
 }
 
 const STAGE = 'alternating automaton construction';
@@ -96,15 +100,6 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     return n.op === 'U' || n.op === 'R' ? [n.kids[1]!, n.kids[0]!] : n.kids;
   };
 
-  const propositionalMemo = new Map<number, boolean>();
-  const propositional = (n: Node): boolean => {
-    let res = propositionalMemo.get(n.id);
-    if (res === undefined) {
-      res = n.op === 'lit' || ((n.op === 'and' || n.op === 'or') && n.kids.every(propositional));
-      propositionalMemo.set(n.id, res);
-    }
-    return res;
-  };
   let joined = 0;
 
   /** GO's ψ̄ as moves on any letter: a target set per way of meeting ψ from the next position on. */
@@ -119,7 +114,7 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         res = n.kids.reduce<Move[]>((acc, k) => product(acc, bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
         break;
       case 'or':
-        if (opts.propositionalStates === true && propositional(n)) {
+        if (opts.disjunctionStates === true) {
           joined++;
           res = self(n);
         } else {
@@ -211,5 +206,5 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     else if (st.node!.op === 'U') accepting[s] = delta[s]!.filter((m) => (m.to & bit) === 0n);
     else accepting[s] = delta[s]!.filter((m) => (m.acc & bit) !== 0n);
   }
-  return { states, delta, accepting, propositionalStates: joined };
+  return { states, delta, accepting, disjunctionStates: joined };
 }
