@@ -4,7 +4,9 @@
  * lasso evaluator, on seeded random lassos and on lassos read off the automaton of the formula
  * (each must satisfy it) and of its negation (each must falsify it); then our sizes against the
  * recorded table spot-guard.ts (no formula may grow), with the count above / equal / below Spot's
- * `ltl2tgba -B` reported.
+ * `ltl2tgba -B` reported. The same checks run on the parametric families of spot-families.ts
+ * (`genltl --and-f`, `--or-g`, `--u-left`, `--gh-q`, …, at small parameters), guarded by the
+ * second table of spot-guard.ts; Spot's `-B` figure is published for a few of those rows only.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,8 +19,9 @@ import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js'
 import type { BuchiAutomaton } from '../../../main/core/ltl/automaton.js';
 import { lassoArb, letterArb, showLasso } from './arbitraries.js';
 import { SPOT_PATTERNS, patternName } from './spot-patterns.js';
-import { measurePatterns, summaries } from './spot-sizes.js';
-import { OUR_STATES } from './spot-guard.js';
+import { measureFamilyRows, measurePatterns, summaries, familySummaries } from './spot-sizes.js';
+import { OUR_FAMILY_STATES, OUR_STATES } from './spot-guard.js';
+import { ALL_FAMILY_ROWS, SPOT_FAMILY_ROWS, familyRowName } from './spot-families.js';
 import { createRng } from '../../../main/core/random/rng.js';
 
 
@@ -86,23 +89,59 @@ function acceptedLassos(a: BuchiAutomaton, count: number, seed: number): Lasso[]
 
 const negate = (f: Formula): Formula => ({ kind: 'not', arg: f });
 
-test('every pattern and negation agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
-  SPOT_PATTERNS.forEach((p, i) => {
+/**
+ * Each formula's automaton against the lasso evaluator on 24 seeded random lassos; up to 12 lassos
+ * read off it must satisfy the formula, and up to 12 read off its negation's automaton must falsify
+ * it and be rejected. Seeds are `base + i`, `base + 1000 + i` and `base + 2000 + i`.
+ */
+function differential(entries: readonly { readonly name: string; readonly formula: string }[], base: number): void {
+  entries.forEach((p, i) => {
     const f = parseLtl(p.formula, { allowNext: true });
     const a = translateFormula(f).automaton;
-    const words = fc.sample(lassoArb(letterArb(atomicPropositions(f))), { numRuns: 24, seed: 1000 + i });
+    const words = fc.sample(lassoArb(letterArb(atomicPropositions(f))), { numRuns: 24, seed: base + i });
     for (const w of words) {
-      assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${patternName(p)} ${p.formula} on ${showLasso(w)}`);
+      assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${p.name} ${p.formula} on ${showLasso(w)}`);
     }
-    for (const w of acceptedLassos(a, 12, 2000 + i)) {
-      assert.ok(evaluateLasso(f, w), `${patternName(p)} ${p.formula}: automaton accepts ${showLasso(w)}, a word the formula rejects`);
+    for (const w of acceptedLassos(a, 12, base + 1000 + i)) {
+      assert.ok(evaluateLasso(f, w), `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the formula rejects`);
     }
     const na = translateFormula(negate(f)).automaton;
-    for (const w of acceptedLassos(na, 12, 3000 + i)) {
-      assert.ok(!evaluateLasso(f, w), `${patternName(p)} ${p.formula}: negation's automaton accepts ${showLasso(w)}, a word the formula accepts`);
-      assert.ok(!acceptsLasso(a, w), `${patternName(p)} ${p.formula}: automaton accepts ${showLasso(w)}, a word the negation's automaton accepts too`);
+    for (const w of acceptedLassos(na, 12, base + 2000 + i)) {
+      assert.ok(!evaluateLasso(f, w), `${p.name} ${p.formula}: negation's automaton accepts ${showLasso(w)}, a word the formula accepts`);
+      assert.ok(!acceptsLasso(a, w), `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the negation's automaton accepts too`);
     }
   });
+}
+
+test('every pattern and negation agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
+  differential(SPOT_PATTERNS.map((p) => ({ name: patternName(p), formula: p.formula })), 1000);
+});
+
+test('every parametric-family row agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
+  differential(ALL_FAMILY_ROWS.map((r) => ({ name: familyRowName(r), formula: r.formula })), 5000);
+});
+
+test("the family generators print what Spot's genltl prints (genltl.test, genltl.org, ioltl.org, ltl2tgba.org)", () => {
+  const printed = new Map(SPOT_FAMILY_ROWS.map((r) => [familyRowName(r), r.formula]));
+  const expected: Record<string, string> = {
+    // tests/core/genltl.test
+    'tv-f1=1': 'G(p -> q)', 'tv-f1=2': 'G(p -> (q | Xq))', 'tv-f1=3': 'G(p -> (q | Xq | XXq))',
+    'tv-f2=2': 'G(p -> (q | Xq))', 'tv-f2=3': 'G(p -> (q | X(q | Xq)))',
+    'tv-g1=2': 'G(p -> (q & Xq))', 'tv-g1=3': 'G(p -> (q & Xq & XXq))',
+    'tv-g2=2': 'G(p -> (q & Xq))', 'tv-g2=3': 'G(p -> (q & X(q & Xq)))',
+    'tv-uu=1': 'G(p1 -> (p1 U p2))', 'tv-uu=2': 'G(p1 -> (p1 U (p2 & (p2 U p3))))',
+    'tv-uu=3': 'G(p1 -> (p1 U (p2 & (p2 U (p3 & (p3 U p4))))))',
+    'sejk-f=0,0': 'GFa0 U b', 'sejk-f=0,2': 'GFa0 U XXb', 'sejk-f=1,1': 'GFa1 U G(GFa0 U Xb)',
+    'sejk-f=2,2': 'GFa2 U G(GFa1 U G(GFa0 U XXb))',
+    // doc/org/genltl.org
+    'and-gf=1': 'GFp1', 'and-gf=4': 'GFp1 & GFp2 & GFp3 & GFp4', 'u-left=1': 'p1', 'u-left=5': '(((p1 U p2) U p3) U p4) U p5',
+    'ccj-alpha=3': 'F(p1 & F(p2 & Fp3)) & F(q1 & F(q2 & Fq3))',
+    // doc/org/ioltl.org
+    'gh-q=1': 'Fp1 | Gp2', 'gh-q=4': '(Fp1 | Gp2) & (Fp2 | Gp3) & (Fp3 | Gp4) & (Fp4 | Gp5)',
+    // doc/org/ltl2tgba.org
+    'u-right=1': 'p1', 'u-right=5': 'p1 U (p2 U (p3 U (p4 U p5)))',
+  };
+  for (const [name, formula] of Object.entries(expected)) assert.equal(printed.get(name), formula, name);
 });
 
 test('sizes: no pattern grows past the recorded table; the count against Spot -B is reported', (t) => {
@@ -120,5 +159,24 @@ test('sizes: no pattern grows past the recorded table; the count against Spot -B
   assert.deepEqual(grown, [], 'automata larger than recorded');
   for (const r of summaries(sizes)) {
     t.diagnostic(`${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot -B ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
+  }
+});
+
+test('sizes: no parametric-family row grows past the recorded table; the count against Spot -B, where published, is reported', (t) => {
+  const sizes = measureFamilyRows();
+  const grown: string[] = [];
+  for (const s of sizes) {
+    const recorded = OUR_FAMILY_STATES[s.name];
+    assert.notEqual(recorded, undefined, `${s.name} has no recorded size: regenerate spot-guard.ts`);
+    if (typeof s.states !== 'number') {
+      if (recorded !== null) grown.push(`${s.name}: ${s.states}, recorded ${recorded}`);
+    } else if (recorded !== null && recorded !== undefined && s.states > recorded) {
+      grown.push(`${s.name}: ${s.states} states, recorded ${recorded} (${s.row.formula})`);
+    }
+  }
+  assert.deepEqual(grown, [], 'automata larger than recorded');
+  for (const r of familySummaries(sizes)) {
+    const cmp = r.withSpot > 0 ? `; ${r.withSpot} with a Spot -B figure: ours ${r.oursWithSpot} vs ${r.spot}, larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}` : '';
+    t.diagnostic(`${r.label}${r.params === '' ? '' : ` (${r.params})`}: ${r.formulas} formulas, ours ${r.ours} states${cmp}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
   }
 });

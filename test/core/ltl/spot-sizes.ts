@@ -1,7 +1,8 @@
 /**
  * Our automaton sizes on Spot's pattern families (spot-patterns.ts) against `ltl2tgba -B`, per
  * family and negation: formulas, states summed (ours and Spot's), and how many of ours are larger,
- * equal or smaller. Run it to print the tables of docs/BENCHMARKS.md:
+ * equal or smaller; then the same per parametric family (spot-families.ts), where Spot's `-B` figure
+ * is published for a few rows only. Run it to print the tables of docs/BENCHMARKS.md:
  *
  *   node dist/test/core/ltl/spot-sizes.js            (markdown tables, then the formulas still larger)
  *   node dist/test/core/ltl/spot-sizes.js --guard    (the regression table spot-guard.ts, as TypeScript)
@@ -11,6 +12,7 @@ import { translateFormula, type Translation } from '../../../main/core/ltl/trans
 import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { LtlBudgetError } from '../../../main/core/ltl/errors.js';
 import { SPOT_FAMILIES, SPOT_PATTERNS, SPOT_VERSION, type SpotPattern, patternName } from './spot-patterns.js';
+import { ALL_FAMILY_ROWS, SPOT_PARAMETRIC_FAMILIES, type FamilyRow, familyRowName } from './spot-families.js';
 
 export interface PatternSize {
   readonly pattern: SpotPattern;
@@ -90,26 +92,132 @@ export function markdown(sizes: readonly PatternSize[]): string {
   return lines.join('\n');
 }
 
+export interface FamilyRowSize {
+  readonly row: FamilyRow;
+  readonly name: string;
+  /** Our state count, or the budget that ran out. */
+  readonly states: number | string;
+  readonly ms: number;
+  readonly translation?: Translation;
+}
+
+export function measureFamilyRows(rows: readonly FamilyRow[] = ALL_FAMILY_ROWS): FamilyRowSize[] {
+  return rows.map((row) => {
+    const t0 = performance.now();
+    const name = familyRowName(row);
+    try {
+      const translation = translateFormula(parseLtl(row.formula, { allowNext: true }));
+      return { row, name, states: translation.automaton.states.length, ms: performance.now() - t0, translation };
+    } catch (e) {
+      if (!(e instanceof LtlBudgetError)) throw e;
+      return { row, name, states: `budget: ${e.budget}`, ms: performance.now() - t0 };
+    }
+  });
+}
+
+export interface ParametricSummary {
+  readonly label: string;
+  /** genltl's parameters taken, as a range: `1..5`, `1..3,1..3`. */
+  readonly params: string;
+  readonly formulas: number;
+  /** Our states summed over all the family's rows. */
+  readonly ours: number;
+  /** Rows with a published Spot `-B` figure, our states and Spot's summed over those, and the comparison there. */
+  readonly withSpot: number;
+  readonly oursWithSpot: number;
+  readonly spot: number;
+  readonly larger: number;
+  readonly equal: number;
+  readonly smaller: number;
+  readonly failed: number;
+}
+
+function paramRange(rows: readonly FamilyRow[]): string {
+  if (rows.length === 0) return '';
+  const arity = rows[0]!.params.length;
+  return Array.from({ length: arity }, (_, i) => {
+    const xs = rows.map((r) => r.params[i]!);
+    return `${Math.min(...xs)}..${Math.max(...xs)}`;
+  }).join(',');
+}
+
+export function summarizeFamilyRows(label: string, sizes: readonly FamilyRowSize[]): ParametricSummary {
+  let ours = 0, withSpot = 0, oursWithSpot = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
+  for (const s of sizes) {
+    if (typeof s.states !== 'number') {
+      failed++;
+      continue;
+    }
+    ours += s.states;
+    if (s.row.spotB === null) continue;
+    withSpot++;
+    oursWithSpot += s.states;
+    spot += s.row.spotB.states;
+    if (s.states > s.row.spotB.states) larger++;
+    else if (s.states === s.row.spotB.states) equal++;
+    else smaller++;
+  }
+  return { label, params: paramRange(sizes.map((s) => s.row)), formulas: sizes.length, ours, withSpot, oursWithSpot, spot, larger, equal, smaller, failed };
+}
+
+/** One row per parametric family, then all. */
+export function familySummaries(sizes: readonly FamilyRowSize[]): ParametricSummary[] {
+  const rows = SPOT_PARAMETRIC_FAMILIES.map((f) => summarizeFamilyRows(f, sizes.filter((s) => s.row.family === f)));
+  rows.push({ ...summarizeFamilyRows('all', sizes), params: '' });
+  return rows;
+}
+
+export function familyMarkdown(sizes: readonly FamilyRowSize[]): string {
+  const lines = [
+    `| family | parameters | formulas | our states | rows with a Spot ${SPOT_VERSION} \`-B\` figure | ours there | Spot's there | larger | equal | smaller |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of familySummaries(sizes)) {
+    const failed = r.failed > 0 ? ` (${r.failed} not finished)` : '';
+    const cmp = r.withSpot > 0 ? `${r.oursWithSpot} | ${r.spot} | ${r.larger} | ${r.equal} | ${r.smaller}` : '— | — | — | — | —';
+    lines.push(`| ${r.label} | ${r.params} | ${r.formulas}${failed} | ${r.ours} | ${r.withSpot} | ${cmp} |`);
+  }
+  return lines.join('\n');
+}
+
 function main(args: readonly string[]): void {
   const sizes = measurePatterns();
+  const familySizes = measureFamilyRows();
   if (args.includes('--guard')) {
     const entries = sizes.map((s) => `  '${s.name}': ${typeof s.states === 'number' ? s.states : 'null'},`);
+    const familyEntries = familySizes.map((s) => `  '${s.name}': ${typeof s.states === 'number' ? s.states : 'null'},`);
     console.log(`/** Our state counts on spot-patterns.ts, printed by \`node dist/test/core/ltl/spot-sizes.js --guard\`: a regression guard (no formula may grow). */
 export const OUR_STATES: Readonly<Record<string, number | null>> = {
 ${entries.join('\n')}
+};
+
+/** The same on the parametric families of spot-families.ts (keyed \`family=parameters\`). */
+export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
+${familyEntries.join('\n')}
 };`);
     return;
   }
   console.log(markdown(sizes));
+  console.log('\nParametric families:\n');
+  console.log(familyMarkdown(familySizes));
   console.log('\nLarger than Spot (ours / Spot):');
   for (const s of sizes) {
     if (typeof s.states !== 'number' || s.states > s.pattern.spotB.states) {
       console.log(`  ${s.name}: ${s.states} / ${s.pattern.spotB.states}   ${s.pattern.formula}`);
     }
   }
+  for (const s of familySizes) {
+    if (typeof s.states !== 'number' ? s.row.spotB !== null : s.row.spotB !== null && s.states > s.row.spotB.states) {
+      console.log(`  ${s.name}: ${s.states} / ${s.row.spotB!.states}   ${s.row.formula}`);
+    }
+  }
+  const unfinished = familySizes.filter((s) => typeof s.states !== 'number');
+  if (unfinished.length > 0) console.log(`\nParametric rows not finished: ${unfinished.map((s) => `${s.name} (${s.states})`).join(', ')}`);
   const times = sizes.map((s) => s.ms).sort((a, b) => a - b);
   const total = times.reduce((a, b) => a + b, 0);
   console.log(`\ntranslation time: total ${total.toFixed(0)} ms, p50 ${times[times.length >> 1]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms (one cold pass)`);
+  const familyTotal = familySizes.reduce((a, s) => a + s.ms, 0);
+  console.log(`parametric families: total ${familyTotal.toFixed(0)} ms over ${familySizes.length} formulas (after the patterns, same process)`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
