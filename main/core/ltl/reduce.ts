@@ -150,21 +150,8 @@ export function withRedundantAcceptanceDropped(a: MutableBuchi, budget?: Budget)
   const seen = new Uint8Array(n);
   for (let q = 0; q < n; q++) {
     if (!accepting[q]) continue;
-    // a path q → … → q through non-accepting states only?
-    seen.fill(0);
-    const stack = [q];
-    let back = false;
-    while (stack.length > 0 && !back) {
-      const v = stack.pop()!;
-      budget?.tick('Büchi reduction');
-      for (const w of a.out[v]!.keys()) {
-        if (w === q) { back = true; break; }
-        if (accepting[w] || seen[w] === 1) continue;
-        seen[w] = 1;
-        stack.push(w);
-      }
-    }
-    if (!back) {
+    // a path q → … → q through non-accepting states only (the marks as changed so far)?
+    if (!cycleAvoiding(a, q, (w) => accepting[w]!, seen, budget)) {
       accepting[q] = false;
       changed = true;
     }
@@ -192,25 +179,29 @@ export function withImpliedAcceptance(a: MutableBuchi, budget?: Budget): Mutable
   for (let q = 0; q < n; q++) {
     if (a.accepting[q]) continue;
     // a path q → … → q through (originally) non-accepting states only?
-    seen.fill(0);
-    const stack = [q];
-    let back = false;
-    while (stack.length > 0 && !back) {
-      const v = stack.pop()!;
-      budget?.tick('Büchi reduction');
-      for (const w of a.out[v]!.keys()) {
-        if (w === q) { back = true; break; }
-        if (a.accepting[w] || seen[w] === 1) continue;
-        seen[w] = 1;
-        stack.push(w);
-      }
-    }
-    if (!back) {
+    if (!cycleAvoiding(a, q, (w) => a.accepting[w]!, seen, budget)) {
       accepting[q] = true;
       changed = true;
     }
   }
   return changed ? { ...a, accepting } : null;
+}
+
+/** Whether some path q → … → q passes only states `avoid` refuses (q itself aside); `seen` is scratch of the automaton's size. */
+function cycleAvoiding(a: MutableBuchi, q: number, avoid: (w: number) => boolean, seen: Uint8Array, budget?: Budget): boolean {
+  seen.fill(0);
+  const stack = [q];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    budget?.tick('Büchi reduction');
+    for (const w of a.out[v]!.keys()) {
+      if (w === q) return true;
+      if (avoid(w) || seen[w] === 1) continue;
+      seen[w] = 1;
+      stack.push(w);
+    }
+  }
+  return false;
 }
 
 /** Numbers states in breadth-first order from the initial state, so that Start is 0. */

@@ -97,3 +97,17 @@ export function showLasso(w: Lasso): string {
   const l = (s: ReadonlySet<string>): string => `{${[...s].join(',')}}`;
   return `${w.prefix.map(l).join(' ')} (${w.cycle.map(l).join(' ')})^ω`;
 }
+
+/** Formula builders for tests that shape formulas by hand. */
+export const G = (x: Formula): Formula => ({ kind: 'G', arg: x });
+export const F = (x: Formula): Formula => ({ kind: 'F', arg: x });
+export const X = (x: Formula): Formula => ({ kind: 'X', arg: x });
+export const not = (x: Formula): Formula => ({ kind: 'not', arg: x });
+export const and = (...args: Formula[]): Formula => ({ kind: 'and', args });
+export const or = (...args: Formula[]): Formula => ({ kind: 'or', args });
+export const R = (left: Formula, right: Formula): Formula => ({ kind: 'R', left, right });
+export const U = (left: Formula, right: Formula): Formula => ({ kind: 'U', left, right });
+
+/** A proposition of PROPS, negated or not. */
+export const litArb: fc.Arbitrary<Formula> = fc.tuple(fc.constantFrom(...PROPS), fc.boolean()).map(([name, neg]): Formula =>
+  neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });

@@ -15,7 +15,7 @@ import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { translateFormula, type TranslateOptions } from '../../../main/core/ltl/translate.js';
-import { formulaArb, lassoArb, letterArb, nextArb, showLasso } from './arbitraries.js';
+import { F, G, X, and, formulaArb, lassoArb, letterArb, nextArb, showLasso } from './arbitraries.js';
 
 /** Sizes are under test: a time limit far beyond them, so a loaded machine cannot trip the default. */
 const UNTIMED: TranslateOptions = { timeLimit_ms: 600_000 };
@@ -39,10 +39,6 @@ const PROPS4 = ['a', 'b', 'c', 'd'];
  */
 function missionArb(): fc.Arbitrary<Formula> {
   const ap = fc.constantFrom(...PROPS4).map((name): Formula => ({ kind: 'ap', name }));
-  const F = (x: Formula): Formula => ({ kind: 'F', arg: x });
-  const G = (x: Formula): Formula => ({ kind: 'G', arg: x });
-  const X = (x: Formula): Formula => ({ kind: 'X', arg: x });
-  const and = (...args: Formula[]): Formula => ({ kind: 'and', args });
   const part = fc.tuple(fc.integer({ min: 0, max: 7 }), ap, ap, ap, nextArb(PROPS4)).map(([k, x, y, z, n]): Formula => {
     switch (k) {
       case 0: return F(x);

@@ -23,7 +23,7 @@ import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
-import { formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
+import { F, G, X, and, formulaArb, lassoArb, letterArb, litArb, nextArb, not, or, showLasso, temporalArb } from './arbitraries.js';
 
 const words = fc.array(lassoArb(letterArb()), { minLength: 8, maxLength: 8 });
 
@@ -96,14 +96,7 @@ test('mutant: the loop on formulas that are not eventualities changes some langu
 /** Formulas shaped so that each rule of rewrite-more.ts has something to do, and unshaped ones. */
 function moreArb(): fc.Arbitrary<Formula> {
   const sub = formulaArb(['a', 'b', 'c'], 2, true);
-  const lit = fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.boolean()).map(([name, neg]): Formula =>
-    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
-  const G = (x: Formula): Formula => ({ kind: 'G', arg: x });
-  const F = (x: Formula): Formula => ({ kind: 'F', arg: x });
-  const X = (x: Formula): Formula => ({ kind: 'X', arg: x });
-  const not = (x: Formula): Formula => ({ kind: 'not', arg: x });
-  const and = (...args: Formula[]): Formula => ({ kind: 'and', args });
-  const or = (...args: Formula[]): Formula => ({ kind: 'or', args });
+  const lit = litArb;
   const shaped = fc.tuple(fc.integer({ min: 0, max: 11 }), lit, sub, sub, sub, lit).map(([k, l, x, y, z, l2]): Formula => {
     switch (k) {
       case 0: return G(or(not(l), X(or(G(x), { kind: 'U', left: x, right: y }))));
@@ -162,8 +155,7 @@ test('mutant: the second rewrites without their side conditions change some lang
 
 test('disjunctions under X as one alternating state (propositional ones, as in branch ltl-sizes-3), before and after reduction, against the evaluator (3000 cases)', () => {
   let joined = 0;
-  const lit = fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.boolean()).map(([name, neg]): Formula =>
-    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  const lit = litArb;
   const sub = formulaArb(['a', 'b', 'c'], 3, true);
   // X (l1 | l2 & l3) beside a temporal operand, as Dwyer's and the hkrss patterns write them
   const nextOr = fc.tuple(sub, lit, lit, lit, sub, fc.boolean()).map(([x, l1, l2, l3, y, g]): Formula => {

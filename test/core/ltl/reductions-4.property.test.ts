@@ -23,20 +23,11 @@ import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { stronglyConnected } from '../../../main/core/ltl/scc.js';
 import { evaluateLasso, type Lasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
-import { formulaArb, lassoArb, letterArb, nextArb, showLasso, temporalArb } from './arbitraries.js';
+import { F, G, R, U, X, and, formulaArb, lassoArb, letterArb, litArb, nextArb, not, or, showLasso, temporalArb } from './arbitraries.js';
 
 const words = fc.array(lassoArb(letterArb()), { minLength: 8, maxLength: 8 });
 
-const lit = fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.boolean()).map(([name, neg]): Formula =>
-  neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
-const G = (x: Formula): Formula => ({ kind: 'G', arg: x });
-const F = (x: Formula): Formula => ({ kind: 'F', arg: x });
-const X = (x: Formula): Formula => ({ kind: 'X', arg: x });
-const not = (x: Formula): Formula => ({ kind: 'not', arg: x });
-const and = (...args: Formula[]): Formula => ({ kind: 'and', args });
-const or = (...args: Formula[]): Formula => ({ kind: 'or', args });
-const R = (left: Formula, right: Formula): Formula => ({ kind: 'R', left, right });
-const U = (left: Formula, right: Formula): Formula => ({ kind: 'U', left, right });
+const lit = litArb;
 
 /** Releases with an X on the left (as the hkrss patterns write `!Xp1 U p2` negated), and unshaped formulas. */
 function nextReleaseArb(): fc.Arbitrary<Formula> {
