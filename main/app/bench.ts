@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MAZE_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MISSION_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -55,7 +55,7 @@ export function benchBackbone(o: { world: string; graph?: string; data?: string;
  * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
  */
 export async function benchHiql(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind; cache?: string; steps?: number; log?: (line: string) => void }): Promise<{ dir: string; trained: boolean; seconds: number }> {
-  if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
+  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
   const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
   const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
   try {
@@ -136,7 +136,7 @@ function regimeOf(generator: Readonly<Record<string, unknown>>): DatasetKind | u
 
 /** Every method on every task of every difficulty (Appendix E), resumable from the results file. */
 export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; dataset: string; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: BenchMethod[]; tables: string }> {
-  if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
+  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
   const methods = o.methods.split(',').map((x) => x.trim()).filter((x) => x !== '');
   for (const m of methods) if (!(BENCH_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${BENCH_METHODS.join(', ')})`, { path: '--methods' });
   if (o.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(o.dataset)) {

@@ -8,7 +8,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HIQL_DEFAULTS, MAZE_WORLDS, type DatasetKind } from '../contract/defaults.js';
+import { HIQL_DEFAULTS, MISSION_WORLDS, type DatasetKind } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import { DEFAULT_EXEC } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC } from '../core/exec/hiql-mission.js';
@@ -64,7 +64,7 @@ export interface HiqlEvalReport {
 }
 
 export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
-  if (!(MAZE_WORLDS as readonly string[]).includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MAZE_WORLDS.join(', ')})`, { path: '--world' });
+  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
   const entry = missionWorld(o.world);
   const layout = entry.layout;
   if (layout === undefined) throw new WitnessError('invalid-input', `${o.world} has no maze layout`, { path: '--world' });

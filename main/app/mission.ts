@@ -8,7 +8,7 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
-import { MAZE_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { MISSION_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import type { Formula } from '../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { parseLtl } from '../core/ltl/parser.js';
@@ -134,7 +134,7 @@ export async function taskRegions(input: RegionsInput, aps: readonly string[], n
 export function missionWorld(id: string): WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array } {
   const e = worldEntry(id);
   if (e.map === undefined || e.restObservation === undefined) {
-    throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${MAZE_WORLDS.join(', ')}, or on a ROS 2 robot whose configuration has a "navigation" section (docs/ROS2.md)`, { path: '--world' });
+    throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${MISSION_WORLDS.join(', ')}, or on a ROS 2 robot whose configuration has a "navigation" section (docs/ROS2.md)`, { path: '--world' });
   }
   return e as WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array };
 }

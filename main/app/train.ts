@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { type BackboneRecipe, MAZE_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
+import { type BackboneRecipe, MISSION_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -289,7 +289,7 @@ export async function trainBundleFromScratch(job: TrainJob, progress: (phase: st
  * cancellable job in a worker thread; resolves to its models id.
  */
 export async function trainModelsJob(session: Session, req: TrainModelsRequest): Promise<{ models: string; dir: string }> {
-  if (!(MAZE_WORLDS as readonly string[]).includes(req.world)) throw new WitnessError('invalid-params', `unknown world "${req.world}" (bundles are trained in ${MAZE_WORLDS.join(', ')})`, { path: '$.world' });
+  if (!MISSION_WORLDS.includes(req.world)) throw new WitnessError('invalid-params', `unknown world "${req.world}" (bundles are trained in ${MISSION_WORLDS.join(', ')})`, { path: '$.world' });
   const dir = bundleDir(session, `workspace/${req.name}`);
   if (existsSync(dir)) throw new WitnessError('conflict', `${dir} already exists: choose another name`, { path: '$.name' });
   mkdirSync(dirname(dir), { recursive: true });

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { ANT_WORLDS, MAZE_WORLDS } from '../contract/defaults.js';
+import { ANT_WORLDS, MAZE_WORLDS, MISSION_WORLDS } from '../contract/defaults.js';
 import type { Ros2Status, WorldInfo } from '../contract/api.js';
 import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
@@ -120,7 +120,7 @@ function listDirs(dir: string): string[] {
 }
 
 /** The README's mission, over the shipped medium-maze regions. */
-const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
+const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0', 'antmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
 
 /** Bundles trained in the workspace (models/<name>/manifest.json), by world. */
 function workspaceBundles(workspace: string): Map<string, string[]> {
@@ -145,7 +145,7 @@ export function bundleDir(session: Pick<Session, 'workspace'>, id: string): stri
 /** The worlds the console offers missions in, with their regions, an example spec and their model bundles. */
 export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] {
   const trained = workspaceBundles(session.workspace);
-  return MAZE_WORLDS.map((id) => {
+  return MISSION_WORLDS.map((id) => {
     const e = worldEntry(id);
     return {
       id, title: e.title, kind: 'maze' as const,

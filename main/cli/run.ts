@@ -1,6 +1,6 @@
 /** `witness run`: one mission end to end in a world — plan, execute, monitor, replan. */
 import { Command, Option } from 'commander';
-import { MAZE_WORLDS, MISSION_DEFAULTS, MISSION_METHODS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { MISSION_WORLDS, MISSION_DEFAULTS, MISSION_METHODS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import type { MissionResult } from '../app/mission.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, injectFaultOption, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
@@ -50,7 +50,7 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
   return foxgloveOptions(new Command('run'))
     .description('run one LTL mission end to end in an embedded world or on a ROS 2 robot: plan on the latent graph, execute with π_low, monitor, replan')
-    .option('--world <id>', `${MAZE_WORLDS.join(', ')}, or ros2:<file> (a robot: it starts where it is; give --graph and --data)`, missionWorldFlag(MAZE_WORLDS), 'pointmaze-medium')
+    .option('--world <id>', `${MISSION_WORLDS.join(', ')}, or ros2:<file> (a robot: it starts where it is; give --graph and --data)`, missionWorldFlag(MISSION_WORLDS), 'pointmaze-medium')
     .requiredOption('--spec <formula>', 'the LTL specification')
     .requiredOption('--regions <file>', 'the regions file (docs/FORMATS.md)')
     .option('--start <x,y>', 'start position in metres (default: a random free cell from --seed)', pointFlag)

@@ -214,14 +214,16 @@ export const LLM_DEFAULTS = {
 export const LOOP_DEFAULTS = { replans: 2, maxSchemaErrors: 3, maxSteps: 50 } as const;
 
 /**
- * The embedded MuJoCo point mazes (OGBench's layouts): the worlds with shipped backbones, missions
- * and benchmarks. The Ant mazes (the same layouts, a quadruped) have worlds and datasets so far;
- * backbones, missions and benchmarks on them are issue 21's later items. And every embedded world.
+ * The embedded MuJoCo point mazes (OGBench's layouts) and the Ant mazes (the same layouts at 4 m
+ * cells, a quadruped under joint-level control): missions and benchmarks run on both, each on its
+ * world's model bundle. And every embedded world.
  */
 export const MAZE_WORLDS = ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'] as const;
 export type MazeWorld = (typeof MAZE_WORLDS)[number];
 export const ANT_WORLDS = ['antmaze-medium', 'antmaze-large', 'antmaze-giant'] as const;
 export type AntWorld = (typeof ANT_WORLDS)[number];
+/** The embedded worlds missions, `bench ltl` and AP-HIQL run in. */
+export const MISSION_WORLDS: readonly string[] = [...MAZE_WORLDS, ...ANT_WORLDS];
 export const TABLETOP_WORLD = 'tabletop';
 export const EMBEDDED_WORLDS: readonly string[] = [...MAZE_WORLDS, ...ANT_WORLDS, TABLETOP_WORLD];
 

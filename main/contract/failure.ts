@@ -54,9 +54,10 @@ export type ToolFailureRecord = Static<typeof ToolFailureRecord>;
 /**
  * forbidden-label, tracking-timeout, missed-anchor: the learned executor's (and the waypoint
  * driver's) failures; goal-aborted: the robot's navigation stack aborted or refused a waypoint goal;
- * goal-missed: the robot reports a waypoint reached but the labels the plan needs there are not observed.
+ * goal-missed: the robot reports a waypoint reached but the labels the plan needs there are not observed;
+ * overturned: a legged body fell and cannot go on (Table G.1's locomotion failure; never replanned).
  */
-export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed']);
+export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed', 'overturned']);
 export type MissionFailureKind = Static<typeof MissionFailureKind>;
 
 /** What the task's graph edit after a mission failure is. */
@@ -81,6 +82,14 @@ export const MissionFailureRecord = Type.Object({
   rule: Type.String({ description: 'the rule that classified it, in words' }),
   action: FailureAction,
   unrecoverable: Type.Boolean({ description: 'a committed violation: no accepting continuation remains; never replanned' }),
+  /**
+   * tracking-timeout: how far the body's position moved (task space, m) over the last H_low steps,
+   * and whether that is a stall (less than the waypoint reach radius: it stood, walked on the spot
+   * or pushed against a wall) rather than a drift (it moved, but not to the waypoint). Table G.1's
+   * locomotion stalls; absent in older logs and for robots driving to goals.
+   */
+  moved_m: Type.Optional(Type.Number({ minimum: 0 })),
+  stalled: Type.Optional(Type.Boolean()),
 });
 export type MissionFailureRecord = Static<typeof MissionFailureRecord>;
 

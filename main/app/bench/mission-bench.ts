@@ -148,6 +148,8 @@ export interface MethodSummary {
   readonly failureModes: Record<string, number>;
   /** Planning failures of the first plan by the planner's reason (core/plan/diagnose.ts). */
   readonly planningReasons: Record<string, number>;
+  /** Failed executions by what ended them (MethodOutcome.cause; results files without it count as 'unrecorded'). */
+  readonly executionCauses: Record<string, number>;
   readonly replans: number;
   readonly disagreements: number;
   /** Tasks on which runtime steering was active at least once (the paper's "activated in 931 of 4200 cases"). */
@@ -178,11 +180,17 @@ export function summarizeMissions(outcomes: readonly TaskOutcome[], methods: rea
     for (const r of rs) if (!r.success) failureModes[r.failureMode ?? 'unknown'] = (failureModes[r.failureMode ?? 'unknown'] ?? 0) + 1;
     const planningReasons: Record<string, number> = {};
     for (const r of rs) if (r.failureMode === 'planning') planningReasons[r.planningReason ?? 'unknown'] = (planningReasons[r.planningReason ?? 'unknown'] ?? 0) + 1;
+    const executionCauses: Record<string, number> = {};
+    for (const r of rs) {
+      if (r.success || r.failureMode === 'planning' || r.failureMode === 'world' || r.failureMode === 'stopped') continue;
+      const c = r.cause ?? 'unrecorded';
+      executionCauses[c] = (executionCauses[c] ?? 0) + 1;
+    }
     const cs = of(m, common);
     results[m] = {
       sr: mean(rs.map((r) => (r.success ? 1 : 0))), ncc: mean(rs.map((r) => r.ncc)), ncc_sd: sd(rs.map((r) => r.ncc)), tasks: rs.length,
       planning_ms: mean(rs.map((r) => r.planning_ms)), commonSuccessLength: cs.length === 0 ? null : mean(cs.map((r) => r.steps)),
-      failureModes, planningReasons, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0),
+      failureModes, planningReasons, executionCauses, replans: rs.reduce((s, r) => s + r.replans, 0), disagreements: rs.reduce((s, r) => s + r.disagreements, 0),
       steeredTasks: rs.filter((r) => r.steeredSteps > 0).length, byDifficulty,
     };
   }
@@ -264,10 +272,19 @@ export function missionTables(outcomes: readonly TaskOutcome[], methods: readonl
     `|---|---|${kinds.map(() => '---').join('|')}|`,
     ...methods.map((m) => `| ${NAMES[m] ?? m} | ${results[m]!.failureModes['planning'] ?? 0} | ${kinds.map((k) => results[m]!.planningReasons[k] ?? 0).join(' | ')} |`),
   ].join('\n');
+  const causes = [...new Set(methods.flatMap((m) => Object.keys(results[m]!.executionCauses)))].sort();
+  const executions = causes.length === 0 ? 'No execution failures.' : [
+    `| method | execution failures | ${causes.join(' | ')} |`,
+    `|---|---|${causes.map(() => '---').join('|')}|`,
+    ...methods.map((m) => {
+      const c = results[m]!.executionCauses;
+      return `| ${NAMES[m] ?? m} | ${Object.values(c).reduce((a, b) => a + b, 0)} | ${causes.map((k) => c[k] ?? 0).join(' | ')} |`;
+    }),
+  ].join('\n');
   const fourth = comparisons.length === 0 ? '' : `\n\nOrderings, A against B, per task (bootstrap 95 % intervals over tasks, ${BOOTSTRAP_RESAMPLES} resamples; "within noise" where the interval holds 0):\n\n${[
     '| A vs B | difficulty | tasks | success: A wins / ties / A loses | SR A − B (pp) [95 % CI] | NCC: A lower / equal / A higher | NCC A − B [95 % CI] |',
     '|---|---|---|---|---|---|---|',
     ...comparisons.map((c) => `| ${NAMES[c.a] ?? c.a} vs ${NAMES[c.b] ?? c.b} | ${c.difficulty} | ${c.tasks} | ${c.success.wins} / ${c.success.ties} / ${c.success.losses} | ${fmtInterval(c.success.diff, 1, 100)} | ${c.ncc.wins} / ${c.ncc.ties} / ${c.ncc.losses} | ${fmtInterval(c.ncc.diff, 3)} |`),
   ].join('\n')}`;
-  return `${[head, sep, ...rows].join('\n')}\n\n${second.join('\n')}\n\nPlanning failures of the first plan by the planner's reason:\n\n${third}${fourth}`;
+  return `${[head, sep, ...rows].join('\n')}\n\n${second.join('\n')}\n\nPlanning failures of the first plan by the planner's reason:\n\n${third}\n\nFailed executions (prefix, suffix, escalated, unrecoverable) by what ended them (the last failure record: overturned, stalled or drifted at a tracking time-out, a forbidden label, a missed anchor; budget: the rollout budget ran out):\n\n${executions}${fourth}`;
 }

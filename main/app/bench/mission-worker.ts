@@ -9,6 +9,7 @@ import { methodRun } from './ablations.js';
 import type { World } from '../../core/world/world.js';
 import { openBackbone, type Backbone } from '../backbone.js';
 import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
+import { executionCause } from '../../core/exec/mission.js';
 import { openAuditLog } from '../audit-log.js';
 import type { AuditLog } from '../../services/audit/store.js';
 import type { BenchTask } from './tasks.js';
@@ -35,6 +36,8 @@ export interface MethodOutcome {
   readonly failureMode: string | null;
   /** The planner's reason kind (core/plan/diagnose.ts) when the failure mode is 'planning'. */
   readonly planningReason?: string;
+  /** What ended a failed execution (core/exec/mission.ts executionCause: overturned, stalled, drifted, …); absent otherwise. */
+  readonly cause?: string;
   readonly message: string;
   readonly ncc: number;
   readonly steps: number;
@@ -110,8 +113,11 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
     if (method === 'ap-hiql') {
       const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world });
       const svg = job.picture ? hiqlPicture(task, h, `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`) : undefined;
+      const last = h.failures[h.failures.length - 1];
+      const inExecution = !h.success && h.failureMode !== 'planning' && h.failureMode !== 'world';
+      const cause = !inExecution ? null : last === undefined ? (h.steps >= job.maxSteps ? 'budget' : h.failureMode === 'suffix' ? 'lasso' : 'no-goal') : last.kind === 'violation' ? 'forbidden-label' : last.kind === 'timeout' ? 'tracking-timeout' : last.kind;
       results.push({
-        method, success: h.success, failureMode: h.failureMode, ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}), message: h.message, ncc: h.ncc, steps: h.steps,
+        method, success: h.success, failureMode: h.failureMode, ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}), ...(cause !== null ? { cause } : {}), message: h.message, ncc: h.ncc, steps: h.steps,
         T_pre: h.T_pre, T_suf: h.T_suf, planning_ms: h.planning_ms, replans: 0, disagreements: 0, steeredSteps: 0,
         stepTimes: { p50: quantile(h.stepTimes_ms, 0.5), p95: quantile(h.stepTimes_ms, 0.95), n: h.stepTimes_ms.length },
         ...(svg !== undefined ? { svg } : {}),
@@ -123,8 +129,9 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
       ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id, benchMethod: method } } } : {}),
     });
     const svg = job.picture ? missionPicture(task, r, `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`) : undefined;
+    const cause = executionCause(r);
     results.push({
-      method, success: r.success, failureMode: r.failureMode, ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}), message: r.message, ncc: r.ncc, steps: r.steps,
+      method, success: r.success, failureMode: r.failureMode, ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}), ...(cause !== null ? { cause } : {}), message: r.message, ncc: r.ncc, steps: r.steps,
       T_pre: r.T_pre, T_suf: r.T_suf, planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
       replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length, steeredSteps: r.steeredSteps,
       stepTimes: { p50: quantile(r.stepTimes_ms, 0.5), p95: quantile(r.stepTimes_ms, 0.95), n: r.stepTimes_ms.length },

@@ -12,7 +12,7 @@ import { type NavState, type Navigation, type World, WorldError, type WorldSpec 
 import { guardCall } from '../world.js';
 import { ANT_ACTUATORS } from '../../core/world/ant-mjcf.js';
 import { ANKLE_RANGE, ANT_AGENT, ANT_OBS_DIM, antRestObservation, antRestPose } from '../../core/data/ant-agent.js';
-import { antYaw } from '../../core/data/ant-gait.js';
+import { antUprightness, antYaw } from '../../core/data/ant-gait.js';
 import type { DataAgent } from '../../core/data/agent.js';
 import { ANT_WORLDS } from '../../contract/defaults.js';
 import { assetPath } from '../../platform/paths.js';
@@ -235,6 +235,10 @@ export class AntMazeWorld implements World {
         this.sim.act(action);
         return Promise.resolve(state());
       }),
+      fallen: (s) => {
+        const up = antUprightness(s.observation);
+        return up < 0 ? `the Ant is on its back (torso up axis z = ${up.toFixed(2)})` : null;
+      },
     };
   }
 

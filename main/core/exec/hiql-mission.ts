@@ -88,7 +88,7 @@ export interface HiqlMissionResult {
   readonly trajectory: Float32Array;
   readonly labels: readonly (readonly string[])[];
   /** Steps at which a forbidden label (no accepting continuation) or a timeout ended the run. */
-  readonly failures: readonly { readonly t: number; readonly kind: 'violation' | 'timeout' }[];
+  readonly failures: readonly { readonly t: number; readonly kind: 'violation' | 'timeout' | 'overturned' }[];
   readonly stepTimes_ms: Float64Array;
 }
 
@@ -147,7 +147,7 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   const traj: number[] = [];
   const labels: string[][] = [];
   const times: number[] = [];
-  const failures: { t: number; kind: 'violation' | 'timeout' }[] = [];
+  const failures: { t: number; kind: 'violation' | 'timeout' | 'overturned' }[] = [];
   const t0 = now();
   const startLabel = labelAt(regions, input.start[0], input.start[1]);
   const plan = labelLasso(automaton, regions.map((r) => r.name), startLabel[0] ?? null);
@@ -254,6 +254,13 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
           message: ok ? `prefix and ${o.M} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the label sequence was realised, but the realised label word does not satisfy the formula (finite-lasso check)',
         }, t + 1, a, b);
       }
+    }
+    const fell = world.fallen?.(state) ?? null;
+    if (fell !== null) {
+      failures.push({ t, kind: 'overturned' });
+      times.push(now() - t1);
+      const [a, b] = T();
+      return finish({ success: false, failureMode: stage(), message: `overturned at step ${t}: ${fell}` }, t + 1, a, b);
     }
     const obs = Float32Array.from(state.observation);
     const h = await executor.embed(obs, 1);

@@ -307,9 +307,19 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       times.push(now() - t0);
       return verdict(t + 1);
     }
+    // A legged body on its back cannot go on, whatever the plan: Table G.1's overturning.
+    const fell = failure === undefined ? world.fallen?.(state) ?? null : null;
+    if (fell !== null) {
+      const w = exec.position();
+      const record = overturned(t, w.stream, w.index, w.from, w.target.id, w.target.term, label, h, fell);
+      failures.push(record);
+      audit?.event('failure_record', record, { step: t, failureLabel: record.label });
+      times.push(now() - t0);
+      return finish({ success: false, failureMode: w.stream === 'prefix' ? 'prefix' : 'suffix', message: record.rule }, t + 1, exec);
+    }
     if (failure !== undefined) {
       const from = exec.position().from;
-      const record = classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
+      const record = failure.kind === 'timeout' ? withMotion(classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures), traj, o.exec) : classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
       failures.push(record);
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
@@ -372,6 +382,43 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
     }, steps, exec);
   }
+}
+
+/** The failure record of a body that fell (Navigation.fallen): permanent, never replanned. */
+function overturned(t: number, stream: 'prefix' | 'suffix', index: number, from: string, to: string, term: string, labels: readonly string[], latent: Float32Array, why: string): MissionFailureRecord {
+  return {
+    source: 'mission', kind: 'overturned', label: 'overturned', t, stream, index, from, to, term, labels: [...labels], latent: Array.from(latent),
+    violated: to, class: 'permanent', action: 'none', unrecoverable: true,
+    rule: `overturned while tracking ${from} → ${to}: ${why}; the body cannot go on, so no replan can help`,
+  };
+}
+
+/**
+ * A tracking time-out with how far the body moved over the last H_low steps (its recorded
+ * positions `traj`, x y per step): under the waypoint reach radius it stalled, else it drifted.
+ */
+export function withMotion(r: MissionFailureRecord, traj: readonly number[], p: ExecParams): MissionFailureRecord {
+  if (r.kind !== 'tracking-timeout') return r;
+  const n = traj.length / 2, back = Math.max(0, n - 1 - p.H_low);
+  const moved_m = n === 0 ? 0 : Math.hypot(traj[2 * (n - 1)]! - traj[2 * back]!, traj[2 * (n - 1) + 1]! - traj[2 * back + 1]!);
+  const stalled = moved_m < p.reach_m;
+  return { ...r, moved_m, stalled, rule: `${r.rule} (${stalled ? 'stalled' : 'drifted'}: moved ${moved_m.toFixed(2)} m in the last ${p.H_low} steps)` };
+}
+
+/**
+ * What ended a failed execution, Table G.1's way, from its last failure record: the body fell
+ * ('overturned'), stood or walked on the spot ('stalled') or moved elsewhere ('drifted') until the
+ * tracking budget ran out, entered a forbidden label, or missed an anchor's label; 'budget' when
+ * the rollout budget ran out with no failure recorded, 'lasso' when the executor completed but the
+ * realised labels do not satisfy the formula. null for successes, planning failures, an operator's
+ * stop and the world failing.
+ */
+export function executionCause(r: Pick<MissionResult, 'success' | 'failureMode' | 'failures' | 'executorComplete'>): string | null {
+  if (r.success || r.failureMode === null || r.failureMode === 'planning' || r.failureMode === 'stopped' || r.failureMode === 'world') return null;
+  const last = r.failures[r.failures.length - 1];
+  if (last === undefined) return r.executorComplete ? 'lasso' : 'budget';
+  if (last.kind === 'tracking-timeout') return last.stalled === true ? 'stalled' : last.stalled === false ? 'drifted' : 'tracking-timeout';
+  return last.kind;
 }
 
 /** How a run ended, for its record: an operator's stop (stop, E-STOP, Ctrl-C) is not a failure. */

@@ -106,6 +106,7 @@ export function withFaults(world: World, faults: readonly WorldFault[]): World {
   const navigation: Navigation | undefined = nav === undefined ? undefined : {
     map: nav.map,
     restObservation: nav.restObservation,
+    ...(nav.fallen !== undefined ? { fallen: nav.fallen.bind(nav) } : {}),
     observe: async (o?: CallOptions) => (held !== null && last !== null ? last : shifted(await nav.observe(o))),
     reset: async (o) => {
       episode();

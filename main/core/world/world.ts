@@ -85,6 +85,11 @@ export interface Navigation {
   reset(o: CallOptions & { readonly seed: number; readonly start?: readonly [number, number] }): Promise<NavState>;
   /** Applies one low-level action for control_dt_s and returns what was observed after it. */
   step(action: ArrayLike<number>, o?: CallOptions): Promise<NavState>;
+  /**
+   * Why the body can no longer move on its own from this state (a legged robot on its back), or
+   * null; absent for bodies that cannot fall. A mission ends there with an 'overturned' failure.
+   */
+  fallen?(state: NavState): string | null;
 }
 
 /**

@@ -92,6 +92,11 @@ test('the World interface: 29-D observation with x, y first, 8-D action, rest st
   assert.ok(s.time_s > 0 && w.time_s() === s.time_s);
   assert.deepEqual([s.pose.x, s.pose.y], [s.observation[0], s.observation[1]]);
   assert.equal(nav.map.blocked(-4, -4), 'inside a wall of antmaze-giant (cell row 0, column 0)');
+  // Standing, it has not fallen; turned over (half a turn about x: torso quaternion w, x = 0, 1) it has.
+  assert.equal(nav.fallen?.(r), null);
+  const back = Float64Array.from(r.observation);
+  back.set([0, 1, 0, 0], 3);
+  assert.match(nav.fallen?.({ ...r, observation: back }) ?? '', /the Ant is on its back \(torso up axis z = -1\.00\)/);
   await assert.rejects(nav.reset({ seed: 1, start: [-100, 0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /outside the antmaze-giant maze/.test(e.message));
   await assert.rejects(nav.step([1, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /8 finite numbers .*hip_4.*got 2/.test(e.message));
   await assert.rejects(nav.step([0, 0, 0, 0, 0, 0, 0, Infinity]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');

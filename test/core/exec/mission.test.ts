@@ -6,7 +6,8 @@ import { defaultConfig, generateDataset } from '../../../main/core/data/generato
 import { loadModels } from '../../../main/services/models/bundle.js';
 import { buildArtifact } from '../../../main/services/graph/build-artifact.js';
 import { augmentTask, type Backbone } from '../../../main/services/plan/inputs.js';
-import { runMission, type MissionOptions } from '../../../main/core/exec/mission.js';
+import { executionCause, runMission, withMotion, type MissionOptions } from '../../../main/core/exec/mission.js';
+import type { Navigation } from '../../../main/core/world/world.js';
 import { DEFAULT_EXEC } from '../../../main/core/exec/executor.js';
 import { DEFAULT_AUGMENT } from '../../../main/core/graph/augment.js';
 import { DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
@@ -40,10 +41,13 @@ async function setup(): Promise<{ b: Backbone; sim: PointMazeWorld }> {
 const audit = catalogueAudit();
 
 async function mission(b: Backbone, w: PointMazeWorld, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
+  return missionOn(b, w.navigation, spec, o, regionNames);
+}
+
+async function missionOn(b: Backbone, nav: Navigation, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
   const formula = parseLtl(spec);
   const automaton = translateFormula(formula).automaton;
   const regions = REGIONS.filter((r) => regionNames.includes(r.name));
-  const nav = w.navigation;
   const task = await augmentTask(b, { id: 'pointmaze-medium', map: nav.map, restObservation: nav.restObservation }, { regions }, [4, 20], DEFAULT_AUGMENT, createRng(0));
   return runMission({ world: nav, policy: b.models, graph: task.graph, automaton, formula, regions, start: [4, 20], now: () => performance.now(), audit }, { ...OPTS, ...o });
 }
@@ -89,4 +93,51 @@ test('missions in pointmaze-medium: success by the lasso evaluator, budgets, rep
     await sim.close();
     await b.models.close();
   }
+});
+
+test('a body that falls ends the mission as overturned, never replanned; a tracking time-out says whether the body stalled', async () => {
+  const { b, sim } = await setup();
+  try {
+    const nav = sim.navigation;
+    // The world reports the body fallen from step 5 on (as the Ant's world does once it lies on its back).
+    let steps = 0;
+    const falling: Navigation = {
+      ...nav, reset: (o) => { steps = 0; return nav.reset(o); }, step: (a, o) => { steps++; return nav.step(a, o); },
+      fallen: () => (steps >= 5 ? 'on its back' : null),
+    };
+    const fell = await missionOn(b, falling, 'F (e2 & F e1)', { method: 'sagas-replan' });
+    assert.deepEqual([fell.success, fell.failureMode, fell.steps, fell.plans.length], [false, 'prefix', 6, 1]);
+    assert.deepEqual(fell.failures.map((f) => [f.kind, f.class, f.unrecoverable]), [['overturned', 'permanent', true]]);
+    assert.match(fell.message, /overturned while tracking .*on its back/);
+    assert.equal(executionCause(fell), 'overturned');
+
+    // A world that ignores every action: the first transition times out with the body where it started.
+    const frozen: Navigation = { ...nav, step: () => nav.observe() };
+    const stuck = await missionOn(b, frozen, 'F (e2 & F e1)');
+    assert.deepEqual([stuck.failureMode, stuck.failures[0]?.kind, stuck.failures[0]?.stalled, stuck.failures[0]?.moved_m], ['prefix', 'tracking-timeout', true, 0]);
+    assert.equal(executionCause(stuck), 'stalled');
+    assert.equal(executionCause({ ...stuck, success: true }), null);
+  } finally {
+    await sim.close();
+    await b.models.close();
+  }
+});
+
+test('withMotion: a time-out is a stall under the reach radius over the last H_low steps, a drift beyond it', () => {
+  const base = {
+    source: 'mission' as const, kind: 'tracking-timeout' as const, label: 'tracking-timeout' as const, t: 150, stream: 'prefix' as const, index: 0, from: 'a', to: 'b', term: 'true',
+    labels: [], latent: [], violated: 'b', class: 'transient' as const, action: 'penalize-edge' as const, unrecoverable: false, rule: 'tracking a → b timed out',
+  };
+  const line = (n: number, v: number): number[] => Array.from({ length: n }, (_, i) => [4 + v * i, 20]).flat();
+  const still = withMotion(base, line(151, 0), DEFAULT_EXEC);
+  assert.deepEqual([still.stalled, still.moved_m], [true, 0]);
+  // 0.005 m a step: 0.5 m over the last 100 steps, under reach_m = 1.
+  assert.equal(withMotion(base, line(151, 0.005), DEFAULT_EXEC).stalled, true);
+  const moving = withMotion(base, line(151, 0.05), DEFAULT_EXEC);
+  assert.equal(moving.stalled, false);
+  assert.ok(Math.abs(moving.moved_m! - 5) < 1e-9, String(moving.moved_m));
+  assert.match(moving.rule, /drifted: moved 5\.00 m in the last 100 steps/);
+  // Only time-outs carry it.
+  const other = { ...base, kind: 'forbidden-label' as const, label: 'forbidden-label' as const };
+  assert.equal(withMotion(other, line(151, 0.05), DEFAULT_EXEC), other);
 });
