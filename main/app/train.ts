@@ -212,10 +212,10 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const started = Date.now();
   // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world.
   const d = o.data !== undefined ? await readDataset(o.data, { expectWorld: o.world }) : await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
-  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, seed: o.seed };
+  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}), seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
-  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
+  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, alpha: r.policyAlpha, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
   // --embed-steps, when given, sets both ψ's steps (tests train tiny ones).
   const far = r.far !== null ? await appendFar(d, e.mlp, e.normalization, { ...r.far, steps: opts.embedSteps ?? r.far.steps }, r, o.seed, o.progress?.('train embed (far)')) : null;
   const barP = o.progress?.('train policy');
@@ -251,7 +251,7 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
 async function appendFar(
   d: Dataset, td: Mlp, norm: Normalization, far: NonNullable<BackboneRecipe['far']>, r: BackboneRecipe, seed: number, bar?: StepProgress,
 ): Promise<{ psi: Mlp; embedded: { obs: Float32Array; latent: Float32Array; dim: number }; calibration: LatentCalibration; record: Record<string, unknown> }> {
-  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, seed };
+  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}), seed };
   const f = await trainEmbedding(d, config, (st, total) => bar?.(st, total));
   const tdLatent = embedDataset(d, td, norm);
   const offset = Math.max(1, Math.round(r.H_TD));

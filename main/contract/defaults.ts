@@ -120,6 +120,10 @@ export interface BackboneRecipe {
   readonly calibrate: number | null;
   /** π_low's subgoal horizons in latent units, taken in turn row by row (null: H_TD alone). */
   readonly policySubgoals: readonly number[] | null;
+  /** π_low's TD3+BC α (larger trusts the critic more; 0 is behaviour cloning toward the subgoal direction). */
+  readonly policyAlpha: number;
+  /** The observation entries ψ reads (EmbedConfig.inputs; null: all). */
+  readonly embedInputs: readonly number[] | null;
   /**
    * A second, path-distance ψ appended to the first (core/models/concat.ts): ψ = [ψ_TD; scale·ψ_far],
    * then rescaled so that a recorded H_TD-step offset spans what it did in ψ_TD alone (the local unit
@@ -131,7 +135,7 @@ export interface BackboneRecipe {
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null, far: null,
+  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null, policyAlpha: POLICY_DEFAULTS.alpha, embedInputs: null, far: null,
 };
 
 /**
@@ -143,8 +147,17 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
  */
 const TWO_TIMESCALE: BackboneRecipe = { ...BACKBONE_RECIPE, far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 } };
 
+/**
+ * The Ant mazes' recipe (issue 21): BACKBONE_RECIPE with ψ reading the body's planar state x, y,
+ * ẋ, ẏ (observation entries 0, 1, 15, 16), as the point mass's ψ reads its whole state. On all 29
+ * entries ψ separates the gait's joint phases — consecutive states 2.8 latent units apart, against
+ * 0.8 per step over an 8-step offset — so the graph over 1M navigate states had 16 307 nodes and
+ * 494 343 edges (docs/BENCHMARKS.md, "AntMaze"). π_low reads all 29.
+ */
+const ANT: BackboneRecipe = { ...BACKBONE_RECIPE, embedInputs: [0, 1, 15, 16] };
+
 /** Worlds whose shipped models follow another recipe than BACKBONE_RECIPE. */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = { 'pointmaze-giant': TWO_TIMESCALE };
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = { 'pointmaze-giant': TWO_TIMESCALE, 'antmaze-medium': ANT, 'antmaze-large': ANT, 'antmaze-giant': ANT };
 
 /**
  * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance' (issue 19, item 6; docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by

@@ -41,6 +41,13 @@ export interface EmbedConfig {
    * value flattens past its horizon 1/(1 − γ).
    */
   readonly objective?: 'expectile-td' | 'path-distance';
+  /**
+   * The observation entries ψ reads (absent: all). The others are zero in training and their
+   * first-layer weights zero in the result, so ψ is exactly invariant to them: an Ant's ψ reads its
+   * planar state (x, y, ẋ, ẏ) and not the gait's joint phase, which would split every place into
+   * many latent nodes; π_low still reads the whole observation.
+   */
+  readonly inputs?: readonly number[];
   readonly seed: number;
 }
 
@@ -85,7 +92,8 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
   const norm = normalization(d);
   const k = d.obsDim, n = d.terminals.length;
   const obs = new Float32Array(d.observations.length);
-  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
+  const read = inputMask(c.inputs, k);
+  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = read[j] ? (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]! : 0;
   const ends = trajectoryEnds(d.terminals);
   const starts: number[] = [];
   for (let i = 0; i < n; i++) if (d.terminals[i] === 0) starts.push(i); // rows with a successor
@@ -168,10 +176,30 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
     });
     lastLoss = (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
   }
-  const mlp = await readBack(online);
+  const mlp = ignoreInputs(await readBack(online), read);
   dispose(online, target);
   optimizer.dispose();
   return { mlp, normalization: norm, config: c, finalLoss: lastLoss };
+}
+
+/** Which of k observation entries ψ reads (EmbedConfig.inputs); a bad index is a RangeError. */
+export function inputMask(inputs: readonly number[] | undefined, k: number): boolean[] {
+  if (inputs === undefined) return Array.from({ length: k }, () => true);
+  if (inputs.length === 0) throw new RangeError('ψ must read at least one observation entry (inputs is empty)');
+  const bad = inputs.find((i) => !Number.isInteger(i) || i < 0 || i >= k);
+  if (bad !== undefined) throw new RangeError(`ψ's inputs name entry ${bad}, but the observation has ${k} entries (0 to ${k - 1})`);
+  const read = Array.from({ length: k }, () => false);
+  for (const i of inputs) read[i] = true;
+  return read;
+}
+
+/** The MLP with the first-layer weights of unread inputs set to zero: its output no longer depends on them. */
+export function ignoreInputs(m: Mlp, read: readonly boolean[]): Mlp {
+  if (read.every((x) => x)) return m;
+  const [first, ...rest] = m.layers;
+  const w = Float32Array.from(first!.weights);
+  for (let i = 0; i < first!.inputs; i++) if (read[i] !== true) w.fill(0, i * first!.outputs, (i + 1) * first!.outputs);
+  return { layers: [{ ...first!, weights: w }, ...rest] };
 }
 
 export type { Tf };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { PointMazeSim } from '../../../main/backends/mujoco/pointmaze.js';
 import { defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
-import { DEFAULT_EMBED, trainEmbedding, tfForward } from '../../../main/services/training/embed-trainer.js';
+import { DEFAULT_EMBED, inputMask, trainEmbedding, tfForward } from '../../../main/services/training/embed-trainer.js';
 import { embedOnnx } from '../../../main/services/models/onnx-writer.js';
 import { forward } from '../../../main/core/models/mlp.js';
 
@@ -103,4 +103,23 @@ test('path-distance ψ ranks the recorded steps between states of one trajectory
   // observation space), and the weighted loss 2506 against 4346.
   assert.ok(rt > ru + 0.15, `trained ${rt} vs untrained ${ru}`);
   assert.ok(trained.finalLoss < untrained.finalLoss, `loss ${trained.finalLoss} vs ${untrained.finalLoss}`);
+});
+
+test('ψ reading a subset of the observation (EmbedConfig.inputs) is exactly invariant to the other entries, and trains on the ones it reads', async () => {
+  const d = await smallDataset();
+  // The point mass's x, y only: its velocity must not move the latent.
+  const t = await trainEmbedding(d, { ...tiny, inputs: [0, 1] });
+  const x = Float32Array.from([0.3, -0.2, 0, 0, 0.3, -0.2, 1.5, -2, 1.2, 0.7, 1.5, -2]);
+  const z = forward(t.mlp, x, 3);
+  const k = t.mlp.layers[0]!.outputs;
+  assert.ok(z.slice(0, 8).every((v, i) => v === z[8 + i]), 'velocity changed ψ');
+  assert.ok(z.slice(8, 16).some((v, i) => v !== z[16 + i]), 'position did not change ψ');
+  assert.ok(t.mlp.layers[0]!.weights.slice(2 * k).every((w) => w === 0));
+  // Training with the mask is not training without it.
+  const all = await trainEmbedding(d, tiny);
+  assert.notDeepEqual(Array.from(all.mlp.layers[1]!.weights), Array.from(t.mlp.layers[1]!.weights));
+  assert.deepEqual(inputMask(undefined, 3), [true, true, true]);
+  assert.throws(() => inputMask([0, 4], 4), /name entry 4, but the observation has 4 entries \(0 to 3\)/);
+  assert.throws(() => inputMask([], 4), /at least one observation entry/);
+  await assert.rejects(trainEmbedding(d, { ...tiny, inputs: [7] }), /name entry 7/);
 });
