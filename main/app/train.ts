@@ -276,9 +276,11 @@ export interface TrainJob {
 /** The worker's work: a fresh navigate dataset, then ψ and π_low, written as one bundle folder. */
 export async function trainBundleFromScratch(job: TrainJob, progress: (phase: string, done: number, total: number) => void): Promise<{ out: string }> {
   const dataset = await simulateDataset(job.world, 'navigate', job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
+  // The world's recipe decides what ψ reads (the Ant's planar state) and π_low's α; the sizes are the console's.
+  const r = backboneRecipe(job.world);
   await trainBundle(
     dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
-    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed }, { ...DEFAULT_POLICY, steps: job.policySteps, seed: job.seed }, job.out,
+    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}) }, { ...DEFAULT_POLICY, steps: job.policySteps, alpha: r.policyAlpha, seed: job.seed }, job.out,
     (stage, step, total) => progress(stage === 'embedding' ? 'training ψ (embedding)' : 'training π_low (policy)', step, total),
   );
   return { out: job.out };

@@ -26,7 +26,9 @@ interface Golden { runs: { one: string }; outputs: Record<string, { bytes: numbe
 test('streamed exports are byte-identical to what the in-memory export wrote for the same database (fixture)', async () => {
   // test/fixtures/audit/export-golden.sqlite: test/api/audit-fixture.ts writeFixture(file, 300) (two
   // runs: the small one with plans, failures, an escalation; one of 300 events); its .json holds the
-  // size and sha256 of each export that the export before streaming (commit 930406e) wrote for it.
+  // size and sha256 of each export that the export before streaming (commit 930406e) wrote for it
+  // (the MCAP files' since the failure record's schema gained 'overturned', moved_m and stalled:
+  // only the embedded JSON schema differs, +328 bytes).
   const golden = JSON.parse(readFileSync(fixture('export-golden.json'), 'utf8')) as Golden;
   const d = mkdtempSync(join(tmpdir(), 'witness-export-golden-'));
   try {

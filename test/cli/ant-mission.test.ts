@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from '../../main/cli/main.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+
+test('the Ant maze end to end from the CLI: its dataset, the graph on its shipped bundle, a mission with a picture, and bench ltl with failures by cause', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ant-'));
+  const data = join(dir, 'nav.wds'), graph = join(dir, 'g.wgraph'), svg = join(dir, 'm.svg');
+  assert.equal((await cli('data', 'gen', 'antmaze-medium', '--kind', 'navigate', '--steps', '20000', '--seed', '1', '--out', data)).code, 0);
+  const built = await cli('graph', 'build', '--data', data, '--models', asset('models/antmaze-medium'), '--out', graph);
+  assert.equal(built.code, 0, built.err);
+  const r = await cli('run', '--world', 'antmaze-medium', '--graph', graph, '--data', data, '--regions', asset('regions/antmaze-medium.json'), '--spec', 'F e2 & G !e0', '--start', '4,20', '--max-steps', '400', '--json', '--picture', svg, '--no-audit');
+  // Success (0) or a failed mission (1) are both answers; bad input (2) is not.
+  assert.ok(r.code === 0 || r.code === 1, r.err + r.out);
+  const d = JSON.parse(r.out) as { world: string; status: string; failureMode: string | null; steps: number; plans: { status: string }[]; failures: { kind: string }[] };
+  assert.equal(d.world, 'antmaze-medium');
+  assert.equal(d.plans[0]!.status, 'ok');
+  assert.ok(d.steps > 0);
+  if (d.status !== 'success') assert.ok(['prefix', 'suffix', 'unrecoverable'].includes(d.failureMode ?? ''), `${d.failureMode}`);
+  assert.match(readFileSync(svg, 'utf8'), /<svg[^]*prefix[^]*<\/svg>/);
+  // The bundles of the two bodies do not mix: refused before anything moves, naming the file.
+  const mixed = await cli('run', '--world', 'antmaze-medium', '--graph', graph, '--data', data, '--models', asset('models/pointmaze-medium'), '--regions', asset('regions/antmaze-medium.json'), '--spec', 'F e2', '--start', '4,20', '--no-audit');
+  assert.equal(mixed.code, 2, mixed.out);
+  assert.match(mixed.err, /pointmaze-medium\/manifest\.json: world: the models are for pointmaze-medium, not antmaze-medium/);
+
+  const b = await cli('bench', 'ltl', '--world', 'antmaze-medium', '--graph', graph, '--data', data, '--tasks', '2', '--difficulty', 'easy', '--methods', 'sagas,lf-gas', '--threads', '1', '--no-audit', '--out', join(dir, 'b.jsonl'));
+  assert.equal(b.code, 0, b.err);
+  assert.match(b.out, /# witness bench ltl --world antmaze-medium/);
+  assert.match(b.out, /Failed executions \(prefix, suffix, escalated, unrecoverable\) by what ended them/);
+});

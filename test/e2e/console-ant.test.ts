@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openAuditReadOnly } from '../../main/services/audit/store.js';
+import { openApp } from './harness.js';
+
+test('console: the Ant maze like any world — its regions and bundle, a plan the operator sees, a run with the trail and a recorded outcome', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await page.waitForSelector('#world option[value="antmaze-medium"]', { state: 'attached' });
+    await page.selectOption('#world', 'antmaze-medium');
+    // The shipped regions and the example specification of the Ant maze load with the world.
+    await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
+    assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
+    await page.fill('#spec', 'F e2 & G !e0');
+    await page.fill('#start', '4,20');
+    await page.fill('#dataset-steps', '20000');
+    await page.click('#plan');
+    await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 120_000 });
+    assert.ok(Number(await page.getAttribute('#mission-graph', 'data-nodes')) > 20);
+    await app.screenshot('console-ant-planned');
+    await page.fill('#replans', '0');
+    await page.fill('#speed', '0');
+    await page.click('#run');
+    await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 120_000 });
+    if (await page.isVisible('#escalation[open]')) {
+      // Past R = 0 the operator is asked: the log names the failure and how far the Ant moved.
+      assert.match((await page.textContent('#mission-log')) ?? '', /(tracking-timeout|missed-anchor|forbidden-label).*|overturned/);
+      await app.screenshot('console-ant-escalation');
+      await page.fill('#escalation-reason', 'the Ant lost its way; looking at the trail');
+      await page.click('#decide-abort');
+      await page.waitForSelector('#mission-log li.failed');
+    }
+    // Whatever the outcome, the Ant moved and its trail is drawn from where it started.
+    assert.ok(Number(await page.getAttribute('#mission-graph', 'data-trail')) > 10);
+    assert.ok(((await page.getAttribute('#mission-graph', 'data-robot')) ?? '') !== '');
+    assert.match((await page.textContent('#mission-log')) ?? '', /SUCCESS|FAILED/);
+    await app.screenshot('console-ant-run');
+    const db = openAuditReadOnly(app.api.context.auditFile);
+    try {
+      const runs = db.prepare('SELECT world FROM runs').all() as { world: string }[];
+      assert.deepEqual(runs.map((r) => r.world), ['antmaze-medium']);
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(app.internalErrors, []);
+    assert.deepEqual(app.pageErrors, []);
+  } finally {
+    await app.close();
+  }
+});
