@@ -198,6 +198,9 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
   }
 }
 
+/** The observation entries a recipe's ψ reads, as EmbedConfig spells them (nothing when it reads all). */
+const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } => (r.embedInputs !== null ? { inputs: r.embedInputs } : {});
+
 /** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
 export async function trainBackbone(opts: { world: string; out?: string; data?: string; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
@@ -212,7 +215,7 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const started = Date.now();
   // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world.
   const d = o.data !== undefined ? await readDataset(o.data, { expectWorld: o.world }) : await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
-  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}), seed: o.seed };
+  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, ...embedReads(r), seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
   const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, alpha: r.policyAlpha, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
@@ -251,7 +254,7 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
 async function appendFar(
   d: Dataset, td: Mlp, norm: Normalization, far: NonNullable<BackboneRecipe['far']>, r: BackboneRecipe, seed: number, bar?: StepProgress,
 ): Promise<{ psi: Mlp; embedded: { obs: Float32Array; latent: Float32Array; dim: number }; calibration: LatentCalibration; record: Record<string, unknown> }> {
-  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}), seed };
+  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, ...embedReads(r), seed };
   const f = await trainEmbedding(d, config, (st, total) => bar?.(st, total));
   const tdLatent = embedDataset(d, td, norm);
   const offset = Math.max(1, Math.round(r.H_TD));
@@ -280,7 +283,7 @@ export async function trainBundleFromScratch(job: TrainJob, progress: (phase: st
   const r = backboneRecipe(job.world);
   await trainBundle(
     dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
-    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed, ...(r.embedInputs !== null ? { inputs: r.embedInputs } : {}) }, { ...DEFAULT_POLICY, steps: job.policySteps, alpha: r.policyAlpha, seed: job.seed }, job.out,
+    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed, ...embedReads(r) }, { ...DEFAULT_POLICY, steps: job.policySteps, alpha: r.policyAlpha, seed: job.seed }, job.out,
     (stage, step, total) => progress(stage === 'embedding' ? 'training ψ (embedding)' : 'training π_low (policy)', step, total),
   );
   return { out: job.out };

@@ -3,16 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { run } from '../../main/cli/main.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
-
-const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+import { cli, asset } from './harness.js';
 
 test('the Ant maze end to end from the CLI: its dataset, the graph on its shipped bundle, a mission with a picture, and bench ltl with failures by cause', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-ant-'));

@@ -13,18 +13,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { run } from '../../main/cli/main.js';
 import { AuditLog, sha256 } from '../../main/services/audit/store.js';
 import { seeded } from '../../main/app/bench/audit-writer.js';
+import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 const STORE = new URL('../../main/services/audit/store.js', import.meta.url).href;
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
 
 const root = process.getuid?.() === 0;
 /** The real binary as a user who cannot write what root made read-only (this user when not root). */

@@ -5,13 +5,7 @@ import { mkdtempSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../../main/cli/main.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 

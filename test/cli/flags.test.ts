@@ -5,18 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { fileURLToPath } from 'node:url';
-import { run } from '../../main/cli/main.js';
 import { CliError } from '../../main/cli/errors.js';
 import { httpUrlFlag, intFlag, numberFlag, pointFlag, strictInteger, strictNumber } from '../../main/cli/flags.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
-
-const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
+import { cli, asset } from './harness.js';
 
 const BAD_NUMBERS = ['', ' ', '0x10', '0b1', '0o7', '1e400', '-1e400', 'NaN', 'Infinity', '-Infinity', '1.2.3', '5x', '1_000', '--1', '1e', '.', '+', '١٢'];
 

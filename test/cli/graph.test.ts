@@ -3,15 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../main/cli/main.js';
 import { writeModels } from '../../main/services/models/bundle.js';
 import type { Mlp } from '../../main/core/models/mlp.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+import { cli } from './harness.js';
 
 /** A hand-made "trained elsewhere" bundle: ψ(s) = 5·(x, y) (a position-based embedding). */
 async function linearBundle(dir: string, world = 'pointmaze-medium'): Promise<void> {

@@ -12,20 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { run } from '../../main/cli/main.js';
 import { chain, hostileShapes } from '../core/ltl/hostile.js';
+import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 const WAREHOUSE = fileURLToPath(new URL('../../../assets/graphs/warehouse.json', import.meta.url));
 
 function witness(args: string[], timeout_ms: number): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeout_ms });
-}
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
 }
 
 const ISSUE = chain('<->', 700);

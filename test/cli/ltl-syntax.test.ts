@@ -8,19 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { run } from '../../main/cli/main.js';
 import { automatonOf, checkLasso, monitorWord, parseFormula, translate, translateRequest, TOOL_SYNTAX } from '../../main/app/ltl.js';
 import { specOf } from '../../main/app/mission.js';
 import { automatonViewOf, planLabelledGraph } from '../../main/app/plan.js';
 import { checkLtl } from '../../main/services/editor/ltl-check.js';
 import { LtlSyntaxError } from '../../main/core/ltl/errors.js';
 import { WitnessError } from '../../main/contract/errors.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 const NEXT_MESSAGE = 'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';

@@ -3,8 +3,6 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { run } from '../../main/cli/main.js';
 import { planLabelledGraph } from '../../main/app/plan.js';
 import { readMap } from '../../main/services/maps/read.js';
 import { distanceField, pointClearance } from '../../main/core/map/clearance.js';
@@ -13,14 +11,8 @@ import { encodePgm } from '../../main/services/maps/images.js';
 import { parseLtl } from '../../main/core/ltl/parser.js';
 import { evaluateLasso } from '../../main/core/ltl/lasso.js';
 import type { GraphDocument } from '../../main/contract/formats.js';
+import { cli, asset } from './harness.js';
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
-
-const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
 const LAB = asset('maps/lab.yaml'), LAB_REGIONS = asset('maps/lab-regions.json');
 
 interface PlanDoc { status: string; prefix: string[]; suffix: string[]; cost: { objective: number }; certificate: { suffixStart: number; steps: { node: string; letter: string[] }[] } }

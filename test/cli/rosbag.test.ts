@@ -3,14 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../main/cli/main.js';
 import { DRIVE, type Drive, writeBagDir, writeChainBagDir } from '../services/datasets/rosbag2-fixtures.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+import { cli } from './harness.js';
 
 test('data import BAG: a Jazzy MCAP bag directory imports (exit 0), and data info reads the result', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bag-cli-'));

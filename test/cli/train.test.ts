@@ -3,16 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../main/cli/main.js';
 import { readDataset } from '../../main/services/datasets/format.js';
 import { embedWithOnnx } from '../../main/services/training/bundle.js';
 import { medianOffsetRatio } from '../../main/core/models/latent-scale.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+import { cli } from './harness.js';
 
 test('train embed → train policy → model check → backbone eval, end to end (tiny settings)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-train-'));

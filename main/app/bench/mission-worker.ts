@@ -10,6 +10,7 @@ import type { World } from '../../core/world/world.js';
 import { openBackbone, type Backbone } from '../backbone.js';
 import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
 import { executionCause } from '../../core/exec/mission.js';
+import { hiqlExecutionCause } from '../../core/exec/hiql-mission.js';
 import { openAuditLog } from '../audit-log.js';
 import type { AuditLog } from '../../services/audit/store.js';
 import type { BenchTask } from './tasks.js';
@@ -113,9 +114,7 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
     if (method === 'ap-hiql') {
       const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world });
       const svg = job.picture ? hiqlPicture(task, h, `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`) : undefined;
-      const last = h.failures[h.failures.length - 1];
-      const inExecution = !h.success && h.failureMode !== 'planning' && h.failureMode !== 'world';
-      const cause = !inExecution ? null : last === undefined ? (h.steps >= job.maxSteps ? 'budget' : h.failureMode === 'suffix' ? 'lasso' : 'no-goal') : last.kind === 'violation' ? 'forbidden-label' : last.kind === 'timeout' ? 'tracking-timeout' : last.kind;
+      const cause = hiqlExecutionCause(h, job.maxSteps);
       results.push({
         method, success: h.success, failureMode: h.failureMode, ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}), ...(cause !== null ? { cause } : {}), message: h.message, ncc: h.ncc, steps: h.steps,
         T_pre: h.T_pre, T_suf: h.T_suf, planning_ms: h.planning_ms, replans: 0, disagreements: 0, steeredSteps: 0,

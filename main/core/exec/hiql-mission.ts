@@ -309,3 +309,16 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   const [a, b] = T();
   return finish({ success: false, failureMode: stage(), message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, a, b);
 }
+
+/**
+ * What ended a failed AP-HIQL execution, in the words of the graph methods' executionCause
+ * (core/exec/mission.ts): a forbidden label, a tracking time-out, the body overturned; 'budget' when
+ * the rollout budget ran out, 'lasso' when the realised labels do not satisfy the formula, 'no-goal'
+ * when no dataset state could serve as the next goal. null for successes, planning and world failures.
+ */
+export function hiqlExecutionCause(h: Pick<HiqlMissionResult, 'success' | 'failureMode' | 'failures' | 'steps'>, maxSteps: number): string | null {
+  if (h.success || h.failureMode === 'planning' || h.failureMode === 'world') return null;
+  const last = h.failures[h.failures.length - 1];
+  if (last === undefined) return h.steps >= maxSteps ? 'budget' : h.failureMode === 'suffix' ? 'lasso' : 'no-goal';
+  return last.kind === 'violation' ? 'forbidden-label' : last.kind === 'timeout' ? 'tracking-timeout' : last.kind;
+}

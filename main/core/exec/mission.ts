@@ -319,7 +319,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }
     if (failure !== undefined) {
       const from = exec.position().from;
-      const record = failure.kind === 'timeout' ? withMotion(classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures), traj, o.exec) : classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures);
+      const record = withMotion(classifyFailure(failure, from, h, o.exec.H_TD, m.viable, failures), traj, o.exec);
       failures.push(record);
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';

@@ -144,19 +144,27 @@ test("the family generators print what Spot's genltl prints (genltl.test, genltl
   for (const [name, formula] of Object.entries(expected)) assert.equal(printed.get(name), formula, name);
 });
 
-test('sizes: no pattern grows past the recorded table; the count against Spot -B is reported', (t) => {
-  const sizes = measurePatterns();
+/**
+ * The measured automata larger than the recorded table says (or unfinished where it recorded a
+ * size), in words; a formula the table does not know fails at once.
+ */
+function grownPast(sizes: readonly { name: string; states: number | string; formula: string }[], recordedSizes: Readonly<Record<string, number | null>>): string[] {
   const grown: string[] = [];
   for (const s of sizes) {
-    const recorded = OUR_STATES[s.name];
+    const recorded = recordedSizes[s.name];
     assert.notEqual(recorded, undefined, `${s.name} has no recorded size: regenerate spot-guard.ts`);
     if (typeof s.states !== 'number') {
       if (recorded !== null) grown.push(`${s.name}: ${s.states}, recorded ${recorded}`);
     } else if (recorded !== null && recorded !== undefined && s.states > recorded) {
-      grown.push(`${s.name}: ${s.states} states, recorded ${recorded} (${s.pattern.formula})`);
+      grown.push(`${s.name}: ${s.states} states, recorded ${recorded} (${s.formula})`);
     }
   }
-  assert.deepEqual(grown, [], 'automata larger than recorded');
+  return grown;
+}
+
+test('sizes: no pattern grows past the recorded table; the count against Spot -B is reported', (t) => {
+  const sizes = measurePatterns();
+  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.pattern.formula })), OUR_STATES), [], 'automata larger than recorded');
   for (const r of summaries(sizes)) {
     t.diagnostic(`${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot -B ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
   }
@@ -164,17 +172,7 @@ test('sizes: no pattern grows past the recorded table; the count against Spot -B
 
 test('sizes: no parametric-family row grows past the recorded table; the count against Spot -B, where published, is reported', (t) => {
   const sizes = measureFamilyRows();
-  const grown: string[] = [];
-  for (const s of sizes) {
-    const recorded = OUR_FAMILY_STATES[s.name];
-    assert.notEqual(recorded, undefined, `${s.name} has no recorded size: regenerate spot-guard.ts`);
-    if (typeof s.states !== 'number') {
-      if (recorded !== null) grown.push(`${s.name}: ${s.states}, recorded ${recorded}`);
-    } else if (recorded !== null && recorded !== undefined && s.states > recorded) {
-      grown.push(`${s.name}: ${s.states} states, recorded ${recorded} (${s.row.formula})`);
-    }
-  }
-  assert.deepEqual(grown, [], 'automata larger than recorded');
+  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.row.formula })), OUR_FAMILY_STATES), [], 'automata larger than recorded');
   for (const r of familySummaries(sizes)) {
     const cmp = r.withSpot > 0 ? `; ${r.withSpot} with a Spot -B figure: ours ${r.oursWithSpot} vs ${r.spot}, larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}` : '';
     t.diagnostic(`${r.label}${r.params === '' ? '' : ` (${r.params})`}: ${r.formulas} formulas, ours ${r.ours} states${cmp}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
