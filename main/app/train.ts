@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { type BackboneRecipe, MISSION_WORLDS, TRAIN_DEFAULTS, backboneRecipe } from '../contract/defaults.js';
+import { type BackboneRecipe, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -155,6 +155,8 @@ export interface BackboneEval extends EvalResult {
   readonly goal_at_rest: boolean;
   /** Reached within this task-space distance of the target (null: within ε in latent space). */
   readonly radius_m: number | null;
+  /** What this world's backbone should reach (contract backboneGoals). */
+  readonly goals: { readonly spearman: number; readonly executor: number };
 }
 
 /**
@@ -191,6 +193,7 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
       world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
       budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
       ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, goal_at_rest: o.goalAtRest === true && rest !== undefined, radius_m: o.radius ?? null,
+      goals: backboneGoals(o.world),
     };
   } finally {
     sim.close();
@@ -279,7 +282,7 @@ export interface TrainJob {
 /** The worker's work: a fresh navigate dataset, then ψ and π_low, written as one bundle folder. */
 export async function trainBundleFromScratch(job: TrainJob, progress: (phase: string, done: number, total: number) => void): Promise<{ out: string }> {
   const dataset = await simulateDataset(job.world, 'navigate', job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
-  // The world's recipe decides what ψ reads (the Ant's planar state) and π_low's α; the sizes are the console's.
+  // The world's recipe decides what ψ reads (the Ant's position) and π_low's α; the sizes are the console's, and it trains one ψ (no second timescale).
   const r = backboneRecipe(job.world);
   await trainBundle(
     dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,

@@ -30,7 +30,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       if (o.json) io.out(JSON.stringify(r) + '\n');
       else {
         const what = r.ahead !== null ? `the recorded states ${r.ahead} steps ahead` : `waypoints at latent distance H_TD=${r.H_TD}`;
-        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ 0.9); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.goal_at_rest ? ' (aimed at rest)' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ 95%)\n`);
+        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ ${r.goals.spearman}); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.goal_at_rest ? ' (aimed at rest)' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ ${r.goals.executor * 100}%)\n`);
       }
     }));
   backbone
@@ -42,7 +42,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--dataset-steps <n>', `navigate transitions to generate (default: the world's recipe, ${R.datasetSteps} for most)`, intFlag('--dataset-steps', 1000))
     .option('--embed-steps <n>', `embedding gradient steps (default: the world's recipe, ${R.embedSteps} for most; both ψ of two-timescale)`, intFlag('--embed-steps', 1))
     .option('--policy-steps <n>', `executor gradient steps (default: the world's recipe, ${R.policySteps} for most)`, intFlag('--policy-steps', 1))
-    .option('--recipe <name>', "'shipped' (the world's shipped recipe: pointmaze-giant's is two-timescale) or a named variant: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the shipped TD ψ with a path-distance ψ 2×256 appended at 0.2 of its scale: 64-D latent)", 'shipped')
+    .option('--recipe <name>', "'shipped' (the world's shipped recipe: pointmaze-giant's is two-timescale; the Ant mazes' is two-timescale with ψ reading x, y alone and π_low at TD3+BC α 1) or a named variant: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the shipped TD ψ with a path-distance ψ 2×256 appended at 0.2 of its scale: 64-D latent)", 'shipped')
     .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
     .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; recipe: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });

@@ -178,3 +178,28 @@ test('backbone train --recipe two-timescale: ψ = [ψ_TD; 0.2·ψ_far] in a 64-D
   const ev = await cli('backbone', 'eval', '--world', 'pointmaze-giant', '--models', out, '--pairs', '20', '--trials', '2', '--json');
   assert.equal(ev.code, 0, ev.err);
 });
+
+test('backbone train --world antmaze-medium follows the Ant recipe: two timescales on x, y alone, π_low by TD3+BC at α = 1; ψ ignores every other entry', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ant-recipe-'));
+  const out = join(dir, 'models');
+  const r = await cli('backbone', 'train', '--world', 'antmaze-medium', '--out', out, '--dataset-steps', '2000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
+  assert.equal(r.code, 0, r.err);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+    dims: { obs: number; latent: number }; normalization: { mean: number[]; std: number[] };
+    training: { embed: { inputs: number[]; far: { inputs: number[]; objective: string } }; policy: { alpha: number } };
+  };
+  assert.deepEqual([m.dims.obs, m.dims.latent], [29, 64]);
+  assert.deepEqual(m.training.embed.inputs, [0, 1]);
+  assert.deepEqual([m.training.embed.far.inputs, m.training.embed.far.objective], [[0, 1], 'path-distance']);
+  assert.equal(m.training.policy.alpha, 1);
+  // Two states at the same place, one at rest and one mid-stride (every joint, the height, the
+  // orientation and the velocities changed): the same latent. Another place: another latent.
+  const rest = Array.from({ length: 29 }, (_, j) => m.normalization.mean[j]!);
+  const stride = rest.map((v, j) => (j < 2 ? v : v + 0.7 * m.normalization.std[j]!));
+  const moved = rest.map((v, j) => (j === 0 ? v + 2 : v));
+  const d = { obsDim: 29, actDim: 8, observations: Float32Array.from([...rest, ...stride, ...moved]), actions: new Float32Array(24), terminals: Uint8Array.from([0, 0, 1]) };
+  const e = await embedWithOnnx(new Uint8Array(readFileSync(join(out, 'embed.onnx'))), 'embed.onnx', d, m.normalization, m.dims.latent);
+  const at = (i: number): number[] => Array.from(e.latent.subarray(i * 64, i * 64 + 64));
+  at(1).forEach((v, q) => assert.ok(Math.abs(v - at(0)[q]!) < 1e-5, `latent entry ${q} moved with the joints: ${at(0)[q]} → ${v}`));
+  assert.ok(at(2).some((v, q) => Math.abs(v - at(0)[q]!) > 1e-3), 'ψ must read the position');
+});
