@@ -53,6 +53,19 @@ export interface GenerationReport {
 }
 
 export function generateDataset(sim: MazeStepper, worldId: string, config: GeneratorConfig, progress?: Progress): Dataset {
+  const g = datasetGenerator(sim, worldId, config, progress);
+  while (!g.run(Infinity));
+  return g.result();
+}
+
+/**
+ * generateDataset in slices, so that a caller can hand control back between them (a process that
+ * must answer Ctrl-C while it generates a million Ant transitions, about 12 minutes): `run(rows)`
+ * simulates at least `rows` more rows (whole episodes' worth of work, cut at row boundaries) and
+ * says whether the dataset is complete; `result()` returns it once it is. The rows, and so the
+ * bytes, are the same however the work is sliced.
+ */
+export function datasetGenerator(sim: MazeStepper, worldId: string, config: GeneratorConfig, progress?: Progress): { run(rows: number): boolean; result(): Dataset } {
   if (!Number.isInteger(config.steps) || config.steps < 1) throw new RangeError(`steps must be a positive integer, got ${config.steps}`);
   if (!Number.isInteger(config.episodeLength) || config.episodeLength < 1) throw new RangeError(`episodeLength must be a positive integer, got ${config.episodeLength}`);
   const agent = sim.agent, od = agent.obsDim, ad = agent.actDim;
@@ -73,30 +86,49 @@ export function generateDataset(sim: MazeStepper, worldId: string, config: Gener
   };
   const ctx = { layout: sim.layout, cells: freeCells(sim.layout), rng, gauss, config, note };
   const policy: Policy = config.kind === 'explore' ? agent.explorer(ctx) : agent.expert(ctx);
-  while (t < n) {
-    let state = sim.reset(rng.int(0, 2 ** 31 - 1));
-    policy.start(state);
-    report.episodes++;
-    const end = Math.min(n, t + config.episodeLength);
-    while (t < end) {
-      policy.act(state, action);
-      observations.set(state, t * od);
-      actions.set(action, t * ad);
-      state = sim.act(action);
-      if ((t & 4095) === 0) progress?.(t, n);
-      // A body on its back cannot go on: the episode ends at the row that tipped it over.
-      const fell = agent.fallen?.(state) != null;
-      if (fell) note('flip');
-      t++;
-      if (fell) break;
-    }
-    terminals[t - 1] = 1;
-  }
-  progress?.(n, n);
-  const generator = { ...config, maxCells: Number.isFinite(config.maxCells) ? config.maxCells : null };
-  // The point mass cannot fall or stall: its datasets carry no report, as before bodies had one.
-  const extra = agent === POINT_AGENT ? {} : { report: { ...report } satisfies GenerationReport };
-  return { worldId, observations, actions, terminals, obsDim: od, actDim: ad, generator, seed: config.seed, ...extra };
+  // The episode under way: its state and where it ends (null between episodes).
+  let state: Float64Array | null = null;
+  let end = 0;
+  let done = false;
+  return {
+    run(rows: number): boolean {
+      if (done) return true;
+      const stop = Math.min(n, t + rows);
+      while (t < stop) {
+        if (state === null) {
+          state = sim.reset(rng.int(0, 2 ** 31 - 1));
+          policy.start(state);
+          report.episodes++;
+          end = Math.min(n, t + config.episodeLength);
+        }
+        policy.act(state, action);
+        observations.set(state, t * od);
+        actions.set(action, t * ad);
+        state = sim.act(action);
+        if ((t & 4095) === 0) progress?.(t, n);
+        // A body on its back cannot go on: the episode ends at the row that tipped it over.
+        const fell = agent.fallen?.(state) != null;
+        if (fell) note('flip');
+        t++;
+        if (fell || t >= end) {
+          terminals[t - 1] = 1;
+          state = null;
+        }
+      }
+      if (t >= n) {
+        progress?.(n, n);
+        done = true;
+      }
+      return done;
+    },
+    result(): Dataset {
+      if (!done) throw new Error(`the dataset is not complete: ${t} of ${n} rows`);
+      const generator = { ...config, maxCells: Number.isFinite(config.maxCells) ? config.maxCells : null };
+      // The point mass cannot fall or stall: its datasets carry no report, as before bodies had one.
+      const extra = agent === POINT_AGENT ? {} : { report: { ...report } satisfies GenerationReport };
+      return { worldId, observations, actions, terminals, obsDim: od, actDim: ad, generator, seed: config.seed, ...extra };
+    },
+  };
 }
 
 /** Fraction of free cells that some observation lies in, and the per-cell visit counts. */

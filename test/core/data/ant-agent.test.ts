@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { AntMazeSim } from '../../../main/backends/mujoco/antmaze.js';
 import { antMazeMjcf } from '../../../main/core/world/ant-mjcf.js';
 import { ANT_AGENT, ANT_AGENT_VERSION, antRestPose } from '../../../main/core/data/ant-agent.js';
-import { type MazeStepper, defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
+import { type MazeStepper, datasetGenerator, defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
 import { validateDataset } from '../../../main/core/data/dataset.js';
 import { mazePairTrials, openArena, openSpaceTrials } from '../../../main/core/data/ant-trials.js';
 import { MAZES } from '../../../main/core/world/maze.js';
@@ -63,6 +63,26 @@ test('flips end their episode and are recorded in the dataset\'s report, with th
   const rows = [...d.terminals.keys()].filter((i) => d.terminals[i] === 1);
   assert.deepEqual(rows, [6, 13, 20, 27, 29], 'each episode ends at the row that tipped it over (the last at the dataset\'s end)');
   assert.deepEqual(d.report, { episodes: 5, flips: 4, stalls: 0, flipRows: [6, 13, 20, 27], stallRows: [] });
+});
+
+test('generation in slices (as a CLI generates, answering Ctrl-C between them) gives the same rows, terminals and report, flips mid-slice included', async () => {
+  const whole = generateDataset(fallingStepper(), 'antmaze-medium', defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium));
+  for (const slice of [1, 4, 7, 29]) {
+    const g = datasetGenerator(fallingStepper(), 'antmaze-medium', defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium));
+    assert.throws(() => g.result(), /not complete: 0 of 30 rows/);
+    let slices = 0;
+    while (!g.run(slice)) slices++;
+    assert.equal(slices, Math.ceil(30 / slice) - 1, `slice ${slice}`);
+    assert.deepEqual(g.result(), whole, `slice ${slice}`);
+    assert.equal(g.run(slice), true, 'a finished generator stays finished');
+  }
+  const sim = await AntMazeSim.create('antmaze-medium');
+  const config = defaultConfig('stitch', 700, 3, ANT_AGENT, sim.layout);
+  const a = generateDataset(sim, 'antmaze-medium', config);
+  const g = datasetGenerator(sim, 'antmaze-medium', config);
+  while (!g.run(333));
+  assert.deepEqual(g.result(), a);
+  sim.close();
 });
 
 test('Ant datasets: 29-D observations and 8-D actions, deterministic, OGBench\'s regimes and episode lengths, a report', async () => {
