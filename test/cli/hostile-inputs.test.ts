@@ -175,24 +175,32 @@ test('`witness plan --graph /dev/zero` as a process: exit 2, and it ends', () =>
   assert.equal(r.stderr, 'error: /dev/zero: larger than 64 MB (the limit for a graph)\n');
 });
 
-test('SIGTERM ends `witness data gen` of a million Ant transitions while it simulates (about 12 minutes of work): exit 143 within seconds', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'witness-gen-term-'));
-  const out = join(dir, 'ant.wds');
-  const child = spawn(process.execPath, [BIN, 'data', 'gen', 'antmaze-medium', '--kind', 'navigate', '--steps', '1000000', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** Starts `witness ARGV`, sends SIGTERM once stderr shows `ready`, and expects exit 143 within 20 s with nothing left in `dir`. */
+async function terminatedWhileWorking(argv: string[], ready: RegExp, dir: string): Promise<void> {
+  const child = spawn(process.execPath, [BIN, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const ended = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  // The signal lands once the generator has started simulating (its first progress line).
-  const started = new Promise<void>((r) => child.stderr.on('data', (b: Buffer) => { err += b.toString(); if (/\d+%/.test(err)) r(); }));
+  const started = new Promise<void>((r) => child.stderr.on('data', (b: Buffer) => { err += b.toString(); if (ready.test(err)) r(); }));
   try {
     await Promise.race([started, ended]);
-    assert.equal(child.exitCode, null, `exited before it simulated: ${err}`);
+    assert.equal(child.exitCode, null, `exited before the work began: ${err}`);
     child.kill('SIGTERM');
     const code = await Promise.race([ended, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
-    assert.notEqual(code, 'hung', `still simulating 20 s after SIGTERM: ${err}`);
+    assert.notEqual(code, 'hung', `still working 20 s after SIGTERM: ${err}`);
     assert.equal(code, 143, err);
     assert.match(err, /witness: terminated \(SIGTERM\)/);
-    assert.deepEqual(readdirSync(dir), [], 'no dataset, whole or partial, is left behind');
+    assert.deepEqual(readdirSync(dir), [], 'nothing, whole or partial, is left behind');
   } finally {
     child.kill('SIGKILL');
   }
+}
+
+test('SIGTERM ends `witness data gen` of a million Ant transitions while it simulates (about 12 minutes of work): exit 143 within seconds', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-gen-term-'));
+  await terminatedWhileWorking(['data', 'gen', 'antmaze-medium', '--kind', 'navigate', '--steps', '1000000', '--out', join(dir, 'ant.wds')], /\d+%/, dir);
+});
+
+test('SIGTERM ends `witness backbone train` while it trains ψ: exit 143 within seconds, no bundle', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-train-term-'));
+  await terminatedWhileWorking(['backbone', 'train', '--world', 'pointmaze-medium', '--dataset-steps', '3000', '--out', join(dir, 'models')], /train embed: /, dir);
 });

@@ -89,6 +89,19 @@ export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Pr
  * After a gradient step: read the loss every 100 steps (and at the end) for progress, and write a
  * checkpoint when one is due. Returns the loss when it was read.
  */
+let lastTurn = Date.now();
+
+/**
+ * A turn of the event loop when 50 ms have passed since the last one: a training loop awaits only
+ * tensors that resolve at once, so without it a process never sees Ctrl-C or SIGTERM (nor a
+ * worker's cancel message) until training ends.
+ */
+export async function breathe(): Promise<void> {
+  if (Date.now() - lastTurn < 50) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  lastTurn = Date.now();
+}
+
 export async function afterStep(
   step: number,
   total: number,
@@ -104,6 +117,7 @@ export async function afterStep(
     progress?.(step + 1, total, value);
   }
   loss.dispose();
+  await breathe();
   if (onCheckpoint && every && ((step + 1) % every === 0 || step === total - 1)) await onCheckpoint(await checkpoint(step + 1));
   return value;
 }

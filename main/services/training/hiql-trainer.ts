@@ -21,6 +21,7 @@ import { HIQL_DEFAULTS } from '../../contract/defaults.js';
 import { tensorflow } from './tf.js';
 import { type TfMlp, apply, dispose, readBack, toVariables, variables } from './tf-mlp.js';
 import type { TrainProgress } from './embed-trainer.js';
+import { breathe } from './checkpoint.js';
 
 export interface HiqlConfig {
   readonly hidden: readonly number[];
@@ -137,6 +138,7 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
     });
     if (progress !== undefined && ((step + 1) % 100 === 0 || step + 1 === c.steps)) progress(step + 1, c.steps, (await l.data())[0]!);
     l.dispose();
+    await breathe();
   }
   const after = await evaluate();
   const result: TrainedHiql = {
