@@ -8,6 +8,7 @@ import type { DatasetKind } from '../contract/defaults.js';
 import { binCoverage, cellCoverage, datasetGenerator, defaultConfig } from '../core/data/generators.js';
 import { type Dataset, datasetStats } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
+import { breathe } from '../platform/event-loop.js';
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
 import { exportNpz, importNpz } from '../services/datasets/npz.js';
 
@@ -25,16 +26,10 @@ export async function simulateDataset(
   if (e.stepper === undefined) throw new WitnessError('invalid-input', `${world} ${refusal}`);
   const sim = await e.stepper();
   try {
-    // A turn of the event loop every 50 ms of simulation (the Ant simulates about 1 400 rows a
-    // second, the point mass 100 000), so Ctrl-C and SIGTERM are answered while a million rows are
-    // generated; the rows are the same however the work is sliced.
+    // In slices, with a turn of the event loop every 50 ms (platform/event-loop.ts): the Ant simulates
+    // about 1 400 rows a second, and a million must not shut out Ctrl-C; the rows are the same however sliced.
     const g = datasetGenerator(sim, world, defaultConfig(kind, steps, seed, sim.agent, sim.layout), progress);
-    let since = Date.now();
-    while (!g.run(64)) {
-      if (Date.now() - since < 50) continue;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      since = Date.now();
-    }
+    while (!g.run(64)) await breathe();
     return g.result();
   } finally {
     sim.close();

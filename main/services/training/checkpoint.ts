@@ -8,6 +8,7 @@ import { WitnessError } from '../../contract/errors.js';
 import type * as tfTypes from '@tensorflow/tfjs';
 import type { Mlp } from '../../core/models/mlp.js';
 import { writeFileAtomic } from '../../platform/files.js';
+import { breathe } from '../../platform/event-loop.js';
 import { INPUT, InputRefused, readInputText } from '../../platform/input-files.js';
 import type { Tf } from './tf.js';
 
@@ -89,19 +90,6 @@ export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Pr
  * After a gradient step: read the loss every 100 steps (and at the end) for progress, and write a
  * checkpoint when one is due. Returns the loss when it was read.
  */
-let lastTurn = Date.now();
-
-/**
- * A turn of the event loop when 50 ms have passed since the last one: a training loop awaits only
- * tensors that resolve at once, so without it a process never sees Ctrl-C or SIGTERM (nor a
- * worker's cancel message) until training ends.
- */
-export async function breathe(): Promise<void> {
-  if (Date.now() - lastTurn < 50) return;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  lastTurn = Date.now();
-}
-
 export async function afterStep(
   step: number,
   total: number,

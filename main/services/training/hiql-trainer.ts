@@ -21,7 +21,7 @@ import { HIQL_DEFAULTS } from '../../contract/defaults.js';
 import { tensorflow } from './tf.js';
 import { type TfMlp, apply, dispose, readBack, toVariables, variables } from './tf-mlp.js';
 import type { TrainProgress } from './embed-trainer.js';
-import { breathe } from './checkpoint.js';
+import { breathe } from '../../platform/event-loop.js';
 
 export interface HiqlConfig {
   readonly hidden: readonly number[];
