@@ -274,7 +274,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
       { world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}) },
       {
         method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
-        exec: { ...execParams(b.artifact.params.H_TD), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
+        exec: { ...execParams(b.artifact.params.H_TD, task.world.kind === 'antmaze' ? 'legged' : 'point'), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
       },
     );
     if (log !== undefined) {

@@ -137,7 +137,7 @@ const PlanBody = Type.Object({
 
 /** An executor event of a mission (core/exec/executor.ts ExecEvent). */
 const Checkpoint = Type.Object({
-  kind: StringEnum(['waypoint', 'checkpoint', 'prefix-done', 'suffix-traversal', 'violation', 'timeout']),
+  kind: StringEnum(['waypoint', 'checkpoint', 'prefix-done', 'suffix-traversal', 'violation', 'timeout', 'recovery']),
   t: Type.Integer({ minimum: 0 }),
   stream: Type.Optional(Stream),
   index: Type.Optional(Type.Integer()),
@@ -149,6 +149,9 @@ const Checkpoint = Type.Object({
   term: Type.Optional(Type.String()),
   checkpoint: Type.Optional(Type.Boolean()),
   distance: Type.Optional(Type.Number()),
+  /** recovery: how far the body moved over the stall window, and the point of its own path it walks back to. */
+  moved_m: Type.Optional(Type.Number()),
+  to: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 })),
 });
 
 /** Every event kind and its body. */

@@ -48,6 +48,37 @@ export interface ExecParams {
   readonly targets: 'rest' | 'node';
   /** null turns steering off (ablation). */
   readonly steering: SteeringParams | null;
+  /**
+   * An anchor checkpoint also counts as reached within `reach_m` of its position, its positive
+   * literals observed as always. A trotting body overshoots a point: the Ant crossed anchors' regions
+   * 0.8 m from them without coming within ε_anc (docs/BENCHMARKS.md, "The Ant's executor").
+   */
+  readonly anchorReach: boolean;
+  /**
+   * Skip ahead only to waypoints the body can walk to in a straight line keeping this clearance
+   * from obstacles (metres, about its half-width; never less than it has now), where the world's
+   * map measures clearance. 0: off. A look-ahead across a doorway's corner walks a legged body into it.
+   */
+  readonly clearance_m: number;
+  /** Stall recovery; null: off. */
+  readonly recovery: RecoveryParams | null;
+}
+
+/**
+ * Stall recovery, as a navigation stack's recovery behaviours back a robot off an obstacle: when
+ * the body has moved less than `moved_m` over the last `window` steps while tracking a target, it
+ * walks back along its own recent path — to where it was `back_m` ago, a place it has been — for at
+ * most `steps` steps (or until within `arrive_m`), then tracks the target again. At most
+ * `perTarget` times per target; each recovery gives `grant` steps back to the H_low budget.
+ */
+export interface RecoveryParams {
+  readonly window: number;
+  readonly moved_m: number;
+  readonly back_m: number;
+  readonly steps: number;
+  readonly arrive_m: number;
+  readonly perTarget: number;
+  readonly grant: number;
 }
 
 /**
@@ -57,12 +88,32 @@ export interface ExecParams {
 export const DEFAULT_EXEC: ExecParams = {
   H_TD: 8, epsAnchor: 4, epsWaypoint: 4, H_low: 100, M: 2, reach_m: 1, lookahead_m: 3, targets: 'rest',
   steering: { rho: 64, beta: 0.1, p: 1, rMax: 0.2 },
+  anchorReach: false, clearance_m: 0, recovery: null,
 };
 
-/** The executor's parameters for a backbone whose graph radius is H_TD: the anchor and waypoint radii are H_TD / 2. */
-export function execParams(H_TD: number): ExecParams {
-  return { ...DEFAULT_EXEC, H_TD, epsAnchor: H_TD / 2, epsWaypoint: H_TD / 2 };
+/** What a body changes in the executor: a point mass nothing; a legged body (the Ant) the rest. */
+export type Body = 'point' | 'legged';
+
+/**
+ * The legged body's tracking (measured on antmaze-medium's 100 easy tasks, SAGAS 44 → 68 %:
+ * docs/BENCHMARKS.md, "The Ant's executor"): a 1.5 m look-ahead instead of 3 m, anchors reached
+ * within reach_m, straight segments 1 m clear of walls, and two recoveries per target.
+ */
+export const LEGGED_EXEC: Pick<ExecParams, 'lookahead_m' | 'anchorReach' | 'clearance_m' | 'recovery'> = {
+  lookahead_m: 1.5, anchorReach: true, clearance_m: 1,
+  recovery: { window: 40, moved_m: 0.5, back_m: 1, steps: 30, arrive_m: 0.3, perTarget: 2, grant: 60 },
+};
+
+/**
+ * The executor's parameters for a backbone whose graph radius is H_TD (the anchor and waypoint radii
+ * are H_TD / 2) and a body.
+ */
+export function execParams(H_TD: number, body: Body = 'point'): ExecParams {
+  return { ...DEFAULT_EXEC, H_TD, epsAnchor: H_TD / 2, epsWaypoint: H_TD / 2, ...(body === 'legged' ? LEGGED_EXEC : {}) };
 }
+
+/** Metres from (x, y) to the nearest obstacle (WorldMap.clearance). */
+export type Clearance = (x: number, y: number) => number;
 
 export interface Waypoint {
   readonly node: number;
@@ -151,6 +202,11 @@ export type ExecEvent =
     readonly literal: string; readonly term: string; readonly labels: readonly string[];
   }
   | {
+    readonly kind: 'recovery'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
+    /** How far the body moved over the recovery window, and where it walks back to. */
+    readonly moved_m: number; readonly to: readonly [number, number];
+  }
+  | {
     readonly kind: 'timeout'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
     readonly checkpoint: boolean; readonly distance: number; readonly term: string; readonly labels: readonly string[];
   };
@@ -163,6 +219,9 @@ export interface ExecStep {
   /** Forbidden labels being watched this step (for diagnostics). */
   readonly active: readonly string[];
 }
+
+/** Steps of recent motion the executor keeps for stall recovery. */
+const TRAIL = 400;
 
 function dist(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -182,8 +241,19 @@ export class Executor {
   private prevNode: string;
   /** Steps whose direction the guard-aware steering term bent (a forbidden label's anchor within ρ_rep); 0 with steering off. */
   private steered = 0;
+  /** Recent positions and latents (stall recovery): a ring of the last TRAIL steps. */
+  private readonly trail: { x: number; y: number; h: Float32Array }[] = [];
+  /** Stall recovery: the target it is kept for, recoveries begun for it, steps since the last, and the one under way. */
+  private recKey = '';
+  private recs = 0;
+  private since = 0;
+  private back: { x: number; y: number; h: Float32Array; left: number } | null = null;
 
-  constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string) {
+  /**
+   * `clearance` (the world map's, where it has one) lets skip-ahead keep `params.clearance_m` from
+   * obstacles; without it, or with clearance_m 0, skip-ahead looks at distances only.
+   */
+  constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string, private readonly clearance?: Clearance) {
     this.stream = plan.prefix.length > 0 ? 'prefix' : 'suffix';
     this.prevNode = startId;
   }
@@ -234,7 +304,7 @@ export class Executor {
     const d = dist(h, w.latent);
     const posOk = w.pos.every((l) => labels.has(l));
     const near = w.checkpoint
-      ? d < this.params.epsAnchor || (w.rest !== undefined && dist(h, w.rest) < this.params.epsAnchor)
+      ? d < this.params.epsAnchor || (w.rest !== undefined && dist(h, w.rest) < this.params.epsAnchor) || (this.params.anchorReach && taskDist(w) < this.params.reach_m)
       : d < this.params.epsWaypoint || taskDist(w) < this.params.reach_m;
     if (posOk && near) {
       events.push(w.checkpoint
@@ -250,7 +320,8 @@ export class Executor {
     while (barrier < list.length - 1 && !list[barrier]!.checkpoint) barrier++;
     let target = this.k;
     for (let j = barrier; j > this.k; j--) {
-      if (dist(h, list[j]!.latent) <= this.params.H_TD || taskDist(list[j]!) <= this.params.lookahead_m) {
+      const c = list[j]!;
+      if ((dist(h, c.latent) <= this.params.H_TD || taskDist(c) <= this.params.lookahead_m) && this.clearPath(x, y, c.position[0], c.position[1])) {
         target = j;
         break;
       }
@@ -262,7 +333,7 @@ export class Executor {
       this.c = 0;
       w = list[this.k]!;
     }
-    const direction = this.steer(h, w);
+    const direction = this.recover(t, h, x, y, events) ?? this.steer(h, w);
     this.c++;
     if (this.c > this.params.H_low) {
       events.push({
@@ -292,6 +363,76 @@ export class Executor {
     this.marks.traversals.push(t);
     events.push({ kind: 'suffix-traversal', t, count: this.traversals });
     if (this.traversals >= this.params.M) this.last = 'complete';
+  }
+
+  /**
+   * Whether the straight segment from (x0, y0) to (x1, y1) keeps clearance_m from obstacles, or at
+   * least (less 5 cm) what the body has now: sampled every 10 cm. True without a clearance map.
+   */
+  private clearPath(x0: number, y0: number, x1: number, y1: number): boolean {
+    const c = this.clearance, r = this.params.clearance_m;
+    if (c === undefined || r <= 0) return true;
+    const floor = Math.min(r, c(x0, y0) - 0.05);
+    const n = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 0.1));
+    for (let k = 1; k <= n; k++) {
+      const f = k / n;
+      if (c(x0 + f * (x1 - x0), y0 + f * (y1 - y0)) < floor) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Stall recovery (RecoveryParams): the direction back along the body's own path while a
+   * recovery is under way, or null to track the target. Starts one when the body has stalled.
+   */
+  private recover(t: number, h: Float32Array, x: number, y: number, events: ExecEvent[]): Float32Array | null {
+    const p = this.params.recovery;
+    if (p === null) return null;
+    this.trail.push({ x, y, h: Float32Array.from(h) });
+    if (this.trail.length > TRAIL) this.trail.shift();
+    const key = `${this.stream}:${this.k}`;
+    if (key !== this.recKey) {
+      this.recKey = key;
+      this.recs = 0;
+      this.since = 0;
+      this.back = null;
+    }
+    this.since++;
+    if (this.back === null && this.since > p.window && this.recs < p.perTarget) {
+      const then = this.trail[this.trail.length - 1 - p.window];
+      const moved = then === undefined ? Infinity : Math.hypot(x - then.x, y - then.y);
+      if (moved < p.moved_m) {
+        let to: (typeof this.trail)[number] | undefined;
+        for (let q = this.trail.length - 1; q >= 0 && to === undefined; q--) {
+          const e = this.trail[q]!;
+          if (Math.hypot(e.x - x, e.y - y) >= p.back_m) to = e;
+        }
+        if (to !== undefined) {
+          this.back = { x: to.x, y: to.y, h: to.h, left: p.steps };
+          this.recs++;
+          this.c = Math.max(0, this.c - p.grant);
+          const w = this.list()[this.k]!;
+          events.push({ kind: 'recovery', t, stream: this.stream, index: this.k, node: w.id, moved_m: moved, to: [to.x, to.y] });
+        }
+      }
+    }
+    const b = this.back;
+    if (b === null) return null;
+    if (b.left <= 0 || Math.hypot(x - b.x, y - b.y) < p.arrive_m) {
+      this.back = null;
+      this.since = 0;
+      return null;
+    }
+    b.left--;
+    const out = new Float32Array(h.length);
+    let n = 0;
+    for (let q = 0; q < h.length; q++) {
+      out[q] = b.h[q]! - h[q]!;
+      n += out[q]! ** 2;
+    }
+    n = Math.sqrt(n);
+    if (n > 1e-9) for (let q = 0; q < h.length; q++) out[q]! /= n;
+    return out;
   }
 
   /** B.17–B.20: the displacement towards the target, bent away from anchors of forbidden labels. */

@@ -188,6 +188,8 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   let steeredBefore = 0;
 
   const audit = input.audit;
+  // The map's clearance, where it has one, keeps skip-ahead off walls (ExecParams.clearance_m).
+  const clearance = world.map.clearance?.bind(world.map);
   const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
     const t0 = now();
     const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
@@ -259,7 +261,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return finish({ success: false, failureMode: 'planning', planningReason: first.reason.kind, message: `no plan: ${first.reason.message}` }, 0, null);
   }
   let current: Plan = first;
-  let exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+  let exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!, clearance);
   let replans = 0;
   let prevPose: { x: number; y: number; time_s: number } | null = null;
   for (let t = 0; t < o.maxSteps; t++) {
@@ -279,13 +281,13 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     for (const e of r.events) {
       events.push(e);
       if (audit) {
-        const target = e.kind === 'waypoint' || e.kind === 'checkpoint' || e.kind === 'violation' || e.kind === 'timeout' ? e.node : null;
+        const target = e.kind === 'waypoint' || e.kind === 'checkpoint' || e.kind === 'violation' || e.kind === 'timeout' || e.kind === 'recovery' ? e.node : null;
         audit.event('checkpoint', checkpointBody(e), { step: t });
         audit.event('evidence', {
           instruction: target !== null ? `realise the planned transition to ${target}` : e.kind,
           state: { x, y, labels: label },
           action: e.kind,
-          verifier: e.kind === 'checkpoint' ? 'anchor verified: latent proximity and label' : e.kind === 'waypoint' ? 'waypoint reached' : e.kind === 'violation' ? 'forbidden label observed' : e.kind === 'timeout' ? 'tracking budget exhausted' : 'progress',
+          verifier: e.kind === 'checkpoint' ? 'anchor verified: latent proximity and label' : e.kind === 'waypoint' ? 'waypoint reached' : e.kind === 'violation' ? 'forbidden label observed' : e.kind === 'timeout' ? 'tracking budget exhausted' : e.kind === 'recovery' ? `stalled (moved ${e.moved_m.toFixed(2)} m): walking back to ${e.to[0].toFixed(2)}, ${e.to[1].toFixed(2)}` : 'progress',
           failure_label: e.kind === 'violation' ? 'forbidden-label' : e.kind === 'timeout' ? 'tracking-timeout' : null,
         }, { step: t, ...(e.kind === 'violation' ? { failureLabel: 'forbidden-label' } : e.kind === 'timeout' ? { failureLabel: 'tracking-timeout' } : {}) });
       }
@@ -338,7 +340,7 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       control?.replanned?.(t, again, graph);
       current = again;
       steeredBefore += exec.steeredSteps;
-      exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!);
+      exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!, clearance);
       times.push(now() - t0);
       continue;
     }
@@ -441,5 +443,6 @@ export function lassoVerdict(formula: Formula, labels: readonly (readonly string
 /** An executor event as the audit log records it (its label list copied). */
 export function checkpointBody(e: ExecEvent): AuditEventBody<'checkpoint'> {
   const { labels, ...rest } = e as ExecEvent & { labels?: readonly string[] };
+  if (rest.kind === 'recovery') return { ...rest, to: [rest.to[0], rest.to[1]] };
   return { ...rest, ...(labels !== undefined ? { labels: [...labels] } : {}) };
 }

@@ -178,5 +178,28 @@ export function mazeMap(layout: MazeLayout, world: string): WorldMap & { readonl
       const c = cellCenter(layout, rng.pick(cells));
       return [c.x, c.y];
     },
+    clearance: mazeClearance(layout),
+  };
+}
+
+/**
+ * Metres from (x, y) to the nearest wall cell of a maze (cells outside the grid count as walls; 0
+ * inside a wall): exact, over the wall cells within two cells of the one (x, y) lies in. Farther
+ * walls do not matter to the executor, whose clearances are under a cell; a point farther than two
+ * cells from every wall reads as at least 1.5 cells clear.
+ */
+export function mazeClearance(layout: MazeLayout): (x: number, y: number) => number {
+  const u = layout.unit_m, off = layout.offset_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
+  return (x, y) => {
+    const jc = Math.round((x + off) / u), ic = Math.round((y + off) / u);
+    let best = Infinity;
+    for (let i = ic - 2; i <= ic + 2; i++) {
+      for (let j = jc - 2; j <= jc + 2; j++) {
+        if (i >= 0 && j >= 0 && i < rows && j < cols && layout.grid[i]![j] === 0) continue;
+        const dx = Math.max(Math.abs(x - (j * u - off)) - u / 2, 0), dy = Math.max(Math.abs(y - (i * u - off)) - u / 2, 0);
+        best = Math.min(best, Math.hypot(dx, dy));
+      }
+    }
+    return best;
   };
 }

@@ -72,6 +72,8 @@ export interface WorldMap {
   blocked(x: number, y: number): string | null;
   /** A free point, from the generator (the same seed gives the same point). */
   randomFree(rng: Rng): [number, number];
+  /** Metres from (x, y) to the nearest obstacle (0 inside one), where the map knows its obstacles: the executor keeps a legged body off walls. */
+  clearance?(x: number, y: number): number;
 }
 
 /** Moving through the task space: missions. */
