@@ -59,11 +59,24 @@ type Planned = PlannedMaze | PlannedRobot;
 
 /** The milestones the console's event list shows (the audit log gets everything). */
 const PROGRESS_KINDS = new Set(['checkpoint', 'replan', 'escalation', 'operator_decision', 'failure_record']);
+/** Of the executor's events (audit kind 'checkpoint'), the ones the event list shows: anchors verified, and a stalled body walking back. */
+const EXEC_MILESTONES = new Set(['checkpoint', 'recovery']);
+
+/** The event list's line for an audit event of a running mission, or null when the list does not show it. */
+export function progressLine(kind: string, body: unknown): string | null {
+  if (!PROGRESS_KINDS.has(kind)) return null;
+  if (kind === 'checkpoint' && !EXEC_MILESTONES.has(String((body as { kind?: unknown } | null)?.kind))) return null;
+  return summary(kind, body);
+}
 
 function summary(kind: string, body: unknown): string {
   const b = (body ?? {}) as Record<string, unknown>;
   switch (kind) {
-    case 'checkpoint': return `checkpoint ${String(b['node'])}`;
+    case 'checkpoint': {
+      if (b['kind'] !== 'recovery') return `checkpoint ${String(b['node'])}`;
+      const to = Array.isArray(b['to']) ? (b['to'] as unknown[]).map((v) => Number(v).toFixed(2)).join(', ') : '?';
+      return `stalled on the way to ${String(b['node'])} (moved ${Number(b['moved_m']).toFixed(2)} m): walking back to ${to}`;
+    }
     case 'failure_record': return `${String(b['kind'])}: ${String(b['rule'])}`;
     case 'replan': return `replan ${String(b['replan'])} after ${String(b['trigger'])}`;
     case 'escalation': return String(b['reason'] ?? b['message']);
@@ -288,7 +301,8 @@ export class MissionConsole {
         const r = await work({
           log, control,
           onEvent: (kind, body, step) => {
-            if (PROGRESS_KINDS.has(kind) && !(kind === 'checkpoint' && (body as { kind?: string }).kind !== 'checkpoint')) control.event(step, kind, summary(kind, body));
+            const line = progressLine(kind, body);
+            if (line !== null) control.event(step, kind, line);
           },
           started: (id) => {
             auditRun = id;
