@@ -20,7 +20,7 @@ import { type Rng, createRng } from '../core/random/rng.js';
 import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core/graph/augment.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { planDocument } from '../core/plan/document.js';
-import { execParams } from '../core/exec/executor.js';
+import { type Body, execParams } from '../core/exec/executor.js';
 import { type MissionAudit, type MissionControl, type MissionResult, runMission } from '../core/exec/mission.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
@@ -242,6 +242,11 @@ export interface MissionRun {
   readonly auditRun: string | null;
 }
 
+/** The body a world's executor tracks for (core/exec/executor.ts execParams): the Ant is legged. */
+export function bodyOf(entry: Pick<WorldEntry, 'kind'>): Body {
+  return entry.kind === 'antmaze' ? 'legged' : 'point';
+}
+
 /** Runs a prepared task on its world: the one mission assembly of every front end. */
 export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<MissionRun> {
   const b = task.backbone;
@@ -274,7 +279,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
       { world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}) },
       {
         method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
-        exec: { ...execParams(b.artifact.params.H_TD, task.world.kind === 'antmaze' ? 'legged' : 'point'), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
+        exec: { ...execParams(b.artifact.params.H_TD, bodyOf(task.world)), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
       },
     );
     if (log !== undefined) {

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, asset } from './harness.js';
+import { LEGGED_EXEC } from '../../main/core/exec/executor.js';
 
 test('the Ant maze end to end from the CLI: its dataset, the graph on its shipped bundle, a mission with a picture, and bench ltl with failures by cause', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-ant-'));
@@ -29,4 +30,13 @@ test('the Ant maze end to end from the CLI: its dataset, the graph on its shippe
   assert.equal(b.code, 0, b.err);
   assert.match(b.out, /# witness bench ltl --world antmaze-medium/);
   assert.match(b.out, /Failed executions \(prefix, suffix, escalated, unrecoverable\) by what ended them/);
+  // The results name the legged body's executor; a file of the paper-side one (no `tracking`) is not resumed into them.
+  const lines = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n');
+  const header = JSON.parse(lines[0]!) as { config: Record<string, unknown> };
+  assert.deepEqual(header.config['tracking'], LEGGED_EXEC);
+  const { tracking: _tracking, ...before } = header.config;
+  writeFileSync(join(dir, 'old.jsonl'), JSON.stringify({ ...header, config: before }) + '\n' + lines[1]! + '\n');
+  const old = await cli('bench', 'ltl', '--world', 'antmaze-medium', '--graph', graph, '--data', data, '--tasks', '2', '--difficulty', 'easy', '--methods', 'sagas,lf-gas', '--threads', '1', '--no-audit', '--out', join(dir, 'old.jsonl'));
+  assert.equal(old.code, 2, old.out);
+  assert.match(old.err, /old\.jsonl.*holds results of other settings/);
 });

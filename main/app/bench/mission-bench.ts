@@ -5,7 +5,8 @@
  * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
  * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
  */
-import { DEFAULT_EXEC, type ExecParams } from '../../core/exec/executor.js';
+import { DEFAULT_EXEC, LEGGED_EXEC, type ExecParams } from '../../core/exec/executor.js';
+import { bodyOf } from '../mission.js';
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { writeFileAtomic } from '../../platform/files.js';
 import { availableParallelism } from 'node:os';
@@ -52,8 +53,10 @@ interface Header {
    * taskProtocol 2: starts outside every region the formula mentions (tasks.ts); results of protocol 1 are not resumed.
    * targets: what ordinary waypoints steer to (ExecParams.targets); files written before it existed
    * (their executor steered to node latents) have no such field and are not resumed.
+   * tracking: a legged body's executor parameters (LEGGED_EXEC); files of the Ant's paper-side
+   * executor have none and are not resumed. Point bodies have none (their executor is unchanged).
    */
-  readonly config: { taskProtocol: number; targets: ExecParams['targets']; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
+  readonly config: { taskProtocol: number; targets: ExecParams['targets']; tracking?: typeof LEGGED_EXEC; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -99,13 +102,14 @@ function append(file: string, o: TaskOutcome): void {
 }
 
 export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutcome[]> {
-  const layout = worldEntry(o.world).layout;
+  const entry = worldEntry(o.world);
+  const layout = entry.layout;
   if (layout === undefined) throw new InputError('--world', '$', `${o.world} is not a maze world: the benchmark's tasks are drawn in a maze`);
   const all: BenchTask[] = [];
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
     format: 'witness-bench-ltl', version: 2,
-    config: { taskProtocol: TASK_PROTOCOL, targets: DEFAULT_EXEC.targets, world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
+    config: { taskProtocol: TASK_PROTOCOL, targets: DEFAULT_EXEC.targets, ...(bodyOf(entry) === 'legged' ? { tracking: LEGGED_EXEC } : {}), world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));
