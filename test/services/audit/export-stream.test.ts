@@ -28,7 +28,8 @@ test('streamed exports are byte-identical to what the in-memory export wrote for
   // runs: the small one with plans, failures, an escalation; one of 300 events); its .json holds the
   // size and sha256 of each export that the export before streaming (commit 930406e) wrote for it
   // (the MCAP files' since the failure record's schema gained 'overturned', moved_m and stalled:
-  // only the embedded JSON schema differs, +328 bytes).
+  // only the embedded JSON schema differs, +328 bytes; and since the executor's events gained
+  // 'recovery', moved_m and to: the checkpoint schema, 113 bytes longer, embedded twice, +226).
   const golden = JSON.parse(readFileSync(fixture('export-golden.json'), 'utf8')) as Golden;
   const d = mkdtempSync(join(tmpdir(), 'witness-export-golden-'));
   try {
