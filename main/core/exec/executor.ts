@@ -223,6 +223,15 @@ export interface ExecStep {
 /** Steps of recent motion the executor keeps for stall recovery. */
 const TRAIL = 400;
 
+/** v scaled to unit length in place (left as it is when it is zero, within 1e-9). */
+function normalize(v: Float32Array): Float32Array {
+  let n = 0;
+  for (let q = 0; q < v.length; q++) n += v[q]! ** 2;
+  n = Math.sqrt(n);
+  if (n > 1e-9) for (let q = 0; q < v.length; q++) v[q]! /= n;
+  return v;
+}
+
 function dist(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let q = 0; q < a.length; q++) s += (a[q]! - b[q]!) ** 2;
@@ -425,14 +434,8 @@ export class Executor {
     }
     b.left--;
     const out = new Float32Array(h.length);
-    let n = 0;
-    for (let q = 0; q < h.length; q++) {
-      out[q] = b.h[q]! - h[q]!;
-      n += out[q]! ** 2;
-    }
-    n = Math.sqrt(n);
-    if (n > 1e-9) for (let q = 0; q < h.length; q++) out[q]! /= n;
-    return out;
+    for (let q = 0; q < h.length; q++) out[q] = b.h[q]! - h[q]!;
+    return normalize(out);
   }
 
   /** B.17–B.20: the displacement towards the target, bent away from anchors of forbidden labels. */
@@ -466,10 +469,6 @@ export class Executor {
       for (let q = 0; q < dim; q++) out[q]! += r[q]! * scale;
       if (rn > 0) this.steered++;
     }
-    let n = 0;
-    for (let q = 0; q < dim; q++) n += out[q]! ** 2;
-    n = Math.sqrt(n);
-    if (n > 1e-9) for (let q = 0; q < dim; q++) out[q]! /= n;
-    return out;
+    return normalize(out);
   }
 }
