@@ -49,3 +49,30 @@ test('console: the Ant maze like any world — its regions and bundle, a plan th
     await app.close();
   }
 });
+
+test('console: a stalled Ant walks back and says so — the recovery line in the event list, then the mission goes on (seed 0, 20 000 transitions)', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await page.waitForSelector('#world option[value="antmaze-medium"]', { state: 'attached' });
+    await page.selectOption('#world', 'antmaze-medium');
+    await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
+    await page.fill('#spec', 'G F e2 & G F e3 & G F e5');
+    await page.fill('#start', '4,20');
+    await page.fill('#dataset-steps', '20000');
+    await page.fill('#replans', '0');
+    await page.fill('#speed', '0');
+    await page.click('#plan');
+    await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 180_000 });
+    await page.click('#run');
+    await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 300_000 });
+    // On this seed the Ant stalls once on its way (t = 363), walks back 1 m along its own path, and completes the patrol.
+    const text = (await page.textContent('body')) ?? '';
+    assert.match(text, /stalled on the way to c\d+ \(moved 0\.\d\d m\): walking back to -?\d+\.\d\d, -?\d+\.\d\d/);
+    await app.screenshot('console-ant-recovery');
+    assert.deepEqual(app.internalErrors, []);
+    assert.deepEqual(app.pageErrors, []);
+  } finally {
+    await app.close();
+  }
+});
