@@ -1,16 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
-import { openApp } from './harness.js';
+import { type AppUnderTest, openApp } from './harness.js';
+
+/** Picks the Ant's medium maze and waits for its shipped regions to load. */
+async function chooseAntMaze(page: AppUnderTest['page']): Promise<void> {
+  await page.waitForSelector('#world option[value="antmaze-medium"]', { state: 'attached' });
+  await page.selectOption('#world', 'antmaze-medium');
+  await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
+}
 
 test('console: the Ant maze like any world — its regions and bundle, a plan the operator sees, a run with the trail and a recorded outcome', async () => {
   const app = await openApp();
   try {
     const { page } = app;
-    await page.waitForSelector('#world option[value="antmaze-medium"]', { state: 'attached' });
-    await page.selectOption('#world', 'antmaze-medium');
     // The shipped regions and the example specification of the Ant maze load with the world.
-    await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
+    await chooseAntMaze(page);
     assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
     await page.fill('#spec', 'F e2 & G !e0');
     await page.fill('#start', '4,20');
@@ -54,9 +59,7 @@ test('console: a stalled Ant walks back and says so — the recovery line in the
   const app = await openApp();
   try {
     const { page } = app;
-    await page.waitForSelector('#world option[value="antmaze-medium"]', { state: 'attached' });
-    await page.selectOption('#world', 'antmaze-medium');
-    await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
+    await chooseAntMaze(page);
     await page.fill('#spec', 'G F e2 & G F e3 & G F e5');
     await page.fill('#start', '4,20');
     await page.fill('#dataset-steps', '20000');
