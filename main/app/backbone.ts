@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { GENERATOR_VERSION } from '../core/data/generators.js';
-import { DEFAULT_GRAPH } from '../core/graph/build.js';
+import { DEFAULT_GRAPH, sparseFilterWarning } from '../core/graph/build.js';
 import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { type LoadedModels, loadModels } from '../services/models/bundle.js';
@@ -66,6 +66,13 @@ export function modelsDirOf(world: string, models?: string): string {
 
 /** Opens the backbone; the caller closes its models (`backbone.models.close()`). */
 export async function openBackbone(src: BackboneSource, o: BackboneOptions = {}): Promise<Backbone> {
+  const b = await openBackboneUnchecked(src, o);
+  const w = sparseFilterWarning(b.artifact.graph, b.models.manifest.H_TD);
+  if (w !== null) o.log?.(`warning: ${b.files.graph}: ${w}`);
+  return b;
+}
+
+async function openBackboneUnchecked(src: BackboneSource, o: BackboneOptions): Promise<Backbone> {
   if (src.kind === 'files') {
     return loadBackbone(src.graph, src.data, src.models ?? ((world) => shippedModelsDir(world)));
   }

@@ -3,6 +3,7 @@ import { WitnessError } from '../contract/errors.js';
 import { ModelError } from '../core/models/manifest.js';
 import { readDataset } from '../services/datasets/format.js';
 import { loadModels } from '../services/models/bundle.js';
+import { sparseFilterWarning } from '../core/graph/build.js';
 import { buildArtifact } from '../services/graph/build-artifact.js';
 import { type GraphArtifact, graphJson, readGraph, writeGraph } from '../services/graph/store.js';
 import { writeFileAtomic } from '../platform/files.js';
@@ -28,6 +29,8 @@ export interface BuildReport {
   readonly retained: number;
   readonly states: number;
   readonly seconds: number;
+  /** Set when the filter kept almost nothing (core/graph/build.ts, sparseFilterWarning). */
+  readonly warning: string | null;
 }
 
 /** Builds the graph of a dataset with a model bundle (Appendix B.1) and writes it. */
@@ -48,7 +51,7 @@ export async function buildGraphFile(o: { data: string; models: string; out: str
     const g = artifact.graph;
     await writeGraph(o.out, artifact);
     const c = connectivity(artifact);
-    return { nodes: g.nodeCount, edges: g.edgeU.length, components: c.components, componentsBefore: g.componentsBefore, bridges: g.bridges, retained: g.retained, states: d.terminals.length, seconds: (Date.now() - started) / 1000 };
+    return { nodes: g.nodeCount, edges: g.edgeU.length, components: c.components, componentsBefore: g.componentsBefore, bridges: g.bridges, retained: g.retained, states: d.terminals.length, seconds: (Date.now() - started) / 1000, warning: sparseFilterWarning(g, m.manifest.H_TD) };
   } finally {
     await m.close();
   }

@@ -23,6 +23,7 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
     .action((o: { data: string; models: string; out: string; teThreshold: number }) => run(async () => {
       const r = await (await graphs()).buildGraphFile({ ...o, progress: progressBar(io, 'graph build') });
       io.out(`wrote ${o.out}: ${r.nodes} nodes, ${r.edges} edges, ${r.components} component(s) (${r.componentsBefore} before ${r.bridges} bridge edge(s)), ${r.retained}/${r.states} states kept by the temporal-efficiency filter, ${r.seconds.toFixed(1)} s\n`);
+      if (r.warning !== null) io.err(`warning: ${r.warning}\n`);
     })());
   graph
     .command('info')

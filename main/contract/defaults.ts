@@ -187,6 +187,14 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
   'path-distance-far': { ...PATH_DISTANCE, policySubgoals: [24] },
   /** Giant's shipped recipe, for the other worlds too. */
   'two-timescale': TWO_TIMESCALE,
+  /**
+   * The medium and large mazes' recipe (BACKBONE_RECIPE: the expectile-TD ψ alone), for any world. On
+   * pointmaze-giant's explore data the two-timescale recipe fails (docs/BENCHMARKS.md, "giant
+   * explore"): its path-distance ψ, trained on random-direction data, is noisy at short range, the
+   * rescaling to ψ_TD's unit then shrinks the joined latent, and the graph's temporal-efficiency filter
+   * keeps 1 state of 1M.
+   */
+  'expectile-td': BACKBONE_RECIPE,
 };
 
 /**

@@ -47,6 +47,23 @@ function sqdist(a: Float32Array, i: number, b: Float32Array, j: number, dim: num
   return s;
 }
 
+/** Below this share of a large dataset's states kept by the filter, the graph cannot cover the world. */
+export const SPARSE_FILTER_SHARE = 0.001;
+
+/**
+ * A warning when the temporal-efficiency filter kept almost nothing of a large dataset (null when the
+ * graph is usable): ψ rarely moves H_TD latent units along a recorded trajectory in one direction,
+ * so nearly every state is dropped and the graph is a node or a few — every mission then fails in
+ * planning for a reason the planner cannot name. Healthy graphs keep 2–45 % (docs/BENCHMARKS.md).
+ */
+export function sparseFilterWarning(g: Pick<LatentGraph, 'retained' | 'support' | 'nodeCount'>, H_TD: number): string | null {
+  const states = g.support.length;
+  if (states < 10_000 || g.retained >= SPARSE_FILTER_SHARE * states) return null;
+  return `the temporal-efficiency filter kept ${g.retained} of ${states} states (${((100 * g.retained) / states).toPrecision(2)} %), a graph of ${g.nodeCount} node(s): ` +
+    `along the recorded trajectories ψ seldom moves H_TD = ${H_TD} latent units in one direction, so the models do not fit this dataset ` +
+    `(check them with \`witness backbone eval\`; healthy graphs keep 2–45 % of the states)`;
+}
+
 /** θ_TE(s_t) = cos(ψ(F(s_t, H)) − ψ(s_t), ψ(s_{t+H}) − ψ(s_t)); states without both are dropped. */
 export function temporalEfficiency(latent: Float32Array, dim: number, terminals: Uint8Array, H: number): Float32Array {
   const n = terminals.length;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildGraph, temporalEfficiency } from '../../../main/core/graph/build.js';
+import { buildGraph, sparseFilterWarning, temporalEfficiency } from '../../../main/core/graph/build.js';
 
 /** Trajectories moving along straight latent lines at one unit per step. */
 function lines(specs: { from: number[]; dir: number[]; steps: number }[], dim: number): { latent: Float32Array; terminals: Uint8Array } {
@@ -55,4 +55,24 @@ test('separate regions are joined through their nearest pair; no filtered state 
   const still = lines([{ from: [0, 0], dir: [0, 0], steps: 30 }], 2);
   assert.throws(() => buildGraph(still.latent, 2, still.terminals, { H_TD: 8, teThreshold: 0.99 }), /no state passed the temporal-efficiency filter/);
   assert.throws(() => buildGraph(new Float32Array(3), 2, new Uint8Array(2), { H_TD: 8, teThreshold: 0.99 }), /expected 2×2 values/);
+});
+
+test('a graph whose filter kept almost nothing of a large dataset is flagged; a healthy or small one is not', () => {
+  // 19 920 states: a slow jitter (ψ moves 0.05 units a step, back and forth) and one straight run of 20 steps.
+  const jitter = Array.from({ length: 199 }, (_, i) => ({ from: [i * 0.01, 0], dir: [0.05 * (i % 2 === 0 ? 1 : -1), 0], steps: 100 }));
+  const sparse = lines([...jitter, { from: [0, 5], dir: [1, 0], steps: 20 }], 2);
+  const g = buildGraph(sparse.latent, 2, sparse.terminals, { H_TD: 8, teThreshold: 0.99 });
+  assert.equal(g.support.length, 19_920);
+  assert.ok(g.retained > 0 && g.retained < 20, `kept ${g.retained}`);
+  const w = sparseFilterWarning(g, 8);
+  assert.ok(w !== null);
+  assert.match(w, new RegExp(`kept ${g.retained} of 19920 states .* a graph of ${g.nodeCount} node\\(s\\).*H_TD = 8 latent units.*witness backbone eval`));
+  // The same straight runs throughout: most states kept, no warning.
+  const healthy = lines(Array.from({ length: 200 }, (_, i) => ({ from: [0, i], dir: [1, 0], steps: 100 })), 2);
+  const h = buildGraph(healthy.latent, 2, healthy.terminals, { H_TD: 8, teThreshold: 0.99 });
+  assert.ok(h.retained > 10_000);
+  assert.equal(sparseFilterWarning(h, 8), null);
+  // A small dataset (a test fixture, a short recording) is not judged.
+  const small = lines([...jitter.slice(0, 50), { from: [0, 5], dir: [1, 0], steps: 20 }], 2);
+  assert.equal(sparseFilterWarning(buildGraph(small.latent, 2, small.terminals, { H_TD: 8, teThreshold: 0.99 }), 8), null);
 });
