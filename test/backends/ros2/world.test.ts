@@ -232,9 +232,12 @@ test('closing cancels a running goal and fails it as closed; later calls fail cl
   const fake = new FakeRclnodejs();
   const a = await rig(sample(), { fake });
   const b = await rig(sample(), { fake });
-  fake.servers.set('/navigate_to_pose', {});
+  // The trigger is the server running the goal (accepted, so the world holds its handle), not the
+  // request being sent: closing between the two is the other case ("before the server answered").
+  let executing = false;
+  fake.servers.set('/navigate_to_pose', { execute: () => { executing = true; } });
   const running = a.world.execute('navigate', { x: 3, y: 0 }, call(30));
-  await eventually(() => fake.log.some((l) => l.startsWith('goal /navigate_to_pose')), 'the goal reached the server');
+  await eventually(() => executing, 'the server runs the goal');
   await a.world.close();
   await assert.rejects(running, isWorldError('closed', /closed during the call; the goal was cancelled/));
   await assert.rejects(a.world.observe(), isWorldError('closed', /the world was closed; open a new one/));
