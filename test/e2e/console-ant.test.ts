@@ -10,6 +10,14 @@ async function chooseAntMaze(page: AppUnderTest['page']): Promise<void> {
   await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-medium"')`);
 }
 
+/** Asks for a plan of `spec` from (4, 20) over a 20 000-transition dataset of the chosen maze. */
+async function planAnt(page: AppUnderTest['page'], spec: string): Promise<void> {
+  await page.fill('#spec', spec);
+  await page.fill('#start', '4,20');
+  await page.fill('#dataset-steps', '20000');
+  await page.click('#plan');
+}
+
 test('console: the Ant maze like any world — its regions and bundle, a plan the operator sees, a run with the trail and a recorded outcome', async () => {
   const app = await openApp();
   try {
@@ -17,10 +25,7 @@ test('console: the Ant maze like any world — its regions and bundle, a plan th
     // The shipped regions and the example specification of the Ant maze load with the world.
     await chooseAntMaze(page);
     assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
-    await page.fill('#spec', 'F e2 & G !e0');
-    await page.fill('#start', '4,20');
-    await page.fill('#dataset-steps', '20000');
-    await page.click('#plan');
+    await planAnt(page, 'F e2 & G !e0');
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 120_000 });
     assert.ok(Number(await page.getAttribute('#mission-graph', 'data-nodes')) > 20);
     await app.screenshot('console-ant-planned');
@@ -60,12 +65,9 @@ test('console: a stalled Ant walks back and says so — the recovery line in the
   try {
     const { page } = app;
     await chooseAntMaze(page);
-    await page.fill('#spec', 'G F e2 & G F e3 & G F e5');
-    await page.fill('#start', '4,20');
-    await page.fill('#dataset-steps', '20000');
     await page.fill('#replans', '0');
     await page.fill('#speed', '0');
-    await page.click('#plan');
+    await planAnt(page, 'G F e2 & G F e3 & G F e5');
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 180_000 });
     await page.click('#run');
     await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 300_000 });
