@@ -7,7 +7,9 @@
  * the last stage uses for a whole formula equivalent to true. Equivalence at position 0 of every
  * word is equivalence at every suffix, so the replacement is sound wherever ψ occurs.
  */
-import { type Formula, FALSE, TRUE, formulaChildren } from './ast.js';
+import { type Formula, FALSE, TRUE, formulaChildren, formulaDepth } from './ast.js';
+import { LtlBudgetError } from './errors.js';
+import { DEFAULT_MAX_NESTING } from './parser.js';
 import { type Letter, type Lasso, truthVectors } from './lasso.js';
 import { createRng } from '../random/rng.js';
 
@@ -25,21 +27,23 @@ function letter(aps: readonly string[], bits: number): Letter {
   return new Set(aps.filter((_, i) => (bits >> i) & 1));
 }
 
-/** The test words: every constant word (up to CONSTANT_MAX_APS propositions), then seeded lassos. */
-export function testWords(aps: readonly string[]): Lasso[] {
-  const words: Lasso[] = [];
-  if (aps.length <= CONSTANT_MAX_APS) {
-    for (let x = 0; x < 1 << aps.length; x++) words.push({ prefix: [], cycle: [letter(aps, x)] });
-  }
+/**
+ * The test words: seeded lassos, then every constant word (up to CONSTANT_MAX_APS propositions),
+ * made as they are read. A verdict is over all of them, so their order only decides how soon the
+ * lassos, which tell most subformulas apart, leave no candidate and the rest need not be made.
+ */
+export function* testWords(aps: readonly string[]): Generator<Lasso> {
   const rng = createRng(SEED);
   const rnd = (): number => rng.next();
   const some = (): Letter => new Set(aps.filter(() => rnd() < 0.5));
   for (let i = 0; i < RANDOM_WORDS; i++) {
     const prefix = Array.from({ length: Math.floor(rnd() * 4) }, some);
     const cycle = Array.from({ length: 1 + Math.floor(rnd() * 4) }, some);
-    words.push({ prefix, cycle });
+    yield { prefix, cycle };
   }
-  return words;
+  if (aps.length <= CONSTANT_MAX_APS) {
+    for (let x = 0; x < 1 << aps.length; x++) yield { prefix: [], cycle: [letter(aps, x)] };
+  }
 }
 
 function nodeCount(f: Formula, max: number): number {
@@ -67,16 +71,31 @@ function isTemporal(f: Formula): boolean {
  */
 export function replaceConstantSubformulas(formula: Formula, aps: readonly string[], empty: (g: Formula) => boolean | null): Formula {
   if (nodeCount(formula, CONSTANT_MAX_NODES) > CONSTANT_MAX_NODES) return formula;
-  const words = testWords(aps);
-  // per subformula: 1 true everywhere so far, 2 false everywhere so far, 0 neither
+  // The candidates: temporal subformulas below the root (the only ones `visit` tries).
+  const open = new Set<Formula>();
+  const collect = (g: Formula): void => {
+    for (const c of formulaChildren(g)) {
+      if (open.has(c) || !isTemporal(c)) continue;
+      open.add(c);
+      collect(c);
+    }
+  };
+  collect(formula);
+  if (open.size === 0) return formula;
+  if (formulaDepth(formula) > DEFAULT_MAX_NESTING) throw new LtlBudgetError('depth', DEFAULT_MAX_NESTING, `formula nests deeper than ${DEFAULT_MAX_NESTING} levels`);
+  // per subformula: 1 true everywhere so far, 2 false everywhere so far, 0 neither; once every
+  // candidate is 0, no word can change the outcome
   const verdict = new Map<Formula, number>();
-  for (const w of words) {
-    for (const [g, v] of truthVectors(formula, w)) {
+  for (const w of testWords(aps)) {
+    for (const [g, v] of truthVectors(formula, w, Infinity)) {
       const seen = verdict.get(g);
       if (seen === 0) continue;
       const now = v.every((x) => x) ? 1 : v.every((x) => !x) ? 2 : 0;
-      verdict.set(g, seen === undefined || seen === now ? now : 0);
+      const next = seen === undefined || seen === now ? now : 0;
+      verdict.set(g, next);
+      if (next === 0) open.delete(g);
     }
+    if (open.size === 0) return formula;
   }
   const replaced = new Map<Formula, Formula>();
   const tried = new Set<Formula>();

@@ -83,18 +83,38 @@ export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
  * our choosing (see `enter`), and inside a bad component the counter stays at 0, so those states
  * get one copy instead of r + 1.
  */
-export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'zero'): RawBuchi {
-  budget.checkTime('degeneralization');
-  const r = gba.nAcc;
+/** The good components of `gba` (those whose internal edges carry every acceptance set), per state. */
+function goodStates(gba: Gba): { comp: Int32Array; good: (q: number) => boolean } {
+  const all = (1n << BigInt(gba.nAcc)) - 1n;
   const comp = stronglyConnected(gba.sets.length, (q) => gba.edges[q]!.map((e) => e.to));
-  const all = (1n << BigInt(r)) - 1n;
   const internalMarks = new Map<number, bigint>();
   gba.edges.forEach((es, q) => {
     for (const e of es) {
       if (comp[e.to] === comp[q]) internalMarks.set(comp[q]!, (internalMarks.get(comp[q]!) ?? 0n) | e.acc);
     }
   });
-  const good = (q: number): boolean => internalMarks.get(comp[q]!) === all && internalMarks.has(comp[q]!);
+  return { comp, good: (q) => internalMarks.has(comp[q]!) && internalMarks.get(comp[q]!) === all };
+}
+
+/**
+ * Whether degeneralize's two entry choices can build different automata: only when the initial
+ * state lies in a good component or an edge enters one without every acceptance mark (with all of
+ * them, the Gastin–Oddoux count lands on the accepting level too); otherwise both build the same
+ * automaton, state for state.
+ */
+export function entryChoiceMatters(gba: Gba): boolean {
+  const r = gba.nAcc;
+  if (r === 0) return false;
+  const all = (1n << BigInt(r)) - 1n;
+  const { comp, good } = goodStates(gba);
+  if (good(gba.initial)) return true;
+  return gba.edges.some((es, q) => es.some((e) => comp[e.to] !== comp[q] && good(e.to) && (e.acc & all) !== all));
+}
+
+export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'zero'): RawBuchi {
+  budget.checkTime('degeneralization');
+  const r = gba.nAcc;
+  const { comp, good } = goodStates(gba);
   const index = new Map<number, number>();
   const accepting: boolean[] = [];
   const names: string[] = [];

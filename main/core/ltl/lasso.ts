@@ -31,8 +31,8 @@ export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_
  */
 export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_NESTING): ReadonlyMap<Formula, readonly boolean[]> {
   if (word.cycle.length === 0) throw new RangeError('the cycle of a lasso word must not be empty');
-  // ev recurses once per operator level
-  if (formulaDepth(f) > maxNesting) throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
+  // ev recurses once per operator level (a caller that checked the depth passes Infinity)
+  if (maxNesting !== Infinity && formulaDepth(f) > maxNesting) throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
   const letters = [...word.prefix, ...word.cycle];
   const n = letters.length;
   const loop = word.prefix.length;

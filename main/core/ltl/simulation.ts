@@ -154,53 +154,87 @@ export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW
   }
   if (candidates * LW * 4 > SIMULATION_MAX_WORK) return null;
   const has = (p: number, q: number): boolean => (simRow[p * W + (q >>> 5)]! & (1 << (q & 31))) !== 0;
+  // The edges flat: state p's edges are start[p] .. start[p + 1] - 1, each a target and LW letter words.
+  const start = new Int32Array(n + 1);
+  for (let p = 0; p < n; p++) start[p + 1] = start[p]! + edges[p]!.length;
+  const m = start[n]!;
+  const to = new Int32Array(m);
+  const lettersOf = new Uint32Array(m * LW);
+  for (let p = 0, k = 0; p < n; p++) {
+    for (const e of edges[p]!) {
+      to[k] = e.to;
+      lettersOf.set(e.letters.subarray(0, LW), k * LW);
+      k++;
+    }
+  }
   // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
   // that simulates q2; p still simulates q iff every edge q → q2 reads only letters in cover[q2].
   // A pair depends only on the rows of p's successors, so a round revisits only the states p with
   // a successor whose row changed (this round or the last).
+  // targets[q * W ..]: the states q's edges lead to; a state p needs cover[q2] only for the
+  // targets q2 of the states q it may still simulate
+  const targets = new Uint32Array(n * W);
+  for (let q = 0; q < n; q++) for (let f = start[q]!; f < start[q + 1]!; f++) targets[q * W + (to[f]! >>> 5)]! |= 1 << (to[f]! & 31);
+  const needed = new Uint32Array(W);
   const cover = new Uint32Array(n * LW);
   let changedRow = new Uint8Array(n).fill(1);
+  let nextChanged = new Uint8Array(n);
   for (;;) {
-    const nextChanged = new Uint8Array(n);
     let any = false;
     for (let p = n - 1; p >= 0; p--) {
-      const out = edges[p]!;
-      if (!out.some((e) => changedRow[e.to] === 1 || nextChanged[e.to] === 1)) continue;
+      const e0 = start[p]!, e1 = start[p + 1]!;
+      let dirty = false;
+      for (let e = e0; e < e1 && !dirty; e++) dirty = changedRow[to[e]!] === 1 || nextChanged[to[e]!] === 1;
+      if (!dirty) continue;
+      const prow = p * W;
+      needed.fill(0);
+      for (let w = 0; w < W; w++) {
+        for (let bits = simRow[prow + w]!; bits !== 0; bits &= bits - 1) {
+          const q = (w << 5) + (31 - Math.clz32(bits & -bits));
+          if (q === p) continue;
+          for (let x = 0; x < W; x++) needed[x]! |= targets[q * W + x]!;
+        }
+      }
       cover.fill(0);
-      for (const e of out) {
-        const row = e.to * W;
+      for (let e = e0; e < e1; e++) {
+        const row = to[e]! * W;
+        const le = e * LW;
         for (let w = 0; w < W; w++) {
-          for (let bits = simRow[row + w]!; bits !== 0; bits &= bits - 1) {
-            const q2 = (w << 5) + (31 - Math.clz32(bits & -bits));
-            const c = q2 * LW;
-            for (let v = 0; v < LW; v++) cover[c + v]! |= e.letters[v]!;
+          for (let bits = simRow[row + w]! & needed[w]!; bits !== 0; bits &= bits - 1) {
+            const c = ((w << 5) + (31 - Math.clz32(bits & -bits))) * LW;
+            for (let v = 0; v < LW; v++) cover[c + v]! |= lettersOf[le + v]!;
           }
         }
       }
-      for (let q = 0; q < n; q++) {
-        if (p === q || !has(p, q)) continue;
-        let ok = true;
-        for (const f of edges[q]!) {
-          const c = f.to * LW;
-          for (let v = 0; v < LW; v++) {
-            if ((f.letters[v]! & ~cover[c + v]!) !== 0) {
-              ok = false;
-              break;
+      for (let w = 0; w < W; w++) {
+        for (let bits = simRow[prow + w]!; bits !== 0; bits &= bits - 1) {
+          const bit = bits & -bits;
+          const q = (w << 5) + (31 - Math.clz32(bit));
+          if (q === p) continue;
+          let ok = true;
+          for (let f = start[q]!, f1 = start[q + 1]!; f < f1 && ok; f++) {
+            const c = to[f]! * LW;
+            const lf = f * LW;
+            for (let v = 0; v < LW; v++) {
+              if ((lettersOf[lf + v]! & ~cover[c + v]!) !== 0) {
+                ok = false;
+                break;
+              }
             }
           }
-          if (!ok) break;
-        }
-        if (!ok) {
-          simRow[p * W + (q >>> 5)]! &= ~(1 << (q & 31));
-          nextChanged[p] = 1;
-          any = true;
+          if (!ok) {
+            simRow[prow + w]! &= ~bit;
+            nextChanged[p] = 1;
+            any = true;
+          }
         }
       }
       // one state's work grows with its edges times the row width, and with n
-      budget.tick('simulation reduction', out.length * W + n);
+      budget.tick('simulation reduction', (e1 - e0) * W + n);
     }
     if (!any) break;
-    changedRow = nextChanged;
+    [changedRow, nextChanged] = [nextChanged, changedRow];
+    nextChanged.fill(0);
   }
   return has;
 }

@@ -6,7 +6,7 @@
 import { type Formula, atomicPropositions, formulaDepth, mentionsNext } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
 import { Budget, type BudgetOptions, DEFAULT_TIME_LIMIT_MS } from './budget.js';
-import { degeneralize, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
+import { degeneralize, entryChoiceMatters, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
 import { buildGba } from './gba.js';
 import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
@@ -203,7 +203,8 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
       out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
     };
   };
-  let ba = degen('zero');
+  const zero = degen('zero');
+  let ba = zero;
   const degeneralizedStates = ba.accepting.length;
   const t3 = budget.elapsed_ms();
   ba = reduceBuchi(ba, budget, bisim, aps.length);
@@ -219,7 +220,17 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   };
   if (bisim) {
     // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
-    if (gba.nAcc > 0 && degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES) keepSmaller(() => degen('accepting'));
+    // Not built when it would be the same automaton (every entry already lands on the accepting
+    // level: most mission formulas); not reduced when it is the same after all, or has more states
+    // before reduction: such a one came out smaller on none of the formulas measured (the bench
+    // suites, Spot's 320 patterns and 157 family members: 0 of 42) and was the slow tail of the
+    // hard suite (docs/BENCHMARKS.md, issue 22's translation time).
+    if (degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES && entryChoiceMatters(gba)) {
+      keepSmaller(() => {
+        const other = degen('accepting');
+        return other.accepting.length > degeneralizedStates || sameBuchi(other, zero) ? null : other;
+      });
+    }
     // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
     keepSmaller(() => withTransientAcceptance(ba, true));
     // … and so are the marks of accepting states whose every cycle passes another accepting state.
@@ -245,6 +256,28 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
       stages_ms: { alternating: t1, generalized: t2 - t1, degeneralize: t3 - t2, reduce: t4 - t3 },
     },
   };
+}
+
+/**
+ * Whether two automata are the same, state for state (numbering, acceptance, initial state, and
+ * each state's targets and guard terms in order): the reductions are deterministic, so they would
+ * reduce both alike. Names are not compared; they do not steer any reduction.
+ */
+export function sameBuchi(a: MutableBuchi, b: MutableBuchi): boolean {
+  const n = a.accepting.length;
+  if (n !== b.accepting.length || a.initial !== b.initial) return false;
+  for (let q = 0; q < n; q++) {
+    if (a.accepting[q] !== b.accepting[q]) return false;
+    const x = a.out[q]!, y = b.out[q]!;
+    if (x.size !== y.size) return false;
+    const ys = y.entries();
+    for (const [to, g] of x) {
+      const [to2, h] = ys.next().value!;
+      if (to !== to2 || g.length !== h.length) return false;
+      for (let i = 0; i < g.length; i++) if (g[i]!.pos !== h[i]!.pos || g[i]!.neg !== h[i]!.neg) return false;
+    }
+  }
+  return true;
 }
 
 /** The negation's translation may make this many states in any stage; past it the checks are skipped. */
