@@ -9,6 +9,8 @@ import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
 import { removeInFlightWrites } from './platform/files.js';
 import { interruptAll } from './platform/interrupt.js';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const frontEnds: FrontEnds = {
   web: async (o) => (await import('./api/web/serve.js')).serveWebMode(o),
@@ -33,3 +35,17 @@ export function main(argv: readonly string[], io: Output = processOutput): Promi
   }
   return run(argv, io, frontEnds);
 }
+
+/** Whether this module is the process's entry (`node dist/main/witness.js …`), not imported by bin/witness.js. */
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+// Run directly, it is the command too (it used to exit 0 and do nothing).
+if (isEntry()) process.exitCode = await main(process.argv.slice(2));

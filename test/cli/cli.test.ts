@@ -20,6 +20,18 @@ test('contract: the real binary prints HOA with exit 0, and error: L:C: on stder
   assert.equal(bad.stderr, "error: 1:7: expected a formula after 'U', found end of input\n");
 });
 
+test('the compiled entry run directly is the command too, once (not twice through bin/witness.js)', () => {
+  const entry = fileURLToPath(new URL('../../main/witness.js', import.meta.url));
+  const ok = spawnSync(process.execPath, [entry, 'ltl', 'translate', 'F a'], { encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout.match(/^HOA: v1$/gm)?.length, 1);
+  const bad = spawnSync(process.execPath, [entry, 'ltl', 'translate', 'G (a U'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr, "error: 1:7: expected a formula after 'U', found end of input\n");
+  const viaBin = spawnSync(process.execPath, [BIN, 'ltl', 'translate', 'F a'], { encoding: 'utf8' });
+  assert.equal(viaBin.stdout.match(/^HOA: v1$/gm)?.length, 1);
+});
+
 test('translate: formats json and dot; X is accepted (the LTL tools read Spot\'s syntax), a mission spec refuses it', async () => {
   const j = await cli('ltl', 'translate', '--format', 'json', 'F a');
   assert.equal(j.code, 0);
