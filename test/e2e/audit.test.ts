@@ -47,8 +47,17 @@ async function until(expr: string, what: string, timeout_ms = 15_000): Promise<v
     await new Promise((r) => setTimeout(r, 25));
   }
 }
-/** Waits until the table shows rows of the current filter (no placeholders in view). */
-const settled = (): Promise<void> => until("document.querySelectorAll('#audit-table .ev-row.pending:not([hidden])').length === 0 && document.querySelector('#audit-count')?.getAttribute('data-done') === 'true'", 'the table to settle');
+/**
+ * Waits until the table shows rows of the current filter: the count is final, the table has drawn
+ * that many rows since (the count is set when the rows arrive, the draw follows on the next frame),
+ * and no placeholder is in view.
+ */
+const settled = (): Promise<void> => until(`(() => {
+  const c = document.querySelector('#audit-count');
+  return c?.getAttribute('data-done') === 'true'
+    && document.querySelector('#audit-table')?.getAttribute('data-rows') === c.getAttribute('data-count')
+    && document.querySelectorAll('#audit-table .ev-row.pending:not([hidden])').length === 0;
+})()`, 'the table to settle');
 /** The table rows in the DOM (page code as strings: the tests compile without the DOM library). */
 const rows = (): Promise<{ id: number; kind: string; index: number; tool: string; failure: string; step: string }[]> => page.evaluate(`
   [...document.querySelectorAll('#audit-table .ev-row:not([hidden])')].map((e) => {
