@@ -5,7 +5,11 @@
  * automaton they do not shrink must stay the one the first rewrites give.
  *
  * - X outward: G X a = X G a, X a & X b = X (a & b), X a | X b = X (a | b), so that the X of a
- *   chain meets its siblings and suspendable formulas lose their X (G X F a = G F a).
+ *   chain meets its siblings and suspendable formulas lose their X (G X F a = G F a); and out of
+ *   U and R: X a U X b = X (a U b), X a R X b = X (a R b), where true, false and a suspendable
+ *   S count as X-formulas (X S = S): F X b = X F b, G F a U X b = X (G F a U b). Spot's
+ *   simplifier does the same; Schuppan–Darmawan's sejk-f family, G F a1 U G (G F a0 U X X b),
+ *   becomes X X (G F a1 U G (G F a0 U b)) (24 → 14 states).
  * - Recurrences split: G F (a & e) = G F a & G e for an eventuality e (e holds at every position
  *   before one where it holds, so infinitely often means always), when e is an X formula
  *   (G F (p1 & X F (p2 & X F p3)), Etessami–Holzmann's chain). On X-free recurrences the rule
@@ -28,8 +32,8 @@
  */
 import { type Node, NodeFactory } from './nnf.js';
 
-/** The rules, for counting: X outward (G X, junctions of X), recurrence split, weak until (three forms), context, X release. */
-export type MoreRule = 'G X' | 'X junction' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context' | 'X R';
+/** The rules, for counting: X outward (G X, junctions of X, out of U and R), recurrence split, weak until (three forms), context, X release. */
+export type MoreRule = 'G X' | 'X junction' | 'X out of U/R' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context' | 'X R';
 
 export class RewriteMoreFactory extends NodeFactory {
   /** How many times a rule of this file changed a formula (0: the translation would be the same). */
@@ -47,6 +51,8 @@ export class RewriteMoreFactory extends NodeFactory {
 
   override R(l: Node, r: Node): Node {
     if (l === this.ff && r.op === 'X') return this.hit('G X', this.X(this.R(this.ff, r.kids[0]!)));
+    const pulled = this.nextOutOf(l, r, (a, b) => this.R(a, b));
+    if (pulled !== null) return pulled;
     // G F (a & e) = G F a & G e, e eventual (see the header for why e must hold an X)
     if (l === this.ff && this.isF(r) && r.kids[1]!.op === 'and') {
       const split = this.partition(r.kids[1]!.kids, (k) => this.alwaysOnceInfinitelyOften(k));
@@ -57,6 +63,8 @@ export class RewriteMoreFactory extends NodeFactory {
   }
 
   override U(l: Node, r: Node): Node {
+    const pulled = this.nextOutOf(l, r, (a, b) => this.U(a, b));
+    if (pulled !== null) return pulled;
     // a U (b | G a) = a W b = b R (a | b)
     if (r.op === 'or') {
       const ga = r.kids.find((k) => this.isG(k) && k.kids[1] === l);
@@ -76,6 +84,25 @@ export class RewriteMoreFactory extends NodeFactory {
   override or(parts: readonly Node[]): Node {
     const n = super.or(parts);
     return n.op === 'or' ? this.junctionMore(n) : n;
+  }
+
+  /**
+   * op(X a, X b) = X op(a, b) for U and R, when both operands are X-formulas and one is an X node
+   * (true, false and suspendable formulas are their own X); null otherwise.
+   */
+  private nextOutOf(l: Node, r: Node, op: (a: Node, b: Node) => Node): Node | null {
+    if (l.op !== 'X' && r.op !== 'X') return null;
+    const a = this.underNext(l);
+    const b = this.underNext(r);
+    if (a === null || b === null) return null;
+    return this.hit('X out of U/R', this.X(op(a, b)));
+  }
+
+  /** a when n = X a, or n itself when n = X n (true, false, a suspendable formula); else null (protected so that a test can break it). */
+  protected underNext(n: Node): Node | null {
+    if (n.op === 'X') return n.kids[0]!;
+    if (n === this.tt || n === this.ff || this.suspendable(n)) return n;
+    return null;
   }
 
   /** X a R b = b & X (b W a) = b & X (a R (a | b)) (protected so that a test can break it). */

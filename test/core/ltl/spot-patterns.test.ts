@@ -7,6 +7,9 @@
  * `ltl2tgba -B` reported. The same checks run on the parametric families of spot-families.ts
  * (`genltl --and-f`, `--or-g`, `--u-left`, `--gh-q`, …, at small parameters), guarded by the
  * second table of spot-guard.ts; Spot's `-B` figure is published for a few of those rows only.
+ * And on two sets of 200 random formulas (spot-measured.ts: randltl's, without and with X), guarded
+ * by the third table. Spot's `-B` sizes measured with a Spot build (spot-measured.ts) hold every
+ * row to a bound: only the rows spot-guard.ts lists as larger than Spot's may be larger.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,8 +22,9 @@ import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js'
 import type { BuchiAutomaton } from '../../../main/core/ltl/automaton.js';
 import { lassoArb, letterArb, showLasso } from './arbitraries.js';
 import { SPOT_PATTERNS, patternName } from './spot-patterns.js';
-import { measureFamilyRows, measurePatterns, summaries, familySummaries } from './spot-sizes.js';
-import { OUR_FAMILY_STATES, OUR_STATES } from './spot-guard.js';
+import { largerThanSpot, measureFamilyRows, measurePatterns, measureRandomRows, measuredSizes, measuredSummaries, summaries, familySummaries } from './spot-sizes.js';
+import { LARGER_THAN_SPOT, OUR_FAMILY_STATES, OUR_RANDOM_STATES, OUR_STATES } from './spot-guard.js';
+import { SPOT_MEASURED_VERSION, SPOT_RANDOM_ROWS, randomRowName } from './spot-measured.js';
 import { ALL_FAMILY_ROWS, SPOT_FAMILY_ROWS, familyRowName } from './spot-families.js';
 import { createRng } from '../../../main/core/random/rng.js';
 
@@ -121,6 +125,10 @@ test('every parametric-family row agrees with the lasso evaluator (random and au
   differential(ALL_FAMILY_ROWS.map((r) => ({ name: familyRowName(r), formula: r.formula })), 5000);
 });
 
+test('every random formula (rand-nx, rand-x) agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
+  differential(SPOT_RANDOM_ROWS.map((r) => ({ name: randomRowName(r), formula: r.formula })), 9000);
+});
+
 test("the family generators print what Spot's genltl prints (genltl.test, genltl.org, ioltl.org, ltl2tgba.org)", () => {
   const printed = new Map(SPOT_FAMILY_ROWS.map((r) => [familyRowName(r), r.formula]));
   const expected: Record<string, string> = {
@@ -176,5 +184,25 @@ test('sizes: no parametric-family row grows past the recorded table; the count a
   for (const r of familySummaries(sizes)) {
     const cmp = r.withSpot > 0 ? `; ${r.withSpot} with a Spot -B figure: ours ${r.oursWithSpot} vs ${r.spot}, larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}` : '';
     t.diagnostic(`${r.label}${r.params === '' ? '' : ` (${r.params})`}: ${r.formulas} formulas, ours ${r.ours} states${cmp}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
+  }
+});
+
+test('sizes: no random formula grows past the recorded table', () => {
+  const sizes = measureRandomRows();
+  assert.equal(sizes.length, 400);
+  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.row.formula })), OUR_RANDOM_STATES), [], 'automata larger than recorded');
+});
+
+test(`sizes against Spot ${SPOT_MEASURED_VERSION}'s measured ltl2tgba -B: only the recorded rows are larger, and the count is reported`, (t) => {
+  const measured = measuredSizes(measurePatterns(), measureFamilyRows(), measureRandomRows());
+  assert.equal(measured.length, 877);
+  const known = new Set(LARGER_THAN_SPOT);
+  const newlyLarger = largerThanSpot(measured).filter((name) => !known.has(name));
+  assert.deepEqual(newlyLarger.map((name) => {
+    const m = measured.find((x) => x.name === name)!;
+    return `${name}: ${m.states} states, Spot ${m.spot} (${m.formula})`;
+  }), [], 'automata larger than Spot that were not before');
+  for (const r of measuredSummaries(measured)) {
+    t.diagnostic(`${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
   }
 });

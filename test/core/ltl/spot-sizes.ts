@@ -2,7 +2,9 @@
  * Our automaton sizes on Spot's pattern families (spot-patterns.ts) against `ltl2tgba -B`, per
  * family and negation: formulas, states summed (ours and Spot's), and how many of ours are larger,
  * equal or smaller; then the same per parametric family (spot-families.ts), where Spot's `-B` figure
- * is published for a few rows only. Run it to print the tables of docs/BENCHMARKS.md:
+ * is published for a few rows only; then every formula, the random sets of spot-measured.ts
+ * included, against the `ltl2tgba -B` sizes measured with a Spot build (spot-measured.ts). Run it
+ * to print the tables of docs/BENCHMARKS.md:
  *
  *   node dist/test/core/ltl/spot-sizes.js            (markdown tables, then the formulas still larger)
  *   node dist/test/core/ltl/spot-sizes.js --guard    (the regression table spot-guard.ts, as TypeScript)
@@ -13,6 +15,7 @@ import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { LtlBudgetError } from '../../../main/core/ltl/errors.js';
 import { SPOT_FAMILIES, SPOT_PATTERNS, SPOT_VERSION, type SpotPattern, patternName } from './spot-patterns.js';
 import { ALL_FAMILY_ROWS, SPOT_PARAMETRIC_FAMILIES, type FamilyRow, familyRowName } from './spot-families.js';
+import { SPOT_MEASURED_STATES, SPOT_MEASURED_VERSION, SPOT_RANDOM_ROWS, type SpotRandomRow, randomRowName } from './spot-measured.js';
 
 export interface PatternSize {
   readonly pattern: SpotPattern;
@@ -180,12 +183,104 @@ export function familyMarkdown(sizes: readonly FamilyRowSize[]): string {
   return lines.join('\n');
 }
 
+export interface RandomRowSize {
+  readonly row: SpotRandomRow;
+  readonly name: string;
+  /** Our state count, or the budget that ran out. */
+  readonly states: number | string;
+  readonly ms: number;
+}
+
+export function measureRandomRows(rows: readonly SpotRandomRow[] = SPOT_RANDOM_ROWS): RandomRowSize[] {
+  return rows.map((row) => {
+    const t0 = performance.now();
+    const name = randomRowName(row);
+    try {
+      const translation = translateFormula(parseLtl(row.formula, { allowNext: true }));
+      return { row, name, states: translation.automaton.states.length, ms: performance.now() - t0 };
+    } catch (e) {
+      if (!(e instanceof LtlBudgetError)) throw e;
+      return { row, name, states: `budget: ${e.budget}`, ms: performance.now() - t0 };
+    }
+  });
+}
+
+/** One formula's size, ours and Spot's as measured (spot-measured.ts). */
+export interface MeasuredSize {
+  readonly name: string;
+  readonly formula: string;
+  readonly states: number | string;
+  readonly spot: number;
+}
+
+/** Every pattern, family row and random row with Spot's measured `-B` size. */
+export function measuredSizes(patterns: readonly PatternSize[], families: readonly FamilyRowSize[], randoms: readonly RandomRowSize[]): MeasuredSize[] {
+  const spotOf = (name: string): number => {
+    const n = SPOT_MEASURED_STATES[name];
+    if (n === undefined) throw new Error(`${name} has no measured Spot size: re-run scripts/spot-compare.mjs --write`);
+    return n;
+  };
+  return [
+    ...patterns.map((s) => ({ name: s.name, formula: s.pattern.formula, states: s.states, spot: spotOf(s.name) })),
+    ...families.map((s) => ({ name: s.name, formula: s.row.formula, states: s.states, spot: spotOf(s.name) })),
+    ...randoms.map((s) => ({ name: s.name, formula: s.row.formula, states: s.states, spot: s.row.spotB })),
+  ];
+}
+
+/** The rows larger than Spot's measured size (or not finished), by name. */
+export function largerThanSpot(sizes: readonly MeasuredSize[]): string[] {
+  return sizes.filter((s) => typeof s.states !== 'number' || s.states > s.spot).map((s) => s.name);
+}
+
+/** Patterns, families, rand-nx, rand-x and all, against Spot's measured sizes. */
+export function measuredSummaries(sizes: readonly MeasuredSize[]): FamilySummary[] {
+  const groups: [string, (s: MeasuredSize) => boolean][] = [
+    ['patterns', (s) => s.name.includes('-patterns,')],
+    ['parametric families', (s) => s.name.includes('=')],
+    ['rand-nx (no X)', (s) => s.name.startsWith('rand-nx,')],
+    ['rand-x (with X)', (s) => s.name.startsWith('rand-x,')],
+    ['all', () => true],
+  ];
+  return groups.map(([label, keep]) => {
+    const rows = sizes.filter(keep);
+    let ours = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
+    for (const s of rows) {
+      if (typeof s.states !== 'number') {
+        failed++;
+        continue;
+      }
+      ours += s.states;
+      spot += s.spot;
+      if (s.states > s.spot) larger++;
+      else if (s.states === s.spot) equal++;
+      else smaller++;
+    }
+    return { label, formulas: rows.length, ours, spot, larger, equal, smaller, failed };
+  });
+}
+
+export function measuredMarkdown(sizes: readonly MeasuredSize[]): string {
+  const lines = [
+    `| set | formulas | our states | Spot ${SPOT_MEASURED_VERSION} \`-B\` states (measured) | ratio | larger | equal | smaller |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of measuredSummaries(sizes)) {
+    const failed = r.failed > 0 ? ` (${r.failed} not finished)` : '';
+    lines.push(`| ${r.label} | ${r.formulas}${failed} | ${r.ours} | ${r.spot} | ${(r.ours / r.spot).toFixed(3)}× | ${r.larger} | ${r.equal} | ${r.smaller} |`);
+  }
+  return lines.join('\n');
+}
+
 function main(args: readonly string[]): void {
   const sizes = measurePatterns();
   const familySizes = measureFamilyRows();
+  const randomSizes = measureRandomRows();
+  const measured = measuredSizes(sizes, familySizes, randomSizes);
   if (args.includes('--guard')) {
     const entries = sizes.map((s) => `  '${s.name}': ${typeof s.states === 'number' ? s.states : 'null'},`);
     const familyEntries = familySizes.map((s) => `  '${s.name}': ${typeof s.states === 'number' ? s.states : 'null'},`);
+    const randomEntries = randomSizes.map((s) => `  '${s.name}': ${typeof s.states === 'number' ? s.states : 'null'},`);
+    const largerEntries = largerThanSpot(measured).map((n) => `  '${n}',`);
     console.log(`/** Our state counts on spot-patterns.ts, printed by \`node dist/test/core/ltl/spot-sizes.js --guard\`: a regression guard (no formula may grow). */
 export const OUR_STATES: Readonly<Record<string, number | null>> = {
 ${entries.join('\n')}
@@ -194,7 +289,17 @@ ${entries.join('\n')}
 /** The same on the parametric families of spot-families.ts (keyed \`family=parameters\`). */
 export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
 ${familyEntries.join('\n')}
-};`);
+};
+
+/** The same on the random sets of spot-measured.ts (keyed \`rand-nx,N\`, \`rand-x,N\`). */
+export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
+${randomEntries.join('\n')}
+};
+
+/** The rows still larger than Spot's measured \`ltl2tgba -B\` size (spot-measured.ts): no other row may become larger. */
+export const LARGER_THAN_SPOT: readonly string[] = [
+${largerEntries.join('\n')}
+];`);
     return;
   }
   console.log(markdown(sizes));
@@ -211,6 +316,12 @@ ${familyEntries.join('\n')}
       console.log(`  ${s.name}: ${s.states} / ${s.row.spotB!.states}   ${s.row.formula}`);
     }
   }
+  console.log(`\nEvery formula against Spot ${SPOT_MEASURED_VERSION}'s measured \`-B\` sizes (spot-measured.ts):\n`);
+  console.log(measuredMarkdown(measured));
+  console.log('\nLarger than Spot as measured (ours / Spot):');
+  for (const s of measured) if (typeof s.states !== 'number' || s.states > s.spot) console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
+  console.log('\nSmaller than Spot as measured (ours / Spot):');
+  for (const s of measured) if (typeof s.states === 'number' && s.states < s.spot) console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
   const unfinished = familySizes.filter((s) => typeof s.states !== 'number');
   if (unfinished.length > 0) console.log(`\nParametric rows not finished: ${unfinished.map((s) => `${s.name} (${s.states})`).join(', ')}`);
   const times = sizes.map((s) => s.ms).sort((a, b) => a - b);
@@ -218,6 +329,8 @@ ${familyEntries.join('\n')}
   console.log(`\ntranslation time: total ${total.toFixed(0)} ms, p50 ${times[times.length >> 1]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms (one cold pass)`);
   const familyTotal = familySizes.reduce((a, s) => a + s.ms, 0);
   console.log(`parametric families: total ${familyTotal.toFixed(0)} ms over ${familySizes.length} formulas (after the patterns, same process)`);
+  const randomTotal = randomSizes.reduce((a, s) => a + s.ms, 0);
+  console.log(`random sets: total ${randomTotal.toFixed(0)} ms over ${randomSizes.length} formulas (after the families, same process)`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
