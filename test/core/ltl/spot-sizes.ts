@@ -271,6 +271,21 @@ export function measuredMarkdown(sizes: readonly MeasuredSize[]): string {
   return lines.join('\n');
 }
 
+/** Each parametric family against Spot's measured `-B` sizes (every row has one). */
+export function familyMeasuredMarkdown(sizes: readonly FamilyRowSize[]): string {
+  const lines = [
+    `| family | parameters | formulas | our states | Spot ${SPOT_MEASURED_VERSION} \`-B\` states (measured) | larger | equal | smaller |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const f of SPOT_PARAMETRIC_FAMILIES) {
+    const rows = sizes.filter((s) => s.row.family === f);
+    const measured = measuredSizes([], rows, []);
+    const [r] = measuredSummaries(measured).filter((x) => x.label === 'all');
+    lines.push(`| ${f} | ${paramRange(rows.map((x) => x.row))} | ${r!.formulas}${r!.failed > 0 ? ` (${r!.failed} not finished)` : ''} | ${r!.ours} | ${r!.spot} | ${r!.larger} | ${r!.equal} | ${r!.smaller} |`);
+  }
+  return lines.join('\n');
+}
+
 function main(args: readonly string[]): void {
   const sizes = measurePatterns();
   const familySizes = measureFamilyRows();
@@ -318,6 +333,8 @@ ${largerEntries.join('\n')}
   }
   console.log(`\nEvery formula against Spot ${SPOT_MEASURED_VERSION}'s measured \`-B\` sizes (spot-measured.ts):\n`);
   console.log(measuredMarkdown(measured));
+  console.log('\nThe parametric families against the measured sizes:\n');
+  console.log(familyMeasuredMarkdown(familySizes));
   console.log('\nLarger than Spot as measured (ours / Spot):');
   for (const s of measured) if (typeof s.states !== 'number' || s.states > s.spot) console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
   console.log('\nSmaller than Spot as measured (ours / Spot):');
