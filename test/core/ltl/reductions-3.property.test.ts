@@ -12,6 +12,7 @@ import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js'
 import { Budget } from '../../../main/core/ltl/budget.js';
 import { NodeFactory, toNnf, type Node } from '../../../main/core/ltl/nnf.js';
 import { type MoreRule, RewriteMoreFactory } from '../../../main/core/ltl/rewrite-more.js';
+import { moreNnf } from './more-nnf.js';
 import { nodeToFormula, translateFormula } from '../../../main/core/ltl/translate.js';
 import { buildVwaa } from '../../../main/core/ltl/vwaa.js';
 import { buildGba } from '../../../main/core/ltl/gba.js';
@@ -114,11 +115,6 @@ function moreArb(): fc.Arbitrary<Formula> {
     }
   });
   return fc.oneof(shaped, shaped, shaped, sub);
-}
-
-function moreNnf(f: Formula, nf: RewriteMoreFactory): { root: Node; aps: string[] } {
-  const aps = atomicPropositions(f);
-  return { root: toNnf(f, new Map(aps.map((a, i) => [a, i] as const)), nf), aps };
 }
 
 test('second rewrites: the rewritten formula and the translation agree with the evaluator (1500 cases)', () => {

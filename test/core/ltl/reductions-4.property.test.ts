@@ -12,6 +12,7 @@ import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js'
 import { Budget } from '../../../main/core/ltl/budget.js';
 import { NodeFactory, toNnf, type Node } from '../../../main/core/ltl/nnf.js';
 import { RewriteMoreFactory } from '../../../main/core/ltl/rewrite-more.js';
+import { moreNnf } from './more-nnf.js';
 import { nodeToFormula, translateFormula } from '../../../main/core/ltl/translate.js';
 import { type Vwaa, buildVwaa } from '../../../main/core/ltl/vwaa.js';
 import { buildGba } from '../../../main/core/ltl/gba.js';
@@ -43,11 +44,6 @@ function nextReleaseArb(): fc.Arbitrary<Formula> {
     }
   });
   return fc.oneof(shaped, shaped, shaped, sub);
-}
-
-function moreNnf(f: Formula, nf: RewriteMoreFactory): { root: Node; aps: string[] } {
-  const aps = atomicPropositions(f);
-  return { root: toNnf(f, new Map(aps.map((a, i) => [a, i] as const)), nf), aps };
 }
 
 test('X release: the rewritten formula and the translation agree with the evaluator (1500 cases)', (t) => {

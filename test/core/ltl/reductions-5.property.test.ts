@@ -6,10 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js';
+import type { Formula } from '../../../main/core/ltl/ast.js';
 import { Budget } from '../../../main/core/ltl/budget.js';
-import { toNnf, type Node } from '../../../main/core/ltl/nnf.js';
+import type { Node } from '../../../main/core/ltl/nnf.js';
 import { RewriteMoreFactory } from '../../../main/core/ltl/rewrite-more.js';
+import { moreNnf } from './more-nnf.js';
 import { nodeToFormula, translateFormula } from '../../../main/core/ltl/translate.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
@@ -39,11 +40,6 @@ function nextUntilArb(): fc.Arbitrary<Formula> {
     }
   });
   return fc.oneof(shaped, shaped, shaped, sub);
-}
-
-function moreNnf(f: Formula, nf: RewriteMoreFactory): { root: Node; aps: string[] } {
-  const aps = atomicPropositions(f);
-  return { root: toNnf(f, new Map(aps.map((a, i) => [a, i] as const)), nf), aps };
 }
 
 test('X out of U and R: the rewritten formula and the translation agree with the evaluator (2000 cases)', (t) => {

@@ -26,21 +26,20 @@ export interface PatternSize {
   readonly translation?: Translation;
 }
 
-export function translatePattern(p: SpotPattern): Translation {
-  return translateFormula(parseLtl(p.formula, { allowNext: true }));
+/** One formula translated (X allowed): its state count, or the budget that ran out, and the time taken. */
+function measureFormula(formula: string): { states: number | string; ms: number; translation?: Translation } {
+  const t0 = performance.now();
+  try {
+    const translation = translateFormula(parseLtl(formula, { allowNext: true }));
+    return { states: translation.automaton.states.length, ms: performance.now() - t0, translation };
+  } catch (e) {
+    if (!(e instanceof LtlBudgetError)) throw e;
+    return { states: `budget: ${e.budget}`, ms: performance.now() - t0 };
+  }
 }
 
 export function measurePatterns(patterns: readonly SpotPattern[] = SPOT_PATTERNS): PatternSize[] {
-  return patterns.map((pattern) => {
-    const t0 = performance.now();
-    try {
-      const translation = translatePattern(pattern);
-      return { pattern, name: patternName(pattern), states: translation.automaton.states.length, ms: performance.now() - t0, translation };
-    } catch (e) {
-      if (!(e instanceof LtlBudgetError)) throw e;
-      return { pattern, name: patternName(pattern), states: `budget: ${e.budget}`, ms: performance.now() - t0 };
-    }
-  });
+  return patterns.map((pattern) => ({ pattern, name: patternName(pattern), ...measureFormula(pattern.formula) }));
 }
 
 export interface FamilySummary {
@@ -55,20 +54,25 @@ export interface FamilySummary {
   readonly failed: number;
 }
 
-export function summarize(label: string, sizes: readonly PatternSize[]): FamilySummary {
+/** Our sizes against Spot's, summed and compared row by row. */
+function tally(label: string, rows: readonly { readonly states: number | string; readonly spot: number }[]): FamilySummary {
   let ours = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
-  for (const s of sizes) {
+  for (const s of rows) {
     if (typeof s.states !== 'number') {
       failed++;
       continue;
     }
     ours += s.states;
-    spot += s.pattern.spotB.states;
-    if (s.states > s.pattern.spotB.states) larger++;
-    else if (s.states === s.pattern.spotB.states) equal++;
+    spot += s.spot;
+    if (s.states > s.spot) larger++;
+    else if (s.states === s.spot) equal++;
     else smaller++;
   }
-  return { label, formulas: sizes.length, ours, spot, larger, equal, smaller, failed };
+  return { label, formulas: rows.length, ours, spot, larger, equal, smaller, failed };
+}
+
+export function summarize(label: string, sizes: readonly PatternSize[]): FamilySummary {
+  return tally(label, sizes.map((s) => ({ states: s.states, spot: s.pattern.spotB.states })));
 }
 
 /** One row per family, then per negated family, then all. */
@@ -105,17 +109,7 @@ export interface FamilyRowSize {
 }
 
 export function measureFamilyRows(rows: readonly FamilyRow[] = ALL_FAMILY_ROWS): FamilyRowSize[] {
-  return rows.map((row) => {
-    const t0 = performance.now();
-    const name = familyRowName(row);
-    try {
-      const translation = translateFormula(parseLtl(row.formula, { allowNext: true }));
-      return { row, name, states: translation.automaton.states.length, ms: performance.now() - t0, translation };
-    } catch (e) {
-      if (!(e instanceof LtlBudgetError)) throw e;
-      return { row, name, states: `budget: ${e.budget}`, ms: performance.now() - t0 };
-    }
-  });
+  return rows.map((row) => ({ row, name: familyRowName(row), ...measureFormula(row.formula) }));
 }
 
 export interface ParametricSummary {
@@ -193,15 +187,8 @@ export interface RandomRowSize {
 
 export function measureRandomRows(rows: readonly SpotRandomRow[] = SPOT_RANDOM_ROWS): RandomRowSize[] {
   return rows.map((row) => {
-    const t0 = performance.now();
-    const name = randomRowName(row);
-    try {
-      const translation = translateFormula(parseLtl(row.formula, { allowNext: true }));
-      return { row, name, states: translation.automaton.states.length, ms: performance.now() - t0 };
-    } catch (e) {
-      if (!(e instanceof LtlBudgetError)) throw e;
-      return { row, name, states: `budget: ${e.budget}`, ms: performance.now() - t0 };
-    }
+    const { states, ms } = measureFormula(row.formula);
+    return { row, name: randomRowName(row), states, ms };
   });
 }
 
@@ -241,22 +228,7 @@ export function measuredSummaries(sizes: readonly MeasuredSize[]): FamilySummary
     ['rand-x (with X)', (s) => s.name.startsWith('rand-x,')],
     ['all', () => true],
   ];
-  return groups.map(([label, keep]) => {
-    const rows = sizes.filter(keep);
-    let ours = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
-    for (const s of rows) {
-      if (typeof s.states !== 'number') {
-        failed++;
-        continue;
-      }
-      ours += s.states;
-      spot += s.spot;
-      if (s.states > s.spot) larger++;
-      else if (s.states === s.spot) equal++;
-      else smaller++;
-    }
-    return { label, formulas: rows.length, ours, spot, larger, equal, smaller, failed };
-  });
+  return groups.map(([label, keep]) => tally(label, sizes.filter(keep)));
 }
 
 export function measuredMarkdown(sizes: readonly MeasuredSize[]): string {
