@@ -32,6 +32,7 @@ const { SPOT_PATTERNS, patternName } = await import(join(root, 'dist/test/core/l
 const { ALL_FAMILY_ROWS, familyRowName } = await import(join(root, 'dist/test/core/ltl/spot-families.js'));
 const { translateFormula } = await import(join(root, 'dist/main/core/ltl/translate.js'));
 const { parseLtl } = await import(join(root, 'dist/main/core/ltl/parser.js'));
+const { measuredMarkdown } = await import(join(root, 'dist/test/core/ltl/spot-sizes.js'));
 
 const version = execFileSync(tool('ltl2tgba'), ['--version'], { encoding: 'utf8' }).split('\n')[0].replace(/^ltl2tgba \(spot\) /, '');
 
@@ -68,26 +69,9 @@ const measured = rows.map((r, i) => {
   return { ...r, spot: spotStates[i], ours };
 });
 
-const groups = [
-  ['patterns (dac, eh, sb, hkrss, p and negations)', (m) => m.kind === 'pattern'],
-  ['parametric families', (m) => m.kind === 'family'],
-  ['rand-nx (200 random, no X)', (m) => m.set === 'rand-nx'],
-  ['rand-x (200 random, with X)', (m) => m.set === 'rand-x'],
-  ['all', () => true],
-];
+// the tables and lists spot-sizes.js prints from the fixture, here from the sizes just measured
 console.log(`Spot ${version} \`ltl2tgba -B\` against our translator (states):\n`);
-console.log('| set | formulas | our states | Spot states | ratio | larger | equal | smaller |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-for (const [label, keep] of groups) {
-  const ms = measured.filter(keep);
-  const ok = ms.filter((m) => typeof m.ours === 'number');
-  const ours = ok.reduce((a, m) => a + m.ours, 0);
-  const spot = ok.reduce((a, m) => a + m.spot, 0);
-  const larger = ok.filter((m) => m.ours > m.spot).length;
-  const smaller = ok.filter((m) => m.ours < m.spot).length;
-  const failed = ms.length - ok.length;
-  console.log(`| ${label} | ${ms.length}${failed ? ` (${failed} not translated)` : ''} | ${ours} | ${spot} | ${(ours / spot).toFixed(3)}× | ${larger} | ${ok.length - larger - smaller} | ${smaller} |`);
-}
+console.log(measuredMarkdown(measured.map((m) => ({ name: m.name, formula: m.formula, states: m.ours, spot: m.spot })), version));
 console.log('\nLarger than Spot (ours / Spot):');
 for (const m of measured) if (typeof m.ours !== 'number' || m.ours > m.spot) console.log(`  ${m.name}: ${m.ours} / ${m.spot}   ${m.formula}`);
 console.log('\nSmaller than Spot (ours / Spot):');

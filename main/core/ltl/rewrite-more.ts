@@ -50,6 +50,7 @@ export class RewriteMoreFactory extends NodeFactory {
   }
 
   override R(l: Node, r: Node): Node {
+    // G X a = X G a: the false-left case of nextOutOf below, counted under its own name
     if (l === this.ff && r.op === 'X') return this.hit('G X', this.X(this.R(this.ff, r.kids[0]!)));
     const pulled = this.nextOutOf(l, r, (a, b) => this.R(a, b));
     if (pulled !== null) return pulled;

@@ -231,9 +231,10 @@ export function measuredSummaries(sizes: readonly MeasuredSize[]): FamilySummary
   return groups.map(([label, keep]) => tally(label, sizes.filter(keep)));
 }
 
-export function measuredMarkdown(sizes: readonly MeasuredSize[]): string {
+/** `version`: the Spot that measured the sizes (the fixture's by default). */
+export function measuredMarkdown(sizes: readonly MeasuredSize[], version = SPOT_MEASURED_VERSION): string {
   const lines = [
-    `| set | formulas | our states | Spot ${SPOT_MEASURED_VERSION} \`-B\` states (measured) | ratio | larger | equal | smaller |`,
+    `| set | formulas | our states | Spot ${version} \`-B\` states (measured) | ratio | larger | equal | smaller |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of measuredSummaries(sizes)) {
