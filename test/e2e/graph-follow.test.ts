@@ -228,6 +228,10 @@ async function nodeOnScreen(page: Page, id: string): Promise<{ node: { x: number
 
 /** The whole world picture lies inside the Graph tab's view, and fills it in one direction (fit to view). */
 async function pictureInView(page: Page): Promise<void> {
+  // A resize of the panel (a status line that wraps, a button shown) refits the view in the
+  // ResizeObserver's callback, which runs at the next rendering step: a read in the same task sees
+  // the new box and the old fit. Let two frames pass (the observer's callback and the redraw) first.
+  await page.evaluate(`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))`);
   const r = await page.evaluate<{ p: { l: number; t: number; r: number; b: number }; v: { l: number; t: number; r: number; b: number } }>(`(() => {
     const p = document.querySelector('#graph-view .gv-picture').getBoundingClientRect();
     const v = document.querySelector('#graph-view').getBoundingClientRect();
