@@ -135,3 +135,17 @@ export function mentionsNext(f: Formula): boolean {
   }
   return false;
 }
+
+/** The operators of the eventually / always / until fragment (missions and the `bench translate` suites are written in it). */
+const FGU_KINDS: ReadonlySet<Formula['kind']> = new Set(['true', 'false', 'ap', 'not', 'and', 'or', 'implies', 'F', 'G', 'U']);
+
+/** Whether f uses only F, G, U, the Boolean connectives (and, or, not, implies), atoms and constants. */
+export function inFguFragment(f: Formula): boolean {
+  const stack = [f];
+  while (stack.length > 0) {
+    const g = stack.pop()!;
+    if (!FGU_KINDS.has(g.kind)) return false;
+    stack.push(...formulaChildren(g));
+  }
+  return true;
+}

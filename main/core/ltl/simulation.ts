@@ -135,9 +135,12 @@ export function subset(sets: Uint32Array, q: number, p: number, LW: number): boo
 /**
  * The greatest simulation on a graph with letter-set edges, within `candidate`: p simulates q
  * when every edge q → q2 reads only letters on which p has an edge into a state simulating q2.
+ * With `demands` (the same edges, in the same order, with other letter sets), q's edge must be
+ * matched on its demanded letters by p's edges' letters (their offers): a transition-based
+ * acceptance mark is a letter an edge offers with every smaller mark set and demands exactly.
  * Null when the candidate pairs times the letter words exceed SIMULATION_MAX_WORK.
  */
-export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW: number, candidate: (p: number, q: number) => boolean, budget: Budget): ((p: number, q: number) => boolean) | null {
+export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW: number, candidate: (p: number, q: number) => boolean, budget: Budget, demands?: readonly (readonly LetterEdge[])[]): ((p: number, q: number) => boolean) | null {
   const n = edges.length;
   const W = (n + 31) >>> 5;
   // simRow[p * W ..]: the states p simulates.
@@ -165,6 +168,17 @@ export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW
       to[k] = e.to;
       lettersOf.set(e.letters.subarray(0, LW), k * LW);
       k++;
+    }
+  }
+  let demandOf = lettersOf;
+  if (demands !== undefined) {
+    demandOf = new Uint32Array(m * LW);
+    for (let p = 0, k = 0; p < n; p++) {
+      for (const e of demands[p]!) {
+        if (e.to !== to[k]) throw new Error(`simulationRelation: demand ${k} leads to ${e.to}, its edge to ${to[k]}`);
+        demandOf.set(e.letters.subarray(0, LW), k * LW);
+        k++;
+      }
     }
   }
   // Round-based refinement. For a state p, cover[q2] = letters on which p can move into a state
@@ -216,7 +230,7 @@ export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW
             const c = to[f]! * LW;
             const lf = f * LW;
             for (let v = 0; v < LW; v++) {
-              if ((lettersOf[lf + v]! & ~cover[c + v]!) !== 0) {
+              if ((demandOf[lf + v]! & ~cover[c + v]!) !== 0) {
                 ok = false;
                 break;
               }

@@ -3,11 +3,11 @@
  * generalized Büchi automaton, degeneralization, and reduction (Gastin & Oddoux 2001, plus the
  * recurrence loops of LTL3BA and bisimulation quotients at both automaton levels).
  */
-import { type Formula, atomicPropositions, formulaDepth, mentionsNext } from './ast.js';
+import { type Formula, atomicPropositions, formulaDepth, inFguFragment, mentionsNext } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
 import { Budget, type BudgetOptions, DEFAULT_TIME_LIMIT_MS } from './budget.js';
 import { degeneralize, entryChoiceMatters, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
-import { buildGba } from './gba.js';
+import { type Gba, buildGba } from './gba.js';
 import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
@@ -17,6 +17,7 @@ import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
 import { cosimulationQuotient } from './cosimulation.js';
+import { reversedMarks, simulatedGba } from './gba-simulation.js';
 import { MERGE_MAX_STATES, provedMerges } from './merge.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
@@ -107,7 +108,15 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     const t4 = budget.elapsed_ms();
     if (!minimize) return { core, ba: core.ba, minimized: null, t4 };
     // the last stage only proves a smaller automaton: past a size budget, the automaton stays
-    const m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? { ba: core.ba, minimized: null };
+    let m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? { ba: core.ba, minimized: null };
+    // The generalized automaton's simulation gave a smaller automaton than the plain one; the last
+    // stage may still shrink the plain one more (its merges are proved, not predicted): both are
+    // finished, and the plain one kept unless the other is strictly smaller.
+    if (core.plain !== undefined) {
+      const plain = core.plain;
+      const p = budget.unlessPastSize(() => minimizeStage(plain, f, aps, options, budget)) ?? { ba: plain, minimized: null };
+      if (p.ba.accepting.length <= m.ba.accepting.length) m = p;
+    }
     return { core, ba: m.ba, minimized: m.minimized, t4 };
   }
   // Subformulas proved equivalent to true or false are replaced (constant.ts); the automaton of
@@ -145,7 +154,8 @@ type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'
 /** Largest degeneralized automaton for which the second choice of entry levels is tried too. */
 export const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
 
-type Core = { ba: MutableBuchi; stats: CoreStats };
+/** The reduced automaton; `plain`, the one without the generalized automaton's simulation, when that was larger. */
+type Core = { ba: MutableBuchi; plain?: MutableBuchi; stats: CoreStats };
 
 /**
  * NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. With
@@ -187,67 +197,95 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     }
     return name === '' ? 'true' : name;
   };
-  const gbaNames = new Map<number, string>();
-  const gbaName = (q: number): string => {
-    let name = gbaNames.get(q);
-    if (name === undefined) gbaNames.set(q, (name = describe(gba.sets[q]!)));
-    return name;
-  };
   const t2 = budget.elapsed_ms();
-  const degen = (entry: 'accepting' | 'zero'): MutableBuchi => {
-    const raw = degeneralize(gba, names ? gbaName : () => '', budget, entry);
-    return {
-      accepting: raw.accepting,
-      names: raw.names,
-      initial: raw.initial,
-      out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
+  let t3 = -1;
+  // The degeneralized automaton, reduced, with the alternatives below tried on it.
+  const reduced = (gba: Gba): { ba: MutableBuchi; degeneralizedStates: number } => {
+    const gbaNames = new Map<number, string>();
+    const gbaName = (q: number): string => {
+      let name = gbaNames.get(q);
+      if (name === undefined) gbaNames.set(q, (name = describe(gba.sets[q]!)));
+      return name;
     };
-  };
-  const zero = degen('zero');
-  let ba = zero;
-  const degeneralizedStates = ba.accepting.length;
-  const t3 = budget.elapsed_ms();
-  ba = reduceBuchi(ba, budget, bisim, aps.length);
-  // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
-  // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
-  // they were); one that runs past a size budget is skipped, as it would not be taken.
-  const keepSmaller = (candidate: () => MutableBuchi | null): void => {
-    const other = budget.unlessPastSize(() => {
-      const c = candidate();
-      return c === null ? null : reduceBuchi(c, budget, bisim, aps.length);
-    });
-    if (other !== null && other.accepting.length < ba.accepting.length) ba = other;
-  };
-  if (bisim) {
-    // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
-    // Not built when it would be the same automaton (every entry already lands on the accepting
-    // level: most mission formulas); not reduced when it is the same after all, or has more states
-    // before reduction: such a one came out smaller on none of the formulas measured (the bench
-    // suites, Spot's 320 patterns and 157 family members: 0 of 42) and was the slow tail of the
-    // hard suite (docs/BENCHMARKS.md, issue 22's translation time).
-    if (degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES && entryChoiceMatters(gba)) {
-      keepSmaller(() => {
-        const other = degen('accepting');
-        return other.accepting.length > degeneralizedStates || sameBuchi(other, zero) ? null : other;
+    const degen = (entry: 'accepting' | 'zero'): MutableBuchi => {
+      const raw = degeneralize(gba, names ? gbaName : () => '', budget, entry);
+      return {
+        accepting: raw.accepting,
+        names: raw.names,
+        initial: raw.initial,
+        out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
+      };
+    };
+    const zero = degen('zero');
+    let ba = zero;
+    const degeneralizedStates = ba.accepting.length;
+    if (t3 < 0) t3 = budget.elapsed_ms();
+    ba = reduceBuchi(ba, budget, bisim, aps.length);
+    // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
+    // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
+    // they were); one that runs past a size budget is skipped, as it would not be taken.
+    const keepSmaller = (candidate: () => MutableBuchi | null): void => {
+      const other = budget.unlessPastSize(() => {
+        const c = candidate();
+        return c === null ? null : reduceBuchi(c, budget, bisim, aps.length);
       });
+      if (other !== null && other.accepting.length < ba.accepting.length) ba = other;
+    };
+    if (bisim) {
+      // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
+      // Not built when it would be the same automaton (every entry already lands on the accepting
+      // level: most mission formulas); not reduced when it is the same after all, or has more states
+      // before reduction: such a one came out smaller on none of the formulas measured (the bench
+      // suites, Spot's 320 patterns and 157 family members: 0 of 42) and was the slow tail of the
+      // hard suite (docs/BENCHMARKS.md, issue 22's translation time).
+      if (degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES && entryChoiceMatters(gba)) {
+        keepSmaller(() => {
+          const other = degen('accepting');
+          return other.accepting.length > degeneralizedStates || sameBuchi(other, zero) ? null : other;
+        });
+      }
+      // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
+      keepSmaller(() => withTransientAcceptance(ba, true));
+      // … and so are the marks of accepting states whose every cycle passes another accepting state.
+      keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
+      keepSmaller(() => withInitialLoop(ba, nf.eventual(root)));
+      // States with the same past (backward simulation) merge, where forward simulation keeps them
+      // apart. Only with X: on X-free formulas it shrinks a few automata too, and 6 of the 900
+      // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
+      // on the automata as they are; missions refuse X, so theirs never meet it.
+      if (mentionsNext(formula)) keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
+      // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
+      // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
+      keepSmaller(() => withImpliedAcceptance(ba, budget));
     }
-    // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
-    keepSmaller(() => withTransientAcceptance(ba, true));
-    // … and so are the marks of accepting states whose every cycle passes another accepting state.
-    keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
-    keepSmaller(() => withInitialLoop(ba, nf.eventual(root)));
-    // States with the same past (backward simulation) merge, where forward simulation keeps them
-    // apart. Only with X: on X-free formulas it shrinks a few automata too, and 6 of the 900
-    // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
-    // on the automata as they are; missions refuse X, so theirs never meet it.
-    if (mentionsNext(formula)) keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
-    // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
-    // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
-    keepSmaller(() => withImpliedAcceptance(ba, budget));
+    return { ba, degeneralizedStates };
+  };
+  // (the stats are the plain automata's: the generalized automaton's own degeneralization)
+  const plain = reduced(gba);
+  const degeneralizedStates = plain.degeneralizedStates;
+  let ba = plain.ba;
+  if (bisim && !inFguFragment(formula)) {
+    // The generalized automaton with its marks simplified SCC by SCC and reduced by simulation
+    // (gba-simulation.ts), taken only when its automaton comes out strictly smaller: on some
+    // formulas the automaton without it degeneralizes into a smaller one. Not on formulas of the
+    // F/G/U fragment (every mission's, every `bench translate` suite's): there it shrank none of
+    // the 307 bench automata and 9 of the 900 mission automata (7 584 → 7 560 states) for about
+    // 1.5× their translation time (docs/BENCHMARKS.md).
+    // The degeneralization counts acceptance sets in their order, and the other order is
+    // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
+    // the simulated automaton is tried with its sets reversed too.
+    const simulated = simulatedGba(gba, aps.length, budget);
+    const candidates: Gba[] = simulated === gba ? [] : [simulated];
+    if (simulated.nAcc >= 2) candidates.push(reversedMarks(simulated));
+    for (const c of candidates) {
+      const other = budget.unlessPastSize(() => reduced(c));
+      if (other !== null && other.ba.accepting.length < ba.accepting.length) ba = other.ba;
+    }
   }
   const t4 = budget.elapsed_ms();
   return {
     ba,
+    ...(ba === plain.ba ? {} : { plain: plain.ba }),
     stats: {
       alternatingStates: vwaa.states.length,
       generalizedStates,
