@@ -268,9 +268,9 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     // The generalized automaton with its marks simplified SCC by SCC and reduced by simulation
     // (gba-simulation.ts), taken only when its automaton comes out strictly smaller: on some
     // formulas the automaton without it degeneralizes into a smaller one. Not on formulas of the
-    // F/G/U fragment (every mission's, every `bench translate` suite's): there it shrank none of
-    // the 307 bench automata and 9 of the 900 mission automata (7 584 → 7 560 states) for about
-    // 1.5× their translation time (docs/BENCHMARKS.md).
+    // F/G/U fragment (every mission's, every `bench translate` suite's): there it would shrink 75
+    // of the 900 mission automata (7 584 → 6 123 states, nearly all from the reversed order), but
+    // at 1.4–2.9× the `bench translate` suites' time, past issue 22's 2× (docs/BENCHMARKS.md).
     // The degeneralization counts acceptance sets in their order, and the other order is
     // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
     // the simulated automaton is tried with its sets reversed too.
