@@ -14,6 +14,7 @@
  * the degeneralization reads them to choose the level it enters at).
  */
 import type { Gba, GbaEdge } from './gba.js';
+import type { Node } from './nnf.js';
 import { stronglyConnected } from './scc.js';
 import type { Budget } from './budget.js';
 
@@ -119,4 +120,58 @@ function everyCycleAccepting(gba: Gba, comp: Int32Array, c: number, k: number, b
     }
   }
   return true;
+}
+
+/**
+ * The acceptance sets reordered so that a set whose formula contains another's comes before it,
+ * the sets otherwise in their order (a stable topological order); the automaton itself when that
+ * is the order already. `nodes` gives each alternating state's formula (accSource indexes it). A
+ * run meets nested eventualities outside in — G F (a & F (b & F c)) sees a, then b, then c — and
+ * the degeneralization counts the sets in order, so counting them outside in needs fewer level
+ * copies; the alternating automaton numbers its states inside out.
+ */
+export function outerSetsFirst(gba: Gba, nodes: readonly (Node | null)[]): Gba {
+  const k = gba.nAcc;
+  if (k < 2) return gba;
+  const of = gba.accSource.map((s) => nodes[s] ?? null);
+  const memo = new Map<string, boolean>();
+  const contains = (outer: Node | null, inner: Node | null): boolean => {
+    if (outer === null || inner === null || outer === inner) return false;
+    const key = `${outer.id}/${inner.id}`;
+    let r = memo.get(key);
+    if (r !== undefined) return r;
+    r = false;
+    const seen = new Set<number>();
+    const stack = [...outer.kids];
+    while (stack.length > 0 && !r) {
+      const n = stack.pop()!;
+      if (n === inner) r = true;
+      else if (!seen.has(n.id)) {
+        seen.add(n.id);
+        stack.push(...n.kids);
+      }
+    }
+    memo.set(key, r);
+    return r;
+  };
+  const order: number[] = [];
+  const placed = new Uint8Array(k);
+  while (order.length < k) {
+    // the first set in the current order that no unplaced set contains (the containment is a
+    // strict order on a DAG's nodes, so one always exists)
+    for (let j = 0; j < k; j++) {
+      if (placed[j] === 1) continue;
+      let free = true;
+      for (let i = 0; i < k && free; i++) if (i !== j && placed[i] === 0 && contains(of[i]!, of[j]!)) free = false;
+      if (free) {
+        order.push(j);
+        placed[j] = 1;
+        break;
+      }
+      if (j === k - 1) throw new Error('outerSetsFirst: containment is not a strict order');
+    }
+  }
+  if (order.every((x, i) => x === i)) return gba;
+  const remap = (acc: bigint): bigint => order.reduce((r, x, i) => ((acc >> BigInt(x)) & 1n ? r | (1n << BigInt(i)) : r), 0n);
+  return { ...gba, accSource: order.map((x) => gba.accSource[x]!), edges: gba.edges.map((l) => l.map((e) => ({ ...e, acc: remap(e.acc) }))) };
 }

@@ -18,6 +18,7 @@ import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
 import { cosimulationQuotient } from './cosimulation.js';
 import { reversedMarks, simulatedGba } from './gba-simulation.js';
+import { outerSetsFirst } from './gba-acceptance.js';
 import { MERGE_MAX_STATES, provedMerges } from './merge.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
@@ -31,6 +32,15 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   readonly gfLoops?: boolean;
   /** Bisimulation quotients of the generalized and Büchi automata (default true). */
   readonly bisimulation?: boolean;
+  /**
+   * The order in which the degeneralization counts the acceptance sets: 'as-built' (the default:
+   * the alternating automaton's order, which every mission benchmark was measured with) or
+   * 'outer-first' (a set whose formula contains another's first, so the levels follow the order a
+   * run meets nested eventualities: gba-acceptance.ts outerSetsFirst). Measured on the 900
+   * mission-benchmark automata, 'outer-first' makes 72 smaller (−21 % states) and none larger, and
+   * changes their plans (docs/BENCHMARKS.md); it waits for the mission tables to be re-run.
+   */
+  readonly setOrder?: 'as-built' | 'outer-first';
   /**
    * After reduction (default true): a formula equivalent to true gets the one-state automaton, an
    * automaton the weak deterministic minimisation (obligations) makes smaller is replaced by it,
@@ -177,6 +187,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const generalizedStates = gba.sets.length;
   if (bisim) gba = reduceGba(gba, budget);
   gba = pruneAcceptanceSets(gba, budget);
+  if (options.setOrder === 'outer-first') gba = outerSetsFirst(gba, vwaa.states.map((st) => st.node));
   const partNames = new Map<number, string>();
   const partName = (s: number): string => {
     let name = partNames.get(s);
@@ -485,3 +496,4 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
 }
 
 const TOO_LARGE = new Error('formula too large to name a state');
+
