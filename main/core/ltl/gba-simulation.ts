@@ -39,8 +39,8 @@ const STAGE = 'simulation reduction';
  * iterated simulation, and its acceptance sets pruned; the automaton itself when none of them
  * changes anything.
  */
-export function simulatedGba(gba: Gba, apCount: number, budget: Budget): Gba {
-  return pruneAcceptanceSets(iteratedGbaSimulation(simplifyAcceptanceBySccs(gba, budget), apCount, budget), budget);
+export function simulatedGba(gba: Gba, apCount: number, budget: Budget, refine = false): Gba {
+  return pruneAcceptanceSets(iteratedGbaSimulation(simplifyAcceptanceBySccs(gba, budget), apCount, budget, refine), budget);
 }
 
 /**
@@ -48,12 +48,13 @@ export function simulatedGba(gba: Gba, apCount: number, budget: Budget): Gba {
  * (states, then edges); the automaton itself when none does, or when its alphabet and acceptance
  * sets are too many to enumerate (GBA_SIMULATION_MAX_BITS, SIMULATION_MAX_APS).
  */
-export function iteratedGbaSimulation(gba: Gba, apCount: number, budget: Budget): Gba {
+export function iteratedGbaSimulation(gba: Gba, apCount: number, budget: Budget, refine = false): Gba {
   let cur = gba;
+  const size = (g: Gba): readonly [number, number] => gbaSize(g, apCount, refine);
   for (let round = 0; round < GBA_SIMULATION_MAX_ROUNDS; round++) {
     const before = size(cur);
     for (const direction of ['forward', 'backward'] as const) {
-      const next = gbaSimulationQuotient(cur, apCount, budget, direction);
+      const next = gbaSimulationQuotient(cur, apCount, budget, direction, undefined, refine);
       if (next !== null && smaller(size(next), size(cur))) cur = next;
     }
     if (!smaller(size(cur), before)) break;
@@ -61,10 +62,20 @@ export function iteratedGbaSimulation(gba: Gba, apCount: number, budget: Budget)
   return cur;
 }
 
-function size(g: Gba): readonly [number, number] {
-  let edges = 0;
-  for (const list of g.edges) edges += list.length;
-  return [g.sets.length, edges];
+/** States, then edges — or, when guards are refined (an edge may split in cubes), the letters all edges read. */
+function gbaSize(g: Gba, apCount: number, letters: boolean): readonly [number, number] {
+  let n = 0;
+  for (const list of g.edges) {
+    for (const e of list) {
+      if (!letters) n++;
+      else {
+        let fixed = 0;
+        for (let x = e.g.pos | e.g.neg; x !== 0n; x &= x - 1n) fixed++;
+        n += 2 ** (apCount - fixed);
+      }
+    }
+  }
+  return [g.sets.length, n];
 }
 
 function smaller(a: readonly [number, number], b: readonly [number, number]): boolean {
@@ -83,6 +94,7 @@ export function gbaSimulationQuotient(
   budget: Budget,
   direction: 'forward' | 'backward',
   conditions = { marks: true, initial: true },
+  refine = false,
 ): Gba | null {
   budget.checkTime(STAGE);
   const nAcc = conditions.marks ? gba.nAcc : 0;
@@ -159,7 +171,7 @@ export function gbaSimulationQuotient(
   for (let r = 0; r < n; r++) {
     if (rep[r] !== r) continue;
     const moves = removeDominated(classEdges[r]!, budget);
-    const stay = direction === 'backward' ? moves : withoutLittleBrothers(moves, classesOf, dominates, budget);
+    const stay = direction === 'backward' ? moves : withoutLittleBrothers(moves, classesOf, dominates, budget, refine);
     kept[r] = stay.map((m) => ({ g: m.g, to: m.target, acc: m.acc }));
   }
   // Renumber the classes reachable from the initial one, in the order they are reached.
@@ -196,7 +208,7 @@ interface ClassEdge {
  * letter a chain of edges above one another, each with the marks of the one below, ends in one
  * that stays.
  */
-function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClasses, dominates: (u: number, t: number) => boolean, budget: Budget): ClassEdge[] {
+function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClasses, dominates: (u: number, t: number) => boolean, budget: Budget, refine: boolean): ClassEdge[] {
   if (moves.length <= 1) return [...moves];
   const LW = (classesOf.count + 31) >>> 5;
   const letters = moves.map((m) => {
@@ -205,7 +217,8 @@ function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClas
     return out;
   });
   const union = new Uint32Array(LW);
-  return moves.filter((t, i) => {
+  const out: ClassEdge[] = [];
+  moves.forEach((t, i) => {
     budget.tick(STAGE, moves.length * LW);
     union.fill(0);
     moves.forEach((u, j) => {
@@ -216,14 +229,57 @@ function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClas
       for (let w = 0; w < LW; w++) union[w]! |= lu[w]!;
     });
     const lt = letters[i]!;
-    for (let w = 0; w < LW; w++) if ((lt[w]! & ~union[w]!) !== 0) return true;
-    return false;
+    let some = false, all = true;
+    for (let w = 0; w < LW; w++) {
+      if ((lt[w]! & union[w]!) !== 0) some = true;
+      if ((lt[w]! & ~union[w]!) !== 0) all = false;
+    }
+    if (all) return;
+    if (!some || !refine) {
+      out.push(t);
+      return;
+    }
+    // some of its letters are read above it: the guard keeps only the others, as cubes
+    const covered = (x: number): boolean => { const c = classesOf.classOf(x); return (union[c >>> 5]! & (1 << (c & 31))) !== 0; };
+    for (const g of uncoveredCubes(t.g, classesOf.aps, covered, budget)) out.push({ ...t, g });
   });
+  return out;
+}
+
+/** The term's letters not covered, as terms (cubes), splitting on one free proposition at a time. */
+function uncoveredCubes(g: GbaEdge['g'], aps: number, covered: (x: number) => boolean, budget: Budget): GbaEdge['g'][] {
+  const full = (1 << aps) - 1;
+  const out: GbaEdge['g'][] = [];
+  const split = (pos: number, neg: number): void => {
+    const free = full & ~(pos | neg);
+    let any = false, every = true;
+    for (let sub = free; ; sub = (sub - 1) & free) {
+      if (covered(pos | sub)) any = true;
+      else every = false;
+      if (any && !every) break;
+      if (sub === 0) break;
+    }
+    budget.tick(STAGE);
+    if (every) return;
+    if (!any) {
+      out.push({ pos: BigInt(pos), neg: BigInt(neg) });
+      return;
+    }
+    const v = free & -free;
+    split(pos | v, neg);
+    split(pos, neg | v);
+  };
+  split(Number(g.pos), Number(g.neg));
+  return out;
 }
 
 interface GuardClasses {
   /** How many classes. */
   readonly count: number;
+  /** How many propositions. */
+  readonly aps: number;
+  /** The class of a letter. */
+  classOf(x: number): number;
   /** The classes a guard term reads. */
   of(g: GbaEdge['g']): readonly number[];
 }
@@ -234,6 +290,8 @@ function guardClasses(gba: Gba, apCount: number, budget: Budget): GuardClasses {
   const memo = new Map<string, number[]>();
   return {
     count: lc.reps.length,
+    aps: apCount,
+    classOf: (x) => lc.classOf[x]!,
     of(g) {
       const key = `${g.pos}/${g.neg}`;
       let cls = memo.get(key);

@@ -121,11 +121,11 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     let m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? { ba: core.ba, minimized: null };
     // The generalized automaton's simulation gave a smaller automaton than the plain one; the last
     // stage may still shrink the plain one more (its merges are proved, not predicted): both are
-    // finished, and the plain one kept unless the other is strictly smaller.
+    // finished, and the plain one taken when strictly smaller.
     if (core.plain !== undefined) {
       const plain = core.plain;
       const p = budget.unlessPastSize(() => minimizeStage(plain, f, aps, options, budget)) ?? { ba: plain, minimized: null };
-      if (p.ba.accepting.length <= m.ba.accepting.length) m = p;
+      if (p.ba.accepting.length < m.ba.accepting.length) m = p;
     }
     return { core, ba: m.ba, minimized: m.minimized, t4 };
   }
@@ -285,9 +285,13 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     // The degeneralization counts acceptance sets in their order, and the other order is
     // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
     // the simulated automaton is tried with its sets reversed too.
-    const simulated = simulatedGba(gba, aps.length, budget);
-    const candidates: Gba[] = simulated === gba ? [] : [simulated];
-    if (simulated.nAcc >= 2) candidates.push(reversedMarks(simulated));
+    const candidates: Gba[] = [];
+    for (const refine of [false, true]) {
+      const simulated = simulatedGba(gba, aps.length, budget, refine);
+      if (simulated === gba || candidates.some((c) => sameGba(c, simulated))) continue;
+      candidates.push(simulated);
+      if (simulated.nAcc >= 2) candidates.push(reversedMarks(simulated));
+    }
     for (const c of candidates) {
       const other = budget.unlessPastSize(() => reduced(c));
       if (other !== null && other.ba.accepting.length < ba.accepting.length) ba = other.ba;
@@ -497,3 +501,12 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
 
 const TOO_LARGE = new Error('formula too large to name a state');
 
+
+/** Whether two generalized automata are the same, state for state and edge for edge. */
+function sameGba(a: Gba, b: Gba): boolean {
+  if (a.sets.length !== b.sets.length || a.nAcc !== b.nAcc || a.initial !== b.initial) return false;
+  return a.edges.every((l, q) => {
+    const m = b.edges[q]!;
+    return l.length === m.length && l.every((e, i) => e.to === m[i]!.to && e.acc === m[i]!.acc && e.g.pos === m[i]!.g.pos && e.g.neg === m[i]!.g.neg);
+  });
+}
