@@ -281,10 +281,12 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     // formulas the automaton without it degeneralizes into a smaller one. Not on formulas of the
     // F/G/U fragment (every mission's, every `bench translate` suite's): there it would shrink 75
     // of the 900 mission automata (7 584 → 6 123 states, nearly all from the reversed order), but
-    // at 1.4–2.9× the `bench translate` suites' time, past issue 22's 2× (docs/BENCHMARKS.md).
+    // at 1.4–2.9× the `bench translate` suites' time (measured before the refined guards, which add
+    // more), past issue 22's 2× (docs/BENCHMARKS.md).
     // The degeneralization counts acceptance sets in their order, and the other order is
     // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
-    // the simulated automaton is tried with its sets reversed too.
+    // each simulated automaton is tried with its sets reversed too. Two simulated automata: with
+    // little brothers dropped whole, and with guards refined as well (each wins on some formulas).
     const candidates: Gba[] = [];
     for (const refine of [false, true]) {
       const simulated = simulatedGba(gba, aps.length, budget, refine);
