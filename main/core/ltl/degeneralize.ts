@@ -67,12 +67,17 @@ export function pruneAcceptanceSets(gba: Gba, budget?: Budget): Gba {
     keep.push(k);
   }
   if (keep.length === gba.nAcc) return gba;
+  return withSets(gba, keep);
+}
+
+/** The automaton whose acceptance set i is `gba`'s set order[i] (sets left out are dropped). */
+export function withSets(gba: Gba, order: readonly number[]): Gba {
   const remap = (acc: bigint): bigint =>
-    keep.reduce((r, k, i) => ((acc >> BigInt(k)) & 1n ? r | (1n << BigInt(i)) : r), 0n);
+    order.reduce((r, k, i) => ((acc >> BigInt(k)) & 1n ? r | (1n << BigInt(i)) : r), 0n);
   return {
     ...gba,
-    nAcc: keep.length,
-    accSource: keep.map((k) => gba.accSource[k]!),
+    nAcc: order.length,
+    accSource: order.map((k) => gba.accSource[k]!),
     edges: gba.edges.map((es) => es.map((e) => ({ ...e, acc: remap(e.acc) }))),
   };
 }

@@ -16,6 +16,7 @@
 import type { Gba, GbaEdge } from './gba.js';
 import type { Node } from './nnf.js';
 import { stronglyConnected } from './scc.js';
+import { withSets } from './degeneralize.js';
 import type { Budget } from './budget.js';
 
 const STAGE = 'acceptance set pruning';
@@ -171,7 +172,10 @@ export function outerSetsFirst(gba: Gba, nodes: readonly (Node | null)[]): Gba {
       if (j === k - 1) throw new Error('outerSetsFirst: containment is not a strict order');
     }
   }
-  if (order.every((x, i) => x === i)) return gba;
-  const remap = (acc: bigint): bigint => order.reduce((r, x, i) => ((acc >> BigInt(x)) & 1n ? r | (1n << BigInt(i)) : r), 0n);
-  return { ...gba, accSource: order.map((x) => gba.accSource[x]!), edges: gba.edges.map((l) => l.map((e) => ({ ...e, acc: remap(e.acc) }))) };
+  return order.every((x, i) => x === i) ? gba : withSets(gba, order);
+}
+
+/** The automaton with its acceptance sets numbered the other way round (the degeneralization counts them in order). */
+export function reversedMarks(gba: Gba): Gba {
+  return withSets(gba, Array.from({ length: gba.nAcc }, (_, i) => gba.nAcc - 1 - i));
 }

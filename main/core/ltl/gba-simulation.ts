@@ -20,6 +20,7 @@
  * exactly its marks (simulation.ts simulationRelation's offers and demands).
  */
 import type { Gba, GbaEdge } from './gba.js';
+import { popcount, termHolds } from './guard.js';
 import { removeDominated } from './dominance.js';
 import { pruneAcceptanceSets } from './degeneralize.js';
 import { letterClasses } from './wdba.js';
@@ -67,12 +68,7 @@ function gbaSize(g: Gba, apCount: number, letters: boolean): readonly [number, n
   let n = 0;
   for (const list of g.edges) {
     for (const e of list) {
-      if (!letters) n++;
-      else {
-        let fixed = 0;
-        for (let x = e.g.pos | e.g.neg; x !== 0n; x &= x - 1n) fixed++;
-        n += 2 ** (apCount - fixed);
-      }
+      n += letters ? 2 ** (apCount - popcount(e.g.pos | e.g.neg)) : 1;
     }
   }
   return [g.sets.length, n];
@@ -119,12 +115,11 @@ export function gbaSimulationQuotient(
       const offer = new Uint32Array(LW);
       const demand = new Uint32Array(LW);
       const marks = conditions.marks ? Number(e.acc) & M : 0;
-      const asked = marks;
       const cls = classesOf.of(e.g);
       budget.tick(STAGE, cls.length << nAcc);
       for (const c of cls) {
         const base = c << nAcc;
-        const d = base | asked;
+        const d = base | marks;
         demand[d >>> 5]! |= 1 << (d & 31);
         for (let s = marks; ; s = (s - 1) & marks) {
           const o = base | s;
@@ -296,23 +291,11 @@ function guardClasses(gba: Gba, apCount: number, budget: Budget): GuardClasses {
       const key = `${g.pos}/${g.neg}`;
       let cls = memo.get(key);
       if (cls === undefined) {
-        const pos = Number(g.pos), neg = Number(g.neg);
         cls = [];
-        lc.reps.forEach((x, c) => { if ((pos & ~x) === 0 && (neg & x) === 0) cls!.push(c); });
+        lc.reps.forEach((x, c) => { if (termHolds(g, BigInt(x))) cls!.push(c); });
         memo.set(key, cls);
       }
       return cls;
     },
   };
-}
-
-/** The automaton with its acceptance sets numbered the other way round (the degeneralization counts them in order). */
-export function reversedMarks(gba: Gba): Gba {
-  const k = gba.nAcc;
-  const flip = (acc: bigint): bigint => {
-    let r = 0n;
-    for (let i = 0; i < k; i++) if ((acc >> BigInt(i)) & 1n) r |= 1n << BigInt(k - 1 - i);
-    return r;
-  };
-  return { ...gba, edges: gba.edges.map((l) => l.map((e) => ({ ...e, acc: flip(e.acc) }))), accSource: [...gba.accSource].reverse() };
 }

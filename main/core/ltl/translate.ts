@@ -17,8 +17,8 @@ import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
 import { cosimulationQuotient } from './cosimulation.js';
-import { reversedMarks, simulatedGba } from './gba-simulation.js';
-import { outerSetsFirst } from './gba-acceptance.js';
+import { simulatedGba } from './gba-simulation.js';
+import { outerSetsFirst, reversedMarks } from './gba-acceptance.js';
 import { MERGE_MAX_STATES, provedMerges } from './merge.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
@@ -335,6 +335,15 @@ export function sameBuchi(a: MutableBuchi, b: MutableBuchi): boolean {
   return true;
 }
 
+/** Whether two generalized automata are the same, state for state and edge for edge. */
+function sameGba(a: Gba, b: Gba): boolean {
+  if (a.sets.length !== b.sets.length || a.nAcc !== b.nAcc || a.initial !== b.initial) return false;
+  return a.edges.every((l, q) => {
+    const m = b.edges[q]!;
+    return l.length === m.length && l.every((e, i) => e.to === m[i]!.to && e.acc === m[i]!.acc && e.g.pos === m[i]!.g.pos && e.g.neg === m[i]!.g.neg);
+  });
+}
+
 /** The negation's translation may make this many states in any stage; past it the checks are skipped. */
 export const NEGATION_MAX_STATES = 512;
 /** … and this many transitions in all per automaton. */
@@ -502,13 +511,3 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
 }
 
 const TOO_LARGE = new Error('formula too large to name a state');
-
-
-/** Whether two generalized automata are the same, state for state and edge for edge. */
-function sameGba(a: Gba, b: Gba): boolean {
-  if (a.sets.length !== b.sets.length || a.nAcc !== b.nAcc || a.initial !== b.initial) return false;
-  return a.edges.every((l, q) => {
-    const m = b.edges[q]!;
-    return l.length === m.length && l.every((e, i) => e.to === m[i]!.to && e.acc === m[i]!.acc && e.g.pos === m[i]!.g.pos && e.g.neg === m[i]!.g.neg);
-  });
-}
