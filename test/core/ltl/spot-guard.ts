@@ -852,7 +852,7 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
   'rand-x,165': 1,
   'rand-x,166': 2,
   'rand-x,167': 6,
-  'rand-x,168': 8,
+  'rand-x,168': 6,
   'rand-x,169': 6,
   'rand-x,170': 3,
   'rand-x,171': 2,
@@ -894,5 +894,4 @@ export const LARGER_THAN_SPOT: readonly string[] = [
   'sejk-f=2,0',
   'rand-nx,126',
   'rand-nx,158',
-  'rand-x,168',
 ];
