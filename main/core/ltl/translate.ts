@@ -3,7 +3,7 @@
  * generalized Büchi automaton, degeneralization, and reduction (Gastin & Oddoux 2001, plus the
  * recurrence loops of LTL3BA and bisimulation quotients at both automaton levels).
  */
-import { type Formula, atomicPropositions, formulaDepth, inFguFragment, mentionsNext } from './ast.js';
+import { type Formula, atomicPropositions, formulaChildren, formulaDepth, inFguFragment, mentionsNext } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
 import { Budget, type BudgetOptions, DEFAULT_TIME_LIMIT_MS } from './budget.js';
 import { degeneralize, entryChoiceMatters, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
@@ -16,6 +16,7 @@ import { type MutableBuchi, reduceBuchi, toAutomaton, withImpliedAcceptance, wit
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
+import { ContainmentFactory } from './containment.js';
 import { cosimulationQuotient } from './cosimulation.js';
 import { simulatedGba } from './gba-simulation.js';
 import { outerSetsFirst, reversedMarks } from './gba-acceptance.js';
@@ -110,9 +111,9 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   const minimize = options.minimize ?? true;
   type Run = { core: Core; ba: MutableBuchi; minimized: TranslationStats['minimized']; t4: number };
   function run(f: Formula): Run;
-  function run(f: Formula, more: true, beat: Run): Run | null;
-  function run(f: Formula, more = false, beat?: Run): Run | null {
-    const core = buildBuchi(f, aps, options, budget, true, more);
+  function run(f: Formula, rewrites: 'more' | 'containment', beat: Run): Run | null;
+  function run(f: Formula, rewrites: Rewrites = 'first', beat?: Run): Run | null {
+    const core = buildBuchi(f, aps, options, budget, true, rewrites);
     // an alternative not smaller before the last stage is not finished (the stage costs a negation)
     if (core === null || (beat !== undefined && core.ba.accepting.length >= beat.core.ba.accepting.length)) return null;
     const t4 = budget.elapsed_ms();
@@ -144,8 +145,15 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   // smaller; like the replacement above, only with the last stage (minimize: false gives the
   // automaton of the earlier stages alone).
   if (minimize && (options.rewrite ?? true)) {
-    const other = budget.unlessPastSize(() => run(from, true, r));
+    const other = budget.unlessPastSize(() => run(from, 'more', r));
     if (other !== null && other.ba.accepting.length < r.ba.accepting.length) r = other;
+    // … and with implications proved by automata (containment.ts), likewise; not on formulas of
+    // the F/G/U fragment, every mission's and every `bench translate` suite's (as the generalized
+    // automaton's simulation below: their automata and time stay as they were).
+    if (!inFguFragment(from) && aps.length <= CONTAINMENT_MAX_APS && formulaSize(from, CONTAINMENT_MAX_NODES) <= CONTAINMENT_MAX_NODES) {
+      const third = budget.unlessPastSize(() => run(from, 'containment', r));
+      if (third !== null && third.ba.accepting.length < r.ba.accepting.length) r = third;
+    }
   }
   const { core, ba, minimized, t4 } = r;
   const automaton = freezeAutomaton(toAutomaton(ba, aps, printLtl(formula)));
@@ -168,18 +176,42 @@ export const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
 type Core = { ba: MutableBuchi; plain?: MutableBuchi; stats: CoreStats };
 
 /**
+ * Which rewrites make the NNF: the first set (nnf.ts), the second as well (rewrite-more.ts), or
+ * both with implications proved by automata (containment.ts).
+ */
+type Rewrites = 'first' | 'more' | 'containment';
+
+/** Largest formula (syntax-tree nodes) and most propositions for which implications are proved. */
+export const CONTAINMENT_MAX_NODES = 200;
+export const CONTAINMENT_MAX_APS = 8;
+
+function formulaSize(f: Formula, max: number): number {
+  let n = 0;
+  const stack = [f];
+  while (stack.length > 0 && n <= max) {
+    n++;
+    stack.push(...formulaChildren(stack.pop()!));
+  }
+  return n;
+}
+
+/**
  * NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. With
- * `more`, the NNF uses the second set of rewrites (rewrite-more.ts), and the result is null when
- * none of them applies (the automaton would be the one without).
+ * 'more' rewrites, the NNF uses the second set of rewrites (rewrite-more.ts), and the result is
+ * null when none of them applies (the automaton would be the one without); with 'containment',
+ * null when no implication was proved (it would be the 'more' one).
  */
 function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): Core;
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, more: boolean): Core | null;
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, more = false): Core | null {
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, rewrites: Rewrites): Core | null;
+function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, rewrites: Rewrites = 'first'): Core | null {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
-  const nf = more ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
+  const nf = rewrites === 'containment'
+    ? new ContainmentFactory(aps, { toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES), empty: (g) => provedEmpty(g, aps, options, budget) }, budget)
+    : rewrites === 'more' ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
+  if (nf instanceof ContainmentFactory && nf.proved === 0) return null;
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
-  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: more }, budget);
+  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: rewrites !== 'first' }, budget);
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.disjunctionStates === 0) return null;
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;

@@ -457,7 +457,7 @@ export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
   'pps-arbiter-standard=1': 9,
   'pps-arbiter-standard=2': 19,
   'pps-arbiter-standard=3': 37,
-  'pps-arbiter-strict=1': 15,
+  'pps-arbiter-strict=1': 14,
   'pps-arbiter-strict=2': 42,
   'pps-arbiter-strict=3': 101,
   'ms-example=1,1': 3,
@@ -642,7 +642,7 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
   'rand-nx,155': 2,
   'rand-nx,156': 4,
   'rand-nx,157': 2,
-  'rand-nx,158': 5,
+  'rand-nx,158': 3,
   'rand-nx,159': 3,
   'rand-nx,160': 2,
   'rand-nx,161': 2,
@@ -890,8 +890,6 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
 /** The rows still larger than Spot's measured `ltl2tgba -B` size (spot-measured.ts): no other row may become larger. */
 export const LARGER_THAN_SPOT: readonly string[] = [
   'gf-equiv-xn=3',
-  'pps-arbiter-strict=1',
   'sejk-f=2,0',
   'rand-nx,126',
-  'rand-nx,158',
 ];
