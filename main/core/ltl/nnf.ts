@@ -281,6 +281,15 @@ export class NodeFactory {
     return null;
   }
 
+  /**
+   * X a as a node even where X would simplify (X S = S for a suspendable S): the alternating
+   * automaton's delay states (vwaa.ts, VwaaOptions.gfDelays), which count steps before a
+   * recurrence's state returns.
+   */
+  delay(a: Node): Node {
+    return this.intern('X', 0, false, [a]);
+  }
+
   R(l: Node, r: Node): Node {
     if (r === this.tt || r === this.ff || l === this.tt || l === r) return r;
     if (this.rewrite) {

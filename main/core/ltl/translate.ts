@@ -211,7 +211,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const root = toNnf(formula, apIndex, nf, budget);
   if (nf instanceof ContainmentFactory && nf.proved === 0) return null;
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
-  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: rewrites !== 'first' }, budget);
+  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: rewrites !== 'first', gfDelays: true }, budget);
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.disjunctionStates === 0) return null;
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;

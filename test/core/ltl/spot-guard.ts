@@ -407,7 +407,7 @@ export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
   'gf-implies=3': 6,
   'gf-equiv-xn=1': 3,
   'gf-equiv-xn=2': 5,
-  'gf-equiv-xn=3': 19,
+  'gf-equiv-xn=3': 7,
   'gf-implies-xn=1': 1,
   'gf-implies-xn=2': 1,
   'gf-implies-xn=3': 1,
@@ -466,9 +466,9 @@ export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
   'ms-example=2,1': 3,
   'ms-example=2,2': 4,
   'ms-example=2,3': 5,
-  'ms-example=3,1': 5,
-  'ms-example=3,2': 6,
-  'ms-example=3,3': 7,
+  'ms-example=3,1': 4,
+  'ms-example=3,2': 5,
+  'ms-example=3,3': 6,
   'sejk-f=0,0': 5,
   'sejk-f=0,1': 6,
   'sejk-f=0,2': 7,
@@ -889,7 +889,6 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
 
 /** The rows still larger than Spot's measured `ltl2tgba -B` size (spot-measured.ts): no other row may become larger. */
 export const LARGER_THAN_SPOT: readonly string[] = [
-  'gf-equiv-xn=3',
   'sejk-f=2,0',
   'rand-nx,126',
 ];
