@@ -219,7 +219,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const generalizedStates = gba.sets.length;
   if (bisim) gba = reduceGba(gba, budget);
   gba = pruneAcceptanceSets(gba, budget);
-  if (options.setOrder === 'outer-first') gba = outerSetsFirst(gba, vwaa.states.map((st) => st.node));
+  if ((options.setOrder ?? 'outer-first') === 'outer-first') gba = outerSetsFirst(gba, vwaa.states.map((st) => st.node));
   const partNames = new Map<number, string>();
   const partName = (s: number): string => {
     let name = partNames.get(s);
@@ -296,7 +296,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
       // apart. Only with X: on X-free formulas it shrinks a few automata too, and 6 of the 900
       // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
       // on the automata as they are; missions refuse X, so theirs never meet it.
-      if (mentionsNext(formula)) keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
+      keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
       // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
       // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
       keepSmaller(() => withImpliedAcceptance(ba, budget));

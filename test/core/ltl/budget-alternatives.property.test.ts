@@ -19,14 +19,20 @@ import { F, G, X, and, formulaArb, lassoArb, letterArb, nextArb, showLasso } fro
 
 /** Sizes are under test: a time limit far beyond them, so a loaded machine cannot trip the default. */
 const UNTIMED: TranslateOptions = { timeLimit_ms: 600_000 };
+/**
+ * The scan formulas below were found with the acceptance sets counted as built (the default before
+ * 'outer-first'), where the other degeneralization runs past the plain one's budget; counted outside
+ * in, their automata are smaller and it no longer does. They keep testing that case.
+ */
+const AS_FOUND: TranslateOptions = { ...UNTIMED, setOrder: 'as-built' };
 
 /**
  * Most states one stage of the plain translation makes: alternating, generalized (before its
  * reduction) and degeneralized automata, none of them an alternative (minimize: false runs no
  * formula-level alternative; the stats are the plain automata's).
  */
-function plainStates(f: Formula): number {
-  const s = translateFormula(f, { ...UNTIMED, minimize: false }).stats;
+function plainStates(f: Formula, options = UNTIMED): number {
+  const s = translateFormula(f, { ...options, minimize: false }).stats;
   return Math.max(s.alternatingStates, s.generalizedStates, s.degeneralizedStates);
 }
 
@@ -89,13 +95,13 @@ test('the scan formulas that failed before: an alternative past the state budget
     ['[] (p1 -> (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0))) U (p2 |[] (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0)))))', 24, 6],
   ] as const) {
     const f = parseLtl(text, { allowNext: true });
-    assert.equal(plainStates(f), m, text);
-    const t = translateFormula(f, { ...UNTIMED, maxStates: m });
+    assert.equal(plainStates(f, AS_FOUND), m, text);
+    const t = translateFormula(f, { ...AS_FOUND, maxStates: m });
     assert.ok(t.stats.skipped.alternatives > 0, text);
     assert.equal(t.automaton.states.length, states, text);
-    assert.equal(translateFormula(f, UNTIMED).stats.skipped.alternatives, 0, text);
+    assert.equal(translateFormula(f, AS_FOUND).stats.skipped.alternatives, 0, text);
     // one state less is the plain translation's own budget error, as before
-    assert.throws(() => translateFormula(f, { ...UNTIMED, maxStates: m - 1 }), (e: unknown) =>
+    assert.throws(() => translateFormula(f, { ...AS_FOUND, maxStates: m - 1 }), (e: unknown) =>
       e instanceof LtlBudgetError && e.budget === 'states' && e.limit === m - 1);
   }
 });
@@ -110,7 +116,7 @@ test('cancellation is not skipped with an alternative: cancelled at any check, t
       let reads = 0;
       const signal = { get aborted(): boolean { return ++reads > k; } };
       try {
-        translateFormula(f, { ...UNTIMED, maxStates, signal });
+        translateFormula(f, { ...AS_FOUND, maxStates, signal });
         finished = true;
         assert.ok(reads <= k, `finished after reading the signal aborted (${reads} readings, aborted after ${k})`);
       } catch (e) {
