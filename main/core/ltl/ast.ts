@@ -82,6 +82,20 @@ export function formulaEquals(a: Formula, b: Formula): boolean {
 }
 
 /**
+ * Nodes of f's syntax tree (shared subtrees counted each time they occur), counted up to max + 1:
+ * a cheap "larger than max" test for formulas of any size.
+ */
+export function formulaSize(f: Formula, max = Infinity): number {
+  let n = 0;
+  const stack = [f];
+  while (stack.length > 0 && n <= max) {
+    n++;
+    stack.push(...formulaChildren(stack.pop()!));
+  }
+  return n;
+}
+
+/**
  * Operator levels of the tree (an atom is 0, `!a` is 1), computed without recursion, so that
  * a formula built elsewhere than the parser can be measured against the nesting limit before any
  * recursive pass runs over it. Shared subtrees are measured once.

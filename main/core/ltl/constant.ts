@@ -7,7 +7,7 @@
  * the last stage uses for a whole formula equivalent to true. Equivalence at position 0 of every
  * word is equivalence at every suffix, so the replacement is sound wherever ψ occurs.
  */
-import { type Formula, FALSE, TRUE, formulaChildren, formulaDepth } from './ast.js';
+import { type Formula, FALSE, TRUE, formulaChildren, formulaDepth, formulaSize } from './ast.js';
 import { LtlBudgetError } from './errors.js';
 import { DEFAULT_MAX_NESTING } from './parser.js';
 import { type Letter, type Lasso, truthVectors } from './lasso.js';
@@ -46,16 +46,6 @@ export function* testWords(aps: readonly string[]): Generator<Lasso> {
   }
 }
 
-function nodeCount(f: Formula, max: number): number {
-  let n = 0;
-  const stack = [f];
-  while (stack.length > 0 && n <= max) {
-    n++;
-    stack.push(...formulaChildren(stack.pop()!));
-  }
-  return n;
-}
-
 function isTemporal(f: Formula): boolean {
   switch (f.kind) {
     case 'true': case 'false': case 'ap': return false;
@@ -70,7 +60,7 @@ function isTemporal(f: Formula): boolean {
  * `empty(g)` is true only when g's language is proved empty (null or false: not proved).
  */
 export function replaceConstantSubformulas(formula: Formula, aps: readonly string[], empty: (g: Formula) => boolean | null): Formula {
-  if (nodeCount(formula, CONSTANT_MAX_NODES) > CONSTANT_MAX_NODES) return formula;
+  if (formulaSize(formula, CONSTANT_MAX_NODES) > CONSTANT_MAX_NODES) return formula;
   // The candidates: temporal subformulas below the root (the only ones `visit` tries).
   const open = new Set<Formula>();
   const collect = (g: Formula): void => {

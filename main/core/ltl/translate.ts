@@ -3,7 +3,7 @@
  * generalized Büchi automaton, degeneralization, and reduction (Gastin & Oddoux 2001, plus the
  * recurrence loops of LTL3BA and bisimulation quotients at both automaton levels).
  */
-import { type Formula, atomicPropositions, formulaChildren, formulaDepth, inFguFragment, mentionsNext } from './ast.js';
+import { type Formula, atomicPropositions, formulaDepth, formulaSize, inFguFragment, mentionsNext } from './ast.js';
 import { type BuchiAutomaton, freezeAutomaton } from './automaton.js';
 import { Budget, type BudgetOptions, DEFAULT_TIME_LIMIT_MS } from './budget.js';
 import { degeneralize, entryChoiceMatters, pruneAcceptanceSets, reduceGba } from './degeneralize.js';
@@ -34,12 +34,11 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   /** Bisimulation quotients of the generalized and Büchi automata (default true). */
   readonly bisimulation?: boolean;
   /**
-   * The order in which the degeneralization counts the acceptance sets: 'as-built' (the default:
-   * the alternating automaton's order, which every mission benchmark was measured with) or
-   * 'outer-first' (a set whose formula contains another's first, so the levels follow the order a
-   * run meets nested eventualities: gba-acceptance.ts outerSetsFirst). Measured on the 900
-   * mission-benchmark automata, 'outer-first' makes 72 smaller (−21 % states) and none larger, and
-   * changes their plans (docs/BENCHMARKS.md); it waits for the mission tables to be re-run.
+   * The order in which the degeneralization counts the acceptance sets: 'outer-first' (the
+   * default: a set whose formula contains another's first, so the levels follow the order a run
+   * meets nested eventualities: gba-acceptance.ts outerSetsFirst) or 'as-built' (the alternating
+   * automaton's order, the default until 2026-12-03). Measured on the 900 mission-benchmark
+   * automata, 'outer-first' makes 72 smaller (−21 % states) and none larger (docs/BENCHMARKS.md).
    */
   readonly setOrder?: 'as-built' | 'outer-first';
   /**
@@ -185,16 +184,6 @@ type Rewrites = 'first' | 'more' | 'containment';
 export const CONTAINMENT_MAX_NODES = 200;
 export const CONTAINMENT_MAX_APS = 8;
 
-function formulaSize(f: Formula, max: number): number {
-  let n = 0;
-  const stack = [f];
-  while (stack.length > 0 && n <= max) {
-    n++;
-    stack.push(...formulaChildren(stack.pop()!));
-  }
-  return n;
-}
-
 /**
  * NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. With
  * 'more' rewrites, the NNF uses the second set of rewrites (rewrite-more.ts), and the result is
@@ -293,9 +282,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
       keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
       keepSmaller(() => withInitialLoop(ba, nf.eventual(root)));
       // States with the same past (backward simulation) merge, where forward simulation keeps them
-      // apart. Only with X: on X-free formulas it shrinks a few automata too, and 6 of the 900
-      // mission-benchmark automata would change (7 587 → 7 575 states), whose tables were measured
-      // on the automata as they are; missions refuse X, so theirs never meet it.
+      // apart (sejk-f=2,0 reaches Spot's 18 states so).
       keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
       // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
       // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
@@ -311,10 +298,10 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
     // The generalized automaton with its marks simplified SCC by SCC and reduced by simulation
     // (gba-simulation.ts), taken only when its automaton comes out strictly smaller: on some
     // formulas the automaton without it degeneralizes into a smaller one. Not on formulas of the
-    // F/G/U fragment (every mission's, every `bench translate` suite's): there it would shrink 75
-    // of the 900 mission automata (7 584 → 6 123 states, nearly all from the reversed order), but
-    // at 1.4–2.9× the `bench translate` suites' time (measured before the refined guards, which add
-    // more), past issue 22's 2× (docs/BENCHMARKS.md).
+    // F/G/U fragment (every mission's, every `bench translate` suite's): there it took 1.4–2.9× the
+    // `bench translate` suites' time (measured with the sets as built and before the refined
+    // guards, which add more), past issue 22's 2×, and most of what it gained there came from the
+    // set order, which the outer-first default now gives at no cost (docs/BENCHMARKS.md).
     // The degeneralization counts acceptance sets in their order, and the other order is
     // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
     // each simulated automaton is tried with its sets reversed too. Two simulated automata: with

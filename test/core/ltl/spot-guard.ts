@@ -473,10 +473,10 @@ export const OUR_FAMILY_STATES: Readonly<Record<string, number | null>> = {
   'sejk-f=0,1': 6,
   'sejk-f=0,2': 7,
   'sejk-f=1,0': 12,
-  'sejk-f=1,1': 13,
+  'sejk-f=1,1': 8,
   'sejk-f=1,2': 14,
-  'sejk-f=2,0': 19,
-  'sejk-f=2,1': 19,
+  'sejk-f=2,0': 18,
+  'sejk-f=2,1': 18,
   'sejk-f=2,2': 20,
   'sejk-patterns=1': 3,
   'sejk-patterns=2': 2,
@@ -889,6 +889,5 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
 
 /** The rows still larger than Spot's measured `ltl2tgba -B` size (spot-measured.ts): no other row may become larger. */
 export const LARGER_THAN_SPOT: readonly string[] = [
-  'sejk-f=2,0',
   'rand-nx,126',
 ];
