@@ -26,7 +26,7 @@ import { pruneAcceptanceSets } from './degeneralize.js';
 import { letterClasses } from './wdba.js';
 import { simplifyAcceptanceBySccs } from './gba-acceptance.js';
 import type { Budget } from './budget.js';
-import { type LetterEdge, SIMULATION_MAX_APS, simulationRelation, subset } from './simulation.js';
+import { type LetterEdge, SIMULATION_MAX_APS, simulationRelation } from './simulation.js';
 
 /** Most letter classes × mark sets enumerated per edge, as a power of two. */
 export const GBA_SIMULATION_MAX_BITS = 13;
@@ -139,7 +139,12 @@ export function gbaSimulationQuotient(
   });
   const initialOk = (p: number, q: number): boolean =>
     direction === 'forward' || !conditions.initial || q !== gba.initial || p === gba.initial;
-  const sim = simulationRelation(offers, LW, (p, q) => initialOk(p, q) && subset(demanded, q, p, LW), budget, demands);
+  // a candidate pair: every letter q demands, p offers (p's edges may carry more marks than q's)
+  const offersAll = (p: number, q: number): boolean => {
+    for (let w = 0; w < LW; w++) if ((demanded[q * LW + w]! & ~offered[p * LW + w]!) !== 0) return false;
+    return true;
+  };
+  const sim = simulationRelation(offers, LW, (p, q) => initialOk(p, q) && offersAll(p, q), budget, demands);
   if (sim === null) return null;
   const rep = new Int32Array(n);
   for (let q = 0; q < n; q++) {

@@ -610,7 +610,7 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
   'rand-nx,123': 2,
   'rand-nx,124': 3,
   'rand-nx,125': 1,
-  'rand-nx,126': 14,
+  'rand-nx,126': 13,
   'rand-nx,127': 3,
   'rand-nx,128': 3,
   'rand-nx,129': 2,
@@ -622,7 +622,7 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
   'rand-nx,135': 2,
   'rand-nx,136': 3,
   'rand-nx,137': 4,
-  'rand-nx,138': 9,
+  'rand-nx,138': 7,
   'rand-nx,139': 2,
   'rand-nx,140': 2,
   'rand-nx,141': 3,
@@ -889,5 +889,5 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
 
 /** The rows still larger than Spot's measured `ltl2tgba -B` size (spot-measured.ts): no other row may become larger. */
 export const LARGER_THAN_SPOT: readonly string[] = [
-  'rand-nx,126',
+
 ];
