@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js';
 import { transitionCount } from '../../../main/core/ltl/automaton.js';
 import { ContainmentFactory, type ContainmentProver } from '../../../main/core/ltl/containment.js';
-import { toNnf, type Node } from '../../../main/core/ltl/nnf.js';
+import type { Node } from '../../../main/core/ltl/nnf.js';
+import { moreNnf } from './more-nnf.js';
 import { nodeToFormula, translateFormula } from '../../../main/core/ltl/translate.js';
 import { acceptsLasso } from '../../../main/core/ltl/accept.js';
 import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
@@ -53,9 +54,8 @@ function prover(aps: readonly string[]): ContainmentProver {
 }
 
 function nnf(f: Formula, make: (aps: readonly string[]) => ContainmentFactory): { root: Node; aps: string[]; nf: ContainmentFactory } {
-  const aps = atomicPropositions(f);
-  const nf = make(aps);
-  return { root: toNnf(f, new Map(aps.map((a, i) => [a, i] as const)), nf), aps, nf };
+  const nf = make(atomicPropositions(f));
+  return { ...moreNnf(f, nf), nf };
 }
 
 test('the containment NNF and the translation agree with the evaluator; proofs fire (1200 cases)', (t) => {

@@ -1,9 +1,8 @@
-/** The tests' way into the second rewrites: a formula in NNF through a RewriteMoreFactory (or a broken subclass), with its propositions. */
+/** The tests' way into the rewrites: a formula in NNF through a node factory (a RewriteMoreFactory, a ContainmentFactory, or a broken subclass), with its propositions. */
 import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js';
-import { toNnf, type Node } from '../../../main/core/ltl/nnf.js';
-import type { RewriteMoreFactory } from '../../../main/core/ltl/rewrite-more.js';
+import { type NodeFactory, toNnf, type Node } from '../../../main/core/ltl/nnf.js';
 
-export function moreNnf(f: Formula, nf: RewriteMoreFactory): { root: Node; aps: string[] } {
+export function moreNnf(f: Formula, nf: NodeFactory): { root: Node; aps: string[] } {
   const aps = atomicPropositions(f);
   return { root: toNnf(f, new Map(aps.map((a, i) => [a, i] as const)), nf), aps };
 }
