@@ -79,15 +79,8 @@ export class ContainmentFactory extends RewriteMoreFactory {
   }
 
   private absorbed(op: 'and' | 'or', parts: readonly Node[]): readonly Node[] {
-    const flat = new Map<number, Node>();
-    const stack = [...parts];
-    while (stack.length > 0) {
-      const p = stack.pop()!;
-      if (p.op === op) stack.push(...p.kids);
-      else flat.set(p.id, p);
-    }
-    if (flat.size < 2) return parts;
-    const kids = [...flat.values()].sort((a, b) => a.id - b.id);
+    const kids = this.junctionKids(op, parts);
+    if (kids === null || kids.length < 2) return parts;
     // k goes when a sibling j makes it redundant; of two equivalent ones, the later (larger id) stays
     const redundant = (k: Node, j: Node): boolean => (op === 'and' ? this.implies(j, k) : this.implies(k, j));
     const kept = kids.filter((k) => !kids.some((j) => j !== k && redundant(k, j) && !(j.id > k.id && redundant(j, k))));

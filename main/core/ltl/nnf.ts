@@ -80,21 +80,34 @@ export class NodeFactory {
     return this.junction('or', parts);
   }
 
-  private junction(op: 'and' | 'or', parts: readonly Node[]): Node {
+  /**
+   * The operands of the junction `op` of `parts`: nested junctions of the same op spread out, its
+   * unit (true for &, false for |) dropped, each node once, by id; null when one is its zero.
+   */
+  protected junctionKids(op: 'and' | 'or', parts: readonly Node[]): Node[] | null {
     const unit = op === 'and' ? this.tt : this.ff;
     const zero = op === 'and' ? this.ff : this.tt;
     const flat = new Map<number, Node>();
     const stack = [...parts];
     while (stack.length > 0) {
       const p = stack.pop()!;
-      if (p === zero) return zero;
+      if (p === zero) return null;
       if (p === unit) continue;
       if (p.op === op) stack.push(...p.kids);
       else flat.set(p.id, p);
     }
-    let kids = [...flat.values()].sort((a, b) => a.id - b.id);
+    return [...flat.values()].sort((a, b) => a.id - b.id);
+  }
+
+  private junction(op: 'and' | 'or', parts: readonly Node[]): Node {
+    const unit = op === 'and' ? this.tt : this.ff;
+    const zero = op === 'and' ? this.ff : this.tt;
+    const spread = this.junctionKids(op, parts);
+    if (spread === null) return zero;
+    let kids = spread;
+    const ids = new Set(kids.map((k) => k.id));
     for (const k of kids) {
-      if (k.op === 'lit' && flat.has(this.lit(k.ap, !k.neg).id)) return zero;
+      if (k.op === 'lit' && ids.has(this.lit(k.ap, !k.neg).id)) return zero;
     }
     if (this.rewrite && kids.length > 1) {
       // F G a & F G b = F G (a & b);  G F a | G F b = G F (a | b)

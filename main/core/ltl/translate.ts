@@ -195,7 +195,7 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
 function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, rewrites: Rewrites = 'first'): Core | null {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
   const nf = rewrites === 'containment'
-    ? new ContainmentFactory(aps, { toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES), empty: (g) => provedEmpty(g, aps, options, budget) }, budget)
+    ? new ContainmentFactory(aps, { toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES), empty: (g) => provedEmpty(g, aps, options, budget, CONTAINMENT_STAGE) }, budget)
     : rewrites === 'more' ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
   if (nf instanceof ContainmentFactory && nf.proved === 0) return null;
@@ -387,24 +387,25 @@ function checkBudget(options: TranslateOptions, budget: Budget): Budget {
  * translation ran past the check's budget. Out of the translation's own time, or cancelled, it
  * says so as this translation.
  */
-function provedEmpty(g: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget): boolean | null {
-  budget.checkTime(CONSTANT_STAGE);
+function provedEmpty(g: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, stage: string): boolean | null {
+  budget.checkTime(stage);
   try {
     const a = buildBuchi(g, aps, options, checkBudget(options, budget), false).ba;
     return a.out[a.initial]!.size === 0;
   } catch (e) {
     if (!(e instanceof LtlBudgetError)) throw e;
-    if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(CONSTANT_STAGE);
+    if (e.budget === 'time' || e.budget === 'cancelled') budget.checkTime(stage);
     else budget.proofSkipped();
     return null;
   }
 }
 
 const CONSTANT_STAGE = 'constant subformulas';
+const CONTAINMENT_STAGE = 'containment proofs';
 
 /** The formula with subformulas proved equivalent to true or false replaced (see constant.ts). */
 export function constantSubformulasReplaced(formula: Formula, aps: readonly string[] = atomicPropositions(formula), options: TranslateOptions = {}, budget = new Budget(options)): Formula {
-  return replaceConstantSubformulas(formula, aps, (g) => provedEmpty(g, aps, options, budget));
+  return replaceConstantSubformulas(formula, aps, (g) => provedEmpty(g, aps, options, budget, CONSTANT_STAGE));
 }
 
 /** One state, a true self-loop, accepting: the automaton of `true`. */

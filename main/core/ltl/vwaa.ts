@@ -218,7 +218,7 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
           const mark = 1n << BigInt(s);
           const k = opts.gfDelays === true ? horizon(psi) : null;
           let back = n;
-          if (k !== null && k >= 2) for (let i = 1; i < k; i++) back = nf.delay(back);
+          if (k !== null) for (let i = 1; i < k; i++) back = nf.delay(back); // k - 1 delays, none below k = 2
           const loops = product(dlt(psi), self(back)).map((m) => ({ ...m, acc: m.acc | mark }));
           res = removeDominated([...self(n), ...loops], budget);
         } else {
