@@ -37,17 +37,22 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The tests' scratch folders (os.tmpdir() in the tests and in every process they start) go into a
+// folder of this run's own, removed when the run ends: a run leaves nothing behind in /tmp.
+const scratch = mkdtempSync(path.join(tmpdir(), 'witness-test-'));
 // Generated backbones go to a cache of this run's own, not the user's ($XDG_CACHE_HOME/witness),
 // unless the caller names one.
-const cache = process.env.WITNESS_CACHE === undefined ? mkdtempSync(path.join(tmpdir(), 'witness-test-cache-')) : null;
+const cache = process.env.WITNESS_CACHE ?? path.join(scratch, 'cache');
 const cleanUp = () => {
-  if (cache !== null) rmSync(cache, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 };
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, WITNESS_CACHE: process.env.WITNESS_CACHE ?? cache },
+  env: { ...process.env, TMPDIR: scratch, WITNESS_CACHE: cache },
 });
+// Ctrl-C or a CI time-out: the test runner stops, and the scratch folder goes with it on exit.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('error', (err) => {
   cleanUp();
   console.error(`run-tests: could not start node: ${err.message}`);

@@ -228,7 +228,8 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   const embedded = far !== null ? far.embedded : embedDataset(d, e.mlp, e.normalization);
   let psi = far !== null ? far.psi : e.mlp, calibration: LatentCalibration | undefined = far?.calibration;
   if (r.calibrate !== null) {
-    const c = calibrateLatent(e.mlp, embedded.latent, embedded.dim, d.terminals, r.H_TD, r.calibrate);
+    // The whole ψ (with its second timescale, when the recipe has one) takes the recipe's unit.
+    const c = calibrateLatent(psi, embedded.latent, embedded.dim, d.terminals, r.H_TD, r.calibrate);
     psi = c.psi;
     calibration = c.calibration;
     embedded.latent.set(c.latent);

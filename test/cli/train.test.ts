@@ -137,7 +137,7 @@ test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled t
   const out = join(dir, 'models');
   const bad = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--recipe', 'nope', '--dataset-steps', '3000');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far, two-timescale, expectile-td\)/);
+  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far, two-timescale, expectile-td, ant-step-unit\)/);
   const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--recipe', 'path-distance', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
   assert.equal(r.code, 0, r.err);
   const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
@@ -177,6 +177,30 @@ test('backbone train --recipe two-timescale: ψ = [ψ_TD; 0.2·ψ_far] in a 64-D
   // The bundle runs: the evaluation embeds and acts with the 64-D latent.
   const ev = await cli('backbone', 'eval', '--world', 'pointmaze-giant', '--models', out, '--pairs', '20', '--trials', '2', '--json');
   assert.equal(ev.code, 0, ev.err);
+});
+
+test('backbone train --recipe ant-step-unit: the Ant\'s two timescales, the joined ψ rescaled to 0.5 latent units per recorded step', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ant-unit-'));
+  const out = join(dir, 'models');
+  const r = await cli('backbone', 'train', '--world', 'antmaze-medium', '--recipe', 'ant-step-unit', '--out', out, '--dataset-steps', '2000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
+  assert.equal(r.code, 0, r.err);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+    dims: { latent: number }; normalization: { mean: number[]; std: number[] };
+    training: { command: string; dataset: { steps: number; seed: number }; embed: { far: { objective: string }; calibration: { offset: number; target: number } } };
+  };
+  // Both timescales survive the rescaling (64-D), and the recorded unit is the recipe's.
+  assert.equal(m.dims.latent, 64);
+  assert.equal(m.training.embed.far.objective, 'path-distance');
+  assert.deepEqual([m.training.embed.calibration.offset, m.training.embed.calibration.target], [8, 0.5]);
+  assert.match(m.training.command, /--recipe ant-step-unit/);
+  // The written ψ measures 0.5 per step: the median 8-step offset of the same dataset, regenerated.
+  const data = join(dir, 'nav.wds');
+  const g = await cli('data', 'gen', 'antmaze-medium', '--kind', 'navigate', '--steps', '2000', '--seed', '1', '--out', data);
+  assert.equal(g.code, 0, g.err);
+  const d = await readDataset(data);
+  const e = await embedWithOnnx(new Uint8Array(readFileSync(join(out, 'embed.onnx'))), 'embed.onnx', d, m.normalization, 64);
+  const ratio = medianOffsetRatio(e.latent, 64, d.terminals, 8);
+  assert.ok(Math.abs(ratio - 0.5) < 1e-3, `median offset ${ratio} per step, want 0.5`);
 });
 
 test('backbone train --world antmaze-medium follows the Ant recipe: two timescales on x, y alone, π_low by TD3+BC at α = 1; ψ ignores every other entry', async () => {
