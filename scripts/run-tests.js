@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test (dist/test/**/*.test.js, sorted) in one `node --test` invocation.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ if (files.length === 0) {
 // The tests' scratch folders (os.tmpdir() in the tests and in every process they start) go into a
 // folder of this run's own, removed when the run ends: a run leaves nothing behind in /tmp.
 const scratch = mkdtempSync(path.join(tmpdir(), 'witness-test-'));
+// Open to every user, sticky, as /tmp is: tests run as root start the CLI as another user (uid 65534).
+chmodSync(scratch, 0o1777);
 // Generated backbones go to a cache of this run's own, not the user's ($XDG_CACHE_HOME/witness),
 // unless the caller names one.
 const cache = process.env.WITNESS_CACHE ?? path.join(scratch, 'cache');
