@@ -198,7 +198,9 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
   /**
    * The Ant mazes' recipe with ψ rescaled to 0.5 latent units per recorded step (antmaze-medium's
    * shipped ψ measures 0.50): ψ_TD's own unit shrinks as the maze grows (0.50, 0.42 and 0.32 per
-   * step on medium, large and giant), so an H_TD waypoint lies 16, 19 and 25 recorded steps ahead.
+   * step on medium, large and giant), so an H_TD waypoint lies 8 / unit = 16, 19 and 25 recorded steps
+   * ahead. Measured on giant (docs/BENCHMARKS.md, "Why giant's executor misses"): 85.5 % of H_TD
+   * waypoints, as the shipped bundle; not shipped.
    */
   'ant-step-unit': { ...ANT, calibrate: 0.5 },
 };
