@@ -23,7 +23,7 @@ import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/tr
 import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle } from '../services/training/bundle.js';
 import { embedOnnx, policyOnnx } from '../services/models/onnx-writer.js';
 import { loadModels, writeBundle, writeModels } from '../services/models/bundle.js';
-import { type EvalResult, policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
+import { type EvalResult, type TrialRecord, policySuccess, spearmanOnPairs } from '../services/training/evaluate.js';
 import { removeTempSiblings, writeFolderAtomic } from '../platform/files.js';
 import { INPUT, readInputFile } from '../platform/input-files.js';
 import { inWorker } from '../platform/workers.js';
@@ -163,7 +163,11 @@ export interface BackboneEval extends EvalResult {
  * Spearman of ‖ψ(s) − ψ(g)‖ against the true geodesic distance on held-out pairs, and π_low's
  * success at reaching waypoints H_TD away within the budget.
  */
-export async function evaluateBackbone(o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number }): Promise<BackboneEval> {
+export async function evaluateBackbone(o: {
+  world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number;
+  /** Told every executor trial with the held-out data it was drawn from (scripts/executor-trials.mjs). */
+  onTrial?: (t: TrialRecord, heldOut: Dataset) => void;
+}): Promise<BackboneEval> {
   const e = worldEntry(o.world);
   if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
   if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
@@ -188,6 +192,7 @@ export async function evaluateBackbone(o: { world: string; models?: string; pair
       ...(o.ahead !== undefined ? { ahead: o.ahead } : {}), ...(o.fromRest === true && rest !== undefined ? { rest } : {}),
       ...(o.goalAtRest === true && rest !== undefined ? { goalAtRest: rest } : {}),
       ...(o.radius !== undefined ? { radius_m: o.radius } : {}),
+      ...(o.onTrial !== undefined ? { onTrial: (t: TrialRecord) => o.onTrial!(t, heldOut) } : {}),
     });
     return {
       world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,

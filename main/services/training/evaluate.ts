@@ -73,6 +73,20 @@ export interface TrialOptions {
    * mission accepts an ordinary waypoint, instead of within ε in latent space.
    */
   readonly radius_m?: number;
+  /** Told every trial's outcome, for a study of where the executor misses (scripts/executor-trials.mjs). */
+  readonly onTrial?: (t: TrialRecord) => void;
+}
+
+/** One executor trial: the held-out rows it started from and aimed at, and how it ended. */
+export interface TrialRecord {
+  /** The held-out row the trial started from, and the row of its target on the same trajectory. */
+  readonly row: number;
+  readonly target: number;
+  /** The step the target was reached at; −1 when the budget ran out. */
+  readonly reached: number;
+  /** The closest the body came to the target in latent units, and its last observation. */
+  readonly minLatent: number;
+  readonly last: Float32Array;
 }
 
 /**
@@ -111,7 +125,7 @@ export async function policySuccess(
     const recorded = heldOut.observations.subarray(i * k, i * k + k);
     const start = opts.rest !== undefined ? opts.rest(recorded[0]!, recorded[1]!) : recorded;
     let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(start));
-    let reached = false;
+    let reached = false, reachedAt = -1, minLatent = Infinity;
     for (let step = 0; step < budget_steps; step++) {
       const obs = Float32Array.from(state);
       const z = await b.embed(obs, 1);
@@ -122,11 +136,13 @@ export async function policySuccess(
         len += dir[q]! ** 2;
       }
       len = Math.sqrt(len);
+      minLatent = Math.min(minLatent, len);
       const near = opts.radius_m !== undefined
         ? Math.hypot(state[0]! - heldOut.observations[j * k]!, state[1]! - heldOut.observations[j * k + 1]!) <= opts.radius_m
         : len <= epsilon;
       if (near) {
         reached = true;
+        reachedAt = step;
         steps += step;
         break;
       }
@@ -135,6 +151,7 @@ export async function policySuccess(
       state = sim.act(a);
     }
     if (reached) ok++;
+    opts.onTrial?.({ row: i, target: j, reached: reachedAt, minLatent, last: Float32Array.from(state) });
   }
   return { success: ok / trials, meanSteps: ok > 0 ? steps / ok : NaN };
 }
