@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MISSION_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -21,7 +21,7 @@ import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as map
 import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-bench.js';
 import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
-import { ensureHiql } from './hiql.js';
+import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
 
 export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
@@ -54,13 +54,13 @@ export function benchBackbone(o: { world: string; graph?: string; data?: string;
  * `witness backbone train-hiql`: AP-HIQL's policies for the backbone `bench ltl` runs on (the given
  * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
  */
-export async function benchHiql(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind; cache?: string; steps?: number; log?: (line: string) => void }): Promise<{ dir: string; trained: boolean; seconds: number }> {
+export async function benchHiql(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind; cache?: string; hiql?: HiqlOverrides; log?: (line: string) => void }): Promise<{ dir: string; trained: boolean; seconds: number }> {
   if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
   const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
   const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
   try {
     return await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
-      ...(o.log ? { log: o.log } : {}), ...cache, ...(o.steps !== undefined ? { config: { ...HIQL_DEFAULTS, steps: o.steps } } : {}),
+      ...(o.log ? { log: o.log } : {}), ...cache, config: hiqlConfig(o.hiql),
     });
   } finally {
     await b.models.close();
@@ -115,8 +115,8 @@ export interface MissionBenchRequest {
   readonly data?: string;
   readonly models?: string;
   readonly cache?: string;
-  /** AP-HIQL's training steps (default HIQL_DEFAULTS.steps); part of its cache key. */
-  readonly hiqlSteps?: number;
+  /** Changes to AP-HIQL's recipe (HIQL_DEFAULTS); part of its policies' cache key. */
+  readonly hiql?: HiqlOverrides;
   readonly seed: number;
   /** The audit database, or null for none. */
   readonly audit: string | null;
@@ -150,7 +150,7 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
   try {
     if (methods.includes('ap-hiql')) hiql = (await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
       ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
-      ...(o.hiqlSteps !== undefined ? { config: { ...HIQL_DEFAULTS, steps: o.hiqlSteps } } : {}),
+      config: hiqlConfig(o.hiql),
     })).dir;
   } finally {
     await b.models.close();

@@ -8,7 +8,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HIQL_DEFAULTS, MISSION_WORLDS, type DatasetKind } from '../contract/defaults.js';
+import { MISSION_WORLDS, type DatasetKind } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import { DEFAULT_EXEC } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC } from '../core/exec/hiql-mission.js';
@@ -21,7 +21,7 @@ import { navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
 import { openBackbone } from './backbone.js';
 import { benchBackbone } from './bench.js';
-import { ensureHiql } from './hiql.js';
+import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
 import { missionWorld, prepareMission, runMissionTask } from './mission.js';
 
 export interface HiqlEvalRequest {
@@ -35,7 +35,8 @@ export interface HiqlEvalRequest {
   readonly goalAtRest: boolean;
   /** Also run SAGAS on the same pairs. */
   readonly sagas: boolean;
-  readonly hiqlSteps?: number;
+  /** Changes to AP-HIQL's recipe (HIQL_DEFAULTS); part of its policies' cache key. */
+  readonly hiql?: HiqlOverrides;
   readonly dataset?: DatasetKind;
   readonly cache?: string;
   /** Write an SVG of each failed HIQL rollout here. */
@@ -73,7 +74,7 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
   const world = await entry.open();
   try {
     const { dir } = await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
-      ...(o.log ? { log: o.log } : {}), ...cache, ...(o.hiqlSteps !== undefined ? { config: { ...HIQL_DEFAULTS, steps: o.hiqlSteps } } : {}),
+      ...(o.log ? { log: o.log } : {}), ...cache, config: hiqlConfig(o.hiql),
     });
     const hiql = await loadHiql(dir);
     const d = b.dataset, k = d.obsDim, n = d.terminals.length;

@@ -31,6 +31,23 @@ export interface HiqlOptions {
   readonly progress?: Progress;
 }
 
+/** What a run may change of AP-HIQL's recipe (HIQL_DEFAULTS): each is part of the policies' cache key. */
+export interface HiqlOverrides {
+  readonly steps?: number;
+  readonly hidden?: readonly number[];
+  readonly lowAlpha?: number;
+}
+
+/** HIQL_DEFAULTS with the given changes. */
+export function hiqlConfig(o: HiqlOverrides = {}): HiqlConfig {
+  return {
+    ...HIQL_DEFAULTS,
+    ...(o.steps !== undefined ? { steps: o.steps } : {}),
+    ...(o.hidden !== undefined ? { hidden: [...o.hidden] } : {}),
+    ...(o.lowAlpha !== undefined ? { lowAlpha: o.lowAlpha } : {}),
+  };
+}
+
 /** What the policies are trained from: the backbone's dataset and its models (ψ, the normalisation). */
 export interface HiqlInputs {
   readonly world: string;

@@ -1,11 +1,12 @@
 /** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), its recipe, and AP-HIQL's policies trained on it. */
 import { Command, Option } from 'commander';
-import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_DEFAULTS, type DatasetKind } from '../contract/defaults.js';
+import { BACKBONE_RECIPE, DATASET_KINDS, type DatasetKind } from '../contract/defaults.js';
 
 const R = BACKBONE_RECIPE;
 import type { Output } from './errors.js';
 import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
+import { hiqlFlagValues, hiqlFlags } from './hiql-flags.js';
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
 
@@ -48,7 +49,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });
       io.out(`wrote ${r.out} in ${r.minutes.toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.out ? ` --models ${r.out}` : ''}\n`);
     }));
-  backbone
+  hiqlFlags(backbone
     .command('train-hiql')
     .description('train AP-HIQL\'s policies (bench ltl --methods ap-hiql) on the backbone the mission benchmark uses, or find them in the cache')
     .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
@@ -56,13 +57,16 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--graph <file>', 'a latent graph artifact (with --data) instead of the cached 1M-transition backbone')
     .option('--data <file>', 'the dataset the graph was built from')
     .option('--models <dir>', 'the model bundle (default: the shipped one)')
-    .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
-    .option('--steps <n>', 'training steps of both policies', intFlag('--steps', 1, 10_000_000), HIQL_DEFAULTS.steps)
-    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; graph?: string; data?: string; models?: string; cache?: string; steps: number }) => {
-      const r = await (await import('../app/bench.js')).benchHiql({ ...o, log: (line) => io.err(`backbone train-hiql: ${line}\n`) });
+    .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)'), '', '')
+    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; graph?: string; data?: string; models?: string; cache?: string } & Record<string, unknown>) => {
+      const { world, dataset, graph, data, models, cache } = o;
+      const r = await (await import('../app/bench.js')).benchHiql({
+        world, ...(dataset !== undefined ? { dataset } : {}), ...(graph !== undefined ? { graph } : {}), ...(data !== undefined ? { data } : {}),
+        ...(models !== undefined ? { models } : {}), ...(cache !== undefined ? { cache } : {}), hiql: hiqlFlagValues(o, ''), log: (line) => io.err(`backbone train-hiql: ${line}\n`),
+      });
       io.out(r.trained ? `trained AP-HIQL's policies in ${r.seconds.toFixed(0)} s: ${r.dir}\n` : `AP-HIQL's policies are in the cache: ${r.dir}\n`);
     }));
-  backbone
+  hiqlFlags(backbone
     .command('eval-hiql')
     .description('AP-HIQL\'s goal reaching alone (no LTL), OGBench style: far start/goal pairs of dataset states, success within --radius m; SAGAS reaching the same goals (F goal) as the yardstick')
     .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
@@ -74,14 +78,13 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--min-cells <n>', 'geodesic distance between start and goal cells, at least', intFlag('--min-cells', 0, 10_000), 5)
     .option('--goal-at-rest', 'steer HIQL for the goal position at rest instead of the recorded dataset state')
     .option('--no-sagas', 'do not run SAGAS on the same pairs')
-    .option('--hiql-steps <n>', 'training steps of the policies (part of their cache key)', intFlag('--hiql-steps', 1, 10_000_000), HIQL_DEFAULTS.steps)
     .option('--pictures <dir>', 'write an SVG of every failed HIQL rollout here')
     .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
-    .option('--json', 'print JSON')
-    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; goals: number; seed: number; maxSteps: number; radius: number; minCells: number; goalAtRest?: boolean; sagas: boolean; hiqlSteps: number; pictures?: string; cache?: string; json?: boolean }) => {
+    .option('--json', 'print JSON'), 'hiql-', '')
+    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; goals: number; seed: number; maxSteps: number; radius: number; minCells: number; goalAtRest?: boolean; sagas: boolean; pictures?: string; cache?: string; json?: boolean } & Record<string, unknown>) => {
       const r = await (await import('../app/hiql-eval.js')).evalHiql({
         world: o.world, goals: o.goals, seed: o.seed, maxSteps: o.maxSteps, radius: o.radius, minCells: o.minCells, goalAtRest: o.goalAtRest === true, sagas: o.sagas,
-        hiqlSteps: o.hiqlSteps, ...(o.dataset !== undefined ? { dataset: o.dataset } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),
+        hiql: hiqlFlagValues(o, 'hiql-'), ...(o.dataset !== undefined ? { dataset: o.dataset } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),
         ...(o.pictures !== undefined ? { pictures: o.pictures } : {}), log: (line) => io.err(`backbone eval-hiql: ${line}\n`),
       });
       if (o.json === true) { io.out(`${JSON.stringify(r, null, 2)}\n`); return; }

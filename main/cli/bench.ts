@@ -1,9 +1,10 @@
 /** `witness bench …`: benchmark commands that print figures with ratios against in-process baselines. */
 import { Command, Option } from 'commander';
-import { ABLATION_METHODS, BASELINE_METHODS, DATASET_KINDS, HIQL_DEFAULTS, MAP_GRAPH_DEFAULTS, MISSION_DEFAULTS, MISSION_METHODS } from '../contract/defaults.js';
+import { ABLATION_METHODS, BASELINE_METHODS, DATASET_KINDS, MAP_GRAPH_DEFAULTS, MISSION_DEFAULTS, MISSION_METHODS } from '../contract/defaults.js';
 import type { Output } from './errors.js';
 import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
+import { hiqlFlagValues, hiqlFlags } from './hiql-flags.js';
 
 const bench = (): Promise<typeof import('../app/bench.js')> => import('../app/bench.js');
 
@@ -45,7 +46,7 @@ async function translationBench(io: Output, o: TranslateBenchFlags): Promise<voi
 interface MissionBenchFlags {
   world?: string; dataset?: string; difficulty: string; tasks: number; methods: string; maxSteps: number; replans: number; threads?: number;
   out?: string; pictures?: string; pictureTasks: number; graph?: string; data?: string; models?: string; cache?: string; seed: number; json?: boolean;
-  audit: string | boolean; hiqlSteps: number;
+  audit: string | boolean; hiqlSteps: number; hiqlHidden: number[]; hiqlLowAlpha: number;
 }
 
 async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFlags): Promise<void> {
@@ -61,7 +62,7 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
     out, pictureTasks: o.pictureTasks, seed: o.seed, audit, log: (s) => io.err(`bench ltl: ${s}\n`), progress: bar,
     ...(o.threads !== undefined ? { threads: o.threads } : {}), ...(o.pictures !== undefined ? { pictures: o.pictures } : {}),
     ...(o.graph !== undefined ? { graph: o.graph } : {}), ...(o.data !== undefined ? { data: o.data } : {}),
-    ...(o.models !== undefined ? { models: o.models } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}), hiqlSteps: o.hiqlSteps,
+    ...(o.models !== undefined ? { models: o.models } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}), hiql: hiqlFlagValues(o as unknown as Record<string, unknown>, 'hiql-'),
   });
   if (o.json) {
     io.out(JSON.stringify({ world, dataset: r.dataset, seed: o.seed, methods: r.methods, tasks: r.outcomes.length, results: r.summary.results, comparisons: r.summary.comparisons, step_ms: { p95_median: r.summary.stepP95_ms, p95_max: r.summary.stepMaxP95_ms } }, null, 1) + '\n');
@@ -75,7 +76,7 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
 
 export function benchCommand(io: Output, setExit: (c: number) => void): Command {
   const cmd = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');
-  translationFlags(cmd
+  hiqlFlags(translationFlags(cmd
     .command('ltl'))
     .description('with --world: the LTL mission benchmark (SR, NCC, failure modes per method, Appendix E); without: the LTL → Büchi translation benchmark (also `bench translate`)')
     .option('--world <id>', 'run the mission benchmark in this embedded world')
@@ -83,7 +84,6 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--difficulty <list>', 'missions: comma-separated difficulties', 'easy,medium,hard')
     .option('--tasks <n>', 'missions: tasks per difficulty', intFlag('--tasks', 1, 100_000), 100)
     .option('--methods <list>', `missions: comma-separated methods; the Appendix H ablations ${ABLATION_METHODS.join(', ')} and the learning baseline ${BASELINE_METHODS.join(', ')} (trained on first use, then cached) run beside them on the same tasks`, MISSION_METHODS.join(','))
-    .option('--hiql-steps <n>', 'missions: training steps of ap-hiql\'s policies (part of their cache key)', intFlag('--hiql-steps', 1, 10_000_000), HIQL_DEFAULTS.steps)
     .option('--max-steps <n>', 'missions: rollout budget C_max', intFlag('--max-steps', 1), MISSION_DEFAULTS.maxSteps)
     .option('--replans <n>', 'missions: replanning budget R of sagas-replan', intFlag('--replans', 0, 100), MISSION_DEFAULTS.replans)
     .option('--threads <n>', 'missions: worker threads (default: one per core)', intFlag('--threads', 1, 256))
@@ -96,7 +96,7 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--cache <dir>', 'missions: where generated backbones are kept between runs (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
     .option('--audit <db>', 'missions: record every mission in this audit database (default: next to the results file, <out>.audit.sqlite)')
     .option('--no-audit', 'missions: do not record the missions')
-    .option('--json', 'print the results as JSON')
+    .option('--json', 'print the results as JSON'), 'hiql-', 'missions: ')
     .action(action(io, setExit, async (o: TranslateBenchFlags & MissionBenchFlags) => {
       if (o.world !== undefined) await missionBench(io, o);
       else await translationBench(io, o);

@@ -47,6 +47,15 @@ export function numberFlag(flag: string, lo: number, hi: number) {
   };
 }
 
+/** A comma-separated list of layer widths (`128,128`): integers in [1, 4096], at least one. */
+export function widthsFlag(flag: string) {
+  return (v: string): number[] => {
+    const parts = v.split(',').map((p) => strictInteger(p));
+    if (parts.length === 0 || parts.some((n) => n === null || n < 1 || n > 4096)) throw new CliError(`${flag} must be comma-separated layer widths in 1..4096, e.g. 128,128, got '${v}'`);
+    return parts as number[];
+  };
+}
+
 /** `--start x,y` in metres: exactly two comma-separated decimal numbers, both given. */
 export function pointFlag(v: string): [number, number] {
   const flag = '--start';

@@ -48,6 +48,19 @@ test('bench ltl: AP-HIQL runs beside SAGAS on the same task, trained once and ca
   const rerun = JSON.parse(readFileSync(join(dir, 'r2.jsonl'), 'utf8').trim().split('\n')[1]!) as typeof task;
   assert.deepEqual(rerun.results.map(outcome), task.results.map(outcome), 'the same outcomes from the same seeds');
 
+  // Another recipe is another cache entry: other widths and π_l temperature train anew, in a folder of their own.
+  const wider = await cli('backbone', 'train-hiql', '--world', 'pointmaze-medium', '--graph', graph, '--data', data, '--steps', '200', '--hidden', '16,16', '--low-alpha', '5', '--cache', cache);
+  assert.equal(wider.code, 0, wider.err);
+  const widerDir = /trained AP-HIQL's policies in \d+ s: (.+)$/m.exec(wider.out)?.[1];
+  assert.ok(widerDir !== undefined && widerDir !== header.config.hiql, wider.out);
+  const rec = JSON.parse(readFileSync(join(widerDir, 'hiql.json'), 'utf8')) as { key: { config: { hidden: number[]; lowAlpha: number; steps: number } } };
+  assert.deepEqual([rec.key.config.hidden, rec.key.config.lowAlpha, rec.key.config.steps], [[16, 16], 5, 200]);
+  for (const [flag, value] of [['--hiql-hidden', '64,0'], ['--hiql-hidden', '64,,64'], ['--hiql-low-alpha', '-1']] as const) {
+    const r2 = await cli('bench', 'ltl', '--world', 'pointmaze-medium', flag, value, '--tasks', '1');
+    assert.equal(r2.code, 2, `${flag} ${value}`);
+    assert.match(r2.err, new RegExp(`${flag} must be`));
+  }
+
   // An unknown method is refused by name.
   const bad = await cli('bench', 'ltl', '--world', 'pointmaze-medium', '--methods', 'sagas,ap-hiq', '--tasks', '1');
   assert.equal(bad.code, 2);
