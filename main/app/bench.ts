@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -148,7 +148,7 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
   // AP-HIQL's policies: trained once on this backbone's dataset and ψ, or found in the cache.
   let hiql: string | undefined;
   try {
-    if (methods.includes('ap-hiql')) hiql = (await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
+    if (methods.some(isBaselineMethod)) hiql = (await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
       ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
       config: hiqlConfig(o.hiql),
     })).dir;

@@ -21,7 +21,7 @@ import { navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
 import { openBackbone } from './backbone.js';
 import { benchBackbone } from './bench.js';
-import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
+import { type HiqlLow, type HiqlOverrides, ensureHiql, hiqlConfig, hiqlExecutor } from './hiql.js';
 import { missionWorld, prepareMission, runMissionTask } from './mission.js';
 
 export interface HiqlEvalRequest {
@@ -37,6 +37,8 @@ export interface HiqlEvalRequest {
   readonly sagas: boolean;
   /** Changes to AP-HIQL's recipe (HIQL_DEFAULTS); part of its policies' cache key. */
   readonly hiql?: HiqlOverrides;
+  /** The low-level policy under π_h (default: HIQL's own π_l). */
+  readonly low?: HiqlLow;
   readonly dataset?: DatasetKind;
   readonly cache?: string;
   /** Write an SVG of each failed HIQL rollout here. */
@@ -82,7 +84,7 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
     const rng = createRng(o.seed);
     const pairs: HiqlEvalPair[] = [];
     const nav = navigationOf(world);
-    const executor = { embed: (x: Float32Array, r: number) => b.models.embed(x, r), subgoal: (x: Float32Array, g: Float32Array, r: number) => hiql.subgoal(x, g, r), act: (x: Float32Array, z: Float32Array, r: number) => hiql.act(x, z, r) };
+    const executor = hiqlExecutor(b.models, hiql, o.low);
     if (o.pictures !== undefined) await mkdir(o.pictures, { recursive: true });
     try {
       for (let p = 0, tries = 0; p < o.goals; tries++) {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import { DEFAULT_EXEC } from '../core/exec/executor.js';
-import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
+import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlExecutor, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
 import type { LabelBlock } from '../core/plan/label-lasso.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
@@ -121,6 +121,35 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
   return loadHiql(dir, hiqlKey(inp, o.config ?? HIQL_DEFAULTS));
 }
 
+/**
+ * Which low-level policy carries out π_h's subgoals: HIQL's own π_l (advantage-weighted regression,
+ * trained with π_h), or the backbone's π_low — SAGAS's executor, TD3+BC — fed the unit latent
+ * direction toward π_h's subgoal, as SAGAS's tracker feeds it the direction toward a waypoint.
+ */
+export const HIQL_LOWS = ['hiql', 'pi-low'] as const;
+export type HiqlLow = (typeof HIQL_LOWS)[number];
+
+/** The rows of `z` scaled to unit length (a zero row stays zero). */
+export function unitRows(z: Float32Array, rows: number): Float32Array {
+  const dim = z.length / rows, out = new Float32Array(z.length);
+  for (let r = 0; r < rows; r++) {
+    let n = 0;
+    for (let q = 0; q < dim; q++) n += z[r * dim + q]! ** 2;
+    n = Math.sqrt(n);
+    if (n > 0) for (let q = 0; q < dim; q++) out[r * dim + q] = z[r * dim + q]! / n;
+  }
+  return out;
+}
+
+/** AP-HIQL's executor: the backbone's ψ, HIQL's π_h, and the chosen low-level policy. */
+export function hiqlExecutor(models: LoadedModels, hiql: HiqlPolicies, low: HiqlLow = 'hiql'): HiqlExecutor {
+  return {
+    embed: (x, r) => models.embed(x, r),
+    subgoal: (x, g, r) => hiql.subgoal(x, g, r),
+    act: low === 'hiql' ? (x, z, r) => hiql.act(x, z, r) : (x, z, r) => models.act(x, unitRows(z, r), r),
+  };
+}
+
 /** AP-HIQL's parameters beside the others': the same C_max, λ and M; no per-goal timeout (DEFAULT_HIQL_EXEC). */
 export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
   return { ...DEFAULT_HIQL_EXEC, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
@@ -131,12 +160,12 @@ export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
  * backbone's ψ and dataset (the goal representatives), and the given policies. The augmented graph
  * is not used.
  */
-export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { readonly maxSteps?: number; readonly world?: World }): Promise<HiqlMissionResult> {
+export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { readonly maxSteps?: number; readonly world?: World; readonly low?: HiqlLow }): Promise<HiqlMissionResult> {
   const b = task.backbone;
   const world = o.world ?? await task.world.open();
   try {
     return await runHiqlMission({
-      world: navigationOf(world), executor: { embed: (x, r) => b.models.embed(x, r), subgoal: (x, g, r) => hiql.subgoal(x, g, r), act: (x, z, r) => hiql.act(x, z, r) },
+      world: navigationOf(world), executor: hiqlExecutor(b.models, hiql, o.low),
       automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start,
       goals: { observations: b.dataset.observations, obsDim: b.dataset.obsDim }, now: () => performance.now(),
     }, hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed));

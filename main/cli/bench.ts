@@ -83,7 +83,7 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
     .addOption(new Option('--dataset <regime>', 'missions: the dataset regime the backbone is generated in (with --graph/--data: the regime the data must come from; default navigate)').choices([...DATASET_KINDS]))
     .option('--difficulty <list>', 'missions: comma-separated difficulties', 'easy,medium,hard')
     .option('--tasks <n>', 'missions: tasks per difficulty', intFlag('--tasks', 1, 100_000), 100)
-    .option('--methods <list>', `missions: comma-separated methods; the Appendix H ablations ${ABLATION_METHODS.join(', ')} and the learning baseline ${BASELINE_METHODS.join(', ')} (trained on first use, then cached) run beside them on the same tasks`, MISSION_METHODS.join(','))
+    .option('--methods <list>', `missions: comma-separated methods; the Appendix H ablations ${ABLATION_METHODS.join(', ')} and the learning baselines ${BASELINE_METHODS.join(', ')} (AP-HIQL: HIQL's two policies, trained on first use, then cached; ap-hiql-pilow: HIQL's π_h over the backbone's π_low) run beside them on the same tasks`, MISSION_METHODS.join(','))
     .option('--max-steps <n>', 'missions: rollout budget C_max', intFlag('--max-steps', 1), MISSION_DEFAULTS.maxSteps)
     .option('--replans <n>', 'missions: replanning budget R of sagas-replan', intFlag('--replans', 0, 100), MISSION_DEFAULTS.replans)
     .option('--threads <n>', 'missions: worker threads (default: one per core)', intFlag('--threads', 1, 256))

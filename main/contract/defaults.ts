@@ -23,11 +23,18 @@ export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer', 'sagas-nodelat
  * `bench ltl` only: the paper's learning-based baseline (Appendix E). AP-HIQL plans an accepting
  * label sequence on the automaton alone and reaches dataset representatives of the regions with a
  * HIQL goal-conditioned executor (core/exec/hiql-mission.ts), trained once per backbone and cached.
- * Not in the default method list: its first use trains for minutes.
+ * Not in the default method list: its first use trains for minutes. 'ap-hiql-pilow' is the same
+ * baseline with the backbone's π_low under HIQL's π_h instead of HIQL's own low-level policy (the
+ * one SAGAS executes with; app/hiql.ts HiqlLow): on the Ant, HIQL's own π_l at our training budget
+ * copies the gait's momentum and ignores the subgoal (docs/BENCHMARKS.md, "AP-HIQL at full strength").
  */
-export const BASELINE_METHODS = ['ap-hiql'] as const;
+export const BASELINE_METHODS = ['ap-hiql', 'ap-hiql-pilow'] as const;
+/** The low-level policy a baseline method runs under HIQL's π_h. */
+export const HIQL_METHOD_LOW = { 'ap-hiql': 'hiql', 'ap-hiql-pilow': 'pi-low' } as const;
 export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS] as const;
 export type BenchMethod = (typeof BENCH_METHODS)[number];
+export type BaselineMethod = (typeof BASELINE_METHODS)[number];
+export const isBaselineMethod = (m: string): m is BaselineMethod => (BASELINE_METHODS as readonly string[]).includes(m);
 
 export const PLAN_DEFAULTS = {
   /** Prefix candidates K (Table J.1: 5); labelled graphs plan exactly (K = all). */

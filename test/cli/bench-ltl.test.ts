@@ -91,6 +91,6 @@ test('bench ltl: an unknown dataset regime or ablation is bad input (exit 2) nam
   assert.match(regime.err, /--dataset <regime>' argument 'medium' is invalid\. Allowed choices are navigate, stitch, explore/);
   const method = await cli(...base, '--methods', 'sagas,sagas-nosoft,sagas-nolabels');
   assert.equal(method.code, 2);
-  assert.match(method.err, /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, sagas-nodelatent, ap-hiql\)/);
+  assert.match(method.err, /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, sagas-nodelatent, ap-hiql, ap-hiql-pilow\)/);
   assert.equal(existsSync(join(dir, 'cache')), false, 'no backbone was generated');
 });

@@ -11,7 +11,7 @@
  *   of its member states, as the paper reads literally, instead of ψ of the node's position at rest
  *   (core/exec/executor.ts, ExecParams.targets).
  */
-import type { BenchMethod, MissionMethod } from '../../contract/defaults.js';
+import type { BaselineMethod, BenchMethod, MissionMethod } from '../../contract/defaults.js';
 
 export interface MethodRun {
   readonly method: MissionMethod;
@@ -24,7 +24,7 @@ export interface MethodRun {
 }
 
 /** What a graph method runs (AP-HIQL, which plans without the graph, runs through app/hiql.ts instead). */
-export function methodRun(m: Exclude<BenchMethod, 'ap-hiql'>): MethodRun {
+export function methodRun(m: Exclude<BenchMethod, BaselineMethod>): MethodRun {
   switch (m) {
     case 'sagas-nosoft': return { method: 'sagas', tauSoft: Infinity };
     case 'sagas-nosteer': return { method: 'sagas', steering: false };

@@ -4,7 +4,7 @@
  * mission workflow of app/mission.ts — AP-HIQL, which plans without the graph, through app/hiql.ts
  * with the policies the parent trained or found in the cache (not recorded in the audit log).
  */
-import type { BenchMethod } from '../../contract/defaults.js';
+import { HIQL_METHOD_LOW, isBaselineMethod, type BenchMethod } from '../../contract/defaults.js';
 import { methodRun } from './ablations.js';
 import type { World } from '../../core/world/world.js';
 import { openBackbone, type Backbone } from '../backbone.js';
@@ -111,8 +111,8 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
   const log = await auditFor(job.audit);
   const results: MethodOutcome[] = [];
   for (const method of job.methods) {
-    if (method === 'ap-hiql') {
-      const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world });
+    if (isBaselineMethod(method)) {
+      const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world, low: HIQL_METHOD_LOW[method] });
       const svg = job.picture ? hiqlPicture(task, h, `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`) : undefined;
       const cause = hiqlExecutionCause(h, job.maxSteps);
       results.push({

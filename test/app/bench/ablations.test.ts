@@ -33,7 +33,7 @@ test('methodRun: the mission methods run as they are; the Appendix H ablations a
   assert.deepEqual(methodRun('sagas-nosteer'), { method: 'sagas', steering: false });
   assert.deepEqual(methodRun('sagas-nodelatent'), { method: 'sagas', targets: 'node' });
   assert.deepEqual([...BENCH_METHODS], [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS]);
-  assert.deepEqual([...BASELINE_METHODS], ['ap-hiql']);
+  assert.deepEqual([...BASELINE_METHODS], ['ap-hiql', 'ap-hiql-pilow']);
 });
 
 test('w/o soft labels: the product search no longer screens negative literals on cluster nodes by P̂', () => {
