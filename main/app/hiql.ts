@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
+import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS, type HiqlLow } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import { DEFAULT_EXEC } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlExecutor, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
@@ -126,8 +126,7 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
  * trained with π_h), or the backbone's π_low — SAGAS's executor, TD3+BC — fed the unit latent
  * direction toward π_h's subgoal, as SAGAS's tracker feeds it the direction toward a waypoint.
  */
-export const HIQL_LOWS = ['hiql', 'pi-low'] as const;
-export type HiqlLow = (typeof HIQL_LOWS)[number];
+export type { HiqlLow };
 
 /** The rows of `z` scaled to unit length (a zero row stays zero). */
 export function unitRows(z: Float32Array, rows: number): Float32Array {

@@ -1,6 +1,6 @@
 /** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), its recipe, and AP-HIQL's policies trained on it. */
 import { Command, Option } from 'commander';
-import { BACKBONE_RECIPE, DATASET_KINDS, type DatasetKind } from '../contract/defaults.js';
+import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_LOWS, type DatasetKind, type HiqlLow } from '../contract/defaults.js';
 
 const R = BACKBONE_RECIPE;
 import type { Output } from './errors.js';
@@ -78,11 +78,11 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--min-cells <n>', 'geodesic distance between start and goal cells, at least', intFlag('--min-cells', 0, 10_000), 5)
     .option('--goal-at-rest', 'steer HIQL for the goal position at rest instead of the recorded dataset state')
     .option('--no-sagas', 'do not run SAGAS on the same pairs')
-    .addOption(new Option('--hiql-low <policy>', "the low-level policy under HIQL's π_h: 'hiql' (its own π_l) or 'pi-low' (the backbone's π_low, fed the unit direction toward π_h's subgoal)").choices(['hiql', 'pi-low']).default('hiql'))
+    .addOption(new Option('--hiql-low <policy>', "the low-level policy under HIQL's π_h: 'hiql' (its own π_l) or 'pi-low' (the backbone's π_low, fed the unit direction toward π_h's subgoal)").choices([...HIQL_LOWS]).default('hiql'))
     .option('--pictures <dir>', 'write an SVG of every failed HIQL rollout here')
     .option('--cache <dir>', 'the cache folder (default: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness)')
     .option('--json', 'print JSON'), 'hiql-', '')
-    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; goals: number; seed: number; maxSteps: number; radius: number; minCells: number; goalAtRest?: boolean; sagas: boolean; hiqlLow: 'hiql' | 'pi-low'; pictures?: string; cache?: string; json?: boolean } & Record<string, unknown>) => {
+    .action(action(io, setExit, async (o: { world: string; dataset?: DatasetKind; goals: number; seed: number; maxSteps: number; radius: number; minCells: number; goalAtRest?: boolean; sagas: boolean; hiqlLow: HiqlLow; pictures?: string; cache?: string; json?: boolean } & Record<string, unknown>) => {
       const r = await (await import('../app/hiql-eval.js')).evalHiql({
         world: o.world, goals: o.goals, seed: o.seed, maxSteps: o.maxSteps, radius: o.radius, minCells: o.minCells, goalAtRest: o.goalAtRest === true, sagas: o.sagas,
         hiql: hiqlFlagValues(o, 'hiql-'), low: o.hiqlLow, ...(o.dataset !== undefined ? { dataset: o.dataset } : {}), ...(o.cache !== undefined ? { cache: o.cache } : {}),

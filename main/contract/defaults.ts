@@ -29,8 +29,11 @@ export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer', 'sagas-nodelat
  * copies the gait's momentum and ignores the subgoal (docs/BENCHMARKS.md, "AP-HIQL at full strength").
  */
 export const BASELINE_METHODS = ['ap-hiql', 'ap-hiql-pilow'] as const;
+/** The low-level policies HIQL's π_h can drive (app/hiql.ts hiqlExecutor): its own π_l, or the backbone's π_low. */
+export const HIQL_LOWS = ['hiql', 'pi-low'] as const;
+export type HiqlLow = (typeof HIQL_LOWS)[number];
 /** The low-level policy a baseline method runs under HIQL's π_h. */
-export const HIQL_METHOD_LOW = { 'ap-hiql': 'hiql', 'ap-hiql-pilow': 'pi-low' } as const;
+export const HIQL_METHOD_LOW: Readonly<Record<BaselineMethod, HiqlLow>> = { 'ap-hiql': 'hiql', 'ap-hiql-pilow': 'pi-low' };
 export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS] as const;
 export type BenchMethod = (typeof BENCH_METHODS)[number];
 export type BaselineMethod = (typeof BASELINE_METHODS)[number];
