@@ -12,12 +12,12 @@ import type { HiqlPolicies } from '../../main/services/models/hiql-bundle.js';
 function fakes(): { models: LoadedModels; hiql: HiqlPolicies; calls: string[]; seen: Float32Array[] } {
   const calls: string[] = [], seen: Float32Array[] = [];
   const models = {
-    embed: async (x: Float32Array) => { calls.push('embed'); return Float32Array.from(x.subarray(0, 2)); },
-    act: async (_x: Float32Array, d: Float32Array) => { calls.push('pi-low'); seen.push(Float32Array.from(d)); return new Float32Array([0.5]); },
+    embed: (x: Float32Array) => { calls.push('embed'); return Promise.resolve(Float32Array.from(x.subarray(0, 2))); },
+    act: (_x: Float32Array, d: Float32Array) => { calls.push('pi-low'); seen.push(Float32Array.from(d)); return Promise.resolve(new Float32Array([0.5])); },
   } as unknown as LoadedModels;
   const hiql = {
-    subgoal: async () => { calls.push('pi-h'); return new Float32Array([3, 4]); },
-    act: async (_x: Float32Array, z: Float32Array) => { calls.push('pi-l'); seen.push(Float32Array.from(z)); return new Float32Array([-0.5]); },
+    subgoal: () => { calls.push('pi-h'); return Promise.resolve(new Float32Array([3, 4])); },
+    act: (_x: Float32Array, z: Float32Array) => { calls.push('pi-l'); seen.push(Float32Array.from(z)); return Promise.resolve(new Float32Array([-0.5])); },
   } as unknown as HiqlPolicies;
   return { models, hiql, calls, seen };
 }
