@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS, type HiqlLow } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
-import { DEFAULT_EXEC } from '../core/exec/executor.js';
+import { DEFAULT_EXEC, normalize } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlExecutor, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
 import type { LabelBlock } from '../core/plan/label-lasso.js';
 import { missionSvg } from '../core/world/svg.js';
@@ -121,26 +121,21 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
   return loadHiql(dir, hiqlKey(inp, o.config ?? HIQL_DEFAULTS));
 }
 
-/**
- * Which low-level policy carries out π_h's subgoals: HIQL's own π_l (advantage-weighted regression,
- * trained with π_h), or the backbone's π_low — SAGAS's executor, TD3+BC — fed the unit latent
- * direction toward π_h's subgoal, as SAGAS's tracker feeds it the direction toward a waypoint.
- */
 export type { HiqlLow };
 
-/** The rows of `z` scaled to unit length (a zero row stays zero). */
+/** A copy of `z` with each row scaled to unit length as the tracker scales π_low's direction (a zero row stays zero). */
 export function unitRows(z: Float32Array, rows: number): Float32Array {
-  const dim = z.length / rows, out = new Float32Array(z.length);
-  for (let r = 0; r < rows; r++) {
-    let n = 0;
-    for (let q = 0; q < dim; q++) n += z[r * dim + q]! ** 2;
-    n = Math.sqrt(n);
-    if (n > 0) for (let q = 0; q < dim; q++) out[r * dim + q] = z[r * dim + q]! / n;
-  }
+  const dim = z.length / rows, out = Float32Array.from(z);
+  for (let r = 0; r < rows; r++) normalize(out.subarray(r * dim, (r + 1) * dim));
   return out;
 }
 
-/** AP-HIQL's executor: the backbone's ψ, HIQL's π_h, and the chosen low-level policy. */
+/**
+ * AP-HIQL's executor: the backbone's ψ, HIQL's π_h, and the chosen low-level policy — HIQL's own π_l
+ * (advantage-weighted regression, trained with π_h), given π_h's subgoal offset, or the backbone's
+ * π_low (SAGAS's executor, TD3+BC), given the unit latent direction toward that subgoal as SAGAS's
+ * tracker gives it the direction toward a waypoint.
+ */
 export function hiqlExecutor(models: LoadedModels, hiql: HiqlPolicies, low: HiqlLow = 'hiql'): HiqlExecutor {
   return {
     embed: (x, r) => models.embed(x, r),

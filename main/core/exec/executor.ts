@@ -223,8 +223,8 @@ export interface ExecStep {
 /** Steps of recent motion the executor keeps for stall recovery. */
 const TRAIL = 400;
 
-/** v scaled to unit length in place (left as it is when it is zero, within 1e-9). */
-function normalize(v: Float32Array): Float32Array {
+/** v scaled to unit length in place (left as it is when it is zero, within 1e-9): the direction π_low is given. */
+export function normalize(v: Float32Array): Float32Array {
   let n = 0;
   for (let q = 0; q < v.length; q++) n += v[q]! ** 2;
   n = Math.sqrt(n);
