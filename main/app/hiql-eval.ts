@@ -21,8 +21,8 @@ import { navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
 import { openBackbone } from './backbone.js';
 import { benchBackbone } from './bench.js';
-import { type HiqlLow, type HiqlOverrides, ensureHiql, hiqlConfig, hiqlExecutor } from './hiql.js';
-import { missionWorld, prepareMission, runMissionTask } from './mission.js';
+import { type HiqlLow, type HiqlOverrides, ensureHiql, hiqlConfig, hiqlExecutor, hiqlRecovery } from './hiql.js';
+import { bodyOf, missionWorld, prepareMission, runMissionTask } from './mission.js';
 
 export interface HiqlEvalRequest {
   readonly world: string;
@@ -97,7 +97,7 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
         if (cells < o.minCells || entry.map.blocked(sx, sy) !== null) continue;
         const goalObs = o.goalAtRest ? entry.restObservation(gx, gy) : d.observations.slice(g * k, g * k + k);
         const seed = o.seed * 1000 + p;
-        const r = await reachGoal(nav, executor, [sx, sy], goalObs, { maxSteps: o.maxSteps, radius: o.radius, H_low: DEFAULT_EXEC.H_low, minProgress: DEFAULT_HIQL_EXEC.minProgress, seed });
+        const r = await reachGoal(nav, executor, [sx, sy], goalObs, { maxSteps: o.maxSteps, radius: o.radius, H_low: DEFAULT_EXEC.H_low, minProgress: DEFAULT_HIQL_EXEC.minProgress, seed, recovery: hiqlRecovery(o.low ?? 'hiql', bodyOf(entry)) });
         let sagas: HiqlEvalPair['sagas'];
         if (o.sagas) {
           const task = await prepareMission({

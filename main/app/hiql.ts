@@ -9,12 +9,12 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS, type HiqlLow } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
-import { DEFAULT_EXEC, normalize } from '../core/exec/executor.js';
+import { type Body, DEFAULT_EXEC, LEGGED_EXEC, normalize, type RecoveryParams } from '../core/exec/executor.js';
 import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlExecutor, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
 import type { LabelBlock } from '../core/plan/label-lasso.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
-import type { MissionTask } from './mission.js';
+import { type MissionTask, bodyOf } from './mission.js';
 import { VERSION } from '../contract/version.js';
 import type { Dataset } from '../core/data/dataset.js';
 import type { LoadedModels } from '../services/models/bundle.js';
@@ -144,9 +144,18 @@ export function hiqlExecutor(models: LoadedModels, hiql: HiqlPolicies, low: Hiql
   };
 }
 
+/**
+ * The stall recovery AP-HIQL's steering gets: with the backbone's π_low on a legged body, the one
+ * SAGAS's tracker gives that body (LEGGED_EXEC) — π_low is executed as SAGAS executes it, so the
+ * two compare as planners; none under HIQL's own π_l (the paper's AP-HIQL) or for a point mass.
+ */
+export function hiqlRecovery(low: HiqlLow, body: Body): RecoveryParams | null {
+  return low === 'pi-low' && body === 'legged' ? LEGGED_EXEC.recovery : null;
+}
+
 /** AP-HIQL's parameters beside the others': the same C_max, λ and M; no per-goal timeout (DEFAULT_HIQL_EXEC). */
-export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
-  return { ...DEFAULT_HIQL_EXEC, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed };
+export function hiqlExecParams(maxSteps: number, seed: number, recovery: RecoveryParams | null = null): HiqlExecParams {
+  return { ...DEFAULT_HIQL_EXEC, M: DEFAULT_EXEC.M, lambda: PLAN_DEFAULTS.lambda, maxSteps, seed, recovery };
 }
 
 /**
@@ -156,13 +165,14 @@ export function hiqlExecParams(maxSteps: number, seed: number): HiqlExecParams {
  */
 export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { readonly maxSteps?: number; readonly world?: World; readonly low?: HiqlLow }): Promise<HiqlMissionResult> {
   const b = task.backbone;
+  const low = o.low ?? 'hiql';
   const world = o.world ?? await task.world.open();
   try {
     return await runHiqlMission({
-      world: navigationOf(world), executor: hiqlExecutor(b.models, hiql, o.low),
+      world: navigationOf(world), executor: hiqlExecutor(b.models, hiql, low),
       automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start,
       goals: { observations: b.dataset.observations, obsDim: b.dataset.obsDim }, now: () => performance.now(),
-    }, hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed));
+    }, hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed, hiqlRecovery(low, bodyOf(task.world))));
   } finally {
     if (o.world === undefined) await world.close();
   }

@@ -2,10 +2,14 @@
  * AP-HIQL's low-level choice (app/hiql.ts hiqlExecutor): 'hiql' hands π_h's subgoal offset to
  * HIQL's own π_l unchanged; 'pi-low' hands the backbone's π_low the unit direction toward it (the
  * input SAGAS's tracker gives π_low), and never calls π_l. ψ and π_h are the same either way.
+ * π_low on a legged body also gets the tracker's stall recovery; HIQL's own π_l and a point mass get
+ * none, and the benchmark's results header says which method has one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hiqlExecutor, unitRows } from '../../main/app/hiql.js';
+import { hiqlExecutor, hiqlRecovery, unitRows } from '../../main/app/hiql.js';
+import { hiqlTracking } from '../../main/app/bench/mission-bench.js';
+import { LEGGED_EXEC } from '../../main/core/exec/executor.js';
 import type { LoadedModels } from '../../main/services/models/bundle.js';
 import type { HiqlPolicies } from '../../main/services/models/hiql-bundle.js';
 
@@ -44,4 +48,17 @@ test('unitRows: each row to unit length, a zero row stays zero, the input untouc
   const u = unitRows(z, 3);
   assert.deepEqual([...u].map((v) => +v.toFixed(6)), [0.6, 0.8, 0, 0, 0, -1]);
   assert.deepEqual([...z], [3, 4, 0, 0, 0, -2]);
+});
+
+test('AP-HIQL stall recovery: π_low on a legged body gets the tracker\'s; HIQL\'s π_l and a point mass none', () => {
+  assert.deepEqual(hiqlRecovery('pi-low', 'legged'), LEGGED_EXEC.recovery);
+  assert.notEqual(LEGGED_EXEC.recovery, null);
+  assert.equal(hiqlRecovery('hiql', 'legged'), null, 'the paper\'s AP-HIQL has none');
+  assert.equal(hiqlRecovery('pi-low', 'point'), null, 'SAGAS\'s point-mass executor has none either');
+});
+
+test('bench header: names the stall recovery of each AP-HIQL method that has one, so older files are not resumed', () => {
+  assert.deepEqual(hiqlTracking(['sagas', 'ap-hiql', 'ap-hiql-pilow'], 'legged'), { hiqlRecovery: { 'ap-hiql-pilow': LEGGED_EXEC.recovery } });
+  assert.deepEqual(hiqlTracking(['sagas', 'ap-hiql'], 'legged'), {});
+  assert.deepEqual(hiqlTracking(['sagas', 'ap-hiql-pilow'], 'point'), {});
 });

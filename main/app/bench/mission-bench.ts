@@ -5,7 +5,7 @@
  * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
  * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
  */
-import { DEFAULT_EXEC, LEGGED_EXEC, type ExecParams } from '../../core/exec/executor.js';
+import { type Body, DEFAULT_EXEC, LEGGED_EXEC, type ExecParams, type RecoveryParams } from '../../core/exec/executor.js';
 import { bodyOf } from '../mission.js';
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { writeFileAtomic } from '../../platform/files.js';
@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { Difficulty } from '../../core/ltl/templates.js';
 import { worldEntry } from '../../backends/catalogue.js';
-import type { BenchMethod } from '../../contract/defaults.js';
+import { type BenchMethod, HIQL_METHOD_LOW, isBaselineMethod } from '../../contract/defaults.js';
+import { hiqlRecovery } from '../hiql.js';
 import { type BenchTask, TASK_PROTOCOL, benchTask } from './tasks.js';
 import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
 import { BOOTSTRAP_RESAMPLES, type Interval, bootstrapMean, fmt, fmtInterval, winsTiesLosses } from './stats.js';
@@ -55,8 +56,25 @@ interface Header {
    * (their executor steered to node latents) have no such field and are not resumed.
    * tracking: a legged body's executor parameters (LEGGED_EXEC); files of the Ant's paper-side
    * executor have none and are not resumed. Point bodies have none (their executor is unchanged).
+   * hiqlRecovery: the stall recovery of each AP-HIQL method that has one (hiqlTracking); files of
+   * AP-HIQL (π_low) on the Ant from before it recovered from stalls have none and are not resumed.
    */
-  readonly config: { taskProtocol: number; targets: ExecParams['targets']; tracking?: typeof LEGGED_EXEC; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
+  readonly config: { taskProtocol: number; targets: ExecParams['targets']; tracking?: typeof LEGGED_EXEC; hiqlRecovery?: Record<string, RecoveryParams>; world: string; dataset: string; seed: number; methods: readonly string[]; maxSteps: number; replans: number; graph: string; data: string; models: string; hiql?: string };
+}
+
+/**
+ * What AP-HIQL's steering adds to the results header: the stall recovery of each baseline method
+ * that has one (app/hiql.ts hiqlRecovery), so a file from before AP-HIQL (π_low) recovered from
+ * stalls is not resumed as if it were of this run.
+ */
+export function hiqlTracking(methods: readonly BenchMethod[], body: Body): { hiqlRecovery?: Record<string, RecoveryParams> } {
+  const rec: Record<string, RecoveryParams> = {};
+  for (const m of methods) {
+    if (!isBaselineMethod(m)) continue;
+    const r = hiqlRecovery(HIQL_METHOD_LOW[m], body);
+    if (r !== null) rec[m] = r;
+  }
+  return Object.keys(rec).length > 0 ? { hiqlRecovery: rec } : {};
 }
 
 /** Reads a results file: its header must match this run's settings. Returns the finished tasks. */
@@ -109,7 +127,7 @@ export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutco
   for (const d of o.difficulties) for (let i = 0; i < o.tasks; i++) all.push(benchTask(layout, o.seed, d, i));
   const header: Header = {
     format: 'witness-bench-ltl', version: 2,
-    config: { taskProtocol: TASK_PROTOCOL, targets: DEFAULT_EXEC.targets, ...(bodyOf(entry) === 'legged' ? { tracking: LEGGED_EXEC } : {}), world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
+    config: { taskProtocol: TASK_PROTOCOL, targets: DEFAULT_EXEC.targets, ...(bodyOf(entry) === 'legged' ? { tracking: LEGGED_EXEC } : {}), ...hiqlTracking(o.methods, bodyOf(entry)), world: o.world, dataset: o.dataset, seed: o.seed, methods: o.methods, maxSteps: o.maxSteps, replans: o.replans, ...o.files, ...(o.hiql !== undefined ? { hiql: o.hiql } : {}) },
   };
   const done = await resume(o.resultsFile, header);
   const todo = all.filter((t) => !done.has(t.id));

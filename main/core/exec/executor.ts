@@ -8,6 +8,7 @@
  * returns the guard-aware steering direction (B.17–B.20) for the low-level policy.
  */
 import type { Plan } from '../plan/plan.js';
+import { type RecoveryParams, StallRecovery } from './recovery.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 
 export interface SteeringParams {
@@ -60,26 +61,11 @@ export interface ExecParams {
    * map measures clearance. 0: off. A look-ahead across a doorway's corner walks a legged body into it.
    */
   readonly clearance_m: number;
-  /** Stall recovery; null: off. */
+  /** Stall recovery (core/exec/recovery.ts: backing off along the body's own path when it stalls; each recovery also gives `grant` steps back to H_low); null: off. */
   readonly recovery: RecoveryParams | null;
 }
 
-/**
- * Stall recovery, as a navigation stack's recovery behaviours back a robot off an obstacle: when
- * the body has moved less than `moved_m` over the last `window` steps while tracking a target, it
- * walks back along its own recent path — to where it was `back_m` ago, a place it has been — for at
- * most `steps` steps (or until within `arrive_m`), then tracks the target again. At most
- * `perTarget` times per target; each recovery gives `grant` steps back to the H_low budget.
- */
-export interface RecoveryParams {
-  readonly window: number;
-  readonly moved_m: number;
-  readonly back_m: number;
-  readonly steps: number;
-  readonly arrive_m: number;
-  readonly perTarget: number;
-  readonly grant: number;
-}
+export type { RecoveryParams };
 
 /**
  * Table J.1 where it gives a value (AntMaze); ε_anc = ε_wp = H_TD/2, the graph's cluster radius, and
@@ -220,9 +206,6 @@ export interface ExecStep {
   readonly active: readonly string[];
 }
 
-/** Steps of recent motion the executor keeps for stall recovery. */
-const TRAIL = 400;
-
 /** v scaled to unit length in place (left as it is when it is zero, within 1e-9): the direction π_low is given. */
 export function normalize(v: Float32Array): Float32Array {
   let n = 0;
@@ -250,13 +233,8 @@ export class Executor {
   private prevNode: string;
   /** Steps whose direction the guard-aware steering term bent (a forbidden label's anchor within ρ_rep); 0 with steering off. */
   private steered = 0;
-  /** Recent positions and latents (stall recovery): a ring of the last TRAIL steps. */
-  private readonly trail: { x: number; y: number; h: Float32Array }[] = [];
-  /** Stall recovery: the target it is kept for, recoveries begun for it, steps since the last, and the one under way. */
-  private recKey = '';
-  private recs = 0;
-  private since = 0;
-  private back: { x: number; y: number; h: Float32Array; left: number } | null = null;
+  /** Stall recovery (null: off), keyed by the target being tracked. */
+  private readonly recovery: StallRecovery | null;
 
   /**
    * `clearance` (the world map's, where it has one) lets skip-ahead keep `params.clearance_m` from
@@ -265,6 +243,7 @@ export class Executor {
   constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string, private readonly clearance?: Clearance) {
     this.stream = plan.prefix.length > 0 ? 'prefix' : 'suffix';
     this.prevNode = startId;
+    this.recovery = params.recovery === null ? null : new StallRecovery(params.recovery);
   }
 
   get status(): 'running' | 'failed' | 'complete' {
@@ -395,47 +374,13 @@ export class Executor {
    * recovery is under way, or null to track the target. Starts one when the body has stalled.
    */
   private recover(t: number, h: Float32Array, x: number, y: number, events: ExecEvent[]): Float32Array | null {
-    const p = this.params.recovery;
-    if (p === null) return null;
-    this.trail.push({ x, y, h: Float32Array.from(h) });
-    if (this.trail.length > TRAIL) this.trail.shift();
-    const key = `${this.stream}:${this.k}`;
-    if (key !== this.recKey) {
-      this.recKey = key;
-      this.recs = 0;
-      this.since = 0;
-      this.back = null;
+    if (this.recovery === null) return null;
+    const { offset, started } = this.recovery.step(`${this.stream}:${this.k}`, h, x, y);
+    if (started !== null) {
+      this.c = Math.max(0, this.c - this.params.recovery!.grant);
+      events.push({ kind: 'recovery', t, stream: this.stream, index: this.k, node: this.list()[this.k]!.id, moved_m: started.moved_m, to: [started.to[0], started.to[1]] });
     }
-    this.since++;
-    if (this.back === null && this.since > p.window && this.recs < p.perTarget) {
-      const then = this.trail[this.trail.length - 1 - p.window];
-      const moved = then === undefined ? Infinity : Math.hypot(x - then.x, y - then.y);
-      if (moved < p.moved_m) {
-        let to: (typeof this.trail)[number] | undefined;
-        for (let q = this.trail.length - 1; q >= 0 && to === undefined; q--) {
-          const e = this.trail[q]!;
-          if (Math.hypot(e.x - x, e.y - y) >= p.back_m) to = e;
-        }
-        if (to !== undefined) {
-          this.back = { x: to.x, y: to.y, h: to.h, left: p.steps };
-          this.recs++;
-          this.c = Math.max(0, this.c - p.grant);
-          const w = this.list()[this.k]!;
-          events.push({ kind: 'recovery', t, stream: this.stream, index: this.k, node: w.id, moved_m: moved, to: [to.x, to.y] });
-        }
-      }
-    }
-    const b = this.back;
-    if (b === null) return null;
-    if (b.left <= 0 || Math.hypot(x - b.x, y - b.y) < p.arrive_m) {
-      this.back = null;
-      this.since = 0;
-      return null;
-    }
-    b.left--;
-    const out = new Float32Array(h.length);
-    for (let q = 0; q < h.length; q++) out[q] = b.h[q]! - h[q]!;
-    return normalize(out);
+    return offset === null ? null : normalize(offset);
   }
 
   /** B.17–B.20: the displacement towards the target, bent away from anchors of forbidden labels. */

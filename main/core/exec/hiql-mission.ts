@@ -24,6 +24,7 @@ import { type LabelBlock, type LabelLasso, labelLasso } from '../plan/label-lass
 import { type Region, inRegion, labelAt } from '../world/regions.js';
 import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import { lassoVerdict } from './mission.js';
+import { type RecoveryParams, StallRecovery } from './recovery.js';
 
 export interface HiqlExecParams {
   /** Steps allowed without progress toward the current goal; null: no such rule (the default). */
@@ -39,9 +40,15 @@ export interface HiqlExecParams {
   /** The rollout budget C_max. */
   readonly maxSteps: number;
   readonly seed: number;
+  /**
+   * Stall recovery (core/exec/recovery.ts), per goal: when the body stalls, the low-level policy is
+   * steered back along the body's own path instead of toward π_h's subgoal; null: none (the paper's
+   * AP-HIQL). `grant` is unused: AP-HIQL has no per-goal budget to give steps back to.
+   */
+  readonly recovery: RecoveryParams | null;
 }
 
-export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M'> = { H_low: null, minProgress: 0.5, goalSteps: null, M: 2 };
+export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M' | 'recovery'> = { H_low: null, minProgress: 0.5, goalSteps: null, M: 2, recovery: null };
 
 /** ψ, and HIQL's two policies over latent offsets from the current state, batched over rows. */
 export interface HiqlExecutor {
@@ -89,6 +96,8 @@ export interface HiqlMissionResult {
   readonly labels: readonly (readonly string[])[];
   /** Steps at which a forbidden label (no accepting continuation) or a timeout ended the run. */
   readonly failures: readonly { readonly t: number; readonly kind: 'violation' | 'timeout' | 'overturned' }[];
+  /** Stall recoveries begun (HiqlExecParams.recovery): when, and where the body walked back to. */
+  readonly recoveries: readonly { readonly t: number; readonly moved_m: number; readonly to: readonly [number, number] }[];
   readonly stepTimes_ms: Float64Array;
 }
 
@@ -148,6 +157,8 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   const labels: string[][] = [];
   const times: number[] = [];
   const failures: { t: number; kind: 'violation' | 'timeout' | 'overturned' }[] = [];
+  const recoveries: { t: number; moved_m: number; to: readonly [number, number] }[] = [];
+  const recovery = o.recovery === null ? null : new StallRecovery(o.recovery);
   const t0 = now();
   const startLabel = labelAt(regions, input.start[0], input.start[1]);
   const plan = labelLasso(automaton, regions.map((r) => r.name), startLabel[0] ?? null);
@@ -174,7 +185,7 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     return {
       ...p, ...base, steps, T_pre, T_suf, ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
-      trajectory: Float32Array.from(traj), labels, failures, stepTimes_ms: Float64Array.from(times),
+      trajectory: Float32Array.from(traj), labels, failures, recoveries, stepTimes_ms: Float64Array.from(times),
     };
   };
   if (plan.status === 'none' || planningReason !== undefined) return finish({ success: false, failureMode: 'planning', planningReason: planningReason!, message: planningMessage }, 0, null, null);
@@ -295,7 +306,11 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
       const why = stalled ? `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps` : `the goal of block ${c} (${stream[c]!.region ?? 'no region'}) not reached within ${o.goalSteps} steps`;
       return finish({ success: false, failureMode: stage(), message: why }, t + 1, a, b);
     }
-    const z = await executor.subgoal(obs, offset, 1);
+    // A stalled body walks back along its path (the offset to where it was, given to the low-level
+    // policy in place of π_h's subgoal offset); otherwise π_h proposes the subgoal.
+    const back = recovery?.step(row, h, x, y) ?? null;
+    if (back?.started) recoveries.push({ t, ...back.started });
+    const z = back?.offset ?? await executor.subgoal(obs, offset, 1);
     const a = await executor.act(obs, z, 1);
     times.push(now() - t1);
     try {

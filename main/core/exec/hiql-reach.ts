@@ -8,6 +8,7 @@
  */
 import type { HiqlExecutor } from './hiql-mission.js';
 import { type Navigation, WorldError } from '../world/world.js';
+import { type RecoveryParams, StallRecovery } from './recovery.js';
 
 export interface ReachParams {
   readonly maxSteps: number;
@@ -17,6 +18,8 @@ export interface ReachParams {
   readonly H_low: number;
   readonly minProgress: number;
   readonly seed: number;
+  /** Stall recovery (core/exec/recovery.ts) as in the mission loop (HiqlExecParams.recovery); null or absent: none. */
+  readonly recovery?: RecoveryParams | null;
 }
 
 export interface ReachResult {
@@ -30,15 +33,18 @@ export interface ReachResult {
   readonly timeoutAt: number | null;
   /** Positions (x, y) per step. */
   readonly trajectory: Float32Array;
+  /** Stall recoveries begun (ReachParams.recovery). */
+  readonly recoveries: number;
   readonly error?: string;
 }
 
 export async function reachGoal(world: Navigation, executor: HiqlExecutor, start: readonly [number, number], goal: Float32Array, o: ReachParams): Promise<ReachResult> {
   const gx = goal[0]!, gy = goal[1]!;
   const traj: number[] = [];
-  let minDistance = Infinity, finalDistance = Infinity, timeoutAt: number | null = null;
+  let minDistance = Infinity, finalDistance = Infinity, timeoutAt: number | null = null, recoveries = 0;
+  const recovery = o.recovery == null ? null : new StallRecovery(o.recovery);
   const result = (success: boolean, steps: number, error?: string): ReachResult => ({
-    success, steps, finalDistance, minDistance, timeoutAt, trajectory: Float32Array.from(traj), ...(error !== undefined ? { error } : {}),
+    success, steps, finalDistance, minDistance, timeoutAt, trajectory: Float32Array.from(traj), recoveries, ...(error !== undefined ? { error } : {}),
   });
   let state;
   try {
@@ -70,7 +76,9 @@ export async function reachGoal(world: Navigation, executor: HiqlExecutor, start
     } else if (timeoutAt === null && t - lastProgress >= o.H_low) {
       timeoutAt = t;
     }
-    const z = await executor.subgoal(obs, offset, 1);
+    const back = recovery?.step(0, h, x, y) ?? null;
+    if (back?.started) recoveries++;
+    const z = back?.offset ?? await executor.subgoal(obs, offset, 1);
     const a = await executor.act(obs, z, 1);
     try {
       state = await world.step(a);

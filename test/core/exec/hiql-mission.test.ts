@@ -13,7 +13,8 @@ import type { Region } from '../../../main/core/world/regions.js';
 import type { Navigation, NavState } from '../../../main/core/world/world.js';
 import { type HiqlExecutor, type HiqlMissionInput, DEFAULT_HIQL_EXEC, regionRepresentative, runHiqlMission } from '../../../main/core/exec/hiql-mission.js';
 
-function pointWorld(): Navigation & { resets: number } {
+/** A point world; `wallX`: a wall no step goes past (x ≤ wallX). */
+function pointWorld(wallX = Infinity): Navigation & { resets: number } {
   let x = 0, y = 0, t = 0;
   const state = (): NavState => ({ observation: Float64Array.of(x, y, 0, 0), pose: { x, y, yaw: 0 }, time_s: t });
   const w = {
@@ -22,7 +23,7 @@ function pointWorld(): Navigation & { resets: number } {
     restObservation: (px: number, py: number) => Float32Array.of(px, py, 0, 0),
     observe: () => Promise.resolve(state()),
     reset: (o: { start?: readonly [number, number] }) => { w.resets++; [x, y] = o.start ?? [0, 0]; t = 0; return Promise.resolve(state()); },
-    step: (a: ArrayLike<number>) => { x += a[0]!; y += a[1]!; t += 0.1; return Promise.resolve(state()); },
+    step: (a: ArrayLike<number>) => { x = Math.min(wallX, x + a[0]!); y += a[1]!; t += 0.1; return Promise.resolve(state()); },
   };
   return w;
 }
@@ -126,4 +127,22 @@ test('AP-HIQL: by default a pause longer than the old no-progress window (100 st
   assert.ok(r.steps > 150);
   const old = await runHiqlMission({ ...input('F a'), executor: { ...ideal, act: (() => { let n = 0; return (o: Float32Array, z: Float32Array, k: number) => (++n <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(o, z, k)); })() } }, { ...params, H_low: 100 });
   assert.equal(old.success, false);
+});
+
+test('AP-HIQL: with stall recovery on, a body stalled against a wall walks back along its path instead of following π_h', async () => {
+  // A wall at x = 3 across the way to region a (8, 0): the ideal subgoal pushes straight into it.
+  const walled = pointWorld(3);
+  const seen: Float32Array[] = [];
+  const recording: HiqlExecutor = { ...ideal, act: (obs, z, rows) => { seen.push(Float32Array.from(z)); return ideal.act(obs, z, rows); } };
+  const recovery = { window: 40, moved_m: 0.5, back_m: 1, steps: 30, arrive_m: 0.3, perTarget: 2, grant: 60 };
+  const r = await runHiqlMission({ ...input('F a', walled), executor: recording }, { ...params, maxSteps: 400, recovery });
+  assert.equal(r.success, false);
+  assert.equal(r.recoveries.length, 2, 'two recoveries for the one goal, then π_h again');
+  for (const k of r.recoveries) {
+    assert.ok(k.moved_m < 0.5);
+    assert.ok(Math.abs(k.to[0] - 2) < 0.31 && Math.abs(k.to[1]) < 1e-6, `back to about 1 m before the wall, not ${k.to.join(', ')}`);
+    assert.ok(seen[k.t]![0]! < 0, 'the low-level policy is steered back, away from the wall');
+  }
+  const none = await runHiqlMission({ ...input('F a', pointWorld(3)), executor: ideal }, { ...params, maxSteps: 400 });
+  assert.deepEqual(none.recoveries, [], 'off by default (the paper\'s AP-HIQL)');
 });
