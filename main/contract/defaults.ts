@@ -222,6 +222,12 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
    * waypoints, as the shipped bundle; not shipped.
    */
   'ant-step-unit': { ...ANT, calibrate: 0.5 },
+  /**
+   * antmaze-giant's shipped recipe (the Ant's, π_low 2×128), for medium and large: on giant the wider
+   * π_low took the executor from 85.5 to 90.0 % of H_TD waypoints and SAGAS's missions from 14.0 to
+   * 31.0 % (docs/BENCHMARKS.md, "A wider π_low").
+   */
+  'ant-wide': ANT_GIANT,
 };
 
 /**

@@ -137,7 +137,7 @@ test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled t
   const out = join(dir, 'models');
   const bad = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--out', out, '--recipe', 'nope', '--dataset-steps', '3000');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far, two-timescale, expectile-td, ant-step-unit\)/);
+  assert.match(bad.err, /--recipe: unknown recipe "nope" \(known: shipped, path-distance, path-distance-far, two-timescale, expectile-td, ant-step-unit, ant-wide\)/);
   const r = await cli('backbone', 'train', '--world', 'pointmaze-giant', '--recipe', 'path-distance', '--out', out, '--dataset-steps', '3000', '--embed-steps', '5', '--policy-steps', '5', '--seed', '1');
   assert.equal(r.code, 0, r.err);
   const check = await cli('model', 'check', out, '--world', 'pointmaze-giant', '--json');
