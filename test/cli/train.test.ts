@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { readDataset } from '../../main/services/datasets/format.js';
 import { embedWithOnnx } from '../../main/services/training/bundle.js';
 import { medianOffsetRatio } from '../../main/core/models/latent-scale.js';
+import { BACKBONE_VARIANTS } from '../../main/contract/defaults.js';
 import { cli } from './harness.js';
 
 test('train embed → train policy → model check → backbone eval, end to end (tiny settings)', async () => {
@@ -130,6 +131,13 @@ test('train embed --calibrate rescales ψ so that a recorded H_TD-step offset sp
   const bad = await cli('train', 'embed', '--data', data, '--out', join(dir, 'e2'), '--steps', '1', '--calibrate', '-1');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--calibrate/);
+});
+
+test('backbone train --help names every recipe variant it accepts, and each Ant maze\'s π_low width', async () => {
+  const h = await cli('backbone', 'train', '--help');
+  const text = (h.out + h.err).replace(/\s+/g, ' ');
+  for (const name of Object.keys(BACKBONE_VARIANTS)) assert.ok(text.includes(`'${name}'`), `--recipe help lacks '${name}'`);
+  assert.match(text, /2×64 on antmaze-medium and 2×128 on antmaze-large and antmaze-giant/);
 });
 
 test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled to 0.9 latent units per step at H_TD; an unknown recipe exits 2', async () => {
