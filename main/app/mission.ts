@@ -130,6 +130,19 @@ export async function taskRegions(input: RegionsInput, aps: readonly string[], n
   return { regions: { ...all, regions: all.regions.filter((r) => aps.includes(r.name)) }, text };
 }
 
+/**
+ * Refuses regions written for another embedded maze: a regions document whose `world` names one
+ * maze, in a mission in another (the console keeps the editor's text when the operator picks a
+ * world; pointmaze-medium's regions in antmaze-large would label the wrong places). Robots are not
+ * checked: a robot's regions are named after its map or configuration, not its world id.
+ */
+export function checkRegionsForWorld(regions: RegionSet, input: RegionsInput, world: string, names: InputNames = CLI_NAMES): void {
+  if (regions.world === undefined || regions.world === world || !MISSION_WORLDS.includes(world)) return;
+  const detail = `the regions are for "${regions.world}", the mission is in "${world}" (its shipped regions: assets/regions/${world}.json)`;
+  if ('file' in input) throw new InputError(input.file, '$.world', detail);
+  throw new WitnessError('invalid-regions', `${names.regions} $.world: ${detail}`, { path: '$.world' });
+}
+
 /** The world entry of a mission: a navigation world (missions move through it). */
 export function missionWorld(id: string): WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array } {
   const e = worldEntry(id);
@@ -167,6 +180,7 @@ export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: 
   const names = req.names ?? CLI_NAMES;
   const { formula, automaton } = specOf(req.spec, names);
   const { regions, text } = await taskRegions(req.regions, automaton.aps, names);
+  checkRegionsForWorld(regions, req.regions, req.world, names);
   const world = missionWorld(req.world);
   const rng = createRng(req.seed);
   let start: [number, number];

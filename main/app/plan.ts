@@ -23,7 +23,7 @@ import { automatonView, planView, sceneOf } from '../services/ui/scene.js';
 import { layoutMissing } from '../services/ui/scene-layout.js';
 import { Workspace, WorkspaceError } from '../services/editor/workspace.js';
 import { openBackbone } from './backbone.js';
-import { missionWorld, specOf, taskRegions } from './mission.js';
+import { checkRegionsForWorld, missionWorld, specOf, taskRegions } from './mission.js';
 
 export type { PlanResult, SemanticGraph, AugmentReport, BuchiAutomaton };
 
@@ -76,6 +76,7 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
     const { regions } = await taskRegions({ file: o.regions! }, automaton.aps);
     const b = await openBackbone({ kind: 'files', graph: o.graph, data: o.data!, ...(o.models !== undefined ? { models: o.models } : {}) });
     try {
+      checkRegionsForWorld(regions, { file: o.regions! }, b.artifact.world);
       const world = missionWorld(b.artifact.world);
       const task = await augmentTask(b, { id: world.id, map: world.map, restObservation: (x, y) => world.restObservation(x, y) }, regions, o.start!, {
         anchors: a.anchors, attempts: a.attempts,

@@ -119,8 +119,11 @@ function listDirs(dir: string): string[] {
   }
 }
 
-/** The README's mission, over the shipped medium-maze regions. */
-const EXAMPLE_SPECS: Record<string, string> = { 'pointmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0', 'antmaze-medium': 'F e2 & G F e1 & G F e4 & G !e0' };
+/**
+ * The README's mission, over each maze's shipped regions (assets/regions/<world>.json: e0, e1, e3, e4
+ * in the corners, e2 inside, e5 a box; test/contract/shipped-regions.test.ts).
+ */
+const EXAMPLE_SPECS: Record<string, string> = Object.fromEntries(MISSION_WORLDS.map((id) => [id, 'F e2 & G F e1 & G F e4 & G !e0']));
 
 /** Bundles trained in the workspace (models/<name>/manifest.json), by world. */
 function workspaceBundles(workspace: string): Map<string, string[]> {

@@ -61,15 +61,18 @@ test('ltlCheck: every occurrence of an unknown proposition is flagged, with a su
   assert.deepEqual(broken.diagnostics.map((d) => `${d.source} ${range(d)}`), ['vocabulary 1:3-1:5', 'syntax 1:7-1:7']);
 });
 
-test('ltlCheck: without a world nothing is unknown; a world without regions says it cannot check', async () => {
+test('ltlCheck: without a world nothing is unknown; every maze checks against its own regions; a world without regions says it cannot check', async () => {
   const api = createDirectApi();
   const none = await api.ltlCheck({ text: 'F kitchen' });
   assert.deepEqual(none.diagnostics, []);
   assert.equal(none.checkedAgainst, null);
-  const large = await api.ltlCheck({ text: 'F kitchen', world: 'pointmaze-large' });
-  assert.equal(large.diagnostics.length, 1);
-  assert.equal(large.diagnostics[0]!.severity, 'info');
-  assert.match(large.diagnostics[0]!.message, /pointmaze-large names no propositions/);
+  const large = await api.ltlCheck({ text: 'F kitchen & G F e4', world: 'antmaze-large' });
+  assert.deepEqual(large.unknown, ['kitchen']);
+  // No embedded world is without regions now; a vocabulary with no propositions says so instead of flagging every name.
+  const bare = checkLtl('F kitchen', { world: 'a-new-world', propositions: [] });
+  assert.equal(bare.diagnostics.length, 1);
+  assert.equal(bare.diagnostics[0]!.severity, 'info');
+  assert.match(bare.diagnostics[0]!.message, /a-new-world names no propositions/);
   const tabletop = await api.ltlCheck({ text: 'F mug_on_tray & F red_bin_on_shelf & F mug', world: 'tabletop' });
   assert.deepEqual(tabletop.unknown, ['mug']);
 });
@@ -116,8 +119,9 @@ test('worldVocabulary: maze regions with descriptions, the tabletop with fields,
   assert.ok(table.fields.some((f) => f.name === 'objects.red_mug.mass_kg'));
   assert.ok(table.objects.includes('tray'));
   const large = await api.worldVocabulary({ world: 'pointmaze-large' });
-  assert.deepEqual(large.propositions, []);
-  assert.equal(large.source, null);
+  assert.deepEqual(large.propositions.map((p) => p.name), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
+  assert.equal(large.propositions[4]!.detail, 'disk at (36, 24), radius 1.5 m');
+  assert.equal(large.source, 'regions/pointmaze-large.json');
 });
 
 test('toolSchema is the published tool schema', async () => {

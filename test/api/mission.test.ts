@@ -53,6 +53,13 @@ test('missionPlan refuses bad input precisely, before any long work', async () =
     assert.equal(await code(api.missionPlan({ ...base, spec: 'F (e1 &' })), 'invalid-spec');
     assert.equal(await code(api.missionPlan({ ...base, spec: 'F kitchen' })), 'invalid-spec');
     assert.equal(await code(api.missionPlan({ ...base, regions: '{"regions": [' })), 'invalid-regions');
+    // The editor still holds the medium maze's regions when the operator picks another maze: refused, naming $.world.
+    await assert.rejects(api.missionPlan({ ...base, world: 'antmaze-large' }), (e: unknown) => {
+      const r = errorReport(e);
+      assert.equal(r.code, 'invalid-regions');
+      assert.match(r.message, /regions \$\.world: the regions are for "pointmaze-medium", the mission is in "antmaze-large" \(its shipped regions: assets\/regions\/antmaze-large\.json\)/);
+      return true;
+    });
     assert.equal(await code(api.missionPlan({ ...base, start: [-100, -100] })), 'invalid-params'); // outside the maze
     assert.equal(await code(api.missionPlan({ ...base, start: [-4, -4] })), 'invalid-params'); // the border wall
     assert.equal(await code(api.missionRun({ session: 'nope' })), 'not-found');

@@ -40,3 +40,13 @@ test('the Ant maze end to end from the CLI: its dataset, the graph on its shippe
   assert.equal(old.code, 2, old.out);
   assert.match(old.err, /old\.jsonl.*holds results of other settings/);
 });
+
+test('regions written for another maze are refused before anything is opened, naming the file and $.world; each Ant maze ships its own', async () => {
+  const r = await cli('run', '--world', 'antmaze-large', '--regions', asset('regions/pointmaze-medium.json'), '--spec', 'F e2', '--no-audit');
+  assert.equal(r.code, 2, r.out);
+  assert.match(r.err, /pointmaze-medium\.json: \$\.world: the regions are for "pointmaze-medium", the mission is in "antmaze-large" \(its shipped regions: assets\/regions\/antmaze-large\.json\)/);
+  // The same medium layout does not make the point maze's regions the Ant's: the file names its world.
+  const medium = await cli('run', '--world', 'antmaze-medium', '--regions', asset('regions/pointmaze-medium.json'), '--spec', 'F e2', '--no-audit');
+  assert.equal(medium.code, 2, medium.out);
+  assert.match(medium.err, /the regions are for "pointmaze-medium", the mission is in "antmaze-medium"/);
+});

@@ -22,6 +22,12 @@ test('console: the Ant maze like any world — its regions and bundle, a plan th
   const app = await openApp();
   try {
     const { page } = app;
+    // Every Ant maze ships its regions: picking the large one replaces the editor's regions with its own
+    // (they used to stay the previous maze's, and labelled the wrong places).
+    await page.waitForSelector('#world option[value="antmaze-large"]', { state: 'attached' });
+    await page.selectOption('#world', 'antmaze-large');
+    await page.waitForFunction(`(document.querySelector('#regions')?.value ?? '').includes('"antmaze-large"')`);
+    assert.match(await page.inputValue('#regions'), /"center": \[36, 24\]/);
     // The shipped regions and the example specification of the Ant maze load with the world.
     await chooseAntMaze(page);
     assert.equal(await page.inputValue('#spec'), 'F e2 & G F e1 & G F e4 & G !e0');
