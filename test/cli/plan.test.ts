@@ -85,6 +85,10 @@ test('plan on a latent graph: augmentation from the dataset and the shipped mode
   assert.match((await cli('plan', '--graph', graph, '--spec', spec)).err, /is a latent graph: --regions is required/);
   assert.match((await cli('plan', '--graph', graph, '--data', data, '--regions', regions, '--start', '8,0', '--spec', spec)).err, /--start: \(8, 0\): inside a wall of pointmaze-medium/);
   assert.match((await cli('plan', '--graph', graph, '--data', data, '--regions', regions, '--start', '4,20', '--spec', 'F e9')).err, /--spec mentions e9, which .* does not define/);
+  // the graph is pointmaze-medium's: the Ant's regions of the same layout are another world's
+  const ant = await cli('plan', '--graph', graph, '--data', data, '--regions', asset('regions/antmaze-medium.json'), '--start', '4,20', '--spec', spec);
+  assert.equal(ant.code, 2, ant.out);
+  assert.match(ant.err, /antmaze-medium\.json: \$\.world: the regions are for "antmaze-medium", the mission is in "pointmaze-medium"/);
   assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '2000', '--seed', '5', '--out', other)).code, 0);
   const wrong = await cli('plan', '--graph', graph, '--data', other, '--regions', regions, '--start', '4,20', '--spec', spec);
   assert.equal(wrong.code, 2);
