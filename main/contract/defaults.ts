@@ -226,7 +226,9 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
   'ant-step-unit': { ...ANT, calibrate: 0.5 },
   /**
    * The Ant's recipe with π_low 2×128 (antmaze-large's and -giant's shipped recipe), for any world:
-   * for medium, where the shipped π_low is 2×64.
+   * for medium, where the shipped π_low is 2×64. Measured there (docs/BENCHMARKS.md, "Medium's π_low
+   * at 2×128"): executor 91.0 → 93.5 %, missions unchanged for the graph methods, AP-HIQL (π_low)
+   * 8.3 pp lower; not shipped.
    */
   'ant-wide': ANT_WIDE,
 };
