@@ -19,10 +19,10 @@ export class BackboneCache {
   private readonly ready = new Map<string, Backbone>();
 
   async get(job: GenerateJob, signal: AbortSignal, progress: Progress): Promise<Backbone> {
-    const key = `${job.world}|${job.modelsDir}|${job.steps}|${job.seed}`;
+    const key = `${job.world}|${job.kind ?? 'navigate'}|${job.modelsDir}|${job.steps}|${job.seed}`;
     const hit = this.ready.get(key);
     if (hit !== undefined) return hit;
-    const b = await openBackbone({ kind: 'generate', world: job.world, datasetSteps: job.steps, seed: job.seed, models: job.modelsDir }, {
+    const b = await openBackbone({ kind: 'generate', world: job.world, datasetSteps: job.steps, seed: job.seed, models: job.modelsDir, ...(job.kind !== undefined ? { datasetKind: job.kind } : {}) }, {
       progress, generate: (j) => buildInWorker(j, signal, progress),
     });
     if (signal.aborted) {

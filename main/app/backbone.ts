@@ -7,6 +7,7 @@
  * every use, so the second identical mission starts at once. A cache entry that is corrupt, stale
  * or of another build is rebuilt, never trusted.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -25,7 +26,7 @@ import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
 import type { Progress } from './jobs.js';
-import type { DatasetKind } from '../contract/defaults.js';
+import { DATASET_KINDS, type DatasetKind, shippedBundleName } from '../contract/defaults.js';
 import { INPUT, readFailure, readInputText } from '../platform/input-files.js';
 
 export type { Backbone };
@@ -59,9 +60,33 @@ export interface GenerateJob {
   readonly kind?: DatasetKind;
 }
 
-/** The model bundle of a world: the one given, else the one shipped for it. */
-export function modelsDirOf(world: string, models?: string): string {
-  return models ?? shippedModelsDir(world);
+/** The model bundle of a world's missions on a regime's data: the one given, else the one shipped for it (contract shippedBundleName). */
+export function modelsDirOf(world: string, models?: string, regime?: DatasetKind): string {
+  return models ?? shippedModelsDir(shippedBundleName(world, regime));
+}
+
+/**
+ * The shipped bundle a graph of `world` was built with, by the sha256 of its ONNX files (the world's
+ * navigate bundle, or one of a regime's): a graph built on the stitch data with its bundle plans with
+ * that bundle without naming it. None matching: the world's own (loadBackbone then says the graph is stale).
+ */
+export function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
+  const names = [world, ...DATASET_KINDS.map((k) => shippedBundleName(world, k)).filter((n) => n !== world)];
+  for (const name of names) {
+    const files = shippedManifestFiles(shippedModelsDir(name));
+    if (files?.['embed.onnx']?.sha256 === built.embed && files['policy.onnx']?.sha256 === built.policy) return shippedModelsDir(name);
+  }
+  return shippedModelsDir(world);
+}
+
+/** A shipped manifest's file hashes, or null when it cannot be read (loadModels then says why). */
+function shippedManifestFiles(dir: string): Record<string, { sha256?: unknown } | undefined> | null {
+  try {
+    const m = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files?: Record<string, { sha256?: unknown }> };
+    return m.files ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Opens the backbone; the caller closes its models (`backbone.models.close()`). */
@@ -74,11 +99,11 @@ export async function openBackbone(src: BackboneSource, o: BackboneOptions = {})
 
 async function openBackboneUnchecked(src: BackboneSource, o: BackboneOptions): Promise<Backbone> {
   if (src.kind === 'files') {
-    return loadBackbone(src.graph, src.data, src.models ?? ((world) => shippedModelsDir(world)));
+    return loadBackbone(src.graph, src.data, src.models ?? shippedBundleOf);
   }
   generatable(src.world);
   const job: GenerateJob = {
-    world: src.world, modelsDir: modelsDirOf(src.world, src.models), steps: src.datasetSteps, seed: src.seed,
+    world: src.world, modelsDir: modelsDirOf(src.world, src.models, src.datasetKind), steps: src.datasetSteps, seed: src.seed,
     ...(src.datasetKind !== undefined ? { kind: src.datasetKind } : {}),
   };
   const models = await loadModels(job.modelsDir, { expectWorld: src.world });

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, datasetRegime, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -20,7 +20,7 @@ import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-
 import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as mapBench } from './bench/map-bench.js';
 import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-bench.js';
 import { openAuditLog } from './audit-log.js';
-import { type BackboneSource, modelsDirOf, openBackbone } from './backbone.js';
+import { type BackboneSource, openBackbone } from './backbone.js';
 import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
 
 export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
@@ -128,12 +128,6 @@ const pick = (o: { graph?: string; data?: string; models?: string }): { graph?: 
   ...(o.graph !== undefined ? { graph: o.graph } : {}), ...(o.data !== undefined ? { data: o.data } : {}), ...(o.models !== undefined ? { models: o.models } : {}),
 });
 
-/** The regime a dataset file was generated in, from its generator record (undefined for imported data). */
-function regimeOf(generator: Readonly<Record<string, unknown>>): DatasetKind | undefined {
-  const k = generator['kind'];
-  return typeof k === 'string' && (DATASET_KINDS as readonly string[]).includes(k) ? (k as DatasetKind) : undefined;
-}
-
 /** Every method on every task of every difficulty (Appendix E), resumable from the results file. */
 export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; dataset: string; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: BenchMethod[]; tables: string }> {
   if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
@@ -157,12 +151,12 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
   }
   if (!existsSync(b.files.graph) || !existsSync(b.files.data)) throw new WitnessError('invalid-input', 'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache');
   // Given files: the regime is the one their dataset was generated in (and must be the one asked for).
-  const given = o.graph !== undefined ? regimeOf(b.dataset.generator) : undefined;
+  const given = o.graph !== undefined ? datasetRegime(b.dataset.generator) : undefined;
   if (asked !== undefined && given !== undefined && given !== asked) {
     throw new WitnessError('invalid-input', `--dataset: ${o.data} holds a ${given} dataset, not ${asked}`, { path: '--dataset' });
   }
   const dataset = asked ?? (o.graph !== undefined ? given ?? 'imported' : 'navigate');
-  const files = { graph: b.files.graph, data: b.files.data, models: modelsDirOf(o.world, o.models) };
+  const files = { graph: b.files.graph, data: b.files.data, models: b.files.models };
   // Create (or migrate) the database once, before the workers open it.
   if (o.audit !== null) await (await openAuditLog(o.audit)).close();
   const threads = o.threads ?? DEFAULT_THREADS;

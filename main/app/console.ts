@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
-import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
+import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod, datasetRegime } from '../contract/defaults.js';
 import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
 import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
@@ -22,7 +22,7 @@ import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMi
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { outcomeOf } from '../core/exec/mission.js';
-import { GRAPHS_DIR, bundleDir, consoleWorlds, robotWorlds } from './worlds.js';
+import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
 import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, runMapMission, startTolerance } from './map-mission.js';
 import { workspaceFile } from './plan.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
@@ -133,7 +133,8 @@ export class MissionConsole {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
         throw e;
       };
-      const backbone = await this.backbones.get({ world: req.world, modelsDir, steps: datasetSteps, seed }, signal, progress).catch(cancelled);
+      const regime = bundleRegime(modelsDir);
+      const backbone = await this.backbones.get({ world: req.world, modelsDir, steps: datasetSteps, seed, kind: regime }, signal, progress).catch(cancelled);
       const task = await prepareMission({ ...request, backbone }, { progress, signal, inputs }).catch(cancelled);
       if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
       progress('product search', 0, 1);
@@ -153,7 +154,7 @@ export class MissionConsole {
         plan: view,
         automaton: automatonView(task.automaton),
         planning_ms,
-        report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length },
+        report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length, dataset: { regime: datasetRegime(backbone.dataset.generator) ?? 'imported', transitions: backbone.dataset.terminals.length } },
       };
     });
   }

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { type BackboneRecipe, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe } from '../contract/defaults.js';
+import { type BackboneRecipe, DATASET_KINDS, type DatasetKind, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe, datasetRegime, shippedBundleName, trainedRegime } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -146,6 +146,8 @@ const HELD_OUT_SEED = 1_000_003;
 
 export interface BackboneEval extends EvalResult {
   readonly world: string;
+  /** The regime the held-out pairs and trials were drawn from. */
+  readonly dataset: DatasetKind;
   readonly H_TD: number;
   /** Trials aimed at the recorded state this many steps ahead (null: the H_TD subgoal). */
   readonly ahead: number | null;
@@ -164,7 +166,10 @@ export interface BackboneEval extends EvalResult {
  * success at reaching waypoints H_TD away within the budget.
  */
 export async function evaluateBackbone(o: {
-  world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number;
+  world: string; models?: string;
+  /** The regime of the held-out data (default: the one the bundle was trained on, else navigate); without --models, its shipped bundle. */
+  dataset?: DatasetKind;
+  pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number;
   /** Told every executor trial with the held-out data it was drawn from (scripts/executor-trials.mjs). */
   onTrial?: (t: TrialRecord, heldOut: Dataset) => void;
 }): Promise<BackboneEval> {
@@ -172,10 +177,17 @@ export async function evaluateBackbone(o: {
   if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
   if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
   const rest = e.restObservation;
-  const models = await loadModels(o.models ?? shippedModelsDir(o.world), { expectWorld: o.world });
-  const sim = await e.stepper();
+  if (o.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(o.dataset)) {
+    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${String(o.dataset)}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
+  }
+  const models = await loadModels(o.models ?? shippedModelsDir(shippedBundleName(o.world, o.dataset)), { expectWorld: o.world });
+  const regime = o.dataset ?? trainedRegime(models.manifest.training) ?? 'navigate';
+  const sim = await e.stepper().catch(async (err: unknown) => {
+    await models.close();
+    throw err;
+  });
   try {
-    const heldOut = generateDataset(sim, o.world, defaultConfig('navigate', 20000, HELD_OUT_SEED, sim.agent, sim.layout));
+    const heldOut = generateDataset(sim, o.world, defaultConfig(regime, 20000, HELD_OUT_SEED, sim.agent, sim.layout));
     const b = {
       latentDim: models.manifest.dims.latent, H_TD: models.manifest.H_TD,
       embed: (x: Float32Array, rows: number) => models.embed(x, rows),
@@ -195,7 +207,7 @@ export async function evaluateBackbone(o: {
       ...(o.onTrial !== undefined ? { onTrial: (t: TrialRecord) => o.onTrial!(t, heldOut) } : {}),
     });
     return {
-      world: o.world, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
+      world: o.world, dataset: regime, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
       budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
       ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, goal_at_rest: o.goalAtRest === true && rest !== undefined, radius_m: o.radius ?? null,
       goals: backboneGoals(o.world),
@@ -209,20 +221,38 @@ export async function evaluateBackbone(o: {
 /** The observation entries a recipe's ψ reads, as EmbedConfig spells them (nothing when it reads all). */
 const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } => (r.embedInputs !== null ? { inputs: r.embedInputs } : {});
 
-/** Reproduces a shipped backbone from scratch with the recipe: a navigate dataset, ψ, π_low, the bundle. */
-export async function trainBackbone(opts: { world: string; out?: string; data?: string; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+/**
+ * Reproduces a shipped backbone from scratch with the recipe: a dataset of the regime (navigate
+ * unless asked, or the given data's), ψ, π_low, the bundle — by default into the shipped bundle of
+ * that regime (contract shippedBundleName); a regime the world ships no bundle for needs --out.
+ */
+export async function trainBackbone(opts: { world: string; out?: string; data?: string; dataset?: DatasetKind; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
+  if (opts.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(opts.dataset)) {
+    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${String(opts.dataset)}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
+  }
+  if (opts.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
+  const started = Date.now();
+  // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world, and of the regime asked for.
+  const given = opts.data !== undefined ? await readDataset(opts.data, { expectWorld: opts.world }) : undefined;
+  const givenRegime = given !== undefined ? datasetRegime(given.generator) : undefined;
+  if (opts.dataset !== undefined && givenRegime !== undefined && givenRegime !== opts.dataset) {
+    throw new WitnessError('invalid-input', `--dataset: ${opts.data} holds a ${givenRegime} dataset, not ${opts.dataset}`, { path: '--dataset' });
+  }
+  const regime = opts.dataset ?? givenRegime ?? 'navigate';
   let r: ReturnType<typeof backboneRecipe>;
   try {
-    r = backboneRecipe(opts.world, opts.recipe);
+    r = backboneRecipe(opts.world, opts.recipe, regime);
   } catch (e) {
     throw new WitnessError('invalid-input', `--recipe: ${(e as Error).message}`, { path: '--recipe' });
   }
+  // Checked before anything trains: a bundle of another regime never overwrites the world's navigate bundle.
+  const shipped = shippedBundleName(opts.world, regime);
+  if (opts.out === undefined && regime !== 'navigate' && shipped === opts.world) {
+    throw new WitnessError('invalid-input', `--out: ${opts.world} ships no ${regime} bundle (bench ltl --dataset ${regime} runs on its navigate one, assets/models/${opts.world}): name the folder to write`, { path: '--out' });
+  }
   const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
-  if (o.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
-  const started = Date.now();
-  // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world.
-  const d = o.data !== undefined ? await readDataset(o.data, { expectWorld: o.world }) : await simulateDataset(o.world, 'navigate', o.datasetSteps, o.seed, o.progress?.('dataset'));
+  const d = given ?? await simulateDataset(o.world, regime, o.datasetSteps, o.seed, o.progress?.('dataset'));
   const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, ...embedReads(r), seed: o.seed };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
@@ -240,19 +270,36 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
     embedded.latent.set(c.latent);
   }
   const p = await trainPolicy(d, embedded, policyConfig, (st, total) => barP?.(st, total));
-  const out = o.out ?? shippedModelsDir(o.world);
+  const out = o.out ?? shippedModelsDir(shipped);
   await writeModels(out, { embed: psi, policy: p.mlp }, {
     world: o.world, dims: { obs: d.obsDim, latent: embedded.dim, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
     training: {
-      command: `witness backbone train --world ${o.world}${opts.recipe !== undefined && opts.recipe !== 'shipped' ? ` --recipe ${opts.recipe}` : ''} ${o.data !== undefined ? `--data ${basename(o.data)}` : `--dataset-steps ${o.datasetSteps}`} --embed-steps ${o.embedSteps} --policy-steps ${o.policySteps} --seed ${o.seed}`,
+      command: reproduceCommand(opts, regime),
       embed: { ...embedConfig, finalLoss: e.finalLoss, ...(far !== null ? { far: far.record } : {}), ...(calibration ? { calibration } : {}) },
       policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
-      dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: 'navigate', steps: o.datasetSteps, seed: o.seed },
+      dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: regime, steps: o.datasetSteps, seed: o.seed },
       seconds: (Date.now() - started) / 1000,
     },
     dataset: { sha256: datasetHash(d) },
   });
   return { out, minutes: (Date.now() - started) / 60000 };
+}
+
+/**
+ * The command that trains the same bundle again: the flags given, the rest left to the recipe
+ * (an --embed-steps written out would also set the second ψ's steps, which the recipe sets apart).
+ */
+export function reproduceCommand(o: { world: string; data?: string; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }, regime: DatasetKind): string {
+  return [
+    `witness backbone train --world ${o.world}`,
+    ...(regime !== 'navigate' ? [`--dataset ${regime}`] : []),
+    ...(o.recipe !== undefined && o.recipe !== 'shipped' ? [`--recipe ${o.recipe}`] : []),
+    ...(o.data !== undefined ? [`--data ${basename(o.data)}`] : []),
+    ...(o.datasetSteps !== undefined ? [`--dataset-steps ${o.datasetSteps}`] : []),
+    ...(o.embedSteps !== undefined ? [`--embed-steps ${o.embedSteps}`] : []),
+    ...(o.policySteps !== undefined ? [`--policy-steps ${o.policySteps}`] : []),
+    `--seed ${o.seed}`,
+  ].join(' ');
 }
 
 /**

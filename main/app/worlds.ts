@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { ANT_WORLDS, MAZE_WORLDS, MISSION_WORLDS } from '../contract/defaults.js';
+import { ANT_WORLDS, DATASET_KINDS, type DatasetKind, MAZE_WORLDS, MISSION_WORLDS, shippedBundleName, trainedRegime } from '../contract/defaults.js';
 import type { Ros2Status, WorldInfo } from '../contract/api.js';
 import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
@@ -140,6 +140,26 @@ function workspaceBundles(workspace: string): Map<string, string[]> {
   return out;
 }
 
+/** The shipped bundles of a world that are installed: its own (navigate) first, then its regimes' (contract shippedBundleName). */
+function shippedBundles(world: string): string[] {
+  const installed = new Set(listDirs(assetPath('models')));
+  return [...new Set(DATASET_KINDS.map((k) => shippedBundleName(world, k)))].filter((n) => installed.has(n));
+}
+
+/**
+ * The regime of the data a bundle was trained on (its manifest), which the console generates its
+ * dataset in: a stitch bundle plans over stitch data, as `bench ltl --dataset stitch` does. Navigate
+ * when the manifest does not say or cannot be read (loading the bundle then says why).
+ */
+export function bundleRegime(dir: string): DatasetKind {
+  try {
+    const m = JSON.parse(readInputTextSync(path.join(dir, 'manifest.json'), INPUT.config)) as { training?: unknown };
+    return typeof m.training === 'object' && m.training !== null ? trainedRegime(m.training as Record<string, unknown>) ?? 'navigate' : 'navigate';
+  } catch {
+    return 'navigate';
+  }
+}
+
 /** Where a models id of WorldInfo.models lives: shipped ones by name, `workspace/<name>` in the workspace. */
 export function bundleDir(session: Pick<Session, 'workspace'>, id: string): string {
   return id.startsWith('workspace/') ? path.join(session.workspace, 'models', id.slice('workspace/'.length)) : shippedModelsDir(id);
@@ -155,7 +175,7 @@ export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] 
       regions: e.regionsFile !== null ? `regions/${id}.json` : null,
       regionsText: e.regionsFile !== null ? readFileSync(e.regionsFile, 'utf8') : null,
       exampleSpec: EXAMPLE_SPECS[id] ?? null,
-      models: [...listDirs(assetPath('models')).filter((m) => m === id), ...(trained.get(id) ?? [])],
+      models: [...shippedBundles(id), ...(trained.get(id) ?? [])],
     };
   });
 }

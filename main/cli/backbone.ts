@@ -1,8 +1,14 @@
 /** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), its recipe, and AP-HIQL's policies trained on it. */
 import { Command, Option } from 'commander';
-import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_LOWS, type DatasetKind, type HiqlLow } from '../contract/defaults.js';
+import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_LOWS, REGIME_RECIPES, type DatasetKind, type HiqlLow } from '../contract/defaults.js';
 
 const R = BACKBONE_RECIPE;
+
+/** Which worlds ship a bundle of a regime of their own (contract REGIME_RECIPES), for the help. */
+function regimeBundlesText(): string {
+  const pairs = Object.entries(REGIME_RECIPES).flatMap(([w, rs]) => Object.keys(rs).map((k) => `${w}-${k}`));
+  return `regime bundles ship as ${pairs.join(', ')}; other regimes need --out`;
+}
 import type { Output } from './errors.js';
 import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
@@ -16,7 +22,8 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .command('eval')
     .description('Spearman of ‖ψ(s) − ψ(g)‖ against true geodesic distance on held-out pairs, and π_low success at reaching waypoints H_TD away')
     .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
-    .option('--models <dir>', 'model bundle (default: assets/models/<world>)')
+    .option('--models <dir>', "model bundle (default: the world's shipped bundle of --dataset: assets/models/<world>, or assets/models/<world>-<regime> where one ships)")
+    .addOption(new Option('--dataset <regime>', 'the regime of the held-out pairs and trials (default: the one the bundle was trained on)').choices([...DATASET_KINDS]))
     .option('--pairs <n>', 'held-out state pairs', intFlag('--pairs', 10), 2000)
     .option('--trials <n>', 'executor trials in the simulator', intFlag('--trials', 1), 200)
     .option('--epsilon <x>', 'a waypoint counts as reached within this latent distance (default H_TD/2, the graph node radius)', numberFlag('--epsilon', 1e-9, 1e9))
@@ -26,28 +33,29 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     .option('--goal-at-rest', "aim each trial at ψ of the target's position at rest, as a mission's executor steers to a waypoint, instead of the recorded state's latent")
     .option('--radius <m>', 'a trial succeeds within this distance (m) of the target position, as a mission accepts a waypoint, instead of within --epsilon in latent space', numberFlag('--radius', 1e-6, 1e6))
     .option('--json', 'print JSON')
-    .action(action(io, setExit, async (o: { world: string; models?: string; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number; json?: boolean }) => {
+    .action(action(io, setExit, async (o: { world: string; models?: string; dataset?: DatasetKind; pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number; json?: boolean }) => {
       const r = await (await train()).evaluateBackbone(o);
       if (o.json) io.out(JSON.stringify(r) + '\n');
       else {
         const what = r.ahead !== null ? `the recorded states ${r.ahead} steps ahead` : `waypoints at latent distance H_TD=${r.H_TD}`;
-        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out pairs (goal ≥ ${r.goals.spearman}); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.goal_at_rest ? ' (aimed at rest)' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ ${r.goals.executor * 100}%)\n`);
+        io.out(`${r.world}: spearman ${r.spearman.toFixed(3)} on ${r.pairs} held-out ${r.dataset} pairs (goal ≥ ${r.goals.spearman}); executor reached ${(r.policy_success * 100).toFixed(1)}% of ${r.trials} trials to ${what}${r.from_rest ? ', from rest,' : ''}${r.goal_at_rest ? ' (aimed at rest)' : ''}${r.radius_m !== null ? ` to within ${r.radius_m} m` : ''} within ${r.budget_steps} steps (goal ≥ ${r.goals.executor * 100}%)\n`);
       }
     }));
   backbone
     .command('train')
-    .description('reproduce a shipped backbone from scratch: generate a navigate dataset, train ψ and π_low, write the bundle, evaluate')
+    .description('reproduce a shipped backbone from scratch: generate a dataset (navigate unless --dataset), train ψ and π_low, write the bundle, evaluate')
     .requiredOption('--world <id>', 'world, e.g. pointmaze-medium')
-    .option('--out <dir>', 'bundle folder (default: assets/models/<world>)')
+    .addOption(new Option('--dataset <regime>', `the regime of the data, and so of the recipe and the bundle (default: the --data file's, else navigate); ${regimeBundlesText()}`).choices([...DATASET_KINDS]))
+    .option('--out <dir>', 'bundle folder (default: the shipped bundle of the regime: assets/models/<world>, or assets/models/<world>-<regime>)')
     .option('--data <file>', "train on this dataset (.wds of the world, e.g. a robot's own driving from `witness data import BAG`) instead of generating one")
-    .option('--dataset-steps <n>', `navigate transitions to generate (default: the world's recipe, ${R.datasetSteps} for most)`, intFlag('--dataset-steps', 1000))
+    .option('--dataset-steps <n>', `transitions to generate (default: the world's recipe, ${R.datasetSteps} for most)`, intFlag('--dataset-steps', 1000))
     .option('--embed-steps <n>', `embedding gradient steps (default: the world's recipe, ${R.embedSteps} for most; both ψ of two-timescale)`, intFlag('--embed-steps', 1))
     .option('--policy-steps <n>', `executor gradient steps (default: the world's recipe, ${R.policySteps} for most)`, intFlag('--policy-steps', 1))
     .option('--recipe <name>', "'shipped' (the world's shipped recipe: pointmaze-giant's is two-timescale; the Ant mazes' is two-timescale with ψ reading x, y alone and π_low at TD3+BC α 1, 2×64 on antmaze-medium and 2×128 on antmaze-large and antmaze-giant) or a named variant: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the shipped TD ψ with a path-distance ψ 2×256 appended at 0.2 of its scale: 64-D latent), 'expectile-td' (the medium and large mazes' recipe: the TD ψ alone), 'ant-step-unit' (the Ant mazes' recipe with ψ rescaled to 0.5 latent units per recorded step), 'ant-wide' (the Ant mazes' recipe with π_low 2×128, antmaze-large's and antmaze-giant's, for medium)", 'shipped')
     .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
-    .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; recipe: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
+    .action(action(io, setExit, async (o: { world: string; out?: string; data?: string; dataset?: DatasetKind; recipe: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }) => {
       const r = await (await train()).trainBackbone({ ...o, progress: (phase) => progressBar(io, phase) });
-      io.out(`wrote ${r.out} in ${r.minutes.toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.out ? ` --models ${r.out}` : ''}\n`);
+      io.out(`wrote ${r.out} in ${r.minutes.toFixed(1)} min; evaluate it with: witness backbone eval --world ${o.world}${o.dataset !== undefined && o.dataset !== 'navigate' ? ` --dataset ${o.dataset}` : ''}${o.out ? ` --models ${r.out}` : ''}\n`);
     }));
   hiqlFlags(backbone
     .command('train-hiql')

@@ -245,14 +245,35 @@ export function backboneGoals(world: string): { readonly spearman: number; reado
   return { spearman: 0.9, executor: 0.95 };
 }
 
-/** The recipe of a world's shipped models, or the named variant. */
-export function backboneRecipe(world: string, variant?: string): BackboneRecipe {
+/**
+ * The bundles a world ships for a dataset regime of its own, beside its navigate bundle
+ * (assets/models/<world>): assets/models/<world>-<regime>, trained by this recipe on 1M transitions
+ * of that regime (`witness backbone train --world W --dataset R`), the one `bench ltl --dataset R`
+ * runs on. OGBench (and so the paper) trains every agent on each dataset; measured here
+ * (docs/BENCHMARKS.md, "A backbone trained on the regime's own data"): antmaze-medium stitch SAGAS
+ * 42.7 → 75.7 % (110 tasks won, 11 lost) on π_low 2×128 (at 2×64 the stitch-trained π_low
+ * overturns the Ant: 5.7 %), antmaze-large stitch 57.0 → 66.3 % (65 / 37). Explore keeps the
+ * navigate bundle: the explore-trained π_low imitates the regime's noise and reached 19 % of H_TD
+ * waypoints (large explore SAGAS 50.0 → 4.0 %).
+ */
+export const REGIME_RECIPES: Readonly<Record<string, Readonly<Partial<Record<DatasetKind, BackboneRecipe>>>>> = {
+  'antmaze-medium': { stitch: ANT_WIDE },
+  'antmaze-large': { stitch: ANT_WIDE },
+};
+
+/** The shipped bundle a world's missions on a regime's data run on: `<world>-<regime>` where REGIME_RECIPES has one, else the world's own. */
+export function shippedBundleName(world: string, regime: DatasetKind = 'navigate'): string {
+  return regime !== 'navigate' && REGIME_RECIPES[world]?.[regime] !== undefined ? `${world}-${regime}` : world;
+}
+
+/** The recipe of a world's shipped models (of the regime's bundle, where one ships), or the named variant. */
+export function backboneRecipe(world: string, variant?: string, regime: DatasetKind = 'navigate'): BackboneRecipe {
   if (variant !== undefined && variant !== 'shipped') {
     const v = BACKBONE_VARIANTS[variant];
     if (v === undefined) throw new RangeError(`unknown recipe "${variant}" (known: shipped, ${Object.keys(BACKBONE_VARIANTS).join(', ')})`);
     return v;
   }
-  return BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
+  return REGIME_RECIPES[world]?.[regime] ?? BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
 }
 
 /** A bundle trained from the console. */
@@ -303,6 +324,23 @@ export const EMBEDDED_WORLDS: readonly string[] = [...MAZE_WORLDS, ...ANT_WORLDS
 /** The offline data regimes of OGBench the generators reproduce. */
 export const DATASET_KINDS = ['navigate', 'stitch', 'explore'] as const;
 export type DatasetKind = (typeof DATASET_KINDS)[number];
+
+/** The regime a dataset was generated in, from its generator record (undefined for imported data). */
+export function datasetRegime(generator: Readonly<Record<string, unknown>>): DatasetKind | undefined {
+  const k = generator['kind'];
+  return typeof k === 'string' && (DATASET_KINDS as readonly string[]).includes(k) ? (k as DatasetKind) : undefined;
+}
+
+/**
+ * The regime of the data a bundle was trained on, from its manifest's `training` record (the given
+ * file's generator, or the generated dataset's kind); undefined when it does not say (imported data).
+ */
+export function trainedRegime(training: Readonly<Record<string, unknown>>): DatasetKind | undefined {
+  const d = training['dataset'];
+  if (typeof d !== 'object' || d === null) return undefined;
+  const rec = d as { kind?: unknown; generator?: unknown };
+  return datasetRegime(typeof rec.generator === 'object' && rec.generator !== null ? rec.generator as Record<string, unknown> : { kind: rec.kind });
+}
 
 /** The latent graph (Appendix B.1): the temporal-efficiency filter's cosine threshold, the subgoal horizon. */
 export const GRAPH_DEFAULTS = { H_TD: 8, teThreshold: 0.99 } as const;

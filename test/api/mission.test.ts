@@ -202,6 +202,26 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
   }
 });
 
+test('the Ant mazes offer their stitch bundles beside their own; a plan runs over the chosen bundle\'s regime and says so', async () => {
+  const { api } = setup();
+  try {
+    const worlds = await api.listWorlds();
+    const models = (id: string): string[] => worlds.find((w) => w.id === id)!.models;
+    assert.deepEqual(models('antmaze-medium'), ['antmaze-medium', 'antmaze-medium-stitch']);
+    assert.deepEqual(models('antmaze-large'), ['antmaze-large', 'antmaze-large-stitch']);
+    assert.deepEqual(models('pointmaze-medium'), ['pointmaze-medium']);
+    const regions = readFileSync(new URL('../../../assets/regions/antmaze-medium.json', import.meta.url), 'utf8');
+    const base = { world: 'antmaze-medium', spec: 'F e2', regions, start: [4, 20] as [number, number], datasetSteps: 20_000 };
+    const stitch = await api.missionPlan({ ...base, job: 'ps', models: 'antmaze-medium-stitch' });
+    assert.deepEqual(stitch.report.dataset, { regime: 'stitch', transitions: 20_000 });
+    const nav = await api.missionPlan({ ...base, job: 'pn' });
+    assert.deepEqual(nav.report.dataset, { regime: 'navigate', transitions: 20_000 });
+    assert.equal(await code(api.missionPlan({ ...base, job: 'px', models: 'antmaze-large-stitch' })), 'invalid-params', 'another world\'s bundle');
+  } finally {
+    await api.close();
+  }
+});
+
 test('training a model bundle is a cancellable job whose bundle joins the world’s models', async () => {
   const { api, events } = setup();
   try {

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readDataset } from '../../main/services/datasets/format.js';
 import { embedWithOnnx } from '../../main/services/training/bundle.js';
 import { medianOffsetRatio } from '../../main/core/models/latent-scale.js';
 import { BACKBONE_VARIANTS } from '../../main/contract/defaults.js';
+import { reproduceCommand } from '../../main/app/train.js';
 import { cli } from './harness.js';
 
 test('train embed → train policy → model check → backbone eval, end to end (tiny settings)', async () => {
@@ -98,6 +100,47 @@ test('backbone train --data trains on the given dataset of the world and refuses
   const both = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--data', data, '--dataset-steps', '5000', '--out', join(dir, 'o'));
   assert.equal(both.code, 2);
   assert.match(both.err, /--data and --dataset-steps exclude each other/);
+});
+
+test('backbone train --dataset: trains on the regime\'s data and records it; eval draws its held-out data from the bundle\'s regime; a regime with no shipped bundle needs --out; a file of another regime is refused', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-backbone-regime-'));
+  const shipped = join(fileURLToPath(new URL('../../../assets/models', import.meta.url)), 'pointmaze-medium', 'manifest.json');
+  const before = readFileSync(shipped, 'utf8');
+  // pointmaze-medium ships no stitch bundle: without --out nothing is generated or trained, and the navigate bundle stays.
+  const refused = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--dataset', 'stitch', '--dataset-steps', '2000', '--embed-steps', '10', '--policy-steps', '10');
+  assert.equal(refused.code, 2);
+  assert.match(refused.err, /--out: pointmaze-medium ships no stitch bundle .*assets\/models\/pointmaze-medium\)/);
+  assert.equal(readFileSync(shipped, 'utf8'), before);
+  const out = join(dir, 'stitch');
+  const r = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--dataset', 'stitch', '--out', out, '--dataset-steps', '3000', '--embed-steps', '10', '--policy-steps', '10', '--seed', '2');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /witness backbone eval --world pointmaze-medium --dataset stitch --models /);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { training: { command: string; dataset: { kind: string; steps: number } } };
+  assert.match(m.training.command, /^witness backbone train --world pointmaze-medium --dataset stitch --dataset-steps 3000 /);
+  assert.deepEqual([m.training.dataset.kind, m.training.dataset.steps], ['stitch', 3000]);
+  const ev = await cli('backbone', 'eval', '--world', 'pointmaze-medium', '--models', out, '--pairs', '40', '--trials', '4', '--json');
+  assert.equal(ev.code, 0, ev.err);
+  assert.equal((JSON.parse(ev.out) as { dataset: string }).dataset, 'stitch', 'the bundle\'s own regime by default');
+  const asked = await cli('backbone', 'eval', '--world', 'pointmaze-medium', '--models', out, '--dataset', 'explore', '--pairs', '40', '--trials', '4');
+  assert.equal(asked.code, 0, asked.err);
+  assert.match(asked.out, /on 40 held-out explore pairs/);
+  // A navigate file asked to train a stitch bundle.
+  const data = join(dir, 'nav.wds');
+  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '2000', '--out', data)).code, 0);
+  const mismatch = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--data', data, '--dataset', 'stitch', '--out', join(dir, 'x'));
+  assert.equal(mismatch.code, 2);
+  assert.match(mismatch.err, /--dataset: .*nav\.wds holds a navigate dataset, not stitch/);
+  const unknown = await cli('backbone', 'train', '--world', 'pointmaze-medium', '--dataset', 'random', '--out', join(dir, 'y'));
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /--dataset/);
+  assert.deepEqual(readdirSync(dir).sort(), ['nav.wds', 'stitch'], 'nothing written by the refused runs');
+});
+
+test('the recorded command names only the flags given: the recipe sets the rest, so running it again trains the same bundle', () => {
+  assert.equal(reproduceCommand({ world: 'antmaze-giant', data: '/tmp/x/giant.wds', seed: 0 }, 'navigate'), 'witness backbone train --world antmaze-giant --data giant.wds --seed 0');
+  assert.equal(reproduceCommand({ world: 'antmaze-medium', datasetSteps: 5000, embedSteps: 10, policySteps: 20, seed: 3 }, 'stitch'),
+    'witness backbone train --world antmaze-medium --dataset stitch --dataset-steps 5000 --embed-steps 10 --policy-steps 20 --seed 3');
+  assert.equal(reproduceCommand({ world: 'pointmaze-giant', recipe: 'two-timescale', seed: 0 }, 'navigate'), 'witness backbone train --world pointmaze-giant --recipe two-timescale --seed 0');
 });
 
 test('policy training checkpoints and resumes through the CLI; a mismatched resume is refused', async () => {

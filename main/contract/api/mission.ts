@@ -64,7 +64,11 @@ export interface MissionPlanResult {
   automaton: AutomatonView;
   planning_ms: number;
   /** The augmentation report: anchors, unavailable propositions, … */
-  report: { anchors: number; unavailable: string[]; nodes: number };
+  report: {
+    anchors: number; unavailable: string[]; nodes: number;
+    /** Mazes: the regime of the dataset the latent graph was built over (the model bundle's own) and its transitions. */
+    dataset?: { regime: string; transitions: number };
+  };
   /**
    * Robots: where the robot was when the plan was made (the plan starts there). Run refuses the plan
    * once the robot is farther than `tolerance_m` from it, and a plan runs once (the robot moves).

@@ -61,10 +61,10 @@ export interface Backbone {
   readonly files: { readonly graph: string; readonly data: string; readonly models: string };
 }
 
-/** Loads and cross-checks the backbone; `modelsDir` may depend on the graph's world (the shipped bundle). */
-export async function loadBackbone(graphFile: string, dataFile: string, modelsDir: string | ((world: string) => string)): Promise<Backbone> {
+/** Loads and cross-checks the backbone; `modelsDir` may depend on the graph's world and the models it was built with (the shipped bundle). */
+export async function loadBackbone(graphFile: string, dataFile: string, modelsDir: string | ((world: string, built: GraphArtifact['models']) => string)): Promise<Backbone> {
   const artifact = await readGraph(graphFile);
-  const dir = typeof modelsDir === 'string' ? modelsDir : modelsDir(artifact.world);
+  const dir = typeof modelsDir === 'string' ? modelsDir : modelsDir(artifact.world, artifact.models);
   const models = await loadModels(dir, { expectWorld: artifact.world });
   try {
     const m = models.manifest.files;

@@ -288,7 +288,7 @@ export function missionPanel(): Panel {
               : p.reason?.message ?? ''),
             r.robot !== undefined
               ? el('div', { class: 'muted', id: 'plan-robot' }, `${r.report.nodes} nodes; from the robot at (${r.robot.x.toFixed(2)}, ${r.robot.y.toFixed(2)}): Run refuses this plan if the robot moves more than ${r.robot.tolerance_m} m before it starts`)
-              : el('div', { class: 'muted' }, `${r.report.nodes} nodes, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
+              : el('div', { class: 'muted', id: 'plan-report' }, `${r.report.nodes} nodes${r.report.dataset !== undefined ? ` over ${r.report.dataset.transitions.toLocaleString('en')} ${r.report.dataset.regime} transitions` : ''}, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
           );
           summary.append(stale);
           checkStale();
