@@ -26,7 +26,7 @@ import { simulateDataset } from './data.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { VERSION } from '../contract/version.js';
 import type { Progress } from './jobs.js';
-import { DATASET_KINDS, type DatasetKind, shippedBundleName } from '../contract/defaults.js';
+import { type DatasetKind, shippedBundleName, shippedBundleNames } from '../contract/defaults.js';
 import { INPUT, readFailure, readInputText } from '../platform/input-files.js';
 
 export type { Backbone };
@@ -71,8 +71,7 @@ export function modelsDirOf(world: string, models?: string, regime?: DatasetKind
  * that bundle without naming it. None matching: the world's own (loadBackbone then says the graph is stale).
  */
 export function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
-  const names = [world, ...DATASET_KINDS.map((k) => shippedBundleName(world, k)).filter((n) => n !== world)];
-  for (const name of names) {
+  for (const name of shippedBundleNames(world)) {
     const files = shippedManifestFiles(shippedModelsDir(name));
     if (files?.['embed.onnx']?.sha256 === built.embed && files['policy.onnx']?.sha256 === built.policy) return shippedModelsDir(name);
   }

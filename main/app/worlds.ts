@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { ANT_WORLDS, DATASET_KINDS, type DatasetKind, MAZE_WORLDS, MISSION_WORLDS, shippedBundleName, trainedRegime } from '../contract/defaults.js';
+import { ANT_WORLDS, type DatasetKind, MAZE_WORLDS, MISSION_WORLDS, shippedBundleNames, trainedRegime } from '../contract/defaults.js';
 import type { Ros2Status, WorldInfo } from '../contract/api.js';
 import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
@@ -143,7 +143,7 @@ function workspaceBundles(workspace: string): Map<string, string[]> {
 /** The shipped bundles of a world that are installed: its own (navigate) first, then its regimes' (contract shippedBundleName). */
 function shippedBundles(world: string): string[] {
   const installed = new Set(listDirs(assetPath('models')));
-  return [...new Set(DATASET_KINDS.map((k) => shippedBundleName(world, k)))].filter((n) => installed.has(n));
+  return shippedBundleNames(world).filter((n) => installed.has(n));
 }
 
 /**

@@ -266,6 +266,11 @@ export function shippedBundleName(world: string, regime: DatasetKind = 'navigate
   return regime !== 'navigate' && REGIME_RECIPES[world]?.[regime] !== undefined ? `${world}-${regime}` : world;
 }
 
+/** Every shipped bundle name of a world: its own (navigate) first, then its regimes'. */
+export function shippedBundleNames(world: string): string[] {
+  return [...new Set(DATASET_KINDS.map((k) => shippedBundleName(world, k)))];
+}
+
 /** The recipe of a world's shipped models (of the regime's bundle, where one ships), or the named variant. */
 export function backboneRecipe(world: string, variant?: string, regime: DatasetKind = 'navigate'): BackboneRecipe {
   if (variant !== undefined && variant !== 'shipped') {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DATASET_KINDS, type DatasetKind, MISSION_WORLDS, REGIME_RECIPES, backboneRecipe, shippedBundleName, trainedRegime } from '../../main/contract/defaults.js';
+import { DATASET_KINDS, type DatasetKind, MISSION_WORLDS, REGIME_RECIPES, backboneRecipe, shippedBundleName, shippedBundleNames, trainedRegime } from '../../main/contract/defaults.js';
 
 const MODELS = fileURLToPath(new URL('../../../assets/models', import.meta.url));
 
@@ -33,6 +33,8 @@ test('a regime without a bundle of its own runs on the world\'s navigate bundle'
   assert.equal(shippedBundleName('antmaze-medium', 'stitch'), 'antmaze-medium-stitch');
   assert.equal(shippedBundleName('pointmaze-medium', 'stitch'), 'pointmaze-medium');
   assert.equal(shippedBundleName('antmaze-large'), 'antmaze-large');
+  assert.deepEqual(shippedBundleNames('antmaze-medium'), ['antmaze-medium', 'antmaze-medium-stitch']);
+  assert.deepEqual(shippedBundleNames('pointmaze-giant'), ['pointmaze-giant']);
   // The regime's recipe is the world's own where none is named.
   assert.equal(backboneRecipe('antmaze-giant', undefined, 'stitch'), backboneRecipe('antmaze-giant'));
   assert.notEqual(backboneRecipe('antmaze-medium', undefined, 'stitch'), backboneRecipe('antmaze-medium'));
