@@ -13,6 +13,7 @@ import { drawMission } from '../graph/draw.js';
 import { linkNodes } from '../graph/node-links.js';
 import { trainDialog } from './train.js';
 import { createLivePlots } from './plots.js';
+import { modelsLabel } from './models-label.js';
 import { createLogPanel } from './log.js';
 import { foxgloveSwitch } from './foxglove.js';
 
@@ -150,7 +151,7 @@ export function missionPanel(): Panel {
       const chooseWorld = (id: string, fill = true): void => {
         const w = worlds.get(id);
         if (w === undefined) return;
-        models.replaceChildren(...w.models.map((m) => el('option', { value: m }, m)));
+        models.replaceChildren(...w.models.map((m) => el('option', { value: m, title: m }, modelsLabel(w.id, m))));
         // A robot plans on a map graph from where it is: no models, no start, no dataset.
         const robot = w.kind === 'robot';
         const keepGraph = mapGraph.value;
