@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { readDataset } from '../../main/services/datasets/format.js';
 import { embedWithOnnx } from '../../main/services/training/bundle.js';
 import { medianOffsetRatio } from '../../main/core/models/latent-scale.js';
-import { BACKBONE_VARIANTS } from '../../main/contract/defaults.js';
+import { BACKBONE_VARIANTS, REGIME_RECIPES } from '../../main/contract/defaults.js';
 import { reproduceCommand } from '../../main/app/train.js';
 import { cli } from './harness.js';
 
@@ -180,7 +180,9 @@ test('backbone train --help names every recipe variant it accepts, and each Ant 
   const h = await cli('backbone', 'train', '--help');
   const text = (h.out + h.err).replace(/\s+/g, ' ');
   for (const name of Object.keys(BACKBONE_VARIANTS)) assert.ok(text.includes(`'${name}'`), `--recipe help lacks '${name}'`);
-  assert.match(text, /2×64 on antmaze-medium and 2×128 on antmaze-large and antmaze-giant/);
+  assert.match(text, /2×64 on antmaze-medium and 2×128 on antmaze-large, antmaze-giant and every stitch bundle/);
+  // --dataset names every regime bundle that ships.
+  for (const [world, regimes] of Object.entries(REGIME_RECIPES)) for (const r of Object.keys(regimes)) assert.ok(text.includes(`${world}-${r}`), `--dataset help lacks ${world}-${r}`);
 });
 
 test('backbone train --recipe path-distance: path-distance ψ 2×256, rescaled to 0.9 latent units per step at H_TD; an unknown recipe exits 2', async () => {
