@@ -65,9 +65,12 @@ export function embedDataset(d: Dataset, psi: Mlp, norm: Normalization): { obs: 
 export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: number, H_TD: number, horizons?: readonly number[]): Subgoals {
   if (horizons !== undefined && (horizons.length === 0 || horizons.some((h) => !(h > 0)))) throw new RangeError(`subgoal horizons must be positive latent distances, got [${horizons.join(', ')}]`);
   const n = terminals.length;
-  const rows: number[] = [];
-  const dirs: number[] = [];
-  const targets: number[] = [];
+  // Typed arrays sized for every row, cut to the rows kept: a JS array of rows × dim directions
+  // passes V8's largest array past about 2M rows of a 64-D latent (a fatal error, not an exception).
+  const rows = new Int32Array(n);
+  const dirs = new Float32Array(n * dim);
+  const targets = new Int32Array(n);
+  let kept = 0;
   const ends = trajectoryEnds(terminals);
   const dist = (a: number, b: number): number => {
     let s = 0;
@@ -81,11 +84,12 @@ export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: numbe
     while (j < ends[i]! && dist(i, j) < H) j++;
     const len = dist(i, j);
     if (len < 1e-6) continue;
-    rows.push(i);
-    targets.push(j);
-    for (let q = 0; q < dim; q++) dirs.push((latent[j * dim + q]! - latent[i * dim + q]!) / len);
+    rows[kept] = i;
+    targets[kept] = j;
+    for (let q = 0; q < dim; q++) dirs[kept * dim + q] = (latent[j * dim + q]! - latent[i * dim + q]!) / len;
+    kept++;
   }
-  return { rows: Int32Array.from(rows), directions: Float32Array.from(dirs), targets: Int32Array.from(targets) };
+  return { rows: rows.slice(0, kept), directions: dirs.slice(0, kept * dim), targets: targets.slice(0, kept) };
 }
 
 export interface TrainedPolicy {
