@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, DATASET_KINDS, MISSION_WORLDS, datasetRegime, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import { BENCH_METHODS, MISSION_WORLDS, datasetRegime, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
@@ -22,6 +22,7 @@ import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-
 import { openAuditLog } from './audit-log.js';
 import { type BackboneSource, openBackbone } from './backbone.js';
 import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
+import { checkedRegime } from './data.js';
 
 export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
@@ -133,10 +134,7 @@ export async function missionBench(o: MissionBenchRequest): Promise<{ threads: n
   if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
   const methods = o.methods.split(',').map((x) => x.trim()).filter((x) => x !== '');
   for (const m of methods) if (!(BENCH_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${BENCH_METHODS.join(', ')})`, { path: '--methods' });
-  if (o.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(o.dataset)) {
-    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${o.dataset}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
-  }
-  const asked = o.dataset as DatasetKind | undefined;
+  const asked = checkedRegime(o.dataset);
   // The workers load the backbone from files: given ones, or the cache's (built here on a miss).
   const b = await openBackbone(benchBackbone({ world: o.world, ...pick(o), ...(asked !== undefined ? { dataset: asked } : {}) }), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
   // AP-HIQL's policies: trained once on this backbone's dataset and ψ, or found in the cache.

@@ -4,13 +4,19 @@
  */
 import { basename } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import type { DatasetKind } from '../contract/defaults.js';
+import { DATASET_KINDS, type DatasetKind } from '../contract/defaults.js';
 import { binCoverage, cellCoverage, datasetGenerator, defaultConfig } from '../core/data/generators.js';
 import { type Dataset, datasetStats } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { breathe } from '../platform/event-loop.js';
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
 import { exportNpz, importNpz } from '../services/datasets/npz.js';
+
+/** A dataset regime as a caller gave it (a flag, an API field), checked: exit 2 naming `path` for an unknown one. */
+export function checkedRegime(value: string | undefined, path = '--dataset'): DatasetKind | undefined {
+  if (value === undefined || (DATASET_KINDS as readonly string[]).includes(value)) return value as DatasetKind | undefined;
+  throw new WitnessError('invalid-input', `${path}: unknown dataset regime '${value}' (${DATASET_KINDS.join(', ')})`, { path });
+}
 
 const isNpz = (f: string): boolean => f.toLowerCase().endsWith('.npz');
 

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { type BackboneRecipe, DATASET_KINDS, type DatasetKind, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe, datasetRegime, shippedBundleName, trainedRegime } from '../contract/defaults.js';
+import { type BackboneRecipe, type DatasetKind, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe, datasetRegime, shippedBundleName, trainedRegime } from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -29,7 +29,7 @@ import { INPUT, readInputFile } from '../platform/input-files.js';
 import { inWorker } from '../platform/workers.js';
 import { shippedModelsDir } from '../platform/paths.js';
 import { bundleDir } from './worlds.js';
-import { simulateDataset } from './data.js';
+import { checkedRegime, simulateDataset } from './data.js';
 import type { Session } from './session.js';
 
 export type StepProgress = (step: number, total: number) => void;
@@ -177,11 +177,9 @@ export async function evaluateBackbone(o: {
   if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
   if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
   const rest = e.restObservation;
-  if (o.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(o.dataset)) {
-    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${String(o.dataset)}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
-  }
-  const models = await loadModels(o.models ?? shippedModelsDir(shippedBundleName(o.world, o.dataset)), { expectWorld: o.world });
-  const regime = o.dataset ?? trainedRegime(models.manifest.training) ?? 'navigate';
+  const asked = checkedRegime(o.dataset);
+  const models = await loadModels(o.models ?? shippedModelsDir(shippedBundleName(o.world, asked)), { expectWorld: o.world });
+  const regime = asked ?? trainedRegime(models.manifest.training) ?? 'navigate';
   const sim = await e.stepper().catch(async (err: unknown) => {
     await models.close();
     throw err;
@@ -228,9 +226,7 @@ const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } => (r.emb
  */
 export async function trainBackbone(opts: { world: string; out?: string; data?: string; dataset?: DatasetKind; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
-  if (opts.dataset !== undefined && !(DATASET_KINDS as readonly string[]).includes(opts.dataset)) {
-    throw new WitnessError('invalid-input', `--dataset: unknown dataset regime '${String(opts.dataset)}' (${DATASET_KINDS.join(', ')})`, { path: '--dataset' });
-  }
+  checkedRegime(opts.dataset);
   if (opts.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
   const started = Date.now();
   // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world, and of the regime asked for.
