@@ -7,7 +7,6 @@
  * every use, so the second identical mission starts at once. A cache entry that is corrupt, stale
  * or of another build is rebuilt, never trusted.
  */
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -16,7 +15,7 @@ import { GENERATOR_VERSION } from '../core/data/generators.js';
 import { DEFAULT_GRAPH, sparseFilterWarning } from '../core/graph/build.js';
 import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
-import { type LoadedModels, loadModels } from '../services/models/bundle.js';
+import { type LoadedModels, loadModels, peekManifest } from '../services/models/bundle.js';
 import { buildArtifact } from '../services/graph/build-artifact.js';
 import { type GraphArtifact, readGraph, writeGraph } from '../services/graph/store.js';
 import { datasetHash, readDataset, writeDataset } from '../services/datasets/format.js';
@@ -72,20 +71,10 @@ export function modelsDirOf(world: string, models?: string, regime?: DatasetKind
  */
 export function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
   for (const name of shippedBundleNames(world)) {
-    const files = shippedManifestFiles(shippedModelsDir(name));
+    const files = peekManifest(shippedModelsDir(name))?.['files'] as Record<string, { sha256?: unknown } | undefined> | undefined;
     if (files?.['embed.onnx']?.sha256 === built.embed && files['policy.onnx']?.sha256 === built.policy) return shippedModelsDir(name);
   }
   return shippedModelsDir(world);
-}
-
-/** A shipped manifest's file hashes, or null when it cannot be read (loadModels then says why). */
-function shippedManifestFiles(dir: string): Record<string, { sha256?: unknown } | undefined> | null {
-  try {
-    const m = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files?: Record<string, { sha256?: unknown }> };
-    return m.files ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /** Opens the backbone; the caller closes its models (`backbone.models.close()`). */

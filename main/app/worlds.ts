@@ -22,6 +22,7 @@ import type { ProbeReport } from '../backends/ros2/probe.js';
 import { WorldError } from '../core/world/world.js';
 import { readDataset } from '../services/datasets/format.js';
 import { readGraph } from '../services/graph/store.js';
+import { peekManifest } from '../services/models/bundle.js';
 import { readLayoutFile } from '../services/worlds/layout-file.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
@@ -130,12 +131,8 @@ function workspaceBundles(workspace: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const dir = path.join(workspace, 'models');
   for (const name of listDirs(dir)) {
-    try {
-      const m = JSON.parse(readInputTextSync(path.join(dir, name, 'manifest.json'), INPUT.config)) as { world?: unknown };
-      if (typeof m.world === 'string') out.set(m.world, [...(out.get(m.world) ?? []), `workspace/${name}`]);
-    } catch {
-      /* not a bundle */
-    }
+    const world = peekManifest(path.join(dir, name))?.['world'];
+    if (typeof world === 'string') out.set(world, [...(out.get(world) ?? []), `workspace/${name}`]);
   }
   return out;
 }
@@ -152,12 +149,8 @@ function shippedBundles(world: string): string[] {
  * when the manifest does not say or cannot be read (loading the bundle then says why).
  */
 export function bundleRegime(dir: string): DatasetKind {
-  try {
-    const m = JSON.parse(readInputTextSync(path.join(dir, 'manifest.json'), INPUT.config)) as { training?: unknown };
-    return typeof m.training === 'object' && m.training !== null ? trainedRegime(m.training as Record<string, unknown>) ?? 'navigate' : 'navigate';
-  } catch {
-    return 'navigate';
-  }
+  const training = peekManifest(dir)?.['training'];
+  return typeof training === 'object' && training !== null ? trainedRegime(training as Record<string, unknown>) ?? 'navigate' : 'navigate';
 }
 
 /** Where a models id of WorldInfo.models lives: shipped ones by name, `workspace/<name>` in the workspace. */

@@ -1,6 +1,10 @@
 /** `witness backbone …`: measured quality of a reachability backbone (ψ and π_low), its recipe, and AP-HIQL's policies trained on it. */
 import { Command, Option } from 'commander';
 import { BACKBONE_RECIPE, DATASET_KINDS, HIQL_LOWS, REGIME_RECIPES, type DatasetKind, type HiqlLow } from '../contract/defaults.js';
+import type { Output } from './errors.js';
+import { action, intFlag, numberFlag } from './flags.js';
+import { progressBar } from './progress.js';
+import { hiqlFlagValues, hiqlFlags } from './hiql-flags.js';
 
 const R = BACKBONE_RECIPE;
 
@@ -9,10 +13,6 @@ function regimeBundlesText(): string {
   const pairs = Object.entries(REGIME_RECIPES).flatMap(([w, rs]) => Object.keys(rs).map((k) => `${w}-${k}`));
   return `regime bundles ship as ${pairs.join(', ')}; other regimes need --out`;
 }
-import type { Output } from './errors.js';
-import { action, intFlag, numberFlag } from './flags.js';
-import { progressBar } from './progress.js';
-import { hiqlFlagValues, hiqlFlags } from './hiql-flags.js';
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
 

@@ -10,7 +10,7 @@ import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateMa
 import type { Mlp } from '../../core/models/mlp.js';
 import type { Policy } from '../../core/exec/mission.js';
 import { writeFolderAtomic } from '../../platform/files.js';
-import { INPUT, InputRefused, readInputFile } from '../../platform/input-files.js';
+import { INPUT, InputRefused, readInputFile, readInputTextSync } from '../../platform/input-files.js';
 import { embedOnnx, policyOnnx } from './onnx-writer.js';
 
 /** The bundle's ψ (rows × d_s → rows × d_h) and π_low (→ rows × d_a in [−1, 1]), loaded from `dir`. */
@@ -33,6 +33,20 @@ async function readOrFail(dir: string, name: string): Promise<Uint8Array> {
   } catch (e) {
     if (e instanceof InputRefused) throw e;
     throw new ModelError(join(dir, name), 'file', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
+  }
+}
+
+/**
+ * A bundle's manifest as plain JSON, read without checking it or loading the models (for listing
+ * bundles and looking one up); null when it cannot be read or is not a JSON object — loadModels
+ * says why when the bundle is used.
+ */
+export function peekManifest(dir: string): Record<string, unknown> | null {
+  try {
+    const m: unknown = JSON.parse(readInputTextSync(join(dir, 'manifest.json'), INPUT.config));
+    return typeof m === 'object' && m !== null && !Array.isArray(m) ? m as Record<string, unknown> : null;
+  } catch {
+    return null;
   }
 }
 
