@@ -31,6 +31,8 @@ export interface FromMapReport {
   readonly dropped: number;
   readonly perLabel: Readonly<Record<string, number>>;
   readonly regionNodes: readonly string[];
+  /** Nodes put where an edge passes through a region neither end is in. */
+  readonly crossings: number;
   readonly start: { readonly id: string; readonly pos: readonly [number, number]; readonly from: 'given' | 'nearest-origin' };
   readonly spacing: number;
   readonly map: { readonly width: number; readonly height: number; readonly resolution: number; readonly format: string };
@@ -43,7 +45,7 @@ const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 export function mapGraphDocument(g: MapGraph, m: { name: string; file: string; resolution: number; clearance: number; out?: string }): GraphDocument {
   return {
     name: m.name,
-    description: `from the map ${path.basename(m.file)} (resolution ${m.resolution} m): lattice spacing ${round(g.spacing)} m, clearance ${m.clearance} m, 16-neighbour straight edges that keep the clearance from occupied and unknown cells; weights in metres`,
+    description: `from the map ${path.basename(m.file)} (resolution ${m.resolution} m): lattice spacing ${round(g.spacing)} m, clearance ${m.clearance} m, 16-neighbour straight edges that keep the clearance from occupied and unknown cells, split by a crossing node where they pass through a region; weights in metres`,
     nodes: g.nodes.map((n) => ({ id: n.id, ...(n.labels.length > 0 ? { labels: [...n.labels] } : {}), pos: [n.x, n.y] })),
     edges: g.edges.map((e) => ({ from: g.nodes[e.from]!.id, to: g.nodes[e.to]!.id, weight: e.weight })),
     start: g.nodes[g.start]!.id,
@@ -80,7 +82,7 @@ export async function graphFromMap(o: FromMapRequest): Promise<FromMapReport> {
   for (const n of g.nodes) for (const l of n.labels) perLabel[l] = (perLabel[l] ?? 0) + 1;
   const s = g.nodes[g.start]!;
   return {
-    nodes: g.nodes.length, edges: g.edges.length, components: g.components, dropped: g.dropped, perLabel, regionNodes: g.regionNodes,
+    nodes: g.nodes.length, edges: g.edges.length, components: g.components, dropped: g.dropped, perLabel, regionNodes: g.regionNodes, crossings: g.crossings,
     start: { id: s.id, pos: [s.x, s.y], from: g.startFrom }, spacing: g.spacing,
     map: { width: map.grid.width, height: map.grid.height, resolution: map.grid.resolution, format: map.format },
     seconds: (performance.now() - started) / 1000,

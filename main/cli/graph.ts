@@ -61,6 +61,7 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
       io.out(`wrote ${o.out}: ${r.nodes} nodes, ${r.edges} edges, ${r.components} lattice component(s)${others > 0 || r.dropped > 0 ? ` (kept the start's; ${r.dropped} node(s) in ${others} other(s) dropped)` : ''}; `
         + `start ${r.start.id} at (${num(r.start.pos[0])}, ${num(r.start.pos[1])})${r.start.from === 'nearest-origin' ? ' (the node nearest the map origin (0, 0))' : ''}; `
         + `nodes per label: ${labels === '' ? 'none' : labels}${r.regionNodes.length > 0 ? ` (own node for ${r.regionNodes.join(', ')})` : ''}; `
+        + (r.crossings > 0 ? `${r.crossings} crossing node(s) where edges pass through regions; ` : '')
         + `spacing ${num(r.spacing)} m on a ${r.map.width}×${r.map.height} ${r.map.format.toUpperCase()} at ${r.map.resolution} m; ${r.seconds.toFixed(2)} s\n`);
     })());
   return graph;

@@ -16,9 +16,12 @@
  *   free and clear, else at its cell with the most clearance, joined to nearby nodes by clear
  *   segments; a region with no free cell, no clear point or no clear segment to the component is an
  *   error, as is a start that is not free and clear.
+ * - Crossings: last, every edge that passes through a region neither of its ends is in is split there
+ *   (core/plan/crossings.ts): a crossing node `<a>~<b>#k` inside each run of labels along it.
  */
 import { InputError } from '../input/json.js';
 import { type Region, inRegion, labelAt } from '../world/regions.js';
+import { splitEdges } from '../plan/crossings.js';
 import { type ClearanceQuery, fieldClearance, pointClearance, segmentClear } from './clearance.js';
 import { CELL_NAMES, FREE, type OccupancyGrid, cellAt, cellCentre, extentText } from './occupancy.js';
 
@@ -41,7 +44,7 @@ export interface MapGraphNode {
   readonly x: number;
   readonly y: number;
   readonly labels: readonly string[];
-  readonly kind: 'lattice' | 'region' | 'start';
+  readonly kind: 'lattice' | 'region' | 'start' | 'crossing';
 }
 
 export interface MapGraph {
@@ -60,6 +63,8 @@ export interface MapGraph {
   readonly dropped: number;
   /** Regions that got a node of their own. */
   readonly regionNodes: readonly string[];
+  /** Crossing nodes: where an edge passes through a region neither of its ends is in (core/plan/crossings.ts). */
+  readonly crossings: number;
 }
 
 /** Lattice offsets (i, j) of the edges from a node, one per undirected pair: 16 directions. */
@@ -234,10 +239,16 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
     index[n] = nodes.length;
     nodes.push({ id: ids[n]!, x: xs[n]!, y: ys[n]!, labels: labelAt(o.regions, xs[n]!, ys[n]!), kind: kinds[n]! });
   }
-  const edges: { from: number; to: number; weight: number }[] = [];
+  const straight: { from: number; to: number; weight: number }[] = [];
   for (let e = 0; e < eu.length; e++) {
     const a = index[eu[e]!]!, b = index[ev[e]!]!;
-    if (a >= 0 && b >= 0) edges.push({ from: a, to: b, weight: ew[e]! });
+    if (a >= 0 && b >= 0) straight.push({ from: a, to: b, weight: ew[e]! });
   }
-  return { nodes, edges, start: index[start]!, startFrom, spacing: k * res, latticeNodes, components, dropped: latticeNodes - kept, regionNodes };
+  // Edges carry what they cross: split where they pass through a region neither end is in.
+  const split = splitEdges(nodes, straight, o.regions);
+  for (const c of split.crossings) nodes.push({ id: c.id, x: c.x, y: c.y, labels: c.labels, kind: 'crossing' });
+  return {
+    nodes, edges: split.edges, start: index[start]!, startFrom, spacing: k * res, latticeNodes, components, dropped: latticeNodes - kept, regionNodes,
+    crossings: split.crossings.length,
+  };
 }
