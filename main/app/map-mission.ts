@@ -8,7 +8,7 @@
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
 import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
-import { labelAt } from '../core/world/regions.js';
+import { onRegions } from '../core/plan/crossings.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
@@ -85,19 +85,11 @@ export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
   if (input.kind !== 'labelled') {
     throw new WitnessError('invalid-input', `${req.graph} is a latent graph (.wgraph): the learned path on a robot needs --data (and models) too; a map graph is graph JSON from \`witness graph from-map\``, { file: req.graph });
   }
-  const graph = input.graph;
-  const unplaced = missingPosition(graph);
+  const unplaced = missingPosition(input.graph);
   if (unplaced !== null) throw new WitnessError('invalid-input', `${req.graph}: node "${unplaced}" has no position ("pos"): a robot's mission needs every node placed in the map frame (\`witness graph from-map\` writes them)`, { file: req.graph });
-  // The graph's labels and the label function on the pose must agree, or the plan and the monitor disagree from the start.
-  const aps = new Set(automaton.aps);
-  for (let v = 0; v < graph.ids.length; v++) {
-    const x = graph.positions[2 * v]!, y = graph.positions[2 * v + 1]!;
-    const have = graph.labels[v]!.filter((l) => aps.has(l)).sort();
-    const want = labelAt(regions.regions.regions, x, y).sort();
-    if (have.join(',') !== want.join(',')) {
-      throw new WitnessError('invalid-input', `${req.graph}: node "${graph.ids[v]}" at (${x}, ${y}) is labelled {${have.join(', ')}}, but the regions put it in {${want.join(', ')}}: was the graph made from other regions? (\`witness graph from-map … --regions\`)`, { file: req.graph });
-    }
-  }
+  // The graph's labels and the label function on the pose must agree, or the plan and the monitor
+  // disagree from the start; and edges carry what they cross, by these regions.
+  const { graph } = onRegions(input.graph, regions.regions.regions, req.graph);
   return { graph, formula, automaton, regions, map: input.map !== undefined ? await graphMap(req.graph, input.map) : null };
 }
 

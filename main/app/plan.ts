@@ -18,7 +18,8 @@ import { createRng } from '../core/random/rng.js';
 import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { automatonOf, ltlApiError } from './ltl.js';
-import { augmentTask, readGraphInput } from '../services/plan/inputs.js';
+import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
+import { onRegions } from '../core/plan/crossings.js';
 import { automatonView, planView, sceneOf } from '../services/ui/scene.js';
 import { layoutMissing } from '../services/ui/scene-layout.js';
 import { Workspace, WorkspaceError } from '../services/editor/workspace.js';
@@ -37,7 +38,11 @@ export interface PlanRequest {
   readonly tauSoft: number;
   readonly heuristic: 'b13' | 'chain';
   readonly timeLimit_ms: number;
-  /** Latent graphs: the task's regions file, start, dataset and models (default: the shipped ones). */
+  /**
+   * The regions file: a latent graph's task regions (required, with the start, dataset and models:
+   * default the shipped ones); a labelled graph's node labels are checked against it, and its edges
+   * split where they cross a region (core/plan/crossings.ts onRegions).
+   */
   readonly regions?: string;
   readonly start?: readonly [number, number];
   readonly data?: string;
@@ -90,7 +95,8 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
     }
     k ??= PLAN_DEFAULTS.k;
   } else {
-    graph = input.graph;
+    // With regions, the graph must agree with them, and its edges carry what they cross.
+    graph = o.regions === undefined ? input.graph : onRegions(input.graph, (await readRegions(o.regions)).regions, o.graph).graph;
     k ??= Infinity;
   }
   // A proposition no node carries is false everywhere: legal, but usually a typo.

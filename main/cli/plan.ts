@@ -1,7 +1,7 @@
 /** `witness plan`: SAGAS product search (or a baseline) on a labelled graph or a latent graph artifact. */
 import { Command, Option } from 'commander';
 import { AUGMENT_DEFAULTS, PLAN_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../contract/defaults.js';
-import type { AugmentReport, PlanResult, SemanticGraph } from '../app/plan.js';
+import type { AugmentReport, PlanResult } from '../app/plan.js';
 import { EXIT, type Output } from './errors.js';
 import { action, intFlag, numberFlag, pointFlag } from './flags.js';
 
@@ -13,18 +13,19 @@ interface PlanFlags {
 
 const kFlag = (v: string): number => (v === 'all' ? Infinity : intFlag('--k', 1)(v));
 
-function describe(io: Output, r: PlanResult, g: SemanticGraph, header: string): void {
+/** The plan as `witness plan` prints it; the node path (prefix, cycle) is the document's, as the driven path is cut. */
+function describe(io: Output, r: PlanResult, doc: Record<string, unknown>, header: string): void {
   io.out(`${header}\n`);
   if (r.status === 'infeasible') {
     io.out(`  infeasible (${r.reason.kind}): ${r.reason.message}\n`);
     return;
   }
-  const nodes = r.steps.map((s) => g.ids[s.node]!);
-  const pre = nodes.slice(0, r.prefixLength), suf = nodes.slice(r.prefixLength);
+  const pre = doc['prefix'] as string[], suf = doc['suffix'] as string[];
   const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(3));
+  const back = r.rotation.steps + r.rotation.pathSteps;
   io.out(`  prefix   ${pre.join(' → ')}   (cost ${fmt(r.cost.prefix)})\n`);
   io.out(`  suffix   ${r.dwell ? `${suf[0]} (dwell)` : suf.join(' → ')}   (cost ${fmt(r.cost.suffix)})\n`);
-  io.out(`  objective ${fmt(r.cost.objective)}${r.rotation.steps > 0 ? `   (the search cut the lasso where it accepted, objective ${fmt(r.rotation.searchObjective)}; rotated back ${r.rotation.steps} step(s) to where its cycle begins: the same path and cycle)` : ''}\n`);
+  io.out(`  objective ${fmt(r.cost.objective)}${back > 0 ? `   (the search cut the lasso where it accepted, objective ${fmt(r.rotation.searchObjective)}; cut ${back} step(s) earlier, where the driven path's cycle begins: the same path and cycle)` : ''}\n`);
   io.out(`  certificate: ${r.certificate.steps.length} product steps, guard word ${r.certificate.checked.guardWordAccepted ? 'accepted' : 'REJECTED'} by the original automaton (${r.certificate.automaton.states} states)\n`);
   io.out(`  search: ${r.stats.expandedPrefix} product states expanded for prefixes, ${r.stats.expandedSuffix} for suffixes; ${r.stats.withSuffix}/${r.stats.endpoints} endpoint(s) with a suffix\n`);
 }
@@ -44,7 +45,7 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--lambda <x>', 'prefix–suffix trade-off λ in [0, 1]', numberFlag('--lambda', 0, 1), PLAN_DEFAULTS.lambda)
     .option('--k <n|all>', `prefix candidates K, or all for the exact optimum (default: all on labelled graphs, ${PLAN_DEFAULTS.k} on latent graphs)`, kFlag)
     .option('--tau-soft <x>', 'soft-label threshold τ_soft for negative literals on cluster nodes', numberFlag('--tau-soft', 0, 1), PLAN_DEFAULTS.tauSoft)
-    .option('--regions <file>', 'latent graphs: the regions file (docs/FORMATS.md)')
+    .option('--regions <file>', 'the regions file (docs/FORMATS.md); latent graphs need it; a labelled graph\'s node labels are checked against it and its edges split where they cross a region')
     .option('--start <x,y>', 'latent graphs: the start position in metres', pointFlag)
     .option('--data <file>', 'latent graphs: the dataset the graph was built from (.wds)')
     .option('--models <dir>', 'latent graphs: the model bundle (default: the shipped one for the graph\'s world)')
@@ -67,7 +68,7 @@ export function planCommand(io: Output, setExit: (c: number) => void): Command {
       if (o.json) io.out(`${JSON.stringify(r.document)}\n`);
       else {
         for (const w of r.warnings) io.err(`warning: ${w}\n`);
-        describe(io, r.result, r.graph, `plan (${o.method}, K=${r.k === Infinity ? 'all' : r.k}, λ=${o.lambda}) for ${r.automaton.formula}: ${r.result.status} in ${r.planning_ms.toFixed(1)} ms`);
+        describe(io, r.result, r.document, `plan (${o.method}, K=${r.k === Infinity ? 'all' : r.k}, λ=${o.lambda}) for ${r.automaton.formula}: ${r.result.status} in ${r.planning_ms.toFixed(1)} ms`);
         if (r.augmentation) describeAugment(io, r.augmentation);
       }
       return r.result.status === 'ok' ? EXIT.ok : EXIT.budget;

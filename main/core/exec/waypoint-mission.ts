@@ -82,7 +82,7 @@ export interface MapPlan {
 
 /** The robot's pose joins the map graph as the start node `id`; throws a RangeError when no node is near enough. */
 export function startGraph(base: SemanticGraph, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, maxLink_m: number, id = 'robot@0', edits: EdgeEdits = noEdits()): SemanticGraph {
-  return withStartAt(base, { id, x: pose.x, y: pose.y, labels: labelAt(regions, pose.x, pose.y) }, edits, maxLink_m);
+  return withStartAt(base, { id, x: pose.x, y: pose.y, labels: labelAt(regions, pose.x, pose.y) }, edits, maxLink_m, regions);
 }
 
 /** Plans a mission on a map graph from the robot's pose (what the console shows before Run). */
@@ -203,7 +203,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     return label;
   };
 
-  const startAt = (base: SemanticGraph): SemanticGraph => withStartAt(base, { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] }, edits, o.maxLink_m);
+  const startAt = (base: SemanticGraph): SemanticGraph => withStartAt(base, { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] }, edits, o.maxLink_m, input.regions);
 
   try {
     await sample();
