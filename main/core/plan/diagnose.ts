@@ -22,7 +22,23 @@ export interface BlockedTransition {
   readonly term: string;
 }
 
-export type InfeasibleReason =
+/** Where a region stands in the way: the first node, on a plan that ignores the region, that carries it. */
+export interface RegionInTheWay {
+  readonly region: string;
+  readonly node: string;
+  /** The node's position, when it has one. */
+  readonly at: readonly [number, number] | null;
+}
+
+export type InfeasibleReason = InfeasibleCause & {
+  /**
+   * Set when taking one proposition off every node would let the mission be met: where a plan would
+   * have to enter it (core/plan/plan.ts forbiddenEntries), so the region stands in the way.
+   */
+  readonly enters?: readonly RegionInTheWay[];
+};
+
+export type InfeasibleCause =
   | { readonly kind: 'start-rejected'; readonly message: string; readonly startLetter: readonly string[] }
   | { readonly kind: 'unavailable-propositions'; readonly message: string; readonly propositions: readonly string[] }
   | { readonly kind: 'simultaneous-regions'; readonly message: string; readonly terms: readonly string[] }
@@ -40,7 +56,7 @@ export interface SearchOutcome {
   readonly failure?: string;
 }
 
-export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleReason {
+export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleCause {
   const { work: w, graph: g, automaton: a } = ctx;
   if (r === null || w.empty) {
     const startLetter = [...g.labels[g.start]!];

@@ -1,12 +1,13 @@
 /** The plan document of `witness plan --json` and the API (docs/FORMATS.md, "Plans"): a contract. */
-import type { PlanResult } from './plan.js';
+import { type PlanResult, drivenSteps } from './plan.js';
 import type { SemanticGraph } from './semantic.js';
 
 export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<string, unknown>): Record<string, unknown> {
   if (r.status === 'infeasible') return { status: 'infeasible', method: r.method, reason: r.reason, ...extra, stats: r.stats };
-  const nodes = r.steps.map((s) => g.ids[s.node]!);
+  // The driven path as it is cut (Plan.pathPrefix); the certificate keeps the product lasso.
+  const path = drivenSteps(r);
   return {
-    status: 'ok', method: r.method, prefix: nodes.slice(0, r.prefixLength), suffix: nodes.slice(r.prefixLength),
+    status: 'ok', method: r.method, prefix: path.prefix.map((s) => g.ids[s.node]!), suffix: path.cycle.map((s) => g.ids[s.node]!),
     cost: r.cost, dwell: r.dwell, rotation: r.rotation, ...extra, stats: r.stats, certificate: r.certificate,
   };
 }

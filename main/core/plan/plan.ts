@@ -12,7 +12,7 @@ import { buildChainHeuristic, buildHeuristic } from './heuristic.js';
 import { type Candidate, type SearchStats, searchPlan } from './search.js';
 import { gaGas, lfGas } from './baselines.js';
 import { type Certificate, makeCertificate } from './certificate.js';
-import { type InfeasibleReason, diagnose } from './diagnose.js';
+import { type InfeasibleReason, type RegionInTheWay, type SearchOutcome, diagnose } from './diagnose.js';
 import { checkCostRange, checkPlanCost } from './cost-range.js';
 
 export type Method = PlanMethod;
@@ -83,7 +83,14 @@ export interface Plan {
    * The lasso as the search cut it (at an accepting state) and how many steps rotateLasso moved its
    * cycle back on the same path; steps 0 when it was already cut where its cycle begins.
    */
-  readonly rotation: { readonly steps: number; readonly searchPrefix: number; readonly searchObjective: number };
+  readonly rotation: { readonly steps: number; readonly searchPrefix: number; readonly searchObjective: number; readonly pathSteps: number };
+  /**
+   * The driven path cut where its cycle begins (cutPath): the node sequence's prefix is steps
+   * 0 .. pathPrefix − 1 and its cycle the rest, ending at the prefix's last node. It is the product
+   * lasso's prefix shortened while its last node equals the cycle's last, where the automaton's
+   * states may differ (so the certificate keeps `prefixLength`). `cost` is this cut's.
+   */
+  readonly pathPrefix: number;
   readonly stats: SearchStats;
   readonly certificate: Certificate;
 }
@@ -132,26 +139,71 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   }
   // Weights whose sums overflow would read as "unreachable": refuse them with that cause instead.
   checkCostRange(g, a.states.length);
+  const s = search(g, a, o);
+  if (s.best === null) {
+    const reason = diagnose(s.ctx, s.outcome);
+    const enters = s.outcome === null ? [] : forbiddenEntries(g, a, o);
+    return { status: 'infeasible', method: o.method, reason: enters.length === 0 ? reason : withEntries(reason, enters), stats: s.stats };
+  }
+  const r = rotateLasso(s.ctx, s.best);
+  return assemble(s.ctx, o, r.lasso, s.stats, r.rotated, s.best.prefix.cost);
+}
+
+/** The search alone: the best candidate (null: none), and what the diagnosis reads (null: the working automaton is empty). */
+function search(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): { ctx: PlanContext; best: Candidate | null; outcome: SearchOutcome | null; stats: SearchStats } {
   const ctx = planContext(g, a, o.tauSoft, o.resume);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
-  if (ctx.work.empty) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, null), stats };
+  if (ctx.work.empty) return { ctx, best: null, outcome: null, stats };
   const start = ctx.work.init.map((i) => g.start * ctx.product.nq + i.state);
-  let best: Candidate | null;
-  let result;
   if (o.method === 'sagas') {
     const heuristic = o.heuristic === 'chain' ? buildChainHeuristic(ctx.product) : buildHeuristic(ctx.product);
-    result = searchPlan(ctx.product, start, { k: o.k, lambda: o.lambda, heuristic, ...(o.check ? { check: o.check } : {}) });
-    best = result.best;
+    const result = searchPlan(ctx.product, start, { k: o.k, lambda: o.lambda, heuristic, ...(o.check ? { check: o.check } : {}) });
     Object.assign(stats, result.stats);
-  } else {
-    const r = o.method === 'lf-gas' ? lfGas(ctx, o.lambda) : gaGas(ctx, o.lambda);
-    best = r.best;
-    Object.assign(stats, r.stats);
-    result = r;
+    return { ctx, best: result.best, outcome: result, stats };
   }
-  if (best === null) return { status: 'infeasible', method: o.method, reason: diagnose(ctx, result), stats };
-  const r = rotateLasso(ctx, best);
-  return assemble(ctx, o, r.lasso, stats, r.rotated, best.prefix.cost);
+  const r = o.method === 'lf-gas' ? lfGas(ctx, o.lambda) : gaGas(ctx, o.lambda);
+  Object.assign(stats, r.stats);
+  return { ctx, best: r.best, outcome: r, stats };
+}
+
+/** Whether node v may carry proposition x: an exact label, or a cluster's soft label at or above τ_soft (or unknown). */
+function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
+  if (g.kinds[v] !== 'cluster') return g.labels[v]!.includes(x);
+  const p = g.soft.get(x)?.[v];
+  return p === undefined || !(p < tauSoft);
+}
+
+/**
+ * The regions that alone make the mission infeasible: for each proposition some node carries, the
+ * same search on the graph with that proposition taken off every node; where that finds a plan, the
+ * first node on it that carried the proposition is the place the mission would have to enter it.
+ * A mission that can be met only by crossing a forbidden region names the region and the place.
+ */
+function forbiddenEntries(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): RegionInTheWay[] {
+  const out: RegionInTheWay[] = [];
+  for (const x of a.aps) {
+    const on = g.ids.map((_, v) => carries(g, v, x, o.tauSoft));
+    if (!on.some(Boolean)) continue;
+    const soft = new Map(g.soft);
+    const p = soft.get(x);
+    soft.set(x, p === undefined ? new Float64Array(g.ids.length) : p.map((q, v) => (on[v] ? 0 : q)));
+    const relaxed: SemanticGraph = { ...g, labels: g.labels.map((l) => l.filter((y) => y !== x)), soft };
+    const s = search(relaxed, a, o);
+    if (s.best === null) continue;
+    const nq = s.ctx.product.nq;
+    const path = [...s.best.prefix.states, ...s.best.suffix.states].map((z) => (z - (z % nq)) / nq);
+    const v = path.find((u) => on[u]);
+    if (v === undefined) continue;
+    const px = g.positions[2 * v]!, py = g.positions[2 * v + 1]!;
+    out.push({ region: x, node: g.ids[v]!, at: Number.isFinite(px) && Number.isFinite(py) ? [px, py] : null });
+  }
+  return out;
+}
+
+const place = (e: RegionInTheWay): string => `"${e.region}" at ${e.at === null ? '' : `(${+e.at[0].toFixed(3)}, ${+e.at[1].toFixed(3)}), `}node ${e.node}`;
+
+function withEntries(r: InfeasibleReason, enters: readonly RegionInTheWay[]): InfeasibleReason {
+  return { ...r, enters, message: `${r.message}; every plan would have to enter ${enters.map(place).join(', or ')}, where the specification forbids it` };
 }
 
 /**
@@ -217,15 +269,44 @@ function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchS
     // Never expected: the search and the independent check disagree. Refuse to hand out the plan.
     throw new Error(`plan certificate rejected: ${certificate.checked.errors.join('; ')}`);
   }
-  const prefixCost = c.prefix.cost;
   const suffixCost = c.suffix.cost;
-  const cost = { prefix: prefixCost, suffix: suffixCost, objective: o.lambda * prefixCost + (1 - o.lambda) * suffixCost };
+  const path = cutPath(steps.map((x) => x.node), prefixLength, c.dwell, c.prefix.cost, (u, v) => edgeCost(g, u, v));
+  const cost = { prefix: path.prefix, suffix: suffixCost, objective: o.lambda * path.prefix + (1 - o.lambda) * suffixCost };
   checkPlanCost(cost);
   return {
-    status: 'ok', method: o.method, steps, prefixLength, dwell: c.dwell, cost,
-    rotation: { steps: rotated, searchPrefix: searchPrefix, searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost },
+    status: 'ok', method: o.method, steps, prefixLength, pathPrefix: path.prefixLength, dwell: c.dwell, cost,
+    rotation: { steps: rotated, searchPrefix: searchPrefix, searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost, pathSteps: prefixLength - path.prefixLength },
     stats, certificate,
   };
+}
+
+/**
+ * The driven path's steps as Plan.pathPrefix cuts it: the prefix, and the cycle's first lap as the
+ * run makes it (steps pathPrefix … pathPrefix + c − 1: the node path repeats from its cut on).
+ */
+export function drivenSteps(r: Plan): { prefix: readonly PlanStep[]; cycle: readonly PlanStep[] } {
+  const c = r.steps.length - r.prefixLength;
+  return { prefix: r.steps.slice(0, r.pathPrefix), cycle: r.steps.slice(r.pathPrefix, r.pathPrefix + c) };
+}
+
+/**
+ * The driven path's own cut of a lasso of nodes (prefix nodes[0 .. prefixLength), cycle the rest,
+ * ending at the prefix's last node): the same infinite node path is the prefix shortened by one and
+ * the cycle rotated by one while the prefix's last-but-one node equals the cycle's last-but-one —
+ * whatever the automaton's states there. The cycle's cost stays; the prefix's can only drop. A
+ * dwell is its own cut.
+ */
+export function cutPath(nodes: readonly number[], prefixLength: number, dwell: boolean, prefixCost: number, cost: (u: number, v: number) => number): { prefixLength: number; prefix: number } {
+  if (dwell) return { prefixLength, prefix: prefixCost };
+  const cycle = nodes.slice(prefixLength);
+  let p = prefixLength, prefix = prefixCost;
+  // The cycle read backwards from its last-but-one node, one step further per cut.
+  while (p >= 2 && cycle.length >= 2 && nodes[p - 2] === cycle[(((cycle.length - 2 - (prefixLength - p)) % cycle.length) + cycle.length) % cycle.length]) {
+    const u = nodes[p - 2]!, v = nodes[p - 1]!;
+    prefix -= u === v ? 0 : cost(u, v);
+    p--;
+  }
+  return { prefixLength: p, prefix: Math.max(0, prefix) };
 }
 
 function edgeCost(g: SemanticGraph, u: number, v: number): number {

@@ -6,7 +6,7 @@
 import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../contract/api.js';
 import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { formatGuard } from '../../core/ltl/guard.js';
-import type { PlanResult } from '../../core/plan/plan.js';
+import { type PlanResult, drivenSteps } from '../../core/plan/plan.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
 import { type MazeLayout, mazeBounds } from '../../core/world/maze.js';
 import type { Region } from '../../core/world/regions.js';
@@ -64,8 +64,7 @@ export function planView(r: PlanResult, g: SemanticGraph): PlanView {
   if (r.status !== 'ok') {
     return { status: 'infeasible', prefix: [], suffix: [], prefixStates: [], suffixStates: [], reason: { kind: r.reason.kind, message: r.reason.message } };
   }
-  const pre = r.steps.slice(0, r.prefixLength);
-  const suf = r.steps.slice(r.prefixLength);
+  const { prefix: pre, cycle: suf } = drivenSteps(r);
   return {
     status: 'ok',
     prefix: pre.map((s) => g.ids[s.node]!),

@@ -12,7 +12,7 @@ import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
 import { printLtl } from '../../../main/core/ltl/printer.js';
 import type { Formula } from '../../../main/core/ltl/ast.js';
 import { labelledGraph, type GraphJson } from '../../../main/core/plan/labelled-graph.js';
-import { type Method, type Plan, plan, planContext, DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
+import { type Method, type Plan, drivenSteps, plan, planContext, DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
 import { referenceOptimum } from '../../../main/core/plan/exhaustive.js';
 import type { NodeKind, SemanticGraph } from '../../../main/core/plan/semantic.js';
 import { checkCertificate } from '../../../main/core/plan/certificate.js';
@@ -105,6 +105,15 @@ test('every method returns only plans whose label word satisfies the formula and
         const a1 = r.steps[pl - 2]!, b1 = r.steps[n - 2]!;
         assert.ok(a1.node !== b1.node || a1.state !== b1.state, `${method}: the lasso could still be rotated: ${show(gj, f)}`);
       }
+      // The driven path's cut: the same infinite node path, its word satisfies the formula, it cannot be cut further.
+      const d = drivenSteps(r);
+      const unroll = (pre: readonly { node: number }[], cyc: readonly { node: number }[]): number[] => Array.from({ length: 3 * n }, (_, i) => (i < pre.length ? pre[i]! : cyc[(i - pre.length) % cyc.length]!).node);
+      assert.deepEqual(unroll(d.prefix, d.cycle), unroll(r.steps.slice(0, pl), r.steps.slice(pl)), `${method}: the cut changed the path: ${show(gj, f)}`);
+      assert.equal(evaluateLasso(f, { prefix: d.prefix.map((x) => new Set(x.letter)), cycle: d.cycle.map((x) => new Set(x.letter)) }), true, `${method}: ${show(gj, f)}`);
+      if (!r.dwell && d.prefix.length >= 2 && d.cycle.length >= 2) {
+        assert.notEqual(d.prefix[d.prefix.length - 2]!.node, d.cycle[d.cycle.length - 2]!.node, `${method}: the path could still be cut earlier: ${show(gj, f)}`);
+      }
+      assert.ok(r.cost.objective <= r.certificate.cost.prefix * DEFAULT_PLAN.lambda + r.certificate.cost.suffix * (1 - DEFAULT_PLAN.lambda) + 1e-9);
     }), { numRuns: 1000, seed: 7 });
   }
 });

@@ -7,6 +7,7 @@ import { labelledGraph } from '../../../main/core/plan/labelled-graph.js';
 import { type Plan, type PlanResult, plan, DEFAULT_PLAN, type Method } from '../../../main/core/plan/plan.js';
 import { referenceOptimum } from '../../../main/core/plan/exhaustive.js';
 import { checkCertificate } from '../../../main/core/plan/certificate.js';
+import { planDocument } from '../../../main/core/plan/document.js';
 import { InputError } from '../../../main/core/input/json.js';
 
 const line = (extra: object = {}) => labelledGraph({
@@ -147,4 +148,28 @@ test('GA-GAS with a start inside a named region (two initial automaton states) p
   assert.equal((ga).cost.objective, s.cost.objective);
   const nodes = ids(g, ga);
   assert.ok([...nodes.prefix, ...nodes.suffix].includes('n5_5'));
+});
+
+test('the objective is the driven path\'s: the lasso cut where its node path begins to repeat, whatever the automaton states there', () => {
+  // A 6×6 grid of unit edges, the start in one corner, e1 and e2 in the two far corners.
+  const N = 6, id = (i: number, j: number): string => `n${j * N + i}`;
+  const nodes = Array.from({ length: N * N }, (_, k) => ({ id: `n${k}`, pos: [k % N, Math.floor(k / N)], ...(k === 30 ? { labels: ['e1'] } : k === 35 ? { labels: ['e2'] } : {}) }));
+  const edges = nodes.flatMap((_, k) => {
+    const i = k % N, j = Math.floor(k / N);
+    return [...(i + 1 < N ? [{ from: id(i, j), to: id(i + 1, j), weight: 1 }] : []), ...(j + 1 < N ? [{ from: id(i, j), to: id(i, j + 1), weight: 1 }] : [])];
+  });
+  const g = labelledGraph({ nodes, edges, start: 'n5' }, 'grid.json');
+  const r = run(g, 'G F e1 & G F e2', 'sagas', Infinity) as Plan;
+  // The product lasso goes on past e2 before its cycle closes; the same path is cut one step earlier.
+  assert.deepEqual(ids(g, r).prefix, ['n5', 'n11', 'n17', 'n23', 'n29', 'n35', 'n34']);
+  assert.equal(r.rotation.pathSteps, 1);
+  assert.equal(r.pathPrefix, r.prefixLength - 1);
+  assert.deepEqual([r.cost.prefix, r.cost.suffix, r.cost.objective], [5, 10, 7.5]);
+  assert.deepEqual(r.certificate.cost, { prefix: 6, suffix: 10 }, 'the certificate keeps the product lasso');
+  const doc = planDocument(r, g, {}) as { prefix: string[]; suffix: string[] };
+  assert.deepEqual(doc.prefix, ['n5', 'n11', 'n17', 'n23', 'n29', 'n35']);
+  assert.deepEqual(doc.suffix, ['n34', 'n33', 'n32', 'n31', 'n30', 'n31', 'n32', 'n33', 'n34', 'n35']);
+  // The cut path is the same infinite path, and it still satisfies the formula.
+  const letter = (n: string): Set<string> => new Set(n === 'n30' ? ['e1'] : n === 'n35' ? ['e2'] : []);
+  assert.equal(evaluateLasso(parseLtl('G F e1 & G F e2'), { prefix: doc.prefix.map(letter), cycle: doc.suffix.map(letter) }), true);
 });
