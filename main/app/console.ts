@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod, datasetRegime } from '../contract/defaults.js';
 import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
-import { type PlanResult, plan } from '../core/plan/plan.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
+import type { DocumentedPlan } from '../core/plan/document.js';
 import { AuditLog } from '../services/audit/store.js';
-import { auditSink } from '../services/audit/mission-recorder.js';
+import { auditSink, planSha } from '../services/audit/mission-recorder.js';
 import { automatonView, mapScene, mazeScene, planView } from '../services/ui/scene.js';
 import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/graph-views.js';
 import { operatorName } from '../platform/paths.js';
@@ -21,7 +21,7 @@ import { RunControl } from './run-control.js';
 import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
-import { outcomeOf } from '../core/exec/mission.js';
+import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
 import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, runMapMission, startTolerance } from './map-mission.js';
 import { workspaceFile } from './plan.js';
@@ -35,6 +35,8 @@ interface PlannedMaze {
   /** What the console was shown. */
   shown?: MissionPlanResult;
   readonly task: MissionTask;
+  /** The plan shown, with its document: Run executes and records this very object. */
+  readonly served: DocumentedPlan;
   readonly method: PlanMethod;
   readonly lambda: number;
   readonly k: number;
@@ -47,6 +49,7 @@ interface PlannedRobot {
   readonly request: MapMissionRequest;
   readonly task: MapTask;
   readonly world: World;
+  /** The plan shown, with its document: Run executes and records this very object. */
   readonly plan: MapPlan;
   readonly method: PlanMethod;
   readonly lambda: number;
@@ -141,19 +144,18 @@ export class MissionConsole {
       const method: PlanMethod = req.method ?? 'sagas';
       const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
       const k = req.k ?? PLAN_DEFAULTS.k;
-      const t0 = performance.now();
-      const result: PlanResult = plan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft });
-      const planning_ms = performance.now() - t0;
+      const served = documentedPlan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft }, () => performance.now());
       const id = randomUUID();
-      const view = planView(result, task.graph);
-      const planned: PlannedMaze = { kind: 'maze', task, method, lambda, k };
+      const planned: PlannedMaze = { kind: 'maze', task, served, method, lambda, k };
       this.sessions.set(id, planned);
       return planned.shown = {
         session: id,
-        scene: this.scene(task, task.graph),
-        plan: view,
+        scene: this.scene(task, served.graph),
+        plan: planView(served.result, served.graph),
+        plan_sha: planSha(served.document),
+        method,
         automaton: automatonView(task.automaton),
-        planning_ms,
+        planning_ms: served.planning_ms,
         report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length, dataset: { regime: datasetRegime(backbone.dataset.generator) ?? 'imported', transitions: backbone.dataset.terminals.length } },
       };
     });
@@ -245,6 +247,8 @@ export class MissionConsole {
           session: id,
           scene: this.robotScene(planned, mapPlan.graph),
           plan: planView(mapPlan.result, mapPlan.graph),
+          plan_sha: planSha(mapPlan.document),
+          method,
           automaton: automatonView(task.automaton),
           planning_ms: mapPlan.planning_ms,
           report: { anchors: 0, unavailable: [], nodes: n + 1 },
@@ -270,8 +274,9 @@ export class MissionConsole {
     this.estop.assertClear('start a mission');
     if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
     if (s.kind === 'robot') return this.runRobot(req, s);
+    // The plan shown runs as it is, recorded as the method chosen; replans (within R, then the operator) use the same planner.
     return this.launch(req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
-      method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+      method: s.method, replanning: true, first: s.served, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
       audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` }, control: hooks.control, onEvent: hooks.onEvent, started: hooks.started,
       open: sessionOpen(this.session),
     }));
@@ -292,7 +297,7 @@ export class MissionConsole {
     const bus = this.session.bus;
     const run = randomUUID();
     const control = new RunControl(run, (e) => bus.emit(e), speed);
-    control.replanned = (t, result, graph) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), scene: sceneOf(graph) });
+    control.replanned = (t, result, graph, document) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), plan_sha: planSha(document), scene: sceneOf(graph) });
     let auditRun: string | null = null;
     let started!: () => void;
     const ready = new Promise<void>((resolve) => { started = resolve; });
@@ -343,7 +348,7 @@ export class MissionConsole {
     const session = [...this.sessions.entries()].find(([, p]) => p === s)![0];
     this.sessions.delete(session);
     return this.launch(0, (graph) => this.robotScene(s, graph), (hooks) => runMapMission(s.request, {
-      method: 'sagas-replan', lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+      method: s.method, replanning: true, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
       audit: hooks.log, operator: operatorName(), via: `console (${this.session.transport})`, control: hooks.control, opened: { world: s.world, plan: s.plan, task: s.task },
       onEvent: hooks.onEvent, started: hooks.started,
     }), () => s.world.close());

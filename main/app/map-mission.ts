@@ -7,13 +7,13 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
-import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod, replansByDefault } from '../contract/defaults.js';
 import { onRegions } from '../core/plan/crossings.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
 import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap, runWaypointMission } from '../core/exec/waypoint-mission.js';
-import type { MissionAudit, MissionControl, MissionResult } from '../core/exec/mission.js';
+import { type MissionAudit, type MissionControl, type MissionResult, checkInitial } from '../core/exec/mission.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import { readGraphInput } from '../services/plan/inputs.js';
 import { readMap } from '../services/maps/read.js';
@@ -24,7 +24,7 @@ import { VERSION } from '../contract/version.js';
 import { operatorName } from '../platform/paths.js';
 import { interruptible } from '../platform/interrupt.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
-import { CLI_NAMES, type InputNames, type RegionsInput, missionReport, specOf, taskRegions } from './mission.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, methodMeta, missionReport, specOf, taskRegions } from './mission.js';
 
 export interface MapMissionRequest {
   /** A ROS 2 world whose configuration has a "waypoints" section. */
@@ -37,7 +37,10 @@ export interface MapMissionRequest {
 }
 
 export interface MapMissionOptions {
+  /** The method chosen: recorded as the run's method; its planner makes every plan of the run. */
   readonly method: MissionMethod;
+  /** Replan after a failure within R (default: the method is sagas-replan; the console replans with any planner). */
+  readonly replanning?: boolean;
   readonly lambda?: number;
   readonly k?: number;
   readonly replans?: number;
@@ -56,8 +59,9 @@ export interface MapMissionOptions {
   /** Sleeps between pose samples (tests); default real time. */
   readonly sleep?: (s: number) => Promise<void>;
   /**
-   * A robot already connected and the plan the operator saw from its pose (the console): run as it
-   * is. The caller checked that the robot is still at the plan's start, and closes the world.
+   * A robot already connected and the plan the operator saw from its pose (the console, made with
+   * `method`): executed and recorded as it is, not searched again. The caller checked that the
+   * robot is still at the plan's start, and closes the world.
    */
   readonly opened?: { readonly world: World; readonly plan: MapPlan; readonly task: MapTask };
   /** Called once the run is recorded (its audit run id, or null without an audit log), before the robot moves. */
@@ -108,6 +112,7 @@ async function graphMap(graphFile: string, mapFile: string): Promise<string> {
 export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions): Promise<{ result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null; start: readonly [number, number] }> {
   const entry = worldEntry(req.world);
   if (entry.kind !== 'ros2') throw new WitnessError('invalid-input', `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`, { path: '--world' });
+  checkInitial(o.opened?.plan, o.method);
   const task = o.opened?.task ?? await readMapTask(req);
   const world: World = o.opened?.world ?? await entry.open(o.open);
   let log: AuditLog | null = null;
@@ -119,10 +124,11 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
     log = held ?? (file !== null ? await openAuditLog(file) : null);
     const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
     const k = o.k ?? Infinity, lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
+    const replanning = o.replanning ?? replansByDefault(o.method);
     const auditRun = log === null ? null : await log.startRun({
       world: world.spec.id, backend: world.spec.backend, operator: o.operator ?? operatorName(), software: `witness ${VERSION}`,
       models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text, ...(task.map !== null ? { map: task.map } : {}),
-      meta: { method: o.method, executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
+      meta: { ...methodMeta(o.method, replanning), executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
     });
     o.started?.(auditRun);
     const recorder = log !== null && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
@@ -141,7 +147,7 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
       ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}), ...(o.sleep ? { sleep: o.sleep } : {}),
       ...(o.opened ? { initial: o.opened.plan } : {}),
     }, {
-      method: o.method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
+      method: o.method, replanning, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
       goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s, minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
       reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m, maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
     });

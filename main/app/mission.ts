@@ -8,7 +8,7 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
-import { MISSION_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { MISSION_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod, plannerOf, replansByDefault } from '../contract/defaults.js';
 import type { Formula } from '../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { parseLtl } from '../core/ltl/parser.js';
@@ -19,15 +19,15 @@ import { type RegionSet, parseRegions } from '../core/world/regions.js';
 import { type Rng, createRng } from '../core/random/rng.js';
 import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core/graph/augment.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
-import { planDocument } from '../core/plan/document.js';
+import type { DocumentedPlan } from '../core/plan/document.js';
 import { type Body, execParams } from '../core/exec/executor.js';
-import { type MissionAudit, type MissionControl, type MissionResult, runMission } from '../core/exec/mission.js';
+import { type MissionAudit, type MissionControl, type MissionResult, checkInitial, runMission } from '../core/exec/mission.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
 import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
 import { augmentTask, readRegions } from '../services/plan/inputs.js';
 import type { AuditLog } from '../services/audit/store.js';
-import { missionRecorder } from '../services/audit/mission-recorder.js';
+import { missionRecorder, planSha } from '../services/audit/mission-recorder.js';
 import { type Backbone, type BackboneOptions, type BackboneSource, openBackbone } from './backbone.js';
 import { VERSION } from '../contract/version.js';
 import { writeFileAtomic } from '../platform/files.js';
@@ -227,7 +227,15 @@ export async function prepareMission(
 }
 
 export interface RunOptions {
+  /** The method chosen: recorded as the run's method; its planner makes every plan of the run. */
   readonly method: MissionMethod;
+  /** Replan after a failure within R (default: the method is sagas-replan; the console replans with any planner). */
+  readonly replanning?: boolean;
+  /**
+   * The plan the operator was shown (the console's, core/exec/mission.ts documentedPlan on this
+   * task's graph with `method`): executed and recorded as it is, not searched again.
+   */
+  readonly first?: DocumentedPlan;
   readonly lambda?: number;
   readonly k?: number;
   readonly tauSoft?: number;
@@ -263,6 +271,7 @@ export function bodyOf(entry: Pick<WorldEntry, 'kind'>): Body {
 
 /** Runs a prepared task on its world: the one mission assembly of every front end. */
 export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<MissionRun> {
+  checkInitial(o.first, o.method);
   const b = task.backbone;
   const dims = b.models.manifest.dims;
   const world = o.world ?? await task.world.open(o.open);
@@ -273,12 +282,13 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
       throw new WitnessError('invalid-input', `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`);
     }
     const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
+    const replanning = o.replanning ?? replansByDefault(o.method);
     const log = o.audit?.log;
     const auditRun = log === undefined ? null : await log.startRun({
       world: task.world.id, backend: spec.backend, operator: o.audit!.operator, software: `witness ${VERSION}`,
       models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, graph: b.files.graph, dataset: b.artifact.dataset.sha256 },
       spec: task.automaton.formula, regions: task.regionsText,
-      meta: { method: o.method, start: [...task.start], seed: task.seed, maxSteps, replans, via: o.audit!.via, events: AUDIT_EVENTS_VERSION, ...o.audit!.meta },
+      meta: { ...methodMeta(o.method, replanning), start: [...task.start], seed: task.seed, maxSteps, replans, via: o.audit!.via, events: AUDIT_EVENTS_VERSION, ...o.audit!.meta },
     });
     const recorder = log !== undefined && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
     const audit: MissionAudit | undefined = recorder === undefined ? undefined : o.onEvent === undefined ? recorder : {
@@ -290,9 +300,12 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
     };
     o.started?.(auditRun);
     const result = await runMission(
-      { world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}) },
       {
-        method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
+        world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(),
+        ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}), ...(o.first ? { initial: o.first } : {}),
+      },
+      {
+        method: o.method, replanning, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
         exec: { ...execParams(b.artifact.params.H_TD, bodyOf(task.world)), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
       },
     );
@@ -305,14 +318,22 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
   }
 }
 
-/** The mission as `witness run --json` prints it (docs/CLI.md). */
+/**
+ * How a run's method is recorded (run_start meta): `method` as chosen, `planner` the planner of
+ * every plan it makes, `replanning` whether it replans after a failure (within `replans`).
+ */
+export function methodMeta(method: MissionMethod, replanning: boolean): { method: MissionMethod; planner: string; replanning: boolean } {
+  return { method, planner: plannerOf(method), replanning };
+}
+
+/** The mission as `witness run --json` prints it (docs/CLI.md): each plan is its document as recorded, with its sha256. */
 export function missionReport(task: Pick<MissionTask, 'automaton' | 'start'> & { readonly world: { readonly id: string }; readonly report?: MissionTask['report'] }, method: MissionMethod, r: MissionResult, audit: { file: string; run: string } | null): Record<string, unknown> {
   const steps = [...r.stepTimes_ms].sort((a, b) => a - b);
   return {
     status: r.success ? 'success' : 'failed', failureMode: r.failureMode, message: r.message, world: task.world.id, method,
     formula: task.automaton.formula, start: [...task.start], steps: r.steps, T_pre: r.T_pre, T_suf: r.T_suf, ncc: r.ncc,
     executorComplete: r.executorComplete, monitorViable: r.monitorViable,
-    plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, ...planDocument(p.result, p.graph, {}) })),
+    plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, plan_sha: planSha(p.document), ...p.document })),
     events: r.events, failures: r.failures, disagreements: r.disagreements, ...(task.report !== undefined ? { augmentation: task.report } : {}),
     ...(audit !== null ? { audit } : {}),
     step_ms: { p50: steps[Math.floor(steps.length * 0.5)] ?? 0, p95: steps[Math.floor(steps.length * 0.95)] ?? 0 },

@@ -26,6 +26,12 @@ function summary(io: Output, r: MissionResult): void {
   if (r.plans.length > 1) io.out(`  replans: ${r.plans.length - 1}\n`);
 }
 
+/** The first plan's sha256 as the report carries it (the one its audit run's first plan event names). */
+function firstSha(report: Record<string, unknown>): string {
+  const p = (report['plans'] as readonly { plan_sha?: unknown }[] | undefined)?.[0];
+  return typeof p?.plan_sha === 'string' ? `, sha256 ${p.plan_sha.slice(0, 12)}…` : '';
+}
+
 /** A mission on a robot's map graph: waypoints as navigation goals (Nav2); Ctrl-C cancels the running goal. */
 async function mapMission(io: Output, o: RunFlags): Promise<number> {
   if (o.picture !== undefined) throw new CliError('--picture draws a maze; a robot\'s map mission has none: drop --picture');
@@ -41,7 +47,7 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
   else {
     io.out(`mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${String(r.report['formula'])}\n  start: the robot's pose (${r.start[0].toFixed(2)}, ${r.start[1].toFixed(2)})\n`);
     const p0 = res.plans[0]?.result;
-    if (p0?.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)} m, ${res.plans[0]!.planning_ms.toFixed(1)} ms\n`);
+    if (p0?.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)} m, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`);
     summary(io, res);
   }
   return res.success ? EXIT.ok : res.failureMode === 'stopped' ? EXIT.interrupted : EXIT.negative;
@@ -95,7 +101,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       else {
         io.out(`mission in ${o.world} (${o.method}): ${task.automaton.formula}\n  start (${task.start[0].toFixed(2)}, ${task.start[1].toFixed(2)}); ${task.report.nodes.anchors} anchors${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''}\n`);
         const p0 = res.plans[0]!.result;
-        if (p0.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms\n`);
+        if (p0.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`);
         summary(io, res);
         if (o.picture !== undefined) io.out(`  wrote ${o.picture}\n`);
       }

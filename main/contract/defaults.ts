@@ -11,6 +11,13 @@ export type PlanMethod = (typeof PLAN_METHODS)[number];
 /** Mission methods: the planners, and SAGAS that replans after a monitor failure. */
 export const MISSION_METHODS = [...PLAN_METHODS, 'sagas-replan'] as const;
 export type MissionMethod = (typeof MISSION_METHODS)[number];
+/** The planner every plan of a mission method is made with (sagas-replan plans with SAGAS). */
+export const plannerOf = (m: MissionMethod): PlanMethod => (m === 'sagas-replan' ? 'sagas' : m);
+/**
+ * Whether a mission method replans after a failure unless told otherwise: only sagas-replan. The
+ * console replans with whichever planner the operator chose (an operator is there to decide past R).
+ */
+export const replansByDefault = (m: MissionMethod): boolean => m === 'sagas-replan';
 /**
  * `bench ltl` only: the paired ablations of SAGAS (Appendix H), run beside the other methods on the
  * same tasks, starts, graph and executor. sagas-nosoft: no soft-label screening of negative literals

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, asset } from './harness.js';
+import { openAuditReadOnly } from '../../main/services/audit/store.js';
 
 test('witness run: a mission end to end with --json and --picture; bench ltl --world runs, resumes and summarises', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-run-'));
@@ -119,4 +120,34 @@ test('witness run --world: an unknown world, a robot without a backbone, a missi
   assert.equal(picture.code, 2, picture.err);
   assert.match(picture.err, /has no maze layout to draw: drop --picture/);
   assert.equal(existsSync(join(dir, 'm.svg')), false);
+});
+
+test('witness run --method M: records M and executes M\'s plan first; --json prints that plan with the sha its plan event records', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-run-method-'));
+  const audit = join(dir, 'audit.sqlite');
+  const regions = asset('regions/pointmaze-medium.json');
+  const cases = [['lf-gas', 'lf-gas', false], ['ga-gas', 'ga-gas', false], ['sagas-replan', 'sagas', true]] as const;
+  for (const [method, planner, replanning] of cases) {
+    // A few steps: the first plan is recorded before the robot moves.
+    const r = await cli('run', '--world', 'pointmaze-medium', '--dataset-steps', '20000', '--spec', 'F e2 & G F e1 & G F e4 & G !e0', '--regions', regions, '--start', '4,20',
+      '--method', method, '--max-steps', '3', '--audit', audit, '--json');
+    assert.equal(r.code, 1, r.err);
+    const d = JSON.parse(r.out) as { method: string; audit: { run: string }; plans: ({ t: number; planning_ms: number; plan_sha: string } & Record<string, unknown>)[] };
+    assert.equal(d.method, method);
+    const { t: _t, planning_ms: _ms, plan_sha, ...doc } = d.plans[0]!;
+    assert.match(plan_sha, /^[0-9a-f]{64}$/);
+    assert.equal(doc['method'], planner);
+    const events = (await cli('audit', 'query', audit, '--run', d.audit.run, '--kind', 'plan', '--json')).out.trim().split('\n').map((l) => JSON.parse(l) as { body: { plan_sha: string; method: string; trigger: string } });
+    assert.deepEqual([events[0]!.body.trigger, events[0]!.body.method, events[0]!.body.plan_sha], ['initial', planner, plan_sha], `${method}: the first plan event is the plan printed`);
+    const db = openAuditReadOnly(audit);
+    try {
+      const blob = db.prepare('SELECT body FROM blobs WHERE sha256 = ?').get(plan_sha) as { body: string };
+      assert.deepEqual(JSON.parse(blob.body), doc, `${method}: --json prints the document recorded`);
+    } finally {
+      db.close();
+    }
+    const shown = JSON.parse((await cli('audit', 'show', audit, d.audit.run, '--json')).out) as { run: { meta: Record<string, unknown> } };
+    const meta = shown.run.meta;
+    assert.deepEqual([meta['method'], meta['planner'], meta['replanning']], [method, planner, replanning], `${method}: recorded as chosen`);
+  }
 });

@@ -85,6 +85,9 @@ export interface AuditPlanDoc {
   step: number | null;
   trigger: string;
   status: string;
+  /** The sha256 naming the plan document (its plan event's plan_sha) and the planner that made it. */
+  sha: string;
+  method: string;
   prefix: string[];
   suffix: string[];
   cost: { prefix: number; suffix: number; objective: number } | null;

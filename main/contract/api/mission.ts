@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AutomatonView, GraphScene, PlanView } from './scene.js';
 import { NoParams } from './core.js';
-import { BUNDLE_NAME_PATTERN, DECISIONS, PLAN_METHODS } from '../defaults.js';
+import { BUNDLE_NAME_PATTERN, DECISIONS, PLAN_METHODS, type PlanMethod } from '../defaults.js';
 import type { Escalation } from '../failure.js';
 import { StringEnum } from '../schema.js';
 
@@ -61,6 +61,13 @@ export interface MissionPlanResult {
   session: string;
   scene: GraphScene;
   plan: PlanView;
+  /**
+   * The sha256 (hex) of the plan document (docs/FORMATS.md, "Plans": of its canonical JSON). Run
+   * executes this very plan: the first `plan` event of its audit run records the same `plan_sha`.
+   */
+  plan_sha: string;
+  /** The planner chosen: the run is recorded with this method, and its replans use it too. */
+  method: PlanMethod;
   automaton: AutomatonView;
   planning_ms: number;
   /** The augmentation report: anchors, unavailable propositions, … */
@@ -107,7 +114,8 @@ export type MissionEvent =
   }
   | { topic: 'mission.state'; run: string; state: RunState }
   | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
-  | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; scene: GraphScene }
+  /** A replan's plan as it is drawn live; `plan_sha` names its document, as its `plan` audit event does. */
+  | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; plan_sha: string; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
   /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
   /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure. */

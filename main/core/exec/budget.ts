@@ -1,10 +1,9 @@
 /**
  * What a mission does after a recoverable failure, the same for the learned executor and for
  * waypoints through a robot's navigation: replan while the budget R lasts; past it, with an operator
- * there (sagas-replan), ask — retry grants another R — and otherwise end, escalated (or, without
+ * there (a replanning run), ask — retry grants another R — and otherwise end, escalated (or, without
  * replanning, in the failure's stage).
  */
-import type { MissionMethod } from '../../contract/defaults.js';
 import type { Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
 import type { FailureMode, MissionAudit, MissionControl } from './mission.js';
@@ -14,7 +13,8 @@ export type BudgetVerdict =
   | { readonly kind: 'end'; readonly failureMode: FailureMode; readonly message: string; readonly escalation?: Escalation; /** The escalation is in the audit log already. */ readonly recorded: boolean };
 
 export interface BudgetContext {
-  readonly method: MissionMethod;
+  /** The run replans after a failure (sagas-replan, or the console's runs with any planner). */
+  readonly replanning: boolean;
   /** R, as asked. */
   readonly R: number;
   /** Replans so far, and the budget now (R plus the operator's grants). */
@@ -32,7 +32,7 @@ export interface BudgetContext {
 
 export async function afterFailure(c: BudgetContext): Promise<BudgetVerdict> {
   let budget = c.budget;
-  if (c.replans >= budget && c.control !== undefined && c.method === 'sagas-replan') {
+  if (c.replans >= budget && c.control !== undefined && c.replanning) {
     // An operator is there: the escalation goes to them, and the mission waits for the answer.
     const message = `replanning budget R = ${budget} exhausted at ${c.record.kind} on ${c.record.to}; escalating with ${c.failures.length} failure record(s)`;
     const esc = c.escalation('replan-budget', message, c.t, budget);

@@ -1,7 +1,8 @@
 /**
- * One mission end to end on a navigation world: plan on the task's semantic graph, execute with the
+ * One mission end to end on a navigation world: plan on the task's semantic graph (or take the plan
+ * a front end showed, as it is), execute with the
  * frozen policy (Algorithm B.3), keep the runtime monitor over the realised label word alongside the
- * plan's bookkeeping, replan after failures (method `sagas-replan`, budget R), escalate past the
+ * plan's bookkeeping, replan after failures (method `sagas-replan`, or `replanning`; budget R), escalate past the
  * budget, and decide success with the lasso evaluator on the realised labels — not with the
  * executor's bookkeeping. Pure: the world, the policy, the clock, the audit log and the operator
  * are all injected (app/mission.ts assembles them for every front end).
@@ -10,30 +11,50 @@ import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
 import { StateSetMonitor } from '../ltl/monitor.js';
 import { evaluateLasso } from '../ltl/lasso.js';
-import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
+import { type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan, restKey, waypointPositions } from './executor.js';
 import { classifyFailure, replanGraph } from './replan.js';
 import { type Region, labelAt } from '../world/regions.js';
-import { planDocument } from '../plan/document.js';
+import { type DocumentedPlan, planDocument } from '../plan/document.js';
 import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
-import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
+import { MISSION_DECISIONS, type MissionMethod, plannerOf, replansByDefault } from '../../contract/defaults.js';
 import type { Decide, Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
 
-export interface MissionOptions {
+/** How a mission plans: the method chosen (its planner makes every plan of the run) and the planner's settings. */
+export interface PlanChoice {
   readonly method: MissionMethod;
   readonly lambda: number;
   readonly k: number;
   readonly tauSoft: number;
+}
+
+export interface MissionOptions extends PlanChoice {
   readonly exec: ExecParams;
   /** The rollout budget C_max (Table J.1, AntMaze: 8000). */
   readonly maxSteps: number;
   /** Replanning budget R (sagas-replan). */
   readonly replans: number;
+  /** Replan after a failure within R (default: the method is sagas-replan; the console replans with any planner). */
+  readonly replanning?: boolean;
   readonly seed: number;
+}
+
+/**
+ * A mission's plan, made and documented once (core/plan/document.ts): what the console serves before
+ * Run and what runMission records. `extra`: the replan's monitor states (`resume`), the executor
+ * when it is not the learned one.
+ */
+export function documentedPlan(g: SemanticGraph, automaton: BuchiAutomaton, o: PlanChoice, now: () => number, extra: { readonly resume?: readonly number[]; readonly executor?: 'waypoints' } = {}): DocumentedPlan {
+  const method = plannerOf(o.method);
+  const t0 = now();
+  const result = plan(g, automaton, { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft, ...(extra.resume ? { resume: extra.resume } : {}) });
+  const planning_ms = now() - t0;
+  const document = planDocument(result, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(extra.executor ? { executor: extra.executor } : {}), ...(extra.resume ? { resume: extra.resume } : {}) });
+  return { result, graph: g, document, planning_ms };
 }
 
 /** Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale sensors, a refused start, a closed connection). */
@@ -47,11 +68,9 @@ export interface Disagreement {
   readonly monitor: readonly number[];
 }
 
-export interface PlanRecord {
+/** A plan of a run, as recorded (its document is the one the audit log's plan event names). */
+export interface PlanRecord extends DocumentedPlan {
   readonly t: number;
-  readonly result: PlanResult;
-  readonly graph: SemanticGraph;
-  readonly planning_ms: number;
 }
 
 export interface MissionResult {
@@ -138,8 +157,8 @@ export interface MissionControl {
   step(tick: MissionTick): Promise<{ go: true } | { go: false; reason: string }>;
   /** Past the replanning budget: 'retry' grants another R replans, 'abort' ends the mission as escalated. */
   readonly decide: Decide;
-  /** A new plan after a replan, for the views. */
-  replanned?(t: number, result: PlanResult, graph: SemanticGraph): void;
+  /** A new plan after a replan, for the views: its result on its graph and its document (as recorded). */
+  replanned?(t: number, result: PlanResult, graph: SemanticGraph, document: Record<string, unknown>): void;
   /** Aborted when the operator stops (stop, E-STOP): cancels what the world is doing now (a robot's goal, a step). */
   readonly signal?: AbortSignal;
   /** A pose observed while the world acts on its own (a robot driving to its goal): for the live views; never waits. */
@@ -165,15 +184,27 @@ export interface MissionInput {
   readonly control?: MissionControl;
   /** Milliseconds on a monotonic clock, for the per-step times (default: none measured). */
   readonly now?: () => number;
+  /**
+   * The plan the operator was shown (documentedPlan, on this task's graph, with this method):
+   * executed and recorded as it is instead of a first search, so what runs is what was shown.
+   */
+  readonly initial?: DocumentedPlan;
+}
+
+/** Refuses a shown plan that another planner made: the run records the method chosen, and its first plan must be that method's. */
+export function checkInitial(initial: DocumentedPlan | undefined, method: MissionMethod): void {
+  if (initial !== undefined && initial.result.method !== plannerOf(method)) {
+    throw new Error(`the plan shown was made with ${initial.result.method}, the run asks for ${method}`);
+  }
 }
 
 export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
   const { world, policy: models, automaton, formula, regions } = input;
   const now = input.now ?? ((): number => 0);
-  const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
-  let replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
+  checkInitial(input.initial, o.method);
+  const replanning = o.replanning ?? replansByDefault(o.method);
+  let replanBudget = replanning ? o.replans : 0;
   const control = input.control;
-  const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
   const plans: PlanRecord[] = [];
   const events: ExecEvent[] = [];
   const failures: MissionFailureRecord[] = [];
@@ -190,13 +221,11 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const audit = input.audit;
   // The map's clearance, where it has one, keeps skip-ahead off walls (ExecParams.clearance_m).
   const clearance = world.map.clearance?.bind(world.map);
-  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[]): PlanResult => {
-    const t0 = now();
-    const r = plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
-    const planning_ms = now() - t0;
-    plans.push({ t, result: r, graph: g, planning_ms });
-    audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(resume ? { resume } : {}) }), planning_ms);
-    return r;
+  /** A plan into the run's record and the audit log, its document as it was made. */
+  const recordPlan = (p: DocumentedPlan, t: number, trigger: 'initial' | 'replan'): DocumentedPlan => {
+    plans.push({ t, ...p });
+    audit?.plan(t, trigger, p.document, p.planning_ms);
+    return p;
   };
   /** The question past the budget (or after a replan found no plan), in the contract's one shape. */
   const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
@@ -255,8 +284,10 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }
     return e;
   };
-  let graph = input.graph;
-  const first = doPlan(graph, 0);
+  // The plan shown is executed as it is; without one, the first plan is searched here.
+  const shown = recordPlan(input.initial ?? documentedPlan(input.graph, automaton, o, now), 0, 'initial');
+  let graph = shown.graph;
+  const first = shown.result;
   if (first.status !== 'ok') {
     return finish({ success: false, failureMode: 'planning', planningReason: first.reason.kind, message: `no plan: ${first.reason.message}` }, 0, null);
   }
@@ -326,18 +357,19 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
       if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
-      const v = await afterFailure({ method: o.method, R: o.replans, replans, budget: replanBudget, failures, record, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
+      const v = await afterFailure({ replanning, R: o.replans, replans, budget: replanBudget, failures, record, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
       if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, escalationRecorded: v.recorded, ...(v.escalation ? { escalation: v.escalation } : {}) }, t + 1, exec);
       replanBudget = v.budget;
       replans++;
       graph = replanGraph(graph, record, { latent: h, position: [x, y], label }, o.exec.H_TD);
-      const again = doPlan(graph, t, m.states);
+      const next = recordPlan(documentedPlan(graph, automaton, o, now, { resume: m.states }), t, 'replan');
+      const again = next.result;
       if (again.status !== 'ok') {
         const message = `replan ${replans} found no plan: ${again.reason.message}`;
         return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) }, t + 1, exec);
       }
       audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: [...m.states], prefix_nodes: again.prefixLength }, { step: t });
-      control?.replanned?.(t, again, graph);
+      control?.replanned?.(t, again, graph, next.document);
       current = again;
       steeredBefore += exec.steeredSteps;
       exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!, clearance);

@@ -5,24 +5,24 @@
  * label function on it, step the runtime monitor over the realised labels and watch the guard of
  * the transition being realised. A forbidden label cancels the goal; an aborted, refused or
  * timed-out goal and a waypoint reached without its labels become failure records too; sagas-replan
- * replans from the monitor's automaton states at the robot's pose within budget R, then escalates.
+ * (or a run with `replanning`) replans from the monitor's automaton states at the robot's pose within budget R, then escalates.
  * Success is decided by the lasso evaluator on the realised labels, as for the learned executor.
  * Pure: the world, the clock, the audit log and the operator are injected.
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
 import { StateSetMonitor } from '../ltl/monitor.js';
-import { type Method, type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
+import type { Plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
-import { planDocument } from '../plan/document.js';
+import type { DocumentedPlan } from '../plan/document.js';
 import type { ExecEvent, Stream } from './executor.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { type Pose, type Waypoints, WorldError } from '../world/world.js';
-import { MISSION_DECISIONS, type MissionMethod } from '../../contract/defaults.js';
+import { MISSION_DECISIONS, type MissionMethod, replansByDefault } from '../../contract/defaults.js';
 import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkpointBody, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
+import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkInitial, checkpointBody, documentedPlan, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 
@@ -33,6 +33,8 @@ export interface WaypointMissionOptions {
   readonly tauSoft: number;
   /** Replanning budget R (sagas-replan). */
   readonly replans: number;
+  /** Replan after a failure within R (default: the method is sagas-replan; the console replans with any planner). */
+  readonly replanning?: boolean;
   /** Suffix traversals before the verdict (Appendix E: M = 2). */
   readonly rounds: number;
   /** Pose samples before the mission gives up (C_max, in samples of world.poll_s). */
@@ -72,11 +74,8 @@ export interface WaypointMissionInput {
   readonly initial?: MapPlan;
 }
 
-/** A plan on a map graph from the robot's pose: the graph with the robot as its start node, and the plan. */
-export interface MapPlan {
-  readonly graph: SemanticGraph;
-  readonly result: PlanResult;
-  readonly planning_ms: number;
+/** A plan on a map graph from the robot's pose: the graph with the robot as its start node, the plan and its document. */
+export interface MapPlan extends DocumentedPlan {
   readonly pose: { readonly x: number; readonly y: number };
 }
 
@@ -88,9 +87,7 @@ export function startGraph(base: SemanticGraph, regions: readonly Region[], pose
 /** Plans a mission on a map graph from the robot's pose (what the console shows before Run). */
 export function planOnMap(base: SemanticGraph, automaton: BuchiAutomaton, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'>, now: () => number = () => 0): MapPlan {
   const graph = startGraph(base, regions, pose, o.maxLink_m);
-  const t0 = now();
-  const result = plan(graph, automaton, { ...DEFAULT_PLAN, method: o.method === 'sagas-replan' ? 'sagas' : o.method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft });
-  return { graph, result, planning_ms: now() - t0, pose: { x: pose.x, y: pose.y } };
+  return { ...documentedPlan(graph, automaton, o, now, { executor: 'waypoints' }), pose: { x: pose.x, y: pose.y } };
 }
 
 /** One waypoint of a stream: the plan step it realises. */
@@ -126,9 +123,9 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   const stopSignal = stops.length === 0 ? undefined : stops.length === 1 ? stops[0] : AbortSignal.any(stops);
   const now = input.now ?? ((): number => 0);
   const sleep = input.sleep ?? defaultSleep;
-  const method: Method = o.method === 'sagas-replan' ? 'sagas' : o.method;
-  let replanBudget = o.method === 'sagas-replan' ? o.replans : 0;
-  const planOpts = { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft };
+  checkInitial(input.initial, o.method);
+  const replanning = o.replanning ?? replansByDefault(o.method);
+  let replanBudget = replanning ? o.replans : 0;
   const plans: PlanRecord[] = [];
   const events: ExecEvent[] = [];
   const failures: MissionFailureRecord[] = [];
@@ -152,13 +149,12 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     events.push(e);
     audit?.event('checkpoint', checkpointBody(e), { step: e.t });
   };
-  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[], given?: MapPlan): PlanResult => {
-    const t0 = now();
-    const r = given?.result ?? plan(g, automaton, { ...planOpts, ...(resume ? { resume } : {}) });
-    const planning_ms = given?.planning_ms ?? now() - t0;
-    plans.push({ t, result: r, graph: g, planning_ms });
-    audit?.plan(t, resume ? 'replan' : 'initial', planDocument(r, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, executor: 'waypoints', ...(resume ? { resume } : {}) }), planning_ms);
-    return r;
+  /** A plan (the one shown, `given`, as it is) into the run's record and the audit log. */
+  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[], given?: MapPlan): DocumentedPlan => {
+    const p = given ?? documentedPlan(g, automaton, o, now, { executor: 'waypoints', ...(resume ? { resume } : {}) });
+    plans.push({ t, result: p.result, graph: p.graph, document: p.document, planning_ms: p.planning_ms });
+    audit?.plan(t, resume ? 'replan' : 'initial', p.document, p.planning_ms);
+    return p;
   };
   const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
     n: ++escalations, cause, reason, failure: failures[failures.length - 1]!, failures: [...failures], replans, budget, options: MISSION_DECISIONS, step: t,
@@ -218,7 +214,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     if (!(e instanceof RangeError)) throw e;
     return finish({ success: false, failureMode: 'planning', message: e.message });
   }
-  const first = doPlan(graph, 0, undefined, input.initial);
+  const first = doPlan(graph, 0, undefined, input.initial).result;
   if (first.status !== 'ok') return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
   let current: Plan = first;
 
@@ -455,7 +451,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
     const stage: FailureMode = f.outcome.leg.stream === 'prefix' && marks.prefixDone === null ? 'prefix' : 'suffix';
     if (rec.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: rec.rule });
-    const v = await afterFailure({ method: o.method, R: o.replans, replans, budget: replanBudget, failures, record: rec, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
+    const v = await afterFailure({ replanning, R: o.replans, replans, budget: replanBudget, failures, record: rec, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
     if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, ...(v.escalation && !v.recorded ? { escalation: v.escalation } : {}) });
     replanBudget = v.budget;
     replans++;
@@ -477,13 +473,14 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       if (!(e instanceof RangeError)) throw e;
       return finish({ success: false, failureMode: 'escalated', message: `replan ${replans}: ${e.message}`, escalation: escalation('no-plan', e.message, t, replanBudget) });
     }
-    const again = doPlan(graph, t, monitor.snapshot().states);
+    const next = doPlan(graph, t, monitor.snapshot().states);
+    const again = next.result;
     if (again.status !== 'ok') {
       const message = `replan ${replans} found no plan: ${again.reason.message}`;
       return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) });
     }
     audit?.event('replan', { trigger: rec.kind, failure: failures.length - 1, replan: replans, from_states: [...monitor.snapshot().states], prefix_nodes: again.prefixLength }, { step: t });
-    control?.replanned?.(t, again, graph);
+    control?.replanned?.(t, again, graph, next.document);
     current = again;
   }
 }

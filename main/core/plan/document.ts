@@ -11,3 +11,15 @@ export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<stri
     cost: r.cost, dwell: r.dwell, rotation: r.rotation, ...extra, stats: r.stats, certificate: r.certificate,
   };
 }
+
+/**
+ * A plan with its document, made once: what a front end shows (and names by the document's sha256)
+ * is what a mission executes and records. The document is never rebuilt from the result.
+ */
+export interface DocumentedPlan {
+  readonly result: PlanResult;
+  readonly graph: SemanticGraph;
+  /** The plan document (a JSON value); its sha256 is of its canonical JSON (services/audit/mission-recorder.ts planSha). */
+  readonly document: Record<string, unknown>;
+  readonly planning_ms: number;
+}

@@ -176,12 +176,12 @@ export function planOf(db: Database.Database, e: EventRow): AuditPlanDoc | null 
   const b = obj(parse(e.body));
   const sha = b['plan_sha'];
   const blob = typeof sha === 'string' ? getBlob(db, sha) : undefined;
-  if (blob === undefined) return null;
+  if (blob === undefined || typeof sha !== 'string') return null;
   const doc = obj(parse(blob.body));
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
   const cost = obj(doc['cost']);
   return {
-    seq: e.seq, step: e.step, trigger: js(b['trigger']), status: js(doc['status']), prefix: strings(doc['prefix']), suffix: strings(doc['suffix']),
+    seq: e.seq, step: e.step, trigger: js(b['trigger']), status: js(doc['status']), sha, method: js(doc['method']), prefix: strings(doc['prefix']), suffix: strings(doc['suffix']),
     cost: typeof cost['objective'] === 'number' ? cost as { prefix: number; suffix: number; objective: number } : null, document: doc,
   };
 }

@@ -1,5 +1,5 @@
 /** A run's evidence into the audit log as batched, non-blocking appends: the tool loop's and missions' hooks. */
-import type { AppendOptions, AuditLog } from './store.js';
+import { type AppendOptions, type AuditLog, canonicalJson, sha256 } from './store.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
 import type { MissionAudit } from '../../core/exec/mission.js';
 
@@ -22,6 +22,16 @@ export function auditSink(log: AuditLog, run: string): AuditSink {
   };
 }
 
+/**
+ * A plan document's one serialisation (docs/FORMATS.md, "Plans"): canonical JSON, as the audit log
+ * stores event bodies (keys sorted, no whitespace). The plan blob is this text, so a plan event's
+ * plan_sha is the sha256 of the document served, wherever it is computed.
+ */
+export const planText = (doc: Record<string, unknown>): string => canonicalJson(doc);
+
+/** The sha256 (hex) that names a plan document: what the console shows, `witness run --json` prints and the plan event records. */
+export const planSha = (doc: Record<string, unknown>): string => sha256(planText(doc));
+
 export interface Recorder extends MissionAudit {
   /** Append failures seen so far (the mission goes on; the caller reports them at the end). */
   readonly errors: Error[];
@@ -34,7 +44,7 @@ export function missionRecorder(log: AuditLog, run: string): Recorder {
     errors: sink.errors,
     plan(t, trigger, doc, planning_ms) {
       try {
-        const sha = log.putBlob('plan', JSON.stringify(doc));
+        const sha = log.putBlob('plan', planText(doc));
         const cost = (doc['cost'] ?? null) as AuditEventBody<'plan'>['cost'];
         sink.event('plan', { t, trigger, plan_sha: sha, status: String(doc['status']), method: String(doc['method']), cost, planning_ms }, { step: t });
       } catch (e) {

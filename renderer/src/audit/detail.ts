@@ -40,6 +40,7 @@ function planColumn(title: string, p: AuditPlanDoc | null): HTMLElement {
   return el('div', { class: 'ad-plan', 'data-seq': String(p.seq) },
     el('h5', {}, `${title}: #${p.seq} ${p.trigger}${p.step !== null ? ` at step ${p.step}` : ''}`),
     el('p', {}, `${p.status}, ${cost}`),
+    el('p', { class: 'muted ad-plan-sha', 'data-sha': p.sha, title: `sha256 ${p.sha}` }, `${p.method}, sha256 ${p.sha.slice(0, 12)}…`),
     el('p', { class: 'ad-nodes' }, el('b', {}, 'prefix '), p.prefix.join(' → ')),
     el('p', { class: 'ad-nodes' }, el('b', {}, 'suffix '), p.suffix.join(' → ')));
 }

@@ -19,6 +19,11 @@ import { foxgloveSwitch } from './foxglove.js';
 
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
+/** A plan's sha256 as the console shows it: short, the full value in the title (and in data-sha, for tests and tools). */
+const shortSha = (sha: string): string => `${sha.slice(0, 12)}…`;
+const shaLine = (id: string, what: string, sha: string): HTMLElement =>
+  el('div', { class: 'muted plan-sha', id, 'data-sha': sha, title: `sha256 ${sha}: the plan document as served; the audit log's plan event records the same` }, `${what}, sha256 ${shortSha(sha)}`);
+
 export function missionPanel(): Panel {
     let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
@@ -287,6 +292,7 @@ export function missionPanel(): Panel {
             el('div', {}, p.status === 'ok'
               ? `prefix ${p.prefix.length - 1} waypoints, suffix ${p.suffix.length}; objective ${p.cost?.objective.toFixed(1) ?? '–'}; ${r.planning_ms.toFixed(1)} ms`
               : p.reason?.message ?? ''),
+            shaLine('plan-sha', `${r.method} plan (Run executes it)`, r.plan_sha),
             r.robot !== undefined
               ? el('div', { class: 'muted', id: 'plan-robot' }, `${r.report.nodes} nodes; from the robot at (${r.robot.x.toFixed(2)}, ${r.robot.y.toFixed(2)}): Run refuses this plan if the robot moves more than ${r.robot.tolerance_m} m before it starts`)
               : el('div', { class: 'muted', id: 'plan-report' }, `${r.report.nodes} nodes${r.report.dataset !== undefined ? ` over ${r.report.dataset.transitions.toLocaleString('en')} ${r.report.dataset.regime} transitions` : ''}, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`),
@@ -344,11 +350,24 @@ export function missionPanel(): Panel {
         logPanel.clear();
         plots?.reset();
         trail.length = 0;
+        // A replan of an earlier run is on the screen: the plan shown again is the one this run executes.
+        const replanned = summary.querySelector('#plan-replan-sha');
+        if (replanned !== null) {
+          replanned.remove();
+          try {
+            drawMission(graph, automaton, planned.scene, planned.plan, planned.automaton);
+          } catch (e) {
+            errors.textContent = errorText(e);
+            return;
+          }
+          a.post({ kind: 'scene', scene: planned.scene, plan: planned.plan, automaton: planned.automaton, session: planned.session });
+        }
+        const executing = planned.plan_sha;
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
           run = r.run;
           a.post({ kind: 'trail', points: [], ended: false });
           setRunState('running');
-          addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}`);
+          addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}: executing the plan shown, sha256 ${shortSha(executing)}`);
           // A robot's plan runs once: the robot moves, so the next run needs a plan from where it is then.
           if (planned?.robot !== undefined) spend('This plan has run: plan again from where the robot is now.');
         }, (e: unknown) => {
@@ -402,7 +421,9 @@ export function missionPanel(): Panel {
             }
             graph?.setTrail(trail);
             a.post({ kind: 'scene', scene: m.scene, plan: m.plan, automaton: planned?.automaton ?? null, session: planned?.session ?? null, replan: m.t });
-            addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints`, 'replan');
+            addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints, sha256 ${shortSha(m.plan_sha)}`, 'replan');
+            summary.querySelector('#plan-replan-sha')?.remove();
+            summary.append(shaLine('plan-replan-sha', `replanned at t=${m.t}`, m.plan_sha));
             break;
           case 'mission.end': {
             // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
