@@ -17,6 +17,7 @@ import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { evaluateLasso } from '../../../main/core/ltl/lasso.js';
 import type { Region } from '../../../main/core/world/regions.js';
 import { catalogueAudit } from '../../contract/catalogue.js';
+import { type CheckRegion, lettersAlong } from '../map/motion-checker.js';
 
 const MODELS = fileURLToPath(new URL('../../../../assets/models/pointmaze-medium', import.meta.url));
 const REGIONS: Region[] = [
@@ -140,4 +141,38 @@ test('withMotion: a time-out is a stall under the reach radius over the last H_l
   // Only time-outs carry it.
   const other = { ...base, kind: 'forbidden-label' as const, label: 'forbidden-label' as const };
   assert.equal(withMotion(other, line(151, 0.05), DEFAULT_EXEC), other);
+});
+
+test('on a latent graph the motion is the policy\'s: a run succeeds only if its recorded path, sampled between every two steps, keeps out of what the spec forbids', async () => {
+  const { b, sim } = await setup();
+  try {
+    const checked = REGIONS as CheckRegion[];
+    let entered = 0, succeeded = 0;
+    const cases: [string, string[], Partial<MissionOptions>][] = [
+      ['F e1 & G !bad1', ['e1', 'bad1'], {}],
+      ['F e2 & G !bad2', ['e2', 'bad2'], { method: 'sagas-replan' }],
+      ['(!bad1 U e2) & F e1', ['e1', 'e2', 'bad1'], { method: 'sagas-replan' }],
+      ['F e2 & G !bad1 & G !bad2', ['e2', 'bad1', 'bad2'], { method: 'lf-gas' }],
+      // the soft-label screen off: plans run across the strips, and the monitor must catch it
+      ['F e1 & G !bad1', ['e1', 'bad1'], { tauSoft: 1 }],
+      ['F e2 & G !bad1 & G !bad2', ['e2', 'bad1', 'bad2'], { tauSoft: 1, method: 'sagas-replan' }],
+    ];
+    for (const [spec, names, o] of cases) {
+      const r = await mission(b, sim, spec, o, names);
+      const forbidden = names.filter((n) => n.startsWith('bad'));
+      const points = Array.from({ length: r.steps }, (_, i) => [r.trajectory[2 * i]!, r.trajectory[2 * i + 1]!] as const);
+      const word = lettersAlong([...points, points[points.length - 1]!], checked.filter((x) => names.includes(x.name)), 0.01);
+      const before = (x: string, y: string): boolean => { const i = word.findIndex((l) => l.includes(x)), j = word.findIndex((l) => l.includes(y)); return i >= 0 && (j < 0 || i < j); };
+      const violated = spec.includes('U e2') ? before('bad1', 'e2') : word.some((l) => l.some((n) => forbidden.includes(n)));
+      if (violated) {
+        entered++;
+        assert.equal(r.success, false, `${spec} ${JSON.stringify(o)}: succeeded although the path entered a forbidden region`);
+      }
+      if (r.success) succeeded++;
+    }
+    assert.ok(entered > 0 && succeeded > 0, `entered ${entered}, succeeded ${succeeded}: the cases tested little`);
+  } finally {
+    await sim.close();
+    await b.models.close();
+  }
 });
