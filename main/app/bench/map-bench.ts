@@ -3,7 +3,8 @@
  * at 5 cm (core/map/synthetic.ts) is written as YAML + PGM to a temporary folder and read back as
  * `witness graph from-map` reads it; then timed: reading and decoding, classifying, the distance
  * transform, building the graph (against the same graph built with the naive clearance check, which
- * scans every cell within the radius), writing it, and planning 4 specifications on it with
+ * scans every cell within the radius, and against the graph without its edges split where they
+ * cross a region), writing it, and planning 4 specifications on it with
  * `witness plan`'s workflow (against one plain Dijkstra from the start over the same graph).
  * Ratios only are the point; absolute times depend on the machine.
  */
@@ -99,6 +100,8 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
     const opts = { spacing: o.spacing, clearance: o.clearance, regions };
     log('graph (distance field)');
     const built = timed(o.runs, () => buildMapGraph(grid, edt.value, opts));
+    log('graph without the crossing split');
+    const unsplit = timed(o.runs, () => buildMapGraph(grid, edt.value, { ...opts, splitCrossings: false }));
     log('graph (naive clearance scan)');
     const naiveQuery = naiveClearance(grid);
     const naive = timed(Math.min(o.runs, 1), () => buildMapGraph(grid, edt.value, { ...opts, query: naiveQuery }));
@@ -144,6 +147,7 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
         { stage: 'classify the cells (trinary)', ms: read.classify_ms },
         { stage: 'distance transform (Felzenszwalb–Huttenlocher)', ms: edt.ms },
         { stage: 'build the graph (clearance from the distance field)', ms: built.ms, baseline: { name: 'graph with the naive clearance scan', ms: naive.ms } },
+        { stage: `the graph, its edges split where they cross a region (${g.crossings} crossing nodes)`, ms: built.ms, baseline: { name: 'the same graph unsplit', ms: unsplit.ms } },
         { stage: 'distance transform + graph (what from-map does)', ms: edt.ms + built.ms, baseline: { name: 'graph with the naive clearance scan', ms: naive.ms } },
         { stage: 'write the graph JSON', ms: write_ms },
       ],

@@ -35,6 +35,8 @@ export interface MapGraphOptions {
   readonly start?: readonly [number, number];
   /** How clearance is answered (default: from the distance field); the benchmark passes the naive scan. */
   readonly query?: ClearanceQuery;
+  /** Split edges where they cross a region (default true); the benchmark's baseline turns it off. */
+  readonly splitCrossings?: boolean;
   /** Names of the regions file and the start flag, for errors. */
   readonly where?: { readonly regions: string; readonly start: string };
 }
@@ -245,7 +247,7 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
     if (a >= 0 && b >= 0) straight.push({ from: a, to: b, weight: ew[e]! });
   }
   // Edges carry what they cross: split where they pass through a region neither end is in.
-  const split = splitEdges(nodes, straight, o.regions);
+  const split = splitEdges(nodes, straight, o.splitCrossings === false ? [] : o.regions);
   for (const c of split.crossings) nodes.push({ id: c.id, x: c.x, y: c.y, labels: c.labels, kind: 'crossing' });
   return {
     nodes, edges: split.edges, start: index[start]!, startFrom, spacing: k * res, latticeNodes, components, dropped: latticeNodes - kept, regionNodes,
