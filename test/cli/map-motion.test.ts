@@ -121,3 +121,41 @@ test('the shipped lab: edges that pass through the spill or the bench carry them
     }
   }
 });
+
+test('witness plan --regions on a hand-written graph: labels checked against the regions, crossings split, a node without a place refused', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-hand-graph-'));
+  const regions: CheckRegion[] = [{ name: 'wet', kind: 'box', min: [1, -1], max: [2, 1] }, { name: 'dock', kind: 'disk', center: [4, 0], radius: 0.5 }];
+  const regionsFile = join(dir, 'r.json');
+  writeFileSync(regionsFile, JSON.stringify({ regions }));
+  const write = (name: string, doc: unknown): string => { const f = join(dir, name); writeFileSync(f, JSON.stringify(doc)); return f; };
+  const doc = {
+    nodes: [{ id: 's', pos: [0, 0] }, { id: 'd', labels: ['dock', 'charger'], pos: [4, 0] }, { id: 'up', pos: [2, 3] }],
+    edges: [{ from: 's', to: 'd', weight: 4 }, { from: 's', to: 'up', weight: 4 }, { from: 'up', to: 'd', weight: 4 }],
+    start: 's',
+  };
+  const file = write('g.json', doc);
+  const graph = { file, doc: doc as GraphDocument };
+  // Without regions the file is taken as written: the straight edge s–d is planned, across the wet floor.
+  const blind = await cli('plan', '--graph', file, '--spec', 'F dock & G !wet', '--json');
+  assert.deepEqual((JSON.parse(blind.out) as PlanDoc).prefix, ['s', 'd']);
+  // With them, the edge carries the wet floor: the plan goes round by `up`, and its legs keep off it.
+  const r = await cli('plan', '--graph', file, '--regions', regionsFile, '--spec', 'F dock & G !wet', '--json');
+  assert.equal(r.code, 0, r.err);
+  const p = JSON.parse(r.out) as PlanDoc;
+  assert.deepEqual(p.prefix, ['s', 'up', 'd']);
+  const pos = new Map(graph.doc.nodes.map((n) => [n.id, [n.pos![0]!, n.pos![1]!] as const]));
+  assert.ok(acceptsLasso(translateFormula(parseLtl('F dock & G !wet')).automaton, drivenLasso(p.prefix, p.suffix, pos, regions, 0.005)));
+  // Crossing the wet floor is planned through its crossing node when the spec allows it.
+  const through = JSON.parse((await cli('plan', '--graph', file, '--regions', regionsFile, '--spec', 'F (wet & F dock)', '--json')).out) as PlanDoc;
+  // (on s–d: the wet floor, then bare floor, then the dock's disk: two crossing nodes)
+  assert.deepEqual(through.prefix, ['s', 's~d#1', 's~d#2', 'd']);
+  // A label the regions contradict, and a node with no place: exit 2, naming the node.
+  const wrong = write('wrong.json', { ...doc, nodes: [{ id: 's', labels: ['wet'], pos: [0, 0] }, ...doc.nodes.slice(1)] });
+  const w = await cli('plan', '--graph', wrong, '--regions', regionsFile, '--spec', 'F dock');
+  assert.equal(w.code, 2);
+  assert.match(w.err, /wrong\.json: node "s" at \(0, 0\) is labelled \{wet\}, but the regions put it in \{\}/);
+  const unplaced = write('unplaced.json', { ...doc, nodes: [...doc.nodes, { id: 'x' }] });
+  const u = await cli('plan', '--graph', unplaced, '--regions', regionsFile, '--spec', 'F dock');
+  assert.equal(u.code, 2);
+  assert.match(u.err, /unplaced\.json: node "x" has no position \("pos"\)/);
+});
