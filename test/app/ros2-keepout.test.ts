@@ -223,3 +223,18 @@ test('a pose inside the forbidden region cancels the goal at once, the robot sto
     assert.equal(end.body['failureMode'], 'safety');
   });
 });
+
+test('a robot already inside a forbidden region starts nothing: no mask, no path, no goal, and the reason says where', async () => {
+  const s = setup();
+  const g = await SimulatedRos2Graph.create({ start: [4.5, 1.5] });
+  try {
+    const r = await runMapMission({ world: s.world, spec: SPEC, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas', audit: false, open: g.open });
+    assert.equal(r.result.failureMode, 'planning');
+    assert.match(r.result.message, /^the robot is at \(4\.50, 1\.50\) in hazard, where the specification is already violated: no mission can start here$/);
+    assert.equal(g.fake.sent.get('/keepout_filter_mask'), undefined);
+    assert.equal(g.pathRequests.length, 0);
+    assert.equal(g.goals.length, 0);
+  } finally {
+    g.stop();
+  }
+});

@@ -212,9 +212,15 @@ export class KeepoutCells {
     return out;
   }
 
+  /** Which groups of cells are kept out from the monitor's states, as a string: equal strings, equal masks. */
+  signature(steps: LetterSteps, states: readonly number[]): string {
+    return this.groups.map((letters) => (letters === null || letters.some((l) => steps.dead(states, l)) ? '1' : '0')).join('');
+  }
+
   /** The mask from the monitor's states: 100 (keep out) where some letter of the cell is dead, 0 elsewhere. */
   mask(steps: LetterSteps, states: readonly number[]): { readonly grid: KeepoutGrid; readonly keptOut: number; readonly signature: string } {
-    const dead = this.groups.map((letters) => letters === null || letters.some((l) => steps.dead(states, l)));
+    const signature = this.signature(steps, states);
+    const dead = [...signature].map((c) => c === '1');
     const { width, height } = this.grid;
     const data = new Int8Array(width * height);
     if (dead[0]) data.fill(100);
@@ -224,6 +230,6 @@ export class KeepoutCells {
       if (v !== data[cell]) keptOut += v === 100 ? 1 : -1;
       data[cell] = v;
     }
-    return { grid: { ...this.grid, data }, keptOut, signature: dead.map((d) => (d ? '1' : '0')).join('') };
+    return { grid: { ...this.grid, data }, keptOut, signature };
   }
 }

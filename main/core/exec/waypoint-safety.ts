@@ -60,8 +60,8 @@ export class WaypointSafety {
   publish(states: readonly number[]): KeepoutNote | null {
     const k = this.world.keepout;
     if (k === undefined || this.cells === null || !this.steps.viable(states)) return null;
+    if (this.cells.signature(this.steps, states) === this.signature) return null;
     const m = this.cells.mask(this.steps, states);
-    if (m.signature === this.signature) return null;
     const where = k.publish(m.grid);
     this.signature = m.signature;
     const g = m.grid;
