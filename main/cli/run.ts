@@ -15,7 +15,7 @@ interface RunFlags extends FoxgloveFlags {
 
 function summary(io: Output, r: MissionResult): void {
   const fmt = (x: number | null): string => (x === null ? '–' : String(x));
-  io.out(`  outcome: ${r.success ? 'SUCCESS' : r.failureMode === 'stopped' ? 'STOPPED' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${r.message}\n`);
+  io.out(`  outcome: ${r.success ? 'SUCCESS' : r.failureMode === 'stopped' ? 'STOPPED' : r.failureMode === 'safety' ? 'SAFETY STOP' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${r.message}\n`);
   io.out(`  T_pre ${fmt(r.T_pre)}, T_suf ${fmt(r.T_suf)}, NCC ${r.ncc.toFixed(3)}; runtime monitor: ${r.monitorViable ? 'an accepting continuation remains' : 'VIOLATED'}\n`);
   const checkpoints = r.events.filter((e) => e.kind === 'checkpoint');
   io.out(`  checkpoints: ${checkpoints.length === 0 ? 'none' : checkpoints.map((e) => `${e.node}@${e.t}`).join(', ')}\n`);
@@ -50,7 +50,12 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
     if (p0?.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)} m, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`);
     summary(io, res);
   }
-  return res.success ? EXIT.ok : res.failureMode === 'stopped' ? EXIT.interrupted : EXIT.negative;
+  return missionExit(res);
+}
+
+/** A mission's exit code: 0 success, 130 stopped by the operator, 5 a safety stop, 1 any other failure. */
+export function missionExit(r: Pick<MissionResult, 'success' | 'failureMode'>): number {
+  return r.success ? EXIT.ok : r.failureMode === 'stopped' ? EXIT.interrupted : r.failureMode === 'safety' ? EXIT.safety : EXIT.negative;
 }
 
 export function runCommand(io: Output, setExit: (c: number) => void): Command {

@@ -37,7 +37,7 @@ const RunStart = Type.Object({
 
 /** A mission's end (SR, NCC, failure mode) or a tool loop's (outcome, tool calls). */
 const RunEnd = Type.Object({
-  outcome: Type.String({ description: 'success, failed, escalated, goal-not-met, stopped, …' }),
+  outcome: Type.String({ description: 'success, failed, escalated, goal-not-met, stopped, safety, …' }),
   failureMode: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   message: Type.Optional(Type.String()),
   reason: Type.Optional(Type.String()),

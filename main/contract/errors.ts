@@ -16,6 +16,8 @@ export const EXIT = {
   budget: 3,
   /** ROS 2 cannot be used here: not sourced, rclnodejs not installed or not loading (the message says the fix). */
   unavailable: 4,
+  /** A safety stop: the robot entered a region its specification forbids, and the mission stopped it. */
+  safety: 5,
   /** A bug: the message says what failed. */
   internal: 70,
   /** Interrupted by Ctrl-C. */

@@ -55,9 +55,11 @@ export type ToolFailureRecord = Static<typeof ToolFailureRecord>;
  * forbidden-label, tracking-timeout, missed-anchor: the learned executor's (and the waypoint
  * driver's) failures; goal-aborted: the robot's navigation stack aborted or refused a waypoint goal;
  * goal-missed: the robot reports a waypoint reached but the labels the plan needs there are not observed;
- * overturned: a legged body fell and cannot go on (Table G.1's locomotion failure; never replanned).
+ * overturned: a legged body fell and cannot go on (Table G.1's locomotion failure; never replanned);
+ * safety: the robot's planner would drive through a region the specification forbids (the goal is
+ * not sent; replanned), or the robot was found inside one (it is stopped; the run ends).
  */
-export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed', 'overturned']);
+export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed', 'overturned', 'safety']);
 export type MissionFailureKind = Static<typeof MissionFailureKind>;
 
 /** What the task's graph edit after a mission failure is. */
@@ -90,6 +92,8 @@ export const MissionFailureRecord = Type.Object({
    */
   moved_m: Type.Optional(Type.Number({ minimum: 0 })),
   stalled: Type.Optional(Type.Boolean()),
+  /** safety: the place (map frame, m) where the path or the robot entered the forbidden region `violated` names. */
+  at: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 })),
 });
 export type MissionFailureRecord = Static<typeof MissionFailureRecord>;
 

@@ -1,8 +1,8 @@
 // Missions on a robot's map graph through the real Ros2World and the real mission workflow
 // (app/map-mission.ts), over a simulated ROS 2 graph in this process (test/ros2-sim: Nav2's
 // NavigateToPose and NavigateThroughPoses moving a MuJoCo body, odometry and TF). Every path the
-// issue names: success, an aborted goal, a timed-out goal, a forbidden label, the operator's cancel,
-// a lost connection, and escalation past the replanning budget.
+// issue names: success, an aborted goal, a timed-out goal, a forbidden region entered, the operator's
+// cancel, a lost connection, and escalation past the replanning budget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -126,15 +126,15 @@ test('a goal that stalls past its deadline is cancelled and becomes a tracking-t
   });
 });
 
-test('a detour through a forbidden region cancels the goal at once; a committed safety violation is unrecoverable', async () => {
+test('a detour through a forbidden region cancels the goal at once; a committed safety violation ends the run as a safety stop, never replanned', async () => {
   const s = setup();
   await withGraph([0.2, 0.3], async (g) => {
     g.next.push({ kind: 'detour', via: [4.5, 1.5] });
     const r = await runMapMission({ world: s.world, spec: PATROL, regions: { file: s.regions }, graph: s.graph }, { method: 'sagas-replan', replans: 3, audit: false, open: g.open });
     assert.equal(r.result.success, false);
-    assert.equal(r.result.failureMode, 'unrecoverable');
+    assert.equal(r.result.failureMode, 'safety');
     const f = r.result.failures[0]!;
-    assert.equal(f.kind, 'forbidden-label');
+    assert.equal(f.kind, 'safety');
     assert.equal(f.unrecoverable, true);
     assert.equal(r.result.plans.length, 1, 'no replan can repair G !hazard');
     assert.ok(g.fake.log.some((l) => l.startsWith('cancel ')), 'the goal was cancelled when the label was seen');

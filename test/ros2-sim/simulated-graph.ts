@@ -7,8 +7,15 @@
  * over simulated time:
  *
  * - `/navigate_to_pose` (nav2_msgs/action/NavigateToPose) and `/navigate_through_poses`
- *   (NavigateThroughPoses) drive the base to each pose in turn at up to `speed_m_s`, publishing
- *   feedback (distance_remaining, number_of_poses_remaining), and honour cancel.
+ *   (NavigateThroughPoses) plan to each pose in turn on the global costmap (nav2-planner.ts: the
+ *   static map with its `obstacles`, and Nav2's keepout filter on `/costmap_filter_info` unless
+ *   `keepoutFilter` is false) and drive the base along the paths at up to `speed_m_s`, publishing
+ *   feedback (distance_remaining, number_of_poses_remaining); a goal the planner finds no path for
+ *   is aborted with the planner's error code. They honour cancel: the base stops (Nav2's controller
+ *   publishes zero velocity when its goal is cancelled).
+ * - `/compute_path_to_pose` (nav2_msgs/action/ComputePathToPose): the planner server, on the same
+ *   costmap: a straight path where nothing in the costmap is in the way (through a hazard the
+ *   costmap does not keep out), around obstacles and keepout cells otherwise.
  * - `/gripper_controller/gripper_cmd` (control_msgs/action/GripperCommand) moves the finger to the
  *   commanded position (metres) and reports position, stalled and reached_goal.
  * - `/odom` (nav_msgs/msg/Odometry), `/joint_states` (sensor_msgs/msg/JointState), `/tf` (odom →
@@ -20,6 +27,7 @@
  */
 import { loadModel } from '../../main/backends/mujoco/runtime.js';
 import { FakeRclnodejs, type GoalControl } from '../backends/ros2/fake-rclnodejs.js';
+import { type Box, SimCostmap } from './nav2-planner.js';
 import type { OpenOptions } from '../../main/backends/catalogue.js';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
 
@@ -58,6 +66,12 @@ export interface SimulatedGraphOptions {
   readonly rate_hz?: number;
   /** A gripper controller (GripperCommand); absent: no such action server. */
   readonly gripper?: boolean;
+  /** The static map's extent (default −2 … 12 × −2 … 8 m: the lab with room around it). */
+  readonly bounds?: Box;
+  /** Obstacles in the static map (lethal in the costmap) that the map graph does not know. */
+  readonly obstacles?: readonly Box[];
+  /** Nav2's costmaps run the keepout filter on /costmap_filter_info (default true); false: Nav2 was not configured for it. */
+  readonly keepoutFilter?: boolean;
 }
 
 interface ActiveGoal {
@@ -74,6 +88,10 @@ export class SimulatedRos2Graph {
   readonly next: GoalFault[] = [];
   /** Every navigation goal received: its poses. */
   readonly goals: { x: number; y: number }[][] = [];
+  /** Every ComputePathToPose request: from, to, and the path's poses or the error code. */
+  readonly pathRequests: { from: [number, number]; to: [number, number]; poses: (readonly [number, number])[] | null; code: number }[] = [];
+  /** Nav2's global costmap: the static map and the keepout filter. */
+  readonly costmap: SimCostmap;
   private goal: ActiveGoal | null = null;
   private gripTarget: { ctl: GoalControl; position: number } | null = null;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -91,6 +109,11 @@ export class SimulatedRos2Graph {
     qpos[0] = o.start[0];
     qpos[1] = o.start[1];
     mj.mj_forward(model, data);
+    this.costmap = new SimCostmap(this.fake, {
+      bounds: o.bounds ?? { min: [-2, -2], max: [12, 8] }, resolution_m: 0.05, obstacles: o.obstacles ?? [],
+      keepoutInfoTopic: o.keepoutFilter === false ? null : '/costmap_filter_info',
+    });
+    this.fake.servers.set('/compute_path_to_pose', { execute: (ctl) => this.computePath(ctl) });
     const nav = (name: string) => ({
       execute: (ctl: GoalControl) => this.startGoal(ctl, name),
       accept: () => this.acceptNext(),
@@ -173,6 +196,23 @@ export class SimulatedRos2Graph {
     return true;
   }
 
+  /** The planner server: ComputePathToPose on the costmap (one planner, "GridBased"). */
+  private computePath(ctl: GoalControl): void {
+    const g = ctl.goal as { goal: PoseStamped; start?: PoseStamped; planner_id?: string; use_start?: boolean };
+    const from: [number, number] = g.use_start === true && g.start !== undefined ? [g.start.pose.position.x, g.start.pose.position.y] : this.position;
+    const to: [number, number] = [g.goal.pose.position.x, g.goal.pose.position.y];
+    const header = { frame_id: 'map', stamp: { sec: Math.floor(this.sim_s), nanosec: 0 } };
+    const id = g.planner_id ?? '';
+    const r = id !== '' && id !== 'GridBased' ? { ok: false as const, code: 201, message: `Planner id ${id} is invalid` } : this.costmap.plan(from, to);
+    this.pathRequests.push({ from, to, poses: r.ok ? [...r.poses] : null, code: r.ok ? 0 : r.code });
+    if (!r.ok) {
+      ctl.abort({ path: { header, poses: [] }, planning_time: { sec: 0, nanosec: 0 }, error_code: r.code, error_msg: r.message });
+      return;
+    }
+    const poses = r.poses.map(([x, y]) => ({ header, pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } }));
+    ctl.succeed({ path: { header, poses }, planning_time: { sec: 0, nanosec: 1000 }, error_code: 0, error_msg: '' });
+  }
+
   private startGoal(ctl: GoalControl, action: string): void {
     const g = ctl.goal as { pose?: PoseStamped; poses?: PoseStamped[] };
     const list = action === '/navigate_through_poses' ? (g.poses ?? []) : g.pose !== undefined ? [g.pose] : [];
@@ -181,9 +221,26 @@ export class SimulatedRos2Graph {
     // A new goal preempts the running one, as bt_navigator does.
     if (this.goal !== null && this.goal.ctl.isActive()) this.goal.ctl.abort({});
     const fault = this.next.shift() ?? { kind: 'run' };
-    // A detour: the navigator's own path swings through `via` first (a costmap it does not share with us).
-    if (fault.kind === 'detour') poses.unshift({ x: fault.via[0], y: fault.via[1] });
-    this.goal = { ctl, poses, index: 0, fault, started_s: this.sim_s };
+    // A detour: the navigator's own path swings through `via` first, straight, then on to the poses (a
+    // costmap it does not share with us, a localisation error: what neither Witness's check nor the mask sees).
+    if (fault.kind === 'detour') {
+      this.goal = { ctl, poses: [{ x: fault.via[0], y: fault.via[1] }, ...poses], index: 0, fault, started_s: this.sim_s };
+      return;
+    }
+    // The navigator plans each piece on its costmap (ComputePathThroughPoses is piece by piece) and follows the paths.
+    const route: { x: number; y: number }[] = [];
+    let at = { x: this.position[0], y: this.position[1] };
+    for (const p of poses) {
+      const r = this.costmap.plan([at.x, at.y], [p.x, p.y]);
+      if (!r.ok) {
+        this.goal = null;
+        ctl.abort({ error_code: r.code, error_msg: r.message });
+        return;
+      }
+      route.push(...r.corners.slice(1).map(([x, y]) => ({ x, y })));
+      at = p;
+    }
+    this.goal = { ctl, poses: route.length > 0 ? route : poses, index: 0, fault, started_s: this.sim_s };
   }
 
   /** One simulated step of `dt_s`: the navigator's controller, the gripper, physics, then the topics. */

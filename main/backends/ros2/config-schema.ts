@@ -137,6 +137,16 @@ const Waypoints = Type.Object({
   min_speed_m_s: Type.Optional(positive('the slowest the robot is expected to go (default 0.05)')),
   reach_m: Type.Optional(positive('the robot counts as at a waypoint within this distance (default 0.5)')),
   max_link_m: Type.Optional(positive('the robot\'s pose joins the graph only when a node is this close (default 2)')),
+  keepout: Type.Optional(Type.Object({
+    mask_topic: Type.Optional(Type.String({ pattern: ROS_NAME, description: 'the nav_msgs/msg/OccupancyGrid keepout mask, published latched (default /keepout_filter_mask)' })),
+    info_topic: Type.Optional(Type.String({ pattern: ROS_NAME, description: 'the nav2_msgs/msg/CostmapFilterInfo topic, the keepout filter\'s filter_info_topic (default /costmap_filter_info)' })),
+    resolution_m: Type.Optional(positive('the mask\'s cell size in metres (default 0.05)')),
+  }, { ...strict, description: 'What the specification forbids now, as a mask for Nav2\'s keepout filter (docs/ROS2.md).' })),
+  compute_path: Type.Optional(Type.Object({
+    action: Type.Optional(Type.String({ pattern: ROS_NAME, description: 'the nav2_msgs/action/ComputePathToPose action (default /compute_path_to_pose)' })),
+    planner_id: Type.Optional(Type.String({ description: 'the planner plugin to ask (default "": the planner server\'s only one)' })),
+    timeout_s: Type.Optional(positive('deadline of one path request (default 10)')),
+  }, { ...strict, description: 'The path Nav2 would take for each goal, checked against the forbidden regions before the goal is sent (docs/ROS2.md).' })),
 }, { ...strict, description: 'Missions on a map\'s labelled graph (`witness graph from-map`): the plan\'s waypoints become navigation goals; the pose is sampled while they run.' });
 
 export const Ros2ConfigFile = Type.Object({

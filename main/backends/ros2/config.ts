@@ -56,6 +56,10 @@ export interface WaypointsConfig {
   readonly min_speed_m_s: number;
   readonly reach_m: number;
   readonly max_link_m: number;
+  /** The keepout mask for Nav2's keepout filter and its filter info (both latched). */
+  readonly keepout: { readonly mask_topic: string; readonly info_topic: string; readonly resolution_m: number };
+  /** Nav2's ComputePathToPose, asked before each goal (timeout_s: one request's deadline). */
+  readonly compute_path: ActionTool & { readonly planner_id: string };
 }
 
 export interface Ros2Config {
@@ -96,6 +100,9 @@ export const DEFAULTS = {
   tf: { topic: '/tf', static_topic: '/tf_static' },
   start_tolerance_m: 0.5,
   waypoints: { max_poses: 20, goal_timeout_s: 30, min_speed_m_s: 0.05, reach_m: 0.5, max_link_m: 2 },
+  /** Nav2's usual names (its keepout tutorial) and costmap resolution. */
+  keepout: { mask_topic: '/keepout_filter_mask', info_topic: '/costmap_filter_info', resolution_m: 0.05 },
+  compute_path: { action: '/compute_path_to_pose', planner_id: '', timeout_s: 10 },
 } as const;
 
 /** Parses and checks a configuration; `readText` reads the regions file it names (relative to `file`). */
@@ -234,12 +241,14 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     ...(raw.reset !== undefined ? { reset: service(raw.reset, '$.reset') } : {}),
     ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
     ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, fields) } : {}),
-    ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw) } : {}),
+    ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw, file) } : {}),
   };
 }
 
 /** The waypoints section: Nav2's actions as internal tools (not skills: the mission drives them). */
-function waypoints(w: NonNullable<File['waypoints']>, raw: File): WaypointsConfig {
+function waypoints(w: NonNullable<File['waypoints']>, raw: File, file: string): WaypointsConfig {
+  const mask = w.keepout?.mask_topic ?? DEFAULTS.keepout.mask_topic, info = w.keepout?.info_topic ?? DEFAULTS.keepout.info_topic;
+  if (mask === info) throw new InputError(file, '$.waypoints.keepout.info_topic', `the filter info and the mask need two topics; both are ${mask}`);
   const server_timeout_s = w.server_timeout_s ?? DEFAULTS.server_timeout_s, cancel_timeout_s = w.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s;
   // The mission sets each goal's deadline (runStoppable); the tool's own timeout_s is never read for these.
   const tool = (action: string, type: string): ActionTool => ({ action, type, goal: {}, feedback: {}, timeout_s: Infinity, server_timeout_s, cancel_timeout_s });
@@ -250,6 +259,14 @@ function waypoints(w: NonNullable<File['waypoints']>, raw: File): WaypointsConfi
     poll_s: w.poll_s ?? raw.control_dt_s ?? DEFAULTS.control_dt_s,
     goal_timeout_s: w.goal_timeout_s ?? DEFAULTS.waypoints.goal_timeout_s, min_speed_m_s: w.min_speed_m_s ?? DEFAULTS.waypoints.min_speed_m_s,
     reach_m: w.reach_m ?? DEFAULTS.waypoints.reach_m, max_link_m: w.max_link_m ?? DEFAULTS.waypoints.max_link_m,
+    keepout: {
+      mask_topic: mask, info_topic: info,
+      resolution_m: w.keepout?.resolution_m ?? DEFAULTS.keepout.resolution_m,
+    },
+    compute_path: {
+      ...tool(w.compute_path?.action ?? DEFAULTS.compute_path.action, 'nav2_msgs/action/ComputePathToPose'),
+      timeout_s: w.compute_path?.timeout_s ?? DEFAULTS.compute_path.timeout_s, planner_id: w.compute_path?.planner_id ?? DEFAULTS.compute_path.planner_id,
+    },
   };
 }
 

@@ -21,6 +21,7 @@ import { TfBuffer, yawOf } from './tf.js';
 import { callService, runGoal } from './calls.js';
 import { acquire, qosProfile, release, withInterface } from './session.js';
 import { type LoaderDeps, Ros2Unavailable, loadRclnodejs } from './rclnodejs-loader.js';
+import { computePathGoal, costmapFilterInfo, occupancyGrid, pathErrorName, pathPoses, poseStamped } from './nav2.js';
 
 export interface Ros2WorldOptions {
   /** Seconds on a monotonic clock (injected in tests); default performance.now(). */
@@ -65,7 +66,9 @@ export class Ros2World implements World {
   readonly navigation?: Navigation;
   /** Present when the configuration has a waypoints section: missions on a map graph through Nav2. */
   readonly waypoints?: Waypoints;
-  private waypointClients: { pose: RclActionClient; through: RclActionClient | null } | undefined;
+  private waypointClients: { pose: RclActionClient; through: RclActionClient | null; path: RclActionClient; mask: RclPublisher; info: RclPublisher } | undefined;
+  /** The keepout filter's info has been published (once: a new one makes Nav2 resubscribe to the mask). */
+  private keepoutInfoSent = false;
   private readonly life = new AbortController();
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
@@ -97,10 +100,7 @@ export class Ros2World implements World {
       randomFree: () => { throw new WorldError('invalid-input', id, 'a robot starts where it is: there is no random start'); },
     };
     let posed = false;
-    const stamped = (p: WorldPose): Record<string, unknown> => ({
-      header: { frame_id: w.frame },
-      pose: { position: { x: p.x, y: p.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin((p.yaw ?? 0) / 2), w: Math.cos((p.yaw ?? 0) / 2) } },
-    });
+    const stamped = (p: WorldPose): Record<string, unknown> => poseStamped(w.frame, p);
     return {
       map, poll_s: w.poll_s, maxPoses: w.through === null ? 1 : w.through.max_poses,
       limits: { goalTimeout_s: w.goal_timeout_s, minSpeed_m_s: w.min_speed_m_s, reach_m: w.reach_m, maxLink_m: w.max_link_m },
@@ -132,7 +132,43 @@ export class Ros2World implements World {
         }, s));
         await this.track(p);
       },
+      planPath: (from, to, o) => this.planPath(w, from, to, o),
+      keepout: {
+        resolution_m: w.keepout.resolution_m,
+        publish: (grid) => {
+          this.ensureOpen();
+          const c = this.waypointClients!;
+          c.mask.publish(occupancyGrid(w.frame, grid));
+          if (!this.keepoutInfoSent) {
+            c.info.publish(costmapFilterInfo(w.frame, w.keepout.mask_topic));
+            this.keepoutInfoSent = true;
+          }
+          return `${w.keepout.mask_topic} (filter info on ${w.keepout.info_topic})`;
+        },
+      },
     };
+  }
+
+  /** Nav2's ComputePathToPose from `from` to `to` (use_start), under the configured deadline; an aborted request names Nav2's error code. */
+  private async planPath(w: WaypointsConfig, from: WorldPose, to: WorldPose, o: { readonly timeout_s?: number; readonly signal?: AbortSignal }): Promise<WorldPose[]> {
+    const id = this.config.id;
+    this.ensureOpen();
+    const tool = w.compute_path;
+    const skill = `path from (${from.x.toFixed(2)}, ${from.y.toFixed(2)}) to (${to.x.toFixed(2)}, ${to.y.toFixed(2)})`;
+    const timeout_s = Math.min(o.timeout_s ?? Infinity, tool.timeout_s);
+    const signal = AbortSignal.any([...(o.signal ? [o.signal] : []), this.life.signal]);
+    let result: unknown;
+    try {
+      result = await this.track(runStoppable(id, skill, { timeout_s, signal }, (s) => runGoal({
+        world: id, skill, tool, client: this.waypointClients!.path, goal: computePathGoal(w.frame, from, to, tool.planner_id), onFeedback: () => undefined,
+      }, s)));
+    } catch (e) {
+      const name = e instanceof WorldError && e.kind === 'aborted' ? pathErrorName(e.detail) : null;
+      throw name === null ? e : new WorldError('aborted', id, `${(e as WorldError).detail} (${name})`);
+    }
+    const p = pathPoses(result);
+    if (!p.ok) throw new WorldError('failed', id, `${skill} (${tool.action}, ${tool.type}): ${p.why}`);
+    return p.poses;
   }
 
   /**
@@ -229,9 +265,15 @@ export class Ros2World implements World {
     if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
     const w = this.config.waypoints;
     if (w !== undefined) {
+      // The keepout filter subscribes reliable, transient-local, depth 1: a latched mask reaches a costmap started later.
+      const latched = qosProfile(this.rcl, { reliability: 'reliable', durability: 'transient_local', depth: 1 });
+      const cp = w.compute_path, k = w.keepout;
       this.waypointClients = {
         pose: withInterface(id, `waypoints (${w.pose.action})`, w.pose.type, distro, () => new this.rcl.ActionClient(this.node, w.pose.type, w.pose.action)),
         through: w.through === null ? null : withInterface(id, `waypoints (${w.through.action})`, w.through.type, distro, () => new this.rcl.ActionClient(this.node, w.through!.type, w.through!.action)),
+        path: withInterface(id, `waypoints.compute_path (${cp.action})`, cp.type, distro, () => new this.rcl.ActionClient(this.node, cp.type, cp.action)),
+        mask: withInterface(id, `waypoints.keepout (${k.mask_topic})`, 'nav_msgs/msg/OccupancyGrid', distro, () => this.node.createPublisher('nav_msgs/msg/OccupancyGrid', k.mask_topic, { qos: latched })),
+        info: withInterface(id, `waypoints.keepout (${k.info_topic})`, 'nav2_msgs/msg/CostmapFilterInfo', distro, () => this.node.createPublisher('nav2_msgs/msg/CostmapFilterInfo', k.info_topic, { qos: latched })),
       };
     }
     const c = this.config.navigation?.command;
@@ -432,6 +474,7 @@ export class Ros2World implements World {
         for (const a of this.actions.values()) a.destroy();
         this.waypointClients?.pose.destroy();
         this.waypointClients?.through?.destroy();
+        this.waypointClients?.path.destroy();
         this.node.destroy();
       }
     } finally {

@@ -118,8 +118,8 @@ export type MissionEvent =
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; plan_sha: string; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
   /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
-  /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure. */
-  | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+  /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure; 'safety' when the robot entered a forbidden region and the mission stopped it. */
+  | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'safety' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
 
 /** The emergency stop's latch: while latched, nothing starts, resumes or is retried. */
 export type EstopState =

@@ -58,7 +58,7 @@ export function documentedPlan(g: SemanticGraph, automaton: BuchiAutomaton, o: P
 }
 
 /** Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale sensors, a refused start, a closed connection). */
-export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world';
+export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world' | 'safety';
 
 export interface Disagreement {
   readonly t: number;
@@ -456,8 +456,10 @@ export function executionCause(r: Pick<MissionResult, 'success' | 'failureMode' 
 }
 
 /** How a run ended, for its record: an operator's stop (stop, E-STOP, Ctrl-C) is not a failure. */
-export type Outcome = 'success' | 'stopped' | 'failed';
-export const outcomeOf = (r: { readonly success: boolean; readonly failureMode: FailureMode | null }): Outcome => (r.success ? 'success' : r.failureMode === 'stopped' ? 'stopped' : 'failed');
+/** stopped: the operator stopped the run (not a failure); safety: the robot entered a forbidden region and the mission stopped it. */
+export type Outcome = 'success' | 'stopped' | 'safety' | 'failed';
+export const outcomeOf = (r: { readonly success: boolean; readonly failureMode: FailureMode | null }): Outcome =>
+  (r.success ? 'success' : r.failureMode === 'stopped' ? 'stopped' : r.failureMode === 'safety' ? 'safety' : 'failed');
 
 /** The operator's words for a stop (the abort reason), for a mission's message. */
 export const stopWords = (s: AbortSignal): string => (s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator');

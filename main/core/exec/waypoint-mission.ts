@@ -3,9 +3,14 @@
  * as the start node), send the plan's waypoints as navigation goals (one pose per goal, or runs of
  * them where the robot takes several), and while each goal runs sample the pose, evaluate the
  * label function on it, step the runtime monitor over the realised labels and watch the guard of
- * the transition being realised. A forbidden label cancels the goal; an aborted, refused or
- * timed-out goal and a waypoint reached without its labels become failure records too; sagas-replan
- * (or a run with `replanning`) replans from the monitor's automaton states at the robot's pose within budget R, then escalates.
+ * the transition being realised. The robot's planner chooses its own path between waypoints, so
+ * what the specification forbids now is published as its keepout mask (waypoint-safety.ts), and a
+ * goal whose planned path enters a forbidden region is not sent: a `safety` failure record, then a
+ * replan. A pose inside a forbidden region (no accepting continuation) cancels the goal and ends the
+ * run as `safety`. A label the transition forbids cancels the goal too; an aborted, refused or
+ * timed-out goal and a waypoint reached without its labels become failure records; sagas-replan
+ * (or a run with `replanning`) replans from the monitor's automaton states at the robot's pose
+ * within budget R, then escalates.
  * Success is decided by the lasso evaluator on the realised labels, as for the learned executor.
  * Pure: the world, the clock, the audit log and the operator are injected.
  */
@@ -15,16 +20,18 @@ import { StateSetMonitor } from '../ltl/monitor.js';
 import type { Plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 import type { DocumentedPlan } from '../plan/document.js';
-import type { ExecEvent, Stream } from './executor.js';
+import type { ExecEvent } from './executor.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { type Pose, type Waypoints, WorldError } from '../world/world.js';
 import { MISSION_DECISIONS, type MissionMethod, replansByDefault } from '../../contract/defaults.js';
-import type { Escalation, MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
+import type { Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
 import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkInitial, checkpointBody, documentedPlan, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
+import { type KeepoutNote, type LegCheck, WaypointSafety, legVerdict } from './waypoint-safety.js';
+import { type FailedLeg, type Leg, goalPoses, goalsOf, legFailureRecord, legsOf, letterText, safetyStopRecord } from './waypoint-legs.js';
 
 export interface WaypointMissionOptions {
   readonly method: MissionMethod;
@@ -90,29 +97,11 @@ export function planOnMap(base: SemanticGraph, automaton: BuchiAutomaton, region
   return { ...documentedPlan(graph, automaton, o, now, { executor: 'waypoints' }), pose: { x: pose.x, y: pose.y } };
 }
 
-/** One waypoint of a stream: the plan step it realises. */
-interface Leg {
-  readonly stream: Stream;
-  readonly index: number;
-  readonly node: number;
-  readonly id: string;
-  readonly x: number;
-  readonly y: number;
-  readonly pos: readonly string[];
-  readonly neg: readonly string[];
-  readonly term: string;
-  readonly from: number;
-  readonly state: number;
-}
-
 class Violation extends Error {
   constructor(readonly literal: string, readonly leg: Leg, readonly labels: readonly string[], readonly viable: boolean) {
     super(`forbidden label ${literal}`);
   }
 }
-
-/** The literal a failure names: the forbidden one, else the whole letter observed. */
-const letterText = (label: readonly string[]): string => label.join(',') || '{}';
 
 const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout(r, s * 1000));
 
@@ -134,6 +123,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   const traj: number[] = [];
   const times: number[] = [];
   const monitor = new StateSetMonitor(automaton);
+  /** The keepout mask and the path check (null until the robot's pose is known). */
+  let safety: WaypointSafety | null = null;
   const edits: EdgeEdits = noEdits();
   const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
   let escalations = 0, replans = 0;
@@ -177,6 +168,17 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     };
   };
 
+  const keepoutPublished = (note: KeepoutNote | null): void => {
+    if (note === null) return;
+    audit?.event('evidence', {
+      instruction: note.forbidden.length > 0 ? `keep out of ${note.forbidden.join(', ')}` : 'no region is forbidden now',
+      state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
+      action: 'publish-keepout',
+      verifier: `keepout mask published on ${note.where}: ${note.width} × ${note.height} cells at ${note.resolution_m} m, ${note.keptOut} kept out`,
+      failure_label: null,
+    }, { step: Math.max(0, labels.length - 1) });
+  };
+
   /** One pose sample: the label function, the monitor, the record. */
   const sample = async (): Promise<readonly string[]> => {
     pose = await world.pose();
@@ -190,6 +192,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     labels.push(label);
     traj.push(pose.x, pose.y);
     times.push(now() - t0);
+    // What is forbidden changes with the monitor's states (after y in !x U y): the mask follows.
+    if (m.states.length !== before.length || m.states.some((q, i) => q !== before[i])) keepoutPublished(safety?.publish(m.states) ?? null);
     const speed = stepSpeed(lastSample, pose.x, pose.y, t0 / 1000);
     lastSample = { x: pose.x, y: pose.y, time_s: t0 / 1000 };
     control?.observed?.({
@@ -207,6 +211,17 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     if (!(e instanceof WorldError)) throw e;
     return finish({ success: false, failureMode: 'world', message: e.message });
   }
+  if (!monitor.snapshot().viable) {
+    return finish({ success: false, failureMode: 'planning', message: `the robot is at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) in ${letterText(labels[0] ?? [])}, where the specification is already violated: no mission can start here` });
+  }
+  try {
+    const extent = Array.from({ length: input.graph.ids.length }, (_, v) => ({ x: input.graph.positions[2 * v]!, y: input.graph.positions[2 * v + 1]! }));
+    safety = new WaypointSafety(world, automaton, regions, [...extent, { x: pose.x, y: pose.y }]);
+    keepoutPublished(safety.publish(monitor.snapshot().states));
+  } catch (e) {
+    if (!(e instanceof RangeError || e instanceof WorldError)) throw e;
+    return finish({ success: false, failureMode: 'world', message: `the keepout mask: ${e.message}` });
+  }
   let graph: SemanticGraph;
   try {
     graph = input.initial?.graph ?? startAt(input.graph);
@@ -218,41 +233,47 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   if (first.status !== 'ok') return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
   let current: Plan = first;
 
-  const legsOf = (p: Plan, g: SemanticGraph): { prefix: Leg[]; suffix: Leg[] } => {
-    const leg = (i: number, stream: Stream, index: number): Leg => {
-      const s = p.steps[i]!, c = p.certificate.steps[i]!;
-      return { stream, index, node: s.node, id: g.ids[s.node]!, x: g.positions[2 * s.node]!, y: g.positions[2 * s.node + 1]!, pos: c.term.pos, neg: c.term.neg, term: c.term.text, from: s.from, state: s.state };
-    };
-    const prefix = p.steps.slice(1, p.prefixLength).map((_, k) => leg(k + 1, 'prefix', k));
-    const suffix = p.steps.slice(p.prefixLength).map((_, k) => leg(p.prefixLength + k, 'suffix', k));
-    return { prefix, suffix };
+  type Failed = FailedLeg & { readonly kind: 'failed' };
+  type GoalOutcome = { kind: 'reached' } | Failed | { kind: 'end'; result: MissionResult };
+
+  /**
+   * Before a goal is sent: the path the robot's planner would take, piece by piece, followed from
+   * the monitor's states. A path entering a forbidden region is a `safety` failure; a piece the
+   * planner finds no path for, `goal-aborted`; either way no goal is sent. Null: send it.
+   */
+  const checkGoal = async (goal: readonly Leg[], at: number): Promise<Failed | Extract<GoalOutcome, { kind: 'end' }> | null> => {
+    if (safety === null || !safety.checksPaths) return null;
+    const state = { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] };
+    let c: LegCheck | null;
+    try {
+      c = await safety.check({ x: pose.x, y: pose.y }, goalPoses(goal, pose), monitor.snapshot().states, stopSignal);
+    } catch (e) {
+      if (!(e instanceof WorldError)) throw e;
+      if (stopSignal?.aborted === true) return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopSignal)}; while the robot's planner was asked for the path, before the goal was sent` }) };
+      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: `checking the robot's path before the goal: ${e.message}` }) };
+    }
+    if (c === null) return null;
+    const v = legVerdict(c, goal, at, pose);
+    audit?.event('evidence', { instruction: `check the robot's planned path through ${goal.map((l) => l.id).join(' → ')}`, state, action: 'compute-path', verifier: v.verifier, failure_label: v.failed?.failure ?? null }, { step: labels.length - 1 });
+    return v.failed === null ? null : { kind: 'failed', ...v.failed };
   };
 
   /**
-   * Goals of a stream: consecutive stays dropped, runs of at most maxPoses waypoints, each run
-   * ending at a waypoint whose transition needs a label (a checkpoint, verified where it ends).
+   * The robot is inside a region the specification forbids (the monitor has no accepting
+   * continuation): the goal has been cancelled, which stops the robot (Nav2's controller publishes
+   * zero velocity when its goal is cancelled). Recorded as a `safety` failure record; the run ends.
    */
-  const goalsOf = (legs: readonly Leg[], at: number): Leg[][] => {
-    const out: Leg[][] = [];
-    let run: Leg[] = [];
-    let last = at;
-    for (const l of legs) {
-      if (l.node === last && l.pos.length === 0) continue;
-      last = l.node;
-      run.push(l);
-      if (run.length >= world.maxPoses || l.pos.length > 0) {
-        out.push(run);
-        run = [];
-      }
-    }
-    if (run.length > 0) out.push(run);
-    return out;
+  const safetyStop = (leg: Leg, label: readonly string[], from: number, how: string): MissionResult => {
+    const t = labels.length - 1;
+    const rec = safetyStopRecord(leg, { from: graph.ids[from]!, t, label, before: labels[t - 1] ?? [], at: { x: pose.x, y: pose.y }, how });
+    emit({ kind: 'violation', t, stream: leg.stream, index: leg.index, node: leg.id, literal: rec.violated, term: leg.term, labels: [...label] });
+    failures.push(rec);
+    audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
+    return finish({ success: false, failureMode: 'safety', message: `safety stop: ${rec.rule}` });
   };
 
-  type GoalOutcome = { kind: 'reached' } | { kind: 'failed'; failure: MissionFailureKind; leg: Leg; detail: string; literal?: string; viable: boolean } | { kind: 'end'; result: MissionResult };
-
-  /** Drives one goal, sampling the pose while it runs; a forbidden label cancels it. */
-  const drive = async (goal: readonly Leg[]): Promise<GoalOutcome> => {
+  /** Drives one goal, sampling the pose while it runs; a forbidden label cancels it, a forbidden region stops the run. */
+  const drive = async (goal: readonly Leg[], from: number): Promise<GoalOutcome> => {
     const ac = new AbortController();
     const stop = stopSignal;
     const onStop = (): void => ac.abort(stop?.reason);
@@ -260,11 +281,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
     for (let i = 1; i < goal.length; i++) length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
     const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
-    const poses: Pose[] = goal.map((l, i) => {
-      const next = goal[i + 1];
-      const yaw = next !== undefined ? Math.atan2(next.y - l.y, next.x - l.x) : Math.atan2(l.y - (goal[i - 1]?.y ?? pose.y), l.x - (goal[i - 1]?.x ?? pose.x));
-      return { x: l.x, y: l.y, yaw };
-    });
+    const poses = goalPoses(goal, pose);
     const t0 = labels.length;
     heading = goal[goal.length - 1]!.id;
     headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };
@@ -315,6 +332,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     if (stop?.aborted === true && violation === null) {
       return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stop)}; ${r.ok ? 'the goal had already been reached' : cancelHow}` }) };
     }
+    if (violation !== null && !violation.viable) return { kind: 'end', result: safetyStop(violation.leg, violation.labels, from, r.ok ? 'the goal had already been reached' : cancelHow) };
     if (violation !== null) {
       emit({ kind: 'violation', t: labels.length - 1, stream: violation.leg.stream, index: violation.leg.index, node: violation.leg.id, literal: violation.literal, term: violation.leg.term, labels: [...violation.labels] });
       return { kind: 'failed', failure: 'forbidden-label', leg: violation.leg, literal: violation.literal, viable: violation.viable, detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${r.ok ? 'the goal had already been reached' : cancelHow}` };
@@ -330,6 +348,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     }
     const leg = goal[goal.length - 1]!;
     const viable = monitor.snapshot().viable;
+    if (!viable) return { kind: 'end', result: safetyStop(goal[k]!, label, from, r.ok ? 'the goal had been reached' : cancelHow) };
     if (!r.ok) {
       const e = r.error;
       if (!(e instanceof WorldError)) throw e;
@@ -341,10 +360,9 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
     }
     const literal = leg.neg.find((l) => label.includes(l));
-    if (literal !== undefined || !viable) {
-      const seen = literal ?? letterText(label);
-      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal: seen, term: leg.term, labels: [...label] });
-      return { kind: 'failed', failure: 'forbidden-label', leg, literal: seen, viable, detail: `forbidden label at ${leg.id}` };
+    if (literal !== undefined) {
+      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal, term: leg.term, labels: [...label] });
+      return { kind: 'failed', failure: 'forbidden-label', leg, literal, viable, detail: `forbidden label at ${leg.id}` };
     }
     const missing = leg.pos.filter((l) => !label.includes(l));
     if (missing.length > 0) return { kind: 'failed', failure: 'goal-missed', leg, viable, detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there` };
@@ -356,34 +374,14 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     return { kind: 'reached' };
   };
 
-  const record = (f: Extract<GoalOutcome, { kind: 'failed' }>, at: number): MissionFailureRecord => {
-    const from = graph.ids[at]!;
-    const base = {
-      source: 'mission' as const, t: labels.length - 1, stream: f.leg.stream, index: f.leg.index, from, to: f.leg.id, term: f.leg.term,
-      labels: [...(labels[labels.length - 1] ?? [])], latent: [],
-    };
-    if (!f.viable) {
-      return {
-        ...base, kind: f.failure, label: f.failure, violated: f.literal ?? f.leg.id, class: 'permanent', action: 'none', unrecoverable: true,
-        rule: 'the runtime monitor has no accepting continuation after the observed labels: the specification is already violated, so no replan can repair it',
-      };
-    }
-    const again = failures.some((r) => r.kind === f.failure && r.to === f.leg.id);
-    const what = f.failure === 'forbidden-label' ? `forbidden label ${f.literal} entered on the way to ${f.leg.id}`
-      : f.failure === 'tracking-timeout' ? `the goal to ${f.leg.id} timed out` : f.failure === 'goal-aborted' ? `the robot's navigation gave up the goal to ${f.leg.id}` : `${f.leg.id} was reached without its labels`;
-    return {
-      ...base, kind: f.failure, label: f.failure, violated: f.literal ?? f.leg.id, unrecoverable: false,
-      class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
-      rule: again ? `${what} a second time: remove the edge into it for this task` : `${what} (${f.detail}): multiply the edge's weight by ${EDGE_PENALTY} and replan from where the robot is`,
-    };
-  };
+  const record = (f: Failed, at: number): MissionFailureRecord => legFailureRecord(f, { from: graph.ids[at]!, t: labels.length - 1, labels: labels[labels.length - 1] ?? [], earlier: failures });
 
   for (;;) {
     const { prefix, suffix } = legsOf(current, graph);
     let at = graph.start;
-    let failed: { outcome: Extract<GoalOutcome, { kind: 'failed' }>; from: number } | null = null;
+    let failed: { outcome: Failed; from: number } | null = null;
     const runStream = async (legs: readonly Leg[]): Promise<MissionResult | null> => {
-      for (const goal of goalsOf(legs, at)) {
+      for (const goal of goalsOf(legs, at, world.maxPoses)) {
         const stopped = stopSignal;
         if (stopped?.aborted === true) {
           return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopped)}; between goals, no goal was running` });
@@ -400,7 +398,13 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
           });
           if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
         }
-        const out = await drive(goal);
+        const refused = await checkGoal(goal, at);
+        if (refused?.kind === 'end') return refused.result;
+        if (refused?.kind === 'failed') {
+          failed = { outcome: refused, from: refused.from ?? at };
+          return null;
+        }
+        const out = await drive(goal, at);
         if (out.kind === 'end') return out.result;
         if (out.kind === 'failed') {
           failed = { outcome: out, from: at };
@@ -444,7 +448,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
         message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the waypoints were reached, but the realised label word does not satisfy the formula (finite-lasso check)',
       });
     }
-    const f = (failed as { outcome: Extract<GoalOutcome, { kind: 'failed' }>; from: number });
+    const f = (failed as { outcome: Failed; from: number });
     const rec = record(f.outcome, f.from);
     failures.push(rec);
     const t = labels.length - 1;

@@ -3,9 +3,8 @@
  * run can be in. The runtime monitor of a mission uses it; an empty set means the word so far has
  * no continuation that satisfies the specification.
  */
-import { type BuchiAutomaton, letterBits, outgoing } from './automaton.js';
-import { guardHolds } from './guard.js';
-import { canReachGoodCycle } from './scc.js';
+import type { BuchiAutomaton } from './automaton.js';
+import { LetterSteps } from './forbidden.js';
 
 export interface MonitorStep {
   /** States reachable after the letters read so far (sorted). */
@@ -19,18 +18,12 @@ export interface MonitorStep {
 }
 
 export class StateSetMonitor {
-  private readonly out;
-  private readonly live: Uint8Array;
+  private readonly steps: LetterSteps;
   private current: Set<number>;
   private position = 0;
 
   constructor(private readonly automaton: BuchiAutomaton, start?: Iterable<number>) {
-    this.out = outgoing(automaton);
-    this.live = canReachGoodCycle(
-      automaton.states.length,
-      (q) => this.out[q]!.map((e) => e.to),
-      (q) => automaton.states[q]!.accepting,
-    );
+    this.steps = new LetterSteps(automaton);
     this.current = new Set(start ?? automaton.initial);
     for (const q of this.current) {
       if (!Number.isInteger(q) || q < 0 || q >= automaton.states.length) {
@@ -41,12 +34,7 @@ export class StateSetMonitor {
 
   /** Reads one letter: the set of propositions that hold (names unknown to the automaton are ignored). */
   step(letter: Iterable<string>): MonitorStep {
-    const bits = letterBits(this.automaton, letter);
-    const next = new Set<number>();
-    for (const q of this.current) {
-      for (const e of this.out[q]!) if (guardHolds(e.guard, bits)) next.add(e.to);
-    }
-    this.current = next;
+    this.current = new Set(this.steps.next(this.current, letter));
     this.position++;
     return this.snapshot();
   }
@@ -55,7 +43,7 @@ export class StateSetMonitor {
     const states = [...this.current].sort((x, y) => x - y);
     return {
       states,
-      viable: states.some((q) => this.live[q] === 1),
+      viable: this.steps.viable(states),
       accepting: states.some((q) => this.automaton.states[q]!.accepting),
       position: this.position,
     };

@@ -95,6 +95,20 @@ export interface Navigation {
 }
 
 /**
+ * A keepout mask for the robot's own planner (nav_msgs/OccupancyGrid's layout and values): `width` ×
+ * `height` cells of `resolution_m` from (originX, originY) in the map frame, row-major from the lower
+ * left; 100 keeps a cell out, 0 leaves it to the planner's other layers.
+ */
+export interface KeepoutGrid {
+  readonly originX: number;
+  readonly originY: number;
+  readonly resolution_m: number;
+  readonly width: number;
+  readonly height: number;
+  readonly data: Int8Array;
+}
+
+/**
  * Going to poses through the robot's own navigation stack (Nav2's NavigateToPose, or
  * NavigateThroughPoses for a run of waypoints): missions planned on a map's labelled graph, with no
  * learned policy. The robot plans its own path between poses; the mission watches the pose.
@@ -117,6 +131,14 @@ export interface Waypoints {
    * went), 'disconnected', 'not-found' (no action server).
    */
   go(poses: readonly Pose[], o: { readonly timeout_s: number; readonly signal: AbortSignal; readonly onFeedback?: (f: { readonly remaining: number | null; readonly distance_m: number | null }) => void }): Promise<void>;
+  /**
+   * The path the robot's planner would drive from `from` to `to` (Nav2's ComputePathToPose), without
+   * moving: its poses in the map frame. Rejects with a WorldError: 'aborted' (the planner found no
+   * path; the message quotes its error), 'timeout', 'cancelled', 'not-found' (no planner server).
+   */
+  planPath?(from: Pose, to: Pose, o: { readonly timeout_s?: number; readonly signal?: AbortSignal }): Promise<readonly Pose[]>;
+  /** Keepout zones for the robot's planner (Nav2's keepout filter): the mask's resolution, and publishing it (latched); `publish` says where it went. */
+  readonly keepout?: { readonly resolution_m: number; publish(grid: KeepoutGrid): string };
 }
 
 /** Acting with typed skills and observing named fields: the tool loop. */

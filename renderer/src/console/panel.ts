@@ -437,9 +437,9 @@ export function missionPanel(): Panel {
             }
             graph?.setTrail(trail);
             a.post({ kind: 'trail', points: [...trail], ended: true });
-            addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome);
-            plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : `failed (${m.failureMode ?? ''})`);
-            if (m.outcome !== 'stopped') a.notify(`Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
+            addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : m.outcome === 'safety' ? 'SAFETY STOP' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome === 'safety' ? 'failed' : m.outcome);
+            plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : m.outcome === 'safety' ? 'safety stop' : `failed (${m.failureMode ?? ''})`);
+            if (m.outcome !== 'stopped') a.notify(m.outcome === 'safety' ? `Safety stop: ${m.message}` : `Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
             if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
             break;
           }

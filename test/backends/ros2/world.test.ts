@@ -299,3 +299,61 @@ test('the control loop over ROS 2: tools registered against the world\'s vocabul
     await r.world.close();
   }
 });
+
+test('map missions\' path check: ComputePathToPose from the given start (use_start), its path read; Nav2\'s error code named; Humble\'s bare abort, an empty path and no server each fail clearly', async () => {
+  const r = await rig(sample({ 'waypoints.server_timeout_s': 0.05, 'waypoints.compute_path': { planner_id: 'GridBased', timeout_s: 2 } }));
+  try {
+    const nav = r.world.waypoints!;
+    const pose = (x: number, y: number) => ({ pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } });
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { header: { frame_id: 'map' }, poses: [pose(1, 2), pose(1.5, 2), pose(2, 2.5)] }, error_code: 0 }) });
+    const path = await nav.planPath!({ x: 1, y: 2 }, { x: 2, y: 2.5, yaw: Math.PI / 2 }, {});
+    assert.deepEqual(path.map((p) => [p.x, p.y]), [[1, 2], [1.5, 2], [2, 2.5]]);
+    const sent = JSON.parse(r.fake.log.find((l) => l.startsWith('goal /compute_path_to_pose'))!.replace('goal /compute_path_to_pose ', '')) as { goal: { header: { frame_id: string }; pose: { position: { x: number } } }; start: { pose: { position: { x: number; y: number } } }; planner_id: string; use_start: boolean };
+    assert.equal(sent.use_start, true);
+    assert.equal(sent.planner_id, 'GridBased');
+    assert.equal(sent.goal.header.frame_id, 'map');
+    assert.deepEqual([sent.start.pose.position.x, sent.start.pose.position.y], [1, 2]);
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] }, error_code: 208, error_msg: 'Failed to create plan with tolerance of: 0.000000' }) });
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /path from \(1\.00, 2\.00\) to \(9\.00, 9\.00\) \(\/compute_path_to_pose, nav2_msgs\/action\/ComputePathToPose\): the server aborted the goal; .*"error_code":208.* \(NO_VALID_PATH\)$/));
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] } }) });
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"poses":\[\]\}\}$/));
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [] } }) });
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('failed', /ComputePathToPose\): the path is empty/));
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [{ pose: { position: { x: 'a' } } }] } }) });
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('failed', /path\.poses\[0\] has no finite pose\.position/));
+    r.fake.servers.delete('/compute_path_to_pose');
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('not-found', /no action server answered within 0\.05 s.*\/compute_path_to_pose \[nav2_msgs\/action\/ComputePathToPose\]/));
+  } finally {
+    await r.world.close();
+  }
+});
+
+test('the keepout mask: an OccupancyGrid in the waypoints frame and one CostmapFilterInfo (type 0, base 0, multiplier 1), both latched, on the configured topics', async () => {
+  const r = await rig(sample({ 'waypoints.keepout': { mask_topic: '/witness/keepout', info_topic: '/witness/keepout_info', resolution_m: 0.1 } }));
+  try {
+    const k = r.world.waypoints!.keepout!;
+    assert.equal(k.resolution_m, 0.1);
+    const data = Int8Array.from([0, 100, 0, 100, 100, 0]);
+    const where = k.publish({ originX: -1, originY: 2, resolution_m: 0.1, width: 3, height: 2, data });
+    k.publish({ originX: -1, originY: 2, resolution_m: 0.1, width: 3, height: 2, data: new Int8Array(6) });
+    assert.equal(where, '/witness/keepout (filter info on /witness/keepout_info)');
+    const latched = { history: 1, depth: 1, reliability: 1, durability: 1 };
+    assert.deepEqual({ ...r.fake.publishers.find((p) => p.topic === '/witness/keepout')?.qos }, latched);
+    assert.deepEqual({ ...r.fake.publishers.find((p) => p.topic === '/witness/keepout_info')?.qos }, latched);
+    const masks = r.fake.sent.get('/witness/keepout') as { header: { frame_id: string }; info: { resolution: number; width: number; height: number; origin: { position: { x: number; y: number } } }; data: Int8Array }[];
+    assert.equal(masks.length, 2);
+    assert.deepEqual({ frame: masks[0]!.header.frame_id, res: masks[0]!.info.resolution, w: masks[0]!.info.width, h: masks[0]!.info.height, x: masks[0]!.info.origin.position.x, y: masks[0]!.info.origin.position.y }, { frame: 'map', res: 0.1, w: 3, h: 2, x: -1, y: 2 });
+    assert.deepEqual(Array.from(masks[0]!.data), [0, 100, 0, 100, 100, 0]);
+    const infos = r.fake.sent.get('/witness/keepout_info') as Record<string, unknown>[];
+    assert.equal(infos.length, 1, 'the filter info once: a new one makes Nav2 resubscribe');
+    assert.deepEqual({ ...infos[0], header: undefined }, { header: undefined, type: 0, filter_mask_topic: '/witness/keepout', base: 0, multiplier: 1 });
+  } finally {
+    await r.world.close();
+  }
+  assert.throws(() => sample({ 'waypoints.keepout': { mask_topic: '/k', info_topic: '/k' } }), /\$\.waypoints\.keepout\.info_topic.*the filter info and the mask need two topics; both are \/k/);
+  assert.throws(() => sample({ 'waypoints.keepout': { resolution_m: 0 } }), /\$\.waypoints\.keepout\.resolution_m/);
+  assert.throws(() => sample({ 'waypoints.compute_path': { action: 'not a name' } }), /\$\.waypoints\.compute_path\.action.*not a ROS name/);
+  const d = sample().waypoints!;
+  assert.deepEqual(d.keepout, { mask_topic: '/keepout_filter_mask', info_topic: '/costmap_filter_info', resolution_m: 0.05 });
+  assert.deepEqual([d.compute_path.action, d.compute_path.type, d.compute_path.planner_id, d.compute_path.timeout_s], ['/compute_path_to_pose', 'nav2_msgs/action/ComputePathToPose', '', 10]);
+});
