@@ -391,6 +391,15 @@ test('an audit run\'s node link opens that run\'s own scene, not the live missio
     assert.match((await page.textContent('#graph-status')) ?? '', new RegExp(`audit run ${first.auditRun.slice(0, 8)} \\(from the audit log\\)`));
     assert.equal(await page.isChecked('#graph-follow'), false, 'following the live mission would replace it');
     await shot(page, 'stations-audit-node-own-scene');
+    // A node the replay does not place (the log records where the robot went, not where nodes are):
+    // the audit detail's link says it cannot show it, rather than show the live graph's node of that id.
+    const unplaced = liveIds.find((id) => /^c\d+$/.test(id) && !replay.scene.nodes.some((n) => n.id === id))!;
+    assert.ok(unplaced !== undefined);
+    await page.evaluate(`globalThis.__witnessTest.graph.post(${JSON.stringify({ kind: 'focus-node', id: unplaced, scene: { scene: replay.scene, plan: replay.plans[0]?.plan ?? null, automaton: replay.automaton }, auditRun: first.auditRun })})`);
+    await page.locator('#graph-error', { hasText: `${unplaced} cannot be shown in audit run ${first.auditRun.slice(0, 8)}'s scene` }).waitFor({ timeout: 5000 });
+    assert.equal(await page.getAttribute('#graph-view', 'data-source'), 'other');
+    assert.equal(await page.getAttribute('#graph-view', 'data-selected'), node, 'nothing else is selected');
+    await shot(page, 'stations-audit-node-not-placed');
     await page.click('#tab-mission');
     await page.click('#stop');
     await page.waitForSelector('#run-state[data-state="stopped"]');

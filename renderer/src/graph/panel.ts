@@ -280,7 +280,7 @@ export function graphPanel(): Panel {
           status.textContent = `${run} (from the audit log) · ${status.textContent}`;
         }
         if (own.scene.nodes.some((n) => n.id === id)) return true;
-        showError(`${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, and the replay places only its plans' nodes, none of them ${id}.`);
+        showError(`${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, the replay places only the nodes of the run's plans, and ${id} is on none of them.`);
         return false;
       };
       let backAction: (() => void) | null = null;
