@@ -80,8 +80,9 @@ export class EmergencyStop {
   /**
    * Fires: stops every active activity at once, latches, records it. `note` is what the operator had
    * typed (an escalation's reason): it is kept in the stop's reason and in the record. The stop and
-   * the latch take effect before this returns a promise; the promise resolves to the audit runs it
-   * stopped once they are known (a run stopped while it was being recorded is named once it is).
+   * the latch take effect before this returns; the promise resolves to the audit runs it stopped once
+   * they are known (a run stopped while it was being recorded is named once it is), and the record
+   * follows.
    */
   fire(note?: string): Promise<{ stopped: string[] }> {
     const by = this.o.operator();
@@ -90,43 +91,34 @@ export class EmergencyStop {
     const hit = [...this.activities.entries()].filter(([, a]) => a.active);
     for (const [, a] of hit) a.estop(reason);
     for (const [id, a] of [...this.activities]) if (!a.active) this.activities.delete(id);
-    const named = this.auditRuns(hit);
-    if (this.latch !== null) {
-      // Fired again while latched: the latch stands; what it stopped now joins the record.
-      const latch = this.latch;
-      this.o.publish(this.state());
-      if (hit.length === 0) return Promise.resolve({ stopped: [] });
-      return this.record(async (log) => {
-        const { stopped, unrecorded } = await named;
-        latch.stopped.push(...stopped);
-        latch.unrecorded.push(...unrecorded);
-        const run = latch.auditRun;
-        if (run !== null) await log.append(run, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`, operator: by });
-      }).then(
-        async () => ({ stopped: (await named).stopped }),
-        async (e: unknown) => {
-          if (this.latch === latch) latch.recordError = e instanceof Error ? e.message : String(e);
-          return { stopped: (await named).stopped };
-        },
-      ).finally(() => { if (this.latch === latch) this.o.publish(this.state()); });
-    }
-    const latch: Latch = { since: (this.o.now ?? Date.now)(), by, reason, stopped: [], unrecorded: [], auditRun: null, recordError: null };
+    const known = this.auditRuns(hit);
+    const latch: Latch = this.latch ?? { since: (this.o.now ?? Date.now)(), by, reason, stopped: [], unrecorded: [], auditRun: null, recordError: null };
+    const again = this.latch !== null;
     this.latch = latch;
     this.o.publish(this.state());
-    // The record names the audit runs it stopped: it waits (briefly) for runs still being recorded.
-    const recorded = this.record(async (log) => {
-      const { stopped, unrecorded } = await named;
-      latch.stopped.push(...stopped);
-      latch.unrecorded.push(...unrecorded);
-      await this.open(log, latch);
+    // What it stopped joins the latch as soon as the audit runs are known (before the record is written).
+    const named = known.then((k) => {
+      latch.stopped.push(...k.stopped);
+      latch.unrecorded.push(...k.unrecorded);
+      if (this.latch === latch && hit.length > 0) this.o.publish(this.state());
+      return k;
     });
-    return recorded.then(
-      () => undefined,
-      (e: unknown) => { latch.recordError = e instanceof Error ? e.message : String(e); },
-    ).then(async () => {
-      if (this.latch === latch) this.o.publish(this.state());
-      return { stopped: (await named).stopped };
-    });
+    // The record names them: it waits (briefly) for runs still being recorded. Fired again while
+    // latched, the latch stands and what it stopped now joins its record.
+    if (!again || hit.length > 0) {
+      this.record(async (log) => {
+        const { stopped, unrecorded } = await named;
+        if (!again) await this.open(log, latch);
+        else if (latch.auditRun !== null) await log.append(latch.auditRun, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`, operator: by });
+      }).then(
+        () => { if (this.latch === latch) this.o.publish(this.state()); },
+        (e: unknown) => {
+          latch.recordError = e instanceof Error ? e.message : String(e);
+          if (this.latch === latch) this.o.publish(this.state());
+        },
+      );
+    }
+    return named.then((k) => ({ stopped: k.stopped }));
   }
 
   /** The audit runs of the activities `hit`, as they become known; those never recorded (or not in time) apart. */

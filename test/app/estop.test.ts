@@ -45,12 +45,15 @@ test('the E-STOP stops at once, and its record names the audit runs it stopped â
     const state = estop.state();
     assert.ok(state.latched);
     assert.deepEqual(state.stopped, [recorded, loopRun]);
-    assert.deepEqual(published.at(-1), state, 'the latch is published again once it knows what it stopped');
+    assert.deepEqual(published.find((p) => p.latched && p.stopped.length === 2), state, 'the latch is published again once it knows what it stopped');
     await estop.settled();
     await log.flush();
+    const written = estop.state();
+    assert.ok(written.latched && written.auditRun !== null && written.recordError === null);
+    assert.deepEqual(published.at(-1), written, 'and once its record is written');
     const db = openAuditReadOnly(file);
     try {
-      const run = db.prepare('SELECT id, meta FROM runs WHERE id = ?').get(state.auditRun) as { id: string; meta: string };
+      const run = db.prepare('SELECT id, meta FROM runs WHERE id = ?').get(written.auditRun) as { id: string; meta: string };
       const meta = JSON.parse(run.meta) as { stopped: string[]; unrecorded?: string[] };
       assert.deepEqual(meta.stopped, [recorded, loopRun]);
       assert.deepEqual(meta.unrecorded, ['console-lost']);

@@ -215,7 +215,7 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
       await latchedIn(page, d.name);
       await latchedIn(second, `${d.name}, second window`);
       assert.ok(await page.isVisible(dialog), `${d.name}: the dialog stays as it was (nothing the operator typed is lost)`);
-      assert.match((await page.textContent('#status')) ?? '', /stopped 1 run\(s\); latched until reset/);
+      await page.locator('#status', { hasText: /stopped 1 run\(s\); latched until reset/ }).waitFor({ timeout: 10_000 });
       await shot(page, `stations-${d.name}-estopped`);
       await d.close(page);
       assert.equal(await page.isVisible('#modal-backdrop'), false, `${d.name}: the backdrop goes with the dialog`);
@@ -238,7 +238,7 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
     await latchedIn(second, 'escalation, second window');
     await page.waitForSelector('#escalation', { state: 'hidden' });
     await second.waitForSelector('#escalation', { state: 'hidden' });
-    assert.match((await page.textContent('#status')) ?? '', /your note is kept in the record/);
+    await page.locator('#status', { hasText: 'your note is kept in the record' }).waitFor({ timeout: 10_000 });
 
     // The reset dialog itself: the E-STOP still answers above it (nothing runs: it says so), and the
     // reset done from the dialog is seen by the other window.
