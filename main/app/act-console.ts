@@ -129,7 +129,7 @@ export class ActConsole {
       }
     })();
     this.runs.set(run, { control, done });
-    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason), auditRun: ready.then(() => auditRun) });
     await ready;
     if (failedEarly !== null && auditRun === null) {
       this.runs.delete(run);

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
 import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod, datasetRegime } from '../contract/defaults.js';
-import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
+import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionLive, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { AuditLog } from '../services/audit/store.js';
@@ -21,6 +21,7 @@ import { RunControl } from './run-control.js';
 import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
+import { LiveMission } from './live-mission.js';
 import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
 import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, runMapMission, startTolerance } from './map-mission.js';
@@ -95,6 +96,8 @@ export class MissionConsole {
   /** Where each run's stop and emergency-stop decisions are recorded (the mission records its own escalations). */
   private readonly stopSinks = new Map<string, ReturnType<typeof auditSink>>();
   private audit: Promise<AuditLog> | null = null;
+  /** The current mission run, or the last one: what a window that opens now joins. */
+  private live: LiveMission | null = null;
   /** The emergency stop's latch, shared by everything the console runs. */
   readonly estop: EmergencyStop;
 
@@ -275,7 +278,7 @@ export class MissionConsole {
     if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
     if (s.kind === 'robot') return this.runRobot(req, s);
     // The plan shown runs as it is, recorded as the method chosen; replans (within R, then the operator) use the same planner.
-    return this.launch(req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
+    return this.launch(this.shownOf(req.session, s), req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
       method: s.method, replanning: true, first: s.served, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
       audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` }, control: hooks.control, onEvent: hooks.onEvent, started: hooks.started,
       open: sessionOpen(this.session),
@@ -288,6 +291,7 @@ export class MissionConsole {
    * is recorded, or rejects when it failed before that. `after` runs when it has ended, whatever the end.
    */
   private async launch(
+    shown: { session: string; plan: MissionPlanResult },
     speed: number,
     sceneOf: (g: SemanticGraph) => MissionPlanResult['scene'],
     work: (hooks: { log: AuditLog; control: RunControl; onEvent: (kind: string, body: unknown, step: number) => void; started: (id: string | null) => void }) => Promise<{ result: MissionResult }>,
@@ -296,8 +300,13 @@ export class MissionConsole {
     const log = await this.auditLog();
     const bus = this.session.bus;
     const run = randomUUID();
-    const control = new RunControl(run, (e) => bus.emit(e), speed);
-    control.replanned = (t, result, graph, document) => bus.emit({ topic: 'mission.replan', run, t, plan: planView(result, graph), plan_sha: planSha(document), scene: sceneOf(graph) });
+    const live = new LiveMission({ run, session: shown.session, scene: shown.plan.scene, plan: shown.plan.plan, plan_sha: shown.plan.plan_sha, automaton: shown.plan.automaton });
+    this.live = live;
+    const control = new RunControl(run, (e) => {
+      live.record(e);
+      bus.emit(e);
+    }, speed);
+    control.replanned = (t, result, graph, document) => control.publish({ topic: 'mission.replan', run, t, plan: planView(result, graph), plan_sha: planSha(document), scene: sceneOf(graph) });
     let auditRun: string | null = null;
     let started!: () => void;
     const ready = new Promise<void>((resolve) => { started = resolve; });
@@ -312,24 +321,25 @@ export class MissionConsole {
           },
           started: (id) => {
             auditRun = id;
+            live.recorded(id);
             if (id !== null) this.stopSinks.set(run, auditSink(log, id));
             started();
           },
         });
         control.finished();
         const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
-        bus.emit({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
+        control.publish({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        bus.emit({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+        control.publish({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
       } finally {
         await after?.().catch(() => undefined);
       }
     })();
     this.runs.set(run, { control, done });
-    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason) });
+    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason), auditRun: ready.then(() => auditRun) });
     await ready;
     if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
     return { run, auditRun };
@@ -346,12 +356,24 @@ export class MissionConsole {
       throw new WitnessError('conflict', `the robot has moved ${moved.toFixed(2)} m since the plan (from (${s.plan.pose.x.toFixed(2)}, ${s.plan.pose.y.toFixed(2)}) to (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}); more than ${s.tolerance_m} m): plan again, so that what runs is what you saw`, { path: '$.session' });
     }
     const session = [...this.sessions.entries()].find(([, p]) => p === s)![0];
+    const shown = this.shownOf(session, s);
     this.sessions.delete(session);
-    return this.launch(0, (graph) => this.robotScene(s, graph), (hooks) => runMapMission(s.request, {
+    return this.launch(shown, 0, (graph) => this.robotScene(s, graph), (hooks) => runMapMission(s.request, {
       method: s.method, replanning: true, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
       audit: hooks.log, operator: operatorName(), via: `console (${this.session.transport})`, control: hooks.control, opened: { world: s.world, plan: s.plan, task: s.task },
       onEvent: hooks.onEvent, started: hooks.started,
     }), () => s.world.close());
+  }
+
+  /** The plan a run starts from, as the console was shown it. */
+  private shownOf(session: string, s: Planned): { session: string; plan: MissionPlanResult } {
+    if (s.shown === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    return { session, plan: s.shown };
+  }
+
+  /** The current mission run, or the last one; null when none ran (API missionLive). */
+  liveMission(): { mission: MissionLive | null } {
+    return { mission: this.live?.snapshot() ?? null };
   }
 
   private stopRun(run: string, emergency: boolean, why?: string): void {
@@ -369,17 +391,18 @@ export class MissionConsole {
     else if (action === 'resume') {
       this.estop.assertClear('resume a mission');
       r.control.resumeRun();
-    } else if (action === 'estop') this.estop.fire();
+    } else if (action === 'estop') void this.estop.fire();
     else this.stopRun(run, false);
     return { state: r.control.state };
   }
 
   /**
    * The emergency stop: every running mission and tool loop stops at once and the latch holds until
-   * an operator resets it. `note`: what the operator was typing (kept in the stop's reason).
+   * an operator resets it. `note`: what the operator was typing (kept in the stop's reason). Resolves
+   * to the audit runs it stopped, once they are known.
    */
-  emergencyStop(note?: string): { stopped: string[]; state: EstopState } {
-    const { stopped } = this.estop.fire(note);
+  async emergencyStop(note?: string): Promise<{ stopped: string[]; state: EstopState }> {
+    const { stopped } = await this.estop.fire(note);
     return { stopped, state: this.estop.state() };
   }
 

@@ -17,10 +17,17 @@ export interface Stoppable {
   readonly active: boolean;
   /** Stops it at once, as an emergency stop, with the reason. */
   estop(reason: string): void;
+  /** Its run in the audit log, once that is written (null: it ended before it was recorded). */
+  readonly auditRun: Promise<string | null>;
 }
+
+/** How long the E-STOP's record waits for a run it stopped to be written to the audit log, at most. */
+export const AUDIT_RUN_WAIT_MS = 5000;
 
 export interface EstopOptions {
   readonly auditLog: () => Promise<AuditLog>;
+  /** How long the record waits for a stopped run's audit run (default AUDIT_RUN_WAIT_MS). */
+  readonly auditRunWait_ms?: number;
   readonly operator: () => string;
   /** How the operator reaches the workbench, e.g. "console (web)". */
   readonly via: string;
@@ -32,7 +39,10 @@ interface Latch {
   readonly since: number;
   readonly by: string;
   readonly reason: string;
+  /** The audit runs it stopped. */
   readonly stopped: string[];
+  /** Activities it stopped that were never recorded in the audit log (the console's own run ids). */
+  readonly unrecorded: string[];
   auditRun: string | null;
   /** Why the E-STOP could not be recorded (it latched all the same). */
   recordError: string | null;
@@ -69,38 +79,60 @@ export class EmergencyStop {
 
   /**
    * Fires: stops every active activity at once, latches, records it. `note` is what the operator had
-   * typed (an escalation's reason): it is kept in the stop's reason and in the record.
+   * typed (an escalation's reason): it is kept in the stop's reason and in the record. The stop and
+   * the latch take effect before this returns; the promise resolves to the audit runs it stopped once
+   * they are known (a run stopped while it was being recorded is named once it is), and the record
+   * follows.
    */
-  fire(note?: string): { stopped: string[] } {
+  fire(note?: string): Promise<{ stopped: string[] }> {
     const by = this.o.operator();
     const extra = note !== undefined && note.trim() !== '' ? ` — operator's note: ${note.trim()}` : '';
     const reason = `emergency stop by the operator${extra}`;
-    const stopped = [...this.activities.entries()].filter(([, a]) => a.active).map(([id]) => id);
-    for (const id of stopped) this.activities.get(id)!.estop(reason);
+    const hit = [...this.activities.entries()].filter(([, a]) => a.active);
+    for (const [, a] of hit) a.estop(reason);
     for (const [id, a] of [...this.activities]) if (!a.active) this.activities.delete(id);
-    if (this.latch !== null) {
-      // Fired again while latched: the latch stands; what it stopped now joins the record.
-      this.latch.stopped.push(...stopped);
-      const run = this.latch.auditRun;
-      if (stopped.length > 0 && run !== null) {
-        this.record((log) => log.append(run, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; stopped ${stopped.join(', ')})`, operator: by }).then(() => undefined)).catch((e: unknown) => {
-          if (this.latch !== null) this.latch.recordError = e instanceof Error ? e.message : String(e);
-        });
-      }
-      this.o.publish(this.state());
-      return { stopped };
-    }
-    const latch: Latch = { since: (this.o.now ?? Date.now)(), by, reason, stopped, auditRun: null, recordError: null };
+    const known = this.auditRuns(hit);
+    const latch: Latch = this.latch ?? { since: (this.o.now ?? Date.now)(), by, reason, stopped: [], unrecorded: [], auditRun: null, recordError: null };
+    const again = this.latch !== null;
     this.latch = latch;
-    this.record(async (log) => { await this.open(log, latch); }).then(
-      () => { if (this.latch === latch) this.o.publish(this.state()); },
-      (e: unknown) => {
-        latch.recordError = e instanceof Error ? e.message : String(e);
-        if (this.latch === latch) this.o.publish(this.state());
-      },
-    );
     this.o.publish(this.state());
-    return { stopped };
+    // What it stopped joins the latch as soon as the audit runs are known (before the record is written).
+    const named = known.then((k) => {
+      latch.stopped.push(...k.stopped);
+      latch.unrecorded.push(...k.unrecorded);
+      if (this.latch === latch && hit.length > 0) this.o.publish(this.state());
+      return k;
+    });
+    // The record names them: it waits (briefly) for runs still being recorded. Fired again while
+    // latched, the latch stands and what it stopped now joins its record.
+    if (!again || hit.length > 0) {
+      this.record(async (log) => {
+        const { stopped, unrecorded } = await named;
+        if (!again) await this.open(log, latch);
+        else if (latch.auditRun !== null) await log.append(latch.auditRun, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`, operator: by });
+      }).then(
+        () => { if (this.latch === latch) this.o.publish(this.state()); },
+        (e: unknown) => {
+          latch.recordError = e instanceof Error ? e.message : String(e);
+          if (this.latch === latch) this.o.publish(this.state());
+        },
+      );
+    }
+    return named.then((k) => ({ stopped: k.stopped }));
+  }
+
+  /** The audit runs of the activities `hit`, as they become known; those never recorded (or not in time) apart. */
+  private async auditRuns(hit: [string, Stoppable][]): Promise<{ stopped: string[]; unrecorded: string[] }> {
+    const wait = this.o.auditRunWait_ms ?? AUDIT_RUN_WAIT_MS;
+    const ids = await Promise.all(hit.map(([, a]) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), wait); });
+      return Promise.race([a.auditRun.catch(() => null), late]).finally(() => clearTimeout(timer));
+    }));
+    return {
+      stopped: ids.filter((id): id is string => id !== null),
+      unrecorded: hit.filter((_, i) => ids[i] === null).map(([id]) => id),
+    };
   }
 
   /**
@@ -130,9 +162,9 @@ export class EmergencyStop {
   private async open(log: AuditLog, l: Latch): Promise<string> {
     const run = await log.startRun({
       world: 'console', backend: 'operator', operator: l.by, software: `witness ${VERSION}`, models: {},
-      meta: { kind: 'estop', via: this.o.via, since: new Date(l.since).toISOString(), stopped: l.stopped, events: AUDIT_EVENTS_VERSION },
+      meta: { kind: 'estop', via: this.o.via, since: new Date(l.since).toISOString(), stopped: [...l.stopped], ...(l.unrecorded.length > 0 ? { unrecorded: [...l.unrecorded] } : {}), events: AUDIT_EVENTS_VERSION },
     });
-    await log.append(run, 'operator_decision', { decision: 'estop', reason: `${l.reason}${l.stopped.length > 0 ? ` (stopped ${l.stopped.join(', ')})` : ' (nothing was running)'}`, operator: l.by });
+    await log.append(run, 'operator_decision', { decision: 'estop', reason: `${l.reason} (${stoppedText(l.stopped, l.unrecorded)})`, operator: l.by });
     l.auditRun = run;
     l.recordError = null;
     return run;
@@ -149,4 +181,13 @@ export class EmergencyStop {
   async settled(): Promise<void> {
     await this.recording;
   }
+}
+
+/** What an E-STOP stopped, in its record's words: the audit runs, and any run that never reached the log. */
+function stoppedText(stopped: readonly string[], unrecorded: readonly string[]): string {
+  if (stopped.length === 0 && unrecorded.length === 0) return 'nothing was running';
+  const parts: string[] = [];
+  if (stopped.length > 0) parts.push(`stopped audit run${stopped.length === 1 ? '' : 's'} ${stopped.join(', ')}`);
+  if (unrecorded.length > 0) parts.push(`stopped ${unrecorded.length} run${unrecorded.length === 1 ? '' : 's'} not recorded in the audit log (console run${unrecorded.length === 1 ? '' : 's'} ${unrecorded.join(', ')})`);
+  return parts.join('; ');
 }

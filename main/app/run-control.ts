@@ -3,7 +3,7 @@
  * watchable speed, live ticks to the UI, and escalations that wait for a decision. It implements
  * the mission's MissionControl hooks; the API handlers drive it.
  */
-import type { ConsoleEscalation, MissionEvent, RunState } from '../contract/api.js';
+import type { ConsoleEscalation, MissionEvent, MissionEventBody, RunState } from '../contract/api.js';
 import type { Escalation, OperatorDecision } from '../contract/failure.js';
 import type { DecisionKind } from '../contract/defaults.js';
 import type { MissionControl, MissionTick } from '../core/exec/mission.js';
@@ -19,6 +19,8 @@ export class RunControl implements MissionControl {
   private lastTick = -Infinity;
   private lastStep = 0;
   private escalations = 0;
+  /** The run's events so far: each goes out numbered (MissionEvent.seq). */
+  private seq = 0;
   /** Called with each new plan after a replan. */
   replanned?: MissionControl['replanned'];
   private readonly stopped = new AbortController();
@@ -38,9 +40,14 @@ export class RunControl implements MissionControl {
     this.started = now();
   }
 
+  /** Sends one of the run's events, numbered after the last (the run's other events — replans, its end — go out here too). */
+  publish(e: MissionEventBody): void {
+    this.emit({ ...e, seq: ++this.seq });
+  }
+
   private setState(state: RunState): void {
     this.state = state;
-    this.emit({ topic: 'mission.state', run: this.run, state });
+    this.publish({ topic: 'mission.state', run: this.run, state });
   }
 
   /** A pose the robot reached on its own (between steps): shown live, at most about 30 per second. */
@@ -52,7 +59,7 @@ export class RunControl implements MissionControl {
   }
 
   private tickEvent(tick: MissionTick, t: number): void {
-    this.emit({
+    this.publish({
       topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target,
       progress: { ...tick.progress }, distance_m: tick.distance_m, speed_mps: tick.speed_mps, elapsed_s: (t - this.started) / 1000,
     });
@@ -82,7 +89,7 @@ export class RunControl implements MissionControl {
     if (this.stopReason !== null) return Promise.resolve({ decision: 'abort', reason: this.stopReason });
     const escalation: ConsoleEscalation = { ...e, id: `${this.run}:e${++this.escalations}` };
     this.setState('escalated');
-    this.emit({ topic: 'mission.escalation', run: this.run, escalation });
+    this.publish({ topic: 'mission.escalation', run: this.run, escalation });
     return new Promise((resolve) => {
       this.pending = { escalation, answer: (d) => {
         this.pending = null;
@@ -93,7 +100,7 @@ export class RunControl implements MissionControl {
   };
 
   event(t: number, kind: string, detail: string): void {
-    this.emit({ topic: 'mission.event', run: this.run, t, kind, detail });
+    this.publish({ topic: 'mission.event', run: this.run, t, kind, detail });
   }
 
   /** Answers the open escalation; false when `id` is not the one open or the decision is not one of its options. */

@@ -3,10 +3,13 @@
  * browser binds it, so dismissing a popup never stops a robot and the stop works with focus
  * anywhere), the latched state (after it fires nothing can start or resume until an operator resets
  * it), and the reset dialog: an explicit acknowledgement and a reason, recorded with who reset it.
+ * The button stays in reach above every modal dialog (modal.ts), and the status line follows the
+ * latch whichever window fired or reset it.
  */
 import type { ApiEvent, EstopState } from '../../main/contract/api.js';
 import { type App, el } from './app.js';
 import { errorText } from './api.js';
+import { keepReachable, showModal } from './modal.js';
 
 /** The key that fires the E-STOP (KeyboardEvent.key). */
 export const ESTOP_KEY = 'F9';
@@ -20,8 +23,8 @@ export interface EstopControls {
 }
 
 export interface EstopOptions {
-  /** Fires the E-STOP; resolves to a line for the status bar. */
-  fire(): Promise<string>;
+  /** Fires the E-STOP; resolves to what it stopped and what the record keeps beside it, for the status line. */
+  fire(): Promise<{ stopped: number; note: string | null }>;
 }
 
 const clock = (ms: number): string => new Date(ms).toLocaleTimeString();
@@ -51,8 +54,15 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
   const sync = (): void => {
     reset.disabled = !(ack.checked && reason.value.trim() !== '');
   };
+  /** The status line while latched: who, what it stopped (null: not known yet), until reset. */
+  const latchedLine = (s: Extract<EstopState, { latched: true }>, stopped: number | null): string =>
+    `E-STOP by ${s.by} at ${clock(s.since)}: ${stopped === null ? '' : stopped > 0 ? `stopped ${stopped} run(s); ` : 'nothing was running; '}latched until reset`;
   const show = (s: EstopState): void => {
+    const was = state;
     state = s;
+    // The status line follows the latch, whichever window fired or reset it.
+    if (s.latched && (!was.latched || was.since !== s.since || was.stopped.length !== s.stopped.length)) app.notify(latchedLine(s, s.stopped.length > 0 ? s.stopped.length : null), 'error');
+    else if (!s.latched && was.latched) app.notify('E-STOP reset: missions may run again', 'info');
     document.body.dataset.estop = s.latched ? 'latched' : 'clear';
     latch.hidden = !s.latched;
     button.classList.toggle('fired', s.latched);
@@ -65,7 +75,11 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
 
   const fire = (): void => {
     button.classList.add('fired');
-    o.fire().then((line) => app.notify(line, 'error'), (e: unknown) => app.notify(`emergency stop failed: ${errorText(e)}`, 'error'));
+    o.fire().then(({ stopped, note }) => {
+      // Said only while it is still latched: a reset (from any window) since has its own line.
+      if (!state.latched) return;
+      app.notify(`${latchedLine(state, stopped)}${note !== null ? ' (your note is kept in the record)' : ''}`, 'error');
+    }, (e: unknown) => app.notify(`emergency stop failed: ${errorText(e)}`, 'error'));
   };
   button.addEventListener('click', fire);
   // Capture phase on the window: no editor or dialog sees the key first, and none can swallow it.
@@ -77,12 +91,13 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
   }, { capture: true });
 
   resetOpen.addEventListener('click', () => {
-    if (!state.latched) return;
+    // Open already (the button stays in reach above it): what the operator typed stays.
+    if (!state.latched || dialog.open) return;
     ack.checked = false;
     reason.value = '';
     err.textContent = '';
     sync();
-    dialog.showModal();
+    showModal(dialog);
     ack.focus();
   });
   ack.addEventListener('change', sync);
@@ -90,10 +105,7 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
   cancel.addEventListener('click', () => dialog.close());
   reset.addEventListener('click', () => {
     reset.disabled = true;
-    app.api.estopReset({ acknowledged: true, reason: reason.value.trim() }).then((s) => {
-      show(s);
-      app.notify('E-STOP reset: missions may run again', 'info');
-    }, (e: unknown) => {
+    app.api.estopReset({ acknowledged: true, reason: reason.value.trim() }).then(show, (e: unknown) => {
       err.textContent = errorText(e);
       sync();
     });
@@ -103,5 +115,7 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
     if (e.topic === 'estop') show(e.state);
   });
   app.api.estopState().then(show, (e: unknown) => app.notify(`E-STOP state unknown: ${errorText(e)}`, 'error'));
-  return { header: el('span', { class: 'estop-box' }, latch, button), dialog, fire };
+  const header = el('span', { class: 'estop-box', id: 'estop-box' }, latch, button);
+  keepReachable(header);
+  return { header, dialog, fire };
 }

@@ -3,7 +3,7 @@
  * bound to F9 everywhere, including inside the editors; latched until an acknowledged reset, and the
  * latch shown on every tab), the panels, and a status bar with job progress and notices.
  */
-import type { ApiEvent, JobEvent } from '../../main/contract/api.js';
+import type { ApiEvent, ConsoleEscalation, JobEvent } from '../../main/contract/api.js';
 import { type App, type LocalMessage, type Panel, type TabId, el } from './app.js';
 import { errorText } from './api.js';
 import { estopControls } from './estop.js';
@@ -55,7 +55,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
       // A reason the operator was typing in the escalation dialog is kept in the record.
       const note = escalation.pendingReason();
       const { stopped } = await app.api.emergencyStop(note !== null ? { note } : {});
-      return `${stopped.length > 0 ? `E-STOP: stopped ${stopped.length} run(s)` : 'E-STOP: nothing was running'}; latched until reset${note !== null ? ' (your note is kept in the record)' : ''}`;
+      return { stopped: stopped.length, note };
     },
   });
 
@@ -113,12 +113,13 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
       if (e.state !== 'done') notify(`${e.title}: ${e.state}${e.message ? ` — ${e.message}` : ''}`, e.state === 'failed' ? 'error' : 'info');
     }
   };
+  const escalate = (run: string, e: ConsoleEscalation): void => {
+    escalated = run;
+    escalation.open(run, e);
+  };
   app.onEvent((e: ApiEvent) => {
     if (e.topic === 'job') onJob(e);
-    if (e.topic === 'mission.escalation') {
-      escalated = e.run;
-      escalation.open(e.run, e.escalation);
-    }
+    if (e.topic === 'mission.escalation') escalate(e.run, e.escalation);
     if (e.topic === 'mission.state' && e.run === escalated && e.state !== 'escalated') {
       escalated = null;
       escalation.close();
@@ -127,6 +128,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   full.onMessage((m) => {
     if (m.kind === 'show-tab') show(m.tab);
     if (m.kind === 'estop') estop.fire();
+    if (m.kind === 'escalation') escalate(m.run, m.escalation);
   });
   window.addEventListener('beforeunload', (e) => {
     if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();

@@ -166,6 +166,19 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     await until(events, 'mission.tick', (e) => e.run === run);
     const ticks = (): number => events.filter((e) => e.topic === 'mission.tick' && e.run === run).length;
     assert.equal((await api.missionControl({ run, action: 'pause' })).state, 'paused');
+    // A window opening now joins from the snapshot: the run, its plan, where it stands, numbered like its events.
+    const { mission: live } = await api.missionLive();
+    assert.ok(live !== null);
+    assert.equal(live.run, run);
+    assert.equal(live.auditRun, auditRun);
+    assert.equal(live.session, planned.session);
+    assert.equal(live.state, 'paused');
+    assert.deepEqual(live.plan, planned.plan);
+    const sent = events.filter((e): e is MissionEvent => e.topic.startsWith('mission.') && (e as MissionEvent).run === run);
+    assert.deepEqual(sent.map((e) => e.seq), sent.map((_, i) => i + 1), 'a run numbers its events from 1, in order');
+    assert.equal(live.seq, sent.length, 'the snapshot holds every event sent so far');
+    assert.equal(live.ticks.length, sent.filter((e) => e.topic === 'mission.tick').length);
+    assert.deepEqual(live.ticks.at(-1), (({ topic: _t, run: _r, seq: _s, ...k }) => k)(sent.filter((e) => e.topic === 'mission.tick').at(-1) as Extract<MissionEvent, { topic: 'mission.tick' }>));
     // Paused: the step in flight may still tick once (ticks are emitted before a step), then nothing.
     const held = ticks();
     // A pause is steps NOT happening over time, so time must pass here: 300 ms is 60 steps at speed 200.
@@ -174,8 +187,10 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     assert.equal((await api.missionControl({ run, action: 'resume' })).state, 'running');
     await until(events, 'mission.tick', (e) => e.run === run && events.filter((x) => x.topic === 'mission.tick').length > held + 3);
     const fired = await api.emergencyStop();
-    assert.deepEqual(fired.stopped, [run]);
+    // It names the runs it stopped as the audit log does.
+    assert.deepEqual(fired.stopped, [auditRun]);
     assert.equal(fired.state.latched, true);
+    assert.ok(fired.state.latched && fired.state.stopped.length === 1 && fired.state.stopped[0] === auditRun);
     const end = await until(events, 'mission.end', (e) => e.run === run);
     assert.equal(end.failureMode, 'stopped');
     assert.equal(end.outcome, 'stopped');
@@ -194,6 +209,12 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     try {
       const d = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision'").get(auditRun) as { body: string };
       assert.equal((JSON.parse(d.body) as { decision: string }).decision, 'estop');
+      // The latch's own run names the audit run it stopped: a run that is in the log.
+      const latch = db.prepare("SELECT id, meta FROM runs WHERE world = 'console'").get() as { id: string; meta: string };
+      assert.deepEqual((JSON.parse(latch.meta) as { stopped: string[] }).stopped, [auditRun]);
+      assert.ok(db.prepare('SELECT 1 FROM runs WHERE id = ?').get(auditRun) !== undefined);
+      const e = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision'").get(latch.id) as { body: string };
+      assert.match((JSON.parse(e.body) as { reason: string }).reason, new RegExp(`\\(stopped audit run ${auditRun}\\)$`));
     } finally {
       db.close();
     }

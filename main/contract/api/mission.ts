@@ -102,7 +102,8 @@ export type ConsoleEscalation = Escalation & { readonly id: string };
 /** Where a running mission stands in its plan (core/exec/mission.ts MissionProgress). */
 export interface MissionTickProgress { stream: 'prefix' | 'suffix'; index: number; length: number; traversals: number; rounds: number }
 
-export type MissionEvent =
+/** A mission event as a run emits it; the run numbers it (`seq`) as it goes out: MissionEvent. */
+export type MissionEventBody =
   /**
    * A step as the robot is about to act: pose, monitor states, labels, the target waypoint; `progress` the target's index in
    * its stream (prefix or suffix) of `length`, suffix traversals done of `rounds`; `distance_m` to the target, `speed_mps` over
@@ -121,6 +122,54 @@ export type MissionEvent =
   /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure; 'safety' when the robot entered a forbidden region and the mission stopped it. */
   | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'safety' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
 
+/**
+ * A mission event as every window receives it: `seq` numbers a run's events from 1, in the order the
+ * run emitted them, so a window that joins a run from its snapshot (missionLive) applies only the
+ * events that came after it.
+ */
+export type MissionEvent = MissionEventBody & { seq: number };
+
+/** One mission.tick as a snapshot keeps it (the run and seq are the snapshot's). */
+export type MissionLiveTick = Omit<Extract<MissionEventBody, { topic: 'mission.tick' }>, 'topic' | 'run'>;
+
+/**
+ * The console's current mission run (running, paused, waiting for a decision) or the last one, as a
+ * window that opens now needs it to join: what it runs, where it stands, and what happened so far.
+ */
+export interface MissionLive {
+  run: string;
+  /** Its run in the audit log (null until it is recorded). */
+  auditRun: string | null;
+  state: RunState;
+  /** The last of the run's events (MissionEvent.seq) this snapshot includes. */
+  seq: number;
+  /** The planned mission it executes (missionSession; a robot's plan is spent once it runs). */
+  session: string;
+  /** The plan in force and its scene: the plan shown when it started, or the latest replan's. */
+  scene: GraphScene;
+  plan: PlanView;
+  /** The sha256 of the plan document served, which the run executes first (its first `plan` audit event's). */
+  shown_sha: string;
+  /** The sha256 of the plan in force: the served one, or the latest replan's. */
+  plan_sha: string;
+  automaton: AutomatonView;
+  /** The step of the latest replan (null: none yet). */
+  replannedAt: number | null;
+  /**
+   * The ticks so far, oldest first: the trail and the plots. Bounded (app/live-mission.ts MAX_LIVE_TICKS): when
+   * full, the older half keeps every other tick (the recent past keeps full resolution).
+   */
+  ticks: MissionLiveTick[];
+  /** Ticks the run emitted (more than `ticks` once thinned). */
+  tickCount: number;
+  /** The event list's lines so far, oldest first (the last MAX_LIVE_EVENTS of app/live-mission.ts). */
+  events: { t: number; kind: string; detail: string }[];
+  /** The escalation waiting for a decision, if any. */
+  escalation: ConsoleEscalation | null;
+  /** How it ended, once it has. */
+  end: Omit<Extract<MissionEventBody, { topic: 'mission.end' }>, 'topic' | 'run'> | null;
+}
+
 /** The emergency stop's latch: while latched, nothing starts, resumes or is retried. */
 export type EstopState =
   | { latched: false }
@@ -130,7 +179,7 @@ export type EstopState =
     since: number;
     by: string;
     reason: string;
-    /** The runs it stopped. */
+    /** The audit runs it stopped (missions and tool loops, as the audit log names them). */
     stopped: string[];
     /** The audit run that records this latch (null until it is written). */
     auditRun: string | null;
@@ -168,13 +217,18 @@ export interface MissionApi {
   missionRun(params: MissionRunRequest): Promise<{ run: string; auditRun: string | null }>;
   missionControl(params: Static<typeof MissionControlRequest>): Promise<{ state: RunState }>;
   /**
+   * The console's current mission run, or the last one (null: none ran yet): what a window that opens
+   * mid-run shows to join it; the run's later events carry a higher `seq`.
+   */
+  missionLive(params?: NoParams): Promise<{ mission: MissionLive | null }>;
+  /**
    * Trains a model bundle (ψ and π_low) for a world from a fresh navigate dataset into the
    * workspace's models/<name>: a long job with progress, cancellable; resolves to its models id.
    */
   trainModels(params: TrainModelsRequest): Promise<{ models: string; dir: string }>;
   /**
    * The emergency stop: stops every running mission and tool loop at once and latches; resolves to
-   * the runs it stopped and the latch.
+   * the audit runs it stopped and the latch.
    */
   emergencyStop(params?: Static<typeof EmergencyStopRequest>): Promise<{ stopped: string[]; state: EstopState }>;
   /** Whether the emergency stop is latched (every window shows it). */
@@ -195,5 +249,6 @@ export const MISSION_PARAMS = {
   estopReset: EstopResetRequest,
   trainModels: TrainModelsRequest,
   missionControl: MissionControlRequest,
+  missionLive: NoParams,
   escalationDecide: EscalationDecideRequest,
 } as const satisfies Record<keyof MissionApi, object>;

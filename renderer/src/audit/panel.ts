@@ -123,6 +123,17 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   };
   const timeline = createTimeline(track, replaySide, (at) => void locate(at));
 
+  /** A node link of the selected run: its own scene (the replay's), or why it cannot be shown. */
+  const openNode = (id: string): void => {
+    const r = run;
+    if (r === null) return;
+    if (replay === null || replay.run.id !== r.id) {
+      say(`${id}: run ${r.id.slice(0, 8)}'s scene is not loaded (its replay could not be read), so its nodes cannot be shown`, 'error');
+      return;
+    }
+    app.post({ kind: 'focus-node', id, scene: replayScene(replay, timeline.value), auditRun: r.id });
+  };
+
   async function showDetail(row: AuditEventRow): Promise<void> {
     const gen = ++detailGen;
     detail.dataset.id = String(row.id);
@@ -130,7 +141,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       const d = await api.auditEvent({ ...fileArg(), id: row.id });
       if (gen !== detailGen) return;
       renderDetail(detail, d, run?.started_ms ?? d.row.t_ms);
-      linkNodes(detail, (id) => app.post({ kind: 'focus-node', id, ...(replay !== null ? { scene: replayScene(replay, timeline.value) } : {}) }));
+      linkNodes(detail, (id) => openNode(id));
       detail.dataset.kind = d.row.kind;
     } catch (e) {
       if (gen === detailGen) detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));

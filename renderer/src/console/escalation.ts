@@ -1,6 +1,6 @@
 /**
- * The escalation dialog: modal (nothing else can be clicked), cannot be dismissed with Esc or
- * by clicking outside, and a decision needs a typed reason — both go to the audit log.
+ * The escalation dialog: modal (nothing else can be clicked but the E-STOP), cannot be dismissed
+ * with Esc or by clicking outside, and a decision needs a typed reason — both go to the audit log.
  */
 import type { ConsoleEscalation as Escalation } from '../../../main/contract/api.js';
 import type { DECISIONS } from '../../../main/contract/defaults.js';
@@ -9,6 +9,7 @@ import { type App, el } from '../app.js';
 type MissionDecision = (typeof DECISIONS)[number];
 import { errorText } from '../api.js';
 import { linkNodes } from '../graph/node-links.js';
+import { showModal } from '../modal.js';
 
 export interface EscalationDialog {
   readonly element: HTMLDialogElement;
@@ -26,7 +27,8 @@ export function escalationDialog(app: App): EscalationDialog {
   const retry = el('button', { id: 'decide-retry', disabled: '' }, 'Retry (grant another R replans)');
   const skip = el('button', { id: 'decide-skip', disabled: '', hidden: '', title: 'Skip this subtask and go on with the next (the tool loop)' }, 'Skip the subtask');
   const err = el('div', { class: 'error', role: 'alert' });
-  // The dialog is modal: the header's E-STOP cannot be clicked behind it, so it carries its own.
+  // The header's E-STOP stays in reach above the dialog (modal.ts); the dialog carries one beside its
+  // decisions too, where the operator's eyes are.
   const estop = el('button', { id: 'escalation-estop', class: 'estop', title: 'Emergency stop (F9): your reason above is kept in the record' }, 'E-STOP (F9)');
   estop.addEventListener('click', () => app.post({ kind: 'estop' }));
   const dialog = el('dialog', { id: 'escalation', 'aria-labelledby': 'escalation-title' },
@@ -69,6 +71,8 @@ export function escalationDialog(app: App): EscalationDialog {
   return {
     element: dialog,
     open(run, escalation) {
+      // Already open on it (a window joining a run learns of it twice): what the operator typed stays.
+      if (current !== null && current.escalation.id === escalation.id && dialog.open) return;
       current = { run, escalation };
       message.textContent = escalation.reason;
       // The choices are the escalation's own: a mission's are abort and retry, the tool loop's add skip.
@@ -81,7 +85,7 @@ export function escalationDialog(app: App): EscalationDialog {
       const reopen = (): void => {
         if (current === null || dialog.open) return;
         app.post({ kind: 'show-tab', tab: 'mission' });
-        dialog.showModal();
+        showModal(dialog);
       };
       linkNodes(failures, (id) => {
         dialog.close();
@@ -90,7 +94,7 @@ export function escalationDialog(app: App): EscalationDialog {
       reason.value = '';
       err.textContent = '';
       sync();
-      if (!dialog.open) dialog.showModal();
+      if (!dialog.open) showModal(dialog);
       reason.focus();
     },
     close,

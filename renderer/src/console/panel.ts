@@ -1,10 +1,12 @@
 /**
  * The mission console: choose a world, load a specification and regions, plan and inspect the
  * plan on the graph view, run it, pause, stop; an escalation opens a blocking dialog whose decision
- * and reason go to the audit log.
+ * and reason go to the audit log. Every window is an operator station: a mission run, whichever
+ * window started it, is joined from its snapshot (missionLive: state, plan, trail, plots, events)
+ * and followed by its numbered events, so any window shows it and can pause, stop and E-STOP it.
  */
 import './console.css';
-import type { MissionEvent, MissionPlanResult, RunState, WorldInfo } from '../../../main/contract/api.js';
+import type { MissionEvent, MissionLive, MissionLiveTick, MissionPlanResult, RunState, WorldInfo } from '../../../main/contract/api.js';
 import { MISSION_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../../../main/contract/defaults.js';
 import { type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
@@ -17,6 +19,9 @@ import { modelsLabel } from './models-label.js';
 import { createLogPanel } from './log.js';
 import { foxgloveSwitch } from './foxglove.js';
 
+/** Whether a run in this state is still going (running, paused, or waiting for a decision). */
+const active = (st: RunState | null): boolean => st === 'running' || st === 'paused' || st === 'escalated';
+
 const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
 
 /** A plan's sha256 as the console shows it: short, the full value in the title (and in data-sha, for tests and tools). */
@@ -28,10 +33,15 @@ export function missionPanel(): Panel {
     let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
   let planned: MissionPlanResult | null = null;
+  /** The mission run this window shows (joined from its snapshot, whichever window started it). */
   let run: string | null = null;
+  /** The last of its events applied (MissionEvent.seq). */
+  let runSeq = 0;
   let runState: RunState | null = null;
   const trail: [number, number][] = [];
   let planSeq = 0;
+  /** The planned session whose plan the graph view draws (this window's, or a run's it joined). */
+  let drawnSession: string | null = null;
   let restore: () => void = () => {};
   let refreshFiles: () => void = () => {};
   let plots: ReturnType<typeof createLivePlots> | null = null;
@@ -208,14 +218,14 @@ export function missionPanel(): Panel {
         runState = s;
         state.textContent = s ?? 'idle';
         state.dataset.state = s ?? 'idle';
-        const active = s === 'running' || s === 'paused' || s === 'escalated';
+        const going = active(s);
         const stalePlan = changedSincePlan().length > 0;
-        runBtn.disabled = active || planned === null || planned.plan.status !== 'ok' || stalePlan || latched;
+        runBtn.disabled = going || planned === null || planned.plan.status !== 'ok' || stalePlan || latched;
         runBtn.title = latched ? 'The E-STOP is latched: reset it (header) before anything runs' : stalePlan ? 'The plan is stale: plan again' : '';
-        planBtn.disabled = active;
+        planBtn.disabled = going;
         pauseBtn.disabled = !(s === 'running' || s === 'paused');
         pauseBtn.textContent = s === 'paused' ? 'Resume' : 'Pause';
-        stopBtn.disabled = !active;
+        stopBtn.disabled = !going;
       };
 
       /** The plan on the screen can no longer run (a robot's plan that ran, or whose robot moved). */
@@ -283,6 +293,7 @@ export function missionPanel(): Panel {
             return false;
           }
           planned = r;
+          drawnSession = r.session;
           planInputs = asked;
           a.post({ kind: 'scene', scene: r.scene, plan: r.plan, automaton: r.automaton, session: r.session });
           heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...r.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
@@ -299,7 +310,8 @@ export function missionPanel(): Panel {
           );
           summary.append(stale);
           checkStale();
-          setRunState(null);
+          // A run another window started meanwhile goes on: its state stays.
+          setRunState(active(runState) ? runState : null);
           return true;
       };
 
@@ -337,9 +349,17 @@ export function missionPanel(): Panel {
         const last = saved.last;
         if (last === undefined) return;
         a.api.missionSession({ session: last.session }).then((r) => {
-          if (planned === null && showPlan(r, last.inputs)) summary.prepend(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan, kept by the workbench across the reload.'));
+          if (run !== null && runSession === r.session) {
+            // The run this window joined executes this very plan: it is this window's again, drawn as it runs.
+            planned = r;
+            planInputs = last.inputs;
+            summary.replaceChildren(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan, kept by the workbench across the reload; it is running.'));
+            checkStale();
+            return;
+          }
+          if (planned === null && !active(runState) && showPlan(r, last.inputs)) summary.prepend(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan, kept by the workbench across the reload.'));
         }, () => {
-          if (planned === null) summary.replaceChildren(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan is gone (the workbench restarted, or a robot\'s plan ran): plan again.'));
+          if (planned === null && run === null) summary.replaceChildren(el('div', { class: 'muted', id: 'plan-restored' }, 'The last plan is gone (the workbench restarted, or a robot\'s plan ran): plan again.'));
         });
       };
 
@@ -347,27 +367,9 @@ export function missionPanel(): Panel {
         if (planned === null || changedSincePlan().length > 0 || latched) return;
         errors.textContent = '';
         a.notify('');
-        logPanel.clear();
-        plots?.reset();
-        trail.length = 0;
-        // A replan of an earlier run is on the screen: the plan shown again is the one this run executes.
-        const replanned = summary.querySelector('#plan-replan-sha');
-        if (replanned !== null) {
-          replanned.remove();
-          try {
-            drawMission(graph, automaton, planned.scene, planned.plan, planned.automaton);
-          } catch (e) {
-            errors.textContent = errorText(e);
-            return;
-          }
-          a.post({ kind: 'scene', scene: planned.scene, plan: planned.plan, automaton: planned.automaton, session: planned.session });
-        }
-        const executing = planned.plan_sha;
+        // The run's events bring it to this window as to every other (join, below).
         a.api.missionRun({ session: planned.session, replans: Number(replans.value), speed: Number(speed.value) }).then((r) => {
-          run = r.run;
-          a.post({ kind: 'trail', points: [], ended: false });
-          setRunState('running');
-          addLog(0, `run started${r.auditRun !== null ? ` (audit run ${r.auditRun})` : ''}: executing the plan shown, sha256 ${shortSha(executing)}`);
+          if (run !== r.run) join(r.run);
           // A robot's plan runs once: the robot moves, so the next run needs a plan from where it is then.
           if (planned?.robot !== undefined) spend('This plan has run: plan again from where the robot is now.');
         }, (e: unknown) => {
@@ -384,28 +386,48 @@ export function missionPanel(): Panel {
         void a.api.missionControl({ run, action: 'stop' }).catch((e: unknown) => { errors.textContent = errorText(e); });
       });
 
-      a.api.estopState().then((st) => {
-        latched = st.latched;
-        setRunState(runState);
-      }, () => { /* the header reports it */ });
-      a.onEvent((e) => {
-        if (e.topic === 'estop') {
-          latched = e.state.latched;
-          setRunState(runState);
-          return;
+      /** The sha of the plan in force after a replan, under the summary (one line: the latest). */
+      const showReplanSha = (t: number, sha: string): void => {
+        summary.querySelector('#plan-replan-sha')?.remove();
+        summary.append(shaLine('plan-replan-sha', `replanned at t=${t}`, sha));
+      };
+
+      /** A tick: the robot, the monitor, the plots; `post`: the Graph tab too (a joined run's past ticks go to it as one trail). */
+      const showTick = (m: MissionLiveTick, post = true): void => {
+        trail.push([m.x, m.y]);
+        plots?.tick(m);
+        if (!post) return;
+        graph?.setRobot({ x: m.x, y: m.y });
+        automaton?.setActive(m.states);
+        live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
+        a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states, t: m.t, labels: m.labels });
+      };
+      const showEnd = (m: NonNullable<MissionLive['end']>, notify: boolean): void => {
+        // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
+        const tr = m.trajectory;
+        if (tr.length >= 2) {
+          trail.length = 0;
+          for (let i = 0; i + 1 < tr.length; i += 2) trail.push([tr[i]!, tr[i + 1]!]);
+          const [x, y] = trail[trail.length - 1]!;
+          graph?.setRobot({ x, y });
+          live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
         }
-        if (!e.topic.startsWith('mission.')) return;
-        const m = e as MissionEvent;
-        if (m.run !== run) return;
+        graph?.setTrail(trail);
+        a.post({ kind: 'trail', points: [...trail], ended: true, auditRun: m.auditRun });
+        addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : m.outcome === 'safety' ? 'SAFETY STOP' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome === 'safety' ? 'failed' : m.outcome);
+        plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : m.outcome === 'safety' ? 'safety stop' : `failed (${m.failureMode ?? ''})`);
+        if (notify && m.outcome !== 'stopped') a.notify(m.outcome === 'safety' ? `Safety stop: ${m.message}` : `Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
+        if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
+      };
+
+      /** One event of the run this window shows, once (a snapshot may already hold it). */
+      const apply = (m: MissionEvent): void => {
+        if (m.run !== run || m.seq <= runSeq) return;
+        runSeq = m.seq;
         switch (m.topic) {
           case 'mission.tick':
-            trail.push([m.x, m.y]);
-            graph?.setRobot({ x: m.x, y: m.y });
+            showTick(m);
             if (trail.length % 10 === 0) graph?.setTrail(trail);
-            automaton?.setActive(m.states);
-            live.textContent = `t=${m.t}  (${m.x.toFixed(2)}, ${m.y.toFixed(2)})  {${m.labels.join(', ')}}  → ${m.target ?? '–'}`;
-            a.post({ kind: 'robot', x: m.x, y: m.y, states: m.states, t: m.t, labels: m.labels });
-            plots?.tick(m);
             break;
           case 'mission.state':
             setRunState(m.state);
@@ -420,30 +442,110 @@ export function missionPanel(): Panel {
               errors.textContent = `replan at t=${m.t}: ${errorText(err)}`;
             }
             graph?.setTrail(trail);
-            a.post({ kind: 'scene', scene: m.scene, plan: m.plan, automaton: planned?.automaton ?? null, session: planned?.session ?? null, replan: m.t });
+            a.post({ kind: 'scene', scene: m.scene, plan: m.plan, automaton: shownAutomaton, session: runSession, replan: m.t });
             addLog(m.t, `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints, sha256 ${shortSha(m.plan_sha)}`, 'replan');
-            summary.querySelector('#plan-replan-sha')?.remove();
-            summary.append(shaLine('plan-replan-sha', `replanned at t=${m.t}`, m.plan_sha));
+            showReplanSha(m.t, m.plan_sha);
             break;
-          case 'mission.end': {
-            // The whole driven path replaces the sampled ticks; the marker goes where the robot ended.
-            const tr = m.trajectory;
-            if (tr.length >= 2) {
-              trail.length = 0;
-              for (let i = 0; i + 1 < tr.length; i += 2) trail.push([tr[i]!, tr[i + 1]!]);
-              const [x, y] = trail[trail.length - 1]!;
-              graph?.setRobot({ x, y });
-              live.textContent = `t=${m.steps}  (${x.toFixed(2)}, ${y.toFixed(2)})  ended`;
-            }
-            graph?.setTrail(trail);
-            a.post({ kind: 'trail', points: [...trail], ended: true });
-            addLog(m.steps, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome === 'stopped' ? 'STOPPED' : m.outcome === 'safety' ? 'SAFETY STOP' : `FAILED (${m.failureMode ?? ''})`}: ${m.message}`, m.outcome === 'success' ? 'ok' : m.outcome === 'safety' ? 'failed' : m.outcome);
-            plots?.end(m.steps, m.outcome === 'success' ? 'succeeded' : m.outcome === 'stopped' ? 'stopped' : m.outcome === 'safety' ? 'safety stop' : `failed (${m.failureMode ?? ''})`);
-            if (m.outcome !== 'stopped') a.notify(m.outcome === 'safety' ? `Safety stop: ${m.message}` : `Mission ${m.success ? 'succeeded' : 'failed'}: ${m.message}`, m.success ? 'info' : 'error');
-            if (runState === 'running' || runState === 'paused' || runState === 'escalated') setRunState('finished');
+          case 'mission.end':
+            showEnd(m, true);
             break;
+          case 'mission.escalation':
+            break; // the shell's dialog answers it, in every window
+        }
+      };
+
+      /** The automaton and the planned session of the run shown (a replan keeps them). */
+      let shownAutomaton: MissionPlanResult['automaton'] | null = null;
+      let runSession: string | null = null;
+
+      /** Shows a run from its snapshot: what it runs, where it stands, what happened so far. */
+      const adopt = (l: MissionLive): void => {
+        run = l.run;
+        runSeq = l.seq;
+        runSession = l.session;
+        shownAutomaton = l.automaton;
+        // The plan on the screen is the run's (a robot's plan is spent once it runs, but stays drawn).
+        const own = drawnSession === l.session;
+        drawnSession = l.session;
+        logPanel.clear();
+        plots?.reset();
+        trail.length = 0;
+        // An earlier run's replan on the screen: the plan this run executes is drawn again.
+        const earlierReplan = summary.querySelector('#plan-replan-sha') !== null;
+        summary.querySelector('#plan-replan-sha')?.remove();
+        if (!own || l.replannedAt !== null || earlierReplan) {
+          try {
+            drawMission(graph, own ? null : automaton, l.scene, l.plan, own ? null : l.automaton);
+          } catch (err) {
+            errors.textContent = `the running mission's plan: ${errorText(err)}`;
           }
         }
+        if (!own) {
+          // The plan on the screen is the run's, not one this window made: Run waits for a plan of its own.
+          planned = null;
+          planInputs = null;
+          stale.hidden = true;
+          heat.replaceChildren(el('option', { value: '' }, 'no heat map'), ...l.scene.propositions.map((p) => el('option', { value: p }, `heat: ${p}`)));
+          summary.replaceChildren(
+            el('div', { class: `plan-status ${l.plan.status}`, id: 'plan-joined' }, 'The mission running now'),
+            el('div', {}, l.plan.status === 'ok' ? `prefix ${l.plan.prefix.length - 1} waypoints, suffix ${l.plan.suffix.length}; objective ${l.plan.cost?.objective.toFixed(1) ?? '–'}` : l.plan.reason?.message ?? ''),
+            el('div', { class: 'muted' }, `${l.scene.world}: planned in another window (or before this one reloaded). This window shows it and can pause, stop and E-STOP it; plan here to run a mission of your own.`),
+            shaLine('plan-sha', 'the plan it started with', l.shown_sha),
+          );
+        }
+        if (l.replannedAt !== null) showReplanSha(l.replannedAt, l.plan_sha);
+        a.post({ kind: 'scene', scene: l.scene, plan: l.plan, automaton: l.automaton, session: l.session, ...(l.replannedAt !== null ? { replan: l.replannedAt } : {}) });
+        addLog(0, `run started${l.auditRun !== null ? ` (audit run ${l.auditRun})` : ''}: executing the plan shown, sha256 ${shortSha(l.shown_sha)}`);
+        for (const e of l.events) addLog(e.t, e.detail, e.kind);
+        const last = l.ticks[l.ticks.length - 1];
+        for (const t of l.ticks) showTick(t, false);
+        a.post({ kind: 'trail', points: [...trail], ended: false, auditRun: l.auditRun });
+        if (last !== undefined) {
+          trail.pop();
+          showTick(last);
+        } else live.textContent = '';
+        graph?.setTrail(trail);
+        setRunState(l.state);
+        if (l.end !== null) showEnd(l.end, false);
+        if (l.escalation !== null) a.post({ kind: 'escalation', run: l.run, escalation: l.escalation });
+      };
+
+      // Joining: the snapshot, then the events that came after it (held while the snapshot is on its way).
+      let joining: MissionEvent[] | null = null;
+      /** Runs that are not missions (the tool loop's runs send mission.state and escalations too). */
+      const notMissions = new Set<string>();
+      const join = (hint: string | null, first?: MissionEvent): void => {
+        if (joining !== null) return;
+        joining = first !== undefined ? [first] : [];
+        a.api.missionLive().then(({ mission: l }) => {
+          const held = joining ?? [];
+          joining = null;
+          if (hint !== null && l?.run !== hint) notMissions.add(hint);
+          // The run asked about, or one running now; a window opened after a run ended keeps its own screen.
+          if (l !== null && l.run !== run && (l.run === hint || active(l.state))) adopt(l);
+          for (const m of held) apply(m);
+        }, (err: unknown) => {
+          joining = null;
+          errors.textContent = `the running mission: ${errorText(err)}`;
+        });
+      };
+
+      a.api.estopState().then((st) => {
+        latched = st.latched;
+        setRunState(runState);
+      }, () => { /* the header reports it */ });
+      join(null);
+      a.onEvent((e) => {
+        if (e.topic === 'estop') {
+          latched = e.state.latched;
+          setRunState(runState);
+          return;
+        }
+        if (!e.topic.startsWith('mission.')) return;
+        const m = e as MissionEvent;
+        if (m.run === run) apply(m);
+        else if (joining !== null) joining.push(m);
+        else if (!notMissions.has(m.run)) join(m.run, m);
       });
     },
   };

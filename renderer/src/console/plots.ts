@@ -9,11 +9,12 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './plots.css';
-import type { MissionEvent } from '../../../main/contract/api.js';
+import type { MissionLiveTick } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 import { TickSeries, clock, progressText, type SeriesName } from './plots-model.js';
 
-type Tick = Extract<MissionEvent, { topic: 'mission.tick' }>;
+/** A tick as the run sends it, or as a snapshot kept it (a window joining a run). */
+type Tick = MissionLiveTick;
 
 export interface LivePlots {
   /** The progress line and the plot strip. */

@@ -6,6 +6,7 @@
 import { BUNDLE_NAME_PATTERN, TRAIN_DEFAULTS } from '../../../main/contract/defaults.js';
 import { type App, el } from '../app.js';
 import { errorText } from '../api.js';
+import { showModal } from '../modal.js';
 
 export interface TrainDialog {
   readonly element: HTMLDialogElement;
@@ -54,7 +55,7 @@ export function trainDialog(app: App, trained: (world: string, models: string) =
       world = w;
       title.textContent = `Train models for ${w}`;
       err.textContent = '';
-      dialog.showModal();
+      showModal(dialog);
       name.focus();
     },
   };

@@ -1,5 +1,6 @@
 /** Small modal dialogs for the editors: a question with choices, and a file name. */
 import { el } from '../app.js';
+import { showModal } from '../modal.js';
 
 export interface Choice {
   id: string;
@@ -15,8 +16,7 @@ function modal(title: string, body: (Node | string)[], buttons: HTMLButtonElemen
     e.preventDefault();
     onCancel();
   });
-  document.body.append(dialog);
-  dialog.showModal();
+  showModal(dialog);
   return dialog;
 }
 

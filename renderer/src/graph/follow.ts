@@ -27,6 +27,8 @@ export class MissionFollow {
   ticks = 0;
   replans = 0;
   ended = false;
+  /** The audit run of the run followed (the live one, or the last), once known. */
+  auditRun: string | null = null;
 
   scene(m: Extract<LocalMessage, { kind: 'scene' }>): void {
     const replan = m.replan !== undefined;
@@ -35,6 +37,7 @@ export class MissionFollow {
       this.trail = [];
       this.clearRun();
       this.ended = false;
+      this.auditRun = null;
     } else this.replans++;
     this.current = {
       scene: m.scene, plan: m.plan,
@@ -63,8 +66,9 @@ export class MissionFollow {
     if (this.trail.length > MAX_TRAIL) this.trail = this.trail.filter((_, i) => i % 2 === 0 || i === this.trail.length - 1);
   }
 
-  /** The run's whole driven path (at its end), or an empty one (a run starts). */
-  setTrail(points: readonly [number, number][], ended: boolean): void {
+  /** The run's whole driven path (at its end), an empty one (a run starts), or the path so far (a window joins a run). */
+  setTrail(points: readonly [number, number][], ended: boolean, auditRun?: string | null): void {
+    if (auditRun !== undefined && auditRun !== null) this.auditRun = auditRun;
     this.trail = points.map(([x, y]) => [x, y]);
     this.ended = ended;
     if (!ended && points.length === 0) this.clearRun();

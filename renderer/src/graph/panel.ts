@@ -7,7 +7,7 @@
  */
 import './graph.css';
 import type { AutomatonView, GraphScene, MissionGraphView, PlanView } from '../../../main/contract/api.js';
-import { type App, type Panel, el } from '../app.js';
+import { type App, type LocalMessage, type Panel, el } from '../app.js';
 import { ApiCallError, errorText } from '../api.js';
 import { type CyGraphView, createGraphView } from './cy-view.js';
 import { type CyAutomatonView, createAutomatonView } from './cy-automaton.js';
@@ -260,6 +260,29 @@ export function graphPanel(): Panel {
         }
         focusNode(search.value);
       });
+      /**
+       * A node link from an audited run: the run's own scene, never another graph that happens to have
+       * a node of that id. The live mission's graph serves when it is that run and places the node; else
+       * the run's scene from the log, which places only its plans' nodes — false, said, when it has not it.
+       */
+      let shownAudit: string | null = null;
+      const showOwnScene = (id: string, own: NonNullable<Extract<LocalMessage, { kind: 'focus-node' }>['scene']>, auditRun: string | undefined): boolean => {
+        const run = auditRun !== undefined ? `audit run ${auditRun.slice(0, 8)}` : 'the audited run';
+        if (auditRun !== undefined && auditRun === mission.auditRun && mission.current !== null && mission.current.scene.nodes.some((n) => n.id === id)) {
+          if (shown?.source !== 'console') showMission();
+          return true;
+        }
+        if (shown?.source !== 'other' || shownAudit !== (auditRun ?? null) || gv.scene() !== own.scene) {
+          // Its scene stays on the screen: following the mission would replace it at the next replan.
+          follow.checked = false;
+          show({ ...own, source: 'other' });
+          shownAudit = auditRun ?? null;
+          status.textContent = `${run} (from the audit log) · ${status.textContent}`;
+        }
+        if (own.scene.nodes.some((n) => n.id === id)) return true;
+        showError(`${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, the replay places only the nodes of the run's plans, and ${id} is on none of them.`);
+        return false;
+      };
       let backAction: (() => void) | null = null;
       back.addEventListener('click', () => {
         back.hidden = true;
@@ -288,12 +311,15 @@ export function graphPanel(): Panel {
             } else if (follow.checked) drawRobot();
             break;
           case 'trail':
-            mission.setTrail(m.points, m.ended);
+            mission.setTrail(m.points, m.ended, m.auditRun);
             if (follow.checked) drawRobot();
             break;
           case 'focus-node': {
             app.post({ kind: 'show-tab', tab: 'graph' });
-            if (gv.find(m.id) === null && m.scene !== undefined) show({ ...m.scene, source: 'other' });
+            if (m.scene === undefined) {
+              // A node of the live mission (the console's log, an escalation): on the mission's graph, not on a file's.
+              if (shown?.source === 'file' || shown?.source === 'other') showMission();
+            } else if (!showOwnScene(m.id, m.scene, m.auditRun)) break;
             if (focusNode(m.id)) search.value = m.id;
             backAction = m.back?.action ?? null;
             back.hidden = backAction === null;
