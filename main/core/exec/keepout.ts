@@ -1,48 +1,18 @@
 /**
  * Where the robot may not go, on the motion rather than on the graph: the letters a straight piece
- * of path reads (exactly: they change only where it enters or leaves a region), the first point of a
+ * of path reads (they change only where it enters or leaves a region: segment-labels.ts), the first point of a
  * path where the specification's monitor would have no accepting continuation, and the keepout mask
  * for the robot's own planner (Nav2's keepout filter) — a grid whose cells are kept out when some
  * point in them could read a letter that is dead now. Pure.
  */
 import type { LetterSteps } from '../ltl/forbidden.js';
 import type { Region } from '../world/regions.js';
+import { segmentRuns } from '../world/segment-labels.js';
 import type { KeepoutGrid } from '../world/world.js';
 
 export interface Pt {
   readonly x: number;
   readonly y: number;
-}
-
-/** The parameters t ∈ [0, 1] where the closed segment a→b lies in the (closed, convex) region, or null. */
-export function segmentInterval(r: Region, a: Pt, b: Pt): readonly [number, number] | null {
-  const dx = b.x - a.x, dy = b.y - a.y;
-  if (r.kind === 'disk') {
-    const fx = a.x - r.center[0], fy = a.y - r.center[1];
-    const A = dx * dx + dy * dy, B = 2 * (fx * dx + fy * dy), C = fx * fx + fy * fy - r.radius * r.radius;
-    if (A === 0) return C <= 0 ? [0, 1] : null;
-    const disc = B * B - 4 * A * C;
-    if (disc < 0) return null;
-    const s = Math.sqrt(disc);
-    return clip((-B - s) / (2 * A), (-B + s) / (2 * A));
-  }
-  // Liang–Barsky on the box.
-  let lo = 0, hi = 1;
-  for (const [p, q] of [[-dx, a.x - r.min[0]], [dx, r.max[0] - a.x], [-dy, a.y - r.min[1]], [dy, r.max[1] - a.y]] as const) {
-    if (p === 0) {
-      if (q < 0) return null;
-      continue;
-    }
-    const t = q / p;
-    if (p < 0) lo = Math.max(lo, t);
-    else hi = Math.min(hi, t);
-  }
-  return lo <= hi ? [lo, hi] : null;
-}
-
-function clip(lo: number, hi: number): readonly [number, number] | null {
-  const a = Math.max(0, lo), b = Math.min(1, hi);
-  return a <= b ? [a, b] : null;
 }
 
 export interface Reading {
@@ -53,28 +23,14 @@ export interface Reading {
 }
 
 /**
- * The letters read along the segment a→b, in order, consecutive repeats merged, each with a point
- * where it is read: at every place the segment enters or leaves a region (regions are closed, so a
- * touch counts) and between them.
+ * The letters read along the segment a→b, in order, consecutive repeats merged, each with the point
+ * where the segment begins to read it (core/world/segment-labels.ts segmentRuns: regions are
+ * closed, so a touch counts).
  */
 export function segmentLetters(regions: readonly Region[], a: Pt, b: Pt): Reading[] {
-  const spans = regions.map((r) => segmentInterval(r, a, b));
-  const cuts = new Set<number>([0, 1]);
-  for (const s of spans) if (s !== null) { cuts.add(s[0]); cuts.add(s[1]); }
-  const ts = [...cuts].sort((p, q) => p - q);
-  const probes: number[] = [];
-  ts.forEach((t, i) => {
-    if (i > 0) probes.push((ts[i - 1]! + t) / 2);
-    probes.push(t);
-  });
-  const out: Reading[] = [];
-  for (const t of probes) {
-    const letter = regions.filter((_, k) => { const s = spans[k]; return s != null && s[0] <= t && t <= s[1]; }).map((r) => r.name);
-    const last = out[out.length - 1];
-    if (last !== undefined && last.letter.join('\u0000') === letter.join('\u0000')) continue;
-    out.push({ x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y), letter });
-  }
-  return out;
+  return segmentRuns(regions, a.x, a.y, b.x, b.y).map((r) => ({
+    x: r.from === 0 ? a.x : r.from === 1 ? b.x : a.x + r.from * (b.x - a.x), y: r.from === 0 ? a.y : r.from === 1 ? b.y : a.y + r.from * (b.y - a.y), letter: r.labels,
+  }));
 }
 
 /** Where a path first reads a dead letter. */

@@ -3,7 +3,8 @@
  * disks and boxes) along the segment from a to b, in order, with equal neighbours merged. Each run
  * carries a parameter t ∈ [0, 1] of a point that has exactly the run's labels: the first run holds
  * a (t = 0), the last holds b (t = 1), and every other run's point is where a graph puts the node
- * that stands for it (core/plan/crossings.ts). Pure.
+ * that stands for it (core/plan/crossings.ts); `from` is where the run begins, the place a path
+ * enters it (core/exec/keepout.ts). Pure.
  *
  * A region's membership can change along a segment only where the segment meets the region's
  * boundary: a box's four lines (x = min/max, y = min/max) or a disk's circle. Those parameters cut
@@ -18,6 +19,8 @@ export interface LabelRun {
   readonly labels: readonly string[];
   /** A parameter along the segment where labelAt gives exactly `labels`; 0 for the first run, 1 for the last. */
   readonly t: number;
+  /** Where the run begins: 0 for the first, else the boundary the segment crosses into it. */
+  readonly from: number;
 }
 
 /** Parameters in (0, 1) where the segment meets the region's boundary (lines or circle), unsorted. */
@@ -67,7 +70,7 @@ export function segmentRuns(regions: readonly Region[], ax: number, ay: number, 
   const local = regions.filter((r) => near(r, x0, y0, x1, y1));
   const at = (t: number): string[] => (t === 0 ? labelAt(local, ax, ay) : t === 1 ? labelAt(local, bx, by) : labelAt(local, ax + t * dx, ay + t * dy));
   const first = at(0);
-  if (local.length === 0) return [{ labels: first, t: 0 }];
+  if (local.length === 0) return [{ labels: first, t: 0, from: 0 }];
   const hits: number[] = [];
   for (const r of local) boundaryHits(r, ax, ay, dx, dy, hits);
   hits.sort((p, q) => p - q);
@@ -83,16 +86,19 @@ export function segmentRuns(regions: readonly Region[], ax: number, ay: number, 
   points.push(1);
   // Group equal neighbours. A run stands at its middle interval midpoint (inside the region, away from
   // its boundary), or at its cut point when it is nothing but one (a touch).
-  const groups: { labels: string[]; mids: number[]; cut: number }[] = [];
+  // Points alternate: even indices are a, the cut points and b; odd ones interval midpoints. A run
+  // that begins at a midpoint began at the cut before it.
+  const groups: { labels: string[]; mids: number[]; cut: number; from: number }[] = [];
   points.forEach((t, i) => {
     const labels = at(t);
     let last = groups[groups.length - 1];
-    if (last === undefined || !same(last.labels, labels)) groups.push(last = { labels, mids: [], cut: t });
+    if (last === undefined || !same(last.labels, labels)) groups.push(last = { labels, mids: [], cut: t, from: i % 2 === 1 ? points[i - 1]! : t });
     if (i % 2 === 1) last.mids.push(t);
   });
-  if (groups.length === 1) return [{ labels: first, t: 0 }];
+  if (groups.length === 1) return [{ labels: first, t: 0, from: 0 }];
   return groups.map((g, i) => ({
     labels: g.labels,
     t: i === 0 ? 0 : i === groups.length - 1 ? 1 : g.mids.length > 0 ? g.mids[Math.floor((g.mids.length - 1) / 2)]! : g.cut,
+    from: g.from,
   }));
 }

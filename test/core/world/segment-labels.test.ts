@@ -46,7 +46,7 @@ test('segmentRuns: the labels a dense walk along the segment sees, in order, eac
 
 test('segmentRuns: through a disk and out, along a box edge, a touch, and nothing near', () => {
   const disk: Region = { name: 'h', kind: 'disk', center: [0, 0], radius: 1 };
-  assert.deepEqual(segmentRuns([disk], -2, 0, 2, 0).map((r) => [r.labels, r.t]), [[[], 0], [['h'], 0.5], [[], 1]]);
+  assert.deepEqual(segmentRuns([disk], -2, 0, 2, 0).map((r) => [r.labels, r.t, r.from]), [[[], 0, 0], [['h'], 0.5, 0.25], [[], 1, 0.75]], 'each run with where it begins: the boundary crossed');
   // a segment tangent to the disk touches it at one point: that point is a run of its own
   const touch = segmentRuns([disk], -2, 1, 2, 1);
   assert.deepEqual(touch.map((r) => r.labels), [[], ['h'], []]);
@@ -54,7 +54,7 @@ test('segmentRuns: through a disk and out, along a box edge, a touch, and nothin
   // along a box's top edge: the closed box holds the whole stretch
   const box: Region = { name: 'b', kind: 'box', min: [0, 0], max: [1, 1] };
   assert.deepEqual(segmentRuns([box], -1, 1, 2, 1).map((r) => r.labels), [[], ['b'], []]);
-  assert.deepEqual(segmentRuns([box], 5, 5, 6, 6), [{ labels: [], t: 0 }]);
+  assert.deepEqual(segmentRuns([box], 5, 5, 6, 6), [{ labels: [], t: 0, from: 0 }]);
   // overlapping regions: the overlap is a run of its own
   const d2: Region = { name: 'd', kind: 'disk', center: [1, 0.5], radius: 0.5 };
   assert.deepEqual(segmentRuns([box, d2], -1, 0.5, 3, 0.5).map((r) => r.labels), [[], ['b'], ['b', 'd'], ['d'], []]);
