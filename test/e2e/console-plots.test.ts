@@ -106,7 +106,7 @@ test('console: live plots of position, speed, distance to the next waypoint and 
     assert.deepEqual(await visible(), all.filter((l) => l.startsWith('error ')));
     await page.selectOption('#log-level', 'info');
     await page.fill('#log-filter', 'run started');
-    assert.deepEqual((await visible()).map((l) => l.replace(/\(audit run [^)]+\)/, '(audit run …)')), ['info INFO t=0 run started (audit run …)']);
+    assert.deepEqual((await visible()).map((l) => l.replace(/\(audit run [^)]+\)/, '(audit run …)').replace(/sha256 [0-9a-f]{12}…/, 'sha256 …')), ['info INFO t=0 run started (audit run …): executing the plan shown, sha256 …']);
     await page.fill('#log-filter', '');
     assert.equal((await visible()).length, all.length);
     // The operator can fold the plots away.

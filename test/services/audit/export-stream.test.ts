@@ -29,7 +29,9 @@ test('streamed exports are byte-identical to what the in-memory export wrote for
   // size and sha256 of each export that the export before streaming (commit 930406e) wrote for it
   // (the MCAP files' since the failure record's schema gained 'overturned', moved_m and stalled:
   // only the embedded JSON schema differs, +328 bytes; and since the executor's events gained
-  // 'recovery', moved_m and to: the checkpoint schema, 113 bytes longer, embedded twice, +226).
+  // 'recovery', moved_m and to: the checkpoint schema, 113 bytes longer, embedded twice, +226; and
+  // since failure records gained the kind 'safety' and `at`, and run_end the outcome 'safety': the
+  // failure record's, the escalation's and run_end's schemas, 174 bytes longer, embedded twice, +348).
   const golden = JSON.parse(readFileSync(fixture('export-golden.json'), 'utf8')) as Golden;
   const d = mkdtempSync(join(tmpdir(), 'witness-export-golden-'));
   try {
