@@ -53,9 +53,11 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
   return missionExit(res);
 }
 
-/** A mission's exit code: 0 success, 130 stopped by the operator, 5 a safety stop, 1 any other failure. */
+/** A mission's exit code: 0 success, 130 stopped by the operator, 5 a safety stop, 3 no first plan (infeasible), 1 any other failure. */
 export function missionExit(r: Pick<MissionResult, 'success' | 'failureMode'>): number {
-  return r.success ? EXIT.ok : r.failureMode === 'stopped' ? EXIT.interrupted : r.failureMode === 'safety' ? EXIT.safety : EXIT.negative;
+  if (r.success) return EXIT.ok;
+  // No first plan is an infeasible mission, as `witness plan` says it (exit 3).
+  return r.failureMode === 'stopped' ? EXIT.interrupted : r.failureMode === 'safety' ? EXIT.safety : r.failureMode === 'planning' ? EXIT.budget : EXIT.negative;
 }
 
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
@@ -110,6 +112,6 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
         summary(io, res);
         if (o.picture !== undefined) io.out(`  wrote ${o.picture}\n`);
       }
-      return res.success ? EXIT.ok : EXIT.negative;
+      return missionExit(res);
     })));
 }

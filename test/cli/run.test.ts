@@ -45,6 +45,10 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   assert.deepEqual([lr.failureMode, lr.steps], ['world', 10]);
   assert.match(lr.message, /^pointmaze-medium: disconnected: step 10: injected fault step:10:error:disconnected$/);
   assert.equal((await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e9', '--no-audit')).code, 2);
+  // No first plan: the mission is infeasible, exit 3 as for `witness plan`, with the planner's reason.
+  const none = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2 & G !e2', '--start', '4,20', '--no-audit');
+  assert.equal(none.code, 3, none.out + none.err);
+  assert.match(none.out, /FAILED \(planning\)/);
   assert.equal((await cli('audit', 'verify', join(dir, 'nav.wds'))).code, 2, 'not an audit database');
 
   const out = join(dir, 'bench.jsonl'), pics = join(dir, 'pics');
