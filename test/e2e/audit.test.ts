@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
-import { type AppUnderTest, openApp } from './harness.js';
+import { type AppUnderTest, onlyAuditKind, openApp } from './harness.js';
 import { NEEDLE, writeFixture } from '../api/audit-fixture.js';
 
 const BIG = 100_000;
@@ -127,9 +127,7 @@ test('audit browser: runs with their counts; the 100k-event table keeps a bounde
 test('filters: kinds, tool, failure label, time window and free text each narrow the table to exactly the matching events', async () => {
   const big = fx.big!;
   // Kinds: only failure records.
-  for (const box of await page.$$('#audit-f-kinds input[type=checkbox]')) {
-    if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
-  }
+  await onlyAuditKind(page, 'failure_record');
   assert.equal(await count(), `${big.failures} events`);
   await settled();
   assert.ok((await rows()).every((r) => r.kind === 'failure_record' && r.failure === 'grasp-missed'));

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
-import { type AppUnderTest, SCREENSHOTS, STUCK, openApp } from './harness.js';
+import { type AppUnderTest, SCREENSHOTS, STUCK, onlyAuditKind, openApp } from './harness.js';
 
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 
@@ -373,9 +373,7 @@ test('an audit run\'s node link opens that run\'s own scene, not the live missio
     await page.waitForSelector(`#audit-runs li[data-run="${first.auditRun}"]`);
     await page.click(`#audit-runs li[data-run="${first.auditRun}"]`);
     await page.waitForSelector('#audit-f-kinds input[value="failure_record"]');
-    for (const box of await page.$$('#audit-f-kinds input[type=checkbox]')) {
-      if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
-    }
+    await onlyAuditKind(page, 'failure_record');
     await page.locator('#audit-count', { hasText: /^\d+ events?$/ }).waitFor();
     await page.click('#audit-table .ev-row:not([hidden])[data-kind="failure_record"]');
     await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { type AppUnderTest, STUCK, openApp } from './harness.js';
+import { type AppUnderTest, STUCK, onlyAuditKind, openApp } from './harness.js';
 import type { ApiEvent, MissionEvent } from '../../main/contract/api.js';
 import { MAZES, cellAt, isFree, mazeBounds } from '../../main/core/world/maze.js';
 
@@ -115,8 +115,9 @@ const BOUNDS = mazeBounds(MAZE);
  * the fraction of points that do, and the picture's box.
  */
 async function trailOnPicture(page: Page, root: string, points: [number, number][]): Promise<{ hit: number }> {
-  // (A string, as console.test.ts does: this file is compiled without the DOM's types.)
-  return page.evaluate<{ hit: number }>(`((root, points, b) => {
+  // (A string, as console.test.ts does: this file is compiled without the DOM's types.) The overlay
+  // draws at the next animation frame (overlays.ts): its pixels are read two frames on.
+  return page.evaluate<{ hit: number }>(`((root, points, b) => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok((() => {
     const view = document.querySelector(root);
     const pic = view.querySelector('.gv-picture').getBoundingClientRect();
     const canvas = view.querySelector('.gv-over canvas');
@@ -132,7 +133,7 @@ async function trailOnPicture(page: Page, root: string, points: [number, number]
       if (red) hit++;
     }
     return { hit: hit / Math.max(1, points.length) };
-  })(${JSON.stringify(root)}, ${JSON.stringify(points)}, ${JSON.stringify(BOUNDS)})`);
+  })())))))(${JSON.stringify(root)}, ${JSON.stringify(points)}, ${JSON.stringify(BOUNDS)})`);
 }
 
 /** Where the robot marker of a view sits, as a world point read through the picture's frame. */
@@ -228,17 +229,22 @@ async function nodeOnScreen(page: Page, id: string): Promise<{ node: { x: number
 
 /** The whole world picture lies inside the Graph tab's view, and fills it in one direction (fit to view). */
 async function pictureInView(page: Page): Promise<void> {
-  // A resize of the panel (a status line that wraps, a button shown) refits the view in the
-  // ResizeObserver's callback, which runs at the next rendering step: a read in the same task sees
-  // the new box and the old fit. Let two frames pass (the observer's callback and the redraw) first.
-  await page.evaluate(`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))`);
-  const r = await page.evaluate<{ p: { l: number; t: number; r: number; b: number }; v: { l: number; t: number; r: number; b: number } }>(`(() => {
+  // A resize of the panel (a status line that wraps, a button shown, the status bar below) refits the
+  // view in the ResizeObserver's callback, at a later rendering step than the resize itself: the
+  // fit is read once the frames have settled — within a second, or the view never refitted.
+  const read = (): Promise<{ p: { l: number; t: number; r: number; b: number }; v: { l: number; t: number; r: number; b: number } }> => page.evaluate(`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => {
     const p = document.querySelector('#graph-view .gv-picture').getBoundingClientRect();
     const v = document.querySelector('#graph-view').getBoundingClientRect();
-    return { p: { l: p.left, t: p.top, r: p.right, b: p.bottom }, v: { l: v.left, t: v.top, r: v.right, b: v.bottom } };
-  })()`);
+    ok({ p: { l: p.left, t: p.top, r: p.right, b: p.bottom }, v: { l: v.left, t: v.top, r: v.right, b: v.bottom } });
+  })))`);
+  const inside = (x: Awaited<ReturnType<typeof read>>): boolean => x.p.l >= x.v.l - 1 && x.p.t >= x.v.t - 1 && x.p.r <= x.v.r + 1 && x.p.b <= x.v.b + 1;
+  let r = await read();
+  for (let tries = 0; !inside(r) && tries < 20; tries++) {
+    await page.waitForTimeout(50);
+    r = await read();
+  }
   const { p, v } = r;
-  assert.ok(p.l >= v.l - 1 && p.t >= v.t - 1 && p.r <= v.r + 1 && p.b <= v.b + 1, `picture ${JSON.stringify(p)} not inside the view ${JSON.stringify(v)}`);
+  assert.ok(inside(r), `picture ${JSON.stringify(p)} not inside the view ${JSON.stringify(v)}`);
   assert.ok(p.r - p.l > 0.8 * (v.r - v.l) || p.b - p.t > 0.8 * (v.b - v.t), `picture ${JSON.stringify(p)} does not fill the view ${JSON.stringify(v)}`);
 }
 
@@ -357,9 +363,7 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await page.waitForSelector('#audit-runs li');
     await page.click('#audit-runs li');
     await page.waitForSelector('#audit-f-kinds input[value="failure_record"]');
-    for (const box of await page.$$('#audit-f-kinds input[type=checkbox]')) {
-      if ((await box.getAttribute('value')) !== 'failure_record') await box.uncheck();
-    }
+    await onlyAuditKind(page, 'failure_record');
     await page.locator('#audit-count', { hasText: /^1 event$/ }).waitFor();
     await page.click('#audit-table .ev-row:not([hidden])[data-kind="failure_record"]');
     await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');

@@ -91,3 +91,13 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
     },
   };
 }
+
+/**
+ * Leaves only `kind` ticked in the Audit tab's kind filter. Each box is found anew by its value: the
+ * filter is rebuilt (ticks kept) whenever the selected run gains events, which a handle taken
+ * before would not survive.
+ */
+export async function onlyAuditKind(page: Page, kind: string): Promise<void> {
+  const values = await page.evaluate<string[]>(`[...document.querySelectorAll('#audit-f-kinds input[type=checkbox]')].map((b) => b.value)`);
+  for (const v of values) if (v !== kind) await page.uncheck(`#audit-f-kinds input[type=checkbox][value="${v}"]`);
+}

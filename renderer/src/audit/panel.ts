@@ -249,7 +249,12 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     filterError.textContent = '';
   };
 
+  /** Counts selections: a selection's answers apply only while it is the latest (the same run may be selected twice). */
+  let selection = 0;
   async function selectRun(r: AuditRunSummary): Promise<void> {
+    // The run on the screen, loaded and unchanged: selecting it again keeps where the operator is.
+    if (run?.id === r.id && run.events === r.events && replay?.run.id === r.id) return;
+    const mine = ++selection;
     run = r;
     for (const li of runsList.querySelectorAll<HTMLElement>('li')) {
       li.classList.toggle('selected', li.dataset.run === r.id);
@@ -259,7 +264,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     exportOut.textContent = '';
     try {
       const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
-      if (run !== r) return;
+      if (run !== r || mine !== selection) return;
       fillFilters(f);
       replay = rp;
       timeline.load(rp);
@@ -372,11 +377,12 @@ function mountAudit(root: HTMLElement, app: App): () => void {
 
   /** The selected run has more events: its filters' counts, its replay and its table follow. */
   async function refreshRun(r: AuditRunSummary): Promise<void> {
+    const mine = selection;
     run = r;
     const checked = new Set([...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((b) => !b.checked).map((b) => b.value));
     const tool = toolSel.value, failure = failSel.value;
     const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
-    if (run !== r) return;
+    if (run !== r || mine !== selection) return;
     const from = fromIn.value, to = toIn.value, text = textIn.value;
     fillFilters(f);
     // The operator's choices stay: kinds left unticked stay unticked (new kinds come ticked).

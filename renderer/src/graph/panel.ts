@@ -116,8 +116,15 @@ export function graphPanel(): Panel {
       };
       /** The scene drawn now, as JSON: the same graph planned again keeps its drawing and viewport. */
       let drawn: { json: string; scene: GraphScene } | null = null;
-      const show = (s: Shown): void => {
+      /**
+       * Shows a scene; `note` goes before its status line. The status line is written first and the
+       * view told to fit again last: the status line and the legend (whose colours are the new
+       * scene's) can wrap and change the view's height, and a change within the same task leaves
+       * the ResizeObserver nothing to report, so the view would keep the fit of another height.
+       */
+      const show = (s: Shown, note?: string): void => {
         shown = s;
+        status.textContent = [note, `${s.scene.world}: ${s.scene.nodes.length} nodes, ${s.scene.edges.length} edges`, describePlan(s.plan)].filter(Boolean).join(' · ');
         const json = JSON.stringify(s.scene);
         if (drawn === null || json !== drawn.json || gv.scene() !== drawn.scene) {
           drawn = { json, scene: s.scene };
@@ -137,7 +144,7 @@ export function graphPanel(): Panel {
         baseActive = s.automaton?.states.filter((q) => q.initial).map((q) => q.id) ?? [];
         av.setActive(baseActive);
         renderLegend(s.scene);
-        status.textContent = [`${s.scene.world}: ${s.scene.nodes.length} nodes, ${s.scene.edges.length} edges`, describePlan(s.plan)].filter(Boolean).join(' · ');
+        gv.resize();
       };
 
       gv.onSelect((d: NodeDetail | null) => {
@@ -205,8 +212,7 @@ export function graphPanel(): Panel {
         const m = mission.current;
         if (m === null) return;
         showError(null);
-        show({ scene: m.scene, plan: m.plan, automaton: m.automaton, source: 'console' });
-        status.textContent = `from the mission console · ${status.textContent}`;
+        show({ scene: m.scene, plan: m.plan, automaton: m.automaton, source: 'console' }, 'from the mission console');
         drawRobot();
       };
       const openMissionGraph = (v: MissionGraphView): void => {
@@ -216,8 +222,7 @@ export function graphPanel(): Panel {
         status.textContent = `opening the ${v} graph…`;
         app.api.missionGraph({ session, view: v }).then((r) => {
           if (mission.current?.session !== session) return;
-          show({ scene: r.scene, plan: r.plan, automaton: r.automaton, source: v });
-          status.textContent = `${r.note} · ${status.textContent}`;
+          show({ scene: r.scene, plan: r.plan, automaton: r.automaton, source: v }, r.note);
           drawRobot();
         }, (e: unknown) => {
           status.textContent = '';
@@ -275,9 +280,8 @@ export function graphPanel(): Panel {
         if (shown?.source !== 'other' || shownAudit !== (auditRun ?? null) || gv.scene() !== own.scene) {
           // Its scene stays on the screen: following the mission would replace it at the next replan.
           follow.checked = false;
-          show({ ...own, source: 'other' });
+          show({ ...own, source: 'other' }, `${run} (from the audit log)`);
           shownAudit = auditRun ?? null;
-          status.textContent = `${run} (from the audit log) · ${status.textContent}`;
         }
         if (own.scene.nodes.some((n) => n.id === id)) return true;
         showError(`${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, the replay places only the nodes of the run's plans, and ${id} is on none of them.`);
