@@ -81,19 +81,26 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
       meta: { via: a.via, replans: req.replans, seed: req.seed, events: AUDIT_EVENTS_VERSION, ...a.meta },
       toolSchemas: Object.fromEntries([...tools].map(([name, def]) => [name, JSON.stringify(def.arguments)])),
     });
-    req.started?.(run, tools);
-    await w.reset({ seed: req.seed });
-    const started = Date.now();
     const sink = a !== undefined && run !== null ? auditSink(a.log, run) : null;
-    const toAudit = sink !== null ? loopEvents(sink) : null;
-    const extra = req.onEvent;
-    const onEvent: LoopEvents | null = toAudit !== null && extra !== undefined ? (kind, body) => { toAudit(kind, body); extra(kind, body); } : toAudit ?? extra ?? null;
-    const result = await runLoop(tools, w, planner, req.goal, {
-      replans: req.replans, goal: req.verify, clock: req.clock ?? (() => (Date.now() - started) / 1000),
-      ...(req.blind ? { blind: true } : {}), ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
-      ...(onEvent !== null ? { onEvent } : {}), ...(req.decide ? { decide: req.decide } : {}),
-      ...(req.signal ? { signal: req.signal } : {}), ...(req.onCall ? { onCall: req.onCall } : {}),
-    });
+    let result: LoopResult;
+    try {
+      req.started?.(run, tools);
+      await w.reset({ seed: req.seed });
+      const started = Date.now();
+      const toAudit = sink !== null ? loopEvents(sink) : null;
+      const extra = req.onEvent;
+      const onEvent: LoopEvents | null = toAudit !== null && extra !== undefined ? (kind, body) => { toAudit(kind, body); extra(kind, body); } : toAudit ?? extra ?? null;
+      result = await runLoop(tools, w, planner, req.goal, {
+        replans: req.replans, goal: req.verify, clock: req.clock ?? (() => (Date.now() - started) / 1000),
+        ...(req.blind ? { blind: true } : {}), ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
+        ...(onEvent !== null ? { onEvent } : {}), ...(req.decide ? { decide: req.decide } : {}),
+        ...(req.signal ? { signal: req.signal } : {}), ...(req.onCall ? { onCall: req.onCall } : {}),
+      });
+    } catch (e) {
+      // A run that was recorded is never left without an end: whatever stopped it is its reason.
+      sink?.event('run_end', { outcome: 'failed', failureMode: 'error', reason: `the run failed: ${e instanceof Error ? e.message : String(e)}`, replans: 0 });
+      throw e;
+    }
     sink?.event('run_end', { outcome: result.outcome, reason: result.reason, toolCalls: result.toolCalls, replans: result.replans });
     // Appends are batched: the caller settles the log once (settleAudit), after one run or many.
     return { result, auditRun: run, auditErrors: sink?.errors ?? [] };

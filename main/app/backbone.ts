@@ -27,6 +27,7 @@ import { VERSION } from '../contract/version.js';
 import type { Progress } from './jobs.js';
 import { type DatasetKind, shippedBundleName, shippedBundleNames } from '../contract/defaults.js';
 import { INPUT, readFailure, readInputText } from '../platform/input-files.js';
+import { parseJsonText } from '../core/input/json.js';
 
 export type { Backbone };
 
@@ -177,7 +178,7 @@ type Read<T> = { ok: true; value: T } | { ok: false; why: string | null };
 async function readEntry(e: CacheEntry, models: LoadedModels): Promise<Read<{ artifact: GraphArtifact; dataset: Dataset }>> {
   let meta: unknown;
   try {
-    meta = JSON.parse(await readInputText(e.meta, INPUT.config));
+    meta = parseJsonText(await readInputText(e.meta, INPUT.config));
   } catch (err) {
     return { ok: false, why: readFailure(err) === 'ENOENT' ? null : 'its entry.json does not parse' };
   }

@@ -1,8 +1,8 @@
 /**
  * `witness act --planner llm` against local servers that misbehave: a 300 MB reply (refused after
  * --llm-max-reply-bytes, memory bounded), a 20 MB tool argument (refused before the world, the
- * output small), a server that never answers (--llm-timeout-ms: exit 3), and a URL that is none
- * (exit 2). The witness process runs as a child, so its peak memory is its own.
+ * output small), arguments and replies nested 100 000 deep under the byte caps (refused, the audit
+ * run ended), a server that never answers (--llm-timeout-ms: exit 3), and a URL that is none (exit 2). The witness process runs as a child, so its peak memory is its own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,9 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { run } from '../../main/cli/main.js';
 import { waitingLine } from '../../main/cli/progress.js';
 
@@ -169,4 +172,59 @@ test('waitingLine: on a terminal one line rewritten every second and cleared at 
   l.done();
   l.tick(1);
   assert.equal(log, 'waiting for the LLM: 10 s…\nwaiting for the LLM: 20 s…\n');
+});
+
+/** 100 000 levels of arrays: about 200 KB, well under the byte caps on a reply and on a call's arguments. */
+const DEEP = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+test('witness act --planner llm: arguments nested 100 000 deep under the byte cap are an invalid proposal (the tool and the limit named), and the audit run ends', { timeout: 120_000 }, async () => {
+  let turn = 0;
+  const s = await serve((_req, res) => {
+    turn++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(turn === 1 ? reply({ name: 'pick', arguments: `{"target":${DEEP}}` }) : reply({ name: 'finish', arguments: '{}' }));
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'witness-llm-deep-'));
+  const db = join(dir, 'audit.sqlite');
+  try {
+    const r = await cli(...act(s.url).filter((a) => a !== '--no-audit'), '--audit', db);
+    assert.equal(r.code, 1, r.err + r.out);
+    assert.match(r.out, /invalid proposal pick: the arguments of pick are nested deeper than 256 levels of arrays and objects \(at 1:266\), over the limit for a call's arguments; nothing was executed\n/);
+    assert.match(r.out, /outcome: goal-not-met — the planner stopped but the goal verifier says/);
+    assert.equal(r.err, '');
+    assert.equal(s.requests.length, 2);
+    assert.ok(s.requests[1]! < 64 * 1024, `the second request is ${s.requests[1]} bytes`);
+    const runId = /audit: run ([0-9a-f-]+) in /.exec(r.out)![1]!;
+    const shown = await cli('audit', 'show', db, runId, '--json');
+    assert.equal(shown.code, 0, shown.err);
+    const events = (JSON.parse(shown.out) as { events: { kind: string; body: { outcome?: string; errors?: string[] } }[] }).events;
+    assert.deepEqual(events.filter((e) => e.kind === 'run_end').map((e) => e.body.outcome), ['goal-not-met']);
+    assert.match(events.find((e) => e.kind === 'evidence')!.body.errors![0]!, /^the arguments of pick are nested deeper than 256 levels/);
+  } finally {
+    stop(s);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('witness act --planner llm: a reply nested 100 000 deep (arguments as an object) is refused: exit 2 naming the limit, the run ended escalated in the audit log', { timeout: 120_000 }, async () => {
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"pick","arguments":{"target":${DEEP}}}}]}}]}`);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'witness-llm-deep-'));
+  const db = join(dir, 'audit.sqlite');
+  try {
+    const r = await cli(...act(s.url).filter((a) => a !== '--no-audit'), '--audit', db);
+    assert.equal(r.code, 2, r.err + r.out);
+    assert.match(r.err, /^error: the reply from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions is nested deeper than 256 levels of arrays and objects \(at 1:\d+\): it was not used\n$/);
+    assert.match(r.out, /outcome: escalated — the planner gave up: the reply from/);
+    assert.equal(s.requests.length, 1, 'a reply refused for its shape is not asked for again');
+    const ls = await cli('audit', 'ls', db);
+    assert.equal(ls.code, 0, ls.err);
+    assert.doesNotMatch(ls.out, /no end/);
+    const runId = /audit: run ([0-9a-f-]+) in /.exec(r.out)![1]!;
+    const events = (JSON.parse((await cli('audit', 'show', db, runId, '--json')).out) as { events: { kind: string; body: { outcome?: string } }[] }).events;
+    assert.deepEqual(events.filter((e) => e.kind === 'run_end').map((e) => e.body.outcome), ['escalated']);
+  } finally {
+    stop(s);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -27,13 +27,53 @@ const lineColumn = (text: string, offset: number): string => {
   return `${before.split('\n').length}:${offset - before.lastIndexOf('\n')}`;
 };
 
+/** What nesting deeper than MAX_JSON_DEPTH is called in every message. */
+export const TOO_DEEP = `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`;
+
+/**
+ * Where JSON text first nests deeper than MAX_JSON_DEPTH, as "line:column", or null. Every JSON text
+ * from outside (files, an LLM's replies and tool arguments, audit event bodies, API frames) passes
+ * this before it is parsed, so that no recursive walk over the parsed value (schema validation,
+ * canonical JSON, JSON.stringify) can overflow the stack. One pass, no allocation.
+ */
+export function jsonTooDeep(text: string): string | null {
+  const deep = nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' });
+  return deep < 0 ? null : lineColumn(text, deep);
+}
+
+/**
+ * Whether a value already parsed (an object a library handed over) nests arrays and objects deeper
+ * than `max` (default MAX_JSON_DEPTH). Iterative, so a hostile value cannot overflow the stack here.
+ */
+export function valueTooDeep(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) if (x !== null && typeof x === 'object') stack.push({ v: x, depth: depth + 1 });
+  }
+  return false;
+}
+
+/**
+ * JSON.parse behind the nesting check, for readers that name their own errors (a binary file's
+ * header, a model bundle's record): nesting deeper than MAX_JSON_DEPTH is a SyntaxError that says so
+ * and where, as a syntax error is; the caller wraps either in its error for the file.
+ */
+export function parseJsonText(text: string): unknown {
+  const deep = jsonTooDeep(text);
+  if (deep !== null) throw new SyntaxError(`${TOO_DEEP} (at ${deep})`);
+  return JSON.parse(text) as unknown;
+}
+
 /**
  * Parses JSON text (strict JSON: no comments, no trailing commas); a syntax error names the line and
  * column, and so does nesting deeper than MAX_JSON_DEPTH.
  */
 export function parseJson(text: string, file: string): unknown {
-  const deep = nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' });
-  if (deep >= 0) throw new InputError(file, lineColumn(text, deep), `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  const deep = jsonTooDeep(text);
+  if (deep !== null) throw new InputError(file, deep, TOO_DEEP);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -17,7 +17,13 @@ export function auditSink(log: AuditLog, run: string): AuditSink {
   return {
     errors,
     event(kind, body, o = {}) {
-      log.append(run, kind, body, o).catch((e: unknown) => errors.push(e instanceof Error ? e : new Error(String(e))));
+      const failed = (e: unknown): void => void errors.push(e instanceof Error ? e : new Error(String(e)));
+      // A body the log cannot take (it throws before it queues) is a failed append like any other.
+      try {
+        log.append(run, kind, body, o).catch(failed);
+      } catch (e) {
+        failed(e);
+      }
     },
   };
 }

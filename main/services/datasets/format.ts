@@ -9,6 +9,7 @@ import { DatasetError, validateDataset, type Dataset } from '../../core/data/dat
 import { align8, f32ToLe, leToF32 } from './io.js';
 import { writeFileAtomic } from '../../platform/files.js';
 import { datasetInput, readInputFile } from '../../platform/input-files.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 export const WDS_MAGIC = 'WDS1';
 export const WDS_VERSION = 1;
@@ -143,7 +144,7 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
 
   let h: unknown;
   try {
-    h = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, payloadStart)));
+    h = parseJsonText(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, payloadStart)));
   } catch (err) {
     fail('header', `header is not valid UTF-8 JSON: ${err instanceof Error ? err.message : String(err)}`);
   }

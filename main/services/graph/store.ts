@@ -10,6 +10,7 @@ import type { LatentGraph, GraphParams } from '../../core/graph/build.js';
 import { align8 } from '../datasets/io.js';
 import { writeFileAtomic } from '../../platform/files.js';
 import { INPUT, readInputFile } from '../../platform/input-files.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 export class GraphError extends WitnessError {
   override readonly name = 'GraphError';
@@ -88,7 +89,7 @@ export async function readGraph(path: string, expect: { models?: { embed: string
   if (8 + headerLen > bytes.length) fail('header', `truncated: header needs ${8 + headerLen} bytes, file has ${bytes.length}`);
   let h: Header;
   try {
-    h = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen))) as Header;
+    h = parseJsonText(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen))) as Header;
   } catch (e) {
     return fail('header', `not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }

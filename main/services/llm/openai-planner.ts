@@ -13,12 +13,15 @@
  * whole, and a proposed call whose arguments are too large — their JSON text, or any one string in
  * them — goes back as an invalid proposal naming the tool and the argument, with the arguments
  * themselves dropped: nothing that size reaches the world, the audit log, the next request or the
- * trace. While a request waits, `waiting` is told the seconds elapsed, once a second.
+ * trace. Nor does anything nested deeper than MAX_JSON_DEPTH: such a reply is refused (code
+ * invalid-input), such arguments are an invalid proposal. While a request waits, `waiting` is told
+ * the seconds elapsed, once a second.
  */
 import { LLM_DEFAULTS } from '../../contract/defaults.js';
 import { type ErrorCode, WitnessError } from '../../contract/errors.js';
 import type { History, Planner, Proposal } from '../../core/loop/loop.js';
 import type { RegisteredTool } from '../../core/loop/tools.js';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../core/input/json.js';
 import { bytesText, longString, readBounded } from './bounded.js';
 
 /** A failure of the LLM client that ends the planner's turn: a timeout (budget) or a reply over the size limit (too-large). */
@@ -159,6 +162,9 @@ export class LlmPlanner implements Planner {
             if (res.status >= 500 || res.status === 429) continue;
             throw new Error(last);
           }
+          // Nesting is checked before parsing: what the planner and the loop do with the reply walks it.
+          const deep = jsonTooDeep(text);
+          if (deep !== null) throw new LlmError('invalid-input', `the reply from ${url} is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}): it was not used`);
           try {
             return JSON.parse(text) as unknown;
           } catch {
@@ -204,6 +210,12 @@ export class LlmPlanner implements Planner {
     const rawBytes = raw.length * 3 <= maxArgs ? raw.length : Buffer.byteLength(raw, 'utf8');
     if (rawBytes > maxArgs) {
       return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `the arguments of ${name} are ${bytesText(rawBytes)} of JSON, over the limit of ${bytesText(maxArgs)} for a call's arguments; nothing was executed` };
+    }
+    // Before parsing: arguments nested deeper than any tool's schema would overflow the stack of what
+    // walks them (validation, the audit log's canonical JSON, the next request).
+    const deep = jsonTooDeep(raw);
+    if (deep !== null) {
+      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `the arguments of ${name} are nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}), over the limit for a call's arguments; nothing was executed` };
     }
     let args: unknown;
     try {

@@ -12,6 +12,7 @@ import type { Policy } from '../../core/exec/mission.js';
 import { writeFolderAtomic } from '../../platform/files.js';
 import { INPUT, InputRefused, readInputFile, readInputTextSync } from '../../platform/input-files.js';
 import { embedOnnx, policyOnnx } from './onnx-writer.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 /** The bundle's ψ (rows × d_s → rows × d_h) and π_low (→ rows × d_a in [−1, 1]), loaded from `dir`. */
 export interface LoadedModels extends Policy {
@@ -43,7 +44,7 @@ async function readOrFail(dir: string, name: string): Promise<Uint8Array> {
  */
 export function peekManifest(dir: string): Record<string, unknown> | null {
   try {
-    const m: unknown = JSON.parse(readInputTextSync(join(dir, 'manifest.json'), INPUT.config));
+    const m: unknown = parseJsonText(readInputTextSync(join(dir, 'manifest.json'), INPUT.config));
     return typeof m === 'object' && m !== null && !Array.isArray(m) ? m as Record<string, unknown> : null;
   } catch {
     return null;
@@ -120,7 +121,7 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
   const manifestFile = join(dir, 'manifest.json');
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder().decode(await readOrFail(dir, 'manifest.json')));
+    raw = parseJsonText(new TextDecoder().decode(await readOrFail(dir, 'manifest.json')));
   } catch (e) {
     if (e instanceof ModelError) throw e;
     throw new ModelError(manifestFile, 'json', e instanceof Error ? e.message : String(e));

@@ -12,6 +12,7 @@ import { writeFolderAtomic } from '../../platform/files.js';
 import { INPUT, readInputFile } from '../../platform/input-files.js';
 import { sha256 } from './bundle.js';
 import { policyOnnx, subgoalOnnx } from './onnx-writer.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 export interface HiqlRecord {
   readonly format: 'witness-hiql';
@@ -46,7 +47,7 @@ export async function writeHiql(dir: string, p: { high: Mlp; low: Mlp; latentSca
 /** Reads the record only (null when missing or not one): the cache's first check. */
 export async function readHiqlRecord(dir: string): Promise<HiqlRecord | null> {
   try {
-    const r = JSON.parse(new TextDecoder().decode(await readInputFile(join(dir, 'hiql.json'), INPUT.config))) as HiqlRecord;
+    const r = parseJsonText(new TextDecoder().decode(await readInputFile(join(dir, 'hiql.json'), INPUT.config))) as HiqlRecord;
     return r !== null && typeof r === 'object' && r.format === 'witness-hiql' && r.version === 1 ? r : null;
   } catch {
     return null;

@@ -11,6 +11,7 @@ import { type PolicyConfig, trainPolicy } from './policy-trainer.js';
 import { embedOnnx, policyOnnx } from '../models/onnx-writer.js';
 import { sha256, writeBundle } from '../models/bundle.js';
 import { INPUT, InputRefused, readInputText } from '../../platform/input-files.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 /** The manifest of a bundle (docs/FORMATS.md, "Model bundles"). */
 export function bundleManifest(
@@ -53,7 +54,7 @@ export interface EmbedJson {
 export async function readEmbedJson(file: string): Promise<EmbedJson> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readInputText(file, INPUT.config));
+    raw = parseJsonText(await readInputText(file, INPUT.config));
   } catch (e) {
     if (e instanceof InputRefused) throw e;
     throw new ModelError(file, 'json', e instanceof Error ? e.message : String(e));

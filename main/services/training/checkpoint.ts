@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../../platform/files.js';
 import { breathe } from '../../platform/event-loop.js';
 import { INPUT, InputRefused, readInputText } from '../../platform/input-files.js';
 import type { Tf } from './tf.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 export interface OptimizerState {
   readonly name: string;
@@ -71,7 +72,7 @@ export async function writeCheckpoint(path: string, ck: Checkpoint): Promise<voi
 export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Promise<Checkpoint> {
   let j: Record<string, unknown>;
   try {
-    j = JSON.parse(await readInputText(path, INPUT.checkpoint)) as Record<string, unknown>;
+    j = parseJsonText(await readInputText(path, INPUT.checkpoint)) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof InputRefused) throw e;
     throw new CheckpointError(path, `not a checkpoint: ${e instanceof Error ? e.message : String(e)}`);

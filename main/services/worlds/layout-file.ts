@@ -4,6 +4,7 @@
  */
 import { INPUT, InputRefused, readFailure, readInputText } from '../../platform/input-files.js';
 import { LayoutError, type MazeLayout, validateLayout } from '../../core/world/maze.js';
+import { parseJsonText } from '../../core/input/json.js';
 
 export async function readLayoutFile(path: string): Promise<MazeLayout> {
   let text: string;
@@ -15,7 +16,7 @@ export async function readLayoutFile(path: string): Promise<MazeLayout> {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJsonText(text);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     const at = /position (\d+)/.exec(msg);
