@@ -15,6 +15,7 @@ import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
 import { eventDetail, facets, headOf, locate, queryRows, runsOf } from '../services/audit/browse.js';
 import { replayRun } from '../services/audit/replay.js';
 import { resolveUserPath } from '../platform/paths.js';
+import { notWritable } from '../platform/files.js';
 
 export type { EventQuery, EventRow, RunSummary, VerifyResult };
 
@@ -107,7 +108,8 @@ const identity = (p: string): { dev: number; ino: number } | null => {
 /**
  * Refuses an export target that would destroy evidence: the database itself (by identity, so
  * `./A.sqlite`, a hard link or a symbolic link to it too), its WAL, shared-memory or journal file,
- * any existing SQLite database, or a folder.
+ * any existing SQLite database, a folder, or anything else that is not a regular file (a device node,
+ * a FIFO, a socket, or a symbolic link to one).
  */
 export function checkExportTarget(file: string, out: string): void {
   const refuse = (why: string): never => {
@@ -121,6 +123,10 @@ export function checkExportTarget(file: string, out: string): void {
     st = null;
   }
   if (st?.isDirectory() === true) refuse('is a folder, not a file to write');
+  const special = notWritable(out);
+  if (special !== null) {
+    throw new WitnessError('not-a-file', `--out ${out}: ${special}, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written`, { file: out, path: '--out' });
+  }
   const input = identity(file);
   if (target !== null && input !== null && target.dev === input.dev && target.ino === input.ino) refuse(`is the audit database ${file} itself (the same file); exporting would overwrite the evidence`);
   let real: string;

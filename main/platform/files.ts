@@ -4,10 +4,11 @@
  * to disk (fsync), and is then renamed over the target. A failure or an interruption removes the
  * temporary, and errors name the file and what went wrong. Everything Witness writes for a person
  * to keep — datasets, graphs, model bundles, checkpoints, exports, pictures, workspace files — goes
- * through here. (What Witness reads from a person goes through platform/input-files.ts.)
+ * through here. It writes only to a regular file or a new name: a folder, a device node, a FIFO or a
+ * socket (or a symbolic link to one) is refused, never replaced. (What Witness reads from a person goes through platform/input-files.ts.)
  */
-import { rmSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type Stats, lstatSync, rmSync, statSync } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type ErrorCode, WitnessError } from '../contract/errors.js';
@@ -42,6 +43,49 @@ export function removeInFlightWrites(): void {
   inFlight.clear();
 }
 
+/** What a path that is there but is not a regular file is, in words; null for a regular file. */
+function kindOf(st: Stats): string | null {
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/**
+ * Why `target` may not be written: it is (or a symbolic link leads to) a folder, a device, a FIFO or
+ * a socket; null when it is a regular file or a new name (nothing there, or a link to nothing).
+ * Renaming a file over a device node (as root, /dev/null) would replace the device: never done.
+ */
+export function notWritable(target: string): string | null {
+  let st: Stats;
+  try {
+    st = statSync(target);
+  } catch {
+    return null;
+  }
+  const kind = kindOf(st);
+  if (kind === null) return null;
+  const link = (() => {
+    try {
+      return lstatSync(target).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  })();
+  return link ? `is a symbolic link to ${kind}` : `is ${kind}`;
+}
+
+async function refuseSpecial(target: string): Promise<void> {
+  const st = await stat(target).catch(() => null);
+  const kind = st === null ? null : kindOf(st);
+  if (kind === null) return;
+  const link = await lstat(target).then((l) => l.isSymbolicLink(), () => false);
+  throw new FileError(target, `${link ? `is a symbolic link to ${kind}` : `is ${kind}`}, not a regular file; only a regular file or a new name is written, and ${kind} is never replaced`, { code: 'not-a-file' });
+}
+
 /** A sibling of `target` that no one else uses: hidden, tagged with the process and random bytes. */
 function tempSibling(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -60,6 +104,7 @@ export interface WriteOptions {
  */
 export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => Promise<void>, o: WriteOptions = {}): Promise<void> {
   if (o.mkdir === true) await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its folder: ${errText(e)}`, { cause: e }); });
+  await refuseSpecial(target);
   const mode = await stat(target).then((s) => s.mode & 0o777, () => o.mode ?? 0o644);
   const tmp = tempSibling(target);
   inFlight.add(tmp);
@@ -71,6 +116,8 @@ export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => 
     } finally {
       await fh.close();
     }
+    // Again at the end: what was a new name may have become a FIFO or a device meanwhile.
+    await refuseSpecial(target);
     await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);

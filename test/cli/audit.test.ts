@@ -1,14 +1,15 @@
 /**
  * `witness audit` on evidence as it is found: an export never overwrites the database (nor a link
- * to it, its WAL, any SQLite file); write-protected evidence in a read-only folder verifies, WAL and
+ * to it, its WAL, any SQLite file) nor anything that is not a regular file (a device, a FIFO, a socket); write-protected evidence in a read-only folder verifies, WAL and
  * all, without a byte written there; corrupt pages, a folder or an unreadable file exit 2 naming
  * the file; a tampered runs table shows in `ls` and `verify`. The read-only and unreadable cases run
  * the real binary as an unprivileged user when the tests run as root (root reads anything).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +86,48 @@ test('export refuses the database itself (by name, ./name, a symbolic or hard li
   assert.equal((await cli('audit', 'export', db, '--format', 'jsonl', '--out', fresh)).code, 0);
   assert.equal((await cli('audit', 'export', db, '--format', 'csv', '--out', fresh)).code, 0);
   assert.match(readFileSync(fresh, 'utf8'), /^seq,run_id,/);
+});
+
+test('export refuses what is not a regular file or a new name: device nodes, a FIFO, a socket, links to them — exit 2, nothing replaced, no temporary left', async () => {
+  const d = folder();
+  const db = join(d, 'A.sqlite');
+  await database(db, 3);
+  const dev = join(d, 'dev');
+  mkdirSync(dev);
+  // As root, copies of /dev/null and /dev/zero in a scratch folder (root could replace the real ones); else the real ones.
+  const nodes = root
+    ? [['null', 'c', '1', '3'], ['zero', 'c', '1', '5']].map(([n, ...a]) => { execFileSync('mknod', [join(dev, n!), ...a]); return join(dev, n!); })
+    : ['/dev/null', '/dev/zero'];
+  execFileSync('mkfifo', [join(dev, 'fifo')]);
+  const sock = createServer();
+  await new Promise<void>((r) => sock.listen(join(dev, 'sock'), r));
+  symlinkSync(nodes[0]!, join(dev, 'to-null'));
+  symlinkSync(join(dev, 'fifo'), join(dev, 'to-fifo'));
+  try {
+    const targets: [string, RegExp][] = [
+      [nodes[0]!, /: is a character device, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written\n$/],
+      [nodes[1]!, /: is a character device, not a regular file/],
+      [join(dev, 'fifo'), /: is a FIFO \(named pipe\), not a regular file/],
+      [join(dev, 'sock'), /: is a socket, not a regular file/],
+      [join(dev, 'to-null'), /: is a symbolic link to a character device, not a regular file/],
+      [join(dev, 'to-fifo'), /: is a symbolic link to a FIFO \(named pipe\), not a regular file/],
+    ];
+    for (const format of ['jsonl', 'csv', 'mcap']) {
+      for (const [out, why] of targets) {
+        const r = await cli('audit', 'export', db, '--format', format, '--out', out);
+        assert.equal(r.code, 2, `${format} to ${out}: ${r.err}`);
+        assert.match(r.err, new RegExp(`^error: --out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+        assert.match(r.err, why);
+      }
+    }
+    const kinds = (f: string): string => { const s = lstatSync(f); return s.isCharacterDevice() ? 'c' : s.isFIFO() ? 'p' : s.isSocket() ? 's' : s.isSymbolicLink() ? 'l' : s.isFile() ? 'f' : '?'; };
+    assert.deepEqual(nodes.map(kinds), ['c', 'c'], 'the device nodes are still devices');
+    assert.deepEqual(readdirSync(dev).sort().map((f) => `${f}:${kinds(join(dev, f))}`), root
+      ? ['fifo:p', 'null:c', 'sock:s', 'to-fifo:l', 'to-null:l', 'zero:c']
+      : ['fifo:p', 'sock:s', 'to-fifo:l', 'to-null:l'], 'nothing replaced, no temporary left');
+  } finally {
+    sock.close();
+  }
 });
 
 test('write-protected evidence in a read-only folder verifies, lists and exports — with and without a WAL — and nothing is written there', async () => {

@@ -159,10 +159,10 @@ test('invalid datasets are not written, and failed writes leave no temporary fil
   await rejectsWith(writeDataset(file, noJson), file, 'generator', /generator\.rate is not JSON-serialisable/);
   const missing = join(dir, 'no-such-dir', 'a.wds');
   await rejectsWith(writeDataset(missing, sampleDataset()), missing, 'file', /cannot write/);
-  // The temporary file is created, then the rename onto a directory fails: it must be removed.
+  // A folder in the way is refused before anything is written (the atomic writer writes only to a regular file or a new name).
   const target = join(dir, 'occupied.wds');
   await mkdir(target);
-  await rejectsWith(writeDataset(target, sampleDataset()), target, 'file', /cannot write/);
+  await rejectsWith(writeDataset(target, sampleDataset()), target, 'file', /is a folder, not a regular file/);
   assert.deepEqual(await readdir(dir), ['occupied.wds']);
   await rm(dir, { recursive: true });
 });
