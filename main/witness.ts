@@ -1,25 +1,38 @@
 /**
  * The `witness` process: the CLI, with web mode provided to it (the CLI imports only the application
- * layer and the contract; this entry composes it with the API's web transport). An interrupted
- * process removes the temporary files of writes in flight, so a cancelled build or generation
- * leaves nothing half-written, and exits as the signal asks — after work that must stop cleanly (a
- * robot's running goal) has been stopped.
+ * layer and the contract; this entry composes it with the API's web transport). Ctrl-C and SIGTERM
+ * end it within moments whatever it is doing: while nothing needs a clean stop the signals keep their
+ * default action (the kernel ends the process, even in the middle of a synchronous read, decode or
+ * translation); while something does (platform/interrupt.ts holdSignals: an atomic write's temporary
+ * file, a robot's running goal, web mode), the handler below is installed: it stops that work first
+ * (cancels the robot's goal), removes the temporary files of writes in flight, so a cancelled build
+ * or generation leaves nothing half-written, and exits 130 (Ctrl-C) or 143 (SIGTERM).
  */
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
 import { removeInFlightWrites } from './platform/files.js';
-import { interruptAll } from './platform/interrupt.js';
+import { holdSignals, interruptAll, watchSignalHolds } from './platform/interrupt.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const frontEnds: FrontEnds = {
-  web: async (o) => (await import('./api/web/serve.js')).serveWebMode(o),
+  web: async (o) => {
+    // A server answers its signals itself: held for the life of the process.
+    holdSignals();
+    return (await import('./api/web/serve.js')).serveWebMode(o);
+  },
 };
 
-export function main(argv: readonly string[], io: Output = processOutput): Promise<number> {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+let installed = false;
+
+/** The handlers, installed while a hold is taken (so never while the signals must keep their default action). */
+function handleSignals(io: Output): void {
+  if (installed) return;
+  installed = true;
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
+    const code = signal === 'SIGINT' ? 130 : 143;
     let asked = false;
-    process.on(signal, () => {
+    const handler = (): void => {
       // Work that must stop cleanly (a robot's goal to cancel) is asked first; a second signal exits.
       if (!asked && interruptAll(`interrupted (${signal})`)) {
         asked = true;
@@ -31,8 +44,19 @@ export function main(argv: readonly string[], io: Output = processOutput): Promi
       // Exits even while a read waits (a FIFO nobody writes to): input files are read through pipe
       // handles and non-blocking descriptors (platform/input-files.ts), so no thread is held in a read.
       process.exit(code);
-    });
-  }
+    };
+    return [signal, handler] as const;
+  });
+  watchSignalHolds((held) => {
+    for (const [signal, handler] of handlers) {
+      if (held) process.on(signal, handler);
+      else process.removeListener(signal, handler);
+    }
+  });
+}
+
+export function main(argv: readonly string[], io: Output = processOutput): Promise<number> {
+  handleSignals(io);
   return run(argv, io, frontEnds);
 }
 

@@ -12,6 +12,7 @@ import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from '
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type ErrorCode, WitnessError } from '../contract/errors.js';
+import { holdSignals } from './interrupt.js';
 
 /**
  * A file could not be read or written; `file` is the path the person gave. Its code is 'not-found'
@@ -27,10 +28,19 @@ export class FileError extends WitnessError {
 export const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 export const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** Temporary files and folders being written right now (removed when the process is interrupted). */
-const inFlight = new Set<string>();
+/**
+ * Temporary files and folders being written right now (removed when the process is interrupted),
+ * each with its hold on the signals: while one exists, Ctrl-C and SIGTERM are handled by the process
+ * (which removes them) rather than by their default action.
+ */
+const inFlight = new Map<string, () => void>();
 
-/** Removes the temporaries of writes still in flight; for a process that is being interrupted. */
+const startWrite = (tmp: string): void => void inFlight.set(tmp, holdSignals());
+const endWrite = (tmp: string): void => {
+  inFlight.get(tmp)?.();
+  inFlight.delete(tmp);
+};
+
 /** Removes what a terminated writer of `target` (a worker stopped mid-write) left behind: its temporary siblings. */
 export async function removeTempSiblings(target: string): Promise<void> {
   const dir = path.dirname(target), prefix = `.${path.basename(target)}.tmp-`;
@@ -38,9 +48,12 @@ export async function removeTempSiblings(target: string): Promise<void> {
   await Promise.all(names.filter((f) => f.startsWith(prefix)).map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
 }
 
+/** Removes the temporaries of writes still in flight; for a process that is being interrupted. */
 export function removeInFlightWrites(): void {
-  for (const tmp of inFlight) rmSync(tmp, { recursive: true, force: true });
-  inFlight.clear();
+  for (const tmp of [...inFlight.keys()]) {
+    rmSync(tmp, { recursive: true, force: true });
+    endWrite(tmp);
+  }
 }
 
 /** What a path that is there but is not a regular file is, in words; null for a regular file. */
@@ -107,7 +120,7 @@ export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => 
   await refuseSpecial(target);
   const mode = await stat(target).then((s) => s.mode & 0o777, () => o.mode ?? 0o644);
   const tmp = tempSibling(target);
-  inFlight.add(tmp);
+  startWrite(tmp);
   try {
     const fh = await open(tmp, 'wx', mode);
     try {
@@ -124,7 +137,7 @@ export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => 
     if (e instanceof WitnessError) throw e;
     throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
   } finally {
-    inFlight.delete(tmp);
+    endWrite(tmp);
   }
 }
 
@@ -225,7 +238,7 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
   }
   await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its parent folder: ${errText(e)}`, { cause: e }); });
   const tmp = tempSibling(target);
-  inFlight.add(tmp);
+  startWrite(tmp);
   try {
     await mkdir(tmp);
     for (const [name, content] of Object.entries(files)) {
@@ -249,7 +262,7 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
     throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-    inFlight.delete(tmp);
+    endWrite(tmp);
   }
 }
 

@@ -1,16 +1,52 @@
 /**
- * Ctrl-C for work that must stop cleanly rather than die: a robot's running goal is cancelled (and
- * the cancel's outcome reported) before the process exits. Work registers while it runs; the
- * process's signal handler (main/witness.ts) aborts every registered signal on the first Ctrl-C and
- * exits at once only when nothing is registered, or on a second Ctrl-C.
+ * Ctrl-C and SIGTERM. While nothing needs a clean stop, the process keeps the signals' default
+ * action: the kernel ends it at once, whatever it is doing — a synchronous decode, an SQLite scan,
+ * a translation, none of which gives a JavaScript handler a turn. While something does need one —
+ * a robot's running goal to cancel, a temporary file of an atomic write to remove, a server to keep
+ * answering — it holds the signals (`holdSignals`), and the process's handler (main/witness.ts),
+ * installed only while a hold is taken, does that first (that work gives the event loop turns).
+ *
+ * Work that must stop cleanly rather than die registers while it runs (`interruptible`); the
+ * handler aborts every registered signal on the first Ctrl-C and exits at once only when nothing is
+ * registered, or on a second Ctrl-C.
  */
 const active = new Set<AbortController>();
+
+let holds = 0;
+const watchers = new Set<(held: boolean) => void>();
+
+/**
+ * Asks for Ctrl-C and SIGTERM to be handled by the process (not by their default action) until the
+ * returned release is called (once; further calls do nothing).
+ */
+export function holdSignals(): () => void {
+  if (holds++ === 0) for (const w of watchers) w(true);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--holds === 0) for (const w of watchers) w(false);
+  };
+}
+
+/** Told now and whenever that changes whether any hold is taken (the process entry installs and removes its handlers). */
+export function watchSignalHolds(w: (held: boolean) => void): void {
+  watchers.add(w);
+  w(holds > 0);
+}
 
 /** A signal that the first Ctrl-C aborts; release it when the work is done. */
 export function interruptible(): { readonly signal: AbortSignal; release(): void } {
   const ac = new AbortController();
   active.add(ac);
-  return { signal: ac.signal, release: () => void active.delete(ac) };
+  const unhold = holdSignals();
+  return {
+    signal: ac.signal,
+    release: () => {
+      active.delete(ac);
+      unhold();
+    },
+  };
 }
 
 /** Aborts every registered signal with `reason`; false when none was registered (the caller exits). */

@@ -155,8 +155,8 @@ function db3Sink(file: string): BagSink & { close(): Promise<void> } {
   };
 }
 
-/** Writes the synthetic bag; returns the number of messages. */
-async function writeBag(file: string, bytes: number, storage: BenchStorage): Promise<number> {
+/** Writes the synthetic bag of about `bytes` bytes (the benchmark's; the signal tests' big bag); returns the number of messages. */
+export async function writeBag(file: string, bytes: number, storage: BenchStorage): Promise<number> {
   const sink = storage === 'mcap' ? await mcapSink(file) : db3Sink(file);
   try {
     const writers = TOPICS.map((t) => new MessageWriter(definitions(t.type)));
