@@ -16,29 +16,32 @@ import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js
 import { action, httpUrlFlag, injectFaultOption, intFlag } from './flags.js';
 import { waitingLine } from './progress.js';
 import { chooseOperator } from './operator.js';
+import { printable, printableJson } from './printable.js';
 
 type PassEntry = Extract<LoopResult['history']['entries'][number], { kind: 'pass' }>;
 
 /** The loop's trace, one line per call: its verdict, failure records with label and class, escalations and decisions, the outcome, the audit run. */
 export function printTrace(io: Output, header: string, res: LoopResult, audit: { file: string; run: string } | null, passed: (e: PassEntry) => string): void {
-  io.out(`${header}\n`);
+  // Tool names, arguments, reasons and messages come from the planner (an LLM), the tool files and the world: one line each, controls escaped.
+  const line = (text: string): void => io.out(`${printable(text)}\n`);
+  line(header);
   let n = 0;
   for (const e of res.history.entries) {
-    if (e.kind === 'pass') io.out(`  ${++n}. ${e.call.tool}(${JSON.stringify(e.call.args)}) → postconditions hold${passed(e)}\n`);
+    if (e.kind === 'pass') line(`  ${++n}. ${e.call.tool}(${JSON.stringify(e.call.args)}) → postconditions hold${passed(e)}`);
     else if (e.kind === 'failure') {
       const r = e.record;
       const why = r.world_error !== undefined ? ` [${r.world_error.kind}: ${r.world_error.message}]` : r.error !== undefined ? ` [${r.error}]` : '';
-      io.out(`  ${++n}. ${r.tool}(${JSON.stringify(r.args)}) → ${r.stage} "${r.violated}" failed: observed ${JSON.stringify(r.observed)}${why} → ${r.label} (${r.class})${r.reason !== undefined ? `: ${r.reason}` : ''}\n`);
-    } else if (e.kind === 'schema-error') io.out(`     invalid proposal ${e.call.tool}: ${e.errors.join('; ')}\n`);
-    else if (e.kind === 'operator') io.out(`     escalation #${e.escalation.n} (${e.escalation.reason}) → ${e.decision.operator ?? 'no operator'} decided ${e.decision.decision}: ${e.decision.reason}\n`);
+      line(`  ${++n}. ${r.tool}(${JSON.stringify(r.args)}) → ${r.stage} "${r.violated}" failed: observed ${JSON.stringify(r.observed)}${why} → ${r.label} (${r.class})${r.reason !== undefined ? `: ${r.reason}` : ''}`);
+    } else if (e.kind === 'schema-error') line(`     invalid proposal ${e.call.tool}: ${e.errors.join('; ')}`);
+    else if (e.kind === 'operator') line(`     escalation #${e.escalation.n} (${e.escalation.reason}) → ${e.decision.operator ?? 'no operator'} decided ${e.decision.decision}: ${e.decision.reason}`);
   }
-  io.out(`  outcome: ${res.outcome} — ${res.reason}; ${res.toolCalls} tool calls, ${res.replans} replan(s)\n`);
-  if (audit) io.out(`  audit: run ${audit.run} in ${audit.file} (witness audit show ${audit.file} ${audit.run.slice(0, 8)})\n`);
+  line(`  outcome: ${res.outcome} — ${res.reason}; ${res.toolCalls} tool calls, ${res.replans} replan(s)`);
+  if (audit) line(`  audit: run ${audit.run} in ${audit.file} (witness audit show ${audit.file} ${audit.run.slice(0, 8)})`);
 }
 
 /** The loop's result as one JSON document (failure records without the state they were judged on). */
 export function resultJson(res: LoopResult, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
+  return printableJson({
     outcome: res.outcome, reason: res.reason, toolCalls: res.toolCalls, replans: res.replans, schemaErrors: res.schemaErrors, failures: res.failures.map(({ state: _s, ...f }) => f),
     decisions: res.decisions, aborted: res.aborted, ...(res.plannerError !== undefined ? { plannerError: res.plannerError } : {}), ...extra,
   }) + '\n';

@@ -4,6 +4,7 @@ import type { AuditExportFormat } from '../contract/api.js';
 import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag, strictInteger } from './flags.js';
+import { printable, printableJson } from './printable.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
@@ -22,7 +23,8 @@ interface QueryFlags { run?: string; kind?: string; tool?: string; failure?: str
 
 function printEvent(io: Output, e: { seq: number; t_ms: number; kind: string; run_id: string; tool: string | null; failure_label: string | null; step: number | null; body: string }): void {
   const body = e.body.length > 160 ? `${e.body.slice(0, 157)}…` : e.body;
-  io.out(`${String(e.seq).padStart(8)}  ${iso(e.t_ms)}  ${e.kind.padEnd(16)} ${e.run_id.slice(0, 8)}${e.step !== null ? ` step ${e.step}` : ''}${e.tool ? ` tool ${e.tool}` : ''}${e.failure_label ? ` [${e.failure_label}]` : ''}  ${body}\n`);
+  // Every field but seq and t_ms is text from the database: shown with its controls escaped.
+  io.out(`${String(e.seq).padStart(8)}  ${iso(e.t_ms)}  ${printable(`${e.kind.padEnd(16)} ${e.run_id.slice(0, 8)}${e.step !== null ? ` step ${e.step}` : ''}${e.tool ? ` tool ${e.tool}` : ''}${e.failure_label ? ` [${e.failure_label}]` : ''}  ${body}`)}\n`);
 }
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
@@ -30,9 +32,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
   cmd.command('ls').description('the runs in an audit database').argument('<db>', 'audit database').option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
       const runs = (await audit()).auditRuns(file);
-      if (o.json) io.out(JSON.stringify(runs) + '\n');
+      if (o.json) io.out(printableJson(runs) + '\n');
       else {
-        for (const r of runs) io.out(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}\n`);
+        for (const r of runs) io.out(`${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`);
         if (runs.some((r) => r.tampered !== undefined)) io.err('warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n');
       }
     }));
@@ -40,10 +42,10 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
       const { run: r, spec, events } = (await audit()).auditRun(file, run, o.limit);
-      if (o.json) io.out(JSON.stringify({ run: r, spec, events: events.map((e) => ({ ...e, body: JSON.parse(e.body) as unknown })) }) + '\n');
+      if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => ({ ...e, body: JSON.parse(e.body) as unknown })) }) + '\n');
       else {
-        io.out(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}\n`);
-        if (spec !== null) io.out(`specification: ${spec}\n`);
+        io.out(`${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n`);
+        if (spec !== null) io.out(`specification: ${printable(spec)}\n`);
         for (const e of events) printEvent(io, e);
       }
     }));
@@ -68,7 +70,7 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         ...(o.after !== undefined ? { after: o.after } : {}), follow: o.follow === true,
         page: (rows) => {
           for (const e of rows) {
-            if (o.json) io.out(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown }) + '\n');
+            if (o.json) io.out(printableJson({ ...e, body: JSON.parse(e.body) as unknown }) + '\n');
             else printEvent(io, e);
           }
         },
@@ -79,11 +81,11 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
     .argument('<db>', 'audit database').option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
       const r = (await audit()).auditVerify(file);
-      if (o.json) io.out(JSON.stringify(r) + '\n');
+      if (o.json) io.out(printableJson(r) + '\n');
       else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
       else {
-        io.out(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)\n`);
-        for (const p of r.problems) if (p !== r.firstBad) io.out(`  also: ${p.table} ${p.key}: ${p.reason}\n`);
+        io.out(`${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)`)}\n`);
+        for (const p of r.problems) if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
       }
       return r.ok ? EXIT.ok : EXIT.negative;
     }));

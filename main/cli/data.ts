@@ -5,6 +5,7 @@ import type { Output } from './errors.js';
 import { CliError } from './errors.js';
 import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
+import { printable, printableJson } from './printable.js';
 
 interface ImportFlags {
   world: string;
@@ -54,23 +55,24 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         if (o.world !== undefined) throw new CliError(`--world: only for a dataset, not for a rosbag2 bag (${file})`);
         const b = await d.bagInfo(file);
         if (o.json) {
-          io.out(JSON.stringify(b, null, 2) + '\n');
+          io.out(printableJson(b, 2) + '\n');
           return;
         }
         const total = b.topics.every((t) => t.messages !== null) ? b.topics.reduce((a, t) => a + t.messages!, 0) : null;
-        io.out(`${b.bag}: rosbag2 bag, ${b.storage}${b.distro !== null ? `, ${b.distro}` : ''}${b.metadataVersion !== null ? `, metadata.yaml version ${b.metadataVersion}` : ''}${total !== null ? `, ${total} messages` : ''}${b.timeRange !== null ? `, received ${b.timeRange.start} to ${b.timeRange.end}` : ''}\n`);
-        for (const t of b.topics) io.out(`  ${t.name}  ${t.type || '(no type)'}  ${t.messages ?? '?'} messages${t.serialization !== 'cdr' ? `  (${t.serialization})` : ''}${t.role !== null ? `  [${t.role} topic for data import]` : ''}\n`);
+        io.out(`${printable(`${b.bag}: rosbag2 bag, ${b.storage}${b.distro !== null ? `, ${b.distro}` : ''}${b.metadataVersion !== null ? `, metadata.yaml version ${b.metadataVersion}` : ''}${total !== null ? `, ${total} messages` : ''}${b.timeRange !== null ? `, received ${b.timeRange.start} to ${b.timeRange.end}` : ''}`)}\n`);
+        // Topic names, types and the distro are the bag's text.
+        for (const t of b.topics) io.out(`${printable(`  ${t.name}  ${t.type || '(no type)'}  ${t.messages ?? '?'} messages${t.serialization !== 'cdr' ? `  (${t.serialization})` : ''}${t.role !== null ? `  [${t.role} topic for data import]` : ''}`)}\n`);
         if (b.topics.length === 0) io.out('  (no topics)\n');
         io.out(`import: witness data import ${file} --world W --pose-topic T --action-topic T --out D.wds (docs/FORMATS.md, "Datasets from rosbag2")\n`);
         return;
       }
       const info = await d.datasetInfo(file, o.world);
-      if (o.json) io.out(JSON.stringify(info, null, 2) + '\n');
+      if (o.json) io.out(printableJson(info, 2) + '\n');
       else {
-        io.out(`${info.file}: world ${info.world}, ${info.transitions} transitions in ${info.trajectories} trajectories\n`);
+        io.out(`${printable(`${info.file}: world ${info.world}, ${info.transitions} transitions in ${info.trajectories} trajectories`)}\n`);
         const c = info.coverage;
         if (c) io.out(`coverage: ${c.covered}/${c.free} free cells (${(c.fraction * 100).toFixed(1)}%), ${(c.bins1m * 100).toFixed(1)}% of 1 m² bins\n`);
-        io.out(`sha256: ${info.sha256}\ngenerator: ${JSON.stringify(info.generator)}\n`);
+        io.out(`sha256: ${info.sha256}\ngenerator: ${printableJson(info.generator)}\n`);
         if (info.report !== null) io.out(`report: ${d.reportLine(info.report)}\n`);
       }
     })());

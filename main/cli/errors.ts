@@ -1,5 +1,6 @@
 /** How the CLI reports failures: one line on stderr, the exit code of the error's code (contract/errors.ts). */
 import { EXIT, type ErrorCode, WitnessError, exitCodeOf } from '../contract/errors.js';
+import { printable } from './printable.js';
 
 export { EXIT };
 
@@ -32,10 +33,11 @@ export const processOutput: Output = {
 export function report(e: unknown, io: Output, where?: string): number {
   if (!(e instanceof WitnessError) || e.code === 'internal') {
     const msg = e instanceof Error ? e.message : String(e);
-    io.err(`error: internal: ${clipMessage(msg)}\n`);
+    io.err(`error: internal: ${printable(clipMessage(msg))}\n`);
     return EXIT.internal;
   }
-  const msg = clipMessage(e.message);
+  // Messages quote what was read (a value, a server's reply): shown with its control characters escaped.
+  const msg = printable(clipMessage(e.message));
   if (e.code === 'budget') io.err(`error: budget: ${where !== undefined ? `${where}: ` : ''}${msg}\n`);
   else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined) io.err(`error: ${where}:${msg}\n`);
   else io.err(`error: ${msg}\n`);

@@ -4,6 +4,7 @@ import { GRAPH_DEFAULTS, MAP_GRAPH_DEFAULTS } from '../contract/defaults.js';
 import type { Output } from './errors.js';
 import { action, numberFlag, pointFlag } from './flags.js';
 import { progressBar } from './progress.js';
+import { printable, printableJson } from './printable.js';
 
 const graphs = (): Promise<typeof import('../app/graph.js')> => import('../app/graph.js');
 const maps = (): Promise<typeof import('../app/maps.js')> => import('../app/maps.js');
@@ -33,8 +34,8 @@ export function graphCommand(io: Output, setExit: (c: number) => void): Command 
     .option('--json', 'print JSON')
     .action((file: string, o: { models?: string; json?: boolean }) => run(async () => {
       const info = await (await graphs()).graphInfo(file, o.models);
-      if (o.json) io.out(JSON.stringify(info, null, 2) + '\n');
-      else io.out(`${file}: ${info.world}, ${info.nodes} nodes, ${info.edges} edges, ${info.components} component(s), mean degree ${info.meanDegree.toFixed(1)}, H_TD ${info.params.H_TD}, ${info.states} supported states\n`);
+      if (o.json) io.out(printableJson(info, 2) + '\n');
+      else io.out(`${file}: ${printable(info.world)}, ${info.nodes} nodes, ${info.edges} edges, ${info.components} component(s), mean degree ${info.meanDegree.toFixed(1)}, H_TD ${info.params.H_TD}, ${info.states} supported states\n`);
     })());
   graph
     .command('export')

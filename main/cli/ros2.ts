@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import type { Ros2Availability, Ros2CheckResult } from '../app/worlds.js';
 import { EXIT, type Output } from './errors.js';
 import { action, numberFlag } from './flags.js';
+import { printable } from './printable.js';
 
 export interface Ros2Deps {
   /** How rclnodejs is loaded (replaced in tests by the fake). */
@@ -21,14 +22,16 @@ function summary(c: Config): string {
 }
 
 function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
-  for (const a of r.actions) io.out(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${a.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
-  for (const s of r.services) io.out(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}\n`);
-  for (const t of r.topics) io.out(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}\n`);
-  for (const f of r.fields) io.out(`field    ${f.field.padEnd(16)} (${f.sensor}) UNREADABLE: ${f.problem}\n`);
+  // Names from the configuration file and problems the robot reported: one line each, controls escaped.
+  const line = (text: string): void => io.out(`${printable(text)}\n`);
+  for (const a of r.actions) line(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${a.found ? 'found' : `MISSING: no server within ${bound_s} s`}`);
+  for (const s of r.services) line(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}`);
+  for (const t of r.topics) line(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}`);
+  for (const f of r.fields) line(`field    ${f.field.padEnd(16)} (${f.sensor}) UNREADABLE: ${f.problem}`);
   const where = c.pose.source === 'tf' ? `${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`;
-  io.out(r.pose.ok
-    ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}\n`
-    : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}\n`);
+  line(r.pose.ok
+    ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}`
+    : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}`);
   const problems = r.actions.filter((a) => !a.found).length + r.services.filter((s) => !s.found).length + r.topics.filter((t) => t.problem !== null).length + r.fields.length + (r.pose.ok ? 0 : 1);
   io.out(problems === 0 ? 'check: everything the configuration names was found\n' : `check: ${problems} problem(s)\n`);
 }

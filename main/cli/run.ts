@@ -6,6 +6,7 @@ import { CliError, EXIT, type Output } from './errors.js';
 import { action, injectFaultOption, intFlag, missionWorldFlag, numberFlag, pointFlag } from './flags.js';
 import type { WorldFault } from '../app/faults.js';
 import { type FoxgloveFlags, foxgloveOptions, withFoxglove } from './foxglove.js';
+import { printable, printableJson } from './printable.js';
 
 interface RunFlags extends FoxgloveFlags {
   world: string; spec: string; regions: string; start?: [number, number]; method: MissionMethod; lambda: number; k?: number;
@@ -15,13 +16,13 @@ interface RunFlags extends FoxgloveFlags {
 
 function summary(io: Output, r: MissionResult): void {
   const fmt = (x: number | null): string => (x === null ? '–' : String(x));
-  io.out(`  outcome: ${r.success ? 'SUCCESS' : r.failureMode === 'stopped' ? 'STOPPED' : r.failureMode === 'safety' ? 'SAFETY STOP' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${r.message}\n`);
+  io.out(`  outcome: ${r.success ? 'SUCCESS' : r.failureMode === 'stopped' ? 'STOPPED' : r.failureMode === 'safety' ? 'SAFETY STOP' : `FAILED (${r.failureMode})`} after ${r.steps} steps — ${printable(r.message)}\n`);
   io.out(`  T_pre ${fmt(r.T_pre)}, T_suf ${fmt(r.T_suf)}, NCC ${r.ncc.toFixed(3)}; runtime monitor: ${r.monitorViable ? 'an accepting continuation remains' : 'VIOLATED'}\n`);
   const checkpoints = r.events.filter((e) => e.kind === 'checkpoint');
   io.out(`  checkpoints: ${checkpoints.length === 0 ? 'none' : checkpoints.map((e) => `${e.node}@${e.t}`).join(', ')}\n`);
   const traversals = r.events.filter((e) => e.kind === 'suffix-traversal').map((e) => e.t);
   io.out(`  prefix done at ${fmt(r.events.find((e) => e.kind === 'prefix-done')?.t ?? null)}; suffix traversals at ${traversals.join(', ') || '–'}\n`);
-  for (const f of r.failures) io.out(`  failure at t=${f.t}: ${f.kind} ${f.from} → ${f.to} (term ${f.term}, violated ${f.violated}, labels {${f.labels.join(', ')}}): ${f.class}, ${f.action} — ${f.rule}\n`);
+  for (const f of r.failures) io.out(`${printable(`  failure at t=${f.t}: ${f.kind} ${f.from} → ${f.to} (term ${f.term}, violated ${f.violated}, labels {${f.labels.join(', ')}}): ${f.class}, ${f.action} — ${f.rule}`)}\n`);
   for (const d of r.disagreements) io.out(`  monitor disagreement at t=${d.t} (${d.node}): the plan expected state ${d.planned}, the monitor has {${d.monitor.join(', ')}}\n`);
   if (r.plans.length > 1) io.out(`  replans: ${r.plans.length - 1}\n`);
 }
@@ -43,9 +44,9 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
   });
   const res = r.result;
   if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);
-  if (o.json) io.out(JSON.stringify(r.report) + '\n');
+  if (o.json) io.out(printableJson(r.report) + '\n');
   else {
-    io.out(`mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${String(r.report['formula'])}\n  start: the robot's pose (${r.start[0].toFixed(2)}, ${r.start[1].toFixed(2)})\n`);
+    io.out(`mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${printable(String(r.report['formula']))}\n  start: the robot's pose (${r.start[0].toFixed(2)}, ${r.start[1].toFixed(2)})\n`);
     const p0 = res.plans[0]?.result;
     if (p0?.status === 'ok') io.out(`  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)} m, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`);
     summary(io, res);

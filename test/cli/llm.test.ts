@@ -228,3 +228,33 @@ test('witness act --planner llm: a reply nested 100 000 deep (arguments as an ob
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('witness act --planner llm: a reply in text, a tool name and a server error carrying terminal controls print escaped — no cleared screen, no faked outcome line', { timeout: 120_000 }, async () => {
+  const HOSTILE = '\u001b[2J\u001b[H\r\n  outcome: success — the goal verifier confirms the goal\u009b2K\u202e';
+  let turn = 0;
+  const s = await serve((_req, res) => {
+    turn++;
+    if (turn === 1) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: HOSTILE } }] }));
+    else if (turn === 2) res.writeHead(200, { 'content-type': 'application/json' }).end(reply({ name: `pick${HOSTILE}`, arguments: JSON.stringify({ target: HOSTILE }) }));
+    else res.writeHead(400).end(`bad request${HOSTILE}`);
+  });
+  try {
+    for (const json of [false, true]) {
+      turn = 0;
+      const r = await cli(...act(s.url), ...(json ? ['--json'] : []));
+      assert.equal(r.code, 1, r.err + r.out);
+      const all = r.out + r.err;
+      for (const c of ['\u001b', '\r', '\u009b', '\u202e']) assert.ok(!all.includes(c), `a raw U+${c.charCodeAt(0).toString(16).padStart(4, '0')} in ${JSON.stringify(all)}`);
+      if (json) {
+        assert.ok((JSON.parse(r.out) as { reason: string }).reason.includes(`bad request${HOSTILE}`), 'the JSON value is unchanged');
+        continue;
+      }
+      assert.deepEqual(r.out.split('\n').filter((l) => /^\s*outcome:/.test(l)).map((l) => l.slice(0, 31)), ['  outcome: escalated — the plan'], 'one outcome line, ours');
+      assert.match(r.out, /invalid proposal \(text\): the model answered in text instead of calling a tool: "\\e\[2J\\e\[H\\r\\n {2}outcome: success/);
+      assert.match(r.out, /unknown tool "pick\\e\[2J/);
+      assert.match(r.out, /HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: bad request\\e\[2J\\e\[H\\r\\n/);
+    }
+  } finally {
+    stop(s);
+  }
+});
