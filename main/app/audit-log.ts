@@ -8,10 +8,11 @@ import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { AuditLog } from '../services/audit/store.js';
 import { defaultAuditFile } from '../platform/paths.js';
+import { folderFailure } from '../platform/files.js';
 
 /** Opens (creating its folder and the database when missing) an audit log for appending. */
 export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } = {}): Promise<AuditLog> {
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true }).catch((e: unknown) => { throw folderFailure(file, e); });
   return AuditLog.open(file, o);
 }
 

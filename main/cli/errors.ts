@@ -1,5 +1,5 @@
 /** How the CLI reports failures: one line on stderr, the exit code of the error's code (contract/errors.ts). */
-import { EXIT, type ErrorCode, WitnessError, exitCodeOf } from '../contract/errors.js';
+import { EXIT, type ErrorCode, WitnessError, exitCodeOf, pathError } from '../contract/errors.js';
 import { printable } from './printable.js';
 
 export { EXIT };
@@ -31,6 +31,8 @@ export const processOutput: Output = {
  * syntax error reads `error: FILE:LINE:COL: …`, a budget `error: budget: FILE: …`.
  */
 export function report(e: unknown, io: Output, where?: string): number {
+  // A file-system error about a path that no reader named (a folder that cannot be created) is still the path's problem, not a bug.
+  e = pathError(e) ?? e;
   if (!(e instanceof WitnessError) || e.code === 'internal') {
     const msg = e instanceof Error ? e.message : String(e);
     io.err(`error: internal: ${printable(clipMessage(msg))}\n`);

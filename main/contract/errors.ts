@@ -86,6 +86,38 @@ export class WitnessError extends Error {
   }
 }
 
+/**
+ * File-system failures (their errno codes) that are about the path a person gave, not a bug: what
+ * each means in words, and the code it is reported with. A dangling link is told apart where the
+ * path can be looked at (platform/files.ts fsFailure).
+ */
+export const PATH_ERRNO: Readonly<Record<string, { readonly code: ErrorCode; readonly means: string }>> = {
+  ENOENT: { code: 'not-found', means: 'no such file or folder' },
+  ENAMETOOLONG: { code: 'invalid-input', means: 'the name is too long for the file system (a name over 255 bytes, or a path over 4095)' },
+  ELOOP: { code: 'invalid-input', means: 'too many levels of symbolic links (links that lead back to themselves)' },
+  ENOTDIR: { code: 'invalid-input', means: 'a part of the path is not a folder' },
+  EEXIST: { code: 'invalid-input', means: 'a file is in the way where a folder is needed' },
+  EISDIR: { code: 'not-a-file', means: 'is a folder, not a file' },
+  EACCES: { code: 'unreadable', means: 'permission denied' },
+  EPERM: { code: 'unreadable', means: 'operation not permitted' },
+  EROFS: { code: 'invalid-input', means: 'the file system is read-only' },
+  ENOSPC: { code: 'invalid-input', means: 'no space left on the device' },
+  EDQUOT: { code: 'invalid-input', means: 'the disk quota is exceeded' },
+  EFBIG: { code: 'too-large', means: 'the file is too large for the file system' },
+  EXDEV: { code: 'invalid-input', means: 'the target is on another file system' },
+  ENXIO: { code: 'invalid-input', means: 'no such device or address (a FIFO with no reader, a socket)' },
+  EIO: { code: 'unreadable', means: 'an input/output error on the device' },
+};
+
+/** A file-system error about a path (Node's errors carry `code` and `path`) as the WitnessError it is; null for anything else. */
+export function pathError(e: unknown): WitnessError | null {
+  if (e instanceof WitnessError || !(e instanceof Error)) return null;
+  const { code, path, syscall } = e as Error & { code?: unknown; path?: unknown; syscall?: unknown };
+  const known = typeof code === 'string' ? PATH_ERRNO[code] : undefined;
+  if (known === undefined || typeof path !== 'string') return null;
+  return new WitnessError(known.code, `${path}: ${typeof syscall === 'string' ? `cannot ${syscall}: ` : ''}${code as string}: ${known.means}`, { file: path }, { cause: e });
+}
+
 /** A failure as the API reports it, and as every front end reads it: code, message, location. */
 export interface ErrorReport {
   code: ErrorCode;
@@ -96,8 +128,9 @@ export interface ErrorReport {
   path?: string;
 }
 
-/** The one mapping from a thrown value to its report: a WitnessError keeps its code and location; anything else is internal. */
+/** The one mapping from a thrown value to its report: a WitnessError keeps its code and location, a file-system error about a path is one (pathError); anything else is internal. */
 export function errorReport(e: unknown): ErrorReport {
+  e = pathError(e) ?? e;
   if (e instanceof WitnessError) {
     const where = e.at.path ?? e.at.file;
     return {

@@ -7,11 +7,11 @@
  * through here. It writes only to a regular file or a new name: a folder, a device node, a FIFO or a
  * socket (or a symbolic link to one) is refused, never replaced. (What Witness reads from a person goes through platform/input-files.ts.)
  */
-import { type Stats, lstatSync, rmSync, statSync } from 'node:fs';
+import { type Stats, lstatSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { type ErrorCode, WitnessError } from '../contract/errors.js';
+import { type ErrorCode, PATH_ERRNO, WitnessError } from '../contract/errors.js';
 import { holdSignals } from './interrupt.js';
 
 /**
@@ -27,6 +27,41 @@ export class FileError extends WitnessError {
 
 export const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | null)?.code;
 export const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The first of `p` and its ancestors that is a symbolic link to nothing, with where it points; null when none is. */
+function danglingLink(p: string): { link: string; to: string } | null {
+  for (let at = path.resolve(p); ; at = path.dirname(at)) {
+    try {
+      if (lstatSync(at).isSymbolicLink()) {
+        try {
+          statSync(at);
+        } catch (e) {
+          if (errno(e) === 'ENOENT') return { link: at, to: readlinkSync(at) };
+        }
+      }
+    } catch {
+      /* not there: look further up */
+    }
+    if (path.dirname(at) === at) return null;
+  }
+}
+
+/**
+ * Why a file-system call on `file` failed, in words a person can act on, and the code to report it
+ * with: the errno code and what it means (contract/errors.ts PATH_ERRNO: a name too long, a loop of
+ * links, a part of the path that is not a folder, …), a dangling link named with where it points,
+ * never the path twice (Node's messages repeat it, and a 4000-byte name would fill the screen).
+ */
+export function fsFailure(file: string, e: unknown): { code: ErrorCode; detail: string } {
+  const code = errno(e);
+  const known = code !== undefined ? PATH_ERRNO[code] : undefined;
+  if (known === undefined) return { code: 'invalid-input', detail: errText(e) };
+  if (code === 'ENOENT') {
+    const d = danglingLink(file);
+    if (d !== null) return { code: 'invalid-input', detail: `ENOENT: ${d.link === path.resolve(file) ? 'it' : d.link} is a symbolic link to ${d.to}, which does not exist` };
+  }
+  return { code: known.code, detail: `${code}: ${known.means}` };
+}
 
 /**
  * Temporary files and folders being written right now (removed when the process is interrupted),
@@ -54,6 +89,12 @@ export function removeInFlightWrites(): void {
     rmSync(tmp, { recursive: true, force: true });
     endWrite(tmp);
   }
+}
+
+/** The folder of `target` could not be created (a part of its path a file, a dangling link, a name too long): a FileError naming `target`. */
+export function folderFailure(target: string, e: unknown): FileError {
+  const f = fsFailure(target, e);
+  return new FileError(target, `cannot create its folder: ${f.detail}`, { cause: e, code: f.code });
 }
 
 /** What a path that is there but is not a regular file is, in words; null for a regular file. */
@@ -116,7 +157,7 @@ export interface WriteOptions {
  * `fill` writes with the handle it is given; when it throws, nothing is left behind.
  */
 export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => Promise<void>, o: WriteOptions = {}): Promise<void> {
-  if (o.mkdir === true) await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its folder: ${errText(e)}`, { cause: e }); });
+  if (o.mkdir === true) await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => { throw folderFailure(target, e); });
   await refuseSpecial(target);
   const mode = await stat(target).then((s) => s.mode & 0o777, () => o.mode ?? 0o644);
   const tmp = tempSibling(target);
@@ -135,7 +176,8 @@ export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => 
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     if (e instanceof WitnessError) throw e;
-    throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
+    const f = fsFailure(target, e);
+    throw new FileError(target, `cannot write: ${f.detail}`, { cause: e, code: f.code });
   } finally {
     endWrite(tmp);
   }
@@ -229,14 +271,15 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
   for (const n of names) if (n === '' || n.includes('/') || n.includes('\\') || n === '.' || n === '..') throw new FileError(target, `"${n}" is not a file name`);
   const existing = await readdir(target).catch((e: unknown) => {
     if (errno(e) === 'ENOENT') return null;
-    throw new FileError(target, `cannot read the folder: ${errText(e)}`, { cause: e });
+    const f = fsFailure(target, e);
+    throw new FileError(target, `cannot read the folder: ${f.detail}`, { cause: e, code: f.code });
   });
   if (existing !== null && o.merge !== true) {
     const allowed = new Set([...names, ...(o.replaceable ?? [])]);
     const extra = existing.filter((f) => !allowed.has(f));
     if (extra.length > 0) throw new FileError(target, `exists and holds other files (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}); give a new folder or one that holds only ${[...allowed].join(', ')}`);
   }
-  await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => { throw new FileError(target, `cannot create its parent folder: ${errText(e)}`, { cause: e }); });
+  await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => { throw folderFailure(target, e); });
   const tmp = tempSibling(target);
   startWrite(tmp);
   try {
@@ -259,7 +302,8 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
     }
   } catch (e) {
     if (e instanceof WitnessError) throw e;
-    throw new FileError(target, `cannot write: ${errText(e)}`, { cause: e });
+    const f = fsFailure(target, e);
+    throw new FileError(target, `cannot write: ${f.detail}`, { cause: e, code: f.code });
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     endWrite(tmp);

@@ -14,7 +14,7 @@ import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, re
 import { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { WitnessError } from '../contract/errors.js';
-import { FileError, errText, errno } from './files.js';
+import { FileError, errText, errno, fsFailure } from './files.js';
 
 const MB = 1024 * 1024;
 
@@ -86,7 +86,10 @@ export function readFailure(e: unknown): string {
 }
 
 const folder = (file: string): InputRefused => new InputRefused(file, 'is a folder, not a file', 'not-a-file');
-const cannotRead = (file: string, e: unknown): FileError => new FileError(file, `cannot read: ${errText(e)}`, { cause: e });
+const cannotRead = (file: string, e: unknown): FileError => {
+  const f = fsFailure(file, e);
+  return new FileError(file, `cannot read: ${f.detail}`, { cause: e, code: f.code });
+};
 
 /**
  * Opened without waiting for a FIFO's writer (O_NONBLOCK; a regular file reads as usual). Windows has
