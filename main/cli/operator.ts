@@ -7,6 +7,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { DECISIONS, type DecisionKind } from '../contract/defaults.js';
 import type { Decide, Escalation, OperatorDecision } from '../contract/failure.js';
 import { CliError, type Output } from './errors.js';
+import { printable } from './printable.js';
 
 export const NO_OPERATOR_REASON = 'no operator (stdin is not a terminal)';
 
@@ -23,7 +24,8 @@ export function describeEscalation(e: Escalation): string {
   const what = f.source === 'tool'
     ? `${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''}`
     : `${f.from} → ${f.to}: ${f.kind} (violated ${f.violated}): ${f.rule}`;
-  return `the loop escalated (#${e.n}, ${e.cause}): ${e.reason}\n  last failure: ${what} → ${f.label} (${f.class})\n`;
+  // The reason and the failure quote the planner (an LLM), the tool files and the world: controls escaped.
+  return `${printable(`the loop escalated (#${e.n}, ${e.cause}): ${e.reason}`)}\n  ${printable(`last failure: ${what} → ${f.label} (${f.class})`)}\n`;
 }
 
 /** A standing decision from the flags (every escalation of the run gets it), or null when none was given. */

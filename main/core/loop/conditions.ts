@@ -39,6 +39,14 @@ interface Resolved {
   readonly path: string;
   readonly value: unknown;
   readonly error?: string;
+  /** The error is a name looked up in a map of the state that has no entry by it (an object that is not there). */
+  readonly missing?: Missing;
+}
+
+/** An entry a condition looked up by name that the observed state does not have: `key` in the map at `in` (objects). */
+export interface Missing {
+  readonly in: string;
+  readonly key: string;
 }
 
 const has = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && Object.hasOwn(o, k);
@@ -49,7 +57,7 @@ function resolve(r: Ref, ctx: Record<string, unknown>): Resolved {
   const base = resolve(r.of, ctx);
   if (r.kind === 'field') {
     const path = `${base.path}.${r.field}`;
-    if (base.error !== undefined) return { path, value: undefined, error: base.error };
+    if (base.error !== undefined) return { ...base, path, value: undefined };
     if (has(base.value, r.field)) return { path, value: (base.value as Record<string, unknown>)[r.field] };
     const arg = r.of.kind === 'name' && r.of.name === 'args';
     return { path, value: undefined, error: arg ? `the call has no argument "${r.field}" (it is optional; test it with has(args.${r.field}))` : `the observed state has no ${path}` };
@@ -66,7 +74,20 @@ function resolve(r: Ref, ctx: Record<string, unknown>): Resolved {
   const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${base.path}.${key}` : `${base.path}[${JSON.stringify(key)}]`;
   if (has(base.value, key)) return { path, value: (base.value as Record<string, unknown>)[key] };
   const how = r.key.kind === 'const' ? '' : ` (${refText(r)} with ${keyText} = ${JSON.stringify(key)})`;
-  return { path, value: undefined, error: `${base.path} has no key ${JSON.stringify(key)}${how}` };
+  return { path, value: undefined, error: `${base.path} has no key ${JSON.stringify(key)}${how}`, missing: { in: base.path, key } };
+}
+
+/**
+ * The entry of the observed state a condition looked up by name and did not find (`objects` has no
+ * "blue_tray": the object is not there), when that is why it cannot be evaluated; null otherwise.
+ */
+export function missingEntry(expr: string, state: WorldState, b: Bound = {}): Missing | null {
+  const ctx = context(state, b);
+  for (const ref of references(expr)) {
+    const x = resolve(ref, ctx);
+    if (x.error !== undefined) return x.missing ?? null;
+  }
+  return null;
 }
 
 /**

@@ -12,7 +12,7 @@
  * operator rather than the end: abort, retry (one more budget round) or skip (the subtask).
  */
 import type { RegisteredTool } from './tools.js';
-import { type Bound, type WorldState, holds, observed } from './conditions.js';
+import { type Bound, type WorldState, holds, missingEntry, observed } from './conditions.js';
 import { type DecisionRecord, askOperator, decisionEvent, escalationEvent } from './escalation.js';
 import type { Decide, Escalation, EscalationCause, OperatorDecision, ToolFailureRecord } from '../../contract/failure.js';
 import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
@@ -130,6 +130,9 @@ class Stopped extends Error {}
  */
 export const PERMANENT_WORLD_ERRORS: readonly WorldErrorKind[] = ['not-found', 'invalid-input', 'rejected', 'closed', 'disconnected'];
 
+/** The label of a failure whose condition names an object (an entry of a map in the state) that is not there: permanent. */
+export const MISSING_LABEL = 'missing-object';
+
 function defaultClass(evaluationError: boolean, worldError: string | undefined): ToolFailureRecord['class'] {
   if (evaluationError) return 'permanent';
   if (worldError !== undefined) return (PERMANENT_WORLD_ERRORS as readonly string[]).includes(worldError) ? 'permanent' : 'transient';
@@ -213,15 +216,20 @@ export async function runLoop(tools: ReadonlyMap<string, RegisteredTool>, world:
     const b: Bound = { args: call.args, pre: state };
     /** `error`: the condition could not be evaluated; `worldError`: the execution failed (timeout, a WorldError). */
     const fail = (stage: ToolFailureRecord['stage'], c: { name: string; expr: string }, error?: string, worldError?: { kind: string; message: string }): ToolFailureRecord => {
+      // A condition that names an object the state does not have is that, whatever else the state
+      // shows: the tool's rules describe what is observed of objects that are there (an empty hand
+      // is not a wrong object grasped), so they are not asked.
+      const missing = error !== undefined ? missingEntry(c.expr, state, b) : null;
       // Failure rules also read the world error (empty strings when the execution did not fail).
       const rb: Bound = { ...b, error: worldError ?? { kind: '', message: '' } };
-      const rule = t.failures.find((f) => holds(f.when, state, rb) === true);
+      const rule = missing !== null ? undefined : t.failures.find((f) => holds(f.when, state, rb) === true);
+      const why = missing !== null ? `there is no ${JSON.stringify(missing.key)} in ${missing.in} in the observed state: the call names something the world does not have` : rule?.reason;
       return {
         source: 'tool', tool: t.name, args: call.args, violated: c.name, expr: c.expr, observed: observed(c.expr, state, b), t_s: o.clock(),
         class: rule?.class ?? defaultClass(error !== undefined, worldError?.kind),
-        label: rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : worldError !== undefined ? `world-${worldError.kind}` : `${c.name}-violated`),
+        label: missing !== null ? MISSING_LABEL : rule?.label ?? (error !== undefined ? 'evaluation-error' : stage === 'timeout' ? 'timeout' : worldError !== undefined ? `world-${worldError.kind}` : `${c.name}-violated`),
         stage, ...(error !== undefined ? { error } : {}), ...(worldError !== undefined ? { world_error: worldError } : {}),
-        ...(rule?.reason !== undefined ? { reason: rule.reason } : {}), subtask, state,
+        ...(why !== undefined ? { reason: why } : {}), subtask, state,
       };
     };
     let record: ToolFailureRecord | null = null;

@@ -91,7 +91,7 @@ test('place checks that the held object ended on the target: evidence names the 
   assert.deepEqual(fr.observed, { 'pre.gripper.holding': 'red_mug', 'objects.red_mug.on': 'table', 'args.target': 'tray' });
 });
 
-test('a condition indexing the objects map by an argument that names no object: an evaluation error in the failure record', async () => {
+test('a condition indexing the objects map by an argument that names no object: the evaluation error in the failure record, labelled missing-object', async () => {
   const place = asset('place.json') as Record<string, unknown>;
   const check = parseTool({ ...place, name: 'place_checked', postconditions: [{ name: 'target_free', expr: 'objects[args.target].on != "gripper"' }] }, 'c.json');
   const ts = registerTools([{ def: parseTool(asset('pick.json'), 'pick.json'), file: 'pick.json' }, { def: check, file: 'c.json' }], VOCAB);
@@ -100,7 +100,7 @@ test('a condition indexing the objects map by an argument that names no object: 
   const r = await runLoop(ts, new StepThroughWorld(), new ScriptedPlanner(plan), 'g', opts({ onEvent: (kind, body) => events.push({ kind, body }) }));
   assert.equal(r.outcome, 'escalated');
   const fr = r.failures[0]!;
-  assert.deepEqual([fr.tool, fr.violated, fr.stage, fr.label, fr.class], ['place_checked', 'target_free', 'postcondition', 'evaluation-error', 'permanent']);
+  assert.deepEqual([fr.tool, fr.violated, fr.stage, fr.label, fr.class], ['place_checked', 'target_free', 'postcondition', 'missing-object', 'permanent']);
   assert.match(fr.error!, /^cannot evaluate "objects\[args\.target\]\.on != "gripper"": objects has no key "blue_tray" \(objects\[args\.target\] with args\.target = "blue_tray"\)$/);
   assert.deepEqual(fr.observed, { 'objects.blue_tray.on': null, 'args.target': 'blue_tray' });
   const v = events.find((e) => e.kind === 'verifier_result' && e.body['tool'] === 'place_checked')!;
@@ -128,4 +128,23 @@ test('a condition too long or nested too deep for the CEL parser is refused as a
   checkCondition(nested, VOCAB);
   assert.equal(holds(nested, { gripper: { width_cm: 1 } }), true);
   checkCondition('"' + '('.repeat(100) + '" != objects.red_mug.on', VOCAB);
+});
+
+test('a precondition on an object that is not there is labelled missing-object (permanent, the object named), not by a rule that reads the rest of the state (wrong-object)', async () => {
+  // The shipped pick's last rule, gripper.holding != args.target, holds on an empty hand too: it must not label this.
+  const plan = parseScript({ steps: [{ tool: 'pick', args: { target: 'ghost' } }, { tool: 'place', args: { target: 'tray' } }] }, 'p.json');
+  const r = await runLoop(tools(), new StepThroughWorld(), new ScriptedPlanner(plan), 'g', opts({ replans: 2 }));
+  assert.equal(r.outcome, 'escalated');
+  assert.equal(r.toolCalls, 0, 'nothing moved');
+  const fr = r.failures[0]!;
+  assert.deepEqual([fr.tool, fr.stage, fr.violated, fr.label, fr.class], ['pick', 'precondition', 'target_in_workspace', 'missing-object', 'permanent']);
+  assert.equal(fr.reason, 'there is no "ghost" in objects in the observed state: the call names something the world does not have');
+  assert.match(fr.error!, /objects has no key "ghost"/);
+  assert.match(r.reason, /^permanent failure "missing-object" of pick: there is no "ghost" in objects/);
+  // An optional argument not given is not a missing object: still an evaluation error, the rules asked as before.
+  const place = asset('place.json') as Record<string, unknown>;
+  const check = parseTool({ ...place, name: 'place_force', failures: [], postconditions: [{ name: 'force', expr: 'args.max_force_N < 1.0' }] }, 'c.json');
+  const ts = registerTools([{ def: parseTool(asset('pick.json'), 'pick.json'), file: 'pick.json' }, { def: check, file: 'c.json' }], VOCAB);
+  const r2 = await runLoop(ts, new StepThroughWorld(), new ScriptedPlanner(parseScript({ steps: [{ tool: 'pick', args: DZ }, { tool: 'place_force', args: { target: 'tray' } }] }, 'p.json')), 'g', opts());
+  assert.deepEqual(r2.failures.map((f) => [f.violated, f.label]), [['force', 'evaluation-error']]);
 });
