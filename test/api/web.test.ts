@@ -112,7 +112,7 @@ function gated(): { wrap: (d: Dispatch) => Dispatch; open: () => void } {
   return { wrap: (d) => (m, p) => (m === 'version' ? gate.then(() => d(m, p)) : d(m, p)), open };
 }
 
-test('one connection has at most maxCalls calls in flight: one more is refused at once, an emergencyStop still passes, other connections are served', { timeout: 30_000 }, async () => {
+test('one connection has at most maxCalls calls in flight: one more is refused at once, an emergencyStop still passes, other connections are served', { timeout: 10_000 }, async () => {
   const g = gated();
   await withServer(async ({ port, token }) => {
     const ws = await connect(port, token), other = await connect(port, token);
