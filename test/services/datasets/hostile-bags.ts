@@ -6,10 +6,8 @@
  * columns or rows of any type. Used by the reader tests, the CLI tests and the fuzz targets.
  */
 import { writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import Database from 'better-sqlite3';
-import { McapRecordBuilder, McapWriter, type ChunkIndex } from '@mcap/core';
-import { McapFileWritable } from '../../../main/services/datasets/rosbag2/mcap-file.js';
+import { McapRecordBuilder, type ChunkIndex } from '@mcap/core';
 import { T0_NS, driveMessages, ros2msgText } from './rosbag2-fixtures.js';
 
 const ODOM = 'nav_msgs/msg/Odometry', TWIST = 'geometry_msgs/msg/Twist';
@@ -67,19 +65,22 @@ export interface CraftChunk {
   readonly index?: Partial<ChunkIndex>;
 }
 
-/** A chunk of real messages (the fixture drive's /odom and /cmd_vel), not compressed. */
-export function driveChunk(): CraftChunk {
+/** A chunk of these messages (in this order), not compressed, with its message indexes. */
+export function messagesChunk(msgs: readonly { topic: string; logTime: bigint; data: Uint8Array }[]): CraftChunk {
   const b = new McapRecordBuilder();
   const entries: [bigint, bigint][] = [], commands: [bigint, bigint][] = [];
   let seq = 0;
-  for (const m of driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' })) {
+  for (const m of msgs) {
     (m.topic === '/odom' ? entries : commands).push([m.logTime, BigInt(b.length)]);
     b.writeMessage({ channelId: m.topic === '/odom' ? 1 : 2, sequence: seq++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
   }
   const stored = b.buffer.slice();
-  const times = [...entries, ...commands].map((e) => e[0]);
+  const times = msgs.map((m) => m.logTime);
   return { stored, compression: '', uncompressedSize: BigInt(stored.length), start: times.reduce((a, t) => (t < a ? t : a)), end: times.reduce((a, t) => (t > a ? t : a)), entries, commands };
 }
+
+/** A chunk of real messages (the fixture drive's /odom and /cmd_vel), not compressed. */
+export const driveChunk = (): CraftChunk => messagesChunk(driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }));
 
 /** A zstd chunk that inflates to `size` zero bytes, with one /odom entry at `t`. */
 export const zeroChunk = (size: number, t: bigint = T0_NS, o: Partial<CraftChunk> = {}): CraftChunk => ({
@@ -100,8 +101,11 @@ export function heldChunk(size: number, t: bigint = T0_NS): CraftChunk {
   return { stored: zstdFrame(size, b.buffer.slice()), compression: 'zstd', uncompressedSize: BigInt(size), start: t, end: t + 1_000_000_000n, entries: [[t, 0n], [t + 1_000_000_000n, second]] };
 }
 
-/** An MCAP file (profile ros2; /odom Odometry on channel 1, /cmd_vel Twist on channel 2) of these chunks, with a summary of their indexes as given. */
-export function craftMcap(chunks: readonly CraftChunk[]): Uint8Array {
+/**
+ * An MCAP file (profile ros2; /odom on channel 1, an Odometry unless `odom` gives another type and
+ * its ros2msg text; /cmd_vel Twist on channel 2) of these chunks, with a summary of their indexes as given.
+ */
+export function craftMcap(chunks: readonly CraftChunk[], odom: { type: string; schema: string } = { type: ODOM, schema: ros2msgText(ODOM) }): Uint8Array {
   const b = new McapRecordBuilder();
   b.writeMagic();
   b.writeHeader({ profile: 'ros2', library: 'witness tests (crafted)' });
@@ -122,7 +126,7 @@ export function craftMcap(chunks: readonly CraftChunk[]): Uint8Array {
   }
   b.writeDataEnd({ dataSectionCrc: 0 });
   const summaryStart = BigInt(b.length);
-  b.writeSchema({ id: 1, name: ODOM, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msgText(ODOM)) });
+  b.writeSchema({ id: 1, name: odom.type, encoding: 'ros2msg', data: new TextEncoder().encode(odom.schema) });
   b.writeSchema({ id: 2, name: TWIST, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msgText(TWIST)) });
   b.writeChannel({ id: 1, schemaId: 1, topic: '/odom', messageEncoding: 'cdr', metadata: new Map() });
   b.writeChannel({ id: 2, schemaId: 2, topic: '/cmd_vel', messageEncoding: 'cdr', metadata: new Map() });
@@ -136,25 +140,12 @@ export function craftMcap(chunks: readonly CraftChunk[]): Uint8Array {
  * An MCAP file whose /odom is `type` defined by `schema` (ros2msg text, any), carrying `odom`
  * (CDR bytes, one message each, 0.1 s apart), beside the fixture drive's /cmd_vel Twists.
  */
-export async function schemaMcap(file: string, type: string, schema: string, odom: readonly Uint8Array[]): Promise<void> {
-  const fh = await open(file, 'w');
-  try {
-    const w = new McapWriter({ writable: new McapFileWritable(fh) });
-    await w.start({ profile: 'ros2', library: 'witness tests (schema)' });
-    const s1 = await w.registerSchema({ name: type, encoding: 'ros2msg', data: new TextEncoder().encode(schema) });
-    const s2 = await w.registerSchema({ name: TWIST, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msgText(TWIST)) });
-    const c1 = await w.registerChannel({ topic: '/odom', schemaId: s1, messageEncoding: 'cdr', metadata: new Map() });
-    const c2 = await w.registerChannel({ topic: '/cmd_vel', schemaId: s2, messageEncoding: 'cdr', metadata: new Map() });
-    const msgs = [
-      ...odom.map((data, i) => ({ channelId: c1, logTime: T0_NS + BigInt(i) * 100_000_000n, data })),
-      ...driveMessages({ distro: 'jazzy', pose: 'odometry', action: 'twist' }).filter((m) => m.topic === '/cmd_vel').map((m) => ({ channelId: c2, logTime: m.logTime, data: m.data })),
-    ].sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : 0));
-    let seq = 0;
-    for (const m of msgs) await w.addMessage({ ...m, sequence: seq++, publishTime: m.logTime });
-    await w.end();
-  } finally {
-    await fh.close();
-  }
+export function schemaMcap(file: string, type: string, schema: string, odom: readonly Uint8Array[]): void {
+  const msgs = [
+    ...odom.map((data, i) => ({ topic: '/odom', logTime: T0_NS + BigInt(i) * 100_000_000n, data })),
+    ...driveMessages({ distro: 'jazzy', pose: 'odometry', action: 'twist' }).filter((m) => m.topic === '/cmd_vel'),
+  ].sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : 0));
+  writeFileSync(file, craftMcap([messagesChunk(msgs)], { type, schema }));
 }
 
 /** CDR, little-endian: the 4-byte encapsulation header, then these bytes. */
