@@ -37,7 +37,6 @@ const sqliteCode = (e: unknown): string => {
   return typeof c === 'string' ? c : '';
 };
 
-type DefRow = { topic_type: string; encoding: string; encoded_message_definition: string };
 type Fail = (what: string, e: unknown) => BagError;
 
 /** The tables this reader reads, as the recorder writes them: plain tables whose columns are stored, not computed. */
@@ -69,8 +68,8 @@ function readTopics(bag: string, file: string, db: Database.Database): TopicRow[
   return db.prepare('SELECT id, name, type, serialization_format FROM topics ORDER BY id').all() as TopicRow[];
 }
 
-/** The message_definitions table (Iron and later), within BAG_LIMITS. */
-function readDefinitions(bag: string, file: string, db: Database.Database): DefRow[] {
+/** The message_definitions table (Iron and later) checked within BAG_LIMITS; a definition is read when its type is decoded. */
+function checkDefinitions(bag: string, file: string, db: Database.Database): void {
   const shape = db.prepare(`SELECT count(*) AS n, max(max(length(topic_type), length(encoding))) AS longest,
     max(length(CAST(encoded_message_definition AS BLOB))) AS biggest,
     sum(typeof(topic_type) != 'text' OR typeof(encoding) != 'text' OR typeof(encoded_message_definition) != 'text') AS odd FROM message_definitions`).get() as { n: number; longest: number | null; biggest: number | null; odd: number | null };
@@ -80,7 +79,6 @@ function readDefinitions(bag: string, file: string, db: Database.Database): DefR
   if ((shape.biggest ?? 0) > BAG_LIMITS.definitionBytes) {
     throw new BagError(bag, `${fileOf(bag, file)}a message definition has ${bytesText(shape.biggest ?? 0)}, over ${bytesText(BAG_LIMITS.definitionBytes)} (the limit for one definition)`, 'too-large');
   }
-  return db.prepare('SELECT topic_type, encoding, encoded_message_definition FROM message_definitions').all() as DefRow[];
 }
 
 /** The first and last receive times, from the index; timestamps that are not integers are refused here (NULL ones where their rows are read). */
@@ -117,8 +115,9 @@ export function openDb3Bag(bag: string, file: string): Promise<BagFile> {
       const r = db.prepare('SELECT CASE WHEN typeof(ros_distro) = \'text\' AND length(ros_distro) <= ? THEN ros_distro END AS ros_distro FROM schema LIMIT 1').get(BAG_LIMITS.nameChars) as { ros_distro?: unknown } | undefined;
       if (typeof r?.ros_distro === 'string' && r.ros_distro !== '') distro = r.ros_distro;
     }
-    const defRows = tables.has('message_definitions') ? readDefinitions(bag, file, db) : [];
-    return Promise.resolve(db3File(bag, file, db, topicRows, distro, readTimeRange(bag, file, db), defRows, fail));
+    const definitions = tables.has('message_definitions');
+    if (definitions) checkDefinitions(bag, file, db);
+    return Promise.resolve(db3File(bag, file, db, topicRows, distro, readTimeRange(bag, file, db), definitions, fail));
   } catch (e) {
     db.close();
     return Promise.reject(e instanceof BagError ? e : fail('cannot read the bag\'s tables', e));
@@ -156,7 +155,7 @@ function rowMessage(bag: string, file: string, topic: string, r: MessageRow): Ba
 
 function db3File(
   bag: string, file: string, db: Database.Database, topicRows: readonly TopicRow[], distro: string | null, timeRange: readonly [bigint, bigint] | null,
-  defRows: readonly DefRow[], fail: Fail,
+  definitions: boolean, fail: Fail,
 ): BagFile {
   const topics: BagTopic[] = topicRows.map((r) => ({ name: r.name, type: r.type, serialization: r.serialization_format }));
   const defs = new Map<string, MessageDefinition[] | null>();
@@ -164,7 +163,12 @@ function db3File(
     file, storage: 'sqlite3', distro, topics, timeRange,
     definition(type) {
       if (!defs.has(type)) {
-        const row = defRows.find((r) => r.topic_type === type);
+        let row: { encoding: string; encoded_message_definition: string } | undefined;
+        try {
+          row = !definitions ? undefined : db.prepare('SELECT encoding, encoded_message_definition FROM message_definitions WHERE topic_type = ? LIMIT 1').get(type) as typeof row;
+        } catch (e) {
+          throw fail(`cannot read the message definition of ${type}`, e);
+        }
         try {
           defs.set(type, row === undefined ? null : ros2msgDefinitions(row.encoding, new TextEncoder().encode(row.encoded_message_definition)));
         } catch (e) {
