@@ -34,6 +34,7 @@ import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
 import { importBag } from '../../main/app/bag-import.js';
 import { writeDb3, writeMcap } from '../services/datasets/rosbag2-fixtures.js';
 import { wsTargets } from './targets-ws.js';
+import { bagTargets } from './targets-bags.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
@@ -238,6 +239,7 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
       },
     }),
     ...wsTargets(),
+    ...bagTargets(),
   ];
 }
 
