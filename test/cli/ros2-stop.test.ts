@@ -58,17 +58,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   test(`${signal} during a Nav2 goal: the goal is cancelled on the action server and the robot stopped before ROS 2 shuts down`, async () => {
     const s = setup();
     const r = await interrupted(['run', '--world', s.world, '--graph', s.graph, '--spec', PATROL, '--regions', s.regions, '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, signal, 'jazzy');
-    assert.equal(r.code, 130, r.err);
-    assert.match(r.err, new RegExp(`witness: ${signal}: stopping the robot first \\(its goal cancelled`));
-    assert.match(r.out, /outcome: STOPPED after \d+ steps — interrupted \(SIG(INT|TERM)\); navigate .* cancelled; the goal was cancelled \(final status CANCELED\)/);
     const rep = r.report;
-    assert.equal(rep.signalHandlerInstalled, false, 'Witness removed rclnodejs\'s SIGINT handler when it loaded it');
     const last = rep.serverGoals.at(-1)!;
-    assert.equal(last.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}`);
+    assert.equal(last.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}; ${r.out}`);
     const cancel = rep.log.findIndex((l) => l.startsWith(`cancel ${last.action}`));
     const shutdown = rep.log.indexOf('shutdown');
     assert.ok(cancel >= 0 && shutdown > cancel, `the cancel went out before ROS 2 shut down: ${rep.log.filter((l) => !l.startsWith('goal')).join('; ')}`);
     assert.ok(moved(rep) < 0.005, `the robot is at rest after the shutdown (moved ${moved(rep).toFixed(3)} m)`);
+    assert.equal(rep.signalHandlerInstalled, false, 'Witness removed rclnodejs\'s SIGINT handler when it loaded it');
+    assert.equal(r.code, 130, r.err);
+    assert.match(r.err, new RegExp(`witness: ${signal}: stopping the robot first \\(its goal cancelled`));
+    assert.match(r.out, /outcome: STOPPED after \d+ steps — interrupted \(SIG(INT|TERM)\); navigate .* cancelled; the goal was cancelled \(final status CANCELED\)/);
   });
 }
 
@@ -96,13 +96,13 @@ for (const [distro, signal, monitor] of [['jazzy', 'SIGINT', true], ['humble', '
     const v = await velocityRobot(dir, topic);
     const standin = { robot: 'velocity', start: [4, 20], underway_m: 0.3, ...(monitor ? { monitor: { input: topic, output: '/cmd_vel' } } : {}) };
     const r = await interrupted(['run', '--world', v.world, '--graph', v.graph, '--data', v.data, '--spec', 'G F e1 & G F e4', '--regions', v.regions, '--no-audit'], standin, signal, distro);
+    const rep = r.report;
+    assert.ok(rep.commands.length > 3, `the policy drove the robot: ${r.out}\n${r.err}\n${rep.log.slice(-5).join('; ')}`);
+    assert.deepEqual(rep.commands.at(-1)!.linear, { x: 0, y: 0 }, `the last command is zero velocity: ${rep.log.slice(-4).join('; ')}`);
+    const zero = rep.log.lastIndexOf('cmd_vel 0 0');
+    assert.ok(zero >= 0 && rep.log.indexOf('shutdown') > zero, `the zero command went out before ROS 2 shut down: ${rep.log.slice(-4).join('; ')}`);
     assert.equal(r.code, 130, r.err);
     assert.match(r.out, new RegExp(`outcome: STOPPED after \\d+ steps — interrupted \\(${signal}\\); the (step in progress was cancelled|mission stopped before its next step)`));
     assert.match(r.err, new RegExp(`witness: ${signal}: stopping the robot first`));
-    const rep = r.report;
-    assert.ok(rep.commands.length > 3, `the policy drove the robot: ${r.out}\n${r.err}\n${rep.log.slice(-5).join('; ')}`);
-    assert.deepEqual(rep.commands.at(-1)!.linear, { x: 0, y: 0 }, 'the last command is zero velocity');
-    const zero = rep.log.lastIndexOf('cmd_vel 0 0');
-    assert.ok(zero >= 0 && rep.log.indexOf('shutdown') > zero, `the zero command went out before ROS 2 shut down: ${rep.log.slice(-4).join('; ')}`);
   });
 }
