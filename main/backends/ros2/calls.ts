@@ -53,6 +53,8 @@ function isAccepted(h: RclGoalHandle): boolean {
 export interface Configured {
   readonly at: string;
   readonly paths: readonly string[];
+  /** The paths are an array in the configuration (a command's action fields), not the keys of a mapping. */
+  readonly indexed?: boolean;
 }
 
 /** rclnodejs's MessageValidationError carries `issues`: each field that does not fit, and why. */
@@ -72,7 +74,8 @@ function issueWords(i: RclValidationIssue, configured: Configured | undefined): 
   const detail = i.expected !== undefined ? ` (expected ${words(i.expected)}, got ${words(i.received)})` : '';
   const field = i.field.replace(/\[\d+\]/g, '');
   const key = configured?.paths.find((p) => p === field || p.startsWith(`${field}.`) || field.startsWith(`${p}.`));
-  return `field "${i.field}": ${why}${detail}${key !== undefined ? `, written by ${configured!.at}[${JSON.stringify(key)}]` : ''}`;
+  const where = key === undefined ? '' : `, written by ${configured!.at}[${configured!.indexed === true ? configured!.paths.indexOf(key) : JSON.stringify(key)}]`;
+  return `field "${i.field}": ${why}${detail}${where}`;
 }
 
 /** The error of a goal, request or message rclnodejs refused to send (validation): invalid-input naming the fields; null for any other error. */

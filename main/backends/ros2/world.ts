@@ -300,7 +300,7 @@ export class Ros2World implements World {
     try {
       this.command!.publish(message);
     } catch (e) {
-      throw notFitting(e, this.config.id, `navigation command (${c.topic})`, 'message', c.type, { at: '$.navigation.command.action', paths: c.action })
+      throw notFitting(e, this.config.id, `navigation command (${c.topic})`, 'message', c.type, { at: '$.navigation.command.action', paths: c.action, indexed: true })
         ?? new WorldError('failed', this.config.id, `navigation command (${c.topic}): rclnodejs could not publish it: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
