@@ -348,7 +348,7 @@ export class Ros2World implements World {
 
   private ensureOpen(): void {
     if (this.closed) throw new WorldError('closed', this.config.id, 'the world was closed; open a new one');
-    if (this.rcl.isShutdown()) throw new WorldError('disconnected', this.config.id, 'the ROS 2 context was shut down (Ctrl-C, or rclnodejs.shutdown() elsewhere in this process)');
+    if (this.rcl.isShutdown()) throw new WorldError('disconnected', this.config.id, 'the ROS 2 context was shut down (rclnodejs.shutdown() elsewhere in this process)');
   }
 
   /** Sensors with no message, or none within their staleness bound, described. */
