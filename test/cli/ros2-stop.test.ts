@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,23 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     assert.match(r.out, /outcome: STOPPED after \d+ steps — interrupted \(SIG(INT|TERM)\); navigate .* cancelled; the goal was cancelled \(final status CANCELED\)/);
   });
 }
+
+test('SIGINT during witness act on a robot: the running navigation goal is cancelled on the server before ROS 2 shuts down, and the loop ends as stopped', async () => {
+  const s = setup();
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-stop-'));
+  const tools = path.join(dir, 'tools');
+  mkdirSync(tools);
+  copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', 'navigate.json'), path.join(tools, 'navigate.json'));
+  const plan = path.join(dir, 'plan.json');
+  writeFileSync(plan, JSON.stringify({ goal: 'to the shelf', steps: [{ tool: 'navigate', args: { x: 7.5, y: 4.5, yaw: 0 } }] }));
+  const r = await interrupted(['act', '--world', s.world, '--tools', tools, '--plan', plan, '--goal', 'at.shelf', '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, 'SIGINT', 'jazzy');
+  const rep = r.report;
+  assert.equal(rep.serverGoals.at(-1)?.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}; ${r.out}${r.err}`);
+  assert.ok(rep.log.indexOf('shutdown') > rep.log.findIndex((l) => l.startsWith('cancel /navigate_to_pose')), rep.log.filter((l) => !l.startsWith('goal')).join('; '));
+  assert.ok(moved(rep) < 0.005, `the robot is at rest after the shutdown (moved ${moved(rep).toFixed(3)} m)`);
+  assert.equal(r.code, 130, r.err);
+  assert.match(r.out, /interrupted \(SIGINT\); the running navigate was cancelled/);
+});
 
 /** A robot driven by velocity commands (a point mass in the medium maze), its configuration, regions and backbone files. */
 async function velocityRobot(dir: string, command: string): Promise<{ world: string; regions: string; graph: string; data: string }> {
