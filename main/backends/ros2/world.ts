@@ -45,13 +45,13 @@ interface Latest {
   count: number;
 }
 
-/** Plain JSON of a message (typed arrays to arrays, 64-bit integers to numbers), for responses and logs. */
 /** rclnodejs checks every goal, request and published message against its type (opt-in): a field that does not fit is refused, not dropped. */
 const VALIDATE_GOALS = { validateGoals: true } as const;
+const VALIDATE_REQUESTS = { validateRequests: true } as const;
 /** The velocity commands a collision monitor takes (Nav2's: Twist, or TwistStamped with enable_stamped_cmd_vel). */
 const VELOCITY_TYPES: readonly string[] = ['geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'];
-const VALIDATE_REQUESTS = { validateRequests: true } as const;
 
+/** Plain JSON of a message (typed arrays to arrays, 64-bit integers to numbers), for responses and logs. */
 function plain(v: unknown): unknown {
   const s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : ArrayBuffer.isView(x) ? Array.from(x as unknown as ArrayLike<number>) : x));
   return s === undefined ? null : JSON.parse(s);
@@ -528,7 +528,7 @@ export class Ros2World implements World {
     return { actions: this.actions, services: this.services, latest, tfLinks: () => this.tf.links() };
   }
 
-  /** Cancels running goals (each bounded by its cancel_timeout_s), then destroys the node; later calls fail with 'closed'. */
+  /** Cancels running goals (each bounded by its cancel_timeout_s), leaves a robot it drove by velocity at rest (a zero command), then destroys the node; later calls fail with 'closed'. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
