@@ -3,7 +3,9 @@
  * layer and the contract; this entry composes it with the API's web transport). An interrupted
  * process removes the temporary files of writes in flight, so a cancelled build or generation
  * leaves nothing half-written, and exits as the signal asks — after work that must stop cleanly (a
- * robot's running goal) has been stopped.
+ * robot's running goal, a robot driven by velocity commands) has been stopped. SIGINT and SIGTERM are
+ * Witness's alone: the ROS 2 backend removes the SIGINT handler that loading rclnodejs installs (it
+ * would shut ROS 2 down at once, before the goal's cancel could be sent).
  */
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
@@ -23,7 +25,7 @@ export function main(argv: readonly string[], io: Output = processOutput): Promi
       // Work that must stop cleanly (a robot's goal to cancel) is asked first; a second signal exits.
       if (!asked && interruptAll(`interrupted (${signal})`)) {
         asked = true;
-        io.err(`witness: ${signal}: stopping (cancelling the robot's goal); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
+        io.err(`witness: ${signal}: stopping the robot first (its goal cancelled, or a zero velocity command); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
         return;
       }
       removeInFlightWrites();
