@@ -13,7 +13,7 @@ import { Workspace, ltlCheck, toolCheck, toolSchema, vocabularyView } from '../a
 import { MissionConsole } from '../app/console.js';
 import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
-import { AuditBrowser } from '../app/audit.js';
+import { AuditThreads } from '../app/audit-threads.js';
 import { FoxgloveConsole } from '../app/foxglove-console.js';
 
 /** Synchronous work as a promise: a thrown error becomes the rejection. */
@@ -31,7 +31,7 @@ export function handlers(session: Session): Handlers {
   const workspace = new Workspace(session.workspace);
   const missions = new MissionConsole(session);
   const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
-  const audit = new AuditBrowser(session);
+  const audit = new AuditThreads(session);
   const foxglove = new FoxgloveConsole(session);
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
@@ -73,25 +73,27 @@ export function handlers(session: Session): Handlers {
     foxgloveStart: ({ port }) => foxglove.start(port),
     foxgloveStop: () => foxglove.stop(),
     foxgloveState: () => Promise.resolve(foxglove.state()),
-    // Audit browser (read-only).
-    auditRuns: (r) => attempt(() => audit.runs(r)),
-    auditHead: (r) => attempt(() => audit.head(r)),
-    auditFacets: (r) => attempt(() => audit.facets(r)),
-    auditQuery: (r) => attempt(() => audit.query(r)),
-    auditLocate: (r) => attempt(() => audit.locate(r)),
-    auditEvent: (r) => attempt(() => audit.event(r)),
-    auditReplay: (r) => attempt(() => audit.replay(r)),
-    auditVerify: (r) => attempt(() => audit.verify(r)),
-    auditExport: (r) => audit.export(r),
+    // Audit browser (read-only), in worker threads: no read holds the loop that answers the E-STOP.
+    auditRuns: (r) => audit.call('auditRuns', r),
+    auditHead: (r) => audit.call('auditHead', r),
+    auditFacets: (r) => audit.call('auditFacets', r),
+    auditQuery: (r) => audit.call('auditQuery', r),
+    auditLocate: (r) => audit.call('auditLocate', r),
+    auditEvent: (r) => audit.call('auditEvent', r),
+    auditReplay: (r) => audit.call('auditReplay', r),
+    auditVerify: (r) => audit.call('auditVerify', r),
+    auditExport: (r) => audit.call('auditExport', r),
   };
   return {
     api,
     auditConnections: () => audit.openConnections,
     close: async () => {
+      // Pending audit reads fail at once ('cancelled') while the missions stop.
+      const auditClosed = audit.close();
       await acts.close();
       await missions.close();
       await foxglove.close();
-      audit.close();
+      await auditClosed;
     },
   };
 }
