@@ -6,10 +6,9 @@
 import type { WitnessApi } from '../contract/api.js';
 import { VERSION } from '../contract/version.js';
 import type { Session } from '../app/session.js';
-import { translateRequest } from '../app/ltl.js';
-import { automatonViewOf, planLabelledGraph, sceneFromGraphFile } from '../app/plan.js';
+import { PlanThreads } from '../app/plan-threads.js';
 import { ros2Status } from '../app/worlds.js';
-import { Workspace, ltlCheck, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
+import { Workspace, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
 import { MissionConsole } from '../app/console.js';
 import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
@@ -32,17 +31,19 @@ export function handlers(session: Session): Handlers {
   const missions = new MissionConsole(session);
   const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
   const audit = new AuditThreads(session);
+  // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
+  const planning = new PlanThreads(session);
   const foxglove = new FoxgloveConsole(session);
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
-    ltlTranslate: (r) => attempt(() => translateRequest(r)),
-    planGraph: (r) => attempt(() => planLabelledGraph(r)),
+    ltlTranslate: (r) => planning.call('ltlTranslate', r),
+    planGraph: (r) => planning.call('planGraph', r),
     version: () => Promise.resolve(VERSION),
     appInfo: () => Promise.resolve({ version: VERSION, transport: session.transport, workspace: session.workspace, auditFile: session.auditFile }),
     ros2Status: () => ros2Status(session.ros2),
     cancelJob: ({ job }) => Promise.resolve({ cancelled: session.jobs.cancel(job) }),
     // Editors.
-    ltlCheck: ({ text, world }) => attempt(() => ltlCheck(text, world)),
+    ltlCheck: (r) => planning.call('ltlCheck', r),
     toolCheck: ({ text, world }) => attempt(() => toolCheck(text, world)),
     worldVocabulary: ({ world }) => attempt(() => vocabularyView(world)),
     toolSchema: () => Promise.resolve(toolSchema()),
@@ -50,8 +51,8 @@ export function handlers(session: Session): Handlers {
     workspaceRead: ({ path }) => workspace.read(path),
     workspaceWrite: ({ path, text, baseVersion }) => workspace.write(path, text, baseVersion),
     // Graph view.
-    sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
-    automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
+    sceneFromGraph: (r) => planning.call('sceneFromGraph', r),
+    automatonView: (r) => planning.call('automatonView', r),
     missionGraph: ({ session, view }) => attempt(() => missions.graph(session, view)),
     // Operator console.
     listWorlds: () => missions.worlds(),
@@ -88,12 +89,12 @@ export function handlers(session: Session): Handlers {
     api,
     auditConnections: () => audit.openConnections,
     close: async () => {
-      // Pending audit reads fail at once ('cancelled') while the missions stop.
-      const auditClosed = audit.close();
+      // Pending audit reads and planning fail at once ('cancelled') while the missions stop.
+      const threadsClosed = Promise.all([audit.close(), planning.close()]);
       await acts.close();
       await missions.close();
       await foxglove.close();
-      await auditClosed;
+      await threadsClosed;
     },
   };
 }
