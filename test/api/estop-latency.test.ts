@@ -79,10 +79,10 @@ test('emergencyStop is answered within 100 ms while the whole chain of a large a
     const ms = under.map((s) => s.ms);
     t.diagnostic(`E-STOP answer, idle: median ${median(idle).toFixed(1)} ms, max ${Math.max(...idle).toFixed(1)} ms (${idle.length}); during the verification of ${RUNS} runs: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`);
     assert.ok(under.length >= 8, `${under.length} presses while the verification ran (it ended ${(verifiedAt - readsAt).toFixed(0)} ms after it started): need 8 to judge`);
-    assert.ok(under.every((s) => s.ok), 'every E-STOP answered ok');
     assert.ok(median(ms) < 100, `median E-STOP answer ${median(ms).toFixed(1)} ms under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')}`);
     assert.ok(ms.filter((x) => x < 100).length >= 0.8 * ms.length, `E-STOP answers under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
     assert.ok(Math.max(...ms) < 1000, `slowest E-STOP answer ${Math.max(...ms).toFixed(0)} ms`);
+    assert.ok(under.every((s) => s.ok), 'every E-STOP answered, as a success');
     await verify;
     assert.equal(verified!.ok, true, JSON.stringify(verified));
     assert.deepEqual([(verified!.result as { ok: boolean }).ok, (verified!.result as { events: number }).events], [true, 2 * RUNS]);

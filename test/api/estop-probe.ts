@@ -11,8 +11,9 @@ import { WebSocket } from 'ws';
 export interface EstopSample {
   /** When the E-STOP was sent (ms since 1970, fractional). */
   readonly sentAt: number;
-  /** How long its answer took (ms). */
+  /** How long its answer took (ms); for one never answered, how long it had waited when the probe stopped. */
   readonly ms: number;
+  /** Answered, and as a success. */
   readonly ok: boolean;
 }
 
@@ -29,7 +30,7 @@ export interface Probe {
   samples(): readonly EstopSample[];
   /** Resolves once `n` more answers have come. */
   more(n: number): Promise<void>;
-  /** Stops pressing; resolves to every answer (and the unanswered ones as late as they are by now). */
+  /** Stops pressing; resolves to every answer once the last presses are answered (those still unanswered a second on, as late as they are then). */
   stop(): Promise<EstopSample[]>;
 }
 
@@ -100,11 +101,14 @@ async function probe(job: ProbeJob): Promise<void> {
     if (m !== 'stop') return;
     stopped = true;
     clearInterval(timer);
-    // E-STOPs still unanswered count as late as they are now.
-    const t = now();
-    const pending: EstopSample[] = [...inFlight.values()].map((sentAt) => ({ sentAt, ms: t - sentAt, ok: false }));
-    ws.close();
-    port.postMessage({ kind: 'stopped', pending });
+    void (async () => {
+      for (const end = now() + 1000; inFlight.size > 0 && now() < end;) await new Promise((r) => setTimeout(r, 10));
+      // E-STOPs still unanswered count as late as they are now.
+      const t = now();
+      const pending: EstopSample[] = [...inFlight.values()].map((sentAt) => ({ sentAt, ms: t - sentAt, ok: false }));
+      ws.close();
+      port.postMessage({ kind: 'stopped', pending });
+    })();
   });
   port.postMessage({ kind: 'ready' });
   press();
