@@ -97,7 +97,9 @@ interface LaneRequest {
 
 type LaneReply =
   | { readonly id: number; readonly ok: true; readonly result: unknown; readonly state: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: WireError; readonly state: unknown };
+  | { readonly id: number; readonly ok: false; readonly error: WireError; readonly state: unknown }
+  /** The worker has loaded its modules and takes requests (its start-up is not a request's time). */
+  | { readonly ready: true };
 
 /**
  * The worker side of a WorkerLane: answers each request with `handle`'s result (awaited) or its
@@ -105,6 +107,7 @@ type LaneReply =
  */
 export function serveLane(handle: (method: string, params: unknown) => unknown, state: () => unknown = () => null): void {
   const port = parentPort!;
+  port.postMessage({ ready: true } satisfies LaneReply);
   port.on('message', (m: LaneRequest) => {
     void (async () => {
       let reply: LaneReply;
@@ -138,6 +141,9 @@ export interface LaneCall {
   readonly what?: string;
 }
 
+/** How long a fresh worker may take to load its modules, on top of its first request's limit. */
+const STARTUP_MS = 30_000;
+
 interface Job {
   readonly request: LaneRequest;
   readonly call: LaneCall;
@@ -149,6 +155,8 @@ interface Job {
 
 export class WorkerLane {
   private worker: Worker | null = null;
+  /** Whether the worker has said it is ready (a request's time limit runs from then). */
+  private ready = false;
   private readonly queue: Job[] = [];
   private running: Job | null = null;
   private nextId = 1;
@@ -200,19 +208,33 @@ export class WorkerLane {
     const worker = this.worker ?? this.startWorker();
     worker.ref();
     this.running = job;
+    // A fresh worker first loads its modules: the limit then runs from when it is ready, and the
+    // start-up itself has a bound of its own.
+    this.limit(job, this.ready ? job.call.timeLimitMs : STARTUP_MS + job.call.timeLimitMs);
+    worker.postMessage(job.request);
+  }
+
+  private limit(job: Job, ms: number): void {
+    clearTimeout(job.timer);
     job.timer = setTimeout(() => {
       const s = job.call.timeLimitMs / 1000;
       this.abandon(job, new WitnessError('budget', `${job.call.what ?? job.request.method}: stopped after ${s >= 1 ? `${Number(s.toFixed(1))} s` : `${job.call.timeLimitMs} ms`}, the longest ${this.o.name} lets one request run`));
-    }, job.call.timeLimitMs);
-    worker.postMessage(job.request);
+    }, ms);
   }
 
   private startWorker(): Worker {
     const worker = new Worker(this.url, { workerData: this.workerData, ...(this.o.resourceLimits !== undefined ? { resourceLimits: this.o.resourceLimits } : {}) });
     this.worker = worker;
+    this.ready = false;
     worker.on('message', (m: LaneReply) => {
       const job = this.running;
-      if (this.worker !== worker || job === null || job.request.id !== m.id) return;
+      if (this.worker !== worker) return;
+      if ('ready' in m) {
+        this.ready = true;
+        if (job !== null) this.limit(job, job.call.timeLimitMs);
+        return;
+      }
+      if (job === null || job.request.id !== m.id) return;
       this.o.onState?.(m.state);
       this.finish(job);
       if (m.ok) job.resolve(m.result);
