@@ -11,7 +11,7 @@
 // and none over one second.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
@@ -95,5 +95,6 @@ test('emergencyStop is answered within 100 ms while the whole chain of a large a
     await (closed ?? api.close());
     reader.close();
     await server.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });

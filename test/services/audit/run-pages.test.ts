@@ -4,7 +4,7 @@
 // back as fast as the first page of a small one — `witness audit ls` and the Audit tab's run list.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -125,5 +125,6 @@ test('a million runs: the first page of audit ls and of the Audit tab comes back
     assert.ok(nextMs < 1000, `Audit tab: next page in ${nextMs.toFixed(0)} ms`);
   } finally {
     browser.close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   }
 });
