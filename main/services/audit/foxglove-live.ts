@@ -28,7 +28,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
 import { openAuditReadOnly } from './store.js';
-import { runsOf } from './browse.js';
+import { runOf, runsPage } from './browse.js';
 import { replayRun } from './replay.js';
 import { FOXGLOVE_CHANNELS, FOXGLOVE_KINDS, type FoxgloveChannel, type FoxgloveEventRow, type FoxgloveMessage, FoxgloveRun, planPoints } from './foxglove.js';
 
@@ -224,7 +224,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       if (after < 0) {
         after = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
         // A run under way: its world (and its latest plan) is latched for the clients to come.
-        const current = runsOf(db)[0];
+        const current = runsPage(db, { limit: 1 }).runs[0];
         if (current !== undefined && current.ended_ms === null) {
           const conv = new FoxgloveRun(db, current);
           runs.set(current.id, conv);
@@ -241,7 +241,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       after = e.seq;
       let conv = runs.get(e.run_id);
       if (conv === undefined) {
-        const summary = runsOf(db).find((r) => r.id === e.run_id);
+        const summary = runOf(db, e.run_id);
         if (summary === undefined) continue;
         conv = new FoxgloveRun(db, summary);
         runs.set(e.run_id, conv);
