@@ -4,9 +4,12 @@
  * end it within moments whatever it is doing: while nothing needs a clean stop the signals keep their
  * default action (the kernel ends the process, even in the middle of a synchronous read, decode or
  * translation); while something does (platform/interrupt.ts holdSignals: an atomic write's temporary
- * file, a robot's running goal, web mode), the handler below is installed: it stops that work first
- * (cancels the robot's goal), removes the temporary files of writes in flight, so a cancelled build
- * or generation leaves nothing half-written, and exits 130 (Ctrl-C) or 143 (SIGTERM).
+ * file, a robot's running goal or a robot driven by velocity commands, web mode), the handler below
+ * is installed: it stops that work first (the goal cancelled, or a zero velocity command), removes
+ * the temporary files of writes in flight, so a cancelled build or generation leaves nothing
+ * half-written, and exits 130 (Ctrl-C) or 143 (SIGTERM). SIGINT and SIGTERM are Witness's alone: the
+ * ROS 2 backend removes the SIGINT handler that loading rclnodejs installs (it would shut ROS 2 down
+ * at once, before the goal's cancel could be sent).
  */
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
@@ -36,7 +39,7 @@ function handleSignals(io: Output): void {
       // Work that must stop cleanly (a robot's goal to cancel) is asked first; a second signal exits.
       if (!asked && interruptAll(`interrupted (${signal})`)) {
         asked = true;
-        io.err(`witness: ${signal}: stopping (cancelling the robot's goal); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
+        io.err(`witness: ${signal}: stopping the robot first (its goal cancelled, or a zero velocity command); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
         return;
       }
       removeInFlightWrites();

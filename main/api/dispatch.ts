@@ -12,10 +12,16 @@ const validators = new Map<string, ValidateFunction>(
   Object.entries(API_PARAMS).map(([m, schema]) => [m, ajv.compile(schema)]),
 );
 
+/** A method name for a message: quoted and cut short (any value may arrive, a megabyte of text or an array nested deep). */
+function methodName(method: unknown): string {
+  if (typeof method !== 'string') return `(${method === null ? 'null' : Array.isArray(method) ? 'an array' : typeof method}, not a name)`;
+  return JSON.stringify(method.length > 100 ? `${method.slice(0, 100)}…` : method);
+}
+
 /** Why a call is refused before it reaches a handler, or null when it may go ahead. */
 export function checkCall(method: unknown, params: unknown): ApiEnvelope | null {
   if (typeof method !== 'string' || !validators.has(method)) {
-    return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${JSON.stringify(method)}` } };
+    return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${methodName(method)}` } };
   }
   const validate = validators.get(method)!;
   if (!validate(params ?? {})) {

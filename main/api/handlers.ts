@@ -6,14 +6,13 @@
 import type { WitnessApi } from '../contract/api.js';
 import { VERSION } from '../contract/version.js';
 import type { Session } from '../app/session.js';
-import { translateRequest } from '../app/ltl.js';
-import { automatonViewOf, planLabelledGraph, sceneFromGraphFile } from '../app/plan.js';
+import { PlanThreads } from '../app/plan-threads.js';
 import { ros2Status } from '../app/worlds.js';
-import { Workspace, ltlCheck, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
+import { Workspace, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
 import { MissionConsole } from '../app/console.js';
 import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
-import { AuditBrowser } from '../app/audit.js';
+import { AuditThreads } from '../app/audit-threads.js';
 import { FoxgloveConsole } from '../app/foxglove-console.js';
 
 /** Synchronous work as a promise: a thrown error becomes the rejection. */
@@ -31,18 +30,20 @@ export function handlers(session: Session): Handlers {
   const workspace = new Workspace(session.workspace);
   const missions = new MissionConsole(session);
   const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
-  const audit = new AuditBrowser(session);
+  const audit = new AuditThreads(session);
+  // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
+  const planning = new PlanThreads(session);
   const foxglove = new FoxgloveConsole(session);
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
-    ltlTranslate: (r) => attempt(() => translateRequest(r)),
-    planGraph: (r) => attempt(() => planLabelledGraph(r)),
+    ltlTranslate: (r) => planning.call('ltlTranslate', r),
+    planGraph: (r) => planning.call('planGraph', r),
     version: () => Promise.resolve(VERSION),
     appInfo: () => Promise.resolve({ version: VERSION, transport: session.transport, workspace: session.workspace, auditFile: session.auditFile }),
     ros2Status: () => ros2Status(session.ros2),
     cancelJob: ({ job }) => Promise.resolve({ cancelled: session.jobs.cancel(job) }),
     // Editors.
-    ltlCheck: ({ text, world }) => attempt(() => ltlCheck(text, world)),
+    ltlCheck: (r) => planning.call('ltlCheck', r),
     toolCheck: ({ text, world }) => attempt(() => toolCheck(text, world)),
     worldVocabulary: ({ world }) => attempt(() => vocabularyView(world)),
     toolSchema: () => Promise.resolve(toolSchema()),
@@ -50,8 +51,8 @@ export function handlers(session: Session): Handlers {
     workspaceRead: ({ path }) => workspace.read(path),
     workspaceWrite: ({ path, text, baseVersion }) => workspace.write(path, text, baseVersion),
     // Graph view.
-    sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(session.workspace, path, spec),
-    automatonView: ({ spec }) => attempt(() => automatonViewOf(spec)),
+    sceneFromGraph: (r) => planning.call('sceneFromGraph', r),
+    automatonView: (r) => planning.call('automatonView', r),
     missionGraph: ({ session, view }) => attempt(() => missions.graph(session, view)),
     // Operator console.
     listWorlds: () => missions.worlds(),
@@ -73,25 +74,27 @@ export function handlers(session: Session): Handlers {
     foxgloveStart: ({ port }) => foxglove.start(port),
     foxgloveStop: () => foxglove.stop(),
     foxgloveState: () => Promise.resolve(foxglove.state()),
-    // Audit browser (read-only).
-    auditRuns: (r) => attempt(() => audit.runs(r)),
-    auditHead: (r) => attempt(() => audit.head(r)),
-    auditFacets: (r) => attempt(() => audit.facets(r)),
-    auditQuery: (r) => attempt(() => audit.query(r)),
-    auditLocate: (r) => attempt(() => audit.locate(r)),
-    auditEvent: (r) => attempt(() => audit.event(r)),
-    auditReplay: (r) => attempt(() => audit.replay(r)),
-    auditVerify: (r) => attempt(() => audit.verify(r)),
-    auditExport: (r) => audit.export(r),
+    // Audit browser (read-only), in worker threads: no read holds the loop that answers the E-STOP.
+    auditRuns: (r) => audit.call('auditRuns', r),
+    auditHead: (r) => audit.call('auditHead', r),
+    auditFacets: (r) => audit.call('auditFacets', r),
+    auditQuery: (r) => audit.call('auditQuery', r),
+    auditLocate: (r) => audit.call('auditLocate', r),
+    auditEvent: (r) => audit.call('auditEvent', r),
+    auditReplay: (r) => audit.call('auditReplay', r),
+    auditVerify: (r) => audit.call('auditVerify', r),
+    auditExport: (r) => audit.call('auditExport', r),
   };
   return {
     api,
     auditConnections: () => audit.openConnections,
     close: async () => {
+      // Pending audit reads and planning fail at once ('cancelled') while the missions stop.
+      const threadsClosed = Promise.all([audit.close(), planning.close()]);
       await acts.close();
       await missions.close();
       await foxglove.close();
-      audit.close();
+      await threadsClosed;
     },
   };
 }

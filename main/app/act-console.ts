@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { reasonProblem } from '../contract/reason.js';
 import { WitnessError } from '../contract/errors.js';
 import type { ActEvent, ActOptions, ActRunRequest, ActTool } from '../contract/api.js';
 import type { DecisionKind } from '../contract/defaults.js';
@@ -159,7 +160,8 @@ export class ActConsole {
   decide(run: string, escalation: string, decision: DecisionKind, reason: string): { accepted: boolean } {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no tool loop run ${run}`, { path: '$.run' });
-    if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });
+    const problem = reasonProblem(reason.trim());
+    if (problem !== null) throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
     if (decision !== 'abort') this.estop.assertClear(`${decision} in a tool loop`);
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }

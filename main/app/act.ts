@@ -25,6 +25,7 @@ import { loopEvents } from '../services/audit/loop-recorder.js';
 import { type LlmConfig, LlmPlanner, checkBaseUrl } from '../services/llm/openai-planner.js';
 import { assetPath, operatorName } from '../platform/paths.js';
 import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
+import { interruptible } from '../platform/interrupt.js';
 import { VERSION } from '../contract/version.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
@@ -235,6 +236,8 @@ export interface ActOptions {
   readonly onEvent?: LoopEvents;
   readonly onCall?: (c: LoopCall) => void;
   readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
+  /** Ctrl-C (and SIGTERM) stops the loop as the console's stop does: the running goal is cancelled before the world closes. */
+  readonly interruptible?: boolean;
 }
 
 export interface ActReport {
@@ -283,13 +286,16 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
   const held = typeof o.audit === 'object' ? o.audit : null;
   const file = held !== null ? null : auditFileOf(o.audit as string | boolean);
   let log: AuditLog | null = null;
+  const stop = o.interruptible === true ? interruptible() : null;
+  const signals = [o.signal, stop?.signal].filter((s): s is AbortSignal => s !== undefined);
+  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   try {
     log = held ?? (file === null ? null : await openAuditLog(file));
     const r = await act({
       world, tools: defs, planner, goal: task, verify: o.goal,
       seed: o.seed, replans: o.replans, ...(o.decide !== undefined ? { decide: o.decide } : {}),
       ...(log !== null ? { audit: { log, operator: o.operator ?? operatorName(), via: o.via ?? 'cli', meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) } } } : {}),
-      ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.onCall ? { onCall: o.onCall } : {}), ...(o.started ? { started: o.started } : {}),
+      ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.onCall ? { onCall: o.onCall } : {}), ...(o.started ? { started: o.started } : {}),
     });
     if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
     return {
@@ -297,6 +303,7 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
       tools: [...tools.values()].map((t) => ({ name: t.name, file: defs.find((d) => d.def.name === t.name)!.file, skill: t.skill, postconditions: t.postconditions.map((c) => c.name) })),
     };
   } finally {
+    stop?.release();
     try {
       if (held === null) await log?.close();
     } finally {

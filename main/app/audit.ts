@@ -9,10 +9,12 @@ import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
 import { AuditError, type EventRow, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
-import { type EventQuery, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { type EventQuery, type RunSummary, type VerifyResult, getBlob, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { type RunOrder, listRuns, runPage, runsByPrefix } from '../services/audit/runs.js';
 import { exportAudit } from '../services/audit/export.js';
-import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
-import { eventDetail, facets, headOf, locate, queryRows, runsOf } from '../services/audit/browse.js';
+import { AuditReaders, openReader } from '../services/audit/readers.js';
+import { eventDetail, facets, headOf, locate, queryRows, runOf, runsPage } from '../services/audit/browse.js';
+import { AUDIT_RUNS_PAGE } from '../contract/api/audit.js';
 import { replayRun } from '../services/audit/replay.js';
 import { resolveUserPath } from '../platform/paths.js';
 import { notWritable } from '../platform/files.js';
@@ -45,15 +47,37 @@ async function withDbAsync<T>(file: string, work: (db: ReturnType<typeof openAud
   }
 }
 
+/** Every run of a database, oldest first (the whole list: `witness audit ls` pages with auditRunPages). */
 export function auditRuns(file: string): RunSummary[] {
   return withDb(file, (db) => listRuns(db));
+}
+
+/**
+ * The runs of a database, `size` at a time, oldest first: the first page comes back after reading
+ * that page only (runs.ts), and the event loop gets a turn between pages (Ctrl-C, a closed pipe).
+ */
+export async function* auditRunPages(file: string, size = 1000, order: RunOrder = 'asc'): AsyncGenerator<RunSummary[]> {
+  const db = openAuditReadOnly(file);
+  try {
+    let cursor: string | null = null;
+    do {
+      const page: ReturnType<typeof runPage> = runPage(db, { order, cursor, limit: size });
+      if (page.runs.length > 0) yield page.runs;
+      cursor = page.next;
+      if (cursor !== null) await new Promise((r) => setImmediate(r));
+    } while (cursor !== null);
+  } catch (e) {
+    throw auditErrorOf(file, e);
+  } finally {
+    db.close();
+  }
 }
 
 /** One run (by id or a unique prefix): its metadata, specification and first `limit` events. */
 export function auditRun(file: string, run: string, limit: number): { run: RunSummary; spec: string | null; events: EventRow[] } {
   return withDb(file, (db) => {
-    const matches = listRuns(db).filter((r) => r.id.startsWith(run));
-    if (matches.length !== 1) throw new WitnessError(matches.length === 0 ? 'not-found' : 'invalid-input', matches.length === 0 ? `${file}: no run ${run}` : `${file}: ${run} matches ${matches.length} runs; give more of the id`, { file });
+    const matches = runsByPrefix(db, run, 2);
+    if (matches.length !== 1) throw new WitnessError(matches.length === 0 ? 'not-found' : 'invalid-input', matches.length === 0 ? `${file}: no run ${run}` : `${file}: ${run} matches more than one run; give more of the id`, { file });
     const r = matches[0]!;
     const spec = r.spec_sha ? getBlob(db, r.spec_sha)?.body ?? null : null;
     return { run: r, spec, events: queryEvents(db, { run: r.id, limit }) };
@@ -190,10 +214,23 @@ export class AuditBrowser {
     }
   }
 
-  private runOf(db: ReturnType<AuditReaders['get']>, run: string): ReturnType<typeof runsOf>[number] {
-    const r = runsOf(db).find((x) => x.id === run);
+  private runOf(db: ReturnType<AuditReaders['get']>, run: string): NonNullable<ReturnType<typeof runOf>> {
+    const r = runOf(db, run);
     if (r === undefined) throw new WitnessError('not-found', `no run ${run} in this database`, { path: '$.run' });
     return r;
+  }
+
+  /** Its own read-only connection, closed afterwards: for the reads that walk or copy a whole log. */
+  private async withOwnDb<T>(file: string | undefined, work: (db: ReturnType<typeof openAuditReadOnly>, f: string) => Promise<T> | T): Promise<T> {
+    const f = this.fileOf(file);
+    const db = openReader(f);
+    try {
+      return await work(db, f);
+    } catch (e) {
+      throw auditErrorOf(f, e);
+    } finally {
+      db.close();
+    }
   }
 
   private static filterOf(f: AuditFilter | undefined): AuditFilter {
@@ -202,19 +239,19 @@ export class AuditBrowser {
     return f;
   }
 
-  runs({ file }: Parameters<AuditApi['auditRuns']>[0]): Awaited<ReturnType<AuditApi['auditRuns']>> {
+  runs({ file, cursor, limit }: Parameters<AuditApi['auditRuns']>[0]): Awaited<ReturnType<AuditApi['auditRuns']>> {
     const f = this.fileOf(file);
     if (file === undefined) {
       // A fresh machine has no audit database until its first mission: an empty list, not an error.
       try {
         statSync(f);
       } catch {
-        return { file: f, exists: false, runs: [], message: `no audit database yet at ${f}: missions record their runs there` };
+        return { file: f, exists: false, runs: [], next: null, message: `no audit database yet at ${f}: missions record their runs there` };
       }
     }
     return this.withDb(file, (db) => {
-      const runs = runsOf(db);
-      return { file: f, exists: true, runs, ...(runs.length === 0 ? { message: `${f} holds no runs yet` } : {}) };
+      const page = runsPage(db, { ...(cursor != null ? { cursor } : {}), limit: Math.max(1, Math.min(1000, Math.floor(limit ?? AUDIT_RUNS_PAGE))) });
+      return { file: f, exists: true, runs: page.runs, next: page.next, ...(page.runs.length === 0 && cursor == null ? { message: `${f} holds no runs yet` } : {}) };
     });
   }
 
@@ -257,8 +294,9 @@ export class AuditBrowser {
     return this.withDb(file, (db) => replayRun(db, this.runOf(db, run), maxPositions));
   }
 
-  verify({ file }: Parameters<AuditApi['auditVerify']>[0]): Awaited<ReturnType<AuditApi['auditVerify']>> {
-    return this.withDb(file, (db, f) => {
+  /** Walks the chain on a connection of its own (a whole-log read: the cached ones stay for browsing). */
+  verify({ file }: Parameters<AuditApi['auditVerify']>[0]): ReturnType<AuditApi['auditVerify']> {
+    return this.withOwnDb(file, (db, f) => {
       const r = verifyChain(db);
       return {
         file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, problems: [...r.problems],
@@ -267,31 +305,20 @@ export class AuditBrowser {
     });
   }
 
-  async export({ file, run, format }: Parameters<AuditApi['auditExport']>[0]): ReturnType<AuditApi['auditExport']> {
-    const f = this.withDb(file, (db, name) => {
-      if (run !== undefined) this.runOf(db, run);
-      return name;
-    });
+  /** Exports on a connection of its own: an MCAP export awaits between rows. */
+  export({ file, run, format }: Parameters<AuditApi['auditExport']>[0]): ReturnType<AuditApi['auditExport']> {
     if (!['jsonl', 'csv', 'mcap'].includes(format)) throw new WitnessError('invalid-params', `format: expected jsonl, csv or mcap, got ${JSON.stringify(format)}`, { path: '$.format' });
-    const dir = path.join(this.session.workspace, 'exports');
-    mkdirSync(dir, { recursive: true });
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-    const base = `${path.basename(f).replace(/\.[^.]*$/, '')}-${run !== undefined ? run.slice(0, 8) : 'all'}-${stamp}`;
-    let out = path.join(dir, `${base}.${format}`);
-    for (let k = 2; exists(out); k++) out = path.join(dir, `${base}-${k}.${format}`);
-    // Its own connection: an MCAP export awaits between rows, and the shared ones may be closed meanwhile.
-    let db;
-    try {
-      db = openAuditReadOnly(f);
-    } catch (e) {
-      throw classifyOpenError(f, e);
-    }
-    try {
+    return this.withOwnDb(file, async (db, f) => {
+      if (run !== undefined) this.runOf(db, run);
+      const dir = path.join(this.session.workspace, 'exports');
+      mkdirSync(dir, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+      const base = `${path.basename(f).replace(/\.[^.]*$/, '')}-${run !== undefined ? run.slice(0, 8) : 'all'}-${stamp}`;
+      let out = path.join(dir, `${base}.${format}`);
+      for (let k = 2; exists(out); k++) out = path.join(dir, `${base}-${k}.${format}`);
       const summary = await exportAudit(db, format, out, run);
       return { path: out, bytes: statSync(out).size, format, summary };
-    } finally {
-      db.close();
-    }
+    });
   }
 
   close(): void {

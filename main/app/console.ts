@@ -21,6 +21,8 @@ import { RunControl } from './run-control.js';
 import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
+import { durableLatch } from './estop-latch.js';
+import { reasonProblem } from '../contract/reason.js';
 import { LiveMission } from './live-mission.js';
 import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
@@ -105,6 +107,8 @@ export class MissionConsole {
     this.estop = new EmergencyStop({
       auditLog: () => this.auditLog(), operator: operatorName, via: `console (${session.transport})`,
       publish: (state) => session.bus.emit({ topic: 'estop', state }),
+      durable: durableLatch(session.workspace, session.auditFile),
+      warn: (line) => process.stderr.write(`witness: ${line}\n`),
     });
   }
 
@@ -410,7 +414,8 @@ export class MissionConsole {
   decide(run: string, escalation: string, decision: DecisionKind, reason: string): { accepted: boolean } {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
-    if (reason.trim() === '') throw new WitnessError('invalid-params', 'a decision needs a reason', { path: '$.reason' });
+    const problem = reasonProblem(reason.trim());
+    if (problem !== null) throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
     if (decision === 'retry') this.estop.assertClear('retry a mission');
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }

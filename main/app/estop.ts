@@ -10,6 +10,8 @@ import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
 import type { EstopState } from '../contract/api.js';
 import { VERSION } from '../contract/version.js';
 import type { AuditLog } from '../services/audit/store.js';
+import { reasonProblem } from '../contract/reason.js';
+import type { LatchStore } from './estop-latch.js';
 
 /** Something the E-STOP stops: a running mission or tool loop. */
 export interface Stoppable {
@@ -33,6 +35,14 @@ export interface EstopOptions {
   readonly via: string;
   readonly publish: (state: EstopState) => void;
   readonly now?: () => number;
+  /**
+   * Where the latch is kept across a crash or restart (app/estop-latch.ts): restored when the E-STOP
+   * is made, saved the moment it fires, cleared once a reset is on record. Without it the latch
+   * lives as long as the process.
+   */
+  readonly durable?: LatchStore;
+  /** Told what restoring the latch found that an operator should know (an unreadable record). */
+  readonly warn?: (line: string) => void;
 }
 
 interface Latch {
@@ -46,6 +56,8 @@ interface Latch {
   auditRun: string | null;
   /** Why the E-STOP could not be recorded (it latched all the same). */
   recordError: string | null;
+  /** Restored at start: the workbench stopped while it was latched. */
+  readonly restored?: true;
 }
 
 export class EmergencyStop {
@@ -53,8 +65,18 @@ export class EmergencyStop {
   private readonly activities = new Map<string, Stoppable>();
   /** The audit writes in flight (the E-STOP's record, then its reset's), in order. */
   private recording: Promise<unknown> = Promise.resolve();
+  /** The durable copy's writes in flight, in order (a clear never overtakes a save). */
+  private keeping: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly o: EstopOptions) {}
+  constructor(private readonly o: EstopOptions) {
+    if (o.durable === undefined) return;
+    const { latch, notes } = o.durable.restore();
+    for (const n of notes) o.warn?.(n);
+    if (latch !== null) {
+      this.latch = { since: latch.since, by: latch.by, reason: latch.reason, stopped: [...latch.stopped], unrecorded: [], auditRun: latch.auditRun, recordError: null, restored: true };
+      o.warn?.(`the emergency stop is latched (since ${new Date(latch.since).toISOString()}, by ${latch.by}): the workbench stopped while it was latched; nothing runs until an operator resets it`);
+    }
+  }
 
   get latched(): boolean {
     return this.latch !== null;
@@ -62,7 +84,7 @@ export class EmergencyStop {
 
   state(): EstopState {
     const l = this.latch;
-    return l === null ? { latched: false } : { latched: true, since: l.since, by: l.by, reason: l.reason, stopped: [...l.stopped], auditRun: l.auditRun, recordError: l.recordError };
+    return l === null ? { latched: false } : { latched: true, since: l.since, by: l.by, reason: l.reason, stopped: [...l.stopped], auditRun: l.auditRun, recordError: l.recordError, ...(l.restored === true ? { restored: true } : {}) };
   }
 
   /** Registers a running activity under its id (missions and tool loops call this when they start). */
@@ -96,11 +118,17 @@ export class EmergencyStop {
     const again = this.latch !== null;
     this.latch = latch;
     this.o.publish(this.state());
+    // Kept durably at once (a small atomic write): the answer waits for it, so a latch that was
+    // answered survives a crash right after.
+    const kept = again ? Promise.resolve() : this.keep(latch);
     // What it stopped joins the latch as soon as the audit runs are known (before the record is written).
     const named = known.then((k) => {
       latch.stopped.push(...k.stopped);
       latch.unrecorded.push(...k.unrecorded);
-      if (this.latch === latch && hit.length > 0) this.o.publish(this.state());
+      if (this.latch === latch && hit.length > 0) {
+        void this.keep(latch);
+        this.o.publish(this.state());
+      }
       return k;
     });
     // The record names them: it waits (briefly) for runs still being recorded. Fired again while
@@ -111,14 +139,18 @@ export class EmergencyStop {
         if (!again) await this.open(log, latch);
         else if (latch.auditRun !== null) await log.append(latch.auditRun, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`, operator: by });
       }).then(
-        () => { if (this.latch === latch) this.o.publish(this.state()); },
+        () => {
+          if (this.latch !== latch) return;
+          void this.keep(latch);
+          this.o.publish(this.state());
+        },
         (e: unknown) => {
           latch.recordError = e instanceof Error ? e.message : String(e);
           if (this.latch === latch) this.o.publish(this.state());
         },
       );
     }
-    return named.then((k) => ({ stopped: k.stopped }));
+    return Promise.all([named, kept]).then(([k]) => ({ stopped: k.stopped }));
   }
 
   /** The audit runs of the activities `hit`, as they become known; those never recorded (or not in time) apart. */
@@ -144,7 +176,8 @@ export class EmergencyStop {
     const l = this.latch;
     if (l === null) throw new WitnessError('conflict', 'the emergency stop is not latched: nothing to reset');
     const why = reason.trim();
-    if (why === '') throw new WitnessError('invalid-params', 'a reset needs a reason (what was checked), recorded in the audit log', { path: '$.reason' });
+    const problem = reasonProblem(why);
+    if (problem !== null) throw new WitnessError('invalid-params', `a reset needs a reason (what was checked), recorded in the audit log: this one ${problem}`, { path: '$.reason' });
     if ([...this.activities.values()].some((a) => a.active)) throw new WitnessError('busy', 'an activity is still stopping: try the reset again in a moment');
     const by = this.o.operator();
     // Nothing is released before the reset is on record (the E-STOP's own record too, if it had failed).
@@ -152,7 +185,10 @@ export class EmergencyStop {
       const run = l.auditRun ?? await this.open(log, l);
       await log.append(run, 'operator_decision', { decision: 'estop-reset', reason: why, operator: by });
       await log.append(run, 'run_end', { outcome: 'reset', message: `E-STOP reset by ${by}: ${why}`, replans: 0 });
+      await log.flush();
     });
+    // The reset is on record: the durable copy goes (a failure to remove it is harmless, the record says reset).
+    await this.keepDurably((d) => d.clear()).catch((e: unknown) => this.o.warn?.(`the workspace's latch file could not be removed (${e instanceof Error ? e.message : String(e)}); the audit log records the reset`));
     if (this.latch === l) this.latch = null;
     this.o.publish(this.state());
     return this.state();
@@ -170,6 +206,23 @@ export class EmergencyStop {
     return run;
   }
 
+  /** Saves `l` durably (after the writes before it); a failure is shown on the latch, which holds all the same. */
+  private keep(l: Latch): Promise<void> {
+    const copy = { since: l.since, by: l.by, reason: l.reason, stopped: [...l.stopped], auditRun: l.auditRun };
+    return this.keepDurably((d) => d.save(copy)).catch((e: unknown) => {
+      l.recordError ??= `the workspace's latch file could not be written: ${e instanceof Error ? e.message : String(e)}`;
+      if (this.latch === l) this.o.publish(this.state());
+    });
+  }
+
+  private keepDurably(work: (d: LatchStore) => Promise<void>): Promise<void> {
+    const d = this.o.durable;
+    if (d === undefined) return Promise.resolve();
+    const next = this.keeping.then(() => work(d));
+    this.keeping = next.catch(() => undefined);
+    return next;
+  }
+
   /** Runs audit writes one after another; a failed write is reported, and a reset waits for it. */
   private record(work: (log: AuditLog) => Promise<void>): Promise<void> {
     const next = this.recording.then(async () => work(await this.o.auditLog()));
@@ -180,6 +233,7 @@ export class EmergencyStop {
   /** Waits for the audit writes in flight. */
   async settled(): Promise<void> {
     await this.recording;
+    await this.keeping;
   }
 }
 

@@ -32,6 +32,7 @@ import { type Backbone, type BackboneOptions, type BackboneSource, openBackbone 
 import { VERSION } from '../contract/version.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { operatorName } from '../platform/paths.js';
+import { interruptible } from '../platform/interrupt.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
 export type { MissionResult };
@@ -253,6 +254,8 @@ export interface RunOptions {
   readonly world?: World;
   /** How the task's world is opened when `world` is not given (tests inject faults). */
   readonly open?: OpenOptions;
+  /** Stops the mission without an operator (Ctrl-C): the step in progress is cancelled, the mission ends as stopped. */
+  readonly signal?: AbortSignal;
   /** Tees the mission's audit events (the console shows the milestones). */
   readonly onEvent?: (kind: string, body: unknown, step: number) => void;
   /** Called once the run is recorded, before the robot moves. */
@@ -302,7 +305,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
     const result = await runMission(
       {
         world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(),
-        ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}), ...(o.first ? { initial: o.first } : {}),
+        ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}), ...(o.first ? { initial: o.first } : {}), ...(o.signal ? { signal: o.signal } : {}),
       },
       {
         method: o.method, replanning, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
@@ -367,6 +370,8 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
   readonly log?: (line: string) => void;
   /** How the world is opened (tests substitute a simulated ROS 2 graph, or inject faults). */
   readonly open?: OpenOptions;
+  /** Ctrl-C (and SIGTERM) stops the mission: the step in progress is cancelled, the mission ends as stopped and the world is closed (a robot left at rest). */
+  readonly interruptible?: boolean;
 }
 
 /**
@@ -384,10 +389,18 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
     task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false, ...(robot ? { world: robot } : {}) });
     const file = auditFileOf(o.audit);
     if (file !== null) log = await openAuditLog(file);
-    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, ...options } = o;
-    const run = await runMissionTask(task, {
-      ...options, ...(robot ? { world: robot } : {}), ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
-    });
+    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, interruptible: _interruptible, ...options } = o;
+    // From here on the robot may move: Ctrl-C stops the mission (the world then closes, leaving it at rest) instead of exiting at once.
+    const stop = o.interruptible === true ? interruptible() : null;
+    let run: MissionRun;
+    try {
+      run = await runMissionTask(task, {
+        ...options, ...(robot ? { world: robot } : {}), ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
+        ...(stop !== null ? { signal: stop.signal } : {}),
+      });
+    } finally {
+      stop?.release();
+    }
     const audit = log !== null && run.auditRun !== null ? { file: log.file, run: run.auditRun } : null;
     if (o.picture !== undefined) {
       await writeFileAtomic(o.picture, missionPicture(task, run.result, `${task.world.id}: ${task.automaton.formula} (${o.method}, ${run.result.success ? 'success' : 'failed'})`));

@@ -87,6 +87,8 @@ export function llmOf(o: LoopFlags, io: Output): LlmSettings {
  */
 export function loopExit(io: Output, res: LoopResult): number {
   if (res.outcome === 'success') return EXIT.ok;
+  // Stopped by the operator (Ctrl-C): as an interrupted command.
+  if (res.outcome === 'stopped') return EXIT.interrupted;
   const e = res.plannerError;
   if (e !== undefined) return report(new WitnessError(e.code, e.message), io);
   return EXIT.negative;
@@ -110,6 +112,8 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
         const r = await app.runAct({
           world: o.world, ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}), tools: o.tools, goal: o.goal, ...(o.task !== undefined ? { task: o.task } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
           planner: o.planner, llm: llmOf(o, io), replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, ...(o.operator !== undefined ? { operator: o.operator } : {}),
+          // On a robot, Ctrl-C cancels the running goal and ends the loop as stopped before the connection closes.
+          interruptible: o.world.startsWith('ros2:'),
         });
         const res = r.result;
         if (o.json) io.out(resultJson(res, { world: o.world, task: r.task, goal: o.goal, tools: r.tools.map((t) => t.name), ...(r.audit ? { audit: r.audit } : {}) }));

@@ -29,14 +29,17 @@ function printEvent(io: Output, e: { seq: number; t_ms: number; kind: string; ru
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
   const cmd = new Command('audit').description('the audit log: list runs, show one, query events, verify the hash chain, export (read-only)');
-  cmd.command('ls').description('the runs in an audit database').argument('<db>', 'audit database').option('--json', 'JSON')
+  cmd.command('ls').description('the runs in an audit database, oldest first (printed as they are read: the first come at once however long the log)').argument('<db>', 'audit database').option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
-      const runs = (await audit()).auditRuns(file);
-      if (o.json) io.out(printableJson(runs) + '\n');
-      else {
-        for (const r of runs) io.out(`${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`);
-        if (runs.some((r) => r.tampered !== undefined)) io.err('warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n');
+      let n = 0, tampered = false;
+      for await (const page of (await audit()).auditRunPages(file)) {
+        if (o.json) io.out((n === 0 ? '[' : ',') + page.map((r) => printableJson(r)).join(','));
+        else for (const r of page) io.out(`${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`);
+        n += page.length;
+        tampered ||= page.some((r) => r.tampered !== undefined);
       }
+      if (o.json) io.out(n === 0 ? '[]\n' : ']\n');
+      else if (tampered) io.err('warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n');
     }));
   cmd.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')

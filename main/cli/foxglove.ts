@@ -27,7 +27,7 @@ export async function withFoxglove<T>(io: Output, o: FoxgloveFlags, work: () => 
   const file = auditFileOf(o.audit);
   if (file === null) throw new CliError('--foxglove serves the run from its audit log: drop --no-audit');
   const { serveFoxgloveLive } = await import('../app/foxglove.js');
-  const live = await serveFoxgloveLive({ port: o.foxglove, auditFile: file, ...(o.foxgloveHost !== undefined ? { host: o.foxgloveHost } : {}), ...(o.foxgloveAllowRemote === true ? { allowRemote: true } : {}) });
+  const live = await serveFoxgloveLive({ port: o.foxglove, auditFile: file, ...(o.foxgloveHost !== undefined ? { host: o.foxgloveHost } : {}), ...(o.foxgloveAllowRemote === true ? { allowRemote: true } : {}), log: (line) => io.err(`${line}\n`) });
   io.err(`foxglove: serving the run live on ${live.url} (in Foxglove or Lichtblick: Open connection → Foxglove WebSocket; layout: docs/foxglove/witness-layout.json)\n`);
   try {
     return await work();

@@ -5,6 +5,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import { DECISIONS, type DecisionKind } from '../contract/defaults.js';
+import { reasonProblem } from '../contract/reason.js';
 import type { Decide, Escalation, OperatorDecision } from '../contract/failure.js';
 import { CliError, type Output } from './errors.js';
 import { printable } from './printable.js';
@@ -36,7 +37,9 @@ export function flagDecision(f: DecisionFlags, operator: string): Decide | null 
   }
   // Commander's choices() checks the value already; this guards callers that bypass it.
   if (!isDecision(f.decision)) throw new CliError(`--decision must be one of ${DECISIONS.join(', ')}, got '${f.decision}'`);
-  const d: OperatorDecision = { decision: f.decision, reason: f.reason ?? `given on the command line (--decision ${f.decision})`, operator };
+  const problem = f.reason === undefined ? null : reasonProblem(f.reason.trim());
+  if (problem !== null) throw new CliError(`--reason: the reason ${problem}`);
+  const d: OperatorDecision = { decision: f.decision, reason: f.reason?.trim() ?? `given on the command line (--decision ${f.decision})`, operator };
   return () => Promise.resolve(d);
 }
 

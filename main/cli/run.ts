@@ -101,7 +101,7 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
       }, {
         method: o.method, lambda: o.lambda, k: o.k ?? PLAN_DEFAULTS.k, replans: o.replans, maxSteps: o.maxSteps,
         audit: o.audit, ...(o.operator !== undefined ? { operator: o.operator } : {}), ...(o.picture !== undefined ? { picture: o.picture } : {}),
-        cache: o.cache, log: (s) => io.err(`run: ${s}\n`), ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}),
+        cache: o.cache, log: (s) => io.err(`run: ${s}\n`), ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}), interruptible: robot,
       });
       const { task, result: res } = r;
       if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);

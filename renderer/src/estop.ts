@@ -10,6 +10,7 @@ import type { ApiEvent, EstopState } from '../../main/contract/api.js';
 import { type App, el } from './app.js';
 import { errorText } from './api.js';
 import { keepReachable, showModal } from './modal.js';
+import { reasonProblem } from '../../main/contract/reason.js';
 
 /** The key that fires the E-STOP (KeyboardEvent.key). */
 export const ESTOP_KEY = 'F9';
@@ -52,7 +53,10 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
 
   let state: EstopState = { latched: false };
   const sync = (): void => {
-    reset.disabled = !(ack.checked && reason.value.trim() !== '');
+    const problem = reasonProblem(reason.value.trim());
+    reset.disabled = !(ack.checked && problem === null);
+    // Said once something is typed: an empty box needs no telling.
+    err.textContent = problem !== null && reason.value !== '' ? `The reason ${problem}.` : '';
   };
   /** The status line while latched: who, what it stopped (null: not known yet), until reset. */
   const latchedLine = (s: Extract<EstopState, { latched: true }>, stopped: number | null): string =>
@@ -67,9 +71,9 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
     latch.hidden = !s.latched;
     button.classList.toggle('fired', s.latched);
     if (s.latched) {
-      latchText.textContent = `E-STOP LATCHED since ${clock(s.since)} by ${s.by}${s.recordError !== null ? ' (not recorded: see the status line)' : ''}`;
+      latchText.textContent = `E-STOP LATCHED since ${clock(s.since)} by ${s.by}${s.restored === true ? ' (still latched when the workbench started)' : ''}${s.recordError !== null ? ' (not recorded: see the status line)' : ''}`;
       latch.title = `${s.reason}${s.stopped.length > 0 ? `; stopped ${s.stopped.length} run(s)` : ''}${s.recordError !== null ? `; the audit log refused the record: ${s.recordError}` : ''}`;
-      what.textContent = `Latched at ${clock(s.since)} by ${s.by}: ${s.reason}. Nothing can start or resume until it is reset.`;
+      what.textContent = `Latched at ${clock(s.since)} by ${s.by}: ${s.reason}.${s.restored === true ? ' The workbench stopped while it was latched, and starts latched.' : ''} Nothing can start or resume until it is reset.`;
     } else if (dialog.open) dialog.close();
   };
 
@@ -106,8 +110,8 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
   reset.addEventListener('click', () => {
     reset.disabled = true;
     app.api.estopReset({ acknowledged: true, reason: reason.value.trim() }).then(show, (e: unknown) => {
-      err.textContent = errorText(e);
       sync();
+      err.textContent = errorText(e);
     });
   });
 

@@ -55,7 +55,7 @@ test('auditRuns: a fresh machine has no database yet (an empty list, said so); a
   const api = apiOn(missing);
   try {
     const r = await api.auditRuns({});
-    assert.deepEqual({ ...r, message: undefined }, { file: missing, exists: false, runs: [], message: undefined });
+    assert.deepEqual({ ...r, message: undefined }, { file: missing, exists: false, runs: [], next: null, message: undefined });
     assert.match(r.message!, /no audit database yet at .*nowhere.*missions record/);
     const e = await rejects(api.auditRuns({ file: missing }), 'not-found', missing);
     assert.match(e.message, /no such file/);

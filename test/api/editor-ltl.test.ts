@@ -177,3 +177,12 @@ test('ltlCheck: deep formulas (issue 18 item 6) give a diagnostic, never a failu
   assert.match(slow.diagnostics[0]!.message, /too large to build while editing: translation exceeded its time budget of 2000 ms during /);
   assert.ok(readings <= 2100, `${readings} clock readings`);
 });
+
+test('a text over the parser\'s length limit is answered with one budget diagnostic, without reading it through', () => {
+  const text = '\u0001'.repeat(4_000_000);
+  const r = checkLtl(text, { world: 'pointmaze-medium', propositions: ['e0', 'e1'] });
+  assert.equal(r.diagnostics.length, 1);
+  assert.equal(r.diagnostics[0]!.source, 'budget');
+  assert.match(r.diagnostics[0]!.message, /4000000 characters long; the limit is 10000/);
+  assert.deepEqual(r.unknown, []);
+});

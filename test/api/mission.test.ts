@@ -113,7 +113,7 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 (the r
     assert.ok(f.t >= STUCK_AT, `the failure (step ${f.t}) comes after the fault (step ${STUCK_AT})`);
     assert.ok(!events.some((e) => e.topic === 'mission.replan' && e.run === run), 'no replan with R = 0');
     assert.deepEqual((await api.missionControl({ run, action: 'pause' })).state, 'escalated');
-    assert.deepEqual(await api.escalationDecide({ run, escalation: 'wrong', decision: 'abort', reason: 'x' }), { accepted: false });
+    assert.deepEqual(await api.escalationDecide({ run, escalation: 'wrong', decision: 'abort', reason: 'wrong escalation id' }), { accepted: false });
     assert.deepEqual(await api.escalationDecide({ run, escalation: esc.escalation.id, decision: 'abort', reason: 'bumper hit the wall twice' }), { accepted: true });
     const end = await until(events, 'mission.end', (e) => e.run === run);
     assert.equal(end.success, false);

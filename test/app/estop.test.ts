@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EmergencyStop, type Stoppable } from '../../main/app/estop.js';
 import { openAuditLog } from '../../main/app/audit-log.js';
+import { durableLatch, latchFile } from '../../main/app/estop-latch.js';
+import { reasonProblem } from '../../main/contract/reason.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import type { EstopState } from '../../main/contract/api.js';
 
@@ -68,4 +70,70 @@ test('the E-STOP stops at once, and its record names the audit runs it stopped �
   } finally {
     await log.close();
   }
+});
+
+test('a latch whose audit record never landed is kept by the workspace: a new workbench starts latched, and its reset writes the record', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-estop-'));
+  const workspace = path.join(dir, 'ws'), file = path.join(dir, 'audit.sqlite');
+  const broken = new EmergencyStop({ auditLog: () => Promise.reject(new Error('disk full')), operator: () => 'ops', via: 'test', publish: () => {}, durable: durableLatch(workspace, file) });
+  await broken.fire('smoke');
+  await broken.settled();
+  const s = broken.state();
+  assert.ok(s.latched && s.recordError === 'disk full' && s.auditRun === null);
+  assert.ok(existsSync(latchFile(workspace)));
+
+  const log = await openAuditLog(file);
+  const warnings: string[] = [];
+  const again = new EmergencyStop({ auditLog: () => Promise.resolve(log), operator: () => 'ops2', via: 'test', publish: () => {}, durable: durableLatch(workspace, file), warn: (l) => warnings.push(l) });
+  try {
+    const r = again.state();
+    assert.ok(r.latched && r.restored === true && r.auditRun === null && r.by === 'ops' && /smoke/.test(r.reason));
+    assert.match(warnings.join('\n'), /latched .*the workbench stopped while it was latched/);
+    assert.throws(() => again.assertClear('start a mission'), /latched/);
+    const after = await again.reset('smoke cleared, robot checked', true);
+    assert.equal(after.latched, false);
+    assert.equal(existsSync(latchFile(workspace)), false, 'the reset on record removes the latch file');
+    await log.flush();
+    const db = openAuditReadOnly(file);
+    try {
+      const ends = db.prepare("SELECT body FROM events WHERE kind = 'run_end'").all() as { body: string }[];
+      assert.deepEqual(ends.map((e) => (JSON.parse(e.body) as { outcome: string }).outcome), ['reset'], 'the reset opened the latch\'s run and ended it');
+    } finally {
+      db.close();
+    }
+  } finally {
+    await log.close();
+  }
+  const third = new EmergencyStop({ auditLog: () => Promise.reject(new Error('unused')), operator: () => 'ops', via: 'test', publish: () => {}, durable: durableLatch(workspace, file) });
+  assert.equal(third.latched, false);
+});
+
+test('the audit log decides at start: a latch file whose reset is on record is stale, a damaged one is taken as latched', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-estop-'));
+  const workspace = path.join(dir, 'ws'), file = path.join(dir, 'audit.sqlite');
+  const log = await openAuditLog(file);
+  try {
+    const a = new EmergencyStop({ auditLog: () => Promise.resolve(log), operator: () => 'ops', via: 'test', publish: () => {}, durable: durableLatch(workspace, file) });
+    await a.fire();
+    await a.settled();
+    const kept = readFileSync(latchFile(workspace), 'utf8');
+    await a.reset('all clear here', true);
+    // The workbench stopped after the reset was recorded but before the file went.
+    writeFileSync(latchFile(workspace), kept);
+    const b = new EmergencyStop({ auditLog: () => Promise.resolve(log), operator: () => 'ops', via: 'test', publish: () => {}, durable: durableLatch(workspace, file) });
+    assert.equal(b.latched, false);
+    assert.equal(existsSync(latchFile(workspace)), false, 'the stale file is removed');
+    writeFileSync(latchFile(workspace), '{"since": ');
+    const warnings: string[] = [];
+    const c = new EmergencyStop({ auditLog: () => Promise.resolve(log), operator: () => 'ops', via: 'test', publish: () => {}, durable: durableLatch(workspace, file), warn: (l) => warnings.push(l) });
+    assert.equal(c.latched, true, 'a latch file that cannot be read is a latch');
+    assert.match(warnings[0] ?? '', /estop-latch\.json: not a latch record/);
+  } finally {
+    await log.close();
+  }
+});
+
+test('a reason must say something: at least a few visible characters, no controls or reordering', () => {
+  for (const ok of ['checked', 'ok!', 'zone B clear — robot parked', 'gecheckt ✓', '確認済み', 'a\tb\nc']) assert.equal(reasonProblem(ok), null, ok);
+  for (const bad of ['', '   ', '\u200b\u200b\u200b', '\u2060\u2060\u2060\u2060', '\ufeff', 'ok', 'x\u200by', '\u0001\u0002\u0003', 'fine\u001b[2J', 'ok\u202e done', '\u0085abc']) assert.notEqual(reasonProblem(bad), null, JSON.stringify(bad));
 });

@@ -71,7 +71,7 @@ test('the keepout mask and its filter info are published latched in the map fram
     assert.equal(masks.length, 1, 'G !hazard never changes: one mask');
     const m = masks[0]!;
     assert.equal(m.header.frame_id, 'map');
-    assert.equal(m.info.resolution, 0.05);
+    assert.equal(m.info.resolution, Math.fround(0.05), 'resolution is a float32 on the wire');
     assert.equal(m.data.length, m.info.width * m.info.height);
     // The mask covers the graph (0 … 9 × 0 … 5) and the regions; the hazard is kept out, to its edge, and nothing else.
     for (const [x, y] of [[0, 0], [9, 5], [1, 1], [7.5, 4.5], [3.5, 1], [5.5, 1], [4.5, 3.5], [4.5, -0.5]] as const) assert.equal(maskAt(m, x, y), 0, `(${x}, ${y}) is free`);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../main/cli/main.js';
 import { heldOpen } from '../platform/held-open.js';
+import { cdr, craftMcap, heldChunk, looseDb3, schemaMcap, u32 } from '../services/datasets/hostile-bags.js';
+import { pgmHeader, pngFile } from '../services/maps/hostile-images.js';
 import { type Ended, type Sig, endedBy, witness } from './signal-end.js';
 
 const asset = (rel: string): string => fileURLToPath(new URL(`../../../assets/${rel}`, import.meta.url));
@@ -194,4 +196,81 @@ test('SIGTERM ends `witness data gen` of a million Ant transitions while it simu
 test('SIGTERM ends `witness backbone train` while it trains ψ: ended by the signal within seconds, no bundle', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-train-term-'));
   await terminatedWhileWorking(['backbone', 'train', '--world', 'pointmaze-medium', '--dataset-steps', '3000', '--out', join(dir, 'models')], /train embed: /, dir);
+});
+
+// Files that declare more than they hold (issue: every reader bounded): a rosbag2 bag or a map image
+// whose headers claim sizes, counts or lengths that would make the reader allocate or inflate without
+// end. Each is refused at once — exit 2, naming the file and the limit — by the real command, in a
+// process of its own whose peak memory is measured (the fuzz suite's child reports it).
+
+const FUZZ_CHILD = fileURLToPath(new URL('../fuzz/child.js', import.meta.url));
+const MiB = 2 ** 20;
+
+/** Runs `witness ARGV` in a process of its own: exit code, stderr, wall time and peak resident set. */
+function measured(argv: string[]): { code: number | null; signal: string | null; err: string; ms: number; rssMb: number | null } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [FUZZ_CHILD, ...argv], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+  const m = /fuzz-peak-rss-kib (\d+)/.exec(r.stderr);
+  return { code: r.status, signal: r.signal, err: r.stderr.replace(/\n?fuzz-peak-rss-kib \d+\n?/, ''), ms: performance.now() - t0, rssMb: m ? Number(m[1]) / 1024 : null };
+}
+
+/** `witness ARGV` refuses `file` with exit 2, its message naming the file and matching `why`, within 60 s and 1 GiB. */
+function refusedWithin(argv: string[], file: string, why: RegExp): void {
+  const r = measured(argv);
+  const what = `${argv.slice(0, 2).join(' ')} ${file}`;
+  assert.equal(r.signal, null, `${what}: ended by ${r.signal} after ${r.ms.toFixed(0)} ms: ${r.err.slice(-300)}`);
+  assert.ok(r.rssMb !== null && r.rssMb < 1024, `${what}: peak ${r.rssMb?.toFixed(0)} MiB`);
+  assert.equal(r.code, 2, `${what}: ${r.err.slice(-500)}`);
+  assert.ok(r.err.startsWith('error: ') && r.err.includes(file), `${what}: ${r.err}`);
+  assert.match(r.err, why, what);
+}
+
+const importArgs = (bag: string, dir: string): string[] => ['data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--out', join(dir, 'x.wds')];
+
+test('rosbag2 bags that declare more than they hold: exit 2 naming the file and the limit, in bounded time and memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-hostile-bags-'));
+  // Twelve chunks of 100 MiB each (a few kilobytes of zstd apiece) whose time ranges overlap: a reader merging them in time order holds them all.
+  const held = join(dir, 'held.mcap');
+  writeFileSync(held, craftMcap(Array.from({ length: 12 }, () => heldChunk(100 * MiB))));
+  refusedWithin(importArgs(held, dir), held, /over 256 MB \(the limit for the chunks held at once\)/);
+  refusedWithin(['data', 'info', held], held, /the limit for the chunks held at once/);
+  const big = join(dir, 'big.mcap');
+  writeFileSync(big, craftMcap([heldChunk(600 * MiB)]));
+  refusedWithin(importArgs(big, dir), big, /declares 600 MB inflated, over 128 MB \(the limit for one chunk\)/);
+  // A sequence of 2^32 − 1 elements that take no bytes.
+  const zero = join(dir, 'zero.mcap');
+  schemaMcap(zero, 'nav_msgs/msg/Odometry', `Z[] items\n${'='.repeat(80)}\nMSG: p/Z\nuint8[0] nothing\n`, [cdr(...u32(0xffffffff))]);
+  refusedWithin(importArgs(zero, dir), zero, /field items: 4294967295 elements of zero size are more than the 1048576 values one message may decode \(the limit for a decoded message\)/);
+  // A .db3 whose every message body is computed by the file's own SQL: 100 MB of zeros a row.
+  const gen = join(dir, 'gen.db3');
+  looseDb3(gen, [], { messagesTable: 'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB GENERATED ALWAYS AS (zeroblob(100000000)) VIRTUAL);', generatedData: true });
+  refusedWithin(importArgs(gen, dir), gen, /the messages table has generated columns \(data\)/);
+  const nullTs = join(dir, 'null-ts.db3');
+  looseDb3(nullTs, [{ topic: '/cmd_vel', timestamp: null, data: Buffer.from(cdr(0)) }]);
+  refusedWithin(importArgs(nullTs, dir), nullTs, /topic \/cmd_vel: the message with id 20 has a timestamp that is NULL, not an integer number of nanoseconds/);
+  // A bag folder whose storage file is a link out of it.
+  const bag = join(dir, 'linked');
+  mkdirSync(bag);
+  writeFileSync(join(dir, 'outside.db3'), '');
+  looseDb3(join(dir, 'outside.db3'));
+  symlinkSync(join(dir, 'outside.db3'), join(bag, 'linked_0.db3'));
+  writeFileSync(join(bag, 'metadata.yaml'), 'rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: sqlite3\n  relative_file_paths:\n    - linked_0.db3\n');
+  refusedWithin(importArgs(bag, dir), bag, /linked_0\.db3 leads to .*outside\.db3, outside the bag folder/);
+});
+
+test('map images that declare more than they hold: `graph from-map` exits 2 naming the map, the image and the limit, in bounded time and memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-hostile-maps-'));
+  const cases: [string, Uint8Array, RegExp][] = [
+    ['huge.pgm', pgmHeader(100_000, 100_000), /P5: 100000×100000 is 10000000000 pixels, over 67108864 \(the limit for a map image/],
+    ['huge.png', pngFile({ width: 100_000, height: 100_000 }), /PNG: 100000×100000 is 10000000000 pixels, over 67108864/],
+    ['bomb.png', pngFile({ width: 1, height: 1, interlaced: true }, new Uint8Array(64 * MiB)), /PNG: its interlaced image data inflates past the 2 bytes its 1×1 header allows/],
+  ];
+  for (const [name, bytes, why] of cases) {
+    const sub = join(dir, name.replace('.', '-'));
+    mkdirSync(sub);
+    writeFileSync(join(sub, name), bytes);
+    const yaml = join(sub, 'lab.yaml');
+    writeFileSync(yaml, `image: ${name}\nresolution: 0.05\norigin: [-2.0, -2.0, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`);
+    refusedWithin(['graph', 'from-map', yaml, '--regions', asset('maps/lab-regions.json'), '--out', join(sub, 'g.json')], join(sub, name), why);
+  }
 });

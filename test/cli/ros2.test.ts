@@ -62,6 +62,19 @@ test('a bad configuration exits 2 with file:line:col and the JSON path, before a
   assert.equal(witness(['ros2', 'check', '--timeout', '0']).status, 2);
 });
 
+test('a misspelled message field in a configuration exits 2 naming the field, where it is configured and the fields the type has, before anything about ROS 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-ros2-cli-'));
+  const file = join(dir, 'robot.json');
+  const json = patch(sampleJson(), { regions: undefined });
+  const goal = (json['tools'] as Record<string, { goal: Record<string, unknown> }>)['navigate']!.goal;
+  goal['pose.pose.postion.x'] = goal['pose.pose.position.x'];
+  delete goal['pose.pose.position.x'];
+  writeFileSync(file, JSON.stringify(json, null, 2));
+  const r = witness(['ros2', 'check', '--config', file]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: \\$\\.tools\\.navigate\\.goal\\["pose\\.pose\\.postion\\.x"\\]: "pose\\.pose\\.postion\\.x" does not fit nav2_msgs/action/NavigateToPose \\(its goal\\): geometry_msgs/Pose has no field "postion" \\(in pose\\.pose\\); its fields are position, orientation\\n$`));
+});
+
 async function check(fake: FakeRclnodejs, args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '', code = 0;
   const cmd = ros2Command({ out: (s) => { out += s; }, err: (s) => { err += s; } }, (c) => { code = c; }, {

@@ -101,7 +101,15 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     assert.ok(await page.isDisabled('#estop-reset'));
     await page.check('#estop-ack');
     assert.ok(await page.isDisabled('#estop-reset'), 'a reason is required');
+    // A reason that shows nothing (zero-width characters) or too little is not one.
+    await page.fill('#estop-reset-reason', '\u200b\u200b\u200b\u200b');
+    assert.ok(await page.isDisabled('#estop-reset'), 'zero-width characters are no reason');
+    assert.match(await page.textContent('#estop-reset-error') ?? '', /is empty/);
+    await page.fill('#estop-reset-reason', 'ok');
+    assert.ok(await page.isDisabled('#estop-reset'));
+    assert.match(await page.textContent('#estop-reset-error') ?? '', /says too little/);
     await page.fill('#estop-reset-reason', 'walked the maze: robot parked, nobody near it');
+    assert.equal(await page.textContent('#estop-reset-error'), '');
     assert.ok(await page.isEnabled('#estop-reset'));
     await app.screenshot('safety-reset-dialog');
     await page.click('#estop-reset');
@@ -251,6 +259,40 @@ test('console layout: the fields and the last plan survive a reload (and the pla
     assert.equal((await page.textContent('#status')) ?? '', '', 'a new plan: the old run\'s line no longer applies');
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
     assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
+
+test('console safety: a workbench started again after it stopped while latched comes up latched, and says so on every tab', async () => {
+  const first = await openApp();
+  const workspace = first.workspace, auditFile = path.join(path.dirname(workspace), 'audit.sqlite');
+  try {
+    await first.page.keyboard.press('F9');
+    await first.page.waitForSelector('#estop-latch:not([hidden])');
+  } finally {
+    await first.close();
+  }
+  const app = await openApp({ workspace, auditFile });
+  try {
+    const { page } = app;
+    await page.waitForSelector('#estop-latch:not([hidden])');
+    assert.match(await page.textContent('#estop-latch') ?? '', /still latched when the workbench started/);
+    for (const tab of ['#tab-mission', '#tab-act', '#tab-graph', '#tab-editors', '#tab-audit']) {
+      await page.click(tab);
+      assert.ok(await page.isVisible('#estop-latch'), `the latch shows on ${tab}`);
+    }
+    await page.click('#tab-mission');
+    await page.click('#estop-reset-open');
+    await page.waitForSelector('#estop-reset-dialog[open]');
+    assert.match(await page.textContent('#estop-reset-what') ?? '', /stopped while it was latched, and starts latched/);
+    await app.screenshot('safety-restored-latch');
+    await page.check('#estop-ack');
+    await page.fill('#estop-reset-reason', 'restarted after the latch: robot checked');
+    await page.click('#estop-reset');
+    await page.waitForSelector('#estop-latch', { state: 'hidden' });
+    assert.deepEqual(app.internalErrors, []);
+    assert.deepEqual(app.pageErrors, []);
   } finally {
     await app.close();
   }

@@ -33,6 +33,8 @@ import { writeFixture } from '../api/audit-fixture.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
 import { importBag } from '../../main/app/bag-import.js';
 import { writeDb3, writeMcap } from '../services/datasets/rosbag2-fixtures.js';
+import { wsTargets } from './targets-ws.js';
+import { bagTargets } from './targets-bags.js';
 import { llmTargets } from './targets-llm.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -237,6 +239,8 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
         return auditVerify(f);
       },
     }),
+    ...wsTargets(),
+    ...bagTargets(),
     ...llmTargets(),
   ];
 }

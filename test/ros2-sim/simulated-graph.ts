@@ -26,7 +26,7 @@
  * gone, cancel requests unanswered).
  */
 import { loadModel } from '../../main/backends/mujoco/runtime.js';
-import { FakeRclnodejs, type GoalControl } from '../backends/ros2/fake-rclnodejs.js';
+import { FakeRclnodejs, type GoalControl, LATCHED_QOS } from '../backends/ros2/fake-rclnodejs.js';
 import { type Box, SimCostmap } from './nav2-planner.js';
 import type { OpenOptions } from '../../main/backends/catalogue.js';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
@@ -109,6 +109,8 @@ export class SimulatedRos2Graph {
     qpos[0] = o.start[0];
     qpos[1] = o.start[1];
     mj.mj_forward(model, data);
+    // The static map → odom transform is latched (tf2_ros StaticBroadcasterQoS: reliable, transient local).
+    this.fake.advertise('/tf_static', 'tf2_msgs/msg/TFMessage', LATCHED_QOS);
     this.costmap = new SimCostmap(this.fake, {
       bounds: o.bounds ?? { min: [-2, -2], max: [12, 8] }, resolution_m: 0.05, obstacles: o.obstacles ?? [],
       keepoutInfoTopic: o.keepoutFilter === false ? null : '/costmap_filter_info',
@@ -142,7 +144,7 @@ export class SimulatedRos2Graph {
 
   /** How Witness opens a ROS 2 world over this graph (a sourced Jazzy; rclnodejs is the double). */
   get open(): OpenOptions {
-    return { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(this.fake.module), resolver: (n) => `/lab/node_modules/${n}` } };
+    return { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(this.fake.load()), resolver: (n) => `/lab/node_modules/${n}` } };
   }
 
   /** Simulated time, s (it runs while the graph does, goal or none). */

@@ -6,7 +6,11 @@
  * - The API lives at /api as a WebSocket. The upgrade must carry this launch's token (a random
  *   256-bit value printed in the URL) and come from this server's own origin, so neither another
  *   local user's page nor a web site can drive the robot.
- * - Messages: `{id, method, params}` → `{id, ok, result | error}`; pushed events are `{event}`.
+ * - Messages: `{id, method, params}` → `{id, ok, result | error}`; pushed events are `{event}`
+ *   (connection.ts, with the limits one connection is held to).
+ * - Nothing a client sends stops the process: every socket, the WebSocket server and the HTTP server
+ *   have error listeners, a request the upgrade cannot read is refused with 400, and a frame or a
+ *   socket error ends that connection only.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,6 +21,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Dispatch } from '../dispatch.js';
 import type { EventBus } from '../../app/events.js';
 import { CONTENT_SECURITY_POLICY } from './csp.js';
+import { serveConnection, WEB_LIMITS, type WebLimits } from './connection.js';
 
 export interface WebServerOptions {
   dispatch: Dispatch;
@@ -27,6 +32,8 @@ export interface WebServerOptions {
   port?: number;
   token?: string;
   log?: (line: string) => void;
+  /** Per-connection limits (default WEB_LIMITS). */
+  limits?: Partial<WebLimits>;
 }
 
 export interface WebServer {
@@ -44,8 +51,6 @@ const TYPES: Record<string, string> = {
 };
 
 const HOST = '127.0.0.1';
-/** Largest accepted message: a labelled graph of a few thousand nodes fits easily. */
-const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 function sameToken(given: string | null, token: string): boolean {
   if (given === null) return false;
@@ -109,13 +114,24 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const limits: WebLimits = { ...WEB_LIMITS, ...o.limits };
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
+  // With noServer the WebSocket server has no socket of its own; a listener all the same.
+  wss.on('error', (e) => log(`web: ${e.message}`));
 
   const refuse = (socket: Duplex, status: number, why: string): void => {
     socket.end(`HTTP/1.1 ${status} ${why}\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n${why}\n`);
   };
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://${HOST}`);
+    // Node gives an upgraded socket no error listener: a reset while the refusal below is written
+    // would otherwise be an uncaught exception. After the upgrade, ws adds its own.
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${HOST}`);
+    } catch {
+      return refuse(socket, 400, 'Bad Request');
+    }
     if (url.pathname !== '/api') return refuse(socket, 404, 'Not Found');
     if (!hostOk(req.headers.host)) return refuse(socket, 421, 'Misdirected Request');
     if (!originOk(req.headers.origin)) return refuse(socket, 403, 'Forbidden origin');
@@ -123,37 +139,19 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket) => {
-    const off = o.bus.subscribe((event) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event }));
-    });
-    ws.on('close', off);
-    ws.on('message', (data, isBinary) => {
-      void (async () => {
-        let msg: unknown;
-        try {
-          if (isBinary) throw new Error('binary');
-          msg = JSON.parse((data as Buffer).toString('utf8'));
-        } catch {
-          ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'bad-message', message: 'a message must be JSON text {id, method, params}' } }));
-          return;
-        }
-        const m = msg as { id?: unknown; method?: unknown; params?: unknown };
-        const id = typeof m.id === 'number' || typeof m.id === 'string' ? m.id : null;
-        if (id === null) {
-          ws.send(JSON.stringify({ id: null, ok: false, error: { code: 'bad-message', message: 'a message needs an id (number or string)' } }));
-          return;
-        }
-        const reply = await o.dispatch(m.method, m.params);
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id, ...reply }));
-      })();
-    });
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
+    serveConnection(ws, { dispatch: o.dispatch, bus: o.bus, limits, log, name: `client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}` });
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port ?? 0, HOST, () => resolve());
+    server.listen(o.port ?? 0, HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+  // Once listening, a failed accept (too many open files) is logged; the server goes on.
+  server.on('error', (e) => log(`web: ${e.message}`));
   const addr = server.address();
   port = typeof addr === 'object' && addr !== null ? addr.port : 0;
   return {

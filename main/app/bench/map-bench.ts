@@ -19,7 +19,7 @@ import { floorPlan } from '../../core/map/synthetic.js';
 import { createRng } from '../../core/random/rng.js';
 import { EXPAND, ShortestPaths } from '../../core/plan/shortest-path.js';
 import type { Region } from '../../core/world/regions.js';
-import { encodePgm } from '../../services/maps/images.js';
+import { MAX_MAP_PIXELS, encodePgm } from '../../services/maps/images.js';
 import { mapYamlText, readMap } from '../../services/maps/read.js';
 import { writeFileAtomic } from '../../platform/files.js';
 import { mapGraphDocument } from '../maps.js';
@@ -69,6 +69,10 @@ function timed<T>(runs: number, f: () => T): { value: T; ms: number } {
 
 export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
   const log = o.log ?? (() => undefined);
+  const side = Math.round(o.size / o.resolution);
+  if (side * side > MAX_MAP_PIXELS) {
+    throw new WitnessError('invalid-input', `--size ${o.size} at --resolution ${o.resolution} is a floor of ${side} × ${side} cells, over ${MAX_MAP_PIXELS} pixels (the limit for a map image, which the bench writes and reads back)`, { path: '--size' });
+  }
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-map-bench-'));
   try {
     log(`generating a ${o.size} m × ${o.size} m floor at ${o.resolution} m (seed ${o.seed})`);

@@ -115,6 +115,10 @@ const Navigation = Type.Object({
     action: Type.Array(Type.String({ pattern: GOAL_PATH }), { minItems: 1, description: 'the message field each action dimension is written to, in order (e.g. linear.x, linear.y of a geometry_msgs/msg/Twist)' }),
     scale: Type.Optional(Type.Array(Type.Number(), { description: 'a factor per action dimension (default 1)' })),
     qos: Type.Optional(Qos),
+    collision_monitor: Type.Optional(Type.String({
+      pattern: `^${ident}$`,
+      description: 'the name of the robot\'s collision monitor node (default collision_monitor, Nav2\'s): where one runs, the command topic must be one of its inputs, or missions are refused',
+    })),
   }, { ...strict, description: 'The message published once per control step with the policy\'s action.' }),
   observation: Type.Array(Type.String({ pattern: FIELD_NAME }), { minItems: 1, description: 'the named fields (base.x, base.y, base.yaw, or a sensor\'s) the policy reads, in order' }),
   bounds: Type.Object({ min: Point, max: Point }, { ...strict, description: 'the task-space rectangle the robot works in (metres, in the pose\'s frame): starts are checked against it' }),

@@ -10,6 +10,7 @@ import { withLocation } from '../../core/input/locate.js';
 import { type Region, parseRegions } from '../../core/world/regions.js';
 import type { Static } from '@sinclair/typebox';
 import { type ContractCall, type FieldSpec, PATTERN_HELP, type Qos, Ros2ConfigFile, type ValueSource } from './config-schema.js';
+import { DISTROS, type Part, definitionOf, pathProblem, pathType } from './interfaces.js';
 
 export type FieldType = NonNullable<FieldSpec['type']>;
 export type { ContractCall, FieldSpec, ValueSource };
@@ -35,11 +36,20 @@ export type ServiceTool = Omit<FileService, 'request' | 'server_timeout_s'> & {
 
 export type QosConfig = Required<Static<typeof Qos>>;
 
-export type SensorConfig = Omit<FileSensor, 'qos' | 'staleness_s'> & { readonly qos: QosConfig; readonly staleness_s: number };
+/**
+ * A sensor with its defaults. `staleness_s` is null for a latched topic (transient-local durability)
+ * without a bound of its own: such a topic is published once (a map, a robot description, a state
+ * that changes rarely) and its latest message stays current however old it is.
+ */
+export type SensorConfig = Omit<FileSensor, 'qos' | 'staleness_s'> & { readonly qos: QosConfig; readonly staleness_s: number | null };
 
 /** Low-level control for missions, with the defaults filled in. */
 export interface NavigationConfig {
-  readonly command: { readonly topic: string; readonly type: string; readonly action: readonly string[]; readonly scale: readonly number[]; readonly qos: QosConfig };
+  readonly command: {
+    readonly topic: string; readonly type: string; readonly action: readonly string[]; readonly scale: readonly number[]; readonly qos: QosConfig;
+    /** The collision monitor's node name: where it runs, the command must go into its input. */
+    readonly collision_monitor: string;
+  };
   readonly observation: readonly string[];
   readonly bounds: { readonly min: readonly [number, number]; readonly max: readonly [number, number] };
   readonly start_tolerance_m: number;
@@ -96,7 +106,11 @@ export const DEFAULTS = {
   control_dt_s: 0.1,
   server_timeout_s: 5,
   cancel_timeout_s: 5,
-  qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } as QosConfig,
+  /** A best-effort, volatile subscription receives from every publisher (reliable or not, latched or not); sensor data is usually best effort. */
+  qos: { reliability: 'best_effort', durability: 'volatile', depth: 10 } as QosConfig,
+  /** What a robot's controller subscribes with (rclcpp's default: reliable, volatile, keep last 10). */
+  command_qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } as QosConfig,
+  collision_monitor: 'collision_monitor',
   tf: { topic: '/tf', static_topic: '/tf_static' },
   start_tolerance_m: 0.5,
   waypoints: { max_poses: 20, goal_timeout_s: 30, min_speed_m_s: 0.05, reach_m: 0.5, max_link_m: 2 },
@@ -186,7 +200,8 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
   const sensors: Record<string, SensorConfig> = {};
   for (const [id, s] of Object.entries(raw.sensors)) {
     for (const f of Object.keys(s.fields)) claim(f, `$.sensors.${id}.fields[${JSON.stringify(f)}]`);
-    sensors[id] = { ...s, qos: { ...DEFAULTS.qos, ...s.qos }, staleness_s: s.staleness_s ?? staleness_s };
+    const qos: QosConfig = { ...DEFAULTS.qos, ...s.qos };
+    sensors[id] = { ...s, qos, staleness_s: s.staleness_s ?? (qos.durability === 'transient_local' ? null : staleness_s) };
   }
   let pose: Ros2Config['pose'] = { source: 'tf' };
   if (raw.pose.source === 'odometry') {
@@ -231,7 +246,7 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       throw e instanceof InputError ? withLocation(e, text) : e;
     }
   }
-  return {
+  const config: Ros2Config = {
     file, id: raw.id, description: raw.description ?? raw.id,
     node: { name: raw.node?.name ?? DEFAULTS.node.name, namespace: raw.node?.namespace ?? DEFAULTS.node.namespace },
     connect_timeout_s: raw.connect_timeout_s ?? DEFAULTS.connect_timeout_s, staleness_s, control_dt_s: raw.control_dt_s ?? DEFAULTS.control_dt_s,
@@ -243,6 +258,53 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, fields) } : {}),
     ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw, file) } : {}),
   };
+  checkFieldPaths(config);
+  return config;
+}
+
+/**
+ * Every configured field path against its message type, where Witness knows the type (interfaces.ts,
+ * Humble and Jazzy): a path that fits neither distribution's definition fails here, naming the field
+ * and the fields there are. A type Witness does not know is checked when the message is sent
+ * (rclnodejs validates goals, requests and published messages).
+ */
+function checkFieldPaths(c: Ros2Config): void {
+  const check = (at: string, type: string, part: Part, path: string, leaf: 'value' | 'message' | 'any'): void => {
+    let problem: string | null = null;
+    for (const d of DISTROS) {
+      const def = definitionOf(d, type, part);
+      if (def === null) continue;
+      problem = pathProblem(d, def, path, leaf);
+      if (problem === null) return;
+    }
+    if (problem !== null) throw new InputError(c.file, at, `"${path}" does not fit ${type}${part === 'message' ? '' : ` (its ${part})`}: ${problem}`);
+  };
+  const mapping = (at: string, type: string, part: Part, m: Readonly<Record<string, ValueSource>>): void => {
+    for (const [path, src] of Object.entries(m)) {
+      const where = `${at}[${JSON.stringify(path)}]`;
+      check(where, type, part, path, src.yaw_to_quaternion !== undefined ? 'message' : 'any');
+      if (src.yaw_to_quaternion === undefined) continue;
+      const t = DISTROS.map((d) => { const def = definitionOf(d, type, part); return def === null ? null : pathType(d, def, path); }).find((x) => x !== null);
+      if (t !== undefined && t !== 'geometry_msgs/Quaternion') throw new InputError(c.file, `${where}.yaw_to_quaternion`, `"${path}" is a ${t}; yaw_to_quaternion writes a geometry_msgs/Quaternion`);
+    }
+  };
+  const fields = (at: string, type: string, part: Part, m: Readonly<Record<string, FieldSpec>>): void => {
+    for (const [name, f] of Object.entries(m)) check(`${at}[${JSON.stringify(name)}].path`, type, part, f.path, 'value');
+  };
+  const service = (at: string, s: ServiceTool): void => {
+    mapping(`${at}.request`, s.type, 'request', s.request);
+    if (s.success !== undefined) check(`${at}.success`, s.type, 'response', s.success, 'value');
+    if (s.message !== undefined) check(`${at}.message`, s.type, 'response', s.message, 'value');
+  };
+  for (const [name, t] of Object.entries(c.tools)) {
+    mapping(`$.tools.${name}.goal`, t.type, 'goal', t.goal);
+    fields(`$.tools.${name}.feedback`, t.type, 'feedback', t.feedback);
+  }
+  for (const [name, s] of Object.entries(c.services)) service(`$.services.${name}`, s);
+  if (c.reset !== undefined) service('$.reset', c.reset);
+  for (const [id, s] of Object.entries(c.sensors)) fields(`$.sensors.${id}.fields`, s.type, 'message', s.fields);
+  const cmd = c.navigation?.command;
+  cmd?.action.forEach((path, i) => check(`$.navigation.command.action[${i}]`, cmd.type, 'message', path, 'value'));
 }
 
 /** The waypoints section: Nav2's actions as internal tools (not skills: the mission drives them). */
@@ -282,7 +344,10 @@ function navigation(n: NonNullable<File['navigation']>, file: string, fields: Re
   const { min, max } = n.bounds;
   for (const k of [0, 1] as const) if (!(min[k]! < max[k]!)) throw new InputError(file, `$.navigation.bounds.max[${k}]`, `must be greater than min[${k}] (${min[k]})`);
   return {
-    command: { topic: c.topic, type: c.type, action: [...c.action], scale: c.scale ?? c.action.map(() => 1), qos: { ...DEFAULTS.qos, ...c.qos } },
+    command: {
+      topic: c.topic, type: c.type, action: [...c.action], scale: c.scale ?? c.action.map(() => 1), qos: { ...DEFAULTS.command_qos, ...c.qos },
+      collision_monitor: c.collision_monitor ?? DEFAULTS.collision_monitor,
+    },
     observation: [...n.observation],
     bounds: { min: [min[0]!, min[1]!], max: [max[0]!, max[1]!] },
     start_tolerance_m: n.start_tolerance_m ?? DEFAULTS.start_tolerance_m,

@@ -1,24 +1,39 @@
 /**
  * The subset of rclnodejs this backend uses, typed locally so that everything type-checks and runs
  * without the package (it builds only where ROS 2 is installed and sourced). Names and semantics are
- * rclnodejs's own (checked against its types/*.d.ts and lib/action/client.js, 0.2x to 1.x):
+ * rclnodejs 1.9's own (checked against its index.js, lib/client.js, lib/publisher.js,
+ * lib/action/client.js, lib/message_validation.js and types/*.d.ts):
  *
+ * - Loading the package registers `process.on('SIGINT', …)`, which shuts every context down (every
+ *   node, action client and subscription destroyed) on the first Ctrl-C — before an application's
+ *   own asynchronous cancel could run. `removeSignalHandlers()` removes it; the loader calls it, so
+ *   Witness owns SIGINT and SIGTERM (main/witness.ts) and cancels a running goal first.
  * - `init()` once per process (a second call throws "The context has already been initialized");
  *   the first call also generates the JavaScript message classes (slow once). `shutdown()` ends
  *   every node; `isShutdown()` tells.
  * - `new Node(name, namespace)` and `node.spin()`: the module-level `createNode` and `spin(node)`
  *   are deprecated since 0.18 (still present in 1.x), so they are not used.
- * - `new ActionClient(node, 'pkg/action/Name', '/action_name')`; `waitForServer(timeout)` takes
- *   milliseconds and resolves false when it runs out; `sendGoal(goal, feedbackCallback)` resolves
- *   with a goal handle once the server accepted *or rejected* the goal (`accepted`, deprecated in
- *   1.x in favour of `isAccepted()`); `handle.getResult()` resolves with the result message and
- *   sets `handle.status` to the final GoalStatus; `handle.cancelGoal()` resolves with the
- *   CancelGoal response. Neither sendGoal nor getResult takes a timeout: ours is in world.ts.
- * - `node.createClient('pkg/srv/Name', '/service')`: `waitForService(timeout_ms)`,
- *   `sendRequest(request, callback)` (no timeout, no cancel: ROS 2 services cannot be cancelled).
- * - `node.createPublisher(type, topic, { qos })` and `publisher.publish(message)` (a plain object).
+ * - `new ActionClient(node, 'pkg/action/Name', '/action_name', { validateGoals })`;
+ *   `waitForServer(timeout)` takes milliseconds and resolves false when it runs out;
+ *   `sendGoal(goal, feedbackCallback)` resolves with a goal handle once the server accepted *or
+ *   rejected* the goal (`accepted`, deprecated in 1.x in favour of `isAccepted()`);
+ *   `handle.getResult()` resolves with the result message and sets `handle.status` to the final
+ *   GoalStatus; `handle.cancelGoal()` resolves with the CancelGoal response. Neither sendGoal nor
+ *   getResult takes a timeout: ours is in world.ts.
+ * - Validation is opt-in: `validateGoals` (action clients), `validateRequests` (service clients),
+ *   `validateMessages` (publishers). With it, a plain object is checked against the message type
+ *   before it is serialized (strict: an unknown field is an issue; types checked) and the call
+ *   throws a MessageValidationError (`issues`: `{field, problem, expected?, received?}`) synchronously
+ *   — from sendGoal, publish, and inside sendRequestAsync's promise (a rejection). Without it, fields
+ *   the type lacks are dropped silently and missing ones sent as their defaults.
+ * - `node.createClient('pkg/srv/Name', '/service', { validateRequests })`: `waitForService(timeout_ms)`,
+ *   `sendRequestAsync(request, { timeout, signal })` — rejects with a TimeoutError past `timeout` ms
+ *   and an AbortError when `signal` aborts, removing its response callback either way (ROS 2
+ *   services cannot be cancelled: the server still answers, and the answer is dropped).
+ * - `node.createPublisher(type, topic, { qos, validateMessages })` and `publisher.publish(message)`.
  * - `node.createSubscription(type, topic, { qos }, callback)` with
  *   `new QoS(history, depth, reliability, durability)` and the QoS.*Policy enums.
+ * - The graph: `node.getNodeNamesAndNamespaces()`, `node.getSubscriptionNamesAndTypesByNode(name, namespace)`.
  * - Messages arrive as plain objects; numeric arrays may be typed arrays (enableTypedArray).
  */
 
@@ -55,7 +70,8 @@ export interface RclActionClient {
 }
 
 export interface RclServiceClient {
-  sendRequest(request: object, callback: (response: unknown) => void): void;
+  /** Resolves with the response; rejects with a TimeoutError, an AbortError or a MessageValidationError. */
+  sendRequestAsync(request: object, options?: { readonly timeout?: number; readonly signal?: AbortSignal }): Promise<unknown>;
   waitForService(timeout_ms?: number): Promise<boolean>;
   isServiceServerAvailable(): boolean;
 }
@@ -66,13 +82,23 @@ export interface RclPublisher {
   publish(message: object): void;
 }
 
+/** What a validation failure carries (rclnodejs's MessageValidationError). */
+export interface RclValidationIssue {
+  readonly field: string;
+  readonly problem: string;
+  readonly expected?: unknown;
+  readonly received?: unknown;
+}
+
 export interface RclNode {
   createSubscription(typeClass: string, topic: string, options: { qos?: RclQoS }, callback: (message: unknown) => void): RclSubscription;
-  createClient(typeClass: string, serviceName: string, options?: object): RclServiceClient;
-  createPublisher(typeClass: string, topic: string, options?: { qos?: RclQoS }): RclPublisher;
+  createClient(typeClass: string, serviceName: string, options?: { readonly validateRequests?: boolean }): RclServiceClient;
+  createPublisher(typeClass: string, topic: string, options?: { readonly qos?: RclQoS; readonly validateMessages?: boolean }): RclPublisher;
   spin(timeout_ms?: number): void;
   getTopicNamesAndTypes(): readonly { readonly name: string; readonly types: readonly string[] }[];
   countPublishers(topic: string): number;
+  getNodeNamesAndNamespaces(): readonly { readonly name: string; readonly namespace: string }[];
+  getSubscriptionNamesAndTypesByNode(nodeName: string, namespace: string): readonly { readonly name: string; readonly types: readonly string[] }[];
   destroy(): void;
 }
 
@@ -81,9 +107,14 @@ export interface RclModule {
   readonly Node: new (name: string, namespace?: string) => RclNode;
   shutdown(): void;
   isShutdown(): boolean;
-  readonly ActionClient: new (node: RclNode, typeClass: string, actionName: string, options?: object) => RclActionClient;
+  readonly ActionClient: new (node: RclNode, typeClass: string, actionName: string, options?: { readonly validateGoals?: boolean }) => RclActionClient;
   readonly QoS: RclQoSClass;
+  /** Removes the SIGINT handler that loading rclnodejs installed (it shuts every context down). */
+  removeSignalHandlers(): void;
 }
 
 /** The members checked when the module is loaded, so a wrong package fails early with a clear message. */
-export const REQUIRED_MEMBERS = ['init', 'Node', 'shutdown', 'isShutdown', 'ActionClient', 'QoS'] as const;
+export const REQUIRED_MEMBERS = ['init', 'Node', 'shutdown', 'isShutdown', 'ActionClient', 'QoS', 'removeSignalHandlers'] as const;
+
+/** The version this backend is built and tested against (package.json's optionalDependencies). */
+export const RCLNODEJS_RANGE = '^1.9.0';

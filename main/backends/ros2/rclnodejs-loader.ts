@@ -6,7 +6,7 @@
  */
 import { WitnessError } from '../../contract/errors.js';
 import { createRequire } from 'node:module';
-import { REQUIRED_MEMBERS, type RclModule } from './rclnodejs-api.js';
+import { RCLNODEJS_RANGE, REQUIRED_MEMBERS, type RclModule } from './rclnodejs-api.js';
 
 export type Ros2Problem = 'not-sourced' | 'not-installed' | 'abi-mismatch' | 'load-failed' | 'incompatible' | 'init-failed';
 
@@ -88,8 +88,8 @@ export function diagnoseLoadError(e: unknown, distro: string): Ros2Diagnosis {
 }
 
 /**
- * Imports rclnodejs if ROS 2 is sourced and the package loads; otherwise says exactly why not.
- * Without ROS_DISTRO it does not even try to load the native module (that would only fail with a
+ * Imports rclnodejs if ROS 2 is sourced and the package loads, and removes the signal handler it
+ * installs; otherwise says exactly why not. Without ROS_DISTRO it does not even try to load the native module (that would only fail with a
  * less helpful dlopen error), but it still says whether the package is installed.
  */
 export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availability> {
@@ -117,9 +117,13 @@ export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availabi
     return {
       ok: false, problem: 'incompatible', distro,
       message: `the installed rclnodejs ${installedVersion(resolver) ?? '(version unknown)'} lacks ${missing.join(', ')}`,
-      fix: 'install a supported version after sourcing ROS 2: `npm install rclnodejs@^1.5.0`',
+      fix: `install a supported version after sourcing ROS 2: \`npm install rclnodejs@${RCLNODEJS_RANGE}\``,
     };
   }
+  // Loading it registered a SIGINT handler that shuts every context down at once (its nodes and
+  // action clients destroyed): Ctrl-C could then no longer cancel a running goal. Witness owns
+  // SIGINT and SIGTERM (main/witness.ts): the goal is cancelled and the robot stopped first.
+  (mod as RclModule).removeSignalHandlers();
   const notes = (SUPPORTED_DISTROS as readonly string[]).includes(distro) ? [] : [`ROS_DISTRO=${distro}: this backend is built and documented for ${SUPPORTED_DISTROS.join(' and ')}`];
   return { ok: true, rcl: mod as RclModule, distro, version: installedVersion(resolver), notes };
 }

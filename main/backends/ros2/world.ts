@@ -18,7 +18,7 @@ import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './spec.js';
 import type { RclActionClient, RclModule, RclNode, RclPublisher, RclServiceClient } from './rclnodejs-api.js';
 import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
 import { TfBuffer, yawOf } from './tf.js';
-import { callService, runGoal } from './calls.js';
+import { callService, notFitting, runGoal } from './calls.js';
 import { acquire, qosProfile, release, withInterface } from './session.js';
 import { type LoaderDeps, Ros2Unavailable, loadRclnodejs } from './rclnodejs-loader.js';
 import { computePathGoal, costmapFilterInfo, occupancyGrid, pathErrorName, pathPoses, poseStamped } from './nav2.js';
@@ -45,6 +45,12 @@ interface Latest {
   count: number;
 }
 
+/** rclnodejs checks every goal, request and published message against its type (opt-in): a field that does not fit is refused, not dropped. */
+const VALIDATE_GOALS = { validateGoals: true } as const;
+const VALIDATE_REQUESTS = { validateRequests: true } as const;
+/** The velocity commands a collision monitor takes (Nav2's: Twist, or TwistStamped with enable_stamped_cmd_vel). */
+const VELOCITY_TYPES: readonly string[] = ['geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'];
+
 /** Plain JSON of a message (typed arrays to arrays, 64-bit integers to numbers), for responses and logs. */
 function plain(v: unknown): unknown {
   const s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : ArrayBuffer.isView(x) ? Array.from(x as unknown as ArrayLike<number>) : x));
@@ -62,6 +68,10 @@ export class Ros2World implements World {
   private readonly services = new Map<string, RclServiceClient>();
   private resetClient: RclServiceClient | undefined;
   private command: RclPublisher | undefined;
+  /** The last command published was not zero: closing the world stops the robot. */
+  private moving = false;
+  /** The command's route past the robot's collision monitor was checked (once per world). */
+  private routeChecked = false;
   /** Present when the configuration has a navigation section: missions with the learned policy. */
   readonly navigation?: Navigation;
   /** Present when the configuration has a waypoints section: missions on a map graph through Nav2. */
@@ -199,6 +209,8 @@ export class Ros2World implements World {
       }),
       reset: async (o) => {
         await this.reset(o);
+        // Before anything moves: a command that would bypass the robot's collision monitor is refused.
+        this.commandRoute();
         const s = await state();
         if (o.start !== undefined) {
           const d = Math.hypot(s.pose.x - o.start[0], s.pose.y - o.start[1]);
@@ -214,9 +226,11 @@ export class Ros2World implements World {
         if (action.length !== c.action.length || Array.from(action).some((a) => !Number.isFinite(a))) {
           throw new WorldError('invalid-input', id, `action must be ${c.action.length} finite numbers (${c.action.join(', ')}), got [${Array.from(action).join(', ')}]`);
         }
+        this.commandRoute();
         const message: Record<string, unknown> = {};
         c.action.forEach((field, i) => setPath(message, field, action[i]! * c.scale[i]!));
-        this.command!.publish(message);
+        this.publishCommand(message);
+        this.moving = Array.from(action).some((a) => a !== 0);
         await new Promise((resolve) => setTimeout(resolve, this.config.control_dt_s * 1000));
         return state();
       }),
@@ -256,28 +270,75 @@ export class Ros2World implements World {
       withInterface(id, `TF (${static_topic})`, 'tf2_msgs/msg/TFMessage', distro, () => this.node.createSubscription('tf2_msgs/msg/TFMessage', static_topic, { qos: qosProfile(this.rcl, { reliability: 'reliable', durability: 'transient_local', depth: 100 }) }, (m) => this.tf.ingest(m, true, this.now_s())));
     }
     for (const [skill, t] of Object.entries(this.config.tools)) {
-      this.actions.set(skill, withInterface(id, `tool ${skill} (${t.action})`, t.type, distro, () => new this.rcl.ActionClient(this.node, t.type, t.action)));
+      this.actions.set(skill, withInterface(id, `tool ${skill} (${t.action})`, t.type, distro, () => new this.rcl.ActionClient(this.node, t.type, t.action, VALIDATE_GOALS)));
     }
     for (const [skill, s] of Object.entries(this.config.services)) {
-      this.services.set(skill, withInterface(id, `service ${skill} (${s.service})`, s.type, distro, () => this.node.createClient(s.type, s.service)));
+      this.services.set(skill, withInterface(id, `service ${skill} (${s.service})`, s.type, distro, () => this.node.createClient(s.type, s.service, VALIDATE_REQUESTS)));
     }
     const r = this.config.reset;
-    if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
+    if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service, VALIDATE_REQUESTS));
     const w = this.config.waypoints;
     if (w !== undefined) {
       // The keepout filter subscribes reliable, transient-local, depth 1: a latched mask reaches a costmap started later.
       const latched = qosProfile(this.rcl, { reliability: 'reliable', durability: 'transient_local', depth: 1 });
       const cp = w.compute_path, k = w.keepout;
       this.waypointClients = {
-        pose: withInterface(id, `waypoints (${w.pose.action})`, w.pose.type, distro, () => new this.rcl.ActionClient(this.node, w.pose.type, w.pose.action)),
-        through: w.through === null ? null : withInterface(id, `waypoints (${w.through.action})`, w.through.type, distro, () => new this.rcl.ActionClient(this.node, w.through!.type, w.through!.action)),
-        path: withInterface(id, `waypoints.compute_path (${cp.action})`, cp.type, distro, () => new this.rcl.ActionClient(this.node, cp.type, cp.action)),
-        mask: withInterface(id, `waypoints.keepout (${k.mask_topic})`, 'nav_msgs/msg/OccupancyGrid', distro, () => this.node.createPublisher('nav_msgs/msg/OccupancyGrid', k.mask_topic, { qos: latched })),
-        info: withInterface(id, `waypoints.keepout (${k.info_topic})`, 'nav2_msgs/msg/CostmapFilterInfo', distro, () => this.node.createPublisher('nav2_msgs/msg/CostmapFilterInfo', k.info_topic, { qos: latched })),
+        pose: withInterface(id, `waypoints (${w.pose.action})`, w.pose.type, distro, () => new this.rcl.ActionClient(this.node, w.pose.type, w.pose.action, VALIDATE_GOALS)),
+        through: w.through === null ? null : withInterface(id, `waypoints (${w.through.action})`, w.through.type, distro, () => new this.rcl.ActionClient(this.node, w.through!.type, w.through!.action, VALIDATE_GOALS)),
+        path: withInterface(id, `waypoints.compute_path (${cp.action})`, cp.type, distro, () => new this.rcl.ActionClient(this.node, cp.type, cp.action, VALIDATE_GOALS)),
+        mask: withInterface(id, `waypoints.keepout (${k.mask_topic})`, 'nav_msgs/msg/OccupancyGrid', distro, () => this.node.createPublisher('nav_msgs/msg/OccupancyGrid', k.mask_topic, { qos: latched, validateMessages: true })),
+        info: withInterface(id, `waypoints.keepout (${k.info_topic})`, 'nav2_msgs/msg/CostmapFilterInfo', distro, () => this.node.createPublisher('nav2_msgs/msg/CostmapFilterInfo', k.info_topic, { qos: latched, validateMessages: true })),
       };
     }
     const c = this.config.navigation?.command;
-    if (c !== undefined) this.command = withInterface(id, `navigation command (${c.topic})`, c.type, distro, () => this.node.createPublisher(c.type, c.topic, { qos: qosProfile(this.rcl, c.qos) }));
+    if (c !== undefined) this.command = withInterface(id, `navigation command (${c.topic})`, c.type, distro, () => this.node.createPublisher(c.type, c.topic, { qos: qosProfile(this.rcl, c.qos), validateMessages: true }));
+  }
+
+  /** Publishes a navigation command; a message its type refuses (rclnodejs validates it) is invalid-input naming the field. */
+  private publishCommand(message: Record<string, unknown>): void {
+    const c = this.config.navigation!.command;
+    try {
+      this.command!.publish(message);
+    } catch (e) {
+      throw notFitting(e, this.config.id, `navigation command (${c.topic})`, 'message', c.type, { at: '$.navigation.command.action', paths: c.action, indexed: true })
+        ?? new WorldError('failed', this.config.id, `navigation command (${c.topic}): rclnodejs could not publish it: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /**
+   * A velocity command must reach the robot through its collision monitor where one runs (Nav2's
+   * on Jazzy: nav2_bringup routes cmd_vel_smoothed → collision_monitor → cmd_vel): a command
+   * published downstream of it — on the topic it writes — would bypass it. The monitor is found in
+   * the graph by its node name; its inputs are the velocity topics it subscribes to. Without one in
+   * the graph (Humble's nav2_bringup starts none) the configured topic is used as it is.
+   */
+  private commandRoute(): void {
+    if (this.routeChecked) return;
+    const id = this.config.id, c = this.config.navigation!.command;
+    const monitors = this.node.getNodeNamesAndNamespaces().filter((n) => n.name === c.collision_monitor);
+    for (const m of monitors) {
+      const full = `${m.namespace.replace(/\/$/, '')}/${m.name}`;
+      const inputs = this.node.getSubscriptionNamesAndTypesByNode(m.name, m.namespace).filter((t) => t.types.some((x) => VELOCITY_TYPES.includes(x)));
+      const input = inputs.find((t) => t.name === c.topic);
+      const named = inputs.map((t) => `${t.name} (${t.types.join(', ')})`).join(', ');
+      if (input === undefined) {
+        throw new WorldError('invalid-input', id, `a collision monitor runs on this robot (${full}) and ${inputs.length === 0 ? 'subscribes to no velocity topic yet (is it configured and active?)' : `its input is ${named}`}: publishing the navigation command on ${c.topic} would bypass it. Set navigation.command.topic to its input${inputs.length > 0 ? ` (${inputs[0]!.name})` : ''} — Jazzy's nav2_bringup: /cmd_vel_smoothed — so that it can stop the robot (${this.config.file}: $.navigation.command.topic)`);
+      }
+      if (!input.types.includes(c.type)) {
+        throw new WorldError('invalid-input', id, `the collision monitor's input ${c.topic} (${full}) takes ${input.types.join(', ')}; navigation.command.type is ${c.type}, which it would not receive (Nav2's enable_stamped_cmd_vel chooses TwistStamped) (${this.config.file}: $.navigation.command.type)`);
+      }
+    }
+    this.routeChecked = true;
+  }
+
+  /** A zero command (every action field 0), published when the world closes after moving the robot. */
+  private stopRobot(): void {
+    const c = this.config.navigation?.command;
+    if (c === undefined || !this.moving || this.rcl.isShutdown()) return;
+    const zero: Record<string, unknown> = {};
+    for (const field of c.action) setPath(zero, field, 0);
+    this.command!.publish(zero);
+    this.moving = false;
   }
 
   private onMessage(sensor: string, message: unknown): void {
@@ -287,7 +348,7 @@ export class Ros2World implements World {
 
   private ensureOpen(): void {
     if (this.closed) throw new WorldError('closed', this.config.id, 'the world was closed; open a new one');
-    if (this.rcl.isShutdown()) throw new WorldError('disconnected', this.config.id, 'the ROS 2 context was shut down (Ctrl-C, or rclnodejs.shutdown() elsewhere in this process)');
+    if (this.rcl.isShutdown()) throw new WorldError('disconnected', this.config.id, 'the ROS 2 context was shut down (rclnodejs.shutdown() elsewhere in this process)');
   }
 
   /** Sensors with no message, or none within their staleness bound, described. */
@@ -296,8 +357,9 @@ export class Ros2World implements World {
     const out: string[] = [];
     for (const [sid, s] of Object.entries(this.config.sensors)) {
       const l = this.latest.get(sid);
-      if (l === undefined) out.push(`no message yet on ${s.topic} (${s.type})`);
-      else if (now - l.received_s > s.staleness_s) out.push(`the last message on ${s.topic} is ${(now - l.received_s).toFixed(2)} s old (bound ${s.staleness_s} s)`);
+      if (l === undefined) out.push(`no message yet on ${s.topic} (${s.type})${s.qos.durability === 'transient_local' ? ' (latched: transient-local)' : ''}`);
+      // A latched topic (transient-local, no bound of its own) was published once: its message stays current.
+      else if (s.staleness_s !== null && now - l.received_s > s.staleness_s) out.push(`the last message on ${s.topic} is ${(now - l.received_s).toFixed(2)} s old (bound ${s.staleness_s} s)`);
     }
     return out;
   }
@@ -314,7 +376,7 @@ export class Ros2World implements World {
     if (p.source === 'odometry') {
       const s = this.config.sensors[p.sensor]!;
       const l = this.latest.get(p.sensor);
-      if (l === undefined || this.now_s() - l.received_s > s.staleness_s) throw new WorldError('disconnected', id, `no fresh odometry on ${s.topic} for the pose`);
+      if (l === undefined || this.now_s() - l.received_s > (s.staleness_s ?? this.config.staleness_s)) throw new WorldError('disconnected', id, `no fresh odometry on ${s.topic} for the pose`);
       const pos = readPath(l.message, 'pose.pose.position'), ori = readPath(l.message, 'pose.pose.orientation'), frame = readPath(l.message, 'header.frame_id');
       const q = ori.ok ? (ori.value as Record<string, number>) : undefined;
       const xy = pos.ok ? (pos.value as Record<string, number>) : undefined;
@@ -378,13 +440,15 @@ export class Ros2World implements World {
       throw e;
     }
     const timeout_s = Math.min(o.timeout_s, (tool ?? svc!).timeout_s);
+    const deadline_ms = performance.now() + timeout_s * 1000;
     const signal = AbortSignal.any([o.signal, this.life.signal]);
+    const configured = { at: `$.${tool !== undefined ? 'tools' : 'services'}.${skill}.${tool !== undefined ? 'goal' : 'request'}`, paths: Object.keys(tool?.goal ?? svc!.request) };
     const p = runStoppable(id, `skill ${skill}`, { timeout_s, signal }, async (s) => {
-      if (svc !== undefined) return plain(await callService({ world: id, skill, service: svc, client: this.services.get(skill)!, request: message }, s));
+      if (svc !== undefined) return plain(await callService({ world: id, skill, service: svc, client: this.services.get(skill)!, request: message, deadline_ms, configured }, s));
       for (const name of Object.keys(tool!.feedback)) this.feedback.delete(name);
       let last: unknown = null;
       const result = await runGoal({
-        world: id, skill, tool: tool!, client: this.actions.get(skill)!, goal: message,
+        world: id, skill, tool: tool!, client: this.actions.get(skill)!, goal: message, configured,
         onFeedback: (fb) => {
           last = fb;
           for (const [name, f] of Object.entries(tool!.feedback)) {
@@ -423,7 +487,9 @@ export class Ros2World implements World {
       const r = this.config.reset;
       if (r !== undefined) {
         const signal = AbortSignal.any([this.life.signal, ...(options.signal ? [options.signal] : [])]);
-        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}) }, s));
+        const deadline_ms = performance.now() + r.timeout_s * 1000;
+        const configured = { at: '$.reset.request', paths: Object.keys(r.request) };
+        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}), deadline_ms, configured }, s));
       }
       await this.waitFresh(this.config.connect_timeout_s, options.signal);
       return this.observe();
@@ -462,14 +528,16 @@ export class Ros2World implements World {
     return { actions: this.actions, services: this.services, latest, tfLinks: () => this.tf.links() };
   }
 
-  /** Cancels running goals (each bounded by its cancel_timeout_s), then destroys the node; later calls fail with 'closed'. */
+  /** Cancels running goals (each bounded by its cancel_timeout_s), leaves a robot it drove by velocity at rest (a zero command), then destroys the node; later calls fail with 'closed'. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.life.abort(new WorldError('closed', this.config.id, 'the world was closed during the call'));
     await Promise.allSettled([...this.inflight]);
     try {
-      // After a shutdown (Ctrl-C) rclnodejs has destroyed the node and its entities already.
+      // A robot driven by velocity commands is left at rest, before the node goes.
+      this.stopRobot();
+      // After a shutdown (rclnodejs.shutdown() elsewhere) the node and its entities are destroyed already.
       if (!this.rcl.isShutdown()) {
         for (const a of this.actions.values()) a.destroy();
         this.waypointClients?.pose.destroy();

@@ -146,7 +146,14 @@ export interface AuditVerifyResult {
 
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 
-export const AuditRunsRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
+/** Runs in a page of auditRuns when the request gives no limit. */
+export const AUDIT_RUNS_PAGE = 200;
+
+export const AuditRunsRequest = Type.Object({
+  file: Type.Optional(FILE),
+  cursor: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 10_000 }), Type.Null()], { description: 'continue after the page that gave this `next`' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `runs in the page (default ${AUDIT_RUNS_PAGE})` })),
+}, strict);
 export const AuditHeadRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
 export const AuditFacetsRequest = Type.Object({ file: Type.Optional(FILE), run: RUN }, strict);
 export const AuditQueryRequest = Type.Object({
@@ -173,11 +180,13 @@ export const AuditExportRequest = Type.Object({
 
 export interface AuditApi {
   /**
-   * The runs of an audit database (default: this session's), newest first. A session database that
-   * does not exist yet is an empty list with a message; a named file that is missing, not SQLite,
-   * or not a Witness audit database of a version this build reads is an ApiError naming the file.
+   * A page of the runs of an audit database (default: this session's), newest first (runs not
+   * under the hash chain after the others); `next` continues with the following page (null after
+   * the last). A session database that does not exist yet is an empty list with a message; a named
+   * file that is missing, not SQLite, or not a Witness audit database of a version this build reads
+   * is an ApiError naming the file.
    */
-  auditRuns(params: Static<typeof AuditRunsRequest>): Promise<{ file: string; exists: boolean; runs: AuditRunSummary[]; message?: string }>;
+  auditRuns(params: Static<typeof AuditRunsRequest>): Promise<{ file: string; exists: boolean; runs: AuditRunSummary[]; next: string | null; message?: string }>;
   /**
    * How far a database has been written: its runs and its last event's sequence number — cheap, so
    * the browser can poll it and tail a database another process (a mission, the CLI) is writing.

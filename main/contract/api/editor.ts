@@ -52,7 +52,9 @@ export interface WorkspaceFile {
 }
 
 const PATH = Type.String({ minLength: 1, maxLength: 500, description: 'relative to the workspace folder, with / separators' });
-const TEXT = Type.String({ maxLength: 4_000_000 });
+/** The longest text the editors' checks and saves take, in characters. */
+export const MAX_EDITOR_TEXT = 4_000_000;
+const TEXT = Type.String({ maxLength: MAX_EDITOR_TEXT });
 const WORLD = Type.String({ minLength: 1, maxLength: 100 });
 const strict = { additionalProperties: false } as const;
 

@@ -185,6 +185,8 @@ export type EstopState =
     auditRun: string | null;
     /** Why the E-STOP could not be recorded, if it could not (it latched all the same). */
     recordError: string | null;
+    /** Restored when the workbench started: it had stopped (crashed, restarted) while latched. */
+    restored?: true;
   };
 
 export type EstopEvent = { topic: 'estop'; state: EstopState };
@@ -194,7 +196,7 @@ export const EmergencyStopRequest = Type.Object({
 }, strict);
 export const EstopResetRequest = Type.Object({
   acknowledged: Type.Literal(true, { description: 'the operator confirms that the robot and its surroundings are safe to move again' }),
-  reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked: recorded in the audit log with who reset it' }),
+  reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked, in at least a few visible characters (contract/reason.ts): recorded in the audit log with who reset it' }),
 }, strict);
 
 export const MissionSessionRequest = Type.Object({ session: ID }, strict);

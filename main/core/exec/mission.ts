@@ -182,6 +182,11 @@ export interface MissionInput {
   readonly start: readonly [number, number];
   readonly audit?: MissionAudit;
   readonly control?: MissionControl;
+  /**
+   * A stop without an operator in the loop (Ctrl-C in `witness run`): the step in progress is
+   * cancelled and the mission ends as stopped, as the console's stop does.
+   */
+  readonly signal?: AbortSignal;
   /** Milliseconds on a monotonic clock, for the per-step times (default: none measured). */
   readonly now?: () => number;
   /**
@@ -205,6 +210,9 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const replanning = o.replanning ?? replansByDefault(o.method);
   let replanBudget = replanning ? o.replans : 0;
   const control = input.control;
+  // The operator's stop, from the caller (Ctrl-C) or the console's control: either ends the mission as stopped.
+  const stops = [input.signal, control?.signal].filter((x): x is AbortSignal => x !== undefined);
+  const stopSignal = stops.length === 0 ? undefined : stops.length === 1 ? stops[0] : AbortSignal.any(stops);
   const plans: PlanRecord[] = [];
   const events: ExecEvent[] = [];
   const failures: MissionFailureRecord[] = [];
@@ -387,15 +395,19 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
         return finish({ success: false, failureMode: 'stopped', message: c.reason }, t + 1, exec);
       }
     }
+    if (input.signal?.aborted === true) {
+      times.push(now() - t0);
+      return finish({ success: false, failureMode: 'stopped', message: `${stopWords(input.signal)}; the mission stopped before its next step` }, t + 1, exec);
+    }
     prevPose = { x, y, time_s: state.time_s };
     const dir = r.direction!;
     const a = await models.act(obs, dir, 1);
     times.push(now() - t0);
     try {
-      state = await world.step(a, control?.signal !== undefined ? { signal: control.signal } : undefined);
+      state = await world.step(a, stopSignal !== undefined ? { signal: stopSignal } : undefined);
     } catch (e) {
-      if (e instanceof WorldError && e.kind === 'cancelled' && control?.signal?.aborted === true) {
-        return finish({ success: false, failureMode: 'stopped', message: `${stopWords(control.signal)}; the step in progress was cancelled` }, t + 1, exec);
+      if (e instanceof WorldError && e.kind === 'cancelled' && stopSignal?.aborted === true) {
+        return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stops.find((x) => x.aborted)!)}; the step in progress was cancelled` }, t + 1, exec);
       }
       return worldFailed(e, t + 1, exec);
     }

@@ -1,13 +1,14 @@
 /**
- * The audit browser's reads over a read-only connection: runs with their spec and metadata, pages of
- * events for a filter (keyset paging through forensics' queryPage, or a jump to an index), the event
- * nearest a step or time, the filter choices of a run, and one event's detail with the plans before
- * and after a replan.
+ * The audit browser's reads over a read-only connection: runs with their spec and metadata, a page
+ * at a time (runs.ts), pages of events for a filter (keyset paging through forensics' queryPage, or
+ * a jump to an index), the event nearest a step or time, the filter choices of a run, and one
+ * event's detail with the plans before and after a replan.
  */
 import { WitnessError } from '../../contract/errors.js';
 import type Database from 'better-sqlite3';
 import type { AuditEventDetail, AuditEventRow, AuditFilter, AuditPlanDiff, AuditPlanDoc, AuditQueryResult, AuditRunSummary } from '../../contract/api.js';
-import { getBlob, listRuns, queryPage } from './forensics.js';
+import { getBlob, queryPage } from './forensics.js';
+import { type RunSummary, runPage, runPages, runSummary } from './runs.js';
 import type { EventRow } from './store.js';
 import { diffNodes } from './plan-diff.js';
 import { obj } from './body.js';
@@ -36,17 +37,57 @@ export function failedEvent(kind: string, body: unknown, failureLabel: string | 
   return kind === 'evidence' && failureLabel !== null;
 }
 
-export function runsOf(db: Database.Database): AuditRunSummary[] {
+/**
+ * The statements that count a run's verifier failures: the run's first and last event (its
+ * events_by_run entries), then the failure records and verifier results between the two
+ * (events_by_kind), so a run costs what its failures cost, not what the whole log holds.
+ */
+export const FAILURE_SQL = {
+  first: 'SELECT seq FROM events WHERE run_id = ? ORDER BY seq LIMIT 1',
+  last: 'SELECT seq FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
+  records: "SELECT count(*) FROM events WHERE kind = 'failure_record' AND seq >= ? AND seq <= ? AND +run_id = ?",
   // Failed postconditions as failedEvent judges them: a verifier result whose pass is not true.
-  const failures = new Map((db.prepare(`SELECT run_id, sum(kind = 'failure_record') AS records, sum(kind = 'verifier_result' AND json_extract(body, '$.pass') IS NOT 1) AS postconditions
-    FROM events WHERE kind IN ('failure_record', 'verifier_result') GROUP BY run_id`).all() as { run_id: string; records: number; postconditions: number }[])
-    .map((r) => [r.run_id, { records: r.records, postconditions: r.postconditions }]));
-  return listRuns(db).reverse().map((r) => ({
+  postconditions: "SELECT count(*) FROM events WHERE kind = 'verifier_result' AND seq >= ? AND seq <= ? AND +run_id = ? AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.pass') END) IS NOT 1",
+} as const;
+
+/** The browser's view of runs: each summary with its verifier failures and its specification text. */
+function browserRuns(db: Database.Database): (r: RunSummary) => AuditRunSummary {
+  const [first, last, records, postconditions] = [FAILURE_SQL.first, FAILURE_SQL.last, FAILURE_SQL.records, FAILURE_SQL.postconditions].map((q) => db.prepare(q).pluck());
+  const failures = (id: string): { records: number; postconditions: number } => {
+    const lo = first!.get(id) as number | undefined;
+    if (lo === undefined) return { records: 0, postconditions: 0 };
+    const hi = last!.get(id) as number;
+    return { records: records!.get(lo, hi, id) as number, postconditions: postconditions!.get(lo, hi, id) as number };
+  };
+  return (r) => ({
     id: r.id, started_ms: r.started_ms, ended_ms: r.ended_ms, world: r.world, backend: r.backend, operator: r.operator,
-    software: r.software, outcome: r.outcome, events: r.events, failures: failures.get(r.id) ?? { records: 0, postconditions: 0 },
+    software: r.software, outcome: r.outcome, events: r.events, failures: failures(r.id),
     spec: r.spec_sha !== null ? getBlob(db, r.spec_sha)?.body ?? null : null, meta: obj(r.meta),
     ...(r.tampered !== undefined ? { tampered: r.tampered } : {}),
-  }));
+  });
+}
+
+/** A page of runs, newest first (runs.ts runPage), for the browser's run list. */
+export function runsPage(db: Database.Database, o: { readonly cursor?: string | null; readonly limit: number }): { runs: AuditRunSummary[]; next: string | null } {
+  const page = runPage(db, { order: 'desc', ...(o.cursor != null ? { cursor: o.cursor } : {}), limit: o.limit });
+  return { runs: page.runs.map(browserRuns(db)), next: page.next };
+}
+
+/** Every run in chain order (oldest first) as the browser shows it, page by page (exports). */
+export function* browserRunsOf(db: Database.Database, only?: string): Generator<AuditRunSummary> {
+  const view = browserRuns(db);
+  if (only !== undefined) {
+    const r = runSummary(db, only);
+    if (r !== undefined) yield view(r);
+    return;
+  }
+  for (const page of runPages(db, 'asc', 1000)) for (const r of page) yield view(r);
+}
+
+/** One run as the browser shows it, by id; undefined when the database has no such run. */
+export function runOf(db: Database.Database, id: string): AuditRunSummary | undefined {
+  const r = runSummary(db, id);
+  return r === undefined ? undefined : browserRuns(db)(r);
 }
 
 const clip = (s: string, n = 160): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

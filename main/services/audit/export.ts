@@ -12,9 +12,9 @@
 import type Database from 'better-sqlite3';
 import { McapWriter, type IWritable } from '@mcap/core';
 import type { AuditExportFormat } from '../../contract/api/audit.js';
-import { type RunSummary, listRuns } from './forensics.js';
+import { type RunSummary, listRuns, runSummary } from './runs.js';
 import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveStream } from './foxglove.js';
-import { runsOf } from './browse.js';
+import { browserRunsOf } from './browse.js';
 import type { EventRow } from './store.js';
 import { type ByteSink, writeAtomicStream } from '../../platform/files.js';
 import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
@@ -114,10 +114,10 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
       await w.addMessage({ channelId, sequence, logTime: t, publishTime: t, data: enc.encode(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })) });
       messages++;
     }
-    const runs = listRuns(db).filter((r) => run === undefined || r.id === run);
+    const runs = run === undefined ? listRuns(db) : [runSummary(db, run)].filter((r): r is RunSummary => r !== undefined);
     // The same runs in Foxglove's own schemas, so Foxglove and Lichtblick draw them unconfigured.
     const foxgloveIds = new Map<FoxgloveChannel, number>();
-    for (const r of runsOf(db).filter((x) => run === undefined || x.id === run).reverse()) {
+    for (const r of browserRunsOf(db, run)) {
       for (const m of foxgloveStream(db, r)) {
         let channelId = foxgloveIds.get(m.channel);
         if (channelId === undefined) {

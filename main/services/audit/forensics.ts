@@ -1,118 +1,14 @@
 /**
- * Reading an audit database after the fact (always read-only): runs, events filtered by run, time
+ * Reading an audit database after the fact (always read-only): runs (runs.ts), events filtered by run, time
  * window, tool, kind, failure label and free text with keyset paging, a live tail, and the
  * verification of the hash chain that names the first row that does not match.
  */
 import type Database from 'better-sqlite3';
-import { type EventRow, GENESIS_HASH, canonicalJson, eventHash, sha256 } from './store.js';
+import { type EventRow, GENESIS_HASH, eventHash, sha256 } from './store.js';
 import { MIGRATIONS } from './schema.js';
+import { type RunRowRaw, type RunStartBody, parseOr, runRowMismatch } from './runs.js';
 
-export interface RunSummary {
-  readonly id: string;
-  readonly started_ms: number;
-  readonly world: string;
-  readonly backend: string;
-  readonly operator: string;
-  readonly software: string;
-  readonly models: Record<string, string>;
-  readonly spec_sha: string | null;
-  readonly regions_sha: string | null;
-  /** The run's metadata as its run_start recorded it. */
-  readonly meta: Record<string, unknown>;
-  readonly events: number;
-  readonly ended_ms: number | null;
-  readonly outcome: string | null;
-  /**
-   * Why the runs table cannot be trusted for this run: its row differs from the chained run_start
-   * (the values above are the run_start's), or it has no run_start (the values are the row's, not
-   * under the chain), or its run_start has no row. Absent when the two agree; `verify` checks the chain.
-   */
-  readonly tampered?: string;
-}
-
-interface RunRowRaw {
-  readonly id: string;
-  readonly started_ms: number;
-  readonly world: string;
-  readonly backend: string;
-  readonly operator: string;
-  readonly software: string;
-  readonly models: string;
-  readonly spec_sha: string | null;
-  readonly regions_sha: string | null;
-  readonly meta: string;
-}
-
-interface RunStartBody {
-  readonly world: string;
-  readonly backend: string;
-  readonly operator: string;
-  readonly software: string;
-  readonly models: Record<string, string>;
-  readonly spec_sha: string | null;
-  readonly regions_sha: string | null;
-  readonly meta: Record<string, unknown>;
-  readonly tool_schemas?: Record<string, string>;
-  readonly map_sha?: string;
-}
-
-const parseOr = <T>(text: string, fallback: T): T => {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-};
-
-/**
- * Where a runs row differs from its chained run_start (null when they agree). The row is written
- * in the same transaction as the event and with the same values; its start time is the event's
- * (rows written before the two shared a transaction started a moment earlier, never later).
- */
-export function runRowMismatch(row: RunRowRaw, start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody }): string | null {
-  const b = start.body;
-  for (const k of ['world', 'backend', 'operator', 'software', 'spec_sha', 'regions_sha'] as const) {
-    if (row[k] !== (b[k] ?? null)) return `its ${k} is ${JSON.stringify(row[k])} in the runs table but ${JSON.stringify(b[k] ?? null)} in its chained run_start (event ${start.seq}): the row was altered`;
-  }
-  if (canonicalJson(parseOr(row.models, row.models)) !== canonicalJson(b.models ?? {})) return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
-  if (canonicalJson(parseOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {})) return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
-  if (!(row.started_ms <= start.t_ms)) return `its start time ${row.started_ms} is after its chained run_start's (${start.t_ms}, event ${start.seq}): the row was altered`;
-  return null;
-}
-
-export function listRuns(db: Database.Database): RunSummary[] {
-  const rows = new Map((db.prepare('SELECT * FROM runs').all() as RunRowRaw[]).map((r) => [r.id, r]));
-  const starts = db.prepare("SELECT seq, run_id, t_ms, body FROM events WHERE kind = 'run_start' ORDER BY seq").all() as { seq: number; run_id: string; t_ms: number; body: string }[];
-  const count = db.prepare('SELECT count(*) AS n FROM events WHERE run_id = ?').pluck();
-  const end = db.prepare("SELECT t_ms, body FROM events WHERE run_id = ? AND kind = 'run_end' ORDER BY seq DESC LIMIT 1");
-  const out: RunSummary[] = [];
-  const summary = (id: string, started_ms: number, b: RunStartBody, tampered: string | null): RunSummary => {
-    const e = end.get(id) as { t_ms: number; body: string } | undefined;
-    return {
-      id, started_ms, world: b.world, backend: b.backend, operator: b.operator, software: b.software, models: b.models ?? {},
-      spec_sha: b.spec_sha ?? null, regions_sha: b.regions_sha ?? null, meta: b.meta ?? {}, events: count.get(id) as number, ended_ms: e?.t_ms ?? null,
-      outcome: e === undefined ? null : (parseOr<{ outcome?: string }>(e.body, {}).outcome ?? null),
-      ...(tampered !== null ? { tampered } : {}),
-    };
-  };
-  const seen = new Set<string>();
-  for (const s of starts) {
-    if (seen.has(s.run_id)) continue;
-    seen.add(s.run_id);
-    const body = parseOr<RunStartBody>(s.body, {} as RunStartBody);
-    const row = rows.get(s.run_id);
-    const why = row === undefined ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})` : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body });
-    out.push(summary(s.run_id, s.t_ms, body, why));
-  }
-  for (const r of rows.values()) {
-    if (seen.has(r.id)) continue;
-    const body: RunStartBody = {
-      world: r.world, backend: r.backend, operator: r.operator, software: r.software, models: parseOr(r.models, {}), spec_sha: r.spec_sha, regions_sha: r.regions_sha, meta: parseOr(r.meta, {}),
-    };
-    out.push(summary(r.id, r.started_ms, body, 'no run_start event: this row is not under the hash chain (inserted by hand?)'));
-  }
-  return out.sort((x, y) => x.started_ms - y.started_ms);
-}
+export { type RunSummary, listRuns, runRowMismatch } from './runs.js';
 
 export interface EventQuery {
   readonly run?: string;

@@ -11,6 +11,13 @@
  * to a client when that client subscribes to its channel — a client that connects mid-run sees the
  * map, the maze and the current plan at once, not at the next plan. A server started while a run is
  * under way latches that run's start and latest plan from the log.
+ *
+ * No client can stop the process or grow its memory without bound: a client's message is at most
+ * FOXGLOVE_LIMITS.maxMessageBytes (clients send only small JSON: subscribe and unsubscribe), a frame
+ * the ws library refuses or a socket error closes that client only, and a client that leaves more
+ * than `maxUnreadBytes` unread (a viewer that stopped reading) is disconnected before anything more
+ * is queued for it, so it holds at most that and one message. Foxglove reconnects on its own and,
+ * subscribing again, gets the latched map and scene at once.
  */
 import wsProtocol from '@foxglove/ws-protocol';
 import { WebSocketServer } from 'ws';
@@ -21,7 +28,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
 import { openAuditReadOnly } from './store.js';
-import { runsOf } from './browse.js';
+import { runOf, runsPage } from './browse.js';
 import { replayRun } from './replay.js';
 import { FOXGLOVE_CHANNELS, FOXGLOVE_KINDS, type FoxgloveChannel, type FoxgloveEventRow, type FoxgloveMessage, FoxgloveRun, planPoints } from './foxglove.js';
 
@@ -36,7 +43,25 @@ export interface FoxgloveLiveOptions {
   readonly pollMs?: number;
   /** Called with the number of connected clients whenever one connects or leaves. */
   readonly onClients?: (clients: number) => void;
+  /** Per-client limits (default FOXGLOVE_LIMITS). */
+  readonly limits?: Partial<FoxgloveLimits>;
+  /** Where a client's refused frame, socket error or disconnection for not reading is told. */
+  readonly log?: (line: string) => void;
 }
+
+export interface FoxgloveLimits {
+  /** The largest message a client may send (the WebSocket's maxPayload). */
+  readonly maxMessageBytes: number;
+  /** What a client may leave unread before it is disconnected. */
+  readonly maxUnreadBytes: number;
+}
+
+/**
+ * A subscribe request for every channel is well under 1 KiB; 64 KiB leaves room for any client's.
+ * A map message can be megabytes: a client is measured before a message is queued, so one larger
+ * than the limit still reaches a client that keeps up.
+ */
+export const FOXGLOVE_LIMITS: FoxgloveLimits = { maxMessageBytes: 64 * 1024, maxUnreadBytes: 16 * 1024 * 1024 };
 
 export interface FoxgloveLive {
   readonly url: string;
@@ -101,22 +126,45 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   for (const [name, c] of Object.entries(FOXGLOVE_CHANNELS) as [FoxgloveChannel, (typeof FOXGLOVE_CHANNELS)[FoxgloveChannel]][]) {
     ids.set(name, server.addChannel({ topic: c.topic, encoding: 'json', schemaName: c.schema.title, schema: JSON.stringify(c.schema), schemaEncoding: 'jsonschema' }));
   }
-  const wss = new WebSocketServer({ host, port: o.port, handleProtocols: (protocols) => server.handleProtocols(protocols) });
+  const limits: FoxgloveLimits = { ...FOXGLOVE_LIMITS, ...o.limits };
+  const log = o.log ?? (() => {});
+  const wss = new WebSocketServer({ host, port: o.port, maxPayload: limits.maxMessageBytes, handleProtocols: (protocols) => server.handleProtocols(protocols) });
   await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', (e: NodeJS.ErrnoException) => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' })));
+    const failed = (e: NodeJS.ErrnoException): void => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' }));
+    wss.once('error', failed);
+    wss.once('listening', () => {
+      wss.off('error', failed);
+      resolve();
+    });
   });
+  // Once listening, a failed accept (too many open files) is told; the server goes on.
+  wss.on('error', (e) => log(`foxglove: ${e.message}`));
+  // A client message the protocol library cannot read (it catches the error and emits it here).
+  server.on('error', (e) => log(`foxglove: a client's message: ${e instanceof Error ? e.message : String(e)}`));
+  /** Disconnects the clients that have left more than the limit unread; before each message queued for them. */
+  const shed = (): void => {
+    for (const c of wss.clients) {
+      if (c.readyState !== c.OPEN || c.bufferedAmount <= limits.maxUnreadBytes) continue;
+      log(`foxglove: a client left ${c.bufferedAmount} bytes unread (the limit is ${limits.maxUnreadBytes}): disconnected`);
+      c.terminate();
+    }
+  };
   const channelOf = new Map<number, FoxgloveChannel>([...ids].map(([name, id]) => [id, name]));
   const latest = new Map<FoxgloveChannel, { timestamp: bigint; payload: Uint8Array }>();
   const latched: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   wss.on('connection', (conn, req) => {
-    server.handleConnection(conn, `${req.socket.remoteAddress}:${req.socket.remotePort}`);
+    const name = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+    // Without this listener a refused frame would be an uncaught exception: the process would exit.
+    conn.on('error', (e) => log(`foxglove: client ${name}: ${e.message}: connection closed`));
+    server.handleConnection(conn, name);
     o.onClients?.(wss.clients.size);
     conn.on('close', () => o.onClients?.(wss.clients.size));
     // The server handles the request first (its listener came first); the latch follows it, with the
     // same checks, so a subscription the server ignored gets nothing.
     const subs = new Map<number, number>();
     conn.on('message', (data, isBinary) => {
+      // The server may have answered (a status for each subscription it ignored).
+      shed();
       if (isBinary) return;
       const op = subscriptionOp(data);
       if (op === null) return;
@@ -127,6 +175,8 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         subs.set(id, channelId);
         const m = latest.get(channel);
         if (m === undefined) continue;
+        shed();
+        if (conn.readyState !== conn.OPEN) return;
         conn.send(messageFrame(id, m.timestamp, m.payload));
         latched[channel]++;
       }
@@ -139,8 +189,12 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
   const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   const enc = new TextEncoder();
+  /** The bytes of messages sent in this poll: a poll stops at a quarter of the limit, so a viewer that reads keeps up. */
+  let polled = 0;
   const send = (m: FoxgloveMessage): void => {
     const timestamp = BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), payload = enc.encode(JSON.stringify(m.message));
+    shed();
+    polled += payload.byteLength;
     server.sendMessage(ids.get(m.channel)!, timestamp, payload);
     sent[m.channel]++;
     if (LATCHED.includes(m.channel)) latest.set(m.channel, { timestamp, payload });
@@ -156,18 +210,21 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   // A database that does not exist yet will hold only new events.
   let after = existsSync(o.auditFile) ? -1 : 0;
   const runs = new Map<string, FoxgloveRun>();
-  const poll = (): void => {
+  const POLL_ROWS = 5000;
+  /** Sends the events written since the last poll, up to a quarter of maxUnreadBytes of messages; true when there may be more. */
+  const poll = (): boolean => {
+    polled = 0;
     if (db === null) {
-      if (!existsSync(o.auditFile)) return;
+      if (!existsSync(o.auditFile)) return false;
       try {
         db = openAuditReadOnly(o.auditFile);
       } catch {
-        return; // Not created completely yet: the next poll tries again.
+        return false; // Not created completely yet: the next poll tries again.
       }
       if (after < 0) {
         after = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
         // A run under way: its world (and its latest plan) is latched for the clients to come.
-        const current = runsOf(db)[0];
+        const current = runsPage(db, { limit: 1 }).runs[0];
         if (current !== undefined && current.ended_ms === null) {
           const conv = new FoxgloveRun(db, current);
           runs.set(current.id, conv);
@@ -177,13 +234,14 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         }
       }
     }
-    const rows = db.prepare(`SELECT seq, run_id, t_ms, kind, failure_label, body FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT 5000`)
+    const rows = db.prepare(`SELECT seq, run_id, t_ms, kind, failure_label, body FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`)
       .all(after, ...FOXGLOVE_KINDS) as (FoxgloveEventRow & { run_id: string })[];
     for (const e of rows) {
+      if (polled >= limits.maxUnreadBytes / 4) return true;
       after = e.seq;
       let conv = runs.get(e.run_id);
       if (conv === undefined) {
-        const summary = runsOf(db).find((r) => r.id === e.run_id);
+        const summary = runOf(db, e.run_id);
         if (summary === undefined) continue;
         conv = new FoxgloveRun(db, summary);
         runs.set(e.run_id, conv);
@@ -195,13 +253,20 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
         for (const m of conv.event(e)) send(m);
       }
     }
+    return rows.length === POLL_ROWS;
   };
-  let polling = false;
-  const tick = (): void => {
-    if (polling) return;
+  let polling = false, told = '';
+  const tick = (): boolean => {
+    if (polling) return false;
     polling = true;
     try {
-      poll();
+      return poll();
+    } catch (e) {
+      // An event the converter cannot read (a damaged body) is passed over: the next poll goes on after it.
+      const why = `foxglove: the audit log: ${e instanceof Error ? e.message : String(e)}`;
+      if (why !== told) log(why);
+      told = why;
+      return false;
     } finally {
       polling = false;
     }
@@ -217,7 +282,8 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     clients: () => wss.clients.size,
     close: async () => {
       clearInterval(timer);
-      tick();
+      // What the log holds by now, a poll at a time, with the viewers' sockets served between.
+      while (tick()) await new Promise((resolve) => setImmediate(resolve));
       for (const c of wss.clients) c.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       db?.close();

@@ -35,6 +35,28 @@ export function classifyOpenError(file: string, e: unknown): AuditOpenError {
   return new AuditOpenError(code, file, detail);
 }
 
+/** Where `file` is on disk, or why it cannot be an audit database file. */
+function identityOf(file: string): { dev: number; ino: number } {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw new AuditOpenError('not-found', file, 'no such file');
+  }
+  if (!st.isFile()) throw new AuditOpenError('not-a-file', file, 'not a file (a folder or a device): name an audit database file');
+  return { dev: st.dev, ino: st.ino };
+}
+
+/** A new read-only connection to `file` (an absolute path), not cached; every failure an AuditOpenError. */
+export function openReader(file: string): Database.Database {
+  identityOf(file);
+  try {
+    return openAuditReadOnly(file);
+  } catch (e) {
+    throw classifyOpenError(file, e);
+  }
+}
+
 interface Held {
   readonly db: Database.Database;
   readonly dev: number;
@@ -50,12 +72,11 @@ export class AuditReaders {
   get(file: string): Database.Database {
     let st;
     try {
-      st = statSync(file);
-    } catch {
+      st = identityOf(file);
+    } catch (e) {
       this.drop(file);
-      throw new AuditOpenError('not-found', file, 'no such file');
+      throw e;
     }
-    if (!st.isFile()) throw new AuditOpenError('not-a-file', file, 'not a file (a folder or a device): name an audit database file');
     const h = this.held.get(file);
     if (h !== undefined && h.dev === st.dev && h.ino === st.ino) {
       // Most recently used last: Map keeps insertion order.
@@ -64,12 +85,7 @@ export class AuditReaders {
       return h.db;
     }
     this.drop(file);
-    let db: Database.Database;
-    try {
-      db = openAuditReadOnly(file);
-    } catch (e) {
-      throw classifyOpenError(file, e);
-    }
+    const db = openReader(file);
     this.held.set(file, { db, dev: st.dev, ino: st.ino });
     while (this.held.size > this.max) this.drop(this.held.keys().next().value!);
     return db;

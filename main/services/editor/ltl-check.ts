@@ -6,7 +6,7 @@
 import type { Diagnostic, LtlCheckResult } from '../../contract/api.js';
 import { atomicPropositions } from '../../core/ltl/ast.js';
 import { LtlBudgetError, LtlSyntaxError } from '../../core/ltl/errors.js';
-import { parseLtl } from '../../core/ltl/parser.js';
+import { DEFAULT_MAX_FORMULA_LENGTH, parseLtl } from '../../core/ltl/parser.js';
 import { printLtl } from '../../core/ltl/printer.js';
 import { translateFormula } from '../../core/ltl/translate.js';
 import { closest } from '../../core/loop/vocabulary.js';
@@ -31,6 +31,14 @@ function listOf(names: readonly string[], most = 12): string {
 
 export function checkLtl(text: string, vocabulary: LtlVocabulary | null, clock?: () => number): LtlCheckResult {
   const lines = new LineIndex(text);
+  // Over the parser's length budget nothing more is read: lexing megabytes for the editor would hold
+  // up the process that answers the E-STOP, for a text the parser refuses anyway.
+  if (text.length > DEFAULT_MAX_FORMULA_LENGTH) {
+    return {
+      diagnostics: [lines.everything('error', `formula is ${text.length} characters long; the limit is ${DEFAULT_MAX_FORMULA_LENGTH}`, 'budget')],
+      propositions: [], unknown: [], checkedAgainst: null,
+    };
+  }
   const tokens = lexLtl(text);
   const diagnostics: Diagnostic[] = [];
   const result: LtlCheckResult = { diagnostics, propositions: [], unknown: [], checkedAgainst: null };

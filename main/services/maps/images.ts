@@ -6,12 +6,29 @@
  * decoders on npm we looked at (bmp-js, bmp-ts) zero the alpha of every pixel and do not notice
  * truncated pixel data. Every problem is an ImageError saying what is wrong (the caller names the files).
  * Encoding P5 PGM (what `witness bench map` and the tests write) is here too.
+ *
+ * The size a header declares is checked before anything is allocated or inflated: at most
+ * MAX_MAP_PIXELS pixels (half that for a 16-bit PNG, which pngjs decodes at 16 bits first), pixel
+ * data the file can hold (PGM, BMP), and a PNG's compressed data inflating to no more than its
+ * header allows (pngjs bounds that itself for a plain PNG, not for an interlaced one).
  */
+import { inflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import type { RasterImage } from '../../core/map/occupancy.js';
 
 export class ImageError extends Error {
   override name = 'ImageError';
+}
+
+/** The most pixels a map image may have: 8192 × 8192 (410 m square at 5 cm). */
+export const MAX_MAP_PIXELS = 8192 * 8192;
+const LIMIT = `the limit for a map image: ${MAX_MAP_PIXELS} pixels, half that for a 16-bit PNG`;
+
+/** Refuses a size over the pixel limit (`weight` 2: a 16-bit PNG) before anything is allocated. */
+function admitPixels(kind: string, width: number, height: number, weight = 1): void {
+  if (width * height * weight > MAX_MAP_PIXELS) {
+    throw new ImageError(`${kind}: ${width}×${height} is ${width * height} pixels${weight > 1 ? ' at 16 bits' : ''}, over ${MAX_MAP_PIXELS / weight} (${LIMIT})`);
+  }
 }
 
 export type ImageFormat = 'pgm' | 'png' | 'bmp';
@@ -33,6 +50,9 @@ export function decodeImage(bytes: Uint8Array): RasterImage {
   }
 }
 
+/** Digits a header number may have (4294967295 has ten). */
+const MAX_DIGITS = 10;
+
 const isSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0x0b || b === 0x0c;
 
 /** Netpbm P2/P5 (gray) and P3/P6 (RGB). */
@@ -48,21 +68,30 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
       while (pos < bytes.length && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;
     }
     const begin = pos;
-    while (pos < bytes.length && bytes[pos]! >= 0x30 && bytes[pos]! <= 0x39) pos++;
+    while (pos < bytes.length && bytes[pos]! >= 0x30 && bytes[pos]! <= 0x39 && pos - begin <= MAX_DIGITS) pos++;
     if (pos === begin) throw new ImageError(pos >= bytes.length ? `${kind} ends before its ${what}` : `${kind}: ${what} is not a number (byte ${begin})`);
+    if (pos - begin > MAX_DIGITS) throw new ImageError(`${kind}: ${what} has more than ${MAX_DIGITS} digits (byte ${begin})`);
     return Number(String.fromCharCode(...bytes.subarray(begin, pos)));
   };
   const width = token('width'), height = token('height'), maxval = token('maxval');
   if (width < 1 || height < 1) throw new ImageError(`${kind}: size ${width}×${height} is empty`);
   if (maxval < 1 || maxval > 65535) throw new ImageError(`${kind}: maxval must be in 1..65535, got ${maxval}`);
+  admitPixels(kind, width, height);
   const n = width * height * channels;
-  const data = maxval > 255 ? new Uint16Array(n) : new Uint8Array(n);
+  const rgb = channels === 3 ? ' RGB' : '';
   if (kind === 'P5' || kind === 'P6') {
     if (pos >= bytes.length || !isSpace(bytes[pos]!)) throw new ImageError(`${kind}: no whitespace after the header`);
     pos++;
     const bps = maxval > 255 ? 2 : 1;
     const have = bytes.length - pos, need = n * bps;
-    if (have !== need) throw new ImageError(`${kind}: the header says ${width}×${height}${channels === 3 ? ' RGB' : ''} at ${bps} byte(s) a sample, ${need} bytes of data; the file has ${have}${have < need ? ' (truncated)' : ''}`);
+    if (have !== need) throw new ImageError(`${kind}: the header says ${width}×${height}${rgb} at ${bps} byte(s) a sample, ${need} bytes of data; the file has ${have}${have < need ? ' (truncated)' : ''}`);
+  } else if (n > (bytes.length - pos + 1) / 2) {
+    // Each sample takes a digit and a space at least.
+    throw new ImageError(`${kind}: the header says ${width}×${height}${rgb}, ${n} samples; the file has ${bytes.length - pos} bytes left for them (truncated)`);
+  }
+  const data = maxval > 255 ? new Uint16Array(n) : new Uint8Array(n);
+  if (kind === 'P5' || kind === 'P6') {
+    const bps = maxval > 255 ? 2 : 1;
     for (let i = 0; i < n; i++) {
       const s = bps === 2 ? (bytes[pos + 2 * i]! << 8) | bytes[pos + 2 * i + 1]! : bytes[pos + i]!;
       if (s > maxval) throw new ImageError(`${kind}: sample ${i} is ${s}, above maxval ${maxval}`);
@@ -86,7 +115,49 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
   return { width, height, channels, maxval, data };
 }
 
+/** Samples a pixel has in each PNG colour type (grey, RGB, palette, grey + alpha, RGBA). */
+const PNG_CHANNELS: Readonly<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+/** Adam7's passes: first column and row, column and row steps. */
+const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+
+/** The bytes a PNG's image data inflates to: each row (of each pass, interlaced) its filter byte and its samples. */
+function pngDataBytes(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number {
+  const rows = (w: number, h: number): number => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
+  if (!interlaced) return rows(width, height);
+  return ADAM7.reduce((n, [x, y, dx, dy]) => n + rows(Math.max(0, Math.ceil((width - x) / dx)), Math.max(0, Math.ceil((height - y) / dy))), 0);
+}
+
+/**
+ * A PNG's header (IHDR, the first chunk) checked before pngjs allocates for it: its size against
+ * the pixel limit, and for an interlaced image its compressed data inflated once here with the
+ * most its header allows (pngjs inflates an interlaced image without a bound).
+ */
+function admitPng(bytes: Uint8Array): void {
+  if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return; // pngjs says what is wrong
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const width = dv.getUint32(16), height = dv.getUint32(20), depth = bytes[24]!, colour = bytes[25]!, interlaced = bytes[28] === 1;
+  if (width < 1 || height < 1) throw new ImageError(`PNG: size ${width}×${height} is empty`);
+  admitPixels('PNG', width, height, depth === 16 ? 2 : 1);
+  const channels = PNG_CHANNELS[colour];
+  if (!interlaced || channels === undefined) return;
+  const most = pngDataBytes(width, height, channels * depth, true);
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 12 <= bytes.length;) {
+    const len = dv.getUint32(at), type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    if (type === 'IDAT') idat.push(bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + len)));
+    if (type === 'IEND') break;
+    at += 12 + len;
+  }
+  try {
+    inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) });
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw new ImageError(`PNG: its interlaced image data inflates past the ${most} bytes its ${width}×${height} header allows`);
+    // Other damage: pngjs says what it is.
+  }
+}
+
 export function decodePng(bytes: Uint8Array): RasterImage {
+  admitPng(bytes);
   let png: ReturnType<typeof PNG.sync.read>;
   try {
     png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -119,6 +190,7 @@ export function decodeBmp(bytes: Uint8Array): RasterImage {
   const compression = core ? 0 : dv.getUint32(30, true);
   const height = Math.abs(rawH), topDown = rawH < 0;
   if (width < 1 || height < 1) throw new ImageError(`BMP: size ${width}×${rawH} is empty`);
+  admitPixels('BMP', width, height);
   const names: Record<number, string> = { 1: 'RLE8', 2: 'RLE4', 4: 'JPEG', 5: 'PNG', 6: 'BI_ALPHABITFIELDS' };
   const bitfields = compression === 3 || compression === 6;
   if (!(compression === 0 || (bitfields && bpp === 32))) {

@@ -51,6 +51,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   const toolbar = el('div', { class: 'audit-toolbar' },
     el('label', { for: 'audit-file' }, 'Database'), fileInput, openBtn, verifyBtn, el('span', { class: 'muted' }, 'Export'), ...exportBtns, live, message);
   const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
+  const moreRuns = el('button', { id: 'audit-runs-more', class: 'audit-runs-more', hidden: '', title: 'The list shows the newest runs first, a page at a time' }, 'Older runs…');
   const kindsBox = el('div', { class: 'af-kinds', id: 'audit-f-kinds', role: 'group', 'aria-label': 'kinds' });
   const toolSel = el('select', { id: 'audit-f-tool', 'aria-label': 'tool' });
   const failSel = el('select', { id: 'audit-f-failure', 'aria-label': 'failure label' });
@@ -69,13 +70,15 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   const replaySide = el('div', { class: 'audit-replay', id: 'audit-replay' });
   root.append(el('div', { class: 'audit' },
     toolbar,
-    el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList),
+    el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList, moreRuns),
     el('div', { class: 'audit-main' }, filters, tableRoot, track),
     el('div', { class: 'audit-side' }, detail, el('div', { class: 'audit-results' }, verifyOut, exportOut), replaySide)));
 
   // ---- state
   let file: string | undefined;
   let runs: AuditRunSummary[] = [];
+  /** Where the next page of older runs starts (null: every run is listed). */
+  let runsNext: string | null = null;
   let run: AuditRunSummary | null = null;
   let replay: AuditReplay | null = null;
   let filter: AuditFilter = {};
@@ -262,6 +265,14 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     }
     detail.replaceChildren(el('p', { class: 'muted' }, 'Select an event to see it in full.'));
     exportOut.textContent = '';
+    // The previous run's rows and count go at once: while this run loads they are not its own.
+    pages?.close();
+    pages = null;
+    grown?.close();
+    grown = null;
+    table.setSource(null, 0);
+    count.textContent = 'loading…';
+    count.dataset.done = 'false';
     try {
       const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
       if (run !== r || mine !== selection) return;
@@ -271,6 +282,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       applyFilter();
       table.mark(chainBad);
     } catch (e) {
+      if (mine === selection) count.textContent = '';
       say(`run ${r.id.slice(0, 8)}: ${errorText(e)}`, 'error');
     }
   }
@@ -281,6 +293,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     return parts.filter((p) => p !== '').join(' · ');
   };
   const renderRuns = (): void => {
+    moreRuns.hidden = runsNext === null;
     runsList.replaceChildren(...runs.map((r) => {
       const failing = r.failures.records + r.failures.postconditions > 0;
       const li = el('li', {
@@ -307,6 +320,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   /** Forgets the open database's runs and everything shown of them. */
   const clearRuns = (): void => {
     runs = [];
+    runsNext = null;
     renderRuns();
     clearRun();
   };
@@ -342,6 +356,46 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     live.classList.toggle('on', head !== null);
   };
 
+  const runsText = (f: string, head: Head): string => (runsNext === null
+    ? `${f}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`
+    : `${f}: the newest ${runs.length} of ${head.runs} runs (read-only)`);
+
+  /**
+   * The newest page again (the database grew): its runs replace or join those at the top. Older
+   * pages already loaded stay when the new page reaches them; otherwise the list starts over from
+   * the new page, so no run is left out between the two.
+   */
+  const newestRuns = (res: { runs: AuditRunSummary[]; next: string | null }): void => {
+    const ids = new Set(res.runs.map((r) => r.id));
+    if (res.next !== null && runs[0] !== undefined && ids.has(runs[0].id)) {
+      runs = [...res.runs, ...runs.filter((r) => !ids.has(r.id))];
+    } else {
+      runs = res.runs;
+      runsNext = res.next;
+    }
+  };
+
+  /** The next page of older runs, below those listed. */
+  const olderRuns = async (): Promise<void> => {
+    const cursor = runsNext, f = file;
+    if (cursor === null) return;
+    moreRuns.disabled = true;
+    try {
+      const res = await api.auditRuns({ ...fileArg(), cursor });
+      if (runsNext !== cursor || file !== f) return;
+      const have = new Set(runs.map((r) => r.id));
+      runs = [...runs, ...res.runs.filter((r) => !have.has(r.id))];
+      runsNext = res.next;
+      renderRuns();
+      const head = tail.head;
+      if (head !== null) say(runsText(res.file, head));
+    } catch (e) {
+      say(`older runs: ${errorText(e)}`, 'error');
+    } finally {
+      moreRuns.disabled = false;
+    }
+  };
+
   async function openDb(keep = false): Promise<void> {
     const typed = fileInput.value.trim();
     const next = typed === '' || typed === app.info.auditFile ? undefined : typed;
@@ -355,11 +409,14 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       file = next;
       fileInput.value = res.file;
       runs = res.runs;
+      runsNext = res.next;
       renderRuns();
-      say(res.message ?? `${res.file}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`);
+      say(res.message ?? runsText(res.file, head));
       tail.follow({ file, head });
       showLive(head);
       const again = keep && run !== null ? runs.find((r) => r.id === run!.id) : undefined;
+      // A selected run older than the newest page stays on screen as it is.
+      if (again === undefined && keep && run !== null && runsNext !== null) return;
       if (again === undefined) {
         clearRun();
         if (runs[0] !== undefined) await selectRun(runs[0]);
@@ -402,9 +459,9 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   /** The database moved: new runs join the list (the selection stays), a grown selected run follows. */
   const tail = createTail(api, () => root.getClientRects().length > 0, async (head) => {
     const res = await api.auditRuns(fileArg());
-    runs = res.runs;
+    newestRuns(res);
     renderRuns();
-    say(res.message ?? `${res.file}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`);
+    say(res.message ?? runsText(res.file, head));
     const current = run === null ? undefined : runs.find((r) => r.id === run!.id);
     if (run === null && runs[0] !== undefined) await selectRun(runs[0]);
     else if (current !== undefined && current.events !== run!.events) await refreshRun(current);
@@ -414,6 +471,7 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   let opened = false;
   // ---- wiring
   openBtn.addEventListener('click', () => void openDb());
+  moreRuns.addEventListener('click', () => void olderRuns());
   fileInput.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') void openDb();
   });
@@ -487,7 +545,8 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     fileInput.value = app.info.auditFile;
     opened = true;
     void openDb().then(async () => {
-      const r = runs.find((x) => x.id === m.run);
+      // A run older than the pages listed: its summary comes with its replay.
+      const r = runs.find((x) => x.id === m.run) ?? await api.auditReplay({ run: m.run, maxPositions: 2 }).then((rp) => rp.run, () => undefined);
       if (r !== undefined) await selectRun(r);
       else say(`run ${m.run} is not in ${app.info.auditFile}`, 'error');
     });

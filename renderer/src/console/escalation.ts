@@ -10,6 +10,7 @@ type MissionDecision = (typeof DECISIONS)[number];
 import { errorText } from '../api.js';
 import { linkNodes } from '../graph/node-links.js';
 import { showModal } from '../modal.js';
+import { reasonProblem } from '../../../main/contract/reason.js';
 
 export interface EscalationDialog {
   readonly element: HTMLDialogElement;
@@ -41,7 +42,9 @@ export function escalationDialog(app: App): EscalationDialog {
   // Esc must not dismiss it: the mission waits for a decision (the E-STOP, F9, answers it itself).
   dialog.addEventListener('cancel', (e) => e.preventDefault());
   const sync = (): void => {
-    const ok = reason.value.trim() !== '';
+    const problem = reasonProblem(reason.value.trim());
+    const ok = problem === null;
+    err.textContent = problem !== null && reason.value !== '' ? `The reason ${problem}.` : '';
     abort.disabled = !ok;
     retry.disabled = !ok;
     skip.disabled = !ok;
@@ -55,8 +58,8 @@ export function escalationDialog(app: App): EscalationDialog {
       if (!r.accepted) err.textContent = 'This escalation was already answered or the mission ended.';
       close();
     }, (e: unknown) => {
-      err.textContent = errorText(e);
       sync();
+      err.textContent = errorText(e);
     });
   };
   abort.addEventListener('click', () => decide('abort'));

@@ -28,7 +28,7 @@ test('a navigation section: the command, the observation, the bounds, with defau
     navigation: { command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'] }, observation: ['base.x', 'base.y', 'base.yaw', 'base.vx'], bounds: { min: [-1, -2], max: [10, 12] } },
   })), SAMPLE);
   assert.deepEqual(c.navigation, {
-    command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'], scale: [1, 1], qos: { reliability: 'reliable', durability: 'volatile', depth: 10 } },
+    command: { topic: '/cmd_vel', type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'angular.z'], scale: [1, 1], qos: { reliability: 'reliable', durability: 'volatile', depth: 10 }, collision_monitor: 'collision_monitor' },
     observation: ['base.x', 'base.y', 'base.yaw', 'base.vx'], bounds: { min: [-1, -2], max: [10, 12] }, start_tolerance_m: 0.5,
   });
 });

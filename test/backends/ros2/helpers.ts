@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Ros2Config, parseRos2Config } from '../../../main/backends/ros2/config.js';
 import { Ros2World, type Ros2WorldOptions } from '../../../main/backends/ros2/world.js';
-import { FakeRclnodejs, jointState, odometry, tfMessage } from './fake-rclnodejs.js';
+import { FakeRclnodejs, LATCHED_QOS, jointState, odometry, tfMessage } from './fake-rclnodejs.js';
 
 export const SAMPLE = fileURLToPath(new URL('../../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
 export const GAZEBO = fileURLToPath(new URL('../../../../assets/ros2/gazebo-turtlebot3.json', import.meta.url));
@@ -51,6 +51,8 @@ export interface Rig {
 
 export async function rig(config: Ros2Config = sample(), o: Ros2WorldOptions & { fake?: FakeRclnodejs; clock?: boolean } = {}): Promise<Rig> {
   const fake = o.fake ?? new FakeRclnodejs();
+  // robot_state_publisher's static transforms are latched (tf2_ros StaticBroadcasterQoS: reliable, transient local).
+  fake.advertise('/tf_static', 'tf2_msgs/msg/TFMessage', LATCHED_QOS);
   const r: { clock: number } = { clock: 0 };
   const world = await Ros2World.open(config, fake.module, { ...o, distro: 'jazzy', ...(o.clock === false ? {} : { now_s: () => r.clock }) });
   return Object.assign(r, {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeAvailability, loadRclnodejs } from '../../../main/backends/ros2/rclnodejs-loader.js';
 import { FakeRclnodejs } from './fake-rclnodejs.js';
+import { readFileSync } from 'node:fs';
 
 const missing = (name: string): never => {
   throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
@@ -41,7 +42,10 @@ test('with ROS_DISTRO: not installed, an ABI mismatch, missing ROS libraries, a 
   assert.ok(!d.ok && d.problem === 'load-failed', 'a dependency of rclnodejs missing is a broken install, not "not installed"');
   const e = await loadRclnodejs({ env, importer: () => Promise.resolve({ default: { init: () => undefined } }), resolver: missing });
   assert.ok(!e.ok && e.problem === 'incompatible');
-  assert.match(describeAvailability(e), /lacks Node, shutdown, isShutdown, ActionClient, QoS: .*npm install rclnodejs@\^1\.5\.0/);
+  assert.match(describeAvailability(e), /lacks Node, shutdown, isShutdown, ActionClient, QoS, removeSignalHandlers: .*npm install rclnodejs@\^1\.9\.0`$/);
+  // The hint names the version package.json requires.
+  const manifest = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { optionalDependencies: { rclnodejs: string } };
+  assert.ok(describeAvailability(e).endsWith(`npm install rclnodejs@${manifest.optionalDependencies.rclnodejs}\``));
 });
 
 test('a loadable rclnodejs (CommonJS default export) is returned with the distro; an untested distro is noted', async () => {
@@ -53,4 +57,27 @@ test('a loadable rclnodejs (CommonJS default export) is returned with the distro
   const b = await loadRclnodejs({ env: { ROS_DISTRO: 'kilted' }, importer: () => Promise.resolve(fake.module), resolver: missing });
   assert.ok(b.ok && b.notes.length === 1);
   assert.match(describeAvailability(b), /built and documented for humble and jazzy/);
+});
+
+test('loading rclnodejs installs its SIGINT handler (it shuts every context down); the loader removes it, so Witness owns Ctrl-C', async () => {
+  const fake = new FakeRclnodejs();
+  const before = process.listenerCount('SIGINT');
+  const a = await loadRclnodejs({ env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve({ default: fake.load() }), resolver: missing });
+  assert.ok(a.ok);
+  assert.equal(fake.signalHandlerInstalled, false, 'rclnodejs\'s handler is gone');
+  assert.equal(process.listenerCount('SIGINT'), before);
+  // What the handler would have done: a shutdown destroys the node and its action clients at once.
+  const other = new FakeRclnodejs();
+  const mod = other.load();
+  assert.equal(other.signalHandlerInstalled, true);
+  await mod.init();
+  const node = new mod.Node('witness');
+  const client = new mod.ActionClient(node, 'nav2_msgs/action/NavigateToPose', '/navigate_to_pose');
+  other.servers.set('/navigate_to_pose', {});
+  const handle = await client.sendGoal({ pose: {}, behavior_tree: '' });
+  process.emit('SIGINT');
+  assert.deepEqual(other.log.slice(-2), ['destroy witness', 'shutdown']);
+  assert.throws(() => handle.cancelGoal(), /the action client of \/navigate_to_pose is destroyed/, 'the cancel can no longer be sent');
+  mod.removeSignalHandlers();
+  assert.equal(other.signalHandlerInstalled, false);
 });

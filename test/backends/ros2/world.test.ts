@@ -118,13 +118,17 @@ test('a goal: built from the arguments, feedback mapped to fields and reported, 
       },
     });
     const out = await r.world.execute('navigate', { x: 2, y: 0, yaw: Math.PI }, call());
-    assert.deepEqual(out, { status: 'succeeded', result: { error_code: 0 }, feedback: { distance_remaining: 0.2, number_of_recoveries: 1 } });
+    // Jazzy's result and feedback, as they cross the wire: every field of the type, defaults where the server set none.
+    assert.deepEqual(out, { status: 'succeeded', result: { error_code: 0, error_msg: '' }, feedback: {
+      current_pose: { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: '' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
+      navigation_time: { sec: 0, nanosec: 0 }, estimated_time_remaining: { sec: 0, nanosec: 0 }, number_of_recoveries: 1, distance_remaining: Math.fround(0.2),
+    } });
     const goal = JSON.parse(r.fake.log.find((l) => l.startsWith('goal '))!.split(' ').slice(2).join(' ')) as { pose: { header: { frame_id: string }; pose: { position: { x: number }; orientation: { z: number; w: number } } } };
     assert.equal(goal.pose.header.frame_id, 'map');
     assert.equal(goal.pose.pose.position.x, 2);
     assert.ok(near(goal.pose.pose.orientation.z, 1) && Math.abs(goal.pose.pose.orientation.w) < 1e-9);
     assert.equal(seen.length, 2);
-    assert.deepEqual((await r.world.observe())['nav'], { distance_remaining_m: 0.2, recoveries: 1 });
+    assert.deepEqual((await r.world.observe())['nav'], { distance_remaining_m: Math.fround(0.2), recoveries: 1 });
     // A default argument fills the goal when the call leaves it out.
     r.fake.servers.set('/gripper_controller/gripper_cmd', { execute: (g) => g.succeed({ position: 0.01, reached_goal: true }) });
     await r.world.execute('grip', { position_m: 0.01 }, call());
@@ -176,7 +180,7 @@ test('rejected, aborted, cancelled elsewhere, no server: each its own error clas
     r.fake.servers.set('/navigate_to_pose', { accept: () => false });
     await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('rejected', /navigate \(\/navigate_to_pose, nav2_msgs\/action\/NavigateToPose\): the server rejected the goal/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ error_code: 104 }) });
-    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104\}/));
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104,"error_msg":""\}/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.canceledElsewhere() });
     await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('cancelled', /cancelled by another client/));
     r.fake.servers.delete('/navigate_to_pose');
@@ -315,16 +319,22 @@ test('map missions\' path check: ComputePathToPose from the given start (use_sta
     assert.deepEqual([sent.start.pose.position.x, sent.start.pose.position.y], [1, 2]);
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] }, error_code: 208, error_msg: 'Failed to create plan with tolerance of: 0.000000' }) });
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /path from \(1\.00, 2\.00\) to \(9\.00, 9\.00\) \(\/compute_path_to_pose, nav2_msgs\/action\/ComputePathToPose\): the server aborted the goal; .*"error_code":208.* \(NO_VALID_PATH\)$/));
-    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] } }) });
-    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"poses":\[\]\}\}$/));
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [] } }) });
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('failed', /ComputePathToPose\): the path is empty/));
-    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [{ pose: { position: { x: 'a' } } }] } }) });
+    r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [{ pose: { position: { x: NaN } } }] } }) });
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('failed', /path\.poses\[0\] has no finite pose\.position/));
     r.fake.servers.delete('/compute_path_to_pose');
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('not-found', /no action server answered within 0\.05 s.*\/compute_path_to_pose \[nav2_msgs\/action\/ComputePathToPose\]/));
   } finally {
     await r.world.close();
+  }
+  // Humble's ComputePathToPose result has no error code: an abort is bare.
+  const h = await rig(sample({ 'waypoints.server_timeout_s': 0.05 }), { fake: new FakeRclnodejs({ distro: 'humble' }) });
+  try {
+    h.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] }, error_code: 208 }) });
+    await assert.rejects(h.world.waypoints!.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"header":\{"stamp":\{"sec":0,"nanosec":0\},"frame_id":""\},"poses":\[\]\},"planning_time":\{"sec":0,"nanosec":0\}\}$/));
+  } finally {
+    await h.world.close();
   }
 });
 
@@ -342,7 +352,7 @@ test('the keepout mask: an OccupancyGrid in the waypoints frame and one CostmapF
     assert.deepEqual({ ...r.fake.publishers.find((p) => p.topic === '/witness/keepout_info')?.qos }, latched);
     const masks = r.fake.sent.get('/witness/keepout') as { header: { frame_id: string }; info: { resolution: number; width: number; height: number; origin: { position: { x: number; y: number } } }; data: Int8Array }[];
     assert.equal(masks.length, 2);
-    assert.deepEqual({ frame: masks[0]!.header.frame_id, res: masks[0]!.info.resolution, w: masks[0]!.info.width, h: masks[0]!.info.height, x: masks[0]!.info.origin.position.x, y: masks[0]!.info.origin.position.y }, { frame: 'map', res: 0.1, w: 3, h: 2, x: -1, y: 2 });
+    assert.deepEqual({ frame: masks[0]!.header.frame_id, res: masks[0]!.info.resolution, w: masks[0]!.info.width, h: masks[0]!.info.height, x: masks[0]!.info.origin.position.x, y: masks[0]!.info.origin.position.y }, { frame: 'map', res: Math.fround(0.1), w: 3, h: 2, x: -1, y: 2 }, 'resolution is a float32 on the wire');
     assert.deepEqual(Array.from(masks[0]!.data), [0, 100, 0, 100, 100, 0]);
     const infos = r.fake.sent.get('/witness/keepout_info') as Record<string, unknown>[];
     assert.equal(infos.length, 1, 'the filter info once: a new one makes Nav2 resubscribe');

@@ -319,3 +319,6 @@ export async function writeBagDir(dir: string, name: string, storage: 'mcap' | '
   writeFileSync(path.join(bag, 'metadata.yaml'), metadataYaml(s, storage, file, msgs, o.messageCompression === true ? 'MESSAGE' : ''));
   return bag;
 }
+
+/** The messages of a spec in receive-time order (topic, type, receive time, CDR), for bags written by hand. */
+export const driveMessages = (s: BagSpec): { topic: string; type: string; logTime: bigint; data: Uint8Array }[] => messages(s);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,14 @@ import { importBag } from '../../../main/app/bag-import.js';
 import { readDataset } from '../../../main/services/datasets/format.js';
 import { openBag } from '../../../main/services/datasets/rosbag2/bag.js';
 import { EdgeSamples } from '../../../main/services/datasets/rosbag2/driving.js';
-import { distroOf } from '../../../main/services/datasets/rosbag2/mcap.js';
+import { distroOf, ros2msgDefinitions } from '../../../main/services/datasets/rosbag2/mcap.js';
 import { WitnessError } from '../../../main/contract/errors.js';
-import { CHAIN, DRIVE, type BagSpec, type Drive, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
+import { BoundedMessageReader } from '../../../main/services/datasets/rosbag2/cdr.js';
+import Database from 'better-sqlite3';
+import type { MessageDefinition } from '@foxglove/message-definition';
+import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
+import { CHAIN, DRIVE, T0_NS, type BagSpec, type Drive, driveMessages, ros2msgText, writeBagDir, writeChainBagDir, writeDb3, writeMcap } from './rosbag2-fixtures.js';
+import { type CraftChunk, type LooseRow, cdr, craftMcap, driveChunk, heldChunk, looseDb3, schemaMcap, u32, zeroChunk, zstdZeros } from './hostile-bags.js';
 
 const scratch = (): string => mkdtempSync(path.join(tmpdir(), 'witness-bag-'));
 
@@ -445,4 +450,175 @@ test('an MCAP file\'s distro: ros_distro in serialized_metadata as rosbag2_stora
   assert.equal(distroOf(new Map([['serialized_metadata', 'rosbag2_bagfile_information:\n  ros_distro: jazzy\n']])), 'jazzy');
   assert.equal(distroOf(new Map([['serialized_metadata', 'version: 5\n']])), null);
   assert.equal(distroOf(new Map([['serialized_metadata', ': not yaml [']])), null);
+});
+
+// What a bag declares is checked before anything is allocated or inflated (limits.ts): each refusal
+// names the file and the limit, and comes at once, within bounded memory.
+
+const MB = 2 ** 20;
+const IMPORT = { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel' } as const;
+
+/** Imports `file`, expecting a refusal with `code` matching `re`, quickly and without growing the process past 1 GiB. */
+async function refusedFast(file: string, code: string, re: RegExp): Promise<void> {
+  const t0 = performance.now();
+  await expectBagError(importBag(file, { ...IMPORT, out: `${file}.wds` }), code, re);
+  const ms = performance.now() - t0, rss = process.resourceUsage().maxRSS / 1024;
+  assert.ok(ms < 10_000, `${path.basename(file)}: refused after ${ms.toFixed(0)} ms`);
+  assert.ok(rss < 1024, `${path.basename(file)}: the process peaked at ${rss.toFixed(0)} MiB`);
+}
+
+test('MCAP chunks: declared inflated sizes, a chunk indexed twice, overlapping chunks, chunks held together and all chunks together are checked before any is inflated', async () => {
+  const dir = scratch();
+  const write = (name: string, chunks: CraftChunk[]): string => {
+    const f = path.join(dir, `${name}.mcap`);
+    writeFileSync(f, craftMcap(chunks));
+    return f;
+  };
+  // The crafted file reads as a bag when it does not lie.
+  assert.equal((await importBag(write('valid', [driveChunk()]), { ...IMPORT, out: path.join(dir, 'v.wds') })).transitions, 8);
+  const T = T0_NS, s = 10_000_000_000n;
+  await refusedFast(write('big', [zeroChunk(200 * MB)]), 'too-large', /big\.mcap: the chunk at byte \d+ declares 200 MB inflated, over 128 MB \(the limit for one chunk\)/);
+  await refusedFast(write('twice', [zeroChunk(64 * MB, T, { indexed: 40 })]), 'corrupt', /twice\.mcap: the chunk at byte \d+ is indexed more than once/);
+  const c = driveChunk();
+  await refusedFast(write('overlap', [c, { ...c, index: { chunkStartOffset: 60n } }]), 'corrupt', /the chunk at byte 60 overlaps the chunk at byte \d+/);
+  await refusedFast(write('held', Array.from({ length: 3 }, () => heldChunk(100 * MB))), 'too-large',
+    /held\.mcap: the chunks whose time ranges overlap at 1700000000000000000 ns declare \d+ bytes together .*over 256 MB \(the limit for the chunks held at once\)/);
+  await refusedFast(write('total', Array.from({ length: 12 }, (_, i) => zeroChunk(100 * MB, T + BigInt(i) * s))), 'too-large',
+    /total\.mcap: its 12 chunks declare 1200 MB inflated: that takes the bag past 1024 MB inflated \(the limit for a bag: 64 times the size of its files, at least 1024 MB\)/);
+  await refusedFast(write('bz2', [zeroChunk(1024, T, { compression: 'bz2' })]), 'invalid-input', /the chunk at byte \d+ is compressed as "bz2": MCAP chunks are zstd, lz4 or not compressed/);
+  // The chunk's own record says otherwise than its index (which the reader would inflate to).
+  await refusedFast(write('lie', [zeroChunk(200 * MB, T, { index: { uncompressedSize: 1024n } })]), 'corrupt', /the chunk at byte \d+: its record declares 209715200 bytes inflated, not what its index says/);
+  // A message index entry outside its chunk's time range would hold the chunk past it.
+  await refusedFast(write('late', [zeroChunk(MB, T, { entries: [[T + 5n * s, 0n]] })]), 'corrupt', /a message index entry is stamped 1700000050000000000 ns, outside the chunk's time range/);
+});
+
+test('a MESSAGE-compressed bag: a zstd message that declares more than the limit for one message is refused before it is inflated', async () => {
+  const dir = scratch();
+  const msgs = driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' });
+  msgs[0] = { ...msgs[0]!, data: zstdZeros(200 * MB) };
+  const bag = await writeBagDir(dir, 'mz', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' }, msgs);
+  writeFileSync(path.join(bag, 'metadata.yaml'), readFileSync(path.join(bag, 'metadata.yaml'), 'utf8').replace('compression_format: ""', 'compression_format: zstd').replace('compression_mode: ""', 'compression_mode: MESSAGE'));
+  await refusedFast(bag, 'too-large', /mz: topic \/odom: the message received at 1700000000\.001000000 s is a zstd frame that declares 200 MB inflated, over 128 MB \(the limit for one message\)/);
+});
+
+const ZERO_SIZE = 'Z[] items\n================================================================================\nMSG: p/Z\nuint8[0] nothing\n';
+
+test('CDR: sequences of zero-size elements are capped by count, and longer sequences than the bytes left are refused before they are read', async () => {
+  const dir = scratch();
+  const bag = (name: string, schema: string, data: Uint8Array): string => {
+    const f = path.join(dir, `${name}.mcap`);
+    schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
+    return f;
+  };
+  await refusedFast(bag('zero', ZERO_SIZE, cdr(...u32(2_000_000))), 'invalid-input',
+    /zero\.mcap: topic \/odom: the message received at 1700000000\.000000000 s does not decode as nav_msgs\/msg\/Odometry: field items: 2000000 elements of zero size are more than the 1048576 values one message may decode \(the limit for a decoded message\)/);
+  // Big-endian CDR: MessageReader would allocate the whole Float64Array before reading it.
+  await refusedFast(bag('long', 'float64[] xs\n', Uint8Array.from([0, 0, 0, 0, 0x10, 0, 0, 0])), 'invalid-input',
+    /field xs: 268435456 elements of at least 8 bytes need 2147483648 bytes; the message has 0 left/);
+  await refusedFast(bag('strings', 'string[] names\n', cdr(...u32(1000), ...u32(5))), 'invalid-input', /field names: 1000 elements of at least 4 bytes need 4000 bytes; the message has 4 left/);
+  await refusedFast(bag('self', 'A a\n================================================================================\nMSG: p/A\nA inner\n', cdr(0)), 'invalid-input',
+    /topic \/odom: the bag's definition of nav_msgs\/msg\/Odometry cannot decode a message: type p\/A holds itself \(p\/A → p\/A\) other than through a sequence/);
+});
+
+test('the bounded CDR reader decodes what MessageReader decodes: the fixture messages and a definition with every kind of field', () => {
+  const defs = (text: string): MessageDefinition[] => ros2msgDefinitions('ros2msg', new TextEncoder().encode(text))!;
+  for (const m of [...driveMessages({ distro: 'jazzy', pose: 'odometry', action: 'twist-stamped' }), ...driveMessages({ distro: 'jazzy', pose: 'tf', action: 'twist' })]) {
+    const d = defs(ros2msgText(m.type));
+    assert.deepEqual(new BoundedMessageReader(d).readMessage(m.data), new MessageReader(d).readMessage(m.data), m.type);
+  }
+  const every = 'bool b\nbool[] bs\nint8 i8\nuint8[3] u8s\nint16[] i16s\nint32 i32\nuint64[] u64s\nfloat32 f\nfloat64[] fs\nstring s\nstring[] ss\nbuiltin_interfaces/Time t\nbuiltin_interfaces/Time[] ts\np/E e\np/E[] es\np/N[2] ns\n'
+    + '================================================================================\nMSG: p/E\n'
+    + '================================================================================\nMSG: p/N\nint32 CONST=5\nfloat64 v\nstring[] tags\n';
+  const d = defs(every);
+  const value = {
+    b: true, bs: [true, false, true], i8: -3, u8s: Uint8Array.from([1, 2, 3]), i16s: Int16Array.from([-1, 2]), i32: 7, u64s: BigUint64Array.from([5n]), f: 1.5, fs: Float64Array.from([0.25, -2]),
+    s: 'x', ss: ['', 'ab'], t: { sec: 3, nanosec: 4 }, ts: [{ sec: 1, nanosec: 2 }], e: {}, es: [{}, {}], ns: [{ v: 1, tags: ['a'] }, { v: 2, tags: [] }],
+  };
+  for (const data of [new MessageWriter(d).writeMessage(value)]) {
+    assert.deepEqual(new BoundedMessageReader(d).readMessage(data), new MessageReader(d).readMessage(data));
+  }
+});
+
+test('bad values in a .db3: a NULL, text or real timestamp and a NULL or text body are refused naming the file, the topic and the row (exit 2)', async () => {
+  const dir = scratch();
+  const cases: [string, LooseRow, RegExp][] = [
+    ['null-ts', { topic: '/cmd_vel', timestamp: null, data: Buffer.from(cdr(0)) }, /null-ts\.db3: topic \/cmd_vel: the message with id 20 has a timestamp that is NULL, not an integer number of nanoseconds/],
+    ['text-ts', { topic: '/cmd_vel', timestamp: 'soon', data: Buffer.from(cdr(0)) }, /text-ts\.db3: the messages table has a timestamp that is text \(soon\), not an integer number of nanoseconds/],
+    ['real-ts', { topic: '/odom', timestamp: 1.7e18 + 0.5, data: Buffer.from(cdr(0)) }, /real-ts\.db3: the messages table has a timestamp that is a real number/],
+    ['null-body', { topic: '/odom', timestamp: T0_NS + 5n, data: null }, /null-body\.db3: topic \/odom: the message with id 20, received at 1700000000\.000000005 s, has no data \(NULL\)/],
+    ['text-body', { topic: '/cmd_vel', timestamp: T0_NS + 5n, data: 'hello' }, /text-body\.db3: topic \/cmd_vel: the message with id 20, received at 1700000000\.000000005 s, has data that is text, not a blob of CDR/],
+  ];
+  for (const [name, row, re] of cases) {
+    const f = path.join(dir, `${name}.db3`);
+    looseDb3(f, [row]);
+    await refusedFast(f, 'invalid-input', re);
+  }
+});
+
+test('a .db3 is opened defensively: generated columns, a view or a virtual table in place of a table are refused before a row is read', async () => {
+  const dir = scratch();
+  const gen = path.join(dir, 'gen.db3');
+  looseDb3(gen, [], { messagesTable: 'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB GENERATED ALWAYS AS (zeroblob(1000)) VIRTUAL);', generatedData: true });
+  await refusedFast(gen, 'invalid-input', /gen\.db3: the messages table has generated columns \(data\): a rosbag2 \.db3 stores its values, and this reader does not run a file's own SQL/);
+  const view = path.join(dir, 'view.db3');
+  looseDb3(view, [], { messagesTable: 'CREATE TABLE m(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB); CREATE VIEW messages AS SELECT id, topic_id, timestamp, zeroblob(1000) AS data FROM m;' });
+  await refusedFast(view, 'invalid-input', /view\.db3: messages is a view, not a table/);
+  const vt = path.join(dir, 'vt.db3');
+  looseDb3(vt, [], { messagesTable: 'CREATE VIRTUAL TABLE messages USING fts5(topic_id, timestamp, data);' });
+  await refusedFast(vt, 'invalid-input', /vt\.db3: messages is a virtual table/);
+  const odd = path.join(dir, 'odd.db3');
+  looseDb3(odd);
+  const db = new Database(odd);
+  db.prepare('INSERT INTO topics VALUES (3, NULL, ?, ?, ?)').run('x/msg/Y', 'cdr', '');
+  db.close();
+  await refusedFast(odd, 'invalid-input', /odd\.db3: 1 rows of the topics table have an id that is not an integer, or a name, type or serialization_format that is not text/);
+});
+
+test('header stamps with only sec, or a text sec (a bag\'s own definition of the stamp), are refused naming the topic and the time (exit 2)', async () => {
+  const dir = scratch();
+  const sep = `${'='.repeat(80)}\n`;
+  const tail = (stamp: string): string =>
+    `std_msgs/Header header\ngeometry_msgs/Pose pose\n${sep}MSG: std_msgs/Header\np/Stamp stamp\nstring frame_id\n${sep}MSG: p/Stamp\n${stamp}${sep}MSG: geometry_msgs/Pose\n${ros2msgText('geometry_msgs/msg/Pose')}\n`;
+  const cases: [string, string, object, RegExp][] = [
+    ['sec-only', 'int32 sec\n', { sec: 1_700_000_000 }, /its header stamp is not whole seconds and nanoseconds \(sec: 1700000000, nanosec: missing\)/],
+    ['text-sec', 'string sec\nuint32 nanosec\n', { sec: 'noon', nanosec: 0 }, /its header stamp is not whole seconds and nanoseconds \(sec: the text "noon", nanosec: 0\)/],
+  ];
+  for (const [name, stamp, value, re] of cases) {
+    const schema = tail(stamp);
+    const w = new MessageWriter(ros2msgDefinitions('ros2msg', new TextEncoder().encode(schema))!);
+    const msgs = [0, 1, 2].map(() => w.writeMessage({ header: { stamp: value, frame_id: 'map' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } }));
+    const f = path.join(dir, `${name}.mcap`);
+    schemaMcap(f, 'geometry_msgs/msg/PoseStamped', schema, msgs);
+    await refusedFast(f, 'invalid-input', new RegExp(`${name}\\.mcap: topic /odom: the message received at 1700000000\\.000000000 s: ${re.source}; give --stamp receive`));
+  }
+});
+
+test('a bag folder\'s files must lie in it: a storage file or metadata.yaml that is a link out of the folder is refused', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'in', 'sqlite3', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const outside = path.join(dir, 'secret.db3');
+  renameSync(path.join(bag, 'in_0.db3'), outside);
+  symlinkSync(outside, path.join(bag, 'in_0.db3'));
+  await expectBagError(importBag(bag, { ...IMPORT, out: path.join(dir, 'x.wds') }), 'forbidden', /in: .*in_0\.db3 leads to .*secret\.db3, outside the bag folder .*in: a bag's files must lie in its folder \(a link out of it is refused\)/);
+  // A link inside the folder is followed.
+  renameSync(outside, path.join(bag, 'real.db3'));
+  rmSync(path.join(bag, 'in_0.db3'));
+  symlinkSync('real.db3', path.join(bag, 'in_0.db3'));
+  assert.equal((await importBag(bag, { ...IMPORT, out: path.join(dir, 'y.wds') })).transitions, 8);
+  const yaml = path.join(bag, 'metadata.yaml');
+  renameSync(yaml, path.join(dir, 'metadata.yaml'));
+  symlinkSync(path.join(dir, 'metadata.yaml'), yaml);
+  await expectBagError(openBag(bag), 'forbidden', /metadata\.yaml leads to .*, outside the bag folder/);
+});
+
+test('metadata.yaml naming a file several times reads it once; naming more files than the limit is refused before any is opened', async () => {
+  const dir = scratch();
+  const bag = await writeBagDir(dir, 'dup', 'mcap', { distro: 'humble', pose: 'odometry', action: 'twist' });
+  const yaml = path.join(bag, 'metadata.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  writeFileSync(yaml, text.replace(/relative_file_paths:\n\s+- dup_0\.mcap/, 'relative_file_paths:\n    - dup_0.mcap\n    - dup_0.mcap\n    - ./dup_0.mcap'));
+  const r = await importBag(bag, { ...IMPORT, out: path.join(dir, 'x.wds') });
+  assert.deepEqual([r.transitions, r.messages], [8, DRIVE.poses.length + DRIVE.commands.length]);
+  writeFileSync(yaml, text.replace(/relative_file_paths:\n\s+- dup_0\.mcap/, `relative_file_paths:\n${Array.from({ length: 1025 }, (_, i) => `    - f_${i}.mcap`).join('\n')}`));
+  await expectBagError(openBag(bag), 'invalid-input', /dup: metadata\.yaml: relative_file_paths names 1025 files, over 1024 \(the limit for one bag's files\)/);
 });

@@ -9,6 +9,7 @@ import { decodeImage, encodePgm } from '../../../main/services/maps/images.js';
 import { floorPlan } from '../../../main/core/map/synthetic.js';
 import { classifyPixel } from '../../../main/core/map/occupancy.js';
 import { createRng } from '../../../main/core/random/rng.js';
+import { bmp1, pgmHeader, pngFile } from './hostile-images.js';
 
 /** A small map_saver-like grey image: free 254, occupied 0, unknown 205, plus some in-between greys. */
 function sample(w = 37, h = 23): Uint8Array {
@@ -151,4 +152,43 @@ test('images that are missing, unreadable or of another size than declared are r
   const missing = await refused(yaml.replace('x.img', 'nowhere.pgm'));
   assert.match(missing.message, /m\.yaml: image: cannot read .*nowhere\.pgm: no such file \(line 1\)/);
   assert.equal(missing.code, 'not-found');
+});
+
+test('an image whose header declares more pixels than the limit, or more data than the file holds, is refused before it is decoded, naming both files and the limit', async () => {
+  const yaml = 'image: x.img\nresolution: 0.05\norigin: [0, 0, 0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n';
+  const LIMIT = /over 67108864 \(the limit for a map image: 67108864 pixels, half that for a 16-bit PNG\)/;
+  const cases: [Uint8Array, RegExp][] = [
+    [pgmHeader(100_000, 100_000), /P5: 100000×100000 is 10000000000 pixels, over 67108864/],
+    [pgmHeader(8193, 8192), LIMIT],
+    [pgmHeader('9'.repeat(100_000), 1), /P5: width has more than 10 digits/],
+    [new TextEncoder().encode('P2\n8000 8000\n255\n0 0 0\n'), /P2: the header says 8000×8000, 64000000 samples; the file has 7 bytes left for them \(truncated\)/],
+    [pngFile({ width: 100_000, height: 100_000 }), /PNG: 100000×100000 is 10000000000 pixels, over 67108864/],
+    [pngFile({ width: 6000, height: 6000, depth: 16 }), /PNG: 6000×6000 is 36000000 pixels at 16 bits, over 33554432/],
+    // Interlaced: pngjs would inflate the data whole, however far past the header it goes.
+    [pngFile({ width: 1, height: 1, interlaced: true }, new Uint8Array(64 * 1024 * 1024)), /PNG: its interlaced image data inflates past the 2 bytes its 1×1 header allows/],
+    [bmp1(8193, 8192), /BMP: 8193×8192 is 67117056 pixels, over 67108864/],
+  ];
+  for (const [bytes, message] of cases) {
+    const t0 = performance.now();
+    const e = await refused(yaml, ['x.img', bytes]);
+    assert.equal(e.field, 'image', e.message);
+    assert.match(e.message, /^\S*m\.yaml: image: \S*x\.img: /);
+    assert.match(e.message, message);
+    assert.ok(performance.now() - t0 < 5000, `${message.source}: ${(performance.now() - t0).toFixed(0)} ms`);
+  }
+  assert.ok(process.resourceUsage().maxRSS / 1024 < 1024, 'bounded memory');
+  // Within the limits, an interlaced PNG (Adam7: seven passes, each row a filter byte and its pixels) reads as its plain twin does.
+  const w = 9, h = 5, g = sample(w, h);
+  const rows = Uint8Array.from({ length: h * (w + 1) }, (_, i) => (i % (w + 1) === 0 ? 0 : g[Math.floor(i / (w + 1)) * w + (i % (w + 1)) - 1]!));
+  const passes: number[] = [];
+  for (const [x0, y0, dx, dy] of [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const) {
+    for (let y = y0; y < h; y += dy) {
+      const row: number[] = [];
+      for (let x = x0; x < w; x += dx) row.push(g[y * w + x]!);
+      if (row.length > 0) passes.push(0, ...row);
+    }
+  }
+  const plain = decodeImage(pngFile({ width: w, height: h }, rows));
+  assert.deepEqual([...plain.data].filter((_, i) => i % 3 === 0), [...g]);
+  assert.deepEqual(decodeImage(pngFile({ width: w, height: h, interlaced: true }, Uint8Array.from(passes))), plain);
 });

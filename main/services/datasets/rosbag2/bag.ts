@@ -5,13 +5,14 @@
  * carries, and the messages of some topics in the bag's time order, streamed (a 1 GB bag is never
  * held in memory). Every problem with the bag is a BagError (exit 2) naming the bag.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { loadDecompressHandlers } from '@mcap/support';
 import { parse as parseYaml } from 'yaml';
 import { INPUT, readInputText } from '../../../platform/input-files.js';
 import { BagError, errText, stampText } from './errors.js';
+import { BAG_LIMITS, InflateBudget, bytesText } from './limits.js';
 import { openMcapBag } from './mcap.js';
 import { openDb3Bag } from './db3.js';
 
@@ -107,9 +108,10 @@ export function zstdContentSize(d: Uint8Array): number | null {
 
 /**
  * The messages of a bag whose messages may each be a zstd frame (rosbag2's MESSAGE compression
- * mode, or one file of such a bag given alone), inflated; others pass through.
+ * mode, or one file of such a bag given alone), inflated; others pass through. Each frame's size is
+ * checked against the limit for one message and taken from the bag's budget before it is inflated.
  */
-async function* inflated(bag: string, source: AsyncGenerator<BagMessage>): AsyncGenerator<BagMessage> {
+async function* inflated(bag: string, budget: InflateBudget, source: AsyncGenerator<BagMessage>): AsyncGenerator<BagMessage> {
   let zstd: ((data: Uint8Array, size: bigint) => Uint8Array) | null = null;
   for await (const m of source) {
     if (!isZstdFrame(m.data)) {
@@ -118,10 +120,15 @@ async function* inflated(bag: string, source: AsyncGenerator<BagMessage>): Async
     }
     const size = zstdContentSize(m.data);
     if (size === null) throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame that does not record its size`, 'corrupt');
-    // A zstd block of 128 KiB compresses to no less than 4 bytes: a larger claim is a damaged header, not a message.
-    if (size > Math.min(2 ** 30, m.data.length * 32_768 + 131_072)) {
-      throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame of ${m.data.length} bytes that claims ${size} bytes inflated (damaged)`, 'corrupt');
+    const what = `topic ${m.topic}: the message received at ${stampText(m.logTime)}`;
+    if (size > BAG_LIMITS.inflatedItem) {
+      throw new BagError(bag, `${what} is a zstd frame that declares ${bytesText(size)} inflated, over ${bytesText(BAG_LIMITS.inflatedItem)} (the limit for one message)`, 'too-large');
     }
+    // A zstd block of 128 KiB compresses to no less than 4 bytes: a larger claim is a damaged header, not a message.
+    if (size > m.data.length * 32_768 + 131_072) {
+      throw new BagError(bag, `${what} is a zstd frame of ${m.data.length} bytes that claims ${size} bytes inflated (damaged)`, 'corrupt');
+    }
+    budget.take(size, `${what} inflates to ${bytesText(size)}`);
     zstd ??= (await loadDecompressHandlers()).zstd!;
     let data: Uint8Array;
     try {
@@ -135,9 +142,10 @@ async function* inflated(bag: string, source: AsyncGenerator<BagMessage>): Async
 
 /**
  * A bag's storage file must be a regular file, checked by its status before it is opened: opening a
- * FIFO would wait for a writer, and a device has no end. It is streamed, so no size limit applies.
+ * FIFO would wait for a writer, and a device has no end. It is streamed, so no size limit applies
+ * (what it declares is bounded instead: limits.ts). Returns its size.
  */
-function admitFile(bag: string, file: string): void {
+function admitFile(bag: string, file: string): number {
   let st;
   try {
     st = statSync(file);
@@ -147,11 +155,11 @@ function admitFile(bag: string, file: string): void {
   }
   if (st.isDirectory()) throw new BagError(bag, `${file} is a folder, not a file`, 'not-a-file');
   if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file (a pipe or a device): a bag is read by seeking, give a regular file`, 'not-a-file');
+  return st.size;
 }
 
-function openFile(bag: string, file: string, storage: Storage): Promise<BagFile> {
-  admitFile(bag, file);
-  return storage === 'mcap' ? openMcapBag(bag, file) : openDb3Bag(bag, file);
+function openFile(bag: string, file: string, storage: Storage, budget: InflateBudget): Promise<BagFile> {
+  return storage === 'mcap' ? openMcapBag(bag, file, budget) : openDb3Bag(bag, file);
 }
 
 interface Metadata {
@@ -192,13 +200,18 @@ export function parseMetadata(bag: string, text: string): Metadata {
     else if (mode === 'MESSAGE') fail(`compression_format ${JSON.stringify(format)} (compression_mode MESSAGE): this reader inflates zstd messages only`);
     else fail(`compression_format ${JSON.stringify(format)}, compression_mode ${JSON.stringify(info.compression_mode ?? '')}: ${FILE_COMPRESSED}`);
   }
-  const files = info.relative_file_paths;
-  if (!Array.isArray(files) || files.length === 0 || !files.every((f) => typeof f === 'string' && f !== '')) {
+  const list = info.relative_file_paths;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((f) => typeof f === 'string' && f !== '')) {
     return fail('relative_file_paths must list the bag\'s files');
   }
-  for (const f of files as string[]) if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..')) fail(`relative_file_paths: ${f} is outside the bag directory`);
+  // A file named twice is read once.
+  const files = [...new Set(list as string[])];
+  if (files.length > BAG_LIMITS.files) {
+    fail(`relative_file_paths names ${files.length} files, over ${BAG_LIMITS.files} (the limit for one bag's files): merge them into fewer with ros2 bag convert`);
+  }
+  for (const f of files) if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..')) fail(`relative_file_paths: ${f} is outside the bag directory`);
   const distro = typeof info.ros_distro === 'string' && info.ros_distro !== '' ? info.ros_distro : null;
-  return { version, storage: id, files: files as string[], distro, messageCompression };
+  return { version, storage: id, files, distro, messageCompression };
 }
 
 /**
@@ -238,40 +251,67 @@ export async function openBag(p: string): Promise<RosBag> {
     const storage = storageOf(p);
     if (storage === null && wholeCompressed(p)) throw new BagError(p, `a storage file compressed whole (zstd): ${FILE_COMPRESSED}`);
     if (storage === null) throw new BagError(p, 'not a rosbag2 bag: give a bag directory (with metadata.yaml), a .mcap or a .db3 file');
-    return single(p, await openFile(p, p, storage), null);
+    const budget = new InflateBudget(p, admitFile(p, p));
+    return single(p, await openFile(p, p, storage, budget), null, budget);
   }
   const yamlFile = path.join(dir, 'metadata.yaml');
+  const dirReal = realpathSync(dir);
   let text: string;
   try {
+    if (existsSync(yamlFile)) contained(p, dirReal, yamlFile);
     text = await readInputText(yamlFile, INPUT.config);
   } catch (e) {
+    if (e instanceof BagError) throw e;
     throw new BagError(p, `a bag directory needs its metadata.yaml: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
   }
   const meta = parseMetadata(p, text);
+  const listed = bagFiles(p, dir, dirReal, meta);
+  const budget = new InflateBudget(p, listed.reduce((n, f) => n + f.bytes, 0));
   const files: BagFile[] = [];
   try {
-    for (const f of meta.files) {
-      const file = resolveFile(dir, meta.version, f);
-      if (!existsSync(file)) throw missingFile(p, dir, f, file);
-      files.push(await openFile(p, file, meta.storage));
-    }
+    for (const f of listed) files.push(await openFile(p, f.file, meta.storage, budget));
   } catch (e) {
     await Promise.all(files.map((f) => f.close()));
     throw e;
   }
-  return merged(p, meta, files);
+  return merged(p, meta, files, budget);
 }
 
-function single(p: string, f: BagFile, version: number | null): RosBag {
+/** A file of a bag folder must lie in it once links are followed: one that leads out of the folder is refused. Returns where it lies. */
+function contained(bag: string, dirReal: string, file: string): string {
+  const real = realpathSync(file);
+  const rel = path.relative(dirReal, real);
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+    throw new BagError(bag, `${file} leads to ${real}, outside the bag folder ${dirReal}: a bag's files must lie in its folder (a link out of it is refused)`, 'forbidden');
+  }
+  return real;
+}
+
+/** The storage files metadata.yaml names: there, inside the folder, regular files, each once (two names of one file read it once). */
+function bagFiles(bag: string, dir: string, dirReal: string, meta: Metadata): { file: string; bytes: number }[] {
+  const seen = new Set<string>();
+  const out: { file: string; bytes: number }[] = [];
+  for (const f of meta.files) {
+    const file = resolveFile(dir, meta.version, f);
+    if (!existsSync(file)) throw missingFile(bag, dir, f, file);
+    const real = contained(bag, dirReal, file);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    out.push({ file, bytes: admitFile(bag, file) });
+  }
+  return out;
+}
+
+function single(p: string, f: BagFile, version: number | null, budget: InflateBudget): RosBag {
   return {
     path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics, timeRange: f.timeRange,
     // A file of a MESSAGE-compressed bag given alone: its messages are zstd frames.
-    definition: (t) => f.definition(t), messages: (t) => inflated(p, f.messages(t)), counts: () => f.counts(), close: () => f.close(),
+    definition: (t) => f.definition(t), messages: (t) => inflated(p, budget, f.messages(t)), counts: () => f.counts(), close: () => f.close(),
   };
 }
 
 /** The files of a split bag, one after the other (rosbag2 splits by time: file i ends before file i + 1 starts). */
-function merged(p: string, meta: Metadata, files: readonly BagFile[]): RosBag {
+function merged(p: string, meta: Metadata, files: readonly BagFile[], budget: InflateBudget): RosBag {
   const topics = new Map<string, BagTopic>();
   for (const f of files) {
     for (const t of f.topics) {
@@ -294,7 +334,7 @@ function merged(p: string, meta: Metadata, files: readonly BagFile[]): RosBag {
       return null;
     },
     async *messages(t) {
-      for (const f of files) yield* inflated(p, f.messages(t));
+      for (const f of files) yield* inflated(p, budget, f.messages(t));
     },
     async counts() {
       const sum = new Map<string, number>();

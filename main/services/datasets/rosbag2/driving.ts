@@ -1,6 +1,7 @@
 /**
  * The driving in a bag: the pose topic's poses and the action topic's velocity commands, decoded
- * from CDR with @foxglove/rosmsg2-serialization. A type's definition comes from the bag (MCAP
+ * from CDR (cdr.ts: as @foxglove/rosmsg2-serialization decodes it, every declared length checked
+ * against the bytes and BAG_LIMITS first). A type's definition comes from the bag (MCAP
  * schemas, Jazzy's message_definitions) or, when the bag carries none (Humble's .db3), from
  * @foxglove/rosmsg-msgs-common for the bag's distro. Accepted: nav_msgs/msg/Odometry,
  * geometry_msgs/msg/PoseStamped or tf2_msgs/msg/TFMessage for the pose; geometry_msgs/msg/Twist or
@@ -19,10 +20,10 @@
  * time): resampling needs one time line.
  */
 import type { MessageDefinition } from '@foxglove/message-definition';
-import { MessageReader } from '@foxglove/rosmsg2-serialization';
 import { ros1, ros2galactic, ros2humble, ros2iron, ros2jazzy } from '@foxglove/rosmsg-msgs-common';
 import { type TfLink, type TfStep, framesSeen, tfPath } from '../../../core/data/tf-tree.js';
 import type { BagTopic, RosBag } from './bag.js';
+import { BoundedMessageReader } from './cdr.js';
 import { BagError, errText, stampText } from './errors.js';
 
 export const POSE_TYPES = ['nav_msgs/msg/Odometry', 'geometry_msgs/msg/PoseStamped', 'tf2_msgs/msg/TFMessage'] as const;
@@ -153,10 +154,14 @@ function commonDefinitions(type: string, distro: string | null): MessageDefiniti
   return out;
 }
 
-function readerFor(bag: RosBag, t: BagTopic): MessageReader {
+function readerFor(bag: RosBag, t: BagTopic): BoundedMessageReader {
   const defs = bag.definition(t.type) ?? commonDefinitions(normType(t.type), bag.distro);
   if (defs === null) throw new BagError(bag.path, `topic ${t.name}: the bag carries no definition of ${t.type}, and it is not a common message`);
-  return new MessageReader(defs);
+  try {
+    return new BoundedMessageReader(defs);
+  } catch (e) {
+    throw new BagError(bag.path, `topic ${t.name}: the bag's definition of ${t.type} cannot decode a message: ${errText(e)}`, 'invalid-input', { cause: e });
+  }
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : NaN);
@@ -174,10 +179,22 @@ export function yawOf(q: unknown): number {
   return Math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
-function headerNs(m: Obj): bigint | null {
+/** A whole number of a stamp's field (a number or a bigint), or null. */
+const whole = (v: unknown): bigint | null =>
+  typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : null;
+
+/**
+ * A message's header stamp in ns, null when it has no header stamp; a stamp whose `sec` and
+ * `nanosec` are not both whole numbers (a bag's own definition of it may make them anything) is
+ * refused by the caller with `why`.
+ */
+function headerNs(m: Obj): { ns: bigint } | { why: string } | null {
   const stamp = obj(obj(m.header).stamp);
   if (stamp.sec === undefined) return null;
-  return BigInt(Math.trunc(num(stamp.sec))) * 1_000_000_000n + BigInt(Math.trunc(num(stamp.nanosec ?? stamp.nsec)));
+  const sec = whole(stamp.sec), nano = whole(stamp.nanosec ?? stamp.nsec);
+  if (sec !== null && nano !== null) return { ns: sec * 1_000_000_000n + nano };
+  const show = (v: unknown): string => (v === undefined ? 'missing' : typeof v === 'string' ? `the text ${JSON.stringify(v.slice(0, 40))}` : typeof v === 'bigint' ? String(v) : typeof v === 'number' ? String(v) : `a ${typeof v}`);
+  return { why: `its header stamp is not whole seconds and nanoseconds (sec: ${show(stamp.sec)}, nanosec: ${show(stamp.nanosec ?? stamp.nsec)})` };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -265,7 +282,12 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
     } catch (e) {
       throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose || isStatic ? pt.type : at.type}: ${errText(e)}`);
     }
-    const stampOf = (o: Obj): bigint => (r.stamp === 'header' ? headerNs(o) ?? m.logTime : m.logTime);
+    const stampOf = (o: Obj): bigint => {
+      const h = r.stamp === 'header' ? headerNs(o) : null;
+      if (h === null) return m.logTime;
+      if ('why' in h) throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)}: ${h.why}; give --stamp receive to use the times the recorder received them`);
+      return h.ns;
+    };
     if (isPose || isStatic) {
       if (isTf) {
         for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : []) addTransform(m.topic, isStatic, tr, stampOf(obj(tr)));

@@ -15,3 +15,6 @@ export function stampText(ns: bigint): string {
 }
 
 export const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** `file: ` before a detail about one file of a bag, or nothing when the bag is that file (its message starts with it). */
+export const fileOf = (bag: string, file: string): string => (file === bag ? '' : `${file}: `);

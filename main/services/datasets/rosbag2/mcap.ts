@@ -2,30 +2,18 @@
  * A rosbag2 MCAP file (the default storage since Iron; Humble's rosbag2_storage_mcap writes the same):
  * read through @mcap/core's indexed reader over a file handle, so only the chunks holding the wanted
  * topics are read, one at a time; zstd and lz4 chunks are inflated by @mcap/support. A file without
- * its summary (cut short: the recorder died) is refused as truncated.
+ * its summary (cut short: the recorder died) is refused as truncated. The sizes the file declares
+ * are checked before the reader trusts them (mcap-bounds.ts).
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { McapIndexedReader, type IReadable } from '@mcap/core';
-import { loadDecompressHandlers } from '@mcap/support';
+import { McapIndexedReader } from '@mcap/core';
 import { parse as parseMsg } from '@foxglove/rosmsg';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { parse as parseYaml } from 'yaml';
 import type { BagFile, BagMessage, BagTopic } from './bag.js';
 import { BagError, errText, stampText } from './errors.js';
-
-class FileReadable implements IReadable {
-  constructor(private readonly fh: FileHandle, private readonly bytes: number) {}
-  size(): Promise<bigint> {
-    return Promise.resolve(BigInt(this.bytes));
-  }
-  async read(offset: bigint, size: bigint): Promise<Uint8Array> {
-    if (offset + size > BigInt(this.bytes)) throw new Error(`a record at byte ${offset} runs ${size} bytes past the end of the file (${this.bytes} bytes)`);
-    const buf = new Uint8Array(Number(size));
-    const { bytesRead } = await this.fh.read(buf, 0, buf.length, Number(offset));
-    if (bytesRead !== buf.length) throw new Error(`read ${bytesRead} of ${buf.length} bytes at byte ${offset}`);
-    return buf;
-  }
-}
+import type { InflateBudget } from './limits.js';
+import { GuardedReadable, boundedDecompressHandlers, checkChunkIndexes } from './mcap-bounds.js';
 
 /** The definitions of a `ros2msg` schema; null for other encodings (ros2idl, none): the caller falls back to the common messages. */
 export function ros2msgDefinitions(encoding: string, data: Uint8Array): MessageDefinition[] | null {
@@ -56,7 +44,7 @@ export function distroOf(meta: ReadonlyMap<string, string>): string | null {
   }
 }
 
-export async function openMcapBag(bag: string, file: string): Promise<BagFile> {
+export async function openMcapBag(bag: string, file: string, budget: InflateBudget): Promise<BagFile> {
   let fh: FileHandle;
   try {
     fh = await open(file, 'r');
@@ -67,11 +55,14 @@ export async function openMcapBag(bag: string, file: string): Promise<BagFile> {
     const st = await fh.stat();
     if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file`, 'not-a-file');
     let reader: McapIndexedReader;
+    const readable = new GuardedReadable(fh, st.size);
     try {
-      reader = await McapIndexedReader.Initialize({ readable: new FileReadable(fh, st.size), decompressHandlers: await loadDecompressHandlers() });
+      reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: await boundedDecompressHandlers() });
     } catch (e) {
       throw new BagError(bag, `${file} is not a complete MCAP file (truncated, or not MCAP): ${errText(e)}`, 'corrupt', { cause: e });
     }
+    checkChunkIndexes(bag, file, reader.chunkIndexes, reader.dataEndOffset, budget);
+    readable.watch(reader.chunkIndexes);
     return await mcapFile(bag, file, fh, reader);
   } catch (e) {
     await fh.close();

@@ -1,0 +1,32 @@
+/**
+ * The API's planning and specification work off the event loop: LTL translation, planning on a
+ * labelled graph, a graph file's scene, an automaton's view and the LTL editor's check run in one
+ * worker thread (app/plan-worker.ts), in order. Each has a budget of its own (translation 10 s,
+ * planning 30 s) that ends it with its own error; the lane's time limit is only the backstop for a
+ * budget that failed to hold. Closing fails what is pending with 'cancelled'.
+ */
+import type { WitnessApi } from '../contract/api.js';
+import { WorkerLane } from '../platform/workers.js';
+
+export type PlanThreadApi = Pick<WitnessApi, 'ltlTranslate' | 'planGraph' | 'automatonView' | 'sceneFromGraph' | 'ltlCheck'>;
+
+/** Longer than any budget of the work itself (planning's 30 s): only a runaway reaches it. */
+const TIME_LIMIT_MS = 120_000;
+
+export class PlanThreads {
+  private readonly lane: WorkerLane;
+
+  constructor(session: { readonly workspace: string }) {
+    this.lane = new WorkerLane(new URL('./plan-worker.js', import.meta.url), { workspace: session.workspace }, {
+      name: 'the planning worker', resourceLimits: { maxOldGenerationSizeMb: 2048 },
+    });
+  }
+
+  call<M extends keyof PlanThreadApi>(method: M, params: Parameters<PlanThreadApi[M]>[0]): ReturnType<PlanThreadApi[M]> {
+    return this.lane.request(method, params, { timeLimitMs: TIME_LIMIT_MS }) as ReturnType<PlanThreadApi[M]>;
+  }
+
+  close(): Promise<void> {
+    return this.lane.close();
+  }
+}

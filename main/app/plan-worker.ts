@@ -1,0 +1,27 @@
+/**
+ * Worker thread: the API's planning and specification work that can take seconds (translating an
+ * LTL formula within its budget, planning on a labelled graph within its time limit, a graph file's
+ * scene and plan, an automaton's view, the LTL editor's check), one request at a time, for
+ * app/plan-threads.ts: never on the event loop that answers the E-STOP.
+ */
+import { workerData } from 'node:worker_threads';
+import { serveLane } from '../platform/workers.js';
+import { translateRequest } from './ltl.js';
+import { automatonViewOf, planLabelledGraph, sceneFromGraphFile } from './plan.js';
+import { ltlCheck } from './editor.js';
+import type { PlanThreadApi } from './plan-threads.js';
+
+const { workspace } = workerData as { workspace: string };
+
+const methods: { readonly [M in keyof PlanThreadApi]: (p: Parameters<PlanThreadApi[M]>[0]) => unknown } = {
+  ltlTranslate: (r) => translateRequest(r),
+  planGraph: (r) => planLabelledGraph(r),
+  automatonView: ({ spec }) => automatonViewOf(spec),
+  sceneFromGraph: ({ path, spec }) => sceneFromGraphFile(workspace, path, spec),
+  ltlCheck: ({ text, world }) => ltlCheck(text, world),
+};
+
+serveLane((method, params) => {
+  if (!Object.hasOwn(methods, method)) throw new Error(`the planning worker has no method ${method}`);
+  return (methods[method as keyof PlanThreadApi] as (p: unknown) => unknown)(params);
+});
