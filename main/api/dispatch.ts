@@ -5,7 +5,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { API_PARAMS, type ApiEnvelope, type ApiMethod, type WitnessApi } from '../contract/api.js';
-import { WitnessError, errorReport } from '../contract/errors.js';
+import { WitnessError, errorReport, pathError } from '../contract/errors.js';
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>(
@@ -45,7 +45,9 @@ export function createDispatcher(api: WitnessApi, onInternalError: (method: stri
     try {
       const handlers = api as unknown as Record<ApiMethod, (p: unknown) => Promise<unknown>>;
       return { ok: true, result: await handlers[m](params ?? {}) };
-    } catch (e) {
+    } catch (thrown) {
+      // A file-system error about a path (a name too long, a loop of links) is the path's problem, not a bug.
+      const e = pathError(thrown) ?? thrown;
       if (e instanceof WitnessError && e.code !== 'internal') return { ok: false, error: errorReport(e) };
       onInternalError(m, e);
       return { ok: false, error: { code: 'internal', message: `${m}: internal error: ${e instanceof Error ? e.message : String(e)}` } };

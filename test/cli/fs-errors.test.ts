@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { report } from '../../main/cli/errors.js';
+import { createDirectApi } from '../../main/api/direct.js';
+import { createDispatcher } from '../../main/api/dispatch.js';
 import { asset, cli } from './harness.js';
 
 function scene(): { dir: string; long: string; deep: string; loop: string; dangling: string; file: string } {
@@ -76,4 +78,11 @@ test('a file-system error no reader named still reports the path, exit 2: never 
   let err = '';
   assert.equal(report(Object.assign(new Error('EBADF: bad file descriptor'), { code: 'EBADF' }), { out: () => undefined, err: (t) => { err += t; } }), 70, 'not about a path: still a bug');
   assert.match(err, /^error: internal: EBADF/);
+});
+
+test('the API reports such an error the same way: its code and the path, not internal', async () => {
+  const api = createDirectApi();
+  const raw = Object.assign(new Error('ELOOP: too many symbolic links encountered, open \'/w/loop\''), { code: 'ELOOP', path: '/w/loop', syscall: 'open' });
+  const dispatch = createDispatcher({ ...api, version: () => Promise.reject(raw) });
+  assert.deepEqual(await dispatch('version', {}), { ok: false, error: { code: 'invalid-input', message: '/w/loop: cannot open: ELOOP: too many levels of symbolic links (links that lead back to themselves)', path: '/w/loop' } });
 });
