@@ -8,8 +8,9 @@ import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
-import { AuditError, type EventRow, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
-import { type EventQuery, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { AuditError, type EventRow, type ReadOnlyOptions, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
+import { type EventQuery, INTEGRITY_NOT_CHECKED, type RunSummary, type VerifyResult, getBlob, listRuns, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { bodyOf } from '../services/audit/rows.js';
 import { exportAudit } from '../services/audit/export.js';
 import { AuditReaders, classifyOpenError } from '../services/audit/readers.js';
 import { eventDetail, facets, headOf, locate, queryRows, runsOf } from '../services/audit/browse.js';
@@ -17,13 +18,14 @@ import { replayRun } from '../services/audit/replay.js';
 import { resolveUserPath } from '../platform/paths.js';
 
 export type { EventQuery, EventRow, RunSummary, VerifyResult };
+export { INTEGRITY_NOT_CHECKED };
 
 /**
  * Runs `work` on a read-only connection to `file`, closed afterwards. A failure of SQLite on the way
  * (corrupt pages found while reading, an I/O error) is an AuditError naming the file.
  */
-function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T): T {
-  const db = openAuditReadOnly(file);
+function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T, o: ReadOnlyOptions = {}): T {
+  const db = openAuditReadOnly(file, o);
   try {
     return work(db);
   } catch (e) {
@@ -49,6 +51,15 @@ export function auditRuns(file: string): RunSummary[] {
 }
 
 /** One run (by id or a unique prefix): its metadata, specification and first `limit` events. */
+/** An event as the JSON outputs print it: its body parsed (a body that is not JSON, or nested too deep, is an error naming the file and the event). */
+export function eventJson(file: string, e: EventRow): Omit<EventRow, 'body'> & { body: unknown } {
+  try {
+    return { ...e, body: bodyOf(e) };
+  } catch (err) {
+    throw auditErrorOf(file, err);
+  }
+}
+
 export function auditRun(file: string, run: string, limit: number): { run: RunSummary; spec: string | null; events: EventRow[] } {
   return withDb(file, (db) => {
     const matches = listRuns(db).filter((r) => r.id.startsWith(run));
@@ -86,12 +97,13 @@ export async function auditQuery(file: string, q: EventQuery, o: { after?: numbe
 }
 
 /**
- * Verifies the chain and everything held against it. Damaged pages (SQLite's quick_check) are not
- * a verdict on the chain: the file is corrupt, an AuditError naming it.
+ * Verifies the schema, the chain and everything held against it (a schema that is not Witness's is
+ * a verdict, reported, not refused). Damaged pages (SQLite's quick_check) are not a verdict on the
+ * chain: the file is corrupt, an AuditError naming it.
  */
 export function auditVerify(file: string): VerifyResult & { chain_ms: number; integrity_ms: number } {
-  const r = withDb(file, (db) => verifyChain(db));
-  if (r.integrity !== 'ok') throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
+  const r = withDb(file, (db) => verifyChain(db), { foreignSchema: 'report' });
+  if (r.integrity !== 'ok' && r.integrity !== INTEGRITY_NOT_CHECKED) throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
   return r;
 }
 
@@ -252,13 +264,25 @@ export class AuditBrowser {
   }
 
   verify({ file }: Parameters<AuditApi['auditVerify']>[0]): Awaited<ReturnType<AuditApi['auditVerify']>> {
-    return this.withDb(file, (db, f) => {
+    // Its own connection, opened to report a schema that is not Witness's rather than refuse it.
+    const f = this.fileOf(file);
+    let db;
+    try {
+      db = openAuditReadOnly(f, { foreignSchema: 'report' });
+    } catch (e) {
+      throw classifyOpenError(f, e);
+    }
+    try {
       const r = verifyChain(db);
       return {
         file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, problems: [...r.problems],
         ...(r.firstBad ? { firstBad: r.firstBad } : {}),
       };
-    });
+    } catch (e) {
+      throw auditErrorOf(f, e);
+    } finally {
+      db.close();
+    }
   }
 
   async export({ file, run, format }: Parameters<AuditApi['auditExport']>[0]): ReturnType<AuditApi['auditExport']> {
