@@ -14,6 +14,7 @@ import { encodeNpz } from '../../main/services/datasets/npz.js';
 import { sampleDataset } from '../core/data/sample.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
 import { BAG_SEEDS, ROOT, auditSeed, shippedOnnx, writeBundle } from './targets.js';
+import { auditDbCliTargets } from './targets-auditdb.js';
 
 export interface CliTarget {
   readonly name: string;
@@ -137,6 +138,7 @@ export function cliTargets(): CliTarget[] {
         return ['ros2', 'check', path.join(dir, 'ros2', 'c.json')];
       }),
     },
+    ...auditDbCliTargets(),
   ];
 }
 

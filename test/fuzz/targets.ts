@@ -33,6 +33,7 @@ import { writeFixture } from '../api/audit-fixture.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
 import { importBag } from '../../main/app/bag-import.js';
 import { writeDb3, writeMcap } from '../services/datasets/rosbag2-fixtures.js';
+import { auditDbTargets } from './targets-auditdb.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
@@ -236,6 +237,7 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
         return auditVerify(f);
       },
     }),
+    ...auditDbTargets(),
   ];
 }
 
