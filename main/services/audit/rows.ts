@@ -20,8 +20,6 @@ export const MAX_FIELD_BYTES = 1024 * 1024;
 /** Times are milliseconds since 1970 within the range of a JavaScript Date (±8.64e15 ms). */
 export const MAX_TIME_MS = 8.64e15;
 
-export { MAX_JSON_DEPTH };
-
 /** One stored event. */
 export interface EventRow {
   readonly seq: number;
@@ -75,7 +73,7 @@ function overLimit<T>(r: Raw<T>, cols: readonly (keyof T & string)[]): (keyof T 
   return cols.find((c) => isOver(r[c])) ?? null;
 }
 
-export const EVENT_FIELDS = ['seq', 'run_id', 't_ms', 'step', 'kind', 'tool', 'failure_label', 'body', 'prev_hash', 'hash'] as const;
+const EVENT_FIELDS = ['seq', 'run_id', 't_ms', 'step', 'kind', 'tool', 'failure_label', 'body', 'prev_hash', 'hash'] as const;
 export const RUN_FIELDS = ['id', 'started_ms', 'world', 'backend', 'operator', 'software', 'models', 'spec_sha', 'regions_sha', 'meta'] as const;
 
 /** `SELECT ${EVENT_COLUMNS} FROM events …`: every field of an event, each within its limit (raw rows: EVENT_FIELDS in order). */
@@ -146,11 +144,11 @@ export function rawEvent(a: readonly unknown[]): Raw<EventRow> {
  * the stack of every recursive walk after parsing (canonical JSON, JSON.stringify, structured clone).
  * Only a text long enough for it is scanned (each level takes two characters).
  */
-export function nestedTooDeep(text: string): boolean {
+function nestedTooDeep(text: string): boolean {
   return text.length > 2 * MAX_JSON_DEPTH && nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' }) >= 0;
 }
 
-export const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`;
+const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`;
 
 /** Why a JSON text cannot be read ("is not JSON (…)", "is nested deeper than …"), or null with its value. */
 export function jsonValue(text: string): { value: unknown; problem: null } | { value: undefined; problem: string } {
@@ -194,7 +192,7 @@ export function runOf(r: unknown): RunRowRaw {
   return x as RunRowRaw;
 }
 
-export interface BlobRow {
+interface BlobRow {
   readonly sha256: string;
   readonly kind: string;
   readonly body: string;

@@ -1,9 +1,12 @@
 /**
  * A database's schema held against the one the writer creates (schema.ts auditSchema): every
- * difference a named problem. Three consumers read the same list: `verify` reports all of them, the
- * writer refuses a database with any, and the readers refuse those that would make a read run code
- * or read something else than the evidence (generated columns, views or virtual tables in place of
- * our tables, triggers Witness does not create, columns added or removed).
+ * difference a named problem. Three consumers read the same list: `verify` reports all of them (and
+ * reads no row when one of our tables is not as Witness defines it), the writer refuses a database
+ * with any, and the readers refuse those that would make a read run code or read something else
+ * than the evidence (`unsafe`: one of our tables altered — a generated column, a column added,
+ * removed or retyped, other constraints — or replaced by a view or a virtual table, and a trigger
+ * Witness does not create). An index or table added, or an index or guard dropped, does not stop a
+ * read.
  */
 import type Database from 'better-sqlite3';
 import { type SchemaColumn, type SchemaObject, type SchemaSnapshot, auditSchema, isPlainTable, schemaOf } from './schema.js';

@@ -86,7 +86,7 @@ export interface SchemaSnapshot {
 /** SQLite's own bookkeeping tables (ANALYZE statistics, AUTOINCREMENT counters), made by maintenance, not by us or a forger's schema. */
 const SQLITE_BOOKKEEPING = new Set(['sqlite_stat1', 'sqlite_stat2', 'sqlite_stat3', 'sqlite_stat4', 'sqlite_sequence']);
 
-export const squashSql = (sql: string): string => sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
+const squashSql = (sql: string): string => sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
 
 /** Whether an object of sqlite_schema is a table stored as rows (not a view, not a virtual table). */
 export const isPlainTable = (o: SchemaObject): boolean => o.type === 'table' && !/^CREATE\s+VIRTUAL\s/i.test(o.sql);

@@ -9,7 +9,10 @@
  * retries until its busy timeout (the event loop stays free meanwhile). The promise an append
  * returns resolves only after its transaction committed with synchronous=FULL, so an acknowledged
  * event survives a kill -9 of the process. A run's row, its blobs and its run_start event are one
- * transaction: there is no run without its run_start.
+ * transaction: there is no run without its run_start. Before it commits, a batch checks that what it
+ * wrote landed (landed.ts), and the writer refuses a database whose schema is not Witness's
+ * (schema-check.ts); readers open with the same check (openAuditReadOnly) and read values within
+ * the limits of rows.ts, which the writer holds appends to.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
@@ -19,7 +22,8 @@ import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
 import { problemsText, schemaProblems } from './schema-check.js';
 import { LandedCheck, type Written } from './landed.js';
-import { AuditValueError, type EventRow, MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_JSON_DEPTH, MAX_TIME_MS } from './rows.js';
+import { AuditValueError, type EventRow, MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_TIME_MS } from './rows.js';
+import { MAX_JSON_DEPTH } from '../../core/input/json.js';
 import { bytesText } from '../llm/bounded.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
 import { WitnessError, type ErrorCode } from '../../contract/errors.js';
@@ -387,8 +391,8 @@ export class AuditLog {
       const check = (v: number): void => {
         if (v > AUDIT_SCHEMA_VERSION) throw new AuditError(file, `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`, 'schema-version');
         if (v === 0) {
-          const tables = db!.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with tables and no schema version); refusing to write to it', 'not-audit-database');
+          const tables = db!.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number };
+          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with a schema and no schema version); refusing to write to it', 'not-audit-database');
         }
       };
       check(schemaVersion(db));
