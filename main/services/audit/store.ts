@@ -425,8 +425,7 @@ export class AuditLog {
    */
   putBlob(kind: string, body: string): string {
     if (this.closed) throw new AuditError(this.file, 'the audit log is closed');
-    if (this.broken !== null) throw this.broken;
-    if (Buffer.byteLength(body) > MAX_BLOB_BYTES) throw new AuditError(this.file, `a ${kind} blob of ${bytesText(Buffer.byteLength(body))} is larger than ${bytesText(MAX_BLOB_BYTES)}, the most the audit log holds: not stored`, 'too-large');
+    this.checkBlob(kind, body);
     const sha = sha256(body);
     this.blobs.push({ sha, kind, body });
     this.schedule(0);
@@ -439,11 +438,18 @@ export class AuditLog {
    */
   async startRun(m: RunMeta): Promise<string> {
     const id = randomUUID();
-    const spec = m.spec !== undefined ? this.putBlob('spec', m.spec) : null;
-    const regions = m.regions !== undefined ? this.putBlob('regions', m.regions) : null;
-    const map = m.map !== undefined ? this.putBlob('map', m.map) : undefined;
+    // Every check first, the blobs queued last: a run that cannot be recorded leaves no blob behind.
+    const blobs: [kind: string, body: string][] = [];
+    const blob = (kind: string, text: string): string => {
+      this.checkBlob(kind, text);
+      blobs.push([kind, text]);
+      return sha256(text);
+    };
+    const spec = m.spec !== undefined ? blob('spec', m.spec) : null;
+    const regions = m.regions !== undefined ? blob('regions', m.regions) : null;
+    const map = m.map !== undefined ? blob('map', m.map) : undefined;
     const tools = m.toolSchemas === undefined ? undefined
-      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, this.putBlob(`tool-schema:${name}`, schema)]));
+      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, blob(`tool-schema:${name}`, schema)]));
     const body = {
       world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions,
       meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}), ...(map !== undefined ? { map_sha: map } : {}),
@@ -451,6 +457,8 @@ export class AuditLog {
     const runRow: RunRow = {
       world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: this.fieldJson('models', m.models), spec, regions, meta: this.fieldJson('meta', m.meta ?? {}),
     };
+    this.eventText(id, 'run_start', body, {});
+    for (const [kind, text] of blobs) this.putBlob(kind, text);
     await this.enqueue(id, 'run_start', body, {}, runRow);
     return id;
   }
@@ -462,6 +470,13 @@ export class AuditLog {
    */
   append(run: string, kind: EventKind, body: unknown, o: AppendOptions = {}): Promise<number> {
     return this.enqueue(run, kind, body, o);
+  }
+
+  /** Whether a blob may be stored: the log takes it (not broken), and it is within its size limit. */
+  private checkBlob(kind: string, body: string): void {
+    if (this.broken !== null) throw this.broken;
+    const bytes = Buffer.byteLength(body);
+    if (bytes > MAX_BLOB_BYTES) throw new AuditError(this.file, `a ${kind} blob of ${bytesText(bytes)} is larger than ${bytesText(MAX_BLOB_BYTES)}, the most the audit log holds: not stored`, 'too-large');
   }
 
   /** A run row's JSON field as stored: nested no deeper, and no larger, than the readers take. */

@@ -145,10 +145,15 @@ test('the writer keeps the log readable: what is nested deeper, too large, or no
   for (const t_ms of [Number.NaN, Infinity, 1e300]) await assert.rejects(log.append(run, 'evidence', {}, { t_ms }), refused('invalid-input', /its time .* is not milliseconds since 1970/));
   await assert.rejects(log.append(run, 'evidence', {}, { step: 1.5 }), refused('invalid-input', /its step 1.5 is not an integer/));
   assert.throws(() => log.putBlob('map', 'z'.repeat(MAX_BLOB_BYTES + 1)), refused('too-large', /a map blob of .* is larger than 64 MiB/));
-  await assert.rejects(log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {}, meta: { deep: nest(300) } }), refused('invalid-input', /a run's meta is nested deeper than 256 levels/));
+  // A run that cannot be recorded leaves nothing behind: not its specification's blob either.
+  await assert.rejects(log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {}, spec: 'F e9', meta: { deep: nest(300) } }), refused('invalid-input', /a run's meta is nested deeper than 256 levels/));
+  await assert.rejects(log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {}, spec: 'F e8', map: 'm'.repeat(MAX_BLOB_BYTES + 1) }), refused('too-large', /a map blob .* is larger than 64 MiB/));
   const seq = await log.append(run, 'evidence', nest(256));
   await log.close();
   assert.equal(count(file), 5, 'only the body nested 256 deep was appended');
+  const blobs = new Database(file, { readonly: true });
+  assert.deepEqual(blobs.prepare('SELECT body FROM blobs').pluck().all(), ['the mug on the tray'], 'no blob of a run that was not recorded');
+  blobs.close();
   const db = openAuditReadOnly(file);
   try {
     const e = queryEvents(db, { after: seq - 1, limit: 1 })[0]!;
