@@ -93,11 +93,12 @@ const PLACES: Readonly<Record<string, (db: Database.Database, text: string) => v
   'runs meta': (db, t) => db.prepare('UPDATE runs SET meta = ?').run(t),
 };
 
-/** Values the writer never stores, in a column of one event. */
-const badValue = fc.tuple(
-  fc.integer({ min: 1, max: 14 }),
-  fc.constantFrom('t_ms', 'step', 'body', 'kind', 'run_id', 'tool', 'prev_hash', 'hash'),
-  fc.constantFrom<[string, unknown]>(['text', 'soon'], ['a fraction', 0.25], ['huge', 1e300], ['negative', -5], ['a blob', Buffer.from([0, 255])], ['NULL', null], ['2^62', 2n ** 62n], ['empty', ''], ['long text', 'z'.repeat(100_000)]),
+const VALUES = fc.constantFrom<[string, unknown]>(['text', 'soon'], ['a fraction', 0.25], ['huge', 1e300], ['negative', -5], ['a blob', Buffer.from([0, 255])], ['NULL', null], ['2^62', 2n ** 62n], ['empty', ''], ['long text', 'z'.repeat(100_000)]);
+
+/** Values the writer never stores, in a column of one event, or of one runs row (SQL and its arguments). */
+const badValue: fc.Arbitrary<[string, [string, unknown], number]> = fc.oneof(
+  fc.tuple(fc.constantFrom('t_ms', 'step', 'body', 'kind', 'run_id', 'tool', 'prev_hash', 'hash').map((c) => `UPDATE events SET ${c} = ? WHERE seq = ?`), VALUES, fc.integer({ min: 1, max: 14 })),
+  fc.tuple(fc.constantFrom('started_ms', 'world', 'operator', 'models', 'spec_sha', 'meta').map((c) => `UPDATE runs SET ${c} = ? WHERE rowid = ?`), VALUES, fc.integer({ min: 1, max: 2 })),
 );
 
 /** Every hash recomputed in order (the guards dropped meanwhile): only the values are wrong, the chain is whole. */
@@ -265,11 +266,11 @@ export function auditDbTargets(): Target[] {
       },
     }),
     target({
-      name: 'audit-values', reads: 'audit events with values of the wrong type: a t_ms that is text, a body that is a blob (every reader, verify)', weight: 0.3,
+      name: 'audit-values', reads: 'audit events and runs rows with values of the wrong type: a t_ms that is text, a body that is a blob (every reader, verify)', weight: 0.3,
       input: () => fc.tuple(badValue, fc.boolean()),
-      run: async ([[seq, column, [, value]], chained]: [[number, string, [string, unknown]], boolean], scratch: string) => {
+      run: async ([[update, [, value], at], chained]: [[string, [string, unknown], number], boolean], scratch: string) => {
         const { file } = forgedSeed(scratch, (db) => unguarded(db, () => {
-          db.prepare(`UPDATE events SET ${column} = ? WHERE seq = ?`).run(value, seq);
+          db.prepare(update).run(value, at);
           if (chained) rechain(db);
         }));
         const r = new Reads();
@@ -310,7 +311,7 @@ export function auditDbCliTargets(): CliTarget[] {
     {
       name: 'audit-values', command: 'witness audit ls|show|query --json|export --format mcap FILE (bodies nested deep, values of the wrong type)', exits: [0, 2],
       cases: () => fc.tuple(fc.oneof(nested.map((t) => (db: Database.Database) => PLACES['evidence body']!(db, t)), nested.map((t) => (db: Database.Database) => PLACES['run_start body']!(db, t)),
-        badValue.map(([seq, col, [, v]]) => (db: Database.Database) => db.prepare(`UPDATE events SET ${col} = ? WHERE seq = ?`).run(v, seq))), fc.constantFrom('ls', 'show', 'query', 'export'))
+        badValue.map(([update, [, v], at]) => (db: Database.Database) => db.prepare(update).run(v, at))), fc.constantFrom('ls', 'show', 'query', 'export'))
         .map(([forge, verb]) => (dir: string) => {
           const file = forgedFile((db) => unguarded(db, () => forge(db)))(dir);
           if (verb === 'show') return ['audit', 'show', file, firstRun(file), '--json'];

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { GENESIS_HASH, canonicalJson, eventHash, sha256 } from './store.js';
 import {
-  BLOB_COLUMNS, EVENT_COLUMNS, type EventRow, RUN_COLUMNS, type RunRowRaw, blobOf, blobProblem, bodyOf, eventOf, eventProblem, jsonOr, jsonValue, rawEvent, runProblem,
+  BLOB_COLUMNS, EVENT_COLUMNS, type EventRow, MAX_TIME_MS, RUN_COLUMNS, type RunRowRaw, blobOf, blobProblem, bodyOf, eventOf, eventProblem, jsonOr, jsonValue, rawEvent, runProblem,
 } from './rows.js';
 import { schemaProblems } from './schema-check.js';
 import { obj, text } from './body.js';
@@ -119,7 +119,8 @@ export function listRuns(db: Database.Database): RunSummary[] {
   for (const [id, { row: r, problem }] of rows) {
     if (seen.has(id)) continue;
     const body = runStartOf({ ...r, models: jsonOr(r.models, {}), meta: jsonOr(r.meta, {}) });
-    const started = typeof r.started_ms === 'number' && Number.isFinite(r.started_ms) ? r.started_ms : 0;
+    // A row outside the chain with a start that is not a time (its problem says so) is listed at 1970.
+    const started = typeof r.started_ms === 'number' && Math.abs(r.started_ms) <= MAX_TIME_MS ? r.started_ms : 0;
     out.push(summary(id, started, body, `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`));
   }
   return out.sort((x, y) => x.started_ms - y.started_ms);
