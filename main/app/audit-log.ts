@@ -16,11 +16,17 @@ export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } 
   return AuditLog.open(file, o);
 }
 
-/** Waits until the audit log holds everything appended, and reports an append that failed. */
+/**
+ * Waits until the audit log holds everything appended, and reports an append that failed, with its
+ * code (a log that did not keep what was appended is `tampered`; an event too large `too-large`).
+ */
 export async function settleAudit(log: AuditLog, runs: readonly { readonly errors: readonly Error[] }[] = []): Promise<void> {
   await log.flush();
-  const failed = runs.find((r) => r.errors.length > 0);
-  if (failed !== undefined) throw new WitnessError('invalid-input', `audit log ${log.file}: ${failed.errors[0]!.message}`, { file: log.file });
+  const failed = runs.find((r) => r.errors.length > 0)?.errors[0];
+  if (failed === undefined) return;
+  const code = failed instanceof WitnessError && failed.code !== 'internal' ? failed.code : 'invalid-input';
+  const text = failed.message.startsWith(`${log.file}: `) ? failed.message : `${log.file}: ${failed.message}`;
+  throw new WitnessError(code, `audit log ${text}`, { file: log.file }, { cause: failed });
 }
 
 /** The database an `--audit` flag names: a file, true for the default one ($WITNESS_AUDIT, else the user's), false for none. */

@@ -8,9 +8,10 @@ import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
-import { AuditError, type EventRow, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
-import { type EventQuery, type RunSummary, type VerifyResult, getBlob, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import { AuditError, type EventRow, type ReadOnlyOptions, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
+import { type EventQuery, INTEGRITY_NOT_CHECKED, type RunSummary, type VerifyResult, getBlob, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
 import { type RunOrder, listRuns, runPage, runsByPrefix } from '../services/audit/runs.js';
+import { bodyOf } from '../services/audit/rows.js';
 import { exportAudit } from '../services/audit/export.js';
 import { AuditReaders, openReader } from '../services/audit/readers.js';
 import { eventDetail, facets, headOf, locate, queryRows, runOf, runsPage } from '../services/audit/browse.js';
@@ -20,13 +21,14 @@ import { resolveUserPath } from '../platform/paths.js';
 import { notWritable } from '../platform/files.js';
 
 export type { EventQuery, EventRow, RunSummary, VerifyResult };
+export { INTEGRITY_NOT_CHECKED };
 
 /**
  * Runs `work` on a read-only connection to `file`, closed afterwards. A failure of SQLite on the way
  * (corrupt pages found while reading, an I/O error) is an AuditError naming the file.
  */
-function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T): T {
-  const db = openAuditReadOnly(file);
+function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => T, o: ReadOnlyOptions = {}): T {
+  const db = openAuditReadOnly(file, o);
   try {
     return work(db);
   } catch (e) {
@@ -73,6 +75,15 @@ export async function* auditRunPages(file: string, size = 1000, order: RunOrder 
   }
 }
 
+/** An event as the JSON outputs print it: its body parsed (a body that is not JSON, or nested too deep, is an error naming the file and the event). */
+export function eventJson(file: string, e: EventRow): Omit<EventRow, 'body'> & { body: unknown } {
+  try {
+    return { ...e, body: bodyOf(e) };
+  } catch (err) {
+    throw auditErrorOf(file, err);
+  }
+}
+
 /** One run (by id or a unique prefix): its metadata, specification and first `limit` events. */
 export function auditRun(file: string, run: string, limit: number): { run: RunSummary; spec: string | null; events: EventRow[] } {
   return withDb(file, (db) => {
@@ -111,12 +122,13 @@ export async function auditQuery(file: string, q: EventQuery, o: { after?: numbe
 }
 
 /**
- * Verifies the chain and everything held against it. Damaged pages (SQLite's quick_check) are not
- * a verdict on the chain: the file is corrupt, an AuditError naming it.
+ * Verifies the schema, the chain and everything held against it (a schema that is not Witness's is
+ * a verdict, reported, not refused). Damaged pages (SQLite's quick_check) are not a verdict on the
+ * chain: the file is corrupt, an AuditError naming it.
  */
 export function auditVerify(file: string): VerifyResult & { chain_ms: number; integrity_ms: number } {
-  const r = withDb(file, (db) => verifyChain(db));
-  if (r.integrity !== 'ok') throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
+  const r = withDb(file, (db) => verifyChain(db), { foreignSchema: 'report' });
+  if (r.integrity !== 'ok' && r.integrity !== INTEGRITY_NOT_CHECKED) throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
   return r;
 }
 
@@ -221,9 +233,9 @@ export class AuditBrowser {
   }
 
   /** Its own read-only connection, closed afterwards: for the reads that walk or copy a whole log. */
-  private async withOwnDb<T>(file: string | undefined, work: (db: ReturnType<typeof openAuditReadOnly>, f: string) => Promise<T> | T): Promise<T> {
+  private async withOwnDb<T>(file: string | undefined, work: (db: ReturnType<typeof openAuditReadOnly>, f: string) => Promise<T> | T, o: ReadOnlyOptions = {}): Promise<T> {
     const f = this.fileOf(file);
-    const db = openReader(f);
+    const db = openReader(f, o);
     try {
       return await work(db, f);
     } catch (e) {
@@ -294,7 +306,7 @@ export class AuditBrowser {
     return this.withDb(file, (db) => replayRun(db, this.runOf(db, run), maxPositions));
   }
 
-  /** Walks the chain on a connection of its own (a whole-log read: the cached ones stay for browsing). */
+  /** Walks the chain on a connection of its own (a whole-log read: the cached ones stay for browsing), opened to report a schema that is not Witness's rather than refuse it. */
   verify({ file }: Parameters<AuditApi['auditVerify']>[0]): ReturnType<AuditApi['auditVerify']> {
     return this.withOwnDb(file, (db, f) => {
       const r = verifyChain(db);
@@ -302,7 +314,7 @@ export class AuditBrowser {
         file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, problems: [...r.problems],
         ...(r.firstBad ? { firstBad: r.firstBad } : {}),
       };
-    });
+    }, { foreignSchema: 'report' });
   }
 
   /** Exports on a connection of its own: an MCAP export awaits between rows. */

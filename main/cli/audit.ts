@@ -44,8 +44,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
   cmd.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
-      const { run: r, spec, events } = (await audit()).auditRun(file, run, o.limit);
-      if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => ({ ...e, body: JSON.parse(e.body) as unknown })) }) + '\n');
+      const app = await audit();
+      const { run: r, spec, events } = app.auditRun(file, run, o.limit);
+      if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => app.eventJson(file, e)) }) + '\n');
       else {
         io.out(`${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n`);
         if (spec !== null) io.out(`specification: ${printable(spec)}\n`);
@@ -69,11 +70,12 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),
         ...(o.from !== undefined ? { from_ms: o.from } : {}), ...(o.to !== undefined ? { to_ms: o.to } : {}), limit: o.limit,
       };
-      await (await audit()).auditQuery(file, q, {
+      const app = await audit();
+      await app.auditQuery(file, q, {
         ...(o.after !== undefined ? { after: o.after } : {}), follow: o.follow === true,
         page: (rows) => {
           for (const e of rows) {
-            if (o.json) io.out(printableJson({ ...e, body: JSON.parse(e.body) as unknown }) + '\n');
+            if (o.json) io.out(printableJson(app.eventJson(file, e)) + '\n');
             else printEvent(io, e);
           }
         },
@@ -83,11 +85,13 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
   cmd.command('verify').description('check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match')
     .argument('<db>', 'audit database').option('--json', 'JSON')
     .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
-      const r = (await audit()).auditVerify(file);
+      const app = await audit();
+      const r = app.auditVerify(file);
       if (o.json) io.out(printableJson(r) + '\n');
       else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
       else {
-        io.out(`${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${r.events} events verified before it)`)}\n`);
+        const read = r.integrity === app.INTEGRITY_NOT_CHECKED ? 'no row was read: reading through a schema that is not Witness\'s could run its code' : `${r.events} events verified before it`;
+        io.out(`${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${read})`)}\n`);
         for (const p of r.problems) if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
       }
       return r.ok ? EXIT.ok : EXIT.negative;

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   'not-sqlite': { exit: EXIT.usage, means: 'the file is not an SQLite database' },
   'not-audit-database': { exit: EXIT.usage, means: 'the SQLite database is not a Witness audit log' },
   'schema-version': { exit: EXIT.usage, means: 'the audit database has a schema version this build does not read' },
+  tampered: { exit: EXIT.usage, means: 'the audit database is not as Witness writes it (a schema Witness does not create, or rows that did not land as written): it was altered, and `witness audit verify` says where' },
   corrupt: { exit: EXIT.usage, means: 'the file is corrupt or truncated' },
   locked: { exit: EXIT.usage, means: 'another process holds the database locked' },
   unreadable: { exit: EXIT.usage, means: 'the file cannot be read (permissions, I/O)' },

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { AuditThreads } from '../../main/app/audit-threads.js';
 import { WitnessError } from '../../main/contract/errors.js';
 import { synthRunId, writeSynthLog } from './audit-synth.js';
@@ -66,4 +67,23 @@ test('an abandoned verification and a closed browser end what was running at onc
   assert.deepEqual([e.code, e.message], ['cancelled', `auditVerify on ${big}: the audit verifier and exporter closed before it was answered`]);
   assert.equal((await page).code, 'cancelled');
   assert.ok(performance.now() - started < 2000, 'closing does not wait for the read');
+});
+
+test('a schema that is not Witness\'s: verification in its worker reports every difference, the browsing reads refuse the file as tampered', async () => {
+  const foreign = path.join(dir, 'foreign.sqlite');
+  writeSynthLog(foreign, 3);
+  const db = new Database(foreign);
+  db.exec("CREATE TRIGGER spy AFTER INSERT ON events BEGIN SELECT 1; END; CREATE VIEW recent AS SELECT seq FROM events");
+  db.close();
+  const threads = new AuditThreads({ auditFile: foreign, workspace: dir });
+  try {
+    const v = await threads.call('auditVerify', { file: foreign });
+    assert.equal(v.ok, false);
+    assert.deepEqual((v.problems ?? []).map((p) => [p.table, p.key]), [['schema', 'spy'], ['schema', 'recent']]);
+    assert.match(v.problems?.[0]?.reason ?? '', /a trigger spy \(on events\) that Witness does not create was added/);
+    const runs = await failure(threads.call('auditRuns', { file: foreign }));
+    assert.deepEqual([runs.code, runs.at.file], ['tampered', foreign]);
+  } finally {
+    await threads.close();
+  }
 });

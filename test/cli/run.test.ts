@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, asset } from './harness.js';
@@ -38,6 +39,20 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   const bad = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F e2', '--start', '4,20', '--max-steps', '5', '--audit', audit);
   assert.equal(bad.code, 1);
   assert.match(bad.out, /FAILED \(prefix\)/);
+  // An audit database with a trigger that swallows every insert: refused before the mission moves (exit 2 naming it), nothing recorded.
+  const swallowing = join(dir, 'swallowing.sqlite');
+  copyFileSync(audit, swallowing);
+  const raw = new Database(swallowing);
+  raw.exec('CREATE TRIGGER swallow BEFORE INSERT ON events BEGIN SELECT RAISE(IGNORE); END');
+  const before = (raw.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  raw.close();
+  const refused = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--audit', swallowing);
+  assert.equal(refused.code, 2, refused.out + refused.err);
+  assert.match(refused.err, new RegExp(`^error: ${swallowing}: its schema is not the one Witness creates: a trigger swallow \\(on events\\) that Witness does not create was added; refusing to write to it`));
+  assert.doesNotMatch(refused.out, /SUCCESS/);
+  const after = new Database(swallowing, { readonly: true });
+  assert.equal((after.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n, before, 'nothing recorded');
+  after.close();
   // A world that fails on cue (the hidden test flag): the mission ends as a world failure at that very step.
   const lost = await cli('run', '--graph', graph, '--data', data, '--regions', regions, '--spec', 'F (e2 & F e1)', '--start', '4,20', '--no-audit', '--json', '--inject-fault', 'step:10:error:disconnected');
   assert.equal(lost.code, 1, lost.err);

@@ -15,6 +15,7 @@ import { sampleDataset } from '../core/data/sample.js';
 import { hostileJson, mutatedBytes, mutatedText } from './mutate.js';
 import { BAG_SEEDS, ROOT, auditSeed, shippedOnnx, writeBundle } from './targets.js';
 import { bagCliTargets } from './targets-bags.js';
+import { auditDbCliTargets } from './targets-auditdb.js';
 
 export interface CliTarget {
   readonly name: string;
@@ -139,6 +140,7 @@ export function cliTargets(): CliTarget[] {
       }),
     },
     ...bagCliTargets(),
+    ...auditDbCliTargets(),
   ];
 }
 

@@ -36,6 +36,7 @@ import { writeDb3, writeMcap } from '../services/datasets/rosbag2-fixtures.js';
 import { wsTargets } from './targets-ws.js';
 import { bagTargets } from './targets-bags.js';
 import { llmTargets } from './targets-llm.js';
+import { auditDbTargets } from './targets-auditdb.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
@@ -242,6 +243,7 @@ export function targets(auditSeedBytes: Uint8Array): Target[] {
     ...wsTargets(),
     ...bagTargets(),
     ...llmTargets(),
+    ...auditDbTargets(),
   ];
 }
 

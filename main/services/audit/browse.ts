@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { AuditEventDetail, AuditEventRow, AuditFilter, AuditPlanDiff, AuditPlanDoc, AuditQueryResult, AuditRunSummary } from '../../contract/api.js';
 import { getBlob, queryPage } from './forensics.js';
 import { type RunSummary, runPage, runPages, runSummary } from './runs.js';
-import type { EventRow } from './store.js';
+import { EVENT_COLUMNS, type EventRow, MAX_BODY_BYTES, eventOf, jsonOr } from './rows.js';
 import { diffNodes } from './plan-diff.js';
 import { obj } from './body.js';
 
@@ -22,13 +22,8 @@ export class BrowseError extends WitnessError {
   }
 }
 
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-};
+/** A body or blob as the browser shows it: parsed, or as the text it is when that is not JSON (or nests too deep to parse safely). */
+const parse = (text: string): unknown => jsonOr<unknown>(text, text);
 
 /** A verifier failure: a failure record, a failed postcondition, evidence that carries a failure label. */
 export function failedEvent(kind: string, body: unknown, failureLabel: string | null): boolean {
@@ -47,7 +42,9 @@ export const FAILURE_SQL = {
   last: 'SELECT seq FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
   records: "SELECT count(*) FROM events WHERE kind = 'failure_record' AND seq >= ? AND seq <= ? AND +run_id = ?",
   // Failed postconditions as failedEvent judges them: a verifier result whose pass is not true.
-  postconditions: "SELECT count(*) FROM events WHERE kind = 'verifier_result' AND seq >= ? AND seq <= ? AND +run_id = ? AND (CASE WHEN json_valid(body) THEN json_extract(body, '$.pass') END) IS NOT 1",
+  // (A body that is not JSON, or over the size limit, is not parsed: no pass.)
+  postconditions: `SELECT count(*) FROM events WHERE kind = 'verifier_result' AND seq >= ? AND seq <= ? AND +run_id = ?
+    AND (CASE WHEN octet_length(body) > ${MAX_BODY_BYTES} THEN NULL WHEN json_valid(body) THEN json_extract(body, '$.pass') END) IS NOT 1`,
 } as const;
 
 /** The browser's view of runs: each summary with its verifier failures and its specification text. */
@@ -92,6 +89,8 @@ export function runOf(db: Database.Database, id: string): AuditRunSummary | unde
 
 const clip = (s: string, n = 160): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const js = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+/** An array field as a comma-separated list (anything else: its JSON). */
+const list = (v: unknown): string => (Array.isArray(v) ? v.map(js).join(',') : js(v));
 
 /** One line per event kind, for the table; the detail pane has the rest. */
 export function summarise(kind: string, body: string): string {
@@ -111,7 +110,7 @@ export function summarise(kind: string, body: string): string {
     case 'replan': return clip(`replan ${s('replan')} after ${s('trigger')}${b['prefix_nodes'] !== undefined ? `, new prefix of ${s('prefix_nodes')} nodes` : ''}`);
     case 'plan': return clip(`${s('trigger')} plan: ${s('status')}${obj(b['cost'])['objective'] !== undefined ? `, objective ${Number(obj(b['cost'])['objective']).toFixed(1)}` : ''}, ${Number(b['planning_ms'] ?? 0).toFixed(1)} ms`);
     case 'checkpoint': return clip(`${s('kind')}${b['node'] !== undefined ? ` ${s('node')}` : ''}${b['stream'] !== undefined ? ` (${s('stream')} #${s('index')})` : ''}`);
-    case 'monitor_event': return clip(`states {${(b['states'] as unknown[] | undefined ?? []).join(',')}}${b['viable'] === false ? ' NOT viable' : ''}${b['accepting'] === true ? ' accepting' : ''} labels {${(b['labels'] as unknown[] | undefined ?? []).join(',')}}`);
+    case 'monitor_event': return clip(`states {${list(b['states'])}}${b['viable'] === false ? ' NOT viable' : ''}${b['accepting'] === true ? ' accepting' : ''} labels {${list(b['labels'])}}`);
     case 'escalation': return clip(`escalation: ${s(b['message'] !== undefined ? 'message' : 'reason')}`);
     case 'run_start': return clip(`${s('world')} (${s('backend')}), operator ${s('operator')}, ${s('software')}`);
     case 'run_end': return clip(`${s('outcome')}${b['message'] !== undefined || b['reason'] !== undefined ? `: ${s(b['message'] !== undefined ? 'message' : 'reason')}` : ''}`);
@@ -195,8 +194,12 @@ export function locate(db: Database.Database, f: AuditFilter & { run: string }, 
   const where = whereOf(f);
   const col = at.step !== undefined ? 'step' : 't_ms';
   const v = at.step ?? at.tMs!;
-  const before = db.prepare(`SELECT * FROM events WHERE ${where.sql} AND ${col} <= ? ORDER BY seq DESC LIMIT 1`).get(...where.args, v) as EventRow | undefined;
-  const after = db.prepare(`SELECT * FROM events WHERE ${where.sql} AND ${col} >= ? ORDER BY seq LIMIT 1`).get(...where.args, v) as EventRow | undefined;
+  const one = (sql: string): EventRow | undefined => {
+    const r = db.prepare(sql).get(...where.args, v);
+    return r === undefined ? undefined : eventOf(r);
+  };
+  const before = one(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.sql} AND ${col} <= ? ORDER BY seq DESC LIMIT 1`);
+  const after = one(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.sql} AND ${col} >= ? ORDER BY seq LIMIT 1`);
   const key = (e: EventRow): number => (col === 'step' ? e.step! : e.t_ms);
   const best = before === undefined ? after : after === undefined ? before : v - key(before) <= key(after) - v ? before : after;
   if (best === undefined) return { index: -1, row: null };
@@ -208,7 +211,8 @@ export function facets(db: Database.Database, run: string): { kinds: { kind: str
   const kinds = db.prepare('SELECT kind, count(*) AS n FROM events WHERE run_id = ? GROUP BY kind ORDER BY kind').all(run) as { kind: string; n: number }[];
   const tools = (db.prepare('SELECT DISTINCT tool FROM events WHERE run_id = ? AND tool IS NOT NULL ORDER BY tool').all(run) as { tool: string }[]).map((r) => r.tool);
   const failureLabels = (db.prepare('SELECT DISTINCT failure_label AS f FROM events WHERE run_id = ? AND failure_label IS NOT NULL ORDER BY f').all(run) as { f: string }[]).map((r) => r.f);
-  const t = db.prepare('SELECT min(t_ms) AS a, max(t_ms) AS b FROM events WHERE run_id = ?').get(run) as { a: number | null; b: number | null };
+  // Times that are not numbers (a forged row: refused where its event is read) are left out.
+  const t = db.prepare("SELECT min(t_ms) AS a, max(t_ms) AS b FROM events WHERE run_id = ? AND typeof(t_ms) IN ('integer', 'real')").get(run) as { a: number | null; b: number | null };
   return { kinds, tools, failureLabels, firstMs: t.a, lastMs: t.b };
 }
 
@@ -228,8 +232,10 @@ export function planOf(db: Database.Database, e: EventRow): AuditPlanDoc | null 
 }
 
 function plansAround(db: Database.Database, e: EventRow): AuditPlanDiff {
-  const prevPlan = (seq: number): EventRow | undefined =>
-    db.prepare("SELECT * FROM events WHERE run_id = ? AND kind = 'plan' AND seq < ? ORDER BY seq DESC LIMIT 1").get(e.run_id, seq) as EventRow | undefined;
+  const prevPlan = (seq: number): EventRow | undefined => {
+    const r = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' AND seq < ? ORDER BY seq DESC LIMIT 1`).get(e.run_id, seq);
+    return r === undefined ? undefined : eventOf(r);
+  };
   // A mission appends the new plan, then the replan event: "after" is the plan just before it.
   const afterRow = e.kind === 'plan' ? e : prevPlan(e.seq);
   const beforeRow = afterRow !== undefined ? prevPlan(afterRow.seq) : undefined;
@@ -246,7 +252,8 @@ function plansAround(db: Database.Database, e: EventRow): AuditPlanDiff {
 }
 
 export function eventDetail(db: Database.Database, seq: number): AuditEventDetail {
-  const e = db.prepare('SELECT * FROM events WHERE seq = ?').get(seq) as EventRow | undefined;
+  const r = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq = ?`).get(seq);
+  const e = r === undefined ? undefined : eventOf(r);
   if (e === undefined) throw new BrowseError('not-found', `auditEvent: no event ${seq} in this database`, '$.id');
   const body = parse(e.body);
   const b = obj(body);

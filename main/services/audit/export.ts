@@ -15,17 +15,32 @@ import type { AuditExportFormat } from '../../contract/api/audit.js';
 import { type RunSummary, listRuns, runSummary } from './runs.js';
 import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveStream } from './foxglove.js';
 import { browserRunsOf } from './browse.js';
-import type { EventRow } from './store.js';
+import { BLOB_COLUMNS, EVENT_COLUMNS, type EventRow, AuditValueError, blobOf, bodyOf, eventOf, jsonOr } from './rows.js';
 import { type ByteSink, writeAtomicStream } from '../../platform/files.js';
 import { AUDIT_EVENTS, type AuditEventKind } from '../../contract/audit-events.js';
 import { jsonSchema } from '../../contract/schema.js';
 
 export type ExportFormat = AuditExportFormat;
 
-/** Every event, or one run's (`run`), in sequence order. */
+/** Every event, or one run's (`run`), in sequence order, each checked as every reader checks it (rows.ts). */
 function* events(db: Database.Database, run?: string): Generator<EventRow> {
-  if (run === undefined) yield* db.prepare('SELECT * FROM events ORDER BY seq').iterate() as IterableIterator<EventRow>;
-  else yield* db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').iterate(run) as IterableIterator<EventRow>;
+  const rows = run === undefined ? db.prepare(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY seq`).iterate() : db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? ORDER BY seq`).iterate(run);
+  for (const r of rows) yield eventOf(r);
+}
+
+/** The largest MCAP log time (unsigned 64-bit nanoseconds). */
+const MAX_MCAP_NS = 2n ** 64n - 1n;
+
+/** A time in ms as an MCAP log time (ns since 1970); one before 1970 or past 2554 cannot be one: an error naming `what`. */
+function mcapTime(t_ms: number, what: string): bigint {
+  const ns = BigInt(Math.round(t_ms * 1e6));
+  if (ns < 0n || ns > MAX_MCAP_NS) throw new AuditValueError(what, `its time ${t_ms} ms is ${ns < 0n ? 'before 1970' : 'past 2554'}, outside what an MCAP log time holds (unsigned 64-bit nanoseconds since 1970)`);
+  return ns;
+}
+
+/** The blobs of the kinds the MCAP export carries, checked. */
+function blobsWhere(db: Database.Database, where: string): { sha256: string; kind: string; body: string }[] {
+  return db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs WHERE ${where}`).all().map(blobOf);
 }
 
 const csvCell = (v: string | number | null): string => {
@@ -36,7 +51,7 @@ const csvCell = (v: string | number | null): string => {
 /** One event as a line of the text formats (without the newline). */
 function textLine(format: 'jsonl' | 'csv', e: EventRow): string {
   return format === 'jsonl'
-    ? JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })
+    ? JSON.stringify({ ...e, body: bodyOf(e) })
     : [e.seq, e.run_id, e.t_ms, e.step, e.kind, e.tool, e.failure_label, e.prev_hash, e.hash, e.body].map(csvCell).join(',');
 }
 
@@ -88,16 +103,17 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
     const w = new McapWriter({ writable: new SinkWritable(sink) });
     await w.start({ profile: '', library: 'witness audit export' });
     const toolSchemas = new Map<string, string>();
-    for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
+    for (const b of blobsWhere(db, "kind LIKE 'tool-schema:%'")) {
       toolSchemas.set(b.kind.slice('tool-schema:'.length), b.body);
     }
     const channelFor = async (e: EventRow): Promise<number> => {
       const topic = e.kind === 'tool_call' && e.tool !== null ? `/witness/tool_call/${e.tool}` : `/witness/${e.kind}`;
       let id = channels.get(topic);
       if (id === undefined) {
-        const own = e.kind === 'tool_call' && e.tool !== null ? toolSchemas.get(e.tool) : undefined;
+        // A tool schema blob that is not JSON (or nested too deep) is not used: the kind's schema instead.
+        const own = e.kind === 'tool_call' && e.tool !== null ? jsonOr<object | undefined>(toolSchemas.get(e.tool), undefined) : undefined;
         const schema = own !== undefined
-          ? { title: `witness audit tool_call ${e.tool}`, type: 'object', properties: { body: { type: 'object', properties: { arguments: JSON.parse(own) as object } } } }
+          ? { title: `witness audit tool_call ${e.tool}`, type: 'object', properties: { body: { type: 'object', properties: { arguments: own } } } }
           : kindSchema(e.kind);
         const schemaId = await w.registerSchema({ name: topic, encoding: 'jsonschema', data: enc.encode(JSON.stringify(schema)) });
         id = await w.registerChannel({ schemaId, topic, messageEncoding: 'json', metadata: new Map([['kind', e.kind]]) });
@@ -108,10 +124,10 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
     const seqOf = new Map<string, number>();
     for (const e of events(db, run)) {
       const channelId = await channelFor(e);
-      const t = BigInt(Math.round(e.t_ms * 1e6));
+      const t = mcapTime(e.t_ms, `event ${e.seq}`);
       const sequence = (seqOf.get(e.run_id) ?? 0) + 1;
       seqOf.set(e.run_id, sequence);
-      await w.addMessage({ channelId, sequence, logTime: t, publishTime: t, data: enc.encode(JSON.stringify({ ...e, body: JSON.parse(e.body) as unknown })) });
+      await w.addMessage({ channelId, sequence, logTime: t, publishTime: t, data: enc.encode(JSON.stringify({ ...e, body: bodyOf(e) })) });
       messages++;
     }
     const runs = run === undefined ? listRuns(db) : [runSummary(db, run)].filter((r): r is RunSummary => r !== undefined);
@@ -127,14 +143,14 @@ export async function exportMcap(db: Database.Database, file: string, run?: stri
           foxgloveIds.set(m.channel, channelId);
           channels.set(c.topic, channelId);
         }
-        const t = BigInt(Math.max(0, Math.round(m.t_ms * 1e6)));
+        const t = mcapTime(Math.max(0, m.t_ms), `run ${r.id}'s ${m.channel} message`);
         await w.addMessage({ channelId, sequence: 0, logTime: t, publishTime: t, data: enc.encode(JSON.stringify(m.message)) });
         foxglove++;
       }
     }
     const own = new Set(runs.flatMap((r) => [r.spec_sha, r.regions_sha]));
     for (const r of runs) await w.addMetadata({ name: `run ${r.id}`, metadata: runMetadata(r) });
-    for (const b of db.prepare("SELECT sha256, kind, body FROM blobs WHERE kind = 'spec' OR kind = 'regions' OR kind LIKE 'tool-schema:%'").all() as { sha256: string; kind: string; body: string }[]) {
+    for (const b of blobsWhere(db, "kind = 'spec' OR kind = 'regions' OR kind LIKE 'tool-schema:%'")) {
       if (run !== undefined && (b.kind === 'spec' || b.kind === 'regions') && !own.has(b.sha256)) continue;
       const t = 0n;
       await w.addAttachment({

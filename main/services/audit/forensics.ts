@@ -4,9 +4,13 @@
  * verification of the hash chain that names the first row that does not match.
  */
 import type Database from 'better-sqlite3';
-import { type EventRow, GENESIS_HASH, eventHash, sha256 } from './store.js';
-import { MIGRATIONS } from './schema.js';
-import { type RunRowRaw, type RunStartBody, parseOr, runRowMismatch } from './runs.js';
+import { GENESIS_HASH, eventHash, sha256 } from './store.js';
+import {
+  BLOB_COLUMNS, EVENT_COLUMNS, type EventRow, RUN_COLUMNS, type RunRowRaw, blobOf, blobProblem, bodyOf, eventOf, eventProblem, jsonValue, rawEvent, runProblem,
+} from './rows.js';
+import { schemaProblems } from './schema-check.js';
+import { obj, text } from './body.js';
+import { type RunStartBody, runRowMismatch } from './runs.js';
 
 export { type RunSummary, listRuns, runRowMismatch } from './runs.js';
 
@@ -83,18 +87,18 @@ export function queryPage(db: Database.Database, q: EventQuery, budget_ms = TEXT
   }
   if (q.failureLabel !== undefined) add('failure_label = ?', q.failureLabel);
   if (q.text === undefined) {
-    const rows = db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limit}`).all(lo, hi, ...args) as EventRow[];
+    const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limit}`).all(lo, hi, ...args).map(eventOf);
     return { rows, next: rows.length > 0 ? rows[rows.length - 1]!.seq : null, complete: true };
   }
   add("body LIKE ? ESCAPE '\\'", `%${q.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const last = (db.prepare('SELECT max(seq) AS m FROM events').get() as { m: number | null }).m ?? 0;
   const end = Math.min(hi, last);
-  const stmt = db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
+  const stmt = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`);
   const rows: EventRow[] = [];
   const started = performance.now();
   while (lo <= end && rows.length < limit) {
     const top = Math.min(end, lo + window - 1);
-    rows.push(...(stmt.all(lo, top, ...args, limit - rows.length) as EventRow[]));
+    rows.push(...stmt.all(lo, top, ...args, limit - rows.length).map(eventOf));
     lo = top + 1;
     if (rows.length < limit && performance.now() - started > budget_ms) {
       return { rows, next: lo <= end ? lo - 1 : null, complete: lo > end };
@@ -108,8 +112,21 @@ export function queryEvents(db: Database.Database, q: EventQuery): EventRow[] {
   return queryPage(db, q, Infinity).rows;
 }
 
+/**
+ * A run's chained run_start body (an object; {} for a run with none), read as every reader reads
+ * events. Found among the run's own events (`+kind`: not by walking every run_start of the log).
+ */
+export function runStartBody(db: Database.Database, run: string): Record<string, unknown> {
+  const r = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1`).get(run);
+  return r === undefined ? {} : obj(bodyOf(eventOf(r)));
+}
+
+/** A blob by its address (a blob over its size limit, or not text, is an error naming it). */
 export function getBlob(db: Database.Database, sha: string): { kind: string; body: string } | undefined {
-  return db.prepare('SELECT kind, body FROM blobs WHERE sha256 = ?').get(sha) as { kind: string; body: string } | undefined;
+  const r = db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs WHERE sha256 = ?`).get(sha);
+  if (r === undefined) return undefined;
+  const b = blobOf(r);
+  return { kind: b.kind, body: b.body };
 }
 
 export interface VerifyProblem {
@@ -131,42 +148,48 @@ export interface VerifyResult {
   readonly integrity: string;
 }
 
-const squash = (sql: string): string => sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
-
-/** The triggers that make the evidence tables append-only, as the migrations create them. */
-const TRIGGERS: ReadonlyMap<string, string> = new Map(
-  MIGRATIONS.flatMap((m) => [...m.matchAll(/CREATE TRIGGER (\w+)[\s\S]*?END;/g)].map((x) => [x[1]!, squash(x[0])] as [string, string])),
-);
-
-/** Missing, altered or foreign triggers: without them the evidence tables can be rewritten in place. */
-export function checkTriggers(db: Database.Database): VerifyProblem[] {
-  const have = new Map((db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string | null }[]).map((t) => [t.name, squash(t.sql ?? '')]));
-  const out: VerifyProblem[] = [];
-  for (const [name, sql] of TRIGGERS) {
-    const got = have.get(name);
-    if (got === undefined) out.push({ table: 'schema', key: name, reason: `the trigger ${name} is missing (dropped): the evidence tables could be rewritten in place` });
-    else if (got !== sql) out.push({ table: 'schema', key: name, reason: `the trigger ${name} was altered: it no longer refuses what it must` });
-  }
-  for (const name of have.keys()) {
-    if (!TRIGGERS.has(name)) out.push({ table: 'schema', key: name, reason: `a trigger ${name} that Witness does not create was added` });
-  }
-  return out;
+/**
+ * SQLite's quick_check, split: damaged pages (the file is corrupt: `integrity` says how, else 'ok')
+ * and values that break a constraint of our schema (a NULL in a NOT NULL column: the schema was
+ * edited around a forged row, not damaged), which are tampering.
+ */
+function quickCheck(db: Database.Database): { integrity: string; constraints: VerifyProblem[] } {
+  const lines = (db.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+  if (lines.length === 1 && lines[0] === 'ok') return { integrity: 'ok', constraints: [] };
+  const constraint = (l: string): boolean => /^(NULL value in|CHECK constraint failed in) /.test(l);
+  const damaged = lines.filter((l) => !constraint(l));
+  return {
+    integrity: damaged.length > 0 ? damaged.join('\n') : 'ok',
+    constraints: lines.filter(constraint).map((l) => ({ table: 'schema' as const, key: l.replace(/^.* in /, ''), reason: `SQLite's quick_check: ${l}: a value the schema forbids (the schema was edited around a forged row)` })),
+  };
 }
+
+/** The integrity of a database whose schema is not ours: its rows (and SQLite's quick_check of them) are not read. */
+export const INTEGRITY_NOT_CHECKED = 'not checked: the schema is not the one Witness creates';
 
 type Verified = VerifyResult & { chain_ms: number; integrity_ms: number };
 
 /**
- * Walks the whole chain in sequence order, then holds everything outside it against it: each run's
- * row against its chained run_start (a run without one, or a run_start without its row, is
- * tampering), each blob against its address and against the kind the chained events that name it
- * give it (a blob no chained event names is not under the chain), and the schema's triggers.
+ * Holds the schema against the one the writer creates (schema-check.ts: every difference a
+ * problem); when its tables are ours, walks the whole chain in sequence order — every value of the
+ * type and within the size Witness writes, every body JSON —, then holds everything outside it
+ * against it: each run's row against its chained run_start (a run without one, or a run_start
+ * without its row, is tampering), each blob against its address and against the kind the chained
+ * events that name it give it (a blob no chained event names is not under the chain). A table that
+ * is not ours is not read at all (nor given to SQLite's quick_check): reading it could run the
+ * forger's code.
  */
 export function verifyChain(db: Database.Database, progress?: (done: number) => void): Verified {
+  const found = schemaProblems(db);
+  const schema: VerifyProblem[] = found.map((p) => ({ table: 'schema', key: p.key, reason: p.reason }));
+  if (found.some((p) => p.blocksWalk)) {
+    return { ok: false, events: 0, runs: 0, blobs: 0, head: GENESIS_HASH, integrity: INTEGRITY_NOT_CHECKED, problems: schema, firstBad: schema[0]!, chain_ms: 0, integrity_ms: 0 };
+  }
   const t0 = performance.now();
-  const integrity = (db.pragma('quick_check', { simple: true }) as string) ?? 'unknown';
+  const { integrity, constraints } = quickCheck(db);
   const integrity_ms = performance.now() - t0;
+  schema.push(...constraints);
   const t1 = performance.now();
-  const schema = checkTriggers(db);
   let prev = GENESIS_HASH;
   let n = 0, runs = 0, blobs = 0;
   let expectSeq: number | null = null;
@@ -191,19 +214,29 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       chain_ms: performance.now() - t1, integrity_ms,
     };
   };
-  // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash.
-  const rows = db.prepare('SELECT seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash FROM events ORDER BY seq').raw(true);
-  for (const a of rows.iterate() as IterableIterator<[number, string, number, number | null, string, string | null, string | null, string, string, string]>) {
-    const r = { seq: a[0], run_id: a[1], t_ms: a[2], step: a[3], kind: a[4], tool: a[5], failure_label: a[6], body: a[7] };
-    const fail = (reason: string): Verified => done({ table: 'events', key: String(r.seq), reason });
+  // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash (rows.ts).
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY seq`).raw(true);
+  for (const a of rows.iterate() as IterableIterator<unknown[]>) {
+    const raw = rawEvent(a);
+    const fail = (reason: string): Verified => done({ table: 'events', key: String(raw.seq), reason });
+    const wrong = eventProblem(raw);
+    if (wrong !== null) return fail(`${wrong}: Witness does not write it (the row was altered)`);
+    const r = raw as unknown as EventRow;
+    // The bodies verify reads (run_start, plan) must be JSON it can read; every other body is held to its hash.
+    const parsed = (): Record<string, unknown> | string => {
+      const j = jsonValue(r.body);
+      return j.problem === null ? obj(j.value) : `its body ${j.problem}: Witness writes every body as JSON no deeper than that (the row was altered)`;
+    };
     if (expectSeq !== null && r.seq !== expectSeq) return fail(`sequence gap: expected event ${expectSeq}, found ${r.seq} (events were removed)`);
     if (r.t_ms < lastT) return fail(`time goes backwards (${r.t_ms} after ${lastT}): stored times never decrease`);
     lastT = r.t_ms;
-    if (a[8] !== prev) return fail(`prev_hash ${a[8].slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`);
-    if (eventHash(prev, r) !== a[9]) return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
+    if (r.prev_hash !== prev) return fail(`prev_hash ${r.prev_hash.slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`);
+    if (eventHash(prev, r) !== r.hash) return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
     if (r.kind === 'run_start') {
       if (starts.has(r.run_id)) return fail(`a second run_start for run ${r.run_id} (the first is event ${starts.get(r.run_id)!.seq})`);
-      const body = parseOr<RunStartBody>(r.body, {} as RunStartBody);
+      const b = parsed();
+      if (typeof b === 'string') return fail(b);
+      const body = b as unknown as RunStartBody;
       starts.set(r.run_id, { seq: r.seq, t_ms: r.t_ms, body });
       ref(body.spec_sha, 'spec', r.seq);
       ref(body.regions_sha, 'regions', r.seq);
@@ -214,18 +247,23 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       if (!starts.has(r.run_id)) return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
       started = r.run_id;
     }
-    if (r.kind === 'plan') ref(parseOr<{ plan_sha?: unknown }>(r.body, {}).plan_sha, 'plan', r.seq);
-    prev = a[9];
+    if (r.kind === 'plan') {
+      const b = parsed();
+      if (typeof b === 'string') return fail(b);
+      ref(b['plan_sha'], 'plan', r.seq);
+    }
+    prev = r.hash;
     n++;
     expectSeq = r.seq + 1;
     if ((n & 65535) === 0) progress?.(n);
   }
   const rowIds = new Set<string>();
-  for (const row of db.prepare('SELECT * FROM runs ORDER BY started_ms, id').iterate() as IterableIterator<RunRowRaw>) {
+  for (const raw of db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`).iterate() as IterableIterator<RunRowRaw>) {
+    const row = { ...raw, id: text(raw.id) };
     rowIds.add(row.id);
     const start = starts.get(row.id);
     if (start === undefined) return done({ table: 'runs', key: row.id, reason: 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)' });
-    const why = runRowMismatch(row, start);
+    const why = runRowMismatch(row, start, runProblem(raw));
     if (why !== null) return done({ table: 'runs', key: row.id, reason: why });
     runs++;
   }
@@ -233,8 +271,11 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     if (!rowIds.has(id)) return done({ table: 'runs', key: id, reason: `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)` });
   }
   const stored = new Set<string>();
-  for (const b of db.prepare('SELECT sha256, kind, body FROM blobs ORDER BY sha256').iterate() as IterableIterator<{ sha256: string; kind: string; body: string }>) {
+  for (const raw of db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{ sha256: string; kind: string; body: string }>) {
+    const b = { ...raw, sha256: text(raw.sha256) };
     stored.add(b.sha256);
+    const wrong = blobProblem(raw);
+    if (wrong !== null) return done({ table: 'blobs', key: b.sha256, reason: `${wrong}: Witness does not write it (the row was altered)` });
     if (sha256(b.body) !== b.sha256) return done({ table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` });
     const r = refs.get(b.sha256);
     if (r === undefined) return done({ table: 'blobs', key: b.sha256, reason: `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)` });

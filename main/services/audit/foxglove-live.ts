@@ -28,9 +28,10 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
 import { openAuditReadOnly } from './store.js';
+import { EVENT_COLUMNS, type EventRow, eventOf } from './rows.js';
 import { runOf, runsPage } from './browse.js';
 import { replayRun } from './replay.js';
-import { FOXGLOVE_CHANNELS, FOXGLOVE_KINDS, type FoxgloveChannel, type FoxgloveEventRow, type FoxgloveMessage, FoxgloveRun, planPoints } from './foxglove.js';
+import { FOXGLOVE_CHANNELS, FOXGLOVE_KINDS, type FoxgloveChannel, type FoxgloveMessage, FoxgloveRun, planPoints } from './foxglove.js';
 
 export interface FoxgloveLiveOptions {
   /** TCP port; 0 picks a free one (see `port` on the result). */
@@ -229,31 +230,36 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
           const conv = new FoxgloveRun(db, current);
           runs.set(current.id, conv);
           for (const m of conv.start()) send(m);
-          const plan = db.prepare("SELECT t_ms FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1").get(current.id) as { t_ms: number } | undefined;
-          if (plan !== undefined) send(planScene(db, conv, plan.t_ms));
+          const plan = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1`).get(current.id);
+          if (plan !== undefined) send(planScene(db, conv, eventOf(plan).t_ms));
         }
       }
     }
-    const rows = db.prepare(`SELECT seq, run_id, t_ms, kind, failure_label, body FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`)
-      .all(after, ...FOXGLOVE_KINDS) as (FoxgloveEventRow & { run_id: string })[];
-    for (const e of rows) {
+    const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`)
+      .all(after, ...FOXGLOVE_KINDS) as { seq: number }[];
+    for (const r of rows) {
       if (polled >= limits.maxUnreadBytes / 4) return true;
-      after = e.seq;
-      let conv = runs.get(e.run_id);
-      if (conv === undefined) {
-        const summary = runOf(db, e.run_id);
-        if (summary === undefined) continue;
-        conv = new FoxgloveRun(db, summary);
-        runs.set(e.run_id, conv);
-        for (const m of conv.start()) send(m);
-      }
-      if (e.kind === 'plan') {
-        send(planScene(db, conv, e.t_ms));
-      } else {
-        for (const m of conv.event(e)) send(m);
+      after = r.seq;
+      try {
+        liveEvent(db, eventOf(r));
+      } catch (e) {
+        // A row Witness did not write, refused as every reader refuses it (verify names it): the live view goes on.
+        if (!(e instanceof WitnessError)) throw e;
       }
     }
     return rows.length === POLL_ROWS;
+  };
+  const liveEvent = (d: Database.Database, e: EventRow): void => {
+    let conv = runs.get(e.run_id);
+    if (conv === undefined) {
+      const summary = runOf(d, e.run_id);
+      if (summary === undefined) return;
+      conv = new FoxgloveRun(d, summary);
+      runs.set(e.run_id, conv);
+      for (const m of conv.start()) send(m);
+    }
+    if (e.kind === 'plan') send(planScene(d, conv, e.t_ms));
+    else for (const m of conv.event(e)) send(m);
   };
   let polling = false, told = '';
   const tick = (): boolean => {

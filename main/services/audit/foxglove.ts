@@ -22,7 +22,8 @@ import type { Region } from '../../core/world/regions.js';
 import { regionColours } from '../../core/world/svg.js';
 import { mazeOf, regionsOf, replayRun } from './replay.js';
 import { num, obj, text } from './body.js';
-import { getBlob } from './forensics.js';
+import { getBlob, runStartBody } from './forensics.js';
+import { EVENT_COLUMNS, bodyOf, eventOf } from './rows.js';
 import { parseMapBlob } from './map-blob.js';
 import { FREE, OCCUPIED, type OccupancyGrid } from '../../core/map/occupancy.js';
 
@@ -132,12 +133,13 @@ export class FoxgloveRun {
 
   constructor(db: Database.Database, readonly run: AuditRunSummary) {
     const layout = mazeOf(run.world);
-    const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
-    const shapes = regionShapes(regionsOf(db, regionsSha));
+    // What its chained run_start names (the runs table is outside the chain).
+    const start = runStartBody(db, run.id);
+    const regionsSha = start['regions_sha'];
+    const shapes = regionShapes(regionsOf(db, typeof regionsSha === 'string' ? regionsSha : null));
     const mazeCubes = layout !== null ? walls(layout) : null;
     this.base = (t_ms) => [...(mazeCubes !== null ? [entity('maze', t_ms, { cubes: mazeCubes })] : []), entity('regions', t_ms, shapes)];
-    const start = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(run.id) as { body: string } | undefined;
-    const mapSha = start !== undefined ? obj(JSON.parse(start.body))['map_sha'] : undefined;
+    const mapSha = start['map_sha'];
     const blob = typeof mapSha === 'string' ? getBlob(db, mapSha) : undefined;
     this.map = blob?.kind === 'map' ? parseMapBlob(blob.body)?.grid ?? null : null;
   }
@@ -159,7 +161,7 @@ export class FoxgloveRun {
 
   /** The pose or log message of one event (none for other kinds, and for plans: see planScene). */
   event(e: FoxgloveEventRow): FoxgloveMessage[] {
-    const b = obj(JSON.parse(e.body));
+    const b = obj(bodyOf(e));
     const log = (level: number, message: string): FoxgloveMessage[] => [{ channel: 'log', t_ms: e.t_ms, message: { timestamp: time(e.t_ms), level, message, name: `witness ${this.run.id}`, file: '', line: 0 } }];
     switch (e.kind) {
       case 'evidence': {
@@ -203,9 +205,9 @@ export function* foxgloveStream(db: Database.Database, run: AuditRunSummary): Ge
   const conv = new FoxgloveRun(db, run);
   yield* conv.start();
   const planTimes = new Map<number, number>();
-  const rows = db.prepare(`SELECT seq, t_ms, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq`)
-    .iterate(run.id, ...FOXGLOVE_KINDS) as IterableIterator<FoxgloveEventRow>;
-  for (const e of rows) {
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq`).iterate(run.id, ...FOXGLOVE_KINDS);
+  for (const r of rows) {
+    const e = eventOf(r);
     if (e.kind === 'plan') planTimes.set(e.seq, e.t_ms);
     yield* conv.event(e);
   }

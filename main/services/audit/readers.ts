@@ -7,9 +7,9 @@
 import { WitnessError } from '../../contract/errors.js';
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { AuditError, openAuditReadOnly } from './store.js';
+import { AuditError, type ReadOnlyOptions, openAuditReadOnly } from './store.js';
 
-export type AuditOpenCode = 'not-found' | 'not-a-file' | 'not-sqlite' | 'not-audit-database' | 'schema-version' | 'corrupt' | 'locked' | 'unreadable';
+export type AuditOpenCode = 'not-found' | 'not-a-file' | 'not-sqlite' | 'not-audit-database' | 'schema-version' | 'tampered' | 'corrupt' | 'locked' | 'unreadable';
 
 export class AuditOpenError extends WitnessError {
   override readonly name = 'AuditOpenError';
@@ -25,7 +25,8 @@ export function classifyOpenError(file: string, e: unknown): AuditOpenError {
   const msg = e instanceof Error ? e.message : String(e);
   const detail = e instanceof AuditError && msg.startsWith(`${file}: `) ? msg.slice(file.length + 2) : msg;
   const code: AuditOpenCode =
-    /no such file/.test(detail) ? 'not-found'
+    e instanceof AuditError && e.code === 'tampered' ? 'tampered'
+    : /no such file/.test(detail) ? 'not-found'
       : /not an SQLite database|file is not a database/.test(detail) ? 'not-sqlite'
         : /not a Witness audit database/.test(detail) ? 'not-audit-database'
           : /schema version/.test(detail) ? 'schema-version'
@@ -48,10 +49,10 @@ function identityOf(file: string): { dev: number; ino: number } {
 }
 
 /** A new read-only connection to `file` (an absolute path), not cached; every failure an AuditOpenError. */
-export function openReader(file: string): Database.Database {
+export function openReader(file: string, o: ReadOnlyOptions = {}): Database.Database {
   identityOf(file);
   try {
-    return openAuditReadOnly(file);
+    return openAuditReadOnly(file, o);
   } catch (e) {
     throw classifyOpenError(file, e);
   }

@@ -17,9 +17,9 @@ import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
 import { automatonView, mazePicture } from '../ui/scene.js';
 import { regionColours } from '../../core/world/svg.js';
-import { getBlob } from './forensics.js';
+import { getBlob, runStartBody } from './forensics.js';
 import { planOf } from './browse.js';
-import type { EventRow } from './store.js';
+import { EVENT_COLUMNS, bodyOf, eventOf, jsonOr } from './rows.js';
 import { num, obj, text } from './body.js';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => text(x)) : []);
@@ -57,18 +57,18 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   const s0: unknown[] = Array.isArray(run.meta['start']) ? run.meta['start'] : [];
   const start = num(s0[0]), startY = num(s0[1]);
   const kinds = ['run_start', 'plan', 'checkpoint', 'evidence', 'monitor_event', 'failure_record', 'replan', 'escalation', 'run_end', 'operator_decision'];
-  const rows = db.prepare(`SELECT seq, t_ms, step, kind, failure_label, body FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`)
-    .iterate(run.id, ...kinds) as IterableIterator<Pick<EventRow, 'seq' | 't_ms' | 'step' | 'kind' | 'failure_label' | 'body'>>;
-  for (const e of rows) {
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`).iterate(run.id, ...kinds);
+  for (const r of rows) {
+    const e = eventOf(r);
     const a = axisOf(e);
     max = Math.max(max, a);
-    const b = obj(JSON.parse(e.body));
+    const b = obj(bodyOf(e));
     switch (e.kind) {
       case 'run_start':
         if (start !== null && startY !== null) push(e.seq, a, start, startY);
         break;
       case 'plan': {
-        const doc = planOf(db, e as EventRow);
+        const doc = planOf(db, e);
         if (doc === null) break;
         const k = plans.length;
         // Each replan's graph has its own start node (where the robot stood): give it its own id.
@@ -104,7 +104,7 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
       }
       case 'monitor_event':
         if (placementOnly) break;
-        monitor.push({ seq: e.seq, at: a, states: (b['states'] as number[] | undefined) ?? [], viable: b['viable'] !== false, accepting: b['accepting'] === true, labels: strings(b['labels']) });
+        monitor.push({ seq: e.seq, at: a, states: Array.isArray(b['states']) ? b['states'].flatMap((x) => num(x) ?? []) : [], viable: b['viable'] !== false, accepting: b['accepting'] === true, labels: strings(b['labels']) });
         break;
       case 'failure_record':
         if (placementOnly) break;
@@ -127,8 +127,9 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   }
   if (!hasSteps) max = Math.max(max, (run.ended_ms ?? run.started_ms) - run.started_ms);
 
-  const regionsSha = (db.prepare('SELECT regions_sha FROM runs WHERE id = ?').get(run.id) as { regions_sha: string | null } | undefined)?.regions_sha ?? null;
-  const regions = regionsOf(db, regionsSha);
+  // The regions its chained run_start names (the runs table is outside the chain).
+  const regionsSha = runStartBody(db, run.id)['regions_sha'];
+  const regions = regionsOf(db, typeof regionsSha === 'string' ? regionsSha : null);
   const layout = mazeOf(run.world);
   const scene = sceneOf(run, plans, { reached, starts, start: start !== null && startY !== null ? [start, startY] : null, regions, layout }, notes);
   const total = pos.x.length;
@@ -170,7 +171,7 @@ export function regionsOf(db: Database.Database, sha: string | null): Region[] {
   const blob = getBlob(db, sha);
   if (blob === undefined) return [];
   try {
-    return [...parseRegions(JSON.parse(blob.body), 'regions blob').regions];
+    return [...parseRegions(jsonOr(blob.body, null), 'regions blob').regions];
   } catch {
     return [];
   }

@@ -6,10 +6,17 @@
  * Each run costs a few index lookups (its row by primary key, its end and its event count through
  * events_by_run). A page ends with a keyset cursor: the next page starts after it, whatever was
  * appended meanwhile. Stored times never decrease along the chain, so chain order is start order.
+ * Rows are read as every reader reads them (rows.ts): each value within its size limit and of the
+ * type the writer stores; a chained run_start or run_end Witness did not write is an error naming
+ * the event, a runs row with wrong values marks its run.
  */
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
 import { canonicalJson } from './store.js';
+import { EVENT_COLUMNS, type EventRow, MAX_FIELD_BYTES, MAX_TIME_MS, RUN_COLUMNS, type RunRowRaw, bodyOf, eventOf, jsonOr, runProblem } from './rows.js';
+import { obj, text } from './body.js';
+
+export type { RunRowRaw };
 
 export interface RunSummary {
   readonly id: string;
@@ -34,19 +41,6 @@ export interface RunSummary {
   readonly tampered?: string;
 }
 
-export interface RunRowRaw {
-  readonly id: string;
-  readonly started_ms: number;
-  readonly world: string;
-  readonly backend: string;
-  readonly operator: string;
-  readonly software: string;
-  readonly models: string;
-  readonly spec_sha: string | null;
-  readonly regions_sha: string | null;
-  readonly meta: string;
-}
-
 export interface RunStartBody {
   readonly world: string;
   readonly backend: string;
@@ -60,26 +54,32 @@ export interface RunStartBody {
   readonly map_sha?: string;
 }
 
-export const parseOr = <T>(text: string, fallback: T): T => {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-};
+/** A run_start's body with the fields a summary shows, of the types it shows them as (a forged body may hold anything). */
+export function runStartOf(body: unknown): RunStartBody {
+  const b = obj(body);
+  const sha = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    world: text(b['world']), backend: text(b['backend']), operator: text(b['operator']), software: text(b['software']),
+    models: Object.fromEntries(Object.entries(obj(b['models'])).map(([k, v]) => [k, text(v)])), spec_sha: sha(b['spec_sha']), regions_sha: sha(b['regions_sha']), meta: obj(b['meta']),
+    ...(typeof b['tool_schemas'] === 'object' ? { tool_schemas: Object.fromEntries(Object.entries(obj(b['tool_schemas'])).map(([k, v]) => [k, text(v)])) } : {}),
+    ...(typeof b['map_sha'] === 'string' ? { map_sha: b['map_sha'] } : {}),
+  };
+}
 
 /**
- * Where a runs row differs from its chained run_start (null when they agree). The row is written
- * in the same transaction as the event and with the same values; its start time is the event's
- * (rows written before the two shared a transaction started a moment earlier, never later).
+ * Where a runs row differs from its chained run_start (null when they agree); `problem`: what is
+ * wrong with the row's values (rows.ts runProblem), reported first. The row is written in the same
+ * transaction as the event and with the same values; its start time is the event's (rows written
+ * before the two shared a transaction started a moment earlier, never later).
  */
-export function runRowMismatch(row: RunRowRaw, start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody }): string | null {
+export function runRowMismatch(row: RunRowRaw, start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody }, problem: string | null = null): string | null {
+  if (problem !== null) return `its row in the runs table: ${problem} (shown from its chained run_start, event ${start.seq})`;
   const b = start.body;
   for (const k of ['world', 'backend', 'operator', 'software', 'spec_sha', 'regions_sha'] as const) {
     if (row[k] !== (b[k] ?? null)) return `its ${k} is ${JSON.stringify(row[k])} in the runs table but ${JSON.stringify(b[k] ?? null)} in its chained run_start (event ${start.seq}): the row was altered`;
   }
-  if (canonicalJson(parseOr(row.models, row.models)) !== canonicalJson(b.models ?? {})) return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
-  if (canonicalJson(parseOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {})) return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (canonicalJson(jsonOr(row.models, row.models)) !== canonicalJson(b.models ?? {})) return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (canonicalJson(jsonOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {})) return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
   if (!(row.started_ms <= start.t_ms)) return `its start time ${row.started_ms} is after its chained run_start's (${start.t_ms}, event ${start.seq}): the row was altered`;
   return null;
 }
@@ -96,78 +96,98 @@ export interface RunPage {
 /**
  * Every statement a page runs, each answered through an index (test/services/audit/run-pages.test.ts
  * reads their query plans). `+kind` and `+run_id` keep SQLite off the index that would scan every
- * run's events: the end of a run is found among that run's events, not among every run_end.
+ * run's events: the end of a run is found among that run's events, not among every run_end. Rows
+ * are selected with rows.ts's columns (each value within its limit); those name the selected values
+ * after the columns, so the ORDER BY of the runs table names `runs.id`, the column, not the value.
+ * A page of rows no run_start names ends after a row by its rowid: SQLite compares the ids, which
+ * are read only within their limit and so cannot travel in a cursor.
  */
 export const RUN_SQL = {
-  startsAsc: "SELECT seq, run_id, t_ms, body FROM events WHERE kind = 'run_start' AND seq > ? ORDER BY seq LIMIT ?",
-  startsDesc: "SELECT seq, run_id, t_ms, body FROM events WHERE kind = 'run_start' AND seq < ? ORDER BY seq DESC LIMIT ?",
-  firstStart: "SELECT seq, t_ms, body FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1",
-  row: 'SELECT * FROM runs WHERE id = ?',
+  startsAsc: `SELECT ${EVENT_COLUMNS} FROM events WHERE kind = 'run_start' AND seq > ? ORDER BY seq LIMIT ?`,
+  startsDesc: `SELECT ${EVENT_COLUMNS} FROM events WHERE kind = 'run_start' AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  firstStart: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1`,
+  firstStartSeq: "SELECT seq FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1",
+  row: `SELECT ${RUN_COLUMNS} FROM runs WHERE runs.id = ?`,
   count: 'SELECT count(*) FROM events WHERE run_id = ?',
-  end: "SELECT t_ms, body FROM events WHERE run_id = ? AND +kind = 'run_end' ORDER BY seq DESC LIMIT 1",
-  unchainedAsc: "SELECT * FROM runs WHERE id > ? AND NOT EXISTS (SELECT 1 FROM events WHERE run_id = runs.id AND +kind = 'run_start') ORDER BY id LIMIT ?",
-  unchainedDesc: "SELECT * FROM runs WHERE id < ? AND NOT EXISTS (SELECT 1 FROM events WHERE run_id = runs.id AND +kind = 'run_start') ORDER BY id DESC LIMIT ?",
-  prefixRows: 'SELECT id FROM runs WHERE id >= ? AND id < ? LIMIT ?',
-  prefixStarts: "SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? AND +kind = 'run_start' LIMIT ?",
+  end: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND +kind = 'run_end' ORDER BY seq DESC LIMIT 1`,
+  unchainedAsc: `SELECT ${RUN_COLUMNS}, CAST(runs.rowid AS TEXT) AS at_row FROM runs WHERE runs.id > coalesce((SELECT r.id FROM runs AS r WHERE r.rowid = ?), ?)
+    AND NOT EXISTS (SELECT 1 FROM events WHERE run_id = runs.id AND +kind = 'run_start') ORDER BY runs.id LIMIT ?`,
+  unchainedDesc: `SELECT ${RUN_COLUMNS}, CAST(runs.rowid AS TEXT) AS at_row FROM runs WHERE runs.id < coalesce((SELECT r.id FROM runs AS r WHERE r.rowid = ?), ?)
+    AND NOT EXISTS (SELECT 1 FROM events WHERE run_id = runs.id AND +kind = 'run_start') ORDER BY runs.id DESC LIMIT ?`,
+  // An id over its limit is not one Witness wrote, nor one a prefix names: left out of the lookup.
+  prefixRows: `SELECT id FROM runs WHERE id >= ? AND id < ? AND octet_length(id) <= ${MAX_FIELD_BYTES} LIMIT ?`,
+  prefixStarts: `SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? AND octet_length(run_id) <= ${MAX_FIELD_BYTES} AND +kind = 'run_start' LIMIT ?`,
 } as const;
 
-/** A cursor: after the run_start event `seq` (runs under the chain), or after the row `id` (rows no run_start names). */
-type Cursor = { readonly phase: 'chain'; readonly seq: number } | { readonly phase: 'rows'; readonly id: string };
+/** A cursor: after the run_start event `seq` (runs under the chain), or after the runs row `rowid` (rows no run_start names; null: from the first). */
+type Cursor = { readonly phase: 'chain'; readonly seq: number } | { readonly phase: 'rows'; readonly rowid: bigint | null };
 
-const CURSOR = /^(?:c:(\d{1,15})|r:(.+))$/s;
+const CURSOR = /^(?:c:(\d{1,15})|r:(\d{1,19}))$/;
 
 function parseCursor(cursor: string): Cursor {
   const m = CURSOR.exec(cursor);
   if (m === null) throw new WitnessError('invalid-params', `runs: $.cursor: not a cursor a page of runs gave out (${JSON.stringify(cursor.slice(0, 40))})`, { path: '$.cursor' });
-  return m[1] !== undefined ? { phase: 'chain', seq: Number(m[1]) } : { phase: 'rows', id: m[2]! };
+  return m[1] !== undefined ? { phase: 'chain', seq: Number(m[1]) } : { phase: 'rows', rowid: BigInt(m[2]!) };
 }
+
+/** A runs row as the unchained statements select it: its values (RUN_COLUMNS, unchecked) and its rowid. */
+type UnchainedRow = RunRowRaw & { readonly at_row: string };
 
 /** Statements of one page, prepared once for its runs. */
 class RunReader {
   private readonly firstStart: Database.Statement;
+  private readonly firstStartSeq: Database.Statement;
   private readonly row: Database.Statement;
   private readonly count: Database.Statement;
   private readonly end: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.firstStart = db.prepare(RUN_SQL.firstStart);
+    this.firstStartSeq = db.prepare(RUN_SQL.firstStartSeq).pluck();
     this.row = db.prepare(RUN_SQL.row);
     this.count = db.prepare(RUN_SQL.count).pluck();
     this.end = db.prepare(RUN_SQL.end);
   }
 
   private summary(id: string, started_ms: number, b: RunStartBody, tampered: string | null): RunSummary {
-    const e = this.end.get(id) as { t_ms: number; body: string } | undefined;
+    const raw = this.end.get(id);
+    const e = raw === undefined ? undefined : eventOf(raw);
+    const outcome = e === undefined ? undefined : obj(bodyOf(e))['outcome'];
     return {
-      id, started_ms, world: b.world, backend: b.backend, operator: b.operator, software: b.software, models: b.models ?? {},
-      spec_sha: b.spec_sha ?? null, regions_sha: b.regions_sha ?? null, meta: b.meta ?? {}, events: this.count.get(id) as number, ended_ms: e?.t_ms ?? null,
-      outcome: e === undefined ? null : (parseOr<{ outcome?: string }>(e.body, {}).outcome ?? null),
+      id, started_ms, world: b.world, backend: b.backend, operator: b.operator, software: b.software, models: b.models,
+      spec_sha: b.spec_sha, regions_sha: b.regions_sha, meta: b.meta, events: this.count.get(id) as number, ended_ms: e?.t_ms ?? null,
+      outcome: typeof outcome === 'string' ? outcome : null,
       ...(tampered !== null ? { tampered } : {}),
     };
   }
 
-  /** A run under the chain, from its run_start (null when that event is not the run's first run_start). */
-  chained(s: { seq: number; run_id: string; t_ms: number; body: string }): RunSummary | null {
-    const first = this.firstStart.get(s.run_id) as { seq: number } | undefined;
-    if (first !== undefined && first.seq !== s.seq) return null;
-    const body = parseOr<RunStartBody>(s.body, {} as RunStartBody);
+  /**
+   * A run under the chain, from its run_start, read as every reader reads events (null when that
+   * event is not the run's first run_start). Its runs row is compared as found: wrong values mark the run.
+   */
+  chained(s: EventRow): RunSummary | null {
+    const first = this.firstStartSeq.get(s.run_id) as number | undefined;
+    if (first !== undefined && first !== s.seq) return null;
+    const raw = obj(bodyOf(s)) as unknown as RunStartBody;
     const row = this.row.get(s.run_id) as RunRowRaw | undefined;
-    const why = row === undefined ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})` : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body });
-    return this.summary(s.run_id, s.t_ms, body, why);
+    const why = row === undefined
+      ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})`
+      : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body: raw }, runProblem(row));
+    return this.summary(s.run_id, s.t_ms, runStartOf(raw), why);
   }
 
-  /** A row of the runs table that no run_start names. */
+  /** A row of the runs table that no run_start names, its values as found (a start that is not a time: listed at 1970), marked. */
   unchained(r: RunRowRaw): RunSummary {
-    const body: RunStartBody = {
-      world: r.world, backend: r.backend, operator: r.operator, software: r.software, models: parseOr(r.models, {}), spec_sha: r.spec_sha, regions_sha: r.regions_sha, meta: parseOr(r.meta, {}),
-    };
-    return this.summary(r.id, r.started_ms, body, 'no run_start event: this row is not under the hash chain (inserted by hand?)');
+    const problem = runProblem(r);
+    const body = runStartOf({ ...r, models: jsonOr(r.models, {}), meta: jsonOr(r.meta, {}) });
+    const started = typeof r.started_ms === 'number' && Math.abs(r.started_ms) <= MAX_TIME_MS ? r.started_ms : 0;
+    return this.summary(text(r.id), started, body, `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`);
   }
 
   /** One run by its id: from its first run_start, else from its row; undefined when neither exists. */
   byId(id: string): RunSummary | undefined {
-    const s = this.firstStart.get(id) as { seq: number; t_ms: number; body: string } | undefined;
-    if (s !== undefined) return this.chained({ ...s, run_id: id }) ?? undefined;
+    const s = this.firstStart.get(id);
+    if (s !== undefined) return this.chained(eventOf(s)) ?? undefined;
     const row = this.row.get(id) as RunRowRaw | undefined;
     return row === undefined ? undefined : this.unchained(row);
   }
@@ -184,7 +204,7 @@ export function runPage(db: Database.Database, o: { readonly order: RunOrder; re
     let seq = at.seq;
     // Repeated run_starts are skipped, so a page may need more than one read to fill.
     for (;;) {
-      const rows = starts.all(seq, limit - runs.length) as { seq: number; run_id: string; t_ms: number; body: string }[];
+      const rows = starts.all(seq, limit - runs.length).map(eventOf);
       for (const s of rows) {
         const r = reader.chained(s);
         if (r !== null) runs.push(r);
@@ -193,11 +213,12 @@ export function runPage(db: Database.Database, o: { readonly order: RunOrder; re
       if (runs.length >= limit) return { runs, next: `c:${seq}` };
       if (rows.length === 0) break;
     }
-    at = { phase: 'rows', id: o.order === 'asc' ? '' : '\u{10FFFF}' };
+    at = { phase: 'rows', rowid: null };
   }
-  const rows = db.prepare(o.order === 'asc' ? RUN_SQL.unchainedAsc : RUN_SQL.unchainedDesc).all(at.id, limit - runs.length) as RunRowRaw[];
+  // From the first row (no rowid to start after): every id is above '' and below U+10FFFF.
+  const rows = db.prepare(o.order === 'asc' ? RUN_SQL.unchainedAsc : RUN_SQL.unchainedDesc).all(at.rowid, o.order === 'asc' ? '' : '\u{10FFFF}', limit - runs.length) as UnchainedRow[];
   for (const r of rows) runs.push(reader.unchained(r));
-  return { runs, next: runs.length >= limit && rows.length > 0 ? `r:${rows[rows.length - 1]!.id}` : null };
+  return { runs, next: runs.length >= limit && rows.length > 0 ? `r:${rows[rows.length - 1]!.at_row}` : null };
 }
 
 /** Pages of `size` runs in `order` until the last (each read when asked for). */
@@ -227,7 +248,7 @@ export function runsByPrefix(db: Database.Database, prefix: string, max = 2): Ru
   const hi = `${prefix}\u{10FFFF}`;
   const ids = new Set<string>();
   for (const sql of [RUN_SQL.prefixStarts, RUN_SQL.prefixRows]) {
-    for (const id of db.prepare(sql).pluck().all(prefix, hi, max) as string[]) if (id.startsWith(prefix)) ids.add(id);
+    for (const id of db.prepare(sql).pluck().all(prefix, hi, max)) if (typeof id === 'string' && id.startsWith(prefix)) ids.add(id);
   }
   const reader = new RunReader(db);
   return [...ids].slice(0, max).map((id) => reader.byId(id)).filter((r): r is RunSummary => r !== undefined);

@@ -9,7 +9,10 @@
  * retries until its busy timeout (the event loop stays free meanwhile). The promise an append
  * returns resolves only after its transaction committed with synchronous=FULL, so an acknowledged
  * event survives a kill -9 of the process. A run's row, its blobs and its run_start event are one
- * transaction: there is no run without its run_start.
+ * transaction: there is no run without its run_start. Before it commits, a batch checks that what it
+ * wrote landed (landed.ts), and the writer refuses a database whose schema is not Witness's
+ * (schema-check.ts); readers open with the same check (openAuditReadOnly) and read values within
+ * the limits of rows.ts, which the writer holds appends to.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
@@ -17,8 +20,15 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
+import { problemsText, schemaProblems } from './schema-check.js';
+import { LandedCheck, type Written } from './landed.js';
+import { AuditValueError, type EventRow, MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_TIME_MS } from './rows.js';
+import { MAX_JSON_DEPTH } from '../../core/input/json.js';
+import { bytesText } from '../llm/bounded.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
 import { WitnessError, type ErrorCode } from '../../contract/errors.js';
+
+export type { EventRow };
 
 export class AuditError extends WitnessError {
   override readonly name = 'AuditError';
@@ -44,19 +54,6 @@ export interface RunMeta {
   readonly map?: string;
 }
 
-export interface EventRow {
-  readonly seq: number;
-  readonly run_id: string;
-  readonly t_ms: number;
-  readonly step: number | null;
-  readonly kind: string;
-  readonly tool: string | null;
-  readonly failure_label: string | null;
-  readonly body: string;
-  readonly prev_hash: string;
-  readonly hash: string;
-}
-
 export interface AppendOptions {
   readonly step?: number;
   readonly tool?: string;
@@ -67,13 +64,17 @@ export interface AppendOptions {
 
 /**
  * Canonical JSON (as RFC 8785 for the values we store): object keys sorted by code unit, no
- * whitespace, numbers and strings as JSON.stringify writes them (shortest round-trip form).
+ * whitespace, numbers and strings as JSON.stringify writes them (shortest round-trip form). A value
+ * nested deeper than MAX_JSON_DEPTH levels of arrays and objects (or holding a cycle) is refused
+ * (invalid-input) before the recursion could overflow the stack: the log never holds what its
+ * readers refuse.
  */
-export function canonicalJson(v: unknown): string {
+export function canonicalJson(v: unknown, depth = 0): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x)).join(',')}]`;
+  if (depth >= MAX_JSON_DEPTH) throw new WitnessError('invalid-input', `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x, depth + 1)).join(',')}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k], depth + 1)}`).join(',')}}`;
 }
 
 /**
@@ -173,9 +174,9 @@ export function wrap(file: string, e: unknown): AuditError {
   return new AuditError(file, msg);
 }
 
-/** `e` as an AuditError naming `file` when it comes from SQLite or the audit store; anything else unchanged. */
+/** `e` as an AuditError naming `file` when it comes from SQLite, the audit store or a value read from it (rows.ts); anything else unchanged. */
 export function auditErrorOf(file: string, e: unknown): unknown {
-  return e instanceof AuditError || sqliteCode(e).startsWith('SQLITE_') ? wrap(file, e) : e;
+  return e instanceof AuditError || e instanceof AuditValueError || sqliteCode(e).startsWith('SQLITE_') ? wrap(file, e) : e;
 }
 
 function schemaVersion(db: Database.Database): number {
@@ -244,10 +245,34 @@ function openReadOnly(file: string): Database.Database {
 }
 
 /**
- * Opens an audit database read-only (forensics): evidence is never modified, and write-protected
- * evidence in a read-only folder opens too.
+ * Settings every connection to an audit database gets: functions that are not innocuous may not
+ * run from the schema (views, triggers, generated columns, defaults), whatever the file holds.
  */
-export function openAuditReadOnly(file: string): Database.Database {
+function defend(db: Database.Database, readOnly: boolean): void {
+  db.pragma('trusted_schema = OFF');
+  if (readOnly) {
+    db.pragma('query_only = ON');
+    // A damaged cell is an error where it is read, not a misread.
+    db.pragma('cell_size_check = ON');
+  }
+}
+
+export interface ReadOnlyOptions {
+  /**
+   * 'refuse' (the default, every reader): a schema that would make a read run code or read
+   * something else than the evidence (a generated column, a view or virtual table in place of a
+   * table, a trigger Witness does not create, a column added or removed) is refused, `tampered`.
+   * 'report' (verify): opened anyway, for verifyChain to report every difference.
+   */
+  readonly foreignSchema?: 'refuse' | 'report';
+}
+
+/**
+ * Opens an audit database read-only (forensics): evidence is never modified, and write-protected
+ * evidence in a read-only folder opens too. Before anything is read, its schema is held against the
+ * one the writer creates (schema-check.ts).
+ */
+export function openAuditReadOnly(file: string, o: ReadOnlyOptions = {}): Database.Database {
   checkFile(file, true);
   let db: Database.Database;
   try {
@@ -256,15 +281,23 @@ export function openAuditReadOnly(file: string): Database.Database {
     throw wrap(file, e);
   }
   try {
+    defend(db, true);
     const v = schemaVersion(db);
     if (v !== AUDIT_SCHEMA_VERSION) {
       throw new AuditError(file, v === 0
         ? 'not a Witness audit database (no schema version: a foreign SQLite file)'
         : `audit schema version ${v} is not one this Witness reads (it reads version ${AUDIT_SCHEMA_VERSION}); use a newer Witness`, v === 0 ? 'not-audit-database' : 'schema-version');
     }
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    // A table replaced by a view is a tampered database (below), not a foreign one.
+    const names = (db.prepare("SELECT lower(name) AS name FROM sqlite_schema WHERE type IN ('table', 'view')").all() as { name: string }[]).map((r) => r.name);
     for (const t of ['runs', 'blobs', 'events']) {
-      if (!tables.includes(t)) throw new AuditError(file, `not a Witness audit database (no table "${t}")`, 'not-audit-database');
+      if (!names.includes(t)) throw new AuditError(file, `not a Witness audit database (no table "${t}")`, 'not-audit-database');
+    }
+    if (o.foreignSchema !== 'report') {
+      const unsafe = schemaProblems(db).filter((p) => p.unsafe);
+      if (unsafe.length > 0) {
+        throw new AuditError(file, `its schema is not the one Witness creates: ${problemsText(unsafe)}; refusing to read it (\`witness audit verify\` reports every difference)`, 'tampered');
+      }
     }
     return db;
   } catch (e) {
@@ -309,6 +342,7 @@ export class AuditLog {
   private readonly insertBlob: Database.Statement;
   private readonly insertRun: Database.Statement;
   private readonly lastRow: Database.Statement;
+  private readonly landed: LandedCheck;
   private readonly commitBatch: Database.Transaction<(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => void>;
   private queue: Pending[] = [];
   private blobs: PendingBlob[] = [];
@@ -323,12 +357,15 @@ export class AuditLog {
   private committed = { seq: 0, hash: GENESIS_HASH };
   private written = this.committed;
   private closed = false;
+  /** Set when a batch did not land as written: the log takes nothing more. */
+  private broken: AuditError | null = null;
 
   private constructor(readonly file: string, private readonly db: Database.Database, private readonly now: () => number, private readonly busyTimeout_ms: number) {
     this.insert = db.prepare('INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, kind, body) VALUES (?, ?, ?)');
     this.insertRun = db.prepare('INSERT INTO runs (id, started_ms, world, backend, operator, software, models, spec_sha, regions_sha, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     this.lastRow = db.prepare('SELECT seq, hash, t_ms FROM events ORDER BY seq DESC LIMIT 1');
+    this.landed = new LandedCheck(db);
     this.commitBatch = db.transaction((blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => this.writeBatch(blobs, batch, seqs));
   }
 
@@ -346,6 +383,7 @@ export class AuditLog {
       db = new Database(file);
       // Opening waits the whole timeout in SQLite: another process may be creating the same database.
       db.pragma(`busy_timeout = ${busy}`);
+      defend(db, false);
       if (o.maxPages !== undefined) db.pragma(`max_page_count = ${Math.floor(o.maxPages)}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
@@ -353,8 +391,8 @@ export class AuditLog {
       const check = (v: number): void => {
         if (v > AUDIT_SCHEMA_VERSION) throw new AuditError(file, `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`, 'schema-version');
         if (v === 0) {
-          const tables = db!.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with tables and no schema version); refusing to write to it', 'not-audit-database');
+          const tables = db!.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number };
+          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with a schema and no schema version); refusing to write to it', 'not-audit-database');
         }
       };
       check(schemaVersion(db));
@@ -368,6 +406,10 @@ export class AuditLog {
             db!.pragma(`user_version = ${i + 1}`);
           }
         }).immediate();
+      }
+      const foreign = schemaProblems(db);
+      if (foreign.length > 0) {
+        throw new AuditError(file, `its schema is not the one Witness creates: ${problemsText(foreign)}; refusing to write to it (record into a new audit database; \`witness audit verify\` reports every difference)`, 'tampered');
       }
       db.pragma(`busy_timeout = ${Math.min(busy, BUSY_SLICE_MS)}`);
       return new AuditLog(file, db, now, busy);
@@ -383,6 +425,7 @@ export class AuditLog {
    */
   putBlob(kind: string, body: string): string {
     if (this.closed) throw new AuditError(this.file, 'the audit log is closed');
+    this.checkBlob(kind, body);
     const sha = sha256(body);
     this.blobs.push({ sha, kind, body });
     this.schedule(0);
@@ -395,18 +438,27 @@ export class AuditLog {
    */
   async startRun(m: RunMeta): Promise<string> {
     const id = randomUUID();
-    const spec = m.spec !== undefined ? this.putBlob('spec', m.spec) : null;
-    const regions = m.regions !== undefined ? this.putBlob('regions', m.regions) : null;
-    const map = m.map !== undefined ? this.putBlob('map', m.map) : undefined;
+    // Every check first, the blobs queued last: a run that cannot be recorded leaves no blob behind.
+    const blobs: [kind: string, body: string][] = [];
+    const blob = (kind: string, text: string): string => {
+      this.checkBlob(kind, text);
+      blobs.push([kind, text]);
+      return sha256(text);
+    };
+    const spec = m.spec !== undefined ? blob('spec', m.spec) : null;
+    const regions = m.regions !== undefined ? blob('regions', m.regions) : null;
+    const map = m.map !== undefined ? blob('map', m.map) : undefined;
     const tools = m.toolSchemas === undefined ? undefined
-      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, this.putBlob(`tool-schema:${name}`, schema)]));
+      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, blob(`tool-schema:${name}`, schema)]));
     const body = {
       world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions,
       meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}), ...(map !== undefined ? { map_sha: map } : {}),
     };
     const runRow: RunRow = {
-      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: JSON.stringify(m.models), spec, regions, meta: JSON.stringify(m.meta ?? {}),
+      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: this.fieldJson('models', m.models), spec, regions, meta: this.fieldJson('meta', m.meta ?? {}),
     };
+    this.eventText(id, 'run_start', body, {});
+    for (const [kind, text] of blobs) this.putBlob(kind, text);
     await this.enqueue(id, 'run_start', body, {}, runRow);
     return id;
   }
@@ -420,10 +472,59 @@ export class AuditLog {
     return this.enqueue(run, kind, body, o);
   }
 
+  /** Whether a blob may be stored: the log takes it (not broken), and it is within its size limit. */
+  private checkBlob(kind: string, body: string): void {
+    if (this.broken !== null) throw this.broken;
+    const bytes = Buffer.byteLength(body);
+    if (bytes > MAX_BLOB_BYTES) throw new AuditError(this.file, `a ${kind} blob of ${bytesText(bytes)} is larger than ${bytesText(MAX_BLOB_BYTES)}, the most the audit log holds: not stored`, 'too-large');
+  }
+
+  /** A run row's JSON field as stored: nested no deeper, and no larger, than the readers take. */
+  private fieldJson(name: string, v: unknown): string {
+    try {
+      canonicalJson(v);
+    } catch (e) {
+      throw new AuditError(this.file, `a run's ${name} is ${e instanceof Error ? e.message : String(e)}: not recorded`);
+    }
+    const text = JSON.stringify(v);
+    if (Buffer.byteLength(text) > MAX_FIELD_BYTES) throw new AuditError(this.file, `a run's ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}, the most the audit log holds: not recorded`, 'too-large');
+    return text;
+  }
+
+  /**
+   * An event's body as stored (canonical JSON), after the checks that keep the log readable: a body
+   * nested too deep or too large, a time that is not one, a step that is not an integer, a field
+   * too large are refused (the promise rejects; nothing is queued).
+   */
+  private eventText(run: string, kind: string, body: unknown, o: AppendOptions): string {
+    const what = `a ${kind} event of run ${run}`;
+    let text: string;
+    try {
+      text = canonicalJson(body ?? null);
+    } catch (e) {
+      throw new AuditError(this.file, `${what}: its body is ${e instanceof Error ? e.message : String(e)}: not appended`);
+    }
+    if (text.length * 3 > MAX_BODY_BYTES && Buffer.byteLength(text) > MAX_BODY_BYTES) {
+      throw new AuditError(this.file, `${what}: its body is larger than ${bytesText(MAX_BODY_BYTES)}, the most the audit log holds: not appended`, 'too-large');
+    }
+    if (o.t_ms !== undefined && !(Number.isFinite(o.t_ms) && Math.abs(o.t_ms) <= MAX_TIME_MS)) throw new AuditError(this.file, `${what}: its time ${o.t_ms} is not milliseconds since 1970 within ±${MAX_TIME_MS}: not appended`);
+    if (o.step !== undefined && !Number.isSafeInteger(o.step)) throw new AuditError(this.file, `${what}: its step ${o.step} is not an integer: not appended`);
+    for (const [name, v] of [['run id', run], ['tool', o.tool], ['failure label', o.failureLabel]] as const) {
+      if (v !== undefined && Buffer.byteLength(v) > MAX_FIELD_BYTES) throw new AuditError(this.file, `${what}: its ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}: not appended`, 'too-large');
+    }
+    return text;
+  }
+
   private enqueue(run: string, kind: EventKind, body: unknown, o: AppendOptions, runRow: RunRow | null = null): Promise<number> {
     if (this.closed) return Promise.reject(new AuditError(this.file, 'the audit log is closed'));
+    if (this.broken !== null) return Promise.reject(this.broken);
     if (!(EVENT_KINDS as readonly string[]).includes(kind)) return Promise.reject(new AuditError(this.file, `unknown event kind "${kind}"`));
-    const text = canonicalJson(body ?? null);
+    let text: string;
+    try {
+      text = this.eventText(run, kind, body, o);
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
     return new Promise<number>((resolve, reject) => {
       this.queue.push({ run, kind, body: text, o, runRow, resolve, reject });
       this.schedule(0);
@@ -464,6 +565,7 @@ export class AuditLog {
       }
       this.busySince = null;
       const err = wrap(this.file, e);
+      if (err.code === 'tampered') this.broken = err;
       for (const p of batch) p.reject(err);
       if (batch.length === 0) this.blobError = err;
       return this.drained();
@@ -488,20 +590,38 @@ export class AuditLog {
    */
   private writeBatch(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]): void {
     for (const b of blobs) this.insertBlob.run(b.sha, b.kind, b.body);
-    if (batch.length === 0) return;
-    const last = this.lastRow.get() as { seq: number; hash: string; t_ms: number } | undefined;
-    let prev = last?.hash ?? GENESIS_HASH;
-    let seq = last?.seq ?? 0;
-    let lastT = last?.t_ms ?? -Infinity;
+    const written: Written = { ...(batch.length > 0 ? this.writeEvents(batch, seqs) : { events: 0, after: 0, head: null, runs: [] }), blobs };
+    const wrong = [this.landed.problem(written), this.landed.schemaChange()].filter((x) => x !== null);
+    if (wrong.length > 0) {
+      throw new AuditError(this.file, `what this writer appended did not land as written: ${wrong.join('; ')}. The batch was rolled back (nothing of it kept) and this log takes no more events: the database is not as Witness writes it (\`witness audit verify\` reports what changed)`, 'tampered');
+    }
+  }
+
+  /** The chain continued from the last committed row: each event inserted; what was bound, for the read-back. */
+  private writeEvents(batch: readonly Pending[], seqs: number[]): Omit<Written, 'blobs'> {
+    const last = this.lastRow.get() as { seq: unknown; hash: unknown; t_ms: unknown } | undefined;
+    if (last !== undefined && !(Number.isSafeInteger(last.seq) && typeof last.hash === 'string' && typeof last.t_ms === 'number' && Math.abs(last.t_ms) <= MAX_TIME_MS)) {
+      throw new AuditError(this.file, `the last event (${String(last.seq)}) holds values Witness does not write (its hash or time is not one); refusing to continue its chain (\`witness audit verify\` reports what changed)`, 'tampered');
+    }
+    let prev = (last?.hash as string | undefined) ?? GENESIS_HASH;
+    let seq = (last?.seq as number | undefined) ?? 0;
+    let lastT = (last?.t_ms as number | undefined) ?? -Infinity;
+    const after = seq;
+    const runs: { id: string; values: unknown[] }[] = [];
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
       seq++;
       // Stored times never decrease along the chain (a time window is then a range of sequence
       // numbers); an earlier time is raised to the previous event's.
       const t = Math.max(p.o.t_ms ?? this.now(), lastT);
+      if (!(Math.abs(t) <= MAX_TIME_MS)) throw new AuditError(this.file, `the clock gave ${t}, not milliseconds since 1970 within ±${MAX_TIME_MS}: the batch was not written`);
       lastT = t;
       const r = p.runRow;
-      if (r !== null) this.insertRun.run(p.run, t, r.world, r.backend, r.operator, r.software, r.models, r.spec, r.regions, r.meta);
+      if (r !== null) {
+        const values = [p.run, t, r.world, r.backend, r.operator, r.software, r.models, r.spec, r.regions, r.meta];
+        this.insertRun.run(...values);
+        runs.push({ id: p.run, values });
+      }
       const step = p.o.step ?? null, tool = p.o.tool ?? null, failure = p.o.failureLabel ?? null;
       const h = chainHash(prev, seq, p.run, t, step, p.kind, tool, failure, p.body);
       this.insert.run(seq, p.run, t, step, p.kind, tool, failure, p.body, prev, h);
@@ -509,6 +629,7 @@ export class AuditLog {
       prev = h;
     }
     this.written = { seq, hash: prev };
+    return { events: batch.length, after, head: prev, runs };
   }
 
   /**

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RUN_SQL, listRuns, runPage, runSummary, runsByPrefix } from '../../../main/services/audit/runs.js';
+import { RUN_SQL, type RunSummary, listRuns, runPage, runSummary, runsByPrefix } from '../../../main/services/audit/runs.js';
 import { FAILURE_SQL, runsPage } from '../../../main/services/audit/browse.js';
 import { openAuditReadOnly } from '../../../main/services/audit/store.js';
 import { AuditBrowser, auditRunPages } from '../../../main/app/audit.js';
@@ -75,6 +75,45 @@ test('pages of runs: every run once, in chain order either way, the forged ones 
     assert.deepEqual(runsPage(db, { cursor: first.next, limit: 1 }).runs.map((r) => r.id), [synthRunId(248)]);
     for (const bad of ['s:12', 'c:x', 'c:', 'nonsense']) {
       assert.throws(() => runPage(db, { order: 'desc', cursor: bad, limit: 5 }), (e: unknown) => e instanceof WitnessError && e.code === 'invalid-params' && e.at.path === '$.cursor');
+    }
+  } finally {
+    db.close();
+  }
+});
+
+test('rows with values Witness does not write (an id over its limit, a start that is not a time, an operator that is bytes): each run listed once, marked, and the pages after them go on', () => {
+  const file = join(d, 'bad-values.sqlite');
+  writeSynthLog(file, 5, { unchained: 3, unhashed: true });
+  const w = new Database(file);
+  w.pragma('foreign_keys = OFF');
+  w.exec('DROP TRIGGER runs_no_update');
+  w.prepare("UPDATE runs SET id = ? WHERE id = 'zz-unchained-2'").run(`zz-unchained-2${'x'.repeat(1024 * 1024)}`);
+  w.exec("UPDATE runs SET started_ms = 'soon' WHERE id = 'zz-unchained-3'");
+  w.prepare("UPDATE runs SET operator = x'00ff' WHERE id = ?").run(synthRunId(2));
+  w.close();
+  const db = openAuditReadOnly(file);
+  try {
+    for (const order of ['asc', 'desc'] as const) {
+      for (const limit of [1, 2, 100]) {
+        const got: RunSummary[] = [];
+        let cursor: string | null = null;
+        for (let n = 0; n < 20; n++) {
+          const p: ReturnType<typeof runPage> = runPage(db, { order, cursor, limit });
+          got.push(...p.runs);
+          cursor = p.next;
+          if (cursor === null) break;
+        }
+        assert.equal(cursor, null, `${order} by ${limit}: the pages end`);
+        assert.equal(got.length, 8, `${order} by ${limit}: every run once (${got.map((r) => r.id.slice(0, 20)).join(', ')})`);
+        const unchained = order === 'asc' ? got.slice(5) : got.slice(5).reverse();
+        assert.deepEqual([unchained[0]!.id, unchained[2]!.id], ['zz-unchained-1', 'zz-unchained-3']);
+        assert.match(unchained[1]!.tampered ?? '', /^no run_start event: .*; its id is larger than 1 MiB/);
+        assert.match(unchained[2]!.tampered ?? '', /its started_ms is text \("soon"\), not a time/);
+        assert.equal(unchained[2]!.started_ms, 0, 'listed at 1970');
+        const two = got.find((r) => r.id === synthRunId(2))!;
+        assert.equal(two.operator, 'synth', 'shown from its chained run_start');
+        assert.match(two.tampered ?? '', /^its row in the runs table: its operator is a blob of 2 bytes, not text/);
+      }
     }
   } finally {
     db.close();
