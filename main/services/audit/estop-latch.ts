@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { openAuditReadOnly } from './store.js';
+import { EVENT_COLUMNS, RUN_COLUMNS, eventOf, jsonOr } from './rows.js';
 
 /** A latch the audit log records as never reset. */
 export interface OpenLatchRecord {
@@ -16,33 +17,27 @@ export interface OpenLatchRecord {
   readonly stopped: readonly string[];
 }
 
-interface RunRow { id: string; started_ms: number; operator: string; meta: string }
-
-const jsonOr = <T>(text: string, fallback: T): T => {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-};
+interface LatchRow { id: unknown; started_ms: unknown; operator: unknown; meta: unknown }
 
 /** The latest latch run without a run end (null: every latch was reset). */
 function openLatch(db: Database.Database): OpenLatchRecord | null {
+  // Every value within its size limit (rows.ts): a hostile log cannot make the start of a workbench load gigabytes.
   const rows = db.prepare(`
-    SELECT r.id, r.started_ms, r.operator, r.meta FROM runs r
-    WHERE r.world = 'console' AND r.backend = 'operator'
-      AND NOT EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.id AND e.kind = 'run_end')
-    ORDER BY r.started_ms DESC`).all() as RunRow[];
+    SELECT ${RUN_COLUMNS} FROM runs
+    WHERE world = 'console' AND backend = 'operator'
+      AND NOT EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id AND e.kind = 'run_end')
+    ORDER BY started_ms DESC`).all() as LatchRow[];
   for (const r of rows) {
+    if (typeof r.id !== 'string') continue;
     const meta = jsonOr<{ kind?: unknown; since?: unknown; stopped?: unknown }>(r.meta, {});
     if (meta.kind !== 'estop') continue;
-    const decision = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision' ORDER BY seq LIMIT 1").get(r.id) as { body: string } | undefined;
-    const reason = decision === undefined ? null : jsonOr<{ reason?: unknown }>(decision.body, {}).reason;
+    const decision = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'operator_decision' ORDER BY seq LIMIT 1`).get(r.id);
+    const reason = decision === undefined ? null : jsonOr<{ reason?: unknown }>(eventOf(decision).body, {}).reason;
     const since = typeof meta.since === 'string' ? Date.parse(meta.since) : NaN;
     return {
       run: r.id,
-      since: Number.isFinite(since) ? since : r.started_ms,
-      by: r.operator,
+      since: Number.isFinite(since) ? since : typeof r.started_ms === 'number' ? r.started_ms : Date.now(),
+      by: typeof r.operator === 'string' ? r.operator : 'unknown',
       reason: typeof reason === 'string' ? reason : 'emergency stop by the operator',
       stopped: Array.isArray(meta.stopped) ? meta.stopped.filter((s): s is string => typeof s === 'string') : [],
     };
