@@ -137,6 +137,7 @@ test('a goal: built from the arguments, feedback mapped to fields and reported, 
 test('our timeout cancels the running goal before the call rejects; an abort mid-goal does the same', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', {});
     await assert.rejects(r.world.execute('navigate', { x: 5, y: 0 }, call(0.05)),
       isWorldError('timeout', /skill navigate took longer than 0\.05 s; the goal was cancelled \(final status CANCELED\)/));
@@ -144,6 +145,7 @@ test('our timeout cancels the running goal before the call rejects; an abort mid
     // The tool's own timeout_s bounds a call that asks for more.
     const cfg = sample({ 'tools.navigate.timeout_s': 0.05 });
     const r2 = await rig(cfg, { fake: new FakeRclnodejs() });
+    r2.robotAt(0, 0);
     r2.fake.servers.set('/navigate_to_pose', {});
     await assert.rejects(r2.world.execute('navigate', { x: 5, y: 0 }, call(60)), isWorldError('timeout', /longer than 0\.05 s/));
     await r2.world.close();
@@ -159,6 +161,7 @@ test('our timeout cancels the running goal before the call rejects; an abort mid
 test('a cancel the server rejects or never answers is reported: the robot may still be moving', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', { onCancel: 'reject' });
     await assert.rejects(r.world.execute('navigate', { x: 5, y: 0 }, call(0.03)), isWorldError('timeout', /rejected the cancel request \(return code 1\): the robot may still be moving/));
     r.fake.servers.set('/navigate_to_pose', { onCancel: 'ignore' });
@@ -173,10 +176,19 @@ test('a cancel the server rejects or never answers is reported: the robot may st
 test('rejected, aborted, cancelled elsewhere, no server: each its own error class; bad arguments never send a goal', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', { accept: () => false });
-    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('rejected', /navigate \(\/navigate_to_pose, nav2_msgs\/action\/NavigateToPose\): the server rejected the goal/));
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('rejected', /navigate \(\/navigate_to_pose, nav2_msgs\/action\/NavigateToPose\): the server rejected the goal .*: a Nav2 navigator rejects every goal while its lifecycle node is not active \(`witness ros2 check` says; `ros2 lifecycle get \/bt_navigator`\)$/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ error_code: 104 }) });
-    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104\}/));
+    // Jazzy's code is named: 104 is FollowPath's PATIENCE_EXCEEDED (not a planner's "no valid path").
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104\} \(Nav2's error_code 104: FollowPath PATIENCE_EXCEEDED\)$/));
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ error_code: 208, error_msg: '' }) });
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /\(Nav2's error_code 208: ComputePathToPose NO_VALID_PATH\)$/));
+    // Humble's empty result, and Jazzy's 0: no code, and what that can mean.
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ result: {} }) });
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /\(Nav2 gave no error code: Humble's results carry none; Jazzy's navigator aborts without one when it cannot read the robot's pose or transform the goal .*another navigator is running a goal/));
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => { g.feedback({ distance_remaining: 2, number_of_recoveries: 5 }); g.abort({ error_code: 0, error_msg: '' }); } });
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /Nav2 gave no error code.*; Nav2 ran 5 recovery action\(s\) first/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.canceledElsewhere() });
     await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('cancelled', /cancelled by another client/));
     r.fake.servers.delete('/navigate_to_pose');
@@ -192,7 +204,7 @@ test('rejected, aborted, cancelled elsewhere, no server: each its own error clas
 });
 
 test('services: a response, a reported failure, no server, and a timeout that says the call cannot be cancelled', async () => {
-  const r = await rig(sample({ 'services.clear_costmaps.success': 'success', 'services.clear_costmaps.message': 'message', 'services.clear_costmaps.type': 'std_srvs/srv/Trigger' }));
+  const r = await rig(sample({ 'services.clear_costmaps.service': '/global_costmap/clear_entirely_global_costmap', 'services.clear_costmaps.success': 'success', 'services.clear_costmaps.message': 'message', 'services.clear_costmaps.type': 'std_srvs/srv/Trigger' }));
   try {
     r.fake.serviceServers.set('/global_costmap/clear_entirely_global_costmap', { handle: () => ({ success: true, message: '' }) });
     assert.deepEqual(await r.world.execute('clear_costmaps', {}, call()), { success: true, message: '' });
@@ -235,6 +247,7 @@ test('closing cancels a running goal and fails it as closed; later calls fail cl
   // The trigger is the server running the goal (accepted, so the world holds its handle), not the
   // request being sent: closing between the two is the other case ("before the server answered").
   let executing = false;
+  a.robotAt(0, 0);
   fake.servers.set('/navigate_to_pose', { execute: () => { executing = true; } });
   const running = a.world.execute('navigate', { x: 3, y: 0 }, call(30));
   await eventually(() => executing, 'the server runs the goal');
@@ -316,7 +329,7 @@ test('map missions\' path check: ComputePathToPose from the given start (use_sta
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] }, error_code: 208, error_msg: 'Failed to create plan with tolerance of: 0.000000' }) });
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /path from \(1\.00, 2\.00\) to \(9\.00, 9\.00\) \(\/compute_path_to_pose, nav2_msgs\/action\/ComputePathToPose\): the server aborted the goal; .*"error_code":208.* \(NO_VALID_PATH\)$/));
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] } }) });
-    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"poses":\[\]\}\}$/));
+    await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"poses":\[\]\}\} \(no error code: Humble's planner server reports none\)$/));
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [] } }) });
     await assert.rejects(nav.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('failed', /ComputePathToPose\): the path is empty/));
     r.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.succeed({ path: { poses: [{ pose: { position: { x: 'a' } } }] } }) });
