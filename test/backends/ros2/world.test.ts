@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { WorldError, type WorldErrorKind } from '../../../main/core/world/world.js';
 import { Ros2World } from '../../../main/backends/ros2/world.js';
 import { GAZEBO, rig, sample } from './helpers.js';
-import { FakeRclnodejs, odometry } from './fake-rclnodejs.js';
+import { FakeRclnodejs, type GoalControl, odometry } from './fake-rclnodejs.js';
 
 const isWorldError = (kind: WorldErrorKind, re?: RegExp) => (e: unknown): boolean => {
   assert.ok(e instanceof WorldError, String(e));
@@ -129,6 +129,29 @@ test('a goal: built from the arguments, feedback mapped to fields and reported, 
     r.fake.servers.set('/gripper_controller/gripper_cmd', { execute: (g) => g.succeed({ position: 0.01, reached_goal: true }) });
     await r.world.execute('grip', { position_m: 0.01 }, call());
     assert.match(r.fake.log.at(-1)!, /"command":\{"position":0\.01,"max_effort":20\}/);
+  } finally {
+    await r.world.close();
+  }
+});
+
+test('a navigator\'s feedback is read for what it says: distance_remaining 0 before a path is no distance; Humble\'s feedback without a pose (current_pose in base_link) says nothing of the robot', async () => {
+  const r = await rig(sample({ 'tools.navigate.feedback.nav\\.x': { path: 'current_pose.pose.position.x' } }));
+  try {
+    r.robotAt(0, 0);
+    let goal: GoalControl | null = null;
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => { goal = g; } });
+    const running = r.world.execute('navigate', { x: 2, y: 0 }, call());
+    await eventually(() => goal !== null, 'the goal runs');
+    const step = (f: unknown): void => goal!.feedback(f);
+    step({ distance_remaining: 0, number_of_recoveries: 0, current_pose: { header: { frame_id: 'map' }, pose: { position: { x: 0.1 } } } });
+    const nav = async (): Promise<unknown> => (await r.world.observe())['nav'];
+    assert.deepEqual(await nav(), { recoveries: 0, x: 0.1 }, 'no distance before a path');
+    step({ distance_remaining: 0, number_of_recoveries: 1, current_pose: { header: { frame_id: 'base_link' }, pose: { position: { x: 0 } } } });
+    assert.deepEqual(await nav(), { recoveries: 1, x: 0.1 }, 'the pose-less feedback leaves the pose as it was');
+    step({ distance_remaining: 2.5, number_of_recoveries: 1, current_pose: { header: { frame_id: 'map' }, pose: { position: { x: 0.3 } } } });
+    assert.deepEqual(await nav(), { distance_remaining_m: 2.5, recoveries: 1, x: 0.3 });
+    goal!.succeed({});
+    await running;
   } finally {
     await r.world.close();
   }
