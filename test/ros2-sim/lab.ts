@@ -44,7 +44,9 @@ export function setup(o: { through?: boolean; goal_timeout_s?: number; min_speed
   writeFileSync(path.join(dir, 'robot.json'), JSON.stringify({
     version: 1, id: 'lab-sim', description: 'a Nav2 base in the lab (simulated ROS 2 graph)',
     connect_timeout_s: 2, staleness_s: 0.5, control_dt_s: 0.01,
-    frames: { map: 'map', odom: 'odom', base: 'base_link' }, pose: { source: 'tf' }, tf: { staleness_s: 0.5 },
+    // TF within 1 s of wall time: AMCL's map → odom comes once per scan (20 ms of wall time here), and a loaded
+    // test machine can hold the event loop for longer than that.
+    frames: { map: 'map', odom: 'odom', base: 'base_link' }, pose: { source: 'tf' }, tf: { staleness_s: 1 },
     regions: 'regions.json',
     sensors: {
       odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: { 'base.vx': { path: 'twist.twist.linear.x' } } },

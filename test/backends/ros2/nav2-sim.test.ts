@@ -95,7 +95,7 @@ test('AMCL (same in both distros; run on jazzy): a silent lidar leaves map → o
     const running = world.execute('navigate', { x: 8, y: 1 }, call());
     await eventually(() => Math.hypot(g.position[0] - 1, g.position[1] - 1) > 0.3, 'the robot under way');
     g.amcl.setLidar(false);
-    await assert.rejects(running, isWorldError('disconnected', /skill navigate: the robot's pose went stale while the goal ran \(the transform map ← base_link is \d\.\d\d s old \(bound 0\.5 s\): nothing new on map → odom: AMCL \(or SLAM\) refreshes map → odom once per laser scan: is the lidar publishing.*\); the goal was cancelled/));
+    await assert.rejects(running, isWorldError('disconnected', /skill navigate: the robot's pose went stale while the goal ran \(the transform map ← base_link is \d\.\d\d s old \(bound 1 s\): nothing new on map → odom: AMCL \(or SLAM\) refreshes map → odom once per laser scan: is the lidar publishing.*\); the goal was cancelled/));
     assert.ok(g.fake.log.includes('cancel /navigate_to_pose'));
     const at = g.position;
     await sleep(100);
