@@ -62,7 +62,8 @@ export class Ros2World implements World {
   private readonly actions = new Map<string, RclActionClient>();
   /** Each service skill's clients, one per service of its chain. */
   private readonly services = new Map<string, RclServiceClient[]>();
-  private resetClient: RclServiceClient | undefined;
+  /** The reset service's clients, one per service of its chain. */
+  private resetClients: RclServiceClient[] = [];
   private command: RclPublisher | undefined;
   /** Present when the configuration has a navigation section: missions with the learned policy. */
   readonly navigation?: Navigation;
@@ -273,7 +274,7 @@ export class Ros2World implements World {
       this.services.set(skill, s.chain.map((name) => withInterface(id, `service ${skill} (${name})`, s.type, distro, () => this.node.createClient(s.type, name))));
     }
     const r = this.config.reset;
-    if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service));
+    if (r !== undefined) this.resetClients = r.chain.map((name) => withInterface(id, `reset (${name})`, r.type, distro, () => this.node.createClient(r.type, name)));
     const w = this.config.waypoints;
     if (w !== undefined) {
       // The keepout filter subscribes reliable, transient-local, depth 1: a latched mask reaches a costmap started later.
@@ -412,7 +413,7 @@ export class Ros2World implements World {
     const signal = AbortSignal.any([o.signal, this.life.signal, ...(watch !== null ? [watch.signal] : [])]);
     const fb = new NavigatorFeedback(this.config.frames.base);
     const p = runStoppable(id, `skill ${skill}`, { timeout_s, signal }, async (s) => {
-      if (svc !== undefined) return plain(await this.callServices(skill, svc, message, s));
+      if (svc !== undefined) return plain(await this.callServices(skill, svc, this.services.get(skill)!, message, s));
       for (const name of Object.keys(tool!.feedback)) this.feedback.delete(name);
       let last: unknown = null;
       const result = await runGoal({
@@ -439,9 +440,8 @@ export class Ros2World implements World {
     }
   }
 
-  /** A service skill: each of its services in order (a chain stops at the first failure). */
-  private async callServices(skill: string, svc: ServiceTool, request: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const clients = this.services.get(skill)!;
+  /** A service skill (or the reset): each of its services in order, a chain stopping at the first failure; the last response. */
+  private async callServices(skill: string, svc: ServiceTool, clients: readonly RclServiceClient[], request: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     let response: unknown = null;
     for (const [i, name] of svc.chain.entries()) response = await callService({ world: this.config.id, skill, service: { ...svc, service: name }, client: clients[i]!, request }, signal);
     return response;
@@ -517,7 +517,7 @@ export class Ros2World implements World {
       const r = this.config.reset;
       if (r !== undefined) {
         const signal = AbortSignal.any([this.life.signal, ...(options.signal ? [options.signal] : [])]);
-        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}) }, s));
+        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => this.callServices('reset', r, this.resetClients, buildMessage(r.request, {}), s));
       }
       await this.waitFresh(this.config.connect_timeout_s, options.signal);
       return this.observe();

@@ -274,6 +274,10 @@ test('clear_costmaps (same in both distros; run on jazzy) clears the local and t
   try {
     await world.execute('clear_costmaps', {}, call());
     assert.deepEqual(g.clears, ['local', 'global']);
+    // A chain stops at the first service that fails, naming it.
+    g.fake.serviceServers.delete('/local_costmap/clear_entirely_local_costmap');
+    await assert.rejects(world.execute('clear_costmaps', {}, call()), isWorldError('not-found', /clear_costmaps \(\/local_costmap\/clear_entirely_local_costmap, nav2_msgs\/srv\/ClearEntireCostmap\): no service server answered/));
+    assert.deepEqual(g.clears, ['local', 'global']);
     for (const file of ['nav2-mobile-manipulator.json', 'lab-turtlebot3.json']) {
       const c = readRos2Config(fileURLToPath(new URL(`../../../../assets/ros2/${file}`, import.meta.url)));
       assert.deepEqual(c.services['clear_costmaps']!.chain, ['/local_costmap/clear_entirely_local_costmap', '/global_costmap/clear_entirely_global_costmap'], file);
