@@ -150,6 +150,7 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
       method: o.method, replanning, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
       goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s, minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
       reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m, maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+      goalTolerance_m: c?.goalTolerance_m ?? WAYPOINT_DEFAULTS.goalTolerance_m,
     });
     if (log !== null) await settleAudit(log, recorder !== undefined ? [recorder] : []);
     const auditRef = log !== null && auditRun !== null ? { file: log.file, run: auditRun } : null;

@@ -21,10 +21,20 @@ function summary(c: Config): string {
   return `${c.id} — ${n(Object.keys(c.tools).length, 'tool')}, ${n(Object.keys(c.services).length, 'service')}, ${n(Object.keys(c.sensors).length, 'sensor')}, ${n(c.regions.length, 'region')}, pose from ${c.pose.source === 'tf' ? `TF ${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`}`;
 }
 
+/** found (and its lifecycle node active), INACTIVE (found, but refusing goals), or MISSING. */
+function actionStatus(a: Report['actions'][number], bound_s: number): string {
+  if (!a.found) return `MISSING: no server within ${bound_s} s`;
+  const l = a.lifecycle;
+  if (l === null) return 'found';
+  if (l.state === null) return `found (lifecycle of ${l.node} unknown: ${l.why})`;
+  if (l.active) return `found, ${l.node} active`;
+  return `INACTIVE: the server is there but its lifecycle node ${l.node} is ${l.state}, so it rejects every goal (\`ros2 lifecycle set ${l.node} activate\`, or restart Nav2's lifecycle manager)`;
+}
+
 function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
   // Names from the configuration file and problems the robot reported: one line each, controls escaped.
   const line = (text: string): void => io.out(`${printable(text)}\n`);
-  for (const a of r.actions) line(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${a.found ? 'found' : `MISSING: no server within ${bound_s} s`}`);
+  for (const a of r.actions) line(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${actionStatus(a, bound_s)}`);
   for (const s of r.services) line(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}`);
   for (const t of r.topics) line(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}`);
   for (const f of r.fields) line(`field    ${f.field.padEnd(16)} (${f.sensor}) UNREADABLE: ${f.problem}`);
@@ -32,7 +42,7 @@ function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
   line(r.pose.ok
     ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}`
     : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}`);
-  const problems = r.actions.filter((a) => !a.found).length + r.services.filter((s) => !s.found).length + r.topics.filter((t) => t.problem !== null).length + r.fields.length + (r.pose.ok ? 0 : 1);
+  const problems = r.actions.filter((a) => !a.found || (a.lifecycle !== null && a.lifecycle.state !== null && !a.lifecycle.active)).length + r.services.filter((s) => !s.found).length + r.topics.filter((t) => t.problem !== null).length + r.fields.length + (r.pose.ok ? 0 : 1);
   io.out(problems === 0 ? 'check: everything the configuration names was found\n' : `check: ${problems} problem(s)\n`);
 }
 

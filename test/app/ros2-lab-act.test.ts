@@ -1,6 +1,7 @@
 // docs/ROS2.md's walk-through, step 5, executed: `witness act` (app runAct) on the shipped TurtleBot3
 // + Nav2 configuration with a folder holding the shipped navigate tool and the shipped plan, over the
-// simulated ROS 2 graph in place of the robot.
+// simulated ROS 2 graph in place of the robot — as Humble and as Jazzy (the aborted goal differs: the
+// recovery rounds before it, the result's code).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,10 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAct } from '../../main/app/act.js';
 import { SimulatedRos2Graph } from '../ros2-sim/simulated-graph.js';
+import { DISTROS } from '../ros2-sim/nav2-profile.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-test('the walk-through\'s tool loop: to the shelf, then the bench, verified on the pose; an aborted goal is retried', async () => {
+for (const distro of DISTROS) test(`the walk-through's tool loop: to the shelf, then the bench, verified on the pose; an aborted goal is retried (${distro})`, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-lab-act-'));
   const tools = path.join(dir, 'lab-tools');
   mkdirSync(tools);
@@ -20,7 +22,7 @@ test('the walk-through\'s tool loop: to the shelf, then the bench, verified on t
   const c = JSON.parse(readFileSync(path.join(ROOT, 'assets', 'ros2', 'lab-turtlebot3.json'), 'utf8')) as Record<string, unknown>;
   const config = path.join(dir, 'lab.json');
   writeFileSync(config, JSON.stringify({ ...c, connect_timeout_s: 2, regions: path.join(ROOT, 'assets', 'maps', 'lab-regions.json') }));
-  const g = await SimulatedRos2Graph.create({ start: [0, 0], gripper: false });
+  const g = await SimulatedRos2Graph.create({ start: [0, 0], gripper: false, distro });
   try {
     g.next.push({ kind: 'abort', after_s: 0.5 });
     const r = await runAct({

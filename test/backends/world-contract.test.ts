@@ -1,6 +1,7 @@
 // The world contract (world-contract.ts) against every world: the MuJoCo tabletop, point maze and
-// Ant maze always, a ROS 2 robot or simulator where ROS_DISTRO is set (real rclnodejs; the configuration
-// from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the reason otherwise.
+// Ant maze always, a ROS 2 robot or simulator where ROS_DISTRO is set and the operator confirmed
+// (real rclnodejs; the configuration from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the
+// reason — what it would make the robot do — otherwise.
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import type { NavState } from '../../main/core/world/world.js';
 import { readRos2Config } from '../../main/backends/ros2/config.js';
 import { openRos2World } from '../../main/backends/ros2/world.js';
 import { type ContractWorld, worldContract } from './world-contract.js';
-import { ros2ContractWorld } from './ros2/contract-adapter.js';
+import { contractMotions, ros2ContractWorld } from './ros2/contract-adapter.js';
 
 worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
   const w = await TabletopWorld.open();
@@ -76,5 +77,15 @@ worldContract('MuJoCo Ant maze', async (): Promise<ContractWorld> => {
 });
 
 const ros2Config = process.env['WITNESS_ROS2_CONFIG'] ?? fileURLToPath(new URL('../../../assets/ros2/nav2-mobile-manipulator.json', import.meta.url));
-worldContract(`ROS 2, ${basename(ros2Config)}`, async () => ros2ContractWorld(await openRos2World(readRos2Config(ros2Config))),
-  process.env['ROS_DISTRO'] ? {} : { skip: 'ROS_DISTRO is not set: source /opt/ros/<distro>/setup.bash to run the ROS 2 contract suite' });
+/**
+ * On a robot the suite moves it: it runs only when the operator has read what it will do and
+ * confirms by naming the configuration's id in WITNESS_ROS2_CONTRACT (the adapter keeps to goals
+ * that cannot set off Nav2's recovery behaviours: test/backends/ros2/contract-adapter.ts).
+ */
+function ros2Gate(): { readonly skip?: string } {
+  if (!process.env['ROS_DISTRO']) return { skip: 'ROS_DISTRO is not set: source /opt/ros/<distro>/setup.bash to run the ROS 2 contract suite' };
+  const config = readRos2Config(ros2Config);
+  if (process.env['WITNESS_ROS2_CONTRACT'] === config.id) return {};
+  return { skip: `the ROS 2 contract suite moves the robot of ${basename(ros2Config)}: ${contractMotions({ config })}, in the ${config.frames.map} frame. Clear the area around those goals, keep the E-STOP at hand, then confirm with WITNESS_ROS2_CONTRACT=${config.id}` };
+}
+worldContract(`ROS 2, ${basename(ros2Config)}`, async () => ros2ContractWorld(await openRos2World(readRos2Config(ros2Config))), ros2Gate());

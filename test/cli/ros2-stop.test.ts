@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { PATROL, setup } from '../ros2-sim/lab.js';
 import { openBackbone } from '../../main/app/backbone.js';
 import { GOAL_STATUS } from '../../main/backends/ros2/rclnodejs-api.js';
+import { DISTROS } from '../ros2-sim/nav2-profile.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'witness.js');
@@ -54,10 +55,10 @@ async function interrupted(args: string[], standin: Record<string, unknown>, sig
 /** How far the robot moved in the second half of the grace period after ROS 2 shut down (braking done: at rest). */
 const moved = (r: Report): number => Math.hypot(r.afterShutdown![0] - r.midway![0], r.afterShutdown![1] - r.midway![1]);
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`${signal} during a Nav2 goal: the goal is cancelled on the action server and the robot stopped before ROS 2 shuts down`, async () => {
+for (const [signal, distro] of DISTROS.flatMap((d) => (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, d] as const))) {
+  test(`${signal} during a Nav2 goal on ${distro}: the goal is cancelled on the action server and the robot stopped before ROS 2 shuts down`, async () => {
     const s = setup();
-    const r = await interrupted(['run', '--world', s.world, '--graph', s.graph, '--spec', PATROL, '--regions', s.regions, '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, signal, 'jazzy');
+    const r = await interrupted(['run', '--world', s.world, '--graph', s.graph, '--spec', PATROL, '--regions', s.regions, '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, signal, distro);
     const rep = r.report;
     const last = rep.serverGoals.at(-1)!;
     assert.equal(last.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}; ${r.out}`);
@@ -72,22 +73,24 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-test('SIGINT during witness act on a robot: the running navigation goal is cancelled on the server before ROS 2 shuts down, and the loop ends as stopped', async () => {
-  const s = setup();
-  const dir = mkdtempSync(path.join(tmpdir(), 'witness-stop-'));
-  const tools = path.join(dir, 'tools');
-  mkdirSync(tools);
-  copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', 'navigate.json'), path.join(tools, 'navigate.json'));
-  const plan = path.join(dir, 'plan.json');
-  writeFileSync(plan, JSON.stringify({ goal: 'to the shelf', steps: [{ tool: 'navigate', args: { x: 7.5, y: 4.5, yaw: 0 } }] }));
-  const r = await interrupted(['act', '--world', s.world, '--tools', tools, '--plan', plan, '--goal', 'at.shelf', '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, 'SIGINT', 'jazzy');
-  const rep = r.report;
-  assert.equal(rep.serverGoals.at(-1)?.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}; ${r.out}${r.err}`);
-  assert.ok(rep.log.indexOf('shutdown') > rep.log.findIndex((l) => l.startsWith('cancel /navigate_to_pose')), rep.log.filter((l) => !l.startsWith('goal')).join('; '));
-  assert.ok(moved(rep) < 0.005, `the robot is at rest after the shutdown (moved ${moved(rep).toFixed(3)} m)`);
-  assert.equal(r.code, 130, r.err);
-  assert.match(r.out, /interrupted \(SIGINT\); the running navigate was cancelled/);
-});
+for (const distro of DISTROS) {
+  test(`SIGINT during witness act on a robot on ${distro}: the running navigation goal is cancelled on the server before ROS 2 shuts down, and the loop ends as stopped`, async () => {
+    const s = setup();
+    const dir = mkdtempSync(path.join(tmpdir(), 'witness-stop-'));
+    const tools = path.join(dir, 'tools');
+    mkdirSync(tools);
+    copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', 'navigate.json'), path.join(tools, 'navigate.json'));
+    const plan = path.join(dir, 'plan.json');
+    writeFileSync(plan, JSON.stringify({ goal: 'to the shelf', steps: [{ tool: 'navigate', args: { x: 7.5, y: 4.5, yaw: 0 } }] }));
+    const r = await interrupted(['act', '--world', s.world, '--tools', tools, '--plan', plan, '--goal', 'at.shelf', '--no-audit'], { robot: 'nav2', start: [0.2, 0.3] }, 'SIGINT', distro);
+    const rep = r.report;
+    assert.equal(rep.serverGoals.at(-1)?.status, GOAL_STATUS.canceled, `the action server cancelled the goal: ${JSON.stringify(rep.serverGoals)}; ${r.out}${r.err}`);
+    assert.ok(rep.log.indexOf('shutdown') > rep.log.findIndex((l) => l.startsWith('cancel /navigate_to_pose')), rep.log.filter((l) => !l.startsWith('goal')).join('; '));
+    assert.ok(moved(rep) < 0.005, `the robot is at rest after the shutdown (moved ${moved(rep).toFixed(3)} m)`);
+    assert.equal(r.code, 130, r.err);
+    assert.match(r.out, /interrupted \(SIGINT\); the running navigate was cancelled/);
+  });
+}
 
 /** A robot driven by velocity commands (a point mass in the medium maze), its configuration, regions and backbone files. */
 async function velocityRobot(dir: string, command: string): Promise<{ world: string; regions: string; graph: string; data: string }> {

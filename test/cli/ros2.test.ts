@@ -86,8 +86,9 @@ async function check(fake: FakeRclnodejs, args: string[]): Promise<{ code: numbe
 
 test('connected (over the fake rclnodejs, a test double): what is found, what is missing and why, the pose and labels', async () => {
   const fake = new FakeRclnodejs();
-  fake.servers.set('/navigate_to_pose', {});
-  fake.serviceServers.set('/global_costmap/clear_entirely_global_costmap', { handle: () => ({}) });
+  for (const a of ['/navigate_to_pose', '/navigate_through_poses', '/compute_path_to_pose']) fake.servers.set(a, {});
+  fake.serviceServers.set('/bt_navigator/get_state', { handle: () => ({ current_state: { id: 3, label: 'active' } }) });
+  for (const c of ['local', 'global']) fake.serviceServers.set(`/${c}_costmap/clear_entirely_${c}_costmap`, { handle: () => ({}) });
   fake.graph = [{ name: '/joint_states', types: ['sensor_msgs/msg/JointState'], publishers: 0 }];
   const { odometry, tfMessage } = await import('../backends/ros2/fake-rclnodejs.js');
   const feed = setInterval(() => {
@@ -98,9 +99,12 @@ test('connected (over the fake rclnodejs, a test double): what is found, what is
     const r = await check(fake, ['--timeout', '0.2']);
     assert.equal(r.code, 1, r.err);
     assert.match(r.out, /^ROS 2 {4}ROS 2 jazzy with rclnodejs 1\.5\.2$/m);
-    assert.match(r.out, /^action {3}navigate +\/navigate_to_pose \[nav2_msgs\/action\/NavigateToPose\] {2}found$/m);
+    assert.match(r.out, /^action {3}navigate +\/navigate_to_pose \[nav2_msgs\/action\/NavigateToPose\] {2}found, \/bt_navigator active$/m);
+    assert.match(r.out, /^action {3}waypoints\.through +\/navigate_through_poses \[nav2_msgs\/action\/NavigateThroughPoses\] {2}found, \/bt_navigator active$/m);
+    assert.match(r.out, /^action {3}waypoints\.compute_path +\/compute_path_to_pose \[nav2_msgs\/action\/ComputePathToPose\] {2}found \(lifecycle of \/planner_server unknown: no \/planner_server\/get_state service: not a lifecycle node by Nav2's name\)$/m);
     assert.match(r.out, /^action {3}grip +\/gripper_controller\/gripper_cmd \[control_msgs\/action\/GripperCommand\] {2}MISSING: no server within 0\.2 s$/m);
-    assert.match(r.out, /^service {2}clear_costmaps .* found$/m);
+    assert.match(r.out, /^service {2}clear_costmaps +\/local_costmap\/clear_entirely_local_costmap .* found$/m);
+    assert.match(r.out, /^service {2}clear_costmaps +\/global_costmap\/clear_entirely_global_costmap .* found$/m);
     assert.match(r.out, /^topic {4}odom +\/odom \[nav_msgs\/msg\/Odometry\] {2}\d+ message\(s\), the last 0\.\d\d s ago$/m);
     assert.match(r.out, /^topic {4}joints +\/joint_states \[sensor_msgs\/msg\/JointState\] {2}NO MESSAGE: \/joint_states has no publisher$/m);
     assert.match(r.out, /^pose {5}map ← base_link: x 2\.00 m, y 0\.00 m, yaw 0\.00 rad; labels: bench$/m);
@@ -117,6 +121,25 @@ test('connected (over the fake rclnodejs, a test double): what is found, what is
     }
   } finally {
     clearInterval(feed);
+  }
+});
+
+test('a Nav2 navigator whose lifecycle node is inactive (over the simulated graph; the same in both distros, run on humble): its server is found but INACTIVE, and the check fails', async () => {
+  const { SimulatedRos2Graph } = await import('../ros2-sim/simulated-graph.js');
+  const g = await SimulatedRos2Graph.create({ start: [1, 1], distro: 'humble' });
+  try {
+    const config = join(mkdtempSync(join(tmpdir(), 'witness-ros2-cli-')), 'robot.json');
+    writeFileSync(config, JSON.stringify(patch(sampleJson(), { 'sensors.joints.fields.gripper\\.width_cm.path': 'position[name=finger_joint]', 'sensors.joints.fields.gripper\\.effort_N.path': 'effort[name=finger_joint]', regions: undefined })));
+    g.lifecycle.set('bt_navigator', 'inactive');
+    const r = await check(g.fake, ['--config', config, '--timeout', '0.5']);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.out, /^action {3}navigate +\/navigate_to_pose \[nav2_msgs\/action\/NavigateToPose\] {2}INACTIVE: the server is there but its lifecycle node \/bt_navigator is inactive, so it rejects every goal \(`ros2 lifecycle set \/bt_navigator activate`, or restart Nav2's lifecycle manager\)$/m);
+    assert.match(r.out, /^action {3}waypoints\.compute_path +\/compute_path_to_pose .* {2}found, \/planner_server active$/m);
+    assert.match(r.out, /^check: 3 problem\(s\)$/m, 'navigate, and the two waypoints actions of bt_navigator');
+    g.lifecycle.set('bt_navigator', 'active');
+    assert.equal((await check(g.fake, ['--config', config, '--timeout', '0.5'])).code, 0);
+  } finally {
+    g.stop();
   }
 });
 

@@ -1,7 +1,8 @@
 /**
  * TEST CODE — the lab the simulated ROS 2 graph stands in: a 10 × 6 m floor with a dock, a shelf and a
  * hazard, its map graph (what `witness graph from-map` gives: a 1 m lattice labelled by the
- * regions), and a robot configuration (Nav2 actions, a gripper, odometry, joint states, TF).
+ * regions), and a robot configuration (Nav2 actions, clearing both costmaps, a gripper, odometry, joint
+ * states, TF).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,9 @@ export function setup(o: { through?: boolean; goal_timeout_s?: number; min_speed
   writeFileSync(path.join(dir, 'robot.json'), JSON.stringify({
     version: 1, id: 'lab-sim', description: 'a Nav2 base in the lab (simulated ROS 2 graph)',
     connect_timeout_s: 2, staleness_s: 0.5, control_dt_s: 0.01,
-    frames: { map: 'map', odom: 'odom', base: 'base_link' }, pose: { source: 'tf' }, tf: { staleness_s: 0.5 },
+    // TF within 1 s of wall time: AMCL's map → odom comes once per scan (20 ms of wall time here), and a loaded
+    // test machine can hold the event loop for longer than that.
+    frames: { map: 'map', odom: 'odom', base: 'base_link' }, pose: { source: 'tf' }, tf: { staleness_s: 1 },
     regions: 'regions.json',
     sensors: {
       odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: { 'base.vx': { path: 'twist.twist.linear.x' } } },
@@ -59,6 +62,9 @@ export function setup(o: { through?: boolean; goal_timeout_s?: number; min_speed
         action: '/gripper_controller/gripper_cmd', type: 'control_msgs/action/GripperCommand', timeout_s: 5, server_timeout_s: 0.5,
         goal: { 'command.position': { arg: 'position_m' }, 'command.max_effort': { arg: 'max_effort_N', default: 20 } },
       },
+    },
+    services: {
+      clear_costmaps: { service: ['/local_costmap/clear_entirely_local_costmap', '/global_costmap/clear_entirely_global_costmap'], type: 'nav2_msgs/srv/ClearEntireCostmap', timeout_s: 2, server_timeout_s: 0.5 },
     },
     waypoints: {
       action: '/navigate_to_pose', ...(o.through !== false ? { through: { action: '/navigate_through_poses', max_poses: 8 } } : {}),

@@ -1,35 +1,48 @@
 /**
  * TEST CODE — a simulated ROS 2 graph in the test process, for end-to-end tests of Ros2World
  * without ROS 2 (which cannot be installed on these machines). It is not ROS 2 and not part of the
- * product: it stands in for a robot's bring-up (Nav2, a gripper controller, odometry and TF) behind
- * the rclnodejs surface Ros2World uses (the FakeRclnodejs double). A MuJoCo body — a planar base on
- * x, y and yaw joints with a one-finger gripper, driven by velocity and position actuators — moves
- * over simulated time:
+ * product: it stands in for a robot's bring-up (Nav2, a gripper controller, odometry, AMCL and TF)
+ * behind the rclnodejs surface Ros2World uses (the FakeRclnodejs double), as the Nav2 of ROS 2
+ * Humble or of Jazzy (`distro`, default jazzy; nav2-profile.ts says what differs and where in
+ * navigation2's sources it comes from). A MuJoCo body — a planar base on x, y and yaw joints with a
+ * one-finger gripper, driven by velocity and position actuators — moves over simulated time:
  *
- * - `/navigate_to_pose` (nav2_msgs/action/NavigateToPose) and `/navigate_through_poses`
- *   (NavigateThroughPoses) plan to each pose in turn on the global costmap (nav2-planner.ts: the
- *   static map with its `obstacles`, and Nav2's keepout filter on `/costmap_filter_info` unless
- *   `keepoutFilter` is false) and drive the base along the paths at up to `speed_m_s`, publishing
- *   feedback (distance_remaining, number_of_poses_remaining); a goal the planner finds no path for
- *   is aborted with the planner's error code. They honour cancel: the base stops (Nav2's controller
- *   publishes zero velocity when its goal is cancelled).
+ * - bt_navigator (navigator.ts): `/navigate_to_pose` (nav2_msgs/action/NavigateToPose) and
+ *   `/navigate_through_poses` (NavigateThroughPoses) plan on the global costmap (nav2-planner.ts:
+ *   the static map with its `obstacles`, and Nav2's keepout filter on `/costmap_filter_info` unless
+ *   `keepoutFilter` is false), drive the base along the paths at up to `speed_m_s` until the goal
+ *   checker's tolerance, publish feedback, run the default tree's recovery rounds (Spin, Wait,
+ *   BackUp, costmap clears) before aborting, and honour cancel (the base stops). A lifecycle node:
+ *   `lifecycle.set('bt_navigator', 'inactive')` keeps its servers visible but rejecting goals.
  * - `/compute_path_to_pose` (nav2_msgs/action/ComputePathToPose): the planner server, on the same
  *   costmap: a straight path where nothing in the costmap is in the way (through a hazard the
  *   costmap does not keep out), around obstacles and keepout cells otherwise.
+ * - `/global_costmap/clear_entirely_global_costmap` and `/local_costmap/clear_entirely_local_costmap`
+ *   (nav2_msgs/srv/ClearEntireCostmap), recorded in `clears`.
+ * - `/<node>/get_state` (lifecycle_msgs/srv/GetState) for Nav2's lifecycle nodes (bt_navigator,
+ *   planner_server, controller_server, behavior_server, amcl), as every rclcpp_lifecycle node has.
  * - `/gripper_controller/gripper_cmd` (control_msgs/action/GripperCommand) moves the finger to the
  *   commanded position (metres) and reports position, stalled and reached_goal.
- * - `/odom` (nav_msgs/msg/Odometry), `/joint_states` (sensor_msgs/msg/JointState), `/tf` (odom →
- *   base_link) and `/tf_static` (map → odom) at `rate_hz` of simulated time.
+ * - `/odom` (nav_msgs/msg/Odometry), `/joint_states` (sensor_msgs/msg/JointState) and `/tf` (odom →
+ *   base_link) at `rate_hz` of simulated time; `/tf_static` (base_link → base_scan, the lidar);
+ *   and AMCL's map → odom on `/tf` once per laser scan (`scan_hz`), only once the initial pose is
+ *   known (`localised`, default true: the operator gave it at bring-up; else `amcl.initialPose()`);
+ *   `amcl.setLidar(false)` silences the lidar (amcl.ts).
  *
- * Faults on request: `next` tells how the next navigation goals go (run, abort after a while, stall
- * — accepted and never moving —, reject, or a detour through a given point); `drop()` is a lost connection (nothing published, servers
- * gone, cancel requests unanswered).
+ * Faults on request: `next` tells how the next navigation goals go (navigator.ts GoalFault);
+ * `drop()` is a lost connection (nothing published, servers gone, cancel requests unanswered).
  */
 import { loadModel } from '../../main/backends/mujoco/runtime.js';
 import { FakeRclnodejs, type GoalControl, LATCHED_QOS } from '../backends/ros2/fake-rclnodejs.js';
 import { type Box, SimCostmap } from './nav2-planner.js';
+import { type Distro, type Nav2Profile, PROFILES, planResult } from './nav2-profile.js';
+import { type Pose2, SimAmcl } from './amcl.js';
+import { type Command, type GoalFault, SimNavigator } from './navigator.js';
 import type { OpenOptions } from '../../main/backends/catalogue.js';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
+
+export type { GoalFault } from './navigator.js';
+export type { Distro } from './nav2-profile.js';
 
 const MJCF = `<mujoco model="simulated-base">
   <option timestep="0.01" gravity="0 0 0" integrator="implicitfast"/>
@@ -53,17 +66,20 @@ const MJCF = `<mujoco model="simulated-base">
   </actuator>
 </mujoco>`;
 
-/** How the next navigation goals go. */
-export type GoalFault = { kind: 'run' } | { kind: 'abort'; after_s: number } | { kind: 'stall' } | { kind: 'reject' } | { kind: 'detour'; via: readonly [number, number] };
-
 export interface SimulatedGraphOptions {
   readonly start: readonly [number, number];
+  /** Whose Nav2 it is (default jazzy). */
+  readonly distro?: Distro;
   /** Top speed of the base, m/s (simulated time). */
   readonly speed_m_s?: number;
   /** Simulated seconds per wall-clock second (the tests run faster than real time). */
   readonly speedup?: number;
   /** Odometry, joint states and TF per simulated second. */
   readonly rate_hz?: number;
+  /** Laser scans per simulated second (AMCL's map → odom rate; default 5, a TurtleBot3's LDS). */
+  readonly scan_hz?: number;
+  /** AMCL knows the initial pose from the start (default true); false: no map → odom until amcl.initialPose(). */
+  readonly localised?: boolean;
   /** A gripper controller (GripperCommand); absent: no such action server. */
   readonly gripper?: boolean;
   /** The static map's extent (default −2 … 12 × −2 … 8 m: the lab with room around it). */
@@ -74,54 +90,74 @@ export interface SimulatedGraphOptions {
   readonly keepoutFilter?: boolean;
 }
 
-interface ActiveGoal {
-  readonly ctl: GoalControl;
-  readonly poses: { x: number; y: number }[];
-  index: number;
-  readonly fault: GoalFault;
-  readonly started_s: number;
-}
+/** Nav2's lifecycle nodes the graph answers get_state for (lifecycle_msgs/msg/State ids). */
+const LIFECYCLE_NODES = ['bt_navigator', 'planner_server', 'controller_server', 'behavior_server', 'amcl'] as const;
+type LifecycleNode = typeof LIFECYCLE_NODES[number];
+const STATE_IDS = { unconfigured: 1, inactive: 2, active: 3 } as const;
+type LifecycleState = keyof typeof STATE_IDS;
 
 export class SimulatedRos2Graph {
-  readonly fake = new FakeRclnodejs();
-  /** Faults for the next goals, in order (then: run). */
-  readonly next: GoalFault[] = [];
-  /** Every navigation goal received: its poses. */
-  readonly goals: { x: number; y: number }[][] = [];
+  /** rclnodejs over this graph, with the profile's distribution's interface definitions on the wire. */
+  readonly fake: FakeRclnodejs;
+  readonly profile: Nav2Profile;
+  readonly amcl: SimAmcl;
+  /** bt_navigator: its goals, faults and recovery behaviours. */
+  readonly navigator: SimNavigator;
   /** Every ComputePathToPose request: from, to, and the path's poses or the error code. */
   readonly pathRequests: { from: [number, number]; to: [number, number]; poses: (readonly [number, number])[] | null; code: number }[] = [];
   /** Nav2's global costmap: the static map and the keepout filter. */
   readonly costmap: SimCostmap;
-  private goal: ActiveGoal | null = null;
+  /** Every ClearEntireCostmap, by whoever called it (the tree or a client), in order. */
+  readonly clears: ('global' | 'local')[] = [];
+  /** Nav2's lifecycle nodes' states (all active after a normal bring-up). */
+  readonly lifecycle = new Map<LifecycleNode, LifecycleState>(LIFECYCLE_NODES.map((n) => [n, 'active']));
   private gripTarget: { ctl: GoalControl; position: number } | null = null;
   private timer: ReturnType<typeof setInterval> | undefined;
   private sim_s = 0;
   private dropped = false;
-  private readonly speed: number;
+  private stopped = false;
   private readonly speedup: number;
   private readonly rate: number;
 
   private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, o: SimulatedGraphOptions) {
-    this.speed = o.speed_m_s ?? 1.0;
+    this.profile = PROFILES[o.distro ?? 'jazzy'];
+    this.fake = new FakeRclnodejs({ distro: this.profile.distro });
     this.speedup = o.speedup ?? 10;
     this.rate = o.rate_hz ?? 50;
     const qpos = data.qpos as Float64Array;
     qpos[0] = o.start[0];
     qpos[1] = o.start[1];
     mj.mj_forward(model, data);
-    // The static map → odom transform is latched (tf2_ros StaticBroadcasterQoS: reliable, transient local).
+    // The robot's static transforms are latched (tf2_ros StaticBroadcasterQoS: reliable, transient local); AMCL's map → odom moves, on /tf.
     this.fake.advertise('/tf_static', 'tf2_msgs/msg/TFMessage', LATCHED_QOS);
+    this.amcl = new SimAmcl({ localised: o.localised ?? true, scan_hz: o.scan_hz ?? 5 });
+    this.amcl.tick(0, this.truth);
     this.costmap = new SimCostmap(this.fake, {
       bounds: o.bounds ?? { min: [-2, -2], max: [12, 8] }, resolution_m: 0.05, obstacles: o.obstacles ?? [],
       keepoutInfoTopic: o.keepoutFilter === false ? null : '/costmap_filter_info',
     });
-    this.fake.servers.set('/compute_path_to_pose', { execute: (ctl) => this.computePath(ctl) });
+    const time = (): number => this.sim_s;
+    this.navigator = new SimNavigator({
+      profile: this.profile, costmap: this.costmap,
+      get time_s() { return time(); },
+      mapPose: () => this.amcl.estimate,
+      toMap: (frame, p) => this.toMap(frame, p),
+      clear: (which) => this.clears.push(which),
+    }, o.speed_m_s ?? 1.0);
+    const active = (node: LifecycleNode) => () => this.lifecycle.get(node) === 'active';
+    this.fake.servers.set('/compute_path_to_pose', { execute: (ctl) => this.computePath(ctl), accept: active('planner_server') });
     const nav = (name: string) => ({
-      execute: (ctl: GoalControl) => this.startGoal(ctl, name),
-      accept: () => this.acceptNext(),
+      execute: (ctl: GoalControl) => this.navigator.execute(ctl, name),
+      accept: () => active('bt_navigator')() && this.navigator.accept(),
     });
     this.fake.servers.set('/navigate_to_pose', nav('/navigate_to_pose'));
     this.fake.servers.set('/navigate_through_poses', nav('/navigate_through_poses'));
+    for (const which of ['global', 'local'] as const) {
+      this.fake.serviceServers.set(`/${which}_costmap/clear_entirely_${which}_costmap`, { handle: () => { this.clears.push(which); return { response: {} }; } });
+    }
+    for (const node of LIFECYCLE_NODES) {
+      this.fake.serviceServers.set(`/${node}/get_state`, { handle: () => { const s = this.lifecycle.get(node)!; return { current_state: { id: STATE_IDS[s], label: s } }; } });
+    }
     if (o.gripper !== false) {
       this.fake.servers.set('/gripper_controller/gripper_cmd', {
         execute: (ctl) => {
@@ -142,9 +178,20 @@ export class SimulatedRos2Graph {
     return g;
   }
 
-  /** How Witness opens a ROS 2 world over this graph (a sourced Jazzy; rclnodejs is the double). */
+  /** How Witness opens a ROS 2 world over this graph (a sourced Humble or Jazzy; rclnodejs is the double). */
   get open(): OpenOptions {
-    return { ros2: { env: { ROS_DISTRO: 'jazzy' }, importer: () => Promise.resolve(this.fake.load()), resolver: (n) => `/lab/node_modules/${n}` } };
+    // Loading the double installs rclnodejs's SIGINT handler, as require('rclnodejs') does; Witness's loader removes it.
+    return { ros2: { env: { ROS_DISTRO: this.profile.distro }, importer: () => Promise.resolve(this.fake.load()), resolver: (n) => `/lab/node_modules/${n}` } };
+  }
+
+  /** Faults for the next navigation goals, in order (then: run). */
+  get next(): GoalFault[] {
+    return this.navigator.next;
+  }
+
+  /** Every navigation goal received: its poses. */
+  get goals(): { x: number; y: number }[][] {
+    return this.navigator.goals;
   }
 
   /** Simulated time, s (it runs while the graph does, goal or none). */
@@ -156,6 +203,11 @@ export class SimulatedRos2Graph {
   get position(): [number, number] {
     const q = this.data.qpos as Float64Array;
     return [q[0]!, q[1]!];
+  }
+
+  /** The base's heading, rad. */
+  get yaw(): number {
+    return (this.data.qpos as Float64Array)[2]!;
   }
 
   /** The finger's opening, metres. */
@@ -183,102 +235,67 @@ export class SimulatedRos2Graph {
     }
   }
 
+  /** Stops the graph and frees the model (once; later calls do nothing). */
   stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     clearInterval(this.timer);
     this.data.delete();
     this.model.delete();
   }
 
-  private acceptNext(): boolean {
-    const f = this.next[0];
-    if (f?.kind === 'reject') {
-      this.next.shift();
-      return false;
-    }
-    return true;
+  private get truth(): Pose2 {
+    const q = this.data.qpos as Float64Array;
+    return { x: q[0]!, y: q[1]!, yaw: q[2]! };
   }
 
-  /** The planner server: ComputePathToPose on the costmap (one planner, "GridBased"). */
+  /**
+   * A pose in `frame` in the map frame as tf2 transforms it: map itself; odom through AMCL's map →
+   * odom (the identity: odometry starts at the map's origin here), once it exists; base_link relative
+   * to the robot. Anything else (an empty frame_id, a frame no one publishes) cannot be transformed.
+   */
+  private toMap(frame: string, p: Pose2): Pose2 | null {
+    const f = frame.replace(/^\/+/, '');
+    if (f === 'map') return p;
+    const robot = this.amcl.estimate;
+    if (robot === null) return null;
+    if (f === 'odom') return p;
+    if (f === 'base_link') {
+      const c = Math.cos(robot.yaw), s = Math.sin(robot.yaw);
+      return { x: robot.x + c * p.x - s * p.y, y: robot.y + s * p.x + c * p.y, yaw: robot.yaw + p.yaw };
+    }
+    return null;
+  }
+
+  /** The planner server: ComputePathToPose on the costmap (one planner, "GridBased"); Humble's failures carry no code. */
   private computePath(ctl: GoalControl): void {
     const g = ctl.goal as { goal: PoseStamped; start?: PoseStamped; planner_id?: string; use_start?: boolean };
-    const from: [number, number] = g.use_start === true && g.start !== undefined ? [g.start.pose.position.x, g.start.pose.position.y] : this.position;
+    const robot = this.amcl.estimate;
+    const from: [number, number] | null = g.use_start === true && g.start !== undefined ? [g.start.pose.position.x, g.start.pose.position.y] : robot === null ? null : [robot.x, robot.y];
+    const goal = this.toMap(g.goal.header?.frame_id ?? '', { x: g.goal.pose.position.x, y: g.goal.pose.position.y, yaw: 0 });
     const to: [number, number] = [g.goal.pose.position.x, g.goal.pose.position.y];
     const header = { frame_id: 'map', stamp: { sec: Math.floor(this.sim_s), nanosec: 0 } };
     const id = g.planner_id ?? '';
-    const r = id !== '' && id !== 'GridBased' ? { ok: false as const, code: 201, message: `Planner id ${id} is invalid` } : this.costmap.plan(from, to);
-    this.pathRequests.push({ from, to, poses: r.ok ? [...r.poses] : null, code: r.ok ? 0 : r.code });
+    const r = from === null || goal === null ? { ok: false as const, code: 202 }
+      : id !== '' && id !== 'GridBased' ? { ok: false as const, code: 201 } : this.costmap.plan(from, [goal.x, goal.y]);
+    this.pathRequests.push({ from: from ?? [Number.NaN, Number.NaN], to, poses: r.ok ? [...r.poses] : null, code: r.ok ? 0 : r.code });
     if (!r.ok) {
-      ctl.abort({ path: { header, poses: [] }, planning_time: { sec: 0, nanosec: 0 }, error_code: r.code, error_msg: r.message });
+      ctl.abort(planResult(this.profile, header, [], r.code));
       return;
     }
     const poses = r.poses.map(([x, y]) => ({ header, pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } }));
-    ctl.succeed({ path: { header, poses }, planning_time: { sec: 0, nanosec: 1000 }, error_code: 0, error_msg: '' });
+    ctl.succeed(planResult(this.profile, header, poses, 0));
   }
 
-  private startGoal(ctl: GoalControl, action: string): void {
-    const g = ctl.goal as { pose?: PoseStamped; poses?: PoseStamped[] };
-    const list = action === '/navigate_through_poses' ? (g.poses ?? []) : g.pose !== undefined ? [g.pose] : [];
-    const poses = list.map((p) => ({ x: p.pose.position.x, y: p.pose.position.y }));
-    this.goals.push(poses);
-    // A new goal preempts the running one, as bt_navigator does.
-    if (this.goal !== null && this.goal.ctl.isActive()) this.goal.ctl.abort({});
-    const fault = this.next.shift() ?? { kind: 'run' };
-    // A detour: the navigator's own path swings through `via` first, straight, then on to the poses (a
-    // costmap it does not share with us, a localisation error: what neither Witness's check nor the mask sees).
-    if (fault.kind === 'detour') {
-      this.goal = { ctl, poses: [{ x: fault.via[0], y: fault.via[1] }, ...poses], index: 0, fault, started_s: this.sim_s };
-      return;
-    }
-    // The navigator plans each piece on its costmap (ComputePathThroughPoses is piece by piece) and follows the paths.
-    const route: { x: number; y: number }[] = [];
-    let at = { x: this.position[0], y: this.position[1] };
-    for (const p of poses) {
-      const r = this.costmap.plan([at.x, at.y], [p.x, p.y]);
-      if (!r.ok) {
-        this.goal = null;
-        ctl.abort({ error_code: r.code, error_msg: r.message });
-        return;
-      }
-      route.push(...r.corners.slice(1).map(([x, y]) => ({ x, y })));
-      at = p;
-    }
-    this.goal = { ctl, poses: route.length > 0 ? route : poses, index: 0, fault, started_s: this.sim_s };
-  }
-
-  /** One simulated step of `dt_s`: the navigator's controller, the gripper, physics, then the topics. */
+  /** One simulated step of `dt_s`: AMCL, the navigator (or a behaviour), the gripper, physics, then the topics. */
   private tick(dt_s: number): void {
     if (this.dropped) return;
     const ctrl = this.data.ctrl as Float64Array;
-    const [x, y] = this.position;
-    ctrl[0] = 0;
-    ctrl[1] = 0;
-    const g = this.goal;
-    if (g !== null && !g.ctl.isActive()) this.goal = null;
-    else if (g !== null) {
-      if (g.fault.kind === 'abort' && this.sim_s - g.started_s >= g.fault.after_s) {
-        g.ctl.abort({ error_code: 104, error_msg: 'simulated: the planner found no valid path' });
-        this.goal = null;
-      } else if (g.fault.kind !== 'stall') {
-        let target = g.poses[g.index]!;
-        let d = Math.hypot(target.x - x, target.y - y);
-        while (d < 0.05 && g.index < g.poses.length - 1) {
-          g.index++;
-          target = g.poses[g.index]!;
-          d = Math.hypot(target.x - x, target.y - y);
-        }
-        if (d < 0.05) {
-          g.ctl.succeed({ error_code: 0 });
-          this.goal = null;
-        } else {
-          const v = Math.min(this.speed, d / dt_s);
-          ctrl[0] = ((target.x - x) / d) * v;
-          ctrl[1] = ((target.y - y) / d) * v;
-          let rest = d;
-          for (let i = g.index + 1; i < g.poses.length; i++) rest += Math.hypot(g.poses[i]!.x - g.poses[i - 1]!.x, g.poses[i]!.y - g.poses[i - 1]!.y);
-          g.ctl.feedback({ distance_remaining: rest, number_of_poses_remaining: g.poses.length - g.index, number_of_recoveries: 0 });
-        }
-      }
-    }
+    const broadcast = this.amcl.tick(this.sim_s, this.truth);
+    const cmd: Command = this.navigator.tick(dt_s);
+    ctrl[0] = cmd.vx;
+    ctrl[1] = cmd.vy;
+    ctrl[2] = cmd.wz;
     const grip = this.gripTarget;
     if (grip !== null) {
       ctrl[3] = grip.position;
@@ -290,10 +307,10 @@ export class SimulatedRos2Graph {
     const steps = Math.max(1, Math.round(dt_s / this.model.opt.timestep));
     for (let k = 0; k < steps; k++) this.mj.mj_step(this.model, this.data);
     this.sim_s += steps * this.model.opt.timestep;
-    this.publish(false);
+    this.publish(false, broadcast);
   }
 
-  private publish(first: boolean): void {
+  private publish(first: boolean, amcl = first && this.amcl.localised): void {
     const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
     const stamp = { sec: Math.floor(this.sim_s), nanosec: Math.round((this.sim_s % 1) * 1e9) };
     const yaw = q[2]!;
@@ -304,9 +321,14 @@ export class SimulatedRos2Graph {
       twist: { twist: { linear: { x: v[0]!, y: v[1]!, z: 0 }, angular: { x: 0, y: 0, z: v[2]! } } },
     });
     this.fake.publish('/tf', { transforms: [{ header: { frame_id: 'odom', stamp }, child_frame_id: 'base_link', transform: { translation: { x: q[0]!, y: q[1]!, z: 0 }, rotation: orientation } }] });
-    // The static map → odom transform, latched: republished now and then for late joiners.
+    if (amcl) {
+      // AMCL's map → odom, stamped the scan's time plus transform_tolerance.
+      const t = this.sim_s + 1.0;
+      this.fake.publish('/tf', { transforms: [{ header: { frame_id: 'map', stamp: { sec: Math.floor(t), nanosec: Math.round((t % 1) * 1e9) } }, child_frame_id: 'odom', transform: { translation: { x: 0, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] });
+    }
+    // The robot's static transforms (robot_state_publisher), latched: republished now and then for late joiners.
     if (first || Math.round(this.sim_s * this.rate) % this.rate === 0) {
-      this.fake.publish('/tf_static', { transforms: [{ header: { frame_id: 'map', stamp }, child_frame_id: 'odom', transform: { translation: { x: 0, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] });
+      this.fake.publish('/tf_static', { transforms: [{ header: { frame_id: 'base_link', stamp }, child_frame_id: 'base_scan', transform: { translation: { x: -0.03, y: 0, z: 0.17 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] });
     }
     this.fake.publish('/joint_states', {
       header: { frame_id: '', stamp }, name: ['finger_joint'], position: Float64Array.of(q[3]!), velocity: Float64Array.of(v[3]!), effort: Float64Array.of(0),
@@ -315,5 +337,6 @@ export class SimulatedRos2Graph {
 }
 
 interface PoseStamped {
+  readonly header?: { readonly frame_id?: string };
   readonly pose: { readonly position: { readonly x: number; readonly y: number } };
 }

@@ -71,7 +71,9 @@ export type ContractCall = Static<typeof ContractCall>;
 
 const Service = Type.Object({
   description: Type.Optional(Type.String()),
-  service: rosName,
+  service: Type.Union([rosName, Type.Array(rosName, { minItems: 1, maxItems: 16, uniqueItems: true })], {
+    description: 'the service, or several of the same type called in order, each to succeed (Nav2\'s behaviour tree clears the local costmap, then the global one)',
+  }),
   type: iface('srv'),
   request: Type.Optional(Mapping),
   timeout_s: positive(),
@@ -141,6 +143,7 @@ const Waypoints = Type.Object({
   min_speed_m_s: Type.Optional(positive('the slowest the robot is expected to go (default 0.05)')),
   reach_m: Type.Optional(positive('the robot counts as at a waypoint within this distance (default 0.5)')),
   max_link_m: Type.Optional(positive('the robot\'s pose joins the graph only when a node is this close (default 2)')),
+  goal_tolerance_m: Type.Optional(positive('the navigator reports a goal reached within this distance (Nav2\'s goal checker xy_goal_tolerance, default 0.25): a checkpoint\'s goal goes where the robot reads its labels anywhere that close')),
   keepout: Type.Optional(Type.Object({
     mask_topic: Type.Optional(Type.String({ pattern: ROS_NAME, description: 'the nav_msgs/msg/OccupancyGrid keepout mask, published latched (default /keepout_filter_mask)' })),
     info_topic: Type.Optional(Type.String({ pattern: ROS_NAME, description: 'the nav2_msgs/msg/CostmapFilterInfo topic, the keepout filter\'s filter_info_topic (default /costmap_filter_info)' })),

@@ -28,8 +28,13 @@ export type ActionTool = Omit<FileTool, 'goal' | 'feedback' | 'server_timeout_s'
   readonly feedback: Readonly<Record<string, FieldSpec>>;
 };
 
-/** A tool bound to a service (or the reset service), with the defaults filled in. */
-export type ServiceTool = Omit<FileService, 'request' | 'server_timeout_s'> & {
+/**
+ * A tool bound to a service (or the reset service), with the defaults filled in: `service` the one
+ * a call goes to; a skill configured with several has them all in `chain`, called in order.
+ */
+export type ServiceTool = Omit<FileService, 'request' | 'server_timeout_s' | 'service'> & {
+  readonly service: string;
+  readonly chain: readonly string[];
   readonly request: Readonly<Record<string, ValueSource>>;
   readonly server_timeout_s: number;
 };
@@ -66,6 +71,8 @@ export interface WaypointsConfig {
   readonly min_speed_m_s: number;
   readonly reach_m: number;
   readonly max_link_m: number;
+  /** The navigator's goal tolerance (Nav2: xy_goal_tolerance). */
+  readonly goal_tolerance_m: number;
   /** The keepout mask for Nav2's keepout filter and its filter info (both latched). */
   readonly keepout: { readonly mask_topic: string; readonly info_topic: string; readonly resolution_m: number };
   /** Nav2's ComputePathToPose, asked before each goal (timeout_s: one request's deadline). */
@@ -113,7 +120,7 @@ export const DEFAULTS = {
   collision_monitor: 'collision_monitor',
   tf: { topic: '/tf', static_topic: '/tf_static' },
   start_tolerance_m: 0.5,
-  waypoints: { max_poses: 20, goal_timeout_s: 30, min_speed_m_s: 0.05, reach_m: 0.5, max_link_m: 2 },
+  waypoints: { max_poses: 20, goal_timeout_s: 30, min_speed_m_s: 0.05, reach_m: 0.5, max_link_m: 2, goal_tolerance_m: 0.25 },
   /** Nav2's usual names (its keepout tutorial) and costmap resolution. */
   keepout: { mask_topic: '/keepout_filter_mask', info_topic: '/costmap_filter_info', resolution_m: 0.05 },
   compute_path: { action: '/compute_path_to_pose', planner_id: '', timeout_s: 10 },
@@ -192,7 +199,8 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
   }
   const service = (s: FileService, at: string): ServiceTool => {
     checkMapping(s.request, file, `${at}.request`);
-    return { ...s, request: s.request ?? {}, server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s };
+    const chain = typeof s.service === 'string' ? [s.service] : [...s.service];
+    return { ...s, service: chain[0]!, chain, request: s.request ?? {}, server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s };
   };
   const services: Record<string, ServiceTool> = {};
   for (const [name, s] of Object.entries(raw.services ?? {})) services[name] = service(s, `$.services.${name}`);
@@ -321,6 +329,7 @@ function waypoints(w: NonNullable<File['waypoints']>, raw: File, file: string): 
     poll_s: w.poll_s ?? raw.control_dt_s ?? DEFAULTS.control_dt_s,
     goal_timeout_s: w.goal_timeout_s ?? DEFAULTS.waypoints.goal_timeout_s, min_speed_m_s: w.min_speed_m_s ?? DEFAULTS.waypoints.min_speed_m_s,
     reach_m: w.reach_m ?? DEFAULTS.waypoints.reach_m, max_link_m: w.max_link_m ?? DEFAULTS.waypoints.max_link_m,
+    goal_tolerance_m: w.goal_tolerance_m ?? DEFAULTS.waypoints.goal_tolerance_m,
     keepout: {
       mask_topic: mask, info_topic: info,
       resolution_m: w.keepout?.resolution_m ?? DEFAULTS.keepout.resolution_m,

@@ -11,6 +11,9 @@
  *   f901df2662f22a39a06aa04a85a34602c47e3cc0 (the same on both).
  * - std_srvs: github.com/ros2/common_interfaces, std_srvs/srv/, branch humble at
  *   53761cba9a000902602e7e695cb40de78eadee7f and branch jazzy at 5283bd97b33584eb2246fc6134b2e948027e1c3c.
+ * - lifecycle_msgs: github.com/ros2/rcl_interfaces, lifecycle_msgs/{msg/State.msg,srv/GetState.srv},
+ *   branch humble at 5e01a28f9866a564491480e12d8659a134678741 and branch jazzy at
+ *   003987ecb81a32802ab27dd6d325b8c6b8b813cc (the same on both; the package-relative `State` qualified).
  *
  * Sections of an action (goal, result, feedback) and of a service (request, response) are separated
  * by `---`, as in the .action and .srv files.
@@ -93,6 +96,20 @@ float64 effort
 bool stalled
 bool reached_goal`),
   'control_msgs/msg/GripperCommand': same('float64 position\nfloat64 max_effort'),
+  'lifecycle_msgs/msg/State': same(`uint8 PRIMARY_STATE_UNKNOWN = 0
+uint8 PRIMARY_STATE_UNCONFIGURED = 1
+uint8 PRIMARY_STATE_INACTIVE = 2
+uint8 PRIMARY_STATE_ACTIVE = 3
+uint8 PRIMARY_STATE_FINALIZED = 4
+uint8 TRANSITION_STATE_CONFIGURING = 10
+uint8 TRANSITION_STATE_CLEANINGUP = 11
+uint8 TRANSITION_STATE_SHUTTINGDOWN = 12
+uint8 TRANSITION_STATE_ACTIVATING = 13
+uint8 TRANSITION_STATE_DEACTIVATING = 14
+uint8 TRANSITION_STATE_ERRORPROCESSING = 15
+uint8 id
+string label`),
+  'lifecycle_msgs/srv/GetState': same('---\nlifecycle_msgs/State current_state'),
   'std_srvs/srv/Empty': same('---\n'),
   'std_srvs/srv/Trigger': same('---\nbool success\nstring message'),
 };

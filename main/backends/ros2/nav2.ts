@@ -20,16 +20,41 @@ import type { KeepoutGrid, Pose } from '../../core/world/world.js';
 /** nav2_costmap_2d/costmap_filters/filter_values.hpp: KEEPOUT_FILTER. */
 export const KEEPOUT_FILTER = 0;
 
-/** ComputePathToPose's result error codes (Jazzy; Rolling adds 1 and 2). */
-const PATH_ERRORS: Readonly<Record<number, string>> = {
-  1: 'GOAL_REJECTED', 2: 'SEND_GOAL_FAILURE', 200: 'UNKNOWN', 201: 'INVALID_PLANNER', 202: 'TF_ERROR', 203: 'START_OUTSIDE_MAP',
-  204: 'GOAL_OUTSIDE_MAP', 205: 'START_OCCUPIED', 206: 'GOAL_OCCUPIED', 207: 'TIMEOUT', 208: 'NO_VALID_PATH',
-};
+/**
+ * Nav2's result error codes (nav2_msgs/action/*.action, Jazzy): each action its own hundred — a
+ * navigator's result carries the most urgent of its planner's and controller's (the smallest non-zero
+ * of the behaviour tree's compute_path_error_code and follow_path_error_code). Kilted gives the
+ * navigators codes of their own (9000–9003). Humble's results carry none.
+ */
+const ERROR_CODES: Readonly<Record<number, readonly [string, string]>> = (() => {
+  const out: Record<number, readonly [string, string]> = {};
+  const add = (action: string, first: number, names: readonly string[]): void => names.forEach((n, i) => { out[first + i] = [action, n]; });
+  const planner = ['UNKNOWN', 'INVALID_PLANNER', 'TF_ERROR', 'START_OUTSIDE_MAP', 'GOAL_OUTSIDE_MAP', 'START_OCCUPIED', 'GOAL_OCCUPIED', 'TIMEOUT', 'NO_VALID_PATH'];
+  add('FollowPath', 100, ['UNKNOWN', 'INVALID_CONTROLLER', 'TF_ERROR', 'INVALID_PATH', 'PATIENCE_EXCEEDED', 'FAILED_TO_MAKE_PROGRESS', 'NO_VALID_CONTROL', 'CONTROLLER_TIMED_OUT']);
+  add('ComputePathToPose', 200, planner);
+  add('ComputePathThroughPoses', 300, [...planner, 'NO_VIAPOINTS_GIVEN']);
+  add('SmoothPath', 500, ['UNKNOWN', 'INVALID_SMOOTHER', 'TIMEOUT', 'SMOOTHED_PATH_IN_COLLISION', 'FAILED_TO_SMOOTH_PATH', 'INVALID_PATH']);
+  add('Spin', 700, ['UNKNOWN', 'TIMEOUT', 'TF_ERROR', 'COLLISION_AHEAD']);
+  add('BackUp', 710, ['UNKNOWN', 'TIMEOUT', 'TF_ERROR', 'INVALID_INPUT', 'COLLISION_AHEAD']);
+  add('navigator', 9000, ['UNKNOWN', 'FAILED_TO_LOAD_BEHAVIOR_TREE', 'TF_ERROR', 'TIMEOUT']);
+  // Rolling's ComputePathToPose adds the behaviour tree node's own.
+  out[1] = ['ComputePathToPose', 'GOAL_REJECTED'];
+  out[2] = ['ComputePathToPose', 'SEND_GOAL_FAILURE'];
+  return out;
+})();
+
+/** "FollowPath PATIENCE_EXCEEDED" for 104; "error 42" for a code Nav2 does not define. */
+export function nav2ErrorName(code: number): string {
+  const c = ERROR_CODES[code];
+  return c === undefined ? `error ${code}` : `${c[0]} ${c[1]}`;
+}
 
 /** The name of a ComputePathToPose error code quoted in a message, when there is one. */
 export function pathErrorName(text: string): string | null {
   const code = /"error_code":(\d+)/.exec(text)?.[1];
-  return code === undefined ? null : PATH_ERRORS[Number(code)] ?? `error ${code}`;
+  if (code === undefined || code === '0') return null;
+  const c = ERROR_CODES[Number(code)];
+  return c === undefined ? `error ${code}` : c[1];
 }
 
 const ZERO = { sec: 0, nanosec: 0 };

@@ -52,7 +52,9 @@ interface Edge {
 
 export type Lookup =
   | { readonly ok: true; readonly transform: Transform; readonly age_s: number }
-  | { readonly ok: false; readonly kind: 'missing' | 'stale'; readonly why: string };
+  | { readonly ok: false; readonly kind: 'missing'; readonly why: string }
+  /** `link`: the oldest dynamic link of the chain, "parent → child" (the one that went quiet). */
+  | { readonly ok: false; readonly kind: 'stale'; readonly why: string; readonly link: { readonly parent: string; readonly child: string } };
 
 const frameId = (s: unknown): string => (typeof s === 'string' ? s.replace(/^\/+/, '') : '');
 
@@ -96,19 +98,22 @@ export class TfBuffer {
     return [...this.edges].map(([child, e]) => `${e.parent} → ${child}${e.isStatic ? ' (static)' : ''}`);
   }
 
-  /** The chain from a frame up to its root: transforms root ← frame, with the oldest dynamic link's receive time. */
-  private up(frame: string): Map<string, { toFrame: Transform; oldest_s: number }> {
-    const out = new Map<string, { toFrame: Transform; oldest_s: number }>();
-    let acc = IDENTITY, oldest = Infinity, f = frame;
-    out.set(f, { toFrame: acc, oldest_s: oldest });
+  /** The chain from a frame up to its root: transforms root ← frame, with the oldest dynamic link (its receive time and child frame). */
+  private up(frame: string): Map<string, { toFrame: Transform; oldest_s: number; oldest: string | null }> {
+    const out = new Map<string, { toFrame: Transform; oldest_s: number; oldest: string | null }>();
+    let acc = IDENTITY, oldest_s = Infinity, oldest: string | null = null, f = frame;
+    out.set(f, { toFrame: acc, oldest_s, oldest });
     for (let guard = 0; guard < 64; guard++) {
       const e = this.edges.get(f);
       if (e === undefined) break;
       acc = compose(e.transform, acc);
-      if (!e.isStatic) oldest = Math.min(oldest, e.received_s);
+      if (!e.isStatic && e.received_s < oldest_s) {
+        oldest_s = e.received_s;
+        oldest = f;
+      }
       f = e.parent;
       if (out.has(f)) break; // a cycle in a broken tree: stop rather than loop
-      out.set(f, { toFrame: acc, oldest_s: oldest });
+      out.set(f, { toFrame: acc, oldest_s, oldest });
     }
     return out;
   }
@@ -124,9 +129,12 @@ export class TfBuffer {
       return { ok: false, kind: 'missing', why: `no transform ${target} ← ${source}${known.length > 0 ? `; known links: ${known.join(', ')}` : '; no transform has been received'}` };
     }
     const s = fromSource.get(common)!, t = fromTarget.get(common)!;
-    const oldest = Math.min(s.oldest_s, t.oldest_s);
-    const age_s = oldest === Infinity ? 0 : now_s - oldest;
-    if (age_s > staleness_s) return { ok: false, kind: 'stale', why: `the transform ${target} ← ${source} is ${age_s.toFixed(2)} s old (bound ${staleness_s} s)` };
+    const older = s.oldest_s <= t.oldest_s ? s : t;
+    const age_s = older.oldest_s === Infinity ? 0 : now_s - older.oldest_s;
+    if (age_s > staleness_s) {
+      const child = older.oldest!, parent = this.edges.get(child)!.parent;
+      return { ok: false, kind: 'stale', link: { parent, child }, why: `the transform ${target} ← ${source} is ${age_s.toFixed(2)} s old (bound ${staleness_s} s): nothing new on ${parent} → ${child}` };
+    }
     return { ok: true, transform: compose(invert(t.toFrame), s.toFrame), age_s };
   }
 }

@@ -13,15 +13,16 @@ import { guardCall, runStoppable } from '../world.js';
 import type { WorldState } from '../../core/loop/conditions.js';
 import type { Vocabulary } from '../../core/loop/vocabulary.js';
 import { labelAt } from '../../core/world/regions.js';
-import type { NavigationConfig, Ros2Config, WaypointsConfig } from './config.js';
+import type { NavigationConfig, Ros2Config, ServiceTool, WaypointsConfig } from './config.js';
 import { ros2Map, ros2Rest, ros2Spec, ros2Vocabulary } from './spec.js';
 import type { RclActionClient, RclModule, RclNode, RclPublisher, RclServiceClient } from './rclnodejs-api.js';
 import { MappingError, buildMessage, readField, readPath, setPath } from './message-path.js';
-import { TfBuffer, yawOf } from './tf.js';
-import { callService, notFitting, runGoal } from './calls.js';
+import { type Lookup, TfBuffer, yawOf } from './tf.js';
+import { type Configured, callService, notFitting, runGoal } from './calls.js';
 import { acquire, qosProfile, release, withInterface } from './session.js';
 import { type LoaderDeps, Ros2Unavailable, loadRclnodejs } from './rclnodejs-loader.js';
 import { computePathGoal, costmapFilterInfo, occupancyGrid, pathErrorName, pathPoses, poseStamped } from './nav2.js';
+import { NAVIGATOR_TYPES, NavigatorFeedback, explainNavigatorFailure, goalFrames } from './navigator.js';
 
 export interface Ros2WorldOptions {
   /** Seconds on a monotonic clock (injected in tests); default performance.now(). */
@@ -65,8 +66,10 @@ export class Ros2World implements World {
   private readonly tf = new TfBuffer();
   private readonly feedback = new Map<string, number | string | boolean>();
   private readonly actions = new Map<string, RclActionClient>();
-  private readonly services = new Map<string, RclServiceClient>();
-  private resetClient: RclServiceClient | undefined;
+  /** Each service skill's clients, one per service of its chain. */
+  private readonly services = new Map<string, RclServiceClient[]>();
+  /** The reset service's clients, one per service of its chain. */
+  private resetClients: RclServiceClient[] = [];
   private command: RclPublisher | undefined;
   /** The last command published was not zero: closing the world stops the robot. */
   private moving = false;
@@ -113,7 +116,7 @@ export class Ros2World implements World {
     const stamped = (p: WorldPose): Record<string, unknown> => poseStamped(w.frame, p);
     return {
       map, poll_s: w.poll_s, maxPoses: w.through === null ? 1 : w.through.max_poses,
-      limits: { goalTimeout_s: w.goal_timeout_s, minSpeed_m_s: w.min_speed_m_s, reach_m: w.reach_m, maxLink_m: w.max_link_m },
+      limits: { goalTimeout_s: w.goal_timeout_s, minSpeed_m_s: w.min_speed_m_s, reach_m: w.reach_m, maxLink_m: w.max_link_m, goalTolerance_m: w.goal_tolerance_m },
       // Right after connecting there may be no transform yet: the first pose waits for fresh data, within the connect bound.
       pose: (o) => guardCall(id, 'pose', o, async () => {
         this.ensureOpen();
@@ -132,15 +135,22 @@ export class Ros2World implements World {
         const client = through ? this.waypointClients!.through! : this.waypointClients!.pose;
         const goal = through ? { poses: poses.map(stamped), behavior_tree: w.behavior_tree } : { pose: stamped(poses[0]!), behavior_tree: w.behavior_tree };
         const skill = through ? `navigate through ${poses.length} poses` : `navigate to (${poses[0]!.x.toFixed(2)}, ${poses[0]!.y.toFixed(2)})`;
+        this.navigatorPrecheck(skill, goal);
+        const fb = new NavigatorFeedback(this.config.frames.base);
         const p = runStoppable(id, skill, { timeout_s: o.timeout_s, signal: AbortSignal.any([o.signal, this.life.signal]) }, (s) => runGoal({
           world: id, skill, tool, client, goal,
-          onFeedback: (fb) => {
-            const f = fb as { distance_remaining?: unknown; number_of_poses_remaining?: unknown };
-            o.onFeedback?.({ remaining: typeof f.number_of_poses_remaining === 'number' ? f.number_of_poses_remaining : null, distance_m: typeof f.distance_remaining === 'number' ? f.distance_remaining : null });
-            this.o.onFeedback?.('waypoints', fb);
+          onFeedback: (m) => {
+            const f = m as { distance_remaining?: unknown; number_of_poses_remaining?: unknown };
+            const v = fb.read(m);
+            o.onFeedback?.({ remaining: typeof f.number_of_poses_remaining === 'number' ? f.number_of_poses_remaining : null, distance_m: v.path && typeof f.distance_remaining === 'number' ? f.distance_remaining : null });
+            this.o.onFeedback?.('waypoints', m);
           },
         }, s));
-        await this.track(p);
+        try {
+          await this.track(p);
+        } catch (e) {
+          throw explainNavigatorFailure(e, tool.action, fb.recoveries);
+        }
       },
       planPath: (from, to, o) => this.planPath(w, from, to, o),
       keepout: {
@@ -173,8 +183,10 @@ export class Ros2World implements World {
         world: id, skill, tool, client: this.waypointClients!.path, goal: computePathGoal(w.frame, from, to, tool.planner_id), onFeedback: () => undefined,
       }, s)));
     } catch (e) {
-      const name = e instanceof WorldError && e.kind === 'aborted' ? pathErrorName(e.detail) : null;
-      throw name === null ? e : new WorldError('aborted', id, `${(e as WorldError).detail} (${name})`);
+      if (!(e instanceof WorldError) || e.kind !== 'aborted') throw e;
+      const name = pathErrorName(e.detail);
+      // Humble's planner server aborts with an empty result.
+      throw new WorldError('aborted', id, `${e.detail} (${name ?? 'no error code: Humble\'s planner server reports none'})`);
     }
     const p = pathPoses(result);
     if (!p.ok) throw new WorldError('failed', id, `${skill} (${tool.action}, ${tool.type}): ${p.why}`);
@@ -273,10 +285,10 @@ export class Ros2World implements World {
       this.actions.set(skill, withInterface(id, `tool ${skill} (${t.action})`, t.type, distro, () => new this.rcl.ActionClient(this.node, t.type, t.action, VALIDATE_GOALS)));
     }
     for (const [skill, s] of Object.entries(this.config.services)) {
-      this.services.set(skill, withInterface(id, `service ${skill} (${s.service})`, s.type, distro, () => this.node.createClient(s.type, s.service, VALIDATE_REQUESTS)));
+      this.services.set(skill, s.chain.map((name) => withInterface(id, `service ${skill} (${name})`, s.type, distro, () => this.node.createClient(s.type, name, VALIDATE_REQUESTS))));
     }
     const r = this.config.reset;
-    if (r !== undefined) this.resetClient = withInterface(id, `reset (${r.service})`, r.type, distro, () => this.node.createClient(r.type, r.service, VALIDATE_REQUESTS));
+    if (r !== undefined) this.resetClients = r.chain.map((name) => withInterface(id, `reset (${name})`, r.type, distro, () => this.node.createClient(r.type, name, VALIDATE_REQUESTS)));
     const w = this.config.waypoints;
     if (w !== undefined) {
       // The keepout filter subscribes reliable, transient-local, depth 1: a latched mask reaches a costmap started later.
@@ -387,9 +399,26 @@ export class Ros2World implements World {
     const r = this.tf.lookup(map, base, this.now_s(), this.config.tf.staleness_s);
     if (!r.ok) {
       const never = this.tf.lastDynamic_s === -Infinity && this.tf.links().length === 0;
-      throw new WorldError(never || r.kind === 'stale' ? 'disconnected' : 'not-found', id, `${r.why}${never ? ` on ${this.config.tf.topic}: is the robot publishing TF?` : r.kind === 'missing' ? ': is localization (AMCL, SLAM) running?' : ''}`);
+      throw new WorldError(never || r.kind === 'stale' ? 'disconnected' : 'not-found', id, `${r.why}${never ? ` on ${this.config.tf.topic}: is the robot publishing TF?` : this.localisationHint(r)}`);
     }
     return { x: r.transform.t[0], y: r.transform.t[1], yaw: yawOf(r.transform.q), frame: map };
+  }
+
+  /**
+   * What a failed map ← base lookup says about localisation. AMCL publishes map → odom on /tf only
+   * once it has an initial pose, then once per laser scan (nav2_amcl amcl_node.cpp laserReceived,
+   * sendMapToOdomTransform): a robot whose odometry links its base to odom but nothing links the map
+   * is not localised yet, and a map → odom that stopped coming means the lidar (or AMCL) went quiet.
+   */
+  private localisationHint(r: Exclude<Lookup, { ok: true }>): string {
+    const { map, odom } = this.config.frames;
+    if (r.kind === 'stale') {
+      return r.link.parent === map ? `: AMCL (or SLAM) refreshes ${map} → ${r.link.child} once per laser scan: is the lidar publishing (\`ros2 topic hz /scan\`), and AMCL running?` : '';
+    }
+    const linked = odom !== undefined && this.tf.lookup(odom, this.config.frames.base, this.now_s(), Infinity).ok;
+    return linked && !this.tf.links().some((l) => l.startsWith(`${map} → `))
+      ? `: the robot is not localised — AMCL publishes ${map} → ${odom} only once it has an initial pose (RViz's "2D Pose Estimate", or /initialpose), SLAM once it has a map; is localization (AMCL, SLAM) running?`
+      : ': is localization (AMCL, SLAM) running?';
   }
 
   /** L(s): the regions containing the pose. */
@@ -441,26 +470,99 @@ export class Ros2World implements World {
     }
     const timeout_s = Math.min(o.timeout_s, (tool ?? svc!).timeout_s);
     const deadline_ms = performance.now() + timeout_s * 1000;
-    const signal = AbortSignal.any([o.signal, this.life.signal]);
     const configured = { at: `$.${tool !== undefined ? 'tools' : 'services'}.${skill}.${tool !== undefined ? 'goal' : 'request'}`, paths: Object.keys(tool?.goal ?? svc!.request) };
+    const navigator = tool !== undefined && NAVIGATOR_TYPES.has(tool.type);
+    if (navigator) this.navigatorPrecheck(`skill ${skill}`, message);
+    const watch = navigator ? this.watchPose(`skill ${skill}`) : null;
+    const signal = AbortSignal.any([o.signal, this.life.signal, ...(watch !== null ? [watch.signal] : [])]);
+    const fb = new NavigatorFeedback(this.config.frames.base);
     const p = runStoppable(id, `skill ${skill}`, { timeout_s, signal }, async (s) => {
-      if (svc !== undefined) return plain(await callService({ world: id, skill, service: svc, client: this.services.get(skill)!, request: message, deadline_ms, configured }, s));
+      if (svc !== undefined) return plain(await this.callServices(skill, svc, this.services.get(skill)!, message, { deadline_ms, configured }, s));
       for (const name of Object.keys(tool!.feedback)) this.feedback.delete(name);
       let last: unknown = null;
       const result = await runGoal({
         world: id, skill, tool: tool!, client: this.actions.get(skill)!, goal: message, configured,
-        onFeedback: (fb) => {
-          last = fb;
+        onFeedback: (m) => {
+          last = m;
+          const v = navigator ? fb.read(m) : { path: true, pose: true };
           for (const [name, f] of Object.entries(tool!.feedback)) {
-            const v = readField(fb, f);
-            if (v.ok) this.feedback.set(name, v.value);
+            if (!NavigatorFeedback.meaningful(f.path, v)) continue;
+            const r = readField(m, f);
+            if (r.ok) this.feedback.set(name, r.value);
           }
-          this.o.onFeedback?.(skill, fb);
+          this.o.onFeedback?.(skill, m);
         },
       }, s);
       return { status: 'succeeded', result: plain(result), feedback: plain(last) };
     });
-    return this.track(p);
+    try {
+      return await this.track(p);
+    } catch (e) {
+      throw navigator ? explainNavigatorFailure(e, tool.action, fb.recoveries) : e;
+    } finally {
+      watch?.stop();
+    }
+  }
+
+  /**
+   * A service skill (or the reset): each of its services in order, a chain stopping at the first
+   * failure; the last response. The chain shares one deadline (each call gets what is left of it).
+   */
+  private async callServices(
+    skill: string, svc: ServiceTool, clients: readonly RclServiceClient[], request: Record<string, unknown>,
+    o: { readonly deadline_ms: number; readonly configured: Configured }, signal: AbortSignal,
+  ): Promise<unknown> {
+    let response: unknown = null;
+    for (const [i, name] of svc.chain.entries()) {
+      response = await callService({ world: this.config.id, skill, service: { ...svc, service: name }, client: clients[i]!, request, deadline_ms: o.deadline_ms, configured: o.configured }, signal);
+    }
+    return response;
+  }
+
+  /**
+   * Before a navigator goal: a pose without a frame, a frame TF does not link to the map, and a robot
+   * that is not localised (pose from TF) are refused here, nothing sent — Nav2 would abort such a goal
+   * (Jazzy) or run its recovery behaviours first, spinning and backing up (Humble).
+   */
+  private navigatorPrecheck(what: string, goal: Record<string, unknown>): void {
+    const id = this.config.id;
+    const frames = goalFrames(goal);
+    const nav2 = (needs: string): string => `no goal was sent: Nav2 needs ${needs} (Jazzy aborts the goal; Humble's planner fails and the robot spins and backs up before the goal is aborted)`;
+    const empty = frames.indexOf('');
+    if (empty >= 0) throw new WorldError('invalid-input', id, `${what}: goal pose ${empty + 1} has no header.frame_id; ${nav2('a frame it can transform into its global frame')}`);
+    if (this.config.pose.source !== 'tf') return;
+    try {
+      this.pose();
+    } catch (e) {
+      if (e instanceof WorldError) throw new WorldError(e.kind, id, `${what}: the robot's pose is unknown: ${e.detail}; ${nav2('the robot\'s pose')}`);
+      throw e;
+    }
+    const map = this.config.frames.map;
+    for (const f of new Set(frames)) {
+      const r = f === map ? null : this.tf.lookup(map, f, this.now_s(), Infinity);
+      if (r !== null && !r.ok) throw new WorldError('invalid-input', id, `${what}: the goal's frame "${f}" is not linked to ${map} in TF (${r.why}); ${nav2('a frame it can transform into its global frame')}`);
+    }
+  }
+
+  /**
+   * While a navigator goal runs (pose from TF): aborted with a 'disconnected' WorldError as soon as the
+   * pose goes stale — a silent lidar leaves AMCL's map → odom old, and Nav2 drives on a pose it no
+   * longer updates. The goal is then cancelled like any stopped call.
+   */
+  private watchPose(what: string): { readonly signal: AbortSignal; stop(): void } | null {
+    if (this.config.pose.source !== 'tf') return null;
+    const ac = new AbortController();
+    const stop = (): void => clearInterval(timer);
+    const timer = setInterval(() => {
+      try {
+        this.pose();
+      } catch (e) {
+        if (!(e instanceof WorldError) || e.kind !== 'disconnected') return;
+        stop();
+        ac.abort(new WorldError('disconnected', this.config.id, `${what}: the robot's pose went stale while the goal ran (${e.detail})`));
+      }
+    }, Math.max(20, this.config.control_dt_s * 1000));
+    return { signal: ac.signal, stop };
   }
 
   /** A running call close() waits for (its goal cancelled, bounded) before destroying the node. */
@@ -489,7 +591,7 @@ export class Ros2World implements World {
         const signal = AbortSignal.any([this.life.signal, ...(options.signal ? [options.signal] : [])]);
         const deadline_ms = performance.now() + r.timeout_s * 1000;
         const configured = { at: '$.reset.request', paths: Object.keys(r.request) };
-        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => callService({ world: id, skill: 'reset', service: r, client: this.resetClient!, request: buildMessage(r.request, {}), deadline_ms, configured }, s));
+        await runStoppable(id, 'reset', { timeout_s: r.timeout_s, signal }, (s) => this.callServices('reset', r, this.resetClients, buildMessage(r.request, {}), { deadline_ms, configured }, s));
       }
       await this.waitFresh(this.config.connect_timeout_s, options.signal);
       return this.observe();
@@ -516,16 +618,18 @@ export class Ros2World implements World {
     return this.now_s() - this.started_s;
   }
 
-  /** Action and service clients by skill, and the latest message of each sensor (for `witness ros2 check`). */
+  /** Action clients by skill, service clients by skill (one per service of its chain), and the latest message of each sensor (for `witness ros2 check`). */
   endpoints(): {
-    actions: ReadonlyMap<string, RclActionClient>; services: ReadonlyMap<string, RclServiceClient>;
+    actions: ReadonlyMap<string, RclActionClient>; services: ReadonlyMap<string, readonly RclServiceClient[]>; waypoints: ReadonlyMap<string, RclActionClient>;
     latest: (sensor: string) => { message: unknown; count: number; age_s: number } | undefined; tfLinks: () => string[];
   } {
     const latest = (sensor: string): { message: unknown; count: number; age_s: number } | undefined => {
       const l = this.latest.get(sensor);
       return l === undefined ? undefined : { message: l.message, count: l.count, age_s: this.now_s() - l.received_s };
     };
-    return { actions: this.actions, services: this.services, latest, tfLinks: () => this.tf.links() };
+    const c = this.waypointClients;
+    const waypoints = new Map<string, RclActionClient>(c === undefined ? [] : [['waypoints', c.pose], ...(c.through !== null ? [['waypoints.through', c.through] as const] : []), ['waypoints.compute_path', c.path]]);
+    return { actions: this.actions, services: this.services, waypoints, latest, tfLinks: () => this.tf.links() };
   }
 
   /** Cancels running goals (each bounded by its cancel_timeout_s), leaves a robot it drove by velocity at rest (a zero command), then destroys the node; later calls fail with 'closed'. */

@@ -9,6 +9,8 @@ import type { Stream } from './executor.js';
 import type { Pose } from '../world/world.js';
 import type { MissionFailureKind, MissionFailureRecord } from '../../contract/failure.js';
 import { EDGE_PENALTY } from './replan.js';
+import type { Region } from '../world/regions.js';
+import { arrivalPoint } from './arrival.js';
 
 /** One waypoint of a stream: the plan step it realises. */
 export interface Leg {
@@ -57,11 +59,16 @@ export function goalsOf(legs: readonly Leg[], at: number, maxPoses: number): Leg
   return out;
 }
 
-/** A goal's poses, each headed along the next leg (the last along its own, from `from` for a single pose). */
-export function goalPoses(goal: readonly Leg[], from: { readonly x: number; readonly y: number }): Pose[] {
-  return goal.map((l, i) => {
-    const next = goal[i + 1];
-    const yaw = next !== undefined ? Math.atan2(next.y - l.y, next.x - l.x) : Math.atan2(l.y - (goal[i - 1]?.y ?? from.y), l.x - (goal[i - 1]?.x ?? from.x));
+/**
+ * A goal's poses, each headed along the next leg (the last along its own, from `from` for a single
+ * pose). With `arrival`, a checkpoint's pose (the last, when it needs labels) moves where a robot
+ * that stops within the navigator's goal tolerance still reads them (arrival.ts).
+ */
+export function goalPoses(goal: readonly Leg[], from: { readonly x: number; readonly y: number }, arrival?: { readonly regions: readonly Region[]; readonly tolerance_m: number }): Pose[] {
+  const at = goal.map((l, i) => (i === goal.length - 1 && l.pos.length > 0 && arrival !== undefined ? arrivalPoint(arrival.regions, l.pos, l.neg, l.x, l.y, arrival.tolerance_m) : { x: l.x, y: l.y }));
+  return at.map((l, i) => {
+    const next = at[i + 1];
+    const yaw = next !== undefined ? Math.atan2(next.y - l.y, next.x - l.x) : Math.atan2(l.y - (at[i - 1]?.y ?? from.y), l.x - (at[i - 1]?.x ?? from.x));
     return { x: l.x, y: l.y, yaw };
   });
 }

@@ -53,9 +53,11 @@ export interface WaypointMissionOptions {
   readonly reach_m: number;
   /** The start node joins the graph only when a node is this close to the robot. */
   readonly maxLink_m: number;
+  /** The navigator reports a goal reached within this distance (Nav2: xy_goal_tolerance); checkpoint goals go where that still reads their labels. */
+  readonly goalTolerance_m: number;
 }
 
-export const WAYPOINT_DEFAULTS = { rounds: 2, goalTimeout_s: 30, minSpeed_m_s: 0.05, reach_m: 0.5, maxLink_m: 2 } as const;
+export const WAYPOINT_DEFAULTS = { rounds: 2, goalTimeout_s: 30, minSpeed_m_s: 0.05, reach_m: 0.5, maxLink_m: 2, goalTolerance_m: 0.25 } as const;
 
 export interface WaypointMissionInput {
   readonly world: Waypoints;
@@ -107,6 +109,7 @@ const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout
 
 export async function runWaypointMission(input: WaypointMissionInput, o: WaypointMissionOptions): Promise<MissionResult> {
   const { world, automaton, formula, regions, audit, control } = input;
+  const arrival = { regions, tolerance_m: o.goalTolerance_m };
   // The operator's stop, from the caller or the console's control: either cancels the running goal.
   const stops = [input.signal, control?.signal].filter((x): x is AbortSignal => x !== undefined);
   const stopSignal = stops.length === 0 ? undefined : stops.length === 1 ? stops[0] : AbortSignal.any(stops);
@@ -246,7 +249,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const state = { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] };
     let c: LegCheck | null;
     try {
-      c = await safety.check({ x: pose.x, y: pose.y }, goalPoses(goal, pose), monitor.snapshot().states, stopSignal);
+      c = await safety.check({ x: pose.x, y: pose.y }, goalPoses(goal, pose, arrival), monitor.snapshot().states, stopSignal);
     } catch (e) {
       if (!(e instanceof WorldError)) throw e;
       if (stopSignal?.aborted === true) return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopSignal)}; while the robot's planner was asked for the path, before the goal was sent` }) };
@@ -281,7 +284,7 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
     for (let i = 1; i < goal.length; i++) length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
     const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
-    const poses = goalPoses(goal, pose);
+    const poses = goalPoses(goal, pose, arrival);
     const t0 = labels.length;
     heading = goal[goal.length - 1]!.id;
     headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };

@@ -121,9 +121,17 @@ export function checkSchema<T>(schema: object, value: unknown, file: string): T 
     compiled.set(schema, validate);
   }
   if (!validate(value)) {
-    const e = validate.errors?.[0];
+    const errors = validate.errors ?? [];
+    const e = errors[0];
     if (e === undefined) throw new InputError(file, '$', 'does not match its schema');
-    const d = describe(e);
+    // A value that fits no branch of an anyOf: the branch of its own type says what is wrong; when
+    // no branch has its type, every type it may have.
+    const branches = errors.some((x) => x.keyword === 'anyOf') ? errors.filter((x) => x.keyword !== 'anyOf') : [];
+    const own = branches.find((x) => x.keyword !== 'type');
+    if (own === undefined && branches.length > 1) {
+      throw new InputError(file, jsonPath(e.instancePath), `must be ${branches.map((x) => String((x.params as Record<string, unknown>)['type'])).join(' or ')}`);
+    }
+    const d = describe(own ?? e);
     throw new InputError(file, d.path, d.detail);
   }
   return value as T;

@@ -121,7 +121,7 @@ export interface Waypoints {
   /** Seconds between pose samples while a goal runs. */
   readonly poll_s: number;
   /** The robot's own figures for a mission's goals (its configuration's; the driver's defaults otherwise). */
-  readonly limits?: { readonly goalTimeout_s: number; readonly minSpeed_m_s: number; readonly reach_m: number; readonly maxLink_m: number };
+  readonly limits?: { readonly goalTimeout_s: number; readonly minSpeed_m_s: number; readonly reach_m: number; readonly maxLink_m: number; readonly goalTolerance_m?: number };
   /** Where the robot is now (map frame); a WorldError when the pose is stale or unknown. */
   pose(o?: CallOptions): Promise<Pose>;
   /**

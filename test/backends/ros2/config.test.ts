@@ -58,6 +58,11 @@ test('errors name the file, line, column and JSON path, in words', () => {
   bad({ 'tools.navigate.goal.pose\\.pose\\.position\\.x': { arg: 'x', value: 1 } }, /has both "arg" and "value"/);
   bad({ 'tools.navigate.goal.pose\\.pose\\.position\\.x': { value: 1, default: 2 } }, /\.default: "default" applies to "arg" only/);
   bad({ 'tools.navigate.goal.pose\\.pose': { value: {} } }, /"pose\.pose" is set as a whole and "pose\.pose\.position\.x" inside it/);
+  // A service skill names one service or several, called in order.
+  bad({ 'services.clear_costmaps.service': 5 }, /\$\.services\.clear_costmaps\.service: must be string or array$/);
+  bad({ 'services.clear_costmaps.service': [] }, /\$\.services\.clear_costmaps\.service: must NOT have fewer than 1 items$/);
+  bad({ 'services.clear_costmaps.service': ['/a', 'b c'] }, /\$\.services\.clear_costmaps\.service\[1\]: not a ROS name/);
+  bad({ 'services.clear_costmaps.service': ['/a', '/a'] }, /\$\.services\.clear_costmaps\.service: must NOT have duplicate items/);
   bad({ 'sensors.odom.fields.base\\.x': { path: 'a' } }, /"base\.x" is computed from the pose \(tf\)/);
   bad({ 'sensors.odom.fields.at\\.dock': { path: 'a' } }, /names under "at\." are reserved \(the label function\)/);
   bad({ 'sensors.odom.fields.gripper\\.width_cm': { path: 'a' } }, /\$\.sensors\.joints\.fields\["gripper\.width_cm"\]: the field "gripper\.width_cm" is already mapped at \$\.sensors\.odom/);

@@ -83,6 +83,8 @@ for (const distro of DISTROS) {
       r.fake.servers.set('/dock', { execute: (g) => g.succeed({ success: true }) });
       r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.succeed({}) });
       r.fake.serviceServers.set('/light', { handle: () => ({ success: true, message: '' }) });
+      // Localised: a navigator goal goes no further than Witness's own checks otherwise.
+      r.robotAt(0, 0);
       const before = r.fake.log.length;
       // A type Witness does not know: checked by rclnodejs when the goal is sent (validateGoals).
       await assert.rejects(r.world.execute('dock', { dock: 'A' }, call()), isWorldError('invalid-input', /dock \(\/dock, lab_msgs\/action\/Dock\): the goal does not fit lab_msgs\/action\/Dock: field "dock_idd": no such field in the type, written by \$\.tools\.dock\.goal\["dock_idd"\]; nothing was sent/));
@@ -103,6 +105,8 @@ for (const distro of DISTROS) {
 test('services go through sendRequestAsync under Witness\'s deadline: past it the call is a timeout and no response callback stays registered', async () => {
   const r = await rig(sample({ 'services.clear_costmaps.timeout_s': 0.1 }));
   try {
+    // The sample's clear_costmaps is a chain (local, then global): one deadline for both calls, the second never answered.
+    r.fake.serviceServers.set('/local_costmap/clear_entirely_local_costmap', { handle: () => ({}) });
     r.fake.serviceServers.set('/global_costmap/clear_entirely_global_costmap', { handle: () => undefined });
     await assert.rejects(r.world.execute('clear_costmaps', {}, call()), isWorldError('timeout', /cannot be cancelled, so its response will be ignored/));
     assert.equal(r.fake.pendingResponses.get('/global_costmap/clear_entirely_global_costmap'), 0, 'the response callback was dropped at the deadline');

@@ -40,7 +40,10 @@ test('the TF buffer links frames through their common ancestor, knows static lin
   const cam = tf.lookup('camera', 'odom', 0.5, 1);
   // The camera sits 1 m ahead of odom's origin and 0.5 m to the left: odom is behind and to its right.
   assert.ok(cam.ok && Math.abs(cam.transform.t[0] + 1) < 1e-9 && Math.abs(cam.transform.t[1] + 0.5) < 1e-9);
-  assert.deepEqual(tf.lookup('map', 'base_link', 1.5, 1), { ok: false, kind: 'stale', why: 'the transform map ← base_link is 1.50 s old (bound 1 s)' });
+  assert.deepEqual(tf.lookup('map', 'base_link', 1.5, 1), { ok: false, kind: 'stale', link: { parent: 'odom', child: 'base_link' }, why: 'the transform map ← base_link is 1.50 s old (bound 1 s): nothing new on odom → base_link' });
+  // The link that went quiet is named: odometry goes on, map → odom (AMCL's, once per scan) stops.
+  tf.ingest(tfMessage('odom', 'base_link', 1.2, 0), false, 1.4);
+  assert.deepEqual(tf.lookup('map', 'base_link', 1.5, 1), { ok: false, kind: 'stale', link: { parent: 'map', child: 'odom' }, why: 'the transform map ← base_link is 1.50 s old (bound 1 s): nothing new on map → odom' });
   assert.ok(tf.lookup('base_link', 'camera', 100, 1).ok, 'static links do not age');
   assert.equal(tf.ingest({ transforms: [{ header: { frame_id: 'a' }, child_frame_id: 'b', transform: { translation: { x: NaN, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] }, false, 0), 0);
   assert.deepEqual(tf.links(), ['map → odom', 'odom → base_link', 'base_link → camera (static)']);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { WorldError, type WorldErrorKind } from '../../../main/core/world/world.js';
 import { Ros2World } from '../../../main/backends/ros2/world.js';
 import { GAZEBO, rig, sample } from './helpers.js';
-import { FakeRclnodejs, odometry } from './fake-rclnodejs.js';
+import { FakeRclnodejs, type GoalControl, odometry } from './fake-rclnodejs.js';
 
 const isWorldError = (kind: WorldErrorKind, re?: RegExp) => (e: unknown): boolean => {
   assert.ok(e instanceof WorldError, String(e));
@@ -138,9 +138,33 @@ test('a goal: built from the arguments, feedback mapped to fields and reported, 
   }
 });
 
+test('a navigator\'s feedback is read for what it says: distance_remaining 0 before a path is no distance; Humble\'s feedback without a pose (current_pose in base_link) says nothing of the robot', async () => {
+  const r = await rig(sample({ 'tools.navigate.feedback.nav\\.x': { path: 'current_pose.pose.position.x' } }));
+  try {
+    r.robotAt(0, 0);
+    let goal: GoalControl | null = null;
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => { goal = g; } });
+    const running = r.world.execute('navigate', { x: 2, y: 0 }, call());
+    await eventually(() => goal !== null, 'the goal runs');
+    const step = (f: unknown): void => goal!.feedback(f);
+    step({ distance_remaining: 0, number_of_recoveries: 0, current_pose: { header: { frame_id: 'map' }, pose: { position: { x: 0.1 } } } });
+    const nav = async (): Promise<unknown> => (await r.world.observe())['nav'];
+    assert.deepEqual(await nav(), { recoveries: 0, x: 0.1 }, 'no distance before a path');
+    step({ distance_remaining: 0, number_of_recoveries: 1, current_pose: { header: { frame_id: 'base_link' }, pose: { position: { x: 0 } } } });
+    assert.deepEqual(await nav(), { recoveries: 1, x: 0.1 }, 'the pose-less feedback leaves the pose as it was');
+    step({ distance_remaining: 2.5, number_of_recoveries: 1, current_pose: { header: { frame_id: 'map' }, pose: { position: { x: 0.3 } } } });
+    assert.deepEqual(await nav(), { distance_remaining_m: 2.5, recoveries: 1, x: 0.3 });
+    goal!.succeed({});
+    await running;
+  } finally {
+    await r.world.close();
+  }
+});
+
 test('our timeout cancels the running goal before the call rejects; an abort mid-goal does the same', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', {});
     await assert.rejects(r.world.execute('navigate', { x: 5, y: 0 }, call(0.05)),
       isWorldError('timeout', /skill navigate took longer than 0\.05 s; the goal was cancelled \(final status CANCELED\)/));
@@ -148,6 +172,7 @@ test('our timeout cancels the running goal before the call rejects; an abort mid
     // The tool's own timeout_s bounds a call that asks for more.
     const cfg = sample({ 'tools.navigate.timeout_s': 0.05 });
     const r2 = await rig(cfg, { fake: new FakeRclnodejs() });
+    r2.robotAt(0, 0);
     r2.fake.servers.set('/navigate_to_pose', {});
     await assert.rejects(r2.world.execute('navigate', { x: 5, y: 0 }, call(60)), isWorldError('timeout', /longer than 0\.05 s/));
     await r2.world.close();
@@ -163,6 +188,7 @@ test('our timeout cancels the running goal before the call rejects; an abort mid
 test('a cancel the server rejects or never answers is reported: the robot may still be moving', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', { onCancel: 'reject' });
     await assert.rejects(r.world.execute('navigate', { x: 5, y: 0 }, call(0.03)), isWorldError('timeout', /rejected the cancel request \(return code 1\): the robot may still be moving/));
     r.fake.servers.set('/navigate_to_pose', { onCancel: 'ignore' });
@@ -177,10 +203,17 @@ test('a cancel the server rejects or never answers is reported: the robot may st
 test('rejected, aborted, cancelled elsewhere, no server: each its own error class; bad arguments never send a goal', async () => {
   const r = await rig();
   try {
+    r.robotAt(0, 0);
     r.fake.servers.set('/navigate_to_pose', { accept: () => false });
-    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('rejected', /navigate \(\/navigate_to_pose, nav2_msgs\/action\/NavigateToPose\): the server rejected the goal/));
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('rejected', /navigate \(\/navigate_to_pose, nav2_msgs\/action\/NavigateToPose\): the server rejected the goal .*: a Nav2 navigator rejects every goal while its lifecycle node is not active \(`witness ros2 check` says; `ros2 lifecycle get \/bt_navigator`\)$/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ error_code: 104 }) });
-    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104,"error_msg":""\}/));
+    // Jazzy's code is named: 104 is FollowPath's PATIENCE_EXCEEDED (not a planner's "no valid path").
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"error_code":104,"error_msg":""\} \(Nav2's error_code 104: FollowPath PATIENCE_EXCEEDED\)$/));
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ error_code: 208, error_msg: '' }) });
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /\(Nav2's error_code 208: ComputePathToPose NO_VALID_PATH\)$/));
+    // Jazzy's 0: no code, and what that can mean.
+    r.fake.servers.set('/navigate_to_pose', { execute: (g) => { g.feedback({ distance_remaining: 2, number_of_recoveries: 5 }); g.abort({ error_code: 0, error_msg: '' }); } });
+    await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /Nav2 gave no error code: Humble's results carry none; Jazzy's navigator aborts without one when it cannot read the robot's pose or transform the goal .*another navigator is running a goal.*; Nav2 ran 5 recovery action\(s\) first/));
     r.fake.servers.set('/navigate_to_pose', { execute: (g) => g.canceledElsewhere() });
     await assert.rejects(r.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('cancelled', /cancelled by another client/));
     r.fake.servers.delete('/navigate_to_pose');
@@ -193,10 +226,19 @@ test('rejected, aborted, cancelled elsewhere, no server: each its own error clas
   } finally {
     await r.world.close();
   }
+  // Humble's navigators answer with std_msgs/Empty (rosidl gives it one member, structure_needs_at_least_one_member; rclnodejs reads it as {}).
+  const h = await rig(sample(), { fake: new FakeRclnodejs({ distro: 'humble' }) });
+  try {
+    h.robotAt(0, 0);
+    h.fake.servers.set('/navigate_to_pose', { execute: (g) => g.abort({ result: { structure_needs_at_least_one_member: 0 } }) });
+    await assert.rejects(h.world.execute('navigate', { x: 1, y: 1 }, call()), isWorldError('aborted', /aborted the goal; result \{"result":\{\}\} \(Nav2 gave no error code: Humble's results carry none/));
+  } finally {
+    await h.world.close();
+  }
 });
 
 test('services: a response, a reported failure, no server, and a timeout that says the call cannot be cancelled', async () => {
-  const r = await rig(sample({ 'services.clear_costmaps.success': 'success', 'services.clear_costmaps.message': 'message', 'services.clear_costmaps.type': 'std_srvs/srv/Trigger' }));
+  const r = await rig(sample({ 'services.clear_costmaps.service': '/global_costmap/clear_entirely_global_costmap', 'services.clear_costmaps.success': 'success', 'services.clear_costmaps.message': 'message', 'services.clear_costmaps.type': 'std_srvs/srv/Trigger' }));
   try {
     r.fake.serviceServers.set('/global_costmap/clear_entirely_global_costmap', { handle: () => ({ success: true, message: '' }) });
     assert.deepEqual(await r.world.execute('clear_costmaps', {}, call()), { success: true, message: '' });
@@ -239,6 +281,7 @@ test('closing cancels a running goal and fails it as closed; later calls fail cl
   // The trigger is the server running the goal (accepted, so the world holds its handle), not the
   // request being sent: closing between the two is the other case ("before the server answered").
   let executing = false;
+  a.robotAt(0, 0);
   fake.servers.set('/navigate_to_pose', { execute: () => { executing = true; } });
   const running = a.world.execute('navigate', { x: 3, y: 0 }, call(30));
   await eventually(() => executing, 'the server runs the goal');
@@ -328,11 +371,11 @@ test('map missions\' path check: ComputePathToPose from the given start (use_sta
   } finally {
     await r.world.close();
   }
-  // Humble's ComputePathToPose result has no error code: an abort is bare.
+  // Humble's ComputePathToPose result has no error code: an abort is bare, and said to be.
   const h = await rig(sample({ 'waypoints.server_timeout_s': 0.05 }), { fake: new FakeRclnodejs({ distro: 'humble' }) });
   try {
     h.fake.servers.set('/compute_path_to_pose', { execute: (g) => g.abort({ path: { poses: [] }, error_code: 208 }) });
-    await assert.rejects(h.world.waypoints!.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"header":\{"stamp":\{"sec":0,"nanosec":0\},"frame_id":""\},"poses":\[\]\},"planning_time":\{"sec":0,"nanosec":0\}\}$/));
+    await assert.rejects(h.world.waypoints!.planPath!({ x: 1, y: 2 }, { x: 9, y: 9 }, {}), isWorldError('aborted', /the server aborted the goal; result \{"path":\{"header":\{"stamp":\{"sec":0,"nanosec":0\},"frame_id":""\},"poses":\[\]\},"planning_time":\{"sec":0,"nanosec":0\}\} \(no error code: Humble's planner server reports none\)$/));
   } finally {
     await h.world.close();
   }

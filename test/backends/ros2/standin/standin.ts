@@ -2,8 +2,8 @@
  * TEST CODE — `rclnodejs` in a `witness` child process (hooks.ts resolves the package here): a
  * simulated robot behind the rclnodejs test double, chosen by $WITNESS_STANDIN (JSON):
  *
- * - `{"robot": "nav2", "start": [x, y]}`: the simulated ROS 2 graph (test/ros2-sim: Nav2's
- *   navigators driving a MuJoCo base, odometry, TF);
+ * - `{"robot": "nav2", "start": [x, y], "distro": …}`: the simulated ROS 2 graph (test/ros2-sim: Nav2's
+ *   navigators driving a MuJoCo base, odometry, AMCL, TF) as the Nav2 of Humble or Jazzy (default jazzy);
  * - `{"robot": "velocity", "start": [x, y], "distro": …, "monitor": {"input": "/cmd_vel_smoothed", "output": "/cmd_vel"}}`:
  *   a point mass in the medium maze behind odometry and a Twist command, optionally behind a collision
  *   monitor node (Nav2's on Jazzy) that forwards its input to its output.
@@ -39,7 +39,7 @@ const o = JSON.parse(process.env['WITNESS_STANDIN'] ?? '{}') as Options;
 const commands: { topic: string; linear: { x: number; y: number } }[] = [];
 
 async function nav2(): Promise<Robot> {
-  const g = await SimulatedRos2Graph.create({ start: o.start });
+  const g = await SimulatedRos2Graph.create({ start: o.start, distro: o.distro ?? 'jazzy' });
   return { fake: g.fake, position: () => g.position, stop: () => g.stop() };
 }
 
