@@ -5,7 +5,8 @@
  * default action (the kernel ends the process, even in the middle of a synchronous read, decode or
  * translation); while something does (platform/interrupt.ts holdSignals: an atomic write's temporary
  * file, a robot's running goal or a robot driven by velocity commands, web mode), the handler below
- * is installed: it stops that work first (the goal cancelled, or a zero velocity command), removes
+ * is installed: it stops that work first (the goal cancelled, or a zero velocity command; web mode
+ * closes, its running missions and tool loops stopped and their goals cancelled), removes
  * the temporary files of writes in flight, so a cancelled build or generation leaves nothing
  * half-written, and exits 130 (Ctrl-C) or 143 (SIGTERM). SIGINT and SIGTERM are Witness's alone: the
  * ROS 2 backend removes the SIGINT handler that loading rclnodejs installs (it would shut ROS 2 down
@@ -14,15 +15,36 @@
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
 import { removeInFlightWrites } from './platform/files.js';
-import { holdSignals, interruptAll, watchSignalHolds } from './platform/interrupt.js';
+import { interruptAll, interruptible, stopping, watchSignalHolds } from './platform/interrupt.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
+/** The signal the handler is answering (web mode exits with its code once it has closed). */
+let received: { readonly reason: string; readonly code: number } = { reason: 'interrupted (SIGINT)', code: 130 };
+
 const frontEnds: FrontEnds = {
   web: async (o) => {
-    // A server answers its signals itself: held for the life of the process.
-    holdSignals();
-    return (await import('./api/web/serve.js')).serveWebMode(o);
+    // The first Ctrl-C or SIGTERM closes web mode cleanly: its running missions and tool loops stop
+    // (a robot's goal cancelled) before it exits; the signals stay held until it has closed, so a
+    // second one exits at once.
+    const stop = interruptible('stopping the running missions and tool loops first (a robot\'s goal cancelled), then closing web mode');
+    try {
+      const web = await (await import('./api/web/serve.js')).serveWebMode(o);
+      const stopped = new Promise<{ reason: string; code: number }>((resolve) => stop.signal.addEventListener('abort', () => resolve(received), { once: true }));
+      return {
+        ...web, stopped,
+        close: async (reason?: string) => {
+          try {
+            await web.close(reason);
+          } finally {
+            stop.release();
+          }
+        },
+      };
+    } catch (e) {
+      stop.release();
+      throw e;
+    }
   },
 };
 
@@ -37,9 +59,11 @@ function handleSignals(io: Output): void {
     let asked = false;
     const handler = (): void => {
       // Work that must stop cleanly (a robot's goal to cancel) is asked first; a second signal exits.
-      if (!asked && interruptAll(`interrupted (${signal})`)) {
+      const what = stopping();
+      received = { reason: `interrupted (${signal})`, code };
+      if (!asked && interruptAll(received.reason)) {
         asked = true;
-        io.err(`witness: ${signal}: stopping the robot first (its goal cancelled, or a zero velocity command); ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
+        io.err(`witness: ${signal}: ${what.join('; ')}; ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
         return;
       }
       removeInFlightWrites();

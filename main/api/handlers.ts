@@ -20,8 +20,8 @@ const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => re
 
 export interface Handlers {
   readonly api: WitnessApi;
-  /** Stops running missions and closes what the handlers hold open. */
-  readonly close: () => Promise<void>;
+  /** Stops running missions and tool loops (`reason`: why, recorded with each; default: the operator stopped them) and closes what the handlers hold open. */
+  readonly close: (reason?: string) => Promise<void>;
   /** Audit databases open now (tests check the bound). */
   readonly auditConnections: () => number;
 }
@@ -88,10 +88,11 @@ export function handlers(session: Session): Handlers {
   return {
     api,
     auditConnections: () => audit.openConnections,
-    close: async () => {
+    close: async (reason) => {
       // Pending audit reads and planning fail at once ('cancelled') while the missions stop.
       const threadsClosed = Promise.all([audit.close(), planning.close()]);
-      await acts.close();
+      // Every tool loop and mission is stopped at once (each robot's goal cancelled), then the missions' audit log closes.
+      await Promise.all([acts.close(reason), missions.stopAll(reason)]);
       await missions.close();
       await foxglove.close();
       await threadsClosed;

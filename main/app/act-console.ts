@@ -166,8 +166,9 @@ export class ActConsole {
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
-  async close(): Promise<void> {
-    for (const id of this.runs.keys()) this.stopRun(id, false);
+  /** Stops every running loop (`why`: recorded with each; default: the operator stopped it) and waits for them to end. */
+  async close(why?: string): Promise<void> {
+    for (const id of this.runs.keys()) this.stopRun(id, false, why);
     await Promise.all([...this.runs.values()].map((r) => r.done));
   }
 }

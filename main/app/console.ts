@@ -420,10 +420,15 @@ export class MissionConsole {
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
-  /** Stops running missions, waits for them, releases the backbones and the audit log. */
-  async close(): Promise<void> {
-    for (const id of this.runs.keys()) this.stopRun(id, false);
+  /** Stops every running mission (`why`: recorded with each; default: the operator stopped it) and waits for them to end. */
+  async stopAll(why?: string): Promise<void> {
+    for (const id of this.runs.keys()) this.stopRun(id, false, why);
     await Promise.all([...this.runs.values()].map((r) => r.done));
+  }
+
+  /** Stops running missions, waits for them, releases the robots, the backbones and the audit log. */
+  async close(why?: string): Promise<void> {
+    await this.stopAll(why);
     await this.estop.settled();
     await this.releaseRobots();
     await this.backbones.close();

@@ -3,8 +3,16 @@ import { Command } from 'commander';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
 
-/** Web mode, as the process entry provides it (the CLI itself imports only the app and the contract). */
-export type ServeWeb = (o: { port: number; workspace?: string; audit?: string; log: (line: string) => void }) => Promise<{ url: string; workspace: string; auditFile: string; close(): Promise<void> }>;
+/**
+ * Web mode, as the process entry provides it (the CLI itself imports only the app and the contract):
+ * `stopped` resolves when Ctrl-C or SIGTERM asks it to end (why, and the code to exit with); `close`
+ * stops the running missions and tool loops with that reason (a robot's goal cancelled) and waits for them.
+ */
+export type ServeWeb = (o: { port: number; workspace?: string; audit?: string; log: (line: string) => void }) => Promise<{
+  url: string; workspace: string; auditFile: string;
+  stopped: Promise<{ reason: string; code: number }>;
+  close(reason?: string): Promise<void>;
+}>;
 
 interface WebFlags { port: number; workspace?: string; audit?: string }
 
@@ -19,12 +27,9 @@ export function webCommand(io: Output, setExit: (c: number) => void, serve?: Ser
       const web = await serve({ port: o.port, log: (s) => io.err(`${s}\n`), ...(o.workspace ? { workspace: o.workspace } : {}), ...(o.audit ? { audit: o.audit } : {}) });
       io.out(`Witness web UI: ${web.url}\n`);
       io.err(`web: workspace ${web.workspace}; audit log ${web.auditFile}; listening on 127.0.0.1 only; Ctrl-C stops\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      await web.close();
-      return EXIT.ok;
+      const { reason, code } = await web.stopped;
+      await web.close(reason);
+      io.err(`web: ${reason}: closed (running missions and tool loops stopped first)\n`);
+      return code;
     }));
 }

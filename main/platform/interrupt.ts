@@ -10,7 +10,11 @@
  * handler aborts every registered signal on the first Ctrl-C and exits at once only when nothing is
  * registered, or on a second Ctrl-C.
  */
-const active = new Set<AbortController>();
+/** What the first Ctrl-C does to a robot's running work, unless the work says otherwise. */
+export const STOPPING_THE_ROBOT = 'stopping the robot first (its goal cancelled, or a zero velocity command)';
+
+/** The registered work, each with what aborting it does (the handler says so). */
+const active = new Map<AbortController, string>();
 
 let holds = 0;
 const watchers = new Set<(held: boolean) => void>();
@@ -35,10 +39,10 @@ export function watchSignalHolds(w: (held: boolean) => void): void {
   w(holds > 0);
 }
 
-/** A signal that the first Ctrl-C aborts; release it when the work is done. */
-export function interruptible(): { readonly signal: AbortSignal; release(): void } {
+/** A signal that the first Ctrl-C aborts; release it when the work is done. `stopping`: what aborting it does, in words. */
+export function interruptible(stopping: string = STOPPING_THE_ROBOT): { readonly signal: AbortSignal; release(): void } {
   const ac = new AbortController();
-  active.add(ac);
+  active.set(ac, stopping);
   const unhold = holdSignals();
   return {
     signal: ac.signal,
@@ -49,10 +53,15 @@ export function interruptible(): { readonly signal: AbortSignal; release(): void
   };
 }
 
+/** What aborting the registered work does, each once (the handler says it before it aborts them). */
+export function stopping(): string[] {
+  return [...new Set(active.values())];
+}
+
 /** Aborts every registered signal with `reason`; false when none was registered (the caller exits). */
 export function interruptAll(reason: string): boolean {
   if (active.size === 0) return false;
-  for (const ac of [...active]) ac.abort(new Error(reason));
+  for (const ac of [...active.keys()]) ac.abort(new Error(reason));
   active.clear();
   return true;
 }

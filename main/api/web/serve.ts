@@ -20,7 +20,8 @@ export interface WebMode {
   readonly url: string;
   readonly workspace: string;
   readonly auditFile: string;
-  close(): Promise<void>;
+  /** Stops the running missions and tool loops (`reason`: why, recorded with each), waits for them, and closes. */
+  close(reason?: string): Promise<void>;
 }
 
 export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
@@ -33,9 +34,9 @@ export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
   });
   return {
     url: server.url, workspace: api.context.workspace, auditFile: api.context.auditFile,
-    close: async () => {
+    close: async (reason) => {
       await server.close();
-      await api.close();
+      await api.close(reason);
     },
   };
 }

@@ -8,6 +8,9 @@
  *   a point mass in the medium maze behind odometry and a Twist command, optionally behind a collision
  *   monitor node (Nav2's on Jazzy) that forwards its input to its output.
  *
+ * `"cancel": "ignore"` makes the Nav2 robot's action servers leave cancel requests unanswered (a
+ * stack that no longer answers: the goal keeps running).
+ *
  * Like the real package, importing it registers rclnodejs's SIGINT handler (FakeRclnodejs.load).
  * It writes `standin: underway` on stderr once the robot moves, and on exit a report (the fake's
  * log, the goals as the servers saw them, the commands the robot received, where it was when ROS 2
@@ -27,6 +30,7 @@ interface Options {
   readonly underway_m?: number;
   readonly grace_ms?: number;
   readonly monitor?: { readonly input: string; readonly output: string };
+  readonly cancel?: 'ignore';
 }
 
 interface Robot {
@@ -40,6 +44,7 @@ const commands: { topic: string; linear: { x: number; y: number } }[] = [];
 
 async function nav2(): Promise<Robot> {
   const g = await SimulatedRos2Graph.create({ start: o.start, distro: o.distro ?? 'jazzy' });
+  if (o.cancel !== undefined) for (const s of g.fake.servers.values()) s.onCancel = o.cancel;
   return { fake: g.fake, position: () => g.position, stop: () => g.stop() };
 }
 
