@@ -8,3 +8,5 @@ import { main } from '../../main/witness.js';
 process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM'));
 process.stdin.resume();
 process.exitCode = await main(process.argv.slice(2));
+// Web mode closed (a signal, or stdin's end): the stdin this helper reads would keep the process alive.
+process.stdin.destroy();
