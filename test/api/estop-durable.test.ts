@@ -11,43 +11,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WebSocket } from 'ws';
+import { type ApiClient, apiClient, webUrl } from './web-client.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 
-interface Workbench { readonly child: ChildProcess; readonly ws: WebSocket; call(method: string, params?: unknown): Promise<{ ok: boolean; result?: unknown; error?: { code: string; message: string } }> }
+interface Workbench extends ApiClient { readonly child: ChildProcess }
 
 async function start(workspace: string, audit: string): Promise<Workbench> {
   const child = spawn(process.execPath, [BIN, 'web', '--port', '0', '--workspace', workspace, '--audit', audit], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /Witness web UI: (\S+)/.exec(out);
-      if (m !== null) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`witness web exited (${code}) before it listened: ${err}`)));
-  });
-  const u = new URL(url);
-  const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: `http://${u.host}` });
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
-  let id = 0;
-  return {
-    child, ws,
-    call: (method, params = {}) => new Promise((resolve) => {
-      const mine = ++id;
-      const on = (data: Buffer): void => {
-        const m = JSON.parse(data.toString()) as { id?: number; ok: boolean };
-        if (m.id !== mine) return;
-        ws.off('message', on);
-        resolve(m);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id: mine, method, params }));
-    }),
-  };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  const client = await apiClient(await webUrl(child, exited, () => err));
+  return { child, ...client };
 }
 
 async function stop(w: Workbench, signal: NodeJS.Signals): Promise<void> {

@@ -5,7 +5,6 @@
 // server, or a zero velocity command, before ROS 2 shut down — and the robot at rest afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,28 +13,12 @@ import { PATROL, setup } from '../ros2-sim/lab.js';
 import { openBackbone } from '../../main/app/backbone.js';
 import { GOAL_STATUS } from '../../main/backends/ros2/rclnodejs-api.js';
 import { DISTROS } from '../ros2-sim/nav2-profile.js';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'witness.js');
-const REGISTER = new URL('../backends/ros2/standin/register.js', import.meta.url).href;
-
-interface Report {
-  log: string[];
-  serverGoals: { action: string; status: number }[];
-  commands: { topic: string; linear: { x: number; y: number } }[];
-  atShutdown: [number, number] | null;
-  midway: [number, number] | null;
-  afterShutdown: [number, number] | null;
-  signalHandlerInstalled: boolean;
-}
+import { type StandinReport as Report, movedAfterShutdown, spawnWithStandin } from '../backends/ros2/standin/child.js';
 
 /** Runs `witness …` over the stand-in, sends `signal` once the robot is underway, and returns how it ended and what the robot saw. */
 async function interrupted(args: string[], standin: Record<string, unknown>, signal: 'SIGINT' | 'SIGTERM', distro: string): Promise<{ code: number | null; out: string; err: string; report: Report }> {
   const report = path.join(mkdtempSync(path.join(tmpdir(), 'witness-stop-')), 'report.json');
-  const child = spawn(process.execPath, ['--import', REGISTER, BIN, ...args], {
-    env: { ...process.env, ROS_DISTRO: distro, WITNESS_STANDIN: JSON.stringify({ ...standin, distro, report }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnWithStandin(args, { ...standin, report }, distro);
   let out = '', err = '', sent = false;
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr.on('data', (d: Buffer) => {
@@ -52,8 +35,8 @@ async function interrupted(args: string[], standin: Record<string, unknown>, sig
   return { code, out, err, report: JSON.parse(readFileSync(report, 'utf8')) as Report };
 }
 
-/** How far the robot moved in the second half of the grace period after ROS 2 shut down (braking done: at rest). */
-const moved = (r: Report): number => Math.hypot(r.afterShutdown![0] - r.midway![0], r.afterShutdown![1] - r.midway![1]);
+const moved = movedAfterShutdown;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 for (const [signal, distro] of DISTROS.flatMap((d) => (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, d] as const))) {
   test(`${signal} during a Nav2 goal on ${distro}: the goal is cancelled on the action server and the robot stopped before ROS 2 shuts down`, async () => {

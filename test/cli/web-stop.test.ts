@@ -7,30 +7,19 @@
 // code, and the audit log's run ends as stopped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WebSocket } from 'ws';
 import { PATROL, setup } from '../ros2-sim/lab.js';
 import { GOAL_STATUS } from '../../main/backends/ros2/rclnodejs-api.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { DISTROS } from '../ros2-sim/nav2-profile.js';
+import { type StandinReport as Report, movedAfterShutdown, spawnWithStandin } from '../backends/ros2/standin/child.js';
+import { type Reply, apiClient, webUrl } from '../api/web-client.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'witness.js');
-const REGISTER = new URL('../backends/ros2/standin/register.js', import.meta.url).href;
-
-interface Report {
-  log: string[];
-  serverGoals: { action: string; status: number }[];
-  midway: [number, number] | null;
-  afterShutdown: [number, number] | null;
-  signalHandlerInstalled: boolean;
-}
-
-interface Reply { ok: boolean; result?: unknown; error?: { code: string; message: string } }
 
 interface Workbench {
   readonly child: ChildProcess;
@@ -57,10 +46,7 @@ function labWorkspace(dir: string, cancelTimeout_s?: number): { workspace: strin
 
 async function startWeb(dir: string, workspace: string, distro: string, standin: Record<string, unknown> = {}): Promise<Workbench & { report: string; audit: string }> {
   const report = path.join(dir, 'report.json'), audit = path.join(dir, 'audit.sqlite');
-  const child = spawn(process.execPath, ['--import', REGISTER, BIN, 'web', '--port', '0', '--workspace', workspace, '--audit', audit], {
-    env: { ...process.env, ROS_DISTRO: distro, WITNESS_STANDIN: JSON.stringify({ robot: 'nav2', start: [0.2, 0.3], distro, report, ...standin }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnWithStandin(['web', '--port', '0', '--workspace', workspace, '--audit', audit], { robot: 'nav2', start: [0.2, 0.3], report, ...standin }, distro);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   let err = '';
   let moving: () => void = () => undefined;
@@ -69,34 +55,11 @@ async function startWeb(dir: string, workspace: string, distro: string, standin:
     err += c.toString();
     if (err.includes('standin: underway')) moving();
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /Witness web UI: (\S+)/.exec(out);
-      if (m !== null) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`witness web exited (${code}) before it listened: ${err}`)));
-  });
-  const u = new URL(url);
-  const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: `http://${u.host}` });
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
-  ws.on('error', () => undefined);
-  let id = 0;
+  const { call } = await apiClient(await webUrl(child, exited, () => err));
   return {
     child, exited, report, audit, err: () => err,
     underway: () => underway,
-    call: (method, params = {}) => new Promise((resolve) => {
-      const mine = ++id;
-      const on = (data: Buffer): void => {
-        const m = JSON.parse(data.toString()) as { id?: number } & Reply;
-        if (m.id !== mine) return;
-        ws.off('message', on);
-        resolve(m);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id: mine, method, params }));
-    }),
+    call,
   };
 }
 
@@ -134,7 +97,7 @@ function assertStopped(rep: Report, action: string, err: string): void {
   const shutdown = rep.log.indexOf('shutdown');
   assert.ok(cancel >= 0 && shutdown > cancel, `the cancel went out before ROS 2 shut down: ${rep.log.filter((l) => !l.startsWith('goal')).join('; ')}`);
   assert.ok(rep.midway !== null && rep.afterShutdown !== null, 'ROS 2 shut down before the process exited');
-  const moved = Math.hypot(rep.afterShutdown[0] - rep.midway[0], rep.afterShutdown[1] - rep.midway[1]);
+  const moved = movedAfterShutdown(rep);
   assert.ok(moved < 0.005, `the robot is at rest after the shutdown (moved ${moved.toFixed(3)} m)`);
   assert.equal(rep.signalHandlerInstalled, false, 'Witness removed rclnodejs\'s SIGINT handler when it loaded it');
 }
