@@ -49,6 +49,19 @@ async function database(file: string, events = 40): Promise<string> {
 
 const digest = (f: string): string => sha256(readFileSync(f).toString('latin1'));
 
+/** Every export format to each `--out` target is refused: exit 2, the message names the target and says `why` (and `also`). */
+async function assertExportRefused(db: string, targets: readonly [string, RegExp][], also?: RegExp): Promise<void> {
+  for (const format of ['jsonl', 'csv', 'mcap']) {
+    for (const [out, why] of targets) {
+      const r = await cli('audit', 'export', db, '--format', format, '--out', out);
+      assert.equal(r.code, 2, `${format} to ${out}: ${r.err}`);
+      assert.match(r.err, new RegExp(`^error: --out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      assert.match(r.err, why);
+      if (also !== undefined) assert.match(r.err, also);
+    }
+  }
+}
+
 test('export refuses the database itself (by name, ./name, a symbolic or hard link), its WAL, any SQLite file, a folder: exit 2, evidence intact', async () => {
   const d = folder();
   const db = join(d, 'A.sqlite');
@@ -68,15 +81,7 @@ test('export refuses the database itself (by name, ./name, a symbolic or hard li
     [other, /is an existing SQLite database/],
     [join(d, 'out'), /is a folder/],
   ];
-  for (const format of ['jsonl', 'csv', 'mcap']) {
-    for (const [out, why] of targets) {
-      const r = await cli('audit', 'export', db, '--format', format, '--out', out);
-      assert.equal(r.code, 2, `${format} to ${out}: ${r.err}`);
-      assert.match(r.err, new RegExp(`^error: --out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
-      assert.match(r.err, why);
-      assert.match(r.err, /nothing was written/);
-    }
-  }
+  await assertExportRefused(db, targets, /nothing was written/);
   assert.equal(digest(db), before, 'the database is unchanged');
   assert.equal(digest(other), otherBefore, 'the other database is unchanged');
   assert.equal(existsSync(`${db}-wal`) ? readFileSync(`${db}-wal`).length : 0, 0, 'no WAL written');
@@ -112,14 +117,7 @@ test('export refuses what is not a regular file or a new name: device nodes, a F
       [join(dev, 'to-null'), /: is a symbolic link to a character device, not a regular file/],
       [join(dev, 'to-fifo'), /: is a symbolic link to a FIFO \(named pipe\), not a regular file/],
     ];
-    for (const format of ['jsonl', 'csv', 'mcap']) {
-      for (const [out, why] of targets) {
-        const r = await cli('audit', 'export', db, '--format', format, '--out', out);
-        assert.equal(r.code, 2, `${format} to ${out}: ${r.err}`);
-        assert.match(r.err, new RegExp(`^error: --out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
-        assert.match(r.err, why);
-      }
-    }
+    await assertExportRefused(db, targets);
     const kinds = (f: string): string => { const s = lstatSync(f); return s.isCharacterDevice() ? 'c' : s.isFIFO() ? 'p' : s.isSocket() ? 's' : s.isSymbolicLink() ? 'l' : s.isFile() ? 'f' : '?'; };
     assert.deepEqual(nodes.map(kinds), ['c', 'c'], 'the device nodes are still devices');
     assert.deepEqual(readdirSync(dev).sort().map((f) => `${f}:${kinds(join(dev, f))}`), root

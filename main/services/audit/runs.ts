@@ -18,9 +18,7 @@ import { obj, text } from './body.js';
 
 export type { RunRowRaw };
 
-export interface RunSummary {
-  readonly id: string;
-  readonly started_ms: number;
+export interface RunStartBody {
   readonly world: string;
   readonly backend: string;
   readonly operator: string;
@@ -30,6 +28,14 @@ export interface RunSummary {
   readonly regions_sha: string | null;
   /** The run's metadata as its run_start recorded it. */
   readonly meta: Record<string, unknown>;
+  readonly tool_schemas?: Record<string, string>;
+  readonly map_sha?: string;
+}
+
+/** A run as a list shows it: what its run_start recorded, with its place in the log and its end. */
+export interface RunSummary extends Omit<RunStartBody, 'tool_schemas' | 'map_sha'> {
+  readonly id: string;
+  readonly started_ms: number;
   readonly events: number;
   readonly ended_ms: number | null;
   readonly outcome: string | null;
@@ -39,19 +45,6 @@ export interface RunSummary {
    * under the chain), or its run_start has no row. Absent when the two agree; `verify` checks the chain.
    */
   readonly tampered?: string;
-}
-
-export interface RunStartBody {
-  readonly world: string;
-  readonly backend: string;
-  readonly operator: string;
-  readonly software: string;
-  readonly models: Record<string, string>;
-  readonly spec_sha: string | null;
-  readonly regions_sha: string | null;
-  readonly meta: Record<string, unknown>;
-  readonly tool_schemas?: Record<string, string>;
-  readonly map_sha?: string;
 }
 
 /** A run_start's body with the fields a summary shows, of the types it shows them as (a forged body may hold anything). */
