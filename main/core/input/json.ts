@@ -37,6 +37,8 @@ export const TOO_DEEP = `nested deeper than ${MAX_JSON_DEPTH} levels of arrays a
  * canonical JSON, JSON.stringify) can overflow the stack. One pass, no allocation.
  */
 export function jsonTooDeep(text: string): string | null {
+  // Nesting past the limit takes more characters than the limit: a shorter text is not scanned.
+  if (text.length <= MAX_JSON_DEPTH) return null;
   const deep = nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' });
   return deep < 0 ? null : lineColumn(text, deep);
 }

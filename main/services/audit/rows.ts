@@ -7,8 +7,7 @@
  * reports it as tampering.
  */
 import { WitnessError } from '../../contract/errors.js';
-import { MAX_JSON_DEPTH } from '../../core/input/json.js';
-import { nestingBeyond } from '../../core/input/nesting.js';
+import { TOO_DEEP, jsonTooDeep } from '../../core/input/json.js';
 import { bytesText } from '../llm/bounded.js';
 
 /** The largest event body (canonical JSON) the log holds. */
@@ -139,20 +138,9 @@ export function rawEvent(a: readonly unknown[]): Raw<EventRow> {
   return { seq: a[0], run_id: a[1], t_ms: a[2], step: a[3], kind: a[4], tool: a[5], failure_label: a[6], body: a[7], prev_hash: a[8], hash: a[9] };
 }
 
-/**
- * Whether JSON text nests arrays and objects deeper than MAX_JSON_DEPTH: such a value would overflow
- * the stack of every recursive walk after parsing (canonical JSON, JSON.stringify, structured clone).
- * Only a text long enough for it is scanned (each level takes two characters).
- */
-function nestedTooDeep(text: string): boolean {
-  return text.length > 2 * MAX_JSON_DEPTH && nestingBeyond(text, MAX_JSON_DEPTH, { open: '[{', close: ']}', quotes: '"' }) >= 0;
-}
-
-const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`;
-
 /** Why a JSON text cannot be read ("is not JSON (…)", "is nested deeper than …"), or null with its value. */
 export function jsonValue(text: string): { value: unknown; problem: null } | { value: undefined; problem: string } {
-  if (nestedTooDeep(text)) return { value: undefined, problem: TOO_DEEP };
+  if (jsonTooDeep(text) !== null) return { value: undefined, problem: `is ${TOO_DEEP}` };
   try {
     return { value: JSON.parse(text) as unknown, problem: null };
   } catch (e) {
