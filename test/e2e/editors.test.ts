@@ -117,6 +117,8 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
   await typeAll(page, 'G (e1 & )');
   const syntax = await waitProblems(page, (ps) => ps.some((p) => p.owner === 'witness'), 'syntax error');
   assert.deepEqual(syntax, [{ severity: 'error', owner: 'witness', range: '1:9-1:10', message: "expected a formula after '&', found ')'" }]);
+  // Monaco draws the squiggle a frame or more after the marker is set: wait for it to be drawn.
+  await page.waitForSelector('#editors-host .squiggly-error', { state: 'attached', timeout: 10_000 });
   assert.equal(await page.locator('#editors-host .squiggly-error').count() > 0, true);
   await app.screenshot('editors-ltl-syntax-error');
 
