@@ -13,14 +13,28 @@ const EXT = '{ts,mts,cts,js,mjs,cjs}';
 
 const NODE_GLOBALS = Object.fromEntries(
   [
-    'process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout',
-    'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'structuredClone',
-    'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'fetch', 'performance',
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'structuredClone',
+    'AbortController',
+    'AbortSignal',
+    'TextEncoder',
+    'TextDecoder',
+    'fetch',
+    'performance',
   ].map((name) => [name, 'readonly']),
 );
 
-const builtinPaths = (message) =>
-  builtinModules.filter((m) => !m.startsWith('_')).map((name) => ({ name, message }));
+const builtinPaths = (message) => builtinModules.filter((m) => !m.startsWith('_')).map((name) => ({ name, message }));
 
 /**
  * Options for @typescript-eslint/no-restricted-imports. Flat config replaces (does not merge) a
@@ -45,8 +59,7 @@ const ELECTRON_ONLY_IN_SHELL =
 const PURE_NO_IO =
   'main/core and main/contract are pure: no Node builtins or I/O. Put I/O in main/platform, main/services or main/backends and pass data in.';
 const RENDERER_NO_NODE = 'The renderer runs without Node: no Node builtins.';
-const PRELOAD_SANDBOXED =
-  "The preload is sandboxed: it may require only 'electron'.";
+const PRELOAD_SANDBOXED = "The preload is sandboxed: it may require only 'electron'.";
 
 /**
  * The layers, and what each may import of ours (VS Code's layering rules, in our own words):
@@ -61,7 +74,10 @@ const LAYERS = [
   { layer: 'main/platform', may: ['main/contract', 'main/platform'] },
   { layer: 'main/services', may: ['main/contract', 'main/core', 'main/platform', 'main/services'] },
   { layer: 'main/backends', may: ['main/contract', 'main/core', 'main/platform', 'main/backends'] },
-  { layer: 'main/app', may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'] },
+  {
+    layer: 'main/app',
+    may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'],
+  },
   { layer: 'main/api', may: ['main/contract', 'main/app', 'main/api'] },
   { layer: 'main/cli', may: ['main/contract', 'main/app', 'main/cli'] },
   { layer: 'main/electron', may: ['main/contract', 'main/api', 'main/electron'] },
@@ -78,18 +94,29 @@ const ROOT = import.meta.dirname;
 const layersPlugin = {
   rules: {
     imports: {
-      meta: { type: 'problem', schema: [], docs: { description: 'imports follow the layer table in eslint.config.js' } },
+      meta: {
+        type: 'problem',
+        schema: [],
+        docs: { description: 'imports follow the layer table in eslint.config.js' },
+      },
       create(context) {
         const from = path.relative(ROOT, context.filename).split(path.sep).join('/');
         const own = layerOf(from);
         if (own === null) return {};
         const check = (node, spec, typeOnly) => {
           if (typeof spec !== 'string' || !spec.startsWith('.')) return;
-          const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/').replace(/\.js$/, '.ts');
+          const target = path
+            .relative(ROOT, path.resolve(path.dirname(context.filename), spec))
+            .split(path.sep)
+            .join('/')
+            .replace(/\.js$/, '.ts');
           const to = layerOf(target);
           const allowed = own.may.some((m) => within(target, m));
           if (!allowed) {
-            context.report({ node, message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)` });
+            context.report({
+              node,
+              message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`,
+            });
           } else if (own.typesOnly?.some((m) => within(target, m)) && !typeOnly) {
             context.report({ node, message: `${own.layer} may use ${spec} through \`import type\` only` });
           }
@@ -118,6 +145,19 @@ export default tseslint.config(
     // Registered for JavaScript too, so the layering rules below apply to every file.
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Prettier wraps code at 120; this catches what it leaves: comments and code it cannot break.
+      'max-len': [
+        'error',
+        {
+          code: 120,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreUrls: true,
+          ignoreRegExpLiterals: true,
+        },
+      ],
+    },
   },
   {
     name: 'witness/typescript',
@@ -188,12 +228,22 @@ export default tseslint.config(
   {
     name: 'witness/layering/pure',
     files: [`main/core/**/*.${EXT}`, `main/contract/**/*.${EXT}`],
-    rules: { '@typescript-eslint/no-restricted-imports': restrictImports({ node: PURE_NO_IO, electron: ELECTRON_ONLY_IN_SHELL }) },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrictImports({
+        node: PURE_NO_IO,
+        electron: ELECTRON_ONLY_IN_SHELL,
+      }),
+    },
   },
   {
     name: 'witness/layering/renderer',
     files: [`renderer/**/*.${EXT}`],
-    rules: { '@typescript-eslint/no-restricted-imports': restrictImports({ node: RENDERER_NO_NODE, electron: ELECTRON_ONLY_IN_SHELL }) },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrictImports({
+        node: RENDERER_NO_NODE,
+        electron: ELECTRON_ONLY_IN_SHELL,
+      }),
+    },
   },
   {
     name: 'witness/layering/table',
