@@ -27,12 +27,17 @@ const frontEnds: FrontEnds = {
     // The first Ctrl-C or SIGTERM closes web mode cleanly: its running missions and tool loops stop
     // (a robot's goal cancelled) before it exits; the signals stay held until it has closed, so a
     // second one exits at once.
-    const stop = interruptible('stopping the running missions and tool loops first (a robot\'s goal cancelled), then closing web mode');
+    const stop = interruptible(
+      "stopping the running missions and tool loops first (a robot's goal cancelled), then closing web mode",
+    );
     try {
       const web = await (await import('./api/web/serve.js')).serveWebMode(o);
-      const stopped = new Promise<{ reason: string; code: number }>((resolve) => stop.signal.addEventListener('abort', () => resolve(received), { once: true }));
+      const stopped = new Promise<{ reason: string; code: number }>((resolve) =>
+        stop.signal.addEventListener('abort', () => resolve(received), { once: true }),
+      );
       return {
-        ...web, stopped,
+        ...web,
+        stopped,
         close: async (reason?: string) => {
           try {
             await web.close(reason);
@@ -63,7 +68,9 @@ function handleSignals(io: Output): void {
       received = { reason: `interrupted (${signal})`, code };
       if (!asked && interruptAll(received.reason)) {
         asked = true;
-        io.err(`witness: ${signal}: ${what.join('; ')}; ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`);
+        io.err(
+          `witness: ${signal}: ${what.join('; ')}; ${signal === 'SIGINT' ? 'Ctrl-C' : 'signal'} again to exit at once\n`,
+        );
         return;
       }
       removeInFlightWrites();

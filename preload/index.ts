@@ -14,7 +14,8 @@ const EVENT = 'witness:event' satisfies typeof import('../main/contract/api.js')
 
 const bridge: WitnessBridge = {
   transport: 'electron',
-  invoke: (method: string, params: unknown) => ipcRenderer.invoke(INVOKE, String(method), params) as Promise<ApiEnvelope>,
+  invoke: (method: string, params: unknown) =>
+    ipcRenderer.invoke(INVOKE, String(method), params) as Promise<ApiEnvelope>,
   subscribe(listener: (event: ApiEvent) => void): () => void {
     const handler = (_e: IpcRendererEvent, payload: ApiEvent): void => listener(payload);
     ipcRenderer.on(EVENT, handler);

@@ -57,7 +57,9 @@ const holds = (file) => {
 if (!holds(db)) {
   const t = performance.now();
   writeSynthLog(db, RUNS);
-  console.error(`bench estop: wrote ${RUNS} runs (${2 * RUNS} chained events) to ${db} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.error(
+    `bench estop: wrote ${RUNS} runs (${2 * RUNS} chained events) to ${db} in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 }
 
 writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>bench</title>');
@@ -73,9 +75,15 @@ async function under(name, read) {
   const t1 = now();
   // Answers come in order on the probe's one connection: once one sent after the read is in, all are.
   while (!(probe.samples().at(-1)?.sentAt >= t1)) await probe.more(1);
-  const ms = probe.samples().slice(from).filter((s) => s.sentAt >= t0 && s.sentAt < t1).map((s) => s.ms);
+  const ms = probe
+    .samples()
+    .slice(from)
+    .filter((s) => s.sentAt >= t0 && s.sentAt < t1)
+    .map((s) => s.ms);
   rows.push({ name, read_s: (t1 - t0) / 1000, ms });
-  console.error(`bench estop: ${name}: ${ms.length} presses, median ${f1(q(ms, 0.5))} ms, max ${f1(Math.max(...ms))} ms`);
+  console.error(
+    `bench estop: ${name}: ${ms.length} presses, median ${f1(q(ms, 0.5))} ms, max ${f1(Math.max(...ms))} ms`,
+  );
 }
 try {
   await probe.more(3);
@@ -108,28 +116,41 @@ if (listed !== RUNS) throw new Error(`audit ls listed ${listed} runs`);
 // And as a process: to its first line, and to its end.
 const cli = await new Promise((resolve, reject) => {
   const t0 = performance.now();
-  let firstLine = null, lines = 0;
-  const p = spawn(process.execPath, [path.join(ROOT, 'bin', 'witness.js'), 'audit', 'ls', db], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let firstLine = null,
+    lines = 0;
+  const p = spawn(process.execPath, [path.join(ROOT, 'bin', 'witness.js'), 'audit', 'ls', db], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   p.stdout.on('data', (d) => {
     firstLine ??= performance.now() - t0;
     for (const c of d) if (c === 10) lines++;
   });
   p.on('error', reject);
-  p.on('exit', (code) => (code === 0 ? resolve({ firstLine, end: performance.now() - t0, lines }) : reject(new Error(`witness audit ls exited ${code}`))));
+  p.on('exit', (code) =>
+    code === 0
+      ? resolve({ firstLine, end: performance.now() - t0, lines })
+      : reject(new Error(`witness audit ls exited ${code}`)),
+  );
 });
 if (cli.lines !== RUNS) throw new Error(`witness audit ls printed ${cli.lines} lines`);
 const version = await new Promise((resolve) => {
   const t0 = performance.now();
-  spawn(process.execPath, [path.join(ROOT, 'bin', 'witness.js'), '--version'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - t0));
+  spawn(process.execPath, [path.join(ROOT, 'bin', 'witness.js'), '--version'], { stdio: 'ignore' }).on('exit', () =>
+    resolve(performance.now() - t0),
+  );
 });
 
 const idle = q(rows[0].ms, 0.5);
 console.log(`# node scripts/bench-estop.js --runs ${RUNS}\n`);
-console.log(`E-STOP answer (emergencyStop over web mode, pressed every 50 ms from another thread), log of ${RUNS} runs, ${2 * RUNS} events:\n`);
+console.log(
+  `E-STOP answer (emergencyStop over web mode, pressed every 50 ms from another thread), log of ${RUNS} runs, ${2 * RUNS} events:\n`,
+);
 console.log('| while | read | presses | median ms | p90 ms | max ms | median / idle |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${r.name} | ${r.name.startsWith('idle') ? '–' : `${r.read_s.toFixed(1)} s`} | ${r.ms.length} | ${f1(q(r.ms, 0.5))} | ${f1(q(r.ms, 0.9))} | ${f1(Math.max(...r.ms))} | ${(q(r.ms, 0.5) / idle).toFixed(1)}× |`);
+  console.log(
+    `| ${r.name} | ${r.name.startsWith('idle') ? '–' : `${r.read_s.toFixed(1)} s`} | ${r.ms.length} | ${f1(q(r.ms, 0.5))} | ${f1(q(r.ms, 0.9))} | ${f1(Math.max(...r.ms))} | ${(q(r.ms, 0.5) / idle).toFixed(1)}× |`,
+  );
 }
 console.log(`\naudit ls on ${RUNS} runs:\n`);
 console.log('| | ms | against the whole listing |');

@@ -29,13 +29,17 @@ const here = resolve(new URL('..', import.meta.url).pathname);
 const load = async (root) => {
   const m = async (p) => import(pathToFileURL(resolve(root, 'dist', p)).href);
   return {
-    suites: await m('main/app/bench/ltl-suites.js'), tr: await m('main/core/ltl/translate.js'),
-    fmt: await m('main/core/ltl/formats.js'), parse: await m('main/core/ltl/parser.js'),
-    tasks: await m('main/app/bench/tasks.js'), maze: await m('main/backends/mujoco/pointmaze.js'),
+    suites: await m('main/app/bench/ltl-suites.js'),
+    tr: await m('main/core/ltl/translate.js'),
+    fmt: await m('main/core/ltl/formats.js'),
+    parse: await m('main/core/ltl/parser.js'),
+    tasks: await m('main/app/bench/tasks.js'),
+    maze: await m('main/backends/mujoco/pointmaze.js'),
     prune: await m('main/core/ltl/prune.js'),
   };
 };
-const A = await load(here), B = await load(resolve(other));
+const A = await load(here),
+  B = await load(resolve(other));
 const suites = {};
 for (const d of ['easy', 'medium', 'hard']) suites[d] = A.suites.paperSuite(d, 100, 1).map((x) => x.formula);
 suites['case studies'] = A.suites.caseStudySuite().map((x) => x.formula);
@@ -45,17 +49,28 @@ if (spot) {
   const sp = await import(pathToFileURL(resolve(here, 'dist/test/core/ltl/spot-patterns.js')).href);
   const fam = await import(pathToFileURL(resolve(here, 'dist/test/core/ltl/spot-families.js')).href);
   suites["Spot's 320 patterns"] = sp.SPOT_PATTERNS.map((r) => A.parse.parseLtl(r.formula, { allowNext: true }));
-  suites["Spot's 157 family members"] = fam.ALL_FAMILY_ROWS.map((r) => A.parse.parseLtl(r.formula, { allowNext: true }));
+  suites["Spot's 157 family members"] = fam.ALL_FAMILY_ROWS.map((r) =>
+    A.parse.parseLtl(r.formula, { allowNext: true }),
+  );
 }
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 const hoa = (m, a) => m.fmt.toHoa(a).replace(/^name:.*$/m, '');
-let changed = 0, total = 0, statesA = 0, statesB = 0;
-console.log(`# node scripts/ltl-ab.mjs ${args.join(' ')}   (this: ${here}; other: ${resolve(other)}; min of ${reps})\n`);
+let changed = 0,
+  total = 0,
+  statesA = 0,
+  statesB = 0;
+console.log(
+  `# node scripts/ltl-ab.mjs ${args.join(' ')}   (this: ${here}; other: ${resolve(other)}; min of ${reps})\n`,
+);
 console.log('| suite | n | other ms (sum) | this ms (sum) | this / other | other p50 / p95 ms | this p50 / p95 ms |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const [name, fs] of Object.entries(suites)) {
-  const ta = fs.map(() => Infinity), tb = fs.map(() => Infinity);
-  for (const f of fs) { A.tr.translateFormula(f); B.tr.translateFormula(f); } // warm-up
+  const ta = fs.map(() => Infinity),
+    tb = fs.map(() => Infinity);
+  for (const f of fs) {
+    A.tr.translateFormula(f);
+    B.tr.translateFormula(f);
+  } // warm-up
   for (let r = 0; r < reps; r++) {
     fs.forEach((f, i) => {
       let t = performance.now();
@@ -72,21 +87,30 @@ for (const [name, fs] of Object.entries(suites)) {
       }
     });
   }
-  const sa = ta.reduce((a, b) => a + b, 0), sb = tb.reduce((a, b) => a + b, 0);
-  console.log(`| ${name} | ${fs.length} | ${sb.toFixed(1)} | ${sa.toFixed(1)} | ${(sa / sb).toFixed(2)} | ${pct(tb, 50).toFixed(2)} / ${pct(tb, 95).toFixed(2)} | ${pct(ta, 50).toFixed(2)} / ${pct(ta, 95).toFixed(2)} |`);
+  const sa = ta.reduce((a, b) => a + b, 0),
+    sb = tb.reduce((a, b) => a + b, 0);
+  console.log(
+    `| ${name} | ${fs.length} | ${sb.toFixed(1)} | ${sa.toFixed(1)} | ${(sa / sb).toFixed(2)} | ${pct(tb, 50).toFixed(2)} / ${pct(tb, 95).toFixed(2)} | ${pct(ta, 50).toFixed(2)} / ${pct(ta, 95).toFixed(2)} |`,
+  );
 }
 console.log(`\nautomata that differ: ${changed} of ${total} (states ${statesB} → ${statesA})`);
 if (args.includes('--missions')) {
-  let diff = 0, n = 0, sa = 0, sb = 0;
+  let diff = 0,
+    n = 0,
+    sa = 0,
+    sb = 0;
   for (const world of ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant']) {
     const layout = A.maze.layoutOf(world);
-    for (const d of ['easy', 'medium', 'hard']) for (let i = 0; i < 100; i++) {
-      const f = A.parse.parseLtl(A.tasks.benchTask(layout, 1, d, i).formula);
-      const x = A.prune.pruneAutomaton(A.tr.translateFormula(f).automaton, { disjoint: true }).automaton;
-      const y = B.prune.pruneAutomaton(B.tr.translateFormula(f).automaton, { disjoint: true }).automaton;
-      n++; sa += x.states.length; sb += y.states.length;
-      if (hoa(A, x) !== hoa(B, y)) diff++;
-    }
+    for (const d of ['easy', 'medium', 'hard'])
+      for (let i = 0; i < 100; i++) {
+        const f = A.parse.parseLtl(A.tasks.benchTask(layout, 1, d, i).formula);
+        const x = A.prune.pruneAutomaton(A.tr.translateFormula(f).automaton, { disjoint: true }).automaton;
+        const y = B.prune.pruneAutomaton(B.tr.translateFormula(f).automaton, { disjoint: true }).automaton;
+        n++;
+        sa += x.states.length;
+        sb += y.states.length;
+        if (hoa(A, x) !== hoa(B, y)) diff++;
+      }
   }
   console.log(`mission-benchmark automata that differ: ${diff} of ${n} (states ${sb} → ${sa})`);
 }

@@ -14,8 +14,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'assets', 'maps');
-const res = 0.05, ox = -2, oy = -2, W = 280, H = 200; // 14 m × 10 m: 1 m of unknown around the walls
-const FREE = 254, OCC = 0, UNKNOWN = 205;
+const res = 0.05,
+  ox = -2,
+  oy = -2,
+  W = 280,
+  H = 200; // 14 m × 10 m: 1 m of unknown around the walls
+const FREE = 254,
+  OCC = 0,
+  UNKNOWN = 205;
 const img = new Uint8Array(W * H).fill(UNKNOWN);
 
 /** Fills every cell whose centre lies in [x0, x1] × [y0, y1]. */
@@ -34,11 +40,17 @@ const wallH = (y, x0, x1) => rect(x0 - t, y - t, x1 + t, y + t, OCC);
 const wallV = (x, y0, y1) => rect(x - t, y0 - t, x + t, y1 + t, OCC);
 
 rect(-1, -1, 11, 7, FREE); // the floor inside the outer walls
-wallH(-1, -1, 11); wallH(7, -1, 11); wallV(-1, -1, 7); wallV(11, -1, 7); // outer walls
-wallV(6, -1, 4.5); wallV(6, 5.4, 7); // hall | workshop, with its door
+wallH(-1, -1, 11);
+wallH(7, -1, 11);
+wallV(-1, -1, 7);
+wallV(11, -1, 7); // outer walls
+wallV(6, -1, 4.5);
+wallV(6, 5.4, 7); // hall | workshop, with its door
 rect(6 - t - 0.01, 0.5, 6 + t + 0.01, 1.4, FREE); // hall | storage door
 wallH(3, 6, 11); // workshop | storage
-rect(-1, 5.5, 1, 7, UNKNOWN); wallH(5.5, -1, 1); wallV(1, 5.5, 7); // the closed closet
+rect(-1, 5.5, 1, 7, UNKNOWN);
+wallH(5.5, -1, 1);
+wallV(1, 5.5, 7); // the closed closet
 rect(2.8, 2.8, 3.2, 3.2, OCC); // pillar
 rect(7.5, 5.2, 10.5, 5.8, OCC); // workshop bench
 rect(7.5, 1.8, 10.5, 2.2, OCC); // storage shelves
@@ -46,14 +58,17 @@ rect(-1, -0.3, -0.8, 0.3, OCC); // the dock on the west wall
 
 const header = Buffer.from(`P5\n# lab floor, witness scripts/make-lab-map.js\n${W} ${H}\n255\n`);
 writeFileSync(path.join(out, 'lab.pgm'), Buffer.concat([header, Buffer.from(img)]));
-writeFileSync(path.join(out, 'lab.yaml'), [
-  'image: lab.pgm',
-  'mode: trinary',
-  `resolution: ${res}`,
-  `origin: [${ox.toFixed(1)}, ${oy.toFixed(1)}, 0.0]`,
-  'negate: 0',
-  'occupied_thresh: 0.65',
-  'free_thresh: 0.196', // ROS 1 map_saver's: 205 (unknown) has occ 0.196078, not below it; 0.25 would read unknown as free
-  '',
-].join('\n'));
+writeFileSync(
+  path.join(out, 'lab.yaml'),
+  [
+    'image: lab.pgm',
+    'mode: trinary',
+    `resolution: ${res}`,
+    `origin: [${ox.toFixed(1)}, ${oy.toFixed(1)}, 0.0]`,
+    'negate: 0',
+    'occupied_thresh: 0.65',
+    'free_thresh: 0.196', // ROS 1 map_saver's: 205 (unknown) has occ 0.196078, not below it; 0.25 would read unknown as free
+    '',
+  ].join('\n'),
+);
 console.log(`wrote ${path.join(out, 'lab.pgm')} (${W}×${H}) and lab.yaml`);

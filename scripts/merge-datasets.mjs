@@ -8,10 +8,11 @@ if (out === undefined) {
   console.error('usage: node scripts/merge-datasets.mjs A.wds B.wds OUT.wds');
   process.exit(2);
 }
-const read = (file, opts) => readDataset(file, opts).catch((e) => {
-  console.error(e instanceof Error ? e.message : String(e));
-  process.exit(2);
-});
+const read = (file, opts) =>
+  readDataset(file, opts).catch((e) => {
+    console.error(e instanceof Error ? e.message : String(e));
+    process.exit(2);
+  });
 const x = await read(a);
 const y = await read(b, { expectWorld: x.worldId });
 if (x.obsDim !== y.obsDim || x.actDim !== y.actDim) {
@@ -26,7 +27,10 @@ const cat = (p, q) => {
 };
 const { report: _drop, ...rest } = x;
 await writeDataset(out, {
-  ...rest, observations: cat(x.observations, y.observations), actions: cat(x.actions, y.actions), terminals: cat(x.terminals, y.terminals),
+  ...rest,
+  observations: cat(x.observations, y.observations),
+  actions: cat(x.actions, y.actions),
+  terminals: cat(x.terminals, y.terminals),
   generator: { kind: 'mixed', parts: [x.generator, y.generator] },
 });
 console.log(`wrote ${out}: ${x.terminals.length + y.terminals.length} transitions`);

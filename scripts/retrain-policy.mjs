@@ -12,10 +12,34 @@ if (alpha === undefined) {
   process.exit(2);
 }
 const m = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
-const ed = out + '-embed'; mkdirSync(ed, { recursive: true });
+const ed = out + '-embed';
+mkdirSync(ed, { recursive: true });
 copyFileSync(join(bundle, 'embed.onnx'), join(ed, 'embed.onnx'));
-writeFileSync(join(ed, 'embed.json'), JSON.stringify({ world: m.world, dims: { obs: m.dims.obs, latent: m.dims.latent }, normalization: m.normalization, training: m.training.embed }));
+writeFileSync(
+  join(ed, 'embed.json'),
+  JSON.stringify({
+    world: m.world,
+    dims: { obs: m.dims.obs, latent: m.dims.latent },
+    normalization: m.normalization,
+    training: m.training.embed,
+  }),
+);
 const t0 = Date.now();
-const r = await trainPolicyBundle({ data, embed: ed, out, config: { hidden: hidden.split(',').map(Number), batch: 256, steps: Number(steps), alpha: Number(alpha), H_TD: 8, seed: 0 }, checkpoint: {},
-  progress: (s, n) => { if (s % 2000 === 1) console.log(`policy ${s}/${n} ${((Date.now() - t0) / 1000).toFixed(0)} s`); } });
+const r = await trainPolicyBundle({
+  data,
+  embed: ed,
+  out,
+  config: {
+    hidden: hidden.split(',').map(Number),
+    batch: 256,
+    steps: Number(steps),
+    alpha: Number(alpha),
+    H_TD: 8,
+    seed: 0,
+  },
+  checkpoint: {},
+  progress: (s, n) => {
+    if (s % 2000 === 1) console.log(`policy ${s}/${n} ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  },
+});
 console.log('done', r.seconds);

@@ -31,8 +31,7 @@ const files = findTests(testRoot)
 
 if (files.length === 0) {
   console.error(
-    `run-tests: no *.test.js files under ${path.relative(root, testRoot) || testRoot}; ` +
-      'run `npm run build` first.',
+    `run-tests: no *.test.js files under ${path.relative(root, testRoot) || testRoot}; ` + 'run `npm run build` first.',
   );
   process.exit(1);
 }

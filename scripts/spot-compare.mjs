@@ -34,7 +34,9 @@ const { translateFormula } = await import(join(root, 'dist/main/core/ltl/transla
 const { parseLtl } = await import(join(root, 'dist/main/core/ltl/parser.js'));
 const { measuredMarkdown } = await import(join(root, 'dist/test/core/ltl/spot-sizes.js'));
 
-const version = execFileSync(tool('ltl2tgba'), ['--version'], { encoding: 'utf8' }).split('\n')[0].replace(/^ltl2tgba \(spot\) /, '');
+const version = execFileSync(tool('ltl2tgba'), ['--version'], { encoding: 'utf8' })
+  .split('\n')[0]
+  .replace(/^ltl2tgba \(spot\) /, '');
 
 /** The random sets: randltl over p0, p1, p2 (tree size 15, Spot's default), duplicates dropped, the first 200. */
 const RANDOM_SETS = [
@@ -45,7 +47,10 @@ const randomRows = [];
 for (const { set, randltl } of RANDOM_SETS) {
   const generated = execFileSync(tool('randltl'), randltl, { encoding: 'utf8' });
   const unique = execFileSync(tool('ltlfilt'), ['-u', '-n', '200'], { input: generated, encoding: 'utf8' });
-  unique.trim().split('\n').forEach((formula, i) => randomRows.push({ name: `${set},${i + 1}`, set, index: i + 1, formula }));
+  unique
+    .trim()
+    .split('\n')
+    .forEach((formula, i) => randomRows.push({ name: `${set},${i + 1}`, set, index: i + 1, formula }));
 }
 
 const rows = [
@@ -55,9 +60,15 @@ const rows = [
 ];
 const formulaFile = join(outDir, 'all.ltl');
 writeFileSync(formulaFile, rows.map((r) => r.formula).join('\n') + '\n');
-const spotStates = execFileSync(tool('ltl2tgba'), ['-B', '-F', formulaFile, '--stats=%s'], { encoding: 'utf8', maxBuffer: 1 << 26 })
-  .trim().split('\n').map(Number);
-if (spotStates.length !== rows.length) throw new Error(`ltl2tgba printed ${spotStates.length} counts for ${rows.length} formulas`);
+const spotStates = execFileSync(tool('ltl2tgba'), ['-B', '-F', formulaFile, '--stats=%s'], {
+  encoding: 'utf8',
+  maxBuffer: 1 << 26,
+})
+  .trim()
+  .split('\n')
+  .map(Number);
+if (spotStates.length !== rows.length)
+  throw new Error(`ltl2tgba printed ${spotStates.length} counts for ${rows.length} formulas`);
 
 const measured = rows.map((r, i) => {
   let ours;
@@ -71,11 +82,18 @@ const measured = rows.map((r, i) => {
 
 // the tables and lists spot-sizes.js prints from the fixture, here from the sizes just measured
 console.log(`Spot ${version} \`ltl2tgba -B\` against our translator (states):\n`);
-console.log(measuredMarkdown(measured.map((m) => ({ name: m.name, formula: m.formula, states: m.ours, spot: m.spot })), version));
+console.log(
+  measuredMarkdown(
+    measured.map((m) => ({ name: m.name, formula: m.formula, states: m.ours, spot: m.spot })),
+    version,
+  ),
+);
 console.log('\nLarger than Spot (ours / Spot):');
-for (const m of measured) if (typeof m.ours !== 'number' || m.ours > m.spot) console.log(`  ${m.name}: ${m.ours} / ${m.spot}   ${m.formula}`);
+for (const m of measured)
+  if (typeof m.ours !== 'number' || m.ours > m.spot) console.log(`  ${m.name}: ${m.ours} / ${m.spot}   ${m.formula}`);
 console.log('\nSmaller than Spot (ours / Spot):');
-for (const m of measured) if (typeof m.ours === 'number' && m.ours < m.spot) console.log(`  ${m.name}: ${m.ours} / ${m.spot}   ${m.formula}`);
+for (const m of measured)
+  if (typeof m.ours === 'number' && m.ours < m.spot) console.log(`  ${m.name}: ${m.ours} / ${m.spot}   ${m.formula}`);
 
 if (args.includes('--write')) {
   const q = (s) => JSON.stringify(s);
@@ -95,7 +113,10 @@ export const SPOT_MEASURED_VERSION = ${q(version)};
 
 /** \`ltl2tgba -B\` states for each row of spot-patterns.ts and spot-families.ts. */
 export const SPOT_MEASURED_STATES: Readonly<Record<string, number>> = {
-${measured.filter((m) => m.kind !== 'random').map((m) => `  ${q(m.name)}: ${m.spot},`).join('\n')}
+${measured
+  .filter((m) => m.kind !== 'random')
+  .map((m) => `  ${q(m.name)}: ${m.spot},`)
+  .join('\n')}
 };
 
 export interface SpotRandomRow {
@@ -109,7 +130,10 @@ export interface SpotRandomRow {
 }
 
 export const SPOT_RANDOM_ROWS: readonly SpotRandomRow[] = [
-${measured.filter((m) => m.kind === 'random').map((m) => `  { set: ${q(m.set)}, index: ${m.index}, formula: ${q(m.formula)}, spotB: ${m.spot} },`).join('\n')}
+${measured
+  .filter((m) => m.kind === 'random')
+  .map((m) => `  { set: ${q(m.set)}, index: ${m.index}, formula: ${q(m.formula)}, spotB: ${m.spot} },`)
+  .join('\n')}
 ];
 
 /** The row's name: \`rand-nx,17\`. */
@@ -125,9 +149,17 @@ if (args.includes('--cross')) {
   const witness = `{witness}node ${join(root, 'bin/witness.js')} ltl translate %f >%O`;
   const spot = `{spot}${tool('ltl2tgba')} -B %f >%O`;
   const csv = join(outDir, 'ltlcross.csv');
-  const r = spawnSync(tool('ltlcross'), ['-F', formulaFile, '--timeout=120', witness, spot, `--csv=${csv}`], { encoding: 'utf8', cwd: outDir, maxBuffer: 1 << 28 });
+  const r = spawnSync(tool('ltlcross'), ['-F', formulaFile, '--timeout=120', witness, spot, `--csv=${csv}`], {
+    encoding: 'utf8',
+    cwd: outDir,
+    maxBuffer: 1 << 28,
+  });
   writeFileSync(join(outDir, 'ltlcross.log'), r.stdout + r.stderr);
-  const problems = (r.stdout + r.stderr).split('\n').filter((l) => /error|problem|failed|crash|timeout/i.test(l) && !/No problem detected/.test(l));
-  console.log(`\nltlcross on ${rows.length} formulas: exit ${r.status}; ${problems.length === 0 ? 'no problem detected' : `${problems.length} lines reporting problems:\n${problems.slice(0, 40).join('\n')}`} (log: ${join(outDir, 'ltlcross.log')})`);
+  const problems = (r.stdout + r.stderr)
+    .split('\n')
+    .filter((l) => /error|problem|failed|crash|timeout/i.test(l) && !/No problem detected/.test(l));
+  console.log(
+    `\nltlcross on ${rows.length} formulas: exit ${r.status}; ${problems.length === 0 ? 'no problem detected' : `${problems.length} lines reporting problems:\n${problems.slice(0, 40).join('\n')}`} (log: ${join(outDir, 'ltlcross.log')})`,
+  );
   if (r.status !== 0) process.exitCode = 1;
 }

@@ -16,9 +16,14 @@ function electronBinary() {
   try {
     bin = require('electron'); // in plain Node, the package exports the binary's path
   } catch (e) {
-    return { why: `the Electron binary is not installed (${String(e.message ?? e).split('\n')[0]}); it is skipped on machines that cannot download it` };
+    return {
+      why: `the Electron binary is not installed (${String(e.message ?? e).split('\n')[0]}); it is skipped on machines that cannot download it`,
+    };
   }
-  if (typeof bin !== 'string' || !existsSync(bin)) return { why: `the Electron binary is not installed (${bin}); run \`node node_modules/electron/install.js\` where downloads work` };
+  if (typeof bin !== 'string' || !existsSync(bin))
+    return {
+      why: `the Electron binary is not installed (${bin}); run \`node node_modules/electron/install.js\` where downloads work`,
+    };
   return { bin };
 }
 
@@ -35,7 +40,9 @@ if (e.bin && noDisplay === null) {
   child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 0)));
 } else {
   process.stderr.write(`start: cannot open the desktop app: ${e.why ?? noDisplay}. Starting web mode instead.\n`);
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'witness.js'), 'web', ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'witness.js'), 'web', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => child.kill(s));
   child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));
 }

@@ -10,10 +10,11 @@ export interface DirectApi extends WitnessApi {
   readonly context: Session;
   /** Audit databases the audit browser holds open now. */
   auditConnections(): number;
-  /** Stops running missions and tool loops (`reason`: why, recorded with each) and closes what the handlers hold open. */
+  /**
+   * Stops running missions and tool loops (`reason`: why, recorded with each) and closes what the handlers hold open.
+   */
   close(reason?: string): Promise<void>;
 }
-
 
 export function createDirectApi(options: SessionOptions = {}): DirectApi {
   const context = createSession(options);

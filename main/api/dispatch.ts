@@ -12,9 +12,12 @@ const validators = new Map<string, ValidateFunction>(
   Object.entries(API_PARAMS).map(([m, schema]) => [m, ajv.compile(schema)]),
 );
 
-/** A method name for a message: quoted and cut short (any value may arrive, a megabyte of text or an array nested deep). */
+/**
+ * A method name for a message: quoted and cut short (any value may arrive, a megabyte of text or an array nested deep).
+ */
 function methodName(method: unknown): string {
-  if (typeof method !== 'string') return `(${method === null ? 'null' : Array.isArray(method) ? 'an array' : typeof method}, not a name)`;
+  if (typeof method !== 'string')
+    return `(${method === null ? 'null' : Array.isArray(method) ? 'an array' : typeof method}, not a name)`;
   return JSON.stringify(method.length > 100 ? `${method.slice(0, 100)}…` : method);
 }
 
@@ -27,9 +30,10 @@ export function checkCall(method: unknown, params: unknown): ApiEnvelope | null 
   if (!validate(params ?? {})) {
     const e = validate.errors?.[0];
     const where = `$${(e?.instancePath ?? '').replace(/\//g, '.')}`;
-    const detail = e?.keyword === 'additionalProperties'
-      ? `unknown parameter "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
-      : e?.message ?? 'invalid';
+    const detail =
+      e?.keyword === 'additionalProperties'
+        ? `unknown parameter "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
+        : (e?.message ?? 'invalid');
     return { ok: false, error: { code: 'invalid-params', message: `${method}: ${where}: ${detail}`, path: where } };
   }
   return null;
@@ -37,7 +41,10 @@ export function checkCall(method: unknown, params: unknown): ApiEnvelope | null 
 
 export type Dispatch = (method: unknown, params: unknown) => Promise<ApiEnvelope>;
 
-export function createDispatcher(api: WitnessApi, onInternalError: (method: string, e: unknown) => void = () => {}): Dispatch {
+export function createDispatcher(
+  api: WitnessApi,
+  onInternalError: (method: string, e: unknown) => void = () => {},
+): Dispatch {
   return async (method, params) => {
     const refused = checkCall(method, params);
     if (refused !== null) return refused;
@@ -50,7 +57,10 @@ export function createDispatcher(api: WitnessApi, onInternalError: (method: stri
       const e = pathError(thrown) ?? thrown;
       if (e instanceof WitnessError && e.code !== 'internal') return { ok: false, error: errorReport(e) };
       onInternalError(m, e);
-      return { ok: false, error: { code: 'internal', message: `${m}: internal error: ${e instanceof Error ? e.message : String(e)}` } };
+      return {
+        ok: false,
+        error: { code: 'internal', message: `${m}: internal error: ${e instanceof Error ? e.message : String(e)}` },
+      };
     }
   };
 }

@@ -20,7 +20,10 @@ const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => re
 
 export interface Handlers {
   readonly api: WitnessApi;
-  /** Stops running missions and tool loops (`reason`: why, recorded with each; default: the operator stopped them) and closes what the handlers hold open. */
+  /**
+   * Stops running missions and tool loops (`reason`: why, recorded with each; default: the operator stopped them) and
+   * closes what the handlers hold open.
+   */
   readonly close: (reason?: string) => Promise<void>;
   /** Audit databases open now (tests check the bound). */
   readonly auditConnections: () => number;
@@ -39,7 +42,13 @@ export function handlers(session: Session): Handlers {
     ltlTranslate: (r) => planning.call('ltlTranslate', r),
     planGraph: (r) => planning.call('planGraph', r),
     version: () => Promise.resolve(VERSION),
-    appInfo: () => Promise.resolve({ version: VERSION, transport: session.transport, workspace: session.workspace, auditFile: session.auditFile }),
+    appInfo: () =>
+      Promise.resolve({
+        version: VERSION,
+        transport: session.transport,
+        workspace: session.workspace,
+        auditFile: session.auditFile,
+      }),
     ros2Status: () => ros2Status(session.ros2),
     cancelJob: ({ job }) => Promise.resolve({ cancelled: session.jobs.cancel(job) }),
     // Editors.
@@ -64,7 +73,12 @@ export function handlers(session: Session): Handlers {
     emergencyStop: (r) => missions.emergencyStop(r?.note),
     estopState: () => Promise.resolve(missions.estop.state()),
     estopReset: ({ acknowledged, reason }) => missions.estop.reset(reason, acknowledged === true),
-    escalationDecide: ({ run, escalation, decision, reason }) => attempt(() => (acts.has(run) ? acts.decide(run, escalation, decision, reason) : missions.decide(run, escalation, decision, reason))),
+    escalationDecide: ({ run, escalation, decision, reason }) =>
+      attempt(() =>
+        acts.has(run)
+          ? acts.decide(run, escalation, decision, reason)
+          : missions.decide(run, escalation, decision, reason),
+      ),
     // The tool loop in the console.
     actOptions: () => acts.options(),
     actRun: (r) => acts.run(r),
@@ -91,7 +105,8 @@ export function handlers(session: Session): Handlers {
     close: async (reason) => {
       // Pending audit reads and planning fail at once ('cancelled') while the missions stop.
       const threadsClosed = Promise.all([audit.close(), planning.close()]);
-      // Every tool loop and mission is stopped at once (each robot's goal cancelled), then the missions' audit log closes.
+      // Every tool loop and mission is stopped at once (each robot's goal cancelled), then the missions' audit log
+      // closes.
       await Promise.all([acts.close(reason), missions.stopAll(reason)]);
       await missions.close();
       await foxglove.close();

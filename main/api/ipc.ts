@@ -25,8 +25,13 @@ export interface EventTarget {
 export function registerIpc(registry: HandlerRegistry, dispatch: Dispatch, trusted: (url: string) => boolean): void {
   registry.handle(IPC_INVOKE, async (event, method, params, ...extra): Promise<ApiEnvelope> => {
     const url = event.senderFrame?.url ?? '';
-    if (!trusted(url)) return { ok: false, error: { code: 'forbidden', message: `IPC from an untrusted frame (${url || 'unknown'}) refused` } };
-    if (extra.length > 0) return { ok: false, error: { code: 'invalid-params', message: 'an API call takes one parameter object' } };
+    if (!trusted(url))
+      return {
+        ok: false,
+        error: { code: 'forbidden', message: `IPC from an untrusted frame (${url || 'unknown'}) refused` },
+      };
+    if (extra.length > 0)
+      return { ok: false, error: { code: 'invalid-params', message: 'an API call takes one parameter object' } };
     return dispatch(method, params);
   });
 }

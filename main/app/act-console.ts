@@ -49,15 +49,25 @@ export class ActConsole {
     return this.runs.has(run);
   }
 
-  /** Tool worlds, tool folders and plans: workspace ones by their workspace path, shipped ones as `shipped:<asset path>`. */
+  /**
+   * Tool worlds, tool folders and plans: workspace ones by their workspace path, shipped ones as `shipped:<asset
+   * path>`.
+   */
   async options(): Promise<ActOptions> {
     const paths = await workspacePaths(this.session.workspace);
     const worlds: ActOptions['worlds'] = [{ id: 'tabletop', title: worldEntry('tabletop').title }];
     for (const { id, shown, config, problem } of ros2Configs(this.session.workspace, paths)) {
       if (config === null) worlds.push({ id, title: `ROS 2: ${shown} (does not check)`, problem: problem! });
-      else if (Object.keys(config.tools).length + Object.keys(config.services).length > 0) worlds.push({ id, title: `ROS 2: ${config.id} (${shown})` });
+      else if (Object.keys(config.tools).length + Object.keys(config.services).length > 0)
+        worlds.push({ id, title: `ROS 2: ${config.id} (${shown})` });
     }
-    const folders = [...new Set(paths.filter((p) => (p.startsWith(`${TOOLS_DIR}/`) || p.endsWith('.tool.json')) && p.endsWith('.json')).map((p) => path.posix.dirname(p)))].sort();
+    const folders = [
+      ...new Set(
+        paths
+          .filter((p) => (p.startsWith(`${TOOLS_DIR}/`) || p.endsWith('.tool.json')) && p.endsWith('.json'))
+          .map((p) => path.posix.dirname(p)),
+      ),
+    ].sort();
     const tools: ActOptions['tools'] = [
       ...folders.map((f) => ({ id: f, title: `${f}/` })),
       ...SHIPPED_TOOLS.map((t) => ({ id: `shipped:${t}`, title: `shipped: ${t}/` })),
@@ -66,28 +76,51 @@ export class ActConsole {
       ...paths.filter((p) => p.startsWith(`${PLANS_DIR}/`) && p.endsWith('.json')).map((p) => ({ id: p, title: p })),
       ...SHIPPED_PLANS.map((p) => ({ id: `shipped:${p}`, title: `shipped: ${p}` })),
     ];
-    return { worlds, tools, plans, example: { world: WAREHOUSE.world, tools: `shipped:${WAREHOUSE.tools}`, plan: `shipped:${WAREHOUSE.plan}`, goal: WAREHOUSE.verify, task: WAREHOUSE.goal } };
+    return {
+      worlds,
+      tools,
+      plans,
+      example: {
+        world: WAREHOUSE.world,
+        tools: `shipped:${WAREHOUSE.tools}`,
+        plan: `shipped:${WAREHOUSE.plan}`,
+        goal: WAREHOUSE.verify,
+        task: WAREHOUSE.goal,
+      },
+    };
   }
 
   /** A folder or file that options() offers, as a path on disk; anything else is refused. */
   private async resolve(id: string, kind: 'tools' | 'plan', offered: readonly { id: string }[]): Promise<string> {
     const where = { path: kind === 'tools' ? '$.tools' : '$.plan' };
-    if (!offered.some((o) => o.id === id)) throw new WitnessError('not-found', `${kind === 'tools' ? 'no tool folder' : 'no plan'} "${id}" (the console offers: ${offered.map((o) => o.id).join(', ')})`, where);
+    if (!offered.some((o) => o.id === id))
+      throw new WitnessError(
+        'not-found',
+        `${kind === 'tools' ? 'no tool folder' : 'no plan'} "${id}" (the console offers: ${offered.map((o) => o.id).join(', ')})`,
+        where,
+      );
     if (id.startsWith('shipped:')) return assetPath(id.slice('shipped:'.length));
     const ws = new Workspace(this.session.workspace);
     if (kind === 'plan') return (await ws.file(id)).file;
     const dir = path.join(this.session.workspace, id);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new WitnessError('not-found', `no folder "${id}" in the workspace`, where);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new WitnessError('not-found', `no folder "${id}" in the workspace`, where);
     return dir;
   }
 
   /** Starts the loop; resolves once the run is recorded (nothing has moved yet), with the registered tools. */
   async run(req: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[] }> {
     this.estop.assertClear('start a tool loop');
-    if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a tool loop is already running: stop it first');
+    if ([...this.runs.values()].some((r) => r.control.active))
+      throw new WitnessError('busy', 'a tool loop is already running: stop it first');
     const offered = await this.options();
     const world = offered.worlds.find((w) => w.id === req.world);
-    if (world === undefined) throw new WitnessError('invalid-params', `unknown tool world "${req.world}" (known: ${offered.worlds.map((w) => w.id).join(', ')})`, { path: '$.world' });
+    if (world === undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `unknown tool world "${req.world}" (known: ${offered.worlds.map((w) => w.id).join(', ')})`,
+        { path: '$.world' },
+      );
     if (world.problem !== undefined) throw new WitnessError('invalid-input', world.problem, { path: '$.world' });
     const tools = await this.resolve(req.tools, 'tools', offered.tools);
     const plan = req.plan !== undefined ? await this.resolve(req.plan, 'plan', offered.plans) : undefined;
@@ -100,37 +133,85 @@ export class ActConsole {
     let auditRun: string | null = null;
     let registered: ActTool[] = [];
     let started!: () => void;
-    const ready = new Promise<void>((resolve) => { started = resolve; });
+    const ready = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     let failedEarly: unknown = null;
     const done = (async () => {
       try {
         const r = await runAct({
-          world: req.world, open: sessionOpen(this.session),
-          tools, ...(plan !== undefined ? { plan } : {}), goal: req.goal, ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
-          planner: req.planner ?? 'recovery', replans: req.replans ?? 2, seed: req.seed ?? 0,
-          audit: log, operator: operatorName(), via: `console (${this.session.transport})`,
+          world: req.world,
+          open: sessionOpen(this.session),
+          tools,
+          ...(plan !== undefined ? { plan } : {}),
+          goal: req.goal,
+          ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
+          planner: req.planner ?? 'recovery',
+          replans: req.replans ?? 2,
+          seed: req.seed ?? 0,
+          audit: log,
+          operator: operatorName(),
+          via: `console (${this.session.transport})`,
           meta: { planner: req.planner ?? 'recovery', goal: req.goal, tools: req.tools, plan: req.plan ?? null },
-          decide: control.decide, signal: control.signal,
+          decide: control.decide,
+          signal: control.signal,
           onEvent: (kind, body) => emit({ topic: 'act.step', run, n: n++, kind, body }),
-          onCall: (c) => emit({ topic: 'act.call', run, n: n++, tool: c.tool, args: c.args, subtask: c.subtask, timeout_s: c.timeout_s, preconditions: c.preconditions.map((p) => ({ ...p })) }),
+          onCall: (c) =>
+            emit({
+              topic: 'act.call',
+              run,
+              n: n++,
+              tool: c.tool,
+              args: c.args,
+              subtask: c.subtask,
+              timeout_s: c.timeout_s,
+              preconditions: c.preconditions.map((p) => ({ ...p })),
+            }),
           started: (id, ts) => {
             auditRun = id;
             if (id !== null) this.auditRuns.set(run, id);
-            registered = [...ts.values()].map((t) => ({ name: t.name, skill: t.skill, preconditions: t.preconditions.map((c) => c.name), postconditions: t.postconditions.map((c) => c.name) }));
+            registered = [...ts.values()].map((t) => ({
+              name: t.name,
+              skill: t.skill,
+              preconditions: t.preconditions.map((c) => c.name),
+              postconditions: t.postconditions.map((c) => c.name),
+            }));
             started();
           },
         });
         control.finished();
-        emit({ topic: 'act.end', run, outcome: r.result.outcome, reason: r.result.reason, toolCalls: r.result.toolCalls, replans: r.result.replans, auditRun });
+        emit({
+          topic: 'act.end',
+          run,
+          outcome: r.result.outcome,
+          reason: r.result.reason,
+          toolCalls: r.result.toolCalls,
+          replans: r.result.replans,
+          auditRun,
+        });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`the tool loop failed: ${e instanceof Error ? e.message : String(e)}`, false);
-        emit({ topic: 'act.end', run, outcome: 'error', reason: e instanceof Error ? e.message : String(e), toolCalls: 0, replans: 0, auditRun });
+        emit({
+          topic: 'act.end',
+          run,
+          outcome: 'error',
+          reason: e instanceof Error ? e.message : String(e),
+          toolCalls: 0,
+          replans: 0,
+          auditRun,
+        });
       }
     })();
     this.runs.set(run, { control, done });
-    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason), auditRun: ready.then(() => auditRun) });
+    this.estop.register(run, {
+      get active() {
+        return control.active;
+      },
+      estop: (reason) => this.stopRun(run, true, reason),
+      auditRun: ready.then(() => auditRun),
+    });
     await ready;
     if (failedEarly !== null && auditRun === null) {
       this.runs.delete(run);
@@ -145,12 +226,16 @@ export class ActConsole {
     const reason = why ?? (emergency ? 'emergency stop by the operator' : 'stopped by the operator');
     void this.auditLog().then((log) => {
       const id = this.auditRuns.get(run) ?? null;
-      if (id !== null) auditSink(log, id).event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
+      if (id !== null)
+        auditSink(log, id).event('operator_decision', {
+          decision: emergency ? 'estop' : 'stop',
+          reason,
+          operator: operatorName(),
+        });
     });
     r.control.stop(reason, emergency);
     return true;
   }
-
 
   stop(run: string): { stopped: boolean } {
     if (!this.runs.has(run)) throw new WitnessError('not-found', `no tool loop run ${run}`, { path: '$.run' });
@@ -161,12 +246,15 @@ export class ActConsole {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no tool loop run ${run}`, { path: '$.run' });
     const problem = reasonProblem(reason.trim());
-    if (problem !== null) throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
+    if (problem !== null)
+      throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
     if (decision !== 'abort') this.estop.assertClear(`${decision} in a tool loop`);
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
-  /** Stops every running loop (`why`: recorded with each; default: the operator stopped it) and waits for them to end. */
+  /**
+   * Stops every running loop (`why`: recorded with each; default: the operator stopped it) and waits for them to end.
+   */
   async close(why?: string): Promise<void> {
     for (const id of this.runs.keys()) this.stopRun(id, false, why);
     await Promise.all([...this.runs.values()].map((r) => r.done));

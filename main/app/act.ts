@@ -38,7 +38,9 @@ export function assetJson(rel: string): unknown {
 }
 
 /** Parses tool files (objects already read) for registration. */
-function toolDefs(files: readonly { readonly file: string; readonly value: unknown }[]): { def: ToolDef; file: string }[] {
+function toolDefs(
+  files: readonly { readonly file: string; readonly value: unknown }[],
+): { def: ToolDef; file: string }[] {
   return files.map((f) => ({ def: parseTool(f.value, f.file), file: f.file }));
 }
 
@@ -59,7 +61,12 @@ export interface ActRequest {
   /** Seconds since the loop started (default: wall time). */
   readonly clock?: () => number;
   readonly decide?: Decide;
-  readonly audit?: { readonly log: AuditLog; readonly operator: string; readonly via: string; readonly meta?: Readonly<Record<string, unknown>> };
+  readonly audit?: {
+    readonly log: AuditLog;
+    readonly operator: string;
+    readonly via: string;
+    readonly meta?: Readonly<Record<string, unknown>>;
+  };
   /** The operator's stop (the console's stop, the E-STOP): cancels the running skill; the run ends as stopped. */
   readonly signal?: AbortSignal;
   /** The loop's events as they happen, besides the audit log (the console's step view). */
@@ -70,18 +77,28 @@ export interface ActRequest {
 }
 
 /** Runs the tool loop once: the one assembly of the careful control loop. */
-export async function act(req: ActRequest): Promise<{ result: LoopResult; auditRun: string | null; auditErrors: readonly Error[] }> {
+export async function act(
+  req: ActRequest,
+): Promise<{ result: LoopResult; auditRun: string | null; auditErrors: readonly Error[] }> {
   const world = typeof req.world === 'string' ? await worldEntry(req.world).open(req.open) : req.world;
   try {
     const w = toolsOf(world);
     const tools = registerTools(req.tools, w.vocabulary());
     const planner = typeof req.planner === 'function' ? req.planner(tools) : req.planner;
     const a = req.audit;
-    const run = a === undefined ? null : await a.log.startRun({
-      world: world.spec.id, backend: world.spec.backend, operator: a.operator, software: `witness ${VERSION}`, models: {}, spec: req.goal,
-      meta: { via: a.via, replans: req.replans, seed: req.seed, events: AUDIT_EVENTS_VERSION, ...a.meta },
-      toolSchemas: Object.fromEntries([...tools].map(([name, def]) => [name, JSON.stringify(def.arguments)])),
-    });
+    const run =
+      a === undefined
+        ? null
+        : await a.log.startRun({
+            world: world.spec.id,
+            backend: world.spec.backend,
+            operator: a.operator,
+            software: `witness ${VERSION}`,
+            models: {},
+            spec: req.goal,
+            meta: { via: a.via, replans: req.replans, seed: req.seed, events: AUDIT_EVENTS_VERSION, ...a.meta },
+            toolSchemas: Object.fromEntries([...tools].map(([name, def]) => [name, JSON.stringify(def.arguments)])),
+          });
     const sink = a !== undefined && run !== null ? auditSink(a.log, run) : null;
     let result: LoopResult;
     try {
@@ -90,19 +107,40 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
       const started = Date.now();
       const toAudit = sink !== null ? loopEvents(sink) : null;
       const extra = req.onEvent;
-      const onEvent: LoopEvents | null = toAudit !== null && extra !== undefined ? (kind, body) => { toAudit(kind, body); extra(kind, body); } : toAudit ?? extra ?? null;
+      const onEvent: LoopEvents | null =
+        toAudit !== null && extra !== undefined
+          ? (kind, body) => {
+              toAudit(kind, body);
+              extra(kind, body);
+            }
+          : (toAudit ?? extra ?? null);
       result = await runLoop(tools, w, planner, req.goal, {
-        replans: req.replans, goal: req.verify, clock: req.clock ?? (() => (Date.now() - started) / 1000),
-        ...(req.blind ? { blind: true } : {}), ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
-        ...(onEvent !== null ? { onEvent } : {}), ...(req.decide ? { decide: req.decide } : {}),
-        ...(req.signal ? { signal: req.signal } : {}), ...(req.onCall ? { onCall: req.onCall } : {}),
+        replans: req.replans,
+        goal: req.verify,
+        clock: req.clock ?? (() => (Date.now() - started) / 1000),
+        ...(req.blind ? { blind: true } : {}),
+        ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
+        ...(onEvent !== null ? { onEvent } : {}),
+        ...(req.decide ? { decide: req.decide } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        ...(req.onCall ? { onCall: req.onCall } : {}),
       });
     } catch (e) {
       // A run that was recorded is never left without an end: whatever stopped it is its reason.
-      sink?.event('run_end', { outcome: 'failed', failureMode: 'error', reason: `the run failed: ${e instanceof Error ? e.message : String(e)}`, replans: 0 });
+      sink?.event('run_end', {
+        outcome: 'failed',
+        failureMode: 'error',
+        reason: `the run failed: ${e instanceof Error ? e.message : String(e)}`,
+        replans: 0,
+      });
       throw e;
     }
-    sink?.event('run_end', { outcome: result.outcome, reason: result.reason, toolCalls: result.toolCalls, replans: result.replans });
+    sink?.event('run_end', {
+      outcome: result.outcome,
+      reason: result.reason,
+      toolCalls: result.toolCalls,
+      replans: result.replans,
+    });
     // Appends are batched: the caller settles the log once (settleAudit), after one run or many.
     return { result, auditRun: run, auditErrors: sink?.errors ?? [] };
   } finally {
@@ -111,7 +149,13 @@ export async function act(req: ActRequest): Promise<{ result: LoopResult; auditR
 }
 
 /** The seed's warehouse example: "move the red bin to shelf C4". */
-export const WAREHOUSE = { goal: 'move the red bin to shelf C4', verify: 'objects.red_bin.on == "shelf_c4"', world: 'tabletop', tools: 'tools', plan: 'plans/warehouse.json' } as const;
+export const WAREHOUSE = {
+  goal: 'move the red bin to shelf C4',
+  verify: 'objects.red_bin.on == "shelf_c4"',
+  world: 'tabletop',
+  tools: 'tools',
+  plan: 'plans/warehouse.json',
+} as const;
 
 export type ActPlannerKind = 'recovery' | 'scripted' | 'llm';
 /** The warehouse demo's planner kinds (the same as `witness act`'s). */
@@ -135,39 +179,79 @@ export interface LlmSettings {
  * The planner: the recovery planner over a scripted plan, the plan alone (scripted), or an LLM over
  * the registered tools. `steps` is the plan (scripted and recovery need one).
  */
-export function plannerOf(kind: ActPlannerKind, steps: readonly PlanStep[] | null, llm?: LlmSettings): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
+export function plannerOf(
+  kind: ActPlannerKind,
+  steps: readonly PlanStep[] | null,
+  llm?: LlmSettings,
+): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
   if (kind === 'llm') {
     const url = llm?.url;
-    if (url === undefined) throw new WitnessError('invalid-input', '--planner llm needs --llm-url (an OpenAI-compatible server, e.g. http://127.0.0.1:8080)', { path: '--llm-url' });
+    if (url === undefined)
+      throw new WitnessError(
+        'invalid-input',
+        '--planner llm needs --llm-url (an OpenAI-compatible server, e.g. http://127.0.0.1:8080)',
+        { path: '--llm-url' },
+      );
     checkBaseUrl(url, '--llm-url');
     const { url: _u, model, apiKey, timeout_ms, maxReplyBytes, waiting, names } = llm!;
     const cfg: LlmConfig = {
-      baseUrl: url, model, ...(apiKey ? { apiKey } : {}), ...(timeout_ms !== undefined ? { timeout_ms } : {}), ...(maxReplyBytes !== undefined ? { maxReplyBytes } : {}),
-      ...(waiting !== undefined ? { waiting } : {}), ...(names !== undefined ? { names } : {}),
+      baseUrl: url,
+      model,
+      ...(apiKey ? { apiKey } : {}),
+      ...(timeout_ms !== undefined ? { timeout_ms } : {}),
+      ...(maxReplyBytes !== undefined ? { maxReplyBytes } : {}),
+      ...(waiting !== undefined ? { waiting } : {}),
+      ...(names !== undefined ? { names } : {}),
     };
     return (tools) => new LlmPlanner(tools, cfg);
   }
-  if (steps === null) throw new WitnessError('invalid-input', `--planner ${kind} follows a scripted plan: give --plan FILE (docs/FORMATS.md, "Scripted plans"), or --planner llm`, { path: '--plan' });
+  if (steps === null)
+    throw new WitnessError(
+      'invalid-input',
+      `--planner ${kind} follows a scripted plan: give --plan FILE (docs/FORMATS.md, "Scripted plans"), or --planner llm`,
+      { path: '--plan' },
+    );
   return () => (kind === 'scripted' ? new ScriptedPlanner(steps) : new RecoveryPlanner(steps));
 }
 
 /** The warehouse demo's planner: the recovery planner over the shipped script, the script alone, or an LLM. */
-export function warehousePlanner(kind: WarehousePlanner, llm?: LlmSettings): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
-  return plannerOf(kind, kind === 'llm' ? null : parseScript(assetJson(WAREHOUSE.plan), `assets/${WAREHOUSE.plan}`), llm);
+export function warehousePlanner(
+  kind: WarehousePlanner,
+  llm?: LlmSettings,
+): (tools: ReadonlyMap<string, RegisteredTool>) => Planner {
+  return plannerOf(
+    kind,
+    kind === 'llm' ? null : parseScript(assetJson(WAREHOUSE.plan), `assets/${WAREHOUSE.plan}`),
+    llm,
+  );
 }
 
 /** Every *.json in a folder, parsed as a tool file (sorted by name): a folder with none is an error that says so. */
 export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
   let names: string[];
   try {
-    if (!statSync(dir).isDirectory()) throw new WitnessError('invalid-input', `--tools ${dir}: not a folder (give the folder that holds the tool files, *.json)`, { path: '--tools' });
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    if (!statSync(dir).isDirectory())
+      throw new WitnessError(
+        'invalid-input',
+        `--tools ${dir}: not a folder (give the folder that holds the tool files, *.json)`,
+        { path: '--tools' },
+      );
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (e) {
     if (e instanceof WitnessError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new WitnessError(code === 'ENOENT' ? 'not-found' : 'unreadable', `--tools ${dir}: ${code === 'ENOENT' ? 'no such folder' : `cannot read: ${code ?? String(e)}`}`, { path: '--tools' });
+    throw new WitnessError(
+      code === 'ENOENT' ? 'not-found' : 'unreadable',
+      `--tools ${dir}: ${code === 'ENOENT' ? 'no such folder' : `cannot read: ${code ?? String(e)}`}`,
+      { path: '--tools' },
+    );
   }
-  if (names.length === 0) throw new WitnessError('invalid-input', `--tools ${dir}: no tool files (*.json) in the folder`, { path: '--tools' });
+  if (names.length === 0)
+    throw new WitnessError('invalid-input', `--tools ${dir}: no tool files (*.json) in the folder`, {
+      path: '--tools',
+    });
   return names.map((n) => {
     const file = path.join(dir, n);
     let text: string;
@@ -181,29 +265,46 @@ export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
   });
 }
 
-/** The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name. */
+/**
+ * The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name.
+ */
 export function checkGoal(goal: string, v: Vocabulary): void {
   try {
     checkCondition(goal, v);
   } catch (e) {
     if (!(e instanceof VocabularyError)) throw e;
-    throw new WitnessError('invalid-input', `--goal ${JSON.stringify(goal)}: ${e.message.replace('<input>:', '')}`, { path: '--goal' });
+    throw new WitnessError('invalid-input', `--goal ${JSON.stringify(goal)}: ${e.message.replace('<input>:', '')}`, {
+      path: '--goal',
+    });
   }
 }
 
-/** A plan's steps name registered tools with arguments their schemas accept (alternatives included): checked before anything moves. */
+/**
+ * A plan's steps name registered tools with arguments their schemas accept (alternatives included): checked before
+ * anything moves.
+ */
 function checkPlan(steps: readonly PlanStep[], tools: ReadonlyMap<string, RegisteredTool>, file: string): void {
   const check = (c: { tool: string; args: unknown }, at: string): void => {
     const t = tools.get(c.tool);
-    if (t === undefined) throw new InputError(file, `${at}.tool`, `no tool "${c.tool}" in --tools (tools: ${[...tools.keys()].join(', ')})`);
+    if (t === undefined)
+      throw new InputError(
+        file,
+        `${at}.tool`,
+        `no tool "${c.tool}" in --tools (tools: ${[...tools.keys()].join(', ')})`,
+      );
     if (!t.validate(c.args)) {
       const e = t.validate.errors?.[0];
-      throw new InputError(file, `${at}.args${e?.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`, `${c.tool}: ${e?.message ?? 'does not match the argument schema'}`);
+      throw new InputError(
+        file,
+        `${at}.args${e?.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`,
+        `${c.tool}: ${e?.message ?? 'does not match the argument schema'}`,
+      );
     }
   };
   steps.forEach((s, i) => {
     check(s, `$.steps[${i}]`);
-    for (const [label, alt] of Object.entries(s.on ?? {})) alt.forEach((c, j) => check(c, `$.steps[${i}].on[${JSON.stringify(label)}][${j}]`));
+    for (const [label, alt] of Object.entries(s.on ?? {}))
+      alt.forEach((c, j) => check(c, `$.steps[${i}].on[${JSON.stringify(label)}][${j}]`));
   });
 }
 
@@ -223,7 +324,9 @@ export interface ActOptions {
   readonly llm?: LlmSettings;
   readonly replans: number;
   readonly seed: number;
-  /** The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console). */
+  /**
+   * The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console).
+   */
   readonly audit: string | boolean | AuditLog;
   readonly decide?: Decide;
   /** Who runs it (recorded; default: the OS user). */
@@ -236,7 +339,10 @@ export interface ActOptions {
   readonly onEvent?: LoopEvents;
   readonly onCall?: (c: LoopCall) => void;
   readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
-  /** Ctrl-C (and SIGTERM) stops the loop as the console's stop does: the running goal is cancelled before the world closes. */
+  /**
+   * Ctrl-C (and SIGTERM) stops the loop as the console's stop does: the running goal is cancelled before the world
+   * closes.
+   */
   readonly interruptible?: boolean;
 }
 
@@ -245,7 +351,12 @@ export interface ActReport {
   readonly audit: { readonly file: string; readonly run: string } | null;
   readonly task: string;
   /** The registered tools: name, file, skill, postcondition names. */
-  readonly tools: readonly { readonly name: string; readonly file: string; readonly skill: string; readonly postconditions: readonly string[] }[];
+  readonly tools: readonly {
+    readonly name: string;
+    readonly file: string;
+    readonly skill: string;
+    readonly postconditions: readonly string[];
+  }[];
 }
 
 /**
@@ -259,21 +370,34 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
   const entry = worldEntry(o.world);
   const v = entry.vocabulary;
   if (v === undefined || v.skills.length === 0) {
-    throw new WitnessError('invalid-input', `--world ${o.world}: ${v === undefined ? 'a navigation world has no skills' : 'its configuration names no actions or services'}; the tool loop runs on tabletop or a ROS 2 robot with skills (ros2:<configuration file>)`, { path: '--world' });
+    throw new WitnessError(
+      'invalid-input',
+      `--world ${o.world}: ${v === undefined ? 'a navigation world has no skills' : 'its configuration names no actions or services'}; the tool loop runs on tabletop or a ROS 2 robot with skills (ros2:<configuration file>)`,
+      { path: '--world' },
+    );
   }
   const defs = readToolFolder(o.tools);
   const tools = registerTools(defs, v);
   checkGoal(o.goal, v);
   let steps: readonly PlanStep[] | null = null;
   if (o.plan !== undefined) {
-    if (o.planner === 'llm') throw new WitnessError('invalid-input', '--plan goes with --planner scripted or recovery; the LLM planner plans from the goal and the tools', { path: '--plan' });
+    if (o.planner === 'llm')
+      throw new WitnessError(
+        'invalid-input',
+        '--plan goes with --planner scripted or recovery; the LLM planner plans from the goal and the tools',
+        { path: '--plan' },
+      );
     let text: string;
     try {
       text = await readInputText(o.plan, INPUT.plan);
     } catch (e) {
       if (e instanceof InputRefused) throw e;
       const code = readFailure(e);
-      throw new WitnessError(code === 'ENOENT' ? 'not-found' : 'unreadable', `--plan ${o.plan}: ${code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(e)}`}`, { path: '--plan' });
+      throw new WitnessError(
+        code === 'ENOENT' ? 'not-found' : 'unreadable',
+        `--plan ${o.plan}: ${code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(e)}`}`,
+        { path: '--plan' },
+      );
     }
     steps = parseScript(parseJson(text, o.plan), o.plan);
     checkPlan(steps, tools, o.plan);
@@ -292,15 +416,40 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
   try {
     log = held ?? (file === null ? null : await openAuditLog(file));
     const r = await act({
-      world, tools: defs, planner, goal: task, verify: o.goal,
-      seed: o.seed, replans: o.replans, ...(o.decide !== undefined ? { decide: o.decide } : {}),
-      ...(log !== null ? { audit: { log, operator: o.operator ?? operatorName(), via: o.via ?? 'cli', meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) } } } : {}),
-      ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}), ...(o.onCall ? { onCall: o.onCall } : {}), ...(o.started ? { started: o.started } : {}),
+      world,
+      tools: defs,
+      planner,
+      goal: task,
+      verify: o.goal,
+      seed: o.seed,
+      replans: o.replans,
+      ...(o.decide !== undefined ? { decide: o.decide } : {}),
+      ...(log !== null
+        ? {
+            audit: {
+              log,
+              operator: o.operator ?? operatorName(),
+              via: o.via ?? 'cli',
+              meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) },
+            },
+          }
+        : {}),
+      ...(signal ? { signal } : {}),
+      ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+      ...(o.onCall ? { onCall: o.onCall } : {}),
+      ...(o.started ? { started: o.started } : {}),
     });
     if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
     return {
-      result: r.result, audit: log !== null && r.auditRun !== null ? { file: log.file, run: r.auditRun } : null, task,
-      tools: [...tools.values()].map((t) => ({ name: t.name, file: defs.find((d) => d.def.name === t.name)!.file, skill: t.skill, postconditions: t.postconditions.map((c) => c.name) })),
+      result: r.result,
+      audit: log !== null && r.auditRun !== null ? { file: log.file, run: r.auditRun } : null,
+      task,
+      tools: [...tools.values()].map((t) => ({
+        name: t.name,
+        file: defs.find((d) => d.def.name === t.name)!.file,
+        skill: t.skill,
+        postconditions: t.postconditions.map((c) => c.name),
+      })),
     };
   } finally {
     stop?.release();
@@ -312,13 +461,33 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
   }
 }
 
-/** The seed's warehouse example as one use of `runAct`: the shipped tools, plan and goal in the tabletop, perception exact. */
-export async function warehouse(o: { planner: WarehousePlanner; replans: number; seed: number; audit: string | boolean; decide: Decide; llm?: LlmSettings; faults?: readonly WorldFault[] }): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
+/**
+ * The seed's warehouse example as one use of `runAct`: the shipped tools, plan and goal in the tabletop, perception
+ * exact.
+ */
+export async function warehouse(o: {
+  planner: WarehousePlanner;
+  replans: number;
+  seed: number;
+  audit: string | boolean;
+  decide: Decide;
+  llm?: LlmSettings;
+  faults?: readonly WorldFault[];
+}): Promise<{ result: LoopResult; audit: { file: string; run: string } | null }> {
   const r = await runAct({
-    world: WAREHOUSE.world, open: { perfectPerception: true, ...(o.faults !== undefined ? { faults: o.faults } : {}) }, tools: assetPath(WAREHOUSE.tools),
+    world: WAREHOUSE.world,
+    open: { perfectPerception: true, ...(o.faults !== undefined ? { faults: o.faults } : {}) },
+    tools: assetPath(WAREHOUSE.tools),
     ...(o.planner !== 'llm' ? { plan: assetPath(WAREHOUSE.plan) } : {}),
-    goal: WAREHOUSE.verify, task: WAREHOUSE.goal, planner: o.planner, ...(o.llm !== undefined ? { llm: o.llm } : {}),
-    replans: o.replans, seed: o.seed, audit: o.audit, decide: o.decide, meta: { demo: 'warehouse' },
+    goal: WAREHOUSE.verify,
+    task: WAREHOUSE.goal,
+    planner: o.planner,
+    ...(o.llm !== undefined ? { llm: o.llm } : {}),
+    replans: o.replans,
+    seed: o.seed,
+    audit: o.audit,
+    decide: o.decide,
+    meta: { demo: 'warehouse' },
   });
   return { result: r.result, audit: r.audit };
 }

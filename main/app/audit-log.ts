@@ -12,7 +12,9 @@ import { folderFailure } from '../platform/files.js';
 
 /** Opens (creating its folder and the database when missing) an audit log for appending. */
 export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } = {}): Promise<AuditLog> {
-  await mkdir(path.dirname(path.resolve(file)), { recursive: true }).catch((e: unknown) => { throw folderFailure(file, e); });
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true }).catch((e: unknown) => {
+    throw folderFailure(file, e);
+  });
   return AuditLog.open(file, o);
 }
 
@@ -20,7 +22,10 @@ export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } 
  * Waits until the audit log holds everything appended, and reports an append that failed, with its
  * code (a log that did not keep what was appended is `tampered`; an event too large `too-large`).
  */
-export async function settleAudit(log: AuditLog, runs: readonly { readonly errors: readonly Error[] }[] = []): Promise<void> {
+export async function settleAudit(
+  log: AuditLog,
+  runs: readonly { readonly errors: readonly Error[] }[] = [],
+): Promise<void> {
   await log.flush();
   const failed = runs.find((r) => r.errors.length > 0)?.errors[0];
   if (failed === undefined) return;
@@ -29,7 +34,10 @@ export async function settleAudit(log: AuditLog, runs: readonly { readonly error
   throw new WitnessError(code, `audit log ${text}`, { file: log.file }, { cause: failed });
 }
 
-/** The database an `--audit` flag names: a file, true for the default one ($WITNESS_AUDIT, else the user's), false for none. */
+/**
+ * The database an `--audit` flag names: a file, true for the default one ($WITNESS_AUDIT, else the user's), false for
+ * none.
+ */
 export function auditFileOf(audit: string | boolean): string | null {
   return audit === false ? null : typeof audit === 'string' ? audit : defaultAuditFile();
 }

@@ -28,16 +28,21 @@ export class AuditThreads {
   private readonly wholeLog: WorkerLane;
   private readonly limits: Required<AuditThreadsOptions>;
 
-  constructor(private readonly session: { readonly auditFile: string; readonly workspace: string }, o: AuditThreadsOptions = {}) {
+  constructor(
+    private readonly session: { readonly auditFile: string; readonly workspace: string },
+    o: AuditThreadsOptions = {},
+  ) {
     this.limits = { browseLimitMs: o.browseLimitMs ?? 30_000, wholeLogLimitMs: o.wholeLogLimitMs ?? 600_000 };
     const url = new URL('./audit-worker.js', import.meta.url);
     const data = { auditFile: session.auditFile, workspace: session.workspace };
-    const lane = (name: string, key: keyof typeof this.connections): WorkerLane => new WorkerLane(url, data, {
-      name, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      onState: (s) => {
-        this.connections[key] = (s as { connections?: number } | null)?.connections ?? 0;
-      },
-    });
+    const lane = (name: string, key: keyof typeof this.connections): WorkerLane =>
+      new WorkerLane(url, data, {
+        name,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+        onState: (s) => {
+          this.connections[key] = (s as { connections?: number } | null)?.connections ?? 0;
+        },
+      });
     this.browse = lane('the audit reader', 'browse');
     this.wholeLog = lane('the audit verifier and exporter', 'wholeLog');
   }
@@ -48,12 +53,18 @@ export class AuditThreads {
   }
 
   /** One audit method, in its lane; `signal` abandons it. */
-  call<M extends keyof AuditApi>(method: M, params: Parameters<AuditApi[M]>[0], signal?: AbortSignal): ReturnType<AuditApi[M]> {
+  call<M extends keyof AuditApi>(
+    method: M,
+    params: Parameters<AuditApi[M]>[0],
+    signal?: AbortSignal,
+  ): ReturnType<AuditApi[M]> {
     const whole = WHOLE_LOG.has(method);
     const file = (params as { file?: unknown } | undefined)?.file;
     const what = `${method} on ${typeof file === 'string' ? file : this.session.auditFile}`;
     return (whole ? this.wholeLog : this.browse).request(method, params, {
-      timeLimitMs: whole ? this.limits.wholeLogLimitMs : this.limits.browseLimitMs, what, ...(signal !== undefined ? { signal } : {}),
+      timeLimitMs: whole ? this.limits.wholeLogLimitMs : this.limits.browseLimitMs,
+      what,
+      ...(signal !== undefined ? { signal } : {}),
     }) as ReturnType<AuditApi[M]>;
   }
 

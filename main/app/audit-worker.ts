@@ -23,7 +23,10 @@ const methods: Handlers = {
   auditExport: (p) => browser.export(p),
 };
 
-serveLane((method, params) => {
-  if (!Object.hasOwn(methods, method)) throw new Error(`the audit worker has no method ${method}`);
-  return (methods[method as keyof AuditApi] as (p: unknown) => unknown)(params);
-}, () => ({ connections: browser.openConnections }));
+serveLane(
+  (method, params) => {
+    if (!Object.hasOwn(methods, method)) throw new Error(`the audit worker has no method ${method}`);
+    return (methods[method as keyof AuditApi] as (p: unknown) => unknown)(params);
+  },
+  () => ({ connections: browser.openConnections }),
+);

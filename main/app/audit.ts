@@ -8,8 +8,24 @@ import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
-import { AuditError, type EventRow, type ReadOnlyOptions, auditErrorOf, isSqliteFile, openAuditReadOnly } from '../services/audit/store.js';
-import { type EventQuery, INTEGRITY_NOT_CHECKED, type RunSummary, type VerifyResult, getBlob, queryEvents, queryPage, verifyChain } from '../services/audit/forensics.js';
+import {
+  AuditError,
+  type EventRow,
+  type ReadOnlyOptions,
+  auditErrorOf,
+  isSqliteFile,
+  openAuditReadOnly,
+} from '../services/audit/store.js';
+import {
+  type EventQuery,
+  INTEGRITY_NOT_CHECKED,
+  type RunSummary,
+  type VerifyResult,
+  getBlob,
+  queryEvents,
+  queryPage,
+  verifyChain,
+} from '../services/audit/forensics.js';
 import { type RunOrder, listRuns, runPage, runsByPrefix } from '../services/audit/runs.js';
 import { bodyOf } from '../services/audit/rows.js';
 import { exportAudit } from '../services/audit/export.js';
@@ -38,7 +54,10 @@ function withDb<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>
   }
 }
 
-async function withDbAsync<T>(file: string, work: (db: ReturnType<typeof openAuditReadOnly>) => Promise<T>): Promise<T> {
+async function withDbAsync<T>(
+  file: string,
+  work: (db: ReturnType<typeof openAuditReadOnly>) => Promise<T>,
+): Promise<T> {
   const db = openAuditReadOnly(file);
   try {
     return await work(db);
@@ -75,7 +94,10 @@ export async function* auditRunPages(file: string, size = 1000, order: RunOrder 
   }
 }
 
-/** An event as the JSON outputs print it: its body parsed (a body that is not JSON, or nested too deep, is an error naming the file and the event). */
+/**
+ * An event as the JSON outputs print it: its body parsed (a body that is not JSON, or nested too deep, is an error
+ * naming the file and the event).
+ */
 export function eventJson(file: string, e: EventRow): Omit<EventRow, 'body'> & { body: unknown } {
   try {
     return { ...e, body: bodyOf(e) };
@@ -85,12 +107,23 @@ export function eventJson(file: string, e: EventRow): Omit<EventRow, 'body'> & {
 }
 
 /** One run (by id or a unique prefix): its metadata, specification and first `limit` events. */
-export function auditRun(file: string, run: string, limit: number): { run: RunSummary; spec: string | null; events: EventRow[] } {
+export function auditRun(
+  file: string,
+  run: string,
+  limit: number,
+): { run: RunSummary; spec: string | null; events: EventRow[] } {
   return withDb(file, (db) => {
     const matches = runsByPrefix(db, run, 2);
-    if (matches.length !== 1) throw new WitnessError(matches.length === 0 ? 'not-found' : 'invalid-input', matches.length === 0 ? `${file}: no run ${run}` : `${file}: ${run} matches more than one run; give more of the id`, { file });
+    if (matches.length !== 1)
+      throw new WitnessError(
+        matches.length === 0 ? 'not-found' : 'invalid-input',
+        matches.length === 0
+          ? `${file}: no run ${run}`
+          : `${file}: ${run} matches more than one run; give more of the id`,
+        { file },
+      );
     const r = matches[0]!;
-    const spec = r.spec_sha ? getBlob(db, r.spec_sha)?.body ?? null : null;
+    const spec = r.spec_sha ? (getBlob(db, r.spec_sha)?.body ?? null) : null;
     return { run: r, spec, events: queryEvents(db, { run: r.id, limit }) };
   });
 }
@@ -99,7 +132,17 @@ export function auditRun(file: string, run: string, limit: number): { run: RunSu
  * Events matching the query, page by page from `after`; with `follow`, keeps polling for new ones
  * until `stop` says so. `page` gets every page; `incomplete` is told where a text search stopped early.
  */
-export async function auditQuery(file: string, q: EventQuery, o: { after?: number; follow?: boolean; page: (rows: readonly EventRow[]) => void; incomplete?: (next: number) => void; stop?: () => boolean }): Promise<void> {
+export async function auditQuery(
+  file: string,
+  q: EventQuery,
+  o: {
+    after?: number;
+    follow?: boolean;
+    page: (rows: readonly EventRow[]) => void;
+    incomplete?: (next: number) => void;
+    stop?: () => boolean;
+  },
+): Promise<void> {
   const db = openAuditReadOnly(file);
   try {
     let after = o.after;
@@ -128,7 +171,12 @@ export async function auditQuery(file: string, q: EventQuery, o: { after?: numbe
  */
 export function auditVerify(file: string): VerifyResult & { chain_ms: number; integrity_ms: number } {
   const r = withDb(file, (db) => verifyChain(db), { foreignSchema: 'report' });
-  if (r.integrity !== 'ok' && r.integrity !== INTEGRITY_NOT_CHECKED) throw new AuditError(file, `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`, 'corrupt');
+  if (r.integrity !== 'ok' && r.integrity !== INTEGRITY_NOT_CHECKED)
+    throw new AuditError(
+      file,
+      `the database is corrupt (SQLite quick_check: ${r.integrity.split('\n').slice(0, 3).join('; ')}); the chain cannot be verified on damaged pages`,
+      'corrupt',
+    );
   return r;
 }
 
@@ -149,7 +197,10 @@ const identity = (p: string): { dev: number; ino: number } | null => {
  */
 export function checkExportTarget(file: string, out: string): void {
   const refuse = (why: string): never => {
-    throw new WitnessError('conflict', `--out ${out}: ${why}; nothing was written (choose a new file name)`, { file: out, path: '--out' });
+    throw new WitnessError('conflict', `--out ${out}: ${why}; nothing was written (choose a new file name)`, {
+      file: out,
+      path: '--out',
+    });
   };
   const target = identity(out);
   let st;
@@ -161,10 +212,15 @@ export function checkExportTarget(file: string, out: string): void {
   if (st?.isDirectory() === true) refuse('is a folder, not a file to write');
   const special = notWritable(out);
   if (special !== null) {
-    throw new WitnessError('not-a-file', `--out ${out}: ${special}, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written`, { file: out, path: '--out' });
+    throw new WitnessError(
+      'not-a-file',
+      `--out ${out}: ${special}, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written`,
+      { file: out, path: '--out' },
+    );
   }
   const input = identity(file);
-  if (target !== null && input !== null && target.dev === input.dev && target.ino === input.ino) refuse(`is the audit database ${file} itself (the same file); exporting would overwrite the evidence`);
+  if (target !== null && input !== null && target.dev === input.dev && target.ino === input.ino)
+    refuse(`is the audit database ${file} itself (the same file); exporting would overwrite the evidence`);
   let real: string;
   try {
     real = realpathSync(file);
@@ -179,11 +235,15 @@ export function checkExportTarget(file: string, out: string): void {
   }
   for (const side of ['-wal', '-shm', '-journal']) {
     const companion = identity(`${file}${side}`);
-    if (outReal === `${real}${side}` || (target !== null && companion !== null && target.dev === companion.dev && target.ino === companion.ino)) {
+    if (
+      outReal === `${real}${side}` ||
+      (target !== null && companion !== null && target.dev === companion.dev && target.ino === companion.ino)
+    ) {
       refuse(`is the ${side.slice(1)} file of the audit database ${file}; writing it would damage the evidence`);
     }
   }
-  if (target !== null && isSqliteFile(out)) refuse('is an existing SQLite database; an export never overwrites a database');
+  if (target !== null && isSqliteFile(out))
+    refuse('is an existing SQLite database; an export never overwrites a database');
 }
 
 /** Exports every event (or one run's) as JSON Lines, CSV or MCAP; returns what it wrote, in words. */
@@ -212,7 +272,8 @@ export class AuditBrowser {
   /** The database a request names: the session's by default; `~/…` and workspace-relative paths too. */
   private fileOf(file: string | undefined): string {
     if (file === undefined) return this.session.auditFile;
-    if (file.includes('\0')) throw new WitnessError('invalid-params', 'file: a path may not contain NUL', { path: '$.file' });
+    if (file.includes('\0'))
+      throw new WitnessError('invalid-params', 'file: a path may not contain NUL', { path: '$.file' });
     return resolveUserPath(file, this.session.workspace);
   }
 
@@ -233,7 +294,11 @@ export class AuditBrowser {
   }
 
   /** Its own read-only connection, closed afterwards: for the reads that walk or copy a whole log. */
-  private async withOwnDb<T>(file: string | undefined, work: (db: ReturnType<typeof openAuditReadOnly>, f: string) => Promise<T> | T, o: ReadOnlyOptions = {}): Promise<T> {
+  private async withOwnDb<T>(
+    file: string | undefined,
+    work: (db: ReturnType<typeof openAuditReadOnly>, f: string) => Promise<T> | T,
+    o: ReadOnlyOptions = {},
+  ): Promise<T> {
     const f = this.fileOf(file);
     const db = openReader(f, o);
     try {
@@ -246,8 +311,12 @@ export class AuditBrowser {
   }
 
   private static filterOf(f: AuditFilter | undefined): AuditFilter {
-    if (typeof f !== 'object' || f === null) throw new WitnessError('invalid-params', 'filter: expected an object', { path: '$.filter' });
-    if (f.fromMs !== undefined && f.toMs !== undefined && f.fromMs > f.toMs) throw new WitnessError('invalid-params', 'filter: the time window ends before it starts (fromMs > toMs)', { path: '$.filter.toMs' });
+    if (typeof f !== 'object' || f === null)
+      throw new WitnessError('invalid-params', 'filter: expected an object', { path: '$.filter' });
+    if (f.fromMs !== undefined && f.toMs !== undefined && f.fromMs > f.toMs)
+      throw new WitnessError('invalid-params', 'filter: the time window ends before it starts (fromMs > toMs)', {
+        path: '$.filter.toMs',
+      });
     return f;
   }
 
@@ -258,12 +327,27 @@ export class AuditBrowser {
       try {
         statSync(f);
       } catch {
-        return { file: f, exists: false, runs: [], next: null, message: `no audit database yet at ${f}: missions record their runs there` };
+        return {
+          file: f,
+          exists: false,
+          runs: [],
+          next: null,
+          message: `no audit database yet at ${f}: missions record their runs there`,
+        };
       }
     }
     return this.withDb(file, (db) => {
-      const page = runsPage(db, { ...(cursor != null ? { cursor } : {}), limit: Math.max(1, Math.min(1000, Math.floor(limit ?? AUDIT_RUNS_PAGE))) });
-      return { file: f, exists: true, runs: page.runs, next: page.next, ...(page.runs.length === 0 && cursor == null ? { message: `${f} holds no runs yet` } : {}) };
+      const page = runsPage(db, {
+        ...(cursor != null ? { cursor } : {}),
+        limit: Math.max(1, Math.min(1000, Math.floor(limit ?? AUDIT_RUNS_PAGE))),
+      });
+      return {
+        file: f,
+        exists: true,
+        runs: page.runs,
+        next: page.next,
+        ...(page.runs.length === 0 && cursor == null ? { message: `${f} holds no runs yet` } : {}),
+      };
     });
   }
 
@@ -286,40 +370,79 @@ export class AuditBrowser {
     });
   }
 
-  query({ file, filter, cursor, offset, limit }: Parameters<AuditApi['auditQuery']>[0]): Awaited<ReturnType<AuditApi['auditQuery']>> {
-    return this.withDb(file, (db) => queryRows(db, AuditBrowser.filterOf(filter), {
-      ...(cursor !== undefined ? { cursor } : {}), ...(offset !== undefined ? { offset } : {}), limit: Math.max(1, Math.min(5000, Math.floor(limit))),
-    }));
+  query({
+    file,
+    filter,
+    cursor,
+    offset,
+    limit,
+  }: Parameters<AuditApi['auditQuery']>[0]): Awaited<ReturnType<AuditApi['auditQuery']>> {
+    return this.withDb(file, (db) =>
+      queryRows(db, AuditBrowser.filterOf(filter), {
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(offset !== undefined ? { offset } : {}),
+        limit: Math.max(1, Math.min(5000, Math.floor(limit))),
+      }),
+    );
   }
 
-  locate({ file, filter, step, tMs }: Parameters<AuditApi['auditLocate']>[0]): Awaited<ReturnType<AuditApi['auditLocate']>> {
-    return this.withDb(file, (db) => locate(db, AuditBrowser.filterOf(filter) as AuditFilter & { run: string }, {
-      ...(step !== undefined ? { step } : {}), ...(tMs !== undefined ? { tMs } : {}),
-    }));
+  locate({
+    file,
+    filter,
+    step,
+    tMs,
+  }: Parameters<AuditApi['auditLocate']>[0]): Awaited<ReturnType<AuditApi['auditLocate']>> {
+    return this.withDb(file, (db) =>
+      locate(db, AuditBrowser.filterOf(filter) as AuditFilter & { run: string }, {
+        ...(step !== undefined ? { step } : {}),
+        ...(tMs !== undefined ? { tMs } : {}),
+      }),
+    );
   }
 
   event({ file, id }: Parameters<AuditApi['auditEvent']>[0]): Awaited<ReturnType<AuditApi['auditEvent']>> {
     return this.withDb(file, (db) => eventDetail(db, id));
   }
 
-  replay({ file, run, maxPositions }: Parameters<AuditApi['auditReplay']>[0]): Awaited<ReturnType<AuditApi['auditReplay']>> {
+  replay({
+    file,
+    run,
+    maxPositions,
+  }: Parameters<AuditApi['auditReplay']>[0]): Awaited<ReturnType<AuditApi['auditReplay']>> {
     return this.withDb(file, (db) => replayRun(db, this.runOf(db, run), maxPositions));
   }
 
-  /** Walks the chain on a connection of its own (a whole-log read: the cached ones stay for browsing), opened to report a schema that is not Witness's rather than refuse it. */
+  /**
+   * Walks the chain on a connection of its own (a whole-log read: the cached ones stay for browsing), opened to report
+   * a schema that is not Witness's rather than refuse it.
+   */
   verify({ file }: Parameters<AuditApi['auditVerify']>[0]): ReturnType<AuditApi['auditVerify']> {
-    return this.withOwnDb(file, (db, f) => {
-      const r = verifyChain(db);
-      return {
-        file: f, ok: r.ok, events: r.events, blobs: r.blobs, head: r.head, integrity: r.integrity, chain_ms: r.chain_ms, problems: [...r.problems],
-        ...(r.firstBad ? { firstBad: r.firstBad } : {}),
-      };
-    }, { foreignSchema: 'report' });
+    return this.withOwnDb(
+      file,
+      (db, f) => {
+        const r = verifyChain(db);
+        return {
+          file: f,
+          ok: r.ok,
+          events: r.events,
+          blobs: r.blobs,
+          head: r.head,
+          integrity: r.integrity,
+          chain_ms: r.chain_ms,
+          problems: [...r.problems],
+          ...(r.firstBad ? { firstBad: r.firstBad } : {}),
+        };
+      },
+      { foreignSchema: 'report' },
+    );
   }
 
   /** Exports on a connection of its own: an MCAP export awaits between rows. */
   export({ file, run, format }: Parameters<AuditApi['auditExport']>[0]): ReturnType<AuditApi['auditExport']> {
-    if (!['jsonl', 'csv', 'mcap'].includes(format)) throw new WitnessError('invalid-params', `format: expected jsonl, csv or mcap, got ${JSON.stringify(format)}`, { path: '$.format' });
+    if (!['jsonl', 'csv', 'mcap'].includes(format))
+      throw new WitnessError('invalid-params', `format: expected jsonl, csv or mcap, got ${JSON.stringify(format)}`, {
+        path: '$.format',
+      });
     return this.withOwnDb(file, async (db, f) => {
       if (run !== undefined) this.runOf(db, run);
       const dir = path.join(this.session.workspace, 'exports');

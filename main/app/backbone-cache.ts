@@ -11,7 +11,11 @@ import type { Dataset } from '../core/data/dataset.js';
 import type { GraphArtifact } from '../services/graph/store.js';
 
 /** Builds the dataset and the graph off the event loop; rejects with 'cancelled' when the signal aborts. */
-function buildInWorker(job: GenerateJob, signal: AbortSignal, progress: Progress): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
+function buildInWorker(
+  job: GenerateJob,
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
   return inWorker(new URL('./backbone-worker.js', import.meta.url), job, signal, progress);
 }
 
@@ -22,9 +26,20 @@ export class BackboneCache {
     const key = `${job.world}|${job.kind ?? 'navigate'}|${job.modelsDir}|${job.steps}|${job.seed}`;
     const hit = this.ready.get(key);
     if (hit !== undefined) return hit;
-    const b = await openBackbone({ kind: 'generate', world: job.world, datasetSteps: job.steps, seed: job.seed, models: job.modelsDir, ...(job.kind !== undefined ? { datasetKind: job.kind } : {}) }, {
-      progress, generate: (j) => buildInWorker(j, signal, progress),
-    });
+    const b = await openBackbone(
+      {
+        kind: 'generate',
+        world: job.world,
+        datasetSteps: job.steps,
+        seed: job.seed,
+        models: job.modelsDir,
+        ...(job.kind !== undefined ? { datasetKind: job.kind } : {}),
+      },
+      {
+        progress,
+        generate: (j) => buildInWorker(j, signal, progress),
+      },
+    );
     if (signal.aborted) {
       await b.models.close();
       throw new WitnessError('cancelled', 'planning cancelled');

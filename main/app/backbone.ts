@@ -34,7 +34,14 @@ export type { Backbone };
 /** Where a backbone comes from. */
 export type BackboneSource =
   | { readonly kind: 'files'; readonly graph: string; readonly data: string; readonly models?: string }
-  | { readonly kind: 'generate'; readonly world: string; readonly datasetSteps: number; readonly seed: number; readonly models?: string; readonly datasetKind?: DatasetKind };
+  | {
+      readonly kind: 'generate';
+      readonly world: string;
+      readonly datasetSteps: number;
+      readonly seed: number;
+      readonly models?: string;
+      readonly datasetKind?: DatasetKind;
+    };
 
 export interface BackboneOptions {
   /** One line of what is being done (the CLI prints it on stderr). */
@@ -60,7 +67,10 @@ export interface GenerateJob {
   readonly kind?: DatasetKind;
 }
 
-/** The model bundle of a world's missions on a regime's data: the one given, else the one shipped for it (contract shippedBundleName). */
+/**
+ * The model bundle of a world's missions on a regime's data: the one given, else the one shipped for it (contract
+ * shippedBundleName).
+ */
 export function modelsDirOf(world: string, models?: string, regime?: DatasetKind): string {
   return models ?? shippedModelsDir(shippedBundleName(world, regime));
 }
@@ -72,8 +82,10 @@ export function modelsDirOf(world: string, models?: string, regime?: DatasetKind
  */
 export function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
   for (const name of shippedBundleNames(world)) {
-    const files = peekManifest(shippedModelsDir(name))?.['files'] as Record<string, { sha256?: unknown } | undefined> | undefined;
-    if (files?.['embed.onnx']?.sha256 === built.embed && files['policy.onnx']?.sha256 === built.policy) return shippedModelsDir(name);
+    const files = peekManifest(shippedModelsDir(name))?.['files'] as
+      Record<string, { sha256?: unknown } | undefined> | undefined;
+    if (files?.['embed.onnx']?.sha256 === built.embed && files['policy.onnx']?.sha256 === built.policy)
+      return shippedModelsDir(name);
   }
   return shippedModelsDir(world);
 }
@@ -92,7 +104,10 @@ async function openBackboneUnchecked(src: BackboneSource, o: BackboneOptions): P
   }
   generatable(src.world);
   const job: GenerateJob = {
-    world: src.world, modelsDir: modelsDirOf(src.world, src.models, src.datasetKind), steps: src.datasetSteps, seed: src.seed,
+    world: src.world,
+    modelsDir: modelsDirOf(src.world, src.models, src.datasetKind),
+    steps: src.datasetSteps,
+    seed: src.seed,
     ...(src.datasetKind !== undefined ? { kind: src.datasetKind } : {}),
   };
   const models = await loadModels(job.modelsDir, { expectWorld: src.world });
@@ -109,7 +124,11 @@ async function openBackboneUnchecked(src: BackboneSource, o: BackboneOptions): P
     }
     if (hit.why !== null) o.log?.(`the cached backbone in ${entry.dir} is not usable (${hit.why}); rebuilding it`);
     const built = await (o.generate ?? generateHere(o, models))(job);
-    await writeEntry(entry, built).catch((e: unknown) => o.log?.(`could not keep the backbone in the cache (${e instanceof Error ? e.message : String(e)}); going on without it`));
+    await writeEntry(entry, built).catch((e: unknown) =>
+      o.log?.(
+        `could not keep the backbone in the cache (${e instanceof Error ? e.message : String(e)}); going on without it`,
+      ),
+    );
     return { ...built, models, files: { graph: entry.graph, data: entry.data, models: job.modelsDir } };
   } catch (e) {
     await models.close();
@@ -119,11 +138,18 @@ async function openBackboneUnchecked(src: BackboneSource, o: BackboneOptions): P
 
 /** Refuses, before any model is loaded, a world whose datasets cannot be generated here (a robot). */
 function generatable(world: string): void {
-  if (worldEntry(world).stepper === undefined) throw new WitnessError('invalid-input', `${world} cannot generate datasets here (record the robot's own driving and import it)`);
+  if (worldEntry(world).stepper === undefined)
+    throw new WitnessError(
+      'invalid-input',
+      `${world} cannot generate datasets here (record the robot's own driving and import it)`,
+    );
 }
 
 /** Generates on this thread: the dataset, then the graph (progress in two phases). */
-function generateHere(o: BackboneOptions, models: LoadedModels): (job: GenerateJob) => Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
+function generateHere(
+  o: BackboneOptions,
+  models: LoadedModels,
+): (job: GenerateJob) => Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
   return (job) => generateBackbone(job, o.progress, o.log, models);
 }
 
@@ -132,14 +158,25 @@ function generateHere(o: BackboneOptions, models: LoadedModels): (job: GenerateJ
  * worker). With `open` models (the job's bundle, already loaded by the caller) they stay open;
  * otherwise the bundle is loaded here and closed.
  */
-export async function generateBackbone(job: GenerateJob, progress?: Progress, log?: (line: string) => void, open?: LoadedModels): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
+export async function generateBackbone(
+  job: GenerateJob,
+  progress?: Progress,
+  log?: (line: string) => void,
+  open?: LoadedModels,
+): Promise<{ artifact: GraphArtifact; dataset: Dataset }> {
   generatable(job.world);
   const kind = job.kind ?? 'navigate';
-  log?.(`generating ${job.steps} ${kind} transitions in ${job.world} (seed ${job.seed}) and the latent graph over them`);
-  const dataset = await simulateDataset(job.world, kind, job.steps, job.seed, (done, total) => progress?.('generating the dataset', done, total));
-  const models = open ?? await loadModels(job.modelsDir, { expectWorld: job.world });
+  log?.(
+    `generating ${job.steps} ${kind} transitions in ${job.world} (seed ${job.seed}) and the latent graph over them`,
+  );
+  const dataset = await simulateDataset(job.world, kind, job.steps, job.seed, (done, total) =>
+    progress?.('generating the dataset', done, total),
+  );
+  const models = open ?? (await loadModels(job.modelsDir, { expectWorld: job.world }));
   try {
-    const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold, (done, total) => progress?.('building the latent graph', done, total));
+    const artifact = await buildArtifact(dataset, models, DEFAULT_GRAPH.teThreshold, (done, total) =>
+      progress?.('building the latent graph', done, total),
+    );
     return { artifact, dataset };
   } finally {
     if (open === undefined) await models.close();
@@ -163,19 +200,35 @@ function cacheEntry(root: string, job: GenerateJob, models: LoadedModels): Cache
   const files = models.manifest.files;
   const kind = job.kind ?? 'navigate';
   const key = {
-    format: 'witness-backbone-cache', version: 1, witness: VERSION, generator: GENERATOR_VERSION,
-    world: job.world, kind, steps: job.steps, seed: job.seed, teThreshold: DEFAULT_GRAPH.teThreshold,
+    format: 'witness-backbone-cache',
+    version: 1,
+    witness: VERSION,
+    generator: GENERATOR_VERSION,
+    world: job.world,
+    kind,
+    steps: job.steps,
+    seed: job.seed,
+    teThreshold: DEFAULT_GRAPH.teThreshold,
     models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 },
   };
   const digest = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
   const dir = path.join(root, 'backbones', `${job.world}-${kind}-${job.steps}-seed${job.seed}-${digest}`);
-  return { dir, data: path.join(dir, 'dataset.wds'), graph: path.join(dir, 'graph.wgraph'), meta: path.join(dir, 'entry.json'), key };
+  return {
+    dir,
+    data: path.join(dir, 'dataset.wds'),
+    graph: path.join(dir, 'graph.wgraph'),
+    meta: path.join(dir, 'entry.json'),
+    key,
+  };
 }
 
 type Read<T> = { ok: true; value: T } | { ok: false; why: string | null };
 
 /** A cache hit only when the key matches and every file checks out against its own and its partner's hash. */
-async function readEntry(e: CacheEntry, models: LoadedModels): Promise<Read<{ artifact: GraphArtifact; dataset: Dataset }>> {
+async function readEntry(
+  e: CacheEntry,
+  models: LoadedModels,
+): Promise<Read<{ artifact: GraphArtifact; dataset: Dataset }>> {
   let meta: unknown;
   try {
     meta = parseJsonText(await readInputText(e.meta, INPUT.config));
@@ -183,14 +236,18 @@ async function readEntry(e: CacheEntry, models: LoadedModels): Promise<Read<{ ar
     return { ok: false, why: readFailure(err) === 'ENOENT' ? null : 'its entry.json does not parse' };
   }
   const m = meta as { key?: unknown; dataset?: unknown };
-  if (JSON.stringify(m.key) !== JSON.stringify(e.key)) return { ok: false, why: 'it was built from other inputs or by another build' };
+  if (JSON.stringify(m.key) !== JSON.stringify(e.key))
+    return { ok: false, why: 'it was built from other inputs or by another build' };
   try {
     // readDataset and readGraph check each payload against the hash in its header.
     const dataset = await readDataset(e.data, { expectWorld: String(e.key['world']) });
     const hash = datasetHash(dataset);
     if (hash !== m.dataset) return { ok: false, why: 'the dataset is not the one the entry recorded' };
     const files = models.manifest.files;
-    const artifact = await readGraph(e.graph, { world: String(e.key['world']), models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 } });
+    const artifact = await readGraph(e.graph, {
+      world: String(e.key['world']),
+      models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 },
+    });
     if (artifact.dataset.sha256 !== hash) return { ok: false, why: 'the graph was built from another dataset' };
     return { ok: true, value: { artifact, dataset } };
   } catch (err) {

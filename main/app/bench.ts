@@ -6,14 +6,28 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import { BENCH_METHODS, MISSION_WORLDS, datasetRegime, isBaselineMethod, type BenchMethod, type DatasetKind } from '../contract/defaults.js';
+import {
+  BENCH_METHODS,
+  MISSION_WORLDS,
+  datasetRegime,
+  isBaselineMethod,
+  type BenchMethod,
+  type DatasetKind,
+} from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
 import { runLtlBench as translationBench } from './bench/ltl-bench.js';
 import { runWorldBench as worldBench } from './bench/world-bench.js';
 import { runAntBench as antBench } from './bench/ant-bench.js';
 import { auditTable, runAuditBench as auditBench } from './bench/audit-bench.js';
 import { exportTable, runExportBench as exportBench } from './bench/export-bench.js';
-import { type GridMeasurement, type TaskMeasurement, gridTable, latentTable, runGrids, runLatentSuites } from './bench/plan-bench.js';
+import {
+  type GridMeasurement,
+  type TaskMeasurement,
+  gridTable,
+  latentTable,
+  runGrids,
+  runLatentSuites,
+} from './bench/plan-bench.js';
 import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
 import { fmt } from './bench/stats.js';
 import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-bench.js';
@@ -26,28 +40,59 @@ import { checkedRegime } from './data.js';
 
 export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
-export { fmt, auditTable, exportTable, gridTable, latentTable, missionTables, rerunBench, rerunTable, startupBench, startupTable };
+export {
+  fmt,
+  auditTable,
+  exportTable,
+  gridTable,
+  latentTable,
+  missionTables,
+  rerunBench,
+  rerunTable,
+  startupBench,
+  startupTable,
+};
 export type { TaskMeasurement, GridMeasurement, Difficulty };
-
 
 const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
 
 /** A comma-separated list of difficulties, each checked. */
 export function difficultiesOf(list: string): Difficulty[] {
-  const ds = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  for (const d of ds) if (!(DIFFICULTIES as readonly string[]).includes(d)) throw new WitnessError('invalid-input', `--difficulty: unknown difficulty '${d}' (${DIFFICULTIES.join(', ')})`, { path: '--difficulty' });
+  const ds = list
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  for (const d of ds)
+    if (!(DIFFICULTIES as readonly string[]).includes(d))
+      throw new WitnessError('invalid-input', `--difficulty: unknown difficulty '${d}' (${DIFFICULTIES.join(', ')})`, {
+        path: '--difficulty',
+      });
   return ds as Difficulty[];
 }
 
-/** The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default navigate) from the cache. */
-export function benchBackbone(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind }): BackboneSource {
+/**
+ * The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default
+ * navigate) from the cache.
+ */
+export function benchBackbone(o: {
+  world: string;
+  graph?: string;
+  data?: string;
+  models?: string;
+  dataset?: DatasetKind;
+}): BackboneSource {
   if (o.graph !== undefined || o.data !== undefined) {
-    if (o.graph === undefined || o.data === undefined) throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
+    if (o.graph === undefined || o.data === undefined)
+      throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
     return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };
   }
   return {
-    kind: 'generate', world: o.world, datasetSteps: 1_000_000, seed: 0,
-    ...(o.models !== undefined ? { models: o.models } : {}), ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
+    kind: 'generate',
+    world: o.world,
+    datasetSteps: 1_000_000,
+    seed: 0,
+    ...(o.models !== undefined ? { models: o.models } : {}),
+    ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
   };
 }
 
@@ -55,14 +100,31 @@ export function benchBackbone(o: { world: string; graph?: string; data?: string;
  * `witness backbone train-hiql`: AP-HIQL's policies for the backbone `bench ltl` runs on (the given
  * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
  */
-export async function benchHiql(o: { world: string; graph?: string; data?: string; models?: string; dataset?: DatasetKind; cache?: string; hiql?: HiqlOverrides; log?: (line: string) => void }): Promise<{ dir: string; trained: boolean; seconds: number }> {
-  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
+export async function benchHiql(o: {
+  world: string;
+  graph?: string;
+  data?: string;
+  models?: string;
+  dataset?: DatasetKind;
+  cache?: string;
+  hiql?: HiqlOverrides;
+  log?: (line: string) => void;
+}): Promise<{ dir: string; trained: boolean; seconds: number }> {
+  if (!MISSION_WORLDS.includes(o.world))
+    throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, {
+      path: '--world',
+    });
   const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
   const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
   try {
-    return await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
-      ...(o.log ? { log: o.log } : {}), ...cache, config: hiqlConfig(o.hiql),
-    });
+    return await ensureHiql(
+      { world: o.world, dataset: b.dataset, models: b.models },
+      {
+        ...(o.log ? { log: o.log } : {}),
+        ...cache,
+        config: hiqlConfig(o.hiql),
+      },
+    );
   } finally {
     await b.models.close();
   }
@@ -82,13 +144,27 @@ export interface PlanBenchRequest {
   readonly log?: (line: string) => void;
 }
 
-/** SAGAS on the latent-graph suites (the world's backbone) and exact planning on grids against the reference algorithm. */
-export async function planBench(o: PlanBenchRequest): Promise<{ nodes: number; tasks: TaskMeasurement[]; grids: GridMeasurement[] }> {
-  const opts = { tasks: o.tasks, seed: o.seed, difficulties: [...o.difficulties], gridSizes: [...o.gridSizes], referenceMaxGrid: o.referenceMaxGrid, ...(o.log ? { progress: o.log } : {}) };
+/**
+ * SAGAS on the latent-graph suites (the world's backbone) and exact planning on grids against the reference algorithm.
+ */
+export async function planBench(
+  o: PlanBenchRequest,
+): Promise<{ nodes: number; tasks: TaskMeasurement[]; grids: GridMeasurement[] }> {
+  const opts = {
+    tasks: o.tasks,
+    seed: o.seed,
+    difficulties: [...o.difficulties],
+    gridSizes: [...o.gridSizes],
+    referenceMaxGrid: o.referenceMaxGrid,
+    ...(o.log ? { progress: o.log } : {}),
+  };
   let tasks: TaskMeasurement[] = [];
   let nodes = 0;
   if (o.tasks > 0 && o.difficulties.length > 0) {
-    const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
+    const b = await openBackbone(benchBackbone(o), {
+      ...(o.log ? { log: o.log } : {}),
+      ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
+    });
     try {
       nodes = b.artifact.graph.nodeCount;
       tasks = await runLatentSuites(b, opts);
@@ -104,7 +180,10 @@ export interface MissionBenchRequest {
   readonly difficulties: readonly Difficulty[];
   readonly tasks: number;
   readonly methods: string;
-  /** The dataset regime of the generated backbone (default navigate); with --graph/--data, the regime the data file must come from. */
+  /**
+   * The dataset regime of the generated backbone (default navigate); with --graph/--data, the regime the data file must
+   * come from.
+   */
   readonly dataset?: string;
   readonly maxSteps: number;
   readonly replans: number;
@@ -125,44 +204,102 @@ export interface MissionBenchRequest {
   readonly progress?: (done: number, total: number) => void;
 }
 
-const pick = (o: { graph?: string; data?: string; models?: string }): { graph?: string; data?: string; models?: string } => ({
-  ...(o.graph !== undefined ? { graph: o.graph } : {}), ...(o.data !== undefined ? { data: o.data } : {}), ...(o.models !== undefined ? { models: o.models } : {}),
+const pick = (o: {
+  graph?: string;
+  data?: string;
+  models?: string;
+}): { graph?: string; data?: string; models?: string } => ({
+  ...(o.graph !== undefined ? { graph: o.graph } : {}),
+  ...(o.data !== undefined ? { data: o.data } : {}),
+  ...(o.models !== undefined ? { models: o.models } : {}),
 });
 
 /** Every method on every task of every difficulty (Appendix E), resumable from the results file. */
-export async function missionBench(o: MissionBenchRequest): Promise<{ threads: number; dataset: string; outcomes: Awaited<ReturnType<typeof runMissionBench>>; summary: ReturnType<typeof summarizeMissions>; methods: BenchMethod[]; tables: string }> {
-  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
-  const methods = o.methods.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  for (const m of methods) if (!(BENCH_METHODS as readonly string[]).includes(m)) throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${BENCH_METHODS.join(', ')})`, { path: '--methods' });
+export async function missionBench(o: MissionBenchRequest): Promise<{
+  threads: number;
+  dataset: string;
+  outcomes: Awaited<ReturnType<typeof runMissionBench>>;
+  summary: ReturnType<typeof summarizeMissions>;
+  methods: BenchMethod[];
+  tables: string;
+}> {
+  if (!MISSION_WORLDS.includes(o.world))
+    throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, {
+      path: '--world',
+    });
+  const methods = o.methods
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  for (const m of methods)
+    if (!(BENCH_METHODS as readonly string[]).includes(m))
+      throw new WitnessError('invalid-input', `--methods: unknown method '${m}' (${BENCH_METHODS.join(', ')})`, {
+        path: '--methods',
+      });
   const asked = checkedRegime(o.dataset);
   // The workers load the backbone from files: given ones, or the cache's (built here on a miss).
-  const b = await openBackbone(benchBackbone({ world: o.world, ...pick(o), ...(asked !== undefined ? { dataset: asked } : {}) }), { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) });
+  const b = await openBackbone(
+    benchBackbone({ world: o.world, ...pick(o), ...(asked !== undefined ? { dataset: asked } : {}) }),
+    { ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}) },
+  );
   // AP-HIQL's policies: trained once on this backbone's dataset and ψ, or found in the cache.
   let hiql: string | undefined;
   try {
-    if (methods.some(isBaselineMethod)) hiql = (await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
-      ...(o.log ? { log: o.log } : {}), ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
-      config: hiqlConfig(o.hiql),
-    })).dir;
+    if (methods.some(isBaselineMethod))
+      hiql = (
+        await ensureHiql(
+          { world: o.world, dataset: b.dataset, models: b.models },
+          {
+            ...(o.log ? { log: o.log } : {}),
+            ...(o.cache !== undefined ? { cacheDir: o.cache } : {}),
+            config: hiqlConfig(o.hiql),
+          },
+        )
+      ).dir;
   } finally {
     await b.models.close();
   }
-  if (!existsSync(b.files.graph) || !existsSync(b.files.data)) throw new WitnessError('invalid-input', 'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache');
+  if (!existsSync(b.files.graph) || !existsSync(b.files.data))
+    throw new WitnessError(
+      'invalid-input',
+      'the benchmark needs the backbone as files: give --graph and --data, or let it use the cache',
+    );
   // Given files: the regime is the one their dataset was generated in (and must be the one asked for).
   const given = o.graph !== undefined ? datasetRegime(b.dataset.generator) : undefined;
   if (asked !== undefined && given !== undefined && given !== asked) {
-    throw new WitnessError('invalid-input', `--dataset: ${o.data} holds a ${given} dataset, not ${asked}`, { path: '--dataset' });
+    throw new WitnessError('invalid-input', `--dataset: ${o.data} holds a ${given} dataset, not ${asked}`, {
+      path: '--dataset',
+    });
   }
-  const dataset = asked ?? (o.graph !== undefined ? given ?? 'imported' : 'navigate');
+  const dataset = asked ?? (o.graph !== undefined ? (given ?? 'imported') : 'navigate');
   const files = { graph: b.files.graph, data: b.files.data, models: b.files.models };
   // Create (or migrate) the database once, before the workers open it.
   if (o.audit !== null) await (await openAuditLog(o.audit)).close();
   const threads = o.threads ?? DEFAULT_THREADS;
   const outcomes = await runMissionBench({
-    world: o.world, dataset, difficulties: o.difficulties, tasks: o.tasks, methods: methods as BenchMethod[], seed: o.seed,
-    maxSteps: o.maxSteps, replans: o.replans, threads, files, resultsFile: o.out,
-    ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}), pictures: o.pictureTasks, ...(o.audit !== null ? { audit: o.audit } : {}),
-    ...(hiql !== undefined ? { hiql } : {}), ...(o.progress ? { progress: o.progress } : {}),
+    world: o.world,
+    dataset,
+    difficulties: o.difficulties,
+    tasks: o.tasks,
+    methods: methods as BenchMethod[],
+    seed: o.seed,
+    maxSteps: o.maxSteps,
+    replans: o.replans,
+    threads,
+    files,
+    resultsFile: o.out,
+    ...(o.pictures !== undefined ? { picturesDir: o.pictures } : {}),
+    pictures: o.pictureTasks,
+    ...(o.audit !== null ? { audit: o.audit } : {}),
+    ...(hiql !== undefined ? { hiql } : {}),
+    ...(o.progress ? { progress: o.progress } : {}),
   });
-  return { threads, dataset, outcomes, summary: summarizeMissions(outcomes, methods as BenchMethod[]), methods: methods as BenchMethod[], tables: missionTables(outcomes, methods as BenchMethod[]) };
+  return {
+    threads,
+    dataset,
+    outcomes,
+    summary: summarizeMissions(outcomes, methods as BenchMethod[]),
+    methods: methods as BenchMethod[],
+    tables: missionTables(outcomes, methods as BenchMethod[]),
+  };
 }

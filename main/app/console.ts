@@ -7,8 +7,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../contract/errors.js';
-import { type DecisionKind, MISSION_DEFAULTS, PLAN_DEFAULTS, type PlanMethod, datasetRegime } from '../contract/defaults.js';
-import type { AutomatonView, EstopState, GraphScene, MissionAction, MissionGraphView, MissionLive, MissionPlanRequest, MissionPlanResult, MissionRunRequest, PlanView, RunState, WorldInfo } from '../contract/api.js';
+import {
+  type DecisionKind,
+  MISSION_DEFAULTS,
+  PLAN_DEFAULTS,
+  type PlanMethod,
+  datasetRegime,
+} from '../contract/defaults.js';
+import type {
+  AutomatonView,
+  EstopState,
+  GraphScene,
+  MissionAction,
+  MissionGraphView,
+  MissionLive,
+  MissionPlanRequest,
+  MissionPlanResult,
+  MissionRunRequest,
+  PlanView,
+  RunState,
+  WorldInfo,
+} from '../contract/api.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { AuditLog } from '../services/audit/store.js';
@@ -18,7 +37,14 @@ import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/gra
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
-import { API_NAMES, type MissionResult, type MissionTask, prepareMission, readMission, runMissionTask } from './mission.js';
+import {
+  API_NAMES,
+  type MissionResult,
+  type MissionTask,
+  prepareMission,
+  readMission,
+  runMissionTask,
+} from './mission.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { durableLatch } from './estop-latch.js';
@@ -26,7 +52,14 @@ import { reasonProblem } from '../contract/reason.js';
 import { LiveMission } from './live-mission.js';
 import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
-import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, runMapMission, startTolerance } from './map-mission.js';
+import {
+  type MapMissionRequest,
+  type MapTask,
+  planMapMission,
+  readMapTask,
+  runMapMission,
+  startTolerance,
+} from './map-mission.js';
 import { workspaceFile } from './plan.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
 import { type World, waypointsOf } from '../core/world/world.js';
@@ -65,7 +98,10 @@ type Planned = PlannedMaze | PlannedRobot;
 
 /** The milestones the console's event list shows (the audit log gets everything). */
 const PROGRESS_KINDS = new Set(['checkpoint', 'replan', 'escalation', 'operator_decision', 'failure_record']);
-/** Of the executor's events (audit kind 'checkpoint'), the ones the event list shows: anchors verified, and a stalled body walking back. */
+/**
+ * Of the executor's events (audit kind 'checkpoint'), the ones the event list shows: anchors verified, and a stalled
+ * body walking back.
+ */
 const EXEC_MILESTONES = new Set(['checkpoint', 'recovery']);
 
 /** The event list's line for an audit event of a running mission, or null when the list does not show it. */
@@ -83,11 +119,16 @@ function summary(kind: string, body: unknown): string {
       const to = Array.isArray(b['to']) ? (b['to'] as unknown[]).map((v) => Number(v).toFixed(2)).join(', ') : '?';
       return `stalled on the way to ${String(b['node'])} (moved ${Number(b['moved_m']).toFixed(2)} m): walking back to ${to}`;
     }
-    case 'failure_record': return `${String(b['kind'])}: ${String(b['rule'])}`;
-    case 'replan': return `replan ${String(b['replan'])} after ${String(b['trigger'])}`;
-    case 'escalation': return String(b['reason'] ?? b['message']);
-    case 'operator_decision': return `operator: ${String(b['decision'])} — ${String(b['reason'])}`;
-    default: return kind;
+    case 'failure_record':
+      return `${String(b['kind'])}: ${String(b['rule'])}`;
+    case 'replan':
+      return `replan ${String(b['replan'])} after ${String(b['trigger'])}`;
+    case 'escalation':
+      return String(b['reason'] ?? b['message']);
+    case 'operator_decision':
+      return `operator: ${String(b['decision'])} — ${String(b['reason'])}`;
+    default:
+      return kind;
   }
 }
 
@@ -105,7 +146,9 @@ export class MissionConsole {
 
   constructor(private readonly session: Session) {
     this.estop = new EmergencyStop({
-      auditLog: () => this.auditLog(), operator: operatorName, via: `console (${session.transport})`,
+      auditLog: () => this.auditLog(),
+      operator: operatorName,
+      via: `console (${session.transport})`,
       publish: (state) => session.bus.emit({ topic: 'estop', state }),
       durable: durableLatch(session.workspace, session.auditFile),
       warn: (line) => process.stderr.write(`witness: ${line}\n`),
@@ -113,7 +156,7 @@ export class MissionConsole {
   }
 
   async worlds(): Promise<WorldInfo[]> {
-    return [...consoleWorlds(this.session), ...await robotWorlds(this.session)];
+    return [...consoleWorlds(this.session), ...(await robotWorlds(this.session))];
   }
 
   /** The session's audit log, opened on first use (missions, tool loops and the E-STOP share it). */
@@ -126,16 +169,41 @@ export class MissionConsole {
   async plan(req: MissionPlanRequest): Promise<MissionPlanResult> {
     const worlds = await this.worlds();
     const world = worlds.find((w) => w.id === req.world);
-    if (world === undefined) throw new WitnessError('invalid-params', `unknown world "${req.world}" (known: ${worlds.map((w) => w.id).join(', ')})`, { path: '$.world' });
+    if (world === undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `unknown world "${req.world}" (known: ${worlds.map((w) => w.id).join(', ')})`,
+        { path: '$.world' },
+      );
     if (world.kind === 'robot') return this.planRobot(req, world);
-    if (req.graph !== undefined) throw new WitnessError('invalid-params', `${req.world} plans on its learned graph: a map graph is for robots`, { path: '$.graph' });
-    if (world.models.length === 0) throw new WitnessError('not-found', `no model bundle for ${req.world} (train one, or install the shipped models)`, { path: '$.world' });
+    if (req.graph !== undefined)
+      throw new WitnessError('invalid-params', `${req.world} plans on its learned graph: a map graph is for robots`, {
+        path: '$.graph',
+      });
+    if (world.models.length === 0)
+      throw new WitnessError(
+        'not-found',
+        `no model bundle for ${req.world} (train one, or install the shipped models)`,
+        { path: '$.world' },
+      );
     const bundle = req.models ?? world.models[0]!;
-    if (!world.models.includes(bundle)) throw new WitnessError('invalid-params', `unknown model bundle "${bundle}" for ${req.world} (available: ${world.models.join(', ')})`, { path: '$.models' });
+    if (!world.models.includes(bundle))
+      throw new WitnessError(
+        'invalid-params',
+        `unknown model bundle "${bundle}" for ${req.world} (available: ${world.models.join(', ')})`,
+        { path: '$.models' },
+      );
     const seed = req.seed ?? MISSION_DEFAULTS.seed;
     const datasetSteps = req.datasetSteps ?? MISSION_DEFAULTS.consoleDatasetSteps;
     const modelsDir = bundleDir(this.session, bundle);
-    const request = { world: req.world, spec: req.spec, regions: { text: req.regions }, seed, names: API_NAMES, ...(req.start !== undefined ? { start: req.start } : {}) };
+    const request = {
+      world: req.world,
+      spec: req.spec,
+      regions: { text: req.regions },
+      seed,
+      names: API_NAMES,
+      ...(req.start !== undefined ? { start: req.start } : {}),
+    };
     // The specification, the regions and the start are checked before the job starts.
     const inputs = await readMission(request);
     return this.session.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
@@ -144,18 +212,25 @@ export class MissionConsole {
         throw e;
       };
       const regime = bundleRegime(modelsDir);
-      const backbone = await this.backbones.get({ world: req.world, modelsDir, steps: datasetSteps, seed, kind: regime }, signal, progress).catch(cancelled);
+      const backbone = await this.backbones
+        .get({ world: req.world, modelsDir, steps: datasetSteps, seed, kind: regime }, signal, progress)
+        .catch(cancelled);
       const task = await prepareMission({ ...request, backbone }, { progress, signal, inputs }).catch(cancelled);
       if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
       progress('product search', 0, 1);
       const method: PlanMethod = req.method ?? 'sagas';
       const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
       const k = req.k ?? PLAN_DEFAULTS.k;
-      const served = documentedPlan(task.graph, task.automaton, { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft }, () => performance.now());
+      const served = documentedPlan(
+        task.graph,
+        task.automaton,
+        { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft },
+        () => performance.now(),
+      );
       const id = randomUUID();
       const planned: PlannedMaze = { kind: 'maze', task, served, method, lambda, k };
       this.sessions.set(id, planned);
-      return planned.shown = {
+      return (planned.shown = {
         session: id,
         scene: this.scene(task, served.graph),
         plan: planView(served.result, served.graph),
@@ -163,36 +238,79 @@ export class MissionConsole {
         method,
         automaton: automatonView(task.automaton),
         planning_ms: served.planning_ms,
-        report: { anchors: task.report.nodes.anchors, unavailable: [...task.report.unavailable], nodes: task.graph.ids.length, dataset: { regime: datasetRegime(backbone.dataset.generator) ?? 'imported', transitions: backbone.dataset.terminals.length } },
-      };
+        report: {
+          anchors: task.report.nodes.anchors,
+          unavailable: [...task.report.unavailable],
+          nodes: task.graph.ids.length,
+          dataset: {
+            regime: datasetRegime(backbone.dataset.generator) ?? 'imported',
+            transitions: backbone.dataset.terminals.length,
+          },
+        },
+      });
     });
   }
 
   /** A planned mission's latent graph or product graph, with its plan (API missionGraph). */
-  graph(session: string, view: MissionGraphView): { view: MissionGraphView; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView; note: string } {
+  graph(
+    session: string,
+    view: MissionGraphView,
+  ): { view: MissionGraphView; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView; note: string } {
     const s = this.sessions.get(session);
-    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    if (s === undefined)
+      throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
     const shown = s.shown?.plan;
-    if (shown === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    if (shown === undefined)
+      throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
     const automaton = automatonView(s.task.automaton);
     if (s.kind === 'robot') {
-      if (view === 'latent') throw new WitnessError('invalid-params', 'a robot plans on its map graph: there is no latent graph (the map graph is on the Mission tab)', { path: '$.view' });
+      if (view === 'latent')
+        throw new WitnessError(
+          'invalid-params',
+          'a robot plans on its map graph: there is no latent graph (the map graph is on the Mission tab)',
+          { path: '$.view' },
+        );
       try {
-        const p = productScene(s.plan.graph, s.task.automaton, this.robotScene(s, s.plan.graph), shown, PLAN_DEFAULTS.tauSoft);
-        return { view, scene: p.scene, plan: p.plan, automaton, note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the map per automaton state (${p.states})` };
+        const p = productScene(
+          s.plan.graph,
+          s.task.automaton,
+          this.robotScene(s, s.plan.graph),
+          shown,
+          PLAN_DEFAULTS.tauSoft,
+        );
+        return {
+          view,
+          scene: p.scene,
+          plan: p.plan,
+          automaton,
+          note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the map per automaton state (${p.states})`,
+        };
       } catch (e) {
         if (e instanceof GraphViewTooLarge) throw new WitnessError('invalid-params', e.message, { path: '$.view' });
         throw e;
       }
     }
-    const task = s.task, scene = this.scene(task, task.graph);
+    const task = s.task,
+      scene = this.scene(task, task.graph);
     if (view === 'latent') {
       const l = latentScene(scene, shown);
-      return { view, scene: l.scene, plan: l.plan, automaton, note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.anchors} anchors and its start are not part of it (the plan is shown through its cluster nodes)` };
+      return {
+        view,
+        scene: l.scene,
+        plan: l.plan,
+        automaton,
+        note: `the latent graph: ${l.scene.nodes.length} cluster nodes; the task's ${l.anchors} anchors and its start are not part of it (the plan is shown through its cluster nodes)`,
+      };
     }
     try {
       const p = productScene(task.graph, task.automaton, scene, shown, PLAN_DEFAULTS.tauSoft);
-      return { view, scene: p.scene, plan: p.plan, automaton, note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the maze per automaton state (${p.states})` };
+      return {
+        view,
+        scene: p.scene,
+        plan: p.plan,
+        automaton,
+        note: `the product graph: ${p.scene.nodes.length} reachable (node, state) pairs, one copy of the maze per automaton state (${p.states})`,
+      };
     } catch (e) {
       if (e instanceof GraphViewTooLarge) throw new WitnessError('invalid-params', e.message, { path: '$.view' });
       throw e;
@@ -200,7 +318,13 @@ export class MissionConsole {
   }
 
   private scene(task: MissionTask, g: SemanticGraph): MissionPlanResult['scene'] {
-    return mazeScene(task.world.id, task.world.layout!, g, `${task.world.id}: ${task.automaton.formula}`, task.regions.regions);
+    return mazeScene(
+      task.world.id,
+      task.world.layout!,
+      g,
+      `${task.world.id}: ${task.automaton.formula}`,
+      task.regions.regions,
+    );
   }
 
   private robotScene(p: Pick<PlannedRobot, 'task' | 'title'>, g: SemanticGraph): MissionPlanResult['scene'] {
@@ -223,12 +347,32 @@ export class MissionConsole {
    */
   private async planRobot(req: MissionPlanRequest, info: WorldInfo): Promise<MissionPlanResult> {
     if (info.problem !== undefined) throw new WitnessError('invalid-input', info.problem, { path: '$.world' });
-    if (req.models !== undefined) throw new WitnessError('invalid-params', `${req.world} is a robot: it plans on a map graph, with no learned models`, { path: '$.models' });
-    if (req.start !== undefined) throw new WitnessError('invalid-params', 'a robot starts where it is: no start is given', { path: '$.start' });
-    if (req.graph === undefined) throw new WitnessError('invalid-params', `choose a map graph for ${info.title}${(info.graphs ?? []).length === 0 ? ` (none in the workspace: \`witness graph from-map\` … --out <workspace>/${GRAPHS_DIR}/NAME.json)` : ''}`, { path: '$.graph' });
-    if (!(info.graphs ?? []).includes(req.graph)) throw new WitnessError('not-found', `no map graph "${req.graph}" in the workspace's ${GRAPHS_DIR}/ folder`, { path: '$.graph' });
+    if (req.models !== undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `${req.world} is a robot: it plans on a map graph, with no learned models`,
+        { path: '$.models' },
+      );
+    if (req.start !== undefined)
+      throw new WitnessError('invalid-params', 'a robot starts where it is: no start is given', { path: '$.start' });
+    if (req.graph === undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `choose a map graph for ${info.title}${(info.graphs ?? []).length === 0 ? ` (none in the workspace: \`witness graph from-map\` … --out <workspace>/${GRAPHS_DIR}/NAME.json)` : ''}`,
+        { path: '$.graph' },
+      );
+    if (!(info.graphs ?? []).includes(req.graph))
+      throw new WitnessError('not-found', `no map graph "${req.graph}" in the workspace's ${GRAPHS_DIR}/ folder`, {
+        path: '$.graph',
+      });
     const file = await workspaceFile(this.session.workspace, req.graph);
-    const request: MapMissionRequest = { world: req.world, spec: req.spec, regions: { text: req.regions }, graph: file, names: API_NAMES };
+    const request: MapMissionRequest = {
+      world: req.world,
+      spec: req.spec,
+      regions: { text: req.regions },
+      graph: file,
+      names: API_NAMES,
+    };
     // The specification, the regions and the graph are checked before anything connects.
     const task = await readMapTask(request);
     const method: PlanMethod = req.method ?? 'sagas';
@@ -245,12 +389,23 @@ export class MissionConsole {
         const mapPlan = await planMapMission(task, world, { method, lambda, k });
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
         const id = randomUUID();
-        const planned: PlannedRobot = { kind: 'robot', request, task, world, plan: mapPlan, method, lambda, k, tolerance_m: startTolerance(world), title };
+        const planned: PlannedRobot = {
+          kind: 'robot',
+          request,
+          task,
+          world,
+          plan: mapPlan,
+          method,
+          lambda,
+          k,
+          tolerance_m: startTolerance(world),
+          title,
+        };
         this.sessions.set(id, planned);
         kept = true;
         await this.releaseRobots(id);
         const n = task.graph.ids.length;
-        return planned.shown = {
+        return (planned.shown = {
           session: id,
           scene: this.robotScene(planned, mapPlan.graph),
           plan: planView(mapPlan.result, mapPlan.graph),
@@ -260,7 +415,7 @@ export class MissionConsole {
           planning_ms: mapPlan.planning_ms,
           report: { anchors: 0, unavailable: [], nodes: n + 1 },
           robot: { x: mapPlan.pose.x, y: mapPlan.pose.y, tolerance_m: planned.tolerance_m },
-        };
+        });
       } finally {
         if (!kept) await world.close().catch(() => undefined);
       }
@@ -270,23 +425,50 @@ export class MissionConsole {
   /** A plan the workbench still holds, as it was shown. */
   shown(session: string): MissionPlanResult {
     const s = this.sessions.get(session)?.shown;
-    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${session} (the workbench restarted, or a robot's plan ran)`, { path: '$.session' });
+    if (s === undefined)
+      throw new WitnessError(
+        'not-found',
+        `no planned mission ${session} (the workbench restarted, or a robot's plan ran)`,
+        { path: '$.session' },
+      );
     return s;
   }
 
   /** Starts executing a planned session; progress arrives as mission.* events on the session's bus. */
   async run(req: MissionRunRequest): Promise<{ run: string; auditRun: string | null }> {
     const s = this.sessions.get(req.session);
-    if (s === undefined) throw new WitnessError('not-found', `no planned mission ${req.session}: plan it first (a robot's plan runs once: the robot has moved since)`, { path: '$.session' });
+    if (s === undefined)
+      throw new WitnessError(
+        'not-found',
+        `no planned mission ${req.session}: plan it first (a robot's plan runs once: the robot has moved since)`,
+        { path: '$.session' },
+      );
     this.estop.assertClear('start a mission');
-    if ([...this.runs.values()].some((r) => r.control.active)) throw new WitnessError('busy', 'a mission is already running: stop it first');
+    if ([...this.runs.values()].some((r) => r.control.active))
+      throw new WitnessError('busy', 'a mission is already running: stop it first');
     if (s.kind === 'robot') return this.runRobot(req, s);
-    // The plan shown runs as it is, recorded as the method chosen; replans (within R, then the operator) use the same planner.
-    return this.launch(this.shownOf(req.session, s), req.speed ?? 0, (graph) => this.scene(s.task, graph), (hooks) => runMissionTask(s.task, {
-      method: s.method, replanning: true, first: s.served, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
-      audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` }, control: hooks.control, onEvent: hooks.onEvent, started: hooks.started,
-      open: sessionOpen(this.session),
-    }));
+    // The plan shown runs as it is, recorded as the method chosen; replans (within R, then the operator) use the same
+    // planner.
+    return this.launch(
+      this.shownOf(req.session, s),
+      req.speed ?? 0,
+      (graph) => this.scene(s.task, graph),
+      (hooks) =>
+        runMissionTask(s.task, {
+          method: s.method,
+          replanning: true,
+          first: s.served,
+          lambda: s.lambda,
+          k: s.k,
+          replans: req.replans ?? MISSION_DEFAULTS.replans,
+          maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+          audit: { log: hooks.log, operator: operatorName(), via: `console (${this.session.transport})` },
+          control: hooks.control,
+          onEvent: hooks.onEvent,
+          started: hooks.started,
+          open: sessionOpen(this.session),
+        }),
+    );
   }
 
   /**
@@ -298,27 +480,54 @@ export class MissionConsole {
     shown: { session: string; plan: MissionPlanResult },
     speed: number,
     sceneOf: (g: SemanticGraph) => MissionPlanResult['scene'],
-    work: (hooks: { log: AuditLog; control: RunControl; onEvent: (kind: string, body: unknown, step: number) => void; started: (id: string | null) => void }) => Promise<{ result: MissionResult }>,
+    work: (hooks: {
+      log: AuditLog;
+      control: RunControl;
+      onEvent: (kind: string, body: unknown, step: number) => void;
+      started: (id: string | null) => void;
+    }) => Promise<{ result: MissionResult }>,
     after?: () => Promise<void>,
   ): Promise<{ run: string; auditRun: string | null }> {
     const log = await this.auditLog();
     const bus = this.session.bus;
     const run = randomUUID();
-    const live = new LiveMission({ run, session: shown.session, scene: shown.plan.scene, plan: shown.plan.plan, plan_sha: shown.plan.plan_sha, automaton: shown.plan.automaton });
+    const live = new LiveMission({
+      run,
+      session: shown.session,
+      scene: shown.plan.scene,
+      plan: shown.plan.plan,
+      plan_sha: shown.plan.plan_sha,
+      automaton: shown.plan.automaton,
+    });
     this.live = live;
-    const control = new RunControl(run, (e) => {
-      live.record(e);
-      bus.emit(e);
-    }, speed);
-    control.replanned = (t, result, graph, document) => control.publish({ topic: 'mission.replan', run, t, plan: planView(result, graph), plan_sha: planSha(document), scene: sceneOf(graph) });
+    const control = new RunControl(
+      run,
+      (e) => {
+        live.record(e);
+        bus.emit(e);
+      },
+      speed,
+    );
+    control.replanned = (t, result, graph, document) =>
+      control.publish({
+        topic: 'mission.replan',
+        run,
+        t,
+        plan: planView(result, graph),
+        plan_sha: planSha(document),
+        scene: sceneOf(graph),
+      });
     let auditRun: string | null = null;
     let started!: () => void;
-    const ready = new Promise<void>((resolve) => { started = resolve; });
+    const ready = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     let failedEarly: unknown = null;
     const done = (async () => {
       try {
         const r = await work({
-          log, control,
+          log,
+          control,
           onEvent: (kind, body, step) => {
             const line = progressLine(kind, body);
             if (line !== null) control.event(step, kind, line);
@@ -332,20 +541,47 @@ export class MissionConsole {
         });
         control.finished();
         const trajectory = Array.from(r.result.trajectory, (v) => Math.round(v * 1000) / 1000);
-        control.publish({ topic: 'mission.end', run, success: r.result.success, outcome: outcomeOf(r.result), failureMode: r.result.failureMode, message: r.result.message, steps: r.result.steps, auditRun, trajectory });
+        control.publish({
+          topic: 'mission.end',
+          run,
+          success: r.result.success,
+          outcome: outcomeOf(r.result),
+          failureMode: r.result.failureMode,
+          message: r.result.message,
+          steps: r.result.steps,
+          auditRun,
+          trajectory,
+        });
       } catch (e) {
         failedEarly = e;
         started();
         control.stop(`internal error: ${e instanceof Error ? e.message : String(e)}`, false);
-        control.publish({ topic: 'mission.end', run, success: false, outcome: 'failed', failureMode: 'error', message: e instanceof Error ? e.message : String(e), steps: 0, auditRun, trajectory: [] });
+        control.publish({
+          topic: 'mission.end',
+          run,
+          success: false,
+          outcome: 'failed',
+          failureMode: 'error',
+          message: e instanceof Error ? e.message : String(e),
+          steps: 0,
+          auditRun,
+          trajectory: [],
+        });
       } finally {
         await after?.().catch(() => undefined);
       }
     })();
     this.runs.set(run, { control, done });
-    this.estop.register(run, { get active() { return control.active; }, estop: (reason) => this.stopRun(run, true, reason), auditRun: ready.then(() => auditRun) });
+    this.estop.register(run, {
+      get active() {
+        return control.active;
+      },
+      estop: (reason) => this.stopRun(run, true, reason),
+      auditRun: ready.then(() => auditRun),
+    });
     await ready;
-    if (failedEarly !== null && auditRun === null) throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
+    if (failedEarly !== null && auditRun === null)
+      throw failedEarly instanceof Error ? failedEarly : new Error('the mission failed to start');
     return { run, auditRun };
   }
 
@@ -357,21 +593,43 @@ export class MissionConsole {
     const pose = await waypointsOf(s.world).pose();
     const moved = Math.hypot(pose.x - s.plan.pose.x, pose.y - s.plan.pose.y);
     if (moved > s.tolerance_m) {
-      throw new WitnessError('conflict', `the robot has moved ${moved.toFixed(2)} m since the plan (from (${s.plan.pose.x.toFixed(2)}, ${s.plan.pose.y.toFixed(2)}) to (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}); more than ${s.tolerance_m} m): plan again, so that what runs is what you saw`, { path: '$.session' });
+      throw new WitnessError(
+        'conflict',
+        `the robot has moved ${moved.toFixed(2)} m since the plan (from (${s.plan.pose.x.toFixed(2)}, ${s.plan.pose.y.toFixed(2)}) to (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}); more than ${s.tolerance_m} m): plan again, so that what runs is what you saw`,
+        { path: '$.session' },
+      );
     }
     const session = [...this.sessions.entries()].find(([, p]) => p === s)![0];
     const shown = this.shownOf(session, s);
     this.sessions.delete(session);
-    return this.launch(shown, 0, (graph) => this.robotScene(s, graph), (hooks) => runMapMission(s.request, {
-      method: s.method, replanning: true, lambda: s.lambda, k: s.k, replans: req.replans ?? MISSION_DEFAULTS.replans, maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
-      audit: hooks.log, operator: operatorName(), via: `console (${this.session.transport})`, control: hooks.control, opened: { world: s.world, plan: s.plan, task: s.task },
-      onEvent: hooks.onEvent, started: hooks.started,
-    }), () => s.world.close());
+    return this.launch(
+      shown,
+      0,
+      (graph) => this.robotScene(s, graph),
+      (hooks) =>
+        runMapMission(s.request, {
+          method: s.method,
+          replanning: true,
+          lambda: s.lambda,
+          k: s.k,
+          replans: req.replans ?? MISSION_DEFAULTS.replans,
+          maxSteps: req.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+          audit: hooks.log,
+          operator: operatorName(),
+          via: `console (${this.session.transport})`,
+          control: hooks.control,
+          opened: { world: s.world, plan: s.plan, task: s.task },
+          onEvent: hooks.onEvent,
+          started: hooks.started,
+        }),
+      () => s.world.close(),
+    );
   }
 
   /** The plan a run starts from, as the console was shown it. */
   private shownOf(session: string, s: Planned): { session: string; plan: MissionPlanResult } {
-    if (s.shown === undefined) throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
+    if (s.shown === undefined)
+      throw new WitnessError('not-found', `no planned mission ${session}: plan it first`, { path: '$.session' });
     return { session, plan: s.shown };
   }
 
@@ -384,7 +642,9 @@ export class MissionConsole {
     const r = this.runs.get(run);
     if (r === undefined || !r.control.active) return;
     const reason = why ?? (emergency ? 'emergency stop by the operator' : 'stopped by the operator');
-    this.stopSinks.get(run)?.event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
+    this.stopSinks
+      .get(run)
+      ?.event('operator_decision', { decision: emergency ? 'estop' : 'stop', reason, operator: operatorName() });
     r.control.stop(reason, emergency);
   }
 
@@ -415,12 +675,16 @@ export class MissionConsole {
     const r = this.runs.get(run);
     if (r === undefined) throw new WitnessError('not-found', `no mission run ${run}`, { path: '$.run' });
     const problem = reasonProblem(reason.trim());
-    if (problem !== null) throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
+    if (problem !== null)
+      throw new WitnessError('invalid-params', `a decision needs a reason: this one ${problem}`, { path: '$.reason' });
     if (decision === 'retry') this.estop.assertClear('retry a mission');
     return { accepted: r.control.answer(escalation, decision, reason.trim(), operatorName()) };
   }
 
-  /** Stops every running mission (`why`: recorded with each; default: the operator stopped it) and waits for them to end. */
+  /**
+   * Stops every running mission (`why`: recorded with each; default: the operator stopped it) and waits for them to
+   * end.
+   */
   async stopAll(why?: string): Promise<void> {
     for (const id of this.runs.keys()) this.stopRun(id, false, why);
     await Promise.all([...this.runs.values()].map((r) => r.done));

@@ -33,7 +33,10 @@ import { writeFileAtomic } from '../platform/files.js';
 import { assetPath, operatorName, shippedModelsDir } from '../platform/paths.js';
 import { WAREHOUSE, warehouse } from './act.js';
 
-/** The warehouse example (the tool loop in the tabletop, recorded in the audit log) is `runAct` with the shipped tools, plan and goal. */
+/**
+ * The warehouse example (the tool loop in the tabletop, recorded in the audit log) is `runAct` with the shipped tools,
+ * plan and goal.
+ */
 export { WAREHOUSE, warehouse, operatorName };
 export { showLetter } from './ltl.js';
 export type { PlanResult, SemanticGraph, MonitorStep };
@@ -54,11 +57,28 @@ function planAll(g: SemanticGraph, spec: string, k: number): MethodPlan[] {
 }
 
 /** The embedded point maze: a dataset, its coverage, the latent graph over it, a mission planned by every method. */
-export async function worldDemo(steps: number, outDir?: string): Promise<{
-  world: string; steps: number; seconds: number; covered: number; free: number; nodes: number; edges: number;
-  spec: string; start: [number, number]; anchors: number; unavailable: readonly string[]; augment_ms: number; graph: SemanticGraph; plans: MethodPlan[]; wrote: string[];
+export async function worldDemo(
+  steps: number,
+  outDir?: string,
+): Promise<{
+  world: string;
+  steps: number;
+  seconds: number;
+  covered: number;
+  free: number;
+  nodes: number;
+  edges: number;
+  spec: string;
+  start: [number, number];
+  anchors: number;
+  unavailable: readonly string[];
+  augment_ms: number;
+  graph: SemanticGraph;
+  plans: MethodPlan[];
+  wrote: string[];
 }> {
-  if (!Number.isInteger(steps) || steps < 1) throw new WitnessError('invalid-input', `--steps must be a positive integer, got ${steps}`, { path: '--steps' });
+  if (!Number.isInteger(steps) || steps < 1)
+    throw new WitnessError('invalid-input', `--steps must be a positive integer, got ${steps}`, { path: '--steps' });
   const id = 'pointmaze-medium';
   const e = worldEntry(id);
   const sim = await e.stepper!();
@@ -74,17 +94,46 @@ export async function worldDemo(steps: number, outDir?: string): Promise<{
       const params = { H_TD: models.manifest.H_TD, teThreshold: DEFAULT_GRAPH.teThreshold };
       const g = buildGraph(latent, models.manifest.dims.latent, d.terminals, params);
       const backbone = {
-        artifact: { world: id, dataset: { sha256: datasetHash(d) }, models: { embed: '', policy: '' }, params, graph: g, positions: nodePositions(g, d) },
-        dataset: d, models, files: { graph: '(demo)', data: '(demo)', models: shippedModelsDir(id) },
+        artifact: {
+          world: id,
+          dataset: { sha256: datasetHash(d) },
+          models: { embed: '', policy: '' },
+          params,
+          graph: g,
+          positions: nodePositions(g, d),
+        },
+        dataset: d,
+        models,
+        files: { graph: '(demo)', data: '(demo)', models: shippedModelsDir(id) },
       };
       const regionsFile = assetPath(`regions/${id}.json`);
       const spec = 'F e2 & G F e1 & G F e4 & G !e0';
       const start: [number, number] = [4, 20];
-      const task = await augmentTask(backbone, { id, map: e.map!, restObservation: e.restObservation! }, await readRegions(regionsFile), start, DEFAULT_AUGMENT, createRng(0), { regions: regionsFile, start: 'start' });
+      const task = await augmentTask(
+        backbone,
+        { id, map: e.map!, restObservation: e.restObservation! },
+        await readRegions(regionsFile),
+        start,
+        DEFAULT_AUGMENT,
+        createRng(0),
+        { regions: regionsFile, start: 'start' },
+      );
       out = {
-        world: id, steps, seconds, covered: cov.covered, free: cov.free, nodes: g.nodeCount, edges: g.edgeU.length,
-        spec, start, anchors: task.report.nodes.anchors, unavailable: task.report.unavailable, augment_ms: task.augment_ms, graph: task.graph,
-        plans: planAll(task.graph, spec, DEFAULT_PLAN.k), wrote: [] as string[],
+        world: id,
+        steps,
+        seconds,
+        covered: cov.covered,
+        free: cov.free,
+        nodes: g.nodeCount,
+        edges: g.edgeU.length,
+        spec,
+        start,
+        anchors: task.report.nodes.anchors,
+        unavailable: task.report.unavailable,
+        augment_ms: task.augment_ms,
+        graph: task.graph,
+        plans: planAll(task.graph, spec, DEFAULT_PLAN.k),
+        wrote: [] as string[],
       };
     } finally {
       await models.close();
@@ -102,10 +151,17 @@ export async function worldDemo(steps: number, outDir?: string): Promise<{
 }
 
 /** Exact planning on the shipped warehouse map, by every method. */
-export async function exactDemo(): Promise<{ file: string; nodes: number; spec: string; graph: SemanticGraph; plans: MethodPlan[] }> {
+export async function exactDemo(): Promise<{
+  file: string;
+  nodes: number;
+  spec: string;
+  graph: SemanticGraph;
+  plans: MethodPlan[];
+}> {
   const file = assetPath('graphs/warehouse.json');
   const input = await readGraphInput(file);
-  if (input.kind !== 'labelled') throw new WitnessError('invalid-input', `${file}: expected a labelled graph`, { file });
+  if (input.kind !== 'labelled')
+    throw new WitnessError('invalid-input', `${file}: expected a labelled graph`, { file });
   const spec = 'G F shelf_a & G F shelf_b & G F (pack & F charge) & G !wet';
   return { file, nodes: input.graph.ids.length, spec, graph: input.graph, plans: planAll(input.graph, spec, Infinity) };
 }
@@ -114,7 +170,14 @@ const letters = (...xs: string[][]): ReadonlySet<string>[] => xs.map((x) => new 
 
 /** The LTL engine on the SAGAS case studies: sizes, a monitored word, two lasso verdicts. */
 export async function ltlDemo(outDir?: string): Promise<{
-  cases: { id: string; formula: string; states: number; transitions: number; pruned: { states: number; transitions: number }; ms: number }[];
+  cases: {
+    id: string;
+    formula: string;
+    states: number;
+    transitions: number;
+    pruned: { states: number; transitions: number };
+    ms: number;
+  }[];
   eq6: { states: number; steps: { letter: ReadonlySet<string>; step: MonitorStep }[]; early: MonitorStep };
   lassos: { label: string; semantics: boolean; automaton: boolean }[];
 }> {
@@ -124,7 +187,14 @@ export async function ltlDemo(outDir?: string): Promise<{
     const t = translateFormula(parseLtl(cs.formula));
     const c = counts(t.automaton);
     const p = counts(pruneAutomaton(t.automaton, { disjoint: true }).automaton);
-    cases.push({ id: cs.id, formula: cs.formula, states: c.states, transitions: c.transitions, pruned: { states: p.states, transitions: p.transitions }, ms: t.stats.elapsed_ms });
+    cases.push({
+      id: cs.id,
+      formula: cs.formula,
+      states: c.states,
+      transitions: c.transitions,
+      pruned: { states: p.states, transitions: p.transitions },
+      ms: t.stats.elapsed_ms,
+    });
     if (outDir !== undefined) {
       await writeFileAtomic(join(outDir, `${cs.id}.hoa`), toHoa(t.automaton));
       await writeFileAtomic(join(outDir, `${cs.id}.dot`), toDot(t.automaton));
@@ -133,12 +203,20 @@ export async function ltlDemo(outDir?: string): Promise<{
   const f = parseLtl(CASE_STUDIES[0]!.formula);
   const a = translateFormula(f).automaton;
   const m = new StateSetMonitor(a);
-  const steps = letters([], ['e7'], [], ['e4'], ['e5'], ['e6'], ['e1'], ['e2'], ['e3'], ['e1']).map((letter) => ({ letter, step: m.step(letter) }));
+  const steps = letters([], ['e7'], [], ['e4'], ['e5'], ['e6'], ['e1'], ['e2'], ['e3'], ['e1']).map((letter) => ({
+    letter,
+    step: m.step(letter),
+  }));
   const bad = new StateSetMonitor(a);
   let early = bad.snapshot();
   for (const l of letters([], ['e5'])) early = bad.step(l);
   const good = { prefix: letters([], ['e7'], ['e4'], ['e5'], ['e6']), cycle: letters(['e1'], [], ['e2'], ['e3']) };
   const viol = { prefix: letters([], ['e7'], ['e4'], ['e6']), cycle: letters(['e1'], ['e2'], ['e3']) };
-  const lassos = ([['patrol after the sequence', good], ['sequence skips e5', viol]] as const).map(([label, w]) => ({ label, semantics: evaluateLasso(f, w), automaton: acceptsLasso(a, w) }));
+  const lassos = (
+    [
+      ['patrol after the sequence', good],
+      ['sequence skips e5', viol],
+    ] as const
+  ).map(([label, w]) => ({ label, semantics: evaluateLasso(f, w), automaton: acceptsLasso(a, w) }));
   return { cases, eq6: { states: a.states.length, steps, early }, lassos };
 }

@@ -43,11 +43,17 @@ export function worldVocabulary(world: string): WorldVocabulary | null {
   if (v !== undefined) {
     const fields = [
       ...Object.entries(v.fields).map(([name, type]) => ({ name, type })),
-      ...v.objects.flatMap((o) => Object.entries(v.objectFields).map(([f, type]) => ({ name: `objects.${o}.${f}`, type }))),
+      ...v.objects.flatMap((o) =>
+        Object.entries(v.objectFields).map(([f, type]) => ({ name: `objects.${o}.${f}`, type })),
+      ),
     ];
     return {
       view: {
-        world, source: null, fields, objects: [...v.objects], skills: [...v.skills],
+        world,
+        source: null,
+        fields,
+        objects: [...v.objects],
+        skills: [...v.skills],
         propositions: v.propositions.map((name) => ({ name, detail: `a ${world} proposition` })),
       },
       core: v,
@@ -58,7 +64,11 @@ export function worldVocabulary(world: string): WorldVocabulary | null {
   const regions = text === null ? [] : parseRegions(parseJson(text, rel), rel).regions;
   return {
     view: {
-      world, source: text === null ? null : rel, fields: [], objects: [], skills: [],
+      world,
+      source: text === null ? null : rel,
+      fields: [],
+      objects: [],
+      skills: [],
       propositions: regions.map((r) => ({ name: r.name, detail: describeRegion(r) })),
     },
     core: { fields: {}, objects: [], objectFields: {}, propositions: regions.map((r) => r.name), skills: [] },
@@ -74,7 +84,10 @@ function vocabularyOf(world: string): WorldVocabulary {
     if (e instanceof InputError) throw new WitnessError('invalid-input', `the world's ${e.message}`, { path: e.path });
     throw e;
   }
-  if (v === null) throw new WitnessError('not-found', `no world "${world}"; the editors know ${EMBEDDED_WORLDS.join(', ')}`, { path: '$.world' });
+  if (v === null)
+    throw new WitnessError('not-found', `no world "${world}"; the editors know ${EMBEDDED_WORLDS.join(', ')}`, {
+      path: '$.world',
+    });
   return v;
 }
 

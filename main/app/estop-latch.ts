@@ -40,29 +40,48 @@ function readLatchFile(file: string): { latch: DurableLatch | null; note: string
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if (errno(e) === 'ENOENT') return { latch: null, note: null };
-    return { latch: unreadable(file, errText(e)), note: `${file}: cannot be read (${errText(e)}); the E-STOP is taken as latched` };
+    return {
+      latch: unreadable(file, errText(e)),
+      note: `${file}: cannot be read (${errText(e)}); the E-STOP is taken as latched`,
+    };
   }
   try {
     const j = JSON.parse(text) as Partial<DurableLatch>;
-    if (typeof j.since !== 'number' || typeof j.by !== 'string' || typeof j.reason !== 'string') throw new Error('since, by and reason are required');
+    if (typeof j.since !== 'number' || typeof j.by !== 'string' || typeof j.reason !== 'string')
+      throw new Error('since, by and reason are required');
     return {
       latch: {
-        since: j.since, by: j.by, reason: j.reason,
+        since: j.since,
+        by: j.by,
+        reason: j.reason,
         stopped: Array.isArray(j.stopped) ? j.stopped.filter((s): s is string => typeof s === 'string') : [],
         auditRun: typeof j.auditRun === 'string' ? j.auditRun : null,
       },
       note: null,
     };
   } catch (e) {
-    return { latch: unreadable(file, errText(e)), note: `${file}: not a latch record (${errText(e)}); the E-STOP is taken as latched` };
+    return {
+      latch: unreadable(file, errText(e)),
+      note: `${file}: not a latch record (${errText(e)}); the E-STOP is taken as latched`,
+    };
   }
 }
 
 const unreadable = (file: string, why: string): DurableLatch => ({
-  since: Date.now(), by: 'unknown', reason: `the workspace's E-STOP latch file ${file} could not be read (${why}): taken as latched`, stopped: [], auditRun: null,
+  since: Date.now(),
+  by: 'unknown',
+  reason: `the workspace's E-STOP latch file ${file} could not be read (${why}): taken as latched`,
+  stopped: [],
+  auditRun: null,
 });
 
-const fromRecord = (r: OpenLatchRecord): DurableLatch => ({ since: r.since, by: r.by, reason: r.reason, stopped: [...r.stopped], auditRun: r.run });
+const fromRecord = (r: OpenLatchRecord): DurableLatch => ({
+  since: r.since,
+  by: r.by,
+  reason: r.reason,
+  stopped: [...r.stopped],
+  auditRun: r.run,
+});
 
 /** The latch kept in `workspace` and in the audit log at `auditFile`. */
 export function durableLatch(workspace: string, auditFile: string): LatchStore {
@@ -76,7 +95,10 @@ export function durableLatch(workspace: string, auditFile: string): LatchStore {
       try {
         logged = latchInAuditLog(auditFile, kept.latch?.auditRun ?? null);
       } catch (e) {
-        if (errno((e as { cause?: unknown }).cause) !== 'ENOENT' && !/no such file/.test(errText(e))) notes.push(`audit log ${auditFile}: the latch could not be read there (${errText(e)}); the workspace's latch file decides`);
+        if (errno((e as { cause?: unknown }).cause) !== 'ENOENT' && !/no such file/.test(errText(e)))
+          notes.push(
+            `audit log ${auditFile}: the latch could not be read there (${errText(e)}); the workspace's latch file decides`,
+          );
       }
       if (logged.open !== null) return { latch: fromRecord(logged.open), notes };
       // The file names a latch whose reset is on record: the workbench stopped between the two.

@@ -73,8 +73,19 @@ export class EmergencyStop {
     const { latch, notes } = o.durable.restore();
     for (const n of notes) o.warn?.(n);
     if (latch !== null) {
-      this.latch = { since: latch.since, by: latch.by, reason: latch.reason, stopped: [...latch.stopped], unrecorded: [], auditRun: latch.auditRun, recordError: null, restored: true };
-      o.warn?.(`the emergency stop is latched (since ${new Date(latch.since).toISOString()}, by ${latch.by}): the workbench stopped while it was latched; nothing runs until an operator resets it`);
+      this.latch = {
+        since: latch.since,
+        by: latch.by,
+        reason: latch.reason,
+        stopped: [...latch.stopped],
+        unrecorded: [],
+        auditRun: latch.auditRun,
+        recordError: null,
+        restored: true,
+      };
+      o.warn?.(
+        `the emergency stop is latched (since ${new Date(latch.since).toISOString()}, by ${latch.by}): the workbench stopped while it was latched; nothing runs until an operator resets it`,
+      );
     }
   }
 
@@ -84,7 +95,18 @@ export class EmergencyStop {
 
   state(): EstopState {
     const l = this.latch;
-    return l === null ? { latched: false } : { latched: true, since: l.since, by: l.by, reason: l.reason, stopped: [...l.stopped], auditRun: l.auditRun, recordError: l.recordError, ...(l.restored === true ? { restored: true } : {}) };
+    return l === null
+      ? { latched: false }
+      : {
+          latched: true,
+          since: l.since,
+          by: l.by,
+          reason: l.reason,
+          stopped: [...l.stopped],
+          auditRun: l.auditRun,
+          recordError: l.recordError,
+          ...(l.restored === true ? { restored: true } : {}),
+        };
   }
 
   /** Registers a running activity under its id (missions and tool loops call this when they start). */
@@ -96,7 +118,10 @@ export class EmergencyStop {
   assertClear(what: string): void {
     const l = this.latch;
     if (l === null) return;
-    throw new WitnessError('estop-latched', `the emergency stop is latched (since ${new Date(l.since).toISOString()}, by ${l.by}): cannot ${what} until an operator resets it`);
+    throw new WitnessError(
+      'estop-latched',
+      `the emergency stop is latched (since ${new Date(l.since).toISOString()}, by ${l.by}): cannot ${what} until an operator resets it`,
+    );
   }
 
   /**
@@ -114,7 +139,15 @@ export class EmergencyStop {
     for (const [, a] of hit) a.estop(reason);
     for (const [id, a] of [...this.activities]) if (!a.active) this.activities.delete(id);
     const known = this.auditRuns(hit);
-    const latch: Latch = this.latch ?? { since: (this.o.now ?? Date.now)(), by, reason, stopped: [], unrecorded: [], auditRun: null, recordError: null };
+    const latch: Latch = this.latch ?? {
+      since: (this.o.now ?? Date.now)(),
+      by,
+      reason,
+      stopped: [],
+      unrecorded: [],
+      auditRun: null,
+      recordError: null,
+    };
     const again = this.latch !== null;
     this.latch = latch;
     this.o.publish(this.state());
@@ -137,7 +170,12 @@ export class EmergencyStop {
       this.record(async (log) => {
         const { stopped, unrecorded } = await named;
         if (!again) await this.open(log, latch);
-        else if (latch.auditRun !== null) await log.append(latch.auditRun, 'operator_decision', { decision: 'estop', reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`, operator: by });
+        else if (latch.auditRun !== null)
+          await log.append(latch.auditRun, 'operator_decision', {
+            decision: 'estop',
+            reason: `${reason} (again, while latched; ${stoppedText(stopped, unrecorded)})`,
+            operator: by,
+          });
       }).then(
         () => {
           if (this.latch !== latch) return;
@@ -156,11 +194,15 @@ export class EmergencyStop {
   /** The audit runs of the activities `hit`, as they become known; those never recorded (or not in time) apart. */
   private async auditRuns(hit: [string, Stoppable][]): Promise<{ stopped: string[]; unrecorded: string[] }> {
     const wait = this.o.auditRunWait_ms ?? AUDIT_RUN_WAIT_MS;
-    const ids = await Promise.all(hit.map(([, a]) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), wait); });
-      return Promise.race([a.auditRun.catch(() => null), late]).finally(() => clearTimeout(timer));
-    }));
+    const ids = await Promise.all(
+      hit.map(([, a]) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), wait);
+        });
+        return Promise.race([a.auditRun.catch(() => null), late]).finally(() => clearTimeout(timer));
+      }),
+    );
     return {
       stopped: ids.filter((id): id is string => id !== null),
       unrecorded: hit.filter((_, i) => ids[i] === null).map(([id]) => id),
@@ -172,23 +214,38 @@ export class EmergencyStop {
    * says why; both, and who, go to the audit log before the reset takes effect.
    */
   async reset(reason: string, acknowledged: boolean): Promise<EstopState> {
-    if (!acknowledged) throw new WitnessError('invalid-params', 'a reset must be acknowledged: the operator confirms that the robot and its surroundings are safe', { path: '$.acknowledged' });
+    if (!acknowledged)
+      throw new WitnessError(
+        'invalid-params',
+        'a reset must be acknowledged: the operator confirms that the robot and its surroundings are safe',
+        { path: '$.acknowledged' },
+      );
     const l = this.latch;
     if (l === null) throw new WitnessError('conflict', 'the emergency stop is not latched: nothing to reset');
     const why = reason.trim();
     const problem = reasonProblem(why);
-    if (problem !== null) throw new WitnessError('invalid-params', `a reset needs a reason (what was checked), recorded in the audit log: this one ${problem}`, { path: '$.reason' });
-    if ([...this.activities.values()].some((a) => a.active)) throw new WitnessError('busy', 'an activity is still stopping: try the reset again in a moment');
+    if (problem !== null)
+      throw new WitnessError(
+        'invalid-params',
+        `a reset needs a reason (what was checked), recorded in the audit log: this one ${problem}`,
+        { path: '$.reason' },
+      );
+    if ([...this.activities.values()].some((a) => a.active))
+      throw new WitnessError('busy', 'an activity is still stopping: try the reset again in a moment');
     const by = this.o.operator();
     // Nothing is released before the reset is on record (the E-STOP's own record too, if it had failed).
     await this.record(async (log) => {
-      const run = l.auditRun ?? await this.open(log, l);
+      const run = l.auditRun ?? (await this.open(log, l));
       await log.append(run, 'operator_decision', { decision: 'estop-reset', reason: why, operator: by });
       await log.append(run, 'run_end', { outcome: 'reset', message: `E-STOP reset by ${by}: ${why}`, replans: 0 });
       await log.flush();
     });
     // The reset is on record: the durable copy goes (a failure to remove it is harmless, the record says reset).
-    await this.keepDurably((d) => d.clear()).catch((e: unknown) => this.o.warn?.(`the workspace's latch file could not be removed (${e instanceof Error ? e.message : String(e)}); the audit log records the reset`));
+    await this.keepDurably((d) => d.clear()).catch((e: unknown) =>
+      this.o.warn?.(
+        `the workspace's latch file could not be removed (${e instanceof Error ? e.message : String(e)}); the audit log records the reset`,
+      ),
+    );
     if (this.latch === l) this.latch = null;
     this.o.publish(this.state());
     return this.state();
@@ -197,10 +254,25 @@ export class EmergencyStop {
   /** The latch's run in the audit log, opened by the E-STOP's record. */
   private async open(log: AuditLog, l: Latch): Promise<string> {
     const run = await log.startRun({
-      world: 'console', backend: 'operator', operator: l.by, software: `witness ${VERSION}`, models: {},
-      meta: { kind: 'estop', via: this.o.via, since: new Date(l.since).toISOString(), stopped: [...l.stopped], ...(l.unrecorded.length > 0 ? { unrecorded: [...l.unrecorded] } : {}), events: AUDIT_EVENTS_VERSION },
+      world: 'console',
+      backend: 'operator',
+      operator: l.by,
+      software: `witness ${VERSION}`,
+      models: {},
+      meta: {
+        kind: 'estop',
+        via: this.o.via,
+        since: new Date(l.since).toISOString(),
+        stopped: [...l.stopped],
+        ...(l.unrecorded.length > 0 ? { unrecorded: [...l.unrecorded] } : {}),
+        events: AUDIT_EVENTS_VERSION,
+      },
     });
-    await log.append(run, 'operator_decision', { decision: 'estop', reason: `${l.reason} (${stoppedText(l.stopped, l.unrecorded)})`, operator: l.by });
+    await log.append(run, 'operator_decision', {
+      decision: 'estop',
+      reason: `${l.reason} (${stoppedText(l.stopped, l.unrecorded)})`,
+      operator: l.by,
+    });
     l.auditRun = run;
     l.recordError = null;
     return run;
@@ -242,6 +314,9 @@ function stoppedText(stopped: readonly string[], unrecorded: readonly string[]):
   if (stopped.length === 0 && unrecorded.length === 0) return 'nothing was running';
   const parts: string[] = [];
   if (stopped.length > 0) parts.push(`stopped audit run${stopped.length === 1 ? '' : 's'} ${stopped.join(', ')}`);
-  if (unrecorded.length > 0) parts.push(`stopped ${unrecorded.length} run${unrecorded.length === 1 ? '' : 's'} not recorded in the audit log (console run${unrecorded.length === 1 ? '' : 's'} ${unrecorded.join(', ')})`);
+  if (unrecorded.length > 0)
+    parts.push(
+      `stopped ${unrecorded.length} run${unrecorded.length === 1 ? '' : 's'} not recorded in the audit log (console run${unrecorded.length === 1 ? '' : 's'} ${unrecorded.join(', ')})`,
+    );
   return parts.join('; ');
 }

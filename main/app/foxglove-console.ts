@@ -35,18 +35,31 @@ export class FoxgloveConsole {
 
   /** Starts the server on 127.0.0.1:port (moves it there when it is on elsewhere). */
   start(port: number): Promise<FoxgloveState> {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) return Promise.reject(new WitnessError('invalid-params', `port must be an integer from 0 to 65535, got ${port}`, { path: '$.port' }));
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      return Promise.reject(
+        new WitnessError('invalid-params', `port must be an integer from 0 to 65535, got ${port}`, { path: '$.port' }),
+      );
     return this.serial(async () => {
       if (this.live !== null && (this.live.port === port || port === 0)) return this.state();
       const { serveFoxgloveLive } = await import('./foxglove.js');
       let live: FoxgloveLive | undefined;
       try {
         // A client of the first instant is counted by the publish below.
-        live = await serveFoxgloveLive({ port, host: '127.0.0.1', auditFile: this.session.auditFile, onClients: () => { if (live !== undefined && this.live === live) this.publish(); } });
+        live = await serveFoxgloveLive({
+          port,
+          host: '127.0.0.1',
+          auditFile: this.session.auditFile,
+          onClients: () => {
+            if (live !== undefined && this.live === live) this.publish();
+          },
+        });
       } catch (e) {
         if (e instanceof WitnessError) {
           const now = this.live !== null ? `the server stays on ${this.live.url}` : 'Foxglove stays off';
-          const why = e.code === 'conflict' ? `port ${port} is in use on 127.0.0.1: choose another port` : `cannot serve on 127.0.0.1:${port}: ${e.message}`;
+          const why =
+            e.code === 'conflict'
+              ? `port ${port} is in use on 127.0.0.1: choose another port`
+              : `cannot serve on 127.0.0.1:${port}: ${e.message}`;
           throw new WitnessError(e.code, `${why} (${now})`, { path: '$.port' }, { cause: e });
         }
         throw e;

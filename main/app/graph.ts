@@ -15,7 +15,9 @@ function connectivity(a: GraphArtifact): { components: number; degreeMean: numbe
     while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
     return x;
   };
-  g.edgeU.forEach((u, e) => { parent[find(u)] = find(g.edgeV[e]!); });
+  g.edgeU.forEach((u, e) => {
+    parent[find(u)] = find(g.edgeV[e]!);
+  });
   const comps = new Set(Array.from({ length: g.nodeCount }, (_, i) => find(i))).size;
   return { components: comps, degreeMean: (2 * g.edgeU.length) / Math.max(1, g.nodeCount) };
 }
@@ -34,12 +36,22 @@ export interface BuildReport {
 }
 
 /** Builds the graph of a dataset with a model bundle (Appendix B.1) and writes it. */
-export async function buildGraphFile(o: { data: string; models: string; out: string; teThreshold: number; progress?: (done: number, total: number) => void }): Promise<BuildReport> {
-  if (!(o.teThreshold >= -1 && o.teThreshold <= 1)) throw new WitnessError('invalid-input', `--te-threshold must be in [-1, 1], got ${o.teThreshold}`, { path: '--te-threshold' });
+export async function buildGraphFile(o: {
+  data: string;
+  models: string;
+  out: string;
+  teThreshold: number;
+  progress?: (done: number, total: number) => void;
+}): Promise<BuildReport> {
+  if (!(o.teThreshold >= -1 && o.teThreshold <= 1))
+    throw new WitnessError('invalid-input', `--te-threshold must be in [-1, 1], got ${o.teThreshold}`, {
+      path: '--te-threshold',
+    });
   const d = await readDataset(o.data);
   const m = await loadModels(o.models);
   try {
-    if (m.manifest.world !== d.worldId) throw new ModelError(o.models, 'world', `the models are for ${m.manifest.world}, the dataset for ${d.worldId}`);
+    if (m.manifest.world !== d.worldId)
+      throw new ModelError(o.models, 'world', `the models are for ${m.manifest.world}, the dataset for ${d.worldId}`);
     const started = Date.now();
     let artifact: GraphArtifact;
     try {
@@ -51,25 +63,61 @@ export async function buildGraphFile(o: { data: string; models: string; out: str
     const g = artifact.graph;
     await writeGraph(o.out, artifact);
     const c = connectivity(artifact);
-    return { nodes: g.nodeCount, edges: g.edgeU.length, components: c.components, componentsBefore: g.componentsBefore, bridges: g.bridges, retained: g.retained, states: d.terminals.length, seconds: (Date.now() - started) / 1000, warning: sparseFilterWarning(g, m.manifest.H_TD) };
+    return {
+      nodes: g.nodeCount,
+      edges: g.edgeU.length,
+      components: c.components,
+      componentsBefore: g.componentsBefore,
+      bridges: g.bridges,
+      retained: g.retained,
+      states: d.terminals.length,
+      seconds: (Date.now() - started) / 1000,
+      warning: sparseFilterWarning(g, m.manifest.H_TD),
+    };
   } finally {
     await m.close();
   }
 }
 
 /** Counts, connectivity and provenance; with a model bundle, a graph built with other models is refused as stale. */
-export async function graphInfo(file: string, models?: string): Promise<{ world: string; nodes: number; edges: number; components: number; meanDegree: number; states: number; retained: number; bridges: number; params: GraphArtifact['params']; dataset: GraphArtifact['dataset']; models: GraphArtifact['models'] }> {
+export async function graphInfo(
+  file: string,
+  models?: string,
+): Promise<{
+  world: string;
+  nodes: number;
+  edges: number;
+  components: number;
+  meanDegree: number;
+  states: number;
+  retained: number;
+  bridges: number;
+  params: GraphArtifact['params'];
+  dataset: GraphArtifact['dataset'];
+  models: GraphArtifact['models'];
+}> {
   let expect: { models?: { embed: string; policy: string } } = {};
   if (models !== undefined) {
     const m = await loadModels(models);
-    expect = { models: { embed: m.manifest.files['embed.onnx'].sha256, policy: m.manifest.files['policy.onnx'].sha256 } };
+    expect = {
+      models: { embed: m.manifest.files['embed.onnx'].sha256, policy: m.manifest.files['policy.onnx'].sha256 },
+    };
     await m.close();
   }
   const a = await readGraph(file, expect);
   const c = connectivity(a);
   return {
-    world: a.world, nodes: a.graph.nodeCount, edges: a.graph.edgeU.length, components: c.components, meanDegree: c.degreeMean,
-    states: a.graph.support.length, retained: a.graph.retained, bridges: a.graph.bridges, params: a.params, dataset: a.dataset, models: a.models,
+    world: a.world,
+    nodes: a.graph.nodeCount,
+    edges: a.graph.edgeU.length,
+    components: c.components,
+    meanDegree: c.degreeMean,
+    states: a.graph.support.length,
+    retained: a.graph.retained,
+    bridges: a.graph.bridges,
+    params: a.params,
+    dataset: a.dataset,
+    models: a.models,
   };
 }
 

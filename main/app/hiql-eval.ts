@@ -62,24 +62,41 @@ export interface HiqlEvalReport {
   /** Of HIQL's successes, how many the mission executor's no-progress rule would have abandoned first. */
   readonly hiqlTimeoutFirst: number;
   readonly sagasSuccess: number | null;
-  /** How far HIQL's value (the backbone's ψ) tracks the maze: ψ of every free cell's centre at rest (core/exec/latent-range.ts). */
+  /**
+   * How far HIQL's value (the backbone's ψ) tracks the maze: ψ of every free cell's centre at rest
+   * (core/exec/latent-range.ts).
+   */
   readonly psiRange: LatentRange;
 }
 
 export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
-  if (!MISSION_WORLDS.includes(o.world)) throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, { path: '--world' });
+  if (!MISSION_WORLDS.includes(o.world))
+    throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, {
+      path: '--world',
+    });
   const entry = missionWorld(o.world);
   const layout = entry.layout;
-  if (layout === undefined) throw new WitnessError('invalid-input', `${o.world} has no maze layout`, { path: '--world' });
+  if (layout === undefined)
+    throw new WitnessError('invalid-input', `${o.world} has no maze layout`, { path: '--world' });
   const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
-  const b = await openBackbone(benchBackbone({ world: o.world, ...(o.dataset !== undefined ? { dataset: o.dataset } : {}) }), { ...(o.log ? { log: o.log } : {}), ...cache });
+  const b = await openBackbone(
+    benchBackbone({ world: o.world, ...(o.dataset !== undefined ? { dataset: o.dataset } : {}) }),
+    { ...(o.log ? { log: o.log } : {}), ...cache },
+  );
   const world = await entry.open();
   try {
-    const { dir } = await ensureHiql({ world: o.world, dataset: b.dataset, models: b.models }, {
-      ...(o.log ? { log: o.log } : {}), ...cache, config: hiqlConfig(o.hiql),
-    });
+    const { dir } = await ensureHiql(
+      { world: o.world, dataset: b.dataset, models: b.models },
+      {
+        ...(o.log ? { log: o.log } : {}),
+        ...cache,
+        config: hiqlConfig(o.hiql),
+      },
+    );
     const hiql = await loadHiql(dir);
-    const d = b.dataset, k = d.obsDim, n = d.terminals.length;
+    const d = b.dataset,
+      k = d.obsDim,
+      n = d.terminals.length;
     const cols = layout.grid[0]!.length;
     const rng = createRng(o.seed);
     const pairs: HiqlEvalPair[] = [];
@@ -88,31 +105,65 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
     if (o.pictures !== undefined) await mkdir(o.pictures, { recursive: true });
     try {
       for (let p = 0, tries = 0; p < o.goals; tries++) {
-        if (tries > 1000 * o.goals) throw new WitnessError('invalid-input', `--min-cells: fewer than ${o.goals} dataset pairs lie ${o.minCells} cells apart in ${o.world}`, { path: '--min-cells' });
-        const s = rng.int(0, n - 1), g = rng.int(0, n - 1);
-        const sx = d.observations[s * k]!, sy = d.observations[s * k + 1]!, gx = d.observations[g * k]!, gy = d.observations[g * k + 1]!;
-        const cs = cellAt(layout, sx, sy), cg = cellAt(layout, gx, gy);
+        if (tries > 1000 * o.goals)
+          throw new WitnessError(
+            'invalid-input',
+            `--min-cells: fewer than ${o.goals} dataset pairs lie ${o.minCells} cells apart in ${o.world}`,
+            { path: '--min-cells' },
+          );
+        const s = rng.int(0, n - 1),
+          g = rng.int(0, n - 1);
+        const sx = d.observations[s * k]!,
+          sy = d.observations[s * k + 1]!,
+          gx = d.observations[g * k]!,
+          gy = d.observations[g * k + 1]!;
+        const cs = cellAt(layout, sx, sy),
+          cg = cellAt(layout, gx, gy);
         if (cs === null || cg === null) continue;
         const cells = distancesFrom(layout, cs)[cg.i * cols + cg.j]!;
         if (cells < o.minCells || entry.map.blocked(sx, sy) !== null) continue;
         const goalObs = o.goalAtRest ? entry.restObservation(gx, gy) : d.observations.slice(g * k, g * k + k);
         const seed = o.seed * 1000 + p;
-        const r = await reachGoal(nav, executor, [sx, sy], goalObs, { maxSteps: o.maxSteps, radius: o.radius, H_low: DEFAULT_EXEC.H_low, minProgress: DEFAULT_HIQL_EXEC.minProgress, seed, recovery: hiqlRecovery(o.low ?? 'hiql', bodyOf(entry)) });
+        const r = await reachGoal(nav, executor, [sx, sy], goalObs, {
+          maxSteps: o.maxSteps,
+          radius: o.radius,
+          H_low: DEFAULT_EXEC.H_low,
+          minProgress: DEFAULT_HIQL_EXEC.minProgress,
+          seed,
+          recovery: hiqlRecovery(o.low ?? 'hiql', bodyOf(entry)),
+        });
         let sagas: HiqlEvalPair['sagas'];
         if (o.sagas) {
           const task = await prepareMission({
-            world: o.world, spec: 'F goal', regions: { text: JSON.stringify({ regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }] }) }, start: [sx, sy], seed, backbone: b,
+            world: o.world,
+            spec: 'F goal',
+            regions: {
+              text: JSON.stringify({ regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }] }),
+            },
+            start: [sx, sy],
+            seed,
+            backbone: b,
           });
           const m = (await runMissionTask(task, { method: 'sagas', maxSteps: o.maxSteps, world })).result;
           sagas = { success: m.success, steps: m.steps, failureMode: m.failureMode };
         }
         const { trajectory, ...rest } = r;
         pairs.push({ start: [sx, sy], goal: [gx, gy], cells, hiql: rest, ...(sagas !== undefined ? { sagas } : {}) });
-        o.log?.(`pair ${p + 1}/${o.goals} (${cells} cells): HIQL ${r.success ? `reached in ${r.steps}` : `failed, ${r.minDistance.toFixed(2)} m at the closest`}${sagas ? `, SAGAS ${sagas.success ? `reached in ${sagas.steps}` : `failed (${sagas.failureMode})`}` : ''}`);
+        o.log?.(
+          `pair ${p + 1}/${o.goals} (${cells} cells): HIQL ${r.success ? `reached in ${r.steps}` : `failed, ${r.minDistance.toFixed(2)} m at the closest`}${sagas ? `, SAGAS ${sagas.success ? `reached in ${sagas.steps}` : `failed (${sagas.failureMode})`}` : ''}`,
+        );
         if (!r.success && o.pictures !== undefined) {
           const svg = missionSvg(layout, `HIQL pair ${p}: ${cells} cells, closest ${r.minDistance.toFixed(2)} m`, {
-            regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }], prefix: [[sx, sy], [gx, gy]], suffix: [], trajectory, start: [sx, sy],
-            failures: r.timeoutAt !== null ? [[trajectory[2 * r.timeoutAt]!, trajectory[2 * r.timeoutAt + 1]!] as const] : [],
+            regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }],
+            prefix: [
+              [sx, sy],
+              [gx, gy],
+            ],
+            suffix: [],
+            trajectory,
+            start: [sx, sy],
+            failures:
+              r.timeoutAt !== null ? [[trajectory[2 * r.timeoutAt]!, trajectory[2 * r.timeoutAt + 1]!] as const] : [],
           });
           await writeFile(path.join(o.pictures, `hiql-pair-${String(p).padStart(3, '0')}.svg`), svg);
         }
@@ -122,10 +173,19 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
       await hiql.close();
     }
     const zs: Float32Array[] = [];
-    for (const c of freeCells(layout)) zs.push(await b.models.embed(entry.restObservation(c.j * layout.unit_m - layout.offset_m, c.i * layout.unit_m - layout.offset_m), 1));
+    for (const c of freeCells(layout))
+      zs.push(
+        await b.models.embed(
+          entry.restObservation(c.j * layout.unit_m - layout.offset_m, c.i * layout.unit_m - layout.offset_m),
+          1,
+        ),
+      );
     const hs = pairs.filter((x) => x.hiql.success);
     return {
-      world: o.world, hiqlDir: dir, pairs, hiqlSuccess: hs.length / pairs.length,
+      world: o.world,
+      hiqlDir: dir,
+      pairs,
+      hiqlSuccess: hs.length / pairs.length,
       hiqlTimeoutFirst: hs.filter((x) => x.hiql.timeoutAt !== null).length,
       sagasSuccess: o.sagas ? pairs.filter((x) => x.sagas?.success === true).length / pairs.length : null,
       psiRange: latentRange(layout, zs),

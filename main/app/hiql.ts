@@ -10,7 +10,13 @@ import { createHash } from 'node:crypto';
 import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS, type HiqlLow } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
 import { type Body, DEFAULT_EXEC, LEGGED_EXEC, normalize, type RecoveryParams } from '../core/exec/executor.js';
-import { DEFAULT_HIQL_EXEC, type HiqlExecParams, type HiqlExecutor, type HiqlMissionResult, runHiqlMission } from '../core/exec/hiql-mission.js';
+import {
+  DEFAULT_HIQL_EXEC,
+  type HiqlExecParams,
+  type HiqlExecutor,
+  type HiqlMissionResult,
+  runHiqlMission,
+} from '../core/exec/hiql-mission.js';
 import type { LabelBlock } from '../core/plan/label-lasso.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
@@ -58,23 +64,34 @@ export interface HiqlInputs {
 export function hiqlKey(inp: HiqlInputs, config: HiqlConfig): Record<string, unknown> {
   const files = inp.models.manifest.files;
   return {
-    format: 'witness-hiql-cache', version: 1, witness: VERSION, world: inp.world, dataset: datasetHash(inp.dataset),
-    models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 }, config: { ...config, hidden: [...config.hidden] },
+    format: 'witness-hiql-cache',
+    version: 1,
+    witness: VERSION,
+    world: inp.world,
+    dataset: datasetHash(inp.dataset),
+    models: { embed: files['embed.onnx'].sha256, policy: files['policy.onnx'].sha256 },
+    config: { ...config, hidden: [...config.hidden] },
   };
 }
 
 /** The cache folder of these inputs. */
 export function hiqlDir(inp: HiqlInputs, config: HiqlConfig, root = cacheDir()): string {
-  const digest = createHash('sha256').update(JSON.stringify(hiqlKey(inp, config))).digest('hex').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(JSON.stringify(hiqlKey(inp, config)))
+    .digest('hex')
+    .slice(0, 16);
   return path.join(root, 'hiql', `${inp.world}-${digest}`);
 }
 
 /** ψ of every dataset row, and the rows normalised as the bundle normalises them (onnxruntime, in chunks). */
 export async function embedForHiql(d: Dataset, models: LoadedModels): Promise<Embedded> {
-  const n = d.terminals.length, k = d.obsDim, dim = models.manifest.dims.latent;
+  const n = d.terminals.length,
+    k = d.obsDim,
+    dim = models.manifest.dims.latent;
   const { mean, std } = models.manifest.normalization;
   const obs = new Float32Array(n * k);
-  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - mean[j]!) / std[j]!;
+  for (let r = 0; r < n; r++)
+    for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - mean[j]!) / std[j]!;
   const latent = new Float32Array(n * dim);
   const chunk = 16_384;
   for (let r = 0; r < n; r += chunk) {
@@ -88,7 +105,10 @@ export async function embedForHiql(d: Dataset, models: LoadedModels): Promise<Em
  * The folder of trained AP-HIQL policies for these inputs: the cached one when its record matches
  * and its files check out, else trained here (minutes) and written there.
  */
-export async function ensureHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<{ dir: string; trained: boolean; seconds: number }> {
+export async function ensureHiql(
+  inp: HiqlInputs,
+  o: HiqlOptions = {},
+): Promise<{ dir: string; trained: boolean; seconds: number }> {
   const config = o.config ?? HIQL_DEFAULTS;
   const key = hiqlKey(inp, config);
   const dir = hiqlDir(inp, config, o.cacheDir ?? cacheDir());
@@ -99,18 +119,30 @@ export async function ensureHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<
       o.log?.(`using the cached AP-HIQL policies ${dir}`);
       return { dir, trained: false, seconds: 0 };
     } catch (e) {
-      o.log?.(`the cached AP-HIQL policies in ${dir} are not usable (${e instanceof Error ? e.message : String(e)}); retraining them`);
+      o.log?.(
+        `the cached AP-HIQL policies in ${dir} are not usable (${e instanceof Error ? e.message : String(e)}); retraining them`,
+      );
     }
   }
-  o.log?.(`training AP-HIQL's policies (${config.steps} steps, ${config.hidden.join('×')} hidden) on ${inp.dataset.terminals.length} transitions of ${inp.world}`);
+  o.log?.(
+    `training AP-HIQL's policies (${config.steps} steps, ${config.hidden.join('×')} hidden) on ${inp.dataset.terminals.length} transitions of ${inp.world}`,
+  );
   const t0 = performance.now();
   const embedded = await embedForHiql(inp.dataset, inp.models);
-  const trained = await trainHiql(inp.dataset, embedded, config, (step, total) => o.progress?.('training AP-HIQL', step, total));
+  const trained = await trainHiql(inp.dataset, embedded, config, (step, total) =>
+    o.progress?.('training AP-HIQL', step, total),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const m = inp.models.manifest;
   await writeHiql(dir, trained, {
-    key, dims: m.dims, normalization: m.normalization,
-    training: { seconds: Math.round(seconds), evalLoss: trained.evalLoss, value: 'the backbone ψ: V(s, g) = −‖ψ(s) − ψ(g)‖' },
+    key,
+    dims: m.dims,
+    normalization: m.normalization,
+    training: {
+      seconds: Math.round(seconds),
+      evalLoss: trained.evalLoss,
+      value: 'the backbone ψ: V(s, g) = −‖ψ(s) − ψ(g)‖',
+    },
   });
   return { dir, trained: true, seconds };
 }
@@ -123,9 +155,12 @@ export async function openHiql(inp: HiqlInputs, o: HiqlOptions = {}): Promise<Hi
 
 export type { HiqlLow };
 
-/** A copy of `z` with each row scaled to unit length as the tracker scales π_low's direction (a zero row stays zero). */
+/**
+ * A copy of `z` with each row scaled to unit length as the tracker scales π_low's direction (a zero row stays zero).
+ */
 export function unitRows(z: Float32Array, rows: number): Float32Array {
-  const dim = z.length / rows, out = Float32Array.from(z);
+  const dim = z.length / rows,
+    out = Float32Array.from(z);
   for (let r = 0; r < rows; r++) normalize(out.subarray(r * dim, (r + 1) * dim));
   return out;
 }
@@ -163,16 +198,28 @@ export function hiqlExecParams(maxSteps: number, seed: number, recovery: Recover
  * backbone's ψ and dataset (the goal representatives), and the given policies. The augmented graph
  * is not used.
  */
-export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { readonly maxSteps?: number; readonly world?: World; readonly low?: HiqlLow }): Promise<HiqlMissionResult> {
+export async function runHiqlTask(
+  task: MissionTask,
+  hiql: HiqlPolicies,
+  o: { readonly maxSteps?: number; readonly world?: World; readonly low?: HiqlLow },
+): Promise<HiqlMissionResult> {
   const b = task.backbone;
   const low = o.low ?? 'hiql';
-  const world = o.world ?? await task.world.open();
+  const world = o.world ?? (await task.world.open());
   try {
-    return await runHiqlMission({
-      world: navigationOf(world), executor: hiqlExecutor(b.models, hiql, low),
-      automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start,
-      goals: { observations: b.dataset.observations, obsDim: b.dataset.obsDim }, now: () => performance.now(),
-    }, hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed, hiqlRecovery(low, bodyOf(task.world))));
+    return await runHiqlMission(
+      {
+        world: navigationOf(world),
+        executor: hiqlExecutor(b.models, hiql, low),
+        automaton: task.automaton,
+        formula: task.formula,
+        regions: task.regions.regions,
+        start: task.start,
+        goals: { observations: b.dataset.observations, obsDim: b.dataset.obsDim },
+        now: () => performance.now(),
+      },
+      hiqlExecParams(o.maxSteps ?? MISSION_DEFAULTS.maxSteps, task.seed, hiqlRecovery(low, bodyOf(task.world))),
+    );
   } finally {
     if (o.world === undefined) await world.close();
   }
@@ -182,15 +229,20 @@ export async function runHiqlTask(task: MissionTask, hiql: HiqlPolicies, o: { re
 export function hiqlPicture(task: MissionTask, r: HiqlMissionResult, title: string): string {
   const layout = task.world.layout;
   if (layout === undefined) throw new WitnessError('invalid-input', `${task.world.id} has no maze layout to draw`);
-  const d = task.backbone.dataset, k = d.obsDim;
-  const at = (blocks: readonly LabelBlock[]): [number, number][] => blocks.flatMap((bl) => {
-    const row = bl.region === null ? undefined : r.representatives[bl.region];
-    return row === undefined ? [] : [[d.observations[row * k]!, d.observations[row * k + 1]!] as [number, number]];
-  });
+  const d = task.backbone.dataset,
+    k = d.obsDim;
+  const at = (blocks: readonly LabelBlock[]): [number, number][] =>
+    blocks.flatMap((bl) => {
+      const row = bl.region === null ? undefined : r.representatives[bl.region];
+      return row === undefined ? [] : [[d.observations[row * k]!, d.observations[row * k + 1]!] as [number, number]];
+    });
   const plan = r.plan.status === 'ok' ? r.plan : null;
   return missionSvg(layout, title, {
-    regions: task.regions.regions, prefix: plan ? [[task.start[0], task.start[1]], ...at(plan.prefix)] : [], suffix: plan ? at(plan.cycle) : [],
-    trajectory: r.trajectory, start: task.start,
+    regions: task.regions.regions,
+    prefix: plan ? [[task.start[0], task.start[1]], ...at(plan.prefix)] : [],
+    suffix: plan ? at(plan.cycle) : [],
+    trajectory: r.trajectory,
+    start: task.start,
     failures: r.failures.map((f) => [r.trajectory[2 * f.t]!, r.trajectory[2 * f.t + 1]!] as const),
   });
 }

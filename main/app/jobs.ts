@@ -16,7 +16,10 @@ const THROTTLE_MS = 100;
 export class Jobs {
   private readonly running = new Map<string, AbortController>();
 
-  constructor(private readonly bus: EventBus, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly bus: EventBus,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   async run<T>(job: string, title: string, work: (signal: AbortSignal, progress: Progress) => Promise<T>): Promise<T> {
     if (this.running.has(job)) throw new WitnessError('busy', `job ${job} is already running`, { path: '$.job' });
@@ -25,7 +28,16 @@ export class Jobs {
     let last = -Infinity;
     let phaseNow = 'starting';
     const emit = (state: JobEvent['state'], phase: string, done: number, total: number, message?: string): void =>
-      this.bus.emit({ topic: 'job', job, title, state, phase, done, total, ...(message !== undefined ? { message } : {}) });
+      this.bus.emit({
+        topic: 'job',
+        job,
+        title,
+        state,
+        phase,
+        done,
+        total,
+        ...(message !== undefined ? { message } : {}),
+      });
     const progress: Progress = (phase, done, total) => {
       const t = this.now();
       if (phase === phaseNow && t - last < THROTTLE_MS && done < total) return;

@@ -48,13 +48,20 @@ export interface LabOptions {
 const TARGETS = ['red_mug', 'marker'] as const;
 
 function withThreshold(pick: ToolDef, t: number): ToolDef {
-  return { ...pick, postconditions: pick.postconditions.map((c) => (c.name === 'grasp_success' ? { ...c, expr: `gripper.width_cm > ${t}` } : c)), failures: pick.failures.map((f) => (f.label === 'grasp-missed' ? { ...f, when: `gripper.width_cm <= ${t}` } : f)) };
+  return {
+    ...pick,
+    postconditions: pick.postconditions.map((c) =>
+      c.name === 'grasp_success' ? { ...c, expr: `gripper.width_cm > ${t}` } : c,
+    ),
+    failures: pick.failures.map((f) => (f.label === 'grasp-missed' ? { ...f, when: `gripper.width_cm <= ${t}` } : f)),
+  };
 }
 
 function stats(rs: readonly { r: LoopResult; target: string }[]): LabStats {
   const n = rs.length;
   const ok = rs.filter((x) => x.r.outcome === 'success');
-  let replans = 0, falseReplans = 0;
+  let replans = 0,
+    falseReplans = 0;
   for (const { r, target } of rs) {
     for (const f of r.failures) {
       replans++;
@@ -64,31 +71,71 @@ function stats(rs: readonly { r: LoopResult; target: string }[]): LabStats {
   }
   const fromReplan = ok.filter((x) => x.r.recovered).length;
   return {
-    episodes: n, sr: ok.length / n, tool_calls_per_episode: rs.reduce((s, x) => s + x.r.toolCalls, 0) / n,
-    successes_from_replan: fromReplan, replan_share_of_successes: ok.length === 0 ? 0 : fromReplan / ok.length,
-    false_replan_rate: replans === 0 ? 0 : falseReplans / replans, replans_per_episode: replans / n,
+    episodes: n,
+    sr: ok.length / n,
+    tool_calls_per_episode: rs.reduce((s, x) => s + x.r.toolCalls, 0) / n,
+    successes_from_replan: fromReplan,
+    replan_share_of_successes: ok.length === 0 ? 0 : fromReplan / ok.length,
+    false_replan_rate: replans === 0 ? 0 : falseReplans / replans,
+    replans_per_episode: replans / n,
   };
 }
 
 /** Episodes of pick and place on the tabletop with the shipped tools, blind and verified, and the verified sweep. */
 async function runLab(o: LabOptions): Promise<LabResult> {
   const tools = tabletopTools();
-  const pick = tools.find((t) => t.file === 'pick.json')!.def, place = tools.find((t) => t.file === 'place.json')!.def;
+  const pick = tools.find((t) => t.file === 'pick.json')!.def,
+    place = tools.find((t) => t.file === 'place.json')!.def;
   const world = await worldEntry('tabletop').open();
   const a = o.audit;
   const runs: { errors: readonly Error[] }[] = [];
   try {
-    const episode = async (e: number, mode: 'blind' | 'verified', threshold: number, replans: number): Promise<{ r: LoopResult; target: string }> => {
+    const episode = async (
+      e: number,
+      mode: 'blind' | 'verified',
+      threshold: number,
+      replans: number,
+    ): Promise<{ r: LoopResult; target: string }> => {
       const target = TARGETS[e % TARGETS.length]!;
       const seed = o.seed * 100_003 + e;
-      const plan: PlanStep[] = [{ tool: 'pick', args: { target } }, { tool: 'place', args: { target: 'tray' } }];
+      const plan: PlanStep[] = [
+        { tool: 'pick', args: { target } },
+        { tool: 'place', args: { target: 'tray' } },
+      ];
       let clock = 0;
       const { result: r, auditErrors } = await act({
-        world, tools: [{ def: withThreshold(pick, threshold), file: 'pick.json' }, { def: place, file: 'place.json' }],
+        world,
+        tools: [
+          { def: withThreshold(pick, threshold), file: 'pick.json' },
+          { def: place, file: 'place.json' },
+        ],
         planner: mode === 'blind' ? new ScriptedPlanner(plan) : new RecoveryPlanner(plan),
-        goal: `put the ${target} on the tray`, verify: `objects.${target}.on == "tray"`, seed, replans,
-        blind: mode === 'blind', clock: () => (clock += 1), maxSteps: 20,
-        ...(a !== undefined ? { audit: { log: a.log, operator: a.operator, via: 'lab', meta: { lab: 'verify-vs-blind', mode, threshold_cm: threshold, budget: replans, episode: e, seed, lab_seed: o.seed, target } } } : {}),
+        goal: `put the ${target} on the tray`,
+        verify: `objects.${target}.on == "tray"`,
+        seed,
+        replans,
+        blind: mode === 'blind',
+        clock: () => (clock += 1),
+        maxSteps: 20,
+        ...(a !== undefined
+          ? {
+              audit: {
+                log: a.log,
+                operator: a.operator,
+                via: 'lab',
+                meta: {
+                  lab: 'verify-vs-blind',
+                  mode,
+                  threshold_cm: threshold,
+                  budget: replans,
+                  episode: e,
+                  seed,
+                  lab_seed: o.seed,
+                  target,
+                },
+              },
+            }
+          : {}),
       });
       runs.push({ errors: auditErrors });
       return { r, target };
@@ -120,11 +167,19 @@ async function runLab(o: LabOptions): Promise<LabResult> {
  * `witness lab verify-vs-blind`: the shipped pick and place tools, grasp thresholds 1, 3, 5 cm and
  * replan budgets 0, 1, 2; one audit run per episode and configuration in `audit` (a file), or none.
  */
-export async function verifyVsBlind(o: { episodes: number; seed: number; audit: string | null; progress?: (label: string) => void }): Promise<LabResult & { audit?: { file: string; runs: number } }> {
+export async function verifyVsBlind(o: {
+  episodes: number;
+  seed: number;
+  audit: string | null;
+  progress?: (label: string) => void;
+}): Promise<LabResult & { audit?: { file: string; runs: number } }> {
   const log = o.audit === null ? null : await openAuditLog(o.audit);
   try {
     const r = await runLab({
-      episodes: o.episodes, seed: o.seed, thresholds_cm: [1, 3, 5], budgets: [0, 1, 2],
+      episodes: o.episodes,
+      seed: o.seed,
+      thresholds_cm: [1, 3, 5],
+      budgets: [0, 1, 2],
       ...(o.progress ? { progress: o.progress } : {}),
       ...(log !== null ? { audit: { log, operator: operatorName() } } : {}),
     });

@@ -4,7 +4,14 @@
  * and the plots), the event list, an escalation waiting for a decision, how it ended — numbered
  * like the events themselves, so a window joins from the snapshot and applies only later events.
  */
-import type { AutomatonView, GraphScene, MissionEvent, MissionLive, MissionLiveTick, PlanView } from '../contract/api.js';
+import type {
+  AutomatonView,
+  GraphScene,
+  MissionEvent,
+  MissionLive,
+  MissionLiveTick,
+  PlanView,
+} from '../contract/api.js';
 
 /** Ticks a snapshot keeps; when full, the older half keeps every other tick. */
 export const MAX_LIVE_TICKS = 8000;
@@ -25,11 +32,28 @@ export interface LiveStart {
 export class LiveMission {
   private readonly live: MissionLive;
 
-  constructor(start: LiveStart, private readonly maxTicks = MAX_LIVE_TICKS, private readonly maxEvents = MAX_LIVE_EVENTS) {
+  constructor(
+    start: LiveStart,
+    private readonly maxTicks = MAX_LIVE_TICKS,
+    private readonly maxEvents = MAX_LIVE_EVENTS,
+  ) {
     this.live = {
-      run: start.run, auditRun: null, state: 'running', seq: 0, session: start.session,
-      scene: start.scene, plan: start.plan, shown_sha: start.plan_sha, plan_sha: start.plan_sha, automaton: start.automaton, replannedAt: null,
-      ticks: [], tickCount: 0, events: [], escalation: null, end: null,
+      run: start.run,
+      auditRun: null,
+      state: 'running',
+      seq: 0,
+      session: start.session,
+      scene: start.scene,
+      plan: start.plan,
+      shown_sha: start.plan_sha,
+      plan_sha: start.plan_sha,
+      automaton: start.automaton,
+      replannedAt: null,
+      ticks: [],
+      tickCount: 0,
+      events: [],
+      escalation: null,
+      end: null,
     };
   }
 
@@ -49,7 +73,18 @@ export class LiveMission {
     l.seq = e.seq;
     switch (e.topic) {
       case 'mission.tick':
-        this.tick({ t: e.t, x: e.x, y: e.y, states: e.states, labels: e.labels, target: e.target, progress: e.progress, distance_m: e.distance_m, speed_mps: e.speed_mps, elapsed_s: e.elapsed_s });
+        this.tick({
+          t: e.t,
+          x: e.x,
+          y: e.y,
+          states: e.states,
+          labels: e.labels,
+          target: e.target,
+          progress: e.progress,
+          distance_m: e.distance_m,
+          speed_mps: e.speed_mps,
+          elapsed_s: e.elapsed_s,
+        });
         break;
       case 'mission.state':
         l.state = e.state;
@@ -69,7 +104,15 @@ export class LiveMission {
         l.replannedAt = e.t;
         break;
       case 'mission.end':
-        l.end = { success: e.success, outcome: e.outcome, failureMode: e.failureMode, message: e.message, steps: e.steps, auditRun: e.auditRun, trajectory: e.trajectory };
+        l.end = {
+          success: e.success,
+          outcome: e.outcome,
+          failureMode: e.failureMode,
+          message: e.message,
+          steps: e.steps,
+          auditRun: e.auditRun,
+          trajectory: e.trajectory,
+        };
         l.escalation = null;
         if (e.auditRun !== null) l.auditRun = e.auditRun;
         break;
@@ -90,6 +133,10 @@ export class LiveMission {
   /** A copy of where the run stands, for a window to join it. */
   snapshot(): MissionLive {
     const l = this.live;
-    return { ...l, ticks: l.ticks.map((t) => ({ ...t, states: [...t.states], labels: [...t.labels], progress: { ...t.progress } })), events: l.events.map((e) => ({ ...e })) };
+    return {
+      ...l,
+      ticks: l.ticks.map((t) => ({ ...t, states: [...t.states], labels: [...t.labels], progress: { ...t.progress } })),
+      events: l.events.map((e) => ({ ...e })),
+    };
   }
 }

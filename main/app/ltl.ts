@@ -45,15 +45,21 @@ export interface FormulaSource {
 /** The formula given as an argument or in a file (exactly one of them). */
 export async function formulaSource(formula: string | undefined, file: string | undefined): Promise<FormulaSource> {
   if (file !== undefined) {
-    if (formula !== undefined) throw new WitnessError('invalid-input', 'give the formula either as an argument or with --file, not both');
+    if (formula !== undefined)
+      throw new WitnessError('invalid-input', 'give the formula either as an argument or with --file, not both');
     try {
       return { text: await readInputText(file, INPUT.formula), where: file };
     } catch (e) {
       if (e instanceof InputRefused) throw e;
-      throw new WitnessError(readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input', `cannot read ${file}: ${readFailure(e)}`, { file });
+      throw new WitnessError(
+        readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input',
+        `cannot read ${file}: ${readFailure(e)}`,
+        { file },
+      );
     }
   }
-  if (formula === undefined) throw new WitnessError('invalid-input', 'missing formula: give it as an argument or with --file');
+  if (formula === undefined)
+    throw new WitnessError('invalid-input', 'missing formula: give it as an argument or with --file');
   return { text: formula };
 }
 
@@ -83,7 +89,13 @@ export interface Translation {
   readonly counts: ReturnType<typeof counts>;
   readonly stats: { alternatingStates: number; generalizedStates: number; acceptanceSets: number; elapsed_ms: number };
   /** Present when pruning was asked for. */
-  readonly pruning?: { droppedTerms: number; droppedTargets: number; removedStates: number; empty: boolean; unknownPropositions: readonly string[] };
+  readonly pruning?: {
+    droppedTerms: number;
+    droppedTargets: number;
+    removedStates: number;
+    empty: boolean;
+    unknownPropositions: readonly string[];
+  };
 }
 
 /** Translates (and prunes) a formula and prints the automaton. */
@@ -95,11 +107,24 @@ export function translate(text: string, o: TranslateRequest = {}): Translation {
     const p = pruneAutomaton(automaton, { disjoint: o.disjoint ?? false, unavailable: o.unavailable ?? [] });
     automaton = p.automaton;
     const r = p.report;
-    pruning = { droppedTerms: r.droppedTerms.length, droppedTargets: r.droppedTargets.length, removedStates: r.removedStates.length, empty: r.empty, unknownPropositions: r.unknownPropositions };
+    pruning = {
+      droppedTerms: r.droppedTerms.length,
+      droppedTargets: r.droppedTargets.length,
+      removedStates: r.removedStates.length,
+      empty: r.empty,
+      unknownPropositions: r.unknownPropositions,
+    };
   }
   return {
-    automaton, output: formatAutomaton(automaton, o.format ?? 'hoa', o.acceptance ?? 'state'), counts: counts(automaton),
-    stats: { alternatingStates: t.stats.alternatingStates, generalizedStates: t.stats.generalizedStates, acceptanceSets: t.stats.acceptanceSets, elapsed_ms: t.stats.elapsed_ms },
+    automaton,
+    output: formatAutomaton(automaton, o.format ?? 'hoa', o.acceptance ?? 'state'),
+    counts: counts(automaton),
+    stats: {
+      alternatingStates: t.stats.alternatingStates,
+      generalizedStates: t.stats.generalizedStates,
+      acceptanceSets: t.stats.acceptanceSets,
+      elapsed_ms: t.stats.elapsed_ms,
+    },
     ...(pruning !== undefined ? { pruning } : {}),
   };
 }
@@ -118,11 +143,19 @@ const NAME = /^[A-Za-z0-9_.:-]+$/;
 export function parseWord(text: string, flag: string): ReadonlySet<string>[] {
   if (text.trim() === '') return [];
   return text.split(';').map((letter, i) => {
-    const body = letter.trim().replace(/^\{(.*)\}$/, '$1').trim();
+    const body = letter
+      .trim()
+      .replace(/^\{(.*)\}$/, '$1')
+      .trim();
     if (body === '') return new Set<string>();
     const names = body.split(',').map((s) => s.trim());
     for (const n of names) {
-      if (!NAME.test(n)) throw new WitnessError('invalid-input', `${flag}: letter ${i + 1}: '${n}' is not a proposition name (letters are separated by ';', propositions by ',')`, { path: flag });
+      if (!NAME.test(n))
+        throw new WitnessError(
+          'invalid-input',
+          `${flag}: letter ${i + 1}: '${n}' is not a proposition name (letters are separated by ';', propositions by ',')`,
+          { path: flag },
+        );
     }
     return new Set(names);
   });
@@ -146,15 +179,25 @@ export interface LassoVerdict {
 export function checkLasso(text: string, prefix: string, cycle: string, o: Budget = {}): LassoVerdict {
   const f = parseLtl(text, TOOL_SYNTAX);
   const word = { prefix: parseWord(prefix, '--prefix'), cycle: parseWord(cycle, '--cycle') };
-  if (word.cycle.length === 0) throw new WitnessError('invalid-input', '--cycle: the repeated part needs at least one letter (use {} for a letter where nothing holds)', { path: '--cycle' });
+  if (word.cycle.length === 0)
+    throw new WitnessError(
+      'invalid-input',
+      '--cycle: the repeated part needs at least one letter (use {} for a letter where nothing holds)',
+      { path: '--cycle' },
+    );
   const semantics = evaluateLasso(f, word);
   const automaton = acceptsLasso(translateFormula(f, budgetOptions(o)).automaton, word);
-  if (semantics !== automaton) throw new WitnessError('internal', `internal disagreement: semantics ${semantics}, automaton ${automaton}`);
+  if (semantics !== automaton)
+    throw new WitnessError('internal', `internal disagreement: semantics ${semantics}, automaton ${automaton}`);
   return { formula: printLtl(f), satisfied: semantics, ...word };
 }
 
 /** The state-set monitor over a finite word: its state before, and after each letter. */
-export function monitorWord(text: string, wordText: string, o: Budget = {}): { start: MonitorStep; steps: { letter: ReadonlySet<string>; state: MonitorStep }[] } {
+export function monitorWord(
+  text: string,
+  wordText: string,
+  o: Budget = {},
+): { start: MonitorStep; steps: { letter: ReadonlySet<string>; state: MonitorStep }[] } {
   const a = translateFormula(parseLtl(text, TOOL_SYNTAX), budgetOptions(o)).automaton;
   const m = new StateSetMonitor(a);
   const start = m.snapshot();
@@ -163,12 +206,15 @@ export function monitorWord(text: string, wordText: string, o: Budget = {}): { s
 }
 
 /**
- * The API's ltlTranslate (the tools' syntax, X included): the automaton printed in the requested format, or `{ ok: false, error }`
- * with the position of a syntax error (checked here too: direct callers skip the transport's schema).
+ * The API's ltlTranslate (the tools' syntax, X included): the automaton printed in the requested format, or `{ ok:
+ * false, error }` with the position of a syntax error (checked here too: direct callers skip the transport's schema).
  */
 export function translateRequest(request: LtlTranslateRequest): LtlTranslateResponse {
   const r: unknown = request;
-  const invalid = (message: string): LtlTranslateResponse => ({ ok: false, error: { code: 'invalid-params', message } });
+  const invalid = (message: string): LtlTranslateResponse => ({
+    ok: false,
+    error: { code: 'invalid-params', message },
+  });
   if (typeof r !== 'object' || r === null) return invalid('request: expected an object { formula, format? }');
   const { formula, format } = r as { formula?: unknown; format?: unknown };
   if (typeof formula !== 'string') return invalid('request.formula: expected a string');
@@ -176,7 +222,10 @@ export function translateRequest(request: LtlTranslateRequest): LtlTranslateResp
     return invalid(`request.format: expected one of ${LTL_OUTPUT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   }
   try {
-    return { ok: true, output: formatAutomaton(automatonOf(formula, {}, TOOL_SYNTAX), (format ?? 'hoa') as AutomatonFormat) };
+    return {
+      ok: true,
+      output: formatAutomaton(automatonOf(formula, {}, TOOL_SYNTAX), (format ?? 'hoa') as AutomatonFormat),
+    };
   } catch (e) {
     return { ok: false, error: ltlApiError(e) };
   }

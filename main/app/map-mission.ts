@@ -24,7 +24,15 @@ import { VERSION } from '../contract/version.js';
 import { operatorName } from '../platform/paths.js';
 import { interruptible } from '../platform/interrupt.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
-import { CLI_NAMES, type InputNames, type RegionsInput, methodMeta, missionReport, specOf, taskRegions } from './mission.js';
+import {
+  CLI_NAMES,
+  type InputNames,
+  type RegionsInput,
+  methodMeta,
+  missionReport,
+  specOf,
+  taskRegions,
+} from './mission.js';
 
 export interface MapMissionRequest {
   /** A ROS 2 world whose configuration has a "waypoints" section. */
@@ -46,7 +54,9 @@ export interface MapMissionOptions {
   readonly replans?: number;
   /** Pose samples before giving up (default MISSION_DEFAULTS.maxSteps). */
   readonly maxSteps?: number;
-  /** The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console). */
+  /**
+   * The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console).
+   */
   readonly audit: string | boolean | AuditLog;
   readonly operator?: string;
   readonly via?: string;
@@ -73,7 +83,10 @@ export interface MapTask {
   readonly formula: ReturnType<typeof specOf>['formula'];
   readonly automaton: ReturnType<typeof specOf>['automaton'];
   readonly regions: Awaited<ReturnType<typeof taskRegions>>;
-  /** The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names none. */
+  /**
+   * The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names
+   * none.
+   */
   readonly map: string | null;
 }
 
@@ -87,14 +100,29 @@ export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
   const regions = await taskRegions(req.regions, automaton.aps, names);
   const input = await readGraphInput(req.graph);
   if (input.kind !== 'labelled') {
-    throw new WitnessError('invalid-input', `${req.graph} is a latent graph (.wgraph): the learned path on a robot needs --data (and models) too; a map graph is graph JSON from \`witness graph from-map\``, { file: req.graph });
+    throw new WitnessError(
+      'invalid-input',
+      `${req.graph} is a latent graph (.wgraph): the learned path on a robot needs --data (and models) too; a map graph is graph JSON from \`witness graph from-map\``,
+      { file: req.graph },
+    );
   }
   const unplaced = missingPosition(input.graph);
-  if (unplaced !== null) throw new WitnessError('invalid-input', `${req.graph}: node "${unplaced}" has no position ("pos"): a robot's mission needs every node placed in the map frame (\`witness graph from-map\` writes them)`, { file: req.graph });
+  if (unplaced !== null)
+    throw new WitnessError(
+      'invalid-input',
+      `${req.graph}: node "${unplaced}" has no position ("pos"): a robot's mission needs every node placed in the map frame (\`witness graph from-map\` writes them)`,
+      { file: req.graph },
+    );
   // The graph's labels and the label function on the pose must agree, or the plan and the monitor
   // disagree from the start; and edges carry what they cross, by these regions.
   const { graph } = onRegions(input.graph, regions.regions.regions, req.graph);
-  return { graph, formula, automaton, regions, map: input.map !== undefined ? await graphMap(req.graph, input.map) : null };
+  return {
+    graph,
+    formula,
+    automaton,
+    regions,
+    map: input.map !== undefined ? await graphMap(req.graph, input.map) : null,
+  };
 }
 
 /** The map a map graph was made from, read for the audit log; an unreadable one is the graph's error. */
@@ -103,18 +131,37 @@ async function graphMap(graphFile: string, mapFile: string): Promise<string> {
     const m = await readMap(mapFile);
     return mapBlobText(m.name, m.grid);
   } catch (e) {
-    if (e instanceof WitnessError) throw new WitnessError(e.code, `${graphFile}: its "map" ${mapFile} (recorded with the run): ${e.message}`, { file: graphFile, path: '$.map' }, { cause: e });
+    if (e instanceof WitnessError)
+      throw new WitnessError(
+        e.code,
+        `${graphFile}: its "map" ${mapFile} (recorded with the run): ${e.message}`,
+        { file: graphFile, path: '$.map' },
+        { cause: e },
+      );
     throw e;
   }
 }
 
 /** `witness run --world ros2:… --graph MAP-GRAPH.json`: read, connect, record, run, report. */
-export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions): Promise<{ result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null; start: readonly [number, number] }> {
+export async function runMapMission(
+  req: MapMissionRequest,
+  o: MapMissionOptions,
+): Promise<{
+  result: MissionResult;
+  report: Record<string, unknown>;
+  audit: { file: string; run: string } | null;
+  start: readonly [number, number];
+}> {
   const entry = worldEntry(req.world);
-  if (entry.kind !== 'ros2') throw new WitnessError('invalid-input', `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`, { path: '--world' });
+  if (entry.kind !== 'ros2')
+    throw new WitnessError(
+      'invalid-input',
+      `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`,
+      { path: '--world' },
+    );
   checkInitial(o.opened?.plan, o.method);
-  const task = o.opened?.task ?? await readMapTask(req);
-  const world: World = o.opened?.world ?? await entry.open(o.open);
+  const task = o.opened?.task ?? (await readMapTask(req));
+  const world: World = o.opened?.world ?? (await entry.open(o.open));
   let log: AuditLog | null = null;
   const stop = o.interruptible === true ? interruptible() : null;
   try {
@@ -122,40 +169,86 @@ export async function runMapMission(req: MapMissionRequest, o: MapMissionOptions
     const held = typeof o.audit === 'object' ? o.audit : null;
     const file = held !== null ? null : auditFileOf(o.audit as string | boolean);
     log = held ?? (file !== null ? await openAuditLog(file) : null);
-    const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
-    const k = o.k ?? Infinity, lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
+    const replans = o.replans ?? MISSION_DEFAULTS.replans,
+      maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
+    const k = o.k ?? Infinity,
+      lambda = o.lambda ?? PLAN_DEFAULTS.lambda;
     const replanning = o.replanning ?? replansByDefault(o.method);
-    const auditRun = log === null ? null : await log.startRun({
-      world: world.spec.id, backend: world.spec.backend, operator: o.operator ?? operatorName(), software: `witness ${VERSION}`,
-      models: { graph: req.graph }, spec: task.automaton.formula, regions: task.regions.text, ...(task.map !== null ? { map: task.map } : {}),
-      meta: { ...methodMeta(o.method, replanning), executor: 'waypoints', maxSteps, replans, via: o.via ?? 'cli', events: AUDIT_EVENTS_VERSION, world: req.world },
-    });
+    const auditRun =
+      log === null
+        ? null
+        : await log.startRun({
+            world: world.spec.id,
+            backend: world.spec.backend,
+            operator: o.operator ?? operatorName(),
+            software: `witness ${VERSION}`,
+            models: { graph: req.graph },
+            spec: task.automaton.formula,
+            regions: task.regions.text,
+            ...(task.map !== null ? { map: task.map } : {}),
+            meta: {
+              ...methodMeta(o.method, replanning),
+              executor: 'waypoints',
+              maxSteps,
+              replans,
+              via: o.via ?? 'cli',
+              events: AUDIT_EVENTS_VERSION,
+              world: req.world,
+            },
+          });
     o.started?.(auditRun);
     const recorder = log !== null && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
-    const audit: MissionAudit | undefined = recorder === undefined || o.onEvent === undefined ? recorder : {
-      plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
-      event: (kind, body, e) => {
-        recorder.event(kind, body, e);
-        o.onEvent!(kind, body, e?.step ?? 0);
-      },
-    };
+    const audit: MissionAudit | undefined =
+      recorder === undefined || o.onEvent === undefined
+        ? recorder
+        : {
+            plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+            event: (kind, body, e) => {
+              recorder.event(kind, body, e);
+              o.onEvent!(kind, body, e?.step ?? 0);
+            },
+          };
     const signals = [o.signal, stop?.signal].filter((s): s is AbortSignal => s !== undefined);
     const c = nav.limits;
-    const result = await runWaypointMission({
-      world: nav, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions.regions,
-      now: () => performance.now(), ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}),
-      ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}), ...(o.sleep ? { sleep: o.sleep } : {}),
-      ...(o.opened ? { initial: o.opened.plan } : {}),
-    }, {
-      method: o.method, replanning, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft, replans, maxSteps, rounds: WAYPOINT_DEFAULTS.rounds,
-      goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s, minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
-      reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m, maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
-      goalTolerance_m: c?.goalTolerance_m ?? WAYPOINT_DEFAULTS.goalTolerance_m,
-    });
+    const result = await runWaypointMission(
+      {
+        world: nav,
+        graph: task.graph,
+        automaton: task.automaton,
+        formula: task.formula,
+        regions: task.regions.regions.regions,
+        now: () => performance.now(),
+        ...(audit ? { audit } : {}),
+        ...(o.control ? { control: o.control } : {}),
+        ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+        ...(o.sleep ? { sleep: o.sleep } : {}),
+        ...(o.opened ? { initial: o.opened.plan } : {}),
+      },
+      {
+        method: o.method,
+        replanning,
+        lambda,
+        k,
+        tauSoft: PLAN_DEFAULTS.tauSoft,
+        replans,
+        maxSteps,
+        rounds: WAYPOINT_DEFAULTS.rounds,
+        goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s,
+        minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
+        reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m,
+        maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+        goalTolerance_m: c?.goalTolerance_m ?? WAYPOINT_DEFAULTS.goalTolerance_m,
+      },
+    );
     if (log !== null) await settleAudit(log, recorder !== undefined ? [recorder] : []);
     const auditRef = log !== null && auditRun !== null ? { file: log.file, run: auditRun } : null;
     const start: [number, number] = [result.trajectory[0] ?? NaN, result.trajectory[1] ?? NaN];
-    const report = missionReport({ world: { id: req.world }, automaton: task.automaton, start }, o.method, result, auditRef);
+    const report = missionReport(
+      { world: { id: req.world }, automaton: task.automaton, start },
+      o.method,
+      result,
+      auditRef,
+    );
     return { result, report: { ...report, executor: 'waypoints', graph: req.graph }, audit: auditRef, start };
   } finally {
     stop?.release();
@@ -173,14 +266,28 @@ export function startTolerance(world: World): number {
  * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
  * before Run): the pose read from the connected robot joins the graph as the start node.
  */
-export async function planMapMission(task: MapTask, world: World, o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number }): Promise<MapPlan> {
+export async function planMapMission(
+  task: MapTask,
+  world: World,
+  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
+): Promise<MapPlan> {
   const nav = waypointsOf(world);
   const pose = await nav.pose();
   try {
-    return planOnMap(task.graph, task.automaton, task.regions.regions.regions, pose, {
-      method: o.method, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? Infinity, tauSoft: PLAN_DEFAULTS.tauSoft,
-      maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
-    }, () => performance.now());
+    return planOnMap(
+      task.graph,
+      task.automaton,
+      task.regions.regions.regions,
+      pose,
+      {
+        method: o.method,
+        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+        k: o.k ?? Infinity,
+        tauSoft: PLAN_DEFAULTS.tauSoft,
+        maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+      },
+      () => performance.now(),
+    );
   } catch (e) {
     if (e instanceof RangeError) throw new WitnessError('invalid-input', e.message, { path: '$.graph' });
     throw e;

@@ -8,7 +8,14 @@
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
-import { MISSION_WORLDS, MISSION_DEFAULTS, PLAN_DEFAULTS, type MissionMethod, plannerOf, replansByDefault } from '../contract/defaults.js';
+import {
+  MISSION_WORLDS,
+  MISSION_DEFAULTS,
+  PLAN_DEFAULTS,
+  type MissionMethod,
+  plannerOf,
+  replansByDefault,
+} from '../contract/defaults.js';
 import type { Formula } from '../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { parseLtl } from '../core/ltl/parser.js';
@@ -21,7 +28,13 @@ import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { type Body, execParams } from '../core/exec/executor.js';
-import { type MissionAudit, type MissionControl, type MissionResult, checkInitial, runMission } from '../core/exec/mission.js';
+import {
+  type MissionAudit,
+  type MissionControl,
+  type MissionResult,
+  checkInitial,
+  runMission,
+} from '../core/exec/mission.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
 import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
@@ -37,7 +50,10 @@ import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
 export type { MissionResult };
 
-/** How the task's inputs are named in messages (CLI flags, or API request fields), where they are, and the code of a bad value. */
+/**
+ * How the task's inputs are named in messages (CLI flags, or API request fields), where they are, and the code of a bad
+ * value.
+ */
 export interface InputNames {
   readonly spec: string;
   readonly regions: string;
@@ -47,8 +63,20 @@ export interface InputNames {
   readonly code: 'invalid-input' | 'invalid-params';
 }
 
-export const CLI_NAMES: InputNames = { spec: '--spec', regions: 'regions', start: '--start', at: (n) => n, code: 'invalid-input' };
-export const API_NAMES: InputNames = { spec: 'spec', regions: 'regions', start: 'start', at: (n) => `$.${n}`, code: 'invalid-params' };
+export const CLI_NAMES: InputNames = {
+  spec: '--spec',
+  regions: 'regions',
+  start: '--start',
+  at: (n) => n,
+  code: 'invalid-input',
+};
+export const API_NAMES: InputNames = {
+  spec: 'spec',
+  regions: 'regions',
+  start: 'start',
+  at: (n) => `$.${n}`,
+  code: 'invalid-params',
+};
 
 /** The task's regions: a file, or a document's text (the console sends the editor's text). */
 export type RegionsInput = { readonly file: string } | { readonly text: string };
@@ -91,15 +119,24 @@ export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: 
   try {
     formula = parseLtl(text);
   } catch (e) {
-    if (e instanceof LtlSyntaxError) throw new WitnessError('invalid-spec', `${name}:${e.line}:${e.column}: ${e.detail}`, { path: names.at(name), line: e.line, column: e.column });
+    if (e instanceof LtlSyntaxError)
+      throw new WitnessError('invalid-spec', `${name}:${e.line}:${e.column}: ${e.detail}`, {
+        path: names.at(name),
+        line: e.line,
+        column: e.column,
+      });
     // too long, or nested too deep (that one names its place as "L:C: …")
-    if (e instanceof LtlBudgetError) throw new WitnessError('budget', `${name}:${/^\d+:\d+: /.test(e.message) ? '' : ' '}${e.message}`, { path: names.at(name) });
+    if (e instanceof LtlBudgetError)
+      throw new WitnessError('budget', `${name}:${/^\d+:\d+: /.test(e.message) ? '' : ' '}${e.message}`, {
+        path: names.at(name),
+      });
     throw e;
   }
   try {
     return { formula, automaton: translateFormula(formula).automaton };
   } catch (e) {
-    if (e instanceof LtlBudgetError) throw new WitnessError('budget', `${name}: ${e.message}`, { path: names.at(name) });
+    if (e instanceof LtlBudgetError)
+      throw new WitnessError('budget', `${name}: ${e.message}`, { path: names.at(name) });
     throw e;
   }
 }
@@ -108,7 +145,11 @@ export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: 
  * The task's regions: every proposition of the formula must be a region of the document; regions
  * the formula does not mention play no part (AP_φ).
  */
-export async function taskRegions(input: RegionsInput, aps: readonly string[], names: InputNames = CLI_NAMES): Promise<{ regions: RegionSet; text: string }> {
+export async function taskRegions(
+  input: RegionsInput,
+  aps: readonly string[],
+  names: InputNames = CLI_NAMES,
+): Promise<{ regions: RegionSet; text: string }> {
   let all: RegionSet, text: string, where: string;
   if ('file' in input) {
     all = await readRegions(input.file);
@@ -120,13 +161,18 @@ export async function taskRegions(input: RegionsInput, aps: readonly string[], n
     try {
       all = parseRegions(parseJson(input.text, names.regions), names.regions);
     } catch (e) {
-      if (e instanceof InputError) throw new WitnessError('invalid-regions', `${names.regions} ${e.path}: ${e.detail}`, { path: e.path });
+      if (e instanceof InputError)
+        throw new WitnessError('invalid-regions', `${names.regions} ${e.path}: ${e.detail}`, { path: e.path });
       throw e;
     }
   }
   const unknown = aps.filter((ap) => !all.regions.some((r) => r.name === ap));
   if (unknown.length > 0) {
-    throw new WitnessError('invalid-spec', `${names.spec} mentions ${unknown.join(', ')}, which ${where} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`, { path: names.at(names.spec) });
+    throw new WitnessError(
+      'invalid-spec',
+      `${names.spec} mentions ${unknown.join(', ')}, which ${where} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`,
+      { path: names.at(names.spec) },
+    );
   }
   return { regions: { ...all, regions: all.regions.filter((r) => aps.includes(r.name)) }, text };
 }
@@ -137,7 +183,12 @@ export async function taskRegions(input: RegionsInput, aps: readonly string[], n
  * world; pointmaze-medium's regions in antmaze-large would label the wrong places). Robots are not
  * checked: a robot's regions are named after its map or configuration, not its world id.
  */
-export function checkRegionsForWorld(regions: RegionSet, input: RegionsInput, world: string, names: InputNames = CLI_NAMES): void {
+export function checkRegionsForWorld(
+  regions: RegionSet,
+  input: RegionsInput,
+  world: string,
+  names: InputNames = CLI_NAMES,
+): void {
   if (regions.world === undefined || regions.world === world || !MISSION_WORLDS.includes(world)) return;
   const detail = `the regions are for "${regions.world}", the mission is in "${world}" (its shipped regions: assets/regions/${world}.json)`;
   if ('file' in input) throw new InputError(input.file, '$.world', detail);
@@ -145,19 +196,37 @@ export function checkRegionsForWorld(regions: RegionSet, input: RegionsInput, wo
 }
 
 /** The world entry of a mission: a navigation world (missions move through it). */
-export function missionWorld(id: string): WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array } {
+export function missionWorld(id: string): WorldEntry & {
+  readonly map: NonNullable<WorldEntry['map']>;
+  readonly restObservation: (x: number, y: number) => Float32Array;
+} {
   const e = worldEntry(id);
   if (e.map === undefined || e.restObservation === undefined) {
-    throw new WitnessError('invalid-input', `${id} is not a navigation world: missions run on ${MISSION_WORLDS.join(', ')}, or on a ROS 2 robot whose configuration has a "navigation" section (docs/ROS2.md)`, { path: '--world' });
+    throw new WitnessError(
+      'invalid-input',
+      `${id} is not a navigation world: missions run on ${MISSION_WORLDS.join(', ')}, or on a ROS 2 robot whose configuration has a "navigation" section (docs/ROS2.md)`,
+      { path: '--world' },
+    );
   }
-  return e as WorldEntry & { readonly map: NonNullable<WorldEntry['map']>; readonly restObservation: (x: number, y: number) => Float32Array };
+  return e as WorldEntry & {
+    readonly map: NonNullable<WorldEntry['map']>;
+    readonly restObservation: (x: number, y: number) => Float32Array;
+  };
 }
 
 /** The start: the one given (checked against the map), else a free point drawn from `rng`. */
-export function chooseStart(world: ReturnType<typeof missionWorld>, start: readonly [number, number] | undefined, rng: Rng, names: InputNames = CLI_NAMES): [number, number] {
+export function chooseStart(
+  world: ReturnType<typeof missionWorld>,
+  start: readonly [number, number] | undefined,
+  rng: Rng,
+  names: InputNames = CLI_NAMES,
+): [number, number] {
   if (start === undefined) return world.map.randomFree(rng);
   const why = world.map.blocked(start[0], start[1]);
-  if (why !== null) throw new WitnessError(names.code, `${names.start}: (${start[0]}, ${start[1]}): ${why}`, { path: names.at(names.start) });
+  if (why !== null)
+    throw new WitnessError(names.code, `${names.start}: (${start[0]}, ${start[1]}): ${why}`, {
+      path: names.at(names.start),
+    });
   return [start[0], start[1]];
 }
 
@@ -186,7 +255,12 @@ export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: 
   const rng = createRng(req.seed);
   let start: [number, number];
   if (req.start === undefined && world.startsWhereItIs === true) {
-    if (open === undefined) throw new WitnessError(names.code, `${req.world} is a robot: it starts where it is; give ${names.start}, or open the world first`, { path: names.at(names.start) });
+    if (open === undefined)
+      throw new WitnessError(
+        names.code,
+        `${req.world} is a robot: it starts where it is; give ${names.start}, or open the world first`,
+        { path: names.at(names.start) },
+      );
     const s = await navigationOf(open).observe();
     start = chooseStart(world, [s.pose.x, s.pose.y], rng, names);
   } else {
@@ -202,23 +276,50 @@ export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: 
  */
 export async function prepareMission(
   req: MissionRequest | (Omit<MissionRequest, 'backbone'> & { readonly backbone: Backbone }),
-  o: BackboneOptions & { readonly signal?: AbortSignal; readonly world?: World; /** What readMission already returned for this request (the console checks before its job starts). */ readonly inputs?: MissionInputs } = {},
+  o: BackboneOptions & {
+    readonly signal?: AbortSignal;
+    readonly world?: World;
+    /** What readMission already returned for this request (the console checks before its job starts). */
+    readonly inputs?: MissionInputs;
+  } = {},
 ): Promise<MissionTask> {
   const names = req.names ?? CLI_NAMES;
-  const inputs = o.inputs ?? await readMission(req, o.world);
+  const inputs = o.inputs ?? (await readMission(req, o.world));
   const { world, rng, start } = inputs;
   const owned = 'kind' in req.backbone;
   const backbone = 'kind' in req.backbone ? await openBackbone(req.backbone, o) : req.backbone;
   try {
     // A robot's backbone is of the world its configuration names (its own id).
-    if (backbone.artifact.world !== req.world && backbone.artifact.world !== world.spec.id) throw new WitnessError('invalid-input', `${backbone.files.graph} is a graph of ${backbone.artifact.world}, not ${req.world}`, { file: backbone.files.graph });
+    if (backbone.artifact.world !== req.world && backbone.artifact.world !== world.spec.id)
+      throw new WitnessError(
+        'invalid-input',
+        `${backbone.files.graph} is a graph of ${backbone.artifact.world}, not ${req.world}`,
+        { file: backbone.files.graph },
+      );
     if (o.signal?.aborted) throw new WitnessError('cancelled', 'planning cancelled');
     o.progress?.('augmenting the graph', 0, 1);
     const where = { regions: 'file' in req.regions ? req.regions.file : names.regions, start: names.start };
-    const task = await augmentTask(backbone, { id: world.spec.id, map: world.map, restObservation: world.restObservation }, inputs.regions, start, req.augment ?? DEFAULT_AUGMENT, rng, where);
+    const task = await augmentTask(
+      backbone,
+      { id: world.spec.id, map: world.map, restObservation: world.restObservation },
+      inputs.regions,
+      start,
+      req.augment ?? DEFAULT_AUGMENT,
+      rng,
+      where,
+    );
     return {
-      world, formula: inputs.formula, automaton: inputs.automaton, regions: inputs.regions, regionsText: inputs.regionsText, start, seed: req.seed,
-      backbone, graph: task.graph, report: task.report, augment_ms: task.augment_ms,
+      world,
+      formula: inputs.formula,
+      automaton: inputs.automaton,
+      regions: inputs.regions,
+      regionsText: inputs.regionsText,
+      start,
+      seed: req.seed,
+      backbone,
+      graph: task.graph,
+      report: task.report,
+      augment_ms: task.augment_ms,
       release: () => (owned ? backbone.models.close() : Promise.resolve()),
     };
   } catch (e) {
@@ -240,14 +341,21 @@ export interface RunOptions {
   readonly lambda?: number;
   readonly k?: number;
   readonly tauSoft?: number;
-  /** Guard-aware runtime steering during execution (default true; false is the "w/o Steering" ablation of Appendix H). */
+  /**
+   * Guard-aware runtime steering during execution (default true; false is the "w/o Steering" ablation of Appendix H).
+   */
   readonly steering?: boolean;
   /** What ordinary waypoints steer toward (ExecParams.targets; default 'rest', 'node' is an ablation). */
   readonly targets?: 'rest' | 'node';
   readonly maxSteps?: number;
   readonly replans?: number;
   /** Record the run in this audit log, naming who ran it and through which front end. */
-  readonly audit?: { readonly log: AuditLog; readonly operator: string; readonly via: string; readonly meta?: Readonly<Record<string, unknown>> };
+  readonly audit?: {
+    readonly log: AuditLog;
+    readonly operator: string;
+    readonly via: string;
+    readonly meta?: Readonly<Record<string, unknown>>;
+  };
   /** The operator in the loop (the console); without one, escalations end the mission. */
   readonly control?: MissionControl;
   /** An open world to drive (the benchmark reuses one per worker); else the task's world is opened and closed here. */
@@ -277,39 +385,90 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
   checkInitial(o.first, o.method);
   const b = task.backbone;
   const dims = b.models.manifest.dims;
-  const world = o.world ?? await task.world.open(o.open);
+  const world = o.world ?? (await task.world.open(o.open));
   try {
     const nav = navigationOf(world);
     const spec = world.spec;
     if (spec.observation.dim !== dims.obs || spec.action.dim !== dims.action) {
-      throw new WitnessError('invalid-input', `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`);
+      throw new WitnessError(
+        'invalid-input',
+        `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`,
+      );
     }
-    const replans = o.replans ?? MISSION_DEFAULTS.replans, maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
+    const replans = o.replans ?? MISSION_DEFAULTS.replans,
+      maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
     const replanning = o.replanning ?? replansByDefault(o.method);
     const log = o.audit?.log;
-    const auditRun = log === undefined ? null : await log.startRun({
-      world: task.world.id, backend: spec.backend, operator: o.audit!.operator, software: `witness ${VERSION}`,
-      models: { embed: b.artifact.models.embed, policy: b.artifact.models.policy, graph: b.files.graph, dataset: b.artifact.dataset.sha256 },
-      spec: task.automaton.formula, regions: task.regionsText,
-      meta: { ...methodMeta(o.method, replanning), start: [...task.start], seed: task.seed, maxSteps, replans, via: o.audit!.via, events: AUDIT_EVENTS_VERSION, ...o.audit!.meta },
-    });
+    const auditRun =
+      log === undefined
+        ? null
+        : await log.startRun({
+            world: task.world.id,
+            backend: spec.backend,
+            operator: o.audit!.operator,
+            software: `witness ${VERSION}`,
+            models: {
+              embed: b.artifact.models.embed,
+              policy: b.artifact.models.policy,
+              graph: b.files.graph,
+              dataset: b.artifact.dataset.sha256,
+            },
+            spec: task.automaton.formula,
+            regions: task.regionsText,
+            meta: {
+              ...methodMeta(o.method, replanning),
+              start: [...task.start],
+              seed: task.seed,
+              maxSteps,
+              replans,
+              via: o.audit!.via,
+              events: AUDIT_EVENTS_VERSION,
+              ...o.audit!.meta,
+            },
+          });
     const recorder = log !== undefined && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
-    const audit: MissionAudit | undefined = recorder === undefined ? undefined : o.onEvent === undefined ? recorder : {
-      plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
-      event: (kind, body, e) => {
-        recorder.event(kind, body, e);
-        o.onEvent!(kind, body, e?.step ?? 0);
-      },
-    };
+    const audit: MissionAudit | undefined =
+      recorder === undefined
+        ? undefined
+        : o.onEvent === undefined
+          ? recorder
+          : {
+              plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+              event: (kind, body, e) => {
+                recorder.event(kind, body, e);
+                o.onEvent!(kind, body, e?.step ?? 0);
+              },
+            };
     o.started?.(auditRun);
     const result = await runMission(
       {
-        world: nav, policy: b.models, graph: task.graph, automaton: task.automaton, formula: task.formula, regions: task.regions.regions, start: task.start, now: () => performance.now(),
-        ...(audit ? { audit } : {}), ...(o.control ? { control: o.control } : {}), ...(o.first ? { initial: o.first } : {}), ...(o.signal ? { signal: o.signal } : {}),
+        world: nav,
+        policy: b.models,
+        graph: task.graph,
+        automaton: task.automaton,
+        formula: task.formula,
+        regions: task.regions.regions,
+        start: task.start,
+        now: () => performance.now(),
+        ...(audit ? { audit } : {}),
+        ...(o.control ? { control: o.control } : {}),
+        ...(o.first ? { initial: o.first } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
       },
       {
-        method: o.method, replanning, lambda: o.lambda ?? PLAN_DEFAULTS.lambda, k: o.k ?? PLAN_DEFAULTS.k, tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
-        exec: { ...execParams(b.artifact.params.H_TD, bodyOf(task.world)), ...(o.steering === false ? { steering: null } : {}), ...(o.targets !== undefined ? { targets: o.targets } : {}) }, maxSteps, replans, seed: task.seed,
+        method: o.method,
+        replanning,
+        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+        k: o.k ?? PLAN_DEFAULTS.k,
+        tauSoft: o.tauSoft ?? PLAN_DEFAULTS.tauSoft,
+        exec: {
+          ...execParams(b.artifact.params.H_TD, bodyOf(task.world)),
+          ...(o.steering === false ? { steering: null } : {}),
+          ...(o.targets !== undefined ? { targets: o.targets } : {}),
+        },
+        maxSteps,
+        replans,
+        seed: task.seed,
       },
     );
     if (log !== undefined) {
@@ -325,19 +484,45 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
  * How a run's method is recorded (run_start meta): `method` as chosen, `planner` the planner of
  * every plan it makes, `replanning` whether it replans after a failure (within `replans`).
  */
-export function methodMeta(method: MissionMethod, replanning: boolean): { method: MissionMethod; planner: string; replanning: boolean } {
+export function methodMeta(
+  method: MissionMethod,
+  replanning: boolean,
+): { method: MissionMethod; planner: string; replanning: boolean } {
   return { method, planner: plannerOf(method), replanning };
 }
 
-/** The mission as `witness run --json` prints it (docs/CLI.md): each plan is its document as recorded, with its sha256. */
-export function missionReport(task: Pick<MissionTask, 'automaton' | 'start'> & { readonly world: { readonly id: string }; readonly report?: MissionTask['report'] }, method: MissionMethod, r: MissionResult, audit: { file: string; run: string } | null): Record<string, unknown> {
+/**
+ * The mission as `witness run --json` prints it (docs/CLI.md): each plan is its document as recorded, with its sha256.
+ */
+export function missionReport(
+  task: Pick<MissionTask, 'automaton' | 'start'> & {
+    readonly world: { readonly id: string };
+    readonly report?: MissionTask['report'];
+  },
+  method: MissionMethod,
+  r: MissionResult,
+  audit: { file: string; run: string } | null,
+): Record<string, unknown> {
   const steps = [...r.stepTimes_ms].sort((a, b) => a - b);
   return {
-    status: r.success ? 'success' : 'failed', failureMode: r.failureMode, message: r.message, world: task.world.id, method,
-    formula: task.automaton.formula, start: [...task.start], steps: r.steps, T_pre: r.T_pre, T_suf: r.T_suf, ncc: r.ncc,
-    executorComplete: r.executorComplete, monitorViable: r.monitorViable,
+    status: r.success ? 'success' : 'failed',
+    failureMode: r.failureMode,
+    message: r.message,
+    world: task.world.id,
+    method,
+    formula: task.automaton.formula,
+    start: [...task.start],
+    steps: r.steps,
+    T_pre: r.T_pre,
+    T_suf: r.T_suf,
+    ncc: r.ncc,
+    executorComplete: r.executorComplete,
+    monitorViable: r.monitorViable,
     plans: r.plans.map((p) => ({ t: p.t, planning_ms: p.planning_ms, plan_sha: planSha(p.document), ...p.document })),
-    events: r.events, failures: r.failures, disagreements: r.disagreements, ...(task.report !== undefined ? { augmentation: task.report } : {}),
+    events: r.events,
+    failures: r.failures,
+    disagreements: r.disagreements,
+    ...(task.report !== undefined ? { augmentation: task.report } : {}),
     ...(audit !== null ? { audit } : {}),
     step_ms: { p50: steps[Math.floor(steps.length * 0.5)] ?? 0, p95: steps[Math.floor(steps.length * 0.95)] ?? 0 },
   };
@@ -348,13 +533,25 @@ export function missionPicture(task: MissionTask, r: MissionResult, title: strin
   const layout = task.world.layout;
   if (layout === undefined) throw new WitnessError('invalid-input', `${task.world.id} has no maze layout to draw`);
   const xy = (g: SemanticGraph, v: number): [number, number] => [g.positions[2 * v]!, g.positions[2 * v + 1]!];
-  const first = r.plans[0], last = r.plans[r.plans.length - 1];
-  const prefix = first !== undefined && first.result.status === 'ok' ? first.result.steps.slice(0, first.result.prefixLength).map((s) => xy(first.graph, s.node)) : [];
-  const suffix = last !== undefined && last.result.status === 'ok'
-    ? [xy(last.graph, last.result.steps[last.result.prefixLength - 1]!.node), ...last.result.steps.slice(last.result.prefixLength).map((s) => xy(last.graph, s.node))]
-    : [];
+  const first = r.plans[0],
+    last = r.plans[r.plans.length - 1];
+  const prefix =
+    first !== undefined && first.result.status === 'ok'
+      ? first.result.steps.slice(0, first.result.prefixLength).map((s) => xy(first.graph, s.node))
+      : [];
+  const suffix =
+    last !== undefined && last.result.status === 'ok'
+      ? [
+          xy(last.graph, last.result.steps[last.result.prefixLength - 1]!.node),
+          ...last.result.steps.slice(last.result.prefixLength).map((s) => xy(last.graph, s.node)),
+        ]
+      : [];
   return missionSvg(layout, title, {
-    regions: task.regions.regions, prefix, suffix, trajectory: r.trajectory, start: task.start,
+    regions: task.regions.regions,
+    prefix,
+    suffix,
+    trajectory: r.trajectory,
+    start: task.start,
     failures: r.failures.map((f) => [r.trajectory[2 * f.t]!, r.trajectory[2 * f.t + 1]!] as const),
   });
 }
@@ -370,7 +567,10 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
   readonly log?: (line: string) => void;
   /** How the world is opened (tests substitute a simulated ROS 2 graph, or inject faults). */
   readonly open?: OpenOptions;
-  /** Ctrl-C (and SIGTERM) stops the mission: the step in progress is cancelled, the mission ends as stopped and the world is closed (a robot left at rest). */
+  /**
+   * Ctrl-C (and SIGTERM) stops the mission: the step in progress is cancelled, the mission ends as stopped and the
+   * world is closed (a robot left at rest).
+   */
   readonly interruptible?: boolean;
 }
 
@@ -378,24 +578,50 @@ export interface RunOnceOptions extends Omit<RunOptions, 'audit' | 'world' | 'co
  * `witness run`: prepare the task, record and run the mission, draw it, report it. The audit log is
  * created when missing; the models and the log are closed whatever happens.
  */
-export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{ task: MissionTask; result: MissionResult; report: Record<string, unknown>; audit: { file: string; run: string } | null }> {
+export async function runOnce(
+  req: MissionRequest,
+  o: RunOnceOptions,
+): Promise<{
+  task: MissionTask;
+  result: MissionResult;
+  report: Record<string, unknown>;
+  audit: { file: string; run: string } | null;
+}> {
   // A robot is connected first: its pose is the start, and the same connection runs the mission.
   const entry = missionWorld(req.world);
-  if (o.picture !== undefined && entry.layout === undefined) throw new WitnessError('invalid-input', `${req.world} has no maze layout to draw: drop --picture`, { path: '--picture' });
+  if (o.picture !== undefined && entry.layout === undefined)
+    throw new WitnessError('invalid-input', `${req.world} has no maze layout to draw: drop --picture`, {
+      path: '--picture',
+    });
   const robot = entry.startsWhereItIs === true ? await entry.open(o.open) : undefined;
   let task: MissionTask | undefined;
   let log: AuditLog | null = null;
   try {
-    task = await prepareMission(req, { ...(o.log ? { log: o.log } : {}), cache: o.cache !== false, ...(robot ? { world: robot } : {}) });
+    task = await prepareMission(req, {
+      ...(o.log ? { log: o.log } : {}),
+      cache: o.cache !== false,
+      ...(robot ? { world: robot } : {}),
+    });
     const file = auditFileOf(o.audit);
     if (file !== null) log = await openAuditLog(file);
-    const { audit: _file, operator, picture: _picture, cache: _cache, log: _log, interruptible: _interruptible, ...options } = o;
-    // From here on the robot may move: Ctrl-C stops the mission (the world then closes, leaving it at rest) instead of exiting at once.
+    const {
+      audit: _file,
+      operator,
+      picture: _picture,
+      cache: _cache,
+      log: _log,
+      interruptible: _interruptible,
+      ...options
+    } = o;
+    // From here on the robot may move: Ctrl-C stops the mission (the world then closes, leaving it at rest) instead of
+    // exiting at once.
     const stop = o.interruptible === true ? interruptible() : null;
     let run: MissionRun;
     try {
       run = await runMissionTask(task, {
-        ...options, ...(robot ? { world: robot } : {}), ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
+        ...options,
+        ...(robot ? { world: robot } : {}),
+        ...(log !== null ? { audit: { log, operator: operator ?? operatorName(), via: 'cli' } } : {}),
         ...(stop !== null ? { signal: stop.signal } : {}),
       });
     } finally {
@@ -403,7 +629,14 @@ export async function runOnce(req: MissionRequest, o: RunOnceOptions): Promise<{
     }
     const audit = log !== null && run.auditRun !== null ? { file: log.file, run: run.auditRun } : null;
     if (o.picture !== undefined) {
-      await writeFileAtomic(o.picture, missionPicture(task, run.result, `${task.world.id}: ${task.automaton.formula} (${o.method}, ${run.result.success ? 'success' : 'failed'})`));
+      await writeFileAtomic(
+        o.picture,
+        missionPicture(
+          task,
+          run.result,
+          `${task.world.id}: ${task.automaton.formula} (${o.method}, ${run.result.success ? 'success' : 'failed'})`,
+        ),
+      );
     }
     return { task, result: run.result, report: missionReport(task, o.method, run.result, audit), audit };
   } finally {

@@ -8,7 +8,10 @@
 import type { WitnessApi } from '../contract/api.js';
 import { WorkerLane } from '../platform/workers.js';
 
-export type PlanThreadApi = Pick<WitnessApi, 'ltlTranslate' | 'planGraph' | 'automatonView' | 'sceneFromGraph' | 'ltlCheck'>;
+export type PlanThreadApi = Pick<
+  WitnessApi,
+  'ltlTranslate' | 'planGraph' | 'automatonView' | 'sceneFromGraph' | 'ltlCheck'
+>;
 
 /** Longer than any budget of the work itself (planning's 30 s): only a runaway reaches it. */
 const TIME_LIMIT_MS = 120_000;
@@ -17,12 +20,20 @@ export class PlanThreads {
   private readonly lane: WorkerLane;
 
   constructor(session: { readonly workspace: string }) {
-    this.lane = new WorkerLane(new URL('./plan-worker.js', import.meta.url), { workspace: session.workspace }, {
-      name: 'the planning worker', resourceLimits: { maxOldGenerationSizeMb: 2048 },
-    });
+    this.lane = new WorkerLane(
+      new URL('./plan-worker.js', import.meta.url),
+      { workspace: session.workspace },
+      {
+        name: 'the planning worker',
+        resourceLimits: { maxOldGenerationSizeMb: 2048 },
+      },
+    );
   }
 
-  call<M extends keyof PlanThreadApi>(method: M, params: Parameters<PlanThreadApi[M]>[0]): ReturnType<PlanThreadApi[M]> {
+  call<M extends keyof PlanThreadApi>(
+    method: M,
+    params: Parameters<PlanThreadApi[M]>[0],
+  ): ReturnType<PlanThreadApi[M]> {
     return this.lane.request(method, params, { timeLimitMs: TIME_LIMIT_MS }) as ReturnType<PlanThreadApi[M]>;
   }
 

@@ -7,7 +7,15 @@
 import { WitnessError } from '../contract/errors.js';
 import { INPUT, readInputText } from '../platform/input-files.js';
 import { PLAN_DEFAULTS, type PlanMethod } from '../contract/defaults.js';
-import type { ApiError, AutomatonView, GraphScene, PlanDocument, PlanGraphRequest, PlanGraphResponse, PlanView } from '../contract/api.js';
+import type {
+  ApiError,
+  AutomatonView,
+  GraphScene,
+  PlanDocument,
+  PlanGraphRequest,
+  PlanGraphResponse,
+  PlanView,
+} from '../contract/api.js';
 import { InputError, parseJson } from '../core/input/json.js';
 import { labelledGraph } from '../core/plan/labelled-graph.js';
 import { METHODS, type PlanResult, deadline, plan, unavailablePropositions } from '../core/plan/plan.js';
@@ -47,7 +55,13 @@ export interface PlanRequest {
   readonly start?: readonly [number, number];
   readonly data?: string;
   readonly models?: string;
-  readonly augment?: { anchors: number; attempts: number; kernel: 'constant' | 'gaussian'; sigma?: number; seed: number };
+  readonly augment?: {
+    anchors: number;
+    attempts: number;
+    kernel: 'constant' | 'gaussian';
+    sigma?: number;
+    seed: number;
+  };
 }
 
 export interface PlanOutcome {
@@ -71,22 +85,45 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
   const { automaton } = specOf(o.spec);
   const translate_ms = performance.now() - t0;
   const input = await readGraphInput(o.graph);
-  let graph: SemanticGraph, augmentation: AugmentReport | undefined, augment_ms: number | undefined, k = o.k;
+  let graph: SemanticGraph,
+    augmentation: AugmentReport | undefined,
+    augment_ms: number | undefined,
+    k = o.k;
   if (input.kind === 'latent') {
-    for (const [flag, v] of [['--regions', o.regions], ['--start', o.start], ['--data', o.data]] as const) {
-      if (v === undefined) throw new WitnessError('invalid-input', `${o.graph} is a latent graph: ${flag} is required`, { path: flag });
+    for (const [flag, v] of [
+      ['--regions', o.regions],
+      ['--start', o.start],
+      ['--data', o.data],
+    ] as const) {
+      if (v === undefined)
+        throw new WitnessError('invalid-input', `${o.graph} is a latent graph: ${flag} is required`, { path: flag });
     }
     const a = o.augment ?? { ...DEFAULT_AUGMENT, kernel: 'constant' as const, seed: 0 };
-    if (a.kernel === 'gaussian' && a.sigma === undefined) throw new WitnessError('invalid-input', '--kernel gaussian needs --sigma', { path: '--sigma' });
+    if (a.kernel === 'gaussian' && a.sigma === undefined)
+      throw new WitnessError('invalid-input', '--kernel gaussian needs --sigma', { path: '--sigma' });
     const { regions } = await taskRegions({ file: o.regions! }, automaton.aps);
-    const b = await openBackbone({ kind: 'files', graph: o.graph, data: o.data!, ...(o.models !== undefined ? { models: o.models } : {}) });
+    const b = await openBackbone({
+      kind: 'files',
+      graph: o.graph,
+      data: o.data!,
+      ...(o.models !== undefined ? { models: o.models } : {}),
+    });
     try {
       checkRegionsForWorld(regions, { file: o.regions! }, b.artifact.world);
       const world = missionWorld(b.artifact.world);
-      const task = await augmentTask(b, { id: world.id, map: world.map, restObservation: (x, y) => world.restObservation(x, y) }, regions, o.start!, {
-        anchors: a.anchors, attempts: a.attempts,
-        kernel: a.kernel === 'gaussian' ? { kind: 'gaussian', sigma: a.sigma! } : { kind: 'constant' },
-      }, createRng(a.seed), { regions: o.regions!, start: '--start' });
+      const task = await augmentTask(
+        b,
+        { id: world.id, map: world.map, restObservation: (x, y) => world.restObservation(x, y) },
+        regions,
+        o.start!,
+        {
+          anchors: a.anchors,
+          attempts: a.attempts,
+          kernel: a.kernel === 'gaussian' ? { kind: 'gaussian', sigma: a.sigma! } : { kind: 'constant' },
+        },
+        createRng(a.seed),
+        { regions: o.regions!, start: '--start' },
+      );
       graph = task.graph;
       augmentation = task.report;
       augment_ms = task.augment_ms;
@@ -96,22 +133,49 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
     k ??= PLAN_DEFAULTS.k;
   } else {
     // With regions, the graph must agree with them, and its edges carry what they cross.
-    graph = o.regions === undefined ? input.graph : onRegions(input.graph, (await readRegions(o.regions)).regions, o.graph).graph;
+    graph =
+      o.regions === undefined
+        ? input.graph
+        : onRegions(input.graph, (await readRegions(o.regions)).regions, o.graph).graph;
     k ??= Infinity;
   }
   // A proposition no node carries is false everywhere: legal, but usually a typo.
-  const warnings = input.kind === 'labelled' ? unavailablePropositions(graph, automaton).map((ap) => `proposition "${ap}" labels no node of ${o.graph}: it is false everywhere`) : [];
+  const warnings =
+    input.kind === 'labelled'
+      ? unavailablePropositions(graph, automaton).map(
+          (ap) => `proposition "${ap}" labels no node of ${o.graph}: it is false everywhere`,
+        )
+      : [];
   const t1 = performance.now();
   const check = deadline(o.timeLimit_ms, () => performance.now());
-  const result = plan(graph, automaton, { method: o.method, k, lambda: o.lambda, tauSoft: o.tauSoft, check, heuristic: o.heuristic });
+  const result = plan(graph, automaton, {
+    method: o.method,
+    k,
+    lambda: o.lambda,
+    tauSoft: o.tauSoft,
+    check,
+    heuristic: o.heuristic,
+  });
   const planning_ms = performance.now() - t1;
   const extra = {
-    k: k === Infinity ? 'all' : k, lambda: o.lambda, planning_ms, translate_ms, ...(warnings.length > 0 ? { warnings } : {}),
+    k: k === Infinity ? 'all' : k,
+    lambda: o.lambda,
+    planning_ms,
+    translate_ms,
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(augment_ms !== undefined ? { augment_ms, augmentation } : {}),
   };
   return {
-    result, graph, automaton, kind: input.kind, k, planning_ms, translate_ms, warnings,
-    ...(augmentation !== undefined ? { augmentation } : {}), ...(augment_ms !== undefined ? { augment_ms } : {}),
+    result,
+    graph,
+    automaton,
+    kind: input.kind,
+    k,
+    planning_ms,
+    translate_ms,
+    warnings,
+    ...(augmentation !== undefined ? { augmentation } : {}),
+    ...(augment_ms !== undefined ? { augment_ms } : {}),
     document: planDocument(result, graph, extra),
   };
 }
@@ -125,19 +189,29 @@ const API_TIME_LIMIT_MS = PLAN_DEFAULTS.apiTimeLimit_ms;
 export function planLabelledGraph(request: PlanGraphRequest): PlanGraphResponse {
   const r: unknown = request;
   const fail = (message: string): PlanGraphResponse => ({ ok: false, error: { code: 'invalid-params', message } });
-  if (typeof r !== 'object' || r === null) return fail('request: expected an object { graph, spec, method?, lambda?, k? }');
+  if (typeof r !== 'object' || r === null)
+    return fail('request: expected an object { graph, spec, method?, lambda?, k? }');
   const { graph, spec, method, lambda, k } = r as Record<string, unknown>;
   if (typeof spec !== 'string') return fail('request.spec: expected a string');
-  if (method !== undefined && !METHODS.includes(method as PlanMethod)) return fail(`request.method: expected one of ${METHODS.join(', ')}`);
-  if (lambda !== undefined && !(typeof lambda === 'number' && lambda >= 0 && lambda <= 1)) return fail('request.lambda: expected a number in [0, 1]');
-  if (k !== undefined && k !== 'all' && !(typeof k === 'number' && Number.isInteger(k) && k >= 1)) return fail("request.k: expected an integer ≥ 1 or 'all'");
+  if (method !== undefined && !METHODS.includes(method as PlanMethod))
+    return fail(`request.method: expected one of ${METHODS.join(', ')}`);
+  if (lambda !== undefined && !(typeof lambda === 'number' && lambda >= 0 && lambda <= 1))
+    return fail('request.lambda: expected a number in [0, 1]');
+  if (k !== undefined && k !== 'all' && !(typeof k === 'number' && Number.isInteger(k) && k >= 1))
+    return fail("request.k: expected an integer ≥ 1 or 'all'");
   try {
     const g = labelledGraph(graph, 'request.graph');
     const automaton = automatonOf(spec);
     const kk = k === undefined || k === 'all' ? Infinity : k;
     const lam = lambda ?? PLAN_DEFAULTS.lambda;
     const started = performance.now();
-    const result = plan(g, automaton, { method: (method ?? 'sagas') as PlanMethod, k: kk, lambda: lam, tauSoft: PLAN_DEFAULTS.tauSoft, check: deadline(API_TIME_LIMIT_MS, () => performance.now()) });
+    const result = plan(g, automaton, {
+      method: (method ?? 'sagas') as PlanMethod,
+      k: kk,
+      lambda: lam,
+      tauSoft: PLAN_DEFAULTS.tauSoft,
+      check: deadline(API_TIME_LIMIT_MS, () => performance.now()),
+    });
     const extra = { k: kk === Infinity ? 'all' : kk, lambda: lam, planning_ms: performance.now() - started };
     return { ok: true, plan: planDocument(result, g, extra) as PlanDocument };
   } catch (e) {
@@ -161,7 +235,12 @@ function specAutomaton(spec: string): BuchiAutomaton {
   try {
     return automatonOf(spec);
   } catch (e) {
-    if (e instanceof LtlSyntaxError) throw new WitnessError('invalid-spec', `spec: ${e.line}:${e.column}: ${e.detail}`, { line: e.line, column: e.column, path: '$.spec' });
+    if (e instanceof LtlSyntaxError)
+      throw new WitnessError('invalid-spec', `spec: ${e.line}:${e.column}: ${e.detail}`, {
+        line: e.line,
+        column: e.column,
+        path: '$.spec',
+      });
     if (e instanceof LtlBudgetError) throw new WitnessError('budget', `spec: ${e.message}`, { path: '$.spec' });
     throw e;
   }
@@ -185,7 +264,12 @@ export async function workspaceFile(workspace: string, rel: string): Promise<str
     const code = e.code === 'not-a-file' ? 'not-found' : e.code === 'invalid-path' ? 'forbidden' : e.code;
     throw new WitnessError(code, `path: ${e.message}`, where);
   }
-  if (found.stats.size > MAX_GRAPH_BYTES) throw new WitnessError('too-large', `path: "${rel}" is ${found.stats.size} bytes; the limit is ${MAX_GRAPH_BYTES}`, where);
+  if (found.stats.size > MAX_GRAPH_BYTES)
+    throw new WitnessError(
+      'too-large',
+      `path: "${rel}" is ${found.stats.size} bytes; the limit is ${MAX_GRAPH_BYTES}`,
+      where,
+    );
   return found.file;
 }
 
@@ -193,9 +277,15 @@ export async function workspaceFile(workspace: string, rel: string): Promise<str
  * A labelled graph file of the workspace as a scene (positions from the file, or a deterministic
  * layout so the renderer never lays out), planned exactly when a spec is given.
  */
-export async function sceneFromGraphFile(workspace: string, rel: string, spec: string | undefined): Promise<{ scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }> {
-  if (typeof rel !== 'string' || rel === '') throw new WitnessError('invalid-params', 'path: expected a non-empty string', { path: '$.path' });
-  if (spec !== undefined && typeof spec !== 'string') throw new WitnessError('invalid-params', 'spec: expected a string', { path: '$.spec' });
+export async function sceneFromGraphFile(
+  workspace: string,
+  rel: string,
+  spec: string | undefined,
+): Promise<{ scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }> {
+  if (typeof rel !== 'string' || rel === '')
+    throw new WitnessError('invalid-params', 'path: expected a non-empty string', { path: '$.path' });
+  if (spec !== undefined && typeof spec !== 'string')
+    throw new WitnessError('invalid-params', 'spec: expected a string', { path: '$.spec' });
   // A bad spec fails before the file is read: it is the cheaper check.
   const automaton = spec !== undefined && spec.trim() !== '' ? specAutomaton(spec) : null;
   const file = await workspaceFile(workspace, rel);
@@ -208,7 +298,11 @@ export async function sceneFromGraphFile(workspace: string, rel: string, spec: s
   } catch (e) {
     if (e instanceof InputError) {
       const at = /^(\d+):(\d+)$/.exec(e.path);
-      throw new WitnessError('invalid-graph', e.message, at ? { line: Number(at[1]), column: Number(at[2]), path: e.file } : { path: e.path });
+      throw new WitnessError(
+        'invalid-graph',
+        e.message,
+        at ? { line: Number(at[1]), column: Number(at[2]), path: e.file } : { path: e.path },
+      );
     }
     throw e;
   }
@@ -217,7 +311,13 @@ export async function sceneFromGraphFile(workspace: string, rel: string, spec: s
   if (automaton === null) return { scene, plan: null, automaton: null };
   let result;
   try {
-    result = plan(g, automaton, { method: 'sagas', k: Infinity, lambda: PLAN_DEFAULTS.lambda, tauSoft: PLAN_DEFAULTS.tauSoft, check: deadline(API_TIME_LIMIT_MS, () => performance.now()) });
+    result = plan(g, automaton, {
+      method: 'sagas',
+      k: Infinity,
+      lambda: PLAN_DEFAULTS.lambda,
+      tauSoft: PLAN_DEFAULTS.tauSoft,
+      check: deadline(API_TIME_LIMIT_MS, () => performance.now()),
+    });
   } catch (e) {
     if (e instanceof WitnessError && e.code === 'budget') throw new WitnessError('budget', `planning: ${e.message}`);
     throw e;

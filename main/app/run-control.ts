@@ -40,7 +40,10 @@ export class RunControl implements MissionControl {
     this.started = now();
   }
 
-  /** Sends one of the run's events, numbered after the last (the run's other events — replans, its end — go out here too). */
+  /**
+   * Sends one of the run's events, numbered after the last (the run's other events — replans, its end — go out here
+   * too).
+   */
   publish(e: MissionEventBody): void {
     this.emit({ ...e, seq: ++this.seq });
   }
@@ -60,8 +63,18 @@ export class RunControl implements MissionControl {
 
   private tickEvent(tick: MissionTick, t: number): void {
     this.publish({
-      topic: 'mission.tick', run: this.run, t: tick.t, x: tick.x, y: tick.y, states: [...tick.states], labels: [...tick.labels], target: tick.target,
-      progress: { ...tick.progress }, distance_m: tick.distance_m, speed_mps: tick.speed_mps, elapsed_s: (t - this.started) / 1000,
+      topic: 'mission.tick',
+      run: this.run,
+      t: tick.t,
+      x: tick.x,
+      y: tick.y,
+      states: [...tick.states],
+      labels: [...tick.labels],
+      target: tick.target,
+      progress: { ...tick.progress },
+      distance_m: tick.distance_m,
+      speed_mps: tick.speed_mps,
+      elapsed_s: (t - this.started) / 1000,
     });
   }
 
@@ -79,7 +92,10 @@ export class RunControl implements MissionControl {
       // Flat out, still let the event loop breathe so pause, stop and the E-STOP get through.
       await this.sleep(0);
     }
-    while (this.state === 'paused') await new Promise<void>((r) => { this.resume = r; });
+    while (this.state === 'paused')
+      await new Promise<void>((r) => {
+        this.resume = r;
+      });
     if (this.stopReason !== null) return { go: false, reason: this.stopReason };
     return { go: true };
   }
@@ -91,11 +107,14 @@ export class RunControl implements MissionControl {
     this.setState('escalated');
     this.publish({ topic: 'mission.escalation', run: this.run, escalation });
     return new Promise((resolve) => {
-      this.pending = { escalation, answer: (d) => {
-        this.pending = null;
-        if (this.state === 'escalated') this.setState('running');
-        resolve(d);
-      } };
+      this.pending = {
+        escalation,
+        answer: (d) => {
+          this.pending = null;
+          if (this.state === 'escalated') this.setState('running');
+          resolve(d);
+        },
+      };
     });
   };
 

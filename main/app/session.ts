@@ -65,4 +65,3 @@ export const UI_DIR = RENDERER_DIST;
 export function uiBuilt(): boolean {
   return existsSync(path.join(UI_DIR, 'index.html'));
 }
-

@@ -7,7 +7,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { type BackboneRecipe, type DatasetKind, MISSION_WORLDS, TRAIN_DEFAULTS, backboneGoals, backboneRecipe, datasetRegime, shippedBundleName, trainedRegime } from '../contract/defaults.js';
+import {
+  type BackboneRecipe,
+  type DatasetKind,
+  MISSION_WORLDS,
+  TRAIN_DEFAULTS,
+  backboneGoals,
+  backboneRecipe,
+  datasetRegime,
+  shippedBundleName,
+  trainedRegime,
+} from '../contract/defaults.js';
 import type { TrainModelsRequest } from '../contract/api.js';
 import { defaultConfig, generateDataset } from '../core/data/generators.js';
 import { MODEL_FILES, ModelError, type ModelManifest } from '../core/models/manifest.js';
@@ -17,7 +27,12 @@ import type { Mlp } from '../core/models/mlp.js';
 import type { Dataset } from '../core/data/dataset.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { datasetHash, readDataset } from '../services/datasets/format.js';
-import { DEFAULT_EMBED, type EmbedConfig, type Normalization, trainEmbedding } from '../services/training/embed-trainer.js';
+import {
+  DEFAULT_EMBED,
+  type EmbedConfig,
+  type Normalization,
+  trainEmbedding,
+} from '../services/training/embed-trainer.js';
 import { DEFAULT_POLICY, type PolicyConfig, embedDataset, trainPolicy } from '../services/training/policy-trainer.js';
 import { type Checkpoint, readCheckpoint, writeCheckpoint } from '../services/training/checkpoint.js';
 import { bundleManifest, embedWithOnnx, readEmbedJson, trainBundle } from '../services/training/bundle.js';
@@ -41,18 +56,25 @@ export interface CheckpointOptions {
   readonly resume?: string;
 }
 
-async function resumeAndSave(kind: Checkpoint['kind'], c: CheckpointOptions): Promise<{ resume?: Checkpoint; checkpointEvery?: number; onCheckpoint?: (ck: Checkpoint) => Promise<void> }> {
+async function resumeAndSave(
+  kind: Checkpoint['kind'],
+  c: CheckpointOptions,
+): Promise<{ resume?: Checkpoint; checkpointEvery?: number; onCheckpoint?: (ck: Checkpoint) => Promise<void> }> {
   const resume = c.resume !== undefined ? await readCheckpoint(c.resume, kind) : undefined;
   return {
     ...(resume ? { resume } : {}),
-    ...(c.file !== undefined ? { checkpointEvery: c.every, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(c.file!, ck) } : {}),
+    ...(c.file !== undefined
+      ? { checkpointEvery: c.every, onCheckpoint: (ck: Checkpoint) => writeCheckpoint(c.file!, ck) }
+      : {}),
   };
 }
 
-const located = (where: string) => (e: unknown): never => {
-  if (e instanceof RangeError) throw new WitnessError('invalid-input', `${where}: ${e.message}`);
-  throw e;
-};
+const located =
+  (where: string) =>
+  (e: unknown): never => {
+    if (e instanceof RangeError) throw new WitnessError('invalid-input', `${where}: ${e.message}`);
+    throw e;
+  };
 
 /** How ψ's output was rescaled to the pipeline's latent unit (core/models/latent-scale.ts). */
 export interface LatentCalibration {
@@ -69,11 +91,22 @@ export interface LatentCalibration {
  * Rescales ψ so that a recorded H_TD-step offset spans `target`·H_TD latent units (median over the
  * dataset's offsets), given ψ's latents of the dataset rows; returns the rescaled ψ and latents.
  */
-export function calibrateLatent(psi: Mlp, latent: Float32Array, dim: number, terminals: Uint8Array, H_TD: number, target: number): { psi: Mlp; latent: Float32Array; calibration: LatentCalibration } {
+export function calibrateLatent(
+  psi: Mlp,
+  latent: Float32Array,
+  dim: number,
+  terminals: Uint8Array,
+  H_TD: number,
+  target: number,
+): { psi: Mlp; latent: Float32Array; calibration: LatentCalibration } {
   const offset = Math.max(1, Math.round(H_TD));
   const measured = medianOffsetRatio(latent, dim, terminals, offset);
   const factor = calibrationFactor(measured, target);
-  return { psi: scaleOutput(psi, factor), latent: latent.map((x) => x * factor), calibration: { offset, measured, target, factor } };
+  return {
+    psi: scaleOutput(psi, factor),
+    latent: latent.map((x) => x * factor),
+    calibration: { offset, measured, target, factor },
+  };
 }
 
 /** The first `rows` rows of a dataset (whole trajectories or a cut one: offsets never cross a terminal). */
@@ -81,54 +114,135 @@ function headRows(d: Dataset, rows: number): Dataset {
   const n = Math.min(rows, d.terminals.length);
   const terminals = d.terminals.slice(0, n);
   if (n > 0) terminals[n - 1] = 1;
-  return { ...d, observations: d.observations.subarray(0, n * d.obsDim), actions: d.actions.subarray(0, n * d.actDim), terminals };
+  return {
+    ...d,
+    observations: d.observations.subarray(0, n * d.obsDim),
+    actions: d.actions.subarray(0, n * d.actDim),
+    terminals,
+  };
 }
 
 /** Trains ψ on a dataset and writes embed.onnx and embed.json into `out` (each file atomically). */
 export async function trainEmbedFiles(o: {
-  data: string; out: string; config: Partial<EmbedConfig>; checkpoint: CheckpointOptions; progress?: StepProgress;
+  data: string;
+  out: string;
+  config: Partial<EmbedConfig>;
+  checkpoint: CheckpointOptions;
+  progress?: StepProgress;
   /** Rescale ψ so that a recorded H_TD-step offset spans this many latent units per step (median). */
   calibrate?: { target: number; H_TD: number };
 }): Promise<{ finalLoss: number; seconds: number; calibration?: LatentCalibration }> {
   const d = await readDataset(o.data);
   const config = { ...DEFAULT_EMBED, ...o.config };
   const started = Date.now();
-  const t = await trainEmbedding(d, config, (s, total) => o.progress?.(s, total), await resumeAndSave('embed', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));
-  let psi = t.mlp, calibration: LatentCalibration | undefined;
+  const t = await trainEmbedding(
+    d,
+    config,
+    (s, total) => o.progress?.(s, total),
+    await resumeAndSave('embed', o.checkpoint),
+  ).catch(located(o.checkpoint.resume ?? o.data));
+  let psi = t.mlp,
+    calibration: LatentCalibration | undefined;
   if (o.calibrate !== undefined) {
     // The median of 200k rows' offsets is as good as the whole dataset's, at a fifth of the cost.
     const head = headRows(d, CALIBRATION_ROWS);
     const e = embedDataset(head, t.mlp, t.normalization);
-    ({ psi, calibration } = calibrateLatent(t.mlp, e.latent, e.dim, head.terminals, o.calibrate.H_TD, o.calibrate.target));
+    ({ psi, calibration } = calibrateLatent(
+      t.mlp,
+      e.latent,
+      e.dim,
+      head.terminals,
+      o.calibrate.H_TD,
+      o.calibrate.target,
+    ));
   }
-  await writeFolderAtomic(o.out, {
-    'embed.onnx': embedOnnx(psi),
-    'embed.json': JSON.stringify({
-      world: d.worldId, dims: { obs: d.obsDim, latent: config.latent }, normalization: t.normalization,
-      training: { objective: 'expectile-td', ...config, finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000, ...(calibration ? { calibration } : {}) },
-      dataset: { sha256: datasetHash(d), file: basename(o.data) },
-    }, null, 2) + '\n',
-  }, { merge: true });
+  await writeFolderAtomic(
+    o.out,
+    {
+      'embed.onnx': embedOnnx(psi),
+      'embed.json':
+        JSON.stringify(
+          {
+            world: d.worldId,
+            dims: { obs: d.obsDim, latent: config.latent },
+            normalization: t.normalization,
+            training: {
+              objective: 'expectile-td',
+              ...config,
+              finalLoss: t.finalLoss,
+              seconds: (Date.now() - started) / 1000,
+              ...(calibration ? { calibration } : {}),
+            },
+            dataset: { sha256: datasetHash(d), file: basename(o.data) },
+          },
+          null,
+          2,
+        ) + '\n',
+    },
+    { merge: true },
+  );
   return { finalLoss: t.finalLoss, seconds: (Date.now() - started) / 1000, ...(calibration ? { calibration } : {}) };
 }
 
 const CALIBRATION_ROWS = 200_000;
 
 /** Trains π_low on a dataset with a trained ψ (from `train embed`, or trained elsewhere) and writes the full bundle. */
-export async function trainPolicyBundle(o: { data: string; embed: string; out: string; config: Partial<PolicyConfig>; checkpoint: CheckpointOptions; progress?: StepProgress }): Promise<{ seconds: number }> {
+export async function trainPolicyBundle(o: {
+  data: string;
+  embed: string;
+  out: string;
+  config: Partial<PolicyConfig>;
+  checkpoint: CheckpointOptions;
+  progress?: StepProgress;
+}): Promise<{ seconds: number }> {
   const config = { ...DEFAULT_POLICY, ...o.config };
-  if (!(config.H_TD > 0)) throw new WitnessError('invalid-input', `--h-td must be a positive number, got ${config.H_TD}`, { path: '--h-td' });
+  if (!(config.H_TD > 0))
+    throw new WitnessError('invalid-input', `--h-td must be a positive number, got ${config.H_TD}`, { path: '--h-td' });
   const d = await readDataset(o.data);
   const meta = await readEmbedJson(join(o.embed, 'embed.json'));
-  if (meta.world !== d.worldId) throw new ModelError(join(o.embed, 'embed.json'), 'world', `the embedding is for ${meta.world}, the dataset for ${d.worldId}`);
+  if (meta.world !== d.worldId)
+    throw new ModelError(
+      join(o.embed, 'embed.json'),
+      'world',
+      `the embedding is for ${meta.world}, the dataset for ${d.worldId}`,
+    );
   const embedBytes = await readInputFile(join(o.embed, 'embed.onnx'), INPUT.model);
-  const embedded = await embedWithOnnx(embedBytes, join(o.embed, 'embed.onnx'), d, meta.normalization, meta.dims.latent);
+  const embedded = await embedWithOnnx(
+    embedBytes,
+    join(o.embed, 'embed.onnx'),
+    d,
+    meta.normalization,
+    meta.dims.latent,
+  );
   const started = Date.now();
-  const p = await trainPolicy(d, embedded, config, (st, total) => o.progress?.(st, total), await resumeAndSave('policy', o.checkpoint)).catch(located(o.checkpoint.resume ?? o.data));
-  const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = { 'embed.onnx': embedBytes, 'policy.onnx': policyOnnx(p.mlp, d.obsDim, meta.dims.latent) };
-  const manifest = bundleManifest(d, basename(o.data), meta.dims.latent, config.H_TD, meta.normalization, {
-    embed: meta.training, policy: { objective: 'ddpg+bc', ...config, finalCriticLoss: p.finalCriticLoss, seconds: (Date.now() - started) / 1000 },
-  }, files);
+  const p = await trainPolicy(
+    d,
+    embedded,
+    config,
+    (st, total) => o.progress?.(st, total),
+    await resumeAndSave('policy', o.checkpoint),
+  ).catch(located(o.checkpoint.resume ?? o.data));
+  const files: Record<(typeof MODEL_FILES)[number], Uint8Array> = {
+    'embed.onnx': embedBytes,
+    'policy.onnx': policyOnnx(p.mlp, d.obsDim, meta.dims.latent),
+  };
+  const manifest = bundleManifest(
+    d,
+    basename(o.data),
+    meta.dims.latent,
+    config.H_TD,
+    meta.normalization,
+    {
+      embed: meta.training,
+      policy: {
+        objective: 'ddpg+bc',
+        ...config,
+        finalCriticLoss: p.finalCriticLoss,
+        seconds: (Date.now() - started) / 1000,
+      },
+    },
+    files,
+  );
   await writeBundle(o.out, files, manifest);
   return { seconds: (Date.now() - started) / 1000 };
 }
@@ -142,7 +256,6 @@ export async function checkBundle(dir: string, world?: string): Promise<ModelMan
 
 /** Held-out data come from a seed no training command uses by default. */
 const HELD_OUT_SEED = 1_000_003;
-
 
 export interface BackboneEval extends EvalResult {
   readonly world: string;
@@ -166,19 +279,41 @@ export interface BackboneEval extends EvalResult {
  * success at reaching waypoints H_TD away within the budget.
  */
 export async function evaluateBackbone(o: {
-  world: string; models?: string;
-  /** The regime of the held-out data (default: the one the bundle was trained on, else navigate); without --models, its shipped bundle. */
+  world: string;
+  models?: string;
+  /**
+   * The regime of the held-out data (default: the one the bundle was trained on, else navigate); without --models, its
+   * shipped bundle.
+   */
   dataset?: DatasetKind;
-  pairs: number; trials: number; epsilon?: number; budget?: number; ahead?: number; fromRest?: boolean; goalAtRest?: boolean; radius?: number;
+  pairs: number;
+  trials: number;
+  epsilon?: number;
+  budget?: number;
+  ahead?: number;
+  fromRest?: boolean;
+  goalAtRest?: boolean;
+  radius?: number;
   /** Told every executor trial with the held-out data it was drawn from (scripts/executor-trials.mjs). */
   onTrial?: (t: TrialRecord, heldOut: Dataset) => void;
 }): Promise<BackboneEval> {
   const e = worldEntry(o.world);
-  if (e.layout === undefined || e.stepper === undefined) throw new WitnessError('invalid-input', `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`);
-  if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1)) throw new WitnessError('invalid-input', `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`, { path: '--ahead' });
+  if (e.layout === undefined || e.stepper === undefined)
+    throw new WitnessError(
+      'invalid-input',
+      `${o.world} is not a maze world: the evaluation measures geodesic distances in a maze`,
+    );
+  if (o.ahead !== undefined && !(Number.isInteger(o.ahead) && o.ahead >= 1))
+    throw new WitnessError(
+      'invalid-input',
+      `--ahead must be a positive whole number of steps, got ${String(o.ahead)}`,
+      { path: '--ahead' },
+    );
   const rest = e.restObservation;
   const asked = checkedRegime(o.dataset);
-  const models = await loadModels(o.models ?? shippedModelsDir(shippedBundleName(o.world, asked)), { expectWorld: o.world });
+  const models = await loadModels(o.models ?? shippedModelsDir(shippedBundleName(o.world, asked)), {
+    expectWorld: o.world,
+  });
   const regime = asked ?? trainedRegime(models.manifest.training) ?? 'navigate';
   const sim = await e.stepper().catch(async (err: unknown) => {
     await models.close();
@@ -187,7 +322,8 @@ export async function evaluateBackbone(o: {
   try {
     const heldOut = generateDataset(sim, o.world, defaultConfig(regime, 20000, HELD_OUT_SEED, sim.agent, sim.layout));
     const b = {
-      latentDim: models.manifest.dims.latent, H_TD: models.manifest.H_TD,
+      latentDim: models.manifest.dims.latent,
+      H_TD: models.manifest.H_TD,
       embed: (x: Float32Array, rows: number) => models.embed(x, rows),
       act: (x: Float32Array, z: Float32Array, rows: number) => models.act(x, z, rows),
     };
@@ -197,17 +333,32 @@ export async function evaluateBackbone(o: {
     // another speed than the recorded state had.
     const budget = o.budget ?? 5 * Math.ceil(models.manifest.H_TD) + 2 * (o.ahead ?? 0);
     const epsilon = o.epsilon ?? models.manifest.H_TD / 2;
-    if (!(epsilon > 0)) throw new WitnessError('invalid-input', `--epsilon must be a positive number, got ${String(o.epsilon)}`, { path: '--epsilon' });
+    if (!(epsilon > 0))
+      throw new WitnessError('invalid-input', `--epsilon must be a positive number, got ${String(o.epsilon)}`, {
+        path: '--epsilon',
+      });
     const ps = await policySuccess(b, sim, heldOut, o.trials, HELD_OUT_SEED, budget, epsilon, {
-      ...(o.ahead !== undefined ? { ahead: o.ahead } : {}), ...(o.fromRest === true && rest !== undefined ? { rest } : {}),
+      ...(o.ahead !== undefined ? { ahead: o.ahead } : {}),
+      ...(o.fromRest === true && rest !== undefined ? { rest } : {}),
       ...(o.goalAtRest === true && rest !== undefined ? { goalAtRest: rest } : {}),
       ...(o.radius !== undefined ? { radius_m: o.radius } : {}),
       ...(o.onTrial !== undefined ? { onTrial: (t: TrialRecord) => o.onTrial!(t, heldOut) } : {}),
     });
     return {
-      world: o.world, dataset: regime, spearman: rho, pairs: o.pairs, policy_success: ps.success, trials: o.trials,
-      budget_steps: budget, epsilon, mean_steps_to_reach: ps.meanSteps, H_TD: models.manifest.H_TD,
-      ahead: o.ahead ?? null, from_rest: o.fromRest === true && rest !== undefined, goal_at_rest: o.goalAtRest === true && rest !== undefined, radius_m: o.radius ?? null,
+      world: o.world,
+      dataset: regime,
+      spearman: rho,
+      pairs: o.pairs,
+      policy_success: ps.success,
+      trials: o.trials,
+      budget_steps: budget,
+      epsilon,
+      mean_steps_to_reach: ps.meanSteps,
+      H_TD: models.manifest.H_TD,
+      ahead: o.ahead ?? null,
+      from_rest: o.fromRest === true && rest !== undefined,
+      goal_at_rest: o.goalAtRest === true && rest !== undefined,
+      radius_m: o.radius ?? null,
       goals: backboneGoals(o.world),
     };
   } finally {
@@ -217,23 +368,43 @@ export async function evaluateBackbone(o: {
 }
 
 /** The observation entries a recipe's ψ reads, as EmbedConfig spells them (nothing when it reads all). */
-const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } => (r.embedInputs !== null ? { inputs: r.embedInputs } : {});
+const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } =>
+  r.embedInputs !== null ? { inputs: r.embedInputs } : {};
 
 /**
  * Reproduces a shipped backbone from scratch with the recipe: a dataset of the regime (navigate
  * unless asked, or the given data's), ψ, π_low, the bundle — by default into the shipped bundle of
  * that regime (contract shippedBundleName); a regime the world ships no bundle for needs --out.
  */
-export async function trainBackbone(opts: { world: string; out?: string; data?: string; dataset?: DatasetKind; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number; progress?: (phase: string) => StepProgress }): Promise<{ out: string; minutes: number }> {
+export async function trainBackbone(opts: {
+  world: string;
+  out?: string;
+  data?: string;
+  dataset?: DatasetKind;
+  recipe?: string;
+  datasetSteps?: number;
+  embedSteps?: number;
+  policySteps?: number;
+  seed: number;
+  progress?: (phase: string) => StepProgress;
+}): Promise<{ out: string; minutes: number }> {
   worldEntry(opts.world);
   checkedRegime(opts.dataset);
-  if (opts.data !== undefined && opts.datasetSteps !== undefined) throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', { path: '--dataset-steps' });
+  if (opts.data !== undefined && opts.datasetSteps !== undefined)
+    throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', {
+      path: '--dataset-steps',
+    });
   const started = Date.now();
-  // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world, and of the regime asked for.
+  // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world, and of the regime
+  // asked for.
   const given = opts.data !== undefined ? await readDataset(opts.data, { expectWorld: opts.world }) : undefined;
   const givenRegime = given !== undefined ? datasetRegime(given.generator) : undefined;
   if (opts.dataset !== undefined && givenRegime !== undefined && givenRegime !== opts.dataset) {
-    throw new WitnessError('invalid-input', `--dataset: ${opts.data} holds a ${givenRegime} dataset, not ${opts.dataset}`, { path: '--dataset' });
+    throw new WitnessError(
+      'invalid-input',
+      `--dataset: ${opts.data} holds a ${givenRegime} dataset, not ${opts.dataset}`,
+      { path: '--dataset' },
+    );
   }
   const regime = opts.dataset ?? givenRegime ?? 'navigate';
   let r: ReturnType<typeof backboneRecipe>;
@@ -245,19 +416,60 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   // Checked before anything trains: a bundle of another regime never overwrites the world's navigate bundle.
   const shipped = shippedBundleName(opts.world, regime);
   if (opts.out === undefined && regime !== 'navigate' && shipped === opts.world) {
-    throw new WitnessError('invalid-input', `--out: ${opts.world} ships no ${regime} bundle (bench ltl --dataset ${regime} runs on its navigate one, assets/models/${opts.world}): name the folder to write`, { path: '--out' });
+    throw new WitnessError(
+      'invalid-input',
+      `--out: ${opts.world} ships no ${regime} bundle (bench ltl --dataset ${regime} runs on its navigate one, assets/models/${opts.world}): name the folder to write`,
+      { path: '--out' },
+    );
   }
-  const o = { ...opts, datasetSteps: opts.datasetSteps ?? r.datasetSteps, embedSteps: opts.embedSteps ?? r.embedSteps, policySteps: opts.policySteps ?? r.policySteps };
-  const d = given ?? await simulateDataset(o.world, regime, o.datasetSteps, o.seed, o.progress?.('dataset'));
-  const embedConfig = { ...DEFAULT_EMBED, hidden: r.hidden, latent: r.latent, batch: r.batch, steps: o.embedSteps, gamma: r.gamma, pathBound: r.pathBound, objective: r.objective, ...embedReads(r), seed: o.seed };
+  const o = {
+    ...opts,
+    datasetSteps: opts.datasetSteps ?? r.datasetSteps,
+    embedSteps: opts.embedSteps ?? r.embedSteps,
+    policySteps: opts.policySteps ?? r.policySteps,
+  };
+  const d = given ?? (await simulateDataset(o.world, regime, o.datasetSteps, o.seed, o.progress?.('dataset')));
+  const embedConfig = {
+    ...DEFAULT_EMBED,
+    hidden: r.hidden,
+    latent: r.latent,
+    batch: r.batch,
+    steps: o.embedSteps,
+    gamma: r.gamma,
+    pathBound: r.pathBound,
+    objective: r.objective,
+    ...embedReads(r),
+    seed: o.seed,
+  };
   const barE = o.progress?.('train embed');
   const e = await trainEmbedding(d, embedConfig, (st, total) => barE?.(st, total));
-  const policyConfig = { ...DEFAULT_POLICY, hidden: r.policyHidden, batch: r.batch, steps: o.policySteps, H_TD: r.H_TD, alpha: r.policyAlpha, seed: o.seed, ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}) };
+  const policyConfig = {
+    ...DEFAULT_POLICY,
+    hidden: r.policyHidden,
+    batch: r.batch,
+    steps: o.policySteps,
+    H_TD: r.H_TD,
+    alpha: r.policyAlpha,
+    seed: o.seed,
+    ...(r.policySubgoals !== null ? { subgoalHorizons: r.policySubgoals } : {}),
+  };
   // --embed-steps, when given, sets both ψ's steps (tests train tiny ones).
-  const far = r.far !== null ? await appendFar(d, e.mlp, e.normalization, { ...r.far, steps: opts.embedSteps ?? r.far.steps }, r, o.seed, o.progress?.('train embed (far)')) : null;
+  const far =
+    r.far !== null
+      ? await appendFar(
+          d,
+          e.mlp,
+          e.normalization,
+          { ...r.far, steps: opts.embedSteps ?? r.far.steps },
+          r,
+          o.seed,
+          o.progress?.('train embed (far)'),
+        )
+      : null;
   const barP = o.progress?.('train policy');
   const embedded = far !== null ? far.embedded : embedDataset(d, e.mlp, e.normalization);
-  let psi = far !== null ? far.psi : e.mlp, calibration: LatentCalibration | undefined = far?.calibration;
+  let psi = far !== null ? far.psi : e.mlp,
+    calibration: LatentCalibration | undefined = far?.calibration;
   if (r.calibrate !== null) {
     // The whole ψ (with its second timescale, when the recipe has one) takes the recipe's unit.
     const c = calibrateLatent(psi, embedded.latent, embedded.dim, d.terminals, r.H_TD, r.calibrate);
@@ -267,17 +479,32 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
   }
   const p = await trainPolicy(d, embedded, policyConfig, (st, total) => barP?.(st, total));
   const out = o.out ?? shippedModelsDir(shipped);
-  await writeModels(out, { embed: psi, policy: p.mlp }, {
-    world: o.world, dims: { obs: d.obsDim, latent: embedded.dim, action: d.actDim }, H_TD: r.H_TD, normalization: e.normalization,
-    training: {
-      command: reproduceCommand(opts, regime),
-      embed: { ...embedConfig, finalLoss: e.finalLoss, ...(far !== null ? { far: far.record } : {}), ...(calibration ? { calibration } : {}) },
-      policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
-      dataset: o.data !== undefined ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator } : { kind: regime, steps: o.datasetSteps, seed: o.seed },
-      seconds: (Date.now() - started) / 1000,
+  await writeModels(
+    out,
+    { embed: psi, policy: p.mlp },
+    {
+      world: o.world,
+      dims: { obs: d.obsDim, latent: embedded.dim, action: d.actDim },
+      H_TD: r.H_TD,
+      normalization: e.normalization,
+      training: {
+        command: reproduceCommand(opts, regime),
+        embed: {
+          ...embedConfig,
+          finalLoss: e.finalLoss,
+          ...(far !== null ? { far: far.record } : {}),
+          ...(calibration ? { calibration } : {}),
+        },
+        policy: { objective: 'ddpg+bc', ...policyConfig, finalCriticLoss: p.finalCriticLoss },
+        dataset:
+          o.data !== undefined
+            ? { file: basename(o.data), transitions: d.terminals.length, generator: d.generator }
+            : { kind: regime, steps: o.datasetSteps, seed: o.seed },
+        seconds: (Date.now() - started) / 1000,
+      },
+      dataset: { sha256: datasetHash(d) },
     },
-    dataset: { sha256: datasetHash(d) },
-  });
+  );
   return { out, minutes: (Date.now() - started) / 60000 };
 }
 
@@ -285,7 +512,18 @@ export async function trainBackbone(opts: { world: string; out?: string; data?: 
  * The command that trains the same bundle again: the flags given, the rest left to the recipe
  * (an --embed-steps written out would also set the second ψ's steps, which the recipe sets apart).
  */
-export function reproduceCommand(o: { world: string; data?: string; recipe?: string; datasetSteps?: number; embedSteps?: number; policySteps?: number; seed: number }, regime: DatasetKind): string {
+export function reproduceCommand(
+  o: {
+    world: string;
+    data?: string;
+    recipe?: string;
+    datasetSteps?: number;
+    embedSteps?: number;
+    policySteps?: number;
+    seed: number;
+  },
+  regime: DatasetKind,
+): string {
   return [
     `witness backbone train --world ${o.world}`,
     ...(regime !== 'navigate' ? [`--dataset ${regime}`] : []),
@@ -304,9 +542,30 @@ export function reproduceCommand(o: { world: string; data?: string; recipe?: str
  * spans what it did in ψ_TD alone; returns it with the dataset's latents for π_low.
  */
 async function appendFar(
-  d: Dataset, td: Mlp, norm: Normalization, far: NonNullable<BackboneRecipe['far']>, r: BackboneRecipe, seed: number, bar?: StepProgress,
-): Promise<{ psi: Mlp; embedded: { obs: Float32Array; latent: Float32Array; dim: number }; calibration: LatentCalibration; record: Record<string, unknown> }> {
-  const config: EmbedConfig = { ...DEFAULT_EMBED, objective: 'path-distance', hidden: far.hidden, latent: r.latent, batch: r.batch, steps: far.steps, gamma: far.gamma, ...embedReads(r), seed };
+  d: Dataset,
+  td: Mlp,
+  norm: Normalization,
+  far: NonNullable<BackboneRecipe['far']>,
+  r: BackboneRecipe,
+  seed: number,
+  bar?: StepProgress,
+): Promise<{
+  psi: Mlp;
+  embedded: { obs: Float32Array; latent: Float32Array; dim: number };
+  calibration: LatentCalibration;
+  record: Record<string, unknown>;
+}> {
+  const config: EmbedConfig = {
+    ...DEFAULT_EMBED,
+    objective: 'path-distance',
+    hidden: far.hidden,
+    latent: r.latent,
+    batch: r.batch,
+    steps: far.steps,
+    gamma: far.gamma,
+    ...embedReads(r),
+    seed,
+  };
   const f = await trainEmbedding(d, config, (st, total) => bar?.(st, total));
   const tdLatent = embedDataset(d, td, norm);
   const offset = Math.max(1, Math.round(r.H_TD));
@@ -315,7 +574,12 @@ async function appendFar(
   const embedded = embedDataset(d, joined, norm);
   const c = calibrateLatent(joined, embedded.latent, embedded.dim, d.terminals, r.H_TD, tdRatio);
   embedded.latent.set(c.latent);
-  return { psi: c.psi, embedded, calibration: c.calibration, record: { ...config, scale: far.scale, finalLoss: f.finalLoss } };
+  return {
+    psi: c.psi,
+    embedded,
+    calibration: c.calibration,
+    record: { ...config, scale: far.scale, finalLoss: f.finalLoss },
+  };
 }
 
 /** A bundle trained from scratch for the console (in a worker thread). */
@@ -329,14 +593,24 @@ export interface TrainJob {
 }
 
 /** The worker's work: a fresh navigate dataset, then ψ and π_low, written as one bundle folder. */
-export async function trainBundleFromScratch(job: TrainJob, progress: (phase: string, done: number, total: number) => void): Promise<{ out: string }> {
-  const dataset = await simulateDataset(job.world, 'navigate', job.datasetSteps, job.seed, (done, total) => progress('generating the dataset', done, total));
-  // The world's recipe decides what ψ reads (the Ant's position) and π_low's α; the sizes are the console's, and it trains one ψ (no second timescale).
+export async function trainBundleFromScratch(
+  job: TrainJob,
+  progress: (phase: string, done: number, total: number) => void,
+): Promise<{ out: string }> {
+  const dataset = await simulateDataset(job.world, 'navigate', job.datasetSteps, job.seed, (done, total) =>
+    progress('generating the dataset', done, total),
+  );
+  // The world's recipe decides what ψ reads (the Ant's position) and π_low's α; the sizes are the console's, and it
+  // trains one ψ (no second timescale).
   const r = backboneRecipe(job.world);
   await trainBundle(
-    dataset, `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
-    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed, ...embedReads(r) }, { ...DEFAULT_POLICY, steps: job.policySteps, alpha: r.policyAlpha, seed: job.seed }, job.out,
-    (stage, step, total) => progress(stage === 'embedding' ? 'training ψ (embedding)' : 'training π_low (policy)', step, total),
+    dataset,
+    `navigate-${job.datasetSteps}-seed${job.seed} (generated)`,
+    { ...DEFAULT_EMBED, steps: job.embedSteps, seed: job.seed, ...embedReads(r) },
+    { ...DEFAULT_POLICY, steps: job.policySteps, alpha: r.policyAlpha, seed: job.seed },
+    job.out,
+    (stage, step, total) =>
+      progress(stage === 'embedding' ? 'training ψ (embedding)' : 'training π_low (policy)', step, total),
   );
   return { out: job.out };
 }
@@ -345,14 +619,27 @@ export async function trainBundleFromScratch(job: TrainJob, progress: (phase: st
  * The console's "Train models": a bundle for a maze world into the workspace's models/<name>, as a
  * cancellable job in a worker thread; resolves to its models id.
  */
-export async function trainModelsJob(session: Session, req: TrainModelsRequest): Promise<{ models: string; dir: string }> {
-  if (!MISSION_WORLDS.includes(req.world)) throw new WitnessError('invalid-params', `unknown world "${req.world}" (bundles are trained in ${MISSION_WORLDS.join(', ')})`, { path: '$.world' });
+export async function trainModelsJob(
+  session: Session,
+  req: TrainModelsRequest,
+): Promise<{ models: string; dir: string }> {
+  if (!MISSION_WORLDS.includes(req.world))
+    throw new WitnessError(
+      'invalid-params',
+      `unknown world "${req.world}" (bundles are trained in ${MISSION_WORLDS.join(', ')})`,
+      { path: '$.world' },
+    );
   const dir = bundleDir(session, `workspace/${req.name}`);
-  if (existsSync(dir)) throw new WitnessError('conflict', `${dir} already exists: choose another name`, { path: '$.name' });
+  if (existsSync(dir))
+    throw new WitnessError('conflict', `${dir} already exists: choose another name`, { path: '$.name' });
   mkdirSync(dirname(dir), { recursive: true });
   const job: TrainJob = {
-    world: req.world, out: dir, datasetSteps: req.datasetSteps ?? TRAIN_DEFAULTS.datasetSteps, seed: req.seed ?? TRAIN_DEFAULTS.seed,
-    embedSteps: req.embedSteps ?? TRAIN_DEFAULTS.embedSteps, policySteps: req.policySteps ?? TRAIN_DEFAULTS.policySteps,
+    world: req.world,
+    out: dir,
+    datasetSteps: req.datasetSteps ?? TRAIN_DEFAULTS.datasetSteps,
+    seed: req.seed ?? TRAIN_DEFAULTS.seed,
+    embedSteps: req.embedSteps ?? TRAIN_DEFAULTS.embedSteps,
+    policySteps: req.policySteps ?? TRAIN_DEFAULTS.policySteps,
   };
   return session.jobs.run(req.job, `Training models ${req.name}`, async (signal, progress) => {
     try {

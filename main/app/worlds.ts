@@ -6,7 +6,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { ANT_WORLDS, type DatasetKind, MAZE_WORLDS, MISSION_WORLDS, shippedBundleNames, trainedRegime } from '../contract/defaults.js';
+import {
+  ANT_WORLDS,
+  type DatasetKind,
+  MAZE_WORLDS,
+  MISSION_WORLDS,
+  shippedBundleNames,
+  trainedRegime,
+} from '../contract/defaults.js';
 import type { Ros2Status, WorldInfo } from '../contract/api.js';
 import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
@@ -17,7 +24,13 @@ import { sceneFile } from '../backends/mujoco/pointmaze.js';
 import { antSceneFile } from '../backends/mujoco/antmaze.js';
 import { loadModel } from '../backends/mujoco/runtime.js';
 import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
-import { type LoaderDeps, type Ros2Availability, Ros2Unavailable, describeAvailability, loadRclnodejs } from '../backends/ros2/rclnodejs-loader.js';
+import {
+  type LoaderDeps,
+  type Ros2Availability,
+  Ros2Unavailable,
+  describeAvailability,
+  loadRclnodejs,
+} from '../backends/ros2/rclnodejs-loader.js';
 import type { ProbeReport } from '../backends/ros2/probe.js';
 import { WorldError } from '../core/world/world.js';
 import { readDataset } from '../services/datasets/format.js';
@@ -48,9 +61,15 @@ export function mazeWorlds(): WorldRow[] {
     const e = worldEntry(id);
     const layout = e.layout!;
     return {
-      id, backend: e.spec.backend, description: e.spec.description,
-      cells: [layout.grid.length, layout.grid[0]!.length], freeCells: freeCells(layout).length,
-      observation: e.spec.observation.names, action: e.spec.action.names, control_dt_s: e.spec.control_dt_s, scene: e.kind === 'antmaze' ? antSceneFile(id) : sceneFile(id),
+      id,
+      backend: e.spec.backend,
+      description: e.spec.description,
+      cells: [layout.grid.length, layout.grid[0]!.length],
+      freeCells: freeCells(layout).length,
+      observation: e.spec.observation.names,
+      action: e.spec.action.names,
+      control_dt_s: e.spec.control_dt_s,
+      scene: e.kind === 'antmaze' ? antSceneFile(id) : sceneFile(id),
     };
   });
 }
@@ -63,7 +82,11 @@ export async function checkWorldFile(file: string): Promise<string> {
       text = await readInputText(file, INPUT.scene);
     } catch (e) {
       if (e instanceof InputRefused) throw e;
-      throw new WitnessError(readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input', `cannot read ${file}: ${readFailure(e)}`, { file });
+      throw new WitnessError(
+        readFailure(e) === 'ENOENT' ? 'not-found' : 'invalid-input',
+        `cannot read ${file}: ${readFailure(e)}`,
+        { file },
+      );
     }
     const { model, data } = await loadModel(text, file, 'scene');
     const found = `${model.nq} position coordinates, ${model.nu} actuators, ${model.ngeom} geoms`;
@@ -79,16 +102,26 @@ export async function checkWorldFile(file: string): Promise<string> {
 export async function renderWorld(id: string, o: { out: string; data?: string; graph?: string }): Promise<void> {
   const isFile = id.toLowerCase().endsWith('.json');
   const layout = isFile ? await readLayoutFile(id) : worldEntry(id).layout;
-  if (layout === undefined) throw new WitnessError('invalid-input', `${id} is not a maze world: there is no layout to draw`);
+  if (layout === undefined)
+    throw new WitnessError('invalid-input', `${id} is not a maze world: there is no layout to draw`);
   const data = o.data !== undefined ? await readDataset(o.data, isFile ? {} : { expectWorld: id }) : undefined;
   const g = o.graph !== undefined ? await readGraph(o.graph, isFile ? {} : { world: id }) : undefined;
-  const svg = mazeSvg(layout, `${id}${o.data ? ` — ${o.data}` : ''}`, data, g ? { positions: g.positions, edgeU: g.graph.edgeU, edgeV: g.graph.edgeV } : undefined);
+  const svg = mazeSvg(
+    layout,
+    `${id}${o.data ? ` — ${o.data}` : ''}`,
+    data,
+    g ? { positions: g.positions, edgeU: g.graph.edgeU, edgeV: g.graph.edgeV } : undefined,
+  );
   await writeFileAtomic(o.out, svg);
 }
 
-/** The MJCF scenes of assets/scenes from the maze layouts (point mass, then Ant): written, or (check) the files that differ. */
+/**
+ * The MJCF scenes of assets/scenes from the maze layouts (point mass, then Ant): written, or (check) the files that
+ * differ.
+ */
 export async function mazeScenes(check: boolean): Promise<{ written: string[]; stale: string[] }> {
-  const written: string[] = [], stale: string[] = [];
+  const written: string[] = [],
+    stale: string[] = [];
   const scenes = Object.entries(MAZES).flatMap(([name, layout]) => [
     { layout, file: sceneFile(`pointmaze-${name}`), make: pointMazeMjcf },
     { layout, file: antSceneFile(`antmaze-${name}`), make: antMazeMjcf },
@@ -114,7 +147,10 @@ export async function mazeScenes(check: boolean): Promise<{ written: string[]; s
 
 function listDirs(dir: string): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
   } catch {
     return [];
   }
@@ -124,7 +160,9 @@ function listDirs(dir: string): string[] {
  * The README's mission, over each maze's shipped regions (assets/regions/<world>.json: e0, e1, e3, e4
  * in the corners, e2 inside, e5 a box; test/contract/shipped-regions.test.ts).
  */
-const EXAMPLE_SPECS: Record<string, string> = Object.fromEntries(MISSION_WORLDS.map((id) => [id, 'F e2 & G F e1 & G F e4 & G !e0']));
+const EXAMPLE_SPECS: Record<string, string> = Object.fromEntries(
+  MISSION_WORLDS.map((id) => [id, 'F e2 & G F e1 & G F e4 & G !e0']),
+);
 
 /** Bundles trained in the workspace (models/<name>/manifest.json), by world. */
 function workspaceBundles(workspace: string): Map<string, string[]> {
@@ -137,7 +175,10 @@ function workspaceBundles(workspace: string): Map<string, string[]> {
   return out;
 }
 
-/** The shipped bundles of a world that are installed: its own (navigate) first, then its regimes' (contract shippedBundleName). */
+/**
+ * The shipped bundles of a world that are installed: its own (navigate) first, then its regimes' (contract
+ * shippedBundleName).
+ */
 function shippedBundles(world: string): string[] {
   const installed = new Set(listDirs(assetPath('models')));
   return shippedBundleNames(world).filter((n) => installed.has(n));
@@ -150,12 +191,16 @@ function shippedBundles(world: string): string[] {
  */
 export function bundleRegime(dir: string): DatasetKind {
   const training = peekManifest(dir)?.['training'];
-  return typeof training === 'object' && training !== null ? trainedRegime(training as Record<string, unknown>) ?? 'navigate' : 'navigate';
+  return typeof training === 'object' && training !== null
+    ? (trainedRegime(training as Record<string, unknown>) ?? 'navigate')
+    : 'navigate';
 }
 
 /** Where a models id of WorldInfo.models lives: shipped ones by name, `workspace/<name>` in the workspace. */
 export function bundleDir(session: Pick<Session, 'workspace'>, id: string): string {
-  return id.startsWith('workspace/') ? path.join(session.workspace, 'models', id.slice('workspace/'.length)) : shippedModelsDir(id);
+  return id.startsWith('workspace/')
+    ? path.join(session.workspace, 'models', id.slice('workspace/'.length))
+    : shippedModelsDir(id);
 }
 
 /** The worlds the console offers missions in, with their regions, an example spec and their model bundles. */
@@ -164,7 +209,9 @@ export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] 
   return MISSION_WORLDS.map((id) => {
     const e = worldEntry(id);
     return {
-      id, title: e.title, kind: 'maze' as const,
+      id,
+      title: e.title,
+      kind: 'maze' as const,
       regions: e.regionsFile !== null ? `regions/${id}.json` : null,
       regionsText: e.regionsFile !== null ? readFileSync(e.regionsFile, 'utf8') : null,
       exampleSpec: EXAMPLE_SPECS[id] ?? null,
@@ -177,7 +224,9 @@ export function consoleWorlds(session: Pick<Session, 'workspace'>): WorldInfo[] 
 export const ROBOTS_DIR = 'ros2';
 export const GRAPHS_DIR = 'graphs';
 
-/** A ROS 2 configuration the console found: its file, how it is shown, and the configuration or why it does not check. */
+/**
+ * A ROS 2 configuration the console found: its file, how it is shown, and the configuration or why it does not check.
+ */
 export interface FoundConfig {
   readonly id: string;
   readonly shown: string;
@@ -193,14 +242,31 @@ export interface FoundConfig {
  */
 export function ros2Configs(workspace: string, paths: readonly string[]): FoundConfig[] {
   const found = [
-    ...paths.filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json')).map((p) => ({ file: path.join(workspace, p), shown: p, shipped: false })),
-    ...readdirSync(assetPath('ros2')).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}`, shipped: true })),
+    ...paths
+      .filter((p) => p.startsWith(`${ROBOTS_DIR}/`) && p.endsWith('.json'))
+      .map((p) => ({ file: path.join(workspace, p), shown: p, shipped: false })),
+    ...readdirSync(assetPath('ros2'))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => ({ file: assetPath(`ros2/${f}`), shown: `shipped: ros2/${f}`, shipped: true })),
   ];
   return found.flatMap((c): FoundConfig[] => {
     try {
-      return [{ id: `ros2:${c.file}`, shown: c.shown, shipped: c.shipped, config: readRos2Config(c.file), problem: null }];
+      return [
+        { id: `ros2:${c.file}`, shown: c.shown, shipped: c.shipped, config: readRos2Config(c.file), problem: null },
+      ];
     } catch (e) {
-      return c.shipped ? [] : [{ id: `ros2:${c.file}`, shown: c.shown, shipped: false, config: null, problem: e instanceof Error ? e.message : String(e) }];
+      return c.shipped
+        ? []
+        : [
+            {
+              id: `ros2:${c.file}`,
+              shown: c.shown,
+              shipped: false,
+              config: null,
+              problem: e instanceof Error ? e.message : String(e),
+            },
+          ];
     }
   });
 }
@@ -222,9 +288,26 @@ export async function robotWorlds(session: Pick<Session, 'workspace'>): Promise<
   return ros2Configs(session.workspace, paths).flatMap(({ id, shown, shipped, config, problem }): WorldInfo[] => {
     if (config === null) return [{ ...robot, id, title: `ROS 2: ${shown} (does not check)`, problem: problem! }];
     if (config.waypoints === undefined) {
-      return shipped ? [] : [{ ...robot, id, title: `ROS 2: ${config.id} (${shown}; no waypoints section)`, problem: `${shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)` }];
+      return shipped
+        ? []
+        : [
+            {
+              ...robot,
+              id,
+              title: `ROS 2: ${config.id} (${shown}; no waypoints section)`,
+              problem: `${shown}: no "waypoints" section: a mission on a map graph needs the robot's navigation actions (docs/ROS2.md)`,
+            },
+          ];
     }
-    return [{ ...robot, id, title: `ROS 2: ${config.id} (${shown})`, regions: config.regionsFile, regionsText: config.regionsFile !== null ? readInputTextSync(config.regionsFile, INPUT.regions) : null }];
+    return [
+      {
+        ...robot,
+        id,
+        title: `ROS 2: ${config.id} (${shown})`,
+        regions: config.regionsFile,
+        regionsText: config.regionsFile !== null ? readInputTextSync(config.regionsFile, INPUT.regions) : null,
+      },
+    ];
   });
 }
 
@@ -240,8 +323,18 @@ export async function ros2Status(deps?: LoaderDeps): Promise<Ros2Status> {
 export const DEFAULT_ROS2_CONFIG = assetPath('ros2/nav2-mobile-manipulator.json');
 
 export type Ros2CheckResult =
-  | { readonly stage: 'config'; readonly config: Ros2Config; readonly availability: Extract<Ros2Availability, { ok: false }> }
-  | { readonly stage: 'probe'; readonly config: Ros2Config; readonly availability: Extract<Ros2Availability, { ok: true }>; readonly report: ProbeReport; readonly bound_s: number };
+  | {
+      readonly stage: 'config';
+      readonly config: Ros2Config;
+      readonly availability: Extract<Ros2Availability, { ok: false }>;
+    }
+  | {
+      readonly stage: 'probe';
+      readonly config: Ros2Config;
+      readonly availability: Extract<Ros2Availability, { ok: true }>;
+      readonly report: ProbeReport;
+      readonly bound_s: number;
+    };
 
 export { describeAvailability, Ros2Unavailable, type Ros2Availability };
 
@@ -249,7 +342,15 @@ export { describeAvailability, Ros2Unavailable, type Ros2Availability };
  * `ros2 check`: the configuration (an InputError names its problem); then, if ROS 2 is available,
  * connects and probes every server, topic, field and the pose within one bound.
  */
-export async function ros2Check(file: string, o: { timeout_s?: number; load?: () => Promise<Ros2Availability>; onConfig?: (c: Ros2Config) => void; onAvailable?: (a: Extract<Ros2Availability, { ok: true }>) => void } = {}): Promise<Ros2CheckResult> {
+export async function ros2Check(
+  file: string,
+  o: {
+    timeout_s?: number;
+    load?: () => Promise<Ros2Availability>;
+    onConfig?: (c: Ros2Config) => void;
+    onAvailable?: (a: Extract<Ros2Availability, { ok: true }>) => void;
+  } = {},
+): Promise<Ros2CheckResult> {
   const config = readRos2Config(file);
   o.onConfig?.(config);
   const a = await (o.load ?? loadRclnodejs)();

@@ -61,12 +61,18 @@ export interface OpenOptions {
 
 export { EMBEDDED_WORLDS };
 
-const shippedRegions = (id: string): string | null => (existsSync(assetPath(`regions/${id}.json`)) ? assetPath(`regions/${id}.json`) : null);
+const shippedRegions = (id: string): string | null =>
+  existsSync(assetPath(`regions/${id}.json`)) ? assetPath(`regions/${id}.json`) : null;
 
 function mazeEntry(id: string): WorldEntry {
   const layout = layoutOf(id);
   return {
-    id, kind: 'maze', title: `Point maze (${id.replace('pointmaze-', '')})`, spec: pointMazeSpec(id), layout, map: mazeMap(layout, id),
+    id,
+    kind: 'maze',
+    title: `Point maze (${id.replace('pointmaze-', '')})`,
+    spec: pointMazeSpec(id),
+    layout,
+    map: mazeMap(layout, id),
     regionsFile: shippedRegions(id),
     restObservation: pointMazeRest,
     open: () => PointMazeWorld.open(id),
@@ -77,7 +83,12 @@ function mazeEntry(id: string): WorldEntry {
 function antEntry(id: string): WorldEntry {
   const layout = antLayoutOf(id);
   return {
-    id, kind: 'antmaze', title: `Ant maze (${id.replace('antmaze-', '')})`, spec: antMazeSpec(id), layout, map: mazeMap(layout, id),
+    id,
+    kind: 'antmaze',
+    title: `Ant maze (${id.replace('antmaze-', '')})`,
+    spec: antMazeSpec(id),
+    layout,
+    map: mazeMap(layout, id),
     regionsFile: shippedRegions(id),
     restObservation: antRestObservation,
     open: () => AntMazeWorld.open(id),
@@ -87,9 +98,14 @@ function antEntry(id: string): WorldEntry {
 
 function tabletopEntry(): WorldEntry {
   return {
-    id: TABLETOP_ID, kind: 'tabletop', title: 'Tabletop (pick and place)', vocabulary: TABLETOP_VOCABULARY, regionsFile: null,
+    id: TABLETOP_ID,
+    kind: 'tabletop',
+    title: 'Tabletop (pick and place)',
+    vocabulary: TABLETOP_VOCABULARY,
+    regionsFile: null,
     spec: TABLETOP_SPEC,
-    open: (o = {}) => TabletopWorld.open(o.perfectPerception === true ? { heightNoise_m: 0, perceptionNoise_m: 0 } : {}),
+    open: (o = {}) =>
+      TabletopWorld.open(o.perfectPerception === true ? { heightNoise_m: 0, perceptionNoise_m: 0 } : {}),
   };
 }
 
@@ -97,8 +113,13 @@ function ros2Entry(id: string, file: string): WorldEntry {
   const config: Ros2Config = readRos2Config(file);
   const n = config.navigation;
   return {
-    id, kind: 'ros2', title: `ROS 2: ${config.id}`, spec: ros2Spec(config), regionsFile: config.regionsFile,
-    vocabulary: ros2Vocabulary(config), startsWhereItIs: true,
+    id,
+    kind: 'ros2',
+    title: `ROS 2: ${config.id}`,
+    spec: ros2Spec(config),
+    regionsFile: config.regionsFile,
+    vocabulary: ros2Vocabulary(config),
+    startsWhereItIs: true,
     ...(n !== undefined ? { map: ros2Map(config.id, n), restObservation: ros2Rest(n) } : {}),
     open: async (o = {}) => {
       const { openRos2World } = await import('./ros2/world.js');
@@ -119,12 +140,20 @@ export function worldEntry(id: string, base = process.cwd()): WorldEntry {
 function catalogueEntry(id: string, base: string): WorldEntry {
   if (id.startsWith('ros2:')) {
     const file = id.slice('ros2:'.length);
-    if (file === '') throw new WorldError('not-found', id, 'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json');
+    if (file === '')
+      throw new WorldError(
+        'not-found',
+        id,
+        'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json',
+      );
     return ros2Entry(id, path.resolve(base, file));
   }
   if ((MAZE_WORLDS as readonly string[]).includes(id)) return mazeEntry(id);
   if ((ANT_WORLDS as readonly string[]).includes(id)) return antEntry(id);
   if (id === TABLETOP_ID) return tabletopEntry();
-  throw new WorldError('not-found', id, `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`);
+  throw new WorldError(
+    'not-found',
+    id,
+    `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`,
+  );
 }
-

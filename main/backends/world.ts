@@ -6,7 +6,12 @@
 import { type CallOptions, WorldError } from '../core/world/world.js';
 
 /** Races a call against its timeout and abort signal, so every backend reports them the same way. */
-export async function guardCall<T>(world: string, what: string, options: CallOptions | undefined, work: () => Promise<T>): Promise<T> {
+export async function guardCall<T>(
+  world: string,
+  what: string,
+  options: CallOptions | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const signal = options?.signal;
   if (signal?.aborted) throw new WorldError('cancelled', world, `${what} cancelled before it started`);
   const timeout_s = options?.timeout_s;
@@ -14,7 +19,10 @@ export async function guardCall<T>(world: string, what: string, options: CallOpt
   let onAbort: (() => void) | undefined;
   const guards = new Promise<never>((_, reject) => {
     if (timeout_s !== undefined) {
-      timer = setTimeout(() => reject(new WorldError('timeout', world, `${what} took longer than ${timeout_s} s`)), timeout_s * 1000);
+      timer = setTimeout(
+        () => reject(new WorldError('timeout', world, `${what} took longer than ${timeout_s} s`)),
+        timeout_s * 1000,
+      );
     }
     if (signal) {
       onAbort = () => reject(new WorldError('cancelled', world, `${what} cancelled`));
@@ -35,10 +43,16 @@ export async function guardCall<T>(world: string, what: string, options: CallOpt
  * is quiescent (the skill stopped, the goal cancelled) when the caller observes it next. A
  * WorldError of the same kind thrown by the work itself wins, since it knows more (how the stop went).
  */
-export async function runStoppable<T>(world: string, what: string, options: CallOptions | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function runStoppable<T>(
+  world: string,
+  what: string,
+  options: CallOptions | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const outer = options?.signal;
   // An abort whose reason is a WorldError (a world closing under the call) reports that error.
-  const abortError = (fallback: string): WorldError => (outer?.reason instanceof WorldError ? outer.reason : new WorldError('cancelled', world, fallback));
+  const abortError = (fallback: string): WorldError =>
+    outer?.reason instanceof WorldError ? outer.reason : new WorldError('cancelled', world, fallback);
   if (outer?.aborted) throw abortError(`${what} cancelled before it started`);
   const inner = new AbortController();
   let reason: WorldError | undefined;
@@ -48,7 +62,13 @@ export async function runStoppable<T>(world: string, what: string, options: Call
     inner.abort(e);
   };
   const timeout_s = options?.timeout_s;
-  const timer = timeout_s !== undefined ? setTimeout(() => stop(new WorldError('timeout', world, `${what} took longer than ${timeout_s} s`)), timeout_s * 1000) : undefined;
+  const timer =
+    timeout_s !== undefined
+      ? setTimeout(
+          () => stop(new WorldError('timeout', world, `${what} took longer than ${timeout_s} s`)),
+          timeout_s * 1000,
+        )
+      : undefined;
   const onAbort = (): void => stop(abortError(`${what} cancelled`));
   outer?.addEventListener('abort', onAbort, { once: true });
   try {

@@ -9,101 +9,205 @@ import { printable, printableJson } from './printable.js';
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
 /** A time: milliseconds since 1970 (decimal digits), or an ISO 8601 date or date-time. */
-const timeFlag = (flag: string) => (v: string): number => {
-  const n = strictInteger(v);
-  if (n !== null) return n;
-  const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
-  if (Number.isNaN(t)) throw new CliError(`${flag} must be a time (ISO 8601, e.g. 2025-01-31T12:00:00Z) or milliseconds since 1970, got '${v}'`);
-  return t;
-};
+const timeFlag =
+  (flag: string) =>
+  (v: string): number => {
+    const n = strictInteger(v);
+    if (n !== null) return n;
+    const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+    if (Number.isNaN(t))
+      throw new CliError(
+        `${flag} must be a time (ISO 8601, e.g. 2025-01-31T12:00:00Z) or milliseconds since 1970, got '${v}'`,
+      );
+    return t;
+  };
 
 const iso = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString());
 
-interface QueryFlags { run?: string; kind?: string; tool?: string; failure?: string; text?: string; from?: number; to?: number; after?: number; limit: number; follow?: boolean; json?: boolean }
+interface QueryFlags {
+  run?: string;
+  kind?: string;
+  tool?: string;
+  failure?: string;
+  text?: string;
+  from?: number;
+  to?: number;
+  after?: number;
+  limit: number;
+  follow?: boolean;
+  json?: boolean;
+}
 
-function printEvent(io: Output, e: { seq: number; t_ms: number; kind: string; run_id: string; tool: string | null; failure_label: string | null; step: number | null; body: string }): void {
+function printEvent(
+  io: Output,
+  e: {
+    seq: number;
+    t_ms: number;
+    kind: string;
+    run_id: string;
+    tool: string | null;
+    failure_label: string | null;
+    step: number | null;
+    body: string;
+  },
+): void {
   const body = e.body.length > 160 ? `${e.body.slice(0, 157)}…` : e.body;
   // Every field but seq and t_ms is text from the database: shown with its controls escaped.
-  io.out(`${String(e.seq).padStart(8)}  ${iso(e.t_ms)}  ${printable(`${e.kind.padEnd(16)} ${e.run_id.slice(0, 8)}${e.step !== null ? ` step ${e.step}` : ''}${e.tool ? ` tool ${e.tool}` : ''}${e.failure_label ? ` [${e.failure_label}]` : ''}  ${body}`)}\n`);
+  io.out(
+    `${String(e.seq).padStart(8)}  ${iso(e.t_ms)}  ${printable(`${e.kind.padEnd(16)} ${e.run_id.slice(0, 8)}${e.step !== null ? ` step ${e.step}` : ''}${e.tool ? ` tool ${e.tool}` : ''}${e.failure_label ? ` [${e.failure_label}]` : ''}  ${body}`)}\n`,
+  );
 }
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
-  const cmd = new Command('audit').description('the audit log: list runs, show one, query events, verify the hash chain, export (read-only)');
-  cmd.command('ls').description('the runs in an audit database, oldest first (printed as they are read: the first come at once however long the log)').argument('<db>', 'audit database').option('--json', 'JSON')
-    .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
-      let n = 0, tampered = false;
-      for await (const page of (await audit()).auditRunPages(file)) {
-        if (o.json) io.out((n === 0 ? '[' : ',') + page.map((r) => printableJson(r)).join(','));
-        else for (const r of page) io.out(`${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`);
-        n += page.length;
-        tampered ||= page.some((r) => r.tampered !== undefined);
-      }
-      if (o.json) io.out(n === 0 ? '[]\n' : ']\n');
-      else if (tampered) io.err('warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n');
-    }));
-  cmd.command('show').description('one run: its metadata, specification and events').argument('<db>', 'audit database').argument('<run>', 'run id (or a unique prefix)')
-    .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200).option('--json', 'JSON')
-    .action(action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
-      const app = await audit();
-      const { run: r, spec, events } = app.auditRun(file, run, o.limit);
-      if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => app.eventJson(file, e)) }) + '\n');
-      else {
-        io.out(`${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n`);
-        if (spec !== null) io.out(`specification: ${printable(spec)}\n`);
-        for (const e of events) printEvent(io, e);
-      }
-    }));
-  cmd.command('query').description('events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones')
+  const cmd = new Command('audit').description(
+    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only)',
+  );
+  cmd
+    .command('ls')
+    .description(
+      'the runs in an audit database, oldest first (printed as they are read: the first come at once however long the log)',
+    )
     .argument('<db>', 'audit database')
-    .option('--run <id>', 'run id').option('--kind <k>', 'event kind (run_start, tool_call, failure_record, …; a wrong one lists them all)').option('--tool <t>', 'tool').option('--failure <label>', 'failure label')
+    .option('--json', 'JSON')
+    .action(
+      action(io, setExit, async (file: string, o: { json?: boolean }) => {
+        let n = 0,
+          tampered = false;
+        for await (const page of (await audit()).auditRunPages(file)) {
+          if (o.json) io.out((n === 0 ? '[' : ',') + page.map((r) => printableJson(r)).join(','));
+          else
+            for (const r of page)
+              io.out(
+                `${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`,
+              );
+          n += page.length;
+          tampered ||= page.some((r) => r.tampered !== undefined);
+        }
+        if (o.json) io.out(n === 0 ? '[]\n' : ']\n');
+        else if (tampered)
+          io.err(
+            'warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n',
+          );
+      }),
+    );
+  cmd
+    .command('show')
+    .description('one run: its metadata, specification and events')
+    .argument('<db>', 'audit database')
+    .argument('<run>', 'run id (or a unique prefix)')
+    .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200)
+    .option('--json', 'JSON')
+    .action(
+      action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
+        const app = await audit();
+        const { run: r, spec, events } = app.auditRun(file, run, o.limit);
+        if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => app.eventJson(file, e)) }) + '\n');
+        else {
+          io.out(
+            `${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n`,
+          );
+          if (spec !== null) io.out(`specification: ${printable(spec)}\n`);
+          for (const e of events) printEvent(io, e);
+        }
+      }),
+    );
+  cmd
+    .command('query')
+    .description(
+      'events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones',
+    )
+    .argument('<db>', 'audit database')
+    .option('--run <id>', 'run id')
+    .option('--kind <k>', 'event kind (run_start, tool_call, failure_record, …; a wrong one lists them all)')
+    .option('--tool <t>', 'tool')
+    .option('--failure <label>', 'failure label')
     .option('--text <s>', 'free text inside the event body')
-    .option('--from <time>', 'from this time (ISO 8601 or ms)', timeFlag('--from')).option('--to <time>', 'up to this time', timeFlag('--to'))
-    .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0)).option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
-    .option('--follow', 'keep printing new events as they are appended').option('--json', 'JSON lines')
-    .action(action(io, setExit, async (file: string, o: QueryFlags) => {
-      if (o.kind !== undefined) {
-        const kinds = Object.keys((await import('../contract/audit-events.js')).AUDIT_EVENTS);
-        if (!kinds.includes(o.kind)) throw new CliError(`--kind must be an event kind the audit log records: ${kinds.join(', ')}; got '${o.kind}'`);
-      }
-      const q: EventQuery = {
-        ...(o.run !== undefined ? { run: o.run } : {}), ...(o.kind !== undefined ? { kind: o.kind } : {}), ...(o.tool !== undefined ? { tool: o.tool } : {}),
-        ...(o.failure !== undefined ? { failureLabel: o.failure } : {}), ...(o.text !== undefined ? { text: o.text } : {}),
-        ...(o.from !== undefined ? { from_ms: o.from } : {}), ...(o.to !== undefined ? { to_ms: o.to } : {}), limit: o.limit,
-      };
-      const app = await audit();
-      await app.auditQuery(file, q, {
-        ...(o.after !== undefined ? { after: o.after } : {}), follow: o.follow === true,
-        page: (rows) => {
-          for (const e of rows) {
-            if (o.json) io.out(printableJson(app.eventJson(file, e)) + '\n');
-            else printEvent(io, e);
-          }
-        },
-        incomplete: (next) => io.err(`(the text search stopped at event ${next} to keep the page quick: continue with --after ${next})\n`),
-      });
-    }));
-  cmd.command('verify').description('check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match')
-    .argument('<db>', 'audit database').option('--json', 'JSON')
-    .action(action(io, setExit, async (file: string, o: { json?: boolean }) => {
-      const app = await audit();
-      const r = app.auditVerify(file);
-      if (o.json) io.out(printableJson(r) + '\n');
-      else if (r.ok) io.out(`${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`);
-      else {
-        const read = r.integrity === app.INTEGRITY_NOT_CHECKED ? 'no row was read: reading through a schema that is not Witness\'s could run its code' : `${r.events} events verified before it`;
-        io.out(`${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${read})`)}\n`);
-        for (const p of r.problems) if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
-      }
-      return r.ok ? EXIT.ok : EXIT.negative;
-    }));
-  cmd.command('export').description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
+    .option('--from <time>', 'from this time (ISO 8601 or ms)', timeFlag('--from'))
+    .option('--to <time>', 'up to this time', timeFlag('--to'))
+    .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0))
+    .option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
+    .option('--follow', 'keep printing new events as they are appended')
+    .option('--json', 'JSON lines')
+    .action(
+      action(io, setExit, async (file: string, o: QueryFlags) => {
+        if (o.kind !== undefined) {
+          const kinds = Object.keys((await import('../contract/audit-events.js')).AUDIT_EVENTS);
+          if (!kinds.includes(o.kind))
+            throw new CliError(
+              `--kind must be an event kind the audit log records: ${kinds.join(', ')}; got '${o.kind}'`,
+            );
+        }
+        const q: EventQuery = {
+          ...(o.run !== undefined ? { run: o.run } : {}),
+          ...(o.kind !== undefined ? { kind: o.kind } : {}),
+          ...(o.tool !== undefined ? { tool: o.tool } : {}),
+          ...(o.failure !== undefined ? { failureLabel: o.failure } : {}),
+          ...(o.text !== undefined ? { text: o.text } : {}),
+          ...(o.from !== undefined ? { from_ms: o.from } : {}),
+          ...(o.to !== undefined ? { to_ms: o.to } : {}),
+          limit: o.limit,
+        };
+        const app = await audit();
+        await app.auditQuery(file, q, {
+          ...(o.after !== undefined ? { after: o.after } : {}),
+          follow: o.follow === true,
+          page: (rows) => {
+            for (const e of rows) {
+              if (o.json) io.out(printableJson(app.eventJson(file, e)) + '\n');
+              else printEvent(io, e);
+            }
+          },
+          incomplete: (next) =>
+            io.err(
+              `(the text search stopped at event ${next} to keep the page quick: continue with --after ${next})\n`,
+            ),
+        });
+      }),
+    );
+  cmd
+    .command('verify')
+    .description(
+      'check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match',
+    )
+    .argument('<db>', 'audit database')
+    .option('--json', 'JSON')
+    .action(
+      action(io, setExit, async (file: string, o: { json?: boolean }) => {
+        const app = await audit();
+        const r = app.auditVerify(file);
+        if (o.json) io.out(printableJson(r) + '\n');
+        else if (r.ok)
+          io.out(
+            `${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`,
+          );
+        else {
+          const read =
+            r.integrity === app.INTEGRITY_NOT_CHECKED
+              ? "no row was read: reading through a schema that is not Witness's could run its code"
+              : `${r.events} events verified before it`;
+          io.out(
+            `${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${read})`)}\n`,
+          );
+          for (const p of r.problems)
+            if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
+        }
+        return r.ok ? EXIT.ok : EXIT.negative;
+      }),
+    );
+  cmd
+    .command('export')
+    .description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
     .argument('<db>', 'audit database')
     .addOption(new Option('--format <f>', 'output format').choices(['jsonl', 'csv', 'mcap']).makeOptionMandatory())
     .requiredOption('--out <file>', 'file to write')
     .option('--json', 'JSON summary')
-    .action(action(io, setExit, async (file: string, o: { format: AuditExportFormat; out: string; json?: boolean }) => {
-      const summary = await (await audit()).auditExport(file, o.format, o.out);
-      io.out(o.json ? JSON.stringify({ out: o.out, format: o.format, summary }) + '\n' : `wrote ${o.out}: ${summary}\n`);
-    }));
+    .action(
+      action(io, setExit, async (file: string, o: { format: AuditExportFormat; out: string; json?: boolean }) => {
+        const summary = await (await audit()).auditExport(file, o.format, o.out);
+        io.out(
+          o.json ? JSON.stringify({ out: o.out, format: o.format, summary }) + '\n' : `wrote ${o.out}: ${summary}\n`,
+        );
+      }),
+    );
   return cmd;
 }

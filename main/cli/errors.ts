@@ -12,7 +12,12 @@ export class CliError extends WitnessError {
   }
 }
 
-const CODE_OF_EXIT: Readonly<Record<number, ErrorCode>> = { [EXIT.negative]: 'negative', [EXIT.budget]: 'budget', [EXIT.unavailable]: 'unavailable', [EXIT.internal]: 'internal' };
+const CODE_OF_EXIT: Readonly<Record<number, ErrorCode>> = {
+  [EXIT.negative]: 'negative',
+  [EXIT.budget]: 'budget',
+  [EXIT.unavailable]: 'unavailable',
+  [EXIT.internal]: 'internal',
+};
 
 export interface Output {
   out(text: string): void;
@@ -31,7 +36,8 @@ export const processOutput: Output = {
  * syntax error reads `error: FILE:LINE:COL: …`, a budget `error: budget: FILE: …`.
  */
 export function report(e: unknown, io: Output, where?: string): number {
-  // A file-system error about a path that no reader named (a folder that cannot be created) is still the path's problem, not a bug.
+  // A file-system error about a path that no reader named (a folder that cannot be created) is still the path's
+  // problem, not a bug.
   e = pathError(e) ?? e;
   if (!(e instanceof WitnessError) || e.code === 'internal') {
     const msg = e instanceof Error ? e.message : String(e);
@@ -41,7 +47,8 @@ export function report(e: unknown, io: Output, where?: string): number {
   // Messages quote what was read (a value, a server's reply): shown with its control characters escaped.
   const msg = printable(clipMessage(e.message));
   if (e.code === 'budget') io.err(`error: budget: ${where !== undefined ? `${where}: ` : ''}${msg}\n`);
-  else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined) io.err(`error: ${where}:${msg}\n`);
+  else if (e.code === 'invalid-spec' && e.at.line !== undefined && where !== undefined)
+    io.err(`error: ${where}:${msg}\n`);
   else io.err(`error: ${msg}\n`);
   return exitCodeOf(e.code);
 }

@@ -32,7 +32,11 @@ export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER
   return (v: string): number => {
     const n = strictInteger(v);
     if (n === null || n < min || n > max) {
-      throw new CliError(max === Number.MAX_SAFE_INTEGER ? `${flag} must be an integer ≥ ${min}, got '${v}'` : `${flag} must be an integer in ${min}..${max}, got '${v}'`);
+      throw new CliError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `${flag} must be an integer ≥ ${min}, got '${v}'`
+          : `${flag} must be an integer in ${min}..${max}, got '${v}'`,
+      );
     }
     return n;
   };
@@ -51,7 +55,8 @@ export function numberFlag(flag: string, lo: number, hi: number) {
 export function widthsFlag(flag: string) {
   return (v: string): number[] => {
     const parts = v.split(',').map((p) => strictInteger(p));
-    if (parts.length === 0 || parts.some((n) => n === null || n < 1 || n > 4096)) throw new CliError(`${flag} must be comma-separated layer widths in 1..4096, e.g. 128,128, got '${v}'`);
+    if (parts.length === 0 || parts.some((n) => n === null || n < 1 || n > 4096))
+      throw new CliError(`${flag} must be comma-separated layer widths in 1..4096, e.g. 128,128, got '${v}'`);
     return parts as number[];
   };
 }
@@ -63,7 +68,12 @@ export function pointFlag(v: string): [number, number] {
   const x = parts.length === 2 ? strictNumber(parts[0]!) : null;
   const y = parts.length === 2 ? strictNumber(parts[1]!) : null;
   if (x === null || y === null) {
-    const why = parts.length !== 2 ? `${parts.length} part(s)` : x === null ? `x is ${JSON.stringify(parts[0]!.trim())}` : `y is ${JSON.stringify(parts[1]!.trim())}`;
+    const why =
+      parts.length !== 2
+        ? `${parts.length} part(s)`
+        : x === null
+          ? `x is ${JSON.stringify(parts[0]!.trim())}`
+          : `y is ${JSON.stringify(parts[1]!.trim())}`;
     throw new CliError(`${flag} must be x,y in metres (two decimal numbers), got '${v}' (${why})`);
   }
   return [x, y];
@@ -78,7 +88,8 @@ export function httpUrlFlag(flag: string) {
     } catch {
       throw new CliError(`${flag} must be an http:// or https:// URL, e.g. http://127.0.0.1:8080, got '${v}'`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`${flag} must be an http:// or https:// URL, got '${v}' (scheme ${u.protocol})`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new CliError(`${flag} must be an http:// or https:// URL, got '${v}' (scheme ${u.protocol})`);
     return v;
   };
 }
@@ -95,7 +106,11 @@ export function missionWorldFlag(mazes: readonly string[]) {
  * Wraps an action: its result (or 0) becomes the exit code; a thrown error becomes a one-line
  * report and its exit code.
  */
-export function action<A extends unknown[]>(io: Output, setExit: (c: number) => void, body: (...args: A) => Promise<number | void> | number | void) {
+export function action<A extends unknown[]>(
+  io: Output,
+  setExit: (c: number) => void,
+  body: (...args: A) => Promise<number | void> | number | void,
+) {
   return async (...args: A): Promise<void> => {
     try {
       setExit((await body(...args)) ?? EXIT.ok);

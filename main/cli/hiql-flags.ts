@@ -17,13 +17,32 @@ export interface HiqlFlagValues {
 export function hiqlFlags(c: Command, prefix: '' | 'hiql-', what: string): Command {
   const f = (name: string): string => `--${prefix}${name}`;
   return c
-    .option(`${f('steps')} <n>`, `${what}training steps of ap-hiql's two policies (part of their cache key)`, intFlag(f('steps'), 1, 10_000_000), HIQL_DEFAULTS.steps)
-    .option(`${f('hidden')} <widths>`, `${what}hidden widths of both policies, e.g. 128,128 (part of their cache key)`, widthsFlag(f('hidden')), [...HIQL_DEFAULTS.hidden])
-    .option(`${f('low-alpha')} <a>`, `${what}AWR temperature of the low-level policy π_l (part of their cache key)`, numberFlag(f('low-alpha'), 0, 1000), HIQL_DEFAULTS.lowAlpha);
+    .option(
+      `${f('steps')} <n>`,
+      `${what}training steps of ap-hiql's two policies (part of their cache key)`,
+      intFlag(f('steps'), 1, 10_000_000),
+      HIQL_DEFAULTS.steps,
+    )
+    .option(
+      `${f('hidden')} <widths>`,
+      `${what}hidden widths of both policies, e.g. 128,128 (part of their cache key)`,
+      widthsFlag(f('hidden')),
+      [...HIQL_DEFAULTS.hidden],
+    )
+    .option(
+      `${f('low-alpha')} <a>`,
+      `${what}AWR temperature of the low-level policy π_l (part of their cache key)`,
+      numberFlag(f('low-alpha'), 0, 1000),
+      HIQL_DEFAULTS.lowAlpha,
+    );
 }
 
 /** The values of those flags, read back from commander's options object. */
 export function hiqlFlagValues(o: Record<string, unknown>, prefix: '' | 'hiql-'): HiqlFlagValues {
   const key = (name: string): string => (prefix === '' ? name : `hiql${name[0]!.toUpperCase()}${name.slice(1)}`);
-  return { steps: o[key('steps')] as number, hidden: o[key('hidden')] as number[], lowAlpha: o[key('lowAlpha')] as number };
+  return {
+    steps: o[key('steps')] as number,
+    hidden: o[key('hidden')] as number[],
+    lowAlpha: o[key('lowAlpha')] as number,
+  };
 }

@@ -5,7 +5,9 @@ import { LTL_OUTPUT_FORMATS } from '../contract/defaults.js';
 import { EXIT, type Output, report } from './errors.js';
 import { intFlag } from './flags.js';
 
-interface SourceOpts { file?: string }
+interface SourceOpts {
+  file?: string;
+}
 
 /** The LTL workflows, loaded when a command runs (so `witness --help` loads none of them). */
 const ltlApp = (): Promise<typeof Ltl> => import('../app/ltl.js');
@@ -17,8 +19,16 @@ function budgetOptions(o: { maxStates?: number; timeLimitMs?: number }): Ltl.Bud
   };
 }
 
-/** Runs `body` with the LTL app, turning thrown errors into reports (positions prefixed with the file) and exit codes. */
-async function guarded(io: Output, setExit: (c: number) => void, formula: string | undefined, o: SourceOpts, body: (app: typeof Ltl, src: Ltl.FormulaSource) => number | void): Promise<void> {
+/**
+ * Runs `body` with the LTL app, turning thrown errors into reports (positions prefixed with the file) and exit codes.
+ */
+async function guarded(
+  io: Output,
+  setExit: (c: number) => void,
+  formula: string | undefined,
+  o: SourceOpts,
+  body: (app: typeof Ltl, src: Ltl.FormulaSource) => number | void,
+): Promise<void> {
   let where: string | undefined;
   try {
     const app = await ltlApp();
@@ -36,7 +46,11 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
   const budgetFlags = (c: Command): Command =>
     c
       .option('--max-states <n>', 'state budget for each translation stage (default 20000)', intFlag('--max-states', 1))
-      .option('--time-limit-ms <n>', 'time budget for the translation in ms (default 10000)', intFlag('--time-limit-ms', 1));
+      .option(
+        '--time-limit-ms <n>',
+        'time budget for the translation in ms (default 10000)',
+        intFlag('--time-limit-ms', 1),
+      );
 
   budgetFlags(
     ltl
@@ -45,31 +59,60 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .argument('[formula]', 'LTL formula (Spot\'s syntax, X included), e.g. "G F a & (!b U c)"')
       .option('-f, --file <path>', 'read the formula from a file')
       .addOption(new Option('--format <format>', 'output format').choices([...LTL_OUTPUT_FORMATS]).default('hoa'))
-      .addOption(new Option('--acceptance <kind>', 'HOA acceptance on states or transitions').choices(['state', 'transition']).default('state'))
+      .addOption(
+        new Option('--acceptance <kind>', 'HOA acceptance on states or transitions')
+          .choices(['state', 'transition'])
+          .default('state'),
+      )
       .option('--disjoint', 'prune guard terms that need two propositions at once (disjoint regions)')
       .option('--unavailable <props>', 'prune guard terms that need one of these propositions (comma-separated)')
       .option('--stats', 'print sizes and time on stderr'),
-  ).action((formula: string | undefined, o: SourceOpts & {
-    format: Ltl.AutomatonFormat; acceptance: Ltl.AcceptanceKind; disjoint?: boolean; unavailable?: string; stats?: boolean;
-    maxStates?: number; timeLimitMs?: number;
-  }) => guarded(io, setExit, formula, o, (app, src) => {
-    const unavailable = o.unavailable?.split(',').map((x) => x.trim()).filter((x) => x !== '');
-    const t = app.translate(src.text, {
-      ...budgetOptions(o), format: o.format, acceptance: o.acceptance,
-      ...(o.disjoint ? { disjoint: true } : {}), ...(unavailable !== undefined ? { unavailable } : {}),
-    });
-    const r = t.pruning;
-    if (r !== undefined) {
-      if (r.unknownPropositions.length > 0) io.err(`warning: --unavailable names propositions the formula does not use: ${r.unknownPropositions.join(', ')}\n`);
-      if (o.stats || r.empty) io.err(`pruning: ${r.droppedTerms} guard terms dropped, ${r.droppedTargets} accepting targets dropped, ${r.removedStates} states removed\n`);
-      if (r.empty) io.err('pruning: no accepting run remains: the task is not supported under these assumptions\n');
-    }
-    io.out(t.output);
-    if (o.stats) {
-      const c = t.counts;
-      io.err(`states ${c.states}, edges ${c.edges}, transitions ${c.transitions}; alternating ${t.stats.alternatingStates}, generalized ${t.stats.generalizedStates}, acceptance sets ${t.stats.acceptanceSets}; ${t.stats.elapsed_ms.toFixed(2)} ms\n`);
-    }
-  }));
+  ).action(
+    (
+      formula: string | undefined,
+      o: SourceOpts & {
+        format: Ltl.AutomatonFormat;
+        acceptance: Ltl.AcceptanceKind;
+        disjoint?: boolean;
+        unavailable?: string;
+        stats?: boolean;
+        maxStates?: number;
+        timeLimitMs?: number;
+      },
+    ) =>
+      guarded(io, setExit, formula, o, (app, src) => {
+        const unavailable = o.unavailable
+          ?.split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== '');
+        const t = app.translate(src.text, {
+          ...budgetOptions(o),
+          format: o.format,
+          acceptance: o.acceptance,
+          ...(o.disjoint ? { disjoint: true } : {}),
+          ...(unavailable !== undefined ? { unavailable } : {}),
+        });
+        const r = t.pruning;
+        if (r !== undefined) {
+          if (r.unknownPropositions.length > 0)
+            io.err(
+              `warning: --unavailable names propositions the formula does not use: ${r.unknownPropositions.join(', ')}\n`,
+            );
+          if (o.stats || r.empty)
+            io.err(
+              `pruning: ${r.droppedTerms} guard terms dropped, ${r.droppedTargets} accepting targets dropped, ${r.removedStates} states removed\n`,
+            );
+          if (r.empty) io.err('pruning: no accepting run remains: the task is not supported under these assumptions\n');
+        }
+        io.out(t.output);
+        if (o.stats) {
+          const c = t.counts;
+          io.err(
+            `states ${c.states}, edges ${c.edges}, transitions ${c.transitions}; alternating ${t.stats.alternatingStates}, generalized ${t.stats.generalizedStates}, acceptance sets ${t.stats.acceptanceSets}; ${t.stats.elapsed_ms.toFixed(2)} ms\n`,
+          );
+        }
+      }),
+  );
 
   ltl
     .command('parse')
@@ -82,7 +125,8 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       guarded(io, setExit, formula, o, (app, src) => {
         const f = app.parseFormula(src.text);
         io.out(o.json ? JSON.stringify(f, null, 2) + '\n' : app.printFormula(f, o.syntax) + '\n');
-      }));
+      }),
+    );
 
   budgetFlags(
     ltl
@@ -93,13 +137,21 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .option('--prefix <word>', "letters separated by ';', propositions by ',' (e.g. 'a;;b,c')", '')
       .requiredOption('--cycle <word>', 'the repeated part, at least one letter')
       .option('--json', 'print the verdict as JSON'),
-  ).action((formula: string | undefined, o: SourceOpts & { prefix: string; cycle: string; json?: boolean; maxStates?: number; timeLimitMs?: number }) =>
-    guarded(io, setExit, formula, o, (app, src) => {
-      const v = app.checkLasso(src.text, o.prefix, o.cycle, budgetOptions(o));
-      if (o.json) io.out(JSON.stringify({ formula: v.formula, satisfied: v.satisfied }) + '\n');
-      else io.out(`${v.satisfied ? 'satisfied' : 'violated'}: ${v.prefix.map(app.showLetter).join(' ')} (${v.cycle.map(app.showLetter).join(' ')})^ω ${v.satisfied ? '⊨' : '⊭'} ${v.formula}\n`);
-      return v.satisfied ? EXIT.ok : EXIT.negative;
-    }));
+  ).action(
+    (
+      formula: string | undefined,
+      o: SourceOpts & { prefix: string; cycle: string; json?: boolean; maxStates?: number; timeLimitMs?: number },
+    ) =>
+      guarded(io, setExit, formula, o, (app, src) => {
+        const v = app.checkLasso(src.text, o.prefix, o.cycle, budgetOptions(o));
+        if (o.json) io.out(JSON.stringify({ formula: v.formula, satisfied: v.satisfied }) + '\n');
+        else
+          io.out(
+            `${v.satisfied ? 'satisfied' : 'violated'}: ${v.prefix.map(app.showLetter).join(' ')} (${v.cycle.map(app.showLetter).join(' ')})^ω ${v.satisfied ? '⊨' : '⊭'} ${v.formula}\n`,
+          );
+        return v.satisfied ? EXIT.ok : EXIT.negative;
+      }),
+  );
 
   budgetFlags(
     ltl
@@ -109,19 +161,26 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
       .option('-f, --file <path>', 'read the formula from a file')
       .requiredOption('--word <word>', "letters separated by ';', propositions by ','")
       .option('--json', 'print the steps as JSON lines'),
-  ).action((formula: string | undefined, o: SourceOpts & { word: string; json?: boolean; maxStates?: number; timeLimitMs?: number }) =>
-    guarded(io, setExit, formula, o, (app, src) => {
-      const m = app.monitorWord(src.text, o.word, budgetOptions(o));
-      if (!o.json) io.out(`start: states {${m.start.states.join(',')}}\n`);
-      let last = m.start;
-      for (const { letter, state } of m.steps) {
-        last = state;
-        if (o.json) io.out(JSON.stringify({ letter: [...letter], ...state }) + '\n');
-        else io.out(`${String(state.position).padStart(3)} ${app.showLetter(letter).padEnd(12)} states {${state.states.join(',')}}${state.viable ? '' : '  VIOLATED: no accepting continuation'}\n`);
-      }
-      return last.viable ? EXIT.ok : EXIT.negative;
-    }));
+  ).action(
+    (
+      formula: string | undefined,
+      o: SourceOpts & { word: string; json?: boolean; maxStates?: number; timeLimitMs?: number },
+    ) =>
+      guarded(io, setExit, formula, o, (app, src) => {
+        const m = app.monitorWord(src.text, o.word, budgetOptions(o));
+        if (!o.json) io.out(`start: states {${m.start.states.join(',')}}\n`);
+        let last = m.start;
+        for (const { letter, state } of m.steps) {
+          last = state;
+          if (o.json) io.out(JSON.stringify({ letter: [...letter], ...state }) + '\n');
+          else
+            io.out(
+              `${String(state.position).padStart(3)} ${app.showLetter(letter).padEnd(12)} states {${state.states.join(',')}}${state.viable ? '' : '  VIOLATED: no accepting continuation'}\n`,
+            );
+        }
+        return last.viable ? EXIT.ok : EXIT.negative;
+      }),
+  );
 
   return ltl;
 }
-

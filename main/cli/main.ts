@@ -62,14 +62,25 @@ export function buildProgram(io: Output, setExit: (code: number) => void, frontE
 }
 
 /** Runs the CLI; resolves to the exit code. */
-export async function run(argv: readonly string[], io: Output = processOutput, frontEnds: FrontEnds = {}): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  io: Output = processOutput,
+  frontEnds: FrontEnds = {},
+): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => { code = c; }, frontEnds);
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    frontEnds,
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
-      const done = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
+      const done =
+        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
       return done ? EXIT.ok : EXIT.usage;
     }
     return report(e, io);

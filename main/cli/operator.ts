@@ -22,9 +22,10 @@ export interface DecisionFlags {
 /** The escalation as the operator needs it: why, and the failure that caused it. */
 export function describeEscalation(e: Escalation): string {
   const f = e.failure;
-  const what = f.source === 'tool'
-    ? `${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''}`
-    : `${f.from} → ${f.to}: ${f.kind} (violated ${f.violated}): ${f.rule}`;
+  const what =
+    f.source === 'tool'
+      ? `${f.tool}(${JSON.stringify(f.args)}) → ${f.stage} "${f.violated}" failed: observed ${JSON.stringify(f.observed)}${f.error ? ` (${f.error})` : ''}`
+      : `${f.from} → ${f.to}: ${f.kind} (violated ${f.violated}): ${f.rule}`;
   // The reason and the failure quote the planner (an LLM), the tool files and the world: controls escaped.
   return `${printable(`the loop escalated (#${e.n}, ${e.cause}): ${e.reason}`)}\n  ${printable(`last failure: ${what} → ${f.label} (${f.class})`)}\n`;
 }
@@ -32,21 +33,31 @@ export function describeEscalation(e: Escalation): string {
 /** A standing decision from the flags (every escalation of the run gets it), or null when none was given. */
 export function flagDecision(f: DecisionFlags, operator: string): Decide | null {
   if (f.decision === undefined) {
-    if (f.reason !== undefined) throw new CliError(`--reason goes with --decision (${DECISIONS.join('|')}); without --decision the operator is asked on the terminal`);
+    if (f.reason !== undefined)
+      throw new CliError(
+        `--reason goes with --decision (${DECISIONS.join('|')}); without --decision the operator is asked on the terminal`,
+      );
     return null;
   }
   // Commander's choices() checks the value already; this guards callers that bypass it.
-  if (!isDecision(f.decision)) throw new CliError(`--decision must be one of ${DECISIONS.join(', ')}, got '${f.decision}'`);
+  if (!isDecision(f.decision))
+    throw new CliError(`--decision must be one of ${DECISIONS.join(', ')}, got '${f.decision}'`);
   const problem = f.reason === undefined ? null : reasonProblem(f.reason.trim());
   if (problem !== null) throw new CliError(`--reason: the reason ${problem}`);
-  const d: OperatorDecision = { decision: f.decision, reason: f.reason?.trim() ?? `given on the command line (--decision ${f.decision})`, operator };
+  const d: OperatorDecision = {
+    decision: f.decision,
+    reason: f.reason?.trim() ?? `given on the command line (--decision ${f.decision})`,
+    operator,
+  };
   return () => Promise.resolve(d);
 }
 
 /** No terminal and no flag: nobody can answer, so nothing more moves. */
 export function noOperator(io: Output): Decide {
   return (e) => {
-    io.err(`witness: ${describeEscalation(e)}witness: stdin is not a terminal and no --decision was given: aborting with reason "${NO_OPERATOR_REASON}"; give --decision ${DECISIONS.join('|')} [--reason TEXT] to decide without a terminal\n`);
+    io.err(
+      `witness: ${describeEscalation(e)}witness: stdin is not a terminal and no --decision was given: aborting with reason "${NO_OPERATOR_REASON}"; give --decision ${DECISIONS.join('|')} [--reason TEXT] to decide without a terminal\n`,
+    );
     return Promise.resolve({ decision: 'abort', reason: NO_OPERATOR_REASON });
   };
 }
@@ -59,7 +70,11 @@ export class TerminalOperator {
   private rl: Interface | null = null;
   private lines: AsyncIterator<string> | null = null;
 
-  constructor(private readonly input: NodeJS.ReadableStream, private readonly io: Output, private readonly operator: string) {}
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly io: Output,
+    private readonly operator: string,
+  ) {}
 
   private async line(prompt: string): Promise<string | null> {
     this.io.err(prompt);
@@ -73,10 +88,16 @@ export class TerminalOperator {
 
   readonly decide: Decide = async (e) => {
     this.io.err(`\nwitness: ${describeEscalation(e)}`);
-    const closed: OperatorDecision = { decision: 'abort', reason: 'the operator closed the terminal (end of input)', operator: this.operator };
+    const closed: OperatorDecision = {
+      decision: 'abort',
+      reason: 'the operator closed the terminal (end of input)',
+      operator: this.operator,
+    };
     const options = e.options;
     for (;;) {
-      const answer = await this.line(`decide: abort (end the run), retry (one more round of replans)${options.includes('skip') ? ' or skip (abandon this step, go on)' : ''} [${options.join('/')}]: `);
+      const answer = await this.line(
+        `decide: abort (end the run), retry (one more round of replans)${options.includes('skip') ? ' or skip (abandon this step, go on)' : ''} [${options.join('/')}]: `,
+      );
       if (answer === null) return closed;
       const decision = answer.toLowerCase();
       if (!isDecision(decision) || !options.includes(decision)) {
@@ -98,7 +119,11 @@ export class TerminalOperator {
  * Who answers a run's escalations: the flags, else the terminal (stdin is a TTY), else nobody — the
  * escalation ends the run, said on stderr. `close` releases the terminal.
  */
-export function chooseOperator(io: Output, flags: DecisionFlags, operator: string): { readonly decide: Decide; close(): void } {
+export function chooseOperator(
+  io: Output,
+  flags: DecisionFlags,
+  operator: string,
+): { readonly decide: Decide; close(): void } {
   const input = io.stdin ?? process.stdin;
   let terminal: TerminalOperator | null = null;
   let decide = flagDecision(flags, operator);

@@ -7,11 +7,30 @@
  * overrides and isolates).
  */
 
-/** C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates. */
-const unsafe = (c: number): boolean => c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x061c || c === 0x200e || c === 0x200f
-  || c === 0x2028 || c === 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+/**
+ * C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidirectional marks, embeddings, overrides
+ * and isolates.
+ */
+const unsafe = (c: number): boolean =>
+  c < 0x20 ||
+  (c >= 0x7f && c <= 0x9f) ||
+  c === 0x061c ||
+  c === 0x200e ||
+  c === 0x200f ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  (c >= 0x202a && c <= 0x202e) ||
+  (c >= 0x2066 && c <= 0x2069);
 
-const SHORT: Readonly<Record<number, string>> = { 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f', 0x0b: '\\v', 0x1b: '\\e' };
+const SHORT: Readonly<Record<number, string>> = {
+  0x0a: '\\n',
+  0x0d: '\\r',
+  0x09: '\\t',
+  0x08: '\\b',
+  0x0c: '\\f',
+  0x0b: '\\v',
+  0x1b: '\\e',
+};
 
 const hex = (c: number, width: 2 | 4): string => c.toString(16).padStart(width, '0');
 
@@ -21,7 +40,8 @@ const hex = (c: number, width: 2 | 4): string => c.toString(16).padStart(width, 
  * controls. Everything else, backslashes included, is left as it is. One line in, one line out.
  */
 export function printable(text: string): string {
-  let out = '', from = 0;
+  let out = '',
+    from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (!unsafe(c)) continue;
@@ -31,7 +51,10 @@ export function printable(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-/** Characters JSON.stringify leaves as they are that a terminal may still act on: DEL, C1 controls, separators, bidi controls. */
+/**
+ * Characters JSON.stringify leaves as they are that a terminal may still act on: DEL, C1 controls, separators, bidi
+ * controls.
+ */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
@@ -39,5 +62,8 @@ const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202
  * may act on is written as a `\uNNNN` escape (the same JSON value; C0 controls JSON escapes itself).
  */
 export function printableJson(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(UNSAFE_IN_JSON, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(
+    UNSAFE_IN_JSON,
+    (c) => `\\u${hex(c.charCodeAt(0), 4)}`,
+  );
 }

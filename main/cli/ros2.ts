@@ -35,47 +35,99 @@ function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
   // Names from the configuration file and problems the robot reported: one line each, controls escaped.
   const line = (text: string): void => io.out(`${printable(text)}\n`);
   for (const a of r.actions) line(`action   ${a.skill.padEnd(16)} ${a.name} [${a.type}]  ${actionStatus(a, bound_s)}`);
-  for (const s of r.services) line(`service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}`);
-  for (const t of r.topics) line(`topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}`);
+  for (const s of r.services)
+    line(
+      `service  ${s.skill.padEnd(16)} ${s.name} [${s.type}]  ${s.found ? 'found' : `MISSING: no server within ${bound_s} s`}`,
+    );
+  for (const t of r.topics)
+    line(
+      `topic    ${t.sensor.padEnd(16)} ${t.topic} [${t.type}]  ${t.problem === null ? `${t.messages} message(s), the last ${t.age_s!.toFixed(2)} s ago` : `NO MESSAGE: ${t.problem}`}`,
+    );
   for (const f of r.fields) line(`field    ${f.field.padEnd(16)} (${f.sensor}) UNREADABLE: ${f.problem}`);
   const where = c.pose.source === 'tf' ? `${c.frames.map} ← ${c.frames.base}` : `odometry (${c.pose.sensor})`;
-  line(r.pose.ok
-    ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}`
-    : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}`);
-  const problems = r.actions.filter((a) => !a.found || (a.lifecycle !== null && a.lifecycle.state !== null && !a.lifecycle.active)).length + r.services.filter((s) => !s.found).length + r.topics.filter((t) => t.problem !== null).length + r.fields.length + (r.pose.ok ? 0 : 1);
+  line(
+    r.pose.ok
+      ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}`
+      : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}`,
+  );
+  const problems =
+    r.actions.filter((a) => !a.found || (a.lifecycle !== null && a.lifecycle.state !== null && !a.lifecycle.active))
+      .length +
+    r.services.filter((s) => !s.found).length +
+    r.topics.filter((t) => t.problem !== null).length +
+    r.fields.length +
+    (r.pose.ok ? 0 : 1);
   io.out(problems === 0 ? 'check: everything the configuration names was found\n' : `check: ${problems} problem(s)\n`);
 }
 
 export function ros2Command(io: Output, setExit: (c: number) => void, deps: Ros2Deps = {}): Command {
-  const ros2 = new Command('ros2').description('the ROS 2 backend (rclnodejs, optional): check a configuration and the robot or simulator behind it');
+  const ros2 = new Command('ros2').description(
+    'the ROS 2 backend (rclnodejs, optional): check a configuration and the robot or simulator behind it',
+  );
   const run = <A extends unknown[]>(body: (...args: A) => Promise<number | void>) => action(io, setExit, body);
 
   ros2
     .command('check')
-    .description('validate a backend configuration (exit 2 on a problem, with file:line:col and the JSON path); then, if ROS 2 and rclnodejs are available (exit 4 with the fix when not), connect and report the action servers, services, topics, fields and pose it finds (exit 0 all found, 1 otherwise)')
-    .option('--config <file>', 'backend configuration (default: $WITNESS_ROS2_CONFIG, else assets/ros2/nav2-mobile-manipulator.json)')
-    .option('--timeout <s>', 'how long to wait for servers and first messages, s (default: the configuration\'s connect_timeout_s)', numberFlag('--timeout', 0.1, 600))
+    .description(
+      'validate a backend configuration (exit 2 on a problem, with file:line:col and the JSON path); then, if ROS 2 and rclnodejs are available (exit 4 with the fix when not), connect and report the action servers, services, topics, fields and pose it finds (exit 0 all found, 1 otherwise)',
+    )
+    .option(
+      '--config <file>',
+      'backend configuration (default: $WITNESS_ROS2_CONFIG, else assets/ros2/nav2-mobile-manipulator.json)',
+    )
+    .option(
+      '--timeout <s>',
+      "how long to wait for servers and first messages, s (default: the configuration's connect_timeout_s)",
+      numberFlag('--timeout', 0.1, 600),
+    )
     .option('--json', 'print one JSON document')
-    .action((o: { config?: string; timeout?: number; json?: boolean }) => run(async () => {
-      const app = await import('../app/worlds.js');
-      const file = o.config ?? process.env['WITNESS_ROS2_CONFIG'] ?? app.DEFAULT_ROS2_CONFIG;
-      const r = await app.ros2Check(file, {
-        ...(o.timeout !== undefined ? { timeout_s: o.timeout } : {}), ...(deps.load ? { load: deps.load } : {}),
-        onConfig: (c) => { if (!o.json) io.out(`config   ${file}: ${summary(c)}\n`); },
-        onAvailable: (a) => { if (!o.json) io.out(`ROS 2    ${app.describeAvailability(a)}\n`); },
-      });
-      const c = r.config;
-      const configJson = { file, ok: true, id: c.id, tools: Object.keys(c.tools), services: Object.keys(c.services), sensors: Object.keys(c.sensors), regions: c.regions.map((x) => x.name) };
-      if (r.stage === 'config') {
+    .action((o: { config?: string; timeout?: number; json?: boolean }) =>
+      run(async () => {
+        const app = await import('../app/worlds.js');
+        const file = o.config ?? process.env['WITNESS_ROS2_CONFIG'] ?? app.DEFAULT_ROS2_CONFIG;
+        const r = await app.ros2Check(file, {
+          ...(o.timeout !== undefined ? { timeout_s: o.timeout } : {}),
+          ...(deps.load ? { load: deps.load } : {}),
+          onConfig: (c) => {
+            if (!o.json) io.out(`config   ${file}: ${summary(c)}\n`);
+          },
+          onAvailable: (a) => {
+            if (!o.json) io.out(`ROS 2    ${app.describeAvailability(a)}\n`);
+          },
+        });
+        const c = r.config;
+        const configJson = {
+          file,
+          ok: true,
+          id: c.id,
+          tools: Object.keys(c.tools),
+          services: Object.keys(c.services),
+          sensors: Object.keys(c.sensors),
+          regions: c.regions.map((x) => x.name),
+        };
+        if (r.stage === 'config') {
+          const a = r.availability;
+          if (!o.json) throw new app.Ros2Unavailable(a);
+          io.out(
+            JSON.stringify({
+              config: configJson,
+              ros2: { available: false, problem: a.problem, message: a.message, fix: a.fix },
+            }) + '\n',
+          );
+          return EXIT.unavailable;
+        }
         const a = r.availability;
-        if (!o.json) throw new app.Ros2Unavailable(a);
-        io.out(JSON.stringify({ config: configJson, ros2: { available: false, problem: a.problem, message: a.message, fix: a.fix } }) + '\n');
-        return EXIT.unavailable;
-      }
-      const a = r.availability;
-      if (o.json) io.out(JSON.stringify({ config: configJson, ros2: { available: true, distro: a.distro, version: a.version, notes: a.notes }, probe: r.report }) + '\n');
-      else printReport(io, c, r.report, r.bound_s);
-      return r.report.ok ? EXIT.ok : EXIT.negative;
-    })());
+        if (o.json)
+          io.out(
+            JSON.stringify({
+              config: configJson,
+              ros2: { available: true, distro: a.distro, version: a.version, notes: a.notes },
+              probe: r.report,
+            }) + '\n',
+          );
+        else printReport(io, c, r.report, r.bound_s);
+        return r.report.ok ? EXIT.ok : EXIT.negative;
+      })(),
+    );
   return ros2;
 }

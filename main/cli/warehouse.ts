@@ -16,20 +16,39 @@ import { chooseOperator } from './operator.js';
 import { type LoopFlags, llmOf, loopExit, loopOptions, printTrace, resultJson } from './act.js';
 
 export function warehouseCommand(io: Output, setExit: (c: number) => void): Command {
-  return loopOptions(new Command('warehouse')
-    .description('the seed\'s warehouse example: "move the red bin to shelf C4", a weight-limit fault, then a two-step alternative or an escalation'))
-    .action(action(io, setExit, async (o: LoopFlags) => {
+  return loopOptions(
+    new Command('warehouse').description(
+      'the seed\'s warehouse example: "move the red bin to shelf C4", a weight-limit fault, then a two-step alternative or an escalation',
+    ),
+  ).action(
+    action(io, setExit, async (o: LoopFlags) => {
       const app = await import('../app/demo.js');
       // Who answers escalations: the flags, else the terminal, else nobody (abort, said on stderr).
       const op = chooseOperator(io, o, app.operatorName());
       try {
-        const r = await app.warehouse({ planner: o.planner, replans: o.replans, seed: o.seed, audit: o.audit, decide: op.decide, llm: llmOf(o, io), ...(o.injectFault !== undefined ? { faults: o.injectFault } : {}) });
+        const r = await app.warehouse({
+          planner: o.planner,
+          replans: o.replans,
+          seed: o.seed,
+          audit: o.audit,
+          decide: op.decide,
+          llm: llmOf(o, io),
+          ...(o.injectFault !== undefined ? { faults: o.injectFault } : {}),
+        });
         const res = r.result;
         if (o.json) io.out(resultJson(res, r.audit ? { audit: r.audit } : {}));
-        else printTrace(io, `"${app.WAREHOUSE.goal}" (planner ${o.planner}, R = ${o.replans})`, res, r.audit, (e) => ` (gripper ${JSON.stringify(e.state['gripper'])})`);
+        else
+          printTrace(
+            io,
+            `"${app.WAREHOUSE.goal}" (planner ${o.planner}, R = ${o.replans})`,
+            res,
+            r.audit,
+            (e) => ` (gripper ${JSON.stringify(e.state['gripper'])})`,
+          );
         return loopExit(io, res);
       } finally {
         op.close();
       }
-    }));
+    }),
+  );
 }

@@ -103,15 +103,17 @@ const OperatorDecisionBody = Type.Object({
   decision: StringEnum([...DECISIONS, 'stop', 'estop', 'estop-reset']),
   reason: Type.String(),
   operator: Type.Union([Type.String(), Type.Null()]),
-  escalation: Type.Optional(Type.Object({
-    n: Type.Integer({ minimum: 1 }),
-    cause: EscalationCause,
-    reason: Type.String(),
-    label: Type.String(),
-    violated: Type.String(),
-    tool: Type.Optional(Type.String()),
-    subtask: Type.Optional(Type.Integer()),
-  })),
+  escalation: Type.Optional(
+    Type.Object({
+      n: Type.Integer({ minimum: 1 }),
+      cause: EscalationCause,
+      reason: Type.String(),
+      label: Type.String(),
+      violated: Type.String(),
+      tool: Type.Optional(Type.String()),
+      subtask: Type.Optional(Type.Integer()),
+    }),
+  ),
 });
 
 /** The seed's evidence row: instruction, world-state estimate, action, verifier result, failure label. */
@@ -131,7 +133,10 @@ const PlanBody = Type.Object({
   plan_sha: Type.String({ description: 'the plan document (docs/FORMATS.md) in the blobs table' }),
   status: Type.String(),
   method: Type.String(),
-  cost: Type.Union([Type.Object({ prefix: Type.Number(), suffix: Type.Number(), objective: Type.Number() }), Type.Null()]),
+  cost: Type.Union([
+    Type.Object({ prefix: Type.Number(), suffix: Type.Number(), objective: Type.Number() }),
+    Type.Null(),
+  ]),
   planning_ms: Type.Number(),
 });
 

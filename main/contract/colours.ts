@@ -9,7 +9,18 @@
  * Tableau 10 (distinguishable, colour-blind-friendlier than a hue wheel), reordered so the first
  * propositions do not look like the plan's blue prefix, orange suffix or the red robot.
  */
-export const PROPOSITION_PALETTE = ['#59a14f', '#b07aa1', '#edc948', '#76b7b2', '#9c755f', '#ff9da7', '#4e79a7', '#f28e2b', '#e15759', '#bab0ac'] as const;
+export const PROPOSITION_PALETTE = [
+  '#59a14f',
+  '#b07aa1',
+  '#edc948',
+  '#76b7b2',
+  '#9c755f',
+  '#ff9da7',
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#bab0ac',
+] as const;
 
 /** The colour of each proposition of a set (its place among the sorted names). */
 export function propositionColours(props: Iterable<string>): Map<string, string> {

@@ -40,7 +40,10 @@ export const BASELINE_METHODS = ['ap-hiql', 'ap-hiql-pilow'] as const;
 export const HIQL_LOWS = ['hiql', 'pi-low'] as const;
 export type HiqlLow = (typeof HIQL_LOWS)[number];
 /** The low-level policy a baseline method runs under HIQL's π_h. */
-export const HIQL_METHOD_LOW: Readonly<Record<BaselineMethod, HiqlLow>> = { 'ap-hiql': 'hiql', 'ap-hiql-pilow': 'pi-low' };
+export const HIQL_METHOD_LOW: Readonly<Record<BaselineMethod, HiqlLow>> = {
+  'ap-hiql': 'hiql',
+  'ap-hiql-pilow': 'pi-low',
+};
 export const BENCH_METHODS = [...MISSION_METHODS, ...ABLATION_METHODS, ...BASELINE_METHODS] as const;
 export type BenchMethod = (typeof BENCH_METHODS)[number];
 export type BaselineMethod = (typeof BASELINE_METHODS)[number];
@@ -90,13 +93,30 @@ export const MISSION_DECISIONS = ['abort', 'retry'] as const satisfies readonly 
 
 /** ψ, the temporal-distance embedding (expectile TD). */
 export const EMBED_DEFAULTS = {
-  hidden: [128, 128], latent: 32, batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, expectile: 0.9,
-  tau: 0.005, pCurrent: 0.2, pTrajectory: 0.5, seed: 0,
+  hidden: [128, 128],
+  latent: 32,
+  batch: 512,
+  steps: 20_000,
+  learningRate: 3e-4,
+  gamma: 0.99,
+  expectile: 0.9,
+  tau: 0.005,
+  pCurrent: 0.2,
+  pTrajectory: 0.5,
+  seed: 0,
 } as const;
 
 /** π_low, the executor (DDPG+BC with the directional reward). */
 export const POLICY_DEFAULTS = {
-  hidden: [128, 128], batch: 512, steps: 20_000, learningRate: 3e-4, gamma: 0.99, tau: 0.005, alpha: 2.5, H_TD: 8, seed: 0,
+  hidden: [128, 128],
+  batch: 512,
+  steps: 20_000,
+  learningRate: 3e-4,
+  gamma: 0.99,
+  tau: 0.005,
+  alpha: 2.5,
+  H_TD: 8,
+  seed: 0,
 } as const;
 
 /**
@@ -108,7 +128,15 @@ export const POLICY_DEFAULTS = {
  * docs/BENCHMARKS.md, AP-HIQL).
  */
 export const HIQL_DEFAULTS = {
-  hidden: [64, 64], batch: 256, steps: 30_000, learningRate: 3e-4, subgoalSteps: 25, highAlpha: 3, lowAlpha: 3, maxWeight: 100, seed: 0,
+  hidden: [64, 64],
+  batch: 256,
+  steps: 30_000,
+  learningRate: 3e-4,
+  subgoalSteps: 25,
+  highAlpha: 3,
+  lowAlpha: 3,
+  maxWeight: 100,
+  seed: 0,
 } as const;
 
 /** How a shipped backbone is trained from scratch (`witness backbone train --world W`). */
@@ -146,13 +174,32 @@ export interface BackboneRecipe {
    * then rescaled so that a recorded H_TD-step offset spans what it did in ψ_TD alone (the local unit
    * every threshold is read in); the latent has twice `latent` dimensions. null: ψ_TD alone.
    */
-  readonly far: { readonly hidden: readonly number[]; readonly steps: number; readonly gamma: number; readonly scale: number } | null;
+  readonly far: {
+    readonly hidden: readonly number[];
+    readonly steps: number;
+    readonly gamma: number;
+    readonly scale: number;
+  } | null;
 }
 
 /** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
-  datasetSteps: 1_000_000, embedSteps: 15_000, policySteps: 30_000, hidden: [64, 64], policyHidden: [64, 64], latent: 32, batch: 256, H_TD: 8,
-  gamma: 0.99, pathBound: false, objective: 'expectile-td', calibrate: null, policySubgoals: null, policyAlpha: POLICY_DEFAULTS.alpha, embedInputs: null, far: null,
+  datasetSteps: 1_000_000,
+  embedSteps: 15_000,
+  policySteps: 30_000,
+  hidden: [64, 64],
+  policyHidden: [64, 64],
+  latent: 32,
+  batch: 256,
+  H_TD: 8,
+  gamma: 0.99,
+  pathBound: false,
+  objective: 'expectile-td',
+  calibrate: null,
+  policySubgoals: null,
+  policyAlpha: POLICY_DEFAULTS.alpha,
+  embedInputs: null,
+  far: null,
 };
 
 /**
@@ -162,7 +209,10 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
  * before the rescaling), executor 97.5 % of recorded H_TD waypoints, giant SAGAS 95.3 % on the 300
  * tasks as with the TD ψ alone (the same tasks solved; executions 2 % longer).
  */
-const TWO_TIMESCALE: BackboneRecipe = { ...BACKBONE_RECIPE, far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 } };
+const TWO_TIMESCALE: BackboneRecipe = {
+  ...BACKBONE_RECIPE,
+  far: { hidden: [256, 256], steps: 10_000, gamma: 0.995, scale: 0.2 },
+};
 
 /**
  * The Ant mazes' recipe (issue 21): giant's two timescales (TWO_TIMESCALE) with both ψ reading the
@@ -189,20 +239,30 @@ const ANT: BackboneRecipe = { ...TWO_TIMESCALE, embedInputs: [0, 1], policyAlpha
 const ANT_WIDE: BackboneRecipe = { ...ANT, policyHidden: [128, 128] };
 
 /** Worlds whose shipped models follow another recipe than BACKBONE_RECIPE. */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = { 'pointmaze-giant': TWO_TIMESCALE, 'antmaze-medium': ANT, 'antmaze-large': ANT_WIDE, 'antmaze-giant': ANT_WIDE };
+export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
+  'pointmaze-giant': TWO_TIMESCALE,
+  'antmaze-medium': ANT,
+  'antmaze-large': ANT_WIDE,
+  'antmaze-giant': ANT_WIDE,
+};
 
 /**
- * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance' (issue 19, item 6; docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by
- * path distance (no bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, ranks geodesic distance
- * on giant at Spearman 0.913 where expectile TD stays near 0.55–0.65, and its π_low (2×128, 40k
- * steps) reaches 100 % of recorded H_TD waypoints; rescaled to the TD ψ's 0.9 latent units per step
- * at H_TD. Not shipped: giant missions on it fail in tracking (SR 6.7 % against 27.7 % on the
- * shipped models, protocol 2), since plans through its velocity-separated cluster nodes are not
- * trackable by π_low.
+ * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance' (issue 19, item 6;
+ * docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by path distance (no bootstrapping; γ = 0.995 offsets), 2×256 for
+ * 10k steps, ranks geodesic distance on giant at Spearman 0.913 where expectile TD stays near 0.55–0.65, and its π_low
+ * (2×128, 40k steps) reaches 100 % of recorded H_TD waypoints; rescaled to the TD ψ's 0.9 latent units per step at
+ * H_TD. Not shipped: giant missions on it fail in tracking (SR 6.7 % against 27.7 % on the shipped models, protocol 2),
+ * since plans through its velocity-separated cluster nodes are not trackable by π_low.
  */
 const PATH_DISTANCE: BackboneRecipe = {
-  ...BACKBONE_RECIPE, embedSteps: 10_000, policySteps: 40_000, hidden: [256, 256], policyHidden: [128, 128],
-  gamma: 0.995, objective: 'path-distance', calibrate: 0.9,
+  ...BACKBONE_RECIPE,
+  embedSteps: 10_000,
+  policySteps: 40_000,
+  hidden: [256, 256],
+  policyHidden: [128, 128],
+  gamma: 0.995,
+  objective: 'path-distance',
+  calibrate: 0.9,
 };
 export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
   'path-distance': PATH_DISTANCE,
@@ -269,7 +329,10 @@ export const REGIME_RECIPES: Readonly<Record<string, Readonly<Partial<Record<Dat
   'antmaze-large': { stitch: ANT_WIDE },
 };
 
-/** The shipped bundle a world's missions on a regime's data run on: `<world>-<regime>` where REGIME_RECIPES has one, else the world's own. */
+/**
+ * The shipped bundle a world's missions on a regime's data run on: `<world>-<regime>` where REGIME_RECIPES has one,
+ * else the world's own.
+ */
 export function shippedBundleName(world: string, regime: DatasetKind = 'navigate'): string {
   return regime !== 'navigate' && REGIME_RECIPES[world]?.[regime] !== undefined ? `${world}-${regime}` : world;
 }
@@ -283,7 +346,10 @@ export function shippedBundleNames(world: string): string[] {
 export function backboneRecipe(world: string, variant?: string, regime: DatasetKind = 'navigate'): BackboneRecipe {
   if (variant !== undefined && variant !== 'shipped') {
     const v = BACKBONE_VARIANTS[variant];
-    if (v === undefined) throw new RangeError(`unknown recipe "${variant}" (known: shipped, ${Object.keys(BACKBONE_VARIANTS).join(', ')})`);
+    if (v === undefined)
+      throw new RangeError(
+        `unknown recipe "${variant}" (known: shipped, ${Object.keys(BACKBONE_VARIANTS).join(', ')})`,
+      );
     return v;
   }
   return REGIME_RECIPES[world]?.[regime] ?? BACKBONE_RECIPES[world] ?? BACKBONE_RECIPE;
@@ -352,7 +418,11 @@ export function trainedRegime(training: Readonly<Record<string, unknown>>): Data
   const d = training['dataset'];
   if (typeof d !== 'object' || d === null) return undefined;
   const rec = d as { kind?: unknown; generator?: unknown };
-  return datasetRegime(typeof rec.generator === 'object' && rec.generator !== null ? rec.generator as Record<string, unknown> : { kind: rec.kind });
+  return datasetRegime(
+    typeof rec.generator === 'object' && rec.generator !== null
+      ? (rec.generator as Record<string, unknown>)
+      : { kind: rec.kind },
+  );
 }
 
 /** The latent graph (Appendix B.1): the temporal-efficiency filter's cosine threshold, the subgoal horizon. */
@@ -366,7 +436,10 @@ export const LTL_OUTPUT_FORMATS = ['hoa', 'json', 'dot'] as const;
 /** What a run of the audit log exports to. */
 export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv', 'mcap'] as const;
 
-/** Lab runs go to their own database by default (in the current folder), so thousands of episodes never fill the operator's log. */
+/**
+ * Lab runs go to their own database by default (in the current folder), so thousands of episodes never fill the
+ * operator's log.
+ */
 export const LAB_AUDIT_FILE = 'witness-lab.audit.sqlite';
 
 /** The console's live Foxglove server (it binds 127.0.0.1 only). */

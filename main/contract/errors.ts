@@ -28,9 +28,18 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Every error code, what it means, and its exit code. */
 export const ERROR_CODES = {
-  'invalid-input': { exit: EXIT.usage, means: 'a file, a field of it, or a flag is malformed (the message names the file and the JSON path)' },
-  'invalid-params': { exit: EXIT.usage, means: 'an API request does not match its schema (the message names the parameter)' },
-  'invalid-spec': { exit: EXIT.usage, means: 'the LTL specification does not parse, or names what the task does not define' },
+  'invalid-input': {
+    exit: EXIT.usage,
+    means: 'a file, a field of it, or a flag is malformed (the message names the file and the JSON path)',
+  },
+  'invalid-params': {
+    exit: EXIT.usage,
+    means: 'an API request does not match its schema (the message names the parameter)',
+  },
+  'invalid-spec': {
+    exit: EXIT.usage,
+    means: 'the LTL specification does not parse, or names what the task does not define',
+  },
   'invalid-regions': { exit: EXIT.usage, means: 'the regions document is malformed' },
   'invalid-graph': { exit: EXIT.usage, means: 'the graph document is malformed' },
   'invalid-path': { exit: EXIT.usage, means: 'a path is not allowed (absolute, or climbing out of the workspace)' },
@@ -42,19 +51,32 @@ export const ERROR_CODES = {
   forbidden: { exit: EXIT.usage, means: 'the request reaches outside what it may (the workspace, the app page)' },
   conflict: { exit: EXIT.usage, means: 'the target changed or exists already' },
   busy: { exit: EXIT.usage, means: 'the same work is already running' },
-  'estop-latched': { exit: EXIT.usage, means: 'the emergency stop is latched: nothing starts, resumes or retries until an operator resets it' },
+  'estop-latched': {
+    exit: EXIT.usage,
+    means: 'the emergency stop is latched: nothing starts, resumes or retries until an operator resets it',
+  },
   'not-sqlite': { exit: EXIT.usage, means: 'the file is not an SQLite database' },
   'not-audit-database': { exit: EXIT.usage, means: 'the SQLite database is not a Witness audit log' },
   'schema-version': { exit: EXIT.usage, means: 'the audit database has a schema version this build does not read' },
-  tampered: { exit: EXIT.usage, means: 'the audit database is not as Witness writes it (a schema Witness does not create, or rows that did not land as written): it was altered, and `witness audit verify` says where' },
+  tampered: {
+    exit: EXIT.usage,
+    means:
+      'the audit database is not as Witness writes it (a schema Witness does not create, or rows that did not land as written): it was altered, and `witness audit verify` says where',
+  },
   corrupt: { exit: EXIT.usage, means: 'the file is corrupt or truncated' },
   locked: { exit: EXIT.usage, means: 'another process holds the database locked' },
   unreadable: { exit: EXIT.usage, means: 'the file cannot be read (permissions, I/O)' },
-  world: { exit: EXIT.usage, means: 'the world refused or failed a call (timeout, rejected goal, disconnected robot; the message says which)' },
+  world: {
+    exit: EXIT.usage,
+    means: 'the world refused or failed a call (timeout, rejected goal, disconnected robot; the message says which)',
+  },
   negative: { exit: EXIT.negative, means: 'the answer is no' },
   budget: { exit: EXIT.budget, means: 'a size or time budget was exceeded' },
   infeasible: { exit: EXIT.budget, means: 'no plan satisfies the specification on this graph' },
-  unavailable: { exit: EXIT.unavailable, means: 'ROS 2 or rclnodejs is not available in this process (the message says the fix)' },
+  unavailable: {
+    exit: EXIT.unavailable,
+    means: 'ROS 2 or rclnodejs is not available in this process (the message says the fix)',
+  },
   cancelled: { exit: EXIT.interrupted, means: 'the operator cancelled the work' },
   internal: { exit: EXIT.internal, means: 'a bug; the message says what failed' },
 } as const satisfies Record<string, { readonly exit: number; readonly means: string }>;
@@ -82,7 +104,12 @@ export interface ErrorLocation {
  */
 export class WitnessError extends Error {
   override name = 'WitnessError';
-  constructor(readonly code: ErrorCode, message: string, readonly at: ErrorLocation = {}, options?: ErrorOptions) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly at: ErrorLocation = {},
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
@@ -94,7 +121,10 @@ export class WitnessError extends Error {
  */
 export const PATH_ERRNO: Readonly<Record<string, { readonly code: ErrorCode; readonly means: string }>> = {
   ENOENT: { code: 'not-found', means: 'no such file or folder' },
-  ENAMETOOLONG: { code: 'invalid-input', means: 'the name is too long for the file system (a name over 255 bytes, or a path over 4095)' },
+  ENAMETOOLONG: {
+    code: 'invalid-input',
+    means: 'the name is too long for the file system (a name over 255 bytes, or a path over 4095)',
+  },
   ELOOP: { code: 'invalid-input', means: 'too many levels of symbolic links (links that lead back to themselves)' },
   ENOTDIR: { code: 'invalid-input', means: 'a part of the path is not a folder' },
   EEXIST: { code: 'invalid-input', means: 'a file is in the way where a folder is needed' },
@@ -110,13 +140,21 @@ export const PATH_ERRNO: Readonly<Record<string, { readonly code: ErrorCode; rea
   EIO: { code: 'unreadable', means: 'an input/output error on the device' },
 };
 
-/** A file-system error about a path (Node's errors carry `code` and `path`) as the WitnessError it is; null for anything else. */
+/**
+ * A file-system error about a path (Node's errors carry `code` and `path`) as the WitnessError it is; null for anything
+ * else.
+ */
 export function pathError(e: unknown): WitnessError | null {
   if (e instanceof WitnessError || !(e instanceof Error)) return null;
   const { code, path, syscall } = e as Error & { code?: unknown; path?: unknown; syscall?: unknown };
   const known = typeof code === 'string' ? PATH_ERRNO[code] : undefined;
   if (known === undefined || typeof path !== 'string') return null;
-  return new WitnessError(known.code, `${path}: ${typeof syscall === 'string' ? `cannot ${syscall}: ` : ''}${code as string}: ${known.means}`, { file: path }, { cause: e });
+  return new WitnessError(
+    known.code,
+    `${path}: ${typeof syscall === 'string' ? `cannot ${syscall}: ` : ''}${code as string}: ${known.means}`,
+    { file: path },
+    { cause: e },
+  );
 }
 
 /** A failure as the API reports it, and as every front end reads it: code, message, location. */
@@ -129,14 +167,19 @@ export interface ErrorReport {
   path?: string;
 }
 
-/** The one mapping from a thrown value to its report: a WitnessError keeps its code and location, a file-system error about a path is one (pathError); anything else is internal. */
+/**
+ * The one mapping from a thrown value to its report: a WitnessError keeps its code and location, a file-system error
+ * about a path is one (pathError); anything else is internal.
+ */
 export function errorReport(e: unknown): ErrorReport {
   e = pathError(e) ?? e;
   if (e instanceof WitnessError) {
     const where = e.at.path ?? e.at.file;
     return {
-      code: e.code, message: e.message,
-      ...(e.at.line !== undefined ? { line: e.at.line } : {}), ...(e.at.column !== undefined ? { column: e.at.column } : {}),
+      code: e.code,
+      message: e.message,
+      ...(e.at.line !== undefined ? { line: e.at.line } : {}),
+      ...(e.at.column !== undefined ? { column: e.at.column } : {}),
       ...(where !== undefined ? { path: where } : {}),
     };
   }

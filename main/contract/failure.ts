@@ -38,14 +38,24 @@ export const ToolFailureRecord = Type.Object({
   observed: Type.Record(Type.String(), Type.Unknown()),
   t_s: Type.Number({ description: 'seconds since the loop started' }),
   stage: StringEnum(['precondition', 'postcondition', 'timeout', 'world-error']),
-  error: Type.Optional(Type.String({ description: 'why the condition could not be evaluated; absent when it evaluated to false' })),
-  /** The world's error when the skill failed (stage timeout or world-error): what failure rules read as error.kind, error.message. */
-  world_error: Type.Optional(Type.Object({
-    kind: Type.String({ description: 'the WorldError kind: timeout, cancelled, failed, invalid-input, closed, not-found (e.g. no action server), rejected, aborted, disconnected' }),
-    message: Type.String(),
-  })),
+  error: Type.Optional(
+    Type.String({ description: 'why the condition could not be evaluated; absent when it evaluated to false' }),
+  ),
+  /**
+   * The world's error when the skill failed (stage timeout or world-error): what failure rules read as error.kind,
+   * error.message.
+   */
+  world_error: Type.Optional(
+    Type.Object({
+      kind: Type.String({
+        description:
+          'the WorldError kind: timeout, cancelled, failed, invalid-input, closed, not-found (e.g. no action server), rejected, aborted, disconnected',
+      }),
+      message: Type.String(),
+    }),
+  ),
   /** Why, in words, from the failure rule that classified it (absent when the rule gives none or no rule matched). */
-  reason: Type.Optional(Type.String({ description: 'the matching failure rule\'s reason' })),
+  reason: Type.Optional(Type.String({ description: "the matching failure rule's reason" })),
   subtask: Type.Integer({ minimum: 0, description: 'index of the subtask (steps passed or skipped so far)' }),
   state: Type.Record(Type.String(), Type.Unknown(), { description: 'the observed state the verdict was made on' }),
 });
@@ -59,7 +69,15 @@ export type ToolFailureRecord = Static<typeof ToolFailureRecord>;
  * safety: the robot's planner would drive through a region the specification forbids (the goal is
  * not sent; replanned), or the robot was found inside one (it is stopped; the run ends).
  */
-export const MissionFailureKind = StringEnum(['forbidden-label', 'tracking-timeout', 'missed-anchor', 'goal-aborted', 'goal-missed', 'overturned', 'safety']);
+export const MissionFailureKind = StringEnum([
+  'forbidden-label',
+  'tracking-timeout',
+  'missed-anchor',
+  'goal-aborted',
+  'goal-missed',
+  'overturned',
+  'safety',
+]);
 export type MissionFailureKind = Static<typeof MissionFailureKind>;
 
 /** What the task's graph edit after a mission failure is. */
@@ -83,7 +101,9 @@ export const MissionFailureRecord = Type.Object({
   latent: Type.Array(Type.Number(), { description: 'ψ of the state at the failure' }),
   rule: Type.String({ description: 'the rule that classified it, in words' }),
   action: FailureAction,
-  unrecoverable: Type.Boolean({ description: 'a committed violation: no accepting continuation remains; never replanned' }),
+  unrecoverable: Type.Boolean({
+    description: 'a committed violation: no accepting continuation remains; never replanned',
+  }),
   /**
    * tracking-timeout: how far the body's position moved (task space, m) over the last H_low steps,
    * and whether that is a stall (less than the waypoint reach radius: it stood, walked on the spot
@@ -108,7 +128,15 @@ export const DecisionKind = StringEnum(DECISIONS);
  * a replan that found no plan; the planner gave up; it kept proposing invalid calls; the loop's
  * step limit.
  */
-export const EscalationCause = StringEnum(['replan-budget', 'replan-loop', 'permanent-failure', 'no-plan', 'gave-up', 'invalid-proposals', 'step-limit']);
+export const EscalationCause = StringEnum([
+  'replan-budget',
+  'replan-loop',
+  'permanent-failure',
+  'no-plan',
+  'gave-up',
+  'invalid-proposals',
+  'step-limit',
+]);
 export type EscalationCause = Static<typeof EscalationCause>;
 
 /** The question put to the operator: why, the failure that escalated, the trace, what may be answered. */

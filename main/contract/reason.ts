@@ -20,9 +20,11 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069]/u;
 /** Why `text` is not a reason an operator could have meant, or null when it is one. */
 export function reasonProblem(text: string): string | null {
   if (CONTROL.test(text)) return 'contains control characters; type the reason as plain text';
-  if (BIDI.test(text)) return 'contains bidirectional override characters, which would show it in another order than it was typed';
+  if (BIDI.test(text))
+    return 'contains bidirectional override characters, which would show it in another order than it was typed';
   const visible = text.match(VISIBLE)?.length ?? 0;
   if (visible === 0) return 'is empty: say what was checked (it is recorded in the audit log)';
-  if (visible < MIN_REASON_VISIBLE) return `says too little (${visible} visible character${visible === 1 ? '' : 's'}; at least ${MIN_REASON_VISIBLE}): say what was checked`;
+  if (visible < MIN_REASON_VISIBLE)
+    return `says too little (${visible} visible character${visible === 1 ? '' : 's'}; at least ${MIN_REASON_VISIBLE}): say what was checked`;
   return null;
 }

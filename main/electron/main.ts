@@ -63,7 +63,11 @@ void app.whenReady().then(() => {
   session.defaultSession.setPermissionCheckHandler(() => false);
   serveApp();
   const api = createDirectApi({ transport: 'electron' });
-  registerIpc(ipcMain, createDispatcher(api, (m, e) => console.error(`witness: ${m}:`, e)), isAppUrl);
+  registerIpc(
+    ipcMain,
+    createDispatcher(api, (m, e) => console.error(`witness: ${m}:`, e)),
+    isAppUrl,
+  );
   const open = (): void => {
     const win = createWindow();
     const off = forwardEvents(api.context.bus, win.webContents);

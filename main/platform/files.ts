@@ -5,7 +5,8 @@
  * temporary, and errors name the file and what went wrong. Everything Witness writes for a person
  * to keep — datasets, graphs, model bundles, checkpoints, exports, pictures, workspace files — goes
  * through here. It writes only to a regular file or a new name: a folder, a device node, a FIFO or a
- * socket (or a symbolic link to one) is refused, never replaced. (What Witness reads from a person goes through platform/input-files.ts.)
+ * socket (or a symbolic link to one) is refused, never replaced. (What Witness reads from a person goes through
+ * platform/input-files.ts.)
  */
 import { type Stats, lstatSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -20,8 +21,18 @@ import { holdSignals } from './interrupt.js';
  */
 export class FileError extends WitnessError {
   override name = 'FileError';
-  constructor(readonly file: string, readonly detail: string, options?: ErrorOptions & { readonly code?: ErrorCode }) {
-    super(options?.code ?? (options?.cause !== undefined && errno(options.cause) === 'ENOENT' ? 'not-found' : 'invalid-input'), `${file}: ${detail}`, { file }, options);
+  constructor(
+    readonly file: string,
+    readonly detail: string,
+    options?: ErrorOptions & { readonly code?: ErrorCode },
+  ) {
+    super(
+      options?.code ??
+        (options?.cause !== undefined && errno(options.cause) === 'ENOENT' ? 'not-found' : 'invalid-input'),
+      `${file}: ${detail}`,
+      { file },
+      options,
+    );
   }
 }
 
@@ -58,7 +69,11 @@ export function fsFailure(file: string, e: unknown): { code: ErrorCode; detail: 
   if (known === undefined) return { code: 'invalid-input', detail: errText(e) };
   if (code === 'ENOENT') {
     const d = danglingLink(file);
-    if (d !== null) return { code: 'invalid-input', detail: `ENOENT: ${d.link === path.resolve(file) ? 'it' : d.link} is a symbolic link to ${d.to}, which does not exist` };
+    if (d !== null)
+      return {
+        code: 'invalid-input',
+        detail: `ENOENT: ${d.link === path.resolve(file) ? 'it' : d.link} is a symbolic link to ${d.to}, which does not exist`,
+      };
   }
   return { code: known.code, detail: `${code}: ${known.means}` };
 }
@@ -78,9 +93,12 @@ const endWrite = (tmp: string): void => {
 
 /** Removes what a terminated writer of `target` (a worker stopped mid-write) left behind: its temporary siblings. */
 export async function removeTempSiblings(target: string): Promise<void> {
-  const dir = path.dirname(target), prefix = `.${path.basename(target)}.tmp-`;
+  const dir = path.dirname(target),
+    prefix = `.${path.basename(target)}.tmp-`;
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((f) => f.startsWith(prefix)).map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
+  await Promise.all(
+    names.filter((f) => f.startsWith(prefix)).map((f) => rm(path.join(dir, f), { recursive: true, force: true })),
+  );
 }
 
 /** Removes the temporaries of writes still in flight; for a process that is being interrupted. */
@@ -91,7 +109,10 @@ export function removeInFlightWrites(): void {
   }
 }
 
-/** The folder of `target` could not be created (a part of its path a file, a dangling link, a name too long): a FileError naming `target`. */
+/**
+ * The folder of `target` could not be created (a part of its path a file, a dangling link, a name too long): a
+ * FileError naming `target`.
+ */
 export function folderFailure(target: string, e: unknown): FileError {
   const f = fsFailure(target, e);
   return new FileError(target, `cannot create its folder: ${f.detail}`, { cause: e, code: f.code });
@@ -136,13 +157,23 @@ async function refuseSpecial(target: string): Promise<void> {
   const st = await stat(target).catch(() => null);
   const kind = st === null ? null : kindOf(st);
   if (kind === null) return;
-  const link = await lstat(target).then((l) => l.isSymbolicLink(), () => false);
-  throw new FileError(target, `${link ? `is a symbolic link to ${kind}` : `is ${kind}`}, not a regular file; only a regular file or a new name is written, and ${kind} is never replaced`, { code: 'not-a-file' });
+  const link = await lstat(target).then(
+    (l) => l.isSymbolicLink(),
+    () => false,
+  );
+  throw new FileError(
+    target,
+    `${link ? `is a symbolic link to ${kind}` : `is ${kind}`}, not a regular file; only a regular file or a new name is written, and ${kind} is never replaced`,
+    { code: 'not-a-file' },
+  );
 }
 
 /** A sibling of `target` that no one else uses: hidden, tagged with the process and random bytes. */
 function tempSibling(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
 }
 
 export interface WriteOptions {
@@ -156,10 +187,20 @@ export interface WriteOptions {
  * Streams into a temporary sibling through `fill`, then fsyncs and renames it over `target`.
  * `fill` writes with the handle it is given; when it throws, nothing is left behind.
  */
-export async function writeAtomicWith(target: string, fill: (fh: FileHandle) => Promise<void>, o: WriteOptions = {}): Promise<void> {
-  if (o.mkdir === true) await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => { throw folderFailure(target, e); });
+export async function writeAtomicWith(
+  target: string,
+  fill: (fh: FileHandle) => Promise<void>,
+  o: WriteOptions = {},
+): Promise<void> {
+  if (o.mkdir === true)
+    await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => {
+      throw folderFailure(target, e);
+    });
   await refuseSpecial(target);
-  const mode = await stat(target).then((s) => s.mode & 0o777, () => o.mode ?? 0o644);
+  const mode = await stat(target).then(
+    (s) => s.mode & 0o777,
+    () => o.mode ?? 0o644,
+  );
   const tmp = tempSibling(target);
   startWrite(tmp);
   try {
@@ -200,55 +241,85 @@ export interface ByteSink {
  * or a write fails, nothing is left behind; an error of `fill`'s own is thrown as it is, a failed
  * write as a FileError naming the target.
  */
-export async function writeAtomicStream(target: string, fill: (sink: ByteSink) => Promise<void>, o: WriteOptions & { readonly blockBytes?: number } = {}): Promise<void> {
+export async function writeAtomicStream(
+  target: string,
+  fill: (sink: ByteSink) => Promise<void>,
+  o: WriteOptions & { readonly blockBytes?: number } = {},
+): Promise<void> {
   const blockBytes = o.blockBytes ?? 1 << 16;
   // What `fill` throws of its own (a database it reads failing, a cancel) passes through as it is;
   // only a failed write is a FileError naming the target.
-  let failed: { readonly error: unknown } | null = null, own: { readonly error: unknown } | null = null;
-  await writeAtomicWith(target, async (fh) => {
-    let inFlight: Promise<void> = Promise.resolve();
-    let pending: (Uint8Array | string)[] = [], pendingBytes = 0, bytes = 0;
-    const settle = async (): Promise<void> => {
-      await inFlight;
-      if (failed !== null) throw failed.error;
-    };
-    const flush = async (): Promise<void> => {
+  let failed: { readonly error: unknown } | null = null,
+    own: { readonly error: unknown } | null = null;
+  await writeAtomicWith(
+    target,
+    async (fh) => {
+      let inFlight: Promise<void> = Promise.resolve();
+      let pending: (Uint8Array | string)[] = [],
+        pendingBytes = 0,
+        bytes = 0;
+      const settle = async (): Promise<void> => {
+        await inFlight;
+        if (failed !== null) throw failed.error;
+      };
+      const flush = async (): Promise<void> => {
+        await settle();
+        if (pendingBytes === 0) return;
+        const block = pending.every((c) => typeof c === 'string')
+          ? pending.join('')
+          : Buffer.concat(pending.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+        pending = [];
+        pendingBytes = 0;
+        inFlight = (typeof block === 'string' ? fh.write(block) : fh.write(block)).then(
+          () => undefined,
+          (e: unknown) => {
+            failed ??= { error: e };
+          },
+        );
+      };
+      const sink: ByteSink = {
+        get bytes() {
+          return bytes;
+        },
+        async write(chunk) {
+          const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+          bytes += n;
+          pending.push(chunk);
+          pendingBytes += n;
+          if (pendingBytes >= blockBytes) await flush();
+        },
+      };
+      try {
+        await fill(sink);
+        await flush();
+      } catch (e) {
+        if (failed === null || e !== failed.error) own = { error: e };
+        throw e;
+      } finally {
+        await inFlight; // never rejects: a failure is in `failed`
+      }
       await settle();
-      if (pendingBytes === 0) return;
-      const block = pending.every((c) => typeof c === 'string') ? pending.join('') : Buffer.concat(pending.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
-      pending = [];
-      pendingBytes = 0;
-      inFlight = (typeof block === 'string' ? fh.write(block) : fh.write(block)).then(() => undefined, (e: unknown) => { failed ??= { error: e }; });
-    };
-    const sink: ByteSink = {
-      get bytes() { return bytes; },
-      async write(chunk) {
-        const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-        bytes += n;
-        pending.push(chunk);
-        pendingBytes += n;
-        if (pendingBytes >= blockBytes) await flush();
-      },
-    };
-    try {
-      await fill(sink);
-      await flush();
-    } catch (e) {
-      if (failed === null || e !== failed.error) own = { error: e };
-      throw e;
-    } finally {
-      await inFlight; // never rejects: a failure is in `failed`
-    }
-    await settle();
-  }, o).catch((e: unknown) => {
+    },
+    o,
+  ).catch((e: unknown) => {
     throw own !== null ? own.error : e;
   });
 }
 
 /** Writes bytes (or text, as UTF-8) atomically. */
-export async function writeFileAtomic(target: string, content: Uint8Array | string, o: WriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  content: Uint8Array | string,
+  o: WriteOptions = {},
+): Promise<void> {
   const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-  await writeAtomicWith(target, async (fh) => { await fh.writeFile(bytes); }, o);
+  await writeAtomicWith(
+    target,
+    async (fh) => {
+      await fh.writeFile(bytes);
+    },
+    o,
+  );
 }
 
 export interface FolderOptions {
@@ -266,9 +337,15 @@ export interface FolderOptions {
  * folder, which then replaces the target (or, with `merge`, whose files are renamed into it one by
  * one: each file atomic, the set not). Refuses a target that holds anything else, naming it.
  */
-export async function writeFolderAtomic(target: string, files: Readonly<Record<string, Uint8Array | string>>, o: FolderOptions = {}): Promise<void> {
+export async function writeFolderAtomic(
+  target: string,
+  files: Readonly<Record<string, Uint8Array | string>>,
+  o: FolderOptions = {},
+): Promise<void> {
   const names = Object.keys(files);
-  for (const n of names) if (n === '' || n.includes('/') || n.includes('\\') || n === '.' || n === '..') throw new FileError(target, `"${n}" is not a file name`);
+  for (const n of names)
+    if (n === '' || n.includes('/') || n.includes('\\') || n === '.' || n === '..')
+      throw new FileError(target, `"${n}" is not a file name`);
   const existing = await readdir(target).catch((e: unknown) => {
     if (errno(e) === 'ENOENT') return null;
     const f = fsFailure(target, e);
@@ -277,9 +354,15 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
   if (existing !== null && o.merge !== true) {
     const allowed = new Set([...names, ...(o.replaceable ?? [])]);
     const extra = existing.filter((f) => !allowed.has(f));
-    if (extra.length > 0) throw new FileError(target, `exists and holds other files (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}); give a new folder or one that holds only ${[...allowed].join(', ')}`);
+    if (extra.length > 0)
+      throw new FileError(
+        target,
+        `exists and holds other files (${extra.slice(0, 3).join(', ')}${extra.length > 3 ? ', …' : ''}); give a new folder or one that holds only ${[...allowed].join(', ')}`,
+      );
   }
-  await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => { throw folderFailure(target, e); });
+  await mkdir(path.dirname(path.resolve(target)), { recursive: true }).catch((e: unknown) => {
+    throw folderFailure(target, e);
+  });
   const tmp = tempSibling(target);
   startWrite(tmp);
   try {
@@ -309,4 +392,3 @@ export async function writeFolderAtomic(target: string, files: Readonly<Record<s
     endWrite(tmp);
   }
 }
-

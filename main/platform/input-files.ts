@@ -57,7 +57,11 @@ export function datasetInput(env: NodeJS.ProcessEnv = process.env): InputKind {
   let mb = DEFAULT_DATASET_MB;
   if (raw !== undefined && raw !== '') {
     if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > 4096) {
-      throw new WitnessError('invalid-input', `${DATASET_LIMIT_ENV}=${raw}: expected a whole number of MB from 1 to 4096`, { path: DATASET_LIMIT_ENV });
+      throw new WitnessError(
+        'invalid-input',
+        `${DATASET_LIMIT_ENV}=${raw}: expected a whole number of MB from 1 to 4096`,
+        { path: DATASET_LIMIT_ENV },
+      );
     }
     mb = Number(raw);
   }
@@ -69,7 +73,10 @@ export function sizeText(bytes: number): string {
   return bytes % MB === 0 ? `${bytes / MB} MB` : `${bytes} bytes`;
 }
 
-/** An input refused for what it is (a folder, a pipe where a file is needed) or its size: reported as is, never rewrapped. */
+/**
+ * An input refused for what it is (a folder, a pipe where a file is needed) or its size: reported as is, never
+ * rewrapped.
+ */
 export class InputRefused extends FileError {
   override name = 'InputRefused';
   constructor(file: string, detail: string, code: 'too-large' | 'not-a-file') {
@@ -78,7 +85,11 @@ export class InputRefused extends FileError {
 }
 
 export const tooLarge = (file: string, k: InputKind): InputRefused =>
-  new InputRefused(file, `larger than ${sizeText(k.maxBytes)} (the limit for ${k.what}${k.hint !== undefined ? `; ${k.hint}` : ''})`, 'too-large');
+  new InputRefused(
+    file,
+    `larger than ${sizeText(k.maxBytes)} (the limit for ${k.what}${k.hint !== undefined ? `; ${k.hint}` : ''})`,
+    'too-large',
+  );
 
 /** The system's short reason a read failed (ENOENT, EACCES…), for messages that name the file themselves. */
 export function readFailure(e: unknown): string {
@@ -103,7 +114,9 @@ const MAX_READ = 1024 * MB;
 /** How long a device that has nothing yet (EAGAIN: a terminal) is left before it is read again. */
 const RETRY_MS = 20;
 
-const openAsync = promisify(open), fstatAsync = promisify(fstat), closeAsync = promisify(close);
+const openAsync = promisify(open),
+  fstatAsync = promisify(fstat),
+  closeAsync = promisify(close);
 const readAsync = (fd: number, buf: Buffer): Promise<number> =>
   new Promise((resolve, reject) => read(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(e) : resolve(n))));
 
@@ -111,7 +124,10 @@ const readAsync = (fd: number, buf: Buffer): Promise<number> =>
 class Collected {
   private readonly chunks: Buffer[] = [];
   total = 0;
-  constructor(private readonly file: string, private readonly k: InputKind) {}
+  constructor(
+    private readonly file: string,
+    private readonly k: InputKind,
+  ) {}
   /**
    * A buffer for the next read: the rest of a regular file's size (so a file read whole is one
    * buffer, never copied), then a chunk; one byte past the limit at most.
@@ -140,7 +156,9 @@ function admit(file: string, st: Stats, k: InputKind): void {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A FIFO or socket, through a pipe handle: waiting for data (or for a writer) holds no thread. The handle owns `fd`. */
+/**
+ * A FIFO or socket, through a pipe handle: waiting for data (or for a writer) holds no thread. The handle owns `fd`.
+ */
 function readPipe(fd: number, file: string, k: InputKind): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const c = new Collected(file, k);
@@ -242,7 +260,12 @@ export function readInputFileSync(file: string, k: InputKind): Uint8Array {
       throw cannotRead(file, e);
     }
     admit(file, st, k);
-    if (!st.isFile()) throw new InputRefused(file, `is not a regular file (a pipe or a device): ${k.what} is read at once; give a regular file`, 'not-a-file');
+    if (!st.isFile())
+      throw new InputRefused(
+        file,
+        `is not a regular file (a pipe or a device): ${k.what} is read at once; give a regular file`,
+        'not-a-file',
+      );
     const c = new Collected(file, k);
     for (;;) {
       const buf = c.next(st.size);

@@ -33,14 +33,21 @@ export function holdSignals(): () => void {
   };
 }
 
-/** Told now and whenever that changes whether any hold is taken (the process entry installs and removes its handlers). */
+/**
+ * Told now and whenever that changes whether any hold is taken (the process entry installs and removes its handlers).
+ */
 export function watchSignalHolds(w: (held: boolean) => void): void {
   watchers.add(w);
   w(holds > 0);
 }
 
-/** A signal that the first Ctrl-C aborts; release it when the work is done. `stopping`: what aborting it does, in words. */
-export function interruptible(stopping: string = STOPPING_THE_ROBOT): { readonly signal: AbortSignal; release(): void } {
+/**
+ * A signal that the first Ctrl-C aborts; release it when the work is done. `stopping`: what aborting it does, in words.
+ */
+export function interruptible(stopping: string = STOPPING_THE_ROBOT): {
+  readonly signal: AbortSignal;
+  release(): void;
+} {
   const ac = new AbortController();
   active.set(ac, stopping);
   const unhold = holdSignals();

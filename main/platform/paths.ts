@@ -35,12 +35,17 @@ export function defaultWorkspace(): string {
 
 /** The audit database when none is named: $WITNESS_AUDIT, else $XDG_DATA_HOME/witness/audit.sqlite. */
 export function defaultAuditFile(): string {
-  return env('WITNESS_AUDIT') ?? path.join(env('XDG_DATA_HOME') ?? path.join(homedir(), '.local', 'share'), 'witness', 'audit.sqlite');
+  return (
+    env('WITNESS_AUDIT') ??
+    path.join(env('XDG_DATA_HOME') ?? path.join(homedir(), '.local', 'share'), 'witness', 'audit.sqlite')
+  );
 }
 
 /** Generated data that can be rebuilt at any time: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness. */
 export function cacheDir(): string {
-  return path.resolve(env('WITNESS_CACHE') ?? path.join(env('XDG_CACHE_HOME') ?? path.join(homedir(), '.cache'), 'witness'));
+  return path.resolve(
+    env('WITNESS_CACHE') ?? path.join(env('XDG_CACHE_HOME') ?? path.join(homedir(), '.cache'), 'witness'),
+  );
 }
 
 /** `~` and `~/…` as the home folder; other paths resolved against `base`. */

@@ -29,16 +29,28 @@ export interface WireError {
 export function errorToWire(e: unknown): WireError {
   if (e instanceof WitnessError) {
     const { file, path, line, column } = e.at;
-    return { message: e.message, code: e.code, ...(file !== undefined ? { file } : {}), ...(path !== undefined ? { path } : {}), ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) };
+    return {
+      message: e.message,
+      code: e.code,
+      ...(file !== undefined ? { file } : {}),
+      ...(path !== undefined ? { path } : {}),
+      ...(line !== undefined ? { line } : {}),
+      ...(column !== undefined ? { column } : {}),
+    };
   }
-  return { message: e instanceof Error ? e.message : String(e), ...(e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {}) };
+  return {
+    message: e instanceof Error ? e.message : String(e),
+    ...(e instanceof Error && e.stack !== undefined ? { stack: e.stack } : {}),
+  };
 }
 
 export function errorFromWire(w: WireError): Error {
   if (w.code !== undefined && isErrorCode(w.code)) {
     return new WitnessError(w.code, w.message, {
-      ...(w.file !== undefined ? { file: w.file } : {}), ...(w.path !== undefined ? { path: w.path } : {}),
-      ...(w.line !== undefined ? { line: w.line } : {}), ...(w.column !== undefined ? { column: w.column } : {}),
+      ...(w.file !== undefined ? { file: w.file } : {}),
+      ...(w.path !== undefined ? { path: w.path } : {}),
+      ...(w.line !== undefined ? { line: w.line } : {}),
+      ...(w.column !== undefined ? { column: w.column } : {}),
     });
   }
   const e = new Error(w.message);
@@ -55,7 +67,9 @@ export type WorkerMessage<T> =
  * The worker side: runs `work` with a progress reporter and posts its result, or its error with the
  * error's code, so that a WitnessError thrown in the worker arrives as the same WitnessError.
  */
-export async function serveWorker<T>(work: (progress: (phase: string, done: number, total: number) => void) => Promise<T>): Promise<void> {
+export async function serveWorker<T>(
+  work: (progress: (phase: string, done: number, total: number) => void) => Promise<T>,
+): Promise<void> {
   const post = (m: WorkerMessage<T>): void => parentPort!.postMessage(m);
   try {
     const result = await work((phase, done, total) => post({ kind: 'progress', phase, done, total }));
@@ -65,7 +79,12 @@ export async function serveWorker<T>(work: (progress: (phase: string, done: numb
   }
 }
 
-export function inWorker<T>(url: URL, workerData: unknown, signal: AbortSignal, progress: (phase: string, done: number, total: number) => void): Promise<T> {
+export function inWorker<T>(
+  url: URL,
+  workerData: unknown,
+  signal: AbortSignal,
+  progress: (phase: string, done: number, total: number) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new WitnessError('cancelled', 'cancelled'));
     const worker = new Worker(url, { workerData });
@@ -105,7 +124,10 @@ type LaneReply =
  * The worker side of a WorkerLane: answers each request with `handle`'s result (awaited) or its
  * error, and with `state()` after it (what the worker holds, for the owner to report).
  */
-export function serveLane(handle: (method: string, params: unknown) => unknown, state: () => unknown = () => null): void {
+export function serveLane(
+  handle: (method: string, params: unknown) => unknown,
+  state: () => unknown = () => null,
+): void {
   const port = parentPort!;
   port.postMessage({ ready: true } satisfies LaneReply);
   port.on('message', (m: LaneRequest) => {
@@ -163,7 +185,11 @@ export class WorkerLane {
   private closed = false;
   private readonly exits = new Set<Promise<unknown>>();
 
-  constructor(private readonly url: URL, private readonly workerData: unknown, private readonly o: LaneOptions) {}
+  constructor(
+    private readonly url: URL,
+    private readonly workerData: unknown,
+    private readonly o: LaneOptions,
+  ) {}
 
   /** Requests waiting or running. */
   get pending(): number {
@@ -173,13 +199,22 @@ export class WorkerLane {
   request<T>(method: string, params: unknown, call: LaneCall): Promise<T> {
     const what = call.what ?? method;
     if (this.closed) return Promise.reject(new WitnessError('cancelled', `${what}: ${this.o.name} is closed`));
-    if (call.signal?.aborted === true) return Promise.reject(new WitnessError('cancelled', `${what}: abandoned before it started`));
+    if (call.signal?.aborted === true)
+      return Promise.reject(new WitnessError('cancelled', `${what}: abandoned before it started`));
     if (this.queue.length >= (this.o.maxQueue ?? 100)) {
-      return Promise.reject(new WitnessError('busy', `${what}: ${this.o.name} has ${this.queue.length} requests waiting already; try again when they are answered`));
+      return Promise.reject(
+        new WitnessError(
+          'busy',
+          `${what}: ${this.o.name} has ${this.queue.length} requests waiting already; try again when they are answered`,
+        ),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
-        request: { id: this.nextId++, method, params }, call, resolve: resolve as (v: unknown) => void, reject,
+        request: { id: this.nextId++, method, params },
+        call,
+        resolve: resolve as (v: unknown) => void,
+        reject,
         onAbort: () => this.abandon(job, new WitnessError('cancelled', `${what}: abandoned`)),
       };
       call.signal?.addEventListener('abort', job.onAbort, { once: true });
@@ -192,7 +227,13 @@ export class WorkerLane {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of [...this.queue, ...(this.running !== null ? [this.running] : [])]) {
-      this.abandon(job, new WitnessError('cancelled', `${job.call.what ?? job.request.method}: ${this.o.name} closed before it was answered`));
+      this.abandon(
+        job,
+        new WitnessError(
+          'cancelled',
+          `${job.call.what ?? job.request.method}: ${this.o.name} closed before it was answered`,
+        ),
+      );
     }
     this.stopWorker();
     await Promise.all([...this.exits]);
@@ -218,12 +259,21 @@ export class WorkerLane {
     clearTimeout(job.timer);
     job.timer = setTimeout(() => {
       const s = job.call.timeLimitMs / 1000;
-      this.abandon(job, new WitnessError('budget', `${job.call.what ?? job.request.method}: stopped after ${s >= 1 ? `${Number(s.toFixed(1))} s` : `${job.call.timeLimitMs} ms`}, the longest ${this.o.name} lets one request run`));
+      this.abandon(
+        job,
+        new WitnessError(
+          'budget',
+          `${job.call.what ?? job.request.method}: stopped after ${s >= 1 ? `${Number(s.toFixed(1))} s` : `${job.call.timeLimitMs} ms`}, the longest ${this.o.name} lets one request run`,
+        ),
+      );
     }, ms);
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(this.url, { workerData: this.workerData, ...(this.o.resourceLimits !== undefined ? { resourceLimits: this.o.resourceLimits } : {}) });
+    const worker = new Worker(this.url, {
+      workerData: this.workerData,
+      ...(this.o.resourceLimits !== undefined ? { resourceLimits: this.o.resourceLimits } : {}),
+    });
     this.worker = worker;
     this.ready = false;
     worker.on('message', (m: LaneReply) => {
@@ -248,9 +298,14 @@ export class WorkerLane {
       if (job === null) return;
       this.finish(job);
       const what = job.call.what ?? job.request.method;
-      job.reject(e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? new WitnessError('budget', `${what}: needed more memory than ${this.o.name} may use (${this.o.resourceLimits?.maxOldGenerationSizeMb ?? '?'} MiB) and was stopped`)
-        : new Error(`${what}: ${this.o.name} failed: ${e.message}`));
+      job.reject(
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new WitnessError(
+              'budget',
+              `${what}: needed more memory than ${this.o.name} may use (${this.o.resourceLimits?.maxOldGenerationSizeMb ?? '?'} MiB) and was stopped`,
+            )
+          : new Error(`${what}: ${this.o.name} failed: ${e.message}`),
+      );
       this.pump();
     });
     const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -263,7 +318,11 @@ export class WorkerLane {
       this.o.onState?.(null);
       if (job === null) return;
       this.finish(job);
-      job.reject(new Error(`${job.call.what ?? job.request.method}: ${this.o.name} stopped (exit code ${code}) before it answered`));
+      job.reject(
+        new Error(
+          `${job.call.what ?? job.request.method}: ${this.o.name} stopped (exit code ${code}) before it answered`,
+        ),
+      );
       this.pump();
     });
     return worker;

@@ -2,7 +2,10 @@
 import type { ApiError, ApiMethod, ApiParams, ApiResult, WitnessApi, WitnessBridge } from '../../main/contract/api.js';
 
 export class ApiCallError extends Error {
-  constructor(readonly method: string, readonly error: ApiError) {
+  constructor(
+    readonly method: string,
+    readonly error: ApiError,
+  ) {
     super(error.message);
     this.name = 'ApiCallError';
   }

@@ -3,11 +3,26 @@
  * message hub so panels can hand each other work (the console's plan to the graph view, the audit
  * browser's replay to it, the editor's spec to the console).
  */
-import type { ApiEvent, AppInfo, AutomatonView, ConsoleEscalation, GraphScene, PlanView, WitnessApi } from '../../main/contract/api.js';
+import type {
+  ApiEvent,
+  AppInfo,
+  AutomatonView,
+  ConsoleEscalation,
+  GraphScene,
+  PlanView,
+  WitnessApi,
+} from '../../main/contract/api.js';
 
 export type LocalMessage =
   /** A mission's scene and plan (the console posts one when it plans and when a run replans, `replan` its step). */
-  | { kind: 'scene'; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null; session?: string | null; replan?: number }
+  | {
+      kind: 'scene';
+      scene: GraphScene;
+      plan: PlanView | null;
+      automaton: AutomatonView | null;
+      session?: string | null;
+      replan?: number;
+    }
   /** The robot of the running mission: its position, the monitor's states, the step and the labels there. */
   | { kind: 'robot'; x: number; y: number; states: number[]; t?: number; labels?: string[] }
   /**
@@ -19,7 +34,13 @@ export type LocalMessage =
    * Show a node on the Graph tab (a node id clicked in a failure record). Without `scene`, a node of
    * the live mission; with it, a node of that scene — an audit run's (`auditRun`), shown as its own.
    */
-  | { kind: 'focus-node'; id: string; scene?: { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }; auditRun?: string; back?: { label: string; action: () => void } }
+  | {
+      kind: 'focus-node';
+      id: string;
+      scene?: { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null };
+      auditRun?: string;
+      back?: { label: string; action: () => void };
+    }
   /** A mission run that a window joined is waiting for a decision: the escalation dialog opens. */
   | { kind: 'escalation'; run: string; escalation: ConsoleEscalation }
   | { kind: 'use-spec'; text: string; path: string | null; unsaved?: boolean }

@@ -31,25 +31,50 @@ export interface EstopOptions {
 const clock = (ms: number): string => new Date(ms).toLocaleTimeString();
 
 export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOptions): EstopControls {
-  const button = el('button', {
-    class: 'estop', id: 'estop', 'aria-keyshortcuts': ESTOP_KEY,
-    title: `Emergency stop: halts every running mission and tool loop now, and latches until reset (${ESTOP_KEY}, with focus anywhere)`,
-  }, `E-STOP (${ESTOP_KEY})`);
+  const button = el(
+    'button',
+    {
+      class: 'estop',
+      id: 'estop',
+      'aria-keyshortcuts': ESTOP_KEY,
+      title: `Emergency stop: halts every running mission and tool loop now, and latches until reset (${ESTOP_KEY}, with focus anywhere)`,
+    },
+    `E-STOP (${ESTOP_KEY})`,
+  );
   const latchText = el('span', { id: 'estop-latch-text' });
   const resetOpen = el('button', { id: 'estop-reset-open', class: 'estop-reset-open' }, 'Reset…');
-  const latch = el('span', { id: 'estop-latch', class: 'estop-latch', role: 'alert', hidden: '' }, latchText, resetOpen);
+  const latch = el(
+    'span',
+    { id: 'estop-latch', class: 'estop-latch', role: 'alert', hidden: '' },
+    latchText,
+    resetOpen,
+  );
 
   const ack = el('input', { id: 'estop-ack', type: 'checkbox' });
-  const reason = el('textarea', { id: 'estop-reset-reason', rows: '3', placeholder: 'What did you check? (required — recorded in the audit log with your name)' });
+  const reason = el('textarea', {
+    id: 'estop-reset-reason',
+    rows: '3',
+    placeholder: 'What did you check? (required — recorded in the audit log with your name)',
+  });
   const reset = el('button', { id: 'estop-reset', class: 'danger', disabled: '' }, 'Reset the E-STOP');
   const cancel = el('button', { id: 'estop-reset-cancel' }, 'Keep it latched');
   const err = el('div', { id: 'estop-reset-error', class: 'error', role: 'alert' });
   const what = el('p', { id: 'estop-reset-what' });
-  const dialog = el('dialog', { id: 'estop-reset-dialog', 'aria-labelledby': 'estop-reset-title' },
-    el('h2', { id: 'estop-reset-title' }, 'Reset the emergency stop'), what,
-    el('label', { class: 'check' }, ack, el('span', {}, 'I have checked that the robot and its surroundings are safe for it to move again')),
+  const dialog = el(
+    'dialog',
+    { id: 'estop-reset-dialog', 'aria-labelledby': 'estop-reset-title' },
+    el('h2', { id: 'estop-reset-title' }, 'Reset the emergency stop'),
+    what,
+    el(
+      'label',
+      { class: 'check' },
+      ack,
+      el('span', {}, 'I have checked that the robot and its surroundings are safe for it to move again'),
+    ),
     el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
-    err, el('div', { class: 'buttons' }, cancel, reset));
+    err,
+    el('div', { class: 'buttons' }, cancel, reset),
+  );
 
   let state: EstopState = { latched: false };
   const sync = (): void => {
@@ -65,7 +90,8 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
     const was = state;
     state = s;
     // The status line follows the latch, whichever window fired or reset it.
-    if (s.latched && (!was.latched || was.since !== s.since || was.stopped.length !== s.stopped.length)) app.notify(latchedLine(s, s.stopped.length > 0 ? s.stopped.length : null), 'error');
+    if (s.latched && (!was.latched || was.since !== s.since || was.stopped.length !== s.stopped.length))
+      app.notify(latchedLine(s, s.stopped.length > 0 ? s.stopped.length : null), 'error');
     else if (!s.latched && was.latched) app.notify('E-STOP reset: missions may run again', 'info');
     document.body.dataset.estop = s.latched ? 'latched' : 'clear';
     latch.hidden = !s.latched;
@@ -79,20 +105,30 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
 
   const fire = (): void => {
     button.classList.add('fired');
-    o.fire().then(({ stopped, note }) => {
-      // Said only while it is still latched: a reset (from any window) since has its own line.
-      if (!state.latched) return;
-      app.notify(`${latchedLine(state, stopped)}${note !== null ? ' (your note is kept in the record)' : ''}`, 'error');
-    }, (e: unknown) => app.notify(`emergency stop failed: ${errorText(e)}`, 'error'));
+    o.fire().then(
+      ({ stopped, note }) => {
+        // Said only while it is still latched: a reset (from any window) since has its own line.
+        if (!state.latched) return;
+        app.notify(
+          `${latchedLine(state, stopped)}${note !== null ? ' (your note is kept in the record)' : ''}`,
+          'error',
+        );
+      },
+      (e: unknown) => app.notify(`emergency stop failed: ${errorText(e)}`, 'error'),
+    );
   };
   button.addEventListener('click', fire);
   // Capture phase on the window: no editor or dialog sees the key first, and none can swallow it.
-  window.addEventListener('keydown', (e) => {
-    if (e.key !== ESTOP_KEY) return;
-    e.preventDefault();
-    e.stopPropagation();
-    if (!e.repeat) fire();
-  }, { capture: true });
+  window.addEventListener(
+    'keydown',
+    (e) => {
+      if (e.key !== ESTOP_KEY) return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (!e.repeat) fire();
+    },
+    { capture: true },
+  );
 
   resetOpen.addEventListener('click', () => {
     // Open already (the button stays in reach above it): what the operator typed stays.

@@ -33,7 +33,8 @@ async function start(): Promise<void> {
     bridge = window.witness;
   } else {
     const token = takeToken();
-    if (token === null) return fatal(root, 'This page needs the token printed by `witness web` (open the exact URL it printed).');
+    if (token === null)
+      return fatal(root, 'This page needs the token printed by `witness web` (open the exact URL it printed).');
     try {
       const web = await connectWeb(token);
       web.onClose((why) => {
@@ -51,9 +52,13 @@ async function start(): Promise<void> {
   }
   const api = createClient(bridge);
   const info = await api.appInfo();
-  mountShell(root, { api, info, onEvent: (l) => bridge.subscribe(l) }, {
-    panels: [missionPanel(), actPanel(), editorsPanel(), graphPanel(), auditPanel()],
-  });
+  mountShell(
+    root,
+    { api, info, onEvent: (l) => bridge.subscribe(l) },
+    {
+      panels: [missionPanel(), actPanel(), editorsPanel(), graphPanel(), auditPanel()],
+    },
+  );
   document.body.dataset.ready = 'true';
 }
 

@@ -58,7 +58,13 @@ function update(): void {
     d.removeAttribute('data-modal-top');
     const back = returnFocus.get(d);
     returnFocus.delete(d);
-    if (back instanceof HTMLElement && back.isConnected && (document.activeElement === null || document.activeElement === document.body || d.contains(document.activeElement))) {
+    if (
+      back instanceof HTMLElement &&
+      back.isConnected &&
+      (document.activeElement === null ||
+        document.activeElement === document.body ||
+        d.contains(document.activeElement))
+    ) {
       // After the inert marks below are updated: the element may be inert until then.
       queueMicrotask(() => back.focus());
     }
@@ -105,7 +111,9 @@ function backdropElement(): HTMLElement {
 }
 
 function firstFocusable(root: HTMLElement): HTMLElement | null {
-  return root.querySelector<HTMLElement>('[autofocus], input:not([disabled]), textarea:not([disabled]), select:not([disabled]), button:not([disabled]), [tabindex]:not([tabindex="-1"])');
+  return root.querySelector<HTMLElement>(
+    '[autofocus], input:not([disabled]), textarea:not([disabled]), select:not([disabled]), button:not([disabled]), [tabindex]:not([tabindex="-1"])',
+  );
 }
 
 /** Esc asks the topmost dialog to cancel (its 'cancel' listeners may refuse), as a native modal dialog does. */

@@ -24,7 +24,8 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   let lineN = 0;
   let showing: TabId | null = null;
   const renderStatus = (): void => {
-    const mine = showing !== null ? lines.get(showing) : undefined, all = lines.get('*');
+    const mine = showing !== null ? lines.get(showing) : undefined,
+      all = lines.get('*');
     const line = mine === undefined ? all : all === undefined || mine.n > all.n ? mine : all;
     status.textContent = line?.text ?? '';
     status.dataset.kind = line?.kind ?? 'info';
@@ -82,14 +83,30 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
   }
   const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
   const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
-  const header = el('header', { class: 'top' }, el('span', { class: 'brand' }, 'Witness'), tabs, el('span', { class: 'spacer' }), ros2, conn, estop.header);
+  const header = el(
+    'header',
+    { class: 'top' },
+    el('span', { class: 'brand' }, 'Witness'),
+    tabs,
+    el('span', { class: 'spacer' }),
+    ros2,
+    conn,
+    estop.header,
+  );
   // The ROS 2 backend is optional: say whether it can be used here and, if not, exactly what to do.
-  app.api.ros2Status().then((s) => {
-    ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
-    ros2.title = s.available ? `rclnodejs ${s.version ?? '(version unknown)'}` : `${s.message}. Fix: ${s.fix}. The embedded MuJoCo worlds work without it.`;
-    ros2.dataset.available = String(s.available);
-    ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
-  }, (e: unknown) => { ros2.textContent = `ROS 2: ${errorText(e)}`; });
+  app.api.ros2Status().then(
+    (s) => {
+      ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
+      ros2.title = s.available
+        ? `rclnodejs ${s.version ?? '(version unknown)'}`
+        : `${s.message}. Fix: ${s.fix}. The embedded MuJoCo worlds work without it.`;
+      ros2.dataset.available = String(s.available);
+      ros2.addEventListener('click', () => notify(ros2.title, s.available ? 'info' : 'error'));
+    },
+    (e: unknown) => {
+      ros2.textContent = `ROS 2: ${errorText(e)}`;
+    },
+  );
   root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog, escalation.element);
 
   // Job progress: one line per running job, with its cancel button.
@@ -99,7 +116,13 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     if (row === undefined) {
       const cancel = el('button', { class: 'cancel', 'data-job': e.job }, 'Cancel');
       cancel.addEventListener('click', () => void app.api.cancelJob({ job: e.job }));
-      row = el('div', { class: 'job', 'data-job': e.job }, el('span', { class: 'job-title' }), el('progress', { max: '1', value: '0' }), cancel);
+      row = el(
+        'div',
+        { class: 'job', 'data-job': e.job },
+        el('span', { class: 'job-title' }),
+        el('progress', { max: '1', value: '0' }),
+        cancel,
+      );
       jobRows.set(e.job, row);
       jobs.append(row);
     }
@@ -110,7 +133,8 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     if (e.state !== 'running') {
       jobRows.delete(e.job);
       row.remove();
-      if (e.state !== 'done') notify(`${e.title}: ${e.state}${e.message ? ` — ${e.message}` : ''}`, e.state === 'failed' ? 'error' : 'info');
+      if (e.state !== 'done')
+        notify(`${e.title}: ${e.state}${e.message ? ` — ${e.message}` : ''}`, e.state === 'failed' ? 'error' : 'info');
     }
   };
   const escalate = (run: string, e: ConsoleEscalation): void => {
@@ -134,7 +158,8 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
   });
 
-  for (const v of views.values()) v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
+  for (const v of views.values())
+    v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
   show(o.panels[0]!.id);
   return full;
 }

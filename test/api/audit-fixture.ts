@@ -21,14 +21,38 @@ export const REGIONS = {
 export const SMALL_SPEC = 'F e2 & G F e1 & G !e0';
 
 function planDoc(prefix: string[], suffix: string[], states: number[], objective: number): Record<string, unknown> {
-  const steps = [...prefix, ...suffix].map((node, i) => ({ node, state: states[i] ?? 0, from: states[i - 1] ?? 0, term: { text: '!e0', pos: [], neg: ['e0'] }, letter: [] }));
+  const steps = [...prefix, ...suffix].map((node, i) => ({
+    node,
+    state: states[i] ?? 0,
+    from: states[i - 1] ?? 0,
+    term: { text: '!e0', pos: [], neg: ['e0'] },
+    letter: [],
+  }));
   return {
-    status: 'ok', method: 'sagas', prefix, suffix, cost: { prefix: objective + 1, suffix: objective - 1, objective }, dwell: false, k: 5, lambda: 0.5,
-    stats: {}, certificate: { formula: SMALL_SPEC, automaton: { states: 3, initial: [0], accepting: [2] }, steps, suffixStart: prefix.length, dwell: false, checked: { guardWordAccepted: true } },
+    status: 'ok',
+    method: 'sagas',
+    prefix,
+    suffix,
+    cost: { prefix: objective + 1, suffix: objective - 1, objective },
+    dwell: false,
+    k: 5,
+    lambda: 0.5,
+    stats: {},
+    certificate: {
+      formula: SMALL_SPEC,
+      automaton: { states: 3, initial: [0], accepting: [2] },
+      steps,
+      suffixStart: prefix.length,
+      dwell: false,
+      checked: { guardWordAccepted: true },
+    },
   };
 }
 
-export const PLAN_1 = { prefix: ['start', 'c1', 'c2', 'anchor:e2:0'], suffix: ['c3', 'anchor:e1:0', 'c3', 'anchor:e2:0'] };
+export const PLAN_1 = {
+  prefix: ['start', 'c1', 'c2', 'anchor:e2:0'],
+  suffix: ['c3', 'anchor:e1:0', 'c3', 'anchor:e2:0'],
+};
 export const PLAN_2 = { prefix: ['start', 'c4', 'anchor:e1:0'], suffix: ['c3', 'anchor:e2:0', 'c5', 'anchor:e1:0'] };
 
 export interface SmallRun {
@@ -44,8 +68,14 @@ export interface SmallRun {
 export async function writeSmallRun(log: AuditLog, clock: { now: number }): Promise<SmallRun> {
   clock.now = T0;
   const run = await log.startRun({
-    world: 'pointmaze-medium', backend: 'mujoco', operator: 'ada', software: 'witness test', models: {},
-    spec: SMALL_SPEC, regions: JSON.stringify(REGIONS), meta: { method: 'sagas-replan', start: [4, 20], seed: 0 },
+    world: 'pointmaze-medium',
+    backend: 'mujoco',
+    operator: 'ada',
+    software: 'witness test',
+    models: {},
+    spec: SMALL_SPEC,
+    regions: JSON.stringify(REGIONS),
+    meta: { method: 'sagas-replan', start: [4, 20], seed: 0 },
   });
   const kinds: Record<string, number> = { run_start: 1 };
   const positions: [number, number, number][] = [[0, 4, 20]];
@@ -56,7 +86,13 @@ export async function writeSmallRun(log: AuditLog, clock: { now: number }): Prom
     kinds[kind] = (kinds[kind] ?? 0) + 1;
     void log.append(run, kind, body, { step, t_ms: t, ...o });
   };
-  const plan = async (step: number, trigger: string, p: { prefix: string[]; suffix: string[] }, states: number[], objective: number): Promise<void> => {
+  const plan = async (
+    step: number,
+    trigger: string,
+    p: { prefix: string[]; suffix: string[] },
+    states: number[],
+    objective: number,
+  ): Promise<void> => {
     await log.flush();
     t += 100;
     clock.now = t;
@@ -66,8 +102,29 @@ export async function writeSmallRun(log: AuditLog, clock: { now: number }): Prom
   };
   const reach = (step: number, node: string, x: number, y: number, labels: string[] = []): void => {
     const anchor = node.startsWith('anchor:');
-    ev('checkpoint', { kind: anchor ? 'checkpoint' : 'waypoint', t: step, stream: 'prefix', index: 1, node, ...(anchor ? { labels } : { skipped: 0 }) }, step);
-    ev('evidence', { instruction: `realise the planned transition to ${node}`, state: { x, y, labels }, action: anchor ? 'checkpoint' : 'waypoint', verifier: anchor ? 'anchor verified: latent proximity and label' : 'waypoint reached', failure_label: null }, step);
+    ev(
+      'checkpoint',
+      {
+        kind: anchor ? 'checkpoint' : 'waypoint',
+        t: step,
+        stream: 'prefix',
+        index: 1,
+        node,
+        ...(anchor ? { labels } : { skipped: 0 }),
+      },
+      step,
+    );
+    ev(
+      'evidence',
+      {
+        instruction: `realise the planned transition to ${node}`,
+        state: { x, y, labels },
+        action: anchor ? 'checkpoint' : 'waypoint',
+        verifier: anchor ? 'anchor verified: latent proximity and label' : 'waypoint reached',
+        failure_label: null,
+      },
+      step,
+    );
     positions.push([step, x, y]);
   };
   await plan(0, 'initial', PLAN_1, [0, 0, 0, 1, 1, 2, 1, 1], 9);
@@ -75,18 +132,105 @@ export async function writeSmallRun(log: AuditLog, clock: { now: number }): Prom
   reach(10, 'c2', 6, 10);
   ev('monitor_event', { states: [0, 1], viable: true, accepting: false, labels: ['e2'] }, 12);
   reach(15, 'anchor:e2:0', 8, 8, ['e2']);
-  ev('tool_call', { tool: 'pick', arguments: { target: 'red_mug', approach_dz: 0.01 }, start_s: 1.5, end_s: 2.25, timeout_s: 10, response: { ok: true } }, 16, { tool: 'pick' });
-  ev('verifier_result', { tool: 'pick', postcondition: 'grasp_success', expr: 'gripper.width_cm > 1.5', pass: false, observed: { 'gripper.width_cm': 0.4 } }, 16, { tool: 'pick' });
-  ev('evidence', { instruction: { tool: 'pick', args: { target: 'red_mug', approach_dz: 0.01 } }, state: { x: 8.5, y: 8.25, gripper: { width_cm: 0.4, holding: '' } }, action: 'pick', verifier: 'postcondition "grasp_success" failed', failure_label: 'grasp-missed' }, 16, { tool: 'pick', failureLabel: 'grasp-missed' });
+  ev(
+    'tool_call',
+    {
+      tool: 'pick',
+      arguments: { target: 'red_mug', approach_dz: 0.01 },
+      start_s: 1.5,
+      end_s: 2.25,
+      timeout_s: 10,
+      response: { ok: true },
+    },
+    16,
+    { tool: 'pick' },
+  );
+  ev(
+    'verifier_result',
+    {
+      tool: 'pick',
+      postcondition: 'grasp_success',
+      expr: 'gripper.width_cm > 1.5',
+      pass: false,
+      observed: { 'gripper.width_cm': 0.4 },
+    },
+    16,
+    { tool: 'pick' },
+  );
+  ev(
+    'evidence',
+    {
+      instruction: { tool: 'pick', args: { target: 'red_mug', approach_dz: 0.01 } },
+      state: { x: 8.5, y: 8.25, gripper: { width_cm: 0.4, holding: '' } },
+      action: 'pick',
+      verifier: 'postcondition "grasp_success" failed',
+      failure_label: 'grasp-missed',
+    },
+    16,
+    { tool: 'pick', failureLabel: 'grasp-missed' },
+  );
   positions.push([16, 8.5, 8.25]);
-  ev('failure_record', { tool: 'pick', args: { target: 'red_mug', approach_dz: 0.01 }, violated: 'grasp_success', expr: 'gripper.width_cm > 1.5', observed: { 'gripper.width_cm': 0.4 }, t_s: 2.25, class: 'transient', label: 'grasp-missed', stage: 'postcondition', subtask: 0 }, 16, { tool: 'pick', failureLabel: 'grasp-missed' });
+  ev(
+    'failure_record',
+    {
+      tool: 'pick',
+      args: { target: 'red_mug', approach_dz: 0.01 },
+      violated: 'grasp_success',
+      expr: 'gripper.width_cm > 1.5',
+      observed: { 'gripper.width_cm': 0.4 },
+      t_s: 2.25,
+      class: 'transient',
+      label: 'grasp-missed',
+      stage: 'postcondition',
+      subtask: 0,
+    },
+    16,
+    { tool: 'pick', failureLabel: 'grasp-missed' },
+  );
   reach(22, 'c3', 14, 4);
-  ev('failure_record', { t: 30, kind: 'tracking-timeout', stream: 'suffix', index: 1, from: 'c3', to: 'anchor:e1:0', term: '!e0', violated: 'anchor:e1:0', labels: [], latent: [0.5, -1.25], class: 'transient', rule: 'tracking c3 → anchor:e1:0 timed out: multiply its weight by 4 and replan', action: 'penalize-edge', unrecoverable: false }, 30, { failureLabel: 'tracking-timeout' });
+  ev(
+    'failure_record',
+    {
+      t: 30,
+      kind: 'tracking-timeout',
+      stream: 'suffix',
+      index: 1,
+      from: 'c3',
+      to: 'anchor:e1:0',
+      term: '!e0',
+      violated: 'anchor:e1:0',
+      labels: [],
+      latent: [0.5, -1.25],
+      class: 'transient',
+      rule: 'tracking c3 → anchor:e1:0 timed out: multiply its weight by 4 and replan',
+      action: 'penalize-edge',
+      unrecoverable: false,
+    },
+    30,
+    { failureLabel: 'tracking-timeout' },
+  );
   await plan(30, 'replan', PLAN_2, [1, 1, 2, 1, 1, 1, 2], 11);
   ev('replan', { trigger: 'tracking-timeout', failure: 0, replan: 1, from_states: [1, 2], prefix_nodes: 3 }, 30);
   reach(35, 'c4', 18, 2);
-  ev('escalation', { message: 'replanning budget R = 1 exhausted; escalating with 2 failure record(s)', failures: [{ kind: 'tracking-timeout' }] }, 40);
-  ev('run_end', { outcome: 'failed', failureMode: 'escalated', message: 'replanning budget R = 1 exhausted', steps: 40, replans: 1 }, 40);
+  ev(
+    'escalation',
+    {
+      message: 'replanning budget R = 1 exhausted; escalating with 2 failure record(s)',
+      failures: [{ kind: 'tracking-timeout' }],
+    },
+    40,
+  );
+  ev(
+    'run_end',
+    {
+      outcome: 'failed',
+      failureMode: 'escalated',
+      message: 'replanning budget R = 1 exhausted',
+      steps: 40,
+      replans: 1,
+    },
+    40,
+  );
   await log.flush();
   return { run, kinds, events: Object.values(kinds).reduce((a, b) => a + b, 0), positions };
 }
@@ -105,10 +249,21 @@ export interface BigRun {
   needleStep: number;
 }
 
-/** `n` events (run_start … run_end), appended in a few large batches: tool calls, verifier results, evidence with positions, failures. */
+/**
+ * `n` events (run_start … run_end), appended in a few large batches: tool calls, verifier results, evidence with
+ * positions, failures.
+ */
 export async function writeBigRun(log: AuditLog, clock: { now: number }, n = 100_000): Promise<BigRun> {
   clock.now = T1;
-  const run = await log.startRun({ world: 'pointmaze-large', backend: 'mujoco', operator: 'bob', software: 'witness test', models: {}, spec: 'G F e1', meta: { start: [0, 0] } });
+  const run = await log.startRun({
+    world: 'pointmaze-large',
+    backend: 'mujoco',
+    operator: 'bob',
+    software: 'witness test',
+    models: {},
+    spec: 'G F e1',
+    meta: { start: [0, 0] },
+  });
   const kinds: Record<string, number> = { run_start: 1, run_end: 1 };
   const tools: Record<string, number> = {};
   let failures = 0;
@@ -125,22 +280,43 @@ export async function writeBigRun(log: AuditLog, clock: { now: number }, n = 100
       failures++;
     } else if (i % 3 === 0) {
       kind = 'tool_call';
-      body = { tool, arguments: { object: `mug_${i % 50}`, approach_height_cm: 5 + (i % 4) }, response: { ok: true }, ...(i === needleStep ? { note: NEEDLE } : {}) };
+      body = {
+        tool,
+        arguments: { object: `mug_${i % 50}`, approach_height_cm: 5 + (i % 4) },
+        response: { ok: true },
+        ...(i === needleStep ? { note: NEEDLE } : {}),
+      };
       o.tool = tool;
     } else if (i % 3 === 1) {
       kind = 'verifier_result';
-      body = { tool, postcondition: 'grasp_success', expr: 'gripper.width_cm > 1.5', pass: true, observed: { 'gripper.width_cm': 2 } };
+      body = {
+        tool,
+        postcondition: 'grasp_success',
+        expr: 'gripper.width_cm > 1.5',
+        pass: true,
+        observed: { 'gripper.width_cm': 2 },
+      };
       o.tool = tool;
     } else {
       kind = 'evidence';
-      body = { instruction: `step ${i}`, state: { x: 10 + 8 * Math.cos(i / 500), y: 10 + 8 * Math.sin(i / 500) }, verifier: 'postconditions hold', failure_label: null };
+      body = {
+        instruction: `step ${i}`,
+        state: { x: 10 + 8 * Math.cos(i / 500), y: 10 + 8 * Math.sin(i / 500) },
+        verifier: 'postconditions hold',
+        failure_label: null,
+      };
     }
     kinds[kind] = (kinds[kind] ?? 0) + 1;
     if (o.tool !== undefined) tools[o.tool] = (tools[o.tool] ?? 0) + 1;
     void log.append(run, kind, body, o);
     if (i % 20_000 === 0) await log.flush();
   }
-  void log.append(run, 'run_end', { outcome: 'success', steps: n, replans: 0 }, { step: n - 1, t_ms: T1 + (n - 1) * 10 });
+  void log.append(
+    run,
+    'run_end',
+    { outcome: 'success', steps: n, replans: 0 },
+    { step: n - 1, t_ms: T1 + (n - 1) * 10 },
+  );
   await log.flush();
   return { run, events: n, kinds, tools, failures, needleStep };
 }

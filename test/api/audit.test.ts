@@ -15,7 +15,8 @@ const BIG = 20_000;
 const dir = mkdtempSync(path.join(tmpdir(), 'witness-audit-api-'));
 const file = path.join(dir, 'audit.sqlite');
 const fx = await writeFixture(file, BIG);
-const small = fx.small, big = fx.big!;
+const small = fx.small,
+  big = fx.big!;
 const digest = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 const before = { sha: digest(file), mtime: statSync(file).mtimeMs };
 
@@ -55,7 +56,10 @@ test('auditRuns: a fresh machine has no database yet (an empty list, said so); a
   const api = apiOn(missing);
   try {
     const r = await api.auditRuns({});
-    assert.deepEqual({ ...r, message: undefined }, { file: missing, exists: false, runs: [], next: null, message: undefined });
+    assert.deepEqual(
+      { ...r, message: undefined },
+      { file: missing, exists: false, runs: [], next: null, message: undefined },
+    );
     assert.match(r.message!, /no audit database yet at .*nowhere.*missions record/);
     const e = await rejects(api.auditRuns({ file: missing }), 'not-found', missing);
     assert.match(e.message, /no such file/);
@@ -70,10 +74,13 @@ test('auditRuns: runs newest first with start, world, operator, outcome, event c
   try {
     const r = await api.auditRuns({});
     assert.equal(r.exists, true);
-    assert.deepEqual(r.runs.map((x) => [x.id, x.world, x.operator, x.outcome, x.events, x.spec, x.started_ms]), [
-      [big.run, 'pointmaze-large', 'bob', 'success', BIG, 'G F e1', T1],
-      [small.run, 'pointmaze-medium', 'ada', 'failed', small.events, 'F e2 & G F e1 & G !e0', T0],
-    ]);
+    assert.deepEqual(
+      r.runs.map((x) => [x.id, x.world, x.operator, x.outcome, x.events, x.spec, x.started_ms]),
+      [
+        [big.run, 'pointmaze-large', 'bob', 'success', BIG, 'G F e1', T1],
+        [small.run, 'pointmaze-medium', 'ada', 'failed', small.events, 'F e2 & G F e1 & G !e0', T0],
+      ],
+    );
     assert.deepEqual(r.runs[1]!.meta, { method: 'sagas-replan', start: [4, 20], seed: 0 });
     assert.ok(r.runs[1]!.ended_ms! > T0);
     // The same database by a relative path (from the workspace) and by ~ are the same file.
@@ -119,7 +126,10 @@ test('auditQuery: cursor pages cover the run once, in order; an offset jump land
     const first = await api.auditQuery({ filter: { run: big.run }, limit: 100 });
     assert.equal(first.total, BIG);
     const jump = await api.auditQuery({ filter: { run: big.run }, limit: 50, offset: 12_345 });
-    assert.deepEqual(jump.events.map((e) => e.id), rows.slice(12_345, 12_395).map((e) => e.id));
+    assert.deepEqual(
+      jump.events.map((e) => e.id),
+      rows.slice(12_345, 12_395).map((e) => e.id),
+    );
     assert.equal(jump.total, undefined);
     const end = await api.auditQuery({ filter: { run: big.run }, limit: 100, offset: BIG - 100 });
     assert.equal(end.events.length, 100);
@@ -147,13 +157,22 @@ test('auditQuery: each filter narrows to exactly the matching events (kinds, too
     // Events 1000..1999 of the big run (t = T1 + 10 ms per step).
     const window = await all(api, { run: big.run, fromMs: T1 + 10_000, toMs: T1 + 19_990 });
     assert.deepEqual([window.length, window[0]!.step, window.at(-1)!.step], [1000, 1000, 1999]);
-    const combined = await api.auditQuery({ filter: { run: big.run, kinds: ['tool_call'], tool: 'move', fromMs: T1, toMs: T1 + 9_990 }, limit: 5000 });
+    const combined = await api.auditQuery({
+      filter: { run: big.run, kinds: ['tool_call'], tool: 'move', fromMs: T1, toMs: T1 + 9_990 },
+      limit: 5000,
+    });
     assert.equal(combined.total, combined.events.length);
     assert.ok(combined.events.every((r) => r.kind === 'tool_call' && r.tool === 'move' && r.t_ms <= T1 + 9_990));
     const needle = await all(api, { run: big.run, text: NEEDLE.toUpperCase() });
-    assert.deepEqual(needle.map((r) => [r.kind, r.step]), [['tool_call', big.needleStep]]);
+    assert.deepEqual(
+      needle.map((r) => [r.kind, r.step]),
+      [['tool_call', big.needleStep]],
+    );
     const smallText = await all(api, { run: small.run, text: 'red_mug' });
-    assert.deepEqual(smallText.map((r) => r.kind), ['tool_call', 'evidence', 'failure_record']);
+    assert.deepEqual(
+      smallText.map((r) => r.kind),
+      ['tool_call', 'evidence', 'failure_record'],
+    );
     // Literal text: % and _ are not wildcards.
     assert.deepEqual(await all(api, { run: small.run, text: '%' }), []);
     for (const t of BIG_TOOLS) assert.ok(big.tools[t]! > 0);
@@ -210,7 +229,8 @@ test('auditEvent: tool call arguments, verifier evidence, failure records, plans
   const api = apiOn();
   try {
     const rows = await all(api, { run: small.run });
-    const of = async (kind: string, n = 0): Promise<Awaited<ReturnType<WitnessApi['auditEvent']>>> => api.auditEvent({ id: rows.filter((r) => r.kind === kind)[n]!.id });
+    const of = async (kind: string, n = 0): Promise<Awaited<ReturnType<WitnessApi['auditEvent']>>> =>
+      api.auditEvent({ id: rows.filter((r) => r.kind === kind)[n]!.id });
     const call = await of('tool_call');
     assert.deepEqual((call.body as { arguments: unknown }).arguments, { target: 'red_mug', approach_dz: 0.01 });
     assert.equal(call.row.summary, 'pick({"approach_dz":0.01,"target":"red_mug"}) → ok');
@@ -226,9 +246,17 @@ test('auditEvent: tool call arguments, verifier evidence, failure records, plans
     assert.deepEqual(p.before?.prefix, ['start', 'c1', 'c2', 'anchor:e2:0']);
     assert.deepEqual(p.after?.prefix, ['start', 'c4', 'anchor:e1:0']);
     assert.deepEqual(p.prefix, [
-      { op: '=', node: 'start' }, { op: '-', node: 'c1' }, { op: '-', node: 'c2' }, { op: '-', node: 'anchor:e2:0' }, { op: '+', node: 'c4' }, { op: '+', node: 'anchor:e1:0' },
+      { op: '=', node: 'start' },
+      { op: '-', node: 'c1' },
+      { op: '-', node: 'c2' },
+      { op: '-', node: 'anchor:e2:0' },
+      { op: '+', node: 'c4' },
+      { op: '+', node: 'anchor:e1:0' },
     ]);
-    assert.deepEqual(p.suffix.filter((d) => d.op !== '=').map((d) => `${d.op}${d.node}`), ['-anchor:e1:0', '-c3', '+c5', '+anchor:e1:0']);
+    assert.deepEqual(
+      p.suffix.filter((d) => d.op !== '=').map((d) => `${d.op}${d.node}`),
+      ['-anchor:e1:0', '-c3', '+c5', '+anchor:e1:0'],
+    );
     assert.equal(p.after?.trigger, 'replan');
     assert.equal((p.after?.document['certificate'] as { formula: string }).formula, 'F e2 & G F e1 & G !e0');
     const first = await of('plan');
@@ -249,7 +277,7 @@ test('auditVerify: intact, then the first bad row of a tampered copy', async () 
   copyFileSync(file, copy);
   const raw = new Database(copy);
   raw.exec('DROP TRIGGER events_no_update;');
-  raw.prepare("UPDATE events SET body = '{\"outcome\":\"success\"}' WHERE seq = ?").run(small.events);
+  raw.prepare('UPDATE events SET body = \'{"outcome":"success"}\' WHERE seq = ?').run(small.events);
   raw.close();
   try {
     const ok = await api.auditVerify({});

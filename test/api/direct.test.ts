@@ -16,9 +16,15 @@ test('ltlTranslate returns HOA by default and JSON on request', async () => {
 test('ltlTranslate reports syntax errors with positions and rejects malformed requests', async () => {
   const api = createDirectApi();
   const bad = await api.ltlTranslate({ formula: 'G (a &' });
-  assert.deepEqual(bad, { ok: false, error: { code: 'invalid-spec', message: "expected a formula after '&', found end of input", line: 1, column: 7 } });
+  assert.deepEqual(bad, {
+    ok: false,
+    error: { code: 'invalid-spec', message: "expected a formula after '&', found end of input", line: 1, column: 7 },
+  });
   const wrong = await api.ltlTranslate({ formula: 42 } as unknown as LtlTranslateRequest);
-  assert.deepEqual(wrong, { ok: false, error: { code: 'invalid-params', message: 'request.formula: expected a string' } });
+  assert.deepEqual(wrong, {
+    ok: false,
+    error: { code: 'invalid-params', message: 'request.formula: expected a string' },
+  });
   const fmt = await api.ltlTranslate({ formula: 'a', format: 'xml' } as unknown as LtlTranslateRequest);
   assert.equal(fmt.ok, false);
   const budget = await api.ltlTranslate({ formula: 'a & '.repeat(3000) + 'a' });
@@ -32,21 +38,21 @@ test('the IPC transport has one channel, refuses untrusted senders and validates
   assert.deepEqual([...handlers.keys()], [IPC_INVOKE]);
   const invoke = handlers.get(IPC_INVOKE)!;
   const app = { senderFrame: { url: 'app://witness/index.html' } };
-  const res = await invoke(app, 'ltlTranslate', { formula: 'F a', format: 'dot' }) as ApiEnvelope;
+  const res = (await invoke(app, 'ltlTranslate', { formula: 'F a', format: 'dot' })) as ApiEnvelope;
   assert.ok(res.ok && (res.result as { output: string }).output.startsWith('digraph'));
-  const foreign = await invoke({ senderFrame: { url: 'https://evil.example/' } }, 'version', {}) as ApiEnvelope;
+  const foreign = (await invoke({ senderFrame: { url: 'https://evil.example/' } }, 'version', {})) as ApiEnvelope;
   assert.ok(!foreign.ok && foreign.error.code === 'forbidden');
-  const noFrame = await invoke({}, 'version', {}) as ApiEnvelope;
+  const noFrame = (await invoke({}, 'version', {})) as ApiEnvelope;
   assert.ok(!noFrame.ok && noFrame.error.code === 'forbidden');
-  const unknown = await invoke(app, 'shutdown', {}) as ApiEnvelope;
+  const unknown = (await invoke(app, 'shutdown', {})) as ApiEnvelope;
   assert.deepEqual(unknown, { ok: false, error: { code: 'unknown-method', message: 'unknown API method "shutdown"' } });
-  const proto = await invoke(app, '__proto__', {}) as ApiEnvelope;
+  const proto = (await invoke(app, '__proto__', {})) as ApiEnvelope;
   assert.ok(!proto.ok && proto.error.code === 'unknown-method');
-  const bad = await invoke(app, 'cancelJob', { job: 3 }) as ApiEnvelope;
+  const bad = (await invoke(app, 'cancelJob', { job: 3 })) as ApiEnvelope;
   assert.ok(!bad.ok && bad.error.code === 'invalid-params' && bad.error.path === '$.job', JSON.stringify(bad));
-  const extra = await invoke(app, 'cancelJob', { job: 'j', evil: true }) as ApiEnvelope;
+  const extra = (await invoke(app, 'cancelJob', { job: 'j', evil: true })) as ApiEnvelope;
   assert.ok(!extra.ok && /unknown parameter "evil"/.test(extra.error.message));
-  const two = await invoke(app, 'version', {}, {}) as ApiEnvelope;
+  const two = (await invoke(app, 'version', {}, {})) as ApiEnvelope;
   assert.ok(!two.ok && two.error.code === 'invalid-params');
 });
 
@@ -57,7 +63,14 @@ test('every contract method has a handler in the direct API', () => {
 
 test('planGraph plans on a labelled graph, reports infeasibility as a document and malformed input with its path', async () => {
   const api = createDirectApi();
-  const graph = { nodes: [{ id: 's' }, { id: 'a', labels: ['a'] }, { id: 'b', labels: ['b'] }], edges: [{ from: 's', to: 'a', weight: 2 }, { from: 'a', to: 'b', weight: 3 }], start: 's' };
+  const graph = {
+    nodes: [{ id: 's' }, { id: 'a', labels: ['a'] }, { id: 'b', labels: ['b'] }],
+    edges: [
+      { from: 's', to: 'a', weight: 2 },
+      { from: 'a', to: 'b', weight: 3 },
+    ],
+    start: 's',
+  };
   const ok = await api.planGraph({ graph, spec: 'G F a & G F b' });
   assert.ok(ok.ok);
   if (ok.ok) {

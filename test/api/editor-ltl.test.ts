@@ -51,14 +51,20 @@ test('ltlCheck: every occurrence of an unknown proposition is flagged, with a su
   const r = await api.ltlCheck({ text: 'G F e9 & (e1 U e9)\n& F "kitchen"', world: 'pointmaze-medium' });
   const unknown = r.diagnostics.filter((d) => d.source === 'vocabulary');
   assert.deepEqual(unknown.map(range), ['1:5-1:7', '1:16-1:18', '2:5-2:14']);
-  assert.match(unknown[0]!.message, /^unknown proposition "e9" \(did you mean e\d\?\); pointmaze-medium has e0, e1, e2, e3, e4, e5$/);
+  assert.match(
+    unknown[0]!.message,
+    /^unknown proposition "e9" \(did you mean e\d\?\); pointmaze-medium has e0, e1, e2, e3, e4, e5$/,
+  );
   assert.match(unknown[2]!.message, /^unknown proposition "kitchen";/);
   assert.deepEqual(r.unknown, ['e9', 'kitchen']);
   // It still translates: unknown names are the world's problem, not the formula's.
   assert.ok(r.automaton !== undefined && r.automaton.states > 0);
   // Unknown propositions are flagged even while the formula does not parse yet.
   const broken = await api.ltlCheck({ text: 'F e7 &', world: 'pointmaze-medium' });
-  assert.deepEqual(broken.diagnostics.map((d) => `${d.source} ${range(d)}`), ['vocabulary 1:3-1:5', 'syntax 1:7-1:7']);
+  assert.deepEqual(
+    broken.diagnostics.map((d) => `${d.source} ${range(d)}`),
+    ['vocabulary 1:3-1:5', 'syntax 1:7-1:7'],
+  );
 });
 
 test('ltlCheck: without a world nothing is unknown; every maze checks against its own regions; a world without regions says it cannot check', async () => {
@@ -95,8 +101,11 @@ test('ltlCheck: budgets become diagnostics, not failures', () => {
 
 test('ltlCheck and worldVocabulary refuse unknown worlds; the dispatcher checks parameters', async () => {
   const api = createDirectApi();
-  await assert.rejects(api.ltlCheck({ text: 'F a', world: 'mars' }), (e: Error & { code?: string }) =>
-    e.code === 'not-found' && /no world "mars"; the editors know pointmaze-medium, .*tabletop/.test(e.message));
+  await assert.rejects(
+    api.ltlCheck({ text: 'F a', world: 'mars' }),
+    (e: Error & { code?: string }) =>
+      e.code === 'not-found' && /no world "mars"; the editors know pointmaze-medium, .*tabletop/.test(e.message),
+  );
   await assert.rejects(api.worldVocabulary({ world: 'mars' }), /no world "mars"/);
   const dispatch = createDispatcher(api);
   const bad = await dispatch('ltlCheck', { text: 3 });
@@ -108,7 +117,10 @@ test('ltlCheck and worldVocabulary refuse unknown worlds; the dispatcher checks 
 test('worldVocabulary: maze regions with descriptions, the tabletop with fields, objects and skills', async () => {
   const api = createDirectApi();
   const maze = await api.worldVocabulary({ world: 'pointmaze-medium' });
-  assert.deepEqual(maze.propositions.map((p) => p.name), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
+  assert.deepEqual(
+    maze.propositions.map((p) => p.name),
+    ['e0', 'e1', 'e2', 'e3', 'e4', 'e5'],
+  );
   assert.equal(maze.propositions[1]!.detail, 'disk at (20, 0), radius 1.5 m');
   assert.equal(maze.propositions[5]!.detail, 'box from (14.5, 10.5) to (17.5, 13.5)');
   assert.equal(maze.source, 'regions/pointmaze-medium.json');
@@ -119,7 +131,10 @@ test('worldVocabulary: maze regions with descriptions, the tabletop with fields,
   assert.ok(table.fields.some((f) => f.name === 'objects.red_mug.mass_kg'));
   assert.ok(table.objects.includes('tray'));
   const large = await api.worldVocabulary({ world: 'pointmaze-large' });
-  assert.deepEqual(large.propositions.map((p) => p.name), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
+  assert.deepEqual(
+    large.propositions.map((p) => p.name),
+    ['e0', 'e1', 'e2', 'e3', 'e4', 'e5'],
+  );
   assert.equal(large.propositions[4]!.detail, 'disk at (36, 24), radius 1.5 m');
   assert.equal(large.source, 'regions/pointmaze-large.json');
 });
@@ -134,21 +149,30 @@ test('toolSchema is the published tool schema', async () => {
 const ALPHABET = [...'ab_e1 \n\t()!&|-><[]"\\URWFGXVAtruefls$'];
 
 test('the editor lexer follows the parser: same propositions, and a token wherever the parser reports an error', () => {
-  fc.assert(fc.property(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 30 }).map((cs) => cs.join('')), (src) => {
-    const tokens = lexLtl(src);
-    let aps: string[] | null = null;
-    try {
-      aps = atomicPropositions(parseLtl(src));
-    } catch (e) {
-      if (!(e instanceof LtlSyntaxError)) throw e;
-      const t = tokenAt(tokens, e.pos.offset);
-      assert.ok(t !== null || e.pos.offset === src.length, `${JSON.stringify(src)}: no token at ${e.pos.offset}`);
-      return;
-    }
-    const idents = [...new Set(tokens.filter((t) => t.kind === 'ident').map((t) => t.value))];
-    assert.deepEqual(new Set(idents), new Set(aps), JSON.stringify(src));
-    assert.ok(tokens.every((t) => t.kind !== 'invalid'), JSON.stringify(src));
-  }), { seed: 19, numRuns: 3000 });
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(...ALPHABET), { maxLength: 30 }).map((cs) => cs.join('')),
+      (src) => {
+        const tokens = lexLtl(src);
+        let aps: string[] | null = null;
+        try {
+          aps = atomicPropositions(parseLtl(src));
+        } catch (e) {
+          if (!(e instanceof LtlSyntaxError)) throw e;
+          const t = tokenAt(tokens, e.pos.offset);
+          assert.ok(t !== null || e.pos.offset === src.length, `${JSON.stringify(src)}: no token at ${e.pos.offset}`);
+          return;
+        }
+        const idents = [...new Set(tokens.filter((t) => t.kind === 'ident').map((t) => t.value))];
+        assert.deepEqual(new Set(idents), new Set(aps), JSON.stringify(src));
+        assert.ok(
+          tokens.every((t) => t.kind !== 'invalid'),
+          JSON.stringify(src),
+        );
+      },
+    ),
+    { seed: 19, numRuns: 3000 },
+  );
 });
 
 test('ltlCheck: deep formulas (issue 18 item 6) give a diagnostic, never a failure, through the web API as well', async () => {
@@ -156,11 +180,14 @@ test('ltlCheck: deep formulas (issue 18 item 6) give a diagnostic, never a failu
   // 700 left-associative <->: the tree is too deep; the diagnostic sits on the 501st operator
   const api = createDirectApi();
   const dispatch = createDispatcher(api);
-  for (const r of [await api.ltlCheck({ text: chain(700), world: 'pointmaze-medium' }), await (async () => {
-    const d = await dispatch('ltlCheck', { text: chain(700) });
-    assert.ok(d.ok);
-    return d.result as Awaited<ReturnType<typeof api.ltlCheck>>;
-  })()]) {
+  for (const r of [
+    await api.ltlCheck({ text: chain(700), world: 'pointmaze-medium' }),
+    await (async () => {
+      const d = await dispatch('ltlCheck', { text: chain(700) });
+      assert.ok(d.ok);
+      return d.result as Awaited<ReturnType<typeof api.ltlCheck>>;
+    })(),
+  ]) {
     const budget = r.diagnostics.filter((d) => d.source === 'budget');
     assert.equal(budget.length, 1);
     assert.deepEqual([budget[0]!.severity, budget[0]!.startLine, budget[0]!.startColumn], ['error', 1, 3504]);
@@ -174,11 +201,14 @@ test('ltlCheck: deep formulas (issue 18 item 6) give a diagnostic, never a failu
   assert.equal(slow.automaton, undefined);
   assert.equal(slow.diagnostics.length, 1);
   assert.equal(slow.diagnostics[0]!.severity, 'warning');
-  assert.match(slow.diagnostics[0]!.message, /too large to build while editing: translation exceeded its time budget of 2000 ms during /);
+  assert.match(
+    slow.diagnostics[0]!.message,
+    /too large to build while editing: translation exceeded its time budget of 2000 ms during /,
+  );
   assert.ok(readings <= 2100, `${readings} clock readings`);
 });
 
-test('a text over the parser\'s length limit is answered with one budget diagnostic, without reading it through', () => {
+test("a text over the parser's length limit is answered with one budget diagnostic, without reading it through", () => {
   const text = '\u0001'.repeat(4_000_000);
   const r = checkLtl(text, { world: 'pointmaze-medium', propositions: ['e0', 'e1'] });
   assert.equal(r.diagnostics.length, 1);

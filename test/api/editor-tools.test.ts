@@ -31,7 +31,10 @@ test('toolCheck: a misspelled field in a CEL condition is marked on the name its
   assert.deepEqual(rest, []);
   assert.equal(d!.source, 'vocabulary');
   assert.equal(covered(text, d!), 'gripper.widht_cm');
-  assert.equal(d!.message, '$.postconditions[0].expr: unknown field "gripper.widht_cm" (did you mean gripper.width_cm?)');
+  assert.equal(
+    d!.message,
+    '$.postconditions[0].expr: unknown field "gripper.widht_cm" (did you mean gripper.width_cm?)',
+  );
 });
 
 test('toolCheck: names inside escaped strings, objects and their fields, and CEL parse errors get exact ranges', () => {
@@ -39,12 +42,18 @@ test('toolCheck: names inside escaped strings, objects and their fields, and CEL
   assert.notEqual(escaped, PICK);
   const [e] = check(escaped);
   assert.equal(covered(escaped, e!), 'gripper.lod_N');
-  assert.match(e!.message, /^\$\.preconditions\[0\]\.expr: unknown field "gripper\.lod_N" \(did you mean gripper\.load_N\?\)/);
+  assert.match(
+    e!.message,
+    /^\$\.preconditions\[0\]\.expr: unknown field "gripper\.lod_N" \(did you mean gripper\.load_N\?\)/,
+  );
 
   const object = PICK.replace('"gripper.load_N > gripper.payload_limit_N"', '"objects.red_mgu.mass_kg > 1.0"');
   const [o] = check(object);
   assert.equal(covered(object, o!), 'red_mgu');
-  assert.match(o!.message, /^\$\.failures\[2\]\.when: unknown object "red_mgu" in objects\.red_mgu\.mass_kg \(did you mean red_mug\?\)/);
+  assert.match(
+    o!.message,
+    /^\$\.failures\[2\]\.when: unknown object "red_mgu" in objects\.red_mgu\.mass_kg \(did you mean red_mug\?\)/,
+  );
 
   const field = PICK.replace('"gripper.load_N > gripper.payload_limit_N"', '"objects.red_mug.mas_kg > 1.0"');
   const [f] = check(field);
@@ -69,7 +78,10 @@ test('toolCheck: skills and argument schemas are checked against the world', asy
   assert.equal(s!.message, '$.skill: tabletop has no skill "pik" (did you mean pick?); it has pick, place, move');
   const api = createDirectApi();
   const maze = (await api.toolCheck({ text: PICK, world: 'pointmaze-medium' })).diagnostics;
-  assert.ok(maze.some((d) => /pointmaze-medium has no skill "pick".*it has no skills/.test(d.message)), JSON.stringify(maze));
+  assert.ok(
+    maze.some((d) => /pointmaze-medium has no skill "pick".*it has no skills/.test(d.message)),
+    JSON.stringify(maze),
+  );
   const args = PICK.replace('"type": "object",\n    "required"', '"type": "objekt",\n    "required"');
   assert.notEqual(args, PICK);
   const [a] = check(args);
@@ -78,7 +90,9 @@ test('toolCheck: skills and argument schemas are checked against the world', asy
 });
 
 test('toolCheck: every schema violation at its node; JSON syntax errors at their offset', () => {
-  const text = PICK.replace('"name": "pick"', '"name": "Pick"').replace('"timeout_s": 10', '"timeout_s": "10", "retries": 2').replace(/"description": "Grasp[^"]*",\n/, '');
+  const text = PICK.replace('"name": "pick"', '"name": "Pick"')
+    .replace('"timeout_s": 10', '"timeout_s": "10", "retries": 2')
+    .replace(/"description": "Grasp[^"]*",\n/, '');
   const ds = check(text);
   const shown = ds.map((d) => `${d.source} ${d.message} [${d.startLine === d.endLine ? covered(text, d) : 'multi'}]`);
   assert.deepEqual(shown, [
@@ -92,7 +106,10 @@ test('toolCheck: every schema violation at its node; JSON syntax errors at their
   assert.equal(j!.source, 'syntax');
   assert.equal(j!.message, 'not valid JSON: colon expected');
   assert.deepEqual([j!.startLine, j!.startColumn], [3, 11]);
-  assert.deepEqual(more.filter((d) => d.source !== 'syntax'), []);
+  assert.deepEqual(
+    more.filter((d) => d.source !== 'syntax'),
+    [],
+  );
   assert.equal(check('')[0]!.source, 'syntax');
   assert.match(check('[1, 2]')[0]!.message, /^\$: must be object/);
 });
@@ -119,6 +136,9 @@ test('toolCheck agrees with registration: whatever registerTools refuses, the ed
     }
     assert.ok(refused !== null, `registration accepts ${to}`);
     const ds = check(text);
-    assert.ok(ds.some((d) => d.message.startsWith(`${refused.path}: `)), `${to}: ${refused.message} vs ${JSON.stringify(ds.map((d) => d.message))}`);
+    assert.ok(
+      ds.some((d) => d.message.startsWith(`${refused.path}: `)),
+      `${to}: ${refused.message} vs ${JSON.stringify(ds.map((d) => d.message))}`,
+    );
   }
 });

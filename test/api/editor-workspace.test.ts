@@ -15,12 +15,14 @@ function setup(): { dir: string; ws: string; api: ReturnType<typeof createDirect
 }
 
 /** The rejection is a WitnessError with this code, and (when given) this path in its report. */
-const code = (c: string, p?: string) => (e: unknown): boolean => {
-  assert.ok(e instanceof WitnessError, String(e));
-  assert.equal(e.code, c, e.message);
-  if (p !== undefined) assert.equal(errorReport(e).path, p);
-  return true;
-};
+const code =
+  (c: string, p?: string) =>
+  (e: unknown): boolean => {
+    assert.ok(e instanceof WitnessError, String(e));
+    assert.equal(e.code, c, e.message);
+    if (p !== undefined) assert.equal(errorReport(e).path, p);
+    return true;
+  };
 
 test('workspace: list creates the folder and lists files recursively, skipping dot-folders and node_modules', async () => {
   const { ws, api } = setup();
@@ -34,7 +36,10 @@ test('workspace: list creates the folder and lists files recursively, skipping d
   writeFileSync(path.join(ws, '.git/config'), '');
   writeFileSync(path.join(ws, 'node_modules/x/index.js'), '');
   const list = await api.workspaceList();
-  assert.deepEqual(list.files.map((f) => f.path), ['a.json', 'specs/deep/b.ltl', 'specs/patrol.ltl']);
+  assert.deepEqual(
+    list.files.map((f) => f.path),
+    ['a.json', 'specs/deep/b.ltl', 'specs/patrol.ltl'],
+  );
   assert.equal(list.files[2]!.size, 6);
   assert.ok(list.files[2]!.mtime_ms > 0);
   assert.equal(list.truncated, undefined);
@@ -51,11 +56,16 @@ test('workspace: read and write round-trip with versions; a stale version is a c
   assert.notEqual(saved.version, read.version);
   // Someone else edits the file; saving on the old version is refused and their edit stays.
   writeFileSync(path.join(ws, 'specs/new.ltl'), 'G e3\n');
-  await assert.rejects(api.workspaceWrite({ path: 'specs/new.ltl', text: 'mine', baseVersion: saved.version }),
-    (e: Error) => code('conflict', 'specs/new.ltl')(e) && /changed on disk since it was opened/.test(e.message));
+  await assert.rejects(
+    api.workspaceWrite({ path: 'specs/new.ltl', text: 'mine', baseVersion: saved.version }),
+    (e: Error) => code('conflict', 'specs/new.ltl')(e) && /changed on disk since it was opened/.test(e.message),
+  );
   assert.equal(readFileSync(path.join(ws, 'specs/new.ltl'), 'utf8'), 'G e3\n');
   // A new file never replaces one; without a base version the write is unconditional (overwrite).
-  await assert.rejects(api.workspaceWrite({ path: 'specs/new.ltl', text: 'x', baseVersion: null }), (e: Error) => code('conflict')(e) && /already exists/.test(e.message));
+  await assert.rejects(
+    api.workspaceWrite({ path: 'specs/new.ltl', text: 'x', baseVersion: null }),
+    (e: Error) => code('conflict')(e) && /already exists/.test(e.message),
+  );
   await api.workspaceWrite({ path: 'specs/new.ltl', text: 'mine' });
   assert.equal(readFileSync(path.join(ws, 'specs/new.ltl'), 'utf8'), 'mine');
   // No temporary files are left behind.
@@ -82,19 +92,35 @@ test('workspace: paths outside the folder are refused: .., absolute, and symboli
   symlinkSync(path.join(dir, 'missing.txt'), path.join(ws, 'dangling.txt'));
   writeFileSync(path.join(ws, 'inside.ltl'), 'F a');
   symlinkSync(path.join(ws, 'inside.ltl'), path.join(ws, 'alias.ltl'));
-  for (const p of ['../secret.txt', 'specs/../../secret.txt', '..\\secret.txt', path.join(dir, 'secret.txt'), 'C:\\x.txt', '\\\\server\\x']) {
+  for (const p of [
+    '../secret.txt',
+    'specs/../../secret.txt',
+    '..\\secret.txt',
+    path.join(dir, 'secret.txt'),
+    'C:\\x.txt',
+    '\\\\server\\x',
+  ]) {
     await assert.rejects(api.workspaceRead({ path: p }), code('forbidden', p), p);
     await assert.rejects(api.workspaceWrite({ path: p, text: 'x' }), code('forbidden', p), p);
   }
-  await assert.rejects(api.workspaceRead({ path: 'link.txt' }), (e: Error) => code('forbidden', 'link.txt')(e) && /outside the workspace/.test(e.message));
+  await assert.rejects(
+    api.workspaceRead({ path: 'link.txt' }),
+    (e: Error) => code('forbidden', 'link.txt')(e) && /outside the workspace/.test(e.message),
+  );
   await assert.rejects(api.workspaceWrite({ path: 'link.txt', text: 'x' }), code('forbidden', 'link.txt'));
-  await assert.rejects(api.workspaceWrite({ path: 'out/new.txt', text: 'x', baseVersion: null }), code('forbidden', 'out/new.txt'));
+  await assert.rejects(
+    api.workspaceWrite({ path: 'out/new.txt', text: 'x', baseVersion: null }),
+    code('forbidden', 'out/new.txt'),
+  );
   await assert.rejects(api.workspaceWrite({ path: 'dangling.txt', text: 'x' }), code('forbidden'));
   assert.equal(readFileSync(path.join(dir, 'secret.txt'), 'utf8'), 'secret');
   assert.deepEqual(readdirSync(path.join(dir, 'outside')), []);
   // A link that stays inside is followed, and listed; escaping links are not listed.
   assert.equal((await api.workspaceRead({ path: 'alias.ltl' })).text, 'F a');
-  assert.deepEqual((await api.workspaceList()).files.map((f) => f.path), ['alias.ltl', 'inside.ltl']);
+  assert.deepEqual(
+    (await api.workspaceList()).files.map((f) => f.path),
+    ['alias.ltl', 'inside.ltl'],
+  );
   await assert.rejects(api.workspaceRead({ path: 'a\0b' }), code('invalid-path'));
   await assert.rejects(api.workspaceRead({ path: './' }), code('invalid-path'));
 });
@@ -103,8 +129,10 @@ test('workspace: missing files, folders, binary and oversized files are refused 
   const { ws, api } = setup();
   await api.workspaceList();
   await assert.rejects(api.workspaceRead({ path: 'nope.ltl' }), code('not-found', 'nope.ltl'));
-  await assert.rejects(api.workspaceWrite({ path: 'gone.ltl', text: 'x', baseVersion: contentVersion(Buffer.from('y')) }),
-    (e: Error) => code('conflict')(e) && /deleted on disk/.test(e.message));
+  await assert.rejects(
+    api.workspaceWrite({ path: 'gone.ltl', text: 'x', baseVersion: contentVersion(Buffer.from('y')) }),
+    (e: Error) => code('conflict')(e) && /deleted on disk/.test(e.message),
+  );
   mkdirSync(path.join(ws, 'dir'));
   await assert.rejects(api.workspaceRead({ path: 'dir' }), code('not-a-file'));
   writeFileSync(path.join(ws, 'f.txt'), 'x');
@@ -112,10 +140,16 @@ test('workspace: missing files, folders, binary and oversized files are refused 
   writeFileSync(path.join(ws, 'bin.dat'), Buffer.from([1, 0, 2]));
   await assert.rejects(api.workspaceRead({ path: 'bin.dat' }), code('not-text'));
   writeFileSync(path.join(ws, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
-  await assert.rejects(api.workspaceRead({ path: 'latin1.txt' }), (e: Error) => code('not-text')(e) && /not UTF-8/.test(e.message));
+  await assert.rejects(
+    api.workspaceRead({ path: 'latin1.txt' }),
+    (e: Error) => code('not-text')(e) && /not UTF-8/.test(e.message),
+  );
   writeFileSync(path.join(ws, 'big.ltl'), 'a'.repeat(MAX_FILE_BYTES + 1));
   await assert.rejects(api.workspaceRead({ path: 'big.ltl' }), code('too-large', 'big.ltl'));
-  await assert.rejects(api.workspaceWrite({ path: 'big2.ltl', text: 'é'.repeat(MAX_FILE_BYTES / 2 + 1) }), code('too-large'));
+  await assert.rejects(
+    api.workspaceWrite({ path: 'big2.ltl', text: 'é'.repeat(MAX_FILE_BYTES / 2 + 1) }),
+    code('too-large'),
+  );
   // Through the dispatcher the codes survive as ApiErrors.
   const reply = await createDispatcher(api)('workspaceRead', { path: '../x' });
   assert.ok(!reply.ok && reply.error.code === 'forbidden' && reply.error.path === '../x', JSON.stringify(reply));

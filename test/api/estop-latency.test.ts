@@ -29,7 +29,16 @@ const median = (xs: readonly number[]): number => {
   return s.length === 0 ? NaN : s[Math.floor(s.length / 2)]!;
 };
 
-function client(port: number, token: string): Promise<{ call: (method: string, params: unknown) => Promise<{ ok: boolean; result?: unknown; error?: { code: string; message: string } }>; close: () => void }> {
+function client(
+  port: number,
+  token: string,
+): Promise<{
+  call: (
+    method: string,
+    params: unknown,
+  ) => Promise<{ ok: boolean; result?: unknown; error?: { code: string; message: string } }>;
+  close: () => void;
+}> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/api?token=${token}`, { origin: `http://127.0.0.1:${port}` });
   let id = 0;
   const waiting = new Map<number, (m: { ok: boolean }) => void>();
@@ -39,13 +48,16 @@ function client(port: number, token: string): Promise<{ call: (method: string, p
   });
   return new Promise((resolve, reject) => {
     ws.once('error', reject);
-    ws.once('open', () => resolve({
-      call: (method, params) => new Promise((done) => {
-        waiting.set(++id, done);
-        ws.send(JSON.stringify({ id, method, params }));
+    ws.once('open', () =>
+      resolve({
+        call: (method, params) =>
+          new Promise((done) => {
+            waiting.set(++id, done);
+            ws.send(JSON.stringify({ id, method, params }));
+          }),
+        close: () => ws.close(),
       }),
-      close: () => ws.close(),
-    }));
+    );
   });
 }
 
@@ -60,12 +72,16 @@ test('emergencyStop is answered within 100 ms while the whole chain of a large a
   const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 50 });
   let samples: EstopSample[] = [];
   let verified: Awaited<ReturnType<typeof reader.call>> | null = null;
-  let readsAt = 0, verifiedAt = Infinity;
+  let readsAt = 0,
+    verifiedAt = Infinity;
   let closed: Promise<void> | null = null;
   try {
     // Idle first (the first E-STOP opens the session's audit log and records the latch).
     await probe.more(6);
-    const idle = probe.samples().slice(1).map((s) => s.ms);
+    const idle = probe
+      .samples()
+      .slice(1)
+      .map((s) => s.ms);
     readsAt = now();
     const verify = reader.call('auditVerify', { file: big }).then((r) => {
       verifiedAt = now();
@@ -77,15 +93,32 @@ test('emergencyStop is answered within 100 ms while the whole chain of a large a
     samples = await probe.stop();
     const under = samples.filter((s) => s.sentAt >= readsAt && s.sentAt < verifiedAt);
     const ms = under.map((s) => s.ms);
-    t.diagnostic(`E-STOP answer, idle: median ${median(idle).toFixed(1)} ms, max ${Math.max(...idle).toFixed(1)} ms (${idle.length}); during the verification of ${RUNS} runs: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`);
-    assert.ok(under.length >= 8, `${under.length} presses while the verification ran (it ended ${(verifiedAt - readsAt).toFixed(0)} ms after it started): need 8 to judge`);
-    assert.ok(median(ms) < 100, `median E-STOP answer ${median(ms).toFixed(1)} ms under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')}`);
-    assert.ok(ms.filter((x) => x < 100).length >= 0.8 * ms.length, `E-STOP answers under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
+    t.diagnostic(
+      `E-STOP answer, idle: median ${median(idle).toFixed(1)} ms, max ${Math.max(...idle).toFixed(1)} ms (${idle.length}); during the verification of ${RUNS} runs: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`,
+    );
+    assert.ok(
+      under.length >= 8,
+      `${under.length} presses while the verification ran (it ended ${(verifiedAt - readsAt).toFixed(0)} ms after it started): need 8 to judge`,
+    );
+    assert.ok(
+      median(ms) < 100,
+      `median E-STOP answer ${median(ms).toFixed(1)} ms under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')}`,
+    );
+    assert.ok(
+      ms.filter((x) => x < 100).length >= 0.8 * ms.length,
+      `E-STOP answers under the reads: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`,
+    );
     assert.ok(Math.max(...ms) < 1000, `slowest E-STOP answer ${Math.max(...ms).toFixed(0)} ms`);
-    assert.ok(under.every((s) => s.ok), 'every E-STOP answered, as a success');
+    assert.ok(
+      under.every((s) => s.ok),
+      'every E-STOP answered, as a success',
+    );
     await verify;
     assert.equal(verified!.ok, true, JSON.stringify(verified));
-    assert.deepEqual([(verified!.result as { ok: boolean }).ok, (verified!.result as { events: number }).events], [true, 2 * RUNS]);
+    assert.deepEqual(
+      [(verified!.result as { ok: boolean }).ok, (verified!.result as { events: number }).events],
+      [true, 2 * RUNS],
+    );
     // The export of the whole log may still be under way: closing abandons it ('cancelled'), it never hangs.
     closed = api.close();
     const e = await Promise.race([exported, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);

@@ -30,7 +30,10 @@ export interface Probe {
   samples(): readonly EstopSample[];
   /** Resolves once `n` more answers have come. */
   more(n: number): Promise<void>;
-  /** Stops pressing; resolves to every answer once the last presses are answered (those still unanswered a second on, as late as they are then). */
+  /**
+   * Stops pressing; resolves to every answer once the last presses are answered (those still unanswered a second on, as
+   * late as they are then).
+   */
   stop(): Promise<EstopSample[]>;
 }
 
@@ -41,7 +44,8 @@ export async function startEstopProbe(job: ProbeJob): Promise<Probe> {
   const waiting: { n: number; resolve: () => void }[] = [];
   let failed: Error | null = null;
   let onStopped: ((pending: EstopSample[]) => void) | null = null;
-  type Message = { kind: 'ready' } | { kind: 'sample'; sample: EstopSample } | { kind: 'stopped'; pending: EstopSample[] };
+  type Message =
+    { kind: 'ready' } | { kind: 'sample'; sample: EstopSample } | { kind: 'stopped'; pending: EstopSample[] };
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (m: Message) => {
       if (m.kind === 'ready') resolve();
@@ -61,7 +65,10 @@ export async function startEstopProbe(job: ProbeJob): Promise<Probe> {
   });
   return {
     samples: () => samples,
-    more: (n) => (failed !== null ? Promise.reject(failed) : new Promise((resolve) => waiting.push({ n: samples.length + n, resolve }))),
+    more: (n) =>
+      failed !== null
+        ? Promise.reject(failed)
+        : new Promise((resolve) => waiting.push({ n: samples.length + n, resolve })),
     stop: async () => {
       const pending = await new Promise<EstopSample[]>((resolve) => {
         onStopped = resolve;
@@ -76,7 +83,9 @@ export async function startEstopProbe(job: ProbeJob): Promise<Probe> {
 /** The worker: one connection, one E-STOP every intervalMs whether or not the last was answered. */
 async function probe(job: ProbeJob): Promise<void> {
   const port = parentPort!;
-  const ws = new WebSocket(`ws://127.0.0.1:${job.port}/api?token=${job.token}`, { origin: `http://127.0.0.1:${job.port}` });
+  const ws = new WebSocket(`ws://127.0.0.1:${job.port}/api?token=${job.token}`, {
+    origin: `http://127.0.0.1:${job.port}`,
+  });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);
@@ -89,7 +98,10 @@ async function probe(job: ProbeJob): Promise<void> {
     const sentAt = m.id === undefined ? undefined : inFlight.get(m.id);
     if (sentAt === undefined) return;
     inFlight.delete(m.id!);
-    port.postMessage({ kind: 'sample', sample: { sentAt, ms: now() - sentAt, ok: m.ok === true } satisfies EstopSample });
+    port.postMessage({
+      kind: 'sample',
+      sample: { sentAt, ms: now() - sentAt, ok: m.ok === true } satisfies EstopSample,
+    });
   });
   const press = (): void => {
     if (stopped) return;

@@ -40,7 +40,12 @@ async function until(what: string, cond: () => boolean, timeoutMs = 120_000): Pr
   }
 }
 
-interface Watcher { client: InstanceType<typeof FoxgloveClient>; got: { topic: string; doc: Record<string, unknown> }[]; closed: Promise<void>; subscribed: Promise<void> }
+interface Watcher {
+  client: InstanceType<typeof FoxgloveClient>;
+  got: { topic: string; doc: Record<string, unknown> }[];
+  closed: Promise<void>;
+  subscribed: Promise<void>;
+}
 
 function watch(url: string): Watcher {
   const ws = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
@@ -55,12 +60,19 @@ function watch(url: string): Watcher {
     });
   });
   client.on('message', ({ subscriptionId, data }) => {
-    got.push({ topic: topics.get(subscriptionId)!, doc: JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as Record<string, unknown> });
+    got.push({
+      topic: topics.get(subscriptionId)!,
+      doc: JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as Record<
+        string,
+        unknown
+      >,
+    });
   });
   return { client, got, closed, subscribed };
 }
 
-const lastFoxglove = (events: ApiEvent[]): FoxgloveState | undefined => events.filter((e): e is Extract<ApiEvent, { topic: 'foxglove' }> => e.topic === 'foxglove').at(-1)?.state;
+const lastFoxglove = (events: ApiEvent[]): FoxgloveState | undefined =>
+  events.filter((e): e is Extract<ApiEvent, { topic: 'foxglove' }> => e.topic === 'foxglove').at(-1)?.state;
 
 test('console Foxglove switch: a client subscribed during a console mission receives its poses; the switch outlives the run; off disconnects', async () => {
   const { api, events, audit } = setup();
@@ -76,24 +88,53 @@ test('console Foxglove switch: a client subscribed during a console mission rece
 
     const w = watch(on.url);
     await w.subscribed;
-    await until('the client is counted and pushed to the UI', () => { const s = lastFoxglove(events); return s?.on === true && s.clients === 1; });
+    await until('the client is counted and pushed to the UI', () => {
+      const s = lastFoxglove(events);
+      return s?.on === true && s.clients === 1;
+    });
 
-    const planned = await api.missionPlan({ job: 'p', world: 'pointmaze-medium', spec: SPEC, regions: REGIONS, start: [4, 20], datasetSteps: 50_000 });
+    const planned = await api.missionPlan({
+      job: 'p',
+      world: 'pointmaze-medium',
+      spec: SPEC,
+      regions: REGIONS,
+      start: [4, 20],
+      datasetSteps: 50_000,
+    });
     const { run, auditRun } = await api.missionRun({ session: planned.session, replans: 3 });
     await until('the mission ends', () => events.some((e) => e.topic === 'mission.end' && e.run === run));
     // What the log holds of the run: its positions at evidence events.
     const db = openAuditReadOnly(audit);
-    const recorded = (db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'evidence' ORDER BY seq").all(auditRun) as { body: string }[])
-      .map((r) => (JSON.parse(r.body) as { state: { x: number; y: number } }).state);
+    const recorded = (
+      db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'evidence' ORDER BY seq").all(auditRun) as {
+        body: string;
+      }[]
+    ).map((r) => (JSON.parse(r.body) as { state: { x: number; y: number } }).state);
     db.close();
     assert.ok(recorded.length > 0);
-    const poses = (): { x: number; y: number }[] => w.got.filter((m) => m.topic === '/witness/robot/pose').map((m) => (m.doc as { pose: { position: { x: number; y: number } } }).pose.position);
+    const poses = (): { x: number; y: number }[] =>
+      w.got
+        .filter((m) => m.topic === '/witness/robot/pose')
+        .map((m) => (m.doc as { pose: { position: { x: number; y: number } } }).pose.position);
     await until('every recorded pose arrives', () => poses().length >= recorded.length);
-    assert.deepEqual(poses().map((p) => [p.x, p.y]), recorded.map((s) => [s.x, s.y]), 'the run\'s poses, in order');
-    assert.ok(w.got.some((m) => m.topic === '/witness/scene'), 'the scene too');
-    assert.ok(w.got.some((m) => m.topic === '/witness/log' && /run ended/.test(String(m.doc['message']))), 'and the run\'s end in the log');
+    assert.deepEqual(
+      poses().map((p) => [p.x, p.y]),
+      recorded.map((s) => [s.x, s.y]),
+      "the run's poses, in order",
+    );
+    assert.ok(
+      w.got.some((m) => m.topic === '/witness/scene'),
+      'the scene too',
+    );
+    assert.ok(
+      w.got.some((m) => m.topic === '/witness/log' && /run ended/.test(String(m.doc['message']))),
+      "and the run's end in the log",
+    );
     const after = await api.foxgloveState();
-    assert.ok(after.on && after.port === on.port && after.clients === 1 && after.sent.pose === recorded.length, 'still on after the run, same port, same client');
+    assert.ok(
+      after.on && after.port === on.port && after.clients === 1 && after.sent.pose === recorded.length,
+      'still on after the run, same port, same client',
+    );
 
     const off = await api.foxgloveStop();
     assert.deepEqual(off, { on: false });
@@ -129,14 +170,26 @@ test('console Foxglove switch: a port in use is a clear conflict and nothing els
     assert.ok(on.on);
     const w = watch(on.url);
     await w.subscribed;
-    await until('the client is counted', () => { const s = lastFoxglove(events); return s?.on === true && s.clients === 1; });
-    await assert.rejects(api.foxgloveStart({ port: taken }), (e: unknown) => e instanceof WitnessError && e.message.includes(`the server stays on ${on.url}`));
+    await until('the client is counted', () => {
+      const s = lastFoxglove(events);
+      return s?.on === true && s.clients === 1;
+    });
+    await assert.rejects(
+      api.foxgloveStart({ port: taken }),
+      (e: unknown) => e instanceof WitnessError && e.message.includes(`the server stays on ${on.url}`),
+    );
     const still = await api.foxgloveState();
     assert.ok(still.on && still.url === on.url && still.clients === 1);
     // A bad port is bad input (the transports' schema refuses it too).
-    await assert.rejects(api.foxgloveStart({ port: 70000 }), (e: unknown) => e instanceof WitnessError && e.code === 'invalid-params');
+    await assert.rejects(
+      api.foxgloveStart({ port: 70000 }),
+      (e: unknown) => e instanceof WitnessError && e.code === 'invalid-params',
+    );
     w.client.close();
-    await until('the client leaving is pushed', () => { const s = lastFoxglove(events); return s?.on === true && s.clients === 0; });
+    await until('the client leaving is pushed', () => {
+      const s = lastFoxglove(events);
+      return s?.on === true && s.clients === 0;
+    });
   } finally {
     await api.close();
     await new Promise<void>((resolve) => blocker.close(() => resolve()));

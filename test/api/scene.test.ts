@@ -13,7 +13,8 @@ function workspace(files: Record<string, unknown>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-scene-'));
   const ws = path.join(dir, 'ws');
   mkdirSync(path.join(ws, 'graphs'), { recursive: true });
-  for (const [name, value] of Object.entries(files)) writeFileSync(path.join(ws, name), typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [name, value] of Object.entries(files))
+    writeFileSync(path.join(ws, name), typeof value === 'string' ? value : JSON.stringify(value));
   return ws;
 }
 
@@ -30,8 +31,15 @@ async function rejection(p: Promise<unknown>): Promise<ApiError> {
 
 const SMALL = {
   name: 'corridor',
-  nodes: [{ id: 's', pos: [0, 0] }, { id: 'a', labels: ['a'], pos: [1, 0] }, { id: 'b', labels: ['b'], pos: [2, 0.5] }],
-  edges: [{ from: 's', to: 'a', weight: 2 }, { from: 'a', to: 'b', weight: 3 }],
+  nodes: [
+    { id: 's', pos: [0, 0] },
+    { id: 'a', labels: ['a'], pos: [1, 0] },
+    { id: 'b', labels: ['b'], pos: [2, 0.5] },
+  ],
+  edges: [
+    { from: 's', to: 'a', weight: 2 },
+    { from: 'a', to: 'b', weight: 3 },
+  ],
   start: 's',
 };
 
@@ -43,8 +51,18 @@ test('sceneFromGraph: a graph file as a scene with its own positions, no plan wi
   assert.equal(r.scene.world, 'corridor');
   assert.equal(r.scene.start, 's');
   assert.deepEqual(r.scene.propositions, ['a', 'b']);
-  assert.deepEqual(r.scene.nodes.map((n) => [n.id, n.x, n.y, n.labels]), [['s', 0, 0, []], ['a', 1, 0, ['a']], ['b', 2, 0.5, ['b']]]);
-  assert.deepEqual(r.scene.edges, [[0, 1, 2], [1, 2, 3]]);
+  assert.deepEqual(
+    r.scene.nodes.map((n) => [n.id, n.x, n.y, n.labels]),
+    [
+      ['s', 0, 0, []],
+      ['a', 1, 0, ['a']],
+      ['b', 2, 0.5, ['b']],
+    ],
+  );
+  assert.deepEqual(r.scene.edges, [
+    [0, 1, 2],
+    [1, 2, 3],
+  ]);
   assert.equal(r.scene.picture, null);
 });
 
@@ -70,18 +88,35 @@ test('sceneFromGraph with a spec: the exact plan as prefix and suffix with produ
 test('sceneFromGraph: a graph without positions gets a deterministic layout with every node placed', async () => {
   const bare = { nodes: SMALL.nodes.map(({ id }) => ({ id })), edges: SMALL.edges, start: 's' };
   const grid = gridGraph({ cols: 40, rows: 30, positions: false });
-  const partial = { ...SMALL, nodes: [...SMALL.nodes, { id: 'c' }, { id: 'lonely' }], edges: [...SMALL.edges, { from: 'b', to: 'c' }] };
-  const api = createDirectApi({ workspace: workspace({ 'bare.json': bare, 'grid.json': grid, 'partial.json': partial }) });
+  const partial = {
+    ...SMALL,
+    nodes: [...SMALL.nodes, { id: 'c' }, { id: 'lonely' }],
+    edges: [...SMALL.edges, { from: 'b', to: 'c' }],
+  };
+  const api = createDirectApi({
+    workspace: workspace({ 'bare.json': bare, 'grid.json': grid, 'partial.json': partial }),
+  });
   for (const file of ['bare.json', 'grid.json', 'partial.json']) {
     const one = await api.sceneFromGraph({ path: file });
     const two = await api.sceneFromGraph({ path: file });
     assert.deepEqual(one.scene.nodes, two.scene.nodes, file);
     const pts = new Set(one.scene.nodes.map((n) => `${n.x.toFixed(6)},${n.y.toFixed(6)}`));
     assert.equal(pts.size, one.scene.nodes.length, `${file}: nodes on top of each other`);
-    assert.ok(one.scene.nodes.every((n) => Number.isFinite(n.x) && Number.isFinite(n.y)), file);
+    assert.ok(
+      one.scene.nodes.every((n) => Number.isFinite(n.x) && Number.isFinite(n.y)),
+      file,
+    );
   }
   const p = await api.sceneFromGraph({ path: 'partial.json' });
-  assert.deepEqual(p.scene.nodes.slice(0, 3).map((n) => [n.x, n.y]), [[0, 0], [1, 0], [2, 0.5]], 'known positions kept');
+  assert.deepEqual(
+    p.scene.nodes.slice(0, 3).map((n) => [n.x, n.y]),
+    [
+      [0, 0],
+      [1, 0],
+      [2, 0.5],
+    ],
+    'known positions kept',
+  );
 });
 
 test('sceneFromGraph plans on a 3000-node graph (its time is printed, not asserted)', async () => {
@@ -155,7 +190,10 @@ test('automatonView: states with initial and accepting flags and printed guards'
   const a = await api.automatonView({ spec: 'G F a' });
   assert.equal(a.formula.length > 0, true);
   assert.ok(a.states.length >= 1);
-  assert.deepEqual(a.states.map((s) => s.id), a.states.map((_, i) => i));
+  assert.deepEqual(
+    a.states.map((s) => s.id),
+    a.states.map((_, i) => i),
+  );
   assert.ok(a.states.some((s) => s.initial));
   assert.ok(a.states.some((s) => s.accepting));
   assert.ok(a.edges.some((e) => /a/.test(e.guard)));

@@ -5,7 +5,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { WebSocket } from 'ws';
 
-export interface Reply { ok: boolean; result?: unknown; error?: { code: string; message: string } }
+export interface Reply {
+  ok: boolean;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
 
 export interface ApiClient {
   readonly ws: WebSocket;
@@ -13,7 +17,11 @@ export interface ApiClient {
 }
 
 /** The URL `witness web` prints; rejects (with `stderr()` in the message) when the process exits first. */
-export function webUrl(child: ChildProcess & { stdout: NodeJS.ReadableStream }, exited: Promise<number | null>, stderr: () => string): Promise<string> {
+export function webUrl(
+  child: ChildProcess & { stdout: NodeJS.ReadableStream },
+  exited: Promise<number | null>,
+  stderr: () => string,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -29,21 +37,25 @@ export function webUrl(child: ChildProcess & { stdout: NodeJS.ReadableStream }, 
 export async function apiClient(url: string): Promise<ApiClient> {
   const u = new URL(url);
   const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: `http://${u.host}` });
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
   ws.on('error', () => undefined);
   let id = 0;
   return {
     ws,
-    call: (method, params = {}) => new Promise((resolve) => {
-      const mine = ++id;
-      const on = (data: Buffer): void => {
-        const m = JSON.parse(data.toString()) as { id?: number } & Reply;
-        if (m.id !== mine) return;
-        ws.off('message', on);
-        resolve(m);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id: mine, method, params }));
-    }),
+    call: (method, params = {}) =>
+      new Promise((resolve) => {
+        const mine = ++id;
+        const on = (data: Buffer): void => {
+          const m = JSON.parse(data.toString()) as { id?: number } & Reply;
+          if (m.id !== mine) return;
+          ws.off('message', on);
+          resolve(m);
+        };
+        ws.on('message', on);
+        ws.send(JSON.stringify({ id: mine, method, params }));
+      }),
   };
 }

@@ -31,15 +31,37 @@ export interface WebChild {
  */
 export async function startWitnessWeb(dir: string, o: { detached?: boolean } = {}): Promise<WebChild> {
   mkdirSync(dir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [CHILD, 'web', '--port', '0', '--workspace', path.join(dir, 'workspace'), '--audit', path.join(dir, 'audit.sqlite')], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '', stderr = '', ended: string | null = null;
-  child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-20_000); });
-  const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    ended = signal !== null ? `killed by ${signal}` : `exited with ${code}`;
-    resolve();
-  }));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      CHILD,
+      'web',
+      '--port',
+      '0',
+      '--workspace',
+      path.join(dir, 'workspace'),
+      '--audit',
+      path.join(dir, 'audit.sqlite'),
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stdout = '',
+    stderr = '',
+    ended: string | null = null;
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-20_000);
+  });
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      ended = signal !== null ? `killed by ${signal}` : `exited with ${code}`;
+      resolve();
+    }),
+  );
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`witness web printed no URL within 30 s; stderr: ${stderr}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`witness web printed no URL within 30 s; stderr: ${stderr}`)),
+      30_000,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /Witness web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64})/.exec(stdout);
@@ -70,10 +92,17 @@ export async function startWitnessWeb(dir: string, o: { detached?: boolean } = {
 /** The bytes of an upgrade request to `target` on 127.0.0.1:port, from the server's own origin. */
 export function upgradeRequest(port: number, target: string, extra: Record<string, string> = {}): string {
   const headers = {
-    Host: `127.0.0.1:${port}`, Origin: `http://127.0.0.1:${port}`, Upgrade: 'websocket', Connection: 'Upgrade',
-    'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'Sec-WebSocket-Version': '13', ...extra,
+    Host: `127.0.0.1:${port}`,
+    Origin: `http://127.0.0.1:${port}`,
+    Upgrade: 'websocket',
+    Connection: 'Upgrade',
+    'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+    'Sec-WebSocket-Version': '13',
+    ...extra,
   };
-  return `GET ${target} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  return `GET ${target} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 }
 
 export interface FrameOptions {
@@ -91,7 +120,8 @@ export interface FrameOptions {
 /** A client frame: FIN, RSV, opcode; the mask bit and a 7-, 16- or 64-bit length; the key; the masked payload. */
 export function frame(opcode: number, payload: string | Uint8Array, o: FrameOptions = {}): Buffer {
   const p = typeof payload === 'string' ? Buffer.from(payload) : Buffer.from(payload);
-  const n = BigInt(o.length ?? p.length), mask = o.mask ?? true;
+  const n = BigInt(o.length ?? p.length),
+    mask = o.mask ?? true;
   let h: Buffer;
   if (n < 126n) {
     h = Buffer.alloc(2);
@@ -132,10 +162,12 @@ export class RawClient {
   constructor(readonly socket: net.Socket) {
     socket.on('error', () => undefined);
     socket.on('data', (d: Buffer) => this.take(d));
-    this.closed = new Promise((resolve) => socket.once('close', () => {
-      resolve();
-      this.wake();
-    }));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', () => {
+        resolve();
+        this.wake();
+      }),
+    );
   }
 
   /** Connects to 127.0.0.1:port and writes the upgrade request. */
@@ -187,10 +219,15 @@ export class RawClient {
   /** Waits for the server to end the connection (`ms` at most); the close code, or null when it sent none. */
   async closedBy(ms = 5000): Promise<number | null> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), ms); });
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), ms);
+    });
     const r = await Promise.race([this.closed, late]);
     clearTimeout(timer);
-    if (r === 'late') throw new Error(`the server did not close the connection within ${ms} ms (frames: ${this.frames.map((f) => f.opcode).join(',')})`);
+    if (r === 'late')
+      throw new Error(
+        `the server did not close the connection within ${ms} ms (frames: ${this.frames.map((f) => f.opcode).join(',')})`,
+      );
     return this.closeCode;
   }
 
@@ -210,7 +247,8 @@ export class RawClient {
     for (;;) {
       if (this.buf.length < 2) break;
       const opcode = this.buf[0]! & 0x0f;
-      let len = this.buf[1]! & 0x7f, at = 2;
+      let len = this.buf[1]! & 0x7f,
+        at = 2;
       if (len === 126) {
         if (this.buf.length < 4) break;
         len = this.buf.readUInt16BE(2);
@@ -231,7 +269,14 @@ export class RawClient {
 }
 
 /** A client of the web API through the ws library (what the UI does), for the calls around the attacks. */
-export async function apiClient(port: number, token: string): Promise<{ ws: WebSocket; events: unknown[]; call: (method: string, params?: unknown, ms?: number) => Promise<Record<string, unknown>> }> {
+export async function apiClient(
+  port: number,
+  token: string,
+): Promise<{
+  ws: WebSocket;
+  events: unknown[];
+  call: (method: string, params?: unknown, ms?: number) => Promise<Record<string, unknown>>;
+}> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/api?token=${token}`, { origin: `http://127.0.0.1:${port}` });
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
@@ -254,8 +299,14 @@ export async function apiClient(port: number, token: string): Promise<{ ws: WebS
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${ms} ms`)), ms);
       replies.set(id, {
-        resolve: (m) => { clearTimeout(timer); resolve(m); },
-        reject: (e) => { clearTimeout(timer); reject(new Error(`${method}: ${e.message}`)); },
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(new Error(`${method}: ${e.message}`));
+        },
       });
       ws.send(JSON.stringify({ id, method, params }));
     }).finally(() => replies.delete(id));

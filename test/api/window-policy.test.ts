@@ -18,7 +18,15 @@ test('the desktop window follows the Electron security checklist', () => {
 
 test('only app:// pages of the app count as the app, and app:// paths cannot leave the renderer folder', () => {
   assert.ok(isAppUrl('app://witness/index.html'));
-  for (const u of ['app://evil/index.html', 'https://witness/', 'file:///etc/passwd', 'app://user:pw@witness/', 'not a url', '']) assert.ok(!isAppUrl(u), u);
+  for (const u of [
+    'app://evil/index.html',
+    'https://witness/',
+    'file:///etc/passwd',
+    'app://user:pw@witness/',
+    'not a url',
+    '',
+  ])
+    assert.ok(!isAppUrl(u), u);
   const root = path.resolve('/opt/witness/renderer/dist');
   assert.equal(appFile('app://witness/', root), path.join(root, 'index.html'));
   assert.equal(appFile('app://witness/assets/x.js', root), path.join(root, 'assets', 'x.js'));

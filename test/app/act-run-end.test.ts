@@ -23,17 +23,40 @@ test('the loop throws after the run was recorded: act rejects with the error, an
   const log = await openAuditLog(file);
   let runId: string | null = null;
   try {
-    const broken: World = { spec: world.spec, time_s: () => world.time_s(), close: () => world.close(), tools: { ...world.tools, observe: () => Promise.reject(new TypeError('sensor frame unreadable')) } };
-    await assert.rejects(act({
-      world: broken, tools: tabletopTools(), planner: new RecoveryPlanner([{ tool: 'pick', args: { target: 'red_mug' } }]), goal: 'pick the mug', verify: 'objects.red_mug.on == "tray"',
-      seed: 1, replans: 0, clock: () => 0, audit: { log, operator: 'tester', via: 'test' }, started: (r) => { runId = r; },
-    }), /sensor frame unreadable/);
+    const broken: World = {
+      spec: world.spec,
+      time_s: () => world.time_s(),
+      close: () => world.close(),
+      tools: { ...world.tools, observe: () => Promise.reject(new TypeError('sensor frame unreadable')) },
+    };
+    await assert.rejects(
+      act({
+        world: broken,
+        tools: tabletopTools(),
+        planner: new RecoveryPlanner([{ tool: 'pick', args: { target: 'red_mug' } }]),
+        goal: 'pick the mug',
+        verify: 'objects.red_mug.on == "tray"',
+        seed: 1,
+        replans: 0,
+        clock: () => 0,
+        audit: { log, operator: 'tester', via: 'test' },
+        started: (r) => {
+          runId = r;
+        },
+      }),
+      /sensor frame unreadable/,
+    );
     await log.flush();
     assert.notEqual(runId, null);
     const db = openAuditReadOnly(file);
     try {
-      const ends = queryEvents(db, { kind: 'run_end', limit: 10 }).filter((e) => e.run_id === runId).map((e) => JSON.parse(e.body) as Record<string, unknown>);
-      assert.deepEqual(ends.map((b) => [b['outcome'], b['failureMode'], b['reason']]), [['failed', 'error', 'the run failed: sensor frame unreadable']]);
+      const ends = queryEvents(db, { kind: 'run_end', limit: 10 })
+        .filter((e) => e.run_id === runId)
+        .map((e) => JSON.parse(e.body) as Record<string, unknown>);
+      assert.deepEqual(
+        ends.map((b) => [b['outcome'], b['failureMode'], b['reason']]),
+        [['failed', 'error', 'the run failed: sensor frame unreadable']],
+      );
     } finally {
       db.close();
     }

@@ -9,7 +9,16 @@ import { datasetHash } from '../../main/services/datasets/format.js';
 
 const SOURCE = { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 5000, seed: 3 } as const;
 
-async function open(cacheDir: string, source: { kind: 'generate'; world: string; datasetSteps: number; seed: number; datasetKind?: 'navigate' | 'stitch' | 'explore' } = SOURCE): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
+async function open(
+  cacheDir: string,
+  source: {
+    kind: 'generate';
+    world: string;
+    datasetSteps: number;
+    seed: number;
+    datasetKind?: 'navigate' | 'stitch' | 'explore';
+  } = SOURCE,
+): Promise<{ lines: string[]; sha: string; graph: string; data: string }> {
   const lines: string[] = [];
   const b = await openBackbone(source, { cacheDir, log: (l) => lines.push(l) });
   await b.models.close();
@@ -77,26 +86,36 @@ test('the dataset regime is part of a generated backbone and of its cache key: e
   assert.equal(entries.length, 2);
   assert.match(entries[0]!, /^pointmaze-medium-navigate-5000-seed3-[0-9a-f]{16}$/);
   assert.match(entries[1]!, /^pointmaze-medium-stitch-5000-seed3-[0-9a-f]{16}$/);
-  const key = (e: string) => (JSON.parse(readFileSync(path.join(cache, 'backbones', e, 'entry.json'), 'utf8')) as { key: { kind: string } }).key.kind;
+  const key = (e: string) =>
+    (JSON.parse(readFileSync(path.join(cache, 'backbones', e, 'entry.json'), 'utf8')) as { key: { kind: string } }).key
+      .kind;
   assert.deepEqual(entries.map(key), ['navigate', 'stitch']);
   // Asking for navigate explicitly is the default entry, a hit.
-  assert.deepEqual((await open(cache, { ...SOURCE, datasetKind: 'navigate' })).lines, [`using the cached backbone ${path.join(cache, 'backbones', entries[0]!)}`]);
+  assert.deepEqual((await open(cache, { ...SOURCE, datasetKind: 'navigate' })).lines, [
+    `using the cached backbone ${path.join(cache, 'backbones', entries[0]!)}`,
+  ]);
 });
 
-test('a regime with a shipped bundle of its own plans on it (antmaze-medium stitch), another on the world\'s; a graph file finds the shipped bundle it was built with', async () => {
+test("a regime with a shipped bundle of its own plans on it (antmaze-medium stitch), another on the world's; a graph file finds the shipped bundle it was built with", async () => {
   const cache = mkdtempSync(path.join(tmpdir(), 'witness-cache-'));
-  const models = (name: string): string => path.join(fileURLToPath(new URL('../../../assets/models', import.meta.url)), name);
+  const models = (name: string): string =>
+    path.join(fileURLToPath(new URL('../../../assets/models', import.meta.url)), name);
   const ant = { kind: 'generate', world: 'antmaze-medium', datasetSteps: 3000, seed: 1 } as const;
   const stitch = await openBackbone({ ...ant, datasetKind: 'stitch' }, { cacheDir: cache });
   await stitch.models.close();
   assert.equal(stitch.files.models, models('antmaze-medium-stitch'));
-  const shipped = JSON.parse(readFileSync(path.join(models('antmaze-medium-stitch'), 'manifest.json'), 'utf8')) as { files: Record<string, { sha256: string }> };
+  const shipped = JSON.parse(readFileSync(path.join(models('antmaze-medium-stitch'), 'manifest.json'), 'utf8')) as {
+    files: Record<string, { sha256: string }>;
+  };
   assert.equal(stitch.models.manifest.files['policy.onnx'].sha256, shipped.files['policy.onnx']!.sha256);
   const explore = await openBackbone({ ...ant, datasetKind: 'explore' }, { cacheDir: cache });
   await explore.models.close();
   assert.equal(explore.files.models, models('antmaze-medium'), 'no explore bundle ships: the navigate one');
   // Given as files without --models: the shipped bundle whose hashes the graph recorded.
-  for (const [b, name] of [[stitch, 'antmaze-medium-stitch'], [explore, 'antmaze-medium']] as const) {
+  for (const [b, name] of [
+    [stitch, 'antmaze-medium-stitch'],
+    [explore, 'antmaze-medium'],
+  ] as const) {
     const again = await openBackbone({ kind: 'files', graph: b.files.graph, data: b.files.data });
     await again.models.close();
     assert.equal(again.files.models, models(name));

@@ -19,7 +19,11 @@ test('benchTask: the start lies outside every region the formula mentions, on ev
           const t = benchTask(layout, seed, d, i);
           const mentioned = new Set(atomicPropositions(parseLtl(t.formula)));
           for (const r of t.regions) {
-            if (mentioned.has(r.name)) assert.ok(!inRegion(r, t.start[0], t.start[1]), `${world} seed ${seed} ${t.id}: start (${t.start.join(', ')}) inside ${r.name} of ${t.formula}`);
+            if (mentioned.has(r.name))
+              assert.ok(
+                !inRegion(r, t.start[0], t.start[1]),
+                `${world} seed ${seed} ${t.id}: start (${t.start.join(', ')}) inside ${r.name} of ${t.formula}`,
+              );
           }
         }
       }
@@ -38,11 +42,20 @@ test('benchTask: deterministic per task, whatever was drawn before', () => {
 test('sampleStart: the first draw outside is kept; regions covering the maze end with a clear input error', () => {
   const layout = worldEntry('pointmaze-medium').layout!;
   const first = sampleStart(layout, [], createRng(9), 'x');
-  assert.deepEqual(sampleStart(layout, [{ name: 'far', kind: 'disk', center: [-1000, -1000], radius: 1 }], createRng(9), 'x'), first);
+  assert.deepEqual(
+    sampleStart(layout, [{ name: 'far', kind: 'disk', center: [-1000, -1000], radius: 1 }], createRng(9), 'x'),
+    first,
+  );
   const inside = { name: 'e0', kind: 'disk' as const, center: [first[0], first[1]] as const, radius: 1e-3 };
   const moved = sampleStart(layout, [inside], createRng(9), 'x');
   assert.notDeepEqual(moved, first);
   assert.ok(!inRegion(inside, moved[0], moved[1]));
   const all = { name: 'e1', kind: 'box' as const, min: [-1e6, -1e6] as const, max: [1e6, 1e6] as const };
-  assert.throws(() => sampleStart(layout, [all], createRng(9), 'task easy-3', 50), (e: unknown) => e instanceof WitnessError && e.code === 'invalid-input' && /task easy-3: no start outside the regions e1 in 50 draws/.test(e.message));
+  assert.throws(
+    () => sampleStart(layout, [all], createRng(9), 'task easy-3', 50),
+    (e: unknown) =>
+      e instanceof WitnessError &&
+      e.code === 'invalid-input' &&
+      /task easy-3: no start outside the regions e1 in 50 draws/.test(e.message),
+  );
 });

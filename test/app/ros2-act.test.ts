@@ -32,7 +32,16 @@ test('act on a ROS 2 robot: drive to the shelf, open the gripper; postconditions
   const s = setup();
   const g = await SimulatedRos2Graph.create({ start: [0.2, 0.3] });
   try {
-    const r = await act({ world: s.world, open: g.open, tools: TOOLS, planner: new ScriptedPlanner(PLAN), goal: 'open the gripper at the shelf', verify: GOAL, seed: 0, replans: 2 });
+    const r = await act({
+      world: s.world,
+      open: g.open,
+      tools: TOOLS,
+      planner: new ScriptedPlanner(PLAN),
+      goal: 'open the gripper at the shelf',
+      verify: GOAL,
+      seed: 0,
+      replans: 2,
+    });
     assert.equal(r.result.outcome, 'success', r.result.reason);
     assert.equal(r.result.toolCalls, 2);
     assert.equal(r.result.failures.length, 0);
@@ -49,14 +58,28 @@ for (const distro of DISTROS) {
     const g = await SimulatedRos2Graph.create({ start: [0.2, 0.3], distro });
     try {
       g.next.push({ kind: 'abort', after_s: 0.5 });
-      const r = await act({ world: s.world, open: g.open, tools: TOOLS, planner: new ScriptedPlanner(PLAN), goal: 'open the gripper at the shelf', verify: GOAL, seed: 0, replans: 2 });
+      const r = await act({
+        world: s.world,
+        open: g.open,
+        tools: TOOLS,
+        planner: new ScriptedPlanner(PLAN),
+        goal: 'open the gripper at the shelf',
+        verify: GOAL,
+        seed: 0,
+        replans: 2,
+      });
       assert.equal(r.result.outcome, 'success', r.result.reason);
       assert.equal(r.result.failures.length, 1);
       const f = r.result.failures[0]!;
       assert.equal(f.tool, 'navigate');
       assert.equal(f.stage, 'world-error');
       assert.match(f.violated, /aborted/);
-      assert.match(JSON.stringify(f), distro === 'jazzy' ? /FollowPath FAILED_TO_MAKE_PROGRESS/ : /Nav2 gave no error code: Humble's results carry none/);
+      assert.match(
+        JSON.stringify(f),
+        distro === 'jazzy'
+          ? /FollowPath FAILED_TO_MAKE_PROGRESS/
+          : /Nav2 gave no error code: Humble's results carry none/,
+      );
       assert.equal(r.result.replans, 1);
       assert.equal(r.result.toolCalls, 3);
     } finally {
@@ -65,16 +88,28 @@ for (const distro of DISTROS) {
   });
 }
 
-test('act on a ROS 2 robot: a navigation goal that stalls past the tool\'s timeout is cancelled and recorded as a timeout', async () => {
+test("act on a ROS 2 robot: a navigation goal that stalls past the tool's timeout is cancelled and recorded as a timeout", async () => {
   const s = setup();
   const g = await SimulatedRos2Graph.create({ start: [0.2, 0.3] });
   try {
     g.next.push({ kind: 'stall' });
     const fast = { ...TOOLS[0]!, def: { ...TOOLS[0]!.def, timeout_s: 2 } };
-    const r = await act({ world: s.world, open: g.open, tools: [fast, TOOLS[1]!], planner: new ScriptedPlanner(PLAN), goal: 'open the gripper at the shelf', verify: GOAL, seed: 0, replans: 2 });
+    const r = await act({
+      world: s.world,
+      open: g.open,
+      tools: [fast, TOOLS[1]!],
+      planner: new ScriptedPlanner(PLAN),
+      goal: 'open the gripper at the shelf',
+      verify: GOAL,
+      seed: 0,
+      replans: 2,
+    });
     assert.equal(r.result.outcome, 'success', r.result.reason);
     assert.equal(r.result.failures[0]?.stage, 'timeout');
-    assert.ok(g.fake.log.some((l) => l.startsWith('cancel /navigate_to_pose')), 'the stalled goal was cancelled');
+    assert.ok(
+      g.fake.log.some((l) => l.startsWith('cancel /navigate_to_pose')),
+      'the stalled goal was cancelled',
+    );
   } finally {
     g.stop();
   }
@@ -86,8 +121,18 @@ test('an action server that is not there is a permanent failure: escalated at on
   try {
     const asked: string[] = [];
     const r = await act({
-      world: s.world, open: g.open, tools: TOOLS, planner: new ScriptedPlanner(PLAN), goal: 'open the gripper at the shelf', verify: GOAL, seed: 0, replans: 3,
-      decide: (e) => { asked.push(`${e.cause}: ${e.reason}`); return Promise.resolve({ decision: 'abort', reason: 'no gripper on this robot', operator: 'tester' }); },
+      world: s.world,
+      open: g.open,
+      tools: TOOLS,
+      planner: new ScriptedPlanner(PLAN),
+      goal: 'open the gripper at the shelf',
+      verify: GOAL,
+      seed: 0,
+      replans: 3,
+      decide: (e) => {
+        asked.push(`${e.cause}: ${e.reason}`);
+        return Promise.resolve({ decision: 'abort', reason: 'no gripper on this robot', operator: 'tester' });
+      },
     });
     assert.equal(r.result.outcome, 'escalated');
     assert.equal(r.result.failures.length, 1);

@@ -14,29 +14,44 @@ import { DISTROS } from '../ros2-sim/nav2-profile.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-for (const distro of DISTROS) test(`the walk-through's tool loop: to the shelf, then the bench, verified on the pose; an aborted goal is retried (${distro})`, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'witness-lab-act-'));
-  const tools = path.join(dir, 'lab-tools');
-  mkdirSync(tools);
-  copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', 'navigate.json'), path.join(tools, 'navigate.json'));
-  const c = JSON.parse(readFileSync(path.join(ROOT, 'assets', 'ros2', 'lab-turtlebot3.json'), 'utf8')) as Record<string, unknown>;
-  const config = path.join(dir, 'lab.json');
-  writeFileSync(config, JSON.stringify({ ...c, connect_timeout_s: 2, regions: path.join(ROOT, 'assets', 'maps', 'lab-regions.json') }));
-  const g = await SimulatedRos2Graph.create({ start: [0, 0], gripper: false, distro });
-  try {
-    g.next.push({ kind: 'abort', after_s: 0.5 });
-    const r = await runAct({
-      world: `ros2:${config}`, open: g.open, tools, plan: path.join(ROOT, 'assets', 'ros2', 'plans', 'lab-shelf-then-bench.json'), planner: 'recovery',
-      goal: 'at.bench', task: 'to the shelf, then the bench', replans: 2, seed: 0, audit: path.join(dir, 'audit.sqlite'),
-    });
-    assert.equal(r.result.outcome, 'success', r.result.reason);
-    assert.equal(r.result.failures.length, 1);
-    assert.equal(r.result.failures[0]!.class, 'transient');
-    assert.equal(r.result.failures[0]!.world_error?.kind, 'aborted');
-    assert.equal(r.result.toolCalls, 3);
-    assert.ok(Math.hypot(g.position[0] - 9.0, g.position[1] - 4.65) < 0.3);
-    assert.notEqual(r.audit, null);
-  } finally {
-    g.stop();
-  }
-});
+for (const distro of DISTROS)
+  test(`the walk-through's tool loop: to the shelf, then the bench, verified on the pose; an aborted goal is retried (${distro})`, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'witness-lab-act-'));
+    const tools = path.join(dir, 'lab-tools');
+    mkdirSync(tools);
+    copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', 'navigate.json'), path.join(tools, 'navigate.json'));
+    const c = JSON.parse(readFileSync(path.join(ROOT, 'assets', 'ros2', 'lab-turtlebot3.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const config = path.join(dir, 'lab.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ ...c, connect_timeout_s: 2, regions: path.join(ROOT, 'assets', 'maps', 'lab-regions.json') }),
+    );
+    const g = await SimulatedRos2Graph.create({ start: [0, 0], gripper: false, distro });
+    try {
+      g.next.push({ kind: 'abort', after_s: 0.5 });
+      const r = await runAct({
+        world: `ros2:${config}`,
+        open: g.open,
+        tools,
+        plan: path.join(ROOT, 'assets', 'ros2', 'plans', 'lab-shelf-then-bench.json'),
+        planner: 'recovery',
+        goal: 'at.bench',
+        task: 'to the shelf, then the bench',
+        replans: 2,
+        seed: 0,
+        audit: path.join(dir, 'audit.sqlite'),
+      });
+      assert.equal(r.result.outcome, 'success', r.result.reason);
+      assert.equal(r.result.failures.length, 1);
+      assert.equal(r.result.failures[0]!.class, 'transient');
+      assert.equal(r.result.failures[0]!.world_error?.kind, 'aborted');
+      assert.equal(r.result.toolCalls, 3);
+      assert.ok(Math.hypot(g.position[0] - 9.0, g.position[1] - 4.65) < 0.3);
+      assert.notEqual(r.audit, null);
+    } finally {
+      g.stop();
+    }
+  });

@@ -20,9 +20,15 @@ const REGIONS = path.join(ROOT, 'assets', 'maps', 'lab-regions.json');
 
 /** The shipped configuration, sampling the pose every 20 ms (the simulated robot runs 10× real time). */
 function labConfig(dir: string): string {
-  const c = JSON.parse(readFileSync(path.join(ROOT, 'assets', 'ros2', 'lab-turtlebot3.json'), 'utf8')) as Record<string, unknown> & { waypoints: Record<string, unknown> };
+  const c = JSON.parse(readFileSync(path.join(ROOT, 'assets', 'ros2', 'lab-turtlebot3.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > & { waypoints: Record<string, unknown> };
   const file = path.join(dir, 'lab.json');
-  writeFileSync(file, JSON.stringify({ ...c, connect_timeout_s: 2, regions: REGIONS, waypoints: { ...c.waypoints, poll_s: 0.02 } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ ...c, connect_timeout_s: 2, regions: REGIONS, waypoints: { ...c.waypoints, poll_s: 0.02 } }),
+  );
   return file;
 }
 
@@ -31,11 +37,15 @@ test('the walk-through: the lab map becomes a graph, and a patrol avoiding the s
   const graph = path.join(dir, 'lab-graph.json');
   const built = await graphFromMap({ map: MAP, regions: REGIONS, out: graph, spacing: 1, clearance: 0.25 });
   assert.ok(built.nodes > 20);
-  for (const label of ['dock', 'bench', 'shelf', 'spill']) assert.ok((built.perLabel[label] ?? 0) >= 1, `a node carries ${label}`);
+  for (const label of ['dock', 'bench', 'shelf', 'spill'])
+    assert.ok((built.perLabel[label] ?? 0) >= 1, `a node carries ${label}`);
   // A patrol that succeeds does not depend on the distro (Nav2's goal checker is the same in both): Humble here.
   const g = await SimulatedRos2Graph.create({ start: [0, 0], distro: 'humble' });
   try {
-    const r = await runMapMission({ world: `ros2:${labConfig(dir)}`, spec: 'G F shelf & G F bench & G !spill', regions: { file: REGIONS }, graph }, { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), open: g.open });
+    const r = await runMapMission(
+      { world: `ros2:${labConfig(dir)}`, spec: 'G F shelf & G F bench & G !spill', regions: { file: REGIONS }, graph },
+      { method: 'sagas-replan', audit: path.join(dir, 'audit.sqlite'), open: g.open },
+    );
     assert.equal(r.result.success, true, r.result.message);
     assert.ok(r.result.labels.some((l) => l.includes('shelf')) && r.result.labels.some((l) => l.includes('bench')));
     assert.ok(r.result.labels.every((l) => !l.includes('spill')));
@@ -43,7 +53,10 @@ test('the walk-through: the lab map becomes a graph, and a patrol avoiding the s
     const t = r.result.trajectory;
     for (let i = 0; i < t.length; i += 2) {
       const c = cellAt(map.grid, t[i]!, t[i + 1]!);
-      assert.ok(c !== null && map.grid.cells[c.row * map.grid.width + c.col] === FREE, `sample ${i / 2} at (${t[i]!.toFixed(2)}, ${t[i + 1]!.toFixed(2)}) is not in a free cell`);
+      assert.ok(
+        c !== null && map.grid.cells[c.row * map.grid.width + c.col] === FREE,
+        `sample ${i / 2} at (${t[i]!.toFixed(2)}, ${t[i + 1]!.toFixed(2)}) is not in a free cell`,
+      );
     }
   } finally {
     g.stop();

@@ -41,17 +41,23 @@ const skipped = <T extends object>(p: Path<T>): p is { readonly skip: string } =
 
 function at(state: unknown, path: string): unknown {
   let v = state;
-  for (const k of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  for (const k of path.split('.'))
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
 }
 
 function hasFields(state: Readonly<Record<string, unknown>>, fields: readonly string[]): void {
-  for (const f of fields) assert.notEqual(at(state, f), undefined, `the observed state lacks ${f}: ${JSON.stringify(state).slice(0, 300)}`);
+  for (const f of fields)
+    assert.notEqual(at(state, f), undefined, `the observed state lacks ${f}: ${JSON.stringify(state).slice(0, 300)}`);
 }
 
 const kindOf = (e: unknown): string => (e instanceof WorldError ? e.kind : `not a WorldError: ${String(e)}`);
 
-export function worldContract(name: string, open: () => Promise<ContractWorld>, o: { readonly skip?: string } = {}): void {
+export function worldContract(
+  name: string,
+  open: () => Promise<ContractWorld>,
+  o: { readonly skip?: string } = {},
+): void {
   const each = (title: string, body: (w: ContractWorld, t: { skip(reason: string): void }) => Promise<void>): void => {
     test(`world contract (${name}): ${title}`, async (t) => {
       if (o.skip !== undefined) {
@@ -67,7 +73,7 @@ export function worldContract(name: string, open: () => Promise<ContractWorld>, 
     });
   };
 
-  each('reset gives an observed state with the world\'s fields', async (w) => {
+  each("reset gives an observed state with the world's fields", async (w) => {
     hasFields(await w.reset(1), w.fields);
   });
 
@@ -86,38 +92,50 @@ export function worldContract(name: string, open: () => Promise<ContractWorld>, 
     hasFields(await w.observe(), w.fields);
   });
 
-  each('timeout: a call slower than its timeout rejects with WorldError timeout, stopped, and the world stays usable', async (w, t) => {
-    const slow = w.slow;
-    if (skipped(slow)) return t.skip(slow.skip);
-    await w.reset(1);
-    const started = performance.now();
-    await assert.rejects(slow.run({ timeout_s: slow.timeout_s, signal: new AbortController().signal }), (e: unknown) => {
-      assert.equal(kindOf(e), 'timeout', `${slow.what}: ${String(e)}`);
-      return true;
-    });
-    const took_s = (performance.now() - started) / 1000;
-    assert.ok(took_s <= slow.timeout_s + w.stop_s, `${slow.what}: rejected after ${took_s.toFixed(2)} s (timeout ${slow.timeout_s} s + stop ${w.stop_s} s)`);
-    await w.quiescent?.();
-    hasFields(await w.observe(), w.fields);
-  });
+  each(
+    'timeout: a call slower than its timeout rejects with WorldError timeout, stopped, and the world stays usable',
+    async (w, t) => {
+      const slow = w.slow;
+      if (skipped(slow)) return t.skip(slow.skip);
+      await w.reset(1);
+      const started = performance.now();
+      await assert.rejects(
+        slow.run({ timeout_s: slow.timeout_s, signal: new AbortController().signal }),
+        (e: unknown) => {
+          assert.equal(kindOf(e), 'timeout', `${slow.what}: ${String(e)}`);
+          return true;
+        },
+      );
+      const took_s = (performance.now() - started) / 1000;
+      assert.ok(
+        took_s <= slow.timeout_s + w.stop_s,
+        `${slow.what}: rejected after ${took_s.toFixed(2)} s (timeout ${slow.timeout_s} s + stop ${w.stop_s} s)`,
+      );
+      await w.quiescent?.();
+      hasFields(await w.observe(), w.fields);
+    },
+  );
 
-  each('cancel: aborting the signal mid-call rejects with WorldError cancelled, stopped, and the world stays usable', async (w, t) => {
-    const cancel = w.cancel;
-    if (skipped(cancel)) return t.skip(cancel.skip);
-    await w.reset(1);
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), cancel.after_s * 1000);
-    try {
-      await assert.rejects(cancel.run({ timeout_s: 600, signal: ac.signal }), (e: unknown) => {
-        assert.equal(kindOf(e), 'cancelled', `${cancel.what}: ${String(e)}`);
-        return true;
-      });
-    } finally {
-      clearTimeout(timer);
-    }
-    await w.quiescent?.();
-    hasFields(await w.observe(), w.fields);
-  });
+  each(
+    'cancel: aborting the signal mid-call rejects with WorldError cancelled, stopped, and the world stays usable',
+    async (w, t) => {
+      const cancel = w.cancel;
+      if (skipped(cancel)) return t.skip(cancel.skip);
+      await w.reset(1);
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), cancel.after_s * 1000);
+      try {
+        await assert.rejects(cancel.run({ timeout_s: 600, signal: ac.signal }), (e: unknown) => {
+          assert.equal(kindOf(e), 'cancelled', `${cancel.what}: ${String(e)}`);
+          return true;
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      await w.quiescent?.();
+      hasFields(await w.observe(), w.fields);
+    },
+  );
 
   each('error: a call the world cannot do fails with its error class, and the world stays usable', async (w, t) => {
     const fail = w.fail;
@@ -125,7 +143,10 @@ export function worldContract(name: string, open: () => Promise<ContractWorld>, 
     await w.reset(1);
     const kinds = fail.kinds;
     await assert.rejects(fail.run({ timeout_s: 600, signal: new AbortController().signal }), (e: unknown) => {
-      assert.ok(e instanceof WorldError && kinds.includes(e.kind), `${fail.what}: expected ${kinds.join(' or ')}, got ${String(e)}`);
+      assert.ok(
+        e instanceof WorldError && kinds.includes(e.kind),
+        `${fail.what}: expected ${kinds.join(' or ')}, got ${String(e)}`,
+      );
       return true;
     });
     hasFields(await w.observe(), w.fields);
@@ -136,7 +157,11 @@ export function worldContract(name: string, open: () => Promise<ContractWorld>, 
     await w.close();
     await assert.rejects(w.observe(), (e: unknown) => kindOf(e) === 'closed');
     await assert.rejects(w.reset(1), (e: unknown) => kindOf(e) === 'closed');
-    if (!skipped(w.succeed)) await assert.rejects(w.succeed.run({ timeout_s: w.succeed.timeout_s, signal: new AbortController().signal }), (e: unknown) => kindOf(e) === 'closed');
+    if (!skipped(w.succeed))
+      await assert.rejects(
+        w.succeed.run({ timeout_s: w.succeed.timeout_s, signal: new AbortController().signal }),
+        (e: unknown) => kindOf(e) === 'closed',
+      );
     await w.close();
   });
 }

@@ -1,15 +1,28 @@
 /**
  * `witness audit` on evidence as it is found: an export never overwrites the database (nor a link
- * to it, its WAL, any SQLite file) nor anything that is not a regular file (a device, a FIFO, a socket); write-protected evidence in a read-only folder verifies, WAL and
- * all, without a byte written there; corrupt pages, a folder or an unreadable file exit 2 naming
- * the file; a tampered runs table shows in `ls` and `verify`. The read-only and unreadable cases run
- * the real binary as an unprivileged user when the tests run as root (root reads anything).
+ * to it, its WAL, any SQLite file) nor anything that is not a regular file (a device, a FIFO, a socket);
+ * write-protected evidence in a read-only folder verifies, WAL and all, without a byte written there; corrupt pages, a
+ * folder or an unreadable file exit 2 naming the file; a tampered runs table shows in `ls` and `verify`. The read-only
+ * and unreadable cases run the real binary as an unprivileged user when the tests run as root (root reads anything).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +38,10 @@ const root = process.getuid?.() === 0;
 /** The real binary as a user who cannot write what root made read-only (this user when not root). */
 function unprivileged(args: string[], cwd: string): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: 'utf8', cwd, env: { ...process.env, HOME: cwd, XDG_CACHE_HOME: join(cwd, '.cache') }, ...(root ? { uid: 65534, gid: 65534 } : {}),
+    encoding: 'utf8',
+    cwd,
+    env: { ...process.env, HOME: cwd, XDG_CACHE_HOME: join(cwd, '.cache') },
+    ...(root ? { uid: 65534, gid: 65534 } : {}),
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -40,7 +56,14 @@ function folder(): string {
 async function database(file: string, events = 40): Promise<string> {
   let t = 1_760_000_000_000;
   const log = AuditLog.open(file, { now: () => (t += 3) });
-  const r = await log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'ada', software: 'witness test', models: {}, spec: 'the mug on the tray' });
+  const r = await log.startRun({
+    world: 'tabletop',
+    backend: 'mujoco',
+    operator: 'ada',
+    software: 'witness test',
+    models: {},
+    spec: 'the mug on the tray',
+  });
   for (let i = 0; i < events; i++) void log.append(r, 'evidence', { i, note: 'x'.repeat(200) });
   await log.append(r, 'run_end', { outcome: 'success' });
   await log.close();
@@ -49,7 +72,10 @@ async function database(file: string, events = 40): Promise<string> {
 
 const digest = (f: string): string => sha256(readFileSync(f).toString('latin1'));
 
-/** Every export format to each `--out` target is refused: exit 2, the message names the target and says `why` (and `also`). */
+/**
+ * Every export format to each `--out` target is refused: exit 2, the message names the target and says `why` (and
+ * `also`).
+ */
 async function assertExportRefused(db: string, targets: readonly [string, RegExp][], also?: RegExp): Promise<void> {
   for (const format of ['jsonl', 'csv', 'mcap']) {
     for (const [out, why] of targets) {
@@ -71,7 +97,8 @@ test('export refuses the database itself (by name, ./name, a symbolic or hard li
   symlinkSync(db, join(d, 'link.sqlite'));
   linkSync(db, join(d, 'hard.sqlite'));
   mkdirSync(join(d, 'out'));
-  const before = digest(db), otherBefore = digest(other);
+  const before = digest(db),
+    otherBefore = digest(other);
   const targets: [string, RegExp][] = [
     [db, /is the audit database .* itself/],
     [`./${relative(process.cwd(), db)}`, /is the audit database .* itself/],
@@ -99,9 +126,16 @@ test('export refuses what is not a regular file or a new name: device nodes, a F
   await database(db, 3);
   const dev = join(d, 'dev');
   mkdirSync(dev);
-  // As root, copies of /dev/null and /dev/zero in a scratch folder (root could replace the real ones); else the real ones.
+  // As root, copies of /dev/null and /dev/zero in a scratch folder (root could replace the real ones); else the real
+  // ones.
   const nodes = root
-    ? [['null', 'c', '1', '3'], ['zero', 'c', '1', '5']].map(([n, ...a]) => { execFileSync('mknod', [join(dev, n!), ...a]); return join(dev, n!); })
+    ? [
+        ['null', 'c', '1', '3'],
+        ['zero', 'c', '1', '5'],
+      ].map(([n, ...a]) => {
+        execFileSync('mknod', [join(dev, n!), ...a]);
+        return join(dev, n!);
+      })
     : ['/dev/null', '/dev/zero'];
   execFileSync('mkfifo', [join(dev, 'fifo')]);
   const sock = createServer();
@@ -110,7 +144,10 @@ test('export refuses what is not a regular file or a new name: device nodes, a F
   symlinkSync(join(dev, 'fifo'), join(dev, 'to-fifo'));
   try {
     const targets: [string, RegExp][] = [
-      [nodes[0]!, /: is a character device, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written\n$/],
+      [
+        nodes[0]!,
+        /: is a character device, not a regular file; an export is written only to a regular file or a new name, and never replaces a device, a FIFO or a socket; nothing was written\n$/,
+      ],
       [nodes[1]!, /: is a character device, not a regular file/],
       [join(dev, 'fifo'), /: is a FIFO \(named pipe\), not a regular file/],
       [join(dev, 'sock'), /: is a socket, not a regular file/],
@@ -118,11 +155,30 @@ test('export refuses what is not a regular file or a new name: device nodes, a F
       [join(dev, 'to-fifo'), /: is a symbolic link to a FIFO \(named pipe\), not a regular file/],
     ];
     await assertExportRefused(db, targets);
-    const kinds = (f: string): string => { const s = lstatSync(f); return s.isCharacterDevice() ? 'c' : s.isFIFO() ? 'p' : s.isSocket() ? 's' : s.isSymbolicLink() ? 'l' : s.isFile() ? 'f' : '?'; };
+    const kinds = (f: string): string => {
+      const s = lstatSync(f);
+      return s.isCharacterDevice()
+        ? 'c'
+        : s.isFIFO()
+          ? 'p'
+          : s.isSocket()
+            ? 's'
+            : s.isSymbolicLink()
+              ? 'l'
+              : s.isFile()
+                ? 'f'
+                : '?';
+    };
     assert.deepEqual(nodes.map(kinds), ['c', 'c'], 'the device nodes are still devices');
-    assert.deepEqual(readdirSync(dev).sort().map((f) => `${f}:${kinds(join(dev, f))}`), root
-      ? ['fifo:p', 'null:c', 'sock:s', 'to-fifo:l', 'to-null:l', 'zero:c']
-      : ['fifo:p', 'sock:s', 'to-fifo:l', 'to-null:l'], 'nothing replaced, no temporary left');
+    assert.deepEqual(
+      readdirSync(dev)
+        .sort()
+        .map((f) => `${f}:${kinds(join(dev, f))}`),
+      root
+        ? ['fifo:p', 'null:c', 'sock:s', 'to-fifo:l', 'to-null:l', 'zero:c']
+        : ['fifo:p', 'sock:s', 'to-fifo:l', 'to-null:l'],
+      'nothing replaced, no temporary left',
+    );
   } finally {
     sock.close();
   }
@@ -138,16 +194,22 @@ test('write-protected evidence in a read-only folder verifies, lists and exports
   const hot = join(d, 'hot');
   mkdirSync(hot);
   const writer = join(d, 'writer.mjs');
-  writeFileSync(writer, `
+  writeFileSync(
+    writer,
+    `
     import { AuditLog } from ${JSON.stringify(STORE)};
     const log = AuditLog.open(${JSON.stringify(join(hot, 'a.sqlite'))});
     const run = await log.startRun({ world: 'w', backend: 'b', operator: 'ada', software: 's', models: {} });
     for (let i = 0; i < 30; i++) await log.append(run, 'evidence', { i });
     process.kill(process.pid, 'SIGKILL');
-  `);
+  `,
+  );
   await new Promise((r) => spawn(process.execPath, [writer], { stdio: 'inherit' }).on('exit', r));
   assert.ok(readFileSync(join(hot, 'a.sqlite-wal')).length > 0, 'the WAL holds the events');
-  for (const [dir, events] of [[plain, 42], [hot, 31]] as const) {
+  for (const [dir, events] of [
+    [plain, 42],
+    [hot, 31],
+  ] as const) {
     // As a copy handed over as evidence: no -shm beside it.
     rmSync(join(dir, 'a.sqlite-shm'), { force: true });
     for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o444);
@@ -167,7 +229,11 @@ test('write-protected evidence in a read-only folder verifies, lists and exports
     assert.equal(ex.code, 0, ex.err);
     assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, events);
     assert.deepEqual(readdirSync(dir).sort(), listing, 'nothing created beside the evidence');
-    assert.deepEqual(listing.map((f) => digest(join(dir, f))), sums, 'not a byte changed');
+    assert.deepEqual(
+      listing.map((f) => digest(join(dir, f))),
+      sums,
+      'not a byte changed',
+    );
   }
 });
 
@@ -190,7 +256,13 @@ test('corrupt pages, a folder, an unreadable file, a pipe given as the database:
   // Every page after the schema garbled: every read fails.
   const allPages = join(d, 'all-pages.sqlite');
   writeFileSync(allPages, garble(2 * page, bytes.length));
-  for (const [file, commands] of [[onePage, [['verify']]], [allPages, [['verify'], ['ls'], ['query'], ['show', 'x'], ['export', '--format', 'csv', '--out', join(d, 'x.csv')]]]] as const) {
+  for (const [file, commands] of [
+    [onePage, [['verify']]],
+    [
+      allPages,
+      [['verify'], ['ls'], ['query'], ['show', 'x'], ['export', '--format', 'csv', '--out', join(d, 'x.csv')]],
+    ],
+  ] as const) {
     for (const c of commands) {
       const [cmd, ...rest] = c;
       const r = await cli('audit', cmd, file, ...rest);
@@ -230,7 +302,10 @@ test('a forged runs table: ls shows the chained operator marked TAMPERED, verify
   raw.close();
   const ls = await cli('audit', 'ls', db);
   assert.equal(ls.code, 0);
-  assert.match(ls.out, new RegExp(`^${runId} .* ada .*TAMPERED: its operator is "mallory" in the runs table but "ada"`));
+  assert.match(
+    ls.out,
+    new RegExp(`^${runId} .* ada .*TAMPERED: its operator is "mallory" in the runs table but "ada"`),
+  );
   assert.doesNotMatch(ls.out, /mallory +\d/);
   assert.match(ls.err, /run `witness audit verify`/);
   const v = await cli('audit', 'verify', db);
@@ -246,9 +321,15 @@ test('query --kind: an event kind the log does not record exits 2 listing the ki
   const bad = await cli('audit', 'query', db, '--kind', 'nope');
   assert.equal(bad.code, 2);
   assert.equal(bad.out, '');
-  assert.match(bad.err, /^error: --kind must be an event kind the audit log records: run_start, run_end, tool_call, .*evidence.*; got 'nope'\n$/);
+  assert.match(
+    bad.err,
+    /^error: --kind must be an event kind the audit log records: run_start, run_end, tool_call, .*evidence.*; got 'nope'\n$/,
+  );
   const ok = await cli('audit', 'query', db, '--kind', 'evidence', '--json');
   assert.equal(ok.code, 0, ok.err);
-  const kinds = ok.out.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
+  const kinds = ok.out
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { kind: string }).kind);
   assert.deepEqual(kinds, ['evidence', 'evidence', 'evidence']);
 });

@@ -5,12 +5,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, asset } from './harness.js';
 
-interface Outcome { id: string; results: { method: string; success: boolean; steeredSteps: number }[] }
+interface Outcome {
+  id: string;
+  results: { method: string; success: boolean; steeredSteps: number }[];
+}
 
 async function backbone(dir: string, kind: string, steps: number): Promise<{ data: string; graph: string }> {
-  const data = join(dir, `${kind}.wds`), graph = join(dir, `${kind}.wgraph`);
-  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', kind, '--steps', String(steps), '--seed', '1', '--out', data)).code, 0);
-  assert.equal((await cli('graph', 'build', '--data', data, '--models', asset('models/pointmaze-medium'), '--out', graph)).code, 0);
+  const data = join(dir, `${kind}.wds`),
+    graph = join(dir, `${kind}.wgraph`);
+  assert.equal(
+    (
+      await cli(
+        'data',
+        'gen',
+        'pointmaze-medium',
+        '--kind',
+        kind,
+        '--steps',
+        String(steps),
+        '--seed',
+        '1',
+        '--out',
+        data,
+      )
+    ).code,
+    0,
+  );
+  assert.equal(
+    (await cli('graph', 'build', '--data', data, '--models', asset('models/pointmaze-medium'), '--out', graph)).code,
+    0,
+  );
   return { data, graph };
 }
 
@@ -18,11 +42,30 @@ test('bench ltl: the Appendix H ablations run beside SAGAS on the same task; the
   const dir = mkdtempSync(join(tmpdir(), 'witness-bench-ltl-'));
   const nav = await backbone(dir, 'navigate', 100_000);
   const out = join(dir, 'ablations.jsonl');
-  const base = ['bench', 'ltl', '--world', 'pointmaze-medium', '--graph', nav.graph, '--data', nav.data, '--tasks', '1', '--threads', '1', '--no-audit'];
+  const base = [
+    'bench',
+    'ltl',
+    '--world',
+    'pointmaze-medium',
+    '--graph',
+    nav.graph,
+    '--data',
+    nav.data,
+    '--tasks',
+    '1',
+    '--threads',
+    '1',
+    '--no-audit',
+  ];
   const args = [...base, '--difficulty', 'medium', '--methods', 'sagas,sagas-nosoft,sagas-nosteer', '--out', out];
   const r = await cli(...args, '--json');
   assert.equal(r.code, 0, r.err);
-  const j = JSON.parse(r.out) as { dataset: string; methods: string[]; tasks: number; results: Record<string, { sr: number; tasks: number }> };
+  const j = JSON.parse(r.out) as {
+    dataset: string;
+    methods: string[];
+    tasks: number;
+    results: Record<string, { sr: number; tasks: number }>;
+  };
   assert.equal(j.dataset, 'navigate', 'the regime of the given data file');
   assert.deepEqual(Object.keys(j.results), ['sagas', 'sagas-nosoft', 'sagas-nosteer']);
   const lines = readFileSync(out, 'utf8').trim().split('\n');
@@ -40,14 +83,17 @@ test('bench ltl: the Appendix H ablations run beside SAGAS on the same task; the
   // Resumed in text: the title names the regime and the methods, the tables the variants.
   const text = await cli(...args);
   assert.equal(text.code, 0, text.err);
-  assert.match(text.out, /^# witness bench ltl --world pointmaze-medium --dataset navigate --difficulty medium --tasks 1 --methods sagas,sagas-nosoft,sagas-nosteer --seed 1/);
+  assert.match(
+    text.out,
+    /^# witness bench ltl --world pointmaze-medium --dataset navigate --difficulty medium --tasks 1 --methods sagas,sagas-nosoft,sagas-nosteer --seed 1/,
+  );
   assert.match(text.out, /SAGAS w\/o soft SR \(%\) \| NCC \| SAGAS w\/o steering SR/);
   assert.match(text.out, /\| SAGAS w\/o steering \| \d+ \| [\d.]+ \| 0 \| 0 \| 0 \|/, 'steering active on no task');
   assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 2, 'nothing ran again');
 
   // A file of the format before the regime and the ablations (version 1), even with this config, is not resumed.
   const old = join(dir, 'old.jsonl');
-  writeFileSync(old, JSON.stringify({ ...JSON.parse(lines[0]!) as object, version: 1 }) + '\n' + lines[1]! + '\n');
+  writeFileSync(old, JSON.stringify({ ...(JSON.parse(lines[0]!) as object), version: 1 }) + '\n' + lines[1]! + '\n');
   const refused = await cli(...args.slice(0, -1), old);
   assert.equal(refused.code, 2);
   assert.match(refused.err, /old\.jsonl.*holds results of format version 1, not 2; pass another --out or delete it/);
@@ -69,28 +115,77 @@ test('bench ltl: the Appendix H ablations run beside SAGAS on the same task; the
   const wrong = await cli(...args, '--dataset', 'stitch');
   assert.equal(wrong.code, 2);
   assert.match(wrong.err, /--dataset: .*navigate\.wds holds a navigate dataset, not stitch/);
-  assert.equal((await cli(...args, '--dataset', 'navigate', '--json')).code, 0, 'the same regime, said explicitly, resumes');
+  assert.equal(
+    (await cli(...args, '--dataset', 'navigate', '--json')).code,
+    0,
+    'the same regime, said explicitly, resumes',
+  );
 
   // A stitch backbone: its results never mix with the navigate ones.
   const stitch = await backbone(dir, 'stitch', 20_000);
-  const sArgs = ['bench', 'ltl', '--world', 'pointmaze-medium', '--graph', stitch.graph, '--data', stitch.data, '--dataset', 'stitch', '--tasks', '1', '--threads', '1', '--no-audit', '--difficulty', 'easy', '--methods', 'sagas'];
+  const sArgs = [
+    'bench',
+    'ltl',
+    '--world',
+    'pointmaze-medium',
+    '--graph',
+    stitch.graph,
+    '--data',
+    stitch.data,
+    '--dataset',
+    'stitch',
+    '--tasks',
+    '1',
+    '--threads',
+    '1',
+    '--no-audit',
+    '--difficulty',
+    'easy',
+    '--methods',
+    'sagas',
+  ];
   const mixed = await cli(...sArgs, '--out', out);
   assert.equal(mixed.code, 2);
-  assert.match(mixed.err, /holds results of other settings \(\{"taskProtocol":2,"targets":"rest","world":"pointmaze-medium","dataset":"navigate"/);
+  assert.match(
+    mixed.err,
+    /holds results of other settings \(\{"taskProtocol":2,"targets":"rest","world":"pointmaze-medium","dataset":"navigate"/,
+  );
   const s = await cli(...sArgs, '--out', join(dir, 'stitch.jsonl'), '--json');
   assert.equal(s.code, 0, s.err);
   assert.equal((JSON.parse(s.out) as { dataset: string }).dataset, 'stitch');
-  assert.equal((JSON.parse(readFileSync(join(dir, 'stitch.jsonl'), 'utf8').split('\n')[0]!) as { config: { dataset: string } }).config.dataset, 'stitch');
+  assert.equal(
+    (JSON.parse(readFileSync(join(dir, 'stitch.jsonl'), 'utf8').split('\n')[0]!) as { config: { dataset: string } })
+      .config.dataset,
+    'stitch',
+  );
 });
 
 test('bench ltl: an unknown dataset regime or ablation is bad input (exit 2) naming its flag, before anything is built', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bench-ltl-'));
-  const base = ['bench', 'ltl', '--world', 'pointmaze-medium', '--tasks', '1', '--no-audit', '--out', join(dir, 'x.jsonl'), '--cache', join(dir, 'cache')];
+  const base = [
+    'bench',
+    'ltl',
+    '--world',
+    'pointmaze-medium',
+    '--tasks',
+    '1',
+    '--no-audit',
+    '--out',
+    join(dir, 'x.jsonl'),
+    '--cache',
+    join(dir, 'cache'),
+  ];
   const regime = await cli(...base, '--dataset', 'medium');
   assert.equal(regime.code, 2);
-  assert.match(regime.err, /--dataset <regime>' argument 'medium' is invalid\. Allowed choices are navigate, stitch, explore/);
+  assert.match(
+    regime.err,
+    /--dataset <regime>' argument 'medium' is invalid\. Allowed choices are navigate, stitch, explore/,
+  );
   const method = await cli(...base, '--methods', 'sagas,sagas-nosoft,sagas-nolabels');
   assert.equal(method.code, 2);
-  assert.match(method.err, /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, sagas-nodelatent, ap-hiql, ap-hiql-pilow\)/);
+  assert.match(
+    method.err,
+    /--methods: unknown method 'sagas-nolabels' \(sagas, lf-gas, ga-gas, sagas-replan, sagas-nosoft, sagas-nosteer, sagas-nodelatent, ap-hiql, ap-hiql-pilow\)/,
+  );
   assert.equal(existsSync(join(dir, 'cache')), false, 'no backbone was generated');
 });

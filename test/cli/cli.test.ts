@@ -32,7 +32,7 @@ test('the compiled entry run directly is the command too, once (not twice throug
   assert.equal(viaBin.stdout.match(/^HOA: v1$/gm)?.length, 1);
 });
 
-test('translate: formats json and dot; X is accepted (the LTL tools read Spot\'s syntax), a mission spec refuses it', async () => {
+test("translate: formats json and dot; X is accepted (the LTL tools read Spot's syntax), a mission spec refuses it", async () => {
   const j = await cli('ltl', 'translate', '--format', 'json', 'F a');
   assert.equal(j.code, 0);
   assert.equal((JSON.parse(j.out) as { format: string }).format, 'witness-buchi');
@@ -41,9 +41,18 @@ test('translate: formats json and dot; X is accepted (the LTL tools read Spot\'s
   const x = await cli('ltl', 'translate', 'G (a -> X b)');
   assert.equal(x.code, 0);
   assert.match(x.out, /^HOA: v1\nname: "G \(a -> X b\)"\n/);
-  const plan = await cli('plan', '--graph', fileURLToPath(new URL('../../../assets/graphs/warehouse.json', import.meta.url)), '--spec', 'G (dock -> X pack)');
+  const plan = await cli(
+    'plan',
+    '--graph',
+    fileURLToPath(new URL('../../../assets/graphs/warehouse.json', import.meta.url)),
+    '--spec',
+    'G (dock -> X pack)',
+  );
   assert.equal(plan.code, 2);
-  assert.match(plan.err, /^error: --spec:1:12: the next operator X is not supported: specifications must be stutter-invariant/);
+  assert.match(
+    plan.err,
+    /^error: --spec:1:12: the next operator X is not supported: specifications must be stutter-invariant/,
+  );
   const t = await cli('ltl', 'translate', '--acceptance', 'transition', 'G F a');
   assert.match(t.out, /trans-acc/);
 });
@@ -108,8 +117,42 @@ test('parse, check and monitor', async () => {
 });
 
 test('every sub-command has --help', async () => {
-  for (const argv of [[], ['ltl'], ['ltl', 'translate'], ['ltl', 'parse'], ['ltl', 'check'], ['ltl', 'monitor'], ['demo'], ['bench'], ['bench', 'ltl'], ['bench', 'world'],
-    ['world'], ['world', 'ls'], ['world', 'render'], ['world', 'check'], ['world', 'scenes'], ['data'], ['data', 'gen'], ['data', 'info'], ['data', 'import'], ['data', 'export'], ['model'], ['model', 'check'], ['train'], ['train', 'embed'], ['train', 'policy'], ['backbone'], ['backbone', 'eval'], ['backbone', 'train'], ['backbone', 'train-hiql'], ['backbone', 'eval-hiql'], ['graph'], ['graph', 'build'], ['graph', 'info'], ['graph', 'export']]) {
+  for (const argv of [
+    [],
+    ['ltl'],
+    ['ltl', 'translate'],
+    ['ltl', 'parse'],
+    ['ltl', 'check'],
+    ['ltl', 'monitor'],
+    ['demo'],
+    ['bench'],
+    ['bench', 'ltl'],
+    ['bench', 'world'],
+    ['world'],
+    ['world', 'ls'],
+    ['world', 'render'],
+    ['world', 'check'],
+    ['world', 'scenes'],
+    ['data'],
+    ['data', 'gen'],
+    ['data', 'info'],
+    ['data', 'import'],
+    ['data', 'export'],
+    ['model'],
+    ['model', 'check'],
+    ['train'],
+    ['train', 'embed'],
+    ['train', 'policy'],
+    ['backbone'],
+    ['backbone', 'eval'],
+    ['backbone', 'train'],
+    ['backbone', 'train-hiql'],
+    ['backbone', 'eval-hiql'],
+    ['graph'],
+    ['graph', 'build'],
+    ['graph', 'info'],
+    ['graph', 'export'],
+  ]) {
     const r = await cli(...argv, '--help');
     assert.equal(r.code, 0, argv.join(' '));
     assert.match(r.out, /Usage: witness/);
@@ -141,7 +184,14 @@ test('bench cli: the three start-up commands as new processes, with their ratios
   const r = await cli('bench', 'cli', '--runs', '1', '--json');
   assert.equal(r.code, 0, r.err);
   const rows = JSON.parse(r.out) as { command: string; p50_ms: number; ratio: number; goal: number | null }[];
-  assert.deepEqual(rows.map((x) => [x.command, x.goal]), [['node -e 0', null], ['witness --version', 4], ["witness ltl translate 'G F a'", 6]]);
+  assert.deepEqual(
+    rows.map((x) => [x.command, x.goal]),
+    [
+      ['node -e 0', null],
+      ['witness --version', 4],
+      ["witness ltl translate 'G F a'", 6],
+    ],
+  );
   assert.equal(rows[0]!.ratio, 1);
   for (const x of rows.slice(1)) assert.equal(x.ratio, x.p50_ms / rows[0]!.p50_ms);
   const bad = await cli('bench', 'cli', '--mission', '0');

@@ -20,10 +20,29 @@ function scene(): { dir: string; long: string; deep: string; loop: string; dangl
   symlinkSync(join(dir, 'loop-a'), join(dir, 'loop-b'));
   symlinkSync(join(dir, 'gone'), join(dir, 'dangling'));
   writeFileSync(join(dir, 'file'), 'x');
-  return { dir, long: join(dir, 'a'.repeat(300)), deep: join(dir, ...Array.from({ length: 30 }, () => 'd'.repeat(200))), loop: join(dir, 'loop-a'), dangling: join(dir, 'dangling'), file: join(dir, 'file') };
+  return {
+    dir,
+    long: join(dir, 'a'.repeat(300)),
+    deep: join(dir, ...Array.from({ length: 30 }, () => 'd'.repeat(200))),
+    loop: join(dir, 'loop-a'),
+    dangling: join(dir, 'dangling'),
+    file: join(dir, 'file'),
+  };
 }
 
-const ACT = ['act', '--world', 'tabletop', '--tools', asset('tools'), '--plan', asset('plans/warehouse.json'), '--goal', 'objects.red_bin.on == "shelf_c4"', '--replans', '0'];
+const ACT = [
+  'act',
+  '--world',
+  'tabletop',
+  '--tools',
+  asset('tools'),
+  '--plan',
+  asset('plans/warehouse.json'),
+  '--goal',
+  'objects.red_bin.on == "shelf_c4"',
+  '--replans',
+  '0',
+];
 
 test('an audit database whose folder cannot be made (a name too long, a loop of links, a dangling link, a file in the way): exit 2 naming it and why', async () => {
   const s = scene();
@@ -31,9 +50,17 @@ test('an audit database whose folder cannot be made (a name too long, a loop of 
     for (const [db, why] of [
       [join(s.long, 'a.sqlite'), /cannot create its folder: ENAMETOOLONG: the name is too long for the file system/],
       // A path of 6000 bytes: the message keeps its start and end (cli/errors.ts clipMessage).
-      [join(s.deep, 'a.sqlite'), /ENAMETOOLONG: the name is too long for the file system \(a name over 255 bytes, or a path over 4095\)\n$/],
+      [
+        join(s.deep, 'a.sqlite'),
+        /ENAMETOOLONG: the name is too long for the file system \(a name over 255 bytes, or a path over 4095\)\n$/,
+      ],
       [join(s.loop, 'a.sqlite'), /cannot create its folder: ELOOP: too many levels of symbolic links/],
-      [join(s.dangling, 'a.sqlite'), new RegExp(`cannot create its folder: ENOENT: ${s.dangling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a symbolic link to \\S+gone, which does not exist`)],
+      [
+        join(s.dangling, 'a.sqlite'),
+        new RegExp(
+          `cannot create its folder: ENOENT: ${s.dangling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a symbolic link to \\S+gone, which does not exist`,
+        ),
+      ],
       [join(s.file, 'a.sqlite'), /cannot create its folder: E(EXIST|NOTDIR): /],
     ] as const) {
       const r = await cli(...ACT, '--audit', db);
@@ -51,11 +78,43 @@ test('inputs and outputs named by such paths: exit 2 naming the path and the err
   const s = scene();
   try {
     for (const [argv, file, why] of [
-      [['graph', 'info', s.long], s.long, /cannot read: ENAMETOOLONG: the name is too long for the file system \(a name over 255 bytes, or a path over 4095\)\n$/],
+      [
+        ['graph', 'info', s.long],
+        s.long,
+        /cannot read: ENAMETOOLONG: the name is too long for the file system \(a name over 255 bytes, or a path over 4095\)\n$/,
+      ],
       [['data', 'info', s.loop], s.loop, /cannot read: ELOOP: too many levels of symbolic links/],
-      [['graph', 'info', s.dangling], s.dangling, /cannot read: ENOENT: it is a symbolic link to \S+gone, which does not exist\n$/],
-      [['graph', 'from-map', asset('maps/lab.yaml'), '--regions', asset('maps/lab-regions.json'), '--out', join(s.long, 'g.json')], join(s.long, 'g.json'), /cannot write: ENAMETOOLONG: /],
-      [['graph', 'from-map', asset('maps/lab.yaml'), '--regions', asset('maps/lab-regions.json'), '--out', join(s.dangling, 'g.json')], join(s.dangling, 'g.json'), /cannot write: ENOENT: \S+dangling is a symbolic link to \S+gone, which does not exist\n$/],
+      [
+        ['graph', 'info', s.dangling],
+        s.dangling,
+        /cannot read: ENOENT: it is a symbolic link to \S+gone, which does not exist\n$/,
+      ],
+      [
+        [
+          'graph',
+          'from-map',
+          asset('maps/lab.yaml'),
+          '--regions',
+          asset('maps/lab-regions.json'),
+          '--out',
+          join(s.long, 'g.json'),
+        ],
+        join(s.long, 'g.json'),
+        /cannot write: ENAMETOOLONG: /,
+      ],
+      [
+        [
+          'graph',
+          'from-map',
+          asset('maps/lab.yaml'),
+          '--regions',
+          asset('maps/lab-regions.json'),
+          '--out',
+          join(s.dangling, 'g.json'),
+        ],
+        join(s.dangling, 'g.json'),
+        /cannot write: ENOENT: \S+dangling is a symbolic link to \S+gone, which does not exist\n$/,
+      ],
     ] as const) {
       const r = await cli(...argv);
       assert.equal(r.code, 2, `${argv.join(' ').slice(0, 120)}: ${r.err.slice(0, 300)}`);
@@ -69,20 +128,56 @@ test('inputs and outputs named by such paths: exit 2 naming the path and the err
 });
 
 test('a file-system error no reader named still reports the path, exit 2: never internal', () => {
-  for (const [code, exit, words] of [['ENAMETOOLONG', 2, 'the name is too long'], ['ELOOP', 2, 'too many levels of symbolic links'], ['ENOENT', 2, 'no such file or folder'], ['EACCES', 2, 'permission denied']] as const) {
+  for (const [code, exit, words] of [
+    ['ENAMETOOLONG', 2, 'the name is too long'],
+    ['ELOOP', 2, 'too many levels of symbolic links'],
+    ['ENOENT', 2, 'no such file or folder'],
+    ['EACCES', 2, 'permission denied'],
+  ] as const) {
     let err = '';
     const e = Object.assign(new Error(`${code}: raw, mkdir '/x/y'`), { code, path: '/x/y', syscall: 'mkdir' });
-    assert.equal(report(e, { out: () => undefined, err: (t) => { err += t; } }), exit);
-    assert.equal(err, `error: /x/y: cannot mkdir: ${code}: ${words}${code === 'ENAMETOOLONG' ? ' for the file system (a name over 255 bytes, or a path over 4095)' : code === 'ELOOP' ? ' (links that lead back to themselves)' : ''}\n`);
+    assert.equal(
+      report(e, {
+        out: () => undefined,
+        err: (t) => {
+          err += t;
+        },
+      }),
+      exit,
+    );
+    assert.equal(
+      err,
+      `error: /x/y: cannot mkdir: ${code}: ${words}${code === 'ENAMETOOLONG' ? ' for the file system (a name over 255 bytes, or a path over 4095)' : code === 'ELOOP' ? ' (links that lead back to themselves)' : ''}\n`,
+    );
   }
   let err = '';
-  assert.equal(report(Object.assign(new Error('EBADF: bad file descriptor'), { code: 'EBADF' }), { out: () => undefined, err: (t) => { err += t; } }), 70, 'not about a path: still a bug');
+  assert.equal(
+    report(Object.assign(new Error('EBADF: bad file descriptor'), { code: 'EBADF' }), {
+      out: () => undefined,
+      err: (t) => {
+        err += t;
+      },
+    }),
+    70,
+    'not about a path: still a bug',
+  );
   assert.match(err, /^error: internal: EBADF/);
 });
 
 test('the API reports such an error the same way: its code and the path, not internal', async () => {
   const api = createDirectApi();
-  const raw = Object.assign(new Error('ELOOP: too many symbolic links encountered, open \'/w/loop\''), { code: 'ELOOP', path: '/w/loop', syscall: 'open' });
+  const raw = Object.assign(new Error("ELOOP: too many symbolic links encountered, open '/w/loop'"), {
+    code: 'ELOOP',
+    path: '/w/loop',
+    syscall: 'open',
+  });
   const dispatch = createDispatcher({ ...api, version: () => Promise.reject(raw) });
-  assert.deepEqual(await dispatch('version', {}), { ok: false, error: { code: 'invalid-input', message: '/w/loop: cannot open: ELOOP: too many levels of symbolic links (links that lead back to themselves)', path: '/w/loop' } });
+  assert.deepEqual(await dispatch('version', {}), {
+    ok: false,
+    error: {
+      code: 'invalid-input',
+      message: '/w/loop: cannot open: ELOOP: too many levels of symbolic links (links that lead back to themselves)',
+      path: '/w/loop',
+    },
+  });
 });

@@ -9,23 +9,75 @@ import { cli } from './harness.js';
 
 /** A hand-made "trained elsewhere" bundle: ψ(s) = 5·(x, y) (a position-based embedding). */
 async function linearBundle(dir: string, world = 'pointmaze-medium'): Promise<void> {
-  const embed: Mlp = { layers: [{ inputs: 4, outputs: 2, weights: Float32Array.from([5, 0, 0, 5, 0, 0, 0, 0]), bias: new Float32Array(2), activation: 'linear' }] };
-  const policy: Mlp = { layers: [{ inputs: 6, outputs: 2, weights: Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]), bias: new Float32Array(2), activation: 'tanh' }] };
-  await writeModels(dir, { embed, policy }, {
-    world, dims: { obs: 4, latent: 2, action: 2 }, H_TD: 8,
-    normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] }, training: { handmade: true }, dataset: { sha256: 'c'.repeat(64) },
-  });
+  const embed: Mlp = {
+    layers: [
+      {
+        inputs: 4,
+        outputs: 2,
+        weights: Float32Array.from([5, 0, 0, 5, 0, 0, 0, 0]),
+        bias: new Float32Array(2),
+        activation: 'linear',
+      },
+    ],
+  };
+  const policy: Mlp = {
+    layers: [
+      {
+        inputs: 6,
+        outputs: 2,
+        weights: Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]),
+        bias: new Float32Array(2),
+        activation: 'tanh',
+      },
+    ],
+  };
+  await writeModels(
+    dir,
+    { embed, policy },
+    {
+      world,
+      dims: { obs: 4, latent: 2, action: 2 },
+      H_TD: 8,
+      normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] },
+      training: { handmade: true },
+      dataset: { sha256: 'c'.repeat(64) },
+    },
+  );
 }
 
 test('graph build / info / export on a dataset with a model bundle; stale and mismatched inputs are refused', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-graphcli-'));
-  const data = join(dir, 'nav.wds'), models = join(dir, 'models'), file = join(dir, 'g.wgraph'), json = join(dir, 'g.json');
-  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '20000', '--seed', '2', '--out', data)).code, 0);
+  const data = join(dir, 'nav.wds'),
+    models = join(dir, 'models'),
+    file = join(dir, 'g.wgraph'),
+    json = join(dir, 'g.json');
+  assert.equal(
+    (
+      await cli(
+        'data',
+        'gen',
+        'pointmaze-medium',
+        '--kind',
+        'navigate',
+        '--steps',
+        '20000',
+        '--seed',
+        '2',
+        '--out',
+        data,
+      )
+    ).code,
+    0,
+  );
   await linearBundle(models);
   const b = await cli('graph', 'build', '--data', data, '--models', models, '--out', file);
   assert.equal(b.code, 0, b.err);
   assert.match(b.out, /\d+ nodes, \d+ edges, 1 component/);
-  const info = JSON.parse((await cli('graph', 'info', file, '--models', models, '--json')).out) as { nodes: number; components: number; states: number };
+  const info = JSON.parse((await cli('graph', 'info', file, '--models', models, '--json')).out) as {
+    nodes: number;
+    components: number;
+    states: number;
+  };
   assert.equal(info.components, 1);
   assert.equal(info.states, 20000);
   assert.ok(info.nodes > 20);
@@ -36,14 +88,39 @@ test('graph build / info / export on a dataset with a model bundle; stale and mi
   assert.equal((await cli('world', 'render', 'pointmaze-giant', '--graph', file, '--out', svg)).code, 2);
   const g = JSON.parse(readFileSync(json, 'utf8')) as { nodes: { position: number[] }[] };
   // node positions are Π of their support means: inside the maze's extent
-  assert.ok(g.nodes.every((n) => n.position[0]! > -3 && n.position[0]! < 27 && n.position[1]! > -3 && n.position[1]! < 27));
+  assert.ok(
+    g.nodes.every((n) => n.position[0]! > -3 && n.position[0]! < 27 && n.position[1]! > -3 && n.position[1]! < 27),
+  );
   // a different bundle makes the graph stale
   const other = join(dir, 'other');
   await linearBundle(other);
   const o2 = join(dir, 'o2');
-  const embed: Mlp = { layers: [{ inputs: 4, outputs: 2, weights: Float32Array.from([4, 0, 0, 4, 0, 0, 0, 0]), bias: new Float32Array(2), activation: 'linear' }] };
-  const policy: Mlp = { layers: [{ inputs: 6, outputs: 2, weights: new Float32Array(12), bias: new Float32Array(2), activation: 'tanh' }] };
-  await writeModels(o2, { embed, policy }, { world: 'pointmaze-medium', dims: { obs: 4, latent: 2, action: 2 }, H_TD: 8, normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] }, training: {}, dataset: { sha256: 'c'.repeat(64) } });
+  const embed: Mlp = {
+    layers: [
+      {
+        inputs: 4,
+        outputs: 2,
+        weights: Float32Array.from([4, 0, 0, 4, 0, 0, 0, 0]),
+        bias: new Float32Array(2),
+        activation: 'linear',
+      },
+    ],
+  };
+  const policy: Mlp = {
+    layers: [{ inputs: 6, outputs: 2, weights: new Float32Array(12), bias: new Float32Array(2), activation: 'tanh' }],
+  };
+  await writeModels(
+    o2,
+    { embed, policy },
+    {
+      world: 'pointmaze-medium',
+      dims: { obs: 4, latent: 2, action: 2 },
+      H_TD: 8,
+      normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] },
+      training: {},
+      dataset: { sha256: 'c'.repeat(64) },
+    },
+  );
   const stale = await cli('graph', 'info', file, '--models', o2);
   assert.equal(stale.code, 2);
   assert.match(stale.err, /models: stale/);
@@ -59,11 +136,32 @@ test('an interrupted graph build leaves nothing behind', async () => {
   const { readdirSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const dir = mkdtempSync(join(tmpdir(), 'witness-cancel-'));
-  const data = join(dir, 'nav.wds'), models = join(dir, 'models'), out = join(dir, 'g.wgraph');
-  assert.equal((await cli('data', 'gen', 'pointmaze-medium', '--kind', 'navigate', '--steps', '300000', '--seed', '2', '--out', data)).code, 0);
+  const data = join(dir, 'nav.wds'),
+    models = join(dir, 'models'),
+    out = join(dir, 'g.wgraph');
+  assert.equal(
+    (
+      await cli(
+        'data',
+        'gen',
+        'pointmaze-medium',
+        '--kind',
+        'navigate',
+        '--steps',
+        '300000',
+        '--seed',
+        '2',
+        '--out',
+        data,
+      )
+    ).code,
+    0,
+  );
   await linearBundle(models);
   const bin = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'graph', 'build', '--data', data, '--models', models, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'graph', 'build', '--data', data, '--models', models, '--out', out], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // Interrupt mid-way, whatever the machine's speed: once the embedding stage reports progress.
   await new Promise<void>((r) => {
     let text = '';

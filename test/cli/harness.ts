@@ -4,8 +4,16 @@ import { run } from '../../main/cli/main.js';
 
 /** Runs `witness …argv` in this process; its exit code and what it printed. */
 export async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await run(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  let out = '',
+    err = '';
+  const code = await run(argv, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
   return { code, out, err };
 }
 

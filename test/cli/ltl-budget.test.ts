@@ -18,14 +18,17 @@ import { cli } from './harness.js';
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 const WAREHOUSE = fileURLToPath(new URL('../../../assets/graphs/warehouse.json', import.meta.url));
 
-function witness(args: string[], timeout_ms: number): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+function witness(
+  args: string[],
+  timeout_ms: number,
+): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: timeout_ms });
 }
 
 const ISSUE = chain('<->', 700);
 const TOO_DEEP = 'error: budget: 1:3504: formula nests deeper than 500 levels\n';
 
-test('the issue\'s 8 KB <-> chain: translate, check, parse, monitor and plan --spec refuse it at once with exit 3', () => {
+test("the issue's 8 KB <-> chain: translate, check, parse, monitor and plan --spec refuse it at once with exit 3", () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-ltl-deep-'));
   const file = join(dir, 'deep.ltl');
   writeFileSync(file, ISSUE);
@@ -35,7 +38,10 @@ test('the issue\'s 8 KB <-> chain: translate, check, parse, monitor and plan --s
     [['ltl', 'parse', ISSUE], TOO_DEEP],
     [['ltl', 'monitor', '--word', 'p0;p1', ISSUE], TOO_DEEP],
     [['ltl', 'translate', '--file', file], `error: budget: ${file}: 1:3504: formula nests deeper than 500 levels\n`],
-    [['plan', '--graph', WAREHOUSE, '--spec', ISSUE], 'error: budget: --spec:1:3504: formula nests deeper than 500 levels\n'],
+    [
+      ['plan', '--graph', WAREHOUSE, '--spec', ISSUE],
+      'error: budget: --spec:1:3504: formula nests deeper than 500 levels\n',
+    ],
   ];
   for (const [args, message] of runs) {
     const r = witness(args, 20_000);
@@ -49,7 +55,11 @@ test('the issue\'s 8 KB <-> chain: translate, check, parse, monitor and plan --s
 test('a formula within the nesting limit whose automaton is far too large ends with its time budget, naming the stage', () => {
   // 499 right-associative U: a minute and more of work; --time-limit-ms 2000 ends it (10× bound)
   const text = chain('U', 499);
-  for (const command of [['ltl', 'translate'], ['ltl', 'check', '--cycle', 'p0'], ['ltl', 'monitor', '--word', 'p0;p1']]) {
+  for (const command of [
+    ['ltl', 'translate'],
+    ['ltl', 'check', '--cycle', 'p0'],
+    ['ltl', 'monitor', '--word', 'p0;p1'],
+  ]) {
     const r = witness([...command, '--time-limit-ms', '2000', text], 20_000);
     assert.equal(r.signal, null, `${command[1]} ended within 20 s`);
     assert.equal(r.status, 3, `${command[1]}: ${r.stderr}`);
@@ -69,7 +79,11 @@ test('every hostile shape through ltl translate, check, monitor and parse: exit 
       const what = `${shape.name}: ${args[1]}`;
       if (shape.refused) {
         assert.equal(r.code, 3, what);
-        assert.match(r.err, /^error: budget: (\d+:\d+: formula nests deeper than 500 levels|formula is \d+ characters long; the limit is 10000)\n$/, what);
+        assert.match(
+          r.err,
+          /^error: budget: (\d+:\d+: formula nests deeper than 500 levels|formula is \d+ characters long; the limit is 10000)\n$/,
+          what,
+        );
         continue;
       }
       assert.ok([0, 1, 3].includes(r.code), `${what}: exit ${r.code} ${r.err}`);
@@ -81,20 +95,29 @@ test('every hostile shape through ltl translate, check, monitor and parse: exit 
 
 test('property: random deep chains (50 to 5000 operators) through ltl translate and check exit 0, 1 or 3, never 2 or 70', async () => {
   const ops = ['&', '|', '->', '<->', 'U', 'R', 'W'];
-  await fc.assert(fc.asyncProperty(
-    fc.oneof(fc.integer({ min: 50, max: 500 }), fc.integer({ min: 50, max: 5000 })),
-    fc.array(fc.tuple(fc.constantFrom(...ops), fc.constantFrom('', '!', 'F ', 'G '), fc.boolean()), { minLength: 1, maxLength: 8 }),
-    async (n, pattern) => {
-      let text = 'p0';
-      for (let i = 0; i < n; i++) {
-        const [op, wrap, paren] = pattern[i % pattern.length]!;
-        text = paren ? `(${text} ${op} ${wrap}p${i % 5})` : `${text} ${op} ${wrap}p${i % 5}`;
-      }
-      for (const args of [['translate', '--time-limit-ms', '100', text], ['check', '--time-limit-ms', '100', '--cycle', 'p0;p1', text]]) {
-        const r = await cli('ltl', ...args);
-        assert.ok([0, 1, 3].includes(r.code), `exit ${r.code}: ${r.err}`);
-        if (r.code === 3) assert.match(r.err, /^error: budget: [^\n]+\n$/);
-      }
-    },
-  ), { seed: 6, numRuns: 25 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(fc.integer({ min: 50, max: 500 }), fc.integer({ min: 50, max: 5000 })),
+      fc.array(fc.tuple(fc.constantFrom(...ops), fc.constantFrom('', '!', 'F ', 'G '), fc.boolean()), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+      async (n, pattern) => {
+        let text = 'p0';
+        for (let i = 0; i < n; i++) {
+          const [op, wrap, paren] = pattern[i % pattern.length]!;
+          text = paren ? `(${text} ${op} ${wrap}p${i % 5})` : `${text} ${op} ${wrap}p${i % 5}`;
+        }
+        for (const args of [
+          ['translate', '--time-limit-ms', '100', text],
+          ['check', '--time-limit-ms', '100', '--cycle', 'p0;p1', text],
+        ]) {
+          const r = await cli('ltl', ...args);
+          assert.ok([0, 1, 3].includes(r.code), `exit ${r.code}: ${r.err}`);
+          if (r.code === 3) assert.match(r.err, /^error: budget: [^\n]+\n$/);
+        }
+      },
+    ),
+    { seed: 6, numRuns: 25 },
+  );
 });

@@ -8,7 +8,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { automatonOf, checkLasso, monitorWord, parseFormula, translate, translateRequest, TOOL_SYNTAX } from '../../main/app/ltl.js';
+import {
+  automatonOf,
+  checkLasso,
+  monitorWord,
+  parseFormula,
+  translate,
+  translateRequest,
+  TOOL_SYNTAX,
+} from '../../main/app/ltl.js';
 import { specOf } from '../../main/app/mission.js';
 import { automatonViewOf, planLabelledGraph } from '../../main/app/plan.js';
 import { checkLtl } from '../../main/services/editor/ltl-check.js';
@@ -17,7 +25,8 @@ import { WitnessError } from '../../main/contract/errors.js';
 import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
-const NEXT_MESSAGE = 'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';
+const NEXT_MESSAGE =
+  'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';
 
 test('the real binary translates G (a -> X b)', () => {
   const r = spawnSync(process.execPath, [BIN, 'ltl', 'translate', 'G (a -> X b)'], { encoding: 'utf8' });
@@ -29,8 +38,12 @@ test('the real binary translates G (a -> X b)', () => {
 
 test('ltl parse: X, M, xor and 1/0 in canonical form (read the same way by Spot)', async () => {
   const cases: [string, string][] = [
-    ['X X a', 'X X a'], ['a M b', 'a M b'], ['a xor b', 'a ^ b'], ['1 & F 0', 'true & F false'],
-    ['a -> b <-> c', '(a -> b) <-> c'], ['a <-> b <-> c', '(a <-> b) <-> c'],
+    ['X X a', 'X X a'],
+    ['a M b', 'a M b'],
+    ['a xor b', 'a ^ b'],
+    ['1 & F 0', 'true & F false'],
+    ['a -> b <-> c', '(a -> b) <-> c'],
+    ['a <-> b <-> c', '(a <-> b) <-> c'],
   ];
   for (const [src, printed] of cases) {
     const r = await cli('ltl', 'parse', src);
@@ -59,7 +72,10 @@ test('ltl check with X: exact on the lasso (exit 0 satisfied, 1 violated)', asyn
 test('ltl monitor with X: G (a -> X b) is violated at the letter after an a without b', async () => {
   const r = await cli('ltl', 'monitor', 'G (a -> X b)', '--word', 'a;b;a;;b', '--json');
   assert.equal(r.code, 1);
-  const viable = r.out.trim().split('\n').map((l) => (JSON.parse(l) as { viable: boolean }).viable);
+  const viable = r.out
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { viable: boolean }).viable);
   assert.deepEqual(viable, [true, true, true, false, false]);
   const ok = await cli('ltl', 'monitor', 'X X a', '--word', ';;a');
   assert.equal(ok.code, 0, ok.out);
@@ -71,21 +87,34 @@ test('the app functions behind the tools accept X; automatonOf does only when as
   assert.equal(checkLasso('X a', ';a', '{}').satisfied, true);
   assert.equal(monitorWord('X a', ';').steps.length, 2);
   assert.equal(automatonOf('X a', {}, TOOL_SYNTAX).states.length, 3);
-  assert.throws(() => automatonOf('X a'), (e: unknown) => e instanceof LtlSyntaxError && e.detail === NEXT_MESSAGE);
+  assert.throws(
+    () => automatonOf('X a'),
+    (e: unknown) => e instanceof LtlSyntaxError && e.detail === NEXT_MESSAGE,
+  );
   const api = translateRequest({ formula: 'G (a -> X b)' });
   assert.equal(api.ok, true);
 });
 
 test('mission paths refuse X with the stutter-invariance message at its position', () => {
   // run / plan / the console / bench missions: app/mission.ts
-  assert.throws(() => specOf('F dock & G (dock -> X pack)'), (e: unknown) =>
-    e instanceof WitnessError && e.code === 'invalid-spec' && e.message === `--spec:1:21: ${NEXT_MESSAGE}`);
+  assert.throws(
+    () => specOf('F dock & G (dock -> X pack)'),
+    (e: unknown) =>
+      e instanceof WitnessError && e.code === 'invalid-spec' && e.message === `--spec:1:21: ${NEXT_MESSAGE}`,
+  );
   // the API's planGraph and automatonView (app/plan.ts)
   const g = { nodes: [{ id: 'a', labels: ['dock'] }], edges: [], start: 'a' };
   const p = planLabelledGraph({ graph: g, spec: 'X dock' });
   assert.equal(p.ok, false);
-  assert.deepEqual(!p.ok && { message: p.error.message, line: p.error.line, column: p.error.column }, { message: NEXT_MESSAGE, line: 1, column: 1 });
-  assert.throws(() => automatonViewOf('G X dock'), (e: unknown) => e instanceof WitnessError && e.message === `spec: 1:3: ${NEXT_MESSAGE}`);
+  assert.deepEqual(!p.ok && { message: p.error.message, line: p.error.line, column: p.error.column }, {
+    message: NEXT_MESSAGE,
+    line: 1,
+    column: 1,
+  });
+  assert.throws(
+    () => automatonViewOf('G X dock'),
+    (e: unknown) => e instanceof WitnessError && e.message === `spec: 1:3: ${NEXT_MESSAGE}`,
+  );
   // the editor's check of a specification
   const d = checkLtl('F a U X b', null).diagnostics;
   assert.equal(d.length, 1);

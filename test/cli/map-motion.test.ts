@@ -16,11 +16,26 @@ import type { GraphDocument } from '../../main/contract/formats.js';
 import { type CheckRegion, drivenLasso } from '../core/map/motion-checker.js';
 import { asset, cli } from './harness.js';
 
-interface PlanDoc { status: string; prefix: string[]; suffix: string[]; reason?: { kind: string; message: string; enters?: { region: string; node: string; at: [number, number] | null }[] } }
+interface PlanDoc {
+  status: string;
+  prefix: string[];
+  suffix: string[];
+  reason?: { kind: string; message: string; enters?: { region: string; node: string; at: [number, number] | null }[] };
+}
 
-/** A 10 m × 6 m floor at 5 cm (origin (0, 0)), free but for the boxes given as [x0, y0, x1, y1] metres, walled all round. */
-function floor(name: string, walls: readonly (readonly [number, number, number, number])[], regions: readonly CheckRegion[]): { yaml: string; regions: string; dir: string } {
-  const res = 0.05, w = 200, h = 120, g = new Uint8Array(w * h).fill(254);
+/**
+ * A 10 m × 6 m floor at 5 cm (origin (0, 0)), free but for the boxes given as [x0, y0, x1, y1] metres, walled all
+ * round.
+ */
+function floor(
+  name: string,
+  walls: readonly (readonly [number, number, number, number])[],
+  regions: readonly CheckRegion[],
+): { yaml: string; regions: string; dir: string } {
+  const res = 0.05,
+    w = 200,
+    h = 120,
+    g = new Uint8Array(w * h).fill(254);
   const box = (x0: number, y0: number, x1: number, y1: number): void => {
     for (let r = 0; r < h; r++) {
       const y = (h - r - 0.5) * res;
@@ -31,16 +46,25 @@ function floor(name: string, walls: readonly (readonly [number, number, number, 
       }
     }
   };
-  box(0, 0, 10, 0.1); box(0, 5.9, 10, 6); box(0, 0, 0.1, 6); box(9.9, 0, 10, 6);
+  box(0, 0, 10, 0.1);
+  box(0, 5.9, 10, 6);
+  box(0, 0, 0.1, 6);
+  box(9.9, 0, 10, 6);
   for (const b of walls) box(...b);
   const dir = mkdtempSync(join(tmpdir(), `witness-${name}-`));
   writeFileSync(join(dir, `${name}.pgm`), encodePgm(w, h, g));
-  writeFileSync(join(dir, `${name}.yaml`), `image: ${name}.pgm\nresolution: ${res}\norigin: [0, 0, 0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`);
+  writeFileSync(
+    join(dir, `${name}.yaml`),
+    `image: ${name}.pgm\nresolution: ${res}\norigin: [0, 0, 0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`,
+  );
   writeFileSync(join(dir, 'regions.json'), JSON.stringify({ world: name, regions }));
   return { yaml: join(dir, `${name}.yaml`), regions: join(dir, 'regions.json'), dir };
 }
 
-async function fromMap(f: ReturnType<typeof floor>, ...extra: string[]): Promise<{ file: string; doc: GraphDocument; summary: string }> {
+async function fromMap(
+  f: ReturnType<typeof floor>,
+  ...extra: string[]
+): Promise<{ file: string; doc: GraphDocument; summary: string }> {
   const file = join(f.dir, 'graph.json');
   const r = await cli('graph', 'from-map', f.yaml, '--regions', f.regions, '--out', file, ...extra);
   assert.equal(r.code, 0, r.err);
@@ -48,14 +72,22 @@ async function fromMap(f: ReturnType<typeof floor>, ...extra: string[]): Promise
 }
 
 /** Plans with `witness plan --json` and drives every leg of the plan through the checker. */
-async function planAndDrive(graph: { file: string; doc: GraphDocument }, regions: readonly CheckRegion[], spec: string, method = 'sagas'): Promise<{ doc: PlanDoc; visited: Set<string> }> {
+async function planAndDrive(
+  graph: { file: string; doc: GraphDocument },
+  regions: readonly CheckRegion[],
+  spec: string,
+  method = 'sagas',
+): Promise<{ doc: PlanDoc; visited: Set<string> }> {
   const r = await cli('plan', '--graph', graph.file, '--spec', spec, '--method', method, '--json');
   const doc = JSON.parse(r.out) as PlanDoc;
   assert.equal(r.code, doc.status === 'ok' ? 0 : 3, r.err);
   if (doc.status !== 'ok') return { doc, visited: new Set() };
   const pos = new Map(graph.doc.nodes.map((n) => [n.id, [n.pos![0]!, n.pos![1]!] as const]));
   const word = drivenLasso(doc.prefix, doc.suffix, pos, regions, 0.005);
-  assert.ok(acceptsLasso(translateFormula(parseLtl(spec)).automaton, word), `${method} ${spec}: the driven path violates it: ${[...doc.prefix, '|', ...doc.suffix].join(' ')}`);
+  assert.ok(
+    acceptsLasso(translateFormula(parseLtl(spec)).automaton, word),
+    `${method} ${spec}: the driven path violates it: ${[...doc.prefix, '|', ...doc.suffix].join(' ')}`,
+  );
   return { doc, visited: new Set([...word.prefix, ...word.cycle].flatMap((l) => [...l])) };
 }
 
@@ -86,7 +118,14 @@ test('two rooms joined by one door: a mission that must cross the forbidden door
     { name: 'shelf', kind: 'box', min: [8, 2], max: [9, 4] },
     { name: 'door', kind: 'box', min: [4.6, 3], max: [5.4, 4] },
   ];
-  const rooms = floor('rooms', [[4.9, 0, 5.1, 3], [4.9, 4, 5.1, 6]], regions);
+  const rooms = floor(
+    'rooms',
+    [
+      [4.9, 0, 5.1, 3],
+      [4.9, 4, 5.1, 6],
+    ],
+    regions,
+  );
   const g = await fromMap(rooms, '--start', '2,3');
   const { doc } = await planAndDrive(g, regions, 'G F shelf & G !door');
   assert.equal(doc.status, 'infeasible');
@@ -95,7 +134,10 @@ test('two rooms joined by one door: a mission that must cross the forbidden door
   assert.equal(enters[0]!.region, 'door');
   const [x, y] = enters[0]!.at!;
   assert.ok(x >= 4.6 && x <= 5.4 && y >= 3 && y <= 4, `the place (${x}, ${y}) is in the doorway`);
-  assert.match(doc.reason!.message, /every plan would have to enter "door" at \([\d.]+, [\d.]+\), node \S+, where the specification forbids it/);
+  assert.match(
+    doc.reason!.message,
+    /every plan would have to enter "door" at \([\d.]+, [\d.]+\), node \S+, where the specification forbids it/,
+  );
   // the same from the terminal: exit 3 and the reason
   const t = await cli('plan', '--graph', g.file, '--spec', 'G F shelf & G !door');
   assert.equal(t.code, 3);
@@ -105,15 +147,28 @@ test('two rooms joined by one door: a mission that must cross the forbidden door
 });
 
 test('the shipped lab: edges that pass through the spill or the bench carry them, and no plan drives across the spill', async () => {
-  const regions = (JSON.parse(readFileSync(asset('maps/lab-regions.json'), 'utf8')) as { regions: CheckRegion[] }).regions;
+  const regions = (JSON.parse(readFileSync(asset('maps/lab-regions.json'), 'utf8')) as { regions: CheckRegion[] })
+    .regions;
   const dir = mkdtempSync(join(tmpdir(), 'witness-lab-motion-'));
   const file = join(dir, 'lab.json');
-  const r = await cli('graph', 'from-map', asset('maps/lab.yaml'), '--regions', asset('maps/lab-regions.json'), '--out', file);
+  const r = await cli(
+    'graph',
+    'from-map',
+    asset('maps/lab.yaml'),
+    '--regions',
+    asset('maps/lab-regions.json'),
+    '--out',
+    file,
+  );
   assert.equal(r.code, 0, r.err);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as GraphDocument;
   const crossing = doc.nodes.filter((n) => n.id.includes('~'));
   assert.ok(crossing.length > 0 && crossing.every((n) => (n.labels ?? []).length > 0));
-  for (const spec of ['G F shelf & G F bench & G !spill', 'G F dock & G F bench & G F shelf & G !spill', 'F shelf & (!spill U bench)']) {
+  for (const spec of [
+    'G F shelf & G F bench & G !spill',
+    'G F dock & G F bench & G F shelf & G !spill',
+    'F shelf & (!spill U bench)',
+  ]) {
     for (const method of ['sagas', 'lf-gas', 'ga-gas']) {
       const { doc: p, visited } = await planAndDrive({ file, doc }, regions, spec, method);
       assert.equal(p.status, 'ok', `${method} ${spec}`);
@@ -124,13 +179,28 @@ test('the shipped lab: edges that pass through the spill or the bench carry them
 
 test('witness plan --regions on a hand-written graph: labels checked against the regions, crossings split, a node without a place refused', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-hand-graph-'));
-  const regions: CheckRegion[] = [{ name: 'wet', kind: 'box', min: [1, -1], max: [2, 1] }, { name: 'dock', kind: 'disk', center: [4, 0], radius: 0.5 }];
+  const regions: CheckRegion[] = [
+    { name: 'wet', kind: 'box', min: [1, -1], max: [2, 1] },
+    { name: 'dock', kind: 'disk', center: [4, 0], radius: 0.5 },
+  ];
   const regionsFile = join(dir, 'r.json');
   writeFileSync(regionsFile, JSON.stringify({ regions }));
-  const write = (name: string, doc: unknown): string => { const f = join(dir, name); writeFileSync(f, JSON.stringify(doc)); return f; };
+  const write = (name: string, doc: unknown): string => {
+    const f = join(dir, name);
+    writeFileSync(f, JSON.stringify(doc));
+    return f;
+  };
   const doc = {
-    nodes: [{ id: 's', pos: [0, 0] }, { id: 'd', labels: ['dock', 'charger'], pos: [4, 0] }, { id: 'up', pos: [2, 3] }],
-    edges: [{ from: 's', to: 'd', weight: 4 }, { from: 's', to: 'up', weight: 4 }, { from: 'up', to: 'd', weight: 4 }],
+    nodes: [
+      { id: 's', pos: [0, 0] },
+      { id: 'd', labels: ['dock', 'charger'], pos: [4, 0] },
+      { id: 'up', pos: [2, 3] },
+    ],
+    edges: [
+      { from: 's', to: 'd', weight: 4 },
+      { from: 's', to: 'up', weight: 4 },
+      { from: 'up', to: 'd', weight: 4 },
+    ],
     start: 's',
   };
   const file = write('g.json', doc);
@@ -144,13 +214,23 @@ test('witness plan --regions on a hand-written graph: labels checked against the
   const p = JSON.parse(r.out) as PlanDoc;
   assert.deepEqual(p.prefix, ['s', 'up', 'd']);
   const pos = new Map(graph.doc.nodes.map((n) => [n.id, [n.pos![0]!, n.pos![1]!] as const]));
-  assert.ok(acceptsLasso(translateFormula(parseLtl('F dock & G !wet')).automaton, drivenLasso(p.prefix, p.suffix, pos, regions, 0.005)));
+  assert.ok(
+    acceptsLasso(
+      translateFormula(parseLtl('F dock & G !wet')).automaton,
+      drivenLasso(p.prefix, p.suffix, pos, regions, 0.005),
+    ),
+  );
   // Crossing the wet floor is planned through its crossing node when the spec allows it.
-  const through = JSON.parse((await cli('plan', '--graph', file, '--regions', regionsFile, '--spec', 'F (wet & F dock)', '--json')).out) as PlanDoc;
+  const through = JSON.parse(
+    (await cli('plan', '--graph', file, '--regions', regionsFile, '--spec', 'F (wet & F dock)', '--json')).out,
+  ) as PlanDoc;
   // (on s–d: the wet floor, then bare floor, then the dock's disk: two crossing nodes)
   assert.deepEqual(through.prefix, ['s', 's~d#1', 's~d#2', 'd']);
   // A label the regions contradict, and a node with no place: exit 2, naming the node.
-  const wrong = write('wrong.json', { ...doc, nodes: [{ id: 's', labels: ['wet'], pos: [0, 0] }, ...doc.nodes.slice(1)] });
+  const wrong = write('wrong.json', {
+    ...doc,
+    nodes: [{ id: 's', labels: ['wet'], pos: [0, 0] }, ...doc.nodes.slice(1)],
+  });
   const w = await cli('plan', '--graph', wrong, '--regions', regionsFile, '--spec', 'F dock');
   assert.equal(w.code, 2);
   assert.match(w.err, /wrong\.json: node "s" at \(0, 0\) is labelled \{wet\}, but the regions put it in \{\}/);

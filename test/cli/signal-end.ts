@@ -20,25 +20,36 @@ export interface Ended {
 }
 
 /** Whether `e` is the documented end for `sig`: exit 130 / 143, or ended by the signal (a shell shows 130 / 143). */
-export const endedBy = (sig: Sig, e: Pick<Ended, 'code' | 'signal'>): boolean => e.code === (sig === 'SIGINT' ? 130 : 143) || e.signal === sig;
+export const endedBy = (sig: Sig, e: Pick<Ended, 'code' | 'signal'>): boolean =>
+  e.code === (sig === 'SIGINT' ? 130 : 143) || e.signal === sig;
 
 export interface Spawned {
   readonly child: ChildProcess;
   /** stderr so far. */
   err(): string;
-  /** Sends `sig` and resolves when the process has exited (or after `bound_ms`: `ms` is then Infinity, the process killed). */
+  /**
+   * Sends `sig` and resolves when the process has exited (or after `bound_ms`: `ms` is then Infinity, the process
+   * killed).
+   */
   signal(sig: Sig, bound_ms?: number): Promise<Ended>;
   readonly exited: Promise<void>;
 }
 
 /** `witness ARGV` as a child process (stdin and stdout ignored). */
 export function witness(argv: readonly string[], cwd?: string): Spawned {
-  const child = spawn(process.execPath, [BIN, ...argv], { stdio: ['ignore', 'ignore', 'pipe'], ...(cwd !== undefined ? { cwd } : {}) });
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(cwd !== undefined ? { cwd } : {}),
+  });
   let err = '';
-  child.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+  child.stderr.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
-    child, exited, err: () => err,
+    child,
+    exited,
+    err: () => err,
     async signal(sig, bound_ms = 20_000) {
       const t0 = performance.now();
       child.kill(sig);

@@ -8,9 +8,16 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Starts a command, waits for the URL line, checks the page answers, then stops it. */
 async function startsWebMode(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '', stderr = '';
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '',
+    stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stderr: ${stderr}`)), 20_000);
@@ -35,11 +42,20 @@ async function startsWebMode(args: string[], env: NodeJS.ProcessEnv): Promise<{ 
 }
 
 test('`npm run web` (witness web) serves the UI on 127.0.0.1 and prints its URL with the token', async () => {
-  const r = await startsWebMode([path.join(ROOT, 'bin', 'witness.js'), 'web', '--workspace', path.join(ROOT, 'test-results', 'ws-web')], {});
+  const r = await startsWebMode(
+    [path.join(ROOT, 'bin', 'witness.js'), 'web', '--workspace', path.join(ROOT, 'test-results', 'ws-web')],
+    {},
+  );
   assert.match(r.stderr, /listening on 127\.0\.0\.1 only/);
 });
 
 test('`npm start` says why the desktop app cannot open (no display) and starts web mode instead', async () => {
-  const r = await startsWebMode([path.join(ROOT, 'scripts', 'start.js'), '--workspace', path.join(ROOT, 'test-results', 'ws-start')], { DISPLAY: '', WAYLAND_DISPLAY: '' });
-  assert.match(r.stderr, /start: cannot open the desktop app: (the Electron binary is not installed|no display).*Starting web mode instead/);
+  const r = await startsWebMode(
+    [path.join(ROOT, 'scripts', 'start.js'), '--workspace', path.join(ROOT, 'test-results', 'ws-start')],
+    { DISPLAY: '', WAYLAND_DISPLAY: '' },
+  );
+  assert.match(
+    r.stderr,
+    /start: cannot open the desktop app: (the Electron binary is not installed|no display).*Starting web mode instead/,
+  );
 });

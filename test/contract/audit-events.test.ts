@@ -18,9 +18,16 @@ test('the tool loop records what the audit event catalogue says: calls, verifier
     const answers = ['retry', 'abort'] as const;
     let asked = 0;
     const r = await act({
-      world: WAREHOUSE.world, open: { perfectPerception: true }, tools: tabletopTools(), planner: warehousePlanner('scripted'),
-      goal: WAREHOUSE.goal, verify: WAREHOUSE.verify, seed: 1, replans: 0,
-      decide: () => Promise.resolve({ decision: answers[Math.min(asked++, 1)]!, reason: `answer ${asked}`, operator: 'tester' }),
+      world: WAREHOUSE.world,
+      open: { perfectPerception: true },
+      tools: tabletopTools(),
+      planner: warehousePlanner('scripted'),
+      goal: WAREHOUSE.goal,
+      verify: WAREHOUSE.verify,
+      seed: 1,
+      replans: 0,
+      decide: () =>
+        Promise.resolve({ decision: answers[Math.min(asked++, 1)]!, reason: `answer ${asked}`, operator: 'tester' }),
       audit: { log, operator: 'tester', via: 'test' },
     });
     await settleAudit(log, [{ errors: r.auditErrors }]);
@@ -30,7 +37,17 @@ test('the tool loop records what the audit event catalogue says: calls, verifier
     await log.close();
   }
   const kinds = assertCatalogued(file);
-  for (const k of ['run_start', 'tool_call', 'verifier_result', 'failure_record', 'replan', 'escalation', 'operator_decision', 'evidence', 'run_end']) {
+  for (const k of [
+    'run_start',
+    'tool_call',
+    'verifier_result',
+    'failure_record',
+    'replan',
+    'escalation',
+    'operator_decision',
+    'evidence',
+    'run_end',
+  ]) {
     assert.ok((kinds[k] ?? 0) > 0, `no ${k} event: ${JSON.stringify(kinds)}`);
   }
 });
@@ -41,7 +58,9 @@ test('a run records the catalogue version its events follow', async () => {
   const run = await log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {} });
   await log.close();
   const db = openAuditReadOnly(file);
-  const body = JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(run) as { body: string }).body) as { events: number };
+  const body = JSON.parse(
+    (db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_start'").get(run) as { body: string }).body,
+  ) as { events: number };
   db.close();
   assert.equal(body.events, AUDIT_EVENTS_VERSION);
   // A kind the catalogue does not list is refused, so a typo cannot hide evidence under a new name.

@@ -14,27 +14,90 @@ const eslint = new ESLint({ cwd: ROOT });
 /** The layering messages for `code` as if it were the file `rel` (JavaScript: no type information needed). */
 async function layering(rel: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: path.join(ROOT, rel) });
-  return r!.messages.filter((m) => m.ruleId === 'witness/imports' || m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message);
+  return r!.messages
+    .filter((m) => m.ruleId === 'witness/imports' || m.ruleId === '@typescript-eslint/no-restricted-imports')
+    .map((m) => m.message);
 }
 
 test('a wrong import is a lint error naming both layers and what the importer may use', async () => {
-  const cli = await layering('main/cli/probe.js', "import { parseLtl } from '../core/ltl/parser.js';\nexport const f = parseLtl;\n");
-  assert.deepEqual(cli, ['main/cli may not import main/core (../core/ltl/parser.js): it may use main/contract, main/app, main/cli (the layer table in eslint.config.js, docs/ARCHITECTURE.md)']);
-  assert.match((await layering('main/core/probe.js', "export { x } from '../services/audit/store.js';\n"))[0]!, /^main\/core may not import main\/services/);
-  assert.match((await layering('main/contract/probe.js', "import { VERSION } from '../core/ltl/parser.js';\nexport const v = VERSION;\n"))[0]!, /^main\/contract may not import main\/core/);
-  assert.match((await layering('main/api/probe.js', "import { AuditLog } from '../services/audit/store.js';\nexport const a = AuditLog;\n"))[0]!, /^main\/api may not import main\/services/);
-  assert.match((await layering('main/services/probe.js', "const m = await import('../backends/catalogue.js');\nexport const c = m;\n"))[0]!, /^main\/services may not import main\/backends/);
-  assert.match((await layering('renderer/src/probe.js', "import { run } from '../../main/cli/main.js';\nexport const r = run;\n"))[0]!, /^renderer may not import main\/cli/);
-  assert.match((await layering('main/core/probe.js', "import fs from 'node:fs';\nexport const f = fs;\n")).join('\n'), /main\/core and main\/contract are pure: no Node builtins/);
+  const cli = await layering(
+    'main/cli/probe.js',
+    "import { parseLtl } from '../core/ltl/parser.js';\nexport const f = parseLtl;\n",
+  );
+  assert.deepEqual(cli, [
+    'main/cli may not import main/core (../core/ltl/parser.js): it may use main/contract, main/app, main/cli (the layer table in eslint.config.js, docs/ARCHITECTURE.md)',
+  ]);
+  assert.match(
+    (await layering('main/core/probe.js', "export { x } from '../services/audit/store.js';\n"))[0]!,
+    /^main\/core may not import main\/services/,
+  );
+  assert.match(
+    (
+      await layering(
+        'main/contract/probe.js',
+        "import { VERSION } from '../core/ltl/parser.js';\nexport const v = VERSION;\n",
+      )
+    )[0]!,
+    /^main\/contract may not import main\/core/,
+  );
+  assert.match(
+    (
+      await layering(
+        'main/api/probe.js',
+        "import { AuditLog } from '../services/audit/store.js';\nexport const a = AuditLog;\n",
+      )
+    )[0]!,
+    /^main\/api may not import main\/services/,
+  );
+  assert.match(
+    (
+      await layering(
+        'main/services/probe.js',
+        "const m = await import('../backends/catalogue.js');\nexport const c = m;\n",
+      )
+    )[0]!,
+    /^main\/services may not import main\/backends/,
+  );
+  assert.match(
+    (
+      await layering('renderer/src/probe.js', "import { run } from '../../main/cli/main.js';\nexport const r = run;\n")
+    )[0]!,
+    /^renderer may not import main\/cli/,
+  );
+  assert.match(
+    (await layering('main/core/probe.js', "import fs from 'node:fs';\nexport const f = fs;\n")).join('\n'),
+    /main\/core and main\/contract are pure: no Node builtins/,
+  );
 });
 
 test('imports the table allows pass', async () => {
-  assert.deepEqual(await layering('main/cli/probe.js', "import { MAZE_WORLDS } from '../contract/defaults.js';\nconst app = await import('../app/ltl.js');\nexport const x = [MAZE_WORLDS, app];\n"), []);
-  assert.deepEqual(await layering('main/app/probe.js', "import { worldEntry } from '../backends/catalogue.js';\nimport { readDataset } from '../services/datasets/format.js';\nexport const x = [worldEntry, readDataset];\n"), []);
-  assert.deepEqual(await layering('renderer/src/probe.js', "import { PLAN_METHODS } from '../../main/contract/defaults.js';\nexport const m = PLAN_METHODS;\n"), []);
+  assert.deepEqual(
+    await layering(
+      'main/cli/probe.js',
+      "import { MAZE_WORLDS } from '../contract/defaults.js';\nconst app = await import('../app/ltl.js');\nexport const x = [MAZE_WORLDS, app];\n",
+    ),
+    [],
+  );
+  assert.deepEqual(
+    await layering(
+      'main/app/probe.js',
+      "import { worldEntry } from '../backends/catalogue.js';\nimport { readDataset } from '../services/datasets/format.js';\nexport const x = [worldEntry, readDataset];\n",
+    ),
+    [],
+  );
+  assert.deepEqual(
+    await layering(
+      'renderer/src/probe.js',
+      "import { PLAN_METHODS } from '../../main/contract/defaults.js';\nexport const m = PLAN_METHODS;\n",
+    ),
+    [],
+  );
 });
 
-test('the package version and the contract\'s VERSION are the same', async () => {
+test("the package version and the contract's VERSION are the same", async () => {
   const { VERSION } = await import('../../main/contract/version.js');
-  assert.equal(VERSION, (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  assert.equal(
+    VERSION,
+    (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+  );
 });

@@ -6,29 +6,61 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DATASET_KINDS, type DatasetKind, MISSION_WORLDS, REGIME_RECIPES, backboneRecipe, shippedBundleName, shippedBundleNames, trainedRegime } from '../../main/contract/defaults.js';
+import {
+  DATASET_KINDS,
+  type DatasetKind,
+  MISSION_WORLDS,
+  REGIME_RECIPES,
+  backboneRecipe,
+  shippedBundleName,
+  shippedBundleNames,
+  trainedRegime,
+} from '../../main/contract/defaults.js';
 
 const MODELS = fileURLToPath(new URL('../../../assets/models', import.meta.url));
 
 interface Manifest {
-  world: string; H_TD: number; dims: { latent: number };
-  training: { command: string; dataset: Record<string, unknown>; embed: { hidden: number[]; steps: number; latent: number; inputs?: number[]; far?: unknown }; policy: { hidden: number[]; steps: number; alpha: number } };
+  world: string;
+  H_TD: number;
+  dims: { latent: number };
+  training: {
+    command: string;
+    dataset: Record<string, unknown>;
+    embed: { hidden: number[]; steps: number; latent: number; inputs?: number[]; far?: unknown };
+    policy: { hidden: number[]; steps: number; alpha: number };
+  };
 }
 
 const bundles = readdirSync(MODELS).filter((d) => !d.startsWith('.'));
 
 /** Every (world, regime) whose bundle ships: each world's navigate one, and those REGIME_RECIPES names. */
 const shipped: { name: string; world: string; regime: DatasetKind }[] = MISSION_WORLDS.flatMap((world) =>
-  DATASET_KINDS.filter((k) => k === 'navigate' || shippedBundleName(world, k) !== world).map((regime) => ({ name: shippedBundleName(world, regime), world, regime })));
+  DATASET_KINDS.filter((k) => k === 'navigate' || shippedBundleName(world, k) !== world).map((regime) => ({
+    name: shippedBundleName(world, regime),
+    world,
+    regime,
+  })),
+);
 
-test('the shipped bundles are the six mazes and the Ant mazes\' stitch bundles', () => {
+test("the shipped bundles are the six mazes and the Ant mazes' stitch bundles", () => {
   assert.deepEqual(bundles.sort(), [
-    'antmaze-giant', 'antmaze-large', 'antmaze-large-stitch', 'antmaze-medium', 'antmaze-medium-stitch', 'pointmaze-giant', 'pointmaze-large', 'pointmaze-medium',
+    'antmaze-giant',
+    'antmaze-large',
+    'antmaze-large-stitch',
+    'antmaze-medium',
+    'antmaze-medium-stitch',
+    'pointmaze-giant',
+    'pointmaze-large',
+    'pointmaze-medium',
   ]);
-  assert.deepEqual(shipped.map((s) => s.name).sort(), bundles.sort(), 'REGIME_RECIPES names the regime bundles that ship');
+  assert.deepEqual(
+    shipped.map((s) => s.name).sort(),
+    bundles.sort(),
+    'REGIME_RECIPES names the regime bundles that ship',
+  );
 });
 
-test('a regime without a bundle of its own runs on the world\'s navigate bundle', () => {
+test("a regime without a bundle of its own runs on the world's navigate bundle", () => {
   assert.equal(shippedBundleName('antmaze-medium', 'explore'), 'antmaze-medium');
   assert.equal(shippedBundleName('antmaze-medium', 'stitch'), 'antmaze-medium-stitch');
   assert.equal(shippedBundleName('pointmaze-medium', 'stitch'), 'pointmaze-medium');
@@ -46,7 +78,7 @@ for (const { name, world, regime } of shipped) {
     const m = JSON.parse(readFileSync(join(MODELS, name, 'manifest.json'), 'utf8')) as Manifest;
     const r = backboneRecipe(world, undefined, regime);
     assert.equal(m.world, world);
-    assert.equal(trainedRegime(m.training), regime, 'trained on the regime\'s own data');
+    assert.equal(trainedRegime(m.training), regime, "trained on the regime's own data");
     const generator = m.training.dataset['generator'] as { steps?: number; seed?: number } | undefined;
     assert.equal(generator?.steps ?? m.training.dataset['steps'], r.datasetSteps, 'dataset transitions');
     assert.equal(generator?.seed ?? m.training.dataset['seed'], 0, 'dataset seed');
@@ -65,7 +97,8 @@ for (const { name, world, regime } of shipped) {
     const flag = (name: string): string | undefined => m.training.command.match(new RegExp(`--${name} (\\S+)`))?.[1];
     assert.equal(flag('dataset') ?? 'navigate', regime, '--dataset');
     const named = flag('recipe');
-    if (named !== undefined) assert.deepEqual(backboneRecipe(world, named, regime), r, '--recipe names the same recipe');
+    if (named !== undefined)
+      assert.deepEqual(backboneRecipe(world, named, regime), r, '--recipe names the same recipe');
     const embedSteps = flag('embed-steps');
     if (embedSteps !== undefined) {
       assert.equal(Number(embedSteps), m.training.embed.steps, '--embed-steps');

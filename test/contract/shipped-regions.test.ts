@@ -12,24 +12,44 @@ import { worldEntry } from '../../main/backends/catalogue.js';
 import { consoleWorlds } from '../../main/app/worlds.js';
 import { specOf } from '../../main/app/mission.js';
 import { type Region, inRegion, pairwiseDisjoint, parseRegions } from '../../main/core/world/regions.js';
-import { type Cell, type MazeLayout, cellAt, cellCenter, distancesFrom, freeCells, isFree } from '../../main/core/world/maze.js';
+import {
+  type Cell,
+  type MazeLayout,
+  cellAt,
+  cellCenter,
+  distancesFrom,
+  freeCells,
+  isFree,
+} from '../../main/core/world/maze.js';
 
 /** Points on a region's outline and its centre. */
 function outline(r: Region): [number, number][] {
   if (r.kind === 'box') {
-    return [[r.min[0], r.min[1]], [r.min[0], r.max[1]], [r.max[0], r.min[1]], [r.max[0], r.max[1]], [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2]];
+    return [
+      [r.min[0], r.min[1]],
+      [r.min[0], r.max[1]],
+      [r.max[0], r.min[1]],
+      [r.max[0], r.max[1]],
+      [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2],
+    ];
   }
   const pts: [number, number][] = [[r.center[0], r.center[1]]];
-  for (let k = 0; k < 32; k++) pts.push([r.center[0] + r.radius * Math.cos((2 * Math.PI * k) / 32), r.center[1] + r.radius * Math.sin((2 * Math.PI * k) / 32)]);
+  for (let k = 0; k < 32; k++)
+    pts.push([
+      r.center[0] + r.radius * Math.cos((2 * Math.PI * k) / 32),
+      r.center[1] + r.radius * Math.sin((2 * Math.PI * k) / 32),
+    ]);
   return pts;
 }
 
 /** The layout with every free cell whose centre lies in one of `avoid` walled off. */
 function walledOff(layout: MazeLayout, avoid: readonly Region[]): MazeLayout {
-  const grid = layout.grid.map((row, i) => row.map((v, j) => {
-    const p = cellCenter(layout, { i, j });
-    return v === 0 && avoid.some((r) => inRegion(r, p.x, p.y)) ? 1 : v;
-  }));
+  const grid = layout.grid.map((row, i) =>
+    row.map((v, j) => {
+      const p = cellCenter(layout, { i, j });
+      return v === 0 && avoid.some((r) => inRegion(r, p.x, p.y)) ? 1 : v;
+    }),
+  );
   return { ...layout, grid };
 }
 
@@ -55,7 +75,8 @@ for (const id of MISSION_WORLDS) {
     assert.ok(info.exampleSpec !== null, `${id} has no example specification`);
     const { automaton } = specOf(info.exampleSpec);
     const named = new Map(set.regions.map((r) => [r.name, r]));
-    for (const ap of automaton.aps) assert.ok(named.has(ap), `the example names ${ap}, which the regions do not define`);
+    for (const ap of automaton.aps)
+      assert.ok(named.has(ap), `the example names ${ap}, which the regions do not define`);
     // F e2 & G F e1 & G F e4 & G !e0: e2, e1 and e4 reachable from one another without entering e0,
     // from a start that is not in e0.
     const centre = (n: string): Cell => {

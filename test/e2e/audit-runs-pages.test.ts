@@ -8,7 +8,8 @@ import { openApp } from './harness.js';
 import { synthRunId, writeSynthLog } from '../api/audit-synth.js';
 import { AuditLog } from '../../main/services/audit/store.js';
 
-const ids = (page: Page): Promise<string[]> => page.evaluate<string[]>("[...document.querySelectorAll('#audit-runs li')].map((e) => e.getAttribute('data-run'))");
+const ids = (page: Page): Promise<string[]> =>
+  page.evaluate<string[]>("[...document.querySelectorAll('#audit-runs li')].map((e) => e.getAttribute('data-run'))");
 
 test('audit browser: a log of many runs lists its newest page first, older pages on request, and new runs join at the top', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-e2e-audit-pages-'));
@@ -37,12 +38,19 @@ test('audit browser: a log of many runs lists its newest page first, older pages
     assert.equal(await page.isVisible('#audit-runs-more'), false, 'every run listed: no more to ask for');
     assert.match(await text('#audit-message'), /many\.sqlite: 450 runs \(read-only\)$/);
 
-    // An old run is selected; a mission elsewhere adds a run: it joins at the top, the selection and the older pages stay.
+    // An old run is selected; a mission elsewhere adds a run: it joins at the top, the selection and the older pages
+    // stay.
     await page.click(`#audit-runs li[data-run="${synthRunId(3)}"]`);
     await page.waitForSelector(`#audit-runs li.selected[data-run="${synthRunId(3)}"]`);
     await page.waitForSelector('#audit-table[data-rows="2"]');
     const log = AuditLog.open(file);
-    const run = await log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'cli', software: 'witness (another process)', models: {} });
+    const run = await log.startRun({
+      world: 'tabletop',
+      backend: 'mujoco',
+      operator: 'cli',
+      software: 'witness (another process)',
+      models: {},
+    });
     await log.close();
     await page.waitForSelector(`#audit-runs li[data-run="${run}"]`);
     listed = await ids(page);
@@ -50,7 +58,10 @@ test('audit browser: a log of many runs lists its newest page first, older pages
     assert.equal(await page.getAttribute(`#audit-runs li[data-run="${synthRunId(3)}"]`, 'aria-selected'), 'true');
     await app.screenshot('audit-runs-all-pages');
     assert.deepEqual(app.internalErrors, []);
-    assert.deepEqual(app.pageErrors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
   } finally {
     await app.close();
   }

@@ -62,7 +62,7 @@ test('audit browser: tails a database another process writes (new runs and event
   copyFileSync(file, copy);
   const raw = new Database(copy);
   raw.exec('DROP TRIGGER events_no_update');
-  raw.prepare("UPDATE events SET body = '{\"outcome\":\"success\"}' WHERE seq = ?").run(small.events);
+  raw.prepare('UPDATE events SET body = \'{"outcome":"success"}\' WHERE seq = ?').run(small.events);
   raw.close();
   const app = await openApp({ auditFile: file });
   let writer: ChildProcessWithoutNullStreams | null = null;
@@ -78,16 +78,32 @@ test('audit browser: tails a database another process writes (new runs and event
     const li = page.locator(`#audit-runs li[data-run="${small.run}"]`);
     assert.equal(await li.getAttribute('class'), 'has-failures selected');
     assert.equal(await li.locator('.r-failures').textContent(), '⚠ 2 failure records · 1 failed postcondition');
-    const failedRows = (): Promise<string[]> => page.evaluate<string[]>("[...document.querySelectorAll('#audit-table .ev-row.failure:not([hidden])')].map((r) => r.getAttribute('data-kind'))");
-    assert.deepEqual(await failedRows(), ['verifier_result', 'evidence', 'failure_record', 'failure_record', 'escalation']);
-    assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('#audit-table .ev-row:not([hidden])[data-kind=\"verifier_result\"]')).backgroundColor"), 'rgb(255, 245, 245)');
+    const failedRows = (): Promise<string[]> =>
+      page.evaluate<string[]>(
+        "[...document.querySelectorAll('#audit-table .ev-row.failure:not([hidden])')].map((r) => r.getAttribute('data-kind'))",
+      );
+    assert.deepEqual(await failedRows(), [
+      'verifier_result',
+      'evidence',
+      'failure_record',
+      'failure_record',
+      'escalation',
+    ]);
+    assert.equal(
+      await page.evaluate<string>(
+        'getComputedStyle(document.querySelector(\'#audit-table .ev-row:not([hidden])[data-kind="verifier_result"]\')).backgroundColor',
+      ),
+      'rgb(255, 245, 245)',
+    );
     await app.screenshot('audit-failures-highlighted');
 
     // Another process starts a run: it joins the list without Open being pressed; the selection stays.
     writer = spawn(process.execPath, ['--input-type=module', '-e', WRITER, file], { stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = createInterface({ input: writer.stdout })[Symbol.asyncIterator]();
     let stderr = '';
-    writer.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    writer.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const next = async (): Promise<string> => {
       const r = await lines.next();
       assert.ok(!r.done, `the writer ended: ${stderr}`);
@@ -95,7 +111,10 @@ test('audit browser: tails a database another process writes (new runs and event
     };
     const run = (await next()).replace(/^run /, '');
     await page.waitForSelector(`#audit-runs li[data-run="${run}"]`);
-    assert.deepEqual(await page.evaluate("[...document.querySelectorAll('#audit-runs li')].map((e) => e.getAttribute('data-run'))"), [run, small.run]);
+    assert.deepEqual(
+      await page.evaluate("[...document.querySelectorAll('#audit-runs li')].map((e) => e.getAttribute('data-run'))"),
+      [run, small.run],
+    );
     assert.equal(await page.getAttribute(`#audit-runs li[data-run="${run}"]`, 'data-events'), '3');
     assert.equal(await page.getAttribute(`#audit-runs li[data-run="${run}"]`, 'data-failures'), '0');
     assert.equal(await page.getAttribute(`#audit-runs li[data-run="${small.run}"]`, 'aria-selected'), 'true');
@@ -109,15 +128,30 @@ test('audit browser: tails a database another process writes (new runs and event
     writer.stdin.write('more\n');
     assert.equal(await next(), 'more');
     await until(page, "document.getElementById('audit-table').dataset.rows === '7'", 'the 4 new events in the table');
-    await until(page, "document.querySelectorAll('#audit-table .ev-row.failure:not([hidden])').length === 3", 'the new failures highlighted');
+    await until(
+      page,
+      "document.querySelectorAll('#audit-table .ev-row.failure:not([hidden])').length === 3",
+      'the new failures highlighted',
+    );
     assert.deepEqual(await failedRows(), ['verifier_result', 'evidence', 'failure_record']);
     assert.equal(await text('#audit-count'), '7 events');
     assert.match(await text('#audit-f-kinds'), /failure_record \(1\)/);
-    await until(page, `document.querySelector('#audit-runs li[data-run="${run}"]')?.getAttribute('data-failures') === '2'`, 'the run’s failures counted');
-    assert.equal(await text(`#audit-runs li[data-run="${run}"] .r-failures`), '⚠ 1 failure record · 1 failed postcondition');
+    await until(
+      page,
+      `document.querySelector('#audit-runs li[data-run="${run}"]')?.getAttribute('data-failures') === '2'`,
+      'the run’s failures counted',
+    );
+    assert.equal(
+      await text(`#audit-runs li[data-run="${run}"] .r-failures`),
+      '⚠ 1 failure record · 1 failed postcondition',
+    );
     writer.stdin.write('end\n');
     assert.equal(await next(), 'end');
-    await until(page, `document.querySelector('#audit-runs li[data-run="${run}"] .r-outcome')?.textContent === 'failed'`, 'the run’s end');
+    await until(
+      page,
+      `document.querySelector('#audit-runs li[data-run="${run}"] .r-outcome')?.textContent === 'failed'`,
+      'the run’s end',
+    );
     await until(page, "document.getElementById('audit-table').dataset.rows === '8'", 'run_end in the table');
     await app.screenshot('audit-tail-grown');
 
@@ -154,7 +188,10 @@ test('audit browser: tails a database another process writes (new runs and event
     await page.click('#audit-open');
     await page.waitForSelector(`#audit-runs li[data-run="${run}"]`);
     assert.deepEqual(app.internalErrors, []);
-    assert.deepEqual(app.pageErrors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
   } finally {
     writer?.kill();
     await app.close();

@@ -52,20 +52,26 @@ async function until(expr: string, what: string, timeout_ms = 15_000): Promise<v
  * that many rows since (the count is set when the rows arrive, the draw follows on the next frame),
  * and no placeholder is in view.
  */
-const settled = (): Promise<void> => until(`(() => {
+const settled = (): Promise<void> =>
+  until(
+    `(() => {
   const c = document.querySelector('#audit-count');
   return c?.getAttribute('data-done') === 'true'
     && document.querySelector('#audit-table')?.getAttribute('data-rows') === c.getAttribute('data-count')
     && document.querySelectorAll('#audit-table .ev-row.pending:not([hidden])').length === 0;
-})()`, 'the table to settle');
+})()`,
+    'the table to settle',
+  );
 /** The table rows in the DOM (page code as strings: the tests compile without the DOM library). */
-const rows = (): Promise<{ id: number; kind: string; index: number; tool: string; failure: string; step: string }[]> => page.evaluate(`
+const rows = (): Promise<{ id: number; kind: string; index: number; tool: string; failure: string; step: string }[]> =>
+  page.evaluate(`
   [...document.querySelectorAll('#audit-table .ev-row:not([hidden])')].map((e) => {
     const c = (k) => e.querySelector('.c-' + k)?.textContent ?? '';
     return { id: Number(e.getAttribute('data-id')), kind: e.getAttribute('data-kind') ?? '', index: Number(e.getAttribute('data-index')), tool: c('tool'), failure: c('failure'), step: c('step') };
   })`);
 /** Scrolls, then waits two frames so the table has seen the scroll before anyone checks it has settled. */
-const scrollTable = (fraction: number): Promise<void> => page.evaluate(`(async () => {
+const scrollTable = (fraction: number): Promise<void> =>
+  page.evaluate(`(async () => {
   const v = document.getElementById('audit-table');
   v.scrollTop = v.scrollHeight * ${fraction};
   for (let i = 0; i < 2; i++) await new Promise((r) => requestAnimationFrame(r));
@@ -77,8 +83,13 @@ const selectRun = async (run: string): Promise<void> => {
 };
 
 test('audit browser: runs with their counts; the 100k-event table keeps a bounded number of DOM rows while scrolling to the end', async () => {
-  const runs = await page.evaluate(`[...document.querySelectorAll('#audit-runs li')].map((e) => [e.getAttribute('data-run'), e.getAttribute('data-events'), e.querySelector('.r-outcome')?.textContent])`);
-  assert.deepEqual(runs, [[fx.big!.run, String(BIG), 'success'], [fx.small.run, String(fx.small.events), 'failed']]);
+  const runs = await page.evaluate(
+    `[...document.querySelectorAll('#audit-runs li')].map((e) => [e.getAttribute('data-run'), e.getAttribute('data-events'), e.querySelector('.r-outcome')?.textContent])`,
+  );
+  assert.deepEqual(runs, [
+    [fx.big!.run, String(BIG), 'success'],
+    [fx.small.run, String(fx.small.events), 'failed'],
+  ]);
   assert.match(await text('#audit-message'), /2 runs \(read-only\)/);
   // The newest run opens by itself.
   await page.waitForSelector(`#audit-runs li.selected[data-run="${fx.big!.run}"]`);
@@ -87,7 +98,7 @@ test('audit browser: runs with their counts; the 100k-event table keeps a bounde
   const table = page.locator('#audit-table');
   assert.equal(await table.getAttribute('data-rows'), String(BIG));
   const domRows = (): Promise<number> => page.locator('#audit-table .ev-row').count();
-  assert.ok(await domRows() <= 60, `rows in the DOM: ${await domRows()}`);
+  assert.ok((await domRows()) <= 60, `rows in the DOM: ${await domRows()}`);
   await app.screenshot('audit-runs-table');
 
   // A sweep through the whole run: frame times stay short and the DOM stays small.
@@ -114,13 +125,20 @@ test('audit browser: runs with their counts; the 100k-event table keeps a bounde
   const end = await rows();
   const last = end.at(-1)!;
   assert.deepEqual([last.kind, last.index, last.id], ['run_end', BIG - 1, fx.small.events + BIG]);
-  assert.ok(end.every((r) => r.id === fx.small.events + 1 + r.index), 'each row is the event at its index');
-  assert.ok(await domRows() <= 80, `rows in the DOM at the end: ${await domRows()}`);
-  console.log(`# 100k table: sweep frame p50 ${sweep.p50.toFixed(1)} ms, max ${sweep.max.toFixed(1)} ms; end reached in ${reachEnd} ms; ${await domRows()} DOM rows`);
+  assert.ok(
+    end.every((r) => r.id === fx.small.events + 1 + r.index),
+    'each row is the event at its index',
+  );
+  assert.ok((await domRows()) <= 80, `rows in the DOM at the end: ${await domRows()}`);
+  console.log(
+    `# 100k table: sweep frame p50 ${sweep.p50.toFixed(1)} ms, max ${sweep.max.toFixed(1)} ms; end reached in ${reachEnd} ms; ${await domRows()} DOM rows`,
+  );
   // And the middle, by jumping there.
   await scrollTable(0.5);
   await settled();
-  assert.ok((await rows()).every((r) => r.id === fx.small.events + 1 + r.index && r.index > 49_000 && r.index < 51_000));
+  assert.ok(
+    (await rows()).every((r) => r.id === fx.small.events + 1 + r.index && r.index > 49_000 && r.index < 51_000),
+  );
   await app.screenshot('audit-table-end');
 });
 
@@ -161,7 +179,10 @@ test('filters: kinds, tool, failure label, time window and free text each narrow
   assert.equal(await count(), '1 found');
   await settled();
   const found = await rows();
-  assert.deepEqual(found.map((r) => [r.kind, r.step]), [['tool_call', String(big.needleStep)]]);
+  assert.deepEqual(
+    found.map((r) => [r.kind, r.step]),
+    [['tool_call', String(big.needleStep)]],
+  );
   await app.screenshot('audit-filter-text');
   await page.click('#audit-f-clear');
   assert.equal(await count(), `${BIG} events`);
@@ -186,9 +207,20 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
   assert.equal(await text('#audit-failure-fields tr[data-field="stage"] td'), 'postcondition');
   await app.screenshot('audit-detail-failure');
   await pick('replan');
-  assert.match(await text('#audit-sec-plans .ad-plan:nth-child(1)'), /Before: #\d+ initial[\s\S]*start → c1 → c2 → anchor:e2:0/);
-  assert.match(await text('#audit-sec-plans .ad-plan:nth-child(2)'), /After: #\d+ replan at step 30[\s\S]*start → c4 → anchor:e1:0/);
-  assert.deepEqual(await page.evaluate(`[...document.querySelectorAll('#audit-diff-prefix li')].map((l) => l.getAttribute('data-op') + l.textContent.slice(2))`), ['=start', '-c1', '-c2', '-anchor:e2:0', '+c4', '+anchor:e1:0']);
+  assert.match(
+    await text('#audit-sec-plans .ad-plan:nth-child(1)'),
+    /Before: #\d+ initial[\s\S]*start → c1 → c2 → anchor:e2:0/,
+  );
+  assert.match(
+    await text('#audit-sec-plans .ad-plan:nth-child(2)'),
+    /After: #\d+ replan at step 30[\s\S]*start → c4 → anchor:e1:0/,
+  );
+  assert.deepEqual(
+    await page.evaluate(
+      `[...document.querySelectorAll('#audit-diff-prefix li')].map((l) => l.getAttribute('data-op') + l.textContent.slice(2))`,
+    ),
+    ['=start', '-c1', '-c2', '-anchor:e2:0', '+c4', '+anchor:e1:0'],
+  );
   await app.screenshot('audit-detail-replan');
 
   // Timeline: scrub to step 15 (the anchor e2 is reached there), then past the replan.
@@ -226,7 +258,8 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
     assert.equal(path.dirname(out), path.join(app.workspace, 'exports'));
     const bytes = readFileSync(out);
     if (f === 'jsonl') assert.equal(bytes.toString('utf8').trim().split('\n').length, s.events);
-    if (f === 'csv') assert.match(bytes.toString('utf8'), /^seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body\n/);
+    if (f === 'csv')
+      assert.match(bytes.toString('utf8'), /^seq,run_id,t_ms,step,kind,tool,failure_label,prev_hash,hash,body\n/);
     if (f === 'mcap') assert.equal(bytes.subarray(1, 5).toString('latin1'), 'MCAP');
   }
   assert.match(await text('#audit-export-result'), /^Wrote .*\.mcap \(\d+(\.\d)? KiB\): 22 messages/);
@@ -241,7 +274,7 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
   copyFileSync(file, copy);
   const raw = new Database(copy);
   raw.exec('DROP TRIGGER events_no_update');
-  raw.prepare("UPDATE events SET body = '{\"outcome\":\"success\"}' WHERE seq = ?").run(s.events);
+  raw.prepare('UPDATE events SET body = \'{"outcome":"success"}\' WHERE seq = ?').run(s.events);
   raw.close();
   await page.fill('#audit-file', copy);
   await page.press('#audit-file', 'Enter');
@@ -249,7 +282,10 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
   await page.click('#audit-verify');
   await page.waitForSelector('#audit-verify-result[data-ok="false"]');
   assert.equal(await page.locator('#audit-verify-result').getAttribute('data-first-bad'), `events:${s.events}`);
-  assert.match(await text('#audit-verify-result'), /NOT intact — first bad row: events 22: hash does not match its content/);
+  assert.match(
+    await text('#audit-verify-result'),
+    /NOT intact — first bad row: events 22: hash does not match its content/,
+  );
   await app.screenshot('audit-verify-tampered');
 
   // Files that are not audit databases: a clear message naming the file.
@@ -267,5 +303,8 @@ test('detail pane, replan before/after, timeline replay, export, verify (and a t
   // Browsing never wrote to the evidence.
   assert.deepEqual({ sha: digest(file), mtime: statSync(file).mtimeMs }, untouched);
   assert.deepEqual(app.internalErrors, []);
-  assert.deepEqual(app.pageErrors.filter((e) => !/status of 404/.test(e)), []);
+  assert.deepEqual(
+    app.pageErrors.filter((e) => !/status of 404/.test(e)),
+    [],
+  );
 });

@@ -30,7 +30,13 @@ const SPECS: readonly { name: string; spec: string }[] = [
 const GUARDS_PX = 9;
 const NUMBERS_PX = 8;
 
-interface Box { id: string; x1: number; y1: number; x2: number; y2: number }
+interface Box {
+  id: string;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 interface Drawn {
   mode: 'guards' | 'numbers' | 'list';
   labels: Box[];
@@ -50,17 +56,33 @@ const ROOT: Record<Pane, string> = { graph: '#automaton-view', mission: '#missio
 
 /** What the pane's automaton view draws: its handle's boxes, each edge's label text and the transitions list. */
 async function drawn(page: Page, pane: Pane): Promise<Drawn> {
-  return page.evaluate(({ pane, root }) => {
-    const a = (globalThis as unknown as { __witnessTest: Record<string, { automaton: AutomatonHook }> }).__witnessTest[pane]!.automaton;
-    const texts: Record<string, string> = {};
-    a.cy.edges('.transition').forEach((e) => { texts[e.id()] = String(e.style('label')); });
-    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ dataset: Record<string, string>; textContent: string; getBoundingClientRect(): { width: number; height: number } }> } }).document;
-    const list = Array.from(doc.querySelectorAll(`${root} .av-list li`)).map((li) => {
-      const r = li.getBoundingClientRect();
-      return { edge: li.dataset.edge ?? '', text: li.textContent, visible: r.width > 20 && r.height > 5 };
-    });
-    return { ...a.labelBoxes(), texts, list };
-  }, { pane, root: ROOT[pane] });
+  return page.evaluate(
+    ({ pane, root }) => {
+      const a = (globalThis as unknown as { __witnessTest: Record<string, { automaton: AutomatonHook }> })
+        .__witnessTest[pane]!.automaton;
+      const texts: Record<string, string> = {};
+      a.cy.edges('.transition').forEach((e) => {
+        texts[e.id()] = String(e.style('label'));
+      });
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            querySelectorAll(s: string): ArrayLike<{
+              dataset: Record<string, string>;
+              textContent: string;
+              getBoundingClientRect(): { width: number; height: number };
+            }>;
+          };
+        }
+      ).document;
+      const list = Array.from(doc.querySelectorAll(`${root} .av-list li`)).map((li) => {
+        const r = li.getBoundingClientRect();
+        return { edge: li.dataset.edge ?? '', text: li.textContent, visible: r.width > 20 && r.height > 5 };
+      });
+      return { ...a.labelBoxes(), texts, list };
+    },
+    { pane, root: ROOT[pane] },
+  );
 }
 
 const overlap = (a: Box, b: Box): boolean => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
@@ -70,7 +92,8 @@ const inside = (a: Box, area: Box): boolean => a.x1 >= area.x1 && a.x2 <= area.x
 function problems(d: Drawn, a: AutomatonView): string[] {
   const out: string[] = [];
   const labelled = d.mode === 'list' ? 0 : a.edges.length;
-  if (d.labels.length !== labelled) out.push(`${d.labels.length} labels for ${a.edges.length} edges with ${d.mode} on them`);
+  if (d.labels.length !== labelled)
+    out.push(`${d.labels.length} labels for ${a.edges.length} edges with ${d.mode} on them`);
   d.labels.forEach((l, i) => {
     for (const m of d.labels.slice(i + 1)) if (overlap(l, m)) out.push(`label ${l.id} overlaps label ${m.id}`);
     for (const s of d.states) if (overlap(l, s)) out.push(`label ${l.id} overlaps state ${s.id}`);
@@ -84,25 +107,44 @@ function problems(d: Drawn, a: AutomatonView): string[] {
     const want = d.mode === 'guards' ? e.guard.split(' | ').join(' |\n') : d.mode === 'numbers' ? String(k + 1) : '';
     if (d.texts[id] !== want) out.push(`edge ${id} says ${JSON.stringify(d.texts[id])}, not ${JSON.stringify(want)}`);
     const item = d.list.find((li) => li.edge === id);
-    if (item?.text !== `${k + 1}q${e.from} → q${e.to}${e.guard}`) out.push(`the list says ${JSON.stringify(item?.text)} for ${id}`);
-    // Shown under the picture unless the guards are on the edges (then only in the page, for search and screen readers).
-    if (k === 0 && item !== undefined && item.visible !== (d.mode !== 'guards')) out.push(`the list is ${item.visible ? 'shown' : 'hidden'} with ${d.mode} on the edges`);
+    if (item?.text !== `${k + 1}q${e.from} → q${e.to}${e.guard}`)
+      out.push(`the list says ${JSON.stringify(item?.text)} for ${id}`);
+    // Shown under the picture unless the guards are on the edges (then only in the page, for search and screen
+    // readers).
+    if (k === 0 && item !== undefined && item.visible !== (d.mode !== 'guards'))
+      out.push(`the list is ${item.visible ? 'shown' : 'hidden'} with ${d.mode} on the edges`);
   });
   return out;
 }
 
 const scene: GraphScene = {
-  world: 'guards', picture: null, bounds: { minX: 0, minY: 0, maxX: 1, maxY: 1 }, propositions: [],
-  nodes: [{ id: 'a', x: 0, y: 0, kind: 'labelled', labels: [], soft: {}, support: 0 }, { id: 'b', x: 1, y: 1, kind: 'labelled', labels: [], soft: {}, support: 0 }],
+  world: 'guards',
+  picture: null,
+  bounds: { minX: 0, minY: 0, maxX: 1, maxY: 1 },
+  propositions: [],
+  nodes: [
+    { id: 'a', x: 0, y: 0, kind: 'labelled', labels: [], soft: {}, support: 0 },
+    { id: 'b', x: 1, y: 1, kind: 'labelled', labels: [], soft: {}, support: 0 },
+  ],
   edges: [[0, 1, 1]],
 };
 
 async function show(page: Page, pane: Pane, a: AutomatonView): Promise<Locator> {
   if (pane === 'graph') {
     // As the mission console sends it to the Graph tab.
-    await page.evaluate((m) => (globalThis as unknown as { __witnessTest: { graph: { post(m: unknown): void } } }).__witnessTest.graph.post(m), { kind: 'scene', scene, plan: null, automaton: a });
+    await page.evaluate(
+      (m) =>
+        (globalThis as unknown as { __witnessTest: { graph: { post(m: unknown): void } } }).__witnessTest.graph.post(m),
+      { kind: 'scene', scene, plan: null, automaton: a },
+    );
   } else {
-    await page.evaluate((x) => (globalThis as unknown as { __witnessTest: { mission: { automaton: AutomatonHook } } }).__witnessTest.mission.automaton.setAutomaton(x), a);
+    await page.evaluate(
+      (x) =>
+        (
+          globalThis as unknown as { __witnessTest: { mission: { automaton: AutomatonHook } } }
+        ).__witnessTest.mission.automaton.setAutomaton(x),
+      a,
+    );
   }
   const root = page.locator(`${ROOT[pane]}[data-states="${a.states.length}"][data-labels]`);
   await root.waitFor();
@@ -114,7 +156,9 @@ test('automaton guards: every edge label clear of the others and of the states, 
   const app = await openApp();
   try {
     const { page } = app;
-    const automata = await Promise.all(SPECS.map(async (s) => ({ ...s, a: await app.api.automatonView({ spec: s.spec }) })));
+    const automata = await Promise.all(
+      SPECS.map(async (s) => ({ ...s, a: await app.api.automatonView({ spec: s.spec }) })),
+    );
     mkdirSync(SCREENSHOTS, { recursive: true });
     const found: string[] = [];
     const modes: string[] = [];
@@ -122,7 +166,9 @@ test('automaton guards: every edge label clear of the others and of the states, 
       for (const { name, a } of automata) {
         const root = await show(page, pane, a);
         const d = await drawn(page, pane);
-        modes.push(`${pane} ${size} ${name}: ${a.states.length} states, ${a.edges.length} edges, ${d.mode} at ${d.fontPx.toFixed(1)} px`);
+        modes.push(
+          `${pane} ${size} ${name}: ${a.states.length} states, ${a.edges.length} edges, ${d.mode} at ${d.fontPx.toFixed(1)} px`,
+        );
         found.push(...problems(d, a).map((p) => `${pane} ${size} ${name}: ${p}`));
         await root.screenshot({ path: path.join(SCREENSHOTS, `automaton-guards-${pane}-${size}-${name}.png`) });
         if (name === 'patrol') await app.screenshot(`automaton-guards-${pane}-${size}`);
@@ -140,18 +186,38 @@ test('automaton guards: every edge label clear of the others and of the states, 
     // A list item and its edge light up together while the pointer is on the item.
     const numbered = automata.find((x) => x.name === 'two-responses')!.a;
     await show(page, 'graph', numbered);
-    const lit = (): Promise<boolean> => page.evaluate(() => (globalThis as unknown as { __witnessTest: { graph: { automaton: AutomatonHook } } }).__witnessTest.graph.automaton.cy.getElementById('t2').hasClass('lit'));
+    const lit = (): Promise<boolean> =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { __witnessTest: { graph: { automaton: AutomatonHook } } }
+        ).__witnessTest.graph.automaton.cy
+          .getElementById('t2')
+          .hasClass('lit'),
+      );
     await page.hover('#automaton-view .av-list li[data-edge="t2"]');
     assert.equal(await lit(), true);
     assert.match((await page.getAttribute('#automaton-view .av-list li[data-edge="t2"]', 'class')) ?? '', /\blit\b/);
     await page.mouse.move(5, 5);
     assert.equal(await lit(), false);
     assert.deepEqual(found, []);
-    // The README's automaton has room for its guards on the edges, a larger one for numbers, the case study for the list alone.
-    assert.ok(modes.some((m) => /^graph 1440 readme: .* guards at/.test(m)), modes.join('\n'));
-    assert.ok(modes.some((m) => /^graph 1440 two-responses: .* numbers at/.test(m)), modes.join('\n'));
-    assert.ok(modes.some((m) => /^mission 1440 case-study: .* list at/.test(m)), modes.join('\n'));
-    assert.deepEqual(app.pageErrors.filter((e) => !/favicon/.test(e)), []);
+    // The README's automaton has room for its guards on the edges, a larger one for numbers, the case study for the
+    // list alone.
+    assert.ok(
+      modes.some((m) => /^graph 1440 readme: .* guards at/.test(m)),
+      modes.join('\n'),
+    );
+    assert.ok(
+      modes.some((m) => /^graph 1440 two-responses: .* numbers at/.test(m)),
+      modes.join('\n'),
+    );
+    assert.ok(
+      modes.some((m) => /^mission 1440 case-study: .* list at/.test(m)),
+      modes.join('\n'),
+    );
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/favicon/.test(e)),
+      [],
+    );
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();

@@ -26,7 +26,11 @@ async function openTab(app: AppUnderTest): Promise<void> {
 function events(app: AppUnderTest, run: string, kind: string): Record<string, unknown>[] {
   const db = openAuditReadOnly(app.api.context.auditFile);
   try {
-    return (db.prepare('SELECT body FROM events WHERE run_id = ? AND kind = ? ORDER BY seq').all(run, kind) as { body: string }[]).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    return (
+      db.prepare('SELECT body FROM events WHERE run_id = ? AND kind = ? ORDER BY seq').all(run, kind) as {
+        body: string;
+      }[]
+    ).map((r) => JSON.parse(r.body) as Record<string, unknown>);
   } finally {
     db.close();
   }
@@ -53,9 +57,12 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
     assert.match((await page.textContent('#act-outcome')) ?? '', /^SUCCESS: the goal verifier confirms the goal/);
     assert.equal(await page.getAttribute('#act-tree > .act-goal', 'data-status'), 'ok');
     const failed = page.locator('.act-call[data-status="failed"]');
-    assert.ok(await failed.count() >= 1, 'the warehouse at seed 0 fails once (the bin is over the payload) and recovers');
-    assert.ok(await page.locator('.act-replan').count() >= 1);
-    assert.ok(await page.locator('.act-call[data-status="ok"]').count() >= 2);
+    assert.ok(
+      (await failed.count()) >= 1,
+      'the warehouse at seed 0 fails once (the bin is over the payload) and recovers',
+    );
+    assert.ok((await page.locator('.act-replan').count()) >= 1);
+    assert.ok((await page.locator('.act-call[data-status="ok"]').count()) >= 2);
     // The failed call, opened: its arguments, preconditions, postcondition evidence and failure record.
     const f = failed.first();
     assert.equal(await f.getAttribute('aria-expanded'), 'true', 'a failed call opens itself');
@@ -77,7 +84,10 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
     await app.screenshot('act-audit-link');
 
     // A tool folder or plan the console does not offer is refused by the server too.
-    await assert.rejects(app.api.actRun({ world: 'tabletop', tools: '../../etc', goal: 'true' }), (e: Error & { code?: string }) => e.code === 'not-found' && /no tool folder/.test(e.message));
+    await assert.rejects(
+      app.api.actRun({ world: 'tabletop', tools: '../../etc', goal: 'true' }),
+      (e: Error & { code?: string }) => e.code === 'not-found' && /no tool folder/.test(e.message),
+    );
     assert.deepEqual(app.internalErrors, []);
     assert.deepEqual(app.pageErrors, []);
   } finally {
@@ -102,10 +112,15 @@ test('tool loop in the console: an escalation opens the same dialog (with skip),
     await page.click('#decide-abort');
     await page.waitForSelector('#act-outcome');
     assert.match((await page.textContent('#act-outcome')) ?? '', /^ESCALATED: .*aborted by .*bin overloaded/);
-    assert.ok(await page.locator('.act-escalation').count() === 1 && await page.locator('.act-decision').count() === 1);
+    assert.ok(
+      (await page.locator('.act-escalation').count()) === 1 && (await page.locator('.act-decision').count()) === 1,
+    );
     const run = (await app.api.auditRuns({})).runs[0]!.id;
     const d = events(app, run, 'operator_decision');
-    assert.deepEqual([d[0]!['decision'], d[0]!['reason'], d[0]!['operator']], ['abort', 'bin overloaded: unload it by hand first', userInfo().username]);
+    assert.deepEqual(
+      [d[0]!['decision'], d[0]!['reason'], d[0]!['operator']],
+      ['abort', 'bin overloaded: unload it by hand first', userInfo().username],
+    );
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();
@@ -124,8 +139,17 @@ test('tool loop in the console on a ROS 2 robot: Stop cancels the running naviga
     mkdirSync(path.join(ws, 'plans'), { recursive: true });
     copyFileSync(lab.regions, path.join(ws, 'ros2', 'regions.json'));
     writeFileSync(path.join(ws, 'ros2', 'lab-sim.json'), readFileSync(path.join(lab.dir, 'robot.json')));
-    for (const t of ['navigate', 'grip']) copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', `${t}.json`), path.join(ws, 'tools', 'lab', `${t}.json`));
-    writeFileSync(path.join(ws, 'plans', 'shelf.json'), JSON.stringify({ steps: [{ tool: 'navigate', args: { x: 7.5, y: 4.5, yaw: 0 } }, { tool: 'grip', args: { position_m: 0.035 } }] }));
+    for (const t of ['navigate', 'grip'])
+      copyFileSync(path.join(ROOT, 'assets', 'ros2', 'tools', `${t}.json`), path.join(ws, 'tools', 'lab', `${t}.json`));
+    writeFileSync(
+      path.join(ws, 'plans', 'shelf.json'),
+      JSON.stringify({
+        steps: [
+          { tool: 'navigate', args: { x: 7.5, y: 4.5, yaw: 0 } },
+          { tool: 'grip', args: { position_m: 0.035 } },
+        ],
+      }),
+    );
     const robot = `ros2:${path.join(ws, 'ros2', 'lab-sim.json')}`;
     await openTab(app);
     await page.waitForSelector(`#act-world option[value="${robot}"]`, { state: 'attached' });
@@ -141,19 +165,31 @@ test('tool loop in the console on a ROS 2 robot: Stop cancels the running naviga
     await app.screenshot('act-robot-running');
     await page.click('#act-stop');
     await page.waitForSelector('#act-outcome', { timeout: 30_000 });
-    assert.match((await page.textContent('#act-outcome')) ?? '', /^STOPPED: stopped by the operator; the running navigate was cancelled/);
-    assert.ok(g.fake.log.some((l) => l.startsWith('cancel /navigate_to_pose')), g.fake.log.slice(-5).join('\n'));
+    assert.match(
+      (await page.textContent('#act-outcome')) ?? '',
+      /^STOPPED: stopped by the operator; the running navigate was cancelled/,
+    );
+    assert.ok(
+      g.fake.log.some((l) => l.startsWith('cancel /navigate_to_pose')),
+      g.fake.log.slice(-5).join('\n'),
+    );
     assert.ok(Math.hypot(g.position[0] - 7.5, g.position[1] - 4.5) > 1, 'the robot did not get to the shelf');
     const run = (await app.api.auditRuns({})).runs[0]!.id;
     assert.equal(events(app, run, 'run_end')[0]!['outcome'], 'stopped');
-    assert.deepEqual(events(app, run, 'operator_decision').map((d) => d['decision']), ['stop']);
+    assert.deepEqual(
+      events(app, run, 'operator_decision').map((d) => d['decision']),
+      ['stop'],
+    );
     await app.screenshot('act-robot-stopped');
 
     // The E-STOP latches for the tool loop too.
     await page.keyboard.press('F9');
     await page.waitForSelector('#estop-latch:not([hidden])');
     assert.ok(await page.isDisabled('#act-run'));
-    await assert.rejects(app.api.actRun({ world: robot, tools: 'tools/lab', plan: 'plans/shelf.json', goal: 'at.shelf' }), (e: Error & { code?: string }) => e.code === 'estop-latched');
+    await assert.rejects(
+      app.api.actRun({ world: robot, tools: 'tools/lab', plan: 'plans/shelf.json', goal: 'at.shelf' }),
+      (e: Error & { code?: string }) => e.code === 'estop-latched',
+    );
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();

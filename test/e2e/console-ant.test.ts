@@ -41,7 +41,10 @@ test('console: the Ant maze like any world — its regions and bundle, a plan th
     await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 120_000 });
     if (await page.isVisible('#escalation[open]')) {
       // Past R = 0 the operator is asked: the log names the failure and how far the Ant moved.
-      assert.match((await page.textContent('#mission-log')) ?? '', /(tracking-timeout|missed-anchor|forbidden-label).*|overturned/);
+      assert.match(
+        (await page.textContent('#mission-log')) ?? '',
+        /(tracking-timeout|missed-anchor|forbidden-label).*|overturned/,
+      );
       await app.screenshot('console-ant-escalation');
       await page.fill('#escalation-reason', 'the Ant lost its way; looking at the trail');
       await page.click('#decide-abort');
@@ -55,7 +58,10 @@ test('console: the Ant maze like any world — its regions and bundle, a plan th
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
       const runs = db.prepare('SELECT world FROM runs').all() as { world: string }[];
-      assert.deepEqual(runs.map((r) => r.world), ['antmaze-medium']);
+      assert.deepEqual(
+        runs.map((r) => r.world),
+        ['antmaze-medium'],
+      );
     } finally {
       db.close();
     }
@@ -77,7 +83,8 @@ test('console: a stalled Ant walks back and says so — the recovery line in the
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 180_000 });
     await page.click('#run');
     await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 300_000 });
-    // On this seed the Ant stalls once on its way (t = 363), walks back 1 m along its own path, and completes the patrol.
+    // On this seed the Ant stalls once on its way (t = 363), walks back 1 m along its own path, and completes the
+    // patrol.
     const text = (await page.textContent('body')) ?? '';
     assert.match(text, /stalled on the way to c\d+ \(moved 0\.\d\d m\): walking back to -?\d+\.\d\d, -?\d+\.\d\d/);
     await app.screenshot('console-ant-recovery');

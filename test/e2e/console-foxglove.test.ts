@@ -47,10 +47,18 @@ test('console: the Foxglove switch serves a mission to a Foxglove client, shows 
     const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
     const topics = new Map<number, string>();
     const poses: { x: number; y: number }[] = [];
-    client.on('advertise', (channels) => { for (const c of channels) topics.set(client.subscribe(c.id), c.topic); });
+    client.on('advertise', (channels) => {
+      for (const c of channels) topics.set(client.subscribe(c.id), c.topic);
+    });
     client.on('message', ({ subscriptionId, data }) => {
       if (topics.get(subscriptionId) !== '/witness/robot/pose') return;
-      poses.push((JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as { pose: { position: { x: number; y: number } } }).pose.position);
+      poses.push(
+        (
+          JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as {
+            pose: { position: { x: number; y: number } };
+          }
+        ).pose.position,
+      );
     });
     await page.waitForSelector('#foxglove-clients:text("1 client connected")');
 
@@ -64,7 +72,7 @@ test('console: the Foxglove switch serves a mission to a Foxglove client, shows 
     await page.fill('#speed', '0');
     await page.click('#run');
     for (let i = 0; i < 3000 && poses.length === 0; i++) await page.waitForTimeout(20);
-    assert.ok(poses.length > 0, 'the client receives the mission\'s poses');
+    assert.ok(poses.length > 0, "the client receives the mission's poses");
     assert.ok(poses.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y)));
     await page.waitForSelector('#escalation[open], #mission-log li.ok, #mission-log li.failed', { timeout: 60_000 });
     if (await page.isVisible('#escalation[open]')) {
@@ -78,7 +86,10 @@ test('console: the Foxglove switch serves a mission to a Foxglove client, shows 
     await page.fill('#foxglove-port', String(taken));
     await page.dispatchEvent('#foxglove-port', 'change');
     await page.waitForSelector('#foxglove-error:not(:empty)');
-    assert.match((await page.textContent('#foxglove-error')) ?? '', new RegExp(`port ${taken} is in use on 127\\.0\\.0\\.1: choose another port \\(the server stays on ${url}\\)`));
+    assert.match(
+      (await page.textContent('#foxglove-error')) ?? '',
+      new RegExp(`port ${taken} is in use on 127\\.0\\.0\\.1: choose another port \\(the server stays on ${url}\\)`),
+    );
     assert.equal(await page.isChecked('#foxglove-on'), true);
     assert.equal(await page.textContent('#foxglove-url'), url);
     assert.equal(await page.inputValue('#foxglove-port'), String(port), 'the port shown is the one served');

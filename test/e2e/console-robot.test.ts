@@ -24,7 +24,7 @@ async function planOnRobot(app: AppUnderTest, robot: string): Promise<void> {
   void robot;
 }
 
-test('console on a robot: plan on the map graph from the robot\'s pose, refuse a plan the robot has left, run a patrol through Nav2, stop a running goal', async () => {
+test("console on a robot: plan on the map graph from the robot's pose, refuse a plan the robot has left, run a patrol through Nav2, stop a running goal", async () => {
   const lab = setup();
   const g = await SimulatedRos2Graph.create({ start: [0.2, 0.3] });
   const app = await openApp({ ros2: g.open.ros2! });
@@ -59,7 +59,10 @@ test('console on a robot: plan on the map graph from the robot\'s pose, refuse a
     await page.waitForTimeout(200);
     await page.click('#run');
     await page.waitForSelector('#mission-error:not(:empty)');
-    assert.match((await page.textContent('#mission-error')) ?? '', /the robot has moved 1\.\d\d m since the plan .*plan again/);
+    assert.match(
+      (await page.textContent('#mission-error')) ?? '',
+      /the robot has moved 1\.\d\d m since the plan .*plan again/,
+    );
     await page.waitForSelector('#plan-spent');
     assert.ok(await page.isDisabled('#run'));
     assert.equal(g.goals.length, 0, 'nothing moved');
@@ -74,7 +77,7 @@ test('console on a robot: plan on the map graph from the robot\'s pose, refuse a
     await page.waitForSelector('#mission-log li.ok', { timeout: 120_000 });
     assert.match((await page.textContent('#mission-log')) ?? '', /SUCCESS: prefix and \d+ suffix traversal/);
     assert.ok(g.goals.length > 0, 'goals went to Nav2');
-    assert.ok(await page.isDisabled('#run'), 'a robot\'s plan runs once');
+    assert.ok(await page.isDisabled('#run'), "a robot's plan runs once");
     assert.match((await page.textContent('#plan-spent')) ?? '', /plan again from where the robot is now/);
     await app.screenshot('robot-patrolled');
 
@@ -87,20 +90,39 @@ test('console on a robot: plan on the map graph from the robot\'s pose, refuse a
     await page.click('#stop');
     await page.waitForSelector('#mission-log li.stopped', { timeout: 30_000 });
     assert.match((await page.textContent('#mission-log')) ?? '', /STOPPED: stopped by the operator; /);
-    assert.ok(g.fake.log.some((l) => l.startsWith('cancel ')), g.fake.log.slice(-5).join('\n'));
+    assert.ok(
+      g.fake.log.some((l) => l.startsWith('cancel ')),
+      g.fake.log.slice(-5).join('\n'),
+    );
     await app.screenshot('robot-stopped');
 
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
-      const runs = db.prepare("SELECT id, world FROM runs WHERE world = 'lab-sim' ORDER BY started_ms").all() as { id: string }[];
+      const runs = db.prepare("SELECT id, world FROM runs WHERE world = 'lab-sim' ORDER BY started_ms").all() as {
+        id: string;
+      }[];
       assert.equal(runs.length, 2, 'the refused plan never became a run');
-      const end = (run: string): Record<string, unknown> => JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_end'").get(run) as { body: string }).body) as Record<string, unknown>;
+      const end = (run: string): Record<string, unknown> =>
+        JSON.parse(
+          (db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'run_end'").get(run) as { body: string })
+            .body,
+        ) as Record<string, unknown>;
       assert.equal(end(runs[0]!.id)['outcome'], 'success');
       assert.equal(end(runs[1]!.id)['outcome'], 'stopped');
       // The run executed the plan that was shown: its initial plan starts at the pose shown.
-      const plan = JSON.parse((db.prepare("SELECT b.body FROM events e JOIN blobs b ON b.sha256 = json_extract(e.body, '$.plan_sha') WHERE e.run_id = ? AND e.kind = 'plan' ORDER BY e.seq LIMIT 1").get(runs[0]!.id) as { body: string }).body) as { prefix: string[] };
+      const plan = JSON.parse(
+        (
+          db
+            .prepare(
+              "SELECT b.body FROM events e JOIN blobs b ON b.sha256 = json_extract(e.body, '$.plan_sha') WHERE e.run_id = ? AND e.kind = 'plan' ORDER BY e.seq LIMIT 1",
+            )
+            .get(runs[0]!.id) as { body: string }
+        ).body,
+      ) as { prefix: string[] };
       assert.equal(plan.prefix[0], 'robot@0');
-      const samples = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'evidence'").all(runs[0]!.id) as { body: string }[];
+      const samples = db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'evidence'").all(runs[0]!.id) as {
+        body: string;
+      }[];
       for (const s of samples) {
         const st = (JSON.parse(s.body) as { state: { x: number; y: number } }).state;
         assert.ok(!inHazard(st.x, st.y), `(${st.x}, ${st.y}) is in the hazard`);

@@ -26,13 +26,21 @@ async function plan(app: AppUnderTest): Promise<void> {
   await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 120_000 });
 }
 
-interface Row { run_id: string; kind: string; body: string }
+interface Row {
+  run_id: string;
+  kind: string;
+  body: string;
+}
 
 function auditRows(app: AppUnderTest): { runs: { id: string; world: string; operator: string }[]; events: Row[] } {
   const db = openAuditReadOnly(app.api.context.auditFile);
   try {
     return {
-      runs: db.prepare('SELECT id, world, operator FROM runs ORDER BY started_ms').all() as { id: string; world: string; operator: string }[],
+      runs: db.prepare('SELECT id, world, operator FROM runs ORDER BY started_ms').all() as {
+        id: string;
+        world: string;
+        operator: string;
+      }[],
       events: db.prepare('SELECT run_id, kind, body FROM events ORDER BY seq').all() as Row[],
     };
   } finally {
@@ -40,7 +48,8 @@ function auditRows(app: AppUnderTest): { runs: { id: string; world: string; oper
   }
 }
 
-const bodies = (rows: Row[], run: string, kind: string): Record<string, unknown>[] => rows.filter((r) => r.run_id === run && r.kind === kind).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+const bodies = (rows: Row[], run: string, kind: string): Record<string, unknown>[] =>
+  rows.filter((r) => r.run_id === run && r.kind === kind).map((r) => JSON.parse(r.body) as Record<string, unknown>);
 
 test('console safety: Esc in an editor popup leaves the robot moving, F9 stops it and latches on every tab until an acknowledged reset, all recorded', async () => {
   const app = await openApp();
@@ -63,7 +72,9 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     await page.keyboard.press('Control+Space');
     await page.waitForSelector('.suggest-widget.visible .monaco-list-row');
     await page.keyboard.press('Escape');
-    await page.waitForSelector('.suggest-widget.visible', { state: 'detached', timeout: 5000 }).catch(() => page.waitForSelector('.suggest-widget.visible', { state: 'hidden' }));
+    await page
+      .waitForSelector('.suggest-widget.visible', { state: 'detached', timeout: 5000 })
+      .catch(() => page.waitForSelector('.suggest-widget.visible', { state: 'hidden' }));
     await page.waitForTimeout(300);
     assert.equal(await page.getAttribute('#run-state', 'data-state'), 'running', 'Esc must not stop the mission');
     assert.deepEqual(await app.api.estopState(), { latched: false });
@@ -74,7 +85,10 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     await page.keyboard.press('F9');
     await page.waitForSelector('#run-state[data-state="estopped"]', { state: 'attached' });
     await page.waitForSelector('#estop-latch:not([hidden])');
-    assert.match((await page.textContent('#estop-latch')) ?? '', new RegExp(`E-STOP LATCHED since .* by ${userInfo().username}`));
+    assert.match(
+      (await page.textContent('#estop-latch')) ?? '',
+      new RegExp(`E-STOP LATCHED since .* by ${userInfo().username}`),
+    );
     await app.screenshot('safety-latched-editors');
     for (const tab of ['graph', 'audit', 'mission']) {
       await page.click(`#tab-${tab}`);
@@ -87,8 +101,18 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     await app.screenshot('safety-latched-mission');
 
     // The server refuses too, whoever asks.
-    const planned = await app.api.missionPlan({ job: 'api-plan', world: 'pointmaze-medium', spec: SPEC, regions: await page.inputValue('#regions'), start: [4, 20], datasetSteps: 50000 });
-    await assert.rejects(app.api.missionRun({ session: planned.session }), (e: Error & { code?: string }) => e.code === 'estop-latched' && /emergency stop is latched/.test(e.message));
+    const planned = await app.api.missionPlan({
+      job: 'api-plan',
+      world: 'pointmaze-medium',
+      spec: SPEC,
+      regions: await page.inputValue('#regions'),
+      start: [4, 20],
+      datasetSteps: 50000,
+    });
+    await assert.rejects(
+      app.api.missionRun({ session: planned.session }),
+      (e: Error & { code?: string }) => e.code === 'estop-latched' && /emergency stop is latched/.test(e.message),
+    );
 
     // A reload (or another window) shows the latch: it lives in the workbench, not in the page.
     await page.reload();
@@ -104,10 +128,10 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     // A reason that shows nothing (zero-width characters) or too little is not one.
     await page.fill('#estop-reset-reason', '\u200b\u200b\u200b\u200b');
     assert.ok(await page.isDisabled('#estop-reset'), 'zero-width characters are no reason');
-    assert.match(await page.textContent('#estop-reset-error') ?? '', /is empty/);
+    assert.match((await page.textContent('#estop-reset-error')) ?? '', /is empty/);
     await page.fill('#estop-reset-reason', 'ok');
     assert.ok(await page.isDisabled('#estop-reset'));
-    assert.match(await page.textContent('#estop-reset-error') ?? '', /says too little/);
+    assert.match((await page.textContent('#estop-reset-error')) ?? '', /says too little/);
     await page.fill('#estop-reset-reason', 'walked the maze: robot parked, nobody near it');
     assert.equal(await page.textContent('#estop-reset-error'), '');
     assert.ok(await page.isEnabled('#estop-reset'));
@@ -121,9 +145,19 @@ test('console safety: Esc in an editor popup leaves the robot moving, F9 stops i
     const latch = runs.find((r) => r.world === 'console');
     assert.ok(latch !== undefined, 'the latch has its own run in the audit log');
     const decisions = bodies(events, latch.id, 'operator_decision');
-    assert.deepEqual(decisions.map((d) => d['decision']), ['estop', 'estop-reset']);
+    assert.deepEqual(
+      decisions.map((d) => d['decision']),
+      ['estop', 'estop-reset'],
+    );
     assert.match(String(decisions[0]!['reason']), /emergency stop by the operator \(stopped /);
-    assert.deepEqual({ ...decisions[1] }, { decision: 'estop-reset', reason: 'walked the maze: robot parked, nobody near it', operator: userInfo().username });
+    assert.deepEqual(
+      { ...decisions[1] },
+      {
+        decision: 'estop-reset',
+        reason: 'walked the maze: robot parked, nobody near it',
+        operator: userInfo().username,
+      },
+    );
     assert.equal(bodies(events, latch.id, 'run_end')[0]!['outcome'], 'reset');
     const mission = runs.find((r) => r.world === 'pointmaze-medium')!;
     assert.equal(bodies(events, mission.id, 'run_end')[0]!['outcome'], 'stopped', 'an E-STOP is a stop, not a failure');
@@ -194,7 +228,10 @@ test('console safety: a plan is bound to its inputs (editing any marks it stale 
     await page.waitForSelector('#run-state[data-state="estopped"]');
     await page.waitForSelector('#estop-latch:not([hidden])');
     await page.waitForSelector('#mission-log li.stopped');
-    assert.match((await page.textContent('#mission-log')) ?? '', /STOPPED: emergency stop by the operator — operator's note: robot drifting toward e0, stopping it, while the mission waited for a decision/);
+    assert.match(
+      (await page.textContent('#mission-log')) ?? '',
+      /STOPPED: emergency stop by the operator — operator's note: robot drifting toward e0, stopping it, while the mission waited for a decision/,
+    );
     assert.match((await page.textContent('#status')) ?? '', /your note is kept/);
     await app.screenshot('safety-estop-during-escalation');
 
@@ -203,13 +240,29 @@ test('console safety: a plan is bound to its inputs (editing any marks it stale 
     assert.equal(missions.length, 2);
     assert.equal(bodies(events, missions[0]!.id, 'run_end')[0]!['outcome'], 'stopped');
     assert.equal(bodies(events, missions[1]!.id, 'run_end')[0]!['outcome'], 'stopped');
-    assert.deepEqual(bodies(events, missions[0]!.id, 'operator_decision').map((d) => [d['decision'], d['reason']]), [['stop', 'stopped by the operator']]);
+    assert.deepEqual(
+      bodies(events, missions[0]!.id, 'operator_decision').map((d) => [d['decision'], d['reason']]),
+      [['stop', 'stopped by the operator']],
+    );
     // The escalation came from the fault the test injected: one tracking timeout of the robot held in place.
-    assert.deepEqual(bodies(events, missions[1]!.id, 'failure_record').map((f) => f['kind']), ['tracking-timeout']);
+    assert.deepEqual(
+      bodies(events, missions[1]!.id, 'failure_record').map((f) => f['kind']),
+      ['tracking-timeout'],
+    );
     const second = bodies(events, missions[1]!.id, 'operator_decision');
-    assert.ok(second.some((d) => d['decision'] === 'estop' && /operator's note: robot drifting toward e0, stopping it/.test(String(d['reason']))), JSON.stringify(second));
+    assert.ok(
+      second.some(
+        (d) =>
+          d['decision'] === 'estop' &&
+          /operator's note: robot drifting toward e0, stopping it/.test(String(d['reason'])),
+      ),
+      JSON.stringify(second),
+    );
     const latch = runs.find((r) => r.world === 'console')!;
-    assert.match(String(bodies(events, latch.id, 'operator_decision')[0]!['reason']), /operator's note: robot drifting toward e0/);
+    assert.match(
+      String(bodies(events, latch.id, 'operator_decision')[0]!['reason']),
+      /operator's note: robot drifting toward e0/,
+    );
     await app.api.estopReset({ acknowledged: true, reason: 'test over' });
     assert.deepEqual(app.internalErrors, []);
   } finally {
@@ -236,7 +289,10 @@ test('console layout: the fields and the last plan survive a reload (and the pla
     assert.equal(await page.inputValue('#start'), '4,20');
     assert.equal(await page.inputValue('#dataset-steps'), '50000');
     assert.equal(await page.inputValue('#replans'), '0');
-    assert.match((await page.textContent('#plan-summary')) ?? '', new RegExp(summary.slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    assert.match(
+      (await page.textContent('#plan-summary')) ?? '',
+      new RegExp(summary.slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    );
     assert.ok(Number(await page.getAttribute('#mission-graph', 'data-nodes')) > 50, 'the plan is drawn again');
     assert.ok(await page.isEnabled('#run'), 'the restored plan is bound to the restored inputs');
     await page.fill('#start', '4,19');
@@ -256,7 +312,7 @@ test('console layout: the fields and the last plan survive a reload (and the pla
     await page.click('#tab-mission');
     assert.match((await page.textContent('#status')) ?? '', /^Mission failed/);
     await page.click('#plan');
-    assert.equal((await page.textContent('#status')) ?? '', '', 'a new plan: the old run\'s line no longer applies');
+    assert.equal((await page.textContent('#status')) ?? '', '', "a new plan: the old run's line no longer applies");
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
     assert.deepEqual(app.internalErrors, []);
   } finally {
@@ -266,7 +322,8 @@ test('console layout: the fields and the last plan survive a reload (and the pla
 
 test('console safety: a workbench started again after it stopped while latched comes up latched, and says so on every tab', async () => {
   const first = await openApp();
-  const workspace = first.workspace, auditFile = path.join(path.dirname(workspace), 'audit.sqlite');
+  const workspace = first.workspace,
+    auditFile = path.join(path.dirname(workspace), 'audit.sqlite');
   try {
     await first.page.keyboard.press('F9');
     await first.page.waitForSelector('#estop-latch:not([hidden])');
@@ -277,7 +334,7 @@ test('console safety: a workbench started again after it stopped while latched c
   try {
     const { page } = app;
     await page.waitForSelector('#estop-latch:not([hidden])');
-    assert.match(await page.textContent('#estop-latch') ?? '', /still latched when the workbench started/);
+    assert.match((await page.textContent('#estop-latch')) ?? '', /still latched when the workbench started/);
     for (const tab of ['#tab-mission', '#tab-act', '#tab-graph', '#tab-editors', '#tab-audit']) {
       await page.click(tab);
       assert.ok(await page.isVisible('#estop-latch'), `the latch shows on ${tab}`);
@@ -285,7 +342,10 @@ test('console safety: a workbench started again after it stopped while latched c
     await page.click('#tab-mission');
     await page.click('#estop-reset-open');
     await page.waitForSelector('#estop-reset-dialog[open]');
-    assert.match(await page.textContent('#estop-reset-what') ?? '', /stopped while it was latched, and starts latched/);
+    assert.match(
+      (await page.textContent('#estop-reset-what')) ?? '',
+      /stopped while it was latched, and starts latched/,
+    );
     await app.screenshot('safety-restored-latch');
     await page.check('#estop-ack');
     await page.fill('#estop-reset-reason', 'restarted after the latch: robot checked');

@@ -59,7 +59,8 @@ async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 20_00
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const numberAt = async (page: Page, selector: string, attr: string): Promise<number> => Number(await page.getAttribute(selector, attr));
+const numberAt = async (page: Page, selector: string, attr: string): Promise<number> =>
+  Number(await page.getAttribute(selector, attr));
 
 /**
  * Starts the planned mission; with `seeRunning` waits until the window shows it running (a run at
@@ -123,7 +124,7 @@ async function dirtyFile(page: Page): Promise<void> {
   await page.click(`.editors-file[data-path="${EDITOR_FILE}"]`);
   await page.waitForSelector(`.editors-tab[data-path="${EDITOR_FILE}"][aria-selected="true"]`);
   await page.waitForSelector('#editors-host .monaco-editor .view-lines');
-  if (await page.locator(`.editors-tab.dirty[data-path="${EDITOR_FILE}"]`).count() > 0) return;
+  if ((await page.locator(`.editors-tab.dirty[data-path="${EDITOR_FILE}"]`).count()) > 0) return;
   await page.click('#editors-host .view-lines');
   await page.keyboard.press('End');
   await page.keyboard.type(' & F e3');
@@ -198,7 +199,7 @@ function dialogs(workspace: string): Dialog[] {
   ];
 }
 
-test('the header E-STOP is clicked above every dialog and stops the running mission; every window shows the latch; a reset from another window clears the first window\'s status', async () => {
+test("the header E-STOP is clicked above every dialog and stops the running mission; every window shows the latch; a reset from another window clears the first window's status", async () => {
   const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
@@ -218,8 +219,13 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
       await clickEstop(page, dialog);
       await latchedIn(page, d.name);
       await latchedIn(second, `${d.name}, second window`);
-      assert.ok(await page.isVisible(dialog), `${d.name}: the dialog stays as it was (nothing the operator typed is lost)`);
-      await page.locator('#status', { hasText: /stopped 1 run\(s\); latched until reset/ }).waitFor({ timeout: 10_000 });
+      assert.ok(
+        await page.isVisible(dialog),
+        `${d.name}: the dialog stays as it was (nothing the operator typed is lost)`,
+      );
+      await page
+        .locator('#status', { hasText: /stopped 1 run\(s\); latched until reset/ })
+        .waitFor({ timeout: 10_000 });
       await shot(page, `stations-${d.name}-estopped`);
       await d.close(page);
       assert.equal(await page.isVisible('#modal-backdrop'), false, `${d.name}: the backdrop goes with the dialog`);
@@ -227,7 +233,11 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
       await resetFrom(second, `checked after ${d.name}`);
       await page.waitForSelector('#estop-latch', { state: 'hidden' });
       await page.locator('#status', { hasText: 'E-STOP reset' }).waitFor({ timeout: 5000 });
-      assert.doesNotMatch((await page.textContent('#status')) ?? '', /latched until reset/, `${d.name}: the first window's status follows the reset`);
+      assert.doesNotMatch(
+        (await page.textContent('#status')) ?? '',
+        /latched until reset/,
+        `${d.name}: the first window's status follows the reset`,
+      );
       assert.equal(await page.getAttribute('body', 'data-estop'), 'clear');
     }
 
@@ -267,7 +277,11 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
     // Each latch's record names the audit runs it stopped: runs of the audit log, mission runs.
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
-      const runs = db.prepare('SELECT id, world, meta FROM runs ORDER BY started_ms').all() as { id: string; world: string; meta: string }[];
+      const runs = db.prepare('SELECT id, world, meta FROM runs ORDER BY started_ms').all() as {
+        id: string;
+        world: string;
+        meta: string;
+      }[];
       const missions = new Set(runs.filter((r) => r.world === 'pointmaze-medium').map((r) => r.id));
       const latches = runs.filter((r) => r.world === 'console');
       assert.equal(latches.length, dialogs(app.workspace).length + 1);
@@ -275,7 +289,15 @@ test('the header E-STOP is clicked above every dialog and stops the running miss
         const stopped = (JSON.parse(l.meta) as { stopped: string[] }).stopped;
         assert.equal(stopped.length, 1, l.meta);
         assert.ok(missions.has(stopped[0]!), `the latch ${l.id} names ${stopped[0]}, a mission run of the audit log`);
-        const reason = (JSON.parse((db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision'").get(l.id) as { body: string }).body) as { reason: string }).reason;
+        const reason = (
+          JSON.parse(
+            (
+              db.prepare("SELECT body FROM events WHERE run_id = ? AND kind = 'operator_decision'").get(l.id) as {
+                body: string;
+              }
+            ).body,
+          ) as { reason: string }
+        ).reason;
         assert.match(reason, new RegExp(`stopped audit run ${stopped[0]}`));
       }
     } finally {
@@ -296,7 +318,7 @@ test('a window opened mid-run joins it (state, plan, trail, plots, events) and p
     await plan(page);
     const before = await secondWindow(app);
     await startRun(page, '40');
-    await until('20 ticks', async () => await numberAt(page, '#mission-plots', 'data-received') > 20);
+    await until('20 ticks', async () => (await numberAt(page, '#mission-plots', 'data-received')) > 20);
     const { page: joined, errors } = await secondWindow(app, true);
     // It shows the run as it is: running, its plan, the path so far, the plots, the events.
     await joined.waitForSelector('#run-state[data-state="running"]');
@@ -304,14 +326,29 @@ test('a window opened mid-run joins it (state, plan, trail, plots, events) and p
     assert.ok(await joined.isEnabled('#pause'));
     assert.ok(await joined.isEnabled('#stop'));
     assert.ok(Number(await joined.getAttribute('#mission-graph', 'data-nodes')) > 50, 'the plan is drawn');
-    assert.ok(Number(await joined.getAttribute('#mission-graph', 'data-trail')) > 10, 'the path driven before it opened is drawn');
+    assert.ok(
+      Number(await joined.getAttribute('#mission-graph', 'data-trail')) > 10,
+      'the path driven before it opened is drawn',
+    );
     assert.ok(Number(await joined.getAttribute('#mission-plots', 'data-points')) > 20, 'the plots hold the run so far');
-    assert.equal(await joined.getAttribute('#mission-graph', 'data-prefix-edges'), await page.getAttribute('#mission-graph', 'data-prefix-edges'));
-    assert.match((await joined.textContent('#plan-summary')) ?? '', /The mission running now.*planned in another window/s);
+    assert.equal(
+      await joined.getAttribute('#mission-graph', 'data-prefix-edges'),
+      await page.getAttribute('#mission-graph', 'data-prefix-edges'),
+    );
+    assert.match(
+      (await joined.textContent('#plan-summary')) ?? '',
+      /The mission running now.*planned in another window/s,
+    );
     const { mission } = await app.api.missionLive();
     assert.ok(mission !== null && mission.auditRun !== null);
-    assert.match((await joined.textContent('#mission-log')) ?? '', new RegExp(`run started \\(audit run ${mission.auditRun}\\)`));
-    assert.match((await page.textContent('#mission-log')) ?? '', new RegExp(`run started \\(audit run ${mission.auditRun}\\)`));
+    assert.match(
+      (await joined.textContent('#mission-log')) ?? '',
+      new RegExp(`run started \\(audit run ${mission.auditRun}\\)`),
+    );
+    assert.match(
+      (await page.textContent('#mission-log')) ?? '',
+      new RegExp(`run started \\(audit run ${mission.auditRun}\\)`),
+    );
     await until('the live line', async () => ((await joined.textContent('#run-live')) ?? '').startsWith('t='));
     await shot(joined, 'stations-joined-mid-run');
     // The window open before the run shows it as well.
@@ -356,7 +393,7 @@ test('a window opened mid-run joins it (state, plan, trail, plots, events) and p
   }
 });
 
-test('an audit run\'s node link opens that run\'s own scene, not the live mission\'s graph at a node of the same id', async () => {
+test("an audit run's node link opens that run's own scene, not the live mission's graph at a node of the same id", async () => {
   const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
@@ -367,7 +404,10 @@ test('an audit run\'s node link opens that run\'s own scene, not the live missio
     await page.fill('#escalation-reason', 'recorded for the audit test');
     await page.click('#decide-abort');
     await page.waitForSelector('#mission-log li.failed');
-    const first = { auditRun: /run started \(audit run ([0-9a-f-]{36})\)/.exec((await page.textContent('#mission-log')) ?? '')?.[1] ?? '' };
+    const first = {
+      auditRun:
+        /run started \(audit run ([0-9a-f-]{36})\)/.exec((await page.textContent('#mission-log')) ?? '')?.[1] ?? '',
+    };
     assert.notEqual(first.auditRun, '', 'the run is recorded');
     // Another mission from another start: the live graph now is its own, over the same latent clusters.
     await plan(page, '4,19');
@@ -382,23 +422,38 @@ test('an audit run\'s node link opens that run\'s own scene, not the live missio
     await page.click('#audit-table .ev-row:not([hidden])[data-kind="failure_record"]');
     await page.waitForSelector('#audit-detail[data-kind="failure_record"] .node-link');
     const node = (await page.locator('#audit-detail .node-link').first().getAttribute('data-node'))!;
-    const liveIds = await page.evaluate<string[]>(`globalThis.__witnessTest.mission.graph.scene().nodes.map((n) => n.id)`);
+    const liveIds = await page.evaluate<string[]>(
+      `globalThis.__witnessTest.mission.graph.scene().nodes.map((n) => n.id)`,
+    );
     assert.ok(liveIds.includes(node), `the live mission's graph has a node ${node} too`);
     const replay = await app.api.auditReplay({ run: first.auditRun });
     await page.locator('#audit-detail .node-link').first().click();
     await page.waitForSelector(`#graph-view[data-selected="${node}"]`);
-    assert.equal(await page.getAttribute('#graph-view', 'data-source'), 'other', 'the audited run\'s scene, not the live mission\'s');
+    assert.equal(
+      await page.getAttribute('#graph-view', 'data-source'),
+      'other',
+      "the audited run's scene, not the live mission's",
+    );
     assert.equal(await page.getAttribute('#graph-view', 'data-nodes'), String(replay.scene.nodes.length));
     assert.notEqual(replay.scene.nodes.length, liveIds.length);
-    assert.match((await page.textContent('#graph-status')) ?? '', new RegExp(`audit run ${first.auditRun.slice(0, 8)} \\(from the audit log\\)`));
+    assert.match(
+      (await page.textContent('#graph-status')) ?? '',
+      new RegExp(`audit run ${first.auditRun.slice(0, 8)} \\(from the audit log\\)`),
+    );
     assert.equal(await page.isChecked('#graph-follow'), false, 'following the live mission would replace it');
     await shot(page, 'stations-audit-node-own-scene');
     // A node the replay does not place (the log records where the robot went, not where nodes are):
     // the audit detail's link says it cannot show it, rather than show the live graph's node of that id.
     const unplaced = liveIds.find((id) => /^c\d+$/.test(id) && !replay.scene.nodes.some((n) => n.id === id))!;
     assert.ok(unplaced !== undefined);
-    await page.evaluate(`globalThis.__witnessTest.graph.post(${JSON.stringify({ kind: 'focus-node', id: unplaced, scene: { scene: replay.scene, plan: replay.plans[0]?.plan ?? null, automaton: replay.automaton }, auditRun: first.auditRun })})`);
-    await page.locator('#graph-error', { hasText: `${unplaced} cannot be shown in audit run ${first.auditRun.slice(0, 8)}'s scene` }).waitFor({ timeout: 5000 });
+    await page.evaluate(
+      `globalThis.__witnessTest.graph.post(${JSON.stringify({ kind: 'focus-node', id: unplaced, scene: { scene: replay.scene, plan: replay.plans[0]?.plan ?? null, automaton: replay.automaton }, auditRun: first.auditRun })})`,
+    );
+    await page
+      .locator('#graph-error', {
+        hasText: `${unplaced} cannot be shown in audit run ${first.auditRun.slice(0, 8)}'s scene`,
+      })
+      .waitFor({ timeout: 5000 });
     assert.equal(await page.getAttribute('#graph-view', 'data-source'), 'other');
     assert.equal(await page.getAttribute('#graph-view', 'data-selected'), node, 'nothing else is selected');
     await shot(page, 'stations-audit-node-not-placed');
@@ -406,7 +461,10 @@ test('an audit run\'s node link opens that run\'s own scene, not the live missio
     await page.click('#stop');
     await page.waitForSelector('#run-state[data-state="stopped"]');
     assert.deepEqual(app.internalErrors, []);
-    assert.deepEqual(app.pageErrors.filter((e) => !/favicon/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/favicon/.test(e)),
+      [],
+    );
   } finally {
     await app.close();
   }

@@ -40,7 +40,10 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
     await page.click('#decide-abort');
     await page.waitForSelector('#escalation', { state: 'hidden' });
     await page.waitForSelector('#mission-log li.failed');
-    assert.match((await page.textContent('#mission-log')) ?? '', /FAILED \(escalated\).*operator aborted: robot keeps timing out/);
+    assert.match(
+      (await page.textContent('#mission-log')) ?? '',
+      /FAILED \(escalated\).*operator aborted: robot keeps timing out/,
+    );
     assert.ok(((await page.getAttribute('#mission-graph', 'data-robot')) ?? '') !== '');
     await app.screenshot('console-aborted');
     // The driven trail ends under the robot marker (the maze picture is y-down: a trail drawn y-up
@@ -61,12 +64,28 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];
       assert.equal(d.length, 1);
       // The decision, its reason, who decided, and which escalation it answers (the contract's one shape).
-      const body = JSON.parse(d[0]!.body) as Record<string, unknown> & { escalation: { n: number; cause: string; label: string; reason: string } };
-      assert.deepEqual({ ...body, escalation: null }, { decision: 'abort', reason: 'robot keeps timing out near c347; inspecting', operator: userInfo().username, escalation: null });
-      assert.deepEqual([body.escalation.n, body.escalation.cause, body.escalation.label], [1, 'replan-budget', 'tracking-timeout']);
+      const body = JSON.parse(d[0]!.body) as Record<string, unknown> & {
+        escalation: { n: number; cause: string; label: string; reason: string };
+      };
+      assert.deepEqual(
+        { ...body, escalation: null },
+        {
+          decision: 'abort',
+          reason: 'robot keeps timing out near c347; inspecting',
+          operator: userInfo().username,
+          escalation: null,
+        },
+      );
+      assert.deepEqual(
+        [body.escalation.n, body.escalation.cause, body.escalation.label],
+        [1, 'replan-budget', 'tracking-timeout'],
+      );
       assert.match(body.escalation.reason, /replanning budget R = 0 exhausted/);
       // The failure is the one the test caused: one record, after the robot stuck, and no replan.
-      const failures = db.prepare("SELECT step, failure_label FROM events WHERE kind = 'failure_record'").all() as { step: number; failure_label: string }[];
+      const failures = db.prepare("SELECT step, failure_label FROM events WHERE kind = 'failure_record'").all() as {
+        step: number;
+        failure_label: string;
+      }[];
       assert.equal(failures.length, 1);
       assert.equal(failures[0]!.failure_label, 'tracking-timeout');
       assert.ok(failures[0]!.step >= STUCK_AT, `failure at step ${failures[0]!.step}, the robot stuck at ${STUCK_AT}`);
@@ -92,7 +111,8 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await page.waitForSelector('#spec-file option[value="specs/patrol.ltl"]', { state: 'attached' });
     await page.selectOption('#spec-file', 'specs/patrol.ltl');
     // (Polled from here: a string predicate would be eval'd in the page, which our CSP refuses.)
-    for (let i = 0; i < 100 && (await page.inputValue('#spec')) !== 'G F e1 & G F e4'; i++) await page.waitForTimeout(50);
+    for (let i = 0; i < 100 && (await page.inputValue('#spec')) !== 'G F e1 & G F e4'; i++)
+      await page.waitForTimeout(50);
     assert.equal(await page.inputValue('#spec'), 'G F e1 & G F e4');
     await plan(app, { spec: 'F (e1 &' });
     await page.waitForSelector('#mission-error:not(:empty)');

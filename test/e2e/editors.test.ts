@@ -31,7 +31,12 @@ async function typeAll(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
-interface Problem { severity: string; owner: string; range: string; message: string }
+interface Problem {
+  severity: string;
+  owner: string;
+  range: string;
+  message: string;
+}
 
 /**
  * The problems list, read in one page evaluation: the list re-renders as checks finish, and reading it
@@ -49,9 +54,13 @@ async function problems(page: Page): Promise<Problem[]> {
 }
 
 /** The editor's visible text (Monaco renders spaces as no-break spaces). */
-const editorText = async (page: Page): Promise<string> => (await page.locator('#editors-host .view-lines').innerText()).replace(/\u00a0/g, ' ');
+const editorText = async (page: Page): Promise<string> =>
+  (await page.locator('#editors-host .view-lines').innerText()).replace(/\u00a0/g, ' ');
 
-/** The editor's text once it matches `re` (Monaco renders an accepted completion a frame later), else its text after 5 s. */
+/**
+ * The editor's text once it matches `re` (Monaco renders an accepted completion a frame later), else its text after 5
+ * s.
+ */
 async function waitEditorText(page: Page, re: RegExp): Promise<string> {
   const deadline = Date.now() + 5_000;
   for (;;) {
@@ -74,14 +83,20 @@ async function waitProblems(page: Page, ok: (ps: Problem[]) => boolean, what: st
 
 async function hoverText(page: Page, token: string): Promise<string> {
   await page.mouse.move(0, 0);
-  await page.locator('#editors-host .view-line span span', { hasText: new RegExp(`^${token}$`) }).first().hover();
+  await page
+    .locator('#editors-host .view-line span span', { hasText: new RegExp(`^${token}$`) })
+    .first()
+    .hover();
   const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first();
   await hover.waitFor({ state: 'visible', timeout: 5000 });
   return (await hover.textContent()) ?? '';
 }
 
 // One browser for the file (launching Chromium is most of an e2e test's time); each test uses its own files.
-const TOOL = PICK.replace('"gripper.width_cm > 1.5"', '"gripper.widht_cm > 1.5"').replace('"timeout_s": 10', '"timeout_s": 10,\n  "retries": 2');
+const TOOL = PICK.replace('"gripper.width_cm > 1.5"', '"gripper.widht_cm > 1.5"').replace(
+  '"timeout_s": 10',
+  '"timeout_s": 10,\n  "retries": 2',
+);
 const WS = workspace({
   'specs/patrol.ltl': 'G F (e1 & F e2)\n',
   'tools/pick.json': TOOL,
@@ -97,15 +112,21 @@ after(async () => {
 });
 
 function noCspErrors(app: AppUnderTest): void {
-  assert.deepEqual(app.pageErrors.filter((e) => /Content Security Policy|Refused to|unsafe-eval/i.test(e)), []);
+  assert.deepEqual(
+    app.pageErrors.filter((e) => /Content Security Policy|Refused to|unsafe-eval/i.test(e)),
+    [],
+  );
   assert.deepEqual(app.internalErrors, []);
 }
 
-test('LTL editor: exact syntax-error range, hover with the automaton size, completion of the world\'s regions, unknown propositions flagged', async () => {
+test("LTL editor: exact syntax-error range, hover with the automaton size, completion of the world's regions, unknown propositions flagged", async () => {
   const { page } = app;
   await openFile(page, 'specs/patrol.ltl');
   await page.locator('#editors-status', { hasText: 'automaton: 3 states, 8 edges, 1 accepting' }).waitFor();
-  assert.match((await page.textContent('#editors-status'))!, /^pointmaze-medium: 6 propositions \(e0, e1, e2, e3, e4, e5\)/);
+  assert.match(
+    (await page.textContent('#editors-status'))!,
+    /^pointmaze-medium: 6 propositions \(e0, e1, e2, e3, e4, e5\)/,
+  );
   assert.equal(await page.inputValue('#editors-world'), 'pointmaze-medium');
   assert.ok(await page.locator('#editors-use').isVisible());
 
@@ -116,25 +137,32 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
 
   await typeAll(page, 'G (e1 & )');
   const syntax = await waitProblems(page, (ps) => ps.some((p) => p.owner === 'witness'), 'syntax error');
-  assert.deepEqual(syntax, [{ severity: 'error', owner: 'witness', range: '1:9-1:10', message: "expected a formula after '&', found ')'" }]);
+  assert.deepEqual(syntax, [
+    { severity: 'error', owner: 'witness', range: '1:9-1:10', message: "expected a formula after '&', found ')'" },
+  ]);
   // Monaco draws the squiggle a frame or more after the marker is set: wait for it to be drawn.
   await page.waitForSelector('#editors-host .squiggly-error', { state: 'attached', timeout: 10_000 });
-  assert.equal(await page.locator('#editors-host .squiggly-error').count() > 0, true);
+  assert.equal((await page.locator('#editors-host .squiggly-error').count()) > 0, true);
   await app.screenshot('editors-ltl-syntax-error');
 
   await typeAll(page, 'F e9 & G F e1');
   const unknown = await waitProblems(page, (ps) => ps.some((p) => /e9/.test(p.message)), 'unknown proposition');
   assert.equal(unknown.length, 1);
   assert.equal(unknown[0]!.range, '1:3-1:5');
-  assert.match(unknown[0]!.message, /^unknown proposition "e9" \(did you mean e\d\?\); pointmaze-medium has e0, e1, e2, e3, e4, e5$/);
+  assert.match(
+    unknown[0]!.message,
+    /^unknown proposition "e9" \(did you mean e\d\?\); pointmaze-medium has e0, e1, e2, e3, e4, e5$/,
+  );
   assert.match(await hoverText(page, 'e9'), /unknown proposition "e9"/);
 
   await page.keyboard.press('End');
   await page.keyboard.type(' & F e');
   await page.keyboard.press('Control+Space');
   await page.waitForSelector('.suggest-widget.visible .monaco-list-row');
-  const rows = JSON.parse(await page.evaluate<string>(`JSON.stringify([...document.querySelectorAll('.suggest-widget.visible .monaco-list-row')]
-    .map((row) => [Number(row.getAttribute('data-index')), row.querySelector('.label-name')?.textContent ?? '']))`)) as [number, string][];
+  const rows = JSON.parse(
+    await page.evaluate<string>(`JSON.stringify([...document.querySelectorAll('.suggest-widget.visible .monaco-list-row')]
+    .map((row) => [Number(row.getAttribute('data-index')), row.querySelector('.label-name')?.textContent ?? '']))`),
+  ) as [number, string][];
   const labels = rows.sort((a, b) => a[0] - b[0]).map((r) => r[1]);
   assert.deepEqual(labels.slice(0, 6), ['e0', 'e1', 'e2', 'e3', 'e4', 'e5']);
   await app.screenshot('editors-ltl-completion');
@@ -143,7 +171,7 @@ test('LTL editor: exact syntax-error range, hover with the automaton size, compl
   noCspErrors(app);
 });
 
-test('LTL editor: Spot\'s M, ^ and 1 are read; X stays refused in a specification, at its position, with the reason', async () => {
+test("LTL editor: Spot's M, ^ and 1 are read; X stays refused in a specification, at its position, with the reason", async () => {
   const { page } = app;
   await openFile(page, 'specs/patrol.ltl');
   await typeAll(page, 'G F (e1 M e2) & G (e3 ^ e4) & F 1');
@@ -153,7 +181,10 @@ test('LTL editor: Spot\'s M, ^ and 1 are read; X stays refused in a specificatio
   await app.screenshot('editors-ltl-spot-syntax');
   await typeAll(page, 'G (e1 -> X e2)');
   const next = await waitProblems(page, (ps) => ps.some((p) => p.owner === 'witness'), 'X refused');
-  assert.deepEqual(next.map((p) => [p.severity, p.range]), [['error', '1:10-1:11']]);
+  assert.deepEqual(
+    next.map((p) => [p.severity, p.range]),
+    [['error', '1:10-1:11']],
+  );
   assert.match(next[0]!.message, /the next operator X is not supported: specifications must be stutter-invariant/);
   await app.screenshot('editors-ltl-next-refused');
   noCspErrors(app);
@@ -165,16 +196,23 @@ test('tool editor: the JSON schema and a misspelled field in a CEL condition, wi
   await openFile(page, 'tools/pick.json');
   assert.equal(await page.inputValue('#editors-world'), 'tabletop');
   assert.equal(await page.locator('#editors-use').isVisible(), false);
-  const ps = await waitProblems(page, (p) => p.some((x) => x.owner === 'witness') && p.some((x) => x.owner === 'json'), 'tool problems');
+  const ps = await waitProblems(
+    page,
+    (p) => p.some((x) => x.owner === 'witness') && p.some((x) => x.owner === 'json'),
+    'tool problems',
+  );
   const line = text.split('\n').findIndex((l) => l.includes('widht')) + 1;
   const col = text.split('\n')[line - 1]!.indexOf('gripper.widht_cm') + 1;
   const cel = ps.find((p) => p.owner === 'witness')!;
   assert.equal(cel.range, `${line}:${col}-${line}:${col + 'gripper.widht_cm'.length}`);
-  assert.equal(cel.message, '$.postconditions[0].expr: unknown field "gripper.widht_cm" (did you mean gripper.width_cm?)');
+  assert.equal(
+    cel.message,
+    '$.postconditions[0].expr: unknown field "gripper.widht_cm" (did you mean gripper.width_cm?)',
+  );
   const schema = ps.filter((p) => p.owner === 'json');
   assert.equal(schema.length, 1, JSON.stringify(schema));
   assert.match(schema[0]!.message, /retries/);
-  assert.match(await page.textContent('#editors-status') ?? '', /^tabletop: skills pick, place, move/);
+  assert.match((await page.textContent('#editors-status')) ?? '', /^tabletop: skills pick, place, move/);
   await app.screenshot('editors-tool-check');
 
   // A new tool file starts from a template that registers cleanly; conditions complete the world's fields.
@@ -220,7 +258,10 @@ test('saving: Ctrl+S writes the file, a change on disk opens the conflict dialog
   await page.keyboard.press('Control+S');
   const dialog = page.locator('dialog.editors-dialog[open]');
   await dialog.waitFor();
-  assert.match(await dialog.textContent() ?? '', /save\/patrol\.ltl: the file changed on disk since it was opened\. Your edits are not saved yet\./);
+  assert.match(
+    (await dialog.textContent()) ?? '',
+    /save\/patrol\.ltl: the file changed on disk since it was opened\. Your edits are not saved yet\./,
+  );
   await app.screenshot('editors-save-conflict');
   assert.equal(readFileSync(file, 'utf8'), 'G F e4\n');
   await dialog.locator('[data-choice="save-as"]').click();
@@ -242,7 +283,7 @@ test('saving: Ctrl+S writes the file, a change on disk opens the conflict dialog
   await page.locator('dialog.editors-dialog[open] [data-choice="cancel"]').click();
   await page.click('.editors-tab[data-path="save/patrol-mine.ltl"] .close');
   const ask = page.locator('dialog.editors-dialog[open]');
-  assert.match(await ask.textContent() ?? '', /Save your changes to save\/patrol-mine\.ltl before closing it\?/);
+  assert.match((await ask.textContent()) ?? '', /Save your changes to save\/patrol-mine\.ltl before closing it\?/);
   await app.screenshot('editors-unsaved-close');
   await ask.locator('[data-choice="cancel"]').click();
   assert.equal(await page.locator('.editors-tab.dirty[data-path="save/patrol-mine.ltl"]').count(), 1);
@@ -251,13 +292,18 @@ test('saving: Ctrl+S writes the file, a change on disk opens the conflict dialog
   // "Use in mission" hands the text (unsaved edits included) to the console and shows it.
   await page.click('#editors-use');
   await page.waitForSelector('#tab-mission[aria-selected="true"]');
-  assert.match(await page.textContent('#status') ?? '', /save\/patrol-mine\.ltl sent to the mission console \(with unsaved edits\)/);
+  assert.match(
+    (await page.textContent('#status')) ?? '',
+    /save\/patrol-mine\.ltl sent to the mission console \(with unsaved edits\)/,
+  );
 
   // Leaving the page with unsaved edits asks the browser to confirm.
-  const before = new Promise<string>((resolve) => page.once('dialog', (d) => {
-    resolve(d.type());
-    void d.dismiss();
-  }));
+  const before = new Promise<string>((resolve) =>
+    page.once('dialog', (d) => {
+      resolve(d.type());
+      void d.dismiss();
+    }),
+  );
   await page.close({ runBeforeUnload: true });
   assert.equal(await before, 'beforeunload');
   noCspErrors(app);

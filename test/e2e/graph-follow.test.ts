@@ -34,7 +34,12 @@ async function planSettled(page: Page): Promise<string> {
   throw new Error(`the plan summary still says "${await page.textContent('#plan-summary')}" after 60 s`);
 }
 
-interface MissionHook { graph: { cy: { edges(s: string): { length: number }; nodes(s: string): { length: number } }; setPlan(p: unknown): void } }
+interface MissionHook {
+  graph: {
+    cy: { edges(s: string): { length: number }; nodes(s: string): { length: number } };
+    setPlan(p: unknown): void;
+  };
+}
 
 test('graph follow 4: a second plan over other regions draws; a plan that cannot be drawn is reported, not kept and not runnable', async () => {
   const app = await openApp();
@@ -57,16 +62,24 @@ test('graph follow 4: a second plan over other regions draws; a plan that cannot
     assert.notEqual(await page.getAttribute('#mission-graph', 'data-suffix-edges'), first);
     assert.ok(await page.isEnabled('#run'));
     await app.screenshot('graph-follow-second-plan');
-    assert.deepEqual(app.pageErrors.filter((e) => !/favicon/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/favicon/.test(e)),
+      [],
+    );
 
     // A drawing failure: reported, the views cleared, the plan not kept, Run disabled, Plan usable again.
     await page.evaluate(() => {
       const g = (globalThis as unknown as { __witnessTest: { mission: MissionHook } }).__witnessTest.mission.graph;
-      g.setPlan = () => { throw new Error('injected drawing failure'); };
+      g.setPlan = () => {
+        throw new Error('injected drawing failure');
+      };
     });
     await plan(app);
     assert.equal(await planSettled(page), 'No plan.');
-    assert.match((await page.textContent('#mission-error')) ?? '', /the plan could not be drawn, so it was not kept and cannot be run: injected drawing failure/);
+    assert.match(
+      (await page.textContent('#mission-error')) ?? '',
+      /the plan could not be drawn, so it was not kept and cannot be run: injected drawing failure/,
+    );
     assert.ok(await page.isDisabled('#run'), 'a plan that is not drawn cannot be run');
     assert.ok(await page.isEnabled('#plan'));
     assert.equal(await page.getAttribute('#mission-graph', 'data-nodes'), '0');
@@ -77,7 +90,10 @@ test('graph follow 4: a second plan over other regions draws; a plan that cannot
   }
 });
 
-/** Runs the planned mission with R = 0 until it escalates (a tracking timeout: the app opened with STUCK), as the console test does. */
+/**
+ * Runs the planned mission with R = 0 until it escalates (a tracking timeout: the app opened with STUCK), as the
+ * console test does.
+ */
 async function runToEscalation(app: AppUnderTest): Promise<void> {
   const { page } = app;
   await page.fill('#replans', '0');
@@ -117,7 +133,9 @@ const BOUNDS = mazeBounds(MAZE);
 async function trailOnPicture(page: Page, root: string, points: [number, number][]): Promise<{ hit: number }> {
   // (A string, as console.test.ts does: this file is compiled without the DOM's types.) The overlay
   // draws at the next animation frame (overlays.ts): its pixels are read two frames on.
-  return page.evaluate<{ hit: number }>(`((root, points, b) => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok((() => {
+  return page.evaluate<{
+    hit: number;
+  }>(`((root, points, b) => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok((() => {
     const view = document.querySelector(root);
     const pic = view.querySelector('.gv-picture').getBoundingClientRect();
     const canvas = view.querySelector('.gv-over canvas');
@@ -179,7 +197,10 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     const live = await trailOnPicture(page, '#mission-graph', pts);
     assert.ok(live.hit >= 0.95, `console: ${Math.round(live.hit * 100)}% of the path drawn where the maze has it`);
     const mk = await markerInMaze(page, '#mission-graph');
-    assert.ok(Math.hypot(mk[0] - last[0], mk[1] - last[1]) < 0.3, `console marker at ${mk.join(', ')}, robot at ${last.join(', ')}`);
+    assert.ok(
+      Math.hypot(mk[0] - last[0], mk[1] - last[1]) < 0.3,
+      `console marker at ${mk.join(', ')}, robot at ${last.join(', ')}`,
+    );
 
     // The Graph tab, following the mission.
     await page.click('#tab-graph');
@@ -188,7 +209,10 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     const tab = await trailOnPicture(page, '#graph-view', pts);
     assert.ok(tab.hit >= 0.95, `Graph tab: ${Math.round(tab.hit * 100)}% of the path drawn where the maze has it`);
     const mk2 = await markerInMaze(page, '#graph-view');
-    assert.ok(Math.hypot(mk2[0] - last[0], mk2[1] - last[1]) < 0.3, `Graph tab marker at ${mk2.join(', ')}, robot at ${last.join(', ')}`);
+    assert.ok(
+      Math.hypot(mk2[0] - last[0], mk2[1] - last[1]) < 0.3,
+      `Graph tab marker at ${mk2.join(', ')}, robot at ${last.join(', ')}`,
+    );
     await app.screenshot('graph-follow-trail-graph-tab');
 
     // The audit replay, scrubbed to the end of the run: its recorded positions, the same frame.
@@ -207,10 +231,16 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
     await page.waitForSelector(`#audit-graph[data-trail="${recorded.length}"]`, { state: 'attached' });
     assert.ok(recorded.length > 5, `${recorded.length} recorded positions`);
     const audit = await trailOnPicture(page, '#audit-graph', sample(recorded, 60));
-    assert.ok(audit.hit >= 0.95, `audit replay: ${Math.round(audit.hit * 100)}% of the recorded path drawn where the maze has it`);
+    assert.ok(
+      audit.hit >= 0.95,
+      `audit replay: ${Math.round(audit.hit * 100)}% of the recorded path drawn where the maze has it`,
+    );
     const rl = recorded[recorded.length - 1]!;
     const mk3 = await markerInMaze(page, '#audit-graph');
-    assert.ok(Math.hypot(mk3[0] - rl[0], mk3[1] - rl[1]) < 0.3, `audit marker at ${mk3.join(', ')}, robot at ${rl.join(', ')}`);
+    assert.ok(
+      Math.hypot(mk3[0] - rl[0], mk3[1] - rl[1]) < 0.3,
+      `audit marker at ${mk3.join(', ')}, robot at ${rl.join(', ')}`,
+    );
     await app.screenshot('graph-follow-trail-audit');
     assert.deepEqual(app.internalErrors, []);
   } finally {
@@ -219,8 +249,17 @@ test('graph follow 5: the trail and the robot lie in the maze’s own frame in t
 });
 
 /** A node's place on the page and the graph view's box, read through the graph panel's hook. */
-async function nodeOnScreen(page: Page, id: string): Promise<{ node: { x: number; y: number } | null; box: { left: number; top: number; width: number; height: number } }> {
-  return page.evaluate<{ node: { x: number; y: number } | null; box: { left: number; top: number; width: number; height: number } }>(`((id) => {
+async function nodeOnScreen(
+  page: Page,
+  id: string,
+): Promise<{
+  node: { x: number; y: number } | null;
+  box: { left: number; top: number; width: number; height: number };
+}> {
+  return page.evaluate<{
+    node: { x: number; y: number } | null;
+    box: { left: number; top: number; width: number; height: number };
+  }>(`((id) => {
     const g = globalThis.__witnessTest.graph.view;
     const b = document.querySelector('#graph-view').getBoundingClientRect();
     return { node: g.screenOf(id), box: { left: b.left, top: b.top, width: b.width, height: b.height } };
@@ -232,12 +271,17 @@ async function pictureInView(page: Page): Promise<void> {
   // A resize of the panel (a status line that wraps, a button shown, the status bar below) refits the
   // view in the ResizeObserver's callback, at a later rendering step than the resize itself: the
   // fit is read once the frames have settled — within a second, or the view never refitted.
-  const read = (): Promise<{ p: { l: number; t: number; r: number; b: number }; v: { l: number; t: number; r: number; b: number } }> => page.evaluate(`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => {
+  const read = (): Promise<{
+    p: { l: number; t: number; r: number; b: number };
+    v: { l: number; t: number; r: number; b: number };
+  }> =>
+    page.evaluate(`new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => {
     const p = document.querySelector('#graph-view .gv-picture').getBoundingClientRect();
     const v = document.querySelector('#graph-view').getBoundingClientRect();
     ok({ p: { l: p.left, t: p.top, r: p.right, b: p.bottom }, v: { l: v.left, t: v.top, r: v.right, b: v.bottom } });
   })))`);
-  const inside = (x: Awaited<ReturnType<typeof read>>): boolean => x.p.l >= x.v.l - 1 && x.p.t >= x.v.t - 1 && x.p.r <= x.v.r + 1 && x.p.b <= x.v.b + 1;
+  const inside = (x: Awaited<ReturnType<typeof read>>): boolean =>
+    x.p.l >= x.v.l - 1 && x.p.t >= x.v.t - 1 && x.p.r <= x.v.r + 1 && x.p.b <= x.v.b + 1;
   let r = await read();
   for (let tries = 0; !inside(r) && tries < 20; tries++) {
     await page.waitForTimeout(50);
@@ -245,7 +289,10 @@ async function pictureInView(page: Page): Promise<void> {
   }
   const { p, v } = r;
   assert.ok(inside(r), `picture ${JSON.stringify(p)} not inside the view ${JSON.stringify(v)}`);
-  assert.ok(p.r - p.l > 0.8 * (v.r - v.l) || p.b - p.t > 0.8 * (v.b - v.t), `picture ${JSON.stringify(p)} does not fill the view ${JSON.stringify(v)}`);
+  assert.ok(
+    p.r - p.l > 0.8 * (v.r - v.l) || p.b - p.t > 0.8 * (v.b - v.t),
+    `picture ${JSON.stringify(p)} does not fill the view ${JSON.stringify(v)}`,
+  );
 }
 
 test('graph follow 8: the Graph tab follows a running mission, opens its latent and product graphs, fits, names nodes on zoom, finds them by id, and failure records link to them', async () => {
@@ -261,9 +308,18 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     // Planned: the Graph tab shows the console's scene and plan.
     await page.click('#tab-graph');
     await page.waitForSelector('#graph-view[data-source="console"]');
-    assert.equal(await page.getAttribute('#graph-view', 'data-nodes'), await page.getAttribute('#mission-graph', 'data-nodes'));
-    assert.equal(await page.getAttribute('#graph-view', 'data-suffix-edges'), await page.getAttribute('#mission-graph', 'data-suffix-edges'));
-    assert.match((await page.textContent('#graph-status')) ?? '', /^from the mission console · pointmaze-medium: 441 nodes/);
+    assert.equal(
+      await page.getAttribute('#graph-view', 'data-nodes'),
+      await page.getAttribute('#mission-graph', 'data-nodes'),
+    );
+    assert.equal(
+      await page.getAttribute('#graph-view', 'data-suffix-edges'),
+      await page.getAttribute('#mission-graph', 'data-suffix-edges'),
+    );
+    assert.match(
+      (await page.textContent('#graph-status')) ?? '',
+      /^from the mission console · pointmaze-medium: 441 nodes/,
+    );
     assert.equal(await page.textContent('#graph-follow-status'), 'mission planned, not running');
     assert.equal(await page.getAttribute('#graph-view', 'data-names'), 'hidden', 'no names at the fitted zoom');
 
@@ -275,22 +331,38 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     assert.notEqual(await page.getAttribute('#graph-view', 'data-robot'), '');
     assert.ok(Number(await page.getAttribute('#graph-view', 'data-trail')) > 0);
     assert.equal(await page.getAttribute('#automaton-view', 'data-active'), consoleActive);
-    assert.match((await page.textContent('#graph-follow-status')) ?? '', /^t=\d+ · robot \(\d+\.\d\d, \d+\.\d\d\) · monitor \{[\d, ]+\}/);
+    assert.match(
+      (await page.textContent('#graph-follow-status')) ?? '',
+      /^t=\d+ · robot \(\d+\.\d\d, \d+\.\d\d\) · monitor \{[\d, ]+\}/,
+    );
 
     // The escalation names nodes: one click shows the node on the Graph tab, centred and named.
     await page.waitForSelector('#escalation[open] .node-link');
-    const links = await page.evaluate<string[]>(`[...document.querySelectorAll('#escalation-failures .node-link')].map((b) => b.getAttribute('data-node'))`);
+    const links = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('#escalation-failures .node-link')].map((b) => b.getAttribute('data-node'))`,
+    );
     assert.ok(links.length >= 2, `node links in the failure record: ${links.join(', ')}`);
     // Every link is a node of the mission's graph (nothing else in the text looks like one).
-    const sceneIds = new Set(await page.evaluate<string[]>(`globalThis.__witnessTest.mission.graph.scene().nodes.map((n) => n.id)`));
-    assert.deepEqual(links.filter((id) => !sceneIds.has(id)), [], `failure records: ${await page.textContent('#escalation-failures')}`);
+    const sceneIds = new Set(
+      await page.evaluate<string[]>(`globalThis.__witnessTest.mission.graph.scene().nodes.map((n) => n.id)`),
+    );
+    assert.deepEqual(
+      links.filter((id) => !sceneIds.has(id)),
+      [],
+      `failure records: ${await page.textContent('#escalation-failures')}`,
+    );
     const target = links[links.length - 1]!;
     await page.click(`#escalation-failures .node-link[data-node="${target}"]`);
     await page.waitForSelector('#panel-graph:not([hidden])');
     await page.waitForSelector(`#graph-view[data-selected="${target}"]`);
     assert.equal(await page.getAttribute('#graph-view', 'data-names'), 'shown', 'zoomed in far enough to read names');
     const at = await nodeOnScreen(page, target);
-    assert.ok(at.node !== null && Math.abs(at.node.x - (at.box.left + at.box.width / 2)) < 3 && Math.abs(at.node.y - (at.box.top + at.box.height / 2)) < 3, JSON.stringify(at));
+    assert.ok(
+      at.node !== null &&
+        Math.abs(at.node.x - (at.box.left + at.box.width / 2)) < 3 &&
+        Math.abs(at.node.y - (at.box.top + at.box.height / 2)) < 3,
+      JSON.stringify(at),
+    );
     assert.match((await page.textContent('#graph-detail')) ?? '', new RegExp(target));
     assert.equal(await page.isVisible('#graph-back'), true);
     await app.screenshot('graph-follow-node-from-escalation');
@@ -300,7 +372,10 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await abortAndWaitEnd(app, `inspected ${target} on the graph`);
     await page.click('#tab-graph');
     assert.match((await page.textContent('#graph-follow-status')) ?? '', / · ended$/);
-    assert.equal(await page.getAttribute('#graph-view', 'data-trail'), await page.getAttribute('#mission-graph', 'data-trail'));
+    assert.equal(
+      await page.getAttribute('#graph-view', 'data-trail'),
+      await page.getAttribute('#mission-graph', 'data-trail'),
+    );
 
     // Fit-to-view: the whole maze again, names hidden.
     await page.click('#graph-fit');
@@ -318,7 +393,9 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     // The latent graph: the clusters alone, the robot still in the same frame.
     await page.selectOption('#graph-mission-view', 'latent');
     await page.waitForSelector('#graph-view[data-source="latent"]');
-    const clusters = await page.evaluate<number>(`globalThis.__witnessTest.mission.graph.scene().nodes.filter((n) => n.kind === 'cluster').length`);
+    const clusters = await page.evaluate<number>(
+      `globalThis.__witnessTest.mission.graph.scene().nodes.filter((n) => n.kind === 'cluster').length`,
+    );
     assert.equal(await page.getAttribute('#graph-view', 'data-nodes'), String(clusters));
     assert.match((await page.textContent('#graph-status')) ?? '', /latent graph: \d+ cluster nodes/);
     assert.notEqual(await page.getAttribute('#graph-view', 'data-robot'), '');
@@ -338,12 +415,19 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await page.waitForSelector(`#graph-view[data-selected^="${target}@q"]`);
     const found = await page.inputValue('#graph-search');
     assert.match(found, new RegExp(`^${target}@q\\d+$`));
-    assert.match((await page.textContent('#graph-detail')) ?? '', /prefix step|suffix step/, `${found} is a product state on the plan`);
+    assert.match(
+      (await page.textContent('#graph-detail')) ?? '',
+      /prefix step|suffix step/,
+      `${found} is a product state on the plan`,
+    );
     await app.screenshot('graph-follow-product-found');
     // Bad input: an id that is not there, and nothing typed.
     await page.fill('#graph-search', 'c99999');
     await page.click('#graph-find');
-    assert.match((await page.textContent('#graph-error')) ?? '', /^Find: no node "c99999" in this graph \(\d+ nodes; ids such as /);
+    assert.match(
+      (await page.textContent('#graph-error')) ?? '',
+      /^Find: no node "c99999" in this graph \(\d+ nodes; ids such as /,
+    );
     assert.equal(await page.getAttribute('#graph-search', 'aria-invalid'), 'true');
     await page.fill('#graph-search', '');
     await page.click('#graph-find');
@@ -372,7 +456,10 @@ test('graph follow 8: the Graph tab follows a running mission, opens its latent 
     await page.waitForSelector(`#graph-view[data-selected="${auditNode}"]`);
     await app.screenshot('graph-follow-node-from-audit');
     assert.deepEqual(app.internalErrors, []);
-    assert.deepEqual(app.pageErrors.filter((e) => !/favicon/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => !/favicon/.test(e)),
+      [],
+    );
   } finally {
     await app.close();
   }

@@ -51,24 +51,42 @@ export const STUCK_AT = 150;
 export const STUCK: WorldFault = { at: 'step', n: STUCK_AT, kind: 'stuck' };
 
 export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install chromium (scripts/setup.sh does)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install chromium (scripts/setup.sh does)`);
   if (!existsSync(path.join(RENDERER, 'index.html'))) throw new Error('the renderer is not built: npm run build');
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-e2e-'));
   const workspace = o.workspace ?? path.join(dir, 'workspace');
   mkdirSync(workspace, { recursive: true });
-  const api = createDirectApi({ transport: 'web', workspace, auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'), ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
+  const api = createDirectApi({
+    transport: 'web',
+    workspace,
+    auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'),
+    ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}),
+    ...(o.faults !== undefined ? { faults: o.faults } : {}),
+  });
   const internalErrors: string[] = [];
   const server = await startWebServer({
-    dispatch: createDispatcher(api, (m, e) => internalErrors.push(`${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),
-    bus: api.context.bus, root: RENDERER,
+    dispatch: createDispatcher(api, (m, e) =>
+      internalErrors.push(`${m}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    ),
+    bus: api.context.bus,
+    root: RENDERER,
   });
   const context: BrowserContext = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
     viewport: o.viewport ?? { width: 1440, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
@@ -77,7 +95,12 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   return {
-    page, api, server, workspace, internalErrors, pageErrors,
+    page,
+    api,
+    server,
+    workspace,
+    internalErrors,
+    pageErrors,
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       const file = path.join(SCREENSHOTS, `${name}.png`);
@@ -98,6 +121,8 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
  * before would not survive.
  */
 export async function onlyAuditKind(page: Page, kind: string): Promise<void> {
-  const values = await page.evaluate<string[]>(`[...document.querySelectorAll('#audit-f-kinds input[type=checkbox]')].map((b) => b.value)`);
+  const values = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('#audit-f-kinds input[type=checkbox]')].map((b) => b.value)`,
+  );
   for (const v of values) if (v !== kind) await page.uncheck(`#audit-f-kinds input[type=checkbox][value="${v}"]`);
 }

@@ -12,7 +12,13 @@ import path from 'node:path';
 import { writeFixture } from '../api/audit-fixture.js';
 import { openApp } from './harness.js';
 
-interface Box { left: number; right: number; top: number; bottom: number; width: number }
+interface Box {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  width: number;
+}
 
 test('layout at 1024 px: the audit table keeps its key columns, the maze refits on resize, dialogs lay out their fields', async () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'witness-e2e-layout-')), 'audit.sqlite');
@@ -41,11 +47,16 @@ test('layout at 1024 px: the audit table keeps its key columns, the maze refits 
     await page.fill('#dataset-steps', '50000');
     await page.click('#plan');
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 120_000 });
-    const fits = async (): Promise<{ view: Box; picture: Box }> => page.evaluate<{ view: Box; picture: Box }>(`(() => {
+    const fits = async (): Promise<{ view: Box; picture: Box }> =>
+      page.evaluate<{ view: Box; picture: Box }>(`(() => {
       const r = (e) => { const b = e.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom, width: b.width }; };
       return { view: r(document.querySelector('#mission-graph')), picture: r(document.querySelector('#mission-graph .gv-picture')) };
     })()`);
-    const inside = (f: { view: Box; picture: Box }): boolean => f.picture.left >= f.view.left - 2 && f.picture.right <= f.view.right + 2 && f.picture.top >= f.view.top - 2 && f.picture.bottom <= f.view.bottom + 2;
+    const inside = (f: { view: Box; picture: Box }): boolean =>
+      f.picture.left >= f.view.left - 2 &&
+      f.picture.right <= f.view.right + 2 &&
+      f.picture.top >= f.view.top - 2 &&
+      f.picture.bottom <= f.view.bottom + 2;
     const before = await fits();
     assert.ok(inside(before), JSON.stringify(before));
     // After a resize the view refits on its own schedule: wait until the fit settles (the same box
@@ -63,25 +74,37 @@ test('layout at 1024 px: the audit table keeps its key columns, the maze refits 
     await page.setViewportSize({ width: 1440, height: 900 });
     const wider = await settled();
     assert.ok(inside(wider), JSON.stringify(wider));
-    assert.ok(wider.picture.width > before.picture.width * 1.1, `the maze grew with its view (${before.picture.width.toFixed(0)} → ${wider.picture.width.toFixed(0)} px)`);
+    assert.ok(
+      wider.picture.width > before.picture.width * 1.1,
+      `the maze grew with its view (${before.picture.width.toFixed(0)} → ${wider.picture.width.toFixed(0)} px)`,
+    );
     await page.setViewportSize({ width: 1024, height: 768 });
     assert.ok(inside(await settled()), 'and shrank back');
     await app.screenshot('layout-mission-1024');
 
     // One colour per region: the maze picture the workbench drew and the anchor nodes the graph views draw.
-    const shown = await app.api.missionSession({ session: await page.evaluate<string>(`JSON.parse(localStorage.getItem('witness.mission')).last.session`) });
+    const shown = await app.api.missionSession({
+      session: await page.evaluate<string>(`JSON.parse(localStorage.getItem('witness.mission')).last.session`),
+    });
     const fills = new Map<string, string>();
-    for (const m of shown.scene.picture!.matchAll(/<(?:circle|rect)[^>]*fill="(#[0-9a-f]{6})" fill-opacity[^>]*\/>\s*<text[^>]*>([^<]+)<\/text>/g)) fills.set(m[2]!, m[1]!);
+    for (const m of shown.scene.picture!.matchAll(
+      /<(?:circle|rect)[^>]*fill="(#[0-9a-f]{6})" fill-opacity[^>]*\/>\s*<text[^>]*>([^<]+)<\/text>/g,
+    ))
+      fills.set(m[2]!, m[1]!);
     assert.ok(fills.size >= 4, `regions in the picture: ${[...fills.keys()].join(', ')}`);
     const anchors = shown.scene.nodes.filter((n) => n.kind === 'anchor');
     assert.ok(anchors.length > 0);
     for (const n of anchors) {
-      const drawn = await page.evaluate<string | null>(`window.__witnessTest.mission.graph.colourOf(${JSON.stringify(n.id)})`);
+      const drawn = await page.evaluate<string | null>(
+        `window.__witnessTest.mission.graph.colourOf(${JSON.stringify(n.id)})`,
+      );
       assert.equal(drawn, fills.get(n.anchorOf!), `${n.id} on the console's graph`);
     }
     await page.click('#tab-graph');
     await page.waitForTimeout(300);
-    const onGraphTab = await page.evaluate<string | null>(`window.__witnessTest.graph.view.colourOf(${JSON.stringify(anchors[0]!.id)})`);
+    const onGraphTab = await page.evaluate<string | null>(
+      `window.__witnessTest.graph.view.colourOf(${JSON.stringify(anchors[0]!.id)})`,
+    );
     assert.equal(onGraphTab, fills.get(anchors[0]!.anchorOf!), 'the Graph tab, following the mission');
     await page.click('#tab-mission');
 
@@ -92,7 +115,10 @@ test('layout at 1024 px: the audit table keeps its key columns, the maze refits 
     await page.waitForSelector('#estop-reset-dialog[open]');
     const dialog = (await page.locator('#estop-reset-dialog').boundingBox())!;
     const reason = (await page.locator('#estop-reset-reason').boundingBox())!;
-    assert.ok(reason.width >= dialog.width * 0.8, `the reason field is ${reason.width.toFixed(0)} of ${dialog.width.toFixed(0)} px`);
+    assert.ok(
+      reason.width >= dialog.width * 0.8,
+      `the reason field is ${reason.width.toFixed(0)} of ${dialog.width.toFixed(0)} px`,
+    );
     const label = (await page.locator('#estop-reset-dialog label.field > span').boundingBox())!;
     assert.ok(label.y + label.height <= reason.y + 1, 'its label sits above it');
     await app.screenshot('layout-dialog-1024');

@@ -9,7 +9,13 @@ test('web mode: the shell loads over the token-protected WebSocket with tabs, th
     const { page } = app;
     // The token is taken out of the address bar once the page has it.
     assert.ok(!page.url().includes('token='), page.url());
-    assert.deepEqual(await page.locator('nav.tabs button').allTextContents(), ['Mission', 'Tool loop', 'Editors', 'Graph', 'Audit']);
+    assert.deepEqual(await page.locator('nav.tabs button').allTextContents(), [
+      'Mission',
+      'Tool loop',
+      'Editors',
+      'Graph',
+      'Audit',
+    ]);
     assert.equal(await page.locator('#conn').textContent(), 'web mode');
     assert.ok(await page.locator('#estop').isVisible());
     for (const tab of ['act', 'editors', 'graph', 'audit', 'mission']) {
@@ -25,7 +31,10 @@ test('web mode: the shell loads over the token-protected WebSocket with tabs, th
     }
     const shot = await app.screenshot('shell');
     assert.ok(statSync(shot).size > 1000);
-    assert.deepEqual(app.pageErrors.filter((e) => /Content Security Policy|Refused/.test(e)), []);
+    assert.deepEqual(
+      app.pageErrors.filter((e) => /Content Security Policy|Refused/.test(e)),
+      [],
+    );
   } finally {
     await app.close();
   }

@@ -12,9 +12,13 @@ const RUNS = Number(process.env['FUZZ_CLI_RUNS'] ?? 4);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261201);
 
 for (const t of cliTargets()) {
-  test(`fuzz cli ${t.name}: \`${t.command}\` ends with a documented exit code, a message and bounded memory`, { timeout: 900_000 }, async () => {
-    const s = await fuzzCli(t, { runs: RUNS, seed: SEED });
-    assert.deepEqual(s.bugs, [], `${t.name}:\n  ${s.bugs.join('\n  ')}`);
-    assert.equal(s.cases, RUNS);
-  });
+  test(
+    `fuzz cli ${t.name}: \`${t.command}\` ends with a documented exit code, a message and bounded memory`,
+    { timeout: 900_000 },
+    async () => {
+      const s = await fuzzCli(t, { runs: RUNS, seed: SEED });
+      assert.deepEqual(s.bugs, [], `${t.name}:\n  ${s.bugs.join('\n  ')}`);
+      assert.equal(s.cases, RUNS);
+    },
+  );
 }

@@ -26,13 +26,26 @@ export interface FuzzStats {
 }
 
 const preview = (x: unknown): string => {
-  const s = x instanceof Uint8Array ? `${x.length} bytes: ${Buffer.from(x.subarray(0, 48)).toString('hex')}…` : JSON.stringify(x, (_k, v: unknown) => (v instanceof Set ? [...v] : v)) ?? String(x);
+  const s =
+    x instanceof Uint8Array
+      ? `${x.length} bytes: ${Buffer.from(x.subarray(0, 48)).toString('hex')}…`
+      : (JSON.stringify(x, (_k, v: unknown) => (v instanceof Set ? [...v] : v)) ?? String(x));
   return s.length > 300 ? `${s.slice(0, 300)}… (${s.length} characters)` : s;
 };
 
 /** Runs `runs` cases of `target` from `seed`; never throws for a bug, it is reported in the stats. */
 export async function fuzzTarget(target: Target, o: { runs: number; seed: number }): Promise<FuzzStats> {
-  const stats: FuzzStats = { target: target.name, reads: target.reads, cases: 0, accepted: 0, refused: 0, codes: {}, worst_ms: 0, worst_rss_mb: 0, bug: null };
+  const stats: FuzzStats = {
+    target: target.name,
+    reads: target.reads,
+    cases: 0,
+    accepted: 0,
+    refused: 0,
+    codes: {},
+    worst_ms: 0,
+    worst_rss_mb: 0,
+    bug: null,
+  };
   const root = mkdtempSync(path.join(tmpdir(), `witness-fuzz-${target.name}-`));
   try {
     const property = fc.asyncProperty(target.input(), async (input) => {

@@ -20,11 +20,15 @@ const all = targets(await auditSeed(dir));
 rmSync(dir, { recursive: true, force: true });
 
 for (const t of all) {
-  test(`fuzz ${t.name}: ${t.reads} — hostile inputs are read or refused with a clear error, never a crash`, { timeout: 600_000 }, async () => {
-    const s = await fuzzTarget(t, { runs: casesFor(t, RUNS), seed: SEED });
-    assert.equal(s.bug, null, `${t.name}: a bug after ${s.cases} cases (seed ${SEED}):\n  ${s.bug ?? ''}`);
-    assert.equal(s.cases, casesFor(t, RUNS));
-    // The seeds' mutations must reach the reader's refusals: a target that accepts everything tests nothing.
-    assert.ok(s.refused > 0, `${t.name}: no input was refused in ${s.cases} cases`);
-  });
+  test(
+    `fuzz ${t.name}: ${t.reads} — hostile inputs are read or refused with a clear error, never a crash`,
+    { timeout: 600_000 },
+    async () => {
+      const s = await fuzzTarget(t, { runs: casesFor(t, RUNS), seed: SEED });
+      assert.equal(s.bug, null, `${t.name}: a bug after ${s.cases} cases (seed ${SEED}):\n  ${s.bug ?? ''}`);
+      assert.equal(s.cases, casesFor(t, RUNS));
+      // The seeds' mutations must reach the reader's refusals: a target that accepts everything tests nothing.
+      assert.ok(s.refused > 0, `${t.name}: no input was refused in ${s.cases} cases`);
+    },
+  );
 }

@@ -12,10 +12,20 @@ import { auditSeed, targets } from './targets.js';
 import { casesFor, fuzzTarget, type FuzzStats } from './harness.js';
 import { cliTargets, fuzzCli, type CliStats } from './cli-targets.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, 'cli-runs': { type: 'string', default: '25' }, seed: { type: 'string', default: '20261201' }, only: { type: 'string' } } });
-const runs = Number(values.runs), cliRuns = Number(values['cli-runs']), seed = Number(values.seed);
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '500' },
+    'cli-runs': { type: 'string', default: '25' },
+    seed: { type: 'string', default: '20261201' },
+    only: { type: 'string' },
+  },
+});
+const runs = Number(values.runs),
+  cliRuns = Number(values['cli-runs']),
+  seed = Number(values.seed);
 const only = values.only?.split(',');
-const pick = <T extends { name: string }>(ts: T[]): T[] => (only === undefined ? ts : ts.filter((t) => only.includes(t.name)));
+const pick = <T extends { name: string }>(ts: T[]): T[] =>
+  only === undefined ? ts : ts.filter((t) => only.includes(t.name));
 
 const dir = mkdtempSync(path.join(tmpdir(), 'witness-fuzz-report-'));
 const seedDb = await auditSeed(dir);
@@ -38,19 +48,48 @@ for (const t of pick(cliTargets())) {
 rmSync(dir, { recursive: true, force: true });
 
 const line = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;
-console.log(`fuzz: seed ${seed}, ${runs} cases per in-process target (weighted), ${cliRuns} per spawned target, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
-console.log(line(['in-process target', 'reads', 'cases', 'read', 'refused (by code)', 'bugs', 'worst ms', 'peak RSS MiB']));
+console.log(
+  `fuzz: seed ${seed}, ${runs} cases per in-process target (weighted), ${cliRuns} per spawned target, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+);
+console.log(
+  line(['in-process target', 'reads', 'cases', 'read', 'refused (by code)', 'bugs', 'worst ms', 'peak RSS MiB']),
+);
 console.log(line(['---', '---', '---:', '---:', '---', '---:', '---:', '---:']));
 for (const s of inproc) {
-  const codes = Object.entries(s.codes).map(([c, n]) => `${c} ${n}`).join(', ');
-  console.log(line([s.target, s.reads, s.cases, s.accepted, `${s.refused} (${codes})`, s.bug === null ? 0 : 1, s.worst_ms.toFixed(0), s.worst_rss_mb.toFixed(0)]));
+  const codes = Object.entries(s.codes)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
+  console.log(
+    line([
+      s.target,
+      s.reads,
+      s.cases,
+      s.accepted,
+      `${s.refused} (${codes})`,
+      s.bug === null ? 0 : 1,
+      s.worst_ms.toFixed(0),
+      s.worst_rss_mb.toFixed(0),
+    ]),
+  );
 }
 console.log('');
 console.log(line(['spawned target', 'command', 'cases', 'exit codes', 'bugs', 'worst ms', 'peak RSS MiB']));
 console.log(line(['---', '---', '---:', '---', '---:', '---:', '---:']));
 for (const s of spawned) {
-  const codes = Object.entries(s.exits).map(([c, n]) => `${c}: ${n}`).join(', ');
-  console.log(line([s.target, `\`${s.command}\``, s.cases, codes, s.bugs.length, s.worst_ms.toFixed(0), s.worst_rss_mb.toFixed(0)]));
+  const codes = Object.entries(s.exits)
+    .map(([c, n]) => `${c}: ${n}`)
+    .join(', ');
+  console.log(
+    line([
+      s.target,
+      `\`${s.command}\``,
+      s.cases,
+      codes,
+      s.bugs.length,
+      s.worst_ms.toFixed(0),
+      s.worst_rss_mb.toFixed(0),
+    ]),
+  );
 }
 const total = inproc.reduce((n, s) => n + s.cases, 0) + spawned.reduce((n, s) => n + s.cases, 0);
 console.log(`\n${total} cases, ${bugs} target(s) with bugs`);

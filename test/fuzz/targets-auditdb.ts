@@ -25,7 +25,10 @@ import { GUARDS, ourTable, rebuild, unguarded, writtenLog } from '../services/au
 import type { Target } from './targets.js';
 import type { CliTarget } from './cli-targets.js';
 
-/** The seed: a mission (specification, regions, a plan, evidence with positions) and a tool loop (a tool schema), one file. */
+/**
+ * The seed: a mission (specification, regions, a plan, evidence with positions) and a tool loop (a tool schema), one
+ * file.
+ */
 async function seedBytes(): Promise<Uint8Array> {
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-fuzz-auditdb-'));
   try {
@@ -47,30 +50,69 @@ const sql = (what: string): Forgery => ({ what, apply: (db) => db.exec(what) });
 
 /** Schema forgeries: each makes the schema differ from Witness's (SQLite takes every one of them on the seed). */
 export const schemaForgery: fc.Arbitrary<Forgery> = fc.oneof(
-  fc.tuple(fc.constantFrom(...OURS), fc.constantFrom("'x'", 'length(hex(zeroblob(100000)))', "upper('abc') || 'def'", "json_extract('{\"a\":[1,2]}', '$.a[1]')"), fc.constantFrom('VIRTUAL', 'STORED'))
-    .map(([t, expr, kind]): Forgery => (kind === 'VIRTUAL'
-      ? sql(`ALTER TABLE ${t} ADD COLUMN g GENERATED ALWAYS AS (${expr}) VIRTUAL`)
-      : { what: `${t} rebuilt with g GENERATED ALWAYS AS (${expr}) STORED`, apply: (db) => rebuild(db, t, ourTable(t).replace(/\)$/, `, g GENERATED ALWAYS AS (${expr}) STORED)`)) })),
-  fc.constantFrom(['events', 't_ms REAL NOT NULL', 't_ms REAL GENERATED ALWAYS AS (seq * 1000.0) STORED'], ['events', 'body TEXT NOT NULL', "body TEXT GENERATED ALWAYS AS ('{}') VIRTUAL"],
-    ['runs', 'meta TEXT NOT NULL', "meta TEXT GENERATED ALWAYS AS ('{}') STORED"], ['blobs', 'kind TEXT NOT NULL', "kind TEXT GENERATED ALWAYS AS ('spec') VIRTUAL"])
-    .map(([t, col, generated]): Forgery => ({ what: `${t} rebuilt with ${generated}`, apply: (db) => rebuild(db, t, ourTable(t).replace(col, generated)) })),
-  fc.tuple(fc.constantFrom('BEFORE', 'AFTER'), fc.constantFrom('INSERT', 'UPDATE', 'DELETE'), fc.constantFrom(...OURS),
-    fc.constantFrom('SELECT RAISE(IGNORE)', 'DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)', "UPDATE blobs SET kind = 'x'", 'SELECT length(hex(zeroblob(100000)))'))
+  fc
+    .tuple(
+      fc.constantFrom(...OURS),
+      fc.constantFrom(
+        "'x'",
+        'length(hex(zeroblob(100000)))',
+        "upper('abc') || 'def'",
+        "json_extract('{\"a\":[1,2]}', '$.a[1]')",
+      ),
+      fc.constantFrom('VIRTUAL', 'STORED'),
+    )
+    .map(([t, expr, kind]): Forgery =>
+      kind === 'VIRTUAL'
+        ? sql(`ALTER TABLE ${t} ADD COLUMN g GENERATED ALWAYS AS (${expr}) VIRTUAL`)
+        : {
+            what: `${t} rebuilt with g GENERATED ALWAYS AS (${expr}) STORED`,
+            apply: (db) => rebuild(db, t, ourTable(t).replace(/\)$/, `, g GENERATED ALWAYS AS (${expr}) STORED)`)),
+          },
+    ),
+  fc
+    .constantFrom(
+      ['events', 't_ms REAL NOT NULL', 't_ms REAL GENERATED ALWAYS AS (seq * 1000.0) STORED'],
+      ['events', 'body TEXT NOT NULL', "body TEXT GENERATED ALWAYS AS ('{}') VIRTUAL"],
+      ['runs', 'meta TEXT NOT NULL', "meta TEXT GENERATED ALWAYS AS ('{}') STORED"],
+      ['blobs', 'kind TEXT NOT NULL', "kind TEXT GENERATED ALWAYS AS ('spec') VIRTUAL"],
+    )
+    .map(([t, col, generated]): Forgery => ({
+      what: `${t} rebuilt with ${generated}`,
+      apply: (db) => rebuild(db, t, ourTable(t).replace(col, generated)),
+    })),
+  fc
+    .tuple(
+      fc.constantFrom('BEFORE', 'AFTER'),
+      fc.constantFrom('INSERT', 'UPDATE', 'DELETE'),
+      fc.constantFrom(...OURS),
+      fc.constantFrom(
+        'SELECT RAISE(IGNORE)',
+        'DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)',
+        "UPDATE blobs SET kind = 'x'",
+        'SELECT length(hex(zeroblob(100000)))',
+      ),
+    )
     .map(([when, what, t, action]) => sql(`CREATE TRIGGER forged ${when} ${what} ON ${t} BEGIN ${action}; END`)),
-  fc.tuple(fc.constantFrom(...OURS), fc.constantFrom('', ' WHERE 0', ' UNION ALL SELECT * FROM kept'))
+  fc
+    .tuple(fc.constantFrom(...OURS), fc.constantFrom('', ' WHERE 0', ' UNION ALL SELECT * FROM kept'))
     .map(([t, tail]) => sql(`ALTER TABLE ${t} RENAME TO kept; CREATE VIEW ${t} AS SELECT * FROM kept${tail}`)),
   fc.constantFrom(...OURS).map((t): Forgery => ({
     what: `${t} replaced by an fts5 virtual table`,
     apply: (db) => {
-      const cols = (db.prepare('SELECT name FROM pragma_table_info(?)').all(t) as { name: string }[]).map((c) => c.name);
-      db.exec(`ALTER TABLE ${t} RENAME TO kept; CREATE VIRTUAL TABLE ${t} USING fts5(${cols.join(', ')}); INSERT INTO ${t} SELECT ${cols.join(', ')} FROM kept`);
+      const cols = (db.prepare('SELECT name FROM pragma_table_info(?)').all(t) as { name: string }[]).map(
+        (c) => c.name,
+      );
+      db.exec(
+        `ALTER TABLE ${t} RENAME TO kept; CREATE VIRTUAL TABLE ${t} USING fts5(${cols.join(', ')}); INSERT INTO ${t} SELECT ${cols.join(', ')} FROM kept`,
+      );
     },
   })),
   fc.constantFrom(...GUARDS.map((g) => g.name)).map((name) => sql(`DROP TRIGGER ${name}`)),
 );
 
 /** JSON nested `depth` levels deep (arrays, objects or both), under every size limit. */
-const nested = fc.tuple(fc.integer({ min: 257, max: 150_000 }), fc.constantFrom('array', 'object', 'mixed'))
+const nested = fc
+  .tuple(fc.integer({ min: 257, max: 150_000 }), fc.constantFrom('array', 'object', 'mixed'))
   .map(([depth, shape]) => {
     const open = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? '[' : '{"a":');
     const close = (i: number): string => (open(i) === '[' ? ']' : '}');
@@ -81,33 +123,82 @@ const nested = fc.tuple(fc.integer({ min: 257, max: 150_000 }), fc.constantFrom(
     return s;
   });
 
-/** Where a nested document goes (the seed's events: 1 run_start, 2 plan, 3–10 evidence, 11 run_end, 12–14 the tool loop's). */
+/**
+ * Where a nested document goes (the seed's events: 1 run_start, 2 plan, 3–10 evidence, 11 run_end, 12–14 the tool
+ * loop's).
+ */
 const PLACES: Readonly<Record<string, (db: Database.Database, text: string) => void>> = {
   'evidence body': (db, t) => db.prepare('UPDATE events SET body = ? WHERE seq = 3').run(`{"state":${t}}`),
-  'run_start body': (db, t) => db.prepare('UPDATE events SET body = ? WHERE seq = 1').run(`{"world":"pointmaze-medium","meta":${t}}`),
+  'run_start body': (db, t) =>
+    db.prepare('UPDATE events SET body = ? WHERE seq = 1').run(`{"world":"pointmaze-medium","meta":${t}}`),
   'run_end body': (db, t) => db.prepare('UPDATE events SET body = ? WHERE seq = 11').run(`{"outcome":${t}}`),
-  'tool_call body': (db, t) => db.prepare('UPDATE events SET body = ? WHERE seq = 13').run(`{"tool":"pick","arguments":${t}}`),
-  'plan blob': (db, t) => db.prepare("UPDATE blobs SET body = ? WHERE kind = 'plan'").run(`{"status":"ok","prefix":${t}}`),
+  'tool_call body': (db, t) =>
+    db.prepare('UPDATE events SET body = ? WHERE seq = 13').run(`{"tool":"pick","arguments":${t}}`),
+  'plan blob': (db, t) =>
+    db.prepare("UPDATE blobs SET body = ? WHERE kind = 'plan'").run(`{"status":"ok","prefix":${t}}`),
   'regions blob': (db, t) => db.prepare("UPDATE blobs SET body = ? WHERE kind = 'regions'").run(t),
   'tool schema blob': (db, t) => db.prepare("UPDATE blobs SET body = ? WHERE kind LIKE 'tool-schema:%'").run(t),
   'runs meta': (db, t) => db.prepare('UPDATE runs SET meta = ?').run(t),
 };
 
-const VALUES = fc.constantFrom<[string, unknown]>(['text', 'soon'], ['a fraction', 0.25], ['huge', 1e300], ['negative', -5], ['a blob', Buffer.from([0, 255])], ['NULL', null], ['2^62', 2n ** 62n], ['empty', ''], ['long text', 'z'.repeat(100_000)]);
+const VALUES = fc.constantFrom<[string, unknown]>(
+  ['text', 'soon'],
+  ['a fraction', 0.25],
+  ['huge', 1e300],
+  ['negative', -5],
+  ['a blob', Buffer.from([0, 255])],
+  ['NULL', null],
+  ['2^62', 2n ** 62n],
+  ['empty', ''],
+  ['long text', 'z'.repeat(100_000)],
+);
 
 /** Values the writer never stores, in a column of one event, or of one runs row (SQL and its arguments). */
 const badValue: fc.Arbitrary<[string, [string, unknown], number]> = fc.oneof(
-  fc.tuple(fc.constantFrom('t_ms', 'step', 'body', 'kind', 'run_id', 'tool', 'prev_hash', 'hash').map((c) => `UPDATE events SET ${c} = ? WHERE seq = ?`), VALUES, fc.integer({ min: 1, max: 14 })),
-  fc.tuple(fc.constantFrom('started_ms', 'world', 'operator', 'models', 'spec_sha', 'meta').map((c) => `UPDATE runs SET ${c} = ? WHERE rowid = ?`), VALUES, fc.integer({ min: 1, max: 2 })),
+  fc.tuple(
+    fc
+      .constantFrom('t_ms', 'step', 'body', 'kind', 'run_id', 'tool', 'prev_hash', 'hash')
+      .map((c) => `UPDATE events SET ${c} = ? WHERE seq = ?`),
+    VALUES,
+    fc.integer({ min: 1, max: 14 }),
+  ),
+  fc.tuple(
+    fc
+      .constantFrom('started_ms', 'world', 'operator', 'models', 'spec_sha', 'meta')
+      .map((c) => `UPDATE runs SET ${c} = ? WHERE rowid = ?`),
+    VALUES,
+    fc.integer({ min: 1, max: 2 }),
+  ),
 );
 
 /** Every hash recomputed in order (the guards dropped meanwhile): only the values are wrong, the chain is whole. */
 function rechain(db: Database.Database): void {
-  const rows = db.prepare('SELECT seq, run_id, t_ms, step, kind, tool, failure_label, body FROM events ORDER BY seq').all() as { seq: number; run_id: string; t_ms: number; step: number | null; kind: string; tool: string | null; failure_label: string | null; body: string }[];
+  const rows = db
+    .prepare('SELECT seq, run_id, t_ms, step, kind, tool, failure_label, body FROM events ORDER BY seq')
+    .all() as {
+    seq: number;
+    run_id: string;
+    t_ms: number;
+    step: number | null;
+    kind: string;
+    tool: string | null;
+    failure_label: string | null;
+    body: string;
+  }[];
   const set = db.prepare('UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?');
   let prev = '0'.repeat(64);
   for (const r of rows) {
-    const h = chainHash(prev, r.seq, String(r.run_id), r.t_ms, r.step, String(r.kind), r.tool, r.failure_label, String(r.body));
+    const h = chainHash(
+      prev,
+      r.seq,
+      String(r.run_id),
+      r.t_ms,
+      r.step,
+      String(r.kind),
+      r.tool,
+      r.failure_label,
+      String(r.body),
+    );
     set.run(prev, h, r.seq);
     prev = h;
   }
@@ -175,7 +266,7 @@ const transported = (v: unknown): void => {
  * its results transported. Returns verify's verdict (null when it refused the file).
  */
 async function readAll(r: Reads, file: string, scratch: string): Promise<boolean | null> {
-  const runs = await r.answer(() => auditRuns(file)) ?? [];
+  const runs = (await r.answer(() => auditRuns(file))) ?? [];
   for (const x of runs) await r.answer(() => auditRun(file, x.id, 50));
   await r.answer(() => auditQuery(file, { limit: 50 }, { page: () => undefined }));
   const verdict = await r.answer(() => auditVerify(file));
@@ -209,7 +300,9 @@ async function writeOnce(r: Reads, file: string): Promise<void> {
   if (log === undefined) return;
   let run: string | undefined, seq: number | undefined;
   try {
-    run = await r.answer(() => log.startRun({ world: 'fuzz', backend: 'none', operator: 'fuzz', software: 'fuzz', models: {} }));
+    run = await r.answer(() =>
+      log.startRun({ world: 'fuzz', backend: 'none', operator: 'fuzz', software: 'fuzz', models: {} }),
+    );
     if (run !== undefined) seq = await r.answer(() => log.append(run!, 'evidence', { fuzz: true }));
   } finally {
     await log.close();
@@ -217,8 +310,13 @@ async function writeOnce(r: Reads, file: string): Promise<void> {
   if (seq === undefined) return;
   const db = new Database(file, { readonly: true });
   try {
-    const row = db.prepare('SELECT run_id, body FROM events WHERE seq = ?').get(seq) as { run_id: string; body: string } | undefined;
-    assert.deepEqual(row, { run_id: run, body: '{"fuzz":true}' }, `the writer acknowledged event ${seq}, but it is not there as appended`);
+    const row = db.prepare('SELECT run_id, body FROM events WHERE seq = ?').get(seq) as
+      { run_id: string; body: string } | undefined;
+    assert.deepEqual(
+      row,
+      { run_id: run, body: '{"fuzz":true}' },
+      `the writer acknowledged event ${seq}, but it is not there as appended`,
+    );
   } finally {
     db.close();
   }
@@ -229,19 +327,25 @@ const target = <T>(t: Target<T>): Target => t as unknown as Target;
 export function auditDbTargets(): Target[] {
   return [
     target({
-      name: 'audit-schema', reads: 'audit databases with generated columns, triggers, views and virtual tables (every reader, verify, the writer)', weight: 0.3,
+      name: 'audit-schema',
+      reads:
+        'audit databases with generated columns, triggers, views and virtual tables (every reader, verify, the writer)',
+      weight: 0.3,
       input: () => fc.array(schemaForgery, { minLength: 1, maxLength: 3 }),
       run: async (forgeries: Forgery[], scratch: string) => {
         const { file, applied } = forgedSeed(scratch, ...forgeries.map((f) => f.apply));
         const r = new Reads();
         const verdict = await readAll(r, file, scratch);
-        if (applied > 0) assert.notEqual(verdict, true, 'a log whose schema is not Witness\'s was verified intact');
+        if (applied > 0) assert.notEqual(verdict, true, "a log whose schema is not Witness's was verified intact");
         await writeOnce(r, file);
         r.end();
       },
     }),
     target({
-      name: 'audit-nesting', reads: 'audit bodies and blobs nested up to 150 000 deep under the size limits (every reader, verify, the writer)', weight: 0.3,
+      name: 'audit-nesting',
+      reads:
+        'audit bodies and blobs nested up to 150 000 deep under the size limits (every reader, verify, the writer)',
+      weight: 0.3,
       input: () => fc.tuple(nested, fc.constantFrom(...Object.keys(PLACES), 'append'), fc.boolean()),
       run: async ([text, place, chained]: [string, string, boolean], scratch: string) => {
         const r = new Reads();
@@ -249,7 +353,13 @@ export function auditDbTargets(): Target[] {
           const { file } = forgedSeed(scratch);
           const log = AuditLog.open(file);
           try {
-            const run = (await log.startRun({ world: 'fuzz', backend: 'none', operator: 'fuzz', software: 'fuzz', models: {} }));
+            const run = await log.startRun({
+              world: 'fuzz',
+              backend: 'none',
+              operator: 'fuzz',
+              software: 'fuzz',
+              models: {},
+            });
             await r.answer(() => log.append(run, 'evidence', { nested: JSON.parse(text) as unknown }));
           } finally {
             await log.close();
@@ -257,22 +367,32 @@ export function auditDbTargets(): Target[] {
           await readAll(r, file, scratch);
           return r.end();
         }
-        const { file } = forgedSeed(scratch, (db) => unguarded(db, () => {
-          PLACES[place]!(db, text);
-          if (chained) rechain(db);
-        }));
+        const { file } = forgedSeed(scratch, (db) =>
+          unguarded(db, () => {
+            PLACES[place]!(db, text);
+            if (chained) rechain(db);
+          }),
+        );
         await readAll(r, file, scratch);
         return r.end();
       },
     }),
     target({
-      name: 'audit-values', reads: 'audit events and runs rows with values of the wrong type: a t_ms that is text, a body that is a blob (every reader, verify)', weight: 0.3,
+      name: 'audit-values',
+      reads:
+        'audit events and runs rows with values of the wrong type: a t_ms that is text, a body that is a blob (every reader, verify)',
+      weight: 0.3,
       input: () => fc.tuple(badValue, fc.boolean()),
-      run: async ([[update, [, value], at], chained]: [[string, [string, unknown], number], boolean], scratch: string) => {
-        const { file } = forgedSeed(scratch, (db) => unguarded(db, () => {
-          db.prepare(update).run(value, at);
-          if (chained) rechain(db);
-        }));
+      run: async (
+        [[update, [, value], at], chained]: [[string, [string, unknown], number], boolean],
+        scratch: string,
+      ) => {
+        const { file } = forgedSeed(scratch, (db) =>
+          unguarded(db, () => {
+            db.prepare(update).run(value, at);
+            if (chained) rechain(db);
+          }),
+        );
         const r = new Reads();
         await readAll(r, file, scratch);
         return r.end();
@@ -283,11 +403,13 @@ export function auditDbTargets(): Target[] {
 
 /** The same forgeries through the real commands. */
 export function auditDbCliTargets(): CliTarget[] {
-  const forgedFile = (forge: (db: Database.Database) => void) => (dir: string): string => {
-    const { file, applied } = forgedSeed(dir, forge);
-    if (applied === 0) throw new Error('a forgery SQLite did not take: the case would test the untouched seed');
-    return file;
-  };
+  const forgedFile =
+    (forge: (db: Database.Database) => void) =>
+    (dir: string): string => {
+      const { file, applied } = forgedSeed(dir, forge);
+      if (applied === 0) throw new Error('a forgery SQLite did not take: the case would test the untouched seed');
+      return file;
+    };
   const assets = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../assets');
   const firstRun = (file: string): string => {
     const db = new Database(file, { readonly: true });
@@ -300,24 +422,62 @@ export function auditDbCliTargets(): CliTarget[] {
   };
   return [
     {
-      name: 'audit-schema-verify', command: 'witness audit verify FILE (a schema with generated columns, triggers, views)', exits: [1, 2],
+      name: 'audit-schema-verify',
+      command: 'witness audit verify FILE (a schema with generated columns, triggers, views)',
+      exits: [1, 2],
       cases: () => schemaForgery.map((f) => (dir: string) => ['audit', 'verify', forgedFile(f.apply)(dir)]),
     },
     {
-      name: 'audit-schema-write', command: 'witness act --world tabletop … --audit FILE (a schema with generated columns, triggers, views)', exits: [2],
-      cases: () => schemaForgery.map((f) => (dir: string) => ['act', '--world', 'tabletop', '--tools', path.join(assets, 'tools'), '--goal', 'objects.red_bin.on == "shelf_c4"',
-        '--planner', 'scripted', '--plan', path.join(assets, 'plans/warehouse.json'), '--replans', '0', '--decision', 'abort', '--audit', forgedFile(f.apply)(dir)]),
+      name: 'audit-schema-write',
+      command: 'witness act --world tabletop … --audit FILE (a schema with generated columns, triggers, views)',
+      exits: [2],
+      cases: () =>
+        schemaForgery.map((f) => (dir: string) => [
+          'act',
+          '--world',
+          'tabletop',
+          '--tools',
+          path.join(assets, 'tools'),
+          '--goal',
+          'objects.red_bin.on == "shelf_c4"',
+          '--planner',
+          'scripted',
+          '--plan',
+          path.join(assets, 'plans/warehouse.json'),
+          '--replans',
+          '0',
+          '--decision',
+          'abort',
+          '--audit',
+          forgedFile(f.apply)(dir),
+        ]),
     },
     {
-      name: 'audit-values', command: 'witness audit ls|show|query --json|export --format mcap FILE (bodies nested deep, values of the wrong type)', exits: [0, 2],
-      cases: () => fc.tuple(fc.oneof(nested.map((t) => (db: Database.Database) => PLACES['evidence body']!(db, t)), nested.map((t) => (db: Database.Database) => PLACES['run_start body']!(db, t)),
-        badValue.map(([update, [, v], at]) => (db: Database.Database) => db.prepare(update).run(v, at))), fc.constantFrom('ls', 'show', 'query', 'export'))
-        .map(([forge, verb]) => (dir: string) => {
-          const file = forgedFile((db) => unguarded(db, () => forge(db)))(dir);
-          if (verb === 'show') return ['audit', 'show', file, firstRun(file), '--json'];
-          if (verb === 'export') return ['audit', 'export', file, '--format', 'mcap', '--out', path.join(dir, 'out.mcap')];
-          return ['audit', verb, file, ...(verb === 'query' ? ['--json'] : [])];
-        }),
+      name: 'audit-values',
+      command:
+        'witness audit ls|show|query --json|export --format mcap FILE (bodies nested deep, values of the wrong type)',
+      exits: [0, 2],
+      cases: () =>
+        fc
+          .tuple(
+            fc.oneof(
+              nested.map((t) => (db: Database.Database) => PLACES['evidence body']!(db, t)),
+              nested.map((t) => (db: Database.Database) => PLACES['run_start body']!(db, t)),
+              badValue.map(
+                ([update, [, v], at]) =>
+                  (db: Database.Database) =>
+                    db.prepare(update).run(v, at),
+              ),
+            ),
+            fc.constantFrom('ls', 'show', 'query', 'export'),
+          )
+          .map(([forge, verb]) => (dir: string) => {
+            const file = forgedFile((db) => unguarded(db, () => forge(db)))(dir);
+            if (verb === 'show') return ['audit', 'show', file, firstRun(file), '--json'];
+            if (verb === 'export')
+              return ['audit', 'export', file, '--format', 'mcap', '--out', path.join(dir, 'out.mcap')];
+            return ['audit', verb, file, ...(verb === 'query' ? ['--json'] : [])];
+          }),
     },
   ];
 }

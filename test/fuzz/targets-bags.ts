@@ -20,35 +20,69 @@ import * as zstd from '@foxglove/wasm-zstd';
 import { importBag } from '../../main/app/bag-import.js';
 import { readMap } from '../../main/services/maps/read.js';
 import { T0_NS } from '../services/datasets/rosbag2-fixtures.js';
-import { type CraftChunk, craftMcap, driveChunk, heldChunk, schemaMcap, zstdFrame } from '../services/datasets/hostile-bags.js';
+import {
+  type CraftChunk,
+  craftMcap,
+  driveChunk,
+  heldChunk,
+  schemaMcap,
+  zstdFrame,
+} from '../services/datasets/hostile-bags.js';
 import { bmp1, pgmHeader, pngFile } from '../services/maps/hostile-images.js';
 import type { CliTarget } from './cli-targets.js';
 import type { Target } from './targets.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const MiB = 2 ** 20;
-/** The spawned tier's bounds, held in process: a case's time, and how far it may grow the process's peak resident set. */
+/**
+ * The spawned tier's bounds, held in process: a case's time, and how far it may grow the process's peak resident set.
+ */
 const CASE_MS = 60_000;
 const RSS_GROWTH_MB = 768;
 
-/** Runs a case and fails it (an Error, which the harness counts as a bug) when it ran past the bounds, however it ended. */
+/**
+ * Runs a case and fails it (an Error, which the harness counts as a bug) when it ran past the bounds, however it ended.
+ */
 async function bounded<T>(what: string, run: () => Promise<T>): Promise<T> {
-  const before = process.memoryUsage().rss / MiB, t0 = performance.now();
+  const before = process.memoryUsage().rss / MiB,
+    t0 = performance.now();
   let outcome: { value: T } | { error: unknown };
   try {
     outcome = { value: await run() };
   } catch (e) {
     outcome = { error: e };
   }
-  const ms = performance.now() - t0, peak = process.resourceUsage().maxRSS / 1024;
+  const ms = performance.now() - t0,
+    peak = process.resourceUsage().maxRSS / 1024;
   if (ms > CASE_MS) throw new Error(`${what}: took ${ms.toFixed(0)} ms, over ${CASE_MS} ms`);
-  if (peak - before > RSS_GROWTH_MB) throw new Error(`${what}: grew the process from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB, more than ${RSS_GROWTH_MB} MiB`);
+  if (peak - before > RSS_GROWTH_MB)
+    throw new Error(
+      `${what}: grew the process from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB, more than ${RSS_GROWTH_MB} MiB`,
+    );
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }
 
-const importArgs = (bag: string, dir: string): string[] => ['data', 'import', bag, '--world', 'pointmaze-medium', '--pose-topic', '/odom', '--action-topic', '/cmd_vel', '--out', path.join(dir, 'd.wds')];
-const importIn = (bag: string, dir: string): Promise<unknown> => importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'd.wds') });
+const importArgs = (bag: string, dir: string): string[] => [
+  'data',
+  'import',
+  bag,
+  '--world',
+  'pointmaze-medium',
+  '--pose-topic',
+  '/odom',
+  '--action-topic',
+  '/cmd_vel',
+  '--out',
+  path.join(dir, 'd.wds'),
+];
+const importIn = (bag: string, dir: string): Promise<unknown> =>
+  importBag(bag, {
+    world: 'pointmaze-medium',
+    poseTopic: '/odom',
+    actionTopic: '/cmd_vel',
+    out: path.join(dir, 'd.wds'),
+  });
 
 // ---- MCAP chunk headers and compression ----
 
@@ -71,52 +105,100 @@ interface ChunkSpec {
 interface McapSpec {
   readonly chunks: readonly ChunkSpec[];
   /** One chunk index field set to an extreme value. */
-  readonly field: { readonly chunk: number; readonly name: 'chunkStartOffset' | 'chunkLength' | 'compressedSize' | 'messageIndexLength' | 'messageStartTime' | 'messageEndTime'; readonly value: number } | null;
+  readonly field: {
+    readonly chunk: number;
+    readonly name:
+      | 'chunkStartOffset'
+      | 'chunkLength'
+      | 'compressedSize'
+      | 'messageIndexLength'
+      | 'messageStartTime'
+      | 'messageEndTime';
+    readonly value: number;
+  } | null;
 }
 
 const EXTREMES = [0, 1, 0x7fffffff, 0xffffffff, 2 ** 40, Number.MAX_SAFE_INTEGER];
 
-const chunkSpec = (sizes: readonly number[]): fc.Arbitrary<ChunkSpec> => fc.record({
-  body: fc.constantFrom('drive' as const, 'zeros' as const, 'held' as const),
-  size: fc.constantFrom(...sizes),
-  compression: fc.oneof({ weight: 4, arbitrary: fc.constant('zstd') }, fc.constantFrom('', 'lz4', 'bz2', 'xz', 'ZSTD')),
-  declare: fc.oneof({ weight: 4, arbitrary: fc.constant('true' as const) }, fc.constantFrom('zero' as const, 'half' as const, 'double' as const, 'u32' as const, 'huge' as const)),
-  lie: fc.constantFrom('index' as const, 'record' as const, 'both' as const),
-  indexed: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, fc.constantFrom(2, 8, 64)),
-  start: fc.integer({ min: 0, max: 3 }),
-  span: fc.integer({ min: 0, max: 3 }),
-});
+const chunkSpec = (sizes: readonly number[]): fc.Arbitrary<ChunkSpec> =>
+  fc.record({
+    body: fc.constantFrom('drive' as const, 'zeros' as const, 'held' as const),
+    size: fc.constantFrom(...sizes),
+    compression: fc.oneof(
+      { weight: 4, arbitrary: fc.constant('zstd') },
+      fc.constantFrom('', 'lz4', 'bz2', 'xz', 'ZSTD'),
+    ),
+    declare: fc.oneof(
+      { weight: 4, arbitrary: fc.constant('true' as const) },
+      fc.constantFrom('zero' as const, 'half' as const, 'double' as const, 'u32' as const, 'huge' as const),
+    ),
+    lie: fc.constantFrom('index' as const, 'record' as const, 'both' as const),
+    indexed: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, fc.constantFrom(2, 8, 64)),
+    start: fc.integer({ min: 0, max: 3 }),
+    span: fc.integer({ min: 0, max: 3 }),
+  });
 
-const mcapSpec = (sizes: readonly number[], most: number): fc.Arbitrary<McapSpec> => fc.record({
-  chunks: fc.array(chunkSpec(sizes), { minLength: 1, maxLength: most }),
-  field: fc.option(fc.record({
-    chunk: fc.nat(),
-    name: fc.constantFrom('chunkStartOffset' as const, 'chunkLength' as const, 'compressedSize' as const, 'messageIndexLength' as const, 'messageStartTime' as const, 'messageEndTime' as const),
-    value: fc.constantFrom(...EXTREMES),
-  }), { nil: null }),
-});
+const mcapSpec = (sizes: readonly number[], most: number): fc.Arbitrary<McapSpec> =>
+  fc.record({
+    chunks: fc.array(chunkSpec(sizes), { minLength: 1, maxLength: most }),
+    field: fc.option(
+      fc.record({
+        chunk: fc.nat(),
+        name: fc.constantFrom(
+          'chunkStartOffset' as const,
+          'chunkLength' as const,
+          'compressedSize' as const,
+          'messageIndexLength' as const,
+          'messageStartTime' as const,
+          'messageEndTime' as const,
+        ),
+        value: fc.constantFrom(...EXTREMES),
+      }),
+      { nil: null },
+    ),
+  });
 
 /**
  * For the spawned tier, whose few cases must each count: chunks of hundreds of megabytes that
  * declare their true size (one, or six to twelve held together), or any generated file.
  */
 const hostileMcapSpec = (): fc.Arbitrary<McapSpec> => {
-  const held = (size: number): ChunkSpec => ({ body: 'held', size, compression: 'zstd', declare: 'true', lie: 'both', indexed: 1, start: 0, span: 1 });
+  const held = (size: number): ChunkSpec => ({
+    body: 'held',
+    size,
+    compression: 'zstd',
+    declare: 'true',
+    lie: 'both',
+    indexed: 1,
+    start: 0,
+    span: 1,
+  });
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant({ chunks: [held(600 * MiB)], field: null }) },
-    { weight: 2, arbitrary: fc.integer({ min: 6, max: 12 }).map((n) => ({ chunks: Array.from({ length: n }, () => held(100 * MiB)), field: null })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .integer({ min: 6, max: 12 })
+        .map((n) => ({ chunks: Array.from({ length: n }, () => held(100 * MiB)), field: null })),
+    },
     { weight: 1, arbitrary: mcapSpec([40 * MiB, 100 * MiB, 150 * MiB, 600 * MiB], 12) },
   );
 };
 
 function declared(actual: number, d: ChunkSpec['declare']): bigint {
   switch (d) {
-    case 'true': return BigInt(actual);
-    case 'zero': return 0n;
-    case 'half': return BigInt(Math.floor(actual / 2));
-    case 'double': return BigInt(actual * 2);
-    case 'u32': return 0xffffffffn;
-    default: return 2n ** 40n;
+    case 'true':
+      return BigInt(actual);
+    case 'zero':
+      return 0n;
+    case 'half':
+      return BigInt(Math.floor(actual / 2));
+    case 'double':
+      return BigInt(actual * 2);
+    case 'u32':
+      return 0xffffffffn;
+    default:
+      return 2n ** 40n;
   }
 }
 
@@ -132,11 +214,21 @@ function craftChunk(c: ChunkSpec): CraftChunk {
   } else {
     const raw = c.compression === '';
     const size = raw ? Math.min(c.size, MiB) : c.size;
-    base = { stored: raw ? new Uint8Array(size) : zstdFrame(size), compression: 'zstd', uncompressedSize: BigInt(size), start: t, end: t + BigInt(c.span) * 1_000_000_000n, entries: [[t, 0n]] };
+    base = {
+      stored: raw ? new Uint8Array(size) : zstdFrame(size),
+      compression: 'zstd',
+      uncompressedSize: BigInt(size),
+      start: t,
+      end: t + BigInt(c.span) * 1_000_000_000n,
+      entries: [[t, 0n]],
+    };
   }
-  const actual = Number(base.uncompressedSize), claim = declared(actual, c.declare);
+  const actual = Number(base.uncompressedSize),
+    claim = declared(actual, c.declare);
   return {
-    ...base, compression: c.compression, indexed: c.indexed,
+    ...base,
+    compression: c.compression,
+    indexed: c.indexed,
     uncompressedSize: c.lie === 'index' ? BigInt(actual) : claim,
     index: { ...(c.lie === 'record' ? { uncompressedSize: BigInt(actual) } : { uncompressedSize: claim }) },
   };
@@ -145,7 +237,8 @@ function craftChunk(c: ChunkSpec): CraftChunk {
 function mcapFile(spec: McapSpec): Uint8Array {
   const chunks = spec.chunks.map(craftChunk);
   if (spec.field !== null) {
-    const i = spec.field.chunk % chunks.length, c = chunks[i]!;
+    const i = spec.field.chunk % chunks.length,
+      c = chunks[i]!;
     chunks[i] = { ...c, index: { ...c.index, [spec.field.name]: BigInt(spec.field.value) } };
   }
   return craftMcap(chunks);
@@ -156,8 +249,19 @@ function mcapFile(spec: McapSpec): Uint8Array {
 /** Types that take no bytes, and one that takes one (an empty message), for the generated schemas. */
 const ZERO_TYPES = `${'='.repeat(80)}\nMSG: p/Z0\nuint8[0] nothing\n${'='.repeat(80)}\nMSG: p/Z1\np/Z0 inner\np/Z0[3] more\nfloat64[0] none\n${'='.repeat(80)}\nMSG: p/E\n`;
 const FIELDS = [
-  'p/Z0[] zs', 'p/Z1[] zs1', 'p/Z0[4294967295] fixed', 'p/Z1[1000000] fixed1', 'p/Z0 z', 'uint8[0] nothing', 'p/E[] es',
-  'float64[] xs', 'string[] names', 'bool[] flags', 'builtin_interfaces/Time[] times', 'int32[7] sevens', 'string label',
+  'p/Z0[] zs',
+  'p/Z1[] zs1',
+  'p/Z0[4294967295] fixed',
+  'p/Z1[1000000] fixed1',
+  'p/Z0 z',
+  'uint8[0] nothing',
+  'p/E[] es',
+  'float64[] xs',
+  'string[] names',
+  'bool[] flags',
+  'builtin_interfaces/Time[] times',
+  'int32[7] sevens',
+  'string label',
 ];
 
 interface CdrSpec {
@@ -169,7 +273,13 @@ interface CdrSpec {
 
 const cdrSpec: fc.Arbitrary<CdrSpec> = fc.record({
   fields: fc.array(fc.nat({ max: FIELDS.length - 1 }), { minLength: 1, maxLength: 4 }),
-  counts: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0xffffffff, 0x80000000, 1_048_577, 1 << 20, 65_536) }, fc.nat({ max: 16 })), { minLength: 1, maxLength: 4 }),
+  counts: fc.array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(0xffffffff, 0x80000000, 1_048_577, 1 << 20, 65_536) },
+      fc.nat({ max: 16 }),
+    ),
+    { minLength: 1, maxLength: 4 },
+  ),
   bigEndian: fc.boolean(),
   tail: fc.array(fc.nat({ max: 255 }), { maxLength: 24 }),
 });
@@ -177,7 +287,12 @@ const cdrSpec: fc.Arbitrary<CdrSpec> = fc.record({
 function cdrCase(spec: CdrSpec): { schema: string; data: Uint8Array } {
   const schema = `${[...new Set(spec.fields)].map((i) => FIELDS[i]!).join('\n')}\n${ZERO_TYPES}`;
   const bytes = [0, spec.bigEndian ? 0 : 1, 0, 0];
-  for (const n of spec.counts) bytes.push(...(spec.bigEndian ? [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff] : [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]));
+  for (const n of spec.counts)
+    bytes.push(
+      ...(spec.bigEndian
+        ? [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]
+        : [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]),
+    );
   return { schema, data: Uint8Array.from([...bytes, ...spec.tail]) };
 }
 
@@ -195,21 +310,26 @@ interface ImageSpec {
 }
 
 const DIMS = [0, 1, 3, 255, 4096, 8193, 65_535, 100_000, 0x7fffffff, 0xffffffff];
-const imageSpec = (dims: readonly number[]): fc.Arbitrary<ImageSpec> => fc.record({
-  format: fc.constantFrom('P5' as const, 'P2' as const, 'P6' as const, 'png' as const, 'bmp' as const),
-  width: fc.oneof(fc.constantFrom(...dims), fc.nat({ max: 64 })),
-  height: fc.oneof(fc.constantFrom(...dims), fc.nat({ max: 64 })),
-  depth: fc.constantFrom(1, 2, 4, 8, 16, 255, 65_535, 3),
-  colour: fc.constantFrom(0, 2, 3, 4, 6, 5),
-  interlace: fc.constantFrom(0, 1, 2),
-  body: fc.constantFrom('none' as const, 'some' as const, 'bomb' as const),
-});
+const imageSpec = (dims: readonly number[]): fc.Arbitrary<ImageSpec> =>
+  fc.record({
+    format: fc.constantFrom('P5' as const, 'P2' as const, 'P6' as const, 'png' as const, 'bmp' as const),
+    width: fc.oneof(fc.constantFrom(...dims), fc.nat({ max: 64 })),
+    height: fc.oneof(fc.constantFrom(...dims), fc.nat({ max: 64 })),
+    depth: fc.constantFrom(1, 2, 4, 8, 16, 255, 65_535, 3),
+    colour: fc.constantFrom(0, 2, 3, 4, 6, 5),
+    interlace: fc.constantFrom(0, 1, 2),
+    body: fc.constantFrom('none' as const, 'some' as const, 'bomb' as const),
+  });
 
 function imageBytes(s: ImageSpec): Uint8Array {
   const some = new Uint8Array(s.body === 'bomb' ? 16 * MiB : s.body === 'some' ? 64 : 0);
-  if (s.format === 'png') return pngFile({ width: s.width, height: s.height, depth: s.depth, colour: s.colour, interlaced: s.interlace === 1 }, some.length > 0 ? some : new Uint8Array(1));
+  if (s.format === 'png')
+    return pngFile(
+      { width: s.width, height: s.height, depth: s.depth, colour: s.colour, interlaced: s.interlace === 1 },
+      some.length > 0 ? some : new Uint8Array(1),
+    );
   if (s.format === 'bmp') {
-    const whole = (Math.floor((s.width + 31) / 32) * 4) * s.height <= 16 * MiB && s.width > 0 && s.height > 0;
+    const whole = Math.floor((s.width + 31) / 32) * 4 * s.height <= 16 * MiB && s.width > 0 && s.height > 0;
     if (whole && s.body !== 'none') return bmp1(s.width, s.height);
     const header = bmp1(Math.max(1, Math.min(s.width, 64)), Math.max(1, Math.min(s.height, 64))).slice(0, 62);
     const dv = new DataView(header.buffer);
@@ -218,42 +338,56 @@ function imageBytes(s: ImageSpec): Uint8Array {
     return header;
   }
   const header = pgmHeader(s.width, s.height, s.depth).slice(2);
-  return Uint8Array.from([...new TextEncoder().encode(s.format), ...header, ...some.subarray(0, Math.min(some.length, 4096))]);
+  return Uint8Array.from([
+    ...new TextEncoder().encode(s.format),
+    ...header,
+    ...some.subarray(0, Math.min(some.length, 4096)),
+  ]);
 }
 
-const MAP_YAML = (image: string): string => `image: ${image}\nresolution: 0.05\norigin: [-2.0, -2.0, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`;
+const MAP_YAML = (image: string): string =>
+  `image: ${image}\nresolution: 0.05\norigin: [-2.0, -2.0, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`;
 
 /** The in-process targets of this file. */
 export function bagTargets(): Target[] {
   return [
     {
-      name: 'mcap-chunks', reads: 'MCAP chunk headers and indexes (sizes, compression, overlaps) through data import', weight: 0.5,
+      name: 'mcap-chunks',
+      reads: 'MCAP chunk headers and indexes (sizes, compression, overlaps) through data import',
+      weight: 0.5,
       input: () => mcapSpec([4096, MiB, 40 * MiB, 150 * MiB, 600 * MiB], 6),
-      run: (spec, scratch) => bounded('mcap-chunks', async () => {
-        const f = path.join(scratch, 'c.mcap');
-        await zstd.isLoaded;
-        writeFileSync(f, mcapFile(spec as McapSpec));
-        return importIn(f, scratch);
-      }),
+      run: (spec, scratch) =>
+        bounded('mcap-chunks', async () => {
+          const f = path.join(scratch, 'c.mcap');
+          await zstd.isLoaded;
+          writeFileSync(f, mcapFile(spec as McapSpec));
+          return importIn(f, scratch);
+        }),
     },
     {
-      name: 'cdr-zero-size', reads: 'CDR of schemas with zero-size elements (sequence lengths up to 2^32 − 1) through data import', weight: 0.5,
+      name: 'cdr-zero-size',
+      reads: 'CDR of schemas with zero-size elements (sequence lengths up to 2^32 − 1) through data import',
+      weight: 0.5,
       input: () => cdrSpec,
-      run: (spec, scratch) => bounded('cdr-zero-size', async () => {
-        const { schema, data } = cdrCase(spec as CdrSpec);
-        const f = path.join(scratch, 'z.mcap');
-        schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
-        return importIn(f, scratch);
-      }),
+      run: (spec, scratch) =>
+        bounded('cdr-zero-size', async () => {
+          const { schema, data } = cdrCase(spec as CdrSpec);
+          const f = path.join(scratch, 'z.mcap');
+          schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
+          return importIn(f, scratch);
+        }),
     },
     {
-      name: 'image-headers', reads: 'map image headers (PGM, PNG, BMP: sizes, depths, colour types, interlacing) through readMap', weight: 0.5,
+      name: 'image-headers',
+      reads: 'map image headers (PGM, PNG, BMP: sizes, depths, colour types, interlacing) through readMap',
+      weight: 0.5,
       input: () => imageSpec(DIMS),
-      run: (spec, scratch) => bounded('image-headers', async () => {
-        writeFileSync(path.join(scratch, 'm.yaml'), MAP_YAML('m.img'));
-        writeFileSync(path.join(scratch, 'm.img'), imageBytes(spec as ImageSpec));
-        return readMap(path.join(scratch, 'm.yaml'));
-      }),
+      run: (spec, scratch) =>
+        bounded('image-headers', async () => {
+          writeFileSync(path.join(scratch, 'm.yaml'), MAP_YAML('m.img'));
+          writeFileSync(path.join(scratch, 'm.img'), imageBytes(spec as ImageSpec));
+          return readMap(path.join(scratch, 'm.yaml'));
+        }),
     },
   ] as Target[];
 }
@@ -262,7 +396,9 @@ export function bagTargets(): Target[] {
 export function bagCliTargets(): CliTarget[] {
   return [
     {
-      name: 'mcap-chunks', command: 'witness data import FILE (an MCAP of generated chunk headers) --world pointmaze-medium …', exits: [0, 2],
+      name: 'mcap-chunks',
+      command: 'witness data import FILE (an MCAP of generated chunk headers) --world pointmaze-medium …',
+      exits: [0, 2],
       cases: async () => {
         await zstd.isLoaded;
         return hostileMcapSpec().map((spec) => (dir: string) => {
@@ -273,22 +409,37 @@ export function bagCliTargets(): CliTarget[] {
       },
     },
     {
-      name: 'cdr-zero-size', command: 'witness data import FILE (an MCAP whose /odom schema has zero-size elements) --world pointmaze-medium …', exits: [2],
-      cases: () => cdrSpec.map((spec) => (dir: string) => {
-        const f = path.join(dir, 'z.mcap');
-        const { schema, data } = cdrCase(spec);
-        schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
-        return importArgs(f, dir);
-      }),
+      name: 'cdr-zero-size',
+      command:
+        'witness data import FILE (an MCAP whose /odom schema has zero-size elements) --world pointmaze-medium …',
+      exits: [2],
+      cases: () =>
+        cdrSpec.map((spec) => (dir: string) => {
+          const f = path.join(dir, 'z.mcap');
+          const { schema, data } = cdrCase(spec);
+          schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
+          return importArgs(f, dir);
+        }),
     },
     {
-      name: 'image-headers', command: 'witness graph from-map lab.yaml (image: FILE with a generated header) --regions R --out G', exits: [0, 2],
-      cases: () => imageSpec([8193, 65_535, 100_000, 0x7fffffff, 0xffffffff]).map((spec) => (dir: string) => {
-        const name = spec.format === 'png' ? 'lab.png' : spec.format === 'bmp' ? 'lab.bmp' : 'lab.pgm';
-        writeFileSync(path.join(dir, name), imageBytes(spec));
-        writeFileSync(path.join(dir, 'lab.yaml'), MAP_YAML(name));
-        return ['graph', 'from-map', path.join(dir, 'lab.yaml'), '--regions', path.join(ROOT, 'assets/maps/lab-regions.json'), '--out', path.join(dir, 'g.json')];
-      }),
+      name: 'image-headers',
+      command: 'witness graph from-map lab.yaml (image: FILE with a generated header) --regions R --out G',
+      exits: [0, 2],
+      cases: () =>
+        imageSpec([8193, 65_535, 100_000, 0x7fffffff, 0xffffffff]).map((spec) => (dir: string) => {
+          const name = spec.format === 'png' ? 'lab.png' : spec.format === 'bmp' ? 'lab.bmp' : 'lab.pgm';
+          writeFileSync(path.join(dir, name), imageBytes(spec));
+          writeFileSync(path.join(dir, 'lab.yaml'), MAP_YAML(name));
+          return [
+            'graph',
+            'from-map',
+            path.join(dir, 'lab.yaml'),
+            '--regions',
+            path.join(ROOT, 'assets/maps/lab-regions.json'),
+            '--out',
+            path.join(dir, 'g.json'),
+          ];
+        }),
     },
   ];
 }

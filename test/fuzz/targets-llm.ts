@@ -20,10 +20,17 @@ import { hostileJson } from './mutate.js';
 import type { Target } from './targets.js';
 
 const call = (name: string, args: string | object): string =>
-  JSON.stringify({ choices: [{ message: { content: null, tool_calls: [{ id: 'c', type: 'function', function: { name, arguments: args } }] } }] });
+  JSON.stringify({
+    choices: [
+      { message: { content: null, tool_calls: [{ id: 'c', type: 'function', function: { name, arguments: args } }] } },
+    ],
+  });
 const FINISH = call('finish', '{}');
 const SEEDS = [
-  call('pick', '{"target":"red_mug"}'), call('place', '{"target":"tray"}'), call('pick', { target: 'red_mug' }), FINISH,
+  call('pick', '{"target":"red_mug"}'),
+  call('place', '{"target":"tray"}'),
+  call('pick', { target: 'red_mug' }),
+  FINISH,
   JSON.stringify({ choices: [{ message: { content: 'I will pick the mug first.' } }] }),
 ];
 
@@ -31,7 +38,8 @@ const SEEDS = [
 function nested(depth: number, shape: 'array' | 'object' | 'mixed', inner = '1'): string {
   const open = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? '[' : '{"k":');
   const close = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? ']' : '}');
-  let head = '', tail = '';
+  let head = '',
+    tail = '';
   for (let i = 0; i < depth; i++) {
     head += open(i);
     tail = close(i) + tail;
@@ -40,20 +48,27 @@ function nested(depth: number, shape: 'array' | 'object' | 'mixed', inner = '1')
 }
 
 /** Replies whose JSON nests deep while staying far below the reply (8 MiB) and arguments (1 MiB) caps. */
-const deepReply: fc.Arbitrary<string> = fc.record({
-  depth: fc.oneof(fc.integer({ min: 200, max: 400 }), fc.integer({ min: 1_000, max: 150_000 })),
-  shape: fc.constantFrom('array' as const, 'object' as const, 'mixed' as const),
-  where: fc.constantFrom('arguments-text', 'arguments-object', 'argument-value', 'reply-field', 'tool-name'),
-}).map(({ depth, shape, where }) => {
-  const deep = nested(depth, shape);
-  switch (where) {
-    case 'arguments-text': return call('pick', deep);
-    case 'arguments-object': return `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"pick","arguments":${deep}}}]}}]}`;
-    case 'argument-value': return call('pick', `{"target":${deep}}`);
-    case 'tool-name': return `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":${deep},"arguments":"{}"}}]}}]}`;
-    default: return `{"usage":${deep},${SEEDS[0]!.slice(1)}`;
-  }
-});
+const deepReply: fc.Arbitrary<string> = fc
+  .record({
+    depth: fc.oneof(fc.integer({ min: 200, max: 400 }), fc.integer({ min: 1_000, max: 150_000 })),
+    shape: fc.constantFrom('array' as const, 'object' as const, 'mixed' as const),
+    where: fc.constantFrom('arguments-text', 'arguments-object', 'argument-value', 'reply-field', 'tool-name'),
+  })
+  .map(({ depth, shape, where }) => {
+    const deep = nested(depth, shape);
+    switch (where) {
+      case 'arguments-text':
+        return call('pick', deep);
+      case 'arguments-object':
+        return `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"pick","arguments":${deep}}}]}}]}`;
+      case 'argument-value':
+        return call('pick', `{"target":${deep}}`);
+      case 'tool-name':
+        return `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":${deep},"arguments":"{}"}}]}}]}`;
+      default:
+        return `{"usage":${deep},${SEEDS[0]!.slice(1)}`;
+    }
+  });
 
 /** One server for the suite: the case's reply on the first turn of a run, `finish` after it. */
 let served: { url: string; server: Server } | null = null;
@@ -62,7 +77,9 @@ async function server(): Promise<string> {
   if (served === null) {
     const s = createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(replies.shift() ?? FINISH));
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(replies.shift() ?? FINISH),
+      );
     });
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
     s.unref();
@@ -73,7 +90,10 @@ async function server(): Promise<string> {
 
 let world: Promise<TabletopWorld> | null = null;
 
-/** One run of the tool loop on `reply`, as `witness act --planner llm --audit DB` runs it; throws what the CLI would exit with. */
+/**
+ * One run of the tool loop on `reply`, as `witness act --planner llm --audit DB` runs it; throws what the CLI would
+ * exit with.
+ */
 async function runOnReply(reply: string, scratch: string): Promise<unknown> {
   const url = await server();
   world ??= TabletopWorld.open({ heightNoise_m: 0, perceptionNoise_m: 0 });
@@ -84,9 +104,19 @@ async function runOnReply(reply: string, scratch: string): Promise<unknown> {
   let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
   try {
     const r = await act({
-      world: await world, tools: tabletopTools(), planner: (tools) => new LlmPlanner(tools, { baseUrl: url, model: 'fuzz', timeout_ms: 10_000, attempts: 1 }),
-      goal: 'put the red mug on the tray', verify: 'objects.red_mug.on == "tray"', seed: 1, replans: 1, maxSteps: 4, clock: () => 0,
-      audit: { log, operator: 'fuzz', via: 'fuzz' }, started: (id) => { seen.run = id; },
+      world: await world,
+      tools: tabletopTools(),
+      planner: (tools) => new LlmPlanner(tools, { baseUrl: url, model: 'fuzz', timeout_ms: 10_000, attempts: 1 }),
+      goal: 'put the red mug on the tray',
+      verify: 'objects.red_mug.on == "tray"',
+      seed: 1,
+      replans: 1,
+      maxSteps: 4,
+      clock: () => 0,
+      audit: { log, operator: 'fuzz', via: 'fuzz' },
+      started: (id) => {
+        seen.run = id;
+      },
     });
     await settleAudit(log, [{ errors: r.auditErrors }]);
     const res = r.result;
@@ -99,7 +129,8 @@ async function runOnReply(reply: string, scratch: string): Promise<unknown> {
     await log.close();
   }
   // Whatever the run's end, it was recorded.
-  if (seen.run !== null && !runEnded(file, seen.run)) throw new Error(`the audit run ${seen.run} was left without an end`);
+  if (seen.run !== null && !runEnded(file, seen.run))
+    throw new Error(`the audit run ${seen.run} was left without an end`);
   if (!outcome.ok) throw outcome.error;
   return outcome.value;
 }
@@ -117,12 +148,16 @@ function runEnded(file: string, run: string): boolean {
 export function llmTargets(): Target[] {
   return [
     {
-      name: 'llm-reply', reads: 'LLM replies to the tool loop (mutated tool calls)', weight: 0.3,
+      name: 'llm-reply',
+      reads: 'LLM replies to the tool loop (mutated tool calls)',
+      weight: 0.3,
       input: () => hostileJson(SEEDS),
       run: (reply: string, scratch: string) => runOnReply(reply, scratch),
     } satisfies Target<string> as unknown as Target,
     {
-      name: 'llm-nested', reads: 'LLM replies and tool arguments nested deep under the byte caps', weight: 0.3,
+      name: 'llm-nested',
+      reads: 'LLM replies and tool arguments nested deep under the byte caps',
+      weight: 0.3,
       input: () => deepReply,
       run: (reply: string, scratch: string) => runOnReply(reply, scratch),
     } satisfies Target<string> as unknown as Target,

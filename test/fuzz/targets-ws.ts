@@ -34,7 +34,13 @@ function apiSeeds(): Uint8Array[] {
 }
 
 function foxgloveSeeds(): Uint8Array[] {
-  const sub = JSON.stringify({ op: 'subscribe', subscriptions: [{ id: 1, channelId: 1 }, { id: 2, channelId: 3 }] });
+  const sub = JSON.stringify({
+    op: 'subscribe',
+    subscriptions: [
+      { id: 1, channelId: 1 },
+      { id: 2, channelId: 3 },
+    ],
+  });
   return [
     cat(text(sub)),
     cat(text(sub), text(JSON.stringify({ op: 'unsubscribe', subscriptionIds: [1, 2] }))),
@@ -50,12 +56,16 @@ interface Live {
 
 const live = new Map<string, Promise<Live>>();
 
-/** The `witness web` of a target for this run (one for all its cases: a crash is the bug), with its Foxglove server on. */
+/**
+ * The `witness web` of a target for this run (one for all its cases: a crash is the bug), with its Foxglove server on.
+ */
 function server(target: string): Promise<Live> {
   let l = live.get(target);
   if (l === undefined) {
     l = (async () => {
-      const web = await startWitnessWeb(mkdtempSync(path.join(tmpdir(), `witness-fuzz-${target}-`)), { detached: true });
+      const web = await startWitnessWeb(mkdtempSync(path.join(tmpdir(), `witness-fuzz-${target}-`)), {
+        detached: true,
+      });
       const c = await apiClient(web.port, web.token);
       const on = await c.call('foxgloveStart', { port: 0 });
       c.ws.close();
@@ -80,10 +90,14 @@ function peakRssMb(pid: number): number | null {
   }
 }
 
-/** The server after a case: still running, answering a good client, its memory bounded (the bug otherwise, with its stderr). */
+/**
+ * The server after a case: still running, answering a good client, its memory bounded (the bug otherwise, with its
+ * stderr).
+ */
 async function stillServes(web: WebChild): Promise<void> {
   const rss = peakRssMb(web.pid);
-  if (rss !== null && rss > RSS_LIMIT_MB) throw new Error(`the server's peak resident set is ${rss.toFixed(0)} MiB (the bound is ${RSS_LIMIT_MB})`);
+  if (rss !== null && rss > RSS_LIMIT_MB)
+    throw new Error(`the server's peak resident set is ${rss.toFixed(0)} MiB (the bound is ${RSS_LIMIT_MB})`);
   try {
     const c = await apiClient(web.port, web.token);
     try {
@@ -95,17 +109,23 @@ async function stillServes(web: WebChild): Promise<void> {
   } catch (e) {
     for (let i = 0; i < 50 && web.exited() === null; i++) await new Promise((r) => setTimeout(r, 20));
     const why = /^\w*Error: .*$/m.exec(web.stderr())?.[0] ?? web.stderr().slice(-300);
-    throw new Error(`the server stopped serving (${web.exited() ?? 'still running'}): ${e instanceof Error ? e.message : String(e)}; its stderr: ${why}`);
+    throw new Error(
+      `the server stopped serving (${web.exited() ?? 'still running'}): ${e instanceof Error ? e.message : String(e)}; its stderr: ${why}`,
+    );
   }
 }
 
-/** Sends `bytes` on an upgraded connection; a refusal is thrown as a WitnessError naming the close code or the error. */
+/**
+ * Sends `bytes` on an upgraded connection; a refusal is thrown as a WitnessError naming the close code or the error.
+ */
 async function send(c: RawClient, bytes: Uint8Array, isError: (m: unknown) => boolean): Promise<void> {
   c.socket.write(bytes);
   await Promise.race([c.closed, new Promise((r) => setTimeout(r, REACT_MS))]);
-  const code = c.closeCode, errors = c.texts().filter(isError).length;
+  const code = c.closeCode,
+    errors = c.texts().filter(isError).length;
   c.socket.resetAndDestroy();
-  if (code !== null && code !== 1000) throw new WitnessError('invalid-input', `the server closed the connection with ${code}`);
+  if (code !== null && code !== 1000)
+    throw new WitnessError('invalid-input', `the server closed the connection with ${code}`);
   if (errors > 0) throw new WitnessError('invalid-input', `the server answered ${errors} message(s) with an error`);
 }
 
@@ -114,7 +134,9 @@ const target = <T>(t: Target<T>): Target => t as unknown as Target;
 export function wsTargets(): Target[] {
   return [
     target({
-      name: 'ws-api-frames', reads: 'WebSocket frames to the web API (a live `witness web`)', weight: 0.5,
+      name: 'ws-api-frames',
+      reads: 'WebSocket frames to the web API (a live `witness web`)',
+      weight: 0.5,
       input: () => mutatedBytes(apiSeeds()),
       run: async (bytes: Uint8Array) => {
         const { web } = await server('ws-api-frames');
@@ -126,14 +148,23 @@ export function wsTargets(): Target[] {
       },
     }),
     target({
-      name: 'ws-foxglove-frames', reads: 'WebSocket frames to the live Foxglove server (the console’s, in `witness web`)', weight: 0.5,
+      name: 'ws-foxglove-frames',
+      reads: 'WebSocket frames to the live Foxglove server (the console’s, in `witness web`)',
+      weight: 0.5,
       input: () => mutatedBytes(foxgloveSeeds()),
       run: async (bytes: Uint8Array) => {
         const { web, foxglove } = await server('ws-foxglove-frames');
         try {
-          const c = await RawClient.open(foxglove, upgradeRequest(foxglove, '/', { 'Sec-WebSocket-Protocol': 'foxglove.websocket.v1' }));
+          const c = await RawClient.open(
+            foxglove,
+            upgradeRequest(foxglove, '/', { 'Sec-WebSocket-Protocol': 'foxglove.websocket.v1' }),
+          );
           await c.until(() => c.status !== null && c.texts().length >= 2, 'serverInfo and advertise');
-          await send(c, bytes, (m) => (m as { op?: unknown; level?: unknown }).op === 'status' && (m as { level?: unknown }).level !== 0);
+          await send(
+            c,
+            bytes,
+            (m) => (m as { op?: unknown; level?: unknown }).op === 'status' && (m as { level?: unknown }).level !== 0,
+          );
         } finally {
           await stillServes(web);
         }

@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileError, notWritable, writeAtomicWith, writeFileAtomic } from '../../main/platform/files.js';
 
-const refused = (kind: RegExp) => (e: unknown): boolean => e instanceof FileError && e.code === 'not-a-file' && kind.test(e.message) && /is never replaced/.test(e.message);
+const refused =
+  (kind: RegExp) =>
+  (e: unknown): boolean =>
+    e instanceof FileError && e.code === 'not-a-file' && kind.test(e.message) && /is never replaced/.test(e.message);
 
 test('a FIFO, a link to a device, a folder: refused with not-a-file before anything is written; a regular file and a new name are written', async () => {
   const d = mkdtempSync(join(tmpdir(), 'witness-files-'));
@@ -19,8 +22,14 @@ test('a FIFO, a link to a device, a folder: refused with not-a-file before anyth
     execFileSync('mkfifo', [join(d, 'fifo')]);
     symlinkSync('/dev/null', join(d, 'null'));
     symlinkSync(join(d, 'nowhere'), join(d, 'dangling'));
-    await assert.rejects(writeFileAtomic(join(d, 'fifo'), 'x'), refused(/fifo: is a FIFO \(named pipe\), not a regular file/));
-    await assert.rejects(writeFileAtomic(join(d, 'null'), 'x'), refused(/null: is a symbolic link to a character device/));
+    await assert.rejects(
+      writeFileAtomic(join(d, 'fifo'), 'x'),
+      refused(/fifo: is a FIFO \(named pipe\), not a regular file/),
+    );
+    await assert.rejects(
+      writeFileAtomic(join(d, 'null'), 'x'),
+      refused(/null: is a symbolic link to a character device/),
+    );
     await assert.rejects(writeFileAtomic(d, 'x'), refused(/: is a folder, not a regular file/));
     assert.equal(notWritable(join(d, 'fifo')), 'is a FIFO (named pipe)');
     assert.equal(notWritable(join(d, 'dangling')), null, 'a link to nothing is a new name');
@@ -40,10 +49,13 @@ test('a FIFO made at the target while the content is written is not replaced: re
   const d = mkdtempSync(join(tmpdir(), 'witness-files-'));
   try {
     const target = join(d, 'out.jsonl');
-    await assert.rejects(writeAtomicWith(target, async (fh) => {
-      await fh.write('{"a":1}\n');
-      execFileSync('mkfifo', [target]);
-    }), refused(/out\.jsonl: is a FIFO/));
+    await assert.rejects(
+      writeAtomicWith(target, async (fh) => {
+        await fh.write('{"a":1}\n');
+        execFileSync('mkfifo', [target]);
+      }),
+      refused(/out\.jsonl: is a FIFO/),
+    );
     assert.deepEqual(readdirSync(d), ['out.jsonl']);
     assert.ok(lstatSync(target).isFIFO());
   } finally {

@@ -1,4 +1,6 @@
-/** TEST CODE: waiting for a process to hold a file open (Linux: /proc/PID/fd), instead of sleeping and hoping it has. */
+/**
+ * TEST CODE: waiting for a process to hold a file open (Linux: /proc/PID/fd), instead of sleeping and hoping it has.
+ */
 import { readdirSync, readlinkSync } from 'node:fs';
 import assert from 'node:assert/strict';
 
@@ -14,7 +16,9 @@ export function holdsOpen(file: string, pid: number | 'self' = 'self'): boolean 
   for (const fd of fds) {
     try {
       if (readlinkSync(`${dir}/${fd}`) === file) return true;
-    } catch { /* closed meanwhile */ }
+    } catch {
+      /* closed meanwhile */
+    }
   }
   return false;
 }
@@ -23,7 +27,10 @@ export function holdsOpen(file: string, pid: number | 'self' = 'self'): boolean 
  * Resolves once `pid` holds `file` open; fails after `bound_ms` (a generous bound: it happens in
  * milliseconds), or at once when `gone()` says the process is no longer there to open it.
  */
-export async function heldOpen(file: string, o: { pid?: number | 'self'; bound_ms?: number; gone?: () => string | null } = {}): Promise<void> {
+export async function heldOpen(
+  file: string,
+  o: { pid?: number | 'self'; bound_ms?: number; gone?: () => string | null } = {},
+): Promise<void> {
   const until = Date.now() + (o.bound_ms ?? 30_000);
   while (Date.now() < until) {
     const why = o.gone?.() ?? null;

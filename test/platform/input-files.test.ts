@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { WitnessError } from '../../main/contract/errors.js';
 import { FileError } from '../../main/platform/files.js';
 import {
-  DATASET_LIMIT_ENV, INPUT, InputRefused, datasetInput, readFailure, readInputFile, readInputFileSync, readInputText, readInputTextSync,
+  DATASET_LIMIT_ENV,
+  INPUT,
+  InputRefused,
+  datasetInput,
+  readFailure,
+  readInputFile,
+  readInputFileSync,
+  readInputText,
+  readInputTextSync,
 } from '../../main/platform/input-files.js';
 import { heldOpen } from './held-open.js';
 
@@ -50,8 +58,13 @@ test('a regular file reads whole, as bytes or text (a byte-order mark dropped); 
 
 test('a folder is refused (not-a-file, exit 2), by both readers', async () => {
   const dir = scratch();
-  await assert.rejects(readInputFile(dir, INPUT.regions), (e) => refused(e, dir, 'not-a-file', /is a folder, not a file$/));
-  assert.throws(() => readInputFileSync(dir, INPUT.regions), (e) => refused(e, dir, 'not-a-file', /is a folder, not a file$/));
+  await assert.rejects(readInputFile(dir, INPUT.regions), (e) =>
+    refused(e, dir, 'not-a-file', /is a folder, not a file$/),
+  );
+  assert.throws(
+    () => readInputFileSync(dir, INPUT.regions),
+    (e) => refused(e, dir, 'not-a-file', /is a folder, not a file$/),
+  );
 });
 
 test('a regular file over its limit is refused by its size, before it is read (a sparse 8 GB file ends at once)', async () => {
@@ -59,26 +72,42 @@ test('a regular file over its limit is refused by its size, before it is read (a
   const huge = join(dir, 'huge.json');
   writeFileSync(huge, '');
   truncateSync(huge, 8 * 1024 * MB);
-  await assert.rejects(readInputFile(huge, INPUT.graph), (e) => refused(e, huge, 'too-large', /: larger than 64 MB \(the limit for a graph\)$/));
-  assert.throws(() => readInputFileSync(huge, INPUT.formula), (e) => refused(e, huge, 'too-large', /larger than 1 MB \(the limit for a formula file\)$/));
+  await assert.rejects(readInputFile(huge, INPUT.graph), (e) =>
+    refused(e, huge, 'too-large', /: larger than 64 MB \(the limit for a graph\)$/),
+  );
+  assert.throws(
+    () => readInputFileSync(huge, INPUT.formula),
+    (e) => refused(e, huge, 'too-large', /larger than 1 MB \(the limit for a formula file\)$/),
+  );
   const small = join(dir, 'eleven');
   writeFileSync(small, 'hello world');
-  await assert.rejects(readInputFile(small, { maxBytes: 10, what: 'a test' }), (e) => refused(e, small, 'too-large', /larger than 10 bytes \(the limit for a test\)/));
+  await assert.rejects(readInputFile(small, { maxBytes: 10, what: 'a test' }), (e) =>
+    refused(e, small, 'too-large', /larger than 10 bytes \(the limit for a test\)/),
+  );
   assert.equal((await readInputFile(small, { maxBytes: 11, what: 'a test' })).length, 11, 'exactly the limit is fine');
 });
 
 test('/dev/zero (size 0 in stat, never ends) is cut by the running count', async () => {
-  await assert.rejects(readInputFile('/dev/zero', { maxBytes: 3 * MB, what: 'a test' }), (e) => refused(e, '/dev/zero', 'too-large', /larger than 3 MB/));
-  await assert.rejects(readInputFile('/dev/zero', INPUT.graph), (e) => refused(e, '/dev/zero', 'too-large', /larger than 64 MB \(the limit for a graph\)/));
+  await assert.rejects(readInputFile('/dev/zero', { maxBytes: 3 * MB, what: 'a test' }), (e) =>
+    refused(e, '/dev/zero', 'too-large', /larger than 3 MB/),
+  );
+  await assert.rejects(readInputFile('/dev/zero', INPUT.graph), (e) =>
+    refused(e, '/dev/zero', 'too-large', /larger than 64 MB \(the limit for a graph\)/),
+  );
   // The synchronous reader takes regular files only.
-  assert.throws(() => readInputFileSync('/dev/zero', INPUT.config), (e) => refused(e, '/dev/zero', 'not-a-file', /not a regular file \(a pipe or a device\)/));
+  assert.throws(
+    () => readInputFileSync('/dev/zero', INPUT.config),
+    (e) => refused(e, '/dev/zero', 'not-a-file', /not a regular file \(a pipe or a device\)/),
+  );
 });
 
 test('a FIFO reads what its writer writes, waiting for the writer; past the limit it is refused', async () => {
   const dir = scratch();
   const p = fifo(dir);
   let settled = false;
-  const reading = readInputText(p, INPUT.regions).finally(() => { settled = true; });
+  const reading = readInputText(p, INPUT.regions).finally(() => {
+    settled = true;
+  });
   // The reader holds the FIFO open and waits (without a writer, a non-blocking open succeeds); the writer comes after.
   await heldOpen(p);
   assert.equal(settled, false, 'the reader waits for a writer');
@@ -89,14 +118,23 @@ test('a FIFO reads what its writer writes, waiting for the writer; past the limi
   const writer = writeFile(p, Buffer.alloc(4 * MB)).catch((e: unknown) => e);
   await assert.rejects(over, (e) => refused(e, p, 'too-large', /larger than 1 MB \(the limit for a test\)/));
   const w = await writer;
-  assert.ok(w === undefined || (w as NodeJS.ErrnoException).code === 'EPIPE', `the writer ends (EPIPE once the reader is gone): ${String(w)}`);
+  assert.ok(
+    w === undefined || (w as NodeJS.ErrnoException).code === 'EPIPE',
+    `the writer ends (EPIPE once the reader is gone): ${String(w)}`,
+  );
 
-  assert.throws(() => readInputFileSync(p, INPUT.tools), (e) => refused(e, p, 'not-a-file', /not a regular file \(a pipe or a device\): a tool file is read at once/));
+  assert.throws(
+    () => readInputFileSync(p, INPUT.tools),
+    (e) => refused(e, p, 'not-a-file', /not a regular file \(a pipe or a device\): a tool file is read at once/),
+  );
 });
 
 test('a missing file is not-found and names the file; readFailure gives the system reason', async () => {
   const missing = join(scratch(), 'nope.json');
-  for (const read of [() => readInputFile(missing, INPUT.graph), () => Promise.resolve().then(() => readInputFileSync(missing, INPUT.graph))]) {
+  for (const read of [
+    () => readInputFile(missing, INPUT.graph),
+    () => Promise.resolve().then(() => readInputFileSync(missing, INPUT.graph)),
+  ]) {
     await assert.rejects(read(), (e: unknown) => {
       assert.ok(e instanceof FileError && !(e instanceof InputRefused));
       assert.equal(e.code, 'not-found');
@@ -108,7 +146,10 @@ test('a missing file is not-found and names the file; readFailure gives the syst
   const dir = scratch();
   mkdirSync(join(dir, 'locked'), { mode: 0o000 });
   if (process.getuid?.() !== 0) {
-    await assert.rejects(readInputFile(join(dir, 'locked', 'x'), INPUT.graph), (e: unknown) => readFailure(e) === 'EACCES');
+    await assert.rejects(
+      readInputFile(join(dir, 'locked', 'x'), INPUT.graph),
+      (e: unknown) => readFailure(e) === 'EACCES',
+    );
   }
 });
 
@@ -117,11 +158,14 @@ test('the dataset limit: 1024 MB, or WITNESS_MAX_DATASET_MB; a bad value is exit
   assert.equal(datasetInput({ [DATASET_LIMIT_ENV]: '8' }).maxBytes, 8 * MB);
   assert.match(datasetInput({}).hint ?? '', /WITNESS_MAX_DATASET_MB/);
   for (const bad of ['abc', '0', '-5', '1.5', '99999']) {
-    assert.throws(() => datasetInput({ [DATASET_LIMIT_ENV]: bad }), (e: unknown) => {
-      assert.ok(e instanceof WitnessError);
-      assert.equal(e.code, 'invalid-input');
-      assert.match(e.message, /^WITNESS_MAX_DATASET_MB=/);
-      return true;
-    });
+    assert.throws(
+      () => datasetInput({ [DATASET_LIMIT_ENV]: bad }),
+      (e: unknown) => {
+        assert.ok(e instanceof WitnessError);
+        assert.equal(e.code, 'invalid-input');
+        assert.match(e.message, /^WITNESS_MAX_DATASET_MB=/);
+        return true;
+      },
+    );
   }
 });

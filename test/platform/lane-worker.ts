@@ -8,15 +8,32 @@ import { WitnessError } from '../../main/contract/errors.js';
 let answered = 0;
 const hoard: unknown[] = [];
 
-serveLane(async (method, params) => {
-  answered++;
-  switch (method) {
-    case 'echo': return params;
-    case 'later': return new Promise((r) => setTimeout(() => r(params), 50));
-    case 'witness': throw new WitnessError('not-sqlite', '/x/a.sqlite: not an SQLite database', { file: '/x/a.sqlite', path: '$.file', line: 3, column: 7 });
-    case 'bug': throw new TypeError('undefined is not a function');
-    case 'spin': for (;;) { /* a read that never ends */ }
-    case 'hoard': for (;;) hoard.push(new Array(1 << 16).fill(answered));
-    default: throw new Error(`no ${method}`);
-  }
-}, () => ({ answered }));
+serveLane(
+  async (method, params) => {
+    answered++;
+    switch (method) {
+      case 'echo':
+        return params;
+      case 'later':
+        return new Promise((r) => setTimeout(() => r(params), 50));
+      case 'witness':
+        throw new WitnessError('not-sqlite', '/x/a.sqlite: not an SQLite database', {
+          file: '/x/a.sqlite',
+          path: '$.file',
+          line: 3,
+          column: 7,
+        });
+      case 'bug':
+        throw new TypeError('undefined is not a function');
+      case 'spin':
+        for (;;) {
+          /* a read that never ends */
+        }
+      case 'hoard':
+        for (;;) hoard.push(new Array(1 << 16).fill(answered));
+      default:
+        throw new Error(`no ${method}`);
+    }
+  },
+  () => ({ answered }),
+);

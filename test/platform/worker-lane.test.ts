@@ -14,16 +14,22 @@ function lane(o: { maxQueue?: number; heapMb?: number } = {}): { lane: WorkerLan
   return {
     states,
     lane: new WorkerLane(URL_, null, {
-      name: 'the test lane', ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
-      ...(o.heapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: o.heapMb } } : {}), onState: (s) => states.push(s),
+      name: 'the test lane',
+      ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
+      ...(o.heapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: o.heapMb } } : {}),
+      onState: (s) => states.push(s),
     }),
   };
 }
 
-const code = (p: Promise<unknown>): Promise<{ code: string; message: string; at?: unknown; internal?: boolean }> => p.then(
-  (v) => assert.fail(`expected a rejection, got ${JSON.stringify(v)}`),
-  (e: unknown) => (e instanceof WitnessError ? { code: e.code, message: e.message, at: e.at } : { code: 'internal', message: (e as Error).message, internal: true }),
-);
+const code = (p: Promise<unknown>): Promise<{ code: string; message: string; at?: unknown; internal?: boolean }> =>
+  p.then(
+    (v) => assert.fail(`expected a rejection, got ${JSON.stringify(v)}`),
+    (e: unknown) =>
+      e instanceof WitnessError
+        ? { code: e.code, message: e.message, at: e.at }
+        : { code: 'internal', message: (e as Error).message, internal: true },
+  );
 
 test('answers in order from one worker, which keeps its state; errors cross with code, message and location', async () => {
   const { lane: l, states } = lane();
@@ -32,7 +38,11 @@ test('answers in order from one worker, which keeps its state; errors cross with
     assert.deepEqual(answers, [{ i: 1 }, { i: 2 }, { i: 3 }]);
     assert.deepEqual(states, [{ answered: 1 }, { answered: 2 }, { answered: 3 }]);
     const w = await code(l.request('witness', {}, { timeLimitMs: 5000 }));
-    assert.deepEqual(w, { code: 'not-sqlite', message: '/x/a.sqlite: not an SQLite database', at: { file: '/x/a.sqlite', path: '$.file', line: 3, column: 7 } });
+    assert.deepEqual(w, {
+      code: 'not-sqlite',
+      message: '/x/a.sqlite: not an SQLite database',
+      at: { file: '/x/a.sqlite', path: '$.file', line: 3, column: 7 },
+    });
     const bug = await code(l.request('bug', {}, { timeLimitMs: 5000 }));
     assert.deepEqual([bug.internal, bug.message], [true, 'undefined is not a function']);
     assert.deepEqual(await l.request('echo', 'still the same worker', { timeLimitMs: 5000 }), 'still the same worker');
@@ -51,7 +61,10 @@ test('a request past its time limit stops its worker with a budget error naming 
     const after = l.request('echo', 'next', { timeLimitMs: 5000 });
     const e = await spin;
     assert.equal(e.code, 'budget');
-    assert.match(e.message, /^auditQuery on \/x\/big\.sqlite: stopped after 300 ms, the longest the test lane lets one request run$/);
+    assert.match(
+      e.message,
+      /^auditQuery on \/x\/big\.sqlite: stopped after 300 ms, the longest the test lane lets one request run$/,
+    );
     assert.ok(performance.now() - started < 3000);
     assert.equal(await after, 'next');
     assert.deepEqual(states.slice(-2), [null, { answered: 1 }], 'the old worker gone, a fresh one answered');
@@ -63,7 +76,8 @@ test('a request past its time limit stops its worker with a budget error naming 
 test('abandoned: a waiting request leaves the queue, a running one stops its worker; both cancelled', async () => {
   const { lane: l } = lane();
   try {
-    const running = new AbortController(), waiting = new AbortController();
+    const running = new AbortController(),
+      waiting = new AbortController();
     const spin = code(l.request('spin', {}, { timeLimitMs: 60_000, signal: running.signal }));
     const queued = code(l.request('echo', 'never', { timeLimitMs: 5000, signal: waiting.signal }));
     const third = l.request('echo', 'third', { timeLimitMs: 5000 });
@@ -96,7 +110,10 @@ test('a worker out of memory fails its request alone (budget); the lane goes on'
 test('a full queue refuses with busy; closing cancels what is pending and refuses what comes after', async () => {
   const { lane: l, states } = lane({ maxQueue: 2 });
   const spin = code(l.request('spin', {}, { timeLimitMs: 60_000 }));
-  const waiting = [code(l.request('echo', 1, { timeLimitMs: 5000 })), code(l.request('echo', 2, { timeLimitMs: 5000 }))];
+  const waiting = [
+    code(l.request('echo', 1, { timeLimitMs: 5000 })),
+    code(l.request('echo', 2, { timeLimitMs: 5000 })),
+  ];
   const busy = await code(l.request('echo', 3, { timeLimitMs: 5000, what: 'auditRuns on /x/a.sqlite' }));
   assert.equal(busy.code, 'busy');
   assert.match(busy.message, /^auditRuns on \/x\/a\.sqlite: the test lane has 2 requests waiting already/);

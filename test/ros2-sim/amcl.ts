@@ -53,7 +53,10 @@ export class SimAmcl {
     this.lidar = on;
   }
 
-  /** One step at `now_s`: true when a scan arrived and AMCL broadcast map → odom (stamped `now_s` + transform_tolerance). */
+  /**
+   * One step at `now_s`: true when a scan arrived and AMCL broadcast map → odom (stamped `now_s` +
+   * transform_tolerance).
+   */
   tick(now_s: number, truth: Pose2): boolean {
     let broadcast = false;
     if (this.lidar && now_s >= this.nextScan_s) {
@@ -69,7 +72,10 @@ export class SimAmcl {
     return broadcast;
   }
 
-  /** The robot's pose in the map frame as the planner, controller and navigator read it from TF; null before the first map → odom. */
+  /**
+   * The robot's pose in the map frame as the planner, controller and navigator read it from TF; null before the first
+   * map → odom.
+   */
   get estimate(): Pose2 | null {
     return this.seen;
   }

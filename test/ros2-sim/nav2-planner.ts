@@ -35,14 +35,25 @@ export interface CostmapOptions {
   readonly bounds: Box;
   readonly resolution_m: number;
   readonly obstacles: readonly Box[];
-  /** The keepout filter's filter_info_topic (filters: ["keepout_filter"], enabled: true); null: no keepout filter configured. */
+  /**
+   * The keepout filter's filter_info_topic (filters: ["keepout_filter"], enabled: true); null: no keepout filter
+   * configured.
+   */
   readonly keepoutInfoTopic: string | null;
 }
 
 /** A path: its poses (every resolution_m) and its corners (what the simulated controller steers through). */
-export type PlanResult = { readonly ok: true; readonly poses: readonly (readonly [number, number])[]; readonly corners: readonly (readonly [number, number])[] } | { readonly ok: false; readonly code: number; readonly message: string };
+export type PlanResult =
+  | {
+      readonly ok: true;
+      readonly poses: readonly (readonly [number, number])[];
+      readonly corners: readonly (readonly [number, number])[];
+    }
+  | { readonly ok: false; readonly code: number; readonly message: string };
 
-const LETHAL = 254, INSCRIBED = 253, NO_INFORMATION = 255;
+const LETHAL = 254,
+  INSCRIBED = 253,
+  NO_INFORMATION = 255;
 
 interface Mask {
   readonly info: { resolution: number; width: number; height: number; origin: { position: { x: number; y: number } } };
@@ -58,7 +69,10 @@ export class SimCostmap {
   /** What the keepout filter complained about (Nav2 logs it), in order. */
   readonly warnings: string[] = [];
 
-  constructor(private readonly fake: FakeRclnodejs, private readonly o: CostmapOptions) {
+  constructor(
+    private readonly fake: FakeRclnodejs,
+    private readonly o: CostmapOptions,
+  ) {
     const res = o.resolution_m;
     this.width = Math.ceil((o.bounds.max[0] - o.bounds.min[0]) / res);
     this.height = Math.ceil((o.bounds.max[1] - o.bounds.min[1]) / res);
@@ -66,7 +80,8 @@ export class SimCostmap {
     for (let j = 0; j < this.height; j++) {
       for (let i = 0; i < this.width; i++) {
         const [x, y] = this.centre(i, j);
-        if (o.obstacles.some((b) => x >= b.min[0] && x <= b.max[0] && y >= b.min[1] && y <= b.max[1])) this.staticCost[j * this.width + i] = LETHAL;
+        if (o.obstacles.some((b) => x >= b.min[0] && x <= b.max[0] && y >= b.min[1] && y <= b.max[1]))
+          this.staticCost[j * this.width + i] = LETHAL;
       }
     }
     if (o.keepoutInfoTopic !== null) this.subscribe(o.keepoutInfoTopic, (m) => this.onInfo(m));
@@ -86,12 +101,15 @@ export class SimCostmap {
 
   private onInfo(m: unknown): void {
     const info = m as { filter_mask_topic?: string; base?: number; multiplier?: number };
-    if (info.base !== 0 || info.multiplier !== 1) this.warnings.push('KeepoutFilter: base and multiplier should be 0 and 1');
+    if (info.base !== 0 || info.multiplier !== 1)
+      this.warnings.push('KeepoutFilter: base and multiplier should be 0 and 1');
     const topic = String(info.filter_mask_topic ?? '');
     if (topic === this.maskTopic) return;
     this.maskTopic = topic;
     // The old subscription is reset: only messages on the new topic count from now on.
-    this.subscribe(topic, (mask) => { if (this.maskTopic === topic) this.mask = mask as Mask; });
+    this.subscribe(topic, (mask) => {
+      if (this.maskTopic === topic) this.mask = mask as Mask;
+    });
   }
 
   private centre(i: number, j: number): [number, number] {
@@ -101,7 +119,8 @@ export class SimCostmap {
 
   private cell(x: number, y: number): [number, number] | null {
     const res = this.o.resolution_m;
-    const i = Math.floor((x - this.o.bounds.min[0]) / res), j = Math.floor((y - this.o.bounds.min[1]) / res);
+    const i = Math.floor((x - this.o.bounds.min[0]) / res),
+      j = Math.floor((y - this.o.bounds.min[1]) / res);
     return i >= 0 && j >= 0 && i < this.width && j < this.height ? [i, j] : null;
   }
 
@@ -110,12 +129,15 @@ export class SimCostmap {
     const c = Uint8Array.from(this.staticCost);
     const m = this.mask;
     if (m === null) return c;
-    const { resolution, width, height } = m.info, ox = m.info.origin.position.x, oy = m.info.origin.position.y;
+    const { resolution, width, height } = m.info,
+      ox = m.info.origin.position.x,
+      oy = m.info.origin.position.y;
     for (let j = 0; j < this.height; j++) {
       for (let i = 0; i < this.width; i++) {
         const [x, y] = this.centre(i, j);
         if (x < ox || y < oy) continue;
-        const mx = Math.floor((x - ox) / resolution), my = Math.floor((y - oy) / resolution);
+        const mx = Math.floor((x - ox) / resolution),
+          my = Math.floor((y - oy) / resolution);
         if (mx >= width || my >= height) continue;
         const v = m.data[my * width + mx]!;
         const cost = v === -1 ? NO_INFORMATION : Math.round((v * LETHAL) / 100);
@@ -128,26 +150,41 @@ export class SimCostmap {
 
   /** NavFn (tolerance 0) on the master grid, as the planner server calls it. */
   plan(start: readonly [number, number], goal: readonly [number, number]): PlanResult {
-    const s = this.cell(start[0], start[1]), g = this.cell(goal[0], goal[1]);
-    if (s === null) return { ok: false, code: 203, message: `Start Coordinates of(${start[0]}, ${start[1]}) was outside bounds` };
-    if (g === null) return { ok: false, code: 204, message: `Goal Coordinates of(${goal[0]}, ${goal[1]}) was outside bounds` };
+    const s = this.cell(start[0], start[1]),
+      g = this.cell(goal[0], goal[1]);
+    if (s === null)
+      return { ok: false, code: 203, message: `Start Coordinates of(${start[0]}, ${start[1]}) was outside bounds` };
+    if (g === null)
+      return { ok: false, code: 204, message: `Goal Coordinates of(${goal[0]}, ${goal[1]}) was outside bounds` };
     const cost = this.costs();
     const W = this.width;
-    if (cost[g[1] * W + g[0]] === LETHAL) return { ok: false, code: 206, message: `Goal Coordinates of(${goal[0]}, ${goal[1]}) was in lethal cost` };
-    if (start[0] === goal[0] && start[1] === goal[1]) return { ok: true, poses: [[start[0], start[1]]], corners: [[start[0], start[1]]] };
+    if (cost[g[1] * W + g[0]] === LETHAL)
+      return { ok: false, code: 206, message: `Goal Coordinates of(${goal[0]}, ${goal[1]}) was in lethal cost` };
+    if (start[0] === goal[0] && start[1] === goal[1])
+      return { ok: true, poses: [[start[0], start[1]]], corners: [[start[0], start[1]]] };
     // NavFn clears the robot's cell: it cannot be an obstacle.
     cost[s[1] * W + s[0]] = 0;
-    const free = (i: number, j: number): boolean => i >= 0 && j >= 0 && i < W && j < this.height && cost[j * W + i]! < INSCRIBED;
-    if (this.clear(start, goal, free)) return { ok: true, poses: dense([start, goal], this.o.resolution_m), corners: [start, goal] };
+    const free = (i: number, j: number): boolean =>
+      i >= 0 && j >= 0 && i < W && j < this.height && cost[j * W + i]! < INSCRIBED;
+    if (this.clear(start, goal, free))
+      return { ok: true, poses: dense([start, goal], this.o.resolution_m), corners: [start, goal] };
     const cells = astar(s, g, W, this.height, free);
     if (cells === null) return { ok: false, code: 208, message: 'Failed to create plan with tolerance of: 0.000000' };
-    const points: [number, number][] = [[start[0], start[1]], ...cells.slice(1, -1).map(([i, j]) => this.centre(i, j)), [goal[0], goal[1]]];
+    const points: [number, number][] = [
+      [start[0], start[1]],
+      ...cells.slice(1, -1).map(([i, j]) => this.centre(i, j)),
+      [goal[0], goal[1]],
+    ];
     const corners = this.shorten(points, free);
     return { ok: true, poses: dense(corners, this.o.resolution_m), corners };
   }
 
   /** Whether the straight segment crosses only cells the planner may use (sampled at a tenth of a cell). */
-  private clear(a: readonly [number, number], b: readonly [number, number], free: (i: number, j: number) => boolean): boolean {
+  private clear(
+    a: readonly [number, number],
+    b: readonly [number, number],
+    free: (i: number, j: number) => boolean,
+  ): boolean {
     const n = Math.max(1, Math.ceil((Math.hypot(b[0] - a[0], b[1] - a[1]) / this.o.resolution_m) * 10));
     for (let k = 0; k <= n; k++) {
       const c = this.cell(a[0] + ((b[0] - a[0]) * k) / n, a[1] + ((b[1] - a[1]) * k) / n);
@@ -174,7 +211,8 @@ export class SimCostmap {
 function dense(corners: readonly (readonly [number, number])[], step: number): [number, number][] {
   const out: [number, number][] = [[corners[0]![0], corners[0]![1]]];
   for (let k = 1; k < corners.length; k++) {
-    const a = corners[k - 1]!, b = corners[k]!;
+    const a = corners[k - 1]!,
+      b = corners[k]!;
     const n = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / step));
     for (let m = 1; m <= n; m++) out.push([a[0] + ((b[0] - a[0]) * m) / n, a[1] + ((b[1] - a[1]) * m) / n]);
   }
@@ -182,9 +220,19 @@ function dense(corners: readonly (readonly [number, number])[], step: number): [
 }
 
 /** A shortest 8-connected cell path (diagonals only between two free orthogonal neighbours), or null. */
-function astar(s: readonly [number, number], g: readonly [number, number], W: number, H: number, free: (i: number, j: number) => boolean): [number, number][] | null {
-  const n = W * H, goal = g[1] * W + g[0], start = s[1] * W + s[0];
-  const dist = new Float64Array(n).fill(Infinity), prev = new Int32Array(n).fill(-1), done = new Uint8Array(n);
+function astar(
+  s: readonly [number, number],
+  g: readonly [number, number],
+  W: number,
+  H: number,
+  free: (i: number, j: number) => boolean,
+): [number, number][] | null {
+  const n = W * H,
+    goal = g[1] * W + g[0],
+    start = s[1] * W + s[0];
+  const dist = new Float64Array(n).fill(Infinity),
+    prev = new Int32Array(n).fill(-1),
+    done = new Uint8Array(n);
   const h = (v: number): number => Math.hypot((v % W) - g[0], Math.floor(v / W) - g[1]);
   const heap: [number, number][] = [];
   const push = (f: number, v: number): void => {
@@ -197,11 +245,13 @@ function astar(s: readonly [number, number], g: readonly [number, number], W: nu
     }
   };
   const pop = (): [number, number] => {
-    const top = heap[0]!, last = heap.pop()!;
+    const top = heap[0]!,
+      last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
       for (let k = 0; ;) {
-        const l = 2 * k + 1, r = l + 1;
+        const l = 2 * k + 1,
+          r = l + 1;
         let m = k;
         if (l < heap.length && heap[l]![0] < heap[m]![0]) m = l;
         if (r < heap.length && heap[r]![0] < heap[m]![0]) m = r;
@@ -219,11 +269,23 @@ function astar(s: readonly [number, number], g: readonly [number, number], W: nu
     if (done[v] === 1) continue;
     done[v] = 1;
     if (v === goal) break;
-    const i = v % W, j = Math.floor(v / W);
-    for (const [di, dj] of [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]] as const) {
-      const a = i + di, b = j + dj;
+    const i = v % W,
+      j = Math.floor(v / W);
+    for (const [di, dj] of [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+      [1, 1],
+      [1, -1],
+      [-1, 1],
+      [-1, -1],
+    ] as const) {
+      const a = i + di,
+        b = j + dj;
       if (!free(a, b) || (di !== 0 && dj !== 0 && (!free(i + di, j) || !free(i, j + dj)))) continue;
-      const u = b * W + a, d = dist[v]! + Math.hypot(di, dj);
+      const u = b * W + a,
+        d = dist[v]! + Math.hypot(di, dj);
       if (d < dist[u]!) {
         dist[u] = d;
         prev[u] = v;

@@ -37,14 +37,39 @@
 
 import type { Distro } from '../../main/backends/ros2/interfaces.js';
 
-/** The profiles every test that depends on Nav2's behaviour runs on: the distributions whose interface definitions the rclnodejs double speaks. */
+/**
+ * The profiles every test that depends on Nav2's behaviour runs on: the distributions whose interface definitions the
+ * rclnodejs double speaks.
+ */
 export { type Distro, DISTROS } from '../../main/backends/ros2/interfaces.js';
 
 /** nav2_msgs/action/ComputePathToPose.action (jazzy). */
-export const PLAN = { UNKNOWN: 200, INVALID_PLANNER: 201, TF_ERROR: 202, START_OUTSIDE_MAP: 203, GOAL_OUTSIDE_MAP: 204, START_OCCUPIED: 205, GOAL_OCCUPIED: 206, TIMEOUT: 207, NO_VALID_PATH: 208 } as const;
+export const PLAN = {
+  UNKNOWN: 200,
+  INVALID_PLANNER: 201,
+  TF_ERROR: 202,
+  START_OUTSIDE_MAP: 203,
+  GOAL_OUTSIDE_MAP: 204,
+  START_OCCUPIED: 205,
+  GOAL_OCCUPIED: 206,
+  TIMEOUT: 207,
+  NO_VALID_PATH: 208,
+} as const;
 /** nav2_msgs/action/FollowPath.action (jazzy). */
-export const FOLLOW = { UNKNOWN: 100, INVALID_CONTROLLER: 101, TF_ERROR: 102, INVALID_PATH: 103, PATIENCE_EXCEEDED: 104, FAILED_TO_MAKE_PROGRESS: 105, NO_VALID_CONTROL: 106, CONTROLLER_TIMED_OUT: 107 } as const;
-/** ComputePathThroughPoses's codes are ComputePathToPose's plus 100 (nav2_msgs/action/ComputePathThroughPoses.action, jazzy). */
+export const FOLLOW = {
+  UNKNOWN: 100,
+  INVALID_CONTROLLER: 101,
+  TF_ERROR: 102,
+  INVALID_PATH: 103,
+  PATIENCE_EXCEEDED: 104,
+  FAILED_TO_MAKE_PROGRESS: 105,
+  NO_VALID_CONTROL: 106,
+  CONTROLLER_TIMED_OUT: 107,
+} as const;
+/**
+ * ComputePathThroughPoses's codes are ComputePathToPose's plus 100 (nav2_msgs/action/ComputePathThroughPoses.action,
+ * jazzy).
+ */
 export const THROUGH_OFFSET = 100;
 
 /** nav2_controller/plugins/simple_goal_checker.cpp: xy_goal_tolerance, yaw_goal_tolerance (stateful). */
@@ -72,17 +97,37 @@ export interface Nav2Profile {
   contextClearHelps(kind: 'plan' | 'follow', code: number): boolean;
 }
 
-const PLANNER_HELPS = new Set<number>([PLAN.UNKNOWN, PLAN.NO_VALID_PATH, PLAN.TIMEOUT, PLAN.UNKNOWN + THROUGH_OFFSET, PLAN.NO_VALID_PATH + THROUGH_OFFSET, PLAN.TIMEOUT + THROUGH_OFFSET]);
-const CONTROLLER_HELPS = new Set<number>([FOLLOW.UNKNOWN, FOLLOW.PATIENCE_EXCEEDED, FOLLOW.FAILED_TO_MAKE_PROGRESS, FOLLOW.NO_VALID_CONTROL]);
+const PLANNER_HELPS = new Set<number>([
+  PLAN.UNKNOWN,
+  PLAN.NO_VALID_PATH,
+  PLAN.TIMEOUT,
+  PLAN.UNKNOWN + THROUGH_OFFSET,
+  PLAN.NO_VALID_PATH + THROUGH_OFFSET,
+  PLAN.TIMEOUT + THROUGH_OFFSET,
+]);
+const CONTROLLER_HELPS = new Set<number>([
+  FOLLOW.UNKNOWN,
+  FOLLOW.PATIENCE_EXCEEDED,
+  FOLLOW.FAILED_TO_MAKE_PROGRESS,
+  FOLLOW.NO_VALID_CONTROL,
+]);
 
 export const PROFILES: Readonly<Record<Distro, Nav2Profile>> = {
   humble: {
-    distro: 'humble', errorCodes: false, backupSpeed_m_s: 0.05, checksGoalOnArrival: false, feedbackWithoutPose: true,
+    distro: 'humble',
+    errorCodes: false,
+    backupSpeed_m_s: 0.05,
+    checksGoalOnArrival: false,
+    feedbackWithoutPose: true,
     recoveryHelps: () => true,
     contextClearHelps: () => true,
   },
   jazzy: {
-    distro: 'jazzy', errorCodes: true, backupSpeed_m_s: 0.15, checksGoalOnArrival: true, feedbackWithoutPose: false,
+    distro: 'jazzy',
+    errorCodes: true,
+    backupSpeed_m_s: 0.15,
+    checksGoalOnArrival: true,
+    feedbackWithoutPose: false,
     recoveryHelps: (follow, plan) => CONTROLLER_HELPS.has(follow) || PLANNER_HELPS.has(plan),
     contextClearHelps: (kind, code) => (kind === 'plan' ? PLANNER_HELPS : CONTROLLER_HELPS).has(code),
   },
@@ -90,7 +135,10 @@ export const PROFILES: Readonly<Record<Distro, Nav2Profile>> = {
 
 const ZERO = { sec: 0, nanosec: 0 };
 
-/** A navigator's result (NavigateToPose, NavigateThroughPoses): Humble's std_msgs/Empty, Jazzy's code (error_msg never filled in). */
+/**
+ * A navigator's result (NavigateToPose, NavigateThroughPoses): Humble's std_msgs/Empty, Jazzy's code (error_msg never
+ * filled in).
+ */
 export function navigatorResult(p: Nav2Profile, code: number): Record<string, unknown> {
   return p.errorCodes ? { error_code: code, error_msg: '' } : { result: { structure_needs_at_least_one_member: 0 } };
 }

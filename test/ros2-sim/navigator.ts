@@ -32,7 +32,15 @@
  */
 import type { GoalControl } from '../backends/ros2/fake-rclnodejs.js';
 import type { SimCostmap } from './nav2-planner.js';
-import { FOLLOW, GOAL_CHECKER, type Nav2Profile, PROGRESS_CHECKER, SPIN_RAD_S, THROUGH_OFFSET, navigatorResult } from './nav2-profile.js';
+import {
+  FOLLOW,
+  GOAL_CHECKER,
+  type Nav2Profile,
+  PROGRESS_CHECKER,
+  SPIN_RAD_S,
+  THROUGH_OFFSET,
+  navigatorResult,
+} from './nav2-profile.js';
 import type { Pose2 } from './amcl.js';
 
 /**
@@ -41,7 +49,12 @@ import type { Pose2 } from './amcl.js';
  * (accepted, never moving: a navigator that hangs); reject (refused on arrival); or a detour
  * through a point (a costmap Witness does not share, a localisation error).
  */
-export type GoalFault = { kind: 'run' } | { kind: 'abort'; after_s: number; code?: number } | { kind: 'stall' } | { kind: 'reject' } | { kind: 'detour'; via: readonly [number, number] };
+export type GoalFault =
+  | { kind: 'run' }
+  | { kind: 'abort'; after_s: number; code?: number }
+  | { kind: 'stall' }
+  | { kind: 'reject' }
+  | { kind: 'detour'; via: readonly [number, number] };
 
 /** What the navigator reads and drives. */
 export interface NavigatorHost {
@@ -68,7 +81,9 @@ export const STOP: Command = { vx: 0, vy: 0, wz: 0 };
 /** How long the planner server takes to answer (s of simulated time): feedback runs meanwhile, with no path. */
 const PLANNING_S = 0.1;
 /** Spin's spin_dist, Wait's wait_duration, BackUp's backup_dist in the default trees. */
-const SPIN_DIST_RAD = 1.57, WAIT_S = 5, BACKUP_M = 0.3;
+const SPIN_DIST_RAD = 1.57,
+  WAIT_S = 5,
+  BACKUP_M = 0.3;
 /** NavigateRecovery's number_of_retries. */
 const ROUNDS = 6;
 
@@ -125,7 +140,10 @@ export class SimNavigator {
   private goal: Goal | null = null;
 
   /** `speed_m_s`: the controller's top speed. */
-  constructor(private readonly host: NavigatorHost, private readonly speed: number) {}
+  constructor(
+    private readonly host: NavigatorHost,
+    private readonly speed: number,
+  ) {}
 
   /** handle_goal: an inactive server rejects; a 'reject' fault refuses the next goal. */
   accept(): boolean {
@@ -167,8 +185,21 @@ export class SimNavigator {
     // Humble keeps an untransformable pose as it is: the planner fails on it (a NaN pose stands for "no transform").
     const mapPoses = poses.map((q) => q ?? { x: Number.NaN, y: Number.NaN, yaw: 0 });
     this.goal = {
-      ctl, action, poses: mapPoses, fault, started_s: t, phase: { k: 'plan', until_s: t + PLANNING_S, retried: false },
-      rounds: 0, next: 0, recoveries: 0, planCode: 0, followCode: 0, path: null, checkXY: true, passed: 0, progress: null,
+      ctl,
+      action,
+      poses: mapPoses,
+      fault,
+      started_s: t,
+      phase: { k: 'plan', until_s: t + PLANNING_S, retried: false },
+      rounds: 0,
+      next: 0,
+      recoveries: 0,
+      planCode: 0,
+      followCode: 0,
+      path: null,
+      checkXY: true,
+      passed: 0,
+      progress: null,
     };
   }
 
@@ -236,7 +267,8 @@ export class SimNavigator {
     const f = g.fault;
     const pose = this.host.mapPose();
     let code = 0;
-    if (f.kind === 'abort' && this.host.time_s - g.started_s >= f.after_s) code = f.code ?? FOLLOW.FAILED_TO_MAKE_PROGRESS;
+    if (f.kind === 'abort' && this.host.time_s - g.started_s >= f.after_s)
+      code = f.code ?? FOLLOW.FAILED_TO_MAKE_PROGRESS;
     else if (pose === null) code = FOLLOW.TF_ERROR;
     else if (this.stuck(g, pose)) code = FOLLOW.FAILED_TO_MAKE_PROGRESS;
     if (code !== 0) {
@@ -254,7 +286,11 @@ export class SimNavigator {
     const path = g.path!;
     const last = g.poses[g.poses.length - 1]!;
     // Corners on the way are passed; the goal checker applies at the end.
-    while (path.index < path.corners.length - 1 && Math.hypot(path.corners[path.index]!.x - p.x, path.corners[path.index]!.y - p.y) < 0.05) path.index++;
+    while (
+      path.index < path.corners.length - 1 &&
+      Math.hypot(path.corners[path.index]!.x - p.x, path.corners[path.index]!.y - p.y) < 0.05
+    )
+      path.index++;
     const atEnd = path.index >= path.corners.length - 1;
     if (atEnd && g.checkXY && Math.hypot(last.x - p.x, last.y - p.y) <= GOAL_CHECKER.xy_m) g.checkXY = false;
     if (!g.checkXY) {
@@ -274,10 +310,17 @@ export class SimNavigator {
     return { vx: ((target.x - p.x) / d) * v, vy: ((target.y - p.y) / d) * v, wz: 0 };
   }
 
-  /** SimpleProgressChecker: the robot (as Nav2 sees it) must move required_movement_radius within movement_time_allowance. */
+  /**
+   * SimpleProgressChecker: the robot (as Nav2 sees it) must move required_movement_radius within
+   * movement_time_allowance.
+   */
   private stuck(g: Goal, p: Pose2): boolean {
     const t = this.host.time_s;
-    if (g.progress === null || Math.hypot(p.x - g.progress.x, p.y - g.progress.y) > PROGRESS_CHECKER.radius_m || !g.checkXY) {
+    if (
+      g.progress === null ||
+      Math.hypot(p.x - g.progress.x, p.y - g.progress.y) > PROGRESS_CHECKER.radius_m ||
+      !g.checkXY
+    ) {
       g.progress = { x: p.x, y: p.y, t };
       return false;
     }
@@ -312,7 +355,8 @@ export class SimNavigator {
     const t = this.host.time_s - ph.started_s;
     const now = this.host.mapPose() ?? ph.start;
     let cmd: Command | null = null;
-    if (ph.what === 'spin' && t < SPIN_DIST_RAD / SPIN_RAD_S) cmd = { vx: 0, vy: 0, wz: Math.min(SPIN_RAD_S, (SPIN_DIST_RAD - t * SPIN_RAD_S) / dt_s) };
+    if (ph.what === 'spin' && t < SPIN_DIST_RAD / SPIN_RAD_S)
+      cmd = { vx: 0, vy: 0, wz: Math.min(SPIN_RAD_S, (SPIN_DIST_RAD - t * SPIN_RAD_S) / dt_s) };
     if (ph.what === 'wait' && t < WAIT_S) cmd = STOP;
     if (ph.what === 'backup') {
       const speed = this.host.profile.backupSpeed_m_s;
@@ -337,13 +381,23 @@ export class SimNavigator {
     if (path !== null) {
       const c = path.corners[path.index]!;
       remaining = Math.hypot(c.x - at.x, c.y - at.y);
-      for (let i = path.index + 1; i < path.corners.length; i++) remaining += Math.hypot(path.corners[i]!.x - path.corners[i - 1]!.x, path.corners[i]!.y - path.corners[i - 1]!.y);
+      for (let i = path.index + 1; i < path.corners.length; i++)
+        remaining += Math.hypot(
+          path.corners[i]!.x - path.corners[i - 1]!.x,
+          path.corners[i]!.y - path.corners[i - 1]!.y,
+        );
     }
     const t = this.host.time_s - g.started_s;
     const stamp = { sec: Math.floor(this.host.time_s), nanosec: 0 };
     g.ctl.feedback({
       // nav2_util getCurrentPose: the identity in the base frame when the transform fails.
-      current_pose: { header: { frame_id: pose === null ? 'base_link' : 'map', stamp }, pose: { position: { x: at.x, y: at.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(at.yaw / 2), w: Math.cos(at.yaw / 2) } } },
+      current_pose: {
+        header: { frame_id: pose === null ? 'base_link' : 'map', stamp },
+        pose: {
+          position: { x: at.x, y: at.y, z: 0 },
+          orientation: { x: 0, y: 0, z: Math.sin(at.yaw / 2), w: Math.cos(at.yaw / 2) },
+        },
+      },
       navigation_time: { sec: Math.floor(t), nanosec: Math.round((t % 1) * 1e9) },
       estimated_time_remaining: { sec: 0, nanosec: 0 },
       number_of_recoveries: g.recoveries,
@@ -354,7 +408,8 @@ export class SimNavigator {
 
   /** Poses not yet passed (RemovePassedGoals: within radius 0.7 m of the robot, the last one kept). */
   private posesRemaining(g: Goal, at: Pose2): number {
-    while (g.passed < g.poses.length - 1 && Math.hypot(g.poses[g.passed]!.x - at.x, g.poses[g.passed]!.y - at.y) < 0.7) g.passed++;
+    while (g.passed < g.poses.length - 1 && Math.hypot(g.poses[g.passed]!.x - at.x, g.poses[g.passed]!.y - at.y) < 0.7)
+      g.passed++;
     return g.poses.length - g.passed;
   }
 }

@@ -86,13 +86,16 @@ export interface SimulatedGraphOptions {
   readonly bounds?: Box;
   /** Obstacles in the static map (lethal in the costmap) that the map graph does not know. */
   readonly obstacles?: readonly Box[];
-  /** Nav2's costmaps run the keepout filter on /costmap_filter_info (default true); false: Nav2 was not configured for it. */
+  /**
+   * Nav2's costmaps run the keepout filter on /costmap_filter_info (default true); false: Nav2 was not configured for
+   * it.
+   */
   readonly keepoutFilter?: boolean;
 }
 
 /** Nav2's lifecycle nodes the graph answers get_state for (lifecycle_msgs/msg/State ids). */
 const LIFECYCLE_NODES = ['bt_navigator', 'planner_server', 'controller_server', 'behavior_server', 'amcl'] as const;
-type LifecycleNode = typeof LIFECYCLE_NODES[number];
+type LifecycleNode = (typeof LIFECYCLE_NODES)[number];
 const STATE_IDS = { unconfigured: 1, inactive: 2, active: 3 } as const;
 type LifecycleState = keyof typeof STATE_IDS;
 
@@ -104,7 +107,12 @@ export class SimulatedRos2Graph {
   /** bt_navigator: its goals, faults and recovery behaviours. */
   readonly navigator: SimNavigator;
   /** Every ComputePathToPose request: from, to, and the path's poses or the error code. */
-  readonly pathRequests: { from: [number, number]; to: [number, number]; poses: (readonly [number, number])[] | null; code: number }[] = [];
+  readonly pathRequests: {
+    from: [number, number];
+    to: [number, number];
+    poses: (readonly [number, number])[] | null;
+    code: number;
+  }[] = [];
   /** Nav2's global costmap: the static map and the keepout filter. */
   readonly costmap: SimCostmap;
   /** Every ClearEntireCostmap, by whoever called it (the tree or a client), in order. */
@@ -119,7 +127,12 @@ export class SimulatedRos2Graph {
   private readonly speedup: number;
   private readonly rate: number;
 
-  private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, o: SimulatedGraphOptions) {
+  private constructor(
+    private readonly mj: MainModule,
+    private readonly model: MjModel,
+    private readonly data: MjData,
+    o: SimulatedGraphOptions,
+  ) {
     this.profile = PROFILES[o.distro ?? 'jazzy'];
     this.fake = new FakeRclnodejs({ distro: this.profile.distro });
     this.speedup = o.speedup ?? 10;
@@ -128,24 +141,36 @@ export class SimulatedRos2Graph {
     qpos[0] = o.start[0];
     qpos[1] = o.start[1];
     mj.mj_forward(model, data);
-    // The robot's static transforms are latched (tf2_ros StaticBroadcasterQoS: reliable, transient local); AMCL's map → odom moves, on /tf.
+    // The robot's static transforms are latched (tf2_ros StaticBroadcasterQoS: reliable, transient local); AMCL's map →
+    // odom moves, on /tf.
     this.fake.advertise('/tf_static', 'tf2_msgs/msg/TFMessage', LATCHED_QOS);
     this.amcl = new SimAmcl({ localised: o.localised ?? true, scan_hz: o.scan_hz ?? 5 });
     this.amcl.tick(0, this.truth);
     this.costmap = new SimCostmap(this.fake, {
-      bounds: o.bounds ?? { min: [-2, -2], max: [12, 8] }, resolution_m: 0.05, obstacles: o.obstacles ?? [],
+      bounds: o.bounds ?? { min: [-2, -2], max: [12, 8] },
+      resolution_m: 0.05,
+      obstacles: o.obstacles ?? [],
       keepoutInfoTopic: o.keepoutFilter === false ? null : '/costmap_filter_info',
     });
     const time = (): number => this.sim_s;
-    this.navigator = new SimNavigator({
-      profile: this.profile, costmap: this.costmap,
-      get time_s() { return time(); },
-      mapPose: () => this.amcl.estimate,
-      toMap: (frame, p) => this.toMap(frame, p),
-      clear: (which) => this.clears.push(which),
-    }, o.speed_m_s ?? 1.0);
+    this.navigator = new SimNavigator(
+      {
+        profile: this.profile,
+        costmap: this.costmap,
+        get time_s() {
+          return time();
+        },
+        mapPose: () => this.amcl.estimate,
+        toMap: (frame, p) => this.toMap(frame, p),
+        clear: (which) => this.clears.push(which),
+      },
+      o.speed_m_s ?? 1.0,
+    );
     const active = (node: LifecycleNode) => () => this.lifecycle.get(node) === 'active';
-    this.fake.servers.set('/compute_path_to_pose', { execute: (ctl) => this.computePath(ctl), accept: active('planner_server') });
+    this.fake.servers.set('/compute_path_to_pose', {
+      execute: (ctl) => this.computePath(ctl),
+      accept: active('planner_server'),
+    });
     const nav = (name: string) => ({
       execute: (ctl: GoalControl) => this.navigator.execute(ctl, name),
       accept: () => active('bt_navigator')() && this.navigator.accept(),
@@ -153,10 +178,20 @@ export class SimulatedRos2Graph {
     this.fake.servers.set('/navigate_to_pose', nav('/navigate_to_pose'));
     this.fake.servers.set('/navigate_through_poses', nav('/navigate_through_poses'));
     for (const which of ['global', 'local'] as const) {
-      this.fake.serviceServers.set(`/${which}_costmap/clear_entirely_${which}_costmap`, { handle: () => { this.clears.push(which); return { response: {} }; } });
+      this.fake.serviceServers.set(`/${which}_costmap/clear_entirely_${which}_costmap`, {
+        handle: () => {
+          this.clears.push(which);
+          return { response: {} };
+        },
+      });
     }
     for (const node of LIFECYCLE_NODES) {
-      this.fake.serviceServers.set(`/${node}/get_state`, { handle: () => { const s = this.lifecycle.get(node)!; return { current_state: { id: STATE_IDS[s], label: s } }; } });
+      this.fake.serviceServers.set(`/${node}/get_state`, {
+        handle: () => {
+          const s = this.lifecycle.get(node)!;
+          return { current_state: { id: STATE_IDS[s], label: s } };
+        },
+      });
     }
     if (o.gripper !== false) {
       this.fake.servers.set('/gripper_controller/gripper_cmd', {
@@ -180,8 +215,15 @@ export class SimulatedRos2Graph {
 
   /** How Witness opens a ROS 2 world over this graph (a sourced Humble or Jazzy; rclnodejs is the double). */
   get open(): OpenOptions {
-    // Loading the double installs rclnodejs's SIGINT handler, as require('rclnodejs') does; Witness's loader removes it.
-    return { ros2: { env: { ROS_DISTRO: this.profile.distro }, importer: () => Promise.resolve(this.fake.load()), resolver: (n) => `/lab/node_modules/${n}` } };
+    // Loading the double installs rclnodejs's SIGINT handler, as require('rclnodejs') does; Witness's loader removes
+    // it.
+    return {
+      ros2: {
+        env: { ROS_DISTRO: this.profile.distro },
+        importer: () => Promise.resolve(this.fake.load()),
+        resolver: (n) => `/lab/node_modules/${n}`,
+      },
+    };
   }
 
   /** Faults for the next navigation goals, in order (then: run). */
@@ -217,7 +259,8 @@ export class SimulatedRos2Graph {
 
   /** Someone pushed the robot (or it was driven by hand): it stands at (x, y) now, at rest. */
   place(x: number, y: number): void {
-    const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
+    const q = this.data.qpos as Float64Array,
+      v = this.data.qvel as Float64Array;
     q[0] = x;
     q[1] = y;
     v[0] = 0;
@@ -261,29 +304,53 @@ export class SimulatedRos2Graph {
     if (robot === null) return null;
     if (f === 'odom') return p;
     if (f === 'base_link') {
-      const c = Math.cos(robot.yaw), s = Math.sin(robot.yaw);
+      const c = Math.cos(robot.yaw),
+        s = Math.sin(robot.yaw);
       return { x: robot.x + c * p.x - s * p.y, y: robot.y + s * p.x + c * p.y, yaw: robot.yaw + p.yaw };
     }
     return null;
   }
 
-  /** The planner server: ComputePathToPose on the costmap (one planner, "GridBased"); Humble's failures carry no code. */
+  /**
+   * The planner server: ComputePathToPose on the costmap (one planner, "GridBased"); Humble's failures carry no code.
+   */
   private computePath(ctl: GoalControl): void {
     const g = ctl.goal as { goal: PoseStamped; start?: PoseStamped; planner_id?: string; use_start?: boolean };
     const robot = this.amcl.estimate;
-    const from: [number, number] | null = g.use_start === true && g.start !== undefined ? [g.start.pose.position.x, g.start.pose.position.y] : robot === null ? null : [robot.x, robot.y];
-    const goal = this.toMap(g.goal.header?.frame_id ?? '', { x: g.goal.pose.position.x, y: g.goal.pose.position.y, yaw: 0 });
+    const from: [number, number] | null =
+      g.use_start === true && g.start !== undefined
+        ? [g.start.pose.position.x, g.start.pose.position.y]
+        : robot === null
+          ? null
+          : [robot.x, robot.y];
+    const goal = this.toMap(g.goal.header?.frame_id ?? '', {
+      x: g.goal.pose.position.x,
+      y: g.goal.pose.position.y,
+      yaw: 0,
+    });
     const to: [number, number] = [g.goal.pose.position.x, g.goal.pose.position.y];
     const header = { frame_id: 'map', stamp: { sec: Math.floor(this.sim_s), nanosec: 0 } };
     const id = g.planner_id ?? '';
-    const r = from === null || goal === null ? { ok: false as const, code: 202 }
-      : id !== '' && id !== 'GridBased' ? { ok: false as const, code: 201 } : this.costmap.plan(from, [goal.x, goal.y]);
-    this.pathRequests.push({ from: from ?? [Number.NaN, Number.NaN], to, poses: r.ok ? [...r.poses] : null, code: r.ok ? 0 : r.code });
+    const r =
+      from === null || goal === null
+        ? { ok: false as const, code: 202 }
+        : id !== '' && id !== 'GridBased'
+          ? { ok: false as const, code: 201 }
+          : this.costmap.plan(from, [goal.x, goal.y]);
+    this.pathRequests.push({
+      from: from ?? [Number.NaN, Number.NaN],
+      to,
+      poses: r.ok ? [...r.poses] : null,
+      code: r.ok ? 0 : r.code,
+    });
     if (!r.ok) {
       ctl.abort(planResult(this.profile, header, [], r.code));
       return;
     }
-    const poses = r.poses.map(([x, y]) => ({ header, pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } }));
+    const poses = r.poses.map(([x, y]) => ({
+      header,
+      pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+    }));
     ctl.succeed(planResult(this.profile, header, poses, 0));
   }
 
@@ -311,27 +378,57 @@ export class SimulatedRos2Graph {
   }
 
   private publish(first: boolean, amcl = first && this.amcl.localised): void {
-    const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
+    const q = this.data.qpos as Float64Array,
+      v = this.data.qvel as Float64Array;
     const stamp = { sec: Math.floor(this.sim_s), nanosec: Math.round((this.sim_s % 1) * 1e9) };
     const yaw = q[2]!;
     const orientation = { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) };
     this.fake.publish('/odom', {
-      header: { frame_id: 'odom', stamp }, child_frame_id: 'base_link',
+      header: { frame_id: 'odom', stamp },
+      child_frame_id: 'base_link',
       pose: { pose: { position: { x: q[0]!, y: q[1]!, z: 0 }, orientation } },
       twist: { twist: { linear: { x: v[0]!, y: v[1]!, z: 0 }, angular: { x: 0, y: 0, z: v[2]! } } },
     });
-    this.fake.publish('/tf', { transforms: [{ header: { frame_id: 'odom', stamp }, child_frame_id: 'base_link', transform: { translation: { x: q[0]!, y: q[1]!, z: 0 }, rotation: orientation } }] });
+    this.fake.publish('/tf', {
+      transforms: [
+        {
+          header: { frame_id: 'odom', stamp },
+          child_frame_id: 'base_link',
+          transform: { translation: { x: q[0]!, y: q[1]!, z: 0 }, rotation: orientation },
+        },
+      ],
+    });
     if (amcl) {
       // AMCL's map → odom, stamped the scan's time plus transform_tolerance.
       const t = this.sim_s + 1.0;
-      this.fake.publish('/tf', { transforms: [{ header: { frame_id: 'map', stamp: { sec: Math.floor(t), nanosec: Math.round((t % 1) * 1e9) } }, child_frame_id: 'odom', transform: { translation: { x: 0, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] });
+      this.fake.publish('/tf', {
+        transforms: [
+          {
+            header: { frame_id: 'map', stamp: { sec: Math.floor(t), nanosec: Math.round((t % 1) * 1e9) } },
+            child_frame_id: 'odom',
+            transform: { translation: { x: 0, y: 0, z: 0 }, rotation: { x: 0, y: 0, z: 0, w: 1 } },
+          },
+        ],
+      });
     }
     // The robot's static transforms (robot_state_publisher), latched: republished now and then for late joiners.
     if (first || Math.round(this.sim_s * this.rate) % this.rate === 0) {
-      this.fake.publish('/tf_static', { transforms: [{ header: { frame_id: 'base_link', stamp }, child_frame_id: 'base_scan', transform: { translation: { x: -0.03, y: 0, z: 0.17 }, rotation: { x: 0, y: 0, z: 0, w: 1 } } }] });
+      this.fake.publish('/tf_static', {
+        transforms: [
+          {
+            header: { frame_id: 'base_link', stamp },
+            child_frame_id: 'base_scan',
+            transform: { translation: { x: -0.03, y: 0, z: 0.17 }, rotation: { x: 0, y: 0, z: 0, w: 1 } },
+          },
+        ],
+      });
     }
     this.fake.publish('/joint_states', {
-      header: { frame_id: '', stamp }, name: ['finger_joint'], position: Float64Array.of(q[3]!), velocity: Float64Array.of(v[3]!), effort: Float64Array.of(0),
+      header: { frame_id: '', stamp },
+      name: ['finger_joint'],
+      position: Float64Array.of(q[3]!),
+      velocity: Float64Array.of(v[3]!),
+      effort: Float64Array.of(0),
     });
   }
 }

@@ -72,22 +72,27 @@ function callOf(data: Buffer, isBinary: boolean): { id: number | string; method:
   } catch {
     return badMessage('a message must be JSON text {id, method, params}');
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return badMessage('a message must be a JSON object {id, method, params}');
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    return badMessage('a message must be a JSON object {id, method, params}');
   const m = msg as { id?: unknown; method?: unknown; params?: unknown };
-  if (typeof m.id !== 'number' && typeof m.id !== 'string') return badMessage('a message needs an id (number or string)');
+  if (typeof m.id !== 'number' && typeof m.id !== 'string')
+    return badMessage('a message needs an id (number or string)');
   return { id: m.id, method: m.method, params: m.params };
 }
 
 /** Serves one API connection until it closes. */
 export function serveConnection(ws: WebSocket, o: ConnectionOptions): void {
   const { limits, log } = o;
-  let calls = 0, callBytes = 0;
+  let calls = 0,
+    callBytes = 0;
 
   /** Queues `text` unless the client has left too much unread, in which case it is cut off. */
   const send = (text: string): void => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > limits.maxUnreadBytes) {
-      log(`web: ${o.name}: ${ws.bufferedAmount} bytes of replies and events unread (the limit is ${limits.maxUnreadBytes}): disconnected`);
+      log(
+        `web: ${o.name}: ${ws.bufferedAmount} bytes of replies and events unread (the limit is ${limits.maxUnreadBytes}): disconnected`,
+      );
       ws.terminate();
       return;
     }
@@ -98,7 +103,14 @@ export function serveConnection(ws: WebSocket, o: ConnectionOptions): void {
     try {
       text = JSON.stringify(r);
     } catch (e) {
-      text = JSON.stringify({ id: r.id, ok: false, error: { code: 'internal', message: `the reply cannot be sent as JSON: ${e instanceof Error ? e.message : String(e)}` } });
+      text = JSON.stringify({
+        id: r.id,
+        ok: false,
+        error: {
+          code: 'internal',
+          message: `the reply cannot be sent as JSON: ${e instanceof Error ? e.message : String(e)}`,
+        },
+      });
     }
     send(text);
   };
@@ -106,7 +118,9 @@ export function serveConnection(ws: WebSocket, o: ConnectionOptions): void {
   const off = o.bus.subscribe((event) => send(JSON.stringify({ event })));
   ws.on('close', off);
   // Without this listener a refused frame would be an uncaught exception: the process would exit.
-  ws.on('error', (e: Error & { code?: string }) => log(`web: ${o.name}: ${e.message}${e.code !== undefined ? ` (${e.code})` : ''}: connection closed`));
+  ws.on('error', (e: Error & { code?: string }) =>
+    log(`web: ${o.name}: ${e.message}${e.code !== undefined ? ` (${e.code})` : ''}: connection closed`),
+  );
 
   ws.on('message', (data: Buffer, isBinary) => {
     const call = callOf(data, isBinary);
@@ -115,15 +129,28 @@ export function serveConnection(ws: WebSocket, o: ConnectionOptions): void {
     const limit = method === 'emergencyStop' ? limits.maxCalls + limits.estopReserve : limits.maxCalls;
     const bytes = method === 'emergencyStop' ? 0 : data.length;
     if (calls >= limit || callBytes + bytes > limits.maxCallBytes) {
-      const why = calls >= limit ? `${calls} calls in flight (the limit is ${limit})` : `${callBytes} bytes of calls in flight (the limit is ${limits.maxCallBytes})`;
-      return reply({ id, ok: false, error: { code: 'budget', message: `${typeof method === 'string' ? method.slice(0, 100) : 'call'}: refused: this connection has ${why}; wait for their replies` } });
+      const why =
+        calls >= limit
+          ? `${calls} calls in flight (the limit is ${limit})`
+          : `${callBytes} bytes of calls in flight (the limit is ${limits.maxCallBytes})`;
+      return reply({
+        id,
+        ok: false,
+        error: {
+          code: 'budget',
+          message: `${typeof method === 'string' ? method.slice(0, 100) : 'call'}: refused: this connection has ${why}; wait for their replies`,
+        },
+      });
     }
     calls++;
     callBytes += bytes;
     o.dispatch(method, params)
       .catch((e: unknown): ApiEnvelope => {
-        log(`web: ${o.name}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-        return { ok: false, error: { code: 'internal', message: `internal error: ${e instanceof Error ? e.message : String(e)}` } };
+        log(`web: ${o.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        return {
+          ok: false,
+          error: { code: 'internal', message: `internal error: ${e instanceof Error ? e.message : String(e)}` },
+        };
       })
       .then((r) => reply({ id, ...r }))
       .finally(() => {

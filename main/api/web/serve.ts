@@ -25,15 +25,27 @@ export interface WebMode {
 }
 
 export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
-  if (!uiBuilt()) throw new WitnessError('invalid-input', `the UI is not built (${UI_DIR} has no index.html): run \`npm run build\``);
-  const api = createDirectApi({ transport: 'web', ...(o.workspace ? { workspace: o.workspace } : {}), ...(o.audit ? { auditFile: o.audit } : {}) });
+  if (!uiBuilt())
+    throw new WitnessError('invalid-input', `the UI is not built (${UI_DIR} has no index.html): run \`npm run build\``);
+  const api = createDirectApi({
+    transport: 'web',
+    ...(o.workspace ? { workspace: o.workspace } : {}),
+    ...(o.audit ? { auditFile: o.audit } : {}),
+  });
   mkdirSync(api.context.workspace, { recursive: true });
   const server = await startWebServer({
-    dispatch: createDispatcher(api, (m, e) => o.log(`web: ${m}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)),
-    bus: api.context.bus, root: UI_DIR, port: o.port, log: o.log,
+    dispatch: createDispatcher(api, (m, e) =>
+      o.log(`web: ${m}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    ),
+    bus: api.context.bus,
+    root: UI_DIR,
+    port: o.port,
+    log: o.log,
   });
   return {
-    url: server.url, workspace: api.context.workspace, auditFile: api.context.auditFile,
+    url: server.url,
+    workspace: api.context.workspace,
+    auditFile: api.context.auditFile,
     close: async (reason) => {
       await server.close();
       await api.close(reason);

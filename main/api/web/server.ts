@@ -45,16 +45,26 @@ export interface WebServer {
 }
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
-  '.ttf': 'font/ttf', '.woff': 'font/woff', '.woff2': 'font/woff2', '.map': 'application/json', '.wasm': 'application/wasm',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ttf': 'font/ttf',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+  '.wasm': 'application/wasm',
 };
 
 const HOST = '127.0.0.1';
 
 function sameToken(given: string | null, token: string): boolean {
   if (given === null) return false;
-  const a = Buffer.from(given), b = Buffer.from(token);
+  const a = Buffer.from(given),
+    b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -64,7 +74,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const root = path.resolve(o.root);
   let port = 0;
   const hostOk = (h: string | undefined): boolean => h === `${HOST}:${port}` || h === `localhost:${port}`;
-  const originOk = (origin: string | undefined): boolean => origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
+  const originOk = (origin: string | undefined): boolean =>
+    origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
 
   const serveStatic = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const headers = {
@@ -76,7 +87,9 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       'Cache-Control': 'no-store',
     };
     if (!hostOk(req.headers.host)) {
-      res.writeHead(421, { 'Content-Type': 'text/plain' }).end('misdirected request: this server answers only on 127.0.0.1\n');
+      res
+        .writeHead(421, { 'Content-Type': 'text/plain' })
+        .end('misdirected request: this server answers only on 127.0.0.1\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -101,7 +114,11 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
       const s = await stat(file);
       if (!s.isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      res.writeHead(200, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': body.length });
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'Content-Length': body.length,
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
@@ -135,12 +152,19 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     if (url.pathname !== '/api') return refuse(socket, 404, 'Not Found');
     if (!hostOk(req.headers.host)) return refuse(socket, 421, 'Misdirected Request');
     if (!originOk(req.headers.origin)) return refuse(socket, 403, 'Forbidden origin');
-    if (!sameToken(url.searchParams.get('token'), token)) return refuse(socket, 401, 'Unauthorized: wrong or missing token');
+    if (!sameToken(url.searchParams.get('token'), token))
+      return refuse(socket, 401, 'Unauthorized: wrong or missing token');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
   wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
-    serveConnection(ws, { dispatch: o.dispatch, bus: o.bus, limits, log, name: `client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}` });
+    serveConnection(ws, {
+      dispatch: o.dispatch,
+      bus: o.bus,
+      limits,
+      log,
+      name: `client ${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`,
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -159,11 +183,12 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
     port,
     token,
     clients: () => wss.clients.size,
-    close: () => new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

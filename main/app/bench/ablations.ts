@@ -26,9 +26,13 @@ export interface MethodRun {
 /** What a graph method runs (AP-HIQL, which plans without the graph, runs through app/hiql.ts instead). */
 export function methodRun(m: Exclude<BenchMethod, BaselineMethod>): MethodRun {
   switch (m) {
-    case 'sagas-nosoft': return { method: 'sagas', tauSoft: Infinity };
-    case 'sagas-nosteer': return { method: 'sagas', steering: false };
-    case 'sagas-nodelatent': return { method: 'sagas', targets: 'node' };
-    default: return { method: m };
+    case 'sagas-nosoft':
+      return { method: 'sagas', tauSoft: Infinity };
+    case 'sagas-nosteer':
+      return { method: 'sagas', steering: false };
+    case 'sagas-nodelatent':
+      return { method: 'sagas', targets: 'node' };
+    default:
+      return { method: m };
   }
 }

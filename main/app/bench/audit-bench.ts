@@ -23,7 +23,12 @@ export interface AuditBenchResult {
   readonly append_s: number;
   readonly appendPerSecond: number;
   readonly baselinePerSecond: number;
-  readonly queries: readonly { readonly name: string; readonly p50_ms: number; readonly max_ms: number; readonly rows: number }[];
+  readonly queries: readonly {
+    readonly name: string;
+    readonly p50_ms: number;
+    readonly max_ms: number;
+    readonly rows: number;
+  }[];
   readonly verify_s: number;
   /** SQLite's quick_check, which `witness audit verify` also runs. */
   readonly integrity_s: number;
@@ -56,42 +61,109 @@ export function benchEvent(i: number): Row {
     const label = i % 20 === 9 ? 'grasp-missed' : 'timeout';
     const width = 0.4 + (i % 7) / 10;
     return {
-      kind: 'failure_record', tool: 'pick', failure: label,
+      kind: 'failure_record',
+      tool: 'pick',
+      failure: label,
       body: {
-        source: 'tool', tool: 'pick', args: { target: 'red_mug' }, violated: 'grasp_success', expr: 'gripper.width_cm > 1.5', observed: { 'gripper.width_cm': width },
-        t_s: i / 100, class: 'transient', label, stage: 'postcondition', subtask: 0, state: { gripper: { width_cm: width, holding: '' } },
+        source: 'tool',
+        tool: 'pick',
+        args: { target: 'red_mug' },
+        violated: 'grasp_success',
+        expr: 'gripper.width_cm > 1.5',
+        observed: { 'gripper.width_cm': width },
+        t_s: i / 100,
+        class: 'transient',
+        label,
+        stage: 'postcondition',
+        subtask: 0,
+        state: { gripper: { width_cm: width, holding: '' } },
       },
     };
   }
-  if (k % 2 === 1) return { kind: 'verifier_result', tool: 'place', body: { tool: 'place', postcondition: 'on_tray', expr: 'objects.red_mug.on == "tray"', pass: i % 3 !== 0, observed: { 'objects.red_mug.on': 'tray' } } };
+  if (k % 2 === 1)
+    return {
+      kind: 'verifier_result',
+      tool: 'place',
+      body: {
+        tool: 'place',
+        postcondition: 'on_tray',
+        expr: 'objects.red_mug.on == "tray"',
+        pass: i % 3 !== 0,
+        observed: { 'objects.red_mug.on': 'tray' },
+      },
+    };
   const tool = TOOLS[i % TOOLS.length]!;
-  return { kind: 'tool_call', tool, body: { tool, arguments: { object: `mug_${i % 50}`, approach_height_cm: 5 + (i % 4) }, start_s: i / 100, end_s: i / 100 + 0.12, timeout_s: 10, response: { ok: true, duration_ms: 120 + (i % 30) } } };
+  return {
+    kind: 'tool_call',
+    tool,
+    body: {
+      tool,
+      arguments: { object: `mug_${i % 50}`, approach_height_cm: 5 + (i % 4) },
+      start_s: i / 100,
+      end_s: i / 100 + 0.12,
+      timeout_s: 10,
+      response: { ok: true, duration_ms: 120 + (i % 30) },
+    },
+  };
 }
 
 const WRITER_MODULE = fileURLToPath(new URL('./audit-writer.js', import.meta.url));
 
-/** `events` durable appends split over `writers` processes on one new database, all at once; then the chain verified. */
-async function concurrentAppends(dir: string, events: number, writers: number, progress?: (label: string) => void): Promise<NonNullable<AuditBenchResult['concurrent']>> {
+/**
+ * `events` durable appends split over `writers` processes on one new database, all at once; then the chain verified.
+ */
+async function concurrentAppends(
+  dir: string,
+  events: number,
+  writers: number,
+  progress?: (label: string) => void,
+): Promise<NonNullable<AuditBenchResult['concurrent']>> {
   const file = join(dir, `writers-${writers}.sqlite`);
   // The schema first, so that the writers race on appends, not on creating the database.
   await AuditLog.open(file).close();
   const share = Math.floor(events / writers);
-  const done = await Promise.all(Array.from({ length: writers }, (_, w) => new Promise<Extract<WriterMessage, { kind: 'done' }>>((resolve, reject) => {
-    const job: WriterJob = { file, writer: w, runs: 1, events: share, maxWave: Math.ceil(20_000 / writers), fixedWaves: true, seed: 1, acks: false };
-    const child = spawn(process.execPath, [WRITER_MODULE, '--audit-writer', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const msgs = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as WriterMessage);
-      const end = msgs.find((m) => m.kind === 'done');
-      const err = msgs.find((m) => m.kind === 'error');
-      if (end !== undefined) resolve(end);
-      else reject(new WitnessError('internal', `audit writer ${w} ended with exit code ${code}: ${err?.kind === 'error' ? err.message : 'no report'}`));
-    });
-  })));
+  const done = await Promise.all(
+    Array.from(
+      { length: writers },
+      (_, w) =>
+        new Promise<Extract<WriterMessage, { kind: 'done' }>>((resolve, reject) => {
+          const job: WriterJob = {
+            file,
+            writer: w,
+            runs: 1,
+            events: share,
+            maxWave: Math.ceil(20_000 / writers),
+            fixedWaves: true,
+            seed: 1,
+            acks: false,
+          };
+          const child = spawn(process.execPath, [WRITER_MODULE, '--audit-writer', JSON.stringify(job)], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let out = '';
+          child.stdout.on('data', (b: Buffer) => {
+            out += b.toString();
+          });
+          child.on('error', reject);
+          child.on('close', (code) => {
+            const msgs = out
+              .split('\n')
+              .filter((l) => l !== '')
+              .map((l) => JSON.parse(l) as WriterMessage);
+            const end = msgs.find((m) => m.kind === 'done');
+            const err = msgs.find((m) => m.kind === 'error');
+            if (end !== undefined) resolve(end);
+            else
+              reject(
+                new WitnessError(
+                  'internal',
+                  `audit writer ${w} ended with exit code ${code}: ${err?.kind === 'error' ? err.message : 'no report'}`,
+                ),
+              );
+          });
+        }),
+    ),
+  );
   progress?.(`${writers} writers: verify`);
   const append_s = (Math.max(...done.map((d) => d.end_ms)) - Math.min(...done.map((d) => d.start_ms))) / 1000;
   const rates = done.map((d) => d.events / ((d.end_ms - d.start_ms) / 1000));
@@ -100,15 +172,24 @@ async function concurrentAppends(dir: string, events: number, writers: number, p
     const v = verifyChain(db);
     const total = done.reduce((n, d) => n + d.events, 0);
     return {
-      writers, events: total, append_s, appendPerSecond: total / append_s, perWriter: { min: Math.min(...rates), max: Math.max(...rates) },
-      verifyOk: v.ok && v.events === total + writers, runs: v.runs,
+      writers,
+      events: total,
+      append_s,
+      appendPerSecond: total / append_s,
+      perWriter: { min: Math.min(...rates), max: Math.max(...rates) },
+      verifyOk: v.ok && v.events === total + writers,
+      runs: v.runs,
     };
   } finally {
     db.close();
   }
 }
 
-export async function runAuditBench(events: number, progress?: (label: string) => void, writers = 4): Promise<AuditBenchResult> {
+export async function runAuditBench(
+  events: number,
+  progress?: (label: string) => void,
+  writers = 4,
+): Promise<AuditBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'witness-audit-bench-'));
   try {
     // Baseline: the same rows, no durability, one transaction.
@@ -118,7 +199,9 @@ export async function runAuditBench(events: number, progress?: (label: string) =
     base.pragma('synchronous = OFF');
     base.exec(MIGRATIONS[0]!);
     base.prepare("INSERT INTO runs VALUES ('r', 0, 'w', 'b', 'o', 's', '{}', NULL, NULL, '{}')").run();
-    const ins = base.prepare('INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const ins = base.prepare(
+      'INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const nBase = Math.min(events, 200_000);
     const t0 = performance.now();
     base.transaction(() => {
@@ -135,13 +218,25 @@ export async function runAuditBench(events: number, progress?: (label: string) =
     const file = join(dir, 'audit.sqlite');
     let clock = 1_700_000_000_000;
     const log = AuditLog.open(file, { now: () => (clock += 1) });
-    const run = await log.startRun({ world: 'bench', backend: 'none', operator: 'bench', software: 'witness bench audit', models: {} });
+    const run = await log.startRun({
+      world: 'bench',
+      backend: 'none',
+      operator: 'bench',
+      software: 'witness bench audit',
+      models: {},
+    });
     const t1 = performance.now();
     let inflight: Promise<number>[] = [];
     for (let i = 0; i < events; i++) {
       const e = benchEvent(i);
       const o = { step: i, tool: e.tool, ...(e.failure !== undefined ? { failureLabel: e.failure } : {}) };
-      inflight.push(e.kind === 'tool_call' ? log.append(run, e.kind, e.body, o) : e.kind === 'verifier_result' ? log.append(run, e.kind, e.body, o) : log.append(run, e.kind, e.body, o));
+      inflight.push(
+        e.kind === 'tool_call'
+          ? log.append(run, e.kind, e.body, o)
+          : e.kind === 'verifier_result'
+            ? log.append(run, e.kind, e.body, o)
+            : log.append(run, e.kind, e.body, o),
+      );
       if (inflight.length >= 20_000) {
         await Promise.all(inflight);
         inflight = [];
@@ -161,11 +256,17 @@ export async function runAuditBench(events: number, progress?: (label: string) =
       { name: 'by run, page of 100 after the middle', q: { run, after: mid, limit: 100 } },
       { name: 'by kind (failure_record), page of 100', q: { kind: 'failure_record', after: mid, limit: 100 } },
       { name: 'by tool (place), page of 100', q: { tool: 'place', after: mid, limit: 100 } },
-      { name: 'by failure label (grasp-missed), page of 100', q: { failureLabel: 'grasp-missed', after: mid, limit: 100 } },
+      {
+        name: 'by failure label (grasp-missed), page of 100',
+        q: { failureLabel: 'grasp-missed', after: mid, limit: 100 },
+      },
       { name: 'time window of 10 000 ms, page of 100', q: { from_ms: tMid, to_ms: tMid + 10_000, limit: 100 } },
       { name: 'free text ("mug_16"), page of 100', q: { text: 'mug_16', after: mid, limit: 100 } },
       { name: 'free text matching nothing (whole scan)', q: { text: 'no such text', after: mid, limit: 100 } },
-      { name: 'tool + failure label + time window', q: { kind: 'failure_record', failureLabel: 'timeout', from_ms: tMid, to_ms: tMid + 100_000, limit: 100 } },
+      {
+        name: 'tool + failure label + time window',
+        q: { kind: 'failure_record', failureLabel: 'timeout', from_ms: tMid, to_ms: tMid + 100_000, limit: 100 },
+      },
     ];
     const queries = cases.map((c) => {
       const times: number[] = [];
@@ -179,7 +280,12 @@ export async function runAuditBench(events: number, progress?: (label: string) =
         times.push(performance.now() - s);
       }
       const st = summarize(times);
-      return { name: partial ? `${c.name}; the page returns partial with its cursor when the scan budget runs out` : c.name, p50_ms: st.p50, max_ms: st.max, rows };
+      return {
+        name: partial ? `${c.name}; the page returns partial with its cursor when the scan budget runs out` : c.name,
+        p50_ms: st.p50,
+        max_ms: st.max,
+        rows,
+      };
     });
     progress?.('verify');
     const v = verifyChain(db);
@@ -193,7 +299,15 @@ export async function runAuditBench(events: number, progress?: (label: string) =
       concurrent = await concurrentAppends(dir, events, writers, progress);
     }
     return {
-      events, append_s, appendPerSecond: events / append_s, baselinePerSecond, queries, verify_s, integrity_s, verifyOk: v.ok, fileMiB,
+      events,
+      append_s,
+      appendPerSecond: events / append_s,
+      baselinePerSecond,
+      queries,
+      verify_s,
+      integrity_s,
+      verifyOk: v.ok,
+      fileMiB,
       ...(concurrent !== undefined ? { concurrent } : {}),
     };
   } finally {
@@ -207,11 +321,15 @@ export function auditTable(r: AuditBenchResult): string {
     '|---|---|---|',
     `| durable appends (fsync per batch, acknowledged after commit), ${r.events} events | ${fmt(r.appendPerSecond, 0)} events/s (${fmt(r.append_s, 1)} s) | ≥ 50 000 events/s |`,
     `| baseline: the same rows, no durability, one transaction | ${fmt(r.baselinePerSecond, 0)} events/s (durable / baseline ${fmt(r.appendPerSecond / r.baselinePerSecond, 2)}) | — |`,
-    ...(r.concurrent === undefined ? [] : [
-      `| durable appends from ${r.concurrent.writers} writer processes at once on one database, ${r.concurrent.events} events in all | ${fmt(r.concurrent.appendPerSecond, 0)} events/s in all (${fmt(r.concurrent.append_s, 1)} s; ${r.concurrent.writers} writers / 1 writer ${fmt(r.concurrent.appendPerSecond / r.appendPerSecond, 2)}; each writer ${fmt(r.concurrent.perWriter.min, 0)}–${fmt(r.concurrent.perWriter.max, 0)} events/s) | — |`,
-      `| the ${r.concurrent.writers} writers' database verified (every event, ${r.concurrent.runs} runs) | ${r.concurrent.verifyOk ? 'intact, every event there' : 'NOT intact or events missing'} | intact |`,
-    ]),
-    ...r.queries.map((q) => `| query: ${q.name} (${q.rows} rows) | p50 ${fmt(q.p50_ms, 2)} ms, max ${fmt(q.max_ms, 2)} ms | ≤ 50 ms |`),
+    ...(r.concurrent === undefined
+      ? []
+      : [
+          `| durable appends from ${r.concurrent.writers} writer processes at once on one database, ${r.concurrent.events} events in all | ${fmt(r.concurrent.appendPerSecond, 0)} events/s in all (${fmt(r.concurrent.append_s, 1)} s; ${r.concurrent.writers} writers / 1 writer ${fmt(r.concurrent.appendPerSecond / r.appendPerSecond, 2)}; each writer ${fmt(r.concurrent.perWriter.min, 0)}–${fmt(r.concurrent.perWriter.max, 0)} events/s) | — |`,
+          `| the ${r.concurrent.writers} writers' database verified (every event, ${r.concurrent.runs} runs) | ${r.concurrent.verifyOk ? 'intact, every event there' : 'NOT intact or events missing'} | intact |`,
+        ]),
+    ...r.queries.map(
+      (q) => `| query: ${q.name} (${q.rows} rows) | p50 ${fmt(q.p50_ms, 2)} ms, max ${fmt(q.max_ms, 2)} ms | ≤ 50 ms |`,
+    ),
     `| verify the whole chain (${r.events} events) | ${fmt(r.verify_s, 2)} s (${r.verifyOk ? 'intact' : 'NOT intact'}) | ≤ 5 s |`,
     `| SQLite quick_check of the same database (also part of \`witness audit verify\`) | ${fmt(r.integrity_s, 2)} s | — |`,
     `| database size | ${fmt(r.fileMiB, 1)} MiB | — |`,

@@ -30,7 +30,13 @@ export interface WriterJob {
 
 export type WriterMessage =
   | { readonly kind: 'ack'; readonly writer: number; readonly run: string; readonly seq: number; readonly i: number }
-  | { readonly kind: 'done'; readonly writer: number; readonly events: number; readonly start_ms: number; readonly end_ms: number }
+  | {
+      readonly kind: 'done';
+      readonly writer: number;
+      readonly events: number;
+      readonly start_ms: number;
+      readonly end_ms: number;
+    }
   | { readonly kind: 'error'; readonly writer: number; readonly message: string };
 
 /** mulberry32: a small seeded generator (the waves are the same for the same seed). */
@@ -55,9 +61,19 @@ export async function runWriter(job: WriterJob, post: (m: WriterMessage) => void
   const start_ms = wall();
   try {
     for (let r = 0; r < job.runs; r++) {
-      const run = await log.startRun({ world: 'bench', backend: 'none', operator: `writer-${job.writer}`, software: 'witness audit writer', models: {}, meta: { writer: job.writer, run: r } });
+      const run = await log.startRun({
+        world: 'bench',
+        backend: 'none',
+        operator: `writer-${job.writer}`,
+        software: 'witness audit writer',
+        models: {},
+        meta: { writer: job.writer, run: r },
+      });
       for (let i = 0; job.events === null || i < job.events;) {
-        const wave = Math.min(job.fixedWaves === true ? job.maxWave : 1 + Math.floor(random() * job.maxWave), job.events === null ? Infinity : job.events - i);
+        const wave = Math.min(
+          job.fixedWaves === true ? job.maxWave : 1 + Math.floor(random() * job.maxWave),
+          job.events === null ? Infinity : job.events - i,
+        );
         const acks: Promise<void>[] = [];
         for (let k = 0; k < wave; k++, i++) {
           const e = benchEvent(i);
@@ -65,7 +81,11 @@ export async function runWriter(job: WriterJob, post: (m: WriterMessage) => void
           const body = { ...e.body, writer: job.writer, i };
           const n = i;
           const seq = log.append(run, e.kind, body, o);
-          acks.push(job.acks ? seq.then((s) => post({ kind: 'ack', writer: job.writer, run, seq: s, i: n })) : seq.then(() => undefined));
+          acks.push(
+            job.acks
+              ? seq.then((s) => post({ kind: 'ack', writer: job.writer, run, seq: s, i: n }))
+              : seq.then(() => undefined),
+          );
         }
         await Promise.all(acks);
         total += wave;

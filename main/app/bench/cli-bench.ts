@@ -30,7 +30,11 @@ function timeOnce(args: readonly string[], env?: NodeJS.ProcessEnv): number {
   const t0 = performance.now();
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', ...(env ? { env } : {}) });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new WitnessError('internal', `${path.basename(process.execPath)} ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
+  if (r.status !== 0)
+    throw new WitnessError(
+      'internal',
+      `${path.basename(process.execPath)} ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`,
+    );
   return ms;
 }
 
@@ -42,13 +46,30 @@ export function startupBench(runs: number, progress?: (label: string) => void): 
     progress?.(`round ${r + 1}/${runs}`);
     CASES.forEach((c, i) => times[i]!.push(timeOnce(c.args)));
   }
-  const p50 = times.map((t) => percentile([...t].sort((a, b) => a - b), 50));
-  return CASES.map((c, i) => ({ command: c.command, p50_ms: p50[i]!, min_ms: Math.min(...times[i]!), ratio: p50[i]! / p50[0]!, goal: c.goal }));
+  const p50 = times.map((t) =>
+    percentile(
+      [...t].sort((a, b) => a - b),
+      50,
+    ),
+  );
+  return CASES.map((c, i) => ({
+    command: c.command,
+    p50_ms: p50[i]!,
+    min_ms: Math.min(...times[i]!),
+    ratio: p50[i]! / p50[0]!,
+    goal: c.goal,
+  }));
 }
 
 export function startupTable(rows: readonly StartupRow[]): string {
-  return ['| command | median ms | fastest ms | × node -e 0 | goal |', '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.command} | ${fmt(r.p50_ms, 1)} | ${fmt(r.min_ms, 1)} | ${fmt(r.ratio, 2)} | ${r.goal === null ? 'baseline' : `≤ ${r.goal}× (${r.ratio <= r.goal ? 'met' : 'NOT met'})`} |`)].join('\n');
+  return [
+    '| command | median ms | fastest ms | × node -e 0 | goal |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.command} | ${fmt(r.p50_ms, 1)} | ${fmt(r.min_ms, 1)} | ${fmt(r.ratio, 2)} | ${r.goal === null ? 'baseline' : `≤ ${r.goal}× (${r.ratio <= r.goal ? 'met' : 'NOT met'})`} |`,
+    ),
+  ].join('\n');
 }
 
 export interface RerunRow {
@@ -68,8 +89,22 @@ export function rerunBench(runs: number, progress?: (label: string) => void): Re
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-rerun-'));
   try {
     const env = { ...process.env, WITNESS_CACHE: path.join(dir, 'cache') };
-    const args = ['bin/witness.js', 'run', '--world', 'pointmaze-medium', '--regions', 'assets/regions/pointmaze-medium.json',
-      '--spec', 'F e2 & G F e1 & G F e4 & G !e0', '--start', '4,20', '--picture', path.join(dir, 'mission.svg'), '--audit', path.join(dir, 'audit.sqlite')];
+    const args = [
+      'bin/witness.js',
+      'run',
+      '--world',
+      'pointmaze-medium',
+      '--regions',
+      'assets/regions/pointmaze-medium.json',
+      '--spec',
+      'F e2 & G F e1 & G F e4 & G !e0',
+      '--start',
+      '4,20',
+      '--picture',
+      path.join(dir, 'mission.svg'),
+      '--audit',
+      path.join(dir, 'audit.sqlite'),
+    ];
     progress?.('first run (empty cache)');
     const first = timeOnce(args, env);
     const again: number[] = [];
@@ -77,7 +112,10 @@ export function rerunBench(runs: number, progress?: (label: string) => void): Re
       progress?.(`second run ${r + 1}/${runs}`);
       again.push(timeOnce(args, env));
     }
-    const p50 = percentile([...again].sort((a, b) => a - b), 50);
+    const p50 = percentile(
+      [...again].sort((a, b) => a - b),
+      50,
+    );
     return [
       { run: 'first (generates the backbone)', runs: 1, p50_ms: first, min_ms: first, ratio: 1 },
       { run: 'second and later (from the cache)', runs, p50_ms: p50, min_ms: Math.min(...again), ratio: p50 / first },
@@ -89,7 +127,13 @@ export function rerunBench(runs: number, progress?: (label: string) => void): Re
 
 export function rerunTable(rows: readonly RerunRow[]): string {
   const second = rows[1]!;
-  return ['| `witness run` (README mission) | runs | median s | fastest s | × first run |', '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.run} | ${r.runs} | ${fmt(r.p50_ms / 1000, 2)} | ${fmt(r.min_ms / 1000, 2)} | ${fmt(r.ratio, 2)} |`),
-    '', `- second run under 4 s: ${second.p50_ms < 4000 ? 'met' : 'NOT met'} (${fmt(second.p50_ms / 1000, 2)} s median)`].join('\n');
+  return [
+    '| `witness run` (README mission) | runs | median s | fastest s | × first run |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) => `| ${r.run} | ${r.runs} | ${fmt(r.p50_ms / 1000, 2)} | ${fmt(r.min_ms / 1000, 2)} | ${fmt(r.ratio, 2)} |`,
+    ),
+    '',
+    `- second run under 4 s: ${second.p50_ms < 4000 ? 'met' : 'NOT met'} (${fmt(second.p50_ms / 1000, 2)} s median)`,
+  ].join('\n');
 }

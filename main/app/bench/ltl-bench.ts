@@ -85,7 +85,9 @@ function report(ms: Measurement[], o: LtlBenchOptions): { markdown: string; goal
   const lines: string[] = [];
   const suites = ['case studies', 'easy', 'medium', 'hard'];
   const ref = o.ltl2ba !== undefined;
-  lines.push(`| suite | n | time p50 ms | time p95 ms | time max ms | states mean | states max | transitions mean | time vs GO | states vs GO |${ref ? ' states ≤ ltl2ba | states vs ltl2ba |' : ''}`);
+  lines.push(
+    `| suite | n | time p50 ms | time p95 ms | time max ms | states mean | states max | transitions mean | time vs GO | states vs GO |${ref ? ' states ≤ ltl2ba | states vs ltl2ba |' : ''}`,
+  );
   lines.push(`|---|---|---|---|---|---|---|---|---|---|${ref ? '---|---|' : ''}`);
   for (const s of suites) {
     const group = ms.filter((m) => m.item.suite === s);
@@ -93,43 +95,70 @@ function report(ms: Measurement[], o: LtlBenchOptions): { markdown: string; goal
     const t = summarize(group.map((m) => m.ms));
     const st = summarize(group.map((m) => m.states));
     const tr = summarize(group.map((m) => m.transitions));
-    const withBase = group.filter((m) => m.baseline !== 'budget') as (Measurement & { baseline: { ms: number; states: number } })[];
-    const timeRatio = ratioOfSums(withBase.map((m) => m.ms), withBase.map((m) => m.baseline.ms));
-    const stateRatio = ratioOfSums(withBase.map((m) => m.states), withBase.map((m) => m.baseline.states));
+    const withBase = group.filter((m) => m.baseline !== 'budget') as (Measurement & {
+      baseline: { ms: number; states: number };
+    })[];
+    const timeRatio = ratioOfSums(
+      withBase.map((m) => m.ms),
+      withBase.map((m) => m.baseline.ms),
+    );
+    const stateRatio = ratioOfSums(
+      withBase.map((m) => m.states),
+      withBase.map((m) => m.baseline.states),
+    );
     let refCols = '';
     if (ref) {
       const withRef = group.filter((m) => m.reference?.states != null);
       const le = withRef.filter((m) => m.states <= m.reference!.states!).length;
-      refCols = ` ${le}/${withRef.length} | ${fmt(ratioOfSums(withRef.map((m) => m.states), withRef.map((m) => m.reference!.states!)), 2)} |`;
+      refCols = ` ${le}/${withRef.length} | ${fmt(
+        ratioOfSums(
+          withRef.map((m) => m.states),
+          withRef.map((m) => m.reference!.states!),
+        ),
+        2,
+      )} |`;
     }
     const budgetNote = withBase.length < group.length ? ` (${group.length - withBase.length} over GO's budget)` : '';
-    lines.push(`| ${s} | ${group.length} | ${fmt(t.p50, 2)} | ${fmt(t.p95, 2)} | ${fmt(t.max, 1)} | ${fmt(st.mean)} | ${st.max} | ${fmt(tr.mean)} | ${fmt(timeRatio, 2)}${budgetNote} | ${fmt(stateRatio, 2)} |${refCols}`);
+    lines.push(
+      `| ${s} | ${group.length} | ${fmt(t.p50, 2)} | ${fmt(t.p95, 2)} | ${fmt(t.max, 1)} | ${fmt(st.mean)} | ${st.max} | ${fmt(tr.mean)} | ${fmt(timeRatio, 2)}${budgetNote} | ${fmt(stateRatio, 2)} |${refCols}`,
+    );
   }
   lines.push('');
-  lines.push(`| family | n | time ms | states | transitions | GO time ms | GO states |${ref ? ' ltl2ba states | ltl2ba ms |' : ''}`);
+  lines.push(
+    `| family | n | time ms | states | transitions | GO time ms | GO states |${ref ? ' ltl2ba states | ltl2ba ms |' : ''}`,
+  );
   lines.push(`|---|---|---|---|---|---|---|${ref ? '---|---|' : ''}`);
   for (const m of ms.filter((x) => x.item.suite.endsWith('-n') || x.item.suite === 'case studies')) {
     const b = m.baseline === 'budget' ? ['over budget', '–'] : [fmt(m.baseline.ms, 1), String(m.baseline.states)];
-    const r = ref ? ` ${m.reference?.states ?? (m.reference?.error ? 'timeout' : '–')} | ${fmt(m.reference?.elapsed_ms ?? NaN, 0)} |` : '';
-    lines.push(`| ${m.item.id} | ${m.item.suite} | ${fmt(m.ms, 2)} | ${m.states} | ${m.transitions} | ${b[0]} | ${b[1]} |${r}`);
+    const r = ref
+      ? ` ${m.reference?.states ?? (m.reference?.error ? 'timeout' : '–')} | ${fmt(m.reference?.elapsed_ms ?? NaN, 0)} |`
+      : '';
+    lines.push(
+      `| ${m.item.id} | ${m.item.suite} | ${fmt(m.ms, 2)} | ${m.states} | ${m.transitions} | ${b[0]} | ${b[1]} |${r}`,
+    );
   }
   const hard = summarize(ms.filter((m) => m.item.suite === 'hard').map((m) => m.ms));
   const gf12 = ms.find((m) => m.item.id === 'GF-12');
   const eq6 = ms.find((m) => m.item.id === 'eq6');
   const goals = [
     `Hard p95 under 20 ms: ${hard.p95 < 20 ? 'met' : 'NOT met'} (${fmt(hard.p95, 2)} ms)`,
-    gf12 ? `GF-12 under 1 s: ${gf12.ms < 1000 ? 'met' : 'NOT met'} (${fmt(gf12.ms, 0)} ms, ${gf12.states} states)` : 'GF-12 not measured (raise --family-max to 12)',
+    gf12
+      ? `GF-12 under 1 s: ${gf12.ms < 1000 ? 'met' : 'NOT met'} (${fmt(gf12.ms, 0)} ms, ${gf12.states} states)`
+      : 'GF-12 not measured (raise --family-max to 12)',
     eq6 ? `Eq. 6 under 100 ms: ${eq6.ms < 100 ? 'met' : 'NOT met'} (${fmt(eq6.ms, 1)} ms, ${eq6.states} states)` : '',
   ].filter((g) => g !== '');
   if (ref) {
     const withRef = ms.filter((m) => m.reference?.states != null);
     const worse = withRef.filter((m) => m.states > m.reference!.states!);
-    goals.push(`states no more than ltl2ba: ${worse.length === 0 ? 'met' : 'NOT met'} (${withRef.length - worse.length}/${withRef.length} formulas${worse.length ? `; worse: ${worse.map((m) => m.item.id).join(', ')}` : ''})`);
+    goals.push(
+      `states no more than ltl2ba: ${worse.length === 0 ? 'met' : 'NOT met'} (${withRef.length - worse.length}/${withRef.length} formulas${worse.length ? `; worse: ${worse.map((m) => m.item.id).join(', ')}` : ''})`,
+    );
   }
   return { markdown: lines.join('\n'), goals };
 }
 
 function ratioOfSums(a: readonly number[], b: readonly number[]): number {
-  const sa = a.reduce((x, y) => x + y, 0), sb = b.reduce((x, y) => x + y, 0);
+  const sa = a.reduce((x, y) => x + y, 0),
+    sb = b.reduce((x, y) => x + y, 0);
   return sb === 0 ? NaN : sa / sb;
 }

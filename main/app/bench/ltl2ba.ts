@@ -16,7 +16,11 @@ export interface ReferenceResult {
 /** Counts states and guard terms of ltl2ba's never claim. */
 export function runLtl2ba(binary: string, f: Formula, timeout_ms: number): ReferenceResult {
   const t0 = performance.now();
-  const r = spawnSync(binary, ['-f', printLtl(f, 'spin')], { timeout: timeout_ms, maxBuffer: 1 << 30, encoding: 'utf8' });
+  const r = spawnSync(binary, ['-f', printLtl(f, 'spin')], {
+    timeout: timeout_ms,
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  });
   const elapsed_ms = performance.now() - t0;
   if (r.error || r.status !== 0) {
     return { states: null, transitions: null, elapsed_ms, error: r.error ? r.error.message : `exit ${r.status}` };

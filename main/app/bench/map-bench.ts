@@ -37,7 +37,14 @@ export interface MapBenchOptions {
   readonly log?: (line: string) => void;
 }
 
-export const MAP_BENCH_DEFAULTS = { size: 50, resolution: 0.05, rooms: 4, ...MAP_GRAPH_DEFAULTS, seed: 1, runs: 5 } as const;
+export const MAP_BENCH_DEFAULTS = {
+  size: 50,
+  resolution: 0.05,
+  rooms: 4,
+  ...MAP_GRAPH_DEFAULTS,
+  seed: 1,
+  runs: 5,
+} as const;
 
 export const MAP_BENCH_SPECS: readonly { readonly name: string; readonly spec: string }[] = [
   { name: 'reach', spec: 'F a' },
@@ -52,13 +59,27 @@ export interface MapBenchResult {
   readonly edges: number;
   readonly dropped: number;
   readonly components: number;
-  readonly stages: readonly { readonly stage: string; readonly ms: number; readonly baseline?: { readonly name: string; readonly ms: number } }[];
-  readonly plans: readonly { readonly name: string; readonly spec: string; readonly status: string; readonly objective: number; readonly planning_ms: number; readonly workflow_ms: number; readonly dijkstra_ms: number; readonly expanded: number }[];
+  readonly stages: readonly {
+    readonly stage: string;
+    readonly ms: number;
+    readonly baseline?: { readonly name: string; readonly ms: number };
+  }[];
+  readonly plans: readonly {
+    readonly name: string;
+    readonly spec: string;
+    readonly status: string;
+    readonly objective: number;
+    readonly planning_ms: number;
+    readonly workflow_ms: number;
+    readonly dijkstra_ms: number;
+    readonly expanded: number;
+  }[];
 }
 
 /** The minimum over `runs` timed calls (after the first, which also warms up). */
 function timed<T>(runs: number, f: () => T): { value: T; ms: number } {
-  let value = f(), ms = Infinity;
+  let value = f(),
+    ms = Infinity;
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
     value = f();
@@ -71,7 +92,11 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
   const log = o.log ?? (() => undefined);
   const side = Math.round(o.size / o.resolution);
   if (side * side > MAX_MAP_PIXELS) {
-    throw new WitnessError('invalid-input', `--size ${o.size} at --resolution ${o.resolution} is a floor of ${side} × ${side} cells, over ${MAX_MAP_PIXELS} pixels (the limit for a map image, which the bench writes and reads back)`, { path: '--size' });
+    throw new WitnessError(
+      'invalid-input',
+      `--size ${o.size} at --resolution ${o.resolution} is a floor of ${side} × ${side} cells, over ${MAX_MAP_PIXELS} pixels (the limit for a map image, which the bench writes and reads back)`,
+      { path: '--size' },
+    );
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'witness-map-bench-'));
   try {
@@ -80,16 +105,24 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
     const g0 = plan.grid;
     const yaml = path.join(dir, 'floor.yaml');
     await writeFileAtomic(path.join(dir, 'floor.pgm'), encodePgm(g0.width, g0.height, plan.gray, 'witness bench map'));
-    await writeFileAtomic(yaml, mapYamlText({ image: 'floor.pgm', resolution: o.resolution, origin: [g0.originX, g0.originY] }));
+    await writeFileAtomic(
+      yaml,
+      mapYamlText({ image: 'floor.pgm', resolution: o.resolution, origin: [g0.originX, g0.originY] }),
+    );
     // read + decode + classify, as graph from-map does (best of runs)
     let map = await readMap(yaml);
     let read = map.timing;
     for (let r = 0; r < o.runs; r++) {
       map = await readMap(yaml);
-      if (map.timing.read_ms + map.timing.decode_ms + map.timing.classify_ms < read.read_ms + read.decode_ms + read.classify_ms) read = map.timing;
+      if (
+        map.timing.read_ms + map.timing.decode_ms + map.timing.classify_ms <
+        read.read_ms + read.decode_ms + read.classify_ms
+      )
+        read = map.timing;
     }
     const grid = map.grid;
-    if (grid.cells.some((c, i) => c !== g0.cells[i])) throw new WitnessError('internal', 'bench map: the map read back differs from the one generated');
+    if (grid.cells.some((c, i) => c !== g0.cells[i]))
+      throw new WitnessError('internal', 'bench map: the map read back differs from the one generated');
     log('distance transform');
     const edt = timed(o.runs, () => distanceField(grid));
     const c = plan.roomCentres;
@@ -111,19 +144,36 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
     const naive = timed(Math.min(o.runs, 1), () => buildMapGraph(grid, edt.value, { ...opts, query: naiveQuery }));
     const g = built.value;
     if (naive.value.nodes.length !== g.nodes.length || naive.value.edges.length !== g.edges.length) {
-      throw new WitnessError('internal', `bench map: the naive clearance check gave another graph (${naive.value.nodes.length} nodes, ${naive.value.edges.length} edges; ${g.nodes.length}, ${g.edges.length})`);
+      throw new WitnessError(
+        'internal',
+        `bench map: the naive clearance check gave another graph (${naive.value.nodes.length} nodes, ${naive.value.edges.length} edges; ${g.nodes.length}, ${g.edges.length})`,
+      );
     }
     const graphFile = path.join(dir, 'floor.json');
     const t0 = performance.now();
-    await writeFileAtomic(graphFile, JSON.stringify(mapGraphDocument(g, { name: 'floor', file: yaml, resolution: o.resolution, clearance: o.clearance })) + '\n');
+    await writeFileAtomic(
+      graphFile,
+      JSON.stringify(
+        mapGraphDocument(g, { name: 'floor', file: yaml, resolution: o.resolution, clearance: o.clearance }),
+      ) + '\n',
+    );
     const write_ms = performance.now() - t0;
     const plans: MapBenchResult['plans'][number][] = [];
     for (const s of MAP_BENCH_SPECS) {
       log(`plan ${s.spec}`);
-      let best: Awaited<ReturnType<typeof planOnGraph>> | null = null, workflow_ms = Infinity;
+      let best: Awaited<ReturnType<typeof planOnGraph>> | null = null,
+        workflow_ms = Infinity;
       for (let r = 0; r <= o.runs; r++) {
         const t1 = performance.now();
-        const out = await planOnGraph({ graph: graphFile, spec: s.spec, method: 'sagas', lambda: PLAN_DEFAULTS.lambda, tauSoft: PLAN_DEFAULTS.tauSoft, heuristic: 'b13', timeLimit_ms: PLAN_DEFAULTS.cliTimeLimit_ms });
+        const out = await planOnGraph({
+          graph: graphFile,
+          spec: s.spec,
+          method: 'sagas',
+          lambda: PLAN_DEFAULTS.lambda,
+          tauSoft: PLAN_DEFAULTS.tauSoft,
+          heuristic: 'b13',
+          timeLimit_ms: PLAN_DEFAULTS.cliTimeLimit_ms,
+        });
         const ms = performance.now() - t1;
         if (r > 0 && ms < workflow_ms) workflow_ms = ms;
         if (best === null || (r > 0 && out.planning_ms < best.planning_ms)) best = out;
@@ -139,20 +189,42 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
       });
       const r = best!.result;
       plans.push({
-        name: s.name, spec: s.spec, status: r.status, objective: r.status === 'ok' ? r.cost.objective : NaN, planning_ms: best!.planning_ms, workflow_ms,
-        dijkstra_ms: dijkstra.ms, expanded: r.stats.expandedPrefix + r.stats.expandedSuffix,
+        name: s.name,
+        spec: s.spec,
+        status: r.status,
+        objective: r.status === 'ok' ? r.cost.objective : NaN,
+        planning_ms: best!.planning_ms,
+        workflow_ms,
+        dijkstra_ms: dijkstra.ms,
+        expanded: r.stats.expandedPrefix + r.stats.expandedSuffix,
       });
     }
     return {
-      cells: grid.width * grid.height, nodes: g.nodes.length, edges: g.edges.length, dropped: g.dropped, components: g.components,
+      cells: grid.width * grid.height,
+      nodes: g.nodes.length,
+      edges: g.edges.length,
+      dropped: g.dropped,
+      components: g.components,
       stages: [
         { stage: 'read the PGM', ms: read.read_ms },
         { stage: 'decode it', ms: read.decode_ms },
         { stage: 'classify the cells (trinary)', ms: read.classify_ms },
         { stage: 'distance transform (Felzenszwalb–Huttenlocher)', ms: edt.ms },
-        { stage: 'build the graph (clearance from the distance field)', ms: built.ms, baseline: { name: 'graph with the naive clearance scan', ms: naive.ms } },
-        { stage: `the graph, its edges split where they cross a region (${g.crossings} crossing nodes)`, ms: built.ms, baseline: { name: 'the same graph unsplit', ms: unsplit.ms } },
-        { stage: 'distance transform + graph (what from-map does)', ms: edt.ms + built.ms, baseline: { name: 'graph with the naive clearance scan', ms: naive.ms } },
+        {
+          stage: 'build the graph (clearance from the distance field)',
+          ms: built.ms,
+          baseline: { name: 'graph with the naive clearance scan', ms: naive.ms },
+        },
+        {
+          stage: `the graph, its edges split where they cross a region (${g.crossings} crossing nodes)`,
+          ms: built.ms,
+          baseline: { name: 'the same graph unsplit', ms: unsplit.ms },
+        },
+        {
+          stage: 'distance transform + graph (what from-map does)',
+          ms: edt.ms + built.ms,
+          baseline: { name: 'graph with the naive clearance scan', ms: naive.ms },
+        },
         { stage: 'write the graph JSON', ms: write_ms },
       ],
       plans,
@@ -163,9 +235,21 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
 }
 
 export function mapBenchTables(r: MapBenchResult): string {
-  const stages = ['| stage | ms | baseline | baseline ms | baseline ÷ ours |', '|---|---:|---|---:|---:|',
-    ...r.stages.map((s) => `| ${s.stage} | ${fmt(s.ms, 1)} | ${s.baseline?.name ?? ''} | ${s.baseline ? fmt(s.baseline.ms, 1) : ''} | ${s.baseline ? `${fmt(s.baseline.ms / s.ms, 1)}×` : ''} |`)];
-  const plans = ['| spec | status | objective (m) | planning ms | `witness plan` workflow ms | product states expanded | plain Dijkstra ms | planning ÷ Dijkstra |', '|---|---|---:|---:|---:|---:|---:|---:|',
-    ...r.plans.map((p) => `| \`${p.spec}\` (${p.name}) | ${p.status} | ${fmt(p.objective, 2)} | ${fmt(p.planning_ms, 1)} | ${fmt(p.workflow_ms, 1)} | ${p.expanded} | ${fmt(p.dijkstra_ms, 2)} | ${fmt(p.planning_ms / p.dijkstra_ms, 1)}× |`)];
+  const stages = [
+    '| stage | ms | baseline | baseline ms | baseline ÷ ours |',
+    '|---|---:|---|---:|---:|',
+    ...r.stages.map(
+      (s) =>
+        `| ${s.stage} | ${fmt(s.ms, 1)} | ${s.baseline?.name ?? ''} | ${s.baseline ? fmt(s.baseline.ms, 1) : ''} | ${s.baseline ? `${fmt(s.baseline.ms / s.ms, 1)}×` : ''} |`,
+    ),
+  ];
+  const plans = [
+    '| spec | status | objective (m) | planning ms | `witness plan` workflow ms | product states expanded | plain Dijkstra ms | planning ÷ Dijkstra |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...r.plans.map(
+      (p) =>
+        `| \`${p.spec}\` (${p.name}) | ${p.status} | ${fmt(p.objective, 2)} | ${fmt(p.planning_ms, 1)} | ${fmt(p.workflow_ms, 1)} | ${p.expanded} | ${fmt(p.dijkstra_ms, 2)} | ${fmt(p.planning_ms / p.dijkstra_ms, 1)}× |`,
+    ),
+  ];
   return `${stages.join('\n')}\n\nGraph: ${r.nodes} nodes, ${r.edges} edges (${r.components} lattice components; ${r.dropped} nodes outside the start's dropped) from ${r.cells} cells.\n\n${plans.join('\n')}`;
 }

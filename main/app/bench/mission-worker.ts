@@ -37,7 +37,10 @@ export interface MethodOutcome {
   readonly failureMode: string | null;
   /** The planner's reason kind (core/plan/diagnose.ts) when the failure mode is 'planning'. */
   readonly planningReason?: string;
-  /** What ended a failed execution (core/exec/mission.ts executionCause: overturned, stalled, drifted, …); absent otherwise. */
+  /**
+   * What ended a failed execution (core/exec/mission.ts executionCause: overturned, stalled, drifted, …); absent
+   * otherwise.
+   */
   readonly cause?: string;
   readonly message: string;
   readonly ncc: number;
@@ -106,36 +109,97 @@ export default async function run(job: WorkerJob): Promise<TaskOutcome> {
   const { b, world } = await backbone(job);
   const t = job.task;
   const task = await prepareMission({
-    world: job.world, spec: t.formula, regions: { text: JSON.stringify({ regions: t.regions }) }, start: t.start, seed: t.seed, backbone: b,
+    world: job.world,
+    spec: t.formula,
+    regions: { text: JSON.stringify({ regions: t.regions }) },
+    start: t.start,
+    seed: t.seed,
+    backbone: b,
   });
   const log = await auditFor(job.audit);
   const results: MethodOutcome[] = [];
   for (const method of job.methods) {
     if (isBaselineMethod(method)) {
-      const h = await runHiqlTask(task, await hiqlOf(job.hiql), { maxSteps: job.maxSteps, world, low: HIQL_METHOD_LOW[method] });
-      const svg = job.picture ? hiqlPicture(task, h, `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`) : undefined;
+      const h = await runHiqlTask(task, await hiqlOf(job.hiql), {
+        maxSteps: job.maxSteps,
+        world,
+        low: HIQL_METHOD_LOW[method],
+      });
+      const svg = job.picture
+        ? hiqlPicture(
+            task,
+            h,
+            `${t.id} ${method}: ${t.formula} (${h.success ? 'success' : `failed: ${h.failureMode}`})`,
+          )
+        : undefined;
       const cause = hiqlExecutionCause(h, job.maxSteps);
       results.push({
-        method, success: h.success, failureMode: h.failureMode, ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}), ...(cause !== null ? { cause } : {}), message: h.message, ncc: h.ncc, steps: h.steps,
-        T_pre: h.T_pre, T_suf: h.T_suf, planning_ms: h.planning_ms, replans: 0, disagreements: 0, steeredSteps: 0,
-        stepTimes: { p50: quantile(h.stepTimes_ms, 0.5), p95: quantile(h.stepTimes_ms, 0.95), n: h.stepTimes_ms.length },
+        method,
+        success: h.success,
+        failureMode: h.failureMode,
+        ...(h.planningReason !== undefined ? { planningReason: h.planningReason } : {}),
+        ...(cause !== null ? { cause } : {}),
+        message: h.message,
+        ncc: h.ncc,
+        steps: h.steps,
+        T_pre: h.T_pre,
+        T_suf: h.T_suf,
+        planning_ms: h.planning_ms,
+        replans: 0,
+        disagreements: 0,
+        steeredSteps: 0,
+        stepTimes: {
+          p50: quantile(h.stepTimes_ms, 0.5),
+          p95: quantile(h.stepTimes_ms, 0.95),
+          n: h.stepTimes_ms.length,
+        },
         ...(svg !== undefined ? { svg } : {}),
       });
       continue;
     }
     const { result: r } = await runMissionTask(task, {
-      ...methodRun(method), maxSteps: job.maxSteps, replans: job.replans, world,
-      ...(log !== null ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id, benchMethod: method } } } : {}),
+      ...methodRun(method),
+      maxSteps: job.maxSteps,
+      replans: job.replans,
+      world,
+      ...(log !== null
+        ? { audit: { log, operator: 'bench', via: 'bench', meta: { bench: 'ltl', task: t.id, benchMethod: method } } }
+        : {}),
     });
-    const svg = job.picture ? missionPicture(task, r, `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`) : undefined;
+    const svg = job.picture
+      ? missionPicture(
+          task,
+          r,
+          `${t.id} ${method}: ${t.formula} (${r.success ? 'success' : `failed: ${r.failureMode}`})`,
+        )
+      : undefined;
     const cause = executionCause(r);
     results.push({
-      method, success: r.success, failureMode: r.failureMode, ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}), ...(cause !== null ? { cause } : {}), message: r.message, ncc: r.ncc, steps: r.steps,
-      T_pre: r.T_pre, T_suf: r.T_suf, planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
-      replans: Math.max(0, r.plans.length - 1), disagreements: r.disagreements.length, steeredSteps: r.steeredSteps,
+      method,
+      success: r.success,
+      failureMode: r.failureMode,
+      ...(r.planningReason !== undefined ? { planningReason: r.planningReason } : {}),
+      ...(cause !== null ? { cause } : {}),
+      message: r.message,
+      ncc: r.ncc,
+      steps: r.steps,
+      T_pre: r.T_pre,
+      T_suf: r.T_suf,
+      planning_ms: r.plans.reduce((s, p) => s + p.planning_ms, 0),
+      replans: Math.max(0, r.plans.length - 1),
+      disagreements: r.disagreements.length,
+      steeredSteps: r.steeredSteps,
       stepTimes: { p50: quantile(r.stepTimes_ms, 0.5), p95: quantile(r.stepTimes_ms, 0.95), n: r.stepTimes_ms.length },
       ...(svg !== undefined ? { svg } : {}),
     });
   }
-  return { id: t.id, difficulty: t.difficulty, index: t.index, formula: t.formula, start: t.start, augment_ms: task.augment_ms, results };
+  return {
+    id: t.id,
+    difficulty: t.difficulty,
+    index: t.index,
+    formula: t.formula,
+    start: t.start,
+    augment_ms: task.augment_ms,
+    results,
+  };
 }

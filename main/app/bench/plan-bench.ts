@@ -97,7 +97,8 @@ function timeMin(runs: number, f: () => void): number {
 export async function runLatentSuites(b: Backbone, o: PlanBenchOptions): Promise<TaskMeasurement[]> {
   const world = worldEntry(b.artifact.world);
   const layout = world.layout;
-  if (layout === undefined || world.map === undefined || world.restObservation === undefined) throw new RangeError(`${world.id} is not a maze world: the suites draw regions in maze cells`);
+  if (layout === undefined || world.map === undefined || world.restObservation === undefined)
+    throw new RangeError(`${world.id} is not a maze world: the suites draw regions in maze cells`);
   const taskWorld = { id: world.id, map: world.map, restObservation: world.restObservation };
   const out: TaskMeasurement[] = [];
   for (const difficulty of o.difficulties) {
@@ -114,32 +115,68 @@ export async function runLatentSuites(b: Backbone, o: PlanBenchOptions): Promise
       // Warm the code paths once per task so the timing is the planner, not the JIT.
       const opts = { ...DEFAULT_PLAN, method: 'sagas' as Method };
       let r = plan(t.graph, a, opts);
-      const plan_ms = timeMin(3, () => { r = plan(t.graph, a, opts); });
+      const plan_ms = timeMin(3, () => {
+        r = plan(t.graph, a, opts);
+      });
       const exact = plan(t.graph, a, { ...opts, k: Infinity });
       const chainOpts = { ...opts, heuristic: 'chain' as const };
       let rc = plan(t.graph, a, chainOpts);
-      const chain_ms = timeMin(3, () => { rc = plan(t.graph, a, chainOpts); });
+      const chain_ms = timeMin(3, () => {
+        rc = plan(t.graph, a, chainOpts);
+      });
       // The search alone (SAGAS: heuristic tables and A* with its suffixes) against a plain Dijkstra
       // that expands every reachable product state, on the same product.
       const ctx = planContext(t.graph, a, DEFAULT_PLAN.tauSoft);
       const z0 = ctx.work.init.map((x) => t.graph.start * ctx.product.nq + x.state);
-      const search_ms = ctx.work.empty ? 0 : timeMin(3, () => {
-        searchPlan(ctx.product, z0, { k: DEFAULT_PLAN.k, lambda: DEFAULT_PLAN.lambda, heuristic: buildHeuristic(ctx.product) });
-      });
+      const search_ms = ctx.work.empty
+        ? 0
+        : timeMin(3, () => {
+            searchPlan(ctx.product, z0, {
+              k: DEFAULT_PLAN.k,
+              lambda: DEFAULT_PLAN.lambda,
+              heuristic: buildHeuristic(ctx.product),
+            });
+          });
       let exhaustiveExpanded = 0;
-      const exhaustive_ms = ctx.work.empty ? 0 : timeMin(3, () => { exhaustiveExpanded = exhaustiveDijkstra(ctx.product, z0); });
+      const exhaustive_ms = ctx.work.empty
+        ? 0
+        : timeMin(3, () => {
+            exhaustiveExpanded = exhaustiveDijkstra(ctx.product, z0);
+          });
       const baselines = {} as Record<'lf-gas' | 'ga-gas', BaselineResult>;
       for (const m of ['lf-gas', 'ga-gas'] as const) {
         const t0 = performance.now();
         const rb = plan(t.graph, a, { ...DEFAULT_PLAN, method: m });
-        baselines[m] = { feasible: rb.status === 'ok', objective: rb.status === 'ok' ? rb.cost.objective : Infinity, ms: performance.now() - t0, reason: rb.status === 'ok' ? null : rb.reason.kind };
+        baselines[m] = {
+          feasible: rb.status === 'ok',
+          objective: rb.status === 'ok' ? rb.cost.objective : Infinity,
+          ms: performance.now() - t0,
+          reason: rb.status === 'ok' ? null : rb.reason.kind,
+        };
       }
       out.push({
-        difficulty, index: i, formula: task.formula, start, automatonStates: a.states.length, augment_ms: t.augment_ms, plan_ms,
-        feasible: r.status === 'ok', reason: r.status === 'ok' ? null : r.reason.kind, objective: r.status === 'ok' ? r.cost.objective : Infinity,
+        difficulty,
+        index: i,
+        formula: task.formula,
+        start,
+        automatonStates: a.states.length,
+        augment_ms: t.augment_ms,
+        plan_ms,
+        feasible: r.status === 'ok',
+        reason: r.status === 'ok' ? null : r.reason.kind,
+        objective: r.status === 'ok' ? r.cost.objective : Infinity,
         exact: exact.status === 'ok' ? exact.cost.objective : Infinity,
-        chain: { plan_ms: chain_ms, expanded: rc.stats.expandedPrefix, objective: rc.status === 'ok' ? rc.cost.objective : Infinity },
-        expanded: r.stats.expandedPrefix, suffixExpanded: r.stats.expandedSuffix, exhaustiveExpanded, search_ms, exhaustive_ms, baselines,
+        chain: {
+          plan_ms: chain_ms,
+          expanded: rc.stats.expandedPrefix,
+          objective: rc.status === 'ok' ? rc.cost.objective : Infinity,
+        },
+        expanded: r.stats.expandedPrefix,
+        suffixExpanded: r.stats.expandedSuffix,
+        exhaustiveExpanded,
+        search_ms,
+        exhaustive_ms,
+        baselines,
       });
       if ((i + 1) % 10 === 0) o.progress?.(`${difficulty} ${i + 1}/${o.tasks}`);
     }
@@ -150,8 +187,15 @@ export async function runLatentSuites(b: Backbone, o: PlanBenchOptions): Promise
 /** An n×n 4-connected unit-weight grid with 8 labelled cells (e0…e7) and a start cell, from a seed. */
 export function gridGraph(n: number, seed: number): ReturnType<typeof labelledGraph> {
   const rng = createRng(seed);
-  const cells = rng.sample(Array.from({ length: n * n }, (_, i) => i), 9);
-  const nodes = Array.from({ length: n * n }, (_, i) => ({ id: `${i}`, labels: [] as string[], pos: [i % n, Math.floor(i / n)] }));
+  const cells = rng.sample(
+    Array.from({ length: n * n }, (_, i) => i),
+    9,
+  );
+  const nodes = Array.from({ length: n * n }, (_, i) => ({
+    id: `${i}`,
+    labels: [] as string[],
+    pos: [i % n, Math.floor(i / n)],
+  }));
   cells.slice(0, 8).forEach((cell, k) => nodes[cell]!.labels.push(`e${k}`));
   const edges: { from: string; to: string; weight: number }[] = [];
   for (let r = 0; r < n; r++) {
@@ -172,7 +216,9 @@ export function runGrids(o: PlanBenchOptions): GridMeasurement[] {
     const g = gridGraph(n, o.seed);
     const opts = { ...DEFAULT_PLAN, method: 'sagas' as Method, k: Infinity };
     let r = plan(g, a, opts);
-    const exact_ms = timeMin(3, () => { r = plan(g, a, opts); });
+    const exact_ms = timeMin(3, () => {
+      r = plan(g, a, opts);
+    });
     let ref: ReturnType<typeof referenceOptimum> | null = null;
     let reference_ms: number | null = null;
     if (n <= o.referenceMaxGrid) {
@@ -181,8 +227,13 @@ export function runGrids(o: PlanBenchOptions): GridMeasurement[] {
       reference_ms = performance.now() - t0;
     }
     return {
-      n, productStates: n * n * a.states.length, exact_ms, objective: r.status === 'ok' ? r.cost.objective : Infinity,
-      reference_ms, referenceObjective: ref?.objective ?? null, referenceDijkstras: ref?.dijkstras ?? null,
+      n,
+      productStates: n * n * a.states.length,
+      exact_ms,
+      objective: r.status === 'ok' ? r.cost.objective : Infinity,
+      reference_ms,
+      referenceObjective: ref?.objective ?? null,
+      referenceDijkstras: ref?.dijkstras ?? null,
     };
   });
 }
@@ -203,7 +254,9 @@ export function latentTable(ms: readonly TaskMeasurement[], difficulties: readon
     const aug = summarize(xs.map((m) => m.augment_ms));
     const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / Math.max(1, v.length);
     const sum = (v: number[]): number => v.reduce((s, x) => s + x, 0);
-    const exp = mean(xs.map((m) => m.expanded)), sx = mean(xs.map((m) => m.suffixExpanded)), exh = mean(xs.map((m) => m.exhaustiveExpanded));
+    const exp = mean(xs.map((m) => m.expanded)),
+      sx = mean(xs.map((m) => m.suffixExpanded)),
+      exh = mean(xs.map((m) => m.exhaustiveExpanded));
     const ratio = (m: 'lf-gas' | 'ga-gas'): string => {
       const both = ok.filter((x) => x.baselines[m].feasible && x.objective > 0);
       return both.length === 0 ? '–' : fmt(mean(both.map((x) => x.baselines[m].objective / x.objective)), 2);
@@ -211,25 +264,51 @@ export function latentTable(ms: readonly TaskMeasurement[], difficulties: readon
     const exactRatio = ok.filter((x) => x.exact > 0);
     const cp = summarize(xs.map((m) => m.chain.plan_ms));
     const ce = mean(xs.map((m) => m.chain.expanded));
-    const same = xs.filter((m) => m.chain.objective === m.objective || Math.abs(m.chain.objective - m.objective) <= 1e-9 * Math.max(1, m.objective)).length;
-    chainRows.push(`| ${d} | ${fmt(cp.p50, 2)} | ${fmt(cp.p95, 2)} | ${fmt(cp.max, 2)} | ${fmt(ce, 0)} | ${fmt(ce / Math.max(1, exp), 3)} | ${same}/${xs.length} | ${fmt(sum(xs.map((m) => m.chain.plan_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} |`);
-    rows.push(`| ${d} | ${xs.length} | ${ok.length} | ${fmt(plan.p50, 2)} | ${fmt(plan.p95, 2)} | ${fmt(plan.max, 2)} | ${fmt(aug.p50, 1)} | ${fmt(exp, 0)} | ${fmt(sx, 0)} | ${fmt(exh, 0)} | ${fmt((exp + sx) / Math.max(1, exh), 3)} | ${fmt(sum(xs.map((m) => m.search_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} | ${exactRatio.length === 0 ? '–' : fmt(mean(exactRatio.map((x) => x.objective / x.exact)), 3)} | ${xs.filter((m) => m.baselines['lf-gas'].feasible).length} | ${ratio('lf-gas')} | ${xs.filter((m) => m.baselines['ga-gas'].feasible).length} | ${ratio('ga-gas')} |`);
+    const same = xs.filter(
+      (m) =>
+        m.chain.objective === m.objective ||
+        Math.abs(m.chain.objective - m.objective) <= 1e-9 * Math.max(1, m.objective),
+    ).length;
+    chainRows.push(
+      `| ${d} | ${fmt(cp.p50, 2)} | ${fmt(cp.p95, 2)} | ${fmt(cp.max, 2)} | ${fmt(ce, 0)} | ${fmt(ce / Math.max(1, exp), 3)} | ${same}/${xs.length} | ${fmt(sum(xs.map((m) => m.chain.plan_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} |`,
+    );
+    rows.push(
+      `| ${d} | ${xs.length} | ${ok.length} | ${fmt(plan.p50, 2)} | ${fmt(plan.p95, 2)} | ${fmt(plan.max, 2)} | ${fmt(aug.p50, 1)} | ${fmt(exp, 0)} | ${fmt(sx, 0)} | ${fmt(exh, 0)} | ${fmt((exp + sx) / Math.max(1, exh), 3)} | ${fmt(sum(xs.map((m) => m.search_ms)) / Math.max(1e-9, sum(xs.map((m) => m.exhaustive_ms))), 2)} | ${exactRatio.length === 0 ? '–' : fmt(mean(exactRatio.map((x) => x.objective / x.exact)), 3)} | ${xs.filter((m) => m.baselines['lf-gas'].feasible).length} | ${ratio('lf-gas')} | ${xs.filter((m) => m.baselines['ga-gas'].feasible).length} | ${ratio('ga-gas')} |`,
+    );
   }
   return `${rows.join('\n')}\n\n${failureTable(ms, difficulties)}\n\n${baselineTable(ms, difficulties)}\n\nThe same tasks with the literal-chain prefix heuristic (\`--heuristic chain\`, beyond the paper):\n\n${chainRows.join('\n')}`;
 }
 
 /** Planning failures per suite and method, by the planner's reason (core/plan/diagnose.ts). */
 export function failureTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
-  const reasonOf = (m: TaskMeasurement, method: 'sagas' | 'lf-gas' | 'ga-gas'): string | null => (method === 'sagas' ? (m.feasible ? null : m.reason ?? 'unknown') : (m.baselines[method].feasible ? null : m.baselines[method].reason ?? 'unknown'));
-  const methods = [['sagas', 'SAGAS'], ['lf-gas', 'LF-GAS'], ['ga-gas', 'GA-GAS']] as const;
-  const kinds = [...new Set(ms.flatMap((m) => methods.map(([k]) => reasonOf(m, k)).filter((r): r is string => r !== null)))].sort();
+  const reasonOf = (m: TaskMeasurement, method: 'sagas' | 'lf-gas' | 'ga-gas'): string | null =>
+    method === 'sagas'
+      ? m.feasible
+        ? null
+        : (m.reason ?? 'unknown')
+      : m.baselines[method].feasible
+        ? null
+        : (m.baselines[method].reason ?? 'unknown');
+  const methods = [
+    ['sagas', 'SAGAS'],
+    ['lf-gas', 'LF-GAS'],
+    ['ga-gas', 'GA-GAS'],
+  ] as const;
+  const kinds = [
+    ...new Set(ms.flatMap((m) => methods.map(([k]) => reasonOf(m, k)).filter((r): r is string => r !== null))),
+  ].sort();
   if (kinds.length === 0) return 'Planning failures by cause: none.';
-  const rows = [`| suite | method | tasks | planning failures | ${kinds.join(' | ')} |`, `|---|---|---|---|${kinds.map(() => '---').join('|')}|`];
+  const rows = [
+    `| suite | method | tasks | planning failures | ${kinds.join(' | ')} |`,
+    `|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
+  ];
   for (const d of difficulties) {
     const xs = ms.filter((m) => m.difficulty === d);
     for (const [k, name] of methods) {
       const rs = xs.map((m) => reasonOf(m, k)).filter((r): r is string => r !== null);
-      rows.push(`| ${d} | ${name} | ${xs.length} | ${rs.length} | ${kinds.map((x) => rs.filter((r) => r === x).length).join(' | ')} |`);
+      rows.push(
+        `| ${d} | ${name} | ${xs.length} | ${rs.length} | ${kinds.map((x) => rs.filter((r) => r === x).length).join(' | ')} |`,
+      );
     }
   }
   return `Planning failures by cause:\n\n${rows.join('\n')}`;
@@ -247,12 +326,24 @@ export function baselineTable(ms: readonly TaskMeasurement[], difficulties: read
   ];
   for (const d of difficulties) {
     const xs = ms.filter((m) => m.difficulty === d);
-    for (const [k, name] of [['lf-gas', 'LF-GAS'], ['ga-gas', 'GA-GAS']] as const) {
+    for (const [k, name] of [
+      ['lf-gas', 'LF-GAS'],
+      ['ga-gas', 'GA-GAS'],
+    ] as const) {
       // Worse for the baseline is a higher objective: 'lower' is better for SAGAS, counted as the baseline's loss.
-      const w = winsTiesLosses(xs.map((m) => m.objective), xs.map((m) => m.baselines[k].objective), 'lower');
+      const w = winsTiesLosses(
+        xs.map((m) => m.objective),
+        xs.map((m) => m.baselines[k].objective),
+        'lower',
+      );
       const both = xs.filter((m) => m.feasible && m.baselines[k].feasible && m.objective > 0);
-      const ci = bootstrapMean(both.map((m) => m.baselines[k].objective / m.objective), { seed: 1 });
-      rows.push(`| ${d} | ${name} | ${w.wins} / ${w.ties} / ${w.losses} | ${both.length} | ${fmtInterval(ci, 3, 1, 1)} |`);
+      const ci = bootstrapMean(
+        both.map((m) => m.baselines[k].objective / m.objective),
+        { seed: 1 },
+      );
+      rows.push(
+        `| ${d} | ${name} | ${w.wins} / ${w.ties} / ${w.losses} | ${both.length} | ${fmtInterval(ci, 3, 1, 1)} |`,
+      );
     }
   }
   return `Baselines against SAGAS, per task:\n\n${rows.join('\n')}`;
@@ -264,7 +355,9 @@ export function gridTable(gs: readonly GridMeasurement[]): string {
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const g of gs) {
-    rows.push(`| ${g.n}×${g.n} | ${g.productStates} | ${fmt(g.exact_ms, 1)} | ${g.objective} | ${g.reference_ms === null ? '–' : fmt(g.reference_ms, 0)} | ${g.referenceObjective ?? '–'} | ${g.referenceDijkstras ?? '–'} | ${g.reference_ms === null ? '–' : `${fmt(g.reference_ms / g.exact_ms, 1)}×`} |`);
+    rows.push(
+      `| ${g.n}×${g.n} | ${g.productStates} | ${fmt(g.exact_ms, 1)} | ${g.objective} | ${g.reference_ms === null ? '–' : fmt(g.reference_ms, 0)} | ${g.referenceObjective ?? '–'} | ${g.referenceDijkstras ?? '–'} | ${g.reference_ms === null ? '–' : `${fmt(g.reference_ms / g.exact_ms, 1)}×`} |`,
+    );
   }
   return rows.join('\n');
 }

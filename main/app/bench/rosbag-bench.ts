@@ -65,10 +65,17 @@ function definitions(type: string): MessageDefinition[] {
 
 /** ros2msg text as rosbag2 stores it: the root's fields, then each dependency after a `MSG:` line. */
 function ros2msg(type: string): string {
-  return definitions(type).map((d, i) => {
-    const body = d.definitions.map((f) => `${f.type === 'time' ? 'builtin_interfaces/Time' : f.type}${f.isArray === true ? `[${f.arrayLength ?? ''}]` : ''} ${f.name}`).join('\n');
-    return i === 0 ? body : `${'='.repeat(80)}\nMSG: ${d.name!.replace('/', '/msg/')}\n${body}`;
-  }).join('\n');
+  return definitions(type)
+    .map((d, i) => {
+      const body = d.definitions
+        .map(
+          (f) =>
+            `${f.type === 'time' ? 'builtin_interfaces/Time' : f.type}${f.isArray === true ? `[${f.arrayLength ?? ''}]` : ''} ${f.name}`,
+        )
+        .join('\n');
+      return i === 0 ? body : `${'='.repeat(80)}\nMSG: ${d.name!.replace('/', '/msg/')}\n${body}`;
+    })
+    .join('\n');
 }
 
 const T0 = 1_700_000_000_000_000_000n;
@@ -95,13 +102,18 @@ async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void
   const ch: number[] = [];
   for (const t of TOPICS) {
     const full = t.type.replace('/', '/msg/');
-    const schemaId = await w.registerSchema({ name: full, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msg(t.type)) });
+    const schemaId = await w.registerSchema({
+      name: full,
+      encoding: 'ros2msg',
+      data: new TextEncoder().encode(ros2msg(t.type)),
+    });
     ch.push(await w.registerChannel({ topic: t.topic, schemaId, messageEncoding: 'cdr', metadata: new Map() }));
   }
   let seq = 0;
   return {
     size: () => sink.position(),
-    add: (topic, ns, data) => w.addMessage({ channelId: ch[topic]!, sequence: seq++, logTime: ns, publishTime: ns, data }),
+    add: (topic, ns, data) =>
+      w.addMessage({ channelId: ch[topic]!, sequence: seq++, logTime: ns, publishTime: ns, data }),
     end: () => w.end(),
     close: () => fh.close(),
   };
@@ -124,7 +136,9 @@ function db3Sink(file: string): BagSink & { close(): Promise<void> } {
   TOPICS.forEach((t, i) => {
     const full = t.type.replace('/', '/msg/');
     db.prepare('INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)').run(i + 1, t.topic, full, 'cdr', '', '');
-    db.prepare('INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)').run(full, 'ros2msg', ros2msg(t.type), '');
+    db.prepare(
+      'INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)',
+    ).run(full, 'ros2msg', ros2msg(t.type), '');
   });
   const ins = db.prepare('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)');
   const pending: [number, bigint, Uint8Array][] = [];
@@ -155,27 +169,61 @@ function db3Sink(file: string): BagSink & { close(): Promise<void> } {
   };
 }
 
-/** Writes the synthetic bag of about `bytes` bytes (the benchmark's; the signal tests' big bag); returns the number of messages. */
+/**
+ * Writes the synthetic bag of about `bytes` bytes (the benchmark's; the signal tests' big bag); returns the number of
+ * messages.
+ */
 export async function writeBag(file: string, bytes: number, storage: BenchStorage): Promise<number> {
   const sink = storage === 'mcap' ? await mcapSink(file) : db3Sink(file);
   try {
     const writers = TOPICS.map((t) => new MessageWriter(definitions(t.type)));
-    const zero36 = new Array<number>(36).fill(0), zero9 = new Array<number>(9).fill(0);
-    let n = 0, tick = 0;
+    const zero36 = new Array<number>(36).fill(0),
+      zero9 = new Array<number>(9).fill(0);
+    let n = 0,
+      tick = 0;
     // 1 ms ticks; each topic publishes on its period. A slow circle, 1 m radius.
     while (sink.size() < BigInt(bytes) || n === 0) {
       for (let k = 0; k < 1000; k++, tick++) {
         const ns = T0 + BigInt(tick) * 1_000_000n;
-        const s = tick / 1000, stamp = { sec: Number(ns / 1_000_000_000n), nanosec: Number(ns % 1_000_000_000n) };
+        const s = tick / 1000,
+          stamp = { sec: Number(ns / 1_000_000_000n), nanosec: Number(ns % 1_000_000_000n) };
         const header = { stamp, frame_id: 'odom' };
         for (let i = 0; i < TOPICS.length; i++) {
           if (tick % (1000 / TOPICS[i]!.hz) !== 0) continue;
           const yaw = s * 0.2;
-          const msg = i === 0
-            ? { header, child_frame_id: 'base_link', pose: { pose: { position: { x: Math.cos(yaw), y: Math.sin(yaw), z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2 + Math.PI / 4), w: Math.cos(yaw / 2 + Math.PI / 4) } }, covariance: zero36 }, twist: { twist: { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }, covariance: zero36 } }
-            : i === 1
-              ? { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }
-              : { header, orientation: { x: 0, y: 0, z: 0, w: 1 }, orientation_covariance: zero9, angular_velocity: { x: 0, y: 0, z: 0.2 }, angular_velocity_covariance: zero9, linear_acceleration: { x: 0, y: 0, z: 9.81 }, linear_acceleration_covariance: zero9 };
+          const msg =
+            i === 0
+              ? {
+                  header,
+                  child_frame_id: 'base_link',
+                  pose: {
+                    pose: {
+                      position: { x: Math.cos(yaw), y: Math.sin(yaw), z: 0 },
+                      orientation: {
+                        x: 0,
+                        y: 0,
+                        z: Math.sin(yaw / 2 + Math.PI / 4),
+                        w: Math.cos(yaw / 2 + Math.PI / 4),
+                      },
+                    },
+                    covariance: zero36,
+                  },
+                  twist: {
+                    twist: { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } },
+                    covariance: zero36,
+                  },
+                }
+              : i === 1
+                ? { linear: { x: 0.2, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0.2 } }
+                : {
+                    header,
+                    orientation: { x: 0, y: 0, z: 0, w: 1 },
+                    orientation_covariance: zero9,
+                    angular_velocity: { x: 0, y: 0, z: 0.2 },
+                    angular_velocity_covariance: zero9,
+                    linear_acceleration: { x: 0, y: 0, z: 9.81 },
+                    linear_acceleration_covariance: zero9,
+                  };
           await sink.add(i, ns, writers[i]!.writeMessage(msg));
           n++;
         }
@@ -217,8 +265,14 @@ async function rawRead(file: string): Promise<number> {
 function rawReadDb3(file: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const ids = (db.prepare("SELECT id FROM topics WHERE name IN ('/odom', '/cmd_vel')").all() as { id: number }[]).map((r) => r.id);
-    const rows = db.prepare(`SELECT topic_id, timestamp, data FROM messages WHERE topic_id IN (${ids.map(() => '?').join(', ')}) ORDER BY timestamp, id`).safeIntegers(true);
+    const ids = (db.prepare("SELECT id FROM topics WHERE name IN ('/odom', '/cmd_vel')").all() as { id: number }[]).map(
+      (r) => r.id,
+    );
+    const rows = db
+      .prepare(
+        `SELECT topic_id, timestamp, data FROM messages WHERE topic_id IN (${ids.map(() => '?').join(', ')}) ORDER BY timestamp, id`,
+      )
+      .safeIntegers(true);
     let n = 0;
     for (const r of rows.iterate(...ids) as IterableIterator<{ data: Uint8Array }>) n += r.data.length > 0 ? 1 : 0;
     return n;
@@ -239,13 +293,28 @@ export async function runRosbagBench(o: RosbagBenchOptions): Promise<RosbagBench
     const bytes = statSync(bag).size;
     o.log?.(`importing ${bytes} bytes, ${messages} messages`);
     t = performance.now();
-    const r = await importBag(bag, { world: 'pointmaze-medium', poseTopic: '/odom', actionTopic: '/cmd_vel', out: path.join(dir, 'bench.wds') });
+    const r = await importBag(bag, {
+      world: 'pointmaze-medium',
+      poseTopic: '/odom',
+      actionTopic: '/cmd_vel',
+      out: path.join(dir, 'bench.wds'),
+    });
     const import_s = (performance.now() - t) / 1000;
     o.log?.(`reading the same topics with ${storage === 'mcap' ? '@mcap/core' : 'better-sqlite3'}, no decoding`);
     t = performance.now();
     const readMessages = storage === 'mcap' ? await rawRead(bag) : rawReadDb3(bag);
     const raw_s = (performance.now() - t) / 1000;
-    return { storage, bytes, messages, readMessages, write_s, import_s, raw_s, transitions: r.transitions, episodes: r.episodes };
+    return {
+      storage,
+      bytes,
+      messages,
+      readMessages,
+      write_s,
+      import_s,
+      raw_s,
+      transitions: r.transitions,
+      episodes: r.episodes,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -258,9 +327,9 @@ export function rosbagBenchTable(r: RosbagBenchResult): string {
     '| measurement | seconds | bag messages/s | /odom + /cmd_vel messages/s | MB/s |',
     '|---|---:|---:|---:|---:|',
     `| import (read, decode, resample, write) | ${r.import_s.toFixed(1)} | ${rate(r.messages, r.import_s)} | ${rate(r.readMessages, r.import_s)} | ${(r.bytes / 2 ** 20 / r.import_s).toFixed(0)} |`,
-    `| ${r.storage === 'mcap' ? '@mcap/core read' : 'better-sqlite3 rows (the reader\'s query)'}, no decoding (baseline) | ${r.raw_s.toFixed(1)} | ${rate(r.messages, r.raw_s)} | ${rate(r.readMessages, r.raw_s)} | ${(r.bytes / 2 ** 20 / r.raw_s).toFixed(0)} |`,
+    `| ${r.storage === 'mcap' ? '@mcap/core read' : "better-sqlite3 rows (the reader's query)"}, no decoding (baseline) | ${r.raw_s.toFixed(1)} | ${rate(r.messages, r.raw_s)} | ${rate(r.readMessages, r.raw_s)} | ${(r.bytes / 2 ** 20 / r.raw_s).toFixed(0)} |`,
     '',
-    `Bag (${r.storage === 'mcap' ? 'MCAP' : '.db3'}): ${(r.bytes / 2 ** 20).toFixed(0)} MiB, ${r.messages.toLocaleString('en-US')} messages (${r.readMessages.toLocaleString('en-US')} on /odom and /cmd_vel), written in ${r.write_s.toFixed(1)} s. `
-      + `Import/raw: ${(r.import_s / r.raw_s).toFixed(2)}×. Result: ${r.transitions.toLocaleString('en-US')} transitions in ${r.episodes} episode(s).`,
+    `Bag (${r.storage === 'mcap' ? 'MCAP' : '.db3'}): ${(r.bytes / 2 ** 20).toFixed(0)} MiB, ${r.messages.toLocaleString('en-US')} messages (${r.readMessages.toLocaleString('en-US')} on /odom and /cmd_vel), written in ${r.write_s.toFixed(1)} s. ` +
+      `Import/raw: ${(r.import_s / r.raw_s).toFixed(2)}×. Result: ${r.transitions.toLocaleString('en-US')} transitions in ${r.episodes} episode(s).`,
   ].join('\n');
 }

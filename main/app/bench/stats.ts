@@ -64,12 +64,24 @@ export const withinNoise = (ci: Interval, at = 0): boolean => !(ci.lo > at || ci
  * says which way; values within `tol` are ties, infinities equal to each other tie), over the tasks
  * both have a value for (the arrays are aligned by task).
  */
-export function winsTiesLosses(a: readonly number[], b: readonly number[], better: 'higher' | 'lower', tol = 1e-9): { wins: number; ties: number; losses: number } {
-  let wins = 0, ties = 0, losses = 0;
+export function winsTiesLosses(
+  a: readonly number[],
+  b: readonly number[],
+  better: 'higher' | 'lower',
+  tol = 1e-9,
+): { wins: number; ties: number; losses: number } {
+  let wins = 0,
+    ties = 0,
+    losses = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!, y = b[i]!;
-    if (x === y || (Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= tol * Math.max(1, Math.abs(x), Math.abs(y)))) ties++;
-    else if ((x > y) === (better === 'higher')) wins++;
+    const x = a[i]!,
+      y = b[i]!;
+    if (
+      x === y ||
+      (Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= tol * Math.max(1, Math.abs(x), Math.abs(y)))
+    )
+      ties++;
+    else if (x > y === (better === 'higher')) wins++;
     else losses++;
   }
   return { wins, ties, losses };

@@ -43,13 +43,22 @@ export function benchTask(layout: MazeLayout, seed: number, difficulty: Difficul
   // Appendix E checks generated formulas for automaton non-emptiness; with pairwise-disjoint regions
   // that is the automaton pruned of letters with two regions at once. Nothing else is filtered.
   let task = generateTask(rng, difficulty);
-  for (let tries = 0; tries < 100 && pruneAutomaton(translateFormula(task.formula).automaton, { disjoint: true }).report.empty; tries++) {
+  for (
+    let tries = 0;
+    tries < 100 && pruneAutomaton(translateFormula(task.formula).automaton, { disjoint: true }).report.empty;
+    tries++
+  ) {
     task = generateTask(rng, difficulty);
   }
   const names = Array.from({ length: DIFFICULTY[difficulty].regions }, (_, k) => `e${k}`);
   const regions = sampleDiskRegions(layout, names, rng);
   const mentioned = new Set(atomicPropositions(task.formula));
-  const start = sampleStart(layout, regions.filter((r) => mentioned.has(r.name)), rng, `task ${difficulty}-${index} (seed ${seed})`);
+  const start = sampleStart(
+    layout,
+    regions.filter((r) => mentioned.has(r.name)),
+    rng,
+    `task ${difficulty}-${index} (seed ${seed})`,
+  );
   return { id: `${difficulty}-${index}`, difficulty, index, formula: printLtl(task.formula), regions, start, seed: s };
 }
 
@@ -62,12 +71,21 @@ export const START_TRIES = 1000;
  * from the same generator, so the start is deterministic per task. Throws when `tries` draws all fall
  * inside the regions.
  */
-export function sampleStart(layout: MazeLayout, avoid: readonly Region[], rng: Rng, what: string, tries = START_TRIES): [number, number] {
+export function sampleStart(
+  layout: MazeLayout,
+  avoid: readonly Region[],
+  rng: Rng,
+  what: string,
+  tries = START_TRIES,
+): [number, number] {
   const free = freeCells(layout);
   for (let k = 0; k < tries; k++) {
     const c = cellCenter(layout, rng.pick(free));
     const start: [number, number] = [c.x + (rng.next() - 0.5) * 2, c.y + (rng.next() - 0.5) * 2];
     if (!avoid.some((r) => inRegion(r, start[0], start[1]))) return start;
   }
-  throw new WitnessError('invalid-input', `${what}: no start outside the regions ${avoid.map((r) => r.name).join(', ')} in ${tries} draws: the regions cover the free cells`);
+  throw new WitnessError(
+    'invalid-input',
+    `${what}: no start outside the regions ${avoid.map((r) => r.name).join(', ')} in ${tries} draws: the regions cover the free cells`,
+  );
 }

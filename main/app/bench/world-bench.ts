@@ -22,8 +22,13 @@ export async function runWorldBench(o: WorldBenchOptions): Promise<string> {
   const [base, ...mazes] = await pointMazeRates(o.simSteps, o.progress);
   lines.push('| scene | sim steps/s | vs open room | control steps/s (5 sim steps, noise) |', '|---|---|---|---|');
   lines.push(`| open room (baseline) | ${fmt(base!.raw, 0)} | 1.00 | ${fmt(base!.control, 0)} |`);
-  for (const r of mazes) lines.push(`| ${r.scene} | ${fmt(r.raw, 0)} | ${fmt(r.raw / base!.raw, 2)} | ${fmt(r.control, 0)} |`);
-  lines.push('', `| world | regime | transitions | seconds | transitions/s | free cells covered | 1 m² bins covered |`, '|---|---|---|---|---|---|---|');
+  for (const r of mazes)
+    lines.push(`| ${r.scene} | ${fmt(r.raw, 0)} | ${fmt(r.raw / base!.raw, 2)} | ${fmt(r.control, 0)} |`);
+  lines.push(
+    '',
+    `| world | regime | transitions | seconds | transitions/s | free cells covered | 1 m² bins covered |`,
+    '|---|---|---|---|---|---|---|',
+  );
   for (const id of MAZE_WORLDS) {
     const world = worldEntry(id);
     const layout = world.layout!;
@@ -36,7 +41,9 @@ export async function runWorldBench(o: WorldBenchOptions): Promise<string> {
       const s = (performance.now() - t0) / 1000;
       const cov = cellCoverage(layout, d.observations, d.obsDim);
       const bins = binCoverage(layout, d.observations, d.obsDim);
-      lines.push(`| ${id} | ${kind} | ${steps} | ${fmt(s, 1)} | ${fmt(steps / s, 0)} | ${cov.covered}/${cov.free} (${fmt(cov.fraction * 100, 0)}%) | ${fmt(bins * 100, 0)}% |`);
+      lines.push(
+        `| ${id} | ${kind} | ${steps} | ${fmt(s, 1)} | ${fmt(steps / s, 0)} | ${cov.covered}/${cov.free} (${fmt(cov.fraction * 100, 0)}%) | ${fmt(bins * 100, 0)}% |`,
+      );
     }
     sim.close();
   }

@@ -57,7 +57,11 @@ export async function antMazeRates(simSteps: number, progress?: (label: string) 
   const rows: AntRate[] = [];
   for (const { scene, id, layout } of scenes) {
     progress?.(scene);
-    const sim = await AntMazeSim.create(id, {}, layout !== undefined ? { text: antMazeMjcf(layout), source: layout.id, layout } : undefined);
+    const sim = await AntMazeSim.create(
+      id,
+      {},
+      layout !== undefined ? { text: antMazeMjcf(layout), source: layout.id, layout } : undefined,
+    );
     try {
       rows.push({ scene, geoms: sim.geoms, ...rates(sim, simSteps) });
     } finally {

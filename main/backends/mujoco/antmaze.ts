@@ -31,7 +31,8 @@ export const antSceneFile = (id: string): string => assetPath(`scenes/${id}.xml`
 
 export function antLayoutOf(id: string): MazeLayout {
   const layout = (MAZES as Record<string, MazeLayout | undefined>)[id.replace(/^antmaze-/, '')];
-  if (!id.startsWith('antmaze-') || !layout) throw new WorldError('not-found', id, `no such world; the Ant mazes are ${ANT_WORLDS.join(', ')}`);
+  if (!id.startsWith('antmaze-') || !layout)
+    throw new WorldError('not-found', id, `no such world; the Ant mazes are ${ANT_WORLDS.join(', ')}`);
   return layout;
 }
 
@@ -39,7 +40,8 @@ const JOINT_NAMES = ['hip_1', 'ankle_1', 'hip_2', 'ankle_2', 'hip_3', 'ankle_3',
 
 export function antMazeSpec(id: string, opts: AntMazeOptions = DEFAULT_ANTMAZE_OPTIONS, timestep_s = 0.01): WorldSpec {
   const layout = antLayoutOf(id);
-  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   const qpos = ['x', 'y', 'z', 'qw', 'qx', 'qy', 'qz', ...JOINT_NAMES];
   const qvel = ['vx', 'vy', 'vz', 'wx', 'wy', 'wz', ...JOINT_NAMES.map((j) => `${j}_rate`)];
   return {
@@ -47,7 +49,12 @@ export function antMazeSpec(id: string, opts: AntMazeOptions = DEFAULT_ANTMAZE_O
     backend: 'mujoco',
     description: `Ant quadruped in the OGBench ${layout.id} maze (${rows}×${cols} cells of ${layout.unit_m} m, ${freeCells(layout).length} free)`,
     observation: { dim: ANT_OBS_DIM, names: [...qpos, ...qvel] },
-    action: { dim: 8, names: [...ANT_ACTUATORS], low: new Array<number>(8).fill(-1), high: new Array<number>(8).fill(1) },
+    action: {
+      dim: 8,
+      names: [...ANT_ACTUATORS],
+      low: new Array<number>(8).fill(-1),
+      high: new Array<number>(8).fill(1),
+    },
     taskSpace: { dim: 2, names: ['x', 'y'] },
     control_dt_s: timestep_s * opts.frameSkip,
   };
@@ -73,7 +80,11 @@ export class AntMazeSim {
   ) {}
 
   /** Loads the scene file from assets/scenes (or the given MJCF text). */
-  static async create(id: string, options: Partial<AntMazeOptions> = {}, xml?: { text: string; source: string; layout?: MazeLayout }): Promise<AntMazeSim> {
+  static async create(
+    id: string,
+    options: Partial<AntMazeOptions> = {},
+    xml?: { text: string; source: string; layout?: MazeLayout },
+  ): Promise<AntMazeSim> {
     const layout = xml?.layout ?? antLayoutOf(id);
     const source = xml?.source ?? antSceneFile(id);
     let text = xml?.text;
@@ -81,7 +92,11 @@ export class AntMazeSim {
       try {
         text = readFileSync(source, 'utf8');
       } catch (e) {
-        throw new WorldError('not-found', id, `cannot read scene ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        throw new WorldError(
+          'not-found',
+          id,
+          `cannot read scene ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        );
       }
     }
     const opts = { ...DEFAULT_ANTMAZE_OPTIONS, ...options };
@@ -93,7 +108,11 @@ export class AntMazeSim {
       const found = `nq=${model.nq} nv=${model.nv} nu=${model.nu}`;
       data.delete();
       model.delete();
-      throw new WorldError('invalid-input', id, `${source}: expected an Ant (a free joint, 8 hinges, 8 motors: nq=15 nv=14 nu=8), found ${found}`);
+      throw new WorldError(
+        'invalid-input',
+        id,
+        `${source}: expected an Ant (a free joint, 8 hinges, 8 motors: nq=15 nv=14 nu=8), found ${found}`,
+      );
     }
     return new AntMazeSim(id, mj, model, data, opts, layout);
   }
@@ -124,23 +143,33 @@ export class AntMazeSim {
     let s: ArrayLike<number>;
     if (state === undefined) {
       const c = cellCenter(this.layout, this.rng.pick(freeCells(this.layout)));
-      const rest: Float64Array = antRestPose(c.x + this.gauss() * 0.1, c.y + this.gauss() * 0.1, (this.rng.next() * 2 - 1) * Math.PI);
+      const rest: Float64Array = antRestPose(
+        c.x + this.gauss() * 0.1,
+        c.y + this.gauss() * 0.1,
+        (this.rng.next() * 2 - 1) * Math.PI,
+      );
       for (let j = 7; j < 15; j++) {
         const v = rest[j]! + (this.rng.next() * 2 - 1) * 0.1;
         // Hips (odd j) jittered about straight; ankles (even j) kept inside their range, whose stop rest touches.
-        rest[j] = j % 2 === 1 ? v : Math.sign(rest[j]!) * Math.min(ANKLE_RANGE[1], Math.max(ANKLE_RANGE[0], Math.abs(v)));
+        rest[j] =
+          j % 2 === 1 ? v : Math.sign(rest[j]!) * Math.min(ANKLE_RANGE[1], Math.max(ANKLE_RANGE[0], Math.abs(v)));
       }
       s = rest;
     } else if (state.length === 2) s = antRestPose(state[0]!, state[1]!);
     else s = state;
     if ((s.length !== 2 && s.length !== ANT_OBS_DIM) || Array.from(s).some((v) => !Number.isFinite(v))) {
-      throw new WorldError('invalid-input', this.id, `initial state must be 2 finite numbers (x, y) or ${ANT_OBS_DIM} (qpos, qvel), got ${s.length} [${Array.from(s).slice(0, 6).join(', ')}${s.length > 6 ? ', …' : ''}]`);
+      throw new WorldError(
+        'invalid-input',
+        this.id,
+        `initial state must be 2 finite numbers (x, y) or ${ANT_OBS_DIM} (qpos, qvel), got ${s.length} [${Array.from(s).slice(0, 6).join(', ')}${s.length > 6 ? ', …' : ''}]`,
+      );
     }
     const cell = cellAt(this.layout, s[0]!, s[1]!);
     if (!cell || this.layout.grid[cell.i]![cell.j] !== 0) {
       throw new WorldError('invalid-input', this.id, `initial position (${s[0]}, ${s[1]}) is not in a free cell`);
     }
-    const qpos = this.data.qpos as Float64Array, qvel = this.data.qvel as Float64Array;
+    const qpos = this.data.qpos as Float64Array,
+      qvel = this.data.qvel as Float64Array;
     for (let i = 0; i < 15; i++) qpos[i] = s[i]!;
     for (let i = 0; i < 14; i++) qvel[i] = s[15 + i]!;
     this.mj.mj_forward(this.model, this.data);
@@ -184,7 +213,8 @@ export class AntMazeSim {
 
   private read(): void {
     // mujoco-js types these views as any; they are Float64Arrays over the WASM heap.
-    const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
+    const q = this.data.qpos as Float64Array,
+      v = this.data.qvel as Float64Array;
     for (let i = 0; i < 15; i++) this.state[i] = q[i]!;
     for (let i = 0; i < 14; i++) this.state[15 + i] = v[i]!;
     if (!Number.isFinite(this.state[0]) || !Number.isFinite(this.state[1]) || !Number.isFinite(this.state[2])) {
@@ -209,32 +239,44 @@ export class AntMazeWorld implements World {
     const map = mazeMap(sim.layout, id);
     const state = (): NavState => {
       const s = this.sim.state;
-      return { observation: Float64Array.from(s), pose: { x: s[0]!, y: s[1]!, yaw: antYaw(s) }, time_s: this.sim.time_s };
+      return {
+        observation: Float64Array.from(s),
+        pose: { x: s[0]!, y: s[1]!, yaw: antYaw(s) },
+        time_s: this.sim.time_s,
+      };
     };
     this.navigation = {
       map,
       restObservation: antRestObservation,
-      observe: (o) => guardCall(id, 'observe', o, () => {
-        this.ensureOpen();
-        return Promise.resolve(state());
-      }),
-      reset: (o) => guardCall(id, 'reset', o, () => {
-        this.ensureOpen();
-        if (o.start !== undefined) {
-          const why = map.blocked(o.start[0], o.start[1]);
-          if (why !== null) throw new WorldError('invalid-input', id, `start (${o.start[0]}, ${o.start[1]}) is ${why}`);
-        }
-        this.sim.reset(o.seed, o.start === undefined ? undefined : [o.start[0], o.start[1]]);
-        return Promise.resolve(state());
-      }),
-      step: (action, o) => guardCall(id, 'step', o, () => {
-        this.ensureOpen();
-        if (action.length !== 8 || Array.from(action).some((v) => !Number.isFinite(v))) {
-          throw new WorldError('invalid-input', id, `action must be 8 finite numbers in [-1, 1] (${ANT_ACTUATORS.join(', ')}), got ${action.length} [${Array.from(action).slice(0, 8).join(', ')}]`);
-        }
-        this.sim.act(action);
-        return Promise.resolve(state());
-      }),
+      observe: (o) =>
+        guardCall(id, 'observe', o, () => {
+          this.ensureOpen();
+          return Promise.resolve(state());
+        }),
+      reset: (o) =>
+        guardCall(id, 'reset', o, () => {
+          this.ensureOpen();
+          if (o.start !== undefined) {
+            const why = map.blocked(o.start[0], o.start[1]);
+            if (why !== null)
+              throw new WorldError('invalid-input', id, `start (${o.start[0]}, ${o.start[1]}) is ${why}`);
+          }
+          this.sim.reset(o.seed, o.start === undefined ? undefined : [o.start[0], o.start[1]]);
+          return Promise.resolve(state());
+        }),
+      step: (action, o) =>
+        guardCall(id, 'step', o, () => {
+          this.ensureOpen();
+          if (action.length !== 8 || Array.from(action).some((v) => !Number.isFinite(v))) {
+            throw new WorldError(
+              'invalid-input',
+              id,
+              `action must be 8 finite numbers in [-1, 1] (${ANT_ACTUATORS.join(', ')}), got ${action.length} [${Array.from(action).slice(0, 8).join(', ')}]`,
+            );
+          }
+          this.sim.act(action);
+          return Promise.resolve(state());
+        }),
       fallen: (s) => {
         const up = antUprightness(s.observation);
         return up < 0 ? `the Ant is on its back (torso up axis z = ${up.toFixed(2)})` : null;

@@ -25,8 +25,20 @@ async function stepsPerSecond(sim: PointMazeSim, n: number): Promise<{ raw: numb
 }
 
 /** Steps per second: the open room first (the baseline), then each maze. */
-export async function pointMazeRates(simSteps: number, progress?: (label: string) => void): Promise<{ scene: string; raw: number; control: number }[]> {
-  const open = { id: 'open', grid: [[1, 1, 1], [1, 0, 1], [1, 1, 1]], unit_m: 4, offset_m: 4 };
+export async function pointMazeRates(
+  simSteps: number,
+  progress?: (label: string) => void,
+): Promise<{ scene: string; raw: number; control: number }[]> {
+  const open = {
+    id: 'open',
+    grid: [
+      [1, 1, 1],
+      [1, 0, 1],
+      [1, 1, 1],
+    ],
+    unit_m: 4,
+    offset_m: 4,
+  };
   const bare = await PointMazeSim.create('pointmaze-medium', {}, { text: pointMazeMjcf(open), source: 'open-room' });
   progress?.('baseline');
   const rows = [{ scene: 'open room', ...(await stepsPerSecond(bare, simSteps)) }];

@@ -37,9 +37,14 @@ export function layoutOf(id: string): MazeLayout {
   return layout;
 }
 
-export function pointMazeSpec(id: string, opts: PointMazeOptions = DEFAULT_POINTMAZE_OPTIONS, timestep_s = 0.01): WorldSpec {
+export function pointMazeSpec(
+  id: string,
+  opts: PointMazeOptions = DEFAULT_POINTMAZE_OPTIONS,
+  timestep_s = 0.01,
+): WorldSpec {
   const layout = layoutOf(id);
-  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   return {
     id,
     backend: 'mujoco',
@@ -72,7 +77,11 @@ export class PointMazeSim {
   }
 
   /** Loads the scene file from assets/scenes (or the given MJCF text). */
-  static async create(id: string, options: Partial<PointMazeOptions> = {}, xml?: { text: string; source: string }): Promise<PointMazeSim> {
+  static async create(
+    id: string,
+    options: Partial<PointMazeOptions> = {},
+    xml?: { text: string; source: string },
+  ): Promise<PointMazeSim> {
     layoutOf(id);
     let text = xml?.text;
     const source = xml?.source ?? sceneFile(id);
@@ -80,7 +89,11 @@ export class PointMazeSim {
       try {
         text = readFileSync(source, 'utf8');
       } catch (e) {
-        throw new WorldError('not-found', id, `cannot read scene ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+        throw new WorldError(
+          'not-found',
+          id,
+          `cannot read scene ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        );
       }
     }
     const { mj, model, data } = await loadModel(text, source, id);
@@ -88,7 +101,11 @@ export class PointMazeSim {
       const found = `nq=${model.nq} nu=${model.nu}`;
       data.delete();
       model.delete();
-      throw new WorldError('invalid-input', id, `${source}: expected a point mass with 2 slide joints and 2 motors, found ${found}`);
+      throw new WorldError(
+        'invalid-input',
+        id,
+        `${source}: expected a point mass with 2 slide joints and 2 motors, found ${found}`,
+      );
     }
     const opts = { ...DEFAULT_POINTMAZE_OPTIONS, ...options };
     if (!(opts.actionNoise >= 0) || !Number.isInteger(opts.frameSkip) || opts.frameSkip < 1) {
@@ -116,13 +133,18 @@ export class PointMazeSim {
       s = [c.x + this.gauss() * 0.1, c.y + this.gauss() * 0.1, 0, 0];
     }
     if (s.length !== 4 || s.some((v) => !Number.isFinite(v))) {
-      throw new WorldError('invalid-input', this.id, `initial state must be 4 finite numbers (x, y, vx, vy), got [${s.join(', ')}]`);
+      throw new WorldError(
+        'invalid-input',
+        this.id,
+        `initial state must be 4 finite numbers (x, y, vx, vy), got [${s.join(', ')}]`,
+      );
     }
     const cell = cellAt(this.layout, s[0]!, s[1]!);
     if (!cell || this.layout.grid[cell.i]![cell.j] !== 0) {
       throw new WorldError('invalid-input', this.id, `initial position (${s[0]}, ${s[1]}) is not in a free cell`);
     }
-    const qpos = this.data.qpos as Float64Array, qvel = this.data.qvel as Float64Array;
+    const qpos = this.data.qpos as Float64Array,
+      qvel = this.data.qvel as Float64Array;
     qpos[0] = s[0]!;
     qpos[1] = s[1]!;
     qvel[0] = s[2]!;
@@ -172,7 +194,8 @@ export class PointMazeSim {
 
   private read(): void {
     // mujoco-js types these views as any; they are Float64Arrays over the WASM heap.
-    const q = this.data.qpos as Float64Array, v = this.data.qvel as Float64Array;
+    const q = this.data.qpos as Float64Array,
+      v = this.data.qvel as Float64Array;
     this.state[0] = q[0]!;
     this.state[1] = q[1]!;
     this.state[2] = v[0]!;
@@ -224,28 +247,37 @@ export class PointMazeWorld implements World {
     this.navigation = {
       map,
       restObservation: pointMazeRest,
-      observe: (o) => guardCall(id, 'observe', o, () => {
-        this.ensureOpen();
-        return Promise.resolve(state());
-      }),
-      reset: (o) => guardCall(id, 'reset', o, () => {
-        this.ensureOpen();
-        if (o.start !== undefined) {
-          const why = map.blocked(o.start[0], o.start[1]);
-          if (why !== null) throw new WorldError('invalid-input', id, `start (${o.start[0]}, ${o.start[1]}) is ${why}`);
-        }
-        this.sim.reset(o.seed, o.start === undefined ? undefined : [o.start[0], o.start[1], 0, 0]);
-        return Promise.resolve(state());
-      }),
-      step: (action, o) => guardCall(id, 'step', o, () => {
-        this.ensureOpen();
-        const ax = action[0], ay = action[1];
-        if (action.length !== 2 || !Number.isFinite(ax) || !Number.isFinite(ay)) {
-          throw new WorldError('invalid-input', id, `action must be 2 finite numbers in [-1, 1], got [${Array.from(action).join(', ')}]`);
-        }
-        this.sim.step(ax!, ay!);
-        return Promise.resolve(state());
-      }),
+      observe: (o) =>
+        guardCall(id, 'observe', o, () => {
+          this.ensureOpen();
+          return Promise.resolve(state());
+        }),
+      reset: (o) =>
+        guardCall(id, 'reset', o, () => {
+          this.ensureOpen();
+          if (o.start !== undefined) {
+            const why = map.blocked(o.start[0], o.start[1]);
+            if (why !== null)
+              throw new WorldError('invalid-input', id, `start (${o.start[0]}, ${o.start[1]}) is ${why}`);
+          }
+          this.sim.reset(o.seed, o.start === undefined ? undefined : [o.start[0], o.start[1], 0, 0]);
+          return Promise.resolve(state());
+        }),
+      step: (action, o) =>
+        guardCall(id, 'step', o, () => {
+          this.ensureOpen();
+          const ax = action[0],
+            ay = action[1];
+          if (action.length !== 2 || !Number.isFinite(ax) || !Number.isFinite(ay)) {
+            throw new WorldError(
+              'invalid-input',
+              id,
+              `action must be 2 finite numbers in [-1, 1], got [${Array.from(action).join(', ')}]`,
+            );
+          }
+          this.sim.step(ax!, ay!);
+          return Promise.resolve(state());
+        }),
     };
   }
 

@@ -10,20 +10,32 @@ let lastMessages: string[] = [];
 
 /** The WebAssembly module, loaded on first use only (commands that never simulate never load it). */
 export function mujocoRuntime(): Promise<MainModule> {
-  runtime ??= import('mujoco-js').then(({ default: loadMujoco }) => loadMujoco({
-    print: (s: string) => { lastMessages.push(s); },
-    printErr: (s: string) => { lastMessages.push(s); },
-  })).then((mj) => {
-    mj.FS.mkdir('/scenes');
-    return mj;
-  });
+  runtime ??= import('mujoco-js')
+    .then(({ default: loadMujoco }) =>
+      loadMujoco({
+        print: (s: string) => {
+          lastMessages.push(s);
+        },
+        printErr: (s: string) => {
+          lastMessages.push(s);
+        },
+      }),
+    )
+    .then((mj) => {
+      mj.FS.mkdir('/scenes');
+      return mj;
+    });
   return runtime;
 }
 
 let counter = 0;
 
 /** Compiles MJCF text; `source` (a file name) appears in errors. */
-export async function loadModel(xml: string, source: string, world: string): Promise<{ mj: MainModule; model: MjModel; data: MjData }> {
+export async function loadModel(
+  xml: string,
+  source: string,
+  world: string,
+): Promise<{ mj: MainModule; model: MjModel; data: MjData }> {
   const mj = await mujocoRuntime();
   const path = `/scenes/model-${++counter}.xml`;
   mj.FS.writeFile(path, xml);

@@ -41,7 +41,9 @@ const SURFACES = [
 ] as const;
 /** The table: the workspace is above it (objects.<o>.in_workspace). */
 const TABLE = SURFACES.find((s) => s.name === 'table')!;
-/** How far below the table's top an object's centre may be and still count as in the workspace (contact penetration). */
+/**
+ * How far below the table's top an object's centre may be and still count as in the workspace (contact penetration).
+ */
 const WORKSPACE_MARGIN_M = 0.02;
 /** Geoms an object can rest on besides the surfaces and the other objects. */
 const FLOOR = 'floor';
@@ -57,7 +59,12 @@ const YIELD_EVERY = 100;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export const TABLETOP_VOCABULARY: Vocabulary = {
-  fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
+  fields: {
+    'gripper.width_cm': 'number',
+    'gripper.holding': 'string',
+    'gripper.load_N': 'number',
+    'gripper.payload_limit_N': 'number',
+  },
   objects: [...OBJECTS.map((o) => o.name), ...SURFACES.map((s) => s.name)],
   objectFields: { on: 'string', mass_kg: 'number', x: 'number', y: 'number', z: 'number', in_workspace: 'bool' },
   propositions: ['mug_on_tray', 'red_bin_on_shelf'],
@@ -71,7 +78,10 @@ export interface TabletopOptions {
   readonly heightNoise_m: number;
 }
 
-/** Read once at load: which object or surface each geom belongs to (null: the hand's), each object's body, the friction cone. */
+/**
+ * Read once at load: which object or surface each geom belongs to (null: the hand's), each object's body, the friction
+ * cone.
+ */
 interface SupportIds {
   readonly geomOwner: readonly (string | null)[];
   readonly body: ReadonlyMap<string, number>;
@@ -79,8 +89,10 @@ interface SupportIds {
 }
 
 function supportIds(mj: MainModule, model: MjModel): SupportIds {
-  const GEOM = mj.mjtObj.mjOBJ_GEOM.value, BODY = mj.mjtObj.mjOBJ_BODY.value;
-  const missing = (kind: string, name: string): WorldError => new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: no ${kind} "${name}"`);
+  const GEOM = mj.mjtObj.mjOBJ_GEOM.value,
+    BODY = mj.mjtObj.mjOBJ_BODY.value;
+  const missing = (kind: string, name: string): WorldError =>
+    new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: no ${kind} "${name}"`);
   const geomOwner: (string | null)[] = new Array<string | null>(model.ngeom).fill(null);
   const body = new Map<string, number>();
   const geomBody = model.geom_bodyid as Int32Array;
@@ -107,17 +119,32 @@ export class TabletopSim {
   private closed = false;
   private sinceYield = 0;
 
-  private constructor(private readonly mj: MainModule, private readonly model: MjModel, private readonly data: MjData, private readonly o: TabletopOptions, private readonly ids: SupportIds) {}
+  private constructor(
+    private readonly mj: MainModule,
+    private readonly model: MjModel,
+    private readonly data: MjData,
+    private readonly o: TabletopOptions,
+    private readonly ids: SupportIds,
+  ) {}
 
   static async create(o: Partial<TabletopOptions> = {}): Promise<TabletopSim> {
     let text: string;
     try {
       text = readFileSync(SCENE, 'utf8');
     } catch (e) {
-      throw new WorldError('not-found', TABLETOP_ID, `cannot read scene ${SCENE}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw new WorldError(
+        'not-found',
+        TABLETOP_ID,
+        `cannot read scene ${SCENE}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      );
     }
     const { mj, model, data } = await loadModel(text, SCENE, TABLETOP_ID);
-    if (model.nq !== 40 || model.nu !== 5) throw new WorldError('invalid-input', TABLETOP_ID, `${SCENE}: expected 5 free objects, a 3-axis hand and 2 fingers`);
+    if (model.nq !== 40 || model.nu !== 5)
+      throw new WorldError(
+        'invalid-input',
+        TABLETOP_ID,
+        `${SCENE}: expected 5 free objects, a 3-axis hand and 2 fingers`,
+      );
     let ids: SupportIds;
     try {
       ids = supportIds(mj, model);
@@ -220,7 +247,12 @@ export class TabletopSim {
     const a = (args ?? {}) as { target?: string; approach_dz?: number; x?: number; y?: number; z?: number };
     if (skill === 'pick') {
       const obj = OBJECTS.find((x) => x.name === a.target);
-      if (obj === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `pick: no object "${String(a.target)}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`);
+      if (obj === undefined)
+        throw new WorldError(
+          'invalid-input',
+          TABLETOP_ID,
+          `pick: no object "${String(a.target)}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`,
+        );
       // Perceived position (noisy) and the catalogue's grasp height: finger tips just below the top.
       const px = this.q(obj.q) + this.o.perceptionNoise_m * this.gauss();
       const py = this.q(obj.q + 1) + this.o.perceptionNoise_m * this.gauss();
@@ -234,7 +266,12 @@ export class TabletopSim {
     }
     if (skill === 'place') {
       const s = SURFACES.find((x) => x.name === a.target);
-      if (s === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `place: no surface "${String(a.target)}"; the surfaces are ${SURFACES.map((x) => x.name).join(', ')}`);
+      if (s === undefined)
+        throw new WorldError(
+          'invalid-input',
+          TABLETOP_ID,
+          `place: no surface "${String(a.target)}"; the surfaces are ${SURFACES.map((x) => x.name).join(', ')}`,
+        );
       const held = this.held();
       const half = held?.half ?? 0.05;
       await this.moveTo(s.x, s.y, TRAVEL_Z, signal);
@@ -247,7 +284,11 @@ export class TabletopSim {
       await this.moveTo(a.x ?? this.q(HAND), a.y ?? this.q(HAND + 1), a.z ?? TRAVEL_Z, signal);
       return { status: 'ok', skill: 'move' };
     }
-    throw new WorldError('invalid-input', TABLETOP_ID, `no skill "${skill}"; the skills are ${TABLETOP_VOCABULARY.skills.join(', ')}`);
+    throw new WorldError(
+      'invalid-input',
+      TABLETOP_ID,
+      `no skill "${skill}"; the skills are ${TABLETOP_VOCABULARY.skills.join(', ')}`,
+    );
   }
 
   private hand(): [number, number, number] {
@@ -271,7 +312,8 @@ export class TabletopSim {
     const out = new Map<string, string>();
     const n = this.data.ncon;
     if (n === 0) return out;
-    const xpos = this.data.xpos as Float64Array, gpos = this.data.geom_xpos as Float64Array;
+    const xpos = this.data.xpos as Float64Array,
+      gpos = this.data.geom_xpos as Float64Array;
     const bearing = new Map<string, Map<string, number>>();
     const consider = (ob: string, other: number, up: number, contactZ: number, force: () => number): void => {
       const by = this.ids.geomOwner[other] ?? null;
@@ -288,11 +330,14 @@ export class TabletopSim {
         const c = contacts.get(i);
         if (c === undefined) continue;
         try {
-          const g1 = c.geom1, g2 = c.geom2;
+          const g1 = c.geom1,
+            g2 = c.geom2;
           // The frame's first row is the normal, pointing from geom1 to geom2.
-          const nz = (c.frame as Float64Array)[2]!, z = (c.pos as Float64Array)[2]!;
+          const nz = (c.frame as Float64Array)[2]!,
+            z = (c.pos as Float64Array)[2]!;
           const force = (): number => this.normalForce(c.efc_address, c.dim);
-          const o1 = this.ids.geomOwner[g1] ?? null, o2 = this.ids.geomOwner[g2] ?? null;
+          const o1 = this.ids.geomOwner[g1] ?? null,
+            o2 = this.ids.geomOwner[g2] ?? null;
           if (o1 !== null && this.ids.body.has(o1)) consider(o1, g2, -nz, z, force);
           if (o2 !== null && this.ids.body.has(o2)) consider(o2, g1, nz, z, force);
         } finally {
@@ -303,14 +348,18 @@ export class TabletopSim {
       contacts.delete();
     }
     for (const [ob, m] of bearing) {
-      let best = '', most = -1;
+      let best = '',
+        most = -1;
       for (const [by, f] of m) if (f > most) [best, most] = [by, f];
       out.set(ob, best);
     }
     return out;
   }
 
-  /** A contact's normal force from the constraint solver (elliptic cones: the first row; pyramidal: the sum of the edges). */
+  /**
+   * A contact's normal force from the constraint solver (elliptic cones: the first row; pyramidal: the sum of the
+   * edges).
+   */
   private normalForce(address: number, dim: number): number {
     if (address < 0) return 0;
     const f = this.data.efc_force as Float64Array;
@@ -324,13 +373,27 @@ export class TabletopSim {
   private held(supports = this.supports()): (typeof OBJECTS)[number] | undefined {
     const [hx, hy, hz] = this.hand();
     return OBJECTS.find((ob) => {
-      const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
-      return Math.hypot(x - hx, y - hy) < 0.03 && z > hz - FINGER_REACH - ob.half && z < hz && this.width_m() > 0.01 && !supports.has(ob.name);
+      const x = this.q(ob.q),
+        y = this.q(ob.q + 1),
+        z = this.q(ob.q + 2);
+      return (
+        Math.hypot(x - hx, y - hy) < 0.03 &&
+        z > hz - FINGER_REACH - ob.half &&
+        z < hz &&
+        this.width_m() > 0.01 &&
+        !supports.has(ob.name)
+      );
     });
   }
 
-  /** "gripper" when held, else what carries it (contacts), else "floor" below the table, else "unknown" (in the air). */
-  private restingOn(ob: (typeof OBJECTS)[number], supports: ReadonlyMap<string, string>, held: (typeof OBJECTS)[number] | undefined): string {
+  /**
+   * "gripper" when held, else what carries it (contacts), else "floor" below the table, else "unknown" (in the air).
+   */
+  private restingOn(
+    ob: (typeof OBJECTS)[number],
+    supports: ReadonlyMap<string, string>,
+    held: (typeof OBJECTS)[number] | undefined,
+  ): string {
     if (held === ob) return 'gripper';
     const s = supports.get(ob.name);
     if (s !== undefined) return s;
@@ -342,15 +405,34 @@ export class TabletopSim {
    * then steps the physics `settleSteps` times (hand and fingers hold their set points): scenario
    * set-up and tests.
    */
-  setPose(object: string, position: readonly [number, number, number], quat: readonly [number, number, number, number] = [1, 0, 0, 0], settleSteps = 0): void {
+  setPose(
+    object: string,
+    position: readonly [number, number, number],
+    quat: readonly [number, number, number, number] = [1, 0, 0, 0],
+    settleSteps = 0,
+  ): void {
     this.ensureOpen();
     const ob = OBJECTS.find((x) => x.name === object);
-    if (ob === undefined) throw new WorldError('invalid-input', TABLETOP_ID, `setPose: no object "${object}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`);
+    if (ob === undefined)
+      throw new WorldError(
+        'invalid-input',
+        TABLETOP_ID,
+        `setPose: no object "${object}"; the objects are ${OBJECTS.map((x) => x.name).join(', ')}`,
+      );
     const norm = Math.hypot(...quat);
-    if (!(norm > 0) || ![...position, ...quat].every(Number.isFinite)) throw new WorldError('invalid-input', TABLETOP_ID, 'setPose: position and quaternion must be finite, the quaternion non-zero');
-    const qpos = this.data.qpos as Float64Array, qvel = this.data.qvel as Float64Array;
+    if (!(norm > 0) || ![...position, ...quat].every(Number.isFinite))
+      throw new WorldError(
+        'invalid-input',
+        TABLETOP_ID,
+        'setPose: position and quaternion must be finite, the quaternion non-zero',
+      );
+    const qpos = this.data.qpos as Float64Array,
+      qvel = this.data.qvel as Float64Array;
     qpos.set(position, ob.q);
-    qpos.set(quat.map((v) => v / norm), ob.q + 3);
+    qpos.set(
+      quat.map((v) => v / norm),
+      ob.q + 3,
+    );
     const dof = (ob.q / 7) * 6; // free joints come first: 6 velocities each
     qvel.fill(0, dof, dof + 6);
     this.mj.mj_forward(this.model, this.data);
@@ -369,8 +451,12 @@ export class TabletopSim {
    */
   private inWorkspace(ob: (typeof OBJECTS)[number], held: (typeof OBJECTS)[number] | undefined): boolean {
     if (held === ob) return true;
-    const x = this.q(ob.q), y = this.q(ob.q + 1), z = this.q(ob.q + 2);
-    return Math.abs(x - TABLE.x) <= TABLE.hx && Math.abs(y - TABLE.y) <= TABLE.hy && z >= TABLE.top - WORKSPACE_MARGIN_M;
+    const x = this.q(ob.q),
+      y = this.q(ob.q + 1),
+      z = this.q(ob.q + 2);
+    return (
+      Math.abs(x - TABLE.x) <= TABLE.hx && Math.abs(y - TABLE.y) <= TABLE.hy && z >= TABLE.top - WORKSPACE_MARGIN_M
+    );
   }
 
   private state(): WorldState {
@@ -380,11 +466,24 @@ export class TabletopSim {
     const load = Math.abs((this.data.actuator_force as Float64Array)[2]!);
     const objects: Record<string, unknown> = {};
     for (const ob of OBJECTS) {
-      objects[ob.name] = { on: this.restingOn(ob, supports, held), mass_kg: ob.mass_kg, x: this.q(ob.q), y: this.q(ob.q + 1), z: this.q(ob.q + 2), in_workspace: this.inWorkspace(ob, held) };
+      objects[ob.name] = {
+        on: this.restingOn(ob, supports, held),
+        mass_kg: ob.mass_kg,
+        x: this.q(ob.q),
+        y: this.q(ob.q + 1),
+        z: this.q(ob.q + 2),
+        in_workspace: this.inWorkspace(ob, held),
+      };
     }
-    for (const s of SURFACES) objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top, in_workspace: true };
+    for (const s of SURFACES)
+      objects[s.name] = { on: 'fixed', mass_kg: 0, x: s.x, y: s.y, z: s.top, in_workspace: true };
     return {
-      gripper: { width_cm: Math.max(0, Math.round(this.width_m() * 1000) / 10), holding: held?.name ?? '', load_N: Math.round(load * 100) / 100, payload_limit_N: PAYLOAD_LIMIT_N },
+      gripper: {
+        width_cm: Math.max(0, Math.round(this.width_m() * 1000) / 10),
+        holding: held?.name ?? '',
+        load_N: Math.round(load * 100) / 100,
+        payload_limit_N: PAYLOAD_LIMIT_N,
+      },
       objects,
     };
   }
@@ -403,8 +502,10 @@ export class TabletopSim {
 
 /** A tool world: no low-level control (its skills step the physics); the task space is the hand's. */
 export const TABLETOP_SPEC: WorldSpec = {
-  id: TABLETOP_ID, backend: 'mujoco',
-  description: 'MuJoCo tabletop: a table, a mug, a marker, a tray, bins and a shelf; a three-axis hand with two fingers',
+  id: TABLETOP_ID,
+  backend: 'mujoco',
+  description:
+    'MuJoCo tabletop: a table, a mug, a marker, a tray, bins and a shelf; a three-axis hand with two fingers',
   observation: { dim: 0, names: [] },
   action: { dim: 0, names: [] },
   taskSpace: { dim: 3, names: ['hand.x', 'hand.y', 'hand.z'] },

@@ -17,10 +17,24 @@ export const DISTROS: readonly Distro[] = ['humble', 'jazzy'];
 /** Which message of an interface: a topic's, an action's goal, result or feedback, a service's request or response. */
 export type Part = 'message' | 'goal' | 'result' | 'feedback' | 'request' | 'response';
 
-const SECTIONS: Readonly<Record<string, readonly Part[]>> = { action: ['goal', 'result', 'feedback'], srv: ['request', 'response'], msg: ['message'] };
-const SUFFIX: Readonly<Record<Part, string>> = { message: '', goal: '_Goal', result: '_Result', feedback: '_Feedback', request: '_Request', response: '_Response' };
+const SECTIONS: Readonly<Record<string, readonly Part[]>> = {
+  action: ['goal', 'result', 'feedback'],
+  srv: ['request', 'response'],
+  msg: ['message'],
+};
+const SUFFIX: Readonly<Record<Part, string>> = {
+  message: '',
+  goal: '_Goal',
+  result: '_Result',
+  feedback: '_Feedback',
+  request: '_Request',
+  response: '_Response',
+};
 /** builtin_interfaces/Time and Duration, which the definitions write as the primitives time and duration. */
-const STAMP: readonly MessageDefinitionField[] = [{ name: 'sec', type: 'int32' }, { name: 'nanosec', type: 'uint32' }];
+const STAMP: readonly MessageDefinitionField[] = [
+  { name: 'sec', type: 'int32' },
+  { name: 'nanosec', type: 'uint32' },
+];
 
 /** `pkg/msg/Name` → `pkg/Name` (how field types and the common definitions name messages). */
 export function shortName(type: string): string {
@@ -28,7 +42,9 @@ export function shortName(type: string): string {
   return name !== undefined && kind === 'msg' ? `${pkg}/${name}` : type;
 }
 
-/** The name of a part of an interface: `nav2_msgs/action/NavigateToPose` goal → `nav2_msgs/action/NavigateToPose_Goal`. */
+/**
+ * The name of a part of an interface: `nav2_msgs/action/NavigateToPose` goal → `nav2_msgs/action/NavigateToPose_Goal`.
+ */
 export function partName(type: string, part: Part): string {
   return part === 'message' ? shortName(type) : `${type}${SUFFIX[part]}`;
 }
@@ -73,14 +89,16 @@ export function closure(distro: Distro, root: MessageDefinition): MessageDefinit
       if (f.isComplex !== true || seen.has(f.type)) continue;
       seen.add(f.type);
       const d = REGISTRY[distro].get(f.type);
-      if (d === undefined) throw new Error(`no definition of ${f.type} (used by ${out[i]!.name ?? 'the message'}) for ${distro}`);
+      if (d === undefined)
+        throw new Error(`no definition of ${f.type} (used by ${out[i]!.name ?? 'the message'}) for ${distro}`);
       out.push(d);
     }
   }
   return out;
 }
 
-const isMessage = (f: MessageDefinitionField): boolean => f.isComplex === true || f.type === 'time' || f.type === 'duration';
+const isMessage = (f: MessageDefinitionField): boolean =>
+  f.isComplex === true || f.type === 'time' || f.type === 'duration';
 const typeWords = (f: MessageDefinitionField): string => `${f.type}${f.isArray === true ? '[]' : ''}`;
 
 /**
@@ -88,7 +106,12 @@ const typeWords = (f: MessageDefinitionField): string => `${f.type}${f.isArray =
  * when it does. `leaf` says what the path must end on: a value (a number, string or bool), a
  * message, or anything.
  */
-export function pathProblem(distro: Distro, root: MessageDefinition, path: string, leaf: 'value' | 'message' | 'any' = 'any'): string | null {
+export function pathProblem(
+  distro: Distro,
+  root: MessageDefinition,
+  path: string,
+  leaf: 'value' | 'message' | 'any' = 'any',
+): string | null {
   let fields: readonly MessageDefinitionField[] = root.definitions.filter((f) => f.isConstant !== true);
   let typeName = root.name ?? 'the message';
   let at = '';
@@ -102,13 +125,15 @@ export function pathProblem(distro: Distro, root: MessageDefinition, path: strin
       typeName = last.type;
     }
     const f = fields.find((x) => x.name === s.key);
-    if (f === undefined) return `${typeName} has no field "${s.key}"${at ? ` (in ${at})` : ''}; its fields are ${fields.map((x) => x.name).join(', ') || 'none'}`;
+    if (f === undefined)
+      return `${typeName} has no field "${s.key}"${at ? ` (in ${at})` : ''}; its fields are ${fields.map((x) => x.name).join(', ') || 'none'}`;
     const here = at ? `${at}.${s.key}` : s.key;
     if (s.index !== undefined || s.match !== undefined) {
       if (f.isArray !== true) return `"${here}" is a ${typeWords(f)}, not an array`;
       if (s.match !== undefined) {
         const names = fields.find((x) => x.name === s.match!.key);
-        if (names === undefined || names.isArray !== true) return `"[${s.match.key}=…]" in "${here}" needs an array field "${s.match.key}" beside "${s.key}" in ${typeName}`;
+        if (names === undefined || names.isArray !== true)
+          return `"[${s.match.key}=…]" in "${here}" needs an array field "${s.match.key}" beside "${s.key}" in ${typeName}`;
       }
       last = { ...f, isArray: false };
     } else {
@@ -117,7 +142,8 @@ export function pathProblem(distro: Distro, root: MessageDefinition, path: strin
     at = here;
   }
   if (last === null) return null;
-  if (leaf === 'value' && (isMessage(last) || last.isArray === true)) return `"${at}" is a ${typeWords(last)}, not a single value: name one of its fields`;
+  if (leaf === 'value' && (isMessage(last) || last.isArray === true))
+    return `"${at}" is a ${typeWords(last)}, not a single value: name one of its fields`;
   if (leaf === 'message' && !isMessage(last)) return `"${at}" is a ${typeWords(last)}, not a message`;
   return null;
 }

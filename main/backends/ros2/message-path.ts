@@ -44,7 +44,8 @@ export function readPath(message: unknown, path: string): Read {
   let at = '';
   for (const s of parsePath(path)) {
     const parent = v;
-    if (parent === null || typeof parent !== 'object') return { ok: false, why: `${at || 'the message'} is not a message` };
+    if (parent === null || typeof parent !== 'object')
+      return { ok: false, why: `${at || 'the message'} is not a message` };
     v = (parent as Record<string, unknown>)[s.key];
     at = at ? `${at}.${s.key}` : s.key;
     if (v === undefined) return { ok: false, why: `no field "${at}"` };
@@ -55,7 +56,11 @@ export function readPath(message: unknown, path: string): Read {
         const names = (parent as Record<string, unknown>)[s.match.key];
         if (!isIndexable(names)) return { ok: false, why: `no array "${s.match.key}" beside "${at}"` };
         i = Array.from(names).indexOf(s.match.value);
-        if (i < 0) return { ok: false, why: `"${s.match.value}" is not in ${s.match.key} (${Array.from(names).slice(0, 12).join(', ')})` };
+        if (i < 0)
+          return {
+            ok: false,
+            why: `"${s.match.value}" is not in ${s.match.key} (${Array.from(names).slice(0, 12).join(', ')})`,
+          };
       }
       if (i! >= v.length) return { ok: false, why: `${at}[${i}] is past its end (${v.length} elements)` };
       v = v[i!];
@@ -66,7 +71,10 @@ export function readPath(message: unknown, path: string): Read {
 }
 
 /** A named field's value from a message: typed, scaled and offset as configured. */
-export function readField(message: unknown, spec: FieldSpec): { ok: true; value: number | string | boolean } | { ok: false; why: string } {
+export function readField(
+  message: unknown,
+  spec: FieldSpec,
+): { ok: true; value: number | string | boolean } | { ok: false; why: string } {
   const r = readPath(message, spec.path);
   if (!r.ok) return r;
   const want: FieldType = fieldType(spec);
@@ -112,7 +120,8 @@ export class MappingError extends WitnessError {
 
 /** A goal or request message from a tool call's arguments, as the mapping says. */
 export function buildMessage(mapping: Readonly<Record<string, ValueSource>>, args: unknown): Record<string, unknown> {
-  if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) throw new MappingError(`the arguments must be an object, got ${JSON.stringify(args)}`);
+  if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args)))
+    throw new MappingError(`the arguments must be an object, got ${JSON.stringify(args)}`);
   const a = (args ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [path, src] of Object.entries(mapping)) {
@@ -120,7 +129,10 @@ export function buildMessage(mapping: Readonly<Record<string, ValueSource>>, arg
       setPath(out, path, structuredClone(src.value));
     } else if (src.yaw_to_quaternion !== undefined) {
       const yaw = a[src.yaw_to_quaternion] ?? 0;
-      if (typeof yaw !== 'number' || !Number.isFinite(yaw)) throw new MappingError(`argument "${src.yaw_to_quaternion}" (for ${path}) must be a finite number of radians, got ${JSON.stringify(yaw)}`);
+      if (typeof yaw !== 'number' || !Number.isFinite(yaw))
+        throw new MappingError(
+          `argument "${src.yaw_to_quaternion}" (for ${path}) must be a finite number of radians, got ${JSON.stringify(yaw)}`,
+        );
       setPath(out, path, quaternionFromYaw(yaw));
     } else {
       // config.ts checked that a field has exactly one source: here it is an argument.
@@ -130,7 +142,10 @@ export function buildMessage(mapping: Readonly<Record<string, ValueSource>>, arg
         v = structuredClone(src.default);
       }
       if (src.scale !== undefined) {
-        if (typeof v !== 'number' || !Number.isFinite(v)) throw new MappingError(`argument "${src.arg}" (for ${path}) must be a finite number, got ${JSON.stringify(v)}`);
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw new MappingError(
+            `argument "${src.arg}" (for ${path}) must be a finite number, got ${JSON.stringify(v)}`,
+          );
         v = v * src.scale;
       }
       setPath(out, path, v);

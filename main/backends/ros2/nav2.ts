@@ -28,12 +28,41 @@ export const KEEPOUT_FILTER = 0;
  */
 const ERROR_CODES: Readonly<Record<number, readonly [string, string]>> = (() => {
   const out: Record<number, readonly [string, string]> = {};
-  const add = (action: string, first: number, names: readonly string[]): void => names.forEach((n, i) => { out[first + i] = [action, n]; });
-  const planner = ['UNKNOWN', 'INVALID_PLANNER', 'TF_ERROR', 'START_OUTSIDE_MAP', 'GOAL_OUTSIDE_MAP', 'START_OCCUPIED', 'GOAL_OCCUPIED', 'TIMEOUT', 'NO_VALID_PATH'];
-  add('FollowPath', 100, ['UNKNOWN', 'INVALID_CONTROLLER', 'TF_ERROR', 'INVALID_PATH', 'PATIENCE_EXCEEDED', 'FAILED_TO_MAKE_PROGRESS', 'NO_VALID_CONTROL', 'CONTROLLER_TIMED_OUT']);
+  const add = (action: string, first: number, names: readonly string[]): void =>
+    names.forEach((n, i) => {
+      out[first + i] = [action, n];
+    });
+  const planner = [
+    'UNKNOWN',
+    'INVALID_PLANNER',
+    'TF_ERROR',
+    'START_OUTSIDE_MAP',
+    'GOAL_OUTSIDE_MAP',
+    'START_OCCUPIED',
+    'GOAL_OCCUPIED',
+    'TIMEOUT',
+    'NO_VALID_PATH',
+  ];
+  add('FollowPath', 100, [
+    'UNKNOWN',
+    'INVALID_CONTROLLER',
+    'TF_ERROR',
+    'INVALID_PATH',
+    'PATIENCE_EXCEEDED',
+    'FAILED_TO_MAKE_PROGRESS',
+    'NO_VALID_CONTROL',
+    'CONTROLLER_TIMED_OUT',
+  ]);
   add('ComputePathToPose', 200, planner);
   add('ComputePathThroughPoses', 300, [...planner, 'NO_VIAPOINTS_GIVEN']);
-  add('SmoothPath', 500, ['UNKNOWN', 'INVALID_SMOOTHER', 'TIMEOUT', 'SMOOTHED_PATH_IN_COLLISION', 'FAILED_TO_SMOOTH_PATH', 'INVALID_PATH']);
+  add('SmoothPath', 500, [
+    'UNKNOWN',
+    'INVALID_SMOOTHER',
+    'TIMEOUT',
+    'SMOOTHED_PATH_IN_COLLISION',
+    'FAILED_TO_SMOOTH_PATH',
+    'INVALID_PATH',
+  ]);
   add('Spin', 700, ['UNKNOWN', 'TIMEOUT', 'TF_ERROR', 'COLLISION_AHEAD']);
   add('BackUp', 710, ['UNKNOWN', 'TIMEOUT', 'TF_ERROR', 'INVALID_INPUT', 'COLLISION_AHEAD']);
   add('navigator', 9000, ['UNKNOWN', 'FAILED_TO_LOAD_BEHAVIOR_TREE', 'TF_ERROR', 'TIMEOUT']);
@@ -62,14 +91,23 @@ const ZERO = { sec: 0, nanosec: 0 };
 /** A geometry_msgs/msg/PoseStamped (stamp zero: the latest transform). */
 export function poseStamped(frame: string, p: Pose): Record<string, unknown> {
   const yaw = p.yaw ?? 0;
-  return { header: { frame_id: frame, stamp: ZERO }, pose: { position: { x: p.x, y: p.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) } } };
+  return {
+    header: { frame_id: frame, stamp: ZERO },
+    pose: {
+      position: { x: p.x, y: p.y, z: 0 },
+      orientation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) },
+    },
+  };
 }
 
 export function occupancyGrid(frame: string, g: KeepoutGrid): Record<string, unknown> {
   return {
     header: { frame_id: frame, stamp: ZERO },
     info: {
-      map_load_time: ZERO, resolution: g.resolution_m, width: g.width, height: g.height,
+      map_load_time: ZERO,
+      resolution: g.resolution_m,
+      width: g.width,
+      height: g.height,
       origin: { position: { x: g.originX, y: g.originY, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
     },
     data: g.data,
@@ -77,7 +115,13 @@ export function occupancyGrid(frame: string, g: KeepoutGrid): Record<string, unk
 }
 
 export function costmapFilterInfo(frame: string, maskTopic: string): Record<string, unknown> {
-  return { header: { frame_id: frame, stamp: ZERO }, type: KEEPOUT_FILTER, filter_mask_topic: maskTopic, base: 0, multiplier: 1 };
+  return {
+    header: { frame_id: frame, stamp: ZERO },
+    type: KEEPOUT_FILTER,
+    filter_mask_topic: maskTopic,
+    base: 0,
+    multiplier: 1,
+  };
 }
 
 export function computePathGoal(frame: string, from: Pose, to: Pose, plannerId: string): Record<string, unknown> {
@@ -91,8 +135,10 @@ export function pathPoses(result: unknown): { ok: true; poses: Pose[] } | { ok: 
   const out: Pose[] = [];
   for (const [i, p] of poses.entries()) {
     const pos = (p as { pose?: { position?: { x?: unknown; y?: unknown } } } | null)?.pose?.position;
-    const x = Number(pos?.x), y = Number(pos?.y);
-    if (!Number.isFinite(x) || !Number.isFinite(y)) return { ok: false, why: `path.poses[${i}] has no finite pose.position` };
+    const x = Number(pos?.x),
+      y = Number(pos?.y);
+    if (!Number.isFinite(x) || !Number.isFinite(y))
+      return { ok: false, why: `path.poses[${i}] has no finite pose.position` };
     out.push({ x, y });
   }
   if (out.length === 0) return { ok: false, why: 'the path is empty' };

@@ -20,7 +20,10 @@
 import { WorldError } from '../../core/world/world.js';
 import { nav2ErrorName } from './nav2.js';
 
-export const NAVIGATOR_TYPES: ReadonlySet<string> = new Set(['nav2_msgs/action/NavigateToPose', 'nav2_msgs/action/NavigateThroughPoses']);
+export const NAVIGATOR_TYPES: ReadonlySet<string> = new Set([
+  'nav2_msgs/action/NavigateToPose',
+  'nav2_msgs/action/NavigateThroughPoses',
+]);
 
 /** Feedback fields that mean nothing until the tree holds a path. */
 const PATH_FIELDS = /^(distance_remaining|estimated_time_remaining)(\.|$)/;
@@ -37,8 +40,13 @@ export class NavigatorFeedback {
 
   /** Which of this message's fields say something: the path's (distance, time) and the pose's. */
   read(fb: unknown): { readonly path: boolean; readonly pose: boolean } {
-    const f = (fb ?? {}) as { distance_remaining?: unknown; current_pose?: { header?: { frame_id?: unknown } }; number_of_recoveries?: unknown };
-    const frame = typeof f.current_pose?.header?.frame_id === 'string' ? f.current_pose.header.frame_id.replace(/^\/+/, '') : null;
+    const f = (fb ?? {}) as {
+      distance_remaining?: unknown;
+      current_pose?: { header?: { frame_id?: unknown } };
+      number_of_recoveries?: unknown;
+    };
+    const frame =
+      typeof f.current_pose?.header?.frame_id === 'string' ? f.current_pose.header.frame_id.replace(/^\/+/, '') : null;
     const pose = frame === null || frame !== this.baseFrame;
     if (typeof f.number_of_recoveries === 'number') this.recoveries = f.number_of_recoveries;
     if (pose && typeof f.distance_remaining === 'number' && f.distance_remaining > 0) this.pathSeen = true;
@@ -58,18 +66,27 @@ function quotedCode(detail: string): number | null {
   return m === null ? null : Number(m[1]);
 }
 
-/** A navigator's failure in Nav2's terms: the code named, or why there is none; the recoveries it ran; why a goal was rejected. */
+/**
+ * A navigator's failure in Nav2's terms: the code named, or why there is none; the recoveries it ran; why a goal was
+ * rejected.
+ */
 export function explainNavigatorFailure(e: unknown, action: string, recoveries: number): unknown {
   if (!(e instanceof WorldError)) return e;
-  const ran = recoveries > 0 ? `; Nav2 ran ${recoveries} recovery action(s) first (costmap clears, spins, back-ups, waits)` : '';
+  const ran =
+    recoveries > 0 ? `; Nav2 ran ${recoveries} recovery action(s) first (costmap clears, spins, back-ups, waits)` : '';
   if (e.kind === 'rejected') {
-    return new WorldError('rejected', e.world, `${e.detail}: a Nav2 navigator rejects every goal while its lifecycle node is not active (\`witness ros2 check\` says; \`ros2 lifecycle get ${lifecycleNodeOf(action) ?? '<node>'}\`)`);
+    return new WorldError(
+      'rejected',
+      e.world,
+      `${e.detail}: a Nav2 navigator rejects every goal while its lifecycle node is not active (\`witness ros2 check\` says; \`ros2 lifecycle get ${lifecycleNodeOf(action) ?? '<node>'}\`)`,
+    );
   }
   if (e.kind !== 'aborted') return e;
   const code = quotedCode(e.detail);
-  const why = code !== null && code !== 0
-    ? `Nav2's error_code ${code}: ${nav2ErrorName(code)}`
-    : 'Nav2 gave no error code: Humble\'s results carry none; Jazzy\'s navigator aborts without one when it cannot read the robot\'s pose or transform the goal into its global frame, or when another navigator is running a goal (Nav2 runs one at a time)';
+  const why =
+    code !== null && code !== 0
+      ? `Nav2's error_code ${code}: ${nav2ErrorName(code)}`
+      : "Nav2 gave no error code: Humble's results carry none; Jazzy's navigator aborts without one when it cannot read the robot's pose or transform the goal into its global frame, or when another navigator is running a goal (Nav2 runs one at a time)";
   return new WorldError('aborted', e.world, `${e.detail} (${why}${ran})`);
 }
 
@@ -81,13 +98,23 @@ export function explainNavigatorFailure(e: unknown, action: string, recoveries: 
 export function lifecycleNodeOf(action: string): string | null {
   const name = action.replace(/\/+$/, '');
   const i = name.lastIndexOf('/');
-  const ns = i <= 0 ? '' : name.slice(0, i), leaf = name.slice(i + 1);
-  const node = ({
-    navigate_to_pose: 'bt_navigator', navigate_through_poses: 'bt_navigator',
-    compute_path_to_pose: 'planner_server', compute_path_through_poses: 'planner_server',
-    follow_path: 'controller_server', spin: 'behavior_server', backup: 'behavior_server', drive_on_heading: 'behavior_server', wait: 'behavior_server',
-    smooth_path: 'smoother_server', follow_waypoints: 'waypoint_follower',
-  } as Readonly<Record<string, string>>)[leaf];
+  const ns = i <= 0 ? '' : name.slice(0, i),
+    leaf = name.slice(i + 1);
+  const node = (
+    {
+      navigate_to_pose: 'bt_navigator',
+      navigate_through_poses: 'bt_navigator',
+      compute_path_to_pose: 'planner_server',
+      compute_path_through_poses: 'planner_server',
+      follow_path: 'controller_server',
+      spin: 'behavior_server',
+      backup: 'behavior_server',
+      drive_on_heading: 'behavior_server',
+      wait: 'behavior_server',
+      smooth_path: 'smoother_server',
+      follow_waypoints: 'waypoint_follower',
+    } as Readonly<Record<string, string>>
+  )[leaf];
   return node === undefined ? null : `${ns}/${node}`;
 }
 

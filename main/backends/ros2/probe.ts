@@ -14,16 +14,40 @@ import { withInterface } from './session.js';
 import { lifecycleNodeOf } from './navigator.js';
 
 /** A Nav2 server's lifecycle node and its state (lifecycle_msgs/msg/State label), or why it is not known. */
-export type LifecycleReport = { readonly node: string; readonly state: string; readonly active: boolean } | { readonly node: string; readonly state: null; readonly why: string };
+export type LifecycleReport =
+  | { readonly node: string; readonly state: string; readonly active: boolean }
+  | { readonly node: string; readonly state: null; readonly why: string };
 
 export interface ProbeReport {
   readonly ok: boolean;
   /** `skill` is the tool's name, or "waypoints", "waypoints.through", "waypoints.compute_path". */
-  readonly actions: readonly { skill: string; name: string; type: string; found: boolean; lifecycle: LifecycleReport | null }[];
+  readonly actions: readonly {
+    skill: string;
+    name: string;
+    type: string;
+    found: boolean;
+    lifecycle: LifecycleReport | null;
+  }[];
   readonly services: readonly { skill: string; name: string; type: string; found: boolean }[];
-  readonly topics: readonly { sensor: string; topic: string; type: string; messages: number; age_s: number | null; problem: string | null }[];
+  readonly topics: readonly {
+    sensor: string;
+    topic: string;
+    type: string;
+    messages: number;
+    age_s: number | null;
+    problem: string | null;
+  }[];
   readonly fields: readonly { field: string; sensor: string; problem: string }[];
-  readonly pose: { readonly ok: true; readonly x: number; readonly y: number; readonly yaw: number; readonly frame: string; readonly labels: readonly string[] } | { readonly ok: false; readonly problem: string };
+  readonly pose:
+    | {
+        readonly ok: true;
+        readonly x: number;
+        readonly y: number;
+        readonly yaw: number;
+        readonly frame: string;
+        readonly labels: readonly string[];
+      }
+    | { readonly ok: false; readonly problem: string };
   readonly tf: readonly string[];
 }
 
@@ -36,26 +60,57 @@ function topicProblem(world: Ros2World, topic: string, type: string): string {
   if (seen === undefined) return `no topic ${fq} in the ROS graph (\`ros2 topic list\`)`;
   if (!seen.types.includes(type)) return `${fq} carries ${seen.types.join(', ')}, not ${type}`;
   const n = world.node.countPublishers(fq);
-  return n === 0 ? `${fq} has no publisher` : `${n} publisher(s) on ${fq} but no message arrived: check the QoS (reliability, durability) against \`ros2 topic info -v ${fq}\``;
+  return n === 0
+    ? `${fq} has no publisher`
+    : `${n} publisher(s) on ${fq} but no message arrived: check the QoS (reliability, durability) against \`ros2 topic info -v ${fq}\``;
 }
 
 /** lifecycle_msgs/srv/GetState of `node` (every rclcpp_lifecycle node serves <node>/get_state). */
 async function lifecycleOf(world: Ros2World, node: string, left: () => number): Promise<LifecycleReport> {
-  const service = `${node}/get_state`, type = 'lifecycle_msgs/srv/GetState';
+  const service = `${node}/get_state`,
+    type = 'lifecycle_msgs/srv/GetState';
   try {
-    const client = withInterface(world.config.id, `lifecycle of ${node}`, type, null, () => world.node.createClient(type, service, { validateRequests: true }));
+    const client = withInterface(world.config.id, `lifecycle of ${node}`, type, null, () =>
+      world.node.createClient(type, service, { validateRequests: true }),
+    );
     const bound_s = Math.max(0.001, left() / 1000);
     const tool = { service, chain: [service], type, request: {}, timeout_s: bound_s, server_timeout_s: bound_s };
-    const r = await callService({ world: world.config.id, skill: 'lifecycle', service: tool, client, request: {}, deadline_ms: performance.now() + left() }, AbortSignal.timeout(Math.max(1, Math.ceil(left()))));
+    const r = await callService(
+      {
+        world: world.config.id,
+        skill: 'lifecycle',
+        service: tool,
+        client,
+        request: {},
+        deadline_ms: performance.now() + left(),
+      },
+      AbortSignal.timeout(Math.max(1, Math.ceil(left()))),
+    );
     const state = (r as { current_state?: { id?: unknown; label?: unknown } } | null)?.current_state;
     const label = typeof state?.label === 'string' && state.label !== '' ? state.label : `state ${String(state?.id)}`;
     return { node, state: label, active: state?.id === 3 || label === 'active' };
   } catch (e) {
-    return { node, state: null, why: e instanceof WorldError && e.kind === 'not-found' ? `no ${service} service: not a lifecycle node by Nav2's name` : e instanceof Error ? e.message : String(e) };
+    return {
+      node,
+      state: null,
+      why:
+        e instanceof WorldError && e.kind === 'not-found'
+          ? `no ${service} service: not a lifecycle node by Nav2's name`
+          : e instanceof Error
+            ? e.message
+            : String(e),
+    };
   }
 }
 
-async function probeAction(world: Ros2World, skill: string, name: string, type: string, client: RclActionClient, left: () => number): Promise<ProbeReport['actions'][number]> {
+async function probeAction(
+  world: Ros2World,
+  skill: string,
+  name: string,
+  type: string,
+  client: RclActionClient,
+  left: () => number,
+): Promise<ProbeReport['actions'][number]> {
   const found = await client.waitForServer(left()).catch(() => false);
   const node = type.startsWith('nav2_msgs/') ? lifecycleNodeOf(name) : null;
   return { skill, name, type, found, lifecycle: found && node !== null ? await lifecycleOf(world, node, left) : null };
@@ -67,15 +122,34 @@ export async function probeRos2(world: Ros2World, bound_s: number): Promise<Prob
   const deadline = performance.now() + bound_s * 1000;
   const left = (): number => Math.max(0, deadline - performance.now());
   const wp = c.waypoints;
-  const navActions: [string, { action: string; type: string }][] = wp === undefined ? [] : [['waypoints', wp.pose], ...(wp.through !== null ? [['waypoints.through', wp.through] as [string, { action: string; type: string }]] : []), ['waypoints.compute_path', wp.compute_path]];
+  const navActions: [string, { action: string; type: string }][] =
+    wp === undefined
+      ? []
+      : [
+          ['waypoints', wp.pose],
+          ...(wp.through !== null
+            ? [['waypoints.through', wp.through] as [string, { action: string; type: string }]]
+            : []),
+          ['waypoints.compute_path', wp.compute_path],
+        ];
   const [actions, services] = await Promise.all([
     Promise.all([
-      ...Object.entries(c.tools).map(([skill, t]) => probeAction(world, skill, t.action, t.type, ep.actions.get(skill)!, left)),
+      ...Object.entries(c.tools).map(([skill, t]) =>
+        probeAction(world, skill, t.action, t.type, ep.actions.get(skill)!, left),
+      ),
       ...navActions.map(([role, t]) => probeAction(world, role, t.action, t.type, ep.waypoints.get(role)!, left)),
     ]),
-    Promise.all(Object.entries(c.services).flatMap(([skill, s]) => s.chain.map(async (name, i) => ({ skill, name, type: s.type, found: await ep.services.get(skill)![i]!.waitForService(left()).catch(() => false) })))),
+    Promise.all(
+      Object.entries(c.services).flatMap(([skill, s]) =>
+        s.chain.map(async (name, i) => {
+          const client = ep.services.get(skill)![i]!;
+          return { skill, name, type: s.type, found: await client.waitForService(left()).catch(() => false) };
+        }),
+      ),
+    ),
     (async () => {
-      while (left() > 0 && Object.keys(c.sensors).some((s) => ep.latest(s) === undefined)) await sleep(Math.min(50, left()));
+      while (left() > 0 && Object.keys(c.sensors).some((s) => ep.latest(s) === undefined))
+        await sleep(Math.min(50, left()));
     })(),
   ]);
   let pose: ProbeReport['pose'] = { ok: false, problem: 'not tried' };
@@ -92,7 +166,14 @@ export async function probeRos2(world: Ros2World, bound_s: number): Promise<Prob
   }
   const topics = Object.entries(c.sensors).map(([sensor, s]) => {
     const l = ep.latest(sensor);
-    return { sensor, topic: s.topic, type: s.type, messages: l?.count ?? 0, age_s: l?.age_s ?? null, problem: l === undefined ? topicProblem(world, s.topic, s.type) : null };
+    return {
+      sensor,
+      topic: s.topic,
+      type: s.type,
+      messages: l?.count ?? 0,
+      age_s: l?.age_s ?? null,
+      problem: l === undefined ? topicProblem(world, s.topic, s.type) : null,
+    };
   });
   const fields = Object.entries(c.sensors).flatMap(([sensor, s]) => {
     const l = ep.latest(sensor);
@@ -102,6 +183,11 @@ export async function probeRos2(world: Ros2World, bound_s: number): Promise<Prob
       return v.ok ? [] : [{ field, sensor, problem: v.why }];
     });
   });
-  const ok = actions.every((a) => a.found && (a.lifecycle === null || a.lifecycle.state === null || a.lifecycle.active)) && services.every((s) => s.found) && topics.every((t) => t.problem === null) && fields.length === 0 && pose.ok;
+  const ok =
+    actions.every((a) => a.found && (a.lifecycle === null || a.lifecycle.state === null || a.lifecycle.active)) &&
+    services.every((s) => s.found) &&
+    topics.every((t) => t.problem === null) &&
+    fields.length === 0 &&
+    pose.ok;
   return { ok, actions, services, topics, fields, pose, tf: ep.tfLinks() };
 }

@@ -49,7 +49,15 @@ export interface RclQoSClass {
 }
 
 /** action_msgs/msg/GoalStatus values. */
-export const GOAL_STATUS = { unknown: 0, accepted: 1, executing: 2, canceling: 3, succeeded: 4, canceled: 5, aborted: 6 } as const;
+export const GOAL_STATUS = {
+  unknown: 0,
+  accepted: 1,
+  executing: 2,
+  canceling: 3,
+  succeeded: 4,
+  canceled: 5,
+  aborted: 6,
+} as const;
 
 export interface RclGoalHandle {
   /** Deprecated in rclnodejs 1.x (still present); `isAccepted()` replaces it. */
@@ -71,7 +79,10 @@ export interface RclActionClient {
 
 export interface RclServiceClient {
   /** Resolves with the response; rejects with a TimeoutError, an AbortError or a MessageValidationError. */
-  sendRequestAsync(request: object, options?: { readonly timeout?: number; readonly signal?: AbortSignal }): Promise<unknown>;
+  sendRequestAsync(
+    request: object,
+    options?: { readonly timeout?: number; readonly signal?: AbortSignal },
+  ): Promise<unknown>;
   waitForService(timeout_ms?: number): Promise<boolean>;
   isServiceServerAvailable(): boolean;
 }
@@ -91,14 +102,30 @@ export interface RclValidationIssue {
 }
 
 export interface RclNode {
-  createSubscription(typeClass: string, topic: string, options: { qos?: RclQoS }, callback: (message: unknown) => void): RclSubscription;
-  createClient(typeClass: string, serviceName: string, options?: { readonly validateRequests?: boolean }): RclServiceClient;
-  createPublisher(typeClass: string, topic: string, options?: { readonly qos?: RclQoS; readonly validateMessages?: boolean }): RclPublisher;
+  createSubscription(
+    typeClass: string,
+    topic: string,
+    options: { qos?: RclQoS },
+    callback: (message: unknown) => void,
+  ): RclSubscription;
+  createClient(
+    typeClass: string,
+    serviceName: string,
+    options?: { readonly validateRequests?: boolean },
+  ): RclServiceClient;
+  createPublisher(
+    typeClass: string,
+    topic: string,
+    options?: { readonly qos?: RclQoS; readonly validateMessages?: boolean },
+  ): RclPublisher;
   spin(timeout_ms?: number): void;
   getTopicNamesAndTypes(): readonly { readonly name: string; readonly types: readonly string[] }[];
   countPublishers(topic: string): number;
   getNodeNamesAndNamespaces(): readonly { readonly name: string; readonly namespace: string }[];
-  getSubscriptionNamesAndTypesByNode(nodeName: string, namespace: string): readonly { readonly name: string; readonly types: readonly string[] }[];
+  getSubscriptionNamesAndTypesByNode(
+    nodeName: string,
+    namespace: string,
+  ): readonly { readonly name: string; readonly types: readonly string[] }[];
   destroy(): void;
 }
 
@@ -107,14 +134,27 @@ export interface RclModule {
   readonly Node: new (name: string, namespace?: string) => RclNode;
   shutdown(): void;
   isShutdown(): boolean;
-  readonly ActionClient: new (node: RclNode, typeClass: string, actionName: string, options?: { readonly validateGoals?: boolean }) => RclActionClient;
+  readonly ActionClient: new (
+    node: RclNode,
+    typeClass: string,
+    actionName: string,
+    options?: { readonly validateGoals?: boolean },
+  ) => RclActionClient;
   readonly QoS: RclQoSClass;
   /** Removes the SIGINT handler that loading rclnodejs installed (it shuts every context down). */
   removeSignalHandlers(): void;
 }
 
 /** The members checked when the module is loaded, so a wrong package fails early with a clear message. */
-export const REQUIRED_MEMBERS = ['init', 'Node', 'shutdown', 'isShutdown', 'ActionClient', 'QoS', 'removeSignalHandlers'] as const;
+export const REQUIRED_MEMBERS = [
+  'init',
+  'Node',
+  'shutdown',
+  'isShutdown',
+  'ActionClient',
+  'QoS',
+  'removeSignalHandlers',
+] as const;
 
 /** The version this backend is built and tested against (package.json's optionalDependencies). */
 export const RCLNODEJS_RANGE = '^1.9.0';

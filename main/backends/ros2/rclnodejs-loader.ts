@@ -8,7 +8,8 @@ import { WitnessError } from '../../contract/errors.js';
 import { createRequire } from 'node:module';
 import { RCLNODEJS_RANGE, REQUIRED_MEMBERS, type RclModule } from './rclnodejs-api.js';
 
-export type Ros2Problem = 'not-sourced' | 'not-installed' | 'abi-mismatch' | 'load-failed' | 'incompatible' | 'init-failed';
+export type Ros2Problem =
+  'not-sourced' | 'not-installed' | 'abi-mismatch' | 'load-failed' | 'incompatible' | 'init-failed';
 
 export interface Ros2Diagnosis {
   readonly problem: Ros2Problem;
@@ -20,7 +21,13 @@ export interface Ros2Diagnosis {
 }
 
 export type Ros2Availability =
-  | { readonly ok: true; readonly rcl: RclModule; readonly distro: string; readonly version: string | null; readonly notes: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly rcl: RclModule;
+      readonly distro: string;
+      readonly version: string | null;
+      readonly notes: readonly string[];
+    }
   | ({ readonly ok: false } & Ros2Diagnosis);
 
 /** ROS 2 cannot be used here; `message` is the diagnosis followed by the fix. */
@@ -37,7 +44,8 @@ export const SUPPORTED_DISTROS = ['humble', 'jazzy'] as const;
 const PACKAGE = 'rclnodejs';
 const SOURCE = 'source /opt/ros/<distro>/setup.bash';
 const INSTALL = '`npm install rclnodejs` after sourcing ROS 2, then `node native/rebuild.js` for Electron';
-const REBUILD = 'rebuild it with ROS 2 sourced: `npm rebuild rclnodejs` for Node (CLI, tests, web mode), `node native/rebuild.js` for the desktop app (Electron)';
+const REBUILD =
+  'rebuild it with ROS 2 sourced: `npm rebuild rclnodejs` for Node (CLI, tests, web mode), `node native/rebuild.js` for the desktop app (Electron)';
 
 export interface LoaderDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -76,11 +84,18 @@ export function diagnoseLoadError(e: unknown, distro: string): Ros2Diagnosis {
     return { problem: 'not-installed', message: 'rclnodejs is not installed', fix: INSTALL, distro };
   }
   if (/NODE_MODULE_VERSION|compiled against a different Node\.js version|Module did not self-register/.test(text)) {
-    return { problem: 'abi-mismatch', message: `rclnodejs was built for another Node.js ABI (${text})`, fix: REBUILD, distro };
+    return {
+      problem: 'abi-mismatch',
+      message: `rclnodejs was built for another Node.js ABI (${text})`,
+      fix: REBUILD,
+      distro,
+    };
   }
   if (/cannot open shared object file|\.so[.:\s]|ERR_DLOPEN_FAILED|dlopen/.test(text) || code === 'ERR_DLOPEN_FAILED') {
     return {
-      problem: 'load-failed', message: `rclnodejs did not load (${text})`, distro,
+      problem: 'load-failed',
+      message: `rclnodejs did not load (${text})`,
+      distro,
       fix: `the ROS 2 libraries it links were not found: run \`source /opt/ros/${distro}/setup.bash\` in this shell (ROS_DISTRO=${distro} is set, but the libraries are not on the library path), or ${REBUILD}`,
     };
   }
@@ -89,8 +104,8 @@ export function diagnoseLoadError(e: unknown, distro: string): Ros2Diagnosis {
 
 /**
  * Imports rclnodejs if ROS 2 is sourced and the package loads, and removes the signal handler it
- * installs; otherwise says exactly why not. Without ROS_DISTRO it does not even try to load the native module (that would only fail with a
- * less helpful dlopen error), but it still says whether the package is installed.
+ * installs; otherwise says exactly why not. Without ROS_DISTRO it does not even try to load the native module (that
+ * would only fail with a less helpful dlopen error), but it still says whether the package is installed.
  */
 export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availability> {
   const env = deps.env ?? process.env;
@@ -100,7 +115,10 @@ export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availabi
   if (distro === null) {
     const fix = `run \`${SOURCE}\` (<distro>: ${SUPPORTED_DISTROS.join(' or ')}) before starting Witness`;
     return {
-      ok: false, problem: 'not-sourced', message: 'ROS 2 is not sourced (ROS_DISTRO is not set)', distro: null,
+      ok: false,
+      problem: 'not-sourced',
+      message: 'ROS 2 is not sourced (ROS_DISTRO is not set)',
+      distro: null,
       fix: isInstalled(resolver) ? fix : `${fix}; rclnodejs is not installed either: ${INSTALL}`,
     };
   }
@@ -115,7 +133,9 @@ export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availabi
   const missing = REQUIRED_MEMBERS.filter((m) => typeof (mod as Record<string, unknown> | null)?.[m] !== 'function');
   if (missing.length > 0) {
     return {
-      ok: false, problem: 'incompatible', distro,
+      ok: false,
+      problem: 'incompatible',
+      distro,
       message: `the installed rclnodejs ${installedVersion(resolver) ?? '(version unknown)'} lacks ${missing.join(', ')}`,
       fix: `install a supported version after sourcing ROS 2: \`npm install rclnodejs@${RCLNODEJS_RANGE}\``,
     };
@@ -124,12 +144,15 @@ export async function loadRclnodejs(deps: LoaderDeps = {}): Promise<Ros2Availabi
   // action clients destroyed): Ctrl-C could then no longer cancel a running goal. Witness owns
   // SIGINT and SIGTERM (main/witness.ts): the goal is cancelled and the robot stopped first.
   (mod as RclModule).removeSignalHandlers();
-  const notes = (SUPPORTED_DISTROS as readonly string[]).includes(distro) ? [] : [`ROS_DISTRO=${distro}: this backend is built and documented for ${SUPPORTED_DISTROS.join(' and ')}`];
+  const notes = (SUPPORTED_DISTROS as readonly string[]).includes(distro)
+    ? []
+    : [`ROS_DISTRO=${distro}: this backend is built and documented for ${SUPPORTED_DISTROS.join(' and ')}`];
   return { ok: true, rcl: mod as RclModule, distro, version: installedVersion(resolver), notes };
 }
 
 /** The one-line status an app or a command shows. */
 export function describeAvailability(a: Ros2Availability): string {
-  if (a.ok) return `ROS 2 ${a.distro} with rclnodejs ${a.version ?? '(version unknown)'}${a.notes.length > 0 ? ` (${a.notes.join('; ')})` : ''}`;
+  if (a.ok)
+    return `ROS 2 ${a.distro} with rclnodejs ${a.version ?? '(version unknown)'}${a.notes.length > 0 ? ` (${a.notes.join('; ')})` : ''}`;
   return `${a.message}: ${a.fix}`;
 }

@@ -30,7 +30,8 @@ export async function acquire(rcl: RclModule, distro: string | null): Promise<vo
         return;
       }
       throw new Ros2Unavailable({
-        problem: 'init-failed', distro,
+        problem: 'init-failed',
+        distro,
         message: `rclnodejs could not start ROS 2 (${text.split('\n')[0]})`,
         fix: `check the middleware in this shell: \`ros2 doctor\`, RMW_IMPLEMENTATION and ROS_DOMAIN_ID; source /opt/ros/${distro ?? '<distro>'}/setup.bash again`,
       });
@@ -62,16 +63,20 @@ export function release(rcl: RclModule): void {
 export function qosProfile(rcl: RclModule, q: QosConfig): RclQoS {
   const Q = rcl.QoS;
   const keepLast = Q.HistoryPolicy?.['RMW_QOS_POLICY_HISTORY_KEEP_LAST'] ?? 1;
-  const reliability = q.reliability === 'reliable'
-    ? Q.ReliabilityPolicy?.['RMW_QOS_POLICY_RELIABILITY_RELIABLE'] ?? 1
-    : Q.ReliabilityPolicy?.['RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT'] ?? 2;
-  const durability = q.durability === 'transient_local'
-    ? Q.DurabilityPolicy?.['RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL'] ?? 1
-    : Q.DurabilityPolicy?.['RMW_QOS_POLICY_DURABILITY_VOLATILE'] ?? 2;
+  const reliability =
+    q.reliability === 'reliable'
+      ? (Q.ReliabilityPolicy?.['RMW_QOS_POLICY_RELIABILITY_RELIABLE'] ?? 1)
+      : (Q.ReliabilityPolicy?.['RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT'] ?? 2);
+  const durability =
+    q.durability === 'transient_local'
+      ? (Q.DurabilityPolicy?.['RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL'] ?? 1)
+      : (Q.DurabilityPolicy?.['RMW_QOS_POLICY_DURABILITY_VOLATILE'] ?? 2);
   return new Q(keepLast, q.depth, reliability, durability);
 }
 
-/** Creates an entity whose type rclnodejs must know; an unknown interface becomes a 'not-found' WorldError with the fix. */
+/**
+ * Creates an entity whose type rclnodejs must know; an unknown interface becomes a 'not-found' WorldError with the fix.
+ */
 export function withInterface<T>(world: string, what: string, type: string, distro: string | null, create: () => T): T {
   try {
     return create();
@@ -79,7 +84,11 @@ export function withInterface<T>(world: string, what: string, type: string, dist
     const text = e instanceof Error ? e.message : String(e);
     const pkg = type.split('/')[0]!;
     if (/does not exist|not found|cannot find|no such|unknown/i.test(text)) {
-      throw new WorldError('not-found', world, `${what}: rclnodejs has no generated code for ${type} (${text.split('\n')[0]}): install the package (\`sudo apt install ros-${distro ?? '<distro>'}-${pkg.replace(/_/g, '-')}\`), source ROS 2 again and run \`npx generate-ros-messages\``);
+      throw new WorldError(
+        'not-found',
+        world,
+        `${what}: rclnodejs has no generated code for ${type} (${text.split('\n')[0]}): install the package (\`sudo apt install ros-${distro ?? '<distro>'}-${pkg.replace(/_/g, '-')}\`), source ROS 2 again and run \`npx generate-ros-messages\``,
+      );
     }
     throw new WorldError('failed', world, `${what}: rclnodejs could not create it for ${type}: ${text.split('\n')[0]}`);
   }

@@ -16,8 +16,14 @@ export const IDENTITY: Transform = { t: [0, 0, 0], q: [0, 0, 0, 1] };
 type Q = readonly [number, number, number, number];
 
 function qmul(a: Q, b: Q): [number, number, number, number] {
-  const [ax, ay, az, aw] = a, [bx, by, bz, bw] = b;
-  return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz];
+  const [ax, ay, az, aw] = a,
+    [bx, by, bz, bw] = b;
+  return [
+    aw * bx + ax * bw + ay * bz - az * by,
+    aw * by - ax * bz + ay * bw + az * bx,
+    aw * bz + ax * by - ay * bx + az * bw,
+    aw * bw - ax * bx - ay * by - az * bz,
+  ];
 }
 
 function rotate(q: Q, v: readonly [number, number, number]): [number, number, number] {
@@ -54,7 +60,12 @@ export type Lookup =
   | { readonly ok: true; readonly transform: Transform; readonly age_s: number }
   | { readonly ok: false; readonly kind: 'missing'; readonly why: string }
   /** `link`: the oldest dynamic link of the chain, "parent → child" (the one that went quiet). */
-  | { readonly ok: false; readonly kind: 'stale'; readonly why: string; readonly link: { readonly parent: string; readonly child: string } };
+  | {
+      readonly ok: false;
+      readonly kind: 'stale';
+      readonly why: string;
+      readonly link: { readonly parent: string; readonly child: string };
+    };
 
 const frameId = (s: unknown): string => (typeof s === 'string' ? s.replace(/^\/+/, '') : '');
 
@@ -72,16 +83,27 @@ export class TfBuffer {
     if (!Array.isArray(list)) return 0;
     let n = 0;
     for (const ts of list as unknown[]) {
-      const m = ts as { header?: { frame_id?: unknown }; child_frame_id?: unknown; transform?: { translation?: Record<string, unknown>; rotation?: Record<string, unknown> } };
-      const parent = frameId(m.header?.frame_id), child = frameId(m.child_frame_id);
-      const tr = m.transform?.translation, ro = m.transform?.rotation;
+      const m = ts as {
+        header?: { frame_id?: unknown };
+        child_frame_id?: unknown;
+        transform?: { translation?: Record<string, unknown>; rotation?: Record<string, unknown> };
+      };
+      const parent = frameId(m.header?.frame_id),
+        child = frameId(m.child_frame_id);
+      const tr = m.transform?.translation,
+        ro = m.transform?.rotation;
       if (!parent || !child || parent === child || tr === undefined || ro === undefined) continue;
       const t: [number, number, number] = [num(tr['x']), num(tr['y']), num(tr['z'])];
       const q: [number, number, number, number] = [num(ro['x']), num(ro['y']), num(ro['z']), num(ro['w'])];
       if (![...t, ...q].every(Number.isFinite)) continue;
       const norm = Math.hypot(...q);
       if (norm < 1e-9) continue;
-      this.edges.set(child, { parent, transform: { t, q: [q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm] }, received_s: now_s, isStatic });
+      this.edges.set(child, {
+        parent,
+        transform: { t, q: [q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm] },
+        received_s: now_s,
+        isStatic,
+      });
       n++;
     }
     if (n > 0 && !isStatic) this.lastMessage_s = now_s;
@@ -98,10 +120,16 @@ export class TfBuffer {
     return [...this.edges].map(([child, e]) => `${e.parent} → ${child}${e.isStatic ? ' (static)' : ''}`);
   }
 
-  /** The chain from a frame up to its root: transforms root ← frame, with the oldest dynamic link (its receive time and child frame). */
+  /**
+   * The chain from a frame up to its root: transforms root ← frame, with the oldest dynamic link (its receive time and
+   * child frame).
+   */
   private up(frame: string): Map<string, { toFrame: Transform; oldest_s: number; oldest: string | null }> {
     const out = new Map<string, { toFrame: Transform; oldest_s: number; oldest: string | null }>();
-    let acc = IDENTITY, oldest_s = Infinity, oldest: string | null = null, f = frame;
+    let acc = IDENTITY,
+      oldest_s = Infinity,
+      oldest: string | null = null,
+      f = frame;
     out.set(f, { toFrame: acc, oldest_s, oldest });
     for (let guard = 0; guard < 64; guard++) {
       const e = this.edges.get(f);
@@ -118,22 +146,40 @@ export class TfBuffer {
     return out;
   }
 
-  /** The transform target ← source (the pose of source in target), if the tree links them and no dynamic link is older than staleness_s. */
+  /**
+   * The transform target ← source (the pose of source in target), if the tree links them and no dynamic link is older
+   * than staleness_s.
+   */
   lookup(target: string, source: string, now_s: number, staleness_s: number): Lookup {
     const fromSource = this.up(source);
     const fromTarget = this.up(target);
     let common: string | undefined;
-    for (const f of fromTarget.keys()) if (fromSource.has(f)) { common = f; break; }
+    for (const f of fromTarget.keys())
+      if (fromSource.has(f)) {
+        common = f;
+        break;
+      }
     if (common === undefined) {
       const known = this.links();
-      return { ok: false, kind: 'missing', why: `no transform ${target} ← ${source}${known.length > 0 ? `; known links: ${known.join(', ')}` : '; no transform has been received'}` };
+      return {
+        ok: false,
+        kind: 'missing',
+        why: `no transform ${target} ← ${source}${known.length > 0 ? `; known links: ${known.join(', ')}` : '; no transform has been received'}`,
+      };
     }
-    const s = fromSource.get(common)!, t = fromTarget.get(common)!;
+    const s = fromSource.get(common)!,
+      t = fromTarget.get(common)!;
     const older = s.oldest_s <= t.oldest_s ? s : t;
     const age_s = older.oldest_s === Infinity ? 0 : now_s - older.oldest_s;
     if (age_s > staleness_s) {
-      const child = older.oldest!, parent = this.edges.get(child)!.parent;
-      return { ok: false, kind: 'stale', link: { parent, child }, why: `the transform ${target} ← ${source} is ${age_s.toFixed(2)} s old (bound ${staleness_s} s): nothing new on ${parent} → ${child}` };
+      const child = older.oldest!,
+        parent = this.edges.get(child)!.parent;
+      return {
+        ok: false,
+        kind: 'stale',
+        link: { parent, child },
+        why: `the transform ${target} ← ${source} is ${age_s.toFixed(2)} s old (bound ${staleness_s} s): nothing new on ${parent} → ${child}`,
+      };
     }
     return { ok: true, transform: compose(invert(t.toFrame), s.toFrame), age_s };
   }

@@ -28,31 +28,65 @@ export interface ActOptions {
 
 const ID = Type.String({ minLength: 1, maxLength: 2000 });
 
-export const ActRunRequest = Type.Object({
-  world: ID,
-  tools: Type.String({ minLength: 1, maxLength: 2000, description: 'a tool folder: one of ActOptions.tools' }),
-  plan: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'a scripted plan: one of ActOptions.plans' })),
-  planner: Type.Optional(StringEnum(ACT_PLANNERS, { description: 'default recovery' })),
-  goal: Type.String({ minLength: 1, maxLength: 10_000, description: 'the goal verifier: a CEL condition on the observed state' }),
-  task: Type.Optional(Type.String({ maxLength: 10_000, description: 'the instruction in words (recorded as the run\'s specification)' })),
-  replans: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-  seed: Type.Optional(Type.Integer({ minimum: 0 })),
-}, { additionalProperties: false });
+export const ActRunRequest = Type.Object(
+  {
+    world: ID,
+    tools: Type.String({ minLength: 1, maxLength: 2000, description: 'a tool folder: one of ActOptions.tools' }),
+    plan: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'a scripted plan: one of ActOptions.plans' }),
+    ),
+    planner: Type.Optional(StringEnum(ACT_PLANNERS, { description: 'default recovery' })),
+    goal: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: 'the goal verifier: a CEL condition on the observed state',
+    }),
+    task: Type.Optional(
+      Type.String({ maxLength: 10_000, description: "the instruction in words (recorded as the run's specification)" }),
+    ),
+    replans: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    seed: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
 export type ActRunRequest = Static<typeof ActRunRequest>;
 
 export const ActStopRequest = Type.Object({ run: ID }, { additionalProperties: false });
 
 /** The tools a run registered: what the step view labels its calls with. */
-export interface ActTool { name: string; skill: string; preconditions: string[]; postconditions: string[] }
+export interface ActTool {
+  name: string;
+  skill: string;
+  preconditions: string[];
+  postconditions: string[];
+}
 
-export type ActStepKind = 'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
+export type ActStepKind =
+  'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
 
 export type ActEvent =
   /** A call about to run, its preconditions checked on the state just observed (a refused one fails next). */
-  | { topic: 'act.call'; run: string; n: number; tool: string; args: unknown; subtask: number; timeout_s: number; preconditions: { name: string; expr: string; pass: boolean; observed: Record<string, unknown>; error?: string }[] }
+  | {
+      topic: 'act.call';
+      run: string;
+      n: number;
+      tool: string;
+      args: unknown;
+      subtask: number;
+      timeout_s: number;
+      preconditions: { name: string; expr: string; pass: boolean; observed: Record<string, unknown>; error?: string }[];
+    }
   /** One of the loop's audit events, as it is recorded. */
   | { topic: 'act.step'; run: string; n: number; kind: ActStepKind; body: AuditEventBody<ActStepKind> }
-  | { topic: 'act.end'; run: string; outcome: 'success' | 'escalated' | 'goal-not-met' | 'stopped' | 'error'; reason: string; toolCalls: number; replans: number; auditRun: string | null };
+  | {
+      topic: 'act.end';
+      run: string;
+      outcome: 'success' | 'escalated' | 'goal-not-met' | 'stopped' | 'error';
+      reason: string;
+      toolCalls: number;
+      replans: number;
+      auditRun: string | null;
+    };
 
 export interface ActApi {
   /** The tool worlds, tool folders and plans the console can run the loop with. */

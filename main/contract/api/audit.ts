@@ -19,13 +19,19 @@ export interface AuditRunSummary {
   /** run_end's outcome, or null for a run without an end (still running, or killed). */
   outcome: string | null;
   events: number;
-  /** Verifier failures in the run: its failure records, and its failed postconditions (verifier results that did not pass). */
+  /**
+   * Verifier failures in the run: its failure records, and its failed postconditions (verifier results that did not
+   * pass).
+   */
   failures: { records: number; postconditions: number };
   /** The specification text (mission spec or goal), when the run recorded one. */
   spec: string | null;
   /** The run's metadata (method, start, seed, …). */
   meta: Record<string, unknown>;
-  /** Why the runs table disagrees with the run's chained run_start (the values shown are the run_start's); absent when they agree. */
+  /**
+   * Why the runs table disagrees with the run's chained run_start (the values shown are the run_start's); absent when
+   * they agree.
+   */
   tampered?: string;
 }
 
@@ -44,19 +50,33 @@ export interface AuditEventRow {
   failed: boolean;
 }
 
-const FILE = Type.String({ minLength: 1, maxLength: 1000, description: 'another audit database (absolute, ~/…, or relative to the workspace); default: the session\'s' });
+const FILE = Type.String({
+  minLength: 1,
+  maxLength: 1000,
+  description: "another audit database (absolute, ~/…, or relative to the workspace); default: the session's",
+});
 const RUN = Type.String({ minLength: 1, maxLength: 100 });
 const strict = { additionalProperties: false } as const;
 
-export const AuditFilter = Type.Object({
-  run: Type.Optional(RUN),
-  kinds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'any of these kinds (empty or absent: every kind)' })),
-  tool: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  failureLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  fromMs: Type.Optional(Type.Number({ description: 'time window, ms since 1970, inclusive' })),
-  toMs: Type.Optional(Type.Number()),
-  text: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'free text inside the event body (case-insensitive)' })),
-}, strict);
+export const AuditFilter = Type.Object(
+  {
+    run: Type.Optional(RUN),
+    kinds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 50,
+        description: 'any of these kinds (empty or absent: every kind)',
+      }),
+    ),
+    tool: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    failureLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    fromMs: Type.Optional(Type.Number({ description: 'time window, ms since 1970, inclusive' })),
+    toMs: Type.Optional(Type.Number()),
+    text: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'free text inside the event body (case-insensitive)' }),
+    ),
+  },
+  strict,
+);
 export type AuditFilter = Static<typeof AuditFilter>;
 
 export interface AuditQueryResult {
@@ -149,34 +169,55 @@ export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 /** Runs in a page of auditRuns when the request gives no limit. */
 export const AUDIT_RUNS_PAGE = 200;
 
-export const AuditRunsRequest = Type.Object({
-  file: Type.Optional(FILE),
-  cursor: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 10_000 }), Type.Null()], { description: 'continue after the page that gave this `next`' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `runs in the page (default ${AUDIT_RUNS_PAGE})` })),
-}, strict);
+export const AuditRunsRequest = Type.Object(
+  {
+    file: Type.Optional(FILE),
+    cursor: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 10_000 }), Type.Null()], {
+        description: 'continue after the page that gave this `next`',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, description: `runs in the page (default ${AUDIT_RUNS_PAGE})` }),
+    ),
+  },
+  strict,
+);
 export const AuditHeadRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
 export const AuditFacetsRequest = Type.Object({ file: Type.Optional(FILE), run: RUN }, strict);
-export const AuditQueryRequest = Type.Object({
-  file: Type.Optional(FILE),
-  filter: AuditFilter,
-  cursor: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  limit: Type.Integer({ minimum: 1, maximum: 5000 }),
-}, strict);
-export const AuditLocateRequest = Type.Object({
-  file: Type.Optional(FILE),
-  filter: Type.Composite([AuditFilter, Type.Object({ run: RUN })], strict),
-  step: Type.Optional(Type.Number()),
-  tMs: Type.Optional(Type.Number()),
-}, strict);
+export const AuditQueryRequest = Type.Object(
+  {
+    file: Type.Optional(FILE),
+    filter: AuditFilter,
+    cursor: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Integer({ minimum: 1, maximum: 5000 }),
+  },
+  strict,
+);
+export const AuditLocateRequest = Type.Object(
+  {
+    file: Type.Optional(FILE),
+    filter: Type.Composite([AuditFilter, Type.Object({ run: RUN })], strict),
+    step: Type.Optional(Type.Number()),
+    tMs: Type.Optional(Type.Number()),
+  },
+  strict,
+);
 export const AuditEventRequest = Type.Object({ file: Type.Optional(FILE), id: Type.Integer({ minimum: 1 }) }, strict);
-export const AuditReplayRequest = Type.Object({ file: Type.Optional(FILE), run: RUN, maxPositions: Type.Optional(Type.Integer({ minimum: 2, maximum: 200_000 })) }, strict);
+export const AuditReplayRequest = Type.Object(
+  { file: Type.Optional(FILE), run: RUN, maxPositions: Type.Optional(Type.Integer({ minimum: 2, maximum: 200_000 })) },
+  strict,
+);
 export const AuditVerifyRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
-export const AuditExportRequest = Type.Object({
-  file: Type.Optional(FILE),
-  run: Type.Optional(RUN),
-  format: StringEnum(AUDIT_EXPORT_FORMATS),
-}, strict);
+export const AuditExportRequest = Type.Object(
+  {
+    file: Type.Optional(FILE),
+    run: Type.Optional(RUN),
+    format: StringEnum(AUDIT_EXPORT_FORMATS),
+  },
+  strict,
+);
 
 export interface AuditApi {
   /**
@@ -186,22 +227,34 @@ export interface AuditApi {
    * file that is missing, not SQLite, or not a Witness audit database of a version this build reads
    * is an ApiError naming the file.
    */
-  auditRuns(params: Static<typeof AuditRunsRequest>): Promise<{ file: string; exists: boolean; runs: AuditRunSummary[]; next: string | null; message?: string }>;
+  auditRuns(
+    params: Static<typeof AuditRunsRequest>,
+  ): Promise<{ file: string; exists: boolean; runs: AuditRunSummary[]; next: string | null; message?: string }>;
   /**
    * How far a database has been written: its runs and its last event's sequence number — cheap, so
    * the browser can poll it and tail a database another process (a mission, the CLI) is writing.
    * Errors as auditRuns.
    */
-  auditHead(params: Static<typeof AuditHeadRequest>): Promise<{ file: string; exists: boolean; runs: number; lastSeq: number }>;
+  auditHead(
+    params: Static<typeof AuditHeadRequest>,
+  ): Promise<{ file: string; exists: boolean; runs: number; lastSeq: number }>;
   /** Kinds (with counts), tools, failure labels and the time range of one run: the filter choices. */
-  auditFacets(params: Static<typeof AuditFacetsRequest>): Promise<{ kinds: { kind: string; n: number }[]; tools: string[]; failureLabels: string[]; firstMs: number | null; lastMs: number | null }>;
+  auditFacets(params: Static<typeof AuditFacetsRequest>): Promise<{
+    kinds: { kind: string; n: number }[];
+    tools: string[];
+    failureLabels: string[];
+    firstMs: number | null;
+    lastMs: number | null;
+  }>;
   /**
    * One page of events matching the filter, in order. Continue with `cursor` (the previous page's
    * `next`), or jump with `offset` (an index into the matching events; not with free text).
    */
   auditQuery(params: Static<typeof AuditQueryRequest>): Promise<AuditQueryResult>;
   /** The matching event nearest to a step (or a time, ms since 1970) and its index among the matches. */
-  auditLocate(params: Static<typeof AuditLocateRequest>): Promise<{ index: number; row: AuditEventRow } | { index: -1; row: null }>;
+  auditLocate(
+    params: Static<typeof AuditLocateRequest>,
+  ): Promise<{ index: number; row: AuditEventRow } | { index: -1; row: null }>;
   /** One event with its full body (arguments, verifier evidence, failure record, plans, …). */
   auditEvent(params: Static<typeof AuditEventRequest>): Promise<AuditEventDetail>;
   /** What the timeline replays: plans, robot positions, monitor states, marks, the scene. */
@@ -212,7 +265,9 @@ export interface AuditApi {
    * Exports one run (or the whole database) into the workspace's exports/ folder — a file the
    * operator can open in both desktop and web mode; returns where it went and its size.
    */
-  auditExport(params: Static<typeof AuditExportRequest>): Promise<{ path: string; bytes: number; format: AuditExportFormat; summary: string }>;
+  auditExport(
+    params: Static<typeof AuditExportRequest>,
+  ): Promise<{ path: string; bytes: number; format: AuditExportFormat; summary: string }>;
 }
 
 export const AUDIT_PARAMS = {

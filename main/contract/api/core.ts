@@ -5,10 +5,13 @@ import { StringEnum } from '../schema.js';
 
 export type LtlOutputFormat = (typeof LTL_OUTPUT_FORMATS)[number];
 
-export const LtlTranslateRequest = Type.Object({
-  formula: Type.String({ maxLength: 100_000 }),
-  format: Type.Optional(StringEnum(LTL_OUTPUT_FORMATS, { description: 'default hoa' })),
-}, { additionalProperties: false });
+export const LtlTranslateRequest = Type.Object(
+  {
+    formula: Type.String({ maxLength: 100_000 }),
+    format: Type.Optional(StringEnum(LTL_OUTPUT_FORMATS, { description: 'default hoa' })),
+  },
+  { additionalProperties: false },
+);
 export type LtlTranslateRequest = Static<typeof LtlTranslateRequest>;
 
 /** A failure the caller can show: `line` and `column` are 1-based positions in the input. */
@@ -22,20 +25,28 @@ export interface ApiError {
   path?: string;
 }
 
-export type LtlTranslateResponse =
-  | { ok: true; output: string }
-  | { ok: false; error: ApiError };
+export type LtlTranslateResponse = { ok: true; output: string } | { ok: false; error: ApiError };
 
-export const PlanGraphRequest = Type.Object({
-  graph: Type.Unknown({ description: 'a labelled graph as graph JSON (docs/FORMATS.md), already parsed' }),
-  spec: Type.String({ maxLength: 100_000, description: 'the LTL specification' }),
-  method: Type.Optional(StringEnum(PLAN_METHODS)),
-  lambda: Type.Optional(Type.Number({ description: 'prefix–suffix trade-off λ in [0, 1] (default 0.5)' })),
-  k: Type.Optional(Type.Union([Type.Number(), Type.Literal('all')], { description: "prefix candidates, or 'all' for the exact optimum (the default on labelled graphs)" })),
-}, { additionalProperties: false });
+export const PlanGraphRequest = Type.Object(
+  {
+    graph: Type.Unknown({ description: 'a labelled graph as graph JSON (docs/FORMATS.md), already parsed' }),
+    spec: Type.String({ maxLength: 100_000, description: 'the LTL specification' }),
+    method: Type.Optional(StringEnum(PLAN_METHODS)),
+    lambda: Type.Optional(Type.Number({ description: 'prefix–suffix trade-off λ in [0, 1] (default 0.5)' })),
+    k: Type.Optional(
+      Type.Union([Type.Number(), Type.Literal('all')], {
+        description: "prefix candidates, or 'all' for the exact optimum (the default on labelled graphs)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type PlanGraphRequest = Static<typeof PlanGraphRequest>;
 
-/** The plan document of docs/FORMATS.md ("Plans"): status "ok" with prefix, suffix, cost and certificate, or "infeasible" with a reason. */
+/**
+ * The plan document of docs/FORMATS.md ("Plans"): status "ok" with prefix, suffix, cost and certificate, or
+ * "infeasible" with a reason.
+ */
 export interface PlanDocument {
   status: 'ok' | 'infeasible';
   method: string;
@@ -46,9 +57,7 @@ export interface PlanDocument {
   [field: string]: unknown;
 }
 
-export type PlanGraphResponse =
-  | { ok: true; plan: PlanDocument }
-  | { ok: false; error: ApiError };
+export type PlanGraphResponse = { ok: true; plan: PlanDocument } | { ok: false; error: ApiError };
 
 export interface AppInfo {
   version: string;
@@ -83,7 +92,10 @@ export type Ros2Status =
 export const NoParams = Type.Object({}, { additionalProperties: false });
 export type NoParams = Static<typeof NoParams>;
 
-export const CancelJobRequest = Type.Object({ job: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const CancelJobRequest = Type.Object(
+  { job: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 
 export interface CoreApi {
   /** Plans a mission on a labelled graph (SAGAS or a baseline); infeasibility is a plan document, not an error. */

@@ -51,7 +51,11 @@ export interface WorkspaceFile {
   mtime_ms: number;
 }
 
-const PATH = Type.String({ minLength: 1, maxLength: 500, description: 'relative to the workspace folder, with / separators' });
+const PATH = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'relative to the workspace folder, with / separators',
+});
 /** The longest text the editors' checks and saves take, in characters. */
 export const MAX_EDITOR_TEXT = 4_000_000;
 const TEXT = Type.String({ maxLength: MAX_EDITOR_TEXT });
@@ -62,11 +66,14 @@ export const LtlCheckRequest = Type.Object({ text: TEXT, world: Type.Optional(WO
 export const ToolCheckRequest = Type.Object({ text: TEXT, world: WORLD }, strict);
 export const WorldVocabularyRequest = Type.Object({ world: WORLD }, strict);
 export const WorkspaceReadRequest = Type.Object({ path: PATH }, strict);
-export const WorkspaceWriteRequest = Type.Object({
-  path: PATH,
-  text: TEXT,
-  baseVersion: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-}, strict);
+export const WorkspaceWriteRequest = Type.Object(
+  {
+    path: PATH,
+    text: TEXT,
+    baseVersion: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  },
+  strict,
+);
 
 export interface EditorApi {
   /** Parses and translates an LTL specification; diagnostics carry exact ranges. */

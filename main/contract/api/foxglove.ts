@@ -7,22 +7,29 @@ import { NoParams } from './core.js';
 export type FoxgloveState =
   | { on: false }
   | {
-    on: true;
-    /** What to paste into Foxglove or Lichtblick (Open connection → Foxglove WebSocket): ws://127.0.0.1:PORT. */
-    url: string;
-    port: number;
-    /** Foxglove or Lichtblick windows connected now. */
-    clients: number;
-    /** Messages sent so far, per channel. */
-    sent: { pose: number; scene: number; log: number; map: number };
-  };
+      on: true;
+      /** What to paste into Foxglove or Lichtblick (Open connection → Foxglove WebSocket): ws://127.0.0.1:PORT. */
+      url: string;
+      port: number;
+      /** Foxglove or Lichtblick windows connected now. */
+      clients: number;
+      /** Messages sent so far, per channel. */
+      sent: { pose: number; scene: number; log: number; map: number };
+    };
 
 /** Pushed when the server starts or stops and when a client connects or leaves. */
 export type FoxgloveEvent = { topic: 'foxglove'; state: FoxgloveState };
 
-export const FoxgloveStartRequest = Type.Object({
-  port: Type.Integer({ minimum: 0, maximum: 65535, description: 'the TCP port on 127.0.0.1 (0: any free one); the console never binds another address' }),
-}, { additionalProperties: false });
+export const FoxgloveStartRequest = Type.Object(
+  {
+    port: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: 'the TCP port on 127.0.0.1 (0: any free one); the console never binds another address',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export interface FoxgloveApi {
   /**

@@ -11,7 +11,10 @@ export interface WorldInfo {
   /** A maze's id, or `ros2:<configuration file>` for a robot. */
   id: string;
   title: string;
-  /** `robot`: a ROS 2 robot whose configuration has a `waypoints` section: missions on a map graph through its navigation. */
+  /**
+   * `robot`: a ROS 2 robot whose configuration has a `waypoints` section: missions on a map graph through its
+   * navigation.
+   */
   kind: 'maze' | 'tabletop' | 'robot';
   /** The regions file shipped for the world (relative to the app's assets), if any, and its text. */
   regions: string | null;
@@ -20,7 +23,9 @@ export interface WorldInfo {
   exampleSpec: string | null;
   /** The model bundles for the world: shipped ones by name, ones trained in the workspace as `workspace/<name>`. */
   models: string[];
-  /** Robots: the map graphs of the workspace (`graphs/**.json`, from `witness graph from-map`) a mission can plan on. */
+  /**
+   * Robots: the map graphs of the workspace (`graphs/**.json`, from `witness graph from-map`) a mission can plan on.
+   */
   graphs?: string[];
   /** Why the world cannot be used as it is (a robot configuration that does not check), if so. */
   problem?: string;
@@ -29,31 +34,74 @@ export interface WorldInfo {
 const ID = Type.String({ minLength: 1, maxLength: 200 });
 const strict = { additionalProperties: false } as const;
 
-export const MissionPlanRequest = Type.Object({
-  job: Type.String({ minLength: 1, maxLength: 200, description: 'a client-chosen id: progress events carry it and cancelJob takes it' }),
-  world: ID,
-  models: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first)' })),
-  graph: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: "robots: the map graph to plan on, a workspace path (one of WorldInfo.graphs); the start is the robot's pose when planning" })),
-  spec: Type.String({ minLength: 1, maxLength: 100_000 }),
-  regions: Type.String({ minLength: 1, maxLength: 1_000_000, description: "the regions file's text (JSON, docs/FORMATS.md)" }),
-  start: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: 'start position in metres; default: a free cell drawn from the seed' })),
-  method: Type.Optional(StringEnum(PLAN_METHODS)),
-  lambda: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  datasetSteps: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000, description: 'transitions of the navigate dataset the backbone is built from' })),
-  seed: Type.Optional(Type.Integer({ minimum: 0 })),
-}, strict);
+export const MissionPlanRequest = Type.Object(
+  {
+    job: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'a client-chosen id: progress events carry it and cancelJob takes it',
+    }),
+    world: ID,
+    models: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'the model bundle (ψ and π_low) to plan and execute with: one of WorldInfo.models (default: the first)',
+      }),
+    ),
+    graph: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          "robots: the map graph to plan on, a workspace path (one of WorldInfo.graphs); the start is the robot's pose when planning",
+      }),
+    ),
+    spec: Type.String({ minLength: 1, maxLength: 100_000 }),
+    regions: Type.String({
+      minLength: 1,
+      maxLength: 1_000_000,
+      description: "the regions file's text (JSON, docs/FORMATS.md)",
+    }),
+    start: Type.Optional(
+      Type.Array(Type.Number(), {
+        minItems: 2,
+        maxItems: 2,
+        description: 'start position in metres; default: a free cell drawn from the seed',
+      }),
+    ),
+    method: Type.Optional(StringEnum(PLAN_METHODS)),
+    lambda: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    datasetSteps: Type.Optional(
+      Type.Integer({
+        minimum: 1000,
+        maximum: 2_000_000,
+        description: 'transitions of the navigate dataset the backbone is built from',
+      }),
+    ),
+    seed: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  strict,
+);
 export type MissionPlanRequest = Omit<Static<typeof MissionPlanRequest>, 'start'> & { start?: [number, number] };
 
-export const TrainModelsRequest = Type.Object({
-  job: ID,
-  world: ID,
-  name: Type.String({ pattern: BUNDLE_NAME_PATTERN, description: "folder name under the workspace's models/ (letters, digits, '.', '_', '-')" }),
-  datasetSteps: Type.Optional(Type.Integer({ minimum: 1000, maximum: 5_000_000 })),
-  embedSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  policySteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  seed: Type.Optional(Type.Integer({ minimum: 0 })),
-}, strict);
+export const TrainModelsRequest = Type.Object(
+  {
+    job: ID,
+    world: ID,
+    name: Type.String({
+      pattern: BUNDLE_NAME_PATTERN,
+      description: "folder name under the workspace's models/ (letters, digits, '.', '_', '-')",
+    }),
+    datasetSteps: Type.Optional(Type.Integer({ minimum: 1000, maximum: 5_000_000 })),
+    embedSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    policySteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    seed: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  strict,
+);
 export type TrainModelsRequest = Static<typeof TrainModelsRequest>;
 
 export interface MissionPlanResult {
@@ -72,8 +120,12 @@ export interface MissionPlanResult {
   planning_ms: number;
   /** The augmentation report: anchors, unavailable propositions, … */
   report: {
-    anchors: number; unavailable: string[]; nodes: number;
-    /** Mazes: the regime of the dataset the latent graph was built over (the model bundle's own) and its transitions. */
+    anchors: number;
+    unavailable: string[];
+    nodes: number;
+    /**
+     * Mazes: the regime of the dataset the latent graph was built over (the model bundle's own) and its transitions.
+     */
     dataset?: { regime: string; transitions: number };
   };
   /**
@@ -83,12 +135,27 @@ export interface MissionPlanResult {
   robot?: { x: number; y: number; tolerance_m: number };
 }
 
-export const MissionRunRequest = Type.Object({
-  session: ID,
-  replans: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'replanning budget R; past it the run escalates to the operator' })),
-  maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  speed: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'simulated steps per second (the operator watches); 0 = as fast as possible' })),
-}, strict);
+export const MissionRunRequest = Type.Object(
+  {
+    session: ID,
+    replans: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description: 'replanning budget R; past it the run escalates to the operator',
+      }),
+    ),
+    maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    speed: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: 'simulated steps per second (the operator watches); 0 = as fast as possible',
+      }),
+    ),
+  },
+  strict,
+);
 export type MissionRunRequest = Static<typeof MissionRunRequest>;
 
 export const MISSION_ACTIONS = ['pause', 'resume', 'stop', 'estop'] as const;
@@ -100,27 +167,59 @@ export type RunState = 'running' | 'paused' | 'escalated' | 'stopped' | 'estoppe
 export type ConsoleEscalation = Escalation & { readonly id: string };
 
 /** Where a running mission stands in its plan (core/exec/mission.ts MissionProgress). */
-export interface MissionTickProgress { stream: 'prefix' | 'suffix'; index: number; length: number; traversals: number; rounds: number }
+export interface MissionTickProgress {
+  stream: 'prefix' | 'suffix';
+  index: number;
+  length: number;
+  traversals: number;
+  rounds: number;
+}
 
 /** A mission event as a run emits it; the run numbers it (`seq`) as it goes out: MissionEvent. */
 export type MissionEventBody =
   /**
-   * A step as the robot is about to act: pose, monitor states, labels, the target waypoint; `progress` the target's index in
-   * its stream (prefix or suffix) of `length`, suffix traversals done of `rounds`; `distance_m` to the target, `speed_mps` over
-   * the last step (world time; null when unknown), `elapsed_s` of wall time since the run started.
+   * A step as the robot is about to act: pose, monitor states, labels, the target waypoint; `progress` the target's
+   * index in its stream (prefix or suffix) of `length`, suffix traversals done of `rounds`; `distance_m` to the target,
+   * `speed_mps` over the last step (world time; null when unknown), `elapsed_s` of wall time since the run started.
    */
   | {
-    topic: 'mission.tick'; run: string; t: number; x: number; y: number; states: number[]; labels: string[]; target: string | null;
-    progress: MissionTickProgress; distance_m: number | null; speed_mps: number | null; elapsed_s: number;
-  }
+      topic: 'mission.tick';
+      run: string;
+      t: number;
+      x: number;
+      y: number;
+      states: number[];
+      labels: string[];
+      target: string | null;
+      progress: MissionTickProgress;
+      distance_m: number | null;
+      speed_mps: number | null;
+      elapsed_s: number;
+    }
   | { topic: 'mission.state'; run: string; state: RunState }
   | { topic: 'mission.event'; run: string; t: number; kind: string; detail: string }
   /** A replan's plan as it is drawn live; `plan_sha` names its document, as its `plan` audit event does. */
   | { topic: 'mission.replan'; run: string; t: number; plan: PlanView; plan_sha: string; scene: GraphScene }
   | { topic: 'mission.escalation'; run: string; escalation: ConsoleEscalation }
-  /** `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample of it. */
-  /** `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure; 'safety' when the robot entered a forbidden region and the mission stopped it. */
-  | { topic: 'mission.end'; run: string; success: boolean; outcome: 'success' | 'stopped' | 'safety' | 'failed'; failureMode: string | null; message: string; steps: number; auditRun: string | null; trajectory: number[] };
+  /**
+   * `trajectory`: the whole driven path in task space, [x0, y0, x1, y1, …] (mm precision); the ticks are only a sample
+   * of it.
+   */
+  /**
+   * `outcome`: 'stopped' when the operator stopped it (stop, E-STOP), which is not a failure; 'safety' when the robot
+   * entered a forbidden region and the mission stopped it.
+   */
+  | {
+      topic: 'mission.end';
+      run: string;
+      success: boolean;
+      outcome: 'success' | 'stopped' | 'safety' | 'failed';
+      failureMode: string | null;
+      message: string;
+      steps: number;
+      auditRun: string | null;
+      trajectory: number[];
+    };
 
 /**
  * A mission event as every window receives it: `seq` numbers a run's events from 1, in the order the
@@ -174,44 +273,69 @@ export interface MissionLive {
 export type EstopState =
   | { latched: false }
   | {
-    latched: true;
-    /** When it fired (ms since the epoch) and who fired it (the account running the workbench). */
-    since: number;
-    by: string;
-    reason: string;
-    /** The audit runs it stopped (missions and tool loops, as the audit log names them). */
-    stopped: string[];
-    /** The audit run that records this latch (null until it is written). */
-    auditRun: string | null;
-    /** Why the E-STOP could not be recorded, if it could not (it latched all the same). */
-    recordError: string | null;
-    /** Restored when the workbench started: it had stopped (crashed, restarted) while latched. */
-    restored?: true;
-  };
+      latched: true;
+      /** When it fired (ms since the epoch) and who fired it (the account running the workbench). */
+      since: number;
+      by: string;
+      reason: string;
+      /** The audit runs it stopped (missions and tool loops, as the audit log names them). */
+      stopped: string[];
+      /** The audit run that records this latch (null until it is written). */
+      auditRun: string | null;
+      /** Why the E-STOP could not be recorded, if it could not (it latched all the same). */
+      recordError: string | null;
+      /** Restored when the workbench started: it had stopped (crashed, restarted) while latched. */
+      restored?: true;
+    };
 
 export type EstopEvent = { topic: 'estop'; state: EstopState };
 
-export const EmergencyStopRequest = Type.Object({
-  note: Type.Optional(Type.String({ maxLength: 10_000, description: 'what the operator was typing when it fired (an escalation\'s reason): kept in the record' })),
-}, strict);
-export const EstopResetRequest = Type.Object({
-  acknowledged: Type.Literal(true, { description: 'the operator confirms that the robot and its surroundings are safe to move again' }),
-  reason: Type.String({ minLength: 1, maxLength: 10_000, description: 'what was checked, in at least a few visible characters (contract/reason.ts): recorded in the audit log with who reset it' }),
-}, strict);
+export const EmergencyStopRequest = Type.Object(
+  {
+    note: Type.Optional(
+      Type.String({
+        maxLength: 10_000,
+        description: "what the operator was typing when it fired (an escalation's reason): kept in the record",
+      }),
+    ),
+  },
+  strict,
+);
+export const EstopResetRequest = Type.Object(
+  {
+    acknowledged: Type.Literal(true, {
+      description: 'the operator confirms that the robot and its surroundings are safe to move again',
+    }),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description:
+        'what was checked, in at least a few visible characters (contract/reason.ts): recorded in the audit log with who reset it',
+    }),
+  },
+  strict,
+);
 
 export const MissionSessionRequest = Type.Object({ session: ID }, strict);
 
 export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
-export const EscalationDecideRequest = Type.Object({
-  run: ID,
-  escalation: ID,
-  decision: StringEnum(DECISIONS, { description: "one of the escalation's options (a mission's: abort, retry; the tool loop's: abort, retry, skip)" }),
-  reason: Type.String({ minLength: 1, maxLength: 10_000 }),
-}, strict);
+export const EscalationDecideRequest = Type.Object(
+  {
+    run: ID,
+    escalation: ID,
+    decision: StringEnum(DECISIONS, {
+      description: "one of the escalation's options (a mission's: abort, retry; the tool loop's: abort, retry, skip)",
+    }),
+    reason: Type.String({ minLength: 1, maxLength: 10_000 }),
+  },
+  strict,
+);
 
 export interface MissionApi {
   listWorlds(params?: NoParams): Promise<WorldInfo[]>;
-  /** Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable. */
+  /**
+   * Builds (or reuses) the world's backbone, augments it for the task and plans: a long job with progress, cancellable.
+   */
   missionPlan(params: MissionPlanRequest): Promise<MissionPlanResult>;
   /** A plan the workbench still holds (the console shows it again after a reload). */
   missionSession(params: Static<typeof MissionSessionRequest>): Promise<MissionPlanResult>;

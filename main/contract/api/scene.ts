@@ -63,27 +63,54 @@ export interface PlanView {
   certificate?: unknown;
 }
 
-export const SceneFromGraphRequest = Type.Object({
-  path: Type.String({ minLength: 1, maxLength: 500, description: 'a labelled graph file of the workspace' }),
-  spec: Type.Optional(Type.String({ maxLength: 100_000 })),
-}, { additionalProperties: false });
+export const SceneFromGraphRequest = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 500, description: 'a labelled graph file of the workspace' }),
+    spec: Type.Optional(Type.String({ maxLength: 100_000 })),
+  },
+  { additionalProperties: false },
+);
 export const MISSION_GRAPH_VIEWS = ['latent', 'product'] as const;
 export type MissionGraphView = (typeof MISSION_GRAPH_VIEWS)[number];
-export const MissionGraphRequest = Type.Object({
-  session: Type.String({ minLength: 1, maxLength: 200, description: 'a planned mission (MissionPlanResult.session)' }),
-  view: StringEnum(MISSION_GRAPH_VIEWS, { description: "'latent': the backbone's cluster nodes alone; 'product': graph × automaton, one copy of the task space per state" }),
-}, { additionalProperties: false });
+export const MissionGraphRequest = Type.Object(
+  {
+    session: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'a planned mission (MissionPlanResult.session)',
+    }),
+    view: StringEnum(MISSION_GRAPH_VIEWS, {
+      description:
+        "'latent': the backbone's cluster nodes alone; 'product': graph × automaton, one copy of the task space per state",
+    }),
+  },
+  { additionalProperties: false },
+);
 
-export const AutomatonViewRequest = Type.Object({ spec: Type.String({ maxLength: 100_000 }) }, { additionalProperties: false });
+export const AutomatonViewRequest = Type.Object(
+  { spec: Type.String({ maxLength: 100_000 }) },
+  { additionalProperties: false },
+);
 
 export interface SceneApi {
-  /** A labelled graph file of the workspace (graph JSON, with optional node positions) as a scene, planned for `spec` when given. */
-  sceneFromGraph(params: Static<typeof SceneFromGraphRequest>): Promise<{ scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }>;
+  /**
+   * A labelled graph file of the workspace (graph JSON, with optional node positions) as a scene, planned for `spec`
+   * when given.
+   */
+  sceneFromGraph(
+    params: Static<typeof SceneFromGraphRequest>,
+  ): Promise<{ scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null }>;
   /**
    * Another picture of a planned mission: its latent graph or its product graph, with the plan
    * drawn on it; `note` says what the picture leaves out or how it is laid out.
    */
-  missionGraph(params: Static<typeof MissionGraphRequest>): Promise<{ view: MissionGraphView; scene: GraphScene; plan: PlanView | null; automaton: AutomatonView; note: string }>;
+  missionGraph(params: Static<typeof MissionGraphRequest>): Promise<{
+    view: MissionGraphView;
+    scene: GraphScene;
+    plan: PlanView | null;
+    automaton: AutomatonView;
+    note: string;
+  }>;
   /** The Büchi automaton of a specification, for its own small graph view. */
   automatonView(params: Static<typeof AutomatonViewRequest>): Promise<AutomatonView>;
 }

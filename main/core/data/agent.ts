@@ -50,7 +50,10 @@ export interface DataAgent {
   readonly obsDim: number;
   readonly actDim: number;
   /** OGBench's settings for a regime in this layout (episode length, noise, stitch distance). */
-  defaults(kind: DatasetKind, layout?: MazeLayout): Pick<GeneratorConfig, 'episodeLength' | 'noise' | 'maxCells' | 'agent' | 'agentVersion'>;
+  defaults(
+    kind: DatasetKind,
+    layout?: MazeLayout,
+  ): Pick<GeneratorConfig, 'episodeLength' | 'noise' | 'maxCells' | 'agent' | 'agentVersion'>;
   expert(ctx: PolicyContext): Policy;
   explorer(ctx: PolicyContext): Policy;
   /** Why the body can no longer go on from this observation (it flipped over), or null. */

@@ -66,7 +66,9 @@ function expert({ layout, cells, rng, gauss, config: c, note }: PolicyContext): 
 
 function explorer({ rng, gauss, config: c }: PolicyContext): Policy {
   const gait = new AntGait();
-  let dx = 0, dy = 0, step = 0;
+  let dx = 0,
+    dy = 0,
+    step = 0;
   return {
     start: (s) => {
       gait.start(s);
@@ -93,9 +95,12 @@ export const ANT_AGENT: DataAgent = {
     const v = { agent: 'ant', agentVersion: ANT_AGENT_VERSION };
     switch (kind) {
       // OGBench: 1000-step navigate episodes, 2000 in the giant maze; 200-step stitch fragments.
-      case 'navigate': return { episodeLength: layout?.id === 'giant' ? 2000 : 1000, noise: 0.2, maxCells: Infinity, ...v };
-      case 'stitch': return { episodeLength: 200, noise: 0.2, maxCells: 4, ...v };
-      case 'explore': return { episodeLength: 500, noise: 1.0, maxCells: Infinity, ...v };
+      case 'navigate':
+        return { episodeLength: layout?.id === 'giant' ? 2000 : 1000, noise: 0.2, maxCells: Infinity, ...v };
+      case 'stitch':
+        return { episodeLength: 200, noise: 0.2, maxCells: 4, ...v };
+      case 'explore':
+        return { episodeLength: 500, noise: 1.0, maxCells: Infinity, ...v };
     }
   },
   expert,

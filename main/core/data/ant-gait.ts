@@ -63,9 +63,22 @@ export interface GaitParams {
  * (2.5 Hz, stiffer legs) hopped and fell over under noise. Figures in docs/BENCHMARKS.md.
  */
 export const DEFAULT_GAIT: GaitParams = {
-  frequency_Hz: 2, hipAmplitude: 0.52, ankleStance: 0.55, ankleLift: 0.2, liftPhase: -1.5,
-  kpHip: 0.5, kdHip: 0.1, kpAnkle: 0.8, kdAnkle: 0.12, maxHip: 0.6, maxAnkle: 1,
-  feedforward: 1, steerRate: 0.3, freezeBelow: 0.85, yawGain: 0.6, yawMax: 0.3,
+  frequency_Hz: 2,
+  hipAmplitude: 0.52,
+  ankleStance: 0.55,
+  ankleLift: 0.2,
+  liftPhase: -1.5,
+  kpHip: 0.5,
+  kdHip: 0.1,
+  kpAnkle: 0.8,
+  kdAnkle: 0.12,
+  maxHip: 0.6,
+  maxAnkle: 1,
+  feedforward: 1,
+  steerRate: 0.3,
+  freezeBelow: 0.85,
+  yawGain: 0.6,
+  yawMax: 0.3,
 };
 
 /** Each leg's tangent: where its foot moves when the hip angle grows (hips turn about +z). */
@@ -78,13 +91,17 @@ const LEG_PHASE = [0, Math.PI, 0, Math.PI];
 
 /** The torso's heading (yaw, rad) from the observation's quaternion. */
 export function antYaw(obs: ArrayLike<number>): number {
-  const w = obs[3]!, x = obs[4]!, y = obs[5]!, z = obs[6]!;
+  const w = obs[3]!,
+    x = obs[4]!,
+    y = obs[5]!,
+    z = obs[6]!;
   return Math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
 /** The z component of the torso's up axis: 1 upright, below 0 on its back. */
 export function antUprightness(obs: ArrayLike<number>): number {
-  const x = obs[4]!, y = obs[5]!;
+  const x = obs[4]!,
+    y = obs[5]!;
   return 1 - 2 * (x * x + y * y);
 }
 
@@ -102,7 +119,10 @@ export class AntGait {
   private readonly rate = new Float64Array(8);
   private readonly accel = new Float64Array(8);
 
-  constructor(readonly params: GaitParams = DEFAULT_GAIT, readonly control_dt_s = 0.05) {}
+  constructor(
+    readonly params: GaitParams = DEFAULT_GAIT,
+    readonly control_dt_s = 0.05,
+  ) {}
 
   /** A new episode: the cycle restarts and the heading to hold is the torso's current one. */
   start(obs: ArrayLike<number>): void {
@@ -128,8 +148,10 @@ export class AntGait {
     }
     const wn = Math.hypot(this.wx, this.wy) || 1;
     // The direction in the torso's frame: the gait frame turns, the body need not.
-    const c = Math.cos(yaw), s = Math.sin(yaw);
-    const bx = moving ? (c * this.wx + s * this.wy) / wn : 0, by = moving ? (-s * this.wx + c * this.wy) / wn : 0;
+    const c = Math.cos(yaw),
+      s = Math.sin(yaw);
+    const bx = moving ? (c * this.wx + s * this.wy) / wn : 0,
+      by = moving ? (-s * this.wx + c * this.wy) / wn : 0;
     const turn = clip(p.yawGain * wrap(this.yawHold - yaw), p.yawMax);
     const w = 2 * Math.PI * p.frequency_Hz;
     if (moving) this.phase = (this.phase + w * this.control_dt_s) % (2 * Math.PI);
@@ -145,7 +167,8 @@ export class AntGait {
       this.rate[2 * leg] = moving ? -amp * w * Math.sin(ph) : 0;
       this.accel[2 * leg] = moving ? -amp * w * w * Math.cos(ph) : 0;
       // The foot lifts on a squared sine: it leaves and meets the ground at no speed, not with a kick.
-      const q = ph + p.liftPhase, m = moving ? Math.max(0, -Math.sin(q)) : 0;
+      const q = ph + p.liftPhase,
+        m = moving ? Math.max(0, -Math.sin(q)) : 0;
       const sign = ANKLE_SIGN[leg]!;
       this.target[2 * leg + 1] = sign * (p.ankleStance - p.ankleLift * m * m);
       this.rate[2 * leg + 1] = m > 0 ? sign * p.ankleLift * 2 * m * Math.cos(q) * w : 0;
@@ -155,7 +178,7 @@ export class AntGait {
       const j = ACTUATOR_JOINT[k]!;
       const [kp, kd, max] = j % 2 === 0 ? [p.kpHip, p.kdHip, p.maxHip] : [p.kpAnkle, p.kdAnkle, p.maxAnkle];
       // Feedforward: the torque that moves the joint's own inertia (its armature) along the target.
-      const ff = p.feedforward * (ANT_ARMATURE * this.accel[j]! + ANT_DAMPING * this.rate[j]!) / ANT_GEAR;
+      const ff = (p.feedforward * (ANT_ARMATURE * this.accel[j]! + ANT_DAMPING * this.rate[j]!)) / ANT_GEAR;
       out[k] = clip(ff + kp * (this.target[j]! - obs[7 + j]!) + kd * (this.rate[j]! - obs[21 + j]!), max);
     }
     return out;

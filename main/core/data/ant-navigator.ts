@@ -13,7 +13,12 @@ export const STALL_STEPS = 100;
 const PROGRESS_M = 0.5;
 /** Within this of the goal cell's centre the goal is reached. */
 export const REACH_M = 1.0;
-const STEPS = [[1, 0], [-1, 0], [0, 1], [0, -1]] as const;
+const STEPS = [
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+] as const;
 
 export class AntNavigator {
   readonly gait: AntGait;
@@ -24,7 +29,10 @@ export class AntNavigator {
   private best = Infinity;
   private since = 0;
 
-  constructor(readonly layout: MazeLayout, params: GaitParams = DEFAULT_GAIT) {
+  constructor(
+    readonly layout: MazeLayout,
+    params: GaitParams = DEFAULT_GAIT,
+  ) {
     this.gait = new AntGait(params);
     this.cols = layout.grid[0]!.length;
   }
@@ -65,7 +73,8 @@ export class AntNavigator {
   act(s: ArrayLike<number>, out: Float64Array): 'ok' | 'stall' {
     const at = this.cellOf(s);
     const sub = cellCenter(this.layout, this.next(at));
-    const dx = sub.x - s[0]!, dy = sub.y - s[1]!;
+    const dx = sub.x - s[0]!,
+      dy = sub.y - s[1]!;
     this.gait.act(s, dx, dy, out);
     // Progress: cells still to cross plus the way to the next one.
     const left = Math.max(0, this.toGoal[at.i * this.cols + at.j]! - 1) * this.layout.unit_m + Math.hypot(dx, dy);
@@ -85,7 +94,8 @@ export class AntNavigator {
     const d = this.toGoal[at.i * this.cols + at.j]!;
     if (d <= 0) return this.goalCell;
     for (const [di, dj] of STEPS) {
-      const i = at.i + di, j = at.j + dj;
+      const i = at.i + di,
+        j = at.j + dj;
       if (isFree(this.layout, i, j) && this.toGoal[i * this.cols + j] === d - 1) return { i, j };
     }
     return this.goalCell;

@@ -32,7 +32,12 @@ export interface Dataset {
  */
 export class DatasetError extends WitnessError {
   override readonly name = 'DatasetError';
-  constructor(readonly file: string, readonly field: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super('invalid-input', `${file}: ${detail}`, { file, path: field }, options);
   }
 }
@@ -65,7 +70,10 @@ export function validateDataset(d: Dataset, where: string): void {
     throw new DatasetError(where, field, detail);
   };
   if (typeof d.worldId !== 'string' || d.worldId === '') fail('worldId', 'worldId must be a non-empty string');
-  for (const [field, v] of [['obsDim', d.obsDim], ['actDim', d.actDim]] as const) {
+  for (const [field, v] of [
+    ['obsDim', d.obsDim],
+    ['actDim', d.actDim],
+  ] as const) {
     if (!Number.isSafeInteger(v) || v <= 0) fail(field, `${field} must be a positive integer, got ${String(v)}`);
   }
   if (!(d.observations instanceof Float32Array)) fail('observations', 'observations must be a Float32Array');
@@ -78,7 +86,10 @@ export function validateDataset(d: Dataset, where: string): void {
   const n = d.terminals.length;
   // An empty dataset has no last row to end its trajectory, and nothing to learn from.
   if (n === 0) fail('terminals', 'the dataset has no transitions');
-  for (const [field, arr, dim] of [['observations', d.observations, d.obsDim], ['actions', d.actions, d.actDim]] as const) {
+  for (const [field, arr, dim] of [
+    ['observations', d.observations, d.obsDim],
+    ['actions', d.actions, d.actDim],
+  ] as const) {
     if (arr.length !== n * dim) {
       fail(field, `${field} has ${arr.length} values, expected ${n} rows × ${dim} = ${n * dim}`);
     }
@@ -99,7 +110,8 @@ function ranges(arr: Float32Array, dim: number): DimRange {
   const min = new Array<number>(dim).fill(Infinity);
   const max = new Array<number>(dim).fill(-Infinity);
   for (let i = 0; i < arr.length; i++) {
-    const j = i % dim, x = arr[i]!;
+    const j = i % dim,
+      x = arr[i]!;
     if (x < min[j]!) min[j] = x;
     if (x > max[j]!) max[j] = x;
   }

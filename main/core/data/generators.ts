@@ -34,7 +34,13 @@ export interface MazeStepper {
 }
 
 /** OGBench's settings for a regime, for the point mass unless another body (and its layout) is given. */
-export function defaultConfig(kind: DatasetKind, steps: number, seed: number, agent: DataAgent = POINT_AGENT, layout?: MazeLayout): GeneratorConfig {
+export function defaultConfig(
+  kind: DatasetKind,
+  steps: number,
+  seed: number,
+  agent: DataAgent = POINT_AGENT,
+  layout?: MazeLayout,
+): GeneratorConfig {
   return { kind, steps, seed, ...agent.defaults(kind, layout) };
 }
 
@@ -52,7 +58,12 @@ export interface GenerationReport {
   readonly stallRows: number[];
 }
 
-export function generateDataset(sim: MazeStepper, worldId: string, config: GeneratorConfig, progress?: Progress): Dataset {
+export function generateDataset(
+  sim: MazeStepper,
+  worldId: string,
+  config: GeneratorConfig,
+  progress?: Progress,
+): Dataset {
   const g = datasetGenerator(sim, worldId, config, progress);
   while (!g.run(Infinity));
   return g.result();
@@ -65,10 +76,19 @@ export function generateDataset(sim: MazeStepper, worldId: string, config: Gener
  * says whether the dataset is complete; `result()` returns it once it is. The rows, and so the
  * bytes, are the same however the work is sliced.
  */
-export function datasetGenerator(sim: MazeStepper, worldId: string, config: GeneratorConfig, progress?: Progress): { run(rows: number): boolean; result(): Dataset } {
-  if (!Number.isInteger(config.steps) || config.steps < 1) throw new RangeError(`steps must be a positive integer, got ${config.steps}`);
-  if (!Number.isInteger(config.episodeLength) || config.episodeLength < 1) throw new RangeError(`episodeLength must be a positive integer, got ${config.episodeLength}`);
-  const agent = sim.agent, od = agent.obsDim, ad = agent.actDim;
+export function datasetGenerator(
+  sim: MazeStepper,
+  worldId: string,
+  config: GeneratorConfig,
+  progress?: Progress,
+): { run(rows: number): boolean; result(): Dataset } {
+  if (!Number.isInteger(config.steps) || config.steps < 1)
+    throw new RangeError(`steps must be a positive integer, got ${config.steps}`);
+  if (!Number.isInteger(config.episodeLength) || config.episodeLength < 1)
+    throw new RangeError(`episodeLength must be a positive integer, got ${config.episodeLength}`);
+  const agent = sim.agent,
+    od = agent.obsDim,
+    ad = agent.actDim;
   const rng = createRng(config.seed);
   const gauss = gaussian(rng);
   const n = config.steps;
@@ -126,13 +146,27 @@ export function datasetGenerator(sim: MazeStepper, worldId: string, config: Gene
       const generator = { ...config, maxCells: Number.isFinite(config.maxCells) ? config.maxCells : null };
       // The point mass cannot fall or stall: its datasets carry no report, as before bodies had one.
       const extra = agent === POINT_AGENT ? {} : { report: { ...report } satisfies GenerationReport };
-      return { worldId, observations, actions, terminals, obsDim: od, actDim: ad, generator, seed: config.seed, ...extra };
+      return {
+        worldId,
+        observations,
+        actions,
+        terminals,
+        obsDim: od,
+        actDim: ad,
+        generator,
+        seed: config.seed,
+        ...extra,
+      };
     },
   };
 }
 
 /** Fraction of free cells that some observation lies in, and the per-cell visit counts. */
-export function cellCoverage(layout: MazeLayout, observations: Float32Array, obsDim: number): { covered: number; free: number; fraction: number } {
+export function cellCoverage(
+  layout: MazeLayout,
+  observations: Float32Array,
+  obsDim: number,
+): { covered: number; free: number; fraction: number } {
   const cols = layout.grid[0]!.length;
   const seen = new Uint8Array(layout.grid.length * cols);
   for (let r = 0; r < observations.length / obsDim; r++) {
@@ -149,16 +183,20 @@ export function cellCoverage(layout: MazeLayout, observations: Float32Array, obs
  * them some observation falls in (cell coverage saturates quickly; this tells regimes apart).
  */
 export function binCoverage(layout: MazeLayout, observations: Float32Array, obsDim: number, binsPerCell = 4): number {
-  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   const bw = layout.unit_m / binsPerCell;
   const nb = cols * binsPerCell;
   const seen = new Uint8Array(rows * binsPerCell * nb);
-  const x0 = -layout.offset_m - layout.unit_m / 2, y0 = -layout.offset_m - layout.unit_m / 2;
+  const x0 = -layout.offset_m - layout.unit_m / 2,
+    y0 = -layout.offset_m - layout.unit_m / 2;
   for (let r = 0; r < observations.length / obsDim; r++) {
-    const bx = Math.floor((observations[r * obsDim]! - x0) / bw), by = Math.floor((observations[r * obsDim + 1]! - y0) / bw);
+    const bx = Math.floor((observations[r * obsDim]! - x0) / bw),
+      by = Math.floor((observations[r * obsDim + 1]! - y0) / bw);
     if (bx >= 0 && by >= 0 && bx < nb && by < rows * binsPerCell) seen[by * nb + bx] = 1;
   }
-  let covered = 0, total = 0;
+  let covered = 0,
+    total = 0;
   for (let by = 0; by < rows * binsPerCell; by++) {
     for (let bx = 0; bx < nb; bx++) {
       if (layout.grid[Math.floor(by / binsPerCell)]![Math.floor(bx / binsPerCell)] !== 0) continue;

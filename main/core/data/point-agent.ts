@@ -27,13 +27,15 @@ function expert({ layout, cells, rng, gauss, config: c }: PolicyContext): Policy
     start: (s) => pickGoal(here(s)),
     act: (s, out) => {
       let target = cellCenter(layout, path[k]!);
-      if (Math.hypot(target.x - s[0]!, target.y - s[1]!) < 0.6 * layout.unit_m / 2) {
+      if (Math.hypot(target.x - s[0]!, target.y - s[1]!) < (0.6 * layout.unit_m) / 2) {
         if (k + 1 < path.length) k++;
         else pickGoal(path[k]!);
         target = cellCenter(layout, path[k]!);
       }
-      const ex = target.x - s[0]!, ey = target.y - s[1]!;
-      let ax = 0.8 * ex - 0.3 * s[2]!, ay = 0.8 * ey - 0.3 * s[3]!;
+      const ex = target.x - s[0]!,
+        ey = target.y - s[1]!;
+      let ax = 0.8 * ex - 0.3 * s[2]!,
+        ay = 0.8 * ey - 0.3 * s[3]!;
       const norm = Math.hypot(ax, ay);
       if (norm > 1) {
         ax /= norm;
@@ -50,7 +52,9 @@ function explorer({ rng, gauss, config: c }: PolicyContext): Policy {
   let dir: [number, number] = [0, 0];
   let hold = 0;
   return {
-    start: () => { hold = 0; },
+    start: () => {
+      hold = 0;
+    },
     act: (_s, out) => {
       if (hold-- <= 0) {
         const a = rng.next() * 2 * Math.PI;
@@ -70,9 +74,12 @@ export const POINT_AGENT: DataAgent = {
   actDim: 2,
   defaults(kind) {
     switch (kind) {
-      case 'navigate': return { episodeLength: 1000, noise: 0.2, maxCells: Infinity };
-      case 'stitch': return { episodeLength: 200, noise: 0.2, maxCells: 4 };
-      case 'explore': return { episodeLength: 500, noise: 1.0, maxCells: Infinity };
+      case 'navigate':
+        return { episodeLength: 1000, noise: 0.2, maxCells: Infinity };
+      case 'stitch':
+        return { episodeLength: 200, noise: 0.2, maxCells: 4 };
+      case 'explore':
+        return { episodeLength: 500, noise: 1.0, maxCells: Infinity };
     }
   },
   expert,

@@ -61,7 +61,9 @@ export interface RowLayout {
 export interface PoseTrack {
   readonly first: number;
   readonly last: number;
-  at(t: number): { readonly x: number; readonly y: number; readonly yaw: number; readonly extra?: readonly number[] } | null;
+  at(
+    t: number,
+  ): { readonly x: number; readonly y: number; readonly yaw: number; readonly extra?: readonly number[] } | null;
 }
 
 export interface ResampleOptions {
@@ -95,7 +97,10 @@ export function medianInterval(times: ArrayLike<number>): number | null {
   return d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
 }
 
-/** The median rate (Hz) of increasing stamps in seconds: 1 / the median interval; null with fewer than two distinct stamps. */
+/**
+ * The median rate (Hz) of increasing stamps in seconds: 1 / the median interval; null with fewer than two distinct
+ * stamps.
+ */
 export function medianRate(times: ArrayLike<number>): number | null {
   const m = medianInterval(times);
   return m === null ? null : 1 / m;
@@ -115,8 +120,10 @@ function advance(ts: readonly { t: number }[], t: number, i: number): number {
 
 function actValue(src: ActSource, c: TwistSample, yaw: number): number {
   switch (src) {
-    case 'world.x': return c.linear[0] * Math.cos(yaw) - c.linear[1] * Math.sin(yaw);
-    case 'world.y': return c.linear[0] * Math.sin(yaw) + c.linear[1] * Math.cos(yaw);
+    case 'world.x':
+      return c.linear[0] * Math.cos(yaw) - c.linear[1] * Math.sin(yaw);
+    case 'world.y':
+      return c.linear[0] * Math.sin(yaw) + c.linear[1] * Math.cos(yaw);
     default: {
       const [part, axis] = src.split('.') as ['linear' | 'angular', 'x' | 'y' | 'z'];
       return (part === 'linear' ? c.linear : c.angular)['xyz'.indexOf(axis)]!;
@@ -137,12 +144,18 @@ const NONE: readonly number[] = [];
 
 /**
  * Rows at `opts.rate` from poses (samples, or a track) and commands, each sorted by time
- * (non-decreasing; of equal stamps the last counts). Throws RangeError on a rate or gap that is not positive and finite:
- * callers check their flags first.
+ * (non-decreasing; of equal stamps the last counts). Throws RangeError on a rate or gap that is not positive and
+ * finite: callers check their flags first.
  */
-export function resampleDriving(poses: readonly PoseSample[] | PoseTrack, commands: readonly TwistSample[], layout: RowLayout, opts: ResampleOptions): Resampled {
+export function resampleDriving(
+  poses: readonly PoseSample[] | PoseTrack,
+  commands: readonly TwistSample[],
+  layout: RowLayout,
+  opts: ResampleOptions,
+): Resampled {
   if (!(opts.rate > 0 && Number.isFinite(opts.rate))) throw new RangeError(`rate must be positive, got ${opts.rate}`);
-  if (!(opts.maxGap > 0 && Number.isFinite(opts.maxGap))) throw new RangeError(`maxGap must be positive, got ${opts.maxGap}`);
+  if (!(opts.maxGap > 0 && Number.isFinite(opts.maxGap)))
+    throw new RangeError(`maxGap must be positive, got ${opts.maxGap}`);
   const track = isTrack(poses) ? poses : sampleTrack(poses, opts.maxGap);
   const episodes: GridRow[][] = [];
   if (track !== null && commands.length > 0) {
@@ -164,12 +177,18 @@ export function resampleDriving(poses: readonly PoseSample[] | PoseTrack, comman
     }
     if (cur.length > 0) episodes.push(cur);
   }
-  return toRows(episodes.filter((e) => e.length >= 2), layout, opts.rate);
+  return toRows(
+    episodes.filter((e) => e.length >= 2),
+    layout,
+    opts.rate,
+  );
 }
 
 const isTrack = (p: readonly PoseSample[] | PoseTrack): p is PoseTrack => !Array.isArray(p);
 
-/** Samples as a track, for increasing times: linear between two samples no more than maxGap apart. Null without samples. */
+/**
+ * Samples as a track, for increasing times: linear between two samples no more than maxGap apart. Null without samples.
+ */
 function sampleTrack(poses: readonly PoseSample[], maxGap: number): PoseTrack | null {
   if (poses.length === 0) return null;
   let pi = -1;
@@ -184,26 +203,40 @@ function sampleTrack(poses: readonly PoseSample[], maxGap: number): PoseTrack | 
       const b = poses[pi + 1];
       if (b === undefined || b.t - a.t > maxGap) return null;
       const u = (t - a.t) / (b.t - a.t);
-      const ea = a.extra ?? NONE, eb = b.extra ?? NONE;
-      return { x: a.x + u * (b.x - a.x), y: a.y + u * (b.y - a.y), yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)), extra: ea.map((v, i) => v + u * ((eb[i] ?? v) - v)) };
+      const ea = a.extra ?? NONE,
+        eb = b.extra ?? NONE;
+      return {
+        x: a.x + u * (b.x - a.x),
+        y: a.y + u * (b.y - a.y),
+        yaw: wrapAngle(a.yaw + u * wrapAngle(b.yaw - a.yaw)),
+        extra: ea.map((v, i) => v + u * ((eb[i] ?? v) - v)),
+      };
     },
   };
 }
 
 function toRows(episodes: readonly GridRow[][], layout: RowLayout, rate: number): Resampled {
   const n = episodes.reduce((s, e) => s + e.length, 0);
-  const od = layout.obs.length, ad = layout.act.length;
-  const observations = new Float32Array(n * od), actions = new Float32Array(n * ad), terminals = new Uint8Array(n);
-  let r = 0, clipped = 0;
+  const od = layout.obs.length,
+    ad = layout.act.length;
+  const observations = new Float32Array(n * od),
+    actions = new Float32Array(n * ad),
+    terminals = new Uint8Array(n);
+  let r = 0,
+    clipped = 0;
   for (const e of episodes) {
     for (let i = 0; i < e.length; i++, r++) {
       const row = e[i]!;
       // Central differences inside, one-sided at the ends (an episode has at least two rows).
-      const l = Math.max(i - 1, 0), h = Math.min(i + 1, e.length - 1);
-      const lo = e[l]!, hi = e[h]!, span = (h - l) / rate;
+      const l = Math.max(i - 1, 0),
+        h = Math.min(i + 1, e.length - 1);
+      const lo = e[l]!,
+        hi = e[h]!,
+        span = (h - l) / rate;
       const v = { vx: (hi.x - lo.x) / span, vy: (hi.y - lo.y) / span };
       layout.obs.forEach((f, j) => {
-        observations[r * od + j] = typeof f === 'object' ? row.extra[f.extra] ?? NaN : f === 'vx' || f === 'vy' ? v[f] : row[f];
+        observations[r * od + j] =
+          typeof f === 'object' ? (row.extra[f.extra] ?? NaN) : f === 'vx' || f === 'vy' ? v[f] : row[f];
       });
       layout.act.forEach((f, j) => {
         let a = actValue(f.from, row.cmd, row.yaw) / f.scale;
@@ -216,9 +249,15 @@ function toRows(episodes: readonly GridRow[][], layout: RowLayout, rate: number)
     }
     terminals[r - 1] = 1;
   }
-  const first = episodes[0], last = episodes[episodes.length - 1];
+  const first = episodes[0],
+    last = episodes[episodes.length - 1];
   return {
-    observations, actions, terminals, rows: n, episodes: episodes.length, clipped,
+    observations,
+    actions,
+    terminals,
+    rows: n,
+    episodes: episodes.length,
+    clipped,
     span: first !== undefined && last !== undefined ? [first[0]!.t, last[last.length - 1]!.t] : null,
   };
 }

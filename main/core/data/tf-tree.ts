@@ -25,13 +25,15 @@ export const IDENTITY: Pose2 = { x: 0, y: 0, yaw: 0 };
 
 /** a · b: b's pose (in a's child frame) in a's parent frame. */
 export function compose(a: Pose2, b: Pose2): Pose2 {
-  const c = Math.cos(a.yaw), s = Math.sin(a.yaw);
+  const c = Math.cos(a.yaw),
+    s = Math.sin(a.yaw);
   return { x: a.x + c * b.x - s * b.y, y: a.y + s * b.x + c * b.y, yaw: wrapAngle(a.yaw + b.yaw) };
 }
 
 /** a⁻¹: the parent's pose in the child frame. */
 export function invert(a: Pose2): Pose2 {
-  const c = Math.cos(a.yaw), s = Math.sin(a.yaw);
+  const c = Math.cos(a.yaw),
+    s = Math.sin(a.yaw);
   return { x: -(c * a.x + s * a.y), y: s * a.x - c * a.y, yaw: wrapAngle(-a.yaw) };
 }
 
@@ -62,8 +64,13 @@ export interface TfStep<E extends TfLink = TfEdge> {
   readonly inverse: boolean;
 }
 
-/** A path, or why there is none: frames no edge mentions (`missing`), or two known frames in separate trees (`missing` empty). */
-export type TfPath<E extends TfLink = TfEdge> = { readonly ok: true; readonly steps: readonly TfStep<E>[] } | { readonly ok: false; readonly missing: readonly string[] };
+/**
+ * A path, or why there is none: frames no edge mentions (`missing`), or two known frames in separate trees (`missing`
+ * empty).
+ */
+export type TfPath<E extends TfLink = TfEdge> =
+  | { readonly ok: true; readonly steps: readonly TfStep<E>[] }
+  | { readonly ok: false; readonly missing: readonly string[] };
 
 /** Each frame's parent edge. The edges must give each child one parent (the caller refuses a second). */
 function parentEdges<E extends TfLink>(edges: readonly E[]): Map<string, E> {
@@ -101,10 +108,12 @@ export function tfPath<E extends TfLink>(edges: readonly E[], from: string, to: 
   const missing = [from, to].filter((f, i, a) => !known.has(f) && a.indexOf(f) === i);
   if (missing.length > 0) return { ok: false, missing };
   const parents = parentEdges(edges);
-  const up = ancestry(from, parents), down = ancestry(to, parents);
+  const up = ancestry(from, parents),
+    down = ancestry(to, parents);
   const i = up.findIndex((f) => down.includes(f));
   if (i < 0) return { ok: false, missing: [] };
-  const lca = up[i]!, j = down.indexOf(lca);
+  const lca = up[i]!,
+    j = down.indexOf(lca);
   const steps: TfStep<E>[] = [];
   for (let k = 0; k < i; k++) steps.push({ edge: parents.get(up[k]!)!, inverse: true });
   for (let k = j - 1; k >= 0; k--) steps.push({ edge: parents.get(down[k]!)!, inverse: false });
@@ -113,7 +122,8 @@ export function tfPath<E extends TfLink>(edges: readonly E[], from: string, to: 
 
 /** Index of the last sample at or before t; -1 when none is. */
 function before(samples: readonly TfSample[], t: number): number {
-  let lo = 0, hi = samples.length;
+  let lo = 0,
+    hi = samples.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (samples[mid]!.t <= t) lo = mid + 1;
@@ -134,7 +144,11 @@ export function edgeAt(e: TfEdge, t: number, maxGap: number): Pose2 | null {
   const b = e.samples[i + 1]!;
   if (b.t - a.t > maxGap) return null;
   const u = (t - a.t) / (b.t - a.t);
-  return { x: a.pose.x + u * (b.pose.x - a.pose.x), y: a.pose.y + u * (b.pose.y - a.pose.y), yaw: wrapAngle(a.pose.yaw + u * wrapAngle(b.pose.yaw - a.pose.yaw)) };
+  return {
+    x: a.pose.x + u * (b.pose.x - a.pose.x),
+    y: a.pose.y + u * (b.pose.y - a.pose.y),
+    yaw: wrapAngle(a.pose.yaw + u * wrapAngle(b.pose.yaw - a.pose.yaw)),
+  };
 }
 
 /** The composed pose of a path at time t, or null when one of its dynamic edges has no value there. */
@@ -149,7 +163,8 @@ export function chainAt(steps: readonly TfStep[], t: number, maxGap: number): Po
 }
 
 /** The dynamic edges of a path (those with times); none means the pose never changes and has no time line. */
-export const dynamicSteps = (steps: readonly TfStep[]): TfStep[] => steps.filter((s) => !s.edge.static && s.edge.samples.length > 0);
+export const dynamicSteps = (steps: readonly TfStep[]): TfStep[] =>
+  steps.filter((s) => !s.edge.static && s.edge.samples.length > 0);
 
 /**
  * A path's pose over time, for resampling: from the first sample of any of its dynamic edges to the

@@ -10,7 +10,13 @@ import type { FailureMode, MissionAudit, MissionControl } from './mission.js';
 
 export type BudgetVerdict =
   | { readonly kind: 'replan'; readonly budget: number }
-  | { readonly kind: 'end'; readonly failureMode: FailureMode; readonly message: string; readonly escalation?: Escalation; /** The escalation is in the audit log already. */ readonly recorded: boolean };
+  | {
+      readonly kind: 'end';
+      readonly failureMode: FailureMode;
+      readonly message: string;
+      readonly escalation?: Escalation;
+      /** The escalation is in the audit log already. */ readonly recorded: boolean;
+    };
 
 export interface BudgetContext {
   /** The run replans after a failure (sagas-replan, or the console's runs with any planner). */
@@ -40,14 +46,38 @@ export async function afterFailure(c: BudgetContext): Promise<BudgetVerdict> {
     const d = await askOperator(c.control.decide, esc);
     c.audit?.event('operator_decision', decisionEvent(d, esc), { step: c.t });
     // An operator's stop (stop, E-STOP) while the mission waited is a stop, not a failure.
-    if (d.decision !== 'retry' && c.control.signal?.aborted === true) return { kind: 'end', failureMode: 'stopped', message: `${d.reason}, while the mission waited for a decision (${message})`, recorded: true };
-    if (d.decision !== 'retry') return { kind: 'end', failureMode: 'escalated', message: `${message}; the operator aborted: ${d.reason}`, recorded: true };
+    if (d.decision !== 'retry' && c.control.signal?.aborted === true)
+      return {
+        kind: 'end',
+        failureMode: 'stopped',
+        message: `${d.reason}, while the mission waited for a decision (${message})`,
+        recorded: true,
+      };
+    if (d.decision !== 'retry')
+      return {
+        kind: 'end',
+        failureMode: 'escalated',
+        message: `${message}; the operator aborted: ${d.reason}`,
+        recorded: true,
+      };
     budget += Math.max(1, c.R);
   }
   if (c.replans >= budget) {
-    if (budget === 0) return { kind: 'end', failureMode: c.stage, message: `${c.record.kind} at ${c.record.to}: ${c.record.rule}`, recorded: false };
+    if (budget === 0)
+      return {
+        kind: 'end',
+        failureMode: c.stage,
+        message: `${c.record.kind} at ${c.record.to}: ${c.record.rule}`,
+        recorded: false,
+      };
     const message = `replanning budget R = ${budget} exhausted; escalating with ${c.failures.length} failure record(s)`;
-    return { kind: 'end', failureMode: 'escalated', message, escalation: c.escalation('replan-budget', message, c.t, budget), recorded: false };
+    return {
+      kind: 'end',
+      failureMode: 'escalated',
+      message,
+      escalation: c.escalation('replan-budget', message, c.t, budget),
+      recorded: false,
+    };
   }
   return { kind: 'replan', budget };
 }

@@ -61,7 +61,10 @@ export interface ExecParams {
    * map measures clearance. 0: off. A look-ahead across a doorway's corner walks a legged body into it.
    */
   readonly clearance_m: number;
-  /** Stall recovery (core/exec/recovery.ts: backing off along the body's own path when it stalls; each recovery also gives `grant` steps back to H_low); null: off. */
+  /**
+   * Stall recovery (core/exec/recovery.ts: backing off along the body's own path when it stalls; each recovery also
+   * gives `grant` steps back to H_low); null: off.
+   */
   readonly recovery: RecoveryParams | null;
 }
 
@@ -72,9 +75,18 @@ export type { RecoveryParams };
  * H_low = 100 steps (the paper gives neither).
  */
 export const DEFAULT_EXEC: ExecParams = {
-  H_TD: 8, epsAnchor: 4, epsWaypoint: 4, H_low: 100, M: 2, reach_m: 1, lookahead_m: 3, targets: 'rest',
+  H_TD: 8,
+  epsAnchor: 4,
+  epsWaypoint: 4,
+  H_low: 100,
+  M: 2,
+  reach_m: 1,
+  lookahead_m: 3,
+  targets: 'rest',
   steering: { rho: 64, beta: 0.1, p: 1, rMax: 0.2 },
-  anchorReach: false, clearance_m: 0, recovery: null,
+  anchorReach: false,
+  clearance_m: 0,
+  recovery: null,
 };
 
 /** What a body changes in the executor: a point mass nothing; a legged body (the Ant) the rest. */
@@ -86,7 +98,9 @@ export type Body = 'point' | 'legged';
  * within reach_m, straight segments 1 m clear of walls, and two recoveries per target.
  */
 export const LEGGED_EXEC: Pick<ExecParams, 'lookahead_m' | 'anchorReach' | 'clearance_m' | 'recovery'> = {
-  lookahead_m: 1.5, anchorReach: true, clearance_m: 1,
+  lookahead_m: 1.5,
+  anchorReach: true,
+  clearance_m: 1,
   recovery: { window: 40, moved_m: 0.5, back_m: 1, steps: 30, arrive_m: 0.3, perTarget: 2, grant: 60 },
 };
 
@@ -95,7 +109,13 @@ export const LEGGED_EXEC: Pick<ExecParams, 'lookahead_m' | 'anchorReach' | 'clea
  * are H_TD / 2) and a body.
  */
 export function execParams(H_TD: number, body: Body = 'point'): ExecParams {
-  return { ...DEFAULT_EXEC, H_TD, epsAnchor: H_TD / 2, epsWaypoint: H_TD / 2, ...(body === 'legged' ? LEGGED_EXEC : {}) };
+  return {
+    ...DEFAULT_EXEC,
+    H_TD,
+    epsAnchor: H_TD / 2,
+    epsWaypoint: H_TD / 2,
+    ...(body === 'legged' ? LEGGED_EXEC : {}),
+  };
 }
 
 /** Metres from (x, y) to the nearest obstacle (WorldMap.clearance). */
@@ -141,7 +161,8 @@ export interface ExecPlan {
  */
 export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<string, Float32Array>): ExecPlan {
   const dim = g.latentDim;
-  if (g.latents === undefined || dim === undefined) throw new RangeError('execution needs a latent graph (node latents)');
+  if (g.latents === undefined || dim === undefined)
+    throw new RangeError('execution needs a latent graph (node latents)');
   const latent = (v: number): Float32Array => g.latents!.subarray(v * dim, (v + 1) * dim);
   const aps = plan.certificate.steps;
   const wp = (i: number): Waypoint => {
@@ -149,8 +170,17 @@ export function execPlan(plan: Plan, g: SemanticGraph, rest?: ReadonlyMap<string
     const c = aps[i]!;
     const r = rest?.get(restKey(g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!));
     return {
-      node: s.node, id: g.ids[s.node]!, latent: latent(s.node), position: [g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!], pos: c.term.pos, neg: c.term.neg, term: c.term.text,
-      checkpoint: c.term.pos.length > 0, state: s.state, from: s.from, transition: i,
+      node: s.node,
+      id: g.ids[s.node]!,
+      latent: latent(s.node),
+      position: [g.positions[2 * s.node]!, g.positions[2 * s.node + 1]!],
+      pos: c.term.pos,
+      neg: c.term.neg,
+      term: c.term.text,
+      checkpoint: c.term.pos.length > 0,
+      state: s.state,
+      from: s.from,
+      transition: i,
       ...(r !== undefined ? { rest: r } : {}),
     };
   };
@@ -179,23 +209,55 @@ export const restKey = (x: number, y: number): string => `${x},${y}`;
 export type Stream = 'prefix' | 'suffix';
 
 export type ExecEvent =
-  | { readonly kind: 'waypoint'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string; readonly skipped: number }
-  | { readonly kind: 'checkpoint'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string; readonly labels: readonly string[] }
+  | {
+      readonly kind: 'waypoint';
+      readonly t: number;
+      readonly stream: Stream;
+      readonly index: number;
+      readonly node: string;
+      readonly skipped: number;
+    }
+  | {
+      readonly kind: 'checkpoint';
+      readonly t: number;
+      readonly stream: Stream;
+      readonly index: number;
+      readonly node: string;
+      readonly labels: readonly string[];
+    }
   | { readonly kind: 'prefix-done'; readonly t: number }
   | { readonly kind: 'suffix-traversal'; readonly t: number; readonly count: number }
   | {
-    readonly kind: 'violation'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
-    readonly literal: string; readonly term: string; readonly labels: readonly string[];
-  }
+      readonly kind: 'violation';
+      readonly t: number;
+      readonly stream: Stream;
+      readonly index: number;
+      readonly node: string;
+      readonly literal: string;
+      readonly term: string;
+      readonly labels: readonly string[];
+    }
   | {
-    readonly kind: 'recovery'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
-    /** How far the body moved over the recovery window, and where it walks back to. */
-    readonly moved_m: number; readonly to: readonly [number, number];
-  }
+      readonly kind: 'recovery';
+      readonly t: number;
+      readonly stream: Stream;
+      readonly index: number;
+      readonly node: string;
+      /** How far the body moved over the recovery window, and where it walks back to. */
+      readonly moved_m: number;
+      readonly to: readonly [number, number];
+    }
   | {
-    readonly kind: 'timeout'; readonly t: number; readonly stream: Stream; readonly index: number; readonly node: string;
-    readonly checkpoint: boolean; readonly distance: number; readonly term: string; readonly labels: readonly string[];
-  };
+      readonly kind: 'timeout';
+      readonly t: number;
+      readonly stream: Stream;
+      readonly index: number;
+      readonly node: string;
+      readonly checkpoint: boolean;
+      readonly distance: number;
+      readonly term: string;
+      readonly labels: readonly string[];
+    };
 
 export interface ExecStep {
   /** Unit direction for π_low (null when the run is over). */
@@ -231,7 +293,10 @@ export class Executor {
   readonly marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
   /** The previous waypoint reached (the start node at first): the edge being realised ends at the current target. */
   private prevNode: string;
-  /** Steps whose direction the guard-aware steering term bent (a forbidden label's anchor within ρ_rep); 0 with steering off. */
+  /**
+   * Steps whose direction the guard-aware steering term bent (a forbidden label's anchor within ρ_rep); 0 with steering
+   * off.
+   */
   private steered = 0;
   /** Stall recovery (null: off), keyed by the target being tracked. */
   private readonly recovery: StallRecovery | null;
@@ -240,7 +305,12 @@ export class Executor {
    * `clearance` (the world map's, where it has one) lets skip-ahead keep `params.clearance_m` from
    * obstacles; without it, or with clearance_m 0, skip-ahead looks at distances only.
    */
-  constructor(private readonly plan: ExecPlan, private readonly params: ExecParams, startId: string, private readonly clearance?: Clearance) {
+  constructor(
+    private readonly plan: ExecPlan,
+    private readonly params: ExecParams,
+    startId: string,
+    private readonly clearance?: Clearance,
+  ) {
     this.stream = plan.prefix.length > 0 ? 'prefix' : 'suffix';
     this.prevNode = startId;
     this.recovery = params.recovery === null ? null : new StallRecovery(params.recovery);
@@ -260,9 +330,18 @@ export class Executor {
     return { stream: this.stream, index: this.k, from: this.prevNode, target: this.list()[this.k]! };
   }
 
-  /** The run's progress for the operator: the target's index in its stream, the stream's length, suffix traversals done of M. */
+  /**
+   * The run's progress for the operator: the target's index in its stream, the stream's length, suffix traversals done
+   * of M.
+   */
   progress(): { stream: Stream; index: number; length: number; traversals: number; rounds: number } {
-    return { stream: this.stream, index: this.k, length: this.list().length, traversals: this.traversals, rounds: this.params.M };
+    return {
+      stream: this.stream,
+      index: this.k,
+      length: this.list().length,
+      traversals: this.traversals,
+      rounds: this.params.M,
+    };
   }
 
   private list(): readonly Waypoint[] {
@@ -283,7 +362,16 @@ export class Executor {
     const active = w.neg;
     for (const l of active) {
       if (labels.has(l)) {
-        events.push({ kind: 'violation', t, stream: this.stream, index: this.k, node: w.id, literal: l, term: w.term, labels: [...labels] });
+        events.push({
+          kind: 'violation',
+          t,
+          stream: this.stream,
+          index: this.k,
+          node: w.id,
+          literal: l,
+          term: w.term,
+          labels: [...labels],
+        });
         this.last = 'failed';
         return { direction: null, events, status: 'failed', active };
       }
@@ -292,12 +380,16 @@ export class Executor {
     const d = dist(h, w.latent);
     const posOk = w.pos.every((l) => labels.has(l));
     const near = w.checkpoint
-      ? d < this.params.epsAnchor || (w.rest !== undefined && dist(h, w.rest) < this.params.epsAnchor) || (this.params.anchorReach && taskDist(w) < this.params.reach_m)
+      ? d < this.params.epsAnchor ||
+        (w.rest !== undefined && dist(h, w.rest) < this.params.epsAnchor) ||
+        (this.params.anchorReach && taskDist(w) < this.params.reach_m)
       : d < this.params.epsWaypoint || taskDist(w) < this.params.reach_m;
     if (posOk && near) {
-      events.push(w.checkpoint
-        ? { kind: 'checkpoint', t, stream: this.stream, index: this.k, node: w.id, labels: [...labels] }
-        : { kind: 'waypoint', t, stream: this.stream, index: this.k, node: w.id, skipped: 0 });
+      events.push(
+        w.checkpoint
+          ? { kind: 'checkpoint', t, stream: this.stream, index: this.k, node: w.id, labels: [...labels] }
+          : { kind: 'waypoint', t, stream: this.stream, index: this.k, node: w.id, skipped: 0 },
+      );
       this.advance(t, events);
       if (this.last !== 'running') return { direction: null, events, status: this.last, active };
       list = this.list();
@@ -309,13 +401,23 @@ export class Executor {
     let target = this.k;
     for (let j = barrier; j > this.k; j--) {
       const c = list[j]!;
-      if ((dist(h, c.latent) <= this.params.H_TD || taskDist(c) <= this.params.lookahead_m) && this.clearPath(x, y, c.position[0], c.position[1])) {
+      if (
+        (dist(h, c.latent) <= this.params.H_TD || taskDist(c) <= this.params.lookahead_m) &&
+        this.clearPath(x, y, c.position[0], c.position[1])
+      ) {
         target = j;
         break;
       }
     }
     if (target > this.k) {
-      events.push({ kind: 'waypoint', t, stream: this.stream, index: target - 1, node: list[target - 1]!.id, skipped: target - this.k });
+      events.push({
+        kind: 'waypoint',
+        t,
+        stream: this.stream,
+        index: target - 1,
+        node: list[target - 1]!.id,
+        skipped: target - this.k,
+      });
       this.prevNode = list[target - 1]!.id;
       this.k = target;
       this.c = 0;
@@ -325,8 +427,15 @@ export class Executor {
     this.c++;
     if (this.c > this.params.H_low) {
       events.push({
-        kind: 'timeout', t, stream: this.stream, index: this.k, node: w.id, checkpoint: w.checkpoint,
-        distance: dist(h, w.latent), term: w.term, labels: [...labels],
+        kind: 'timeout',
+        t,
+        stream: this.stream,
+        index: this.k,
+        node: w.id,
+        checkpoint: w.checkpoint,
+        distance: dist(h, w.latent),
+        term: w.term,
+        labels: [...labels],
       });
       this.last = 'failed';
       return { direction: null, events, status: 'failed', active };
@@ -358,7 +467,8 @@ export class Executor {
    * least (less 5 cm) what the body has now: sampled every 10 cm. True without a clearance map.
    */
   private clearPath(x0: number, y0: number, x1: number, y1: number): boolean {
-    const c = this.clearance, r = this.params.clearance_m;
+    const c = this.clearance,
+      r = this.params.clearance_m;
     if (c === undefined || r <= 0) return true;
     const floor = Math.min(r, c(x0, y0) - 0.05);
     const n = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 0.1));
@@ -378,7 +488,15 @@ export class Executor {
     const { offset, started } = this.recovery.step(`${this.stream}:${this.k}`, h, x, y);
     if (started !== null) {
       this.c = Math.max(0, this.c - this.params.recovery!.grant);
-      events.push({ kind: 'recovery', t, stream: this.stream, index: this.k, node: this.list()[this.k]!.id, moved_m: started.moved_m, to: [started.to[0], started.to[1]] });
+      events.push({
+        kind: 'recovery',
+        t,
+        stream: this.stream,
+        index: this.k,
+        node: this.list()[this.k]!.id,
+        moved_m: started.moved_m,
+        to: [started.to[0], started.to[1]],
+      });
     }
     return offset === null ? null : normalize(offset);
   }
@@ -395,7 +513,8 @@ export class Executor {
       for (const l of w.neg) {
         const anchors = this.plan.anchors.get(l);
         if (anchors === undefined || anchors.length === 0) continue;
-        let near = anchors[0]!, nd = dist(h, near);
+        let near = anchors[0]!,
+          nd = dist(h, near);
         for (const a of anchors) {
           const d = dist(h, a);
           if (d < nd) {

@@ -14,8 +14,9 @@
  * C_max bounds the mission, as for every method. Two optional rules (off by default): a goal is
  * abandoned as a failure of its stage (prefix or suffix) after `goalSteps` steps steered for it, or
  * when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low steps (the former default
- * H_low = 100 abandoned goals HIQL goes on to reach: `witness backbone eval-hiql`). A monitor with no accepting continuation left ends the run at once (a forbidden label).
- * Pure: the world, ψ, the policies and the clock are injected (app/hiql-mission.ts assembles them).
+ * H_low = 100 abandoned goals HIQL goes on to reach: `witness backbone eval-hiql`). A monitor with no accepting
+ * continuation left ends the run at once (a forbidden label). Pure: the world, ψ, the policies and the clock are
+ * injected (app/hiql-mission.ts assembles them).
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
@@ -48,7 +49,13 @@ export interface HiqlExecParams {
   readonly recovery: RecoveryParams | null;
 }
 
-export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M' | 'recovery'> = { H_low: null, minProgress: 0.5, goalSteps: null, M: 2, recovery: null };
+export const DEFAULT_HIQL_EXEC: Pick<HiqlExecParams, 'H_low' | 'minProgress' | 'goalSteps' | 'M' | 'recovery'> = {
+  H_low: null,
+  minProgress: 0.5,
+  goalSteps: null,
+  M: 2,
+  recovery: null,
+};
 
 /** ψ, and HIQL's two policies over latent offsets from the current state, batched over rows. */
 export interface HiqlExecutor {
@@ -97,16 +104,22 @@ export interface HiqlMissionResult {
   /** Steps at which a forbidden label (no accepting continuation) or a timeout ended the run. */
   readonly failures: readonly { readonly t: number; readonly kind: 'violation' | 'timeout' | 'overturned' }[];
   /** Stall recoveries begun (HiqlExecParams.recovery): when, and where the body walked back to. */
-  readonly recoveries: readonly { readonly t: number; readonly moved_m: number; readonly to: readonly [number, number] }[];
+  readonly recoveries: readonly {
+    readonly t: number;
+    readonly moved_m: number;
+    readonly to: readonly [number, number];
+  }[];
   readonly stepTimes_ms: Float64Array;
 }
 
-const centre = (r: Region): [number, number] => (r.kind === 'disk' ? [r.center[0], r.center[1]] : [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2]);
+const centre = (r: Region): [number, number] =>
+  r.kind === 'disk' ? [r.center[0], r.center[1]] : [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2];
 
 /** Distance from a point outside a region to it (0 inside). */
 function outside(r: Region, x: number, y: number): number {
   if (r.kind === 'disk') return Math.max(0, Math.hypot(x - r.center[0], y - r.center[1]) - r.radius);
-  const dx = Math.max(r.min[0] - x, 0, x - r.max[0]), dy = Math.max(r.min[1] - y, 0, y - r.max[1]);
+  const dx = Math.max(r.min[0] - x, 0, x - r.max[0]),
+    dy = Math.max(r.min[1] - y, 0, y - r.max[1]);
   return Math.hypot(dx, dy);
 }
 
@@ -119,14 +132,20 @@ export function regionRepresentative(g: GoalSource, regions: readonly Region[], 
   const r = regions.find((x) => x.name === name);
   if (r === undefined) return -1;
   const [cx, cy] = centre(r);
-  const k = g.obsDim, n = g.observations.length / k;
-  let best = -1, score = Infinity;
+  const k = g.obsDim,
+    n = g.observations.length / k;
+  let best = -1,
+    score = Infinity;
   for (let i = 0; i < n; i++) {
-    const x = g.observations[i * k]!, y = g.observations[i * k + 1]!;
+    const x = g.observations[i * k]!,
+      y = g.observations[i * k + 1]!;
     if (!inRegion(r, x, y) || labelAt(regions, x, y).length !== 1) continue;
     const speed = k >= 4 ? Math.hypot(g.observations[i * k + 2]!, g.observations[i * k + 3]!) : 0;
     const s = Math.hypot(x - cx, y - cy) + speed;
-    if (s < score) { score = s; best = i; }
+    if (s < score) {
+      score = s;
+      best = i;
+    }
   }
   return best;
 }
@@ -135,20 +154,33 @@ export function regionRepresentative(g: GoalSource, regions: readonly Region[], 
  * A slow dataset state outside every region, at least `clearance` m from each, nearest to (x, y):
  * where to go to leave a region when no other goal lies ahead. −1 when there is none.
  */
-export function outsideRepresentative(g: GoalSource, regions: readonly Region[], x: number, y: number, clearance = 0.5): number {
-  const k = g.obsDim, n = g.observations.length / k;
-  let best = -1, score = Infinity;
+export function outsideRepresentative(
+  g: GoalSource,
+  regions: readonly Region[],
+  x: number,
+  y: number,
+  clearance = 0.5,
+): number {
+  const k = g.obsDim,
+    n = g.observations.length / k;
+  let best = -1,
+    score = Infinity;
   for (let i = 0; i < n; i++) {
-    const px = g.observations[i * k]!, py = g.observations[i * k + 1]!;
+    const px = g.observations[i * k]!,
+      py = g.observations[i * k + 1]!;
     if (regions.some((r) => outside(r, px, py) < clearance)) continue;
     const speed = k >= 4 ? Math.hypot(g.observations[i * k + 2]!, g.observations[i * k + 3]!) : 0;
     const s = Math.hypot(px - x, py - y) + speed;
-    if (s < score) { score = s; best = i; }
+    if (s < score) {
+      score = s;
+      best = i;
+    }
   }
   return best;
 }
 
-const sameLetter = (block: LabelBlock, label: readonly string[]): boolean => (block.region === null ? label.length === 0 : label.length === 1 && label[0] === block.region);
+const sameLetter = (block: LabelBlock, label: readonly string[]): boolean =>
+  block.region === null ? label.length === 0 : label.length === 1 && label[0] === block.region;
 
 export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams): Promise<HiqlMissionResult> {
   const { world, executor, automaton, formula, regions } = input;
@@ -161,9 +193,14 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   const recovery = o.recovery === null ? null : new StallRecovery(o.recovery);
   const t0 = now();
   const startLabel = labelAt(regions, input.start[0], input.start[1]);
-  const plan = labelLasso(automaton, regions.map((r) => r.name), startLabel[0] ?? null);
+  const plan = labelLasso(
+    automaton,
+    regions.map((r) => r.name),
+    startLabel[0] ?? null,
+  );
   const representatives: Record<string, number> = {};
-  let planningReason: string | undefined, planningMessage = '';
+  let planningReason: string | undefined,
+    planningMessage = '';
   if (plan.status === 'none') {
     planningReason = 'no-label-lasso';
     planningMessage = `no plan: ${plan.reason}`;
@@ -181,14 +218,34 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
   }
   const planning_ms = now() - t0;
   const base = { plan, representatives, planning_ms };
-  const finish = (p: { success: boolean; failureMode: HiqlFailureMode | null; message: string; planningReason?: string }, steps: number, T_pre: number | null, T_suf: number | null): HiqlMissionResult => {
+  const finish = (
+    p: { success: boolean; failureMode: HiqlFailureMode | null; message: string; planningReason?: string },
+    steps: number,
+    T_pre: number | null,
+    T_suf: number | null,
+  ): HiqlMissionResult => {
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     return {
-      ...p, ...base, steps, T_pre, T_suf, ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
-      trajectory: Float32Array.from(traj), labels, failures, recoveries, stepTimes_ms: Float64Array.from(times),
+      ...p,
+      ...base,
+      steps,
+      T_pre,
+      T_suf,
+      ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
+      trajectory: Float32Array.from(traj),
+      labels,
+      failures,
+      recoveries,
+      stepTimes_ms: Float64Array.from(times),
     };
   };
-  if (plan.status === 'none' || planningReason !== undefined) return finish({ success: false, failureMode: 'planning', planningReason: planningReason!, message: planningMessage }, 0, null, null);
+  if (plan.status === 'none' || planningReason !== undefined)
+    return finish(
+      { success: false, failureMode: 'planning', planningReason: planningReason!, message: planningMessage },
+      0,
+      null,
+      null,
+    );
 
   // The block stream: the prefix once, then the cycle M times.
   const stream: LabelBlock[] = [...plan.prefix];
@@ -233,13 +290,21 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
     return finish({ success: false, failureMode: 'world', message: e.message }, 0, null, null);
   }
   const monitor = new StateSetMonitor(automaton);
-  let c = 0, prefixDone: number | null = null;
+  let c = 0,
+    prefixDone: number | null = null;
   const traversals: number[] = [];
-  let goalRow = -2, best = Infinity, lastProgress = 0, goalSince = 0;
+  let goalRow = -2,
+    best = Infinity,
+    lastProgress = 0,
+    goalSince = 0;
   const stage = (): 'prefix' | 'suffix' => (c < prefixEnd ? 'prefix' : 'suffix');
-  const T = (): [number | null, number | null] => [prefixDone, prefixDone !== null && traversals.length > 0 ? traversals[0]! - prefixDone : null];
+  const T = (): [number | null, number | null] => [
+    prefixDone,
+    prefixDone !== null && traversals.length > 0 ? traversals[0]! - prefixDone : null,
+  ];
   for (let t = 0; t < o.maxSteps; t++) {
-    const x = state.pose.x, y = state.pose.y;
+    const x = state.pose.x,
+      y = state.pose.y;
     const t1 = now();
     const label = labelAt(regions, x, y);
     const m = monitor.step(label);
@@ -249,7 +314,16 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
       failures.push({ t, kind: 'violation' });
       times.push(now() - t1);
       const [a, b] = T();
-      return finish({ success: false, failureMode: stage(), message: `forbidden label {${label.join(', ')}} at step ${t}: the monitor has no accepting continuation left` }, t + 1, a, b);
+      return finish(
+        {
+          success: false,
+          failureMode: stage(),
+          message: `forbidden label {${label.join(', ')}} at step ${t}: the monitor has no accepting continuation left`,
+        },
+        t + 1,
+        a,
+        b,
+      );
     }
     if (c < stream.length && sameLetter(stream[c]!, label)) {
       c++;
@@ -260,10 +334,18 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
         const cycleStart = (traversals.length >= 2 ? traversals[traversals.length - 2]! : prefixDone!) + 1;
         const ok = lassoVerdict(formula, labels, cycleStart, traversals[traversals.length - 1]!);
         const [a, b] = T();
-        return finish({
-          success: ok, failureMode: ok ? null : 'suffix',
-          message: ok ? `prefix and ${o.M} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the label sequence was realised, but the realised label word does not satisfy the formula (finite-lasso check)',
-        }, t + 1, a, b);
+        return finish(
+          {
+            success: ok,
+            failureMode: ok ? null : 'suffix',
+            message: ok
+              ? `prefix and ${o.M} suffix traversal(s) realised; the lasso evaluator accepts the realised labels`
+              : 'the label sequence was realised, but the realised label word does not satisfy the formula (finite-lasso check)',
+          },
+          t + 1,
+          a,
+          b,
+        );
       }
     }
     const fell = world.fallen?.(state) ?? null;
@@ -279,7 +361,12 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
     if (row < 0) {
       times.push(now() - t1);
       const [a, b] = T();
-      return finish({ success: false, failureMode: stage(), message: 'no dataset state lies outside every region to leave toward' }, t + 1, a, b);
+      return finish(
+        { success: false, failureMode: stage(), message: 'no dataset state lies outside every region to leave toward' },
+        t + 1,
+        a,
+        b,
+      );
     }
     const g = await goalLatent(row);
     const offset = new Float32Array(h.length);
@@ -303,14 +390,16 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
       failures.push({ t, kind: 'timeout' });
       times.push(now() - t1);
       const [a, b] = T();
-      const why = stalled ? `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps` : `the goal of block ${c} (${stream[c]!.region ?? 'no region'}) not reached within ${o.goalSteps} steps`;
+      const why = stalled
+        ? `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps`
+        : `the goal of block ${c} (${stream[c]!.region ?? 'no region'}) not reached within ${o.goalSteps} steps`;
       return finish({ success: false, failureMode: stage(), message: why }, t + 1, a, b);
     }
     // A stalled body walks back along its path (the offset to where it was, given to the low-level
     // policy in place of π_h's subgoal offset); otherwise π_h proposes the subgoal.
     const back = recovery?.step(row, h, x, y) ?? null;
     if (back?.started) recoveries.push({ t, ...back.started });
-    const z = back?.offset ?? await executor.subgoal(obs, offset, 1);
+    const z = back?.offset ?? (await executor.subgoal(obs, offset, 1));
     const a = await executor.act(obs, z, 1);
     times.push(now() - t1);
     try {
@@ -322,7 +411,12 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
     }
   }
   const [a, b] = T();
-  return finish({ success: false, failureMode: stage(), message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, a, b);
+  return finish(
+    { success: false, failureMode: stage(), message: `rollout budget of ${o.maxSteps} steps exhausted` },
+    o.maxSteps,
+    a,
+    b,
+  );
 }
 
 /**
@@ -331,7 +425,10 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
  * the rollout budget ran out, 'lasso' when the realised labels do not satisfy the formula, 'no-goal'
  * when no dataset state could serve as the next goal. null for successes, planning and world failures.
  */
-export function hiqlExecutionCause(h: Pick<HiqlMissionResult, 'success' | 'failureMode' | 'failures' | 'steps'>, maxSteps: number): string | null {
+export function hiqlExecutionCause(
+  h: Pick<HiqlMissionResult, 'success' | 'failureMode' | 'failures' | 'steps'>,
+  maxSteps: number,
+): string | null {
   if (h.success || h.failureMode === 'planning' || h.failureMode === 'world') return null;
   const last = h.failures[h.failures.length - 1];
   if (last === undefined) return h.steps >= maxSteps ? 'budget' : h.failureMode === 'suffix' ? 'lasso' : 'no-goal';

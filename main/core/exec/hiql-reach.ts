@@ -38,13 +38,30 @@ export interface ReachResult {
   readonly error?: string;
 }
 
-export async function reachGoal(world: Navigation, executor: HiqlExecutor, start: readonly [number, number], goal: Float32Array, o: ReachParams): Promise<ReachResult> {
-  const gx = goal[0]!, gy = goal[1]!;
+export async function reachGoal(
+  world: Navigation,
+  executor: HiqlExecutor,
+  start: readonly [number, number],
+  goal: Float32Array,
+  o: ReachParams,
+): Promise<ReachResult> {
+  const gx = goal[0]!,
+    gy = goal[1]!;
   const traj: number[] = [];
-  let minDistance = Infinity, finalDistance = Infinity, timeoutAt: number | null = null, recoveries = 0;
+  let minDistance = Infinity,
+    finalDistance = Infinity,
+    timeoutAt: number | null = null,
+    recoveries = 0;
   const recovery = o.recovery == null ? null : new StallRecovery(o.recovery);
   const result = (success: boolean, steps: number, error?: string): ReachResult => ({
-    success, steps, finalDistance, minDistance, timeoutAt, trajectory: Float32Array.from(traj), recoveries, ...(error !== undefined ? { error } : {}),
+    success,
+    steps,
+    finalDistance,
+    minDistance,
+    timeoutAt,
+    trajectory: Float32Array.from(traj),
+    recoveries,
+    ...(error !== undefined ? { error } : {}),
   });
   let state;
   try {
@@ -54,9 +71,11 @@ export async function reachGoal(world: Navigation, executor: HiqlExecutor, start
     return result(false, 0, e.message);
   }
   const g = await executor.embed(goal, 1);
-  let best = Infinity, lastProgress = 0;
+  let best = Infinity,
+    lastProgress = 0;
   for (let t = 0; t < o.maxSteps; t++) {
-    const x = state.pose.x, y = state.pose.y;
+    const x = state.pose.x,
+      y = state.pose.y;
     traj.push(x, y);
     finalDistance = Math.hypot(x - gx, y - gy);
     minDistance = Math.min(minDistance, finalDistance);
@@ -78,7 +97,7 @@ export async function reachGoal(world: Navigation, executor: HiqlExecutor, start
     }
     const back = recovery?.step(0, h, x, y) ?? null;
     if (back?.started) recoveries++;
-    const z = back?.offset ?? await executor.subgoal(obs, offset, 1);
+    const z = back?.offset ?? (await executor.subgoal(obs, offset, 1));
     const a = await executor.act(obs, z, 1);
     try {
       state = await world.step(a);

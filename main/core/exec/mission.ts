@@ -13,7 +13,15 @@ import { StateSetMonitor } from '../ltl/monitor.js';
 import { evaluateLasso } from '../ltl/lasso.js';
 import { type Plan, type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
-import { type ExecEvent, type ExecParams, type ExecPlan, Executor, execPlan, restKey, waypointPositions } from './executor.js';
+import {
+  type ExecEvent,
+  type ExecParams,
+  type ExecPlan,
+  Executor,
+  execPlan,
+  restKey,
+  waypointPositions,
+} from './executor.js';
 import { classifyFailure, replanGraph } from './replan.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { type DocumentedPlan, planDocument } from '../plan/document.js';
@@ -48,17 +56,40 @@ export interface MissionOptions extends PlanChoice {
  * Run and what runMission records. `extra`: the replan's monitor states (`resume`), the executor
  * when it is not the learned one.
  */
-export function documentedPlan(g: SemanticGraph, automaton: BuchiAutomaton, o: PlanChoice, now: () => number, extra: { readonly resume?: readonly number[]; readonly executor?: 'waypoints' } = {}): DocumentedPlan {
+export function documentedPlan(
+  g: SemanticGraph,
+  automaton: BuchiAutomaton,
+  o: PlanChoice,
+  now: () => number,
+  extra: { readonly resume?: readonly number[]; readonly executor?: 'waypoints' } = {},
+): DocumentedPlan {
   const method = plannerOf(o.method);
   const t0 = now();
-  const result = plan(g, automaton, { ...DEFAULT_PLAN, method, k: o.k, lambda: o.lambda, tauSoft: o.tauSoft, ...(extra.resume ? { resume: extra.resume } : {}) });
+  const result = plan(g, automaton, {
+    ...DEFAULT_PLAN,
+    method,
+    k: o.k,
+    lambda: o.lambda,
+    tauSoft: o.tauSoft,
+    ...(extra.resume ? { resume: extra.resume } : {}),
+  });
   const planning_ms = now() - t0;
-  const document = planDocument(result, g, { method, k: o.k === Infinity ? 'all' : o.k, lambda: o.lambda, ...(extra.executor ? { executor: extra.executor } : {}), ...(extra.resume ? { resume: extra.resume } : {}) });
+  const document = planDocument(result, g, {
+    method,
+    k: o.k === Infinity ? 'all' : o.k,
+    lambda: o.lambda,
+    ...(extra.executor ? { executor: extra.executor } : {}),
+    ...(extra.resume ? { resume: extra.resume } : {}),
+  });
   return { result, graph: g, document, planning_ms };
 }
 
-/** Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale sensors, a refused start, a closed connection). */
-export type FailureMode = 'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world' | 'safety';
+/**
+ * Table G.1's layers, plus the replanning outcomes, an operator's stop, and the world failing (a WorldError: stale
+ * sensors, a refused start, a closed connection).
+ */
+export type FailureMode =
+  'planning' | 'prefix' | 'suffix' | 'escalated' | 'unrecoverable' | 'stopped' | 'world' | 'safety';
 
 export interface Disagreement {
   readonly t: number;
@@ -110,10 +141,24 @@ export interface MissionResult {
  */
 export interface MissionAudit {
   plan(t: number, trigger: string, doc: Record<string, unknown>, planning_ms: number): void;
-  event<K extends MissionEventKind>(kind: K, body: AuditEventBody<K>, o?: { step?: number; failureLabel?: string }): void;
+  event<K extends MissionEventKind>(
+    kind: K,
+    body: AuditEventBody<K>,
+    o?: { step?: number; failureLabel?: string },
+  ): void;
 }
 
-export type MissionEventKind = Extract<AuditEventKind, 'checkpoint' | 'monitor_event' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence' | 'run_end'>;
+export type MissionEventKind = Extract<
+  AuditEventKind,
+  | 'checkpoint'
+  | 'monitor_event'
+  | 'failure_record'
+  | 'replan'
+  | 'escalation'
+  | 'operator_decision'
+  | 'evidence'
+  | 'run_end'
+>;
 
 /** Where a mission stands in its plan, for the operator (waypoint k of n, suffix traversals m of M). */
 export interface MissionProgress {
@@ -137,12 +182,21 @@ export interface MissionTick {
   readonly progress: MissionProgress;
   /** Task-space distance to the target waypoint, m (null without a target). */
   readonly distance_m: number | null;
-  /** Task-space speed over the last step, m/s of world time (null when unknown: the first step, a robot between goals). */
+  /**
+   * Task-space speed over the last step, m/s of world time (null when unknown: the first step, a robot between goals).
+   */
   readonly speed_mps: number | null;
 }
 
-/** Speed over one step: the displacement between two poses over the world time between them (null when no time passed). */
-export function stepSpeed(prev: { x: number; y: number; time_s: number } | null, x: number, y: number, time_s: number): number | null {
+/**
+ * Speed over one step: the displacement between two poses over the world time between them (null when no time passed).
+ */
+export function stepSpeed(
+  prev: { x: number; y: number; time_s: number } | null,
+  x: number,
+  y: number,
+  time_s: number,
+): number | null {
   if (prev === null || !(time_s > prev.time_s)) return null;
   return Math.hypot(x - prev.x, y - prev.y) / (time_s - prev.time_s);
 }
@@ -196,7 +250,10 @@ export interface MissionInput {
   readonly initial?: DocumentedPlan;
 }
 
-/** Refuses a shown plan that another planner made: the run records the method chosen, and its first plan must be that method's. */
+/**
+ * Refuses a shown plan that another planner made: the run records the method chosen, and its first plan must be that
+ * method's.
+ */
 export function checkInitial(initial: DocumentedPlan | undefined, method: MissionMethod): void {
   if (initial !== undefined && initial.result.method !== plannerOf(method)) {
     throw new Error(`the plan shown was made with ${initial.result.method}, the run asks for ${method}`);
@@ -237,25 +294,68 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   };
   /** The question past the budget (or after a replan found no plan), in the contract's one shape. */
   const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
-    n: ++escalations, cause, reason, failure: failures[failures.length - 1]!, failures: [...failures], replans: Math.max(0, plans.length - 1), budget,
-    options: MISSION_DECISIONS, step: t,
+    n: ++escalations,
+    cause,
+    reason,
+    failure: failures[failures.length - 1]!,
+    failures: [...failures],
+    replans: Math.max(0, plans.length - 1),
+    budget,
+    options: MISSION_DECISIONS,
+    step: t,
   });
   const recordEscalation = (e: Escalation): void => {
     audit?.event('escalation', escalationEvent(e), { step: e.step ?? 0 });
   };
-  const finish = (p: Partial<MissionResult> & Pick<MissionResult, 'success' | 'failureMode' | 'message'> & { escalation?: Escalation; escalationRecorded?: boolean }, steps: number, exec: Executor | null): MissionResult => {
+  const finish = (
+    p: Partial<MissionResult> &
+      Pick<MissionResult, 'success' | 'failureMode' | 'message'> & {
+        escalation?: Escalation;
+        escalationRecorded?: boolean;
+      },
+    steps: number,
+    exec: Executor | null,
+  ): MissionResult => {
     const { escalationRecorded, escalation: esc, ...result } = p;
     if (p.failureMode === 'escalated' && escalationRecorded !== true && esc !== undefined) recordEscalation(esc);
     const marks = exec?.marks;
     const T_pre = marks?.prefixDone ?? null;
-    const T_suf = marks && marks.prefixDone !== null && marks.traversals.length > 0 ? marks.traversals[0]! - marks.prefixDone : null;
+    const T_suf =
+      marks && marks.prefixDone !== null && marks.traversals.length > 0
+        ? marks.traversals[0]! - marks.prefixDone
+        : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event('run_end', { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans: Math.max(0, plans.length - 1) }, { step: steps });
+    audit?.event(
+      'run_end',
+      {
+        outcome: outcomeOf(p),
+        failureMode: p.failureMode,
+        message: p.message,
+        steps,
+        T_pre,
+        T_suf,
+        ncc,
+        replans: Math.max(0, plans.length - 1),
+      },
+      { step: steps },
+    );
     return {
-      executorComplete: exec?.status === 'complete', steps, T_pre, T_suf, ncc,
-      plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
-      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times), steeredSteps: steeredBefore + (exec?.steeredSteps ?? 0), ...result,
+      executorComplete: exec?.status === 'complete',
+      steps,
+      T_pre,
+      T_suf,
+      ncc,
+      plans,
+      events,
+      failures,
+      disagreements,
+      trajectory: Float32Array.from(traj),
+      labels,
+      monitorViable: monitor.snapshot().viable,
+      stepTimes_ms: Float64Array.from(times),
+      steeredSteps: steeredBefore + (exec?.steeredSteps ?? 0),
+      ...result,
     };
   };
 
@@ -278,7 +378,9 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   const execPlanOf = async (p: Plan, g: SemanticGraph): Promise<ExecPlan> => {
     let e = cache.get(p);
     if (e === undefined) {
-      const missing = [...new Map(waypointPositions(p, g).map(([x, y]) => [restKey(x, y), [x, y] as const])).entries()].filter(([k]) => !rest.has(k));
+      const missing = [
+        ...new Map(waypointPositions(p, g).map(([x, y]) => [restKey(x, y), [x, y] as const])).entries(),
+      ].filter(([k]) => !rest.has(k));
       if (missing.length > 0) {
         const dim = world.restObservation(0, 0).length;
         const obs = new Float32Array(missing.length * dim);
@@ -297,21 +399,35 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
   let graph = shown.graph;
   const first = shown.result;
   if (first.status !== 'ok') {
-    return finish({ success: false, failureMode: 'planning', planningReason: first.reason.kind, message: `no plan: ${first.reason.message}` }, 0, null);
+    return finish(
+      {
+        success: false,
+        failureMode: 'planning',
+        planningReason: first.reason.kind,
+        message: `no plan: ${first.reason.message}`,
+      },
+      0,
+      null,
+    );
   }
   let current: Plan = first;
   let exec = new Executor(await execPlanOf(current, graph), o.exec, graph.ids[graph.start]!, clearance);
   let replans = 0;
   let prevPose: { x: number; y: number; time_s: number } | null = null;
   for (let t = 0; t < o.maxSteps; t++) {
-    const x = state.pose.x, y = state.pose.y;
+    const x = state.pose.x,
+      y = state.pose.y;
     const obs = Float32Array.from(state.observation);
     const t0 = now();
     const label = labelAt(regions, x, y);
     const before = monitor.snapshot().states;
     const m = monitor.step(label);
     if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
-      audit.event('monitor_event', { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label }, { step: t });
+      audit.event(
+        'monitor_event',
+        { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label },
+        { step: t },
+      );
     }
     const h = await models.embed(obs, 1);
     labels.push(label);
@@ -320,28 +436,70 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     for (const e of r.events) {
       events.push(e);
       if (audit) {
-        const target = e.kind === 'waypoint' || e.kind === 'checkpoint' || e.kind === 'violation' || e.kind === 'timeout' || e.kind === 'recovery' ? e.node : null;
+        const target =
+          e.kind === 'waypoint' ||
+          e.kind === 'checkpoint' ||
+          e.kind === 'violation' ||
+          e.kind === 'timeout' ||
+          e.kind === 'recovery'
+            ? e.node
+            : null;
         audit.event('checkpoint', checkpointBody(e), { step: t });
-        audit.event('evidence', {
-          instruction: target !== null ? `realise the planned transition to ${target}` : e.kind,
-          state: { x, y, labels: label },
-          action: e.kind,
-          verifier: e.kind === 'checkpoint' ? 'anchor verified: latent proximity and label' : e.kind === 'waypoint' ? 'waypoint reached' : e.kind === 'violation' ? 'forbidden label observed' : e.kind === 'timeout' ? 'tracking budget exhausted' : e.kind === 'recovery' ? `stalled (moved ${e.moved_m.toFixed(2)} m): walking back to ${e.to[0].toFixed(2)}, ${e.to[1].toFixed(2)}` : 'progress',
-          failure_label: e.kind === 'violation' ? 'forbidden-label' : e.kind === 'timeout' ? 'tracking-timeout' : null,
-        }, { step: t, ...(e.kind === 'violation' ? { failureLabel: 'forbidden-label' } : e.kind === 'timeout' ? { failureLabel: 'tracking-timeout' } : {}) });
+        audit.event(
+          'evidence',
+          {
+            instruction: target !== null ? `realise the planned transition to ${target}` : e.kind,
+            state: { x, y, labels: label },
+            action: e.kind,
+            verifier:
+              e.kind === 'checkpoint'
+                ? 'anchor verified: latent proximity and label'
+                : e.kind === 'waypoint'
+                  ? 'waypoint reached'
+                  : e.kind === 'violation'
+                    ? 'forbidden label observed'
+                    : e.kind === 'timeout'
+                      ? 'tracking budget exhausted'
+                      : e.kind === 'recovery'
+                        ? `stalled (moved ${e.moved_m.toFixed(2)} m): walking back to ${e.to[0].toFixed(2)}, ${e.to[1].toFixed(2)}`
+                        : 'progress',
+            failure_label:
+              e.kind === 'violation' ? 'forbidden-label' : e.kind === 'timeout' ? 'tracking-timeout' : null,
+          },
+          {
+            step: t,
+            ...(e.kind === 'violation'
+              ? { failureLabel: 'forbidden-label' }
+              : e.kind === 'timeout'
+                ? { failureLabel: 'tracking-timeout' }
+                : {}),
+          },
+        );
       }
       if (e.kind === 'checkpoint') {
         // "The plan thinks" (its automaton state after this checkpoint) against "the world did".
         const ep = await execPlanOf(current, graph);
         const planned = (e.stream === 'prefix' ? ep.prefix : ep.suffix)[e.index]?.state;
-        if (planned !== undefined && !m.states.includes(planned)) disagreements.push({ t, node: e.node, planned, monitor: m.states });
+        if (planned !== undefined && !m.states.includes(planned))
+          disagreements.push({ t, node: e.node, planned, monitor: m.states });
       }
     }
     // The world may violate the specification where the plan saw no obligation: the monitor says so.
-    let failure = r.events.find((e): e is Extract<ExecEvent, { kind: 'violation' | 'timeout' }> => e.kind === 'violation' || e.kind === 'timeout');
+    let failure = r.events.find(
+      (e): e is Extract<ExecEvent, { kind: 'violation' | 'timeout' }> => e.kind === 'violation' || e.kind === 'timeout',
+    );
     if (failure === undefined && !m.viable) {
       const w = exec.position();
-      failure = { kind: 'violation', t, stream: w.stream, index: w.index, node: w.target.id, literal: label.join(',') || '{}', term: w.target.term, labels: label };
+      failure = {
+        kind: 'violation',
+        t,
+        stream: w.stream,
+        index: w.index,
+        node: w.target.id,
+        literal: label.join(',') || '{}',
+        term: w.target.term,
+        labels: label,
+      };
       disagreements.push({ t, node: w.target.id, planned: w.target.from, monitor: m.states });
     }
     if (r.status === 'complete') {
@@ -349,14 +507,18 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       return verdict(t + 1);
     }
     // A legged body on its back cannot go on, whatever the plan: Table G.1's overturning.
-    const fell = failure === undefined ? world.fallen?.(state) ?? null : null;
+    const fell = failure === undefined ? (world.fallen?.(state) ?? null) : null;
     if (fell !== null) {
       const w = exec.position();
       const record = overturned(t, w.stream, w.index, w.from, w.target.id, w.target.term, label, h, fell);
       failures.push(record);
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       times.push(now() - t0);
-      return finish({ success: false, failureMode: w.stream === 'prefix' ? 'prefix' : 'suffix', message: record.rule }, t + 1, exec);
+      return finish(
+        { success: false, failureMode: w.stream === 'prefix' ? 'prefix' : 'suffix', message: record.rule },
+        t + 1,
+        exec,
+      );
     }
     if (failure !== undefined) {
       const from = exec.position().from;
@@ -364,9 +526,33 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       failures.push(record);
       audit?.event('failure_record', record, { step: t, failureLabel: record.label });
       const stage: FailureMode = failure.stream === 'prefix' ? 'prefix' : 'suffix';
-      if (record.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
-      const v = await afterFailure({ replanning, R: o.replans, replans, budget: replanBudget, failures, record, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
-      if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, escalationRecorded: v.recorded, ...(v.escalation ? { escalation: v.escalation } : {}) }, t + 1, exec);
+      if (record.unrecoverable)
+        return finish({ success: false, failureMode: 'unrecoverable', message: record.rule }, t + 1, exec);
+      const v = await afterFailure({
+        replanning,
+        R: o.replans,
+        replans,
+        budget: replanBudget,
+        failures,
+        record,
+        stage,
+        t,
+        escalation,
+        ...(control ? { control } : {}),
+        ...(audit ? { audit } : {}),
+      });
+      if (v.kind === 'end')
+        return finish(
+          {
+            success: false,
+            failureMode: v.failureMode,
+            message: v.message,
+            escalationRecorded: v.recorded,
+            ...(v.escalation ? { escalation: v.escalation } : {}),
+          },
+          t + 1,
+          exec,
+        );
       replanBudget = v.budget;
       replans++;
       graph = replanGraph(graph, record, { latent: h, position: [x, y], label }, o.exec.H_TD);
@@ -374,9 +560,28 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       const again = next.result;
       if (again.status !== 'ok') {
         const message = `replan ${replans} found no plan: ${again.reason.message}`;
-        return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) }, t + 1, exec);
+        return finish(
+          {
+            success: false,
+            failureMode: 'escalated',
+            message,
+            escalation: escalation('no-plan', message, t, replanBudget),
+          },
+          t + 1,
+          exec,
+        );
       }
-      audit?.event('replan', { trigger: record.kind, failure: failures.length - 1, replan: replans, from_states: [...m.states], prefix_nodes: again.prefixLength }, { step: t });
+      audit?.event(
+        'replan',
+        {
+          trigger: record.kind,
+          failure: failures.length - 1,
+          replan: replans,
+          from_states: [...m.states],
+          prefix_nodes: again.prefixLength,
+        },
+        { step: t },
+      );
       control?.replanned?.(t, again, graph, next.document);
       current = again;
       steeredBefore += exec.steeredSteps;
@@ -387,8 +592,15 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     if (control !== undefined) {
       const w = exec.position();
       const c = await control.step({
-        t, x, y, states: m.states, labels: label, target: w.target.id, progress: exec.progress(),
-        distance_m: Math.hypot(w.target.position[0] - x, w.target.position[1] - y), speed_mps: stepSpeed(prevPose, x, y, state.time_s),
+        t,
+        x,
+        y,
+        states: m.states,
+        labels: label,
+        target: w.target.id,
+        progress: exec.progress(),
+        distance_m: Math.hypot(w.target.position[0] - x, w.target.position[1] - y),
+        speed_mps: stepSpeed(prevPose, x, y, state.time_s),
       });
       if (!c.go) {
         times.push(now() - t0);
@@ -397,7 +609,15 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     }
     if (input.signal?.aborted === true) {
       times.push(now() - t0);
-      return finish({ success: false, failureMode: 'stopped', message: `${stopWords(input.signal)}; the mission stopped before its next step` }, t + 1, exec);
+      return finish(
+        {
+          success: false,
+          failureMode: 'stopped',
+          message: `${stopWords(input.signal)}; the mission stopped before its next step`,
+        },
+        t + 1,
+        exec,
+      );
     }
     prevPose = { x, y, time_s: state.time_s };
     const dir = r.direction!;
@@ -407,13 +627,25 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
       state = await world.step(a, stopSignal !== undefined ? { signal: stopSignal } : undefined);
     } catch (e) {
       if (e instanceof WorldError && e.kind === 'cancelled' && stopSignal?.aborted === true) {
-        return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stops.find((x) => x.aborted)!)}; the step in progress was cancelled` }, t + 1, exec);
+        return finish(
+          {
+            success: false,
+            failureMode: 'stopped',
+            message: `${stopWords(stops.find((x) => x.aborted)!)}; the step in progress was cancelled`,
+          },
+          t + 1,
+          exec,
+        );
       }
       return worldFailed(e, t + 1, exec);
     }
   }
   const stage: FailureMode = exec.marks.prefixDone === null ? 'prefix' : 'suffix';
-  return finish({ success: false, failureMode: stage, message: `rollout budget of ${o.maxSteps} steps exhausted` }, o.maxSteps, exec);
+  return finish(
+    { success: false, failureMode: stage, message: `rollout budget of ${o.maxSteps} steps exhausted` },
+    o.maxSteps,
+    exec,
+  );
 
   function verdict(steps: number): MissionResult {
     // Finite-lasso success (Appendix E): the realised labels up to the start of the last suffix
@@ -423,18 +655,48 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
     const end = tr[tr.length - 1]!;
     const ok = lassoVerdict(formula, labels, cycleStart, end);
-    return finish({
-      success: ok, failureMode: ok ? null : 'suffix',
-      message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
-    }, steps, exec);
+    return finish(
+      {
+        success: ok,
+        failureMode: ok ? null : 'suffix',
+        message: ok
+          ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels`
+          : 'the executor completed, but the realised label word does not satisfy the formula (finite-lasso check)',
+      },
+      steps,
+      exec,
+    );
   }
 }
 
 /** The failure record of a body that fell (Navigation.fallen): permanent, never replanned. */
-function overturned(t: number, stream: 'prefix' | 'suffix', index: number, from: string, to: string, term: string, labels: readonly string[], latent: Float32Array, why: string): MissionFailureRecord {
+function overturned(
+  t: number,
+  stream: 'prefix' | 'suffix',
+  index: number,
+  from: string,
+  to: string,
+  term: string,
+  labels: readonly string[],
+  latent: Float32Array,
+  why: string,
+): MissionFailureRecord {
   return {
-    source: 'mission', kind: 'overturned', label: 'overturned', t, stream, index, from, to, term, labels: [...labels], latent: Array.from(latent),
-    violated: to, class: 'permanent', action: 'none', unrecoverable: true,
+    source: 'mission',
+    kind: 'overturned',
+    label: 'overturned',
+    t,
+    stream,
+    index,
+    from,
+    to,
+    term,
+    labels: [...labels],
+    latent: Array.from(latent),
+    violated: to,
+    class: 'permanent',
+    action: 'none',
+    unrecoverable: true,
     rule: `overturned while tracking ${from} → ${to}: ${why}; the body cannot go on, so no replan can help`,
   };
 }
@@ -445,10 +707,17 @@ function overturned(t: number, stream: 'prefix' | 'suffix', index: number, from:
  */
 export function withMotion(r: MissionFailureRecord, traj: readonly number[], p: ExecParams): MissionFailureRecord {
   if (r.kind !== 'tracking-timeout') return r;
-  const n = traj.length / 2, back = Math.max(0, n - 1 - p.H_low);
-  const moved_m = n === 0 ? 0 : Math.hypot(traj[2 * (n - 1)]! - traj[2 * back]!, traj[2 * (n - 1) + 1]! - traj[2 * back + 1]!);
+  const n = traj.length / 2,
+    back = Math.max(0, n - 1 - p.H_low);
+  const moved_m =
+    n === 0 ? 0 : Math.hypot(traj[2 * (n - 1)]! - traj[2 * back]!, traj[2 * (n - 1) + 1]! - traj[2 * back + 1]!);
   const stalled = moved_m < p.reach_m;
-  return { ...r, moved_m, stalled, rule: `${r.rule} (${stalled ? 'stalled' : 'drifted'}: moved ${moved_m.toFixed(2)} m in the last ${p.H_low} steps)` };
+  return {
+    ...r,
+    moved_m,
+    stalled,
+    rule: `${r.rule} (${stalled ? 'stalled' : 'drifted'}: moved ${moved_m.toFixed(2)} m in the last ${p.H_low} steps)`,
+  };
 }
 
 /**
@@ -459,28 +728,47 @@ export function withMotion(r: MissionFailureRecord, traj: readonly number[], p: 
  * realised labels do not satisfy the formula. null for successes, planning failures, an operator's
  * stop and the world failing.
  */
-export function executionCause(r: Pick<MissionResult, 'success' | 'failureMode' | 'failures' | 'executorComplete'>): string | null {
-  if (r.success || r.failureMode === null || r.failureMode === 'planning' || r.failureMode === 'stopped' || r.failureMode === 'world') return null;
+export function executionCause(
+  r: Pick<MissionResult, 'success' | 'failureMode' | 'failures' | 'executorComplete'>,
+): string | null {
+  if (
+    r.success ||
+    r.failureMode === null ||
+    r.failureMode === 'planning' ||
+    r.failureMode === 'stopped' ||
+    r.failureMode === 'world'
+  )
+    return null;
   const last = r.failures[r.failures.length - 1];
   if (last === undefined) return r.executorComplete ? 'lasso' : 'budget';
-  if (last.kind === 'tracking-timeout') return last.stalled === true ? 'stalled' : last.stalled === false ? 'drifted' : 'tracking-timeout';
+  if (last.kind === 'tracking-timeout')
+    return last.stalled === true ? 'stalled' : last.stalled === false ? 'drifted' : 'tracking-timeout';
   return last.kind;
 }
 
 /** How a run ended, for its record: an operator's stop (stop, E-STOP, Ctrl-C) is not a failure. */
-/** stopped: the operator stopped the run (not a failure); safety: the robot entered a forbidden region and the mission stopped it. */
+/**
+ * stopped: the operator stopped the run (not a failure); safety: the robot entered a forbidden region and the mission
+ * stopped it.
+ */
 export type Outcome = 'success' | 'stopped' | 'safety' | 'failed';
 export const outcomeOf = (r: { readonly success: boolean; readonly failureMode: FailureMode | null }): Outcome =>
-  (r.success ? 'success' : r.failureMode === 'stopped' ? 'stopped' : r.failureMode === 'safety' ? 'safety' : 'failed');
+  r.success ? 'success' : r.failureMode === 'stopped' ? 'stopped' : r.failureMode === 'safety' ? 'safety' : 'failed';
 
 /** The operator's words for a stop (the abort reason), for a mission's message. */
-export const stopWords = (s: AbortSignal): string => (s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator');
+export const stopWords = (s: AbortSignal): string =>
+  s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator';
 
 /**
  * Finite-lasso success (Appendix E) on realised labels: the labels before `cycleStart` as the
  * prefix, those from `cycleStart` to `end` (inclusive) as the cycle, judged by the lasso evaluator.
  */
-export function lassoVerdict(formula: Formula, labels: readonly (readonly string[])[], cycleStart: number, end: number): boolean {
+export function lassoVerdict(
+  formula: Formula,
+  labels: readonly (readonly string[])[],
+  cycleStart: number,
+  end: number,
+): boolean {
   const letters = labels.map((l) => new Set(l));
   const word = { prefix: letters.slice(0, cycleStart), cycle: letters.slice(cycleStart, end + 1) };
   return word.cycle.length > 0 && evaluateLasso(formula, word);

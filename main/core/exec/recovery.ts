@@ -47,7 +47,12 @@ export class StallRecovery {
    * count). Returns the latent offset back along the path (not normalised) while a recovery is under
    * way, else null; `started` is set on the step a recovery begins.
    */
-  step(target: string | number, h: Float32Array, x: number, y: number): { offset: Float32Array | null; started: RecoveryStart | null } {
+  step(
+    target: string | number,
+    h: Float32Array,
+    x: number,
+    y: number,
+  ): { offset: Float32Array | null; started: RecoveryStart | null } {
     const p = this.p;
     this.trail.push({ x, y, h: Float32Array.from(h) });
     if (this.trail.length > TRAIL) this.trail.shift();

@@ -16,23 +16,48 @@ export type FailureRecord = MissionFailureRecord;
 export const EDGE_PENALTY = 4;
 
 export function classifyFailure(
-  e: Extract<ExecEvent, { kind: 'violation' | 'timeout' }>, from: string, latent: Float32Array, H_TD: number,
-  viable: boolean, history: readonly MissionFailureRecord[],
+  e: Extract<ExecEvent, { kind: 'violation' | 'timeout' }>,
+  from: string,
+  latent: Float32Array,
+  H_TD: number,
+  viable: boolean,
+  history: readonly MissionFailureRecord[],
 ): MissionFailureRecord {
-  const base = { source: 'mission' as const, t: e.t, stream: e.stream, index: e.index, from, to: e.node, term: e.term, labels: [...e.labels], latent: Array.from(latent) };
-  const kind = (k: MissionFailureKind): { kind: MissionFailureKind; label: MissionFailureKind } => ({ kind: k, label: k });
+  const base = {
+    source: 'mission' as const,
+    t: e.t,
+    stream: e.stream,
+    index: e.index,
+    from,
+    to: e.node,
+    term: e.term,
+    labels: [...e.labels],
+    latent: Array.from(latent),
+  };
+  const kind = (k: MissionFailureKind): { kind: MissionFailureKind; label: MissionFailureKind } => ({
+    kind: k,
+    label: k,
+  });
   if (!viable) {
     return {
-      ...base, ...kind(e.kind === 'violation' ? 'forbidden-label' : 'tracking-timeout'), violated: e.kind === 'violation' ? e.literal : e.node,
-      class: 'permanent', action: 'none', unrecoverable: true,
+      ...base,
+      ...kind(e.kind === 'violation' ? 'forbidden-label' : 'tracking-timeout'),
+      violated: e.kind === 'violation' ? e.literal : e.node,
+      class: 'permanent',
+      action: 'none',
+      unrecoverable: true,
       rule: 'the runtime monitor has no accepting continuation after the observed labels: the specification is already violated (a committed safety violation), so no replan can repair it',
     };
   }
   if (e.kind === 'violation') {
     const again = history.some((r) => r.kind === 'forbidden-label' && r.from === from && r.to === e.node);
     return {
-      ...base, ...kind('forbidden-label'), violated: e.literal, unrecoverable: false,
-      class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
+      ...base,
+      ...kind('forbidden-label'),
+      violated: e.literal,
+      unrecoverable: false,
+      class: again ? 'permanent' : 'transient',
+      action: again ? 'remove-edge' : 'penalize-edge',
       rule: again
         ? 'forbidden label entered twice on this edge: remove it for this task'
         : 'forbidden label entered, but the specification still has an accepting continuation (the planned term was stricter than the formula): penalise the edge and replan',
@@ -40,14 +65,23 @@ export function classifyFailure(
   }
   if (e.checkpoint && e.distance <= H_TD) {
     return {
-      ...base, ...kind('missed-anchor'), violated: e.node, class: 'permanent', action: 'remove-anchor', unrecoverable: false,
+      ...base,
+      ...kind('missed-anchor'),
+      violated: e.node,
+      class: 'permanent',
+      action: 'remove-anchor',
+      unrecoverable: false,
       rule: `anchor ${e.node} was approached to ${e.distance.toFixed(2)} (within H_TD) but its label was not verified within H_low: remove the anchor for this task`,
     };
   }
   const again = history.some((r) => r.from === from && r.to === e.node && r.kind === 'tracking-timeout');
   return {
-    ...base, ...kind('tracking-timeout'), violated: e.node, unrecoverable: false,
-    class: again ? 'permanent' : 'transient', action: again ? 'remove-edge' : 'penalize-edge',
+    ...base,
+    ...kind('tracking-timeout'),
+    violated: e.node,
+    unrecoverable: false,
+    class: again ? 'permanent' : 'transient',
+    action: again ? 'remove-edge' : 'penalize-edge',
     rule: again
       ? `tracking ${from} → ${e.node} timed out a second time: remove the edge for this task`
       : `tracking ${from} → ${e.node} timed out: multiply its weight by ${EDGE_PENALTY} and replan`,
@@ -57,7 +91,8 @@ export function classifyFailure(
 function edges(g: SemanticGraph): EdgeInput[] {
   const out: EdgeInput[] = [];
   for (let u = 0; u < g.ids.length; u++) {
-    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) out.push({ from: u, to: g.outTo[e]!, weight: g.outW[e]! });
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++)
+      out.push({ from: u, to: g.outTo[e]!, weight: g.outW[e]! });
   }
   return out;
 }
@@ -67,24 +102,30 @@ function edges(g: SemanticGraph): EdgeInput[] {
  * to cluster nodes within H_TD, else to the nearest one). Edge edits apply in both directions.
  */
 export function replanGraph(
-  g: SemanticGraph, record: MissionFailureRecord | null,
-  start: { latent: Float32Array; position: readonly [number, number]; label: readonly string[] }, H_TD: number,
+  g: SemanticGraph,
+  record: MissionFailureRecord | null,
+  start: { latent: Float32Array; position: readonly [number, number]; label: readonly string[] },
+  H_TD: number,
 ): SemanticGraph {
   if (g.latents === undefined || g.latentDim === undefined) throw new RangeError('replanning needs a latent graph');
   const dim = g.latentDim;
   const index = new Map(g.ids.map((id, i) => [id, i] as const));
-  const a = record ? index.get(record.from) : undefined, b = record ? index.get(record.to) : undefined;
-  const hits = (e: EdgeInput): boolean => a !== undefined && b !== undefined && ((e.from === a && e.to === b) || (e.from === b && e.to === a));
+  const a = record ? index.get(record.from) : undefined,
+    b = record ? index.get(record.to) : undefined;
+  const hits = (e: EdgeInput): boolean =>
+    a !== undefined && b !== undefined && ((e.from === a && e.to === b) || (e.from === b && e.to === a));
   const removed = record?.action === 'remove-anchor' && b !== undefined ? b : -1;
   const oldStart = g.start;
   let list = edges(g).filter((e) => e.from !== oldStart && e.to !== oldStart && e.from !== removed && e.to !== removed);
   if (record?.action === 'remove-edge') list = list.filter((e) => !hits(e));
-  if (record?.action === 'penalize-edge') list = list.map((e) => (hits(e) ? { ...e, weight: e.weight * EDGE_PENALTY } : e));
+  if (record?.action === 'penalize-edge')
+    list = list.map((e) => (hits(e) ? { ...e, weight: e.weight * EDGE_PENALTY } : e));
   // The old start node stays as an isolated node (ids are stable); the new start reuses its slot.
   const lat = Float32Array.from(g.latents);
   lat.set(start.latent.subarray(0, dim), oldStart * dim);
   const near: { v: number; d: number }[] = [];
-  let best = -1, bd = Infinity;
+  let best = -1,
+    bd = Infinity;
   g.kinds.forEach((k, v) => {
     if (k !== 'cluster') return;
     let s = 0;
@@ -111,7 +152,12 @@ export function replanGraph(
     soft.set(key, copy);
   }
   return {
-    ...g, ...buildRows(g.ids.length, list, true), latents: lat, positions,
-    labels: labels.map((l, v) => (v === removed ? [] : l)), kinds, soft,
+    ...g,
+    ...buildRows(g.ids.length, list, true),
+    latents: lat,
+    positions,
+    labels: labels.map((l, v) => (v === removed ? [] : l)),
+    kinds,
+    soft,
   };
 }

@@ -27,7 +27,8 @@ export function noEdits(): EdgeEdits {
 
 /** Every node of a graph has a position (a map graph); else the first that has none. */
 export function missingPosition(g: SemanticGraph): string | null {
-  for (let v = 0; v < g.ids.length; v++) if (!Number.isFinite(g.positions[2 * v]!) || !Number.isFinite(g.positions[2 * v + 1]!)) return g.ids[v]!;
+  for (let v = 0; v < g.ids.length; v++)
+    if (!Number.isFinite(g.positions[2 * v]!) || !Number.isFinite(g.positions[2 * v + 1]!)) return g.ids[v]!;
   return null;
 }
 
@@ -37,17 +38,23 @@ export function missingPosition(g: SemanticGraph): string | null {
  * of `regions`. Throws a RangeError when the nearest node is farther than `maxLink_m`.
  */
 export function withStartAt(
-  base: SemanticGraph, at: { readonly id: string; readonly x: number; readonly y: number; readonly labels: readonly string[] }, edits: EdgeEdits, maxLink_m: number,
+  base: SemanticGraph,
+  at: { readonly id: string; readonly x: number; readonly y: number; readonly labels: readonly string[] },
+  edits: EdgeEdits,
+  maxLink_m: number,
   regions: readonly Region[] = [],
 ): SemanticGraph {
   const n = base.ids.length;
   const near: { v: number; d: number }[] = [];
-  for (let v = 0; v < n; v++) near.push({ v, d: Math.hypot(base.positions[2 * v]! - at.x, base.positions[2 * v + 1]! - at.y) });
+  for (let v = 0; v < n; v++)
+    near.push({ v, d: Math.hypot(base.positions[2 * v]! - at.x, base.positions[2 * v + 1]! - at.y) });
   near.sort((a, b) => a.d - b.d || a.v - b.v);
   const first = near[0];
   if (first === undefined) throw new RangeError('the graph has no nodes');
   if (first.d > maxLink_m) {
-    throw new RangeError(`the robot is at (${at.x.toFixed(2)}, ${at.y.toFixed(2)}), ${first.d.toFixed(2)} m from the nearest graph node (${base.ids[first.v]}); more than ${maxLink_m} m: is this the graph of the robot's map, and is the robot localised?`);
+    throw new RangeError(
+      `the robot is at (${at.x.toFixed(2)}, ${at.y.toFixed(2)}), ${first.d.toFixed(2)} m from the nearest graph node (${base.ids[first.v]}); more than ${maxLink_m} m: is this the graph of the robot's map, and is the robot localised?`,
+    );
   }
   const links = near.filter((c, i) => i < START_LINKS && c.d <= Math.max(first.d * START_SLACK, first.d + 0.05));
   const list: EdgeInput[] = [];
@@ -59,9 +66,13 @@ export function withStartAt(
       list.push({ from: u, to: v, weight: base.outW[e]! * (edits.factor.get(key) ?? 1) });
     }
   }
-  const placed = [...base.ids.map((id, v) => ({ id, x: base.positions[2 * v]!, y: base.positions[2 * v + 1]! })), { id: at.id, x: at.x, y: at.y }];
+  const placed = [
+    ...base.ids.map((id, v) => ({ id, x: base.positions[2 * v]!, y: base.positions[2 * v + 1]! })),
+    { id: at.id, x: at.x, y: at.y },
+  ];
   const starts: EdgeInput[] = [];
-  for (const { v, d } of links) if (!edits.removed.has(pairKey(at.id, base.ids[v]!))) starts.push({ from: n, to: v, weight: d });
+  for (const { v, d } of links)
+    if (!edits.removed.has(pairKey(at.id, base.ids[v]!))) starts.push({ from: n, to: v, weight: d });
   // The start's links carry what they cross too (core/plan/crossings.ts), both ways.
   const split = splitEdges(placed, starts, regions);
   for (const e of split.edges) list.push(e, { from: e.to, to: e.from, weight: e.weight });
@@ -74,9 +85,13 @@ export function withStartAt(
   });
   return {
     ...base,
-    ids: [...base.ids, at.id, ...split.crossings.map((c) => c.id)], kinds: [...base.kinds, 'start', ...split.crossings.map(() => 'labelled' as const)], positions,
+    ids: [...base.ids, at.id, ...split.crossings.map((c) => c.id)],
+    kinds: [...base.kinds, 'start', ...split.crossings.map(() => 'labelled' as const)],
+    positions,
     // The base rows already hold both directions of an undirected graph: rebuild them as directed.
     ...buildRows(m, list, true),
-    labels: [...base.labels, [...at.labels], ...split.crossings.map((c) => [...c.labels])], start: n, directed: true,
+    labels: [...base.labels, [...at.labels], ...split.crossings.map((c) => [...c.labels])],
+    start: n,
+    directed: true,
   };
 }

@@ -27,11 +27,35 @@ import { MISSION_DECISIONS, type MissionMethod, replansByDefault } from '../../c
 import type { Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import { afterFailure } from './budget.js';
-import { type Disagreement, type FailureMode, type MissionAudit, type MissionControl, type MissionProgress, type MissionResult, type PlanRecord, checkInitial, checkpointBody, documentedPlan, lassoVerdict, outcomeOf, stepSpeed, stopWords } from './mission.js';
+import {
+  type Disagreement,
+  type FailureMode,
+  type MissionAudit,
+  type MissionControl,
+  type MissionProgress,
+  type MissionResult,
+  type PlanRecord,
+  checkInitial,
+  checkpointBody,
+  documentedPlan,
+  lassoVerdict,
+  outcomeOf,
+  stepSpeed,
+  stopWords,
+} from './mission.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 import { type KeepoutNote, type LegCheck, WaypointSafety, legVerdict } from './waypoint-safety.js';
-import { type FailedLeg, type Leg, goalPoses, goalsOf, legFailureRecord, legsOf, letterText, safetyStopRecord } from './waypoint-legs.js';
+import {
+  type FailedLeg,
+  type Leg,
+  goalPoses,
+  goalsOf,
+  legFailureRecord,
+  legsOf,
+  letterText,
+  safetyStopRecord,
+} from './waypoint-legs.js';
 
 export interface WaypointMissionOptions {
   readonly method: MissionMethod;
@@ -53,11 +77,21 @@ export interface WaypointMissionOptions {
   readonly reach_m: number;
   /** The start node joins the graph only when a node is this close to the robot. */
   readonly maxLink_m: number;
-  /** The navigator reports a goal reached within this distance (Nav2: xy_goal_tolerance); checkpoint goals go where that still reads their labels. */
+  /**
+   * The navigator reports a goal reached within this distance (Nav2: xy_goal_tolerance); checkpoint goals go where that
+   * still reads their labels.
+   */
   readonly goalTolerance_m: number;
 }
 
-export const WAYPOINT_DEFAULTS = { rounds: 2, goalTimeout_s: 30, minSpeed_m_s: 0.05, reach_m: 0.5, maxLink_m: 2, goalTolerance_m: 0.25 } as const;
+export const WAYPOINT_DEFAULTS = {
+  rounds: 2,
+  goalTimeout_s: 30,
+  minSpeed_m_s: 0.05,
+  reach_m: 0.5,
+  maxLink_m: 2,
+  goalTolerance_m: 0.25,
+} as const;
 
 export interface WaypointMissionInput {
   readonly world: Waypoints;
@@ -83,31 +117,61 @@ export interface WaypointMissionInput {
   readonly initial?: MapPlan;
 }
 
-/** A plan on a map graph from the robot's pose: the graph with the robot as its start node, the plan and its document. */
+/**
+ * A plan on a map graph from the robot's pose: the graph with the robot as its start node, the plan and its document.
+ */
 export interface MapPlan extends DocumentedPlan {
   readonly pose: { readonly x: number; readonly y: number };
 }
 
 /** The robot's pose joins the map graph as the start node `id`; throws a RangeError when no node is near enough. */
-export function startGraph(base: SemanticGraph, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, maxLink_m: number, id = 'robot@0', edits: EdgeEdits = noEdits()): SemanticGraph {
-  return withStartAt(base, { id, x: pose.x, y: pose.y, labels: labelAt(regions, pose.x, pose.y) }, edits, maxLink_m, regions);
+export function startGraph(
+  base: SemanticGraph,
+  regions: readonly Region[],
+  pose: { readonly x: number; readonly y: number },
+  maxLink_m: number,
+  id = 'robot@0',
+  edits: EdgeEdits = noEdits(),
+): SemanticGraph {
+  return withStartAt(
+    base,
+    { id, x: pose.x, y: pose.y, labels: labelAt(regions, pose.x, pose.y) },
+    edits,
+    maxLink_m,
+    regions,
+  );
 }
 
 /** Plans a mission on a map graph from the robot's pose (what the console shows before Run). */
-export function planOnMap(base: SemanticGraph, automaton: BuchiAutomaton, regions: readonly Region[], pose: { readonly x: number; readonly y: number }, o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'>, now: () => number = () => 0): MapPlan {
+export function planOnMap(
+  base: SemanticGraph,
+  automaton: BuchiAutomaton,
+  regions: readonly Region[],
+  pose: { readonly x: number; readonly y: number },
+  o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'>,
+  now: () => number = () => 0,
+): MapPlan {
   const graph = startGraph(base, regions, pose, o.maxLink_m);
   return { ...documentedPlan(graph, automaton, o, now, { executor: 'waypoints' }), pose: { x: pose.x, y: pose.y } };
 }
 
 class Violation extends Error {
-  constructor(readonly literal: string, readonly leg: Leg, readonly labels: readonly string[], readonly viable: boolean) {
+  constructor(
+    readonly literal: string,
+    readonly leg: Leg,
+    readonly labels: readonly string[],
+    readonly viable: boolean,
+  ) {
     super(`forbidden label ${literal}`);
   }
 }
 
 const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout(r, s * 1000));
 
-export async function runWaypointMission(input: WaypointMissionInput, o: WaypointMissionOptions): Promise<MissionResult> {
+export async function runWaypointMission(
+  input: WaypointMissionInput,
+  o: WaypointMissionOptions,
+): Promise<MissionResult> {
   const { world, automaton, formula, regions, audit, control } = input;
   const arrival = { regions, tolerance_m: o.goalTolerance_m };
   // The operator's stop, from the caller or the console's control: either cancels the running goal.
@@ -130,7 +194,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
   let safety: WaypointSafety | null = null;
   const edits: EdgeEdits = noEdits();
   const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
-  let escalations = 0, replans = 0;
+  let escalations = 0,
+    replans = 0;
   let pose: Pose = { x: NaN, y: NaN };
   /** The waypoint the running goal ends at, where it is, and the goal's place in the plan (for the live views). */
   let heading: string | null = null;
@@ -151,21 +216,50 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     return p;
   };
   const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
-    n: ++escalations, cause, reason, failure: failures[failures.length - 1]!, failures: [...failures], replans, budget, options: MISSION_DECISIONS, step: t,
+    n: ++escalations,
+    cause,
+    reason,
+    failure: failures[failures.length - 1]!,
+    failures: [...failures],
+    replans,
+    budget,
+    options: MISSION_DECISIONS,
+    step: t,
   });
-  const finish = (p: { success: boolean; failureMode: FailureMode | null; message: string; escalation?: Escalation }): MissionResult => {
+  const finish = (p: {
+    success: boolean;
+    failureMode: FailureMode | null;
+    message: string;
+    escalation?: Escalation;
+  }): MissionResult => {
     const steps = labels.length;
     if (p.escalation !== undefined) audit?.event('escalation', escalationEvent(p.escalation), { step: steps });
     const T_pre = marks.prefixDone;
     const T_suf = T_pre !== null && marks.traversals.length > 0 ? marks.traversals[0]! - T_pre : null;
     const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
     const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event('run_end', { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans }, { step: steps });
+    audit?.event(
+      'run_end',
+      { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans },
+      { step: steps },
+    );
     return {
-      success: p.success, failureMode: p.failureMode, message: p.message,
-      executorComplete: marks.traversals.length >= o.rounds, steps, T_pre, T_suf, ncc,
-      plans, events, failures, disagreements, trajectory: Float32Array.from(traj), labels,
-      monitorViable: monitor.snapshot().viable, stepTimes_ms: Float64Array.from(times),
+      success: p.success,
+      failureMode: p.failureMode,
+      message: p.message,
+      executorComplete: marks.traversals.length >= o.rounds,
+      steps,
+      T_pre,
+      T_suf,
+      ncc,
+      plans,
+      events,
+      failures,
+      disagreements,
+      trajectory: Float32Array.from(traj),
+      labels,
+      monitorViable: monitor.snapshot().viable,
+      stepTimes_ms: Float64Array.from(times),
       // Waypoints go to the robot's own navigation: there is no latent steering term here.
       steeredSteps: 0,
     };
@@ -173,13 +267,18 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
 
   const keepoutPublished = (note: KeepoutNote | null): void => {
     if (note === null) return;
-    audit?.event('evidence', {
-      instruction: note.forbidden.length > 0 ? `keep out of ${note.forbidden.join(', ')}` : 'no region is forbidden now',
-      state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
-      action: 'publish-keepout',
-      verifier: `keepout mask published on ${note.where}: ${note.width} × ${note.height} cells at ${note.resolution_m} m, ${note.keptOut} kept out`,
-      failure_label: null,
-    }, { step: Math.max(0, labels.length - 1) });
+    audit?.event(
+      'evidence',
+      {
+        instruction:
+          note.forbidden.length > 0 ? `keep out of ${note.forbidden.join(', ')}` : 'no region is forbidden now',
+        state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
+        action: 'publish-keepout',
+        verifier: `keepout mask published on ${note.where}: ${note.width} × ${note.height} cells at ${note.resolution_m} m, ${note.keptOut} kept out`,
+        failure_label: null,
+      },
+      { step: Math.max(0, labels.length - 1) },
+    );
   };
 
   /** One pose sample: the label function, the monitor, the record. */
@@ -190,23 +289,42 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const before = monitor.snapshot().states;
     const m = monitor.step(label);
     if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
-      audit.event('monitor_event', { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label }, { step: labels.length });
+      audit.event(
+        'monitor_event',
+        { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label },
+        { step: labels.length },
+      );
     }
     labels.push(label);
     traj.push(pose.x, pose.y);
     times.push(now() - t0);
     // What is forbidden changes with the monitor's states (after y in !x U y): the mask follows.
-    if (m.states.length !== before.length || m.states.some((q, i) => q !== before[i])) keepoutPublished(safety?.publish(m.states) ?? null);
+    if (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))
+      keepoutPublished(safety?.publish(m.states) ?? null);
     const speed = stepSpeed(lastSample, pose.x, pose.y, t0 / 1000);
     lastSample = { x: pose.x, y: pose.y, time_s: t0 / 1000 };
     control?.observed?.({
-      t: labels.length - 1, x: pose.x, y: pose.y, states: [...m.states], labels: [...label], target: heading,
-      progress: { ...progress, traversals: marks.traversals.length }, distance_m: headingAt === null ? null : Math.hypot(headingAt.x - pose.x, headingAt.y - pose.y), speed_mps: speed,
+      t: labels.length - 1,
+      x: pose.x,
+      y: pose.y,
+      states: [...m.states],
+      labels: [...label],
+      target: heading,
+      progress: { ...progress, traversals: marks.traversals.length },
+      distance_m: headingAt === null ? null : Math.hypot(headingAt.x - pose.x, headingAt.y - pose.y),
+      speed_mps: speed,
     });
     return label;
   };
 
-  const startAt = (base: SemanticGraph): SemanticGraph => withStartAt(base, { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] }, edits, o.maxLink_m, input.regions);
+  const startAt = (base: SemanticGraph): SemanticGraph =>
+    withStartAt(
+      base,
+      { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
+      edits,
+      o.maxLink_m,
+      input.regions,
+    );
 
   try {
     await sample();
@@ -215,10 +333,17 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     return finish({ success: false, failureMode: 'world', message: e.message });
   }
   if (!monitor.snapshot().viable) {
-    return finish({ success: false, failureMode: 'planning', message: `the robot is at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) in ${letterText(labels[0] ?? [])}, where the specification is already violated: no mission can start here` });
+    return finish({
+      success: false,
+      failureMode: 'planning',
+      message: `the robot is at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) in ${letterText(labels[0] ?? [])}, where the specification is already violated: no mission can start here`,
+    });
   }
   try {
-    const extent = Array.from({ length: input.graph.ids.length }, (_, v) => ({ x: input.graph.positions[2 * v]!, y: input.graph.positions[2 * v + 1]! }));
+    const extent = Array.from({ length: input.graph.ids.length }, (_, v) => ({
+      x: input.graph.positions[2 * v]!,
+      y: input.graph.positions[2 * v + 1]!,
+    }));
     safety = new WaypointSafety(world, automaton, regions, [...extent, { x: pose.x, y: pose.y }]);
     keepoutPublished(safety.publish(monitor.snapshot().states));
   } catch (e) {
@@ -233,7 +358,8 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     return finish({ success: false, failureMode: 'planning', message: e.message });
   }
   const first = doPlan(graph, 0, undefined, input.initial).result;
-  if (first.status !== 'ok') return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
+  if (first.status !== 'ok')
+    return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
   let current: Plan = first;
 
   type Failed = FailedLeg & { readonly kind: 'failed' };
@@ -244,20 +370,53 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
    * the monitor's states. A path entering a forbidden region is a `safety` failure; a piece the
    * planner finds no path for, `goal-aborted`; either way no goal is sent. Null: send it.
    */
-  const checkGoal = async (goal: readonly Leg[], at: number): Promise<Failed | Extract<GoalOutcome, { kind: 'end' }> | null> => {
+  const checkGoal = async (
+    goal: readonly Leg[],
+    at: number,
+  ): Promise<Failed | Extract<GoalOutcome, { kind: 'end' }> | null> => {
     if (safety === null || !safety.checksPaths) return null;
     const state = { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] };
     let c: LegCheck | null;
     try {
-      c = await safety.check({ x: pose.x, y: pose.y }, goalPoses(goal, pose, arrival), monitor.snapshot().states, stopSignal);
+      c = await safety.check(
+        { x: pose.x, y: pose.y },
+        goalPoses(goal, pose, arrival),
+        monitor.snapshot().states,
+        stopSignal,
+      );
     } catch (e) {
       if (!(e instanceof WorldError)) throw e;
-      if (stopSignal?.aborted === true) return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopSignal)}; while the robot's planner was asked for the path, before the goal was sent` }) };
-      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: `checking the robot's path before the goal: ${e.message}` }) };
+      if (stopSignal?.aborted === true)
+        return {
+          kind: 'end',
+          result: finish({
+            success: false,
+            failureMode: 'stopped',
+            message: `${stopWords(stopSignal)}; while the robot's planner was asked for the path, before the goal was sent`,
+          }),
+        };
+      return {
+        kind: 'end',
+        result: finish({
+          success: false,
+          failureMode: 'world',
+          message: `checking the robot's path before the goal: ${e.message}`,
+        }),
+      };
     }
     if (c === null) return null;
     const v = legVerdict(c, goal, at, pose);
-    audit?.event('evidence', { instruction: `check the robot's planned path through ${goal.map((l) => l.id).join(' → ')}`, state, action: 'compute-path', verifier: v.verifier, failure_label: v.failed?.failure ?? null }, { step: labels.length - 1 });
+    audit?.event(
+      'evidence',
+      {
+        instruction: `check the robot's planned path through ${goal.map((l) => l.id).join(' → ')}`,
+        state,
+        action: 'compute-path',
+        verifier: v.verifier,
+        failure_label: v.failed?.failure ?? null,
+      },
+      { step: labels.length - 1 },
+    );
     return v.failed === null ? null : { kind: 'failed', ...v.failed };
   };
 
@@ -268,32 +427,65 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
    */
   const safetyStop = (leg: Leg, label: readonly string[], from: number, how: string): MissionResult => {
     const t = labels.length - 1;
-    const rec = safetyStopRecord(leg, { from: graph.ids[from]!, t, label, before: labels[t - 1] ?? [], at: { x: pose.x, y: pose.y }, how });
-    emit({ kind: 'violation', t, stream: leg.stream, index: leg.index, node: leg.id, literal: rec.violated, term: leg.term, labels: [...label] });
+    const rec = safetyStopRecord(leg, {
+      from: graph.ids[from]!,
+      t,
+      label,
+      before: labels[t - 1] ?? [],
+      at: { x: pose.x, y: pose.y },
+      how,
+    });
+    emit({
+      kind: 'violation',
+      t,
+      stream: leg.stream,
+      index: leg.index,
+      node: leg.id,
+      literal: rec.violated,
+      term: leg.term,
+      labels: [...label],
+    });
     failures.push(rec);
     audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
     return finish({ success: false, failureMode: 'safety', message: `safety stop: ${rec.rule}` });
   };
 
-  /** Drives one goal, sampling the pose while it runs; a forbidden label cancels it, a forbidden region stops the run. */
+  /**
+   * Drives one goal, sampling the pose while it runs; a forbidden label cancels it, a forbidden region stops the run.
+   */
   const drive = async (goal: readonly Leg[], from: number): Promise<GoalOutcome> => {
     const ac = new AbortController();
     const stop = stopSignal;
     const onStop = (): void => ac.abort(stop?.reason);
     stop?.addEventListener('abort', onStop, { once: true });
     let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
-    for (let i = 1; i < goal.length; i++) length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
+    for (let i = 1; i < goal.length; i++)
+      length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
     const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
     const poses = goalPoses(goal, pose, arrival);
     const t0 = labels.length;
     heading = goal[goal.length - 1]!.id;
     headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };
-    audit?.event('evidence', {
-      instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`, state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
-      action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose', verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`, failure_label: null,
-    }, { step: t0 });
+    audit?.event(
+      'evidence',
+      {
+        instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`,
+        state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
+        action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose',
+        verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`,
+        failure_label: null,
+      },
+      { step: t0 },
+    );
     const box: { settled: { ok: true } | { ok: false; error: unknown } | null } = { settled: null };
-    const running = world.go(poses, { timeout_s, signal: ac.signal }).then(() => { box.settled = { ok: true }; }, (error: unknown) => { box.settled = { ok: false, error }; });
+    const running = world.go(poses, { timeout_s, signal: ac.signal }).then(
+      () => {
+        box.settled = { ok: true };
+      },
+      (error: unknown) => {
+        box.settled = { ok: false, error };
+      },
+    );
     let k = 0;
     let violation: Violation | null = null;
     let worldError: WorldError | null = null;
@@ -331,16 +523,64 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     const r = box.settled;
     if (r === null) throw new Error('unreachable: the goal settled without a result');
     const cancelHow = !r.ok && r.error instanceof WorldError ? r.error.detail : '';
-    if (worldError !== null) return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}` }) };
+    if (worldError !== null)
+      return {
+        kind: 'end',
+        result: finish({
+          success: false,
+          failureMode: 'world',
+          message: `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}`,
+        }),
+      };
     if (stop?.aborted === true && violation === null) {
-      return { kind: 'end', result: finish({ success: false, failureMode: 'stopped', message: `${stopWords(stop)}; ${r.ok ? 'the goal had already been reached' : cancelHow}` }) };
+      return {
+        kind: 'end',
+        result: finish({
+          success: false,
+          failureMode: 'stopped',
+          message: `${stopWords(stop)}; ${r.ok ? 'the goal had already been reached' : cancelHow}`,
+        }),
+      };
     }
-    if (violation !== null && !violation.viable) return { kind: 'end', result: safetyStop(violation.leg, violation.labels, from, r.ok ? 'the goal had already been reached' : cancelHow) };
+    if (violation !== null && !violation.viable)
+      return {
+        kind: 'end',
+        result: safetyStop(
+          violation.leg,
+          violation.labels,
+          from,
+          r.ok ? 'the goal had already been reached' : cancelHow,
+        ),
+      };
     if (violation !== null) {
-      emit({ kind: 'violation', t: labels.length - 1, stream: violation.leg.stream, index: violation.leg.index, node: violation.leg.id, literal: violation.literal, term: violation.leg.term, labels: [...violation.labels] });
-      return { kind: 'failed', failure: 'forbidden-label', leg: violation.leg, literal: violation.literal, viable: violation.viable, detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${r.ok ? 'the goal had already been reached' : cancelHow}` };
+      emit({
+        kind: 'violation',
+        t: labels.length - 1,
+        stream: violation.leg.stream,
+        index: violation.leg.index,
+        node: violation.leg.id,
+        literal: violation.literal,
+        term: violation.leg.term,
+        labels: [...violation.labels],
+      });
+      return {
+        kind: 'failed',
+        failure: 'forbidden-label',
+        leg: violation.leg,
+        literal: violation.literal,
+        viable: violation.viable,
+        detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${r.ok ? 'the goal had already been reached' : cancelHow}`,
+      };
     }
-    if (labels.length >= o.maxSteps) return { kind: 'end', result: finish({ success: false, failureMode: marks.prefixDone === null ? 'prefix' : 'suffix', message: `rollout budget of ${o.maxSteps} pose samples exhausted; ${cancelHow}` }) };
+    if (labels.length >= o.maxSteps)
+      return {
+        kind: 'end',
+        result: finish({
+          success: false,
+          failureMode: marks.prefixDone === null ? 'prefix' : 'suffix',
+          message: `rollout budget of ${o.maxSteps} pose samples exhausted; ${cancelHow}`,
+        }),
+      };
     // One sample where the goal ended: the labels there decide the checkpoint.
     let label: readonly string[];
     try {
@@ -351,33 +591,84 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
     }
     const leg = goal[goal.length - 1]!;
     const viable = monitor.snapshot().viable;
-    if (!viable) return { kind: 'end', result: safetyStop(goal[k]!, label, from, r.ok ? 'the goal had been reached' : cancelHow) };
+    if (!viable)
+      return { kind: 'end', result: safetyStop(goal[k]!, label, from, r.ok ? 'the goal had been reached' : cancelHow) };
     if (!r.ok) {
       const e = r.error;
       if (!(e instanceof WorldError)) throw e;
       if (e.kind === 'timeout') {
-        emit({ kind: 'timeout', t: labels.length - 1, stream: goal[k]!.stream, index: goal[k]!.index, node: goal[k]!.id, checkpoint: goal[k]!.pos.length > 0, distance: Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y), term: goal[k]!.term, labels: [...label] });
+        emit({
+          kind: 'timeout',
+          t: labels.length - 1,
+          stream: goal[k]!.stream,
+          index: goal[k]!.index,
+          node: goal[k]!.id,
+          checkpoint: goal[k]!.pos.length > 0,
+          distance: Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y),
+          term: goal[k]!.term,
+          labels: [...label],
+        });
         return { kind: 'failed', failure: 'tracking-timeout', leg: goal[k]!, viable, detail: e.detail };
       }
-      if (e.kind === 'aborted' || e.kind === 'rejected') return { kind: 'failed', failure: 'goal-aborted', leg: goal[k]!, viable, detail: e.detail };
+      if (e.kind === 'aborted' || e.kind === 'rejected')
+        return { kind: 'failed', failure: 'goal-aborted', leg: goal[k]!, viable, detail: e.detail };
       return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
     }
     const literal = leg.neg.find((l) => label.includes(l));
     if (literal !== undefined) {
-      emit({ kind: 'violation', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, literal, term: leg.term, labels: [...label] });
-      return { kind: 'failed', failure: 'forbidden-label', leg, literal, viable, detail: `forbidden label at ${leg.id}` };
+      emit({
+        kind: 'violation',
+        t: labels.length - 1,
+        stream: leg.stream,
+        index: leg.index,
+        node: leg.id,
+        literal,
+        term: leg.term,
+        labels: [...label],
+      });
+      return {
+        kind: 'failed',
+        failure: 'forbidden-label',
+        leg,
+        literal,
+        viable,
+        detail: `forbidden label at ${leg.id}`,
+      };
     }
     const missing = leg.pos.filter((l) => !label.includes(l));
-    if (missing.length > 0) return { kind: 'failed', failure: 'goal-missed', leg, viable, detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there` };
-    for (const l of goal) emit({ kind: 'waypoint', t: labels.length - 1, stream: l.stream, index: l.index, node: l.id, skipped: 0 });
-    if (leg.pos.length > 0) emit({ kind: 'checkpoint', t: labels.length - 1, stream: leg.stream, index: leg.index, node: leg.id, labels: [...label] });
+    if (missing.length > 0)
+      return {
+        kind: 'failed',
+        failure: 'goal-missed',
+        leg,
+        viable,
+        detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there`,
+      };
+    for (const l of goal)
+      emit({ kind: 'waypoint', t: labels.length - 1, stream: l.stream, index: l.index, node: l.id, skipped: 0 });
+    if (leg.pos.length > 0)
+      emit({
+        kind: 'checkpoint',
+        t: labels.length - 1,
+        stream: leg.stream,
+        index: leg.index,
+        node: leg.id,
+        labels: [...label],
+      });
     // "The plan thinks" against "the world did".
     const m = monitor.snapshot();
-    if (!m.states.includes(leg.state)) disagreements.push({ t: labels.length - 1, node: leg.id, planned: leg.state, monitor: m.states });
+    if (!m.states.includes(leg.state))
+      disagreements.push({ t: labels.length - 1, node: leg.id, planned: leg.state, monitor: m.states });
     return { kind: 'reached' };
   };
 
-  const record = (f: Failed, at: number): MissionFailureRecord => legFailureRecord(f, { from: graph.ids[at]!, t: labels.length - 1, labels: labels[labels.length - 1] ?? [], earlier: failures });
+  const record = (f: Failed, at: number): MissionFailureRecord =>
+    legFailureRecord(f, {
+      from: graph.ids[at]!,
+      t: labels.length - 1,
+      labels: labels[labels.length - 1] ?? [],
+      earlier: failures,
+    });
 
   for (;;) {
     const { prefix, suffix } = legsOf(current, graph);
@@ -387,15 +678,31 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       for (const goal of goalsOf(legs, at, world.maxPoses)) {
         const stopped = stopSignal;
         if (stopped?.aborted === true) {
-          return finish({ success: false, failureMode: 'stopped', message: `${stopWords(stopped)}; between goals, no goal was running` });
+          return finish({
+            success: false,
+            failureMode: 'stopped',
+            message: `${stopWords(stopped)}; between goals, no goal was running`,
+          });
         }
         if (control !== undefined) {
           const end = goal[goal.length - 1]!;
           // The goal ends at `end`: the views count it as the waypoint being driven to.
-          progress = { stream: end.stream, index: end.index, length: legs.length, traversals: marks.traversals.length, rounds: o.rounds };
+          progress = {
+            stream: end.stream,
+            index: end.index,
+            length: legs.length,
+            traversals: marks.traversals.length,
+            rounds: o.rounds,
+          };
           const c = await control.step({
-            t: labels.length - 1, x: pose.x, y: pose.y, states: monitor.snapshot().states, labels: labels[labels.length - 1] ?? [], target: end.id,
-            progress, distance_m: Math.hypot(end.x - pose.x, end.y - pose.y),
+            t: labels.length - 1,
+            x: pose.x,
+            y: pose.y,
+            states: monitor.snapshot().states,
+            labels: labels[labels.length - 1] ?? [],
+            target: end.id,
+            progress,
+            distance_m: Math.hypot(end.x - pose.x, end.y - pose.y),
             // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
             speed_mps: null,
           });
@@ -447,26 +754,51 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
       const ok = lassoVerdict(formula, labels, cycleStart, tr[tr.length - 1]!);
       return finish({
-        success: ok, failureMode: ok ? null : 'suffix',
-        message: ok ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels` : 'the waypoints were reached, but the realised label word does not satisfy the formula (finite-lasso check)',
+        success: ok,
+        failureMode: ok ? null : 'suffix',
+        message: ok
+          ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels`
+          : 'the waypoints were reached, but the realised label word does not satisfy the formula (finite-lasso check)',
       });
     }
-    const f = (failed as { outcome: Failed; from: number });
+    const f = failed as { outcome: Failed; from: number };
     const rec = record(f.outcome, f.from);
     failures.push(rec);
     const t = labels.length - 1;
     audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
     const stage: FailureMode = f.outcome.leg.stream === 'prefix' && marks.prefixDone === null ? 'prefix' : 'suffix';
     if (rec.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: rec.rule });
-    const v = await afterFailure({ replanning, R: o.replans, replans, budget: replanBudget, failures, record: rec, stage, t, escalation, ...(control ? { control } : {}), ...(audit ? { audit } : {}) });
-    if (v.kind === 'end') return finish({ success: false, failureMode: v.failureMode, message: v.message, ...(v.escalation && !v.recorded ? { escalation: v.escalation } : {}) });
+    const v = await afterFailure({
+      replanning,
+      R: o.replans,
+      replans,
+      budget: replanBudget,
+      failures,
+      record: rec,
+      stage,
+      t,
+      escalation,
+      ...(control ? { control } : {}),
+      ...(audit ? { audit } : {}),
+    });
+    if (v.kind === 'end')
+      return finish({
+        success: false,
+        failureMode: v.failureMode,
+        message: v.message,
+        ...(v.escalation && !v.recorded ? { escalation: v.escalation } : {}),
+      });
     replanBudget = v.budget;
     replans++;
     // The edge that failed; from the robot's own start node (gone after this replan), every edge into the waypoint.
     const base = input.graph;
     const to = base.ids.indexOf(rec.to);
-    const keys = graph.kinds[f.from] !== 'start' || to < 0 ? [pairKey(rec.from, rec.to)]
-      : Array.from(base.outTo.subarray(base.outStart[to], base.outStart[to + 1]), (v) => pairKey(base.ids[v]!, rec.to));
+    const keys =
+      graph.kinds[f.from] !== 'start' || to < 0
+        ? [pairKey(rec.from, rec.to)]
+        : Array.from(base.outTo.subarray(base.outStart[to], base.outStart[to + 1]), (v) =>
+            pairKey(base.ids[v]!, rec.to),
+          );
     for (const key of keys) {
       if (rec.action === 'remove-edge') edits.removed.add(key);
       else edits.factor.set(key, (edits.factor.get(key) ?? 1) * EDGE_PENALTY);
@@ -478,15 +810,35 @@ export async function runWaypointMission(input: WaypointMissionInput, o: Waypoin
       graph = startAt(input.graph);
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
-      return finish({ success: false, failureMode: 'escalated', message: `replan ${replans}: ${e.message}`, escalation: escalation('no-plan', e.message, t, replanBudget) });
+      return finish({
+        success: false,
+        failureMode: 'escalated',
+        message: `replan ${replans}: ${e.message}`,
+        escalation: escalation('no-plan', e.message, t, replanBudget),
+      });
     }
     const next = doPlan(graph, t, monitor.snapshot().states);
     const again = next.result;
     if (again.status !== 'ok') {
       const message = `replan ${replans} found no plan: ${again.reason.message}`;
-      return finish({ success: false, failureMode: 'escalated', message, escalation: escalation('no-plan', message, t, replanBudget) });
+      return finish({
+        success: false,
+        failureMode: 'escalated',
+        message,
+        escalation: escalation('no-plan', message, t, replanBudget),
+      });
     }
-    audit?.event('replan', { trigger: rec.kind, failure: failures.length - 1, replan: replans, from_states: [...monitor.snapshot().states], prefix_nodes: again.prefixLength }, { step: t });
+    audit?.event(
+      'replan',
+      {
+        trigger: rec.kind,
+        failure: failures.length - 1,
+        replan: replans,
+        from_states: [...monitor.snapshot().states],
+        prefix_nodes: again.prefixLength,
+      },
+      { step: t },
+    );
     control?.replanned?.(t, again, graph, next.document);
     current = again;
   }

@@ -40,10 +40,16 @@ export class WaypointSafety {
   private signature: string | null = null;
 
   /** Throws a RangeError when the mask over `extent` and the regions would be too large at the robot's resolution. */
-  constructor(private readonly world: Waypoints, automaton: BuchiAutomaton, private readonly regions: readonly Region[], extent: readonly Pt[]) {
+  constructor(
+    private readonly world: Waypoints,
+    automaton: BuchiAutomaton,
+    private readonly regions: readonly Region[],
+    extent: readonly Pt[],
+  ) {
     this.steps = new LetterSteps(automaton);
     const k = world.keepout;
-    this.cells = k === undefined ? null : new KeepoutCells(maskGrid(extent, regions, k.resolution_m, MASK_MARGIN_M), regions);
+    this.cells =
+      k === undefined ? null : new KeepoutCells(maskGrid(extent, regions, k.resolution_m, MASK_MARGIN_M), regions);
   }
 
   /** Whether goals are checked against the robot's planner before they are sent. */
@@ -65,7 +71,18 @@ export class WaypointSafety {
     const where = k.publish(m.grid);
     this.signature = m.signature;
     const g = m.grid;
-    return { forbidden: this.steps.forbiddenRegions(states, this.regions.map((r) => r.name)), keptOut: m.keptOut, cells: g.width * g.height, width: g.width, height: g.height, resolution_m: g.resolution_m, where };
+    return {
+      forbidden: this.steps.forbiddenRegions(
+        states,
+        this.regions.map((r) => r.name),
+      ),
+      keptOut: m.keptOut,
+      cells: g.width * g.height,
+      width: g.width,
+      height: g.height,
+      resolution_m: g.resolution_m,
+      where,
+    };
   }
 
   /**
@@ -74,24 +91,33 @@ export class WaypointSafety {
    * position to the goal pose — from the monitor's states. Other world errors than a refused or
    * aborted plan (no server, a timeout, the signal) are thrown.
    */
-  async check(from: Pt, poses: readonly Pose[], states: readonly number[], signal?: AbortSignal): Promise<LegCheck | null> {
+  async check(
+    from: Pt,
+    poses: readonly Pose[],
+    states: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<LegCheck | null> {
     if (this.world.planPath === undefined) return null;
-    const plan = (a: Pose, b: Pose): Promise<readonly Pose[]> => this.world.planPath!(a, b, signal !== undefined ? { signal } : {});
+    const plan = (a: Pose, b: Pose): Promise<readonly Pose[]> =>
+      this.world.planPath!(a, b, signal !== undefined ? { signal } : {});
     let now = states;
     let start: Pose = { x: from.x, y: from.y };
-    let count = 0, length_m = 0;
+    let count = 0,
+      length_m = 0;
     for (let piece = 0; piece < poses.length; piece++) {
       const to = poses[piece]!;
       let path: readonly Pose[];
       try {
         path = await plan(start, to);
       } catch (e) {
-        if (e instanceof WorldError && (e.kind === 'aborted' || e.kind === 'rejected')) return { kind: 'no-path', piece, error: e };
+        if (e instanceof WorldError && (e.kind === 'aborted' || e.kind === 'rejected'))
+          return { kind: 'no-path', piece, error: e };
         throw e;
       }
       const points: Pt[] = [start, ...path, to];
       count += path.length;
-      for (let i = 1; i < points.length; i++) length_m += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+      for (let i = 1; i < points.length; i++)
+        length_m += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
       const r = pathEntry(this.steps, now, this.regions, points);
       if (r.entry !== null) return { kind: 'enters', piece, entry: r.entry, poses: path.length };
       now = r.states;
@@ -106,17 +132,35 @@ export class WaypointSafety {
  * sent: `safety` where the planner's path enters a forbidden region (naming it and the place),
  * `goal-aborted` where the planner found no path. `at` is the node the goal starts from.
  */
-export function legVerdict(c: LegCheck, goal: readonly Leg[], at: number, pose: Pt): { readonly verifier: string; readonly failed: FailedLeg | null } {
-  if (c.kind === 'clear') return { verifier: `the planner's path (${c.poses} poses, ${c.length_m.toFixed(2)} m) enters no forbidden region`, failed: null };
+export function legVerdict(
+  c: LegCheck,
+  goal: readonly Leg[],
+  at: number,
+  pose: Pt,
+): { readonly verifier: string; readonly failed: FailedLeg | null } {
+  if (c.kind === 'clear')
+    return {
+      verifier: `the planner's path (${c.poses} poses, ${c.length_m.toFixed(2)} m) enters no forbidden region`,
+      failed: null,
+    };
   const leg = goal[c.piece]!;
   const from = c.piece === 0 ? at : goal[c.piece - 1]!.node;
-  const fromText = c.piece === 0 ? `the robot's pose (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)})` : goal[c.piece - 1]!.id;
+  const fromText =
+    c.piece === 0 ? `the robot's pose (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)})` : goal[c.piece - 1]!.id;
   if (c.kind === 'no-path') {
     const detail = `the robot's planner found no path from ${fromText} to ${leg.id} (${c.error.detail}); the goal was not sent`;
     return { verifier: detail, failed: { failure: 'goal-aborted', leg, from, viable: true, detail } };
   }
   const e = c.entry;
-  const region = e.entered.length > 0 ? e.entered.join(',') : e.left.length > 0 ? `outside ${e.left.join(',')}` : letterText(e.letter);
+  const region =
+    e.entered.length > 0
+      ? e.entered.join(',')
+      : e.left.length > 0
+        ? `outside ${e.left.join(',')}`
+        : letterText(e.letter);
   const detail = `the robot's planner's path from ${fromText} to ${leg.id} enters ${region} at (${e.x.toFixed(2)}, ${e.y.toFixed(2)}), which the specification forbids there; the goal was not sent`;
-  return { verifier: detail, failed: { failure: 'safety', leg, from, viable: true, literal: region, at: [e.x, e.y], detail } };
+  return {
+    verifier: detail,
+    failed: { failure: 'safety', leg, from, viable: true, literal: region, at: [e.x, e.y], detail },
+  };
 }

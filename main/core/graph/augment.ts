@@ -21,7 +21,11 @@ export interface AugmentParams {
   readonly kernel: { readonly kind: 'constant' } | { readonly kind: 'gaussian'; readonly sigma: number };
 }
 
-export const DEFAULT_AUGMENT: Omit<AugmentParams, 'H_TD'> = { anchors: AUGMENT_DEFAULTS.anchors, attempts: AUGMENT_DEFAULTS.attempts, kernel: { kind: 'constant' } };
+export const DEFAULT_AUGMENT: Omit<AugmentParams, 'H_TD'> = {
+  anchors: AUGMENT_DEFAULTS.anchors,
+  attempts: AUGMENT_DEFAULTS.attempts,
+  kernel: { kind: 'constant' },
+};
 
 /** Dataset states in task space: Π(s) = (x, y) at observation columns 0 and 1. */
 export interface TaskStates {
@@ -42,17 +46,20 @@ export const MAX_TASK_REGIONS = 32;
 
 /** L_φ(s) of every dataset state as a bit mask over `regions` (bit k: regions[k]); one pass over the data. */
 export function stateLabels(states: TaskStates, regions: readonly Region[]): Uint32Array {
-  if (regions.length > MAX_TASK_REGIONS) throw new RangeError(`a task may have at most ${MAX_TASK_REGIONS} regions, got ${regions.length}`);
+  if (regions.length > MAX_TASK_REGIONS)
+    throw new RangeError(`a task may have at most ${MAX_TASK_REGIONS} regions, got ${regions.length}`);
   const masks = new Uint32Array(states.count);
   const { observations: obs, obsDim } = states;
   regions.forEach((r, k) => {
     const bit = (1 << k) >>> 0;
     // Bounding box first: most states are far from any one region.
-    const [x0, y0, x1, y1] = r.kind === 'disk'
-      ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
-      : [r.min[0], r.min[1], r.max[0], r.max[1]];
+    const [x0, y0, x1, y1] =
+      r.kind === 'disk'
+        ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
+        : [r.min[0], r.min[1], r.max[0], r.max[1]];
     for (let i = 0; i < states.count; i++) {
-      const x = obs[i * obsDim]!, y = obs[i * obsDim + 1]!;
+      const x = obs[i * obsDim]!,
+        y = obs[i * obsDim + 1]!;
       if (x < x0 || x > x1 || y < y0 || y > y1) continue;
       if (inRegion(r, x, y)) masks[i] = (masks[i]! | bit) >>> 0;
     }
@@ -61,7 +68,12 @@ export function stateLabels(states: TaskStates, regions: readonly Region[]): Uin
 }
 
 /** S_ℓ^cand (B.3): the label-satisfying dataset states, and up to `attempts` of them in random order. */
-export function anchorCandidates(masks: Uint32Array, regions: readonly Region[], attempts: number, rng: Rng): Candidates {
+export function anchorCandidates(
+  masks: Uint32Array,
+  regions: readonly Region[],
+  attempts: number,
+  rng: Rng,
+): Candidates {
   const byRegion = new Map<string, number[]>();
   const pool = new Map<string, number>();
   regions.forEach((r, k) => {
@@ -88,7 +100,11 @@ export interface AugmentReport {
   readonly kernel: AugmentParams['kernel'];
   readonly anchors: readonly AnchorReport[];
   readonly unavailable: readonly string[];
-  readonly start: { readonly label: readonly string[]; readonly neighbours: number; readonly fallback: { readonly node: string; readonly distance: number } | null };
+  readonly start: {
+    readonly label: readonly string[];
+    readonly neighbours: number;
+    readonly fallback: { readonly node: string; readonly distance: number } | null;
+  };
   readonly disjoint: boolean;
   readonly nodes: { readonly clusters: number; readonly anchors: number };
 }
@@ -120,7 +136,9 @@ function dist(a: Float32Array, i: number, b: Float32Array, j: number, dim: numbe
 }
 
 /** Eq. B.8 for every cluster node and region. */
-export function softLabels(input: Pick<AugmentInput, 'graph' | 'states' | 'masks' | 'regions' | 'stateLatents' | 'params'>): Map<string, Float64Array> {
+export function softLabels(
+  input: Pick<AugmentInput, 'graph' | 'states' | 'masks' | 'regions' | 'stateLatents' | 'params'>,
+): Map<string, Float64Array> {
   const { graph: g, states, regions, params, masks } = input;
   const m = g.nodeCount;
   const gaussian = params.kernel.kind === 'gaussian';
@@ -141,7 +159,10 @@ export function softLabels(input: Pick<AugmentInput, 'graph' | 'states' | 'masks
   const out = new Map<string, Float64Array>();
   regions.forEach((r, k) => {
     // A node whose support carries no weight gets P̂ = 1: nothing says it is safe (conservative).
-    out.set(r.name, Float64Array.from({ length: m }, (_, v) => (total[v]! > 0 ? hit[k]![v]! / total[v]! : 1)));
+    out.set(
+      r.name,
+      Float64Array.from({ length: m }, (_, v) => (total[v]! > 0 ? hit[k]![v]! / total[v]! : 1)),
+    );
   });
   return out;
 }
@@ -178,14 +199,17 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
   for (const r of regions) {
     const cands = input.candidates.byRegion.get(r.name) ?? [];
     const lat = input.candidateLatents.get(r.name) ?? new Float32Array(0);
-    if (lat.length !== cands.length * g.dim) throw new RangeError(`region ${r.name}: ${cands.length} candidates but ${lat.length / g.dim} latents`);
-    let accepted = 0, tried = 0;
+    if (lat.length !== cands.length * g.dim)
+      throw new RangeError(`region ${r.name}: ${cands.length} candidates but ${lat.length / g.dim} latents`);
+    let accepted = 0,
+      tried = 0;
     for (let j = 0; j < cands.length && accepted < params.anchors; j++) {
       tried++;
       const nb = neighbours(g, lat, j, params.H_TD);
       if (nb.length === 0) continue;
       const s = cands[j]!;
-      const x = states.observations[s * states.obsDim]!, y = states.observations[s * states.obsDim + 1]!;
+      const x = states.observations[s * states.obsDim]!,
+        y = states.observations[s * states.obsDim + 1]!;
       const id = ids.length;
       ids.push(`anchor:${r.name}:${accepted}`);
       kinds.push('anchor');
@@ -196,7 +220,7 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
       accepted++;
     }
     const pool = input.candidates.pool.get(r.name) ?? 0;
-    const unav = accepted > 0 ? undefined : pool === 0 ? 'no-dataset-state' as const : 'not-connectable' as const;
+    const unav = accepted > 0 ? undefined : pool === 0 ? ('no-dataset-state' as const) : ('not-connectable' as const);
     if (unav !== undefined) unavailable.push(r.name);
     anchors.push({ proposition: r.name, pool, tried, accepted, ...(unav ? { unavailable: unav } : {}) });
   }
@@ -213,7 +237,8 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
   if (nb.length > 0) {
     for (const { v, d } of nb) edges.push({ from: start, to: v, weight: d });
   } else {
-    let best = 0, bd = Infinity;
+    let best = 0,
+      bd = Infinity;
     for (let v = 0; v < m; v++) {
       const d = dist(input.start.latent, 0, g.nodes, v, g.dim);
       if (d < bd) {
@@ -235,12 +260,24 @@ export function augmentGraph(input: AugmentInput): { graph: SemanticGraph; repor
   const disjoint = pairwiseDisjoint(regions);
   return {
     graph: {
-      ids, kinds, labels, positions: Float64Array.from(pos), ...buildRows(n, edges, false),
-      soft: widened, start, stay: false, directed: false, disjoint,
-      latents: Float32Array.from(latents), latentDim: g.dim,
+      ids,
+      kinds,
+      labels,
+      positions: Float64Array.from(pos),
+      ...buildRows(n, edges, false),
+      soft: widened,
+      start,
+      stay: false,
+      directed: false,
+      disjoint,
+      latents: Float32Array.from(latents),
+      latentDim: g.dim,
     },
     report: {
-      kernel: params.kernel, anchors, unavailable, disjoint,
+      kernel: params.kernel,
+      anchors,
+      unavailable,
+      disjoint,
       start: { label: startLabel, neighbours: nb.length, fallback },
       nodes: { clusters: m, anchors: n - m - 1 },
     },

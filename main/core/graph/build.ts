@@ -56,12 +56,17 @@ export const SPARSE_FILTER_SHARE = 0.001;
  * so nearly every state is dropped and the graph is a node or a few — every mission then fails in
  * planning for a reason the planner cannot name. Healthy graphs keep 2–45 % (docs/BENCHMARKS.md).
  */
-export function sparseFilterWarning(g: Pick<LatentGraph, 'retained' | 'support' | 'nodeCount'>, H_TD: number): string | null {
+export function sparseFilterWarning(
+  g: Pick<LatentGraph, 'retained' | 'support' | 'nodeCount'>,
+  H_TD: number,
+): string | null {
   const states = g.support.length;
   if (states < 10_000 || g.retained >= SPARSE_FILTER_SHARE * states) return null;
-  return `the temporal-efficiency filter kept ${g.retained} of ${states} states (${((100 * g.retained) / states).toPrecision(2)} %), a graph of ${g.nodeCount} node(s): ` +
+  return (
+    `the temporal-efficiency filter kept ${g.retained} of ${states} states (${((100 * g.retained) / states).toPrecision(2)} %), a graph of ${g.nodeCount} node(s): ` +
     `along the recorded trajectories ψ seldom moves H_TD = ${H_TD} latent units in one direction, so the models do not fit this dataset ` +
-    `(check them with \`witness backbone eval\`; healthy graphs keep 2–45 % of the states)`;
+    `(check them with \`witness backbone eval\`; healthy graphs keep 2–45 % of the states)`
+  );
 }
 
 /** θ_TE(s_t) = cos(ψ(F(s_t, H)) − ψ(s_t), ψ(s_{t+H}) − ψ(s_t)); states without both are dropped. */
@@ -77,7 +82,9 @@ export function temporalEfficiency(latent: Float32Array, dim: number, terminals:
     while (f < e && sqdist(latent, f, latent, t, dim) < H * H) f++;
     if (sqdist(latent, f, latent, t, dim) < H * H) continue;
     const h = t + steps;
-    let dot = 0, na = 0, nb = 0;
+    let dot = 0,
+      na = 0,
+      nb = 0;
     for (let q = 0; q < dim; q++) {
       const a = latent[f * dim + q]! - latent[t * dim + q]!;
       const b = latent[h * dim + q]! - latent[t * dim + q]!;
@@ -99,7 +106,12 @@ class LeaderIndex {
   private readonly dirs: Float32Array[];
   readonly points: number[] = [];
   private readonly cellBuf: number[];
-  constructor(private readonly latent: Float32Array, private readonly dim: number, private readonly r: number, k = 3) {
+  constructor(
+    private readonly latent: Float32Array,
+    private readonly dim: number,
+    private readonly r: number,
+    k = 3,
+  ) {
     this.dirs = Array.from({ length: Math.min(k, dim) }, (_, j) => {
       const v = new Float32Array(dim);
       // fixed, deterministic, roughly spread directions
@@ -136,7 +148,8 @@ class LeaderIndex {
   /** Nearest leader within r of latent row i, or -1. */
   nearest(i: number, leaders: Float32Array): number {
     const c = this.cell(this.latent, i);
-    let best = -1, bestD = this.r * this.r;
+    let best = -1,
+      bestD = this.r * this.r;
     const k = c.length;
     const offs = [-1, -1, -1].slice(0, k);
     for (;;) {
@@ -169,10 +182,16 @@ class LeaderNeighbours {
   static readonly UNDECIDED = -2;
   private readonly ids: number[][] = [];
   private readonly dists: number[][] = [];
-  constructor(private readonly latent: Float32Array, private readonly dim: number, private readonly r: number, private readonly reach: number) {}
+  constructor(
+    private readonly latent: Float32Array,
+    private readonly dim: number,
+    private readonly r: number,
+    private readonly reach: number,
+  ) {}
   /** Adds leader `id` (the next id), whose coordinates are row id of `leaders`. */
   add(id: number, leaders: Float32Array): void {
-    const mine: number[] = [], mineD: number[] = [];
+    const mine: number[] = [],
+      mineD: number[] = [];
     const reach2 = this.reach * this.reach;
     for (let u = 0; u < id; u++) {
       const d2 = sqdist(leaders, u, leaders, id, this.dim);
@@ -191,12 +210,14 @@ class LeaderNeighbours {
     const d0sq = sqdist(this.latent, i, leaders, g, this.dim);
     const bound = Math.sqrt(d0sq) + this.r;
     if (bound > this.reach) return LeaderNeighbours.UNDECIDED;
-    let best = -1, bestD = this.r * this.r;
+    let best = -1,
+      bestD = this.r * this.r;
     if (d0sq <= bestD) {
       best = g;
       bestD = d0sq;
     }
-    const ids = this.ids[g]!, dists = this.dists[g]!;
+    const ids = this.ids[g]!,
+      dists = this.dists[g]!;
     for (let k = 0; k < ids.length; k++) {
       if (dists[k]! > bound) continue;
       const c = ids[k]!;
@@ -224,7 +245,13 @@ const ZERO = [0, 0, 0];
  */
 const SUPPORT_REACH_H = 2;
 
-export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Array, p: GraphParams, progress?: BuildProgress): LatentGraph {
+export function buildGraph(
+  latent: Float32Array,
+  dim: number,
+  terminals: Uint8Array,
+  p: GraphParams,
+  progress?: BuildProgress,
+): LatentGraph {
   const n = terminals.length;
   if (latent.length !== n * dim) throw new RangeError(`latents: expected ${n}×${dim} values, got ${latent.length}`);
   const te = temporalEfficiency(latent, dim, terminals, p.H_TD);
@@ -267,13 +294,18 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
     if ((i & 65535) === 0) progress?.('clustering', i, n);
   }
   const m = counts.length;
-  if (m === 0) throw new RangeError(`no state passed the temporal-efficiency filter (threshold ${p.teThreshold}); the embedding or H_TD does not fit this dataset`);
+  if (m === 0)
+    throw new RangeError(
+      `no state passed the temporal-efficiency filter (threshold ${p.teThreshold}); the embedding or H_TD does not fit this dataset`,
+    );
   const nodes = new Float32Array(m * dim);
   for (let c = 0; c < m; c++) for (let q = 0; q < dim; q++) nodes[c * dim + q] = sums[c]![q]! / counts[c]!;
   progress?.('clustering', n, n);
 
   // Edges within H_TD, both directions (stored once).
-  const eu: number[] = [], ev: number[] = [], ew: number[] = [];
+  const eu: number[] = [],
+    ev: number[] = [],
+    ew: number[] = [];
   for (let u = 0; u < m; u++) {
     for (let v = u + 1; v < m; v++) {
       const d = sqdist(nodes, u, nodes, v, dim);
@@ -296,7 +328,9 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
   let bridges = 0;
   while (comps() > 1) {
     const root0 = find(0);
-    let best = Infinity, bu = -1, bv = -1;
+    let best = Infinity,
+      bu = -1,
+      bv = -1;
     for (let u = 0; u < m; u++) {
       if (find(u) !== root0) continue;
       for (let v = 0; v < m; v++) {
@@ -317,9 +351,16 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
   }
   const support = assignSupports(latent, nodes, dim, terminals, SUPPORT_REACH_H * p.H_TD, progress);
   return {
-    dim, nodes, nodeCount: m,
-    edgeU: Int32Array.from(eu), edgeV: Int32Array.from(ev), edgeW: Float32Array.from(ew),
-    support, retained, bridges, componentsBefore,
+    dim,
+    nodes,
+    nodeCount: m,
+    edgeU: Int32Array.from(eu),
+    edgeV: Int32Array.from(ev),
+    edgeW: Float32Array.from(ew),
+    support,
+    retained,
+    bridges,
+    componentsBefore,
   };
 }
 
@@ -332,15 +373,24 @@ export function buildGraph(latent: Float32Array, dim: number, terminals: Uint8Ar
  * whose bound reaches past its guess's list (a trajectory's first state, a jump across the latent
  * space) is compared with every node. Exact either way.
  */
-function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, terminals: Uint8Array, reach: number, progress?: BuildProgress): Int32Array {
-  const n = terminals.length, m = nodes.length / dim;
+function assignSupports(
+  latent: Float32Array,
+  nodes: Float32Array,
+  dim: number,
+  terminals: Uint8Array,
+  reach: number,
+  progress?: BuildProgress,
+): Int32Array {
+  const n = terminals.length,
+    m = nodes.length / dim;
   const support = new Int32Array(n);
   const near = neighbourLists(nodes, dim, m, reach);
   let prev = 0;
   for (let i = 0; i < n; i++) {
     const c0 = i > 0 && terminals[i - 1] === 0 ? prev : 0;
     const d0 = Math.sqrt(sqdist(latent, i, nodes, c0, dim));
-    let best = d0, arg = c0;
+    let best = d0,
+      arg = c0;
     const list = near[c0]!;
     let k = 0;
     for (; k < list.ids.length; k++) {
@@ -372,7 +422,12 @@ function assignSupports(latent: Float32Array, nodes: Float32Array, dim: number, 
 }
 
 /** For every node, the other nodes within `reach`, nearest first (ties by index). */
-function neighbourLists(nodes: Float32Array, dim: number, m: number, reach: number): { ids: Int32Array; dist: Float32Array }[] {
+function neighbourLists(
+  nodes: Float32Array,
+  dim: number,
+  m: number,
+  reach: number,
+): { ids: Int32Array; dist: Float32Array }[] {
   const ids: number[][] = Array.from({ length: m }, () => []);
   const dists: number[][] = Array.from({ length: m }, () => []);
   const r2 = reach * reach;

@@ -10,7 +10,11 @@ import { type ParseError, parse as locate, printParseErrorCode } from 'jsonc-par
 
 export class InputError extends WitnessError {
   override readonly name = 'InputError';
-  constructor(readonly file: string, readonly path: string, readonly detail: string) {
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    readonly detail: string,
+  ) {
     super('invalid-input', `${file}: ${path}: ${detail}`, { file, path });
   }
 }
@@ -53,7 +57,8 @@ export function valueTooDeep(value: unknown, max: number = MAX_JSON_DEPTH): bool
     const { v, depth } = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth + 1 > max) return true;
-    for (const x of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) if (x !== null && typeof x === 'object') stack.push({ v: x, depth: depth + 1 });
+    for (const x of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>))
+      if (x !== null && typeof x === 'object') stack.push({ v: x, depth: depth + 1 });
   }
   return false;
 }
@@ -83,11 +88,14 @@ export function parseJson(text: string, file: string): unknown {
     const errors: ParseError[] = [];
     locate(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
     const first = errors[0];
-    if (first === undefined) throw new InputError(file, '$', `not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    if (first === undefined)
+      throw new InputError(file, '$', `not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
     const before = text.slice(0, first.offset);
     const line = before.split('\n').length;
     const column = first.offset - before.lastIndexOf('\n');
-    const what = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    const what = printParseErrorCode(first.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
     throw new InputError(file, `${line}:${column}`, `not valid JSON: ${what}`);
   }
 }
@@ -95,10 +103,17 @@ export function parseJson(text: string, file: string): unknown {
 /** "/nodes/3/labels/0" → "$.nodes[3].labels[0]". */
 export function jsonPath(pointer: string): string {
   if (pointer === '') return '$';
-  return '$' + pointer.split('/').slice(1).map((raw) => {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    return /^\d+$/.test(seg) ? `[${seg}]` : /^[A-Za-z_$][\w$]*$/.test(seg) ? `.${seg}` : `[${JSON.stringify(seg)}]`;
-  }).join('');
+  return (
+    '$' +
+    pointer
+      .split('/')
+      .slice(1)
+      .map((raw) => {
+        const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        return /^\d+$/.test(seg) ? `[${seg}]` : /^[A-Za-z_$][\w$]*$/.test(seg) ? `.${seg}` : `[${JSON.stringify(seg)}]`;
+      })
+      .join('')
+  );
 }
 
 const ajv = new Ajv2020({ allErrors: false, strict: true });
@@ -108,10 +123,14 @@ function describe(e: ErrorObject): { path: string; detail: string } {
   const path = jsonPath(e.instancePath);
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'required': return { path, detail: `missing required field "${String(p['missingProperty'])}"` };
-    case 'additionalProperties': return { path, detail: `unknown field "${String(p['additionalProperty'])}"` };
-    case 'type': return { path, detail: `must be ${String(p['type'])}` };
-    default: return { path, detail: e.message ?? e.keyword };
+    case 'required':
+      return { path, detail: `missing required field "${String(p['missingProperty'])}"` };
+    case 'additionalProperties':
+      return { path, detail: `unknown field "${String(p['additionalProperty'])}"` };
+    case 'type':
+      return { path, detail: `must be ${String(p['type'])}` };
+    default:
+      return { path, detail: e.message ?? e.keyword };
   }
 }
 
@@ -131,7 +150,11 @@ export function checkSchema<T>(schema: object, value: unknown, file: string): T 
     const branches = errors.some((x) => x.keyword === 'anyOf') ? errors.filter((x) => x.keyword !== 'anyOf') : [];
     const own = branches.find((x) => x.keyword !== 'type');
     if (own === undefined && branches.length > 1) {
-      throw new InputError(file, jsonPath(e.instancePath), `must be ${branches.map((x) => String((x.params as Record<string, unknown>)['type'])).join(' or ')}`);
+      throw new InputError(
+        file,
+        jsonPath(e.instancePath),
+        `must be ${branches.map((x) => String((x.params as Record<string, unknown>)['type'])).join(' or ')}`,
+      );
     }
     const d = describe(own ?? e);
     throw new InputError(file, d.path, d.detail);

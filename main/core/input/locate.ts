@@ -21,7 +21,10 @@ export function pathSegments(path: string): (string | number)[] | null {
   return out;
 }
 
-/** 1-based line and column of a JSON path in `text`: the property's key when it has one, else its value; the nearest existing ancestor otherwise. */
+/**
+ * 1-based line and column of a JSON path in `text`: the property's key when it has one, else its value; the nearest
+ * existing ancestor otherwise.
+ */
 export function locatePath(text: string, path: string): { line: number; column: number } | null {
   const root = parseTree(text);
   const segs = pathSegments(path);
@@ -37,7 +40,13 @@ export function locatePath(text: string, path: string): { line: number; column: 
 
 /** An InputError that also names the line and column: `file:line:col: $.path: detail`. */
 export class LocatedInputError extends InputError {
-  constructor(file: string, path: string, detail: string, readonly line: number, readonly column: number) {
+  constructor(
+    file: string,
+    path: string,
+    detail: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
     super(file, path, detail);
     this.message = `${file}:${line}:${column}: ${path}: ${detail}`;
   }

@@ -11,9 +11,14 @@ export interface Brackets {
   readonly quotes: string;
 }
 
-const OPEN = 1, CLOSE = 2, QUOTE = 3, BACKSLASH = 0x5c;
+const OPEN = 1,
+  CLOSE = 2,
+  QUOTE = 3,
+  BACKSLASH = 0x5c;
 
-/** Where the nesting of `text` first exceeds `max` (an offset), or -1. One pass over char codes (texts may be 64 MB). */
+/**
+ * Where the nesting of `text` first exceeds `max` (an offset), or -1. One pass over char codes (texts may be 64 MB).
+ */
 export function nestingBeyond(text: string, max: number, b: Brackets): number {
   const kind = new Uint8Array(128);
   for (const c of b.open) kind[c.charCodeAt(0)] = OPEN;

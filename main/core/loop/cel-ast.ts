@@ -15,7 +15,11 @@ export interface Expr {
 export type Ref =
   | { readonly kind: 'name'; readonly name: string }
   | { readonly kind: 'field'; readonly of: Ref; readonly field: string }
-  | { readonly kind: 'index'; readonly of: Ref; readonly key: Ref | { readonly kind: 'const'; readonly value: string } };
+  | {
+      readonly kind: 'index';
+      readonly of: Ref;
+      readonly key: Ref | { readonly kind: 'const'; readonly value: string };
+    };
 
 export function parseExpr(expr: string): Expr {
   return parse(expr).expr as unknown as Expr;

@@ -13,7 +13,10 @@ export type WorldState = Readonly<Record<string, unknown>>;
 export interface Bound {
   readonly args?: unknown;
   readonly pre?: WorldState;
-  /** In failure rules: the world error of a failed execution (`error.kind`, `error.message`; empty strings when there was none). */
+  /**
+   * In failure rules: the world error of a failed execution (`error.kind`, `error.message`; empty strings when there
+   * was none).
+   */
   readonly error?: { readonly kind: string; readonly message: string };
 }
 
@@ -31,7 +34,12 @@ function compiled(expr: string): (ctx?: Record<string, CelInput>) => unknown {
 
 function context(state: WorldState, b: Bound): Record<string, unknown> {
   if (b.args === undefined && b.pre === undefined && b.error === undefined) return state;
-  return { ...state, ...(b.args !== undefined ? { args: b.args } : {}), ...(b.pre !== undefined ? { pre: b.pre } : {}), ...(b.error !== undefined ? { error: b.error } : {}) };
+  return {
+    ...state,
+    ...(b.args !== undefined ? { args: b.args } : {}),
+    ...(b.pre !== undefined ? { pre: b.pre } : {}),
+    ...(b.error !== undefined ? { error: b.error } : {}),
+  };
 }
 
 interface Resolved {
@@ -53,14 +61,23 @@ const has = (o: unknown, k: string): boolean => o !== null && typeof o === 'obje
 
 /** Reads a reference the way CEL would, but says precisely what is missing when it cannot. */
 function resolve(r: Ref, ctx: Record<string, unknown>): Resolved {
-  if (r.kind === 'name') return has(ctx, r.name) ? { path: r.name, value: ctx[r.name] } : { path: r.name, value: undefined, error: `nothing is bound to "${r.name}"` };
+  if (r.kind === 'name')
+    return has(ctx, r.name)
+      ? { path: r.name, value: ctx[r.name] }
+      : { path: r.name, value: undefined, error: `nothing is bound to "${r.name}"` };
   const base = resolve(r.of, ctx);
   if (r.kind === 'field') {
     const path = `${base.path}.${r.field}`;
     if (base.error !== undefined) return { ...base, path, value: undefined };
     if (has(base.value, r.field)) return { path, value: (base.value as Record<string, unknown>)[r.field] };
     const arg = r.of.kind === 'name' && r.of.name === 'args';
-    return { path, value: undefined, error: arg ? `the call has no argument "${r.field}" (it is optional; test it with has(args.${r.field}))` : `the observed state has no ${path}` };
+    return {
+      path,
+      value: undefined,
+      error: arg
+        ? `the call has no argument "${r.field}" (it is optional; test it with has(args.${r.field}))`
+        : `the observed state has no ${path}`,
+    };
   }
   const keyText = r.key.kind === 'const' ? JSON.stringify(r.key.value) : refText(r.key);
   if (base.error !== undefined) return { path: `${base.path}[${keyText}]`, value: undefined, error: base.error };
@@ -70,11 +87,21 @@ function resolve(r: Ref, ctx: Record<string, unknown>): Resolved {
     if (k.error !== undefined) return { path: `${base.path}[${keyText}]`, value: undefined, error: k.error };
     key = k.value;
   }
-  if (typeof key !== 'string') return { path: `${base.path}[${keyText}]`, value: undefined, error: `${keyText} is ${JSON.stringify(key)}, not a name to look up in ${base.path}` };
+  if (typeof key !== 'string')
+    return {
+      path: `${base.path}[${keyText}]`,
+      value: undefined,
+      error: `${keyText} is ${JSON.stringify(key)}, not a name to look up in ${base.path}`,
+    };
   const path = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${base.path}.${key}` : `${base.path}[${JSON.stringify(key)}]`;
   if (has(base.value, key)) return { path, value: (base.value as Record<string, unknown>)[key] };
   const how = r.key.kind === 'const' ? '' : ` (${refText(r)} with ${keyText} = ${JSON.stringify(key)})`;
-  return { path, value: undefined, error: `${base.path} has no key ${JSON.stringify(key)}${how}`, missing: { in: base.path, key } };
+  return {
+    path,
+    value: undefined,
+    error: `${base.path} has no key ${JSON.stringify(key)}${how}`,
+    missing: { in: base.path, key },
+  };
 }
 
 /**
@@ -98,7 +125,9 @@ export function holds(expr: string, state: WorldState, b: Bound = {}): boolean |
   const ctx = context(state, b);
   const r = compiled(expr)(ctx as Record<string, CelInput>);
   if (isCelError(r)) {
-    const why = references(expr).map((ref) => resolve(ref, ctx).error).find((e) => e !== undefined);
+    const why = references(expr)
+      .map((ref) => resolve(ref, ctx).error)
+      .find((e) => e !== undefined);
     return `cannot evaluate "${expr}": ${why ?? (r as { message?: string }).message ?? String(r)}`;
   }
   if (typeof r !== 'boolean') return `"${expr}" is not a boolean on this state`;

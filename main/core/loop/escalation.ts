@@ -27,11 +27,17 @@ export async function askOperator(decide: Decide, e: Escalation): Promise<Operat
   try {
     d = await decide(e);
   } catch (err) {
-    return { decision: 'abort', reason: `the decision hook failed (${err instanceof Error ? err.message : String(err)}); aborting` };
+    return {
+      decision: 'abort',
+      reason: `the decision hook failed (${err instanceof Error ? err.message : String(err)}); aborting`,
+    };
   }
   const o = (d ?? {}) as Partial<Record<keyof OperatorDecision, unknown>>;
   if (typeof o.decision !== 'string' || !isDecision(o.decision) || !e.options.includes(o.decision)) {
-    return { decision: 'abort', reason: `the decision hook answered ${JSON.stringify(o.decision)}, not one of ${e.options.join(', ')}; aborting` };
+    return {
+      decision: 'abort',
+      reason: `the decision hook answered ${JSON.stringify(o.decision)}, not one of ${e.options.join(', ')}; aborting`,
+    };
   }
   return {
     decision: o.decision,
@@ -44,7 +50,9 @@ export async function askOperator(decide: Decide, e: Escalation): Promise<Operat
  * The `escalation` audit body: the escalation without the repeated last failure (the trace holds it).
  * Key order is part of the record (the audit chain hashes bodies): keep it.
  */
-export function escalationEvent(e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failures' | 'replans' | 'budget'>): AuditEventBody<'escalation'> {
+export function escalationEvent(
+  e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failures' | 'replans' | 'budget'>,
+): AuditEventBody<'escalation'> {
   return { n: e.n, cause: e.cause, reason: e.reason, failures: [...e.failures], replans: e.replans, budget: e.budget };
 }
 
@@ -52,12 +60,26 @@ export function escalationEvent(e: Pick<Escalation, 'n' | 'cause' | 'reason' | '
  * The `operator_decision` audit body: the answer, and a summary of the escalation it answers (a tool
  * failure's summary also names the tool and the subtask). Key order is part of the record: keep it.
  */
-export function decisionEvent(d: OperatorDecision, e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failure'>): AuditEventBody<'operator_decision'> {
+export function decisionEvent(
+  d: OperatorDecision,
+  e: Pick<Escalation, 'n' | 'cause' | 'reason' | 'failure'>,
+): AuditEventBody<'operator_decision'> {
   const f = e.failure;
   return {
-    decision: d.decision, reason: d.reason, operator: d.operator ?? null,
-    escalation: f.source === 'tool'
-      ? { n: e.n, cause: e.cause, reason: e.reason, tool: f.tool, violated: f.violated, label: f.label, subtask: f.subtask }
-      : { n: e.n, cause: e.cause, reason: e.reason, label: f.label, violated: f.violated },
+    decision: d.decision,
+    reason: d.reason,
+    operator: d.operator ?? null,
+    escalation:
+      f.source === 'tool'
+        ? {
+            n: e.n,
+            cause: e.cause,
+            reason: e.reason,
+            tool: f.tool,
+            violated: f.violated,
+            label: f.label,
+            subtask: f.subtask,
+          }
+        : { n: e.n, cause: e.cause, reason: e.reason, label: f.label, violated: f.violated },
   };
 }

@@ -16,16 +16,33 @@ export interface PlanStep extends ToolCall {
 export const SCRIPT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'Witness scripted plan',
-  type: 'object', required: ['steps'], additionalProperties: false,
+  type: 'object',
+  required: ['steps'],
+  additionalProperties: false,
   properties: {
-    $schema: { type: 'string' }, goal: { type: 'string' },
+    $schema: { type: 'string' },
+    goal: { type: 'string' },
     steps: {
-      type: 'array', minItems: 1,
+      type: 'array',
+      minItems: 1,
       items: {
-        type: 'object', required: ['tool', 'args'], additionalProperties: false,
+        type: 'object',
+        required: ['tool', 'args'],
+        additionalProperties: false,
         properties: {
-          tool: { type: 'string' }, args: { type: 'object' },
-          on: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', required: ['tool', 'args'], properties: { tool: { type: 'string' }, args: { type: 'object' } } } } },
+          tool: { type: 'string' },
+          args: { type: 'object' },
+          on: {
+            type: 'object',
+            additionalProperties: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['tool', 'args'],
+                properties: { tool: { type: 'string' }, args: { type: 'object' } },
+              },
+            },
+          },
         },
       },
     },
@@ -47,7 +64,10 @@ function lastEntry(h: History): History['entries'][number] | undefined {
   return h.entries[h.entries.length - 1];
 }
 
-/** Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge); a skipped one is dropped. */
+/**
+ * Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge); a skipped one is
+ * dropped.
+ */
 export class ScriptedPlanner implements Planner {
   constructor(private readonly steps: readonly PlanStep[]) {}
   next(h: History): Promise<Proposal> {
@@ -128,7 +148,8 @@ function recovery(queue: readonly PlanStep[], r: FailureRecord): PlanStep[] | nu
   if (r.label === 'wrong-object') {
     // Another object is in the hand: put it down on the tray (as a split load goes), then the step again.
     const held = ((r.state['gripper'] ?? {}) as { holding?: unknown }).holding;
-    if (typeof held === 'string' && held !== '') return [{ tool: 'place', args: { target: 'tray' } }, s, ...queue.slice(1)];
+    if (typeof held === 'string' && held !== '')
+      return [{ tool: 'place', args: { target: 'tray' } }, s, ...queue.slice(1)];
   }
   if (r.label === 'grasp-missed' && typeof s.args === 'object' && s.args !== null) {
     const a = s.args as Record<string, unknown>;

@@ -7,7 +7,14 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { InputError, checkSchema } from '../input/json.js';
 import { ToolDocument, jsonSchema } from '../../contract/formats.js';
-import { type ArgType, type ConditionScope, type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
+import {
+  type ArgType,
+  type ConditionScope,
+  type Vocabulary,
+  VocabularyError,
+  checkCondition,
+  closest,
+} from './vocabulary.js';
 
 /** The published schema of tool files (docs/schemas/tool.schema.json). */
 export const TOOL_SCHEMA = jsonSchema(ToolDocument);
@@ -36,23 +43,35 @@ export function parseTool(value: unknown, file: string): ToolDef {
  * each condition parses and type-checks as a boolean over the world's fields. The first problem
  * blocks registration with the file and the JSON path.
  */
-export function registerTools(tools: readonly { def: ToolDef; file: string }[], v: Vocabulary): Map<string, RegisteredTool> {
+export function registerTools(
+  tools: readonly { def: ToolDef; file: string }[],
+  v: Vocabulary,
+): Map<string, RegisteredTool> {
   const out = new Map<string, RegisteredTool>();
   for (const { def, file } of tools) {
     if (out.has(def.name)) throw new InputError(file, '$.name', `a tool named "${def.name}" is already registered`);
     if (!v.skills.includes(def.skill)) {
       const hint = closest(def.skill, v.skills);
-      throw new InputError(file, '$.skill', `the world has no skill "${def.skill}"${hint ? ` (did you mean ${hint}?)` : ''}; it has ${v.skills.join(', ')}`);
+      throw new InputError(
+        file,
+        '$.skill',
+        `the world has no skill "${def.skill}"${hint ? ` (did you mean ${hint}?)` : ''}; it has ${v.skills.join(', ')}`,
+      );
     }
     let validate: ValidateFunction;
     try {
       validate = argsAjv.compile(def.arguments);
     } catch (e) {
-      throw new InputError(file, '$.arguments', `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`);
+      throw new InputError(
+        file,
+        '$.arguments',
+        `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     const args = argumentTypes(def.arguments);
     const check = (list: readonly { expr?: string; when?: string }[], at: string, key: 'expr' | 'when'): void => {
-      const where: ConditionScope['where'] = at === 'preconditions' ? 'precondition' : at === 'postconditions' ? 'postcondition' : 'failure rule';
+      const where: ConditionScope['where'] =
+        at === 'preconditions' ? 'precondition' : at === 'postconditions' ? 'postcondition' : 'failure rule';
       list.forEach((c, i) => {
         try {
           checkCondition(c[key]!, v, { where, tool: def.name, args });
@@ -95,7 +114,11 @@ export function checkPropositions(aps: readonly string[], v: Vocabulary, where: 
   for (const ap of aps) {
     if (!v.propositions.includes(ap)) {
       const hint = closest(ap, v.propositions);
-      throw new InputError(where, ap, `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the world has ${v.propositions.join(', ')}`);
+      throw new InputError(
+        where,
+        ap,
+        `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the world has ${v.propositions.join(', ')}`,
+      );
     }
   }
 }

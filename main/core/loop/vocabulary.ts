@@ -50,7 +50,8 @@ const GOAL_SCOPE: ConditionScope = { where: 'goal' };
 
 /** The closest name by edit distance, for "did you mean". */
 export function closest(name: string, options: readonly string[]): string | null {
-  let best: string | null = null, bd = Infinity;
+  let best: string | null = null,
+    bd = Infinity;
   for (const o of options) {
     const d = editDistance(name, o);
     if (d < bd) {
@@ -96,9 +97,15 @@ export const MAX_CONDITION_NESTING = 64;
 
 /** Type-checks a condition against the vocabulary; it must be boolean. Throws VocabularyError naming the problem. */
 export function checkCondition(expr: string, v: Vocabulary, scope: ConditionScope = GOAL_SCOPE): void {
-  if (expr.length > MAX_CONDITION_LENGTH) throw new VocabularyError(`the condition is ${expr.length} characters long; a condition is at most ${MAX_CONDITION_LENGTH}`);
+  if (expr.length > MAX_CONDITION_LENGTH)
+    throw new VocabularyError(
+      `the condition is ${expr.length} characters long; a condition is at most ${MAX_CONDITION_LENGTH}`,
+    );
   const deep = nestingBeyond(expr, MAX_CONDITION_NESTING, { open: '([{', close: ')]}', quotes: '"\'' });
-  if (deep >= 0) throw new VocabularyError(`the condition nests brackets deeper than ${MAX_CONDITION_NESTING} levels (at character ${deep + 1})`);
+  if (deep >= 0)
+    throw new VocabularyError(
+      `the condition nests brackets deeper than ${MAX_CONDITION_NESTING} levels (at character ${deep + 1})`,
+    );
   let ast: Expr;
   try {
     ast = parseExpr(expr);
@@ -110,16 +117,24 @@ export function checkCondition(expr: string, v: Vocabulary, scope: ConditionScop
 }
 
 function argsPath(parts: readonly string[], path: string, s: ConditionScope): Typed {
-  if (s.args === undefined) throw new VocabularyError(`"${path}": args (the call's arguments) is bound only in a tool's conditions, not in a ${s.where}`);
+  if (s.args === undefined)
+    throw new VocabularyError(
+      `"${path}": args (the call's arguments) is bound only in a tool's conditions, not in a ${s.where}`,
+    );
   const names = Object.keys(s.args);
   if (parts.length === 1) return { t: 'group', label: 'args', fields: names };
   const name = parts[1]!;
   const at = s.args[name];
   const tool = s.tool ?? 'the tool';
   if (at === undefined) {
-    throw new VocabularyError(`unknown argument "${name}" in ${path}${hinted(name, names)}; ${tool} ${names.length > 0 ? `takes ${names.join(', ')}` : 'takes no arguments'}`);
+    throw new VocabularyError(
+      `unknown argument "${name}" in ${path}${hinted(name, names)}; ${tool} ${names.length > 0 ? `takes ${names.join(', ')}` : 'takes no arguments'}`,
+    );
   }
-  if (typeof at !== 'string') throw new VocabularyError(`${path}: argument "${name}" is ${at.unsupported}; conditions read string, number, integer and boolean arguments`);
+  if (typeof at !== 'string')
+    throw new VocabularyError(
+      `${path}: argument "${name}" is ${at.unsupported}; conditions read string, number, integer and boolean arguments`,
+    );
   if (parts.length > 2) throw new VocabularyError(`${path}: argument "${name}" is a ${at} and has no fields`);
   return value(at);
 }
@@ -131,9 +146,13 @@ function worldPath(parts: readonly string[], prefix: string, v: Vocabulary): Typ
   if (parts[0] === 'objects') {
     if (parts.length === 1) return { t: 'objects', label: path, fields: objFields };
     const obj = parts[1]!;
-    if (!v.objects.includes(obj)) throw new VocabularyError(`unknown object "${obj}" in ${path}${hinted(obj, v.objects)}; the world has ${v.objects.join(', ')}`);
+    if (!v.objects.includes(obj))
+      throw new VocabularyError(
+        `unknown object "${obj}" in ${path}${hinted(obj, v.objects)}; the world has ${v.objects.join(', ')}`,
+      );
     if (parts.length === 2) return { t: 'object', label: path, fields: objFields };
-    if (parts.length > 3) throw new VocabularyError(`"${path}": object fields are read as ${prefix}objects.<object>.<field>`);
+    if (parts.length > 3)
+      throw new VocabularyError(`"${path}": object fields are read as ${prefix}objects.<object>.<field>`);
     return objectField(parts[2]!, path, v);
   }
   const p = parts.join('.');
@@ -149,7 +168,9 @@ function objectField(field: string, path: string, v: Vocabulary): Typed {
   const ft = v.objectFields[field];
   if (ft === undefined) {
     const names = Object.keys(v.objectFields);
-    throw new VocabularyError(`objects have no field "${field}" (${path})${hinted(field, names, '; ')}; they have ${names.join(', ')}`);
+    throw new VocabularyError(
+      `objects have no field "${field}" (${path})${hinted(field, names, '; ')}; they have ${names.join(', ')}`,
+    );
   }
   return value(ft);
 }
@@ -158,10 +179,16 @@ function objectField(field: string, path: string, v: Vocabulary): Typed {
 const ERROR_FIELDS: Readonly<Record<string, FieldType>> = { kind: 'string', message: 'string' };
 
 function errorPath(parts: readonly string[], path: string, s: ConditionScope): Typed {
-  if (s.where !== 'failure rule') throw new VocabularyError(`"${path}": error (the world error of a failed execution) is bound in failure rules only, not in a ${s.where}`);
+  if (s.where !== 'failure rule')
+    throw new VocabularyError(
+      `"${path}": error (the world error of a failed execution) is bound in failure rules only, not in a ${s.where}`,
+    );
   if (parts.length === 1) return { t: 'group', label: 'error', fields: Object.keys(ERROR_FIELDS) };
   const f = ERROR_FIELDS[parts[1]!];
-  if (f === undefined || parts.length > 2) throw new VocabularyError(`unknown field "${path}"${hinted(parts.slice(1).join('.'), Object.keys(ERROR_FIELDS))}; error has kind and message`);
+  if (f === undefined || parts.length > 2)
+    throw new VocabularyError(
+      `unknown field "${path}"${hinted(parts.slice(1).join('.'), Object.keys(ERROR_FIELDS))}; error has kind and message`,
+    );
   return value(f);
 }
 
@@ -169,15 +196,26 @@ function typeOfPath(path: string, v: Vocabulary, s: ConditionScope): Typed {
   const parts = path.split('.');
   if (parts[0] === 'args') return argsPath(parts, path, s);
   // In failure rules `error` is the binding; elsewhere it is a world field if the world has one.
-  if (parts[0] === 'error' && (s.where === 'failure rule' || !Object.keys(v.fields).some((f) => f.startsWith('error.')))) return errorPath(parts, path, s);
+  if (
+    parts[0] === 'error' &&
+    (s.where === 'failure rule' || !Object.keys(v.fields).some((f) => f.startsWith('error.')))
+  )
+    return errorPath(parts, path, s);
   if (parts[0] === 'pre') {
     if (s.where !== 'postcondition' && s.where !== 'failure rule') {
       const now = parts.length > 1 ? `, as ${parts.slice(1).join('.')}` : '';
-      throw new VocabularyError(s.where === 'precondition'
-        ? `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only; a precondition is checked on that state already, so read it directly${now}`
-        : `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only, not in a ${s.where}`);
+      throw new VocabularyError(
+        s.where === 'precondition'
+          ? `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only; a precondition is checked on that state already, so read it directly${now}`
+          : `"${path}": pre (the state observed just before the call) is bound in postconditions and failure rules only, not in a ${s.where}`,
+      );
     }
-    if (parts.length === 1) return { t: 'group', label: 'pre', fields: ['objects', ...new Set(Object.keys(v.fields).map((f) => f.split('.')[0]!))] };
+    if (parts.length === 1)
+      return {
+        t: 'group',
+        label: 'pre',
+        fields: ['objects', ...new Set(Object.keys(v.fields).map((f) => f.split('.')[0]!))],
+      };
     return worldPath(parts.slice(1), 'pre.', v);
   }
   return worldPath(parts, '', v);
@@ -188,19 +226,28 @@ function typeOfRef(r: Ref, v: Vocabulary, s: ConditionScope): Typed {
   if (path !== null) return typeOfPath(path, v, s);
   if (r.kind === 'index') {
     const base = typeOfRef(r.of, v, s);
-    if (base.t !== 'objects') throw new VocabularyError(`${refText(r)}: only the objects map can be indexed; ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type}` : 'is not a map'}`);
+    if (base.t !== 'objects')
+      throw new VocabularyError(
+        `${refText(r)}: only the objects map can be indexed; ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type}` : 'is not a map'}`,
+      );
     if (r.key.kind === 'const') {
-      if (!v.objects.includes(r.key.value)) throw new VocabularyError(`unknown object "${r.key.value}" in ${refText(r)}${hinted(r.key.value, v.objects)}; the world has ${v.objects.join(', ')}`);
+      if (!v.objects.includes(r.key.value))
+        throw new VocabularyError(
+          `unknown object "${r.key.value}" in ${refText(r)}${hinted(r.key.value, v.objects)}; the world has ${v.objects.join(', ')}`,
+        );
     } else {
       const k = asValue(typeOfRef(r.key, v, s), refText(r.key));
-      if (k !== 'string' && k !== 'any') throw new VocabularyError(`${refText(r)}: objects are indexed by name (a string); ${refText(r.key)} is a ${k}`);
+      if (k !== 'string' && k !== 'any')
+        throw new VocabularyError(`${refText(r)}: objects are indexed by name (a string); ${refText(r.key)} is a ${k}`);
     }
     return { t: 'object', label: refText(r), fields: base.fields };
   }
   if (r.kind === 'field') {
     const base = typeOfRef(r.of, v, s);
     if (base.t === 'object') return objectField(r.field, refText(r), v);
-    throw new VocabularyError(`${refText(r)}: ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type} and has no fields` : `has no field "${r.field}"`}`);
+    throw new VocabularyError(
+      `${refText(r)}: ${refText(r.of)} ${base.t === 'value' ? `is a ${base.type} and has no fields` : `has no field "${r.field}"`}`,
+    );
   }
   throw new VocabularyError(`unknown name "${r.name}"`);
 }
@@ -209,7 +256,9 @@ function typeOfRef(r: Ref, v: Vocabulary, s: ConditionScope): Typed {
 function asValue(t: Typed, text: string): CelType {
   if (t.t === 'value') return t.type;
   const what = t.t === 'objects' ? 'the map of objects' : t.t === 'object' ? 'an object' : 'not a value';
-  throw new VocabularyError(`"${text}" is ${what}; read one of its fields (${t.fields.join(', ')})${t.t === 'objects' ? `, as ${text}.<object>.<field> or ${text}[<name>].<field>` : ''}`);
+  throw new VocabularyError(
+    `"${text}" is ${what}; read one of its fields (${t.fields.join(', ')})${t.t === 'objects' ? `, as ${text}.<object>.<field> or ${text}[<name>].<field>` : ''}`,
+  );
 }
 
 function typeOf(e: Expr, v: Vocabulary, s: ConditionScope): CelType {
@@ -235,13 +284,18 @@ function typeOf(e: Expr, v: Vocabulary, s: ConditionScope): CelType {
     typeOf(sel.operand, v, s); // the precise complaint about the operand, when it has one
     throw new VocabularyError(`.${sel.field} is read from something that is not a field, an object or an argument`);
   }
-  if (k.case !== 'callExpr') throw new VocabularyError(`${k.case.replace(/Expr$/, '')} expressions are not supported in conditions`);
+  if (k.case !== 'callExpr')
+    throw new VocabularyError(`${k.case.replace(/Expr$/, '')} expressions are not supported in conditions`);
   const call = k.value as { function: string; target?: Expr; args: Expr[] };
   const f = call.function;
-  if (f === '_[_]') throw new VocabularyError('an index must be an object name in quotes or a string field or argument, as objects[args.target]');
+  if (f === '_[_]')
+    throw new VocabularyError(
+      'an index must be an object name in quotes or a string field or argument, as objects[args.target]',
+    );
   const args = call.args.map((a) => typeOf(a, v, s));
   const want = (ts: CelType[], ok: FieldType, what: string): void => {
-    for (const t of ts) if (t !== ok && t !== 'any') throw new VocabularyError(`${what} needs ${ok} operands, got ${ts.join(' and ')}`);
+    for (const t of ts)
+      if (t !== ok && t !== 'any') throw new VocabularyError(`${what} needs ${ok} operands, got ${ts.join(' and ')}`);
   };
   if (f === '_&&_' || f === '_||_') {
     want(args, 'bool', f === '_&&_' ? '&&' : '||');
@@ -253,12 +307,14 @@ function typeOf(e: Expr, v: Vocabulary, s: ConditionScope): CelType {
   }
   if (f === '_==_' || f === '_!=_') {
     const [a, b] = args;
-    if (a !== b && a !== 'any' && b !== 'any') throw new VocabularyError(`${f.replace(/_/g, '')} compares a ${a} with a ${b}`);
+    if (a !== b && a !== 'any' && b !== 'any')
+      throw new VocabularyError(`${f.replace(/_/g, '')} compares a ${a} with a ${b}`);
     return 'bool';
   }
   if (COMPARE.has(f)) {
     const [a, b] = args;
-    if (!(a === b && (a === 'number' || a === 'string'))) throw new VocabularyError(`${f.replace(/_/g, '')} needs two numbers or two strings, got ${a} and ${b}`);
+    if (!(a === b && (a === 'number' || a === 'string')))
+      throw new VocabularyError(`${f.replace(/_/g, '')} needs two numbers or two strings, got ${a} and ${b}`);
     return 'bool';
   }
   if (ARITH.has(f)) {

@@ -38,11 +38,14 @@ export function acceptsLasso(a: BuchiAutomaton, word: Lasso): boolean {
   };
   for (let x = 0; x < nodes.length; x++) {
     const key = nodes[x]!;
-    const q = Math.floor(key / k), i = key % k;
+    const q = Math.floor(key / k),
+      i = key % k;
     for (const to of targets(q, bits[i]!)) succ[x]!.push(visit(to * k + ((i + 1) % k)));
   }
   const comp = stronglyConnected(nodes.length, (x) => succ[x]!);
   const size = new Map<number, number>();
   for (const c of comp) size.set(c, (size.get(c) ?? 0) + 1);
-  return nodes.some((key, x) => a.states[Math.floor(key / k)]!.accepting && (size.get(comp[x]!)! > 1 || succ[x]!.includes(x)));
+  return nodes.some(
+    (key, x) => a.states[Math.floor(key / k)]!.accepting && (size.get(comp[x]!)! > 1 || succ[x]!.includes(x)),
+  );
 }

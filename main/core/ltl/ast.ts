@@ -47,16 +47,27 @@ export function atomicPropositions(f: Formula): string[] {
           order.push(g.name);
         }
         break;
-      case 'not': case 'F': case 'G': case 'X':
+      case 'not':
+      case 'F':
+      case 'G':
+      case 'X':
         stack.push(g.arg);
         break;
-      case 'and': case 'or':
+      case 'and':
+      case 'or':
         for (let i = g.args.length - 1; i >= 0; i--) stack.push(g.args[i]!);
         break;
-      case 'implies': case 'iff': case 'xor': case 'U': case 'R': case 'W': case 'M':
+      case 'implies':
+      case 'iff':
+      case 'xor':
+      case 'U':
+      case 'R':
+      case 'W':
+      case 'M':
         stack.push(g.right, g.left);
         break;
-      case 'true': case 'false':
+      case 'true':
+      case 'false':
         break;
     }
   }
@@ -67,10 +78,18 @@ export function atomicPropositions(f: Formula): string[] {
 export function formulaEquals(a: Formula, b: Formula): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
-    case 'true': case 'false': return true;
-    case 'ap': return a.name === (b as typeof a).name;
-    case 'not': case 'F': case 'G': case 'X': return formulaEquals(a.arg, (b as typeof a).arg);
-    case 'and': case 'or': {
+    case 'true':
+    case 'false':
+      return true;
+    case 'ap':
+      return a.name === (b as typeof a).name;
+    case 'not':
+    case 'F':
+    case 'G':
+    case 'X':
+      return formulaEquals(a.arg, (b as typeof a).arg);
+    case 'and':
+    case 'or': {
       const bb = b as typeof a;
       return a.args.length === bb.args.length && a.args.every((x, i) => formulaEquals(x, bb.args[i]!));
     }
@@ -132,10 +151,26 @@ export function formulaDepth(f: Formula): number {
 /** A formula's direct operands. */
 export function formulaChildren(g: Formula): readonly Formula[] {
   switch (g.kind) {
-    case 'not': case 'F': case 'G': case 'X': return [g.arg];
-    case 'and': case 'or': return g.args;
-    case 'implies': case 'iff': case 'xor': case 'U': case 'R': case 'W': case 'M': return [g.left, g.right];
-    case 'true': case 'false': case 'ap': return [];
+    case 'not':
+    case 'F':
+    case 'G':
+    case 'X':
+      return [g.arg];
+    case 'and':
+    case 'or':
+      return g.args;
+    case 'implies':
+    case 'iff':
+    case 'xor':
+    case 'U':
+    case 'R':
+    case 'W':
+    case 'M':
+      return [g.left, g.right];
+    case 'true':
+    case 'false':
+    case 'ap':
+      return [];
   }
 }
 
@@ -150,8 +185,22 @@ export function mentionsNext(f: Formula): boolean {
   return false;
 }
 
-/** The operators of the eventually / always / until fragment (missions and the `bench translate` suites are written in it). */
-const FGU_KINDS: ReadonlySet<Formula['kind']> = new Set(['true', 'false', 'ap', 'not', 'and', 'or', 'implies', 'F', 'G', 'U']);
+/**
+ * The operators of the eventually / always / until fragment (missions and the `bench translate` suites are written in
+ * it).
+ */
+const FGU_KINDS: ReadonlySet<Formula['kind']> = new Set([
+  'true',
+  'false',
+  'ap',
+  'not',
+  'and',
+  'or',
+  'implies',
+  'F',
+  'G',
+  'U',
+]);
 
 /** Whether f uses only F, G, U, the Boolean connectives (and, or, not, implies), atoms and constants. */
 export function inFguFragment(f: Formula): boolean {

@@ -67,38 +67,53 @@ export class Budget {
     }
     const spent = this.clock() - this.start;
     if (spent > this.limitMs) {
-      throw new LtlBudgetError('time', this.limitMs,
-        `translation exceeded its time budget of ${this.limitMs} ms during ${stage}`);
+      throw new LtlBudgetError(
+        'time',
+        this.limitMs,
+        `translation exceeded its time budget of ${this.limitMs} ms during ${stage}`,
+      );
     }
   }
 
   states(count: number, stage: string): void {
     if (count > this.maxStates) {
-      throw new LtlBudgetError('states', this.maxStates,
-        `translation exceeded its state budget of ${this.maxStates} states during ${stage}`);
+      throw new LtlBudgetError(
+        'states',
+        this.maxStates,
+        `translation exceeded its state budget of ${this.maxStates} states during ${stage}`,
+      );
     }
   }
 
   transitions(count: number, stage: string): void {
     if (count > this.maxTransitions) {
-      throw new LtlBudgetError('transitions', this.maxTransitions,
-        `translation exceeded its budget of ${this.maxTransitions} transitions from one state during ${stage}`);
+      throw new LtlBudgetError(
+        'transitions',
+        this.maxTransitions,
+        `translation exceeded its budget of ${this.maxTransitions} transitions from one state during ${stage}`,
+      );
     }
   }
 
   /** Transitions one automaton holds in all, checked as they are made. */
   edges(count: number, stage: string): void {
     if (count > this.maxEdges) {
-      throw new LtlBudgetError('transitions', this.maxEdges,
-        `translation exceeded its budget of ${this.maxEdges} transitions in all during ${stage}`);
+      throw new LtlBudgetError(
+        'transitions',
+        this.maxEdges,
+        `translation exceeded its budget of ${this.maxEdges} transitions in all during ${stage}`,
+      );
     }
   }
 
   /** Nodes of the formula in negation normal form, checked as they are made. */
   nodes(count: number, stage: string): void {
     if (count > this.maxNodes) {
-      throw new LtlBudgetError('nodes', this.maxNodes,
-        `translation exceeded its budget of ${this.maxNodes} formula nodes during ${stage}`);
+      throw new LtlBudgetError(
+        'nodes',
+        this.maxNodes,
+        `translation exceeded its budget of ${this.maxNodes} formula nodes during ${stage}`,
+      );
     }
   }
 
@@ -107,10 +122,14 @@ export class Budget {
   }
 
   /** Attempts skipped so far for running past a size budget (see unlessPastSize and proofSkipped). */
-  get skipped(): { readonly alternatives: number; readonly proofs: number } { return { ...this.skips }; }
+  get skipped(): { readonly alternatives: number; readonly proofs: number } {
+    return { ...this.skips };
+  }
 
   /** Counts a proof skipped past a size budget of its own (translate.ts gives each proof one). */
-  proofSkipped(): void { this.skips.proofs++; }
+  proofSkipped(): void {
+    this.skips.proofs++;
+  }
 
   /**
    * `attempt()`, or null when it ran past a size budget (states, transitions, formula nodes): for
@@ -130,4 +149,3 @@ export class Budget {
     }
   }
 }
-

@@ -48,9 +48,20 @@ export function* testWords(aps: readonly string[]): Generator<Lasso> {
 
 function isTemporal(f: Formula): boolean {
   switch (f.kind) {
-    case 'true': case 'false': case 'ap': return false;
-    case 'F': case 'G': case 'X': case 'U': case 'R': case 'W': case 'M': return true;
-    default: return formulaChildren(f).some(isTemporal);
+    case 'true':
+    case 'false':
+    case 'ap':
+      return false;
+    case 'F':
+    case 'G':
+    case 'X':
+    case 'U':
+    case 'R':
+    case 'W':
+    case 'M':
+      return true;
+    default:
+      return formulaChildren(f).some(isTemporal);
   }
 }
 
@@ -59,7 +70,11 @@ function isTemporal(f: Formula): boolean {
  * whole formula) replaced by true or false, outermost first; the same object when none is.
  * `empty(g)` is true only when g's language is proved empty (null or false: not proved).
  */
-export function replaceConstantSubformulas(formula: Formula, aps: readonly string[], empty: (g: Formula) => boolean | null): Formula {
+export function replaceConstantSubformulas(
+  formula: Formula,
+  aps: readonly string[],
+  empty: (g: Formula) => boolean | null,
+): Formula {
   if (formulaSize(formula, CONSTANT_MAX_NODES) > CONSTANT_MAX_NODES) return formula;
   // The candidates: temporal subformulas below the root (the only ones `visit` tries).
   const open = new Set<Formula>();
@@ -72,7 +87,8 @@ export function replaceConstantSubformulas(formula: Formula, aps: readonly strin
   };
   collect(formula);
   if (open.size === 0) return formula;
-  if (formulaDepth(formula) > DEFAULT_MAX_NESTING) throw new LtlBudgetError('depth', DEFAULT_MAX_NESTING, `formula nests deeper than ${DEFAULT_MAX_NESTING} levels`);
+  if (formulaDepth(formula) > DEFAULT_MAX_NESTING)
+    throw new LtlBudgetError('depth', DEFAULT_MAX_NESTING, `formula nests deeper than ${DEFAULT_MAX_NESTING} levels`);
   // per subformula: 1 true everywhere so far, 2 false everywhere so far, 0 neither; once every
   // candidate is 0, no word can change the outcome
   const verdict = new Map<Formula, number>();
@@ -110,10 +126,20 @@ export function replaceConstantSubformulas(formula: Formula, aps: readonly strin
     const r = replaced.get(g);
     if (r !== undefined) return r;
     switch (g.kind) {
-      case 'true': case 'false': case 'ap': return g;
-      case 'not': case 'F': case 'G': case 'X': return { kind: g.kind, arg: rebuild(g.arg) };
-      case 'and': case 'or': return { kind: g.kind, args: g.args.map(rebuild) };
-      default: return { kind: g.kind, left: rebuild(g.left), right: rebuild(g.right) };
+      case 'true':
+      case 'false':
+      case 'ap':
+        return g;
+      case 'not':
+      case 'F':
+      case 'G':
+      case 'X':
+        return { kind: g.kind, arg: rebuild(g.arg) };
+      case 'and':
+      case 'or':
+        return { kind: g.kind, args: g.args.map(rebuild) };
+      default:
+        return { kind: g.kind, left: rebuild(g.left), right: rebuild(g.right) };
     }
   };
   return rebuild(formula);

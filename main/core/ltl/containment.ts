@@ -29,7 +29,10 @@ import { testWords } from './constant.js';
 export const CONTAINMENT_MAX_PROOFS = 12;
 
 /** One test word over proposition indices: a bit mask per position, and where the cycle starts. */
-interface WordBits { readonly masks: readonly number[]; readonly loop: number }
+interface WordBits {
+  readonly masks: readonly number[];
+  readonly loop: number;
+}
 
 /** What the factory needs from the translator: a node as a formula, and a proof that a formula's language is empty. */
 export interface ContainmentProver {
@@ -48,7 +51,12 @@ export class ContainmentFactory extends RewriteMoreFactory {
   /** Per signed pair, whether a ∧ b (each possibly negated) was proved empty. */
   private readonly emptyPairs = new Map<string, boolean>();
 
-  constructor(aps: readonly string[], private readonly prover: ContainmentProver, budget?: Budget, private readonly maxProofs = CONTAINMENT_MAX_PROOFS) {
+  constructor(
+    aps: readonly string[],
+    private readonly prover: ContainmentProver,
+    budget?: Budget,
+    private readonly maxProofs = CONTAINMENT_MAX_PROOFS,
+  ) {
     super(true, budget);
     const index = new Map(aps.map((a, i) => [a, i] as const));
     this.words = [...testWords(aps)].map((w) => ({
@@ -87,7 +95,7 @@ export class ContainmentFactory extends RewriteMoreFactory {
     // F (a | b) = F a | F b and G (a & b) = G a & G b: a part of one that a sibling makes redundant goes too
     let changed = kept.length < kids.length;
     const spread = kept.map((k) => {
-      const inner = op === 'or' ? (this.isF(k) ? k.kids[1]! : null) : (this.isG(k) ? k.kids[1]! : null);
+      const inner = op === 'or' ? (this.isF(k) ? k.kids[1]! : null) : this.isG(k) ? k.kids[1]! : null;
       if (inner === null || inner.op !== op) return k;
       const wrap = (d: Node): Node => (op === 'or' ? this.U(this.tt, d) : this.R(this.ff, d));
       const siblings = kept.filter((j) => j !== k);
@@ -101,7 +109,7 @@ export class ContainmentFactory extends RewriteMoreFactory {
 
   override U(l: Node, r: Node): Node {
     if (l !== this.tt && l !== this.ff && r !== this.tt && r !== this.ff && l !== r) {
-      if (this.provedEmpty(l, false, r, true)) return r;                  // a ⇒ b: a U b = b
+      if (this.provedEmpty(l, false, r, true)) return r; // a ⇒ b: a U b = b
       if (this.provedEmpty(l, true, r, true)) return super.U(this.tt, r); // ¬a ⇒ b: a U b = F b
     }
     return super.U(l, r);
@@ -109,7 +117,7 @@ export class ContainmentFactory extends RewriteMoreFactory {
 
   override R(l: Node, r: Node): Node {
     if (l !== this.tt && l !== this.ff && r !== this.tt && r !== this.ff && l !== r) {
-      if (this.provedEmpty(r, false, l, true)) return r;                  // b ⇒ a: a R b = b
+      if (this.provedEmpty(r, false, l, true)) return r; // b ⇒ a: a R b = b
       if (this.provedEmpty(r, false, l, false)) return super.R(this.ff, r); // b ⇒ ¬a: a R b = G b
     }
     return super.R(l, r);
@@ -129,7 +137,8 @@ export class ContainmentFactory extends RewriteMoreFactory {
     const flipA = na ? 1 : 0;
     const flipB = nb ? 1 : 0;
     for (let w = 0; w < va.length; w++) {
-      const x = va[w]!, y = vb[w]!;
+      const x = va[w]!,
+        y = vb[w]!;
       for (let i = 0; i < x.length; i++) {
         if ((x[i]! ^ flipA) & (y[i]! ^ flipB)) {
           this.emptyPairs.set(key, false);
@@ -159,25 +168,47 @@ export class ContainmentFactory extends RewriteMoreFactory {
     const hit = this.vectors.get(n.id);
     if (hit !== undefined) return hit;
     const kids = n.kids.map((k) => this.vector(k));
-    const v = this.words.map((w, wi) => evaluate(n, w, kids.map((k) => k[wi]!)));
+    const v = this.words.map((w, wi) =>
+      evaluate(
+        n,
+        w,
+        kids.map((k) => k[wi]!),
+      ),
+    );
     this.vectors.set(n.id, v);
     return v;
   }
 }
 
-/** One node's truth vector on one word, from its operands' vectors: U and R as least and greatest fixpoints swept backwards. */
+/**
+ * One node's truth vector on one word, from its operands' vectors: U and R as least and greatest fixpoints swept
+ * backwards.
+ */
 function evaluate(n: Node, w: WordBits, kids: readonly Uint8Array[]): Uint8Array {
   const len = w.masks.length;
   const v = new Uint8Array(len);
   const succ = (i: number): number => (i + 1 < len ? i + 1 : w.loop);
   switch (n.op) {
-    case 'tt': v.fill(1); break;
-    case 'ff': break;
-    case 'lit': for (let i = 0; i < len; i++) v[i] = ((w.masks[i]! >> n.ap) & 1) ^ (n.neg ? 1 : 0); break;
-    case 'and': v.fill(1); for (const k of kids) for (let i = 0; i < len; i++) v[i]! &= k[i]!; break;
-    case 'or': for (const k of kids) for (let i = 0; i < len; i++) v[i]! |= k[i]!; break;
-    case 'X': for (let i = 0; i < len; i++) v[i] = kids[0]![succ(i)]!; break;
-    case 'U': case 'R': {
+    case 'tt':
+      v.fill(1);
+      break;
+    case 'ff':
+      break;
+    case 'lit':
+      for (let i = 0; i < len; i++) v[i] = ((w.masks[i]! >> n.ap) & 1) ^ (n.neg ? 1 : 0);
+      break;
+    case 'and':
+      v.fill(1);
+      for (const k of kids) for (let i = 0; i < len; i++) v[i]! &= k[i]!;
+      break;
+    case 'or':
+      for (const k of kids) for (let i = 0; i < len; i++) v[i]! |= k[i]!;
+      break;
+    case 'X':
+      for (let i = 0; i < len; i++) v[i] = kids[0]![succ(i)]!;
+      break;
+    case 'U':
+    case 'R': {
       const [l, r] = kids as [Uint8Array, Uint8Array];
       const until = n.op === 'U';
       if (!until) v.fill(1);
@@ -185,7 +216,10 @@ function evaluate(n: Node, w: WordBits, kids: readonly Uint8Array[]): Uint8Array
         changed = false;
         for (let i = len - 1; i >= 0; i--) {
           const x = until ? r[i]! | (l[i]! & v[succ(i)]!) : r[i]! & (l[i]! | v[succ(i)]!);
-          if (x !== v[i]) { v[i] = x; changed = true; }
+          if (x !== v[i]) {
+            v[i] = x;
+            changed = true;
+          }
         }
       }
       break;

@@ -18,7 +18,12 @@ import { type LetterEdge, SIMULATION_MAX_APS, edgeLetters, simulationRelation, s
  * the work is too large). `conditions` is for the tests' mutants: without the acceptance or the
  * initial condition the quotient is wrong.
  */
-export function cosimulationQuotient(a: MutableBuchi, apCount: number, budget: Budget, conditions = { acceptance: true, initial: true }): MutableBuchi | null {
+export function cosimulationQuotient(
+  a: MutableBuchi,
+  apCount: number,
+  budget: Budget,
+  conditions = { acceptance: true, initial: true },
+): MutableBuchi | null {
   budget.checkTime('simulation reduction');
   if (apCount > SIMULATION_MAX_APS) return null;
   const n = a.accepting.length;
@@ -34,9 +39,15 @@ export function cosimulationQuotient(a: MutableBuchi, apCount: number, budget: B
     }
   });
   const acc = a.accepting;
-  const has = simulationRelation(into, LW, (p, q) =>
-    (!conditions.acceptance || !(acc[q] && !acc[p])) && (!conditions.initial || q !== a.initial || p === a.initial) &&
-    subset(entered, q, p, LW), budget);
+  const has = simulationRelation(
+    into,
+    LW,
+    (p, q) =>
+      (!conditions.acceptance || !(acc[q] && !acc[p])) &&
+      (!conditions.initial || q !== a.initial || p === a.initial) &&
+      subset(entered, q, p, LW),
+    budget,
+  );
   if (has === null) return null;
   const rep = new Int32Array(n);
   let merged = 0;

@@ -40,7 +40,12 @@ export function reduceGba(gba: Gba, budget: Budget): Gba {
   for (let b = 0; b < blocks; b++) {
     const s = rep[b]!;
     sets.push(gba.sets[s]!);
-    const moves = gba.edges[s]!.map((e) => ({ g: e.g, to: 1n << BigInt(block[e.to]!), acc: e.acc, target: block[e.to]! }));
+    const moves = gba.edges[s]!.map((e) => ({
+      g: e.g,
+      to: 1n << BigInt(block[e.to]!),
+      acc: e.acc,
+      target: block[e.to]!,
+    }));
     edges.push(removeDominated(moves, budget).map((m) => ({ g: m.g, to: m.target, acc: m.acc })));
   }
   return { ...gba, sets, edges, initial: block[gba.initial]! };
@@ -116,7 +121,12 @@ export function entryChoiceMatters(gba: Gba): boolean {
   return gba.edges.some((es, q) => es.some((e) => comp[e.to] !== comp[q] && good(e.to) && (e.acc & all) !== all));
 }
 
-export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: Budget, entry: 'accepting' | 'zero' = 'zero'): RawBuchi {
+export function degeneralize(
+  gba: Gba,
+  gbaName: (s: number) => string,
+  budget: Budget,
+  entry: 'accepting' | 'zero' = 'zero',
+): RawBuchi {
   budget.checkTime('degeneralization');
   const r = gba.nAcc;
   const { comp, good } = goodStates(gba);
@@ -141,8 +151,8 @@ export function degeneralize(gba: Gba, gbaName: (s: number) => string, budget: B
   // Entering a good component (and starting) may begin at any level: the count only matters on
   // the cycles inside it, which a run enters once. With `entry` 'accepting', level r (accepting,
   // and counting afresh from 0 like level 0), where the component's accepting cycles come back to,
-  // so the copy is often one needed anyway; with 'zero', level 0 advanced by the entering edge's marks (Gastin & Oddoux). Neither is
-  // always smaller, so the translator may build both.
+  // so the copy is often one needed anyway; with 'zero', level 0 advanced by the entering edge's marks (Gastin &
+  // Oddoux). Neither is always smaller, so the translator may build both.
   const entryLevel = new Map<number, number>();
   const enter = (q: number): number => {
     if (!good(q)) return intern(q, 0);

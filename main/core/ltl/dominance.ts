@@ -61,7 +61,9 @@ export function removeDominated<M extends Move>(moves: readonly M[], budget?: Bu
   const dead = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const t = moves[i]!;
-    const pi = sp[i]!, ni = sn[i]!, ai = sa[i]!;
+    const pi = sp[i]!,
+      ni = sn[i]!,
+      ai = sa[i]!;
     for (let j = 0; j < n; j++) {
       if (i === j || dead[j] === 1) continue;
       // j dominates i?

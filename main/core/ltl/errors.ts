@@ -10,11 +10,18 @@ export interface SourcePos {
 /** A malformed formula. `message` reads `line:column: detail`. */
 export class LtlSyntaxError extends WitnessError {
   override readonly name = 'LtlSyntaxError';
-  constructor(readonly pos: SourcePos, readonly detail: string) {
+  constructor(
+    readonly pos: SourcePos,
+    readonly detail: string,
+  ) {
     super('invalid-spec', `${pos.line}:${pos.column}: ${detail}`, { line: pos.line, column: pos.column });
   }
-  get line(): number { return this.pos.line; }
-  get column(): number { return this.pos.column; }
+  get line(): number {
+    return this.pos.line;
+  }
+  get column(): number {
+    return this.pos.column;
+  }
 }
 
 export type BudgetKind = 'length' | 'depth' | 'nodes' | 'states' | 'transitions' | 'time' | 'cancelled';
@@ -22,7 +29,11 @@ export type BudgetKind = 'length' | 'depth' | 'nodes' | 'states' | 'transitions'
 /** A formula or translation that exceeds a configured budget. Raised early, never after a long wait. */
 export class LtlBudgetError extends WitnessError {
   override readonly name = 'LtlBudgetError';
-  constructor(readonly budget: BudgetKind, readonly limit: number, detail: string) {
+  constructor(
+    readonly budget: BudgetKind,
+    readonly limit: number,
+    detail: string,
+  ) {
     super('budget', detail);
   }
 }

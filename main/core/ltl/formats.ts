@@ -89,7 +89,9 @@ export function toDot(a: BuchiAutomaton): string {
     '  start [shape=point, width=0.1];',
   ];
   a.states.forEach((s, q) => {
-    lines.push(`  ${q} [label=${dotString(String(q))}, tooltip=${dotString(s.name)}${s.accepting ? ', shape=doublecircle' : ''}];`);
+    lines.push(
+      `  ${q} [label=${dotString(String(q))}, tooltip=${dotString(s.name)}${s.accepting ? ', shape=doublecircle' : ''}];`,
+    );
   });
   for (const q of a.initial) lines.push(`  start -> ${q};`);
   for (const e of a.edges) lines.push(`  ${e.from} -> ${e.to} [label=${dotString(formatGuard(e.guard, a.aps))}];`);
@@ -97,10 +99,17 @@ export function toDot(a: BuchiAutomaton): string {
   return lines.join('\n') + '\n';
 }
 
-export function formatAutomaton(a: BuchiAutomaton, format: AutomatonFormat, acceptance: AcceptanceKind = 'state'): string {
+export function formatAutomaton(
+  a: BuchiAutomaton,
+  format: AutomatonFormat,
+  acceptance: AcceptanceKind = 'state',
+): string {
   switch (format) {
-    case 'hoa': return toHoa(a, acceptance);
-    case 'json': return JSON.stringify(toJson(a), null, 2) + '\n';
-    case 'dot': return toDot(a);
+    case 'hoa':
+      return toHoa(a, acceptance);
+    case 'json':
+      return JSON.stringify(toJson(a), null, 2) + '\n';
+    case 'dot':
+      return toDot(a);
   }
 }

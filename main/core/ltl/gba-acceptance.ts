@@ -66,16 +66,20 @@ export function simplifyAcceptanceBySccs(gba: Gba, budget?: Budget, conditions =
     // a weak SCC's edges carry every set; an edge entering it, every set when it carried every one
     if (weak[c]) return comp[q] === c || e.acc === all ? widthAll : 0n;
     let r = 0n;
-    kept[c]!.forEach((x, i) => { if ((e.acc >> BigInt(x)) & 1n) r |= 1n << BigInt(i); });
+    kept[c]!.forEach((x, i) => {
+      if ((e.acc >> BigInt(x)) & 1n) r |= 1n << BigInt(i);
+    });
     return r;
   };
   let changed = width !== k;
-  const edges: GbaEdge[][] = gba.edges.map((list, q) => list.map((e) => {
-    const acc = remap(q, e);
-    if (acc === e.acc) return e;
-    changed = true;
-    return { ...e, acc };
-  }));
+  const edges: GbaEdge[][] = gba.edges.map((list, q) =>
+    list.map((e) => {
+      const acc = remap(q, e);
+      if (acc === e.acc) return e;
+      changed = true;
+      return { ...e, acc };
+    }),
+  );
   if (!changed) return gba;
   return { ...gba, edges, nAcc: width, accSource: gba.accSource.slice(0, width) };
 }
@@ -177,5 +181,8 @@ export function outerSetsFirst(gba: Gba, nodes: readonly (Node | null)[]): Gba {
 
 /** The automaton with its acceptance sets numbered the other way round (the degeneralization counts them in order). */
 export function reversedMarks(gba: Gba): Gba {
-  return withSets(gba, Array.from({ length: gba.nAcc }, (_, i) => gba.nAcc - 1 - i));
+  return withSets(
+    gba,
+    Array.from({ length: gba.nAcc }, (_, i) => gba.nAcc - 1 - i),
+  );
 }

@@ -41,7 +41,10 @@ const STAGE = 'simulation reduction';
  * changes anything.
  */
 export function simulatedGba(gba: Gba, apCount: number, budget: Budget, refine = false): Gba {
-  return pruneAcceptanceSets(iteratedGbaSimulation(simplifyAcceptanceBySccs(gba, budget), apCount, budget, refine), budget);
+  return pruneAcceptanceSets(
+    iteratedGbaSimulation(simplifyAcceptanceBySccs(gba, budget), apCount, budget, refine),
+    budget,
+  );
 }
 
 /**
@@ -208,7 +211,13 @@ interface ClassEdge {
  * letter a chain of edges above one another, each with the marks of the one below, ends in one
  * that stays.
  */
-function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClasses, dominates: (u: number, t: number) => boolean, budget: Budget, refine: boolean): ClassEdge[] {
+function withoutLittleBrothers(
+  moves: readonly ClassEdge[],
+  classesOf: GuardClasses,
+  dominates: (u: number, t: number) => boolean,
+  budget: Budget,
+  refine: boolean,
+): ClassEdge[] {
   if (moves.length <= 1) return [...moves];
   const LW = (classesOf.count + 31) >>> 5;
   const letters = moves.map((m) => {
@@ -229,7 +238,8 @@ function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClas
       for (let w = 0; w < LW; w++) union[w]! |= lu[w]!;
     });
     const lt = letters[i]!;
-    let some = false, all = true;
+    let some = false,
+      all = true;
     for (let w = 0; w < LW; w++) {
       if ((lt[w]! & union[w]!) !== 0) some = true;
       if ((lt[w]! & ~union[w]!) !== 0) all = false;
@@ -240,7 +250,10 @@ function withoutLittleBrothers(moves: readonly ClassEdge[], classesOf: GuardClas
       return;
     }
     // some of its letters are read above it: the guard keeps only the others, as cubes
-    const covered = (x: number): boolean => { const c = classesOf.classOf(x); return (union[c >>> 5]! & (1 << (c & 31))) !== 0; };
+    const covered = (x: number): boolean => {
+      const c = classesOf.classOf(x);
+      return (union[c >>> 5]! & (1 << (c & 31))) !== 0;
+    };
     for (const g of uncoveredCubes(t.g, classesOf.aps, covered, budget)) out.push({ ...t, g });
   });
   return out;
@@ -252,7 +265,8 @@ function uncoveredCubes(g: GbaEdge['g'], aps: number, covered: (x: number) => bo
   const out: GbaEdge['g'][] = [];
   const split = (pos: number, neg: number): void => {
     const free = full & ~(pos | neg);
-    let any = false, every = true;
+    let any = false,
+      every = true;
     for (let sub = free; ; sub = (sub - 1) & free) {
       if (covered(pos | sub)) any = true;
       else every = false;
@@ -286,7 +300,11 @@ interface GuardClasses {
 
 /** The letter classes of the automaton's guards (wdba.ts letterClasses), with each term's classes memoized. */
 function guardClasses(gba: Gba, apCount: number, budget: Budget): GuardClasses {
-  const lc = letterClasses(apCount, gba.edges.flatMap((l) => l.map((e) => e.g)), budget);
+  const lc = letterClasses(
+    apCount,
+    gba.edges.flatMap((l) => l.map((e) => e.g)),
+    budget,
+  );
   const memo = new Map<string, number[]>();
   return {
     count: lc.reps.length,
@@ -297,7 +315,9 @@ function guardClasses(gba: Gba, apCount: number, budget: Budget): GuardClasses {
       let cls = memo.get(key);
       if (cls === undefined) {
         cls = [];
-        lc.reps.forEach((x, c) => { if (termHolds(g, BigInt(x))) cls!.push(c); });
+        lc.reps.forEach((x, c) => {
+          if (termHolds(g, BigInt(x))) cls!.push(c);
+        });
         memo.set(key, cls);
       }
       return cls;

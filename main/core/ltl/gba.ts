@@ -30,7 +30,9 @@ const STAGE = 'generalized Büchi construction';
 export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
   budget.checkTime(STAGE);
   const finals: number[] = [];
-  vwaa.states.forEach((s, i) => { if (s.final) finals.push(i); });
+  vwaa.states.forEach((s, i) => {
+    if (s.final) finals.push(i);
+  });
   const sets: bigint[] = [];
   const index = new Map<bigint, number>();
   const edges: GbaEdge[][] = [];
@@ -48,14 +50,17 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
     return id;
   };
 
-  /** GO's acceptance: edge (e, α, e') is in the set of final state s when s ∉ e' or a move of s that discharges s is implied. */
+  /**
+   * GO's acceptance: edge (e, α, e') is in the set of final state s when s ∉ e' or a move of s that discharges s is
+   * implied.
+   */
   const marksOf = (g: Move['g'], to: bigint): bigint => {
     let acc = 0n;
     budget.tick(STAGE, finals.length);
     for (let k = 0; k < finals.length; k++) {
       const s = finals[k]!;
-      const inAcc = ((to >> BigInt(s)) & 1n) === 0n ||
-        vwaa.accepting[s]!.some((m) => termImplies(g, m.g) && (m.to & ~to) === 0n);
+      const inAcc =
+        ((to >> BigInt(s)) & 1n) === 0n || vwaa.accepting[s]!.some((m) => termImplies(g, m.g) && (m.to & ~to) === 0n);
       if (inAcc) acc |= 1n << BigInt(k);
     }
     return acc;
@@ -105,7 +110,10 @@ export function buildGba(vwaa: Vwaa, budget: Budget): Gba {
       }
       moves = removeDominated(next, budget);
     }
-    const marked = removeDominated(moves.map((m) => ({ ...m, acc: m.acc | marksOf(m.g, m.to) })), budget);
+    const marked = removeDominated(
+      moves.map((m) => ({ ...m, acc: m.acc | marksOf(m.g, m.to) })),
+      budget,
+    );
     held += marked.length;
     budget.edges(held, STAGE);
     edges[id] = marked.map((m) => ({ g: m.g, to: intern(m.to), acc: m.acc }));

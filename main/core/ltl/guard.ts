@@ -129,7 +129,7 @@ export function guardKey(g: Guard): string {
 /** Renders a term with proposition names, e.g. `a & !b`, or `true`. */
 export function formatTerm(t: Term, aps: readonly string[], style: 'text' | 'hoa' = 'text'): string {
   const lits: string[] = [];
-  const name = (i: number): string => (style === 'hoa' ? String(i) : aps[i] ?? `p${i}`);
+  const name = (i: number): string => (style === 'hoa' ? String(i) : (aps[i] ?? `p${i}`));
   const all = bitIndices(t.pos | t.neg);
   for (const i of all) {
     const bit = 1n << BigInt(i);

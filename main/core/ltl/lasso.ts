@@ -29,10 +29,15 @@ export function evaluateLasso(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_
  * Every subformula's truth at every position of the lasso (prefix then cycle), keyed by the
  * subformula object; what evaluateLasso reads position 0 of.
  */
-export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_NESTING): ReadonlyMap<Formula, readonly boolean[]> {
+export function truthVectors(
+  f: Formula,
+  word: Lasso,
+  maxNesting = DEFAULT_MAX_NESTING,
+): ReadonlyMap<Formula, readonly boolean[]> {
   if (word.cycle.length === 0) throw new RangeError('the cycle of a lasso word must not be empty');
   // ev recurses once per operator level (a caller that checked the depth passes Infinity)
-  if (maxNesting !== Infinity && formulaDepth(f) > maxNesting) throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
+  if (maxNesting !== Infinity && formulaDepth(f) > maxNesting)
+    throw new LtlBudgetError('depth', maxNesting, `formula nests deeper than ${maxNesting} levels`);
   const letters = [...word.prefix, ...word.cycle];
   const n = letters.length;
   const loop = word.prefix.length;
@@ -60,10 +65,18 @@ export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_N
     if (hit) return hit;
     let v: boolean[];
     switch (g.kind) {
-      case 'true': v = new Array<boolean>(n).fill(true); break;
-      case 'false': v = new Array<boolean>(n).fill(false); break;
-      case 'ap': v = letters.map((l) => l.has(g.name)); break;
-      case 'not': v = ev(g.arg).map((x) => !x); break;
+      case 'true':
+        v = new Array<boolean>(n).fill(true);
+        break;
+      case 'false':
+        v = new Array<boolean>(n).fill(false);
+        break;
+      case 'ap':
+        v = letters.map((l) => l.has(g.name));
+        break;
+      case 'not':
+        v = ev(g.arg).map((x) => !x);
+        break;
       case 'and': {
         const parts = g.args.map(ev);
         v = letters.map((_, i) => parts.every((p) => p[i]!));
@@ -75,34 +88,52 @@ export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_N
         break;
       }
       case 'implies': {
-        const a = ev(g.left), b = ev(g.right);
+        const a = ev(g.left),
+          b = ev(g.right);
         v = a.map((x, i) => !x || b[i]!);
         break;
       }
       case 'iff': {
-        const a = ev(g.left), b = ev(g.right);
+        const a = ev(g.left),
+          b = ev(g.right);
         v = a.map((x, i) => x === b[i]!);
         break;
       }
-      case 'F': v = until(new Array<boolean>(n).fill(true), ev(g.arg), true); break;
+      case 'F':
+        v = until(new Array<boolean>(n).fill(true), ev(g.arg), true);
+        break;
       case 'G': {
         // G a = false R a: a holds now and G a holds next, greatest fixpoint.
         const a = ev(g.arg);
         v = until(a, new Array<boolean>(n).fill(false), false);
         break;
       }
-      case 'U': v = until(ev(g.left), ev(g.right), true); break;
-      case 'W': v = until(ev(g.left), ev(g.right), false); break;
+      case 'U':
+        v = until(ev(g.left), ev(g.right), true);
+        break;
+      case 'W':
+        v = until(ev(g.left), ev(g.right), false);
+        break;
       case 'R': {
         // a R b = b W (a & b)
-        const a = ev(g.left), b = ev(g.right);
-        v = until(b, a.map((x, i) => x && b[i]!), false);
+        const a = ev(g.left),
+          b = ev(g.right);
+        v = until(
+          b,
+          a.map((x, i) => x && b[i]!),
+          false,
+        );
         break;
       }
       case 'M': {
         // a M b = b U (a & b)
-        const a = ev(g.left), b = ev(g.right);
-        v = until(b, a.map((x, i) => x && b[i]!), true);
+        const a = ev(g.left),
+          b = ev(g.right);
+        v = until(
+          b,
+          a.map((x, i) => x && b[i]!),
+          true,
+        );
         break;
       }
       case 'X': {
@@ -112,7 +143,8 @@ export function truthVectors(f: Formula, word: Lasso, maxNesting = DEFAULT_MAX_N
         break;
       }
       case 'xor': {
-        const a = ev(g.left), b = ev(g.right);
+        const a = ev(g.left),
+          b = ev(g.right);
         v = a.map((x, i) => x !== b[i]!);
         break;
       }

@@ -6,8 +6,25 @@
 import type { SourcePos } from './errors.js';
 
 export type LtlTokenKind =
-  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '^' | '->' | '<->'
-  | 'U' | 'R' | 'W' | 'M' | 'F' | 'G' | 'X' | 'invalid';
+  | 'ident'
+  | 'true'
+  | 'false'
+  | '('
+  | ')'
+  | '!'
+  | '&'
+  | '|'
+  | '^'
+  | '->'
+  | '<->'
+  | 'U'
+  | 'R'
+  | 'W'
+  | 'M'
+  | 'F'
+  | 'G'
+  | 'X'
+  | 'invalid';
 
 export interface ScannedToken {
   /**
@@ -29,12 +46,36 @@ export interface ScannedToken {
 
 const IDENT_START = /[a-z_]/;
 const IDENT_PART = /[A-Za-z0-9_]/;
-const MULTI: readonly (readonly [string, LtlTokenKind])[] = [['<->', '<->'], ['->', '->'], ['&&', '&'], ['||', '|'], ['[]', 'G'], ['<>', 'F']];
+const MULTI: readonly (readonly [string, LtlTokenKind])[] = [
+  ['<->', '<->'],
+  ['->', '->'],
+  ['&&', '&'],
+  ['||', '|'],
+  ['[]', 'G'],
+  ['<>', 'F'],
+];
 const SINGLE: Readonly<Record<string, LtlTokenKind>> = {
-  '(': '(', ')': ')', '!': '!', '&': '&', '|': '|', '^': '^', U: 'U', R: 'R', W: 'W', M: 'M', F: 'F', G: 'G', X: 'X', V: 'R',
+  '(': '(',
+  ')': ')',
+  '!': '!',
+  '&': '&',
+  '|': '|',
+  '^': '^',
+  U: 'U',
+  R: 'R',
+  W: 'W',
+  M: 'M',
+  F: 'F',
+  G: 'G',
+  X: 'X',
+  V: 'R',
 };
 /** Words that are not propositions (Spot's spellings; a quoted "xor" is a proposition). */
-const KEYWORDS: ReadonlyMap<string, LtlTokenKind> = new Map([['true', 'true'], ['false', 'false'], ['xor', '^']]);
+const KEYWORDS: ReadonlyMap<string, LtlTokenKind> = new Map([
+  ['true', 'true'],
+  ['false', 'false'],
+  ['xor', '^'],
+]);
 
 function invalidCharacter(c: string): string {
   if (c === '-') return "unexpected '-': expected '->'";
@@ -52,8 +93,22 @@ export function scanLtl(src: string): ScannedToken[] {
   let i = 0;
   let line = 1;
   let lineStart = 0;
-  const push = (kind: LtlTokenKind, start: number, end: number, value = src.slice(start, end), problem?: string): void => {
-    tokens.push({ kind, start, end, text: src.slice(start, end), value, pos: { offset: start, line, column: start - lineStart + 1 }, ...(problem !== undefined ? { problem } : {}) });
+  const push = (
+    kind: LtlTokenKind,
+    start: number,
+    end: number,
+    value = src.slice(start, end),
+    problem?: string,
+  ): void => {
+    tokens.push({
+      kind,
+      start,
+      end,
+      text: src.slice(start, end),
+      value,
+      pos: { offset: start, line, column: start - lineStart + 1 },
+      ...(problem !== undefined ? { problem } : {}),
+    });
   };
   while (i < src.length) {
     const c = src[i]!;
@@ -81,7 +136,14 @@ export function scanLtl(src: string): ScannedToken[] {
       const word = src.slice(start, i);
       if (word === '1') push('true', start, i);
       else if (word === '0') push('false', start, i);
-      else push('invalid', start, i, word, `unexpected '${word}': numbers are not propositions; the constants are 1 and 0 (or true and false), and a proposition starts with a lowercase letter or '_'`);
+      else
+        push(
+          'invalid',
+          start,
+          i,
+          word,
+          `unexpected '${word}': numbers are not propositions; the constants are 1 and 0 (or true and false), and a proposition starts with a lowercase letter or '_'`,
+        );
       continue;
     }
     if (c === '"') {
@@ -104,8 +166,22 @@ export function scanLtl(src: string): ScannedToken[] {
           i++;
         }
       }
-      if (!closed) push('invalid', start, i, src.slice(start, i), 'unterminated quoted proposition: expected a closing \'"\' on the same line');
-      else if (value.length === 0) push('invalid', start, i, src.slice(start, i), 'empty quoted proposition "": expected at least one character between the quotes');
+      if (!closed)
+        push(
+          'invalid',
+          start,
+          i,
+          src.slice(start, i),
+          "unterminated quoted proposition: expected a closing '\"' on the same line",
+        );
+      else if (value.length === 0)
+        push(
+          'invalid',
+          start,
+          i,
+          src.slice(start, i),
+          'empty quoted proposition "": expected at least one character between the quotes',
+        );
       else push('ident', start, i, value);
       continue;
     }

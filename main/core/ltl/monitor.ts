@@ -22,12 +22,17 @@ export class StateSetMonitor {
   private current: Set<number>;
   private position = 0;
 
-  constructor(private readonly automaton: BuchiAutomaton, start?: Iterable<number>) {
+  constructor(
+    private readonly automaton: BuchiAutomaton,
+    start?: Iterable<number>,
+  ) {
     this.steps = new LetterSteps(automaton);
     this.current = new Set(start ?? automaton.initial);
     for (const q of this.current) {
       if (!Number.isInteger(q) || q < 0 || q >= automaton.states.length) {
-        throw new RangeError(`monitor start state ${q} is not a state of the automaton (0..${automaton.states.length - 1})`);
+        throw new RangeError(
+          `monitor start state ${q} is not a state of the automaton (0..${automaton.states.length - 1})`,
+        );
       }
     }
   }

@@ -19,7 +19,10 @@ export interface Node {
 }
 
 export interface NnfOptions {
-  /** Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a | b), F(a | F b) = F(a | b), …). */
+  /**
+   * Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a |
+   * b), F(a | F b) = F(a | b), …).
+   */
   readonly rewrite?: boolean;
 }
 
@@ -45,12 +48,17 @@ export class NodeFactory {
   readonly ff: Node;
 
   /** `budget` bounds the number of nodes and the time spent (the rewrites are not linear). */
-  constructor(private readonly rewrite = true, private readonly budget?: Budget) {
+  constructor(
+    private readonly rewrite = true,
+    private readonly budget?: Budget,
+  ) {
     this.tt = this.intern('tt', 0, false, []);
     this.ff = this.intern('ff', 0, false, []);
   }
 
-  get size(): number { return this.nodes.length; }
+  get size(): number {
+    return this.nodes.length;
+  }
 
   private intern(op: NodeOp, ap: number, neg: boolean, kids: readonly Node[]): Node {
     const key = op === 'lit' ? `l${neg ? '!' : ''}${ap}` : `${op}(${kids.map((k) => k.id).join(',')})`;
@@ -119,9 +127,10 @@ export class NodeFactory {
       const group = kids.filter((k) => inner(k) !== null);
       if (group.length > 1) {
         const args = group.map((k) => inner(k)!);
-        const merged = op === 'and'
-          ? this.U(this.tt, this.R(this.ff, this.and(args)))
-          : this.R(this.ff, this.U(this.tt, this.or(args)));
+        const merged =
+          op === 'and'
+            ? this.U(this.tt, this.R(this.ff, this.and(args)))
+            : this.R(this.ff, this.U(this.tt, this.or(args)));
         return this.junction(op, [...kids.filter((k) => inner(k) === null), merged]);
       }
       // F a | F b = F (a | b): one state that waits for either, where the disjuncts would each
@@ -134,8 +143,15 @@ export class NodeFactory {
         }
       }
       // a & b = a when a ⇒ b;  a | b = b when a ⇒ b  (syntactic implication, Somenzi–Bloem style)
-      kids = kids.filter((k) => !kids.some((j) => j !== k && (op === 'and' ? this.implies(j, k) : this.implies(k, j)) &&
-        !(j.id > k.id && (op === 'and' ? this.implies(k, j) : this.implies(j, k)))));
+      kids = kids.filter(
+        (k) =>
+          !kids.some(
+            (j) =>
+              j !== k &&
+              (op === 'and' ? this.implies(j, k) : this.implies(k, j)) &&
+              !(j.id > k.id && (op === 'and' ? this.implies(k, j) : this.implies(j, k))),
+          ),
+      );
     }
     if (kids.length === 0) return unit;
     if (kids.length === 1) return kids[0]!;
@@ -196,8 +212,12 @@ export class NodeFactory {
     return false;
   }
 
-  isF(n: Node): boolean { return n.op === 'U' && n.kids[0] === this.tt; }
-  isG(n: Node): boolean { return n.op === 'R' && n.kids[0] === this.ff; }
+  isF(n: Node): boolean {
+    return n.op === 'U' && n.kids[0] === this.tt;
+  }
+  isG(n: Node): boolean {
+    return n.op === 'R' && n.kids[0] === this.ff;
+  }
 
   /** Pure eventuality: satisfied by a word iff by every word that ends with it. */
   eventual(n: Node): boolean {
@@ -211,23 +231,39 @@ export class NodeFactory {
 
   private computeEventual(n: Node): boolean {
     switch (n.op) {
-      case 'tt': case 'ff': return true;
-      case 'and': case 'or': return n.kids.every((k) => this.eventual(k));
-      case 'U': return this.isF(n) || this.eventual(n.kids[1]!);
-      case 'R': return this.isG(n) ? this.eventual(n.kids[1]!) : false;
-      case 'X': return this.eventual(n.kids[0]!); // X e holds on w iff e on w's suffix, which every u·w ends with too
-      default: return false;
+      case 'tt':
+      case 'ff':
+        return true;
+      case 'and':
+      case 'or':
+        return n.kids.every((k) => this.eventual(k));
+      case 'U':
+        return this.isF(n) || this.eventual(n.kids[1]!);
+      case 'R':
+        return this.isG(n) ? this.eventual(n.kids[1]!) : false;
+      case 'X':
+        return this.eventual(n.kids[0]!); // X e holds on w iff e on w's suffix, which every u·w ends with too
+      default:
+        return false;
     }
   }
 
   private computeUniversal(n: Node): boolean {
     switch (n.op) {
-      case 'tt': case 'ff': return true;
-      case 'and': case 'or': return n.kids.every((k) => this.universal(k));
-      case 'R': return this.isG(n) || this.universal(n.kids[1]!);
-      case 'U': return this.isF(n) ? this.universal(n.kids[1]!) : false;
-      case 'X': return this.universal(n.kids[0]!);
-      default: return false;
+      case 'tt':
+      case 'ff':
+        return true;
+      case 'and':
+      case 'or':
+        return n.kids.every((k) => this.universal(k));
+      case 'R':
+        return this.isG(n) || this.universal(n.kids[1]!);
+      case 'U':
+        return this.isF(n) ? this.universal(n.kids[1]!) : false;
+      case 'X':
+        return this.universal(n.kids[0]!);
+      default:
+        return false;
     }
   }
 
@@ -253,7 +289,7 @@ export class NodeFactory {
   U(l: Node, r: Node): Node {
     if (r === this.tt || r === this.ff || l === this.ff || l === r) return r;
     if (this.rewrite) {
-      if (this.eventual(r)) return r;            // a U e = e, F e = e
+      if (this.eventual(r)) return r; // a U e = e, F e = e
       const s = this.suspend(l, r, (a, b) => this.U(a, b));
       if (s !== null) return s;
       // F (a | F b) = F (a | b): F distributes over | and F F b = F b
@@ -306,7 +342,7 @@ export class NodeFactory {
   R(l: Node, r: Node): Node {
     if (r === this.tt || r === this.ff || l === this.tt || l === r) return r;
     if (this.rewrite) {
-      if (this.universal(r)) return r;           // a R u = u, G u = u
+      if (this.universal(r)) return r; // a R u = u, G u = u
       if (l === this.ff && r.op === 'and') return this.and(r.kids.map((k) => this.R(this.ff, k))); // G(a&b) = G a & G b
       const s = this.suspend(l, r, (a, b) => this.R(a, b));
       if (s !== null) return s;
@@ -335,10 +371,14 @@ export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: Node
   };
   const build = (g: Formula, neg: boolean): Node => {
     switch (g.kind) {
-      case 'true': return neg ? nf.ff : nf.tt;
-      case 'false': return neg ? nf.tt : nf.ff;
-      case 'ap': return nf.lit(apIndex.get(g.name)!, neg);
-      case 'not': return go(g.arg, !neg);
+      case 'true':
+        return neg ? nf.ff : nf.tt;
+      case 'false':
+        return neg ? nf.tt : nf.ff;
+      case 'ap':
+        return nf.lit(apIndex.get(g.name)!, neg);
+      case 'not':
+        return go(g.arg, !neg);
       case 'and': {
         const parts = g.args.map((a) => go(a, neg));
         return neg ? nf.or(parts) : nf.and(parts);
@@ -353,10 +393,14 @@ export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: Node
         return neg
           ? nf.or([nf.and([go(g.left, false), go(g.right, true)]), nf.and([go(g.left, true), go(g.right, false)])])
           : nf.or([nf.and([go(g.left, false), go(g.right, false)]), nf.and([go(g.left, true), go(g.right, true)])]);
-      case 'F': return neg ? nf.R(nf.ff, go(g.arg, true)) : nf.U(nf.tt, go(g.arg, false));
-      case 'G': return neg ? nf.U(nf.tt, go(g.arg, true)) : nf.R(nf.ff, go(g.arg, false));
-      case 'U': return neg ? nf.R(go(g.left, true), go(g.right, true)) : nf.U(go(g.left, false), go(g.right, false));
-      case 'R': return neg ? nf.U(go(g.left, true), go(g.right, true)) : nf.R(go(g.left, false), go(g.right, false));
+      case 'F':
+        return neg ? nf.R(nf.ff, go(g.arg, true)) : nf.U(nf.tt, go(g.arg, false));
+      case 'G':
+        return neg ? nf.U(nf.tt, go(g.arg, true)) : nf.R(nf.ff, go(g.arg, false));
+      case 'U':
+        return neg ? nf.R(go(g.left, true), go(g.right, true)) : nf.U(go(g.left, false), go(g.right, false));
+      case 'R':
+        return neg ? nf.U(go(g.left, true), go(g.right, true)) : nf.R(go(g.left, false), go(g.right, false));
       case 'W': {
         // a W b = b R (a | b);  !(a W b) = !b U (!a & !b)
         const a = go(g.left, neg);
@@ -374,7 +418,8 @@ export function toNnf(f: Formula, apIndex: ReadonlyMap<string, number>, nf: Node
         return neg
           ? nf.or([nf.and([go(g.left, false), go(g.right, false)]), nf.and([go(g.left, true), go(g.right, true)])])
           : nf.or([nf.and([go(g.left, false), go(g.right, true)]), nf.and([go(g.left, true), go(g.right, false)])]);
-      case 'X': return nf.X(go(g.arg, neg));
+      case 'X':
+        return nf.X(go(g.arg, neg));
     }
   };
   return go(f, false);

@@ -23,8 +23,25 @@ export interface ParseOptions {
 }
 
 type TokKind =
-  | 'ident' | 'true' | 'false' | '(' | ')' | '!' | '&' | '|' | '^' | '->' | '<->'
-  | 'U' | 'R' | 'W' | 'M' | 'F' | 'G' | 'X' | 'eof';
+  | 'ident'
+  | 'true'
+  | 'false'
+  | '('
+  | ')'
+  | '!'
+  | '&'
+  | '|'
+  | '^'
+  | '->'
+  | '<->'
+  | 'U'
+  | 'R'
+  | 'W'
+  | 'M'
+  | 'F'
+  | 'G'
+  | 'X'
+  | 'eof';
 
 interface Token {
   readonly kind: TokKind;
@@ -35,9 +52,25 @@ interface Token {
 
 /** Spellings of each operator, for messages. */
 const SHOW: Record<TokKind, string> = {
-  ident: 'a proposition', true: "'true'", false: "'false'", '(': "'('", ')': "')'", '!': "'!'",
-  '&': "'&'", '|': "'|'", '^': "'^'", '->': "'->'", '<->': "'<->'", U: "'U'", R: "'R'", W: "'W'", M: "'M'",
-  F: "'F'", G: "'G'", X: "'X'", eof: 'end of input',
+  ident: 'a proposition',
+  true: "'true'",
+  false: "'false'",
+  '(': "'('",
+  ')': "')'",
+  '!': "'!'",
+  '&': "'&'",
+  '|': "'|'",
+  '^': "'^'",
+  '->': "'->'",
+  '<->': "'<->'",
+  U: "'U'",
+  R: "'R'",
+  W: "'W'",
+  M: "'M'",
+  F: "'F'",
+  G: "'G'",
+  X: "'X'",
+  eof: 'end of input',
 };
 
 function tokenize(src: string): Token[] {
@@ -47,7 +80,12 @@ function tokenize(src: string): Token[] {
     tokens.push({ kind: t.kind, text: t.text, value: t.value, pos: t.pos });
   }
   const lines = src.split('\n');
-  tokens.push({ kind: 'eof', text: '', value: '', pos: { offset: src.length, line: lines.length, column: lines[lines.length - 1]!.length + 1 } });
+  tokens.push({
+    kind: 'eof',
+    text: '',
+    value: '',
+    pos: { offset: src.length, line: lines.length, column: lines[lines.length - 1]!.length + 1 },
+  });
   return tokens;
 }
 
@@ -59,10 +97,18 @@ class Parser {
   private depth = 0;
   /** Height of each operator node built (leaves are 0): the tree's depth, checked as it grows. */
   private readonly heights = new Map<Formula, number>();
-  constructor(private readonly toks: Token[], private readonly maxNesting: number, private readonly allowNext: boolean) {}
+  constructor(
+    private readonly toks: Token[],
+    private readonly maxNesting: number,
+    private readonly allowNext: boolean,
+  ) {}
 
-  private peek(): Token { return this.toks[this.i]!; }
-  private next(): Token { return this.toks[this.i++]!; }
+  private peek(): Token {
+    return this.toks[this.i]!;
+  }
+  private next(): Token {
+    return this.toks[this.i++]!;
+  }
 
   parseAll(): Formula {
     const f = this.iff();
@@ -76,8 +122,11 @@ class Parser {
   }
 
   private tooDeep(t: Token): LtlBudgetError {
-    return new LtlBudgetError('depth', this.maxNesting,
-      `${t.pos.line}:${t.pos.column}: formula nests deeper than ${this.maxNesting} levels`);
+    return new LtlBudgetError(
+      'depth',
+      this.maxNesting,
+      `${t.pos.line}:${t.pos.column}: formula nests deeper than ${this.maxNesting} levels`,
+    );
   }
 
   private enter(t: Token): void {
@@ -187,7 +236,7 @@ class Parser {
     let acc = items[items.length - 1]!;
     for (let k = ops.length - 1; k >= 0; k--) {
       const left = items[k]!;
-      const kind: BinaryKind = ops[k]!.kind === '->' ? 'implies' : ops[k]!.kind as BinaryKind;
+      const kind: BinaryKind = ops[k]!.kind === '->' ? 'implies' : (ops[k]!.kind as BinaryKind);
       acc = this.built({ kind, left, right: acc }, [left, acc], ops[k]!);
     }
     this.depth -= ops.length;
@@ -218,18 +267,24 @@ class Parser {
   private primary(): Formula {
     const t = this.next();
     switch (t.kind) {
-      case 'true': return { kind: 'true' };
-      case 'false': return { kind: 'false' };
-      case 'ident': return { kind: 'ap', name: t.value };
+      case 'true':
+        return { kind: 'true' };
+      case 'false':
+        return { kind: 'false' };
+      case 'ident':
+        return { kind: 'ap', name: t.value };
       case '(': {
         this.enter(t);
-        if (this.peek().kind === ')') throw new LtlSyntaxError(this.peek().pos, "expected a formula inside '()', found ')'");
+        if (this.peek().kind === ')')
+          throw new LtlSyntaxError(this.peek().pos, "expected a formula inside '()', found ')'");
         const f = this.iff();
         const close = this.peek();
         if (close.kind !== ')') {
           if (close.kind === 'X' && !this.allowNext) throw new LtlSyntaxError(close.pos, NEXT_MESSAGE);
-          throw new LtlSyntaxError(close.pos,
-            `expected ')' to close '(' at ${t.pos.line}:${t.pos.column}, found ${describe(close)}`);
+          throw new LtlSyntaxError(
+            close.pos,
+            `expected ')' to close '(' at ${t.pos.line}:${t.pos.column}, found ${describe(close)}`,
+          );
         }
         this.next();
         this.depth--;
@@ -250,7 +305,9 @@ function isTemporal(k: TokKind): boolean {
 }
 
 function isBinary(k: TokKind): boolean {
-  return k === '&' || k === '|' || k === '^' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W' || k === 'M';
+  return (
+    k === '&' || k === '|' || k === '^' || k === '->' || k === '<->' || k === 'U' || k === 'R' || k === 'W' || k === 'M'
+  );
 }
 
 function describe(t: Token): string {
@@ -260,14 +317,17 @@ function describe(t: Token): string {
 }
 
 /**
- * Parses LTL, without next unless `options.allowNext`. Throws LtlSyntaxError (with 1-based line:column) on malformed input and
- * LtlBudgetError when the input is longer or deeper than the budget allows.
+ * Parses LTL, without next unless `options.allowNext`. Throws LtlSyntaxError (with 1-based line:column) on malformed
+ * input and LtlBudgetError when the input is longer or deeper than the budget allows.
  */
 export function parseLtl(src: string, options: ParseOptions = {}): Formula {
   const maxLength = options.maxLength ?? DEFAULT_MAX_FORMULA_LENGTH;
   if (src.length > maxLength) {
-    throw new LtlBudgetError('length', maxLength,
-      `formula is ${src.length} characters long; the limit is ${maxLength}`);
+    throw new LtlBudgetError(
+      'length',
+      maxLength,
+      `formula is ${src.length} characters long; the limit is ${maxLength}`,
+    );
   }
   return new Parser(tokenize(src), options.maxNesting ?? DEFAULT_MAX_NESTING, options.allowNext ?? false).parseAll();
 }

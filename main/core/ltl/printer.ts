@@ -1,7 +1,22 @@
 import type { Formula } from './ast.js';
 
 /** Binding strength: higher binds tighter (Witness's own precedence, as the parser reads it). */
-const LEVEL = { iff: 1, implies: 2, or: 3, xor: 4, and: 5, U: 6, R: 6, W: 6, M: 6, not: 7, F: 7, G: 7, X: 7, atom: 8 } as const;
+const LEVEL = {
+  iff: 1,
+  implies: 2,
+  or: 3,
+  xor: 4,
+  and: 5,
+  U: 6,
+  R: 6,
+  W: 6,
+  M: 6,
+  not: 7,
+  F: 7,
+  G: 7,
+  X: 7,
+  atom: 8,
+} as const;
 
 export type PrintStyle = 'witness' | 'spin';
 
@@ -34,13 +49,20 @@ export function printLtl(f: Formula, style: PrintStyle = 'witness'): string {
   const go = (g: Formula, min: number): string => {
     const wrap = (level: number, s: string): string => (level < min ? `(${s})` : s);
     switch (g.kind) {
-      case 'true': return 'true';
-      case 'false': return 'false';
-      case 'ap': return printProposition(g.name);
-      case 'not': return wrap(LEVEL.not, `!${go(g.arg, LEVEL.not)}`);
-      case 'F': return wrap(LEVEL.F, `${ops.F}${go(g.arg, LEVEL.F)}`);
-      case 'G': return wrap(LEVEL.G, `${ops.G}${go(g.arg, LEVEL.G)}`);
-      case 'X': return wrap(LEVEL.X, `X ${go(g.arg, LEVEL.X)}`);
+      case 'true':
+        return 'true';
+      case 'false':
+        return 'false';
+      case 'ap':
+        return printProposition(g.name);
+      case 'not':
+        return wrap(LEVEL.not, `!${go(g.arg, LEVEL.not)}`);
+      case 'F':
+        return wrap(LEVEL.F, `${ops.F}${go(g.arg, LEVEL.F)}`);
+      case 'G':
+        return wrap(LEVEL.G, `${ops.G}${go(g.arg, LEVEL.G)}`);
+      case 'X':
+        return wrap(LEVEL.X, `X ${go(g.arg, LEVEL.X)}`);
       case 'and':
         if (g.args.length === 0) return 'true';
         return wrap(LEVEL.and, g.args.map((a) => go(a, LEVEL.and + 1)).join(ops.and));
@@ -55,13 +77,25 @@ export function printLtl(f: Formula, style: PrintStyle = 'witness'): string {
         return wrap(LEVEL.xor, `${go(g.left, LEVEL.xor)}${ops.xor}${go(g.right, LEVEL.xor + 1)}`);
       case 'implies':
         // the right operand may be another -> (right-associative for both); never a bare <->
-        return wrap(LEVEL.implies, `${go(g.left, LEVEL.implies + 1)} -> ${go(g.right, g.right.kind === 'implies' ? LEVEL.implies : LEVEL.implies + 1)}`);
+        return wrap(
+          LEVEL.implies,
+          `${go(g.left, LEVEL.implies + 1)} -> ${go(g.right, g.right.kind === 'implies' ? LEVEL.implies : LEVEL.implies + 1)}`,
+        );
       case 'iff':
         return wrap(LEVEL.iff, `${go(g.left, LEVEL.implies + 1)} <-> ${go(g.right, LEVEL.implies + 1)}`);
       case 'W':
         if (spin) {
           // ltl2ba has no W: a W b = (a U b) || [] a
-          return go({ kind: 'or', args: [{ kind: 'U', left: g.left, right: g.right }, { kind: 'G', arg: g.left }] }, min);
+          return go(
+            {
+              kind: 'or',
+              args: [
+                { kind: 'U', left: g.left, right: g.right },
+                { kind: 'G', arg: g.left },
+              ],
+            },
+            min,
+          );
         }
         return wrap(LEVEL.W, `${go(g.left, LEVEL.W + 1)} W ${go(g.right, LEVEL.W)}`);
       case 'M':

@@ -48,7 +48,10 @@ export interface Pruned {
  * Splits every guard term into usable and dropped under the pruning rules (disjoint regions,
  * unavailable propositions), one transition per term. Shared by the pruner and the planner.
  */
-export function classifyTerms(a: BuchiAutomaton, options: PruneOptions): { usable: { from: number; to: number; term: Term }[]; dropped: DroppedTerm[]; unknownPropositions: string[] } {
+export function classifyTerms(
+  a: BuchiAutomaton,
+  options: PruneOptions,
+): { usable: { from: number; to: number; term: Term }[]; dropped: DroppedTerm[]; unknownPropositions: string[] } {
   const unavailableNames = [...(options.unavailable ?? [])];
   const unknownPropositions = unavailableNames.filter((n) => !a.aps.includes(n));
   let unavailable = 0n;
@@ -64,7 +67,13 @@ export function classifyTerms(a: BuchiAutomaton, options: PruneOptions): { usabl
       if (options.disjoint && popcount(t.pos) >= 2) {
         dropped.push({ from: e.from, to: e.to, term: t, reason: 'disjoint', propositions: names(t.pos) });
       } else if ((t.pos & unavailable) !== 0n) {
-        dropped.push({ from: e.from, to: e.to, term: t, reason: 'unavailable', propositions: names(t.pos & unavailable) });
+        dropped.push({
+          from: e.from,
+          to: e.to,
+          term: t,
+          reason: 'unavailable',
+          propositions: names(t.pos & unavailable),
+        });
       } else {
         usable.push({ from: e.from, to: e.to, term: { pos: t.pos, neg: t.neg } });
       }
@@ -109,7 +118,11 @@ export function pruneAutomaton(a: BuchiAutomaton, options: PruneOptions): Pruned
     }
     return true;
   });
-  const live = canReachGoodCycle(n, (q) => succ[q]!, (q) => accepting[q]!);
+  const live = canReachGoodCycle(
+    n,
+    (q) => succ[q]!,
+    (q) => accepting[q]!,
+  );
   const keep = new Set<number>();
   for (let q = 0; q < n; q++) if (reach[q] === 1 && live[q] === 1) keep.add(q);
   const empty = !a.initial.some((q) => keep.has(q));

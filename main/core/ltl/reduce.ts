@@ -61,12 +61,14 @@ export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   // entries, which can only miss a merge, never make a wrong one (simulation catches the rest).
   // Guards do not change while blocks are refined, so each is numbered once.
   const guardIds = new Map<string, number>();
-  const edges = a.out.map((m) => [...m].map(([w, terms]) => {
-    const k = guardKey(terms);
-    let id = guardIds.get(k);
-    if (id === undefined) guardIds.set(k, (id = guardIds.size));
-    return [w, id] as const;
-  }));
+  const edges = a.out.map((m) =>
+    [...m].map(([w, terms]) => {
+      const k = guardKey(terms);
+      let id = guardIds.get(k);
+      if (id === undefined) guardIds.set(k, (id = guardIds.size));
+      return [w, id] as const;
+    }),
+  );
   const block = refinePartition(
     n,
     (s) => (a.accepting[s] ? 'A' : 'N'),
@@ -187,8 +189,17 @@ export function withImpliedAcceptance(a: MutableBuchi, budget?: Budget): Mutable
   return changed ? { ...a, accepting } : null;
 }
 
-/** Whether some path q → … → q passes only states `avoid` refuses (q itself aside); `seen` is scratch of the automaton's size. */
-function cycleAvoiding(a: MutableBuchi, q: number, avoid: (w: number) => boolean, seen: Uint8Array, budget?: Budget): boolean {
+/**
+ * Whether some path q → … → q passes only states `avoid` refuses (q itself aside); `seen` is scratch of the automaton's
+ * size.
+ */
+function cycleAvoiding(
+  a: MutableBuchi,
+  q: number,
+  avoid: (w: number) => boolean,
+  seen: Uint8Array,
+  budget?: Budget,
+): boolean {
   seen.fill(0);
   const stack = [q];
   while (stack.length > 0) {

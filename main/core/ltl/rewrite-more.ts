@@ -32,8 +32,12 @@
  */
 import { type Node, NodeFactory } from './nnf.js';
 
-/** The rules, for counting: X outward (G X, junctions of X, out of U and R), recurrence split, weak until (three forms), context, X release. */
-export type MoreRule = 'G X' | 'X junction' | 'X out of U/R' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context' | 'X R';
+/**
+ * The rules, for counting: X outward (G X, junctions of X, out of U and R), recurrence split, weak until (three forms),
+ * context, X release.
+ */
+export type MoreRule =
+  'G X' | 'X junction' | 'X out of U/R' | 'G F split' | 'W' | 'W from R' | 'W from U' | 'context' | 'X R';
 
 export class RewriteMoreFactory extends NodeFactory {
   /** How many times a rule of this file changed a formula (0: the translation would be the same). */
@@ -57,7 +61,14 @@ export class RewriteMoreFactory extends NodeFactory {
     // G F (a & e) = G F a & G e, e eventual (see the header for why e must hold an X)
     if (l === this.ff && this.isF(r) && r.kids[1]!.op === 'and') {
       const split = this.partition(r.kids[1]!.kids, (k) => this.alwaysOnceInfinitelyOften(k));
-      if (split !== null && split.matching.some((k) => k.op === 'X')) return this.hit('G F split', this.and([this.R(this.ff, this.U(this.tt, this.and(split.other))), this.R(this.ff, this.and(split.matching))]));
+      if (split !== null && split.matching.some((k) => k.op === 'X'))
+        return this.hit(
+          'G F split',
+          this.and([
+            this.R(this.ff, this.U(this.tt, this.and(split.other))),
+            this.R(this.ff, this.and(split.matching)),
+          ]),
+        );
     }
     if (l.op === 'X') return this.hit('X R', this.nextRelease(l.kids[0]!, r));
     return super.R(l, r);
@@ -99,7 +110,10 @@ export class RewriteMoreFactory extends NodeFactory {
     return this.hit('X out of U/R', this.X(op(a, b)));
   }
 
-  /** a when n = X a, or n itself when n = X n (true, false, a suspendable formula); else null (protected so that a test can break it). */
+  /**
+   * a when n = X a, or n itself when n = X n (true, false, a suspendable formula); else null (protected so that a test
+   * can break it).
+   */
   protected underNext(n: Node): Node | null {
     if (n.op === 'X') return n.kids[0]!;
     if (n === this.tt || n === this.ff || this.suspendable(n)) return n;
@@ -168,7 +182,8 @@ export class RewriteMoreFactory extends NodeFactory {
     for (const k of kids) {
       if (k.op !== inner) continue;
       const siblings = kids.filter((j) => j !== k);
-      const redundant = (c: Node): boolean => siblings.some((j) => (op === 'and' ? this.implies(j, c) : this.implies(c, j)));
+      const redundant = (c: Node): boolean =>
+        siblings.some((j) => (op === 'and' ? this.implies(j, c) : this.implies(c, j)));
       let changed = false;
       const parts = k.kids.map((d) => {
         if (d.op !== op) return d;

@@ -23,7 +23,11 @@ export const SIMULATION_MAX_WORK = 64_000_000;
  * t, and t simulates u only if u < t) is a strict order, so on each letter the chain of
  * dominating edges ends at one that stays, and simulation is transitive.
  */
-export function simulationReductions(a: MutableBuchi, apCount: number, budget: Budget): { plain: MutableBuchi; letters: MutableBuchi | null } {
+export function simulationReductions(
+  a: MutableBuchi,
+  apCount: number,
+  budget: Budget,
+): { plain: MutableBuchi; letters: MutableBuchi | null } {
   budget.checkTime('simulation reduction');
   if (apCount > SIMULATION_MAX_APS) return { plain: a, letters: null };
   const n = a.accepting.length;
@@ -70,8 +74,9 @@ export function simulationReductions(a: MutableBuchi, apCount: number, budget: B
     const union = new Uint32Array(LW);
     for (const [t, gt] of entries) {
       budget.tick('simulation reduction', entries.length);
-      const covered = entries.some(([u, gu]) =>
-        dominates(u, t) && gt.every((term) => gu.some((other) => termImplies(term, other))));
+      const covered = entries.some(
+        ([u, gu]) => dominates(u, t) && gt.every((term) => gu.some((other) => termImplies(term, other))),
+      );
       if (!covered) out[q]!.set(t, gt);
       // … or when the dominating siblings together read every letter q→t reads
       let coveredL = covered;
@@ -91,14 +96,26 @@ export function simulationReductions(a: MutableBuchi, apCount: number, budget: B
     }
   }
   const plain = { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out };
-  return { plain, letters: more ? { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out: outL } : null };
+  return {
+    plain,
+    letters: more ? { accepting: [...a.accepting], names: [...a.names], initial: rep[a.initial]!, out: outL } : null,
+  };
 }
 
+export interface LetterEdge {
+  readonly to: number;
+  readonly letters: Uint32Array;
+}
 
-export interface LetterEdge { readonly to: number; readonly letters: Uint32Array }
-
-/** Each edge of `a` as the set of letters it reads (a 2^apCount-bit set), and each state's readable letters (LW words per state). */
-export function edgeLetters(a: MutableBuchi, apCount: number, budget: Budget): { edges: LetterEdge[][]; enabled: Uint32Array } {
+/**
+ * Each edge of `a` as the set of letters it reads (a 2^apCount-bit set), and each state's readable letters (LW words
+ * per state).
+ */
+export function edgeLetters(
+  a: MutableBuchi,
+  apCount: number,
+  budget: Budget,
+): { edges: LetterEdge[][]; enabled: Uint32Array } {
   const n = a.accepting.length;
   const L = 1 << apCount;
   const LW = (L + 31) >>> 5;
@@ -109,7 +126,8 @@ export function edgeLetters(a: MutableBuchi, apCount: number, budget: Budget): {
     for (const [to, g] of a.out[q]!) {
       const letters = new Uint32Array(LW);
       for (const t of g) {
-        const pos = Number(t.pos), neg = Number(t.neg);
+        const pos = Number(t.pos),
+          neg = Number(t.neg);
         const free = (L - 1) & ~(pos | neg);
         for (let sub = free; ; sub = (sub - 1) & free) {
           const x = pos | sub;
@@ -140,7 +158,13 @@ export function subset(sets: Uint32Array, q: number, p: number, LW: number): boo
  * acceptance mark is a letter an edge offers with every smaller mark set and demands exactly.
  * Null when the candidate pairs times the letter words exceed SIMULATION_MAX_WORK.
  */
-export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW: number, candidate: (p: number, q: number) => boolean, budget: Budget, demands?: readonly (readonly LetterEdge[])[]): ((p: number, q: number) => boolean) | null {
+export function simulationRelation(
+  edges: readonly (readonly LetterEdge[])[],
+  LW: number,
+  candidate: (p: number, q: number) => boolean,
+  budget: Budget,
+  demands?: readonly (readonly LetterEdge[])[],
+): ((p: number, q: number) => boolean) | null {
   const n = edges.length;
   const W = (n + 31) >>> 5;
   // simRow[p * W ..]: the states p simulates.
@@ -188,7 +212,8 @@ export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW
   // targets[q * W ..]: the states q's edges lead to; a state p needs cover[q2] only for the
   // targets q2 of the states q it may still simulate
   const targets = new Uint32Array(n * W);
-  for (let q = 0; q < n; q++) for (let f = start[q]!; f < start[q + 1]!; f++) targets[q * W + (to[f]! >>> 5)]! |= 1 << (to[f]! & 31);
+  for (let q = 0; q < n; q++)
+    for (let f = start[q]!; f < start[q + 1]!; f++) targets[q * W + (to[f]! >>> 5)]! |= 1 << (to[f]! & 31);
   const needed = new Uint32Array(W);
   const cover = new Uint32Array(n * LW);
   let changedRow = new Uint8Array(n).fill(1);
@@ -196,7 +221,8 @@ export function simulationRelation(edges: readonly (readonly LetterEdge[])[], LW
   for (;;) {
     let any = false;
     for (let p = n - 1; p >= 0; p--) {
-      const e0 = start[p]!, e1 = start[p + 1]!;
+      const e0 = start[p]!,
+        e1 = start[p + 1]!;
       let dirty = false;
       for (let e = e0; e < e1 && !dirty; e++) dirty = changedRow[to[e]!] === 1 || nextChanged[to[e]!] === 1;
       if (!dirty) continue;

@@ -6,19 +6,45 @@ import { type Formula, F, G, U, and, ap, not, or } from './ast.js';
 import type { Rng } from '../random/rng.js';
 
 export type TemplateName =
-  | 'reach' | 'safety' | 'sequence' | 'coverage' | 'conditional' | 'patrol' | 'choice'
-  | 'persistence' | 'sequence-to-persist' | 'strict-order' | 'last-visit';
+  | 'reach'
+  | 'safety'
+  | 'sequence'
+  | 'coverage'
+  | 'conditional'
+  | 'patrol'
+  | 'choice'
+  | 'persistence'
+  | 'sequence-to-persist'
+  | 'strict-order'
+  | 'last-visit';
 
 export const TEMPLATE_NAMES: readonly TemplateName[] = [
-  'reach', 'safety', 'sequence', 'coverage', 'conditional', 'patrol', 'choice',
-  'persistence', 'sequence-to-persist', 'strict-order', 'last-visit',
+  'reach',
+  'safety',
+  'sequence',
+  'coverage',
+  'conditional',
+  'patrol',
+  'choice',
+  'persistence',
+  'sequence-to-persist',
+  'strict-order',
+  'last-visit',
 ];
 
 /** How many regions a template takes: [fewest, most]. */
 const ARITY: Record<TemplateName, [number, number]> = {
-  reach: [1, 1], safety: [1, 1], sequence: [2, 4], coverage: [2, 4], conditional: [2, 2],
-  patrol: [2, 4], choice: [2, 4], persistence: [1, 1], 'sequence-to-persist': [3, 3],
-  'strict-order': [2, 4], 'last-visit': [2, 4],
+  reach: [1, 1],
+  safety: [1, 1],
+  sequence: [2, 4],
+  coverage: [2, 4],
+  conditional: [2, 2],
+  patrol: [2, 4],
+  choice: [2, 4],
+  persistence: [1, 1],
+  'sequence-to-persist': [3, 3],
+  'strict-order': [2, 4],
+  'last-visit': [2, 4],
 };
 
 export function templateArity(name: TemplateName): [number, number] {
@@ -40,15 +66,24 @@ export function instantiate(name: TemplateName, regions: readonly string[]): For
   }
   const l = regions.map(ap);
   switch (name) {
-    case 'reach': return F(l[0]!);
-    case 'safety': return G(not(l[0]!));
-    case 'sequence': return nest(l);
-    case 'coverage': return and(...l.map(F));
-    case 'conditional': return U(not(l[0]!), l[1]!);
-    case 'patrol': return G(nest(l));
-    case 'choice': return F(or(...l));
-    case 'persistence': return F(G(l[0]!));
-    case 'sequence-to-persist': return nest(l, (x) => F(G(x)));
+    case 'reach':
+      return F(l[0]!);
+    case 'safety':
+      return G(not(l[0]!));
+    case 'sequence':
+      return nest(l);
+    case 'coverage':
+      return and(...l.map(F));
+    case 'conditional':
+      return U(not(l[0]!), l[1]!);
+    case 'patrol':
+      return G(nest(l));
+    case 'choice':
+      return F(or(...l));
+    case 'persistence':
+      return F(G(l[0]!));
+    case 'sequence-to-persist':
+      return nest(l, (x) => F(G(x)));
     case 'strict-order':
       return and(...l.map(F), ...l.slice(1).map((li, i) => U(not(li), l[i]!)));
     case 'last-visit':

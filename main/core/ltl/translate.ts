@@ -12,7 +12,15 @@ import { NodeFactory, toNnf, type Node } from './nnf.js';
 import { DEFAULT_MAX_NESTING, type ParseOptions, parseLtl } from './parser.js';
 import { LtlBudgetError } from './errors.js';
 import { printLtl } from './printer.js';
-import { type MutableBuchi, reduceBuchi, toAutomaton, withImpliedAcceptance, withInitialLoop, withRedundantAcceptanceDropped, withTransientAcceptance } from './reduce.js';
+import {
+  type MutableBuchi,
+  reduceBuchi,
+  toAutomaton,
+  withImpliedAcceptance,
+  withInitialLoop,
+  withRedundantAcceptanceDropped,
+  withTransientAcceptance,
+} from './reduce.js';
 import { buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
@@ -23,7 +31,15 @@ import { outerSetsFirst, reversedMarks } from './gba-acceptance.js';
 import { MERGE_MAX_STATES, provedMerges } from './merge.js';
 import { type Term, TRUE_TERM, bitIndices } from './guard.js';
 import {
-  WDBA_MAX_APS, WDBA_MAX_INPUT_STATES, acceptsEveryConstantWord, explicitOf, guardTerms, letterClasses, minimizeWdba, toMutable, verifyEquivalent,
+  WDBA_MAX_APS,
+  WDBA_MAX_INPUT_STATES,
+  acceptsEveryConstantWord,
+  explicitOf,
+  guardTerms,
+  letterClasses,
+  minimizeWdba,
+  toMutable,
+  verifyEquivalent,
 } from './wdba.js';
 
 export interface TranslateOptions extends BudgetOptions, ParseOptions {
@@ -59,7 +75,10 @@ export interface TranslationStats {
   readonly elapsed_ms: number;
   /** Time spent in each stage, in ms. */
   readonly stages_ms: {
-    readonly alternating: number; readonly generalized: number; readonly degeneralize: number; readonly reduce: number;
+    readonly alternating: number;
+    readonly generalized: number;
+    readonly degeneralize: number;
+    readonly reduce: number;
     /** The trivial-language check and obligation minimisation, negation's translation included. */
     readonly minimize: number;
   };
@@ -118,13 +137,19 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     const t4 = budget.elapsed_ms();
     if (!minimize) return { core, ba: core.ba, minimized: null, t4 };
     // the last stage only proves a smaller automaton: past a size budget, the automaton stays
-    let m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? { ba: core.ba, minimized: null };
+    let m = budget.unlessPastSize(() => minimizeStage(core.ba, f, aps, options, budget)) ?? {
+      ba: core.ba,
+      minimized: null,
+    };
     // The generalized automaton's simulation gave a smaller automaton than the plain one; the last
     // stage may still shrink the plain one more (its merges are proved, not predicted): both are
     // finished, and the plain one taken when strictly smaller.
     if (core.plain !== undefined) {
       const plain = core.plain;
-      const p = budget.unlessPastSize(() => minimizeStage(plain, f, aps, options, budget)) ?? { ba: plain, minimized: null };
+      const p = budget.unlessPastSize(() => minimizeStage(plain, f, aps, options, budget)) ?? {
+        ba: plain,
+        minimized: null,
+      };
       if (p.ba.accepting.length < m.ba.accepting.length) m = p;
     }
     return { core, ba: m.ba, minimized: m.minimized, t4 };
@@ -149,7 +174,11 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
     // … and with implications proved by automata (containment.ts), likewise; not on formulas of
     // the F/G/U fragment, every mission's and every `bench translate` suite's (as the generalized
     // automaton's simulation below: their automata and time stay as they were).
-    if (!inFguFragment(from) && aps.length <= CONTAINMENT_MAX_APS && formulaSize(from, CONTAINMENT_MAX_NODES) <= CONTAINMENT_MAX_NODES) {
+    if (
+      !inFguFragment(from) &&
+      aps.length <= CONTAINMENT_MAX_APS &&
+      formulaSize(from, CONTAINMENT_MAX_NODES) <= CONTAINMENT_MAX_NODES
+    ) {
       const third = budget.unlessPastSize(() => run(from, 'containment', r));
       if (third !== null && third.ba.accepting.length < r.ba.accepting.length) r = third;
     }
@@ -160,7 +189,13 @@ export function translateFormula(formula: Formula, options: TranslateOptions = {
   return {
     formula,
     automaton,
-    stats: { ...core.stats, elapsed_ms: t5, stages_ms: { ...core.stats.stages_ms, minimize: t5 - t4 }, minimized, skipped: budget.skipped },
+    stats: {
+      ...core.stats,
+      elapsed_ms: t5,
+      stages_ms: { ...core.stats.stages_ms, minimize: t5 - t4 },
+      minimized,
+      skipped: budget.skipped,
+    },
   };
 }
 
@@ -190,17 +225,52 @@ export const CONTAINMENT_MAX_APS = 8;
  * null when none of them applies (the automaton would be the one without); with 'containment',
  * null when no implication was proved (it would be the 'more' one).
  */
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean): Core;
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, rewrites: Rewrites): Core | null;
-function buildBuchi(formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, names: boolean, rewrites: Rewrites = 'first'): Core | null {
+function buildBuchi(
+  formula: Formula,
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+  names: boolean,
+): Core;
+function buildBuchi(
+  formula: Formula,
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+  names: boolean,
+  rewrites: Rewrites,
+): Core | null;
+function buildBuchi(
+  formula: Formula,
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+  names: boolean,
+  rewrites: Rewrites = 'first',
+): Core | null {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
-  const nf = rewrites === 'containment'
-    ? new ContainmentFactory(aps, { toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES), empty: (g) => provedEmpty(g, aps, options, budget, CONTAINMENT_STAGE) }, budget)
-    : rewrites === 'more' ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
+  const nf =
+    rewrites === 'containment'
+      ? new ContainmentFactory(
+          aps,
+          {
+            toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES),
+            empty: (g) => provedEmpty(g, aps, options, budget, CONTAINMENT_STAGE),
+          },
+          budget,
+        )
+      : rewrites === 'more'
+        ? new RewriteMoreFactory(true, budget)
+        : new NodeFactory(options.rewrite ?? true, budget);
   const root = toNnf(formula, apIndex, nf, budget);
   if (nf instanceof ContainmentFactory && nf.proved === 0) return null;
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
-  const vwaa = buildVwaa(root, nf, { gfLoops: options.gfLoops ?? true, disjunctionStates: rewrites !== 'first', gfDelays: true }, budget);
+  const vwaa = buildVwaa(
+    root,
+    nf,
+    { gfLoops: options.gfLoops ?? true, disjunctionStates: rewrites !== 'first', gfDelays: true },
+    budget,
+  );
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && vwaa.disjunctionStates === 0) return null;
   const t1 = budget.elapsed_ms();
   const bisim = options.bisimulation ?? true;
@@ -208,7 +278,11 @@ function buildBuchi(formula: Formula, aps: readonly string[], options: Translate
   const generalizedStates = gba.sets.length;
   if (bisim) gba = reduceGba(gba, budget);
   gba = pruneAcceptanceSets(gba, budget);
-  if ((options.setOrder ?? 'outer-first') === 'outer-first') gba = outerSetsFirst(gba, vwaa.states.map((st) => st.node));
+  if ((options.setOrder ?? 'outer-first') === 'outer-first')
+    gba = outerSetsFirst(
+      gba,
+      vwaa.states.map((st) => st.node),
+    );
   const partNames = new Map<number, string>();
   const partName = (s: number): string => {
     let name = partNames.get(s);
@@ -342,7 +416,8 @@ export function sameBuchi(a: MutableBuchi, b: MutableBuchi): boolean {
   if (n !== b.accepting.length || a.initial !== b.initial) return false;
   for (let q = 0; q < n; q++) {
     if (a.accepting[q] !== b.accepting[q]) return false;
-    const x = a.out[q]!, y = b.out[q]!;
+    const x = a.out[q]!,
+      y = b.out[q]!;
     if (x.size !== y.size) return false;
     const ys = y.entries();
     for (const [to, g] of x) {
@@ -359,7 +434,10 @@ function sameGba(a: Gba, b: Gba): boolean {
   if (a.sets.length !== b.sets.length || a.nAcc !== b.nAcc || a.initial !== b.initial) return false;
   return a.edges.every((l, q) => {
     const m = b.edges[q]!;
-    return l.length === m.length && l.every((e, i) => e.to === m[i]!.to && e.acc === m[i]!.acc && e.g.pos === m[i]!.g.pos && e.g.neg === m[i]!.g.neg);
+    return (
+      l.length === m.length &&
+      l.every((e, i) => e.to === m[i]!.to && e.acc === m[i]!.acc && e.g.pos === m[i]!.g.pos && e.g.neg === m[i]!.g.neg)
+    );
   });
 }
 
@@ -387,7 +465,13 @@ function checkBudget(options: TranslateOptions, budget: Budget): Budget {
  * translation ran past the check's budget. Out of the translation's own time, or cancelled, it
  * says so as this translation.
  */
-function provedEmpty(g: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget, stage: string): boolean | null {
+function provedEmpty(
+  g: Formula,
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+  stage: string,
+): boolean | null {
   budget.checkTime(stage);
   try {
     const a = buildBuchi(g, aps, options, checkBudget(options, budget), false).ba;
@@ -404,7 +488,12 @@ const CONSTANT_STAGE = 'constant subformulas';
 const CONTAINMENT_STAGE = 'containment proofs';
 
 /** The formula with subformulas proved equivalent to true or false replaced (see constant.ts). */
-export function constantSubformulasReplaced(formula: Formula, aps: readonly string[] = atomicPropositions(formula), options: TranslateOptions = {}, budget = new Budget(options)): Formula {
+export function constantSubformulasReplaced(
+  formula: Formula,
+  aps: readonly string[] = atomicPropositions(formula),
+  options: TranslateOptions = {},
+  budget = new Budget(options),
+): Formula {
   return replaceConstantSubformulas(formula, aps, (g) => provedEmpty(g, aps, options, budget, CONSTANT_STAGE));
 }
 
@@ -427,7 +516,13 @@ function isUniversalShape(a: MutableBuchi): boolean {
  * be equivalent to true). It runs under size budgets of its own (NEGATION_MAX_*; past them the
  * check is skipped, deterministically) and the translation's time budget.
  */
-function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[], options: TranslateOptions, budget: Budget): { ba: MutableBuchi; minimized: TranslationStats['minimized'] } {
+function minimizeStage(
+  ba: MutableBuchi,
+  formula: Formula,
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+): { ba: MutableBuchi; minimized: TranslationStats['minimized'] } {
   const unchanged = { ba, minimized: null };
   budget.checkTime(MINIMIZE_STAGE);
   // empty (trimmed to the one-state false automaton) or already the automaton of true
@@ -456,7 +551,10 @@ function minimizeStage(ba: MutableBuchi, formula: Formula, aps: readonly string[
     const lc = letterClasses(aps.length, guardTerms(ba), budget);
     const ex = explicitOf(ba, lc, budget);
     // past the powerset's input size only the universality check is left
-    const r = ba.accepting.length > WDBA_MAX_INPUT_STATES ? { dba: null, capped: true, complete: true } : minimizeWdba(ba, ex, budget);
+    const r =
+      ba.accepting.length > WDBA_MAX_INPUT_STATES
+        ? { dba: null, capped: true, complete: true }
+        : minimizeWdba(ba, ex, budget);
     if (r.dba !== null) {
       const d = r.dba;
       const n = d.final.length;
@@ -501,13 +599,16 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
   const go = (n: Node): Formula => {
     if (--left < 0) throw TOO_LARGE;
     switch (n.op) {
-      case 'tt': return { kind: 'true' };
-      case 'ff': return { kind: 'false' };
+      case 'tt':
+        return { kind: 'true' };
+      case 'ff':
+        return { kind: 'false' };
       case 'lit': {
         const a: Formula = { kind: 'ap', name: aps[n.ap]! };
         return n.neg ? { kind: 'not', arg: a } : a;
       }
-      case 'and': case 'or':
+      case 'and':
+      case 'or':
         return { kind: n.op, args: n.kids.map(go) };
       case 'U': {
         const [l, r] = n.kids as [Node, Node];
@@ -519,7 +620,8 @@ export function nodeToFormula(n: Node, aps: readonly string[], maxNodes = Infini
         if (l.op === 'ff') return { kind: 'G', arg: go(r) };
         return { kind: 'R', left: go(l), right: go(r) };
       }
-      case 'X': return { kind: 'X', arg: go(n.kids[0]!) };
+      case 'X':
+        return { kind: 'X', arg: go(n.kids[0]!) };
     }
   };
   try {

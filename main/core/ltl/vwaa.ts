@@ -18,7 +18,9 @@ import type { Node, NodeFactory } from './nnf.js';
 import type { Budget } from './budget.js';
 
 export interface VwaaState {
-  /** The formula this state stands for (a U or R, or under X also a literal or an X); null for the initial pseudo-state. */
+  /**
+   * The formula this state stands for (a U or R, or under X also a literal or an X); null for the initial pseudo-state.
+   */
   readonly node: Node | null;
   /** Final states must eventually be left (U) or must loop through a marked move (G F). */
   readonly final: boolean;
@@ -63,18 +65,31 @@ function horizon(n: Node, memo = new Map<number, number | null>()): number | nul
   if (hit !== undefined) return hit;
   let h: number | null;
   switch (n.op) {
-    case 'tt': case 'ff': case 'lit': h = 0; break;
-    case 'X': { const k = horizon(n.kids[0]!, memo); h = k === null ? null : k + 1; break; }
-    case 'and': case 'or': {
+    case 'tt':
+    case 'ff':
+    case 'lit':
+      h = 0;
+      break;
+    case 'X': {
+      const k = horizon(n.kids[0]!, memo);
+      h = k === null ? null : k + 1;
+      break;
+    }
+    case 'and':
+    case 'or': {
       h = 0;
       for (const k of n.kids) {
         const x = horizon(k, memo);
-        if (x === null) { h = null; break; }
+        if (x === null) {
+          h = null;
+          break;
+        }
         h = Math.max(h, x);
       }
       break;
     }
-    default: h = null;
+    default:
+      h = null;
   }
   memo.set(n.id, h);
   return h;
@@ -141,8 +156,12 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     let res = barMemo.get(n.id);
     if (res !== undefined) return res;
     switch (n.op) {
-      case 'tt': res = [{ g: TRUE_TERM, to: 0n, acc: 0n }]; break;
-      case 'ff': res = []; break;
+      case 'tt':
+        res = [{ g: TRUE_TERM, to: 0n, acc: 0n }];
+        break;
+      case 'ff':
+        res = [];
+        break;
       case 'and':
         res = n.kids.reduce<Move[]>((acc, k) => product(acc, bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
         break;
@@ -151,7 +170,10 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
           joined++;
           res = self(n);
         } else {
-          res = removeDominated(n.kids.flatMap((k) => bar(k)), budget);
+          res = removeDominated(
+            n.kids.flatMap((k) => bar(k)),
+            budget,
+          );
         }
         break;
       default:
@@ -189,8 +211,12 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
   const movesOf = (n: Node): Move[] => {
     let res: Move[];
     switch (n.op) {
-      case 'tt': res = [{ g: TRUE_TERM, to: 0n, acc: 0n }]; break;
-      case 'ff': res = []; break;
+      case 'tt':
+        res = [{ g: TRUE_TERM, to: 0n, acc: 0n }];
+        break;
+      case 'ff':
+        res = [];
+        break;
       case 'lit': {
         const bit = 1n << BigInt(n.ap);
         res = [{ g: n.neg ? term(0n, bit) : term(bit, 0n), to: 0n, acc: 0n }];
@@ -200,7 +226,10 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         res = n.kids.reduce<Move[]>((acc, k) => product(acc, dlt(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
         break;
       case 'or':
-        res = removeDominated(n.kids.flatMap((k) => dlt(k)), budget);
+        res = removeDominated(
+          n.kids.flatMap((k) => dlt(k)),
+          budget,
+        );
         break;
       case 'U': {
         const [l, r] = n.kids as [Node, Node];

@@ -54,7 +54,8 @@ export function letterClasses(aps: number, terms: Iterable<Term>, budget: Budget
     const key = `${t.pos}/${t.neg}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const pos = Number(t.pos), neg = Number(t.neg);
+    const pos = Number(t.pos),
+      neg = Number(t.neg);
     // split every class by the term: new id = (old id, holds)
     const ids = new Int32Array(count * 2).fill(-1);
     const next = new Int32Array(L);
@@ -200,7 +201,7 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
       let any = 0;
       for (const q of set) {
         const base = (q * C + c) * W;
-        for (let w = 0; w < W; w++) any |= (next[w]! |= bits[base + w]!);
+        for (let w = 0; w < W; w++) any |= next[w]! |= bits[base + w]!;
       }
       if (any === 0) {
         complete = false;
@@ -337,7 +338,15 @@ const STATES_TRIED_PER_SCC = 16;
  * loop decides; a few more are tried (a shortest loop through each of up to 16 states, and the
  * first and last self-loop of each), and 'mixed' says the language is not an obligation.
  */
-function sccVerdict(ex: Explicit, states: number[], comp: Int32Array, m: number, delta: number[], members: number[][], budget: Budget): boolean | 'mixed' {
+function sccVerdict(
+  ex: Explicit,
+  states: number[],
+  comp: Int32Array,
+  m: number,
+  delta: number[],
+  members: number[][],
+  budget: Budget,
+): boolean | 'mixed' {
   const C = ex.classes;
   let verdict: boolean | undefined;
   const agrees = (start: number, word: number[]): boolean => {
@@ -351,7 +360,8 @@ function sccVerdict(ex: Explicit, states: number[], comp: Int32Array, m: number,
     if (word !== null && !agrees(start, word)) return 'mixed';
   }
   for (const start of tried) {
-    let first = -1, last = -1;
+    let first = -1,
+      last = -1;
     for (let c = 0; c < C; c++) {
       if (delta[start * C + c] !== start) continue;
       if (first === -1) first = c;
@@ -364,7 +374,14 @@ function sccVerdict(ex: Explicit, states: number[], comp: Int32Array, m: number,
 }
 
 /** A shortest loop from `start` back to itself inside SCC m, as classes. */
-function cycleThrough(start: number, comp: Int32Array, m: number, delta: number[], C: number, budget: Budget): number[] | null {
+function cycleThrough(
+  start: number,
+  comp: Int32Array,
+  m: number,
+  delta: number[],
+  C: number,
+  budget: Budget,
+): number[] | null {
   const parent = new Map<number, { from: number; c: number }>();
   const queue: number[] = [start];
   let found: { from: number; c: number } | null = null;
@@ -401,14 +418,17 @@ function loopAccepted(ex: Explicit, from: readonly number[], word: readonly numb
   for (const q of from) visitNode(q * len);
   for (let x = 0; x < nodes.length; x++) {
     const key = nodes[x]!;
-    const q = Math.floor(key / len), i = key % len;
+    const q = Math.floor(key / len),
+      i = key % len;
     for (const t of ex.succ[q * C + word[i]!]!) succ[x]!.push(visitNode(t * len + ((i + 1) % len)));
     budget.tick(STAGE);
   }
   const pc = stronglyConnected(nodes.length, (x) => succ[x]!);
   const size = new Map<number, number>();
   for (const c of pc) size.set(c, (size.get(c) ?? 0) + 1);
-  return nodes.some((key, x) => ex.accepting[Math.floor(key / len)]! && (size.get(pc[x]!)! > 1 || succ[x]!.includes(x)));
+  return nodes.some(
+    (key, x) => ex.accepting[Math.floor(key / len)]! && (size.get(pc[x]!)! > 1 || succ[x]!.includes(x)),
+  );
 }
 
 /** Every non-trivial SCC all final or all not: then flipping acceptance (with a sink) complements it. */
@@ -437,7 +457,12 @@ export function isWeak(d: Deterministic): boolean {
  * equal: each fine class lies inside one coarse class). With `complement`, a sink completes it and
  * acceptance is flipped (the complement, for a weak automaton).
  */
-export function deterministicOn(d: Deterministic, coarse: LetterClasses, fine: LetterClasses, complement: boolean): Explicit {
+export function deterministicOn(
+  d: Deterministic,
+  coarse: LetterClasses,
+  fine: LetterClasses,
+  complement: boolean,
+): Explicit {
   const C = fine.reps.length;
   const n = d.final.length;
   const sink = n;
@@ -471,7 +496,8 @@ export function productEmpty(x: Explicit, y: Explicit, budget: Budget): boolean 
   for (let v = 0; v < nodes.length; v++) {
     if (nodes.length > PRODUCT_MAX_STATES) return null;
     const key = nodes[v]!;
-    const p = Math.floor(key / ny), q = key % ny;
+    const p = Math.floor(key / ny),
+      q = key % ny;
     for (let c = 0; c < C; c++) {
       const ys = y.succ[q * C + c]!;
       if (ys.length === 0) continue;
@@ -498,7 +524,13 @@ export function productEmpty(x: Explicit, y: Explicit, budget: Budget): boolean 
  * L(d) = L(a), given the negation's automaton `neg` (L(neg) = complement of L(a)): L(d) ∩ L(neg) = ∅
  * and L(a) ∩ complement(d) = ∅. False when either product is too large to decide.
  */
-export function verifyEquivalent(a: MutableBuchi, neg: MutableBuchi, d: Deterministic, coarse: LetterClasses, budget: Budget): boolean {
+export function verifyEquivalent(
+  a: MutableBuchi,
+  neg: MutableBuchi,
+  d: Deterministic,
+  coarse: LetterClasses,
+  budget: Budget,
+): boolean {
   if (!isWeak(d)) return false;
   const fine = letterClasses(coarse.aps, [...guardTerms(a), ...guardTerms(neg)], budget);
   const negEx = explicitOf(neg, fine, budget);
@@ -507,7 +539,12 @@ export function verifyEquivalent(a: MutableBuchi, neg: MutableBuchi, d: Determin
 }
 
 /** The deterministic automaton as a Büchi automaton with DNF guards (letters merged by simplifyGuard). */
-export function toMutable(d: Deterministic, lc: LetterClasses, name: (s: number) => string, budget: Budget): MutableBuchi {
+export function toMutable(
+  d: Deterministic,
+  lc: LetterClasses,
+  name: (s: number) => string,
+  budget: Budget,
+): MutableBuchi {
   const C = d.classes;
   const L = lc.classOf.length;
   const full = L - 1;

@@ -50,12 +50,14 @@ function dt1d(f: Float64Array, n: number, d: Float64Array, v: Int32Array, z: Flo
  * outside the map included (the grid is padded by one blocked cell on every side). Blocked cells have 0.
  */
 export function distanceField(g: OccupancyGrid): Float64Array {
-  const W = g.width + 2, H = g.height + 2;
+  const W = g.width + 2,
+    H = g.height + 2;
   const grid = new Float64Array(W * H);
   // pass 1, along rows (contiguous): squared distance to the nearest blocked cell of the row, by two
   // sweeps (for a binary image the 1-D transform needs no parabolas); the padding blocks both ends
   for (let r = 0; r < H; r++) {
-    const o = r * W, inside = r > 0 && r < H - 1;
+    const o = r * W,
+      inside = r > 0 && r < H - 1;
     let last = -Infinity;
     for (let c = 0; c < W; c++) {
       const blocked = !inside || c === 0 || c === W - 1 || g.cells[(r - 1) * g.width + (c - 1)] !== FREE;
@@ -70,7 +72,10 @@ export function distanceField(g: OccupancyGrid): Float64Array {
     }
   }
   // pass 2, along columns: the lower envelope of parabolas (Felzenszwalb–Huttenlocher)
-  const f = new Float64Array(H), d = new Float64Array(H), v = new Int32Array(H), z = new Float64Array(H + 1);
+  const f = new Float64Array(H),
+    d = new Float64Array(H),
+    v = new Int32Array(H),
+    z = new Float64Array(H + 1);
   const out = new Float64Array(g.width * g.height);
   for (let c = 1; c < W - 1; c++) {
     for (let r = 0; r < H; r++) f[r] = grid[r * W + c]!;
@@ -90,7 +95,8 @@ export function fieldClearance(g: OccupancyGrid, dist2: Float64Array): Clearance
 export function naiveClearance(g: OccupancyGrid): ClearanceQuery {
   const { width: w, height: h, cells } = g;
   return (col, row, r) => {
-    const r2 = r * r, R = Math.ceil(r);
+    const r2 = r * r,
+      R = Math.ceil(r);
     for (let dr = -R; dr <= R; dr++) {
       const rr = row + dr;
       for (let dc = -R; dc <= R; dc++) {
@@ -107,14 +113,29 @@ export function naiveClearance(g: OccupancyGrid): ClearanceQuery {
  * Whether the segment (ax, ay)–(bx, by) (metres, map frame) stays in free cells and at least
  * `clearance` metres from every blocked cell centre (conservatively; see the module comment).
  */
-export function segmentClear(g: OccupancyGrid, query: ClearanceQuery, ax: number, ay: number, bx: number, by: number, clearance: number): boolean {
-  const res = g.resolution, w = g.width, h = g.height;
+export function segmentClear(
+  g: OccupancyGrid,
+  query: ClearanceQuery,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  clearance: number,
+): boolean {
+  const res = g.resolution,
+    w = g.width,
+    h = g.height;
   // continuous cell coordinates: u along columns, v along rows (downwards)
-  const u0 = (ax - g.originX) / res, v0 = h - (ay - g.originY) / res;
-  const du = (bx - g.originX) / res - u0, dv = h - (by - g.originY) / res - v0;
-  let col = Math.floor(u0), row = Math.floor(v0);
-  const stepC = du > 0 ? 1 : du < 0 ? -1 : 0, stepR = dv > 0 ? 1 : dv < 0 ? -1 : 0;
-  const dtC = stepC !== 0 ? 1 / Math.abs(du) : Infinity, dtR = stepR !== 0 ? 1 / Math.abs(dv) : Infinity;
+  const u0 = (ax - g.originX) / res,
+    v0 = h - (ay - g.originY) / res;
+  const du = (bx - g.originX) / res - u0,
+    dv = h - (by - g.originY) / res - v0;
+  let col = Math.floor(u0),
+    row = Math.floor(v0);
+  const stepC = du > 0 ? 1 : du < 0 ? -1 : 0,
+    stepR = dv > 0 ? 1 : dv < 0 ? -1 : 0;
+  const dtC = stepC !== 0 ? 1 / Math.abs(du) : Infinity,
+    dtR = stepR !== 0 ? 1 / Math.abs(dv) : Infinity;
   let tC = stepC > 0 ? (col + 1 - u0) / du : stepC < 0 ? (col - u0) / du : Infinity;
   let tR = stepR > 0 ? (row + 1 - v0) / dv : stepR < 0 ? (row - v0) / dv : Infinity;
   const rc = clearance / res;
@@ -122,8 +143,12 @@ export function segmentClear(g: OccupancyGrid, query: ClearanceQuery, ax: number
   for (;;) {
     if (col < 0 || col >= w || row < 0 || row >= h || g.cells[row * w + col] !== FREE) return false;
     const tOut = Math.min(tC, tR, 1);
-    const cu = col + 0.5, cv = row + 0.5;
-    const e = Math.max(Math.hypot(u0 + du * tIn - cu, v0 + dv * tIn - cv), Math.hypot(u0 + du * tOut - cu, v0 + dv * tOut - cv));
+    const cu = col + 0.5,
+      cv = row + 0.5;
+    const e = Math.max(
+      Math.hypot(u0 + du * tIn - cu, v0 + dv * tIn - cv),
+      Math.hypot(u0 + du * tOut - cu, v0 + dv * tOut - cv),
+    );
     if (!query(col, row, rc + e)) return false;
     if (tOut >= 1) return true;
     if (tC < tR) {
@@ -141,8 +166,10 @@ export function segmentClear(g: OccupancyGrid, query: ClearanceQuery, ax: number
 /** The exact clearance of a point (metres): its distance to the nearest blocked cell centre, outside cells included. */
 export function pointClearance(g: OccupancyGrid, dist2: Float64Array, x: number, y: number): number {
   const res = g.resolution;
-  const u = (x - g.originX) / res, v = g.height - (y - g.originY) / res;
-  const col = Math.floor(u), row = Math.floor(v);
+  const u = (x - g.originX) / res,
+    v = g.height - (y - g.originY) / res;
+  const col = Math.floor(u),
+    row = Math.floor(v);
   if (col < 0 || col >= g.width || row < 0 || row >= g.height) return 0;
   // the nearest blocked centre to the cell's centre bounds the point's from above
   const R = Math.ceil(Math.sqrt(dist2[row * g.width + col]!) + Math.hypot(u - col - 0.5, v - row - 0.5)) + 1;

@@ -70,25 +70,43 @@ export interface MapGraph {
 }
 
 /** Lattice offsets (i, j) of the edges from a node, one per undirected pair: 16 directions. */
-const OFFSETS: readonly (readonly [number, number])[] = [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2], [2, 1], [1, -2], [2, -1]];
+const OFFSETS: readonly (readonly [number, number])[] = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [1, -1],
+  [1, 2],
+  [2, 1],
+  [1, -2],
+  [2, -1],
+];
 
 const fmt = (v: number): string => String(Math.round(v * 1000) / 1000);
 const at = (x: number, y: number): string => `(${fmt(x)}, ${fmt(y)})`;
 
 function regionText(r: Region): string {
-  return r.kind === 'disk' ? `disk at ${at(r.center[0], r.center[1])} radius ${fmt(r.radius)}` : `box ${at(r.min[0], r.min[1])}–${at(r.max[0], r.max[1])}`;
+  return r.kind === 'disk'
+    ? `disk at ${at(r.center[0], r.center[1])} radius ${fmt(r.radius)}`
+    : `box ${at(r.min[0], r.min[1])}–${at(r.max[0], r.max[1])}`;
 }
 
 export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraphOptions): MapGraph {
   const where = o.where ?? { regions: 'regions', start: '--start' };
-  const res = g.resolution, W = g.width, H = g.height;
+  const res = g.resolution,
+    W = g.width,
+    H = g.height;
   const query = o.query ?? fieldClearance(g, dist2);
   const rc = o.clearance / res;
   const k = Math.max(1, Math.round(o.spacing / res));
-  const nI = Math.floor((W - 1) / k) + 1, nJ = Math.floor((H - 1) / k) + 1;
-  const xs: number[] = [], ys: number[] = [], ids: string[] = [], kinds: MapGraphNode['kind'][] = [];
+  const nI = Math.floor((W - 1) / k) + 1,
+    nJ = Math.floor((H - 1) / k) + 1;
+  const xs: number[] = [],
+    ys: number[] = [],
+    ids: string[] = [],
+    kinds: MapGraphNode['kind'][] = [];
   const latticeIndex = new Int32Array(nI * nJ).fill(-1);
-  const li: number[] = [], lj: number[] = [];
+  const li: number[] = [],
+    lj: number[] = [];
   for (let j = 0; j < nJ; j++) {
     const row = H - 1 - j * k;
     for (let i = 0; i < nI; i++) {
@@ -96,19 +114,30 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
       if (g.cells[row * W + col] !== FREE || !query(col, row, rc)) continue;
       const [x, y] = cellCentre(g, col, row);
       latticeIndex[j * nI + i] = xs.length;
-      xs.push(x); ys.push(y); ids.push(`n_${i}_${j}`); kinds.push('lattice'); li.push(i); lj.push(j);
+      xs.push(x);
+      ys.push(y);
+      ids.push(`n_${i}_${j}`);
+      kinds.push('lattice');
+      li.push(i);
+      lj.push(j);
     }
   }
   const latticeNodes = xs.length;
-  const eu: number[] = [], ev: number[] = [], ew: number[] = [];
+  const eu: number[] = [],
+    ev: number[] = [],
+    ew: number[] = [];
   const clear = (a: number, b: number): boolean => segmentClear(g, query, xs[a]!, ys[a]!, xs[b]!, ys[b]!, o.clearance);
   const addEdge = (a: number, b: number): void => {
-    eu.push(a); ev.push(b); ew.push(Math.hypot(xs[a]! - xs[b]!, ys[a]! - ys[b]!));
+    eu.push(a);
+    ev.push(b);
+    ew.push(Math.hypot(xs[a]! - xs[b]!, ys[a]! - ys[b]!));
   };
   for (let n = 0; n < latticeNodes; n++) {
-    const i = li[n]!, j = lj[n]!;
+    const i = li[n]!,
+      j = lj[n]!;
     for (const [di, dj] of OFFSETS) {
-      const i2 = i + di, j2 = j + dj;
+      const i2 = i + di,
+        j2 = j + dj;
       if (i2 < 0 || i2 >= nI || j2 < 0 || j2 >= nJ) continue;
       const m = latticeIndex[j2 * nI + i2]!;
       if (m >= 0 && clear(n, m)) addEdge(n, m);
@@ -124,13 +153,20 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
   let components = 0;
   for (let n = 0; n < latticeNodes; n++) if (find(n) === n) components++;
   const degree = new Int32Array(latticeNodes);
-  for (let e = 0; e < eu.length; e++) { degree[eu[e]!]!++; degree[ev[e]!]!++; }
+  for (let e = 0; e < eu.length; e++) {
+    degree[eu[e]!]!++;
+    degree[ev[e]!]!++;
+  }
 
-  /** Lattice nodes (and extra nodes) within `reach` lattice steps of (x, y) joined to it by clear segments, nearest first. */
+  /**
+   * Lattice nodes (and extra nodes) within `reach` lattice steps of (x, y) joined to it by clear segments, nearest
+   * first.
+   */
   const extras: number[] = [];
   const neighboursOf = (x: number, y: number, accept: (n: number) => boolean): number[] => {
     for (const reach of [2, 4]) {
-      const ci = Math.round(((x - g.originX) / res - 0.5) / k), cj = Math.round(((y - g.originY) / res - 0.5) / k);
+      const ci = Math.round(((x - g.originX) / res - 0.5) / k),
+        cj = Math.round(((y - g.originY) / res - 0.5) / k);
       const found: number[] = [];
       for (let j = Math.max(0, cj - reach); j <= Math.min(nJ - 1, cj + reach); j++) {
         for (let i = Math.max(0, ci - reach); i <= Math.min(nI - 1, ci + reach); i++) {
@@ -138,9 +174,11 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
           if (m >= 0 && accept(m)) found.push(m);
         }
       }
-      for (const m of extras) if (accept(m) && Math.hypot(xs[m]! - x, ys[m]! - y) <= reach * k * res * Math.SQRT2) found.push(m);
+      for (const m of extras)
+        if (accept(m) && Math.hypot(xs[m]! - x, ys[m]! - y) <= reach * k * res * Math.SQRT2) found.push(m);
       const ok = found.filter((m) => segmentClear(g, query, x, y, xs[m]!, ys[m]!, o.clearance));
-      if (ok.length > 0) return ok.sort((a, b) => Math.hypot(xs[a]! - x, ys[a]! - y) - Math.hypot(xs[b]! - x, ys[b]! - y));
+      if (ok.length > 0)
+        return ok.sort((a, b) => Math.hypot(xs[a]! - x, ys[a]! - y) - Math.hypot(xs[b]! - x, ys[b]! - y));
     }
     return [];
   };
@@ -152,7 +190,8 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
     const cls = g.cells[c.row * W + c.col]!;
     if (cls !== FREE) return `in an ${CELL_NAMES[cls]} cell (column ${c.col}, row ${c.row} of the image)`;
     const d = pointClearance(g, dist2, x, y);
-    if (d < o.clearance) return `only ${fmt(d)} m from an occupied or unknown cell; the clearance is ${fmt(o.clearance)} m`;
+    if (d < o.clearance)
+      return `only ${fmt(d)} m from an occupied or unknown cell; the clearance is ${fmt(o.clearance)} m`;
     return null;
   };
 
@@ -162,18 +201,35 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
     const problem = pointProblem(sx, sy);
     if (problem !== null) throw new InputError(where.start, at(sx, sy), `the start is ${problem}`);
     const near = neighboursOf(sx, sy, () => true);
-    if (near.length === 0) throw new InputError(where.start, at(sx, sy), `no clear straight segment joins the start to a graph node within ${fmt(4 * k * res)} m; move it or lower --clearance`);
+    if (near.length === 0)
+      throw new InputError(
+        where.start,
+        at(sx, sy),
+        `no clear straight segment joins the start to a graph node within ${fmt(4 * k * res)} m; move it or lower --clearance`,
+      );
     start = xs.length;
-    xs.push(sx); ys.push(sy); ids.push('start'); kinds.push('start');
+    xs.push(sx);
+    ys.push(sy);
+    ids.push('start');
+    kinds.push('start');
     for (const m of near) addEdge(start, m);
     startFrom = 'given';
   } else {
-    let best = -1, bestD = Infinity;
+    let best = -1,
+      bestD = Infinity;
     for (let n = 0; n < latticeNodes; n++) {
       const d = Math.hypot(xs[n]!, ys[n]!);
-      if (degree[n]! > 0 && d < bestD) { best = n; bestD = d; }
+      if (degree[n]! > 0 && d < bestD) {
+        best = n;
+        bestD = d;
+      }
     }
-    if (best < 0) throw new InputError(where.start, '(default)', `no two lattice nodes of the map are joined by a clear segment (spacing ${fmt(k * res)} m, clearance ${fmt(o.clearance)} m): lower --spacing or --clearance`);
+    if (best < 0)
+      throw new InputError(
+        where.start,
+        '(default)',
+        `no two lattice nodes of the map are joined by a clear segment (spacing ${fmt(k * res)} m, clearance ${fmt(o.clearance)} m): lower --spacing or --clearance`,
+      );
     start = best;
     startFrom = 'nearest-origin';
   }
@@ -181,12 +237,19 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
   // the start's component
   const inComp = new Uint8Array(xs.length + o.regions.length);
   const adj: number[][] = Array.from({ length: xs.length }, () => []);
-  for (let e = 0; e < eu.length; e++) { adj[eu[e]!]!.push(ev[e]!); adj[ev[e]!]!.push(eu[e]!); }
+  for (let e = 0; e < eu.length; e++) {
+    adj[eu[e]!]!.push(ev[e]!);
+    adj[ev[e]!]!.push(eu[e]!);
+  }
   const stack = [start];
   inComp[start] = 1;
   while (stack.length > 0) {
     const u = stack.pop()!;
-    for (const v of adj[u]!) if (inComp[v] === 0) { inComp[v] = 1; stack.push(v); }
+    for (const v of adj[u]!)
+      if (inComp[v] === 0) {
+        inComp[v] = 1;
+        stack.push(v);
+      }
   }
   let kept = 0;
   for (let n = 0; n < latticeNodes; n++) if (inComp[n] === 1) kept++;
@@ -195,11 +258,20 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
   // regions
   const regionNodes: string[] = [];
   o.regions.forEach((r, ri) => {
-    const path = `$.regions[${ri}]`, name = `region "${r.name}" (${regionText(r)})`;
-    const [x0, y0, x1, y1] = r.kind === 'disk' ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius] : [r.min[0], r.min[1], r.max[0], r.max[1]];
-    const c0 = Math.max(0, Math.floor((x0 - g.originX) / res)), c1 = Math.min(W - 1, Math.floor((x1 - g.originX) / res));
-    const rTop = Math.max(0, H - 1 - Math.floor((y1 - g.originY) / res)), rBot = Math.min(H - 1, H - 1 - Math.floor((y0 - g.originY) / res));
-    let cellsIn = 0, freeIn = 0, bestCell = -1, bestD2 = -1;
+    const path = `$.regions[${ri}]`,
+      name = `region "${r.name}" (${regionText(r)})`;
+    const [x0, y0, x1, y1] =
+      r.kind === 'disk'
+        ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
+        : [r.min[0], r.min[1], r.max[0], r.max[1]];
+    const c0 = Math.max(0, Math.floor((x0 - g.originX) / res)),
+      c1 = Math.min(W - 1, Math.floor((x1 - g.originX) / res));
+    const rTop = Math.max(0, H - 1 - Math.floor((y1 - g.originY) / res)),
+      rBot = Math.min(H - 1, H - 1 - Math.floor((y0 - g.originY) / res));
+    let cellsIn = 0,
+      freeIn = 0,
+      bestCell = -1,
+      bestD2 = -1;
     for (let row = rTop; row <= rBot; row++) {
       for (let col = c0; col <= c1; col++) {
         const [x, y] = cellCentre(g, col, row);
@@ -207,26 +279,43 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
         cellsIn++;
         if (g.cells[row * W + col] !== FREE) continue;
         freeIn++;
-        if (dist2[row * W + col]! > bestD2) { bestD2 = dist2[row * W + col]!; bestCell = row * W + col; }
+        if (dist2[row * W + col]! > bestD2) {
+          bestD2 = dist2[row * W + col]!;
+          bestCell = row * W + col;
+        }
       }
     }
     if (cellsIn === 0) throw new InputError(where.regions, path, `${name} has no cell in the map (${extentText(g)})`);
-    if (freeIn === 0) throw new InputError(where.regions, path, `${name}: every one of its ${cellsIn} cells is occupied or unknown`);
+    if (freeIn === 0)
+      throw new InputError(where.regions, path, `${name}: every one of its ${cellsIn} cells is occupied or unknown`);
     const covered = xs.some((x, n) => inComp[n] === 1 && inRegion(r, x, ys[n]!));
     if (covered) return;
     const [cx, cy] = r.kind === 'disk' ? r.center : [(r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2];
-    let px = cx, py = cy;
+    let px = cx,
+      py = cy;
     if (pointProblem(cx, cy) !== null) {
       if (bestD2 < rc * rc) {
         const [bx, by] = cellCentre(g, bestCell % W, Math.floor(bestCell / W));
-        throw new InputError(where.regions, path, `${name}: no free point of it is ${fmt(o.clearance)} m (the clearance) from occupied and unknown cells; the most is ${fmt(Math.sqrt(bestD2) * res)} m, at ${at(bx, by)}`);
+        throw new InputError(
+          where.regions,
+          path,
+          `${name}: no free point of it is ${fmt(o.clearance)} m (the clearance) from occupied and unknown cells; the most is ${fmt(Math.sqrt(bestD2) * res)} m, at ${at(bx, by)}`,
+        );
       }
       [px, py] = cellCentre(g, bestCell % W, Math.floor(bestCell / W));
     }
     const near = neighboursOf(px, py, (m) => inComp[m] === 1);
-    if (near.length === 0) throw new InputError(where.regions, path, `${name}: its free point ${at(px, py)} cannot be joined to the start's part of the map by a clear segment (walled off, or narrower than the clearance of ${fmt(o.clearance)} m)`);
+    if (near.length === 0)
+      throw new InputError(
+        where.regions,
+        path,
+        `${name}: its free point ${at(px, py)} cannot be joined to the start's part of the map by a clear segment (walled off, or narrower than the clearance of ${fmt(o.clearance)} m)`,
+      );
     const n = xs.length;
-    xs.push(px); ys.push(py); ids.push(`r_${r.name}`); kinds.push('region');
+    xs.push(px);
+    ys.push(py);
+    ids.push(`r_${r.name}`);
+    kinds.push('region');
     inComp[n] = 1;
     for (const m of near) addEdge(n, m);
     extras.push(n);
@@ -243,14 +332,23 @@ export function buildMapGraph(g: OccupancyGrid, dist2: Float64Array, o: MapGraph
   }
   const straight: { from: number; to: number; weight: number }[] = [];
   for (let e = 0; e < eu.length; e++) {
-    const a = index[eu[e]!]!, b = index[ev[e]!]!;
+    const a = index[eu[e]!]!,
+      b = index[ev[e]!]!;
     if (a >= 0 && b >= 0) straight.push({ from: a, to: b, weight: ew[e]! });
   }
   // Edges carry what they cross: split where they pass through a region neither end is in.
   const split = splitEdges(nodes, straight, o.splitCrossings === false ? [] : o.regions);
   for (const c of split.crossings) nodes.push({ id: c.id, x: c.x, y: c.y, labels: c.labels, kind: 'crossing' });
   return {
-    nodes, edges: split.edges, start: index[start]!, startFrom, spacing: k * res, latticeNodes, components, dropped: latticeNodes - kept, regionNodes,
+    nodes,
+    edges: split.edges,
+    start: index[start]!,
+    startFrom,
+    spacing: k * res,
+    latticeNodes,
+    components,
+    dropped: latticeNodes - kept,
+    regionNodes,
     crossings: split.crossings.length,
   };
 }

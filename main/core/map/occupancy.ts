@@ -68,7 +68,10 @@ export function classifyPixel(c: number, a: number, hasAlpha: boolean, maxval: n
 
 /** Classifies every pixel of an image into cells (same layout: row 0 at the top). */
 export function classify(img: RasterImage, p: OccupancyParams): Uint8Array {
-  const n = img.width * img.height, ch = img.channels, d = img.data, max = img.maxval;
+  const n = img.width * img.height,
+    ch = img.channels,
+    d = img.data,
+    max = img.maxval;
   const hasAlpha = ch === 2 || ch === 4;
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {

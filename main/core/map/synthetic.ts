@@ -23,16 +23,22 @@ export const MAP_SAVER_GRAY = { [FREE]: 254, [OCCUPIED]: 0, [UNKNOWN]: 205 } as 
  * rooms×rooms rooms; deterministic given the generator's state.
  */
 export function floorPlan(rng: Rng, o: { size: number; resolution: number; rooms: number }): FloorPlan {
-  const res = o.resolution, n = Math.round(o.size / res);
+  const res = o.resolution,
+    n = Math.round(o.size / res);
   const origin = -o.size / 2;
   const cells = new Uint8Array(n * n).fill(UNKNOWN);
   const rect = (x0: number, y0: number, x1: number, y1: number, v: number): void => {
-    const c0 = Math.max(0, Math.ceil((x0 - origin) / res - 0.5)), c1 = Math.min(n - 1, Math.floor((x1 - origin) / res - 0.5));
-    const b0 = Math.max(0, Math.ceil((y0 - origin) / res - 0.5)), b1 = Math.min(n - 1, Math.floor((y1 - origin) / res - 0.5));
+    const c0 = Math.max(0, Math.ceil((x0 - origin) / res - 0.5)),
+      c1 = Math.min(n - 1, Math.floor((x1 - origin) / res - 0.5));
+    const b0 = Math.max(0, Math.ceil((y0 - origin) / res - 0.5)),
+      b1 = Math.min(n - 1, Math.floor((y1 - origin) / res - 0.5));
     for (let b = b0; b <= b1; b++) cells.fill(v, (n - 1 - b) * n + c0, (n - 1 - b) * n + c1 + 1);
   };
-  const margin = 1, t = 0.075;
-  const lo = origin + margin, hi = origin + o.size - margin, room = (hi - lo) / o.rooms;
+  const margin = 1,
+    t = 0.075;
+  const lo = origin + margin,
+    hi = origin + o.size - margin,
+    room = (hi - lo) / o.rooms;
   rect(lo, lo, hi, hi, FREE);
   // walls: outer, then inner with one 1 m door each (the middle row's north walls open as a corridor)
   for (let k = 0; k <= o.rooms; k++) {
@@ -43,7 +49,8 @@ export function floorPlan(rng: Rng, o: { size: number; resolution: number; rooms
   const mid = Math.floor(o.rooms / 2);
   for (let k = 1; k < o.rooms; k++) {
     for (let r = 0; r < o.rooms; r++) {
-      const p = lo + k * room, a = lo + r * room;
+      const p = lo + k * room,
+        a = lo + r * room;
       const door = a + 0.6 + rng.next() * (room - 2.2);
       rect(p - t - 0.01, door, p + t + 0.01, door + 1, FREE); // vertical wall x = p
       const door2 = a + 0.6 + rng.next() * (room - 2.2);
@@ -57,12 +64,17 @@ export function floorPlan(rng: Rng, o: { size: number; resolution: number; rooms
   const roomCentres: [number, number][] = [];
   for (let i = 0; i < o.rooms; i++) {
     for (let j = 0; j < o.rooms; j++) {
-      const x0 = lo + i * room, y0 = lo + j * room, cx = x0 + room / 2, cyy = y0 + room / 2;
+      const x0 = lo + i * room,
+        y0 = lo + j * room,
+        cx = x0 + room / 2,
+        cyy = y0 + room / 2;
       roomCentres.push([cx, cyy]);
       const pieces = 3 + rng.int(0, 4);
       for (let f = 0; f < pieces; f++) {
-        const w = 0.3 + rng.next() * 1.2, h = 0.3 + rng.next() * 1.2;
-        const fx = x0 + 1.2 + rng.next() * (room - 2.4 - w), fy = y0 + 1.2 + rng.next() * (room - 2.4 - h);
+        const w = 0.3 + rng.next() * 1.2,
+          h = 0.3 + rng.next() * 1.2;
+        const fx = x0 + 1.2 + rng.next() * (room - 2.4 - w),
+          fy = y0 + 1.2 + rng.next() * (room - 2.4 - h);
         if (Math.hypot(fx + w / 2 - cx, fy + h / 2 - cyy) < 1.5 + Math.hypot(w, h) / 2) continue;
         rect(fx, fy, fx + w, fy + h, OCCUPIED);
       }
@@ -70,8 +82,10 @@ export function floorPlan(rng: Rng, o: { size: number; resolution: number; rooms
   }
   // unexplored corners
   for (let u = 0; u < Math.max(1, o.rooms); u++) {
-    const i = rng.int(0, o.rooms - 1), j = rng.int(0, o.rooms - 1);
-    const x0 = lo + i * room + t, y0 = lo + j * room + t;
+    const i = rng.int(0, o.rooms - 1),
+      j = rng.int(0, o.rooms - 1);
+    const x0 = lo + i * room + t,
+      y0 = lo + j * room + t;
     rect(x0, y0, x0 + room * 0.3, y0 + room * 0.3, UNKNOWN);
   }
   const gray = new Uint8Array(n * n);

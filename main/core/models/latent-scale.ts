@@ -17,11 +17,18 @@ import { trajectoryEnds } from '../data/dataset.js';
  * The median over recorded offsets of ‖ψ(s_{t+k}) − ψ(s_t)‖ / k, for pairs within one trajectory
  * (`terminals[i] = 1` ends one), sampling every `stride`-th start. Throws when no pair exists.
  */
-export function medianOffsetRatio(latent: Float32Array, dim: number, terminals: Uint8Array, k: number, stride = 1): number {
+export function medianOffsetRatio(
+  latent: Float32Array,
+  dim: number,
+  terminals: Uint8Array,
+  k: number,
+  stride = 1,
+): number {
   const n = terminals.length;
   if (latent.length !== n * dim) throw new RangeError(`latents: expected ${n}×${dim} values, got ${latent.length}`);
   if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`the offset must be a positive integer, got ${k}`);
-  if (!(Number.isInteger(stride) && stride >= 1)) throw new RangeError(`the stride must be a positive integer, got ${stride}`);
+  if (!(Number.isInteger(stride) && stride >= 1))
+    throw new RangeError(`the stride must be a positive integer, got ${stride}`);
   const ends = trajectoryEnds(terminals);
   const ratios: number[] = [];
   for (let t = 0; t < n; t += stride) {
@@ -41,10 +48,12 @@ export function medianOffsetRatio(latent: Float32Array, dim: number, terminals: 
 
 /** ψ with its output multiplied by `factor` (the last layer's weights and bias; a linear output layer). */
 export function scaleOutput(m: Mlp, factor: number): Mlp {
-  if (!(Number.isFinite(factor) && factor > 0)) throw new RangeError(`the scale factor must be a positive number, got ${factor}`);
+  if (!(Number.isFinite(factor) && factor > 0))
+    throw new RangeError(`the scale factor must be a positive number, got ${factor}`);
   const last = m.layers[m.layers.length - 1];
   if (last === undefined) throw new RangeError('an MLP needs at least one layer');
-  if (last.activation !== 'linear') throw new RangeError(`only a linear output layer can be rescaled, this one is ${last.activation}`);
+  if (last.activation !== 'linear')
+    throw new RangeError(`only a linear output layer can be rescaled, this one is ${last.activation}`);
   return {
     layers: [
       ...m.layers.slice(0, -1),
@@ -55,7 +64,10 @@ export function scaleOutput(m: Mlp, factor: number): Mlp {
 
 /** The factor that moves the median H-step ratio from `measured` to `target`. */
 export function calibrationFactor(measured: number, target: number): number {
-  if (!(measured > 0)) throw new RangeError(`the measured latent ratio must be positive, got ${measured}: ψ maps recorded offsets to one point`);
+  if (!(measured > 0))
+    throw new RangeError(
+      `the measured latent ratio must be positive, got ${measured}: ψ maps recorded offsets to one point`,
+    );
   if (!(target > 0)) throw new RangeError(`the target latent ratio must be positive, got ${target}`);
   return target / measured;
 }

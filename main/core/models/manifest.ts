@@ -25,7 +25,11 @@ export interface ModelManifest {
 
 export class ModelError extends WitnessError {
   override readonly name = 'ModelError';
-  constructor(readonly file: string, readonly field: string, detail: string) {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    detail: string,
+  ) {
     super('invalid-input', `${file}: ${field}: ${detail}`, { file, path: field });
   }
 }
@@ -46,7 +50,8 @@ export function validateManifest(raw: unknown, file: string): ModelManifest {
   if (typeof dims !== 'object' || dims === null) fail('dims', 'expected { obs, latent, action }');
   for (const k of ['obs', 'latent', 'action']) {
     const v = dims![k];
-    if (!Number.isInteger(v) || (v as number) < 1) fail(`dims.${k}`, `expected a positive integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) < 1)
+      fail(`dims.${k}`, `expected a positive integer, got ${JSON.stringify(v)}`);
   }
   const H = m['H_TD'];
   if (typeof H !== 'number' || !(H > 0)) fail('H_TD', `expected a positive number, got ${JSON.stringify(H)}`);
@@ -54,19 +59,25 @@ export function validateManifest(raw: unknown, file: string): ModelManifest {
   if (typeof norm !== 'object' || norm === null) fail('normalization', 'expected { mean, std }');
   for (const k of ['mean', 'std']) {
     const v = norm![k];
-    if (!Array.isArray(v) || v.length !== (dims!['obs'] as number) || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    if (
+      !Array.isArray(v) ||
+      v.length !== (dims!['obs'] as number) ||
+      !v.every((x) => typeof x === 'number' && Number.isFinite(x))
+    ) {
       fail(`normalization.${k}`, `expected ${String(dims!['obs'])} finite numbers`);
     }
     if (k === 'std' && (v as number[]).some((x) => !(x > 0))) fail('normalization.std', 'every entry must be positive');
   }
   if (typeof m['training'] !== 'object' || m['training'] === null) fail('training', 'expected an object');
   const ds = m['dataset'] as Record<string, unknown> | undefined;
-  if (typeof ds !== 'object' || ds === null || typeof ds['sha256'] !== 'string' || !SHA.test(ds['sha256'])) fail('dataset.sha256', 'expected a hex sha256');
+  if (typeof ds !== 'object' || ds === null || typeof ds['sha256'] !== 'string' || !SHA.test(ds['sha256']))
+    fail('dataset.sha256', 'expected a hex sha256');
   const files = m['files'] as Record<string, unknown> | undefined;
   if (typeof files !== 'object' || files === null) fail('files', `expected entries for ${MODEL_FILES.join(', ')}`);
   for (const f of MODEL_FILES) {
     const e = files![f] as Record<string, unknown> | undefined;
-    if (typeof e !== 'object' || e === null || typeof e['sha256'] !== 'string' || !SHA.test(e['sha256'])) fail(`files["${f}"].sha256`, 'expected a hex sha256');
+    if (typeof e !== 'object' || e === null || typeof e['sha256'] !== 'string' || !SHA.test(e['sha256']))
+      fail(`files["${f}"].sha256`, 'expected a hex sha256');
   }
   return m as unknown as ModelManifest;
 }

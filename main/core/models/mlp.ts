@@ -31,9 +31,16 @@ export function mlpOutputs(m: Mlp): number {
 export function validateMlp(m: Mlp, where: string): void {
   if (m.layers.length === 0) throw new RangeError(`${where}: an MLP needs at least one layer`);
   m.layers.forEach((l, k) => {
-    if (l.weights.length !== l.inputs * l.outputs) throw new RangeError(`${where}: layers[${k}].weights has ${l.weights.length} values, expected ${l.inputs}×${l.outputs}`);
-    if (l.bias.length !== l.outputs) throw new RangeError(`${where}: layers[${k}].bias has ${l.bias.length} values, expected ${l.outputs}`);
-    if (k > 0 && m.layers[k - 1]!.outputs !== l.inputs) throw new RangeError(`${where}: layers[${k}] takes ${l.inputs} inputs but layers[${k - 1}] gives ${m.layers[k - 1]!.outputs}`);
+    if (l.weights.length !== l.inputs * l.outputs)
+      throw new RangeError(
+        `${where}: layers[${k}].weights has ${l.weights.length} values, expected ${l.inputs}×${l.outputs}`,
+      );
+    if (l.bias.length !== l.outputs)
+      throw new RangeError(`${where}: layers[${k}].bias has ${l.bias.length} values, expected ${l.outputs}`);
+    if (k > 0 && m.layers[k - 1]!.outputs !== l.inputs)
+      throw new RangeError(
+        `${where}: layers[${k}] takes ${l.inputs} inputs but layers[${k - 1}] gives ${m.layers[k - 1]!.outputs}`,
+      );
   });
 }
 
@@ -41,11 +48,18 @@ export function validateMlp(m: Mlp, where: string): void {
 export function initMlp(rng: Rng, sizes: readonly number[], hidden: Activation, output: Activation): Mlp {
   const layers: DenseLayer[] = [];
   for (let k = 0; k + 1 < sizes.length; k++) {
-    const inputs = sizes[k]!, outputs = sizes[k + 1]!;
+    const inputs = sizes[k]!,
+      outputs = sizes[k + 1]!;
     const limit = Math.sqrt(6 / (inputs + outputs));
     const weights = new Float32Array(inputs * outputs);
     for (let i = 0; i < weights.length; i++) weights[i] = (rng.next() * 2 - 1) * limit;
-    layers.push({ inputs, outputs, weights, bias: new Float32Array(outputs), activation: k + 2 === sizes.length ? output : hidden });
+    layers.push({
+      inputs,
+      outputs,
+      weights,
+      bias: new Float32Array(outputs),
+      activation: k + 2 === sizes.length ? output : hidden,
+    });
   }
   return { layers };
 }
@@ -55,7 +69,9 @@ export function forward(m: Mlp, x: Float32Array, rows: number): Float32Array {
   let cur = x;
   for (const l of m.layers) {
     const next = new Float32Array(rows * l.outputs);
-    const n = l.inputs, k = l.outputs, w = l.weights;
+    const n = l.inputs,
+      k = l.outputs,
+      w = l.weights;
     // Inputs outer, outputs inner: the weights are read row by row, contiguously, and an input that
     // is 0 (half of a ReLU layer's) is skipped. Each output still sums bias, then input 0, 1, … in
     // order, in float64, so the results are the same values as summing output by output (adding
@@ -64,7 +80,8 @@ export function forward(m: Mlp, x: Float32Array, rows: number): Float32Array {
     for (let r = 0; r < rows; r++) {
       for (let o = 0; o < k; o++) acc[o] = l.bias[o]!;
       for (let i = 0; i < n; i++) {
-        const xi = cur[r * n + i]!, row = i * k;
+        const xi = cur[r * n + i]!,
+          row = i * k;
         if (xi === 0) continue;
         for (let o = 0; o < k; o++) acc[o]! += xi * w[row + o]!;
       }

@@ -15,17 +15,22 @@ export function ranks(x: ArrayLike<number>): Float64Array {
 
 export function pearson(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const n = a.length;
-  if (n !== b.length || n < 2) throw new RangeError(`pearson needs two series of the same length ≥ 2, got ${a.length} and ${b.length}`);
-  let ma = 0, mb = 0;
+  if (n !== b.length || n < 2)
+    throw new RangeError(`pearson needs two series of the same length ≥ 2, got ${a.length} and ${b.length}`);
+  let ma = 0,
+    mb = 0;
   for (let i = 0; i < n; i++) {
     ma += a[i]!;
     mb += b[i]!;
   }
   ma /= n;
   mb /= n;
-  let sab = 0, saa = 0, sbb = 0;
+  let sab = 0,
+    saa = 0,
+    sbb = 0;
   for (let i = 0; i < n; i++) {
-    const da = a[i]! - ma, db = b[i]! - mb;
+    const da = a[i]! - ma,
+      db = b[i]! - mb;
     sab += da * db;
     saa += da * da;
     sbb += db * db;

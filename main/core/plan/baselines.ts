@@ -58,7 +58,9 @@ function segment(p: Product, u: number, q: number, target: (v: number) => number
   if (t0 >= 0) return { states: [u * nq + p.tTo[t0]!], transitions: [t0], cost: 0 };
   const g = p.g;
   const sp = stats.space;
-  let end = -1, endT = -1, cost = 0;
+  let end = -1,
+    endT = -1,
+    cost = 0;
   sp.start({
     // Only nodes that keep q (or end the segment) are entered. The transition screen costs more than
     // the cost test, so it is asked only of edges that would improve y.
@@ -106,7 +108,11 @@ function towards(p: Product, q: number, q2: number, only?: number): (v: number) 
 const emptyStats = (): SearchStats => ({ expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 });
 
 function join(a: Segment, b: Segment): Segment {
-  return { states: [...a.states, ...b.states], transitions: [...a.transitions, ...b.transitions], cost: a.cost + b.cost };
+  return {
+    states: [...a.states, ...b.states],
+    transitions: [...a.transitions, ...b.transitions],
+    cost: a.cost + b.cost,
+  };
 }
 
 /** Realises a sequence of automaton states on the graph from product state z; the last hop may be pinned to a node. */
@@ -141,7 +147,13 @@ export const LF_GAS_PATHS = 20;
  * number of hops, ending where `isEnd` holds: each as the states after every hop. For a cycle, the
  * root is the cycle's state and may appear again only at the end.
  */
-function* hopPaths(p: Product, roots: readonly number[], isEnd: (q: number) => boolean, ok: Uint8Array, cycle: boolean): Generator<{ root: number; hops: number[] }> {
+function* hopPaths(
+  p: Product,
+  roots: readonly number[],
+  isEnd: (q: number) => boolean,
+  ok: Uint8Array,
+  cycle: boolean,
+): Generator<{ root: number; hops: number[] }> {
   let layer: { root: number; hops: number[] }[] = roots.map((root) => ({ root, hops: [] }));
   let expansions = 0;
   if (!cycle) for (const r of roots) if (isEnd(r)) yield { root: r, hops: [] };
@@ -178,7 +190,13 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
   const ok = supported(p);
   let failure = 'no accepting lasso of the automaton could be realised on the graph';
   let prefixes = 0;
-  for (const opt of hopPaths(p, ctx.work.init.map((i) => i.state), (q) => p.w.accepting[q] === 1, ok, false)) {
+  for (const opt of hopPaths(
+    p,
+    ctx.work.init.map((i) => i.state),
+    (q) => p.w.accepting[q] === 1,
+    ok,
+    false,
+  )) {
     if (++prefixes > LF_GAS_PATHS) break;
     const z0 = g.start * p.nq + opt.root;
     const before = counter.n;
@@ -216,7 +234,12 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
     }
     stats.endpoints = endpoints.length;
     stats.withSuffix = 1;
-    return { best: { prefix, suffix, dwell, objective: lambda * prefix.cost + (1 - lambda) * suffix.cost }, stats, endpoints, reachedStates };
+    return {
+      best: { prefix, suffix, dwell, objective: lambda * prefix.cost + (1 - lambda) * suffix.cost },
+      stats,
+      endpoints,
+      reachedStates,
+    };
   }
   stats.endpoints = endpoints.length;
   return { best: null, stats, endpoints, reachedStates, failure: `LF-GAS: ${failure}` };
@@ -227,7 +250,11 @@ export function lfGas(ctx: PlanContext, lambda: number): BaselineResult {
  * take the transition whose enabling node is cheapest to reach from where the run is now.
  */
 function greedy(
-  p: Product, from: readonly number[], stats: Segments, done: (z: number, steps: number) => boolean, pin: (q2: number) => number | undefined,
+  p: Product,
+  from: readonly number[],
+  stats: Segments,
+  done: (z: number, steps: number) => boolean,
+  pin: (q2: number) => number | undefined,
 ): { path: Segment; first: number; end: number } | string {
   let acc: Segment = { states: [], transitions: [], cost: 0 };
   let current = [...from];
@@ -260,7 +287,8 @@ function greedy(
     if (steps === 0) first = best.z;
     acc = join(acc, best.seg);
     const next = best.seg.states[best.seg.states.length - 1]!;
-    if (seen.has(next) && !done(next, steps + 1)) return `greedy choice loops back to ${p.g.ids[(next - (next % p.nq)) / p.nq]} in automaton state ${p.w.origin[next % p.nq]}`;
+    if (seen.has(next) && !done(next, steps + 1))
+      return `greedy choice loops back to ${p.g.ids[(next - (next % p.nq)) / p.nq]} in automaton state ${p.w.origin[next % p.nq]}`;
     seen.add(next);
     current = [next];
   }
@@ -273,7 +301,13 @@ export function gaGas(ctx: PlanContext, lambda: number): BaselineResult {
   const counter = segments(p);
   const reachedStates = new Uint8Array(p.nq);
   const starts = ctx.work.init.map((i) => g.start * p.nq + i.state);
-  const pre = greedy(p, starts, counter, (z) => p.w.accepting[z % p.nq] === 1, () => undefined);
+  const pre = greedy(
+    p,
+    starts,
+    counter,
+    (z) => p.w.accepting[z % p.nq] === 1,
+    () => undefined,
+  );
   stats.expandedPrefix = counter.n;
   if (typeof pre === 'string') return { best: null, stats, endpoints: [], reachedStates, failure: `GA-GAS: ${pre}` };
   for (const z of [pre.first, ...pre.path.states]) reachedStates[z % p.nq] = 1;
@@ -281,16 +315,37 @@ export function gaGas(ctx: PlanContext, lambda: number): BaselineResult {
   stats.endpoints = 1;
   const qf = zf % p.nq;
   const uf = (zf - qf) / p.nq;
-  const prefix: ProductPath = { states: [pre.first, ...pre.path.states], transitions: [-1, ...pre.path.transitions], cost: pre.path.cost };
+  const prefix: ProductPath = {
+    states: [pre.first, ...pre.path.states],
+    transitions: [-1, ...pre.path.transitions],
+    cost: pre.path.cost,
+  };
   const dt = dwellTransition(p, zf);
   if (dt >= 0) {
     stats.withSuffix = 1;
-    return { best: { prefix, suffix: { states: [zf], transitions: [dt], cost: 0 }, dwell: true, objective: lambda * prefix.cost }, stats, endpoints: [zf], reachedStates };
+    return {
+      best: {
+        prefix,
+        suffix: { states: [zf], transitions: [dt], cost: 0 },
+        dwell: true,
+        objective: lambda * prefix.cost,
+      },
+      stats,
+      endpoints: [zf],
+      reachedStates,
+    };
   }
   const before = counter.n;
-  const suf = greedy(p, [zf], counter, (z, steps) => steps > 0 && z === zf, (q2) => (q2 === qf ? uf : undefined));
+  const suf = greedy(
+    p,
+    [zf],
+    counter,
+    (z, steps) => steps > 0 && z === zf,
+    (q2) => (q2 === qf ? uf : undefined),
+  );
   stats.expandedSuffix = counter.n - before;
-  if (typeof suf === 'string') return { best: null, stats, endpoints: [zf], reachedStates, failure: `GA-GAS: suffix: ${suf}` };
+  if (typeof suf === 'string')
+    return { best: null, stats, endpoints: [zf], reachedStates, failure: `GA-GAS: suffix: ${suf}` };
   stats.withSuffix = 1;
   const objective = lambda * prefix.cost + (1 - lambda) * suf.path.cost;
   return { best: { prefix, suffix: suf.path, dwell: false, objective }, stats, endpoints: [zf], reachedStates };

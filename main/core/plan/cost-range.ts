@@ -22,17 +22,24 @@ export const HEADROOM = 4;
 export class CostOverflowError extends WitnessError {
   override readonly name = 'CostOverflowError';
   constructor(detail: string) {
-    super('invalid-graph', `cost overflow: ${detail}; scale the edge weights down (dividing every weight by the same factor changes no plan)`);
+    super(
+      'invalid-graph',
+      `cost overflow: ${detail}; scale the edge weights down (dividing every weight by the same factor changes no plan)`,
+    );
   }
 }
 
 /** The largest and the sum of the graph's stored (directed) edge weights. */
 function weights(g: SemanticGraph): { max: number; sum: number; edges: number } {
-  let max = 0, sum = 0;
+  let max = 0,
+    sum = 0;
   for (let e = 0; e < g.outW.length; e++) {
     const w = g.outW[e]!;
     if (!(w >= 0) || w === Infinity) {
-      throw new WitnessError('invalid-graph', `edge ${g.ids[edgeSource(g, e)]} → ${g.ids[g.outTo[e]!]} has weight ${w}: weights must be finite and non-negative`);
+      throw new WitnessError(
+        'invalid-graph',
+        `edge ${g.ids[edgeSource(g, e)]} → ${g.ids[g.outTo[e]!]} has weight ${w}: weights must be finite and non-negative`,
+      );
     }
     if (w > max) max = w;
     sum += w;
@@ -55,15 +62,20 @@ export function checkCostRange(g: SemanticGraph, automatonStates: number): void 
   const bound = sum * Math.max(1, automatonStates) * HEADROOM;
   if (!(bound <= Number.MAX_VALUE)) {
     throw new CostOverflowError(
-      `the graph's ${edges} directed edge weights (largest ${max.toExponential(3)}) sum to ${sum === Infinity ? 'more than the largest finite number' : sum.toExponential(3)}, `
-      + `so a path through the product with ${automatonStates} automaton state(s) could cost more than ${Number.MAX_VALUE.toExponential(3)}`,
+      `the graph's ${edges} directed edge weights (largest ${max.toExponential(3)}) sum to ${sum === Infinity ? 'more than the largest finite number' : sum.toExponential(3)}, ` +
+        `so a path through the product with ${automatonStates} automaton state(s) could cost more than ${Number.MAX_VALUE.toExponential(3)}`,
     );
   }
 }
 
 /** A plan's costs must be finite (the baselines' joined segments are checked here, after the search). */
-export function checkPlanCost(cost: { readonly prefix: number; readonly suffix: number; readonly objective: number }): void {
+export function checkPlanCost(cost: {
+  readonly prefix: number;
+  readonly suffix: number;
+  readonly objective: number;
+}): void {
   for (const [name, x] of Object.entries(cost)) {
-    if (!Number.isFinite(x)) throw new CostOverflowError(`the plan's ${name} cost is ${x}: the edge weights are too large to add up`);
+    if (!Number.isFinite(x))
+      throw new CostOverflowError(`the plan's ${name} cost is ${x}: the edge weights are too large to add up`);
   }
 }

@@ -39,14 +39,17 @@ export const crossingId = (a: string, b: string, k: number): string => `${a}~${b
  * end that has no position (NaN) is kept as it is and listed in `unplaced`.
  */
 export function splitEdges(
-  nodes: readonly PlacedNode[], edges: readonly EdgeInput[], regions: readonly Region[],
+  nodes: readonly PlacedNode[],
+  edges: readonly EdgeInput[],
+  regions: readonly Region[],
 ): { crossings: CrossingNode[]; edges: EdgeInput[]; unplaced: number[] } {
   const crossings: CrossingNode[] = [];
   const out: EdgeInput[] = [];
   const unplaced: number[] = [];
   const taken = new Set(nodes.map((n) => n.id));
   edges.forEach((e, i) => {
-    const a = nodes[e.from]!, b = nodes[e.to]!;
+    const a = nodes[e.from]!,
+      b = nodes[e.to]!;
     if (![a.x, a.y, b.x, b.y].every(Number.isFinite)) {
       unplaced.push(i);
       out.push(e);
@@ -57,14 +60,22 @@ export function splitEdges(
       out.push(e);
       return;
     }
-    let prev = e.from, prevT = 0;
+    let prev = e.from,
+      prevT = 0;
     for (let k = 1; k < runs.length - 1; k++) {
       const r = runs[k]!;
       let id = crossingId(a.id, b.id, k);
       while (taken.has(id)) id += "'";
       taken.add(id);
       const index = nodes.length + crossings.length;
-      crossings.push({ id, x: a.x + r.t * (b.x - a.x), y: a.y + r.t * (b.y - a.y), labels: r.labels, from: e.from, to: e.to });
+      crossings.push({
+        id,
+        x: a.x + r.t * (b.x - a.x),
+        y: a.y + r.t * (b.y - a.y),
+        labels: r.labels,
+        from: e.from,
+        to: e.to,
+      });
       out.push({ from: prev, to: index, weight: e.weight * (r.t - prevT) });
       prev = index;
       prevT = r.t;
@@ -91,7 +102,10 @@ export function graphEdges(g: SemanticGraph): EdgeInput[] {
  * 'labelled' nodes with the labels of their run). The same graph object when nothing crosses.
  * Throws a RangeError naming the first edge whose end has no position.
  */
-export function splitCrossings(g: SemanticGraph, regions: readonly Region[]): { graph: SemanticGraph; crossings: readonly CrossingNode[] } {
+export function splitCrossings(
+  g: SemanticGraph,
+  regions: readonly Region[],
+): { graph: SemanticGraph; crossings: readonly CrossingNode[] } {
   const n = g.ids.length;
   const nodes = g.ids.map((id, v) => ({ id, x: g.positions[2 * v]!, y: g.positions[2 * v + 1]! }));
   const edges = graphEdges(g);
@@ -99,7 +113,9 @@ export function splitCrossings(g: SemanticGraph, regions: readonly Region[]): { 
   if (s.unplaced.length > 0 && regions.length > 0) {
     const e = edges[s.unplaced[0]!]!;
     const which = Number.isFinite(nodes[e.from]!.x) && Number.isFinite(nodes[e.from]!.y) ? e.to : e.from;
-    throw new RangeError(`node "${g.ids[which]}" has no position, so its edge ${g.ids[e.from]} – ${g.ids[e.to]} cannot be checked against the regions`);
+    throw new RangeError(
+      `node "${g.ids[which]}" has no position, so its edge ${g.ids[e.from]} – ${g.ids[e.to]} cannot be checked against the regions`,
+    );
   }
   if (s.crossings.length === 0) return { graph: g, crossings: [] };
   const m = n + s.crossings.length;
@@ -121,7 +137,9 @@ export function splitCrossings(g: SemanticGraph, regions: readonly Region[]): { 
       ids: [...g.ids, ...s.crossings.map((c) => c.id)],
       kinds: [...g.kinds, ...s.crossings.map(() => 'labelled' as const)],
       labels: [...g.labels, ...s.crossings.map((c) => [...c.labels])],
-      positions, soft, ...buildRows(m, s.edges, g.directed),
+      positions,
+      soft,
+      ...buildRows(m, s.edges, g.directed),
     },
     crossings: s.crossings,
   };
@@ -133,18 +151,31 @@ export function splitCrossings(g: SemanticGraph, regions: readonly Region[]): { 
  * crosses one (splitCrossings). Labels that name no region are the graph's own and stay as they are.
  * Errors name the graph file, the node and its JSON path (the graph's node order is the file's).
  */
-export function onRegions(g: SemanticGraph, regions: readonly Region[], file: string): { graph: SemanticGraph; crossings: readonly CrossingNode[] } {
+export function onRegions(
+  g: SemanticGraph,
+  regions: readonly Region[],
+  file: string,
+): { graph: SemanticGraph; crossings: readonly CrossingNode[] } {
   if (regions.length === 0) return { graph: g, crossings: [] };
   const names = new Set(regions.map((r) => r.name));
   for (let v = 0; v < g.ids.length; v++) {
-    const x = g.positions[2 * v]!, y = g.positions[2 * v + 1]!;
+    const x = g.positions[2 * v]!,
+      y = g.positions[2 * v + 1]!;
     if (!Number.isFinite(x) || !Number.isFinite(y)) {
-      throw new WitnessError('invalid-input', `${file}: node "${g.ids[v]}" has no position ("pos"): with regions, every node must be placed, so that its labels and its edges can be checked against them`, { file, path: `$.nodes[${v}]` });
+      throw new WitnessError(
+        'invalid-input',
+        `${file}: node "${g.ids[v]}" has no position ("pos"): with regions, every node must be placed, so that its labels and its edges can be checked against them`,
+        { file, path: `$.nodes[${v}]` },
+      );
     }
     const have = g.labels[v]!.filter((l) => names.has(l)).sort();
     const want = labelAt(regions, x, y).sort();
     if (have.join(',') !== want.join(',')) {
-      throw new WitnessError('invalid-input', `${file}: node "${g.ids[v]}" at (${x}, ${y}) is labelled {${have.join(', ')}}, but the regions put it in {${want.join(', ')}}: was the graph made from other regions? (\`witness graph from-map … --regions\`)`, { file, path: `$.nodes[${v}]` });
+      throw new WitnessError(
+        'invalid-input',
+        `${file}: node "${g.ids[v]}" at (${x}, ${y}) is labelled {${have.join(', ')}}, but the regions put it in {${want.join(', ')}}: was the graph made from other regions? (\`witness graph from-map … --regions\`)`,
+        { file, path: `$.nodes[${v}]` },
+      );
     }
   }
   return splitCrossings(g, regions);

@@ -12,7 +12,11 @@ import { canReachGoodCycle } from '../ltl/scc.js';
 function satisfiable(a: BuchiAutomaton): boolean {
   const succ: number[][] = a.states.map(() => []);
   for (const e of a.edges) if (e.guard.length > 0) succ[e.from]!.push(e.to);
-  const live = canReachGoodCycle(a.states.length, (q) => succ[q]!, (q) => a.states[q]!.accepting);
+  const live = canReachGoodCycle(
+    a.states.length,
+    (q) => succ[q]!,
+    (q) => a.states[q]!.accepting,
+  );
   return a.initial.some((q) => live[q] === 1);
 }
 
@@ -44,10 +48,17 @@ export type InfeasibleCause =
   | { readonly kind: 'simultaneous-regions'; readonly message: string; readonly terms: readonly string[] }
   | { readonly kind: 'unsatisfiable'; readonly message: string }
   | {
-    readonly kind: 'no-accepting-prefix'; readonly message: string; readonly reachedStates: readonly number[];
-    readonly blocked: readonly BlockedTransition[]; readonly unavailable: readonly string[];
-  }
-  | { readonly kind: 'no-suffix-cycle'; readonly message: string; readonly endpoints: readonly { readonly node: string; readonly state: number }[] };
+      readonly kind: 'no-accepting-prefix';
+      readonly message: string;
+      readonly reachedStates: readonly number[];
+      readonly blocked: readonly BlockedTransition[];
+      readonly unavailable: readonly string[];
+    }
+  | {
+      readonly kind: 'no-suffix-cycle';
+      readonly message: string;
+      readonly endpoints: readonly { readonly node: string; readonly state: number }[];
+    };
 
 export interface SearchOutcome {
   readonly endpoints: readonly number[];
@@ -60,27 +71,42 @@ export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleC
   const { work: w, graph: g, automaton: a } = ctx;
   if (r === null || w.empty) {
     const startLetter = [...g.labels[g.start]!];
-    if (!satisfiable(a)) return { kind: 'unsatisfiable', message: 'the formula is unsatisfiable: its automaton accepts no word' };
+    if (!satisfiable(a))
+      return { kind: 'unsatisfiable', message: 'the formula is unsatisfiable: its automaton accepts no word' };
     if (w.startRejected) {
-      return { kind: 'start-rejected', startLetter, message: `the start label {${startLetter.join(', ')}} already violates the formula` };
+      return {
+        kind: 'start-rejected',
+        startLetter,
+        message: `the start label {${startLetter.join(', ')}} already violates the formula`,
+      };
     }
     const relaxed = prepareAutomaton(a, { disjoint: g.disjoint, unavailable: new Set(), startLetter });
     if (!relaxed.empty) {
       const used = new Set(w.dropped.filter((d) => d.reason === 'unavailable').flatMap((d) => d.propositions));
       const propositions = ctx.unavailable.filter((x) => used.has(x));
       return {
-        kind: 'unavailable-propositions', propositions,
+        kind: 'unavailable-propositions',
+        propositions,
         message: `every accepting run needs ${propositions.join(', ')}, which no node of the graph witnesses (no connectable anchor or label)`,
       };
     }
     if (g.disjoint) {
       const free = prepareAutomaton(a, { disjoint: false, unavailable: new Set(), startLetter });
       if (!free.empty) {
-        const terms = [...new Set(w.dropped.filter((d) => d.reason === 'disjoint').map((d) => formatTerm(d.term, a.aps)))];
-        return { kind: 'simultaneous-regions', terms, message: `every accepting run needs two regions at once (${terms.slice(0, 3).join('; ')}), but the regions are pairwise disjoint` };
+        const terms = [
+          ...new Set(w.dropped.filter((d) => d.reason === 'disjoint').map((d) => formatTerm(d.term, a.aps))),
+        ];
+        return {
+          kind: 'simultaneous-regions',
+          terms,
+          message: `every accepting run needs two regions at once (${terms.slice(0, 3).join('; ')}), but the regions are pairwise disjoint`,
+        };
       }
     }
-    return { kind: 'unsatisfiable', message: `the formula has no accepting run from the start label {${startLetter.join(', ')}}` };
+    return {
+      kind: 'unsatisfiable',
+      message: `the formula has no accepting run from the start label {${startLetter.join(', ')}}`,
+    };
   }
   const p = ctx.product;
   if (r.endpoints.length === 0) {
@@ -88,15 +114,26 @@ export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleC
     const blocked: BlockedTransition[] = [];
     for (const q of reached) {
       for (const t of w.out[q]!) {
-        if (r.reachedStates[t.to] !== 1) blocked.push({ from: w.origin[q]!, to: w.origin[t.to]!, term: formatTerm(t.term, a.aps) });
+        if (r.reachedStates[t.to] !== 1)
+          blocked.push({ from: w.origin[q]!, to: w.origin[t.to]!, term: formatTerm(t.term, a.aps) });
       }
     }
     const needs = [...new Set(blocked.map((b) => b.term))];
     const base = r.failure !== undefined ? `${r.failure}; ` : '';
     return {
-      kind: 'no-accepting-prefix', reachedStates: reached.map((q) => w.origin[q]!), blocked, unavailable: ctx.unavailable,
-      message: `${base}no accepting product state is reachable from the start: no reachable node enables ${needs.length > 0 ? needs.slice(0, 4).map((t) => `"${t}"`).join(' or ') : 'a transition towards acceptance'}` +
-        (ctx.unavailable.length > 0 ? ` (unavailable: ${ctx.unavailable.join(', ')})` : ''),
+      kind: 'no-accepting-prefix',
+      reachedStates: reached.map((q) => w.origin[q]!),
+      blocked,
+      unavailable: ctx.unavailable,
+      message:
+        `${base}no accepting product state is reachable from the start: no reachable node enables ${
+          needs.length > 0
+            ? needs
+                .slice(0, 4)
+                .map((t) => `"${t}"`)
+                .join(' or ')
+            : 'a transition towards acceptance'
+        }` + (ctx.unavailable.length > 0 ? ` (unavailable: ${ctx.unavailable.join(', ')})` : ''),
     };
   }
   const endpoints = r.endpoints.map((z) => {
@@ -105,7 +142,11 @@ export function diagnose(ctx: PlanContext, r: SearchOutcome | null): InfeasibleC
   });
   const base = r.failure !== undefined ? `${r.failure}; ` : '';
   return {
-    kind: 'no-suffix-cycle', endpoints,
-    message: `${base}none of the ${endpoints.length} accepting endpoint(s) has a dwell or a return cycle (${endpoints.slice(0, 4).map((e) => `${e.node}@q${e.state}`).join(', ')})`,
+    kind: 'no-suffix-cycle',
+    endpoints,
+    message: `${base}none of the ${endpoints.length} accepting endpoint(s) has a dwell or a return cycle (${endpoints
+      .slice(0, 4)
+      .map((e) => `${e.node}@q${e.state}`)
+      .join(', ')})`,
   };
 }

@@ -3,12 +3,21 @@ import { type PlanResult, drivenSteps } from './plan.js';
 import type { SemanticGraph } from './semantic.js';
 
 export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<string, unknown>): Record<string, unknown> {
-  if (r.status === 'infeasible') return { status: 'infeasible', method: r.method, reason: r.reason, ...extra, stats: r.stats };
+  if (r.status === 'infeasible')
+    return { status: 'infeasible', method: r.method, reason: r.reason, ...extra, stats: r.stats };
   // The driven path as it is cut (Plan.pathPrefix); the certificate keeps the product lasso.
   const path = drivenSteps(r);
   return {
-    status: 'ok', method: r.method, prefix: path.prefix.map((s) => g.ids[s.node]!), suffix: path.cycle.map((s) => g.ids[s.node]!),
-    cost: r.cost, dwell: r.dwell, rotation: r.rotation, ...extra, stats: r.stats, certificate: r.certificate,
+    status: 'ok',
+    method: r.method,
+    prefix: path.prefix.map((s) => g.ids[s.node]!),
+    suffix: path.cycle.map((s) => g.ids[s.node]!),
+    cost: r.cost,
+    dwell: r.dwell,
+    rotation: r.rotation,
+    ...extra,
+    stats: r.stats,
+    certificate: r.certificate,
   };
 }
 
@@ -19,7 +28,9 @@ export function planDocument(r: PlanResult, g: SemanticGraph, extra: Record<stri
 export interface DocumentedPlan {
   readonly result: PlanResult;
   readonly graph: SemanticGraph;
-  /** The plan document (a JSON value); its sha256 is of its canonical JSON (services/audit/mission-recorder.ts planSha). */
+  /**
+   * The plan document (a JSON value); its sha256 is of its canonical JSON (services/audit/mission-recorder.ts planSha).
+   */
   readonly document: Record<string, unknown>;
   readonly planning_ms: number;
 }

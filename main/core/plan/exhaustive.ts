@@ -47,7 +47,8 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
     return out;
   };
   const succ = (z: number): [number, number][] => {
-    const q = z % nq, v = (z - q) / nq;
+    const q = z % nq,
+      v = (z - q) / nq;
     const res: [number, number][] = [];
     if (g.stay) for (const q2 of trans(q, v)) res.push([v * nq + q2, 0]);
     for (let e = g.outStart[v]!; e < g.outStart[v + 1]!; e++) {
@@ -58,7 +59,8 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
   };
   const startBits = letterBits(a, g.labels[g.start]!);
   const init = new Set<number>();
-  for (const e of a.edges) if (a.initial.includes(e.from) && guardHolds(e.guard, startBits)) init.add(g.start * nq + e.to);
+  for (const e of a.edges)
+    if (a.initial.includes(e.from) && guardHolds(e.guard, startBits)) init.add(g.start * nq + e.to);
   const cache = new Map<number, [number, number][]>();
   const adj = (z: number): [number, number][] => {
     let r = cache.get(z);
@@ -90,10 +92,12 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
   forward.run();
   const cycles = new ShortestPaths(size, 64);
   let best = { objective: Infinity, prefix: Infinity, suffix: Infinity };
-  let accepting = 0, dijkstras = 1;
+  let accepting = 0,
+    dijkstras = 1;
   for (const z of reached) {
     const pre = forward.distance(z);
-    const q = z % nq, v = (z - q) / nq;
+    const q = z % nq,
+      v = (z - q) / nq;
     if (!a.states[q]!.accepting) continue;
     accepting++;
     // A dwell: the automaton's self-loop at q enabled by v's evidence.
@@ -103,7 +107,12 @@ export function referenceOptimum(g: SemanticGraph, a: BuchiAutomaton, lambda: nu
     else {
       dijkstras++;
       // The cheapest return: leave z by its successors, stop when z is popped again.
-      cycles.start({ successors: (x, visit) => { for (const [x2, c] of adj(x)) visit(x2, c, -1); }, onPop: (x) => (x === z ? STOP : EXPAND) });
+      cycles.start({
+        successors: (x, visit) => {
+          for (const [x2, c] of adj(x)) visit(x2, c, -1);
+        },
+        onPop: (x) => (x === z ? STOP : EXPAND),
+      });
       cycles.relaxFrom(z, 0);
       cycles.run();
       cyc = cycles.distance(z);

@@ -28,7 +28,8 @@ export class MinHeap {
       this.ids = d;
     }
     let i = this.n++;
-    const keys = this.keys, ids = this.ids;
+    const keys = this.keys,
+      ids = this.ids;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (keys[p]! <= key) break;
@@ -48,11 +49,13 @@ export class MinHeap {
   /** Removes the minimum and returns its id (−1 when empty); its key was peekKey(). */
   pop(): number {
     if (this.n === 0) return -1;
-    const keys = this.keys, ids = this.ids;
+    const keys = this.keys,
+      ids = this.ids;
     const top = ids[0]!;
     const n = --this.n;
     if (n > 0) {
-      const key = keys[n]!, id = ids[n]!;
+      const key = keys[n]!,
+        id = ids[n]!;
       let i = 0;
       for (;;) {
         let c = 2 * i + 1;

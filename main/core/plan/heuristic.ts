@@ -92,7 +92,11 @@ export function buildHeuristic(p: Product): Heuristic {
 }
 
 /** Distances from every node to the witnesses of proposition i, each computed on first use. */
-function witnessDistances(p: Product): { get: (i: number) => Float64Array; computed: () => number[]; reverse: ReverseGraph } {
+function witnessDistances(p: Product): {
+  get: (i: number) => Float64Array;
+  computed: () => number[];
+  reverse: ReverseGraph;
+} {
   const reverse = reverseGraph(p);
   const perProp = new Map<number, Float64Array>();
   const get = (i: number): Float64Array => {
@@ -122,9 +126,14 @@ function witnessDistances(p: Product): { get: (i: number) => Float64Array; compu
  * Returns, per automaton state, the bound over all nodes (computed on first use).
  */
 export function chainBound(
-  p: Product, wd: (i: number) => Float64Array, co: Uint8Array, goal: (q: number) => boolean, final: Float64Array | null,
+  p: Product,
+  wd: (i: number) => Float64Array,
+  co: Uint8Array,
+  goal: (q: number) => boolean,
+  final: Float64Array | null,
 ): (q: number) => Float64Array {
-  const nq = p.nq, n = p.n;
+  const nq = p.nq,
+    n = p.n;
   const free = new Uint8Array(nq);
   const exits: [number, number][][] = [];
   for (let q = 0; q < nq; q++) {
@@ -152,11 +161,13 @@ export function chainBound(
     exits.push([...out].map((x) => [Math.floor(x / nq), x % nq]));
   }
   const lits = [...new Set(exits.flat().map(([i]) => i))];
-  const witnesses = new Map(lits.map((i) => {
-    const out: number[] = [];
-    for (let v = 0; v < n; v++) if ((p.has[v]! & (1 << i)) !== 0) out.push(v);
-    return [i, out] as const;
-  }));
+  const witnesses = new Map(
+    lits.map((i) => {
+      const out: number[] = [];
+      for (let v = 0; v < n; v++) if ((p.has[v]! & (1 << i)) !== 0) out.push(v);
+      return [i, out] as const;
+    }),
+  );
   const L = 32;
   const D = new Float64Array(L * L).fill(Infinity);
   for (const j of lits) {

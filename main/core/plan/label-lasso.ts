@@ -23,7 +23,12 @@ export interface LabelBlock {
 }
 
 export type LabelLasso =
-  | { readonly status: 'ok'; readonly prefix: readonly LabelBlock[]; readonly cycle: readonly LabelBlock[]; /** Goal letters (blocks entering a region) in prefix + cycle. */ readonly goals: number }
+  | {
+      readonly status: 'ok';
+      readonly prefix: readonly LabelBlock[];
+      readonly cycle: readonly LabelBlock[];
+      /** Goal letters (blocks entering a region) in prefix + cycle. */ readonly goals: number;
+    }
   | { readonly status: 'none'; readonly reason: string };
 
 interface BlockEdge {
@@ -43,7 +48,8 @@ const BIG = 1 << 16;
  */
 export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start: string | null = null): LabelLasso {
   const Q = a.states.length;
-  if (start !== null && !regions.includes(start)) throw new RangeError(`the start region ${start} is not one of the regions`);
+  if (start !== null && !regions.includes(start))
+    throw new RangeError(`the start region ${start} is not one of the regions`);
   const letters: (string | null)[] = [null, ...[...new Set(regions)].sort()];
   const out = outgoing(a);
   // block[l][q]: every (q', acc) some ℓ^k reaches from q, with the least such k.
@@ -55,29 +61,41 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
     // BFS over (state, acc seen) by single ℓ steps.
     const seen = new Int32Array(2 * Q).fill(-1);
     let frontier: number[] = [];
-    for (const e of out[q]!) if (guardHolds(e.guard, bits)) {
-      const id = 2 * e.to + (a.states[e.to]!.accepting ? 1 : 0);
-      if (seen[id] === -1) { seen[id] = 1; frontier.push(id); }
-    }
+    for (const e of out[q]!)
+      if (guardHolds(e.guard, bits)) {
+        const id = 2 * e.to + (a.states[e.to]!.accepting ? 1 : 0);
+        if (seen[id] === -1) {
+          seen[id] = 1;
+          frontier.push(id);
+        }
+      }
     for (let k = 2; frontier.length > 0; k++) {
       const next: number[] = [];
       for (const id of frontier) {
-        const s = id >> 1, acc = id & 1;
-        for (const e of out[s]!) if (guardHolds(e.guard, bits)) {
-          const nid = 2 * e.to + (acc === 1 || a.states[e.to]!.accepting ? 1 : 0);
-          if (seen[nid] === -1) { seen[nid] = k; next.push(nid); }
-        }
+        const s = id >> 1,
+          acc = id & 1;
+        for (const e of out[s]!)
+          if (guardHolds(e.guard, bits)) {
+            const nid = 2 * e.to + (acc === 1 || a.states[e.to]!.accepting ? 1 : 0);
+            if (seen[nid] === -1) {
+              seen[nid] = k;
+              next.push(nid);
+            }
+          }
       }
       frontier = next;
     }
     const edges: BlockEdge[] = [];
-    for (let id = 0; id < 2 * Q; id++) if (seen[id]! > 0) edges.push({ to: id >> 1, acc: (id & 1) === 1, k: seen[id]! });
+    for (let id = 0; id < 2 * Q; id++)
+      if (seen[id]! > 0) edges.push({ to: id >> 1, acc: (id & 1) === 1, k: seen[id]! });
     return edges;
   }
   // Product nodes: v = q·L + (index of the last block's letter).
-  const L = letters.length, N = Q * L;
+  const L = letters.length,
+    N = Q * L;
   const successors = (v: number): { to: number; li: number; cost: number; e: BlockEdge }[] => {
-    const last = v % L, q = (v - last) / L;
+    const last = v % L,
+      q = (v - last) / L;
     const res: { to: number; li: number; cost: number; e: BlockEdge }[] = [];
     for (let li = 0; li < L; li++) {
       // Two different regions never follow each other; entering a region is a goal letter.
@@ -91,12 +109,19 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
   // Prefix: the start block from every initial state, then Dijkstra.
   const startLi = letters.indexOf(start);
   const dist = new Float64Array(N).fill(Infinity);
-  const prev: ({ from: number; li: number; k: number } | null)[] = new Array<{ from: number; li: number; k: number } | null>(N).fill(null);
+  const prev: ({ from: number; li: number; k: number } | null)[] = new Array<{
+    from: number;
+    li: number;
+    k: number;
+  } | null>(N).fill(null);
   for (const q0 of [...a.initial].sort((x, y) => x - y)) {
     for (const e of block[startLi]![q0]!) {
       const v = e.to * L + startLi;
       const c = start === null ? 1 : BIG + 1;
-      if (c < dist[v]! || (c === dist[v]! && e.k < prev[v]!.k)) { dist[v] = c; prev[v] = { from: -1, li: startLi, k: e.k }; }
+      if (c < dist[v]! || (c === dist[v]! && e.k < prev[v]!.k)) {
+        dist[v] = c;
+        prev[v] = { from: -1, li: startLi, k: e.k };
+      }
     }
   }
   dijkstra(N, dist, prev, (v) => successors(v).map((s) => ({ to: s.to, cost: s.cost, li: s.li, k: s.e.k })));
@@ -112,7 +137,10 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
     if (best === null || total < best.total) best = { total, v, cycle: cycle.blocks };
   }
   if (best === null) {
-    return { status: 'none', reason: `the automaton of ${a.formula} has no accepting lasso whose letters hold at most one region at a time (from ${start === null ? 'outside every region' : `inside ${start}`})` };
+    return {
+      status: 'none',
+      reason: `the automaton of ${a.formula} has no accepting lasso whose letters hold at most one region at a time (from ${start === null ? 'outside every region' : `inside ${start}`})`,
+    };
   }
   const prefix: LabelBlock[] = [];
   for (let v = best.v; v !== -1;) {
@@ -127,13 +155,26 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
     // Nodes 2·u + seen; from (v, 0) to (v, 1) with at least one block.
     const M = 2 * N;
     const d = new Float64Array(M).fill(Infinity);
-    const pr: ({ from: number; li: number; k: number } | null)[] = new Array<{ from: number; li: number; k: number } | null>(M).fill(null);
+    const pr: ({ from: number; li: number; k: number } | null)[] = new Array<{
+      from: number;
+      li: number;
+      k: number;
+    } | null>(M).fill(null);
     const expand = (x: number): { to: number; cost: number; li: number; k: number }[] => {
-      const u = x >> 1, s = x & 1;
-      return successors(u).map((e) => ({ to: 2 * e.to + (s === 1 || e.e.acc ? 1 : 0), cost: e.cost, li: e.li, k: e.e.k }));
+      const u = x >> 1,
+        s = x & 1;
+      return successors(u).map((e) => ({
+        to: 2 * e.to + (s === 1 || e.e.acc ? 1 : 0),
+        cost: e.cost,
+        li: e.li,
+        k: e.e.k,
+      }));
     };
     for (const e of expand(2 * v)) {
-      if (e.cost < d[e.to]! || (e.cost === d[e.to]! && e.k < pr[e.to]!.k)) { d[e.to] = e.cost; pr[e.to] = { from: -1, li: e.li, k: e.k }; }
+      if (e.cost < d[e.to]! || (e.cost === d[e.to]! && e.k < pr[e.to]!.k)) {
+        d[e.to] = e.cost;
+        pr[e.to] = { from: -1, li: e.li, k: e.k };
+      }
     }
     dijkstra(M, d, pr, expand);
     const goal = 2 * v + 1;
@@ -150,18 +191,24 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
 
 /** Dijkstra from the seeded distances (ties: smaller node first; equal cost keeps the first parent found). */
 function dijkstra(
-  n: number, dist: Float64Array, prev: ({ from: number; li: number; k: number } | null)[],
+  n: number,
+  dist: Float64Array,
+  prev: ({ from: number; li: number; k: number } | null)[],
   next: (v: number) => readonly { to: number; cost: number; li: number; k: number }[],
 ): void {
   const done = new Uint8Array(n);
   for (;;) {
     let v = -1;
-    for (let u = 0; u < n; u++) if (done[u] === 0 && Number.isFinite(dist[u]!) && (v === -1 || dist[u]! < dist[v]!)) v = u;
+    for (let u = 0; u < n; u++)
+      if (done[u] === 0 && Number.isFinite(dist[u]!) && (v === -1 || dist[u]! < dist[v]!)) v = u;
     if (v === -1) return;
     done[v] = 1;
     for (const e of next(v)) {
       const c = dist[v]! + e.cost;
-      if (c < dist[e.to]!) { dist[e.to] = c; prev[e.to] = { from: v, li: e.li, k: e.k }; }
+      if (c < dist[e.to]!) {
+        dist[e.to] = c;
+        prev[e.to] = { from: v, li: e.li, k: e.k };
+      }
     }
   }
 }
@@ -169,7 +216,9 @@ function dijkstra(
 /** Goal letters of a lasso: blocks entering a region (not staying in the one before, the cycle wrapping around). */
 export function goalCount(prefix: readonly LabelBlock[], cycle: readonly LabelBlock[]): number {
   let n = 0;
-  prefix.forEach((b, i) => { if (b.region !== null && (i === 0 || prefix[i - 1]!.region !== b.region)) n++; });
+  prefix.forEach((b, i) => {
+    if (b.region !== null && (i === 0 || prefix[i - 1]!.region !== b.region)) n++;
+  });
   cycle.forEach((b, i) => {
     const before = i === 0 ? prefix[prefix.length - 1] : cycle[i - 1];
     if (b.region !== null && before?.region !== b.region) n++;
@@ -179,6 +228,7 @@ export function goalCount(prefix: readonly LabelBlock[], cycle: readonly LabelBl
 
 /** The label word a plan implies: each block's letter `repeat` times, the prefix then the cycle. */
 export function impliedWord(p: Extract<LabelLasso, { status: 'ok' }>): Lasso {
-  const expand = (bs: readonly LabelBlock[]): Letter[] => bs.flatMap((b) => Array.from({ length: b.repeat }, () => new Set(b.region === null ? [] : [b.region])));
+  const expand = (bs: readonly LabelBlock[]): Letter[] =>
+    bs.flatMap((b) => Array.from({ length: b.repeat }, () => new Set(b.region === null ? [] : [b.region])));
   return { prefix: expand(p.prefix), cycle: expand(p.cycle) };
 }

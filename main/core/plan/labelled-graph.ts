@@ -18,7 +18,8 @@ export function labelledGraph(value: unknown, file: string): SemanticGraph {
   const index = new Map<string, number>();
   j.nodes.forEach((n, i) => {
     const prev = index.get(n.id);
-    if (prev !== undefined) throw new InputError(file, `$.nodes[${i}].id`, `duplicate node id "${n.id}" (also $.nodes[${prev}])`);
+    if (prev !== undefined)
+      throw new InputError(file, `$.nodes[${i}].id`, `duplicate node id "${n.id}" (also $.nodes[${prev}])`);
     index.set(n.id, i);
   });
   const edges = (j.edges ?? []).map((e, i) => {
@@ -40,9 +41,15 @@ export function labelledGraph(value: unknown, file: string): SemanticGraph {
     }
   });
   return {
-    ids: j.nodes.map((x) => x.id), kinds: j.nodes.map(() => 'labelled' as const), positions,
+    ids: j.nodes.map((x) => x.id),
+    kinds: j.nodes.map(() => 'labelled' as const),
+    positions,
     ...buildRows(n, edges, directed),
-    labels: j.nodes.map((x) => [...(x.labels ?? [])]), soft: new Map(), start,
-    stay: true, directed, disjoint: false,
+    labels: j.nodes.map((x) => [...(x.labels ?? [])]),
+    soft: new Map(),
+    start,
+    stay: true,
+    directed,
+    disjoint: false,
   };
 }

@@ -56,7 +56,11 @@ export interface PlanOptions {
   readonly resume?: readonly number[];
 }
 
-export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = { k: PLAN_DEFAULTS.k, lambda: PLAN_DEFAULTS.lambda, tauSoft: PLAN_DEFAULTS.tauSoft };
+export const DEFAULT_PLAN: Omit<PlanOptions, 'method'> = {
+  k: PLAN_DEFAULTS.k,
+  lambda: PLAN_DEFAULTS.lambda,
+  tauSoft: PLAN_DEFAULTS.tauSoft,
+};
 
 export interface PlanStep {
   readonly node: number;
@@ -65,7 +69,10 @@ export interface PlanStep {
   /** Original state the transition left, and the guard term it used. */
   readonly from: number;
   readonly term: Term;
-  /** A letter satisfying the term: the node's label set (exact nodes) or its witnessed propositions (none, for clusters). */
+  /**
+   * A letter satisfying the term: the node's label set (exact nodes) or its witnessed propositions (none, for
+   * clusters).
+   */
   readonly letter: readonly string[];
   /** Edge weight paid to reach this step (0 for the start, a stay or a dwell). */
   readonly cost: number;
@@ -83,7 +90,12 @@ export interface Plan {
    * The lasso as the search cut it (at an accepting state) and how many steps rotateLasso moved its
    * cycle back on the same path; steps 0 when it was already cut where its cycle begins.
    */
-  readonly rotation: { readonly steps: number; readonly searchPrefix: number; readonly searchObjective: number; readonly pathSteps: number };
+  readonly rotation: {
+    readonly steps: number;
+    readonly searchPrefix: number;
+    readonly searchObjective: number;
+    readonly pathSteps: number;
+  };
   /**
    * The driven path cut where its cycle begins (cutPath): the node sequence's prefix is steps
    * 0 .. pathPrefix − 1 and its cycle the rest, ending at the prefix's last node. It is the product
@@ -122,10 +134,18 @@ export function unavailablePropositions(g: SemanticGraph, a: BuchiAutomaton): st
   return a.aps.filter((x) => !seen.has(x));
 }
 
-export function planContext(g: SemanticGraph, a: BuchiAutomaton, tauSoft: number, resume?: readonly number[]): PlanContext {
+export function planContext(
+  g: SemanticGraph,
+  a: BuchiAutomaton,
+  tauSoft: number,
+  resume?: readonly number[],
+): PlanContext {
   const unavailable = unavailablePropositions(g, a);
   const work = prepareAutomaton(a, {
-    disjoint: g.disjoint, unavailable: new Set(unavailable), startLetter: g.labels[g.start]!, ...(resume ? { resume } : {}),
+    disjoint: g.disjoint,
+    unavailable: new Set(unavailable),
+    startLetter: g.labels[g.start]!,
+    ...(resume ? { resume } : {}),
   });
   return { graph: g, automaton: a, work, product: buildProduct(g, work, tauSoft), unavailable };
 }
@@ -135,7 +155,9 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   if (!(o.k >= 1)) throw new RangeError(`K must be at least 1, got ${o.k}`);
   const size = g.ids.length * a.states.length;
   if (size > MAX_PRODUCT_STATES) {
-    throw new PlanBudgetError(`the product has up to ${g.ids.length} nodes × ${a.states.length} automaton states = ${size} states, over the planner's budget of ${MAX_PRODUCT_STATES}`);
+    throw new PlanBudgetError(
+      `the product has up to ${g.ids.length} nodes × ${a.states.length} automaton states = ${size} states, over the planner's budget of ${MAX_PRODUCT_STATES}`,
+    );
   }
   // Weights whose sums overflow would read as "unreachable": refuse them with that cause instead.
   checkCostRange(g, a.states.length);
@@ -143,21 +165,38 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   if (s.best === null) {
     const reason = diagnose(s.ctx, s.outcome);
     const enters = s.outcome === null ? [] : forbiddenEntries(g, a, o);
-    return { status: 'infeasible', method: o.method, reason: enters.length === 0 ? reason : withEntries(reason, enters), stats: s.stats };
+    return {
+      status: 'infeasible',
+      method: o.method,
+      reason: enters.length === 0 ? reason : withEntries(reason, enters),
+      stats: s.stats,
+    };
   }
   const r = rotateLasso(s.ctx, s.best);
   return assemble(s.ctx, o, r.lasso, s.stats, r.rotated, s.best.prefix.cost);
 }
 
-/** The search alone: the best candidate (null: none), and what the diagnosis reads (null: the working automaton is empty). */
-function search(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): { ctx: PlanContext; best: Candidate | null; outcome: SearchOutcome | null; stats: SearchStats } {
+/**
+ * The search alone: the best candidate (null: none), and what the diagnosis reads (null: the working automaton is
+ * empty).
+ */
+function search(
+  g: SemanticGraph,
+  a: BuchiAutomaton,
+  o: PlanOptions,
+): { ctx: PlanContext; best: Candidate | null; outcome: SearchOutcome | null; stats: SearchStats } {
   const ctx = planContext(g, a, o.tauSoft, o.resume);
   const stats: SearchStats = { expandedPrefix: 0, expandedSuffix: 0, endpoints: 0, withSuffix: 0 };
   if (ctx.work.empty) return { ctx, best: null, outcome: null, stats };
   const start = ctx.work.init.map((i) => g.start * ctx.product.nq + i.state);
   if (o.method === 'sagas') {
     const heuristic = o.heuristic === 'chain' ? buildChainHeuristic(ctx.product) : buildHeuristic(ctx.product);
-    const result = searchPlan(ctx.product, start, { k: o.k, lambda: o.lambda, heuristic, ...(o.check ? { check: o.check } : {}) });
+    const result = searchPlan(ctx.product, start, {
+      k: o.k,
+      lambda: o.lambda,
+      heuristic,
+      ...(o.check ? { check: o.check } : {}),
+    });
     Object.assign(stats, result.stats);
     return { ctx, best: result.best, outcome: result, stats };
   }
@@ -166,7 +205,9 @@ function search(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): { ctx: Pla
   return { ctx, best: r.best, outcome: r, stats };
 }
 
-/** Whether node v may carry proposition x: an exact label, or a cluster's soft label at or above τ_soft (or unknown). */
+/**
+ * Whether node v may carry proposition x: an exact label, or a cluster's soft label at or above τ_soft (or unknown).
+ */
 function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
   if (g.kinds[v] !== 'cluster') return g.labels[v]!.includes(x);
   const p = g.soft.get(x)?.[v];
@@ -194,16 +235,22 @@ function forbiddenEntries(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): 
     const path = [...s.best.prefix.states, ...s.best.suffix.states].map((z) => (z - (z % nq)) / nq);
     const v = path.find((u) => on[u]);
     if (v === undefined) continue;
-    const px = g.positions[2 * v]!, py = g.positions[2 * v + 1]!;
+    const px = g.positions[2 * v]!,
+      py = g.positions[2 * v + 1]!;
     out.push({ region: x, node: g.ids[v]!, at: Number.isFinite(px) && Number.isFinite(py) ? [px, py] : null });
   }
   return out;
 }
 
-const place = (e: RegionInTheWay): string => `"${e.region}" at ${e.at === null ? '' : `(${+e.at[0].toFixed(3)}, ${+e.at[1].toFixed(3)}), `}node ${e.node}`;
+const place = (e: RegionInTheWay): string =>
+  `"${e.region}" at ${e.at === null ? '' : `(${+e.at[0].toFixed(3)}, ${+e.at[1].toFixed(3)}), `}node ${e.node}`;
 
 function withEntries(r: InfeasibleReason, enters: readonly RegionInTheWay[]): InfeasibleReason {
-  return { ...r, enters, message: `${r.message}; every plan would have to enter ${enters.map(place).join(', or ')}, where the specification forbids it` };
+  return {
+    ...r,
+    enters,
+    message: `${r.message}; every plan would have to enter ${enters.map(place).join(', or ')}, where the specification forbids it`,
+  };
 }
 
 /**
@@ -215,9 +262,12 @@ function withEntries(r: InfeasibleReason, enters: readonly RegionInTheWay[]): In
 export function rotateLasso(ctx: PlanContext, c: Candidate): { lasso: Candidate; rotated: number } {
   if (c.dwell) return { lasso: c, rotated: 0 };
   const p = ctx.product;
-  const pre = [...c.prefix.states], preT = [...c.prefix.transitions];
-  let suf = [...c.suffix.states], sufT = [...c.suffix.transitions];
-  let preCost = c.prefix.cost, rotated = 0;
+  const pre = [...c.prefix.states],
+    preT = [...c.prefix.transitions];
+  let suf = [...c.suffix.states],
+    sufT = [...c.suffix.transitions];
+  let preCost = c.prefix.cost,
+    rotated = 0;
   const node = (z: number): number => (z - (z % p.nq)) / p.nq;
   while (pre.length >= 2 && suf.length >= 2 && pre[pre.length - 2] === suf[suf.length - 2]) {
     const end = pre.pop()!;
@@ -232,12 +282,24 @@ export function rotateLasso(ctx: PlanContext, c: Candidate): { lasso: Candidate;
   if (rotated === 0) return { lasso: c, rotated: 0 };
   preCost = Math.max(0, preCost);
   return {
-    lasso: { prefix: { states: pre, transitions: preT, cost: preCost }, suffix: { states: suf, transitions: sufT, cost: c.suffix.cost }, dwell: false, objective: c.objective },
+    lasso: {
+      prefix: { states: pre, transitions: preT, cost: preCost },
+      suffix: { states: suf, transitions: sufT, cost: c.suffix.cost },
+      dwell: false,
+      objective: c.objective,
+    },
     rotated,
   };
 }
 
-function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchStats, rotated: number, searchPrefix: number): Plan {
+function assemble(
+  ctx: PlanContext,
+  o: PlanOptions,
+  c: Candidate,
+  stats: SearchStats,
+  rotated: number,
+  searchPrefix: number,
+): Plan {
   const p = ctx.product;
   const w = ctx.work;
   const g = ctx.graph;
@@ -270,13 +332,35 @@ function assemble(ctx: PlanContext, o: PlanOptions, c: Candidate, stats: SearchS
     throw new Error(`plan certificate rejected: ${certificate.checked.errors.join('; ')}`);
   }
   const suffixCost = c.suffix.cost;
-  const path = cutPath(steps.map((x) => x.node), prefixLength, c.dwell, c.prefix.cost, (u, v) => edgeCost(g, u, v));
-  const cost = { prefix: path.prefix, suffix: suffixCost, objective: o.lambda * path.prefix + (1 - o.lambda) * suffixCost };
+  const path = cutPath(
+    steps.map((x) => x.node),
+    prefixLength,
+    c.dwell,
+    c.prefix.cost,
+    (u, v) => edgeCost(g, u, v),
+  );
+  const cost = {
+    prefix: path.prefix,
+    suffix: suffixCost,
+    objective: o.lambda * path.prefix + (1 - o.lambda) * suffixCost,
+  };
   checkPlanCost(cost);
   return {
-    status: 'ok', method: o.method, steps, prefixLength, pathPrefix: path.prefixLength, dwell: c.dwell, cost,
-    rotation: { steps: rotated, searchPrefix: searchPrefix, searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost, pathSteps: prefixLength - path.prefixLength },
-    stats, certificate,
+    status: 'ok',
+    method: o.method,
+    steps,
+    prefixLength,
+    pathPrefix: path.prefixLength,
+    dwell: c.dwell,
+    cost,
+    rotation: {
+      steps: rotated,
+      searchPrefix: searchPrefix,
+      searchObjective: o.lambda * searchPrefix + (1 - o.lambda) * suffixCost,
+      pathSteps: prefixLength - path.prefixLength,
+    },
+    stats,
+    certificate,
   };
 }
 
@@ -296,13 +380,25 @@ export function drivenSteps(r: Plan): { prefix: readonly PlanStep[]; cycle: read
  * whatever the automaton's states there. The cycle's cost stays; the prefix's can only drop. A
  * dwell is its own cut.
  */
-export function cutPath(nodes: readonly number[], prefixLength: number, dwell: boolean, prefixCost: number, cost: (u: number, v: number) => number): { prefixLength: number; prefix: number } {
+export function cutPath(
+  nodes: readonly number[],
+  prefixLength: number,
+  dwell: boolean,
+  prefixCost: number,
+  cost: (u: number, v: number) => number,
+): { prefixLength: number; prefix: number } {
   if (dwell) return { prefixLength, prefix: prefixCost };
   const cycle = nodes.slice(prefixLength);
-  let p = prefixLength, prefix = prefixCost;
+  let p = prefixLength,
+    prefix = prefixCost;
   // The cycle read backwards from its last-but-one node, one step further per cut.
-  while (p >= 2 && cycle.length >= 2 && nodes[p - 2] === cycle[(((cycle.length - 2 - (prefixLength - p)) % cycle.length) + cycle.length) % cycle.length]) {
-    const u = nodes[p - 2]!, v = nodes[p - 1]!;
+  while (
+    p >= 2 &&
+    cycle.length >= 2 &&
+    nodes[p - 2] === cycle[(((cycle.length - 2 - (prefixLength - p)) % cycle.length) + cycle.length) % cycle.length]
+  ) {
+    const u = nodes[p - 2]!,
+      v = nodes[p - 1]!;
     prefix -= u === v ? 0 : cost(u, v);
     p--;
   }
@@ -314,4 +410,3 @@ function edgeCost(g: SemanticGraph, u: number, v: number): number {
   if (w === undefined) throw new Error(`internal: no edge ${g.ids[u]} → ${g.ids[v]} on a planned path`);
   return w;
 }
-

@@ -34,7 +34,10 @@ export interface WorkingAutomaton {
   readonly accepting: Uint8Array;
   /** Outgoing transitions per working state (only towards working states). */
   readonly out: readonly (readonly Transition[])[];
-  /** Q_init with, for each state, the original initial state and term that read the start letter into it (from −1 when resuming). */
+  /**
+   * Q_init with, for each state, the original initial state and term that read the start letter into it (from −1 when
+   * resuming).
+   */
   readonly init: readonly { readonly state: number; readonly from: number; readonly term: Term }[];
   readonly dropped: readonly DroppedTerm[];
   /** Q_init is empty: the start letter already violates the formula. */
@@ -69,10 +72,11 @@ export function maskOf(aps: readonly string[], names: Iterable<string>): number 
   return m;
 }
 
-
 export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAutomaton {
   if (a.aps.length > MAX_PLAN_PROPOSITIONS) {
-    throw new RangeError(`the formula has ${a.aps.length} propositions; the planner handles at most ${MAX_PLAN_PROPOSITIONS}`);
+    throw new RangeError(
+      `the formula has ${a.aps.length} propositions; the planner handles at most ${MAX_PLAN_PROPOSITIONS}`,
+    );
   }
   const n = a.states.length;
   const { usable, dropped } = classifyTerms(a, { disjoint: o.disjoint, unavailable: o.unavailable });
@@ -81,26 +85,35 @@ export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAuto
   const initMap = new Map<number, { from: number; term: Term }>();
   if (o.resume !== undefined) {
     for (const q of o.resume) {
-      if (!Number.isInteger(q) || q < 0 || q >= n) throw new RangeError(`resume state ${q} is not a state of the automaton (0..${n - 1})`);
+      if (!Number.isInteger(q) || q < 0 || q >= n)
+        throw new RangeError(`resume state ${q} is not a state of the automaton (0..${n - 1})`);
       initMap.set(q, { from: -1, term: { pos: 0n, neg: 0n } });
     }
   } else {
     for (const e of a.edges) {
       if (!a.initial.includes(e.from)) continue;
-      for (const t of e.guard) if (termHolds(t, start) && !initMap.has(e.to)) initMap.set(e.to, { from: e.from, term: t });
+      for (const t of e.guard)
+        if (termHolds(t, start) && !initMap.has(e.to)) initMap.set(e.to, { from: e.from, term: t });
     }
   }
   const succ: number[][] = a.states.map(() => []);
   for (const u of usable) succ[u.from]!.push(u.to);
   const reach = reachable(n, initMap.keys(), (q) => succ[q]!);
-  const live = canReachGoodCycle(n, (q) => (reach[q] === 1 ? succ[q]! : []), (q) => reach[q] === 1 && a.states[q]!.accepting);
+  const live = canReachGoodCycle(
+    n,
+    (q) => (reach[q] === 1 ? succ[q]! : []),
+    (q) => reach[q] === 1 && a.states[q]!.accepting,
+  );
   const keep: number[] = [];
   for (let q = 0; q < n; q++) if (reach[q] === 1 && live[q] === 1) keep.push(q);
   const index = new Int32Array(n).fill(-1);
-  keep.forEach((q, i) => { index[q] = i; });
+  keep.forEach((q, i) => {
+    index[q] = i;
+  });
   const out: Transition[][] = keep.map(() => []);
   for (const u of usable) {
-    const f = index[u.from]!, t = index[u.to]!;
+    const f = index[u.from]!,
+      t = index[u.to]!;
     if (f >= 0 && t >= 0) out[f]!.push({ to: t, ...toMask(u.term), term: u.term });
   }
   // Accepting targets must lie on a cycle of the working automaton (B.4: targets that cannot take part
@@ -114,8 +127,15 @@ export function prepareAutomaton(a: BuchiAutomaton, o: PrepOptions): WorkingAuto
     .sort((x, y) => x[0] - y[0])
     .map(([q, v]) => ({ state: index[q]!, from: v.from, term: v.term }));
   return {
-    original: a, aps: a.aps, nq: keep.length, origin: Int32Array.from(keep),
+    original: a,
+    aps: a.aps,
+    nq: keep.length,
+    origin: Int32Array.from(keep),
     accepting: Uint8Array.from(keep, (q, i) => (a.states[q]!.accepting && onCycle(i) ? 1 : 0)),
-    out, init, dropped, startRejected: initMap.size === 0, empty: init.length === 0,
+    out,
+    init,
+    dropped,
+    startRejected: initMap.size === 0,
+    empty: init.length === 0,
   };
 }

@@ -48,7 +48,9 @@ export function buildProduct(g: SemanticGraph, w: WorkingAutomaton, tauSoft: num
   const tStart = new Int32Array(nq + 1);
   for (let q = 0; q < nq; q++) tStart[q + 1] = tStart[q]! + w.out[q]!.length;
   const m = tStart[nq]!;
-  const tTo = new Int32Array(m), tPos = new Int32Array(m), tNeg = new Int32Array(m);
+  const tTo = new Int32Array(m),
+    tPos = new Int32Array(m),
+    tNeg = new Int32Array(m);
   for (let q = 0; q < nq; q++) {
     w.out[q]!.forEach((t, k) => {
       const i = tStart[q]! + k;
@@ -69,14 +71,16 @@ export function forEachSuccessor(p: Product, z: number, visit: (z2: number, cost
   const nq = p.nq;
   const q = z % nq;
   const v = (z - q) / nq;
-  const t0 = p.tStart[q]!, t1 = p.tStart[q + 1]!;
+  const t0 = p.tStart[q]!,
+    t1 = p.tStart[q + 1]!;
   if (p.stay) {
     for (let t = t0; t < t1; t++) if (enabled(p, t, v)) visit(v * nq + p.tTo[t]!, 0, t);
   }
   const g = p.g;
   for (let e = g.outStart[v]!; e < g.outStart[v + 1]!; e++) {
     const v2 = g.outTo[e]!;
-    const has = p.has[v2]!, risk = p.risk[v2]!;
+    const has = p.has[v2]!,
+      risk = p.risk[v2]!;
     for (let t = t0; t < t1; t++) {
       if ((p.tPos[t]! & ~has) === 0 && (p.tNeg[t]! & risk) === 0) visit(v2 * nq + p.tTo[t]!, g.outW[e]!, t);
     }

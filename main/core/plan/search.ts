@@ -55,7 +55,11 @@ export interface SearchOptions {
 }
 
 /** The path to `end` read back along predecessors until `stop` holds. */
-function trace(sp: ShortestPaths, end: number, stop: (z: number) => boolean): { states: number[]; transitions: number[] } {
+function trace(
+  sp: ShortestPaths,
+  end: number,
+  stop: (z: number) => boolean,
+): { states: number[]; transitions: number[] } {
   const states: number[] = [];
   const transitions: number[] = [];
   let z = end;
@@ -104,7 +108,12 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
         stats.withSuffix++;
         const objective = lambda * g + (1 - lambda) * suf.path.cost;
         if (best === null || objective < best.objective) {
-          best = { prefix: { ...trace(prefix, z, (x) => prefix.predecessor(x) === -1), cost: g }, suffix: suf.path, dwell: suf.dwell, objective };
+          best = {
+            prefix: { ...trace(prefix, z, (x) => prefix.predecessor(x) === -1), cost: g },
+            suffix: suf.path,
+            dwell: suf.dwell,
+            objective,
+          };
         }
       }
       return endpoints.length >= o.k ? STOP : EXPAND;
@@ -124,7 +133,15 @@ export function searchPlan(p: Product, start: readonly number[], o: SearchOption
  * Dijkstra's would be, with far fewer product states expanded.
  */
 function suffixFor(
-  p: Product, space: () => ShortestPaths, successors: Successors, z: number, bound: number, stats: SearchStats, back: Reverse, heur: Heuristic | null, check?: () => void,
+  p: Product,
+  space: () => ShortestPaths,
+  successors: Successors,
+  z: number,
+  bound: number,
+  stats: SearchStats,
+  back: Reverse,
+  heur: Heuristic | null,
+  check?: () => void,
 ): { path: ProductPath; dwell: boolean } | null {
   const t = dwellTransition(p, z);
   if (t >= 0) return { path: { states: [z], transitions: [t], cost: 0 }, dwell: true };
@@ -173,7 +190,10 @@ function returnGuide(p: Product, qf: number, toU: Float64Array, heur: Heuristic)
  */
 class Reverse {
   private readonly cache = new Map<number, Float64Array>();
-  constructor(private readonly p: Product, private graph: ReverseGraph | null) {}
+  constructor(
+    private readonly p: Product,
+    private graph: ReverseGraph | null,
+  ) {}
   distancesTo(u: number): Float64Array {
     let d = this.cache.get(u);
     if (d === undefined) {

@@ -39,7 +39,11 @@ export interface EdgeInput {
 }
 
 /** Compressed out-edge rows; undirected edges are stored both ways. Parallel edges keep the cheapest. */
-export function buildRows(n: number, edges: readonly EdgeInput[], directed: boolean): { outStart: Int32Array; outTo: Int32Array; outW: Float64Array } {
+export function buildRows(
+  n: number,
+  edges: readonly EdgeInput[],
+  directed: boolean,
+): { outStart: Int32Array; outTo: Int32Array; outW: Float64Array } {
   const best = new Map<number, number>();
   const put = (a: number, b: number, w: number): void => {
     const key = a * n + b;

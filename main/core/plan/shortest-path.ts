@@ -74,7 +74,9 @@ export const CHECK_EVERY = 4096;
 
 const noSuccessors: Successors = () => undefined;
 
-/** Reusable arrays and queue for repeated shortest-path searches over one node space (0 … size−1; it grows on demand). */
+/**
+ * Reusable arrays and queue for repeated shortest-path searches over one node space (0 … size−1; it grows on demand).
+ */
 export class ShortestPaths {
   /**
    * The space whose search is running. A search started from inside another's callback (the
@@ -193,7 +195,12 @@ export class ShortestPaths {
   private loop(): number {
     const heap = this.heap;
     // The callbacks are fixed for the run (a reentrant start() on the same space is not supported).
-    const expand = this.successors, rows = this.rows, decide = this.onPop, cancel = this.check, settled = this.closed, visit = ShortestPaths.visit;
+    const expand = this.successors,
+      rows = this.rows,
+      decide = this.onPop,
+      cancel = this.check,
+      settled = this.closed,
+      visit = ShortestPaths.visit;
     let expanded = 0;
     while (heap.size > 0) {
       const f = heap.peekKey();
@@ -225,11 +232,16 @@ export class ShortestPaths {
   /** relax() over u's edges in compressed rows, with the search's state in locals. */
   private relaxRows(u: number, g: number, rows: EdgeRows): void {
     const { start, to, weight } = rows;
-    const heap = this.heap, h = this.heuristic, bound = this.bound, epoch = this.epoch, open = this.open;
+    const heap = this.heap,
+      h = this.heuristic,
+      bound = this.bound,
+      epoch = this.epoch,
+      open = this.open;
     for (let e = start[u]!; e < start[u + 1]!; e++) {
       const v = to[e]!;
       if (v >= this.stamp.length) this.grow(v + 1);
-      const stamp = this.stamp, dist = this.dist;
+      const stamp = this.stamp,
+        dist = this.dist;
       const nd = g + weight[e]!;
       if (!(nd < (stamp[v]! >> 1 === epoch ? dist[v]! : Infinity))) continue;
       const f = h === null ? nd : nd + h(v);
@@ -286,7 +298,10 @@ export class ShortestPaths {
   /** The first n costs as a fresh array (Infinity where unreached), for callers that keep the result. */
   distances(n: number): Float64Array {
     const out = new Float64Array(n);
-    const stamp = this.stamp, dist = this.dist, epoch = this.epoch, m = Math.min(n, stamp.length);
+    const stamp = this.stamp,
+      dist = this.dist,
+      epoch = this.epoch,
+      m = Math.min(n, stamp.length);
     for (let v = 0; v < m; v++) out[v] = stamp[v]! >> 1 === epoch ? dist[v]! : Infinity;
     out.fill(Infinity, m);
     return out;
@@ -294,7 +309,10 @@ export class ShortestPaths {
 
   private grow(min: number): void {
     const n = Math.max(min, 2 * this.stamp.length);
-    const dist = new Float64Array(n), pred = new Int32Array(n), predTag = new Int32Array(n), stamp = new Int32Array(n);
+    const dist = new Float64Array(n),
+      pred = new Int32Array(n),
+      predTag = new Int32Array(n),
+      stamp = new Int32Array(n);
     dist.set(this.dist);
     pred.set(this.pred);
     predTag.set(this.predTag);

@@ -21,11 +21,18 @@ export function createRng(seed: number): Rng {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = split(), b = split(), c = split(), d = split();
+  let a = split(),
+    b = split(),
+    c = split(),
+    d = split();
   const nextU32 = (): number => {
     const result = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
     const t = (b << 9) >>> 0;
-    c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
     d = rotl(d, 11);
     return result;
   };
@@ -44,7 +51,8 @@ export function createRng(seed: number): Rng {
     },
     getState: () => [a >>> 0, b >>> 0, c >>> 0, d >>> 0],
     setState: (st) => {
-      if (st.length !== 4 || st.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffffffff)) throw new RangeError('rng state must be four 32-bit unsigned integers');
+      if (st.length !== 4 || st.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffffffff))
+        throw new RangeError('rng state must be four 32-bit unsigned integers');
       [a, b, c, d] = st as [number, number, number, number];
     },
   };

@@ -27,22 +27,41 @@ import { WorldError } from './world.js';
 export type WorldFault =
   | { readonly at: 'step'; readonly n: number; readonly kind: 'stuck'; readonly steps?: number }
   | { readonly at: 'step'; readonly n: number; readonly kind: 'error'; readonly error: WorldErrorKind }
-  | { readonly at: 'skill'; readonly skill: string; readonly attempt: number; readonly kind: 'error'; readonly error: WorldErrorKind }
+  | {
+      readonly at: 'skill';
+      readonly skill: string;
+      readonly attempt: number;
+      readonly kind: 'error';
+      readonly error: WorldErrorKind;
+    }
   | { readonly at: 'skill'; readonly skill: string; readonly attempt: number; readonly kind: 'no-effect' };
 
-export const WORLD_ERROR_KINDS: readonly WorldErrorKind[] = ['timeout', 'cancelled', 'failed', 'invalid-input', 'closed', 'not-found', 'rejected', 'aborted', 'disconnected'];
+export const WORLD_ERROR_KINDS: readonly WorldErrorKind[] = [
+  'timeout',
+  'cancelled',
+  'failed',
+  'invalid-input',
+  'closed',
+  'not-found',
+  'rejected',
+  'aborted',
+  'disconnected',
+];
 
 /** What `--inject-fault` takes, for its help and its errors. */
-export const FAULT_SYNTAX = 'step:N:stuck[:STEPS], step:N:error:KIND, skill:NAME:ATTEMPT:no-effect or skill:NAME:ATTEMPT:error:KIND';
+export const FAULT_SYNTAX =
+  'step:N:stuck[:STEPS], step:N:error:KIND, skill:NAME:ATTEMPT:no-effect or skill:NAME:ATTEMPT:error:KIND';
 
-const positive = (s: string | undefined): number | null => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : null);
+const positive = (s: string | undefined): number | null =>
+  s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : null;
 
 /**
  * A fault from its text form (FAULT_SYNTAX), e.g. `step:40:stuck`, `skill:pick:1:error:timeout`;
  * anything else is an 'invalid-input' error naming `flag` and the value.
  */
 export function parseFault(text: string, flag = '--inject-fault'): WorldFault {
-  const bad = (why: string): WitnessError => new WitnessError('invalid-input', `${flag} '${text}': ${why} (the forms: ${FAULT_SYNTAX})`, { path: flag });
+  const bad = (why: string): WitnessError =>
+    new WitnessError('invalid-input', `${flag} '${text}': ${why} (the forms: ${FAULT_SYNTAX})`, { path: flag });
   const errorKind = (s: string | undefined): WorldErrorKind => {
     const k = WORLD_ERROR_KINDS.find((x) => x === s);
     if (k === undefined) throw bad(`the error kind must be one of ${WORLD_ERROR_KINDS.join(', ')}`);
@@ -67,7 +86,8 @@ export function parseFault(text: string, flag = '--inject-fault'): WorldFault {
     const attempt = positive(p[2]);
     if (attempt === null) throw bad('the attempt must be an integer ≥ 1');
     if (p[3] === 'no-effect' && p.length === 4) return { at: 'skill', skill, attempt, kind: 'no-effect' };
-    if (p[3] === 'error' && p.length === 5) return { at: 'skill', skill, attempt, kind: 'error', error: errorKind(p[4]) };
+    if (p[3] === 'error' && p.length === 5)
+      return { at: 'skill', skill, attempt, kind: 'error', error: errorKind(p[4]) };
     throw bad('a skill fault is no-effect or error');
   }
   throw bad('a fault is at a step or a skill');
@@ -75,15 +95,21 @@ export function parseFault(text: string, flag = '--inject-fault'): WorldFault {
 
 /** The text form of a fault (parseFault's inverse). */
 export function faultText(f: WorldFault): string {
-  if (f.at === 'step') return f.kind === 'stuck' ? `step:${f.n}:stuck${f.steps !== undefined ? `:${f.steps}` : ''}` : `step:${f.n}:error:${f.error}`;
-  return f.kind === 'no-effect' ? `skill:${f.skill}:${f.attempt}:no-effect` : `skill:${f.skill}:${f.attempt}:error:${f.error}`;
+  if (f.at === 'step')
+    return f.kind === 'stuck'
+      ? `step:${f.n}:stuck${f.steps !== undefined ? `:${f.steps}` : ''}`
+      : `step:${f.n}:error:${f.error}`;
+  return f.kind === 'no-effect'
+    ? `skill:${f.skill}:${f.attempt}:no-effect`
+    : `skill:${f.skill}:${f.attempt}:error:${f.error}`;
 }
 
 /** The world with the faults injected; the world itself when there are none. */
 export function withFaults(world: World, faults: readonly WorldFault[]): World {
   if (faults.length === 0) return world;
   const id = world.spec.id;
-  const injected = (what: string, f: WorldFault & { kind: 'error' }): WorldError => new WorldError(f.error, id, `${what}: injected fault ${faultText(f)}`);
+  const injected = (what: string, f: WorldFault & { kind: 'error' }): WorldError =>
+    new WorldError(f.error, id, `${what}: injected fault ${faultText(f)}`);
   const stepFaults = faults.filter((f): f is Extract<WorldFault, { at: 'step' }> => f.at === 'step');
   const skillFaults = faults.filter((f): f is Extract<WorldFault, { at: 'skill' }> => f.at === 'skill');
   // Per episode: the steps taken, the attempts of each skill, the state a stuck robot holds, and the
@@ -103,50 +129,59 @@ export function withFaults(world: World, faults: readonly WorldFault[]): World {
   };
 
   const nav = world.navigation;
-  const navigation: Navigation | undefined = nav === undefined ? undefined : {
-    map: nav.map,
-    restObservation: nav.restObservation,
-    ...(nav.fallen !== undefined ? { fallen: nav.fallen.bind(nav) } : {}),
-    observe: async (o?: CallOptions) => (held !== null && last !== null ? last : shifted(await nav.observe(o))),
-    reset: async (o) => {
-      episode();
-      return (last = await nav.reset(o));
-    },
-    step: async (action, o) => {
-      const n = ++steps;
-      const f = stepFaults.find((x) => x.kind === 'error' ? x.n === n : n >= x.n && (x.steps === undefined || n < x.n + x.steps));
-      if (f?.kind === 'error') throw injected(`step ${n}`, f);
-      if (f?.kind === 'stuck') {
-        if (o?.signal?.aborted === true) throw new WorldError('cancelled', id, 'step cancelled before it started');
-        if (held === null) {
-          held = last ?? shifted(await nav.observe(o));
-          heldAt_s = stuck_s;
-        }
-        stuck_s += world.spec.control_dt_s;
-        return (last = { ...held, time_s: held.time_s + stuck_s - heldAt_s });
-      }
-      held = null;
-      return (last = shifted(await nav.step(action, o)));
-    },
-  };
+  const navigation: Navigation | undefined =
+    nav === undefined
+      ? undefined
+      : {
+          map: nav.map,
+          restObservation: nav.restObservation,
+          ...(nav.fallen !== undefined ? { fallen: nav.fallen.bind(nav) } : {}),
+          observe: async (o?: CallOptions) => (held !== null && last !== null ? last : shifted(await nav.observe(o))),
+          reset: async (o) => {
+            episode();
+            return (last = await nav.reset(o));
+          },
+          step: async (action, o) => {
+            const n = ++steps;
+            const f = stepFaults.find((x) =>
+              x.kind === 'error' ? x.n === n : n >= x.n && (x.steps === undefined || n < x.n + x.steps),
+            );
+            if (f?.kind === 'error') throw injected(`step ${n}`, f);
+            if (f?.kind === 'stuck') {
+              if (o?.signal?.aborted === true)
+                throw new WorldError('cancelled', id, 'step cancelled before it started');
+              if (held === null) {
+                held = last ?? shifted(await nav.observe(o));
+                heldAt_s = stuck_s;
+              }
+              stuck_s += world.spec.control_dt_s;
+              return (last = { ...held, time_s: held.time_s + stuck_s - heldAt_s });
+            }
+            held = null;
+            return (last = shifted(await nav.step(action, o)));
+          },
+        };
 
   const tools = world.tools;
-  const toolsOut: Tools | undefined = tools === undefined ? undefined : {
-    vocabulary: () => tools.vocabulary(),
-    observe: () => tools.observe(),
-    reset: async (o) => {
-      episode();
-      return await tools.reset(o);
-    },
-    execute: async (skill, args, o) => {
-      const a = (attempts.get(skill) ?? 0) + 1;
-      attempts.set(skill, a);
-      const f = skillFaults.find((x) => x.skill === skill && x.attempt === a);
-      if (f?.kind === 'error') throw injected(`skill ${skill} (attempt ${a})`, f);
-      if (f?.kind === 'no-effect') return { status: 'ok' };
-      return await tools.execute(skill, args, o);
-    },
-  };
+  const toolsOut: Tools | undefined =
+    tools === undefined
+      ? undefined
+      : {
+          vocabulary: () => tools.vocabulary(),
+          observe: () => tools.observe(),
+          reset: async (o) => {
+            episode();
+            return await tools.reset(o);
+          },
+          execute: async (skill, args, o) => {
+            const a = (attempts.get(skill) ?? 0) + 1;
+            attempts.set(skill, a);
+            const f = skillFaults.find((x) => x.skill === skill && x.attempt === a);
+            if (f?.kind === 'error') throw injected(`skill ${skill} (attempt ${a})`, f);
+            if (f?.kind === 'no-effect') return { status: 'ok' };
+            return await tools.execute(skill, args, o);
+          },
+        };
 
   return {
     spec: world.spec,

@@ -22,7 +22,11 @@ export interface MazeLayout {
 
 export class LayoutError extends WitnessError {
   override readonly name = 'LayoutError';
-  constructor(readonly where: string, readonly field: string, detail: string) {
+  constructor(
+    readonly where: string,
+    readonly field: string,
+    detail: string,
+  ) {
     super('invalid-input', `${where}: ${field}: ${detail}`, { file: where, path: field });
   }
 }
@@ -32,22 +36,44 @@ const M = (rows: string[]): number[][] => rows.map((r) => [...r].map((c) => (c =
 /** OGBench's medium (8×8), large (9×12) and giant (12×16) point mazes. */
 export const MAZES: Readonly<Record<'medium' | 'large' | 'giant', MazeLayout>> = {
   medium: {
-    id: 'medium', unit_m: 4, offset_m: 4,
+    id: 'medium',
+    unit_m: 4,
+    offset_m: 4,
     grid: M(['########', '#..##..#', '#..#...#', '##...###', '#..#...#', '#.#..#.#', '#...#..#', '########']),
   },
   large: {
-    id: 'large', unit_m: 4, offset_m: 4,
+    id: 'large',
+    unit_m: 4,
+    offset_m: 4,
     grid: M([
-      '############', '#....#.....#', '#.##.#.#.#.#', '#......#...#', '#.####.###.#', '#..#.#.....#',
-      '##.#.#.#.###', '#..#...#...#', '############',
+      '############',
+      '#....#.....#',
+      '#.##.#.#.#.#',
+      '#......#...#',
+      '#.####.###.#',
+      '#..#.#.....#',
+      '##.#.#.#.###',
+      '#..#...#...#',
+      '############',
     ]),
   },
   giant: {
-    id: 'giant', unit_m: 4, offset_m: 4,
+    id: 'giant',
+    unit_m: 4,
+    offset_m: 4,
     grid: M([
-      '################', '#.#......##....#', '#.#.##.#.#..##.#', '#...#..#...#...#', '#.###.######.#.#',
-      '#...#...#....#.#', '###.#.#..#.#.###', '#...#..#...#...#', '#.#.#.######.#.#', '#.###...#...##.#',
-      '#.....#...#....#', '################',
+      '################',
+      '#.#......##....#',
+      '#.#.##.#.#..##.#',
+      '#...#..#...#...#',
+      '#.###.######.#.#',
+      '#...#...#....#.#',
+      '###.#.#..#.#.###',
+      '#...#..#...#...#',
+      '#.#.#.######.#.#',
+      '#.###...#...##.#',
+      '#.....#...#....#',
+      '################',
     ]),
   },
 };
@@ -66,18 +92,25 @@ export function validateLayout(layout: MazeLayout, where = layout.id): void {
   g.forEach((row: readonly number[], i: number) => {
     if (row.length !== cols) throw new LayoutError(where, `grid[${i}]`, `has ${row.length} cells, row 0 has ${cols}`);
     row.forEach((v: number, j: number) => {
-      if (v !== 0 && v !== 1) throw new LayoutError(where, `grid[${i}][${j}]`, `must be 0 (free) or 1 (wall), got ${String(v)}`);
+      if (v !== 0 && v !== 1)
+        throw new LayoutError(where, `grid[${i}][${j}]`, `must be 0 (free) or 1 (wall), got ${String(v)}`);
       const border = i === 0 || j === 0 || i === g.length - 1 || j === cols - 1;
       if (border && v !== 1) throw new LayoutError(where, `grid[${i}][${j}]`, 'border cells must be walls');
     });
   });
-  if (!(layout.unit_m > 0) || !Number.isFinite(layout.unit_m)) throw new LayoutError(where, 'unit_m', 'must be a positive number');
+  if (!(layout.unit_m > 0) || !Number.isFinite(layout.unit_m))
+    throw new LayoutError(where, 'unit_m', 'must be a positive number');
   if (!Number.isFinite(layout.offset_m)) throw new LayoutError(where, 'offset_m', 'must be a number');
   const free = freeCells(layout);
   if (free.length < 2) throw new LayoutError(where, 'grid', 'needs at least two free cells');
   const d = distancesFrom(layout, free[0]!);
   const cut = free.find((c) => d[c.i * cols + c.j] === -1);
-  if (cut) throw new LayoutError(where, `grid[${cut.i}][${cut.j}]`, `free cell not connected to cell (${free[0]!.i}, ${free[0]!.j})`);
+  if (cut)
+    throw new LayoutError(
+      where,
+      `grid[${cut.i}][${cut.j}]`,
+      `free cell not connected to cell (${free[0]!.i}, ${free[0]!.j})`,
+    );
 }
 
 export function isFree(layout: MazeLayout, i: number, j: number): boolean {
@@ -86,7 +119,11 @@ export function isFree(layout: MazeLayout, i: number, j: number): boolean {
 
 export function freeCells(layout: MazeLayout): Cell[] {
   const out: Cell[] = [];
-  layout.grid.forEach((row, i) => row.forEach((v, j) => { if (v === 0) out.push({ i, j }); }));
+  layout.grid.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v === 0) out.push({ i, j });
+    }),
+  );
   return out;
 }
 
@@ -103,20 +140,28 @@ export function cellAt(layout: MazeLayout, x: number, y: number): Cell | null {
   return { i, j };
 }
 
-const STEPS: readonly [number, number][] = [[1, 0], [-1, 0], [0, 1], [0, -1]];
+const STEPS: readonly [number, number][] = [
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+];
 
 /** BFS steps from one cell to every cell (−1: wall or unreachable), indexed i·cols + j. */
 export function distancesFrom(layout: MazeLayout, from: Cell): Int32Array {
-  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   const dist = new Int32Array(rows * cols).fill(-1);
   if (!isFree(layout, from.i, from.j)) return dist;
   const queue = [from.i * cols + from.j];
   dist[queue[0]!] = 0;
   for (let k = 0; k < queue.length; k++) {
     const v = queue[k]!;
-    const i = Math.floor(v / cols), j = v % cols;
+    const i = Math.floor(v / cols),
+      j = v % cols;
     for (const [di, dj] of STEPS) {
-      const ni = i + di, nj = j + dj;
+      const ni = i + di,
+        nj = j + dj;
       const w = ni * cols + nj;
       if (isFree(layout, ni, nj) && dist[w] === -1) {
         dist[w] = dist[v]! + 1;
@@ -135,7 +180,9 @@ export function geodesicMatrix(layout: MazeLayout): { cells: Cell[]; distance: I
   const distance = new Int32Array(n * n);
   cells.forEach((c, a) => {
     const d = distancesFrom(layout, c);
-    cells.forEach((e, b) => { distance[a * n + b] = d[e.i * cols + e.j]!; });
+    cells.forEach((e, b) => {
+      distance[a * n + b] = d[e.i * cols + e.j]!;
+    });
   });
   return { cells, distance };
 }
@@ -149,8 +196,9 @@ export function shortestPath(layout: MazeLayout, from: Cell, to: Cell): Cell[] |
   let cur = from;
   while (cur.i !== to.i || cur.j !== to.j) {
     const here = d[cur.i * cols + cur.j]!;
-    const next = STEPS.map(([di, dj]) => ({ i: cur.i + di, j: cur.j + dj }))
-      .find((c) => isFree(layout, c.i, c.j) && d[c.i * cols + c.j] === here - 1)!;
+    const next = STEPS.map(([di, dj]) => ({ i: cur.i + di, j: cur.j + dj })).find(
+      (c) => isFree(layout, c.i, c.j) && d[c.i * cols + c.j] === here - 1,
+    )!;
     path.push(next);
     cur = next;
   }
@@ -159,8 +207,15 @@ export function shortestPath(layout: MazeLayout, from: Cell, to: Cell): Cell[] |
 
 /** The rectangle a maze covers, walls included (pictures and scenes are drawn over it). */
 export function mazeBounds(layout: MazeLayout): WorldMap['bounds'] {
-  const u = layout.unit_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
-  return { minX: -layout.offset_m - u / 2, minY: -layout.offset_m - u / 2, maxX: cols * u - layout.offset_m - u / 2, maxY: rows * u - layout.offset_m - u / 2 };
+  const u = layout.unit_m,
+    rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
+  return {
+    minX: -layout.offset_m - u / 2,
+    minY: -layout.offset_m - u / 2,
+    maxX: cols * u - layout.offset_m - u / 2,
+    maxY: rows * u - layout.offset_m - u / 2,
+  };
 }
 
 /** A maze as a world map: starts must lie in a free cell; random starts are free cell centres. */
@@ -189,14 +244,19 @@ export function mazeMap(layout: MazeLayout, world: string): WorldMap & { readonl
  * cells from every wall reads as at least 1.5 cells clear.
  */
 export function mazeClearance(layout: MazeLayout): (x: number, y: number) => number {
-  const u = layout.unit_m, off = layout.offset_m, rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const u = layout.unit_m,
+    off = layout.offset_m,
+    rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   return (x, y) => {
-    const jc = Math.round((x + off) / u), ic = Math.round((y + off) / u);
+    const jc = Math.round((x + off) / u),
+      ic = Math.round((y + off) / u);
     let best = Infinity;
     for (let i = ic - 2; i <= ic + 2; i++) {
       for (let j = jc - 2; j <= jc + 2; j++) {
         if (i >= 0 && j >= 0 && i < rows && j < cols && layout.grid[i]![j] === 0) continue;
-        const dx = Math.max(Math.abs(x - (j * u - off)) - u / 2, 0), dy = Math.max(Math.abs(y - (i * u - off)) - u / 2, 0);
+        const dx = Math.max(Math.abs(x - (j * u - off)) - u / 2, 0),
+          dy = Math.max(Math.abs(y - (i * u - off)) - u / 2, 0);
         best = Math.min(best, Math.hypot(dx, dy));
       }
     }

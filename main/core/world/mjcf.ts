@@ -20,20 +20,30 @@ export interface PointMassParams {
 }
 
 export const DEFAULT_POINT_MASS: PointMassParams = {
-  timestep_s: 0.01, damping: 5, gear_N: 20, radius_m: 0.5, mass_kg: 1, wallHeight_m: 1,
+  timestep_s: 0.01,
+  damping: 5,
+  gear_N: 20,
+  radius_m: 0.5,
+  mass_kg: 1,
+  wallHeight_m: 1,
 };
 
 const f = (x: number): string => String(Math.round(x * 1e6) / 1e6);
 
 export function pointMazeMjcf(layout: MazeLayout, p: PointMassParams = DEFAULT_POINT_MASS): string {
   const half = layout.unit_m / 2;
-  const rows = layout.grid.length, cols = layout.grid[0]!.length;
+  const rows = layout.grid.length,
+    cols = layout.grid[0]!.length;
   const walls: string[] = [];
-  layout.grid.forEach((row, i) => row.forEach((v, j) => {
-    if (v !== 1) return;
-    const { x, y } = cellCenter(layout, { i, j });
-    walls.push(`    <geom name="wall_${i}_${j}" type="box" pos="${f(x)} ${f(y)} ${f(p.wallHeight_m / 2)}" size="${f(half)} ${f(half)} ${f(p.wallHeight_m / 2)}" material="wall"/>`);
-  }));
+  layout.grid.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v !== 1) return;
+      const { x, y } = cellCenter(layout, { i, j });
+      walls.push(
+        `    <geom name="wall_${i}_${j}" type="box" pos="${f(x)} ${f(y)} ${f(p.wallHeight_m / 2)}" size="${f(half)} ${f(half)} ${f(p.wallHeight_m / 2)}" material="wall"/>`,
+      );
+    }),
+  );
   const cx = ((cols - 1) * layout.unit_m) / 2 - layout.offset_m;
   const cy = ((rows - 1) * layout.unit_m) / 2 - layout.offset_m;
   return [

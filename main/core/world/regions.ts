@@ -8,8 +8,18 @@ import type { Rng } from '../random/rng.js';
 import { type MazeLayout, cellCenter, freeCells } from './maze.js';
 
 export type Region =
-  | { readonly name: string; readonly kind: 'disk'; readonly center: readonly [number, number]; readonly radius: number }
-  | { readonly name: string; readonly kind: 'box'; readonly min: readonly [number, number]; readonly max: readonly [number, number] };
+  | {
+      readonly name: string;
+      readonly kind: 'disk';
+      readonly center: readonly [number, number];
+      readonly radius: number;
+    }
+  | {
+      readonly name: string;
+      readonly kind: 'box';
+      readonly min: readonly [number, number];
+      readonly max: readonly [number, number];
+    };
 
 export interface RegionSet {
   readonly world?: string;
@@ -28,7 +38,8 @@ export function parseRegions(value: unknown, file: string): RegionSet {
   const regions = raw.regions.map((r, i): Region => {
     const at = `$.regions[${i}]`;
     const prev = seen.get(r.name);
-    if (prev !== undefined) throw new InputError(file, `${at}.name`, `duplicate region "${r.name}" (also $.regions[${prev}])`);
+    if (prev !== undefined)
+      throw new InputError(file, `${at}.name`, `duplicate region "${r.name}" (also $.regions[${prev}])`);
     seen.set(r.name, i);
     const need = (field: keyof RawRegion): void => {
       if (r[field] === undefined) throw new InputError(file, at, `a ${r.kind} needs "${field}"`);
@@ -37,12 +48,19 @@ export function parseRegions(value: unknown, file: string): RegionSet {
       if (r[field] !== undefined) throw new InputError(file, `${at}.${field}`, `a ${r.kind} has no "${field}"`);
     };
     if (r.kind === 'disk') {
-      need('center'); need('radius'); forbid('min'); forbid('max');
+      need('center');
+      need('radius');
+      forbid('min');
+      forbid('max');
       return { name: r.name, kind: 'disk', center: [r.center![0]!, r.center![1]!], radius: r.radius! };
     }
-    need('min'); need('max'); forbid('center'); forbid('radius');
+    need('min');
+    need('max');
+    forbid('center');
+    forbid('radius');
     for (const k of [0, 1] as const) {
-      if (!(r.min![k]! < r.max![k]!)) throw new InputError(file, `${at}.max[${k}]`, `must be greater than min[${k}] (${r.min![k]})`);
+      if (!(r.min![k]! < r.max![k]!))
+        throw new InputError(file, `${at}.max[${k}]`, `must be greater than min[${k}] (${r.min![k]})`);
     }
     return { name: r.name, kind: 'box', min: [r.min![0]!, r.min![1]!], max: [r.max![0]!, r.max![1]!] };
   });
@@ -51,7 +69,8 @@ export function parseRegions(value: unknown, file: string): RegionSet {
 
 export function inRegion(r: Region, x: number, y: number): boolean {
   if (r.kind === 'disk') {
-    const dx = x - r.center[0], dy = y - r.center[1];
+    const dx = x - r.center[0],
+      dy = y - r.center[1];
     return dx * dx + dy * dy <= r.radius * r.radius;
   }
   return x >= r.min[0] && x <= r.max[0] && y >= r.min[1] && y <= r.max[1];
@@ -78,7 +97,8 @@ function overlaps(a: Region, b: Region): boolean {
 
 /** No two regions share a point (closed sets), so at most one proposition holds anywhere. */
 export function pairwiseDisjoint(regions: readonly Region[]): boolean {
-  for (let i = 0; i < regions.length; i++) for (let j = i + 1; j < regions.length; j++) if (overlaps(regions[i]!, regions[j]!)) return false;
+  for (let i = 0; i < regions.length; i++)
+    for (let j = i + 1; j < regions.length; j++) if (overlaps(regions[i]!, regions[j]!)) return false;
   return true;
 }
 
@@ -89,9 +109,15 @@ export const TASK_REGION_RADIUS_M = 1.5;
  * Task regions as the SAGAS benchmark grounds them (Appendix E): one disk per name, centred in
  * distinct random free cells, hence pairwise disjoint when the radius is under half a cell.
  */
-export function sampleDiskRegions(layout: MazeLayout, names: readonly string[], rng: Rng, radius = TASK_REGION_RADIUS_M): Region[] {
+export function sampleDiskRegions(
+  layout: MazeLayout,
+  names: readonly string[],
+  rng: Rng,
+  radius = TASK_REGION_RADIUS_M,
+): Region[] {
   const cells = freeCells(layout);
-  if (names.length > cells.length) throw new RangeError(`${names.length} regions need as many free cells; ${layout.id} has ${cells.length}`);
+  if (names.length > cells.length)
+    throw new RangeError(`${names.length} regions need as many free cells; ${layout.id} has ${cells.length}`);
   return rng.sample(cells, names.length).map((c, i) => {
     const { x, y } = cellCenter(layout, c);
     return { name: names[i]!, kind: 'disk', center: [x, y], radius };

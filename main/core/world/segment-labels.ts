@@ -40,8 +40,11 @@ function boundaryHits(r: Region, ax: number, ay: number, dx: number, dy: number,
     return;
   }
   // |a + t·d − c|² = r²
-  const fx = ax - r.center[0], fy = ay - r.center[1];
-  const A = dx * dx + dy * dy, B = 2 * (fx * dx + fy * dy), C = fx * fx + fy * fy - r.radius * r.radius;
+  const fx = ax - r.center[0],
+    fy = ay - r.center[1];
+  const A = dx * dx + dy * dy,
+    B = 2 * (fx * dx + fy * dy),
+    C = fx * fx + fy * fy - r.radius * r.radius;
   if (A === 0) return;
   const disc = B * B - 4 * A * C;
   if (disc < 0) return;
@@ -52,23 +55,30 @@ function boundaryHits(r: Region, ax: number, ay: number, dx: number, dy: number,
 
 /** Whether the segment's bounding box meets the region's. */
 function near(r: Region, x0: number, y0: number, x1: number, y1: number): boolean {
-  const [rx0, ry0, rx1, ry1] = r.kind === 'disk'
-    ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
-    : [r.min[0], r.min[1], r.max[0], r.max[1]];
+  const [rx0, ry0, rx1, ry1] =
+    r.kind === 'disk'
+      ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
+      : [r.min[0], r.min[1], r.max[0], r.max[1]];
   return x0 <= rx1 && rx0 <= x1 && y0 <= ry1 && ry0 <= y1;
 }
 
-const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const same = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * The runs of label sets along the segment a → b (at least one; one exactly when the labels never
  * change). Only regions whose bounding box meets the segment's are examined.
  */
 export function segmentRuns(regions: readonly Region[], ax: number, ay: number, bx: number, by: number): LabelRun[] {
-  const dx = bx - ax, dy = by - ay;
-  const x0 = Math.min(ax, bx), x1 = Math.max(ax, bx), y0 = Math.min(ay, by), y1 = Math.max(ay, by);
+  const dx = bx - ax,
+    dy = by - ay;
+  const x0 = Math.min(ax, bx),
+    x1 = Math.max(ax, bx),
+    y0 = Math.min(ay, by),
+    y1 = Math.max(ay, by);
   const local = regions.filter((r) => near(r, x0, y0, x1, y1));
-  const at = (t: number): string[] => (t === 0 ? labelAt(local, ax, ay) : t === 1 ? labelAt(local, bx, by) : labelAt(local, ax + t * dx, ay + t * dy));
+  const at = (t: number): string[] =>
+    t === 0 ? labelAt(local, ax, ay) : t === 1 ? labelAt(local, bx, by) : labelAt(local, ax + t * dx, ay + t * dy);
   const first = at(0);
   if (local.length === 0) return [{ labels: first, t: 0, from: 0 }];
   const hits: number[] = [];
@@ -92,13 +102,21 @@ export function segmentRuns(regions: readonly Region[], ax: number, ay: number, 
   points.forEach((t, i) => {
     const labels = at(t);
     let last = groups[groups.length - 1];
-    if (last === undefined || !same(last.labels, labels)) groups.push(last = { labels, mids: [], cut: t, from: i % 2 === 1 ? points[i - 1]! : t });
+    if (last === undefined || !same(last.labels, labels))
+      groups.push((last = { labels, mids: [], cut: t, from: i % 2 === 1 ? points[i - 1]! : t }));
     if (i % 2 === 1) last.mids.push(t);
   });
   if (groups.length === 1) return [{ labels: first, t: 0, from: 0 }];
   return groups.map((g, i) => ({
     labels: g.labels,
-    t: i === 0 ? 0 : i === groups.length - 1 ? 1 : g.mids.length > 0 ? g.mids[Math.floor((g.mids.length - 1) / 2)]! : g.cut,
+    t:
+      i === 0
+        ? 0
+        : i === groups.length - 1
+          ? 1
+          : g.mids.length > 0
+            ? g.mids[Math.floor((g.mids.length - 1) / 2)]!
+            : g.cut,
     from: g.from,
   }));
 }

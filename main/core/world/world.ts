@@ -72,7 +72,10 @@ export interface WorldMap {
   blocked(x: number, y: number): string | null;
   /** A free point, from the generator (the same seed gives the same point). */
   randomFree(rng: Rng): [number, number];
-  /** Metres from (x, y) to the nearest obstacle (0 inside one), where the map knows its obstacles: the executor keeps a legged body off walls. */
+  /**
+   * Metres from (x, y) to the nearest obstacle (0 inside one), where the map knows its obstacles: the executor keeps a
+   * legged body off walls.
+   */
   clearance?(x: number, y: number): number;
 }
 
@@ -121,7 +124,13 @@ export interface Waypoints {
   /** Seconds between pose samples while a goal runs. */
   readonly poll_s: number;
   /** The robot's own figures for a mission's goals (its configuration's; the driver's defaults otherwise). */
-  readonly limits?: { readonly goalTimeout_s: number; readonly minSpeed_m_s: number; readonly reach_m: number; readonly maxLink_m: number; readonly goalTolerance_m?: number };
+  readonly limits?: {
+    readonly goalTimeout_s: number;
+    readonly minSpeed_m_s: number;
+    readonly reach_m: number;
+    readonly maxLink_m: number;
+    readonly goalTolerance_m?: number;
+  };
   /** Where the robot is now (map frame); a WorldError when the pose is stale or unknown. */
   pose(o?: CallOptions): Promise<Pose>;
   /**
@@ -130,14 +139,28 @@ export interface Waypoints {
    * deadline; the goal is cancelled first), 'cancelled' (the signal; the message says how the cancel
    * went), 'disconnected', 'not-found' (no action server).
    */
-  go(poses: readonly Pose[], o: { readonly timeout_s: number; readonly signal: AbortSignal; readonly onFeedback?: (f: { readonly remaining: number | null; readonly distance_m: number | null }) => void }): Promise<void>;
+  go(
+    poses: readonly Pose[],
+    o: {
+      readonly timeout_s: number;
+      readonly signal: AbortSignal;
+      readonly onFeedback?: (f: { readonly remaining: number | null; readonly distance_m: number | null }) => void;
+    },
+  ): Promise<void>;
   /**
    * The path the robot's planner would drive from `from` to `to` (Nav2's ComputePathToPose), without
    * moving: its poses in the map frame. Rejects with a WorldError: 'aborted' (the planner found no
    * path; the message quotes its error), 'timeout', 'cancelled', 'not-found' (no planner server).
    */
-  planPath?(from: Pose, to: Pose, o: { readonly timeout_s?: number; readonly signal?: AbortSignal }): Promise<readonly Pose[]>;
-  /** Keepout zones for the robot's planner (Nav2's keepout filter): the mask's resolution, and publishing it (latched); `publish` says where it went. */
+  planPath?(
+    from: Pose,
+    to: Pose,
+    o: { readonly timeout_s?: number; readonly signal?: AbortSignal },
+  ): Promise<readonly Pose[]>;
+  /**
+   * Keepout zones for the robot's planner (Nav2's keepout filter): the mask's resolution, and publishing it (latched);
+   * `publish` says where it went.
+   */
   readonly keepout?: { readonly resolution_m: number; publish(grid: KeepoutGrid): string };
 }
 
@@ -150,7 +173,11 @@ export interface Tools {
   /** The named fields now, from sensor evidence. */
   observe(): Promise<WorldState>;
   /** Runs a skill; it stops (and the call rejects) on the timeout or the signal. */
-  execute(skill: string, args: unknown, o: { readonly timeout_s: number; readonly signal: AbortSignal }): Promise<unknown>;
+  execute(
+    skill: string,
+    args: unknown,
+    o: { readonly timeout_s: number; readonly signal: AbortSignal },
+  ): Promise<unknown>;
 }
 
 export interface World {
@@ -172,31 +199,59 @@ export interface World {
  * `disconnected` is a robot that stopped answering (no fresh sensor data, a shut-down middleware),
  * as opposed to `closed`, a world this process closed itself.
  */
-export type WorldErrorKind = 'timeout' | 'cancelled' | 'failed' | 'invalid-input' | 'closed' | 'not-found' | 'rejected' | 'aborted' | 'disconnected';
+export type WorldErrorKind =
+  | 'timeout'
+  | 'cancelled'
+  | 'failed'
+  | 'invalid-input'
+  | 'closed'
+  | 'not-found'
+  | 'rejected'
+  | 'aborted'
+  | 'disconnected';
 
-const CODE: Partial<Record<WorldErrorKind, ErrorCode>> = { 'invalid-input': 'invalid-input', 'not-found': 'not-found', cancelled: 'cancelled' };
+const CODE: Partial<Record<WorldErrorKind, ErrorCode>> = {
+  'invalid-input': 'invalid-input',
+  'not-found': 'not-found',
+  cancelled: 'cancelled',
+};
 
 export class WorldError extends WitnessError {
   override readonly name = 'WorldError';
-  constructor(readonly kind: WorldErrorKind, readonly world: string, readonly detail: string) {
+  constructor(
+    readonly kind: WorldErrorKind,
+    readonly world: string,
+    readonly detail: string,
+  ) {
     super(CODE[kind] ?? 'world', `${world}: ${kind}: ${detail}`);
   }
 }
 
 /** The navigation capability of a world, or a WorldError saying that missions cannot run on it. */
 export function navigationOf(w: World): Navigation {
-  if (w.navigation === undefined) throw new WorldError('invalid-input', w.spec.id, 'this world has no navigation (pose and low-level control): missions cannot run on it');
+  if (w.navigation === undefined)
+    throw new WorldError(
+      'invalid-input',
+      w.spec.id,
+      'this world has no navigation (pose and low-level control): missions cannot run on it',
+    );
   return w.navigation;
 }
 
 /** The waypoint capability of a world, or a WorldError saying that map missions cannot run on it. */
 export function waypointsOf(w: World): Waypoints {
-  if (w.waypoints === undefined) throw new WorldError('invalid-input', w.spec.id, 'this world has no navigation action (a "waypoints" section: Nav2 NavigateToPose): missions on a map graph cannot run on it');
+  if (w.waypoints === undefined)
+    throw new WorldError(
+      'invalid-input',
+      w.spec.id,
+      'this world has no navigation action (a "waypoints" section: Nav2 NavigateToPose): missions on a map graph cannot run on it',
+    );
   return w.waypoints;
 }
 
 /** The tool capability of a world, or a WorldError saying that the tool loop cannot run on it. */
 export function toolsOf(w: World): Tools {
-  if (w.tools === undefined) throw new WorldError('invalid-input', w.spec.id, 'this world has no skills: the tool loop cannot run on it');
+  if (w.tools === undefined)
+    throw new WorldError('invalid-input', w.spec.id, 'this world has no skills: the tool loop cannot run on it');
   return w.tools;
 }

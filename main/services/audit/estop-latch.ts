@@ -17,21 +17,34 @@ export interface OpenLatchRecord {
   readonly stopped: readonly string[];
 }
 
-interface LatchRow { id: unknown; started_ms: unknown; operator: unknown; meta: unknown }
+interface LatchRow {
+  id: unknown;
+  started_ms: unknown;
+  operator: unknown;
+  meta: unknown;
+}
 
 /** The latest latch run without a run end (null: every latch was reset). */
 function openLatch(db: Database.Database): OpenLatchRecord | null {
   // Every value within its size limit (rows.ts): a hostile log cannot make the start of a workbench load gigabytes.
-  const rows = db.prepare(`
+  const rows = db
+    .prepare(
+      `
     SELECT ${RUN_COLUMNS} FROM runs
     WHERE world = 'console' AND backend = 'operator'
       AND NOT EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id AND e.kind = 'run_end')
-    ORDER BY started_ms DESC`).all() as LatchRow[];
+    ORDER BY started_ms DESC`,
+    )
+    .all() as LatchRow[];
   for (const r of rows) {
     if (typeof r.id !== 'string') continue;
     const meta = jsonOr<{ kind?: unknown; since?: unknown; stopped?: unknown }>(r.meta, {});
     if (meta.kind !== 'estop') continue;
-    const decision = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'operator_decision' ORDER BY seq LIMIT 1`).get(r.id);
+    const decision = db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'operator_decision' ORDER BY seq LIMIT 1`,
+      )
+      .get(r.id);
     const reason = decision === undefined ? null : jsonOr<{ reason?: unknown }>(eventOf(decision).body, {}).reason;
     const since = typeof meta.since === 'string' ? Date.parse(meta.since) : NaN;
     return {

@@ -6,7 +6,19 @@
 import type Database from 'better-sqlite3';
 import { GENESIS_HASH, eventHash, sha256 } from './store.js';
 import {
-  BLOB_COLUMNS, EVENT_COLUMNS, type EventRow, RUN_COLUMNS, type RunRowRaw, blobOf, blobProblem, bodyOf, eventOf, eventProblem, jsonValue, rawEvent, runProblem,
+  BLOB_COLUMNS,
+  EVENT_COLUMNS,
+  type EventRow,
+  RUN_COLUMNS,
+  type RunRowRaw,
+  blobOf,
+  blobProblem,
+  bodyOf,
+  eventOf,
+  eventProblem,
+  jsonValue,
+  rawEvent,
+  runProblem,
 } from './rows.js';
 import { schemaProblems } from './schema-check.js';
 import { obj, text } from './body.js';
@@ -42,14 +54,17 @@ export interface EventPage {
 
 /** The sequence numbers a time window covers: stored times never decrease along the chain. */
 function seqRange(db: Database.Database, from?: number, to?: number): { lo: number; hi: number } | null {
-  let lo = 1, hi = Number.MAX_SAFE_INTEGER;
+  let lo = 1,
+    hi = Number.MAX_SAFE_INTEGER;
   if (from !== undefined) {
-    const r = db.prepare('SELECT seq FROM events WHERE t_ms >= ? ORDER BY t_ms, seq LIMIT 1').get(from) as { seq: number } | undefined;
+    const r = db.prepare('SELECT seq FROM events WHERE t_ms >= ? ORDER BY t_ms, seq LIMIT 1').get(from) as
+      { seq: number } | undefined;
     if (r === undefined) return null;
     lo = r.seq;
   }
   if (to !== undefined) {
-    const r = db.prepare('SELECT seq FROM events WHERE t_ms <= ? ORDER BY t_ms DESC, seq DESC LIMIT 1').get(to) as { seq: number } | undefined;
+    const r = db.prepare('SELECT seq FROM events WHERE t_ms <= ? ORDER BY t_ms DESC, seq DESC LIMIT 1').get(to) as
+      { seq: number } | undefined;
     if (r === undefined) return null;
     hi = r.seq;
   }
@@ -66,7 +81,12 @@ const TEXT_BUDGET_MS = 40;
  * body in windows of sequence numbers and returns what it found when its time budget runs out, with
  * the cursor to continue from, so a page never takes long however rare the text.
  */
-export function queryPage(db: Database.Database, q: EventQuery, budget_ms = TEXT_BUDGET_MS, window = TEXT_WINDOW): EventPage {
+export function queryPage(
+  db: Database.Database,
+  q: EventQuery,
+  budget_ms = TEXT_BUDGET_MS,
+  window = TEXT_WINDOW,
+): EventPage {
   const limit = Math.max(1, Math.min(q.limit ?? DEFAULT_PAGE, 100_000));
   const range = seqRange(db, q.from_ms, q.to_ms);
   if (range === null) return { rows: [], next: null, complete: true };
@@ -87,7 +107,10 @@ export function queryPage(db: Database.Database, q: EventQuery, budget_ms = TEXT
   }
   if (q.failureLabel !== undefined) add('failure_label = ?', q.failureLabel);
   if (q.text === undefined) {
-    const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limit}`).all(lo, hi, ...args).map(eventOf);
+    const rows = db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${limit}`)
+      .all(lo, hi, ...args)
+      .map(eventOf);
     return { rows, next: rows.length > 0 ? rows[rows.length - 1]!.seq : null, complete: true };
   }
   add("body LIKE ? ESCAPE '\\'", `%${q.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
@@ -117,7 +140,9 @@ export function queryEvents(db: Database.Database, q: EventQuery): EventRow[] {
  * events. Found among the run's own events (`+kind`: not by walking every run_start of the log).
  */
 export function runStartBody(db: Database.Database, run: string): Record<string, unknown> {
-  const r = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1`).get(run);
+  const r = db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND +kind = 'run_start' ORDER BY seq LIMIT 1`)
+    .get(run);
   return r === undefined ? {} : obj(bodyOf(eventOf(r)));
 }
 
@@ -160,7 +185,11 @@ function quickCheck(db: Database.Database): { integrity: string; constraints: Ve
   const damaged = lines.filter((l) => !constraint(l));
   return {
     integrity: damaged.length > 0 ? damaged.join('\n') : 'ok',
-    constraints: lines.filter(constraint).map((l) => ({ table: 'schema' as const, key: l.replace(/^.* in /, ''), reason: `SQLite's quick_check: ${l}: a value the schema forbids (the schema was edited around a forged row)` })),
+    constraints: lines.filter(constraint).map((l) => ({
+      table: 'schema' as const,
+      key: l.replace(/^.* in /, ''),
+      reason: `SQLite's quick_check: ${l}: a value the schema forbids (the schema was edited around a forged row)`,
+    })),
   };
 }
 
@@ -183,7 +212,18 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
   const found = schemaProblems(db);
   const schema: VerifyProblem[] = found.map((p) => ({ table: 'schema', key: p.key, reason: p.reason }));
   if (found.some((p) => p.blocksWalk)) {
-    return { ok: false, events: 0, runs: 0, blobs: 0, head: GENESIS_HASH, integrity: INTEGRITY_NOT_CHECKED, problems: schema, firstBad: schema[0]!, chain_ms: 0, integrity_ms: 0 };
+    return {
+      ok: false,
+      events: 0,
+      runs: 0,
+      blobs: 0,
+      head: GENESIS_HASH,
+      integrity: INTEGRITY_NOT_CHECKED,
+      problems: schema,
+      firstBad: schema[0]!,
+      chain_ms: 0,
+      integrity_ms: 0,
+    };
   }
   const t0 = performance.now();
   const { integrity, constraints } = quickCheck(db);
@@ -191,7 +231,9 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
   schema.push(...constraints);
   const t1 = performance.now();
   let prev = GENESIS_HASH;
-  let n = 0, runs = 0, blobs = 0;
+  let n = 0,
+    runs = 0,
+    blobs = 0;
   let expectSeq: number | null = null;
   let lastT = -Infinity;
   const starts = new Map<string, { seq: number; t_ms: number; body: RunStartBody }>();
@@ -210,11 +252,20 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     if (integrity !== 'ok') problems.push({ table: 'events', key: '-', reason: `SQLite quick_check: ${integrity}` });
     const firstBad = bad ?? problems[0];
     return {
-      ok: problems.length === 0, events: n, runs, blobs, head: prev, integrity, problems, ...(firstBad !== undefined ? { firstBad } : {}),
-      chain_ms: performance.now() - t1, integrity_ms,
+      ok: problems.length === 0,
+      events: n,
+      runs,
+      blobs,
+      head: prev,
+      integrity,
+      problems,
+      ...(firstBad !== undefined ? { firstBad } : {}),
+      chain_ms: performance.now() - t1,
+      integrity_ms,
     };
   };
-  // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash (rows.ts).
+  // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash
+  // (rows.ts).
   const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY seq`).raw(true);
   for (const a of rows.iterate() as IterableIterator<unknown[]>) {
     const raw = rawEvent(a);
@@ -225,15 +276,23 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     // The bodies verify reads (run_start, plan) must be JSON it can read; every other body is held to its hash.
     const parsed = (): Record<string, unknown> | string => {
       const j = jsonValue(r.body);
-      return j.problem === null ? obj(j.value) : `its body ${j.problem}: Witness writes every body as JSON no deeper than that (the row was altered)`;
+      return j.problem === null
+        ? obj(j.value)
+        : `its body ${j.problem}: Witness writes every body as JSON no deeper than that (the row was altered)`;
     };
-    if (expectSeq !== null && r.seq !== expectSeq) return fail(`sequence gap: expected event ${expectSeq}, found ${r.seq} (events were removed)`);
+    if (expectSeq !== null && r.seq !== expectSeq)
+      return fail(`sequence gap: expected event ${expectSeq}, found ${r.seq} (events were removed)`);
     if (r.t_ms < lastT) return fail(`time goes backwards (${r.t_ms} after ${lastT}): stored times never decrease`);
     lastT = r.t_ms;
-    if (r.prev_hash !== prev) return fail(`prev_hash ${r.prev_hash.slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`);
-    if (eventHash(prev, r) !== r.hash) return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
+    if (r.prev_hash !== prev)
+      return fail(
+        `prev_hash ${r.prev_hash.slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`,
+      );
+    if (eventHash(prev, r) !== r.hash)
+      return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
     if (r.kind === 'run_start') {
-      if (starts.has(r.run_id)) return fail(`a second run_start for run ${r.run_id} (the first is event ${starts.get(r.run_id)!.seq})`);
+      if (starts.has(r.run_id))
+        return fail(`a second run_start for run ${r.run_id} (the first is event ${starts.get(r.run_id)!.seq})`);
       const b = parsed();
       if (typeof b === 'string') return fail(b);
       const body = b as unknown as RunStartBody;
@@ -244,7 +303,8 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       ref(body.map_sha, 'map', r.seq);
     } else if (r.run_id !== started) {
       // (Consecutive events mostly share a run: one comparison instead of a lookup.)
-      if (!starts.has(r.run_id)) return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
+      if (!starts.has(r.run_id))
+        return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
       started = r.run_id;
     }
     if (r.kind === 'plan') {
@@ -258,32 +318,69 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     if ((n & 65535) === 0) progress?.(n);
   }
   const rowIds = new Set<string>();
-  for (const raw of db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`).iterate() as IterableIterator<RunRowRaw>) {
+  for (const raw of db
+    .prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`)
+    .iterate() as IterableIterator<RunRowRaw>) {
     const row = { ...raw, id: text(raw.id) };
     rowIds.add(row.id);
     const start = starts.get(row.id);
-    if (start === undefined) return done({ table: 'runs', key: row.id, reason: 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)' });
+    if (start === undefined)
+      return done({
+        table: 'runs',
+        key: row.id,
+        reason: 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)',
+      });
     const why = runRowMismatch(row, start, runProblem(raw));
     if (why !== null) return done({ table: 'runs', key: row.id, reason: why });
     runs++;
   }
   for (const [id, s] of starts) {
-    if (!rowIds.has(id)) return done({ table: 'runs', key: id, reason: `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)` });
+    if (!rowIds.has(id))
+      return done({
+        table: 'runs',
+        key: id,
+        reason: `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)`,
+      });
   }
   const stored = new Set<string>();
-  for (const raw of db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{ sha256: string; kind: string; body: string }>) {
+  for (const raw of db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{
+    sha256: string;
+    kind: string;
+    body: string;
+  }>) {
     const b = { ...raw, sha256: text(raw.sha256) };
     stored.add(b.sha256);
     const wrong = blobProblem(raw);
-    if (wrong !== null) return done({ table: 'blobs', key: b.sha256, reason: `${wrong}: Witness does not write it (the row was altered)` });
-    if (sha256(b.body) !== b.sha256) return done({ table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` });
+    if (wrong !== null)
+      return done({
+        table: 'blobs',
+        key: b.sha256,
+        reason: `${wrong}: Witness does not write it (the row was altered)`,
+      });
+    if (sha256(b.body) !== b.sha256)
+      return done({ table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` });
     const r = refs.get(b.sha256);
-    if (r === undefined) return done({ table: 'blobs', key: b.sha256, reason: `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)` });
-    if (!r.kinds.has(b.kind)) return done({ table: 'blobs', key: b.sha256, reason: `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered` });
+    if (r === undefined)
+      return done({
+        table: 'blobs',
+        key: b.sha256,
+        reason: `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`,
+      });
+    if (!r.kinds.has(b.kind))
+      return done({
+        table: 'blobs',
+        key: b.sha256,
+        reason: `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
+      });
     blobs++;
   }
   for (const [sha, r] of refs) {
-    if (!stored.has(sha)) return done({ table: 'blobs', key: sha, reason: `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)` });
+    if (!stored.has(sha))
+      return done({
+        table: 'blobs',
+        key: sha,
+        reason: `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`,
+      });
   }
   return done();
 }

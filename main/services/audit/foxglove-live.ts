@@ -31,7 +31,14 @@ import { openAuditReadOnly } from './store.js';
 import { EVENT_COLUMNS, type EventRow, eventOf } from './rows.js';
 import { runOf, runsPage } from './browse.js';
 import { replayRun } from './replay.js';
-import { FOXGLOVE_CHANNELS, FOXGLOVE_KINDS, type FoxgloveChannel, type FoxgloveMessage, FoxgloveRun, planPoints } from './foxglove.js';
+import {
+  FOXGLOVE_CHANNELS,
+  FOXGLOVE_KINDS,
+  type FoxgloveChannel,
+  type FoxgloveMessage,
+  FoxgloveRun,
+  planPoints,
+} from './foxglove.js';
 
 export interface FoxgloveLiveOptions {
   /** TCP port; 0 picks a free one (see `port` on the result). */
@@ -79,7 +86,9 @@ export interface FoxgloveLive {
   clients(): number;
 }
 
-/** The channels whose latest message a client gets when it subscribes (they are sent when they change, not streamed). */
+/**
+ * The channels whose latest message a client gets when it subscribes (they are sent when they change, not streamed).
+ */
 export const LATCHED: readonly FoxgloveChannel[] = ['map', 'scene'];
 
 /** A MESSAGE_DATA frame of the Foxglove WebSocket protocol, for one subscription. */
@@ -94,7 +103,9 @@ function messageFrame(subscriptionId: number, timestamp: bigint, payload: Uint8A
 }
 
 /** A client's subscribe and unsubscribe requests, as far as the latch needs them (anything else: null). */
-function subscriptionOp(data: unknown): { subscribe: { id: number; channelId: number }[]; unsubscribe: number[] } | null {
+function subscriptionOp(
+  data: unknown,
+): { subscribe: { id: number; channelId: number }[]; unsubscribe: number[] } | null {
   let m: unknown;
   try {
     m = JSON.parse(String(data));
@@ -105,9 +116,16 @@ function subscriptionOp(data: unknown): { subscribe: { id: number; channelId: nu
   const o = m as { op?: unknown; subscriptions?: unknown; subscriptionIds?: unknown };
   const isInt = (x: unknown): x is number => Number.isInteger(x);
   if (o.op === 'subscribe' && Array.isArray(o.subscriptions)) {
-    return { subscribe: o.subscriptions.filter((x): x is { id: number; channelId: number } => isInt((x as { id?: unknown } | null)?.id) && isInt((x as { channelId?: unknown }).channelId)), unsubscribe: [] };
+    return {
+      subscribe: o.subscriptions.filter(
+        (x): x is { id: number; channelId: number } =>
+          isInt((x as { id?: unknown } | null)?.id) && isInt((x as { channelId?: unknown }).channelId),
+      ),
+      unsubscribe: [],
+    };
   }
-  if (o.op === 'unsubscribe' && Array.isArray(o.subscriptionIds)) return { subscribe: [], unsubscribe: o.subscriptionIds.filter(isInt) };
+  if (o.op === 'unsubscribe' && Array.isArray(o.subscriptionIds))
+    return { subscribe: [], unsubscribe: o.subscriptionIds.filter(isInt) };
   return null;
 }
 
@@ -120,18 +138,46 @@ export function isLoopback(host: string): boolean {
 export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<FoxgloveLive> {
   const host = o.host ?? '127.0.0.1';
   if (!isLoopback(host) && o.allowRemote !== true) {
-    throw new WitnessError('invalid-input', `--foxglove-host ${host}: not a loopback address, so other machines could watch the robot; pass --foxglove-allow-remote to mean it`, { path: '--foxglove-host' });
+    throw new WitnessError(
+      'invalid-input',
+      `--foxglove-host ${host}: not a loopback address, so other machines could watch the robot; pass --foxglove-allow-remote to mean it`,
+      { path: '--foxglove-host' },
+    );
   }
   const server = new FoxgloveServer({ name: 'witness' });
   const ids = new Map<FoxgloveChannel, number>();
-  for (const [name, c] of Object.entries(FOXGLOVE_CHANNELS) as [FoxgloveChannel, (typeof FOXGLOVE_CHANNELS)[FoxgloveChannel]][]) {
-    ids.set(name, server.addChannel({ topic: c.topic, encoding: 'json', schemaName: c.schema.title, schema: JSON.stringify(c.schema), schemaEncoding: 'jsonschema' }));
+  for (const [name, c] of Object.entries(FOXGLOVE_CHANNELS) as [
+    FoxgloveChannel,
+    (typeof FOXGLOVE_CHANNELS)[FoxgloveChannel],
+  ][]) {
+    ids.set(
+      name,
+      server.addChannel({
+        topic: c.topic,
+        encoding: 'json',
+        schemaName: c.schema.title,
+        schema: JSON.stringify(c.schema),
+        schemaEncoding: 'jsonschema',
+      }),
+    );
   }
   const limits: FoxgloveLimits = { ...FOXGLOVE_LIMITS, ...o.limits };
   const log = o.log ?? (() => {});
-  const wss = new WebSocketServer({ host, port: o.port, maxPayload: limits.maxMessageBytes, handleProtocols: (protocols) => server.handleProtocols(protocols) });
+  const wss = new WebSocketServer({
+    host,
+    port: o.port,
+    maxPayload: limits.maxMessageBytes,
+    handleProtocols: (protocols) => server.handleProtocols(protocols),
+  });
   await new Promise<void>((resolve, reject) => {
-    const failed = (e: NodeJS.ErrnoException): void => reject(new WitnessError(e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable', `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`, { path: '--foxglove' }));
+    const failed = (e: NodeJS.ErrnoException): void =>
+      reject(
+        new WitnessError(
+          e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable',
+          `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`,
+          { path: '--foxglove' },
+        ),
+      );
     wss.once('error', failed);
     wss.once('listening', () => {
       wss.off('error', failed);
@@ -146,7 +192,9 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   const shed = (): void => {
     for (const c of wss.clients) {
       if (c.readyState !== c.OPEN || c.bufferedAmount <= limits.maxUnreadBytes) continue;
-      log(`foxglove: a client left ${c.bufferedAmount} bytes unread (the limit is ${limits.maxUnreadBytes}): disconnected`);
+      log(
+        `foxglove: a client left ${c.bufferedAmount} bytes unread (the limit is ${limits.maxUnreadBytes}): disconnected`,
+      );
       c.terminate();
     }
   };
@@ -190,10 +238,13 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
   const sent: Record<FoxgloveChannel, number> = { pose: 0, scene: 0, log: 0, map: 0 };
   const enc = new TextEncoder();
-  /** The bytes of messages sent in this poll: a poll stops at a quarter of the limit, so a viewer that reads keeps up. */
+  /**
+   * The bytes of messages sent in this poll: a poll stops at a quarter of the limit, so a viewer that reads keeps up.
+   */
   let polled = 0;
   const send = (m: FoxgloveMessage): void => {
-    const timestamp = BigInt(Math.max(0, Math.round(m.t_ms * 1e6))), payload = enc.encode(JSON.stringify(m.message));
+    const timestamp = BigInt(Math.max(0, Math.round(m.t_ms * 1e6))),
+      payload = enc.encode(JSON.stringify(m.message));
     shed();
     polled += payload.byteLength;
     server.sendMessage(ids.get(m.channel)!, timestamp, payload);
@@ -212,7 +263,10 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
   let after = existsSync(o.auditFile) ? -1 : 0;
   const runs = new Map<string, FoxgloveRun>();
   const POLL_ROWS = 5000;
-  /** Sends the events written since the last poll, up to a quarter of maxUnreadBytes of messages; true when there may be more. */
+  /**
+   * Sends the events written since the last poll, up to a quarter of maxUnreadBytes of messages; true when there may be
+   * more.
+   */
   const poll = (): boolean => {
     polled = 0;
     if (db === null) {
@@ -230,12 +284,17 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
           const conv = new FoxgloveRun(db, current);
           runs.set(current.id, conv);
           for (const m of conv.start()) send(m);
-          const plan = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1`).get(current.id);
+          const plan = db
+            .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1`)
+            .get(current.id);
           if (plan !== undefined) send(planScene(db, conv, eventOf(plan).t_ms));
         }
       }
     }
-    const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`)
+    const rows = db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`,
+      )
       .all(after, ...FOXGLOVE_KINDS) as { seq: number }[];
     for (const r of rows) {
       if (polled >= limits.maxUnreadBytes / 4) return true;
@@ -261,7 +320,8 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     if (e.kind === 'plan') send(planScene(d, conv, e.t_ms));
     else for (const m of conv.event(e)) send(m);
   };
-  let polling = false, told = '';
+  let polling = false,
+    told = '';
   const tick = (): boolean => {
     if (polling) return false;
     polling = true;

@@ -22,7 +22,6 @@ export interface Written {
   readonly blobs: readonly { readonly sha: string; readonly kind: string; readonly body: string }[];
 }
 
-
 export class LandedCheck {
   private readonly events: Database.Statement;
   private readonly head: Database.Statement;
@@ -48,7 +47,8 @@ export class LandedCheck {
     for (const b of w.blobs) {
       const got = this.blob.get(b.sha);
       if (got === undefined) return `the ${b.kind} blob ${b.sha.slice(0, 12)}… is missing after its insert`;
-      if (got !== b.body) return `the blob at ${b.sha.slice(0, 12)}… holds other content than its address says (a row planted there before this writer stored its ${b.kind})`;
+      if (got !== b.body)
+        return `the blob at ${b.sha.slice(0, 12)}… holds other content than its address says (a row planted there before this writer stored its ${b.kind})`;
     }
     for (const r of w.runs) {
       const got = this.run.get(r.id) as unknown[] | undefined;
@@ -63,9 +63,12 @@ export class LandedCheck {
     const one = w.events === 1;
     const range = one ? `event ${last} was` : `events ${w.after + 1}–${last} were`;
     const missing = w.events - got.n;
-    if (missing > 0) return `${range} inserted, but ${missing === w.events ? (one ? 'it is' : 'none of them is') : `${missing} of them are`} not there (dropped)`;
-    if (got.n > w.events || got.lo !== w.after + 1 || head?.seq !== last) return `${range} inserted, but ${got.n} events follow event ${w.after}, up to event ${String(head?.seq)} (rows were added)`;
-    if (head.hash !== w.head) return `the chain head, event ${last}, holds another hash than was written (the row was altered)`;
+    if (missing > 0)
+      return `${range} inserted, but ${missing === w.events ? (one ? 'it is' : 'none of them is') : `${missing} of them are`} not there (dropped)`;
+    if (got.n > w.events || got.lo !== w.after + 1 || head?.seq !== last)
+      return `${range} inserted, but ${got.n} events follow event ${w.after}, up to event ${String(head?.seq)} (rows were added)`;
+    if (head.hash !== w.head)
+      return `the chain head, event ${last}, holds another hash than was written (the row was altered)`;
     return null;
   }
 

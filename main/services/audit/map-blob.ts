@@ -21,7 +21,15 @@ export interface MapBlob {
 }
 
 export function mapBlobText(name: string, g: OccupancyGrid): string {
-  const blob: MapBlob = { version: 1, name, width: g.width, height: g.height, resolution: g.resolution, origin: [g.originX, g.originY], cells: Buffer.from(deflateSync(g.cells, { level: 9 })).toString('base64') };
+  const blob: MapBlob = {
+    version: 1,
+    name,
+    width: g.width,
+    height: g.height,
+    resolution: g.resolution,
+    origin: [g.originX, g.originY],
+    cells: Buffer.from(deflateSync(g.cells, { level: 9 })).toString('base64'),
+  };
   return JSON.stringify(blob);
 }
 
@@ -29,12 +37,24 @@ export function mapBlobText(name: string, g: OccupancyGrid): string {
 export function parseMapBlob(text: string): { name: string; grid: OccupancyGrid } | null {
   try {
     const b = JSON.parse(text) as Partial<MapBlob>;
-    if (b.version !== 1 || typeof b.name !== 'string' || typeof b.cells !== 'string' || !Array.isArray(b.origin)) return null;
+    if (b.version !== 1 || typeof b.name !== 'string' || typeof b.cells !== 'string' || !Array.isArray(b.origin))
+      return null;
     const { width, height, resolution } = b;
-    if (!Number.isInteger(width) || !Number.isInteger(height) || !(typeof resolution === 'number' && resolution > 0)) return null;
+    if (!Number.isInteger(width) || !Number.isInteger(height) || !(typeof resolution === 'number' && resolution > 0))
+      return null;
     const cells = inflateSync(new Uint8Array(Buffer.from(b.cells, 'base64')));
     if (cells.length !== width! * height!) return null;
-    return { name: b.name, grid: { width: width!, height: height!, resolution, originX: Number(b.origin[0]), originY: Number(b.origin[1]), cells } };
+    return {
+      name: b.name,
+      grid: {
+        width: width!,
+        height: height!,
+        resolution,
+        originX: Number(b.origin[0]),
+        originY: Number(b.origin[1]),
+        cells,
+      },
+    };
   } catch {
     return null;
   }

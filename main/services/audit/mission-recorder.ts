@@ -35,7 +35,10 @@ export function auditSink(log: AuditLog, run: string): AuditSink {
  */
 export const planText = (doc: Record<string, unknown>): string => canonicalJson(doc);
 
-/** The sha256 (hex) that names a plan document: what the console shows, `witness run --json` prints and the plan event records. */
+/**
+ * The sha256 (hex) that names a plan document: what the console shows, `witness run --json` prints and the plan event
+ * records.
+ */
 export const planSha = (doc: Record<string, unknown>): string => sha256(planText(doc));
 
 export interface Recorder extends MissionAudit {
@@ -52,7 +55,19 @@ export function missionRecorder(log: AuditLog, run: string): Recorder {
       try {
         const sha = log.putBlob('plan', planText(doc));
         const cost = (doc['cost'] ?? null) as AuditEventBody<'plan'>['cost'];
-        sink.event('plan', { t, trigger, plan_sha: sha, status: String(doc['status']), method: String(doc['method']), cost, planning_ms }, { step: t });
+        sink.event(
+          'plan',
+          {
+            t,
+            trigger,
+            plan_sha: sha,
+            status: String(doc['status']),
+            method: String(doc['method']),
+            cost,
+            planning_ms,
+          },
+          { step: t },
+        );
       } catch (e) {
         sink.errors.push(e instanceof Error ? e : new Error(String(e)));
       }

@@ -13,7 +13,12 @@ export function diffNodes(before: readonly string[], after: readonly string[]): 
   let head = 0;
   while (head < before.length && head < after.length && before[head] === after[head]) head++;
   let tail = 0;
-  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  while (
+    tail < before.length - head &&
+    tail < after.length - head &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
   const a = before.slice(head, before.length - tail);
   const b = after.slice(head, after.length - tail);
   const out: DiffOp[] = before.slice(0, head).map((node) => ({ op: '=', node }));
@@ -25,10 +30,12 @@ export function diffNodes(before: readonly string[], after: readonly string[]): 
     const lcs = new Uint32Array((a.length + 1) * w);
     for (let i = a.length - 1; i >= 0; i--) {
       for (let j = b.length - 1; j >= 0; j--) {
-        lcs[i * w + j] = a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
+        lcs[i * w + j] =
+          a[i] === b[j] ? lcs[(i + 1) * w + j + 1]! + 1 : Math.max(lcs[(i + 1) * w + j]!, lcs[i * w + j + 1]!);
       }
     }
-    let i = 0, j = 0;
+    let i = 0,
+      j = 0;
     while (i < a.length && j < b.length) {
       if (a[i] === b[j]) {
         out.push({ op: '=', node: a[i]! });

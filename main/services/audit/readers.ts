@@ -9,12 +9,25 @@ import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditError, type ReadOnlyOptions, openAuditReadOnly } from './store.js';
 
-export type AuditOpenCode = 'not-found' | 'not-a-file' | 'not-sqlite' | 'not-audit-database' | 'schema-version' | 'tampered' | 'corrupt' | 'locked' | 'unreadable';
+export type AuditOpenCode =
+  | 'not-found'
+  | 'not-a-file'
+  | 'not-sqlite'
+  | 'not-audit-database'
+  | 'schema-version'
+  | 'tampered'
+  | 'corrupt'
+  | 'locked'
+  | 'unreadable';
 
 export class AuditOpenError extends WitnessError {
   override readonly name = 'AuditOpenError';
   declare readonly code: AuditOpenCode;
-  constructor(code: AuditOpenCode, readonly file: string, detail: string) {
+  constructor(
+    code: AuditOpenCode,
+    readonly file: string,
+    detail: string,
+  ) {
     super(code, `${file}: ${detail}`, { file });
   }
 }
@@ -25,14 +38,21 @@ export function classifyOpenError(file: string, e: unknown): AuditOpenError {
   const msg = e instanceof Error ? e.message : String(e);
   const detail = e instanceof AuditError && msg.startsWith(`${file}: `) ? msg.slice(file.length + 2) : msg;
   const code: AuditOpenCode =
-    e instanceof AuditError && e.code === 'tampered' ? 'tampered'
-    : /no such file/.test(detail) ? 'not-found'
-      : /not an SQLite database|file is not a database/.test(detail) ? 'not-sqlite'
-        : /not a Witness audit database/.test(detail) ? 'not-audit-database'
-          : /schema version/.test(detail) ? 'schema-version'
-            : /corrupt|truncated|malformed/.test(detail) ? 'corrupt'
-              : /locked|busy/i.test(detail) ? 'locked'
-                : 'unreadable';
+    e instanceof AuditError && e.code === 'tampered'
+      ? 'tampered'
+      : /no such file/.test(detail)
+        ? 'not-found'
+        : /not an SQLite database|file is not a database/.test(detail)
+          ? 'not-sqlite'
+          : /not a Witness audit database/.test(detail)
+            ? 'not-audit-database'
+            : /schema version/.test(detail)
+              ? 'schema-version'
+              : /corrupt|truncated|malformed/.test(detail)
+                ? 'corrupt'
+                : /locked|busy/i.test(detail)
+                  ? 'locked'
+                  : 'unreadable';
   return new AuditOpenError(code, file, detail);
 }
 
@@ -44,7 +64,8 @@ function identityOf(file: string): { dev: number; ino: number } {
   } catch {
     throw new AuditOpenError('not-found', file, 'no such file');
   }
-  if (!st.isFile()) throw new AuditOpenError('not-a-file', file, 'not a file (a folder or a device): name an audit database file');
+  if (!st.isFile())
+    throw new AuditOpenError('not-a-file', file, 'not a file (a folder or a device): name an audit database file');
   return { dev: st.dev, ino: st.ino };
 }
 

@@ -36,13 +36,19 @@ export interface ReplayOptions {
   readonly placementOnly?: boolean;
 }
 
-export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositions = DEFAULT_MAX_POSITIONS, o: ReplayOptions = {}): AuditReplay {
+export function replayRun(
+  db: Database.Database,
+  run: AuditRunSummary,
+  maxPositions = DEFAULT_MAX_POSITIONS,
+  o: ReplayOptions = {},
+): AuditReplay {
   const placementOnly = o.placementOnly === true;
-  const hasSteps = db.prepare('SELECT 1 FROM events WHERE run_id = ? AND step IS NOT NULL LIMIT 1').get(run.id) !== undefined;
+  const hasSteps =
+    db.prepare('SELECT 1 FROM events WHERE run_id = ? AND step IS NOT NULL LIMIT 1').get(run.id) !== undefined;
   const notes: string[] = [];
   let at = 0;
   const axisOf = (e: { step: number | null; t_ms: number }): number => {
-    at = hasSteps ? e.step ?? at : e.t_ms - run.started_ms;
+    at = hasSteps ? (e.step ?? at) : e.t_ms - run.started_ms;
     return at;
   };
   const pos = { seq: [] as number[], at: [] as number[], x: [] as number[], y: [] as number[] };
@@ -55,9 +61,25 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   let pendingNode: string | null = null;
   let max = 0;
   const s0: unknown[] = Array.isArray(run.meta['start']) ? run.meta['start'] : [];
-  const start = num(s0[0]), startY = num(s0[1]);
-  const kinds = ['run_start', 'plan', 'checkpoint', 'evidence', 'monitor_event', 'failure_record', 'replan', 'escalation', 'run_end', 'operator_decision'];
-  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`).iterate(run.id, ...kinds);
+  const start = num(s0[0]),
+    startY = num(s0[1]);
+  const kinds = [
+    'run_start',
+    'plan',
+    'checkpoint',
+    'evidence',
+    'monitor_event',
+    'failure_record',
+    'replan',
+    'escalation',
+    'run_end',
+    'operator_decision',
+  ];
+  const rows = db
+    .prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`,
+    )
+    .iterate(run.id, ...kinds);
   for (const r of rows) {
     const e = eventOf(r);
     const a = axisOf(e);
@@ -77,20 +99,32 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
         const cert = obj(doc.document['certificate']);
         const states = (Array.isArray(cert['steps']) ? cert['steps'] : []).map((s) => num(obj(s)['state']) ?? 0);
         const view: PlanView = {
-          status: doc.status === 'ok' ? 'ok' : 'infeasible', prefix: doc.prefix.map(rename), suffix: doc.suffix.map(rename),
-          prefixStates: states.slice(0, doc.prefix.length), suffixStates: states.slice(doc.prefix.length),
+          status: doc.status === 'ok' ? 'ok' : 'infeasible',
+          prefix: doc.prefix.map(rename),
+          suffix: doc.suffix.map(rename),
+          prefixStates: states.slice(0, doc.prefix.length),
+          suffixStates: states.slice(doc.prefix.length),
           ...(doc.cost !== null ? { cost: doc.cost } : {}),
-          ...(doc.status !== 'ok' ? { reason: { kind: text(obj(doc.document['reason'])['kind']), message: text(obj(doc.document['reason'])['message']) } } : {}),
+          ...(doc.status !== 'ok'
+            ? {
+                reason: {
+                  kind: text(obj(doc.document['reason'])['kind']),
+                  message: text(obj(doc.document['reason'])['message']),
+                },
+              }
+            : {}),
         };
         plans.push({ seq: e.seq, at: a, trigger: doc.trigger, plan: view });
         break;
       }
       case 'checkpoint':
-        pendingNode = (b['kind'] === 'waypoint' || b['kind'] === 'checkpoint') && typeof b['node'] === 'string' ? b['node'] : null;
+        pendingNode =
+          (b['kind'] === 'waypoint' || b['kind'] === 'checkpoint') && typeof b['node'] === 'string' ? b['node'] : null;
         break;
       case 'evidence': {
         const s = obj(b['state']);
-        const x = num(s['x']), y = num(s['y']);
+        const x = num(s['x']),
+          y = num(s['y']);
         if (x !== null && y !== null) {
           push(e.seq, a, x, y);
           // The evidence right after a reached waypoint or checkpoint says where that node is.
@@ -104,15 +138,32 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
       }
       case 'monitor_event':
         if (placementOnly) break;
-        monitor.push({ seq: e.seq, at: a, states: Array.isArray(b['states']) ? b['states'].flatMap((x) => num(x) ?? []) : [], viable: b['viable'] !== false, accepting: b['accepting'] === true, labels: strings(b['labels']) });
+        monitor.push({
+          seq: e.seq,
+          at: a,
+          states: Array.isArray(b['states']) ? b['states'].flatMap((x) => num(x) ?? []) : [],
+          viable: b['viable'] !== false,
+          accepting: b['accepting'] === true,
+          labels: strings(b['labels']),
+        });
         break;
       case 'failure_record':
         if (placementOnly) break;
-        marks.push({ seq: e.seq, at: a, kind: e.kind, label: e.failure_label ?? first(b['kind'], b['label'], 'failure') });
+        marks.push({
+          seq: e.seq,
+          at: a,
+          kind: e.kind,
+          label: e.failure_label ?? first(b['kind'], b['label'], 'failure'),
+        });
         break;
       case 'replan':
         if (placementOnly) break;
-        marks.push({ seq: e.seq, at: a, kind: e.kind, label: `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}` });
+        marks.push({
+          seq: e.seq,
+          at: a,
+          kind: e.kind,
+          label: `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}`,
+        });
         break;
       case 'escalation':
       case 'operator_decision':
@@ -131,11 +182,22 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
   const regionsSha = runStartBody(db, run.id)['regions_sha'];
   const regions = regionsOf(db, typeof regionsSha === 'string' ? regionsSha : null);
   const layout = mazeOf(run.world);
-  const scene = sceneOf(run, plans, { reached, starts, start: start !== null && startY !== null ? [start, startY] : null, regions, layout }, notes);
+  const scene = sceneOf(
+    run,
+    plans,
+    { reached, starts, start: start !== null && startY !== null ? [start, startY] : null, regions, layout },
+    notes,
+  );
   const total = pos.x.length;
   const positions = { ...thin(pos, maxPositions), total };
-  if (total > positions.x.length) notes.push(`${total} robot positions recorded; ${positions.x.length} sent for the replay (evenly spaced, first and last kept)`);
-  if (total === 0) notes.push('this run recorded no robot positions (no evidence with a state x, y): the timeline replays events only');
+  if (total > positions.x.length)
+    notes.push(
+      `${total} robot positions recorded; ${positions.x.length} sent for the replay (evenly spaced, first and last kept)`,
+    );
+  if (total === 0)
+    notes.push(
+      'this run recorded no robot positions (no evidence with a state x, y): the timeline replays events only',
+    );
   let automaton: AuditReplay['automaton'] = null;
   if (run.spec !== null && plans.length > 0 && !placementOnly) {
     try {
@@ -144,7 +206,19 @@ export function replayRun(db: Database.Database, run: AuditRunSummary, maxPositi
       notes.push(`the specification's automaton could not be rebuilt: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  return { run, axis: hasSteps ? 'step' : 'time', min: 0, max, scene, plans, positions, monitor, marks, automaton, notes };
+  return {
+    run,
+    axis: hasSteps ? 'step' : 'time',
+    min: 0,
+    max,
+    scene,
+    plans,
+    positions,
+    monitor,
+    marks,
+    automaton,
+    notes,
+  };
 
   function push(seq: number, a: number, x: number, y: number): void {
     if (placementOnly && pos.x.length > 0) {
@@ -179,7 +253,7 @@ export function regionsOf(db: Database.Database, sha: string | null): Region[] {
 
 export function mazeOf(world: string): MazeLayout | null {
   const m = /^pointmaze-(.+)$/.exec(world);
-  return m !== null ? (MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null : null;
+  return m !== null ? ((MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null) : null;
 }
 
 interface Places {
@@ -196,7 +270,9 @@ function regionCentre(r: Region): [number, number] {
 
 function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, notes: string[]): GraphScene {
   const xy = new Map<string, [number, number]>();
-  let fromRobot = 0, fromRegion = 0, interpolated = 0;
+  let fromRobot = 0,
+    fromRegion = 0,
+    interpolated = 0;
   const ids = [...new Set(plans.flatMap((q) => [...q.plan.prefix, ...q.plan.suffix]))];
   for (const id of ids) {
     const r = p.reached.get(id);
@@ -217,12 +293,17 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
     const seq = [...q.plan.prefix, ...q.plan.suffix];
     for (let i = 0; i < seq.length; i++) {
       if (xy.has(seq[i]!)) continue;
-      let lo = i - 1, hi = i + 1;
+      let lo = i - 1,
+        hi = i + 1;
       while (lo >= 0 && !xy.has(seq[lo]!)) lo--;
       while (hi < seq.length && !xy.has(seq[hi]!)) hi++;
-      const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined, b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
+      const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined,
+        b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
       const t = a !== undefined && b !== undefined ? (i - lo) / (hi - lo) : 0;
-      const at: [number, number] | undefined = a !== undefined && b !== undefined ? [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])] : a ?? b ?? p.start ?? undefined;
+      const at: [number, number] | undefined =
+        a !== undefined && b !== undefined
+          ? [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+          : (a ?? b ?? p.start ?? undefined);
       if (at !== undefined) {
         xy.set(seq[i]!, at);
         interpolated++;
@@ -234,14 +315,23 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
   for (const id of ids) {
     const [x, y] = xy.get(id) ?? [0, 0];
     const anchor = /^anchor:(.+):\d+$/.exec(id);
-    const node: SceneNode = { id, x, y, kind: id.startsWith('start') ? 'start' : anchor !== null ? 'anchor' : 'cluster', labels: anchor !== null ? [anchor[1]!] : [], soft: {}, support: 0 };
+    const node: SceneNode = {
+      id,
+      x,
+      y,
+      kind: id.startsWith('start') ? 'start' : anchor !== null ? 'anchor' : 'cluster',
+      labels: anchor !== null ? [anchor[1]!] : [],
+      soft: {},
+      support: 0,
+    };
     if (anchor !== null) node.anchorOf = anchor[1]!;
     index.set(id, nodes.length);
     nodes.push(node);
   }
   const edges = new Map<string, [number, number, number]>();
   const link = (u: string, v: string): void => {
-    const a = index.get(u), b = index.get(v);
+    const a = index.get(u),
+      b = index.get(v);
     if (a === undefined || b === undefined || a === b) return;
     const w = Math.round(Math.hypot(nodes[a]!.x - nodes[b]!.x, nodes[a]!.y - nodes[b]!.y) * 1000) / 1000;
     edges.set(`${a}>${b}`, [a, b, w]);
@@ -251,21 +341,33 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
     for (let i = 1; i < seq.length; i++) link(seq[i - 1]!, seq[i]!);
   }
   if (ids.length > 0) {
-    notes.push(`plan node positions are not recorded in the audit log: of ${ids.length} nodes, ${fromRobot} are placed where the robot reached them, ${fromRegion} anchors at their region's centre, ${interpolated} interpolated along the plan` +
-      `${ids.length - fromRobot - fromRegion - interpolated > 0 ? `, the start(s) at the robot's position` : ''}`);
+    notes.push(
+      `plan node positions are not recorded in the audit log: of ${ids.length} nodes, ${fromRobot} are placed where the robot reached them, ${fromRegion} anchors at their region's centre, ${interpolated} interpolated along the plan` +
+        `${ids.length - fromRobot - fromRegion - interpolated > 0 ? `, the start(s) at the robot's position` : ''}`,
+    );
   }
   const bounds = p.layout !== null ? mazeBounds(p.layout) : boundsOf(nodes);
   return {
-    world: run.world, bounds, picture: p.layout !== null ? mazePicture(p.layout, run.world, p.regions) : null,
+    world: run.world,
+    bounds,
+    picture: p.layout !== null ? mazePicture(p.layout, run.world, p.regions) : null,
     // The maze's rows run top to bottom, as in `witness run --picture` and the console.
     ...(p.layout !== null ? { yDown: true } : {}),
-    propositions: [...new Set(p.regions.map((r) => r.name))].sort(), nodes, edges: [...edges.values()], colours: Object.fromEntries(regionColours(p.regions)),
+    propositions: [...new Set(p.regions.map((r) => r.name))].sort(),
+    nodes,
+    edges: [...edges.values()],
+    colours: Object.fromEntries(regionColours(p.regions)),
   };
 }
 
 function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {
   if (nodes.length === 0) return { minX: 0, minY: 0, maxX: 1, maxY: 1 };
-  const xs = nodes.map((n) => n.x), ys = nodes.map((n) => n.y);
-  return { minX: Math.min(...xs) - 0.5, minY: Math.min(...ys) - 0.5, maxX: Math.max(...xs) + 0.5, maxY: Math.max(...ys) + 0.5 };
+  const xs = nodes.map((n) => n.x),
+    ys = nodes.map((n) => n.y);
+  return {
+    minX: Math.min(...xs) - 0.5,
+    minY: Math.min(...ys) - 0.5,
+    maxX: Math.max(...xs) + 0.5,
+    maxY: Math.max(...ys) + 0.5,
+  };
 }
-

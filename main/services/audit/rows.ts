@@ -62,7 +62,13 @@ const OVER_LIMIT = Buffer.from('\0witness: over the size limit\0');
  * expression.
  */
 function capped(cols: readonly string[], limit: (col: string) => number): string {
-  return cols.map((c) => (c === 'seq' ? c : `CASE WHEN octet_length(${c}) > ${limit(c)} THEN x'${OVER_LIMIT.toString('hex')}' ELSE ${c} END AS ${c}`)).join(', ');
+  return cols
+    .map((c) =>
+      c === 'seq'
+        ? c
+        : `CASE WHEN octet_length(${c}) > ${limit(c)} THEN x'${OVER_LIMIT.toString('hex')}' ELSE ${c} END AS ${c}`,
+    )
+    .join(', ');
 }
 
 const isOver = (v: unknown): boolean => v instanceof Uint8Array && Buffer.compare(v, OVER_LIMIT) === 0;
@@ -72,15 +78,42 @@ function overLimit<T>(r: Raw<T>, cols: readonly (keyof T & string)[]): (keyof T 
   return cols.find((c) => isOver(r[c])) ?? null;
 }
 
-const EVENT_FIELDS = ['seq', 'run_id', 't_ms', 'step', 'kind', 'tool', 'failure_label', 'body', 'prev_hash', 'hash'] as const;
-export const RUN_FIELDS = ['id', 'started_ms', 'world', 'backend', 'operator', 'software', 'models', 'spec_sha', 'regions_sha', 'meta'] as const;
+const EVENT_FIELDS = [
+  'seq',
+  'run_id',
+  't_ms',
+  'step',
+  'kind',
+  'tool',
+  'failure_label',
+  'body',
+  'prev_hash',
+  'hash',
+] as const;
+export const RUN_FIELDS = [
+  'id',
+  'started_ms',
+  'world',
+  'backend',
+  'operator',
+  'software',
+  'models',
+  'spec_sha',
+  'regions_sha',
+  'meta',
+] as const;
 
-/** `SELECT ${EVENT_COLUMNS} FROM events …`: every field of an event, each within its limit (raw rows: EVENT_FIELDS in order). */
+/**
+ * `SELECT ${EVENT_COLUMNS} FROM events …`: every field of an event, each within its limit (raw rows: EVENT_FIELDS in
+ * order).
+ */
 export const EVENT_COLUMNS = capped(EVENT_FIELDS, cap);
 /** `SELECT ${RUN_COLUMNS} FROM runs …`. */
 export const RUN_COLUMNS = capped(RUN_FIELDS, cap);
 /** `SELECT ${BLOB_COLUMNS} FROM blobs …`. */
-export const BLOB_COLUMNS = capped(['sha256', 'kind', 'body'], (c) => (c === 'body' ? MAX_BLOB_BYTES : MAX_FIELD_BYTES));
+export const BLOB_COLUMNS = capped(['sha256', 'kind', 'body'], (c) =>
+  c === 'body' ? MAX_BLOB_BYTES : MAX_FIELD_BYTES,
+);
 
 /** A value's type in words, for a message. */
 function typeText(v: unknown): string {
@@ -96,21 +129,35 @@ const isText = (v: unknown): v is string => typeof v === 'string';
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_TIME_MS;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
-const over = (col: string, limit: number): string => `its ${col} is larger than ${bytesText(limit)}, the most Witness writes or reads`;
+const over = (col: string, limit: number): string =>
+  `its ${col} is larger than ${bytesText(limit)}, the most Witness writes or reads`;
 
 /** What is wrong with an event's values (not its hash: verify checks the chain), or null. */
 export function eventProblem(r: Raw<EventRow>): string | null {
   // The common case first, in one expression (verify runs this on every event).
-  if (typeof r.run_id === 'string' && typeof r.kind === 'string' && typeof r.body === 'string' && typeof r.prev_hash === 'string' && typeof r.hash === 'string'
-    && (r.tool === null || typeof r.tool === 'string') && (r.failure_label === null || typeof r.failure_label === 'string')
-    && isTime(r.t_ms) && (r.step === null || isCount(r.step)) && isCount(r.seq)) return null;
+  if (
+    typeof r.run_id === 'string' &&
+    typeof r.kind === 'string' &&
+    typeof r.body === 'string' &&
+    typeof r.prev_hash === 'string' &&
+    typeof r.hash === 'string' &&
+    (r.tool === null || typeof r.tool === 'string') &&
+    (r.failure_label === null || typeof r.failure_label === 'string') &&
+    isTime(r.t_ms) &&
+    (r.step === null || isCount(r.step)) &&
+    isCount(r.seq)
+  )
+    return null;
   const big = overLimit(r, EVENT_FIELDS);
   if (big !== null) return over(big, cap(big));
   if (!isCount(r.seq)) return `its sequence number is ${typeText(r.seq)}, not an integer`;
-  if (!isTime(r.t_ms)) return `its t_ms is ${typeText(r.t_ms)}, not a time (milliseconds since 1970, a finite number within the range of dates)`;
+  if (!isTime(r.t_ms))
+    return `its t_ms is ${typeText(r.t_ms)}, not a time (milliseconds since 1970, a finite number within the range of dates)`;
   if (r.step !== null && !isCount(r.step)) return `its step is ${typeText(r.step)}, not an integer or NULL`;
-  for (const k of ['run_id', 'kind', 'body', 'prev_hash', 'hash'] as const) if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
-  for (const k of ['tool', 'failure_label'] as const) if (r[k] !== null && !isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text or NULL`;
+  for (const k of ['run_id', 'kind', 'body', 'prev_hash', 'hash'] as const)
+    if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
+  for (const k of ['tool', 'failure_label'] as const)
+    if (r[k] !== null && !isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text or NULL`;
   return null;
 }
 
@@ -118,7 +165,10 @@ export function eventProblem(r: Raw<EventRow>): string | null {
 export class AuditValueError extends WitnessError {
   override readonly name = 'AuditValueError';
   constructor(what: string, problem: string) {
-    super(/larger than/.test(problem) ? 'too-large' : 'invalid-input', `${what}: ${problem}; Witness did not write it (\`witness audit verify\` checks the whole log)`);
+    super(
+      /larger than/.test(problem) ? 'too-large' : 'invalid-input',
+      `${what}: ${problem}; Witness did not write it (\`witness audit verify\` checks the whole log)`,
+    );
   }
 }
 
@@ -128,14 +178,33 @@ export function eventOf(r: unknown): EventRow {
   const why = eventProblem(x);
   if (why !== null) throw new AuditValueError(`event ${typeof x.seq === 'number' ? x.seq : typeText(x.seq)}`, why);
   return {
-    seq: x.seq as number, run_id: x.run_id as string, t_ms: x.t_ms as number, step: x.step as number | null, kind: x.kind as string,
-    tool: x.tool as string | null, failure_label: x.failure_label as string | null, body: x.body as string, prev_hash: x.prev_hash as string, hash: x.hash as string,
+    seq: x.seq as number,
+    run_id: x.run_id as string,
+    t_ms: x.t_ms as number,
+    step: x.step as number | null,
+    kind: x.kind as string,
+    tool: x.tool as string | null,
+    failure_label: x.failure_label as string | null,
+    body: x.body as string,
+    prev_hash: x.prev_hash as string,
+    hash: x.hash as string,
   };
 }
 
 /** A raw row (`.raw()` of EVENT_COLUMNS: the ten fields in order) as eventProblem reads it. */
 export function rawEvent(a: readonly unknown[]): Raw<EventRow> {
-  return { seq: a[0], run_id: a[1], t_ms: a[2], step: a[3], kind: a[4], tool: a[5], failure_label: a[6], body: a[7], prev_hash: a[8], hash: a[9] };
+  return {
+    seq: a[0],
+    run_id: a[1],
+    t_ms: a[2],
+    step: a[3],
+    kind: a[4],
+    tool: a[5],
+    failure_label: a[6],
+    body: a[7],
+    prev_hash: a[8],
+    hash: a[9],
+  };
 }
 
 /** Why a JSON text cannot be read ("is not JSON (…)", "is nested deeper than …"), or null with its value. */
@@ -155,11 +224,13 @@ export function bodyOf(e: Pick<EventRow, 'seq' | 'body'>): unknown {
   return j.value;
 }
 
-/** JSON text parsed, or `fallback` when it is not JSON or nested too deep (values outside the chain, shown as found). */
+/**
+ * JSON text parsed, or `fallback` when it is not JSON or nested too deep (values outside the chain, shown as found).
+ */
 export function jsonOr<T>(text: unknown, fallback: T): T {
   if (typeof text !== 'string') return fallback;
   const j = jsonValue(text);
-  return j.problem === null ? j.value as T : fallback;
+  return j.problem === null ? (j.value as T) : fallback;
 }
 
 /** What is wrong with a runs row's values, or null. */
@@ -167,8 +238,10 @@ export function runProblem(r: Raw<RunRowRaw>): string | null {
   const big = overLimit(r, RUN_FIELDS);
   if (big !== null) return over(big, MAX_FIELD_BYTES);
   if (!isTime(r.started_ms)) return `its started_ms is ${typeText(r.started_ms)}, not a time (milliseconds since 1970)`;
-  for (const k of ['id', 'world', 'backend', 'operator', 'software', 'models', 'meta'] as const) if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
-  for (const k of ['spec_sha', 'regions_sha'] as const) if (r[k] !== null && !isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text or NULL`;
+  for (const k of ['id', 'world', 'backend', 'operator', 'software', 'models', 'meta'] as const)
+    if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
+  for (const k of ['spec_sha', 'regions_sha'] as const)
+    if (r[k] !== null && !isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text or NULL`;
   return null;
 }
 
@@ -176,7 +249,8 @@ export function runProblem(r: Raw<RunRowRaw>): string | null {
 export function runOf(r: unknown): RunRowRaw {
   const x = r as Raw<RunRowRaw>;
   const why = runProblem(x);
-  if (why !== null) throw new AuditValueError(`run ${isText(x.id) ? x.id : typeText(x.id)} (its row in the runs table)`, why);
+  if (why !== null)
+    throw new AuditValueError(`run ${isText(x.id) ? x.id : typeText(x.id)} (its row in the runs table)`, why);
   return x as RunRowRaw;
 }
 
@@ -190,7 +264,8 @@ interface BlobRow {
 export function blobProblem(r: Raw<BlobRow>): string | null {
   const big = overLimit(r, ['sha256', 'kind', 'body']);
   if (big !== null) return over(big, big === 'body' ? MAX_BLOB_BYTES : MAX_FIELD_BYTES);
-  for (const k of ['sha256', 'kind', 'body'] as const) if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
+  for (const k of ['sha256', 'kind', 'body'] as const)
+    if (!isText(r[k])) return `its ${k} is ${typeText(r[k])}, not text`;
   return null;
 }
 

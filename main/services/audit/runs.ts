@@ -13,7 +13,18 @@
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../contract/errors.js';
 import { canonicalJson } from './store.js';
-import { EVENT_COLUMNS, type EventRow, MAX_FIELD_BYTES, MAX_TIME_MS, RUN_COLUMNS, type RunRowRaw, bodyOf, eventOf, jsonOr, runProblem } from './rows.js';
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  MAX_FIELD_BYTES,
+  MAX_TIME_MS,
+  RUN_COLUMNS,
+  type RunRowRaw,
+  bodyOf,
+  eventOf,
+  jsonOr,
+  runProblem,
+} from './rows.js';
 import { obj, text } from './body.js';
 
 export type { RunRowRaw };
@@ -47,14 +58,24 @@ export interface RunSummary extends Omit<RunStartBody, 'tool_schemas' | 'map_sha
   readonly tampered?: string;
 }
 
-/** A run_start's body with the fields a summary shows, of the types it shows them as (a forged body may hold anything). */
+/**
+ * A run_start's body with the fields a summary shows, of the types it shows them as (a forged body may hold anything).
+ */
 export function runStartOf(body: unknown): RunStartBody {
   const b = obj(body);
   const sha = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   return {
-    world: text(b['world']), backend: text(b['backend']), operator: text(b['operator']), software: text(b['software']),
-    models: Object.fromEntries(Object.entries(obj(b['models'])).map(([k, v]) => [k, text(v)])), spec_sha: sha(b['spec_sha']), regions_sha: sha(b['regions_sha']), meta: obj(b['meta']),
-    ...(typeof b['tool_schemas'] === 'object' ? { tool_schemas: Object.fromEntries(Object.entries(obj(b['tool_schemas'])).map(([k, v]) => [k, text(v)])) } : {}),
+    world: text(b['world']),
+    backend: text(b['backend']),
+    operator: text(b['operator']),
+    software: text(b['software']),
+    models: Object.fromEntries(Object.entries(obj(b['models'])).map(([k, v]) => [k, text(v)])),
+    spec_sha: sha(b['spec_sha']),
+    regions_sha: sha(b['regions_sha']),
+    meta: obj(b['meta']),
+    ...(typeof b['tool_schemas'] === 'object'
+      ? { tool_schemas: Object.fromEntries(Object.entries(obj(b['tool_schemas'])).map(([k, v]) => [k, text(v)])) }
+      : {}),
     ...(typeof b['map_sha'] === 'string' ? { map_sha: b['map_sha'] } : {}),
   };
 }
@@ -65,15 +86,24 @@ export function runStartOf(body: unknown): RunStartBody {
  * transaction as the event and with the same values; its start time is the event's (rows written
  * before the two shared a transaction started a moment earlier, never later).
  */
-export function runRowMismatch(row: RunRowRaw, start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody }, problem: string | null = null): string | null {
-  if (problem !== null) return `its row in the runs table: ${problem} (shown from its chained run_start, event ${start.seq})`;
+export function runRowMismatch(
+  row: RunRowRaw,
+  start: { readonly seq: number; readonly t_ms: number; readonly body: RunStartBody },
+  problem: string | null = null,
+): string | null {
+  if (problem !== null)
+    return `its row in the runs table: ${problem} (shown from its chained run_start, event ${start.seq})`;
   const b = start.body;
   for (const k of ['world', 'backend', 'operator', 'software', 'spec_sha', 'regions_sha'] as const) {
-    if (row[k] !== (b[k] ?? null)) return `its ${k} is ${JSON.stringify(row[k])} in the runs table but ${JSON.stringify(b[k] ?? null)} in its chained run_start (event ${start.seq}): the row was altered`;
+    if (row[k] !== (b[k] ?? null))
+      return `its ${k} is ${JSON.stringify(row[k])} in the runs table but ${JSON.stringify(b[k] ?? null)} in its chained run_start (event ${start.seq}): the row was altered`;
   }
-  if (canonicalJson(jsonOr(row.models, row.models)) !== canonicalJson(b.models ?? {})) return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
-  if (canonicalJson(jsonOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {})) return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
-  if (!(row.started_ms <= start.t_ms)) return `its start time ${row.started_ms} is after its chained run_start's (${start.t_ms}, event ${start.seq}): the row was altered`;
+  if (canonicalJson(jsonOr(row.models, row.models)) !== canonicalJson(b.models ?? {}))
+    return `its models differ between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (canonicalJson(jsonOr(row.meta, row.meta)) !== canonicalJson(b.meta ?? {}))
+    return `its metadata differs between the runs table and its chained run_start (event ${start.seq}): the row was altered`;
+  if (!(row.started_ms <= start.t_ms))
+    return `its start time ${row.started_ms} is after its chained run_start's (${start.t_ms}, event ${start.seq}): the row was altered`;
   return null;
 }
 
@@ -112,14 +142,23 @@ export const RUN_SQL = {
   prefixStarts: `SELECT DISTINCT run_id FROM events WHERE run_id >= ? AND run_id < ? AND octet_length(run_id) <= ${MAX_FIELD_BYTES} AND +kind = 'run_start' LIMIT ?`,
 } as const;
 
-/** A cursor: after the run_start event `seq` (runs under the chain), or after the runs row `rowid` (rows no run_start names; null: from the first). */
-type Cursor = { readonly phase: 'chain'; readonly seq: number } | { readonly phase: 'rows'; readonly rowid: bigint | null };
+/**
+ * A cursor: after the run_start event `seq` (runs under the chain), or after the runs row `rowid` (rows no run_start
+ * names; null: from the first).
+ */
+type Cursor =
+  { readonly phase: 'chain'; readonly seq: number } | { readonly phase: 'rows'; readonly rowid: bigint | null };
 
 const CURSOR = /^(?:c:(\d{1,15})|r:(\d{1,19}))$/;
 
 function parseCursor(cursor: string): Cursor {
   const m = CURSOR.exec(cursor);
-  if (m === null) throw new WitnessError('invalid-params', `runs: $.cursor: not a cursor a page of runs gave out (${JSON.stringify(cursor.slice(0, 40))})`, { path: '$.cursor' });
+  if (m === null)
+    throw new WitnessError(
+      'invalid-params',
+      `runs: $.cursor: not a cursor a page of runs gave out (${JSON.stringify(cursor.slice(0, 40))})`,
+      { path: '$.cursor' },
+    );
   return m[1] !== undefined ? { phase: 'chain', seq: Number(m[1]) } : { phase: 'rows', rowid: BigInt(m[2]!) };
 }
 
@@ -147,8 +186,18 @@ class RunReader {
     const e = raw === undefined ? undefined : eventOf(raw);
     const outcome = e === undefined ? undefined : obj(bodyOf(e))['outcome'];
     return {
-      id, started_ms, world: b.world, backend: b.backend, operator: b.operator, software: b.software, models: b.models,
-      spec_sha: b.spec_sha, regions_sha: b.regions_sha, meta: b.meta, events: this.count.get(id) as number, ended_ms: e?.t_ms ?? null,
+      id,
+      started_ms,
+      world: b.world,
+      backend: b.backend,
+      operator: b.operator,
+      software: b.software,
+      models: b.models,
+      spec_sha: b.spec_sha,
+      regions_sha: b.regions_sha,
+      meta: b.meta,
+      events: this.count.get(id) as number,
+      ended_ms: e?.t_ms ?? null,
       outcome: typeof outcome === 'string' ? outcome : null,
       ...(tampered !== null ? { tampered } : {}),
     };
@@ -163,18 +212,27 @@ class RunReader {
     if (first !== undefined && first !== s.seq) return null;
     const raw = obj(bodyOf(s)) as unknown as RunStartBody;
     const row = this.row.get(s.run_id) as RunRowRaw | undefined;
-    const why = row === undefined
-      ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})`
-      : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body: raw }, runProblem(row));
+    const why =
+      row === undefined
+        ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})`
+        : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body: raw }, runProblem(row));
     return this.summary(s.run_id, s.t_ms, runStartOf(raw), why);
   }
 
-  /** A row of the runs table that no run_start names, its values as found (a start that is not a time: listed at 1970), marked. */
+  /**
+   * A row of the runs table that no run_start names, its values as found (a start that is not a time: listed at 1970),
+   * marked.
+   */
   unchained(r: RunRowRaw): RunSummary {
     const problem = runProblem(r);
     const body = runStartOf({ ...r, models: jsonOr(r.models, {}), meta: jsonOr(r.meta, {}) });
     const started = typeof r.started_ms === 'number' && Math.abs(r.started_ms) <= MAX_TIME_MS ? r.started_ms : 0;
-    return this.summary(text(r.id), started, body, `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`);
+    return this.summary(
+      text(r.id),
+      started,
+      body,
+      `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`,
+    );
   }
 
   /** One run by its id: from its first run_start, else from its row; undefined when neither exists. */
@@ -187,9 +245,13 @@ class RunReader {
 }
 
 /** One page of runs in `order`, after `cursor` (null or absent: from the first). */
-export function runPage(db: Database.Database, o: { readonly order: RunOrder; readonly cursor?: string | null; readonly limit: number }): RunPage {
+export function runPage(
+  db: Database.Database,
+  o: { readonly order: RunOrder; readonly cursor?: string | null; readonly limit: number },
+): RunPage {
   const limit = Math.max(1, Math.floor(o.limit));
-  let at: Cursor = o.cursor == null ? { phase: 'chain', seq: o.order === 'asc' ? 0 : Number.MAX_SAFE_INTEGER } : parseCursor(o.cursor);
+  let at: Cursor =
+    o.cursor == null ? { phase: 'chain', seq: o.order === 'asc' ? 0 : Number.MAX_SAFE_INTEGER } : parseCursor(o.cursor);
   const reader = new RunReader(db);
   const runs: RunSummary[] = [];
   if (at.phase === 'chain') {
@@ -209,7 +271,9 @@ export function runPage(db: Database.Database, o: { readonly order: RunOrder; re
     at = { phase: 'rows', rowid: null };
   }
   // From the first row (no rowid to start after): every id is above '' and below U+10FFFF.
-  const rows = db.prepare(o.order === 'asc' ? RUN_SQL.unchainedAsc : RUN_SQL.unchainedDesc).all(at.rowid, o.order === 'asc' ? '' : '\u{10FFFF}', limit - runs.length) as UnchainedRow[];
+  const rows = db
+    .prepare(o.order === 'asc' ? RUN_SQL.unchainedAsc : RUN_SQL.unchainedDesc)
+    .all(at.rowid, o.order === 'asc' ? '' : '\u{10FFFF}', limit - runs.length) as UnchainedRow[];
   for (const r of rows) runs.push(reader.unchained(r));
   return { runs, next: runs.length >= limit && rows.length > 0 ? `r:${rows[rows.length - 1]!.at_row}` : null };
 }
@@ -241,8 +305,12 @@ export function runsByPrefix(db: Database.Database, prefix: string, max = 2): Ru
   const hi = `${prefix}\u{10FFFF}`;
   const ids = new Set<string>();
   for (const sql of [RUN_SQL.prefixStarts, RUN_SQL.prefixRows]) {
-    for (const id of db.prepare(sql).pluck().all(prefix, hi, max)) if (typeof id === 'string' && id.startsWith(prefix)) ids.add(id);
+    for (const id of db.prepare(sql).pluck().all(prefix, hi, max))
+      if (typeof id === 'string' && id.startsWith(prefix)) ids.add(id);
   }
   const reader = new RunReader(db);
-  return [...ids].slice(0, max).map((id) => reader.byId(id)).filter((r): r is RunSummary => r !== undefined);
+  return [...ids]
+    .slice(0, max)
+    .map((id) => reader.byId(id))
+    .filter((r): r is RunSummary => r !== undefined);
 }

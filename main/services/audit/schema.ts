@@ -54,7 +54,10 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Event kinds the log knows: the audit event catalogue's (others are refused, so a typo cannot hide evidence under a new name). */
+/**
+ * Event kinds the log knows: the audit event catalogue's (others are refused, so a typo cannot hide evidence under a
+ * new name).
+ */
 export const EVENT_KINDS: readonly AuditEventKind[] = Object.keys(AUDIT_EVENTS) as AuditEventKind[];
 
 /** One object of a database's schema as sqlite_schema lists it; `sql` with its white space collapsed. */
@@ -83,10 +86,17 @@ export interface SchemaSnapshot {
   readonly columns: ReadonlyMap<string, readonly SchemaColumn[]>;
 }
 
-/** SQLite's own bookkeeping tables (ANALYZE statistics, AUTOINCREMENT counters), made by maintenance, not by us or a forger's schema. */
+/**
+ * SQLite's own bookkeeping tables (ANALYZE statistics, AUTOINCREMENT counters), made by maintenance, not by us or a
+ * forger's schema.
+ */
 const SQLITE_BOOKKEEPING = new Set(['sqlite_stat1', 'sqlite_stat2', 'sqlite_stat3', 'sqlite_stat4', 'sqlite_sequence']);
 
-const squashSql = (sql: string): string => sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
+const squashSql = (sql: string): string =>
+  sql
+    .replace(/\s+/g, ' ')
+    .replace(/\s*;\s*$/, '')
+    .trim();
 
 /** Whether an object of sqlite_schema is a table stored as rows (not a view, not a virtual table). */
 export const isPlainTable = (o: SchemaObject): boolean => o.type === 'table' && !/^CREATE\s+VIRTUAL\s/i.test(o.sql);
@@ -99,10 +109,20 @@ export function schemaOf(db: Database.Database): SchemaSnapshot {
   const objects = new Map<string, SchemaObject>();
   const columns = new Map<string, SchemaColumn[]>();
   const xinfo = db.prepare('SELECT name, type, "notnull", dflt_value, pk, hidden FROM pragma_table_xinfo(?)');
-  for (const r of db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema').all() as { type: unknown; name: unknown; tbl_name: unknown; sql: unknown }[]) {
+  for (const r of db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema').all() as {
+    type: unknown;
+    name: unknown;
+    tbl_name: unknown;
+    sql: unknown;
+  }[]) {
     const name = String(r.name);
     if (r.type === 'table' && SQLITE_BOOKKEEPING.has(name.toLowerCase())) continue;
-    const o: SchemaObject = { type: String(r.type), name, table: String(r.tbl_name), sql: typeof r.sql === 'string' ? squashSql(r.sql) : '' };
+    const o: SchemaObject = {
+      type: String(r.type),
+      name,
+      table: String(r.tbl_name),
+      sql: typeof r.sql === 'string' ? squashSql(r.sql) : '',
+    };
     objects.set(name.toLowerCase(), o);
     if (isPlainTable(o)) columns.set(name.toLowerCase(), xinfo.all(name) as SchemaColumn[]);
   }

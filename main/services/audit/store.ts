@@ -22,7 +22,14 @@ import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
 import { problemsText, schemaProblems } from './schema-check.js';
 import { LandedCheck, type Written } from './landed.js';
-import { AuditValueError, type EventRow, MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_TIME_MS } from './rows.js';
+import {
+  AuditValueError,
+  type EventRow,
+  MAX_BLOB_BYTES,
+  MAX_BODY_BYTES,
+  MAX_FIELD_BYTES,
+  MAX_TIME_MS,
+} from './rows.js';
 import { MAX_JSON_DEPTH } from '../../core/input/json.js';
 import { bytesText } from '../llm/bounded.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
@@ -32,7 +39,11 @@ export type { EventRow };
 
 export class AuditError extends WitnessError {
   override readonly name = 'AuditError';
-  constructor(readonly file: string, detail: string, code: ErrorCode = 'invalid-input') {
+  constructor(
+    readonly file: string,
+    detail: string,
+    code: ErrorCode = 'invalid-input',
+  ) {
     super(code, `${file}: ${detail}`, { file });
   }
 }
@@ -71,10 +82,15 @@ export interface AppendOptions {
  */
 export function canonicalJson(v: unknown, depth = 0): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (depth >= MAX_JSON_DEPTH) throw new WitnessError('invalid-input', `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  if (depth >= MAX_JSON_DEPTH)
+    throw new WitnessError('invalid-input', `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x, depth + 1)).join(',')}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k], depth + 1)}`).join(',')}}`;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k], depth + 1)}`)
+    .join(',')}}`;
 }
 
 /**
@@ -88,10 +104,21 @@ export function eventHash(prev: string, e: Omit<EventRow, 'hash' | 'prev_hash'>)
 
 /** eventHash over the fields themselves (the append path builds no row objects). */
 export function chainHash(
-  prev: string, seq: number, run: string, t_ms: number, step: number | null, kind: string, tool: string | null, failure: string | null, body: string,
+  prev: string,
+  seq: number,
+  run: string,
+  t_ms: number,
+  step: number | null,
+  kind: string,
+  tool: string | null,
+  failure: string | null,
+  body: string,
 ): string {
-  return hash('sha256', `${prev}{"body":${body},"failure_label":${JSON.stringify(failure)},"kind":${JSON.stringify(kind)},` +
-    `"run_id":${JSON.stringify(run)},"seq":${seq},"step":${JSON.stringify(step)},"t_ms":${JSON.stringify(t_ms)},"tool":${JSON.stringify(tool)}}`);
+  return hash(
+    'sha256',
+    `${prev}{"body":${body},"failure_label":${JSON.stringify(failure)},"kind":${JSON.stringify(kind)},` +
+      `"run_id":${JSON.stringify(run)},"seq":${seq},"step":${JSON.stringify(step)},"t_ms":${JSON.stringify(t_ms)},"tool":${JSON.stringify(tool)}}`,
+  );
 }
 
 export function sha256(text: string): string {
@@ -118,12 +145,21 @@ function checkFile(file: string, mustExist: boolean): void {
     throw new AuditError(file, `cannot be read (${(e as Error).message})`, 'unreadable');
   }
   if (st.isDirectory()) throw new AuditError(file, 'is a folder, not an audit database file', 'not-a-file');
-  if (!st.isFile()) throw new AuditError(file, 'is not a regular file (a device, a pipe or a socket): name an audit database file', 'not-a-file');
+  if (!st.isFile())
+    throw new AuditError(
+      file,
+      'is not a regular file (a device, a pipe or a socket): name an audit database file',
+      'not-a-file',
+    );
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (e) {
-    throw new AuditError(file, `cannot be read (${(e as { code?: string }).code === 'EACCES' ? 'permission denied' : (e as Error).message})`, 'unreadable');
+    throw new AuditError(
+      file,
+      `cannot be read (${(e as { code?: string }).code === 'EACCES' ? 'permission denied' : (e as Error).message})`,
+      'unreadable',
+    );
   }
   try {
     const head = Buffer.alloc(100);
@@ -134,7 +170,12 @@ function checkFile(file: string, mustExist: boolean): void {
       throw new AuditError(file, `cannot be read (${(e as Error).message})`, 'unreadable');
     }
     if (n === 0) return;
-    if (n < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) throw new AuditError(file, 'not an SQLite database (no "SQLite format 3" header): not a Witness audit log', 'not-sqlite');
+    if (n < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC)
+      throw new AuditError(
+        file,
+        'not an SQLite database (no "SQLite format 3" header): not a Witness audit log',
+        'not-sqlite',
+      );
   } finally {
     closeSync(fd);
   }
@@ -158,7 +199,7 @@ export function isSqliteFile(file: string): boolean {
   }
 }
 
-const sqliteCode = (e: unknown): string => (e as { code?: unknown }).code as string ?? '';
+const sqliteCode = (e: unknown): string => ((e as { code?: unknown }).code as string) ?? '';
 
 /** An SQLite error as an AuditError naming the file (already-AuditErrors pass through). */
 export function wrap(file: string, e: unknown): AuditError {
@@ -166,17 +207,38 @@ export function wrap(file: string, e: unknown): AuditError {
   if (e instanceof WitnessError) return new AuditError(file, e.message, e.code);
   const code = sqliteCode(e);
   const msg = e instanceof Error ? e.message : String(e);
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return new AuditError(file, `the database is locked by another process (${msg}); try again when it is free`, 'locked');
-  if (code === 'SQLITE_FULL') return new AuditError(file, `the disk is full (${msg}); the batch being written was rolled back, nothing partial was kept`);
-  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return new AuditError(file, `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`, 'corrupt');
-  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) return new AuditError(file, `cannot open for writing (${msg})`, 'unreadable');
-  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return new AuditError(file, `cannot be read (${msg})`, 'unreadable');
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return new AuditError(
+      file,
+      `the database is locked by another process (${msg}); try again when it is free`,
+      'locked',
+    );
+  if (code === 'SQLITE_FULL')
+    return new AuditError(
+      file,
+      `the disk is full (${msg}); the batch being written was rolled back, nothing partial was kept`,
+    );
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
+    return new AuditError(
+      file,
+      `the database is corrupt or truncated (${msg}); run \`witness audit verify\` on a copy`,
+      'corrupt',
+    );
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN'))
+    return new AuditError(file, `cannot open for writing (${msg})`, 'unreadable');
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH')
+    return new AuditError(file, `cannot be read (${msg})`, 'unreadable');
   return new AuditError(file, msg);
 }
 
-/** `e` as an AuditError naming `file` when it comes from SQLite, the audit store or a value read from it (rows.ts); anything else unchanged. */
+/**
+ * `e` as an AuditError naming `file` when it comes from SQLite, the audit store or a value read from it (rows.ts);
+ * anything else unchanged.
+ */
 export function auditErrorOf(file: string, e: unknown): unknown {
-  return e instanceof AuditError || e instanceof AuditValueError || sqliteCode(e).startsWith('SQLITE_') ? wrap(file, e) : e;
+  return e instanceof AuditError || e instanceof AuditValueError || sqliteCode(e).startsWith('SQLITE_')
+    ? wrap(file, e)
+    : e;
 }
 
 function schemaVersion(db: Database.Database): number {
@@ -212,7 +274,8 @@ function openReadOnly(file: string): Database.Database {
     }
   } catch (e) {
     const code = sqliteCode(e);
-    if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN') && !code.startsWith('SQLITE_IOERR')) throw e;
+    if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN') && !code.startsWith('SQLITE_IOERR'))
+      throw e;
   }
   const dir = mkdtempSync(join(tmpdir(), 'witness-evidence-'));
   privateCopies.add(dir);
@@ -284,19 +347,32 @@ export function openAuditReadOnly(file: string, o: ReadOnlyOptions = {}): Databa
     defend(db, true);
     const v = schemaVersion(db);
     if (v !== AUDIT_SCHEMA_VERSION) {
-      throw new AuditError(file, v === 0
-        ? 'not a Witness audit database (no schema version: a foreign SQLite file)'
-        : `audit schema version ${v} is not one this Witness reads (it reads version ${AUDIT_SCHEMA_VERSION}); use a newer Witness`, v === 0 ? 'not-audit-database' : 'schema-version');
+      throw new AuditError(
+        file,
+        v === 0
+          ? 'not a Witness audit database (no schema version: a foreign SQLite file)'
+          : `audit schema version ${v} is not one this Witness reads (it reads version ${AUDIT_SCHEMA_VERSION}); use a newer Witness`,
+        v === 0 ? 'not-audit-database' : 'schema-version',
+      );
     }
     // A table replaced by a view is a tampered database (below), not a foreign one.
-    const names = (db.prepare("SELECT lower(name) AS name FROM sqlite_schema WHERE type IN ('table', 'view')").all() as { name: string }[]).map((r) => r.name);
+    const names = (
+      db.prepare("SELECT lower(name) AS name FROM sqlite_schema WHERE type IN ('table', 'view')").all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
     for (const t of ['runs', 'blobs', 'events']) {
-      if (!names.includes(t)) throw new AuditError(file, `not a Witness audit database (no table "${t}")`, 'not-audit-database');
+      if (!names.includes(t))
+        throw new AuditError(file, `not a Witness audit database (no table "${t}")`, 'not-audit-database');
     }
     if (o.foreignSchema !== 'report') {
       const unsafe = schemaProblems(db).filter((p) => p.unsafe);
       if (unsafe.length > 0) {
-        throw new AuditError(file, `its schema is not the one Witness creates: ${problemsText(unsafe)}; refusing to read it (\`witness audit verify\` reports every difference)`, 'tampered');
+        throw new AuditError(
+          file,
+          `its schema is not the one Witness creates: ${problemsText(unsafe)}; refusing to read it (\`witness audit verify\` reports every difference)`,
+          'tampered',
+        );
       }
     }
     return db;
@@ -343,7 +419,9 @@ export class AuditLog {
   private readonly insertRun: Database.Statement;
   private readonly lastRow: Database.Statement;
   private readonly landed: LandedCheck;
-  private readonly commitBatch: Database.Transaction<(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => void>;
+  private readonly commitBatch: Database.Transaction<
+    (blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => void
+  >;
   private queue: Pending[] = [];
   private blobs: PendingBlob[] = [];
   private scheduled = false;
@@ -360,13 +438,24 @@ export class AuditLog {
   /** Set when a batch did not land as written: the log takes nothing more. */
   private broken: AuditError | null = null;
 
-  private constructor(readonly file: string, private readonly db: Database.Database, private readonly now: () => number, private readonly busyTimeout_ms: number) {
-    this.insert = db.prepare('INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  private constructor(
+    readonly file: string,
+    private readonly db: Database.Database,
+    private readonly now: () => number,
+    private readonly busyTimeout_ms: number,
+  ) {
+    this.insert = db.prepare(
+      'INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, kind, body) VALUES (?, ?, ?)');
-    this.insertRun = db.prepare('INSERT INTO runs (id, started_ms, world, backend, operator, software, models, spec_sha, regions_sha, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insertRun = db.prepare(
+      'INSERT INTO runs (id, started_ms, world, backend, operator, software, models, spec_sha, regions_sha, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     this.lastRow = db.prepare('SELECT seq, hash, t_ms FROM events ORDER BY seq DESC LIMIT 1');
     this.landed = new LandedCheck(db);
-    this.commitBatch = db.transaction((blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) => this.writeBatch(blobs, batch, seqs));
+    this.commitBatch = db.transaction((blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]) =>
+      this.writeBatch(blobs, batch, seqs),
+    );
   }
 
   /**
@@ -389,10 +478,20 @@ export class AuditLog {
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       const check = (v: number): void => {
-        if (v > AUDIT_SCHEMA_VERSION) throw new AuditError(file, `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`, 'schema-version');
+        if (v > AUDIT_SCHEMA_VERSION)
+          throw new AuditError(
+            file,
+            `audit schema version ${v} is newer than this Witness (${AUDIT_SCHEMA_VERSION}); refusing to write to it`,
+            'schema-version',
+          );
         if (v === 0) {
           const tables = db!.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number };
-          if (tables.n > 0) throw new AuditError(file, 'not a Witness audit database (a foreign SQLite file with a schema and no schema version); refusing to write to it', 'not-audit-database');
+          if (tables.n > 0)
+            throw new AuditError(
+              file,
+              'not a Witness audit database (a foreign SQLite file with a schema and no schema version); refusing to write to it',
+              'not-audit-database',
+            );
         }
       };
       check(schemaVersion(db));
@@ -409,7 +508,11 @@ export class AuditLog {
       }
       const foreign = schemaProblems(db);
       if (foreign.length > 0) {
-        throw new AuditError(file, `its schema is not the one Witness creates: ${problemsText(foreign)}; refusing to write to it (record into a new audit database; \`witness audit verify\` reports every difference)`, 'tampered');
+        throw new AuditError(
+          file,
+          `its schema is not the one Witness creates: ${problemsText(foreign)}; refusing to write to it (record into a new audit database; \`witness audit verify\` reports every difference)`,
+          'tampered',
+        );
       }
       db.pragma(`busy_timeout = ${Math.min(busy, BUSY_SLICE_MS)}`);
       return new AuditLog(file, db, now, busy);
@@ -448,14 +551,34 @@ export class AuditLog {
     const spec = m.spec !== undefined ? blob('spec', m.spec) : null;
     const regions = m.regions !== undefined ? blob('regions', m.regions) : null;
     const map = m.map !== undefined ? blob('map', m.map) : undefined;
-    const tools = m.toolSchemas === undefined ? undefined
-      : Object.fromEntries(Object.entries(m.toolSchemas).map(([name, schema]) => [name, blob(`tool-schema:${name}`, schema)]));
+    const tools =
+      m.toolSchemas === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(m.toolSchemas).map(([name, schema]) => [name, blob(`tool-schema:${name}`, schema)]),
+          );
     const body = {
-      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: { ...m.models }, spec_sha: spec, regions_sha: regions,
-      meta: { ...m.meta }, events: AUDIT_EVENTS_VERSION, ...(tools !== undefined ? { tool_schemas: tools } : {}), ...(map !== undefined ? { map_sha: map } : {}),
+      world: m.world,
+      backend: m.backend,
+      operator: m.operator,
+      software: m.software,
+      models: { ...m.models },
+      spec_sha: spec,
+      regions_sha: regions,
+      meta: { ...m.meta },
+      events: AUDIT_EVENTS_VERSION,
+      ...(tools !== undefined ? { tool_schemas: tools } : {}),
+      ...(map !== undefined ? { map_sha: map } : {}),
     };
     const runRow: RunRow = {
-      world: m.world, backend: m.backend, operator: m.operator, software: m.software, models: this.fieldJson('models', m.models), spec, regions, meta: this.fieldJson('meta', m.meta ?? {}),
+      world: m.world,
+      backend: m.backend,
+      operator: m.operator,
+      software: m.software,
+      models: this.fieldJson('models', m.models),
+      spec,
+      regions,
+      meta: this.fieldJson('meta', m.meta ?? {}),
     };
     this.eventText(id, 'run_start', body, {});
     for (const [kind, text] of blobs) this.putBlob(kind, text);
@@ -476,7 +599,12 @@ export class AuditLog {
   private checkBlob(kind: string, body: string): void {
     if (this.broken !== null) throw this.broken;
     const bytes = Buffer.byteLength(body);
-    if (bytes > MAX_BLOB_BYTES) throw new AuditError(this.file, `a ${kind} blob of ${bytesText(bytes)} is larger than ${bytesText(MAX_BLOB_BYTES)}, the most the audit log holds: not stored`, 'too-large');
+    if (bytes > MAX_BLOB_BYTES)
+      throw new AuditError(
+        this.file,
+        `a ${kind} blob of ${bytesText(bytes)} is larger than ${bytesText(MAX_BLOB_BYTES)}, the most the audit log holds: not stored`,
+        'too-large',
+      );
   }
 
   /** A run row's JSON field as stored: nested no deeper, and no larger, than the readers take. */
@@ -487,7 +615,12 @@ export class AuditLog {
       throw new AuditError(this.file, `a run's ${name} is ${e instanceof Error ? e.message : String(e)}: not recorded`);
     }
     const text = JSON.stringify(v);
-    if (Buffer.byteLength(text) > MAX_FIELD_BYTES) throw new AuditError(this.file, `a run's ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}, the most the audit log holds: not recorded`, 'too-large');
+    if (Buffer.byteLength(text) > MAX_FIELD_BYTES)
+      throw new AuditError(
+        this.file,
+        `a run's ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}, the most the audit log holds: not recorded`,
+        'too-large',
+      );
     return text;
   }
 
@@ -502,23 +635,51 @@ export class AuditLog {
     try {
       text = canonicalJson(body ?? null);
     } catch (e) {
-      throw new AuditError(this.file, `${what}: its body is ${e instanceof Error ? e.message : String(e)}: not appended`);
+      throw new AuditError(
+        this.file,
+        `${what}: its body is ${e instanceof Error ? e.message : String(e)}: not appended`,
+      );
     }
     if (text.length * 3 > MAX_BODY_BYTES && Buffer.byteLength(text) > MAX_BODY_BYTES) {
-      throw new AuditError(this.file, `${what}: its body is larger than ${bytesText(MAX_BODY_BYTES)}, the most the audit log holds: not appended`, 'too-large');
+      throw new AuditError(
+        this.file,
+        `${what}: its body is larger than ${bytesText(MAX_BODY_BYTES)}, the most the audit log holds: not appended`,
+        'too-large',
+      );
     }
-    if (o.t_ms !== undefined && !(Number.isFinite(o.t_ms) && Math.abs(o.t_ms) <= MAX_TIME_MS)) throw new AuditError(this.file, `${what}: its time ${o.t_ms} is not milliseconds since 1970 within ±${MAX_TIME_MS}: not appended`);
-    if (o.step !== undefined && !Number.isSafeInteger(o.step)) throw new AuditError(this.file, `${what}: its step ${o.step} is not an integer: not appended`);
-    for (const [name, v] of [['run id', run], ['tool', o.tool], ['failure label', o.failureLabel]] as const) {
-      if (v !== undefined && Buffer.byteLength(v) > MAX_FIELD_BYTES) throw new AuditError(this.file, `${what}: its ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}: not appended`, 'too-large');
+    if (o.t_ms !== undefined && !(Number.isFinite(o.t_ms) && Math.abs(o.t_ms) <= MAX_TIME_MS))
+      throw new AuditError(
+        this.file,
+        `${what}: its time ${o.t_ms} is not milliseconds since 1970 within ±${MAX_TIME_MS}: not appended`,
+      );
+    if (o.step !== undefined && !Number.isSafeInteger(o.step))
+      throw new AuditError(this.file, `${what}: its step ${o.step} is not an integer: not appended`);
+    for (const [name, v] of [
+      ['run id', run],
+      ['tool', o.tool],
+      ['failure label', o.failureLabel],
+    ] as const) {
+      if (v !== undefined && Buffer.byteLength(v) > MAX_FIELD_BYTES)
+        throw new AuditError(
+          this.file,
+          `${what}: its ${name} is larger than ${bytesText(MAX_FIELD_BYTES)}: not appended`,
+          'too-large',
+        );
     }
     return text;
   }
 
-  private enqueue(run: string, kind: EventKind, body: unknown, o: AppendOptions, runRow: RunRow | null = null): Promise<number> {
+  private enqueue(
+    run: string,
+    kind: EventKind,
+    body: unknown,
+    o: AppendOptions,
+    runRow: RunRow | null = null,
+  ): Promise<number> {
     if (this.closed) return Promise.reject(new AuditError(this.file, 'the audit log is closed'));
     if (this.broken !== null) return Promise.reject(this.broken);
-    if (!(EVENT_KINDS as readonly string[]).includes(kind)) return Promise.reject(new AuditError(this.file, `unknown event kind "${kind}"`));
+    if (!(EVENT_KINDS as readonly string[]).includes(kind))
+      return Promise.reject(new AuditError(this.file, `unknown event kind "${kind}"`));
     let text: string;
     try {
       text = this.eventText(run, kind, body, o);
@@ -545,7 +706,8 @@ export class AuditLog {
    */
   flushNow(): void {
     this.scheduled = false;
-    const batch = this.queue, blobs = this.blobs;
+    const batch = this.queue,
+      blobs = this.blobs;
     if (batch.length === 0 && blobs.length === 0) return this.drained();
     this.queue = [];
     this.blobs = [];
@@ -555,7 +717,7 @@ export class AuditLog {
     } catch (e) {
       const code = sqliteCode(e);
       if (code.startsWith('SQLITE_BUSY') && !this.closed) {
-        const since = this.busySince ??= Date.now();
+        const since = (this.busySince ??= Date.now());
         if (Date.now() - since < this.busyTimeout_ms) {
           this.queue = batch.concat(this.queue);
           this.blobs = blobs.concat(this.blobs);
@@ -590,18 +752,37 @@ export class AuditLog {
    */
   private writeBatch(blobs: readonly PendingBlob[], batch: readonly Pending[], seqs: number[]): void {
     for (const b of blobs) this.insertBlob.run(b.sha, b.kind, b.body);
-    const written: Written = { ...(batch.length > 0 ? this.writeEvents(batch, seqs) : { events: 0, after: 0, head: null, runs: [] }), blobs };
+    const written: Written = {
+      ...(batch.length > 0 ? this.writeEvents(batch, seqs) : { events: 0, after: 0, head: null, runs: [] }),
+      blobs,
+    };
     const wrong = [this.landed.problem(written), this.landed.schemaChange()].filter((x) => x !== null);
     if (wrong.length > 0) {
-      throw new AuditError(this.file, `what this writer appended did not land as written: ${wrong.join('; ')}. The batch was rolled back (nothing of it kept) and this log takes no more events: the database is not as Witness writes it (\`witness audit verify\` reports what changed)`, 'tampered');
+      throw new AuditError(
+        this.file,
+        `what this writer appended did not land as written: ${wrong.join('; ')}. The batch was rolled back (nothing of it kept) and this log takes no more events: the database is not as Witness writes it (\`witness audit verify\` reports what changed)`,
+        'tampered',
+      );
     }
   }
 
   /** The chain continued from the last committed row: each event inserted; what was bound, for the read-back. */
   private writeEvents(batch: readonly Pending[], seqs: number[]): Omit<Written, 'blobs'> {
     const last = this.lastRow.get() as { seq: unknown; hash: unknown; t_ms: unknown } | undefined;
-    if (last !== undefined && !(Number.isSafeInteger(last.seq) && typeof last.hash === 'string' && typeof last.t_ms === 'number' && Math.abs(last.t_ms) <= MAX_TIME_MS)) {
-      throw new AuditError(this.file, `the last event (${String(last.seq)}) holds values Witness does not write (its hash or time is not one); refusing to continue its chain (\`witness audit verify\` reports what changed)`, 'tampered');
+    if (
+      last !== undefined &&
+      !(
+        Number.isSafeInteger(last.seq) &&
+        typeof last.hash === 'string' &&
+        typeof last.t_ms === 'number' &&
+        Math.abs(last.t_ms) <= MAX_TIME_MS
+      )
+    ) {
+      throw new AuditError(
+        this.file,
+        `the last event (${String(last.seq)}) holds values Witness does not write (its hash or time is not one); refusing to continue its chain (\`witness audit verify\` reports what changed)`,
+        'tampered',
+      );
     }
     let prev = (last?.hash as string | undefined) ?? GENESIS_HASH;
     let seq = (last?.seq as number | undefined) ?? 0;
@@ -614,7 +795,11 @@ export class AuditLog {
       // Stored times never decrease along the chain (a time window is then a range of sequence
       // numbers); an earlier time is raised to the previous event's.
       const t = Math.max(p.o.t_ms ?? this.now(), lastT);
-      if (!(Math.abs(t) <= MAX_TIME_MS)) throw new AuditError(this.file, `the clock gave ${t}, not milliseconds since 1970 within ±${MAX_TIME_MS}: the batch was not written`);
+      if (!(Math.abs(t) <= MAX_TIME_MS))
+        throw new AuditError(
+          this.file,
+          `the clock gave ${t}, not milliseconds since 1970 within ±${MAX_TIME_MS}: the batch was not written`,
+        );
       lastT = t;
       const r = p.runRow;
       if (r !== null) {
@@ -622,7 +807,9 @@ export class AuditLog {
         this.insertRun.run(...values);
         runs.push({ id: p.run, values });
       }
-      const step = p.o.step ?? null, tool = p.o.tool ?? null, failure = p.o.failureLabel ?? null;
+      const step = p.o.step ?? null,
+        tool = p.o.tool ?? null,
+        failure = p.o.failureLabel ?? null;
       const h = chainHash(prev, seq, p.run, t, step, p.kind, tool, failure, p.body);
       this.insert.run(seq, p.run, t, step, p.kind, tool, failure, p.body, prev, h);
       seqs[i] = seq;
@@ -637,7 +824,8 @@ export class AuditLog {
    * which); rejects when blobs stored without events could not be written.
    */
   async flush(): Promise<void> {
-    if (this.queue.length > 0 || this.blobs.length > 0 || this.scheduled) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.queue.length > 0 || this.blobs.length > 0 || this.scheduled)
+      await new Promise<void>((resolve) => this.idle.push(resolve));
     const e = this.blobError;
     this.blobError = null;
     if (e !== null) throw e;

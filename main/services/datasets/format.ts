@@ -35,7 +35,11 @@ export interface ReadOptions {
   readonly expectWorld?: string;
 }
 
-function expectedFields(n: number, obsDim: number, actDim: number): Record<FieldName, { dtype: Dtype; shape: number[] }> {
+function expectedFields(
+  n: number,
+  obsDim: number,
+  actDim: number,
+): Record<FieldName, { dtype: Dtype; shape: number[] }> {
   return {
     observations: { dtype: 'float32', shape: [n, obsDim] },
     actions: { dtype: 'float32', shape: [n, actDim] },
@@ -71,7 +75,11 @@ function canonical(v: unknown, path: string, where: string): unknown {
   if (Array.isArray(v)) return v.map((x, i) => canonical(x, `${path}[${i}]`, where));
   if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const obj = v as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, canonical(obj[k], `${path}.${k}`, where)]));
+    return Object.fromEntries(
+      Object.keys(obj)
+        .sort()
+        .map((k) => [k, canonical(obj[k], `${path}.${k}`, where)]),
+    );
   }
   // JSON.stringify would silently drop or null these, and the file would no longer say what ran.
   const what = typeof v === 'number' ? String(v) : typeof v;
@@ -122,8 +130,7 @@ export async function readDataset(path: string, opts: ReadOptions = {}): Promise
   return decodeDataset(await readInputFile(path, datasetInput()), path, opts);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** Parses and checks `.wds` bytes; every failure is a DatasetError naming `where` and the field. */
@@ -133,7 +140,8 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
   };
   if (bytes.length < 8) fail('magic', `file is ${bytes.length} bytes, too short to be a witness dataset`);
   const magic = String.fromCharCode(...bytes.subarray(0, 4));
-  if (magic !== WDS_MAGIC) fail('magic', `not a witness dataset: magic is ${JSON.stringify(magic)}, expected "${WDS_MAGIC}"`);
+  if (magic !== WDS_MAGIC)
+    fail('magic', `not a witness dataset: magic is ${JSON.stringify(magic)}, expected "${WDS_MAGIC}"`);
   const headerLen = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4, true);
   const payloadStart = 8 + headerLen;
   if (headerLen > MAX_HEADER_BYTES) fail('header', `header length ${headerLen} is implausibly large`);
@@ -149,8 +157,10 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
     fail('header', `header is not valid UTF-8 JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isObject(h)) return fail('header', 'header is not a JSON object');
-  if (h.format !== 'witness-dataset') fail('format', `header.format is ${JSON.stringify(h.format)}, expected "witness-dataset"`);
-  if (h.version !== WDS_VERSION) fail('version', `unsupported version ${JSON.stringify(h.version)}, this reader knows ${WDS_VERSION}`);
+  if (h.format !== 'witness-dataset')
+    fail('format', `header.format is ${JSON.stringify(h.format)}, expected "witness-dataset"`);
+  if (h.version !== WDS_VERSION)
+    fail('version', `unsupported version ${JSON.stringify(h.version)}, this reader knows ${WDS_VERSION}`);
   if (typeof h.worldId !== 'string' || h.worldId === '') fail('worldId', 'header.worldId must be a non-empty string');
   if (!isCount(h.transitions)) fail('transitions', 'header.transitions must be a non-negative integer');
   for (const k of ['obsDim', 'actDim'] as const) {
@@ -159,8 +169,11 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
   if (!isObject(h.generator)) fail('generator', 'header.generator must be an object');
   if (!Number.isSafeInteger(h.seed)) fail('seed', 'header.seed must be an integer');
   if (h.report !== undefined && !isObject(h.report)) fail('report', 'header.report must be an object when present');
-  if (typeof h.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.sha256)) fail('sha256', 'header.sha256 must be 64 hex digits');
-  const n = h.transitions as number, obsDim = h.obsDim as number, actDim = h.actDim as number;
+  if (typeof h.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.sha256))
+    fail('sha256', 'header.sha256 must be 64 hex digits');
+  const n = h.transitions as number,
+    obsDim = h.obsDim as number,
+    actDim = h.actDim as number;
 
   const fields = checkFields(h.fields, expectedFields(n, obsDim, actDim), fail);
   const payloadLen = align8(Math.max(...Object.values(fields).map((f) => f.offset + f.bytes)));
@@ -171,7 +184,8 @@ export function decodeDataset(bytes: Uint8Array, where: string, opts: ReadOption
   }
   const payload = bytes.subarray(payloadStart);
   const actual = sha256(payload);
-  if (actual !== h.sha256) fail('sha256', `content hash mismatch: header says ${h.sha256 as string}, payload hashes to ${actual}`);
+  if (actual !== h.sha256)
+    fail('sha256', `content hash mismatch: header says ${h.sha256 as string}, payload hashes to ${actual}`);
 
   const at = (f: FieldEntry): number => payloadStart + f.offset;
   const d: Dataset = {
@@ -204,7 +218,8 @@ function checkFields(
     if (!isObject(f) || typeof f.name !== 'string') return fail('fields', 'each header.fields entry needs a name');
     const name = f.name as FieldName;
     const want = spec[name];
-    if (!FIELD_NAMES.includes(name) || want === undefined) return fail('fields', `unknown field ${JSON.stringify(f.name)}`);
+    if (!FIELD_NAMES.includes(name) || want === undefined)
+      return fail('fields', `unknown field ${JSON.stringify(f.name)}`);
     if (seen.has(name)) fail(name, `field ${name} is listed twice`);
     if (f.dtype !== want.dtype) fail(name, `${name}.dtype is ${JSON.stringify(f.dtype)}, expected "${want.dtype}"`);
     if (JSON.stringify(f.shape) !== JSON.stringify(want.shape)) {
@@ -218,7 +233,8 @@ function checkFields(
   for (const name of FIELD_NAMES) if (!seen.has(name)) fail(name, `field ${name} is missing from header.fields`);
   const sorted = [...seen.values()].sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < sorted.length; i++) {
-    const prev = sorted[i - 1]!, cur = sorted[i]!;
+    const prev = sorted[i - 1]!,
+      cur = sorted[i]!;
     if (cur.offset < prev.offset + prev.bytes) fail(cur.name, `${cur.name} overlaps ${prev.name} in the payload`);
   }
   return Object.fromEntries(seen) as Record<FieldName, FieldEntry>;

@@ -8,7 +8,8 @@ export const align8 = (n: number): number => Math.ceil(n / 8) * 8;
 /** Little-endian bytes of a float32 array. */
 export function f32ToLe(a: Float32Array): Uint8Array {
   if (HOST_LE) return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const out = new Uint8Array(a.length * 4), view = new DataView(out.buffer);
+  const out = new Uint8Array(a.length * 4),
+    view = new DataView(out.buffer);
   for (let i = 0; i < a.length; i++) view.setFloat32(i * 4, a[i]!, true);
   return out;
 }

@@ -20,7 +20,8 @@ const ZIP_MTIME = new Date(1980, 0, 1);
 /** Observation that follows each row within its trajectory; at a terminal, the row's own. */
 export function nextObservations(d: Dataset): Float32Array {
   const out = new Float32Array(d.observations.length);
-  const n = d.terminals.length, k = d.obsDim;
+  const n = d.terminals.length,
+    k = d.obsDim;
   for (let i = 0; i < n; i++) {
     const src = d.terminals[i] === 1 || i + 1 >= n ? i : i + 1;
     out.set(d.observations.subarray(src * k, src * k + k), i * k);
@@ -73,16 +74,21 @@ export function decodeNpz(bytes: Uint8Array, where: string, opts: ImportOptions)
   try {
     entries = new Map(listZip(bytes).map((e) => [e.name, e]));
   } catch (err) {
-    if (err instanceof ZipFormatError) return fail('zip', `not a readable .npz (zip) file: ${err.entry !== null ? `${err.entry}: ` : ''}${err.message}`);
+    if (err instanceof ZipFormatError)
+      return fail('zip', `not a readable .npz (zip) file: ${err.entry !== null ? `${err.entry}: ` : ''}${err.message}`);
     throw err;
   }
   const present = (): string => [...entries.keys()].map((f) => f.replace(/\.npy$/, '')).join(', ') || 'none';
-  for (const key of ARRAYS) if (!entries.has(`${key}.npy`)) fail(key, `array ${key} is missing (arrays present: ${present()})`);
+  for (const key of ARRAYS)
+    if (!entries.has(`${key}.npy`)) fail(key, `array ${key} is missing (arrays present: ${present()})`);
   // What the arrays would take once inflated, from the headers alone, before anything is inflated.
   const declared = ARRAYS.reduce((sum, key) => sum + entries.get(`${key}.npy`)!.size, 0);
   if (declared > limit.maxBytes) {
     const sizes = ARRAYS.map((key) => `${key} ${entries.get(`${key}.npy`)!.size}`).join(', ');
-    fail('zip', `its arrays declare ${declared} bytes uncompressed (${sizes}), more than ${sizeText(limit.maxBytes)} (the limit for ${limit.what}${limit.hint !== undefined ? `; ${limit.hint}` : ''})`);
+    fail(
+      'zip',
+      `its arrays declare ${declared} bytes uncompressed (${sizes}), more than ${sizeText(limit.maxBytes)} (the limit for ${limit.what}${limit.hint !== undefined ? `; ${limit.hint}` : ''})`,
+    );
   }
   const load = (key: string): NpyArray => {
     const entry = entries.get(`${key}.npy`)!;
@@ -100,7 +106,9 @@ export function decodeNpz(bytes: Uint8Array, where: string, opts: ImportOptions)
       throw err;
     }
   };
-  const obs = load('observations'), act = load('actions'), term = load('terminals');
+  const obs = load('observations'),
+    act = load('actions'),
+    term = load('terminals');
 
   const matrix = (key: string, a: NpyArray): [number, number] => {
     const [rows, cols] = a.shape;

@@ -13,7 +13,10 @@ import { WitnessError } from '../../contract/errors.js';
 /** A malformed or corrupt archive; the caller adds the file (and the entry, when there is one). */
 export class ZipFormatError extends WitnessError {
   override readonly name = 'ZipFormatError';
-  constructor(readonly entry: string | null, message: string) {
+  constructor(
+    readonly entry: string | null,
+    message: string,
+  ) {
     super('invalid-input', message);
   }
 }
@@ -30,9 +33,18 @@ export interface ZipEntry {
   readonly localOffset: number;
 }
 
-const SIG = { local: 0x04034b50, central: 0x02014b50, end: 0x06054b50, end64: 0x06064b50, locator64: 0x07064b50 } as const;
-const EOCD_BYTES = 22, CENTRAL_BYTES = 46, LOCAL_BYTES = 30;
-const U32_MAX = 0xffffffff, U16_MAX = 0xffff;
+const SIG = {
+  local: 0x04034b50,
+  central: 0x02014b50,
+  end: 0x06054b50,
+  end64: 0x06064b50,
+  locator64: 0x07064b50,
+} as const;
+const EOCD_BYTES = 22,
+  CENTRAL_BYTES = 46,
+  LOCAL_BYTES = 30;
+const U32_MAX = 0xffffffff,
+  U16_MAX = 0xffff;
 /** Compressed bytes given to the inflater at once: one push makes at most ~1032× this (DEFLATE's ratio limit). */
 const PUSH_BYTES = 16 * 1024;
 
@@ -47,7 +59,10 @@ function u64(v: DataView, at: number, what: string): number {
 }
 
 /** The end-of-central-directory record: where the central directory is and how many entries it has. */
-function endRecord(bytes: Uint8Array, v: DataView): { entries: number; cdOffset: number; cdSize: number; cdEnd: number } {
+function endRecord(
+  bytes: Uint8Array,
+  v: DataView,
+): { entries: number; cdOffset: number; cdSize: number; cdEnd: number } {
   if (bytes.length < EOCD_BYTES) bad(`${bytes.length} bytes, too short to be a zip archive`);
   // The record ends the file, followed only by a comment of at most 65535 bytes.
   let at = -1;
@@ -59,7 +74,9 @@ function endRecord(bytes: Uint8Array, v: DataView): { entries: number; cdOffset:
   }
   if (at < 0) bad('no end-of-central-directory record (not a zip archive, or cut short)');
   if (v.getUint16(at + 4, true) !== 0 || v.getUint16(at + 6, true) !== 0) bad('a multi-disk archive (not supported)');
-  let entries = v.getUint16(at + 10, true), cdSize = v.getUint32(at + 12, true), cdOffset = v.getUint32(at + 16, true);
+  let entries = v.getUint16(at + 10, true),
+    cdSize = v.getUint32(at + 12, true),
+    cdOffset = v.getUint32(at + 16, true);
   let cdEnd = at;
   if (entries === U16_MAX || cdSize === U32_MAX || cdOffset === U32_MAX) {
     const loc = at - 20;
@@ -71,17 +88,25 @@ function endRecord(bytes: Uint8Array, v: DataView): { entries: number; cdOffset:
     cdOffset = u64(v, end64 + 48, 'the central directory offset');
     cdEnd = end64;
   }
-  if (cdOffset + cdSize > cdEnd) bad(`the central directory (${cdSize} bytes at ${cdOffset}) runs past its end record at ${cdEnd}`);
+  if (cdOffset + cdSize > cdEnd)
+    bad(`the central directory (${cdSize} bytes at ${cdOffset}) runs past its end record at ${cdEnd}`);
   if (entries * CENTRAL_BYTES > cdSize) bad(`${entries} entries do not fit in a central directory of ${cdSize} bytes`);
   return { entries, cdOffset, cdSize, cdEnd: cdOffset + cdSize };
 }
 
 /** The ZIP64 extended-information extra field replaces the 32-bit fields that read 0xffffffff, in this order. */
-function zip64Fields(v: DataView, extraStart: number, extraEnd: number, e: { size: number; compressedSize: number; localOffset: number }, name: string): void {
+function zip64Fields(
+  v: DataView,
+  extraStart: number,
+  extraEnd: number,
+  e: { size: number; compressedSize: number; localOffset: number },
+  name: string,
+): void {
   const want = [e.size === U32_MAX, e.compressedSize === U32_MAX, e.localOffset === U32_MAX];
   if (!want.includes(true)) return;
   for (let p = extraStart; p + 4 <= extraEnd;) {
-    const id = v.getUint16(p, true), len = v.getUint16(p + 2, true);
+    const id = v.getUint16(p, true),
+      len = v.getUint16(p + 2, true);
     if (id === 0x0001) {
       let q = p + 4;
       const take = (what: string): number => {
@@ -108,14 +133,22 @@ export function listZip(bytes: Uint8Array): ZipEntry[] {
   const names = new Set<string>();
   const decoder = new TextDecoder('utf-8');
   for (let i = 0, p = cdOffset; i < entries; i++) {
-    if (p + CENTRAL_BYTES > cdEnd || v.getUint32(p, true) !== SIG.central) bad(`central directory entry ${i + 1} of ${entries} is missing or corrupt`);
-    const nameLen = v.getUint16(p + 28, true), extraLen = v.getUint16(p + 30, true), commentLen = v.getUint16(p + 32, true);
+    if (p + CENTRAL_BYTES > cdEnd || v.getUint32(p, true) !== SIG.central)
+      bad(`central directory entry ${i + 1} of ${entries} is missing or corrupt`);
+    const nameLen = v.getUint16(p + 28, true),
+      extraLen = v.getUint16(p + 30, true),
+      commentLen = v.getUint16(p + 32, true);
     const next = p + CENTRAL_BYTES + nameLen + extraLen + commentLen;
     if (next > cdEnd) bad(`central directory entry ${i + 1} runs past the directory`);
     const name = decoder.decode(bytes.subarray(p + CENTRAL_BYTES, p + CENTRAL_BYTES + nameLen));
     const e = {
-      name, flags: v.getUint16(p + 8, true), method: v.getUint16(p + 10, true), crc32: v.getUint32(p + 16, true),
-      compressedSize: v.getUint32(p + 20, true), size: v.getUint32(p + 24, true), localOffset: v.getUint32(p + 42, true),
+      name,
+      flags: v.getUint16(p + 8, true),
+      method: v.getUint16(p + 10, true),
+      crc32: v.getUint32(p + 16, true),
+      compressedSize: v.getUint32(p + 20, true),
+      size: v.getUint32(p + 24, true),
+      localOffset: v.getUint32(p + 42, true),
     };
     zip64Fields(v, p + CENTRAL_BYTES + nameLen, p + CENTRAL_BYTES + nameLen + extraLen, e, name);
     if (names.has(name)) bad(`lists ${name} twice`, name);
@@ -150,15 +183,18 @@ const hex = (n: number): string => `0x${n.toString(16).padStart(8, '0')}`;
 /** Inflates raw DEFLATE data into exactly `size` bytes; more output stops it at once, less is an error. */
 function inflateExactly(data: Uint8Array, size: number, name: string): Uint8Array {
   const out = new Uint8Array(size);
-  let at = 0, done = false;
+  let at = 0,
+    done = false;
   const inflater = new Inflate((chunk, final) => {
-    if (at + chunk.length > size) bad(`inflates past the ${size} bytes its header declares (stopped there): a corrupt or hostile archive`, name);
+    if (at + chunk.length > size)
+      bad(`inflates past the ${size} bytes its header declares (stopped there): a corrupt or hostile archive`, name);
     out.set(chunk, at);
     at += chunk.length;
     if (final) done = true;
   });
   try {
-    for (let p = 0; p < data.length && !done; p += PUSH_BYTES) inflater.push(data.subarray(p, p + PUSH_BYTES), p + PUSH_BYTES >= data.length);
+    for (let p = 0; p < data.length && !done; p += PUSH_BYTES)
+      inflater.push(data.subarray(p, p + PUSH_BYTES), p + PUSH_BYTES >= data.length);
     if (data.length === 0) inflater.push(data, true);
   } catch (e) {
     if (e instanceof ZipFormatError) throw e;
@@ -176,16 +212,24 @@ export function readZipEntry(bytes: Uint8Array, e: ZipEntry): Uint8Array {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const p = e.localOffset;
   if (e.flags & 1) bad('is encrypted (not supported)', e.name);
-  if (p + LOCAL_BYTES > bytes.length || v.getUint32(p, true) !== SIG.local) bad(`its local header (at ${p}) is missing or corrupt`, e.name);
-  const nameLen = v.getUint16(p + 26, true), extraLen = v.getUint16(p + 28, true);
-  const start = p + LOCAL_BYTES + nameLen + extraLen, end = start + e.compressedSize;
-  if (end > bytes.length) bad(`its data (${e.compressedSize} bytes at ${start}) runs past the end of the file (${bytes.length} bytes)`, e.name);
+  if (p + LOCAL_BYTES > bytes.length || v.getUint32(p, true) !== SIG.local)
+    bad(`its local header (at ${p}) is missing or corrupt`, e.name);
+  const nameLen = v.getUint16(p + 26, true),
+    extraLen = v.getUint16(p + 28, true);
+  const start = p + LOCAL_BYTES + nameLen + extraLen,
+    end = start + e.compressedSize;
+  if (end > bytes.length)
+    bad(
+      `its data (${e.compressedSize} bytes at ${start}) runs past the end of the file (${bytes.length} bytes)`,
+      e.name,
+    );
   const local = new TextDecoder('utf-8').decode(bytes.subarray(p + LOCAL_BYTES, p + LOCAL_BYTES + nameLen));
   if (local !== e.name) bad(`its local header names ${JSON.stringify(local)}`, e.name);
   const data = bytes.subarray(start, end);
   let out: Uint8Array;
   if (e.method === 0) {
-    if (e.compressedSize !== e.size) bad(`stored, but its sizes differ (${e.compressedSize} and ${e.size} bytes)`, e.name);
+    if (e.compressedSize !== e.size)
+      bad(`stored, but its sizes differ (${e.compressedSize} and ${e.size} bytes)`, e.name);
     out = data;
   } else if (e.method === 8) {
     out = inflateExactly(data, e.size, e.name);
@@ -193,6 +237,7 @@ export function readZipEntry(bytes: Uint8Array, e: ZipEntry): Uint8Array {
     return bad(`compression method ${e.method} is not supported (only stored and deflated)`, e.name);
   }
   const have = crc32(out);
-  if (have !== e.crc32) bad(`CRC-32 mismatch: the header says ${hex(e.crc32)}, the data gives ${hex(have)} (the file is corrupt)`, e.name);
+  if (have !== e.crc32)
+    bad(`CRC-32 mismatch: the header says ${hex(e.crc32)}, the data gives ${hex(have)} (the file is corrupt)`, e.name);
   return out;
 }

@@ -35,8 +35,16 @@ export function checkLtl(text: string, vocabulary: LtlVocabulary | null, clock?:
   // up the process that answers the E-STOP, for a text the parser refuses anyway.
   if (text.length > DEFAULT_MAX_FORMULA_LENGTH) {
     return {
-      diagnostics: [lines.everything('error', `formula is ${text.length} characters long; the limit is ${DEFAULT_MAX_FORMULA_LENGTH}`, 'budget')],
-      propositions: [], unknown: [], checkedAgainst: null,
+      diagnostics: [
+        lines.everything(
+          'error',
+          `formula is ${text.length} characters long; the limit is ${DEFAULT_MAX_FORMULA_LENGTH}`,
+          'budget',
+        ),
+      ],
+      propositions: [],
+      unknown: [],
+      checkedAgainst: null,
     };
   }
   const tokens = lexLtl(text);
@@ -54,8 +62,17 @@ export function checkLtl(text: string, vocabulary: LtlVocabulary | null, clock?:
       // The nesting budget names its place as "line:column: …"; the length budget has none.
       const at = /^(\d+):(\d+): (.*)$/.exec(e.message);
       if (at !== null) {
-        const line = Number(at[1]), column = Number(at[2]);
-        diagnostics.push({ severity: 'error', message: at[3]!, startLine: line, startColumn: column, endLine: line, endColumn: column + 1, source: 'budget' });
+        const line = Number(at[1]),
+          column = Number(at[2]);
+        diagnostics.push({
+          severity: 'error',
+          message: at[3]!,
+          startLine: line,
+          startColumn: column,
+          endLine: line,
+          endColumn: column + 1,
+          source: 'budget',
+        });
       } else {
         diagnostics.push(lines.everything('error', e.message, 'budget'));
       }
@@ -74,26 +91,46 @@ export function checkLtl(text: string, vocabulary: LtlVocabulary | null, clock?:
       if (known.has(t.value)) continue;
       unknown.add(t.value);
       const hint = closest(t.value, vocabulary.propositions);
-      diagnostics.push(lines.diagnostic(t.start, t.end, 'error',
-        `unknown proposition "${t.value}"${hint !== null ? ` (did you mean ${hint}?)` : ''}; ${vocabulary.world} has ${listOf(vocabulary.propositions)}`,
-        'vocabulary'));
+      diagnostics.push(
+        lines.diagnostic(
+          t.start,
+          t.end,
+          'error',
+          `unknown proposition "${t.value}"${hint !== null ? ` (did you mean ${hint}?)` : ''}; ${vocabulary.world} has ${listOf(vocabulary.propositions)}`,
+          'vocabulary',
+        ),
+      );
     }
     result.unknown = [...unknown];
   } else if (vocabulary !== null) {
     diagnostics.push({
-      severity: 'info', message: `${vocabulary.world} names no propositions (it has no regions file), so they are not checked`,
-      startLine: 1, startColumn: 1, endLine: 1, endColumn: 1, source: 'vocabulary',
+      severity: 'info',
+      message: `${vocabulary.world} names no propositions (it has no regions file), so they are not checked`,
+      startLine: 1,
+      startColumn: 1,
+      endLine: 1,
+      endColumn: 1,
+      source: 'vocabulary',
     });
   }
 
   if (formula !== null) {
     result.formula = printLtl(formula);
     try {
-      const a = translateFormula(formula, { timeLimit_ms: EDITOR_TRANSLATION_BUDGET_MS, ...(clock ? { clock } : {}) }).automaton;
-      result.automaton = { states: a.states.length, edges: a.edges.length, accepting: a.states.filter((s) => s.accepting).length };
+      const a = translateFormula(formula, {
+        timeLimit_ms: EDITOR_TRANSLATION_BUDGET_MS,
+        ...(clock ? { clock } : {}),
+      }).automaton;
+      result.automaton = {
+        states: a.states.length,
+        edges: a.edges.length,
+        accepting: a.states.filter((s) => s.accepting).length,
+      };
     } catch (e) {
       if (!(e instanceof LtlBudgetError)) throw e;
-      diagnostics.push(lines.everything('warning', `the automaton is too large to build while editing: ${e.message}`, 'budget'));
+      diagnostics.push(
+        lines.everything('warning', `the automaton is too large to build while editing: ${e.message}`, 'budget'),
+      );
     }
   }
   diagnostics.sort((a, b) => a.startLine - b.startLine || a.startColumn - b.startColumn);

@@ -16,19 +16,41 @@ export interface LtlToken {
 }
 
 const CATEGORY: Readonly<Record<ScannedToken['kind'], LtlTokenKind>> = {
-  ident: 'ident', true: 'constant', false: 'constant', '(': 'paren', ')': 'paren', invalid: 'invalid',
-  '!': 'operator', '&': 'operator', '|': 'operator', '^': 'operator', '->': 'operator', '<->': 'operator',
-  U: 'operator', R: 'operator', W: 'operator', M: 'operator', F: 'operator', G: 'operator', X: 'operator',
+  ident: 'ident',
+  true: 'constant',
+  false: 'constant',
+  '(': 'paren',
+  ')': 'paren',
+  invalid: 'invalid',
+  '!': 'operator',
+  '&': 'operator',
+  '|': 'operator',
+  '^': 'operator',
+  '->': 'operator',
+  '<->': 'operator',
+  U: 'operator',
+  R: 'operator',
+  W: 'operator',
+  M: 'operator',
+  F: 'operator',
+  G: 'operator',
+  X: 'operator',
 };
 
 /** The parser's own tokens (main/core/ltl/lexer.ts), by category for the editor. */
 export function lexLtl(src: string): LtlToken[] {
-  return scanLtl(src).map((t) => ({ kind: CATEGORY[t.kind], start: t.start, end: t.end, value: t.kind === 'ident' ? t.value : t.text }));
+  return scanLtl(src).map((t) => ({
+    kind: CATEGORY[t.kind],
+    start: t.start,
+    end: t.end,
+    value: t.kind === 'ident' ? t.value : t.text,
+  }));
 }
 
 /** The token starting at `offset`, or null (the end of the text, or inside whitespace). */
 export function tokenAt(tokens: readonly LtlToken[], offset: number): LtlToken | null {
-  let lo = 0, hi = tokens.length - 1;
+  let lo = 0,
+    hi = tokens.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const t = tokens[mid]!;

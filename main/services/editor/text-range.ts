@@ -15,7 +15,8 @@ export class LineIndex {
   /** 1-based line and column of an offset (clamped into the text). */
   position(offset: number): { line: number; column: number } {
     const o = Math.max(0, Math.min(offset, this.text.length));
-    let lo = 0, hi = this.starts.length - 1;
+    let lo = 0,
+      hi = this.starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (this.starts[mid]! <= o) lo = mid;
@@ -25,9 +26,24 @@ export class LineIndex {
   }
 
   /** A diagnostic over [start, end) (end exclusive, as the contract's ranges are). */
-  diagnostic(start: number, end: number, severity: Diagnostic['severity'], message: string, source: Diagnostic['source']): Diagnostic {
-    const a = this.position(start), b = this.position(Math.max(start, end));
-    return { severity, message, startLine: a.line, startColumn: a.column, endLine: b.line, endColumn: b.column, source };
+  diagnostic(
+    start: number,
+    end: number,
+    severity: Diagnostic['severity'],
+    message: string,
+    source: Diagnostic['source'],
+  ): Diagnostic {
+    const a = this.position(start),
+      b = this.position(Math.max(start, end));
+    return {
+      severity,
+      message,
+      startLine: a.line,
+      startColumn: a.column,
+      endLine: b.line,
+      endColumn: b.column,
+      source,
+    };
   }
 
   /** The whole text (at least one character wide where there is one). */

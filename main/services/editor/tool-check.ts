@@ -10,7 +10,15 @@
  * verdicts and messages.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { type JSONPath, type Node, type ParseError, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode } from 'jsonc-parser';
+import {
+  type JSONPath,
+  type Node,
+  type ParseError,
+  findNodeAtLocation,
+  getNodeValue,
+  parseTree,
+  printParseErrorCode,
+} from 'jsonc-parser';
 import type { Diagnostic } from '../../contract/api.js';
 import { jsonPath } from '../../core/input/json.js';
 import { TOOL_SCHEMA } from '../../core/loop/tools.js';
@@ -24,10 +32,13 @@ let validateTool: ValidateFunction | undefined;
 /** "/preconditions/0/expr" → ['preconditions', 0, 'expr']. */
 function pointerPath(pointer: string): JSONPath {
   if (pointer === '') return [];
-  return pointer.split('/').slice(1).map((raw) => {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    return /^\d+$/.test(seg) ? Number(seg) : seg;
-  });
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((raw) => {
+      const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      return /^\d+$/.test(seg) ? Number(seg) : seg;
+    });
 }
 
 /** Offsets in the document of each character of a JSON string's value (and one past the end). */
@@ -56,8 +67,12 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   for (const e of errors) {
-    const what = printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-    out.push(lines.diagnostic(e.offset, e.offset + Math.max(1, e.length), 'error', `not valid JSON: ${what}`, 'syntax'));
+    const what = printParseErrorCode(e.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+    out.push(
+      lines.diagnostic(e.offset, e.offset + Math.max(1, e.length), 'error', `not valid JSON: ${what}`, 'syntax'),
+    );
   }
   if (root === undefined || errors.length > 0) return out;
   const value: unknown = getNodeValue(root);
@@ -74,8 +89,16 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
   const skill = findNodeAtLocation(root, ['skill']);
   if (skill?.type === 'string' && typeof doc['skill'] === 'string' && !vocabulary.skills.includes(doc['skill'])) {
     const hint = closest(doc['skill'], vocabulary.skills);
-    const has = vocabulary.skills.length > 0 ? `it has ${vocabulary.skills.join(', ')}` : 'it has no skills (tools run in tool-loop worlds such as tabletop)';
-    at(skill, 'error', `$.skill: ${world} has no skill "${doc['skill']}"${hint ? ` (did you mean ${hint}?)` : ''}; ${has}`, 'vocabulary');
+    const has =
+      vocabulary.skills.length > 0
+        ? `it has ${vocabulary.skills.join(', ')}`
+        : 'it has no skills (tools run in tool-loop worlds such as tabletop)';
+    at(
+      skill,
+      'error',
+      `$.skill: ${world} has no skill "${doc['skill']}"${hint ? ` (did you mean ${hint}?)` : ''}; ${has}`,
+      'vocabulary',
+    );
   }
   const args = findNodeAtLocation(root, ['arguments']);
   if (args?.type === 'object') {
@@ -83,7 +106,12 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
     try {
       argsAjv.compile(getNodeValue(args) as object);
     } catch (e) {
-      at(args.parent?.children?.[0] ?? args, 'error', `$.arguments: not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`, 'vocabulary');
+      at(
+        args.parent?.children?.[0] ?? args,
+        'error',
+        `$.arguments: not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+        'vocabulary',
+      );
     }
   }
   // Conditions are checked in their scope, as registration does: `args` typed from the argument
@@ -91,7 +119,11 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
   const argTypes = args?.type === 'object' ? argumentTypes(getNodeValue(args) as Record<string, unknown>) : {};
   const toolName = typeof doc['name'] === 'string' ? doc['name'] : '(unnamed)';
   const scopes = { preconditions: 'precondition', postconditions: 'postcondition', failures: 'failure rule' } as const;
-  for (const [list, key] of [['preconditions', 'expr'], ['postconditions', 'expr'], ['failures', 'when']] as const) {
+  for (const [list, key] of [
+    ['preconditions', 'expr'],
+    ['postconditions', 'expr'],
+    ['failures', 'when'],
+  ] as const) {
     const items = findNodeAtLocation(root, [list]);
     if (items?.type !== 'array') continue;
     (items.children ?? []).forEach((_, i) => {
@@ -102,7 +134,9 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
       } catch (e) {
         if (!(e instanceof VocabularyError)) throw e;
         const [start, end] = conditionRange(text, node, e.message);
-        out.push(lines.diagnostic(start, end, 'error', `${jsonPath(`/${list}/${i}/${key}`)}: ${e.message}`, 'vocabulary'));
+        out.push(
+          lines.diagnostic(start, end, 'error', `${jsonPath(`/${list}/${i}/${key}`)}: ${e.message}`, 'vocabulary'),
+        );
       }
     });
   }
@@ -115,7 +149,8 @@ function schemaDiagnostic(e: ErrorObject, root: Node, lines: LineIndex, out: Dia
   const node = findNodeAtLocation(root, pointerPath(e.instancePath)) ?? root;
   const p = e.params as Record<string, unknown>;
   const start = node.offset;
-  let end = node.offset + node.length, detail: string;
+  let end = node.offset + node.length,
+    detail: string;
   switch (e.keyword) {
     case 'required':
       detail = `missing required field "${String(p['missingProperty'])}"`;
@@ -130,8 +165,11 @@ function schemaDiagnostic(e: ErrorObject, root: Node, lines: LineIndex, out: Dia
       }
       break;
     }
-    case 'type': detail = `must be ${String(p['type'])}`; break;
-    default: detail = e.message ?? e.keyword;
+    case 'type':
+      detail = `must be ${String(p['type'])}`;
+      break;
+    default:
+      detail = e.message ?? e.keyword;
   }
   // An object or array is marked at its opening bracket, not over all its lines.
   if (node.type === 'object' || node.type === 'array') end = Math.min(end, start + 1);
@@ -150,7 +188,8 @@ function conditionRange(text: string, node: Node, message: string): [number, num
     const k = Math.min(Number(parseAt[1]) - 1, expr.length - 1);
     if (k >= 0) return [offsets[k]!, offsets[k + 1]!];
   }
-  const named = /(?:unknown field|unknown object|objects have no field) "([^"]+)"/.exec(message) ?? /^"([^"]+)":/.exec(message);
+  const named =
+    /(?:unknown field|unknown object|objects have no field) "([^"]+)"/.exec(message) ?? /^"([^"]+)":/.exec(message);
   if (named !== null) {
     const m = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(named[1]!)}(?![A-Za-z0-9_])`).exec(expr);
     if (m !== null) return [offsets[m.index]!, offsets[m.index + named[1]!.length]!];

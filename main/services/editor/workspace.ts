@@ -17,12 +17,17 @@ export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Most files one listing returns. */
 export const MAX_LIST_FILES = 5000;
 
-export type WorkspaceErrorCode = 'forbidden' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-text' | 'too-large' | 'conflict';
+export type WorkspaceErrorCode =
+  'forbidden' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-text' | 'too-large' | 'conflict';
 
 export class WorkspaceError extends WitnessError {
   override readonly name = 'WorkspaceError';
   declare readonly code: WorkspaceErrorCode;
-  constructor(code: WorkspaceErrorCode, readonly path: string, detail: string) {
+  constructor(
+    code: WorkspaceErrorCode,
+    readonly path: string,
+    detail: string,
+  ) {
     super(code, `${path}: ${detail}`, { file: path });
   }
 }
@@ -47,11 +52,21 @@ export class Workspace {
   private segments(rel: string): string[] {
     if (rel.includes('\0')) throw new WorkspaceError('invalid-path', rel, 'a path may not contain NUL characters');
     if (path.posix.isAbsolute(rel) || path.win32.isAbsolute(rel) || /^[A-Za-z]:/.test(rel)) {
-      throw new WorkspaceError('forbidden', rel, 'absolute paths are refused: give a path relative to the workspace folder');
+      throw new WorkspaceError(
+        'forbidden',
+        rel,
+        'absolute paths are refused: give a path relative to the workspace folder',
+      );
     }
     const segs = rel.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
-    if (segs.includes('..')) throw new WorkspaceError('forbidden', rel, "a path may not contain '..': only files inside the workspace folder are opened");
-    if (segs.length === 0) throw new WorkspaceError('invalid-path', rel, 'expected the path of a file inside the workspace folder');
+    if (segs.includes('..'))
+      throw new WorkspaceError(
+        'forbidden',
+        rel,
+        "a path may not contain '..': only files inside the workspace folder are opened",
+      );
+    if (segs.length === 0)
+      throw new WorkspaceError('invalid-path', rel, 'expected the path of a file inside the workspace folder');
     return segs;
   }
 
@@ -72,7 +87,12 @@ export class Workspace {
       if (errno(e) === 'ENOTDIR') return null;
       throw e;
     }
-    if (!inside(root, real)) throw new WorkspaceError('forbidden', rel, 'the path leads outside the workspace folder (through a symbolic link)');
+    if (!inside(root, real))
+      throw new WorkspaceError(
+        'forbidden',
+        rel,
+        'the path leads outside the workspace folder (through a symbolic link)',
+      );
     const stats = await stat(real);
     if (!stats.isFile()) throw new WorkspaceError('not-a-file', rel, 'not a file');
     return { file: real, stats };
@@ -121,14 +141,24 @@ export class Workspace {
   async read(rel: string): Promise<{ text: string; version: string }> {
     const found = await this.existing(rel);
     if (found === null) throw new WorkspaceError('not-found', rel, 'no such file in the workspace');
-    if (found.stats.size > MAX_FILE_BYTES) throw new WorkspaceError('too-large', rel, `${found.stats.size} bytes; the editors open files up to ${MAX_FILE_BYTES} bytes`);
+    if (found.stats.size > MAX_FILE_BYTES)
+      throw new WorkspaceError(
+        'too-large',
+        rel,
+        `${found.stats.size} bytes; the editors open files up to ${MAX_FILE_BYTES} bytes`,
+      );
     const bytes = await readFile(found.file);
     return { text: decodeText(bytes, rel), version: contentVersion(bytes) };
   }
 
   async write(rel: string, text: string, baseVersion?: string | null): Promise<{ version: string }> {
     const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length > MAX_FILE_BYTES) throw new WorkspaceError('too-large', rel, `${bytes.length} bytes; the editors save files up to ${MAX_FILE_BYTES} bytes`);
+    if (bytes.length > MAX_FILE_BYTES)
+      throw new WorkspaceError(
+        'too-large',
+        rel,
+        `${bytes.length} bytes; the editors save files up to ${MAX_FILE_BYTES} bytes`,
+      );
     const target = await this.writeTarget(rel);
     const previous = this.writing.get(target) ?? Promise.resolve();
     const run = previous.catch(() => {}).then(() => this.writeNow(rel, target, bytes, baseVersion));
@@ -157,14 +187,25 @@ export class Workspace {
         dir = next;
         continue;
       }
-      if (!inside(root, real)) throw new WorkspaceError('forbidden', rel, 'the path leads outside the workspace folder (through a symbolic link)');
-      if (!(await stat(real)).isDirectory()) throw new WorkspaceError('invalid-path', rel, `${path.relative(root, next)} is a file, not a folder`);
+      if (!inside(root, real))
+        throw new WorkspaceError(
+          'forbidden',
+          rel,
+          'the path leads outside the workspace folder (through a symbolic link)',
+        );
+      if (!(await stat(real)).isDirectory())
+        throw new WorkspaceError('invalid-path', rel, `${path.relative(root, next)} is a file, not a folder`);
       dir = real;
     }
     return path.join(dir, segs[segs.length - 1]!);
   }
 
-  private async writeNow(rel: string, target: string, bytes: Buffer, baseVersion: string | null | undefined): Promise<{ version: string }> {
+  private async writeNow(
+    rel: string,
+    target: string,
+    bytes: Buffer,
+    baseVersion: string | null | undefined,
+  ): Promise<{ version: string }> {
     const current = await readFile(target).catch((e: unknown) => {
       if (errno(e) === 'ENOENT') return null;
       throw e;
@@ -173,9 +214,13 @@ export class Workspace {
       throw new WorkspaceError('conflict', rel, 'a file with this name already exists');
     }
     if (typeof baseVersion === 'string' && (current === null || contentVersion(current) !== baseVersion)) {
-      throw new WorkspaceError('conflict', rel, current === null
-        ? 'the file was deleted on disk since it was opened'
-        : 'the file changed on disk since it was opened');
+      throw new WorkspaceError(
+        'conflict',
+        rel,
+        current === null
+          ? 'the file was deleted on disk since it was opened'
+          : 'the file changed on disk since it was opened',
+      );
     }
     await mkdir(path.dirname(target), { recursive: true });
     await writeFileAtomic(target, bytes);
@@ -184,7 +229,8 @@ export class Workspace {
 }
 
 function decodeText(bytes: Buffer, rel: string): string {
-  if (bytes.includes(0)) throw new WorkspaceError('not-text', rel, 'a binary file (it contains NUL bytes); the editors open text files');
+  if (bytes.includes(0))
+    throw new WorkspaceError('not-text', rel, 'a binary file (it contains NUL bytes); the editors open text files');
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

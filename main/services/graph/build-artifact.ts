@@ -24,7 +24,12 @@ export function nodePositions(g: LatentGraph, d: Dataset): Float32Array {
 }
 
 /** progress(done, total) over 2n units: embedding, then graph construction. */
-export async function buildArtifact(d: Dataset, m: LoadedModels, teThreshold: number, progress?: (done: number, total: number) => void): Promise<GraphArtifact> {
+export async function buildArtifact(
+  d: Dataset,
+  m: LoadedModels,
+  teThreshold: number,
+  progress?: (done: number, total: number) => void,
+): Promise<GraphArtifact> {
   const n = d.terminals.length;
   const dim = m.manifest.dims.latent;
   const latent = new Float32Array(n * dim);
@@ -44,8 +49,11 @@ export async function buildArtifact(d: Dataset, m: LoadedModels, teThreshold: nu
   const positions = nodePositions(g, d);
   progress?.(2 * n, 2 * n);
   return {
-    world: d.worldId, dataset: { sha256: datasetHash(d) },
+    world: d.worldId,
+    dataset: { sha256: datasetHash(d) },
     models: { embed: m.manifest.files['embed.onnx'].sha256, policy: m.manifest.files['policy.onnx'].sha256 },
-    params, graph: g, positions,
+    params,
+    graph: g,
+    positions,
   };
 }

@@ -30,7 +30,8 @@ export async function readBounded(res: Response, max: number): Promise<string | 
   return new TextDecoder().decode(Buffer.concat(chunks, n));
 }
 
-const key = (k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)}]`);
+const key = (k: string): string =>
+  /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)}]`;
 
 /**
  * The first string (a value or an object key) in `value` longer than `max` UTF-8 bytes, with its

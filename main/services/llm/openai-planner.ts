@@ -24,7 +24,10 @@ import type { RegisteredTool } from '../../core/loop/tools.js';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../core/input/json.js';
 import { bytesText, longString, readBounded } from './bounded.js';
 
-/** A failure of the LLM client that ends the planner's turn: a timeout (budget) or a reply over the size limit (too-large). */
+/**
+ * A failure of the LLM client that ends the planner's turn: a timeout (budget) or a reply over the size limit
+ * (too-large).
+ */
 export class LlmError extends WitnessError {
   override readonly name = 'LlmError';
   constructor(code: ErrorCode, message: string) {
@@ -71,9 +74,18 @@ export function checkBaseUrl(url: string, flag = 'baseUrl'): URL {
   try {
     u = new URL(url);
   } catch {
-    throw new WitnessError('invalid-input', `${flag} must be an http:// or https:// URL, e.g. http://127.0.0.1:8080, got '${url}'`, { path: flag });
+    throw new WitnessError(
+      'invalid-input',
+      `${flag} must be an http:// or https:// URL, e.g. http://127.0.0.1:8080, got '${url}'`,
+      { path: flag },
+    );
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new WitnessError('invalid-input', `${flag} must be an http:// or https:// URL, got '${url}' (scheme ${u.protocol})`, { path: flag });
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new WitnessError(
+      'invalid-input',
+      `${flag} must be an http:// or https:// URL, got '${url}' (scheme ${u.protocol})`,
+      { path: flag },
+    );
   return u;
 }
 
@@ -96,7 +108,10 @@ export class LlmPlanner implements Planner {
   /** The latest requests sent and their replies (TRANSCRIPT_TURNS of them, for diagnosis and tests). */
   readonly transcript: { request: unknown; response: unknown }[] = [];
 
-  constructor(private readonly tools: ReadonlyMap<string, RegisteredTool>, private readonly cfg: LlmConfig) {
+  constructor(
+    private readonly tools: ReadonlyMap<string, RegisteredTool>,
+    private readonly cfg: LlmConfig,
+  ) {
     checkBaseUrl(cfg.baseUrl);
   }
 
@@ -110,17 +125,44 @@ export class LlmPlanner implements Planner {
       if (e.kind === 'goal') continue;
       const id = `call_${++n}`;
       if (e.kind === 'schema-error') {
-        m.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: e.call.tool, arguments: JSON.stringify(e.call.args ?? null) } }] });
-        m.push({ role: 'tool', tool_call_id: id, content: JSON.stringify({ error: 'invalid call, nothing was executed', details: e.errors }) });
+        m.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id, type: 'function', function: { name: e.call.tool, arguments: JSON.stringify(e.call.args ?? null) } },
+          ],
+        });
+        m.push({
+          role: 'tool',
+          tool_call_id: id,
+          content: JSON.stringify({ error: 'invalid call, nothing was executed', details: e.errors }),
+        });
       } else if (e.kind === 'pass') {
-        m.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: e.call.tool, arguments: JSON.stringify(e.call.args) } }] });
-        m.push({ role: 'tool', tool_call_id: id, content: JSON.stringify({ result: 'postconditions hold', observed_state: e.state }) });
+        m.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id, type: 'function', function: { name: e.call.tool, arguments: JSON.stringify(e.call.args) } },
+          ],
+        });
+        m.push({
+          role: 'tool',
+          tool_call_id: id,
+          content: JSON.stringify({ result: 'postconditions hold', observed_state: e.state }),
+        });
       } else if (e.kind === 'operator') {
         // Not a tool result: the operator answered an escalation (retry: replan; skip: the step is abandoned).
-        m.push({ role: 'user', content: `The loop escalated (${e.escalation.reason}); the operator decided ${e.decision.decision}: ${e.decision.reason}` });
+        m.push({
+          role: 'user',
+          content: `The loop escalated (${e.escalation.reason}); the operator decided ${e.decision.decision}: ${e.decision.reason}`,
+        });
       } else {
         const r = e.record;
-        m.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: r.tool, arguments: JSON.stringify(r.args) } }] });
+        m.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name: r.tool, arguments: JSON.stringify(r.args) } }],
+        });
         m.push({ role: 'tool', tool_call_id: id, content: JSON.stringify({ failure_record: r }) });
       }
     }
@@ -129,9 +171,25 @@ export class LlmPlanner implements Planner {
   }
 
   private body(h: History): Record<string, unknown> {
-    const tools = [...this.tools.values()].map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.arguments } }));
-    tools.push({ type: 'function', function: { name: FINISH_TOOL, description: 'Declare the goal achieved.', parameters: { type: 'object', properties: {}, additionalProperties: false } } });
-    return { model: this.cfg.model, messages: this.messages(h), tools, tool_choice: 'auto', temperature: this.cfg.temperature ?? 0 };
+    const tools = [...this.tools.values()].map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.arguments },
+    }));
+    tools.push({
+      type: 'function',
+      function: {
+        name: FINISH_TOOL,
+        description: 'Declare the goal achieved.',
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    });
+    return {
+      model: this.cfg.model,
+      messages: this.messages(h),
+      tools,
+      tool_choice: 'auto',
+      temperature: this.cfg.temperature ?? 0,
+    };
   }
 
   private async post(body: unknown): Promise<unknown> {
@@ -149,13 +207,19 @@ export class LlmPlanner implements Planner {
         try {
           const res = await fetch(url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}) },
+            headers: {
+              'content-type': 'application/json',
+              ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}),
+            },
             body: JSON.stringify(body),
             signal: AbortSignal.timeout(timeout),
           });
           const text = await readBounded(res, maxReply);
           if (typeof text !== 'string') {
-            throw new LlmError('too-large', `the reply from ${url} is larger than ${bytesText(maxReply)} (${text.declared ? `its Content-Length says ${bytesText(text.over)}` : `${bytesText(text.over)} read, the rest left unread`}; ${this.cfg.names?.maxReply ?? 'maxReplyBytes'} sets the limit): it was not used`);
+            throw new LlmError(
+              'too-large',
+              `the reply from ${url} is larger than ${bytesText(maxReply)} (${text.declared ? `its Content-Length says ${bytesText(text.over)}` : `${bytesText(text.over)} read, the rest left unread`}; ${this.cfg.names?.maxReply ?? 'maxReplyBytes'} sets the limit): it was not used`,
+            );
           }
           if (!res.ok) {
             last = `HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`;
@@ -164,7 +228,11 @@ export class LlmPlanner implements Planner {
           }
           // Nesting is checked before parsing: what the planner and the loop do with the reply walks it.
           const deep = jsonTooDeep(text);
-          if (deep !== null) throw new LlmError('invalid-input', `the reply from ${url} is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}): it was not used`);
+          if (deep !== null)
+            throw new LlmError(
+              'invalid-input',
+              `the reply from ${url} is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}): it was not used`,
+            );
           try {
             return JSON.parse(text) as unknown;
           } catch {
@@ -186,7 +254,10 @@ export class LlmPlanner implements Planner {
     }
     // A server that never answers in time is a time budget spent (exit 3); other failures leave it to the loop.
     if (last.startsWith('no answer')) {
-      throw new LlmError('budget', `${last} (${attempts} attempt${attempts === 1 ? '' : 's'}; ${this.cfg.names?.timeout ?? 'timeout_ms'} sets the time per attempt)`);
+      throw new LlmError(
+        'budget',
+        `${last} (${attempts} attempt${attempts === 1 ? '' : 's'}; ${this.cfg.names?.timeout ?? 'timeout_ms'} sets the time per attempt)`,
+      );
     }
     throw new Error(last);
   }
@@ -196,37 +267,69 @@ export class LlmPlanner implements Planner {
     const reply = await this.post(body);
     this.transcript.push({ request: body, response: reply });
     if (this.transcript.length > TRANSCRIPT_TURNS) this.transcript.shift();
-    const msg = (reply as { choices?: { message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[] }).choices?.[0]?.message;
-    if (msg === undefined) throw new Error(`the server's reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
+    const msg = (
+      reply as {
+        choices?: {
+          message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] };
+        }[];
+      }
+    ).choices?.[0]?.message;
+    if (msg === undefined)
+      throw new Error(`the server's reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
     const call = msg.tool_calls?.[0]?.function;
     if (call === undefined || typeof call.name !== 'string') {
       const text = typeof msg.content === 'string' ? msg.content.trim() : '';
-      return { kind: 'call', call: { tool: '(text)', args: null }, invalid: `the model answered in text instead of calling a tool: "${text.slice(0, 200)}"` };
+      return {
+        kind: 'call',
+        call: { tool: '(text)', args: null },
+        invalid: `the model answered in text instead of calling a tool: "${text.slice(0, 200)}"`,
+      };
     }
     const name = call.name.length > 200 ? `${call.name.slice(0, 200)}…` : call.name;
     if (name === FINISH_TOOL) return { kind: 'done' };
-    const raw = typeof call.arguments === 'string' ? call.arguments : call.arguments === undefined ? '{}' : JSON.stringify(call.arguments);
+    const raw =
+      typeof call.arguments === 'string'
+        ? call.arguments
+        : call.arguments === undefined
+          ? '{}'
+          : JSON.stringify(call.arguments);
     const maxArgs = this.cfg.maxArgumentsBytes ?? LLM_DEFAULTS.maxArgumentsBytes;
     const rawBytes = raw.length * 3 <= maxArgs ? raw.length : Buffer.byteLength(raw, 'utf8');
     if (rawBytes > maxArgs) {
-      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `the arguments of ${name} are ${bytesText(rawBytes)} of JSON, over the limit of ${bytesText(maxArgs)} for a call's arguments; nothing was executed` };
+      return {
+        kind: 'call',
+        call: { tool: name, args: dropped(rawBytes) },
+        invalid: `the arguments of ${name} are ${bytesText(rawBytes)} of JSON, over the limit of ${bytesText(maxArgs)} for a call's arguments; nothing was executed`,
+      };
     }
     // Before parsing: arguments nested deeper than any tool's schema would overflow the stack of what
     // walks them (validation, the audit log's canonical JSON, the next request).
     const deep = jsonTooDeep(raw);
     if (deep !== null) {
-      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `the arguments of ${name} are nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}), over the limit for a call's arguments; nothing was executed` };
+      return {
+        kind: 'call',
+        call: { tool: name, args: dropped(rawBytes) },
+        invalid: `the arguments of ${name} are nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (at ${deep}), over the limit for a call's arguments; nothing was executed`,
+      };
     }
     let args: unknown;
     try {
       args = JSON.parse(raw) as unknown;
     } catch (e) {
-      return { kind: 'call', call: { tool: name, args: raw.length > 200 ? `${raw.slice(0, 200)}…` : raw }, invalid: `the arguments of ${name} are not valid JSON (${e instanceof Error ? e.message : String(e)}): ${raw.slice(0, 200)}` };
+      return {
+        kind: 'call',
+        call: { tool: name, args: raw.length > 200 ? `${raw.slice(0, 200)}…` : raw },
+        invalid: `the arguments of ${name} are not valid JSON (${e instanceof Error ? e.message : String(e)}): ${raw.slice(0, 200)}`,
+      };
     }
     const maxString = this.cfg.maxArgumentStringBytes ?? LLM_DEFAULTS.maxArgumentStringBytes;
     const long = longString(args, maxString);
     if (long !== null) {
-      return { kind: 'call', call: { tool: name, args: dropped(rawBytes) }, invalid: `argument ${long.path} of ${name} is a string of ${bytesText(long.bytes)}, over the limit of ${bytesText(maxString)} per string; nothing was executed` };
+      return {
+        kind: 'call',
+        call: { tool: name, args: dropped(rawBytes) },
+        invalid: `argument ${long.path} of ${name} is a string of ${bytesText(long.bytes)}, over the limit of ${bytesText(maxString)} per string; nothing was executed`,
+      };
     }
     return { kind: 'call', call: { tool: name, args } };
   }

@@ -27,7 +27,9 @@ const LIMIT = `the limit for a map image: ${MAX_MAP_PIXELS} pixels, half that fo
 /** Refuses a size over the pixel limit (`weight` 2: a 16-bit PNG) before anything is allocated. */
 function admitPixels(kind: string, width: number, height: number, weight = 1): void {
   if (width * height * weight > MAX_MAP_PIXELS) {
-    throw new ImageError(`${kind}: ${width}×${height} is ${width * height} pixels${weight > 1 ? ' at 16 bits' : ''}, over ${MAX_MAP_PIXELS / weight} (${LIMIT})`);
+    throw new ImageError(
+      `${kind}: ${width}×${height} is ${width * height} pixels${weight > 1 ? ' at 16 bits' : ''}, over ${MAX_MAP_PIXELS / weight} (${LIMIT})`,
+    );
   }
 }
 
@@ -36,24 +38,30 @@ export type ImageFormat = 'pgm' | 'png' | 'bmp';
 /** The format by the file's first bytes, or null. */
 export function imageFormat(bytes: Uint8Array): ImageFormat | null {
   if (bytes.length >= 2 && bytes[0] === 0x50 && [0x32, 0x33, 0x35, 0x36].includes(bytes[1]!)) return 'pgm';
-  if (bytes.length >= 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'png';
+  if (bytes.length >= 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47)
+    return 'png';
   if (bytes.length >= 2 && bytes[0] === 0x42 && bytes[1] === 0x4d) return 'bmp';
   return null;
 }
 
 export function decodeImage(bytes: Uint8Array): RasterImage {
   switch (imageFormat(bytes)) {
-    case 'pgm': return decodePnm(bytes);
-    case 'png': return decodePng(bytes);
-    case 'bmp': return decodeBmp(bytes);
-    default: throw new ImageError('not a PGM, PNG or BMP image (unknown signature)');
+    case 'pgm':
+      return decodePnm(bytes);
+    case 'png':
+      return decodePng(bytes);
+    case 'bmp':
+      return decodeBmp(bytes);
+    default:
+      throw new ImageError('not a PGM, PNG or BMP image (unknown signature)');
   }
 }
 
 /** Digits a header number may have (4294967295 has ten). */
 const MAX_DIGITS = 10;
 
-const isSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0x0b || b === 0x0c;
+const isSpace = (b: number): boolean =>
+  b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0x0b || b === 0x0c;
 
 /** Netpbm P2/P5 (gray) and P3/P6 (RGB). */
 export function decodePnm(bytes: Uint8Array): RasterImage {
@@ -69,11 +77,17 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
     }
     const begin = pos;
     while (pos < bytes.length && bytes[pos]! >= 0x30 && bytes[pos]! <= 0x39 && pos - begin <= MAX_DIGITS) pos++;
-    if (pos === begin) throw new ImageError(pos >= bytes.length ? `${kind} ends before its ${what}` : `${kind}: ${what} is not a number (byte ${begin})`);
-    if (pos - begin > MAX_DIGITS) throw new ImageError(`${kind}: ${what} has more than ${MAX_DIGITS} digits (byte ${begin})`);
+    if (pos === begin)
+      throw new ImageError(
+        pos >= bytes.length ? `${kind} ends before its ${what}` : `${kind}: ${what} is not a number (byte ${begin})`,
+      );
+    if (pos - begin > MAX_DIGITS)
+      throw new ImageError(`${kind}: ${what} has more than ${MAX_DIGITS} digits (byte ${begin})`);
     return Number(String.fromCharCode(...bytes.subarray(begin, pos)));
   };
-  const width = token('width'), height = token('height'), maxval = token('maxval');
+  const width = token('width'),
+    height = token('height'),
+    maxval = token('maxval');
   if (width < 1 || height < 1) throw new ImageError(`${kind}: size ${width}×${height} is empty`);
   if (maxval < 1 || maxval > 65535) throw new ImageError(`${kind}: maxval must be in 1..65535, got ${maxval}`);
   admitPixels(kind, width, height);
@@ -83,11 +97,17 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
     if (pos >= bytes.length || !isSpace(bytes[pos]!)) throw new ImageError(`${kind}: no whitespace after the header`);
     pos++;
     const bps = maxval > 255 ? 2 : 1;
-    const have = bytes.length - pos, need = n * bps;
-    if (have !== need) throw new ImageError(`${kind}: the header says ${width}×${height}${rgb} at ${bps} byte(s) a sample, ${need} bytes of data; the file has ${have}${have < need ? ' (truncated)' : ''}`);
+    const have = bytes.length - pos,
+      need = n * bps;
+    if (have !== need)
+      throw new ImageError(
+        `${kind}: the header says ${width}×${height}${rgb} at ${bps} byte(s) a sample, ${need} bytes of data; the file has ${have}${have < need ? ' (truncated)' : ''}`,
+      );
   } else if (n > (bytes.length - pos + 1) / 2) {
     // Each sample takes a digit and a space at least.
-    throw new ImageError(`${kind}: the header says ${width}×${height}${rgb}, ${n} samples; the file has ${bytes.length - pos} bytes left for them (truncated)`);
+    throw new ImageError(
+      `${kind}: the header says ${width}×${height}${rgb}, ${n} samples; the file has ${bytes.length - pos} bytes left for them (truncated)`,
+    );
   }
   const data = maxval > 255 ? new Uint16Array(n) : new Uint8Array(n);
   if (kind === 'P5' || kind === 'P6') {
@@ -103,14 +123,18 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
       try {
         s = token(`sample ${i}`);
       } catch (e) {
-        if (pos >= bytes.length) throw new ImageError(`${kind}: the header says ${width}×${height}${channels === 3 ? ' RGB' : ''}, ${n} samples; the file has ${i} (truncated)`);
+        if (pos >= bytes.length)
+          throw new ImageError(
+            `${kind}: the header says ${width}×${height}${channels === 3 ? ' RGB' : ''}, ${n} samples; the file has ${i} (truncated)`,
+          );
         throw e;
       }
       if (s > maxval) throw new ImageError(`${kind}: sample ${i} is ${s}, above maxval ${maxval}`);
       data[i] = s;
     }
     while (pos < bytes.length && isSpace(bytes[pos]!)) pos++;
-    if (pos < bytes.length) throw new ImageError(`${kind}: more data than the header's ${width}×${height} (byte ${pos})`);
+    if (pos < bytes.length)
+      throw new ImageError(`${kind}: more data than the header's ${width}×${height} (byte ${pos})`);
   }
   return { width, height, channels, maxval, data };
 }
@@ -118,13 +142,25 @@ export function decodePnm(bytes: Uint8Array): RasterImage {
 /** Samples a pixel has in each PNG colour type (grey, RGB, palette, grey + alpha, RGBA). */
 const PNG_CHANNELS: Readonly<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** Adam7's passes: first column and row, column and row steps. */
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
 
 /** The bytes a PNG's image data inflates to: each row (of each pass, interlaced) its filter byte and its samples. */
 function pngDataBytes(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number {
   const rows = (w: number, h: number): number => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
   if (!interlaced) return rows(width, height);
-  return ADAM7.reduce((n, [x, y, dx, dy]) => n + rows(Math.max(0, Math.ceil((width - x) / dx)), Math.max(0, Math.ceil((height - y) / dy))), 0);
+  return ADAM7.reduce(
+    (n, [x, y, dx, dy]) =>
+      n + rows(Math.max(0, Math.ceil((width - x) / dx)), Math.max(0, Math.ceil((height - y) / dy))),
+    0,
+  );
 }
 
 /**
@@ -135,7 +171,11 @@ function pngDataBytes(width: number, height: number, bitsPerPixel: number, inter
 function admitPng(bytes: Uint8Array): void {
   if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return; // pngjs says what is wrong
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const width = dv.getUint32(16), height = dv.getUint32(20), depth = bytes[24]!, colour = bytes[25]!, interlaced = bytes[28] === 1;
+  const width = dv.getUint32(16),
+    height = dv.getUint32(20),
+    depth = bytes[24]!,
+    colour = bytes[25]!,
+    interlaced = bytes[28] === 1;
   if (width < 1 || height < 1) throw new ImageError(`PNG: size ${width}×${height} is empty`);
   admitPixels('PNG', width, height, depth === 16 ? 2 : 1);
   const channels = PNG_CHANNELS[colour];
@@ -143,7 +183,8 @@ function admitPng(bytes: Uint8Array): void {
   const most = pngDataBytes(width, height, channels * depth, true);
   const idat: Uint8Array[] = [];
   for (let at = 8; at + 12 <= bytes.length;) {
-    const len = dv.getUint32(at), type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    const len = dv.getUint32(at),
+      type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
     if (type === 'IDAT') idat.push(bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + len)));
     if (type === 'IEND') break;
     at += 12 + len;
@@ -151,7 +192,10 @@ function admitPng(bytes: Uint8Array): void {
   try {
     inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) });
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw new ImageError(`PNG: its interlaced image data inflates past the ${most} bytes its ${width}×${height} header allows`);
+    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new ImageError(
+        `PNG: its interlaced image data inflates past the ${most} bytes its ${width}×${height} header allows`,
+      );
     // Other damage: pngjs says what it is.
   }
 }
@@ -166,21 +210,30 @@ export function decodePng(bytes: Uint8Array): RasterImage {
   }
   const { width, height } = png;
   const data = new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.byteLength);
-  if (data.length !== width * height * 4) throw new ImageError(`PNG: ${width}×${height} but ${data.length} bytes of pixels`);
+  if (data.length !== width * height * 4)
+    throw new ImageError(`PNG: ${width}×${height} but ${data.length} bytes of pixels`);
   let alpha = png.alpha;
   // a palette or gray image with a tRNS chunk has transparency too
   for (let i = 3; !alpha && i < data.length; i += 4) if (data[i] !== 255) alpha = true;
   if (alpha) return { width, height, channels: 4, maxval: 255, data };
   const rgb = new Uint8Array(width * height * 3);
-  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) { rgb[j] = data[i]!; rgb[j + 1] = data[i + 1]!; rgb[j + 2] = data[i + 2]!; }
+  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) {
+    rgb[j] = data[i]!;
+    rgb[j + 1] = data[i + 1]!;
+    rgb[j + 2] = data[i + 2]!;
+  }
   return { width, height, channels: 3, maxval: 255, data: rgb };
 }
 
-/** Uncompressed BMP: 1/4/8-bit palette, 24-bit, 32-bit (BI_RGB: the fourth byte is unused; BI_BITFIELDS: masks, alpha when one is given). */
+/**
+ * Uncompressed BMP: 1/4/8-bit palette, 24-bit, 32-bit (BI_RGB: the fourth byte is unused; BI_BITFIELDS: masks, alpha
+ * when one is given).
+ */
 export function decodeBmp(bytes: Uint8Array): RasterImage {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 26) throw new ImageError(`BMP: ${bytes.length} bytes, shorter than its headers (truncated)`);
-  const offset = dv.getUint32(10, true), dib = dv.getUint32(14, true);
+  const offset = dv.getUint32(10, true),
+    dib = dv.getUint32(14, true);
   if (![12, 40, 52, 56, 108, 124].includes(dib)) throw new ImageError(`BMP: unknown info header size ${dib}`);
   if (bytes.length < 14 + dib) throw new ImageError(`BMP: ${bytes.length} bytes, shorter than its headers (truncated)`);
   const core = dib === 12;
@@ -188,35 +241,49 @@ export function decodeBmp(bytes: Uint8Array): RasterImage {
   const rawH = core ? dv.getInt16(22, true) : dv.getInt32(22, true);
   const bpp = dv.getUint16(core ? 24 : 28, true);
   const compression = core ? 0 : dv.getUint32(30, true);
-  const height = Math.abs(rawH), topDown = rawH < 0;
+  const height = Math.abs(rawH),
+    topDown = rawH < 0;
   if (width < 1 || height < 1) throw new ImageError(`BMP: size ${width}×${rawH} is empty`);
   admitPixels('BMP', width, height);
   const names: Record<number, string> = { 1: 'RLE8', 2: 'RLE4', 4: 'JPEG', 5: 'PNG', 6: 'BI_ALPHABITFIELDS' };
   const bitfields = compression === 3 || compression === 6;
   if (!(compression === 0 || (bitfields && bpp === 32))) {
-    throw new ImageError(`BMP: compression ${names[compression] ?? compression}${bitfields ? ` with ${bpp} bits per pixel` : ''} is not supported; save it uncompressed with 8, 24 or 32 bits per pixel`);
+    throw new ImageError(
+      `BMP: compression ${names[compression] ?? compression}${bitfields ? ` with ${bpp} bits per pixel` : ''} is not supported; save it uncompressed with 8, 24 or 32 bits per pixel`,
+    );
   }
-  if (![1, 4, 8, 24, 32].includes(bpp)) throw new ImageError(`BMP: ${bpp} bits per pixel is not supported; save it with 8, 24 or 32 bits per pixel`);
+  if (![1, 4, 8, 24, 32].includes(bpp))
+    throw new ImageError(`BMP: ${bpp} bits per pixel is not supported; save it with 8, 24 or 32 bits per pixel`);
   let palette: Uint8Array | null = null;
   if (bpp <= 8) {
     const entry = core ? 3 : 4;
     const used = core ? 0 : dv.getUint32(46, true);
     const count = used === 0 ? 1 << bpp : used;
     const at = 14 + dib;
-    if (count > 1 << bpp || at + count * entry > offset) throw new ImageError(`BMP: a palette of ${count} colours does not fit before the pixel data at byte ${offset}`);
+    if (count > 1 << bpp || at + count * entry > offset)
+      throw new ImageError(`BMP: a palette of ${count} colours does not fit before the pixel data at byte ${offset}`);
     palette = new Uint8Array(count * 3);
     for (let i = 0; i < count; i++) {
-      palette[3 * i] = bytes[at + i * entry + 2]!; palette[3 * i + 1] = bytes[at + i * entry + 1]!; palette[3 * i + 2] = bytes[at + i * entry]!;
+      palette[3 * i] = bytes[at + i * entry + 2]!;
+      palette[3 * i + 1] = bytes[at + i * entry + 1]!;
+      palette[3 * i + 2] = bytes[at + i * entry]!;
     }
   }
   let masks: [number, number, number, number] | null = null;
   if (bpp === 32 && bitfields) {
     if (bytes.length < 54 + 12) throw new ImageError('BMP: the bit-field masks are missing (truncated)');
-    masks = [dv.getUint32(54, true), dv.getUint32(58, true), dv.getUint32(62, true), dib >= 56 || compression === 6 ? dv.getUint32(66, true) : 0];
+    masks = [
+      dv.getUint32(54, true),
+      dv.getUint32(58, true),
+      dv.getUint32(62, true),
+      dib >= 56 || compression === 6 ? dv.getUint32(66, true) : 0,
+    ];
   }
   const stride = Math.floor((bpp * width + 31) / 32) * 4;
   if (offset + stride * height > bytes.length) {
-    throw new ImageError(`BMP: ${width}×${height} at ${bpp} bits per pixel needs ${stride * height} bytes of pixels from byte ${offset}; the file has ${Math.max(0, bytes.length - offset)} (truncated)`);
+    throw new ImageError(
+      `BMP: ${width}×${height} at ${bpp} bits per pixel needs ${stride * height} bytes of pixels from byte ${offset}; the file has ${Math.max(0, bytes.length - offset)} (truncated)`,
+    );
   }
   const hasAlpha = masks !== null && masks[3] !== 0;
   const ch = hasAlpha ? 4 : 3;
@@ -226,7 +293,7 @@ export function decodeBmp(bytes: Uint8Array): RasterImage {
     let shift = 0;
     while (((mask >>> shift) & 1) === 0) shift++;
     const max = mask >>> shift;
-    return Math.round((((px & mask) >>> 0) >>> shift) * 255 / max);
+    return Math.round(((((px & mask) >>> 0) >>> shift) * 255) / max);
   };
   for (let r = 0; r < height; r++) {
     const src = offset + (topDown ? r : height - 1 - r) * stride;
@@ -235,15 +302,24 @@ export function decodeBmp(bytes: Uint8Array): RasterImage {
       if (palette !== null) {
         const bit = c * bpp;
         const idx = (bytes[src + (bit >> 3)]! >> (8 - bpp - (bit & 7))) & ((1 << bpp) - 1);
-        if (3 * idx >= palette.length) throw new ImageError(`BMP: pixel (${c}, ${r}) uses colour ${idx}, beyond the palette's ${palette.length / 3}`);
-        data[o] = palette[3 * idx]!; data[o + 1] = palette[3 * idx + 1]!; data[o + 2] = palette[3 * idx + 2]!;
+        if (3 * idx >= palette.length)
+          throw new ImageError(
+            `BMP: pixel (${c}, ${r}) uses colour ${idx}, beyond the palette's ${palette.length / 3}`,
+          );
+        data[o] = palette[3 * idx]!;
+        data[o + 1] = palette[3 * idx + 1]!;
+        data[o + 2] = palette[3 * idx + 2]!;
       } else if (masks !== null) {
         const px = dv.getUint32(src + 4 * c, true);
-        data[o] = field(px, masks[0]); data[o + 1] = field(px, masks[1]); data[o + 2] = field(px, masks[2]);
+        data[o] = field(px, masks[0]);
+        data[o + 1] = field(px, masks[1]);
+        data[o + 2] = field(px, masks[2]);
         if (hasAlpha) data[o + 3] = field(px, masks[3]);
       } else {
         const p = src + c * (bpp / 8);
-        data[o] = bytes[p + 2]!; data[o + 1] = bytes[p + 1]!; data[o + 2] = bytes[p]!;
+        data[o] = bytes[p + 2]!;
+        data[o + 1] = bytes[p + 1]!;
+        data[o + 2] = bytes[p]!;
       }
     }
   }
@@ -252,7 +328,9 @@ export function decodeBmp(bytes: Uint8Array): RasterImage {
 
 /** A binary (P5) PGM of 8-bit gray samples, row 0 at the top. */
 export function encodePgm(width: number, height: number, gray: Uint8Array, comment?: string): Uint8Array {
-  const header = new TextEncoder().encode(`P5\n${comment !== undefined ? `# ${comment.replace(/[\r\n]/g, ' ')}\n` : ''}${width} ${height}\n255\n`);
+  const header = new TextEncoder().encode(
+    `P5\n${comment !== undefined ? `# ${comment.replace(/[\r\n]/g, ' ')}\n` : ''}${width} ${height}\n255\n`,
+  );
   const out = new Uint8Array(header.length + gray.length);
   out.set(header);
   out.set(gray, header.length);

@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
-import { MODEL_FILES, ModelError, type ModelFile, type ModelManifest, validateManifest } from '../../core/models/manifest.js';
+import {
+  MODEL_FILES,
+  ModelError,
+  type ModelFile,
+  type ModelManifest,
+  validateManifest,
+} from '../../core/models/manifest.js';
 import type { Mlp } from '../../core/models/mlp.js';
 import type { Policy } from '../../core/exec/mission.js';
 import { writeFolderAtomic } from '../../platform/files.js';
@@ -33,7 +39,11 @@ async function readOrFail(dir: string, name: string): Promise<Uint8Array> {
     return await readInputFile(join(dir, name), name.endsWith('.onnx') ? INPUT.model : INPUT.config);
   } catch (e) {
     if (e instanceof InputRefused) throw e;
-    throw new ModelError(join(dir, name), 'file', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
+    throw new ModelError(
+      join(dir, name),
+      'file',
+      `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`,
+    );
   }
 }
 
@@ -45,7 +55,7 @@ async function readOrFail(dir: string, name: string): Promise<Uint8Array> {
 export function peekManifest(dir: string): Record<string, unknown> | null {
   try {
     const m: unknown = parseJsonText(readInputTextSync(join(dir, 'manifest.json'), INPUT.config));
-    return typeof m === 'object' && m !== null && !Array.isArray(m) ? m as Record<string, unknown> : null;
+    return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -65,7 +75,10 @@ export async function writeModels(
     format: 'witness-models',
     version: 1,
     ...manifest,
-    files: { 'embed.onnx': { sha256: sha256(files['embed.onnx']) }, 'policy.onnx': { sha256: sha256(files['policy.onnx']) } },
+    files: {
+      'embed.onnx': { sha256: sha256(files['embed.onnx']) },
+      'policy.onnx': { sha256: sha256(files['policy.onnx']) },
+    },
   };
   await writeBundle(dir, files, JSON.stringify(full, null, 2) + '\n');
   return full;
@@ -76,7 +89,11 @@ export async function writeModels(
  * Only a folder that holds nothing but a bundle is ever replaced (never `--out .` with other files).
  */
 export async function writeBundle(out: string, files: Record<ModelFile, Uint8Array>, manifest: string): Promise<void> {
-  await writeFolderAtomic(out, { ...files, 'manifest.json': manifest }, { replaceable: ['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'] });
+  await writeFolderAtomic(
+    out,
+    { ...files, 'manifest.json': manifest },
+    { replaceable: ['embed.onnx', 'policy.onnx', 'manifest.json', 'embed.json'] },
+  );
 }
 
 type Session = ort.InferenceSession;
@@ -86,21 +103,38 @@ interface Expect {
   readonly width: number;
 }
 
-function checkPorts(file: string, kind: 'input' | 'output', meta: readonly ort.InferenceSession.ValueMetadata[], want: readonly Expect[]): void {
+function checkPorts(
+  file: string,
+  kind: 'input' | 'output',
+  meta: readonly ort.InferenceSession.ValueMetadata[],
+  want: readonly Expect[],
+): void {
   const found = meta.map((m) => m.name);
   const missing = want.filter((w) => !found.includes(w.name)).map((w) => w.name);
   if (missing.length > 0 || (kind === 'input' && found.length !== want.length)) {
-    throw new ModelError(file, `${kind}s`, `expected [${want.map((w) => w.name).join(', ')}], found [${found.join(', ')}]`);
+    throw new ModelError(
+      file,
+      `${kind}s`,
+      `expected [${want.map((w) => w.name).join(', ')}], found [${found.join(', ')}]`,
+    );
   }
   for (const w of want) {
     const m = meta.find((x) => x.name === w.name)!;
-    if (!m.isTensor || m.type !== 'float32') throw new ModelError(file, `${kind} ${w.name}`, `expected float32, found ${m.isTensor ? m.type : 'a non-tensor'}`);
+    if (!m.isTensor || m.type !== 'float32')
+      throw new ModelError(
+        file,
+        `${kind} ${w.name}`,
+        `expected float32, found ${m.isTensor ? m.type : 'a non-tensor'}`,
+      );
     const shape = m.shape;
     const show = `[${shape.map((d) => (typeof d === 'number' && d >= 0 ? String(d) : String(d))).join(', ')}]`;
-    if (shape.length !== 2) throw new ModelError(file, `${kind} ${w.name}`, `expected shape [N, ${w.width}], found ${show}`);
+    if (shape.length !== 2)
+      throw new ModelError(file, `${kind} ${w.name}`, `expected shape [N, ${w.width}], found ${show}`);
     const [batch, width] = shape;
-    if (typeof batch === 'number' && batch > 0) throw new ModelError(file, `${kind} ${w.name}`, `the batch dimension must be dynamic, found ${show}`);
-    if (typeof width === 'number' && width >= 0 && width !== w.width) throw new ModelError(file, `${kind} ${w.name}`, `expected shape [N, ${w.width}], found ${show}`);
+    if (typeof batch === 'number' && batch > 0)
+      throw new ModelError(file, `${kind} ${w.name}`, `the batch dimension must be dynamic, found ${show}`);
+    if (typeof width === 'number' && width >= 0 && width !== w.width)
+      throw new ModelError(file, `${kind} ${w.name}`, `expected shape [N, ${w.width}], found ${show}`);
   }
 }
 
@@ -135,26 +169,42 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
     bytes[f] = await readOrFail(dir, f);
     const have = sha256(bytes[f]);
     if (have !== manifest.files[f].sha256) {
-      throw new ModelError(join(dir, f), 'sha256', `is ${have}, the manifest says ${manifest.files[f].sha256}: the file changed after the manifest was written`);
+      throw new ModelError(
+        join(dir, f),
+        'sha256',
+        `is ${have}, the manifest says ${manifest.files[f].sha256}: the file changed after the manifest was written`,
+      );
     }
   }
   const { obs, latent, action } = manifest.dims;
-  const embedFile = join(dir, 'embed.onnx'), policyFile = join(dir, 'policy.onnx');
+  const embedFile = join(dir, 'embed.onnx'),
+    policyFile = join(dir, 'policy.onnx');
   const embedS = await session(embedFile, bytes['embed.onnx']);
   const policyS = await session(policyFile, bytes['policy.onnx']);
   checkPorts(embedFile, 'input', embedS.inputMetadata, [{ name: 'obs', width: obs }]);
   checkPorts(embedFile, 'output', embedS.outputMetadata, [{ name: 'latent', width: latent }]);
-  checkPorts(policyFile, 'input', policyS.inputMetadata, [{ name: 'obs', width: obs }, { name: 'direction', width: latent }]);
+  checkPorts(policyFile, 'input', policyS.inputMetadata, [
+    { name: 'obs', width: obs },
+    { name: 'direction', width: latent },
+  ]);
   checkPorts(policyFile, 'output', policyS.outputMetadata, [{ name: 'action', width: action }]);
 
   const { mean, std } = manifest.normalization;
   const normalize = (x: Float32Array, rows: number): Float32Array => {
     if (x.length !== rows * obs) throw new RangeError(`observations: expected ${rows}×${obs} values, got ${x.length}`);
     const out = new Float32Array(x.length);
-    for (let r = 0; r < rows; r++) for (let k = 0; k < obs; k++) out[r * obs + k] = (x[r * obs + k]! - mean[k]!) / std[k]!;
+    for (let r = 0; r < rows; r++)
+      for (let k = 0; k < obs; k++) out[r * obs + k] = (x[r * obs + k]! - mean[k]!) / std[k]!;
     return out;
   };
-  const run = async (s: Session, file: string, feeds: Record<string, ort.Tensor>, output: string, width: number, rows: number): Promise<Float32Array> => {
+  const run = async (
+    s: Session,
+    file: string,
+    feeds: Record<string, ort.Tensor>,
+    output: string,
+    width: number,
+    rows: number,
+  ): Promise<Float32Array> => {
     const res = await s.run(feeds);
     const t = res[output]!;
     const data = t.data as Float32Array;
@@ -167,13 +217,29 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
   const models: LoadedModels = {
     dir,
     manifest,
-    embed: (x, rows) => run(embedS, embedFile, { obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]) }, 'latent', latent, rows),
+    embed: (x, rows) =>
+      run(
+        embedS,
+        embedFile,
+        { obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]) },
+        'latent',
+        latent,
+        rows,
+      ),
     act: async (x, direction, rows) => {
-      if (direction.length !== rows * latent) throw new RangeError(`directions: expected ${rows}×${latent} values, got ${direction.length}`);
-      const a = await run(policyS, policyFile, {
-        obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]),
-        direction: new ort.Tensor('float32', direction, [rows, latent]),
-      }, 'action', action, rows);
+      if (direction.length !== rows * latent)
+        throw new RangeError(`directions: expected ${rows}×${latent} values, got ${direction.length}`);
+      const a = await run(
+        policyS,
+        policyFile,
+        {
+          obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]),
+          direction: new ort.Tensor('float32', direction, [rows, latent]),
+        },
+        'action',
+        action,
+        rows,
+      );
       const bad = a.findIndex((v) => v < -1 - 1e-6 || v > 1 + 1e-6);
       if (bad >= 0) throw new ModelError(policyFile, 'output action', `value ${bad} is ${a[bad]}, outside [-1, 1]`);
       return a;

@@ -36,18 +36,34 @@ export interface HiqlPolicies {
   close(): Promise<void>;
 }
 
-export async function writeHiql(dir: string, p: { high: Mlp; low: Mlp; latentScale: number }, record: Omit<HiqlRecord, 'files' | 'format' | 'version' | 'latentScale'>): Promise<HiqlRecord> {
+export async function writeHiql(
+  dir: string,
+  p: { high: Mlp; low: Mlp; latentScale: number },
+  record: Omit<HiqlRecord, 'files' | 'format' | 'version' | 'latentScale'>,
+): Promise<HiqlRecord> {
   const high = subgoalOnnx(p.high, record.dims.obs, record.dims.latent);
   const low = policyOnnx(p.low, record.dims.obs, record.dims.latent);
-  const full: HiqlRecord = { format: 'witness-hiql', version: 1, ...record, latentScale: p.latentScale, files: { 'high.onnx': sha256(high), 'low.onnx': sha256(low) } };
-  await writeFolderAtomic(dir, { 'high.onnx': high, 'low.onnx': low, 'hiql.json': JSON.stringify(full, null, 1) + '\n' }, { replaceable: ['high.onnx', 'low.onnx', 'hiql.json'] });
+  const full: HiqlRecord = {
+    format: 'witness-hiql',
+    version: 1,
+    ...record,
+    latentScale: p.latentScale,
+    files: { 'high.onnx': sha256(high), 'low.onnx': sha256(low) },
+  };
+  await writeFolderAtomic(
+    dir,
+    { 'high.onnx': high, 'low.onnx': low, 'hiql.json': JSON.stringify(full, null, 1) + '\n' },
+    { replaceable: ['high.onnx', 'low.onnx', 'hiql.json'] },
+  );
   return full;
 }
 
 /** Reads the record only (null when missing or not one): the cache's first check. */
 export async function readHiqlRecord(dir: string): Promise<HiqlRecord | null> {
   try {
-    const r = parseJsonText(new TextDecoder().decode(await readInputFile(join(dir, 'hiql.json'), INPUT.config))) as HiqlRecord;
+    const r = parseJsonText(
+      new TextDecoder().decode(await readInputFile(join(dir, 'hiql.json'), INPUT.config)),
+    ) as HiqlRecord;
     return r !== null && typeof r === 'object' && r.format === 'witness-hiql' && r.version === 1 ? r : null;
   } catch {
     return null;
@@ -58,11 +74,13 @@ export async function loadHiql(dir: string, expectKey?: Readonly<Record<string, 
   const record = await readHiqlRecord(dir);
   const recordFile = join(dir, 'hiql.json');
   if (record === null) throw new ModelError(recordFile, 'format', 'is not an AP-HIQL record (witness-hiql version 1)');
-  if (expectKey !== undefined && JSON.stringify(record.key) !== JSON.stringify(expectKey)) throw new ModelError(recordFile, 'key', 'the policies were trained from other inputs');
+  if (expectKey !== undefined && JSON.stringify(record.key) !== JSON.stringify(expectKey))
+    throw new ModelError(recordFile, 'key', 'the policies were trained from other inputs');
   const sessions: ort.InferenceSession[] = [];
   for (const f of ['high.onnx', 'low.onnx'] as const) {
     const bytes = await readInputFile(join(dir, f), INPUT.model);
-    if (sha256(bytes) !== record.files[f]) throw new ModelError(join(dir, f), 'sha256', 'the file changed after hiql.json was written');
+    if (sha256(bytes) !== record.files[f])
+      throw new ModelError(join(dir, f), 'sha256', 'the file changed after hiql.json was written');
     sessions.push(await ort.InferenceSession.create(bytes));
   }
   const [highS, lowS] = sessions as [ort.InferenceSession, ort.InferenceSession];
@@ -75,15 +93,39 @@ export async function loadHiql(dir: string, expectKey?: Readonly<Record<string, 
     for (let r = 0; r < rows; r++) for (let j = 0; j < k; j++) out[r * k + j] = (x[r * k + j]! - mean[j]!) / std[j]!;
     return new ort.Tensor('float32', out, [rows, k]);
   };
-  const run = async (s: ort.InferenceSession, feeds: Record<string, ort.Tensor>, output: string, width: number, rows: number): Promise<Float32Array> => {
+  const run = async (
+    s: ort.InferenceSession,
+    feeds: Record<string, ort.Tensor>,
+    output: string,
+    width: number,
+    rows: number,
+  ): Promise<Float32Array> => {
     const t = (await s.run(feeds))[output]!;
-    if (t.dims[0] !== rows || t.dims[1] !== width) throw new ModelError(dir, `output ${output}`, `expected [${rows}, ${width}], got [${t.dims.join(', ')}]`);
+    if (t.dims[0] !== rows || t.dims[1] !== width)
+      throw new ModelError(dir, `output ${output}`, `expected [${rows}, ${width}], got [${t.dims.join(', ')}]`);
     return t.data as Float32Array;
   };
   return {
     record,
-    subgoal: async (x, g, rows) => scaled(await run(highS, { obs: normalize(x, rows), goal: new ort.Tensor('float32', scaled(g, sc), [rows, latent]) }, 'subgoal', latent, rows), 1 / sc),
-    act: (x, z, rows) => run(lowS, { obs: normalize(x, rows), direction: new ort.Tensor('float32', scaled(z, sc), [rows, latent]) }, 'action', action, rows),
+    subgoal: async (x, g, rows) =>
+      scaled(
+        await run(
+          highS,
+          { obs: normalize(x, rows), goal: new ort.Tensor('float32', scaled(g, sc), [rows, latent]) },
+          'subgoal',
+          latent,
+          rows,
+        ),
+        1 / sc,
+      ),
+    act: (x, z, rows) =>
+      run(
+        lowS,
+        { obs: normalize(x, rows), direction: new ort.Tensor('float32', scaled(z, sc), [rows, latent]) },
+        'action',
+        action,
+        rows,
+      ),
     close: async () => {
       await highS.release();
       await lowS.release();

@@ -11,7 +11,13 @@ import { type GraphArtifact, GraphError, readGraph } from '../graph/store.js';
 import { datasetHash, readDataset } from '../datasets/format.js';
 import type { Dataset } from '../../core/data/dataset.js';
 import { type LoadedModels, loadModels } from '../models/bundle.js';
-import { type AugmentParams, type AugmentReport, anchorCandidates, augmentGraph, stateLabels } from '../../core/graph/augment.js';
+import {
+  type AugmentParams,
+  type AugmentReport,
+  anchorCandidates,
+  augmentGraph,
+  stateLabels,
+} from '../../core/graph/augment.js';
 import type { Rng } from '../../core/random/rng.js';
 import type { WorldMap } from '../../core/world/world.js';
 import { INPUT, type InputKind, InputRefused, readInputFile } from '../../platform/input-files.js';
@@ -28,7 +34,11 @@ async function readBytes(file: string, kind: InputKind): Promise<Uint8Array> {
     return await readInputFile(file, kind);
   } catch (e) {
     if (e instanceof InputRefused) throw e;
-    throw new InputError(file, '$', `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`);
+    throw new InputError(
+      file,
+      '$',
+      `cannot read: ${(e as { cause?: NodeJS.ErrnoException }).cause?.code ?? String(e)}`,
+    );
   }
 }
 
@@ -45,7 +55,11 @@ export async function readGraphInput(file: string): Promise<GraphInput> {
   const doc = parseJson(text, file);
   const graph = labelledGraph(doc, file);
   const map = (doc as { map?: unknown }).map;
-  return { kind: 'labelled', graph, ...(typeof map === 'string' ? { map: path.resolve(path.dirname(file), map) } : {}) };
+  return {
+    kind: 'labelled',
+    graph,
+    ...(typeof map === 'string' ? { map: path.resolve(path.dirname(file), map) } : {}),
+  };
 }
 
 export async function readRegions(file: string): Promise<RegionSet> {
@@ -61,20 +75,35 @@ export interface Backbone {
   readonly files: { readonly graph: string; readonly data: string; readonly models: string };
 }
 
-/** Loads and cross-checks the backbone; `modelsDir` may depend on the graph's world and the models it was built with (the shipped bundle). */
-export async function loadBackbone(graphFile: string, dataFile: string, modelsDir: string | ((world: string, built: GraphArtifact['models']) => string)): Promise<Backbone> {
+/**
+ * Loads and cross-checks the backbone; `modelsDir` may depend on the graph's world and the models it was built with
+ * (the shipped bundle).
+ */
+export async function loadBackbone(
+  graphFile: string,
+  dataFile: string,
+  modelsDir: string | ((world: string, built: GraphArtifact['models']) => string),
+): Promise<Backbone> {
   const artifact = await readGraph(graphFile);
   const dir = typeof modelsDir === 'string' ? modelsDir : modelsDir(artifact.world, artifact.models);
   const models = await loadModels(dir, { expectWorld: artifact.world });
   try {
     const m = models.manifest.files;
     if (m['embed.onnx'].sha256 !== artifact.models.embed || m['policy.onnx'].sha256 !== artifact.models.policy) {
-      throw new GraphError(graphFile, 'models', `stale: the graph was built with other models than ${dir} (their sha256 differ); rebuild it with \`witness graph build\``);
+      throw new GraphError(
+        graphFile,
+        'models',
+        `stale: the graph was built with other models than ${dir} (their sha256 differ); rebuild it with \`witness graph build\``,
+      );
     }
     const dataset = await readDataset(dataFile);
     const hash = datasetHash(dataset);
     if (hash !== artifact.dataset.sha256) {
-      throw new GraphError(graphFile, 'dataset', `built from another dataset than ${dataFile} (sha256 ${artifact.dataset.sha256.slice(0, 12)}…, the file has ${hash.slice(0, 12)}…)`);
+      throw new GraphError(
+        graphFile,
+        'dataset',
+        `built from another dataset than ${dataFile} (sha256 ${artifact.dataset.sha256.slice(0, 12)}…, the file has ${hash.slice(0, 12)}…)`,
+      );
     }
     return { artifact, dataset, models, files: { graph: graphFile, data: dataFile, models: dir } };
   } catch (e) {
@@ -94,10 +123,16 @@ export interface LatentTask {
  * anchors and the start node. `where` names the regions file and the start flag for errors.
  */
 export async function augmentTask(
-  b: Backbone, world: TaskWorld, regions: RegionSet, start: readonly [number, number], params: Omit<AugmentParams, 'H_TD'>, rng: Rng,
+  b: Backbone,
+  world: TaskWorld,
+  regions: RegionSet,
+  start: readonly [number, number],
+  params: Omit<AugmentParams, 'H_TD'>,
+  rng: Rng,
   where: { regions: string; start: string } = { regions: 'regions', start: '--start' },
 ): Promise<LatentTask> {
-  if (regions.world !== undefined && regions.world !== world.id) throw new InputError(where.regions, '$.world', `the regions are for ${regions.world}, the graph for ${world.id}`);
+  if (regions.world !== undefined && regions.world !== world.id)
+    throw new InputError(where.regions, '$.world', `the regions are for ${regions.world}, the graph for ${world.id}`);
   const blocked = world.map.blocked(start[0], start[1]);
   if (blocked !== null) throw new InputError(where.start, `(${start[0]}, ${start[1]})`, blocked);
   const t0 = performance.now();
@@ -119,12 +154,22 @@ export async function augmentTask(
     const chunk = 65536;
     for (let r = 0; r < states.count; r += chunk) {
       const rows = Math.min(chunk, states.count - r);
-      stateLatents.set(await b.models.embed(d.observations.subarray(r * d.obsDim, (r + rows) * d.obsDim), rows), r * dim);
+      stateLatents.set(
+        await b.models.embed(d.observations.subarray(r * d.obsDim, (r + rows) * d.obsDim), rows),
+        r * dim,
+      );
     }
   }
   const { graph, report } = augmentGraph({
-    graph: b.artifact.graph, nodePositions: b.artifact.positions, states, masks, regions: regions.regions, candidates, candidateLatents,
-    start: { latent: startLatent, position: start }, params: { ...params, H_TD: b.artifact.params.H_TD },
+    graph: b.artifact.graph,
+    nodePositions: b.artifact.positions,
+    states,
+    masks,
+    regions: regions.regions,
+    candidates,
+    candidateLatents,
+    start: { latent: startLatent, position: start },
+    params: { ...params, H_TD: b.artifact.params.H_TD },
     ...(stateLatents ? { stateLatents } : {}),
   });
   return { graph, report, augment_ms: performance.now() - t0 };

@@ -32,7 +32,10 @@ export interface Checkpoint {
 
 export class CheckpointError extends WitnessError {
   override readonly name = 'CheckpointError';
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super('invalid-input', `${file}: ${detail}`, { file });
   }
 }
@@ -47,24 +50,49 @@ const unb64 = (s: string): Float32Array => {
 
 export async function saveOptimizer(opt: tfTypes.Optimizer): Promise<OptimizerState[]> {
   const ws = await opt.getWeights();
-  return Promise.all(ws.map(async (w) => ({ name: w.name, shape: [...w.tensor.shape], data: new Float32Array(await w.tensor.data()) })));
+  return Promise.all(
+    ws.map(async (w) => ({ name: w.name, shape: [...w.tensor.shape], data: new Float32Array(await w.tensor.data()) })),
+  );
 }
 
-export async function restoreOptimizer(tf: Tf, opt: tfTypes.Optimizer, state: readonly OptimizerState[]): Promise<void> {
+export async function restoreOptimizer(
+  tf: Tf,
+  opt: tfTypes.Optimizer,
+  state: readonly OptimizerState[],
+): Promise<void> {
   await opt.setWeights(state.map((s) => ({ name: s.name, tensor: tf.tensor(s.data, s.shape) })));
 }
 
 /** Configurations must agree on everything but the number of steps. */
 export function sameRun(a: Record<string, unknown>, b: Record<string, unknown>): string | null {
-  const strip = (x: Record<string, unknown>): string => JSON.stringify(Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'steps').sort()));
+  const strip = (x: Record<string, unknown>): string =>
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(x)
+          .filter(([k]) => k !== 'steps')
+          .sort(),
+      ),
+    );
   return strip(a) === strip(b) ? null : `the checkpoint was made with ${strip(a)}, this run uses ${strip(b)}`;
 }
 
 export async function writeCheckpoint(path: string, ck: Checkpoint): Promise<void> {
   const json = {
-    format: 'witness-checkpoint', version: 1, kind: ck.kind, step: ck.step, config: ck.config, rng: ck.rng,
-    nets: Object.fromEntries(Object.entries(ck.nets).map(([k, m]) => [k, m.layers.map((l) => ({ ...l, weights: b64(l.weights), bias: b64(l.bias) }))])),
-    optimizers: Object.fromEntries(Object.entries(ck.optimizers).map(([k, os]) => [k, os.map((o) => ({ ...o, data: b64(o.data) }))])),
+    format: 'witness-checkpoint',
+    version: 1,
+    kind: ck.kind,
+    step: ck.step,
+    config: ck.config,
+    rng: ck.rng,
+    nets: Object.fromEntries(
+      Object.entries(ck.nets).map(([k, m]) => [
+        k,
+        m.layers.map((l) => ({ ...l, weights: b64(l.weights), bias: b64(l.bias) })),
+      ]),
+    ),
+    optimizers: Object.fromEntries(
+      Object.entries(ck.optimizers).map(([k, os]) => [k, os.map((o) => ({ ...o, data: b64(o.data) }))]),
+    ),
   };
   await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(json)));
 }
@@ -77,14 +105,43 @@ export async function readCheckpoint(path: string, kind: Checkpoint['kind']): Pr
     if (e instanceof InputRefused) throw e;
     throw new CheckpointError(path, `not a checkpoint: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (j['format'] !== 'witness-checkpoint' || j['version'] !== 1) throw new CheckpointError(path, 'not a witness checkpoint (format/version)');
+  if (j['format'] !== 'witness-checkpoint' || j['version'] !== 1)
+    throw new CheckpointError(path, 'not a witness checkpoint (format/version)');
   if (j['kind'] !== kind) throw new CheckpointError(path, `is a ${String(j['kind'])} checkpoint, expected ${kind}`);
-  type L = { inputs: number; outputs: number; weights: string; bias: string; activation: Mlp['layers'][number]['activation'] };
-  const nets = Object.fromEntries(Object.entries(j['nets'] as Record<string, L[]>).map(([k, ls]) => [k, {
-    layers: ls.map((l) => ({ inputs: l.inputs, outputs: l.outputs, activation: l.activation, weights: unb64(l.weights), bias: unb64(l.bias) })),
-  }]));
-  const optimizers = Object.fromEntries(Object.entries(j['optimizers'] as Record<string, { name: string; shape: number[]; data: string }[]>).map(([k, os]) => [k, os.map((o) => ({ ...o, data: unb64(o.data) }))]));
-  return { kind, step: j['step'] as number, config: j['config'] as Record<string, unknown>, rng: j['rng'] as number[], nets, optimizers };
+  type L = {
+    inputs: number;
+    outputs: number;
+    weights: string;
+    bias: string;
+    activation: Mlp['layers'][number]['activation'];
+  };
+  const nets = Object.fromEntries(
+    Object.entries(j['nets'] as Record<string, L[]>).map(([k, ls]) => [
+      k,
+      {
+        layers: ls.map((l) => ({
+          inputs: l.inputs,
+          outputs: l.outputs,
+          activation: l.activation,
+          weights: unb64(l.weights),
+          bias: unb64(l.bias),
+        })),
+      },
+    ]),
+  );
+  const optimizers = Object.fromEntries(
+    Object.entries(j['optimizers'] as Record<string, { name: string; shape: number[]; data: string }[]>).map(
+      ([k, os]) => [k, os.map((o) => ({ ...o, data: unb64(o.data) }))],
+    ),
+  );
+  return {
+    kind,
+    step: j['step'] as number,
+    config: j['config'] as Record<string, unknown>,
+    rng: j['rng'] as number[],
+    nets,
+    optimizers,
+  };
 }
 
 /**
@@ -107,6 +164,7 @@ export async function afterStep(
   }
   loss.dispose();
   await breathe();
-  if (onCheckpoint && every && ((step + 1) % every === 0 || step === total - 1)) await onCheckpoint(await checkpoint(step + 1));
+  if (onCheckpoint && every && ((step + 1) % every === 0 || step === total - 1))
+    await onCheckpoint(await checkpoint(step + 1));
   return value;
 }

@@ -59,8 +59,10 @@ export interface Normalization {
 }
 
 export function normalization(d: Dataset): Normalization {
-  const n = d.terminals.length, k = d.obsDim;
-  const mean = new Array<number>(k).fill(0), sq = new Array<number>(k).fill(0);
+  const n = d.terminals.length,
+    k = d.obsDim;
+  const mean = new Array<number>(k).fill(0),
+    sq = new Array<number>(k).fill(0);
   for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) mean[j]! += d.observations[r * k + j]!;
   for (let j = 0; j < k; j++) mean[j]! /= n;
   for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) sq[j]! += (d.observations[r * k + j]! - mean[j]!) ** 2;
@@ -86,14 +88,22 @@ export interface ResumeOptions {
   readonly onCheckpoint?: (ck: Checkpoint) => Promise<void>;
 }
 
-export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: TrainProgress, ro: ResumeOptions = {}): Promise<TrainedEmbedding> {
+export async function trainEmbedding(
+  d: Dataset,
+  c: EmbedConfig,
+  progress?: TrainProgress,
+  ro: ResumeOptions = {},
+): Promise<TrainedEmbedding> {
   const tf = await tensorflow();
   const rng = createRng(c.seed);
   const norm = normalization(d);
-  const k = d.obsDim, n = d.terminals.length;
+  const k = d.obsDim,
+    n = d.terminals.length;
   const obs = new Float32Array(d.observations.length);
   const read = inputMask(c.inputs, k);
-  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = read[j] ? (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]! : 0;
+  for (let r = 0; r < n; r++)
+    for (let j = 0; j < k; j++)
+      obs[r * k + j] = read[j] ? (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]! : 0;
   const ends = trajectoryEnds(d.terminals);
   const starts: number[] = [];
   for (let i = 0; i < n; i++) if (d.terminals[i] === 0) starts.push(i); // rows with a successor
@@ -109,19 +119,27 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
   const online = toVariables(tf, ro.resume?.nets['online'] ?? init);
   const target = toVariables(tf, ro.resume?.nets['target'] ?? init, false);
   const psi = (m: TfMlp, x: tfTypes.Tensor2D): tfTypes.Tensor2D => apply(tf, m, x);
-  const dist = (a: tfTypes.Tensor2D, b: tfTypes.Tensor2D): tfTypes.Tensor1D => tf.sqrt(tf.add(tf.sum(tf.square(tf.sub(a, b)), 1), 1e-6)) as tfTypes.Tensor1D;
+  const dist = (a: tfTypes.Tensor2D, b: tfTypes.Tensor2D): tfTypes.Tensor1D =>
+    tf.sqrt(tf.add(tf.sum(tf.square(tf.sub(a, b)), 1), 1e-6)) as tfTypes.Tensor1D;
   const optimizer = tf.train.adam(c.learningRate);
   const varList = variables(online);
   if (ro.resume) await restoreOptimizer(tf, optimizer, ro.resume.optimizers['adam'] ?? []);
   const checkpoint = async (step: number): Promise<Checkpoint> => ({
-    kind: 'embed', step, config: runConfig, rng: rng.getState(),
+    kind: 'embed',
+    step,
+    config: runConfig,
+    rng: rng.getState(),
     nets: { online: await readBack(online), target: await readBack(target) },
     optimizers: { adam: await saveOptimizer(optimizer) },
   });
 
   const B = c.batch;
-  const S = new Float32Array(B * k), SN = new Float32Array(B * k), G = new Float32Array(B * k);
-  const R = new Float32Array(B), M = new Float32Array(B), L = new Float32Array(B);
+  const S = new Float32Array(B * k),
+    SN = new Float32Array(B * k),
+    G = new Float32Array(B * k);
+  const R = new Float32Array(B),
+    M = new Float32Array(B),
+    L = new Float32Array(B);
   const noBound = -1e9;
   const pathDistance = c.objective === 'path-distance';
   const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
@@ -151,30 +169,50 @@ export async function trainEmbedding(d: Dataset, c: EmbedConfig, progress?: Trai
       R[b] = success ? 0 : -1;
       M[b] = success ? 0 : 1;
     }
-    const loss = pathDistance ? tf.tidy(() => {
-      const s = tf.tensor2d(S, [B, k]), g = tf.tensor2d(G, [B, k]), steps = tf.tensor1d(R);
-      const l = optimizer.minimize(() => {
-        const resid = tf.sub(steps, dist(psi(online, s), psi(online, g)));
-        const weight = tf.where(tf.greaterEqual(resid, 0), tf.fill([B], 1 - c.expectile), tf.fill([B], c.expectile));
-        return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(resid)));
-      }, true, varList);
-      return l!;
-    }) : tf.tidy(() => {
-      const s = tf.tensor2d(S, [B, k]), sn = tf.tensor2d(SN, [B, k]), g = tf.tensor2d(G, [B, k]);
-      const r = tf.tensor1d(R), m = tf.tensor1d(M);
-      const tg = psi(target, g);
-      const td = tf.add(r, tf.mul(c.gamma, tf.mul(m, tf.neg(dist(psi(target, sn), tg)))));
-      const tgt = c.pathBound === true ? tf.maximum(td, tf.tensor1d(L)) : td;
-      const adv = tf.sub(tgt, tf.neg(dist(psi(target, s), tg)));
-      const weight = tf.where(tf.greaterEqual(adv, 0), tf.fill([B], c.expectile), tf.fill([B], 1 - c.expectile));
-      const l = optimizer.minimize(() => {
-        const v = tf.neg(dist(psi(online, s), psi(online, g)));
-        return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(tf.sub(tgt, v))));
-      }, true, varList);
-      ema(tf, online, target, c.tau);
-      return l!;
-    });
-    lastLoss = (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
+    const loss = pathDistance
+      ? tf.tidy(() => {
+          const s = tf.tensor2d(S, [B, k]),
+            g = tf.tensor2d(G, [B, k]),
+            steps = tf.tensor1d(R);
+          const l = optimizer.minimize(
+            () => {
+              const resid = tf.sub(steps, dist(psi(online, s), psi(online, g)));
+              const weight = tf.where(
+                tf.greaterEqual(resid, 0),
+                tf.fill([B], 1 - c.expectile),
+                tf.fill([B], c.expectile),
+              );
+              return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(resid)));
+            },
+            true,
+            varList,
+          );
+          return l!;
+        })
+      : tf.tidy(() => {
+          const s = tf.tensor2d(S, [B, k]),
+            sn = tf.tensor2d(SN, [B, k]),
+            g = tf.tensor2d(G, [B, k]);
+          const r = tf.tensor1d(R),
+            m = tf.tensor1d(M);
+          const tg = psi(target, g);
+          const td = tf.add(r, tf.mul(c.gamma, tf.mul(m, tf.neg(dist(psi(target, sn), tg)))));
+          const tgt = c.pathBound === true ? tf.maximum(td, tf.tensor1d(L)) : td;
+          const adv = tf.sub(tgt, tf.neg(dist(psi(target, s), tg)));
+          const weight = tf.where(tf.greaterEqual(adv, 0), tf.fill([B], c.expectile), tf.fill([B], 1 - c.expectile));
+          const l = optimizer.minimize(
+            () => {
+              const v = tf.neg(dist(psi(online, s), psi(online, g)));
+              return tf.mean<tfTypes.Scalar>(tf.mul(weight, tf.square(tf.sub(tgt, v))));
+            },
+            true,
+            varList,
+          );
+          ema(tf, online, target, c.tau);
+          return l!;
+        });
+    lastLoss =
+      (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
   }
   const mlp = ignoreInputs(await readBack(online), read);
   dispose(online, target);
@@ -187,7 +225,8 @@ export function inputMask(inputs: readonly number[] | undefined, k: number): boo
   if (inputs === undefined) return Array.from({ length: k }, () => true);
   if (inputs.length === 0) throw new RangeError('ψ must read at least one observation entry (inputs is empty)');
   const bad = inputs.find((i) => !Number.isInteger(i) || i < 0 || i >= k);
-  if (bad !== undefined) throw new RangeError(`ψ's inputs name entry ${bad}, but the observation has ${k} entries (0 to ${k - 1})`);
+  if (bad !== undefined)
+    throw new RangeError(`ψ's inputs name entry ${bad}, but the observation has ${k} entries (0 to ${k - 1})`);
   const read = Array.from({ length: k }, () => false);
   for (const i of inputs) read[i] = true;
   return read;

@@ -29,13 +29,23 @@ export interface EvalResult {
   readonly mean_steps_to_reach: number;
 }
 
-export async function spearmanOnPairs(b: Backbone, layout: MazeLayout, heldOut: Dataset, pairs: number, seed: number): Promise<number> {
+export async function spearmanOnPairs(
+  b: Backbone,
+  layout: MazeLayout,
+  heldOut: Dataset,
+  pairs: number,
+  seed: number,
+): Promise<number> {
   const rng = createRng(seed);
-  const n = heldOut.terminals.length, k = heldOut.obsDim, cols = layout.grid[0]!.length;
-  const A = new Float32Array(pairs * k), G = new Float32Array(pairs * k);
+  const n = heldOut.terminals.length,
+    k = heldOut.obsDim,
+    cols = layout.grid[0]!.length;
+  const A = new Float32Array(pairs * k),
+    G = new Float32Array(pairs * k);
   const geo: number[] = [];
   for (let p = 0; p < pairs;) {
-    const i = rng.int(0, n - 1), j = rng.int(0, n - 1);
+    const i = rng.int(0, n - 1),
+      j = rng.int(0, n - 1);
     const ci = cellAt(layout, heldOut.observations[i * k]!, heldOut.observations[i * k + 1]!);
     const cj = cellAt(layout, heldOut.observations[j * k]!, heldOut.observations[j * k + 1]!);
     if (!ci || !cj || layout.grid[ci.i]![ci.j] !== 0 || layout.grid[cj.i]![cj.j] !== 0) continue;
@@ -44,7 +54,8 @@ export async function spearmanOnPairs(b: Backbone, layout: MazeLayout, heldOut: 
     geo.push(distancesFrom(layout, ci)[cj.i * cols + cj.j]!);
     p++;
   }
-  const za = await b.embed(A, pairs), zg = await b.embed(G, pairs);
+  const za = await b.embed(A, pairs),
+    zg = await b.embed(G, pairs);
   const d = b.latentDim;
   const latent = geo.map((_, p) => {
     let s = 0;
@@ -95,10 +106,19 @@ export interface TrialRecord {
  * steps later, from the state itself or from rest at its position.
  */
 export async function policySuccess(
-  b: Backbone, sim: MazeStepper, heldOut: Dataset, trials: number, seed: number, budget_steps: number, epsilon: number, opts: TrialOptions = {},
+  b: Backbone,
+  sim: MazeStepper,
+  heldOut: Dataset,
+  trials: number,
+  seed: number,
+  budget_steps: number,
+  epsilon: number,
+  opts: TrialOptions = {},
 ): Promise<{ success: number; meanSteps: number }> {
   const rng = createRng(seed);
-  const n = heldOut.terminals.length, k = heldOut.obsDim, d = b.latentDim;
+  const n = heldOut.terminals.length,
+    k = heldOut.obsDim,
+    d = b.latentDim;
   const latent = await b.embed(heldOut.observations, n);
   const sg = subgoals(heldOut.terminals, latent, d, b.H_TD);
   // With `ahead`, the rows whose trajectory goes on that many steps.
@@ -106,9 +126,13 @@ export async function policySuccess(
   if (opts.ahead !== undefined) {
     const ends = trajectoryEnds(heldOut.terminals);
     for (let i = 0; i < n; i++) if (i + opts.ahead <= ends[i]!) farRows.push(i);
-    if (farRows.length === 0) throw new WitnessError('invalid-input', `--ahead ${opts.ahead}: no held-out trajectory is that many steps long`, { path: '--ahead' });
+    if (farRows.length === 0)
+      throw new WitnessError('invalid-input', `--ahead ${opts.ahead}: no held-out trajectory is that many steps long`, {
+        path: '--ahead',
+      });
   }
-  let ok = 0, steps = 0;
+  let ok = 0,
+    steps = 0;
   for (let t = 0; t < trials; t++) {
     let i: number, j: number;
     if (opts.ahead !== undefined) {
@@ -119,13 +143,16 @@ export async function policySuccess(
       i = sg.rows[idx]!;
       j = sg.targets[idx]!;
     }
-    const goal = opts.goalAtRest !== undefined
-      ? await b.embed(opts.goalAtRest(heldOut.observations[j * k]!, heldOut.observations[j * k + 1]!), 1)
-      : latent.slice(j * d, j * d + d);
+    const goal =
+      opts.goalAtRest !== undefined
+        ? await b.embed(opts.goalAtRest(heldOut.observations[j * k]!, heldOut.observations[j * k + 1]!), 1)
+        : latent.slice(j * d, j * d + d);
     const recorded = heldOut.observations.subarray(i * k, i * k + k);
     const start = opts.rest !== undefined ? opts.rest(recorded[0]!, recorded[1]!) : recorded;
     let state = sim.reset(rng.int(0, 2 ** 31 - 1), Array.from(start));
-    let reached = false, reachedAt = -1, minLatent = Infinity;
+    let reached = false,
+      reachedAt = -1,
+      minLatent = Infinity;
     for (let step = 0; step < budget_steps; step++) {
       const obs = Float32Array.from(state);
       const z = await b.embed(obs, 1);
@@ -137,9 +164,11 @@ export async function policySuccess(
       }
       len = Math.sqrt(len);
       minLatent = Math.min(minLatent, len);
-      const near = opts.radius_m !== undefined
-        ? Math.hypot(state[0]! - heldOut.observations[j * k]!, state[1]! - heldOut.observations[j * k + 1]!) <= opts.radius_m
-        : len <= epsilon;
+      const near =
+        opts.radius_m !== undefined
+          ? Math.hypot(state[0]! - heldOut.observations[j * k]!, state[1]! - heldOut.observations[j * k + 1]!) <=
+            opts.radius_m
+          : len <= epsilon;
       if (near) {
         reached = true;
         reachedAt = step;

@@ -65,10 +65,17 @@ interface Batch {
   readonly w: Float32Array;
 }
 
-export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress?: TrainProgress): Promise<TrainedHiql> {
+export async function trainHiql(
+  d: Dataset,
+  e: Embedded,
+  c: HiqlConfig,
+  progress?: TrainProgress,
+): Promise<TrainedHiql> {
   const tf = await tensorflow();
   const rng = createRng(c.seed);
-  const k = d.obsDim, a = d.actDim, { obs, latent, dim } = e;
+  const k = d.obsDim,
+    a = d.actDim,
+    { obs, latent, dim } = e;
   const n = d.terminals.length;
   const ends = trajectoryEnds(d.terminals);
   const rows: number[] = [];
@@ -83,7 +90,9 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
   const B = c.batch;
   const sc = 1 / c.subgoalSteps;
   const highBatch = (r: Rng): Batch => {
-    const x = new Float32Array(B * (k + dim)), y = new Float32Array(B * dim), w = new Float32Array(B);
+    const x = new Float32Array(B * (k + dim)),
+      y = new Float32Array(B * dim),
+      w = new Float32Array(B);
     for (let b = 0; b < B; b++) {
       const i = rows[r.int(0, rows.length - 1)]!;
       const g = r.int(i + 1, ends[i]!);
@@ -98,7 +107,9 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
     return { x, y, w };
   };
   const lowBatch = (r: Rng): Batch => {
-    const x = new Float32Array(B * (k + dim)), y = new Float32Array(B * a), w = new Float32Array(B);
+    const x = new Float32Array(B * (k + dim)),
+      y = new Float32Array(B * a),
+      w = new Float32Array(B);
     for (let b = 0; b < B; b++) {
       const i = rows[r.int(0, rows.length - 1)]!;
       const s = Math.min(i + c.subgoalSteps, ends[i]!);
@@ -112,15 +123,21 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
 
   const high = toVariables(tf, initMlp(rng, [k + dim, ...c.hidden, dim], 'relu', 'linear'));
   const low = toVariables(tf, initMlp(rng, [k + dim, ...c.hidden, a], 'relu', 'tanh'));
-  const highOpt = tf.train.adam(c.learningRate), lowOpt = tf.train.adam(c.learningRate);
-  /** mean_b w_b · ‖π(x_b) − y_b‖² (the weights normalised by their mean, so the scale of the step does not depend on α). */
+  const highOpt = tf.train.adam(c.learningRate),
+    lowOpt = tf.train.adam(c.learningRate);
+  /**
+   * mean_b w_b · ‖π(x_b) − y_b‖² (the weights normalised by their mean, so the scale of the step does not depend on α).
+   */
   const loss = (m: TfMlp, bt: Batch, out: number): tfTypes.Scalar => {
-    const x = tf.tensor2d(bt.x, [B, k + dim]), y = tf.tensor2d(bt.y, [B, out]), w = tf.tensor1d(bt.w);
+    const x = tf.tensor2d(bt.x, [B, k + dim]),
+      y = tf.tensor2d(bt.y, [B, out]),
+      w = tf.tensor1d(bt.w);
     const wn = tf.div(w, tf.add(tf.mean(w), 1e-8));
     return tf.mean<tfTypes.Scalar>(tf.mul(wn, tf.sum(tf.square(tf.sub(apply(tf, m, x), y)), 1)));
   };
   const evalRng = createRng(c.seed + 0x5eed);
-  const evalHigh = highBatch(evalRng), evalLow = lowBatch(evalRng);
+  const evalHigh = highBatch(evalRng),
+    evalLow = lowBatch(evalRng);
   const evaluate = async (): Promise<[number, number]> => {
     const [h, l] = tf.tidy(() => [loss(high, evalHigh, dim), loss(low, evalLow, a)]);
     const out: [number, number] = [(await h.data())[0]!, (await l.data())[0]!];
@@ -130,19 +147,24 @@ export async function trainHiql(d: Dataset, e: Embedded, c: HiqlConfig, progress
   };
   const before = await evaluate();
   for (let step = 0; step < c.steps; step++) {
-    const hb = highBatch(rng), lb = lowBatch(rng);
+    const hb = highBatch(rng),
+      lb = lowBatch(rng);
     const l = tf.tidy(() => {
       const lh = highOpt.minimize(() => loss(high, hb, dim), true, variables(high))!;
       lowOpt.minimize(() => loss(low, lb, a), false, variables(low));
       return lh;
     });
-    if (progress !== undefined && ((step + 1) % 100 === 0 || step + 1 === c.steps)) progress(step + 1, c.steps, (await l.data())[0]!);
+    if (progress !== undefined && ((step + 1) % 100 === 0 || step + 1 === c.steps))
+      progress(step + 1, c.steps, (await l.data())[0]!);
     l.dispose();
     await breathe();
   }
   const after = await evaluate();
   const result: TrainedHiql = {
-    high: await readBack(high), low: await readBack(low), latentScale: sc, config: c,
+    high: await readBack(high),
+    low: await readBack(low),
+    latentScale: sc,
+    config: c,
     evalLoss: { high: [before[0], after[0]], low: [before[1], after[1]] },
   };
   dispose(high, low);

@@ -47,10 +47,16 @@ export interface Subgoals {
 }
 
 /** Normalised observations and their latents for a whole dataset. */
-export function embedDataset(d: Dataset, psi: Mlp, norm: Normalization): { obs: Float32Array; latent: Float32Array; dim: number } {
-  const n = d.terminals.length, k = d.obsDim;
+export function embedDataset(
+  d: Dataset,
+  psi: Mlp,
+  norm: Normalization,
+): { obs: Float32Array; latent: Float32Array; dim: number } {
+  const n = d.terminals.length,
+    k = d.obsDim;
   const obs = new Float32Array(n * k);
-  for (let r = 0; r < n; r++) for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
+  for (let r = 0; r < n; r++)
+    for (let j = 0; j < k; j++) obs[r * k + j] = (d.observations[r * k + j]! - norm.mean[j]!) / norm.std[j]!;
   const dim = psi.layers[psi.layers.length - 1]!.outputs;
   const latent = new Float32Array(n * dim);
   const chunk = 8192;
@@ -62,8 +68,15 @@ export function embedDataset(d: Dataset, psi: Mlp, norm: Normalization): { obs: 
 }
 
 /** s_sub = F(s, H) for every row (H = H_TD, or horizons[row mod length]), and the unit direction toward it. */
-export function subgoals(terminals: Uint8Array, latent: Float32Array, dim: number, H_TD: number, horizons?: readonly number[]): Subgoals {
-  if (horizons !== undefined && (horizons.length === 0 || horizons.some((h) => !(h > 0)))) throw new RangeError(`subgoal horizons must be positive latent distances, got [${horizons.join(', ')}]`);
+export function subgoals(
+  terminals: Uint8Array,
+  latent: Float32Array,
+  dim: number,
+  H_TD: number,
+  horizons?: readonly number[],
+): Subgoals {
+  if (horizons !== undefined && (horizons.length === 0 || horizons.some((h) => !(h > 0))))
+    throw new RangeError(`subgoal horizons must be positive latent distances, got [${horizons.join(', ')}]`);
   const n = terminals.length;
   // Typed arrays sized for every row, cut to the rows kept: a JS array of rows × dim directions
   // passes V8's largest array past about 2M rows of a 64-D latent (a fatal error, not an exception).
@@ -111,7 +124,8 @@ export async function trainPolicy(
 ): Promise<TrainedPolicy> {
   const tf = await tensorflow();
   const rng = createRng(c.seed);
-  const k = d.obsDim, a = d.actDim;
+  const k = d.obsDim,
+    a = d.actDim;
   const { obs, latent, dim } = embedded;
   const sg = subgoals(d.terminals, latent, dim, c.H_TD, c.subgoalHorizons);
   if (sg.rows.length === 0) throw new RangeError('no usable transitions: every trajectory is shorter than one step');
@@ -126,25 +140,40 @@ export async function trainPolicy(
     if (why !== null) throw new RangeError(`cannot resume: ${why}`);
     rng.setState(ro.resume.rng);
   }
-  const actor = toVariables(tf, from?.['actor'] ?? actorInit), actorT = toVariables(tf, from?.['actorTarget'] ?? actorInit, false);
-  const q1 = toVariables(tf, from?.['q1'] ?? criticInit1), q1T = toVariables(tf, from?.['q1Target'] ?? criticInit1, false);
-  const q2 = toVariables(tf, from?.['q2'] ?? criticInit2), q2T = toVariables(tf, from?.['q2Target'] ?? criticInit2, false);
-  const actorOpt = tf.train.adam(c.learningRate), criticOpt = tf.train.adam(c.learningRate);
+  const actor = toVariables(tf, from?.['actor'] ?? actorInit),
+    actorT = toVariables(tf, from?.['actorTarget'] ?? actorInit, false);
+  const q1 = toVariables(tf, from?.['q1'] ?? criticInit1),
+    q1T = toVariables(tf, from?.['q1Target'] ?? criticInit1, false);
+  const q2 = toVariables(tf, from?.['q2'] ?? criticInit2),
+    q2T = toVariables(tf, from?.['q2Target'] ?? criticInit2, false);
+  const actorOpt = tf.train.adam(c.learningRate),
+    criticOpt = tf.train.adam(c.learningRate);
   if (ro.resume) {
     await restoreOptimizer(tf, actorOpt, ro.resume.optimizers['actor'] ?? []);
     await restoreOptimizer(tf, criticOpt, ro.resume.optimizers['critic'] ?? []);
   }
   const checkpoint = async (step: number): Promise<Checkpoint> => ({
-    kind: 'policy', step, config: runConfig, rng: rng.getState(),
+    kind: 'policy',
+    step,
+    config: runConfig,
+    rng: rng.getState(),
     nets: {
-      actor: await readBack(actor), actorTarget: await readBack(actorT), q1: await readBack(q1), q1Target: await readBack(q1T),
-      q2: await readBack(q2), q2Target: await readBack(q2T),
+      actor: await readBack(actor),
+      actorTarget: await readBack(actorT),
+      q1: await readBack(q1),
+      q1Target: await readBack(q1T),
+      q2: await readBack(q2),
+      q2Target: await readBack(q2T),
     },
     optimizers: { actor: await saveOptimizer(actorOpt), critic: await saveOptimizer(criticOpt) },
   });
 
   const B = c.batch;
-  const S = new Float32Array(B * k), SN = new Float32Array(B * k), Z = new Float32Array(B * dim), A = new Float32Array(B * a), R = new Float32Array(B);
+  const S = new Float32Array(B * k),
+    SN = new Float32Array(B * k),
+    Z = new Float32Array(B * dim),
+    A = new Float32Array(B * a),
+    R = new Float32Array(B);
   let lastLoss = NaN;
   for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
     for (let b = 0; b < B; b++) {
@@ -155,34 +184,52 @@ export async function trainPolicy(
       Z.set(sg.directions.subarray(t * dim, t * dim + dim), b * dim);
       A.set(d.actions.subarray(i * a, i * a + a), b * a);
       let r = 0;
-      for (let j = 0; j < dim; j++) r += (latent[(i + 1) * dim + j]! - latent[i * dim + j]!) * sg.directions[t * dim + j]!;
+      for (let j = 0; j < dim; j++)
+        r += (latent[(i + 1) * dim + j]! - latent[i * dim + j]!) * sg.directions[t * dim + j]!;
       R[b] = r;
     }
     const loss = tf.tidy(() => {
-      const s = tf.tensor2d(S, [B, k]), sn = tf.tensor2d(SN, [B, k]), z = tf.tensor2d(Z, [B, dim]), act = tf.tensor2d(A, [B, a]);
+      const s = tf.tensor2d(S, [B, k]),
+        sn = tf.tensor2d(SN, [B, k]),
+        z = tf.tensor2d(Z, [B, dim]),
+        act = tf.tensor2d(A, [B, a]);
       const r = tf.tensor1d(R);
-      const sz = tf.concat([s, z], 1), snz = tf.concat([sn, z], 1);
+      const sz = tf.concat([s, z], 1),
+        snz = tf.concat([sn, z], 1);
       const nextA = apply(tf, actorT, snz);
       const qIn = tf.concat([snz, nextA], 1);
       const target = tf.add(r, tf.mul(c.gamma, tf.minimum(apply(tf, q1T, qIn), apply(tf, q2T, qIn)).reshape([B])));
-      const criticLoss = criticOpt.minimize(() => {
-        const x = tf.concat([sz, act], 1);
-        const e1 = tf.sub(apply(tf, q1, x).reshape([B]), target), e2 = tf.sub(apply(tf, q2, x).reshape([B]), target);
-        return tf.add(tf.mean<tfTypes.Scalar>(tf.square(e1)), tf.mean<tfTypes.Scalar>(tf.square(e2)));
-      }, true, [...variables(q1), ...variables(q2)]);
+      const criticLoss = criticOpt.minimize(
+        () => {
+          const x = tf.concat([sz, act], 1);
+          const e1 = tf.sub(apply(tf, q1, x).reshape([B]), target),
+            e2 = tf.sub(apply(tf, q2, x).reshape([B]), target);
+          return tf.add(tf.mean<tfTypes.Scalar>(tf.square(e1)), tf.mean<tfTypes.Scalar>(tf.square(e2)));
+        },
+        true,
+        [...variables(q1), ...variables(q2)],
+      );
       // λ is a constant for the actor step: computed outside the differentiated function.
-      const lambda = tf.div(c.alpha, tf.add(tf.mean(tf.abs(apply(tf, q1, tf.concat([sz, apply(tf, actor, sz)], 1)))), 1e-6));
-      actorOpt.minimize(() => {
-        const pi = apply(tf, actor, sz);
-        const q = apply(tf, q1, tf.concat([sz, pi], 1));
-        return tf.add(tf.neg(tf.mul(lambda, tf.mean(q))), tf.mean<tfTypes.Scalar>(tf.square(tf.sub(pi, act))));
-      }, false, variables(actor));
+      const lambda = tf.div(
+        c.alpha,
+        tf.add(tf.mean(tf.abs(apply(tf, q1, tf.concat([sz, apply(tf, actor, sz)], 1)))), 1e-6),
+      );
+      actorOpt.minimize(
+        () => {
+          const pi = apply(tf, actor, sz);
+          const q = apply(tf, q1, tf.concat([sz, pi], 1));
+          return tf.add(tf.neg(tf.mul(lambda, tf.mean(q))), tf.mean<tfTypes.Scalar>(tf.square(tf.sub(pi, act))));
+        },
+        false,
+        variables(actor),
+      );
       ema(tf, actor, actorT, c.tau);
       ema(tf, q1, q1T, c.tau);
       ema(tf, q2, q2T, c.tau);
       return criticLoss!;
     });
-    lastLoss = (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
+    lastLoss =
+      (await afterStep(step, c.steps, loss, progress, ro.checkpointEvery, ro.onCheckpoint, checkpoint)) ?? lastLoss;
   }
   const mlp = await readBack(actor);
   dispose(actor, actorT, q1, q1T, q2, q2T);

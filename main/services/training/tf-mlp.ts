@@ -38,7 +38,7 @@ export function denseMatMul(tf: Tf): (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) 
           return [tf.matMul(dy, tf.transpose(sw)), tf.matMul(tf.transpose(sx), dy)];
         },
       };
-    }) as unknown as Parameters<Tf["customGrad"]>[0]);
+    }) as unknown as Parameters<Tf['customGrad']>[0]);
     f = (x, w) => g(x, w) as tfTypes.Tensor2D;
     denseCache.set(tf, f);
   }
@@ -71,17 +71,20 @@ export function ema(tf: Tf, online: TfMlp, target: TfMlp, tau: number): void {
 
 export async function readBack(m: TfMlp): Promise<Mlp> {
   return {
-    layers: await Promise.all(m.params.map(async (p, i) => ({
-      ...m.spec.layers[i]!,
-      weights: new Float32Array(await p.w.data()),
-      bias: new Float32Array(await p.b.data()),
-    }))),
+    layers: await Promise.all(
+      m.params.map(async (p, i) => ({
+        ...m.spec.layers[i]!,
+        weights: new Float32Array(await p.w.data()),
+        bias: new Float32Array(await p.b.data()),
+      })),
+    ),
   };
 }
 
 export function dispose(...ms: TfMlp[]): void {
-  for (const m of ms) for (const p of m.params) {
-    p.w.dispose();
-    p.b.dispose();
-  }
+  for (const m of ms)
+    for (const p of m.params) {
+      p.w.dispose();
+      p.b.dispose();
+    }
 }

@@ -31,17 +31,34 @@ export function layoutMissing(g: SemanticGraph): number {
   // neighbours (slightly offset so siblings do not coincide).
   const placed = new Uint8Array(n);
   let frontier: number[] = [];
-  for (let v = 0; v < n; v++) if (known(v)) { placed[v] = 1; frontier.push(v); }
-  let minX = Infinity, maxX = -Infinity, maxY = -Infinity;
-  for (const v of frontier) { minX = Math.min(minX, p[2 * v]!); maxX = Math.max(maxX, p[2 * v]!); maxY = Math.max(maxY, p[2 * v + 1]!); }
+  for (let v = 0; v < n; v++)
+    if (known(v)) {
+      placed[v] = 1;
+      frontier.push(v);
+    }
+  let minX = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
+  for (const v of frontier) {
+    minX = Math.min(minX, p[2 * v]!);
+    maxX = Math.max(maxX, p[2 * v]!);
+    maxY = Math.max(maxY, p[2 * v + 1]!);
+  }
   const step = Math.max(1e-3, (maxX - minX) / Math.max(1, Math.sqrt(n)));
   while (frontier.length > 0) {
     const next: number[] = [];
     for (const u of frontier) {
       for (const v of adj[u]!) {
         if (placed[v]) continue;
-        let sx = 0, sy = 0, c = 0;
-        for (const w of adj[v]!) if (placed[w]) { sx += p[2 * w]!; sy += p[2 * w + 1]!; c++; }
+        let sx = 0,
+          sy = 0,
+          c = 0;
+        for (const w of adj[v]!)
+          if (placed[w]) {
+            sx += p[2 * w]!;
+            sy += p[2 * w + 1]!;
+            c++;
+          }
         const jitter = ((v * 2654435761) % 1000) / 1000 - 0.5;
         p[2 * v] = sx / c + step * 0.5 * jitter;
         p[2 * v + 1] = sy / c + step * 0.5;
@@ -89,19 +106,22 @@ export function forceLayout(n: number, adj: readonly (readonly number[])[]): Flo
     dx.fill(0);
     for (let u = 0; u < n; u++) {
       for (let v = u + 1; v < n; v++) {
-        const ddx = xy[2 * u]! - xy[2 * v]!, ddy = xy[2 * u + 1]! - xy[2 * v + 1]!;
+        const ddx = xy[2 * u]! - xy[2 * v]!,
+          ddy = xy[2 * u + 1]! - xy[2 * v + 1]!;
         const d2 = Math.max(1e-6, ddx * ddx + ddy * ddy);
         push(dx, u, v, ddx / d2, ddy / d2); // k² / d, divided by d for the unit vector
       }
       for (const v of adj[u]!) {
         if (v <= u) continue;
-        const ddx = xy[2 * u]! - xy[2 * v]!, ddy = xy[2 * u + 1]! - xy[2 * v + 1]!;
+        const ddx = xy[2 * u]! - xy[2 * v]!,
+          ddy = xy[2 * u + 1]! - xy[2 * v + 1]!;
         const d = Math.sqrt(ddx * ddx + ddy * ddy); // d² / k, divided by d
         push(dx, u, v, -ddx * d, -ddy * d);
       }
     }
     for (let v = 0; v < n; v++) {
-      const mx = dx[2 * v]!, my = dx[2 * v + 1]!;
+      const mx = dx[2 * v]!,
+        my = dx[2 * v + 1]!;
       const len = Math.sqrt(mx * mx + my * my);
       if (len === 0) continue;
       const s = Math.min(len, temp) / len;
@@ -114,8 +134,10 @@ export function forceLayout(n: number, adj: readonly (readonly number[])[]): Flo
 
 /** Adds force (fx, fy) to u and its opposite to v. */
 function push(f: Float64Array, u: number, v: number, fx: number, fy: number): void {
-  f[2 * u] = f[2 * u]! + fx; f[2 * u + 1] = f[2 * u + 1]! + fy;
-  f[2 * v] = f[2 * v]! - fx; f[2 * v + 1] = f[2 * v + 1]! - fy;
+  f[2 * u] = f[2 * u]! + fx;
+  f[2 * u + 1] = f[2 * u + 1]! + fy;
+  f[2 * v] = f[2 * v]! - fx;
+  f[2 * v + 1] = f[2 * v + 1]! - fy;
 }
 
 /** Breadth-first order from the start (then any unreached node), row by row on a square grid. */
@@ -128,7 +150,11 @@ export function gridLayout(n: number, adj: readonly (readonly number[])[], start
     for (let h = 0; h < queue.length; h++) {
       const u = queue[h]!;
       order.push(u);
-      for (const v of adj[u]!) if (!seen[v]) { seen[v] = 1; queue.push(v); }
+      for (const v of adj[u]!)
+        if (!seen[v]) {
+          seen[v] = 1;
+          queue.push(v);
+        }
     }
   };
   visit(start);
@@ -136,7 +162,8 @@ export function gridLayout(n: number, adj: readonly (readonly number[])[], start
   const cols = Math.ceil(Math.sqrt(n));
   const xy = new Float64Array(2 * n);
   order.forEach((v, k) => {
-    const row = Math.floor(k / cols), col = k % cols;
+    const row = Math.floor(k / cols),
+      col = k % cols;
     // Boustrophedon: consecutive nodes in the order stay side by side across row ends.
     xy[2 * v] = row % 2 === 0 ? col : cols - 1 - col;
     xy[2 * v + 1] = -row;

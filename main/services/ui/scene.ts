@@ -28,22 +28,33 @@ export function sceneOf(g: SemanticGraph, o: SceneExtras): GraphScene {
   const n = g.ids.length;
   const propositions = [...new Set([...g.soft.keys(), ...g.labels.flat()])].sort();
   const nodes: SceneNode[] = [];
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
   for (let v = 0; v < n; v++) {
-    const x = g.positions[2 * v]!, y = g.positions[2 * v + 1]!;
+    const x = g.positions[2 * v]!,
+      y = g.positions[2 * v + 1]!;
     const soft: Record<string, number> = {};
     if (g.kinds[v] === 'cluster') {
       for (const [p, arr] of g.soft) if (arr[v]! >= SOFT_FLOOR) soft[p] = Math.round(arr[v]! * 1000) / 1000;
     }
     const kind = g.kinds[v]!;
     const node: SceneNode = {
-      id: g.ids[v]!, x: Number.isFinite(x) ? x : 0, y: Number.isFinite(y) ? y : 0, kind,
-      labels: [...g.labels[v]!], soft, support: o.support?.[v] ?? 0,
+      id: g.ids[v]!,
+      x: Number.isFinite(x) ? x : 0,
+      y: Number.isFinite(y) ? y : 0,
+      kind,
+      labels: [...g.labels[v]!],
+      soft,
+      support: o.support?.[v] ?? 0,
     };
     if (kind === 'anchor') node.anchorOf = /^anchor:(.+):\d+$/.exec(node.id)?.[1] ?? g.labels[v]![0] ?? '';
     nodes.push(node);
-    minX = Math.min(minX, node.x); maxX = Math.max(maxX, node.x);
-    minY = Math.min(minY, node.y); maxY = Math.max(maxY, node.y);
+    minX = Math.min(minX, node.x);
+    maxX = Math.max(maxX, node.x);
+    minY = Math.min(minY, node.y);
+    maxY = Math.max(maxY, node.y);
   }
   const edges: [number, number, number][] = [];
   for (let u = 0; u < n; u++) {
@@ -55,14 +66,33 @@ export function sceneOf(g: SemanticGraph, o: SceneExtras): GraphScene {
     }
   }
   const margin = 0.5;
-  const bounds = o.bounds ?? (n === 0 ? { minX: 0, minY: 0, maxX: 1, maxY: 1 } : { minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin });
+  const bounds =
+    o.bounds ??
+    (n === 0
+      ? { minX: 0, minY: 0, maxX: 1, maxY: 1 }
+      : { minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin });
   const start = g.ids[g.start];
-  return { world: o.world, bounds, picture: o.picture, propositions, nodes, edges, ...(start !== undefined ? { start } : {}) };
+  return {
+    world: o.world,
+    bounds,
+    picture: o.picture,
+    propositions,
+    nodes,
+    edges,
+    ...(start !== undefined ? { start } : {}),
+  };
 }
 
 export function planView(r: PlanResult, g: SemanticGraph): PlanView {
   if (r.status !== 'ok') {
-    return { status: 'infeasible', prefix: [], suffix: [], prefixStates: [], suffixStates: [], reason: { kind: r.reason.kind, message: r.reason.message } };
+    return {
+      status: 'infeasible',
+      prefix: [],
+      suffix: [],
+      prefixStates: [],
+      suffixStates: [],
+      reason: { kind: r.reason.kind, message: r.reason.message },
+    };
   }
   const { prefix: pre, cycle: suf } = drivenSteps(r);
   return {
@@ -92,7 +122,8 @@ export function automatonView(a: BuchiAutomaton): AutomatonView {
  * (0, 0) lands on (rect.minX, rect.minY).
  */
 export function pictureInWorld(svg: string, rect: GraphScene['bounds']): string {
-  const w = rect.maxX - rect.minX, h = rect.maxY - rect.minY;
+  const w = rect.maxX - rect.minX,
+    h = rect.maxY - rect.minY;
   if (!(w > 0 && h > 0)) throw new RangeError(`pictureInWorld: empty rectangle ${JSON.stringify(rect)}`);
   const body = svg.replace(/^\s*<\?xml[^>]*\?>\s*/, '');
   const open = /<svg\b([^>]*)>/.exec(body);
@@ -112,8 +143,18 @@ export function mazePicture(layout: MazeLayout, title: string, regions: readonly
 }
 
 /** A task's graph over a maze and its regions, oriented as the maze pictures are (rows down). */
-export function mazeScene(world: string, layout: MazeLayout, g: SemanticGraph, title: string, regions: readonly Region[]): GraphScene {
-  return { ...sceneOf(g, { world, picture: mazePicture(layout, title, regions), bounds: mazeBounds(layout) }), yDown: true, colours: Object.fromEntries(regionColours(regions)) };
+export function mazeScene(
+  world: string,
+  layout: MazeLayout,
+  g: SemanticGraph,
+  title: string,
+  regions: readonly Region[],
+): GraphScene {
+  return {
+    ...sceneOf(g, { world, picture: mazePicture(layout, title, regions), bounds: mazeBounds(layout) }),
+    yDown: true,
+    colours: Object.fromEntries(regionColours(regions)),
+  };
 }
 
 /** A robot's map graph with its regions, in the map frame (y up): the console's scene for a mission on a robot. */
@@ -121,9 +162,19 @@ export function mapScene(world: string, g: SemanticGraph, title: string, regions
   const base = sceneOf(g, { world, picture: null });
   const b = { ...base.bounds };
   for (const r of regions) {
-    const [x0, y0, x1, y1] = r.kind === 'disk' ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius] : [r.min[0], r.min[1], r.max[0], r.max[1]];
-    b.minX = Math.min(b.minX, x0 - 0.2); b.minY = Math.min(b.minY, y0 - 0.2);
-    b.maxX = Math.max(b.maxX, x1 + 0.2); b.maxY = Math.max(b.maxY, y1 + 0.2);
+    const [x0, y0, x1, y1] =
+      r.kind === 'disk'
+        ? [r.center[0] - r.radius, r.center[1] - r.radius, r.center[0] + r.radius, r.center[1] + r.radius]
+        : [r.min[0], r.min[1], r.max[0], r.max[1]];
+    b.minX = Math.min(b.minX, x0 - 0.2);
+    b.minY = Math.min(b.minY, y0 - 0.2);
+    b.maxX = Math.max(b.maxX, x1 + 0.2);
+    b.maxY = Math.max(b.maxY, y1 + 0.2);
   }
-  return { ...base, bounds: b, picture: mapRegionsSvg(regions, b, title), colours: Object.fromEntries(regionColours(regions)) };
+  return {
+    ...base,
+    bounds: b,
+    picture: mapRegionsSvg(regions, b, title),
+    colours: Object.fromEntries(regionColours(regions)),
+  };
 }

@@ -22,15 +22,19 @@ export async function readLayoutFile(path: string): Promise<MazeLayout> {
     const at = /position (\d+)/.exec(msg);
     if (at) {
       const before = text.slice(0, Number(at[1]));
-      const line = before.split('\n').length, column = before.length - before.lastIndexOf('\n');
+      const line = before.split('\n').length,
+        column = before.length - before.lastIndexOf('\n');
       throw new LayoutError(path, 'json', `${line}:${column}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
     }
     throw new LayoutError(path, 'json', msg);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LayoutError(path, '(root)', 'expected an object { id, grid, unit_m?, offset_m? }');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new LayoutError(path, '(root)', 'expected an object { id, grid, unit_m?, offset_m? }');
   const o = raw as Record<string, unknown>;
-  if (typeof o['id'] !== 'string' || !/^[a-z0-9-]+$/.test(o['id'])) throw new LayoutError(path, 'id', 'expected a name of lowercase letters, digits and -');
-  if (!Array.isArray(o['grid']) || !o['grid'].every((r) => Array.isArray(r))) throw new LayoutError(path, 'grid', 'expected an array of rows (arrays of 0 and 1)');
+  if (typeof o['id'] !== 'string' || !/^[a-z0-9-]+$/.test(o['id']))
+    throw new LayoutError(path, 'id', 'expected a name of lowercase letters, digits and -');
+  if (!Array.isArray(o['grid']) || !o['grid'].every((r) => Array.isArray(r)))
+    throw new LayoutError(path, 'grid', 'expected an array of rows (arrays of 0 and 1)');
   for (const k of ['unit_m', 'offset_m']) {
     if (o[k] !== undefined && typeof o[k] !== 'number') throw new LayoutError(path, k, 'expected a number');
   }

@@ -11,7 +11,8 @@ import { errorText } from '../api.js';
 import { stepTree } from './steps.js';
 import { foxgloveSwitch } from '../console/foxglove.js';
 
-const field = (label: string, input: HTMLElement): HTMLElement => el('label', { class: 'field' }, el('span', {}, label), input);
+const field = (label: string, input: HTMLElement): HTMLElement =>
+  el('label', { class: 'field' }, el('span', {}, label), input);
 
 export function actPanel(): Panel {
   let reload: () => void = () => {};
@@ -25,8 +26,18 @@ export function actPanel(): Panel {
       const world = el('select', { id: 'act-world' });
       const tools = el('select', { id: 'act-tools' });
       const plan = el('select', { id: 'act-plan' });
-      const planner = el('select', { id: 'act-planner' }, el('option', { value: 'recovery' }, 'recovery (the plan, and ways past known failures)'), el('option', { value: 'scripted' }, 'scripted (the plan as written)'));
-      const goal = el('textarea', { id: 'act-goal', rows: '2', spellcheck: 'false', placeholder: 'the goal verifier: a CEL condition on the observed state' });
+      const planner = el(
+        'select',
+        { id: 'act-planner' },
+        el('option', { value: 'recovery' }, 'recovery (the plan, and ways past known failures)'),
+        el('option', { value: 'scripted' }, 'scripted (the plan as written)'),
+      );
+      const goal = el('textarea', {
+        id: 'act-goal',
+        rows: '2',
+        spellcheck: 'false',
+        placeholder: 'the goal verifier: a CEL condition on the observed state',
+      });
       const task = el('input', { id: 'act-task', placeholder: 'the task in words (recorded)' });
       const replans = el('input', { id: 'act-replans', type: 'number', min: '0', max: '100', value: '2' });
       const seed = el('input', { id: 'act-seed', type: 'number', min: '0', value: '0' });
@@ -38,14 +49,45 @@ export function actPanel(): Panel {
       const auditLink = el('button', { id: 'act-audit', hidden: '' }, 'Open the run in the audit browser');
       const toolList = el('ul', { id: 'act-tool-list', class: 'act-tool-list' });
       const tree = stepTree();
-      root.append(el('div', { class: 'act' },
-        el('aside', { class: 'controls' },
-          field('World', world), field('Tools (folder of tool files)', tools), field('Scripted plan', plan), field('Planner', planner),
-          field('Goal verifier (CEL)', goal), field('Task', task),
-          el('div', { class: 'row' }, field('Replans R', replans), field('Seed', seed)),
-          el('div', { class: 'buttons' }, runBtn, stopBtn), errors, summary, auditLink, foxgloveSwitch(a, 'act-').element,
-          el('h4', {}, 'Registered tools'), toolList),
-        el('section', { class: 'act-view' }, el('div', { class: 'view-bar' }, state, el('span', { class: 'muted' }, 'Each call: arguments → preconditions → execution → postconditions on sensor evidence → failure record → replan. Click a call to open it.')), tree.element)));
+      root.append(
+        el(
+          'div',
+          { class: 'act' },
+          el(
+            'aside',
+            { class: 'controls' },
+            field('World', world),
+            field('Tools (folder of tool files)', tools),
+            field('Scripted plan', plan),
+            field('Planner', planner),
+            field('Goal verifier (CEL)', goal),
+            field('Task', task),
+            el('div', { class: 'row' }, field('Replans R', replans), field('Seed', seed)),
+            el('div', { class: 'buttons' }, runBtn, stopBtn),
+            errors,
+            summary,
+            auditLink,
+            foxgloveSwitch(a, 'act-').element,
+            el('h4', {}, 'Registered tools'),
+            toolList,
+          ),
+          el(
+            'section',
+            { class: 'act-view' },
+            el(
+              'div',
+              { class: 'view-bar' },
+              state,
+              el(
+                'span',
+                { class: 'muted' },
+                'Each call: arguments → preconditions → execution → postconditions on sensor evidence → failure record → replan. Click a call to open it.',
+              ),
+            ),
+            tree.element,
+          ),
+        ),
+      );
 
       let options: ActOptions | null = null;
       let run: string | null = null;
@@ -58,20 +100,25 @@ export function actPanel(): Panel {
         if (keep !== '' && items.some((i) => i.id === keep)) select.value = keep;
       };
       reload = () => {
-        a.api.actOptions().then((o) => {
-          const first = options === null;
-          options = o;
-          fill(world, o.worlds);
-          fill(tools, o.tools);
-          fill(plan, o.plans);
-          if (first) {
-            world.value = o.example.world;
-            tools.value = o.example.tools;
-            plan.value = o.example.plan;
-            goal.value = o.example.goal;
-            task.value = o.example.task;
-          }
-        }, (e: unknown) => { errors.textContent = errorText(e); });
+        a.api.actOptions().then(
+          (o) => {
+            const first = options === null;
+            options = o;
+            fill(world, o.worlds);
+            fill(tools, o.tools);
+            fill(plan, o.plans);
+            if (first) {
+              world.value = o.example.world;
+              tools.value = o.example.tools;
+              plan.value = o.example.plan;
+              goal.value = o.example.goal;
+              task.value = o.example.task;
+            }
+          },
+          (e: unknown) => {
+            errors.textContent = errorText(e);
+          },
+        );
       };
       reload();
       const setState = (s: RunState | null): void => {
@@ -83,10 +130,15 @@ export function actPanel(): Panel {
         runBtn.title = latched ? 'The E-STOP is latched: reset it (header) before anything runs' : '';
         stopBtn.disabled = !active;
       };
-      a.api.estopState().then((st) => {
-        latched = st.latched;
-        setState(runState);
-      }, () => { /* the header reports it */ });
+      a.api.estopState().then(
+        (st) => {
+          latched = st.latched;
+          setState(runState);
+        },
+        () => {
+          /* the header reports it */
+        },
+      );
 
       runBtn.addEventListener('click', () => {
         errors.textContent = '';
@@ -99,26 +151,49 @@ export function actPanel(): Panel {
         tree.reset(goal.value.trim(), task.value.trim() || goal.value.trim());
         summary.textContent = '';
         auditLink.hidden = true;
-        a.api.actRun({
-          world: world.value, tools: tools.value, ...(plan.value !== '' ? { plan: plan.value } : {}), planner: planner.value as 'recovery' | 'scripted',
-          goal: goal.value, task: task.value, replans: Number(replans.value), seed: Number(seed.value),
-        }).then((r) => {
-          run = r.run;
-          auditRun = r.auditRun;
-          // The events that came before this answer, in order.
-          const mine = early.filter((m) => m.run === r.run);
-          early.length = 0;
-          for (const m of mine) handle(m);
-          toolList.replaceChildren(...r.tools.map((t) => el('li', {}, el('strong', {}, t.name), ` → ${t.skill}; pre: ${t.preconditions.join(', ') || '–'}; post: ${t.postconditions.join(', ') || '–'}`)));
-          if (runState === null || runState === 'finished' || runState === 'stopped' || runState === 'estopped') setState('running');
-        }, (e: unknown) => {
-          errors.textContent = errorText(e);
-          setState(runState);
-        });
+        a.api
+          .actRun({
+            world: world.value,
+            tools: tools.value,
+            ...(plan.value !== '' ? { plan: plan.value } : {}),
+            planner: planner.value as 'recovery' | 'scripted',
+            goal: goal.value,
+            task: task.value,
+            replans: Number(replans.value),
+            seed: Number(seed.value),
+          })
+          .then(
+            (r) => {
+              run = r.run;
+              auditRun = r.auditRun;
+              // The events that came before this answer, in order.
+              const mine = early.filter((m) => m.run === r.run);
+              early.length = 0;
+              for (const m of mine) handle(m);
+              toolList.replaceChildren(
+                ...r.tools.map((t) =>
+                  el(
+                    'li',
+                    {},
+                    el('strong', {}, t.name),
+                    ` → ${t.skill}; pre: ${t.preconditions.join(', ') || '–'}; post: ${t.postconditions.join(', ') || '–'}`,
+                  ),
+                ),
+              );
+              if (runState === null || runState === 'finished' || runState === 'stopped' || runState === 'estopped')
+                setState('running');
+            },
+            (e: unknown) => {
+              errors.textContent = errorText(e);
+              setState(runState);
+            },
+          );
       });
       stopBtn.addEventListener('click', () => {
         if (run === null) return;
-        void a.api.actStop({ run }).catch((e: unknown) => { errors.textContent = errorText(e); });
+        void a.api.actStop({ run }).catch((e: unknown) => {
+          errors.textContent = errorText(e);
+        });
       });
       auditLink.addEventListener('click', () => {
         if (auditRun === null) return;
@@ -152,8 +227,17 @@ export function actPanel(): Panel {
         if (m.topic === 'act.end') {
           const c = tree.counts();
           summary.replaceChildren(
-            el('div', { class: `act-outcome-line ${m.outcome}`, id: 'act-outcome' }, `${m.outcome === 'success' ? 'SUCCESS' : m.outcome.toUpperCase()}: ${m.reason}`),
-            el('div', { class: 'muted' }, `${m.toolCalls} tool call(s) (${c.ok} passed, ${c.failed} failed), ${m.replans} replan(s)`));
+            el(
+              'div',
+              { class: `act-outcome-line ${m.outcome}`, id: 'act-outcome' },
+              `${m.outcome === 'success' ? 'SUCCESS' : m.outcome.toUpperCase()}: ${m.reason}`,
+            ),
+            el(
+              'div',
+              { class: 'muted' },
+              `${m.toolCalls} tool call(s) (${c.ok} passed, ${c.failed} failed), ${m.replans} replan(s)`,
+            ),
+          );
           auditLink.hidden = m.auditRun === null;
           if (runState === 'running' || runState === 'escalated') setState('finished');
           a.notify(`Tool loop: ${m.outcome}`, m.outcome === 'success' || m.outcome === 'stopped' ? 'info' : 'error');

@@ -43,7 +43,7 @@ export class EventPages {
 
   /** Rows the table should have: the total, or what a free-text search found so far. */
   get count(): number {
-    return this.textMode ? this.found.length : this.total ?? 0;
+    return this.textMode ? this.found.length : (this.total ?? 0);
   }
 
   get(i: number): AuditEventRow | undefined {
@@ -114,7 +114,10 @@ export class EventPages {
     for (let p = Math.max(0, Math.floor(from / PAGE)); p <= Math.min(lastPage, Math.floor(to / PAGE)); p++) {
       if (this.pages.has(p)) continue;
       const prev = this.pages.get(p - 1);
-      const req = prev !== undefined && prev.next !== null && prev.rows.length === PAGE ? this.query({ cursor: prev.next, limit: PAGE }) : this.query({ offset: p * PAGE, limit: PAGE });
+      const req =
+        prev !== undefined && prev.next !== null && prev.rows.length === PAGE
+          ? this.query({ cursor: prev.next, limit: PAGE })
+          : this.query({ offset: p * PAGE, limit: PAGE });
       return req.then((r) => {
         this.pages.set(p, { rows: r.events, next: r.next });
         this.evict(p);

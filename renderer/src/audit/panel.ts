@@ -9,7 +9,13 @@
  * chain check names.
  */
 import './audit.css';
-import type { AuditEventRow, AuditExportFormat, AuditFilter, AuditReplay, AuditRunSummary } from '../../../main/contract/api.js';
+import type {
+  AuditEventRow,
+  AuditExportFormat,
+  AuditFilter,
+  AuditReplay,
+  AuditRunSummary,
+} from '../../../main/contract/api.js';
 import { AUDIT_EXPORT_FORMATS } from '../../../main/contract/defaults.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
@@ -20,8 +26,15 @@ import { createTimeline } from './timeline.js';
 import { type Head, createTail } from './tail.js';
 import { linkNodes, replayScene } from '../graph/node-links.js';
 
-const time = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
-const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
+const time = (ms: number | null): string =>
+  ms === null
+    ? '–'
+    : new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
+const bytes = (n: number): string =>
+  n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
 
 export function auditPanel(): Panel {
   let shownOnce: (() => void) | null = null;
@@ -40,39 +53,131 @@ export function auditPanel(): Panel {
 function mountAudit(root: HTMLElement, app: App): () => void {
   const api = app.api;
   // ---- the DOM
-  const fileInput = el('input', { id: 'audit-file', type: 'text', spellcheck: 'false', value: app.info.auditFile, 'aria-label': 'audit database file', title: 'An audit database (absolute path, ~/…, or relative to the workspace); opened read-only' });
+  const fileInput = el('input', {
+    id: 'audit-file',
+    type: 'text',
+    spellcheck: 'false',
+    value: app.info.auditFile,
+    'aria-label': 'audit database file',
+    title: 'An audit database (absolute path, ~/…, or relative to the workspace); opened read-only',
+  });
   const openBtn = el('button', { id: 'audit-open' }, 'Open');
   const verifyBtn = el('button', { id: 'audit-verify', title: 'Walk the hash chain and the blobs' }, 'Verify');
-  const exportBtns = AUDIT_EXPORT_FORMATS.map((f) => el('button', { id: `audit-export-${f}`, 'data-format': f, title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder` }, f.toUpperCase()));
+  const exportBtns = AUDIT_EXPORT_FORMATS.map((f) =>
+    el(
+      'button',
+      {
+        id: `audit-export-${f}`,
+        'data-format': f,
+        title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder`,
+      },
+      f.toUpperCase(),
+    ),
+  );
   const message = el('span', { id: 'audit-message', class: 'muted', role: 'status' });
-  const live = el('span', { id: 'audit-live', class: 'audit-live', title: 'Following the database: runs and events written by missions or other processes appear here' }, '');
+  const live = el(
+    'span',
+    {
+      id: 'audit-live',
+      class: 'audit-live',
+      title: 'Following the database: runs and events written by missions or other processes appear here',
+    },
+    '',
+  );
   const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
   const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });
-  const toolbar = el('div', { class: 'audit-toolbar' },
-    el('label', { for: 'audit-file' }, 'Database'), fileInput, openBtn, verifyBtn, el('span', { class: 'muted' }, 'Export'), ...exportBtns, live, message);
+  const toolbar = el(
+    'div',
+    { class: 'audit-toolbar' },
+    el('label', { for: 'audit-file' }, 'Database'),
+    fileInput,
+    openBtn,
+    verifyBtn,
+    el('span', { class: 'muted' }, 'Export'),
+    ...exportBtns,
+    live,
+    message,
+  );
   const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
-  const moreRuns = el('button', { id: 'audit-runs-more', class: 'audit-runs-more', hidden: '', title: 'The list shows the newest runs first, a page at a time' }, 'Older runs…');
+  const moreRuns = el(
+    'button',
+    {
+      id: 'audit-runs-more',
+      class: 'audit-runs-more',
+      hidden: '',
+      title: 'The list shows the newest runs first, a page at a time',
+    },
+    'Older runs…',
+  );
   const kindsBox = el('div', { class: 'af-kinds', id: 'audit-f-kinds', role: 'group', 'aria-label': 'kinds' });
   const toolSel = el('select', { id: 'audit-f-tool', 'aria-label': 'tool' });
   const failSel = el('select', { id: 'audit-f-failure', 'aria-label': 'failure label' });
-  const fromIn = el('input', { id: 'audit-f-from', type: 'text', inputmode: 'decimal', placeholder: 'from s', size: '7', title: 'seconds since the run started' });
-  const toIn = el('input', { id: 'audit-f-to', type: 'text', inputmode: 'decimal', placeholder: 'to s', size: '7', title: 'seconds since the run started' });
+  const fromIn = el('input', {
+    id: 'audit-f-from',
+    type: 'text',
+    inputmode: 'decimal',
+    placeholder: 'from s',
+    size: '7',
+    title: 'seconds since the run started',
+  });
+  const toIn = el('input', {
+    id: 'audit-f-to',
+    type: 'text',
+    inputmode: 'decimal',
+    placeholder: 'to s',
+    size: '7',
+    title: 'seconds since the run started',
+  });
   const textIn = el('input', { id: 'audit-f-text', type: 'search', placeholder: 'text in the body', size: '18' });
   const applyBtn = el('button', { id: 'audit-f-apply' }, 'Apply');
   const clearBtn = el('button', { id: 'audit-f-clear' }, 'Clear');
   const count = el('span', { id: 'audit-count', class: 'muted' });
   const filterError = el('span', { id: 'audit-f-error', class: 'error' });
-  const filters = el('div', { class: 'audit-filters', id: 'audit-filters' }, kindsBox,
-    el('div', { class: 'af-row' }, el('label', {}, 'tool'), toolSel, el('label', {}, 'failure'), failSel, el('label', {}, 'window'), fromIn, toIn, textIn, applyBtn, clearBtn, count, filterError));
+  const filters = el(
+    'div',
+    { class: 'audit-filters', id: 'audit-filters' },
+    kindsBox,
+    el(
+      'div',
+      { class: 'af-row' },
+      el('label', {}, 'tool'),
+      toolSel,
+      el('label', {}, 'failure'),
+      failSel,
+      el('label', {}, 'window'),
+      fromIn,
+      toIn,
+      textIn,
+      applyBtn,
+      clearBtn,
+      count,
+      filterError,
+    ),
+  );
   const tableRoot = el('div', { class: 'audit-table' });
-  const detail = el('div', { class: 'audit-detail', id: 'audit-detail' }, el('p', { class: 'muted' }, 'Select an event to see it in full.'));
+  const detail = el(
+    'div',
+    { class: 'audit-detail', id: 'audit-detail' },
+    el('p', { class: 'muted' }, 'Select an event to see it in full.'),
+  );
   const track = el('div', { class: 'audit-timeline', id: 'audit-timeline' });
   const replaySide = el('div', { class: 'audit-replay', id: 'audit-replay' });
-  root.append(el('div', { class: 'audit' },
-    toolbar,
-    el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList, moreRuns),
-    el('div', { class: 'audit-main' }, filters, tableRoot, track),
-    el('div', { class: 'audit-side' }, detail, el('div', { class: 'audit-results' }, verifyOut, exportOut), replaySide)));
+  root.append(
+    el(
+      'div',
+      { class: 'audit' },
+      toolbar,
+      el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList, moreRuns),
+      el('div', { class: 'audit-main' }, filters, tableRoot, track),
+      el(
+        'div',
+        { class: 'audit-side' },
+        detail,
+        el('div', { class: 'audit-results' }, verifyOut, exportOut),
+        replaySide,
+      ),
+    ),
+  );
 
   // ---- state
   let file: string | undefined;
@@ -95,7 +200,8 @@ function mountAudit(root: HTMLElement, app: App): () => void {
 
   const table = createEventTable(tableRoot, (row) => {
     void showDetail(row);
-    if (replay !== null) timeline.show(replay.axis === 'step' ? row.step ?? timeline.value : row.t_ms - replay.run.started_ms);
+    if (replay !== null)
+      timeline.show(replay.axis === 'step' ? (row.step ?? timeline.value) : row.t_ms - replay.run.started_ms);
   });
 
   // The nearest event to the timeline cursor: one request at a time, the latest position wins.
@@ -108,9 +214,14 @@ function mountAudit(root: HTMLElement, app: App): () => void {
       return;
     }
     locating = true;
-    const r = run, axis = replay.axis;
+    const r = run,
+      axis = replay.axis;
     try {
-      const res = await api.auditLocate({ ...fileArg(), filter: { ...filter, run: r.id }, ...(axis === 'step' ? { step: at } : { tMs: r.started_ms + at }) });
+      const res = await api.auditLocate({
+        ...fileArg(),
+        filter: { ...filter, run: r.id },
+        ...(axis === 'step' ? { step: at } : { tMs: r.started_ms + at }),
+      });
       if (run === r && res.row !== null && pendingAt === null) {
         table.select(res.index, res.row.id);
         void showDetail(res.row);
@@ -131,7 +242,10 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     const r = run;
     if (r === null) return;
     if (replay === null || replay.run.id !== r.id) {
-      say(`${id}: run ${r.id.slice(0, 8)}'s scene is not loaded (its replay could not be read), so its nodes cannot be shown`, 'error');
+      say(
+        `${id}: run ${r.id.slice(0, 8)}'s scene is not loaded (its replay could not be read), so its nodes cannot be shown`,
+        'error',
+      );
       return;
     }
     app.post({ kind: 'focus-node', id, scene: replayScene(replay, timeline.value), auditRun: r.id });
@@ -159,7 +273,9 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     if (pages.error !== null) say(`events: ${pages.error}`, 'error');
     count.textContent = pages.textMode
       ? `${pages.count} found${pages.done ? '' : ', searching…'}`
-      : pages.total === null ? 'loading…' : `${pages.total} event${pages.total === 1 ? '' : 's'}`;
+      : pages.total === null
+        ? 'loading…'
+        : `${pages.total} event${pages.total === 1 ? '' : 's'}`;
     count.dataset.count = String(pages.count);
     count.dataset.done = String(pages.done);
   };
@@ -243,16 +359,33 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   };
 
   const fillFilters = (f: Awaited<ReturnType<typeof api.auditFacets>>): void => {
-    kindsBox.replaceChildren(...f.kinds.map((k) => el('label', { class: 'af-kind' }, el('input', { type: 'checkbox', value: k.kind, checked: '' }), ` ${k.kind} (${k.n})`)));
-    toolSel.replaceChildren(el('option', { value: '' }, 'any tool'), ...f.tools.map((t) => el('option', { value: t }, t)));
-    failSel.replaceChildren(el('option', { value: '' }, 'any failure'), ...f.failureLabels.map((t) => el('option', { value: t }, t)));
+    kindsBox.replaceChildren(
+      ...f.kinds.map((k) =>
+        el(
+          'label',
+          { class: 'af-kind' },
+          el('input', { type: 'checkbox', value: k.kind, checked: '' }),
+          ` ${k.kind} (${k.n})`,
+        ),
+      ),
+    );
+    toolSel.replaceChildren(
+      el('option', { value: '' }, 'any tool'),
+      ...f.tools.map((t) => el('option', { value: t }, t)),
+    );
+    failSel.replaceChildren(
+      el('option', { value: '' }, 'any failure'),
+      ...f.failureLabels.map((t) => el('option', { value: t }, t)),
+    );
     fromIn.value = toIn.value = textIn.value = '';
     fromIn.removeAttribute('aria-invalid');
     toIn.removeAttribute('aria-invalid');
     filterError.textContent = '';
   };
 
-  /** Counts selections: a selection's answers apply only while it is the latest (the same run may be selected twice). */
+  /**
+   * Counts selections: a selection's answers apply only while it is the latest (the same run may be selected twice).
+   */
   let selection = 0;
   async function selectRun(r: AuditRunSummary): Promise<void> {
     // The run on the screen, loaded and unchanged: selecting it again keeps where the operator is.
@@ -274,7 +407,10 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     count.textContent = 'loading…';
     count.dataset.done = 'false';
     try {
-      const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
+      const [f, rp] = await Promise.all([
+        api.auditFacets({ ...fileArg(), run: r.id }),
+        api.auditReplay({ ...fileArg(), run: r.id }),
+      ]);
       if (run !== r || mine !== selection) return;
       fillFilters(f);
       replay = rp;
@@ -289,32 +425,59 @@ function mountAudit(root: HTMLElement, app: App): () => void {
 
   const failuresText = (r: AuditRunSummary): string => {
     const { records, postconditions } = r.failures;
-    const parts = [records > 0 ? `${records} failure record${records === 1 ? '' : 's'}` : '', postconditions > 0 ? `${postconditions} failed postcondition${postconditions === 1 ? '' : 's'}` : ''];
+    const parts = [
+      records > 0 ? `${records} failure record${records === 1 ? '' : 's'}` : '',
+      postconditions > 0 ? `${postconditions} failed postcondition${postconditions === 1 ? '' : 's'}` : '',
+    ];
     return parts.filter((p) => p !== '').join(' · ');
   };
   const renderRuns = (): void => {
     moreRuns.hidden = runsNext === null;
-    runsList.replaceChildren(...runs.map((r) => {
-      const failing = r.failures.records + r.failures.postconditions > 0;
-      const li = el('li', {
-        'data-run': r.id, 'data-events': String(r.events), 'data-failures': String(r.failures.records + r.failures.postconditions), tabindex: '0', role: 'option',
-        class: `${failing ? 'has-failures' : ''}${run?.id === r.id ? ' selected' : ''}${chainBadRun === r.id ? ' chain-bad' : ''}`.trim(),
-        'aria-selected': String(run?.id === r.id), title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}`,
-      },
-        el('div', { class: 'r-line' }, el('span', { class: 'r-start' }, time(r.started_ms)),
-          el('span', { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` }, r.outcome ?? '(no end)')),
-        el('div', { class: 'r-line muted' }, el('span', { class: 'r-world' }, r.world), el('span', { class: 'r-operator' }, r.operator),
-          el('span', { class: 'r-events' }, `${r.events} events`)),
-        ...(failing ? [el('div', { class: 'r-failures' }, `⚠ ${failuresText(r)}`)] : []),
-        ...(chainBadRun === r.id ? [el('div', { class: 'r-chain-bad' }, '✗ hash chain broken in this run')] : []),
-        el('div', { class: 'r-spec' }, r.spec ?? ''),
-        el('div', { class: 'r-id muted' }, r.id));
-      li.addEventListener('click', () => void selectRun(r));
-      li.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') void selectRun(r);
-      });
-      return li;
-    }));
+    runsList.replaceChildren(
+      ...runs.map((r) => {
+        const failing = r.failures.records + r.failures.postconditions > 0;
+        const li = el(
+          'li',
+          {
+            'data-run': r.id,
+            'data-events': String(r.events),
+            'data-failures': String(r.failures.records + r.failures.postconditions),
+            tabindex: '0',
+            role: 'option',
+            class:
+              `${failing ? 'has-failures' : ''}${run?.id === r.id ? ' selected' : ''}${chainBadRun === r.id ? ' chain-bad' : ''}`.trim(),
+            'aria-selected': String(run?.id === r.id),
+            title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}`,
+          },
+          el(
+            'div',
+            { class: 'r-line' },
+            el('span', { class: 'r-start' }, time(r.started_ms)),
+            el(
+              'span',
+              { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` },
+              r.outcome ?? '(no end)',
+            ),
+          ),
+          el(
+            'div',
+            { class: 'r-line muted' },
+            el('span', { class: 'r-world' }, r.world),
+            el('span', { class: 'r-operator' }, r.operator),
+            el('span', { class: 'r-events' }, `${r.events} events`),
+          ),
+          ...(failing ? [el('div', { class: 'r-failures' }, `⚠ ${failuresText(r)}`)] : []),
+          ...(chainBadRun === r.id ? [el('div', { class: 'r-chain-bad' }, '✗ hash chain broken in this run')] : []),
+          el('div', { class: 'r-spec' }, r.spec ?? ''),
+          el('div', { class: 'r-id muted' }, r.id),
+        );
+        li.addEventListener('click', () => void selectRun(r));
+        li.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter') void selectRun(r);
+        });
+        return li;
+      }),
+    );
   };
 
   /** Forgets the open database's runs and everything shown of them. */
@@ -356,9 +519,10 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     live.classList.toggle('on', head !== null);
   };
 
-  const runsText = (f: string, head: Head): string => (runsNext === null
-    ? `${f}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`
-    : `${f}: the newest ${runs.length} of ${head.runs} runs (read-only)`);
+  const runsText = (f: string, head: Head): string =>
+    runsNext === null
+      ? `${f}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`
+      : `${f}: the newest ${runs.length} of ${head.runs} runs (read-only)`;
 
   /**
    * The newest page again (the database grew): its runs replace or join those at the top. Older
@@ -377,7 +541,8 @@ function mountAudit(root: HTMLElement, app: App): () => void {
 
   /** The next page of older runs, below those listed. */
   const olderRuns = async (): Promise<void> => {
-    const cursor = runsNext, f = file;
+    const cursor = runsNext,
+      f = file;
     if (cursor === null) return;
     moreRuns.disabled = true;
     try {
@@ -436,14 +601,25 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   async function refreshRun(r: AuditRunSummary): Promise<void> {
     const mine = selection;
     run = r;
-    const checked = new Set([...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((b) => !b.checked).map((b) => b.value));
-    const tool = toolSel.value, failure = failSel.value;
-    const [f, rp] = await Promise.all([api.auditFacets({ ...fileArg(), run: r.id }), api.auditReplay({ ...fileArg(), run: r.id })]);
+    const checked = new Set(
+      [...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')]
+        .filter((b) => !b.checked)
+        .map((b) => b.value),
+    );
+    const tool = toolSel.value,
+      failure = failSel.value;
+    const [f, rp] = await Promise.all([
+      api.auditFacets({ ...fileArg(), run: r.id }),
+      api.auditReplay({ ...fileArg(), run: r.id }),
+    ]);
     if (run !== r || mine !== selection) return;
-    const from = fromIn.value, to = toIn.value, text = textIn.value;
+    const from = fromIn.value,
+      to = toIn.value,
+      text = textIn.value;
     fillFilters(f);
     // The operator's choices stay: kinds left unticked stay unticked (new kinds come ticked).
-    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) b.checked = !checked.has(b.value);
+    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]'))
+      b.checked = !checked.has(b.value);
     if ([...toolSel.options].some((o) => o.value === tool)) toolSel.value = tool;
     if ([...failSel.options].some((o) => o.value === failure)) failSel.value = failure;
     fromIn.value = from;
@@ -457,16 +633,21 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   }
 
   /** The database moved: new runs join the list (the selection stays), a grown selected run follows. */
-  const tail = createTail(api, () => root.getClientRects().length > 0, async (head) => {
-    const res = await api.auditRuns(fileArg());
-    newestRuns(res);
-    renderRuns();
-    say(res.message ?? runsText(res.file, head));
-    const current = run === null ? undefined : runs.find((r) => r.id === run!.id);
-    if (run === null && runs[0] !== undefined) await selectRun(runs[0]);
-    else if (current !== undefined && current.events !== run!.events) await refreshRun(current);
-    showLive(head);
-  }, (e) => say(`following the database: ${errorText(e)}`, 'error'));
+  const tail = createTail(
+    api,
+    () => root.getClientRects().length > 0,
+    async (head) => {
+      const res = await api.auditRuns(fileArg());
+      newestRuns(res);
+      renderRuns();
+      say(res.message ?? runsText(res.file, head));
+      const current = run === null ? undefined : runs.find((r) => r.id === run!.id);
+      if (run === null && runs[0] !== undefined) await selectRun(runs[0]);
+      else if (current !== undefined && current.events !== run!.events) await refreshRun(current);
+      showLive(head);
+    },
+    (e) => say(`following the database: ${errorText(e)}`, 'error'),
+  );
 
   let opened = false;
   // ---- wiring
@@ -493,46 +674,57 @@ function mountAudit(root: HTMLElement, app: App): () => void {
   verifyBtn.addEventListener('click', () => {
     clearVerify();
     verifyOut.textContent = 'verifying…';
-    api.auditVerify(fileArg()).then((v) => {
-      verifyOut.dataset.ok = String(v.ok);
-      verifyOut.classList.add(v.ok ? 'ok' : 'bad');
-      verifyOut.textContent = v.ok
-        ? `Chain intact: ${v.events} events, ${v.blobs} blobs verified in ${v.chain_ms.toFixed(0)} ms; head ${v.head.slice(0, 16)}…`
-        : `NOT intact — first bad row: ${v.firstBad!.table} ${v.firstBad!.key}: ${v.firstBad!.reason} (${v.events} events verified before it)`;
-      if (v.firstBad !== undefined) verifyOut.dataset.firstBad = `${v.firstBad.table}:${v.firstBad.key}`;
-      else delete verifyOut.dataset.firstBad;
-      if (!v.ok) {
-        verifyOut.setAttribute('role', 'alert');
-        // The row that breaks the chain is marked in the table, and its run in the list.
-        const seq = v.firstBad?.table === 'events' ? Number(v.firstBad.key) : NaN;
-        if (Number.isInteger(seq) && seq > 0) {
-          chainBad = new Set([seq]);
-          table.mark(chainBad);
-          api.auditEvent({ ...fileArg(), id: seq }).then((d) => {
-            chainBadRun = d.row.run;
-            renderRuns();
-          }, () => { /* the row itself is unreadable: the message names it */ });
+    api.auditVerify(fileArg()).then(
+      (v) => {
+        verifyOut.dataset.ok = String(v.ok);
+        verifyOut.classList.add(v.ok ? 'ok' : 'bad');
+        verifyOut.textContent = v.ok
+          ? `Chain intact: ${v.events} events, ${v.blobs} blobs verified in ${v.chain_ms.toFixed(0)} ms; head ${v.head.slice(0, 16)}…`
+          : `NOT intact — first bad row: ${v.firstBad!.table} ${v.firstBad!.key}: ${v.firstBad!.reason} (${v.events} events verified before it)`;
+        if (v.firstBad !== undefined) verifyOut.dataset.firstBad = `${v.firstBad.table}:${v.firstBad.key}`;
+        else delete verifyOut.dataset.firstBad;
+        if (!v.ok) {
+          verifyOut.setAttribute('role', 'alert');
+          // The row that breaks the chain is marked in the table, and its run in the list.
+          const seq = v.firstBad?.table === 'events' ? Number(v.firstBad.key) : NaN;
+          if (Number.isInteger(seq) && seq > 0) {
+            chainBad = new Set([seq]);
+            table.mark(chainBad);
+            api.auditEvent({ ...fileArg(), id: seq }).then(
+              (d) => {
+                chainBadRun = d.row.run;
+                renderRuns();
+              },
+              () => {
+                /* the row itself is unreadable: the message names it */
+              },
+            );
+          }
         }
-      }
-    }, (e: unknown) => {
-      verifyOut.classList.add('bad');
-      verifyOut.textContent = `verify: ${errorText(e)}`;
-    });
+      },
+      (e: unknown) => {
+        verifyOut.classList.add('bad');
+        verifyOut.textContent = `verify: ${errorText(e)}`;
+      },
+    );
   });
   for (const b of exportBtns) {
     b.addEventListener('click', () => {
       const format = b.dataset.format as AuditExportFormat;
       exportOut.className = 'audit-result';
       exportOut.textContent = `exporting ${run !== null ? `run ${run.id.slice(0, 8)}` : 'the whole database'} as ${format.toUpperCase()}…`;
-      api.auditExport({ ...fileArg(), ...(run !== null ? { run: run.id } : {}), format }).then((r) => {
-        exportOut.classList.add('ok');
-        exportOut.dataset.path = r.path;
-        exportOut.dataset.format = r.format;
-        exportOut.textContent = `Wrote ${r.path} (${bytes(r.bytes)}): ${r.summary}`;
-      }, (e: unknown) => {
-        exportOut.classList.add('bad');
-        exportOut.textContent = `export: ${errorText(e)}`;
-      });
+      api.auditExport({ ...fileArg(), ...(run !== null ? { run: run.id } : {}), format }).then(
+        (r) => {
+          exportOut.classList.add('ok');
+          exportOut.dataset.path = r.path;
+          exportOut.dataset.format = r.format;
+          exportOut.textContent = `Wrote ${r.path} (${bytes(r.bytes)}): ${r.summary}`;
+        },
+        (e: unknown) => {
+          exportOut.classList.add('bad');
+          exportOut.textContent = `export: ${errorText(e)}`;
+        },
+      );
     });
   }
   // A mission that ends adds a run to the session's database.
@@ -546,7 +738,12 @@ function mountAudit(root: HTMLElement, app: App): () => void {
     opened = true;
     void openDb().then(async () => {
       // A run older than the pages listed: its summary comes with its replay.
-      const r = runs.find((x) => x.id === m.run) ?? await api.auditReplay({ run: m.run, maxPositions: 2 }).then((rp) => rp.run, () => undefined);
+      const r =
+        runs.find((x) => x.id === m.run) ??
+        (await api.auditReplay({ run: m.run, maxPositions: 2 }).then(
+          (rp) => rp.run,
+          () => undefined,
+        ));
       if (r !== undefined) await selectRun(r);
       else say(`run ${m.run} is not in ${app.info.auditFile}`, 'error');
     });

@@ -30,10 +30,19 @@ export interface EventTable {
 const COLUMNS = ['seq', '+s', 'step', 'kind', 'tool', 'failure', 'summary'] as const;
 
 export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRow, index: number) => void): EventTable {
-  const header = el('div', { class: 'ev-head', role: 'row' }, ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'columnheader' }, c)));
+  const header = el(
+    'div',
+    { class: 'ev-head', role: 'row' },
+    ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'columnheader' }, c)),
+  );
   const spacer = el('div', { class: 'ev-spacer' });
   const layer = el('div', { class: 'ev-layer', role: 'rowgroup' });
-  const viewport = el('div', { class: 'ev-viewport', id: 'audit-table', tabindex: '0', role: 'grid', 'aria-label': 'audit events' }, spacer, layer);
+  const viewport = el(
+    'div',
+    { class: 'ev-viewport', id: 'audit-table', tabindex: '0', role: 'grid', 'aria-label': 'audit events' },
+    spacer,
+    layer,
+  );
   root.append(header, viewport);
   let pages: EventPages | null = null;
   let start = 0;
@@ -60,9 +69,20 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     row.classList.remove('pending');
     row.classList.toggle('selected', r.id === selectedId);
     row.setAttribute('aria-selected', String(r.id === selectedId));
-    row.classList.toggle('failure', r.failed || r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation');
+    row.classList.toggle(
+      'failure',
+      r.failed || r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation',
+    );
     row.classList.toggle('chain-bad', marked.has(r.id));
-    const vals = [String(r.id), ((r.t_ms - start) / 1000).toFixed(3), r.step === null ? '' : String(r.step), r.kind, r.tool ?? '', r.failureLabel ?? '', r.summary];
+    const vals = [
+      String(r.id),
+      ((r.t_ms - start) / 1000).toFixed(3),
+      r.step === null ? '' : String(r.step),
+      r.kind,
+      r.tool ?? '',
+      r.failureLabel ?? '',
+      r.summary,
+    ];
     for (let k = 0; k < cells.length; k++) {
       if (cells[k]!.textContent !== vals[k]) cells[k]!.textContent = vals[k]!;
     }
@@ -78,7 +98,11 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     const last = Math.min(n - 1, Math.ceil((viewport.scrollTop + h) / ROW_PX) + OVERSCAN);
     const need = Math.max(0, last - first + 1);
     while (pool.length < need) {
-      const row = el('div', { class: 'ev-row', role: 'row' }, ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'gridcell' })));
+      const row = el(
+        'div',
+        { class: 'ev-row', role: 'row' },
+        ...COLUMNS.map((c) => el('span', { class: `c-${c.replace('+', 't')}`, role: 'gridcell' })),
+      );
       pool.push(row);
       layer.append(row);
     }
@@ -112,7 +136,8 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     onSelect(r, index);
   };
   const scrollInto = (index: number): void => {
-    const top = index * ROW_PX, h = viewport.clientHeight || 400;
+    const top = index * ROW_PX,
+      h = viewport.clientHeight || 400;
     if (top < viewport.scrollTop) viewport.scrollTop = top;
     else if (top + ROW_PX > viewport.scrollTop + h) viewport.scrollTop = Math.max(0, top - h / 2);
   };
@@ -128,7 +153,11 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
 
   return {
     setSource(p, runStart, keep = false) {
-      const atEnd = keep && pages !== null && pages.count > 0 && viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - ROW_PX;
+      const atEnd =
+        keep &&
+        pages !== null &&
+        pages.count > 0 &&
+        viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - ROW_PX;
       pages = p;
       start = runStart;
       if (!keep) {

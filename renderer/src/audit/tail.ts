@@ -24,7 +24,12 @@ export interface Tail {
   poke(): void;
 }
 
-export function createTail(api: WitnessApi, active: () => boolean, changed: (head: Head) => Promise<void>, failed: (e: unknown) => void): Tail {
+export function createTail(
+  api: WitnessApi,
+  active: () => boolean,
+  changed: (head: Head) => Promise<void>,
+  failed: (e: unknown) => void,
+): Tail {
   let target: { file: string | undefined; head: Head } | null = null;
   let busy = false;
   const poll = async (): Promise<void> => {

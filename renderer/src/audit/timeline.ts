@@ -23,7 +23,9 @@ export interface Timeline {
 
 /** The last index i with xs[i] <= v (xs ascending), or -1. */
 function lastAtOrBefore(xs: readonly number[], v: number): number {
-  let lo = 0, hi = xs.length - 1, ans = -1;
+  let lo = 0,
+    hi = xs.length - 1,
+    ans = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (xs[mid]! <= v) {
@@ -34,15 +36,37 @@ function lastAtOrBefore(xs: readonly number[], v: number): number {
   return ans;
 }
 
-const MARK_COLOURS: Record<string, string> = { failure_record: '#c92a2a', replan: '#e8590c', escalation: '#5f3dc4', run_end: '#2b8a3e', operator_decision: '#1971c2' };
+const MARK_COLOURS: Record<string, string> = {
+  failure_record: '#c92a2a',
+  replan: '#e8590c',
+  escalation: '#5f3dc4',
+  run_end: '#2b8a3e',
+  operator_decision: '#1971c2',
+};
 
-export function createTimeline(root: HTMLElement, side: HTMLElement, onScrub: (at: number, axis: 'step' | 'time') => void): Timeline {
+export function createTimeline(
+  root: HTMLElement,
+  side: HTMLElement,
+  onScrub: (at: number, axis: 'step' | 'time') => void,
+): Timeline {
   const play = el('button', { id: 'audit-play', title: 'Play the run back (space)', disabled: '' }, '▶ Play');
-  const range = el('input', { id: 'audit-scrub', type: 'range', min: '0', max: '0', step: '1', value: '0', disabled: '', 'aria-label': 'scrub the run' });
+  const range = el('input', {
+    id: 'audit-scrub',
+    type: 'range',
+    min: '0',
+    max: '0',
+    step: '1',
+    value: '0',
+    disabled: '',
+    'aria-label': 'scrub the run',
+  });
   const marks = el('canvas', { id: 'audit-marks', height: '14' });
   const label = el('span', { id: 'audit-at', class: 'muted' }, 'no run');
   const monitorText = el('span', { id: 'audit-monitor', class: 'muted' });
-  root.append(el('div', { class: 'tl-row' }, play, el('div', { class: 'tl-track' }, marks, range), label), el('div', { class: 'tl-row' }, monitorText));
+  root.append(
+    el('div', { class: 'tl-row' }, play, el('div', { class: 'tl-track' }, marks, range), label),
+    el('div', { class: 'tl-row' }, monitorText),
+  );
 
   const graphRoot = el('div', { class: 'audit-graph', id: 'audit-graph' });
   const autoRoot = el('div', { class: 'audit-automaton', id: 'audit-automaton' });
@@ -59,40 +83,52 @@ export function createTimeline(root: HTMLElement, side: HTMLElement, onScrub: (a
   let playAt = 0;
 
   const fmt = (v: number): string => (replay?.axis === 'time' ? `${(v / 1000).toFixed(2)} s` : `step ${Math.round(v)}`);
-  const maxText = (): string => (replay === null ? '' : replay.axis === 'time' ? `${(replay.max / 1000).toFixed(2)} s` : String(replay.max));
+  const maxText = (): string =>
+    replay === null ? '' : replay.axis === 'time' ? `${(replay.max / 1000).toFixed(2)} s` : String(replay.max);
 
   const apply = (v: number): void => {
     if (replay === null) return;
     const r = replay;
     label.textContent = `${fmt(v)} / ${maxText()}`;
     side.dataset.at = String(Math.round(v));
-    const p = lastAtOrBefore(r.plans.map((x) => x.at), v);
+    const p = lastAtOrBefore(
+      r.plans.map((x) => x.at),
+      v,
+    );
     if (p !== planShown) {
       planShown = p;
       graph?.setPlan(p >= 0 ? r.plans[p]!.plan : null);
       side.dataset.plan = String(p);
-      side.dataset.planStart = p >= 0 ? r.plans[p]!.plan.prefix[0] ?? '' : '';
+      side.dataset.planStart = p >= 0 ? (r.plans[p]!.plan.prefix[0] ?? '') : '';
     }
     const i = lastAtOrBefore(r.positions.at, v);
     if (i >= 0) {
-      const x = r.positions.x[i]!, y = r.positions.y[i]!;
+      const x = r.positions.x[i]!,
+        y = r.positions.y[i]!;
       graph?.setRobot({ x, y });
       side.dataset.robot = `${x.toFixed(2)},${y.toFixed(2)}`;
       const stride = Math.max(1, Math.ceil((i + 1) / TRAIL_POINTS));
       const trail: [number, number][] = [];
       for (let k = 0; k <= i; k += stride) trail.push([r.positions.x[k]!, r.positions.y[k]!]);
-      if ((i % stride) !== 0) trail.push([x, y]);
+      if (i % stride !== 0) trail.push([x, y]);
       graph?.setTrail(trail);
     } else {
       graph?.setRobot(null);
       graph?.setTrail([]);
       side.dataset.robot = '';
     }
-    const m = lastAtOrBefore(r.monitor.map((x) => x.at), v);
-    const states = m >= 0 ? r.monitor[m]!.states : (r.automaton?.states.filter((s) => s.initial).map((s) => s.id) ?? []);
+    const m = lastAtOrBefore(
+      r.monitor.map((x) => x.at),
+      v,
+    );
+    const states =
+      m >= 0 ? r.monitor[m]!.states : (r.automaton?.states.filter((s) => s.initial).map((s) => s.id) ?? []);
     automaton?.setActive(states);
     side.dataset.monitor = states.join(',');
-    monitorText.textContent = r.automaton === null ? '' : `monitor {${states.join(', ')}}${m >= 0 ? `${r.monitor[m]!.viable ? '' : ' — no accepting continuation'}${r.monitor[m]!.accepting ? ' (accepting)' : ''}, labels {${r.monitor[m]!.labels.join(', ')}}` : ' (initial)'}`;
+    monitorText.textContent =
+      r.automaton === null
+        ? ''
+        : `monitor {${states.join(', ')}}${m >= 0 ? `${r.monitor[m]!.viable ? '' : ' — no accepting continuation'}${r.monitor[m]!.accepting ? ' (accepting)' : ''}, labels {${r.monitor[m]!.labels.join(', ')}}` : ' (initial)'}`;
   };
 
   const drawMarks = (): void => {
@@ -157,7 +193,10 @@ export function createTimeline(root: HTMLElement, side: HTMLElement, onScrub: (a
         graph = createGraphView(graphRoot);
         automaton = createAutomatonView(autoRoot);
         // The replay's maze refits when its box changes size (the window, the layout).
-        new ResizeObserver(() => { graph?.resize(); automaton?.resize(); }).observe(graphRoot);
+        new ResizeObserver(() => {
+          graph?.resize();
+          automaton?.resize();
+        }).observe(graphRoot);
       }
       graph?.setScene(r?.scene ?? null);
       automaton?.setAutomaton(r?.automaton ?? null);

@@ -25,7 +25,9 @@ export interface WebBridge extends WitnessBridge {
 }
 
 export function connectWeb(token: string): Promise<WebBridge> {
-  const ws = new WebSocket(`${window.location.protocol === 'https:' ? 'wss' : 'ws'}://${window.location.host}/api?token=${encodeURIComponent(token)}`);
+  const ws = new WebSocket(
+    `${window.location.protocol === 'https:' ? 'wss' : 'ws'}://${window.location.host}/api?token=${encodeURIComponent(token)}`,
+  );
   const pending = new Map<number, (e: ApiEnvelope) => void>();
   const listeners = new Set<(e: ApiEvent) => void>();
   const closers = new Set<(why: string) => void>();
@@ -69,6 +71,13 @@ export function connectWeb(token: string): Promise<WebBridge> {
   };
   return new Promise((resolve, reject) => {
     ws.addEventListener('open', () => resolve(bridge), { once: true });
-    ws.addEventListener('error', () => reject(new Error('cannot connect to the Witness server (is `witness web` running, and is the token from its URL?)')), { once: true });
+    ws.addEventListener(
+      'error',
+      () =>
+        reject(
+          new Error('cannot connect to the Witness server (is `witness web` running, and is the token from its URL?)'),
+        ),
+      { once: true },
+    );
   });
 }

@@ -23,20 +23,38 @@ export interface EscalationDialog {
 export function escalationDialog(app: App): EscalationDialog {
   const message = el('p', { id: 'escalation-message', class: 'escalation-message' });
   const failures = el('ol', { id: 'escalation-failures', class: 'failures' });
-  const reason = el('textarea', { id: 'escalation-reason', rows: '3', placeholder: 'Why? (required — recorded in the audit log)' });
+  const reason = el('textarea', {
+    id: 'escalation-reason',
+    rows: '3',
+    placeholder: 'Why? (required — recorded in the audit log)',
+  });
   const abort = el('button', { id: 'decide-abort', class: 'danger', disabled: '' }, 'Abort mission');
   const retry = el('button', { id: 'decide-retry', disabled: '' }, 'Retry (grant another R replans)');
-  const skip = el('button', { id: 'decide-skip', disabled: '', hidden: '', title: 'Skip this subtask and go on with the next (the tool loop)' }, 'Skip the subtask');
+  const skip = el(
+    'button',
+    { id: 'decide-skip', disabled: '', hidden: '', title: 'Skip this subtask and go on with the next (the tool loop)' },
+    'Skip the subtask',
+  );
   const err = el('div', { class: 'error', role: 'alert' });
   // The header's E-STOP stays in reach above the dialog (modal.ts); the dialog carries one beside its
   // decisions too, where the operator's eyes are.
-  const estop = el('button', { id: 'escalation-estop', class: 'estop', title: 'Emergency stop (F9): your reason above is kept in the record' }, 'E-STOP (F9)');
+  const estop = el(
+    'button',
+    { id: 'escalation-estop', class: 'estop', title: 'Emergency stop (F9): your reason above is kept in the record' },
+    'E-STOP (F9)',
+  );
   estop.addEventListener('click', () => app.post({ kind: 'estop' }));
-  const dialog = el('dialog', { id: 'escalation', 'aria-labelledby': 'escalation-title' },
+  const dialog = el(
+    'dialog',
+    { id: 'escalation', 'aria-labelledby': 'escalation-title' },
     el('h2', { id: 'escalation-title' }, 'The mission needs a decision'),
-    message, el('h4', {}, 'Failure records'), failures,
+    message,
+    el('h4', {}, 'Failure records'),
+    failures,
     el('label', { class: 'field' }, el('span', {}, 'Reason'), reason),
-    err, el('div', { class: 'buttons' }, retry, skip, abort, el('span', { class: 'spacer' }), estop));
+    err,
+    el('div', { class: 'buttons' }, retry, skip, abort, el('span', { class: 'spacer' }), estop),
+  );
   let current: { run: string; escalation: Escalation } | null = null;
 
   // Esc must not dismiss it: the mission waits for a decision (the E-STOP, F9, answers it itself).
@@ -54,13 +72,16 @@ export function escalationDialog(app: App): EscalationDialog {
     if (current === null) return;
     const c = current;
     abort.disabled = retry.disabled = skip.disabled = true;
-    app.api.escalationDecide({ run: c.run, escalation: c.escalation.id, decision, reason: reason.value.trim() }).then((r) => {
-      if (!r.accepted) err.textContent = 'This escalation was already answered or the mission ended.';
-      close();
-    }, (e: unknown) => {
-      sync();
-      err.textContent = errorText(e);
-    });
+    app.api.escalationDecide({ run: c.run, escalation: c.escalation.id, decision, reason: reason.value.trim() }).then(
+      (r) => {
+        if (!r.accepted) err.textContent = 'This escalation was already answered or the mission ended.';
+        close();
+      },
+      (e: unknown) => {
+        sync();
+        err.textContent = errorText(e);
+      },
+    );
   };
   abort.addEventListener('click', () => decide('abort'));
   retry.addEventListener('click', () => decide('retry'));
@@ -81,9 +102,17 @@ export function escalationDialog(app: App): EscalationDialog {
       // The choices are the escalation's own: a mission's are abort and retry, the tool loop's add skip.
       skip.hidden = !escalation.options.includes('skip');
       retry.hidden = !escalation.options.includes('retry');
-      failures.replaceChildren(...escalation.failures.map((f) => el('li', {}, f.source === 'mission'
-        ? `t=${f.t} ${f.kind} ${f.from} → ${f.to}: ${f.rule}`
-        : `${f.tool}: ${f.stage} "${f.violated}" failed → ${f.label} (${f.class})`)));
+      failures.replaceChildren(
+        ...escalation.failures.map((f) =>
+          el(
+            'li',
+            {},
+            f.source === 'mission'
+              ? `t=${f.t} ${f.kind} ${f.from} → ${f.to}: ${f.rule}`
+              : `${f.tool}: ${f.stage} "${f.violated}" failed → ${f.label} (${f.class})`,
+          ),
+        ),
+      );
       // Node ids in the records open the Graph tab on the node; the dialog waits to be brought back.
       const reopen = (): void => {
         if (current === null || dialog.open) return;

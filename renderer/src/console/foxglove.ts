@@ -18,19 +18,51 @@ export interface FoxgloveSwitch {
 export function foxgloveSwitch(app: App, prefix = ''): FoxgloveSwitch {
   const id = (s: string): string => `${prefix}foxglove-${s}`;
   const on = el('input', { id: id('on'), type: 'checkbox', role: 'switch', 'aria-checked': 'false' });
-  const port = el('input', { id: id('port'), type: 'number', min: '1', max: '65535', value: String(FOXGLOVE_DEFAULTS.port), title: 'the port on 127.0.0.1 (Foxglove and Lichtblick suggest 8765)' });
+  const port = el('input', {
+    id: id('port'),
+    type: 'number',
+    min: '1',
+    max: '65535',
+    value: String(FOXGLOVE_DEFAULTS.port),
+    title: 'the port on 127.0.0.1 (Foxglove and Lichtblick suggest 8765)',
+  });
   const url = el('code', { id: id('url'), class: 'foxglove-url' });
-  const copy = el('button', { id: id('copy'), title: 'copy the URL (Foxglove or Lichtblick: Open connection → Foxglove WebSocket)' }, 'Copy');
+  const copy = el(
+    'button',
+    { id: id('copy'), title: 'copy the URL (Foxglove or Lichtblick: Open connection → Foxglove WebSocket)' },
+    'Copy',
+  );
   const clients = el('span', { id: id('clients'), class: 'foxglove-clients' });
-  const serving = el('div', { class: 'foxglove-serving', hidden: '' }, url, copy, clients,
-    el('span', { class: 'foxglove-hint' }, 'In Foxglove or Lichtblick: Open connection → Foxglove WebSocket, paste the URL.'));
-  const off = el('div', { class: 'foxglove-off' }, 'Off. On: the runs here are served to Foxglove or Lichtblick, on 127.0.0.1 only.');
+  const serving = el(
+    'div',
+    { class: 'foxglove-serving', hidden: '' },
+    url,
+    copy,
+    clients,
+    el(
+      'span',
+      { class: 'foxglove-hint' },
+      'In Foxglove or Lichtblick: Open connection → Foxglove WebSocket, paste the URL.',
+    ),
+  );
+  const off = el(
+    'div',
+    { class: 'foxglove-off' },
+    'Off. On: the runs here are served to Foxglove or Lichtblick, on 127.0.0.1 only.',
+  );
   const errors = el('div', { id: id('error'), class: 'error', role: 'alert' });
-  const element = el('div', { id: id('box'), class: 'foxglove' },
-    el('div', { class: 'foxglove-row' },
+  const element = el(
+    'div',
+    { id: id('box'), class: 'foxglove' },
+    el(
+      'div',
+      { class: 'foxglove-row' },
       el('label', { class: 'foxglove-switch' }, on, el('span', {}, 'Foxglove live')),
-      el('label', { class: 'foxglove-port' }, el('span', {}, 'Port'), port)),
-    el('div', { id: id('status'), role: 'status' }, serving, off), errors);
+      el('label', { class: 'foxglove-port' }, el('span', {}, 'Port'), port),
+    ),
+    el('div', { id: id('status'), role: 'status' }, serving, off),
+    errors,
+  );
 
   let busy = false;
   /** `port` follows what is served unless the operator is typing in it (`force`: after a refused port). */
@@ -51,14 +83,19 @@ export function foxgloveSwitch(app: App, prefix = ''): FoxgloveSwitch {
     busy = true;
     on.disabled = true;
     errors.textContent = '';
-    work().then(render, (e: unknown) => {
-      errors.textContent = `Foxglove: ${errorText(e)}`;
-      // Nothing changed in main: show what is.
-      return app.api.foxgloveState().then((s) => render(s, true), () => undefined);
-    }).finally(() => {
-      busy = false;
-      on.disabled = false;
-    });
+    work()
+      .then(render, (e: unknown) => {
+        errors.textContent = `Foxglove: ${errorText(e)}`;
+        // Nothing changed in main: show what is.
+        return app.api.foxgloveState().then(
+          (s) => render(s, true),
+          () => undefined,
+        );
+      })
+      .finally(() => {
+        busy = false;
+        on.disabled = false;
+      });
   };
   const start = (): void => {
     const p = Number(port.value);
@@ -75,12 +112,17 @@ export function foxgloveSwitch(app: App, prefix = ''): FoxgloveSwitch {
     if (element.dataset['on'] === 'true') start();
   });
   copy.addEventListener('click', () => {
-    void navigator.clipboard?.writeText(url.textContent ?? '').then(() => app.notify(`Copied ${url.textContent ?? ''}`), () => app.notify('Copy failed: select the URL', 'error'));
+    void navigator.clipboard?.writeText(url.textContent ?? '').then(
+      () => app.notify(`Copied ${url.textContent ?? ''}`),
+      () => app.notify('Copy failed: select the URL', 'error'),
+    );
   });
   app.onEvent((e) => {
     if (e.topic === 'foxglove') render(e.state);
   });
   render({ on: false });
-  app.api.foxgloveState().then(render, () => { /* an older main: the switch stays off */ });
+  app.api.foxgloveState().then(render, () => {
+    /* an older main: the switch stays off */
+  });
   return { element };
 }

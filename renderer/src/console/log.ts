@@ -14,7 +14,14 @@ const MAX_LINES = 500;
 /** The level of a line of `kind` (a mission.event kind, or the console's own: failed, ok, replan). */
 export function levelOf(kind: string): LogLevel {
   if (kind === 'failure_record' || kind === 'failed' || kind === 'error') return 'error';
-  if (kind === 'replan' || kind === 'escalation' || kind === 'operator_decision' || kind === 'stopped' || kind === 'warn') return 'warn';
+  if (
+    kind === 'replan' ||
+    kind === 'escalation' ||
+    kind === 'operator_decision' ||
+    kind === 'stopped' ||
+    kind === 'warn'
+  )
+    return 'warn';
   return 'info';
 }
 
@@ -35,14 +42,26 @@ export interface LogPanel {
 }
 
 export function createLogPanel(): LogPanel {
-  const level = el('select', { id: 'log-level', 'aria-label': 'lowest level shown', title: 'lowest level shown' },
-    el('option', { value: 'info' }, 'all levels'), el('option', { value: 'warn' }, 'warnings and errors'), el('option', { value: 'error' }, 'errors only'));
-  const text = el('input', { id: 'log-filter', type: 'search', placeholder: 'filter text', 'aria-label': 'filter the log by text', size: '10' });
+  const level = el(
+    'select',
+    { id: 'log-level', 'aria-label': 'lowest level shown', title: 'lowest level shown' },
+    el('option', { value: 'info' }, 'all levels'),
+    el('option', { value: 'warn' }, 'warnings and errors'),
+    el('option', { value: 'error' }, 'errors only'),
+  );
+  const text = el('input', {
+    id: 'log-filter',
+    type: 'search',
+    placeholder: 'filter text',
+    'aria-label': 'filter the log by text',
+    size: '10',
+  });
   const count = el('span', { id: 'log-count', class: 'muted' }, '');
   const list = el('ol', { id: 'mission-log', class: 'log' });
   const element = el('div', { class: 'log-box' }, el('div', { class: 'log-bar' }, level, text, count), list);
 
-  const visible = (li: HTMLElement): boolean => passes({ level: li.dataset.level as LogLevel, text: li.textContent ?? '' }, level.value as LogLevel, text.value);
+  const visible = (li: HTMLElement): boolean =>
+    passes({ level: li.dataset.level as LogLevel, text: li.textContent ?? '' }, level.value as LogLevel, text.value);
   const updateCount = (): void => {
     const all = list.children.length;
     const shown = [...list.children].filter((c) => !(c as HTMLElement).hidden).length;
@@ -62,10 +81,16 @@ export function createLogPanel(): LogPanel {
   updateCount();
 
   return {
-    element, list,
+    element,
+    list,
     add(t, line, kind = '') {
       const lv = levelOf(kind);
-      const li = el('li', { class: kind, 'data-level': lv }, el('span', { class: `lv lv-${lv}` }, lv === 'info' ? 'INFO' : lv === 'warn' ? 'WARN' : 'ERROR'), ` t=${t} ${line}`);
+      const li = el(
+        'li',
+        { class: kind, 'data-level': lv },
+        el('span', { class: `lv lv-${lv}` }, lv === 'info' ? 'INFO' : lv === 'warn' ? 'WARN' : 'ERROR'),
+        ` t=${t} ${line}`,
+      );
       li.hidden = !visible(li);
       list.append(li);
       while (list.children.length > MAX_LINES) list.firstElementChild?.remove();

@@ -22,7 +22,15 @@ export type SeriesName = (typeof SERIES)[number];
 export const MAX_POINTS = 8000;
 
 export class TickSeries {
-  readonly columns: Record<SeriesName, (number | null)[]> = { t: [], x: [], y: [], speed: [], distance: [], qmin: [], qmax: [] };
+  readonly columns: Record<SeriesName, (number | null)[]> = {
+    t: [],
+    x: [],
+    y: [],
+    speed: [],
+    distance: [],
+    qmin: [],
+    qmax: [],
+  };
   /** Ticks received since the last reset (more than the points kept once thinned). */
   received = 0;
 
@@ -79,7 +87,9 @@ export class TickSeries {
 /** mm:ss (h:mm:ss past an hour). */
 export function clock(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    r = s % 60;
   const two = (n: number): string => String(n).padStart(2, '0');
   return h > 0 ? `${h}:${two(m)}:${two(r)}` : `${two(m)}:${two(r)}`;
 }

@@ -38,12 +38,31 @@ interface ChartSpec {
 }
 
 const CHARTS: ChartSpec[] = [
-  { id: 'plot-position', title: 'Position', unit: 'm', series: [{ name: 'x', label: 'x', stroke: '#1c7ed6' }, { name: 'y', label: 'y', stroke: '#e8590c' }] },
-  { id: 'plot-speed', title: 'Speed', unit: 'm/s', series: [{ name: 'speed', label: 'speed', stroke: '#2f9e44' }] },
-  { id: 'plot-distance', title: 'Distance to waypoint', unit: 'm', series: [{ name: 'distance', label: 'distance', stroke: '#7048e8' }] },
   {
-    id: 'plot-automaton', title: 'Automaton state', unit: 'q', integer: true,
-    series: [{ name: 'qmin', label: 'lowest q', stroke: '#c2255c', stepped: true }, { name: 'qmax', label: 'highest q', stroke: '#868e96', stepped: true, dash: [4, 3] }],
+    id: 'plot-position',
+    title: 'Position',
+    unit: 'm',
+    series: [
+      { name: 'x', label: 'x', stroke: '#1c7ed6' },
+      { name: 'y', label: 'y', stroke: '#e8590c' },
+    ],
+  },
+  { id: 'plot-speed', title: 'Speed', unit: 'm/s', series: [{ name: 'speed', label: 'speed', stroke: '#2f9e44' }] },
+  {
+    id: 'plot-distance',
+    title: 'Distance to waypoint',
+    unit: 'm',
+    series: [{ name: 'distance', label: 'distance', stroke: '#7048e8' }],
+  },
+  {
+    id: 'plot-automaton',
+    title: 'Automaton state',
+    unit: 'q',
+    integer: true,
+    series: [
+      { name: 'qmin', label: 'lowest q', stroke: '#c2255c', stepped: true },
+      { name: 'qmax', label: 'highest q', stroke: '#868e96', stepped: true, dash: [4, 3] },
+    ],
   },
 ];
 
@@ -56,24 +75,59 @@ export function createLivePlots(): LivePlots {
   const show = el('input', { id: 'plots-show', type: 'checkbox', checked: '' });
   const progress = el('div', { id: 'mission-progress', class: 'progress', 'aria-live': 'off' }, 'no run yet');
   const strip = el('div', { id: 'mission-plots', class: 'plots', 'data-points': '0' });
-  const element = el('div', { class: 'plots-box' },
-    el('div', { class: 'plots-bar' }, el('label', { class: 'plots-toggle', title: 'Hide the plots to give the graph view the room' }, show, ' live plots'), progress),
-    strip);
+  const element = el(
+    'div',
+    { class: 'plots-box' },
+    el(
+      'div',
+      { class: 'plots-bar' },
+      el(
+        'label',
+        { class: 'plots-toggle', title: 'Hide the plots to give the graph view the room' },
+        show,
+        ' live plots',
+      ),
+      progress,
+    ),
+    strip,
+  );
   const stepped = uPlot.paths.stepped?.({ align: 1 });
   const charts: { spec: ChartSpec; root: HTMLElement; plot: uPlot }[] = CHARTS.map((spec) => {
     const root = el('div', { id: spec.id, class: 'plot', 'data-points': '0' });
     strip.append(root);
-    const plot = new uPlot({
-      width: 300, height: HEIGHT, title: `${spec.title} (${spec.unit})`,
-      scales: { x: { time: false }, ...(spec.integer ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } } : {}) },
-      legend: { show: true, live: false },
-      cursor: { drag: { x: false, y: false } },
-      axes: [{ size: 28, label: undefined }, { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) }],
-      series: [{ label: 'step' }, ...spec.series.map((s) => ({
-        label: s.label, stroke: s.stroke, width: 1.5, spanGaps: false, points: { show: false },
-        ...(s.dash !== undefined ? { dash: s.dash } : {}), ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
-      }))],
-    }, [[], ...spec.series.map(() => [])], root);
+    const plot = new uPlot(
+      {
+        width: 300,
+        height: HEIGHT,
+        title: `${spec.title} (${spec.unit})`,
+        scales: {
+          x: { time: false },
+          ...(spec.integer
+            ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } }
+            : {}),
+        },
+        legend: { show: true, live: false },
+        cursor: { drag: { x: false, y: false } },
+        axes: [
+          { size: 28, label: undefined },
+          { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) },
+        ],
+        series: [
+          { label: 'step' },
+          ...spec.series.map((s) => ({
+            label: s.label,
+            stroke: s.stroke,
+            width: 1.5,
+            spanGaps: false,
+            points: { show: false },
+            ...(s.dash !== undefined ? { dash: s.dash } : {}),
+            ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
+          })),
+        ],
+      },
+      [[], ...spec.series.map(() => [])],
+      root,
+    );
     return { spec, root, plot };
   });
 
@@ -91,7 +145,10 @@ export function createLivePlots(): LivePlots {
       c.plot.batch(() => c.plot.setData([t, ...c.spec.series.map((s) => data.columns[s.name])] as uPlot.AlignedData));
       c.root.dataset.points = String(t.length);
       const last = data.last();
-      c.root.dataset.last = last === null ? '' : c.spec.series.map((s) => (last[s.name] === null ? 'null' : String(last[s.name]))).join(',');
+      c.root.dataset.last =
+        last === null
+          ? ''
+          : c.spec.series.map((s) => (last[s.name] === null ? 'null' : String(last[s.name]))).join(',');
     }
     strip.dataset.points = String(t.length);
     strip.dataset.received = String(data.received);
@@ -104,10 +161,11 @@ export function createLivePlots(): LivePlots {
     if (frame !== 0 || timer !== null || !show.checked) return;
     const wait = drawn + REDRAW_MS - performance.now();
     if (wait <= 0) frame = requestAnimationFrame(draw);
-    else timer = setTimeout(() => {
-      timer = null;
-      schedule();
-    }, wait);
+    else
+      timer = setTimeout(() => {
+        timer = null;
+        schedule();
+      }, wait);
   };
   const resize = (): void => {
     if (!show.checked) return;
@@ -127,7 +185,8 @@ export function createLivePlots(): LivePlots {
   });
 
   return {
-    progress, element,
+    progress,
+    element,
     reset() {
       data.reset();
       progress.textContent = 'starting…';
@@ -138,7 +197,14 @@ export function createLivePlots(): LivePlots {
       data.push({ t: m.t, x: m.x, y: m.y, speed_mps: m.speed_mps, distance_m: m.distance_m, states: m.states });
       const p = m.progress;
       progress.textContent = progressText(p, m.elapsed_s);
-      Object.assign(progress.dataset, { stream: p.stream, index: String(p.index + 1), length: String(p.length), traversals: String(p.traversals), rounds: String(p.rounds), elapsed: clock(m.elapsed_s) });
+      Object.assign(progress.dataset, {
+        stream: p.stream,
+        index: String(p.index + 1),
+        length: String(p.length),
+        traversals: String(p.traversals),
+        rounds: String(p.rounds),
+        elapsed: clock(m.elapsed_s),
+      });
       schedule();
     },
     end(steps, outcome) {

@@ -14,21 +14,49 @@ export interface TrainDialog {
 }
 
 export function trainDialog(app: App, trained: (world: string, models: string) => void): TrainDialog {
-  const name = el('input', { id: 'train-name', placeholder: 'e.g. medium-quick', pattern: BUNDLE_NAME_PATTERN.slice(1, -1) });
-  const data = el('input', { id: 'train-dataset-steps', type: 'number', min: '1000', value: String(TRAIN_DEFAULTS.datasetSteps) });
-  const embed = el('input', { id: 'train-embed-steps', type: 'number', min: '1', value: String(TRAIN_DEFAULTS.embedSteps) });
-  const policy = el('input', { id: 'train-policy-steps', type: 'number', min: '1', value: String(TRAIN_DEFAULTS.policySteps) });
+  const name = el('input', {
+    id: 'train-name',
+    placeholder: 'e.g. medium-quick',
+    pattern: BUNDLE_NAME_PATTERN.slice(1, -1),
+  });
+  const data = el('input', {
+    id: 'train-dataset-steps',
+    type: 'number',
+    min: '1000',
+    value: String(TRAIN_DEFAULTS.datasetSteps),
+  });
+  const embed = el('input', {
+    id: 'train-embed-steps',
+    type: 'number',
+    min: '1',
+    value: String(TRAIN_DEFAULTS.embedSteps),
+  });
+  const policy = el('input', {
+    id: 'train-policy-steps',
+    type: 'number',
+    min: '1',
+    value: String(TRAIN_DEFAULTS.policySteps),
+  });
   const err = el('div', { class: 'error', role: 'alert', id: 'train-error' });
   const start = el('button', { id: 'train-start', class: 'primary' }, 'Start training');
   const cancel = el('button', { id: 'train-close' }, 'Close');
   const title = el('h2', {}, 'Train models');
-  const dialog = el('dialog', { id: 'train' }, title,
-    el('p', { class: 'muted' }, 'Trains ψ (embedding) and π_low (policy) on a new navigate dataset and writes the bundle to the workspace. With the defaults this takes tens of minutes; progress and Cancel are in the status bar.'),
+  const dialog = el(
+    'dialog',
+    { id: 'train' },
+    title,
+    el(
+      'p',
+      { class: 'muted' },
+      'Trains ψ (embedding) and π_low (policy) on a new navigate dataset and writes the bundle to the workspace. With the defaults this takes tens of minutes; progress and Cancel are in the status bar.',
+    ),
     el('label', { class: 'field' }, el('span', {}, 'Name'), name),
     el('label', { class: 'field' }, el('span', {}, 'Dataset steps'), data),
     el('label', { class: 'field' }, el('span', {}, 'Embedding steps'), embed),
     el('label', { class: 'field' }, el('span', {}, 'Policy steps'), policy),
-    err, el('div', { class: 'buttons' }, cancel, start));
+    err,
+    el('div', { class: 'buttons' }, cancel, start),
+  );
   let world = '';
   cancel.addEventListener('click', () => dialog.close());
   start.addEventListener('click', () => {
@@ -38,16 +66,26 @@ export function trainDialog(app: App, trained: (world: string, models: string) =
       name.focus();
       return;
     }
-    const w = world, n = name.value;
+    const w = world,
+      n = name.value;
     dialog.close();
     app.notify(`Training ${n} for ${w}…`);
-    app.api.trainModels({
-      job: `train-${Date.now()}`, world: w, name: n,
-      datasetSteps: Number(data.value), embedSteps: Number(embed.value), policySteps: Number(policy.value),
-    }).then((r) => {
-      app.notify(`Trained ${r.models} (${r.dir})`);
-      trained(w, r.models);
-    }, (e: unknown) => app.notify(`Training ${n}: ${errorText(e)}`, 'error'));
+    app.api
+      .trainModels({
+        job: `train-${Date.now()}`,
+        world: w,
+        name: n,
+        datasetSteps: Number(data.value),
+        embedSteps: Number(embed.value),
+        policySteps: Number(policy.value),
+      })
+      .then(
+        (r) => {
+          app.notify(`Trained ${r.models} (${r.dir})`);
+          trained(w, r.models);
+        },
+        (e: unknown) => app.notify(`Training ${n}: ${errorText(e)}`, 'error'),
+      );
   });
   return {
     element: dialog,

@@ -20,8 +20,13 @@ const SEVERITY: Record<Diagnostic['severity'], monaco.MarkerSeverity> = {
 
 export function toMarker(d: Diagnostic): monaco.editor.IMarkerData {
   return {
-    severity: SEVERITY[d.severity], message: d.message, source: d.source ?? 'witness',
-    startLineNumber: d.startLine, startColumn: d.startColumn, endLineNumber: d.endLine, endColumn: d.endColumn,
+    severity: SEVERITY[d.severity],
+    message: d.message,
+    source: d.source ?? 'witness',
+    startLineNumber: d.startLine,
+    startColumn: d.startColumn,
+    endLineNumber: d.endLine,
+    endColumn: d.endColumn,
   };
 }
 
@@ -43,7 +48,10 @@ export class Checks {
   schedule(doc: Doc, delay = DELAY_MS): void {
     if (doc.kind !== 'ltl' && doc.kind !== 'tool') return;
     clearTimeout(this.timers.get(doc));
-    this.timers.set(doc, setTimeout(() => void this.run(doc), delay));
+    this.timers.set(
+      doc,
+      setTimeout(() => void this.run(doc), delay),
+    );
   }
 
   /** The latest LTL check of a model, and whether it is of the current text. */
@@ -69,7 +77,8 @@ export class Checks {
     const versionId = doc.model.getVersionId();
     const text = doc.model.getValue();
     const world = this.worldFor(doc);
-    const fresh = (): boolean => this.issued.get(doc) === id && !doc.model.isDisposed() && doc.model.getVersionId() === versionId;
+    const fresh = (): boolean =>
+      this.issued.get(doc) === id && !doc.model.isDisposed() && doc.model.getVersionId() === versionId;
     try {
       let diagnostics: Diagnostic[];
       if (doc.kind === 'ltl') {

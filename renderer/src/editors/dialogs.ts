@@ -8,9 +8,19 @@ export interface Choice {
   primary?: boolean;
 }
 
-function modal(title: string, body: (Node | string)[], buttons: HTMLButtonElement[], onCancel: () => void): HTMLDialogElement {
-  const dialog = el('dialog', { class: 'editors-dialog' },
-    el('h3', {}, title), ...body, el('div', { class: 'dialog-buttons' }, ...buttons));
+function modal(
+  title: string,
+  body: (Node | string)[],
+  buttons: HTMLButtonElement[],
+  onCancel: () => void,
+): HTMLDialogElement {
+  const dialog = el(
+    'dialog',
+    { class: 'editors-dialog' },
+    el('h3', {}, title),
+    ...body,
+    el('div', { class: 'dialog-buttons' }, ...buttons),
+  );
   // Esc or the browser closing the dialog counts as the cancel choice.
   dialog.addEventListener('cancel', (e) => {
     e.preventDefault();
@@ -43,10 +53,21 @@ export function choose(title: string, message: string, choices: Choice[], cancel
  * Asks for a workspace-relative file path; resolves to it, or null when cancelled. `check`
  * returns why a path is not acceptable (shown under the field), or null.
  */
-export function askPath(title: string, message: string, initial: string, check: (p: string) => string | null): Promise<string | null> {
+export function askPath(
+  title: string,
+  message: string,
+  initial: string,
+  check: (p: string) => string | null,
+): Promise<string | null> {
   return new Promise((resolve) => {
     let dialog: HTMLDialogElement | null = null;
-    const input = el('input', { type: 'text', class: 'path-input', spellcheck: 'false', value: initial, 'aria-label': 'File path' });
+    const input = el('input', {
+      type: 'text',
+      class: 'path-input',
+      spellcheck: 'false',
+      value: initial,
+      'aria-label': 'File path',
+    });
     const why = el('div', { class: 'error path-error', role: 'alert' });
     const finish = (value: string | null): void => {
       dialog?.close();
@@ -85,7 +106,8 @@ export function askPath(title: string, message: string, initial: string, check: 
 /** Why a workspace path is not acceptable, or null (the server checks again; this is for quick feedback). */
 export function pathProblem(p: string): string | null {
   if (p === '') return 'Enter a file name, e.g. specs/patrol.ltl';
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\')) return 'Give a path relative to the workspace folder';
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
+    return 'Give a path relative to the workspace folder';
   if (p.split(/[\\/]/).includes('..')) return "'..' is not allowed: files stay inside the workspace folder";
   if (p.endsWith('/')) return 'That is a folder; add a file name';
   return null;

@@ -24,7 +24,9 @@ export interface Doc {
 /** Tool-definition files: under a tools/ folder, named *.tool.json, or declaring the tool schema. */
 export function isToolFile(path: string, text: string): boolean {
   if (!path.endsWith('.json')) return false;
-  return /(^|\/)tools\//.test(path) || path.endsWith('.tool.json') || /"\$schema"\s*:\s*"[^"]*tool\.schema\.json"/.test(text);
+  return (
+    /(^|\/)tools\//.test(path) || path.endsWith('.tool.json') || /"\$schema"\s*:\s*"[^"]*tool\.schema\.json"/.test(text)
+  );
 }
 
 export function kindOf(path: string, text: string): DocKind {
@@ -38,15 +40,25 @@ const LANGUAGE: Record<DocKind, string> = { ltl: LTL, tool: 'json', json: 'json'
 /** What a new file starts with. */
 export function template(path: string): string {
   if (!isToolFile(path, '')) return '';
-  const name = (path.split('/').pop() ?? 'tool').replace(/\.(tool\.)?json$/, '').replace(/[^a-z0-9_]/g, '_').replace(/^[^a-z]+/, '') || 'tool';
-  return `${JSON.stringify({
-    name, description: 'What the tool does.', skill: 'move',
-    arguments: { type: 'object', properties: {}, additionalProperties: false },
-    preconditions: [],
-    postconditions: [{ name: 'done', expr: 'gripper.holding == ""' }],
-    timeout_s: 10,
-    failures: [],
-  }, null, 2)}\n`;
+  const name =
+    (path.split('/').pop() ?? 'tool')
+      .replace(/\.(tool\.)?json$/, '')
+      .replace(/[^a-z0-9_]/g, '_')
+      .replace(/^[^a-z]+/, '') || 'tool';
+  return `${JSON.stringify(
+    {
+      name,
+      description: 'What the tool does.',
+      skill: 'move',
+      arguments: { type: 'object', properties: {}, additionalProperties: false },
+      preconditions: [],
+      postconditions: [{ name: 'done', expr: 'gripper.holding == ""' }],
+      timeout_s: 10,
+      failures: [],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 export const modelUri = (path: string): monaco.Uri => monaco.Uri.from({ scheme: 'file', path: `/workspace/${path}` });
@@ -56,7 +68,10 @@ export class Documents {
   /** The save in flight per document: a second Ctrl+S waits for it and then uses the version it wrote. */
   private readonly saving = new Map<Doc, Promise<unknown>>();
 
-  constructor(private readonly api: WitnessApi, private readonly changed: (doc: Doc) => void) {}
+  constructor(
+    private readonly api: WitnessApi,
+    private readonly changed: (doc: Doc) => void,
+  ) {}
 
   get(path: string): Doc | undefined {
     return this.docs.get(path);
@@ -120,7 +135,9 @@ export class Documents {
     if (doc.model.isDisposed()) return;
     const text = doc.model.getValue();
     const altId = doc.model.getAlternativeVersionId();
-    const { version } = await this.api.workspaceWrite(overwrite ? { path: doc.path, text } : { path: doc.path, text, baseVersion: doc.version });
+    const { version } = await this.api.workspaceWrite(
+      overwrite ? { path: doc.path, text } : { path: doc.path, text, baseVersion: doc.version },
+    );
     doc.version = version;
     doc.savedAltId = altId;
     this.changed(doc);
@@ -142,7 +159,13 @@ export class Documents {
   async refresh(doc: Doc): Promise<boolean> {
     const altId = doc.model.getAlternativeVersionId();
     const { text, version } = await this.api.workspaceRead({ path: doc.path });
-    if (version === doc.version || doc.model.isDisposed() || doc.model.getAlternativeVersionId() !== altId || this.isDirty(doc)) return false;
+    if (
+      version === doc.version ||
+      doc.model.isDisposed() ||
+      doc.model.getAlternativeVersionId() !== altId ||
+      this.isDirty(doc)
+    )
+      return false;
     doc.model.pushEditOperations([], [{ range: doc.model.getFullModelRange(), text }], () => null);
     doc.version = version;
     doc.savedAltId = doc.model.getAlternativeVersionId();

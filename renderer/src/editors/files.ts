@@ -9,13 +9,28 @@ export class FileList {
   private readonly buttons = new Map<string, HTMLButtonElement>();
 
   constructor(open: (path: string) => void, create: () => void, refresh: () => void) {
-    const add = el('button', { type: 'button', id: 'editors-new', title: 'Create a file in the workspace' }, 'New file');
+    const add = el(
+      'button',
+      { type: 'button', id: 'editors-new', title: 'Create a file in the workspace' },
+      'New file',
+    );
     const again = el('button', { type: 'button', id: 'editors-refresh', title: 'List the workspace again' }, '⟳');
     add.addEventListener('click', create);
     again.addEventListener('click', refresh);
-    this.element = el('aside', { class: 'editors-files' },
-      el('div', { class: 'editors-files-head' }, el('strong', {}, 'Workspace'), el('span', { class: 'spacer' }), add, again),
-      this.rootLine, this.list);
+    this.element = el(
+      'aside',
+      { class: 'editors-files' },
+      el(
+        'div',
+        { class: 'editors-files-head' },
+        el('strong', {}, 'Workspace'),
+        el('span', { class: 'spacer' }),
+        add,
+        again,
+      ),
+      this.rootLine,
+      this.list,
+    );
     this.list.addEventListener('click', (e) => {
       const b = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-path]');
       if (b !== null) open(b.dataset.path!);
@@ -36,8 +51,12 @@ export class FileList {
         folder = dir;
         if (dir !== '') items.push(el('li', { class: 'editors-folder' }, `${dir}/`));
       }
-      const b = el('button', { type: 'button', class: 'editors-file', 'data-path': f.path, title: `${f.path} (${f.size} bytes)` },
-        el('span', { class: 'name' }, f.path.slice(slash + 1)), el('span', { class: 'dot', 'aria-hidden': 'true' }, '●'));
+      const b = el(
+        'button',
+        { type: 'button', class: 'editors-file', 'data-path': f.path, title: `${f.path} (${f.size} bytes)` },
+        el('span', { class: 'name' }, f.path.slice(slash + 1)),
+        el('span', { class: 'dot', 'aria-hidden': 'true' }, '●'),
+      );
       if (dir !== '') b.classList.add('nested');
       this.buttons.set(f.path, b);
       items.push(el('li', {}, b));

@@ -21,26 +21,47 @@ const OPERATORS: { op: string; also?: string; insert: string; doc: string }[] = 
   { op: 'G', also: '[]', insert: 'G ', doc: 'G φ — always: φ holds now and at every later step.' },
   { op: 'F', also: '<>', insert: 'F ', doc: 'F φ — eventually: φ holds now or at some later step.' },
   { op: 'U', insert: 'U ', doc: 'φ U ψ — until: ψ holds at some step, and φ holds at every step before it.' },
-  { op: 'R', also: 'V', insert: 'R ', doc: 'φ R ψ — release: ψ holds up to and including the first step where φ holds, or forever.' },
+  {
+    op: 'R',
+    also: 'V',
+    insert: 'R ',
+    doc: 'φ R ψ — release: ψ holds up to and including the first step where φ holds, or forever.',
+  },
   { op: 'W', insert: 'W ', doc: 'φ W ψ — weak until: φ U ψ, or φ forever.' },
-  { op: 'M', insert: 'M ', doc: 'φ M ψ — strong release: ψ U (φ & ψ); ψ holds up to and including a step where φ holds, and that step comes.' },
+  {
+    op: 'M',
+    insert: 'M ',
+    doc: 'φ M ψ — strong release: ψ U (φ & ψ); ψ holds up to and including a step where φ holds, and that step comes.',
+  },
   { op: '!', insert: '!', doc: '!φ — not.' },
   { op: '&', also: '&&', insert: '& ', doc: 'φ & ψ — and.' },
   { op: '|', also: '||', insert: '| ', doc: 'φ | ψ — or.' },
-  { op: '^', also: 'xor', insert: '^ ', doc: 'φ ^ ψ — exclusive or: exactly one of φ and ψ (binds tighter than |, looser than &).' },
+  {
+    op: '^',
+    also: 'xor',
+    insert: '^ ',
+    doc: 'φ ^ ψ — exclusive or: exactly one of φ and ψ (binds tighter than |, looser than &).',
+  },
   { op: '->', insert: '-> ', doc: 'φ -> ψ — implies.' },
   { op: '<->', insert: '<-> ', doc: 'φ <-> ψ — if and only if.' },
-  { op: 'X', insert: 'X ', doc: 'X φ — next: not supported in specifications, which must be stutter-invariant (LTL without next); the `witness ltl` tools accept it.' },
+  {
+    op: 'X',
+    insert: 'X ',
+    doc: 'X φ — next: not supported in specifications, which must be stutter-invariant (LTL without next); the `witness ltl` tools accept it.',
+  },
 ];
-const ALIAS = new Map<string, string>(OPERATORS.flatMap((o) => [[o.op, o.op], ...(o.also ? [[o.also, o.op] as [string, string]] : [])]));
+const ALIAS = new Map<string, string>(
+  OPERATORS.flatMap((o) => [[o.op, o.op], ...(o.also ? [[o.also, o.op] as [string, string]] : [])]),
+);
 
 function automatonLine(check: { result: LtlCheckResult; current: boolean } | null): string {
   if (check === null) return '_checking…_';
   const { result, current } = check;
   const a = result.automaton;
-  const line = a !== undefined
-    ? `Büchi automaton: **${a.states}** states, **${a.edges}** edges, **${a.accepting}** accepting`
-    : `No automaton: ${result.diagnostics.find((d) => d.severity === 'error')?.message ?? 'the formula does not translate'}`;
+  const line =
+    a !== undefined
+      ? `Büchi automaton: **${a.states}** states, **${a.edges}** edges, **${a.accepting}** accepting`
+      : `No automaton: ${result.diagnostics.find((d) => d.severity === 'error')?.message ?? 'the formula does not translate'}`;
   return current ? line : `${line} _(checking the latest edit…)_`;
 }
 
@@ -53,15 +74,24 @@ export function registerLtl(ctx: LtlContext): void {
   monaco.languages.setLanguageConfiguration(LTL, {
     wordPattern: /"(?:[^"\\\n]|\\["\\])*"|[a-z_][A-Za-z0-9_]*|<->|->|&&|\|\||\[\]|<>|[!&|^UFRWMGVX01]/,
     brackets: [['(', ')']],
-    autoClosingPairs: [{ open: '(', close: ')' }, { open: '"', close: '"' }],
-    surroundingPairs: [{ open: '(', close: ')' }, { open: '"', close: '"' }],
+    autoClosingPairs: [
+      { open: '(', close: ')' },
+      { open: '"', close: '"' },
+    ],
+    surroundingPairs: [
+      { open: '(', close: ')' },
+      { open: '"', close: '"' },
+    ],
   });
   monaco.languages.setMonarchTokensProvider(LTL, {
     defaultToken: 'invalid',
     tokenizer: {
       root: [
         [/[ \t\r\n]+/, 'white'],
-        [/[a-z_][A-Za-z0-9_]*/, { cases: { 'true|false': 'keyword.constant', xor: 'operator', '@default': 'variable' } }],
+        [
+          /[a-z_][A-Za-z0-9_]*/,
+          { cases: { 'true|false': 'keyword.constant', xor: 'operator', '@default': 'variable' } },
+        ],
         [/[01](?![A-Za-z0-9_])/, 'keyword.constant'],
         [/"(?:[^"\\\n]|\\["\\])+"/, 'string'],
         [/"[^"\n]*/, 'string.invalid'],
@@ -88,9 +118,11 @@ export function registerLtl(ctx: LtlContext): void {
         const name = word.word.startsWith('"') ? word.word.slice(1, -1).replace(/\\(["\\])/g, '$1') : word.word;
         const v = ctx.vocabulary();
         const known = v?.propositions.find((p) => p.name === name);
-        const problem = check?.result.diagnostics.find((d) => d.source === 'vocabulary' && d.startLine === position.lineNumber
-          && d.startColumn === word.startColumn);
-        if (name === 'true' || name === 'false') parts.push(`\`${name}\` — the constant (also written ${name === 'true' ? '1' : '0'}).`);
+        const problem = check?.result.diagnostics.find(
+          (d) => d.source === 'vocabulary' && d.startLine === position.lineNumber && d.startColumn === word.startColumn,
+        );
+        if (name === 'true' || name === 'false')
+          parts.push(`\`${name}\` — the constant (also written ${name === 'true' ? '1' : '0'}).`);
         else if (problem !== undefined) parts.push(`⚠ ${problem.message}`);
         else if (known !== undefined) parts.push(`**${name}** — ${known.detail} (${v!.world})`);
         else parts.push(`**${name}** — a proposition${v === null ? '' : ` (not checked against ${v.world})`}`);
@@ -125,7 +157,11 @@ export function registerLtl(ctx: LtlContext): void {
         range,
       }));
       const constants = ['true', 'false'].map((c) => ({
-        label: c, kind: monaco.languages.CompletionItemKind.Constant, insertText: c, sortText: `2${c}`, range,
+        label: c,
+        kind: monaco.languages.CompletionItemKind.Constant,
+        insertText: c,
+        sortText: `2${c}`,
+        range,
       }));
       return { suggestions: [...props, ...ops, ...constants] };
     },

@@ -29,7 +29,9 @@ self.MonacoEnvironment = {
 
 /** The light theme, with the LTL tokens told apart: temporal operators, connectives, propositions. */
 monaco.editor.defineTheme('witness', {
-  base: 'vs', inherit: true, colors: {},
+  base: 'vs',
+  inherit: true,
+  colors: {},
   rules: [
     { token: 'keyword.ltl', foreground: '0550ae', fontStyle: 'bold' },
     { token: 'keyword.invalid.ltl', foreground: 'cf222e', fontStyle: 'bold' },

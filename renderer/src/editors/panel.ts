@@ -13,14 +13,17 @@ export function editorsPanel(): Panel {
   let loading: Promise<void> | null = null;
 
   const load = (): Promise<void> => {
-    loading ??= import('./view.js').then(({ EditorsView }) => {
-      root!.replaceChildren();
-      view = new EditorsView(root!, app!);
-      view.shown();
-    }, (e: unknown) => {
-      loading = null;
-      root!.replaceChildren(el('p', { class: 'error' }, `The editors did not load: ${errorText(e)}`));
-    });
+    loading ??= import('./view.js').then(
+      ({ EditorsView }) => {
+        root!.replaceChildren();
+        view = new EditorsView(root!, app!);
+        view.shown();
+      },
+      (e: unknown) => {
+        loading = null;
+        root!.replaceChildren(el('p', { class: 'error' }, `The editors did not load: ${errorText(e)}`));
+      },
+    );
     return loading;
   };
 

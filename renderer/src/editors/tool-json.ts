@@ -54,8 +54,18 @@ export class ToolSchemas {
   apply(): void {
     const live = (d: Doc): boolean => !d.model.isDisposed();
     const toolUris = [...this.tools].filter(live).map((d) => d.model.uri.toString(true));
-    const toolRefs = new Set([...this.tools].filter(live).map((d) => declaredSchema(d.model)).filter((u): u is string => u !== null && u !== TOOL_SCHEMA_URI));
-    const otherRefs = new Set([...this.others].filter(live).map((d) => declaredSchema(d.model)).filter((u): u is string => u !== null && !toolRefs.has(u) && u !== TOOL_SCHEMA_URI));
+    const toolRefs = new Set(
+      [...this.tools]
+        .filter(live)
+        .map((d) => declaredSchema(d.model))
+        .filter((u): u is string => u !== null && u !== TOOL_SCHEMA_URI),
+    );
+    const otherRefs = new Set(
+      [...this.others]
+        .filter(live)
+        .map((d) => declaredSchema(d.model))
+        .filter((u): u is string => u !== null && !toolRefs.has(u) && u !== TOOL_SCHEMA_URI),
+    );
     const schemas: { uri: string; fileMatch?: string[]; schema: object }[] = [];
     if (this.schema !== null) {
       schemas.push({ uri: TOOL_SCHEMA_URI, fileMatch: toolUris, schema: this.schema });
@@ -66,8 +76,14 @@ export class ToolSchemas {
     if (key === this.applied) return;
     this.applied = key;
     jsonDefaults.setDiagnosticsOptions({
-      validate: true, allowComments: false, trailingCommas: 'error', comments: 'error',
-      enableSchemaRequest: false, schemaRequest: 'ignore', schemaValidation: 'error', schemas,
+      validate: true,
+      allowComments: false,
+      trailingCommas: 'error',
+      comments: 'error',
+      enableSchemaRequest: false,
+      schemaRequest: 'ignore',
+      schemaValidation: 'error',
+      schemas,
     });
   }
 }
@@ -75,7 +91,10 @@ export class ToolSchemas {
 let completionRegistered = false;
 
 /** Completion of field and object names inside a tool file's CEL conditions. */
-export function registerCelCompletion(isTool: (model: monaco.editor.ITextModel) => boolean, vocabulary: () => Vocabulary | null): void {
+export function registerCelCompletion(
+  isTool: (model: monaco.editor.ITextModel) => boolean,
+  vocabulary: () => Vocabulary | null,
+): void {
   if (completionRegistered) return;
   completionRegistered = true;
   monaco.languages.registerCompletionItemProvider('json', {
@@ -87,11 +106,19 @@ export function registerCelCompletion(isTool: (model: monaco.editor.ITextModel) 
       const v = vocabulary();
       if (v === null) return { suggestions: [] };
       const typed = /[A-Za-z0-9_.]*$/.exec(before)![0];
-      const range = new monaco.Range(position.lineNumber, position.column - typed.length, position.lineNumber, position.column);
+      const range = new monaco.Range(
+        position.lineNumber,
+        position.column - typed.length,
+        position.lineNumber,
+        position.column,
+      );
       return {
         suggestions: v.fields.map((f) => ({
-          label: f.name, kind: monaco.languages.CompletionItemKind.Field, detail: `${f.type} (${v.world})`,
-          insertText: f.name, range,
+          label: f.name,
+          kind: monaco.languages.CompletionItemKind.Field,
+          detail: `${f.type} (${v.world})`,
+          insertText: f.name,
+          range,
         })),
       };
     },

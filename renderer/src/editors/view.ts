@@ -26,43 +26,102 @@ export class EditorsView {
   private readonly tabs = el('div', { class: 'editors-tabs', role: 'tablist' });
   private readonly worlds: Worlds;
   private readonly saveButton = el('button', { type: 'button', id: 'editors-save', title: 'Save (Ctrl+S)' }, 'Save');
-  private readonly reloadButton = el('button', { type: 'button', id: 'editors-reload', title: 'Read the file from disk again' }, 'Reload');
-  private readonly useButton = el('button', { type: 'button', id: 'editors-use', title: 'Give this specification to the mission console' }, 'Use in mission');
+  private readonly reloadButton = el(
+    'button',
+    { type: 'button', id: 'editors-reload', title: 'Read the file from disk again' },
+    'Reload',
+  );
+  private readonly useButton = el(
+    'button',
+    { type: 'button', id: 'editors-use', title: 'Give this specification to the mission console' },
+    'Use in mission',
+  );
   private readonly status = el('div', { class: 'editors-status', id: 'editors-status', 'aria-live': 'polite' });
-  private readonly empty = el('div', { class: 'editors-empty' }, 'Open a file from the workspace, or create one with New file.');
+  private readonly empty = el(
+    'div',
+    { class: 'editors-empty' },
+    'Open a file from the workspace, or create one with New file.',
+  );
   private readonly order: Doc[] = [];
   private readonly wasDirty = new Map<Doc, boolean>();
   private active: Doc | null = null;
 
-  constructor(root: HTMLElement, private readonly app: App) {
+  constructor(
+    root: HTMLElement,
+    private readonly app: App,
+  ) {
     this.docs = new Documents(app.api, (doc) => this.changed(doc));
-    this.worlds = new Worlds(app.api, (text, kind) => app.notify(text, kind), () => {
-      if (this.active !== null) this.renderStatus();
-    });
-    this.checks = new Checks(app.api, (doc) => this.worlds.get(slotOf(doc)), (doc) => {
-      if (doc === this.active) this.renderStatus();
-    }, (doc, message) => app.notify(`Checking ${doc.path} failed: ${message}`, 'error'));
+    this.worlds = new Worlds(
+      app.api,
+      (text, kind) => app.notify(text, kind),
+      () => {
+        if (this.active !== null) this.renderStatus();
+      },
+    );
+    this.checks = new Checks(
+      app.api,
+      (doc) => this.worlds.get(slotOf(doc)),
+      (doc) => {
+        if (doc === this.active) this.renderStatus();
+      },
+      (doc, message) => app.notify(`Checking ${doc.path} failed: ${message}`, 'error'),
+    );
     registerLtl({
       vocabulary: () => this.worlds.vocabulary('spec'),
       lastCheck: (model) => this.checks.lastLtl(model),
     });
-    registerCelCompletion((model) => this.docs.byModel(model)?.kind === 'tool', () => this.worlds.vocabulary('tool'));
+    registerCelCompletion(
+      (model) => this.docs.byModel(model)?.kind === 'tool',
+      () => this.worlds.vocabulary('tool'),
+    );
 
-    this.fileList = new FileList((p) => void this.openFile(p), () => void this.newFile(), () => void this.refreshFiles());
+    this.fileList = new FileList(
+      (p) => void this.openFile(p),
+      () => void this.newFile(),
+      () => void this.refreshFiles(),
+    );
     this.problems = new ProblemsList((m) => {
       this.editor.setSelection(new monaco.Range(m.startLineNumber, m.startColumn, m.endLineNumber, m.endColumn));
       this.editor.revealRangeInCenter(new monaco.Range(m.startLineNumber, m.startColumn, m.endLineNumber, m.endColumn));
       this.editor.focus();
     });
     const host = el('div', { class: 'editors-host', id: 'editors-host' });
-    const bar = el('div', { class: 'editors-bar' }, this.tabs, el('span', { class: 'spacer' }),
-      el('label', { for: 'editors-world' }, 'World '), this.worlds.select, this.reloadButton, this.useButton, this.saveButton);
-    root.append(el('div', { class: 'editors' }, this.fileList.element,
-      el('div', { class: 'editors-main' }, bar, el('div', { class: 'editors-stage' }, host, this.empty), this.status, this.problems.element)));
+    const bar = el(
+      'div',
+      { class: 'editors-bar' },
+      this.tabs,
+      el('span', { class: 'spacer' }),
+      el('label', { for: 'editors-world' }, 'World '),
+      this.worlds.select,
+      this.reloadButton,
+      this.useButton,
+      this.saveButton,
+    );
+    root.append(
+      el(
+        'div',
+        { class: 'editors' },
+        this.fileList.element,
+        el(
+          'div',
+          { class: 'editors-main' },
+          bar,
+          el('div', { class: 'editors-stage' }, host, this.empty),
+          this.status,
+          this.problems.element,
+        ),
+      ),
+    );
 
     this.editor = monaco.editor.create(host, {
-      model: null, automaticLayout: true, minimap: { enabled: false }, fontSize: 13, theme: 'witness',
-      fixedOverflowWidgets: true, scrollBeyondLastLine: false, renderValidationDecorations: 'on',
+      model: null,
+      automaticLayout: true,
+      minimap: { enabled: false },
+      fontSize: 13,
+      theme: 'witness',
+      fixedOverflowWidgets: true,
+      scrollBeyondLastLine: false,
+      renderValidationDecorations: 'on',
       quickSuggestions: { other: true, comments: false, strings: true },
     });
     this.editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => void this.save());
@@ -80,7 +139,10 @@ export class EditorsView {
       if (root.offsetParent !== null) void this.syncFromDisk();
     });
 
-    app.api.toolSchema().then((s) => this.schemas.setSchema(s), (e: unknown) => app.notify(`Tool schema unavailable: ${errorText(e)}`, 'error'));
+    app.api.toolSchema().then(
+      (s) => this.schemas.setSchema(s),
+      (e: unknown) => app.notify(`Tool schema unavailable: ${errorText(e)}`, 'error'),
+    );
     void this.worlds.list().then(() => this.renderToolbar());
     void this.refreshFiles();
     this.renderAll();
@@ -127,7 +189,10 @@ export class EditorsView {
   }
 
   private markFiles(): void {
-    this.fileList.mark(this.active?.path ?? null, new Set(this.order.filter((d) => this.docs.isDirty(d)).map((d) => d.path)));
+    this.fileList.mark(
+      this.active?.path ?? null,
+      new Set(this.order.filter((d) => this.docs.isDirty(d)).map((d) => d.path)),
+    );
   }
 
   private async openFile(path: string): Promise<void> {
@@ -179,22 +244,41 @@ export class EditorsView {
 
   private renderTabs(): void {
     const base = (p: string): string => p.split('/').pop()!;
-    const label = (d: Doc): string => this.order.some((o) => o !== d && base(o.path) === base(d.path)) ? d.path : base(d.path);
-    this.tabs.replaceChildren(...this.order.map((d) => {
-      const close = el('button', { type: 'button', class: 'close', title: `Close ${d.path}`, 'aria-label': `Close ${d.path}` }, '×');
-      close.addEventListener('click', (e) => {
-        e.stopPropagation();
-        void this.close(d);
-      });
-      const tab = el('div', { class: 'editors-tab', role: 'tab', tabindex: '0', 'data-path': d.path, title: d.path, 'aria-selected': String(d === this.active) },
-        el('span', { class: 'name' }, label(d)), el('span', { class: 'dot', 'aria-label': 'unsaved' }, '●'), close);
-      tab.classList.toggle('dirty', this.docs.isDirty(d));
-      tab.addEventListener('click', () => this.activate(d));
-      tab.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') this.activate(d);
-      });
-      return tab;
-    }));
+    const label = (d: Doc): string =>
+      this.order.some((o) => o !== d && base(o.path) === base(d.path)) ? d.path : base(d.path);
+    this.tabs.replaceChildren(
+      ...this.order.map((d) => {
+        const close = el(
+          'button',
+          { type: 'button', class: 'close', title: `Close ${d.path}`, 'aria-label': `Close ${d.path}` },
+          '×',
+        );
+        close.addEventListener('click', (e) => {
+          e.stopPropagation();
+          void this.close(d);
+        });
+        const tab = el(
+          'div',
+          {
+            class: 'editors-tab',
+            role: 'tab',
+            tabindex: '0',
+            'data-path': d.path,
+            title: d.path,
+            'aria-selected': String(d === this.active),
+          },
+          el('span', { class: 'name' }, label(d)),
+          el('span', { class: 'dot', 'aria-label': 'unsaved' }, '●'),
+          close,
+        );
+        tab.classList.toggle('dirty', this.docs.isDirty(d));
+        tab.addEventListener('click', () => this.activate(d));
+        tab.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') this.activate(d);
+        });
+        return tab;
+      }),
+    );
   }
 
   private renderToolbar(): void {
@@ -216,13 +300,24 @@ export class EditorsView {
     const world = this.worlds.get(slotOf(d));
     const v = this.worlds.vocabulary(slotOf(d));
     if (d.kind === 'tool') {
-      this.status.textContent = v === null ? `${world}: loading…` : `${world}: skills ${v.skills.join(', ') || 'none'} · ${v.fields.length} fields`;
+      this.status.textContent =
+        v === null
+          ? `${world}: loading…`
+          : `${world}: skills ${v.skills.join(', ') || 'none'} · ${v.fields.length} fields`;
       return;
     }
-    const names = v === null ? 'loading…' : `${v.propositions.length} propositions (${v.propositions.map((p) => p.name).join(', ') || 'no regions file'})`;
+    const names =
+      v === null
+        ? 'loading…'
+        : `${v.propositions.length} propositions (${v.propositions.map((p) => p.name).join(', ') || 'no regions file'})`;
     const check = this.checks.lastLtl(d.model);
     const a = check?.result.automaton;
-    const automaton = check === null ? 'checking…' : a === undefined ? 'no automaton' : `automaton: ${a.states} states, ${a.edges} edges, ${a.accepting} accepting`;
+    const automaton =
+      check === null
+        ? 'checking…'
+        : a === undefined
+          ? 'no automaton'
+          : `automaton: ${a.states} states, ${a.edges} edges, ${a.accepting} accepting`;
     this.status.textContent = `${world}: ${names} · ${automaton}`;
   }
 
@@ -271,8 +366,12 @@ export class EditorsView {
 
   private async saveAs(doc: Doc): Promise<boolean> {
     const suggestion = doc.path.replace(/(\.[^./]*)?$/, (ext) => `-mine${ext}`);
-    const path = await askPath('Save as', 'Save your version under another name in the workspace.', suggestion,
-      (p) => pathProblem(p) ?? (this.docs.get(p) !== undefined ? `${p} is open: choose another name` : null));
+    const path = await askPath(
+      'Save as',
+      'Save your version under another name in the workspace.',
+      suggestion,
+      (p) => pathProblem(p) ?? (this.docs.get(p) !== undefined ? `${p} is open: choose another name` : null),
+    );
     if (path === null) return false;
     const text = doc.model.getValue();
     try {
@@ -286,7 +385,12 @@ export class EditorsView {
       void this.refreshFiles();
       return true;
     } catch (e) {
-      this.app.notify(e instanceof ApiCallError && e.code === 'conflict' ? `${path} already exists: not saved` : `Could not save ${path}: ${errorText(e)}`, 'error');
+      this.app.notify(
+        e instanceof ApiCallError && e.code === 'conflict'
+          ? `${path} already exists: not saved`
+          : `Could not save ${path}: ${errorText(e)}`,
+        'error',
+      );
       return false;
     }
   }
@@ -295,8 +399,14 @@ export class EditorsView {
     const doc = this.active;
     if (doc === null) return;
     if (this.docs.isDirty(doc)) {
-      const ok = await choose('Discard your changes?', `Reload ${doc.path} from disk and discard your unsaved changes?`,
-        [{ id: 'reload', label: 'Reload and discard' }, { id: 'cancel', label: 'Cancel', primary: true }]);
+      const ok = await choose(
+        'Discard your changes?',
+        `Reload ${doc.path} from disk and discard your unsaved changes?`,
+        [
+          { id: 'reload', label: 'Reload and discard' },
+          { id: 'cancel', label: 'Cancel', primary: true },
+        ],
+      );
       if (ok !== 'reload') return;
     }
     try {
@@ -310,7 +420,9 @@ export class EditorsView {
   private async close(doc: Doc): Promise<void> {
     if (this.docs.isDirty(doc)) {
       const choice = await choose('Unsaved changes', `Save your changes to ${doc.path} before closing it?`, [
-        { id: 'save', label: 'Save', primary: true }, { id: 'discard', label: "Don't save" }, { id: 'cancel', label: 'Cancel' },
+        { id: 'save', label: 'Save', primary: true },
+        { id: 'discard', label: "Don't save" },
+        { id: 'cancel', label: 'Cancel' },
       ]);
       if (choice === 'cancel') return;
       if (choice === 'save' && !(await this.save(doc))) return;
@@ -324,7 +436,7 @@ export class EditorsView {
     this.checks.forget(doc);
     this.schemas.untrack(doc);
     this.wasDirty.delete(doc);
-    const next = doc === this.active ? this.order[Math.min(i, this.order.length - 1)] ?? null : this.active;
+    const next = doc === this.active ? (this.order[Math.min(i, this.order.length - 1)] ?? null) : this.active;
     if (doc === this.active) {
       this.active = null;
       this.editor.setModel(null);
@@ -334,9 +446,12 @@ export class EditorsView {
   }
 
   private async newFile(): Promise<void> {
-    const path = await askPath('New file',
+    const path = await askPath(
+      'New file',
       'A path in the workspace: .ltl for a specification; .json under tools/ (or *.tool.json) for a tool definition.',
-      'specs/untitled.ltl', (p) => pathProblem(p));
+      'specs/untitled.ltl',
+      (p) => pathProblem(p),
+    );
     if (path === null) return;
     const text = template(path);
     try {
@@ -346,7 +461,12 @@ export class EditorsView {
       this.activate(doc);
       void this.refreshFiles();
     } catch (e) {
-      this.app.notify(e instanceof ApiCallError && e.code === 'conflict' ? `${path} already exists` : `Cannot create ${path}: ${errorText(e)}`, 'error');
+      this.app.notify(
+        e instanceof ApiCallError && e.code === 'conflict'
+          ? `${path} already exists`
+          : `Cannot create ${path}: ${errorText(e)}`,
+        'error',
+      );
     }
   }
 

@@ -61,15 +61,18 @@ export class Worlds {
   private load(world: string): Promise<Vocabulary | null> {
     let p = this.pending.get(world);
     if (p === undefined) {
-      p = this.api.worldVocabulary({ world }).then((v) => {
-        this.loaded.set(world, v);
-        this.arrived();
-        return v;
-      }, (e: unknown) => {
-        this.pending.delete(world);
-        this.notify(`Cannot load the vocabulary of ${world}: ${errorText(e)}`, 'error');
-        return null;
-      });
+      p = this.api.worldVocabulary({ world }).then(
+        (v) => {
+          this.loaded.set(world, v);
+          this.arrived();
+          return v;
+        },
+        (e: unknown) => {
+          this.pending.delete(world);
+          this.notify(`Cannot load the vocabulary of ${world}: ${errorText(e)}`, 'error');
+          return null;
+        },
+      );
       this.pending.set(world, p);
     }
     return p;

@@ -10,18 +10,32 @@
  * are the ones on the screen to a pixel or two; each label is put exactly where it was placed).
  */
 
-export interface Point { x: number; y: number }
-export interface Box { x1: number; y1: number; x2: number; y2: number }
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Box {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 
 /** States in breadth-first order from the initial states (successors by id), then any unreached ones by id. */
-export function stateOrder(states: readonly { id: number; initial: boolean }[], edges: readonly { from: number; to: number }[]): number[] {
+export function stateOrder(
+  states: readonly { id: number; initial: boolean }[],
+  edges: readonly { from: number; to: number }[],
+): number[] {
   const next = new Map<number, number[]>();
   for (const e of edges) {
     if (e.from !== e.to) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
   }
   const seen = new Set<number>();
   const order: number[] = [];
-  const queue = states.filter((s) => s.initial).map((s) => s.id).sort((a, b) => a - b);
+  const queue = states
+    .filter((s) => s.initial)
+    .map((s) => s.id)
+    .sort((a, b) => a - b);
   for (const q of queue) seen.add(q);
   for (let i = 0; i < queue.length; i++) {
     const q = queue[i]!;
@@ -72,9 +86,11 @@ const norm = (a: number): number => ((a % TAU) + TAU) % TAU;
 export function freeDirection(taken: readonly number[], halfWidth: number, fallback: number): number {
   if (taken.length === 0) return fallback;
   const a = [...taken].map(norm).sort((x, y) => x - y);
-  let best = -Infinity, dir = fallback;
+  let best = -Infinity,
+    dir = fallback;
   for (let i = 0; i < a.length; i++) {
-    const from = a[i]!, to = i + 1 < a.length ? a[i + 1]! : a[0]! + TAU;
+    const from = a[i]!,
+      to = i + 1 < a.length ? a[i + 1]! : a[0]! + TAU;
     const gap = to - from - 2 * halfWidth;
     if (gap > best + 1e-9) {
       best = gap;
@@ -114,7 +130,9 @@ export function pathAt(path: readonly Point[], t: number): { at: Point; tangent:
   const pieces = (path.length - 1) / 2;
   const k = Math.min(pieces - 1, Math.floor(t * pieces));
   const u = t * pieces - k;
-  const p0 = path[2 * k]!, p1 = path[2 * k + 1]!, p2 = path[2 * k + 2]!;
+  const p0 = path[2 * k]!,
+    p1 = path[2 * k + 1]!,
+    p2 = path[2 * k + 2]!;
   const v = 1 - u;
   return {
     at: { x: v * v * p0.x + 2 * v * u * p1.x + u * u * p2.x, y: v * v * p0.y + 2 * v * u * p1.y + u * u * p2.y },
@@ -122,7 +140,12 @@ export function pathAt(path: readonly Point[], t: number): { at: Point; tangent:
   };
 }
 
-export const boxAt = (c: Point, w: number, h: number): Box => ({ x1: c.x - w / 2, y1: c.y - h / 2, x2: c.x + w / 2, y2: c.y + h / 2 });
+export const boxAt = (c: Point, w: number, h: number): Box => ({
+  x1: c.x - w / 2,
+  y1: c.y - h / 2,
+  x2: c.x + w / 2,
+  y2: c.y + h / 2,
+});
 
 /** Two boxes overlap (touching edges do not). */
 export const overlaps = (a: Box, b: Box): boolean => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
@@ -151,9 +174,16 @@ function polyline(path: readonly Point[]): Point[] {
 
 /** A segment meets a box (Liang–Barsky clipping). */
 function segmentMeets(a: Point, b: Point, box: Box): boolean {
-  let t0 = 0, t1 = 1;
-  const dx = b.x - a.x, dy = b.y - a.y;
-  for (const [p, q] of [[-dx, a.x - box.x1], [dx, box.x2 - a.x], [-dy, a.y - box.y1], [dy, box.y2 - a.y]] as const) {
+  let t0 = 0,
+    t1 = 1;
+  const dx = b.x - a.x,
+    dy = b.y - a.y;
+  for (const [p, q] of [
+    [-dx, a.x - box.x1],
+    [dx, box.x2 - a.x],
+    [-dy, a.y - box.y1],
+    [dy, box.y2 - a.y],
+  ] as const) {
     if (p === 0) {
       if (q < 0) return false;
     } else {
@@ -176,19 +206,24 @@ const meetsPolyline = (pts: readonly Point[], box: Box): boolean => {
 export function candidates(l: LabelToPlace): Point[] {
   const out: Point[] = [];
   if (l.loop !== undefined) {
-    const apex = pathAt(l.path, 0.5).at, o = l.loop.outward;
+    const apex = pathAt(l.path, 0.5).at,
+      o = l.loop.outward;
     // Outwards from the loop's far end, then slid sideways (the loop still touches the label).
-    const reach = Math.abs(o.x) * l.w / 2 + Math.abs(o.y) * l.h / 2;
-    const side = Math.abs(o.y) * l.w / 2 + Math.abs(o.x) * l.h / 2;
+    const reach = (Math.abs(o.x) * l.w) / 2 + (Math.abs(o.y) * l.h) / 2;
+    const side = (Math.abs(o.y) * l.w) / 2 + (Math.abs(o.x) * l.h) / 2;
     for (const across of [0, 0.4, -0.4, 0.8, -0.8]) {
-      for (const k of [0, 0.5, 0.9]) out.push({ x: apex.x + o.x * reach * k - o.y * side * across, y: apex.y + o.y * reach * k + o.x * side * across });
+      for (const k of [0, 0.5, 0.9])
+        out.push({
+          x: apex.x + o.x * reach * k - o.y * side * across,
+          y: apex.y + o.y * reach * k + o.x * side * across,
+        });
     }
   } else {
     for (const across of ACROSS) {
       for (const t of ALONG) {
         const { at, tangent } = pathAt(l.path, t);
         const n = { x: -tangent.y, y: tangent.x };
-        const extent = Math.abs(n.x) * l.w / 2 + Math.abs(n.y) * l.h / 2;
+        const extent = (Math.abs(n.x) * l.w) / 2 + (Math.abs(n.y) * l.h) / 2;
         out.push({ x: at.x + n.x * extent * across, y: at.y + n.y * extent * across });
       }
     }
@@ -211,11 +246,27 @@ const pathLength = (path: readonly Point[]): number => {
  * one label in its way to another free place of its own. Returns each label's centre, or null when
  * some label still found no place (the caller spreads the states further apart and tries again).
  */
-export function placeLabels(labels: readonly LabelToPlace[], obstacles: readonly Box[], gap = 1): Map<string, Point> | null {
+export function placeLabels(
+  labels: readonly LabelToPlace[],
+  obstacles: readonly Box[],
+  gap = 1,
+): Map<string, Point> | null {
   const grow = (b: Box): Box => ({ x1: b.x1 - gap, y1: b.y1 - gap, x2: b.x2 + gap, y2: b.y2 + gap });
   const fixed: Box[] = obstacles.map(grow);
-  const order = [...labels].sort((a, b) => Number(b.loop !== undefined) - Number(a.loop !== undefined) || pathLength(a.path) - pathLength(b.path) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const options = new Map(order.map((l) => [l.id, candidates(l).map((p) => ({ at: p, box: grow(boxAt(p, l.w, l.h)) })).filter((o) => fixed.every((f) => !overlaps(o.box, f)))]));
+  const order = [...labels].sort(
+    (a, b) =>
+      Number(b.loop !== undefined) - Number(a.loop !== undefined) ||
+      pathLength(a.path) - pathLength(b.path) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const options = new Map(
+    order.map((l) => [
+      l.id,
+      candidates(l)
+        .map((p) => ({ at: p, box: grow(boxAt(p, l.w, l.h)) }))
+        .filter((o) => fixed.every((f) => !overlaps(o.box, f))),
+    ]),
+  );
   /** The labels placed so far: centre and (grown) box. */
   const placed = new Map<string, { at: Point; box: Box }>();
   const free = (box: Box, except?: string): boolean => {
@@ -270,8 +321,18 @@ export interface AutomatonGeometry {
   edgeHalfAngle: number;
 }
 
-export interface ShapeState { id: number; initial: boolean; /** Half the state's box (its border included). */ half: number }
-export interface ShapeEdge { id: string; from: number; to: number; /** The label's box (0 × 0: no label). */ w: number; h: number }
+export interface ShapeState {
+  id: number;
+  initial: boolean;
+  /** Half the state's box (its border included). */ half: number;
+}
+export interface ShapeEdge {
+  id: string;
+  from: number;
+  to: number;
+  /** The label's box (0 × 0: no label). */ w: number;
+  h: number;
+}
 
 export interface ArrangedEdge {
   /** Cytoscape's control-point distance (unbundled-bezier; a self-loop's size). */
@@ -294,7 +355,12 @@ export interface Arrangement {
 }
 
 const unitOf = (clock: number): Point => ({ x: Math.sin(clock), y: -Math.cos(clock) });
-const union = (a: Box, b: Box): Box => ({ x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1), x2: Math.max(a.x2, b.x2), y2: Math.max(a.y2, b.y2) });
+const union = (a: Box, b: Box): Box => ({
+  x1: Math.min(a.x1, b.x1),
+  y1: Math.min(a.y1, b.y1),
+  x2: Math.max(a.x2, b.x2),
+  y2: Math.max(a.y2, b.y2),
+});
 const around = (p: Point, half: number): Box => ({ x1: p.x - half, y1: p.y - half, x2: p.x + half, y2: p.y + half });
 const toward = (c: Point, to: Point, r: number): Point => {
   const l = Math.hypot(to.x - c.x, to.y - c.y) || 1;
@@ -302,7 +368,13 @@ const toward = (c: Point, to: Point, r: number): Point => {
 };
 
 /** The states' places and the edges' paths at `scale`, without labels. */
-function skeleton(states: readonly ShapeState[], edges: readonly ShapeEdge[], order: readonly number[], g: AutomatonGeometry, scale: number) {
+function skeleton(
+  states: readonly ShapeState[],
+  edges: readonly ShapeEdge[],
+  order: readonly number[],
+  g: AutomatonGeometry,
+  scale: number,
+) {
   const pts = circlePoints(order.length, circleRadius(order.length, g.spacing, g.minRadius) * scale);
   const positions = new Map(order.map((q, i) => [q, pts[i]!]));
   const pairs = new Set(edges.filter((e) => e.from !== e.to).map((e) => `${e.from}>${e.to}`));
@@ -332,20 +404,33 @@ function skeleton(states: readonly ShapeState[], edges: readonly ShapeEdge[], or
   }
   const paths = new Map<string, Omit<ArrangedEdge, 'label'>>();
   for (const e of edges) {
-    const a = positions.get(e.from)!, b = positions.get(e.to)!;
+    const a = positions.get(e.from)!,
+      b = positions.get(e.to)!;
     if (e.from === e.to) {
       // Cytoscape's self-loop: two control points 1.4 × its distance out, either side of its direction.
-      const d = loopDir.get(e.from)!, reach = 1.4 * g.loopDistance;
+      const d = loopDir.get(e.from)!,
+        reach = 1.4 * g.loopDistance;
       const c1 = { x: a.x + unitOf(d - g.loopSweep / 2).x * reach, y: a.y + unitOf(d - g.loopSweep / 2).y * reach };
       const c2 = { x: a.x + unitOf(d + g.loopSweep / 2).x * reach, y: a.y + unitOf(d + g.loopSweep / 2).y * reach };
-      paths.set(e.id, { controlDistance: g.loopDistance, loopDirection: d, path: edgePath(toward(a, c1, g.stateRadius), [c1, c2], toward(a, c2, g.stateRadius)) });
+      paths.set(e.id, {
+        controlDistance: g.loopDistance,
+        loopDirection: d,
+        path: edgePath(toward(a, c1, g.stateRadius), [c1, c2], toward(a, c2, g.stateRadius)),
+      });
       continue;
     }
-    // Unbundled bezier: the control point `distance` off the centres' midpoint, to the left of the edge's own direction (y down).
+    // Unbundled bezier: the control point `distance` off the centres' midpoint, to the left of the edge's own direction
+    // (y down).
     const distance = pairs.has(`${e.to}>${e.from}`) ? g.pairDistance : 0;
     const l = Math.hypot(b.x - a.x, b.y - a.y) || 1;
     const c = { x: (a.x + b.x) / 2 - ((b.y - a.y) / l) * distance, y: (a.y + b.y) / 2 + ((b.x - a.x) / l) * distance };
-    paths.set(e.id, { controlDistance: distance, path: distance === 0 ? [toward(a, b, g.stateRadius), toward(b, a, g.stateRadius)] : edgePath(toward(a, c, g.stateRadius), [c], toward(b, c, g.stateRadius)) });
+    paths.set(e.id, {
+      controlDistance: distance,
+      path:
+        distance === 0
+          ? [toward(a, b, g.stateRadius), toward(b, a, g.stateRadius)]
+          : edgePath(toward(a, c, g.stateRadius), [c], toward(b, c, g.stateRadius)),
+    });
   }
   let bounds: Box = { x1: Infinity, y1: Infinity, x2: -Infinity, y2: -Infinity };
   for (const s of states) bounds = union(bounds, around(positions.get(s.id)!, s.half));
@@ -359,15 +444,33 @@ function skeleton(states: readonly ShapeState[], edges: readonly ShapeEdge[], or
  * States, edges and labels at `scale` (of the circle at scale 1), every label clear of the states,
  * the entry dots and the other labels; null when some label finds no room at this scale.
  */
-export function arrange(states: readonly ShapeState[], edges: readonly ShapeEdge[], g: AutomatonGeometry, scale: number): Arrangement | null {
+export function arrange(
+  states: readonly ShapeState[],
+  edges: readonly ShapeEdge[],
+  g: AutomatonGeometry,
+  scale: number,
+): Arrangement | null {
   const order = stateOrder(states, edges);
   const { positions, entries, paths, bounds } = skeleton(states, edges, order, g, scale);
-  const obstacles = [...states.map((s) => around(positions.get(s.id)!, s.half)), ...[...entries.values()].map((p) => around(p, 3))];
+  const obstacles = [
+    ...states.map((s) => around(positions.get(s.id)!, s.half)),
+    ...[...entries.values()].map((p) => around(p, 3)),
+  ];
   const labelled = edges.filter((e) => e.w > 0 && e.h > 0);
-  const placed = placeLabels(labelled.map((e) => {
-    const p = paths.get(e.id)!;
-    return { id: e.id, path: p.path, w: e.w, h: e.h, ...(p.loopDirection !== undefined ? { loop: { outward: unitOf(p.loopDirection) } } : {}) };
-  }), obstacles, 1.5);
+  const placed = placeLabels(
+    labelled.map((e) => {
+      const p = paths.get(e.id)!;
+      return {
+        id: e.id,
+        path: p.path,
+        w: e.w,
+        h: e.h,
+        ...(p.loopDirection !== undefined ? { loop: { outward: unitOf(p.loopDirection) } } : {}),
+      };
+    }),
+    obstacles,
+    1.5,
+  );
   if (placed === null) return null;
   let all = bounds;
   const out = new Map<string, ArrangedEdge>();
@@ -381,15 +484,27 @@ export function arrange(states: readonly ShapeState[], edges: readonly ShapeEdge
 
 /** The zoom at which `bounds` fills a `width` × `height` pane less `pad` on every side (never above `maxZoom`). */
 export function fitZoom(bounds: Box, width: number, height: number, pad: number, maxZoom: number): number {
-  const w = Math.max(1e-9, bounds.x2 - bounds.x1), h = Math.max(1e-9, bounds.y2 - bounds.y1);
+  const w = Math.max(1e-9, bounds.x2 - bounds.x1),
+    h = Math.max(1e-9, bounds.y2 - bounds.y1);
   return Math.min(maxZoom, (width - 2 * pad) / w, (height - 2 * pad) / h);
 }
 
 /** The scales of the circle tried, smallest first. */
-export const SCALES: readonly number[] = [0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.4, 2.8, 3.3, 4, 5, 6.5, 8, 11];
+export const SCALES: readonly number[] = [
+  0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.4, 2.8, 3.3, 4, 5, 6.5, 8, 11,
+];
 
-/** Whether the states and edges alone, at the smallest scale, fit the pane at `minZoom` (else no labels of any size will). */
-export function statesFit(states: readonly ShapeState[], edges: readonly ShapeEdge[], g: AutomatonGeometry, pane: { width: number; height: number; pad: number; maxZoom: number }, minZoom: number): boolean {
+/**
+ * Whether the states and edges alone, at the smallest scale, fit the pane at `minZoom` (else no labels of any size
+ * will).
+ */
+export function statesFit(
+  states: readonly ShapeState[],
+  edges: readonly ShapeEdge[],
+  g: AutomatonGeometry,
+  pane: { width: number; height: number; pad: number; maxZoom: number },
+  minZoom: number,
+): boolean {
   const bare = skeleton(states, edges, stateOrder(states, edges), g, SCALES[0]!).bounds;
   return fitZoom(bare, pane.width, pane.height, pane.pad, pane.maxZoom) >= minZoom;
 }
@@ -399,7 +514,13 @@ export function statesFit(states: readonly ShapeState[], edges: readonly ShapeEd
  * more, with that zoom; null when none does (larger scales only zoom out further, so the search
  * stops at the first scale whose states and edges alone would need less than `minZoom`).
  */
-export function bestArrangement(states: readonly ShapeState[], edges: readonly ShapeEdge[], g: AutomatonGeometry, pane: { width: number; height: number; pad: number; maxZoom: number }, minZoom: number): { arrangement: Arrangement; zoom: number } | null {
+export function bestArrangement(
+  states: readonly ShapeState[],
+  edges: readonly ShapeEdge[],
+  g: AutomatonGeometry,
+  pane: { width: number; height: number; pad: number; maxZoom: number },
+  minZoom: number,
+): { arrangement: Arrangement; zoom: number } | null {
   const order = stateOrder(states, edges);
   for (const scale of SCALES) {
     const bare = skeleton(states, edges, order, g, scale).bounds;

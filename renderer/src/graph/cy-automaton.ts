@@ -13,13 +13,33 @@ import cytoscape, { type EdgeSingular, type ElementDefinition } from 'cytoscape'
 import type { AutomatonView } from '../../../main/contract/api.js';
 import type { AutomatonViewHandle } from './view.js';
 import { AUTOMATON_GEOMETRY as GEOMETRY, GUARD_FONT, NUMBER_FONT, automatonStyle, planColours } from './cy-style.js';
-import { type Arrangement, type ShapeEdge, type ShapeState, arrange, bestArrangement, fitZoom, circlePoints, circleRadius, guardText, stateOrder, statesFit } from './automaton-layout.js';
+import {
+  type Arrangement,
+  type ShapeEdge,
+  type ShapeState,
+  arrange,
+  bestArrangement,
+  fitZoom,
+  circlePoints,
+  circleRadius,
+  guardText,
+  stateOrder,
+  statesFit,
+} from './automaton-layout.js';
 
-/** How the edges are labelled: with their guards, with numbers that the list explains, or not at all (the list alone). */
+/**
+ * How the edges are labelled: with their guards, with numbers that the list explains, or not at all (the list alone).
+ */
 export type GuardLabels = 'guards' | 'numbers' | 'list';
 
 /** A box on the page (client pixels). */
-export interface LabelBox { id: string; x1: number; y1: number; x2: number; y2: number }
+export interface LabelBox {
+  id: string;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 
 export interface CyAutomatonView extends AutomatonViewHandle {
   readonly cy: cytoscape.Core;
@@ -45,20 +65,41 @@ export function automatonElements(a: AutomatonView): ElementDefinition[] {
     els.push({ group: 'nodes', data: { id: stateId(s.id), label: `q${s.id}`, state: s.id }, classes });
     if (s.initial) {
       els.push({ group: 'nodes', data: { id: `entry${s.id}` }, classes: 'entry' });
-      els.push({ group: 'edges', data: { id: `entry-e${s.id}`, source: `entry${s.id}`, target: stateId(s.id), guard: '' }, classes: 'entry' });
+      els.push({
+        group: 'edges',
+        data: { id: `entry-e${s.id}`, source: `entry${s.id}`, target: stateId(s.id), guard: '' },
+        classes: 'entry',
+      });
     }
   }
   a.edges.forEach((e, k) => {
     els.push({
       group: 'edges',
-      data: { id: `t${k}`, source: stateId(e.from), target: stateId(e.to), guard: e.guard, number: k + 1, text: guardText(e.guard), mx: 0, my: 0, cd: 0, loop: 0 },
+      data: {
+        id: `t${k}`,
+        source: stateId(e.from),
+        target: stateId(e.to),
+        guard: e.guard,
+        number: k + 1,
+        text: guardText(e.guard),
+        mx: 0,
+        my: 0,
+        cd: 0,
+        loop: 0,
+      },
       classes: e.from === e.to ? 'transition loop' : 'transition',
     });
   });
   return els;
 }
 
-const LABEL_ONLY = { includeLabels: true, includeNodes: false, includeEdges: false, includeOverlays: false, includeUnderlays: false } as const;
+const LABEL_ONLY = {
+  includeLabels: true,
+  includeNodes: false,
+  includeEdges: false,
+  includeOverlays: false,
+  includeUnderlays: false,
+} as const;
 
 /** The transitions list: one item per edge (its number, from → to, its guard). */
 function transitionList(a: AutomatonView | null): HTMLElement[] {
@@ -89,9 +130,15 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
   list.setAttribute('aria-label', 'Transitions of the automaton: number, from → to, guard');
   root.replaceChildren(host, list);
   const cy = cytoscape({
-    container: host, elements: [], style: automatonStyle(planColours()),
+    container: host,
+    elements: [],
+    style: automatonStyle(planColours()),
     // A two-state automaton fitted to the pane would be drawn huge: cap the zoom.
-    minZoom: 0.05, maxZoom: 1.5, autoungrabify: false, boxSelectionEnabled: false, autounselectify: true,
+    minZoom: 0.05,
+    maxZoom: 1.5,
+    autoungrabify: false,
+    boxSelectionEnabled: false,
+    autounselectify: true,
   });
   let automaton: AutomatonView | null = null;
   let needsLayout = false;
@@ -102,7 +149,8 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     root.dataset.labels = mode;
     cy.batch(() => {
       cy.edges('.transition').forEach((e) => {
-        const text = mode === 'guards' ? guardText(e.data('guard') as string) : mode === 'numbers' ? String(e.data('number')) : '';
+        const text =
+          mode === 'guards' ? guardText(e.data('guard') as string) : mode === 'numbers' ? String(e.data('number')) : '';
         e.data({ text, mx: 0, my: 0 });
       });
       if (mode === 'numbers') cy.edges('.transition').addClass('numbered');
@@ -117,7 +165,13 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     edges.boundingBox(LABEL_ONLY);
     return edges.map((e) => {
       const b = e.boundingBox(LABEL_ONLY);
-      return { id: e.id(), from: e.source().data('state') as number, to: e.target().data('state') as number, w: b.w, h: b.h };
+      return {
+        id: e.id(),
+        from: e.source().data('state') as number,
+        to: e.target().data('state') as number,
+        w: b.w,
+        h: b.h,
+      };
     });
   };
 
@@ -136,17 +190,26 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     const edges = cy.edges('.transition');
     edges.boundingBox(LABEL_ONLY);
     const offsets = edges.map((e) => {
-      const m = e.midpoint(), c = a.edges.get(e.id())!.label;
+      const m = e.midpoint(),
+        c = a.edges.get(e.id())!.label;
       return { e, mx: c.x - m.x, my: c.y - m.y };
     });
-    cy.batch(() => { for (const { e, mx, my } of offsets) e.data({ mx, my }); });
+    cy.batch(() => {
+      for (const { e, mx, my } of offsets) e.data({ mx, my });
+    });
   };
 
   /** Everything drawn in view, PAD from the sides (as automaton-layout.ts's fitZoom reckons: overlays left out). */
   const fit = (): void => {
     const b = cy.elements().boundingBox({ includeOverlays: false, includeUnderlays: false });
     const zoom = Math.max(cy.minZoom(), fitZoom(b, host.clientWidth, host.clientHeight, PAD, cy.maxZoom()));
-    cy.viewport({ zoom, pan: { x: host.clientWidth / 2 - zoom * (b.x1 + b.x2) / 2, y: host.clientHeight / 2 - zoom * (b.y1 + b.y2) / 2 } });
+    cy.viewport({
+      zoom,
+      pan: {
+        x: host.clientWidth / 2 - (zoom * (b.x1 + b.x2)) / 2,
+        y: host.clientHeight / 2 - (zoom * (b.y1 + b.y2)) / 2,
+      },
+    });
   };
 
   const layout = (): void => {
@@ -161,9 +224,19 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     const order = stateOrder(a.states, a.edges);
     const pts = circlePoints(order.length, circleRadius(order.length, GEOMETRY.spacing, GEOMETRY.minRadius));
     cy.batch(() => order.forEach((q, i) => cy.getElementById(stateId(q)).position(pts[i]!)));
-    const states: ShapeState[] = a.states.map((s) => ({ id: s.id, initial: s.initial, half: cy.getElementById(stateId(s.id)).boundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false }).w / 2 }));
+    const states: ShapeState[] = a.states.map((s) => ({
+      id: s.id,
+      initial: s.initial,
+      half:
+        cy
+          .getElementById(stateId(s.id))
+          .boundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false }).w / 2,
+    }));
     const bare = a.edges.map((e, k) => ({ id: `t${k}`, from: e.from, to: e.to, w: 0, h: 0 }));
-    const modes: [GuardLabels, number][] = [['guards', MIN_GUARD_PX / GUARD_FONT], ['numbers', MIN_NUMBER_PX / NUMBER_FONT]];
+    const modes: [GuardLabels, number][] = [
+      ['guards', MIN_GUARD_PX / GUARD_FONT],
+      ['numbers', MIN_NUMBER_PX / NUMBER_FONT],
+    ];
     let done = false;
     for (const [mode, minZoom] of modes) {
       // The picture's size with this mode's list (shown under numbers: a pane of fixed height gives it room).
@@ -231,16 +304,35 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
           else n.removeClass('active');
         });
       });
-      root.dataset.active = cy.nodes('.state.active').map((n) => String(n.data('state'))).join(',');
+      root.dataset.active = cy
+        .nodes('.state.active')
+        .map((n) => String(n.data('state')))
+        .join(',');
     },
     labelBoxes() {
       const r = host.getBoundingClientRect();
-      const page = (id: string, b: { x1: number; y1: number; x2: number; y2: number }): LabelBox => ({ id, x1: r.left + b.x1, y1: r.top + b.y1, x2: r.left + b.x2, y2: r.top + b.y2 });
+      const page = (id: string, b: { x1: number; y1: number; x2: number; y2: number }): LabelBox => ({
+        id,
+        x1: r.left + b.x1,
+        y1: r.top + b.y1,
+        x2: r.left + b.x2,
+        y2: r.top + b.y2,
+      });
       const mode = (root.dataset.labels ?? 'guards') as GuardLabels;
       return {
         mode,
-        labels: cy.edges('.transition').filter((e) => (e.data('text') as string) !== '').map((e) => page(e.id(), e.renderedBoundingBox(LABEL_ONLY))),
-        states: cy.nodes('.state').map((n) => page(n.id(), n.renderedBoundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false }))),
+        labels: cy
+          .edges('.transition')
+          .filter((e) => (e.data('text') as string) !== '')
+          .map((e) => page(e.id(), e.renderedBoundingBox(LABEL_ONLY))),
+        states: cy
+          .nodes('.state')
+          .map((n) =>
+            page(
+              n.id(),
+              n.renderedBoundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false }),
+            ),
+          ),
         area: { id: 'area', x1: r.left, y1: r.top, x2: r.right, y2: r.bottom },
         fontPx: cy.zoom() * (mode === 'guards' ? GUARD_FONT : NUMBER_FONT),
       };

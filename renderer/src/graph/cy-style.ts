@@ -23,20 +23,64 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
   return [
     {
       selector: 'node',
-      style: { width: size, height: size, 'background-color': 'data(colour)', 'border-width': 0, label: '', 'min-zoomed-font-size': 9 },
+      style: {
+        width: size,
+        height: size,
+        'background-color': 'data(colour)',
+        'border-width': 0,
+        label: '',
+        'min-zoomed-font-size': 9,
+      },
     },
     { selector: 'node.cluster', style: { width: size * 0.7, height: size * 0.7 } },
-    { selector: 'node.anchor', style: { shape: 'diamond', width: size * 1.5, height: size * 1.5, 'border-width': size * 0.12, 'border-color': '#1d232b' } },
+    {
+      selector: 'node.anchor',
+      style: {
+        shape: 'diamond',
+        width: size * 1.5,
+        height: size * 1.5,
+        'border-width': size * 0.12,
+        'border-color': '#1d232b',
+      },
+    },
     {
       selector: 'node.has-labels',
-      style: { label: 'data(label)', 'font-size': font, color: '#1d232b', 'text-valign': 'top', 'text-margin-y': -size * 0.2, 'text-outline-color': '#fff', 'text-outline-width': font * 0.12 },
+      style: {
+        label: 'data(label)',
+        'font-size': font,
+        color: '#1d232b',
+        'text-valign': 'top',
+        'text-margin-y': -size * 0.2,
+        'text-outline-color': '#fff',
+        'text-outline-width': font * 0.12,
+      },
     },
     {
       // Zoomed in far enough (cy-view.ts toggles the class): every node says its id, and its labels.
       selector: 'node.named',
-      style: { label: 'data(name)', 'font-size': Math.max(3, size * 0.45), color: '#1d232b', 'text-valign': 'bottom', 'text-margin-y': size * 0.1, 'text-outline-color': '#fff', 'text-outline-width': Math.max(0.5, size * 0.06), 'min-zoomed-font-size': 0 },
+      style: {
+        label: 'data(name)',
+        'font-size': Math.max(3, size * 0.45),
+        color: '#1d232b',
+        'text-valign': 'bottom',
+        'text-margin-y': size * 0.1,
+        'text-outline-color': '#fff',
+        'text-outline-width': Math.max(0.5, size * 0.06),
+        'min-zoomed-font-size': 0,
+      },
     },
-    { selector: 'node.start', style: { shape: 'star', width: size * 2, height: size * 2, 'background-color': '#111', 'border-width': size * 0.12, 'border-color': '#fff', 'z-index': 20 } },
+    {
+      selector: 'node.start',
+      style: {
+        shape: 'star',
+        width: size * 2,
+        height: size * 2,
+        'background-color': '#111',
+        'border-width': size * 0.12,
+        'border-color': '#fff',
+        'z-index': 20,
+      },
+    },
     { selector: 'node.heat', style: { 'background-color': `mapData(heat, 0, 1, ${HEAT_LOW}, ${HEAT_HIGH})` } },
     { selector: 'node.on-prefix', style: { 'border-width': size * 0.18, 'border-color': c.prefix } },
     { selector: 'node.on-suffix', style: { 'border-width': size * 0.18, 'border-color': c.suffix } },
@@ -46,12 +90,20 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
       selector: 'edge.plan',
       style: {
         // Bezier, so a prefix and a suffix over the same pair of nodes are drawn side by side.
-        'curve-style': 'bezier', 'control-point-step-size': size * 0.6, width: size * 0.3, opacity: 0.95, 'z-index': 10,
-        'target-arrow-shape': 'triangle', 'arrow-scale': 0.6,
+        'curve-style': 'bezier',
+        'control-point-step-size': size * 0.6,
+        width: size * 0.3,
+        opacity: 0.95,
+        'z-index': 10,
+        'target-arrow-shape': 'triangle',
+        'arrow-scale': 0.6,
       },
     },
     { selector: 'edge.plan-prefix', style: { 'line-color': c.prefix, 'target-arrow-color': c.prefix } },
-    { selector: 'edge.plan-suffix', style: { 'line-color': c.suffix, 'target-arrow-color': c.suffix, 'line-style': 'solid' } },
+    {
+      selector: 'edge.plan-suffix',
+      style: { 'line-color': c.suffix, 'target-arrow-color': c.suffix, 'line-style': 'solid' },
+    },
   ];
 }
 
@@ -65,8 +117,14 @@ export const NUMBER_FONT = 10;
  * 1.4 × its step size out at ±25°).
  */
 export const AUTOMATON_GEOMETRY: AutomatonGeometry = {
-  stateRadius: 18, spacing: 90, minRadius: 55, pairDistance: 18, loopDistance: 26, loopSweep: (-50 * Math.PI) / 180,
-  entryLength: 22, edgeHalfAngle: (22 * Math.PI) / 180,
+  stateRadius: 18,
+  spacing: 90,
+  minRadius: 55,
+  pairDistance: 18,
+  loopDistance: 26,
+  loopSweep: (-50 * Math.PI) / 180,
+  entryLength: 22,
+  edgeHalfAngle: (22 * Math.PI) / 180,
 };
 
 export function automatonStyle(c: PlanColours): StylesheetJson {
@@ -75,8 +133,16 @@ export function automatonStyle(c: PlanColours): StylesheetJson {
     {
       selector: 'node.state',
       style: {
-        width: 34, height: 34, label: 'data(label)', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 12,
-        'background-color': '#fff', 'border-width': 2, 'border-color': '#1d232b', color: '#1d232b',
+        width: 34,
+        height: 34,
+        label: 'data(label)',
+        'text-valign': 'center',
+        'text-halign': 'center',
+        'font-size': 12,
+        'background-color': '#fff',
+        'border-width': 2,
+        'border-color': '#1d232b',
+        color: '#1d232b',
       },
     },
     // The usual picture of an accepting state: a double circle.
@@ -87,7 +153,12 @@ export function automatonStyle(c: PlanColours): StylesheetJson {
     {
       selector: 'edge',
       style: {
-        'curve-style': 'straight', width: 1.5, 'line-color': '#5a6472', 'target-arrow-shape': 'triangle', 'target-arrow-color': '#5a6472', label: '',
+        'curve-style': 'straight',
+        width: 1.5,
+        'line-color': '#5a6472',
+        'target-arrow-shape': 'triangle',
+        'target-arrow-color': '#5a6472',
+        label: '',
       },
     },
     {
@@ -96,19 +167,51 @@ export function automatonStyle(c: PlanColours): StylesheetJson {
       // where it placed them (clear of the states and of each other); a disjunction stacked a term a line.
       selector: 'edge.transition',
       style: {
-        'curve-style': 'unbundled-bezier', 'edge-distances': 'node-position', 'control-point-weights': 0.5,
+        'curve-style': 'unbundled-bezier',
+        'edge-distances': 'node-position',
+        'control-point-weights': 0.5,
         'control-point-distances': (e: EdgeSingular) => e.data('cd') as number,
-        'loop-direction': (e: EdgeSingular) => `${e.data('loop') as number}rad`, 'loop-sweep': `${g.loopSweep}rad`, 'control-point-step-size': g.loopDistance,
-        label: 'data(text)', 'font-size': GUARD_FONT, color: '#1d232b', 'text-rotation': 'none', 'text-background-color': '#fff', 'text-background-opacity': 1,
-        'text-background-padding': '2px', 'text-border-width': 1, 'text-border-color': '#d5dbe3', 'text-border-opacity': 1,
-        'text-wrap': 'wrap', 'text-max-width': '1000px', 'text-margin-x': (e: EdgeSingular) => e.data('mx') as number, 'text-margin-y': (e: EdgeSingular) => e.data('my') as number,
+        'loop-direction': (e: EdgeSingular) => `${e.data('loop') as number}rad`,
+        'loop-sweep': `${g.loopSweep}rad`,
+        'control-point-step-size': g.loopDistance,
+        label: 'data(text)',
+        'font-size': GUARD_FONT,
+        color: '#1d232b',
+        'text-rotation': 'none',
+        'text-background-color': '#fff',
+        'text-background-opacity': 1,
+        'text-background-padding': '2px',
+        'text-border-width': 1,
+        'text-border-color': '#d5dbe3',
+        'text-border-opacity': 1,
+        'text-wrap': 'wrap',
+        'text-max-width': '1000px',
+        'text-margin-x': (e: EdgeSingular) => e.data('mx') as number,
+        'text-margin-y': (e: EdgeSingular) => e.data('my') as number,
       },
     },
     // Numbers instead of guards: the list under the picture says what each one is.
     {
       selector: 'edge.numbered',
-      style: { 'font-size': NUMBER_FONT, 'font-weight': 'bold', color: '#1b4b8f', 'text-border-color': '#8fb0dc', 'text-background-shape': 'roundrectangle', 'text-background-padding': '2px' },
+      style: {
+        'font-size': NUMBER_FONT,
+        'font-weight': 'bold',
+        color: '#1b4b8f',
+        'text-border-color': '#8fb0dc',
+        'text-background-shape': 'roundrectangle',
+        'text-background-padding': '2px',
+      },
     },
-    { selector: 'edge.lit', style: { width: 3, 'line-color': c.prefix, 'target-arrow-color': c.prefix, 'text-border-color': c.prefix, color: c.prefix, 'z-index': 10 } },
+    {
+      selector: 'edge.lit',
+      style: {
+        width: 3,
+        'line-color': c.prefix,
+        'target-arrow-color': c.prefix,
+        'text-border-color': c.prefix,
+        color: c.prefix,
+        'z-index': 10,
+      },
+    },
   ];
 }

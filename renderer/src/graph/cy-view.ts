@@ -8,7 +8,17 @@
 import cytoscape, { type Core, type ElementDefinition, type NodeSingular } from 'cytoscape';
 import type { GraphScene, PlanView } from '../../../main/contract/api.js';
 import type { GraphViewHandle, NodeDetail } from './view.js';
-import { type Frame, frameOf, heatOf, nodeClasses, nodeColour, nodeElementId, planOverlay, planSteps, propositionColours } from './model.js';
+import {
+  type Frame,
+  frameOf,
+  heatOf,
+  nodeClasses,
+  nodeColour,
+  nodeElementId,
+  planOverlay,
+  planSteps,
+  propositionColours,
+} from './model.js';
 import { graphStyle, planColours } from './cy-style.js';
 import { Overlays } from './overlays.js';
 
@@ -30,7 +40,10 @@ export interface CyGraphView extends GraphViewHandle {
   fit(): void;
   /** The id of the scene node a search for `query` finds (see findNode), or null. */
   find(query: string): string | null;
-  /** Selects a node (detail listeners told) and centres it, zoomed in far enough to read its name; false when there is no such node. */
+  /**
+   * Selects a node (detail listeners told) and centres it, zoomed in far enough to read its name; false when there is
+   * no such node.
+   */
   focus(id: string): boolean;
 }
 
@@ -41,7 +54,11 @@ export const NAME_PX = 30;
  * A node id for a search: the id itself, else the same id in another case, else — in a product
  * graph, whose ids are `node@q<state>` — a product node of that graph node (one on the plan first).
  */
-export function findNode(ids: readonly string[], query: string, onPlan: ReadonlySet<string> = new Set()): string | null {
+export function findNode(
+  ids: readonly string[],
+  query: string,
+  onPlan: ReadonlySet<string> = new Set(),
+): string | null {
   const q = query.trim();
   if (q === '') return null;
   if (ids.includes(q)) return q;
@@ -117,7 +134,8 @@ export function createGraphView(root: HTMLElement): CyGraphView {
   cy.on('viewport', syncLayers);
   /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
   const fit = (): void => {
-    const w = host.clientWidth, h = host.clientHeight;
+    const w = host.clientWidth,
+      h = host.clientHeight;
     if (w === 0 || h === 0) {
       needsFit = true;
       return;
@@ -126,12 +144,23 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     fitted = true;
     cy.resize();
     if (scene !== null && frame !== null) {
-      const b = scene.bounds, pad = 20;
+      const b = scene.bounds,
+        pad = 20;
       // Two opposite corners in model units (which is on top depends on the frame: y up or down).
-      const tl = frame.toModel(b.minX, b.maxY), br = frame.toModel(b.maxX, b.minY);
-      const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)), (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)))));
+      const tl = frame.toModel(b.minX, b.maxY),
+        br = frame.toModel(b.maxX, b.minY);
+      const zoom = Math.min(
+        cy.maxZoom(),
+        Math.max(
+          cy.minZoom(),
+          Math.min(
+            (w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)),
+            (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)),
+          ),
+        ),
+      );
       programmatic = true;
-      cy.viewport({ zoom, pan: { x: w / 2 - zoom * (tl.x + br.x) / 2, y: h / 2 - zoom * (tl.y + br.y) / 2 } });
+      cy.viewport({ zoom, pan: { x: w / 2 - (zoom * (tl.x + br.x)) / 2, y: h / 2 - (zoom * (tl.y + br.y)) / 2 } });
       programmatic = false;
     }
     syncLayers();
@@ -175,14 +204,22 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       plan = null;
       applyPlan();
       const u = overlay.unknown;
-      throw new Error(`the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`);
+      throw new Error(
+        `the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`,
+      );
     }
     cy.batch(() => {
       cy.edges('.plan').remove();
       cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
       if (plan === null || plan.status !== 'ok' || overlay === null) return;
       const { edges } = overlay;
-      cy.add(edges.map((e) => ({ group: 'edges' as const, data: { id: e.id, source: e.source, target: e.target }, classes: `plan plan-${e.part}` })));
+      cy.add(
+        edges.map((e) => ({
+          group: 'edges' as const,
+          data: { id: e.id, source: e.source, target: e.target },
+          classes: `plan plan-${e.part}`,
+        })),
+      );
       for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
     });
@@ -197,12 +234,18 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     robotPoint: () => layers.robotPoint(),
     scene: () => scene,
     fit,
-    find: (query) => findNode(scene?.nodes.map((n) => n.id) ?? [], query, new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : [])),
+    find: (query) =>
+      findNode(
+        scene?.nodes.map((n) => n.id) ?? [],
+        query,
+        new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : []),
+      ),
     focus(id) {
       const i = index.get(id);
       if (i === undefined || frame === null) return false;
       view.select(id);
-      const w = host.clientWidth, h = host.clientHeight;
+      const w = host.clientWidth,
+        h = host.clientHeight;
       const zoom = Math.min(cy.maxZoom(), Math.max(cy.zoom(), (1.5 * NAME_PX) / frame.nodeSize));
       const p = cy.getElementById(nodeElementId(i)).position();
       cy.viewport({ zoom, pan: { x: w / 2 - zoom * p.x, y: h / 2 - zoom * p.y } });
@@ -225,7 +268,10 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       index.clear();
       frame = s === null ? null : frameOf(s);
       // The scene's own colours (its regions', as its picture draws them), else the propositions' by name.
-      colours = s?.colours !== undefined ? new Map([...propositionColours(s.propositions), ...Object.entries(s.colours)]) : propositionColours(s?.propositions ?? []);
+      colours =
+        s?.colours !== undefined
+          ? new Map([...propositionColours(s.propositions), ...Object.entries(s.colours)])
+          : propositionColours(s?.propositions ?? []);
       const els: ElementDefinition[] = [];
       let lines = new Float64Array(0);
       if (s !== null && frame !== null) {
@@ -234,7 +280,14 @@ export function createGraphView(root: HTMLElement): CyGraphView {
           index.set(n.id, i);
           els.push({
             group: 'nodes',
-            data: { id: nodeElementId(i), index: i, colour: nodeColour(n, colours), label: n.labels.join(','), name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id, heat: 0 },
+            data: {
+              id: nodeElementId(i),
+              index: i,
+              colour: nodeColour(n, colours),
+              label: n.labels.join(','),
+              name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id,
+              heat: 0,
+            },
             position: f.toModel(n.x, n.y),
             classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
           });
@@ -243,10 +296,15 @@ export function createGraphView(root: HTMLElement): CyGraphView {
         lines = new Float64Array(s.edges.length * 4);
         let k = 0;
         for (const [u, v] of s.edges) {
-          const a = s.nodes[u], b = s.nodes[v];
+          const a = s.nodes[u],
+            b = s.nodes[v];
           if (a === undefined || b === undefined || u === v) continue;
-          const p = f.toModel(a.x, a.y), q = f.toModel(b.x, b.y);
-          lines[k++] = p.x; lines[k++] = p.y; lines[k++] = q.x; lines[k++] = q.y;
+          const p = f.toModel(a.x, a.y),
+            q = f.toModel(b.x, b.y);
+          lines[k++] = p.x;
+          lines[k++] = p.y;
+          lines[k++] = q.x;
+          lines[k++] = q.y;
         }
         lines = lines.subarray(0, k);
       }
@@ -270,7 +328,11 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       fit();
       // How long this took, and until the second frame after it (the first one Cytoscape draws).
       root.dataset.sceneMs = (performance.now() - started).toFixed(0);
-      requestAnimationFrame(() => requestAnimationFrame(() => { root.dataset.frameMs = (performance.now() - started).toFixed(0); }));
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          root.dataset.frameMs = (performance.now() - started).toFixed(0);
+        }),
+      );
     },
     setPlan(p) {
       plan = p;

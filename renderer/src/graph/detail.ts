@@ -40,10 +40,15 @@ export function renderDetail(box: HTMLElement, d: NodeDetail | null, colours: Re
   }
   rows.push(['soft labels', 'soft', softBox]);
   if (n.anchorOf !== undefined) rows.push(['anchor of', 'anchor', chip(n.anchorOf, colours.get(n.anchorOf))]);
-  rows.push(['product states', 'product', d.productStates.length === 0 ? 'not on the plan' : d.productStates.map((q) => `(${n.id}, q${q})`).join('  ')]);
+  rows.push([
+    'product states',
+    'product',
+    d.productStates.length === 0 ? 'not on the plan' : d.productStates.map((q) => `(${n.id}, q${q})`).join('  '),
+  ]);
   if (d.steps.length > 0) {
     const list = el('ol', { class: 'gd-steps' });
-    for (const s of d.steps.slice(0, MAX_STEPS)) list.append(el('li', { class: `gd-step-${s.part}` }, `${s.part} step ${s.index} → q${s.state}`));
+    for (const s of d.steps.slice(0, MAX_STEPS))
+      list.append(el('li', { class: `gd-step-${s.part}` }, `${s.part} step ${s.index} → q${s.state}`));
     if (d.steps.length > MAX_STEPS) list.append(el('li', {}, `… and ${d.steps.length - MAX_STEPS} more`));
     rows.push(['on the plan', 'steps', list]);
   }

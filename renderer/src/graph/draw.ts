@@ -14,8 +14,16 @@ export class DrawError extends Error {
   }
 }
 
-/** Draws scene, plan and automaton (its initial states active); on any failure clears both views and throws a DrawError. */
-export function drawMission(graph: GraphViewHandle | null, automaton: AutomatonViewHandle | null, scene: GraphScene, plan: PlanView | null, a: AutomatonView | null): void {
+/**
+ * Draws scene, plan and automaton (its initial states active); on any failure clears both views and throws a DrawError.
+ */
+export function drawMission(
+  graph: GraphViewHandle | null,
+  automaton: AutomatonViewHandle | null,
+  scene: GraphScene,
+  plan: PlanView | null,
+  a: AutomatonView | null,
+): void {
   try {
     graph?.setScene(scene);
     graph?.setPlan(plan);

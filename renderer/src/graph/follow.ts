@@ -40,9 +40,10 @@ export class MissionFollow {
       this.auditRun = null;
     } else this.replans++;
     this.current = {
-      scene: m.scene, plan: m.plan,
+      scene: m.scene,
+      plan: m.plan,
       automaton: m.automaton ?? this.current?.automaton ?? null,
-      session: m.session ?? (replan ? this.current?.session ?? null : null),
+      session: m.session ?? (replan ? (this.current?.session ?? null) : null),
     };
   }
 
@@ -63,10 +64,13 @@ export class MissionFollow {
     this.labels = m.labels ?? [];
     this.t = m.t ?? this.t;
     this.trail.push([m.x, m.y]);
-    if (this.trail.length > MAX_TRAIL) this.trail = this.trail.filter((_, i) => i % 2 === 0 || i === this.trail.length - 1);
+    if (this.trail.length > MAX_TRAIL)
+      this.trail = this.trail.filter((_, i) => i % 2 === 0 || i === this.trail.length - 1);
   }
 
-  /** The run's whole driven path (at its end), an empty one (a run starts), or the path so far (a window joins a run). */
+  /**
+   * The run's whole driven path (at its end), an empty one (a run starts), or the path so far (a window joins a run).
+   */
   setTrail(points: readonly [number, number][], ended: boolean, auditRun?: string | null): void {
     if (auditRun !== undefined && auditRun !== null) this.auditRun = auditRun;
     this.trail = points.map(([x, y]) => [x, y]);

@@ -23,15 +23,18 @@ export interface Frame {
 
 export function frameOf(scene: GraphScene): Frame {
   const b = scene.bounds;
-  const w = Math.max(1e-9, b.maxX - b.minX), h = Math.max(1e-9, b.maxY - b.minY);
+  const w = Math.max(1e-9, b.maxX - b.minX),
+    h = Math.max(1e-9, b.maxY - b.minY);
   const scale = MODEL_EXTENT / Math.max(w, h);
-  const area = (w * scale) * (h * scale);
+  const area = w * scale * (h * scale);
   const nodeSize = Math.min(24, Math.max(4, 0.5 * Math.sqrt(area / Math.max(1, scene.nodes.length))));
   const sy = scene.yDown === true ? 1 : -1;
   return {
-    scale, nodeSize, yDown: scene.yDown === true,
+    scale,
+    nodeSize,
+    yDown: scene.yDown === true,
     toModel: (x, y) => ({ x: x * scale, y: sy * y * scale }),
-    toWorld: (mx, my) => ({ x: mx / scale, y: sy * my / scale }),
+    toWorld: (mx, my) => ({ x: mx / scale, y: (sy * my) / scale }),
   };
 }
 
@@ -54,7 +57,7 @@ export function nodeColour(n: SceneNode, colours: ReadonlyMap<string, string>): 
   if (n.kind === 'anchor' && n.anchorOf !== undefined) return colours.get(n.anchorOf) ?? PLAIN;
   if (n.kind === 'cluster') return CLUSTER_GREY;
   const first = n.labels[0];
-  return first === undefined ? PLAIN : colours.get(first) ?? PLAIN;
+  return first === undefined ? PLAIN : (colours.get(first) ?? PLAIN);
 }
 
 /** Node classes the stylesheet keys on. */
@@ -84,7 +87,10 @@ export interface OverlayEdge {
  * nodes with no scene edge between them). The suffix closes the cycle from the prefix's last node.
  * Stays (the same node twice) draw nothing. Unknown ids are reported, not drawn.
  */
-export function planOverlay(plan: PlanView, index: ReadonlyMap<string, number>): { edges: OverlayEdge[]; unknown: string[] } {
+export function planOverlay(
+  plan: PlanView,
+  index: ReadonlyMap<string, number>,
+): { edges: OverlayEdge[]; unknown: string[] } {
   const edges: OverlayEdge[] = [];
   const unknown = new Set<string>();
   const walk = (ids: readonly string[], part: OverlayEdge['part'], from: string | undefined): void => {
@@ -96,7 +102,12 @@ export function planOverlay(plan: PlanView, index: ReadonlyMap<string, number>):
         return;
       }
       if (prev !== undefined && prev !== id) {
-        edges.push({ id: `plan-${part}-${edges.length}`, source: nodeElementId(index.get(prev)!), target: nodeElementId(index.get(id)!), part });
+        edges.push({
+          id: `plan-${part}-${edges.length}`,
+          source: nodeElementId(index.get(prev)!),
+          target: nodeElementId(index.get(id)!),
+          part,
+        });
       }
       prev = id;
     });
@@ -121,8 +132,12 @@ export interface PlanStepRef {
 export function planSteps(plan: PlanView | null, id: string): { steps: PlanStepRef[]; productStates: number[] } {
   const steps: PlanStepRef[] = [];
   if (plan !== null) {
-    plan.prefix.forEach((p, i) => { if (p === id) steps.push({ part: 'prefix', index: i, state: plan.prefixStates[i] ?? -1 }); });
-    plan.suffix.forEach((p, i) => { if (p === id) steps.push({ part: 'suffix', index: i, state: plan.suffixStates[i] ?? -1 }); });
+    plan.prefix.forEach((p, i) => {
+      if (p === id) steps.push({ part: 'prefix', index: i, state: plan.prefixStates[i] ?? -1 });
+    });
+    plan.suffix.forEach((p, i) => {
+      if (p === id) steps.push({ part: 'suffix', index: i, state: plan.suffixStates[i] ?? -1 });
+    });
   }
   const productStates = [...new Set(steps.map((s) => s.state).filter((q) => q >= 0))].sort((a, b) => a - b);
   return { steps, productStates };

@@ -20,7 +20,10 @@ export function nodeIdsIn(text: string): string[] {
 export function linkNodes(root: HTMLElement, open: (id: string) => void): void {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     // Not inside a link already made, nor inside editable fields.
-    acceptNode: (n) => (n.parentElement?.closest('.node-link, textarea, input, button') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    acceptNode: (n) =>
+      n.parentElement?.closest('.node-link, textarea, input, button')
+        ? NodeFilter.FILTER_REJECT
+        : NodeFilter.FILTER_ACCEPT,
   });
   const texts: Text[] = [];
   for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) texts.push(n as Text);
@@ -33,7 +36,11 @@ export function linkNodes(root: HTMLElement, open: (id: string) => void): void {
     for (const m of hits) {
       const id = m[0];
       if (m.index > at) parts.push(s.slice(at, m.index));
-      const b = el('button', { type: 'button', class: 'node-link', 'data-node': id, title: `Show ${id} on the Graph tab` }, id);
+      const b = el(
+        'button',
+        { type: 'button', class: 'node-link', 'data-node': id, title: `Show ${id} on the Graph tab` },
+        id,
+      );
       b.addEventListener('click', (e) => {
         e.preventDefault();
         e.stopPropagation();
@@ -48,7 +55,10 @@ export function linkNodes(root: HTMLElement, open: (id: string) => void): void {
 }
 
 /** An audit replay's scene with the plan in force at `at` (the first plan before any), for a node link to show. */
-export function replayScene(r: AuditReplay, at: number): { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null } {
+export function replayScene(
+  r: AuditReplay,
+  at: number,
+): { scene: GraphScene; plan: PlanView | null; automaton: AutomatonView | null } {
   let plan: PlanView | null = r.plans[0]?.plan ?? null;
   for (const p of r.plans) if (p.at <= at) plan = p.plan;
   return { scene: r.scene, plan, automaton: r.automaton };

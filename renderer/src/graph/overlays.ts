@@ -3,8 +3,8 @@
  * <img> of the scene's SVG from a blob: URL, so its markup is never part of the page and nothing
  * in it runs), the scene's edges and the robot's driven trail (one 2-D canvas: thousands of
  * static lines as Cytoscape elements would be styled one by one and redrawn on every frame, which
- * made a 3000-node scene several times slower to show) and the robot marker (an element moved with a CSS transform: a live position
- * update costs no redraw of a 3000-node canvas, which is hundreds of milliseconds in software).
+ * made a 3000-node scene several times slower to show) and the robot marker (an element moved with a CSS transform: a
+ * live position update costs no redraw of a 3000-node canvas, which is hundreds of milliseconds in software).
  */
 import type { Frame } from './model.js';
 
@@ -19,21 +19,34 @@ export interface Viewport {
 const MAX_TRAIL_POINTS = 5000;
 
 /** Where the picture's viewBox lies in the world; null when the markup is not an SVG. */
-export function pictureRect(svg: string, fallback: { minX: number; minY: number; maxX: number; maxY: number }): { markup: string; x: number; y: number; w: number; h: number } | null {
+export function pictureRect(
+  svg: string,
+  fallback: { minX: number; minY: number; maxX: number; maxY: number },
+): { markup: string; x: number; y: number; w: number; h: number } | null {
   const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
   const root = doc.documentElement;
   if (root.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) return null;
-  const vb = (root.getAttribute('viewBox') ?? '').trim().split(/[\s,]+/).map(Number);
+  const vb = (root.getAttribute('viewBox') ?? '')
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
   if (vb.length === 4 && vb.every(Number.isFinite) && vb[2]! > 0 && vb[3]! > 0) {
     return { markup: svg, x: vb[0]!, y: vb[1]!, w: vb[2]!, h: vb[3]! };
   }
   // No viewBox: stretch its own width × height over the bounds (give it a viewBox so it scales).
-  const w = parseFloat(root.getAttribute('width') ?? ''), h = parseFloat(root.getAttribute('height') ?? '');
+  const w = parseFloat(root.getAttribute('width') ?? ''),
+    h = parseFloat(root.getAttribute('height') ?? '');
   if (w > 0 && h > 0) {
     root.setAttribute('viewBox', `0 0 ${w} ${h}`);
     root.setAttribute('preserveAspectRatio', 'none');
   }
-  return { markup: new XMLSerializer().serializeToString(root), x: fallback.minX, y: fallback.minY, w: fallback.maxX - fallback.minX, h: fallback.maxY - fallback.minY };
+  return {
+    markup: new XMLSerializer().serializeToString(root),
+    x: fallback.minX,
+    y: fallback.minY,
+    w: fallback.maxX - fallback.minX,
+    h: fallback.maxY - fallback.minY,
+  };
 }
 
 export class Overlays {
@@ -75,7 +88,11 @@ export class Overlays {
   }
 
   /** Returns false when the markup is not an SVG (nothing is shown then). */
-  setPicture(svg: string | null, frame: Frame | null, bounds: { minX: number; minY: number; maxX: number; maxY: number }): boolean {
+  setPicture(
+    svg: string | null,
+    frame: Frame | null,
+    bounds: { minX: number; minY: number; maxX: number; maxY: number },
+  ): boolean {
     if (this.url !== null) URL.revokeObjectURL(this.url);
     this.url = null;
     this.rect = null;
@@ -153,7 +170,8 @@ export class Overlays {
       // Model (x, y) → screen pan + zoom·(x, y); the picture's top edge is its world minY, which
       // is the bottom on screen (y up), hence the negative vertical scale.
       // With yDown the picture is placed as it is.
-      const tx = v.pan.x + v.zoom * this.rect.x, ty = v.pan.y + (this.yDown ? 1 : -1) * v.zoom * this.rect.y;
+      const tx = v.pan.x + v.zoom * this.rect.x,
+        ty = v.pan.y + (this.yDown ? 1 : -1) * v.zoom * this.rect.y;
       this.img.style.transform = `translate(${tx}px, ${ty}px) scale(${v.zoom}, ${this.yDown ? v.zoom : -v.zoom})`;
     }
     this.redraw();
@@ -189,7 +207,8 @@ export class Overlays {
 
   /** A canvas sized to the viewport and cleared. */
   private clear(c: HTMLCanvasElement, v: Viewport): CanvasRenderingContext2D | null {
-    const w = Math.max(1, Math.floor(v.width)), h = Math.max(1, Math.floor(v.height));
+    const w = Math.max(1, Math.floor(v.width)),
+      h = Math.max(1, Math.floor(v.height));
     if (c.width !== w || c.height !== h) {
       c.width = w;
       c.height = h;

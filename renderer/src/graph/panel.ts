@@ -52,46 +52,120 @@ export function graphPanel(): Panel {
     id: 'graph',
     title: 'Graph',
     mount(root, app: App) {
-      const pathIn = el('input', { id: 'graph-path', list: 'graph-files', placeholder: 'graphs/warehouse.json', size: '28', 'aria-label': 'Graph file (in the workspace)', required: '' });
+      const pathIn = el('input', {
+        id: 'graph-path',
+        list: 'graph-files',
+        placeholder: 'graphs/warehouse.json',
+        size: '28',
+        'aria-label': 'Graph file (in the workspace)',
+        required: '',
+      });
       const files = el('datalist', { id: 'graph-files' });
-      const specIn = el('input', { id: 'graph-spec', placeholder: 'G F a & G F b & G !c', size: '32', 'aria-label': 'LTL specification (optional)' });
+      const specIn = el('input', {
+        id: 'graph-spec',
+        placeholder: 'G F a & G F b & G !c',
+        size: '32',
+        'aria-label': 'LTL specification (optional)',
+      });
       const open = el('button', { id: 'graph-open', type: 'submit' }, 'Open');
       const cancel = el('button', { id: 'graph-cancel', type: 'button', hidden: '' }, 'Cancel');
-      const heat = el('select', { id: 'graph-heat', 'aria-label': 'Heat map proposition' }, el('option', { value: '' }, 'none'));
+      const heat = el(
+        'select',
+        { id: 'graph-heat', 'aria-label': 'Heat map proposition' },
+        el('option', { value: '' }, 'none'),
+      );
       const status = el('span', { class: 'gp-status', id: 'graph-status', role: 'status' });
-      const form = el('form', { class: 'gp-bar' },
-        el('label', {}, 'Graph ', pathIn), files, el('label', {}, 'Spec ', specIn), open, cancel,
-        el('label', {}, 'Heat map ', heat), status);
+      const form = el(
+        'form',
+        { class: 'gp-bar' },
+        el('label', {}, 'Graph ', pathIn),
+        files,
+        el('label', {}, 'Spec ', specIn),
+        open,
+        cancel,
+        el('label', {}, 'Heat map ', heat),
+        status,
+      );
       // The mission: follow it, or look at its latent or product graph; fit, find a node.
       const follow = el('input', { id: 'graph-follow', type: 'checkbox', checked: '' });
-      const missionView = el('select', { id: 'graph-mission-view', 'aria-label': 'Which graph of the mission', disabled: '' },
-        el('option', { value: 'console' }, 'mission (live)'), el('option', { value: 'latent' }, 'latent graph'), el('option', { value: 'product' }, 'product graph'));
+      const missionView = el(
+        'select',
+        { id: 'graph-mission-view', 'aria-label': 'Which graph of the mission', disabled: '' },
+        el('option', { value: 'console' }, 'mission (live)'),
+        el('option', { value: 'latent' }, 'latent graph'),
+        el('option', { value: 'product' }, 'product graph'),
+      );
       const fitBtn = el('button', { id: 'graph-fit', type: 'button', title: 'Fit the whole graph in view' }, 'Fit');
-      const search = el('input', { id: 'graph-search', type: 'search', placeholder: 'node id, e.g. c29', size: '16', 'aria-label': 'Find a node by id' });
+      const search = el('input', {
+        id: 'graph-search',
+        type: 'search',
+        placeholder: 'node id, e.g. c29',
+        size: '16',
+        'aria-label': 'Find a node by id',
+      });
       const find = el('button', { id: 'graph-find', type: 'submit' }, 'Find');
       const back = el('button', { id: 'graph-back', type: 'button', hidden: '' });
       const followText = el('span', { class: 'gp-follow', id: 'graph-follow-status', role: 'status' });
-      const findForm = el('form', { class: 'gp-bar gp-bar2' },
-        el('label', { title: 'Show what the mission console plans and runs, as it happens' }, follow, ' Follow the mission'), missionView, fitBtn,
-        el('label', {}, 'Find ', search), find, back, followText);
+      const findForm = el(
+        'form',
+        { class: 'gp-bar gp-bar2' },
+        el(
+          'label',
+          { title: 'Show what the mission console plans and runs, as it happens' },
+          follow,
+          ' Follow the mission',
+        ),
+        missionView,
+        fitBtn,
+        el('label', {}, 'Find ', search),
+        find,
+        back,
+        followText,
+      );
       const error = el('div', { class: 'gp-error error', id: 'graph-error', role: 'alert', hidden: '' });
       const graphBox = el('div', { class: 'gp-graph', id: 'graph-view' });
       const legend = el('div', { class: 'gp-legend', id: 'graph-legend' });
       const autoBox = el('div', { class: 'gp-automaton', id: 'automaton-view' });
       const formula = el('div', { class: 'gp-formula', id: 'automaton-formula' });
       const detail = el('div', { class: 'gp-detail', id: 'graph-detail' });
-      root.append(el('div', { class: 'gp' }, form, findForm, error,
-        el('div', { class: 'gp-main' },
-          el('div', { class: 'gp-graph-wrap' }, graphBox, legend),
-          el('aside', { class: 'gp-side' }, el('h3', {}, 'Büchi automaton'), formula, autoBox, el('h3', {}, 'Node'), detail))));
+      root.append(
+        el(
+          'div',
+          { class: 'gp' },
+          form,
+          findForm,
+          error,
+          el(
+            'div',
+            { class: 'gp-main' },
+            el('div', { class: 'gp-graph-wrap' }, graphBox, legend),
+            el(
+              'aside',
+              { class: 'gp-side' },
+              el('h3', {}, 'Büchi automaton'),
+              formula,
+              autoBox,
+              el('h3', {}, 'Node'),
+              detail,
+            ),
+          ),
+        ),
+      );
 
       const gv = createGraphView(graphBox);
       const av = createAutomatonView(autoBox);
       view = gv;
       automaton = av;
       (window as unknown as { __witnessTest?: Record<string, unknown> }).__witnessTest ??= {};
-      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.graph = { view: gv, automaton: av, post: (m) => app.post(m) } satisfies GraphTestHook;
-      new ResizeObserver(() => { gv.resize(); av.resize(); }).observe(graphBox);
+      (window as unknown as { __witnessTest: Record<string, unknown> }).__witnessTest.graph = {
+        view: gv,
+        automaton: av,
+        post: (m) => app.post(m),
+      } satisfies GraphTestHook;
+      new ResizeObserver(() => {
+        gv.resize();
+        av.resize();
+      }).observe(graphBox);
 
       let shown: Shown | null = null;
       /** The states highlighted when no node is selected: the monitor's (live run) or the initial ones. */
@@ -112,7 +186,12 @@ export function graphPanel(): Panel {
           return el('span', { class: 'gp-legend-item', 'data-legend': text }, sw, text);
         };
         for (const [p, colour] of gv.colours()) legend.append(item('prop', colour, p));
-        legend.append(item('start', '#111', 'start'), item('line', c.prefix, 'prefix'), item('line', c.suffix, 'suffix'), item('robot', '#c92a2a', 'robot'));
+        legend.append(
+          item('start', '#111', 'start'),
+          item('line', c.prefix, 'prefix'),
+          item('line', c.suffix, 'suffix'),
+          item('robot', '#c92a2a', 'robot'),
+        );
       };
       /** The scene drawn now, as JSON: the same graph planned again keeps its drawing and viewport. */
       let drawn: { json: string; scene: GraphScene } | null = null;
@@ -124,12 +203,21 @@ export function graphPanel(): Panel {
        */
       const show = (s: Shown, note?: string): void => {
         shown = s;
-        status.textContent = [note, `${s.scene.world}: ${s.scene.nodes.length} nodes, ${s.scene.edges.length} edges`, describePlan(s.plan)].filter(Boolean).join(' · ');
+        status.textContent = [
+          note,
+          `${s.scene.world}: ${s.scene.nodes.length} nodes, ${s.scene.edges.length} edges`,
+          describePlan(s.plan),
+        ]
+          .filter(Boolean)
+          .join(' · ');
         const json = JSON.stringify(s.scene);
         if (drawn === null || json !== drawn.json || gv.scene() !== drawn.scene) {
           drawn = { json, scene: s.scene };
           gv.setScene(s.scene);
-          heat.replaceChildren(el('option', { value: '' }, 'none'), ...s.scene.propositions.map((p) => el('option', { value: p }, p)));
+          heat.replaceChildren(
+            el('option', { value: '' }, 'none'),
+            ...s.scene.propositions.map((p) => el('option', { value: p }, p)),
+          );
           gv.setHeat(null);
         }
         try {
@@ -138,7 +226,8 @@ export function graphPanel(): Panel {
           showError(`The plan is not drawn: ${errorText(e)}`);
         }
         graphBox.dataset.source = s.source;
-        missionView.value = s.source === 'console' || s.source === 'latent' || s.source === 'product' ? s.source : 'console';
+        missionView.value =
+          s.source === 'console' || s.source === 'latent' || s.source === 'product' ? s.source : 'console';
         av.setAutomaton(s.automaton);
         formula.textContent = s.automaton?.formula ?? '';
         baseActive = s.automaton?.states.filter((q) => q.initial).map((q) => q.id) ?? [];
@@ -175,25 +264,35 @@ export function graphPanel(): Panel {
         showError(null);
         specIn.removeAttribute('aria-invalid');
         status.textContent = spec === '' ? `opening ${path}…` : `opening ${path} and planning…`;
-        app.api.sceneFromGraph(spec === '' ? { path } : { path, spec }).then((r) => {
-          if (mine !== generation) return;
-          busy(false);
-          show({ ...r, source: 'file' });
-        }, (err: unknown) => {
-          if (mine !== generation) return;
-          busy(false);
-          status.textContent = '';
-          const ae = err instanceof ApiCallError ? err.error : null;
-          if (ae?.path === '$.spec') specIn.setAttribute('aria-invalid', 'true');
-          const where = ae?.line !== undefined ? ` (line ${ae.line}, column ${ae.column ?? '?'})` : '';
-          showError(`${errorText(err)}${ae?.path === '$.spec' ? where : ''}`);
-        });
+        app.api.sceneFromGraph(spec === '' ? { path } : { path, spec }).then(
+          (r) => {
+            if (mine !== generation) return;
+            busy(false);
+            show({ ...r, source: 'file' });
+          },
+          (err: unknown) => {
+            if (mine !== generation) return;
+            busy(false);
+            status.textContent = '';
+            const ae = err instanceof ApiCallError ? err.error : null;
+            if (ae?.path === '$.spec') specIn.setAttribute('aria-invalid', 'true');
+            const where = ae?.line !== undefined ? ` (line ${ae.line}, column ${ae.column ?? '?'})` : '';
+            showError(`${errorText(err)}${ae?.path === '$.spec' ? where : ''}`);
+          },
+        );
       });
 
       // Workspace graph files for the picker, when the workspace can be listed.
-      app.api.workspaceList().then((r) => {
-        files.replaceChildren(...r.files.filter((f) => f.path.endsWith('.json')).map((f) => el('option', { value: f.path })));
-      }, () => { /* no listing: the path is typed instead */ });
+      app.api.workspaceList().then(
+        (r) => {
+          files.replaceChildren(
+            ...r.files.filter((f) => f.path.endsWith('.json')).map((f) => el('option', { value: f.path })),
+          );
+        },
+        () => {
+          /* no listing: the path is typed instead */
+        },
+      );
 
       // ---- following the mission console
       const mission = new MissionFollow();
@@ -220,15 +319,18 @@ export function graphPanel(): Panel {
         if (session === null) return showError('The mission console has no planned mission to show: plan one first.');
         showError(null);
         status.textContent = `opening the ${v} graph…`;
-        app.api.missionGraph({ session, view: v }).then((r) => {
-          if (mission.current?.session !== session) return;
-          show({ scene: r.scene, plan: r.plan, automaton: r.automaton, source: v }, r.note);
-          drawRobot();
-        }, (e: unknown) => {
-          status.textContent = '';
-          showError(`${v} graph: ${errorText(e)}`);
-          missionView.value = shown?.source === 'latent' || shown?.source === 'product' ? shown.source : 'console';
-        });
+        app.api.missionGraph({ session, view: v }).then(
+          (r) => {
+            if (mission.current?.session !== session) return;
+            show({ scene: r.scene, plan: r.plan, automaton: r.automaton, source: v }, r.note);
+            drawRobot();
+          },
+          (e: unknown) => {
+            status.textContent = '';
+            showError(`${v} graph: ${errorText(e)}`);
+            missionView.value = shown?.source === 'latent' || shown?.source === 'product' ? shown.source : 'console';
+          },
+        );
       };
       missionView.addEventListener('change', () => {
         const v = missionView.value;
@@ -245,8 +347,18 @@ export function graphPanel(): Panel {
         const id = gv.find(query);
         if (id === null) {
           const s = gv.scene();
-          const examples = s === null ? '' : `; ids such as ${s.nodes.slice(0, 3).map((n) => n.id).join(', ')}`;
-          showError(s === null ? `Find: no graph is shown to look for "${query.trim()}" in.` : `Find: no node "${query.trim()}" in this graph (${s.nodes.length} nodes${examples}).`);
+          const examples =
+            s === null
+              ? ''
+              : `; ids such as ${s.nodes
+                  .slice(0, 3)
+                  .map((n) => n.id)
+                  .join(', ')}`;
+          showError(
+            s === null
+              ? `Find: no graph is shown to look for "${query.trim()}" in.`
+              : `Find: no node "${query.trim()}" in this graph (${s.nodes.length} nodes${examples}).`,
+          );
           search.setAttribute('aria-invalid', 'true');
           return false;
         }
@@ -271,9 +383,18 @@ export function graphPanel(): Panel {
        * the run's scene from the log, which places only its plans' nodes — false, said, when it has not it.
        */
       let shownAudit: string | null = null;
-      const showOwnScene = (id: string, own: NonNullable<Extract<LocalMessage, { kind: 'focus-node' }>['scene']>, auditRun: string | undefined): boolean => {
+      const showOwnScene = (
+        id: string,
+        own: NonNullable<Extract<LocalMessage, { kind: 'focus-node' }>['scene']>,
+        auditRun: string | undefined,
+      ): boolean => {
         const run = auditRun !== undefined ? `audit run ${auditRun.slice(0, 8)}` : 'the audited run';
-        if (auditRun !== undefined && auditRun === mission.auditRun && mission.current !== null && mission.current.scene.nodes.some((n) => n.id === id)) {
+        if (
+          auditRun !== undefined &&
+          auditRun === mission.auditRun &&
+          mission.current !== null &&
+          mission.current.scene.nodes.some((n) => n.id === id)
+        ) {
           if (shown?.source !== 'console') showMission();
           return true;
         }
@@ -284,7 +405,9 @@ export function graphPanel(): Panel {
           shownAudit = auditRun ?? null;
         }
         if (own.scene.nodes.some((n) => n.id === id)) return true;
-        showError(`${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, the replay places only the nodes of the run's plans, and ${id} is on none of them.`);
+        showError(
+          `${id} cannot be shown in ${run}'s scene: the audit log does not record where graph nodes are, the replay places only the nodes of the run's plans, and ${id} is on none of them.`,
+        );
         return false;
       };
       let backAction: (() => void) | null = null;

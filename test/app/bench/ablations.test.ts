@@ -13,15 +13,26 @@ import { ABLATION_METHODS, BASELINE_METHODS, BENCH_METHODS, MISSION_METHODS } fr
  */
 function graph(): SemanticGraph {
   const edges = [
-    { from: 0, to: 1, weight: 1 }, { from: 1, to: 4, weight: 1 },
-    { from: 0, to: 2, weight: 2 }, { from: 2, to: 3, weight: 2 }, { from: 3, to: 4, weight: 2 },
+    { from: 0, to: 1, weight: 1 },
+    { from: 1, to: 4, weight: 1 },
+    { from: 0, to: 2, weight: 2 },
+    { from: 2, to: 3, weight: 2 },
+    { from: 3, to: 4, weight: 2 },
   ];
   return {
-    ids: ['start', 'risky', 'safe1', 'safe2', 'anchor:a:0'], kinds: ['start', 'cluster', 'cluster', 'cluster', 'anchor'],
-    positions: Float64Array.from([0, 0, 1, 1, 1, -1, 2, -1, 2, 0]), ...buildRows(5, edges, false),
+    ids: ['start', 'risky', 'safe1', 'safe2', 'anchor:a:0'],
+    kinds: ['start', 'cluster', 'cluster', 'cluster', 'anchor'],
+    positions: Float64Array.from([0, 0, 1, 1, 1, -1, 2, -1, 2, 0]),
+    ...buildRows(5, edges, false),
     labels: [[], [], [], [], ['a']],
-    soft: new Map([['a', Float64Array.from([0, 0, 0, 0, 0])], ['b', Float64Array.from([0, 0.6, 0, 0, 0])]]),
-    start: 0, stay: false, directed: false, disjoint: true,
+    soft: new Map([
+      ['a', Float64Array.from([0, 0, 0, 0, 0])],
+      ['b', Float64Array.from([0, 0.6, 0, 0, 0])],
+    ]),
+    start: 0,
+    stay: false,
+    directed: false,
+    disjoint: true,
   };
 }
 
@@ -45,8 +56,19 @@ test('w/o soft labels: the product search no longer screens negative literals on
   assert.equal(full.status, 'ok');
   assert.equal(nosoft.status, 'ok');
   assert.deepEqual(route(g, full), ['start', 'safe1', 'safe2', 'anchor:a:0'], 'SAGAS avoids the node where b may hold');
-  assert.deepEqual(route(g, nosoft), ['start', 'risky', 'anchor:a:0'], 'without the soft screen the shorter route through it is taken');
+  assert.deepEqual(
+    route(g, nosoft),
+    ['start', 'risky', 'anchor:a:0'],
+    'without the soft screen the shorter route through it is taken',
+  );
   // Anchors keep their witness-label test: an anchor labelled b stays forbidden under ¬b.
-  const anchored: SemanticGraph = { ...graph(), kinds: ['start', 'anchor', 'cluster', 'cluster', 'anchor'], labels: [[], ['b'], [], [], ['a']] };
-  assert.deepEqual(route(anchored, plan(anchored, a, { ...DEFAULT_PLAN, method: 'sagas', tauSoft: Infinity }) as Plan), ['start', 'safe1', 'safe2', 'anchor:a:0']);
+  const anchored: SemanticGraph = {
+    ...graph(),
+    kinds: ['start', 'anchor', 'cluster', 'cluster', 'anchor'],
+    labels: [[], ['b'], [], [], ['a']],
+  };
+  assert.deepEqual(
+    route(anchored, plan(anchored, a, { ...DEFAULT_PLAN, method: 'sagas', tauSoft: Infinity }) as Plan),
+    ['start', 'safe1', 'safe2', 'anchor:a:0'],
+  );
 });

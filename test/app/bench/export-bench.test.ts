@@ -11,17 +11,28 @@ test('bench export: every event of the run exported to MCAP (and its poses to fo
   // The start scene, the plan's scene, a pose per evidence event (one per step), the failure-free log: the run's end.
   assert.ok(r.mcap.foxglove >= 1000 && r.mcap.foxglove <= 1010, String(r.mcap.foxglove));
   for (const m of [r.mcap, r.jsonl]) {
-    assert.ok(m.bytes > 0 && m.seconds > 0 && m.eventsPerSecond > 0 && m.mbPerSecond > 0 && m.cpu_s > 0 && m.eventsPerCpuSecond > 0);
+    assert.ok(
+      m.bytes > 0 &&
+        m.seconds > 0 &&
+        m.eventsPerSecond > 0 &&
+        m.mbPerSecond > 0 &&
+        m.cpu_s > 0 &&
+        m.eventsPerCpuSecond > 0,
+    );
     assert.ok(Math.abs(m.eventsPerSecond - r.events / m.seconds) < 1e-6);
   }
   assert.match(exportTable(r), /\| MCAP \/ JSON Lines \| [\d.]+ \| \| \| [\d.]+ \|/);
 });
 
 test('bench export on the command line prints its table; a bad --events is exit 2', async () => {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const io = { out: (s: string) => out.push(s), err: (s: string) => err.push(s) };
   assert.equal(await run(['bench', 'export', '--events', '2000'], io), 0, err.join(''));
-  assert.match(out.join(''), /# witness bench export --events 2000\n\n\| export of one run \| events\/s \(wall\) \| MB\/s \(output, wall\)/);
+  assert.match(
+    out.join(''),
+    /# witness bench export --events 2000\n\n\| export of one run \| events\/s \(wall\) \| MB\/s \(output, wall\)/,
+  );
   assert.equal(await run(['bench', 'export', '--events', 'many'], io), 2);
   assert.match(err.join(''), /--events/);
 });

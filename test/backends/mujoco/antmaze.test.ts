@@ -24,11 +24,12 @@ test('the Ant stands at rest without falling: from its rest pose it stays put fo
   }
   assert.ok(Math.abs(s[2]! - ANT_REST.z) < 0.01, `torso height ${s[2]} vs rest ${ANT_REST.z}`);
   assert.ok(Math.hypot(s[0]! - c.x, s[1]! - c.y) < 0.05, `drifted to (${s[0]}, ${s[1]})`);
-  for (const j of [8, 10, 12, 14]) assert.ok(Math.abs(Math.abs(s[j]!) - ANT_REST.ankle) < 0.02, `ankle qpos[${j}] = ${s[j]}`);
+  for (const j of [8, 10, 12, 14])
+    assert.ok(Math.abs(Math.abs(s[j]!) - ANT_REST.ankle) < 0.02, `ankle qpos[${j}] = ${s[j]}`);
   sim.close();
 });
 
-test('dropped from the MJCF\'s initial pose, the Ant settles into the rest pose restObservation gives', async () => {
+test("dropped from the MJCF's initial pose, the Ant settles into the rest pose restObservation gives", async () => {
   const sim = await AntMazeSim.create('antmaze-medium');
   const start: Float64Array = antRestPose(0, 0);
   start[2] = 0.75;
@@ -36,12 +37,14 @@ test('dropped from the MJCF\'s initial pose, the Ant settles into the rest pose 
   sim.reset(1, Array.from(start));
   for (let k = 0; k < 400; k++) sim.act(ZERO);
   const rest = antRestObservation(0, 0);
-  for (let i = 2; i < 15; i++) assert.ok(Math.abs(sim.state[i]! - rest[i]!) < 0.02, `qpos[${i}] = ${sim.state[i]} vs rest ${rest[i]}`);
+  for (let i = 2; i < 15; i++)
+    assert.ok(Math.abs(sim.state[i]! - rest[i]!) < 0.02, `qpos[${i}] = ${sim.state[i]} vs rest ${rest[i]}`);
   sim.close();
 });
 
 test('same seed, same trajectory; random resets land in free cells facing every way', async () => {
-  const a = await AntMazeSim.create('antmaze-large'), b = await AntMazeSim.create('antmaze-large');
+  const a = await AntMazeSim.create('antmaze-large'),
+    b = await AntMazeSim.create('antmaze-large');
   const act = Float64Array.of(0.3, -0.2, 0.1, 0.4, -0.5, 0.2, 0, -0.1);
   a.reset(5);
   b.reset(5);
@@ -63,9 +66,17 @@ test('same seed, same trajectory; random resets land in free cells facing every 
 });
 
 test('bad input: unknown world, a point-mass scene, bad start states, the closed simulator — each named', async () => {
-  await assert.rejects(AntMazeSim.create('antmaze-tiny'), (e: unknown) => e instanceof WorldError && e.kind === 'not-found' && /antmaze-medium, antmaze-large, antmaze-giant/.test(e.message));
-  await assert.rejects(AntMazeSim.create('antmaze-medium', {}, { text: pointMazeMjcf(MAZES.medium), source: 'point.xml' }),
-    (e: unknown) => e instanceof WorldError && /point\.xml: expected an Ant .* found nq=2 nv=2 nu=2/.test(e.message));
+  await assert.rejects(
+    AntMazeSim.create('antmaze-tiny'),
+    (e: unknown) =>
+      e instanceof WorldError &&
+      e.kind === 'not-found' &&
+      /antmaze-medium, antmaze-large, antmaze-giant/.test(e.message),
+  );
+  await assert.rejects(
+    AntMazeSim.create('antmaze-medium', {}, { text: pointMazeMjcf(MAZES.medium), source: 'point.xml' }),
+    (e: unknown) => e instanceof WorldError && /point\.xml: expected an Ant .* found nq=2 nv=2 nu=2/.test(e.message),
+  );
   await assert.rejects(AntMazeSim.create('antmaze-medium', { frameSkip: 0 }), /frameSkip a positive integer/);
   const sim = await AntMazeSim.create('antmaze-medium');
   const wall = cellCenter(MAZES.medium, { i: 0, j: 0 });
@@ -73,7 +84,10 @@ test('bad input: unknown world, a point-mass scene, bad start states, the closed
   assert.throws(() => sim.reset(1, [0, 0, 0]), /2 finite numbers \(x, y\) or 29 \(qpos, qvel\), got 3/);
   assert.throws(() => sim.reset(1, [0, NaN]), /2 finite numbers/);
   sim.close();
-  assert.throws(() => sim.reset(1), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
+  assert.throws(
+    () => sim.reset(1),
+    (e: unknown) => e instanceof WorldError && e.kind === 'closed',
+  );
 });
 
 test('the World interface: 29-D observation with x, y first, 8-D action, rest starts, the pose with heading, input checks', async () => {
@@ -97,20 +111,34 @@ test('the World interface: 29-D observation with x, y first, 8-D action, rest st
   const back = Float64Array.from(r.observation);
   back.set([0, 1, 0, 0], 3);
   assert.match(nav.fallen?.({ ...r, observation: back }) ?? '', /the Ant is on its back \(torso up axis z = -1\.00\)/);
-  await assert.rejects(nav.reset({ seed: 1, start: [-100, 0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /outside the antmaze-giant maze/.test(e.message));
-  await assert.rejects(nav.step([1, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /8 finite numbers .*hip_4.*got 2/.test(e.message));
-  await assert.rejects(nav.step([0, 0, 0, 0, 0, 0, 0, Infinity]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
+  await assert.rejects(
+    nav.reset({ seed: 1, start: [-100, 0] }),
+    (e: unknown) =>
+      e instanceof WorldError && e.kind === 'invalid-input' && /outside the antmaze-giant maze/.test(e.message),
+  );
+  await assert.rejects(
+    nav.step([1, 0]),
+    (e: unknown) =>
+      e instanceof WorldError && e.kind === 'invalid-input' && /8 finite numbers .*hip_4.*got 2/.test(e.message),
+  );
+  await assert.rejects(
+    nav.step([0, 0, 0, 0, 0, 0, 0, Infinity]),
+    (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input',
+  );
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(nav.step(new Float64Array(8), { signal: controller.signal }), (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
+  await assert.rejects(
+    nav.step(new Float64Array(8), { signal: controller.signal }),
+    (e: unknown) => e instanceof WorldError && e.kind === 'cancelled',
+  );
   await w.close();
   await assert.rejects(nav.step(new Float64Array(8)), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
 });
 
-test('labels and pictures: the shipped medium regions label the Ant\'s pose; the catalogue draws its maze', async () => {
+test("labels and pictures: the shipped medium regions label the Ant's pose; the catalogue draws its maze", async () => {
   const e = worldEntry('antmaze-medium');
   assert.equal(e.kind, 'antmaze');
-  assert.ok(e.regionsFile !== null, 'antmaze-medium ships regions (the point maze\'s, same layout and frame)');
+  assert.ok(e.regionsFile !== null, "antmaze-medium ships regions (the point maze's, same layout and frame)");
   const regions = parseRegions(JSON.parse(readFileSync(e.regionsFile, 'utf8')), e.regionsFile).regions;
   const w = await e.open();
   const s = await w.navigation!.reset({ seed: 1, start: [20, 20] });

@@ -12,7 +12,8 @@ test('the point mass moves under its motors and never enters a wall cell', async
   for (let k = 0; k < 100; k++) sim.step(1, 0);
   // (1,1) → the wall at (1,3) stops it inside cell (1,2): x < 8 - 2 - radius
   assert.ok(sim.state[0]! > 3 && sim.state[0]! < 5.6, `x = ${sim.state[0]}`);
-  let x = 0, y = 0;
+  let x = 0,
+    y = 0;
   for (let k = 0; k < 3000; k++) {
     const s = sim.step(Math.sin(k / 37), Math.cos(k / 53));
     x = s[0]!;
@@ -45,17 +46,41 @@ test('same seed, same trajectory; action noise makes control non-trivial', async
 });
 
 test('bad input: unknown world, broken scene, wrong model, bad start state, closed simulator', async () => {
-  await assert.rejects(PointMazeSim.create('pointmaze-nope'), (e: unknown) => e instanceof WorldError && e.kind === 'not-found');
-  await assert.rejects(PointMazeSim.create('pointmaze-medium', {}, { text: '<mujoco><worldbody><geom type="box"/></worldbody>', source: 'broken.xml' }),
-    (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /broken\.xml: .*XML/.test(e.message));
-  await assert.rejects(PointMazeSim.create('pointmaze-medium', {}, { text: '<mujoco><worldbody><geom type="sphere" size="1"/></worldbody></mujoco>', source: 'empty.xml' }),
-    (e: unknown) => e instanceof WorldError && /empty\.xml: expected a point mass with 2 slide joints and 2 motors, found nq=0 nu=0/.test(e.message));
-  const sim = await PointMazeSim.create('pointmaze-medium', {}, { text: pointMazeMjcf(MAZES.medium), source: 'inline' });
+  await assert.rejects(
+    PointMazeSim.create('pointmaze-nope'),
+    (e: unknown) => e instanceof WorldError && e.kind === 'not-found',
+  );
+  await assert.rejects(
+    PointMazeSim.create(
+      'pointmaze-medium',
+      {},
+      { text: '<mujoco><worldbody><geom type="box"/></worldbody>', source: 'broken.xml' },
+    ),
+    (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /broken\.xml: .*XML/.test(e.message),
+  );
+  await assert.rejects(
+    PointMazeSim.create(
+      'pointmaze-medium',
+      {},
+      { text: '<mujoco><worldbody><geom type="sphere" size="1"/></worldbody></mujoco>', source: 'empty.xml' },
+    ),
+    (e: unknown) =>
+      e instanceof WorldError &&
+      /empty\.xml: expected a point mass with 2 slide joints and 2 motors, found nq=0 nu=0/.test(e.message),
+  );
+  const sim = await PointMazeSim.create(
+    'pointmaze-medium',
+    {},
+    { text: pointMazeMjcf(MAZES.medium), source: 'inline' },
+  );
   const wall = cellCenter(MAZES.medium, { i: 0, j: 0 });
   assert.throws(() => sim.reset(1, [wall.x, wall.y, 0, 0]), /is not in a free cell/);
   assert.throws(() => sim.reset(1, [0, 0, NaN, 0]), /4 finite numbers/);
   sim.close();
-  assert.throws(() => sim.reset(1), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
+  assert.throws(
+    () => sim.reset(1),
+    (e: unknown) => e instanceof WorldError && e.kind === 'closed',
+  );
 });
 
 test('the World interface: navigation with async reset/step, the pose, the map, the rest observation, input checks', async () => {
@@ -75,20 +100,34 @@ test('the World interface: navigation with async reset/step, the pose, the map, 
   assert.equal(nav.map.blocked(0, 0), null);
   assert.equal(nav.map.blocked(-4, -4), 'inside a wall of pointmaze-giant (cell row 0, column 0)');
   assert.match(nav.map.blocked(-100, 0)!, /outside the pointmaze-giant maze/);
-  await assert.rejects(nav.reset({ seed: 1, start: [-100, 0] }), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input' && /outside the pointmaze-giant maze/.test(e.message));
+  await assert.rejects(
+    nav.reset({ seed: 1, start: [-100, 0] }),
+    (e: unknown) =>
+      e instanceof WorldError && e.kind === 'invalid-input' && /outside the pointmaze-giant maze/.test(e.message),
+  );
   await assert.rejects(nav.step([2]), (e: unknown) => e instanceof WorldError && e.kind === 'invalid-input');
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(nav.step([0, 0], { signal: controller.signal }), (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
+  await assert.rejects(
+    nav.step([0, 0], { signal: controller.signal }),
+    (e: unknown) => e instanceof WorldError && e.kind === 'cancelled',
+  );
   await w.close();
   await assert.rejects(nav.step([0, 0]), (e: unknown) => e instanceof WorldError && e.kind === 'closed');
 });
 
 test('guardCall turns slow and cancelled calls into WorldErrors', async () => {
   const never = (): Promise<number> => new Promise(() => undefined);
-  await assert.rejects(guardCall('robot', 'step', { timeout_s: 0.02 }, never), (e: unknown) => e instanceof WorldError && e.kind === 'timeout' && /robot: timeout: step took longer than 0.02 s/.test(e.message));
+  await assert.rejects(
+    guardCall('robot', 'step', { timeout_s: 0.02 }, never),
+    (e: unknown) =>
+      e instanceof WorldError && e.kind === 'timeout' && /robot: timeout: step took longer than 0.02 s/.test(e.message),
+  );
   const c = new AbortController();
   setTimeout(() => c.abort(), 10);
-  await assert.rejects(guardCall('robot', 'reset', { signal: c.signal }, never), (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
+  await assert.rejects(
+    guardCall('robot', 'reset', { signal: c.signal }, never),
+    (e: unknown) => e instanceof WorldError && e.kind === 'cancelled',
+  );
   assert.equal(await guardCall('robot', 'x', { timeout_s: 1 }, () => Promise.resolve(7)), 7);
 });

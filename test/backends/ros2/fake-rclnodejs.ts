@@ -25,9 +25,25 @@
  */
 import type { MessageDefinition, MessageDefinitionField } from '@foxglove/message-definition';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
-import type { RclActionClient, RclGoalHandle, RclModule, RclNode, RclPublisher, RclQoS, RclServiceClient, RclValidationIssue } from '../../../main/backends/ros2/rclnodejs-api.js';
+import type {
+  RclActionClient,
+  RclGoalHandle,
+  RclModule,
+  RclNode,
+  RclPublisher,
+  RclQoS,
+  RclServiceClient,
+  RclValidationIssue,
+} from '../../../main/backends/ros2/rclnodejs-api.js';
 import { GOAL_STATUS } from '../../../main/backends/ros2/rclnodejs-api.js';
-import { type Distro, type Part, closure, definitionOf, fieldsOf, partName } from '../../../main/backends/ros2/interfaces.js';
+import {
+  type Distro,
+  type Part,
+  closure,
+  definitionOf,
+  fieldsOf,
+  partName,
+} from '../../../main/backends/ros2/interfaces.js';
 import { parse } from '@foxglove/rosmsg';
 
 export interface GoalControl {
@@ -78,7 +94,10 @@ export interface QosPolicies {
   readonly durability?: number;
 }
 
-export const RELIABLE = 1, BEST_EFFORT = 2, TRANSIENT_LOCAL = 1, VOLATILE = 2;
+export const RELIABLE = 1,
+  BEST_EFFORT = 2,
+  TRANSIENT_LOCAL = 1,
+  VOLATILE = 2;
 /** rclcpp's default publisher and subscription QoS: keep last 10, reliable, volatile. */
 export const DEFAULT_QOS: QosPolicies = { history: 1, depth: 10, reliability: RELIABLE, durability: VOLATILE };
 /** A latched topic: keep last 1, reliable, transient local (static TF, maps, keepout masks). */
@@ -87,10 +106,27 @@ export const LATCHED_QOS: QosPolicies = { history: 1, depth: 1, reliability: REL
 export const SENSOR_QOS: QosPolicies = { history: 1, depth: 5, reliability: BEST_EFFORT, durability: VOLATILE };
 
 class FakeQoS implements RclQoS {
-  static readonly HistoryPolicy = { RMW_QOS_POLICY_HISTORY_SYSTEM_DEFAULT: 0, RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1, RMW_QOS_POLICY_HISTORY_KEEP_ALL: 2 };
-  static readonly ReliabilityPolicy = { RMW_QOS_POLICY_RELIABILITY_SYSTEM_DEFAULT: 0, RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1, RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT: 2 };
-  static readonly DurabilityPolicy = { RMW_QOS_POLICY_DURABILITY_SYSTEM_DEFAULT: 0, RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL: 1, RMW_QOS_POLICY_DURABILITY_VOLATILE: 2 };
-  constructor(readonly history = 0, readonly depth = 0, readonly reliability = 0, readonly durability = 0) {}
+  static readonly HistoryPolicy = {
+    RMW_QOS_POLICY_HISTORY_SYSTEM_DEFAULT: 0,
+    RMW_QOS_POLICY_HISTORY_KEEP_LAST: 1,
+    RMW_QOS_POLICY_HISTORY_KEEP_ALL: 2,
+  };
+  static readonly ReliabilityPolicy = {
+    RMW_QOS_POLICY_RELIABILITY_SYSTEM_DEFAULT: 0,
+    RMW_QOS_POLICY_RELIABILITY_RELIABLE: 1,
+    RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT: 2,
+  };
+  static readonly DurabilityPolicy = {
+    RMW_QOS_POLICY_DURABILITY_SYSTEM_DEFAULT: 0,
+    RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL: 1,
+    RMW_QOS_POLICY_DURABILITY_VOLATILE: 2,
+  };
+  constructor(
+    readonly history = 0,
+    readonly depth = 0,
+    readonly reliability = 0,
+    readonly durability = 0,
+  ) {}
 }
 
 /**
@@ -110,7 +146,10 @@ export function compatible(off: QosPolicies | undefined, req: QosPolicies | unde
 export class MessageValidationError extends Error {
   override readonly name = 'MessageValidationError';
   readonly code = 'MESSAGE_VALIDATION_ERROR';
-  constructor(readonly messageType: string, readonly issues: readonly RclValidationIssue[]) {
+  constructor(
+    readonly messageType: string,
+    readonly issues: readonly RclValidationIssue[],
+  ) {
     super(`Invalid message for '${messageType}': ${issues.map((i) => `${i.field}: ${i.problem}`).join(', ')}`);
   }
 }
@@ -131,11 +170,34 @@ class AbortError extends Error {
 
 /** rclnodejs's PRIMITIVE_TYPE_MAP (lib/message_validation.js). */
 const JS_TYPE: Readonly<Record<string, string>> = {
-  bool: 'boolean', int8: 'number', uint8: 'number', int16: 'number', uint16: 'number', int32: 'number', uint32: 'number',
-  int64: 'bigint', uint64: 'bigint', float32: 'number', float64: 'number', char: 'number', byte: 'number', string: 'string', wstring: 'string',
+  bool: 'boolean',
+  int8: 'number',
+  uint8: 'number',
+  int16: 'number',
+  uint16: 'number',
+  int32: 'number',
+  uint32: 'number',
+  int64: 'bigint',
+  uint64: 'bigint',
+  float32: 'number',
+  float64: 'number',
+  char: 'number',
+  byte: 'number',
+  string: 'string',
+  wstring: 'string',
 };
-const valueType = (v: unknown): string => (v === null ? 'null' : v === undefined ? 'undefined' : Array.isArray(v) ? 'array' : ArrayBuffer.isView(v) ? 'TypedArray' : typeof v);
-const isComplex = (f: MessageDefinitionField): boolean => f.isComplex === true || f.type === 'time' || f.type === 'duration';
+const valueType = (v: unknown): string =>
+  v === null
+    ? 'null'
+    : v === undefined
+      ? 'undefined'
+      : Array.isArray(v)
+        ? 'array'
+        : ArrayBuffer.isView(v)
+          ? 'TypedArray'
+          : typeof v;
+const isComplex = (f: MessageDefinitionField): boolean =>
+  f.isComplex === true || f.type === 'time' || f.type === 'duration';
 
 function primitiveIssue(value: unknown, type: string): Omit<RclValidationIssue, 'field'> | null {
   const want = JS_TYPE[type];
@@ -144,13 +206,26 @@ function primitiveIssue(value: unknown, type: string): Omit<RclValidationIssue, 
   return typeof value === want ? null : { problem: 'TYPE_MISMATCH', expected: want, received: typeof value };
 }
 
-/** rclnodejs's validateMessage with its clients' default options (strict: true, checkTypes: true), on our definitions. */
-function validate(distro: Distro, fields: readonly MessageDefinitionField[], obj: unknown, path: string): RclValidationIssue[] {
+/**
+ * rclnodejs's validateMessage with its clients' default options (strict: true, checkTypes: true), on our definitions.
+ */
+function validate(
+  distro: Distro,
+  fields: readonly MessageDefinitionField[],
+  obj: unknown,
+  path: string,
+): RclValidationIssue[] {
   const at = (name: string): string => (path ? `${path}.${name}` : name);
-  if (obj === null || obj === undefined) return [{ field: path || '(root)', problem: 'TYPE_MISMATCH', expected: 'object', received: String(obj) }];
+  if (obj === null || obj === undefined)
+    return [{ field: path || '(root)', problem: 'TYPE_MISMATCH', expected: 'object', received: String(obj) }];
   const data = fields.filter((f) => f.isConstant !== true);
   if (typeof obj !== 'object') {
-    if (data.length === 1 && data[0]!.name === 'data' && !isComplex(data[0]!) && ['string', 'number', 'boolean', 'bigint'].includes(typeof obj)) {
+    if (
+      data.length === 1 &&
+      data[0]!.name === 'data' &&
+      !isComplex(data[0]!) &&
+      ['string', 'number', 'boolean', 'bigint'].includes(typeof obj)
+    ) {
       const i = primitiveIssue(obj, data[0]!.type);
       return i === null ? [] : [{ field: at('data'), ...i }];
     }
@@ -168,8 +243,20 @@ function validate(distro: Distro, fields: readonly MessageDefinitionField[], obj
         continue;
       }
       const n = (v as ArrayLike<unknown>).length;
-      if (f.arrayLength !== undefined && n !== f.arrayLength) issues.push({ field: at(f.name), problem: 'ARRAY_LENGTH', expected: `exactly ${f.arrayLength} elements`, received: `${n} elements` });
-      else if (f.arrayUpperBound !== undefined && n > f.arrayUpperBound) issues.push({ field: at(f.name), problem: 'ARRAY_LENGTH', expected: `at most ${f.arrayUpperBound} elements`, received: `${n} elements` });
+      if (f.arrayLength !== undefined && n !== f.arrayLength)
+        issues.push({
+          field: at(f.name),
+          problem: 'ARRAY_LENGTH',
+          expected: `exactly ${f.arrayLength} elements`,
+          received: `${n} elements`,
+        });
+      else if (f.arrayUpperBound !== undefined && n > f.arrayUpperBound)
+        issues.push({
+          field: at(f.name),
+          problem: 'ARRAY_LENGTH',
+          expected: `at most ${f.arrayUpperBound} elements`,
+          received: `${n} elements`,
+        });
       else if (Array.isArray(v)) {
         v.forEach((e: unknown, i) => {
           if (isComplex(f)) issues.push(...validate(distro, fieldsOf(distro, f.type) ?? [], e, `${at(f.name)}[${i}]`));
@@ -202,7 +289,11 @@ function typeString(type: string, part: Part): string {
 class Wire {
   private readonly writer: MessageWriter;
   private readonly reader: MessageReader;
-  constructor(private readonly distro: Distro, private readonly def: MessageDefinition, private readonly name: string) {
+  constructor(
+    private readonly distro: Distro,
+    private readonly def: MessageDefinition,
+    private readonly name: string,
+  ) {
     const defs = closure(distro, def);
     this.writer = new MessageWriter(defs);
     this.reader = new MessageReader(defs);
@@ -218,7 +309,9 @@ class Wire {
   }
 }
 
-const later = (ms: number, f: () => void): void => { setTimeout(f, ms); };
+const later = (ms: number, f: () => void): void => {
+  setTimeout(f, ms);
+};
 
 /** A publisher of a simulated peer (a robot's driver, Nav2): its topic, type and offered QoS. */
 interface PeerPublisher {
@@ -247,7 +340,9 @@ export class FakeRclnodejs {
   readonly servers = new Map<string, FakeActionServer>();
   readonly serviceServers = new Map<string, FakeService>();
   readonly subscriptions: FakeSubscription[] = [];
-  /** Events in order: init, shutdown, goal <action> <json>, cancel <action>, request <service> <json>, destroy <node>. */
+  /**
+   * Events in order: init, shutdown, goal <action> <json>, cancel <action>, request <service> <json>, destroy <node>.
+   */
   readonly log: string[] = [];
   /** Goals as the action servers saw them, in order, with their status on the server. */
   readonly serverGoals: ServerGoal[] = [];
@@ -313,21 +408,31 @@ export class FakeRclnodejs {
    */
   define(type: string, text: string): void {
     const kind = type.split('/')[1]!;
-    const parts: readonly Part[] = kind === 'action' ? ['goal', 'result', 'feedback'] : kind === 'srv' ? ['request', 'response'] : ['message'];
+    const parts: readonly Part[] =
+      kind === 'action' ? ['goal', 'result', 'feedback'] : kind === 'srv' ? ['request', 'response'] : ['message'];
     const sections = text.split(/^---[ \t]*$/m);
     parts.forEach((part, i) => {
       const name = partName(type, part);
-      this.defined.set(name, { name, definitions: parse(sections[i] ?? '', { ros2: true, skipTypeFixup: true })[0]!.definitions });
+      this.defined.set(name, {
+        name,
+        definitions: parse(sections[i] ?? '', { ros2: true, skipTypeFixup: true })[0]!.definitions,
+      });
     });
   }
 
-  /** The wire of one message type and part, built from the distribution's definitions; throws for a type the stand-in has no definition of. */
+  /**
+   * The wire of one message type and part, built from the distribution's definitions; throws for a type the stand-in
+   * has no definition of.
+   */
   wire(type: string, part: Part): Wire {
     const key = `${type} ${part}`;
     let w = this.wires.get(key);
     if (w === undefined) {
       const def = this.defined.get(partName(type, part)) ?? definitionOf(this.distro, type, part);
-      if (def === null) throw new Error(`the ROS 2 stand-in has no ${this.distro} definition of ${type} (${part}): add it to main/backends/ros2/interface-definitions.ts, copied from the package's sources`);
+      if (def === null)
+        throw new Error(
+          `the ROS 2 stand-in has no ${this.distro} definition of ${type} (${part}): add it to main/backends/ros2/interface-definitions.ts, copied from the package's sources`,
+        );
       w = new Wire(this.distro, def, typeString(type, part));
       this.wires.set(key, w);
     }
@@ -335,7 +440,11 @@ export class FakeRclnodejs {
   }
 
   /** A peer's node in the graph, subscribing to the given topics (what `ros2 node info` lists). */
-  addPeer(name: string, subscriptions: { readonly name: string; readonly types: readonly string[] }[], namespace = '/'): PeerNode {
+  addPeer(
+    name: string,
+    subscriptions: { readonly name: string; readonly types: readonly string[] }[],
+    namespace = '/',
+  ): PeerNode {
     const p = { name, namespace, subscriptions: [...subscriptions] };
     this.peers.push(p);
     return p;
@@ -350,7 +459,10 @@ export class FakeRclnodejs {
     this.peerPublishers.set(topic, { type, qos, history: [] });
   }
 
-  /** Calls `listener` with every message the world publishes on the topic that a subscription requesting `qos` receives (default: best effort, volatile — any). */
+  /**
+   * Calls `listener` with every message the world publishes on the topic that a subscription requesting `qos` receives
+   * (default: best effort, volatile — any).
+   */
   onPublish(topic: string, listener: (m: unknown) => void, qos?: QosPolicies): void {
     this.listeners.set(topic, [...(this.listeners.get(topic) ?? []), { qos, listener }]);
     const kept = this.latched.get(topic);
@@ -359,7 +471,10 @@ export class FakeRclnodejs {
     }
   }
 
-  /** A message the world published (as it crossed the wire): recorded, kept if latched, then handed to the simulated peers whose QoS matches. */
+  /**
+   * A message the world published (as it crossed the wire): recorded, kept if latched, then handed to the simulated
+   * peers whose QoS matches.
+   */
   published(topic: string, message: unknown, qos: QosPolicies | undefined): void {
     this.sent.set(topic, [...(this.sent.get(topic) ?? []), message]);
     if (qos?.durability === TRANSIENT_LOCAL) {
@@ -398,7 +513,10 @@ export class FakeRclnodejs {
     const pub = this.peerPublishers.get(s.topic);
     if (pub === undefined || pub.type !== s.type || pub.qos.durability !== TRANSIENT_LOCAL) return;
     if ((s.qos as QosPolicies | undefined)?.durability !== TRANSIENT_LOCAL || !compatible(pub.qos, s.qos)) return;
-    for (const m of pub.history) queueMicrotask(() => { if (this.subscriptions.includes(s)) s.callback(this.wire(s.type, 'message').cross(m, false)); });
+    for (const m of pub.history)
+      queueMicrotask(() => {
+        if (this.subscriptions.includes(s)) s.callback(this.wire(s.type, 'message').cross(m, false));
+      });
   }
 
   /** The subscription on a topic (to check its QoS). */
@@ -416,7 +534,8 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
     }
   };
   /** What the native layer says when an entity of a destroyed node is used. */
-  const destroyedError = (what: string): Error => new Error(`${what} is destroyed: the ROS 2 context was shut down (rclnodejs.shutdown)`);
+  const destroyedError = (what: string): Error =>
+    new Error(`${what} is destroyed: the ROS 2 context was shut down (rclnodejs.shutdown)`);
 
   class Handle implements RclGoalHandle {
     status: number = GOAL_STATUS.unknown;
@@ -424,9 +543,16 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
     private final = GOAL_STATUS.unknown as number;
     private readonly result: Promise<unknown>;
     feedbackCallback: ((f: unknown) => void) | undefined;
-    constructor(readonly accepted: boolean, private readonly client: ActionClient, private readonly server: FakeActionServer, readonly record: ServerGoal | null) {
+    constructor(
+      readonly accepted: boolean,
+      private readonly client: ActionClient,
+      private readonly server: FakeActionServer,
+      readonly record: ServerGoal | null,
+    ) {
       this.status = accepted ? GOAL_STATUS.accepted : GOAL_STATUS.unknown;
-      this.result = new Promise((resolve) => { this.settle = resolve; });
+      this.result = new Promise((resolve) => {
+        this.settle = resolve;
+      });
     }
     isAccepted(): boolean {
       return this.accepted;
@@ -446,7 +572,10 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
     }
     getResult(): Promise<unknown> {
       // Like rclnodejs: the GetResult response carries the final status, set on the handle.
-      return this.result.then((r) => { this.status = this.final; return r; });
+      return this.result.then((r) => {
+        this.status = this.final;
+        return r;
+      });
     }
     cancelGoal(): Promise<{ return_code: number; goals_canceling: unknown[] } | undefined> {
       // rclnodejs sends the cancel request through its action client's native handle: gone after a shutdown.
@@ -466,7 +595,12 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
   class ActionClient implements RclActionClient {
     destroyed = false;
     private readonly validateGoals: boolean;
-    constructor(private readonly node: Node, private readonly type: string, readonly name: string, options?: { validateGoals?: boolean }) {
+    constructor(
+      private readonly node: Node,
+      private readonly type: string,
+      readonly name: string,
+      options?: { validateGoals?: boolean },
+    ) {
       checkType(type);
       this.validateGoals = options?.validateGoals === true;
       node.entities.push(this);
@@ -491,27 +625,31 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
       const received = this.wireOf('goal').cross(goal, this.validateGoals);
       fake.log.push(`goal ${this.name} ${JSON.stringify(goal)}`);
       const server = this.server()!;
-      return new Promise((resolve) => later(1, () => {
-        const accepted = server.accept?.(received) ?? true;
-        const record: ServerGoal | null = accepted ? { action: this.name, goal: received, status: GOAL_STATUS.executing } : null;
-        if (record !== null) fake.serverGoals.push(record);
-        const h = new Handle(accepted, this, server, record);
-        h.feedbackCallback = feedbackCallback;
-        resolve(h);
-        if (!h.accepted) return;
-        h.status = GOAL_STATUS.executing;
-        server.execute?.({
-          goal: received,
-          feedback: (f) => {
-            const sent = this.wireOf('feedback').cross(f, false);
-            if (h.active && !this.destroyed) h.feedbackCallback?.(sent);
-          },
-          succeed: (r) => h.finish(GOAL_STATUS.succeeded, r),
-          abort: (r) => h.finish(GOAL_STATUS.aborted, r),
-          canceledElsewhere: (r) => h.finish(GOAL_STATUS.canceled, r),
-          isActive: () => h.active,
-        });
-      }));
+      return new Promise((resolve) =>
+        later(1, () => {
+          const accepted = server.accept?.(received) ?? true;
+          const record: ServerGoal | null = accepted
+            ? { action: this.name, goal: received, status: GOAL_STATUS.executing }
+            : null;
+          if (record !== null) fake.serverGoals.push(record);
+          const h = new Handle(accepted, this, server, record);
+          h.feedbackCallback = feedbackCallback;
+          resolve(h);
+          if (!h.accepted) return;
+          h.status = GOAL_STATUS.executing;
+          server.execute?.({
+            goal: received,
+            feedback: (f) => {
+              const sent = this.wireOf('feedback').cross(f, false);
+              if (h.active && !this.destroyed) h.feedbackCallback?.(sent);
+            },
+            succeed: (r) => h.finish(GOAL_STATUS.succeeded, r),
+            abort: (r) => h.finish(GOAL_STATUS.aborted, r),
+            canceledElsewhere: (r) => h.finish(GOAL_STATUS.canceled, r),
+            isActive: () => h.active,
+          });
+        }),
+      );
     }
     destroy(): void {
       this.destroyed = true;
@@ -520,7 +658,11 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
 
   class ServiceClient implements RclServiceClient {
     destroyed = false;
-    constructor(private readonly type: string, private readonly name: string, private readonly validateRequests: boolean) {}
+    constructor(
+      private readonly type: string,
+      private readonly name: string,
+      private readonly validateRequests: boolean,
+    ) {}
     private server(): FakeService | undefined {
       const s = fake.serviceServers.get(this.name);
       return s !== undefined && s.available !== false && !fake.shut ? s : undefined;
@@ -536,9 +678,13 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
       fake.pendingResponses.set(this.name, (fake.pendingResponses.get(this.name) ?? 0) + delta);
     }
     /** lib/client.js sendRequestAsync: the timeout and the signal reject and drop the response callback. */
-    sendRequestAsync(request: Record<string, unknown>, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<unknown> {
+    sendRequestAsync(
+      request: Record<string, unknown>,
+      options: { timeout?: number; signal?: AbortSignal } = {},
+    ): Promise<unknown> {
       return new Promise((resolve, reject) => {
-        let registered = false, done = false;
+        let registered = false,
+          done = false;
         const cleanup = (): void => {
           if (registered) this.pending(-1);
           registered = false;
@@ -549,11 +695,14 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
         if (options.signal) signals.push(options.signal);
         if (options.timeout !== undefined && options.timeout >= 0) {
           const t = AbortSignal.timeout(options.timeout);
-          t.addEventListener('abort', () => { timedOut = true; });
+          t.addEventListener('abort', () => {
+            timedOut = true;
+          });
           signals.push(t);
         }
         const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
-        const fail = (): Error => (timedOut ? new TimeoutError('Service request', options.timeout!) : new AbortError('Service request'));
+        const fail = (): Error =>
+          timedOut ? new TimeoutError('Service request', options.timeout!) : new AbortError('Service request');
         if (signal?.aborted) {
           reject(fail());
           return;
@@ -594,7 +743,10 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
     readonly entities: { destroy(): void }[] = [];
     private readonly own: FakeSubscription[] = [];
     private destroyed = false;
-    constructor(readonly name: string, readonly namespace = '') {
+    constructor(
+      readonly name: string,
+      readonly namespace = '',
+    ) {
       if (!fake.initialised) throw new Error('rclnodejs: init() must be called before creating a node');
       fake.nodes.add(this);
     }
@@ -619,7 +771,11 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
       fake.publishers.push({ type, topic, qos: options?.qos });
       const qos = options?.qos as QosPolicies | undefined;
       let gone = false;
-      this.entities.push({ destroy: () => { gone = true; } });
+      this.entities.push({
+        destroy: () => {
+          gone = true;
+        },
+      });
       return {
         publish: (message: object) => {
           if (gone) throw destroyedError(`the publisher of ${topic}`);
@@ -636,12 +792,16 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
       return fake.graph.find((t) => t.name === topic)?.publishers ?? 0;
     }
     getNodeNamesAndNamespaces(): { name: string; namespace: string }[] {
-      return [...[...fake.nodes].map((n) => ({ name: n.name, namespace: n.namespace || '/' })), ...fake.peers.map((p) => ({ name: p.name, namespace: p.namespace }))];
+      return [
+        ...[...fake.nodes].map((n) => ({ name: n.name, namespace: n.namespace || '/' })),
+        ...fake.peers.map((p) => ({ name: p.name, namespace: p.namespace })),
+      ];
     }
     getSubscriptionNamesAndTypesByNode(nodeName: string, namespace: string): { name: string; types: string[] }[] {
       const peer = fake.peers.find((p) => p.name === nodeName && p.namespace === namespace);
       if (peer !== undefined) return peer.subscriptions.map((s) => ({ name: s.name, types: [...s.types] }));
-      const own = [...fake.nodes].find((n) => n.name === nodeName && (n.namespace || '/') === namespace) as Node | undefined;
+      const own = [...fake.nodes].find((n) => n.name === nodeName && (n.namespace || '/') === namespace) as
+        Node | undefined;
       return own === undefined ? [] : own.own.map((s) => ({ name: s.topic, types: [s.type] }));
     }
     destroy(): void {
@@ -673,7 +833,9 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
     ActionClient: ActionClient as unknown as RclModule['ActionClient'],
     QoS: FakeQoS,
     shutdown,
-    shutdownAll: () => { if (fake.initialised) shutdown(); },
+    shutdownAll: () => {
+      if (fake.initialised) shutdown();
+    },
     isShutdown: () => fake.shut,
     removeSignalHandlers: () => fake.removeSignalHandler(),
   };
@@ -681,14 +843,28 @@ function buildModule(fake: FakeRclnodejs): FakeModule {
 
 /** A tf2_msgs/msg/TFMessage with one transform (yaw about z). */
 export function tfMessage(parent: string, child: string, x: number, y: number, yaw = 0): unknown {
-  return { transforms: [{ header: { frame_id: parent, stamp: { sec: 0, nanosec: 0 } }, child_frame_id: child, transform: { translation: { x, y, z: 0 }, rotation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) } } }] };
+  return {
+    transforms: [
+      {
+        header: { frame_id: parent, stamp: { sec: 0, nanosec: 0 } },
+        child_frame_id: child,
+        transform: {
+          translation: { x, y, z: 0 },
+          rotation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) },
+        },
+      },
+    ],
+  };
 }
 
 /** A nav_msgs/msg/Odometry at (x, y, yaw) moving at vx. */
 export function odometry(x: number, y: number, yaw = 0, vx = 0): unknown {
   return {
-    header: { frame_id: 'odom', stamp: { sec: 0, nanosec: 0 } }, child_frame_id: 'base_link',
-    pose: { pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) } } },
+    header: { frame_id: 'odom', stamp: { sec: 0, nanosec: 0 } },
+    child_frame_id: 'base_link',
+    pose: {
+      pose: { position: { x, y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) } },
+    },
     twist: { twist: { linear: { x: vx, y: 0, z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
   };
 }
@@ -696,5 +872,11 @@ export function odometry(x: number, y: number, yaw = 0, vx = 0): unknown {
 /** A sensor_msgs/msg/JointState with typed arrays, as rclnodejs delivers them. */
 export function jointState(joints: Record<string, number>, effort: Record<string, number> = {}): unknown {
   const name = Object.keys(joints);
-  return { header: { frame_id: '' }, name, position: Float64Array.from(name.map((n) => joints[n]!)), velocity: new Float64Array(0), effort: Float64Array.from(name.map((n) => effort[n] ?? 0)) };
+  return {
+    header: { frame_id: '' },
+    name,
+    position: Float64Array.from(name.map((n) => joints[n]!)),
+    velocity: new Float64Array(0),
+    effort: Float64Array.from(name.map((n) => effort[n] ?? 0)),
+  };
 }

@@ -10,7 +10,9 @@ export const GAZEBO = fileURLToPath(new URL('../../../../assets/ros2/gazebo-turt
 
 type Obj = Record<string, unknown>;
 
-/** Sets (or, with undefined, deletes) the value at a dotted path of a JSON document; "a.b\\.c" escapes a dot in a key. */
+/**
+ * Sets (or, with undefined, deletes) the value at a dotted path of a JSON document; "a.b\\.c" escapes a dot in a key.
+ */
 export function patch(doc: Obj, edits: Readonly<Record<string, unknown>>): Obj {
   for (const [path, value] of Object.entries(edits)) {
     const keys = path.split(/(?<!\\)\./).map((k) => k.replace(/\\\./g, '.'));
@@ -29,7 +31,8 @@ export function patch(doc: Obj, edits: Readonly<Record<string, unknown>>): Obj {
 /** The sample's JSON with short bounds (servers 0.05 s, cancels 0.2 s, connecting 0.3 s). */
 export function sampleJson(file = SAMPLE): Obj {
   const j = JSON.parse(readFileSync(file, 'utf8')) as Obj;
-  for (const t of Object.values(j['tools'] as Record<string, Obj>)) Object.assign(t, { server_timeout_s: 0.05, cancel_timeout_s: 0.2 });
+  for (const t of Object.values(j['tools'] as Record<string, Obj>))
+    Object.assign(t, { server_timeout_s: 0.05, cancel_timeout_s: 0.2 });
   for (const s of Object.values((j['services'] ?? {}) as Record<string, Obj>)) s['server_timeout_s'] = 0.05;
   j['connect_timeout_s'] = 0.3;
   return j;
@@ -49,20 +52,31 @@ export interface Rig {
   robotAt(x: number, y: number, yaw?: number, finger_m?: number): void;
 }
 
-export async function rig(config: Ros2Config = sample(), o: Ros2WorldOptions & { fake?: FakeRclnodejs; clock?: boolean } = {}): Promise<Rig> {
+export async function rig(
+  config: Ros2Config = sample(),
+  o: Ros2WorldOptions & { fake?: FakeRclnodejs; clock?: boolean } = {},
+): Promise<Rig> {
   const fake = o.fake ?? new FakeRclnodejs();
   // robot_state_publisher's static transforms are latched (tf2_ros StaticBroadcasterQoS: reliable, transient local).
   fake.advertise('/tf_static', 'tf2_msgs/msg/TFMessage', LATCHED_QOS);
   const r: { clock: number } = { clock: 0 };
-  const world = await Ros2World.open(config, fake.module, { ...o, distro: 'jazzy', ...(o.clock === false ? {} : { now_s: () => r.clock }) });
+  const world = await Ros2World.open(config, fake.module, {
+    ...o,
+    distro: 'jazzy',
+    ...(o.clock === false ? {} : { now_s: () => r.clock }),
+  });
   return Object.assign(r, {
-    fake, world,
+    fake,
+    world,
     robotAt(x: number, y: number, yaw = 0, finger_m = 0.02): void {
       fake.publish('/tf_static', tfMessage('base_link', 'gripper_link', 0.2, 0));
       fake.publish('/tf', tfMessage('map', 'odom', 1, 0));
       fake.publish('/tf', tfMessage('odom', 'base_link', x - 1, y, yaw));
       fake.publish('/odom', odometry(x - 1, y, yaw, 0.1));
-      fake.publish('/joint_states', jointState({ wheel_left_joint: 0, gripper_left_finger_joint: finger_m }, { gripper_left_finger_joint: 3 }));
+      fake.publish(
+        '/joint_states',
+        jointState({ wheel_left_joint: 0, gripper_left_finger_joint: finger_m }, { gripper_left_finger_joint: 3 }),
+      );
     },
   });
 }

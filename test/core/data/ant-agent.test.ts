@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { AntMazeSim } from '../../../main/backends/mujoco/antmaze.js';
 import { antMazeMjcf } from '../../../main/core/world/ant-mjcf.js';
 import { ANT_AGENT, ANT_AGENT_VERSION, antRestPose } from '../../../main/core/data/ant-agent.js';
-import { type MazeStepper, datasetGenerator, defaultConfig, generateDataset } from '../../../main/core/data/generators.js';
+import {
+  type MazeStepper,
+  datasetGenerator,
+  defaultConfig,
+  generateDataset,
+} from '../../../main/core/data/generators.js';
 import { validateDataset } from '../../../main/core/data/dataset.js';
 import { mazePairTrials, openArena, openSpaceTrials } from '../../../main/core/data/ant-trials.js';
 import { MAZES } from '../../../main/core/world/maze.js';
@@ -18,7 +23,11 @@ test('the expert reaches open-space waypoints: 30 of 30 without noise, 30 of 30 
   const sim = await arena();
   for (const noise of [0, 0.2]) {
     const r = openSpaceTrials(sim, { waypoints: 30, noise, seed: 1 });
-    assert.deepEqual({ reached: r.reached, flips: r.flips, timeouts: r.timeouts }, { reached: 30, flips: 0, timeouts: 0 }, `noise ${noise}`);
+    assert.deepEqual(
+      { reached: r.reached, flips: r.flips, timeouts: r.timeouts },
+      { reached: 30, flips: 0, timeouts: 0 },
+      `noise ${noise}`,
+    );
     assert.ok(r.speed_m_s > (noise === 0 ? 0.9 : 0.6), `noise ${noise}: ${r.speed_m_s.toFixed(2)} m/s`);
   }
   sim.close();
@@ -39,12 +48,15 @@ test('a flip is detected: the Ant on its back is fallen, upright it is not', () 
   assert.match(ANT_AGENT.fallen!(back)!, /on its back/);
 });
 
-/** A stepper whose Ant falls on its back at the 7th step of every episode (the generator's bookkeeping, in isolation). */
+/**
+ * A stepper whose Ant falls on its back at the 7th step of every episode (the generator's bookkeeping, in isolation).
+ */
 function fallingStepper(): MazeStepper {
   let k = 0;
   const state = antRestPose(0, 0);
   return {
-    layout: MAZES.medium, agent: ANT_AGENT,
+    layout: MAZES.medium,
+    agent: ANT_AGENT,
     reset: () => {
       k = 0;
       state.set(antRestPose(0, 0));
@@ -57,18 +69,34 @@ function fallingStepper(): MazeStepper {
   };
 }
 
-test('flips end their episode and are recorded in the dataset\'s report, with their rows', () => {
-  const d = generateDataset(fallingStepper(), 'antmaze-medium', defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium));
+test("flips end their episode and are recorded in the dataset's report, with their rows", () => {
+  const d = generateDataset(
+    fallingStepper(),
+    'antmaze-medium',
+    defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium),
+  );
   validateDataset(d, 'falling');
   const rows = [...d.terminals.keys()].filter((i) => d.terminals[i] === 1);
-  assert.deepEqual(rows, [6, 13, 20, 27, 29], 'each episode ends at the row that tipped it over (the last at the dataset\'s end)');
+  assert.deepEqual(
+    rows,
+    [6, 13, 20, 27, 29],
+    "each episode ends at the row that tipped it over (the last at the dataset's end)",
+  );
   assert.deepEqual(d.report, { episodes: 5, flips: 4, stalls: 0, flipRows: [6, 13, 20, 27], stallRows: [] });
 });
 
 test('generation in slices (as a CLI generates, answering Ctrl-C between them) gives the same rows, terminals and report, flips mid-slice included', async () => {
-  const whole = generateDataset(fallingStepper(), 'antmaze-medium', defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium));
+  const whole = generateDataset(
+    fallingStepper(),
+    'antmaze-medium',
+    defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium),
+  );
   for (const slice of [1, 4, 7, 29]) {
-    const g = datasetGenerator(fallingStepper(), 'antmaze-medium', defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium));
+    const g = datasetGenerator(
+      fallingStepper(),
+      'antmaze-medium',
+      defaultConfig('navigate', 30, 1, ANT_AGENT, MAZES.medium),
+    );
     assert.throws(() => g.result(), /not complete: 0 of 30 rows/);
     let slices = 0;
     while (!g.run(slice)) slices++;
@@ -85,10 +113,19 @@ test('generation in slices (as a CLI generates, answering Ctrl-C between them) g
   sim.close();
 });
 
-test('Ant datasets: 29-D observations and 8-D actions, deterministic, OGBench\'s regimes and episode lengths, a report', async () => {
+test("Ant datasets: 29-D observations and 8-D actions, deterministic, OGBench's regimes and episode lengths, a report", async () => {
   const sim = await AntMazeSim.create('antmaze-medium');
   assert.equal(defaultConfig('navigate', 1, 0, ANT_AGENT, MAZES.giant).episodeLength, 2000);
-  assert.deepEqual(defaultConfig('stitch', 1, 0, ANT_AGENT, MAZES.medium), { kind: 'stitch', steps: 1, seed: 0, episodeLength: 200, noise: 0.2, maxCells: 4, agent: 'ant', agentVersion: ANT_AGENT_VERSION });
+  assert.deepEqual(defaultConfig('stitch', 1, 0, ANT_AGENT, MAZES.medium), {
+    kind: 'stitch',
+    steps: 1,
+    seed: 0,
+    episodeLength: 200,
+    noise: 0.2,
+    maxCells: 4,
+    agent: 'ant',
+    agentVersion: ANT_AGENT_VERSION,
+  });
   assert.equal(defaultConfig('explore', 1, 0, ANT_AGENT, MAZES.medium).noise, 1);
   for (const kind of ['navigate', 'stitch', 'explore'] as const) {
     const config = defaultConfig(kind, 1200, 5, ANT_AGENT, sim.layout);
@@ -99,9 +136,16 @@ test('Ant datasets: 29-D observations and 8-D actions, deterministic, OGBench\'s
     assert.equal(a.actDim, 8);
     assert.deepEqual(a.observations, b.observations, kind);
     assert.deepEqual(a.report, b.report, kind);
-    assert.ok(a.actions.every((x) => x >= -1 && x <= 1), kind);
+    assert.ok(
+      a.actions.every((x) => x >= -1 && x <= 1),
+      kind,
+    );
     const r = a.report as { episodes: number; flips: number };
-    assert.equal(a.terminals.reduce((s, t) => s + t, 0), r.episodes, `${kind}: one terminal per episode`);
+    assert.equal(
+      a.terminals.reduce((s, t) => s + t, 0),
+      r.episodes,
+      `${kind}: one terminal per episode`,
+    );
     assert.ok(r.episodes >= Math.ceil(1200 / config.episodeLength), kind);
     assert.equal(a.generator['agent'], 'ant');
   }

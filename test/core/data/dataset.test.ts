@@ -5,14 +5,17 @@ import { sampleDataset } from './sample.js';
 
 /** Asserts that validation fails with a DatasetError for `field` whose message matches `detail`. */
 function rejects(d: Dataset, field: string, detail: RegExp): void {
-  assert.throws(() => validateDataset(d, 'runs/a.wds'), (err: unknown) => {
-    assert.ok(err instanceof DatasetError, `a DatasetError, got ${String(err)}`);
-    assert.equal(err.file, 'runs/a.wds');
-    assert.equal(err.field, field);
-    assert.match(err.message, /^runs\/a\.wds: /);
-    assert.match(err.message, detail);
-    return true;
-  });
+  assert.throws(
+    () => validateDataset(d, 'runs/a.wds'),
+    (err: unknown) => {
+      assert.ok(err instanceof DatasetError, `a DatasetError, got ${String(err)}`);
+      assert.equal(err.file, 'runs/a.wds');
+      assert.equal(err.field, field);
+      assert.match(err.message, /^runs\/a\.wds: /);
+      assert.match(err.message, detail);
+      return true;
+    },
+  );
 }
 
 test('a well-formed dataset validates', () => {
@@ -38,9 +41,16 @@ test('shapes must agree with the row count and dimensions', () => {
   rejects({ ...d, actions: new Float32Array(17) }, 'actions', /expected 8 rows × 2 = 16/);
   rejects({ ...d, obsDim: 0 }, 'obsDim', /positive integer/);
   rejects({ ...d, actDim: 1.5 }, 'actDim', /positive integer/);
-  rejects({ ...d, terminals: new Uint8Array(0), observations: new Float32Array(0), actions: new Float32Array(0) },
-    'terminals', /no transitions/);
-  rejects({ ...d, observations: Float64Array.from(d.observations) as unknown as Float32Array }, 'observations', /Float32Array/);
+  rejects(
+    { ...d, terminals: new Uint8Array(0), observations: new Float32Array(0), actions: new Float32Array(0) },
+    'terminals',
+    /no transitions/,
+  );
+  rejects(
+    { ...d, observations: Float64Array.from(d.observations) as unknown as Float32Array },
+    'observations',
+    /Float32Array/,
+  );
 });
 
 test('terminals are 0 or 1 and the last row ends a trajectory', () => {

@@ -37,7 +37,8 @@ test('navigate covers the maze and travels far; explore covers it too; stitch fr
   for (let r = 0; r < 20000; r++) {
     const c = cellAt(sim.layout, stitch.observations[r * 4]!, stitch.observations[r * 4 + 1]!)!;
     worst = Math.max(worst, distancesFrom(sim.layout, start)[c.i * cols + c.j]!);
-    if (stitch.terminals[r] === 1 && r + 1 < 20000) start = cellAt(sim.layout, stitch.observations[(r + 1) * 4]!, stitch.observations[(r + 1) * 4 + 1]!)!;
+    if (stitch.terminals[r] === 1 && r + 1 < 20000)
+      start = cellAt(sim.layout, stitch.observations[(r + 1) * 4]!, stitch.observations[(r + 1) * 4 + 1]!)!;
   }
   assert.ok(worst <= 8, `a stitch fragment strayed ${worst} cells`);
   sim.close();
@@ -53,7 +54,9 @@ test('point-maze datasets are byte for byte what they were before the generators
   };
   const sim = await PointMazeSim.create('pointmaze-medium');
   for (const kind of ['navigate', 'stitch', 'explore'] as const) {
-    const bytes = encodeDataset(generateDataset(sim, 'pointmaze-medium', defaultConfig(kind, 30000, 3, sim.agent, sim.layout)));
+    const bytes = encodeDataset(
+      generateDataset(sim, 'pointmaze-medium', defaultConfig(kind, 30000, 3, sim.agent, sim.layout)),
+    );
     assert.equal(createHash('sha256').update(bytes).digest('hex'), before[kind], kind);
   }
   sim.close();

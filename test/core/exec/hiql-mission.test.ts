@@ -11,19 +11,37 @@ import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { translateFormula } from '../../../main/core/ltl/translate.js';
 import type { Region } from '../../../main/core/world/regions.js';
 import type { Navigation, NavState } from '../../../main/core/world/world.js';
-import { type HiqlExecutor, type HiqlMissionInput, DEFAULT_HIQL_EXEC, regionRepresentative, runHiqlMission } from '../../../main/core/exec/hiql-mission.js';
+import {
+  type HiqlExecutor,
+  type HiqlMissionInput,
+  DEFAULT_HIQL_EXEC,
+  regionRepresentative,
+  runHiqlMission,
+} from '../../../main/core/exec/hiql-mission.js';
 
 /** A point world; `wallX`: a wall no step goes past (x ≤ wallX). */
 function pointWorld(wallX = Infinity): Navigation & { resets: number } {
-  let x = 0, y = 0, t = 0;
+  let x = 0,
+    y = 0,
+    t = 0;
   const state = (): NavState => ({ observation: Float64Array.of(x, y, 0, 0), pose: { x, y, yaw: 0 }, time_s: t });
   const w = {
     resets: 0,
     map: undefined as unknown as Navigation['map'],
     restObservation: (px: number, py: number) => Float32Array.of(px, py, 0, 0),
     observe: () => Promise.resolve(state()),
-    reset: (o: { start?: readonly [number, number] }) => { w.resets++; [x, y] = o.start ?? [0, 0]; t = 0; return Promise.resolve(state()); },
-    step: (a: ArrayLike<number>) => { x = Math.min(wallX, x + a[0]!); y += a[1]!; t += 0.1; return Promise.resolve(state()); },
+    reset: (o: { start?: readonly [number, number] }) => {
+      w.resets++;
+      [x, y] = o.start ?? [0, 0];
+      t = 0;
+      return Promise.resolve(state());
+    },
+    step: (a: ArrayLike<number>) => {
+      x = Math.min(wallX, x + a[0]!);
+      y += a[1]!;
+      t += 0.1;
+      return Promise.resolve(state());
+    },
   };
   return w;
 }
@@ -53,7 +71,15 @@ const regions: Region[] = [
 
 function input(spec: string, world = pointWorld()): HiqlMissionInput & { world: ReturnType<typeof pointWorld> } {
   const formula = parseLtl(spec);
-  return { world, executor: ideal, automaton: translateFormula(formula).automaton, formula, regions, start: [0, 0], goals: grid() };
+  return {
+    world,
+    executor: ideal,
+    automaton: translateFormula(formula).automaton,
+    formula,
+    regions,
+    start: [0, 0],
+    goals: grid(),
+  };
 }
 const params = { ...DEFAULT_HIQL_EXEC, lambda: 0.5, maxSteps: 500, seed: 0 };
 
@@ -92,7 +118,10 @@ test('AP-HIQL: no single-region lasso, or no dataset state in a region, is a pla
   assert.match(r.message, /no accepting lasso whose letters hold at most one region at a time/);
   assert.equal(both.world.resets, 0, 'the world is not touched');
   assert.equal(r.steps, 0);
-  const far: HiqlMissionInput = { ...input('F a'), regions: [{ name: 'a', kind: 'disk', center: [50, 50], radius: 1 }] };
+  const far: HiqlMissionInput = {
+    ...input('F a'),
+    regions: [{ name: 'a', kind: 'disk', center: [50, 50], radius: 1 }],
+  };
   const n = await runHiqlMission(far, params);
   assert.equal(n.failureMode, 'planning');
   assert.equal(n.planningReason, 'no-representative');
@@ -121,11 +150,27 @@ test('AP-HIQL: by default a pause longer than the old no-progress window (100 st
   // HIQL on the maze stalls against walls for a while and then goes on (backbone eval-hiql); the
   // old default (H_low = 100) failed such runs, C_max alone (the default now) lets them finish.
   let calls = 0;
-  const pausing: HiqlExecutor = { ...ideal, act: (obs, z, rows) => (++calls <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(obs, z, rows)) };
+  const pausing: HiqlExecutor = {
+    ...ideal,
+    act: (obs, z, rows) => (++calls <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(obs, z, rows)),
+  };
   const r = await runHiqlMission({ ...input('F a'), executor: pausing }, params);
   assert.equal(r.success, true, r.message);
   assert.ok(r.steps > 150);
-  const old = await runHiqlMission({ ...input('F a'), executor: { ...ideal, act: (() => { let n = 0; return (o: Float32Array, z: Float32Array, k: number) => (++n <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(o, z, k)); })() } }, { ...params, H_low: 100 });
+  const old = await runHiqlMission(
+    {
+      ...input('F a'),
+      executor: {
+        ...ideal,
+        act: (() => {
+          let n = 0;
+          return (o: Float32Array, z: Float32Array, k: number) =>
+            ++n <= 150 ? Promise.resolve(Float32Array.of(0, 0)) : ideal.act(o, z, k);
+        })(),
+      },
+    },
+    { ...params, H_low: 100 },
+  );
   assert.equal(old.success, false);
 });
 
@@ -133,16 +178,28 @@ test('AP-HIQL: with stall recovery on, a body stalled against a wall walks back 
   // A wall at x = 3 across the way to region a (8, 0): the ideal subgoal pushes straight into it.
   const walled = pointWorld(3);
   const seen: Float32Array[] = [];
-  const recording: HiqlExecutor = { ...ideal, act: (obs, z, rows) => { seen.push(Float32Array.from(z)); return ideal.act(obs, z, rows); } };
+  const recording: HiqlExecutor = {
+    ...ideal,
+    act: (obs, z, rows) => {
+      seen.push(Float32Array.from(z));
+      return ideal.act(obs, z, rows);
+    },
+  };
   const recovery = { window: 40, moved_m: 0.5, back_m: 1, steps: 30, arrive_m: 0.3, perTarget: 2, grant: 60 };
-  const r = await runHiqlMission({ ...input('F a', walled), executor: recording }, { ...params, maxSteps: 400, recovery });
+  const r = await runHiqlMission(
+    { ...input('F a', walled), executor: recording },
+    { ...params, maxSteps: 400, recovery },
+  );
   assert.equal(r.success, false);
   assert.equal(r.recoveries.length, 2, 'two recoveries for the one goal, then π_h again');
   for (const k of r.recoveries) {
     assert.ok(k.moved_m < 0.5);
-    assert.ok(Math.abs(k.to[0] - 2) < 0.31 && Math.abs(k.to[1]) < 1e-6, `back to about 1 m before the wall, not ${k.to.join(', ')}`);
+    assert.ok(
+      Math.abs(k.to[0] - 2) < 0.31 && Math.abs(k.to[1]) < 1e-6,
+      `back to about 1 m before the wall, not ${k.to.join(', ')}`,
+    );
     assert.ok(seen[k.t]![0]! < 0, 'the low-level policy is steered back, away from the wall');
   }
   const none = await runHiqlMission({ ...input('F a', pointWorld(3)), executor: ideal }, { ...params, maxSteps: 400 });
-  assert.deepEqual(none.recoveries, [], 'off by default (the paper\'s AP-HIQL)');
+  assert.deepEqual(none.recoveries, [], "off by default (the paper's AP-HIQL)");
 });

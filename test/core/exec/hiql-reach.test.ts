@@ -12,14 +12,25 @@ import { reachGoal } from '../../../main/core/exec/hiql-reach.js';
 
 /** A point world; `wallX`: a wall no step goes past (x ≤ wallX). */
 function pointWorld(wallX = Infinity): Navigation {
-  let x = 0, y = 0, t = 0;
+  let x = 0,
+    y = 0,
+    t = 0;
   const state = (): NavState => ({ observation: Float64Array.of(x, y, 0, 0), pose: { x, y, yaw: 0 }, time_s: t });
   return {
     map: undefined as unknown as Navigation['map'],
     restObservation: (px: number, py: number) => Float32Array.of(px, py, 0, 0),
     observe: () => Promise.resolve(state()),
-    reset: (o: { start?: readonly [number, number] }) => { [x, y] = o.start ?? [0, 0]; t = 0; return Promise.resolve(state()); },
-    step: (a: ArrayLike<number>) => { x = Math.min(wallX, x + a[0]!); y += a[1]!; t += 0.1; return Promise.resolve(state()); },
+    reset: (o: { start?: readonly [number, number] }) => {
+      [x, y] = o.start ?? [0, 0];
+      t = 0;
+      return Promise.resolve(state());
+    },
+    step: (a: ArrayLike<number>) => {
+      x = Math.min(wallX, x + a[0]!);
+      y += a[1]!;
+      t += 0.1;
+      return Promise.resolve(state());
+    },
   };
 }
 
@@ -62,11 +73,20 @@ test('HIQL reach: with stall recovery, a body stalled against a wall backs off (
   const recovery = { window: 40, moved_m: 0.5, back_m: 1, steps: 30, arrive_m: 0.3, perTarget: 2, grant: 60 };
   const seen: number[] = [];
   const ex = toward(0.3);
-  const recording: HiqlExecutor = { ...ex, act: (obs, z, rows) => { seen.push(z[0]!); return ex.act(obs, z, rows); } };
+  const recording: HiqlExecutor = {
+    ...ex,
+    act: (obs, z, rows) => {
+      seen.push(z[0]!);
+      return ex.act(obs, z, rows);
+    },
+  };
   const r = await reachGoal(pointWorld(3), recording, [0, 0], Float32Array.of(9, 0, 0, 0), { ...params, recovery });
   assert.equal(r.success, false);
   assert.equal(r.recoveries, 2);
-  assert.ok(seen.some((zx) => zx < 0), 'the policy was steered back, away from the wall');
+  assert.ok(
+    seen.some((zx) => zx < 0),
+    'the policy was steered back, away from the wall',
+  );
   const none = await reachGoal(pointWorld(3), toward(0.3), [0, 0], Float32Array.of(9, 0, 0, 0), params);
   assert.equal(none.recoveries, 0);
 });

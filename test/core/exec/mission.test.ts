@@ -27,7 +27,16 @@ const REGIONS: Region[] = [
   { name: 'bad1', kind: 'box', min: [5.6, 17], max: [6.4, 23] },
   { name: 'bad2', kind: 'box', min: [-3, 17.6], max: [3, 18.4] },
 ];
-const OPTS: MissionOptions = { method: 'sagas', lambda: 0.5, k: 5, tauSoft: DEFAULT_PLAN.tauSoft, exec: DEFAULT_EXEC, maxSteps: 3000, replans: 2, seed: 3 };
+const OPTS: MissionOptions = {
+  method: 'sagas',
+  lambda: 0.5,
+  k: 5,
+  tauSoft: DEFAULT_PLAN.tauSoft,
+  exec: DEFAULT_EXEC,
+  maxSteps: 3000,
+  replans: 2,
+  seed: 3,
+};
 
 async function setup(): Promise<{ b: Backbone; sim: PointMazeWorld }> {
   const models = await loadModels(MODELS);
@@ -35,22 +44,57 @@ async function setup(): Promise<{ b: Backbone; sim: PointMazeWorld }> {
   const dataset = generateDataset(gen, 'pointmaze-medium', defaultConfig('navigate', 100_000, 1));
   gen.close();
   const artifact = await buildArtifact(dataset, models, 0.99);
-  return { b: { artifact, dataset, models, files: { graph: '-', data: '-', models: MODELS } }, sim: await PointMazeWorld.open('pointmaze-medium') };
+  return {
+    b: { artifact, dataset, models, files: { graph: '-', data: '-', models: MODELS } },
+    sim: await PointMazeWorld.open('pointmaze-medium'),
+  };
 }
 
 /** Every event a mission records, checked against the audit event catalogue as it happens. */
 const audit = catalogueAudit();
 
-async function mission(b: Backbone, w: PointMazeWorld, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
+async function mission(
+  b: Backbone,
+  w: PointMazeWorld,
+  spec: string,
+  o: Partial<MissionOptions> = {},
+  regionNames = ['e1', 'e2'],
+) {
   return missionOn(b, w.navigation, spec, o, regionNames);
 }
 
-async function missionOn(b: Backbone, nav: Navigation, spec: string, o: Partial<MissionOptions> = {}, regionNames = ['e1', 'e2']) {
+async function missionOn(
+  b: Backbone,
+  nav: Navigation,
+  spec: string,
+  o: Partial<MissionOptions> = {},
+  regionNames = ['e1', 'e2'],
+) {
   const formula = parseLtl(spec);
   const automaton = translateFormula(formula).automaton;
   const regions = REGIONS.filter((r) => regionNames.includes(r.name));
-  const task = await augmentTask(b, { id: 'pointmaze-medium', map: nav.map, restObservation: nav.restObservation }, { regions }, [4, 20], DEFAULT_AUGMENT, createRng(0));
-  return runMission({ world: nav, policy: b.models, graph: task.graph, automaton, formula, regions, start: [4, 20], now: () => performance.now(), audit }, { ...OPTS, ...o });
+  const task = await augmentTask(
+    b,
+    { id: 'pointmaze-medium', map: nav.map, restObservation: nav.restObservation },
+    { regions },
+    [4, 20],
+    DEFAULT_AUGMENT,
+    createRng(0),
+  );
+  return runMission(
+    {
+      world: nav,
+      policy: b.models,
+      graph: task.graph,
+      automaton,
+      formula,
+      regions,
+      start: [4, 20],
+      now: () => performance.now(),
+      audit,
+    },
+    { ...OPTS, ...o },
+  );
 }
 
 test('missions in pointmaze-medium: success by the lasso evaluator, budgets, replanning, escalation, committed violations', async () => {
@@ -60,28 +104,46 @@ test('missions in pointmaze-medium: success by the lasso evaluator, budgets, rep
     assert.equal(ok.success, true, ok.message);
     assert.equal(ok.executorComplete, true);
     assert.ok(ok.T_pre !== null && ok.T_suf !== null && ok.ncc > 0 && ok.ncc < 1);
-    assert.deepEqual(ok.events.filter((e) => e.kind === 'checkpoint').slice(0, 2).map((e) => e.node.split(':')[1]), ['e2', 'e1']);
+    assert.deepEqual(
+      ok.events
+        .filter((e) => e.kind === 'checkpoint')
+        .slice(0, 2)
+        .map((e) => e.node.split(':')[1]),
+      ['e2', 'e1'],
+    );
     // The verdict is the realised labels': check it again from the recorded labels.
     const letters = ok.labels.map((l) => new Set(l));
-    assert.equal(evaluateLasso(parseLtl('F (e2 & F e1)'), { prefix: letters.slice(0, -1), cycle: letters.slice(-1) }), true);
+    assert.equal(
+      evaluateLasso(parseLtl('F (e2 & F e1)'), { prefix: letters.slice(0, -1), cycle: letters.slice(-1) }),
+      true,
+    );
     assert.ok(ok.stepTimes_ms.length === ok.steps);
 
     // A tracking budget too small to reach anything: every transition times out; sagas-replan
     // replans R = 2 times from the monitor's state set, then escalates with the whole trace.
     const tight = { ...DEFAULT_EXEC, H_low: 2 };
     const plain = await mission(b, sim, 'F (e2 & F e1)', { exec: tight });
-    assert.deepEqual([plain.success, plain.failureMode, plain.failures.length, plain.plans.length], [false, 'prefix', 1, 1]);
+    assert.deepEqual(
+      [plain.success, plain.failureMode, plain.failures.length, plain.plans.length],
+      [false, 'prefix', 1, 1],
+    );
     const replan = await mission(b, sim, 'F (e2 & F e1)', { exec: tight, method: 'sagas-replan' });
     assert.equal(replan.success, false);
     assert.equal(replan.failureMode, 'escalated');
     assert.equal(replan.plans.length, 3);
     assert.equal(replan.failures.length, 3);
     assert.match(replan.message, /budget R = 2 exhausted/);
-    assert.ok(replan.plans.slice(1).every((p) => p.result.status === 'ok' && p.result.certificate.resume !== undefined));
+    assert.ok(
+      replan.plans.slice(1).every((p) => p.result.status === 'ok' && p.result.certificate.resume !== undefined),
+    );
 
     // With the soft-label screen off (τ_soft = 1) the plan crosses a thin forbidden strip; G ¬ℓ is
     // then violated for good: unrecoverable, never replanned.
-    const bad = await mission(b, sim, 'F e2 & G !bad1 & G !bad2', { tauSoft: 1, method: 'sagas-replan' }, ['e2', 'bad1', 'bad2']);
+    const bad = await mission(b, sim, 'F e2 & G !bad1 & G !bad2', { tauSoft: 1, method: 'sagas-replan' }, [
+      'e2',
+      'bad1',
+      'bad2',
+    ]);
     assert.equal(bad.failureMode, 'unrecoverable', bad.message);
     assert.equal(bad.plans.length, 1);
     assert.equal(bad.monitorViable, false);
@@ -89,7 +151,8 @@ test('missions in pointmaze-medium: success by the lasso evaluator, budgets, rep
     const none = await mission(b, sim, 'F e2 & G !e2');
     assert.equal(none.failureMode, 'planning');
     // Failures, replans, the escalation and every run's end were recorded in the catalogue's shapes.
-    for (const k of ['failure_record', 'replan', 'escalation', 'run_end', 'checkpoint', 'monitor_event']) assert.ok((audit.kinds[k] ?? 0) > 0, `no ${k}: ${JSON.stringify(audit.kinds)}`);
+    for (const k of ['failure_record', 'replan', 'escalation', 'run_end', 'checkpoint', 'monitor_event'])
+      assert.ok((audit.kinds[k] ?? 0) > 0, `no ${k}: ${JSON.stringify(audit.kinds)}`);
   } finally {
     await sim.close();
     await b.models.close();
@@ -103,19 +166,33 @@ test('a body that falls ends the mission as overturned, never replanned; a track
     // The world reports the body fallen from step 5 on (as the Ant's world does once it lies on its back).
     let steps = 0;
     const falling: Navigation = {
-      ...nav, reset: (o) => { steps = 0; return nav.reset(o); }, step: (a, o) => { steps++; return nav.step(a, o); },
+      ...nav,
+      reset: (o) => {
+        steps = 0;
+        return nav.reset(o);
+      },
+      step: (a, o) => {
+        steps++;
+        return nav.step(a, o);
+      },
       fallen: () => (steps >= 5 ? 'on its back' : null),
     };
     const fell = await missionOn(b, falling, 'F (e2 & F e1)', { method: 'sagas-replan' });
     assert.deepEqual([fell.success, fell.failureMode, fell.steps, fell.plans.length], [false, 'prefix', 6, 1]);
-    assert.deepEqual(fell.failures.map((f) => [f.kind, f.class, f.unrecoverable]), [['overturned', 'permanent', true]]);
+    assert.deepEqual(
+      fell.failures.map((f) => [f.kind, f.class, f.unrecoverable]),
+      [['overturned', 'permanent', true]],
+    );
     assert.match(fell.message, /overturned while tracking .*on its back/);
     assert.equal(executionCause(fell), 'overturned');
 
     // A world that ignores every action: the first transition times out with the body where it started.
     const frozen: Navigation = { ...nav, step: () => nav.observe() };
     const stuck = await missionOn(b, frozen, 'F (e2 & F e1)');
-    assert.deepEqual([stuck.failureMode, stuck.failures[0]?.kind, stuck.failures[0]?.stalled, stuck.failures[0]?.moved_m], ['prefix', 'tracking-timeout', true, 0]);
+    assert.deepEqual(
+      [stuck.failureMode, stuck.failures[0]?.kind, stuck.failures[0]?.stalled, stuck.failures[0]?.moved_m],
+      ['prefix', 'tracking-timeout', true, 0],
+    );
     assert.equal(executionCause(stuck), 'stalled');
     assert.equal(executionCause({ ...stuck, success: true }), null);
   } finally {
@@ -126,8 +203,22 @@ test('a body that falls ends the mission as overturned, never replanned; a track
 
 test('withMotion: a time-out is a stall under the reach radius over the last H_low steps, a drift beyond it', () => {
   const base = {
-    source: 'mission' as const, kind: 'tracking-timeout' as const, label: 'tracking-timeout' as const, t: 150, stream: 'prefix' as const, index: 0, from: 'a', to: 'b', term: 'true',
-    labels: [], latent: [], violated: 'b', class: 'transient' as const, action: 'penalize-edge' as const, unrecoverable: false, rule: 'tracking a → b timed out',
+    source: 'mission' as const,
+    kind: 'tracking-timeout' as const,
+    label: 'tracking-timeout' as const,
+    t: 150,
+    stream: 'prefix' as const,
+    index: 0,
+    from: 'a',
+    to: 'b',
+    term: 'true',
+    labels: [],
+    latent: [],
+    violated: 'b',
+    class: 'transient' as const,
+    action: 'penalize-edge' as const,
+    unrecoverable: false,
+    rule: 'tracking a → b timed out',
   };
   const line = (n: number, v: number): number[] => Array.from({ length: n }, (_, i) => [4 + v * i, 20]).flat();
   const still = withMotion(base, line(151, 0), DEFAULT_EXEC);
@@ -143,11 +234,12 @@ test('withMotion: a time-out is a stall under the reach radius over the last H_l
   assert.equal(withMotion(other, line(151, 0.05), DEFAULT_EXEC), other);
 });
 
-test('on a latent graph the motion is the policy\'s: a run succeeds only if its recorded path, sampled between every two steps, keeps out of what the spec forbids', async () => {
+test("on a latent graph the motion is the policy's: a run succeeds only if its recorded path, sampled between every two steps, keeps out of what the spec forbids", async () => {
   const { b, sim } = await setup();
   try {
     const checked = REGIONS as CheckRegion[];
-    let entered = 0, succeeded = 0;
+    let entered = 0,
+      succeeded = 0;
     const cases: [string, string[], Partial<MissionOptions>][] = [
       ['F e1 & G !bad1', ['e1', 'bad1'], {}],
       ['F e2 & G !bad2', ['e2', 'bad2'], { method: 'sagas-replan' }],
@@ -160,13 +252,30 @@ test('on a latent graph the motion is the policy\'s: a run succeeds only if its 
     for (const [spec, names, o] of cases) {
       const r = await mission(b, sim, spec, o, names);
       const forbidden = names.filter((n) => n.startsWith('bad'));
-      const points = Array.from({ length: r.steps }, (_, i) => [r.trajectory[2 * i]!, r.trajectory[2 * i + 1]!] as const);
-      const word = lettersAlong([...points, points[points.length - 1]!], checked.filter((x) => names.includes(x.name)), 0.01);
-      const before = (x: string, y: string): boolean => { const i = word.findIndex((l) => l.includes(x)), j = word.findIndex((l) => l.includes(y)); return i >= 0 && (j < 0 || i < j); };
-      const violated = spec.includes('U e2') ? before('bad1', 'e2') : word.some((l) => l.some((n) => forbidden.includes(n)));
+      const points = Array.from(
+        { length: r.steps },
+        (_, i) => [r.trajectory[2 * i]!, r.trajectory[2 * i + 1]!] as const,
+      );
+      const word = lettersAlong(
+        [...points, points[points.length - 1]!],
+        checked.filter((x) => names.includes(x.name)),
+        0.01,
+      );
+      const before = (x: string, y: string): boolean => {
+        const i = word.findIndex((l) => l.includes(x)),
+          j = word.findIndex((l) => l.includes(y));
+        return i >= 0 && (j < 0 || i < j);
+      };
+      const violated = spec.includes('U e2')
+        ? before('bad1', 'e2')
+        : word.some((l) => l.some((n) => forbidden.includes(n)));
       if (violated) {
         entered++;
-        assert.equal(r.success, false, `${spec} ${JSON.stringify(o)}: succeeded although the path entered a forbidden region`);
+        assert.equal(
+          r.success,
+          false,
+          `${spec} ${JSON.stringify(o)}: succeeded although the path entered a forbidden region`,
+        );
       }
       if (r.success) succeeded++;
     }

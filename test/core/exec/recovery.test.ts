@@ -28,8 +28,15 @@ test('recovery: a stall over the window walks back to where the body was back_m 
   for (let t = 0; t < P.window && s.started === null; t++) s = r.step('w', at(2, 0), 2, 0);
   assert.ok(s.started !== null, 'a stall of `window` steps starts a recovery');
   assert.ok(s.started.moved_m < P.moved_m);
-  assert.deepEqual(s.started.to.map((v) => Math.round(v * 10) / 10), [1, 0], 'back to where it was 1 m ago on its path');
-  assert.ok(s.offset !== null && Math.abs(s.offset[0]! + 1) < 1e-6 && s.offset[1] === 0, 'the offset is to that place\'s latent');
+  assert.deepEqual(
+    s.started.to.map((v) => Math.round(v * 10) / 10),
+    [1, 0],
+    'back to where it was 1 m ago on its path',
+  );
+  assert.ok(
+    s.offset !== null && Math.abs(s.offset[0]! + 1) < 1e-6 && s.offset[1] === 0,
+    "the offset is to that place's latent",
+  );
   assert.equal(r.active, true);
   // Held in place, it gives up after `steps` steps of trying (the start step counts as one).
   let n = 1;
@@ -55,7 +62,11 @@ test('recovery: at most perTarget per target; a new target starts the count agai
   assert.equal(starts, P.perTarget);
   let again = 0;
   for (let t = 0; t < 150; t++) if (r.step('v', at(2, 0), 2, 0).started !== null) again++;
-  assert.equal(again, P.perTarget, 'the trail is kept: a stalled body has a place to go back to for the new target too');
+  assert.equal(
+    again,
+    P.perTarget,
+    'the trail is kept: a stalled body has a place to go back to for the new target too',
+  );
 });
 
 test('recovery: a body that never moved has nowhere to go back to', () => {

@@ -27,23 +27,39 @@ test('rest targets: π_low reaches every graph hop from rest on the large maze; 
   const art = await buildArtifact(dataset, models, 0.99);
   const sim = await PointMazeSim.create('pointmaze-large');
   try {
-    const g = art.graph, dim = g.dim, P = art.positions;
+    const g = art.graph,
+      dim = g.dim,
+      P = art.positions;
     const rng = createRng(7);
     const reached = { rest: 0, node: 0 };
     let hops = 0;
     while (hops < 100) {
       const k = rng.int(0, g.edgeU.length - 1);
-      const u = g.edgeU[k]!, v = g.edgeV[k]!;
+      const u = g.edgeU[k]!,
+        v = g.edgeV[k]!;
       if (Math.hypot(P[2 * v]! - P[2 * u]!, P[2 * v + 1]! - P[2 * u + 1]!) < 1.5) continue;
       hops++;
       const target: Waypoint = {
-        node: v, id: `c${v}`, latent: g.nodes.slice(v * dim, (v + 1) * dim), position: [P[2 * v]!, P[2 * v + 1]!],
+        node: v,
+        id: `c${v}`,
+        latent: g.nodes.slice(v * dim, (v + 1) * dim),
+        position: [P[2 * v]!, P[2 * v + 1]!],
         rest: await models.embed(pointMazeRest(P[2 * v]!, P[2 * v + 1]!), 1),
-        pos: [], neg: [], term: 'true', checkpoint: false, state: 0, from: 0, transition: 1,
+        pos: [],
+        neg: [],
+        term: 'true',
+        checkpoint: false,
+        state: 0,
+        from: 0,
+        transition: 1,
       };
       for (const targets of ['rest', 'node'] as const) {
         const params: ExecParams = { ...DEFAULT_EXEC, targets, M: 1 };
-        const ex = new Executor({ prefix: [target], suffix: [target], dwell: true, anchors: new Map(), dim }, params, `c${u}`);
+        const ex = new Executor(
+          { prefix: [target], suffix: [target], dwell: true, anchors: new Map(), dim },
+          params,
+          `c${u}`,
+        );
         let s = sim.reset(hops, Array.from(pointMazeRest(P[2 * u]!, P[2 * u + 1]!)));
         for (let t = 0; ex.status === 'running'; t++) {
           const obs = Float32Array.from(s);
@@ -56,7 +72,10 @@ test('rest targets: π_low reaches every graph hop from rest on the large maze; 
       }
     }
     assert.equal(reached.rest, 100, `rest targets reached ${reached.rest} of 100 hops`);
-    assert.ok(reached.node <= 97, `node-latent targets reached ${reached.node} of 100 hops: the ablation should miss some`);
+    assert.ok(
+      reached.node <= 97,
+      `node-latent targets reached ${reached.node} of 100 hops: the ablation should miss some`,
+    );
   } finally {
     sim.close();
     await models.close();

@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InputError, MAX_JSON_DEPTH, jsonTooDeep, parseJson, parseJsonText, valueTooDeep } from '../../../main/core/input/json.js';
+import {
+  InputError,
+  MAX_JSON_DEPTH,
+  jsonTooDeep,
+  parseJson,
+  parseJsonText,
+  valueTooDeep,
+} from '../../../main/core/input/json.js';
 import { readLayoutFile } from '../../../main/services/worlds/layout-file.js';
 import { decodeDataset, encodeDataset } from '../../../main/services/datasets/format.js';
 import { sampleDataset } from '../data/sample.js';
@@ -17,17 +24,31 @@ test('JSON nested deeper than the limit is refused with its line and column, val
     ['['.repeat(50_000), `1:${MAX_JSON_DEPTH + 1}`],
     ['{"a":'.repeat(10_000), `1:${5 * MAX_JSON_DEPTH + 1}`],
   ] as const) {
-    assert.throws(() => parseJson(text, 'deep.json'), (e: unknown) => e instanceof InputError && e.file === 'deep.json' && e.path === at && /nested deeper than 256 levels/.test(e.message));
+    assert.throws(
+      () => parseJson(text, 'deep.json'),
+      (e: unknown) =>
+        e instanceof InputError &&
+        e.file === 'deep.json' &&
+        e.path === at &&
+        /nested deeper than 256 levels/.test(e.message),
+    );
   }
   // Brackets inside strings are text, not nesting.
-  assert.deepEqual(parseJson(JSON.stringify({ s: '['.repeat(10_000) + '"\\' }), 's.json'), { s: '['.repeat(10_000) + '"\\' });
+  assert.deepEqual(parseJson(JSON.stringify({ s: '['.repeat(10_000) + '"\\' }), 's.json'), {
+    s: '['.repeat(10_000) + '"\\',
+  });
 });
 
 test('one nesting check for every JSON text from outside: the text before parsing, a value already parsed, and JSON.parse behind it', () => {
   const deep = '['.repeat(100_000) + ']'.repeat(100_000);
   assert.equal(jsonTooDeep(deep), `1:${MAX_JSON_DEPTH + 1}`);
   assert.equal(jsonTooDeep('{"a":"[[[["}'), null);
-  assert.throws(() => parseJsonText(deep), (e: unknown) => e instanceof SyntaxError && e.message === `nested deeper than 256 levels of arrays and objects (at 1:${MAX_JSON_DEPTH + 1})`);
+  assert.throws(
+    () => parseJsonText(deep),
+    (e: unknown) =>
+      e instanceof SyntaxError &&
+      e.message === `nested deeper than 256 levels of arrays and objects (at 1:${MAX_JSON_DEPTH + 1})`,
+  );
   assert.deepEqual(parseJsonText('{"a":[1]}'), { a: [1] });
   // A value handed over already parsed (JSON.parse itself does not overflow): checked without recursion.
   const value = JSON.parse(deep) as unknown;
@@ -42,7 +63,13 @@ test('readers that name their own errors refuse deep JSON with them: a maze layo
   try {
     const layout = join(dir, 'layout.json');
     writeFileSync(layout, `{"id":"m","grid":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
-    await assert.rejects(readLayoutFile(layout), (e: unknown) => e instanceof Error && (e as { code?: string }).code === 'invalid-input' && /nested deeper than 256 levels/.test(e.message));
+    await assert.rejects(
+      readLayoutFile(layout),
+      (e: unknown) =>
+        e instanceof Error &&
+        (e as { code?: string }).code === 'invalid-input' &&
+        /nested deeper than 256 levels/.test(e.message),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,17 +5,30 @@ import type { Vocabulary } from '../../../main/core/loop/vocabulary.js';
 import type { ToolWorld } from '../../../main/core/loop/loop.js';
 
 export const VOCAB: Vocabulary = {
-  fields: { 'gripper.width_cm': 'number', 'gripper.holding': 'string', 'gripper.load_N': 'number', 'gripper.payload_limit_N': 'number' },
+  fields: {
+    'gripper.width_cm': 'number',
+    'gripper.holding': 'string',
+    'gripper.load_N': 'number',
+    'gripper.payload_limit_N': 'number',
+  },
   objects: ['red_mug', 'tray', 'red_bin', 'shelf_c4'],
   objectFields: { on: 'string', mass_kg: 'number', in_workspace: 'bool' },
   propositions: ['mug_on_tray'],
   skills: ['pick', 'place', 'move'],
 };
 
-export const asset = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../../../assets/tools/${name}`, import.meta.url), 'utf8'));
-export const tools = (): Map<string, RegisteredTool> => registerTools(['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })), VOCAB);
+export const asset = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../../../assets/tools/${name}`, import.meta.url), 'utf8'));
+export const tools = (): Map<string, RegisteredTool> =>
+  registerTools(
+    ['pick.json', 'place.json'].map((f) => ({ def: parseTool(asset(f), f), file: f })),
+    VOCAB,
+  );
 
-type Objects = Record<'red_mug' | 'tray' | 'red_bin' | 'shelf_c4', { on: string; mass_kg: number; in_workspace: boolean }>;
+type Objects = Record<
+  'red_mug' | 'tray' | 'red_bin' | 'shelf_c4',
+  { on: string; mass_kg: number; in_workspace: boolean }
+>;
 
 /**
  * A deterministic stand-in for the tabletop of the seed's step-through: the first grasp at the
@@ -26,7 +39,12 @@ type Objects = Record<'red_mug' | 'tray' | 'red_bin' | 'shelf_c4', { on: string;
 export class StepThroughWorld implements ToolWorld {
   state = {
     gripper: { width_cm: 8.0, holding: '', load_N: 0, payload_limit_N: 20 },
-    objects: { red_mug: { on: 'table', mass_kg: 0.3, in_workspace: true }, tray: { on: 'table', mass_kg: 0.5, in_workspace: true }, red_bin: { on: 'floor', mass_kg: 30, in_workspace: true }, shelf_c4: { on: 'wall', mass_kg: 0, in_workspace: true } },
+    objects: {
+      red_mug: { on: 'table', mass_kg: 0.3, in_workspace: true },
+      tray: { on: 'table', mass_kg: 0.5, in_workspace: true },
+      red_bin: { on: 'floor', mass_kg: 30, in_workspace: true },
+      shelf_c4: { on: 'wall', mass_kg: 0, in_workspace: true },
+    },
   };
   calls: unknown[] = [];
   observations = 0;

@@ -11,20 +11,21 @@ export const PROPS = ['a', 'b', 'c'] as const;
  * with it, Spot's whole syntax: X, M and xor as well.
  */
 export function formulaArb(props: readonly string[] = PROPS, depth = 4, full = false): fc.Arbitrary<Formula> {
-  const unary = full ? ['not', 'F', 'G', 'X'] as const : ['not', 'F', 'G'] as const;
+  const unary = full ? (['not', 'F', 'G', 'X'] as const) : (['not', 'F', 'G'] as const);
   const binary = full
-    ? ['U', 'R', 'W', 'M', 'implies', 'iff', 'xor'] as const
-    : ['U', 'R', 'W', 'implies', 'iff'] as const;
+    ? (['U', 'R', 'W', 'M', 'implies', 'iff', 'xor'] as const)
+    : (['U', 'R', 'W', 'implies', 'iff'] as const);
   const { f } = fc.letrec<{ f: Formula }>((tie) => ({
     f: fc.oneof(
       { depthSize: 'small', withCrossShrink: true, maxDepth: depth },
       fc.constantFrom(...props).map((name): Formula => ({ kind: 'ap', name })),
       fc.constantFrom<Formula>({ kind: 'true' }, { kind: 'false' }),
-      fc.tuple(fc.constantFrom(...unary), tie('f'))
-        .map(([kind, arg]): Formula => ({ kind, arg })),
-      fc.tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('f'), { minLength: 2, maxLength: 3 }))
+      fc.tuple(fc.constantFrom(...unary), tie('f')).map(([kind, arg]): Formula => ({ kind, arg })),
+      fc
+        .tuple(fc.constantFrom('and' as const, 'or' as const), fc.array(tie('f'), { minLength: 2, maxLength: 3 }))
         .map(([kind, args]): Formula => ({ kind, args })),
-      fc.tuple(fc.constantFrom(...binary), tie('f'), tie('f'))
+      fc
+        .tuple(fc.constantFrom(...binary), tie('f'), tie('f'))
         .map(([kind, left, right]): Formula => ({ kind, left, right })),
     ),
   }));
@@ -33,8 +34,9 @@ export function formulaArb(props: readonly string[] = PROPS, depth = 4, full = f
 
 /** A proposition or its negation. */
 function literalArb(props: readonly string[]): fc.Arbitrary<Formula> {
-  return fc.tuple(fc.constantFrom(...props), fc.boolean()).map(([name, neg]): Formula =>
-    neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+  return fc
+    .tuple(fc.constantFrom(...props), fc.boolean())
+    .map(([name, neg]): Formula => (neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name }));
 }
 
 /** Temporal shapes with the next operator: X chains and X under G, F and U, as Dwyer's patterns write them. */
@@ -49,7 +51,9 @@ export function nextArb(props: readonly string[] = PROPS): fc.Arbitrary<Formula>
       tie('f').map((x): Formula => ({ kind: 'F', arg: x })),
       tie('f').map((x): Formula => ({ kind: 'G', arg: x })),
       tie('f').map((x): Formula => ({ kind: 'G', arg: { kind: 'F', arg: { kind: 'X', arg: x } } })),
-      fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'G', arg: { kind: 'implies', left: l, right: { kind: 'X', arg: r } } })),
+      fc
+        .tuple(tie('f'), tie('f'))
+        .map(([l, r]): Formula => ({ kind: 'G', arg: { kind: 'implies', left: l, right: { kind: 'X', arg: r } } })),
       fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'U', left: l, right: r })),
       fc.tuple(tie('f'), tie('f')).map(([l, r]): Formula => ({ kind: 'M', left: l, right: r })),
       fc.array(tie('f'), { minLength: 2, maxLength: 3 }).map((args): Formula => ({ kind: 'and', args })),
@@ -89,7 +93,8 @@ export function disjointLetterArb(props: readonly string[] = PROPS): fc.Arbitrar
 }
 
 export function lassoArb(letter: fc.Arbitrary<ReadonlySet<string>>, maxPrefix = 4, maxCycle = 4): fc.Arbitrary<Lasso> {
-  return fc.tuple(fc.array(letter, { maxLength: maxPrefix }), fc.array(letter, { minLength: 1, maxLength: maxCycle }))
+  return fc
+    .tuple(fc.array(letter, { maxLength: maxPrefix }), fc.array(letter, { minLength: 1, maxLength: maxCycle }))
     .map(([prefix, cycle]) => ({ prefix, cycle }));
 }
 
@@ -109,5 +114,6 @@ export const R = (left: Formula, right: Formula): Formula => ({ kind: 'R', left,
 export const U = (left: Formula, right: Formula): Formula => ({ kind: 'U', left, right });
 
 /** A proposition of PROPS, negated or not. */
-export const litArb: fc.Arbitrary<Formula> = fc.tuple(fc.constantFrom(...PROPS), fc.boolean()).map(([name, neg]): Formula =>
-  neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name });
+export const litArb: fc.Arbitrary<Formula> = fc
+  .tuple(fc.constantFrom(...PROPS), fc.boolean())
+  .map(([name, neg]): Formula => (neg ? { kind: 'not', arg: { kind: 'ap', name } } : { kind: 'ap', name }));

@@ -47,14 +47,22 @@ function missionArb(): fc.Arbitrary<Formula> {
   const ap = fc.constantFrom(...PROPS4).map((name): Formula => ({ kind: 'ap', name }));
   const part = fc.tuple(fc.integer({ min: 0, max: 7 }), ap, ap, ap, nextArb(PROPS4)).map(([k, x, y, z, n]): Formula => {
     switch (k) {
-      case 0: return F(x);
-      case 1: return G(F(and(x, F(y))));
-      case 2: return G(F(and(x, F(and(y, F(z))))));
-      case 3: return F(G(x));
-      case 4: return { kind: 'U', left: { kind: 'not', arg: x }, right: y };
-      case 5: return G({ kind: 'implies', left: x, right: X(F(y)) });
-      case 6: return F(and(x, X(F(y))));
-      default: return n;
+      case 0:
+        return F(x);
+      case 1:
+        return G(F(and(x, F(y))));
+      case 2:
+        return G(F(and(x, F(and(y, F(z))))));
+      case 3:
+        return F(G(x));
+      case 4:
+        return { kind: 'U', left: { kind: 'not', arg: x }, right: y };
+      case 5:
+        return G({ kind: 'implies', left: x, right: X(F(y)) });
+      case 6:
+        return F(and(x, X(F(y))));
+      default:
+        return n;
     }
   });
   return fc.array(part, { minLength: 2, maxLength: 4 }).map((args): Formula => ({ kind: 'and', args }));
@@ -64,24 +72,30 @@ test('property: under a state budget equal to what the plain translation needs, 
   let skippedCases = 0;
   const words = fc.array(lassoArb(letterArb(PROPS4)), { minLength: 8, maxLength: 8 });
   const shapes = fc.oneof(missionArb(), missionArb(), nextArb(PROPS4), formulaArb(PROPS4, 4, true));
-  fc.assert(fc.property(shapes, words, (f, ws) => {
-    const m = plainStates(f);
-    let budgeted;
-    try {
-      budgeted = translateFormula(f, { ...UNTIMED, maxStates: m });
-    } catch (e) {
-      assert.fail(`${printLtl(f)} under ${m} states: ${String(e)}`);
-    }
-    const free = translateFormula(f, UNTIMED);
-    if (budgeted.stats.skipped.alternatives > 0) skippedCases++;
-    // the budget only takes alternatives away: never a larger automaton than the budget's
-    assert.ok(budgeted.automaton.states.length <= m, `${printLtl(f)}: ${budgeted.automaton.states.length} states > ${m}`);
-    for (const w of ws) {
-      const want = evaluateLasso(f, w);
-      assert.equal(acceptsLasso(budgeted.automaton, w), want, `${printLtl(f)} under ${m} states on ${showLasso(w)}`);
-      assert.equal(acceptsLasso(free.automaton, w), want, `${printLtl(f)} on ${showLasso(w)}`);
-    }
-  }), { numRuns: 900, seed: 2401 });
+  fc.assert(
+    fc.property(shapes, words, (f, ws) => {
+      const m = plainStates(f);
+      let budgeted;
+      try {
+        budgeted = translateFormula(f, { ...UNTIMED, maxStates: m });
+      } catch (e) {
+        assert.fail(`${printLtl(f)} under ${m} states: ${String(e)}`);
+      }
+      const free = translateFormula(f, UNTIMED);
+      if (budgeted.stats.skipped.alternatives > 0) skippedCases++;
+      // the budget only takes alternatives away: never a larger automaton than the budget's
+      assert.ok(
+        budgeted.automaton.states.length <= m,
+        `${printLtl(f)}: ${budgeted.automaton.states.length} states > ${m}`,
+      );
+      for (const w of ws) {
+        const want = evaluateLasso(f, w);
+        assert.equal(acceptsLasso(budgeted.automaton, w), want, `${printLtl(f)} under ${m} states on ${showLasso(w)}`);
+        assert.equal(acceptsLasso(free.automaton, w), want, `${printLtl(f)} on ${showLasso(w)}`);
+      }
+    }),
+    { numRuns: 900, seed: 2401 },
+  );
   // non-vacuity: alternatives ran past the budget (each such case failed the translation before)
   assert.ok(skippedCases > 100, `alternatives ran past the budget in only ${skippedCases} of 900 cases`);
 });
@@ -92,7 +106,11 @@ test('the scan formulas that failed before: an alternative past the state budget
     ['F e4 & F e7 & G F (e2 & F (e3 & F e0))', 21, 21],
     ['F (e1 | e5) & G F (e3 & F e5) & F (e0 & F e4) & G !e6', 8, 5],
     // dac 45 of Spot's patterns
-    ['[] (p1 -> (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0))) U (p2 |[] (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0)))))', 24, 6],
+    [
+      '[] (p1 -> (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0))) U (p2 |[] (p3 & X(!p2 U p4) -> X(!p2 U (p4 & <> p0)))))',
+      24,
+      6,
+    ],
   ] as const) {
     const f = parseLtl(text, { allowNext: true });
     assert.equal(plainStates(f, AS_FOUND), m, text);
@@ -101,8 +119,10 @@ test('the scan formulas that failed before: an alternative past the state budget
     assert.equal(t.automaton.states.length, states, text);
     assert.equal(translateFormula(f, AS_FOUND).stats.skipped.alternatives, 0, text);
     // one state less is the plain translation's own budget error, as before
-    assert.throws(() => translateFormula(f, { ...AS_FOUND, maxStates: m - 1 }), (e: unknown) =>
-      e instanceof LtlBudgetError && e.budget === 'states' && e.limit === m - 1);
+    assert.throws(
+      () => translateFormula(f, { ...AS_FOUND, maxStates: m - 1 }),
+      (e: unknown) => e instanceof LtlBudgetError && e.budget === 'states' && e.limit === m - 1,
+    );
   }
 });
 
@@ -114,7 +134,11 @@ test('cancellation is not skipped with an alternative: cancelled at any check, t
     let finished = false;
     for (let k = 0; !finished; k += 1 + (k >> 4)) {
       let reads = 0;
-      const signal = { get aborted(): boolean { return ++reads > k; } };
+      const signal = {
+        get aborted(): boolean {
+          return ++reads > k;
+        },
+      };
       try {
         translateFormula(f, { ...AS_FOUND, maxStates, signal });
         finished = true;

@@ -34,7 +34,8 @@ function* continuations(n: number): Generator<{ v: Letter[]; c: Letter[] }> {
     const total = LETTERS.length ** len;
     for (let code = 0; code < total; code++) {
       const seq: Letter[] = [];
-      for (let k = 0, c = code; k < len; k++, c = Math.floor(c / LETTERS.length)) seq.push(LETTERS[c % LETTERS.length]!);
+      for (let k = 0, c = code; k < len; k++, c = Math.floor(c / LETTERS.length))
+        seq.push(LETTERS[c % LETTERS.length]!);
       for (let cut = 0; cut < len; cut++) yield { v: seq.slice(0, cut), c: seq.slice(cut) };
     }
   }
@@ -50,9 +51,14 @@ function someContinuation(f: Formula, prefix: readonly Letter[]): Lasso | null {
 }
 
 /** A word the automaton accepts from one of `from`: a path to an accepting state on a cycle, and the cycle. */
-function witness(a: BuchiAutomaton, steps: LetterSteps, from: readonly number[]): { path: Letter[]; cycle: Letter[] } | null {
+function witness(
+  a: BuchiAutomaton,
+  steps: LetterSteps,
+  from: readonly number[],
+): { path: Letter[]; cycle: Letter[] } | null {
   const out = outgoing(a);
-  const letterOf = (g: BuchiAutomaton['edges'][number]['guard']): Letter => new Set(a.aps.filter((_, i) => (g[0]!.pos >> BigInt(i)) & 1n));
+  const letterOf = (g: BuchiAutomaton['edges'][number]['guard']): Letter =>
+    new Set(a.aps.filter((_, i) => (g[0]!.pos >> BigInt(i)) & 1n));
   /** Letters of a shortest path from any of `src` to `dst` (BFS over edges with satisfiable guards). */
   const route = (src: readonly number[], dst: (q: number) => boolean, firstStep: boolean): Letter[] | null => {
     const prev = new Map<number, { q: number; l: Letter } | null>();
@@ -100,41 +106,76 @@ function agrees(f: Formula, word: readonly Letter[], x: string): void {
   const prefix = [...word, new Set([x])];
   if (dead) {
     const w = someContinuation(f, prefix);
-    assert.equal(w, null, `${shown}: forbidden, but ${w === null ? '' : JSON.stringify({ prefix: w.prefix.map((l) => [...l]), cycle: w.cycle.map((l) => [...l]) })} satisfies it`);
+    assert.equal(
+      w,
+      null,
+      `${shown}: forbidden, but ${w === null ? '' : JSON.stringify({ prefix: w.prefix.map((l) => [...l]), cycle: w.cycle.map((l) => [...l]) })} satisfies it`,
+    );
   } else {
     const wit = witness(automaton, steps, steps.next(states, [x]));
     assert.ok(wit !== null, `${shown}: allowed, but no accepting cycle is reachable`);
-    assert.equal(evaluateLasso(f, { prefix: [...prefix, ...wit.path], cycle: wit.cycle }), true, `${shown}: allowed, but the automaton's witness does not satisfy it`);
+    assert.equal(
+      evaluateLasso(f, { prefix: [...prefix, ...wit.path], cycle: wit.cycle }),
+      true,
+      `${shown}: allowed, but the automaton's witness does not satisfy it`,
+    );
   }
 }
 
 test('G !x forbids x after every word that has not entered it, and nothing else', () => {
   const a = translateLtl('G !a').automaton;
   const steps = new LetterSteps(a);
-  fc.assert(fc.property(fc.array(fc.constantFrom(LETTERS[0]!, LETTERS[2]!), { maxLength: 6 }), (word) => {
-    const s = statesAfter(a, word);
-    assert.deepEqual(steps.forbiddenRegions(s, ['a', 'b']), ['a']);
-    assert.equal(steps.dead(s, ['a', 'b']), true, 'a with b is a too');
-  }), { numRuns: 200, seed: 11 });
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(LETTERS[0]!, LETTERS[2]!), { maxLength: 6 }), (word) => {
+      const s = statesAfter(a, word);
+      assert.deepEqual(steps.forbiddenRegions(s, ['a', 'b']), ['a']);
+      assert.equal(steps.dead(s, ['a', 'b']), true, 'a with b is a too');
+    }),
+    { numRuns: 200, seed: 11 },
+  );
 });
 
 test('!x U y forbids x until y has held, and nothing after', () => {
   const a = translateLtl('!a U b').automaton;
   const steps = new LetterSteps(a);
-  fc.assert(fc.property(fc.array(fc.constant(LETTERS[0]!), { maxLength: 4 }), fc.array(letterArb, { maxLength: 4 }), (before, after) => {
-    assert.deepEqual(steps.forbiddenRegions(statesAfter(a, before), ['a', 'b']), ['a'], 'before b: a is forbidden, b is not');
-    const s = statesAfter(a, [...before, new Set(['b']), ...after]);
-    assert.deepEqual(steps.forbiddenRegions(s, ['a', 'b']), [], 'after b: nothing');
-    assert.equal(steps.dead(statesAfter(a, before), ['a', 'b']), false, 'a together with b releases the until');
-  }), { numRuns: 200, seed: 12 });
+  fc.assert(
+    fc.property(
+      fc.array(fc.constant(LETTERS[0]!), { maxLength: 4 }),
+      fc.array(letterArb, { maxLength: 4 }),
+      (before, after) => {
+        assert.deepEqual(
+          steps.forbiddenRegions(statesAfter(a, before), ['a', 'b']),
+          ['a'],
+          'before b: a is forbidden, b is not',
+        );
+        const s = statesAfter(a, [...before, new Set(['b']), ...after]);
+        assert.deepEqual(steps.forbiddenRegions(s, ['a', 'b']), [], 'after b: nothing');
+        assert.equal(steps.dead(statesAfter(a, before), ['a', 'b']), false, 'a together with b releases the until');
+      },
+    ),
+    { numRuns: 200, seed: 12 },
+  );
 });
 
 test('random formulas: {x} is forbidden exactly when no continuation satisfies the formula (1000 cases)', () => {
-  fc.assert(fc.property(formulaArb([...PROPS], 3), fc.array(letterArb, { maxLength: 3 }), fc.constantFrom(...PROPS), (f, w, x) => agrees(f, w, x)), { numRuns: 1000, seed: 13 });
+  fc.assert(
+    fc.property(
+      formulaArb([...PROPS], 3),
+      fc.array(letterArb, { maxLength: 3 }),
+      fc.constantFrom(...PROPS),
+      (f, w, x) => agrees(f, w, x),
+    ),
+    { numRuns: 1000, seed: 13 },
+  );
 });
 
 test('temporal shapes: {x} is forbidden exactly when no continuation satisfies the formula (1000 cases)', () => {
-  fc.assert(fc.property(temporalArb([...PROPS]), fc.array(letterArb, { maxLength: 3 }), fc.constantFrom(...PROPS), (f, w, x) => agrees(f, w, x)), { numRuns: 1000, seed: 14 });
+  fc.assert(
+    fc.property(temporalArb([...PROPS]), fc.array(letterArb, { maxLength: 3 }), fc.constantFrom(...PROPS), (f, w, x) =>
+      agrees(f, w, x),
+    ),
+    { numRuns: 1000, seed: 14 },
+  );
 });
 
 /** Safety parts as missions write them (G !x, !x U y, G (x -> y)), conjoined with a random temporal formula. */
@@ -146,6 +187,11 @@ const SAFETY: Formula[] = [
 ];
 
 test('safety parts with random formulas: {x} is forbidden exactly when no continuation satisfies the formula (1000 cases)', () => {
-  const arb = fc.tuple(fc.constantFrom(...SAFETY), temporalArb([...PROPS])).map(([s, f]): Formula => ({ kind: 'and', args: [s, f] }));
-  fc.assert(fc.property(arb, fc.array(letterArb, { maxLength: 3 }), fc.constantFrom(...PROPS), (f, w, x) => agrees(f, w, x)), { numRuns: 1000, seed: 15 });
+  const arb = fc
+    .tuple(fc.constantFrom(...SAFETY), temporalArb([...PROPS]))
+    .map(([s, f]): Formula => ({ kind: 'and', args: [s, f] }));
+  fc.assert(
+    fc.property(arb, fc.array(letterArb, { maxLength: 3 }), fc.constantFrom(...PROPS), (f, w, x) => agrees(f, w, x)),
+    { numRuns: 1000, seed: 15 },
+  );
 });

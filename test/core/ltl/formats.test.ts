@@ -16,7 +16,8 @@ function readHoa(text: string): BuchiAutomaton {
   assert.ok(body.endsWith('--END--\n'), 'ends with --END--');
   const lines = header.trim().split('\n');
   assert.equal(lines[0], 'HOA: v1');
-  const field = (name: string): string[] => lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trim());
+  const field = (name: string): string[] =>
+    lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trim());
   const nStates = Number(field('States')[0]);
   const start = field('Start').map(Number);
   const apLine = field('AP')[0]!;
@@ -30,7 +31,10 @@ function readHoa(text: string): BuchiAutomaton {
   const states: { accepting: boolean; name: string }[] = [];
   const edges: { from: number; to: number; guard: { pos: bigint; neg: bigint }[] }[] = [];
   let cur = -1;
-  for (const line of body.replace('--END--\n', '').split('\n').filter((l) => l !== '')) {
+  for (const line of body
+    .replace('--END--\n', '')
+    .split('\n')
+    .filter((l) => l !== '')) {
     const st = /^State: (\d+)(?: "((?:[^"\\]|\\.)*)")?( \{0\})?$/.exec(line);
     if (st) {
       cur = Number(st[1]);
@@ -41,7 +45,8 @@ function readHoa(text: string): BuchiAutomaton {
     const ed = /^\[([^\]]+)\] (\d+)( \{0\})?$/.exec(line);
     assert.ok(ed, `edge line: ${line}`);
     const guard = ed[1]!.split(' | ').map((termText) => {
-      let pos = 0n, neg = 0n;
+      let pos = 0n,
+        neg = 0n;
       if (termText !== 't') {
         for (const lit of termText.split(' & ')) {
           const m = /^(!?)(\d+)$/.exec(lit);
@@ -63,7 +68,14 @@ function readHoa(text: string): BuchiAutomaton {
 test('HOA output carries the header Spot reads and the automaton itself', () => {
   const a = translateLtl('G F a & (!b U c)').automaton;
   const hoa = toHoa(a);
-  for (const h of ['HOA: v1', `States: ${a.states.length}`, 'Start: 0', 'AP: 3 "a" "b" "c"', 'Acceptance: 1 Inf(0)', 'acc-name: Buchi']) {
+  for (const h of [
+    'HOA: v1',
+    `States: ${a.states.length}`,
+    'Start: 0',
+    'AP: 3 "a" "b" "c"',
+    'Acceptance: 1 Inf(0)',
+    'acc-name: Buchi',
+  ]) {
     assert.ok(hoa.includes(`${h}\n`), h);
   }
   assert.match(hoa, /\[[0-9!& |t]+\] \d+/);

@@ -29,8 +29,9 @@ function boundedArb(): fc.Arbitrary<Formula> {
     f: fc.oneof(
       { maxDepth: 3 },
       atom,
-      fc.tuple(fc.constantFrom('and', 'or', 'iff'), tie('f'), tie('f')).map(([k, a, b]): Formula =>
-        k === 'and' ? and(a, b) : k === 'or' ? or(a, b) : iff(a, b)),
+      fc
+        .tuple(fc.constantFrom('and', 'or', 'iff'), tie('f'), tie('f'))
+        .map(([k, a, b]): Formula => (k === 'and' ? and(a, b) : k === 'or' ? or(a, b) : iff(a, b))),
       tie('f').map((a) => X(a)),
     ),
   }));
@@ -40,23 +41,34 @@ function boundedArb(): fc.Arbitrary<Formula> {
 /** G F ψ alone, beside other recurrences and persistences, under U and inside a random formula. */
 function recurrenceArb(): fc.Arbitrary<Formula> {
   const sub = formulaArb(['a', 'b', 'c'], 2, true);
-  return fc.tuple(fc.integer({ min: 0, max: 5 }), boundedArb(), boundedArb(), litArb, sub).map(([k, p, q, l, x]): Formula => {
-    switch (k) {
-      case 0: return G(F(p));
-      case 1: return and(G(F(p)), G(F(q)));
-      case 2: return or(G(F(p)), F(G(l)));
-      case 3: return U(x, G(F(p)));
-      case 4: return and(x, not(G(F(p))));
-      default: return G(or(l, F(and(p, X(q)))));
-    }
-  });
+  return fc
+    .tuple(fc.integer({ min: 0, max: 5 }), boundedArb(), boundedArb(), litArb, sub)
+    .map(([k, p, q, l, x]): Formula => {
+      switch (k) {
+        case 0:
+          return G(F(p));
+        case 1:
+          return and(G(F(p)), G(F(q)));
+        case 2:
+          return or(G(F(p)), F(G(l)));
+        case 3:
+          return U(x, G(F(p)));
+        case 4:
+          return and(x, not(G(F(p))));
+        default:
+          return G(or(l, F(and(p, X(q)))));
+      }
+    });
 }
 
 test('recurrences with delay states: translations agree with the evaluator (800 cases)', () => {
-  fc.assert(fc.property(recurrenceArb(), words, (f, ws) => {
-    const a = translateFormula(f).automaton;
-    for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
-  }), { numRuns: 800, seed: 291 });
+  fc.assert(
+    fc.property(recurrenceArb(), words, (f, ws) => {
+      const a = translateFormula(f).automaton;
+      for (const w of ws) assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+    }),
+    { numRuns: 800, seed: 291 },
+  );
 });
 
 test('G F (a <-> X X X a): the marked move goes to a chain of two delay states that returns to the recurrence', () => {
@@ -69,14 +81,24 @@ test('G F (a <-> X X X a): the marked move goes to a chain of two delay states t
   const gf = vwaa.states.findIndex((s) => s.node === root);
   const marked = vwaa.accepting[gf]!;
   assert.ok(marked.length > 0);
-  const targets = (s: number, to: bigint): string[] => [...Array(vwaa.states.length).keys()].filter((i) => (to >> BigInt(i)) & 1n).map(name).filter((n) => n.includes('G F'));
+  const targets = (s: number, to: bigint): string[] =>
+    [...Array(vwaa.states.length).keys()]
+      .filter((i) => (to >> BigInt(i)) & 1n)
+      .map(name)
+      .filter((n) => n.includes('G F'));
   // every marked move leaves the recurrence for X X (the recurrence) …
   for (const m of marked) assert.deepEqual(targets(gf, m.to), [`X X ${name(gf)}`]);
   // … which moves to X (the recurrence), which moves back to it, on every letter
   const x2 = vwaa.states.findIndex((_, i) => name(i) === `X X ${name(gf)}`);
   const x1 = vwaa.states.findIndex((_, i) => name(i) === `X ${name(gf)}`);
-  assert.deepEqual(vwaa.delta[x2]!.map((m) => m.to), [1n << BigInt(x1)]);
-  assert.deepEqual(vwaa.delta[x1]!.map((m) => m.to), [1n << BigInt(gf)]);
+  assert.deepEqual(
+    vwaa.delta[x2]!.map((m) => m.to),
+    [1n << BigInt(x1)],
+  );
+  assert.deepEqual(
+    vwaa.delta[x1]!.map((m) => m.to),
+    [1n << BigInt(gf)],
+  );
   // without the option, the recurrence stays beside its try (every mix of pending tries)
   const plain = buildVwaa(root, nf, { gfLoops: true }, new Budget());
   for (const m of plain.accepting[gf]!) assert.ok((m.to >> BigInt(gf)) & 1n);

@@ -46,7 +46,11 @@ export function hostileShapes(): HostileShape[] {
     { name: '500 left-associative <->, at the limit', text: chain('<->', 500), refused: false },
     { name: '2400 <-> of one proposition, tightly written', text: chain('<->', 2400, () => 'a', ''), refused: true },
     { name: '500 <-> of one proposition', text: chain('<->', 500, () => 'a'), refused: false },
-    { name: '499 <-> of temporal operands', text: chain('<->', 499, (i) => [`F p${i % 5}`, `G p${i % 5}`, `(p${i % 5} U q)`, `(q R p${i % 5})`][i % 4]!), refused: false },
+    {
+      name: '499 <-> of temporal operands',
+      text: chain('<->', 499, (i) => [`F p${i % 5}`, `G p${i % 5}`, `(p${i % 5} U q)`, `(q R p${i % 5})`][i % 4]!),
+      refused: false,
+    },
     { name: '2000 -> (too long)', text: chain('->', 2000), refused: true },
     { name: '! tower of 5000', text: '!'.repeat(5000) + 'a', refused: true },
     { name: '! tower of 500', text: '!'.repeat(500) + 'a', refused: false },
@@ -63,6 +67,7 @@ export function hostileShapes(): HostileShape[] {
   for (const op of ['->', 'U', 'R', 'W']) {
     shapes.push({ name: `1500 ${op} as written (right-associative)`, text: chain(op, 1500, () => 'a'), refused: true });
   }
-  for (const seed of [1, 2, 3]) shapes.push({ name: `random mix ${seed} of 495 operators`, text: mixedChain(seed, 495), refused: false });
+  for (const seed of [1, 2, 3])
+    shapes.push({ name: `random mix ${seed} of 495 operators`, text: mixedChain(seed, 495), refused: false });
   return shapes;
 }

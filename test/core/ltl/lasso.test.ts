@@ -51,10 +51,16 @@ test('a formula deeper than the nesting limit is refused before the evaluator re
   let f: Formula = { kind: 'ap', name: 'a' };
   for (let i = 0; i < 100_000; i++) f = { kind: 'iff', left: f, right: { kind: 'ap', name: 'b' } };
   const word = w([], [['a', 'b']]);
-  assert.throws(() => evaluateLasso(f, word), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && e.limit === 500);
+  assert.throws(
+    () => evaluateLasso(f, word),
+    (e: unknown) => e instanceof LtlBudgetError && e.budget === 'depth' && e.limit === 500,
+  );
   // at the limit it evaluates (a <-> b <-> … with a and b true: true)
   let g: Formula = { kind: 'ap', name: 'a' };
   for (let i = 0; i < 500; i++) g = { kind: 'iff', left: g, right: { kind: 'ap', name: 'b' } };
   assert.equal(evaluateLasso(g, word), true);
-  assert.throws(() => evaluateLasso(g, word, 499), (e: unknown) => e instanceof LtlBudgetError && e.limit === 499);
+  assert.throws(
+    () => evaluateLasso(g, word, 499),
+    (e: unknown) => e instanceof LtlBudgetError && e.limit === 499,
+  );
 });

@@ -8,7 +8,10 @@ const L = (...names: string[]): Set<string> => new Set(names);
 test('the monitor flags the step where ¬e5 U e7 is broken, and not before', () => {
   const a = translateLtl('G (F (e1 & F (e2 & F e3))) & F (e4 & F (e5 & F e6)) & (!e5 U e7)').automaton;
   const steps = monitorWord(a, [L(), L('e1'), L('e5'), L('e7')]);
-  assert.deepEqual(steps.map((s) => s.viable), [true, true, false, false]);
+  assert.deepEqual(
+    steps.map((s) => s.viable),
+    [true, true, false, false],
+  );
   assert.deepEqual(steps[2]!.states, []);
   assert.equal(steps[2]!.position, 3);
 });
@@ -29,7 +32,10 @@ test('the monitor keeps every state some run can be in, and reports acceptance',
 test('safety: G !b dies on the first b; names the automaton does not know are ignored', () => {
   const a = translateLtl('G !b').automaton;
   const steps = monitorWord(a, [L('zzz'), L('a'), L('b')]);
-  assert.deepEqual(steps.map((s) => s.viable), [true, true, false]);
+  assert.deepEqual(
+    steps.map((s) => s.viable),
+    [true, true, false],
+  );
 });
 
 test('a monitor can start from a given state set (replanning resumes logical progress)', () => {

@@ -1,4 +1,7 @@
-/** The tests' way into the rewrites: a formula in NNF through a node factory (a RewriteMoreFactory, a ContainmentFactory, or a broken subclass), with its propositions. */
+/**
+ * The tests' way into the rewrites: a formula in NNF through a node factory (a RewriteMoreFactory, a
+ * ContainmentFactory, or a broken subclass), with its propositions.
+ */
 import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js';
 import { type NodeFactory, toNnf, type Node } from '../../../main/core/ltl/nnf.js';
 

@@ -31,18 +31,21 @@ test('the spin spelling means the same formula (1000 cases)', () => {
 test('parse is total on printable garbage: a formula or a positioned syntax error, nothing else', () => {
   const alphabet = fc.constantFrom(...'abFGUXRWV!&|-<>[]()" \ntrue'.split(''));
   fc.assert(
-    fc.property(fc.array(alphabet, { maxLength: 30 }).map((cs) => cs.join('')), (src) => {
-      try {
-        parseLtl(src);
-      } catch (e) {
-        const err = e as { name?: string; line?: number; column?: number };
-        assert.equal(err.name, 'LtlSyntaxError', String(e));
-        assert.ok(err.line! >= 1 && err.column! >= 1);
-        const lines = src.split('\n');
-        assert.ok(err.line! <= lines.length, `line ${err.line} beyond input`);
-        assert.ok(err.column! <= lines[err.line! - 1]!.length + 1, `column ${err.column} beyond line`);
-      }
-    }),
+    fc.property(
+      fc.array(alphabet, { maxLength: 30 }).map((cs) => cs.join('')),
+      (src) => {
+        try {
+          parseLtl(src);
+        } catch (e) {
+          const err = e as { name?: string; line?: number; column?: number };
+          assert.equal(err.name, 'LtlSyntaxError', String(e));
+          assert.ok(err.line! >= 1 && err.column! >= 1);
+          const lines = src.split('\n');
+          assert.ok(err.line! <= lines.length, `line ${err.line} beyond input`);
+          assert.ok(err.column! <= lines[err.line! - 1]!.length + 1, `column ${err.column} beyond line`);
+        }
+      },
+    ),
     { numRuns: 3000, seed: 13 },
   );
 });

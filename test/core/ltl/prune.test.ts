@@ -42,5 +42,8 @@ test('accepting targets that cannot lie on a cycle or cannot be reached stop bei
   assert.ok(p.report.droppedTargets.length + p.report.removedStates.length > 0);
   const kept = pruneAutomaton(a, {});
   assert.deepEqual(counts(kept.automaton), counts(a));
-  assert.deepEqual(kept.origin, a.states.map((_, i) => i));
+  assert.deepEqual(
+    kept.origin,
+    a.states.map((_, i) => i),
+  );
 });

@@ -26,15 +26,23 @@ function nextStrongArb(): fc.Arbitrary<Formula> {
   const sub = formulaArb(['a', 'b', 'c'], 2, true);
   const shaped = fc.tuple(fc.integer({ min: 0, max: 7 }), litArb, litArb, sub, sub).map(([k, l, m, x, y]): Formula => {
     switch (k) {
-      case 0: return M(X(x), y);
-      case 1: return W(y, X(x));
-      case 2: return M(X(X(l)), or(and(l, m), y));
-      case 3: return G(X(and(l, M(X(X(m)), y))));
+      case 0:
+        return M(X(x), y);
+      case 1:
+        return W(y, X(x));
+      case 2:
+        return M(X(X(l)), or(and(l, m), y));
+      case 3:
+        return G(X(and(l, M(X(X(m)), y))));
       // X on the other side, or beside more than b: the rule must leave these alone
-      case 4: return M(y, X(x));
-      case 5: return W(X(x), y);
-      case 6: return M(and(X(l), m), y);
-      default: return W(y, or(X(l), m));
+      case 4:
+        return M(y, X(x));
+      case 5:
+        return W(X(x), y);
+      case 6:
+        return M(and(X(l), m), y);
+      default:
+        return W(y, or(X(l), m));
     }
   });
   return fc.oneof(shaped, shaped, shaped, sub);
@@ -51,17 +59,20 @@ class Counting extends NodeFactory {
 
 test('X a M b = b & X (b U a) and its dual: the rewritten formula and the translation agree with the evaluator (1500 cases)', (t) => {
   let fired = 0;
-  fc.assert(fc.property(nextStrongArb(), words, (f, ws) => {
-    const nf = new Counting(true, new Budget());
-    const { root, aps } = moreNnf(f, nf);
-    fired += nf.fired;
-    const g = nodeToFormula(root, aps)!;
-    const a = translateFormula(f).automaton;
-    for (const w of ws) {
-      assert.equal(evaluateLasso(g, w), evaluateLasso(f, w), `${printLtl(f)} → ${printLtl(g)} on ${showLasso(w)}`);
-      assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
-    }
-  }), { numRuns: 1500, seed: 271 });
+  fc.assert(
+    fc.property(nextStrongArb(), words, (f, ws) => {
+      const nf = new Counting(true, new Budget());
+      const { root, aps } = moreNnf(f, nf);
+      fired += nf.fired;
+      const g = nodeToFormula(root, aps)!;
+      const a = translateFormula(f).automaton;
+      for (const w of ws) {
+        assert.equal(evaluateLasso(g, w), evaluateLasso(f, w), `${printLtl(f)} → ${printLtl(g)} on ${showLasso(w)}`);
+        assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${printLtl(f)} on ${showLasso(w)}`);
+      }
+    }),
+    { numRuns: 1500, seed: 271 },
+  );
   t.diagnostic(`the rule fired ${fired} times`);
   assert.ok(fired > 300, `the rule fired only ${fired} times`);
 });
@@ -74,11 +85,14 @@ test('mutant: a one step late (b & X (b U X a)) changes some languages (800 case
     }
   }
   let wrong = 0;
-  fc.assert(fc.property(nextStrongArb(), words, (f, ws) => {
-    const { root, aps } = moreNnf(f, new OneStepLate(true, new Budget()));
-    const g = nodeToFormula(root, aps)!;
-    if (ws.some((w) => evaluateLasso(g, w) !== evaluateLasso(f, w))) wrong++;
-  }), { numRuns: 800, seed: 272 });
+  fc.assert(
+    fc.property(nextStrongArb(), words, (f, ws) => {
+      const { root, aps } = moreNnf(f, new OneStepLate(true, new Budget()));
+      const g = nodeToFormula(root, aps)!;
+      if (ws.some((w) => evaluateLasso(g, w) !== evaluateLasso(f, w))) wrong++;
+    }),
+    { numRuns: 800, seed: 272 },
+  );
   t.diagnostic(`mutant caught on ${wrong} formulas`);
   assert.ok(wrong > 50, `the mutant was caught on only ${wrong} formulas`);
 });

@@ -90,19 +90,40 @@ function equiv(l: F, r: F): F {
 /** Spot's printer's shape: unary operators glue to atoms and unary operands, binary operands are parenthesized. */
 function show(f: F): string {
   switch (f.k) {
-    case 'tt': return 'true';
-    case 'ff': return 'false';
-    case 'ap': return f.name;
-    case '!': case 'X': case 'F': case 'G': {
-      const inner = f.a.k === 'ap' || f.a.k === '!' || f.a.k === 'X' || f.a.k === 'F' || f.a.k === 'G' ? show(f.a) : `(${show(f.a)})`;
+    case 'tt':
+      return 'true';
+    case 'ff':
+      return 'false';
+    case 'ap':
+      return f.name;
+    case '!':
+    case 'X':
+    case 'F':
+    case 'G': {
+      const inner =
+        f.a.k === 'ap' || f.a.k === '!' || f.a.k === 'X' || f.a.k === 'F' || f.a.k === 'G'
+          ? show(f.a)
+          : `(${show(f.a)})`;
       return `${f.k}${inner}`;
     }
-    case '&': case '|': return f.xs.map(operand).join(` ${f.k} `);
-    default: return `${operand(f.l)} ${f.k} ${operand(f.r)}`;
+    case '&':
+    case '|':
+      return f.xs.map(operand).join(` ${f.k} `);
+    default:
+      return `${operand(f.l)} ${f.k} ${operand(f.r)}`;
   }
 }
 function operand(f: F): string {
-  return f.k === '&' || f.k === '|' || f.k === 'U' || f.k === 'R' || f.k === 'W' || f.k === '->' || f.k === '<->' || f.k === '^' ? `(${show(f)})` : show(f);
+  return f.k === '&' ||
+    f.k === '|' ||
+    f.k === 'U' ||
+    f.k === 'R' ||
+    f.k === 'W' ||
+    f.k === '->' ||
+    f.k === '<->' ||
+    f.k === '^'
+    ? `(${show(f)})`
+    : show(f);
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -111,7 +132,10 @@ const aps = (name: string, from: number, to: number): F[] => range(from, to).map
 // The generators of formulas.cc, one per family (its function named in each comment).
 
 /** combunop_n / GF_n / FG_n: OP(p1) & … & OP(pn), or |. */
-const combunop = (op: (a: F) => F, conj: boolean) => (n: number): F => multop(conj ? '&' : '|', aps('p', 1, n).map(op));
+const combunop =
+  (op: (a: F) => F, conj: boolean) =>
+  (n: number): F =>
+    multop(conj ? '&' : '|', aps('p', 1, n).map(op));
 const GF = (a: F): F => Go(Fo(a));
 const FG = (a: F): F => Fo(Go(a));
 
@@ -144,7 +168,10 @@ function phiN(name: string, n: number, op: '&' | '|'): F {
 /** phi_prime_n: p OP Xp OP XXp … OP X^(n-1)p. */
 function phiPrimeN(name: string, n: number, op: '&' | '|'): F {
   if (n <= 0) return tt;
-  return multop(op, range(0, n - 1).map((i) => Xn(ap(name), i)));
+  return multop(
+    op,
+    range(0, n - 1).map((i) => Xn(ap(name), i)),
+  );
 }
 /** GF_n. */
 const gfN = (name: string, n: number, conj = true): F => multop(conj ? '&' : '|', aps(name, 1, n).map(GF));
@@ -165,8 +192,14 @@ function fxgOr(n: number): F {
 }
 
 /** GF_equiv_implies: (GFa1 & … & GFan) <-> GFz, or ->; GF_equiv_implies_xn: GF(a <-> X^n a), or ->. */
-const gfEquiv = (equivalent: boolean) => (n: number): F => (equivalent ? equiv : implies)(gfN('a', n), GF(ap('z')));
-const gfXn = (equivalent: boolean) => (n: number): F => GF((equivalent ? equiv : implies)(ap('a'), Xn(ap('a'), n)));
+const gfEquiv =
+  (equivalent: boolean) =>
+  (n: number): F =>
+    (equivalent ? equiv : implies)(gfN('a', n), GF(ap('z')));
+const gfXn =
+  (equivalent: boolean) =>
+  (n: number): F =>
+    GF((equivalent ? equiv : implies)(ap('a'), Xn(ap('a'), n)));
 
 /** ms_example(a, b, n, m): GF(a1 & X(a2 & … X(an))) & F(b1 & F(b2 & … F(bm))). */
 function msExample(n: number, m: number): F {
@@ -198,7 +231,10 @@ function msPhiRS(n: number, r: boolean): F {
   return r ? or(sub, top) : and(sub, top);
 }
 
-/** sejk_f: f(0,m) = GFa0 U X^m b, f(i,m) = GFai U G(f(i-1,m)); sejk_j: (GFa1&…&GFan) -> (GFb1&…&GFbn); sejk_k: (GFa1|FGb1)&…&(GFan|FGbn). */
+/**
+ * sejk_f: f(0,m) = GFa0 U X^m b, f(i,m) = GFai U G(f(i-1,m)); sejk_j: (GFa1&…&GFan) -> (GFb1&…&GFbn); sejk_k:
+ * (GFa1|FGb1)&…&(GFan|FGbn).
+ */
 function sejkF(n: number, m: number): F {
   let f = U(GF(ap('a0')), Xn(ap('b'), m));
   for (let i = 1; i <= n; i++) f = U(GF(ap(`a${i}`)), Go(f));
@@ -208,7 +244,10 @@ const sejkJ = (n: number): F => implies(gfN('a', n), gfN('b', n));
 const sejkK = (n: number): F => and(...range(1, n).map((i) => or(GF(ap(`a${i}`)), FG(ap(`b${i}`)))));
 
 /** tv_f1/f2/g1/g2: G(p -> phi'(q)) / G(p -> phi(q)) with | or &; tv_uu: G(p1 -> (p1 U (p2 & (p2 U … p{n+1})))). */
-const tv = (prime: boolean, op: '&' | '|') => (n: number): F => Go(implies(ap('p'), (prime ? phiPrimeN : phiN)('q', n, op)));
+const tv =
+  (prime: boolean, op: '&' | '|') =>
+  (n: number): F =>
+    Go(implies(ap('p'), (prime ? phiPrimeN : phiN)('q', n, op)));
 function tvUU(n: number): F {
   let f = ap(`p${n + 1}`);
   let q = f;
@@ -222,25 +261,46 @@ function tvUU(n: number): F {
 
 /** ltl_counter (rv-counter, rv-counter-linear): an n-bit counter on bit b with marker m. */
 function rvCounter(n: number, linear: boolean): F {
-  const b = ap('b'), nb = not(b), m = ap('m'), nm = not(m);
+  const b = ap('b'),
+    nb = not(b),
+    m = ap('m'),
+    nm = not(m);
   const andX = (x: F, y: F): F => (linear ? X(and(x, y)) : and(X(x), X(y)));
   const marker = linear
     ? and(m, Go(implies(m, X(range(1, n - 1).reduce((p) => and(nm, X(p)), m)))))
     : and(m, Go(implies(m, and(...range(1, n - 1).map((i) => Xn(nm, i)), Xn(m, n)))));
-  const zero = linear ? range(1, n - 1).reduce((p) => and(nb, X(p)), nb) : and(...range(0, n - 1).map((i) => Xn(nb, i)));
-  const xnm1b = Xn(b, n - 1), xnb = X(xnm1b), xnm1nb = Xn(nb, n - 1), xnnb = X(xnm1nb);
+  const zero = linear
+    ? range(1, n - 1).reduce((p) => and(nb, X(p)), nb)
+    : and(...range(0, n - 1).map((i) => Xn(nb, i)));
+  const xnm1b = Xn(b, n - 1),
+    xnb = X(xnm1b),
+    xnm1nb = Xn(nb, n - 1),
+    xnnb = X(xnm1nb);
   const lsb0 = Go(implies(and(m, nb), andX(xnm1b, U(and(not(m), equiv(b, xnb)), m))));
-  const lsb1 = Go(implies(and(m, b), andX(xnm1nb, U(and(and(b, nm), xnnb), or(m, and(and(nm, nb), andX(xnm1b, U(and(nm, equiv(b, xnb)), m))))))));
+  const lsb1 = Go(
+    implies(
+      and(m, b),
+      andX(xnm1nb, U(and(and(b, nm), xnnb), or(m, and(and(nm, nb), andX(xnm1b, U(and(nm, equiv(b, xnb)), m)))))),
+    ),
+  );
   return and(marker, zero, lsb0, lsb1);
 }
 /** ltl_counter_carry (rv-counter-carry, rv-counter-carry-linear): the same with a carry c. */
 function rvCounterCarry(n: number, linear: boolean): F {
-  const b = ap('b'), nb = not(b), m = ap('m'), nm = not(m), c = ap('c'), nc = not(c);
+  const b = ap('b'),
+    nb = not(b),
+    m = ap('m'),
+    nm = not(m),
+    c = ap('c'),
+    nc = not(c);
   const marker = linear
     ? and(m, Go(implies(m, X(range(1, n - 1).reduce((p) => and(nm, X(p)), m)))))
     : and(m, Go(implies(m, and(...range(1, n - 1).map((i) => Xn(nm, i)), Xn(m, n)))));
-  const zero = linear ? range(1, n - 1).reduce((p) => and(nb, X(p)), nb) : and(...range(0, n - 1).map((i) => Xn(nb, i)));
-  const xnb = Xn(b, n), xnnb = Xn(nb, n);
+  const zero = linear
+    ? range(1, n - 1).reduce((p) => and(nb, X(p)), nb)
+    : and(...range(0, n - 1).map((i) => Xn(nb, i)));
+  const xnb = Xn(b, n),
+    xnnb = Xn(nb, n);
   const r2 = Go(implies(and(m, nb), and(nc, xnb)));
   const r3 = Go(implies(and(m, b), and(c, xnnb)));
   const r4 = linear
@@ -253,14 +313,17 @@ function rvCounterCarry(n: number, linear: boolean): F {
 }
 /** pps_arbiter (pps-arbiter-standard, pps-arbiter-strict) with requests r1…rn and grants g1…gn. */
 function ppsArbiter(n: number, strict: boolean): F {
-  const r = aps('r', 1, n), g = aps('g', 1, n);
+  const r = aps('r', 1, n),
+    g = aps('g', 1, n);
   const thetaE = and(...r.map(not));
   const thetaS = and(...g.map(not));
   const psiE = and(...range(0, n - 1).map((i) => implies(xor(r[i]!, g[i]!), equiv(r[i]!, X(r[i]!)))));
-  const psiS = and(...range(0, n - 1).flatMap((i) => [
-    ...range(0, i - 1).map((j) => not(and(g[i]!, g[j]!))),
-    implies(equiv(r[i]!, g[i]!), equiv(g[i]!, X(g[i]!))),
-  ]));
+  const psiS = and(
+    ...range(0, n - 1).flatMap((i) => [
+      ...range(0, i - 1).map((j) => not(and(g[i]!, g[j]!))),
+      implies(equiv(r[i]!, g[i]!), equiv(g[i]!, X(g[i]!))),
+    ]),
+  );
   const phiE = and(...range(0, n - 1).map((i) => GF(not(and(r[i]!, g[i]!)))));
   const phiS = and(...range(0, n - 1).map((i) => GF(equiv(r[i]!, g[i]!))));
   if (!strict) return implies(thetaE, and(thetaS, implies(and(Go(psiE), phiE), and(Go(psiS), phiS))));
@@ -327,12 +390,17 @@ const ONE_PARAMETER: readonly (readonly [string, Gen1, readonly number[]])[] = [
   ['pps-arbiter-standard', (n) => ppsArbiter(n, false), range(1, 3)],
   ['pps-arbiter-strict', (n) => ppsArbiter(n, true), range(1, 3)],
 ];
-const TWO_PARAMETERS: readonly (readonly [string, (n: number, m: number) => F, readonly number[], readonly number[]])[] = [
+const TWO_PARAMETERS: readonly (readonly [
+  string,
+  (n: number, m: number) => F,
+  readonly number[],
+  readonly number[],
+])[] = [
   ['ms-example', msExample, range(1, 3), range(1, 3)],
   ['sejk-f', sejkF, range(0, 2), range(0, 2)],
 ];
 
-const HOA = "doc/userdoc/hoa.html: genltl --and-gf=1..3 | ltl2tgba -B | autfilt --randomize";
+const HOA = 'doc/userdoc/hoa.html: genltl --and-gf=1..3 | ltl2tgba -B | autfilt --randomize';
 const AMBIG = "doc/userdoc/ltl2tgba.html (ambig1.svg): ltl2tgba -B 'GFa -> GFb' -d";
 /** The published `ltl2tgba -B` figures (see the header). */
 const PUBLISHED_B: Readonly<Record<string, { states: number; transitions: number; source: string }>> = {
@@ -347,17 +415,25 @@ const PUBLISHED_B: Readonly<Record<string, { states: number; transitions: number
 function row(family: string, params: readonly number[], f: F): FamilyRow {
   const published = PUBLISHED_B[`${family}=${params.join(',')}`];
   return {
-    family, params, formula: show(f),
+    family,
+    params,
+    formula: show(f),
     spotB: published === undefined ? null : { states: published.states, transitions: published.transitions },
     spotSource: published?.source ?? null,
   };
 }
 
-export const SPOT_PARAMETRIC_FAMILIES: readonly string[] = [...ONE_PARAMETER.map((e) => e[0]), ...TWO_PARAMETERS.map((e) => e[0]), 'sejk-patterns'];
+export const SPOT_PARAMETRIC_FAMILIES: readonly string[] = [
+  ...ONE_PARAMETER.map((e) => e[0]),
+  ...TWO_PARAMETERS.map((e) => e[0]),
+  'sejk-patterns',
+];
 
 export const SPOT_FAMILY_ROWS: readonly FamilyRow[] = [
   ...ONE_PARAMETER.flatMap(([family, gen, ns]) => ns.map((n) => row(family, [n], gen(n)))),
-  ...TWO_PARAMETERS.flatMap(([family, gen, ns, ms]) => ns.flatMap((n) => ms.map((m) => row(family, [n, m], gen(n, m))))),
+  ...TWO_PARAMETERS.flatMap(([family, gen, ns, ms]) =>
+    ns.flatMap((n) => ms.map((m) => row(family, [n, m], gen(n, m)))),
+  ),
 ];
 
 /** The rows of `genltl --sejk-patterns` (fixed formulas, genltl.test's expected output). */

@@ -22,12 +22,20 @@ import { atomicPropositions, type Formula } from '../../../main/core/ltl/ast.js'
 import type { BuchiAutomaton } from '../../../main/core/ltl/automaton.js';
 import { lassoArb, letterArb, showLasso } from './arbitraries.js';
 import { SPOT_PATTERNS, patternName } from './spot-patterns.js';
-import { largerThanSpot, measureFamilyRows, measurePatterns, measureRandomRows, measuredSizes, measuredSummaries, summaries, familySummaries } from './spot-sizes.js';
+import {
+  largerThanSpot,
+  measureFamilyRows,
+  measurePatterns,
+  measureRandomRows,
+  measuredSizes,
+  measuredSummaries,
+  summaries,
+  familySummaries,
+} from './spot-sizes.js';
 import { LARGER_THAN_SPOT, OUR_FAMILY_STATES, OUR_RANDOM_STATES, OUR_STATES } from './spot-guard.js';
 import { SPOT_MEASURED_VERSION, SPOT_RANDOM_ROWS, randomRowName } from './spot-measured.js';
 import { ALL_FAMILY_ROWS, SPOT_FAMILY_ROWS, familyRowName } from './spot-families.js';
 import { createRng } from '../../../main/core/random/rng.js';
-
 
 /**
  * Up to `count` lassos the automaton accepts: a random accepting state on a cycle, a random
@@ -107,47 +115,78 @@ function differential(entries: readonly { readonly name: string; readonly formul
       assert.equal(acceptsLasso(a, w), evaluateLasso(f, w), `${p.name} ${p.formula} on ${showLasso(w)}`);
     }
     for (const w of acceptedLassos(a, 12, base + 1000 + i)) {
-      assert.ok(evaluateLasso(f, w), `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the formula rejects`);
+      assert.ok(
+        evaluateLasso(f, w),
+        `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the formula rejects`,
+      );
     }
     const na = translateFormula(negate(f)).automaton;
     for (const w of acceptedLassos(na, 12, base + 2000 + i)) {
-      assert.ok(!evaluateLasso(f, w), `${p.name} ${p.formula}: negation's automaton accepts ${showLasso(w)}, a word the formula accepts`);
-      assert.ok(!acceptsLasso(a, w), `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the negation's automaton accepts too`);
+      assert.ok(
+        !evaluateLasso(f, w),
+        `${p.name} ${p.formula}: negation's automaton accepts ${showLasso(w)}, a word the formula accepts`,
+      );
+      assert.ok(
+        !acceptsLasso(a, w),
+        `${p.name} ${p.formula}: automaton accepts ${showLasso(w)}, a word the negation's automaton accepts too`,
+      );
     }
   });
 }
 
 test('every pattern and negation agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
-  differential(SPOT_PATTERNS.map((p) => ({ name: patternName(p), formula: p.formula })), 1000);
+  differential(
+    SPOT_PATTERNS.map((p) => ({ name: patternName(p), formula: p.formula })),
+    1000,
+  );
 });
 
 test('every parametric-family row agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
-  differential(ALL_FAMILY_ROWS.map((r) => ({ name: familyRowName(r), formula: r.formula })), 5000);
+  differential(
+    ALL_FAMILY_ROWS.map((r) => ({ name: familyRowName(r), formula: r.formula })),
+    5000,
+  );
 });
 
 test('every random formula (rand-nx, rand-x) agrees with the lasso evaluator (random and automaton-guided lassos)', () => {
-  differential(SPOT_RANDOM_ROWS.map((r) => ({ name: randomRowName(r), formula: r.formula })), 9000);
+  differential(
+    SPOT_RANDOM_ROWS.map((r) => ({ name: randomRowName(r), formula: r.formula })),
+    9000,
+  );
 });
 
 test("the family generators print what Spot's genltl prints (genltl.test, genltl.org, ioltl.org, ltl2tgba.org)", () => {
   const printed = new Map(SPOT_FAMILY_ROWS.map((r) => [familyRowName(r), r.formula]));
   const expected: Record<string, string> = {
     // tests/core/genltl.test
-    'tv-f1=1': 'G(p -> q)', 'tv-f1=2': 'G(p -> (q | Xq))', 'tv-f1=3': 'G(p -> (q | Xq | XXq))',
-    'tv-f2=2': 'G(p -> (q | Xq))', 'tv-f2=3': 'G(p -> (q | X(q | Xq)))',
-    'tv-g1=2': 'G(p -> (q & Xq))', 'tv-g1=3': 'G(p -> (q & Xq & XXq))',
-    'tv-g2=2': 'G(p -> (q & Xq))', 'tv-g2=3': 'G(p -> (q & X(q & Xq)))',
-    'tv-uu=1': 'G(p1 -> (p1 U p2))', 'tv-uu=2': 'G(p1 -> (p1 U (p2 & (p2 U p3))))',
+    'tv-f1=1': 'G(p -> q)',
+    'tv-f1=2': 'G(p -> (q | Xq))',
+    'tv-f1=3': 'G(p -> (q | Xq | XXq))',
+    'tv-f2=2': 'G(p -> (q | Xq))',
+    'tv-f2=3': 'G(p -> (q | X(q | Xq)))',
+    'tv-g1=2': 'G(p -> (q & Xq))',
+    'tv-g1=3': 'G(p -> (q & Xq & XXq))',
+    'tv-g2=2': 'G(p -> (q & Xq))',
+    'tv-g2=3': 'G(p -> (q & X(q & Xq)))',
+    'tv-uu=1': 'G(p1 -> (p1 U p2))',
+    'tv-uu=2': 'G(p1 -> (p1 U (p2 & (p2 U p3))))',
     'tv-uu=3': 'G(p1 -> (p1 U (p2 & (p2 U (p3 & (p3 U p4))))))',
-    'sejk-f=0,0': 'GFa0 U b', 'sejk-f=0,2': 'GFa0 U XXb', 'sejk-f=1,1': 'GFa1 U G(GFa0 U Xb)',
+    'sejk-f=0,0': 'GFa0 U b',
+    'sejk-f=0,2': 'GFa0 U XXb',
+    'sejk-f=1,1': 'GFa1 U G(GFa0 U Xb)',
     'sejk-f=2,2': 'GFa2 U G(GFa1 U G(GFa0 U XXb))',
     // doc/org/genltl.org
-    'and-gf=1': 'GFp1', 'and-gf=4': 'GFp1 & GFp2 & GFp3 & GFp4', 'u-left=1': 'p1', 'u-left=5': '(((p1 U p2) U p3) U p4) U p5',
+    'and-gf=1': 'GFp1',
+    'and-gf=4': 'GFp1 & GFp2 & GFp3 & GFp4',
+    'u-left=1': 'p1',
+    'u-left=5': '(((p1 U p2) U p3) U p4) U p5',
     'ccj-alpha=3': 'F(p1 & F(p2 & Fp3)) & F(q1 & F(q2 & Fq3))',
     // doc/org/ioltl.org
-    'gh-q=1': 'Fp1 | Gp2', 'gh-q=4': '(Fp1 | Gp2) & (Fp2 | Gp3) & (Fp3 | Gp4) & (Fp4 | Gp5)',
+    'gh-q=1': 'Fp1 | Gp2',
+    'gh-q=4': '(Fp1 | Gp2) & (Fp2 | Gp3) & (Fp3 | Gp4) & (Fp4 | Gp5)',
     // doc/org/ltl2tgba.org
-    'u-right=1': 'p1', 'u-right=5': 'p1 U (p2 U (p3 U (p4 U p5)))',
+    'u-right=1': 'p1',
+    'u-right=5': 'p1 U (p2 U (p3 U (p4 U p5)))',
   };
   for (const [name, formula] of Object.entries(expected)) assert.equal(printed.get(name), formula, name);
 });
@@ -156,7 +195,10 @@ test("the family generators print what Spot's genltl prints (genltl.test, genltl
  * The measured automata larger than the recorded table says (or unfinished where it recorded a
  * size), in words; a formula the table does not know fails at once.
  */
-function grownPast(sizes: readonly { name: string; states: number | string; formula: string }[], recordedSizes: Readonly<Record<string, number | null>>): string[] {
+function grownPast(
+  sizes: readonly { name: string; states: number | string; formula: string }[],
+  recordedSizes: Readonly<Record<string, number | null>>,
+): string[] {
   const grown: string[] = [];
   for (const s of sizes) {
     const recorded = recordedSizes[s.name];
@@ -172,25 +214,53 @@ function grownPast(sizes: readonly { name: string; states: number | string; form
 
 test('sizes: no pattern grows past the recorded table; the count against Spot -B is reported', (t) => {
   const sizes = measurePatterns();
-  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.pattern.formula })), OUR_STATES), [], 'automata larger than recorded');
+  assert.deepEqual(
+    grownPast(
+      sizes.map((s) => ({ ...s, formula: s.pattern.formula })),
+      OUR_STATES,
+    ),
+    [],
+    'automata larger than recorded',
+  );
   for (const r of summaries(sizes)) {
-    t.diagnostic(`${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot -B ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
+    t.diagnostic(
+      `${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot -B ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`,
+    );
   }
 });
 
 test('sizes: no parametric-family row grows past the recorded table; the count against Spot -B, where published, is reported', (t) => {
   const sizes = measureFamilyRows();
-  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.row.formula })), OUR_FAMILY_STATES), [], 'automata larger than recorded');
+  assert.deepEqual(
+    grownPast(
+      sizes.map((s) => ({ ...s, formula: s.row.formula })),
+      OUR_FAMILY_STATES,
+    ),
+    [],
+    'automata larger than recorded',
+  );
   for (const r of familySummaries(sizes)) {
-    const cmp = r.withSpot > 0 ? `; ${r.withSpot} with a Spot -B figure: ours ${r.oursWithSpot} vs ${r.spot}, larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}` : '';
-    t.diagnostic(`${r.label}${r.params === '' ? '' : ` (${r.params})`}: ${r.formulas} formulas, ours ${r.ours} states${cmp}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
+    const cmp =
+      r.withSpot > 0
+        ? `; ${r.withSpot} with a Spot -B figure: ours ${r.oursWithSpot} vs ${r.spot}, larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}`
+        : '';
+    t.diagnostic(
+      `${r.label}${r.params === '' ? '' : ` (${r.params})`}: ${r.formulas} formulas, ours ${r.ours} states${cmp}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`,
+    );
   }
 });
 
 test('sizes: no random formula grows past the recorded table', () => {
   const sizes = measureRandomRows();
   assert.equal(sizes.length, 400);
-  assert.deepEqual(grownPast(sizes.map((s) => ({ ...s, formula: s.row.formula })), OUR_RANDOM_STATES), [], 'automata larger than recorded');
+  assert.deepEqual(
+    grownPast(
+      sizes.map((s) => ({ ...s, formula: s.row.formula })),
+      OUR_RANDOM_STATES,
+    ),
+    [],
+    'automata larger than recorded',
+  );
 });
 
 test(`sizes against Spot ${SPOT_MEASURED_VERSION}'s measured ltl2tgba -B: only the recorded rows are larger, and the count is reported`, (t) => {
@@ -198,11 +268,17 @@ test(`sizes against Spot ${SPOT_MEASURED_VERSION}'s measured ltl2tgba -B: only t
   assert.equal(measured.length, 877);
   const known = new Set(LARGER_THAN_SPOT);
   const newlyLarger = largerThanSpot(measured).filter((name) => !known.has(name));
-  assert.deepEqual(newlyLarger.map((name) => {
-    const m = measured.find((x) => x.name === name)!;
-    return `${name}: ${m.states} states, Spot ${m.spot} (${m.formula})`;
-  }), [], 'automata larger than Spot that were not before');
+  assert.deepEqual(
+    newlyLarger.map((name) => {
+      const m = measured.find((x) => x.name === name)!;
+      return `${name}: ${m.states} states, Spot ${m.spot} (${m.formula})`;
+    }),
+    [],
+    'automata larger than Spot that were not before',
+  );
   for (const r of measuredSummaries(measured)) {
-    t.diagnostic(`${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`);
+    t.diagnostic(
+      `${r.label}: ${r.formulas} formulas, ours ${r.ours} vs Spot ${r.spot} states; larger ${r.larger}, equal ${r.equal}, smaller ${r.smaller}${r.failed > 0 ? `, ${r.failed} not finished` : ''}`,
+    );
   }
 });

@@ -15,7 +15,13 @@ import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { LtlBudgetError } from '../../../main/core/ltl/errors.js';
 import { SPOT_FAMILIES, SPOT_PATTERNS, SPOT_VERSION, type SpotPattern, patternName } from './spot-patterns.js';
 import { ALL_FAMILY_ROWS, SPOT_PARAMETRIC_FAMILIES, type FamilyRow, familyRowName } from './spot-families.js';
-import { SPOT_MEASURED_STATES, SPOT_MEASURED_VERSION, SPOT_RANDOM_ROWS, type SpotRandomRow, randomRowName } from './spot-measured.js';
+import {
+  SPOT_MEASURED_STATES,
+  SPOT_MEASURED_VERSION,
+  SPOT_RANDOM_ROWS,
+  type SpotRandomRow,
+  randomRowName,
+} from './spot-measured.js';
 
 export interface PatternSize {
   readonly pattern: SpotPattern;
@@ -55,8 +61,16 @@ export interface FamilySummary {
 }
 
 /** Our sizes against Spot's, summed and compared row by row. */
-function tally(label: string, rows: readonly { readonly states: number | string; readonly spot: number }[]): FamilySummary {
-  let ours = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
+function tally(
+  label: string,
+  rows: readonly { readonly states: number | string; readonly spot: number }[],
+): FamilySummary {
+  let ours = 0,
+    spot = 0,
+    larger = 0,
+    equal = 0,
+    smaller = 0,
+    failed = 0;
   for (const s of rows) {
     if (typeof s.states !== 'number') {
       failed++;
@@ -72,7 +86,10 @@ function tally(label: string, rows: readonly { readonly states: number | string;
 }
 
 export function summarize(label: string, sizes: readonly PatternSize[]): FamilySummary {
-  return tally(label, sizes.map((s) => ({ states: s.states, spot: s.pattern.spotB.states })));
+  return tally(
+    label,
+    sizes.map((s) => ({ states: s.states, spot: s.pattern.spotB.states })),
+  );
 }
 
 /** One row per family, then per negated family, then all. */
@@ -80,7 +97,12 @@ export function summaries(sizes: readonly PatternSize[]): FamilySummary[] {
   const rows: FamilySummary[] = [];
   for (const negated of [false, true]) {
     for (const f of SPOT_FAMILIES) {
-      rows.push(summarize(`${negated ? '!' : ''}${f}`, sizes.filter((s) => s.pattern.family === f && s.pattern.negated === negated)));
+      rows.push(
+        summarize(
+          `${negated ? '!' : ''}${f}`,
+          sizes.filter((s) => s.pattern.family === f && s.pattern.negated === negated),
+        ),
+      );
     }
   }
   rows.push(summarize('all', sizes));
@@ -94,7 +116,9 @@ export function markdown(sizes: readonly PatternSize[]): string {
   ];
   for (const r of summaries(sizes)) {
     const failed = r.failed > 0 ? ` (${r.failed} not finished)` : '';
-    lines.push(`| ${r.label} | ${r.formulas}${failed} | ${r.ours} | ${r.spot} | ${(r.ours / r.spot).toFixed(2)}× | ${r.larger} | ${r.equal} | ${r.smaller} |`);
+    lines.push(
+      `| ${r.label} | ${r.formulas}${failed} | ${r.ours} | ${r.spot} | ${(r.ours / r.spot).toFixed(2)}× | ${r.larger} | ${r.equal} | ${r.smaller} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -139,7 +163,14 @@ function paramRange(rows: readonly FamilyRow[]): string {
 }
 
 export function summarizeFamilyRows(label: string, sizes: readonly FamilyRowSize[]): ParametricSummary {
-  let ours = 0, withSpot = 0, oursWithSpot = 0, spot = 0, larger = 0, equal = 0, smaller = 0, failed = 0;
+  let ours = 0,
+    withSpot = 0,
+    oursWithSpot = 0,
+    spot = 0,
+    larger = 0,
+    equal = 0,
+    smaller = 0,
+    failed = 0;
   for (const s of sizes) {
     if (typeof s.states !== 'number') {
       failed++;
@@ -154,12 +185,29 @@ export function summarizeFamilyRows(label: string, sizes: readonly FamilyRowSize
     else if (s.states === s.row.spotB.states) equal++;
     else smaller++;
   }
-  return { label, params: paramRange(sizes.map((s) => s.row)), formulas: sizes.length, ours, withSpot, oursWithSpot, spot, larger, equal, smaller, failed };
+  return {
+    label,
+    params: paramRange(sizes.map((s) => s.row)),
+    formulas: sizes.length,
+    ours,
+    withSpot,
+    oursWithSpot,
+    spot,
+    larger,
+    equal,
+    smaller,
+    failed,
+  };
 }
 
 /** One row per parametric family, then all. */
 export function familySummaries(sizes: readonly FamilyRowSize[]): ParametricSummary[] {
-  const rows = SPOT_PARAMETRIC_FAMILIES.map((f) => summarizeFamilyRows(f, sizes.filter((s) => s.row.family === f)));
+  const rows = SPOT_PARAMETRIC_FAMILIES.map((f) =>
+    summarizeFamilyRows(
+      f,
+      sizes.filter((s) => s.row.family === f),
+    ),
+  );
   rows.push({ ...summarizeFamilyRows('all', sizes), params: '' });
   return rows;
 }
@@ -171,7 +219,8 @@ export function familyMarkdown(sizes: readonly FamilyRowSize[]): string {
   ];
   for (const r of familySummaries(sizes)) {
     const failed = r.failed > 0 ? ` (${r.failed} not finished)` : '';
-    const cmp = r.withSpot > 0 ? `${r.oursWithSpot} | ${r.spot} | ${r.larger} | ${r.equal} | ${r.smaller}` : '— | — | — | — | —';
+    const cmp =
+      r.withSpot > 0 ? `${r.oursWithSpot} | ${r.spot} | ${r.larger} | ${r.equal} | ${r.smaller}` : '— | — | — | — | —';
     lines.push(`| ${r.label} | ${r.params} | ${r.formulas}${failed} | ${r.ours} | ${r.withSpot} | ${cmp} |`);
   }
   return lines.join('\n');
@@ -201,7 +250,11 @@ export interface MeasuredSize {
 }
 
 /** Every pattern, family row and random row with Spot's measured `-B` size. */
-export function measuredSizes(patterns: readonly PatternSize[], families: readonly FamilyRowSize[], randoms: readonly RandomRowSize[]): MeasuredSize[] {
+export function measuredSizes(
+  patterns: readonly PatternSize[],
+  families: readonly FamilyRowSize[],
+  randoms: readonly RandomRowSize[],
+): MeasuredSize[] {
   const spotOf = (name: string): number => {
     const n = SPOT_MEASURED_STATES[name];
     if (n === undefined) throw new Error(`${name} has no measured Spot size: re-run scripts/spot-compare.mjs --write`);
@@ -239,7 +292,9 @@ export function measuredMarkdown(sizes: readonly MeasuredSize[], version = SPOT_
   ];
   for (const r of measuredSummaries(sizes)) {
     const failed = r.failed > 0 ? ` (${r.failed} not finished)` : '';
-    lines.push(`| ${r.label} | ${r.formulas}${failed} | ${r.ours} | ${r.spot} | ${(r.ours / r.spot).toFixed(3)}× | ${r.larger} | ${r.equal} | ${r.smaller} |`);
+    lines.push(
+      `| ${r.label} | ${r.formulas}${failed} | ${r.ours} | ${r.spot} | ${(r.ours / r.spot).toFixed(3)}× | ${r.larger} | ${r.equal} | ${r.smaller} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -254,7 +309,9 @@ export function familyMeasuredMarkdown(sizes: readonly FamilyRowSize[]): string 
     const rows = sizes.filter((s) => s.row.family === f);
     const measured = measuredSizes([], rows, []);
     const [r] = measuredSummaries(measured).filter((x) => x.label === 'all');
-    lines.push(`| ${f} | ${paramRange(rows.map((x) => x.row))} | ${r!.formulas}${r!.failed > 0 ? ` (${r!.failed} not finished)` : ''} | ${r!.ours} | ${r!.spot} | ${r!.larger} | ${r!.equal} | ${r!.smaller} |`);
+    lines.push(
+      `| ${f} | ${paramRange(rows.map((x) => x.row))} | ${r!.formulas}${r!.failed > 0 ? ` (${r!.failed} not finished)` : ''} | ${r!.ours} | ${r!.spot} | ${r!.larger} | ${r!.equal} | ${r!.smaller} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -284,7 +341,9 @@ export const OUR_RANDOM_STATES: Readonly<Record<string, number | null>> = {
 ${randomEntries.join('\n')}
 };
 
-/** The rows still larger than Spot's measured \`ltl2tgba -B\` size (spot-measured.ts): no other row may become larger. */
+/**
+ * The rows still larger than Spot's measured \`ltl2tgba -B\` size (spot-measured.ts): no other row may become larger.
+ */
 export const LARGER_THAN_SPOT: readonly string[] = [
 ${largerEntries.join('\n')}
 ];`);
@@ -309,18 +368,30 @@ ${largerEntries.join('\n')}
   console.log('\nThe parametric families against the measured sizes:\n');
   console.log(familyMeasuredMarkdown(familySizes));
   console.log('\nLarger than Spot as measured (ours / Spot):');
-  for (const s of measured) if (typeof s.states !== 'number' || s.states > s.spot) console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
+  for (const s of measured)
+    if (typeof s.states !== 'number' || s.states > s.spot)
+      console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
   console.log('\nSmaller than Spot as measured (ours / Spot):');
-  for (const s of measured) if (typeof s.states === 'number' && s.states < s.spot) console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
+  for (const s of measured)
+    if (typeof s.states === 'number' && s.states < s.spot)
+      console.log(`  ${s.name}: ${s.states} / ${s.spot}   ${s.formula}`);
   const unfinished = familySizes.filter((s) => typeof s.states !== 'number');
-  if (unfinished.length > 0) console.log(`\nParametric rows not finished: ${unfinished.map((s) => `${s.name} (${s.states})`).join(', ')}`);
+  if (unfinished.length > 0)
+    console.log(`\nParametric rows not finished: ${unfinished.map((s) => `${s.name} (${s.states})`).join(', ')}`);
   const times = sizes.map((s) => s.ms).sort((a, b) => a - b);
   const total = times.reduce((a, b) => a + b, 0);
-  console.log(`\ntranslation time: total ${total.toFixed(0)} ms, p50 ${times[times.length >> 1]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms (one cold pass)`);
+  console.log(
+    `\ntranslation time: total ${total.toFixed(0)} ms, p50 ${times[times.length >> 1]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms (one cold pass)`,
+  );
   const familyTotal = familySizes.reduce((a, s) => a + s.ms, 0);
-  console.log(`parametric families: total ${familyTotal.toFixed(0)} ms over ${familySizes.length} formulas (after the patterns, same process)`);
+  console.log(
+    `parametric families: total ${familyTotal.toFixed(0)} ms over ${familySizes.length} formulas (after the patterns, same process)`,
+  );
   const randomTotal = randomSizes.reduce((a, s) => a + s.ms, 0);
-  console.log(`random sets: total ${randomTotal.toFixed(0)} ms over ${randomSizes.length} formulas (after the families, same process)`);
+  console.log(
+    `random sets: total ${randomTotal.toFixed(0)} ms over ${randomSizes.length} formulas (after the families, same process)`,
+  );
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main(process.argv.slice(2));

@@ -2,7 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TEMPLATE_NAMES, generateTask, instantiate, templateArity, DIFFICULTY } from '../../../main/core/ltl/templates.js';
+import {
+  TEMPLATE_NAMES,
+  generateTask,
+  instantiate,
+  templateArity,
+  DIFFICULTY,
+} from '../../../main/core/ltl/templates.js';
 import { CASE_STUDIES } from '../../../main/core/ltl/case-studies.js';
 import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
@@ -44,7 +50,7 @@ test('the case-study formulas (Eq. 6, I.1, I.2, the hard giant) agree with the s
   CASE_STUDIES.forEach((cs, i) => checkAgainstWords(parseLtl(cs.formula), 400, 200 + i));
 });
 
-test('hand-made witnesses for Eq. 6: the satisfying and violating lassos of the paper\'s story', () => {
+test("hand-made witnesses for Eq. 6: the satisfying and violating lassos of the paper's story", () => {
   const f = parseLtl(CASE_STUDIES[0]!.formula);
   const a = translateFormula(f).automaton;
   const L = (...xs: string[][]) => xs.map((x) => new Set(x));
@@ -58,9 +64,11 @@ test('hand-made witnesses for Eq. 6: the satisfying and violating lassos of the 
 
 test('generated suites follow Table E.2 and are deterministic from the seed', () => {
   for (const d of ['easy', 'medium', 'hard'] as const) {
-    const a = createRng(5), b = createRng(5);
+    const a = createRng(5),
+      b = createRng(5);
     for (let i = 0; i < 50; i++) {
-      const x = generateTask(a, d), y = generateTask(b, d);
+      const x = generateTask(a, d),
+        y = generateTask(b, d);
       assert.equal(printLtl(x.formula), printLtl(y.formula));
       const { templates, regions } = DIFFICULTY[d];
       assert.ok(x.templates.length >= templates[0] && x.templates.length <= templates[1]);

@@ -41,25 +41,38 @@ test('trivial formulas give the expected tiny automata', () => {
 });
 
 test('state budget: fails fast with the stage and the limit', () => {
-  assert.throws(() => translateLtl(fn(10), { maxStates: 100 }), (e: unknown) =>
-    e instanceof LtlBudgetError && e.budget === 'states' && e.limit === 100 && /exceeded its state budget of 100 states during/.test(e.message));
+  assert.throws(
+    () => translateLtl(fn(10), { maxStates: 100 }),
+    (e: unknown) =>
+      e instanceof LtlBudgetError &&
+      e.budget === 'states' &&
+      e.limit === 100 &&
+      /exceeded its state budget of 100 states during/.test(e.message),
+  );
 });
 
 test('time budget: an injected clock that runs out stops the translation', () => {
   let now = 0;
   const clock = (): number => (now += 5);
-  assert.throws(() => translateLtl(fn(9), { timeLimit_ms: 50, clock }), (e: unknown) =>
-    e instanceof LtlBudgetError && e.budget === 'time' && /time budget of 50 ms/.test(e.message));
+  assert.throws(
+    () => translateLtl(fn(9), { timeLimit_ms: 50, clock }),
+    (e: unknown) => e instanceof LtlBudgetError && e.budget === 'time' && /time budget of 50 ms/.test(e.message),
+  );
 });
 
 test('cancellation: an aborted signal stops the translation', () => {
   const controller = new AbortController();
   controller.abort();
-  assert.throws(() => translateLtl(fn(9), { signal: controller.signal }), (e: unknown) =>
-    e instanceof LtlBudgetError && e.budget === 'cancelled');
+  assert.throws(
+    () => translateLtl(fn(9), { signal: controller.signal }),
+    (e: unknown) => e instanceof LtlBudgetError && e.budget === 'cancelled',
+  );
 });
 
 test('the length budget applies before any work', () => {
   const long = 'a & '.repeat(3000) + 'a';
-  assert.throws(() => translateLtl(long), (e: unknown) => e instanceof LtlBudgetError && e.budget === 'length');
+  assert.throws(
+    () => translateLtl(long),
+    (e: unknown) => e instanceof LtlBudgetError && e.budget === 'length',
+  );
 });

@@ -27,7 +27,8 @@ function deterministic(a: BuchiAutomaton): boolean {
 
 let changed = 0;
 /** States summed over every formula checked, without and with the last stage. */
-let statesBefore = 0, statesAfter = 0;
+let statesBefore = 0,
+  statesAfter = 0;
 
 function check(f: Formula, words: readonly Lasso[]): void {
   const before = translateFormula(f, { minimize: false });
@@ -35,20 +36,31 @@ function check(f: Formula, words: readonly Lasso[]): void {
   const name = printLtl(f);
   statesBefore += before.automaton.states.length;
   statesAfter += after.automaton.states.length;
-  assert.ok(after.automaton.states.length <= before.automaton.states.length,
-    `${name}: ${after.automaton.states.length} states after, ${before.automaton.states.length} before`);
+  assert.ok(
+    after.automaton.states.length <= before.automaton.states.length,
+    `${name}: ${after.automaton.states.length} states after, ${before.automaton.states.length} before`,
+  );
   const ws = after.stats.minimized === null ? words.slice(0, 8) : words;
   if (after.stats.minimized !== null) {
     changed++;
     assert.ok(after.automaton.states.length < before.automaton.states.length, `${name}: replaced without shrinking`);
-    if (after.stats.minimized === 'wdba') assert.ok(deterministic(after.automaton), `${name}: the WDBA is not deterministic`);
+    if (after.stats.minimized === 'wdba')
+      assert.ok(deterministic(after.automaton), `${name}: the WDBA is not deterministic`);
     // 'merged': states merged, each merge proved with the negation's automaton (merge.ts, formulas with X)
     else if (after.stats.minimized === 'true') assert.equal(after.automaton.states.length, 1);
   }
   for (const w of ws) {
     const expected = evaluateLasso(f, w);
-    assert.equal(acceptsLasso(after.automaton, w), expected, `${name} on ${showLasso(w)}: minimised automaton disagrees with the semantics (${expected})`);
-    assert.equal(acceptsLasso(before.automaton, w), expected, `${name} on ${showLasso(w)}: unminimised automaton disagrees`);
+    assert.equal(
+      acceptsLasso(after.automaton, w),
+      expected,
+      `${name} on ${showLasso(w)}: minimised automaton disagrees with the semantics (${expected})`,
+    );
+    assert.equal(
+      acceptsLasso(before.automaton, w),
+      expected,
+      `${name} on ${showLasso(w)}: unminimised automaton disagrees`,
+    );
   }
 }
 

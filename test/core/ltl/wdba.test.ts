@@ -11,16 +11,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { translateLtl } from '../../../main/core/ltl/translate.js';
-import { acceptsEveryConstantWord, explicitOf, isWeak, letterClasses, productEmpty } from '../../../main/core/ltl/wdba.js';
+import {
+  acceptsEveryConstantWord,
+  explicitOf,
+  isWeak,
+  letterClasses,
+  productEmpty,
+} from '../../../main/core/ltl/wdba.js';
 import { Budget } from '../../../main/core/ltl/budget.js';
 import type { BuchiAutomaton } from '../../../main/core/ltl/automaton.js';
 import type { MutableBuchi } from '../../../main/core/ltl/reduce.js';
 import { TRUE_TERM, type Term } from '../../../main/core/ltl/guard.js';
 
 function isTrueAutomaton(a: BuchiAutomaton): boolean {
-  return a.states.length === 1 && a.states[0]!.accepting && a.states[0]!.name === 'init' && a.edges.length === 1 &&
-    a.edges[0]!.from === 0 && a.edges[0]!.to === 0 && a.edges[0]!.guard.length === 1 &&
-    a.edges[0]!.guard[0]!.pos === 0n && a.edges[0]!.guard[0]!.neg === 0n;
+  return (
+    a.states.length === 1 &&
+    a.states[0]!.accepting &&
+    a.states[0]!.name === 'init' &&
+    a.edges.length === 1 &&
+    a.edges[0]!.from === 0 &&
+    a.edges[0]!.to === 0 &&
+    a.edges[0]!.guard.length === 1 &&
+    a.edges[0]!.guard[0]!.pos === 0n &&
+    a.edges[0]!.guard[0]!.neg === 0n
+  );
 }
 
 /** Formulas equivalent to true, and their states without this stage. */
@@ -75,7 +89,10 @@ test('a Dwyer-style obligation shrinks to its minimal weak deterministic automat
   assert.equal(t.stats.minimized, 'wdba');
   // "q holds from p on until r, or p never happens" (safety and guarantee mixed)
   const u = translateLtl('G !p | (!p U (p & (q U r)))');
-  assert.ok(u.automaton.states.length <= translateLtl('G !p | (!p U (p & (q U r)))', { minimize: false }).automaton.states.length);
+  assert.ok(
+    u.automaton.states.length <=
+      translateLtl('G !p | (!p U (p & (q U r)))', { minimize: false }).automaton.states.length,
+  );
 });
 
 /**
@@ -125,13 +142,32 @@ test('minimize: false gives the automaton of the earlier stages', () => {
 const t = (pos: bigint, neg: bigint): Term => ({ pos, neg });
 /** G F a over one proposition: 0 -t-> 0, 0 -a-> 1 (accepting), 1 -t-> 0, 1 -a-> 1. */
 const gfa: MutableBuchi = {
-  accepting: [false, true], names: ['0', '1'], initial: 0,
-  out: [new Map([[0, [TRUE_TERM]], [1, [t(1n, 0n)]]]), new Map([[0, [TRUE_TERM]], [1, [t(1n, 0n)]]])],
+  accepting: [false, true],
+  names: ['0', '1'],
+  initial: 0,
+  out: [
+    new Map([
+      [0, [TRUE_TERM]],
+      [1, [t(1n, 0n)]],
+    ]),
+    new Map([
+      [0, [TRUE_TERM]],
+      [1, [t(1n, 0n)]],
+    ]),
+  ],
 };
 /** F G !a: 0 -t-> 0, 0 -!a-> 1 (accepting), 1 -!a-> 1. */
 const fgNotA: MutableBuchi = {
-  accepting: [false, true], names: ['0', '1'], initial: 0,
-  out: [new Map([[0, [TRUE_TERM]], [1, [t(0n, 1n)]]]), new Map([[1, [t(0n, 1n)]]])],
+  accepting: [false, true],
+  names: ['0', '1'],
+  initial: 0,
+  out: [
+    new Map([
+      [0, [TRUE_TERM]],
+      [1, [t(0n, 1n)]],
+    ]),
+    new Map([[1, [t(0n, 1n)]]]),
+  ],
 };
 
 test('product emptiness: G F a ∩ F G !a is empty, G F a ∩ G F a is not', () => {

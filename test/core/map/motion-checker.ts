@@ -6,8 +6,18 @@
  * split; the word is then judged by the lasso evaluators.
  */
 export type CheckRegion =
-  | { readonly name: string; readonly kind: 'disk'; readonly center: readonly [number, number]; readonly radius: number }
-  | { readonly name: string; readonly kind: 'box'; readonly min: readonly [number, number]; readonly max: readonly [number, number] };
+  | {
+      readonly name: string;
+      readonly kind: 'disk';
+      readonly center: readonly [number, number];
+      readonly radius: number;
+    }
+  | {
+      readonly name: string;
+      readonly kind: 'box';
+      readonly min: readonly [number, number];
+      readonly max: readonly [number, number];
+    };
 
 type Point = readonly [number, number];
 
@@ -16,7 +26,11 @@ function contains(r: CheckRegion, x: number, y: number): boolean {
   return (x - r.center[0]) ** 2 + (y - r.center[1]) ** 2 <= r.radius ** 2;
 }
 
-const letterAt = (regions: readonly CheckRegion[], x: number, y: number): string[] => regions.filter((r) => contains(r, x, y)).map((r) => r.name).sort();
+const letterAt = (regions: readonly CheckRegion[], x: number, y: number): string[] =>
+  regions
+    .filter((r) => contains(r, x, y))
+    .map((r) => r.name)
+    .sort();
 
 /**
  * The letters along a polyline, `step_m` apart or closer on each leg, each leg's end left to the
@@ -29,7 +43,8 @@ export function lettersAlong(points: readonly Point[], regions: readonly CheckRe
     if (last === undefined || last.join('\u0000') !== l.join('\u0000')) out.push(l);
   };
   for (let i = 0; i + 1 < points.length; i++) {
-    const [ax, ay] = points[i]!, [bx, by] = points[i + 1]!;
+    const [ax, ay] = points[i]!,
+      [bx, by] = points[i + 1]!;
     const n = Math.ceil(Math.hypot(bx - ax, by - ay) / step_m);
     for (let s = 0; s < n; s++) push(letterAt(regions, ax + ((bx - ax) * s) / n, ay + ((by - ay) * s) / n));
   }
@@ -40,7 +55,13 @@ export function lettersAlong(points: readonly Point[], regions: readonly CheckRe
  * The lasso word of the motion of a plan (prefix node ids, suffix node ids ending at the prefix's
  * last): the prefix's legs, then the cycle's legs from the prefix's last node round to it again.
  */
-export function drivenLasso(prefix: readonly string[], suffix: readonly string[], pos: ReadonlyMap<string, Point>, regions: readonly CheckRegion[], step_m: number): { prefix: Set<string>[]; cycle: Set<string>[] } {
+export function drivenLasso(
+  prefix: readonly string[],
+  suffix: readonly string[],
+  pos: ReadonlyMap<string, Point>,
+  regions: readonly CheckRegion[],
+  step_m: number,
+): { prefix: Set<string>[]; cycle: Set<string>[] } {
   const at = (id: string): Point => {
     const p = pos.get(id);
     if (p === undefined) throw new Error(`the plan names node ${id}, which has no position`);

@@ -1,4 +1,7 @@
-/** Fault injection at the world's edge: each fault fires on its count and only there; counts restart with an episode; the text form round-trips. */
+/**
+ * Fault injection at the world's edge: each fault fires on its count and only there; counts restart with an episode;
+ * the text form round-trips.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -10,12 +13,22 @@ const DT = 0.1;
 
 /** A world that moves one metre in x per step and counts the skills it really ran. */
 function fake(): World & { ran: string[] } {
-  let x = 0, t = 0;
+  let x = 0,
+    t = 0;
   const state = (): NavState => ({ observation: Float64Array.of(x, 0), pose: { x, y: 0 }, time_s: t });
   const ran: string[] = [];
-  const spec = { id: 'fake', backend: 'mujoco' as const, description: '', observation: { dim: 2, names: ['x', 'y'] }, action: { dim: 1, names: ['dx'] }, taskSpace: { dim: 2, names: ['x', 'y'] }, control_dt_s: DT };
+  const spec = {
+    id: 'fake',
+    backend: 'mujoco' as const,
+    description: '',
+    observation: { dim: 2, names: ['x', 'y'] },
+    action: { dim: 1, names: ['dx'] },
+    taskSpace: { dim: 2, names: ['x', 'y'] },
+    control_dt_s: DT,
+  };
   return {
-    spec, ran,
+    spec,
+    ran,
     navigation: {
       map: { bounds: { minX: 0, minY: 0, maxX: 100, maxY: 1 }, blocked: () => null, randomFree: () => [0, 0] },
       restObservation: (px, py) => Float32Array.of(px, py),
@@ -55,19 +68,32 @@ test('stuck: from step n the robot holds its pose for `steps` steps while world 
   const w = withFaults(fake(), [{ at: 'step', n: 3, kind: 'stuck', steps: 2 }]);
   await w.navigation!.reset({ seed: 1 });
   const s = await drive(w, 6);
-  assert.deepEqual(s.map((x) => x.pose.x), [1, 2, 2, 2, 3, 4]);
-  assert.deepEqual(s.map((x) => Math.round(x.time_s / DT)), [1, 2, 3, 4, 5, 6], 'time never stands still');
+  assert.deepEqual(
+    s.map((x) => x.pose.x),
+    [1, 2, 2, 2, 3, 4],
+  );
+  assert.deepEqual(
+    s.map((x) => Math.round(x.time_s / DT)),
+    [1, 2, 3, 4, 5, 6],
+    'time never stands still',
+  );
   assert.equal(Math.round(w.time_s() / DT), 6);
   assert.equal((await w.navigation!.observe()).pose.x, 4);
   // A new episode: the count starts again, and so does the fault.
   await w.navigation!.reset({ seed: 1 });
-  assert.deepEqual((await drive(w, 4)).map((x) => x.pose.x), [1, 2, 2, 2]);
+  assert.deepEqual(
+    (await drive(w, 4)).map((x) => x.pose.x),
+    [1, 2, 2, 2],
+  );
 });
 
 test('stuck without a length holds for the rest of the episode; observe says where it is held', async () => {
   const w = withFaults(fake(), [{ at: 'step', n: 1, kind: 'stuck' }]);
   await w.navigation!.reset({ seed: 1 });
-  assert.deepEqual((await drive(w, 50)).map((x) => x.pose.x), Array<number>(50).fill(0));
+  assert.deepEqual(
+    (await drive(w, 50)).map((x) => x.pose.x),
+    Array<number>(50).fill(0),
+  );
   assert.equal((await w.navigation!.observe()).pose.x, 0);
   assert.equal(Math.round((await w.navigation!.observe()).time_s / DT), 50);
 });
@@ -76,18 +102,30 @@ test('a step error rejects the n-th step only, with the kind asked for, naming t
   const w = withFaults(fake(), [{ at: 'step', n: 2, kind: 'error', error: 'disconnected' }]);
   await w.navigation!.reset({ seed: 1 });
   await w.navigation!.step([1]);
-  await assert.rejects(w.navigation!.step([1]), (e: unknown) => e instanceof WorldError && e.kind === 'disconnected' && /step 2: injected fault step:2:error:disconnected/.test(e.message));
+  await assert.rejects(
+    w.navigation!.step([1]),
+    (e: unknown) =>
+      e instanceof WorldError &&
+      e.kind === 'disconnected' &&
+      /step 2: injected fault step:2:error:disconnected/.test(e.message),
+  );
   assert.equal((await w.navigation!.step([1])).pose.x, 2, 'the failed step did not move the robot');
 });
 
 test('skill faults fire on their attempt of their skill: an error without running it, or "ok" without acting', async () => {
   const inner = fake();
-  const w = withFaults(inner, [{ at: 'skill', skill: 'pick', attempt: 2, kind: 'error', error: 'timeout' }, { at: 'skill', skill: 'pick', attempt: 3, kind: 'no-effect' }]);
+  const w = withFaults(inner, [
+    { at: 'skill', skill: 'pick', attempt: 2, kind: 'error', error: 'timeout' },
+    { at: 'skill', skill: 'pick', attempt: 3, kind: 'no-effect' },
+  ]);
   const signal = new AbortController().signal;
   const run = (skill: string) => w.tools!.execute(skill, {}, { timeout_s: 1, signal });
   await w.tools!.reset({ seed: 1 });
   assert.deepEqual(await run('pick'), { status: 'ok', really: true });
-  await assert.rejects(run('pick'), (e: unknown) => e instanceof WorldError && e.kind === 'timeout' && /skill pick \(attempt 2\)/.test(e.message));
+  await assert.rejects(
+    run('pick'),
+    (e: unknown) => e instanceof WorldError && e.kind === 'timeout' && /skill pick \(attempt 2\)/.test(e.message),
+  );
   assert.deepEqual(await run('pick'), { status: 'ok' });
   assert.deepEqual(await run('place'), { status: 'ok', really: true });
   assert.deepEqual(await run('pick'), { status: 'ok', really: true });
@@ -106,17 +144,64 @@ test('no faults: the world itself', () => {
 test('the text form: examples, round trips, and refusals that name the flag', () => {
   assert.deepEqual(parseFault('step:40:stuck'), { at: 'step', n: 40, kind: 'stuck' });
   assert.deepEqual(parseFault('step:40:stuck:200'), { at: 'step', n: 40, kind: 'stuck', steps: 200 });
-  assert.deepEqual(parseFault('skill:pick:1:error:timeout'), { at: 'skill', skill: 'pick', attempt: 1, kind: 'error', error: 'timeout' });
-  assert.deepEqual(parseFault('skill:place:2:no-effect'), { at: 'skill', skill: 'place', attempt: 2, kind: 'no-effect' });
-  for (const bad of ['', 'step', 'step:0:stuck', 'step:x:stuck', 'step:1:stuck:0', 'step:1:error:oops', 'step:1:wobble', 'skill::1:no-effect', 'skill:pick:0:no-effect', 'skill:pick:1:error', 'skill:pick:1:no-effect:x', 'arm:1:stuck']) {
-    assert.throws(() => parseFault(bad), (e: unknown) => e instanceof WitnessError && e.code === 'invalid-input' && e.message.startsWith(`--inject-fault '${bad}': `), bad);
+  assert.deepEqual(parseFault('skill:pick:1:error:timeout'), {
+    at: 'skill',
+    skill: 'pick',
+    attempt: 1,
+    kind: 'error',
+    error: 'timeout',
+  });
+  assert.deepEqual(parseFault('skill:place:2:no-effect'), {
+    at: 'skill',
+    skill: 'place',
+    attempt: 2,
+    kind: 'no-effect',
+  });
+  for (const bad of [
+    '',
+    'step',
+    'step:0:stuck',
+    'step:x:stuck',
+    'step:1:stuck:0',
+    'step:1:error:oops',
+    'step:1:wobble',
+    'skill::1:no-effect',
+    'skill:pick:0:no-effect',
+    'skill:pick:1:error',
+    'skill:pick:1:no-effect:x',
+    'arm:1:stuck',
+  ]) {
+    assert.throws(
+      () => parseFault(bad),
+      (e: unknown) =>
+        e instanceof WitnessError && e.code === 'invalid-input' && e.message.startsWith(`--inject-fault '${bad}': `),
+      bad,
+    );
   }
   const fault = fc.oneof(
-    fc.record({ at: fc.constant('step' as const), n: fc.integer({ min: 1, max: 1e6 }), kind: fc.constant('stuck' as const), steps: fc.integer({ min: 1, max: 1e6 }) }),
-    fc.record({ at: fc.constant('step' as const), n: fc.integer({ min: 1, max: 1e6 }), kind: fc.constant('error' as const), error: fc.constantFrom('timeout' as const, 'aborted' as const, 'disconnected' as const) }),
-    fc.record({ at: fc.constant('skill' as const), skill: fc.stringMatching(/^[a-z_]{1,12}$/), attempt: fc.integer({ min: 1, max: 1e6 }), kind: fc.constant('no-effect' as const) }),
+    fc.record({
+      at: fc.constant('step' as const),
+      n: fc.integer({ min: 1, max: 1e6 }),
+      kind: fc.constant('stuck' as const),
+      steps: fc.integer({ min: 1, max: 1e6 }),
+    }),
+    fc.record({
+      at: fc.constant('step' as const),
+      n: fc.integer({ min: 1, max: 1e6 }),
+      kind: fc.constant('error' as const),
+      error: fc.constantFrom('timeout' as const, 'aborted' as const, 'disconnected' as const),
+    }),
+    fc.record({
+      at: fc.constant('skill' as const),
+      skill: fc.stringMatching(/^[a-z_]{1,12}$/),
+      attempt: fc.integer({ min: 1, max: 1e6 }),
+      kind: fc.constant('no-effect' as const),
+    }),
   );
-  fc.assert(fc.property(fault, (f: WorldFault) => {
-    assert.deepEqual(parseFault(faultText(f)), { ...f }); // fast-check builds null-prototype records
-  }), { seed: 19, numRuns: 200 });
+  fc.assert(
+    fc.property(fault, (f: WorldFault) => {
+      assert.deepEqual(parseFault(faultText(f)), { ...f }); // fast-check builds null-prototype records
+    }),
+    { seed: 19, numRuns: 200 },
+  );
 });

@@ -3,7 +3,18 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LayoutError, MAZES, cellAt, cellCenter, distancesFrom, freeCells, geodesicMatrix, shortestPath, validateLayout, type MazeLayout } from '../../../main/core/world/maze.js';
+import {
+  LayoutError,
+  MAZES,
+  cellAt,
+  cellCenter,
+  distancesFrom,
+  freeCells,
+  geodesicMatrix,
+  shortestPath,
+  validateLayout,
+  type MazeLayout,
+} from '../../../main/core/world/maze.js';
 import { pointMazeMjcf } from '../../../main/core/world/mjcf.js';
 
 test('the OGBench layouts have the sizes OGBench uses and are valid', () => {
@@ -16,10 +27,18 @@ test('the OGBench layouts have the sizes OGBench uses and are valid', () => {
 
 test('cell (1,1) is at the origin (OGBench coordinates) and positions map back to their cell', () => {
   assert.deepEqual(cellCenter(MAZES.medium, { i: 1, j: 1 }), { x: 0, y: 0 });
-  fc.assert(fc.property(fc.constantFrom(...freeCells(MAZES.giant)), fc.double({ min: -1.99, max: 1.99, noNaN: true }), fc.double({ min: -1.99, max: 1.99, noNaN: true }), (c, dx, dy) => {
-    const p = cellCenter(MAZES.giant, c);
-    assert.deepEqual(cellAt(MAZES.giant, p.x + dx, p.y + dy), c);
-  }), { numRuns: 300, seed: 1 });
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...freeCells(MAZES.giant)),
+      fc.double({ min: -1.99, max: 1.99, noNaN: true }),
+      fc.double({ min: -1.99, max: 1.99, noNaN: true }),
+      (c, dx, dy) => {
+        const p = cellCenter(MAZES.giant, c);
+        assert.deepEqual(cellAt(MAZES.giant, p.x + dx, p.y + dy), c);
+      },
+    ),
+    { numRuns: 300, seed: 1 },
+  );
   assert.equal(cellAt(MAZES.medium, -100, 0), null);
 });
 
@@ -33,15 +52,18 @@ test('geodesic distances: symmetric, zero on the diagonal, triangle inequality, 
       assert.ok(distance[a * n + b]! > 0 || a === b);
     }
   }
-  fc.assert(fc.property(fc.nat(n - 1), fc.nat(n - 1), fc.nat(n - 1), (a, b, c) => {
-    assert.ok(distance[a * n + c]! <= distance[a * n + b]! + distance[b * n + c]!);
-    const path = shortestPath(MAZES.large, cells[a]!, cells[c]!)!;
-    assert.equal(path.length - 1, distance[a * n + c]);
-    for (let k = 1; k < path.length; k++) {
-      assert.equal(Math.abs(path[k]!.i - path[k - 1]!.i) + Math.abs(path[k]!.j - path[k - 1]!.j), 1);
-      assert.equal(MAZES.large.grid[path[k]!.i]![path[k]!.j], 0);
-    }
-  }), { numRuns: 300, seed: 2 });
+  fc.assert(
+    fc.property(fc.nat(n - 1), fc.nat(n - 1), fc.nat(n - 1), (a, b, c) => {
+      assert.ok(distance[a * n + c]! <= distance[a * n + b]! + distance[b * n + c]!);
+      const path = shortestPath(MAZES.large, cells[a]!, cells[c]!)!;
+      assert.equal(path.length - 1, distance[a * n + c]);
+      for (let k = 1; k < path.length; k++) {
+        assert.equal(Math.abs(path[k]!.i - path[k - 1]!.i) + Math.abs(path[k]!.j - path[k - 1]!.j), 1);
+        assert.equal(MAZES.large.grid[path[k]!.i]![path[k]!.j], 0);
+      }
+    }),
+    { numRuns: 300, seed: 2 },
+  );
   // the medium maze: from (1,1) to (6,6) is 10 cells
   const d = distancesFrom(MAZES.medium, { i: 1, j: 1 });
   assert.equal(d[6 * 8 + 6], 10);
@@ -50,15 +72,59 @@ test('geodesic distances: symmetric, zero on the diagonal, triangle inequality, 
 test('bad layouts are rejected with the field that is wrong', () => {
   const bad = (grid: number[][]): MazeLayout => ({ id: 'bad', grid, unit_m: 4, offset_m: 4 });
   const cases: [number[][], RegExp][] = [
-    [[[1, 1, 1], [1, 0, 1]], /grid: needs at least 3 rows/],
-    [[[1, 1, 1], [1, 0, 1], [1, 1]], /grid\[2\]: has 2 cells, row 0 has 3/],
-    [[[1, 1, 1], [1, 2, 1], [1, 1, 1]], /grid\[1\]\[1\]: must be 0 \(free\) or 1 \(wall\)/],
-    [[[1, 1, 1], [0, 0, 1], [1, 1, 1]], /grid\[1\]\[0\]: border cells must be walls/],
-    [[[1, 1, 1], [1, 0, 1], [1, 1, 1]], /needs at least two free cells/],
-    [[[1, 1, 1, 1, 1], [1, 0, 1, 0, 1], [1, 1, 1, 1, 1]], /grid\[1\]\[3\]: free cell not connected/],
+    [
+      [
+        [1, 1, 1],
+        [1, 0, 1],
+      ],
+      /grid: needs at least 3 rows/,
+    ],
+    [
+      [
+        [1, 1, 1],
+        [1, 0, 1],
+        [1, 1],
+      ],
+      /grid\[2\]: has 2 cells, row 0 has 3/,
+    ],
+    [
+      [
+        [1, 1, 1],
+        [1, 2, 1],
+        [1, 1, 1],
+      ],
+      /grid\[1\]\[1\]: must be 0 \(free\) or 1 \(wall\)/,
+    ],
+    [
+      [
+        [1, 1, 1],
+        [0, 0, 1],
+        [1, 1, 1],
+      ],
+      /grid\[1\]\[0\]: border cells must be walls/,
+    ],
+    [
+      [
+        [1, 1, 1],
+        [1, 0, 1],
+        [1, 1, 1],
+      ],
+      /needs at least two free cells/,
+    ],
+    [
+      [
+        [1, 1, 1, 1, 1],
+        [1, 0, 1, 0, 1],
+        [1, 1, 1, 1, 1],
+      ],
+      /grid\[1\]\[3\]: free cell not connected/,
+    ],
   ];
   for (const [grid, msg] of cases) {
-    assert.throws(() => validateLayout(bad(grid), 'my.maze'), (e: unknown) => e instanceof LayoutError && msg.test(e.message) && e.message.startsWith('my.maze: '));
+    assert.throws(
+      () => validateLayout(bad(grid), 'my.maze'),
+      (e: unknown) => e instanceof LayoutError && msg.test(e.message) && e.message.startsWith('my.maze: '),
+    );
   }
 });
 

@@ -11,12 +11,16 @@ import { exportAudit } from '../../../main/services/audit/export.js';
 const [db, out, format] = [process.argv[2]!, process.argv[3]!, (process.argv[4] ?? 'jsonl') as 'jsonl' | 'mcap'];
 const before = getHeapStatistics().used_heap_size;
 let peak = before;
-const sample = setInterval(() => { peak = Math.max(peak, getHeapStatistics().used_heap_size); }, 5);
+const sample = setInterval(() => {
+  peak = Math.max(peak, getHeapStatistics().used_heap_size);
+}, 5);
 const d = openAuditReadOnly(db);
 try {
   const summary = await exportAudit(d, format, out);
   peak = Math.max(peak, getHeapStatistics().used_heap_size);
-  process.stdout.write(JSON.stringify({ summary, bytes: statSync(out).size, heapBefore: before, heapPeak: peak }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ summary, bytes: statSync(out).size, heapBefore: before, heapPeak: peak }) + '\n',
+  );
 } finally {
   clearInterval(sample);
   d.close();

@@ -14,7 +14,10 @@ import { MIGRATIONS } from '../../../main/services/audit/schema.js';
 
 export const T0 = 1_760_000_000_000;
 /** The guards the schema creates, by name, with their SQL. */
-export const GUARDS = [...MIGRATIONS[0]!.matchAll(/CREATE TRIGGER (\w+)[\s\S]*?END;/g)].map((m) => ({ name: m[1]!, sql: m[0] }));
+export const GUARDS = [...MIGRATIONS[0]!.matchAll(/CREATE TRIGGER (\w+)[\s\S]*?END;/g)].map((m) => ({
+  name: m[1]!,
+  sql: m[0],
+}));
 
 export interface Written {
   readonly file: string;
@@ -24,21 +27,69 @@ export interface Written {
   readonly events: number;
 }
 
-/** A log in `dir` through the real writer: a mission (events 1–11: run_start, plan, 8 evidence, run_end) and a tool loop (12–14), one file (no WAL). */
+/**
+ * A log in `dir` through the real writer: a mission (events 1–11: run_start, plan, 8 evidence, run_end) and a tool loop
+ * (12–14), one file (no WAL).
+ */
 export async function writtenLog(dir: string, name = 'written.sqlite'): Promise<Written> {
   const file = join(dir, name);
   let t = T0;
   const log = AuditLog.open(file, { now: () => (t += 5) });
   const mission = await log.startRun({
-    world: 'pointmaze-medium', backend: 'mujoco', operator: 'ada', software: 'witness test', models: { embed: 'e1' },
-    spec: 'F e1 & G !e0', regions: JSON.stringify({ world: 'pointmaze-medium', regions: [{ name: 'e1', kind: 'disk', center: [20, 0], radius: 1.5 }] }), meta: { method: 'sagas', start: [4, 20] },
+    world: 'pointmaze-medium',
+    backend: 'mujoco',
+    operator: 'ada',
+    software: 'witness test',
+    models: { embed: 'e1' },
+    spec: 'F e1 & G !e0',
+    regions: JSON.stringify({
+      world: 'pointmaze-medium',
+      regions: [{ name: 'e1', kind: 'disk', center: [20, 0], radius: 1.5 }],
+    }),
+    meta: { method: 'sagas', start: [4, 20] },
   });
   const rec = missionRecorder(log, mission);
-  rec.plan(0, 'initial', { status: 'ok', method: 'sagas', prefix: ['start', 'anchor:e1:0'], suffix: ['anchor:e1:0'], cost: { prefix: 1, suffix: 0, objective: 1 } }, 1.5);
-  for (let i = 0; i < 8; i++) void log.append(mission, 'evidence', { instruction: `step ${i}`, state: { x: i, y: 0, labels: [] }, action: 'waypoint', verifier: 'ok', failure_label: null }, { step: i });
+  rec.plan(
+    0,
+    'initial',
+    {
+      status: 'ok',
+      method: 'sagas',
+      prefix: ['start', 'anchor:e1:0'],
+      suffix: ['anchor:e1:0'],
+      cost: { prefix: 1, suffix: 0, objective: 1 },
+    },
+    1.5,
+  );
+  for (let i = 0; i < 8; i++)
+    void log.append(
+      mission,
+      'evidence',
+      {
+        instruction: `step ${i}`,
+        state: { x: i, y: 0, labels: [] },
+        action: 'waypoint',
+        verifier: 'ok',
+        failure_label: null,
+      },
+      { step: i },
+    );
   await log.append(mission, 'run_end', { outcome: 'success' }, { step: 8 });
-  const act = await log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'bob', software: 'witness test', models: {}, spec: 'the mug on the tray', toolSchemas: { pick: '{"type":"object"}' } });
-  await log.append(act, 'tool_call', { tool: 'pick', arguments: { target: 'mug' }, start_s: 0, end_s: 1, timeout_s: 10, response: { ok: true } }, { tool: 'pick', step: 0 });
+  const act = await log.startRun({
+    world: 'tabletop',
+    backend: 'mujoco',
+    operator: 'bob',
+    software: 'witness test',
+    models: {},
+    spec: 'the mug on the tray',
+    toolSchemas: { pick: '{"type":"object"}' },
+  });
+  await log.append(
+    act,
+    'tool_call',
+    { tool: 'pick', arguments: { target: 'mug' }, start_s: 0, end_s: 1, timeout_s: 10, response: { ok: true } },
+    { tool: 'pick', step: 0 },
+  );
   await log.append(act, 'run_end', { outcome: 'success' });
   assert0(rec.errors);
   await log.close();
@@ -54,7 +105,12 @@ function assert0(errors: readonly Error[]): void {
 }
 
 /** A copy of `from` named `name` in `dir`, altered by `sql` (or `fn`) with foreign keys off. */
-export function forged(from: string, dir: string, name: string, sql: string | ((db: Database.Database) => void)): string {
+export function forged(
+  from: string,
+  dir: string,
+  name: string,
+  sql: string | ((db: Database.Database) => void),
+): string {
   const file = join(dir, name);
   copyFileSync(from, file);
   const db = new Database(file);
@@ -80,13 +136,32 @@ export function unguarded(db: Database.Database, change: () => void): void {
  * columns both have, and puts back its indexes and triggers as they were.
  */
 export function rebuild(db: Database.Database, table: string, create: string): void {
-  const deps = (db.prepare("SELECT sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL").all(table) as { sql: string }[]).map((r) => r.sql);
-  for (const r of db.prepare("SELECT type, name FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL").all(table) as { type: string; name: string }[]) db.exec(`DROP ${r.type.toUpperCase()} ${r.name}`);
+  const deps = (
+    db
+      .prepare("SELECT sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL")
+      .all(table) as { sql: string }[]
+  ).map((r) => r.sql);
+  for (const r of db
+    .prepare(
+      "SELECT type, name FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+    )
+    .all(table) as { type: string; name: string }[])
+    db.exec(`DROP ${r.type.toUpperCase()} ${r.name}`);
   db.exec(create);
-  const cols = (t: string): { name: string; hidden: number }[] => db.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(t) as { name: string; hidden: number }[];
-  const writable = new Set(cols('rebuilt').filter((c) => c.hidden === 0).map((c) => c.name));
-  const common = cols(table).map((c) => c.name).filter((c) => writable.has(c)).join(', ');
-  db.exec(`INSERT INTO rebuilt (${common}) SELECT ${common} FROM ${table}; DROP TABLE ${table}; ALTER TABLE rebuilt RENAME TO ${table};`);
+  const cols = (t: string): { name: string; hidden: number }[] =>
+    db.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(t) as { name: string; hidden: number }[];
+  const writable = new Set(
+    cols('rebuilt')
+      .filter((c) => c.hidden === 0)
+      .map((c) => c.name),
+  );
+  const common = cols(table)
+    .map((c) => c.name)
+    .filter((c) => writable.has(c))
+    .join(', ');
+  db.exec(
+    `INSERT INTO rebuilt (${common}) SELECT ${common} FROM ${table}; DROP TABLE ${table}; ALTER TABLE rebuilt RENAME TO ${table};`,
+  );
   for (const sql of deps) db.exec(sql);
 }
 

@@ -22,11 +22,21 @@ const { FoxgloveClient } = wsProtocol;
 const asset = (rel: string): string => fileURLToPath(new URL(`../../../../assets/${rel}`, import.meta.url));
 
 const PLAN = {
-  status: 'ok', method: 'sagas', prefix: ['start', 'c1'], suffix: ['c2', 'c1'],
-  cost: { prefix: 10, suffix: 20, objective: 15 }, dwell: false, k: 5, lambda: 0.5, stats: {},
+  status: 'ok',
+  method: 'sagas',
+  prefix: ['start', 'c1'],
+  suffix: ['c2', 'c1'],
+  cost: { prefix: 10, suffix: 20, objective: 15 },
+  dwell: false,
+  k: 5,
+  lambda: 0.5,
+  stats: {},
 };
 
-interface Got { topic: string; doc: { entities?: { id: string }[]; column_count?: number } }
+interface Got {
+  topic: string;
+  doc: { entities?: { id: string }[]; column_count?: number };
+}
 
 /** A client that subscribes to every channel it is offered, and what it has received. */
 async function watch(live: FoxgloveLive): Promise<{ got: Got[]; close: () => void }> {
@@ -34,7 +44,10 @@ async function watch(live: FoxgloveLive): Promise<{ got: Got[]; close: () => voi
   const topics = new Map<number, string>();
   const got: Got[] = [];
   client.on('message', ({ subscriptionId, data }) => {
-    got.push({ topic: topics.get(subscriptionId)!, doc: JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as Got['doc'] });
+    got.push({
+      topic: topics.get(subscriptionId)!,
+      doc: JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as Got['doc'],
+    });
   });
   await new Promise<void>((resolve) => {
     client.on('advertise', (channels) => {
@@ -55,13 +68,31 @@ async function runUnderWay(file: string): Promise<{ log: AuditLog; run: string }
   const m = await readMap(asset('maps/lab.yaml'));
   let t = Date.UTC(2026, 0, 1);
   const log = AuditLog.open(file, { now: () => (t += 10) });
-  const run = await log.startRun({ world: 'lab-turtlebot3', backend: 'ros2', operator: 'ada', software: 'witness test', models: {}, map: mapBlobText(m.name, m.grid) });
+  const run = await log.startRun({
+    world: 'lab-turtlebot3',
+    backend: 'ros2',
+    operator: 'ada',
+    software: 'witness test',
+    models: {},
+    map: mapBlobText(m.name, m.grid),
+  });
   missionRecorder(log, run).plan(0, 'initial', PLAN, 1.5);
-  await log.append(run, 'evidence', { instruction: 'go', state: { x: 1, y: 2, labels: [] }, action: 'waypoint', verifier: 'waypoint reached', failure_label: null }, { step: 1 });
+  await log.append(
+    run,
+    'evidence',
+    {
+      instruction: 'go',
+      state: { x: 1, y: 2, labels: [] },
+      action: 'waypoint',
+      verifier: 'waypoint reached',
+      failure_label: null,
+    },
+    { step: 1 },
+  );
   return { log, run };
 }
 
-test('live: a client that connects mid-run gets the map and the current plan\'s scene as it subscribes; one there from the start gets nothing twice', async () => {
+test("live: a client that connects mid-run gets the map and the current plan's scene as it subscribes; one there from the start gets nothing twice", async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'witness-fox-late-')), 'a.sqlite');
   const live = await serveFoxgloveLive({ port: 0, auditFile: file, pollMs: 20 });
   const early = await watch(live);
@@ -71,16 +102,39 @@ test('live: a client that connects mid-run gets the map and the current plan\'s 
   const late = await watch(live);
   try {
     await until(() => on(late.got, '/witness/scene').length === 1 && on(late.got, '/witness/map').length === 1);
-    assert.deepEqual(late.got.map((m) => m.topic).sort(), ['/witness/map', '/witness/scene'], 'the latched channels only: poses and log lines are not replayed');
-    assert.ok(on(late.got, '/witness/scene')[0]!.doc.entities!.some((e) => e.id === 'plan'), 'the scene with the current plan, not the start\'s');
+    assert.deepEqual(
+      late.got.map((m) => m.topic).sort(),
+      ['/witness/map', '/witness/scene'],
+      'the latched channels only: poses and log lines are not replayed',
+    );
+    assert.ok(
+      on(late.got, '/witness/scene')[0]!.doc.entities!.some((e) => e.id === 'plan'),
+      "the scene with the current plan, not the start's",
+    );
     assert.ok((on(late.got, '/witness/map')[0]!.doc.column_count ?? 0) > 0);
     assert.deepEqual(live.latched, { pose: 0, scene: 1, log: 0, map: 1 });
     // The early client: the start's scene, then the plan's; the map once.
-    assert.deepEqual(on(early.got, '/witness/scene').map((m) => m.doc.entities!.some((e) => e.id === 'plan')), [false, true]);
+    assert.deepEqual(
+      on(early.got, '/witness/scene').map((m) => m.doc.entities!.some((e) => e.id === 'plan')),
+      [false, true],
+    );
     assert.equal(on(early.got, '/witness/map').length, 1);
     // Both follow the run from here on.
-    await log.append(run, 'evidence', { instruction: 'go', state: { x: 2, y: 2, labels: [] }, action: 'waypoint', verifier: 'waypoint reached', failure_label: null }, { step: 2 });
-    await until(() => on(late.got, '/witness/robot/pose').length === 1 && on(early.got, '/witness/robot/pose').length === 2);
+    await log.append(
+      run,
+      'evidence',
+      {
+        instruction: 'go',
+        state: { x: 2, y: 2, labels: [] },
+        action: 'waypoint',
+        verifier: 'waypoint reached',
+        failure_label: null,
+      },
+      { step: 2 },
+    );
+    await until(
+      () => on(late.got, '/witness/robot/pose').length === 1 && on(early.got, '/witness/robot/pose').length === 2,
+    );
     assert.equal(on(late.got, '/witness/robot/pose').length, 1);
     assert.equal(on(early.got, '/witness/robot/pose').length, 2);
   } finally {

@@ -15,7 +15,12 @@ import { openAuditReadOnly } from '../../../main/services/audit/store.js';
 import { exportAudit } from '../../../main/services/audit/export.js';
 import { MAZES } from '../../../main/core/world/maze.js';
 
-interface Read { topic: string; schema: { name: string; encoding: string; data: string }; t_ns: bigint; doc: Record<string, unknown> }
+interface Read {
+  topic: string;
+  schema: { name: string; encoding: string; data: string };
+  t_ns: bigint;
+  doc: Record<string, unknown>;
+}
 
 async function readMcap(file: string): Promise<Read[]> {
   const fh = await open(file, 'r');
@@ -25,7 +30,12 @@ async function readMcap(file: string): Promise<Read[]> {
     for await (const m of reader.readMessages()) {
       const c = reader.channelsById.get(m.channelId)!;
       const s = reader.schemasById.get(c.schemaId)!;
-      out.push({ topic: c.topic, schema: { name: s.name, encoding: s.encoding, data: new TextDecoder().decode(s.data) }, t_ns: m.logTime, doc: JSON.parse(new TextDecoder().decode(m.data)) as Record<string, unknown> });
+      out.push({
+        topic: c.topic,
+        schema: { name: s.name, encoding: s.encoding, data: new TextDecoder().decode(s.data) },
+        t_ns: m.logTime,
+        doc: JSON.parse(new TextDecoder().decode(m.data)) as Record<string, unknown>,
+      });
     }
     return out;
   } finally {
@@ -48,7 +58,11 @@ test('audit export --format mcap: poses, the scene and the log in foxglove.* sch
   assert.ok(on('/witness/run_start').length === 1 && on('/witness/failure_record').length === 2);
 
   const ajv = new Ajv({ strict: false, allErrors: true });
-  const want = { '/witness/robot/pose': 'foxglove.PoseInFrame', '/witness/scene': 'foxglove.SceneUpdate', '/witness/log': 'foxglove.Log' } as const;
+  const want = {
+    '/witness/robot/pose': 'foxglove.PoseInFrame',
+    '/witness/scene': 'foxglove.SceneUpdate',
+    '/witness/log': 'foxglove.Log',
+  } as const;
   for (const [topic, name] of Object.entries(want)) {
     const msgs = on(topic);
     assert.ok(msgs.length > 0, `${topic} has messages`);
@@ -58,18 +72,30 @@ test('audit export --format mcap: poses, the scene and the log in foxglove.* sch
       const validate = ajv.compile(JSON.parse(m.schema.data) as object);
       assert.ok(validate(m.doc), `${topic}: ${ajv.errorsText(validate.errors)}`);
       // The header's time is the message's log time.
-      const ts = (m.doc['timestamp'] ?? (m.doc['entities'] as { timestamp: unknown }[] | undefined)?.[0]?.timestamp) as { sec: number; nsec: number };
+      const ts = (m.doc['timestamp'] ??
+        (m.doc['entities'] as { timestamp: unknown }[] | undefined)?.[0]?.timestamp) as { sec: number; nsec: number };
       assert.equal(BigInt(ts.sec) * 1_000_000_000n + BigInt(ts.nsec), m.t_ns);
     }
   }
 
   // Poses: every position the evidence recorded, in order, in the world frame.
-  const poses = on('/witness/robot/pose').map((m) => m.doc as { frame_id: string; pose: { position: { x: number; y: number } } });
-  assert.deepEqual(poses.map((p) => [p.pose.position.x, p.pose.position.y]), small.positions.slice(1).map(([, x, y]) => [x, y]));
+  const poses = on('/witness/robot/pose').map(
+    (m) => m.doc as { frame_id: string; pose: { position: { x: number; y: number } } },
+  );
+  assert.deepEqual(
+    poses.map((p) => [p.pose.position.x, p.pose.position.y]),
+    small.positions.slice(1).map(([, x, y]) => [x, y]),
+  );
   assert.ok(poses.every((p) => p.frame_id === 'world'));
 
   // The scene: the maze's walls, the three regions, and the path of each of the two plans.
-  type Entity = { id: string; cubes: unknown[]; cylinders: unknown[]; texts: { text: string }[]; lines: { points: { x: number; y: number }[] }[] };
+  type Entity = {
+    id: string;
+    cubes: unknown[];
+    cylinders: unknown[];
+    texts: { text: string }[];
+    lines: { points: { x: number; y: number }[] }[];
+  };
   const scenes = on('/witness/scene').map((m) => (m.doc as { entities: Entity[] }).entities);
   const walls = MAZES.medium.grid.flat().filter((c) => c === 1).length;
   assert.equal(scenes.length, 3, 'the run start, then each plan');
@@ -77,7 +103,10 @@ test('audit export --format mcap: poses, the scene and the log in foxglove.* sch
     assert.equal(entities.find((e) => e.id === 'maze')!.cubes.length, walls);
     const regions = entities.find((e) => e.id === 'regions')!;
     assert.equal(regions.cylinders.length, 3);
-    assert.deepEqual(regions.texts.map((t) => t.text), ['e0', 'e1', 'e2']);
+    assert.deepEqual(
+      regions.texts.map((t) => t.text),
+      ['e0', 'e1', 'e2'],
+    );
   }
   const planLines = scenes.slice(1).map((es) => es.find((e) => e.id === 'plan')!.lines[0]!.points);
   assert.equal(planLines.length, 2);
@@ -86,7 +115,10 @@ test('audit export --format mcap: poses, the scene and the log in foxglove.* sch
 
   // The log: two failure records (warning), a replan and the end (info), the escalation (error).
   const logs = on('/witness/log').map((m) => m.doc as { level: number; message: string });
-  assert.deepEqual(logs.map((l) => l.level), [3, 3, 2, 4, 2]);
+  assert.deepEqual(
+    logs.map((l) => l.level),
+    [3, 3, 2, 4, 2],
+  );
   assert.match(logs[0]!.message, /^failure grasp-missed/);
   assert.match(logs[1]!.message, /^failure tracking-timeout/);
   assert.match(logs[3]!.message, /^escalation: replanning budget R = 1 exhausted/);

@@ -29,7 +29,14 @@ async function openLog(): Promise<{ log: AuditLog; run: string; file: string }> 
   const file = join(dir, `log-${files++}.sqlite`);
   let t = 1_760_000_000_000;
   const log = AuditLog.open(file, { now: () => (t += 5) });
-  const run = await log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'ada', software: 'witness test', models: {}, spec: 'the mug on the tray' });
+  const run = await log.startRun({
+    world: 'tabletop',
+    backend: 'mujoco',
+    operator: 'ada',
+    software: 'witness test',
+    models: {},
+    spec: 'the mug on the tray',
+  });
   for (let i = 0; i < 3; i++) await log.append(run, 'evidence', { i });
   return { log, run, file };
 }
@@ -50,14 +57,16 @@ const count = (file: string): number => {
   }
 };
 
-const tampered = (re: RegExp) => (e: unknown): boolean => {
-  assert.ok(e instanceof AuditError, `an AuditError, not ${String(e)}`);
-  assert.equal(e.code, 'tampered');
-  assert.match(e.message, /did not land as written/);
-  assert.match(e.message, /rolled back \(nothing of it kept\)/);
-  assert.match(e.message, re);
-  return true;
-};
+const tampered =
+  (re: RegExp) =>
+  (e: unknown): boolean => {
+    assert.ok(e instanceof AuditError, `an AuditError, not ${String(e)}`);
+    assert.equal(e.code, 'tampered');
+    assert.match(e.message, /did not land as written/);
+    assert.match(e.message, /rolled back \(nothing of it kept\)/);
+    assert.match(e.message, re);
+    return true;
+  };
 
 test('the schema the writer creates is the one every check holds a file against: a new log has no difference', async () => {
   const { log, file } = await openLog();
@@ -65,31 +74,46 @@ test('the schema the writer creates is the one every check holds a file against:
   const db = openAuditReadOnly(file);
   try {
     assert.deepEqual(schemaProblems(db), []);
-    const ours = auditSchema(), theirs = schemaOf(db);
+    const ours = auditSchema(),
+      theirs = schemaOf(db);
     assert.deepEqual([...theirs.objects.keys()], [...ours.objects.keys()]);
     const types = [...ours.objects.values()].map((o) => o.type);
-    assert.deepEqual(['table', 'index', 'trigger'].map((t) => types.filter((x) => x === t).length), [3, 7, 6]);
+    assert.deepEqual(
+      ['table', 'index', 'trigger'].map((t) => types.filter((x) => x === t).length),
+      [3, 7, 6],
+    );
   } finally {
     db.close();
   }
 });
 
 const MIDRUN: readonly { name: string; sql: string; reason: RegExp }[] = [
-  { name: 'a BEFORE INSERT trigger that ignores the row', sql: 'CREATE TRIGGER swallow BEFORE INSERT ON events BEGIN SELECT RAISE(IGNORE); END', reason: /event 5 was inserted, but it is not there \(dropped\).*a trigger swallow \(on events\) that Witness does not create was added/ },
   {
-    name: 'an AFTER INSERT trigger that deletes the row (the guard dropped)', sql: 'DROP TRIGGER events_no_delete; CREATE TRIGGER eat AFTER INSERT ON events BEGIN DELETE FROM events WHERE seq = NEW.seq; END',
-    reason: /event 5 was inserted, but it is not there \(dropped\).*the trigger events_no_delete is missing \(dropped\).*a trigger eat \(on events\)/,
+    name: 'a BEFORE INSERT trigger that ignores the row',
+    sql: 'CREATE TRIGGER swallow BEFORE INSERT ON events BEGIN SELECT RAISE(IGNORE); END',
+    reason:
+      /event 5 was inserted, but it is not there \(dropped\).*a trigger swallow \(on events\) that Witness does not create was added/,
   },
   {
-    name: 'an AFTER INSERT trigger that rewrites the body (the guard dropped)', sql: "DROP TRIGGER events_no_update; CREATE TRIGGER rewrite AFTER INSERT ON events BEGIN UPDATE events SET body = '{}' WHERE seq = NEW.seq; END",
-    reason: /its schema changed while this writer had it open: the trigger events_no_update is missing.*a trigger rewrite \(on events\)/,
+    name: 'an AFTER INSERT trigger that deletes the row (the guard dropped)',
+    sql: 'DROP TRIGGER events_no_delete; CREATE TRIGGER eat AFTER INSERT ON events BEGIN DELETE FROM events WHERE seq = NEW.seq; END',
+    reason:
+      /event 5 was inserted, but it is not there \(dropped\).*the trigger events_no_delete is missing \(dropped\).*a trigger eat \(on events\)/,
   },
   {
-    name: 'an AFTER INSERT trigger that rewrites the hash (the guard dropped)', sql: "DROP TRIGGER events_no_update; CREATE TRIGGER rehash AFTER INSERT ON events BEGIN UPDATE events SET hash = 'forged' WHERE seq = NEW.seq; END",
+    name: 'an AFTER INSERT trigger that rewrites the body (the guard dropped)',
+    sql: "DROP TRIGGER events_no_update; CREATE TRIGGER rewrite AFTER INSERT ON events BEGIN UPDATE events SET body = '{}' WHERE seq = NEW.seq; END",
+    reason:
+      /its schema changed while this writer had it open: the trigger events_no_update is missing.*a trigger rewrite \(on events\)/,
+  },
+  {
+    name: 'an AFTER INSERT trigger that rewrites the hash (the guard dropped)',
+    sql: "DROP TRIGGER events_no_update; CREATE TRIGGER rehash AFTER INSERT ON events BEGIN UPDATE events SET hash = 'forged' WHERE seq = NEW.seq; END",
     reason: /the chain head, event 5, holds another hash than was written \(the row was altered\)/,
   },
   {
-    name: 'an AFTER INSERT trigger that adds a row', sql: "CREATE TRIGGER twin AFTER INSERT ON events WHEN NEW.kind = 'evidence' BEGIN INSERT INTO events SELECT NEW.seq + 1, NEW.run_id, NEW.t_ms, NULL, 'run_end', NULL, NULL, '{}', NEW.hash, 'x'; END",
+    name: 'an AFTER INSERT trigger that adds a row',
+    sql: "CREATE TRIGGER twin AFTER INSERT ON events WHEN NEW.kind = 'evidence' BEGIN INSERT INTO events SELECT NEW.seq + 1, NEW.run_id, NEW.t_ms, NULL, 'run_end', NULL, NULL, '{}', NEW.hash, 'x'; END",
     reason: /event 5 was inserted, but 2 events follow event 4, up to event 6 \(rows were added\)/,
   },
 ];
@@ -100,7 +124,11 @@ test('a trigger added while the writer has the log open: the next append fails a
     elsewhere(file, c.sql);
     await assert.rejects(log.append(run, 'evidence', { i: 'after' }), tampered(c.reason), c.name);
     assert.equal(count(file), 4, `${c.name}: nothing of the batch kept`);
-    await assert.rejects(log.append(run, 'run_end', { outcome: 'success' }), tampered(c.reason), `${c.name}: the log takes nothing more`);
+    await assert.rejects(
+      log.append(run, 'run_end', { outcome: 'success' }),
+      tampered(c.reason),
+      `${c.name}: the log takes nothing more`,
+    );
     assert.throws(() => log.putBlob('plan', '{}'), tampered(c.reason));
     await log.close();
   }
@@ -110,21 +138,39 @@ test('a blob planted at the address of one the writer stores: the run does not s
   const { log, file } = await openLog();
   const spec = 'G F dock';
   elsewhere(file, `DROP TRIGGER blobs_no_update; INSERT INTO blobs VALUES ('${sha256(spec)}', 'spec', 'G !dock')`);
-  await assert.rejects(log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'ada', software: 'witness test', models: {}, spec }),
-    tampered(/the blob at [0-9a-f]{12}… holds other content than its address says/));
+  await assert.rejects(
+    log.startRun({ world: 'tabletop', backend: 'mujoco', operator: 'ada', software: 'witness test', models: {}, spec }),
+    tampered(/the blob at [0-9a-f]{12}… holds other content than its address says/),
+  );
   await log.close();
 });
 
 test('a run on a log changed under it fails loudly: runAct rejects, settleAudit reports the failed append with its code', async () => {
   const { log, run, file } = await openLog();
   elsewhere(file, 'CREATE TRIGGER swallow BEFORE INSERT ON events BEGIN SELECT RAISE(IGNORE); END');
-  await assert.rejects(runAct({
-    world: 'tabletop', tools: asset('tools'), goal: 'objects.red_bin.on == "shelf_c4"', planner: 'scripted', plan: asset('plans/warehouse.json'),
-    replans: 0, seed: 0, audit: log, decide: () => Promise.resolve({ decision: 'abort', reason: 'test' }),
-  }), (e: unknown) => e instanceof WitnessError && e.code === 'tampered' && e.message.includes(file));
+  await assert.rejects(
+    runAct({
+      world: 'tabletop',
+      tools: asset('tools'),
+      goal: 'objects.red_bin.on == "shelf_c4"',
+      planner: 'scripted',
+      plan: asset('plans/warehouse.json'),
+      replans: 0,
+      seed: 0,
+      audit: log,
+      decide: () => Promise.resolve({ decision: 'abort', reason: 'test' }),
+    }),
+    (e: unknown) => e instanceof WitnessError && e.code === 'tampered' && e.message.includes(file),
+  );
   const errors: Error[] = [];
   log.append(run, 'evidence', { i: 'late' }).catch((e: unknown) => errors.push(e as Error));
-  await assert.rejects(settleAudit(log, [{ errors }]), (e: unknown) => e instanceof WitnessError && e.code === 'tampered' && e.message.startsWith(`audit log ${file}: what this writer appended`));
+  await assert.rejects(
+    settleAudit(log, [{ errors }]),
+    (e: unknown) =>
+      e instanceof WitnessError &&
+      e.code === 'tampered' &&
+      e.message.startsWith(`audit log ${file}: what this writer appended`),
+  );
   await log.close();
 });
 
@@ -135,24 +181,75 @@ test('the writer keeps the log readable: what is nested deeper, too large, or no
     for (let i = 0; i < n; i++) v = [v];
     return v;
   };
-  const refused = (code: string, re: RegExp) => (e: unknown): boolean => e instanceof AuditError && e.code === code && re.test(e.message);
-  await assert.rejects(log.append(run, 'evidence', { deep: nest(100_000) }), refused('invalid-input', /evidence event of run .*: its body is nested deeper than 256 levels of arrays and objects: not appended/));
-  await assert.rejects(log.append(run, 'evidence', nest(257)), refused('invalid-input', /nested deeper than 256 levels/));
+  const refused =
+    (code: string, re: RegExp) =>
+    (e: unknown): boolean =>
+      e instanceof AuditError && e.code === code && re.test(e.message);
+  await assert.rejects(
+    log.append(run, 'evidence', { deep: nest(100_000) }),
+    refused(
+      'invalid-input',
+      /evidence event of run .*: its body is nested deeper than 256 levels of arrays and objects: not appended/,
+    ),
+  );
+  await assert.rejects(
+    log.append(run, 'evidence', nest(257)),
+    refused('invalid-input', /nested deeper than 256 levels/),
+  );
   const cycle: Record<string, unknown> = {};
   cycle['self'] = cycle;
   await assert.rejects(log.append(run, 'evidence', cycle), refused('invalid-input', /nested deeper than 256 levels/));
-  await assert.rejects(log.append(run, 'evidence', { x: 'y'.repeat(MAX_BODY_BYTES) }), refused('too-large', /its body is larger than 16 MiB, the most the audit log holds/));
-  for (const t_ms of [Number.NaN, Infinity, 1e300]) await assert.rejects(log.append(run, 'evidence', {}, { t_ms }), refused('invalid-input', /its time .* is not milliseconds since 1970/));
-  await assert.rejects(log.append(run, 'evidence', {}, { step: 1.5 }), refused('invalid-input', /its step 1.5 is not an integer/));
-  assert.throws(() => log.putBlob('map', 'z'.repeat(MAX_BLOB_BYTES + 1)), refused('too-large', /a map blob of .* is larger than 64 MiB/));
+  await assert.rejects(
+    log.append(run, 'evidence', { x: 'y'.repeat(MAX_BODY_BYTES) }),
+    refused('too-large', /its body is larger than 16 MiB, the most the audit log holds/),
+  );
+  for (const t_ms of [Number.NaN, Infinity, 1e300])
+    await assert.rejects(
+      log.append(run, 'evidence', {}, { t_ms }),
+      refused('invalid-input', /its time .* is not milliseconds since 1970/),
+    );
+  await assert.rejects(
+    log.append(run, 'evidence', {}, { step: 1.5 }),
+    refused('invalid-input', /its step 1.5 is not an integer/),
+  );
+  assert.throws(
+    () => log.putBlob('map', 'z'.repeat(MAX_BLOB_BYTES + 1)),
+    refused('too-large', /a map blob of .* is larger than 64 MiB/),
+  );
   // A run that cannot be recorded leaves nothing behind: not its specification's blob either.
-  await assert.rejects(log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {}, spec: 'F e9', meta: { deep: nest(300) } }), refused('invalid-input', /a run's meta is nested deeper than 256 levels/));
-  await assert.rejects(log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {}, spec: 'F e8', map: 'm'.repeat(MAX_BLOB_BYTES + 1) }), refused('too-large', /a map blob .* is larger than 64 MiB/));
+  await assert.rejects(
+    log.startRun({
+      world: 'w',
+      backend: 'b',
+      operator: 'o',
+      software: 's',
+      models: {},
+      spec: 'F e9',
+      meta: { deep: nest(300) },
+    }),
+    refused('invalid-input', /a run's meta is nested deeper than 256 levels/),
+  );
+  await assert.rejects(
+    log.startRun({
+      world: 'w',
+      backend: 'b',
+      operator: 'o',
+      software: 's',
+      models: {},
+      spec: 'F e8',
+      map: 'm'.repeat(MAX_BLOB_BYTES + 1),
+    }),
+    refused('too-large', /a map blob .* is larger than 64 MiB/),
+  );
   const seq = await log.append(run, 'evidence', nest(256));
   await log.close();
   assert.equal(count(file), 5, 'only the body nested 256 deep was appended');
   const blobs = new Database(file, { readonly: true });
-  assert.deepEqual(blobs.prepare('SELECT body FROM blobs').pluck().all(), ['the mug on the tray'], 'no blob of a run that was not recorded');
+  assert.deepEqual(
+    blobs.prepare('SELECT body FROM blobs').pluck().all(),
+    ['the mug on the tray'],
+    'no blob of a run that was not recorded',
+  );
   blobs.close();
   const db = openAuditReadOnly(file);
   try {

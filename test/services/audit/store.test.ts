@@ -12,20 +12,45 @@ import { listRuns, queryEvents, verifyChain } from '../../../main/services/audit
 import { exportAudit } from '../../../main/services/audit/export.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'witness-audit-'));
-const META = { world: 'pointmaze-medium', backend: 'mujoco', operator: 'ada', software: 'witness test', models: { embed: 'e', policy: 'p' }, spec: 'F a' };
+const META = {
+  world: 'pointmaze-medium',
+  backend: 'mujoco',
+  operator: 'ada',
+  software: 'witness test',
+  models: { embed: 'e', policy: 'p' },
+  spec: 'F a',
+};
 
 async function filled(file: string, n = 50): Promise<string> {
-  const log = AuditLog.open(file, { now: (() => { let t = 1_700_000_000_000; return () => (t += 10); })() });
+  const log = AuditLog.open(file, {
+    now: (() => {
+      let t = 1_700_000_000_000;
+      return () => (t += 10);
+    })(),
+  });
   const run = await log.startRun(META);
   const acks: Promise<number>[] = [];
   for (let i = 0; i < n; i++) {
-    acks.push(log.append(run, i % 10 === 9 ? 'failure_record' : i % 2 === 0 ? 'tool_call' : 'verifier_result', { i, note: i === 7 ? 'red mug slipped' : 'ok' }, {
-      step: i, ...(i % 2 === 0 ? { tool: i % 4 === 0 ? 'pick' : 'place' } : {}), ...(i % 10 === 9 ? { failureLabel: 'grasp-missed' } : {}),
-    }));
+    acks.push(
+      log.append(
+        run,
+        i % 10 === 9 ? 'failure_record' : i % 2 === 0 ? 'tool_call' : 'verifier_result',
+        { i, note: i === 7 ? 'red mug slipped' : 'ok' },
+        {
+          step: i,
+          ...(i % 2 === 0 ? { tool: i % 4 === 0 ? 'pick' : 'place' } : {}),
+          ...(i % 10 === 9 ? { failureLabel: 'grasp-missed' } : {}),
+        },
+      ),
+    );
   }
   await log.append(run, 'run_end', { outcome: 'success' });
   const seqs = await Promise.all(acks);
-  assert.deepEqual(seqs, Array.from({ length: n }, (_, i) => i + 2), 'sequence numbers follow run_start');
+  assert.deepEqual(
+    seqs,
+    Array.from({ length: n }, (_, i) => i + 2),
+    'sequence numbers follow run_start',
+  );
   await log.close();
   return run;
 }
@@ -36,10 +61,16 @@ test('append, list, query with filters and keyset paging, verify; evidence refus
   const db = openAuditReadOnly(file);
   try {
     const runs = listRuns(db);
-    assert.deepEqual(runs.map((r) => [r.id, r.operator, r.events, r.outcome]), [[run, 'ada', 52, 'success']]);
+    assert.deepEqual(
+      runs.map((r) => [r.id, r.operator, r.events, r.outcome]),
+      [[run, 'ada', 52, 'success']],
+    );
     assert.equal(queryEvents(db, { tool: 'pick' }).length, 13);
     assert.equal(queryEvents(db, { failureLabel: 'grasp-missed' }).length, 5);
-    assert.deepEqual(queryEvents(db, { text: 'red mug' }).map((e) => e.step), [7]);
+    assert.deepEqual(
+      queryEvents(db, { text: 'red mug' }).map((e) => e.step),
+      [7],
+    );
     const page1 = queryEvents(db, { kind: 'verifier_result', limit: 10 });
     const page2 = queryEvents(db, { kind: 'verifier_result', limit: 10, after: page1[9]!.seq });
     assert.equal(page1.length + page2.length, 20);
@@ -77,7 +108,10 @@ test('tampering is found: the first altered row, a removed row, an altered blob'
       db.close();
     }
   };
-  const a = tamper(["UPDATE events SET body = '{\"i\":666,\"note\":\"ok\"}' WHERE seq = 8", "UPDATE events SET body = '{}' WHERE seq = 12"]);
+  const a = tamper([
+    'UPDATE events SET body = \'{"i":666,"note":"ok"}\' WHERE seq = 8',
+    "UPDATE events SET body = '{}' WHERE seq = 12",
+  ]);
   assert.deepEqual([a.ok, a.firstBad?.key], [false, '8']);
   assert.match(a.firstBad!.reason, /hash does not match its content/);
   const b = tamper(['DELETE FROM events WHERE seq = 5']);
@@ -91,13 +125,26 @@ test('bad input: not SQLite, truncated, foreign SQLite, unknown schema version, 
   const d = dir();
   const text = join(d, 'notes.txt');
   writeFileSync(text, 'hello, this is not a database at all, but it is long enough to have a header'.repeat(3));
-  assert.throws(() => openAuditReadOnly(text), (e: unknown) => e instanceof AuditError && /not an SQLite database/.test(e.message));
+  assert.throws(
+    () => openAuditReadOnly(text),
+    (e: unknown) => e instanceof AuditError && /not an SQLite database/.test(e.message),
+  );
   assert.throws(() => AuditLog.open(text), /not an SQLite database/);
   const file = join(d, 'a.sqlite');
   const run200 = await filled(file, 200);
   const half = join(d, 'half.sqlite');
   writeFileSync(half, readFileSync(file).subarray(0, 3000));
-  assert.throws(() => { const db = openAuditReadOnly(half); try { verifyChain(db); } finally { db.close(); } }, (e: unknown) => e instanceof AuditError || (e instanceof Error && /malformed|corrupt|disk image/i.test(e.message)));
+  assert.throws(
+    () => {
+      const db = openAuditReadOnly(half);
+      try {
+        verifyChain(db);
+      } finally {
+        db.close();
+      }
+    },
+    (e: unknown) => e instanceof AuditError || (e instanceof Error && /malformed|corrupt|disk image/i.test(e.message)),
+  );
   const foreign = join(d, 'foreign.sqlite');
   const f = new Database(foreign);
   f.exec('CREATE TABLE t (x)');
@@ -122,7 +169,10 @@ test('bad input: not SQLite, truncated, foreign SQLite, unknown schema version, 
   const small = join(d, 'small.sqlite');
   const s = AuditLog.open(small, { maxPages: 40 });
   const run = await s.startRun(META);
-  await assert.rejects(Promise.all(Array.from({ length: 300 }, () => s.append(run, 'evidence', { pad: 'x'.repeat(400) }))), /disk is full/);
+  await assert.rejects(
+    Promise.all(Array.from({ length: 300 }, () => s.append(run, 'evidence', { pad: 'x'.repeat(400) }))),
+    /disk is full/,
+  );
   await s.close();
   const db = openAuditReadOnly(small);
   assert.equal(verifyChain(db).ok, true);
@@ -135,7 +185,9 @@ test('an acknowledged event survives kill -9 of the writer; the chain and the da
   const file = join(d, 'k.sqlite');
   const store = new URL('../../../main/services/audit/store.js', import.meta.url).href;
   const script = join(d, 'writer.mjs');
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
     import { AuditLog } from ${JSON.stringify(store)};
     const log = AuditLog.open(${JSON.stringify(file)});
     const run = await log.startRun({ world: 'w', backend: 'b', operator: 'o', software: 's', models: {} });
@@ -145,7 +197,8 @@ test('an acknowledged event survives kill -9 of the writer; the chain and the da
       for (let k = 0; k < 50; k++, i++) batch.push(log.append(run, 'evidence', { i }).then((seq) => process.stdout.write(seq + '\\n')));
       await Promise.all(batch);
     }
-  `);
+  `,
+  );
   const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const acked: number[] = [];
   let buf = '';
@@ -182,7 +235,10 @@ test('exports: JSON Lines, CSV, and an MCAP that the MCAP reader reads back', as
   const db = openAuditReadOnly(file);
   try {
     await exportAudit(db, 'jsonl', join(d, 'a.jsonl'));
-    const lines = readFileSync(join(d, 'a.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; body: { i?: number } });
+    const lines = readFileSync(join(d, 'a.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; body: { i?: number } });
     assert.equal(lines.length, 32);
     assert.equal(lines[5]!.body.i, 4);
     await exportAudit(db, 'csv', join(d, 'a.csv'));
@@ -197,7 +253,16 @@ test('exports: JSON Lines, CSV, and an MCAP that the MCAP reader reads back', as
   try {
     const reader = await mcapReader(fh);
     const topics = [...reader.channelsById.values()].map((c) => c.topic).sort();
-    assert.deepEqual(topics, ['/witness/failure_record', '/witness/log', '/witness/run_end', '/witness/run_start', '/witness/scene', '/witness/tool_call/pick', '/witness/tool_call/place', '/witness/verifier_result']);
+    assert.deepEqual(topics, [
+      '/witness/failure_record',
+      '/witness/log',
+      '/witness/run_end',
+      '/witness/run_start',
+      '/witness/scene',
+      '/witness/tool_call/pick',
+      '/witness/tool_call/place',
+      '/witness/verifier_result',
+    ]);
     let n = 0;
     for await (const m of reader.readMessages()) {
       // The foxglove.* channels (test/services/audit/foxglove.test.ts) carry no sequence numbers.
@@ -226,7 +291,11 @@ test('stored times never decrease; a free-text page stops at its budget with a c
   const { queryPage } = await import('../../../main/services/audit/forensics.js');
   const db = openAuditReadOnly(file);
   try {
-    assert.equal(queryEvents(db, { after: seq - 1, limit: 1 })[0]!.t_ms, 5_000_000_000_000, 'raised to the previous time');
+    assert.equal(
+      queryEvents(db, { after: seq - 1, limit: 1 })[0]!.t_ms,
+      5_000_000_000_000,
+      'raised to the previous time',
+    );
     assert.equal(verifyChain(db).ok, true);
     const partial = queryPage(db, { text: 'no such text' }, 0, 500);
     assert.equal(partial.complete, false);

@@ -24,9 +24,13 @@ interface Started {
   readonly kill?: () => void;
 }
 
-/** A writer as a child process: its acknowledgements as they arrive, its end (or its death) once its output is all read. */
+/**
+ * A writer as a child process: its acknowledgements as they arrive, its end (or its death) once its output is all read.
+ */
 function processWriter(job: WriterJob, onAck: (a: Ack) => void): Started & { child: ChildProcess } {
-  const child = spawn(process.execPath, [WRITER, '--audit-writer', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [WRITER, '--audit-writer', JSON.stringify(job)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let buf = '';
   let last: WriterMessage | null = null;
   child.stdout.on('data', (b: Buffer) => {
@@ -39,9 +43,11 @@ function processWriter(job: WriterJob, onAck: (a: Ack) => void): Started & { chi
       else last = m;
     }
   });
-  const done = new Promise<WriterMessage>((resolve) => child.on('close', (code, signal) => {
-    resolve(last ?? { kind: 'error', writer: job.writer, message: `exit ${code ?? signal}` });
-  }));
+  const done = new Promise<WriterMessage>((resolve) =>
+    child.on('close', (code, signal) => {
+      resolve(last ?? { kind: 'error', writer: job.writer, message: `exit ${code ?? signal}` });
+    }),
+  );
   return { child, done, kill: () => child.kill('SIGKILL') };
 }
 
@@ -72,11 +78,18 @@ function checkAcked(file: string, acks: readonly Ack[]): { events: number; runs:
       const row = get.get(a.seq) as { run_id: string; body: string } | undefined;
       assert.ok(row !== undefined, `acknowledged event ${a.seq} (writer ${a.writer}, #${a.i}) is missing`);
       const body = JSON.parse(row.body) as { writer: number; i: number };
-      assert.deepEqual([row.run_id, body.writer, body.i], [a.run, a.writer, a.i], `event ${a.seq} is the one acknowledged`);
+      assert.deepEqual(
+        [row.run_id, body.writer, body.i],
+        [a.run, a.writer, a.i],
+        `event ${a.seq} is the one acknowledged`,
+      );
     }
     // No run row without its run_start: verify holds every row against one; and every run is listed intact.
     const runs = listRuns(db);
-    assert.ok(runs.every((r) => r.tampered === undefined), JSON.stringify(runs.find((r) => r.tampered !== undefined)));
+    assert.ok(
+      runs.every((r) => r.tampered === undefined),
+      JSON.stringify(runs.find((r) => r.tampered !== undefined)),
+    );
     return { events: v.events, runs: v.runs };
   } finally {
     db.close();
@@ -87,8 +100,18 @@ test('three worker threads and three processes append at once: one unbroken chai
   // No database yet: the writers also race to create it.
   const file = join(dir(), 'shared.sqlite');
   const acks: Ack[] = [];
-  const jobs = Array.from({ length: 6 }, (_, w): WriterJob => ({ file, writer: w, runs: 2, events: 150, maxWave: 40, seed: 7, acks: true }));
-  const started = jobs.map((job) => (job.writer % 2 === 0 ? threadWriter(job, (a) => acks.push(a)) : processWriter(job, (a) => acks.push(a))));
+  const jobs = Array.from({ length: 6 }, (_, w): WriterJob => ({
+    file,
+    writer: w,
+    runs: 2,
+    events: 150,
+    maxWave: 40,
+    seed: 7,
+    acks: true,
+  }));
+  const started = jobs.map((job) =>
+    job.writer % 2 === 0 ? threadWriter(job, (a) => acks.push(a)) : processWriter(job, (a) => acks.push(a)),
+  );
   const ends = await Promise.all(started.map((s) => s.done));
   for (const e of ends) assert.equal(e.kind, 'done', JSON.stringify(e));
   assert.equal(acks.length, 6 * 2 * 150, 'every append was acknowledged');
@@ -97,7 +120,10 @@ test('three worker threads and three processes append at once: one unbroken chai
   assert.equal(events, 6 * 2 * 150 + 12, 'the events and one run_start per run, nothing else');
   // The writers interleaved (otherwise this test proves nothing about concurrency): some batch of one
   // writer lies between two of another's.
-  const order = acks.slice().sort((a, b) => a.seq - b.seq).map((a) => a.writer);
+  const order = acks
+    .slice()
+    .sort((a, b) => a.seq - b.seq)
+    .map((a) => a.writer);
   const switches = order.filter((w, i) => i > 0 && w !== order[i - 1]).length;
   assert.ok(switches > 6, `the writers' events interleave (${switches} switches)`);
 });
@@ -138,7 +164,7 @@ test('a writer process killed with SIGKILL mid-stream loses nothing it acknowled
   await later.close();
   const { events } = checkAcked(file, acks);
   assert.equal(seq, events, 'the later writer appended at the end of the chain');
-  assert.ok(events >= acks.length + 7 + 2, 'every acknowledged event, the seven run_starts and the later writer\'s two');
+  assert.ok(events >= acks.length + 7 + 2, "every acknowledged event, the seven run_starts and the later writer's two");
 });
 
 test('a log opened before another wrote (the web server after a CLI run) continues the chain; a start that fails leaves no run row', async () => {
@@ -149,14 +175,24 @@ test('a log opened before another wrote (the web server after a CLI run) continu
   assert.equal(await cli.append(a, 'evidence', { from: 'cli' }), 2);
   await cli.close();
   // The server's connection was opened first; it appends after the CLI's events, not over them.
-  const b = await server.startRun({ world: 'w', backend: 'b', operator: 'server', software: 's', models: {}, spec: 'F b' });
+  const b = await server.startRun({
+    world: 'w',
+    backend: 'b',
+    operator: 'server',
+    software: 's',
+    models: {},
+    spec: 'F b',
+  });
   assert.equal(await server.append(b, 'evidence', { from: 'server' }), 4);
   assert.deepEqual(server.head.seq, 4);
   // Another process holds the write lock past the busy timeout: the start fails whole.
   const locker = new Database(file);
   locker.exec('BEGIN IMMEDIATE');
   const impatient = AuditLog.open(file, { busyTimeout_ms: 60 });
-  await assert.rejects(impatient.startRun({ world: 'w', backend: 'b', operator: 'late', software: 's', models: {}, spec: 'F c' }), /locked by another process/);
+  await assert.rejects(
+    impatient.startRun({ world: 'w', backend: 'b', operator: 'late', software: 's', models: {}, spec: 'F c' }),
+    /locked by another process/,
+  );
   locker.exec('ROLLBACK');
   locker.close();
   await impatient.close();
@@ -175,8 +211,16 @@ test('a log opened before another wrote (the web server after a CLI run) continu
   try {
     const v = verifyChain(db);
     assert.deepEqual([v.ok, v.events, v.runs, v.blobs], [true, 5, 2, 2], JSON.stringify(v.firstBad));
-    assert.deepEqual(listRuns(db).map((r) => r.operator), ['cli', 'server'], 'no row of the failed start');
-    assert.equal((db.prepare("SELECT count(*) AS n FROM blobs WHERE body = 'F c'").get() as { n: number }).n, 0, 'nor its blob');
+    assert.deepEqual(
+      listRuns(db).map((r) => r.operator),
+      ['cli', 'server'],
+      'no row of the failed start',
+    );
+    assert.equal(
+      (db.prepare("SELECT count(*) AS n FROM blobs WHERE body = 'F c'").get() as { n: number }).n,
+      0,
+      'nor its blob',
+    );
   } finally {
     db.close();
   }

@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import { McapRecordBuilder, type ChunkIndex } from '@mcap/core';
 import { T0_NS, driveMessages, ros2msgText } from './rosbag2-fixtures.js';
 
-const ODOM = 'nav_msgs/msg/Odometry', TWIST = 'geometry_msgs/msg/Twist';
+const ODOM = 'nav_msgs/msg/Odometry',
+  TWIST = 'geometry_msgs/msg/Twist';
 
 /**
  * A zstd frame of `size` bytes: `prefix` (a raw block, under 128 KiB), then zero bytes in RLE blocks
@@ -28,7 +29,9 @@ export function zstdFrame(size: number, prefix: Uint8Array = new Uint8Array(0)):
   let at = 13;
   const header = (n: number, type: number, last: boolean): void => {
     const h = (n << 3) | (type << 1) | (last ? 1 : 0);
-    out[at] = h & 0xff; out[at + 1] = (h >> 8) & 0xff; out[at + 2] = (h >> 16) & 0xff;
+    out[at] = h & 0xff;
+    out[at + 1] = (h >> 8) & 0xff;
+    out[at + 2] = (h >> 16) & 0xff;
     at += 3;
   };
   if (prefix.length > 0) {
@@ -68,23 +71,45 @@ export interface CraftChunk {
 /** A chunk of these messages (in this order), not compressed, with its message indexes. */
 export function messagesChunk(msgs: readonly { topic: string; logTime: bigint; data: Uint8Array }[]): CraftChunk {
   const b = new McapRecordBuilder();
-  const entries: [bigint, bigint][] = [], commands: [bigint, bigint][] = [];
+  const entries: [bigint, bigint][] = [],
+    commands: [bigint, bigint][] = [];
   let seq = 0;
   for (const m of msgs) {
     (m.topic === '/odom' ? entries : commands).push([m.logTime, BigInt(b.length)]);
-    b.writeMessage({ channelId: m.topic === '/odom' ? 1 : 2, sequence: seq++, logTime: m.logTime, publishTime: m.logTime, data: m.data });
+    b.writeMessage({
+      channelId: m.topic === '/odom' ? 1 : 2,
+      sequence: seq++,
+      logTime: m.logTime,
+      publishTime: m.logTime,
+      data: m.data,
+    });
   }
   const stored = b.buffer.slice();
   const times = msgs.map((m) => m.logTime);
-  return { stored, compression: '', uncompressedSize: BigInt(stored.length), start: times.reduce((a, t) => (t < a ? t : a)), end: times.reduce((a, t) => (t > a ? t : a)), entries, commands };
+  return {
+    stored,
+    compression: '',
+    uncompressedSize: BigInt(stored.length),
+    start: times.reduce((a, t) => (t < a ? t : a)),
+    end: times.reduce((a, t) => (t > a ? t : a)),
+    entries,
+    commands,
+  };
 }
 
 /** A chunk of real messages (the fixture drive's /odom and /cmd_vel), not compressed. */
-export const driveChunk = (): CraftChunk => messagesChunk(driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }));
+export const driveChunk = (): CraftChunk =>
+  messagesChunk(driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }));
 
 /** A zstd chunk that inflates to `size` zero bytes, with one /odom entry at `t`. */
 export const zeroChunk = (size: number, t: bigint = T0_NS, o: Partial<CraftChunk> = {}): CraftChunk => ({
-  stored: zstdZeros(size), compression: 'zstd', uncompressedSize: BigInt(size), start: t, end: t + 1_000_000_000n, entries: [[t, 0n]], ...o,
+  stored: zstdZeros(size),
+  compression: 'zstd',
+  uncompressedSize: BigInt(size),
+  start: t,
+  end: t + 1_000_000_000n,
+  entries: [[t, 0n]],
+  ...o,
 });
 
 /**
@@ -98,29 +123,57 @@ export function heldChunk(size: number, t: bigint = T0_NS): CraftChunk {
   b.writeMessage({ channelId: 1, sequence: 0, logTime: t, publishTime: t, data: odom.data });
   const second = BigInt(b.length);
   b.writeMessage({ channelId: 1, sequence: 1, logTime: t + 1_000_000_000n, publishTime: t, data: odom.data });
-  return { stored: zstdFrame(size, b.buffer.slice()), compression: 'zstd', uncompressedSize: BigInt(size), start: t, end: t + 1_000_000_000n, entries: [[t, 0n], [t + 1_000_000_000n, second]] };
+  return {
+    stored: zstdFrame(size, b.buffer.slice()),
+    compression: 'zstd',
+    uncompressedSize: BigInt(size),
+    start: t,
+    end: t + 1_000_000_000n,
+    entries: [
+      [t, 0n],
+      [t + 1_000_000_000n, second],
+    ],
+  };
 }
 
 /**
  * An MCAP file (profile ros2; /odom on channel 1, an Odometry unless `odom` gives another type and
  * its ros2msg text; /cmd_vel Twist on channel 2) of these chunks, with a summary of their indexes as given.
  */
-export function craftMcap(chunks: readonly CraftChunk[], odom: { type: string; schema: string } = { type: ODOM, schema: ros2msgText(ODOM) }): Uint8Array {
+export function craftMcap(
+  chunks: readonly CraftChunk[],
+  odom: { type: string; schema: string } = { type: ODOM, schema: ros2msgText(ODOM) },
+): Uint8Array {
   const b = new McapRecordBuilder();
   b.writeMagic();
   b.writeHeader({ profile: 'ros2', library: 'witness tests (crafted)' });
   const indexes: ChunkIndex[] = [];
   for (const c of chunks) {
     const chunkStartOffset = BigInt(b.length);
-    b.writeChunk({ messageStartTime: c.start, messageEndTime: c.end, uncompressedSize: c.uncompressedSize, uncompressedCrc: 0, compression: c.compression, records: c.stored });
+    b.writeChunk({
+      messageStartTime: c.start,
+      messageEndTime: c.end,
+      uncompressedSize: c.uncompressedSize,
+      uncompressedCrc: 0,
+      compression: c.compression,
+      records: c.stored,
+    });
     const chunkLength = BigInt(b.length) - chunkStartOffset;
     const at = BigInt(b.length);
     b.writeMessageIndex({ channelId: 1, records: [...c.entries] });
     const at2 = BigInt(b.length);
     if (c.commands !== undefined) b.writeMessageIndex({ channelId: 2, records: [...c.commands] });
     const ci: ChunkIndex = {
-      messageStartTime: c.start, messageEndTime: c.end, chunkStartOffset, chunkLength, messageIndexOffsets: new Map([[1, at], ...(c.commands !== undefined ? [[2, at2] as [number, bigint]] : [])]),
-      messageIndexLength: BigInt(b.length) - at, compression: c.compression, compressedSize: BigInt(c.stored.length), uncompressedSize: c.uncompressedSize, ...c.index,
+      messageStartTime: c.start,
+      messageEndTime: c.end,
+      chunkStartOffset,
+      chunkLength,
+      messageIndexOffsets: new Map([[1, at], ...(c.commands !== undefined ? [[2, at2] as [number, bigint]] : [])]),
+      messageIndexLength: BigInt(b.length) - at,
+      compression: c.compression,
+      compressedSize: BigInt(c.stored.length),
+      uncompressedSize: c.uncompressedSize,
+      ...c.index,
     };
     for (let i = 0; i < (c.indexed ?? 1); i++) indexes.push(ci);
   }
@@ -166,7 +219,11 @@ export interface LooseRow {
  * replaces the messages table's definition: generated columns (`generatedData`: its data column is
  * one, so rows are inserted without it), or a view.
  */
-export function looseDb3(file: string, extra: readonly LooseRow[] = [], o: { messagesTable?: string; generatedData?: boolean } = {}): void {
+export function looseDb3(
+  file: string,
+  extra: readonly LooseRow[] = [],
+  o: { messagesTable?: string; generatedData?: boolean } = {},
+): void {
   const messagesTable = o.messagesTable;
   writeFileSync(file, '');
   const db = new Database(file);
@@ -178,10 +235,17 @@ export function looseDb3(file: string, extra: readonly LooseRow[] = [], o: { mes
     db.prepare('INSERT INTO topics VALUES (1, ?, ?, ?, ?)').run('/odom', ODOM, 'cdr', '');
     db.prepare('INSERT INTO topics VALUES (2, ?, ?, ?, ?)').run('/cmd_vel', TWIST, 'cdr', '');
     if (messagesTable !== undefined && /CREATE\s+(VIEW|VIRTUAL)/i.test(messagesTable)) return;
-    const ins = o.generatedData === true ? db.prepare('INSERT INTO messages (topic_id, timestamp) VALUES (?, ?)') : db.prepare('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)');
+    const ins =
+      o.generatedData === true
+        ? db.prepare('INSERT INTO messages (topic_id, timestamp) VALUES (?, ?)')
+        : db.prepare('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)');
     const topicId = (t: string): number => (t === '/odom' ? 1 : 2);
     const rows: LooseRow[] = [
-      ...driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }).map((m) => ({ topic: m.topic as LooseRow['topic'], timestamp: m.logTime, data: Buffer.from(m.data) })),
+      ...driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }).map((m) => ({
+        topic: m.topic as LooseRow['topic'],
+        timestamp: m.logTime,
+        data: Buffer.from(m.data),
+      })),
       ...extra,
     ];
     db.transaction(() => {

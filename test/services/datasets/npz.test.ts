@@ -28,8 +28,10 @@ function numpyPython(): string {
   for (const py of ['/usr/bin/python3', 'python3']) {
     if (spawnSync(py, ['-c', 'import numpy'], { encoding: 'utf8' }).status === 0) return py;
   }
-  return assert.fail("no python3 that can `import numpy` (tried /usr/bin/python3 and python3 on PATH): "
-    + "install Debian's python3-numpy (apt-get install python3-numpy)");
+  return assert.fail(
+    'no python3 that can `import numpy` (tried /usr/bin/python3 and python3 on PATH): ' +
+      "install Debian's python3-numpy (apt-get install python3-numpy)",
+  );
 }
 
 function python(script: string, ...args: string[]): string {
@@ -54,7 +56,13 @@ test('export then import gives the same arrays; the world comes from the caller'
 test('exported arrays follow OGBench: float32 flags, next observations stop at terminals', () => {
   const d = sampleDataset([2, 1], 2, 1);
   const files = unzipSync(encodeNpz(d));
-  assert.deepEqual(Object.keys(files), ['observations.npy', 'actions.npy', 'terminals.npy', 'next_observations.npy', 'timeouts.npy']);
+  assert.deepEqual(Object.keys(files), [
+    'observations.npy',
+    'actions.npy',
+    'terminals.npy',
+    'next_observations.npy',
+    'timeouts.npy',
+  ]);
   const term = decodeNpy(files['terminals.npy']!);
   assert.equal(term.descr, '<f4');
   assert.deepEqual(Array.from(term.data), [0, 1, 1]);
@@ -81,7 +89,8 @@ test('numpy reads what we export', async () => {
   const file = join(dir, 'ours.npz');
   const d = sampleDataset([50, 20, 30], 4, 2);
   await exportNpz(file, d);
-  const out = python(`
+  const out = python(
+    `
 import json, sys, numpy as np
 z = np.load(sys.argv[1])
 print(json.dumps({
@@ -91,9 +100,17 @@ print(json.dumps({
   'act_sum': float(z['actions'].astype(np.float64).sum()),
   'ends': np.flatnonzero(z['terminals']).tolist(),
   'same_flags': bool((z['terminals'] == z['timeouts']).all()),
-}))`, file);
-  const r = JSON.parse(out) as { arrays: Record<string, [number[], string]>; obs_sum: number; next_sum: number;
-    act_sum: number; ends: number[]; same_flags: boolean };
+}))`,
+    file,
+  );
+  const r = JSON.parse(out) as {
+    arrays: Record<string, [number[], string]>;
+    obs_sum: number;
+    next_sum: number;
+    act_sum: number;
+    ends: number[];
+    same_flags: boolean;
+  };
   assert.deepEqual(r.arrays, {
     actions: [[100, 2], 'float32'],
     next_observations: [[100, 4], 'float32'],
@@ -113,7 +130,8 @@ print(json.dumps({
 
 test('we read what numpy writes: savez_compressed and savez, with the usual dtypes', async () => {
   const dir = await scratch();
-  python(`
+  python(
+    `
 import sys, numpy as np
 n = 7
 obs = np.arange(n * 3).reshape(n, 3) * 0.1
@@ -123,30 +141,47 @@ np.savez_compressed(sys.argv[1], observations=obs, actions=act, terminals=term, 
 np.savez(sys.argv[2], observations=obs.astype(np.float32), actions=act.astype(np.float64),
          terminals=term.astype(np.int64), timeouts=term.astype(np.uint8))
 np.savez(sys.argv[3], observations=obs, actions=act, terminals=term.astype(np.float64))`,
-  join(dir, 'c.npz'), join(dir, 's.npz'), join(dir, 'f.npz'));
+    join(dir, 'c.npz'),
+    join(dir, 's.npz'),
+    join(dir, 'f.npz'),
+  );
   const obs = Float32Array.from({ length: 21 }, (_, i) => i * 0.1);
   const act = Float32Array.from({ length: 14 }, (_, i) => i - 5);
   const terminals = Uint8Array.from([0, 0, 1, 0, 0, 0, 1]);
   for (const name of ['c.npz', 's.npz', 'f.npz']) {
     const d = await importNpz(join(dir, name), { worldId: 'w' });
-    assert.deepEqual(d, {
-      worldId: 'w', observations: obs, actions: act, terminals, obsDim: 3, actDim: 2,
-      generator: { imported: name }, seed: 0,
-    }, name);
+    assert.deepEqual(
+      d,
+      {
+        worldId: 'w',
+        observations: obs,
+        actions: act,
+        terminals,
+        obsDim: 3,
+        actDim: 2,
+        generator: { imported: name },
+        seed: 0,
+      },
+      name,
+    );
   }
   await rm(dir, { recursive: true });
 });
 
 test('numpy files we cannot take are rejected with the array named', async () => {
   const dir = await scratch();
-  python(`
+  python(
+    `
 import sys, numpy as np
 obs = np.ones((4, 2)); act = np.zeros((4, 1)); term = np.array([0, 1, 0, 1.0])
 np.savez(sys.argv[1], observations=np.asfortranarray(obs), actions=act, terminals=term)
 np.savez(sys.argv[2], observations=obs, actions=act.astype('>f8'), terminals=term)
 bad = obs.copy(); bad[2, 1] = np.nan
 np.savez(sys.argv[3], observations=bad, actions=act, terminals=term)`,
-  join(dir, 'fortran.npz'), join(dir, 'big.npz'), join(dir, 'nan.npz'));
+    join(dir, 'fortran.npz'),
+    join(dir, 'big.npz'),
+    join(dir, 'nan.npz'),
+  );
   const load = async (name: string): Promise<() => unknown> => {
     const bytes = await readFile(join(dir, name));
     return () => decodeNpz(bytes, 'in.npz', { worldId: 'w' });
@@ -167,21 +202,42 @@ test('malformed archives: missing arrays, bad shapes, bad flags, not a zip', () 
   const read = (files: Record<string, Uint8Array>) => () => decodeNpz(zipSync(files), 'in.npz', { worldId: 'w' });
   const { 'actions.npy': _, ...noActions } = base;
   throwsWith(read(noActions), 'actions', /array actions is missing \(arrays present: observations, terminals\)/);
-  throwsWith(read({ ...base, 'actions.npy': encodeNpyF32(d.actions.subarray(0, 14), [7, 2]) }), 'actions',
-    /actions has 7 rows, observations has 8/);
-  throwsWith(read({ ...base, 'observations.npy': encodeNpyF32(d.observations, [24]) }), 'observations',
-    /shape \(24\), expected \(N, D\)/);
-  throwsWith(read({ ...base, 'terminals.npy': encodeNpyF32(Float32Array.from(d.terminals), [8, 1]) }), 'terminals',
-    /shape \(8, 1\), expected \(8,\)/);
+  throwsWith(
+    read({ ...base, 'actions.npy': encodeNpyF32(d.actions.subarray(0, 14), [7, 2]) }),
+    'actions',
+    /actions has 7 rows, observations has 8/,
+  );
+  throwsWith(
+    read({ ...base, 'observations.npy': encodeNpyF32(d.observations, [24]) }),
+    'observations',
+    /shape \(24\), expected \(N, D\)/,
+  );
+  throwsWith(
+    read({ ...base, 'terminals.npy': encodeNpyF32(Float32Array.from(d.terminals), [8, 1]) }),
+    'terminals',
+    /shape \(8, 1\), expected \(8,\)/,
+  );
   const half = Float32Array.from(d.terminals);
   half[3] = 0.5;
-  throwsWith(read({ ...base, 'terminals.npy': encodeNpyF32(half, [8]) }), 'terminals', /terminals\[3\] is 0.5, expected 0 or 1/);
+  throwsWith(
+    read({ ...base, 'terminals.npy': encodeNpyF32(half, [8]) }),
+    'terminals',
+    /terminals\[3\] is 0.5, expected 0 or 1/,
+  );
   const cut = encodeNpyF32(d.actions, [8, 2]).subarray(0, 150);
-  throwsWith(read({ ...base, 'actions.npy': cut }), 'actions', /actions: truncated data: expected 64 bytes for shape \(8, 2\), found 22/);
+  throwsWith(
+    read({ ...base, 'actions.npy': cut }),
+    'actions',
+    /actions: truncated data: expected 64 bytes for shape \(8, 2\), found 22/,
+  );
   const i4 = encodeNpyF32(d.actions, [8, 2]);
   i4.set(new TextEncoder().encode("'<i4'"), 20);
   throwsWith(read({ ...base, 'actions.npy': i4 }), 'actions', /dtype <i4 is not supported/);
-  throwsWith(() => decodeNpz(new TextEncoder().encode('hello'), 'in.npz', { worldId: 'w' }), 'zip', /not a readable \.npz/);
+  throwsWith(
+    () => decodeNpz(new TextEncoder().encode('hello'), 'in.npz', { worldId: 'w' }),
+    'zip',
+    /not a readable \.npz/,
+  );
 });
 
 test('a failed export leaves no temporary file', async () => {

@@ -16,13 +16,24 @@ const HASH = 'a'.repeat(64);
 
 function base(obs: number, latent: number, action: number): Omit<ModelManifest, 'files' | 'format' | 'version'> {
   return {
-    world: 'pointmaze-medium', dims: { obs, latent, action }, H_TD: 8,
-    normalization: { mean: Array.from({ length: obs }, (_, i) => i * 0.5), std: Array.from({ length: obs }, (_, i) => 1 + i) },
-    training: { test: true }, dataset: { sha256: HASH },
+    world: 'pointmaze-medium',
+    dims: { obs, latent, action },
+    H_TD: 8,
+    normalization: {
+      mean: Array.from({ length: obs }, (_, i) => i * 0.5),
+      std: Array.from({ length: obs }, (_, i) => 1 + i),
+    },
+    training: { test: true },
+    dataset: { sha256: HASH },
   };
 }
 
-async function bundle(seed: number, obs = 4, latent = 8, action = 2): Promise<{ dir: string; embed: Mlp; policy: Mlp; manifest: ModelManifest }> {
+async function bundle(
+  seed: number,
+  obs = 4,
+  latent = 8,
+  action = 2,
+): Promise<{ dir: string; embed: Mlp; policy: Mlp; manifest: ModelManifest }> {
   const rng = createRng(seed);
   const embed = initMlp(rng, [obs, 16, 16, latent], 'relu', 'linear');
   const policy = initMlp(rng, [obs + latent, 16, action], 'tanh', 'tanh');
@@ -32,27 +43,42 @@ async function bundle(seed: number, obs = 4, latent = 8, action = 2): Promise<{ 
 }
 
 test('onnxruntime gives the same numbers as our forward pass (within 1e-4), normalisation included', async () => {
-  await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 9 }), async (seed, obs, latent) => {
-    const { dir, embed, policy, manifest } = await bundle(seed, obs, latent, 2);
-    const m = await loadModels(dir, { expectWorld: 'pointmaze-medium' });
-    const rows = 5;
-    const rng = createRng(seed + 1);
-    const x = Float32Array.from({ length: rows * obs }, () => rng.next() * 10 - 5);
-    const z = Float32Array.from({ length: rows * latent }, () => rng.next() * 2 - 1);
-    const norm = x.map((v, i) => (v - manifest.normalization.mean[i % obs]!) / manifest.normalization.std[i % obs]!);
-    const wantLatent = forward(embed, norm, rows);
-    const gotLatent = await m.embed(x, rows);
-    wantLatent.forEach((v, i) => assert.ok(Math.abs(v - gotLatent[i]!) <= 1e-4 * Math.max(1, Math.abs(v)), `latent ${i}: ${v} vs ${gotLatent[i]}`));
-    const cat = new Float32Array(rows * (obs + latent));
-    for (let r = 0; r < rows; r++) {
-      cat.set(norm.subarray(r * obs, (r + 1) * obs), r * (obs + latent));
-      cat.set(z.subarray(r * latent, (r + 1) * latent), r * (obs + latent) + obs);
-    }
-    const wantAct = forward(policy, cat, rows);
-    const gotAct = await m.act(x, z, rows);
-    wantAct.forEach((v, i) => assert.ok(Math.abs(v - gotAct[i]!) <= 1e-4, `action ${i}: ${v} vs ${gotAct[i]}`));
-    await m.close();
-  }), { numRuns: 12, seed: 3 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 1, max: 1000 }),
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 1, max: 9 }),
+      async (seed, obs, latent) => {
+        const { dir, embed, policy, manifest } = await bundle(seed, obs, latent, 2);
+        const m = await loadModels(dir, { expectWorld: 'pointmaze-medium' });
+        const rows = 5;
+        const rng = createRng(seed + 1);
+        const x = Float32Array.from({ length: rows * obs }, () => rng.next() * 10 - 5);
+        const z = Float32Array.from({ length: rows * latent }, () => rng.next() * 2 - 1);
+        const norm = x.map(
+          (v, i) => (v - manifest.normalization.mean[i % obs]!) / manifest.normalization.std[i % obs]!,
+        );
+        const wantLatent = forward(embed, norm, rows);
+        const gotLatent = await m.embed(x, rows);
+        wantLatent.forEach((v, i) =>
+          assert.ok(
+            Math.abs(v - gotLatent[i]!) <= 1e-4 * Math.max(1, Math.abs(v)),
+            `latent ${i}: ${v} vs ${gotLatent[i]}`,
+          ),
+        );
+        const cat = new Float32Array(rows * (obs + latent));
+        for (let r = 0; r < rows; r++) {
+          cat.set(norm.subarray(r * obs, (r + 1) * obs), r * (obs + latent));
+          cat.set(z.subarray(r * latent, (r + 1) * latent), r * (obs + latent) + obs);
+        }
+        const wantAct = forward(policy, cat, rows);
+        const gotAct = await m.act(x, z, rows);
+        wantAct.forEach((v, i) => assert.ok(Math.abs(v - gotAct[i]!) <= 1e-4, `action ${i}: ${v} vs ${gotAct[i]}`));
+        await m.close();
+      },
+    ),
+    { numRuns: 12, seed: 3 },
+  );
 });
 
 test('manifest problems name the file and the field', async () => {
@@ -62,7 +88,10 @@ test('manifest problems name the file and the field', async () => {
   const cases: [unknown, RegExp][] = [
     [{ ...good, format: 'other' }, /manifest\.json: format: expected "witness-models"/],
     [{ ...good, dims: { obs: 4, latent: 0, action: 2 } }, /dims\.latent: expected a positive integer/],
-    [{ ...good, normalization: { mean: [0, 0, 0, 0], std: [1, 0, 1, 1] } }, /normalization\.std: every entry must be positive/],
+    [
+      { ...good, normalization: { mean: [0, 0, 0, 0], std: [1, 0, 1, 1] } },
+      /normalization\.std: every entry must be positive/,
+    ],
     [{ ...good, dataset: {} }, /dataset\.sha256: expected a hex sha256/],
   ];
   for (const [m, msg] of cases) {
@@ -72,7 +101,10 @@ test('manifest problems name the file and the field', async () => {
   writeFileSync(file, '{ not json');
   await assert.rejects(loadModels(dir), /manifest\.json: json: /);
   writeFileSync(file, JSON.stringify(good));
-  await assert.rejects(loadModels(dir, { expectWorld: 'pointmaze-giant' }), /the models are for pointmaze-medium, not pointmaze-giant/);
+  await assert.rejects(
+    loadModels(dir, { expectWorld: 'pointmaze-giant' }),
+    /the models are for pointmaze-medium, not pointmaze-giant/,
+  );
 });
 
 test('a model file changed after the manifest was written is refused', async () => {
@@ -81,31 +113,61 @@ test('a model file changed after the manifest was written is refused', async () 
   const bytes = readFileSync(f);
   bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
   writeFileSync(f, bytes);
-  await assert.rejects(loadModels(dir), (e: unknown) => e instanceof ModelError && /embed\.onnx: sha256: is [0-9a-f]+, the manifest says/.test(e.message));
+  await assert.rejects(
+    loadModels(dir),
+    (e: unknown) => e instanceof ModelError && /embed\.onnx: sha256: is [0-9a-f]+, the manifest says/.test(e.message),
+  );
 });
 
 /** A hand-made embed model with chosen port names, dtype and widths, and a manifest that vouches for it. */
-function foreignEmbed(dir: string, input: { name: string; width: number | string; type?: number }, output: { name: string; width: number }): void {
+function foreignEmbed(
+  dir: string,
+  input: { name: string; width: number | string; type?: number },
+  output: { name: string; width: number },
+): void {
   const T = onnx.TensorProto.DataType;
-  const vi = (name: string, width: number | string, type: number = T.FLOAT) => onnx.ValueInfoProto.create({
-    name,
-    type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: type, shape: onnx.TensorShapeProto.create({ dim: [
-      onnx.TensorShapeProto.Dimension.create({ dimParam: 'N' }),
-      typeof width === 'number' ? onnx.TensorShapeProto.Dimension.create({ dimValue: width }) : onnx.TensorShapeProto.Dimension.create({ dimParam: width }),
-    ] }) }) }),
-  });
+  const vi = (name: string, width: number | string, type: number = T.FLOAT) =>
+    onnx.ValueInfoProto.create({
+      name,
+      type: onnx.TypeProto.create({
+        tensorType: onnx.TypeProto.Tensor.create({
+          elemType: type,
+          shape: onnx.TensorShapeProto.create({
+            dim: [
+              onnx.TensorShapeProto.Dimension.create({ dimParam: 'N' }),
+              typeof width === 'number'
+                ? onnx.TensorShapeProto.Dimension.create({ dimValue: width })
+                : onnx.TensorShapeProto.Dimension.create({ dimParam: width }),
+            ],
+          }),
+        }),
+      }),
+    });
   const w = typeof input.width === 'number' ? input.width : 4;
   const weights = new Float32Array(w * output.width).fill(0.1);
   const graph = onnx.GraphProto.create({
     name: 'foreign',
     node: [onnx.NodeProto.create({ opType: 'MatMul', input: [input.name, 'W'], output: [output.name] })],
-    initializer: [onnx.TensorProto.create({ name: 'W', dims: [w, output.width], dataType: input.type ?? T.FLOAT, ...(input.type === T.DOUBLE ? { rawData: new Uint8Array(new Float64Array(weights).buffer) } : { rawData: new Uint8Array(weights.buffer) }) })],
+    initializer: [
+      onnx.TensorProto.create({
+        name: 'W',
+        dims: [w, output.width],
+        dataType: input.type ?? T.FLOAT,
+        ...(input.type === T.DOUBLE
+          ? { rawData: new Uint8Array(new Float64Array(weights).buffer) }
+          : { rawData: new Uint8Array(weights.buffer) }),
+      }),
+    ],
     input: [vi(input.name, input.width, input.type)],
     output: [vi(output.name, output.width, input.type)],
   });
-  const bytes = onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph })).finish();
+  const bytes = onnx.ModelProto.encode(
+    onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph }),
+  ).finish();
   writeFileSync(join(dir, 'embed.onnx'), bytes);
-  const mf = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { sha256: string }> };
+  const mf = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    files: Record<string, { sha256: string }>;
+  };
   mf.files['embed.onnx']!.sha256 = createHash('sha256').update(bytes).digest('hex');
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(mf));
 }
@@ -143,7 +205,10 @@ test('the shipped pointmaze-medium bundle loads and passes every check', async (
   const dir = fileURLToPath(new URL('../../../../assets/models/pointmaze-medium', import.meta.url));
   const m = await loadModels(dir, { expectWorld: 'pointmaze-medium' });
   assert.equal(m.manifest.dims.latent, 32);
-  assert.match(String((m.manifest.training as { command?: string }).command), /^witness backbone train --world pointmaze-medium/);
+  assert.match(
+    String((m.manifest.training as { command?: string }).command),
+    /^witness backbone train --world pointmaze-medium/,
+  );
   const z = await m.embed(new Float32Array([0, 0, 0, 0, 4, 0, 0, 0]), 2);
   assert.equal(z.length, 64);
   await m.close();

@@ -16,9 +16,17 @@ test('hiql bundle: round trip through ONNX, the latent scale, and refusals of ch
   const high = initMlp(rng, [4 + 2, 8, 2], 'relu', 'linear');
   const low = initMlp(rng, [4 + 2, 8, 2], 'relu', 'tanh');
   // An identity π_h (weights zero but for a pass-through of the goal) shows the scale: out = goal.
-  for (const l of high.layers) { l.weights.fill(0); l.bias.fill(0); }
+  for (const l of high.layers) {
+    l.weights.fill(0);
+    l.bias.fill(0);
+  }
   const dir = join(mkdtempSync(join(tmpdir(), 'witness-hiql-bundle-')), 'p');
-  const rec = { key: { a: 1 }, dims: { obs: 4, latent: 2, action: 2 }, normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] }, training: {} };
+  const rec = {
+    key: { a: 1 },
+    dims: { obs: 4, latent: 2, action: 2 },
+    normalization: { mean: [0, 0, 0, 0], std: [1, 1, 1, 1] },
+    training: {},
+  };
   const written = await writeHiql(dir, { high, low, latentScale: 0.04 }, rec);
   assert.equal(written.latentScale, 0.04);
   const p = await loadHiql(dir, { a: 1 });

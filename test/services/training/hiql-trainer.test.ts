@@ -64,19 +64,28 @@ test('trained HIQL policies (ONNX, onnxruntime) reach near goals more often than
     for (const steps of [0, config.steps]) {
       const t = await trainHiql(d, e, { ...config, steps });
       const out = join(dir, `s${steps}`);
-      await writeHiql(out, t, { key: { steps }, dims: m.manifest.dims, normalization: m.manifest.normalization, training: {} });
+      await writeHiql(out, t, {
+        key: { steps },
+        dims: m.manifest.dims,
+        normalization: m.manifest.normalization,
+        training: {},
+      });
       const hiql = await loadHiql(out, { steps });
       const nav = navigationOf(world);
       let ok = 0;
       // 16 fixed pairs: a dataset state and the state 40 steps later on its trajectory.
       for (let trial = 0; trial < 16; trial++) {
         const i = 500 + trial * 1100;
-        const k = d.obsDim, gRow = i + 40;
+        const k = d.obsDim,
+          gRow = i + 40;
         const goal = d.observations.slice(gRow * k, gRow * k + k);
         const gz = await m.embed(goal, 1);
         let s = await nav.reset({ seed: trial, start: [d.observations[i * k]!, d.observations[i * k + 1]!] });
         for (let step = 0; step < 150; step++) {
-          if (Math.hypot(s.pose.x - goal[0]!, s.pose.y - goal[1]!) < 0.5) { ok++; break; }
+          if (Math.hypot(s.pose.x - goal[0]!, s.pose.y - goal[1]!) < 0.5) {
+            ok++;
+            break;
+          }
           const obs = Float32Array.from(s.observation);
           const h = await m.embed(obs, 1);
           const off = gz.map((v, q) => v - h[q]!);

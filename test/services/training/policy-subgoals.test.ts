@@ -23,7 +23,10 @@ test('subgoals: the first later state at latent distance ≥ H_TD, never past th
   assert.equal(at(55), 59);
   assert.equal(at(62), 69);
   assert.ok(!Array.from(sg.rows).includes(59), 'a terminal state has no subgoal');
-  assert.ok(Array.from(sg.directions).every((d) => d === 1), 'unit directions along the line');
+  assert.ok(
+    Array.from(sg.directions).every((d) => d === 1),
+    'unit directions along the line',
+  );
 });
 
 test('subgoals with horizons: row i aims horizons[i mod length] ahead', () => {
@@ -32,7 +35,10 @@ test('subgoals with horizons: row i aims horizons[i mod length] ahead', () => {
   const at = (row: number): number => sg.targets[Array.from(sg.rows).indexOf(row)]!;
   assert.deepEqual([at(0), at(1), at(2), at(3), at(4), at(5)], [8, 17, 26, 11, 20, 29]);
   // One horizon equal to H_TD is the plain rule.
-  assert.deepEqual(Array.from(subgoals(terminals, latent, 1, 8, [8]).targets), Array.from(subgoals(terminals, latent, 1, 8).targets));
+  assert.deepEqual(
+    Array.from(subgoals(terminals, latent, 1, 8, [8]).targets),
+    Array.from(subgoals(terminals, latent, 1, 8).targets),
+  );
   assert.throws(() => subgoals(terminals, latent, 1, 8, []), /subgoal horizons must be positive/);
   assert.throws(() => subgoals(terminals, latent, 1, 8, [8, 0]), /subgoal horizons must be positive/);
 });

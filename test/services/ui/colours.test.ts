@@ -10,11 +10,23 @@ import { buildRows, type SemanticGraph } from '../../../main/core/plan/semantic.
 import { mapScene, mazeScene } from '../../../main/services/ui/scene.js';
 import { PROPOSITION_PALETTE, propositionColours } from '../../../main/contract/colours.js';
 
-const REGIONS = parseRegions(JSON.parse(readFileSync(new URL('../../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8')), 'regions.json').regions;
+const REGIONS = parseRegions(
+  JSON.parse(readFileSync(new URL('../../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8')),
+  'regions.json',
+).regions;
 
 function tiny(): SemanticGraph {
   const positions = Float64Array.of(1, 1, 2, 2);
-  return { ids: ['a', 'b'], kinds: ['labelled', 'labelled'], positions, labels: [['e1'], []], soft: new Map(), start: 0, directed: false, ...buildRows(2, [{ from: 0, to: 1, weight: 1 }], false) } as unknown as SemanticGraph;
+  return {
+    ids: ['a', 'b'],
+    kinds: ['labelled', 'labelled'],
+    positions,
+    labels: [['e1'], []],
+    soft: new Map(),
+    start: 0,
+    directed: false,
+    ...buildRows(2, [{ from: 0, to: 1, weight: 1 }], false),
+  } as unknown as SemanticGraph;
 }
 
 /** The fill of each region's shape in a picture, by the label drawn on it. */

@@ -40,7 +40,10 @@ export interface BagFile {
   /** From the file itself (MCAP's rosbag2 metadata, the .db3 `schema` table), when it says. */
   readonly distro: string | null;
   readonly topics: readonly BagTopic[];
-  /** The first and last receive times (ns), when the file says them cheaply (MCAP statistics, the .db3 index); for progress. */
+  /**
+   * The first and last receive times (ns), when the file says them cheaply (MCAP statistics, the .db3 index); for
+   * progress.
+   */
   readonly timeRange: readonly [bigint, bigint] | null;
   /** The definition of a type the file carries (MCAP schemas; Jazzy's message_definitions), or null. */
   definition(type: string): MessageDefinition[] | null;
@@ -77,17 +80,27 @@ const storageOf = (file: string): Storage | null => {
 /** A storage file compressed whole (rosbag2's FILE compression mode writes `x_0.db3.zstd`). */
 const wholeCompressed = (file: string): boolean => /\.(db3|mcap)\.zstd$/i.test(file);
 
-/** Whether a path names a rosbag2 bag: a .mcap or .db3 file (or one compressed whole), a metadata.yaml, or a folder holding one. */
+/**
+ * Whether a path names a rosbag2 bag: a .mcap or .db3 file (or one compressed whole), a metadata.yaml, or a folder
+ * holding one.
+ */
 export function isBagPath(p: string): boolean {
-  return storageOf(p) !== null || wholeCompressed(p) || path.basename(p) === 'metadata.yaml' || existsSync(path.join(p, 'metadata.yaml'));
+  return (
+    storageOf(p) !== null ||
+    wholeCompressed(p) ||
+    path.basename(p) === 'metadata.yaml' ||
+    existsSync(path.join(p, 'metadata.yaml'))
+  );
 }
 
-const FILE_COMPRESSED = 'rosbag2\'s FILE compression mode compresses each storage file whole, which this reader does not inflate: '
-  + 'write an uncompressed copy with `ros2 bag convert` (an output bag without compression), or run `zstd -d` on each file and give the .db3 or .mcap file itself';
+const FILE_COMPRESSED =
+  "rosbag2's FILE compression mode compresses each storage file whole, which this reader does not inflate: " +
+  'write an uncompressed copy with `ros2 bag convert` (an output bag without compression), or run `zstd -d` on each file and give the .db3 or .mcap file itself';
 
 /** The first 4 bytes of a zstd frame (0xFD2FB528, little-endian); CDR starts with its encapsulation header, 0x00. */
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
-const isZstdFrame = (d: Uint8Array): boolean => d.length >= 4 && d[0] === ZSTD_MAGIC[0] && d[1] === ZSTD_MAGIC[1] && d[2] === ZSTD_MAGIC[2] && d[3] === ZSTD_MAGIC[3];
+const isZstdFrame = (d: Uint8Array): boolean =>
+  d.length >= 4 && d[0] === ZSTD_MAGIC[0] && d[1] === ZSTD_MAGIC[1] && d[2] === ZSTD_MAGIC[2] && d[3] === ZSTD_MAGIC[3];
 
 /**
  * The decompressed size a zstd frame's header records (rosbag2's MESSAGE mode compresses each
@@ -96,7 +109,9 @@ const isZstdFrame = (d: Uint8Array): boolean => d.length >= 4 && d[0] === ZSTD_M
 export function zstdContentSize(d: Uint8Array): number | null {
   if (!isZstdFrame(d) || d.length < 5) return null;
   const fhd = d[4]!;
-  const fcsFlag = fhd >> 6, single = (fhd >> 5) & 1, dictFlag = fhd & 3;
+  const fcsFlag = fhd >> 6,
+    single = (fhd >> 5) & 1,
+    dictFlag = fhd & 3;
   const fcsBytes = fcsFlag === 0 ? (single === 1 ? 1 : 0) : [0, 2, 4, 8][fcsFlag]!;
   if (fcsBytes === 0) return null;
   const at = 5 + (single === 1 ? 0 : 1) + [0, 1, 2, 4][dictFlag]!;
@@ -111,7 +126,11 @@ export function zstdContentSize(d: Uint8Array): number | null {
  * mode, or one file of such a bag given alone), inflated; others pass through. Each frame's size is
  * checked against the limit for one message and taken from the bag's budget before it is inflated.
  */
-async function* inflated(bag: string, budget: InflateBudget, source: AsyncGenerator<BagMessage>): AsyncGenerator<BagMessage> {
+async function* inflated(
+  bag: string,
+  budget: InflateBudget,
+  source: AsyncGenerator<BagMessage>,
+): AsyncGenerator<BagMessage> {
   let zstd: ((data: Uint8Array, size: bigint) => Uint8Array) | null = null;
   for await (const m of source) {
     if (!isZstdFrame(m.data)) {
@@ -119,14 +138,27 @@ async function* inflated(bag: string, budget: InflateBudget, source: AsyncGenera
       continue;
     }
     const size = zstdContentSize(m.data);
-    if (size === null) throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame that does not record its size`, 'corrupt');
+    if (size === null)
+      throw new BagError(
+        bag,
+        `topic ${m.topic}: the message received at ${stampText(m.logTime)} is a zstd frame that does not record its size`,
+        'corrupt',
+      );
     const what = `topic ${m.topic}: the message received at ${stampText(m.logTime)}`;
     if (size > BAG_LIMITS.inflatedItem) {
-      throw new BagError(bag, `${what} is a zstd frame that declares ${bytesText(size)} inflated, over ${bytesText(BAG_LIMITS.inflatedItem)} (the limit for one message)`, 'too-large');
+      throw new BagError(
+        bag,
+        `${what} is a zstd frame that declares ${bytesText(size)} inflated, over ${bytesText(BAG_LIMITS.inflatedItem)} (the limit for one message)`,
+        'too-large',
+      );
     }
     // A zstd block of 128 KiB compresses to no less than 4 bytes: a larger claim is a damaged header, not a message.
     if (size > m.data.length * 32_768 + 131_072) {
-      throw new BagError(bag, `${what} is a zstd frame of ${m.data.length} bytes that claims ${size} bytes inflated (damaged)`, 'corrupt');
+      throw new BagError(
+        bag,
+        `${what} is a zstd frame of ${m.data.length} bytes that claims ${size} bytes inflated (damaged)`,
+        'corrupt',
+      );
     }
     budget.take(size, `${what} inflates to ${bytesText(size)}`);
     zstd ??= (await loadDecompressHandlers()).zstd!;
@@ -134,7 +166,12 @@ async function* inflated(bag: string, budget: InflateBudget, source: AsyncGenera
     try {
       data = zstd(m.data, BigInt(size));
     } catch (e) {
-      throw new BagError(bag, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not inflate (zstd): ${errText(e)}`, 'corrupt', { cause: e });
+      throw new BagError(
+        bag,
+        `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not inflate (zstd): ${errText(e)}`,
+        'corrupt',
+        { cause: e },
+      );
     }
     yield { topic: m.topic, logTime: m.logTime, data };
   }
@@ -151,10 +188,20 @@ function admitFile(bag: string, file: string): number {
     st = statSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BagError(bag, `cannot read ${file}: ${code ?? String(e)}`, code === 'ENOENT' ? 'not-found' : 'unreadable', { cause: e });
+    throw new BagError(
+      bag,
+      `cannot read ${file}: ${code ?? String(e)}`,
+      code === 'ENOENT' ? 'not-found' : 'unreadable',
+      { cause: e },
+    );
   }
   if (st.isDirectory()) throw new BagError(bag, `${file} is a folder, not a file`, 'not-a-file');
-  if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file (a pipe or a device): a bag is read by seeking, give a regular file`, 'not-a-file');
+  if (!st.isFile())
+    throw new BagError(
+      bag,
+      `${file} is not a regular file (a pipe or a device): a bag is read by seeking, give a regular file`,
+      'not-a-file',
+    );
   return st.size;
 }
 
@@ -188,28 +235,41 @@ export function parseMetadata(bag: string, text: string): Metadata {
   const info = isObject(doc) ? doc.rosbag2_bagfile_information : undefined;
   if (!isObject(info)) return fail('no rosbag2_bagfile_information section: not a rosbag2 metadata file');
   const version = info.version;
-  if (typeof version !== 'number' || !Number.isInteger(version)) return fail('rosbag2_bagfile_information.version is not an integer');
-  if (version < 1 || version > 9) fail(`version ${version}: this reader knows versions 1 to 9 (Foxy writes 4, Humble 5, Jazzy 8 or 9)`);
+  if (typeof version !== 'number' || !Number.isInteger(version))
+    return fail('rosbag2_bagfile_information.version is not an integer');
+  if (version < 1 || version > 9)
+    fail(`version ${version}: this reader knows versions 1 to 9 (Foxy writes 4, Humble 5, Jazzy 8 or 9)`);
   const id = info.storage_identifier;
-  if (id !== 'mcap' && id !== 'sqlite3') return fail(`storage_identifier ${JSON.stringify(id)}: this reader knows "mcap" and "sqlite3"`);
+  if (id !== 'mcap' && id !== 'sqlite3')
+    return fail(`storage_identifier ${JSON.stringify(id)}: this reader knows "mcap" and "sqlite3"`);
   const format = typeof info.compression_format === 'string' ? info.compression_format : '';
   const mode = typeof info.compression_mode === 'string' ? info.compression_mode.toUpperCase() : '';
   let messageCompression: 'zstd' | null = null;
   if (format !== '' && mode !== 'NONE') {
     if (mode === 'MESSAGE' && format === 'zstd') messageCompression = 'zstd';
-    else if (mode === 'MESSAGE') fail(`compression_format ${JSON.stringify(format)} (compression_mode MESSAGE): this reader inflates zstd messages only`);
-    else fail(`compression_format ${JSON.stringify(format)}, compression_mode ${JSON.stringify(info.compression_mode ?? '')}: ${FILE_COMPRESSED}`);
+    else if (mode === 'MESSAGE')
+      fail(
+        `compression_format ${JSON.stringify(format)} (compression_mode MESSAGE): this reader inflates zstd messages only`,
+      );
+    else
+      fail(
+        `compression_format ${JSON.stringify(format)}, compression_mode ${JSON.stringify(info.compression_mode ?? '')}: ${FILE_COMPRESSED}`,
+      );
   }
   const list = info.relative_file_paths;
   if (!Array.isArray(list) || list.length === 0 || !list.every((f) => typeof f === 'string' && f !== '')) {
-    return fail('relative_file_paths must list the bag\'s files');
+    return fail("relative_file_paths must list the bag's files");
   }
   // A file named twice is read once.
   const files = [...new Set(list as string[])];
   if (files.length > BAG_LIMITS.files) {
-    fail(`relative_file_paths names ${files.length} files, over ${BAG_LIMITS.files} (the limit for one bag's files): merge them into fewer with ros2 bag convert`);
+    fail(
+      `relative_file_paths names ${files.length} files, over ${BAG_LIMITS.files} (the limit for one bag's files): merge them into fewer with ros2 bag convert`,
+    );
   }
-  for (const f of files) if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..')) fail(`relative_file_paths: ${f} is outside the bag directory`);
+  for (const f of files)
+    if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..'))
+      fail(`relative_file_paths: ${f} is outside the bag directory`);
   const distro = typeof info.ros_distro === 'string' && info.ros_distro !== '' ? info.ros_distro : null;
   return { version, storage: id, files, distro, messageCompression };
 }
@@ -226,15 +286,22 @@ function resolveFile(dir: string, version: number, f: string): string {
   return existsSync(inParent) || !existsSync(inDir) ? inParent : inDir;
 }
 
-/** A file metadata.yaml names is not there: say so, with the storage files the directory does hold (a renamed file?). */
+/**
+ * A file metadata.yaml names is not there: say so, with the storage files the directory does hold (a renamed file?).
+ */
 function missingFile(bag: string, dir: string, f: string, file: string): BagError {
   let held: string[] = [];
   try {
-    held = readdirSync(dir).filter((n) => storageOf(n) !== null || wholeCompressed(n)).sort();
+    held = readdirSync(dir)
+      .filter((n) => storageOf(n) !== null || wholeCompressed(n))
+      .sort();
   } catch {
     held = [];
   }
-  const holds = held.length === 0 ? 'the directory holds no .db3 or .mcap file' : `the directory holds ${held.join(', ')}: renamed? give the file itself, or correct relative_file_paths`;
+  const holds =
+    held.length === 0
+      ? 'the directory holds no .db3 or .mcap file'
+      : `the directory holds ${held.join(', ')}: renamed? give the file itself, or correct relative_file_paths`;
   return new BagError(bag, `metadata.yaml names ${f}, which is not there (${file}); ${holds}`, 'not-found');
 }
 
@@ -249,8 +316,10 @@ export async function openBag(p: string): Promise<RosBag> {
   if (dir === null && path.basename(p) === 'metadata.yaml') dir = path.dirname(p);
   if (dir === null) {
     const storage = storageOf(p);
-    if (storage === null && wholeCompressed(p)) throw new BagError(p, `a storage file compressed whole (zstd): ${FILE_COMPRESSED}`);
-    if (storage === null) throw new BagError(p, 'not a rosbag2 bag: give a bag directory (with metadata.yaml), a .mcap or a .db3 file');
+    if (storage === null && wholeCompressed(p))
+      throw new BagError(p, `a storage file compressed whole (zstd): ${FILE_COMPRESSED}`);
+    if (storage === null)
+      throw new BagError(p, 'not a rosbag2 bag: give a bag directory (with metadata.yaml), a .mcap or a .db3 file');
     const budget = new InflateBudget(p, admitFile(p, p));
     return single(p, await openFile(p, p, storage, budget), null, budget);
   }
@@ -262,11 +331,19 @@ export async function openBag(p: string): Promise<RosBag> {
     text = await readInputText(yamlFile, INPUT.config);
   } catch (e) {
     if (e instanceof BagError) throw e;
-    throw new BagError(p, `a bag directory needs its metadata.yaml: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+    throw new BagError(
+      p,
+      `a bag directory needs its metadata.yaml: ${e instanceof Error ? e.message : String(e)}`,
+      undefined,
+      { cause: e },
+    );
   }
   const meta = parseMetadata(p, text);
   const listed = bagFiles(p, dir, dirReal, meta);
-  const budget = new InflateBudget(p, listed.reduce((n, f) => n + f.bytes, 0));
+  const budget = new InflateBudget(
+    p,
+    listed.reduce((n, f) => n + f.bytes, 0),
+  );
   const files: BagFile[] = [];
   try {
     for (const f of listed) files.push(await openFile(p, f.file, meta.storage, budget));
@@ -277,17 +354,27 @@ export async function openBag(p: string): Promise<RosBag> {
   return merged(p, meta, files, budget);
 }
 
-/** A file of a bag folder must lie in it once links are followed: one that leads out of the folder is refused. Returns where it lies. */
+/**
+ * A file of a bag folder must lie in it once links are followed: one that leads out of the folder is refused. Returns
+ * where it lies.
+ */
 function contained(bag: string, dirReal: string, file: string): string {
   const real = realpathSync(file);
   const rel = path.relative(dirReal, real);
   if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
-    throw new BagError(bag, `${file} leads to ${real}, outside the bag folder ${dirReal}: a bag's files must lie in its folder (a link out of it is refused)`, 'forbidden');
+    throw new BagError(
+      bag,
+      `${file} leads to ${real}, outside the bag folder ${dirReal}: a bag's files must lie in its folder (a link out of it is refused)`,
+      'forbidden',
+    );
   }
   return real;
 }
 
-/** The storage files metadata.yaml names: there, inside the folder, regular files, each once (two names of one file read it once). */
+/**
+ * The storage files metadata.yaml names: there, inside the folder, regular files, each once (two names of one file read
+ * it once).
+ */
 function bagFiles(bag: string, dir: string, dirReal: string, meta: Metadata): { file: string; bytes: number }[] {
   const seen = new Set<string>();
   const out: { file: string; bytes: number }[] = [];
@@ -304,9 +391,17 @@ function bagFiles(bag: string, dir: string, dirReal: string, meta: Metadata): { 
 
 function single(p: string, f: BagFile, version: number | null, budget: InflateBudget): RosBag {
   return {
-    path: p, storage: f.storage, distro: f.distro, metadataVersion: version, topics: f.topics, timeRange: f.timeRange,
+    path: p,
+    storage: f.storage,
+    distro: f.distro,
+    metadataVersion: version,
+    topics: f.topics,
+    timeRange: f.timeRange,
     // A file of a MESSAGE-compressed bag given alone: its messages are zstd frames.
-    definition: (t) => f.definition(t), messages: (t) => inflated(p, budget, f.messages(t)), counts: () => f.counts(), close: () => f.close(),
+    definition: (t) => f.definition(t),
+    messages: (t) => inflated(p, budget, f.messages(t)),
+    counts: () => f.counts(),
+    close: () => f.close(),
   };
 }
 
@@ -316,15 +411,25 @@ function merged(p: string, meta: Metadata, files: readonly BagFile[], budget: In
   for (const f of files) {
     for (const t of f.topics) {
       const seen = topics.get(t.name);
-      if (seen !== undefined && seen.type !== t.type) throw new BagError(p, `topic ${t.name} has type ${seen.type} in one file and ${t.type} in ${path.basename(f.file)}`);
+      if (seen !== undefined && seen.type !== t.type)
+        throw new BagError(
+          p,
+          `topic ${t.name} has type ${seen.type} in one file and ${t.type} in ${path.basename(f.file)}`,
+        );
       topics.set(t.name, t);
     }
   }
   return {
-    path: p, storage: meta.storage, distro: meta.distro ?? files.find((f) => f.distro !== null)?.distro ?? null, metadataVersion: meta.version,
+    path: p,
+    storage: meta.storage,
+    distro: meta.distro ?? files.find((f) => f.distro !== null)?.distro ?? null,
+    metadataVersion: meta.version,
     topics: [...topics.values()],
     timeRange: files.every((f) => f.timeRange !== null)
-      ? [files.map((f) => f.timeRange![0]).reduce((a, b) => (a < b ? a : b)), files.map((f) => f.timeRange![1]).reduce((a, b) => (a > b ? a : b))]
+      ? [
+          files.map((f) => f.timeRange![0]).reduce((a, b) => (a < b ? a : b)),
+          files.map((f) => f.timeRange![1]).reduce((a, b) => (a > b ? a : b)),
+        ]
       : null,
     definition: (t) => {
       for (const f of files) {

@@ -20,19 +20,39 @@ type Fields = readonly MessageDefinitionField[];
 
 /** Bytes of each primitive as CDR stores it (a string: its length prefix at least). */
 const PRIMITIVE_SIZE: Readonly<Record<string, number>> = {
-  bool: 1, int8: 1, uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, uint64: 8,
-  float32: 4, float64: 8, string: 4, time: 8, duration: 8,
+  bool: 1,
+  int8: 1,
+  uint8: 1,
+  int16: 2,
+  uint16: 2,
+  int32: 4,
+  uint32: 4,
+  int64: 8,
+  uint64: 8,
+  float32: 4,
+  float64: 8,
+  string: 4,
+  time: 8,
+  duration: 8,
 };
 
 /** Primitive arrays decoded into a typed array over the bytes (no value of their own per element). */
 const TYPED: Readonly<Record<string, (r: CdrReader, n: number) => unknown>> = {
-  int8: (r, n) => r.int8Array(n), uint8: (r, n) => r.uint8Array(n), int16: (r, n) => r.int16Array(n), uint16: (r, n) => r.uint16Array(n),
-  int32: (r, n) => r.int32Array(n), uint32: (r, n) => r.uint32Array(n), int64: (r, n) => r.int64Array(n), uint64: (r, n) => r.uint64Array(n),
-  float32: (r, n) => r.float32Array(n), float64: (r, n) => r.float64Array(n),
+  int8: (r, n) => r.int8Array(n),
+  uint8: (r, n) => r.uint8Array(n),
+  int16: (r, n) => r.int16Array(n),
+  uint16: (r, n) => r.uint16Array(n),
+  int32: (r, n) => r.int32Array(n),
+  uint32: (r, n) => r.uint32Array(n),
+  int64: (r, n) => r.int64Array(n),
+  uint64: (r, n) => r.uint64Array(n),
+  float32: (r, n) => r.float32Array(n),
+  float64: (r, n) => r.float64Array(n),
 };
 
 const hasData = (fields: Fields): boolean => fields.some((f) => f.isConstant !== true);
-const isConstantModule = (d: MessageDefinition): boolean => d.definitions.length > 0 && d.definitions.every((f) => f.isConstant === true);
+const isConstantModule = (d: MessageDefinition): boolean =>
+  d.definitions.length > 0 && d.definitions.every((f) => f.isConstant === true);
 
 const WSTRING = 'wstring is implementation-defined and therefore not supported';
 
@@ -76,7 +96,10 @@ export class BoundedMessageReader {
       let each = PRIMITIVE_SIZE[f.type] ?? 0;
       if (f.isComplex === true) {
         const nested = this.#types.get(f.type);
-        if (nested !== undefined && path.includes(f.type)) throw new Error(`type ${f.type} holds itself (${[...path, f.type].join(' → ')}) other than through a sequence: it has no end`);
+        if (nested !== undefined && path.includes(f.type))
+          throw new Error(
+            `type ${f.type} holds itself (${[...path, f.type].join(' → ')}) other than through a sequence: it has no end`,
+          );
         each = nested === undefined ? 0 : this.#leastOf(nested, [...path, f.type]);
       }
       n += (f.arrayLength ?? 1) * each;
@@ -85,15 +108,22 @@ export class BoundedMessageReader {
     return n;
   }
 
-  /** Admits `n` elements of `least` bytes each for field `f`: they fit in the bytes left, and those that become values fit in the budget. */
+  /**
+   * Admits `n` elements of `least` bytes each for field `f`: they fit in the bytes left, and those that become values
+   * fit in the budget.
+   */
   #admit(f: MessageDefinitionField, n: number, least: number, values: boolean, r: CdrReader, b: Budget): void {
     const left = r.byteLength - r.offset;
     if (least > 0 && n * least > left) {
-      throw new Error(`field ${f.name}: ${n} elements of at least ${least} bytes need ${n * least} bytes; the message has ${Math.max(0, left)} left`);
+      throw new Error(
+        `field ${f.name}: ${n} elements of at least ${least} bytes need ${n * least} bytes; the message has ${Math.max(0, left)} left`,
+      );
     }
     if (values || least === 0) {
       if (n > b.left) {
-        throw new Error(`field ${f.name}: ${n} elements${least === 0 ? ' of zero size' : ''} are more than the ${BAG_LIMITS.decodedValues} values one message may decode (the limit for a decoded message)`);
+        throw new Error(
+          `field ${f.name}: ${n} elements${least === 0 ? ' of zero size' : ''} are more than the ${BAG_LIMITS.decodedValues} values one message may decode (the limit for a decoded message)`,
+        );
       }
       b.left -= n;
     }
@@ -127,7 +157,10 @@ export class BoundedMessageReader {
   #primitive(f: MessageDefinitionField, r: CdrReader, b: Budget): unknown {
     if (f.type === 'wstring') throw new Error(WSTRING);
     const size = PRIMITIVE_SIZE[f.type];
-    if (size === undefined) throw new Error(`Unrecognized primitive ${f.isArray === true ? 'array ' : ''}type ${f.type}${f.isArray === true ? '[]' : ''}`);
+    if (size === undefined)
+      throw new Error(
+        `Unrecognized primitive ${f.isArray === true ? 'array ' : ''}type ${f.type}${f.isArray === true ? '[]' : ''}`,
+      );
     if (f.isArray !== true) return this.#scalar(f, r);
     const n = f.arrayLength ?? r.sequenceLength();
     const typed = TYPED[f.type];
@@ -141,23 +174,36 @@ export class BoundedMessageReader {
 
   #scalar(f: MessageDefinitionField, r: CdrReader): unknown {
     switch (f.type) {
-      case 'bool': return Boolean(r.int8());
-      case 'int8': return r.int8();
-      case 'uint8': return r.uint8();
-      case 'int16': return r.int16();
-      case 'uint16': return r.uint16();
-      case 'int32': return r.int32();
-      case 'uint32': return r.uint32();
-      case 'int64': return r.int64();
-      case 'uint64': return r.uint64();
-      case 'float32': return r.float32();
-      case 'float64': return r.float64();
+      case 'bool':
+        return Boolean(r.int8());
+      case 'int8':
+        return r.int8();
+      case 'uint8':
+        return r.uint8();
+      case 'int16':
+        return r.int16();
+      case 'uint16':
+        return r.uint16();
+      case 'int32':
+        return r.int32();
+      case 'uint32':
+        return r.uint32();
+      case 'int64':
+        return r.int64();
+      case 'uint64':
+        return r.uint64();
+      case 'float32':
+        return r.float32();
+      case 'float64':
+        return r.float64();
       case 'string': {
-        const n = r.uint32(), left = r.byteLength - r.offset;
+        const n = r.uint32(),
+          left = r.byteLength - r.offset;
         if (n > left) throw new Error(`field ${f.name}: a string of ${n} bytes; the message has ${left} left`);
         return r.string(n);
       }
-      default: return { sec: r.int32(), nanosec: r.uint32() };
+      default:
+        return { sec: r.int32(), nanosec: r.uint32() };
     }
   }
 }

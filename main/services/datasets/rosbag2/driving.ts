@@ -99,7 +99,8 @@ export class EdgeSamples {
 
   /** The i-th sample (0 ≤ i < length). */
   at(i: number): EdgeSample {
-    const o = 5 * i, c = this.cols;
+    const o = 5 * i,
+      c = this.cols;
     return { ns: BigInt(c[o]!) * 1_000_000_000n + BigInt(c[o + 1]!), x: c[o + 2]!, y: c[o + 3]!, yaw: c[o + 4]! };
   }
 
@@ -129,7 +130,10 @@ export const normType = (t: string): string => (/^[^/]+\/[^/]+$/.test(t) ? t.rep
 
 type Table = Readonly<Record<string, MessageDefinition>>;
 const COMMON: Readonly<Record<string, Table>> = {
-  galactic: ros2galactic, humble: ros2humble, iron: ros2iron, jazzy: ros2jazzy,
+  galactic: ros2galactic,
+  humble: ros2humble,
+  iron: ros2iron,
+  jazzy: ros2jazzy,
 };
 
 /** The full definition (root first, then every nested type) of a common message, for a distro. */
@@ -156,11 +160,20 @@ function commonDefinitions(type: string, distro: string | null): MessageDefiniti
 
 function readerFor(bag: RosBag, t: BagTopic): BoundedMessageReader {
   const defs = bag.definition(t.type) ?? commonDefinitions(normType(t.type), bag.distro);
-  if (defs === null) throw new BagError(bag.path, `topic ${t.name}: the bag carries no definition of ${t.type}, and it is not a common message`);
+  if (defs === null)
+    throw new BagError(
+      bag.path,
+      `topic ${t.name}: the bag carries no definition of ${t.type}, and it is not a common message`,
+    );
   try {
     return new BoundedMessageReader(defs);
   } catch (e) {
-    throw new BagError(bag.path, `topic ${t.name}: the bag's definition of ${t.type} cannot decode a message: ${errText(e)}`, 'invalid-input', { cause: e });
+    throw new BagError(
+      bag.path,
+      `topic ${t.name}: the bag's definition of ${t.type} cannot decode a message: ${errText(e)}`,
+      'invalid-input',
+      { cause: e },
+    );
   }
 }
 
@@ -175,7 +188,10 @@ const vec3 = (v: unknown): [number, number, number] => {
 /** Yaw (rotation about z) of a unit quaternion. */
 export function yawOf(q: unknown): number {
   const o = obj(q);
-  const x = num(o.x), y = num(o.y), z = num(o.z), w = num(o.w);
+  const x = num(o.x),
+    y = num(o.y),
+    z = num(o.z),
+    w = num(o.w);
   return Math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
@@ -191,10 +207,22 @@ const whole = (v: unknown): bigint | null =>
 function headerNs(m: Obj): { ns: bigint } | { why: string } | null {
   const stamp = obj(obj(m.header).stamp);
   if (stamp.sec === undefined) return null;
-  const sec = whole(stamp.sec), nano = whole(stamp.nanosec ?? stamp.nsec);
+  const sec = whole(stamp.sec),
+    nano = whole(stamp.nanosec ?? stamp.nsec);
   if (sec !== null && nano !== null) return { ns: sec * 1_000_000_000n + nano };
-  const show = (v: unknown): string => (v === undefined ? 'missing' : typeof v === 'string' ? `the text ${JSON.stringify(v.slice(0, 40))}` : typeof v === 'bigint' ? String(v) : typeof v === 'number' ? String(v) : `a ${typeof v}`);
-  return { why: `its header stamp is not whole seconds and nanoseconds (sec: ${show(stamp.sec)}, nanosec: ${show(stamp.nanosec ?? stamp.nsec)})` };
+  const show = (v: unknown): string =>
+    v === undefined
+      ? 'missing'
+      : typeof v === 'string'
+        ? `the text ${JSON.stringify(v.slice(0, 40))}`
+        : typeof v === 'bigint'
+          ? String(v)
+          : typeof v === 'number'
+            ? String(v)
+            : `a ${typeof v}`;
+  return {
+    why: `its header stamp is not whole seconds and nanoseconds (sec: ${show(stamp.sec)}, nanosec: ${show(stamp.nanosec ?? stamp.nsec)})`,
+  };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -205,51 +233,86 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
   const topicList = (): string => bag.topics.map((t) => `${t.name} (${t.type})`).join(', ') || 'none';
   const find = (name: string, role: string, accepted: readonly string[]): BagTopic => {
     const t = bag.topics.find((x) => x.name === name);
-    if (t === undefined) throw new BagError(bag.path, `no topic ${name} for the ${role} (topics in the bag: ${topicList()})`);
+    if (t === undefined)
+      throw new BagError(bag.path, `no topic ${name} for the ${role} (topics in the bag: ${topicList()})`);
     if (!accepted.includes(normType(t.type))) {
-      throw new BagError(bag.path, `topic ${name} has type ${t.type || '(none)'}: the ${role} topic takes ${accepted.join(', ')}`);
+      throw new BagError(
+        bag.path,
+        `topic ${name} has type ${t.type || '(none)'}: the ${role} topic takes ${accepted.join(', ')}`,
+      );
     }
-    if (t.serialization !== 'cdr') throw new BagError(bag.path, `topic ${name} is serialized as ${JSON.stringify(t.serialization)}, this reader decodes "cdr"`);
+    if (t.serialization !== 'cdr')
+      throw new BagError(
+        bag.path,
+        `topic ${name} is serialized as ${JSON.stringify(t.serialization)}, this reader decodes "cdr"`,
+      );
     return t;
   };
-  const pt = find(r.poseTopic, 'pose', POSE_TYPES), at = find(r.actionTopic, 'action', ACTION_TYPES);
-  const poseType = normType(pt.type), actionType = normType(at.type);
+  const pt = find(r.poseTopic, 'pose', POSE_TYPES),
+    at = find(r.actionTopic, 'action', ACTION_TYPES);
+  const poseType = normType(pt.type),
+    actionType = normType(at.type);
   const isTf = poseType === 'tf2_msgs/msg/TFMessage';
   if (isTf && (r.frame === undefined || r.child === undefined)) {
-    throw new BagError(bag.path, `topic ${pt.name} is TF: give --frame and --child (the parent and child frames of the robot's pose, e.g. --frame map --child base_link)`);
+    throw new BagError(
+      bag.path,
+      `topic ${pt.name} is TF: give --frame and --child (the parent and child frames of the robot's pose, e.g. --frame map --child base_link)`,
+    );
   }
-  if (isTf && r.extras !== undefined) throw new BagError(bag.path, `topic ${pt.name} is TF: the world observes fields of the pose message (its odometry), which a transform does not carry; give the odometry topic`);
-  const staticTopic = isTf ? bag.topics.find((t) => t.name === `${pt.name}_static` && normType(t.type) === poseType && t.serialization === 'cdr') : undefined;
+  if (isTf && r.extras !== undefined)
+    throw new BagError(
+      bag.path,
+      `topic ${pt.name} is TF: the world observes fields of the pose message (its odometry), which a transform does not carry; give the odometry topic`,
+    );
+  const staticTopic = isTf
+    ? bag.topics.find(
+        (t) => t.name === `${pt.name}_static` && normType(t.type) === poseType && t.serialization === 'cdr',
+      )
+    : undefined;
   const poseReader = readerFor(bag, pt);
   const actReader = pt.name === at.name ? poseReader : readerFor(bag, at);
   const staticReader = staticTopic !== undefined ? readerFor(bag, staticTopic) : null;
-  const poses: StampedPose[] = [], commands: StampedTwist[] = [];
+  const poses: StampedPose[] = [],
+    commands: StampedTwist[] = [];
   const edges = new Map<string, StampedEdge>();
   /** Each frame's parent edge, to refuse a second parent. */
   const parentOf = new Map<string, StampedEdge>();
   let messages = 0;
-  let tfFirst: bigint | null = null, tfLast: bigint | null = null;
+  let tfFirst: bigint | null = null,
+    tfLast: bigint | null = null;
   const lastNs = new Map<string, bigint>();
   const order = (key: string, what: string, ns: bigint): void => {
     const prev = lastNs.get(key);
     if (prev !== undefined && ns < prev) {
-      throw new BagError(bag.path, `${what}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
+      throw new BagError(
+        bag.path,
+        `${what}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`,
+      );
     }
     lastNs.set(key, ns);
   };
   const addTransform = (topic: string, isStatic: boolean, tr: unknown, ns: bigint): void => {
-    const tf = obj(tr), parent = stripSlash(str(obj(tf.header).frame_id)), child = stripSlash(str(tf.child_frame_id));
-    const tt = obj(tf.transform), p = obj(tt.translation);
+    const tf = obj(tr),
+      parent = stripSlash(str(obj(tf.header).frame_id)),
+      child = stripSlash(str(tf.child_frame_id));
+    const tt = obj(tf.transform),
+      p = obj(tt.translation);
     const sample = { ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) };
     if (!(Number.isFinite(sample.x) && Number.isFinite(sample.y) && Number.isFinite(sample.yaw))) {
-      throw new BagError(bag.path, `topic ${topic}: the transform ${parent} → ${child} at ${stampText(ns)} is not finite (x ${sample.x}, y ${sample.y}, yaw ${sample.yaw})`);
+      throw new BagError(
+        bag.path,
+        `topic ${topic}: the transform ${parent} → ${child} at ${stampText(ns)} is not finite (x ${sample.x}, y ${sample.y}, yaw ${sample.yaw})`,
+      );
     }
     const key = JSON.stringify([parent, child]);
     let e = edges.get(key);
     if (e === undefined) {
       const other = parentOf.get(child);
       if (other !== undefined) {
-        throw new BagError(bag.path, `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`);
+        throw new BagError(
+          bag.path,
+          `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`,
+        );
       }
       e = { parent, child, static: isStatic, topic, samples: new EdgeSamples() };
       edges.set(key, e);
@@ -270,42 +333,67 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
     if (tfFirst === null || ns < tfFirst) tfFirst = ns;
     if (tfLast === null || ns > tfLast) tfLast = ns;
   };
-  const range = bag.timeRange, span = range !== null ? Number(range[1] - range[0]) : 0;
+  const range = bag.timeRange,
+    span = range !== null ? Number(range[1] - range[0]) : 0;
   const wanted = [...new Set([pt.name, at.name, ...(staticTopic !== undefined ? [staticTopic.name] : [])])];
   for await (const m of bag.messages(wanted)) {
     messages++;
-    if (r.progress !== undefined && range !== null && span > 0 && messages % 4096 === 0) r.progress(Math.min(999, Math.floor((Number(m.logTime - range[0]) / span) * 1000)), 1000);
-    const isPose = m.topic === pt.name, isStatic = staticTopic !== undefined && m.topic === staticTopic.name;
+    if (r.progress !== undefined && range !== null && span > 0 && messages % 4096 === 0)
+      r.progress(Math.min(999, Math.floor((Number(m.logTime - range[0]) / span) * 1000)), 1000);
+    const isPose = m.topic === pt.name,
+      isStatic = staticTopic !== undefined && m.topic === staticTopic.name;
     let msg: Obj;
     try {
       msg = obj((isStatic ? staticReader! : isPose ? poseReader : actReader).readMessage(m.data));
     } catch (e) {
-      throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose || isStatic ? pt.type : at.type}: ${errText(e)}`);
+      throw new BagError(
+        bag.path,
+        `topic ${m.topic}: the message received at ${stampText(m.logTime)} does not decode as ${isPose || isStatic ? pt.type : at.type}: ${errText(e)}`,
+      );
     }
     const stampOf = (o: Obj): bigint => {
       const h = r.stamp === 'header' ? headerNs(o) : null;
       if (h === null) return m.logTime;
-      if ('why' in h) throw new BagError(bag.path, `topic ${m.topic}: the message received at ${stampText(m.logTime)}: ${h.why}; give --stamp receive to use the times the recorder received them`);
+      if ('why' in h)
+        throw new BagError(
+          bag.path,
+          `topic ${m.topic}: the message received at ${stampText(m.logTime)}: ${h.why}; give --stamp receive to use the times the recorder received them`,
+        );
       return h.ns;
     };
     if (isPose || isStatic) {
       if (isTf) {
-        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : []) addTransform(m.topic, isStatic, tr, stampOf(obj(tr)));
+        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : [])
+          addTransform(m.topic, isStatic, tr, stampOf(obj(tr)));
       } else {
         const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
-        const ns = stampOf(msg), p = obj(pose.position);
+        const ns = stampOf(msg),
+          p = obj(pose.position);
         order(m.topic, `topic ${m.topic}`, ns);
         let extra: number[] | undefined;
         if (r.extras !== undefined) {
           const e = r.extras(msg);
           if (!e.ok) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)}: ${e.why}`);
-          if (!e.values.every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`);
+          if (!e.values.every(Number.isFinite))
+            throw new BagError(
+              bag.path,
+              `topic ${m.topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`,
+            );
           extra = e.values;
         }
-        poses.push({ ns, x: num(p.x), y: num(p.y), yaw: yawOf(pose.orientation), ...(extra !== undefined ? { extra } : {}) });
+        poses.push({
+          ns,
+          x: num(p.x),
+          y: num(p.y),
+          yaw: yawOf(pose.orientation),
+          ...(extra !== undefined ? { extra } : {}),
+        });
         const last = poses[poses.length - 1]!;
         if (!(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
-          throw new BagError(bag.path, `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`);
+          throw new BagError(
+            bag.path,
+            `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`,
+          );
         }
       }
     }
@@ -314,42 +402,87 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
       const ns = actionType === 'geometry_msgs/msg/TwistStamped' ? stampOf(msg) : m.logTime;
       order(m.topic, `topic ${m.topic}`, ns);
       const c: StampedTwist = { ns, linear: vec3(tw.linear), angular: vec3(tw.angular) };
-      if (![...c.linear, ...c.angular].every(Number.isFinite)) throw new BagError(bag.path, `topic ${m.topic}: the command at ${stampText(ns)} is not finite`);
+      if (![...c.linear, ...c.angular].every(Number.isFinite))
+        throw new BagError(bag.path, `topic ${m.topic}: the command at ${stampText(ns)} is not finite`);
       commands.push(c);
     }
   }
   r.progress?.(1000, 1000);
   if (isTf) {
     if (commands.length === 0) throw new BagError(bag.path, `topic ${at.name} has no messages`);
-    return { poses, chain: tfChain(bag.path, pt.name, staticTopic?.name ?? null, [...edges.values()], stripSlash(r.frame!), stripSlash(r.child!), tfFirst, tfLast), commands, poseType, actionType, messages };
+    return {
+      poses,
+      chain: tfChain(
+        bag.path,
+        pt.name,
+        staticTopic?.name ?? null,
+        [...edges.values()],
+        stripSlash(r.frame!),
+        stripSlash(r.child!),
+        tfFirst,
+        tfLast,
+      ),
+      commands,
+      poseType,
+      actionType,
+      messages,
+    };
   }
   if (poses.length === 0) throw new BagError(bag.path, `topic ${pt.name} has no messages`);
   if (commands.length === 0) throw new BagError(bag.path, `topic ${at.name} has no messages`);
   return { poses, commands, poseType, actionType, messages };
 }
 
-/** The path from `frame` to `child` through the edges read, with at least one edge that has stamps; a BagError otherwise. */
-function tfChain(bagPath: string, topic: string, staticTopic: string | null, edges: readonly StampedEdge[], frame: string, child: string, first: bigint | null, last: bigint | null): readonly TfStep<StampedEdge>[] {
+/**
+ * The path from `frame` to `child` through the edges read, with at least one edge that has stamps; a BagError
+ * otherwise.
+ */
+function tfChain(
+  bagPath: string,
+  topic: string,
+  staticTopic: string | null,
+  edges: readonly StampedEdge[],
+  frame: string,
+  child: string,
+  first: bigint | null,
+  last: bigint | null,
+): readonly TfStep<StampedEdge>[] {
   const topics = staticTopic !== null ? `${topic} and ${staticTopic}` : `${topic} (no ${topic}_static in the bag)`;
   const when = first !== null && last !== null ? ` (stamped ${stampText(first)} to ${stampText(last)})` : '';
-  const seen = (): string => framesSeen(edges).map((f) => `${f.frame} (${f.parent === null ? 'root' : `parent ${f.parent}`})`).join(', ') || 'none';
+  const seen = (): string =>
+    framesSeen(edges)
+      .map((f) => `${f.frame} (${f.parent === null ? 'root' : `parent ${f.parent}`})`)
+      .join(', ') || 'none';
   const path = tfPath(edges, frame, child);
   if (!path.ok) {
-    const why = path.missing.length > 0 ? `no transform names frame ${path.missing.join(' or ')}` : `no path from ${frame} to ${child}: they are in separate trees`;
-    throw new BagError(bagPath, `topic ${topic}: ${why} in the transforms on ${topics}${when} (frames seen: ${seen()})`);
+    const why =
+      path.missing.length > 0
+        ? `no transform names frame ${path.missing.join(' or ')}`
+        : `no path from ${frame} to ${child}: they are in separate trees`;
+    throw new BagError(
+      bagPath,
+      `topic ${topic}: ${why} in the transforms on ${topics}${when} (frames seen: ${seen()})`,
+    );
   }
   if (!path.steps.some((s) => !s.edge.static && s.edge.samples.length > 0)) {
     const chain = path.steps.map((s) => `${s.edge.parent} → ${s.edge.child}`).join(', ') || 'none, the frames are one';
-    throw new BagError(bagPath, `topic ${topic}: the pose of ${child} in ${frame} never changes (its transforms: ${chain}, all static), so it has no time line: give frames joined by a transform on ${topic}`);
+    throw new BagError(
+      bagPath,
+      `topic ${topic}: the pose of ${child} in ${frame} never changes (its transforms: ${chain}, all static), so it has no time line: give frames joined by a transform on ${topic}`,
+    );
   }
-  // Stamps go forward along each edge of the path (across edges they may not: localisation lags odometry); other edges are not used.
+  // Stamps go forward along each edge of the path (across edges they may not: localisation lags odometry); other edges
+  // are not used.
   for (const s of path.steps) {
     const xs = s.edge.samples;
     let prev = xs.length > 0 ? xs.at(0).ns : 0n;
     for (let i = 1; i < xs.length && !s.edge.static; i++) {
       const ns = xs.at(i).ns;
       if (ns < prev) {
-        throw new BagError(bagPath, `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`);
+        throw new BagError(
+          bagPath,
+          `topic ${s.edge.topic}: the transform ${s.edge.parent} → ${s.edge.child}: stamps go back in time at ${stampText(ns)} (the message before is stamped ${stampText(prev)}); give --stamp receive to use the times the recorder received them`,
+        );
       }
       prev = ns;
     }

@@ -13,7 +13,10 @@ const MB = 1024 * 1024;
 export const BAG_LIMITS = {
   /** One MCAP chunk, or one message of a MESSAGE-compressed bag, inflated. */
   inflatedItem: 128 * MB,
-  /** MCAP chunks held at once: the chunks whose time ranges overlap are held together while their messages are merged in time order. */
+  /**
+   * MCAP chunks held at once: the chunks whose time ranges overlap are held together while their messages are merged in
+   * time order.
+   */
   heldChunks: 256 * MB,
   /** All that one bag's chunks and messages inflate to: this many times the size of its files… */
   inflateRatio: 64,
@@ -42,18 +45,26 @@ export const INFLATE_RULE = `${BAG_LIMITS.inflateRatio} times the size of its fi
 export class InflateBudget {
   private used = 0;
   readonly limit: number;
-  constructor(private readonly bag: string, fileBytes: number) {
+  constructor(
+    private readonly bag: string,
+    fileBytes: number,
+  ) {
     this.limit = Math.max(BAG_LIMITS.inflateFloor, BAG_LIMITS.inflateRatio * fileBytes);
   }
 
   /** Takes `bytes` for `what` (which names the file and the record), or refuses past the limit. */
   take(bytes: number, what: string): void {
     if (this.used + bytes > this.limit) {
-      throw new BagError(this.bag, `${what}: that takes the bag past ${sizeText(this.limit)} inflated (the limit for a bag: ${INFLATE_RULE})`, 'too-large');
+      throw new BagError(
+        this.bag,
+        `${what}: that takes the bag past ${sizeText(this.limit)} inflated (the limit for a bag: ${INFLATE_RULE})`,
+        'too-large',
+      );
     }
     this.used += bytes;
   }
 }
 
 /** `n` bytes, in MB when it is a whole number of them (as the other input limits say theirs). */
-export const bytesText = (n: number | bigint): string => (typeof n === 'bigint' ? (n <= BigInt(Number.MAX_SAFE_INTEGER) ? sizeText(Number(n)) : `${n} bytes`) : sizeText(n));
+export const bytesText = (n: number | bigint): string =>
+  typeof n === 'bigint' ? (n <= BigInt(Number.MAX_SAFE_INTEGER) ? sizeText(Number(n)) : `${n} bytes`) : sizeText(n);

@@ -15,7 +15,10 @@ import { BagError, errText, stampText } from './errors.js';
 import type { InflateBudget } from './limits.js';
 import { GuardedReadable, boundedDecompressHandlers, checkChunkIndexes } from './mcap-bounds.js';
 
-/** The definitions of a `ros2msg` schema; null for other encodings (ros2idl, none): the caller falls back to the common messages. */
+/**
+ * The definitions of a `ros2msg` schema; null for other encodings (ros2idl, none): the caller falls back to the common
+ * messages.
+ */
 export function ros2msgDefinitions(encoding: string, data: Uint8Array): MessageDefinition[] | null {
   if (encoding !== 'ros2msg' || data.length === 0) return null;
   // rosbag2 names dependencies `MSG: geometry_msgs/msg/Vector3`; fields name them `geometry_msgs/Vector3`.
@@ -36,7 +39,10 @@ export function distroOf(meta: ReadonlyMap<string, string>): string | null {
   const serialized = meta.get('serialized_metadata');
   if (serialized === undefined) return null;
   try {
-    const doc = parseYaml(serialized) as { ros_distro?: unknown; rosbag2_bagfile_information?: { ros_distro?: unknown } } | null;
+    const doc = parseYaml(serialized) as {
+      ros_distro?: unknown;
+      rosbag2_bagfile_information?: { ros_distro?: unknown };
+    } | null;
     const d = doc?.ros_distro ?? doc?.rosbag2_bagfile_information?.ros_distro;
     return typeof d === 'string' && d !== '' ? d : null;
   } catch {
@@ -49,7 +55,12 @@ export async function openMcapBag(bag: string, file: string, budget: InflateBudg
   try {
     fh = await open(file, 'r');
   } catch (e) {
-    throw new BagError(bag, `cannot open ${file}: ${errText(e)}`, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not-found' : 'unreadable', { cause: e });
+    throw new BagError(
+      bag,
+      `cannot open ${file}: ${errText(e)}`,
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not-found' : 'unreadable',
+      { cause: e },
+    );
   }
   try {
     const st = await fh.stat();
@@ -59,7 +70,12 @@ export async function openMcapBag(bag: string, file: string, budget: InflateBudg
     try {
       reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: await boundedDecompressHandlers() });
     } catch (e) {
-      throw new BagError(bag, `${file} is not a complete MCAP file (truncated, or not MCAP): ${errText(e)}`, 'corrupt', { cause: e });
+      throw new BagError(
+        bag,
+        `${file} is not a complete MCAP file (truncated, or not MCAP): ${errText(e)}`,
+        'corrupt',
+        { cause: e },
+      );
     }
     checkChunkIndexes(bag, file, reader.chunkIndexes, reader.dataEndOffset, budget);
     readable.watch(reader.chunkIndexes);
@@ -80,12 +96,20 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
   try {
     for await (const m of reader.readMetadata({ name: 'rosbag2' })) for (const [k, v] of m.metadata) meta.set(k, v);
   } catch (e) {
-    throw new BagError(bag, `${file}: its rosbag2 metadata record does not read: ${errText(e)}`, 'corrupt', { cause: e });
+    throw new BagError(bag, `${file}: its rosbag2 metadata record does not read: ${errText(e)}`, 'corrupt', {
+      cause: e,
+    });
   }
   const defs = new Map<string, MessageDefinition[] | null>();
   return {
-    file, storage: 'mcap', distro: distroOf(meta), topics,
-    timeRange: reader.statistics !== undefined && reader.statistics.messageCount > 0n ? [reader.statistics.messageStartTime, reader.statistics.messageEndTime] : null,
+    file,
+    storage: 'mcap',
+    distro: distroOf(meta),
+    topics,
+    timeRange:
+      reader.statistics !== undefined && reader.statistics.messageCount > 0n
+        ? [reader.statistics.messageStartTime, reader.statistics.messageEndTime]
+        : null,
     definition(type) {
       if (!defs.has(type)) {
         const s = [...reader.schemasById.values()].find((x) => x.name === type);
@@ -93,7 +117,9 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         try {
           d = s === undefined ? null : ros2msgDefinitions(s.encoding, s.data);
         } catch (e) {
-          throw new BagError(bag, `${file}: the schema of ${type} does not parse: ${errText(e)}`, 'invalid-input', { cause: e });
+          throw new BagError(bag, `${file}: the schema of ${type} does not parse: ${errText(e)}`, 'invalid-input', {
+            cause: e,
+          });
         }
         defs.set(type, d);
       }
@@ -109,7 +135,12 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         }
       } catch (e) {
         if (e instanceof BagError) throw e;
-        throw new BagError(bag, `${file}: reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`, 'corrupt', { cause: e });
+        throw new BagError(
+          bag,
+          `${file}: reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`,
+          'corrupt',
+          { cause: e },
+        );
       }
     },
     counts: () => {

@@ -21,10 +21,15 @@ export interface StandinReport {
 }
 
 /** How far the robot moved in the second half of the grace period after ROS 2 shut down (braking done: at rest). */
-export const movedAfterShutdown = (r: StandinReport): number => Math.hypot(r.afterShutdown![0] - r.midway![0], r.afterShutdown![1] - r.midway![1]);
+export const movedAfterShutdown = (r: StandinReport): number =>
+  Math.hypot(r.afterShutdown![0] - r.midway![0], r.afterShutdown![1] - r.midway![1]);
 
 /** Starts `witness …args` over the stand-in configured by `standin` (its report file among it), speaking `distro`. */
-export function spawnWithStandin(args: readonly string[], standin: Record<string, unknown>, distro: string): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
+export function spawnWithStandin(
+  args: readonly string[],
+  standin: Record<string, unknown>,
+  distro: string,
+): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
   return spawn(process.execPath, ['--import', REGISTER, BIN, ...args], {
     env: { ...process.env, ROS_DISTRO: distro, WITNESS_STANDIN: JSON.stringify({ ...standin, distro }) },
     stdio: ['ignore', 'pipe', 'pipe'],

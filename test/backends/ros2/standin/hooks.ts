@@ -5,7 +5,11 @@
  */
 type Resolve = (specifier: string, context: unknown) => Promise<{ url: string; shortCircuit?: boolean }>;
 
-export async function resolve(specifier: string, context: unknown, next: Resolve): Promise<{ url: string; shortCircuit?: boolean }> {
+export async function resolve(
+  specifier: string,
+  context: unknown,
+  next: Resolve,
+): Promise<{ url: string; shortCircuit?: boolean }> {
   if (specifier === 'rclnodejs') return { url: new URL('./standin.js', import.meta.url).href, shortCircuit: true };
   return next(specifier, context);
 }

@@ -4,8 +4,8 @@
  *
  * - `{"robot": "nav2", "start": [x, y], "distro": …}`: the simulated ROS 2 graph (test/ros2-sim: Nav2's
  *   navigators driving a MuJoCo base, odometry, AMCL, TF) as the Nav2 of Humble or Jazzy (default jazzy);
- * - `{"robot": "velocity", "start": [x, y], "distro": …, "monitor": {"input": "/cmd_vel_smoothed", "output": "/cmd_vel"}}`:
- *   a point mass in the medium maze behind odometry and a Twist command, optionally behind a collision
+ * - `{"robot": "velocity", "start": [x, y], "distro": …, "monitor": {"input": "/cmd_vel_smoothed", "output":
+ *   "/cmd_vel"}}`: a point mass in the medium maze behind odometry and a Twist command, optionally behind a collision
  *   monitor node (Nav2's on Jazzy) that forwards its input to its output.
  *
  * `"cancel": "ignore"` makes the Nav2 robot's action servers leave cancel requests unanswered (a
@@ -14,8 +14,8 @@
  * Like the real package, importing it registers rclnodejs's SIGINT handler (FakeRclnodejs.load).
  * It writes `standin: underway` on stderr once the robot moves, and on exit a report (the fake's
  * log, the goals as the servers saw them, the commands the robot received, where it was when ROS 2
- * shut down, half the grace period later and at its end) to `report`. After the shutdown it keeps the robot running for `grace_ms`, then
- * stops it, so that the process can end.
+ * shut down, half the grace period later and at its end) to `report`. After the shutdown it keeps the robot running for
+ * `grace_ms`, then stops it, so that the process can end.
  */
 import { writeFileSync } from 'node:fs';
 import { FakeRclnodejs, type FakeModule } from '../fake-rclnodejs.js';
@@ -53,11 +53,13 @@ async function velocity(): Promise<Robot> {
   const fake = new FakeRclnodejs({ distro: o.distro ?? 'jazzy' });
   const sim = await PointMazeSim.create('pointmaze-medium');
   let s = sim.reset(7, [o.start[0], o.start[1], 0, 0]);
-  const odom = (): void => void fake.publish('/odom', {
-    header: { frame_id: 'odom' }, child_frame_id: 'base_link',
-    pose: { pose: { position: { x: s[0], y: s[1], z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
-    twist: { twist: { linear: { x: s[2], y: s[3], z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
-  });
+  const odom = (): void =>
+    void fake.publish('/odom', {
+      header: { frame_id: 'odom' },
+      child_frame_id: 'base_link',
+      pose: { pose: { position: { x: s[0], y: s[1], z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
+      twist: { twist: { linear: { x: s[2], y: s[3], z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
+    });
   const drive = (m: unknown): void => {
     const c = m as { linear: { x: number; y: number } };
     commands.push({ topic: '/cmd_vel', linear: { x: c.linear.x, y: c.linear.y } });
@@ -73,7 +75,14 @@ async function velocity(): Promise<Robot> {
     fake.onPublish('/cmd_vel', drive, { reliability: 1, durability: 2, depth: 1 });
   }
   const timer = setInterval(odom, 20);
-  return { fake, position: () => [s[0]!, s[1]!], stop: () => { clearInterval(timer); sim.close(); } };
+  return {
+    fake,
+    position: () => [s[0]!, s[1]!],
+    stop: () => {
+      clearInterval(timer);
+      sim.close();
+    },
+  };
 }
 
 const robot = o.robot === 'nav2' ? await nav2() : await velocity();
@@ -94,8 +103,14 @@ const watch = setInterval(() => {
   }
   if (robot.fake.shut && atShutdown === null) {
     atShutdown = p;
-    // The robot runs on (its own stack: Nav2 keeps driving an uncancelled goal) for the grace period, then the simulation ends.
-    setTimeout(() => { midway = robot.position(); }, (o.grace_ms ?? 300) / 2);
+    // The robot runs on (its own stack: Nav2 keeps driving an uncancelled goal) for the grace period, then the
+    // simulation ends.
+    setTimeout(
+      () => {
+        midway = robot.position();
+      },
+      (o.grace_ms ?? 300) / 2,
+    );
     setTimeout(() => {
       afterShutdown = robot.position();
       last = afterShutdown;
@@ -108,10 +123,20 @@ const watch = setInterval(() => {
 watch.unref();
 
 process.on('exit', () => {
-  writeFileSync(o.report, JSON.stringify({
-    log: robot.fake.log, serverGoals: robot.fake.serverGoals.map((g) => ({ action: g.action, status: g.status })),
-    commands, start, atShutdown, midway, afterShutdown, end: last, signalHandlerInstalled: robot.fake.signalHandlerInstalled,
-  }));
+  writeFileSync(
+    o.report,
+    JSON.stringify({
+      log: robot.fake.log,
+      serverGoals: robot.fake.serverGoals.map((g) => ({ action: g.action, status: g.status })),
+      commands,
+      start,
+      atShutdown,
+      midway,
+      afterShutdown,
+      end: last,
+      signalHandlerInstalled: robot.fake.signalHandlerInstalled,
+    }),
+  );
 });
 
 const rclnodejs: FakeModule = robot.fake.load();
