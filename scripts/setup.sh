@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs dependencies exactly as locked and builds (npm ci runs `prepare` → `npm run build`).
+# Installs dependencies exactly as locked and builds (npm ci runs `prepare` → `npm run build`); then
+# ./witness at the repository root runs this checkout's CLI.
 # The Electron binary and onnxruntime's native download are skipped: neither can be fetched on the
 # machines this project builds on, and nothing outside the desktop shell needs them.
 set -euo pipefail
@@ -29,3 +30,6 @@ export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 export ONNXRUNTIME_NODE_INSTALL=skip
 
 npm ci --no-audit --no-fund
+
+echo "setup: done. Run this checkout's command line from the repository root as ./witness (./witness --help lists"
+echo "       the commands; ./witness run … is the README's mission), the tests as npm test."
