@@ -123,9 +123,8 @@ export const POLICY_DEFAULTS = {
  * AP-HIQL's two policies (HIQL, Park et al. 2023), trained by advantage-weighted regression on the
  * backbone's value V(s, g) = −‖ψ(s) − ψ(g)‖: π_h proposes the latent offset to the state
  * `subgoalSteps` ahead, π_l acts toward it. subgoalSteps and the AWR temperatures are OGBench's HIQL
- * values for pointmaze (25; 3.0 and 3.0; weights clipped at 100); the networks are sized to train in
- * about 6 min of CPU per maze (30 000 steps: twice the success of 10 000 on pointmaze-medium;
- * docs/BENCHMARKS.md, AP-HIQL).
+ * values for pointmaze; the networks are sized to train in minutes of CPU per maze
+ * (docs/studies/defaults-provenance.md).
  */
 export const HIQL_DEFAULTS = {
   hidden: [64, 64],
@@ -182,7 +181,7 @@ export interface BackboneRecipe {
   } | null;
 }
 
-/** The recipe of the shipped medium and large models: sized to train from scratch within 30 minutes on two cores. */
+/** The recipe of the shipped medium and large point-maze models: sized to train from scratch on a laptop's CPU. */
 export const BACKBONE_RECIPE: BackboneRecipe = {
   datasetSteps: 1_000_000,
   embedSteps: 15_000,
@@ -204,10 +203,9 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
 
 /**
  * The TD ψ of BACKBONE_RECIPE with a path-distance ψ (2×256, 10k steps, γ = 0.995 offsets) appended
- * at 0.2 of its scale (issue 19, item 6; docs/BENCHMARKS.md, "Two timescales"): on giant Spearman
- * 0.645 → 0.883 with the local geometry nearly unchanged (a recorded 8-step offset 1.19× longer
- * before the rescaling), executor 97.5 % of recorded H_TD waypoints, giant SAGAS 95.3 % on the 300
- * tasks as with the TD ψ alone (the same tasks solved; executions 2 % longer).
+ * at 0.2 of its scale: the far ψ ranks long distances, which the TD ψ alone does not on the giant
+ * maze, while the local geometry the executor steers by stays nearly as it was
+ * (docs/studies/defaults-provenance.md).
  */
 const TWO_TIMESCALE: BackboneRecipe = {
   ...BACKBONE_RECIPE,
@@ -215,26 +213,19 @@ const TWO_TIMESCALE: BackboneRecipe = {
 };
 
 /**
- * The Ant mazes' recipe (issue 21): giant's two timescales (TWO_TIMESCALE) with both ψ reading the
- * body's position x, y alone (observation entries 0 and 1), and π_low by TD3+BC at α = 1. Measured on
- * antmaze-medium (docs/BENCHMARKS.md, "AntMaze"): ψ on all 29 entries separates the gait's joint
- * phases (a graph of 16 307 nodes over 1M navigate states); on x, y, ẋ, ẏ the latent direction still
- * follows the gait's speed oscillation and π_low walked the wrong way from rest in 44 of 100 trials;
- * on x, y with one timescale Spearman fell to 0.51, with two it is 0.903. π_low reads all 29 entries
- * (without ẋ, ẏ it walks the wrong way again); α = 2.5 flipped the Ant in 38 of 100 trials from rest,
- * α = 0 ignored the direction, α = 1 reaches 90 % of H_TD subgoals and 93 of 100 targets 24 steps
- * ahead from rest.
+ * The Ant mazes' recipe: giant's two timescales (TWO_TIMESCALE) with both ψ reading the body's
+ * position x, y alone (observation entries 0 and 1), and π_low by TD3+BC at α = 1. ψ on more entries
+ * separates the gait's joint phases or follows its speed oscillation, and one timescale on x, y ranks
+ * distance poorly; π_low reads all 29 entries (without the velocities it walks the wrong way), and a
+ * larger α overturns the Ant where α = 0 ignores the direction (docs/studies/defaults-provenance.md).
  */
 const ANT: BackboneRecipe = { ...TWO_TIMESCALE, embedInputs: [0, 1], policyAlpha: 1 };
 
 /**
- * antmaze-giant's and antmaze-large's recipe: the Ant's, with π_low at 2×128. Giant's ψ measures
- * fewer latent units per recorded step than medium's (0.32 against 0.50), so its H_TD waypoints lie
- * farther and must be met as precisely: the 2×64 π_low reached 85.5 % of them, 2×128 on the same ψ
- * reaches 90.0 %, the goal's edge (docs/BENCHMARKS.md, "A wider π_low closes most of the gap"). On
- * large (ψ 0.42 per step) the executor moves only from 92.0 to 93.0 %, but SAGAS's missions from
- * 21.3 to 43.0 % (docs/BENCHMARKS.md, "Large's π_low 2×128"). The shipped bundles are this
- * recipe's (test/contract/shipped-recipes.test.ts).
+ * antmaze-giant's and antmaze-large's recipe: the Ant's, with π_low at 2×128. Their ψ measures fewer
+ * latent units per recorded step than medium's, so H_TD waypoints lie farther and must be met as
+ * precisely: the wider π_low meets more of them (docs/studies/defaults-provenance.md). The shipped
+ * bundles are this recipe's (test/contract/shipped-recipes.test.ts).
  */
 const ANT_WIDE: BackboneRecipe = { ...ANT, policyHidden: [128, 128] };
 
@@ -247,12 +238,10 @@ export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
 };
 
 /**
- * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance' (issue 19, item 6;
- * docs/BENCHMARKS.md, "The giant maze's backbone"): ψ by path distance (no bootstrapping; γ = 0.995 offsets), 2×256 for
- * 10k steps, ranks geodesic distance on giant at Spearman 0.913 where expectile TD stays near 0.55–0.65, and its π_low
- * (2×128, 40k steps) reaches 100 % of recorded H_TD waypoints; rescaled to the TD ψ's 0.9 latent units per step at
- * H_TD. Not shipped: giant missions on it fail in tracking (SR 6.7 % against 27.7 % on the shipped models, protocol 2),
- * since plans through its velocity-separated cluster nodes are not trackable by π_low.
+ * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance': ψ by path distance (no
+ * bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, with π_low at 2×128 for 40k steps; rescaled to 0.9 latent
+ * units per step at H_TD. It ranks geodesic distance better than expectile TD, but is not shipped: plans through its
+ * velocity-separated cluster nodes are not trackable by π_low (docs/studies/defaults-provenance.md).
  */
 const PATH_DISTANCE: BackboneRecipe = {
   ...BACKBONE_RECIPE,
@@ -269,42 +258,34 @@ export const BACKBONE_VARIANTS: Readonly<Record<string, BackboneRecipe>> = {
   /**
    * The same ψ, and π_low trained on subgoals 24 latent units ahead instead of H_TD: on the
    * path-distance ψ an executor trained on H_TD subgoals does not follow the latent direction
-   * around corners (issue 19, item 6; docs/BENCHMARKS.md: giant SAGAS 1.7 → 20.0 % on 60 tasks,
-   * where horizons 8–40 taken in turn gave 5.0 % and the shipped models 25.0 %).
+   * around corners.
    */
   'path-distance-far': { ...PATH_DISTANCE, policySubgoals: [24] },
   /** Giant's shipped recipe, for the other worlds too. */
   'two-timescale': TWO_TIMESCALE,
   /**
-   * The medium and large mazes' recipe (BACKBONE_RECIPE: the expectile-TD ψ alone), for any world. On
-   * pointmaze-giant's explore data the two-timescale recipe fails (docs/BENCHMARKS.md, "giant
-   * explore"): its path-distance ψ, trained on random-direction data, is noisy at short range, the
-   * rescaling to ψ_TD's unit then shrinks the joined latent, and the graph's temporal-efficiency filter
-   * keeps 1 state of 1M.
+   * The medium and large mazes' recipe (BACKBONE_RECIPE: the expectile-TD ψ alone), for any world: for
+   * explore data, where the two-timescale recipe's path-distance ψ, trained on random-direction data, is
+   * noisy at short range and the graph's temporal-efficiency filter then keeps almost nothing.
    */
   'expectile-td': BACKBONE_RECIPE,
   /**
-   * The Ant mazes' recipe with ψ rescaled to 0.5 latent units per recorded step (antmaze-medium's
-   * shipped ψ measures 0.50): ψ_TD's own unit shrinks as the maze grows (0.50, 0.42 and 0.32 per
-   * step on medium, large and giant), so an H_TD waypoint lies 8 / unit = 16, 19 and 25 recorded steps
-   * ahead. Measured on giant (docs/BENCHMARKS.md, "Why giant's executor misses"): 85.5 % of H_TD
-   * waypoints, as the shipped bundle; not shipped.
+   * The Ant mazes' recipe with ψ rescaled to 0.5 latent units per recorded step (about antmaze-medium's
+   * own unit): ψ_TD's own unit shrinks as the maze grows, so an H_TD waypoint lies farther ahead on the
+   * larger mazes; this fixes the unit instead. Not shipped.
    */
   'ant-step-unit': { ...ANT, calibrate: 0.5 },
   /**
    * The Ant's recipe with π_low 2×128 (antmaze-large's and -giant's shipped recipe), for any world:
-   * for medium, where the shipped π_low is 2×64. Measured there (docs/BENCHMARKS.md, "Medium's π_low
-   * at 2×128"): executor 91.0 → 93.5 %, missions unchanged for the graph methods, AP-HIQL (π_low)
-   * 8.3 pp lower; not shipped.
+   * for medium, where the shipped π_low is 2×64. Not shipped for medium.
    */
   'ant-wide': ANT_WIDE,
 };
 
 /**
  * What a world's backbone should reach (`witness backbone eval` prints them beside its figures):
- * Spearman of latent against geodesic distance, and the executor's share of H_TD subgoals reached.
- * Issue 4 set 0.9 and 95 % for the point mazes, issue 19 0.85 and 95 % for giant, issue 21 0.85 and
- * 90 % for the Ant mazes.
+ * Spearman of latent against geodesic distance, and the executor's share of H_TD subgoals reached,
+ * as fractions. The giant point maze and the Ant mazes have lower goals than the other point mazes.
  */
 export function backboneGoals(world: string): { readonly spearman: number; readonly executor: number } {
   if (world.startsWith('antmaze-')) return { spearman: 0.85, executor: 0.9 };
@@ -316,13 +297,10 @@ export function backboneGoals(world: string): { readonly spearman: number; reado
  * The bundles a world ships for a dataset regime of its own, beside its navigate bundle
  * (assets/models/<world>): assets/models/<world>-<regime>, trained by this recipe on 1M transitions
  * of that regime (`witness backbone train --world W --dataset R`), the one `bench ltl --dataset R`
- * runs on. OGBench (and so the paper) trains every agent on each dataset; measured here
- * (docs/BENCHMARKS.md, "A backbone trained on the regime's own data"): antmaze-medium stitch SAGAS
- * 42.7 → 75.7 % (110 tasks won, 11 lost) on π_low 2×128 (at 2×64 the stitch-trained π_low
- * overturns the Ant: 5.7 %), antmaze-large stitch 57.0 → 66.3 % (65 / 37). antmaze-giant stitch
- * gains nothing (39.7 → 36.3 %, 48 / 58, within noise) and keeps the navigate bundle, as does every
- * explore setting: the explore-trained π_low imitates the regime's noise and reached 19 % of H_TD
- * waypoints (large explore SAGAS 50.0 → 4.0 %).
+ * runs on, as OGBench (and so the paper) trains every agent on each dataset. Only where the regime's
+ * own bundle does better (stitch on the medium and large Ant mazes, with π_low at 2×128); elsewhere the
+ * navigate bundle is kept: an explore-trained π_low imitates the regime's noise
+ * (docs/studies/defaults-provenance.md).
  */
 export const REGIME_RECIPES: Readonly<Record<string, Readonly<Partial<Record<DatasetKind, BackboneRecipe>>>>> = {
   'antmaze-medium': { stitch: ANT_WIDE },

@@ -57,10 +57,10 @@ export interface GaitParams {
 /**
  * Tuned on noisy open-space waypoints, maze pairs and navigate datasets (σ = 0.2) for no falls first
  * and speed second: gentle hips (the armature, not the ground, takes most of their torque, which
- * the feedforward supplies), a low, wide stance (ankles at 0.55 rad, just off their 0.52 stop: at
- * 0.65 the Ant rolled over on 5 of 30 maze walks), a small lift (0.3 rad: 18 falls in 100 000 navigate
- * steps; 0.2: 2) and standing still while tipped (with it: 0 and 1 in two such runs). Faster gaits
- * (2.5 Hz, stiffer legs) hopped and fell over under noise. Figures in docs/BENCHMARKS.md.
+ * the feedforward supplies), a low, wide stance (ankles at 0.55 rad, just off their 0.52 stop: higher
+ * ankles roll the Ant over in the maze), a small lift (0.2 rad: a higher one falls more often on
+ * navigate data) and standing still while tipped. Faster gaits (2.5 Hz, stiffer legs) hopped and fell
+ * over under noise. Figures in docs/studies/defaults-provenance.md.
  */
 export const DEFAULT_GAIT: GaitParams = {
   frequency_Hz: 2,

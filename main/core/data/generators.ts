@@ -71,7 +71,7 @@ export function generateDataset(
 
 /**
  * generateDataset in slices, so that a caller can hand control back between them (a process that
- * must answer Ctrl-C while it generates a million Ant transitions, about 12 minutes): `run(rows)`
+ * must answer Ctrl-C while it generates a million Ant transitions, many minutes): `run(rows)`
  * simulates at least `rows` more rows (whole episodes' worth of work, cut at row boundaries) and
  * says whether the dataset is complete; `result()` returns it once it is. The rows, and so the
  * bytes, are the same however the work is sliced.

@@ -54,7 +54,7 @@ export const SPARSE_FILTER_SHARE = 0.001;
  * A warning when the temporal-efficiency filter kept almost nothing of a large dataset (null when the
  * graph is usable): ψ rarely moves H_TD latent units along a recorded trajectory in one direction,
  * so nearly every state is dropped and the graph is a node or a few — every mission then fails in
- * planning for a reason the planner cannot name. Healthy graphs keep 2–45 % (docs/BENCHMARKS.md).
+ * planning for a reason the planner cannot name. A healthy graph keeps a far larger share (docs/BENCHMARKS.md).
  */
 export function sparseFilterWarning(
   g: Pick<LatentGraph, 'retained' | 'support' | 'nodeCount'>,
@@ -65,7 +65,7 @@ export function sparseFilterWarning(
   return (
     `the temporal-efficiency filter kept ${g.retained} of ${states} states (${((100 * g.retained) / states).toPrecision(2)} %), a graph of ${g.nodeCount} node(s): ` +
     `along the recorded trajectories ψ seldom moves H_TD = ${H_TD} latent units in one direction, so the models do not fit this dataset ` +
-    `(check them with \`witness backbone eval\`; healthy graphs keep 2–45 % of the states)`
+    `(check them with \`witness backbone eval\`; a healthy graph keeps a far larger share of the states)`
   );
 }
 

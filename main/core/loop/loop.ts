@@ -208,6 +208,71 @@ const isStopped = (s: AbortSignal | undefined): boolean => s?.aborted === true;
 const stopReason = (s: AbortSignal): string =>
   s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'stopped by the operator';
 
+/** The bookkeeping of one run of the loop, shared by the steps below. */
+interface Run {
+  readonly tools: ReadonlyMap<string, RegisteredTool>;
+  readonly world: ToolWorld;
+  readonly planner: Planner;
+  readonly goal: string;
+  readonly o: LoopOptions;
+  readonly emit: LoopEvents;
+  readonly entries: HistoryEntry[];
+  readonly failures: ToolFailureRecord[];
+  readonly decisions: DecisionRecord[];
+  state: WorldState;
+  replans: number;
+  budget: number;
+  schemaErrors: number;
+  consecutiveSchema: number;
+  toolCalls: number;
+  subtask: number;
+}
+
+/** A condition as a failure names it. */
+interface Condition {
+  readonly name: string;
+  readonly expr: string;
+}
+
+const historyOf = (r: Run): History => ({ goal: r.goal, entries: [...r.entries], state: r.state });
+
+/** `aborted`: the operator ended it, and its escalation was emitted before the question. */
+function endRun(
+  r: Run,
+  outcome: LoopResult['outcome'],
+  reason: string,
+  e: { aborted?: boolean; cause?: Escalation['cause']; error?: ErrorReport } = {},
+): LoopResult {
+  if (outcome === 'escalated' && e.aborted !== true)
+    r.emit(
+      'escalation',
+      escalationEvent({
+        n: r.decisions.length + 1,
+        cause: e.cause ?? 'replan-budget',
+        reason,
+        failures: r.failures,
+        replans: r.replans,
+        budget: r.budget,
+      }),
+    );
+  return {
+    outcome,
+    reason,
+    state: r.state,
+    toolCalls: r.toolCalls,
+    replans: r.replans,
+    schemaErrors: r.schemaErrors,
+    failures: r.failures,
+    history: historyOf(r),
+    recovered: outcome === 'success' && r.replans > 0,
+    decisions: r.decisions,
+    aborted: e.aborted === true,
+    ...(e.error !== undefined ? { plannerError: e.error } : {}),
+  };
+}
+
+const goalHolds = (r: Run): boolean => holds(r.o.goal, r.state) === true;
+
 export async function runLoop(
   tools: ReadonlyMap<string, RegisteredTool>,
   world: ToolWorld,
@@ -215,294 +280,342 @@ export async function runLoop(
   goal: string,
   o: LoopOptions,
 ): Promise<LoopResult> {
-  const entries: HistoryEntry[] = [{ kind: 'goal', goal }];
-  let state = await world.observe();
-  const failures: ToolFailureRecord[] = [];
-  const decisions: DecisionRecord[] = [];
-  let replans = 0,
-    budget = o.replans,
-    schemaErrors = 0,
-    consecutiveSchema = 0,
-    toolCalls = 0,
-    subtask = 0;
-  const maxSchema = o.maxSchemaErrors ?? LOOP_DEFAULTS.maxSchemaErrors;
-  const maxSteps = o.maxSteps ?? LOOP_DEFAULTS.maxSteps;
-  const emit: LoopEvents = o.onEvent ?? ((): void => undefined);
-  const history = (): History => ({ goal, entries: [...entries], state });
-  /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
-  const end = (
-    outcome: LoopResult['outcome'],
-    reason: string,
-    e: { aborted?: boolean; cause?: Escalation['cause']; error?: ErrorReport } = {},
-  ): LoopResult => {
-    if (outcome === 'escalated' && e.aborted !== true)
-      emit(
-        'escalation',
-        escalationEvent({
-          n: decisions.length + 1,
-          cause: e.cause ?? 'replan-budget',
-          reason,
-          failures,
-          replans,
-          budget,
-        }),
-      );
-    return {
-      outcome,
-      reason,
-      state,
-      toolCalls,
-      replans,
-      schemaErrors,
-      failures,
-      history: history(),
-      recovered: outcome === 'success' && replans > 0,
-      decisions,
-      aborted: e.aborted === true,
-      ...(e.error !== undefined ? { plannerError: e.error } : {}),
-    };
+  const r: Run = {
+    tools,
+    world,
+    planner,
+    goal,
+    o,
+    emit: o.onEvent ?? ((): void => undefined),
+    entries: [{ kind: 'goal', goal }],
+    failures: [],
+    decisions: [],
+    state: await world.observe(),
+    replans: 0,
+    budget: o.replans,
+    schemaErrors: 0,
+    consecutiveSchema: 0,
+    toolCalls: 0,
+    subtask: 0,
   };
-  const goalHolds = (): boolean => holds(o.goal, state) === true;
+  const maxSteps = o.maxSteps ?? LOOP_DEFAULTS.maxSteps;
   for (let step = 0; step < maxSteps; step++) {
-    if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
-    const p = await o_next(planner, history());
-    if (isStopped(o.signal)) return end('stopped', `${stopReason(o.signal!)}; no skill was running`);
+    if (isStopped(o.signal)) return endRun(r, 'stopped', `${stopReason(o.signal!)}; no skill was running`);
+    const p = await o_next(planner, historyOf(r));
+    if (isStopped(o.signal)) return endRun(r, 'stopped', `${stopReason(o.signal!)}; no skill was running`);
     if (p.kind === 'give-up')
-      return end('escalated', `the planner gave up: ${p.reason}`, {
+      return endRun(r, 'escalated', `the planner gave up: ${p.reason}`, {
         cause: 'gave-up',
         ...(p.error !== undefined ? { error: p.error } : {}),
       });
     if (p.kind === 'done')
-      return goalHolds()
-        ? end('success', 'the goal verifier confirms the goal')
-        : end('goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
-    const call = p.call;
-    const tool = tools.get(call.tool);
-    // Schema validation: nothing reaches the world until the arguments pass.
-    // A proposal the planner could not even express (unparsable arguments, text instead of a call).
-    const errors =
-      p.invalid !== undefined
-        ? [p.invalid]
-        : tool === undefined
-          ? [`unknown tool "${call.tool}" (tools: ${[...tools.keys()].join(', ')})`]
-          : tool.validate(call.args)
-            ? []
-            : (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? e.keyword}`);
-    if (errors.length > 0) {
-      entries.push({ kind: 'schema-error', call, errors });
-      emit('evidence', { instruction: call, verifier: 'schema', result: 'invalid', errors });
-      schemaErrors++;
-      if (++consecutiveSchema >= maxSchema)
-        return end('escalated', `${consecutiveSchema} invalid proposals in a row: ${errors.join('; ')}`, {
-          cause: 'invalid-proposals',
-        });
-      continue;
-    }
-    consecutiveSchema = 0;
-    const t = tool!;
-    // `pre` is the state just before the skill runs, observed now rather than taken from the last
-    // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
-    state = await world.observe();
-    const b: Bound = { args: call.args, pre: state };
-    /** `error`: the condition could not be evaluated; `worldError`: the execution failed (timeout, a WorldError). */
-    const fail = (
-      stage: ToolFailureRecord['stage'],
-      c: { name: string; expr: string },
-      error?: string,
-      worldError?: { kind: string; message: string },
-    ): ToolFailureRecord => {
-      // A condition that names an object the state does not have is that, whatever else the state
-      // shows: the tool's rules describe what is observed of objects that are there (an empty hand
-      // is not a wrong object grasped), so they are not asked.
-      const missing = error !== undefined ? missingEntry(c.expr, state, b) : null;
-      // Failure rules also read the world error (empty strings when the execution did not fail).
-      const rb: Bound = { ...b, error: worldError ?? { kind: '', message: '' } };
-      const rule = missing !== null ? undefined : t.failures.find((f) => holds(f.when, state, rb) === true);
-      const why =
-        missing !== null
-          ? `there is no ${JSON.stringify(missing.key)} in ${missing.in} in the observed state: the call names something the world does not have`
-          : rule?.reason;
-      return {
-        source: 'tool',
-        tool: t.name,
-        args: call.args,
-        violated: c.name,
-        expr: c.expr,
-        observed: observed(c.expr, state, b),
-        t_s: o.clock(),
-        class: rule?.class ?? defaultClass(error !== undefined, worldError?.kind),
-        label:
-          missing !== null
-            ? MISSING_LABEL
-            : (rule?.label ??
-              (error !== undefined
-                ? 'evaluation-error'
-                : stage === 'timeout'
-                  ? 'timeout'
-                  : worldError !== undefined
-                    ? `world-${worldError.kind}`
-                    : `${c.name}-violated`)),
-        stage,
-        ...(error !== undefined ? { error } : {}),
-        ...(worldError !== undefined ? { world_error: worldError } : {}),
-        ...(why !== undefined ? { reason: why } : {}),
-        subtask,
-        state,
-      };
-    };
-    let record: ToolFailureRecord | null = null;
-    // Blind trusts return codes: no precondition or postcondition is checked against the world.
-    const checked: LoopCall['preconditions'][number][] = [];
-    for (const c of o.blind ? [] : t.preconditions) {
-      const v = holds(c.expr, state, b);
-      checked.push({
-        name: c.name,
-        expr: c.expr,
-        pass: v === true,
-        observed: observed(c.expr, state, b),
-        ...(typeof v === 'string' ? { error: v } : {}),
-      });
-      if (v !== true) {
-        record = fail('precondition', c, typeof v === 'string' ? v : undefined);
-        break;
-      }
-    }
-    o.onCall?.({ tool: t.name, args: call.args, subtask, timeout_s: t.timeout_s, preconditions: checked });
-    if (record === null) {
-      toolCalls++;
-      let response: unknown = null;
-      const started = o.clock();
-      try {
-        response = await withTimeout(
-          (signal) => world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }),
-          t.timeout_s,
-          o.signal,
-        );
-      } catch (e) {
-        state = await world.observe();
-        if (e instanceof Stopped || isStopped(o.signal))
-          return end('stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`);
-        const message = e instanceof Error ? e.message : String(e);
-        record =
-          e instanceof Timeout
-            ? fail('timeout', { name: 'completed within timeout', expr: `true` }, undefined, {
-                kind: 'timeout',
-                message: `${t.name} did not complete within ${t.timeout_s} s; it was cancelled`,
-              })
-            : fail('world-error', { name: `the skill failed: ${message}`, expr: 'true' }, undefined, {
-                kind: e instanceof WorldError ? e.kind : 'failed',
-                message: e instanceof WorldError ? e.detail : message,
-              });
-      }
-      if (record === null) {
-        state = await world.observe();
-        emit('tool_call', {
-          tool: t.name,
-          arguments: call.args,
-          start_s: started,
-          end_s: o.clock(),
-          timeout_s: t.timeout_s,
-          response,
-        });
-        // Postconditions on sensor evidence — never on the response (unless blind).
-        if (!o.blind) {
-          let violated: { c: { name: string; expr: string }; error?: string } | undefined;
-          for (const c of t.postconditions) {
-            const v = holds(c.expr, state, b);
-            emit('verifier_result', {
-              tool: t.name,
-              postcondition: c.name,
-              expr: c.expr,
-              pass: v === true,
-              observed: observed(c.expr, state, b),
-              ...(typeof v === 'string' ? { error: v } : {}),
-            });
-            if (v !== true) violated ??= { c, ...(typeof v === 'string' ? { error: v } : {}) };
-          }
-          if (violated !== undefined) record = fail('postcondition', violated.c, violated.error);
-        }
-        if (record === null) {
-          entries.push({ kind: 'pass', call, response, state });
-          emit('evidence', {
-            instruction: call,
-            state,
-            action: t.skill,
-            verifier: o.blind ? 'trusted the return value' : 'postconditions hold',
-            failure_label: null,
-          });
-          subtask++;
-          if (goalHolds()) return end('success', 'the goal verifier confirms the goal');
-          continue;
-        }
-      }
-    }
-    failures.push(record);
-    entries.push({ kind: 'failure', record });
-    emit('failure_record', record);
-    emit('evidence', {
-      instruction: call,
-      state,
-      action: t.skill,
-      verifier: `${record.stage} "${record.violated}" failed`,
-      failure_label: record.label,
-    });
-    const prev = failures[failures.length - 2];
-    const looping =
-      prev !== undefined &&
-      prev.subtask === record.subtask &&
-      prev.tool === record.tool &&
-      prev.violated === record.violated &&
-      prev.label === record.label &&
-      JSON.stringify(prev.args) === JSON.stringify(record.args);
-    let granted = false;
-    // A permanent failure is not retried: unless the planner has another way past it, it escalates
-    // at once, the replan budget unspent (the seed: transient → retry or adjust, permanent → escalate).
-    const permanent = record.class === 'permanent' && planner.handles?.(record, history()) !== true;
-    if (permanent || replans >= budget || looping) {
-      const cause: EscalationCause = permanent
-        ? 'permanent-failure'
-        : replans >= budget
-          ? 'replan-budget'
-          : 'replan-loop';
-      const reason =
-        cause === 'permanent-failure'
-          ? `permanent failure "${record.label}" of ${record.tool}: ${record.reason ?? `${record.stage} "${record.violated}" failed`}; not replanned (${replans} of ${budget} replans used)`
-          : cause === 'replan-budget'
-            ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
-            : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
-      if (o.decide === undefined) return end('escalated', reason, { cause });
-      const esc: Escalation = {
-        n: decisions.length + 1,
-        cause,
-        reason,
-        failure: record,
-        failures: [...failures],
-        replans,
-        budget,
-        options: DECISIONS,
-      };
-      emit('escalation', escalationEvent(esc));
-      const d = await askOperator(o.decide, esc);
-      decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
-      entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
-      emit('operator_decision', decisionEvent(d, esc));
-      if (d.decision === 'abort')
-        return end('escalated', `${reason}; aborted by ${d.operator ?? 'the operator'}: ${d.reason}`, {
-          aborted: true,
-        });
-      if (d.decision === 'skip') {
-        // The budget is not renewed: the next failure comes back to the operator.
-        subtask++;
-        continue;
-      }
-      // A retry past a permanent failure spends a replan; the budget grows only when it is spent.
-      if (cause !== 'permanent-failure' || replans >= budget) budget += Math.max(1, o.replans);
-      granted = true;
-    }
-    replans++;
-    emit('replan', { trigger: record.label, replan: replans, budget, ...(granted ? { granted_by: 'operator' } : {}) });
+      return goalHolds(r)
+        ? endRun(r, 'success', 'the goal verifier confirms the goal')
+        : endRun(r, 'goal-not-met', `the planner stopped but the goal verifier says "${o.goal}" does not hold`);
+    const ended = await callStep(r, p);
+    if (ended !== null) return ended;
   }
-  return end('escalated', `no result within ${maxSteps} planner steps`, { cause: 'step-limit' });
+  return endRun(r, 'escalated', `no result within ${maxSteps} planner steps`, { cause: 'step-limit' });
+}
+
+/** Why a proposal cannot run: schema validation, so nothing reaches the world until the arguments pass. */
+function proposalErrors(tools: ReadonlyMap<string, RegisteredTool>, p: Extract<Proposal, { kind: 'call' }>): string[] {
+  const tool = tools.get(p.call.tool);
+  // A proposal the planner could not even express (unparsable arguments, text instead of a call).
+  if (p.invalid !== undefined) return [p.invalid];
+  if (tool === undefined) return [`unknown tool "${p.call.tool}" (tools: ${[...tools.keys()].join(', ')})`];
+  if (tool.validate(p.call.args)) return [];
+  return (tool.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? e.keyword}`);
+}
+
+/** One proposed call, from validation to its failure handling: the run's result when it ends, null to go on. */
+async function callStep(r: Run, p: Extract<Proposal, { kind: 'call' }>): Promise<LoopResult | null> {
+  const call = p.call;
+  const errors = proposalErrors(r.tools, p);
+  if (errors.length > 0) {
+    r.entries.push({ kind: 'schema-error', call, errors });
+    r.emit('evidence', { instruction: call, verifier: 'schema', result: 'invalid', errors });
+    r.schemaErrors++;
+    if (++r.consecutiveSchema >= (r.o.maxSchemaErrors ?? LOOP_DEFAULTS.maxSchemaErrors))
+      return endRun(r, 'escalated', `${r.consecutiveSchema} invalid proposals in a row: ${errors.join('; ')}`, {
+        cause: 'invalid-proposals',
+      });
+    return null;
+  }
+  r.consecutiveSchema = 0;
+  const t = r.tools.get(call.tool)!;
+  // `pre` is the state just before the skill runs, observed now rather than taken from the last
+  // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
+  r.state = await r.world.observe();
+  const b: Bound = { args: call.args, pre: r.state };
+  let record = checkPreconditions(r, t, call, b);
+  if (record === null) {
+    const ran = await runSkill(r, t, call, b);
+    if ('ended' in ran) return ran.ended;
+    if (ran.record === null) return null;
+    record = ran.record;
+  }
+  return onFailure(r, t, call, record);
+}
+
+/**
+ * The record of a failed call. `error`: the condition could not be evaluated; `worldError`: the execution failed (a
+ * timeout, a WorldError).
+ */
+function failureRecord(
+  r: Run,
+  t: RegisteredTool,
+  call: ToolCall,
+  b: Bound,
+  stage: ToolFailureRecord['stage'],
+  c: Condition,
+  error?: string,
+  worldError?: { kind: string; message: string },
+): ToolFailureRecord {
+  const state = r.state;
+  // A condition that names an object the state does not have is that, whatever else the state
+  // shows: the tool's rules describe what is observed of objects that are there (an empty hand
+  // is not a wrong object grasped), so they are not asked.
+  const missing = error !== undefined ? missingEntry(c.expr, state, b) : null;
+  // Failure rules also read the world error (empty strings when the execution did not fail).
+  const rb: Bound = { ...b, error: worldError ?? { kind: '', message: '' } };
+  const rule = missing !== null ? undefined : t.failures.find((f) => holds(f.when, state, rb) === true);
+  const why =
+    missing !== null
+      ? `there is no ${JSON.stringify(missing.key)} in ${missing.in} in the observed state: the call names something the world does not have`
+      : rule?.reason;
+  return {
+    source: 'tool',
+    tool: t.name,
+    args: call.args,
+    violated: c.name,
+    expr: c.expr,
+    observed: observed(c.expr, state, b),
+    t_s: r.o.clock(),
+    class: rule?.class ?? defaultClass(error !== undefined, worldError?.kind),
+    label:
+      missing !== null
+        ? MISSING_LABEL
+        : (rule?.label ??
+          (error !== undefined
+            ? 'evaluation-error'
+            : stage === 'timeout'
+              ? 'timeout'
+              : worldError !== undefined
+                ? `world-${worldError.kind}`
+                : `${c.name}-violated`)),
+    stage,
+    ...(error !== undefined ? { error } : {}),
+    ...(worldError !== undefined ? { world_error: worldError } : {}),
+    ...(why !== undefined ? { reason: why } : {}),
+    subtask: r.subtask,
+    state,
+  };
+}
+
+/** The preconditions on the state just observed (blind trusts return codes: none), reported to `onCall`. */
+function checkPreconditions(r: Run, t: RegisteredTool, call: ToolCall, b: Bound): ToolFailureRecord | null {
+  let record: ToolFailureRecord | null = null;
+  const checked: LoopCall['preconditions'][number][] = [];
+  for (const c of r.o.blind ? [] : t.preconditions) {
+    const v = holds(c.expr, r.state, b);
+    checked.push({
+      name: c.name,
+      expr: c.expr,
+      pass: v === true,
+      observed: observed(c.expr, r.state, b),
+      ...(typeof v === 'string' ? { error: v } : {}),
+    });
+    if (v !== true) {
+      record = failureRecord(r, t, call, b, 'precondition', c, typeof v === 'string' ? v : undefined);
+      break;
+    }
+  }
+  r.o.onCall?.({ tool: t.name, args: call.args, subtask: r.subtask, timeout_s: t.timeout_s, preconditions: checked });
+  return record;
+}
+
+/**
+ * Executes the skill within its timeout and checks its postconditions: the failure, null when it passed (its
+ * evidence emitted), or the run's end when the operator stopped it.
+ */
+async function runSkill(
+  r: Run,
+  t: RegisteredTool,
+  call: ToolCall,
+  b: Bound,
+): Promise<{ ended: LoopResult } | { record: ToolFailureRecord | null }> {
+  const o = r.o;
+  r.toolCalls++;
+  let response: unknown = null;
+  const started = o.clock();
+  try {
+    response = await withTimeout(
+      (signal) => r.world.execute(t.skill, call.args, { timeout_s: t.timeout_s, signal }),
+      t.timeout_s,
+      o.signal,
+    );
+  } catch (e) {
+    r.state = await r.world.observe();
+    if (e instanceof Stopped || isStopped(o.signal))
+      return { ended: endRun(r, 'stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`) };
+    const message = e instanceof Error ? e.message : String(e);
+    const record =
+      e instanceof Timeout
+        ? failureRecord(r, t, call, b, 'timeout', { name: 'completed within timeout', expr: `true` }, undefined, {
+            kind: 'timeout',
+            message: `${t.name} did not complete within ${t.timeout_s} s; it was cancelled`,
+          })
+        : failureRecord(
+            r,
+            t,
+            call,
+            b,
+            'world-error',
+            { name: `the skill failed: ${message}`, expr: 'true' },
+            undefined,
+            {
+              kind: e instanceof WorldError ? e.kind : 'failed',
+              message: e instanceof WorldError ? e.detail : message,
+            },
+          );
+    return { record };
+  }
+  r.state = await r.world.observe();
+  r.emit('tool_call', {
+    tool: t.name,
+    arguments: call.args,
+    start_s: started,
+    end_s: o.clock(),
+    timeout_s: t.timeout_s,
+    response,
+  });
+  const record = checkPostconditions(r, t, call, b);
+  if (record !== null) return { record };
+  r.entries.push({ kind: 'pass', call, response, state: r.state });
+  r.emit('evidence', {
+    instruction: call,
+    state: r.state,
+    action: t.skill,
+    verifier: o.blind ? 'trusted the return value' : 'postconditions hold',
+    failure_label: null,
+  });
+  r.subtask++;
+  return goalHolds(r) ? { ended: endRun(r, 'success', 'the goal verifier confirms the goal') } : { record: null };
+}
+
+/** Postconditions on sensor evidence — never on the response (unless blind, when none are checked). */
+function checkPostconditions(r: Run, t: RegisteredTool, call: ToolCall, b: Bound): ToolFailureRecord | null {
+  if (r.o.blind) return null;
+  let violated: { c: Condition; error?: string } | undefined;
+  for (const c of t.postconditions) {
+    const v = holds(c.expr, r.state, b);
+    r.emit('verifier_result', {
+      tool: t.name,
+      postcondition: c.name,
+      expr: c.expr,
+      pass: v === true,
+      observed: observed(c.expr, r.state, b),
+      ...(typeof v === 'string' ? { error: v } : {}),
+    });
+    if (v !== true) violated ??= { c, ...(typeof v === 'string' ? { error: v } : {}) };
+  }
+  return violated === undefined ? null : failureRecord(r, t, call, b, 'postcondition', violated.c, violated.error);
+}
+
+/** Records a failure, then replans or escalates: the run's result when it ends, null to go on. */
+async function onFailure(
+  r: Run,
+  t: RegisteredTool,
+  call: ToolCall,
+  record: ToolFailureRecord,
+): Promise<LoopResult | null> {
+  r.failures.push(record);
+  r.entries.push({ kind: 'failure', record });
+  r.emit('failure_record', record);
+  r.emit('evidence', {
+    instruction: call,
+    state: r.state,
+    action: t.skill,
+    verifier: `${record.stage} "${record.violated}" failed`,
+    failure_label: record.label,
+  });
+  const prev = r.failures[r.failures.length - 2];
+  const looping =
+    prev !== undefined &&
+    prev.subtask === record.subtask &&
+    prev.tool === record.tool &&
+    prev.violated === record.violated &&
+    prev.label === record.label &&
+    JSON.stringify(prev.args) === JSON.stringify(record.args);
+  let granted = false;
+  // A permanent failure is not retried: unless the planner has another way past it, it escalates
+  // at once, the replan budget unspent (the seed: transient → retry or adjust, permanent → escalate).
+  const permanent = record.class === 'permanent' && r.planner.handles?.(record, historyOf(r)) !== true;
+  if (permanent || r.replans >= r.budget || looping) {
+    const cause: EscalationCause = permanent
+      ? 'permanent-failure'
+      : r.replans >= r.budget
+        ? 'replan-budget'
+        : 'replan-loop';
+    const answer = await escalate(r, record, cause);
+    if (answer !== 'retry') return answer;
+    granted = true;
+  }
+  r.replans++;
+  r.emit('replan', {
+    trigger: record.label,
+    replan: r.replans,
+    budget: r.budget,
+    ...(granted ? { granted_by: 'operator' } : {}),
+  });
+  return null;
+}
+
+/**
+ * An escalation: the run's end without an operator or on abort, null on skip (the next subtask), `retry` when the
+ * operator grants another replan.
+ */
+async function escalate(
+  r: Run,
+  record: ToolFailureRecord,
+  cause: EscalationCause,
+): Promise<LoopResult | null | 'retry'> {
+  const { o, replans, budget, failures } = r;
+  const reason =
+    cause === 'permanent-failure'
+      ? `permanent failure "${record.label}" of ${record.tool}: ${record.reason ?? `${record.stage} "${record.violated}" failed`}; not replanned (${replans} of ${budget} replans used)`
+      : cause === 'replan-budget'
+        ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
+        : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
+  if (o.decide === undefined) return endRun(r, 'escalated', reason, { cause });
+  const esc: Escalation = {
+    n: r.decisions.length + 1,
+    cause,
+    reason,
+    failure: record,
+    failures: [...failures],
+    replans,
+    budget,
+    options: DECISIONS,
+  };
+  r.emit('escalation', escalationEvent(esc));
+  const d = await askOperator(o.decide, esc);
+  r.decisions.push({ ...d, escalation: esc.n, t_s: o.clock() });
+  r.entries.push({ kind: 'operator', escalation: { n: esc.n, cause, reason }, decision: d });
+  r.emit('operator_decision', decisionEvent(d, esc));
+  if (d.decision === 'abort')
+    return endRun(r, 'escalated', `${reason}; aborted by ${d.operator ?? 'the operator'}: ${d.reason}`, {
+      aborted: true,
+    });
+  if (d.decision === 'skip') {
+    // The budget is not renewed: the next failure comes back to the operator.
+    r.subtask++;
+    return null;
+  }
+  // A retry past a permanent failure spends a replan; the budget grows only when it is spent.
+  if (cause !== 'permanent-failure' || replans >= budget) r.budget += Math.max(1, o.replans);
+  return 'retry';
 }
 
 async function o_next(p: Planner, h: History): Promise<Proposal> {

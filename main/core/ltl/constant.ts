@@ -1,5 +1,5 @@
 /**
- * Subformulas equivalent to true or false (issue 22: Spot's simplifier drops such conjuncts, e.g.
+ * Subformulas equivalent to true or false (as Spot's simplifier drops such conjuncts, e.g.
  * the second conjunct of sb-patterns 13 and 14). A subformula is a candidate only when it takes
  * one truth value at every position of a fixed set of lasso words (every constant word, when
  * there are few propositions, and seeded random lassos); a candidate is replaced only once proved:

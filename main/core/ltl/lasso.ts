@@ -44,21 +44,7 @@ export function truthVectors(
   const succ = (i: number): number => (i + 1 < n ? i + 1 : loop);
   const memo = new Map<Formula, boolean[]>();
 
-  const until = (a: boolean[], b: boolean[], least: boolean): boolean[] => {
-    // least: a U b = b | (a & X(a U b));  greatest: a W b with the same equation.
-    const v = new Array<boolean>(n).fill(!least);
-    for (let changed = true; changed;) {
-      changed = false;
-      for (let i = n - 1; i >= 0; i--) {
-        const x = b[i]! || (a[i]! && v[succ(i)]!);
-        if (x !== v[i]) {
-          v[i] = x;
-          changed = true;
-        }
-      }
-    }
-    return v;
-  };
+  const until = (a: boolean[], b: boolean[], least: boolean): boolean[] => untilVector(a, b, least, succ);
 
   const ev = (g: Formula): boolean[] => {
     const hit = memo.get(g);
@@ -154,4 +140,24 @@ export function truthVectors(
   };
   ev(f);
   return memo;
+}
+
+/**
+ * The truth vector of a U b (`least`) or a W b (greatest) along the lasso, both solutions of
+ * v = b | (a & X v), found by sweeping backwards until nothing changes.
+ */
+function untilVector(a: boolean[], b: boolean[], least: boolean, succ: (i: number) => number): boolean[] {
+  const n = a.length;
+  const v = new Array<boolean>(n).fill(!least);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let i = n - 1; i >= 0; i--) {
+      const x = b[i]! || (a[i]! && v[succ(i)]!);
+      if (x !== v[i]) {
+        v[i] = x;
+        changed = true;
+      }
+    }
+  }
+  return v;
 }

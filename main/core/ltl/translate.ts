@@ -21,7 +21,7 @@ import {
   withRedundantAcceptanceDropped,
   withTransientAcceptance,
 } from './reduce.js';
-import { buildVwaa } from './vwaa.js';
+import { type Vwaa, buildVwaa } from './vwaa.js';
 import { replaceConstantSubformulas } from './constant.js';
 import { RewriteMoreFactory } from './rewrite-more.js';
 import { ContainmentFactory } from './containment.js';
@@ -53,8 +53,8 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
    * The order in which the degeneralization counts the acceptance sets: 'outer-first' (the
    * default: a set whose formula contains another's first, so the levels follow the order a run
    * meets nested eventualities: gba-acceptance.ts outerSetsFirst) or 'as-built' (the alternating
-   * automaton's order, the default until 2026-12-03). Measured on the 900 mission-benchmark
-   * automata, 'outer-first' makes 72 smaller (−21 % states) and none larger (docs/BENCHMARKS.md).
+   * automaton's order, the earlier default). On the mission benchmarks' automata 'outer-first' makes
+   * some smaller and none larger (docs/BENCHMARKS.md).
    */
   readonly setOrder?: 'as-built' | 'outer-first';
   /**
@@ -249,19 +249,7 @@ function buildBuchi(
   rewrites: Rewrites = 'first',
 ): Core | null {
   const apIndex = new Map(aps.map((name, i) => [name, i] as const));
-  const nf =
-    rewrites === 'containment'
-      ? new ContainmentFactory(
-          aps,
-          {
-            toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES),
-            empty: (g) => provedEmpty(g, aps, options, budget, CONTAINMENT_STAGE),
-          },
-          budget,
-        )
-      : rewrites === 'more'
-        ? new RewriteMoreFactory(true, budget)
-        : new NodeFactory(options.rewrite ?? true, budget);
+  const nf = nodeFactory(aps, options, budget, rewrites);
   const root = toNnf(formula, apIndex, nf, budget);
   if (nf instanceof ContainmentFactory && nf.proved === 0) return null;
   if (nf instanceof RewriteMoreFactory && nf.fired === 0 && !nf.hasNext) return null;
@@ -283,116 +271,29 @@ function buildBuchi(
       gba,
       vwaa.states.map((st) => st.node),
     );
-  const partNames = new Map<number, string>();
-  const partName = (s: number): string => {
-    let name = partNames.get(s);
-    if (name === undefined) {
-      budget.checkTime('naming states');
-      const f = nodeToFormula(vwaa.states[s]!.node!, aps, STATE_NAME_MAX_NODES);
-      name = f === null ? `(alternating state ${s})` : printLtl(f);
-      partNames.set(s, name);
-    }
-    return name;
-  };
-  const describe = (set: bigint): string => {
-    if (set === 1n) return 'init';
-    let name = '';
-    for (const s of bitIndices(set)) {
-      name += (name === '' ? '' : ' & ') + partName(s);
-      if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
-    }
-    return name === '' ? 'true' : name;
-  };
   const t2 = budget.elapsed_ms();
-  let t3 = -1;
-  // The degeneralized automaton, reduced, with the alternatives below tried on it.
-  const reduced = (gba: Gba): { ba: MutableBuchi; degeneralizedStates: number } => {
-    const gbaNames = new Map<number, string>();
-    const gbaName = (q: number): string => {
-      let name = gbaNames.get(q);
-      if (name === undefined) gbaNames.set(q, (name = describe(gba.sets[q]!)));
-      return name;
-    };
-    const degen = (entry: 'accepting' | 'zero'): MutableBuchi => {
-      const raw = degeneralize(gba, names ? gbaName : () => '', budget, entry);
-      return {
-        accepting: raw.accepting,
-        names: raw.names,
-        initial: raw.initial,
-        out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
-      };
-    };
-    const zero = degen('zero');
-    let ba = zero;
-    const degeneralizedStates = ba.accepting.length;
-    if (t3 < 0) t3 = budget.elapsed_ms();
-    ba = reduceBuchi(ba, budget, bisim, aps.length);
-    // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
-    // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
-    // they were); one that runs past a size budget is skipped, as it would not be taken.
-    const keepSmaller = (candidate: () => MutableBuchi | null): void => {
-      const other = budget.unlessPastSize(() => {
-        const c = candidate();
-        return c === null ? null : reduceBuchi(c, budget, bisim, aps.length);
-      });
-      if (other !== null && other.accepting.length < ba.accepting.length) ba = other;
-    };
-    if (bisim) {
-      // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
-      // Not built when it would be the same automaton (every entry already lands on the accepting
-      // level: most mission formulas); not reduced when it is the same after all, or has more states
-      // before reduction: such a one came out smaller on none of the formulas measured (the bench
-      // suites, Spot's 320 patterns and 157 family members: 0 of 42) and was the slow tail of the
-      // hard suite (docs/BENCHMARKS.md, issue 22's translation time).
-      if (degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES && entryChoiceMatters(gba)) {
-        keepSmaller(() => {
-          const other = degen('accepting');
-          return other.accepting.length > degeneralizedStates || sameBuchi(other, zero) ? null : other;
-        });
-      }
-      // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
-      keepSmaller(() => withTransientAcceptance(ba, true));
-      // … and so are the marks of accepting states whose every cycle passes another accepting state.
-      keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
-      keepSmaller(() => withInitialLoop(ba, nf.eventual(root)));
-      // States with the same past (backward simulation) merge, where forward simulation keeps them
-      // apart (sejk-f=2,0 reaches Spot's 18 states so).
-      keepSmaller(() => cosimulationQuotient(ba, aps.length, budget));
-      // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
-      // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
-      keepSmaller(() => withImpliedAcceptance(ba, budget));
-    }
-    return { ba, degeneralizedStates };
+  const r: Reducing = {
+    aps: aps.length,
+    budget,
+    bisim,
+    names,
+    describe: stateNamer(vwaa, aps, budget),
+    nf,
+    root,
+    t3: -1,
   };
   // (the stats are the plain automata's: the generalized automaton's own degeneralization)
-  const plain = reduced(gba);
+  const plain = reducedBuchi(r, gba);
   const degeneralizedStates = plain.degeneralizedStates;
   let ba = plain.ba;
   if (bisim && !inFguFragment(formula)) {
-    // The generalized automaton with its marks simplified SCC by SCC and reduced by simulation
-    // (gba-simulation.ts), taken only when its automaton comes out strictly smaller: on some
-    // formulas the automaton without it degeneralizes into a smaller one. Not on formulas of the
-    // F/G/U fragment (every mission's, every `bench translate` suite's): there it took 1.4–2.9× the
-    // `bench translate` suites' time (measured with the sets as built and before the refined
-    // guards, which add more), past issue 22's 2×, and most of what it gained there came from the
-    // set order, which the outer-first default now gives at no cost (docs/BENCHMARKS.md).
-    // The degeneralization counts acceptance sets in their order, and the other order is
-    // sometimes smaller (rand-x 56 and 162 of spot-measured.ts reach Spot's size only with it):
-    // each simulated automaton is tried with its sets reversed too. Two simulated automata: with
-    // little brothers dropped whole, and with guards refined as well (each wins on some formulas).
-    const candidates: Gba[] = [];
-    for (const refine of [false, true]) {
-      const simulated = simulatedGba(gba, aps.length, budget, refine);
-      if (simulated === gba || candidates.some((c) => sameGba(c, simulated))) continue;
-      candidates.push(simulated);
-      if (simulated.nAcc >= 2) candidates.push(reversedMarks(simulated));
-    }
-    for (const c of candidates) {
-      const other = budget.unlessPastSize(() => reduced(c));
+    for (const c of simulatedCandidates(gba, aps.length, budget)) {
+      const other = budget.unlessPastSize(() => reducedBuchi(r, c));
       if (other !== null && other.ba.accepting.length < ba.accepting.length) ba = other.ba;
     }
   }
   const t4 = budget.elapsed_ms();
+  const t3 = r.t3;
   return {
     ba,
     ...(ba === plain.ba ? {} : { plain: plain.ba }),
@@ -404,6 +305,141 @@ function buildBuchi(
       stages_ms: { alternating: t1, generalized: t2 - t1, degeneralize: t3 - t2, reduce: t4 - t3 },
     },
   };
+}
+
+/** The node factory of a rewriting pass. */
+function nodeFactory(
+  aps: readonly string[],
+  options: TranslateOptions,
+  budget: Budget,
+  rewrites: Rewrites,
+): NodeFactory {
+  if (rewrites === 'containment')
+    return new ContainmentFactory(
+      aps,
+      {
+        toFormula: (n) => nodeToFormula(n, aps, CONTAINMENT_MAX_NODES),
+        empty: (g) => provedEmpty(g, aps, options, budget, CONTAINMENT_STAGE),
+      },
+      budget,
+    );
+  return rewrites === 'more' ? new RewriteMoreFactory(true, budget) : new NodeFactory(options.rewrite ?? true, budget);
+}
+
+/** A generalized state's name: its alternating states' formulas joined by &, cut at STATE_NAME_MAX_CHARS. */
+function stateNamer(vwaa: Vwaa, aps: readonly string[], budget: Budget): (set: bigint) => string {
+  const partNames = new Map<number, string>();
+  const partName = (s: number): string => {
+    let name = partNames.get(s);
+    if (name === undefined) {
+      budget.checkTime('naming states');
+      const f = nodeToFormula(vwaa.states[s]!.node!, aps, STATE_NAME_MAX_NODES);
+      name = f === null ? `(alternating state ${s})` : printLtl(f);
+      partNames.set(s, name);
+    }
+    return name;
+  };
+  return (set: bigint): string => {
+    if (set === 1n) return 'init';
+    let name = '';
+    for (const s of bitIndices(set)) {
+      name += (name === '' ? '' : ' & ') + partName(s);
+      if (name.length > STATE_NAME_MAX_CHARS) return `${name.slice(0, STATE_NAME_MAX_CHARS)}…`;
+    }
+    return name === '' ? 'true' : name;
+  };
+}
+
+/**
+ * The generalized automaton with its marks simplified SCC by SCC and reduced by simulation (gba-simulation.ts), each
+ * to be taken only when its automaton comes out strictly smaller: on some formulas the automaton without it
+ * degeneralizes into a smaller one. Not tried on formulas of the F/G/U fragment (every mission's): there it costs
+ * more time than it saves states, and the set order, which the outer-first default gives at no cost, already gains
+ * most of it (docs/BENCHMARKS.md). The degeneralization counts acceptance sets in their order, and the other order
+ * is sometimes smaller: each simulated automaton is tried with its sets reversed too. Two simulated automata: with
+ * little brothers dropped whole, and with guards refined as well (each wins on some formulas).
+ */
+function simulatedCandidates(gba: Gba, aps: number, budget: Budget): Gba[] {
+  const candidates: Gba[] = [];
+  for (const refine of [false, true]) {
+    const simulated = simulatedGba(gba, aps, budget, refine);
+    if (simulated === gba || candidates.some((c) => sameGba(c, simulated))) continue;
+    candidates.push(simulated);
+    if (simulated.nAcc >= 2) candidates.push(reversedMarks(simulated));
+  }
+  return candidates;
+}
+
+/** What the degeneralization and reductions of one generalized automaton need; `t3`: when the first one began. */
+interface Reducing {
+  readonly aps: number;
+  readonly budget: Budget;
+  readonly bisim: boolean;
+  readonly names: boolean;
+  readonly describe: (set: bigint) => string;
+  readonly nf: NodeFactory;
+  readonly root: Node;
+  t3: number;
+}
+
+/** The degeneralized automaton, reduced, with the alternatives below tried on it. */
+function reducedBuchi(r: Reducing, gba: Gba): { ba: MutableBuchi; degeneralizedStates: number } {
+  const { budget, bisim, aps } = r;
+  const gbaNames = new Map<number, string>();
+  const gbaName = (q: number): string => {
+    let name = gbaNames.get(q);
+    if (name === undefined) gbaNames.set(q, (name = r.describe(gba.sets[q]!)));
+    return name;
+  };
+  const degen = (entry: 'accepting' | 'zero'): MutableBuchi => {
+    const raw = degeneralize(gba, r.names ? gbaName : () => '', budget, entry);
+    return {
+      accepting: raw.accepting,
+      names: raw.names,
+      initial: raw.initial,
+      out: raw.accepting.map((_, i) => raw.edges.get(i) ?? new Map<number, Term[]>()),
+    };
+  };
+  const zero = degen('zero');
+  let ba = zero;
+  const degeneralizedStates = ba.accepting.length;
+  if (r.t3 < 0) r.t3 = budget.elapsed_ms();
+  ba = reduceBuchi(ba, budget, bisim, aps);
+  // Each alternative below is reduced and kept only when strictly smaller, so an automaton none
+  // of them shrinks is the one earlier versions built (the mission benchmarks' automata stay as
+  // they were); one that runs past a size budget is skipped, as it would not be taken.
+  const keepSmaller = (candidate: () => MutableBuchi | null): void => {
+    const other = budget.unlessPastSize(() => {
+      const c = candidate();
+      return c === null ? null : reduceBuchi(c, budget, bisim, aps);
+    });
+    if (other !== null && other.accepting.length < ba.accepting.length) ba = other;
+  };
+  if (bisim) {
+    // The other choice of entry levels, when it can differ (some acceptance set) and is cheap enough to try.
+    // Not built when it would be the same automaton (every entry already lands on the accepting
+    // level: most mission formulas); not reduced when it is the same after all, or has more states
+    // before reduction: such a one came out smaller on none of the formulas measured and was the slow
+    // tail of the hard suite's translation time (docs/BENCHMARKS.md).
+    if (degeneralizedStates <= ALTERNATIVE_DEGENERALIZATION_MAX_STATES && entryChoiceMatters(gba)) {
+      keepSmaller(() => {
+        const other = degen('accepting');
+        return other.accepting.length > degeneralizedStates || sameBuchi(other, zero) ? null : other;
+      });
+    }
+    // Transient states' acceptance is free: made accepting, they may merge with accepting twins.
+    keepSmaller(() => withTransientAcceptance(ba, true));
+    // … and so are the marks of accepting states whose every cycle passes another accepting state.
+    keepSmaller(() => withRedundantAcceptanceDropped(ba, budget));
+    keepSmaller(() => withInitialLoop(ba, r.nf.eventual(r.root)));
+    // States with the same past (backward simulation) merge, where forward simulation keeps them
+    // apart.
+    keepSmaller(() => cosimulationQuotient(ba, aps, budget));
+    // Non-accepting states whose every cycle passes an accepting state may be accepting (a run
+    // visiting one infinitely often is accepted anyway), and then merge with accepting twins.
+    keepSmaller(() => withImpliedAcceptance(ba, budget));
+  }
+  return { ba, degeneralizedStates };
 }
 
 /**

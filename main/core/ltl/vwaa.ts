@@ -97,32 +97,47 @@ function horizon(n: Node, memo = new Map<number, number | null>()): number | nul
 
 const STAGE = 'alternating automaton construction';
 
-export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget: Budget): Vwaa {
-  budget.checkTime(STAGE);
-  const states: VwaaState[] = [{ node: null, final: false }];
-  const delta: Move[][] = [];
-  const accepting: Move[][] = [];
-  const stateOf = new Map<number, number>();
-  const memo = new Map<number, Move[]>();
-  const pending: number[] = [];
+/** The automaton under construction: its states so far, and every node's moves once found. */
+class VwaaBuilder {
+  readonly states: VwaaState[] = [{ node: null, final: false }];
+  private readonly stateOf = new Map<number, number>();
+  private readonly memo = new Map<number, Move[]>();
+  /** GO's ψ̄ of a node, memoized. */
+  private readonly barMemo = new Map<number, Move[]>();
+  /** States whose moves are still to find. */
+  readonly pending: number[] = [];
+  /** How many disjunctions became one state. */
+  joined = 0;
+  /** Moves held in the memo, for the budget. */
+  private held = 0;
 
-  const isGF = (n: Node): boolean => opts.gfLoops && nf.isG(n) && nf.isF(n.kids[1]!);
+  constructor(
+    private readonly nf: NodeFactory,
+    private readonly opts: VwaaOptions,
+    private readonly budget: Budget,
+  ) {}
 
-  const stateIndex = (n: Node): number => {
-    let s = stateOf.get(n.id);
+  isGF(n: Node): boolean {
+    return this.opts.gfLoops && this.nf.isG(n) && this.nf.isF(n.kids[1]!);
+  }
+
+  stateIndex(n: Node): number {
+    let s = this.stateOf.get(n.id);
     if (s === undefined) {
-      s = states.length;
-      states.push({ node: n, final: n.op === 'U' || isGF(n) });
-      stateOf.set(n.id, s);
-      pending.push(s);
-      budget.states(states.length, STAGE);
+      s = this.states.length;
+      this.states.push({ node: n, final: n.op === 'U' || this.isGF(n) });
+      this.stateOf.set(n.id, s);
+      this.pending.push(s);
+      this.budget.states(this.states.length, STAGE);
     }
     return s;
-  };
+  }
 
-  const self = (n: Node): Move[] => [{ g: TRUE_TERM, to: 1n << BigInt(stateIndex(n)), acc: 0n }];
+  private self(n: Node): Move[] {
+    return [{ g: TRUE_TERM, to: 1n << BigInt(this.stateIndex(n)), acc: 0n }];
+  }
 
-  const product = (a: readonly Move[], b: readonly Move[]): Move[] => {
+  private product(a: readonly Move[], b: readonly Move[]): Move[] {
     const out: Move[] = [];
     for (const x of a) {
       for (const y of b) {
@@ -130,30 +145,27 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         if (g !== null) {
           out.push({ g, to: x.to | y.to, acc: x.acc | y.acc });
           // the same limit removeDominated applies, checked before the list grows past it
-          if ((out.length & 1023) === 0) budget.transitions(out.length, STAGE);
+          if ((out.length & 1023) === 0) this.budget.transitions(out.length, STAGE);
         }
-        budget.tick(STAGE);
+        this.budget.tick(STAGE);
       }
     }
-    return removeDominated(out, budget);
-  };
+    return removeDominated(out, this.budget);
+  }
 
   // The moves of a node need those of its operands, found bottom-up with an explicit stack so that
   // a deep formula cannot overflow the call stack. The order is that of the plain recursion
   // (operands in the order below; a recurrence G F ψ numbers its state before looking at ψ, and
   // skips its F ψ operand), since it numbers the states.
-  const needs = (n: Node): readonly Node[] => {
-    if (isGF(n)) return [n.kids[1]!.kids[1]!];
+  private needs(n: Node): readonly Node[] {
+    if (this.isGF(n)) return [n.kids[1]!.kids[1]!];
     if (n.op === 'X') return []; // its moves name states, they do not need the operand's moves
     return n.op === 'U' || n.op === 'R' ? [n.kids[1]!, n.kids[0]!] : n.kids;
-  };
-
-  let joined = 0;
+  }
 
   /** GO's ψ̄ as moves on any letter: a target set per way of meeting ψ from the next position on. */
-  const barMemo = new Map<number, Move[]>();
-  const bar = (n: Node): Move[] => {
-    let res = barMemo.get(n.id);
+  private bar(n: Node): Move[] {
+    let res = this.barMemo.get(n.id);
     if (res !== undefined) return res;
     switch (n.op) {
       case 'tt':
@@ -163,106 +175,101 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
         res = [];
         break;
       case 'and':
-        res = n.kids.reduce<Move[]>((acc, k) => product(acc, bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
+        res = n.kids.reduce<Move[]>((acc, k) => this.product(acc, this.bar(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
         break;
       case 'or':
-        if (opts.disjunctionStates === true) {
-          joined++;
-          res = self(n);
+        if (this.opts.disjunctionStates === true) {
+          this.joined++;
+          res = this.self(n);
         } else {
           res = removeDominated(
-            n.kids.flatMap((k) => bar(k)),
-            budget,
+            n.kids.flatMap((k) => this.bar(k)),
+            this.budget,
           );
         }
         break;
       default:
-        res = self(n);
+        res = this.self(n);
         break;
     }
-    barMemo.set(n.id, res);
+    this.barMemo.set(n.id, res);
     return res;
-  };
-  let held = 0;
-  const dlt = (top: Node): Move[] => {
+  }
+
+  dlt(top: Node): Move[] {
     const work: Node[] = [top];
     while (work.length > 0) {
       const n = work[work.length - 1]!;
-      if (memo.has(n.id)) {
+      if (this.memo.has(n.id)) {
         work.pop();
         continue;
       }
-      if (isGF(n)) stateIndex(n);
-      const missing = needs(n).filter((k) => !memo.has(k.id));
+      if (this.isGF(n)) this.stateIndex(n);
+      const missing = this.needs(n).filter((k) => !this.memo.has(k.id));
       if (missing.length > 0) {
         for (let i = missing.length - 1; i >= 0; i--) work.push(missing[i]!);
         continue;
       }
       work.pop();
-      const res = movesOf(n);
-      memo.set(n.id, res);
-      held += res.length;
-      budget.edges(held, STAGE);
+      const res = this.movesOf(n);
+      this.memo.set(n.id, res);
+      this.held += res.length;
+      this.budget.edges(this.held, STAGE);
     }
-    return memo.get(top.id)!;
-  };
+    return this.memo.get(top.id)!;
+  }
 
   /** The moves of a node whose operands' moves are known. */
-  const movesOf = (n: Node): Move[] => {
-    let res: Move[];
+  private movesOf(n: Node): Move[] {
+    const budget = this.budget;
     switch (n.op) {
       case 'tt':
-        res = [{ g: TRUE_TERM, to: 0n, acc: 0n }];
-        break;
+        return [{ g: TRUE_TERM, to: 0n, acc: 0n }];
       case 'ff':
-        res = [];
-        break;
+        return [];
       case 'lit': {
         const bit = 1n << BigInt(n.ap);
-        res = [{ g: n.neg ? term(0n, bit) : term(bit, 0n), to: 0n, acc: 0n }];
-        break;
+        return [{ g: n.neg ? term(0n, bit) : term(bit, 0n), to: 0n, acc: 0n }];
       }
       case 'and':
-        res = n.kids.reduce<Move[]>((acc, k) => product(acc, dlt(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
-        break;
+        return n.kids.reduce<Move[]>((acc, k) => this.product(acc, this.dlt(k)), [{ g: TRUE_TERM, to: 0n, acc: 0n }]);
       case 'or':
-        res = removeDominated(
-          n.kids.flatMap((k) => dlt(k)),
+        return removeDominated(
+          n.kids.flatMap((k) => this.dlt(k)),
           budget,
         );
-        break;
       case 'U': {
         const [l, r] = n.kids as [Node, Node];
-        res = removeDominated([...dlt(r), ...product(dlt(l), self(n))], budget);
-        break;
+        return removeDominated([...this.dlt(r), ...this.product(this.dlt(l), this.self(n))], budget);
       }
       case 'X':
-        res = bar(n.kids[0]!);
-        break;
+        return this.bar(n.kids[0]!);
       case 'R': {
         const [l, r] = n.kids as [Node, Node];
-        if (isGF(n)) {
-          const s = stateIndex(n);
-          const psi = r.kids[1]!;
-          const mark = 1n << BigInt(s);
-          const k = opts.gfDelays === true ? horizon(psi) : null;
-          let back = n;
-          if (k !== null) for (let i = 1; i < k; i++) back = nf.delay(back); // k - 1 delays, none below k = 2
-          const loops = product(dlt(psi), self(back)).map((m) => ({ ...m, acc: m.acc | mark }));
-          res = removeDominated([...self(n), ...loops], budget);
-        } else {
-          res = product(dlt(r), removeDominated([...dlt(l), ...self(n)], budget));
-        }
-        break;
+        if (!this.isGF(n)) return this.product(this.dlt(r), removeDominated([...this.dlt(l), ...this.self(n)], budget));
+        const s = this.stateIndex(n);
+        const psi = r.kids[1]!;
+        const mark = 1n << BigInt(s);
+        const k = this.opts.gfDelays === true ? horizon(psi) : null;
+        let back = n;
+        if (k !== null) for (let i = 1; i < k; i++) back = this.nf.delay(back); // k - 1 delays, none below k = 2
+        const loops = this.product(this.dlt(psi), this.self(back)).map((m) => ({ ...m, acc: m.acc | mark }));
+        return removeDominated([...this.self(n), ...loops], budget);
       }
     }
-    return res;
-  };
+  }
+}
 
-  delta[0] = dlt(root);
-  while (pending.length > 0) {
-    const s = pending.shift()!;
-    delta[s] = dlt(states[s]!.node!);
+export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget: Budget): Vwaa {
+  budget.checkTime(STAGE);
+  const b = new VwaaBuilder(nf, opts, budget);
+  const states = b.states;
+  const delta: Move[][] = [];
+  const accepting: Move[][] = [];
+  delta[0] = b.dlt(root);
+  while (b.pending.length > 0) {
+    const s = b.pending.shift()!;
+    delta[s] = b.dlt(states[s]!.node!);
   }
   for (let s = 0; s < states.length; s++) {
     const st = states[s]!;
@@ -271,5 +278,5 @@ export function buildVwaa(root: Node, nf: NodeFactory, opts: VwaaOptions, budget
     else if (st.node!.op === 'U') accepting[s] = delta[s]!.filter((m) => (m.to & bit) === 0n);
     else accepting[s] = delta[s]!.filter((m) => (m.acc & bit) !== 0n);
   }
-  return { states, delta, accepting, disjunctionStates: joined };
+  return { states, delta, accepting, disjunctionStates: b.joined };
 }

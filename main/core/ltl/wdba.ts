@@ -144,14 +144,21 @@ export interface PowersetResult {
   readonly complete: boolean;
 }
 
-/**
- * The powerset automaton, its SCC acceptance, Löding's colouring and the Moore quotient. Returns the
- * minimised candidate (not yet known to be equivalent).
- */
-export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): PowersetResult {
-  budget.checkTime(STAGE);
+/** The subset construction's result: every subset reached, and its successor per letter class (−1: none). */
+interface Subsets {
+  readonly members: number[][];
+  readonly delta: number[];
+  /** No subset lacked a successor on some letter. */
+  readonly complete: boolean;
+}
+
+/** The subset construction, subsets as bitsets of W words; `capped` past its caps. */
+function subsetConstruction(
+  a: MutableBuchi,
+  ex: Explicit,
+  budget: Budget,
+): Subsets | { capped: true; complete: boolean } {
   const C = ex.classes;
-  // ---- subset construction, subsets as bitsets of W words
   const nq = a.accepting.length;
   const W = (nq + 31) >>> 5;
   const bits = new Uint32Array(nq * C * W);
@@ -192,10 +199,10 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
   next[a.initial >>> 5] = 1 << (a.initial & 31);
   intern();
   for (let s = 0; s < members.length; s++) {
-    if (members.length > WDBA_MAX_SUBSETS) return { dba: null, capped: true, complete };
+    if (members.length > WDBA_MAX_SUBSETS) return { capped: true, complete };
     const set = members[s]!;
     work += set.length * C * W;
-    if (work > WDBA_MAX_WORK) return { dba: null, capped: true, complete };
+    if (work > WDBA_MAX_WORK) return { capped: true, complete };
     for (let c = 0; c < C; c++) {
       next.fill(0);
       let any = 0;
@@ -212,8 +219,22 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
     }
     budget.tick(STAGE, (set.length * C * W) >> 4);
   }
+  if (members.length > WDBA_MAX_SUBSETS) return { capped: true, complete };
+  return { members, delta, complete };
+}
+
+/** The powerset automaton's SCCs with Löding's colours (even: accepting) and which can reach no accepting loop. */
+interface Colouring {
+  readonly comp: Int32Array;
+  readonly colour: Int32Array;
+  readonly useless: Uint8Array;
+}
+
+/** The SCCs (Tarjan numbers them successors first) and their colours; 'mixed' when an SCC's loops disagree. */
+function colourSccs(ex: Explicit, p: Subsets, budget: Budget): Colouring | 'mixed' {
+  const C = ex.classes;
+  const { delta, members } = p;
   const n = members.length;
-  if (n > WDBA_MAX_SUBSETS) return { dba: null, capped: true, complete };
   const succOf = (s: number): number[] => {
     const out: number[] = [];
     for (let c = 0; c < C; c++) {
@@ -222,7 +243,6 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
     }
     return out;
   };
-  // ---- SCCs (Tarjan numbers them successors first) and their colours
   const comp = stronglyConnected(n, succOf);
   let compCount = 0;
   for (let s = 0; s < n; s++) compCount = Math.max(compCount, comp[s]! + 1);
@@ -257,7 +277,7 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
       colour[m] = l;
     } else {
       const v = sccVerdict(ex, states, comp, m, delta, members, budget);
-      if (v === 'mixed') return { dba: null, capped: false, complete };
+      if (v === 'mixed') return 'mixed';
       if (v) {
         isUseless = false;
         colour[m] = l & ~1;
@@ -267,7 +287,14 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
     }
     useless[m] = isUseless ? 1 : 0;
   }
-  // ---- Moore minimisation of the useful part, final = even colour
+  return { comp, colour, useless };
+}
+
+/** Moore minimisation of the useful part, final = even colour; null when the initial subset is useless. */
+function mooreQuotient(p: Subsets, C: number, k: Colouring, budget: Budget): Deterministic | null {
+  const { delta, members } = p;
+  const { comp, colour, useless } = k;
+  const n = members.length;
   const keep: number[] = [];
   const local = new Int32Array(n).fill(-1);
   for (let s = 0; s < n; s++) {
@@ -276,7 +303,7 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
       keep.push(s);
     }
   }
-  if (local[0] === -1) return { dba: null, capped: false, complete };
+  if (local[0] === -1) return null;
   const finalOf = (s: number): boolean => (colour[comp[s]!]! & 1) === 0;
   const target = (s: number, c: number): number => {
     const t = delta[s * C + c]!;
@@ -319,14 +346,26 @@ export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): Pow
       outDelta.push(t === -1 ? -1 : visit(block[t]!));
     }
   }
-  const dba: Deterministic = {
+  return {
     final: order.map((b) => finalOf(keep[rep[b]!]!)),
     delta: Int32Array.from(outDelta),
     initial: 0,
     classes: C,
     members: order.map((b) => members[keep[rep[b]!]!]!),
   };
-  return { dba, capped: false, complete };
+}
+
+/**
+ * The powerset automaton, its SCC acceptance, Löding's colouring and the Moore quotient. Returns the
+ * minimised candidate (not yet known to be equivalent).
+ */
+export function minimizeWdba(a: MutableBuchi, ex: Explicit, budget: Budget): PowersetResult {
+  budget.checkTime(STAGE);
+  const p = subsetConstruction(a, ex, budget);
+  if (!('members' in p)) return { dba: null, capped: true, complete: p.complete };
+  const colouring = colourSccs(ex, p, budget);
+  if (colouring === 'mixed') return { dba: null, capped: false, complete: p.complete };
+  return { dba: mooreQuotient(p, ex.classes, colouring, budget), capped: false, complete: p.complete };
 }
 
 /** States of one non-trivial SCC of the powerset automaton whose loops are tried. */

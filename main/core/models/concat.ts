@@ -1,7 +1,7 @@
 /**
  * Two embeddings side by side as one MLP: ψ(x) = [a(x); k·b(x)]. Pure.
  *
- * Why (issue 19, item 6): the expectile-TD ψ measures temporal distance locally as the executor and
+ * Why: the expectile-TD ψ measures temporal distance locally as the executor and
  * the graph need it, but its discounted value saturates past its horizon, so far pairs are ranked by
  * noise; a path-distance ψ ranks far pairs well but separates states by velocity at short range.
  * Concatenated, with the second scaled down, the Euclidean distance is sqrt(d_a² + k²·d_b²): near, d_a

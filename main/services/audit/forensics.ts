@@ -198,78 +198,47 @@ export const INTEGRITY_NOT_CHECKED = 'not checked: the schema is not the one Wit
 
 type Verified = VerifyResult & { chain_ms: number; integrity_ms: number };
 
-/**
- * Holds the schema against the one the writer creates (schema-check.ts: every difference a
- * problem); when its tables are ours, walks the whole chain in sequence order — every value of the
- * type and within the size Witness writes, every body JSON —, then holds everything outside it
- * against it: each run's row against its chained run_start (a run without one, or a run_start
- * without its row, is tampering), each blob against its address and against the kind the chained
- * events that name it give it (a blob no chained event names is not under the chain). A table that
- * is not ours is not read at all (nor given to SQLite's quick_check): reading it could run the
- * forger's code.
- */
-export function verifyChain(db: Database.Database, progress?: (done: number) => void): Verified {
-  const found = schemaProblems(db);
-  const schema: VerifyProblem[] = found.map((p) => ({ table: 'schema', key: p.key, reason: p.reason }));
-  if (found.some((p) => p.blocksWalk)) {
-    return {
-      ok: false,
-      events: 0,
-      runs: 0,
-      blobs: 0,
-      head: GENESIS_HASH,
-      integrity: INTEGRITY_NOT_CHECKED,
-      problems: schema,
-      firstBad: schema[0]!,
-      chain_ms: 0,
-      integrity_ms: 0,
-    };
-  }
-  const t0 = performance.now();
-  const { integrity, constraints } = quickCheck(db);
-  const integrity_ms = performance.now() - t0;
-  schema.push(...constraints);
-  const t1 = performance.now();
+/** A chained run_start: where it is, and its body. */
+type ChainedStart = { seq: number; t_ms: number; body: RunStartBody };
+/** Blob address → the kinds chained events give it, and the first event that names it. */
+type BlobRefs = Map<string, { kinds: Set<string>; seq: number }>;
+
+/** The chain walked in sequence order: how far it held (events, head), its run_starts and blob references. */
+interface Walked {
+  readonly bad?: VerifyProblem;
+  readonly events: number;
+  readonly head: string;
+  readonly starts: Map<string, ChainedStart>;
+  readonly refs: BlobRefs;
+}
+
+function walkChain(db: Database.Database, progress?: (done: number) => void): Walked {
   let prev = GENESIS_HASH;
-  let n = 0,
-    runs = 0,
-    blobs = 0;
+  let n = 0;
   let expectSeq: number | null = null;
   let lastT = -Infinity;
-  const starts = new Map<string, { seq: number; t_ms: number; body: RunStartBody }>();
+  const starts = new Map<string, ChainedStart>();
   /** The run of the last event checked to have started. */
   let started = '';
-  /** Blob address → the kinds chained events give it, and the first event that names it. */
-  const refs = new Map<string, { kinds: Set<string>; seq: number }>();
+  const refs: BlobRefs = new Map();
   const ref = (sha: unknown, kind: string, seq: number): void => {
     if (typeof sha !== 'string') return;
     const r = refs.get(sha);
     if (r === undefined) refs.set(sha, { kinds: new Set([kind]), seq });
     else r.kinds.add(kind);
   };
-  const done = (bad?: VerifyProblem): Verified => {
-    const problems = [...schema, ...(bad !== undefined ? [bad] : [])];
-    if (integrity !== 'ok') problems.push({ table: 'events', key: '-', reason: `SQLite quick_check: ${integrity}` });
-    const firstBad = bad ?? problems[0];
-    return {
-      ok: problems.length === 0,
-      events: n,
-      runs,
-      blobs,
-      head: prev,
-      integrity,
-      problems,
-      ...(firstBad !== undefined ? { firstBad } : {}),
-      chain_ms: performance.now() - t1,
-      integrity_ms,
-    };
-  };
   // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash
   // (rows.ts).
   const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY seq`).raw(true);
   for (const a of rows.iterate() as IterableIterator<unknown[]>) {
     const raw = rawEvent(a);
-    const fail = (reason: string): Verified => done({ table: 'events', key: String(raw.seq), reason });
+    const fail = (reason: string): Walked => ({
+      bad: { table: 'events', key: String(raw.seq), reason },
+      events: n,
+      head: prev,
+      starts,
+      refs,
+    });
     const wrong = eventProblem(raw);
     if (wrong !== null) return fail(`${wrong}: Witness does not write it (the row was altered)`);
     const r = raw as unknown as EventRow;
@@ -317,6 +286,15 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     expectSeq = r.seq + 1;
     if ((n & 65535) === 0) progress?.(n);
   }
+  return { events: n, head: prev, starts, refs };
+}
+
+/** Each run's row against its chained run_start, and every run_start against its row: the rows that hold. */
+function checkRuns(
+  db: Database.Database,
+  starts: ReadonlyMap<string, ChainedStart>,
+): { bad?: VerifyProblem; runs: number } {
+  let runs = 0;
   const rowIds = new Set<string>();
   for (const raw of db
     .prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`)
@@ -324,25 +302,31 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     const row = { ...raw, id: text(raw.id) };
     rowIds.add(row.id);
     const start = starts.get(row.id);
-    if (start === undefined)
-      return done({
-        table: 'runs',
-        key: row.id,
-        reason: 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)',
-      });
+    if (start === undefined) {
+      const reason = 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)';
+      return { bad: { table: 'runs', key: row.id, reason }, runs };
+    }
     const why = runRowMismatch(row, start, runProblem(raw));
-    if (why !== null) return done({ table: 'runs', key: row.id, reason: why });
+    if (why !== null) return { bad: { table: 'runs', key: row.id, reason: why }, runs };
     runs++;
   }
   for (const [id, s] of starts) {
-    if (!rowIds.has(id))
-      return done({
-        table: 'runs',
-        key: id,
-        reason: `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)`,
-      });
+    if (!rowIds.has(id)) {
+      const reason = `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)`;
+      return { bad: { table: 'runs', key: id, reason }, runs };
+    }
   }
+  return { runs };
+}
+
+/** Each blob against its address and the kinds the chain names it as, and every named blob present. */
+function checkBlobs(db: Database.Database, refs: BlobRefs): { bad?: VerifyProblem; blobs: number } {
+  let blobs = 0;
   const stored = new Set<string>();
+  const bad = (key: string, reason: string): { bad: VerifyProblem; blobs: number } => ({
+    bad: { table: 'blobs', key, reason },
+    blobs,
+  });
   for (const raw of db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{
     sha256: string;
     kind: string;
@@ -351,36 +335,81 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
     const b = { ...raw, sha256: text(raw.sha256) };
     stored.add(b.sha256);
     const wrong = blobProblem(raw);
-    if (wrong !== null)
-      return done({
-        table: 'blobs',
-        key: b.sha256,
-        reason: `${wrong}: Witness does not write it (the row was altered)`,
-      });
-    if (sha256(b.body) !== b.sha256)
-      return done({ table: 'blobs', key: b.sha256, reason: `the ${b.kind} blob's content does not match its address` });
+    if (wrong !== null) return bad(b.sha256, `${wrong}: Witness does not write it (the row was altered)`);
+    if (sha256(b.body) !== b.sha256) return bad(b.sha256, `the ${b.kind} blob's content does not match its address`);
     const r = refs.get(b.sha256);
     if (r === undefined)
-      return done({
-        table: 'blobs',
-        key: b.sha256,
-        reason: `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`,
-      });
+      return bad(
+        b.sha256,
+        `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`,
+      );
     if (!r.kinds.has(b.kind))
-      return done({
-        table: 'blobs',
-        key: b.sha256,
-        reason: `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
-      });
+      return bad(
+        b.sha256,
+        `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
+      );
     blobs++;
   }
   for (const [sha, r] of refs) {
     if (!stored.has(sha))
-      return done({
-        table: 'blobs',
-        key: sha,
-        reason: `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`,
-      });
+      return bad(sha, `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`);
   }
-  return done();
+  return { blobs };
+}
+
+/**
+ * Holds the schema against the one the writer creates (schema-check.ts: every difference a
+ * problem); when its tables are ours, walks the whole chain in sequence order — every value of the
+ * type and within the size Witness writes, every body JSON —, then holds everything outside it
+ * against it: each run's row against its chained run_start (a run without one, or a run_start
+ * without its row, is tampering), each blob against its address and against the kind the chained
+ * events that name it give it (a blob no chained event names is not under the chain). A table that
+ * is not ours is not read at all (nor given to SQLite's quick_check): reading it could run the
+ * forger's code.
+ */
+export function verifyChain(db: Database.Database, progress?: (done: number) => void): Verified {
+  const found = schemaProblems(db);
+  const schema: VerifyProblem[] = found.map((p) => ({ table: 'schema', key: p.key, reason: p.reason }));
+  if (found.some((p) => p.blocksWalk)) {
+    return {
+      ok: false,
+      events: 0,
+      runs: 0,
+      blobs: 0,
+      head: GENESIS_HASH,
+      integrity: INTEGRITY_NOT_CHECKED,
+      problems: schema,
+      firstBad: schema[0]!,
+      chain_ms: 0,
+      integrity_ms: 0,
+    };
+  }
+  const t0 = performance.now();
+  const { integrity, constraints } = quickCheck(db);
+  const integrity_ms = performance.now() - t0;
+  schema.push(...constraints);
+  const t1 = performance.now();
+  const done = (w: Walked, runs: number, blobs: number, bad?: VerifyProblem): Verified => {
+    const problems = [...schema, ...(bad !== undefined ? [bad] : [])];
+    if (integrity !== 'ok') problems.push({ table: 'events', key: '-', reason: `SQLite quick_check: ${integrity}` });
+    const firstBad = bad ?? problems[0];
+    return {
+      ok: problems.length === 0,
+      events: w.events,
+      runs,
+      blobs,
+      head: w.head,
+      integrity,
+      problems,
+      ...(firstBad !== undefined ? { firstBad } : {}),
+      chain_ms: performance.now() - t1,
+      integrity_ms,
+    };
+  };
+  const walked = walkChain(db, progress);
+  if (walked.bad !== undefined) return done(walked, 0, 0, walked.bad);
+  const { runs, bad: badRun } = checkRuns(db, walked.starts);
+  if (badRun !== undefined) return done(walked, runs, 0, badRun);
+  const { blobs, bad: badBlob } = checkBlobs(db, walked.refs);
+  return done(walked, runs, blobs, badBlob);
 }

@@ -20,12 +20,13 @@
  * subscribing again, gets the latched map and scene at once.
  */
 import wsProtocol from '@foxglove/ws-protocol';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 // A CommonJS package: its classes come off the default export.
 const { FoxgloveServer, BinaryOpcode } = wsProtocol;
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { AuditRunSummary } from '../../contract/api.js';
 import { WitnessError } from '../../contract/errors.js';
 import { openAuditReadOnly } from './store.js';
 import { EVENT_COLUMNS, type EventRow, eventOf } from './rows.js';
@@ -135,16 +136,10 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<FoxgloveLive> {
-  const host = o.host ?? '127.0.0.1';
-  if (!isLoopback(host) && o.allowRemote !== true) {
-    throw new WitnessError(
-      'invalid-input',
-      `--foxglove-host ${host}: not a loopback address, so other machines could watch the robot; pass --foxglove-allow-remote to mean it`,
-      { path: '--foxglove-host' },
-    );
-  }
-  const server = new FoxgloveServer({ name: 'witness' });
+type Server = InstanceType<typeof FoxgloveServer>;
+
+/** Every Foxglove channel advertised on the server: its id by name. */
+function addChannels(server: Server): Map<FoxgloveChannel, number> {
   const ids = new Map<FoxgloveChannel, number>();
   for (const [name, c] of Object.entries(FOXGLOVE_CHANNELS) as [
     FoxgloveChannel,
@@ -161,20 +156,17 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       }),
     );
   }
-  const limits: FoxgloveLimits = { ...FOXGLOVE_LIMITS, ...o.limits };
-  const log = o.log ?? (() => {});
-  const wss = new WebSocketServer({
-    host,
-    port: o.port,
-    maxPayload: limits.maxMessageBytes,
-    handleProtocols: (protocols) => server.handleProtocols(protocols),
-  });
-  await new Promise<void>((resolve, reject) => {
+  return ids;
+}
+
+/** Resolves once the server listens; a port in use is a conflict, any other failure unavailable. */
+function listening(wss: WebSocketServer, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const failed = (e: NodeJS.ErrnoException): void =>
       reject(
         new WitnessError(
           e.code === 'EADDRINUSE' ? 'conflict' : 'unavailable',
-          `--foxglove ${o.port}: cannot listen on ${host}:${o.port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`,
+          `--foxglove ${port}: cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is in use' : e.message}`,
           { path: '--foxglove' },
         ),
       );
@@ -184,6 +176,143 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       resolve();
     });
   });
+}
+
+/** What a connection's latch needs: the channels by id, their latest messages, and the latch counts. */
+interface Latch {
+  readonly channelOf: ReadonlyMap<number, FoxgloveChannel>;
+  readonly latest: ReadonlyMap<FoxgloveChannel, { timestamp: bigint; payload: Uint8Array }>;
+  readonly latched: Record<FoxgloveChannel, number>;
+  /** Disconnects the clients that have left more than the limit unread. */
+  readonly shed: () => void;
+}
+
+/**
+ * Sends a new subscriber the latest message of a latched channel. The server handles the request first (its listener
+ * came first); the latch follows it, with the same checks, so a subscription the server ignored gets nothing.
+ */
+function latchOnSubscribe(conn: WebSocket, l: Latch): void {
+  const subs = new Map<number, number>();
+  conn.on('message', (data, isBinary) => {
+    // The server may have answered (a status for each subscription it ignored).
+    l.shed();
+    if (isBinary) return;
+    const op = subscriptionOp(data);
+    if (op === null) return;
+    for (const id of op.unsubscribe) subs.delete(id);
+    for (const { id, channelId } of op.subscribe) {
+      const channel = l.channelOf.get(channelId);
+      if (channel === undefined || subs.has(id) || [...subs.values()].includes(channelId)) continue;
+      subs.set(id, channelId);
+      const m = l.latest.get(channel);
+      if (m === undefined) continue;
+      l.shed();
+      if (conn.readyState !== conn.OPEN) return;
+      conn.send(messageFrame(id, m.timestamp, m.payload));
+      l.latched[channel]++;
+    }
+  });
+}
+
+/** Events read from the audit database per poll, at most. */
+const POLL_ROWS = 5000;
+
+/**
+ * Follows the audit database: each call of `poll` sends the events written since the last, until `full` says the
+ * poll has sent enough; true when there may be more. Only what is written from now on: the events already in the
+ * database are history (a run under way has its world and latest plan latched).
+ */
+function auditFollower(
+  auditFile: string,
+  send: (m: FoxgloveMessage) => void,
+  full: () => boolean,
+): { poll: () => boolean; close: () => void } {
+  let db: Database.Database | null = null;
+  // A database that does not exist yet will hold only new events.
+  let after = existsSync(auditFile) ? -1 : 0;
+  const runs = new Map<string, FoxgloveRun>();
+  /** The latest plan's scene, placed as the replay places its nodes from what the log holds by now. */
+  const planScene = (d: Database.Database, conv: FoxgloveRun, t_ms: number): FoxgloveMessage => {
+    const replay = replayRun(d, conv.run, 1, { placementOnly: true });
+    return conv.planScene(t_ms, planPoints(replay, replay.plans.length - 1));
+  };
+  const startRun = (d: Database.Database, summary: AuditRunSummary): FoxgloveRun => {
+    const conv = new FoxgloveRun(d, summary);
+    runs.set(summary.id, conv);
+    for (const m of conv.start()) send(m);
+    return conv;
+  };
+  const open = (d: Database.Database): void => {
+    after = (d.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
+    // A run under way: its world (and its latest plan) is latched for the clients to come.
+    const current = runsPage(d, { limit: 1 }).runs[0];
+    if (current === undefined || current.ended_ms !== null) return;
+    const conv = startRun(d, current);
+    const plan = d
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1`)
+      .get(current.id);
+    if (plan !== undefined) send(planScene(d, conv, eventOf(plan).t_ms));
+  };
+  const liveEvent = (d: Database.Database, e: EventRow): void => {
+    let conv = runs.get(e.run_id);
+    if (conv === undefined) {
+      const summary = runOf(d, e.run_id);
+      if (summary === undefined) return;
+      conv = startRun(d, summary);
+    }
+    if (e.kind === 'plan') send(planScene(d, conv, e.t_ms));
+    else for (const m of conv.event(e)) send(m);
+  };
+  const poll = (): boolean => {
+    if (db === null) {
+      if (!existsSync(auditFile)) return false;
+      try {
+        db = openAuditReadOnly(auditFile);
+      } catch {
+        return false; // Not created completely yet: the next poll tries again.
+      }
+      if (after < 0) open(db);
+    }
+    const rows = db
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`,
+      )
+      .all(after, ...FOXGLOVE_KINDS) as { seq: number }[];
+    for (const r of rows) {
+      if (full()) return true;
+      after = r.seq;
+      try {
+        liveEvent(db, eventOf(r));
+      } catch (e) {
+        // A row Witness did not write, refused as every reader refuses it (verify names it): the live view goes on.
+        if (!(e instanceof WitnessError)) throw e;
+      }
+    }
+    return rows.length === POLL_ROWS;
+  };
+  return { poll, close: () => db?.close() };
+}
+
+export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<FoxgloveLive> {
+  const host = o.host ?? '127.0.0.1';
+  if (!isLoopback(host) && o.allowRemote !== true) {
+    throw new WitnessError(
+      'invalid-input',
+      `--foxglove-host ${host}: not a loopback address, so other machines could watch the robot; pass --foxglove-allow-remote to mean it`,
+      { path: '--foxglove-host' },
+    );
+  }
+  const server = new FoxgloveServer({ name: 'witness' });
+  const ids = addChannels(server);
+  const limits: FoxgloveLimits = { ...FOXGLOVE_LIMITS, ...o.limits };
+  const log = o.log ?? (() => {});
+  const wss = new WebSocketServer({
+    host,
+    port: o.port,
+    maxPayload: limits.maxMessageBytes,
+    handleProtocols: (protocols) => server.handleProtocols(protocols),
+  });
+  await listening(wss, host, o.port);
   // Once listening, a failed accept (too many open files) is told; the server goes on.
   wss.on('error', (e) => log(`foxglove: ${e.message}`));
   // A client message the protocol library cannot read (it catches the error and emits it here).
@@ -208,28 +337,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     server.handleConnection(conn, name);
     o.onClients?.(wss.clients.size);
     conn.on('close', () => o.onClients?.(wss.clients.size));
-    // The server handles the request first (its listener came first); the latch follows it, with the
-    // same checks, so a subscription the server ignored gets nothing.
-    const subs = new Map<number, number>();
-    conn.on('message', (data, isBinary) => {
-      // The server may have answered (a status for each subscription it ignored).
-      shed();
-      if (isBinary) return;
-      const op = subscriptionOp(data);
-      if (op === null) return;
-      for (const id of op.unsubscribe) subs.delete(id);
-      for (const { id, channelId } of op.subscribe) {
-        const channel = channelOf.get(channelId);
-        if (channel === undefined || subs.has(id) || [...subs.values()].includes(channelId)) continue;
-        subs.set(id, channelId);
-        const m = latest.get(channel);
-        if (m === undefined) continue;
-        shed();
-        if (conn.readyState !== conn.OPEN) return;
-        conn.send(messageFrame(id, m.timestamp, m.payload));
-        latched[channel]++;
-      }
-    });
+    latchOnSubscribe(conn, { channelOf, latest, latched, shed });
   });
   const subscribed = new Set<number>();
   server.on('subscribe', (id) => subscribed.add(id));
@@ -251,82 +359,15 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
     sent[m.channel]++;
     if (LATCHED.includes(m.channel)) latest.set(m.channel, { timestamp, payload });
   };
-  /** The latest plan's scene, placed as the replay places its nodes from what the log holds by now. */
-  const planScene = (d: Database.Database, conv: FoxgloveRun, t_ms: number): FoxgloveMessage => {
-    const replay = replayRun(d, conv.run, 1, { placementOnly: true });
-    return conv.planScene(t_ms, planPoints(replay, replay.plans.length - 1));
-  };
-
-  // Only what is written from now on: the events already in the database are history.
-  let db: Database.Database | null = null;
-  // A database that does not exist yet will hold only new events.
-  let after = existsSync(o.auditFile) ? -1 : 0;
-  const runs = new Map<string, FoxgloveRun>();
-  const POLL_ROWS = 5000;
-  /**
-   * Sends the events written since the last poll, up to a quarter of maxUnreadBytes of messages; true when there may be
-   * more.
-   */
-  const poll = (): boolean => {
-    polled = 0;
-    if (db === null) {
-      if (!existsSync(o.auditFile)) return false;
-      try {
-        db = openAuditReadOnly(o.auditFile);
-      } catch {
-        return false; // Not created completely yet: the next poll tries again.
-      }
-      if (after < 0) {
-        after = (db.prepare('SELECT max(seq) AS s FROM events').get() as { s: number | null }).s ?? 0;
-        // A run under way: its world (and its latest plan) is latched for the clients to come.
-        const current = runsPage(db, { limit: 1 }).runs[0];
-        if (current !== undefined && current.ended_ms === null) {
-          const conv = new FoxgloveRun(db, current);
-          runs.set(current.id, conv);
-          for (const m of conv.start()) send(m);
-          const plan = db
-            .prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'plan' ORDER BY seq DESC LIMIT 1`)
-            .get(current.id);
-          if (plan !== undefined) send(planScene(db, conv, eventOf(plan).t_ms));
-        }
-      }
-    }
-    const rows = db
-      .prepare(
-        `SELECT ${EVENT_COLUMNS} FROM events WHERE seq > ? AND kind IN ('run_start', ${FOXGLOVE_KINDS.map(() => '?').join(',')}) ORDER BY seq LIMIT ${POLL_ROWS}`,
-      )
-      .all(after, ...FOXGLOVE_KINDS) as { seq: number }[];
-    for (const r of rows) {
-      if (polled >= limits.maxUnreadBytes / 4) return true;
-      after = r.seq;
-      try {
-        liveEvent(db, eventOf(r));
-      } catch (e) {
-        // A row Witness did not write, refused as every reader refuses it (verify names it): the live view goes on.
-        if (!(e instanceof WitnessError)) throw e;
-      }
-    }
-    return rows.length === POLL_ROWS;
-  };
-  const liveEvent = (d: Database.Database, e: EventRow): void => {
-    let conv = runs.get(e.run_id);
-    if (conv === undefined) {
-      const summary = runOf(d, e.run_id);
-      if (summary === undefined) return;
-      conv = new FoxgloveRun(d, summary);
-      runs.set(e.run_id, conv);
-      for (const m of conv.start()) send(m);
-    }
-    if (e.kind === 'plan') send(planScene(d, conv, e.t_ms));
-    else for (const m of conv.event(e)) send(m);
-  };
+  const follower = auditFollower(o.auditFile, send, () => polled >= limits.maxUnreadBytes / 4);
   let polling = false,
     told = '';
   const tick = (): boolean => {
     if (polling) return false;
     polling = true;
+    polled = 0;
     try {
-      return poll();
+      return follower.poll();
     } catch (e) {
       // An event the converter cannot read (a damaged body) is passed over: the next poll goes on after it.
       const why = `foxglove: the audit log: ${e instanceof Error ? e.message : String(e)}`;
@@ -352,7 +393,7 @@ export async function serveFoxgloveLive(o: FoxgloveLiveOptions): Promise<Foxglov
       while (tick()) await new Promise((resolve) => setImmediate(resolve));
       for (const c of wss.clients) c.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
-      db?.close();
+      follower.close();
     },
   };
 }

@@ -19,7 +19,7 @@ import { automatonView, mazePicture } from '../ui/scene.js';
 import { regionColours } from '../../core/world/svg.js';
 import { getBlob, runStartBody } from './forensics.js';
 import { planOf } from './browse.js';
-import { EVENT_COLUMNS, bodyOf, eventOf, jsonOr } from './rows.js';
+import { EVENT_COLUMNS, type EventRow, bodyOf, eventOf, jsonOr } from './rows.js';
 import { num, obj, text } from './body.js';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => text(x)) : []);
@@ -36,6 +36,33 @@ export interface ReplayOptions {
   readonly placementOnly?: boolean;
 }
 
+/** What the replay gathers from the run's events, in order. */
+interface Gathered {
+  readonly placementOnly: boolean;
+  readonly pos: { seq: number[]; at: number[]; x: number[]; y: number[] };
+  readonly plans: AuditReplay['plans'];
+  readonly monitor: AuditReplay['monitor'];
+  readonly marks: AuditReplay['marks'];
+  /** Where the robot was each time it reached a node: sums for the mean. */
+  readonly reached: Map<string, { x: number; y: number; n: number }>;
+  readonly starts: Map<string, [number, number]>;
+  /** The node a checkpoint or waypoint event just reached, placed by the next evidence. */
+  pendingNode: string | null;
+}
+
+const REPLAY_KINDS = [
+  'run_start',
+  'plan',
+  'checkpoint',
+  'evidence',
+  'monitor_event',
+  'failure_record',
+  'replan',
+  'escalation',
+  'run_end',
+  'operator_decision',
+];
+
 export function replayRun(
   db: Database.Database,
   run: AuditRunSummary,
@@ -51,130 +78,33 @@ export function replayRun(
     at = hasSteps ? (e.step ?? at) : e.t_ms - run.started_ms;
     return at;
   };
-  const pos = { seq: [] as number[], at: [] as number[], x: [] as number[], y: [] as number[] };
-  const plans: AuditReplay['plans'] = [];
-  const monitor: AuditReplay['monitor'] = [];
-  const marks: AuditReplay['marks'] = [];
-  /** Where the robot was each time it reached a node: sums for the mean. */
-  const reached = new Map<string, { x: number; y: number; n: number }>();
-  const starts = new Map<string, [number, number]>();
-  let pendingNode: string | null = null;
+  const g: Gathered = {
+    placementOnly,
+    pos: { seq: [], at: [], x: [], y: [] },
+    plans: [],
+    monitor: [],
+    marks: [],
+    reached: new Map(),
+    starts: new Map(),
+    pendingNode: null,
+  };
   let max = 0;
   const s0: unknown[] = Array.isArray(run.meta['start']) ? run.meta['start'] : [];
   const start = num(s0[0]),
     startY = num(s0[1]);
-  const kinds = [
-    'run_start',
-    'plan',
-    'checkpoint',
-    'evidence',
-    'monitor_event',
-    'failure_record',
-    'replan',
-    'escalation',
-    'run_end',
-    'operator_decision',
-  ];
   const rows = db
     .prepare(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY seq`,
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind IN (${REPLAY_KINDS.map(() => '?').join(',')}) ORDER BY seq`,
     )
-    .iterate(run.id, ...kinds);
+    .iterate(run.id, ...REPLAY_KINDS);
   for (const r of rows) {
     const e = eventOf(r);
     const a = axisOf(e);
     max = Math.max(max, a);
     const b = obj(bodyOf(e));
-    switch (e.kind) {
-      case 'run_start':
-        if (start !== null && startY !== null) push(e.seq, a, start, startY);
-        break;
-      case 'plan': {
-        const doc = planOf(db, e);
-        if (doc === null) break;
-        const k = plans.length;
-        // Each replan's graph has its own start node (where the robot stood): give it its own id.
-        const rename = (id: string): string => (id === 'start' && k > 0 ? `start@${a}` : id);
-        if (k > 0 && pos.x.length > 0) starts.set(`start@${a}`, [pos.x[pos.x.length - 1]!, pos.y[pos.y.length - 1]!]);
-        const cert = obj(doc.document['certificate']);
-        const states = (Array.isArray(cert['steps']) ? cert['steps'] : []).map((s) => num(obj(s)['state']) ?? 0);
-        const view: PlanView = {
-          status: doc.status === 'ok' ? 'ok' : 'infeasible',
-          prefix: doc.prefix.map(rename),
-          suffix: doc.suffix.map(rename),
-          prefixStates: states.slice(0, doc.prefix.length),
-          suffixStates: states.slice(doc.prefix.length),
-          ...(doc.cost !== null ? { cost: doc.cost } : {}),
-          ...(doc.status !== 'ok'
-            ? {
-                reason: {
-                  kind: text(obj(doc.document['reason'])['kind']),
-                  message: text(obj(doc.document['reason'])['message']),
-                },
-              }
-            : {}),
-        };
-        plans.push({ seq: e.seq, at: a, trigger: doc.trigger, plan: view });
-        break;
-      }
-      case 'checkpoint':
-        pendingNode =
-          (b['kind'] === 'waypoint' || b['kind'] === 'checkpoint') && typeof b['node'] === 'string' ? b['node'] : null;
-        break;
-      case 'evidence': {
-        const s = obj(b['state']);
-        const x = num(s['x']),
-          y = num(s['y']);
-        if (x !== null && y !== null) {
-          push(e.seq, a, x, y);
-          // The evidence right after a reached waypoint or checkpoint says where that node is.
-          if (pendingNode !== null) {
-            const r = reached.get(pendingNode) ?? { x: 0, y: 0, n: 0 };
-            reached.set(pendingNode, { x: r.x + x, y: r.y + y, n: r.n + 1 });
-          }
-        }
-        pendingNode = null;
-        break;
-      }
-      case 'monitor_event':
-        if (placementOnly) break;
-        monitor.push({
-          seq: e.seq,
-          at: a,
-          states: Array.isArray(b['states']) ? b['states'].flatMap((x) => num(x) ?? []) : [],
-          viable: b['viable'] !== false,
-          accepting: b['accepting'] === true,
-          labels: strings(b['labels']),
-        });
-        break;
-      case 'failure_record':
-        if (placementOnly) break;
-        marks.push({
-          seq: e.seq,
-          at: a,
-          kind: e.kind,
-          label: e.failure_label ?? first(b['kind'], b['label'], 'failure'),
-        });
-        break;
-      case 'replan':
-        if (placementOnly) break;
-        marks.push({
-          seq: e.seq,
-          at: a,
-          kind: e.kind,
-          label: `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}`,
-        });
-        break;
-      case 'escalation':
-      case 'operator_decision':
-        if (placementOnly) break;
-        marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['message'], b['reason'], b['decision'], e.kind) });
-        break;
-      case 'run_end':
-        if (placementOnly) break;
-        marks.push({ seq: e.seq, at: a, kind: e.kind, label: first(b['outcome'], 'end') });
-        break;
-    }
+    if (e.kind === 'run_start') {
+      if (start !== null && startY !== null) pushPosition(g, e.seq, a, start, startY);
+    } else gather(g, db, e, a, b);
   }
   if (!hasSteps) max = Math.max(max, (run.ended_ms ?? run.started_ms) - run.started_ms);
 
@@ -182,10 +112,17 @@ export function replayRun(
   const regionsSha = runStartBody(db, run.id)['regions_sha'];
   const regions = regionsOf(db, typeof regionsSha === 'string' ? regionsSha : null);
   const layout = mazeOf(run.world);
+  const { pos, plans } = g;
   const scene = sceneOf(
     run,
     plans,
-    { reached, starts, start: start !== null && startY !== null ? [start, startY] : null, regions, layout },
+    {
+      reached: g.reached,
+      starts: g.starts,
+      start: start !== null && startY !== null ? [start, startY] : null,
+      regions,
+      layout,
+    },
     notes,
   );
   const total = pos.x.length;
@@ -206,30 +143,105 @@ export function replayRun(
       notes.push(`the specification's automaton could not be rebuilt: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  return {
-    run,
-    axis: hasSteps ? 'step' : 'time',
-    min: 0,
-    max,
-    scene,
-    plans,
-    positions,
-    monitor,
-    marks,
-    automaton,
-    notes,
-  };
+  const axis = hasSteps ? 'step' : 'time';
+  return { run, axis, min: 0, max, scene, plans, positions, monitor: g.monitor, marks: g.marks, automaton, notes };
+}
 
-  function push(seq: number, a: number, x: number, y: number): void {
-    if (placementOnly && pos.x.length > 0) {
-      [pos.seq[0], pos.at[0], pos.x[0], pos.y[0]] = [seq, a, x, y];
-      return;
-    }
-    pos.seq.push(seq);
-    pos.at.push(a);
-    pos.x.push(x);
-    pos.y.push(y);
+/** A robot position; with placementOnly only the last one is kept. */
+function pushPosition(g: Gathered, seq: number, a: number, x: number, y: number): void {
+  const pos = g.pos;
+  if (g.placementOnly && pos.x.length > 0) {
+    [pos.seq[0], pos.at[0], pos.x[0], pos.y[0]] = [seq, a, x, y];
+    return;
   }
+  pos.seq.push(seq);
+  pos.at.push(a);
+  pos.x.push(x);
+  pos.y.push(y);
+}
+
+/** One event (other than run_start) at axis position `a`, its body `b`, into what the replay gathers. */
+function gather(g: Gathered, db: Database.Database, e: EventRow, a: number, b: Record<string, unknown>): void {
+  switch (e.kind) {
+    case 'plan':
+      gatherPlan(g, db, e, a);
+      break;
+    case 'checkpoint':
+      g.pendingNode =
+        (b['kind'] === 'waypoint' || b['kind'] === 'checkpoint') && typeof b['node'] === 'string' ? b['node'] : null;
+      break;
+    case 'evidence': {
+      const s = obj(b['state']);
+      const x = num(s['x']),
+        y = num(s['y']);
+      if (x !== null && y !== null) {
+        pushPosition(g, e.seq, a, x, y);
+        // The evidence right after a reached waypoint or checkpoint says where that node is.
+        if (g.pendingNode !== null) {
+          const r = g.reached.get(g.pendingNode) ?? { x: 0, y: 0, n: 0 };
+          g.reached.set(g.pendingNode, { x: r.x + x, y: r.y + y, n: r.n + 1 });
+        }
+      }
+      g.pendingNode = null;
+      break;
+    }
+    case 'monitor_event':
+      if (g.placementOnly) break;
+      g.monitor.push({
+        seq: e.seq,
+        at: a,
+        states: Array.isArray(b['states']) ? b['states'].flatMap((x) => num(x) ?? []) : [],
+        viable: b['viable'] !== false,
+        accepting: b['accepting'] === true,
+        labels: strings(b['labels']),
+      });
+      break;
+    default:
+      if (!g.placementOnly) g.marks.push({ seq: e.seq, at: a, kind: e.kind, label: markLabel(e, b) });
+  }
+}
+
+/** The label of a mark: a failure, a replan, an escalation, an operator's decision or the run's end. */
+function markLabel(e: EventRow, b: Record<string, unknown>): string {
+  switch (e.kind) {
+    case 'failure_record':
+      return e.failure_label ?? first(b['kind'], b['label'], 'failure');
+    case 'replan':
+      return `replan ${text(b['replan'])} after ${first(b['trigger'], '?')}`;
+    case 'run_end':
+      return first(b['outcome'], 'end');
+    default:
+      return first(b['message'], b['reason'], b['decision'], e.kind);
+  }
+}
+
+/** A plan event: its view, each replan's start node given its own id (where the robot stood). */
+function gatherPlan(g: Gathered, db: Database.Database, e: EventRow, a: number): void {
+  const doc = planOf(db, e);
+  if (doc === null) return;
+  const k = g.plans.length;
+  const pos = g.pos;
+  const rename = (id: string): string => (id === 'start' && k > 0 ? `start@${a}` : id);
+  if (k > 0 && pos.x.length > 0) g.starts.set(`start@${a}`, [pos.x[pos.x.length - 1]!, pos.y[pos.y.length - 1]!]);
+  const cert = obj(doc.document['certificate']);
+  const states = (Array.isArray(cert['steps']) ? cert['steps'] : []).map((s) => num(obj(s)['state']) ?? 0);
+  const view: PlanView = {
+    status: doc.status === 'ok' ? 'ok' : 'infeasible',
+    prefix: doc.prefix.map(rename),
+    suffix: doc.suffix.map(rename),
+    prefixStates: states.slice(0, doc.prefix.length),
+    suffixStates: states.slice(doc.prefix.length),
+    ...(doc.cost !== null ? { cost: doc.cost } : {}),
+    ...(doc.status !== 'ok'
+      ? {
+          reason: {
+            kind: text(obj(doc.document['reason'])['kind']),
+            message: text(obj(doc.document['reason'])['message']),
+          },
+        }
+      : {}),
+  };
+  g.plans.push({ seq: e.seq, at: a, trigger: doc.trigger, plan: view });
 }
 
 function thin<T extends Record<string, number[]>>(cols: T, max: number): T {

@@ -7,7 +7,7 @@
  */
 import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
-import { createRng } from '../../core/random/rng.js';
+import { type Rng, createRng } from '../../core/random/rng.js';
 import { EMBED_DEFAULTS } from '../../contract/defaults.js';
 import { tensorflow, type Tf } from './tf.js';
 import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
@@ -134,41 +134,19 @@ export async function trainEmbedding(
   });
 
   const B = c.batch;
-  const S = new Float32Array(B * k),
-    SN = new Float32Array(B * k),
-    G = new Float32Array(B * k);
-  const R = new Float32Array(B),
-    M = new Float32Array(B),
-    L = new Float32Array(B);
-  const noBound = -1e9;
+  const bt: EmbedBatch = {
+    S: new Float32Array(B * k),
+    SN: new Float32Array(B * k),
+    G: new Float32Array(B * k),
+    R: new Float32Array(B),
+    M: new Float32Array(B),
+    L: new Float32Array(B),
+  };
+  const { S, SN, G, R, M, L } = bt;
   const pathDistance = c.objective === 'path-distance';
-  const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
   let lastLoss = NaN;
   for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
-    for (let b = 0; b < B; b++) {
-      const i = starts[rng.int(0, starts.length - 1)]!;
-      const u = rng.next();
-      let g: number;
-      L[b] = noBound;
-      if (pathDistance) {
-        g = u < c.pCurrent ? i : rng.next() < 0.5 ? Math.min(ends[i]!, i + geometric()) : rng.int(i + 1, ends[i]!);
-        R[b] = g - i;
-        S.set(obs.subarray(i * k, i * k + k), b * k);
-        G.set(obs.subarray(g * k, g * k + k), b * k);
-        continue;
-      }
-      if (u < c.pCurrent) g = i;
-      else if (u < c.pCurrent + c.pTrajectory) {
-        g = Math.min(ends[i]!, i + geometric());
-        if (c.pathBound === true) L[b] = -(1 - c.gamma ** (g - i)) / (1 - c.gamma);
-      } else g = rng.int(0, n - 1);
-      S.set(obs.subarray(i * k, i * k + k), b * k);
-      SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
-      G.set(obs.subarray(g * k, g * k + k), b * k);
-      const success = g === i;
-      R[b] = success ? 0 : -1;
-      M[b] = success ? 0 : 1;
-    }
+    fillEmbedBatch(bt, { obs, starts, ends, n, k }, rng, c);
     const loss = pathDistance
       ? tf.tidy(() => {
           const s = tf.tensor2d(S, [B, k]),
@@ -218,6 +196,57 @@ export async function trainEmbedding(
   dispose(online, target);
   optimizer.dispose();
   return { mlp, normalization: norm, config: c, finalLoss: lastLoss };
+}
+
+/** One batch of the embedding's training: states, next states, goals, rewards, masks and path bounds. */
+interface EmbedBatch {
+  readonly S: Float32Array;
+  readonly SN: Float32Array;
+  readonly G: Float32Array;
+  readonly R: Float32Array;
+  readonly M: Float32Array;
+  readonly L: Float32Array;
+}
+
+/**
+ * Samples a batch: a row with a successor, and a goal that is the row itself, a later row of its trajectory
+ * (geometric offset) or any row, in the configured proportions.
+ */
+function fillEmbedBatch(
+  bt: EmbedBatch,
+  d: { obs: Float32Array; starts: readonly number[]; ends: ArrayLike<number>; n: number; k: number },
+  rng: Rng,
+  c: EmbedConfig,
+): void {
+  const { S, SN, G, R, M, L } = bt;
+  const { obs, starts, ends, n, k } = d;
+  const noBound = -1e9;
+  const pathDistance = c.objective === 'path-distance';
+  const geometric = (): number => Math.max(1, Math.ceil(Math.log(1 - rng.next()) / Math.log(c.gamma)));
+  for (let b = 0; b < R.length; b++) {
+    const i = starts[rng.int(0, starts.length - 1)]!;
+    const u = rng.next();
+    let g: number;
+    L[b] = noBound;
+    if (pathDistance) {
+      g = u < c.pCurrent ? i : rng.next() < 0.5 ? Math.min(ends[i]!, i + geometric()) : rng.int(i + 1, ends[i]!);
+      R[b] = g - i;
+      S.set(obs.subarray(i * k, i * k + k), b * k);
+      G.set(obs.subarray(g * k, g * k + k), b * k);
+      continue;
+    }
+    if (u < c.pCurrent) g = i;
+    else if (u < c.pCurrent + c.pTrajectory) {
+      g = Math.min(ends[i]!, i + geometric());
+      if (c.pathBound === true) L[b] = -(1 - c.gamma ** (g - i)) / (1 - c.gamma);
+    } else g = rng.int(0, n - 1);
+    S.set(obs.subarray(i * k, i * k + k), b * k);
+    SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
+    G.set(obs.subarray(g * k, g * k + k), b * k);
+    const success = g === i;
+    R[b] = success ? 0 : -1;
+    M[b] = success ? 0 : 1;
+  }
 }
 
 /** Which of k observation entries ψ reads (EmbedConfig.inputs); a bad index is a RangeError. */

@@ -1,5 +1,5 @@
 /**
- * Measured quality of a reachability backbone (issue 4): (1) Spearman rank correlation between
+ * Measured quality of a reachability backbone: (1) Spearman rank correlation between
  * ‖ψ(s) − ψ(g)‖ and the maze's true geodesic distance on held-out pairs; (2) how often π_low,
  * steered by the unit latent direction, brings the agent within ε of a waypoint at latent distance
  * H_TD within its tracking budget, in the simulator.

@@ -8,7 +8,7 @@
 import type * as tfTypes from '@tensorflow/tfjs';
 import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, forward, initMlp } from '../../core/models/mlp.js';
-import { createRng } from '../../core/random/rng.js';
+import { type Rng, createRng } from '../../core/random/rng.js';
 import { tensorflow } from './tf.js';
 import { apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import type { Normalization, ResumeOptions, TrainProgress } from './embed-trainer.js';
@@ -105,6 +105,32 @@ export function subgoals(
   return { rows: rows.slice(0, kept), directions: dirs.slice(0, kept * dim), targets: targets.slice(0, kept) };
 }
 
+/**
+ * Samples a batch: a transition, a subgoal direction from it, and the reward, the latent step's projection on the
+ * direction.
+ */
+function fillPolicyBatch(
+  bt: { S: Float32Array; SN: Float32Array; Z: Float32Array; A: Float32Array; R: Float32Array },
+  d: { obs: Float32Array; latent: Float32Array; dim: number; actions: Float32Array; k: number; a: number },
+  sg: { rows: Int32Array | number[]; directions: Float32Array },
+  rng: Rng,
+): void {
+  const { S, SN, Z, A, R } = bt;
+  const { obs, latent, dim, actions, k, a } = d;
+  for (let b = 0; b < R.length; b++) {
+    const t = rng.int(0, sg.rows.length - 1);
+    const i = sg.rows[t]!;
+    S.set(obs.subarray(i * k, i * k + k), b * k);
+    SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
+    Z.set(sg.directions.subarray(t * dim, t * dim + dim), b * dim);
+    A.set(actions.subarray(i * a, i * a + a), b * a);
+    let r = 0;
+    for (let j = 0; j < dim; j++)
+      r += (latent[(i + 1) * dim + j]! - latent[i * dim + j]!) * sg.directions[t * dim + j]!;
+    R[b] = r;
+  }
+}
+
 export interface TrainedPolicy {
   readonly mlp: Mlp;
   readonly config: PolicyConfig;
@@ -176,18 +202,7 @@ export async function trainPolicy(
     R = new Float32Array(B);
   let lastLoss = NaN;
   for (let step = ro.resume?.step ?? 0; step < c.steps; step++) {
-    for (let b = 0; b < B; b++) {
-      const t = rng.int(0, sg.rows.length - 1);
-      const i = sg.rows[t]!;
-      S.set(obs.subarray(i * k, i * k + k), b * k);
-      SN.set(obs.subarray((i + 1) * k, (i + 2) * k), b * k);
-      Z.set(sg.directions.subarray(t * dim, t * dim + dim), b * dim);
-      A.set(d.actions.subarray(i * a, i * a + a), b * a);
-      let r = 0;
-      for (let j = 0; j < dim; j++)
-        r += (latent[(i + 1) * dim + j]! - latent[i * dim + j]!) * sg.directions[t * dim + j]!;
-      R[b] = r;
-    }
+    fillPolicyBatch({ S, SN, Z, A, R }, { obs, latent, dim, actions: d.actions, k, a }, sg, rng);
     const loss = tf.tidy(() => {
       const s = tf.tensor2d(S, [B, k]),
         sn = tf.tensor2d(SN, [B, k]),

@@ -20,7 +20,7 @@ export function toVariables(tf: Tf, m: Mlp, trainable = true): TfMlp {
 
 /**
  * x·w whose gradient transposes explicitly: dx = dy·transpose(w), dw = transpose(x)·dy. The wasm
- * backend runs a matrix multiply with transpose flags (what matMul's own gradient issues) 10–15×
+ * backend runs a matrix multiply with transpose flags (what matMul's own gradient issues) many times
  * slower than a plain one, so backpropagation spent most of its time there; the explicit transposes
  * give the same gradients (to float rounding) several times faster.
  */

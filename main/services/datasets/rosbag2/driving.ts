@@ -228,8 +228,19 @@ function headerNs(m: Obj): { ns: bigint } | { why: string } | null {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const stripSlash = (f: string): string => f.replace(/^\/+/, '');
 
-/** Reads the pose and action topics of a bag; every problem is a BagError naming the bag, topic and time. */
-export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Driving> {
+/** The topics a driving import reads, checked against the bag. */
+interface DrivingTopics {
+  readonly pt: BagTopic;
+  readonly at: BagTopic;
+  readonly poseType: string;
+  readonly actionType: string;
+  readonly isTf: boolean;
+  /** TF only: the pose topic's _static companion, when the bag has it. */
+  readonly staticTopic: BagTopic | undefined;
+}
+
+/** The pose and action topics of the request, each present, of a type this reader takes and CDR-serialized. */
+function drivingTopics(bag: RosBag, r: DrivingRequest): DrivingTopics {
   const topicList = (): string => bag.topics.map((t) => `${t.name} (${t.type})`).join(', ') || 'none';
   const find = (name: string, role: string, accepted: readonly string[]): BagTopic => {
     const t = bag.topics.find((x) => x.name === name);
@@ -269,17 +280,111 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
         (t) => t.name === `${pt.name}_static` && normType(t.type) === poseType && t.serialization === 'cdr',
       )
     : undefined;
+  return { pt, at, poseType, actionType, isTf, staticTopic };
+}
+
+/** The TF edges read so far, each frame with one parent, and the span of the stamped (not static) transforms. */
+class TfEdges {
+  readonly edges = new Map<string, StampedEdge>();
+  /** Each frame's parent edge, to refuse a second parent. */
+  private readonly parentOf = new Map<string, StampedEdge>();
+  first: bigint | null = null;
+  last: bigint | null = null;
+
+  constructor(private readonly bagPath: string) {}
+
+  add(topic: string, isStatic: boolean, tr: unknown, ns: bigint): void {
+    const tf = obj(tr),
+      parent = stripSlash(str(obj(tf.header).frame_id)),
+      child = stripSlash(str(tf.child_frame_id));
+    const tt = obj(tf.transform),
+      p = obj(tt.translation);
+    const sample = { ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) };
+    if (!(Number.isFinite(sample.x) && Number.isFinite(sample.y) && Number.isFinite(sample.yaw))) {
+      throw new BagError(
+        this.bagPath,
+        `topic ${topic}: the transform ${parent} → ${child} at ${stampText(ns)} is not finite (x ${sample.x}, y ${sample.y}, yaw ${sample.yaw})`,
+      );
+    }
+    const key = JSON.stringify([parent, child]);
+    let e = this.edges.get(key);
+    if (e === undefined) {
+      const other = this.parentOf.get(child);
+      if (other !== undefined) {
+        throw new BagError(
+          this.bagPath,
+          `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`,
+        );
+      }
+      e = { parent, child, static: isStatic, topic, samples: new EdgeSamples() };
+      this.edges.set(key, e);
+      this.parentOf.set(child, e);
+    } else if (e.static && !isStatic) {
+      // Published on /tf too: its stamped values count, not the static one.
+      e = { ...e, static: false, topic, samples: new EdgeSamples() };
+      this.edges.set(key, e);
+      this.parentOf.set(child, e);
+    }
+    if (e.static) {
+      e.samples.clear();
+      e.samples.push(sample);
+      return;
+    }
+    if (isStatic) return;
+    e.samples.push(sample);
+    if (this.first === null || ns < this.first) this.first = ns;
+    if (this.last === null || ns > this.last) this.last = ns;
+  }
+}
+
+/** The pose of an odometry or pose message stamped `ns`, with the request's extra fields; finite, or a BagError. */
+function poseOf(
+  bagPath: string,
+  topic: string,
+  msg: Obj,
+  ns: bigint,
+  poseType: string,
+  r: DrivingRequest,
+): StampedPose {
+  const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
+  const p = obj(pose.position);
+  let extra: number[] | undefined;
+  if (r.extras !== undefined) {
+    const e = r.extras(msg);
+    if (!e.ok) throw new BagError(bagPath, `topic ${topic}: the message stamped ${stampText(ns)}: ${e.why}`);
+    if (!e.values.every(Number.isFinite))
+      throw new BagError(
+        bagPath,
+        `topic ${topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`,
+      );
+    extra = e.values;
+  }
+  const last: StampedPose = {
+    ns,
+    x: num(p.x),
+    y: num(p.y),
+    yaw: yawOf(pose.orientation),
+    ...(extra !== undefined ? { extra } : {}),
+  };
+  if (!(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
+    throw new BagError(
+      bagPath,
+      `topic ${topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`,
+    );
+  }
+  return last;
+}
+
+/** Reads the pose and action topics of a bag; every problem is a BagError naming the bag, topic and time. */
+export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Driving> {
+  const { pt, at, poseType, actionType, isTf, staticTopic } = drivingTopics(bag, r);
   const poseReader = readerFor(bag, pt);
   const actReader = pt.name === at.name ? poseReader : readerFor(bag, at);
   const staticReader = staticTopic !== undefined ? readerFor(bag, staticTopic) : null;
   const poses: StampedPose[] = [],
     commands: StampedTwist[] = [];
-  const edges = new Map<string, StampedEdge>();
-  /** Each frame's parent edge, to refuse a second parent. */
-  const parentOf = new Map<string, StampedEdge>();
+  const tf = new TfEdges(bag.path);
   let messages = 0;
-  let tfFirst: bigint | null = null,
-    tfLast: bigint | null = null;
   const lastNs = new Map<string, bigint>();
   const order = (key: string, what: string, ns: bigint): void => {
     const prev = lastNs.get(key);
@@ -290,48 +395,6 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
       );
     }
     lastNs.set(key, ns);
-  };
-  const addTransform = (topic: string, isStatic: boolean, tr: unknown, ns: bigint): void => {
-    const tf = obj(tr),
-      parent = stripSlash(str(obj(tf.header).frame_id)),
-      child = stripSlash(str(tf.child_frame_id));
-    const tt = obj(tf.transform),
-      p = obj(tt.translation);
-    const sample = { ns, x: num(p.x), y: num(p.y), yaw: yawOf(tt.rotation) };
-    if (!(Number.isFinite(sample.x) && Number.isFinite(sample.y) && Number.isFinite(sample.yaw))) {
-      throw new BagError(
-        bag.path,
-        `topic ${topic}: the transform ${parent} → ${child} at ${stampText(ns)} is not finite (x ${sample.x}, y ${sample.y}, yaw ${sample.yaw})`,
-      );
-    }
-    const key = JSON.stringify([parent, child]);
-    let e = edges.get(key);
-    if (e === undefined) {
-      const other = parentOf.get(child);
-      if (other !== undefined) {
-        throw new BagError(
-          bag.path,
-          `topic ${topic}: at ${stampText(ns)} frame ${child} has a second parent, ${parent}, besides ${other.parent} (from ${other.topic}): a TF tree gives each frame one parent`,
-        );
-      }
-      e = { parent, child, static: isStatic, topic, samples: new EdgeSamples() };
-      edges.set(key, e);
-      parentOf.set(child, e);
-    } else if (e.static && !isStatic) {
-      // Published on /tf too: its stamped values count, not the static one.
-      e = { ...e, static: false, topic, samples: new EdgeSamples() };
-      edges.set(key, e);
-      parentOf.set(child, e);
-    }
-    if (e.static) {
-      e.samples.clear();
-      e.samples.push(sample);
-      return;
-    }
-    if (isStatic) return;
-    e.samples.push(sample);
-    if (tfFirst === null || ns < tfFirst) tfFirst = ns;
-    if (tfLast === null || ns > tfLast) tfLast = ns;
   };
   const range = bag.timeRange,
     span = range !== null ? Number(range[1] - range[0]) : 0;
@@ -361,41 +424,13 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
         );
       return h.ns;
     };
-    if (isPose || isStatic) {
-      if (isTf) {
-        for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : [])
-          addTransform(m.topic, isStatic, tr, stampOf(obj(tr)));
-      } else {
-        const pose = poseType === 'nav_msgs/msg/Odometry' ? obj(obj(msg.pose).pose) : obj(msg.pose);
-        const ns = stampOf(msg),
-          p = obj(pose.position);
-        order(m.topic, `topic ${m.topic}`, ns);
-        let extra: number[] | undefined;
-        if (r.extras !== undefined) {
-          const e = r.extras(msg);
-          if (!e.ok) throw new BagError(bag.path, `topic ${m.topic}: the message stamped ${stampText(ns)}: ${e.why}`);
-          if (!e.values.every(Number.isFinite))
-            throw new BagError(
-              bag.path,
-              `topic ${m.topic}: the message stamped ${stampText(ns)} has a field that is not finite (${e.values.join(', ')})`,
-            );
-          extra = e.values;
-        }
-        poses.push({
-          ns,
-          x: num(p.x),
-          y: num(p.y),
-          yaw: yawOf(pose.orientation),
-          ...(extra !== undefined ? { extra } : {}),
-        });
-        const last = poses[poses.length - 1]!;
-        if (!(Number.isFinite(last.x) && Number.isFinite(last.y) && Number.isFinite(last.yaw))) {
-          throw new BagError(
-            bag.path,
-            `topic ${m.topic}: the pose at ${stampText(last.ns)} is not finite (x ${last.x}, y ${last.y}, yaw ${last.yaw})`,
-          );
-        }
-      }
+    if ((isPose || isStatic) && isTf) {
+      for (const tr of Array.isArray(msg.transforms) ? (msg.transforms as unknown[]) : [])
+        tf.add(m.topic, isStatic, tr, stampOf(obj(tr)));
+    } else if (isPose || isStatic) {
+      const ns = stampOf(msg);
+      order(m.topic, `topic ${m.topic}`, ns);
+      poses.push(poseOf(bag.path, m.topic, msg, ns, poseType, r));
     }
     if (m.topic === at.name) {
       const tw = actionType === 'geometry_msgs/msg/TwistStamped' ? obj(msg.twist) : msg;
@@ -416,11 +451,11 @@ export async function readDriving(bag: RosBag, r: DrivingRequest): Promise<Drivi
         bag.path,
         pt.name,
         staticTopic?.name ?? null,
-        [...edges.values()],
+        [...tf.edges.values()],
         stripSlash(r.frame!),
         stripSlash(r.child!),
-        tfFirst,
-        tfLast,
+        tf.first,
+        tf.last,
       ),
       commands,
       poseType,
