@@ -33,7 +33,7 @@ export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer', 'sagas-nodelat
  * Not in the default method list: its first use trains for minutes. 'ap-hiql-pilow' is the same
  * baseline with the backbone's π_low under HIQL's π_h instead of HIQL's own low-level policy (the
  * one SAGAS executes with; app/hiql.ts HiqlLow): on the Ant, HIQL's own π_l at our training budget
- * copies the gait's momentum and ignores the subgoal (docs/BENCHMARKS.md, "AP-HIQL at full strength").
+ * copies the gait's momentum and ignores the subgoal (docs/studies/2026-12-04-antmaze.md, "AP-HIQL at full strength").
  */
 export const BASELINE_METHODS = ['ap-hiql', 'ap-hiql-pilow'] as const;
 /** The low-level policies HIQL's π_h can drive (app/hiql.ts hiqlExecutor): its own π_l, or the backbone's π_low. */
@@ -124,7 +124,7 @@ export const POLICY_DEFAULTS = {
  * backbone's value V(s, g) = −‖ψ(s) − ψ(g)‖: π_h proposes the latent offset to the state
  * `subgoalSteps` ahead, π_l acts toward it. subgoalSteps and the AWR temperatures are OGBench's HIQL
  * values for pointmaze; the networks are sized to train in minutes of CPU per maze
- * (docs/studies/defaults-provenance.md).
+ * (docs/studies/defaults.md).
  */
 export const HIQL_DEFAULTS = {
   hidden: [64, 64],
@@ -205,7 +205,7 @@ export const BACKBONE_RECIPE: BackboneRecipe = {
  * The TD ψ of BACKBONE_RECIPE with a path-distance ψ (2×256, 10k steps, γ = 0.995 offsets) appended
  * at 0.2 of its scale: the far ψ ranks long distances, which the TD ψ alone does not on the giant
  * maze, while the local geometry the executor steers by stays nearly as it was
- * (docs/studies/defaults-provenance.md).
+ * (docs/studies/defaults.md).
  */
 const TWO_TIMESCALE: BackboneRecipe = {
   ...BACKBONE_RECIPE,
@@ -217,14 +217,14 @@ const TWO_TIMESCALE: BackboneRecipe = {
  * position x, y alone (observation entries 0 and 1), and π_low by TD3+BC at α = 1. ψ on more entries
  * separates the gait's joint phases or follows its speed oscillation, and one timescale on x, y ranks
  * distance poorly; π_low reads all 29 entries (without the velocities it walks the wrong way), and a
- * larger α overturns the Ant where α = 0 ignores the direction (docs/studies/defaults-provenance.md).
+ * larger α overturns the Ant where α = 0 ignores the direction (docs/studies/defaults.md).
  */
 const ANT: BackboneRecipe = { ...TWO_TIMESCALE, embedInputs: [0, 1], policyAlpha: 1 };
 
 /**
  * antmaze-giant's and antmaze-large's recipe: the Ant's, with π_low at 2×128. Their ψ measures fewer
  * latent units per recorded step than medium's, so H_TD waypoints lie farther and must be met as
- * precisely: the wider π_low meets more of them (docs/studies/defaults-provenance.md). The shipped
+ * precisely: the wider π_low meets more of them (docs/studies/defaults.md). The shipped
  * bundles are this recipe's (test/contract/shipped-recipes.test.ts).
  */
 const ANT_WIDE: BackboneRecipe = { ...ANT, policyHidden: [128, 128] };
@@ -241,7 +241,7 @@ export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
  * Recipes one can ask for by name (`witness backbone train --recipe NAME`). 'path-distance': ψ by path distance (no
  * bootstrapping; γ = 0.995 offsets), 2×256 for 10k steps, with π_low at 2×128 for 40k steps; rescaled to 0.9 latent
  * units per step at H_TD. It ranks geodesic distance better than expectile TD, but is not shipped: plans through its
- * velocity-separated cluster nodes are not trackable by π_low (docs/studies/defaults-provenance.md).
+ * velocity-separated cluster nodes are not trackable by π_low (docs/studies/defaults.md).
  */
 const PATH_DISTANCE: BackboneRecipe = {
   ...BACKBONE_RECIPE,
@@ -300,7 +300,7 @@ export function backboneGoals(world: string): { readonly spearman: number; reado
  * runs on, as OGBench (and so the paper) trains every agent on each dataset. Only where the regime's
  * own bundle does better (stitch on the medium and large Ant mazes, with π_low at 2×128); elsewhere the
  * navigate bundle is kept: an explore-trained π_low imitates the regime's noise
- * (docs/studies/defaults-provenance.md).
+ * (docs/studies/defaults.md).
  */
 export const REGIME_RECIPES: Readonly<Record<string, Readonly<Partial<Record<DatasetKind, BackboneRecipe>>>>> = {
   'antmaze-medium': { stitch: ANT_WIDE },

@@ -60,7 +60,7 @@ export interface GaitParams {
  * the feedforward supplies), a low, wide stance (ankles at 0.55 rad, just off their 0.52 stop: higher
  * ankles roll the Ant over in the maze), a small lift (0.2 rad: a higher one falls more often on
  * navigate data) and standing still while tipped. Faster gaits (2.5 Hz, stiffer legs) hopped and fell
- * over under noise. Figures in docs/studies/defaults-provenance.md.
+ * over under noise. Figures in docs/studies/defaults.md.
  */
 export const DEFAULT_GAIT: GaitParams = {
   frequency_Hz: 2,
