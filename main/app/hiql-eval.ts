@@ -19,8 +19,7 @@ import { cellAt, distancesFrom, freeCells } from '../core/world/maze.js';
 import { missionSvg } from '../core/world/svg.js';
 import { navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
-import { openBackbone } from './backbone.js';
-import { benchBackbone } from './bench.js';
+import { benchBackbone, openBackbone } from './backbone.js';
 import { type HiqlLow, type HiqlOverrides, ensureHiql, hiqlConfig, hiqlExecutor, hiqlRecovery } from './hiql.js';
 import { bodyOf, missionWorld, prepareMission, runMissionTask } from './mission.js';
 

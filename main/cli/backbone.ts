@@ -201,7 +201,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       ) => {
         const { world, dataset, graph, data, models, cache } = o;
         const r = await (
-          await import('../app/bench.js')
+          await import('../app/hiql.js')
         ).benchHiql({
           world,
           ...(dataset !== undefined ? { dataset } : {}),

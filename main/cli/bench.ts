@@ -13,7 +13,7 @@ import { action, intFlag, numberFlag } from './flags.js';
 import { progressBar } from './progress.js';
 import { hiqlFlagValues, hiqlFlags } from './hiql-flags.js';
 
-const bench = (): Promise<typeof import('../app/bench.js')> => import('../app/bench.js');
+const bench = (): Promise<typeof import('../bench/benchmarks.js')> => import('../bench/benchmarks.js');
 
 /** The translation benchmark's flags (on `bench translate`, and on `bench ltl` without --world); --seed serves both. */
 function translationFlags(c: Command): Command {

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { AuditLog, openAuditReadOnly } from '../../services/audit/store.js';
-import { queryPage, verifyChain } from '../../services/audit/forensics.js';
-import { MIGRATIONS } from '../../services/audit/schema.js';
+import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
+import { queryPage, verifyChain } from '../services/audit/forensics.js';
+import { MIGRATIONS } from '../services/audit/schema.js';
 import { fmt, summarize } from './stats.js';
-import type { AuditEventBody } from '../../contract/audit-events.js';
+import type { AuditEventBody } from '../contract/audit-events.js';
 import type { WriterJob, WriterMessage } from './audit-writer.js';
-import { WitnessError } from '../../contract/errors.js';
+import { WitnessError } from '../contract/errors.js';
 
 export interface AuditBenchResult {
   readonly events: number;

@@ -11,19 +11,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WitnessError } from '../../contract/errors.js';
-import { MAP_GRAPH_DEFAULTS, PLAN_DEFAULTS } from '../../contract/defaults.js';
-import { distanceField, naiveClearance } from '../../core/map/clearance.js';
-import { buildMapGraph } from '../../core/map/lattice.js';
-import { floorPlan } from '../../core/map/synthetic.js';
-import { createRng } from '../../core/random/rng.js';
-import { EXPAND, ShortestPaths } from '../../core/plan/shortest-path.js';
-import type { Region } from '../../core/world/regions.js';
-import { MAX_MAP_PIXELS, encodePgm } from '../../services/maps/images.js';
-import { mapYamlText, readMap } from '../../services/maps/read.js';
-import { writeFileAtomic } from '../../platform/files.js';
-import { mapGraphDocument } from '../maps.js';
-import { planOnGraph } from '../plan.js';
+import { WitnessError } from '../contract/errors.js';
+import { MAP_GRAPH_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
+import { distanceField, naiveClearance } from '../core/map/clearance.js';
+import { buildMapGraph } from '../core/map/lattice.js';
+import { floorPlan } from '../core/map/synthetic.js';
+import { createRng } from '../core/random/rng.js';
+import { EXPAND, ShortestPaths } from '../core/plan/shortest-path.js';
+import type { Region } from '../core/world/regions.js';
+import { MAX_MAP_PIXELS, encodePgm } from '../services/maps/images.js';
+import { mapYamlText, readMap } from '../services/maps/read.js';
+import { writeFileAtomic } from '../platform/files.js';
+import { mapGraphDocument } from '../app/maps.js';
+import { planOnGraph } from '../app/plan.js';
 import { fmt } from './stats.js';
 
 export interface MapBenchOptions {
