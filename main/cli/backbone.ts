@@ -26,8 +26,7 @@ function regimeBundlesText(): string {
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
 
-export function backboneCommand(io: Output, setExit: (c: number) => void): Command {
-  const backbone = new Command('backbone').description('the reachability backbone: embedding ψ and executor π_low');
+function registerBackboneEval(backbone: Command, io: Output, setExit: (c: number) => void): void {
   backbone
     .command('eval')
     .description(
@@ -104,6 +103,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
         },
       ),
     );
+}
+
+function registerBackboneTrain(backbone: Command, io: Output, setExit: (c: number) => void): void {
   backbone
     .command('train')
     .description(
@@ -167,6 +169,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
         },
       ),
     );
+}
+
+function registerBackboneTrainHiql(backbone: Command, io: Output, setExit: (c: number) => void): void {
   hiqlFlags(
     backbone
       .command('train-hiql')
@@ -220,6 +225,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       },
     ),
   );
+}
+
+function registerBackboneEvalHiql(backbone: Command, io: Output, setExit: (c: number) => void): void {
   hiqlFlags(
     backbone
       .command('eval-hiql')
@@ -314,5 +322,13 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       },
     ),
   );
+}
+
+export function backboneCommand(io: Output, setExit: (c: number) => void): Command {
+  const backbone = new Command('backbone').description('the reachability backbone: embedding ψ and executor π_low');
+  registerBackboneEval(backbone, io, setExit);
+  registerBackboneTrain(backbone, io, setExit);
+  registerBackboneTrainHiql(backbone, io, setExit);
+  registerBackboneEvalHiql(backbone, io, setExit);
   return backbone;
 }

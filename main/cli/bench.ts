@@ -166,8 +166,7 @@ async function missionBench(io: Output, o: TranslateBenchFlags & MissionBenchFla
   );
 }
 
-export function benchCommand(io: Output, setExit: (c: number) => void): Command {
-  const cmd = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');
+function registerBenchLtl(cmd: Command, io: Output, setExit: (c: number) => void): void {
   hiqlFlags(
     translationFlags(cmd.command('ltl'))
       .description(
@@ -230,10 +229,16 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
       else await translationBench(io, o);
     }),
   );
+}
+
+function registerBenchTranslate(cmd: Command, io: Output, setExit: (c: number) => void): void {
   translationFlags(cmd.command('translate'))
     .description('LTL → Büchi translation: time p50/p95 and automaton size on the SAGAS suites and GF-n / F-n')
     .option('--json', 'print every measurement as JSON instead of tables')
     .action(action(io, setExit, (o: TranslateBenchFlags) => translationBench(io, o)));
+}
+
+function registerBenchWorld(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('world')
     .description('simulator steps/s per scene (vs an open room), dataset generation time and coverage per regime')
@@ -261,6 +266,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         );
       }),
     );
+}
+
+function registerBenchAnt(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('ant')
     .description(
@@ -297,6 +305,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         },
       ),
     );
+}
+
+function registerBenchAudit(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('audit')
     .description(
@@ -324,6 +335,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         );
       }),
     );
+}
+
+function registerBenchExport(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('export')
     .description(
@@ -345,6 +359,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         );
       }),
     );
+}
+
+function registerBenchPlan(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('plan')
     .description(
@@ -437,6 +454,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         },
       ),
     );
+}
+
+function registerBenchMap(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('map')
     .description(
@@ -489,6 +509,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         },
       ),
     );
+}
+
+function registerBenchRosbag(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('rosbag')
     .description(
@@ -519,6 +542,9 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         );
       }),
     );
+}
+
+function registerBenchCli(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('cli')
     .description(
@@ -550,5 +576,19 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
         }
       }),
     );
+}
+
+export function benchCommand(io: Output, setExit: (c: number) => void): Command {
+  const cmd = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');
+  registerBenchLtl(cmd, io, setExit);
+  registerBenchTranslate(cmd, io, setExit);
+  registerBenchWorld(cmd, io, setExit);
+  registerBenchAnt(cmd, io, setExit);
+  registerBenchAudit(cmd, io, setExit);
+  registerBenchExport(cmd, io, setExit);
+  registerBenchPlan(cmd, io, setExit);
+  registerBenchMap(cmd, io, setExit);
+  registerBenchRosbag(cmd, io, setExit);
+  registerBenchCli(cmd, io, setExit);
   return cmd;
 }
