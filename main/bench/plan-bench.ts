@@ -1,5 +1,5 @@
 /**
- * The planner benchmark (issue #5). Part 1: SAGAS on the Easy/Medium/Hard task suites over a
+ * The planner benchmark. Part 1: SAGAS on the Easy/Medium/Hard task suites over a
  * latent graph of the giant maze — planning time, product states expanded against an exhaustive
  * product Dijkstra in the same process, the objective against the exact optimum, and the two
  * baselines. Part 2: exact planning on n×n grids with the "hard giant" formula against the
