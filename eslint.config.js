@@ -79,7 +79,11 @@ const LAYERS = [
     may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'],
   },
   { layer: 'main/api', may: ['main/contract', 'main/app', 'main/api'] },
-  { layer: 'main/cli', may: ['main/contract', 'main/app', 'main/cli'] },
+  {
+    layer: 'main/bench',
+    may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app', 'main/bench'],
+  },
+  { layer: 'main/cli', may: ['main/contract', 'main/app', 'main/bench', 'main/cli'] },
   { layer: 'main/electron', may: ['main/contract', 'main/api', 'main/electron'] },
   { layer: 'main/witness.ts', may: ['main/cli', 'main/api', 'main/platform'] },
   { layer: 'preload', may: ['main/contract', 'preload'], typesOnly: ['main/contract'] },

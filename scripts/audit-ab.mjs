@@ -29,7 +29,7 @@ for (const [name, dist] of [
     forensics: await load(dist, 'main/services/audit/forensics.js'),
   };
 }
-const { benchEvent } = await load(thisDist, 'main/app/bench/audit-bench.js');
+const { benchEvent } = await load(thisDist, 'main/bench/audit-bench.js');
 const dir = mkdtempSync(path.join(tmpdir(), 'witness-audit-ab-'));
 
 /** Durable appends (at most 20 000 in flight) into a new database; events/s and the file. */

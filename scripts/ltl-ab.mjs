@@ -29,11 +29,11 @@ const here = resolve(new URL('..', import.meta.url).pathname);
 const load = async (root) => {
   const m = async (p) => import(pathToFileURL(resolve(root, 'dist', p)).href);
   return {
-    suites: await m('main/app/bench/ltl-suites.js'),
+    suites: await m('main/bench/ltl-suites.js'),
     tr: await m('main/core/ltl/translate.js'),
     fmt: await m('main/core/ltl/formats.js'),
     parse: await m('main/core/ltl/parser.js'),
-    tasks: await m('main/app/bench/tasks.js'),
+    tasks: await m('main/bench/tasks.js'),
     maze: await m('main/backends/mujoco/pointmaze.js'),
     prune: await m('main/core/ltl/prune.js'),
   };

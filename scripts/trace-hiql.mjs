@@ -32,7 +32,7 @@ for (const k of ['world', 'graph', 'data', 'hiql', 'tasks']) {
 }
 const D = new URL('../dist/main/', import.meta.url).href;
 const { worldEntry } = await import(`${D}backends/catalogue.js`);
-const { benchTask } = await import(`${D}app/bench/tasks.js`);
+const { benchTask } = await import(`${D}bench/tasks.js`);
 const { openBackbone } = await import(`${D}app/backbone.js`);
 const { prepareMission } = await import(`${D}app/mission.js`);
 const { runHiqlTask } = await import(`${D}app/hiql.js`);

@@ -262,3 +262,29 @@ async function writeEntry(e: CacheEntry, b: { artifact: GraphArtifact; dataset: 
   await writeGraph(e.graph, b.artifact);
   await writeFileAtomic(e.meta, JSON.stringify({ key: e.key, dataset: b.artifact.dataset.sha256 }, null, 2) + '\n');
 }
+
+/**
+ * The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default
+ * navigate) from the cache.
+ */
+export function benchBackbone(o: {
+  world: string;
+  graph?: string;
+  data?: string;
+  models?: string;
+  dataset?: DatasetKind;
+}): BackboneSource {
+  if (o.graph !== undefined || o.data !== undefined) {
+    if (o.graph === undefined || o.data === undefined)
+      throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
+    return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };
+  }
+  return {
+    kind: 'generate',
+    world: o.world,
+    datasetSteps: 1_000_000,
+    seed: 0,
+    ...(o.models !== undefined ? { models: o.models } : {}),
+    ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
+  };
+}

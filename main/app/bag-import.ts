@@ -276,6 +276,34 @@ export async function bagInfo(bagPath: string): Promise<BagInfo> {
   }
 }
 
+/** Why a bag's poses and commands gave no rows: the two time ranges, and two clocks when they are a minute apart. */
+function noRowsError(
+  bagPath: string,
+  o: BagImportRequest,
+  drv: Awaited<ReturnType<typeof readDriving>>,
+  stamps: readonly { ns: bigint }[],
+  stamp: 'header' | 'receive',
+  rate: number,
+  maxGap: number,
+): BagError {
+  const range = (xs: readonly { ns: bigint }[]): string =>
+    `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
+  // Header stamps against receive times a minute or more apart: two clocks (a simulated robot's
+  // headers in sim time, the recorder's receive times in wall time), not a recording that missed.
+  const poseEnd = [stamps[0]!.ns, stamps[stamps.length - 1]!.ns],
+    cmdEnd = [drv.commands[0]!.ns, drv.commands[drv.commands.length - 1]!.ns];
+  const apart =
+    poseEnd[1]! < cmdEnd[0]! ? cmdEnd[0]! - poseEnd[1]! : cmdEnd[1]! < poseEnd[0]! ? poseEnd[0]! - cmdEnd[1]! : 0n;
+  const clocks =
+    stamp === 'header' && drv.actionType === 'geometry_msgs/msg/Twist' && apart >= 60_000_000_000n
+      ? `; the poses are timed by their header stamps and the Twist commands (which have no header) by the times the recorder received them, ${(Number(apart) / 1e9).toFixed(0)} s apart: two clocks (a robot on simulated time, use_sim_time and /clock, stamps its headers in sim time while the recorder keeps wall time); --stamp receive times both by the recorder`
+      : '';
+  return new BagError(
+    bagPath,
+    `no rows: the poses on ${o.poseTopic} (${range(stamps)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)${clocks}`,
+  );
+}
+
 /** Imports a bag's driving into a dataset of `o.world`, written to `o.out`. */
 export async function importBag(bagPath: string, o: BagImportRequest): Promise<BagImportReport> {
   const started = Date.now();
@@ -315,8 +343,6 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
         `topic ${o.poseTopic}: all its ${drv.chain !== undefined ? 'transforms from --frame to --child have' : 'poses have'} one stamp (${stampText(stamps[0]!.ns)}), so it has no rate${stamp === 'header' ? ': are its header stamps set? --stamp receive uses the times the recorder received them' : ''}`,
       );
     const maxGap = o.maxGap ?? Math.max(0.5, 5 / rate);
-    const range = (xs: readonly { ns: bigint }[]): string =>
-      `${stampText(xs[0]!.ns)} to ${stampText(xs[xs.length - 1]!.ns)}`;
     const poses: PoseTrack | { t: number; x: number; y: number; yaw: number }[] =
       drv.chain !== undefined
         ? chainTrack(
@@ -331,22 +357,7 @@ export async function importBag(bagPath: string, o: BagImportRequest): Promise<B
             ...(p.extra !== undefined ? { extra: p.extra } : {}),
           }));
     const r = resampleDriving(poses, commands, layout, { rate, maxGap });
-    if (r.rows === 0 || r.span === null) {
-      // Header stamps against receive times a minute or more apart: two clocks (a simulated robot's
-      // headers in sim time, the recorder's receive times in wall time), not a recording that missed.
-      const poseEnd = [stamps[0]!.ns, stamps[stamps.length - 1]!.ns],
-        cmdEnd = [drv.commands[0]!.ns, drv.commands[drv.commands.length - 1]!.ns];
-      const apart =
-        poseEnd[1]! < cmdEnd[0]! ? cmdEnd[0]! - poseEnd[1]! : cmdEnd[1]! < poseEnd[0]! ? poseEnd[0]! - cmdEnd[1]! : 0n;
-      const clocks =
-        stamp === 'header' && drv.actionType === 'geometry_msgs/msg/Twist' && apart >= 60_000_000_000n
-          ? `; the poses are timed by their header stamps and the Twist commands (which have no header) by the times the recorder received them, ${(Number(apart) / 1e9).toFixed(0)} s apart: two clocks (a robot on simulated time, use_sim_time and /clock, stamps its headers in sim time while the recorder keeps wall time); --stamp receive times both by the recorder`
-          : '';
-      throw new BagError(
-        bag.path,
-        `no rows: the poses on ${o.poseTopic} (${range(stamps)}) and the commands on ${o.actionTopic} (${range(drv.commands)}) do not overlap in at least two steps of ${(1 / rate).toPrecision(3)} s without a gap longer than ${maxGap} s (--max-gap)${clocks}`,
-      );
-    }
+    if (r.rows === 0 || r.span === null) throw noRowsError(bag.path, o, drv, stamps, stamp, rate, maxGap);
     const where = placement(o.world, r.observations, layout.obs.length);
     const at = (s: number): string => stampText(t0 + BigInt(Math.round(s * 1e9)));
     const d: Dataset = {

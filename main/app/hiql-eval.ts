@@ -15,12 +15,11 @@ import { DEFAULT_HIQL_EXEC } from '../core/exec/hiql-mission.js';
 import { type ReachResult, reachGoal } from '../core/exec/hiql-reach.js';
 import { createRng } from '../core/random/rng.js';
 import { type LatentRange, latentRange } from '../core/exec/latent-range.js';
-import { cellAt, distancesFrom, freeCells } from '../core/world/maze.js';
+import { type MazeLayout, cellAt, distancesFrom, freeCells } from '../core/world/maze.js';
 import { missionSvg } from '../core/world/svg.js';
-import { navigationOf } from '../core/world/world.js';
+import { type World, navigationOf } from '../core/world/world.js';
 import { loadHiql } from '../services/models/hiql-bundle.js';
-import { openBackbone } from './backbone.js';
-import { benchBackbone } from './bench.js';
+import { type Backbone, benchBackbone, openBackbone } from './backbone.js';
 import { type HiqlLow, type HiqlOverrides, ensureHiql, hiqlConfig, hiqlExecutor, hiqlRecovery } from './hiql.js';
 import { bodyOf, missionWorld, prepareMission, runMissionTask } from './mission.js';
 
@@ -67,6 +66,55 @@ export interface HiqlEvalReport {
    * (core/exec/latent-range.ts).
    */
   readonly psiRange: LatentRange;
+}
+
+/** SAGAS on the same start and goal (a mission `F goal` with the goal a disk of the pair's radius). */
+async function sagasOnPair(
+  o: HiqlEvalRequest,
+  b: Backbone,
+  world: World,
+  start: readonly [number, number],
+  goal: readonly [number, number],
+  seed: number,
+): Promise<NonNullable<HiqlEvalPair['sagas']>> {
+  const task = await prepareMission({
+    world: o.world,
+    spec: 'F goal',
+    regions: {
+      text: JSON.stringify({ regions: [{ name: 'goal', kind: 'disk', center: [goal[0], goal[1]], radius: o.radius }] }),
+    },
+    start: [start[0], start[1]],
+    seed,
+    backbone: b,
+  });
+  const m = (await runMissionTask(task, { method: 'sagas', maxSteps: o.maxSteps, world })).result;
+  return { success: m.success, steps: m.steps, failureMode: m.failureMode };
+}
+
+/** The picture of a pair HIQL failed: the maze, the goal, the straight line, the rollout and where it timed out. */
+async function drawFailedPair(
+  dir: string,
+  layout: MazeLayout,
+  p: number,
+  cells: number,
+  [sx, sy]: readonly [number, number],
+  [gx, gy]: readonly [number, number],
+  radius: number,
+  r: { minDistance: number; timeoutAt: number | null },
+  trajectory: Float32Array,
+): Promise<void> {
+  const svg = missionSvg(layout, `HIQL pair ${p}: ${cells} cells, closest ${r.minDistance.toFixed(2)} m`, {
+    regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius }],
+    prefix: [
+      [sx, sy],
+      [gx, gy],
+    ],
+    suffix: [],
+    trajectory,
+    start: [sx, sy],
+    failures: r.timeoutAt !== null ? [[trajectory[2 * r.timeoutAt]!, trajectory[2 * r.timeoutAt + 1]!] as const] : [],
+  });
+  await writeFile(path.join(dir, `hiql-pair-${String(p).padStart(3, '0')}.svg`), svg);
 }
 
 export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
@@ -132,41 +180,14 @@ export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {
           seed,
           recovery: hiqlRecovery(o.low ?? 'hiql', bodyOf(entry)),
         });
-        let sagas: HiqlEvalPair['sagas'];
-        if (o.sagas) {
-          const task = await prepareMission({
-            world: o.world,
-            spec: 'F goal',
-            regions: {
-              text: JSON.stringify({ regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }] }),
-            },
-            start: [sx, sy],
-            seed,
-            backbone: b,
-          });
-          const m = (await runMissionTask(task, { method: 'sagas', maxSteps: o.maxSteps, world })).result;
-          sagas = { success: m.success, steps: m.steps, failureMode: m.failureMode };
-        }
+        const sagas = o.sagas ? await sagasOnPair(o, b, world, [sx, sy], [gx, gy], seed) : undefined;
         const { trajectory, ...rest } = r;
         pairs.push({ start: [sx, sy], goal: [gx, gy], cells, hiql: rest, ...(sagas !== undefined ? { sagas } : {}) });
         o.log?.(
           `pair ${p + 1}/${o.goals} (${cells} cells): HIQL ${r.success ? `reached in ${r.steps}` : `failed, ${r.minDistance.toFixed(2)} m at the closest`}${sagas ? `, SAGAS ${sagas.success ? `reached in ${sagas.steps}` : `failed (${sagas.failureMode})`}` : ''}`,
         );
-        if (!r.success && o.pictures !== undefined) {
-          const svg = missionSvg(layout, `HIQL pair ${p}: ${cells} cells, closest ${r.minDistance.toFixed(2)} m`, {
-            regions: [{ name: 'goal', kind: 'disk', center: [gx, gy], radius: o.radius }],
-            prefix: [
-              [sx, sy],
-              [gx, gy],
-            ],
-            suffix: [],
-            trajectory,
-            start: [sx, sy],
-            failures:
-              r.timeoutAt !== null ? [[trajectory[2 * r.timeoutAt]!, trajectory[2 * r.timeoutAt + 1]!] as const] : [],
-          });
-          await writeFile(path.join(o.pictures, `hiql-pair-${String(p).padStart(3, '0')}.svg`), svg);
-        }
+        if (!r.success && o.pictures !== undefined)
+          await drawFailedPair(o.pictures, layout, p, cells, [sx, sy], [gx, gy], o.radius, r, trajectory);
         p++;
       }
     } finally {

@@ -7,7 +7,15 @@
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { HIQL_DEFAULTS, MISSION_DEFAULTS, PLAN_DEFAULTS, type HiqlLow } from '../contract/defaults.js';
+import {
+  type DatasetKind,
+  HIQL_DEFAULTS,
+  MISSION_DEFAULTS,
+  MISSION_WORLDS,
+  PLAN_DEFAULTS,
+  type HiqlLow,
+} from '../contract/defaults.js';
+import { benchBackbone, openBackbone } from './backbone.js';
 import { WitnessError } from '../contract/errors.js';
 import { type Body, DEFAULT_EXEC, LEGGED_EXEC, normalize, type RecoveryParams } from '../core/exec/executor.js';
 import {
@@ -245,4 +253,38 @@ export function hiqlPicture(task: MissionTask, r: HiqlMissionResult, title: stri
     start: task.start,
     failures: r.failures.map((f) => [r.trajectory[2 * f.t]!, r.trajectory[2 * f.t + 1]!] as const),
   });
+}
+
+/**
+ * `witness backbone train-hiql`: AP-HIQL's policies for the backbone `bench ltl` runs on (the given
+ * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
+ */
+export async function benchHiql(o: {
+  world: string;
+  graph?: string;
+  data?: string;
+  models?: string;
+  dataset?: DatasetKind;
+  cache?: string;
+  hiql?: HiqlOverrides;
+  log?: (line: string) => void;
+}): Promise<{ dir: string; trained: boolean; seconds: number }> {
+  if (!MISSION_WORLDS.includes(o.world))
+    throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, {
+      path: '--world',
+    });
+  const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
+  const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
+  try {
+    return await ensureHiql(
+      { world: o.world, dataset: b.dataset, models: b.models },
+      {
+        ...(o.log ? { log: o.log } : {}),
+        ...cache,
+        config: hiqlConfig(o.hiql),
+      },
+    );
+  } finally {
+    await b.models.close();
+  }
 }

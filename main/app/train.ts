@@ -371,30 +371,36 @@ export async function evaluateBackbone(o: {
 const embedReads = (r: BackboneRecipe): { inputs?: readonly number[] } =>
   r.embedInputs !== null ? { inputs: r.embedInputs } : {};
 
+/** What trainBackbone is asked for (the CLI's `backbone train` flags). */
+export interface TrainBackboneRequest {
+  readonly world: string;
+  readonly out?: string;
+  readonly data?: string;
+  readonly dataset?: DatasetKind;
+  readonly recipe?: string;
+  readonly datasetSteps?: number;
+  readonly embedSteps?: number;
+  readonly policySteps?: number;
+  readonly seed: number;
+  readonly progress?: (phase: string) => StepProgress;
+}
+
 /**
- * Reproduces a shipped backbone from scratch with the recipe: a dataset of the regime (navigate
- * unless asked, or the given data's), ψ, π_low, the bundle — by default into the shipped bundle of
- * that regime (contract shippedBundleName); a regime the world ships no bundle for needs --out.
+ * trainBackbone's checks before anything trains: the world, the regime (asked, else the given data's, else navigate)
+ * and its recipe, and the bundle it writes.
  */
-export async function trainBackbone(opts: {
-  world: string;
-  out?: string;
-  data?: string;
-  dataset?: DatasetKind;
-  recipe?: string;
-  datasetSteps?: number;
-  embedSteps?: number;
-  policySteps?: number;
-  seed: number;
-  progress?: (phase: string) => StepProgress;
-}): Promise<{ out: string; minutes: number }> {
+async function trainInputs(opts: TrainBackboneRequest): Promise<{
+  given: Dataset | undefined;
+  regime: DatasetKind;
+  r: BackboneRecipe;
+  shipped: string;
+}> {
   worldEntry(opts.world);
   checkedRegime(opts.dataset);
   if (opts.data !== undefined && opts.datasetSteps !== undefined)
     throw new WitnessError('invalid-input', '--data and --dataset-steps exclude each other: the dataset is given', {
       path: '--dataset-steps',
     });
-  const started = Date.now();
   // A given dataset (e.g. a robot's own driving, `witness data import BAG`) must be of this world, and of the regime
   // asked for.
   const given = opts.data !== undefined ? await readDataset(opts.data, { expectWorld: opts.world }) : undefined;
@@ -422,6 +428,17 @@ export async function trainBackbone(opts: {
       { path: '--out' },
     );
   }
+  return { given, regime, r, shipped };
+}
+
+/**
+ * Reproduces a shipped backbone from scratch with the recipe: a dataset of the regime (navigate
+ * unless asked, or the given data's), ψ, π_low, the bundle — by default into the shipped bundle of
+ * that regime (contract shippedBundleName); a regime the world ships no bundle for needs --out.
+ */
+export async function trainBackbone(opts: TrainBackboneRequest): Promise<{ out: string; minutes: number }> {
+  const started = Date.now();
+  const { given, regime, r, shipped } = await trainInputs(opts);
   const o = {
     ...opts,
     datasetSteps: opts.datasetSteps ?? r.datasetSteps,

@@ -58,10 +58,7 @@ function printEvent(
   );
 }
 
-export function auditCommand(io: Output, setExit: (c: number) => void): Command {
-  const cmd = new Command('audit').description(
-    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only)',
-  );
+function registerAuditLs(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('ls')
     .description(
@@ -90,6 +87,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
           );
       }),
     );
+}
+
+function registerAuditShow(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('show')
     .description('one run: its metadata, specification and events')
@@ -111,6 +111,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         }
       }),
     );
+}
+
+function registerAuditQuery(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('query')
     .description(
@@ -164,6 +167,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         });
       }),
     );
+}
+
+function registerAuditVerify(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('verify')
     .description(
@@ -194,6 +200,9 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         return r.ok ? EXIT.ok : EXIT.negative;
       }),
     );
+}
+
+function registerAuditExport(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('export')
     .description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
@@ -209,5 +218,16 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
         );
       }),
     );
+}
+
+export function auditCommand(io: Output, setExit: (c: number) => void): Command {
+  const cmd = new Command('audit').description(
+    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only)',
+  );
+  registerAuditLs(cmd, io, setExit);
+  registerAuditShow(cmd, io, setExit);
+  registerAuditQuery(cmd, io, setExit);
+  registerAuditVerify(cmd, io, setExit);
+  registerAuditExport(cmd, io, setExit);
   return cmd;
 }

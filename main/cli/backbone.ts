@@ -26,8 +26,7 @@ function regimeBundlesText(): string {
 
 const train = (): Promise<typeof import('../app/train.js')> => import('../app/train.js');
 
-export function backboneCommand(io: Output, setExit: (c: number) => void): Command {
-  const backbone = new Command('backbone').description('the reachability backbone: embedding ψ and executor π_low');
+function registerBackboneEval(backbone: Command, io: Output, setExit: (c: number) => void): void {
   backbone
     .command('eval')
     .description(
@@ -104,6 +103,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
         },
       ),
     );
+}
+
+function registerBackboneTrain(backbone: Command, io: Output, setExit: (c: number) => void): void {
   backbone
     .command('train')
     .description(
@@ -141,7 +143,12 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
     )
     .option(
       '--recipe <name>',
-      "'shipped' (the recipe of the world's shipped bundle of the regime: pointmaze-giant's is two-timescale; the Ant mazes' is two-timescale with ψ reading x, y alone and π_low at TD3+BC α 1, 2×64 on antmaze-medium and 2×128 on antmaze-large, antmaze-giant and every stitch bundle) or a named variant: 'path-distance' (path-distance ψ 2×256 rescaled to the TD scale, π_low 2×128 40k steps; issue 19's giant study), 'path-distance-far' (the same, π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the shipped TD ψ with a path-distance ψ 2×256 appended at 0.2 of its scale: 64-D latent), 'expectile-td' (the medium and large mazes' recipe: the TD ψ alone), 'ant-step-unit' (the Ant mazes' recipe with ψ rescaled to 0.5 latent units per recorded step), 'ant-wide' (the Ant mazes' recipe with π_low 2×128, antmaze-large's and antmaze-giant's, for medium)",
+      "'shipped' (the recipe of the world's shipped bundle of the regime: two-timescale on pointmaze-giant; on the Ant " +
+        'mazes two-timescale with ψ reading x, y alone and π_low 2×64 on antmaze-medium, 2×128 elsewhere) or a variant: ' +
+        "'path-distance' (a path-distance ψ rescaled to the TD scale, π_low 2×128), 'path-distance-far' (the same, " +
+        "π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the TD ψ with a path-distance ψ appended), " +
+        "'expectile-td' (the TD ψ alone), 'ant-step-unit' (the Ant recipe with ψ rescaled to 0.5 latent units per " +
+        "recorded step), 'ant-wide' (the Ant recipe with π_low 2×128)",
       'shipped',
     )
     .option('--seed <n>', 'seed of the dataset and of training', intFlag('--seed', 0), 0)
@@ -167,6 +174,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
         },
       ),
     );
+}
+
+function registerBackboneTrainHiql(backbone: Command, io: Output, setExit: (c: number) => void): void {
   hiqlFlags(
     backbone
       .command('train-hiql')
@@ -201,7 +211,7 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       ) => {
         const { world, dataset, graph, data, models, cache } = o;
         const r = await (
-          await import('../app/bench.js')
+          await import('../app/hiql.js')
         ).benchHiql({
           world,
           ...(dataset !== undefined ? { dataset } : {}),
@@ -220,6 +230,9 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       },
     ),
   );
+}
+
+function registerBackboneEvalHiql(backbone: Command, io: Output, setExit: (c: number) => void): void {
   hiqlFlags(
     backbone
       .command('eval-hiql')
@@ -314,5 +327,13 @@ export function backboneCommand(io: Output, setExit: (c: number) => void): Comma
       },
     ),
   );
+}
+
+export function backboneCommand(io: Output, setExit: (c: number) => void): Command {
+  const backbone = new Command('backbone').description('the reachability backbone: embedding ψ and executor π_low');
+  registerBackboneEval(backbone, io, setExit);
+  registerBackboneTrain(backbone, io, setExit);
+  registerBackboneTrainHiql(backbone, io, setExit);
+  registerBackboneEvalHiql(backbone, io, setExit);
   return backbone;
 }

@@ -24,10 +24,8 @@ const BAG_FLAGS = ['poseTopic', 'actionTopic', 'rate', 'maxGap', 'frame', 'child
 const seedFlag = intFlag('--seed', 0, 2 ** 31 - 1);
 const data = (): Promise<typeof import('../app/data.js')> => import('../app/data.js');
 
-export function dataCommand(io: Output, setExit: (c: number) => void): Command {
-  const cmd = new Command('data').description('offline trajectory datasets: generate, inspect, import and export');
+function registerDataGen(cmd: Command, io: Output, setExit: (c: number) => void): void {
   const run = (body: () => Promise<number | void>) => action(io, setExit, body);
-
   cmd
     .command('gen')
     .description('generate a dataset in a world (deterministic: same arguments, same bytes)')
@@ -47,7 +45,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
           io.out(`report: ${d.reportLine(r.report)} (rows in the file's header: witness data info --json)\n`);
       })(),
     );
+}
 
+function registerDataInfo(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  const run = (body: () => Promise<number | void>) => action(io, setExit, body);
   cmd
     .command('info')
     .description(
@@ -102,7 +103,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         }
       })(),
     );
+}
 
+function registerDataImport(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  const run = (body: () => Promise<number | void>) => action(io, setExit, body);
   cmd
     .command('import')
     .description(
@@ -175,7 +179,10 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         }
       })(),
     );
+}
 
+function registerDataExport(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  const run = (body: () => Promise<number | void>) => action(io, setExit, body);
   cmd
     .command('export')
     .description('export a dataset as OGBench-style .npz')
@@ -187,5 +194,13 @@ export function dataCommand(io: Output, setExit: (c: number) => void): Command {
         io.out(`wrote ${o.out}: ${r.transitions} transitions\n`);
       })(),
     );
+}
+
+export function dataCommand(io: Output, setExit: (c: number) => void): Command {
+  const cmd = new Command('data').description('offline trajectory datasets: generate, inspect, import and export');
+  registerDataGen(cmd, io, setExit);
+  registerDataInfo(cmd, io, setExit);
+  registerDataImport(cmd, io, setExit);
+  registerDataExport(cmd, io, setExit);
   return cmd;
 }

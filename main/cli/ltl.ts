@@ -40,18 +40,16 @@ async function guarded(
   }
 }
 
-export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
-  const ltl = new Command('ltl').description('LTL specifications: parse, translate to Büchi automata, check words');
+const budgetFlags = (c: Command): Command =>
+  c
+    .option('--max-states <n>', 'state budget for each translation stage (default 20000)', intFlag('--max-states', 1))
+    .option(
+      '--time-limit-ms <n>',
+      'time budget for the translation in ms (default 10000)',
+      intFlag('--time-limit-ms', 1),
+    );
 
-  const budgetFlags = (c: Command): Command =>
-    c
-      .option('--max-states <n>', 'state budget for each translation stage (default 20000)', intFlag('--max-states', 1))
-      .option(
-        '--time-limit-ms <n>',
-        'time budget for the translation in ms (default 10000)',
-        intFlag('--time-limit-ms', 1),
-      );
-
+function registerLtlTranslate(ltl: Command, io: Output, setExit: (c: number) => void): void {
   budgetFlags(
     ltl
       .command('translate')
@@ -113,7 +111,9 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
         }
       }),
   );
+}
 
+function registerLtlParse(ltl: Command, io: Output, setExit: (c: number) => void): void {
   ltl
     .command('parse')
     .description('check a formula and print it back in canonical form (or its syntax tree with --json)')
@@ -127,7 +127,9 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
         io.out(o.json ? JSON.stringify(f, null, 2) + '\n' : app.printFormula(f, o.syntax) + '\n');
       }),
     );
+}
 
+function registerLtlCheck(ltl: Command, io: Output, setExit: (c: number) => void): void {
   budgetFlags(
     ltl
       .command('check')
@@ -152,7 +154,9 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
         return v.satisfied ? EXIT.ok : EXIT.negative;
       }),
   );
+}
 
+function registerLtlMonitor(ltl: Command, io: Output, setExit: (c: number) => void): void {
   budgetFlags(
     ltl
       .command('monitor')
@@ -181,6 +185,14 @@ export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
         return last.viable ? EXIT.ok : EXIT.negative;
       }),
   );
+}
 
+export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
+  const ltl = new Command('ltl').description('LTL specifications: parse, translate to Büchi automata, check words');
+
+  registerLtlTranslate(ltl, io, setExit);
+  registerLtlParse(ltl, io, setExit);
+  registerLtlCheck(ltl, io, setExit);
+  registerLtlMonitor(ltl, io, setExit);
   return ltl;
 }

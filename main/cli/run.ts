@@ -121,6 +121,76 @@ export function missionExit(r: Pick<MissionResult, 'success' | 'failureMode'>): 
         : EXIT.negative;
 }
 
+/** `witness run` in an embedded world, or on a robot with a latent graph (a map graph alone goes to mapMission). */
+async function runMission(io: Output, o: RunFlags): Promise<number> {
+  const robot = o.world.startsWith('ros2:');
+  if (robot && o.graph !== undefined && o.data === undefined) return mapMission(io, o);
+  if ((o.graph === undefined) !== (o.data === undefined))
+    throw new CliError(
+      '--graph and --data go together (on a robot, --graph alone is a map graph from `witness graph from-map`)',
+    );
+  if (robot && o.graph === undefined) {
+    throw new CliError(
+      `${o.world} is a robot: datasets are not generated on it; give --graph (a map graph from \`witness graph from-map\`, executed through the robot's navigation action), or --graph and --data (a latent graph of the robot's own recordings)`,
+    );
+  }
+  const app = await import('../app/mission.js');
+  const r = await app.runOnce(
+    {
+      world: o.world,
+      spec: o.spec,
+      regions: { file: o.regions },
+      seed: o.seed,
+      ...(o.start !== undefined ? { start: o.start } : {}),
+      backbone:
+        o.graph !== undefined || o.data !== undefined
+          ? {
+              kind: 'files',
+              graph: o.graph!,
+              data: o.data!,
+              ...(o.models !== undefined ? { models: o.models } : {}),
+            }
+          : {
+              kind: 'generate',
+              world: o.world,
+              datasetSteps: o.datasetSteps,
+              seed: o.seed,
+              ...(o.models !== undefined ? { models: o.models } : {}),
+            },
+    },
+    {
+      method: o.method,
+      lambda: o.lambda,
+      k: o.k ?? PLAN_DEFAULTS.k,
+      replans: o.replans,
+      maxSteps: o.maxSteps,
+      audit: o.audit,
+      ...(o.operator !== undefined ? { operator: o.operator } : {}),
+      ...(o.picture !== undefined ? { picture: o.picture } : {}),
+      cache: o.cache,
+      log: (s) => io.err(`run: ${s}\n`),
+      ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}),
+      interruptible: robot,
+    },
+  );
+  const { task, result: res } = r;
+  if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);
+  if (o.json) io.out(JSON.stringify(r.report) + '\n');
+  else {
+    io.out(
+      `mission in ${o.world} (${o.method}): ${task.automaton.formula}\n  start (${task.start[0].toFixed(2)}, ${task.start[1].toFixed(2)}); ${task.report.nodes.anchors} anchors${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''}\n`,
+    );
+    const p0 = res.plans[0]!.result;
+    if (p0.status === 'ok')
+      io.out(
+        `  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`,
+      );
+    summary(io, res);
+    if (o.picture !== undefined) io.out(`  wrote ${o.picture}\n`);
+  }
+  return missionExit(res);
+}
+
 export function runCommand(io: Output, setExit: (c: number) => void): Command {
   return foxgloveOptions(new Command('run'))
     .description(
@@ -185,76 +255,5 @@ export function runCommand(io: Output, setExit: (c: number) => void): Command {
     .option('--operator <name>', 'who runs the mission (recorded in the audit log; default: the user)')
     .option('--json', 'one JSON document on stdout')
     .addOption(injectFaultOption())
-    .action(
-      action(io, setExit, async (o: RunFlags) =>
-        withFoxglove(io, o, async () => {
-          const robot = o.world.startsWith('ros2:');
-          if (robot && o.graph !== undefined && o.data === undefined) return mapMission(io, o);
-          if ((o.graph === undefined) !== (o.data === undefined))
-            throw new CliError(
-              '--graph and --data go together (on a robot, --graph alone is a map graph from `witness graph from-map`)',
-            );
-          if (robot && o.graph === undefined) {
-            throw new CliError(
-              `${o.world} is a robot: datasets are not generated on it; give --graph (a map graph from \`witness graph from-map\`, executed through the robot's navigation action), or --graph and --data (a latent graph of the robot's own recordings)`,
-            );
-          }
-          const app = await import('../app/mission.js');
-          const r = await app.runOnce(
-            {
-              world: o.world,
-              spec: o.spec,
-              regions: { file: o.regions },
-              seed: o.seed,
-              ...(o.start !== undefined ? { start: o.start } : {}),
-              backbone:
-                o.graph !== undefined || o.data !== undefined
-                  ? {
-                      kind: 'files',
-                      graph: o.graph!,
-                      data: o.data!,
-                      ...(o.models !== undefined ? { models: o.models } : {}),
-                    }
-                  : {
-                      kind: 'generate',
-                      world: o.world,
-                      datasetSteps: o.datasetSteps,
-                      seed: o.seed,
-                      ...(o.models !== undefined ? { models: o.models } : {}),
-                    },
-            },
-            {
-              method: o.method,
-              lambda: o.lambda,
-              k: o.k ?? PLAN_DEFAULTS.k,
-              replans: o.replans,
-              maxSteps: o.maxSteps,
-              audit: o.audit,
-              ...(o.operator !== undefined ? { operator: o.operator } : {}),
-              ...(o.picture !== undefined ? { picture: o.picture } : {}),
-              cache: o.cache,
-              log: (s) => io.err(`run: ${s}\n`),
-              ...(o.injectFault !== undefined ? { open: { faults: o.injectFault } } : {}),
-              interruptible: robot,
-            },
-          );
-          const { task, result: res } = r;
-          if (r.audit !== null && !o.json) io.err(`run: recorded as run ${r.audit.run} in ${r.audit.file}\n`);
-          if (o.json) io.out(JSON.stringify(r.report) + '\n');
-          else {
-            io.out(
-              `mission in ${o.world} (${o.method}): ${task.automaton.formula}\n  start (${task.start[0].toFixed(2)}, ${task.start[1].toFixed(2)}); ${task.report.nodes.anchors} anchors${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''}\n`,
-            );
-            const p0 = res.plans[0]!.result;
-            if (p0.status === 'ok')
-              io.out(
-                `  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`,
-              );
-            summary(io, res);
-            if (o.picture !== undefined) io.out(`  wrote ${o.picture}\n`);
-          }
-          return missionExit(res);
-        }),
-      ),
-    );
+    .action(action(io, setExit, async (o: RunFlags) => withFoxglove(io, o, () => runMission(io, o))));
 }

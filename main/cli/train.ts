@@ -26,15 +26,13 @@ const checkpointOf = (o: CheckpointFlags) => ({
   ...(o.resume !== undefined ? { resume: o.resume } : {}),
 });
 
-export function trainCommand(io: Output, setExit: (c: number) => void): Command {
-  const cmd = new Command('train').description(
-    'learn the reachability backbone (embedding ψ, executor π_low) from a dataset',
-  );
-  const checkpoints = (c: Command, what: string): Command =>
-    c
-      .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
-      .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
-      .option('--resume <file>', `continue ${what} from this checkpoint (same settings; --steps may grow)`);
+const checkpoints = (c: Command, what: string): Command =>
+  c
+    .option('--checkpoint <file>', 'write a checkpoint here every --checkpoint-every steps')
+    .option('--checkpoint-every <n>', 'steps between checkpoints', intFlag('--checkpoint-every', 1), 1000)
+    .option('--resume <file>', `continue ${what} from this checkpoint (same settings; --steps may grow)`);
+
+function registerTrainEmbed(cmd: Command, io: Output, setExit: (c: number) => void): void {
   checkpoints(
     cmd
       .command('embed')
@@ -124,6 +122,9 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
       },
     ),
   );
+}
+
+function registerTrainPolicy(cmd: Command, io: Output, setExit: (c: number) => void): void {
   checkpoints(
     cmd
       .command('policy')
@@ -180,5 +181,13 @@ export function trainCommand(io: Output, setExit: (c: number) => void): Command 
       },
     ),
   );
+}
+
+export function trainCommand(io: Output, setExit: (c: number) => void): Command {
+  const cmd = new Command('train').description(
+    'learn the reachability backbone (embedding ψ, executor π_low) from a dataset',
+  );
+  registerTrainEmbed(cmd, io, setExit);
+  registerTrainPolicy(cmd, io, setExit);
   return cmd;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bootstrapMean, fmtInterval, winsTiesLosses, withinNoise } from '../../main/app/bench/stats.js';
+import { bootstrapMean, fmtInterval, winsTiesLosses, withinNoise } from '../../main/bench/stats.js';
 
 test('bootstrapMean: a known interval on a known sample with a fixed seed, the same on every call', () => {
   const xs = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1];

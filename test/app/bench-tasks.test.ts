@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { worldEntry } from '../../main/backends/catalogue.js';
-import { benchTask, sampleStart } from '../../main/app/bench/tasks.js';
+import { benchTask, sampleStart } from '../../main/bench/tasks.js';
 import { parseLtl } from '../../main/core/ltl/parser.js';
 import { atomicPropositions } from '../../main/core/ltl/ast.js';
 import { inRegion } from '../../main/core/world/regions.js';

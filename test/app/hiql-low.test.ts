@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hiqlExecutor, hiqlRecovery, unitRows } from '../../main/app/hiql.js';
-import { hiqlTracking } from '../../main/app/bench/mission-bench.js';
+import { hiqlTracking } from '../../main/bench/mission-bench.js';
 import { LEGGED_EXEC } from '../../main/core/exec/executor.js';
 import type { LoadedModels } from '../../main/services/models/bundle.js';
 import type { HiqlPolicies } from '../../main/services/models/hiql-bundle.js';

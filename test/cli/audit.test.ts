@@ -28,7 +28,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { AuditLog, sha256 } from '../../main/services/audit/store.js';
-import { seeded } from '../../main/app/bench/audit-writer.js';
+import { seeded } from '../../main/bench/audit-writer.js';
 import { cli } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));

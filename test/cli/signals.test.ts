@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog } from '../../main/services/audit/store.js';
-import { writeBag } from '../../main/app/bench/rosbag-bench.js';
+import { writeBag } from '../../main/bench/rosbag-bench.js';
 import { heldOpen } from '../platform/held-open.js';
 import { type Sig, type Spawned, endedBy, temporaries, witness } from './signal-end.js';
 import { asset } from './harness.js';

@@ -25,7 +25,7 @@ test('a wrong import is a lint error naming both layers and what the importer ma
     "import { parseLtl } from '../core/ltl/parser.js';\nexport const f = parseLtl;\n",
   );
   assert.deepEqual(cli, [
-    'main/cli may not import main/core (../core/ltl/parser.js): it may use main/contract, main/app, main/cli (the layer table in eslint.config.js, docs/ARCHITECTURE.md)',
+    'main/cli may not import main/core (../core/ltl/parser.js): it may use main/contract, main/app, main/bench, main/cli (the layer table in eslint.config.js, docs/ARCHITECTURE.md)',
   ]);
   assert.match(
     (await layering('main/core/probe.js', "export { x } from '../services/audit/store.js';\n"))[0]!,
@@ -65,6 +65,16 @@ test('a wrong import is a lint error naming both layers and what the importer ma
     /^renderer may not import main\/cli/,
   );
   assert.match(
+    (await layering('main/app/probe.js', "import { fmt } from '../bench/stats.js';\nexport const f = fmt;\n"))[0]!,
+    /^main\/app may not import main\/bench/,
+  );
+  assert.match(
+    (
+      await layering('main/api/probe.js', "const b = await import('../bench/benchmarks.js');\nexport const x = b;\n")
+    )[0]!,
+    /^main\/api may not import main\/bench/,
+  );
+  assert.match(
     (await layering('main/core/probe.js', "import fs from 'node:fs';\nexport const f = fs;\n")).join('\n'),
     /main\/core and main\/contract are pure: no Node builtins/,
   );
@@ -83,6 +93,17 @@ test('imports the table allows pass', async () => {
       'main/app/probe.js',
       "import { worldEntry } from '../backends/catalogue.js';\nimport { readDataset } from '../services/datasets/format.js';\nexport const x = [worldEntry, readDataset];\n",
     ),
+    [],
+  );
+  assert.deepEqual(
+    await layering(
+      'main/bench/probe.js',
+      "import { openAuditLog } from '../app/audit-log.js';\nimport { ShortestPaths } from '../core/plan/shortest-path.js';\nimport { AuditLog } from '../services/audit/store.js';\nexport const x = [openAuditLog, ShortestPaths, AuditLog];\n",
+    ),
+    [],
+  );
+  assert.deepEqual(
+    await layering('main/cli/probe.js', "const b = await import('../bench/benchmarks.js');\nexport const x = b;\n"),
     [],
   );
   assert.deepEqual(

@@ -68,6 +68,60 @@ function sameToken(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A GET or HEAD for a file under root, with the security headers; hostOk checks the Host header (DNS rebinding). */
+async function serveStatic(
+  req: IncomingMessage,
+  res: ServerResponse,
+  root: string,
+  hostOk: (host: string | undefined) => boolean,
+): Promise<void> {
+  const headers = {
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+  };
+  if (!hostOk(req.headers.host)) {
+    res
+      .writeHead(421, { 'Content-Type': 'text/plain' })
+      .end('misdirected request: this server answers only on 127.0.0.1\n');
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('method not allowed\n');
+    return;
+  }
+  const url = new URL(req.url ?? '/', `http://${HOST}`);
+  let rel: string;
+  try {
+    rel = decodeURIComponent(url.pathname);
+  } catch {
+    res.writeHead(400, { 'Content-Type': 'text/plain' }).end('bad path\n');
+    return;
+  }
+  if (rel === '/' || rel === '') rel = '/index.html';
+  const file = path.resolve(root, '.' + rel);
+  if (file !== root && !file.startsWith(root + path.sep)) {
+    res.writeHead(403, { 'Content-Type': 'text/plain' }).end('forbidden\n');
+    return;
+  }
+  try {
+    const s = await stat(file);
+    if (!s.isFile()) throw new Error('not a file');
+    const body = await readFile(file);
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Length': body.length,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch {
+    res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
+  }
+}
+
 export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const token = o.token ?? randomBytes(32).toString('hex');
   const log = o.log ?? (() => {});
@@ -77,56 +131,8 @@ export async function startWebServer(o: WebServerOptions): Promise<WebServer> {
   const originOk = (origin: string | undefined): boolean =>
     origin === `http://${HOST}:${port}` || origin === `http://localhost:${port}`;
 
-  const serveStatic = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const headers = {
-      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'X-Frame-Options': 'DENY',
-      'Cache-Control': 'no-store',
-    };
-    if (!hostOk(req.headers.host)) {
-      res
-        .writeHead(421, { 'Content-Type': 'text/plain' })
-        .end('misdirected request: this server answers only on 127.0.0.1\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('method not allowed\n');
-      return;
-    }
-    const url = new URL(req.url ?? '/', `http://${HOST}`);
-    let rel: string;
-    try {
-      rel = decodeURIComponent(url.pathname);
-    } catch {
-      res.writeHead(400, { 'Content-Type': 'text/plain' }).end('bad path\n');
-      return;
-    }
-    if (rel === '/' || rel === '') rel = '/index.html';
-    const file = path.resolve(root, '.' + rel);
-    if (file !== root && !file.startsWith(root + path.sep)) {
-      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('forbidden\n');
-      return;
-    }
-    try {
-      const s = await stat(file);
-      if (!s.isFile()) throw new Error('not a file');
-      const body = await readFile(file);
-      res.writeHead(200, {
-        ...headers,
-        'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-        'Content-Length': body.length,
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    } catch {
-      res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
-    }
-  };
-
   const server = createServer((req, res) => {
-    serveStatic(req, res).catch((e: unknown) => {
+    serveStatic(req, res, root, hostOk).catch((e: unknown) => {
       log(`web: ${String(e)}`);
       if (!res.headersSent) res.writeHead(500).end();
     });

@@ -4,7 +4,7 @@ import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { type Plan, DEFAULT_PLAN, plan } from '../../../main/core/plan/plan.js';
 import { buildRows, type SemanticGraph } from '../../../main/core/plan/semantic.js';
-import { methodRun } from '../../../main/app/bench/ablations.js';
+import { methodRun } from '../../../main/bench/ablations.js';
 import { ABLATION_METHODS, BASELINE_METHODS, BENCH_METHODS, MISSION_METHODS } from '../../../main/contract/defaults.js';
 
 /**

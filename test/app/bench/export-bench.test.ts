@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { run } from '../../../main/cli/main.js';
-import { exportTable, runExportBench } from '../../../main/app/bench/export-bench.js';
+import { exportTable, runExportBench } from '../../../main/bench/export-bench.js';
 
 test('bench export: every event of the run exported to MCAP (and its poses to foxglove.*), against JSON Lines', async () => {
   const r = await runExportBench(3000);

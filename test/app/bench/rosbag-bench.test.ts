@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rosbagBenchTable, runRosbagBench } from '../../../main/app/bench/rosbag-bench.js';
+import { rosbagBenchTable, runRosbagBench } from '../../../main/bench/rosbag-bench.js';
 
 test('bench rosbag at a tiny size: the bag is written, imported and read raw; the table has both rows', async () => {
   const r = await runRosbagBench({ bytes: 200_000 });

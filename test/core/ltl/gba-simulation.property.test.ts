@@ -25,7 +25,7 @@ import { printLtl } from '../../../main/core/ltl/printer.js';
 import { parseLtl } from '../../../main/core/ltl/parser.js';
 import { translateFormula } from '../../../main/core/ltl/translate.js';
 import { formulaArb, lassoArb, letterArb, nextArb, temporalArb } from './arbitraries.js';
-import { paperSuite } from '../../../main/app/bench/ltl-suites.js';
+import { paperSuite } from '../../../main/bench/ltl-suites.js';
 
 const words = fc.array(lassoArb(letterArb()), { minLength: 8, maxLength: 8 });
 const shapes = fc.oneof(formulaArb(['a', 'b', 'c'], 4, true), nextArb(), temporalArb());

@@ -157,7 +157,7 @@ test('graph JSON errors name the JSON path', () => {
 });
 
 test('budgets: a cancelled search stops with PlanBudgetError; the deadline uses the injected clock', async () => {
-  const { gridGraph } = await import('../../../main/app/bench/plan-bench.js');
+  const { gridGraph } = await import('../../../main/bench/plan-bench.js');
   const { PlanBudgetError, deadline } = await import('../../../main/core/plan/plan.js');
   const g = gridGraph(40, 1);
   const a = translateFormula(parseLtl('G F e0 & G F e1 & G F e2')).automaton;

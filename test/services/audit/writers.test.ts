@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { AuditLog, openAuditReadOnly } from '../../../main/services/audit/store.js';
 import { listRuns, verifyChain } from '../../../main/services/audit/forensics.js';
-import type { WriterJob, WriterMessage } from '../../../main/app/bench/audit-writer.js';
+import type { WriterJob, WriterMessage } from '../../../main/bench/audit-writer.js';
 
-const WRITER = fileURLToPath(new URL('../../../main/app/bench/audit-writer.js', import.meta.url));
+const WRITER = fileURLToPath(new URL('../../../main/bench/audit-writer.js', import.meta.url));
 const dir = (): string => mkdtempSync(join(tmpdir(), 'witness-writers-'));
 
 type Ack = Extract<WriterMessage, { kind: 'ack' }>;

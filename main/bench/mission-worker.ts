@@ -4,18 +4,18 @@
  * mission workflow of app/mission.ts — AP-HIQL, which plans without the graph, through app/hiql.ts
  * with the policies the parent trained or found in the cache (not recorded in the audit log).
  */
-import { HIQL_METHOD_LOW, isBaselineMethod, type BenchMethod } from '../../contract/defaults.js';
+import { HIQL_METHOD_LOW, isBaselineMethod, type BenchMethod } from '../contract/defaults.js';
 import { methodRun } from './ablations.js';
-import type { World } from '../../core/world/world.js';
-import { openBackbone, type Backbone } from '../backbone.js';
-import { missionPicture, prepareMission, runMissionTask } from '../mission.js';
-import { executionCause } from '../../core/exec/mission.js';
-import { hiqlExecutionCause } from '../../core/exec/hiql-mission.js';
-import { openAuditLog } from '../audit-log.js';
-import type { AuditLog } from '../../services/audit/store.js';
+import type { World } from '../core/world/world.js';
+import { openBackbone, type Backbone } from '../app/backbone.js';
+import { missionPicture, prepareMission, runMissionTask } from '../app/mission.js';
+import { executionCause } from '../core/exec/mission.js';
+import { hiqlExecutionCause } from '../core/exec/hiql-mission.js';
+import { openAuditLog } from '../app/audit-log.js';
+import type { AuditLog } from '../services/audit/store.js';
 import type { BenchTask } from './tasks.js';
-import { hiqlPicture, runHiqlTask } from '../hiql.js';
-import { type HiqlPolicies, loadHiql } from '../../services/models/hiql-bundle.js';
+import { hiqlPicture, runHiqlTask } from '../app/hiql.js';
+import { type HiqlPolicies, loadHiql } from '../services/models/hiql-bundle.js';
 
 export interface WorkerJob {
   readonly task: BenchTask;
@@ -93,7 +93,7 @@ async function backbone(job: WorkerJob): Promise<{ b: Backbone; world: World }> 
   const key = `${job.files.graph}|${job.files.data}|${job.files.models}|${job.world}`;
   if (loaded?.key !== key) {
     const b = await openBackbone({ kind: 'files', ...job.files });
-    const { worldEntry } = await import('../../backends/catalogue.js');
+    const { worldEntry } = await import('../backends/catalogue.js');
     loaded = { key, b, world: await worldEntry(job.world).open() };
   }
   return loaded;

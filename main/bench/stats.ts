@@ -1,5 +1,5 @@
 /** Small statistics helpers for benchmarks. */
-import { createRng } from '../../core/random/rng.js';
+import { createRng } from '../core/random/rng.js';
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

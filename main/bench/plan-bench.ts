@@ -1,26 +1,26 @@
 /**
- * The planner benchmark (issue #5). Part 1: SAGAS on the Easy/Medium/Hard task suites over a
+ * The planner benchmark. Part 1: SAGAS on the Easy/Medium/Hard task suites over a
  * latent graph of the giant maze — planning time, product states expanded against an exhaustive
  * product Dijkstra in the same process, the objective against the exact optimum, and the two
  * baselines. Part 2: exact planning on n×n grids with the "hard giant" formula against the
  * reference algorithm of optimal LTL planners (one Dijkstra per accepting product state).
  */
-import { parseLtl } from '../../core/ltl/parser.js';
-import { translateFormula } from '../../core/ltl/translate.js';
-import type { Difficulty } from '../../core/ltl/templates.js';
-import { CASE_STUDIES } from '../../core/ltl/case-studies.js';
-import { createRng } from '../../core/random/rng.js';
-import { type Method, DEFAULT_PLAN, plan, planContext } from '../../core/plan/plan.js';
-import { searchPlan } from '../../core/plan/search.js';
-import { buildHeuristic } from '../../core/plan/heuristic.js';
-import { type Product, forEachSuccessor } from '../../core/plan/product.js';
-import { ShortestPaths } from '../../core/plan/shortest-path.js';
-import { referenceOptimum } from '../../core/plan/exhaustive.js';
-import { labelledGraph } from '../../core/plan/labelled-graph.js';
+import { parseLtl } from '../core/ltl/parser.js';
+import { translateFormula } from '../core/ltl/translate.js';
+import type { Difficulty } from '../core/ltl/templates.js';
+import { CASE_STUDIES } from '../core/ltl/case-studies.js';
+import { createRng } from '../core/random/rng.js';
+import { type Method, DEFAULT_PLAN, plan, planContext } from '../core/plan/plan.js';
+import { searchPlan } from '../core/plan/search.js';
+import { buildHeuristic } from '../core/plan/heuristic.js';
+import { type Product, forEachSuccessor } from '../core/plan/product.js';
+import { ShortestPaths } from '../core/plan/shortest-path.js';
+import { referenceOptimum } from '../core/plan/exhaustive.js';
+import { labelledGraph } from '../core/plan/labelled-graph.js';
 import { benchTask } from './tasks.js';
-import { DEFAULT_AUGMENT } from '../../core/graph/augment.js';
-import { worldEntry } from '../../backends/catalogue.js';
-import { type Backbone, augmentTask } from '../../services/plan/inputs.js';
+import { DEFAULT_AUGMENT } from '../core/graph/augment.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { type Backbone, augmentTask } from '../services/plan/inputs.js';
 import { BOOTSTRAP_RESAMPLES, bootstrapMean, fmt, fmtInterval, summarize, winsTiesLosses } from './stats.js';
 
 export interface PlanBenchOptions {

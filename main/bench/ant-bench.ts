@@ -4,13 +4,13 @@
  * action noise; start–goal pairs through a maze with noise), and the time to generate a navigate
  * dataset, with its falls and stalls.
  */
-import { ANT_WORLDS, type AntWorld } from '../../contract/defaults.js';
-import { WitnessError } from '../../contract/errors.js';
-import { antMazeMjcf } from '../../core/world/ant-mjcf.js';
-import { binCoverage, cellCoverage, defaultConfig, generateDataset } from '../../core/data/generators.js';
-import { type TrialCounts, median, mazePairTrials, openArena, openSpaceTrials } from '../../core/data/ant-trials.js';
-import { AntMazeSim } from '../../backends/mujoco/antmaze.js';
-import { antMazeRates } from '../../backends/mujoco/antmaze-bench.js';
+import { ANT_WORLDS, type AntWorld } from '../contract/defaults.js';
+import { WitnessError } from '../contract/errors.js';
+import { antMazeMjcf } from '../core/world/ant-mjcf.js';
+import { binCoverage, cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
+import { type TrialCounts, median, mazePairTrials, openArena, openSpaceTrials } from '../core/data/ant-trials.js';
+import { AntMazeSim } from '../backends/mujoco/antmaze.js';
+import { antMazeRates } from '../backends/mujoco/antmaze-bench.js';
 import { fmt } from './stats.js';
 
 export interface AntBenchOptions {

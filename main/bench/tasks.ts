@@ -6,15 +6,15 @@
  * so a task is the same whatever order or worker runs it, and the planner benchmark
  * (`witness bench plan`) and the mission benchmark (`witness bench ltl`) draw the same tasks.
  */
-import { type Difficulty, DIFFICULTY, generateTask } from '../../core/ltl/templates.js';
-import { printLtl } from '../../core/ltl/printer.js';
-import { translateFormula } from '../../core/ltl/translate.js';
-import { pruneAutomaton } from '../../core/ltl/prune.js';
-import { type Rng, createRng } from '../../core/random/rng.js';
-import { type Region, inRegion, sampleDiskRegions } from '../../core/world/regions.js';
-import { type MazeLayout, cellCenter, freeCells } from '../../core/world/maze.js';
-import { atomicPropositions } from '../../core/ltl/ast.js';
-import { WitnessError } from '../../contract/errors.js';
+import { type Difficulty, DIFFICULTY, generateTask } from '../core/ltl/templates.js';
+import { printLtl } from '../core/ltl/printer.js';
+import { translateFormula } from '../core/ltl/translate.js';
+import { pruneAutomaton } from '../core/ltl/prune.js';
+import { type Rng, createRng } from '../core/random/rng.js';
+import { type Region, inRegion, sampleDiskRegions } from '../core/world/regions.js';
+import { type MazeLayout, cellCenter, freeCells } from '../core/world/maze.js';
+import { atomicPropositions } from '../core/ltl/ast.js';
+import { WitnessError } from '../contract/errors.js';
 
 export interface BenchTask {
   readonly id: string;

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditLog, openAuditReadOnly } from '../../services/audit/store.js';
-import { missionRecorder } from '../../services/audit/mission-recorder.js';
-import { exportAudit, exportMcap } from '../../services/audit/export.js';
+import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
+import { missionRecorder } from '../services/audit/mission-recorder.js';
+import { exportAudit, exportMcap } from '../services/audit/export.js';
 import { fmt } from './stats.js';
 
 export interface ExportMeasure {

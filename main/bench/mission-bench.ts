@@ -5,28 +5,22 @@
  * failure modes as in Table G.1. Worker threads (piscina) across cores; every finished task is
  * appended to a JSONL results file at once, so an interrupted run resumes where it stopped.
  */
-import {
-  type Body,
-  DEFAULT_EXEC,
-  LEGGED_EXEC,
-  type ExecParams,
-  type RecoveryParams,
-} from '../../core/exec/executor.js';
-import { bodyOf } from '../mission.js';
+import { type Body, DEFAULT_EXEC, LEGGED_EXEC, type ExecParams, type RecoveryParams } from '../core/exec/executor.js';
+import { bodyOf } from '../app/mission.js';
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { writeFileAtomic } from '../../platform/files.js';
+import { writeFileAtomic } from '../platform/files.js';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import type { Difficulty } from '../../core/ltl/templates.js';
-import { worldEntry } from '../../backends/catalogue.js';
-import { type BenchMethod, HIQL_METHOD_LOW, isBaselineMethod } from '../../contract/defaults.js';
-import { hiqlRecovery } from '../hiql.js';
+import type { Difficulty } from '../core/ltl/templates.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { type BenchMethod, HIQL_METHOD_LOW, isBaselineMethod } from '../contract/defaults.js';
+import { hiqlRecovery } from '../app/hiql.js';
 import { type BenchTask, TASK_PROTOCOL, benchTask } from './tasks.js';
 import type { MethodOutcome, TaskOutcome, WorkerJob } from './mission-worker.js';
 import { BOOTSTRAP_RESAMPLES, type Interval, bootstrapMean, fmt, fmtInterval, winsTiesLosses } from './stats.js';
-import { InputError } from '../../core/input/json.js';
-import { INPUT, readInputText } from '../../platform/input-files.js';
+import { InputError } from '../core/input/json.js';
+import { INPUT, readInputText } from '../platform/input-files.js';
 
 export interface MissionBenchOptions {
   readonly world: string;

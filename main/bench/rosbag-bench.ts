@@ -20,8 +20,8 @@ import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2jazzy } from '@foxglove/rosmsg-msgs-common';
 import Database from 'better-sqlite3';
-import { importBag } from '../bag-import.js';
-import { McapFileWritable } from '../../services/datasets/rosbag2/mcap-file.js';
+import { importBag } from '../app/bag-import.js';
+import { McapFileWritable } from '../services/datasets/rosbag2/mcap-file.js';
 
 export type BenchStorage = 'mcap' | 'sqlite3';
 

@@ -1,9 +1,9 @@
 /** The formula suites the LTL benchmark measures (pure; deterministic from the seed). */
-import { parseLtl } from '../../core/ltl/parser.js';
-import { generateTask, type Difficulty } from '../../core/ltl/templates.js';
-import { CASE_STUDIES } from '../../core/ltl/case-studies.js';
-import { createRng } from '../../core/random/rng.js';
-import type { Formula } from '../../core/ltl/ast.js';
+import { parseLtl } from '../core/ltl/parser.js';
+import { generateTask, type Difficulty } from '../core/ltl/templates.js';
+import { CASE_STUDIES } from '../core/ltl/case-studies.js';
+import { createRng } from '../core/random/rng.js';
+import type { Formula } from '../core/ltl/ast.js';
 
 export interface BenchFormula {
   readonly suite: string;

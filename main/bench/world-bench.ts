@@ -2,11 +2,11 @@
  * The world benchmark: simulator steps per second per scene (against a bare point mass with no
  * walls, in the same process), dataset generation time, and the state coverage of each regime.
  */
-import { MAZE_WORLDS } from '../../contract/defaults.js';
-import { DATASET_KINDS } from '../../contract/defaults.js';
-import { binCoverage, cellCoverage, defaultConfig, generateDataset } from '../../core/data/generators.js';
-import { worldEntry } from '../../backends/catalogue.js';
-import { pointMazeRates } from '../../backends/mujoco/pointmaze-bench.js';
+import { MAZE_WORLDS } from '../contract/defaults.js';
+import { DATASET_KINDS } from '../contract/defaults.js';
+import { binCoverage, cellCoverage, defaultConfig, generateDataset } from '../core/data/generators.js';
+import { worldEntry } from '../backends/catalogue.js';
+import { pointMazeRates } from '../backends/mujoco/pointmaze-bench.js';
 import { fmt } from './stats.js';
 
 export interface WorldBenchOptions {

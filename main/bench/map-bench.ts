@@ -11,19 +11,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WitnessError } from '../../contract/errors.js';
-import { MAP_GRAPH_DEFAULTS, PLAN_DEFAULTS } from '../../contract/defaults.js';
-import { distanceField, naiveClearance } from '../../core/map/clearance.js';
-import { buildMapGraph } from '../../core/map/lattice.js';
-import { floorPlan } from '../../core/map/synthetic.js';
-import { createRng } from '../../core/random/rng.js';
-import { EXPAND, ShortestPaths } from '../../core/plan/shortest-path.js';
-import type { Region } from '../../core/world/regions.js';
-import { MAX_MAP_PIXELS, encodePgm } from '../../services/maps/images.js';
-import { mapYamlText, readMap } from '../../services/maps/read.js';
-import { writeFileAtomic } from '../../platform/files.js';
-import { mapGraphDocument } from '../maps.js';
-import { planOnGraph } from '../plan.js';
+import { WitnessError } from '../contract/errors.js';
+import { MAP_GRAPH_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
+import { distanceField, naiveClearance } from '../core/map/clearance.js';
+import { buildMapGraph } from '../core/map/lattice.js';
+import { floorPlan } from '../core/map/synthetic.js';
+import { createRng } from '../core/random/rng.js';
+import { EXPAND, ShortestPaths } from '../core/plan/shortest-path.js';
+import type { Region } from '../core/world/regions.js';
+import { MAX_MAP_PIXELS, encodePgm } from '../services/maps/images.js';
+import { mapYamlText, readMap } from '../services/maps/read.js';
+import { writeFileAtomic } from '../platform/files.js';
+import { mapGraphDocument } from '../app/maps.js';
+import { planOnGraph } from '../app/plan.js';
 import { fmt } from './stats.js';
 
 export interface MapBenchOptions {
@@ -86,6 +86,59 @@ function timed<T>(runs: number, f: () => T): { value: T; ms: number } {
     ms = Math.min(ms, performance.now() - t0);
   }
   return { value, ms };
+}
+
+/**
+ * Each of MAP_BENCH_SPECS planned on the graph file by the whole `witness plan` workflow (best of `runs` after one
+ * warm-up), against one plain Dijkstra from the start over the same graph.
+ */
+async function timePlans(
+  graphFile: string,
+  runs: number,
+  log: (line: string) => void,
+): Promise<MapBenchResult['plans']> {
+  const plans: MapBenchResult['plans'][number][] = [];
+  for (const s of MAP_BENCH_SPECS) {
+    log(`plan ${s.spec}`);
+    let best: Awaited<ReturnType<typeof planOnGraph>> | null = null,
+      workflow_ms = Infinity;
+    for (let r = 0; r <= runs; r++) {
+      const t1 = performance.now();
+      const out = await planOnGraph({
+        graph: graphFile,
+        spec: s.spec,
+        method: 'sagas',
+        lambda: PLAN_DEFAULTS.lambda,
+        tauSoft: PLAN_DEFAULTS.tauSoft,
+        heuristic: 'b13',
+        timeLimit_ms: PLAN_DEFAULTS.cliTimeLimit_ms,
+      });
+      const ms = performance.now() - t1;
+      if (r > 0 && ms < workflow_ms) workflow_ms = ms;
+      if (best === null || (r > 0 && out.planning_ms < best.planning_ms)) best = out;
+    }
+    // the baseline: one plain Dijkstra from the start over the same graph
+    const sg = best!.graph;
+    const space = new ShortestPaths(sg.ids.length);
+    const dijkstra = timed(runs, () => {
+      space.start({ successors: { start: sg.outStart, to: sg.outTo, weight: sg.outW }, onPop: () => EXPAND });
+      space.source(sg.start, 0);
+      space.run();
+      return 0;
+    });
+    const r = best!.result;
+    plans.push({
+      name: s.name,
+      spec: s.spec,
+      status: r.status,
+      objective: r.status === 'ok' ? r.cost.objective : NaN,
+      planning_ms: best!.planning_ms,
+      workflow_ms,
+      dijkstra_ms: dijkstra.ms,
+      expanded: r.stats.expandedPrefix + r.stats.expandedSuffix,
+    });
+  }
+  return plans;
 }
 
 export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
@@ -158,47 +211,7 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
       ) + '\n',
     );
     const write_ms = performance.now() - t0;
-    const plans: MapBenchResult['plans'][number][] = [];
-    for (const s of MAP_BENCH_SPECS) {
-      log(`plan ${s.spec}`);
-      let best: Awaited<ReturnType<typeof planOnGraph>> | null = null,
-        workflow_ms = Infinity;
-      for (let r = 0; r <= o.runs; r++) {
-        const t1 = performance.now();
-        const out = await planOnGraph({
-          graph: graphFile,
-          spec: s.spec,
-          method: 'sagas',
-          lambda: PLAN_DEFAULTS.lambda,
-          tauSoft: PLAN_DEFAULTS.tauSoft,
-          heuristic: 'b13',
-          timeLimit_ms: PLAN_DEFAULTS.cliTimeLimit_ms,
-        });
-        const ms = performance.now() - t1;
-        if (r > 0 && ms < workflow_ms) workflow_ms = ms;
-        if (best === null || (r > 0 && out.planning_ms < best.planning_ms)) best = out;
-      }
-      // the baseline: one plain Dijkstra from the start over the same graph
-      const sg = best!.graph;
-      const space = new ShortestPaths(sg.ids.length);
-      const dijkstra = timed(o.runs, () => {
-        space.start({ successors: { start: sg.outStart, to: sg.outTo, weight: sg.outW }, onPop: () => EXPAND });
-        space.source(sg.start, 0);
-        space.run();
-        return 0;
-      });
-      const r = best!.result;
-      plans.push({
-        name: s.name,
-        spec: s.spec,
-        status: r.status,
-        objective: r.status === 'ok' ? r.cost.objective : NaN,
-        planning_ms: best!.planning_ms,
-        workflow_ms,
-        dijkstra_ms: dijkstra.ms,
-        expanded: r.stats.expandedPrefix + r.stats.expandedSuffix,
-      });
-    }
+    const plans = await timePlans(graphFile, o.runs, log);
     return {
       cells: grid.width * grid.height,
       nodes: g.nodes.length,

@@ -12,14 +12,13 @@ import {
   datasetRegime,
   isBaselineMethod,
   type BenchMethod,
-  type DatasetKind,
 } from '../contract/defaults.js';
 import type { Difficulty } from '../core/ltl/templates.js';
-import { runLtlBench as translationBench } from './bench/ltl-bench.js';
-import { runWorldBench as worldBench } from './bench/world-bench.js';
-import { runAntBench as antBench } from './bench/ant-bench.js';
-import { auditTable, runAuditBench as auditBench } from './bench/audit-bench.js';
-import { exportTable, runExportBench as exportBench } from './bench/export-bench.js';
+import { runLtlBench as translationBench } from './ltl-bench.js';
+import { runWorldBench as worldBench } from './world-bench.js';
+import { runAntBench as antBench } from './ant-bench.js';
+import { auditTable, runAuditBench as auditBench } from './audit-bench.js';
+import { exportTable, runExportBench as exportBench } from './export-bench.js';
 import {
   type GridMeasurement,
   type TaskMeasurement,
@@ -27,16 +26,16 @@ import {
   latentTable,
   runGrids,
   runLatentSuites,
-} from './bench/plan-bench.js';
-import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './bench/mission-bench.js';
-import { fmt } from './bench/stats.js';
-import { rerunBench, rerunTable, startupBench, startupTable } from './bench/cli-bench.js';
-import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as mapBench } from './bench/map-bench.js';
-import { rosbagBenchTable, runRosbagBench as rosbagBench } from './bench/rosbag-bench.js';
-import { openAuditLog } from './audit-log.js';
-import { type BackboneSource, openBackbone } from './backbone.js';
-import { type HiqlOverrides, ensureHiql, hiqlConfig } from './hiql.js';
-import { checkedRegime } from './data.js';
+} from './plan-bench.js';
+import { DEFAULT_THREADS, missionTables, runMissionBench, summarizeMissions } from './mission-bench.js';
+import { fmt } from './stats.js';
+import { rerunBench, rerunTable, startupBench, startupTable } from './cli-bench.js';
+import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as mapBench } from './map-bench.js';
+import { rosbagBenchTable, runRosbagBench as rosbagBench } from './rosbag-bench.js';
+import { openAuditLog } from '../app/audit-log.js';
+import { benchBackbone, openBackbone } from '../app/backbone.js';
+import { type HiqlOverrides, ensureHiql, hiqlConfig } from '../app/hiql.js';
+import { checkedRegime } from '../app/data.js';
 
 export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
@@ -68,66 +67,6 @@ export function difficultiesOf(list: string): Difficulty[] {
         path: '--difficulty',
       });
   return ds as Difficulty[];
-}
-
-/**
- * The backbone a benchmark runs on: the given files, else the world's 1M-transition backbone of the regime (default
- * navigate) from the cache.
- */
-export function benchBackbone(o: {
-  world: string;
-  graph?: string;
-  data?: string;
-  models?: string;
-  dataset?: DatasetKind;
-}): BackboneSource {
-  if (o.graph !== undefined || o.data !== undefined) {
-    if (o.graph === undefined || o.data === undefined)
-      throw new WitnessError('invalid-input', '--graph and --data go together', { path: '--graph' });
-    return { kind: 'files', graph: o.graph, data: o.data, ...(o.models !== undefined ? { models: o.models } : {}) };
-  }
-  return {
-    kind: 'generate',
-    world: o.world,
-    datasetSteps: 1_000_000,
-    seed: 0,
-    ...(o.models !== undefined ? { models: o.models } : {}),
-    ...(o.dataset !== undefined ? { datasetKind: o.dataset } : {}),
-  };
-}
-
-/**
- * `witness backbone train-hiql`: AP-HIQL's policies for the backbone `bench ltl` runs on (the given
- * files, else the cached 1M-transition one of the regime), trained now or found in the cache.
- */
-export async function benchHiql(o: {
-  world: string;
-  graph?: string;
-  data?: string;
-  models?: string;
-  dataset?: DatasetKind;
-  cache?: string;
-  hiql?: HiqlOverrides;
-  log?: (line: string) => void;
-}): Promise<{ dir: string; trained: boolean; seconds: number }> {
-  if (!MISSION_WORLDS.includes(o.world))
-    throw new WitnessError('invalid-input', `--world: unknown world '${o.world}' (${MISSION_WORLDS.join(', ')})`, {
-      path: '--world',
-    });
-  const cache = o.cache !== undefined ? { cacheDir: o.cache } : {};
-  const b = await openBackbone(benchBackbone(o), { ...(o.log ? { log: o.log } : {}), ...cache });
-  try {
-    return await ensureHiql(
-      { world: o.world, dataset: b.dataset, models: b.models },
-      {
-        ...(o.log ? { log: o.log } : {}),
-        ...cache,
-        config: hiqlConfig(o.hiql),
-      },
-    );
-  } finally {
-    await b.models.close();
-  }
 }
 
 export interface PlanBenchRequest {

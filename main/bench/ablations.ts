@@ -11,7 +11,7 @@
  *   of its member states, as the paper reads literally, instead of ψ of the node's position at rest
  *   (core/exec/executor.ts, ExecParams.targets).
  */
-import type { BaselineMethod, BenchMethod, MissionMethod } from '../../contract/defaults.js';
+import type { BaselineMethod, BenchMethod, MissionMethod } from '../contract/defaults.js';
 
 export interface MethodRun {
   readonly method: MissionMethod;

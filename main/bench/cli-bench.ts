@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WitnessError } from '../../contract/errors.js';
-import { ROOT } from '../../platform/paths.js';
+import { WitnessError } from '../contract/errors.js';
+import { ROOT } from '../platform/paths.js';
 import { fmt, percentile } from './stats.js';
 
 export interface StartupRow {

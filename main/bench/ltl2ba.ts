@@ -3,8 +3,8 @@
  * compare automaton sizes. Not needed for anything else; absent binary means no column.
  */
 import { spawnSync } from 'node:child_process';
-import { printLtl } from '../../core/ltl/printer.js';
-import type { Formula } from '../../core/ltl/ast.js';
+import { printLtl } from '../core/ltl/printer.js';
+import type { Formula } from '../core/ltl/ast.js';
 
 export interface ReferenceResult {
   readonly states: number | null;

@@ -8,7 +8,7 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { AuditLog } from '../../services/audit/store.js';
+import { AuditLog } from '../services/audit/store.js';
 import { benchEvent } from './audit-bench.js';
 
 export interface WriterJob {

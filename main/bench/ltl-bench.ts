@@ -5,9 +5,9 @@
  * quotients) run in the same process; an external ltl2ba, when given, adds a size column.
  * Times are the minimum of three runs after a warm-up pass.
  */
-import { translateFormula, type TranslateOptions } from '../../core/ltl/translate.js';
-import { counts } from '../../core/ltl/automaton.js';
-import { LtlBudgetError } from '../../core/ltl/errors.js';
+import { translateFormula, type TranslateOptions } from '../core/ltl/translate.js';
+import { counts } from '../core/ltl/automaton.js';
+import { LtlBudgetError } from '../core/ltl/errors.js';
 import { type BenchFormula, caseStudySuite, familySuite, paperSuite } from './ltl-suites.js';
 import { fmt, summarize } from './stats.js';
 import { runLtl2ba, type ReferenceResult } from './ltl2ba.js';

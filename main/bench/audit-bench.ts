@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { AuditLog, openAuditReadOnly } from '../../services/audit/store.js';
-import { queryPage, verifyChain } from '../../services/audit/forensics.js';
-import { MIGRATIONS } from '../../services/audit/schema.js';
+import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
+import { queryPage, verifyChain } from '../services/audit/forensics.js';
+import { MIGRATIONS } from '../services/audit/schema.js';
 import { fmt, summarize } from './stats.js';
-import type { AuditEventBody } from '../../contract/audit-events.js';
+import type { AuditEventBody } from '../contract/audit-events.js';
 import type { WriterJob, WriterMessage } from './audit-writer.js';
-import { WitnessError } from '../../contract/errors.js';
+import { WitnessError } from '../contract/errors.js';
 
 export interface AuditBenchResult {
   readonly events: number;
@@ -185,6 +185,74 @@ async function concurrentAppends(
   }
 }
 
+/** The baseline: up to 200 000 of the same rows in a bare table, no durability, one transaction (rows/s). */
+function baselineRate(dir: string, events: number): number {
+  const base = new Database(join(dir, 'baseline.sqlite'));
+  base.pragma('journal_mode = WAL');
+  base.pragma('synchronous = OFF');
+  base.exec(MIGRATIONS[0]!);
+  base.prepare("INSERT INTO runs VALUES ('r', 0, 'w', 'b', 'o', 's', '{}', NULL, NULL, '{}')").run();
+  const ins = base.prepare(
+    'INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const nBase = Math.min(events, 200_000);
+  const t0 = performance.now();
+  base.transaction(() => {
+    for (let i = 0; i < nBase; i++) {
+      const e = benchEvent(i);
+      ins.run(i + 1, 'r', i, i, e.kind, e.tool ?? null, e.failure ?? null, JSON.stringify(e.body), 'x', 'y');
+    }
+  })();
+  const baselinePerSecond = nBase / ((performance.now() - t0) / 1000);
+  base.close();
+  return baselinePerSecond;
+}
+
+/** A page of each filter, deep in the log (keyset after the middle): p50 and max of 7 runs each. */
+function timeQueries(
+  db: ReturnType<typeof openAuditReadOnly>,
+  run: string,
+  events: number,
+): AuditBenchResult['queries'] {
+  const mid = Math.floor(events / 2);
+  const tMid = 1_700_000_000_000 + mid;
+  const cases: { name: string; q: Parameters<typeof queryPage>[1] }[] = [
+    { name: 'by run, page of 100 after the middle', q: { run, after: mid, limit: 100 } },
+    { name: 'by kind (failure_record), page of 100', q: { kind: 'failure_record', after: mid, limit: 100 } },
+    { name: 'by tool (place), page of 100', q: { tool: 'place', after: mid, limit: 100 } },
+    {
+      name: 'by failure label (grasp-missed), page of 100',
+      q: { failureLabel: 'grasp-missed', after: mid, limit: 100 },
+    },
+    { name: 'time window of 10 000 ms, page of 100', q: { from_ms: tMid, to_ms: tMid + 10_000, limit: 100 } },
+    { name: 'free text ("mug_16"), page of 100', q: { text: 'mug_16', after: mid, limit: 100 } },
+    { name: 'free text matching nothing (whole scan)', q: { text: 'no such text', after: mid, limit: 100 } },
+    {
+      name: 'tool + failure label + time window',
+      q: { kind: 'failure_record', failureLabel: 'timeout', from_ms: tMid, to_ms: tMid + 100_000, limit: 100 },
+    },
+  ];
+  return cases.map((c) => {
+    const times: number[] = [];
+    let rows = 0;
+    let partial = false;
+    for (let r = 0; r < 7; r++) {
+      const s = performance.now();
+      const page = queryPage(db, c.q);
+      rows = page.rows.length;
+      partial = !page.complete;
+      times.push(performance.now() - s);
+    }
+    const st = summarize(times);
+    return {
+      name: partial ? `${c.name}; the page returns partial with its cursor when the scan budget runs out` : c.name,
+      p50_ms: st.p50,
+      max_ms: st.max,
+      rows,
+    };
+  });
+}
+
 export async function runAuditBench(
   events: number,
   progress?: (label: string) => void,
@@ -194,24 +262,7 @@ export async function runAuditBench(
   try {
     // Baseline: the same rows, no durability, one transaction.
     progress?.('baseline');
-    const base = new Database(join(dir, 'baseline.sqlite'));
-    base.pragma('journal_mode = WAL');
-    base.pragma('synchronous = OFF');
-    base.exec(MIGRATIONS[0]!);
-    base.prepare("INSERT INTO runs VALUES ('r', 0, 'w', 'b', 'o', 's', '{}', NULL, NULL, '{}')").run();
-    const ins = base.prepare(
-      'INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const nBase = Math.min(events, 200_000);
-    const t0 = performance.now();
-    base.transaction(() => {
-      for (let i = 0; i < nBase; i++) {
-        const e = benchEvent(i);
-        ins.run(i + 1, 'r', i, i, e.kind, e.tool ?? null, e.failure ?? null, JSON.stringify(e.body), 'x', 'y');
-      }
-    })();
-    const baselinePerSecond = nBase / ((performance.now() - t0) / 1000);
-    base.close();
+    const baselinePerSecond = baselineRate(dir, events);
 
     // Durable appends: at most 20 000 in flight, each acknowledged only after its commit.
     progress?.('append');
@@ -250,43 +301,7 @@ export async function runAuditBench(
     // Queries: a page of each filter, deep in the log (keyset after the middle).
     progress?.('query');
     const db = openAuditReadOnly(file);
-    const mid = Math.floor(events / 2);
-    const tMid = 1_700_000_000_000 + mid;
-    const cases: { name: string; q: Parameters<typeof queryPage>[1] }[] = [
-      { name: 'by run, page of 100 after the middle', q: { run, after: mid, limit: 100 } },
-      { name: 'by kind (failure_record), page of 100', q: { kind: 'failure_record', after: mid, limit: 100 } },
-      { name: 'by tool (place), page of 100', q: { tool: 'place', after: mid, limit: 100 } },
-      {
-        name: 'by failure label (grasp-missed), page of 100',
-        q: { failureLabel: 'grasp-missed', after: mid, limit: 100 },
-      },
-      { name: 'time window of 10 000 ms, page of 100', q: { from_ms: tMid, to_ms: tMid + 10_000, limit: 100 } },
-      { name: 'free text ("mug_16"), page of 100', q: { text: 'mug_16', after: mid, limit: 100 } },
-      { name: 'free text matching nothing (whole scan)', q: { text: 'no such text', after: mid, limit: 100 } },
-      {
-        name: 'tool + failure label + time window',
-        q: { kind: 'failure_record', failureLabel: 'timeout', from_ms: tMid, to_ms: tMid + 100_000, limit: 100 },
-      },
-    ];
-    const queries = cases.map((c) => {
-      const times: number[] = [];
-      let rows = 0;
-      let partial = false;
-      for (let r = 0; r < 7; r++) {
-        const s = performance.now();
-        const page = queryPage(db, c.q);
-        rows = page.rows.length;
-        partial = !page.complete;
-        times.push(performance.now() - s);
-      }
-      const st = summarize(times);
-      return {
-        name: partial ? `${c.name}; the page returns partial with its cursor when the scan budget runs out` : c.name,
-        p50_ms: st.p50,
-        max_ms: st.max,
-        rows,
-      };
-    });
+    const queries = timeQueries(db, run, events);
     progress?.('verify');
     const v = verifyChain(db);
     const verify_s = v.chain_ms / 1000;
