@@ -50,7 +50,7 @@ import { EmergencyStop } from './estop.js';
 import { durableLatch } from './estop-latch.js';
 import { reasonProblem } from '../contract/reason.js';
 import { LiveMission } from './live-mission.js';
-import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
+import { documentedPlan, outcomeOf } from '../core/exec/run-skeleton.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
 import {
   type MapMissionRequest,

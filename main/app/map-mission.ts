@@ -13,7 +13,7 @@ import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
 import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap, runWaypointMission } from '../core/exec/waypoint-mission.js';
-import { type MissionAudit, type MissionControl, type MissionResult, checkInitial } from '../core/exec/mission.js';
+import { type MissionAudit, type MissionControl, type MissionResult, checkInitial } from '../core/exec/run-skeleton.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
 import { readGraphInput } from '../services/plan/inputs.js';
 import { readMap } from '../services/maps/read.js';

@@ -28,13 +28,8 @@ import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { type Body, execParams } from '../core/exec/executor.js';
-import {
-  type MissionAudit,
-  type MissionControl,
-  type MissionResult,
-  checkInitial,
-  runMission,
-} from '../core/exec/mission.js';
+import { runMission } from '../core/exec/mission.js';
+import { type MissionAudit, type MissionControl, type MissionResult, checkInitial } from '../core/exec/run-skeleton.js';
 import { missionSvg } from '../core/world/svg.js';
 import { type World, navigationOf } from '../core/world/world.js';
 import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
