@@ -327,7 +327,7 @@ const FAILURE_LABEL: Partial<Record<ExecEvent['kind'], string>> = {
 };
 
 /** The evidence an executor event leaves in the audit log, and its failure label. */
-export function evidenceOf(
+function evidenceOf(
   e: ExecEvent,
   x: number,
   y: number,
