@@ -401,7 +401,7 @@ export class RunSkeleton extends RunTrace {
   readonly stops: readonly AbortSignal[];
   readonly stop: AbortSignal | undefined;
 
-  constructor(readonly o: SkeletonOptions) {
+  constructor(private readonly o: SkeletonOptions) {
     super(o.automaton, o.regions, o.audit);
     this.budget = o.replanning ? o.R : 0;
     this.control = o.control;
