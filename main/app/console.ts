@@ -38,28 +38,22 @@ import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
 import { RunControl } from './run-control.js';
 import {
-  API_NAMES,
   type MissionResult,
   type MissionTask,
   prepareMission,
   readMission,
+  runMapMission,
   runMissionTask,
 } from './mission.js';
+import { API_NAMES } from './task-inputs.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { durableLatch } from './estop-latch.js';
 import { reasonProblem } from '../contract/reason.js';
 import { LiveMission } from './live-mission.js';
-import { documentedPlan, outcomeOf } from '../core/exec/mission.js';
+import { documentedPlan, outcomeOf } from '../core/exec/run-skeleton.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
-import {
-  type MapMissionRequest,
-  type MapTask,
-  planMapMission,
-  readMapTask,
-  runMapMission,
-  startTolerance,
-} from './map-mission.js';
+import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, startTolerance } from './map-task.js';
 import { workspaceFile } from './plan.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
 import { type World, waypointsOf } from '../core/world/world.js';

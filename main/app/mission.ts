@@ -1,10 +1,12 @@
 /**
- * The mission workflow, once for every front end (`witness run`, the console, the benchmark's
- * workers): read the task (specification, regions, start), open the backbone, augment the graph,
- * open the world, record the run in the audit log, run the mission on the world's navigation with
- * the operator's control when there is one (pause, stop, escalations), and report it. The CLI prints
- * what this returns, the API pushes it to the UI, the benchmark tabulates it; none of them assembles
- * a mission itself.
+ * The mission workflow, the one place a mission is assembled for every front end (`witness run`, the
+ * console, the benchmark's workers). On an embedded world's latent graph: read the task
+ * (specification, regions, start), open the backbone, augment the graph, open the world, record the
+ * run in the audit log, run the latent-graph tracker on the world's navigation with the operator's
+ * control when there is one (pause, stop, escalations), and report it. On a robot's map graph: read
+ * the map task (app/map-task.ts), connect, record and run the waypoint driver the same way. The CLI
+ * prints what this returns, the API pushes it to the UI, the benchmark tabulates it; none of them
+ * assembles a mission itself.
  */
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
@@ -18,68 +20,37 @@ import {
 } from '../contract/defaults.js';
 import type { Formula } from '../core/ltl/ast.js';
 import type { BuchiAutomaton } from '../core/ltl/automaton.js';
-import { parseLtl } from '../core/ltl/parser.js';
-import { translateFormula } from '../core/ltl/translate.js';
-import { LtlBudgetError, LtlSyntaxError } from '../core/ltl/errors.js';
-import { InputError, parseJson } from '../core/input/json.js';
-import { type RegionSet, parseRegions } from '../core/world/regions.js';
+import { InputError } from '../core/input/json.js';
+import type { RegionSet } from '../core/world/regions.js';
 import { type Rng, createRng } from '../core/random/rng.js';
 import { type AugmentParams, type AugmentReport, DEFAULT_AUGMENT } from '../core/graph/augment.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { type Body, execParams } from '../core/exec/executor.js';
-import {
-  type MissionAudit,
-  type MissionControl,
-  type MissionResult,
-  checkInitial,
-  runMission,
-} from '../core/exec/mission.js';
+import { runMission } from '../core/exec/mission.js';
+import { type MissionAudit, type MissionControl, type MissionResult, checkInitial } from '../core/exec/run-skeleton.js';
 import { missionSvg } from '../core/world/svg.js';
-import { type World, navigationOf } from '../core/world/world.js';
+import { type Waypoints, type World, navigationOf, waypointsOf } from '../core/world/world.js';
+import {
+  type MapPlan,
+  type WaypointMissionOptions,
+  WAYPOINT_DEFAULTS,
+  runWaypointMission,
+} from '../core/exec/waypoint-mission.js';
 import { type OpenOptions, type WorldEntry, worldEntry } from '../backends/catalogue.js';
-import { augmentTask, readRegions } from '../services/plan/inputs.js';
-import type { AuditLog } from '../services/audit/store.js';
-import { missionRecorder, planSha } from '../services/audit/mission-recorder.js';
+import { augmentTask } from '../services/plan/inputs.js';
+import type { AuditLog, RunMeta } from '../services/audit/store.js';
+import { type Recorder, missionRecorder, planSha } from '../services/audit/mission-recorder.js';
 import { type Backbone, type BackboneOptions, type BackboneSource, openBackbone } from './backbone.js';
 import { VERSION } from '../contract/version.js';
 import { writeFileAtomic } from '../platform/files.js';
 import { operatorName } from '../platform/paths.js';
 import { interruptible } from '../platform/interrupt.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, specOf, taskRegions } from './task-inputs.js';
+import { type MapMissionRequest, type MapTask, readMapTask } from './map-task.js';
 
 export type { MissionResult };
-
-/**
- * How the task's inputs are named in messages (CLI flags, or API request fields), where they are, and the code of a bad
- * value.
- */
-export interface InputNames {
-  readonly spec: string;
-  readonly regions: string;
-  readonly start: string;
-  /** Where a named input is: the flag itself, or its JSON path in the request. */
-  at(name: string): string;
-  readonly code: 'invalid-input' | 'invalid-params';
-}
-
-export const CLI_NAMES: InputNames = {
-  spec: '--spec',
-  regions: 'regions',
-  start: '--start',
-  at: (n) => n,
-  code: 'invalid-input',
-};
-export const API_NAMES: InputNames = {
-  spec: 'spec',
-  regions: 'regions',
-  start: 'start',
-  at: (n) => `$.${n}`,
-  code: 'invalid-params',
-};
-
-/** The task's regions: a file, or a document's text (the console sends the editor's text). */
-export type RegionsInput = { readonly file: string } | { readonly text: string };
 
 export interface MissionRequest {
   readonly world: string;
@@ -110,71 +81,6 @@ export interface MissionTask {
   readonly augment_ms: number;
   /** Closes what preparing the task opened (its backbone's models, unless the caller gave them open). */
   release(): Promise<void>;
-}
-
-/** Parses and translates a specification; a syntax error is located as `<name>:L:C`. */
-export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: Formula; automaton: BuchiAutomaton } {
-  const name = names.spec;
-  let formula: Formula;
-  try {
-    formula = parseLtl(text);
-  } catch (e) {
-    if (e instanceof LtlSyntaxError)
-      throw new WitnessError('invalid-spec', `${name}:${e.line}:${e.column}: ${e.detail}`, {
-        path: names.at(name),
-        line: e.line,
-        column: e.column,
-      });
-    // too long, or nested too deep (that one names its place as "L:C: …")
-    if (e instanceof LtlBudgetError)
-      throw new WitnessError('budget', `${name}:${/^\d+:\d+: /.test(e.message) ? '' : ' '}${e.message}`, {
-        path: names.at(name),
-      });
-    throw e;
-  }
-  try {
-    return { formula, automaton: translateFormula(formula).automaton };
-  } catch (e) {
-    if (e instanceof LtlBudgetError)
-      throw new WitnessError('budget', `${name}: ${e.message}`, { path: names.at(name) });
-    throw e;
-  }
-}
-
-/**
- * The task's regions: every proposition of the formula must be a region of the document; regions
- * the formula does not mention play no part (AP_φ).
- */
-export async function taskRegions(
-  input: RegionsInput,
-  aps: readonly string[],
-  names: InputNames = CLI_NAMES,
-): Promise<{ regions: RegionSet; text: string }> {
-  let all: RegionSet, text: string, where: string;
-  if ('file' in input) {
-    all = await readRegions(input.file);
-    text = JSON.stringify(all);
-    where = input.file;
-  } else {
-    text = input.text;
-    where = names.regions;
-    try {
-      all = parseRegions(parseJson(input.text, names.regions), names.regions);
-    } catch (e) {
-      if (e instanceof InputError)
-        throw new WitnessError('invalid-regions', `${names.regions} ${e.path}: ${e.detail}`, { path: e.path });
-      throw e;
-    }
-  }
-  const unknown = aps.filter((ap) => !all.regions.some((r) => r.name === ap));
-  if (unknown.length > 0) {
-    throw new WitnessError(
-      'invalid-spec',
-      `${names.spec} mentions ${unknown.join(', ')}, which ${where} does not define (it has ${all.regions.map((r) => r.name).join(', ') || 'no regions'})`,
-      { path: names.at(names.spec) },
-    );
-  }
-  return { regions: { ...all, regions: all.regions.filter((r) => aps.includes(r.name)) }, text };
 }
 
 /**
@@ -380,66 +286,107 @@ export function bodyOf(entry: Pick<WorldEntry, 'kind'>): Body {
   return entry.kind === 'antmaze' ? 'legged' : 'point';
 }
 
-/** Runs a prepared task on its world: the one mission assembly of every front end. */
+/** The budgets a run is asked for, their defaults filled in. */
+function budgetsOf(o: {
+  readonly method: MissionMethod;
+  readonly replanning?: boolean;
+  readonly replans?: number;
+  readonly maxSteps?: number;
+}): { replans: number; maxSteps: number; replanning: boolean } {
+  return {
+    replans: o.replans ?? MISSION_DEFAULTS.replans,
+    maxSteps: o.maxSteps ?? MISSION_DEFAULTS.maxSteps,
+    replanning: o.replanning ?? replansByDefault(o.method),
+  };
+}
+
+/** A run's record in the audit log: its id, its recorder, and the hooks the mission writes through. */
+interface RunRecord {
+  readonly auditRun: string | null;
+  readonly recorder: Recorder | undefined;
+  readonly audit: MissionAudit | undefined;
+}
+
+/**
+ * Starts a run's record (none without a log): the mission's evidence goes to its recorder, and is
+ * teed to `onEvent` where the caller listens (the console shows the milestones).
+ */
+async function recordRun(
+  log: AuditLog | null,
+  meta: RunMeta,
+  onEvent: ((kind: string, body: unknown, step: number) => void) | undefined,
+): Promise<RunRecord> {
+  const auditRun = log === null ? null : await log.startRun(meta);
+  const recorder = log !== null && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
+  const audit: MissionAudit | undefined =
+    recorder === undefined || onEvent === undefined
+      ? recorder
+      : {
+          plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
+          event: (kind, body, e) => {
+            recorder.event(kind, body, e);
+            onEvent(kind, body, e?.step ?? 0);
+          },
+        };
+  return { auditRun, recorder, audit };
+}
+
+/** Waits until a run's evidence is written (its errors surface here). */
+async function settleRun(log: AuditLog | null, r: RunRecord): Promise<void> {
+  if (log !== null) await settleAudit(log, r.recorder !== undefined ? [r.recorder] : []);
+}
+
+/** Refuses models that do not read the world's observations or write its actions. */
+function checkModels(b: Backbone, spec: World['spec']): void {
+  const dims = b.models.manifest.dims;
+  if (spec.observation.dim !== dims.obs || spec.action.dim !== dims.action) {
+    throw new WitnessError(
+      'invalid-input',
+      `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`,
+    );
+  }
+}
+
+/** Runs a prepared task on its world: the mission assembly of every front end on an embedded world's latent graph. */
 export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<MissionRun> {
   checkInitial(o.first, o.method);
   const b = task.backbone;
-  const dims = b.models.manifest.dims;
   const world = o.world ?? (await task.world.open(o.open));
   try {
     const nav = navigationOf(world);
     const spec = world.spec;
-    if (spec.observation.dim !== dims.obs || spec.action.dim !== dims.action) {
-      throw new WitnessError(
-        'invalid-input',
-        `the models in ${b.files.models} read ${dims.obs}-D observations and write ${dims.action}-D actions; ${spec.id} has ${spec.observation.dim} (${spec.observation.names.join(', ')}) and ${spec.action.dim}`,
-      );
-    }
-    const replans = o.replans ?? MISSION_DEFAULTS.replans,
-      maxSteps = o.maxSteps ?? MISSION_DEFAULTS.maxSteps;
-    const replanning = o.replanning ?? replansByDefault(o.method);
-    const log = o.audit?.log;
-    const auditRun =
-      log === undefined
-        ? null
-        : await log.startRun({
-            world: task.world.id,
-            backend: spec.backend,
-            operator: o.audit!.operator,
-            software: `witness ${VERSION}`,
-            models: {
-              embed: b.artifact.models.embed,
-              policy: b.artifact.models.policy,
-              graph: b.files.graph,
-              dataset: b.artifact.dataset.sha256,
-            },
-            spec: task.automaton.formula,
-            regions: task.regionsText,
-            meta: {
-              ...methodMeta(o.method, replanning),
-              start: [...task.start],
-              seed: task.seed,
-              maxSteps,
-              replans,
-              via: o.audit!.via,
-              events: AUDIT_EVENTS_VERSION,
-              ...o.audit!.meta,
-            },
-          });
-    const recorder = log !== undefined && auditRun !== null ? missionRecorder(log, auditRun) : undefined;
-    const audit: MissionAudit | undefined =
-      recorder === undefined
-        ? undefined
-        : o.onEvent === undefined
-          ? recorder
-          : {
-              plan: (t, trigger, doc, ms) => recorder.plan(t, trigger, doc, ms),
-              event: (kind, body, e) => {
-                recorder.event(kind, body, e);
-                o.onEvent!(kind, body, e?.step ?? 0);
-              },
-            };
-    o.started?.(auditRun);
+    checkModels(b, spec);
+    const { replans, maxSteps, replanning } = budgetsOf(o);
+    const log = o.audit?.log ?? null;
+    const rec = await recordRun(
+      log,
+      {
+        world: task.world.id,
+        backend: spec.backend,
+        operator: o.audit?.operator ?? '',
+        software: `witness ${VERSION}`,
+        models: {
+          embed: b.artifact.models.embed,
+          policy: b.artifact.models.policy,
+          graph: b.files.graph,
+          dataset: b.artifact.dataset.sha256,
+        },
+        spec: task.automaton.formula,
+        regions: task.regionsText,
+        meta: {
+          ...methodMeta(o.method, replanning),
+          start: [...task.start],
+          seed: task.seed,
+          maxSteps,
+          replans,
+          via: o.audit?.via ?? '',
+          events: AUDIT_EVENTS_VERSION,
+          ...o.audit?.meta,
+        },
+      },
+      o.onEvent,
+    );
+    o.started?.(rec.auditRun);
     const result = await runMission(
       {
         world: nav,
@@ -450,7 +397,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
         regions: task.regions.regions,
         start: task.start,
         now: () => performance.now(),
-        ...(audit ? { audit } : {}),
+        ...(rec.audit ? { audit: rec.audit } : {}),
         ...(o.control ? { control: o.control } : {}),
         ...(o.first ? { initial: o.first } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
@@ -471,10 +418,8 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
         seed: task.seed,
       },
     );
-    if (log !== undefined) {
-      await settleAudit(log, recorder !== undefined ? [recorder] : []);
-    }
-    return { result, auditRun };
+    await settleRun(log, rec);
+    return { result, auditRun: rec.auditRun };
   } finally {
     if (o.world === undefined) await world.close();
   }
@@ -643,5 +588,155 @@ export async function runOnce(
     await task?.release();
     await log?.close();
     await robot?.close();
+  }
+}
+
+export interface MapMissionOptions {
+  /** The method chosen: recorded as the run's method; its planner makes every plan of the run. */
+  readonly method: MissionMethod;
+  /** Replan after a failure within R (default: the method is sagas-replan; the console replans with any planner). */
+  readonly replanning?: boolean;
+  readonly lambda?: number;
+  readonly k?: number;
+  readonly replans?: number;
+  /** Pose samples before giving up (default MISSION_DEFAULTS.maxSteps). */
+  readonly maxSteps?: number;
+  /**
+   * The audit database: a file, true for the default one, false for none; or a log the caller holds open (the console).
+   */
+  readonly audit: string | boolean | AuditLog;
+  readonly operator?: string;
+  readonly via?: string;
+  readonly control?: MissionControl;
+  /** Stops the mission (the goal is cancelled); Ctrl-C does too when `interruptible`. */
+  readonly signal?: AbortSignal;
+  readonly interruptible?: boolean;
+  readonly open?: OpenOptions;
+  readonly onEvent?: (kind: string, body: unknown, step: number) => void;
+  /** Sleeps between pose samples (tests); default real time. */
+  readonly sleep?: (s: number) => Promise<void>;
+  /**
+   * A robot already connected and the plan the operator saw from its pose (the console, made with
+   * `method`): executed and recorded as it is, not searched again. The caller checked that the
+   * robot is still at the plan's start, and closes the world.
+   */
+  readonly opened?: { readonly world: World; readonly plan: MapPlan; readonly task: MapTask };
+  /** Called once the run is recorded (its audit run id, or null without an audit log), before the robot moves. */
+  readonly started?: (auditRun: string | null) => void;
+}
+
+/** The waypoint driver's figures for a robot: its configuration's, else the driver's defaults. */
+function waypointLimits(
+  nav: Waypoints,
+): Pick<
+  WaypointMissionOptions,
+  'rounds' | 'goalTimeout_s' | 'minSpeed_m_s' | 'reach_m' | 'maxLink_m' | 'goalTolerance_m'
+> {
+  const c = nav.limits;
+  return {
+    rounds: WAYPOINT_DEFAULTS.rounds,
+    goalTimeout_s: c?.goalTimeout_s ?? WAYPOINT_DEFAULTS.goalTimeout_s,
+    minSpeed_m_s: c?.minSpeed_m_s ?? WAYPOINT_DEFAULTS.minSpeed_m_s,
+    reach_m: c?.reach_m ?? WAYPOINT_DEFAULTS.reach_m,
+    maxLink_m: c?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+    goalTolerance_m: c?.goalTolerance_m ?? WAYPOINT_DEFAULTS.goalTolerance_m,
+  };
+}
+
+/**
+ * `witness run --world ros2:… --graph MAP-GRAPH.json`, and the console's runs on a robot's map:
+ * read the map task (app/map-task.ts), connect, record, run the waypoint driver, report.
+ */
+export async function runMapMission(
+  req: MapMissionRequest,
+  o: MapMissionOptions,
+): Promise<{
+  result: MissionResult;
+  report: Record<string, unknown>;
+  audit: { file: string; run: string } | null;
+  start: readonly [number, number];
+}> {
+  const entry = worldEntry(req.world);
+  if (entry.kind !== 'ros2')
+    throw new WitnessError(
+      'invalid-input',
+      `${req.world}: missions on a map graph run on a robot (ros2:<configuration file>); the embedded worlds plan on their latent graphs`,
+      { path: '--world' },
+    );
+  checkInitial(o.opened?.plan, o.method);
+  const task = o.opened?.task ?? (await readMapTask(req));
+  const world: World = o.opened?.world ?? (await entry.open(o.open));
+  let log: AuditLog | null = null;
+  const stop = o.interruptible === true ? interruptible() : null;
+  try {
+    const nav = waypointsOf(world);
+    const held = typeof o.audit === 'object' ? o.audit : null;
+    const file = held !== null ? null : auditFileOf(o.audit as string | boolean);
+    log = held ?? (file !== null ? await openAuditLog(file) : null);
+    const { replans, maxSteps, replanning } = budgetsOf(o);
+    const rec = await recordRun(
+      log,
+      {
+        world: world.spec.id,
+        backend: world.spec.backend,
+        operator: o.operator ?? operatorName(),
+        software: `witness ${VERSION}`,
+        models: { graph: req.graph },
+        spec: task.automaton.formula,
+        regions: task.regions.text,
+        ...(task.map !== null ? { map: task.map } : {}),
+        meta: {
+          ...methodMeta(o.method, replanning),
+          executor: 'waypoints',
+          maxSteps,
+          replans,
+          via: o.via ?? 'cli',
+          events: AUDIT_EVENTS_VERSION,
+          world: req.world,
+        },
+      },
+      o.onEvent,
+    );
+    o.started?.(rec.auditRun);
+    const signals = [o.signal, stop?.signal].filter((s): s is AbortSignal => s !== undefined);
+    const result = await runWaypointMission(
+      {
+        world: nav,
+        graph: task.graph,
+        automaton: task.automaton,
+        formula: task.formula,
+        regions: task.regions.regions.regions,
+        now: () => performance.now(),
+        ...(rec.audit ? { audit: rec.audit } : {}),
+        ...(o.control ? { control: o.control } : {}),
+        ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+        ...(o.sleep ? { sleep: o.sleep } : {}),
+        ...(o.opened ? { initial: o.opened.plan } : {}),
+      },
+      {
+        method: o.method,
+        replanning,
+        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+        k: o.k ?? Infinity,
+        tauSoft: PLAN_DEFAULTS.tauSoft,
+        replans,
+        maxSteps,
+        ...waypointLimits(nav),
+      },
+    );
+    await settleRun(log, rec);
+    const auditRef = log !== null && rec.auditRun !== null ? { file: log.file, run: rec.auditRun } : null;
+    const start: [number, number] = [result.trajectory[0] ?? NaN, result.trajectory[1] ?? NaN];
+    const report = missionReport(
+      { world: { id: req.world }, automaton: task.automaton, start },
+      o.method,
+      result,
+      auditRef,
+    );
+    return { result, report: { ...report, executor: 'waypoints', graph: req.graph }, audit: auditRef, start };
+  } finally {
+    stop?.release();
+    if (typeof o.audit !== 'object') await log?.close();
+    if (o.opened === undefined) await world.close();
   }
 }

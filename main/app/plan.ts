@@ -32,7 +32,8 @@ import { automatonView, planView, sceneOf } from '../services/ui/scene.js';
 import { layoutMissing } from '../services/ui/scene-layout.js';
 import { Workspace, WorkspaceError } from '../services/editor/workspace.js';
 import { openBackbone } from './backbone.js';
-import { checkRegionsForWorld, missionWorld, specOf, taskRegions } from './mission.js';
+import { checkRegionsForWorld, missionWorld } from './mission.js';
+import { specOf, taskRegions } from './task-inputs.js';
 
 export type { PlanResult, SemanticGraph, AugmentReport, BuchiAutomaton };
 

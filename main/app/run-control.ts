@@ -6,7 +6,7 @@
 import type { ConsoleEscalation, MissionEvent, MissionEventBody, RunState } from '../contract/api.js';
 import type { Escalation, OperatorDecision } from '../contract/failure.js';
 import type { DecisionKind } from '../contract/defaults.js';
-import type { MissionControl, MissionTick } from '../core/exec/mission.js';
+import type { MissionControl, MissionTick } from '../core/exec/run-skeleton.js';
 
 /** Least time between two position ticks pushed to the UI (about 30 per second). */
 const TICK_MS = 33;

@@ -74,7 +74,7 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
   if (o.picture !== undefined)
     throw new CliError("--picture draws a maze; a robot's map mission has none: drop --picture");
   if (o.start !== undefined) throw new CliError('a robot starts where it is: drop --start');
-  const app = await import('../app/map-mission.js');
+  const app = await import('../app/mission.js');
   const r = await app.runMapMission(
     { world: o.world, spec: o.spec, regions: { file: o.regions }, graph: o.graph! },
     {

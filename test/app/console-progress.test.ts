@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { progressLine } from '../../main/app/console.js';
-import { checkpointBody } from '../../main/core/exec/mission.js';
+import { checkpointBody } from '../../main/core/exec/run-skeleton.js';
 
 test('the console event list: verified anchors and a stalled body walking back, not every waypoint', () => {
   const checkpoint = checkpointBody({

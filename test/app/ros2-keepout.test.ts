@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { runMapMission } from '../../main/app/map-mission.js';
+import { runMapMission } from '../../main/app/mission.js';
 import { worldEntry } from '../../main/backends/catalogue.js';
 import { waypointsOf } from '../../main/core/world/world.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { graphFromMap } from '../../main/app/maps.js';
-import { runMapMission } from '../../main/app/map-mission.js';
+import { runMapMission } from '../../main/app/mission.js';
 import { readMap } from '../../main/services/maps/read.js';
 import { FREE, cellAt } from '../../main/core/map/occupancy.js';
 import { SimulatedRos2Graph } from '../ros2-sim/simulated-graph.js';

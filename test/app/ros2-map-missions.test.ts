@@ -1,5 +1,5 @@
 // Missions on a robot's map graph through the real Ros2World and the real mission workflow
-// (app/map-mission.ts), over a simulated ROS 2 graph in this process (test/ros2-sim: Nav2's
+// (app/mission.ts), over a simulated ROS 2 graph in this process (test/ros2-sim: Nav2's
 // NavigateToPose and NavigateThroughPoses moving a MuJoCo body, odometry and TF). Every path the
 // issue names: success, an aborted goal, a timed-out goal, a forbidden region entered, the operator's
 // cancel, a lost connection, and escalation past the replanning budget. An aborted goal differs between
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runMapMission } from '../../main/app/map-mission.js';
+import { runMapMission } from '../../main/app/mission.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { type Distro, SimulatedRos2Graph } from '../ros2-sim/simulated-graph.js';
 import { DISTROS } from '../ros2-sim/nav2-profile.js';

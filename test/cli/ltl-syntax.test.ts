@@ -17,7 +17,7 @@ import {
   translateRequest,
   TOOL_SYNTAX,
 } from '../../main/app/ltl.js';
-import { specOf } from '../../main/app/mission.js';
+import { specOf } from '../../main/app/task-inputs.js';
 import { automatonViewOf, planLabelledGraph } from '../../main/app/plan.js';
 import { checkLtl } from '../../main/services/editor/ltl-check.js';
 import { LtlSyntaxError } from '../../main/core/ltl/errors.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { MISSION_WORLDS } from '../../main/contract/defaults.js';
 import { worldEntry } from '../../main/backends/catalogue.js';
 import { consoleWorlds } from '../../main/app/worlds.js';
-import { specOf } from '../../main/app/mission.js';
+import { specOf } from '../../main/app/task-inputs.js';
 import { type Region, inRegion, pairwiseDisjoint, parseRegions } from '../../main/core/world/regions.js';
 import {
   type Cell,

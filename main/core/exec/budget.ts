@@ -6,7 +6,7 @@
  */
 import type { Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { askOperator, decisionEvent, escalationEvent } from '../loop/escalation.js';
-import type { FailureMode, MissionAudit, MissionControl } from './mission.js';
+import type { FailureMode, MissionAudit, MissionControl } from './run-skeleton.js';
 
 export type BudgetVerdict =
   | { readonly kind: 'replan'; readonly budget: number }

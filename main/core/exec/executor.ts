@@ -43,16 +43,16 @@ export interface ExecParams {
    * `rest`, when the caller supplies it); 'node', the node's own latent, the mean of its member states
    * (the paper's literal reading, kept as an ablation). A cluster mean of states moving every way is
    * no state the robot can be in: toward it from nearby, π_low is steered mostly along velocity
-   * directions and comes to a halt short of the node (docs/BENCHMARKS.md: giant SAGAS 25 → 100 % on 60
-   * tasks). Anchor checkpoints steer to their rest latent either way.
+   * directions and comes to a halt short of the node (docs/BENCHMARKS.md compares the two). Anchor
+   * checkpoints steer to their rest latent either way.
    */
   readonly targets: 'rest' | 'node';
   /** null turns steering off (ablation). */
   readonly steering: SteeringParams | null;
   /**
    * An anchor checkpoint also counts as reached within `reach_m` of its position, its positive
-   * literals observed as always. A trotting body overshoots a point: the Ant crossed anchors' regions
-   * 0.8 m from them without coming within ε_anc (docs/BENCHMARKS.md, "The Ant's executor").
+   * literals observed as always. A trotting body overshoots a point: the Ant crosses an anchor's region
+   * without coming within ε_anc of the anchor (docs/BENCHMARKS.md, "The Ant's executor").
    */
   readonly anchorReach: boolean;
   /**
@@ -93,8 +93,8 @@ export const DEFAULT_EXEC: ExecParams = {
 export type Body = 'point' | 'legged';
 
 /**
- * The legged body's tracking (measured on antmaze-medium's 100 easy tasks, SAGAS 44 → 68 %:
- * docs/BENCHMARKS.md, "The Ant's executor"): a 1.5 m look-ahead instead of 3 m, anchors reached
+ * The legged body's tracking (docs/BENCHMARKS.md, "The Ant's executor", says how it was chosen): a
+ * 1.5 m look-ahead instead of 3 m, anchors reached
  * within reach_m, straight segments 1 m clear of walls, and two recoveries per target.
  */
 export const LEGGED_EXEC: Pick<ExecParams, 'lookahead_m' | 'anchorReach' | 'clearance_m' | 'recovery'> = {

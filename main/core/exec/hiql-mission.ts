@@ -13,18 +13,18 @@
  * robot's region. No per-goal timeout by default, as in the paper's AP-HIQL: the rollout budget
  * C_max bounds the mission, as for every method. Two optional rules (off by default): a goal is
  * abandoned as a failure of its stage (prefix or suffix) after `goalSteps` steps steered for it, or
- * when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low steps (the former default
- * H_low = 100 abandoned goals HIQL goes on to reach: `witness backbone eval-hiql`). A monitor with no accepting
- * continuation left ends the run at once (a forbidden label). Pure: the world, ψ, the policies and the clock are
- * injected (app/hiql-mission.ts assembles them).
+ * when ‖ψ(s) − ψ(goal)‖ has not improved by `minProgress` within H_low steps (a rule that abandons
+ * goals HIQL goes on to reach: `witness backbone eval-hiql` shows how far it gets). A monitor with no
+ * accepting continuation left ends the run at once (a forbidden label). The realised labels, the
+ * monitor and the verdict are the run skeleton's (run-skeleton.ts RunTrace). Pure: the world, ψ, the
+ * policies and the clock are injected (app/hiql.ts assembles them).
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
-import { StateSetMonitor } from '../ltl/monitor.js';
 import { type LabelBlock, type LabelLasso, labelLasso } from '../plan/label-lasso.js';
 import { type Region, inRegion, labelAt } from '../world/regions.js';
 import { type Navigation, type NavState, WorldError } from '../world/world.js';
-import { lassoVerdict } from './mission.js';
+import { RunTrace, lassoEnd, lassoTimes, nccOf } from './run-skeleton.js';
 import { type RecoveryParams, StallRecovery } from './recovery.js';
 
 export interface HiqlExecParams {
@@ -182,16 +182,14 @@ export function outsideRepresentative(
 const sameLetter = (block: LabelBlock, label: readonly string[]): boolean =>
   block.region === null ? label.length === 0 : label.length === 1 && label[0] === block.region;
 
-export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams): Promise<HiqlMissionResult> {
-  const { world, executor, automaton, formula, regions } = input;
-  const now = input.now ?? ((): number => 0);
-  const traj: number[] = [];
-  const labels: string[][] = [];
-  const times: number[] = [];
-  const failures: { t: number; kind: 'violation' | 'timeout' | 'overturned' }[] = [];
-  const recoveries: { t: number; moved_m: number; to: readonly [number, number] }[] = [];
-  const recovery = o.recovery === null ? null : new StallRecovery(o.recovery);
-  const t0 = now();
+/** The plan's lasso of label blocks, the representative row of each region it enters, or why there is none. */
+function planHiql(input: HiqlMissionInput): {
+  plan: LabelLasso;
+  representatives: Record<string, number>;
+  reason?: string;
+  message: string;
+} {
+  const { automaton, regions } = input;
   const startLabel = labelAt(regions, input.start[0], input.start[1]);
   const plan = labelLasso(
     automaton,
@@ -199,224 +197,243 @@ export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams)
     startLabel[0] ?? null,
   );
   const representatives: Record<string, number> = {};
-  let planningReason: string | undefined,
-    planningMessage = '';
-  if (plan.status === 'none') {
-    planningReason = 'no-label-lasso';
-    planningMessage = `no plan: ${plan.reason}`;
-  } else {
-    for (const b of [...plan.prefix, ...plan.cycle]) {
-      if (b.region === null || b.region in representatives) continue;
-      const row = regionRepresentative(input.goals, regions, b.region);
-      if (row < 0) {
-        planningReason = 'no-representative';
-        planningMessage = `no plan: no dataset state lies inside region ${b.region}, so AP-HIQL has no goal for it`;
-        break;
-      }
-      representatives[b.region] = row;
-    }
+  if (plan.status === 'none')
+    return { plan, representatives, reason: 'no-label-lasso', message: `no plan: ${plan.reason}` };
+  for (const b of [...plan.prefix, ...plan.cycle]) {
+    if (b.region === null || b.region in representatives) continue;
+    const row = regionRepresentative(input.goals, regions, b.region);
+    if (row < 0)
+      return {
+        plan,
+        representatives,
+        reason: 'no-representative',
+        message: `no plan: no dataset state lies inside region ${b.region}, so AP-HIQL has no goal for it`,
+      };
+    representatives[b.region] = row;
   }
-  const planning_ms = now() - t0;
-  const base = { plan, representatives, planning_ms };
-  const finish = (
-    p: { success: boolean; failureMode: HiqlFailureMode | null; message: string; planningReason?: string },
-    steps: number,
-    T_pre: number | null,
-    T_suf: number | null,
-  ): HiqlMissionResult => {
-    const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
-    return {
-      ...p,
-      ...base,
-      steps,
-      T_pre,
-      T_suf,
-      ncc: p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1,
-      trajectory: Float32Array.from(traj),
-      labels,
-      failures,
-      recoveries,
-      stepTimes_ms: Float64Array.from(times),
-    };
+  return { plan, representatives, message: '' };
+}
+
+/** An AP-HIQL run: the trace, the plan's block stream and the goal being steered for. */
+interface Steering {
+  readonly input: HiqlMissionInput;
+  readonly o: HiqlExecParams;
+  readonly trace: RunTrace;
+  readonly now: () => number;
+  readonly base: Pick<HiqlMissionResult, 'plan' | 'representatives' | 'planning_ms'>;
+  readonly cycle: readonly LabelBlock[];
+  /** The block stream: the prefix once, then the cycle M times; blocks before the first traversal. */
+  readonly stream: readonly LabelBlock[];
+  readonly prefixEnd: number;
+  readonly failures: { t: number; kind: 'violation' | 'timeout' | 'overturned' }[];
+  readonly recoveries: { t: number; moved_m: number; to: readonly [number, number] }[];
+  readonly recovery: StallRecovery | null;
+  /** Goal latents by dataset row, and the row to leave a region toward, per block. */
+  readonly latentOf: Map<number, Float32Array>;
+  readonly leave: Map<number, number>;
+  state: NavState;
+  /** The pending block, and the goal's row, best latent distance, last progress and start step. */
+  c: number;
+  goalRow: number;
+  best: number;
+  lastProgress: number;
+  goalSince: number;
+}
+
+type HiqlEnd = { success: boolean; failureMode: HiqlFailureMode | null; message: string; planningReason?: string };
+
+function finish(s: Steering, p: HiqlEnd, steps: number): HiqlMissionResult {
+  const { T_pre, T_suf } = lassoTimes(s.trace.marks);
+  return {
+    ...p,
+    ...s.base,
+    steps,
+    T_pre,
+    T_suf,
+    ncc: nccOf(p.success, T_pre, T_suf, s.o.lambda, s.o.maxSteps),
+    trajectory: Float32Array.from(s.trace.positions),
+    labels: s.trace.labels,
+    failures: s.failures,
+    recoveries: s.recoveries,
+    stepTimes_ms: Float64Array.from(s.trace.times),
   };
-  if (plan.status === 'none' || planningReason !== undefined)
+}
+
+export async function runHiqlMission(input: HiqlMissionInput, o: HiqlExecParams): Promise<HiqlMissionResult> {
+  const now = input.now ?? ((): number => 0);
+  const t0 = now();
+  const planned = planHiql(input);
+  const { plan, representatives } = planned;
+  const base = { plan, representatives, planning_ms: now() - t0 };
+  const cycle = plan.status === 'none' ? [] : plan.cycle;
+  const stream: LabelBlock[] = plan.status === 'none' ? [] : [...plan.prefix];
+  for (let m = 0; m < o.M; m++) stream.push(...cycle);
+  const s = {
+    input,
+    o,
+    trace: new RunTrace(input.automaton, input.regions),
+    now,
+    base,
+    cycle,
+    stream,
+    prefixEnd: plan.status === 'none' ? 0 : plan.prefix.length,
+    failures: [],
+    recoveries: [],
+    recovery: o.recovery === null ? null : new StallRecovery(o.recovery),
+    latentOf: new Map(),
+    leave: new Map(),
+    c: 0,
+    goalRow: -2,
+    best: Infinity,
+    lastProgress: 0,
+    goalSince: 0,
+  } as Omit<Steering, 'state'> as Steering;
+  if (planned.reason !== undefined)
     return finish(
-      { success: false, failureMode: 'planning', planningReason: planningReason!, message: planningMessage },
+      s,
+      { success: false, failureMode: 'planning', planningReason: planned.reason, message: planned.message },
       0,
-      null,
-      null,
     );
-
-  // The block stream: the prefix once, then the cycle M times.
-  const stream: LabelBlock[] = [...plan.prefix];
-  for (let m = 0; m < o.M; m++) stream.push(...plan.cycle);
-  const prefixEnd = plan.prefix.length; // blocks before the first traversal
-  const latentOf = new Map<number, Float32Array>();
-  const goalLatent = async (row: number): Promise<Float32Array> => {
-    let z = latentOf.get(row);
-    if (z === undefined) {
-      const k = input.goals.obsDim;
-      z = await executor.embed(input.goals.observations.slice(row * k, row * k + k), 1);
-      latentOf.set(row, z);
-    }
-    return z;
-  };
-  /** The row to steer for while block c is pending, standing at (x, y) with label `here`. */
-  const target = (c: number, here: readonly string[], x: number, y: number): number => {
-    const b = stream[c]!;
-    if (b.region !== null) return representatives[b.region]!;
-    const inside = here[0];
-    for (let j = c + 1; j < stream.length + plan.cycle.length; j++) {
-      const nb = stream[j] ?? plan.cycle[(j - stream.length) % plan.cycle.length]!;
-      if (nb.region === null) continue;
-      if (nb.region !== inside) return representatives[nb.region]!;
-      break;
-    }
-    // Computed once per block (a scan of the dataset), from where the robot stands when it needs it.
-    let row = leave.get(c);
-    if (row === undefined) {
-      row = outsideRepresentative(input.goals, regions, x, y);
-      leave.set(c, row);
-    }
-    return row;
-  };
-  const leave = new Map<number, number>();
-
-  let state: NavState;
   try {
-    state = await world.reset({ seed: o.seed, start: [input.start[0], input.start[1]] });
+    s.state = await input.world.reset({ seed: o.seed, start: [input.start[0], input.start[1]] });
   } catch (e) {
     if (!(e instanceof WorldError)) throw e;
-    return finish({ success: false, failureMode: 'world', message: e.message }, 0, null, null);
+    return finish(s, { success: false, failureMode: 'world', message: e.message }, 0);
   }
-  const monitor = new StateSetMonitor(automaton);
-  let c = 0,
-    prefixDone: number | null = null;
-  const traversals: number[] = [];
-  let goalRow = -2,
-    best = Infinity,
-    lastProgress = 0,
-    goalSince = 0;
-  const stage = (): 'prefix' | 'suffix' => (c < prefixEnd ? 'prefix' : 'suffix');
-  const T = (): [number | null, number | null] => [
-    prefixDone,
-    prefixDone !== null && traversals.length > 0 ? traversals[0]! - prefixDone : null,
-  ];
   for (let t = 0; t < o.maxSteps; t++) {
-    const x = state.pose.x,
-      y = state.pose.y;
-    const t1 = now();
-    const label = labelAt(regions, x, y);
-    const m = monitor.step(label);
-    labels.push(label);
-    traj.push(x, y);
-    if (!m.viable) {
-      failures.push({ t, kind: 'violation' });
-      times.push(now() - t1);
-      const [a, b] = T();
-      return finish(
-        {
-          success: false,
-          failureMode: stage(),
-          message: `forbidden label {${label.join(', ')}} at step ${t}: the monitor has no accepting continuation left`,
-        },
-        t + 1,
-        a,
-        b,
-      );
-    }
-    if (c < stream.length && sameLetter(stream[c]!, label)) {
-      c++;
-      if (c === prefixEnd) prefixDone = t;
-      if (c > prefixEnd && (c - prefixEnd) % plan.cycle.length === 0) traversals.push(t);
-      if (c === stream.length) {
-        times.push(now() - t1);
-        const cycleStart = (traversals.length >= 2 ? traversals[traversals.length - 2]! : prefixDone!) + 1;
-        const ok = lassoVerdict(formula, labels, cycleStart, traversals[traversals.length - 1]!);
-        const [a, b] = T();
-        return finish(
-          {
-            success: ok,
-            failureMode: ok ? null : 'suffix',
-            message: ok
-              ? `prefix and ${o.M} suffix traversal(s) realised; the lasso evaluator accepts the realised labels`
-              : 'the label sequence was realised, but the realised label word does not satisfy the formula (finite-lasso check)',
-          },
-          t + 1,
-          a,
-          b,
-        );
-      }
-    }
-    const fell = world.fallen?.(state) ?? null;
-    if (fell !== null) {
-      failures.push({ t, kind: 'overturned' });
-      times.push(now() - t1);
-      const [a, b] = T();
-      return finish({ success: false, failureMode: stage(), message: `overturned at step ${t}: ${fell}` }, t + 1, a, b);
-    }
-    const obs = Float32Array.from(state.observation);
-    const h = await executor.embed(obs, 1);
-    const row = target(c, label, x, y);
-    if (row < 0) {
-      times.push(now() - t1);
-      const [a, b] = T();
-      return finish(
-        { success: false, failureMode: stage(), message: 'no dataset state lies outside every region to leave toward' },
-        t + 1,
-        a,
-        b,
-      );
-    }
-    const g = await goalLatent(row);
-    const offset = new Float32Array(h.length);
-    let d = 0;
-    for (let q = 0; q < h.length; q++) {
-      offset[q] = g[q]! - h[q]!;
-      d += offset[q]! ** 2;
-    }
-    d = Math.sqrt(d);
-    if (row !== goalRow) {
-      goalRow = row;
-      best = d;
-      lastProgress = t;
-      goalSince = t;
-    } else if (d < best - o.minProgress) {
-      best = d;
-      lastProgress = t;
-    }
-    const stalled = o.H_low !== null && t - lastProgress >= o.H_low;
-    if (stalled || (o.goalSteps !== null && t - goalSince >= o.goalSteps)) {
-      failures.push({ t, kind: 'timeout' });
-      times.push(now() - t1);
-      const [a, b] = T();
-      const why = stalled
-        ? `no progress toward the goal of block ${c} (${stream[c]!.region ?? 'no region'}) within ${o.H_low} steps`
-        : `the goal of block ${c} (${stream[c]!.region ?? 'no region'}) not reached within ${o.goalSteps} steps`;
-      return finish({ success: false, failureMode: stage(), message: why }, t + 1, a, b);
-    }
-    // A stalled body walks back along its path (the offset to where it was, given to the low-level
-    // policy in place of π_h's subgoal offset); otherwise π_h proposes the subgoal.
-    const back = recovery?.step(row, h, x, y) ?? null;
-    if (back?.started) recoveries.push({ t, ...back.started });
-    const z = back?.offset ?? (await executor.subgoal(obs, offset, 1));
-    const a = await executor.act(obs, z, 1);
-    times.push(now() - t1);
-    try {
-      state = await world.step(a);
-    } catch (e) {
-      if (!(e instanceof WorldError)) throw e;
-      const [p, s] = T();
-      return finish({ success: false, failureMode: 'world', message: e.message }, t + 1, p, s);
-    }
+    const end = await hiqlStep(s, t);
+    if (end !== null) return end;
   }
-  const [a, b] = T();
-  return finish(
-    { success: false, failureMode: stage(), message: `rollout budget of ${o.maxSteps} steps exhausted` },
-    o.maxSteps,
-    a,
-    b,
-  );
+  return finish(s, failedAt(s, `rollout budget of ${o.maxSteps} steps exhausted`), o.maxSteps);
+}
+
+/** A failure of the stage the pending block is in. */
+const failedAt = (s: Steering, message: string): HiqlEnd => ({
+  success: false,
+  failureMode: s.c < s.prefixEnd ? 'prefix' : 'suffix',
+  message,
+});
+
+/** The dataset row's latent, embedded once. */
+async function goalLatent(s: Steering, row: number): Promise<Float32Array> {
+  let z = s.latentOf.get(row);
+  if (z === undefined) {
+    const k = s.input.goals.obsDim;
+    z = await s.input.executor.embed(s.input.goals.observations.slice(row * k, row * k + k), 1);
+    s.latentOf.set(row, z);
+  }
+  return z;
+}
+
+/** The row to steer for while block c is pending, standing at (x, y) with label `here`. */
+function target(s: Steering, c: number, here: readonly string[], x: number, y: number): number {
+  const { stream, cycle } = s;
+  const representatives = s.base.representatives;
+  const b = stream[c]!;
+  if (b.region !== null) return representatives[b.region]!;
+  const inside = here[0];
+  for (let j = c + 1; j < stream.length + cycle.length; j++) {
+    const nb = stream[j] ?? cycle[(j - stream.length) % cycle.length]!;
+    if (nb.region === null) continue;
+    if (nb.region !== inside) return representatives[nb.region]!;
+    break;
+  }
+  // Computed once per block (a scan of the dataset), from where the robot stands when it needs it.
+  let row = s.leave.get(c);
+  if (row === undefined) {
+    row = outsideRepresentative(s.input.goals, s.input.regions, x, y);
+    s.leave.set(c, row);
+  }
+  return row;
+}
+
+/** Block progress on this step's label: marks the prefix and traversals; the verdict once the stream is realised. */
+function advance(s: Steering, t: number, label: readonly string[]): HiqlEnd | null {
+  const marks = s.trace.marks;
+  if (s.c >= s.stream.length || !sameLetter(s.stream[s.c]!, label)) return null;
+  s.c++;
+  if (s.c === s.prefixEnd) marks.prefixDone = t;
+  if (s.c > s.prefixEnd && (s.c - s.prefixEnd) % s.cycle.length === 0) marks.traversals.push(t);
+  if (s.c < s.stream.length) return null;
+  return lassoEnd(s.input.formula, s.trace.labels, marks, 'the label sequence was realised') as HiqlEnd;
+}
+
+/**
+ * One step: observe, progress, the goal's latent offset, the progress rules, then π_h's subgoal (or
+ * a walk back) and π_l.
+ */
+async function hiqlStep(s: Steering, t: number): Promise<HiqlMissionResult | null> {
+  const { trace, input, now } = s;
+  const { x, y } = s.state.pose;
+  const t1 = now();
+  const { label, m } = trace.observe(x, y);
+  const end = (e: HiqlEnd): HiqlMissionResult => {
+    trace.times.push(now() - t1);
+    return finish(s, e, t + 1);
+  };
+  if (!m.viable) {
+    s.failures.push({ t, kind: 'violation' });
+    return end(
+      failedAt(s, `forbidden label {${label.join(', ')}} at step ${t}: the monitor has no accepting continuation left`),
+    );
+  }
+  const verdict = advance(s, t, label);
+  if (verdict !== null) return end(verdict);
+  const fell = input.world.fallen?.(s.state) ?? null;
+  if (fell !== null) {
+    s.failures.push({ t, kind: 'overturned' });
+    return end(failedAt(s, `overturned at step ${t}: ${fell}`));
+  }
+  const obs = Float32Array.from(s.state.observation);
+  const h = await input.executor.embed(obs, 1);
+  const row = target(s, s.c, label, x, y);
+  if (row < 0) return end(failedAt(s, 'no dataset state lies outside every region to leave toward'));
+  const g = await goalLatent(s, row);
+  const offset = new Float32Array(h.length);
+  let d = 0;
+  for (let q = 0; q < h.length; q++) {
+    offset[q] = g[q]! - h[q]!;
+    d += offset[q]! ** 2;
+  }
+  const why = progressRule(s, t, row, Math.sqrt(d));
+  if (why !== null) {
+    s.failures.push({ t, kind: 'timeout' });
+    return end(failedAt(s, why));
+  }
+  // A stalled body walks back along its path (the offset to where it was, given to the low-level
+  // policy in place of π_h's subgoal offset); otherwise π_h proposes the subgoal.
+  const back = s.recovery?.step(row, h, x, y) ?? null;
+  if (back?.started) s.recoveries.push({ t, ...back.started });
+  const z = back?.offset ?? (await input.executor.subgoal(obs, offset, 1));
+  const a = await input.executor.act(obs, z, 1);
+  trace.times.push(now() - t1);
+  try {
+    s.state = await input.world.step(a);
+  } catch (e) {
+    if (!(e instanceof WorldError)) throw e;
+    return finish(s, { success: false, failureMode: 'world', message: e.message }, t + 1);
+  }
+  return null;
+}
+
+/** The optional goal rules: no progress within H_low steps, or the goal not reached within goalSteps; null: go on. */
+function progressRule(s: Steering, t: number, row: number, d: number): string | null {
+  const o = s.o;
+  if (row !== s.goalRow) {
+    s.goalRow = row;
+    s.best = d;
+    s.lastProgress = t;
+    s.goalSince = t;
+  } else if (d < s.best - o.minProgress) {
+    s.best = d;
+    s.lastProgress = t;
+  }
+  const stalled = o.H_low !== null && t - s.lastProgress >= o.H_low;
+  if (!stalled && !(o.goalSteps !== null && t - s.goalSince >= o.goalSteps)) return null;
+  const block = `block ${s.c} (${s.stream[s.c]!.region ?? 'no region'})`;
+  return stalled
+    ? `no progress toward the goal of ${block} within ${o.H_low} steps`
+    : `the goal of ${block} not reached within ${o.goalSteps} steps`;
 }
 
 /**

@@ -11,38 +11,34 @@
  * timed-out goal and a waypoint reached without its labels become failure records; sagas-replan
  * (or a run with `replanning`) replans from the monitor's automaton states at the robot's pose
  * within budget R, then escalates.
- * Success is decided by the lasso evaluator on the realised labels, as for the learned executor.
- * Pure: the world, the clock, the audit log and the operator are injected.
+ * Success is decided by the lasso evaluator on the realised labels, as for the learned executor; the
+ * run's records, budget and end are the run skeleton's (run-skeleton.ts). Pure: the world, the clock,
+ * the audit log and the operator are injected.
  */
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
-import { StateSetMonitor } from '../ltl/monitor.js';
 import type { Plan } from '../plan/plan.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 import type { DocumentedPlan } from '../plan/document.js';
-import type { ExecEvent } from './executor.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { type Pose, type Waypoints, WorldError } from '../world/world.js';
-import { MISSION_DECISIONS, type MissionMethod, replansByDefault } from '../../contract/defaults.js';
-import type { Escalation, MissionFailureRecord } from '../../contract/failure.js';
-import { escalationEvent } from '../loop/escalation.js';
-import { afterFailure } from './budget.js';
+import { type MissionMethod, replansByDefault } from '../../contract/defaults.js';
+import type { MissionFailureRecord } from '../../contract/failure.js';
 import {
-  type Disagreement,
   type FailureMode,
   type MissionAudit,
   type MissionControl,
   type MissionProgress,
   type MissionResult,
-  type PlanRecord,
+  type RunEnd,
+  RunSkeleton,
   checkInitial,
-  checkpointBody,
   documentedPlan,
-  lassoVerdict,
-  outcomeOf,
+  failed,
+  lassoEnd,
   stepSpeed,
   stopWords,
-} from './mission.js';
+} from './run-skeleton.js';
 import { EDGE_PENALTY } from './replan.js';
 import { type EdgeEdits, noEdits, pairKey, withStartAt } from './waypoint-graph.js';
 import { type KeepoutNote, type LegCheck, WaypointSafety, legVerdict } from './waypoint-safety.js';
@@ -168,678 +164,554 @@ class Violation extends Error {
 
 const defaultSleep = (s: number): Promise<void> => new Promise((r) => setTimeout(r, s * 1000));
 
+/** A waypoint run: the skeleton, the robot's pose, the goal being driven and the plan on the graph now. */
+interface Drive {
+  readonly input: WaypointMissionInput;
+  readonly o: WaypointMissionOptions;
+  readonly run: RunSkeleton;
+  readonly now: () => number;
+  readonly sleep: (s: number) => Promise<void>;
+  readonly arrival: { readonly regions: readonly Region[]; readonly tolerance_m: number };
+  /** The keepout mask and the path check (null until the robot's pose is known). */
+  safety: WaypointSafety | null;
+  /** The failed edges, removed or penalised, carried across replans. */
+  readonly edits: EdgeEdits;
+  pose: Pose;
+  /** The waypoint the running goal ends at, where it is, and the goal's place in the plan (for the live views). */
+  heading: string | null;
+  headingAt: { x: number; y: number } | null;
+  progress: MissionProgress;
+  /** The previous pose sample and its time (s, the injected clock): the speed between samples. */
+  lastSample: { x: number; y: number; time_s: number } | null;
+  graph: SemanticGraph;
+  current: Plan;
+}
+
+type Failed = FailedLeg & { readonly kind: 'failed' };
+type Ended = { readonly kind: 'end'; readonly result: MissionResult };
+type GoalOutcome = { kind: 'reached' } | Failed | Ended;
+
+/** The run's end: every pose sample is a step. */
+function finish(d: Drive, end: RunEnd): MissionResult {
+  const marks = d.run.marks;
+  return d.run.finish(end, d.run.labels.length, {
+    marks,
+    complete: marks.traversals.length >= d.o.rounds,
+    // Waypoints go to the robot's own navigation: there is no latent steering term here.
+    steeredSteps: 0,
+  });
+}
+
+const ended = (d: Drive, end: RunEnd): Ended => ({ kind: 'end', result: finish(d, end) });
+
+/** The last step's index (0 before any). */
+const lastStep = (d: Drive): number => d.run.labels.length - 1;
+
 export async function runWaypointMission(
   input: WaypointMissionInput,
   o: WaypointMissionOptions,
 ): Promise<MissionResult> {
-  const { world, automaton, formula, regions, audit, control } = input;
-  const arrival = { regions, tolerance_m: o.goalTolerance_m };
-  // The operator's stop, from the caller or the console's control: either cancels the running goal.
-  const stops = [input.signal, control?.signal].filter((x): x is AbortSignal => x !== undefined);
-  const stopSignal = stops.length === 0 ? undefined : stops.length === 1 ? stops[0] : AbortSignal.any(stops);
-  const now = input.now ?? ((): number => 0);
-  const sleep = input.sleep ?? defaultSleep;
   checkInitial(input.initial, o.method);
-  const replanning = o.replanning ?? replansByDefault(o.method);
-  let replanBudget = replanning ? o.replans : 0;
-  const plans: PlanRecord[] = [];
-  const events: ExecEvent[] = [];
-  const failures: MissionFailureRecord[] = [];
-  const disagreements: Disagreement[] = [];
-  const labels: string[][] = [];
-  const traj: number[] = [];
-  const times: number[] = [];
-  const monitor = new StateSetMonitor(automaton);
-  /** The keepout mask and the path check (null until the robot's pose is known). */
-  let safety: WaypointSafety | null = null;
-  const edits: EdgeEdits = noEdits();
-  const marks: { prefixDone: number | null; traversals: number[] } = { prefixDone: null, traversals: [] };
-  let escalations = 0,
-    replans = 0;
-  let pose: Pose = { x: NaN, y: NaN };
-  /** The waypoint the running goal ends at, where it is, and the goal's place in the plan (for the live views). */
-  let heading: string | null = null;
-  let headingAt: { x: number; y: number } | null = null;
-  let progress: MissionProgress = { stream: 'prefix', index: 0, length: 0, traversals: 0, rounds: o.rounds };
-  /** The previous pose sample and its time (s, the injected clock): the speed between samples. */
-  let lastSample: { x: number; y: number; time_s: number } | null = null;
-
-  const emit = (e: ExecEvent): void => {
-    events.push(e);
-    audit?.event('checkpoint', checkpointBody(e), { step: e.t });
-  };
-  /** A plan (the one shown, `given`, as it is) into the run's record and the audit log. */
-  const doPlan = (g: SemanticGraph, t: number, resume?: readonly number[], given?: MapPlan): DocumentedPlan => {
-    const p = given ?? documentedPlan(g, automaton, o, now, { executor: 'waypoints', ...(resume ? { resume } : {}) });
-    plans.push({ t, result: p.result, graph: p.graph, document: p.document, planning_ms: p.planning_ms });
-    audit?.plan(t, resume ? 'replan' : 'initial', p.document, p.planning_ms);
-    return p;
-  };
-  const escalation = (cause: Escalation['cause'], reason: string, t: number, budget: number): Escalation => ({
-    n: ++escalations,
-    cause,
-    reason,
-    failure: failures[failures.length - 1]!,
-    failures: [...failures],
-    replans,
-    budget,
-    options: MISSION_DECISIONS,
-    step: t,
+  const run = new RunSkeleton({
+    automaton: input.automaton,
+    formula: input.formula,
+    regions: input.regions,
+    lambda: o.lambda,
+    maxSteps: o.maxSteps,
+    replanning: o.replanning ?? replansByDefault(o.method),
+    R: o.replans,
+    ...(input.audit ? { audit: input.audit } : {}),
+    ...(input.control ? { control: input.control } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
   });
-  const finish = (p: {
-    success: boolean;
-    failureMode: FailureMode | null;
-    message: string;
-    escalation?: Escalation;
-  }): MissionResult => {
-    const steps = labels.length;
-    if (p.escalation !== undefined) audit?.event('escalation', escalationEvent(p.escalation), { step: steps });
-    const T_pre = marks.prefixDone;
-    const T_suf = T_pre !== null && marks.traversals.length > 0 ? marks.traversals[0]! - T_pre : null;
-    const cost = T_pre !== null && T_suf !== null ? o.lambda * T_pre + (1 - o.lambda) * T_suf : Infinity;
-    const ncc = p.success ? Math.min(cost, o.maxSteps) / o.maxSteps : 1;
-    audit?.event(
-      'run_end',
-      { outcome: outcomeOf(p), failureMode: p.failureMode, message: p.message, steps, T_pre, T_suf, ncc, replans },
-      { step: steps },
-    );
-    return {
-      success: p.success,
-      failureMode: p.failureMode,
-      message: p.message,
-      executorComplete: marks.traversals.length >= o.rounds,
-      steps,
-      T_pre,
-      T_suf,
-      ncc,
-      plans,
-      events,
-      failures,
-      disagreements,
-      trajectory: Float32Array.from(traj),
-      labels,
-      monitorViable: monitor.snapshot().viable,
-      stepTimes_ms: Float64Array.from(times),
-      // Waypoints go to the robot's own navigation: there is no latent steering term here.
-      steeredSteps: 0,
-    };
-  };
+  const d = {
+    input,
+    o,
+    run,
+    now: input.now ?? ((): number => 0),
+    sleep: input.sleep ?? defaultSleep,
+    arrival: { regions: input.regions, tolerance_m: o.goalTolerance_m },
+    safety: null,
+    edits: noEdits(),
+    pose: { x: NaN, y: NaN },
+    heading: null,
+    headingAt: null,
+    progress: { stream: 'prefix', index: 0, length: 0, traversals: 0, rounds: o.rounds },
+    lastSample: null,
+  } as Omit<Drive, 'graph' | 'current'> as Drive;
+  const refused = await begin(d);
+  if (refused !== null) return refused;
+  for (;;) {
+    const end = await round(d);
+    if (end !== null) return end;
+  }
+}
 
-  const keepoutPublished = (note: KeepoutNote | null): void => {
-    if (note === null) return;
-    audit?.event(
-      'evidence',
-      {
-        instruction:
-          note.forbidden.length > 0 ? `keep out of ${note.forbidden.join(', ')}` : 'no region is forbidden now',
-        state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
-        action: 'publish-keepout',
-        verifier: `keepout mask published on ${note.where}: ${note.width} × ${note.height} cells at ${note.resolution_m} m, ${note.keptOut} kept out`,
-        failure_label: null,
-      },
-      { step: Math.max(0, labels.length - 1) },
-    );
-  };
-
-  /** One pose sample: the label function, the monitor, the record. */
-  const sample = async (): Promise<readonly string[]> => {
-    pose = await world.pose();
-    const t0 = now();
-    const label = labelAt(regions, pose.x, pose.y);
-    const before = monitor.snapshot().states;
-    const m = monitor.step(label);
-    if (audit && (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))) {
-      audit.event(
-        'monitor_event',
-        { states: [...m.states], viable: m.viable, accepting: m.accepting, labels: label },
-        { step: labels.length },
-      );
-    }
-    labels.push(label);
-    traj.push(pose.x, pose.y);
-    times.push(now() - t0);
-    // What is forbidden changes with the monitor's states (after y in !x U y): the mask follows.
-    if (m.states.length !== before.length || m.states.some((q, i) => q !== before[i]))
-      keepoutPublished(safety?.publish(m.states) ?? null);
-    const speed = stepSpeed(lastSample, pose.x, pose.y, t0 / 1000);
-    lastSample = { x: pose.x, y: pose.y, time_s: t0 / 1000 };
-    control?.observed?.({
-      t: labels.length - 1,
-      x: pose.x,
-      y: pose.y,
-      states: [...m.states],
-      labels: [...label],
-      target: heading,
-      progress: { ...progress, traversals: marks.traversals.length },
-      distance_m: headingAt === null ? null : Math.hypot(headingAt.x - pose.x, headingAt.y - pose.y),
-      speed_mps: speed,
-    });
-    return label;
-  };
-
-  const startAt = (base: SemanticGraph): SemanticGraph =>
-    withStartAt(
-      base,
-      { id: `robot@${labels.length}`, x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
-      edits,
-      o.maxLink_m,
-      input.regions,
-    );
-
+/** Before the first goal: the robot's pose, the keepout mask, the graph from the robot and the first plan. */
+async function begin(d: Drive): Promise<MissionResult | null> {
+  const { run, input } = d;
   try {
-    await sample();
+    await sample(d);
   } catch (e) {
     if (!(e instanceof WorldError)) throw e;
-    return finish({ success: false, failureMode: 'world', message: e.message });
+    return finish(d, failed('world', e.message));
   }
-  if (!monitor.snapshot().viable) {
-    return finish({
-      success: false,
-      failureMode: 'planning',
-      message: `the robot is at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}) in ${letterText(labels[0] ?? [])}, where the specification is already violated: no mission can start here`,
-    });
+  if (!run.monitor.snapshot().viable) {
+    return finish(
+      d,
+      failed(
+        'planning',
+        `the robot is at (${d.pose.x.toFixed(2)}, ${d.pose.y.toFixed(2)}) in ${letterText(run.labels[0] ?? [])}, where the specification is already violated: no mission can start here`,
+      ),
+    );
   }
   try {
     const extent = Array.from({ length: input.graph.ids.length }, (_, v) => ({
       x: input.graph.positions[2 * v]!,
       y: input.graph.positions[2 * v + 1]!,
     }));
-    safety = new WaypointSafety(world, automaton, regions, [...extent, { x: pose.x, y: pose.y }]);
-    keepoutPublished(safety.publish(monitor.snapshot().states));
+    d.safety = new WaypointSafety(input.world, input.automaton, input.regions, [
+      ...extent,
+      { x: d.pose.x, y: d.pose.y },
+    ]);
+    keepoutPublished(d, d.safety.publish(run.monitor.snapshot().states));
   } catch (e) {
     if (!(e instanceof RangeError || e instanceof WorldError)) throw e;
-    return finish({ success: false, failureMode: 'world', message: `the keepout mask: ${e.message}` });
+    return finish(d, failed('world', `the keepout mask: ${e.message}`));
   }
-  let graph: SemanticGraph;
   try {
-    graph = input.initial?.graph ?? startAt(input.graph);
+    d.graph = input.initial?.graph ?? startAt(d, input.graph);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    return finish({ success: false, failureMode: 'planning', message: e.message });
+    return finish(d, failed('planning', e.message));
   }
-  const first = doPlan(graph, 0, undefined, input.initial).result;
-  if (first.status !== 'ok')
-    return finish({ success: false, failureMode: 'planning', message: `no plan: ${first.reason.message}` });
-  let current: Plan = first;
+  const first = run.recordPlan(input.initial ?? planFrom(d, d.graph), 0, 'initial').result;
+  if (first.status !== 'ok') return finish(d, failed('planning', `no plan: ${first.reason.message}`));
+  d.current = first;
+  return null;
+}
 
-  type Failed = FailedLeg & { readonly kind: 'failed' };
-  type GoalOutcome = { kind: 'reached' } | Failed | { kind: 'end'; result: MissionResult };
+/** A plan on graph g (from the monitor's states `resume` after a replan). */
+function planFrom(d: Drive, g: SemanticGraph, resume?: readonly number[]): DocumentedPlan {
+  const { automaton } = d.input;
+  return documentedPlan(g, automaton, d.o, d.now, { executor: 'waypoints', ...(resume ? { resume } : {}) });
+}
 
-  /**
-   * Before a goal is sent: the path the robot's planner would take, piece by piece, followed from
-   * the monitor's states. A path entering a forbidden region is a `safety` failure; a piece the
-   * planner finds no path for, `goal-aborted`; either way no goal is sent. Null: send it.
-   */
-  const checkGoal = async (
-    goal: readonly Leg[],
-    at: number,
-  ): Promise<Failed | Extract<GoalOutcome, { kind: 'end' }> | null> => {
-    if (safety === null || !safety.checksPaths) return null;
-    const state = { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] };
-    let c: LegCheck | null;
-    try {
-      c = await safety.check(
-        { x: pose.x, y: pose.y },
-        goalPoses(goal, pose, arrival),
-        monitor.snapshot().states,
-        stopSignal,
+/** The map graph with the robot's pose as its start node (a RangeError when no node is near enough). */
+function startAt(d: Drive, base: SemanticGraph): SemanticGraph {
+  const id = `robot@${d.run.labels.length}`;
+  return withStartAt(base, { id, ...xy(d.pose), labels: d.run.lastLabel }, d.edits, d.o.maxLink_m, d.input.regions);
+}
+
+const xy = (p: Pose): { x: number; y: number } => ({ x: p.x, y: p.y });
+
+function keepoutPublished(d: Drive, note: KeepoutNote | null): void {
+  if (note === null) return;
+  d.run.log?.event(
+    'evidence',
+    {
+      instruction:
+        note.forbidden.length > 0 ? `keep out of ${note.forbidden.join(', ')}` : 'no region is forbidden now',
+      state: { ...xy(d.pose), labels: d.run.lastLabel },
+      action: 'publish-keepout',
+      verifier: `keepout mask published on ${note.where}: ${note.width} × ${note.height} cells at ${note.resolution_m} m, ${note.keptOut} kept out`,
+      failure_label: null,
+    },
+    { step: Math.max(0, lastStep(d)) },
+  );
+}
+
+/** One pose sample: the label function, the monitor, the record; the keepout mask follows the monitor's states. */
+async function sample(d: Drive): Promise<readonly string[]> {
+  const { run } = d;
+  d.pose = await d.input.world.pose();
+  const t0 = d.now();
+  const { label, m, changed } = run.observe(d.pose.x, d.pose.y);
+  run.times.push(d.now() - t0);
+  // What is forbidden changes with the monitor's states (after y in !x U y): the mask follows.
+  if (changed) keepoutPublished(d, d.safety?.publish(m.states) ?? null);
+  const speed = stepSpeed(d.lastSample, d.pose.x, d.pose.y, t0 / 1000);
+  d.lastSample = { ...xy(d.pose), time_s: t0 / 1000 };
+  run.control?.observed?.({
+    t: lastStep(d),
+    ...xy(d.pose),
+    states: [...m.states],
+    labels: [...label],
+    target: d.heading,
+    progress: { ...d.progress, traversals: run.marks.traversals.length },
+    distance_m: d.headingAt === null ? null : Math.hypot(d.headingAt.x - d.pose.x, d.headingAt.y - d.pose.y),
+    speed_mps: speed,
+  });
+  return label;
+}
+
+/**
+ * Before a goal is sent: the path the robot's planner would take, piece by piece, followed from
+ * the monitor's states. A path entering a forbidden region is a `safety` failure; a piece the
+ * planner finds no path for, `goal-aborted`; either way no goal is sent. Null: send it.
+ */
+async function checkGoal(d: Drive, goal: readonly Leg[], at: number): Promise<Failed | Ended | null> {
+  const { safety, run, pose } = d;
+  if (safety === null || !safety.checksPaths) return null;
+  const state = { ...xy(pose), labels: run.lastLabel };
+  let c: LegCheck | null;
+  try {
+    c = await safety.check(xy(pose), goalPoses(goal, pose, d.arrival), run.monitor.snapshot().states, run.stop);
+  } catch (e) {
+    if (!(e instanceof WorldError)) throw e;
+    if (run.stop?.aborted === true)
+      return ended(
+        d,
+        failed(
+          'stopped',
+          `${stopWords(run.stop)}; while the robot's planner was asked for the path, before the goal was sent`,
+        ),
       );
-    } catch (e) {
-      if (!(e instanceof WorldError)) throw e;
-      if (stopSignal?.aborted === true)
-        return {
-          kind: 'end',
-          result: finish({
-            success: false,
-            failureMode: 'stopped',
-            message: `${stopWords(stopSignal)}; while the robot's planner was asked for the path, before the goal was sent`,
-          }),
-        };
-      return {
-        kind: 'end',
-        result: finish({
-          success: false,
-          failureMode: 'world',
-          message: `checking the robot's path before the goal: ${e.message}`,
-        }),
-      };
-    }
-    if (c === null) return null;
-    const v = legVerdict(c, goal, at, pose);
-    audit?.event(
-      'evidence',
-      {
-        instruction: `check the robot's planned path through ${goal.map((l) => l.id).join(' → ')}`,
-        state,
-        action: 'compute-path',
-        verifier: v.verifier,
-        failure_label: v.failed?.failure ?? null,
-      },
-      { step: labels.length - 1 },
-    );
-    return v.failed === null ? null : { kind: 'failed', ...v.failed };
-  };
+    return ended(d, failed('world', `checking the robot's path before the goal: ${e.message}`));
+  }
+  if (c === null) return null;
+  const v = legVerdict(c, goal, at, pose);
+  run.log?.event(
+    'evidence',
+    {
+      instruction: `check the robot's planned path through ${goal.map((l) => l.id).join(' → ')}`,
+      state,
+      action: 'compute-path',
+      verifier: v.verifier,
+      failure_label: v.failed?.failure ?? null,
+    },
+    { step: lastStep(d) },
+  );
+  return v.failed === null ? null : { kind: 'failed', ...v.failed };
+}
 
-  /**
-   * The robot is inside a region the specification forbids (the monitor has no accepting
-   * continuation): the goal has been cancelled, which stops the robot (Nav2's controller publishes
-   * zero velocity when its goal is cancelled). Recorded as a `safety` failure record; the run ends.
-   */
-  const safetyStop = (leg: Leg, label: readonly string[], from: number, how: string): MissionResult => {
-    const t = labels.length - 1;
-    const rec = safetyStopRecord(leg, {
-      from: graph.ids[from]!,
-      t,
-      label,
-      before: labels[t - 1] ?? [],
-      at: { x: pose.x, y: pose.y },
-      how,
-    });
-    emit({
-      kind: 'violation',
-      t,
+/** A violation event of `leg` at the last step. */
+function violationAt(d: Drive, leg: Leg, literal: string, labels: readonly string[]): void {
+  d.run.emit({
+    kind: 'violation',
+    t: lastStep(d),
+    stream: leg.stream,
+    index: leg.index,
+    node: leg.id,
+    literal,
+    term: leg.term,
+    labels: [...labels],
+  });
+}
+
+/**
+ * The robot is inside a region the specification forbids (the monitor has no accepting
+ * continuation): the goal has been cancelled, which stops the robot (Nav2's controller publishes
+ * zero velocity when its goal is cancelled). Recorded as a `safety` failure record; the run ends.
+ */
+function safetyStop(d: Drive, leg: Leg, label: readonly string[], from: number, how: string): MissionResult {
+  const t = lastStep(d);
+  const rec = safetyStopRecord(leg, {
+    from: d.graph.ids[from]!,
+    t,
+    label,
+    before: d.run.labels[t - 1] ?? [],
+    at: xy(d.pose),
+    how,
+  });
+  violationAt(d, leg, rec.violated, label);
+  d.run.fail(rec, t);
+  return finish(d, failed('safety', `safety stop: ${rec.rule}`));
+}
+
+/** How a goal ended while its pose was sampled. */
+interface Polled {
+  readonly settled: { ok: true } | { ok: false; error: unknown };
+  readonly violation: Violation | null;
+  readonly worldError: WorldError | null;
+  /** The goal's leg being realised when it ended. */
+  readonly k: number;
+}
+
+/** Sends one goal and samples the pose while it runs; a forbidden label or the budget cancels it. */
+async function sendGoal(d: Drive, goal: readonly Leg[]): Promise<Polled> {
+  const { run, o, input } = d;
+  const ac = new AbortController();
+  const stop = run.stop;
+  const onStop = (): void => ac.abort(stop?.reason);
+  stop?.addEventListener('abort', onStop, { once: true });
+  let length = Math.hypot(goal[0]!.x - d.pose.x, goal[0]!.y - d.pose.y);
+  for (let i = 1; i < goal.length; i++) length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
+  const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
+  const poses = goalPoses(goal, d.pose, d.arrival);
+  const end = goal[goal.length - 1]!;
+  d.heading = end.id;
+  d.headingAt = { x: end.x, y: end.y };
+  run.log?.event(
+    'evidence',
+    {
+      instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`,
+      state: { ...xy(d.pose), labels: run.lastLabel },
+      action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose',
+      verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`,
+      failure_label: null,
+    },
+    { step: run.labels.length },
+  );
+  const box: { settled: Polled['settled'] | null } = { settled: null };
+  const running = input.world.go(poses, { timeout_s, signal: ac.signal }).then(
+    () => {
+      box.settled = { ok: true };
+    },
+    (error: unknown) => {
+      box.settled = { ok: false, error };
+    },
+  );
+  let k = 0;
+  let violation: Violation | null = null;
+  let worldError: WorldError | null = null;
+  try {
+    while (box.settled === null) {
+      await Promise.race([running, d.sleep(input.world.poll_s)]);
+      if (ac.signal.aborted) break;
+      let label: readonly string[];
+      try {
+        label = await sample(d);
+      } catch (e) {
+        if (!(e instanceof WorldError)) throw e;
+        worldError = e;
+        ac.abort(e);
+        break;
+      }
+      while (k < goal.length - 1 && Math.hypot(d.pose.x - goal[k]!.x, d.pose.y - goal[k]!.y) <= o.reach_m) k++;
+      const leg = goal[k]!;
+      const m = run.monitor.snapshot();
+      const literal = leg.neg.find((l) => label.includes(l));
+      if (literal !== undefined || !m.viable) {
+        violation = new Violation(literal ?? letterText(label), leg, label, m.viable);
+        ac.abort(violation);
+        break;
+      }
+      if (run.labels.length >= o.maxSteps) {
+        ac.abort(new WorldError('cancelled', 'mission', 'rollout budget exhausted'));
+        break;
+      }
+    }
+    await running;
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+  }
+  if (box.settled === null) throw new Error('unreachable: the goal settled without a result');
+  return { settled: box.settled, violation, worldError, k };
+}
+
+/** Drives one goal: what ended it, decided from how it settled and the labels where it ended. */
+async function drive(d: Drive, goal: readonly Leg[], from: number): Promise<GoalOutcome> {
+  const { run, o } = d;
+  const { settled: r, violation, worldError, k } = await sendGoal(d, goal);
+  const cancelHow = !r.ok && r.error instanceof WorldError ? r.error.detail : '';
+  const how = r.ok ? 'the goal had already been reached' : cancelHow;
+  if (worldError !== null)
+    return ended(d, failed('world', `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}`));
+  if (run.stop?.aborted === true && violation === null)
+    return ended(d, failed('stopped', `${stopWords(run.stop)}; ${how}`));
+  if (violation !== null && !violation.viable)
+    return { kind: 'end', result: safetyStop(d, violation.leg, violation.labels, from, how) };
+  if (violation !== null) {
+    violationAt(d, violation.leg, violation.literal, violation.labels);
+    return {
+      kind: 'failed',
+      failure: 'forbidden-label',
+      leg: violation.leg,
+      literal: violation.literal,
+      viable: violation.viable,
+      detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${how}`,
+    };
+  }
+  if (run.labels.length >= o.maxSteps) {
+    const stage = run.marks.prefixDone === null ? 'prefix' : 'suffix';
+    return ended(d, failed(stage, `rollout budget of ${o.maxSteps} pose samples exhausted; ${cancelHow}`));
+  }
+  // One sample where the goal ended: the labels there decide the checkpoint.
+  let label: readonly string[];
+  try {
+    label = await sample(d);
+  } catch (e) {
+    if (!(e instanceof WorldError)) throw e;
+    return ended(d, failed('world', e.message));
+  }
+  const viable = run.monitor.snapshot().viable;
+  if (!viable)
+    return {
+      kind: 'end',
+      result: safetyStop(d, goal[k]!, label, from, r.ok ? 'the goal had been reached' : cancelHow),
+    };
+  if (!r.ok) return unreached(d, goal[k]!, r.error, label, viable);
+  return reached(d, goal, label, viable);
+}
+
+/** A goal the robot's navigation did not reach: our deadline, its own giving up, or the world failing. */
+function unreached(d: Drive, leg: Leg, e: unknown, label: readonly string[], viable: boolean): GoalOutcome {
+  if (!(e instanceof WorldError)) throw e;
+  if (e.kind === 'timeout') {
+    d.run.emit({
+      kind: 'timeout',
+      t: lastStep(d),
       stream: leg.stream,
       index: leg.index,
       node: leg.id,
-      literal: rec.violated,
+      checkpoint: leg.pos.length > 0,
+      distance: Math.hypot(d.pose.x - leg.x, d.pose.y - leg.y),
       term: leg.term,
       labels: [...label],
     });
-    failures.push(rec);
-    audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
-    return finish({ success: false, failureMode: 'safety', message: `safety stop: ${rec.rule}` });
-  };
-
-  /**
-   * Drives one goal, sampling the pose while it runs; a forbidden label cancels it, a forbidden region stops the run.
-   */
-  const drive = async (goal: readonly Leg[], from: number): Promise<GoalOutcome> => {
-    const ac = new AbortController();
-    const stop = stopSignal;
-    const onStop = (): void => ac.abort(stop?.reason);
-    stop?.addEventListener('abort', onStop, { once: true });
-    let length = Math.hypot(goal[0]!.x - pose.x, goal[0]!.y - pose.y);
-    for (let i = 1; i < goal.length; i++)
-      length += Math.hypot(goal[i]!.x - goal[i - 1]!.x, goal[i]!.y - goal[i - 1]!.y);
-    const timeout_s = o.goalTimeout_s * goal.length + length / o.minSpeed_m_s;
-    const poses = goalPoses(goal, pose, arrival);
-    const t0 = labels.length;
-    heading = goal[goal.length - 1]!.id;
-    headingAt = { x: goal[goal.length - 1]!.x, y: goal[goal.length - 1]!.y };
-    audit?.event(
-      'evidence',
-      {
-        instruction: `navigate through ${goal.map((l) => l.id).join(' → ')}`,
-        state: { x: pose.x, y: pose.y, labels: labels[labels.length - 1] ?? [] },
-        action: goal.length > 1 ? 'navigate-through-poses' : 'navigate-to-pose',
-        verifier: `goal sent (deadline ${timeout_s.toFixed(1)} s)`,
-        failure_label: null,
-      },
-      { step: t0 },
-    );
-    const box: { settled: { ok: true } | { ok: false; error: unknown } | null } = { settled: null };
-    const running = world.go(poses, { timeout_s, signal: ac.signal }).then(
-      () => {
-        box.settled = { ok: true };
-      },
-      (error: unknown) => {
-        box.settled = { ok: false, error };
-      },
-    );
-    let k = 0;
-    let violation: Violation | null = null;
-    let worldError: WorldError | null = null;
-    try {
-      while (box.settled === null) {
-        await Promise.race([running, sleep(world.poll_s)]);
-        if (ac.signal.aborted) break;
-        let label: readonly string[];
-        try {
-          label = await sample();
-        } catch (e) {
-          if (!(e instanceof WorldError)) throw e;
-          worldError = e;
-          ac.abort(e);
-          break;
-        }
-        while (k < goal.length - 1 && Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y) <= o.reach_m) k++;
-        const leg = goal[k]!;
-        const m = monitor.snapshot();
-        const literal = leg.neg.find((l) => label.includes(l));
-        if (literal !== undefined || !m.viable) {
-          violation = new Violation(literal ?? letterText(label), leg, label, m.viable);
-          ac.abort(violation);
-          break;
-        }
-        if (labels.length >= o.maxSteps) {
-          ac.abort(new WorldError('cancelled', 'mission', 'rollout budget exhausted'));
-          break;
-        }
-      }
-      await running;
-    } finally {
-      stop?.removeEventListener('abort', onStop);
-    }
-    const r = box.settled;
-    if (r === null) throw new Error('unreachable: the goal settled without a result');
-    const cancelHow = !r.ok && r.error instanceof WorldError ? r.error.detail : '';
-    if (worldError !== null)
-      return {
-        kind: 'end',
-        result: finish({
-          success: false,
-          failureMode: 'world',
-          message: `${worldError.message}${cancelHow ? `; cancelling the goal: ${cancelHow}` : ''}`,
-        }),
-      };
-    if (stop?.aborted === true && violation === null) {
-      return {
-        kind: 'end',
-        result: finish({
-          success: false,
-          failureMode: 'stopped',
-          message: `${stopWords(stop)}; ${r.ok ? 'the goal had already been reached' : cancelHow}`,
-        }),
-      };
-    }
-    if (violation !== null && !violation.viable)
-      return {
-        kind: 'end',
-        result: safetyStop(
-          violation.leg,
-          violation.labels,
-          from,
-          r.ok ? 'the goal had already been reached' : cancelHow,
-        ),
-      };
-    if (violation !== null) {
-      emit({
-        kind: 'violation',
-        t: labels.length - 1,
-        stream: violation.leg.stream,
-        index: violation.leg.index,
-        node: violation.leg.id,
-        literal: violation.literal,
-        term: violation.leg.term,
-        labels: [...violation.labels],
-      });
-      return {
-        kind: 'failed',
-        failure: 'forbidden-label',
-        leg: violation.leg,
-        literal: violation.literal,
-        viable: violation.viable,
-        detail: `forbidden label ${violation.literal} observed on the way to ${violation.leg.id}; ${r.ok ? 'the goal had already been reached' : cancelHow}`,
-      };
-    }
-    if (labels.length >= o.maxSteps)
-      return {
-        kind: 'end',
-        result: finish({
-          success: false,
-          failureMode: marks.prefixDone === null ? 'prefix' : 'suffix',
-          message: `rollout budget of ${o.maxSteps} pose samples exhausted; ${cancelHow}`,
-        }),
-      };
-    // One sample where the goal ended: the labels there decide the checkpoint.
-    let label: readonly string[];
-    try {
-      label = await sample();
-    } catch (e) {
-      if (!(e instanceof WorldError)) throw e;
-      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
-    }
-    const leg = goal[goal.length - 1]!;
-    const viable = monitor.snapshot().viable;
-    if (!viable)
-      return { kind: 'end', result: safetyStop(goal[k]!, label, from, r.ok ? 'the goal had been reached' : cancelHow) };
-    if (!r.ok) {
-      const e = r.error;
-      if (!(e instanceof WorldError)) throw e;
-      if (e.kind === 'timeout') {
-        emit({
-          kind: 'timeout',
-          t: labels.length - 1,
-          stream: goal[k]!.stream,
-          index: goal[k]!.index,
-          node: goal[k]!.id,
-          checkpoint: goal[k]!.pos.length > 0,
-          distance: Math.hypot(pose.x - goal[k]!.x, pose.y - goal[k]!.y),
-          term: goal[k]!.term,
-          labels: [...label],
-        });
-        return { kind: 'failed', failure: 'tracking-timeout', leg: goal[k]!, viable, detail: e.detail };
-      }
-      if (e.kind === 'aborted' || e.kind === 'rejected')
-        return { kind: 'failed', failure: 'goal-aborted', leg: goal[k]!, viable, detail: e.detail };
-      return { kind: 'end', result: finish({ success: false, failureMode: 'world', message: e.message }) };
-    }
-    const literal = leg.neg.find((l) => label.includes(l));
-    if (literal !== undefined) {
-      emit({
-        kind: 'violation',
-        t: labels.length - 1,
-        stream: leg.stream,
-        index: leg.index,
-        node: leg.id,
-        literal,
-        term: leg.term,
-        labels: [...label],
-      });
-      return {
-        kind: 'failed',
-        failure: 'forbidden-label',
-        leg,
-        literal,
-        viable,
-        detail: `forbidden label at ${leg.id}`,
-      };
-    }
-    const missing = leg.pos.filter((l) => !label.includes(l));
-    if (missing.length > 0)
-      return {
-        kind: 'failed',
-        failure: 'goal-missed',
-        leg,
-        viable,
-        detail: `the robot reports ${leg.id} reached at (${pose.x.toFixed(2)}, ${pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there`,
-      };
-    for (const l of goal)
-      emit({ kind: 'waypoint', t: labels.length - 1, stream: l.stream, index: l.index, node: l.id, skipped: 0 });
-    if (leg.pos.length > 0)
-      emit({
-        kind: 'checkpoint',
-        t: labels.length - 1,
-        stream: leg.stream,
-        index: leg.index,
-        node: leg.id,
-        labels: [...label],
-      });
-    // "The plan thinks" against "the world did".
-    const m = monitor.snapshot();
-    if (!m.states.includes(leg.state))
-      disagreements.push({ t: labels.length - 1, node: leg.id, planned: leg.state, monitor: m.states });
-    return { kind: 'reached' };
-  };
-
-  const record = (f: Failed, at: number): MissionFailureRecord =>
-    legFailureRecord(f, {
-      from: graph.ids[at]!,
-      t: labels.length - 1,
-      labels: labels[labels.length - 1] ?? [],
-      earlier: failures,
-    });
-
-  for (;;) {
-    const { prefix, suffix } = legsOf(current, graph);
-    let at = graph.start;
-    let failed: { outcome: Failed; from: number } | null = null;
-    const runStream = async (legs: readonly Leg[]): Promise<MissionResult | null> => {
-      for (const goal of goalsOf(legs, at, world.maxPoses)) {
-        const stopped = stopSignal;
-        if (stopped?.aborted === true) {
-          return finish({
-            success: false,
-            failureMode: 'stopped',
-            message: `${stopWords(stopped)}; between goals, no goal was running`,
-          });
-        }
-        if (control !== undefined) {
-          const end = goal[goal.length - 1]!;
-          // The goal ends at `end`: the views count it as the waypoint being driven to.
-          progress = {
-            stream: end.stream,
-            index: end.index,
-            length: legs.length,
-            traversals: marks.traversals.length,
-            rounds: o.rounds,
-          };
-          const c = await control.step({
-            t: labels.length - 1,
-            x: pose.x,
-            y: pose.y,
-            states: monitor.snapshot().states,
-            labels: labels[labels.length - 1] ?? [],
-            target: end.id,
-            progress,
-            distance_m: Math.hypot(end.x - pose.x, end.y - pose.y),
-            // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
-            speed_mps: null,
-          });
-          if (!c.go) return finish({ success: false, failureMode: 'stopped', message: c.reason });
-        }
-        const refused = await checkGoal(goal, at);
-        if (refused?.kind === 'end') return refused.result;
-        if (refused?.kind === 'failed') {
-          failed = { outcome: refused, from: refused.from ?? at };
-          return null;
-        }
-        const out = await drive(goal, at);
-        if (out.kind === 'end') return out.result;
-        if (out.kind === 'failed') {
-          failed = { outcome: out, from: at };
-          return null;
-        }
-        at = goal[goal.length - 1]!.node;
-      }
-      return null;
-    };
-    let end: MissionResult | null = null;
-    if (marks.prefixDone === null) {
-      end = await runStream(prefix);
-      if (end !== null) return end;
-      if (failed === null) {
-        marks.prefixDone = labels.length - 1;
-        emit({ kind: 'prefix-done', t: labels.length - 1 });
-      }
-    }
-    while (failed === null && marks.traversals.length < o.rounds) {
-      end = await runStream(suffix);
-      if (end !== null) return end;
-      if (failed !== null) break;
-      // A dwell suffix realises its cycle by staying: one more sample there.
-      if (suffix.every((l) => l.node === at)) {
-        try {
-          await sample();
-        } catch (e) {
-          if (!(e instanceof WorldError)) throw e;
-          return finish({ success: false, failureMode: 'world', message: e.message });
-        }
-      }
-      marks.traversals.push(labels.length - 1);
-      emit({ kind: 'suffix-traversal', t: labels.length - 1, count: marks.traversals.length });
-    }
-    if (failed === null) {
-      const tr = marks.traversals;
-      const cycleStart = (tr.length >= 2 ? tr[tr.length - 2]! : marks.prefixDone!) + 1;
-      const ok = lassoVerdict(formula, labels, cycleStart, tr[tr.length - 1]!);
-      return finish({
-        success: ok,
-        failureMode: ok ? null : 'suffix',
-        message: ok
-          ? `prefix and ${tr.length} suffix traversal(s) realised; the lasso evaluator accepts the realised labels`
-          : 'the waypoints were reached, but the realised label word does not satisfy the formula (finite-lasso check)',
-      });
-    }
-    const f = failed as { outcome: Failed; from: number };
-    const rec = record(f.outcome, f.from);
-    failures.push(rec);
-    const t = labels.length - 1;
-    audit?.event('failure_record', rec, { step: t, failureLabel: rec.label });
-    const stage: FailureMode = f.outcome.leg.stream === 'prefix' && marks.prefixDone === null ? 'prefix' : 'suffix';
-    if (rec.unrecoverable) return finish({ success: false, failureMode: 'unrecoverable', message: rec.rule });
-    const v = await afterFailure({
-      replanning,
-      R: o.replans,
-      replans,
-      budget: replanBudget,
-      failures,
-      record: rec,
-      stage,
-      t,
-      escalation,
-      ...(control ? { control } : {}),
-      ...(audit ? { audit } : {}),
-    });
-    if (v.kind === 'end')
-      return finish({
-        success: false,
-        failureMode: v.failureMode,
-        message: v.message,
-        ...(v.escalation && !v.recorded ? { escalation: v.escalation } : {}),
-      });
-    replanBudget = v.budget;
-    replans++;
-    // The edge that failed; from the robot's own start node (gone after this replan), every edge into the waypoint.
-    const base = input.graph;
-    const to = base.ids.indexOf(rec.to);
-    const keys =
-      graph.kinds[f.from] !== 'start' || to < 0
-        ? [pairKey(rec.from, rec.to)]
-        : Array.from(base.outTo.subarray(base.outStart[to], base.outStart[to + 1]), (v) =>
-            pairKey(base.ids[v]!, rec.to),
-          );
-    for (const key of keys) {
-      if (rec.action === 'remove-edge') edits.removed.add(key);
-      else edits.factor.set(key, (edits.factor.get(key) ?? 1) * EDGE_PENALTY);
-    }
-    // A failure in the suffix replans the whole task from the monitor's states: the verdict needs a fresh lasso.
-    marks.prefixDone = null;
-    marks.traversals.length = 0;
-    try {
-      graph = startAt(input.graph);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      return finish({
-        success: false,
-        failureMode: 'escalated',
-        message: `replan ${replans}: ${e.message}`,
-        escalation: escalation('no-plan', e.message, t, replanBudget),
-      });
-    }
-    const next = doPlan(graph, t, monitor.snapshot().states);
-    const again = next.result;
-    if (again.status !== 'ok') {
-      const message = `replan ${replans} found no plan: ${again.reason.message}`;
-      return finish({
-        success: false,
-        failureMode: 'escalated',
-        message,
-        escalation: escalation('no-plan', message, t, replanBudget),
-      });
-    }
-    audit?.event(
-      'replan',
-      {
-        trigger: rec.kind,
-        failure: failures.length - 1,
-        replan: replans,
-        from_states: [...monitor.snapshot().states],
-        prefix_nodes: again.prefixLength,
-      },
-      { step: t },
-    );
-    control?.replanned?.(t, again, graph, next.document);
-    current = again;
+    return { kind: 'failed', failure: 'tracking-timeout', leg, viable, detail: e.detail };
   }
+  if (e.kind === 'aborted' || e.kind === 'rejected')
+    return { kind: 'failed', failure: 'goal-aborted', leg, viable, detail: e.detail };
+  return ended(d, failed('world', e.message));
+}
+
+/** A goal reached: its last waypoint's labels checked (forbidden, missing), its events, the plan against the monitor.
+ */
+function reached(d: Drive, goal: readonly Leg[], label: readonly string[], viable: boolean): GoalOutcome {
+  const { run } = d;
+  const leg = goal[goal.length - 1]!;
+  const literal = leg.neg.find((l) => label.includes(l));
+  if (literal !== undefined) {
+    violationAt(d, leg, literal, label);
+    return { kind: 'failed', failure: 'forbidden-label', leg, literal, viable, detail: `forbidden label at ${leg.id}` };
+  }
+  const missing = leg.pos.filter((l) => !label.includes(l));
+  if (missing.length > 0)
+    return {
+      kind: 'failed',
+      failure: 'goal-missed',
+      leg,
+      viable,
+      detail: `the robot reports ${leg.id} reached at (${d.pose.x.toFixed(2)}, ${d.pose.y.toFixed(2)}), but ${missing.join(', ')} does not hold there`,
+    };
+  const t = lastStep(d);
+  for (const l of goal) run.emit({ kind: 'waypoint', t, stream: l.stream, index: l.index, node: l.id, skipped: 0 });
+  if (leg.pos.length > 0)
+    run.emit({ kind: 'checkpoint', t, stream: leg.stream, index: leg.index, node: leg.id, labels: [...label] });
+  // "The plan thinks" against "the world did".
+  const m = run.monitor.snapshot();
+  if (!m.states.includes(leg.state)) run.disagreements.push({ t, node: leg.id, planned: leg.state, monitor: m.states });
+  return { kind: 'reached' };
+}
+
+/** How one stream of legs went: the run's end, a failed goal (from node `from`), or done at node `at`. */
+type StreamOutcome = Ended | { kind: 'failed'; outcome: Failed; from: number } | { kind: 'done'; at: number };
+
+/** The operator's look before a goal: null to send it, else the run's end. */
+async function beforeGoal(d: Drive, goal: readonly Leg[], legs: number): Promise<Ended | null> {
+  const { run } = d;
+  const stopped = run.stop;
+  if (stopped?.aborted === true)
+    return ended(d, failed('stopped', `${stopWords(stopped)}; between goals, no goal was running`));
+  const control = run.control;
+  if (control === undefined) return null;
+  const end = goal[goal.length - 1]!;
+  // The goal ends at `end`: the views count it as the waypoint being driven to.
+  const traversals = run.marks.traversals.length;
+  d.progress = { stream: end.stream, index: end.index, length: legs, traversals, rounds: d.o.rounds };
+  const c = await control.step({
+    t: lastStep(d),
+    ...xy(d.pose),
+    states: run.monitor.snapshot().states,
+    labels: run.lastLabel,
+    target: end.id,
+    progress: d.progress,
+    distance_m: Math.hypot(end.x - d.pose.x, end.y - d.pose.y),
+    // Between goals the robot is at rest as far as the mission knows: its speed is not sampled here.
+    speed_mps: null,
+  });
+  return c.go ? null : ended(d, failed('stopped', c.reason));
+}
+
+/** Drives the goals of one stream of legs from node `at`. */
+async function runStream(d: Drive, legs: readonly Leg[], at: number): Promise<StreamOutcome> {
+  for (const goal of goalsOf(legs, at, d.input.world.maxPoses)) {
+    const stop = await beforeGoal(d, goal, legs.length);
+    if (stop !== null) return stop;
+    const refused = await checkGoal(d, goal, at);
+    if (refused?.kind === 'end') return refused;
+    if (refused?.kind === 'failed') return { kind: 'failed', outcome: refused, from: refused.from ?? at };
+    const out = await drive(d, goal, at);
+    if (out.kind === 'end') return out;
+    if (out.kind === 'failed') return { kind: 'failed', outcome: out, from: at };
+    at = goal[goal.length - 1]!.node;
+  }
+  return { kind: 'done', at };
+}
+
+/** One plan driven: its prefix (unless done), then suffix traversals to M; the verdict, or a failure's replan. */
+async function round(d: Drive): Promise<MissionResult | null> {
+  const { run, o } = d;
+  const marks = run.marks;
+  const { prefix, suffix } = legsOf(d.current, d.graph);
+  let at = d.graph.start;
+  if (marks.prefixDone === null) {
+    const s = await runStream(d, prefix, at);
+    if (s.kind === 'end') return s.result;
+    if (s.kind === 'failed') return replanAfter(d, s.outcome, s.from);
+    at = s.at;
+    marks.prefixDone = lastStep(d);
+    run.emit({ kind: 'prefix-done', t: lastStep(d) });
+  }
+  while (marks.traversals.length < o.rounds) {
+    const s = await runStream(d, suffix, at);
+    if (s.kind === 'end') return s.result;
+    if (s.kind === 'failed') return replanAfter(d, s.outcome, s.from);
+    at = s.at;
+    // A dwell suffix realises its cycle by staying: one more sample there.
+    if (suffix.every((l) => l.node === at)) {
+      try {
+        await sample(d);
+      } catch (e) {
+        if (!(e instanceof WorldError)) throw e;
+        return finish(d, failed('world', e.message));
+      }
+    }
+    marks.traversals.push(lastStep(d));
+    run.emit({ kind: 'suffix-traversal', t: lastStep(d), count: marks.traversals.length });
+  }
+  return finish(d, lassoEnd(d.input.formula, run.labels, marks, 'the waypoints were reached'));
+}
+
+/**
+ * The edges a failure blames: the one that failed; from the robot's own start node (gone after a
+ * replan), every edge into the waypoint.
+ */
+function blamedEdges(d: Drive, rec: MissionFailureRecord, from: number): string[] {
+  const base = d.input.graph;
+  const to = base.ids.indexOf(rec.to);
+  if (d.graph.kinds[from] !== 'start' || to < 0) return [pairKey(rec.from, rec.to)];
+  return Array.from(base.outTo.subarray(base.outStart[to], base.outStart[to + 1]), (v) =>
+    pairKey(base.ids[v]!, rec.to),
+  );
+}
+
+/** A failed goal: its record; the budget decides between the run's end and a replan from the robot's pose. */
+async function replanAfter(d: Drive, f: Failed, from: number): Promise<MissionResult | null> {
+  const { run } = d;
+  const t = lastStep(d);
+  const rec = legFailureRecord(f, { from: d.graph.ids[from]!, t, labels: run.lastLabel, earlier: run.failures });
+  const stage: FailureMode = f.leg.stream === 'prefix' && run.marks.prefixDone === null ? 'prefix' : 'suffix';
+  const end = await run.recover(rec, stage, t);
+  if (end !== null) return finish(d, end);
+  for (const key of blamedEdges(d, rec, from)) {
+    if (rec.action === 'remove-edge') d.edits.removed.add(key);
+    else d.edits.factor.set(key, (d.edits.factor.get(key) ?? 1) * EDGE_PENALTY);
+  }
+  // A failure in the suffix replans the whole task from the monitor's states: the verdict needs a fresh lasso.
+  run.marks.prefixDone = null;
+  run.marks.traversals.length = 0;
+  try {
+    d.graph = startAt(d, d.input.graph);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return finish(d, run.noPlan(`replan ${run.replans}: ${e.message}`, e.message, t));
+  }
+  const next = planFrom(d, d.graph, run.monitor.snapshot().states);
+  const noPlan = run.replanned(next, t, rec);
+  if (noPlan !== null) return finish(d, noPlan);
+  d.current = next.result as Plan;
+  return null;
 }

@@ -1,7 +1,7 @@
 /** A run's evidence into the audit log as batched, non-blocking appends: the tool loop's and missions' hooks. */
 import { type AppendOptions, type AuditLog, canonicalJson, sha256 } from './store.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
-import type { MissionAudit } from '../../core/exec/mission.js';
+import type { MissionAudit } from '../../core/exec/run-skeleton.js';
 
 /**
  * Appends to one run without making the caller wait: failures are collected (the caller reports

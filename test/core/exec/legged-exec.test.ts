@@ -13,7 +13,7 @@ import {
   type ExecPlan,
   type Waypoint,
 } from '../../../main/core/exec/executor.js';
-import { checkpointBody } from '../../../main/core/exec/mission.js';
+import { checkpointBody } from '../../../main/core/exec/run-skeleton.js';
 import { AUDIT_EVENTS } from '../../../main/contract/audit-events.js';
 import { jsonSchema } from '../../../main/contract/schema.js';
 import { MAZES, mazeClearance, mazeMap } from '../../../main/core/world/maze.js';

@@ -21,7 +21,7 @@ import { mapBlobText, parseMapBlob } from '../../../main/services/audit/map-blob
 import { readMap } from '../../../main/services/maps/read.js';
 import { FREE, OCCUPIED, UNKNOWN, cellCentre } from '../../../main/core/map/occupancy.js';
 import { graphFromMap } from '../../../main/app/maps.js';
-import { readMapTask } from '../../../main/app/map-mission.js';
+import { readMapTask } from '../../../main/app/map-task.js';
 import { WitnessError } from '../../../main/contract/errors.js';
 import { serveFoxgloveLive } from '../../../main/services/audit/foxglove-live.js';
 import wsProtocol from '@foxglove/ws-protocol';

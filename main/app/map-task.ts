@@ -1,0 +1,128 @@
+/**
+ * A mission's task on a robot's own map (`witness run --world ros2:CONFIG --graph GRAPH.json`): the
+ * labelled graph made from the map (`witness graph from-map`), read and checked against the regions
+ * before anything connects, the map it names (recorded with the run), and the plan from the robot's
+ * pose the console shows before Run. app/mission.ts assembles and runs the mission itself.
+ */
+import { WitnessError } from '../contract/errors.js';
+import { PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
+import { onRegions } from '../core/plan/crossings.js';
+import { type World, waypointsOf } from '../core/world/world.js';
+import type { SemanticGraph } from '../core/plan/semantic.js';
+import { missingPosition } from '../core/exec/waypoint-graph.js';
+import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap } from '../core/exec/waypoint-mission.js';
+import { readGraphInput } from '../services/plan/inputs.js';
+import { readMap } from '../services/maps/read.js';
+import { mapBlobText } from '../services/audit/map-blob.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, specOf, taskRegions } from './task-inputs.js';
+
+export interface MapMissionRequest {
+  /** A ROS 2 world whose configuration has a "waypoints" section. */
+  readonly world: string;
+  readonly spec: string;
+  readonly regions: RegionsInput;
+  /** The map's labelled graph (graph JSON with node positions in the map frame). */
+  readonly graph: string;
+  readonly names?: InputNames;
+}
+
+export interface MapTask {
+  readonly graph: SemanticGraph;
+  readonly formula: ReturnType<typeof specOf>['formula'];
+  readonly automaton: ReturnType<typeof specOf>['automaton'];
+  readonly regions: Awaited<ReturnType<typeof taskRegions>>;
+  /**
+   * The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names
+   * none.
+   */
+  readonly map: string | null;
+}
+
+/**
+ * Reads and checks the task before anything connects: the specification, the regions, the graph
+ * (labelled, every node placed, its labels those the regions give its position).
+ */
+export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
+  const names = req.names ?? CLI_NAMES;
+  const { formula, automaton } = specOf(req.spec, names);
+  const regions = await taskRegions(req.regions, automaton.aps, names);
+  const input = await readGraphInput(req.graph);
+  if (input.kind !== 'labelled') {
+    throw new WitnessError(
+      'invalid-input',
+      `${req.graph} is a latent graph (.wgraph): the learned path on a robot needs --data (and models) too; a map graph is graph JSON from \`witness graph from-map\``,
+      { file: req.graph },
+    );
+  }
+  const unplaced = missingPosition(input.graph);
+  if (unplaced !== null)
+    throw new WitnessError(
+      'invalid-input',
+      `${req.graph}: node "${unplaced}" has no position ("pos"): a robot's mission needs every node placed in the map frame (\`witness graph from-map\` writes them)`,
+      { file: req.graph },
+    );
+  // The graph's labels and the label function on the pose must agree, or the plan and the monitor
+  // disagree from the start; and edges carry what they cross, by these regions.
+  const { graph } = onRegions(input.graph, regions.regions.regions, req.graph);
+  return {
+    graph,
+    formula,
+    automaton,
+    regions,
+    map: input.map !== undefined ? await graphMap(req.graph, input.map) : null,
+  };
+}
+
+/** The map a map graph was made from, read for the audit log; an unreadable one is the graph's error. */
+async function graphMap(graphFile: string, mapFile: string): Promise<string> {
+  try {
+    const m = await readMap(mapFile);
+    return mapBlobText(m.name, m.grid);
+  } catch (e) {
+    if (e instanceof WitnessError)
+      throw new WitnessError(
+        e.code,
+        `${graphFile}: its "map" ${mapFile} (recorded with the run): ${e.message}`,
+        { file: graphFile, path: '$.map' },
+        { cause: e },
+      );
+    throw e;
+  }
+}
+
+/** How far a robot may be from where its plan starts and still run it (metres): the reach of a waypoint. */
+export function startTolerance(world: World): number {
+  return waypointsOf(world).limits?.reach_m ?? WAYPOINT_DEFAULTS.reach_m;
+}
+
+/**
+ * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
+ * before Run): the pose read from the connected robot joins the graph as the start node.
+ */
+export async function planMapMission(
+  task: MapTask,
+  world: World,
+  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
+): Promise<MapPlan> {
+  const nav = waypointsOf(world);
+  const pose = await nav.pose();
+  try {
+    return planOnMap(
+      task.graph,
+      task.automaton,
+      task.regions.regions.regions,
+      pose,
+      {
+        method: o.method,
+        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+        k: o.k ?? Infinity,
+        tauSoft: PLAN_DEFAULTS.tauSoft,
+        maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+      },
+      () => performance.now(),
+    );
+  } catch (e) {
+    if (e instanceof RangeError) throw new WitnessError('invalid-input', e.message, { path: '$.graph' });
+    throw e;
+  }
+}
