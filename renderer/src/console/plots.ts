@@ -70,6 +70,52 @@ const HEIGHT = 120;
 /** Least time between two redraws of the charts. */
 const REDRAW_MS = 50;
 
+interface Chart {
+  readonly spec: ChartSpec;
+  readonly root: HTMLElement;
+  readonly plot: uPlot;
+}
+
+/** One chart of the strip: its root (with data-points, data-last) and its uPlot. */
+function createChart(spec: ChartSpec, strip: HTMLElement, stepped: uPlot.Series.PathBuilder | undefined): Chart {
+  const root = el('div', { id: spec.id, class: 'plot', 'data-points': '0' });
+  strip.append(root);
+  const plot = new uPlot(
+    {
+      width: 300,
+      height: HEIGHT,
+      title: `${spec.title} (${spec.unit})`,
+      scales: {
+        x: { time: false },
+        ...(spec.integer
+          ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } }
+          : {}),
+      },
+      legend: { show: true, live: false },
+      cursor: { drag: { x: false, y: false } },
+      axes: [
+        { size: 28, label: undefined },
+        { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) },
+      ],
+      series: [
+        { label: 'step' },
+        ...spec.series.map((s) => ({
+          label: s.label,
+          stroke: s.stroke,
+          width: 1.5,
+          spanGaps: false,
+          points: { show: false },
+          ...(s.dash !== undefined ? { dash: s.dash } : {}),
+          ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
+        })),
+      ],
+    },
+    [[], ...spec.series.map(() => [])],
+    root,
+  );
+  return { spec, root, plot };
+}
+
 export function createLivePlots(): LivePlots {
   const data = new TickSeries();
   const show = el('input', { id: 'plots-show', type: 'checkbox', checked: '' });
@@ -92,44 +138,7 @@ export function createLivePlots(): LivePlots {
     strip,
   );
   const stepped = uPlot.paths.stepped?.({ align: 1 });
-  const charts: { spec: ChartSpec; root: HTMLElement; plot: uPlot }[] = CHARTS.map((spec) => {
-    const root = el('div', { id: spec.id, class: 'plot', 'data-points': '0' });
-    strip.append(root);
-    const plot = new uPlot(
-      {
-        width: 300,
-        height: HEIGHT,
-        title: `${spec.title} (${spec.unit})`,
-        scales: {
-          x: { time: false },
-          ...(spec.integer
-            ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } }
-            : {}),
-        },
-        legend: { show: true, live: false },
-        cursor: { drag: { x: false, y: false } },
-        axes: [
-          { size: 28, label: undefined },
-          { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) },
-        ],
-        series: [
-          { label: 'step' },
-          ...spec.series.map((s) => ({
-            label: s.label,
-            stroke: s.stroke,
-            width: 1.5,
-            spanGaps: false,
-            points: { show: false },
-            ...(s.dash !== undefined ? { dash: s.dash } : {}),
-            ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
-          })),
-        ],
-      },
-      [[], ...spec.series.map(() => [])],
-      root,
-    );
-    return { spec, root, plot };
-  });
+  const charts = CHARTS.map((spec) => createChart(spec, strip, stepped));
 
   let frame = 0;
   let drawn = -Infinity;
