@@ -56,6 +56,8 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
     await page.waitForSelector('#act-outcome', { timeout: 120_000 });
     assert.match((await page.textContent('#act-outcome')) ?? '', /^SUCCESS: the goal verifier confirms the goal/);
     assert.equal(await page.getAttribute('#act-tree > .act-goal', 'data-status'), 'ok');
+    await page.waitForSelector('#act-state[data-state="finished"]');
+    assert.equal(await page.textContent('#act-state'), 'succeeded', 'a finished loop is labelled by its outcome');
     const failed = page.locator('.act-call[data-status="failed"]');
     assert.ok(
       (await failed.count()) >= 1,
@@ -112,6 +114,8 @@ test('tool loop in the console: an escalation opens the same dialog (with skip),
     await page.click('#decide-abort');
     await page.waitForSelector('#act-outcome');
     assert.match((await page.textContent('#act-outcome')) ?? '', /^ESCALATED: .*aborted by .*bin overloaded/);
+    await page.waitForSelector('#act-state[data-state="finished"]');
+    assert.equal(await page.textContent('#act-state'), 'failed (escalated)');
     assert.ok(
       (await page.locator('.act-escalation').count()) === 1 && (await page.locator('.act-decision').count()) === 1,
     );
@@ -121,6 +125,21 @@ test('tool loop in the console: an escalation opens the same dialog (with skip),
       [d[0]!['decision'], d[0]!['reason'], d[0]!['operator']],
       ['abort', 'bin overloaded: unload it by hand first', userInfo().username],
     );
+    // The form's fields survive a reload.
+    await page.fill('#act-task', 'move the bin, scripted');
+    await page.reload();
+    await openTab(app);
+    for (let i = 0; i < 100 && (await page.inputValue('#act-planner')) !== 'scripted'; i++)
+      await page.waitForTimeout(20);
+    assert.deepEqual(
+      [
+        await page.inputValue('#act-planner'),
+        await page.inputValue('#act-replans'),
+        await page.inputValue('#act-task'),
+      ],
+      ['scripted', '0', 'move the bin, scripted'],
+    );
+    await app.screenshot('act-reloaded');
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();
@@ -163,7 +182,9 @@ test('tool loop in the console on a ROS 2 robot: Stop cancels the running naviga
     for (let i = 0; i < 100 && g.goals.length === 0; i++) await page.waitForTimeout(20);
     await page.waitForTimeout(300);
     await app.screenshot('act-robot-running');
-    await page.click('#act-stop');
+    // After Run the keyboard is on Stop: Enter stops the loop.
+    assert.equal(await page.evaluate<string | undefined>('document.activeElement?.id'), 'act-stop');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#act-outcome', { timeout: 30_000 });
     assert.match(
       (await page.textContent('#act-outcome')) ?? '',

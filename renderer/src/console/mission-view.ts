@@ -45,6 +45,7 @@ export function render(v: View): void {
   d.stale.hidden = changed.length === 0;
   d.stale.textContent = staleText(changed);
   const c = controls(v.m, changed.length > 0);
+  const controlFocused = document.activeElement === d.pauseBtn || document.activeElement === d.stopBtn;
   d.state.textContent = c.state.label;
   d.state.dataset.state = c.state.key;
   if (v.m.end !== null && c.state.key === 'finished') d.state.dataset.outcome = v.m.end.outcome;
@@ -59,7 +60,7 @@ export function render(v: View): void {
   if (v.focusAfterRun && !c.pause.disabled) {
     v.focusAfterRun = false;
     d.pauseBtn.focus();
-  }
+  } else if (controlFocused && c.stop.disabled) (c.run.disabled ? d.planBtn : d.runBtn).focus(); // the run ended
 }
 
 /** Shows an error: at its field when it is about one (until that field changes), else under the buttons. */
