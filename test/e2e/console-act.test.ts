@@ -40,8 +40,34 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
   const app = await openApp();
   try {
     const { page } = app;
+    // A tool folder whose file has two problems in its argument schema.
+    const pick = readFileSync(path.join(ROOT, 'assets', 'tools', 'pick.json'), 'utf8');
+    mkdirSync(path.join(app.workspace, 'tools', 'bad'), { recursive: true });
+    writeFileSync(
+      path.join(app.workspace, 'tools', 'bad', 'pick.json'),
+      pick
+        .replace('"target": { "type": "string"', '"target": { "type": "strng"')
+        .replace('"minimum": -0.05', '"minimum": "low"'),
+    );
     await openTab(app);
     assert.equal(await page.inputValue('#act-goal'), 'objects.red_bin.on == "shelf_c4"');
+
+    // Every problem of the tool files is said, each at its line and column, and nothing runs.
+    await page.selectOption('#act-tools', 'tools/bad');
+    await page.click('#act-run');
+    await page.waitForSelector('#act-error:not(:empty)');
+    const problems = (await page.textContent('#act-error')) ?? '';
+    assert.match(
+      problems,
+      /pick\.json:11:\d+: \$\.arguments\.properties\.target\.type: "strng" is not one of .*did you mean string\?/,
+    );
+    assert.match(
+      problems,
+      /pick\.json:12:\d+: \$\.arguments\.properties\.approach_dz\.minimum: must be a number, not "low"/,
+    );
+    await app.screenshot('act-tool-file-problems');
+    assert.equal((await app.api.auditRuns({})).runs.length, 0, 'nothing was recorded');
+    await page.selectOption('#act-tools', 'shipped:tools');
     assert.equal(await page.inputValue('#act-tools'), 'shipped:tools');
 
     // A goal verifier that does not type-check: said where, and nothing runs or is recorded.
