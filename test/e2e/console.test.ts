@@ -62,6 +62,17 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       return drawn;
     })()`);
     assert.ok(trailAtRobot > 0, 'no trail under the robot marker');
+    // A new plan takes the last one off the screen while it builds: nothing drawn belongs to an earlier plan.
+    assert.notEqual(await page.getAttribute('#mission-graph', 'data-nodes'), '0');
+    await page.fill('#dataset-steps', '1000000');
+    await page.click('#plan');
+    assert.equal(await page.textContent('#plan-summary'), 'Planning…');
+    assert.equal(await page.getAttribute('#mission-graph', 'data-nodes'), '0', 'the earlier plan is not drawn');
+    assert.equal(await page.getAttribute('#mission-automaton', 'data-states'), '0');
+    await page.waitForSelector('#jobs .job button.cancel');
+    await app.screenshot('console-replanning');
+    await page.click('#jobs .job button.cancel');
+    await page.waitForSelector('#plan-summary:text("No plan.")');
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
       const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];
