@@ -270,7 +270,12 @@ export class ActConsole {
  * found; registration then refuses what is left, such as two tools of one name). The operator fixes them all at once.
  */
 function toolFolderProblems(dir: string, world: string): string | null {
-  const v = worldEntry(world).vocabulary;
+  let v: ReturnType<typeof worldEntry>['vocabulary'];
+  try {
+    v = worldEntry(world).vocabulary;
+  } catch {
+    return null; // the run says what is wrong with the world
+  }
   if (v === undefined) return null;
   let names: string[];
   try {
