@@ -4,7 +4,7 @@
  * anything moves), with the console's hooks — live steps for the step view, escalations through
  * the same dialog as missions, the operator's stop and the latching E-STOP, the session's audit log.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { reasonProblem } from '../contract/reason.js';
@@ -13,6 +13,8 @@ import type { ActEvent, ActOptions, ActRunRequest, ActTool } from '../contract/a
 import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { Workspace } from '../services/editor/workspace.js';
+import { checkToolText } from '../services/editor/tool-check.js';
+import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
@@ -123,6 +125,8 @@ export class ActConsole {
       );
     if (world.problem !== undefined) throw new WitnessError('invalid-input', world.problem, { path: '$.world' });
     const tools = await this.resolve(req.tools, 'tools', offered.tools);
+    const problems = toolFolderProblems(tools, req.world);
+    if (problems !== null) throw new WitnessError('invalid-input', `${req.tools}: ${problems}`, { path: '$.tools' });
     const plan = req.plan !== undefined ? await this.resolve(req.plan, 'plan', offered.plans) : undefined;
     const log = await this.auditLog();
     const bus = this.session.bus;
@@ -259,4 +263,39 @@ export class ActConsole {
     for (const id of this.runs.keys()) this.stopRun(id, false, why);
     await Promise.all([...this.runs.values()].map((r) => r.done));
   }
+}
+
+/**
+ * Every problem of every tool file in a folder, each at its file, line and column, as the editor finds them (null: none
+ * found; registration then refuses what is left, such as two tools of one name). The operator fixes them all at once.
+ */
+function toolFolderProblems(dir: string, world: string): string | null {
+  let v: ReturnType<typeof worldEntry>['vocabulary'];
+  try {
+    v = worldEntry(world).vocabulary;
+  } catch {
+    return null; // the run says what is wrong with the world
+  }
+  if (v === undefined) return null;
+  let names: string[];
+  try {
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
+  } catch {
+    return null; // registration says what is wrong with the folder
+  }
+  const lines: string[] = [];
+  for (const n of names) {
+    let text: string;
+    try {
+      text = readInputTextSync(path.join(dir, n), INPUT.tools);
+    } catch {
+      continue; // registration says why it cannot be read
+    }
+    for (const d of checkToolText(text, v, world))
+      if (d.severity === 'error') lines.push(`${n}:${d.startLine}:${d.startColumn}: ${d.message}`);
+  }
+  if (lines.length === 0) return null;
+  return `${lines.length} problem${lines.length === 1 ? '' : 's'} in the tool files:\n${lines.join('\n')}`;
 }

@@ -10,7 +10,7 @@ import type { ApiEvent, EstopState } from '../../main/contract/api.js';
 import { type App, el } from './app.js';
 import { errorText } from './api.js';
 import { keepReachable, showModal } from './modal.js';
-import { reasonProblem } from '../../main/contract/reason.js';
+import { resetCheck } from './estop-model.js';
 
 /** The key that fires the E-STOP (KeyboardEvent.key). */
 export const ESTOP_KEY = 'F9';
@@ -30,26 +30,8 @@ export interface EstopOptions {
 
 const clock = (ms: number): string => new Date(ms).toLocaleTimeString();
 
-export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOptions): EstopControls {
-  const button = el(
-    'button',
-    {
-      class: 'estop',
-      id: 'estop',
-      'aria-keyshortcuts': ESTOP_KEY,
-      title: `Emergency stop: halts every running mission and tool loop now, and latches until reset (${ESTOP_KEY}, with focus anywhere)`,
-    },
-    `E-STOP (${ESTOP_KEY})`,
-  );
-  const latchText = el('span', { id: 'estop-latch-text' });
-  const resetOpen = el('button', { id: 'estop-reset-open', class: 'estop-reset-open' }, 'Reset…');
-  const latch = el(
-    'span',
-    { id: 'estop-latch', class: 'estop-latch', role: 'alert', hidden: '' },
-    latchText,
-    resetOpen,
-  );
-
+/** The reset dialog's elements. */
+function resetDialog() {
   const ack = el('input', { id: 'estop-ack', type: 'checkbox' });
   const reason = el('textarea', {
     id: 'estop-reset-reason',
@@ -75,13 +57,36 @@ export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOpti
     err,
     el('div', { class: 'buttons' }, cancel, reset),
   );
+  return { ack, reason, reset, cancel, err, what, dialog };
+}
+
+export function estopControls(app: Omit<App, 'post' | 'onMessage'>, o: EstopOptions): EstopControls {
+  const button = el(
+    'button',
+    {
+      class: 'estop',
+      id: 'estop',
+      'aria-keyshortcuts': ESTOP_KEY,
+      title: `Emergency stop: halts every running mission and tool loop now, and latches until reset (${ESTOP_KEY}, with focus anywhere)`,
+    },
+    `E-STOP (${ESTOP_KEY})`,
+  );
+  const latchText = el('span', { id: 'estop-latch-text' });
+  const resetOpen = el('button', { id: 'estop-reset-open', class: 'estop-reset-open' }, 'Reset…');
+  const latch = el(
+    'span',
+    { id: 'estop-latch', class: 'estop-latch', role: 'alert', hidden: '' },
+    latchText,
+    resetOpen,
+  );
+
+  const { ack, reason, reset, cancel, err, what, dialog } = resetDialog();
 
   let state: EstopState = { latched: false };
   const sync = (): void => {
-    const problem = reasonProblem(reason.value.trim());
-    reset.disabled = !(ack.checked && problem === null);
-    // Said once something is typed: an empty box needs no telling.
-    err.textContent = problem !== null && reason.value !== '' ? `The reason ${problem}.` : '';
+    const r = resetCheck(ack.checked, reason.value);
+    reset.disabled = !r.allowed;
+    err.textContent = r.message;
   };
   /** The status line while latched: who, what it stopped (null: not known yet), until reset. */
   const latchedLine = (s: Extract<EstopState, { latched: true }>, stopped: number | null): string =>

@@ -82,7 +82,7 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     views.set(panel.id, { panel, root: proot, button });
   }
   const conn = el('span', { class: 'conn', id: 'conn' }, app.info.transport === 'web' ? 'web mode' : 'desktop');
-  const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
+  const ros2 = ros2Badge(app, notify);
   const header = el(
     'header',
     { class: 'top' },
@@ -93,7 +93,39 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
     conn,
     estop.header,
   );
-  // The ROS 2 backend is optional: say whether it can be used here and, if not, exactly what to do.
+  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog, escalation.element);
+
+  const onJob = jobProgress(app, jobs, notify);
+  const escalate = (run: string, e: ConsoleEscalation): void => {
+    escalated = run;
+    escalation.open(run, e);
+  };
+  app.onEvent((e: ApiEvent) => {
+    if (e.topic === 'job') onJob(e);
+    if (e.topic === 'mission.escalation') escalate(e.run, e.escalation);
+    if (e.topic === 'mission.state' && e.run === escalated && e.state !== 'escalated') {
+      escalated = null;
+      escalation.close();
+    }
+  });
+  full.onMessage((m) => {
+    if (m.kind === 'show-tab') show(m.tab);
+    if (m.kind === 'estop') estop.fire();
+    if (m.kind === 'escalation') escalate(m.run, m.escalation);
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
+  });
+
+  for (const v of views.values())
+    v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
+  show(o.panels[0]!.id);
+  return full;
+}
+
+/** The ROS 2 backend is optional: the header says whether it can be used here and, if not, exactly what to do. */
+function ros2Badge(app: Omit<App, 'post' | 'onMessage' | 'notify'>, notify: App['notify']): HTMLElement {
+  const ros2 = el('span', { class: 'ros2', id: 'ros2' }, 'ROS 2: …');
   app.api.ros2Status().then(
     (s) => {
       ros2.textContent = s.available ? `ROS 2 ${s.distro}` : 'ROS 2: not available';
@@ -107,9 +139,15 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
       ros2.textContent = `ROS 2: ${errorText(e)}`;
     },
   );
-  root.append(header, body, el('footer', { class: 'bottom' }, jobs, status), estop.dialog, escalation.element);
+  return ros2;
+}
 
-  // Job progress: one line per running job, with its cancel button.
+/** Job progress: one line per running job, with its cancel button; returns the handler of job events. */
+function jobProgress(
+  app: Omit<App, 'post' | 'onMessage' | 'notify'>,
+  jobs: HTMLElement,
+  notify: App['notify'],
+): (e: JobEvent) => void {
   const jobRows = new Map<string, HTMLElement>();
   const onJob = (e: JobEvent): void => {
     let row = jobRows.get(e.job);
@@ -137,29 +175,5 @@ export function mountShell(root: HTMLElement, app: Omit<App, 'post' | 'onMessage
         notify(`${e.title}: ${e.state}${e.message ? ` — ${e.message}` : ''}`, e.state === 'failed' ? 'error' : 'info');
     }
   };
-  const escalate = (run: string, e: ConsoleEscalation): void => {
-    escalated = run;
-    escalation.open(run, e);
-  };
-  app.onEvent((e: ApiEvent) => {
-    if (e.topic === 'job') onJob(e);
-    if (e.topic === 'mission.escalation') escalate(e.run, e.escalation);
-    if (e.topic === 'mission.state' && e.run === escalated && e.state !== 'escalated') {
-      escalated = null;
-      escalation.close();
-    }
-  });
-  full.onMessage((m) => {
-    if (m.kind === 'show-tab') show(m.tab);
-    if (m.kind === 'estop') estop.fire();
-    if (m.kind === 'escalation') escalate(m.run, m.escalation);
-  });
-  window.addEventListener('beforeunload', (e) => {
-    if (o.panels.some((p) => p.dirty?.() === true)) e.preventDefault();
-  });
-
-  for (const v of views.values())
-    v.panel.mount(v.root, { ...full, notify: (text, kind) => notifyAt(v.panel.id, text, kind) });
-  show(o.panels[0]!.id);
-  return full;
+  return onJob;
 }

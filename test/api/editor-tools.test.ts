@@ -85,8 +85,35 @@ test('toolCheck: skills and argument schemas are checked against the world', asy
   const args = PICK.replace('"type": "object",\n    "required"', '"type": "objekt",\n    "required"');
   assert.notEqual(args, PICK);
   const [a] = check(args);
-  assert.equal(covered(args, a!), '"arguments"');
-  assert.match(a!.message, /^\$\.arguments: not a valid JSON Schema/);
+  assert.equal(covered(args, a!), '"objekt"');
+  assert.match(a!.message, /^\$\.arguments\.type: "objekt" is not one of array, .*object.* \(did you mean object\?\)$/);
+});
+
+test('toolCheck: every problem of an argument schema is reported at its own line, in plain words', () => {
+  const text = PICK.replace('"target": { "type": "string"', '"target": { "type": "strng"').replace(
+    '"minimum": -0.05',
+    '"minimum": "low"',
+  );
+  // (The conditions that read the argument whose type is wrong are flagged too, after these.)
+  const ds = check(text).filter((d) => d.message.startsWith('$.arguments'));
+  assert.deepEqual(
+    ds.map((d) => [d.startLine, covered(text, d), d.message]),
+    [
+      [
+        11,
+        '"strng"',
+        '$.arguments.properties.target.type: "strng" is not one of array, boolean, integer, null, number, object, string (did you mean string?)',
+      ],
+      [12, '"low"', '$.arguments.properties.approach_dz.minimum: must be a number, not "low"'],
+    ],
+  );
+  const unknown = PICK.replace('"minimum": -0.05', '"minimun": -0.05');
+  const [k, ...none] = check(unknown);
+  assert.deepEqual(none, []);
+  assert.deepEqual(
+    [k!.startLine, covered(unknown, k!), k!.message],
+    [12, '"minimun"', '$.arguments: "minimun" is not a JSON Schema keyword (did you mean minimum?)'],
+  );
 });
 
 test('toolCheck: every schema violation at its node; JSON syntax errors at their offset', () => {
@@ -137,7 +164,8 @@ test('toolCheck agrees with registration: whatever registerTools refuses, the ed
     assert.ok(refused !== null, `registration accepts ${to}`);
     const ds = check(text);
     assert.ok(
-      ds.some((d) => d.message.startsWith(`${refused.path}: `)),
+      // At the same path, or inside it (the editor places an argument schema's problem at its own node).
+      ds.some((d) => d.message.startsWith(`${refused.path}: `) || d.message.startsWith(`${refused.path}.`)),
       `${to}: ${refused.message} vs ${JSON.stringify(ds.map((d) => d.message))}`,
     );
   }

@@ -1,5 +1,5 @@
 /**
- * The tool loop in the console (issue 17, item 7): `act` on the tabletop and on a ROS 2 robot (the
+ * The tool loop in the console: `act` on the tabletop and on a ROS 2 robot (the
  * simulated ROS 2 graph) from the UI, with the step view (each call: arguments, preconditions,
  * execution, postcondition evidence, failure record, replan), the same escalation dialog as missions,
  * the audit link, bad input where it was typed, and Stop cancelling the running skill.
@@ -40,8 +40,34 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
   const app = await openApp();
   try {
     const { page } = app;
+    // A tool folder whose file has two problems in its argument schema.
+    const pick = readFileSync(path.join(ROOT, 'assets', 'tools', 'pick.json'), 'utf8');
+    mkdirSync(path.join(app.workspace, 'tools', 'bad'), { recursive: true });
+    writeFileSync(
+      path.join(app.workspace, 'tools', 'bad', 'pick.json'),
+      pick
+        .replace('"target": { "type": "string"', '"target": { "type": "strng"')
+        .replace('"minimum": -0.05', '"minimum": "low"'),
+    );
     await openTab(app);
     assert.equal(await page.inputValue('#act-goal'), 'objects.red_bin.on == "shelf_c4"');
+
+    // Every problem of the tool files is said, each at its line and column, and nothing runs.
+    await page.selectOption('#act-tools', 'tools/bad');
+    await page.click('#act-run');
+    await page.waitForSelector('#act-error:not(:empty)');
+    const problems = (await page.textContent('#act-error')) ?? '';
+    assert.match(
+      problems,
+      /pick\.json:11:\d+: \$\.arguments\.properties\.target\.type: "strng" is not one of .*did you mean string\?/,
+    );
+    assert.match(
+      problems,
+      /pick\.json:12:\d+: \$\.arguments\.properties\.approach_dz\.minimum: must be a number, not "low"/,
+    );
+    await app.screenshot('act-tool-file-problems');
+    assert.equal((await app.api.auditRuns({})).runs.length, 0, 'nothing was recorded');
+    await page.selectOption('#act-tools', 'shipped:tools');
     assert.equal(await page.inputValue('#act-tools'), 'shipped:tools');
 
     // A goal verifier that does not type-check: said where, and nothing runs or is recorded.
@@ -56,6 +82,8 @@ test('tool loop in the console: the warehouse on the tabletop, a failure and its
     await page.waitForSelector('#act-outcome', { timeout: 120_000 });
     assert.match((await page.textContent('#act-outcome')) ?? '', /^SUCCESS: the goal verifier confirms the goal/);
     assert.equal(await page.getAttribute('#act-tree > .act-goal', 'data-status'), 'ok');
+    await page.waitForSelector('#act-state[data-state="finished"]');
+    assert.equal(await page.textContent('#act-state'), 'succeeded', 'a finished loop is labelled by its outcome');
     const failed = page.locator('.act-call[data-status="failed"]');
     assert.ok(
       (await failed.count()) >= 1,
@@ -112,6 +140,8 @@ test('tool loop in the console: an escalation opens the same dialog (with skip),
     await page.click('#decide-abort');
     await page.waitForSelector('#act-outcome');
     assert.match((await page.textContent('#act-outcome')) ?? '', /^ESCALATED: .*aborted by .*bin overloaded/);
+    await page.waitForSelector('#act-state[data-state="finished"]');
+    assert.equal(await page.textContent('#act-state'), 'failed (escalated)');
     assert.ok(
       (await page.locator('.act-escalation').count()) === 1 && (await page.locator('.act-decision').count()) === 1,
     );
@@ -121,6 +151,21 @@ test('tool loop in the console: an escalation opens the same dialog (with skip),
       [d[0]!['decision'], d[0]!['reason'], d[0]!['operator']],
       ['abort', 'bin overloaded: unload it by hand first', userInfo().username],
     );
+    // The form's fields survive a reload.
+    await page.fill('#act-task', 'move the bin, scripted');
+    await page.reload();
+    await openTab(app);
+    for (let i = 0; i < 100 && (await page.inputValue('#act-planner')) !== 'scripted'; i++)
+      await page.waitForTimeout(20);
+    assert.deepEqual(
+      [
+        await page.inputValue('#act-planner'),
+        await page.inputValue('#act-replans'),
+        await page.inputValue('#act-task'),
+      ],
+      ['scripted', '0', 'move the bin, scripted'],
+    );
+    await app.screenshot('act-reloaded');
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();
@@ -163,7 +208,9 @@ test('tool loop in the console on a ROS 2 robot: Stop cancels the running naviga
     for (let i = 0; i < 100 && g.goals.length === 0; i++) await page.waitForTimeout(20);
     await page.waitForTimeout(300);
     await app.screenshot('act-robot-running');
-    await page.click('#act-stop');
+    // After Run the keyboard is on Stop: Enter stops the loop.
+    assert.equal(await page.evaluate<string | undefined>('document.activeElement?.id'), 'act-stop');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#act-outcome', { timeout: 30_000 });
     assert.match(
       (await page.textContent('#act-outcome')) ?? '',

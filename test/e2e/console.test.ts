@@ -45,6 +45,9 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       /FAILED \(escalated\).*operator aborted: robot keeps timing out/,
     );
     assert.ok(((await page.getAttribute('#mission-graph', 'data-robot')) ?? '') !== '');
+    // The failed, escalated and aborted run is labelled by how it ended, not as finished.
+    await page.waitForSelector('#run-state[data-outcome="failed"]');
+    assert.equal(await page.textContent('#run-state'), 'failed (escalated)');
     await app.screenshot('console-aborted');
     // The driven trail ends under the robot marker (the maze picture is y-down: a trail drawn y-up
     // would run off the maze).
@@ -59,6 +62,17 @@ test('console: plan a mission, see it on the graph view and the automaton, run i
       return drawn;
     })()`);
     assert.ok(trailAtRobot > 0, 'no trail under the robot marker');
+    // A new plan takes the last one off the screen while it builds: nothing drawn belongs to an earlier plan.
+    assert.notEqual(await page.getAttribute('#mission-graph', 'data-nodes'), '0');
+    await page.fill('#dataset-steps', '1000000');
+    await page.click('#plan');
+    assert.equal(await page.textContent('#plan-summary'), 'Planning…');
+    assert.equal(await page.getAttribute('#mission-graph', 'data-nodes'), '0', 'the earlier plan is not drawn');
+    assert.equal(await page.getAttribute('#mission-automaton', 'data-states'), '0');
+    await page.waitForSelector('#jobs .job button.cancel');
+    await app.screenshot('console-replanning');
+    await page.click('#jobs .job button.cancel');
+    await page.waitForSelector('#plan-summary:text("No plan.")');
     const db = openAuditReadOnly(app.api.context.auditFile);
     try {
       const d = db.prepare("SELECT body FROM events WHERE kind = 'operator_decision'").all() as { body: string }[];
@@ -114,9 +128,14 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     for (let i = 0; i < 100 && (await page.inputValue('#spec')) !== 'G F e1 & G F e4'; i++)
       await page.waitForTimeout(50);
     assert.equal(await page.inputValue('#spec'), 'G F e1 & G F e4');
+    // A specification error is shown at the specification, and goes once the specification is edited.
     await plan(app, { spec: 'F (e1 &' });
-    await page.waitForSelector('#mission-error:not(:empty)');
-    assert.match((await page.textContent('#mission-error')) ?? '', /spec:1:\d+/);
+    await page.waitForSelector('#spec-error:not(:empty)');
+    assert.match((await page.textContent('#spec-error')) ?? '', /spec:1:\d+/);
+    assert.equal(await page.textContent('#mission-error'), '');
+    await app.screenshot('console-spec-error');
+    await page.fill('#spec', 'F (e1 & e2)');
+    assert.equal(await page.textContent('#spec-error'), '');
     await plan(app, { spec: 'F e2 & G F e1 & G F e4 & G !e0', steps: '1000000' });
     await page.waitForSelector('#jobs .job button.cancel');
     await app.screenshot('console-planning-progress');
@@ -127,6 +146,14 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await page.waitForSelector('#plan-summary .plan-status.ok', { timeout: 60_000 });
     await page.fill('#speed', '100');
     await page.click('#run');
+    await page.waitForSelector('#run-state[data-state="running"]');
+    // The keyboard operator's focus goes to Pause, not to the page.
+    const focused = (): Promise<string | undefined> => page.evaluate<string | undefined>('document.activeElement?.id');
+    for (let i = 0; i < 100 && (await focused()) !== 'pause'; i++) await page.waitForTimeout(20);
+    assert.equal(await focused(), 'pause');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#run-state[data-state="paused"]');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#run-state[data-state="running"]');
     await page.click('#pause');
     await page.waitForSelector('#run-state[data-state="paused"]');

@@ -101,19 +101,7 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
     );
   }
   const args = findNodeAtLocation(root, ['arguments']);
-  if (args?.type === 'object') {
-    const argsAjv = new Ajv2020({ allErrors: true, strict: true });
-    try {
-      argsAjv.compile(getNodeValue(args) as object);
-    } catch (e) {
-      at(
-        args.parent?.children?.[0] ?? args,
-        'error',
-        `$.arguments: not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
-        'vocabulary',
-      );
-    }
-  }
+  if (args?.type === 'object') argumentSchemaDiagnostics(args, lines, out);
   // Conditions are checked in their scope, as registration does: `args` typed from the argument
   // schema, `pre` (the state before the call) only in postconditions and failure rules.
   const argTypes = args?.type === 'object' ? argumentTypes(getNodeValue(args) as Record<string, unknown>) : {};
@@ -142,6 +130,96 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
   }
   out.sort((a, b) => a.startLine - b.startLine || a.startColumn - b.startColumn);
   return out;
+}
+
+/** Keywords an argument schema may use (for "did you mean" when one is misspelled). */
+const SCHEMA_KEYWORDS = [
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'description',
+  'title',
+  'default',
+  'examples',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+];
+
+/** The key node named `name` anywhere under `node` (an unknown keyword's place), or null. */
+function keyNamed(node: Node, name: string): Node | null {
+  for (const c of node.children ?? []) {
+    if (c.type === 'property' && c.children?.[0]?.value === name) return c.children[0];
+    const deeper = keyNamed(c, name);
+    if (deeper !== null) return deeper;
+  }
+  return null;
+}
+
+/** A meta-schema violation in words a tool author reads: what is wrong with the value at that place. */
+function schemaProblem(e: ErrorObject, value: unknown): string {
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'enum') {
+    const allowed = (p['allowedValues'] as unknown[]).map(String);
+    const hint = typeof value === 'string' ? closest(value, allowed) : null;
+    return `${JSON.stringify(value)} is not one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
+  }
+  if (e.keyword === 'type') {
+    const t = String(p['type']);
+    return `must be ${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}, not ${JSON.stringify(value)}`;
+  }
+  return e.message ?? e.keyword;
+}
+
+/**
+ * An argument schema's problems, each at its own node: every violation of the JSON Schema meta-schema (one per place,
+ * the most telling), else what strict compilation refuses (an unknown keyword at its key).
+ */
+function argumentSchemaDiagnostics(args: Node, lines: LineIndex, out: Diagnostic[]): void {
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  const schema = getNodeValue(args) as object;
+  const put = (node: Node, message: string): void => {
+    const end = node.type === 'object' || node.type === 'array' ? node.offset + 1 : node.offset + node.length;
+    out.push(lines.diagnostic(node.offset, end, 'error', message, 'vocabulary'));
+  };
+  if (ajv.validateSchema(schema) !== true) {
+    const seen = new Set<string>();
+    for (const e of ajv.errors ?? []) {
+      if (seen.has(e.instancePath) || e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+      seen.add(e.instancePath);
+      const node = findNodeAtLocation(args, pointerPath(e.instancePath)) ?? args;
+      put(node, `${jsonPath(`/arguments${e.instancePath}`)}: ${schemaProblem(e, getNodeValue(node))}`);
+    }
+    return;
+  }
+  try {
+    ajv.compile(schema);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const unknown = /unknown keyword: "([^"]+)"/.exec(message);
+    const key = unknown !== null ? keyNamed(args, unknown[1]!) : null;
+    if (unknown !== null && key !== null) {
+      const hint = closest(unknown[1]!, SCHEMA_KEYWORDS);
+      put(key, `$.arguments: "${unknown[1]}" is not a JSON Schema keyword${hint ? ` (did you mean ${hint}?)` : ''}`);
+    } else put(args.parent?.children?.[0] ?? args, `$.arguments: not a valid JSON Schema: ${message}`);
+  }
 }
 
 function schemaDiagnostic(e: ErrorObject, root: Node, lines: LineIndex, out: Diagnostic[]): void {

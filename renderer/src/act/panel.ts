@@ -2,17 +2,277 @@
  * The tool loop tab: run the careful control loop (`witness act`) from the console on the tabletop
  * or a ROS 2 robot — a tool folder, a scripted plan, a goal verifier — and watch it in the step view;
  * escalations open the shared dialog, Stop and the E-STOP cancel the running skill, and the audit
- * link opens the run in the audit browser.
+ * link opens the run in the audit browser. The form's fields survive a reload (this browser's storage).
+ * model.ts holds what the tab derives; this file builds the elements and wires them.
  */
 import './act.css';
-import type { ActEvent, ActOptions, ApiEvent, RunState } from '../../../main/contract/api.js';
-import { type Panel, el } from '../app.js';
+import type { ActEvent, ActOptions, ActTool, ApiEvent, RunState } from '../../../main/contract/api.js';
+import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
-import { stepTree } from './steps.js';
+import { stepTree, type StepTree } from './steps.js';
 import { foxgloveSwitch } from '../console/foxglove.js';
+import {
+  ACT_FIELDS,
+  actControls,
+  endSummary,
+  readSavedFields,
+  restoredFields,
+  runRequest,
+  type ActEnd,
+  type ActField,
+  type ActFields,
+} from './model.js';
+
+const STORE = 'witness.act';
 
 const field = (label: string, input: HTMLElement): HTMLElement =>
   el('label', { class: 'field' }, el('span', {}, label), input);
+
+interface ActDom {
+  readonly inputs: Readonly<Record<ActField, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>>;
+  readonly world: HTMLSelectElement;
+  readonly tools: HTMLSelectElement;
+  readonly plan: HTMLSelectElement;
+  readonly runBtn: HTMLButtonElement;
+  readonly stopBtn: HTMLButtonElement;
+  readonly state: HTMLElement;
+  readonly errors: HTMLElement;
+  readonly summary: HTMLElement;
+  readonly auditLink: HTMLButtonElement;
+  readonly toolList: HTMLElement;
+  readonly tree: StepTree;
+}
+
+function actDom(): ActDom {
+  const world = el('select', { id: 'act-world' });
+  const tools = el('select', { id: 'act-tools' });
+  const plan = el('select', { id: 'act-plan' });
+  const planner = el(
+    'select',
+    { id: 'act-planner' },
+    el('option', { value: 'recovery' }, 'recovery (the plan, and ways past known failures)'),
+    el('option', { value: 'scripted' }, 'scripted (the plan as written)'),
+  );
+  const goal = el('textarea', {
+    id: 'act-goal',
+    rows: '2',
+    spellcheck: 'false',
+    placeholder: 'the goal verifier: a CEL condition on the observed state',
+  });
+  const task = el('input', { id: 'act-task', placeholder: 'the task in words (recorded)' });
+  const replans = el('input', { id: 'act-replans', type: 'number', min: '0', max: '100', value: '2' });
+  const seed = el('input', { id: 'act-seed', type: 'number', min: '0', value: '0' });
+  return {
+    inputs: { world, tools, plan, planner, goal, task, replans, seed },
+    world,
+    tools,
+    plan,
+    runBtn: el('button', { id: 'act-run', class: 'primary' }, 'Run'),
+    stopBtn: el('button', { id: 'act-stop', disabled: '' }, 'Stop'),
+    state: el('div', { id: 'act-state', class: 'run-state' }, 'idle'),
+    errors: el('div', { id: 'act-error', class: 'error', role: 'alert' }),
+    summary: el('div', { id: 'act-summary', class: 'summary' }),
+    auditLink: el('button', { id: 'act-audit', hidden: '' }, 'Open the run in the audit browser'),
+    toolList: el('ul', { id: 'act-tool-list', class: 'act-tool-list' }),
+    tree: stepTree(),
+  };
+}
+
+function actLayout(d: ActDom, a: App): HTMLElement {
+  const i = d.inputs;
+  return el(
+    'div',
+    { class: 'act' },
+    el(
+      'aside',
+      { class: 'controls' },
+      field('World', i.world),
+      field('Tools (folder of tool files)', i.tools),
+      field('Scripted plan', i.plan),
+      field('Planner', i.planner),
+      field('Goal verifier (CEL)', i.goal),
+      field('Task', i.task),
+      el('div', { class: 'row' }, field('Replans R', i.replans), field('Seed', i.seed)),
+      el('div', { class: 'buttons' }, d.runBtn, d.stopBtn),
+      d.errors,
+      d.summary,
+      d.auditLink,
+      foxgloveSwitch(a, 'act-').element,
+      el('h4', {}, 'Registered tools'),
+      d.toolList,
+    ),
+    el(
+      'section',
+      { class: 'act-view' },
+      el(
+        'div',
+        { class: 'view-bar' },
+        d.state,
+        el(
+          'span',
+          { class: 'muted' },
+          'Each call: arguments → preconditions → execution → postconditions on sensor evidence → failure record → replan. Click a call to open it.',
+        ),
+      ),
+      d.tree.element,
+    ),
+  );
+}
+
+/** The tab's state beside its elements. */
+interface ActView {
+  readonly a: App;
+  readonly d: ActDom;
+  options: ActOptions | null;
+  run: string | null;
+  auditRun: string | null;
+  latched: boolean;
+  runState: RunState | null;
+  end: ActEnd['outcome'] | null;
+  /** Run was pressed: focus goes to Stop once the loop is going. */
+  focusAfterRun: boolean;
+  /** Events of runs not yet known (they can arrive before actRun's answer), replayed once it comes. */
+  readonly early: ActEvent[];
+}
+
+const values = (d: ActDom): ActFields =>
+  Object.fromEntries(ACT_FIELDS.map((k) => [k, d.inputs[k].value])) as Record<ActField, string>;
+
+function setState(v: ActView, s: RunState | null): void {
+  v.runState = s;
+  if (s !== 'finished') v.end = null;
+  const c = actControls(s, v.latched, v.end);
+  const stopFocused = document.activeElement === v.d.stopBtn;
+  v.d.state.textContent = c.state.label;
+  v.d.state.dataset.state = c.state.key;
+  v.d.runBtn.disabled = c.run.disabled;
+  v.d.runBtn.title = c.run.title;
+  v.d.stopBtn.disabled = c.stop.disabled;
+  // After Run, the keyboard operator's next control is Stop, not the page.
+  if (v.focusAfterRun && !c.stop.disabled) {
+    v.focusAfterRun = false;
+    v.d.stopBtn.focus();
+  } else if (stopFocused && c.stop.disabled && !c.run.disabled) v.d.runBtn.focus(); // the loop ended: Run again
+}
+
+function remember(v: ActView): void {
+  try {
+    localStorage.setItem(STORE, JSON.stringify(values(v.d)));
+  } catch {
+    /* storage unavailable: nothing survives a reload */
+  }
+}
+
+function fill(select: HTMLSelectElement, items: readonly { id: string; title: string }[]): void {
+  const keep = select.value;
+  select.replaceChildren(...items.map((i) => el('option', { value: i.id }, i.title)));
+  if (keep !== '' && items.some((i) => i.id === keep)) select.value = keep;
+}
+
+/** Loads the worlds, tool folders and plans; the first time, the fields saved before a reload (or the example). */
+function reloadOptions(v: ActView): void {
+  const { d } = v;
+  v.a.api.actOptions().then(
+    (o) => {
+      const first = v.options === null;
+      v.options = o;
+      fill(d.world, o.worlds);
+      fill(d.tools, o.tools);
+      fill(d.plan, o.plans);
+      if (!first) return;
+      let saved: Record<string, unknown> | null = null;
+      try {
+        saved = readSavedFields(localStorage.getItem(STORE));
+      } catch {
+        /* storage unavailable: the example */
+      }
+      const f = restoredFields(o, saved);
+      for (const k of ACT_FIELDS) d.inputs[k].value = f[k];
+    },
+    (e: unknown) => {
+      d.errors.textContent = errorText(e);
+    },
+  );
+}
+
+const toolLine = (t: ActTool): HTMLElement =>
+  el(
+    'li',
+    {},
+    el('strong', {}, t.name),
+    ` → ${t.skill}; pre: ${t.preconditions.join(', ') || '–'}; post: ${t.postconditions.join(', ') || '–'}`,
+  );
+
+function startRun(v: ActView): void {
+  const { a, d } = v;
+  d.errors.textContent = '';
+  const f = values(d);
+  const w = v.options?.worlds.find((x) => x.id === f.world);
+  if (w?.problem !== undefined) {
+    d.errors.textContent = w.problem;
+    return;
+  }
+  d.runBtn.disabled = true;
+  v.focusAfterRun = true;
+  d.tree.reset(f.goal.trim(), f.task.trim() || f.goal.trim());
+  d.summary.textContent = '';
+  d.auditLink.hidden = true;
+  remember(v);
+  a.api.actRun(runRequest(f)).then(
+    (r) => {
+      v.run = r.run;
+      v.auditRun = r.auditRun;
+      // The events that came before this answer, in order.
+      const mine = v.early.filter((m) => m.run === r.run);
+      v.early.length = 0;
+      for (const m of mine) handle(v, m);
+      d.toolList.replaceChildren(...r.tools.map(toolLine));
+      const s = v.runState;
+      if (s === null || s === 'finished' || s === 'stopped' || s === 'estopped') setState(v, 'running');
+    },
+    (e: unknown) => {
+      v.focusAfterRun = false;
+      d.errors.textContent = errorText(e);
+      setState(v, v.runState);
+    },
+  );
+}
+
+function handle(v: ActView, m: ActEvent): void {
+  const { a, d } = v;
+  d.tree.add(m);
+  if (m.topic !== 'act.end') return;
+  const lines = endSummary(m, d.tree.counts());
+  d.summary.replaceChildren(
+    el('div', { class: `act-outcome-line ${m.outcome}`, id: 'act-outcome' }, lines.outcome),
+    el('div', { class: 'muted' }, lines.counts),
+  );
+  d.auditLink.hidden = m.auditRun === null;
+  v.end = m.outcome;
+  if (v.runState === 'running' || v.runState === 'escalated') setState(v, 'finished');
+  else setState(v, v.runState);
+  a.notify(`Tool loop: ${m.outcome}`, m.outcome === 'success' || m.outcome === 'stopped' ? 'info' : 'error');
+}
+
+function onEvent(v: ActView, e: ApiEvent): void {
+  if (e.topic === 'estop') {
+    v.latched = e.state.latched;
+    setState(v, v.runState);
+    return;
+  }
+  if (e.topic === 'mission.state' && e.run === v.run) {
+    setState(v, e.state);
+    return;
+  }
+  if (!e.topic.startsWith('act.')) return;
+  const m = e as ActEvent;
+  if (v.run === null || m.run !== v.run) {
+    v.early.push(m);
+    if (v.early.length > 1000) v.early.shift();
+    return;
+  }
+  handle(v, m);
+}
 
 export function actPanel(): Panel {
   let reload: () => void = () => {};
@@ -23,226 +283,46 @@ export function actPanel(): Panel {
       reload();
     },
     mount(root, a) {
-      const world = el('select', { id: 'act-world' });
-      const tools = el('select', { id: 'act-tools' });
-      const plan = el('select', { id: 'act-plan' });
-      const planner = el(
-        'select',
-        { id: 'act-planner' },
-        el('option', { value: 'recovery' }, 'recovery (the plan, and ways past known failures)'),
-        el('option', { value: 'scripted' }, 'scripted (the plan as written)'),
-      );
-      const goal = el('textarea', {
-        id: 'act-goal',
-        rows: '2',
-        spellcheck: 'false',
-        placeholder: 'the goal verifier: a CEL condition on the observed state',
-      });
-      const task = el('input', { id: 'act-task', placeholder: 'the task in words (recorded)' });
-      const replans = el('input', { id: 'act-replans', type: 'number', min: '0', max: '100', value: '2' });
-      const seed = el('input', { id: 'act-seed', type: 'number', min: '0', value: '0' });
-      const runBtn = el('button', { id: 'act-run', class: 'primary' }, 'Run');
-      const stopBtn = el('button', { id: 'act-stop', disabled: '' }, 'Stop');
-      const state = el('div', { id: 'act-state', class: 'run-state' }, 'idle');
-      const errors = el('div', { id: 'act-error', class: 'error', role: 'alert' });
-      const summary = el('div', { id: 'act-summary', class: 'summary' });
-      const auditLink = el('button', { id: 'act-audit', hidden: '' }, 'Open the run in the audit browser');
-      const toolList = el('ul', { id: 'act-tool-list', class: 'act-tool-list' });
-      const tree = stepTree();
-      root.append(
-        el(
-          'div',
-          { class: 'act' },
-          el(
-            'aside',
-            { class: 'controls' },
-            field('World', world),
-            field('Tools (folder of tool files)', tools),
-            field('Scripted plan', plan),
-            field('Planner', planner),
-            field('Goal verifier (CEL)', goal),
-            field('Task', task),
-            el('div', { class: 'row' }, field('Replans R', replans), field('Seed', seed)),
-            el('div', { class: 'buttons' }, runBtn, stopBtn),
-            errors,
-            summary,
-            auditLink,
-            foxgloveSwitch(a, 'act-').element,
-            el('h4', {}, 'Registered tools'),
-            toolList,
-          ),
-          el(
-            'section',
-            { class: 'act-view' },
-            el(
-              'div',
-              { class: 'view-bar' },
-              state,
-              el(
-                'span',
-                { class: 'muted' },
-                'Each call: arguments → preconditions → execution → postconditions on sensor evidence → failure record → replan. Click a call to open it.',
-              ),
-            ),
-            tree.element,
-          ),
-        ),
-      );
-
-      let options: ActOptions | null = null;
-      let run: string | null = null;
-      let auditRun: string | null = null;
-      let latched = false;
-      let runState: RunState | null = null;
-      const fill = (select: HTMLSelectElement, items: readonly { id: string; title: string }[]): void => {
-        const keep = select.value;
-        select.replaceChildren(...items.map((i) => el('option', { value: i.id }, i.title)));
-        if (keep !== '' && items.some((i) => i.id === keep)) select.value = keep;
+      const d = actDom();
+      root.append(actLayout(d, a));
+      const v: ActView = {
+        a,
+        d,
+        options: null,
+        run: null,
+        auditRun: null,
+        latched: false,
+        runState: null,
+        end: null,
+        focusAfterRun: false,
+        early: [],
       };
-      reload = () => {
-        a.api.actOptions().then(
-          (o) => {
-            const first = options === null;
-            options = o;
-            fill(world, o.worlds);
-            fill(tools, o.tools);
-            fill(plan, o.plans);
-            if (first) {
-              world.value = o.example.world;
-              tools.value = o.example.tools;
-              plan.value = o.example.plan;
-              goal.value = o.example.goal;
-              task.value = o.example.task;
-            }
-          },
-          (e: unknown) => {
-            errors.textContent = errorText(e);
-          },
-        );
-      };
+      reload = () => reloadOptions(v);
       reload();
-      const setState = (s: RunState | null): void => {
-        runState = s;
-        state.textContent = s ?? 'idle';
-        state.dataset.state = s ?? 'idle';
-        const active = s === 'running' || s === 'paused' || s === 'escalated';
-        runBtn.disabled = active || latched;
-        runBtn.title = latched ? 'The E-STOP is latched: reset it (header) before anything runs' : '';
-        stopBtn.disabled = !active;
-      };
+      for (const k of ACT_FIELDS)
+        for (const ev of ['input', 'change']) d.inputs[k].addEventListener(ev, () => remember(v));
       a.api.estopState().then(
         (st) => {
-          latched = st.latched;
-          setState(runState);
+          v.latched = st.latched;
+          setState(v, v.runState);
         },
         () => {
           /* the header reports it */
         },
       );
-
-      runBtn.addEventListener('click', () => {
-        errors.textContent = '';
-        const w = options?.worlds.find((x) => x.id === world.value);
-        if (w?.problem !== undefined) {
-          errors.textContent = w.problem;
-          return;
-        }
-        runBtn.disabled = true;
-        tree.reset(goal.value.trim(), task.value.trim() || goal.value.trim());
-        summary.textContent = '';
-        auditLink.hidden = true;
-        a.api
-          .actRun({
-            world: world.value,
-            tools: tools.value,
-            ...(plan.value !== '' ? { plan: plan.value } : {}),
-            planner: planner.value as 'recovery' | 'scripted',
-            goal: goal.value,
-            task: task.value,
-            replans: Number(replans.value),
-            seed: Number(seed.value),
-          })
-          .then(
-            (r) => {
-              run = r.run;
-              auditRun = r.auditRun;
-              // The events that came before this answer, in order.
-              const mine = early.filter((m) => m.run === r.run);
-              early.length = 0;
-              for (const m of mine) handle(m);
-              toolList.replaceChildren(
-                ...r.tools.map((t) =>
-                  el(
-                    'li',
-                    {},
-                    el('strong', {}, t.name),
-                    ` → ${t.skill}; pre: ${t.preconditions.join(', ') || '–'}; post: ${t.postconditions.join(', ') || '–'}`,
-                  ),
-                ),
-              );
-              if (runState === null || runState === 'finished' || runState === 'stopped' || runState === 'estopped')
-                setState('running');
-            },
-            (e: unknown) => {
-              errors.textContent = errorText(e);
-              setState(runState);
-            },
-          );
-      });
-      stopBtn.addEventListener('click', () => {
-        if (run === null) return;
-        void a.api.actStop({ run }).catch((e: unknown) => {
-          errors.textContent = errorText(e);
+      d.runBtn.addEventListener('click', () => startRun(v));
+      d.stopBtn.addEventListener('click', () => {
+        if (v.run === null) return;
+        void a.api.actStop({ run: v.run }).catch((e: unknown) => {
+          d.errors.textContent = errorText(e);
         });
       });
-      auditLink.addEventListener('click', () => {
-        if (auditRun === null) return;
-        a.post({ kind: 'audit-run', run: auditRun });
+      d.auditLink.addEventListener('click', () => {
+        if (v.auditRun === null) return;
+        a.post({ kind: 'audit-run', run: v.auditRun });
         a.post({ kind: 'show-tab', tab: 'audit' });
       });
-
-      // Events can arrive before actRun's answer: keep those of runs not yet known, and replay them.
-      const early: ActEvent[] = [];
-      a.onEvent((e: ApiEvent) => {
-        if (e.topic === 'estop') {
-          latched = e.state.latched;
-          setState(runState);
-          return;
-        }
-        if (e.topic === 'mission.state' && e.run === run) {
-          setState(e.state);
-          return;
-        }
-        if (!e.topic.startsWith('act.')) return;
-        const m = e as ActEvent;
-        if (run === null || m.run !== run) {
-          early.push(m);
-          if (early.length > 1000) early.shift();
-          return;
-        }
-        handle(m);
-      });
-      const handle = (m: ActEvent): void => {
-        tree.add(m);
-        if (m.topic === 'act.end') {
-          const c = tree.counts();
-          summary.replaceChildren(
-            el(
-              'div',
-              { class: `act-outcome-line ${m.outcome}`, id: 'act-outcome' },
-              `${m.outcome === 'success' ? 'SUCCESS' : m.outcome.toUpperCase()}: ${m.reason}`,
-            ),
-            el(
-              'div',
-              { class: 'muted' },
-              `${m.toolCalls} tool call(s) (${c.ok} passed, ${c.failed} failed), ${m.replans} replan(s)`,
-            ),
-          );
-          auditLink.hidden = m.auditRun === null;
-          if (runState === 'running' || runState === 'escalated') setState('finished');
-          a.notify(`Tool loop: ${m.outcome}`, m.outcome === 'success' || m.outcome === 'stopped' ? 'info' : 'error');
-        }
-      };
+      a.onEvent((e) => onEvent(v, e));
     },
   };
 }

@@ -27,6 +27,209 @@ export interface StepTree {
   counts(): Record<Status, number>;
 }
 
+const section = (title: string, ...body: (Node | string)[]): HTMLElement =>
+  el('div', { class: 'act-sec' }, el('h5', {}, title), ...body);
+
+const check = (name: string, expr: string, pass: boolean, observed: unknown, error?: string): HTMLElement =>
+  el(
+    'li',
+    { class: pass ? 'pass' : 'fail' },
+    `${pass ? '✓' : '✗'} ${name}: `,
+    el('code', {}, expr),
+    ` — observed ${text(observed)}${error !== undefined ? ` (error: ${error})` : ''}`,
+  );
+
+const setStatus = (node: HTMLElement, s: Status): void => {
+  node.dataset.status = s;
+};
+
+type CallEvent = Extract<ActEvent, { topic: 'act.call' }>;
+type EndEvent = Extract<ActEvent, { topic: 'act.end' }>;
+type BodyEvent = Exclude<ActEvent, CallEvent | EndEvent>;
+
+/** A call's node: its head (tool, arguments, timeout; a click opens it) and its details (arguments, preconditions). */
+function callNode(e: CallEvent): { node: HTMLElement; details: HTMLElement } {
+  const details = el(
+    'div',
+    { class: 'act-details' },
+    section('Arguments (schema-checked)', el('pre', {}, JSON.stringify(e.args, null, 2))),
+    section(
+      'Preconditions',
+      e.preconditions.length === 0
+        ? el('p', { class: 'muted' }, 'none')
+        : el('ul', {}, ...e.preconditions.map((p) => check(p.name, p.expr, p.pass, p.observed, p.error))),
+    ),
+  );
+  const node = el(
+    'li',
+    {
+      class: 'act-node act-call',
+      'data-tool': e.tool,
+      'data-status': 'running',
+      role: 'treeitem',
+      'aria-expanded': 'false',
+    },
+    el(
+      'div',
+      { class: 'act-node-head' },
+      el('span', { class: 'act-badge' }),
+      el('strong', {}, e.tool),
+      `(${args(e.args)})`,
+      el('span', { class: 'muted' }, ` timeout ${e.timeout_s} s`),
+    ),
+    details,
+  );
+  node
+    .querySelector('.act-node-head')!
+    .addEventListener('click', () =>
+      node.setAttribute('aria-expanded', String(node.getAttribute('aria-expanded') !== 'true')),
+    );
+  return { node, details };
+}
+
+/** The failure record's section of a call. */
+const failureSection = (b: Record<string, unknown>): HTMLElement =>
+  section(
+    'Failure record',
+    el(
+      'p',
+      { class: 'act-failure' },
+      `${text(b['stage'])} "${text(b['violated'])}" failed → `,
+      el('strong', {}, text(b['label'])),
+      ` (${text(b['class'])})`,
+      b['reason'] !== undefined ? ` — ${text(b['reason'])}` : '',
+    ),
+    el(
+      'pre',
+      {},
+      JSON.stringify(
+        {
+          expr: b['expr'],
+          observed: b['observed'],
+          ...(b['world_error'] !== undefined ? { world_error: b['world_error'] } : {}),
+        },
+        null,
+        2,
+      ),
+    ),
+  );
+
+/** The tree's state: the goal node, the subtask nodes, the call shown last. */
+interface Tree {
+  readonly root: HTMLElement;
+  readonly rootNode: HTMLElement;
+  readonly rootHead: HTMLElement;
+  readonly subtasks: HTMLElement;
+  readonly bySubtask: Map<number, { node: HTMLElement; children: HTMLElement }>;
+  current: { node: HTMLElement; details: HTMLElement } | null;
+  lastSubtask: number;
+}
+
+function subtask(t: Tree, k: number): { node: HTMLElement; children: HTMLElement } {
+  let s = t.bySubtask.get(k);
+  if (s === undefined) {
+    const children = el('ol', { class: 'act-children', role: 'group' });
+    const node = el(
+      'li',
+      { class: 'act-node act-subtask', 'data-subtask': String(k), 'data-status': 'running', role: 'treeitem' },
+      el('div', { class: 'act-node-head' }, el('span', { class: 'act-badge' }), `Subtask ${k + 1}`),
+      children,
+    );
+    t.subtasks.append(node);
+    s = { node, children };
+    t.bySubtask.set(k, s);
+  }
+  t.lastSubtask = k;
+  return s;
+}
+
+/** A line under the current subtask (a replan, an escalation, a decision, an invalid proposal). */
+function note(t: Tree, cls: string, status: Status, line: string): void {
+  subtask(t, t.lastSubtask).children.append(
+    el(
+      'li',
+      { class: `act-node ${cls}`, 'data-status': status, role: 'treeitem' },
+      el('div', { class: 'act-node-head' }, el('span', { class: 'act-badge' }), line),
+    ),
+  );
+}
+
+function showEnd(t: Tree, e: EndEvent): void {
+  const left: Status = e.outcome === 'stopped' ? 'stopped' : 'failed';
+  setStatus(t.rootNode, e.outcome === 'success' ? 'ok' : left);
+  if (t.current !== null && t.current.node.dataset.status === 'running') setStatus(t.current.node, left);
+  for (const s of t.bySubtask.values()) if (s.node.dataset.status === 'running') setStatus(s.node, left);
+  t.rootHead.append(el('span', { class: 'act-outcome' }, ` → ${e.outcome}: ${e.reason}`));
+}
+
+function showPostcondition(t: Tree, b: Record<string, unknown>): void {
+  let list = t.current?.details.querySelector<HTMLElement>('.act-post');
+  if (t.current !== null && (list === null || list === undefined)) {
+    list = el('ul', { class: 'act-post' });
+    t.current.details.append(section('Postconditions (sensor evidence)', list));
+  }
+  list?.append(
+    check(
+      String(b['postcondition']),
+      String(b['expr']),
+      b['pass'] === true,
+      b['observed'],
+      b['error'] as string | undefined,
+    ),
+  );
+}
+
+/** An audit record of the loop, where it happened. */
+function showRecord(t: Tree, e: BodyEvent): void {
+  const b = e.body as Record<string, unknown>;
+  const current = t.current;
+  switch (e.kind) {
+    case 'tool_call':
+      current?.details.append(
+        section(
+          'Execution',
+          el(
+            'p',
+            {},
+            `ran ${(Number(b['end_s']) - Number(b['start_s'])).toFixed(2)} s of ${text(b['timeout_s'])} s; response `,
+          ),
+          el('pre', {}, JSON.stringify(b['response'], null, 2)),
+        ),
+      );
+      break;
+    case 'verifier_result':
+      showPostcondition(t, b);
+      break;
+    case 'failure_record':
+      if (current === null) break;
+      setStatus(current.node, 'failed');
+      current.node.setAttribute('aria-expanded', 'true');
+      current.details.append(failureSection(b));
+      break;
+    case 'evidence':
+      if (b['verifier'] === 'schema') note(t, 'act-invalid', 'failed', `✗ invalid proposal: ${text(b['errors'])}`);
+      else if (b['failure_label'] === null && current !== null) {
+        setStatus(current.node, 'ok');
+        setStatus(subtask(t, t.lastSubtask).node, 'ok');
+      }
+      break;
+    case 'replan':
+      note(
+        t,
+        'act-replan',
+        'info',
+        `↻ replan ${text(b['replan'])} of ${text(b['budget'])} after ${text(b['trigger'])}${b['granted_by'] === 'operator' ? ' (granted by the operator)' : ''}`,
+      );
+      break;
+    case 'escalation':
+      note(t, 'act-escalation', 'failed', `⚠ escalation #${text(b['n'])} (${text(b['cause'])}): ${text(b['reason'])}`);
+      break;
+    case 'operator_decision':
+      note(t, 'act-decision', 'info', `operator ${text(b['operator'])}: ${text(b['decision'])} — ${text(b['reason'])}`);
+      break;
+  }
+}
+
 export function stepTree(): StepTree {
   const root = el('ol', { class: 'act-tree', id: 'act-tree', role: 'tree' });
   const rootHead = el('div', { class: 'act-node-head' });
@@ -34,60 +237,14 @@ export function stepTree(): StepTree {
   const subtasks = el('ol', { class: 'act-children', role: 'group' });
   rootNode.append(subtasks);
   root.append(rootNode);
-  const bySubtask = new Map<number, { node: HTMLElement; children: HTMLElement }>();
-  let current: { node: HTMLElement; details: HTMLElement; calls: number } | null = null;
-  let lastSubtask = 0;
-  let calls = 0;
-
-  const setStatus = (node: HTMLElement, s: Status): void => {
-    node.dataset.status = s;
-  };
-  const subtask = (k: number): { node: HTMLElement; children: HTMLElement } => {
-    let s = bySubtask.get(k);
-    if (s === undefined) {
-      const children = el('ol', { class: 'act-children', role: 'group' });
-      const node = el(
-        'li',
-        { class: 'act-node act-subtask', 'data-subtask': String(k), 'data-status': 'running', role: 'treeitem' },
-        el('div', { class: 'act-node-head' }, el('span', { class: 'act-badge' }), `Subtask ${k + 1}`),
-        children,
-      );
-      subtasks.append(node);
-      s = { node, children };
-      bySubtask.set(k, s);
-    }
-    lastSubtask = k;
-    return s;
-  };
-  const section = (title: string, ...body: (Node | string)[]): HTMLElement =>
-    el('div', { class: 'act-sec' }, el('h5', {}, title), ...body);
-  const check = (name: string, expr: string, pass: boolean, observed: unknown, error?: string): HTMLElement =>
-    el(
-      'li',
-      { class: pass ? 'pass' : 'fail' },
-      `${pass ? '✓' : '✗'} ${name}: `,
-      el('code', {}, expr),
-      ` — observed ${text(observed)}${error !== undefined ? ` (error: ${error})` : ''}`,
-    );
-  const note = (cls: string, status: Status, line: string): void => {
-    const parent = subtask(lastSubtask).children;
-    parent.append(
-      el(
-        'li',
-        { class: `act-node ${cls}`, 'data-status': status, role: 'treeitem' },
-        el('div', { class: 'act-node-head' }, el('span', { class: 'act-badge' }), line),
-      ),
-    );
-  };
-
+  const t: Tree = { root, rootNode, rootHead, subtasks, bySubtask: new Map(), current: null, lastSubtask: 0 };
   return {
     element: root,
     reset(goal, task) {
       subtasks.replaceChildren();
-      bySubtask.clear();
-      current = null;
-      calls = 0;
-      lastSubtask = 0;
+      t.bySubtask.clear();
+      t.current = null;
+      t.lastSubtask = 0;
       setStatus(rootNode, 'running');
       rootHead.replaceChildren(
         el('span', { class: 'act-badge' }),
@@ -98,146 +255,13 @@ export function stepTree(): StepTree {
     },
     add(e) {
       if (e.topic === 'act.call') {
-        const s = subtask(e.subtask);
-        const details = el(
-          'div',
-          { class: 'act-details' },
-          section('Arguments (schema-checked)', el('pre', {}, JSON.stringify(e.args, null, 2))),
-          section(
-            'Preconditions',
-            e.preconditions.length === 0
-              ? el('p', { class: 'muted' }, 'none')
-              : el('ul', {}, ...e.preconditions.map((p) => check(p.name, p.expr, p.pass, p.observed, p.error))),
-          ),
-        );
-        const node = el(
-          'li',
-          {
-            class: 'act-node act-call',
-            'data-tool': e.tool,
-            'data-status': 'running',
-            role: 'treeitem',
-            'aria-expanded': 'false',
-          },
-          el(
-            'div',
-            { class: 'act-node-head' },
-            el('span', { class: 'act-badge' }),
-            el('strong', {}, e.tool),
-            `(${args(e.args)})`,
-            el('span', { class: 'muted' }, ` timeout ${e.timeout_s} s`),
-          ),
-          details,
-        );
-        node
-          .querySelector('.act-node-head')!
-          .addEventListener('click', () =>
-            node.setAttribute('aria-expanded', String(node.getAttribute('aria-expanded') !== 'true')),
-          );
-        s.children.append(node);
-        calls++;
-        current = { node, details, calls };
+        const { node, details } = callNode(e);
+        subtask(t, e.subtask).children.append(node);
+        t.current = { node, details };
         return;
       }
-      if (e.topic === 'act.end') {
-        setStatus(rootNode, e.outcome === 'success' ? 'ok' : e.outcome === 'stopped' ? 'stopped' : 'failed');
-        if (current !== null && current.node.dataset.status === 'running')
-          setStatus(current.node, e.outcome === 'stopped' ? 'stopped' : 'failed');
-        for (const s of bySubtask.values())
-          if (s.node.dataset.status === 'running') setStatus(s.node, e.outcome === 'stopped' ? 'stopped' : 'failed');
-        rootHead.append(el('span', { class: 'act-outcome' }, ` → ${e.outcome}: ${e.reason}`));
-        return;
-      }
-      const b = e.body as Record<string, unknown>;
-      switch (e.kind) {
-        case 'tool_call':
-          current?.details.append(
-            section(
-              'Execution',
-              el(
-                'p',
-                {},
-                `ran ${(Number(b['end_s']) - Number(b['start_s'])).toFixed(2)} s of ${text(b['timeout_s'])} s; response `,
-              ),
-              el('pre', {}, JSON.stringify(b['response'], null, 2)),
-            ),
-          );
-          break;
-        case 'verifier_result': {
-          let list = current?.details.querySelector<HTMLElement>('.act-post');
-          if (current !== null && (list === null || list === undefined)) {
-            list = el('ul', { class: 'act-post' });
-            current.details.append(section('Postconditions (sensor evidence)', list));
-          }
-          list?.append(
-            check(
-              String(b['postcondition']),
-              String(b['expr']),
-              b['pass'] === true,
-              b['observed'],
-              b['error'] as string | undefined,
-            ),
-          );
-          break;
-        }
-        case 'failure_record':
-          if (current !== null) {
-            setStatus(current.node, 'failed');
-            current.node.setAttribute('aria-expanded', 'true');
-            current.details.append(
-              section(
-                'Failure record',
-                el(
-                  'p',
-                  { class: 'act-failure' },
-                  `${text(b['stage'])} "${text(b['violated'])}" failed → `,
-                  el('strong', {}, text(b['label'])),
-                  ` (${text(b['class'])})`,
-                  b['reason'] !== undefined ? ` — ${text(b['reason'])}` : '',
-                ),
-                el(
-                  'pre',
-                  {},
-                  JSON.stringify(
-                    {
-                      expr: b['expr'],
-                      observed: b['observed'],
-                      ...(b['world_error'] !== undefined ? { world_error: b['world_error'] } : {}),
-                    },
-                    null,
-                    2,
-                  ),
-                ),
-              ),
-            );
-          }
-          break;
-        case 'evidence':
-          if (b['verifier'] === 'schema') {
-            note('act-invalid', 'failed', `✗ invalid proposal: ${text(b['errors'])}`);
-          } else if (b['failure_label'] === null && current !== null) {
-            setStatus(current.node, 'ok');
-            setStatus(subtask(lastSubtask).node, 'ok');
-          }
-          break;
-        case 'replan':
-          note(
-            'act-replan',
-            'info',
-            `↻ replan ${text(b['replan'])} of ${text(b['budget'])} after ${text(b['trigger'])}${b['granted_by'] === 'operator' ? ' (granted by the operator)' : ''}`,
-          );
-          break;
-        case 'escalation':
-          note('act-escalation', 'failed', `⚠ escalation #${text(b['n'])} (${text(b['cause'])}): ${text(b['reason'])}`);
-          break;
-        case 'operator_decision':
-          note(
-            'act-decision',
-            'info',
-            `operator ${text(b['operator'])}: ${text(b['decision'])} — ${text(b['reason'])}`,
-          );
-          break;
-      }
+      if (e.topic === 'act.end') showEnd(t, e);
+      else showRecord(t, e);
     },
     counts() {
       const c: Record<Status, number> = { running: 0, ok: 0, failed: 0, info: 0, stopped: 0 };

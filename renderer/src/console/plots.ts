@@ -2,9 +2,9 @@
  * The console's live plots (uPlot): position, speed, distance to the next waypoint and the monitor's
  * automaton state against the mission step, with the run's progress (waypoint k of n, suffix
  * traversals, elapsed time) above them. Ticks are buffered (plots-model.ts) and the charts redrawn
- * at most every REDRAW_MS in an animation frame: at 60 robot updates a second a redraw per tick cost
- * a third of the main thread under software rendering (docs/BENCHMARKS.md), and a plot read by eye
- * loses nothing at 20 redraws a second while the robot marker still moves with every tick.
+ * at most every REDRAW_MS in an animation frame: a redraw per tick would take much of the main thread
+ * under software rendering (docs/BENCHMARKS.md measures it), and a plot read by eye loses nothing at
+ * that rate while the robot marker still moves with every tick.
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -70,6 +70,68 @@ const HEIGHT = 120;
 /** Least time between two redraws of the charts. */
 const REDRAW_MS = 50;
 
+/** Narrowest a chart may be and keep its title whole; the gap between charts (plots.css). */
+const MIN_WIDTH = 160;
+const GAP = 8;
+
+/**
+ * Each chart's size in a strip `w` px wide: side by side when they fit at MIN_WIDTH, else in rows (lower, so two rows
+ * leave the maze its room); never wider than the strip.
+ */
+export function chartSize(w: number, n: number): { width: number; height: number } {
+  const cols = Math.max(1, Math.min(n, Math.floor((w + GAP) / (MIN_WIDTH + GAP))));
+  return {
+    width: Math.max(1, Math.floor((w - GAP * (cols - 1)) / cols)),
+    height: cols < n ? Math.round(HEIGHT * 0.75) : HEIGHT,
+  };
+}
+
+interface Chart {
+  readonly spec: ChartSpec;
+  readonly root: HTMLElement;
+  readonly plot: uPlot;
+}
+
+/** One chart of the strip: its root (with data-points, data-last) and its uPlot. */
+function createChart(spec: ChartSpec, strip: HTMLElement, stepped: uPlot.Series.PathBuilder | undefined): Chart {
+  const root = el('div', { id: spec.id, class: 'plot', 'data-points': '0' });
+  strip.append(root);
+  const plot = new uPlot(
+    {
+      width: 300,
+      height: HEIGHT,
+      title: `${spec.title} (${spec.unit})`,
+      scales: {
+        x: { time: false },
+        ...(spec.integer
+          ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } }
+          : {}),
+      },
+      legend: { show: true, live: false },
+      cursor: { drag: { x: false, y: false } },
+      axes: [
+        { size: 28, label: undefined },
+        { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) },
+      ],
+      series: [
+        { label: 'step' },
+        ...spec.series.map((s) => ({
+          label: s.label,
+          stroke: s.stroke,
+          width: 1.5,
+          spanGaps: false,
+          points: { show: false },
+          ...(s.dash !== undefined ? { dash: s.dash } : {}),
+          ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
+        })),
+      ],
+    },
+    [[], ...spec.series.map(() => [])],
+    root,
+  );
+  return { spec, root, plot };
+}
+
 export function createLivePlots(): LivePlots {
   const data = new TickSeries();
   const show = el('input', { id: 'plots-show', type: 'checkbox', checked: '' });
@@ -92,44 +154,7 @@ export function createLivePlots(): LivePlots {
     strip,
   );
   const stepped = uPlot.paths.stepped?.({ align: 1 });
-  const charts: { spec: ChartSpec; root: HTMLElement; plot: uPlot }[] = CHARTS.map((spec) => {
-    const root = el('div', { id: spec.id, class: 'plot', 'data-points': '0' });
-    strip.append(root);
-    const plot = new uPlot(
-      {
-        width: 300,
-        height: HEIGHT,
-        title: `${spec.title} (${spec.unit})`,
-        scales: {
-          x: { time: false },
-          ...(spec.integer
-            ? { y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 0) + 0.5)] } }
-            : {}),
-        },
-        legend: { show: true, live: false },
-        cursor: { drag: { x: false, y: false } },
-        axes: [
-          { size: 28, label: undefined },
-          { size: 44, ...(spec.integer ? { incrs: [1, 2, 5, 10] } : {}) },
-        ],
-        series: [
-          { label: 'step' },
-          ...spec.series.map((s) => ({
-            label: s.label,
-            stroke: s.stroke,
-            width: 1.5,
-            spanGaps: false,
-            points: { show: false },
-            ...(s.dash !== undefined ? { dash: s.dash } : {}),
-            ...(s.stepped === true && stepped !== undefined ? { paths: stepped } : {}),
-          })),
-        ],
-      },
-      [[], ...spec.series.map(() => [])],
-      root,
-    );
-    return { spec, root, plot };
-  });
+  const charts = CHARTS.map((spec) => createChart(spec, strip, stepped));
 
   let frame = 0;
   let drawn = -Infinity;
@@ -171,8 +196,8 @@ export function createLivePlots(): LivePlots {
     if (!show.checked) return;
     const w = strip.clientWidth;
     if (w === 0) return;
-    const each = Math.max(160, Math.floor((w - 8 * (charts.length - 1)) / charts.length));
-    for (const c of charts) c.plot.setSize({ width: each, height: HEIGHT });
+    const { width, height } = chartSize(w, charts.length);
+    for (const c of charts) c.plot.setSize({ width, height });
   };
   new ResizeObserver(resize).observe(strip);
   show.addEventListener('change', () => {

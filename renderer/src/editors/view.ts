@@ -91,11 +91,16 @@ export class EditorsView {
       { class: 'editors-bar' },
       this.tabs,
       el('span', { class: 'spacer' }),
-      el('label', { for: 'editors-world' }, 'World '),
-      this.worlds.select,
-      this.reloadButton,
-      this.useButton,
-      this.saveButton,
+      // The world and the buttons wrap together, under the tabs, when a narrow window cannot hold both.
+      el(
+        'span',
+        { class: 'editors-tools' },
+        el('label', { for: 'editors-world' }, 'World '),
+        this.worlds.select,
+        this.reloadButton,
+        this.useButton,
+        this.saveButton,
+      ),
     );
     root.append(
       el(
