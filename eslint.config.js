@@ -66,7 +66,10 @@ const PRELOAD_SANDBOXED = "The preload is sandboxed: it may require only 'electr
  * contract ← core ← platform/services/backends ← app ← api/cli. The contract and the core are pure;
  * the renderer sees the contract only; the preload may only name the contract's types. The process
  * entries (main/witness.ts, main/electron/) compose front ends. A file outside every layer (tests,
- * scripts) may import anything. docs/ARCHITECTURE.md shows the same table.
+ * scripts) may import anything. The application layer sees the backends through their catalogue
+ * only (main/backends/catalogue.ts: worlds open by id, and what the workflows need of a backend
+ * without naming one); the benchmarks, which measure the backends themselves, may use them directly.
+ * The first layer a file falls in is its own. docs/ARCHITECTURE.md shows the same table.
  */
 const LAYERS = [
   { layer: 'main/contract', may: ['main/contract'] },
@@ -75,8 +78,16 @@ const LAYERS = [
   { layer: 'main/services', may: ['main/contract', 'main/core', 'main/platform', 'main/services'] },
   { layer: 'main/backends', may: ['main/contract', 'main/core', 'main/platform', 'main/backends'] },
   {
-    layer: 'main/app',
+    layer: 'main/app/bench',
     may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'],
+  },
+  {
+    layer: 'main/app',
+    may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends/catalogue.ts', 'main/app'],
+    why: {
+      'main/backends':
+        'worlds open through the backend catalogue: main/app may import main/backends/catalogue.ts and no other module of main/backends (add what a workflow needs of a backend to the catalogue)',
+    },
   },
   { layer: 'main/api', may: ['main/contract', 'main/app', 'main/api'] },
   { layer: 'main/cli', may: ['main/contract', 'main/app', 'main/cli'] },
@@ -86,11 +97,43 @@ const LAYERS = [
   { layer: 'renderer', may: ['main/contract', 'renderer'] },
 ];
 
+/**
+ * The benchmarks' SQLite baselines: raw better-sqlite3, what the audit store and the bag reader are
+ * measured against.
+ */
+const BENCH_SQLITE = ['main/app/bench/audit-bench.ts', 'main/app/bench/rosbag-bench.ts'];
+
+/**
+ * The packages a layer's file may import, where it is not every layer: each package only in the
+ * folders (or files) named, so a heavy or native module stays where it belongs and a front end
+ * loads it only when it runs that code. Files outside every layer (tests, scripts) may import any.
+ * `@tensorflow/` stands for every package of that scope. docs/ARCHITECTURE.md shows the same table.
+ */
+
+const PACKAGES = [
+  { pkg: 'better-sqlite3', only: ['main/services/audit', 'main/services/datasets/rosbag2', ...BENCH_SQLITE] },
+  { pkg: 'electron', only: ['main/electron', 'preload'] },
+  { pkg: 'onnxruntime-node', only: ['main/services/models', 'main/services/training'] },
+  { pkg: 'mujoco-js', only: ['main/backends/mujoco'] },
+  { pkg: 'rclnodejs', only: ['main/backends/ros2'] },
+  { pkg: '@tensorflow/', only: ['main/services/training'] },
+  { pkg: 'commander', only: ['main/cli'] },
+  { pkg: 'ws', only: ['main/api/web', 'main/services/audit/foxglove-live.ts'] },
+];
+
 const within = (rel, dir) => rel === dir || rel.startsWith(`${dir}/`);
 const layerOf = (rel) => LAYERS.find((l) => within(rel, l.layer)) ?? null;
+/** The PACKAGES row of an import specifier (a bare one: a package, or a path inside one), or null. */
+const packageOf = (spec) =>
+  PACKAGES.find((p) =>
+    p.pkg.endsWith('/') ? spec.startsWith(p.pkg) : spec === p.pkg || spec.startsWith(`${p.pkg}/`),
+  ) ?? null;
 const ROOT = import.meta.dirname;
 
-/** A local rule: every relative import must land in a layer the importing file's layer may use. */
+/**
+ * A local rule: every relative import must land in a layer the importing file's layer may use, and a
+ * package of the PACKAGES table is imported only where the table allows it.
+ */
 const layersPlugin = {
   rules: {
     imports: {
@@ -104,7 +147,16 @@ const layersPlugin = {
         const own = layerOf(from);
         if (own === null) return {};
         const check = (node, spec, typeOnly) => {
-          if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+          if (typeof spec !== 'string') return;
+          if (!spec.startsWith('.')) {
+            const p = packageOf(spec);
+            if (p !== null && !p.only.some((m) => within(from, m)))
+              context.report({
+                node,
+                message: `${spec} may be imported only in ${p.only.join(', ')}, not in ${from} (the package table in eslint.config.js, docs/ARCHITECTURE.md)`,
+              });
+            return;
+          }
           const target = path
             .relative(ROOT, path.resolve(path.dirname(context.filename), spec))
             .split(path.sep)
@@ -113,9 +165,13 @@ const layersPlugin = {
           const to = layerOf(target);
           const allowed = own.may.some((m) => within(target, m));
           if (!allowed) {
+            const why = Object.entries(own.why ?? {}).find(([dir]) => within(target, dir))?.[1];
             context.report({
               node,
-              message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`,
+              message:
+                why !== undefined
+                  ? `${own.layer} may not import ${spec}: ${why} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`
+                  : `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`,
             });
           } else if (own.typesOnly?.some((m) => within(target, m)) && !typeOnly) {
             context.report({ node, message: `${own.layer} may use ${spec} through \`import type\` only` });

@@ -70,6 +70,71 @@ test('a wrong import is a lint error naming both layers and what the importer ma
   );
 });
 
+test('the application layer opens worlds through the backend catalogue and imports no other backend module', async () => {
+  assert.deepEqual(
+    await layering(
+      'main/app/probe.js',
+      "import { loadModel } from '../backends/mujoco/runtime.js';\nexport const l = loadModel;\n",
+    ),
+    [
+      'main/app may not import ../backends/mujoco/runtime.js: worlds open through the backend catalogue: main/app may import main/backends/catalogue.ts and no other module of main/backends (add what a workflow needs of a backend to the catalogue) (the layer table in eslint.config.js, docs/ARCHITECTURE.md)',
+    ],
+  );
+  assert.match(
+    (await layering('main/app/probe.js', "const w = await import('../backends/ros2/world.js');\nexport { w };\n"))[0]!,
+    /^main\/app may not import \.\.\/backends\/ros2\/world\.js: worlds open through the backend catalogue/,
+  );
+});
+
+test('a package is imported only in the layers the package table names', async () => {
+  const refused: [string, string, RegExp][] = [
+    [
+      'main/app/probe.js',
+      'better-sqlite3',
+      /^better-sqlite3 may be imported only in main\/services\/audit, main\/services\/datasets\/rosbag2/,
+    ],
+    [
+      'main/services/probe.js',
+      'electron',
+      /^electron may be imported only in main\/electron, preload, not in main\/services\/probe\.js/,
+    ],
+    [
+      'main/app/probe.js',
+      'onnxruntime-node',
+      /^onnxruntime-node may be imported only in main\/services\/models, main\/services\/training/,
+    ],
+    ['main/backends/ros2/probe.js', 'mujoco-js', /^mujoco-js may be imported only in main\/backends\/mujoco,/],
+    ['main/backends/mujoco/probe.js', 'rclnodejs', /^rclnodejs may be imported only in main\/backends\/ros2,/],
+    [
+      'main/services/models/probe.js',
+      '@tensorflow/tfjs-node',
+      /^@tensorflow\/tfjs-node may be imported only in main\/services\/training,/,
+    ],
+    ['main/app/probe.js', 'commander', /^commander may be imported only in main\/cli,/],
+    ['main/api/ipc/probe.js', 'ws', /^ws may be imported only in main\/api\/web,/],
+  ];
+  for (const [file, pkg, message] of refused) {
+    const found = await layering(file, `import x from '${pkg}';\nexport const y = x;\n`);
+    assert.ok(
+      found.some((m) => message.test(m)),
+      `${pkg} in ${file}: ${JSON.stringify(found)}`,
+    );
+  }
+  const allowed: [string, string][] = [
+    ['main/services/audit/probe.js', 'better-sqlite3'],
+    ['main/services/datasets/rosbag2/probe.js', 'better-sqlite3'],
+    ['main/services/models/probe.js', 'onnxruntime-node'],
+    ['main/backends/mujoco/probe.js', 'mujoco-js'],
+    ['main/backends/ros2/probe.js', 'rclnodejs'],
+    ['main/services/training/probe.js', '@tensorflow/tfjs'],
+    ['main/cli/probe.js', 'commander'],
+    ['main/api/web/probe.js', 'ws'],
+    ['test/probe.js', 'better-sqlite3'],
+  ];
+  for (const [file, pkg] of allowed)
+    assert.deepEqual(await layering(file, `import x from '${pkg}';\nexport const y = x;\n`), [], `${pkg} in ${file}`);
+});
+
 test('imports the table allows pass', async () => {
   assert.deepEqual(
     await layering(
