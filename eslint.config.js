@@ -121,6 +121,32 @@ const PACKAGES = [
   { pkg: 'ws', only: ['main/api/web', 'main/services/audit/foxglove-live.ts'] },
 ];
 
+/**
+ * platform/files is the only durable writer: outside it, main/ imports none of node:fs's functions
+ * that write, rename, copy or flush a file (and no node:fs object whole, whose methods would). The
+ * audit log's SQLite database is written by SQLite, not through node:fs.
+ */
+const FS_WRITER = 'main/platform/files.ts';
+const FS_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
+const FS_WRITES = new Set(
+  [
+    'writeFile',
+    'appendFile',
+    'rename',
+    'copyFile',
+    'cp',
+    'createWriteStream',
+    'fsync',
+    'fdatasync',
+    'write',
+    'writev',
+    'truncate',
+    'ftruncate',
+    'link',
+    'symlink',
+  ].flatMap((f) => [f, `${f}Sync`]),
+);
+
 const within = (rel, dir) => rel === dir || rel.startsWith(`${dir}/`);
 const layerOf = (rel) => LAYERS.find((l) => within(rel, l.layer)) ?? null;
 /** The PACKAGES row of an import specifier (a bare one: a package, or a path inside one), or null. */
@@ -136,6 +162,42 @@ const ROOT = import.meta.dirname;
  */
 const layersPlugin = {
   rules: {
+    'fs-writes': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        docs: { description: 'main/ writes files through main/platform/files.ts only' },
+      },
+      create(context) {
+        const from = path.relative(ROOT, context.filename).split(path.sep).join('/');
+        if (!within(from, 'main') || from === FS_WRITER) return {};
+        const why = `write files through ${FS_WRITER} (atomic writes, streams, durable journal lines, private copies): it is the only durable writer (eslint.config.js, docs/ARCHITECTURE.md)`;
+        const check = (node, spec, specifiers) => {
+          if (!FS_MODULES.includes(spec)) return;
+          for (const sp of specifiers) {
+            if (sp.type !== 'ImportSpecifier') {
+              context.report({ node: sp, message: `import named functions of ${spec}, not the whole module: ${why}` });
+              continue;
+            }
+            const name = sp.imported.type === 'Identifier' ? sp.imported.name : sp.imported.value;
+            if (FS_WRITES.has(name))
+              context.report({ node: sp, message: `${name} of ${spec} is not for ${from}: ${why}` });
+          }
+        };
+        return {
+          ImportDeclaration: (n) =>
+            check(
+              n,
+              n.source.value,
+              n.importKind === 'type' ? [] : n.specifiers.filter((sp) => sp.importKind !== 'type'),
+            ),
+          ImportExpression: (n) =>
+            n.source.type === 'Literal' &&
+            FS_MODULES.includes(n.source.value) &&
+            context.report({ node: n, message: `no dynamic import of ${n.source.value}: ${why}` }),
+        };
+      },
+    },
     imports: {
       meta: {
         type: 'problem',
@@ -305,6 +367,6 @@ export default tseslint.config(
     name: 'witness/layering/table',
     files: ALL_FILES,
     plugins: { witness: layersPlugin },
-    rules: { 'witness/imports': 'error' },
+    rules: { 'witness/imports': 'error', 'witness/fs-writes': 'error' },
   },
 );

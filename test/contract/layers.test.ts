@@ -15,7 +15,9 @@ const eslint = new ESLint({ cwd: ROOT });
 async function layering(rel: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: path.join(ROOT, rel) });
   return r!.messages
-    .filter((m) => m.ruleId === 'witness/imports' || m.ruleId === '@typescript-eslint/no-restricted-imports')
+    .filter((m) =>
+      ['witness/imports', 'witness/fs-writes', '@typescript-eslint/no-restricted-imports'].includes(m.ruleId ?? ''),
+    )
     .map((m) => m.message);
 }
 
@@ -133,6 +135,31 @@ test('a package is imported only in the layers the package table names', async (
   ];
   for (const [file, pkg] of allowed)
     assert.deepEqual(await layering(file, `import x from '${pkg}';\nexport const y = x;\n`), [], `${pkg} in ${file}`);
+});
+
+test("node:fs's writing functions are refused in main/ outside platform/files.ts; reading ones and tests pass", async () => {
+  const code =
+    "import { readFileSync, writeFileSync } from 'node:fs';\nimport { rename } from 'node:fs/promises';\nexport const x = [readFileSync, writeFileSync, rename];\n";
+  const found = await layering('main/services/probe.js', code);
+  assert.equal(found.length, 2);
+  assert.match(
+    found[0]!,
+    /^writeFileSync of node:fs is not for main\/services\/probe\.js: write files through main\/platform\/files\.ts/,
+  );
+  assert.match(found[1]!, /^rename of node:fs\/promises is not for main\/services\/probe\.js/);
+  assert.match(
+    (await layering('main/app/probe.js', "import fs from 'fs';\nexport const f = fs;\n"))[0]!,
+    /^import named functions of fs, not the whole module/,
+  );
+  assert.deepEqual(await layering('main/platform/files.ts', code), []);
+  assert.deepEqual(await layering('test/probe.js', code), []);
+  assert.deepEqual(
+    await layering(
+      'main/app/probe.js',
+      "import { readFileSync, mkdirSync } from 'node:fs';\nexport const x = [readFileSync, mkdirSync];\n",
+    ),
+    [],
+  );
 });
 
 test('imports the table allows pass', async () => {

@@ -13,8 +13,8 @@ import {
   type RecoveryParams,
 } from '../../core/exec/executor.js';
 import { bodyOf } from '../mission.js';
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { writeFileAtomic } from '../../platform/files.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { appendLineDurable, writeFileAtomic } from '../../platform/files.js';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
@@ -154,13 +154,7 @@ async function resume(file: string, header: Header): Promise<Map<string, TaskOut
 }
 
 function append(file: string, o: TaskOutcome): void {
-  const fd = openSync(file, 'a');
-  try {
-    appendFileSync(fd, JSON.stringify(o) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendLineDurable(file, JSON.stringify(o));
 }
 
 export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutcome[]> {
