@@ -98,12 +98,6 @@ const LAYERS = [
 ];
 
 /**
- * The benchmarks' SQLite baselines: raw better-sqlite3, what the audit store and the bag reader are
- * measured against.
- */
-const BENCH_SQLITE = ['main/app/bench/audit-bench.ts', 'main/app/bench/rosbag-bench.ts'];
-
-/**
  * The packages a layer's file may import, where it is not every layer: each package only in the
  * folders (or files) named, so a heavy or native module stays where it belongs and a front end
  * loads it only when it runs that code. Files outside every layer (tests, scripts) may import any.
@@ -111,7 +105,7 @@ const BENCH_SQLITE = ['main/app/bench/audit-bench.ts', 'main/app/bench/rosbag-be
  */
 
 const PACKAGES = [
-  { pkg: 'better-sqlite3', only: ['main/services/audit', 'main/services/datasets/rosbag2', ...BENCH_SQLITE] },
+  { pkg: 'better-sqlite3', only: ['main/services/audit', 'main/services/datasets/rosbag2'] },
   { pkg: 'electron', only: ['main/electron', 'preload'] },
   { pkg: 'onnxruntime-node', only: ['main/services/models', 'main/services/training'] },
   { pkg: 'mujoco-js', only: ['main/backends/mujoco'] },
