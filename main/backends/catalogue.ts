@@ -157,25 +157,38 @@ export function worldEntry(id: string, base = process.cwd()): WorldEntry {
   return { ...e, open: async (o = {}) => withFaults(await e.open(o), o.faults ?? []) };
 }
 
+/** The kinds of world: which ids each answers, and how its entry is made (none is opened here). */
+const WORLD_KINDS: readonly {
+  readonly kind: WorldKind;
+  owns(id: string): boolean;
+  entry(id: string, base: string): WorldEntry;
+}[] = [
+  { kind: 'maze', owns: (id) => (MAZE_WORLDS as readonly string[]).includes(id), entry: mazeEntry },
+  { kind: 'antmaze', owns: (id) => (ANT_WORLDS as readonly string[]).includes(id), entry: antEntry },
+  { kind: 'tabletop', owns: (id) => id === TABLETOP_ID, entry: tabletopEntry },
+  { kind: 'ros2', owns: (id) => id.startsWith('ros2:'), entry: ros2EntryOf },
+];
+
 function catalogueEntry(id: string, base: string): WorldEntry {
-  if (id.startsWith('ros2:')) {
-    const file = id.slice('ros2:'.length);
-    if (file === '')
-      throw new WorldError(
-        'not-found',
-        id,
-        'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json',
-      );
-    return ros2Entry(id, path.resolve(base, file));
-  }
-  if ((MAZE_WORLDS as readonly string[]).includes(id)) return mazeEntry(id);
-  if ((ANT_WORLDS as readonly string[]).includes(id)) return antEntry(id);
-  if (id === TABLETOP_ID) return tabletopEntry();
+  const kind = WORLD_KINDS.find((k) => k.owns(id));
+  if (kind !== undefined) return kind.entry(id, base);
   throw new WorldError(
     'not-found',
     id,
     `no such world; the embedded worlds are ${EMBEDDED_WORLDS.join(', ')} (a ROS 2 robot: ros2:<configuration file>)`,
   );
+}
+
+/** `ros2:<configuration file>`, the file relative to `base`. */
+function ros2EntryOf(id: string, base: string): WorldEntry {
+  const file = id.slice('ros2:'.length);
+  if (file === '')
+    throw new WorldError(
+      'not-found',
+      id,
+      'ros2: needs a configuration file, e.g. ros2:assets/ros2/nav2-mobile-manipulator.json',
+    );
+  return ros2Entry(id, path.resolve(base, file));
 }
 
 /** The shipped MJCF scene of a maze world (point mass or Ant), whether or not it exists yet. */
