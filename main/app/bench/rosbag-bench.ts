@@ -21,7 +21,8 @@ import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2jazzy } from '@foxglove/rosmsg-msgs-common';
 import { db3BagWriter, scanDb3Rows } from '../../services/datasets/rosbag2/db3-raw.js';
 import { importBag } from '../bag-import.js';
-import { McapFileWritable } from '../../services/datasets/rosbag2/mcap-file.js';
+import { SinkWritable } from '../../services/datasets/rosbag2/mcap-file.js';
+import { type ByteSink, writeAtomicStream } from '../../platform/files.js';
 
 export type BenchStorage = 'mcap' | 'sqlite3';
 
@@ -95,9 +96,8 @@ interface BagSink {
 }
 
 async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void> }> {
-  const fh = await open(file, 'w');
-  const sink = new McapFileWritable(fh);
-  const w = new McapWriter({ writable: sink, chunkSize: 1 << 20 });
+  const { sink, written, complete } = await openStream(file);
+  const w = new McapWriter({ writable: new SinkWritable(sink), chunkSize: 1 << 20 });
   await w.start({ profile: 'ros2', library: 'witness bench rosbag' });
   const ch: number[] = [];
   for (const t of TOPICS) {
@@ -110,13 +110,45 @@ async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void
     ch.push(await w.registerChannel({ topic: t.topic, schemaId, messageEncoding: 'cdr', metadata: new Map() }));
   }
   let seq = 0;
+  let ended = false;
   return {
-    size: () => sink.position(),
+    size: () => BigInt(sink.bytes),
     add: (topic, ns, data) =>
       w.addMessage({ channelId: ch[topic]!, sequence: seq++, logTime: ns, publishTime: ns, data }),
-    end: () => w.end(),
-    close: () => fh.close(),
+    end: async () => {
+      await w.end();
+      ended = true;
+      complete(null);
+      await written;
+    },
+    // A bag not ended is not kept: its temporary is removed.
+    close: async () => {
+      if (!ended) complete(new Error(`${file}: the bag was not completed`));
+      await written.catch(() => undefined);
+    },
   };
+}
+
+/**
+ * A file written through platform/files's streaming writer by calls from outside its fill: the
+ * sink once the temporary is open, the write's promise (it settles after `complete`: renamed into
+ * place on null, removed on an error).
+ */
+async function openStream(
+  file: string,
+): Promise<{ sink: ByteSink; written: Promise<void>; complete: (e: Error | null) => void }> {
+  let complete: (e: Error | null) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    complete = (e) => (e === null ? resolve() : reject(e));
+  });
+  let opened: (s: ByteSink) => void = () => undefined;
+  const ready = new Promise<ByteSink>((resolve) => (opened = resolve));
+  const written = writeAtomicStream(file, async (s) => {
+    opened(s);
+    await done;
+  });
+  const sink = await Promise.race([ready, written.then(() => ready)]);
+  return { sink, written, complete };
 }
 
 /** A .db3 with Jazzy's rosbag2 tables (schema 4), rows inserted in transactions of 2,000. */
