@@ -66,7 +66,11 @@ const PRELOAD_SANDBOXED = "The preload is sandboxed: it may require only 'electr
  * contract ← core ← platform/services/backends ← app ← api/cli. The contract and the core are pure;
  * the renderer sees the contract only; the preload may only name the contract's types. The process
  * entries (main/witness.ts, main/electron/) compose front ends. A file outside every layer (tests,
- * scripts) may import anything. docs/ARCHITECTURE.md shows the same table.
+ * scripts) may import anything. The application layer sees the backends through their catalogue
+ * only (main/backends/catalogue.ts: worlds open by id, and what the workflows need of a backend
+ * without naming one); the benchmarks (main/bench, a front end beside main/cli), which measure the
+ * backends themselves, may use them directly.
+ * The first layer a file falls in is its own. docs/ARCHITECTURE.md shows the same table.
  */
 const LAYERS = [
   { layer: 'main/contract', may: ['main/contract'] },
@@ -76,7 +80,11 @@ const LAYERS = [
   { layer: 'main/backends', may: ['main/contract', 'main/core', 'main/platform', 'main/backends'] },
   {
     layer: 'main/app',
-    may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends', 'main/app'],
+    may: ['main/contract', 'main/core', 'main/platform', 'main/services', 'main/backends/catalogue.ts', 'main/app'],
+    why: {
+      'main/backends':
+        'worlds open through the backend catalogue: main/app may import main/backends/catalogue.ts and no other module of main/backends (add what a workflow needs of a backend to the catalogue)',
+    },
   },
   { layer: 'main/api', may: ['main/contract', 'main/app', 'main/api'] },
   {
@@ -90,13 +98,101 @@ const LAYERS = [
   { layer: 'renderer', may: ['main/contract', 'renderer'] },
 ];
 
+/**
+ * The packages a layer's file may import, where it is not every layer: each package only in the
+ * folders (or files) named, so a heavy or native module stays where it belongs and a front end
+ * loads it only when it runs that code. Files outside every layer (tests, scripts) may import any.
+ * `@tensorflow/` stands for every package of that scope. docs/ARCHITECTURE.md shows the same table.
+ */
+
+const PACKAGES = [
+  { pkg: 'better-sqlite3', only: ['main/services/audit', 'main/services/datasets/rosbag2'] },
+  { pkg: 'electron', only: ['main/electron', 'preload'] },
+  { pkg: 'onnxruntime-node', only: ['main/services/models', 'main/services/training'] },
+  { pkg: 'mujoco-js', only: ['main/backends/mujoco'] },
+  { pkg: 'rclnodejs', only: ['main/backends/ros2'] },
+  { pkg: '@tensorflow/', only: ['main/services/training'] },
+  { pkg: 'commander', only: ['main/cli'] },
+  { pkg: 'ws', only: ['main/api/web', 'main/services/audit/foxglove-live.ts'] },
+];
+
+/**
+ * platform/files is the only durable writer: outside it, main/ imports none of node:fs's functions
+ * that write, rename, copy or flush a file (and no node:fs object whole, whose methods would). The
+ * audit log's SQLite database is written by SQLite, not through node:fs.
+ */
+const FS_WRITER = 'main/platform/files.ts';
+const FS_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
+const FS_WRITES = new Set(
+  [
+    'writeFile',
+    'appendFile',
+    'rename',
+    'copyFile',
+    'cp',
+    'createWriteStream',
+    'fsync',
+    'fdatasync',
+    'write',
+    'writev',
+    'truncate',
+    'ftruncate',
+    'link',
+    'symlink',
+  ].flatMap((f) => [f, `${f}Sync`]),
+);
+
 const within = (rel, dir) => rel === dir || rel.startsWith(`${dir}/`);
 const layerOf = (rel) => LAYERS.find((l) => within(rel, l.layer)) ?? null;
+/** The PACKAGES row of an import specifier (a bare one: a package, or a path inside one), or null. */
+const packageOf = (spec) =>
+  PACKAGES.find((p) =>
+    p.pkg.endsWith('/') ? spec.startsWith(p.pkg) : spec === p.pkg || spec.startsWith(`${p.pkg}/`),
+  ) ?? null;
 const ROOT = import.meta.dirname;
 
-/** A local rule: every relative import must land in a layer the importing file's layer may use. */
+/**
+ * A local rule: every relative import must land in a layer the importing file's layer may use, and a
+ * package of the PACKAGES table is imported only where the table allows it.
+ */
 const layersPlugin = {
   rules: {
+    'fs-writes': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        docs: { description: 'main/ writes files through main/platform/files.ts only' },
+      },
+      create(context) {
+        const from = path.relative(ROOT, context.filename).split(path.sep).join('/');
+        if (!within(from, 'main') || from === FS_WRITER) return {};
+        const why = `write files through ${FS_WRITER} (atomic writes, streams, durable journal lines, private copies): it is the only durable writer (eslint.config.js, docs/ARCHITECTURE.md)`;
+        const check = (node, spec, specifiers) => {
+          if (!FS_MODULES.includes(spec)) return;
+          for (const sp of specifiers) {
+            if (sp.type !== 'ImportSpecifier') {
+              context.report({ node: sp, message: `import named functions of ${spec}, not the whole module: ${why}` });
+              continue;
+            }
+            const name = sp.imported.type === 'Identifier' ? sp.imported.name : sp.imported.value;
+            if (FS_WRITES.has(name))
+              context.report({ node: sp, message: `${name} of ${spec} is not for ${from}: ${why}` });
+          }
+        };
+        return {
+          ImportDeclaration: (n) =>
+            check(
+              n,
+              n.source.value,
+              n.importKind === 'type' ? [] : n.specifiers.filter((sp) => sp.importKind !== 'type'),
+            ),
+          ImportExpression: (n) =>
+            n.source.type === 'Literal' &&
+            FS_MODULES.includes(n.source.value) &&
+            context.report({ node: n, message: `no dynamic import of ${n.source.value}: ${why}` }),
+        };
+      },
+    },
     imports: {
       meta: {
         type: 'problem',
@@ -108,7 +204,16 @@ const layersPlugin = {
         const own = layerOf(from);
         if (own === null) return {};
         const check = (node, spec, typeOnly) => {
-          if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+          if (typeof spec !== 'string') return;
+          if (!spec.startsWith('.')) {
+            const p = packageOf(spec);
+            if (p !== null && !p.only.some((m) => within(from, m)))
+              context.report({
+                node,
+                message: `${spec} may be imported only in ${p.only.join(', ')}, not in ${from} (the package table in eslint.config.js, docs/ARCHITECTURE.md)`,
+              });
+            return;
+          }
           const target = path
             .relative(ROOT, path.resolve(path.dirname(context.filename), spec))
             .split(path.sep)
@@ -117,9 +222,13 @@ const layersPlugin = {
           const to = layerOf(target);
           const allowed = own.may.some((m) => within(target, m));
           if (!allowed) {
+            const why = Object.entries(own.why ?? {}).find(([dir]) => within(target, dir))?.[1];
             context.report({
               node,
-              message: `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`,
+              message:
+                why !== undefined
+                  ? `${own.layer} may not import ${spec}: ${why} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`
+                  : `${own.layer} may not import ${to ? to.layer : target} (${spec}): it may use ${own.may.join(', ')} (the layer table in eslint.config.js, docs/ARCHITECTURE.md)`,
             });
           } else if (own.typesOnly?.some((m) => within(target, m)) && !typeOnly) {
             context.report({ node, message: `${own.layer} may use ${spec} through \`import type\` only` });
@@ -253,6 +362,6 @@ export default tseslint.config(
     name: 'witness/layering/table',
     files: ALL_FILES,
     plugins: { witness: layersPlugin },
-    rules: { 'witness/imports': 'error' },
+    rules: { 'witness/imports': 'error', 'witness/fs-writes': 'error' },
   },
 );

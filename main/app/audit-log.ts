@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import { AuditLog } from '../services/audit/store.js';
+import type { AuditLog } from '../services/audit/store.js';
 import { defaultAuditFile } from '../platform/paths.js';
 import { folderFailure } from '../platform/files.js';
 
@@ -15,6 +15,8 @@ export async function openAuditLog(file: string, o: { busyTimeout_ms?: number } 
   await mkdir(path.dirname(path.resolve(file)), { recursive: true }).catch((e: unknown) => {
     throw folderFailure(file, e);
   });
+  // Loaded here, not at the top: a front end that only names the database (`--audit`) loads no SQLite.
+  const { AuditLog } = await import('../services/audit/store.js');
   return AuditLog.open(file, o);
 }
 

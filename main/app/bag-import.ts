@@ -19,10 +19,8 @@ import {
   resampleDriving,
 } from '../core/data/resample.js';
 import { type TfStep, chainTrack } from '../core/data/tf-tree.js';
-import { worldEntry } from '../backends/catalogue.js';
+import { type FieldSpec, fieldType, readField, readRos2Config, worldEntry } from '../backends/catalogue.js';
 import { cellAt } from '../core/world/maze.js';
-import { type FieldSpec, fieldType, readRos2Config } from '../backends/ros2/config.js';
-import { readField } from '../backends/ros2/message-path.js';
 import { writeDataset } from '../services/datasets/format.js';
 import { openBag } from '../services/datasets/rosbag2/bag.js';
 import { BagError, stampText } from '../services/datasets/rosbag2/errors.js';

@@ -6,7 +6,8 @@
  * around the goal's position (the latent graph, π_low, the same budget). Success for both: within
  * `radius` m of the goal's position inside `maxSteps` steps.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../platform/files.js';
 import path from 'node:path';
 import { MISSION_WORLDS, type DatasetKind } from '../contract/defaults.js';
 import { WitnessError } from '../contract/errors.js';
@@ -114,7 +115,7 @@ async function drawFailedPair(
     start: [sx, sy],
     failures: r.timeoutAt !== null ? [[trajectory[2 * r.timeoutAt]!, trajectory[2 * r.timeoutAt + 1]!] as const] : [],
   });
-  await writeFile(path.join(dir, `hiql-pair-${String(p).padStart(3, '0')}.svg`), svg);
+  await writeFileAtomic(path.join(dir, `hiql-pair-${String(p).padStart(3, '0')}.svg`), svg);
 }
 
 export async function evalHiql(o: HiqlEvalRequest): Promise<HiqlEvalReport> {

@@ -7,8 +7,7 @@ import path from 'node:path';
 import { EventBus } from './events.js';
 import { Jobs } from './jobs.js';
 import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultWorkspace } from '../platform/paths.js';
-import type { LoaderDeps } from '../backends/ros2/rclnodejs-loader.js';
-import type { OpenOptions } from '../backends/catalogue.js';
+import type { LoaderDeps, OpenOptions } from '../backends/catalogue.js';
 import type { WorldFault } from '../core/world/faults.js';
 
 export type Transport = 'electron' | 'web' | 'direct';

@@ -19,20 +19,20 @@ import { MAZES, freeCells, validateLayout } from '../core/world/maze.js';
 import { pointMazeMjcf } from '../core/world/mjcf.js';
 import { antMazeMjcf } from '../core/world/ant-mjcf.js';
 import { mazeSvg } from '../core/world/svg.js';
-import { worldEntry } from '../backends/catalogue.js';
-import { sceneFile } from '../backends/mujoco/pointmaze.js';
-import { antSceneFile } from '../backends/mujoco/antmaze.js';
-import { loadModel } from '../backends/mujoco/runtime.js';
-import { type Ros2Config, readRos2Config } from '../backends/ros2/config.js';
 import {
   type LoaderDeps,
+  type ProbeReport,
   type Ros2Availability,
+  type Ros2Config,
   Ros2Unavailable,
+  compileScene,
   describeAvailability,
   loadRclnodejs,
-} from '../backends/ros2/rclnodejs-loader.js';
-import type { ProbeReport } from '../backends/ros2/probe.js';
-import { WorldError } from '../core/world/world.js';
+  mazeSceneFile,
+  probeRos2Robot,
+  readRos2Config,
+  worldEntry,
+} from '../backends/catalogue.js';
 import { readDataset } from '../services/datasets/format.js';
 import { readGraph } from '../services/graph/store.js';
 import { peekManifest } from '../services/models/bundle.js';
@@ -69,7 +69,7 @@ export function mazeWorlds(): WorldRow[] {
       observation: e.spec.observation.names,
       action: e.spec.action.names,
       control_dt_s: e.spec.control_dt_s,
-      scene: e.kind === 'antmaze' ? antSceneFile(id) : sceneFile(id),
+      scene: mazeSceneFile(id),
     };
   });
 }
@@ -88,11 +88,7 @@ export async function checkWorldFile(file: string): Promise<string> {
         { file },
       );
     }
-    const { model, data } = await loadModel(text, file, 'scene');
-    const found = `${model.nq} position coordinates, ${model.nu} actuators, ${model.ngeom} geoms`;
-    data.delete();
-    model.delete();
-    return `${file}: MJCF compiles: ${found}`;
+    return `${file}: MJCF compiles: ${await compileScene(text, file)}`;
   }
   const layout = await readLayoutFile(file);
   return `${file}: layout ${layout.id}, ${layout.grid.length}×${layout.grid[0]!.length} cells, ${freeCells(layout).length} free, all connected`;
@@ -123,8 +119,8 @@ export async function mazeScenes(check: boolean): Promise<{ written: string[]; s
   const written: string[] = [],
     stale: string[] = [];
   const scenes = Object.entries(MAZES).flatMap(([name, layout]) => [
-    { layout, file: sceneFile(`pointmaze-${name}`), make: pointMazeMjcf },
-    { layout, file: antSceneFile(`antmaze-${name}`), make: antMazeMjcf },
+    { layout, file: mazeSceneFile(`pointmaze-${name}`), make: pointMazeMjcf },
+    { layout, file: mazeSceneFile(`antmaze-${name}`), make: antMazeMjcf },
   ]);
   for (const { layout, file, make } of scenes) {
     validateLayout(layout);
@@ -357,19 +353,5 @@ export async function ros2Check(
   if (!a.ok) return { stage: 'config', config, availability: a };
   o.onAvailable?.(a);
   const bound_s = o.timeout_s ?? config.connect_timeout_s;
-  const { Ros2World } = await import('../backends/ros2/world.js');
-  const { probeRos2 } = await import('../backends/ros2/probe.js');
-  let world;
-  try {
-    world = await Ros2World.open(config, a.rcl, { distro: a.distro });
-  } catch (e) {
-    // An interface rclnodejs has no code for: the configuration does not fit this installation.
-    if (e instanceof WorldError) throw new WitnessError('negative', e.message);
-    throw e;
-  }
-  try {
-    return { stage: 'probe', config, availability: a, report: await probeRos2(world, bound_s), bound_s };
-  } finally {
-    await world.close();
-  }
+  return { stage: 'probe', config, availability: a, report: await probeRos2Robot(config, a, bound_s), bound_s };
 }

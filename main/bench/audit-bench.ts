@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
 import { queryPage, verifyChain } from '../services/audit/forensics.js';
-import { MIGRATIONS } from '../services/audit/schema.js';
+import { undurableInsertRate } from '../services/audit/baseline.js';
 import { fmt, summarize } from './stats.js';
 import type { AuditEventBody } from '../contract/audit-events.js';
 import type { WriterJob, WriterMessage } from './audit-writer.js';
@@ -185,29 +184,6 @@ async function concurrentAppends(
   }
 }
 
-/** The baseline: up to 200 000 of the same rows in a bare table, no durability, one transaction (rows/s). */
-function baselineRate(dir: string, events: number): number {
-  const base = new Database(join(dir, 'baseline.sqlite'));
-  base.pragma('journal_mode = WAL');
-  base.pragma('synchronous = OFF');
-  base.exec(MIGRATIONS[0]!);
-  base.prepare("INSERT INTO runs VALUES ('r', 0, 'w', 'b', 'o', 's', '{}', NULL, NULL, '{}')").run();
-  const ins = base.prepare(
-    'INSERT INTO events (seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const nBase = Math.min(events, 200_000);
-  const t0 = performance.now();
-  base.transaction(() => {
-    for (let i = 0; i < nBase; i++) {
-      const e = benchEvent(i);
-      ins.run(i + 1, 'r', i, i, e.kind, e.tool ?? null, e.failure ?? null, JSON.stringify(e.body), 'x', 'y');
-    }
-  })();
-  const baselinePerSecond = nBase / ((performance.now() - t0) / 1000);
-  base.close();
-  return baselinePerSecond;
-}
-
 /** A page of each filter, deep in the log (keyset after the middle): p50 and max of 7 runs each. */
 function timeQueries(
   db: ReturnType<typeof openAuditReadOnly>,
@@ -262,7 +238,7 @@ export async function runAuditBench(
   try {
     // Baseline: the same rows, no durability, one transaction.
     progress?.('baseline');
-    const baselinePerSecond = baselineRate(dir, events);
+    const baselinePerSecond = undurableInsertRate(join(dir, 'baseline.sqlite'), Math.min(events, 200_000), benchEvent);
 
     // Durable appends: at most 20 000 in flight, each acknowledged only after its commit.
     progress?.('append');

@@ -7,8 +7,8 @@
  */
 import { type Body, DEFAULT_EXEC, LEGGED_EXEC, type ExecParams, type RecoveryParams } from '../core/exec/executor.js';
 import { bodyOf } from '../app/mission.js';
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { writeFileAtomic } from '../platform/files.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { appendLineDurable, writeFileAtomic } from '../platform/files.js';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
@@ -148,13 +148,7 @@ async function resume(file: string, header: Header): Promise<Map<string, TaskOut
 }
 
 function append(file: string, o: TaskOutcome): void {
-  const fd = openSync(file, 'a');
-  try {
-    appendFileSync(fd, JSON.stringify(o) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendLineDurable(file, JSON.stringify(o));
 }
 
 export async function runMissionBench(o: MissionBenchOptions): Promise<TaskOutcome[]> {

@@ -19,9 +19,10 @@ import { loadDecompressHandlers } from '@mcap/support';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2jazzy } from '@foxglove/rosmsg-msgs-common';
-import Database from 'better-sqlite3';
+import { db3BagWriter, scanDb3Rows } from '../services/datasets/rosbag2/db3-raw.js';
 import { importBag } from '../app/bag-import.js';
-import { McapFileWritable } from '../services/datasets/rosbag2/mcap-file.js';
+import { SinkWritable } from '../services/datasets/rosbag2/mcap-file.js';
+import { type ByteSink, writeAtomicStream } from '../platform/files.js';
 
 export type BenchStorage = 'mcap' | 'sqlite3';
 
@@ -95,9 +96,8 @@ interface BagSink {
 }
 
 async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void> }> {
-  const fh = await open(file, 'w');
-  const sink = new McapFileWritable(fh);
-  const w = new McapWriter({ writable: sink, chunkSize: 1 << 20 });
+  const { sink, written, complete } = await openStream(file);
+  const w = new McapWriter({ writable: new SinkWritable(sink), chunkSize: 1 << 20 });
   await w.start({ profile: 'ros2', library: 'witness bench rosbag' });
   const ch: number[] = [];
   for (const t of TOPICS) {
@@ -110,63 +110,53 @@ async function mcapSink(file: string): Promise<BagSink & { close(): Promise<void
     ch.push(await w.registerChannel({ topic: t.topic, schemaId, messageEncoding: 'cdr', metadata: new Map() }));
   }
   let seq = 0;
+  let ended = false;
   return {
-    size: () => sink.position(),
+    size: () => BigInt(sink.bytes),
     add: (topic, ns, data) =>
       w.addMessage({ channelId: ch[topic]!, sequence: seq++, logTime: ns, publishTime: ns, data }),
-    end: () => w.end(),
-    close: () => fh.close(),
+    end: async () => {
+      await w.end();
+      ended = true;
+      complete(null);
+      await written;
+    },
+    // A bag not ended is not kept: its temporary is removed.
+    close: async () => {
+      if (!ended) complete(new Error(`${file}: the bag was not completed`));
+      await written.catch(() => undefined);
+    },
   };
+}
+
+/**
+ * A file written through platform/files's streaming writer by calls from outside its fill: the
+ * sink once the temporary is open, the write's promise (it settles after `complete`: renamed into
+ * place on null, removed on an error).
+ */
+async function openStream(
+  file: string,
+): Promise<{ sink: ByteSink; written: Promise<void>; complete: (e: Error | null) => void }> {
+  let complete: (e: Error | null) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    complete = (e) => (e === null ? resolve() : reject(e));
+  });
+  let opened: (s: ByteSink) => void = () => undefined;
+  const ready = new Promise<ByteSink>((resolve) => (opened = resolve));
+  const written = writeAtomicStream(file, async (s) => {
+    opened(s);
+    await done;
+  });
+  const sink = await Promise.race([ready, written.then(() => ready)]);
+  return { sink, written, complete };
 }
 
 /** A .db3 with Jazzy's rosbag2 tables (schema 4), rows inserted in transactions of 2,000. */
 function db3Sink(file: string): BagSink & { close(): Promise<void> } {
-  const db = new Database(file);
-  db.pragma('journal_mode = MEMORY');
-  db.pragma('synchronous = OFF');
-  db.exec(`
-    CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
-    CREATE TABLE metadata(id INTEGER PRIMARY KEY, metadata_version INTEGER NOT NULL, metadata TEXT NOT NULL);
-    CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL, type_description_hash TEXT NOT NULL);
-    CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL, type_description_hash TEXT NOT NULL);
-    CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-    CREATE INDEX timestamp_idx ON messages (timestamp ASC);
-  `);
-  db.prepare('INSERT INTO schema VALUES (4, ?)').run('jazzy');
-  TOPICS.forEach((t, i) => {
-    const full = t.type.replace('/', '/msg/');
-    db.prepare('INSERT INTO topics VALUES (?, ?, ?, ?, ?, ?)').run(i + 1, t.topic, full, 'cdr', '', '');
-    db.prepare(
-      'INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)',
-    ).run(full, 'ros2msg', ros2msg(t.type), '');
-  });
-  const ins = db.prepare('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)');
-  const pending: [number, bigint, Uint8Array][] = [];
-  const flush = db.transaction(() => {
-    for (const [t, ns, data] of pending) ins.run(t + 1, ns, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-  });
-  let written = 0n;
-  const drain = (): void => {
-    flush();
-    pending.length = 0;
-    written = BigInt(statSync(file).size);
-  };
-  return {
-    size: () => written,
-    add: (topic, ns, data) => {
-      pending.push([topic, ns, data]);
-      if (pending.length >= 2_000) drain();
-      return Promise.resolve();
-    },
-    end: () => {
-      drain();
-      return Promise.resolve();
-    },
-    close: () => {
-      db.close();
-      return Promise.resolve();
-    },
-  };
+  return db3BagWriter(
+    file,
+    TOPICS.map((t) => ({ topic: t.topic, type: t.type.replace('/', '/msg/'), definition: ros2msg(t.type) })),
+  );
 }
 
 /**
@@ -263,22 +253,7 @@ async function rawRead(file: string): Promise<number> {
  * order, through timestamp_idx), not decoding them.
  */
 function rawReadDb3(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const ids = (db.prepare("SELECT id FROM topics WHERE name IN ('/odom', '/cmd_vel')").all() as { id: number }[]).map(
-      (r) => r.id,
-    );
-    const rows = db
-      .prepare(
-        `SELECT topic_id, timestamp, data FROM messages WHERE topic_id IN (${ids.map(() => '?').join(', ')}) ORDER BY timestamp, id`,
-      )
-      .safeIntegers(true);
-    let n = 0;
-    for (const r of rows.iterate(...ids) as IterableIterator<{ data: Uint8Array }>) n += r.data.length > 0 ? 1 : 0;
-    return n;
-  } finally {
-    db.close();
-  }
+  return scanDb3Rows(file, ['/odom', '/cmd_vel']);
 }
 
 export async function runRosbagBench(o: RosbagBenchOptions): Promise<RosbagBenchResult> {

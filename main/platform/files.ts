@@ -6,9 +6,26 @@
  * to keep — datasets, graphs, model bundles, checkpoints, exports, pictures, workspace files — goes
  * through here. It writes only to a regular file or a new name: a folder, a device node, a FIFO or a
  * socket (or a symbolic link to one) is refused, never replaced. (What Witness reads from a person goes through
- * platform/input-files.ts.)
+ * platform/input-files.ts.) It is also the only module of main/ that writes files with node:fs (lint
+ * refuses its writing functions elsewhere): the durable journal line (appendLineDurable) and the
+ * private copy of a file to read (privateCopy) are here too. The audit log's SQLite database is written
+ * by SQLite, not here.
  */
-import { type Stats, lstatSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  type Stats,
+  appendFileSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -390,5 +407,38 @@ export async function writeFolderAtomic(
   } finally {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     endWrite(tmp);
+  }
+}
+
+/**
+ * Appends one line (a newline is added) to a journal file, created when missing, and flushes it to
+ * disk (fsync) before returning: a line returned from is kept through a crash. A line cut by one is
+ * the reader's to drop.
+ */
+export function appendLineDurable(file: string, line: string): void {
+  const fd = openSync(file, 'a');
+  try {
+    appendFileSync(fd, `${line}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A private copy of `file` to read, in a new temporary folder named from `prefix`, with those of its
+ * companion files (`file` + suffix, e.g. a SQLite database's `-wal`) that exist. Returns the folder
+ * (the caller removes it) and the copy's path. The folder is removed again when the copying fails.
+ */
+export function privateCopy(file: string, suffixes: readonly string[], prefix: string): { dir: string; copy: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  try {
+    const copy = path.join(dir, path.basename(file));
+    copyFileSync(file, copy);
+    for (const s of suffixes) if (existsSync(`${file}${s}`)) copyFileSync(`${file}${s}`, `${copy}${s}`);
+    return { dir, copy };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
   }
 }

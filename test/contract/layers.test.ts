@@ -15,7 +15,9 @@ const eslint = new ESLint({ cwd: ROOT });
 async function layering(rel: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: path.join(ROOT, rel) });
   return r!.messages
-    .filter((m) => m.ruleId === 'witness/imports' || m.ruleId === '@typescript-eslint/no-restricted-imports')
+    .filter((m) =>
+      ['witness/imports', 'witness/fs-writes', '@typescript-eslint/no-restricted-imports'].includes(m.ruleId ?? ''),
+    )
     .map((m) => m.message);
 }
 
@@ -77,6 +79,96 @@ test('a wrong import is a lint error naming both layers and what the importer ma
   assert.match(
     (await layering('main/core/probe.js', "import fs from 'node:fs';\nexport const f = fs;\n")).join('\n'),
     /main\/core and main\/contract are pure: no Node builtins/,
+  );
+});
+
+test('the application layer opens worlds through the backend catalogue and imports no other backend module', async () => {
+  assert.deepEqual(
+    await layering(
+      'main/app/probe.js',
+      "import { loadModel } from '../backends/mujoco/runtime.js';\nexport const l = loadModel;\n",
+    ),
+    [
+      'main/app may not import ../backends/mujoco/runtime.js: worlds open through the backend catalogue: main/app may import main/backends/catalogue.ts and no other module of main/backends (add what a workflow needs of a backend to the catalogue) (the layer table in eslint.config.js, docs/ARCHITECTURE.md)',
+    ],
+  );
+  assert.match(
+    (await layering('main/app/probe.js', "const w = await import('../backends/ros2/world.js');\nexport { w };\n"))[0]!,
+    /^main\/app may not import \.\.\/backends\/ros2\/world\.js: worlds open through the backend catalogue/,
+  );
+});
+
+test('a package is imported only in the layers the package table names', async () => {
+  const refused: [string, string, RegExp][] = [
+    [
+      'main/app/probe.js',
+      'better-sqlite3',
+      /^better-sqlite3 may be imported only in main\/services\/audit, main\/services\/datasets\/rosbag2/,
+    ],
+    [
+      'main/services/probe.js',
+      'electron',
+      /^electron may be imported only in main\/electron, preload, not in main\/services\/probe\.js/,
+    ],
+    [
+      'main/app/probe.js',
+      'onnxruntime-node',
+      /^onnxruntime-node may be imported only in main\/services\/models, main\/services\/training/,
+    ],
+    ['main/backends/ros2/probe.js', 'mujoco-js', /^mujoco-js may be imported only in main\/backends\/mujoco,/],
+    ['main/backends/mujoco/probe.js', 'rclnodejs', /^rclnodejs may be imported only in main\/backends\/ros2,/],
+    [
+      'main/services/models/probe.js',
+      '@tensorflow/tfjs-node',
+      /^@tensorflow\/tfjs-node may be imported only in main\/services\/training,/,
+    ],
+    ['main/app/probe.js', 'commander', /^commander may be imported only in main\/cli,/],
+    ['main/api/ipc/probe.js', 'ws', /^ws may be imported only in main\/api\/web,/],
+  ];
+  for (const [file, pkg, message] of refused) {
+    const found = await layering(file, `import x from '${pkg}';\nexport const y = x;\n`);
+    assert.ok(
+      found.some((m) => message.test(m)),
+      `${pkg} in ${file}: ${JSON.stringify(found)}`,
+    );
+  }
+  const allowed: [string, string][] = [
+    ['main/services/audit/probe.js', 'better-sqlite3'],
+    ['main/services/datasets/rosbag2/probe.js', 'better-sqlite3'],
+    ['main/services/models/probe.js', 'onnxruntime-node'],
+    ['main/backends/mujoco/probe.js', 'mujoco-js'],
+    ['main/backends/ros2/probe.js', 'rclnodejs'],
+    ['main/services/training/probe.js', '@tensorflow/tfjs'],
+    ['main/cli/probe.js', 'commander'],
+    ['main/api/web/probe.js', 'ws'],
+    ['test/probe.js', 'better-sqlite3'],
+  ];
+  for (const [file, pkg] of allowed)
+    assert.deepEqual(await layering(file, `import x from '${pkg}';\nexport const y = x;\n`), [], `${pkg} in ${file}`);
+});
+
+test("node:fs's writing functions are refused in main/ outside platform/files.ts; reading ones and tests pass", async () => {
+  const code =
+    "import { readFileSync, writeFileSync } from 'node:fs';\nimport { rename } from 'node:fs/promises';\nexport const x = [readFileSync, writeFileSync, rename];\n";
+  const found = await layering('main/services/probe.js', code);
+  assert.equal(found.length, 2);
+  assert.match(
+    found[0]!,
+    /^writeFileSync of node:fs is not for main\/services\/probe\.js: write files through main\/platform\/files\.ts/,
+  );
+  assert.match(found[1]!, /^rename of node:fs\/promises is not for main\/services\/probe\.js/);
+  assert.match(
+    (await layering('main/app/probe.js', "import fs from 'fs';\nexport const f = fs;\n"))[0]!,
+    /^import named functions of fs, not the whole module/,
+  );
+  assert.deepEqual(await layering('main/platform/files.ts', code), []);
+  assert.deepEqual(await layering('test/probe.js', code), []);
+  assert.deepEqual(
+    await layering(
+      'main/app/probe.js',
+      "import { readFileSync, mkdirSync } from 'node:fs';\nexport const x = [readFileSync, mkdirSync];\n",
+    ),
+    [],
   );
 });
 

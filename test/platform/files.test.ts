@@ -9,7 +9,14 @@ import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileError, notWritable, writeAtomicWith, writeFileAtomic } from '../../main/platform/files.js';
+import {
+  FileError,
+  appendLineDurable,
+  notWritable,
+  privateCopy,
+  writeAtomicWith,
+  writeFileAtomic,
+} from '../../main/platform/files.js';
 
 const refused =
   (kind: RegExp) =>
@@ -60,5 +67,38 @@ test('a FIFO made at the target while the content is written is not replaced: re
     assert.ok(lstatSync(target).isFIFO());
   } finally {
     rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a durable journal line: appended with its newline to a new or an existing file, earlier lines kept', () => {
+  const d = mkdtempSync(join(tmpdir(), 'witness-journal-'));
+  try {
+    const file = join(d, 'journal.jsonl');
+    appendLineDurable(file, '{"a":1}');
+    appendLineDurable(file, '{"b":2}');
+    assert.equal(readFileSync(file, 'utf8'), '{"a":1}\n{"b":2}\n');
+    assert.throws(() => appendLineDurable(join(d, 'no-folder', 'journal.jsonl'), 'x'), /ENOENT/);
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a private copy: the file and those companions that exist, in a fresh folder; a missing file leaves no folder', () => {
+  const d = mkdtempSync(join(tmpdir(), 'witness-copy-src-'));
+  const made: string[] = [];
+  try {
+    const file = join(d, 'log.sqlite');
+    writeFileSync(file, 'main');
+    writeFileSync(`${file}-wal`, 'wal');
+    const { dir, copy } = privateCopy(file, ['-wal', '-shm'], 'witness-copy-');
+    made.push(dir);
+    assert.equal(copy, join(dir, 'log.sqlite'));
+    assert.deepEqual(readdirSync(dir).sort(), ['log.sqlite', 'log.sqlite-wal']);
+    assert.equal(readFileSync(`${copy}-wal`, 'utf8'), 'wal');
+    const before = readdirSync(tmpdir()).filter((n) => n.startsWith('witness-copy-missing-')).length;
+    assert.throws(() => privateCopy(join(d, 'none.sqlite'), [], 'witness-copy-missing-'), /ENOENT/);
+    assert.equal(readdirSync(tmpdir()).filter((n) => n.startsWith('witness-copy-missing-')).length, before);
+  } finally {
+    for (const m of [d, ...made]) rmSync(m, { recursive: true, force: true });
   }
 });

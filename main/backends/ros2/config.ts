@@ -226,6 +226,51 @@ function checkMapping(m: Record<string, unknown> | undefined, file: string, at: 
 }
 
 function build(raw: File, file: string, readText: (path: string) => string): Ros2Config {
+  const skills = skillNames(raw, file);
+  const claim = fieldClaimer(raw, file);
+  const tools = actionTools(raw, file, claim);
+  const services: Record<string, ServiceTool> = {};
+  for (const [name, s] of Object.entries(raw.services ?? {}))
+    services[name] = serviceTool(s, file, `$.services.${name}`);
+  const staleness_s = raw.staleness_s ?? DEFAULTS.staleness_s;
+  const sensors = sensorConfigs(raw, file, claim, staleness_s);
+  const pose = poseSource(raw, file, sensors);
+  const frames = raw.frames;
+  if (frames.map === frames.base)
+    throw new InputError(file, '$.frames.base', `the base frame must differ from the map frame ("${frames.map}")`);
+  if (raw.contract !== undefined) checkContract(raw.contract, file, skills);
+  const { regions, regionsFile } = configRegions(raw, file, readText);
+  const config: Ros2Config = {
+    file,
+    id: raw.id,
+    description: raw.description ?? raw.id,
+    node: { name: raw.node?.name ?? DEFAULTS.node.name, namespace: raw.node?.namespace ?? DEFAULTS.node.namespace },
+    connect_timeout_s: raw.connect_timeout_s ?? DEFAULTS.connect_timeout_s,
+    staleness_s,
+    control_dt_s: raw.control_dt_s ?? DEFAULTS.control_dt_s,
+    frames,
+    pose,
+    tf: {
+      topic: raw.tf?.topic ?? DEFAULTS.tf.topic,
+      static_topic: raw.tf?.static_topic ?? DEFAULTS.tf.static_topic,
+      staleness_s: raw.tf?.staleness_s ?? staleness_s,
+    },
+    regionsFile,
+    regions,
+    tools,
+    services,
+    sensors,
+    ...(raw.reset !== undefined ? { reset: serviceTool(raw.reset, file, '$.reset') } : {}),
+    ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
+    ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, claim.fields) } : {}),
+    ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw, file) } : {}),
+  };
+  checkFieldPaths(config);
+  return config;
+}
+
+/** The skills (tools and services share one namespace), by name, with where each is defined. */
+function skillNames(raw: File, file: string): Map<string, string> {
   const skills = new Map<string, string>();
   for (const [section, entries] of [
     ['tools', raw.tools],
@@ -242,6 +287,13 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       skills.set(name, `$.${section}.${name}`);
     }
   }
+  return skills;
+}
+
+/** Claims a field name for one mapping (a sensor's or a tool's feedback); names are unique and not reserved. */
+type Claim = ((name: string, at: string) => void) & { readonly fields: Map<string, string> };
+
+function fieldClaimer(raw: File, file: string): Claim {
   const fields = new Map<string, string>();
   const claim = (name: string, at: string): void => {
     if ((POSE_FIELDS as readonly string[]).includes(name))
@@ -257,6 +309,10 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
     if (prev !== undefined) throw new InputError(file, at, `the field "${name}" is already mapped at ${prev}`);
     fields.set(name, at);
   };
+  return Object.assign(claim, { fields });
+}
+
+function actionTools(raw: File, file: string, claim: Claim): Record<string, ActionTool> {
   const tools: Record<string, ActionTool> = {};
   for (const [name, t] of Object.entries(raw.tools ?? {})) {
     checkMapping(t.goal, file, `$.tools.${name}.goal`);
@@ -269,20 +325,22 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       cancel_timeout_s: t.cancel_timeout_s ?? DEFAULTS.cancel_timeout_s,
     };
   }
-  const service = (s: FileService, at: string): ServiceTool => {
-    checkMapping(s.request, file, `${at}.request`);
-    const chain = typeof s.service === 'string' ? [s.service] : [...s.service];
-    return {
-      ...s,
-      service: chain[0]!,
-      chain,
-      request: s.request ?? {},
-      server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s,
-    };
+  return tools;
+}
+
+function serviceTool(s: FileService, file: string, at: string): ServiceTool {
+  checkMapping(s.request, file, `${at}.request`);
+  const chain = typeof s.service === 'string' ? [s.service] : [...s.service];
+  return {
+    ...s,
+    service: chain[0]!,
+    chain,
+    request: s.request ?? {},
+    server_timeout_s: s.server_timeout_s ?? DEFAULTS.server_timeout_s,
   };
-  const services: Record<string, ServiceTool> = {};
-  for (const [name, s] of Object.entries(raw.services ?? {})) services[name] = service(s, `$.services.${name}`);
-  const staleness_s = raw.staleness_s ?? DEFAULTS.staleness_s;
+}
+
+function sensorConfigs(raw: File, file: string, claim: Claim, staleness_s: number): Record<string, SensorConfig> {
   const sensors: Record<string, SensorConfig> = {};
   for (const [id, s] of Object.entries(raw.sensors)) {
     for (const f of Object.keys(s.fields)) claim(f, `$.sensors.${id}.fields[${JSON.stringify(f)}]`);
@@ -293,6 +351,11 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       staleness_s: s.staleness_s ?? (qos.durability === 'transient_local' ? null : staleness_s),
     };
   }
+  return sensors;
+}
+
+/** Where the pose comes from: TF, or an odometry sensor that is one. */
+function poseSource(raw: File, file: string, sensors: Record<string, SensorConfig>): Ros2Config['pose'] {
   let pose: Ros2Config['pose'] = { source: 'tf' };
   if (raw.pose.source === 'odometry') {
     const id = raw.pose.sensor;
@@ -319,23 +382,30 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       'a TF pose takes no sensor (it is the transform frames.map → frames.base)',
     );
   }
-  const frames = raw.frames;
-  if (frames.map === frames.base)
-    throw new InputError(file, '$.frames.base', `the base frame must differ from the map frame ("${frames.map}")`);
-  if (raw.contract !== undefined) {
-    for (const [k, c] of Object.entries(raw.contract)) {
-      if (!skills.has(c.skill))
-        throw new InputError(
-          file,
-          `$.contract.${k}.skill`,
-          `no skill "${c.skill}"; the skills are ${[...skills.keys()].join(', ') || '(none)'}`,
-        );
-    }
-    if (raw.contract.slow.timeout_s === undefined)
-      throw new InputError(file, '$.contract.slow', 'missing required field "timeout_s" (shorter than the call takes)');
-    if (raw.contract.cancel.after_s === undefined)
-      throw new InputError(file, '$.contract.cancel', 'missing required field "after_s" (when to abort the call)');
+  return pose;
+}
+
+function checkContract(contract: NonNullable<File['contract']>, file: string, skills: Map<string, string>): void {
+  for (const [k, c] of Object.entries(contract)) {
+    if (!skills.has(c.skill))
+      throw new InputError(
+        file,
+        `$.contract.${k}.skill`,
+        `no skill "${c.skill}"; the skills are ${[...skills.keys()].join(', ') || '(none)'}`,
+      );
   }
+  if (contract.slow.timeout_s === undefined)
+    throw new InputError(file, '$.contract.slow', 'missing required field "timeout_s" (shorter than the call takes)');
+  if (contract.cancel.after_s === undefined)
+    throw new InputError(file, '$.contract.cancel', 'missing required field "after_s" (when to abort the call)');
+}
+
+/** The configuration's regions file (relative to the configuration), read and checked; none when it names none. */
+function configRegions(
+  raw: File,
+  file: string,
+  readText: (path: string) => string,
+): { regions: readonly Region[]; regionsFile: string | null } {
   let regions: readonly Region[] = [];
   let regionsFile: string | null = null;
   if (raw.regions !== undefined) {
@@ -369,33 +439,7 @@ function build(raw: File, file: string, readText: (path: string) => string): Ros
       throw e instanceof InputError ? withLocation(e, text) : e;
     }
   }
-  const config: Ros2Config = {
-    file,
-    id: raw.id,
-    description: raw.description ?? raw.id,
-    node: { name: raw.node?.name ?? DEFAULTS.node.name, namespace: raw.node?.namespace ?? DEFAULTS.node.namespace },
-    connect_timeout_s: raw.connect_timeout_s ?? DEFAULTS.connect_timeout_s,
-    staleness_s,
-    control_dt_s: raw.control_dt_s ?? DEFAULTS.control_dt_s,
-    frames,
-    pose,
-    tf: {
-      topic: raw.tf?.topic ?? DEFAULTS.tf.topic,
-      static_topic: raw.tf?.static_topic ?? DEFAULTS.tf.static_topic,
-      staleness_s: raw.tf?.staleness_s ?? staleness_s,
-    },
-    regionsFile,
-    regions,
-    tools,
-    services,
-    sensors,
-    ...(raw.reset !== undefined ? { reset: service(raw.reset, '$.reset') } : {}),
-    ...(raw.contract !== undefined ? { contract: contractCalls(raw.contract) } : {}),
-    ...(raw.navigation !== undefined ? { navigation: navigation(raw.navigation, file, fields) } : {}),
-    ...(raw.waypoints !== undefined ? { waypoints: waypoints(raw.waypoints, raw, file) } : {}),
-  };
-  checkFieldPaths(config);
-  return config;
+  return { regions, regionsFile };
 }
 
 /**

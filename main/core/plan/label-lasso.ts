@@ -10,11 +10,12 @@
  * the fewest goal letters (a block entering a region), ties broken by the fewest blocks, then by
  * state order.
  * Each block records the k of its shortest witness, so the plan implies one concrete label word
- * (`impliedWord`) that the automaton accepts. Pure and deterministic.
+ * (`impliedWord`) that the automaton accepts. The searches run on the shortest-path engine. Pure and deterministic.
  */
-import { type BuchiAutomaton, letterBits, outgoing } from '../ltl/automaton.js';
+import { type BuchiAutomaton, type BuchiEdge, letterBits, outgoing } from '../ltl/automaton.js';
 import { guardHolds } from '../ltl/guard.js';
 import type { Lasso, Letter } from '../ltl/lasso.js';
+import { EXPAND, STOP, ShortestPaths } from './shortest-path.js';
 
 /** A run of one letter: inside `region` (null: in no region), `repeat` ≥ 1 letters in the implied word. */
 export interface LabelBlock {
@@ -47,94 +48,20 @@ const BIG = 1 << 16;
  * letters it reads as ∅); `start` is the region the robot starts in (null: none).
  */
 export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start: string | null = null): LabelLasso {
-  const Q = a.states.length;
   if (start !== null && !regions.includes(start))
     throw new RangeError(`the start region ${start} is not one of the regions`);
-  const letters: (string | null)[] = [null, ...[...new Set(regions)].sort()];
-  const out = outgoing(a);
-  // block[l][q]: every (q', acc) some ℓ^k reaches from q, with the least such k.
-  const block: BlockEdge[][][] = letters.map((l) => {
-    const bits = letterBits(a, l === null ? [] : [l]);
-    return Array.from({ length: Q }, (_, q) => closure(q, bits));
-  });
-  function closure(q: number, bits: bigint): BlockEdge[] {
-    // BFS over (state, acc seen) by single ℓ steps.
-    const seen = new Int32Array(2 * Q).fill(-1);
-    let frontier: number[] = [];
-    for (const e of out[q]!)
-      if (guardHolds(e.guard, bits)) {
-        const id = 2 * e.to + (a.states[e.to]!.accepting ? 1 : 0);
-        if (seen[id] === -1) {
-          seen[id] = 1;
-          frontier.push(id);
-        }
-      }
-    for (let k = 2; frontier.length > 0; k++) {
-      const next: number[] = [];
-      for (const id of frontier) {
-        const s = id >> 1,
-          acc = id & 1;
-        for (const e of out[s]!)
-          if (guardHolds(e.guard, bits)) {
-            const nid = 2 * e.to + (acc === 1 || a.states[e.to]!.accepting ? 1 : 0);
-            if (seen[nid] === -1) {
-              seen[nid] = k;
-              next.push(nid);
-            }
-          }
-      }
-      frontier = next;
-    }
-    const edges: BlockEdge[] = [];
-    for (let id = 0; id < 2 * Q; id++)
-      if (seen[id]! > 0) edges.push({ to: id >> 1, acc: (id & 1) === 1, k: seen[id]! });
-    return edges;
-  }
-  // Product nodes: v = q·L + (index of the last block's letter).
-  const L = letters.length,
-    N = Q * L;
-  const successors = (v: number): { to: number; li: number; cost: number; e: BlockEdge }[] => {
-    const last = v % L,
-      q = (v - last) / L;
-    const res: { to: number; li: number; cost: number; e: BlockEdge }[] = [];
-    for (let li = 0; li < L; li++) {
-      // Two different regions never follow each other; entering a region is a goal letter.
-      if (li !== last && li !== 0 && last !== 0) continue;
-      const cost = li !== 0 && li !== last ? BIG + 1 : 1;
-      for (const e of block[li]![q]!) res.push({ to: e.to * L + li, li, cost, e });
-    }
-    return res;
-  };
-
-  // Prefix: the start block from every initial state, then Dijkstra.
-  const startLi = letters.indexOf(start);
-  const dist = new Float64Array(N).fill(Infinity);
-  const prev: ({ from: number; li: number; k: number } | null)[] = new Array<{
-    from: number;
-    li: number;
-    k: number;
-  } | null>(N).fill(null);
-  for (const q0 of [...a.initial].sort((x, y) => x - y)) {
-    for (const e of block[startLi]![q0]!) {
-      const v = e.to * L + startLi;
-      const c = start === null ? 1 : BIG + 1;
-      if (c < dist[v]! || (c === dist[v]! && e.k < prev[v]!.k)) {
-        dist[v] = c;
-        prev[v] = { from: -1, li: startLi, k: e.k };
-      }
-    }
-  }
-  dijkstra(N, dist, prev, (v) => successors(v).map((s) => ({ to: s.to, cost: s.cost, li: s.li, k: s.e.k })));
-
-  // Cycle through each reachable node: Dijkstra over (node, accepting seen).
+  const p = blockProduct(a, [null, ...[...new Set(regions)].sort()]);
+  const prefix = prefixSearch(p, a, p.letters.indexOf(start), start === null ? 1 : BIG + 1);
+  // The cheapest cycle through each reachable node, on one reused space of (node, accepting seen).
+  const cycles = new ShortestPaths(2 * p.size);
   let best: { total: number; v: number; cycle: LabelBlock[] } | null = null;
-  for (let v = 0; v < N; v++) {
-    if (!Number.isFinite(dist[v]!)) continue;
-    if (best !== null && dist[v]! >= best.total) continue;
-    const cycle = shortestCycle(v);
-    if (cycle === null) continue;
-    const total = dist[v]! + cycle.cost;
-    if (best === null || total < best.total) best = { total, v, cycle: cycle.blocks };
+  for (let v = 0; v < p.size; v++) {
+    const toV = prefix.distance(v);
+    if (!Number.isFinite(toV) || (best !== null && toV >= best.total)) continue;
+    const goal = shortestCycle(p, cycles, v);
+    if (goal === -1) continue;
+    const total = toV + cycles.distance(goal);
+    if (best === null || total < best.total) best = { total, v, cycle: blocksTo(p, cycles, goal) };
   }
   if (best === null) {
     return {
@@ -142,75 +69,139 @@ export function labelLasso(a: BuchiAutomaton, regions: readonly string[], start:
       reason: `the automaton of ${a.formula} has no accepting lasso whose letters hold at most one region at a time (from ${start === null ? 'outside every region' : `inside ${start}`})`,
     };
   }
-  const prefix: LabelBlock[] = [];
-  for (let v = best.v; v !== -1;) {
-    const p = prev[v]!;
-    prefix.push({ region: letters[p.li]!, repeat: p.k });
-    v = p.from;
-  }
-  prefix.reverse();
-  return { status: 'ok', prefix, cycle: best.cycle, goals: goalCount(prefix, best.cycle) };
+  const blocks = blocksTo(p, prefix, best.v);
+  return { status: 'ok', prefix: blocks, cycle: best.cycle, goals: goalCount(blocks, best.cycle) };
+}
 
-  function shortestCycle(v: number): { cost: number; blocks: LabelBlock[] } | null {
-    // Nodes 2·u + seen; from (v, 0) to (v, 1) with at least one block.
-    const M = 2 * N;
-    const d = new Float64Array(M).fill(Infinity);
-    const pr: ({ from: number; li: number; k: number } | null)[] = new Array<{
-      from: number;
-      li: number;
-      k: number;
-    } | null>(M).fill(null);
-    const expand = (x: number): { to: number; cost: number; li: number; k: number }[] => {
-      const u = x >> 1,
-        s = x & 1;
-      return successors(u).map((e) => ({
-        to: 2 * e.to + (s === 1 || e.e.acc ? 1 : 0),
-        cost: e.cost,
-        li: e.li,
-        k: e.e.k,
-      }));
-    };
-    for (const e of expand(2 * v)) {
-      if (e.cost < d[e.to]! || (e.cost === d[e.to]! && e.k < pr[e.to]!.k)) {
-        d[e.to] = e.cost;
-        pr[e.to] = { from: -1, li: e.li, k: e.k };
-      }
+/**
+ * The search space: product nodes v = q·L + (index of the last block's letter), and for each letter
+ * and state every block that letter can make (`block[li][q]`).
+ */
+interface BlockProduct {
+  readonly letters: readonly (string | null)[];
+  readonly size: number;
+  readonly block: readonly (readonly (readonly BlockEdge[])[])[];
+}
+
+function blockProduct(a: BuchiAutomaton, letters: readonly (string | null)[]): BlockProduct {
+  const out = outgoing(a);
+  const block = letters.map((l) => {
+    const bits = letterBits(a, l === null ? [] : [l]);
+    return a.states.map((_, q) => closure(a, out, q, bits));
+  });
+  return { letters, size: a.states.length * letters.length, block };
+}
+
+/** Every (q', acc) some ℓ^k reaches from q, with the least such k: a BFS over (state, acc seen) by single ℓ steps. */
+function closure(a: BuchiAutomaton, out: readonly (readonly BuchiEdge[])[], q: number, bits: bigint): BlockEdge[] {
+  const Q = a.states.length;
+  const seen = new Int32Array(2 * Q).fill(-1);
+  let frontier = [2 * q];
+  for (let k = 1; frontier.length > 0; k++) {
+    const next: number[] = [];
+    for (const id of frontier) {
+      const acc = (id & 1) === 1;
+      for (const e of out[id >> 1]!)
+        if (guardHolds(e.guard, bits)) {
+          const nid = 2 * e.to + (acc || a.states[e.to]!.accepting ? 1 : 0);
+          if (seen[nid] === -1) {
+            seen[nid] = k;
+            next.push(nid);
+          }
+        }
     }
-    dijkstra(M, d, pr, expand);
-    const goal = 2 * v + 1;
-    if (!Number.isFinite(d[goal]!)) return null;
-    const blocks: LabelBlock[] = [];
-    for (let x = goal; x !== -1;) {
-      const p = pr[x]!;
-      blocks.push({ region: letters[p.li]!, repeat: p.k });
-      x = p.from;
-    }
-    return { cost: d[goal]!, blocks: blocks.reverse() };
+    frontier = next;
+  }
+  const edges: BlockEdge[] = [];
+  for (let id = 0; id < 2 * Q; id++) if (seen[id]! > 0) edges.push({ to: id >> 1, acc: (id & 1) === 1, k: seen[id]! });
+  return edges;
+}
+
+/**
+ * The blocks that may follow product node v, each with its cost and the tag its search edge keeps
+ * (k·L + letter index). Two different regions never follow each other; entering a region is a goal letter.
+ */
+function forEachBlock(p: BlockProduct, v: number, f: (to: number, cost: number, tag: number, e: BlockEdge) => void) {
+  const L = p.letters.length,
+    last = v % L,
+    q = (v - last) / L;
+  for (let li = 0; li < L; li++) {
+    if (li !== last && li !== 0 && last !== 0) continue;
+    const cost = li !== 0 && li !== last ? BIG + 1 : 1;
+    for (const e of p.block[li]![q]!) f(e.to * L + li, cost, e.k * L + li, e);
   }
 }
 
-/** Dijkstra from the seeded distances (ties: smaller node first; equal cost keeps the first parent found). */
-function dijkstra(
-  n: number,
-  dist: Float64Array,
-  prev: ({ from: number; li: number; k: number } | null)[],
-  next: (v: number) => readonly { to: number; cost: number; li: number; k: number }[],
-): void {
-  const done = new Uint8Array(n);
-  for (;;) {
-    let v = -1;
-    for (let u = 0; u < n; u++)
-      if (done[u] === 0 && Number.isFinite(dist[u]!) && (v === -1 || dist[u]! < dist[v]!)) v = u;
-    if (v === -1) return;
-    done[v] = 1;
-    for (const e of next(v)) {
-      const c = dist[v]! + e.cost;
-      if (c < dist[e.to]!) {
-        dist[e.to] = c;
-        prev[e.to] = { from: v, li: e.li, k: e.k };
-      }
-    }
+/**
+ * The searches' order, as a key added to the cost: among equal costs the smaller node is settled
+ * first. Costs are integers and the key is below 1, so it is consistent and changes no distance.
+ */
+const smallerFirst =
+  (size: number) =>
+  (v: number): number =>
+    v / size;
+
+/**
+ * Sources for a search: each node once, at its least cost, the block with the least k among equal
+ * costs (the first found for equal k).
+ */
+function addSources(space: ShortestPaths, seeds: readonly { v: number; cost: number; tag: number; k: number }[]) {
+  const chosen = new Map<number, { cost: number; tag: number; k: number }>();
+  for (const s of seeds) {
+    const c = chosen.get(s.v);
+    if (c === undefined || s.cost < c.cost || (s.cost === c.cost && s.k < c.k)) chosen.set(s.v, s);
   }
+  for (const [v, s] of chosen) space.source(v, s.cost, -1, s.tag);
+}
+
+/** The prefix: the start block (of cost `startCost`) from every initial state, then the cheapest blocks on. */
+function prefixSearch(p: BlockProduct, a: BuchiAutomaton, startLi: number, startCost: number): ShortestPaths {
+  const L = p.letters.length;
+  const space = new ShortestPaths(p.size);
+  space.start({
+    successors: (u, visit) => forEachBlock(p, u, (to, cost, tag) => visit(to, cost, tag)),
+    heuristic: smallerFirst(p.size),
+  });
+  const seeds = [...a.initial]
+    .sort((x, y) => x - y)
+    .flatMap((q0) =>
+      p.block[startLi]![q0]!.map((e) => ({ v: e.to * L + startLi, cost: startCost, tag: e.k * L + startLi, k: e.k })),
+    );
+  addSources(space, seeds);
+  space.run();
+  return space;
+}
+
+/**
+ * The cheapest cycle from product node v back to itself through an accepting state, with at least
+ * one block: a search over x = 2·u + (accepting seen) from v's successors to 2·v + 1. Returns that
+ * goal node (its cost and blocks are in `space`), or −1 when there is none.
+ */
+function shortestCycle(p: BlockProduct, space: ShortestPaths, v: number): number {
+  const goal = 2 * v + 1;
+  const expand = (x: number, visit: (to: number, cost: number, tag: number, e: BlockEdge) => void) =>
+    forEachBlock(p, x >> 1, (to, cost, tag, e) => visit(2 * to + ((x & 1) === 1 || e.acc ? 1 : 0), cost, tag, e));
+  space.start({
+    successors: (x, visit) => expand(x, (to, cost, tag) => visit(to, cost, tag)),
+    heuristic: smallerFirst(2 * p.size),
+    onPop: (x) => (x === goal ? STOP : EXPAND),
+  });
+  const seeds: { v: number; cost: number; tag: number; k: number }[] = [];
+  expand(2 * v, (to, cost, tag, e) => seeds.push({ v: to, cost, tag, k: e.k }));
+  addSources(space, seeds);
+  space.run();
+  return space.settled(goal) ? goal : -1;
+}
+
+/** The blocks of the search's path to `node`, read back through the predecessors and their tags. */
+function blocksTo(p: BlockProduct, space: ShortestPaths, node: number): LabelBlock[] {
+  const L = p.letters.length;
+  const blocks: LabelBlock[] = [];
+  for (let x = node; x !== -1; x = space.predecessor(x)) {
+    const tag = space.tag(x);
+    blocks.push({ region: p.letters[tag % L]!, repeat: Math.floor(tag / L) });
+  }
+  return blocks.reverse();
 }
 
 /** Goal letters of a lasso: blocks entering a region (not staying in the one before, the cycle wrapping around). */

@@ -10,7 +10,8 @@
  * interrupted export leaves no half-written file.
  */
 import type Database from 'better-sqlite3';
-import { McapWriter, type IWritable } from '@mcap/core';
+import { McapWriter } from '@mcap/core';
+import { SinkWritable } from '../datasets/rosbag2/mcap-file.js';
 import type { AuditExportFormat } from '../../contract/api/audit.js';
 import { type RunSummary, listRuns, runSummary } from './runs.js';
 import { FOXGLOVE_CHANNELS, type FoxgloveChannel, foxgloveStream } from './foxglove.js';
@@ -94,17 +95,6 @@ export async function exportTextTo(
   }
   if (n === 0 && format === 'jsonl') await sink.write('\n');
   return n;
-}
-
-/** An IWritable over a streaming sink: McapWriter writes a record (or a whole chunk) at a time. */
-class SinkWritable implements IWritable {
-  constructor(private readonly sink: ByteSink) {}
-  async write(buffer: Uint8Array): Promise<void> {
-    await this.sink.write(buffer);
-  }
-  position(): bigint {
-    return BigInt(this.sink.bytes);
-  }
 }
 
 /**

@@ -15,9 +15,7 @@
  * the limits of rows.ts, which the writer holds appends to.
  */
 import { hash, randomUUID } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AUDIT_SCHEMA_VERSION, EVENT_KINDS, MIGRATIONS } from './schema.js';
 import { problemsText, schemaProblems } from './schema-check.js';
@@ -34,6 +32,7 @@ import { MAX_JSON_DEPTH } from '../../core/input/json.js';
 import { bytesText } from '../llm/bounded.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
 import { WitnessError, type ErrorCode } from '../../contract/errors.js';
+import { privateCopy } from '../../platform/files.js';
 
 export type { EventRow };
 
@@ -277,7 +276,7 @@ function openReadOnly(file: string): Database.Database {
     if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN') && !code.startsWith('SQLITE_IOERR'))
       throw e;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'witness-evidence-'));
+  const { dir, copy } = privateCopy(file, ['-wal'], 'witness-evidence-');
   privateCopies.add(dir);
   if (!exitHook) {
     exitHook = true;
@@ -286,9 +285,6 @@ function openReadOnly(file: string): Database.Database {
     });
   }
   try {
-    const copy = join(dir, basename(file));
-    copyFileSync(file, copy);
-    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
     const db = new Database(copy, { readonly: true, fileMustExist: true });
     const close = db.close.bind(db);
     Object.defineProperty(db, 'close', {

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rosbagBenchTable, runRosbagBench } from '../../../main/bench/rosbag-bench.js';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rosbagBenchTable, runRosbagBench, writeBag } from '../../../main/bench/rosbag-bench.js';
+import { FileError } from '../../../main/platform/files.js';
 
 test('bench rosbag at a tiny size: the bag is written, imported and read raw; the table has both rows', async () => {
   const r = await runRosbagBench({ bytes: 200_000 });
@@ -12,4 +16,22 @@ test('bench rosbag at a tiny size: the bag is written, imported and read raw; th
   const table = rosbagBenchTable(r);
   assert.match(table, /\| import \(read, decode, resample, write\) \|/);
   assert.match(table, /\| @mcap\/core read, no decoding \(baseline\) \|/);
+});
+
+test('the synthetic MCAP bag is written atomically: a folder at the target is refused and left as it was', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bag-target-'));
+  try {
+    mkdirSync(join(dir, 'bag.mcap'));
+    await assert.rejects(
+      writeBag(join(dir, 'bag.mcap'), 10_000, 'mcap'),
+      (e: unknown) => e instanceof FileError && e.code === 'not-a-file',
+    );
+    assert.deepEqual(readdirSync(dir), ['bag.mcap']);
+    const n = await writeBag(join(dir, 'ok.mcap'), 10_000, 'mcap');
+    assert.ok(n > 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['bag.mcap', 'ok.mcap']);
+    assert.ok(statSync(join(dir, 'ok.mcap')).size >= 10_000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

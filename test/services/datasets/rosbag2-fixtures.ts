@@ -17,8 +17,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { McapWriter } from '@mcap/core';
-import { McapFileWritable } from '../../../main/services/datasets/rosbag2/mcap-file.js';
+import { type IWritable, McapWriter } from '@mcap/core';
+import type { FileHandle } from 'node:fs/promises';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { ros2humble } from '@foxglove/rosmsg-msgs-common';
@@ -482,3 +482,16 @@ export async function writeBagDir(
 /** The messages of a spec in receive-time order (topic, type, receive time, CDR), for bags written by hand. */
 export const driveMessages = (s: BagSpec): { topic: string; type: string; logTime: bigint; data: Uint8Array }[] =>
   messages(s);
+
+/** An @mcap/core IWritable straight over an open file handle (the fixtures write their bags directly). */
+class McapFileWritable implements IWritable {
+  private pos = 0n;
+  constructor(private readonly fh: FileHandle) {}
+  position(): bigint {
+    return this.pos;
+  }
+  async write(buffer: Uint8Array): Promise<void> {
+    await this.fh.write(buffer);
+    this.pos += BigInt(buffer.byteLength);
+  }
+}

@@ -1,19 +1,18 @@
 /**
- * An @mcap/core IWritable over an open file handle: McapWriter writes a record (or a whole chunk) at
- * a time and asks for the byte position to build its indexes. Used wherever Witness writes an MCAP
- * bag to disk directly (the rosbag benchmark's synthetic bag, the tests' recorded bags).
+ * An @mcap/core IWritable over a streaming sink of platform/files (writeAtomicStream): McapWriter
+ * writes a record (or a whole chunk) at a time and asks for the byte position to build its
+ * indexes. Used wherever Witness writes an MCAP file (the audit export, the rosbag benchmark's
+ * synthetic bag), so the file is written atomically like any other.
  */
-import type { FileHandle } from 'node:fs/promises';
 import type { IWritable } from '@mcap/core';
+import type { ByteSink } from '../../../platform/files.js';
 
-export class McapFileWritable implements IWritable {
-  private pos = 0n;
-  constructor(private readonly fh: FileHandle) {}
-  position(): bigint {
-    return this.pos;
-  }
+export class SinkWritable implements IWritable {
+  constructor(private readonly sink: ByteSink) {}
   async write(buffer: Uint8Array): Promise<void> {
-    await this.fh.write(buffer);
-    this.pos += BigInt(buffer.byteLength);
+    await this.sink.write(buffer);
+  }
+  position(): bigint {
+    return BigInt(this.sink.bytes);
   }
 }
