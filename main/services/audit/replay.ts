@@ -16,6 +16,7 @@ import { type Region, parseRegions } from '../../core/world/regions.js';
 import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
 import { automatonView, mazePicture } from '../ui/scene.js';
+import { alongPath, mazePath } from './replay-path.js';
 import { regionColours } from '../../core/world/svg.js';
 import { getBlob, runStartBody } from './forensics.js';
 import { planOf } from './browse.js';
@@ -251,8 +252,9 @@ export function regionsOf(db: Database.Database, sha: string | null): Region[] {
   }
 }
 
+/** The maze of a point-maze or Ant-maze world (they share their layouts), or null for another world. */
 export function mazeOf(world: string): MazeLayout | null {
-  const m = /^pointmaze-(.+)$/.exec(world);
+  const m = /^(?:point|ant)maze-(.+)$/.exec(world);
   return m !== null ? ((MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null) : null;
 }
 
@@ -300,9 +302,12 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
       const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined,
         b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
       const t = a !== undefined && b !== undefined ? (i - lo) / (hi - lo) : 0;
+      // In a maze, along the corridors between them (a straight line would cross walls).
       const at: [number, number] | undefined =
         a !== undefined && b !== undefined
-          ? [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+          ? p.layout !== null
+            ? alongPath(mazePath(p.layout, a, b), t)
+            : [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
           : (a ?? b ?? p.start ?? undefined);
       if (at !== undefined) {
         xy.set(seq[i]!, at);
