@@ -26,8 +26,14 @@ const REGIONS = {
   ],
 };
 const SPEC = 'F e1 & G F e0';
-const PREFIX = ['start', 'c1', 'c2', 'c3', 'anchor:e1:0'];
-const SUFFIX = ['c4', 'anchor:e0:0', 'c5', 'anchor:e1:0'];
+// Latent graph nodes are close together: a plan has a node every few metres of the way.
+const PREFIX = ['start', 'c1', ...['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'], 'anchor:e1:0'];
+const SUFFIX = [
+  ...['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8'],
+  'anchor:e0:0',
+  ...['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8'],
+  'anchor:e1:0',
+];
 
 function planDoc(): Record<string, unknown> {
   const steps = [...PREFIX, ...SUFFIX].map((node) => ({ node, state: 0, from: 0, term: null, letter: [] }));
@@ -97,6 +103,17 @@ test('an Ant-maze run replays over its maze, rows down, its unplaced plan nodes 
     for (const n of r.scene.nodes) {
       const c = cellAt(layout, n.x, n.y);
       assert.ok(c !== null && isFree(layout, c.i, c.j), `${n.id} at (${n.x}, ${n.y}) is in a wall`);
+    }
+    // And the plan's legs, drawn straight from node to node, stay off the walls.
+    const at = new Map(r.scene.nodes.map((n) => [n.id, [n.x, n.y] as const]));
+    const seq = [...PREFIX, ...SUFFIX];
+    for (let k = 1; k < seq.length; k++) {
+      const p = at.get(seq[k - 1]!)!,
+        q = at.get(seq[k]!)!;
+      for (let s = 0; s <= 200; s++) {
+        const c = cellAt(layout, p[0] + ((q[0] - p[0]) * s) / 200, p[1] + ((q[1] - p[1]) * s) / 200);
+        assert.ok(c !== null && isFree(layout, c.i, c.j), `the leg ${seq[k - 1]} → ${seq[k]} crosses a wall`);
+      }
     }
   } finally {
     await api.close();

@@ -69,3 +69,39 @@ export function alongPath(path: readonly Point[], t: number): [number, number] {
   const last = path[path.length - 1]!;
   return [last[0], last[1]];
 }
+
+/** The length along `path` of each of its vertices. */
+function vertexLengths(path: readonly Point[]): number[] {
+  const at = [0];
+  for (let k = 1; k < path.length; k++)
+    at.push(at[k - 1]! + Math.hypot(path[k]![0] - path[k - 1]![0], path[k]![1] - path[k - 1]![1]));
+  return at;
+}
+
+/**
+ * `m` points on `path` (between its ends, in order) for the nodes between its two placed ends. The
+ * path's corners come first, so that when there are as many nodes as corners the straight legs
+ * between consecutive nodes follow the path (and stay off the walls); the rest spread evenly by
+ * length. Fewer nodes than corners: corners evenly chosen.
+ */
+export function spreadAlong(path: readonly Point[], m: number): [number, number][] {
+  if (m <= 0) return [];
+  const at = vertexLengths(path);
+  const total = at[at.length - 1]!;
+  const corners: number[] = [];
+  for (let k = 1; k < path.length - 1; k++) {
+    const p = path[k - 1]!,
+      q = path[k]!,
+      r = path[k + 1]!;
+    const cross = (q[0] - p[0]) * (r[1] - q[1]) - (q[1] - p[1]) * (r[0] - q[0]);
+    if (Math.abs(cross) > 1e-9) corners.push(at[k]!);
+  }
+  let picks: number[];
+  if (m < corners.length)
+    picks = Array.from({ length: m }, (_, q) => corners[Math.floor(((q + 0.5) * corners.length) / m)]!);
+  else {
+    const extra = m - corners.length;
+    picks = [...corners, ...Array.from({ length: extra }, (_, q) => ((q + 1) * total) / (extra + 1))];
+  }
+  return picks.sort((x, y) => x - y).map((len) => alongPath(path, total > 0 ? len / total : 0));
+}

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAZES, type MazeLayout, cellAt, isFree } from '../../../main/core/world/maze.js';
-import { alongPath, mazePath } from '../../../main/services/audit/replay-path.js';
+import { alongPath, mazePath, spreadAlong } from '../../../main/services/audit/replay-path.js';
 import { mazeOf } from '../../../main/services/audit/replay.js';
 
 /** Whether the straight segment p→q stays in free cells (sampled finely against the cell size). */
@@ -74,4 +74,39 @@ test('an Ant maze world replays in its maze, as a point maze does', () => {
   assert.equal(mazeOf('pointmaze-giant'), MAZES.giant);
   assert.equal(mazeOf('antmaze-unknown'), null);
   assert.equal(mazeOf('tabletop'), null);
+});
+
+test('nodes spread along a path take its corners first: with as many nodes as corners, every leg stays off the walls', () => {
+  const layout = MAZES.medium;
+  // From the bottom left room to the top right one: a winding way.
+  const a: [number, number] = [8, 20],
+    b: [number, number] = [20, 0];
+  assert.equal(clear(layout, a, b), false);
+  const path = mazePath(layout, a, b);
+  for (const m of [1, 2, 3, 6, 12]) {
+    const pts = spreadAlong(path, m);
+    assert.equal(pts.length, m);
+    for (const [x, y] of pts) {
+      const c = cellAt(layout, x, y)!;
+      assert.ok(isFree(layout, c.i, c.j), `${m} nodes: (${x}, ${y}) is in a wall`);
+    }
+    const legs = [a, ...pts, b];
+    const crossing = legs.slice(1).filter((q, k) => !clear(layout, legs[k]!, q)).length;
+    if (m >= 6) assert.equal(crossing, 0, `${m} nodes: ${crossing} legs cross walls`);
+  }
+  assert.deepEqual(spreadAlong(path, 0), []);
+  // A straight path: evenly spread.
+  assert.deepEqual(
+    spreadAlong(
+      [
+        [0, 0],
+        [3, 0],
+      ],
+      2,
+    ),
+    [
+      [1, 0],
+      [2, 0],
+    ],
+  );
 });
