@@ -37,7 +37,7 @@ function lastAtOrBefore(xs: readonly number[], v: number): number {
 }
 
 /** What the replay shows at position `v`: the plan in force, the robot, its trail, the monitor's states in words. */
-export function replayFrame(
+function replayFrame(
   r: AuditReplay,
   v: number,
 ): {
