@@ -79,7 +79,9 @@ test('auditReplay of a mission: plans with a replan, positions from evidence, mo
     assert.deepEqual(node('c1'), [4, 14, 'cluster'], 'where the robot reached it');
     assert.deepEqual(node('anchor:e1:0'), [20, 0, 'anchor'], 'never reached: its region centre');
     assert.deepEqual(node('start@30'), [14, 4, 'start'], 'the replan start: where the robot last was');
-    assert.deepEqual(node('c5'), [14, 4, 'cluster'], 'interpolated between its plan neighbours');
+    // Between its plan neighbours (8, 8) and (20, 0) along the maze's corridors: at a corner of the way, a free cell's
+    // centre (the straight line's midpoint would be (14, 4)).
+    assert.deepEqual(node('c5'), [16, 4, 'cluster'], 'interpolated between its plan neighbours');
     for (const p of r.plans) for (const id of [...p.plan.prefix, ...p.plan.suffix]) node(id);
     assert.deepEqual(r.scene.bounds, { minX: -6, minY: -6, maxX: 26, maxY: 26 });
     assert.match(r.scene.picture!, /^<svg [^>]*viewBox="-6 -6 32 32"/);

@@ -124,9 +124,22 @@ test('audit browser: tails a database another process writes (new runs and event
     await until(page, "document.getElementById('audit-table').dataset.rows === '3'", 'the new run’s 3 events');
     await app.screenshot('audit-tail-new-run');
 
+    // A chain check of the database as it is now: intact, and not stale.
+    await page.click('#audit-verify');
+    await page.waitForSelector('#audit-verify-result[data-ok="true"]');
+    assert.equal(await page.getAttribute('#audit-verify-result', 'data-stale'), null);
+    assert.match(await text('#audit-verify-result'), new RegExp(`^Chain intact: ${small.events + 3} events`));
+
     // It appends events: they join the open table (its failed postcondition highlighted) and the run's counts.
     writer.stdin.write('more\n');
     assert.equal(await next(), 'more');
+    // The chain check made before they landed says it no longer covers the database.
+    await page.waitForSelector('#audit-verify-result.stale[data-stale="true"]');
+    assert.equal(
+      await text('#audit-verify-result .audit-stale'),
+      'The database has grown since this check (4 new events): verify again to cover them.',
+    );
+    await app.screenshot('audit-verify-stale');
     await until(page, "document.getElementById('audit-table').dataset.rows === '7'", 'the 4 new events in the table');
     await until(
       page,

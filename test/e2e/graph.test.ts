@@ -358,6 +358,8 @@ test('graph view: a 3000-node graph, its plan in two colours, node detail, heat 
     });
     await page.waitForSelector('#graph-view[data-nodes="5"]');
     assert.match((await page.textContent('#graph-status')) ?? '', /^from the mission console · picture test: 5 nodes/);
+    // Its steps counted as the Mission tab counts them: the prefix's moves from the start node (p0 → p1 → p4).
+    assert.match((await page.textContent('#graph-status')) ?? '', / · plan: prefix 2 steps, suffix 1 step$/);
     await inPage(page, (g, m: ConsoleMessage) => g.post(m), { kind: 'robot', x: 3.5, y: 1.5, states: [1] });
     assert.equal(await page.getAttribute('#graph-view', 'data-robot'), '3.500,1.500');
     assert.equal(await page.getAttribute('#automaton-view', 'data-active'), '1');

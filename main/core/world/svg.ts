@@ -114,6 +114,13 @@ export function mazeRegionsSvg(layout: MazeLayout, title: string, regions: reado
   return mazeSvg(layout, title).replace('</svg>', `${regionsSvg(layout, regions).join('\n')}\n</svg>`);
 }
 
+/**
+ * A region's name goes under its outline, not at its centre: the graph views draw the region's
+ * anchor nodes inside it with their labels above them, and the two would overlap. Baseline this far
+ * (pixels, 12 px type) below the outline.
+ */
+const LABEL_GAP_PX = 13;
+
 function regionsSvg(layout: MazeLayout, regions: readonly Region[]): string[] {
   const u = layout.unit_m;
   const scale = CELL_PX / u;
@@ -128,14 +135,14 @@ function regionsSvg(layout: MazeLayout, regions: readonly Region[]): string[] {
         `<circle cx="${sx(r.center[0]).toFixed(1)}" cy="${sy(r.center[1]).toFixed(1)}" r="${(r.radius * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`,
       );
       out.push(
-        `<text x="${sx(r.center[0]).toFixed(1)}" y="${(sy(r.center[1]) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`,
+        `<text x="${sx(r.center[0]).toFixed(1)}" y="${(sy(r.center[1]) + r.radius * scale + LABEL_GAP_PX).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`,
       );
     } else {
       out.push(
         `<rect x="${sx(r.min[0]).toFixed(1)}" y="${sy(r.min[1]).toFixed(1)}" width="${((r.max[0] - r.min[0]) * scale).toFixed(1)}" height="${((r.max[1] - r.min[1]) * scale).toFixed(1)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="1.5"/>`,
       );
       out.push(
-        `<text x="${sx((r.min[0] + r.max[0]) / 2).toFixed(1)}" y="${(sy((r.min[1] + r.max[1]) / 2) + 4).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`,
+        `<text x="${sx((r.min[0] + r.max[0]) / 2).toFixed(1)}" y="${(sy(r.max[1]) + LABEL_GAP_PX).toFixed(1)}" font-family="Helvetica" font-size="12" text-anchor="middle" fill="${c}">${escape(r.name)}</text>`,
       );
     }
   });
@@ -182,7 +189,8 @@ export function missionSvg(layout: MazeLayout, title: string, m: MissionPicture)
 /**
  * Regions over a robot's map, in the map frame: the viewBox is in metres and an SVG point (x, y) is
  * the map point (x, y). The views draw such pictures with y up (flipped), so each label is flipped
- * back about its own anchor to read upright.
+ * back about its own anchor to read upright. A region's name goes under its outline (see
+ * LABEL_GAP_PX), clear of its anchors' labels.
  */
 export function mapRegionsSvg(
   regions: readonly Region[],
@@ -207,12 +215,12 @@ export function mapRegionsSvg(
       out.push(
         `<circle cx="${n(r.center[0])}" cy="${n(r.center[1])}" r="${n(r.radius)}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="${n(font / 8)}"/>`,
       );
-      out.push(label(r.center[0], r.center[1], r.name, c));
+      out.push(label(r.center[0], r.center[1] - r.radius - font * 0.7, r.name, c));
     } else {
       out.push(
         `<rect x="${n(r.min[0])}" y="${n(r.min[1])}" width="${n(r.max[0] - r.min[0])}" height="${n(r.max[1] - r.min[1])}" fill="${c}" fill-opacity="0.25" stroke="${c}" stroke-width="${n(font / 8)}"/>`,
       );
-      out.push(label((r.min[0] + r.max[0]) / 2, (r.min[1] + r.max[1]) / 2, r.name, c));
+      out.push(label((r.min[0] + r.max[0]) / 2, r.min[1] - font * 0.7, r.name, c));
     }
   });
   out.push('</svg>');

@@ -16,6 +16,7 @@ import { type Region, parseRegions } from '../../core/world/regions.js';
 import { parseLtl } from '../../core/ltl/parser.js';
 import { translateFormula } from '../../core/ltl/translate.js';
 import { automatonView, mazePicture } from '../ui/scene.js';
+import { mazePath, spreadAlong } from './replay-path.js';
 import { regionColours } from '../../core/world/svg.js';
 import { getBlob, runStartBody } from './forensics.js';
 import { planOf } from './browse.js';
@@ -263,8 +264,9 @@ export function regionsOf(db: Database.Database, sha: string | null): Region[] {
   }
 }
 
+/** The maze of a point-maze or Ant-maze world (they share their layouts), or null for another world. */
 export function mazeOf(world: string): MazeLayout | null {
-  const m = /^pointmaze-(.+)$/.exec(world);
+  const m = /^(?:point|ant)maze-(.+)$/.exec(world);
   return m !== null ? ((MAZES as Record<string, MazeLayout | undefined>)[m[1]!] ?? null) : null;
 }
 
@@ -301,27 +303,7 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
     }
   }
   // The rest: between the nearest placed nodes before and after it along each plan.
-  for (const q of plans) {
-    const seq = [...q.plan.prefix, ...q.plan.suffix];
-    for (let i = 0; i < seq.length; i++) {
-      if (xy.has(seq[i]!)) continue;
-      let lo = i - 1,
-        hi = i + 1;
-      while (lo >= 0 && !xy.has(seq[lo]!)) lo--;
-      while (hi < seq.length && !xy.has(seq[hi]!)) hi++;
-      const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined,
-        b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
-      const t = a !== undefined && b !== undefined ? (i - lo) / (hi - lo) : 0;
-      const at: [number, number] | undefined =
-        a !== undefined && b !== undefined
-          ? [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
-          : (a ?? b ?? p.start ?? undefined);
-      if (at !== undefined) {
-        xy.set(seq[i]!, at);
-        interpolated++;
-      }
-    }
-  }
+  for (const q of plans) interpolate([...q.plan.prefix, ...q.plan.suffix], xy, p, () => interpolated++);
   const index = new Map<string, number>();
   const nodes: SceneNode[] = [];
   for (const id of ids) {
@@ -370,6 +352,45 @@ function sceneOf(run: AuditRunSummary, plans: AuditReplay['plans'], p: Places, n
     edges: [...edges.values()],
     colours: Object.fromEntries(regionColours(p.regions)),
   };
+}
+
+/**
+ * Places the nodes of `seq` that `xy` lacks: those between two placed nodes along the way between
+ * them (in a maze, its corridors: see spreadAlong), those before the first or after the last at
+ * the nearest placed one (or the run's start).
+ */
+function interpolate(seq: readonly string[], xy: Map<string, [number, number]>, p: Places, placed: () => void): void {
+  for (let i = 0; i < seq.length; i++) {
+    if (xy.has(seq[i]!)) continue;
+    let lo = i - 1,
+      hi = i + 1;
+    while (lo >= 0 && !xy.has(seq[lo]!)) lo--;
+    while (hi < seq.length && !xy.has(seq[hi]!)) hi++;
+    const a = lo >= 0 ? xy.get(seq[lo]!)! : undefined,
+      b = hi < seq.length ? xy.get(seq[hi]!)! : undefined;
+    const m = hi - i;
+    let points: [number, number][];
+    if (a !== undefined && b !== undefined)
+      points =
+        p.layout !== null
+          ? spreadAlong(mazePath(p.layout, a, b), m)
+          : Array.from({ length: m }, (_, k) => {
+              const t = (k + 1) / (m + 1);
+              return [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])] as [number, number];
+            });
+    else {
+      const at = a ?? b ?? p.start ?? undefined;
+      if (at === undefined) continue;
+      points = Array.from({ length: m }, () => at);
+    }
+    // A node met twice in the gap keeps its first place.
+    points.forEach((pt, k) => {
+      if (xy.has(seq[i + k]!)) return;
+      xy.set(seq[i + k]!, pt);
+      placed();
+    });
+    i = hi - 1;
+  }
 }
 
 function boundsOf(nodes: readonly SceneNode[]): GraphScene['bounds'] {

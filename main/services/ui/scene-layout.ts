@@ -1,6 +1,6 @@
 /**
  * Positions for graphs that come without them, so the graph view always gets preset positions
- * and never runs a layout in the renderer (a force layout over 3000 nodes would freeze it).
+ * and never runs a layout in the renderer (a force layout over thousands of nodes would freeze it).
  * Deterministic: the same graph always gets the same picture. Pure functions over data.
  */
 import type { SemanticGraph } from '../../core/plan/semantic.js';

@@ -85,22 +85,10 @@ function diffList(id: string, title: string, ops: AuditPlanDiff['prefix']): HTML
   );
 }
 
-export function renderDetail(root: HTMLElement, d: AuditEventDetail, runStart_ms: number): void {
-  const b = obj(d.body);
+/** The sections an event of its kind has, beside its header and its body. */
+function kindSections(d: AuditEventDetail, b: Record<string, unknown>): HTMLElement[] {
   const r = d.row;
-  const parts: HTMLElement[] = [
-    el(
-      'header',
-      { class: 'ad-head' },
-      el('h3', { id: 'audit-detail-title' }, `#${r.id} ${r.kind}`),
-      el(
-        'p',
-        { class: 'muted' },
-        `${new Date(r.t_ms).toISOString()} (+${((r.t_ms - runStart_ms) / 1000).toFixed(3)} s)${r.step !== null ? `, step ${r.step}` : ''}${r.tool ? `, tool ${r.tool}` : ''}${r.failureLabel ? `, failure ${r.failureLabel}` : ''}`,
-      ),
-      el('p', { class: 'muted ad-hash', title: `prev ${d.prev_hash}` }, `hash ${d.hash.slice(0, 16)}…`),
-    ),
-  ];
+  const parts: HTMLElement[] = [];
   switch (r.kind) {
     case 'tool_call':
       parts.push(
@@ -211,6 +199,26 @@ export function renderDetail(root: HTMLElement, d: AuditEventDetail, runStart_ms
         parts.push(section('audit-sec-regions', 'Regions', json(d.blobs['regions'])));
       break;
   }
+  return parts;
+}
+
+export function renderDetail(root: HTMLElement, d: AuditEventDetail, runStart_ms: number): void {
+  const b = obj(d.body);
+  const r = d.row;
+  const parts: HTMLElement[] = [
+    el(
+      'header',
+      { class: 'ad-head' },
+      el('h3', { id: 'audit-detail-title' }, `#${r.id} ${r.kind}`),
+      el(
+        'p',
+        { class: 'muted' },
+        `${new Date(r.t_ms).toISOString()} (+${((r.t_ms - runStart_ms) / 1000).toFixed(3)} s)${r.step !== null ? `, step ${r.step}` : ''}${r.tool ? `, tool ${r.tool}` : ''}${r.failureLabel ? `, failure ${r.failureLabel}` : ''}`,
+      ),
+      el('p', { class: 'muted ad-hash', title: `prev ${d.prev_hash}` }, `hash ${d.hash.slice(0, 16)}…`),
+    ),
+  ];
+  parts.push(...kindSections(d, b));
   parts.push(
     section('audit-sec-body', 'Body (JSON)', el('pre', { class: 'ad-json', id: 'audit-detail-json' }, pretty(d.body))),
   );

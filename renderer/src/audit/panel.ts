@@ -1,12 +1,13 @@
 /**
  * The audit browser: open an audit database (read-only), pick a run, filter its events in a
  * virtualised table, read one event in detail, scrub the run on a timeline that replays the robot
- * and the plan on the graph view, verify the hash chain and export. Main does every read; this file
- * wires the pieces: the page loader (pages.ts), the table (table.ts), the detail pane (detail.ts)
- * and the timeline (timeline.ts). The open database is tailed (tail.ts): runs and events that
- * a mission or another process appends appear without reopening it. Verifier failures stand out:
- * runs with failure records or failed postconditions, those rows in the table, and the row a failed
- * chain check names.
+ * and the plan on the graph view, verify the hash chain and export. Main does every read; the
+ * model (model.ts) holds the run list, the filter and the texts; this file wires the pieces: the
+ * elements (dom.ts), the page loader (pages.ts), the table (table.ts), the detail pane (detail.ts)
+ * and the timeline (timeline.ts). The open database is tailed (tail.ts): runs and events that a
+ * mission or another process appends appear without reopening it, and a verify result made before
+ * they landed says it is stale. Verifier failures stand out: runs with failure records or failed
+ * postconditions, those rows in the table, and the row a failed chain check names.
  */
 import './audit.css';
 import type {
@@ -15,26 +16,40 @@ import type {
   AuditFilter,
   AuditReplay,
   AuditRunSummary,
+  AuditVerifyResult,
+  WitnessApi,
 } from '../../../main/contract/api.js';
-import { AUDIT_EXPORT_FORMATS } from '../../../main/contract/defaults.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { EventPages } from './pages.js';
-import { createEventTable } from './table.js';
+import { type EventTable, createEventTable } from './table.js';
 import { renderDetail } from './detail.js';
-import { createTimeline } from './timeline.js';
-import { type Head, createTail } from './tail.js';
+import { type Timeline, createTimeline } from './timeline.js';
+import { type Head, type Tail, createTail } from './tail.js';
 import { linkNodes, replayScene } from '../graph/node-links.js';
-
-const time = (ms: number | null): string =>
-  ms === null
-    ? '–'
-    : new Date(ms)
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.\d+Z$/, 'Z');
-const bytes = (n: number): string =>
-  n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
+import { type AuditDom, auditDom, noEvent } from './dom.js';
+import {
+  type Facets,
+  type FilterFields,
+  type RunList,
+  type RunsPage,
+  bytes,
+  carryFields,
+  countText,
+  exportingText,
+  failuresText,
+  mergeNewest,
+  mergeOlder,
+  nodeBlocked,
+  parseFilter,
+  runClass,
+  runsText,
+  sameRun,
+  staleText,
+  time,
+  timelineAt,
+  verifyView,
+} from './model.js';
 
 export function auditPanel(): Panel {
   let shownOnce: (() => void) | null = null;
@@ -42,7 +57,8 @@ export function auditPanel(): Panel {
     id: 'audit',
     title: 'Audit',
     mount(root, app) {
-      shownOnce = mountAudit(root, app);
+      const view = new AuditView(root, app);
+      shownOnce = () => view.shown();
     },
     shown() {
       shownOnce?.();
@@ -50,712 +66,583 @@ export function auditPanel(): Panel {
   };
 }
 
-function mountAudit(root: HTMLElement, app: App): () => void {
-  const api = app.api;
-  // ---- the DOM
-  const fileInput = el('input', {
-    id: 'audit-file',
-    type: 'text',
-    spellcheck: 'false',
-    value: app.info.auditFile,
-    'aria-label': 'audit database file',
-    title: 'An audit database (absolute path, ~/…, or relative to the workspace); opened read-only',
-  });
-  const openBtn = el('button', { id: 'audit-open' }, 'Open');
-  const verifyBtn = el('button', { id: 'audit-verify', title: 'Walk the hash chain and the blobs' }, 'Verify');
-  const exportBtns = AUDIT_EXPORT_FORMATS.map((f) =>
-    el(
-      'button',
-      {
-        id: `audit-export-${f}`,
-        'data-format': f,
-        title: `Export the selected run as ${f.toUpperCase()} into the workspace's exports folder`,
-      },
-      f.toUpperCase(),
-    ),
-  );
-  const message = el('span', { id: 'audit-message', class: 'muted', role: 'status' });
-  const live = el(
-    'span',
-    {
-      id: 'audit-live',
-      class: 'audit-live',
-      title: 'Following the database: runs and events written by missions or other processes appear here',
-    },
-    '',
-  );
-  const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
-  const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });
-  const toolbar = el(
-    'div',
-    { class: 'audit-toolbar' },
-    el('label', { for: 'audit-file' }, 'Database'),
-    fileInput,
-    openBtn,
-    verifyBtn,
-    el('span', { class: 'muted' }, 'Export'),
-    ...exportBtns,
-    live,
-    message,
-  );
-  const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
-  const moreRuns = el(
-    'button',
-    {
-      id: 'audit-runs-more',
-      class: 'audit-runs-more',
-      hidden: '',
-      title: 'The list shows the newest runs first, a page at a time',
-    },
-    'Older runs…',
-  );
-  const kindsBox = el('div', { class: 'af-kinds', id: 'audit-f-kinds', role: 'group', 'aria-label': 'kinds' });
-  const toolSel = el('select', { id: 'audit-f-tool', 'aria-label': 'tool' });
-  const failSel = el('select', { id: 'audit-f-failure', 'aria-label': 'failure label' });
-  const fromIn = el('input', {
-    id: 'audit-f-from',
-    type: 'text',
-    inputmode: 'decimal',
-    placeholder: 'from s',
-    size: '7',
-    title: 'seconds since the run started',
-  });
-  const toIn = el('input', {
-    id: 'audit-f-to',
-    type: 'text',
-    inputmode: 'decimal',
-    placeholder: 'to s',
-    size: '7',
-    title: 'seconds since the run started',
-  });
-  const textIn = el('input', { id: 'audit-f-text', type: 'search', placeholder: 'text in the body', size: '18' });
-  const applyBtn = el('button', { id: 'audit-f-apply' }, 'Apply');
-  const clearBtn = el('button', { id: 'audit-f-clear' }, 'Clear');
-  const count = el('span', { id: 'audit-count', class: 'muted' });
-  const filterError = el('span', { id: 'audit-f-error', class: 'error' });
-  const filters = el(
-    'div',
-    { class: 'audit-filters', id: 'audit-filters' },
-    kindsBox,
-    el(
-      'div',
-      { class: 'af-row' },
-      el('label', {}, 'tool'),
-      toolSel,
-      el('label', {}, 'failure'),
-      failSel,
-      el('label', {}, 'window'),
-      fromIn,
-      toIn,
-      textIn,
-      applyBtn,
-      clearBtn,
-      count,
-      filterError,
-    ),
-  );
-  const tableRoot = el('div', { class: 'audit-table' });
-  const detail = el(
-    'div',
-    { class: 'audit-detail', id: 'audit-detail' },
-    el('p', { class: 'muted' }, 'Select an event to see it in full.'),
-  );
-  const track = el('div', { class: 'audit-timeline', id: 'audit-timeline' });
-  const replaySide = el('div', { class: 'audit-replay', id: 'audit-replay' });
-  root.append(
-    el(
-      'div',
-      { class: 'audit' },
-      toolbar,
-      el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList, moreRuns),
-      el('div', { class: 'audit-main' }, filters, tableRoot, track),
-      el(
-        'div',
-        { class: 'audit-side' },
-        detail,
-        el('div', { class: 'audit-results' }, verifyOut, exportOut),
-        replaySide,
-      ),
-    ),
-  );
-
+class AuditView {
+  private readonly api: WitnessApi;
+  private readonly d: AuditDom;
+  private readonly table: EventTable;
+  private readonly timeline: Timeline;
+  private readonly tail: Tail;
   // ---- state
-  let file: string | undefined;
-  let runs: AuditRunSummary[] = [];
-  /** Where the next page of older runs starts (null: every run is listed). */
-  let runsNext: string | null = null;
-  let run: AuditRunSummary | null = null;
-  let replay: AuditReplay | null = null;
-  let filter: AuditFilter = {};
-  let pages: EventPages | null = null;
-  let detailGen = 0;
+  private file: string | undefined;
+  private list: RunList = { runs: [], next: null };
+  private run: AuditRunSummary | null = null;
+  private replay: AuditReplay | null = null;
+  private filter: AuditFilter = {};
+  private pages: EventPages | null = null;
+  /** The selected run's pages again, after it grew, until the rows in view are loaded. */
+  private grown: EventPages | null = null;
+  private detailGen = 0;
   /** The first row a failed chain check named, and its run. */
-  let chainBad: ReadonlySet<number> = new Set();
-  let chainBadRun: string | null = null;
-  const fileArg = (): { file?: string } => (file !== undefined ? { file } : {});
-  const say = (text: string, kind: 'info' | 'error' = 'info'): void => {
-    message.textContent = text;
-    message.className = kind === 'error' ? 'error' : 'muted';
-  };
+  private chainBad: ReadonlySet<number> = new Set();
+  private chainBadRun: string | null = null;
+  /** The last event's sequence number when the verify result shown was asked for (null: none shown). */
+  private verifiedAt: number | null = null;
+  /** Counts selections: a selection's answers apply only while it is the latest (a run may be selected twice). */
+  private selection = 0;
+  private locating = false;
+  private pendingAt: number | null = null;
+  private opened = false;
 
-  const table = createEventTable(tableRoot, (row) => {
-    void showDetail(row);
-    if (replay !== null)
-      timeline.show(replay.axis === 'step' ? (row.step ?? timeline.value) : row.t_ms - replay.run.started_ms);
-  });
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly app: App,
+  ) {
+    this.api = app.api;
+    this.d = auditDom(root, app.info.auditFile);
+    this.table = createEventTable(this.d.tableRoot, (row) => {
+      void this.showDetail(row);
+      if (this.replay !== null) this.timeline.show(timelineAt(this.replay, row, this.timeline.value));
+    });
+    this.timeline = createTimeline(this.d.track, this.d.replaySide, (at) => void this.locate(at));
+    this.tail = createTail(
+      this.api,
+      () => root.getClientRects().length > 0,
+      (head) => this.headMoved(head),
+      (e) => this.say(`following the database: ${errorText(e)}`, 'error'),
+    );
+    this.wire();
+  }
 
-  // The nearest event to the timeline cursor: one request at a time, the latest position wins.
-  let locating = false;
-  let pendingAt: number | null = null;
-  const locate = async (at: number): Promise<void> => {
-    if (run === null || replay === null) return;
-    if (locating) {
-      pendingAt = at;
-      return;
-    }
-    locating = true;
-    const r = run,
-      axis = replay.axis;
-    try {
-      const res = await api.auditLocate({
-        ...fileArg(),
-        filter: { ...filter, run: r.id },
-        ...(axis === 'step' ? { step: at } : { tMs: r.started_ms + at }),
-      });
-      if (run === r && res.row !== null && pendingAt === null) {
-        table.select(res.index, res.row.id);
-        void showDetail(res.row);
-      }
-    } catch (e) {
-      say(`timeline: ${errorText(e)}`, 'error');
-    } finally {
-      locating = false;
-      const next = pendingAt;
-      pendingAt = null;
-      if (next !== null) void locate(next);
-    }
-  };
-  const timeline = createTimeline(track, replaySide, (at) => void locate(at));
-
-  /** A node link of the selected run: its own scene (the replay's), or why it cannot be shown. */
-  const openNode = (id: string): void => {
-    const r = run;
-    if (r === null) return;
-    if (replay === null || replay.run.id !== r.id) {
-      say(
-        `${id}: run ${r.id.slice(0, 8)}'s scene is not loaded (its replay could not be read), so its nodes cannot be shown`,
-        'error',
-      );
-      return;
-    }
-    app.post({ kind: 'focus-node', id, scene: replayScene(replay, timeline.value), auditRun: r.id });
-  };
-
-  async function showDetail(row: AuditEventRow): Promise<void> {
-    const gen = ++detailGen;
-    detail.dataset.id = String(row.id);
-    try {
-      const d = await api.auditEvent({ ...fileArg(), id: row.id });
-      if (gen !== detailGen) return;
-      renderDetail(detail, d, run?.started_ms ?? d.row.t_ms);
-      linkNodes(detail, (id) => openNode(id));
-      detail.dataset.kind = d.row.kind;
-    } catch (e) {
-      if (gen === detailGen) detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));
+  shown(): void {
+    this.timeline.shown();
+    this.table.refresh();
+    this.tail.poke();
+    if (!this.opened) {
+      this.opened = true;
+      void this.openDb();
     }
   }
 
-  const updateCount = (): void => {
-    if (pages === null) {
-      count.textContent = '';
+  private fileArg(): { file?: string } {
+    return this.file !== undefined ? { file: this.file } : {};
+  }
+
+  private say(text: string, kind: 'info' | 'error' = 'info'): void {
+    this.d.message.textContent = text;
+    this.d.message.className = kind === 'error' ? 'error' : 'muted';
+  }
+
+  /** The nearest event to the timeline cursor: one request at a time, the latest position wins. */
+  private async locate(at: number): Promise<void> {
+    if (this.run === null || this.replay === null) return;
+    if (this.locating) {
+      this.pendingAt = at;
       return;
     }
-    if (pages.error !== null) say(`events: ${pages.error}`, 'error');
-    count.textContent = pages.textMode
-      ? `${pages.count} found${pages.done ? '' : ', searching…'}`
-      : pages.total === null
-        ? 'loading…'
-        : `${pages.total} event${pages.total === 1 ? '' : 's'}`;
+    this.locating = true;
+    const r = this.run,
+      axis = this.replay.axis;
+    try {
+      const res = await this.api.auditLocate({
+        ...this.fileArg(),
+        filter: { ...this.filter, run: r.id },
+        ...(axis === 'step' ? { step: at } : { tMs: r.started_ms + at }),
+      });
+      if (this.run === r && res.row !== null && this.pendingAt === null) {
+        this.table.select(res.index, res.row.id);
+        void this.showDetail(res.row);
+      }
+    } catch (e) {
+      this.say(`timeline: ${errorText(e)}`, 'error');
+    } finally {
+      this.locating = false;
+      const next = this.pendingAt;
+      this.pendingAt = null;
+      if (next !== null) void this.locate(next);
+    }
+  }
+
+  /** A node link of the selected run: its own scene (the replay's), or why it cannot be shown. */
+  private openNode(id: string): void {
+    const r = this.run;
+    if (r === null) return;
+    const blocked = nodeBlocked(id, r, this.replay);
+    if (blocked !== null || this.replay === null) return this.say(blocked ?? '', 'error');
+    this.app.post({ kind: 'focus-node', id, scene: replayScene(this.replay, this.timeline.value), auditRun: r.id });
+  }
+
+  private async showDetail(row: AuditEventRow): Promise<void> {
+    const gen = ++this.detailGen;
+    const detail = this.d.detail;
+    detail.dataset.id = String(row.id);
+    try {
+      const d = await this.api.auditEvent({ ...this.fileArg(), id: row.id });
+      if (gen !== this.detailGen) return;
+      renderDetail(detail, d, this.run?.started_ms ?? d.row.t_ms);
+      linkNodes(detail, (id) => this.openNode(id));
+      detail.dataset.kind = d.row.kind;
+    } catch (e) {
+      if (gen === this.detailGen)
+        detail.replaceChildren(el('p', { class: 'error' }, `event ${row.id}: ${errorText(e)}`));
+    }
+  }
+
+  private updateCount(): void {
+    const count = this.d.count,
+      pages = this.pages;
+    count.textContent = countText(pages);
+    if (pages === null) return;
+    if (pages.error !== null) this.say(`events: ${pages.error}`, 'error');
     count.dataset.count = String(pages.count);
     count.dataset.done = String(pages.done);
-  };
+  }
+
+  private kindBoxes(): HTMLInputElement[] {
+    return [...this.d.kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
+  }
+
+  /** What the filter controls hold. */
+  private fields(): FilterFields {
+    const d = this.d;
+    return {
+      kinds: this.kindBoxes().map((b) => ({ value: b.value, checked: b.checked })),
+      tool: d.toolSel.value,
+      failure: d.failSel.value,
+      from: d.fromIn.value,
+      to: d.toIn.value,
+      text: d.textIn.value,
+    };
+  }
 
   /** Reads the filter controls; null (with the reason shown) when a field is not valid. */
-  const readFilter = (): AuditFilter | null => {
-    filterError.textContent = '';
-    if (run === null) return null;
-    const f: AuditFilter = { run: run.id };
-    const boxes = [...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
-    const kinds = boxes.filter((b) => b.checked).map((b) => b.value);
-    if (kinds.length > 0 && kinds.length < boxes.length) f.kinds = kinds;
-    if (toolSel.value !== '') f.tool = toolSel.value;
-    if (failSel.value !== '') f.failureLabel = failSel.value;
-    const secs = (input: HTMLInputElement, name: string): number | null | undefined => {
-      input.removeAttribute('aria-invalid');
-      const s = input.value.trim();
-      if (s === '') return undefined;
-      const v = Number(s);
-      if (!Number.isFinite(v)) {
-        filterError.textContent = `${name}: "${s}" is not a number of seconds since the run started`;
-        input.setAttribute('aria-invalid', 'true');
-        return null;
-      }
-      return run!.started_ms + v * 1000;
-    };
-    const from = secs(fromIn, 'from');
-    const to = secs(toIn, 'to');
-    if (from === null || to === null) return null;
-    if (from !== undefined && to !== undefined && from > to) {
-      filterError.textContent = 'window: "to" is before "from"';
-      return null;
-    }
-    if (from !== undefined) f.fromMs = from;
-    if (to !== undefined) f.toMs = to;
-    if (textIn.value.trim() !== '') f.text = textIn.value.trim();
-    return f;
-  };
+  private readFilter(): AuditFilter | null {
+    const d = this.d;
+    d.filterError.textContent = '';
+    d.fromIn.removeAttribute('aria-invalid');
+    d.toIn.removeAttribute('aria-invalid');
+    if (this.run === null) return null;
+    const res = parseFilter(this.run, this.fields());
+    if (res.ok) return res.filter;
+    d.filterError.textContent = res.error;
+    for (const f of res.invalid) (f === 'from' ? d.fromIn : d.toIn).setAttribute('aria-invalid', 'true');
+    return null;
+  }
 
-  const applyFilter = (): void => {
-    const f = readFilter();
+  private dropPages(): void {
+    this.pages?.close();
+    this.pages = null;
+    this.grown?.close();
+    this.grown = null;
+  }
+
+  private applyFilter(): void {
+    const f = this.readFilter();
+    const run = this.run;
     if (f === null || run === null) return;
-    filter = f;
-    pages?.close();
-    grown?.close();
-    grown = null;
-    pages = new EventPages(api, file, f, () => {
-      table.refresh();
-      updateCount();
+    this.filter = f;
+    this.dropPages();
+    this.pages = new EventPages(this.api, this.file, f, () => {
+      this.table.refresh();
+      this.updateCount();
     });
-    table.setSource(pages, run.started_ms);
-    updateCount();
-  };
+    this.table.setSource(this.pages, run.started_ms);
+    this.updateCount();
+  }
 
   /**
    * The selected run grew: the same filter again, swapped in once the rows in view are loaded so
    * the table neither flickers nor loses its place (at the end, it follows the end).
    */
-  let grown: EventPages | null = null;
-  const growTable = (r: AuditRunSummary): void => {
-    if (run !== r) return;
-    grown?.close();
-    const [from, to] = table.visible();
-    const next = new EventPages(api, file, filter, () => {
-      if (pages === next) {
-        table.refresh();
-        updateCount();
+  private growTable(r: AuditRunSummary): void {
+    if (this.run !== r) return;
+    this.grown?.close();
+    const [from, to] = this.table.visible();
+    const next = new EventPages(this.api, this.file, this.filter, () => {
+      if (this.pages === next) {
+        this.table.refresh();
+        this.updateCount();
         return;
       }
       let ready = next.error !== null || next.done;
       for (let i = from; ready && i <= Math.min(to, next.count - 1); i++) ready = next.get(i) !== undefined;
-      if (!ready || run !== r) return;
-      pages?.close();
-      pages = next;
-      grown = null;
-      table.setSource(next, r.started_ms, true);
-      updateCount();
+      if (!ready || this.run !== r) return;
+      this.pages?.close();
+      this.pages = next;
+      this.grown = null;
+      this.table.setSource(next, r.started_ms, true);
+      this.updateCount();
     });
-    grown = next;
+    this.grown = next;
     next.ensure(from, to);
-  };
+  }
 
-  const fillFilters = (f: Awaited<ReturnType<typeof api.auditFacets>>): void => {
-    kindsBox.replaceChildren(
-      ...f.kinds.map((k) =>
-        el(
-          'label',
-          { class: 'af-kind' },
-          el('input', { type: 'checkbox', value: k.kind, checked: '' }),
-          ` ${k.kind} (${k.n})`,
-        ),
-      ),
+  /** Draws the filter controls for a run's facets, holding `f`'s choices. */
+  private fillFilters(facets: Facets, f: FilterFields): void {
+    const d = this.d;
+    d.kindsBox.replaceChildren(
+      ...facets.kinds.map((k) => {
+        const on = f.kinds.find((x) => x.value === k.kind)?.checked ?? true;
+        const box = el('input', { type: 'checkbox', value: k.kind, ...(on ? { checked: '' } : {}) });
+        return el('label', { class: 'af-kind' }, box, ` ${k.kind} (${k.n})`);
+      }),
     );
-    toolSel.replaceChildren(
+    d.toolSel.replaceChildren(
       el('option', { value: '' }, 'any tool'),
-      ...f.tools.map((t) => el('option', { value: t }, t)),
+      ...facets.tools.map((t) => el('option', { value: t }, t)),
     );
-    failSel.replaceChildren(
+    d.failSel.replaceChildren(
       el('option', { value: '' }, 'any failure'),
-      ...f.failureLabels.map((t) => el('option', { value: t }, t)),
+      ...facets.failureLabels.map((t) => el('option', { value: t }, t)),
     );
-    fromIn.value = toIn.value = textIn.value = '';
-    fromIn.removeAttribute('aria-invalid');
-    toIn.removeAttribute('aria-invalid');
-    filterError.textContent = '';
-  };
+    d.toolSel.value = f.tool;
+    d.failSel.value = f.failure;
+    d.fromIn.value = f.from;
+    d.toIn.value = f.to;
+    d.textIn.value = f.text;
+    d.fromIn.removeAttribute('aria-invalid');
+    d.toIn.removeAttribute('aria-invalid');
+    d.filterError.textContent = '';
+  }
 
-  /**
-   * Counts selections: a selection's answers apply only while it is the latest (the same run may be selected twice).
-   */
-  let selection = 0;
-  async function selectRun(r: AuditRunSummary): Promise<void> {
+  private async selectRun(r: AuditRunSummary): Promise<void> {
     // The run on the screen, loaded and unchanged: selecting it again keeps where the operator is.
-    if (run?.id === r.id && run.events === r.events && replay?.run.id === r.id) return;
-    const mine = ++selection;
-    run = r;
-    for (const li of runsList.querySelectorAll<HTMLElement>('li')) {
+    if (sameRun(this.run, this.replay, r)) return;
+    const mine = ++this.selection;
+    this.run = r;
+    for (const li of this.d.runsList.querySelectorAll<HTMLElement>('li')) {
       li.classList.toggle('selected', li.dataset.run === r.id);
       li.setAttribute('aria-selected', String(li.dataset.run === r.id));
     }
-    detail.replaceChildren(el('p', { class: 'muted' }, 'Select an event to see it in full.'));
-    exportOut.textContent = '';
+    this.d.detail.replaceChildren(noEvent());
+    this.d.exportOut.textContent = '';
     // The previous run's rows and count go at once: while this run loads they are not its own.
-    pages?.close();
-    pages = null;
-    grown?.close();
-    grown = null;
-    table.setSource(null, 0);
-    count.textContent = 'loading…';
-    count.dataset.done = 'false';
+    this.dropPages();
+    this.table.setSource(null, 0);
+    this.d.count.textContent = 'loading…';
+    this.d.count.dataset.done = 'false';
     try {
       const [f, rp] = await Promise.all([
-        api.auditFacets({ ...fileArg(), run: r.id }),
-        api.auditReplay({ ...fileArg(), run: r.id }),
+        this.api.auditFacets({ ...this.fileArg(), run: r.id }),
+        this.api.auditReplay({ ...this.fileArg(), run: r.id }),
       ]);
-      if (run !== r || mine !== selection) return;
-      fillFilters(f);
-      replay = rp;
-      timeline.load(rp);
-      applyFilter();
-      table.mark(chainBad);
+      if (this.run !== r || mine !== this.selection) return;
+      this.fillFilters(f, { kinds: [], tool: '', failure: '', from: '', to: '', text: '' });
+      this.replay = rp;
+      this.timeline.load(rp);
+      this.applyFilter();
+      this.table.mark(this.chainBad);
     } catch (e) {
-      if (mine === selection) count.textContent = '';
-      say(`run ${r.id.slice(0, 8)}: ${errorText(e)}`, 'error');
+      if (mine === this.selection) this.d.count.textContent = '';
+      this.say(`run ${r.id.slice(0, 8)}: ${errorText(e)}`, 'error');
     }
   }
 
-  const failuresText = (r: AuditRunSummary): string => {
-    const { records, postconditions } = r.failures;
-    const parts = [
-      records > 0 ? `${records} failure record${records === 1 ? '' : 's'}` : '',
-      postconditions > 0 ? `${postconditions} failed postcondition${postconditions === 1 ? '' : 's'}` : '',
-    ];
-    return parts.filter((p) => p !== '').join(' · ');
-  };
-  const renderRuns = (): void => {
-    moreRuns.hidden = runsNext === null;
-    runsList.replaceChildren(
-      ...runs.map((r) => {
-        const failing = r.failures.records + r.failures.postconditions > 0;
-        const li = el(
-          'li',
-          {
-            'data-run': r.id,
-            'data-events': String(r.events),
-            'data-failures': String(r.failures.records + r.failures.postconditions),
-            tabindex: '0',
-            role: 'option',
-            class:
-              `${failing ? 'has-failures' : ''}${run?.id === r.id ? ' selected' : ''}${chainBadRun === r.id ? ' chain-bad' : ''}`.trim(),
-            'aria-selected': String(run?.id === r.id),
-            title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}`,
-          },
-          el(
-            'div',
-            { class: 'r-line' },
-            el('span', { class: 'r-start' }, time(r.started_ms)),
-            el(
-              'span',
-              { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` },
-              r.outcome ?? '(no end)',
-            ),
-          ),
-          el(
-            'div',
-            { class: 'r-line muted' },
-            el('span', { class: 'r-world' }, r.world),
-            el('span', { class: 'r-operator' }, r.operator),
-            el('span', { class: 'r-events' }, `${r.events} events`),
-          ),
-          ...(failing ? [el('div', { class: 'r-failures' }, `⚠ ${failuresText(r)}`)] : []),
-          ...(chainBadRun === r.id ? [el('div', { class: 'r-chain-bad' }, '✗ hash chain broken in this run')] : []),
-          el('div', { class: 'r-spec' }, r.spec ?? ''),
-          el('div', { class: 'r-id muted' }, r.id),
-        );
-        li.addEventListener('click', () => void selectRun(r));
-        li.addEventListener('keydown', (e) => {
-          if (e.key === 'Enter') void selectRun(r);
-        });
-        return li;
-      }),
+  private runItem(r: AuditRunSummary): HTMLElement {
+    const failures = r.failures.records + r.failures.postconditions;
+    const li = el(
+      'li',
+      {
+        'data-run': r.id,
+        'data-events': String(r.events),
+        'data-failures': String(failures),
+        tabindex: '0',
+        role: 'option',
+        class: runClass(r, this.run?.id ?? null, this.chainBadRun),
+        'aria-selected': String(this.run?.id === r.id),
+        title: `run ${r.id}\n${r.software}, ${r.backend}\n${r.spec ?? ''}`,
+      },
+      el(
+        'div',
+        { class: 'r-line' },
+        el('span', { class: 'r-start' }, time(r.started_ms)),
+        el(
+          'span',
+          { class: `r-outcome ${r.outcome === 'success' ? 'ok' : r.outcome === null ? 'muted' : 'bad'}` },
+          r.outcome ?? '(no end)',
+        ),
+      ),
+      el(
+        'div',
+        { class: 'r-line muted' },
+        el('span', { class: 'r-world' }, r.world),
+        el('span', { class: 'r-operator' }, r.operator),
+        el('span', { class: 'r-events' }, `${r.events} events`),
+      ),
+      ...(failures > 0 ? [el('div', { class: 'r-failures' }, `⚠ ${failuresText(r)}`)] : []),
+      ...(this.chainBadRun === r.id ? [el('div', { class: 'r-chain-bad' }, '✗ hash chain broken in this run')] : []),
+      el('div', { class: 'r-spec' }, r.spec ?? ''),
+      el('div', { class: 'r-id muted' }, r.id),
     );
-  };
+    li.addEventListener('click', () => void this.selectRun(r));
+    li.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') void this.selectRun(r);
+    });
+    return li;
+  }
+
+  private renderRuns(): void {
+    this.d.moreRuns.hidden = this.list.next === null;
+    this.d.runsList.replaceChildren(...this.list.runs.map((r) => this.runItem(r)));
+  }
 
   /** Forgets the open database's runs and everything shown of them. */
-  const clearRuns = (): void => {
-    runs = [];
-    runsNext = null;
-    renderRuns();
-    clearRun();
-  };
-  const clearRun = (): void => {
-    run = null;
-    replay = null;
-    pages?.close();
-    pages = null;
-    grown?.close();
-    grown = null;
-    table.setSource(null, 0);
-    timeline.load(null);
-    kindsBox.replaceChildren();
-    toolSel.replaceChildren(el('option', { value: '' }, 'any tool'));
-    failSel.replaceChildren(el('option', { value: '' }, 'any failure'));
-    detail.replaceChildren(el('p', { class: 'muted' }, 'Select an event to see it in full.'));
-    updateCount();
-  };
-  const clearVerify = (): void => {
-    chainBad = new Set();
-    chainBadRun = null;
-    table.mark(chainBad);
-    verifyOut.className = 'audit-result';
-    verifyOut.textContent = '';
-    verifyOut.removeAttribute('role');
-    delete verifyOut.dataset.ok;
-    delete verifyOut.dataset.firstBad;
-  };
-  const showLive = (head: Head | null): void => {
+  private clearRuns(): void {
+    this.list = { runs: [], next: null };
+    this.renderRuns();
+    this.clearRun();
+  }
+
+  private clearRun(): void {
+    const d = this.d;
+    this.run = null;
+    this.replay = null;
+    this.dropPages();
+    this.table.setSource(null, 0);
+    this.timeline.load(null);
+    d.kindsBox.replaceChildren();
+    d.toolSel.replaceChildren(el('option', { value: '' }, 'any tool'));
+    d.failSel.replaceChildren(el('option', { value: '' }, 'any failure'));
+    d.detail.replaceChildren(noEvent());
+    this.updateCount();
+  }
+
+  private clearVerify(): void {
+    const out = this.d.verifyOut;
+    this.chainBad = new Set();
+    this.chainBadRun = null;
+    this.verifiedAt = null;
+    this.table.mark(this.chainBad);
+    out.className = 'audit-result';
+    out.textContent = '';
+    out.removeAttribute('role');
+    delete out.dataset.ok;
+    delete out.dataset.firstBad;
+    delete out.dataset.stale;
+  }
+
+  /** Marks the verify result shown stale when events landed after its check started. */
+  private markStale(head: Head): void {
+    if (this.verifiedAt === null) return;
+    const text = staleText(this.verifiedAt, head.lastSeq);
+    const out = this.d.verifyOut;
+    out.querySelector('.audit-stale')?.remove();
+    out.classList.toggle('stale', text !== null);
+    if (text === null) delete out.dataset.stale;
+    else {
+      out.dataset.stale = 'true';
+      out.append(el('p', { class: 'audit-stale' }, text));
+    }
+  }
+
+  private showLive(head: Head | null): void {
+    const live = this.d.live;
     live.textContent = head === null ? '' : '● live';
     live.dataset.lastSeq = head === null ? '' : String(head.lastSeq);
     live.dataset.runs = head === null ? '' : String(head.runs);
     live.classList.toggle('on', head !== null);
-  };
-
-  const runsText = (f: string, head: Head): string =>
-    runsNext === null
-      ? `${f}: ${runs.length} run${runs.length === 1 ? '' : 's'} (read-only)`
-      : `${f}: the newest ${runs.length} of ${head.runs} runs (read-only)`;
-
-  /**
-   * The newest page again (the database grew): its runs replace or join those at the top. Older
-   * pages already loaded stay when the new page reaches them; otherwise the list starts over from
-   * the new page, so no run is left out between the two.
-   */
-  const newestRuns = (res: { runs: AuditRunSummary[]; next: string | null }): void => {
-    const ids = new Set(res.runs.map((r) => r.id));
-    if (res.next !== null && runs[0] !== undefined && ids.has(runs[0].id)) {
-      runs = [...res.runs, ...runs.filter((r) => !ids.has(r.id))];
-    } else {
-      runs = res.runs;
-      runsNext = res.next;
-    }
-  };
+  }
 
   /** The next page of older runs, below those listed. */
-  const olderRuns = async (): Promise<void> => {
-    const cursor = runsNext,
-      f = file;
+  private async olderRuns(): Promise<void> {
+    const cursor = this.list.next,
+      f = this.file;
     if (cursor === null) return;
-    moreRuns.disabled = true;
+    this.d.moreRuns.disabled = true;
     try {
-      const res = await api.auditRuns({ ...fileArg(), cursor });
-      if (runsNext !== cursor || file !== f) return;
-      const have = new Set(runs.map((r) => r.id));
-      runs = [...runs, ...res.runs.filter((r) => !have.has(r.id))];
-      runsNext = res.next;
-      renderRuns();
-      const head = tail.head;
-      if (head !== null) say(runsText(res.file, head));
+      const res = await this.api.auditRuns({ ...this.fileArg(), cursor });
+      if (this.list.next !== cursor || this.file !== f) return;
+      this.list = mergeOlder(this.list, res);
+      this.renderRuns();
+      const head = this.tail.head;
+      if (head !== null) this.say(runsText(res.file, this.list, head.runs));
     } catch (e) {
-      say(`older runs: ${errorText(e)}`, 'error');
+      this.say(`older runs: ${errorText(e)}`, 'error');
     } finally {
-      moreRuns.disabled = false;
+      this.d.moreRuns.disabled = false;
     }
-  };
+  }
 
-  async function openDb(keep = false): Promise<void> {
-    const typed = fileInput.value.trim();
-    const next = typed === '' || typed === app.info.auditFile ? undefined : typed;
+  private async openDb(keep = false): Promise<void> {
+    const typed = this.d.fileInput.value.trim();
+    const next = typed === '' || typed === this.app.info.auditFile ? undefined : typed;
     const arg = next !== undefined ? { file: next } : {};
-    say('opening…');
+    this.say('opening…');
     try {
       // The head first: what is written meanwhile shows at the next poll.
-      const head = await api.auditHead(arg);
-      const res = await api.auditRuns(arg);
-      if (file !== next || !keep) clearVerify();
-      file = next;
-      fileInput.value = res.file;
-      runs = res.runs;
-      runsNext = res.next;
-      renderRuns();
-      say(res.message ?? runsText(res.file, head));
-      tail.follow({ file, head });
-      showLive(head);
-      const again = keep && run !== null ? runs.find((r) => r.id === run!.id) : undefined;
+      const head = await this.api.auditHead(arg);
+      const res = await this.api.auditRuns(arg);
+      if (this.file !== next || !keep) this.clearVerify();
+      this.file = next;
+      this.d.fileInput.value = res.file;
+      this.list = { runs: res.runs, next: res.next };
+      this.renderRuns();
+      this.say(res.message ?? runsText(res.file, this.list, head.runs));
+      this.tail.follow({ file: next, head });
+      this.showLive(head);
+      this.markStale(head);
+      const run = this.run;
+      const again = keep && run !== null ? this.list.runs.find((r) => r.id === run.id) : undefined;
       // A selected run older than the newest page stays on screen as it is.
-      if (again === undefined && keep && run !== null && runsNext !== null) return;
+      if (again === undefined && keep && run !== null && this.list.next !== null) return;
       if (again === undefined) {
-        clearRun();
-        if (runs[0] !== undefined) await selectRun(runs[0]);
-      } else if (again.events !== run!.events) await refreshRun(again);
+        this.clearRun();
+        if (this.list.runs[0] !== undefined) await this.selectRun(this.list.runs[0]);
+      } else if (again.events !== run!.events) await this.refreshRun(again);
     } catch (e) {
       // Nothing of the previous database stays on screen as if it were this one's.
-      tail.follow(null);
-      showLive(null);
-      clearVerify();
-      clearRuns();
-      exportOut.textContent = '';
-      say(errorText(e), 'error');
+      this.tail.follow(null);
+      this.showLive(null);
+      this.clearVerify();
+      this.clearRuns();
+      this.d.exportOut.textContent = '';
+      this.say(errorText(e), 'error');
     }
   }
 
   /** The selected run has more events: its filters' counts, its replay and its table follow. */
-  async function refreshRun(r: AuditRunSummary): Promise<void> {
-    const mine = selection;
-    run = r;
-    const checked = new Set(
-      [...kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')]
-        .filter((b) => !b.checked)
-        .map((b) => b.value),
-    );
-    const tool = toolSel.value,
-      failure = failSel.value;
+  private async refreshRun(r: AuditRunSummary): Promise<void> {
+    const mine = this.selection;
+    this.run = r;
     const [f, rp] = await Promise.all([
-      api.auditFacets({ ...fileArg(), run: r.id }),
-      api.auditReplay({ ...fileArg(), run: r.id }),
+      this.api.auditFacets({ ...this.fileArg(), run: r.id }),
+      this.api.auditReplay({ ...this.fileArg(), run: r.id }),
     ]);
-    if (run !== r || mine !== selection) return;
-    const from = fromIn.value,
-      to = toIn.value,
-      text = textIn.value;
-    fillFilters(f);
-    // The operator's choices stay: kinds left unticked stay unticked (new kinds come ticked).
-    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]'))
-      b.checked = !checked.has(b.value);
-    if ([...toolSel.options].some((o) => o.value === tool)) toolSel.value = tool;
-    if ([...failSel.options].some((o) => o.value === failure)) failSel.value = failure;
-    fromIn.value = from;
-    toIn.value = to;
-    textIn.value = text;
-    const at = timeline.value;
-    replay = rp;
-    timeline.load(rp);
-    timeline.show(at);
-    growTable(r);
+    if (this.run !== r || mine !== this.selection) return;
+    this.fillFilters(f, carryFields(this.fields(), f));
+    const at = this.timeline.value;
+    this.replay = rp;
+    this.timeline.load(rp);
+    this.timeline.show(at);
+    this.growTable(r);
   }
 
   /** The database moved: new runs join the list (the selection stays), a grown selected run follows. */
-  const tail = createTail(
-    api,
-    () => root.getClientRects().length > 0,
-    async (head) => {
-      const res = await api.auditRuns(fileArg());
-      newestRuns(res);
-      renderRuns();
-      say(res.message ?? runsText(res.file, head));
-      const current = run === null ? undefined : runs.find((r) => r.id === run!.id);
-      if (run === null && runs[0] !== undefined) await selectRun(runs[0]);
-      else if (current !== undefined && current.events !== run!.events) await refreshRun(current);
-      showLive(head);
-    },
-    (e) => say(`following the database: ${errorText(e)}`, 'error'),
-  );
-
-  let opened = false;
-  // ---- wiring
-  openBtn.addEventListener('click', () => void openDb());
-  moreRuns.addEventListener('click', () => void olderRuns());
-  fileInput.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') void openDb();
-  });
-  kindsBox.addEventListener('change', applyFilter);
-  toolSel.addEventListener('change', applyFilter);
-  failSel.addEventListener('change', applyFilter);
-  applyBtn.addEventListener('click', applyFilter);
-  for (const input of [fromIn, toIn, textIn]) {
-    input.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') applyFilter();
-    });
+  private async headMoved(head: Head): Promise<void> {
+    const res: RunsPage & { file: string; message?: string } = await this.api.auditRuns(this.fileArg());
+    this.list = mergeNewest(this.list, res);
+    this.renderRuns();
+    this.say(res.message ?? runsText(res.file, this.list, head.runs));
+    this.markStale(head);
+    const run = this.run;
+    const current = run === null ? undefined : this.list.runs.find((r) => r.id === run.id);
+    if (run === null && this.list.runs[0] !== undefined) await this.selectRun(this.list.runs[0]);
+    else if (current !== undefined && current.events !== run!.events) await this.refreshRun(current);
+    this.showLive(head);
   }
-  clearBtn.addEventListener('click', () => {
-    for (const b of kindsBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) b.checked = true;
-    toolSel.value = failSel.value = '';
-    fromIn.value = toIn.value = textIn.value = '';
-    applyFilter();
-  });
-  verifyBtn.addEventListener('click', () => {
-    clearVerify();
-    verifyOut.textContent = 'verifying…';
-    api.auditVerify(fileArg()).then(
-      (v) => {
-        verifyOut.dataset.ok = String(v.ok);
-        verifyOut.classList.add(v.ok ? 'ok' : 'bad');
-        verifyOut.textContent = v.ok
-          ? `Chain intact: ${v.events} events, ${v.blobs} blobs verified in ${v.chain_ms.toFixed(0)} ms; head ${v.head.slice(0, 16)}…`
-          : `NOT intact — first bad row: ${v.firstBad!.table} ${v.firstBad!.key}: ${v.firstBad!.reason} (${v.events} events verified before it)`;
-        if (v.firstBad !== undefined) verifyOut.dataset.firstBad = `${v.firstBad.table}:${v.firstBad.key}`;
-        else delete verifyOut.dataset.firstBad;
-        if (!v.ok) {
-          verifyOut.setAttribute('role', 'alert');
-          // The row that breaks the chain is marked in the table, and its run in the list.
-          const seq = v.firstBad?.table === 'events' ? Number(v.firstBad.key) : NaN;
-          if (Number.isInteger(seq) && seq > 0) {
-            chainBad = new Set([seq]);
-            table.mark(chainBad);
-            api.auditEvent({ ...fileArg(), id: seq }).then(
-              (d) => {
-                chainBadRun = d.row.run;
-                renderRuns();
-              },
-              () => {
-                /* the row itself is unreadable: the message names it */
-              },
-            );
-          }
-        }
-      },
+
+  private clearFilter(): void {
+    for (const b of this.kindBoxes()) b.checked = true;
+    const d = this.d;
+    d.toolSel.value = d.failSel.value = '';
+    d.fromIn.value = d.toIn.value = d.textIn.value = '';
+    this.applyFilter();
+  }
+
+  private verify(): void {
+    this.clearVerify();
+    const out = this.d.verifyOut;
+    out.textContent = 'verifying…';
+    const at = this.tail.head?.lastSeq ?? null;
+    this.api.auditVerify(this.fileArg()).then(
+      (v) => this.verified(v, at ?? v.events),
       (e: unknown) => {
-        verifyOut.classList.add('bad');
-        verifyOut.textContent = `verify: ${errorText(e)}`;
+        out.classList.add('bad');
+        out.textContent = `verify: ${errorText(e)}`;
       },
     );
-  });
-  for (const b of exportBtns) {
-    b.addEventListener('click', () => {
-      const format = b.dataset.format as AuditExportFormat;
-      exportOut.className = 'audit-result';
-      exportOut.textContent = `exporting ${run !== null ? `run ${run.id.slice(0, 8)}` : 'the whole database'} as ${format.toUpperCase()}…`;
-      api.auditExport({ ...fileArg(), ...(run !== null ? { run: run.id } : {}), format }).then(
-        (r) => {
-          exportOut.classList.add('ok');
-          exportOut.dataset.path = r.path;
-          exportOut.dataset.format = r.format;
-          exportOut.textContent = `Wrote ${r.path} (${bytes(r.bytes)}): ${r.summary}`;
-        },
-        (e: unknown) => {
-          exportOut.classList.add('bad');
-          exportOut.textContent = `export: ${errorText(e)}`;
-        },
-      );
+  }
+
+  private verified(v: AuditVerifyResult, at: number): void {
+    const out = this.d.verifyOut;
+    const shown = verifyView(v);
+    this.verifiedAt = at;
+    out.dataset.ok = String(v.ok);
+    out.classList.add(v.ok ? 'ok' : 'bad');
+    out.textContent = shown.text;
+    if (shown.firstBad !== null) out.dataset.firstBad = shown.firstBad;
+    else delete out.dataset.firstBad;
+    const head = this.tail.head;
+    if (head !== null) this.markStale(head);
+    if (v.ok) return;
+    out.setAttribute('role', 'alert');
+    // The row that breaks the chain is marked in the table, and its run in the list.
+    const seq = shown.badSeq;
+    if (seq === null) return;
+    this.chainBad = new Set([seq]);
+    this.table.mark(this.chainBad);
+    this.api.auditEvent({ ...this.fileArg(), id: seq }).then(
+      (d) => {
+        this.chainBadRun = d.row.run;
+        this.renderRuns();
+      },
+      () => {
+        /* the row itself is unreadable: the message names it */
+      },
+    );
+  }
+
+  private exportAs(format: AuditExportFormat): void {
+    const out = this.d.exportOut,
+      run = this.run;
+    out.className = 'audit-result';
+    out.textContent = exportingText(run, format);
+    this.api.auditExport({ ...this.fileArg(), ...(run !== null ? { run: run.id } : {}), format }).then(
+      (r) => {
+        out.classList.add('ok');
+        out.dataset.path = r.path;
+        out.dataset.format = r.format;
+        out.textContent = `Wrote ${r.path} (${bytes(r.bytes)}): ${r.summary}`;
+      },
+      (e: unknown) => {
+        out.classList.add('bad');
+        out.textContent = `export: ${errorText(e)}`;
+      },
+    );
+  }
+
+  /** Another tab's audit link (the tool loop's): the session's database, at that run. */
+  private async openLinkedRun(id: string): Promise<void> {
+    this.d.fileInput.value = this.app.info.auditFile;
+    this.opened = true;
+    await this.openDb();
+    // A run older than the pages listed: its summary comes with its replay.
+    const r =
+      this.list.runs.find((x) => x.id === id) ??
+      (await this.api.auditReplay({ run: id, maxPositions: 2 }).then(
+        (rp) => rp.run,
+        () => undefined,
+      ));
+    if (r !== undefined) await this.selectRun(r);
+    else this.say(`run ${id} is not in ${this.app.info.auditFile}`, 'error');
+  }
+
+  private wire(): void {
+    const d = this.d;
+    const apply = (): void => this.applyFilter();
+    d.openBtn.addEventListener('click', () => void this.openDb());
+    d.moreRuns.addEventListener('click', () => void this.olderRuns());
+    d.fileInput.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') void this.openDb();
+    });
+    d.kindsBox.addEventListener('change', apply);
+    d.toolSel.addEventListener('change', apply);
+    d.failSel.addEventListener('change', apply);
+    d.applyBtn.addEventListener('click', apply);
+    for (const input of [d.fromIn, d.toIn, d.textIn]) {
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') apply();
+      });
+    }
+    d.clearBtn.addEventListener('click', () => this.clearFilter());
+    d.verifyBtn.addEventListener('click', () => this.verify());
+    for (const b of d.exportBtns)
+      b.addEventListener('click', () => this.exportAs(b.dataset.format as AuditExportFormat));
+    // A mission that ends adds a run to the session's database.
+    this.app.onEvent((e) => {
+      if ((e.topic === 'mission.end' || e.topic === 'act.end') && this.file === undefined) void this.openDb(true);
+    });
+    this.app.onMessage((m) => {
+      if (m.kind === 'audit-run') void this.openLinkedRun(m.run);
     });
   }
-  // A mission that ends adds a run to the session's database.
-  app.onEvent((e) => {
-    if ((e.topic === 'mission.end' || e.topic === 'act.end') && file === undefined) void openDb(true);
-  });
-  // Another tab's audit link (the tool loop's): the session's database, at that run.
-  app.onMessage((m) => {
-    if (m.kind !== 'audit-run') return;
-    fileInput.value = app.info.auditFile;
-    opened = true;
-    void openDb().then(async () => {
-      // A run older than the pages listed: its summary comes with its replay.
-      const r =
-        runs.find((x) => x.id === m.run) ??
-        (await api.auditReplay({ run: m.run, maxPositions: 2 }).then(
-          (rp) => rp.run,
-          () => undefined,
-        ));
-      if (r !== undefined) await selectRun(r);
-      else say(`run ${m.run} is not in ${app.info.auditFile}`, 'error');
-    });
-  });
-
-  return () => {
-    timeline.shown();
-    table.refresh();
-    tail.poke();
-    if (!opened) {
-      opened = true;
-      void openDb();
-    }
-  };
 }

@@ -29,7 +29,50 @@ export interface EventTable {
 
 const COLUMNS = ['seq', '+s', 'step', 'kind', 'tool', 'failure', 'summary'] as const;
 
-export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRow, index: number) => void): EventTable {
+/** Draws event `r` (undefined: not fetched yet) as row `i` into a pooled row element. */
+function fillRow(
+  row: HTMLElement,
+  r: AuditEventRow | undefined,
+  i: number,
+  at: { start: number; selectedId: number | null; marked: ReadonlySet<number> },
+): void {
+  row.dataset.index = String(i);
+  row.style.transform = `translateY(${i * ROW_PX}px)`;
+  const cells = row.children;
+  if (r === undefined) {
+    row.dataset.id = '';
+    row.classList.add('pending');
+    row.classList.remove('selected', 'failure', 'chain-bad');
+    for (let k = 0; k < cells.length; k++) cells[k]!.textContent = k === COLUMNS.length - 1 ? 'loading…' : '';
+    return;
+  }
+  row.dataset.id = String(r.id);
+  row.dataset.kind = r.kind;
+  row.classList.remove('pending');
+  row.classList.toggle('selected', r.id === at.selectedId);
+  row.setAttribute('aria-selected', String(r.id === at.selectedId));
+  row.classList.toggle(
+    'failure',
+    r.failed || r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation',
+  );
+  row.classList.toggle('chain-bad', at.marked.has(r.id));
+  const vals = [
+    String(r.id),
+    ((r.t_ms - at.start) / 1000).toFixed(3),
+    r.step === null ? '' : String(r.step),
+    r.kind,
+    r.tool ?? '',
+    r.failureLabel ?? '',
+    r.summary,
+  ];
+  for (let k = 0; k < cells.length; k++) {
+    if (cells[k]!.textContent !== vals[k]) cells[k]!.textContent = vals[k]!;
+  }
+  row.title = r.summary;
+}
+
+/** The header, and the scrolling viewport with its spacer and its layer of pooled rows. */
+function tableDom(root: HTMLElement): { spacer: HTMLElement; layer: HTMLElement; viewport: HTMLElement } {
   const header = el(
     'div',
     { class: 'ev-head', role: 'row' },
@@ -44,6 +87,11 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
     layer,
   );
   root.append(header, viewport);
+  return { spacer, layer, viewport };
+}
+
+export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRow, index: number) => void): EventTable {
+  const { spacer, layer, viewport } = tableDom(root);
   let pages: EventPages | null = null;
   let start = 0;
   let selectedId: number | null = null;
@@ -52,42 +100,6 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
   let marked: ReadonlySet<number> = new Set();
   let shown: [number, number] = [0, 0];
   const pool: HTMLElement[] = [];
-
-  const fill = (row: HTMLElement, r: AuditEventRow | undefined, i: number): void => {
-    row.dataset.index = String(i);
-    row.style.transform = `translateY(${i * ROW_PX}px)`;
-    const cells = row.children;
-    if (r === undefined) {
-      row.dataset.id = '';
-      row.classList.add('pending');
-      row.classList.remove('selected', 'failure', 'chain-bad');
-      for (let k = 0; k < cells.length; k++) cells[k]!.textContent = k === COLUMNS.length - 1 ? 'loading…' : '';
-      return;
-    }
-    row.dataset.id = String(r.id);
-    row.dataset.kind = r.kind;
-    row.classList.remove('pending');
-    row.classList.toggle('selected', r.id === selectedId);
-    row.setAttribute('aria-selected', String(r.id === selectedId));
-    row.classList.toggle(
-      'failure',
-      r.failed || r.failureLabel !== null || r.kind === 'failure_record' || r.kind === 'escalation',
-    );
-    row.classList.toggle('chain-bad', marked.has(r.id));
-    const vals = [
-      String(r.id),
-      ((r.t_ms - start) / 1000).toFixed(3),
-      r.step === null ? '' : String(r.step),
-      r.kind,
-      r.tool ?? '',
-      r.failureLabel ?? '',
-      r.summary,
-    ];
-    for (let k = 0; k < cells.length; k++) {
-      if (cells[k]!.textContent !== vals[k]) cells[k]!.textContent = vals[k]!;
-    }
-    row.title = r.summary;
-  };
 
   const render = (): void => {
     frame = 0;
@@ -110,7 +122,7 @@ export function createEventTable(root: HTMLElement, onSelect: (row: AuditEventRo
       const row = pool[k]!;
       if (k < need) {
         row.hidden = false;
-        fill(row, pages?.get(first + k), first + k);
+        fillRow(row, pages?.get(first + k), first + k, { start, selectedId, marked });
       } else row.hidden = true;
     }
     shown = [first, Math.max(first, last)];

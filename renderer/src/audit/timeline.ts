@@ -36,6 +36,43 @@ function lastAtOrBefore(xs: readonly number[], v: number): number {
   return ans;
 }
 
+/** What the replay shows at position `v`: the plan in force, the robot, its trail, the monitor's states in words. */
+function replayFrame(
+  r: AuditReplay,
+  v: number,
+): {
+  plan: number;
+  robot: { x: number; y: number } | null;
+  trail: [number, number][];
+  states: number[];
+  monitor: string;
+} {
+  const plan = lastAtOrBefore(
+    r.plans.map((x) => x.at),
+    v,
+  );
+  const i = lastAtOrBefore(r.positions.at, v);
+  let robot: { x: number; y: number } | null = null;
+  const trail: [number, number][] = [];
+  if (i >= 0) {
+    robot = { x: r.positions.x[i]!, y: r.positions.y[i]! };
+    const stride = Math.max(1, Math.ceil((i + 1) / TRAIL_POINTS));
+    for (let k = 0; k <= i; k += stride) trail.push([r.positions.x[k]!, r.positions.y[k]!]);
+    if (i % stride !== 0) trail.push([robot.x, robot.y]);
+  }
+  const m = lastAtOrBefore(
+    r.monitor.map((x) => x.at),
+    v,
+  );
+  const at = m >= 0 ? r.monitor[m]! : null;
+  const states = at !== null ? at.states : (r.automaton?.states.filter((s) => s.initial).map((s) => s.id) ?? []);
+  const monitor =
+    r.automaton === null
+      ? ''
+      : `monitor {${states.join(', ')}}${at !== null ? `${at.viable ? '' : ' — no accepting continuation'}${at.accepting ? ' (accepting)' : ''}, labels {${at.labels.join(', ')}}` : ' (initial)'}`;
+  return { plan, robot, trail, states, monitor };
+}
+
 const MARK_COLOURS: Record<string, string> = {
   failure_record: '#c92a2a',
   replan: '#e8590c',
@@ -44,11 +81,8 @@ const MARK_COLOURS: Record<string, string> = {
   operator_decision: '#1971c2',
 };
 
-export function createTimeline(
-  root: HTMLElement,
-  side: HTMLElement,
-  onScrub: (at: number, axis: 'step' | 'time') => void,
-): Timeline {
+/** The play button, the scrubber over its marks, the position and monitor texts; the replay's views beside. */
+function timelineDom(root: HTMLElement, side: HTMLElement) {
   const play = el('button', { id: 'audit-play', title: 'Play the run back (space)', disabled: '' }, '▶ Play');
   const range = el('input', {
     id: 'audit-scrub',
@@ -72,6 +106,46 @@ export function createTimeline(
   const autoRoot = el('div', { class: 'audit-automaton', id: 'audit-automaton' });
   const notes = el('p', { class: 'muted audit-notes', id: 'audit-replay-notes' });
   side.append(graphRoot, autoRoot, notes);
+  return { play, range, marks, label, monitorText, graphRoot, autoRoot, notes };
+}
+
+/** The replay's marks (failures, replans, escalations, the end) on the canvas over the scrubber. */
+function paintMarks(marks: HTMLCanvasElement, replay: AuditReplay | null, fmt: (v: number) => string): void {
+  const w = marks.clientWidth || 600;
+  marks.width = w;
+  const g = marks.getContext('2d');
+  if (g === null) return;
+  g.clearRect(0, 0, w, marks.height);
+  if (replay === null || replay.max <= replay.min) return;
+  for (const mk of replay.marks) {
+    g.fillStyle = MARK_COLOURS[mk.kind] ?? '#868e96';
+    const x = ((mk.at - replay.min) / (replay.max - replay.min)) * (w - 12) + 6;
+    g.fillRect(Math.round(x) - 1, 0, 3, marks.height);
+  }
+  marks.title = replay.marks.map((mk) => `${fmt(mk.at)}: ${mk.label}`).join('\n');
+}
+
+/** The replay's graph and automaton views; they refit when their box changes size (the window, the layout). */
+function replayViews(graphRoot: HTMLElement, autoRoot: HTMLElement): [GraphViewHandle, AutomatonViewHandle] {
+  const graph = createGraphView(graphRoot);
+  const automaton = createAutomatonView(autoRoot);
+  new ResizeObserver(() => {
+    graph.resize();
+    automaton.resize();
+  }).observe(graphRoot);
+  return [graph, automaton];
+}
+
+/** A timeline position in words: seconds on a time axis, a step otherwise. */
+const fmtAt = (replay: AuditReplay | null, v: number): string =>
+  replay?.axis === 'time' ? `${(v / 1000).toFixed(2)} s` : `step ${Math.round(v)}`;
+
+export function createTimeline(
+  root: HTMLElement,
+  side: HTMLElement,
+  onScrub: (at: number, axis: 'step' | 'time') => void,
+): Timeline {
+  const { play, range, marks, label, monitorText, graphRoot, autoRoot, notes } = timelineDom(root, side);
   let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
 
@@ -82,69 +156,29 @@ export function createTimeline(
   /** The playback position: kept apart from the slider, which rounds to whole steps. */
   let playAt = 0;
 
-  const fmt = (v: number): string => (replay?.axis === 'time' ? `${(v / 1000).toFixed(2)} s` : `step ${Math.round(v)}`);
-  const maxText = (): string =>
-    replay === null ? '' : replay.axis === 'time' ? `${(replay.max / 1000).toFixed(2)} s` : String(replay.max);
+  const fmt = (v: number): string => fmtAt(replay, v);
 
   const apply = (v: number): void => {
     if (replay === null) return;
-    const r = replay;
-    label.textContent = `${fmt(v)} / ${maxText()}`;
+    const f = replayFrame(replay, v);
+    label.textContent = `${fmt(v)} / ${fmt(replay.max).replace(/^step /, '')}`;
     side.dataset.at = String(Math.round(v));
-    const p = lastAtOrBefore(
-      r.plans.map((x) => x.at),
-      v,
-    );
-    if (p !== planShown) {
-      planShown = p;
-      graph?.setPlan(p >= 0 ? r.plans[p]!.plan : null);
-      side.dataset.plan = String(p);
-      side.dataset.planStart = p >= 0 ? (r.plans[p]!.plan.prefix[0] ?? '') : '';
+    if (f.plan !== planShown) {
+      planShown = f.plan;
+      const plan = f.plan >= 0 ? replay.plans[f.plan]!.plan : null;
+      graph?.setPlan(plan);
+      side.dataset.plan = String(f.plan);
+      side.dataset.planStart = plan?.prefix[0] ?? '';
     }
-    const i = lastAtOrBefore(r.positions.at, v);
-    if (i >= 0) {
-      const x = r.positions.x[i]!,
-        y = r.positions.y[i]!;
-      graph?.setRobot({ x, y });
-      side.dataset.robot = `${x.toFixed(2)},${y.toFixed(2)}`;
-      const stride = Math.max(1, Math.ceil((i + 1) / TRAIL_POINTS));
-      const trail: [number, number][] = [];
-      for (let k = 0; k <= i; k += stride) trail.push([r.positions.x[k]!, r.positions.y[k]!]);
-      if (i % stride !== 0) trail.push([x, y]);
-      graph?.setTrail(trail);
-    } else {
-      graph?.setRobot(null);
-      graph?.setTrail([]);
-      side.dataset.robot = '';
-    }
-    const m = lastAtOrBefore(
-      r.monitor.map((x) => x.at),
-      v,
-    );
-    const states =
-      m >= 0 ? r.monitor[m]!.states : (r.automaton?.states.filter((s) => s.initial).map((s) => s.id) ?? []);
-    automaton?.setActive(states);
-    side.dataset.monitor = states.join(',');
-    monitorText.textContent =
-      r.automaton === null
-        ? ''
-        : `monitor {${states.join(', ')}}${m >= 0 ? `${r.monitor[m]!.viable ? '' : ' — no accepting continuation'}${r.monitor[m]!.accepting ? ' (accepting)' : ''}, labels {${r.monitor[m]!.labels.join(', ')}}` : ' (initial)'}`;
+    graph?.setRobot(f.robot);
+    graph?.setTrail(f.trail);
+    side.dataset.robot = f.robot === null ? '' : `${f.robot.x.toFixed(2)},${f.robot.y.toFixed(2)}`;
+    automaton?.setActive(f.states);
+    side.dataset.monitor = f.states.join(',');
+    monitorText.textContent = f.monitor;
   };
 
-  const drawMarks = (): void => {
-    const w = marks.clientWidth || 600;
-    marks.width = w;
-    const g = marks.getContext('2d');
-    if (g === null) return;
-    g.clearRect(0, 0, w, marks.height);
-    if (replay === null || replay.max <= replay.min) return;
-    for (const mk of replay.marks) {
-      g.fillStyle = MARK_COLOURS[mk.kind] ?? '#868e96';
-      const x = ((mk.at - replay.min) / (replay.max - replay.min)) * (w - 12) + 6;
-      g.fillRect(Math.round(x) - 1, 0, 3, marks.height);
-    }
-    marks.title = replay.marks.map((mk) => `${fmt(mk.at)}: ${mk.label}`).join('\n');
-  };
+  const drawMarks = (): void => paintMarks(marks, replay, fmt);
 
   const stop = (): void => {
     if (playing !== 0) cancelAnimationFrame(playing);
@@ -188,16 +222,8 @@ export function createTimeline(
       stop();
       replay = r;
       planShown = -2;
-      if (graph === null && r !== null) {
-        // Created on first use: the view measures its container, which must be laid out by then.
-        graph = createGraphView(graphRoot);
-        automaton = createAutomatonView(autoRoot);
-        // The replay's maze refits when its box changes size (the window, the layout).
-        new ResizeObserver(() => {
-          graph?.resize();
-          automaton?.resize();
-        }).observe(graphRoot);
-      }
+      // Created on first use: the view measures its container, which must be laid out by then.
+      if (graph === null && r !== null) [graph, automaton] = replayViews(graphRoot, autoRoot);
       graph?.setScene(r?.scene ?? null);
       automaton?.setAutomaton(r?.automaton ?? null);
       notes.textContent = r?.notes.join(' ') ?? '';

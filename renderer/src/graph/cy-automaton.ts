@@ -9,7 +9,7 @@
  * list beside it. The list is always in the page (out of sight while the guards are on the edges),
  * so the guards can be searched and read out.
  */
-import cytoscape, { type EdgeSingular, type ElementDefinition } from 'cytoscape';
+import cytoscape, { type Core, type EdgeSingular, type ElementDefinition } from 'cytoscape';
 import type { AutomatonView } from '../../../main/contract/api.js';
 import type { AutomatonViewHandle } from './view.js';
 import { AUTOMATON_GEOMETRY as GEOMETRY, GUARD_FONT, NUMBER_FONT, automatonStyle, planColours } from './cy-style.js';
@@ -121,6 +121,120 @@ function transitionList(a: AutomatonView | null): HTMLElement[] {
   });
 }
 
+/** Shows the edges' guards, their numbers (with the list), or nothing on the edges (the list alone). */
+function setMode(cy: Core, root: HTMLElement, mode: GuardLabels): void {
+  root.dataset.labels = mode;
+  cy.batch(() => {
+    cy.edges('.transition').forEach((e) => {
+      const text =
+        mode === 'guards' ? guardText(e.data('guard') as string) : mode === 'numbers' ? String(e.data('number')) : '';
+      e.data({ text, mx: 0, my: 0 });
+    });
+    if (mode === 'numbers') cy.edges('.transition').addClass('numbered');
+    else cy.edges('.transition').removeClass('numbered');
+  });
+}
+
+/** The edges' label boxes as drawn now (the states must be apart: an edge of no length has no label box). */
+function measure(cy: Core): ShapeEdge[] {
+  const edges = cy.edges('.transition');
+  // One pass over all of them first: Cytoscape then answers each edge from what it computed.
+  edges.boundingBox(LABEL_ONLY);
+  return edges.map((e) => {
+    const b = e.boundingBox(LABEL_ONLY);
+    return {
+      id: e.id(),
+      from: e.source().data('state') as number,
+      to: e.target().data('state') as number,
+      w: b.w,
+      h: b.h,
+    };
+  });
+}
+
+/** Places the states, entry arrows, edge curves and labels of an arrangement. */
+function applyArrangement(cy: Core, root: HTMLElement, a: Arrangement): void {
+  cy.batch(() => {
+    for (const [q, p] of a.positions) cy.getElementById(stateId(q)).position(p);
+    for (const [q, p] of a.entries) cy.getElementById(`entry${q}`).position(p);
+    cy.edges('.transition').forEach((e) => {
+      const x = a.edges.get(e.id())!;
+      e.data({ cd: x.controlDistance, loop: x.loopDirection ?? 0 });
+    });
+  });
+  root.dataset.scale = String(a.scale);
+  if (root.dataset.labels === 'list') return;
+  // Each label where it was placed: its offset from the middle Cytoscape finds for its edge.
+  const edges = cy.edges('.transition');
+  edges.boundingBox(LABEL_ONLY);
+  const offsets = edges.map((e) => {
+    const m = e.midpoint(),
+      c = a.edges.get(e.id())!.label;
+    return { e, mx: c.x - m.x, my: c.y - m.y };
+  });
+  cy.batch(() => {
+    for (const { e, mx, my } of offsets) e.data({ mx, my });
+  });
+}
+
+/** Everything drawn in view, PAD from the sides (as automaton-layout.ts's fitZoom reckons: overlays left out). */
+function fitAll(cy: Core, host: HTMLElement): void {
+  const b = cy.elements().boundingBox({ includeOverlays: false, includeUnderlays: false });
+  const zoom = Math.max(cy.minZoom(), fitZoom(b, host.clientWidth, host.clientHeight, PAD, cy.maxZoom()));
+  cy.viewport({
+    zoom,
+    pan: {
+      x: host.clientWidth / 2 - (zoom * (b.x1 + b.x2)) / 2,
+      y: host.clientHeight / 2 - (zoom * (b.y1 + b.y2)) / 2,
+    },
+  });
+}
+
+/** A list item and its edge light up together. */
+function wireHover(cy: Core, list: HTMLElement): void {
+  const light = (id: string, on: boolean): void => {
+    const edge = cy.getElementById(id);
+    if (on) edge.addClass('lit');
+    else edge.removeClass('lit');
+    list.querySelector(`li[data-edge="${id}"]`)?.classList.toggle('lit', on);
+  };
+  for (const type of ['mouseover', 'mouseout'] as const) {
+    list.addEventListener(type, (ev) => {
+      const li = (ev.target as HTMLElement).closest('li');
+      if (li?.dataset.edge !== undefined) light(li.dataset.edge, type === 'mouseover');
+    });
+  }
+  cy.on('mouseover', 'edge.transition', (e) => light((e.target as EdgeSingular).id(), true));
+  cy.on('mouseout', 'edge.transition', (e) => light((e.target as EdgeSingular).id(), false));
+}
+
+/** The guard labels and states on the page, for the tests' overlap checks. */
+function labelBoxes(cy: Core, host: HTMLElement, root: HTMLElement): ReturnType<CyAutomatonView['labelBoxes']> {
+  const r = host.getBoundingClientRect();
+  const page = (id: string, b: { x1: number; y1: number; x2: number; y2: number }): LabelBox => ({
+    id,
+    x1: r.left + b.x1,
+    y1: r.top + b.y1,
+    x2: r.left + b.x2,
+    y2: r.top + b.y2,
+  });
+  const mode = (root.dataset.labels ?? 'guards') as GuardLabels;
+  return {
+    mode,
+    labels: cy
+      .edges('.transition')
+      .filter((e) => (e.data('text') as string) !== '')
+      .map((e) => page(e.id(), e.renderedBoundingBox(LABEL_ONLY))),
+    states: cy
+      .nodes('.state')
+      .map((n) =>
+        page(n.id(), n.renderedBoundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false })),
+      ),
+    area: { id: 'area', x1: r.left, y1: r.top, x2: r.right, y2: r.bottom },
+    fontPx: cy.zoom() * (mode === 'guards' ? GUARD_FONT : NUMBER_FONT),
+  };
+}
+
 export function createAutomatonView(root: HTMLElement): CyAutomatonView {
   root.classList.add('av');
   const host = document.createElement('div');
@@ -144,73 +258,6 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
   let needsLayout = false;
   /** The picture's size after the last layout: a resize to another size lays out again. */
   let laidOut = { w: -1, h: -1 };
-
-  const setMode = (mode: GuardLabels): void => {
-    root.dataset.labels = mode;
-    cy.batch(() => {
-      cy.edges('.transition').forEach((e) => {
-        const text =
-          mode === 'guards' ? guardText(e.data('guard') as string) : mode === 'numbers' ? String(e.data('number')) : '';
-        e.data({ text, mx: 0, my: 0 });
-      });
-      if (mode === 'numbers') cy.edges('.transition').addClass('numbered');
-      else cy.edges('.transition').removeClass('numbered');
-    });
-  };
-
-  /** The edges' label boxes as drawn now (the states must be apart: an edge of no length has no label box). */
-  const measure = (): ShapeEdge[] => {
-    const edges = cy.edges('.transition');
-    // One pass over all of them first: Cytoscape then answers each edge from what it computed.
-    edges.boundingBox(LABEL_ONLY);
-    return edges.map((e) => {
-      const b = e.boundingBox(LABEL_ONLY);
-      return {
-        id: e.id(),
-        from: e.source().data('state') as number,
-        to: e.target().data('state') as number,
-        w: b.w,
-        h: b.h,
-      };
-    });
-  };
-
-  const apply = (a: Arrangement): void => {
-    cy.batch(() => {
-      for (const [q, p] of a.positions) cy.getElementById(stateId(q)).position(p);
-      for (const [q, p] of a.entries) cy.getElementById(`entry${q}`).position(p);
-      cy.edges('.transition').forEach((e) => {
-        const x = a.edges.get(e.id())!;
-        e.data({ cd: x.controlDistance, loop: x.loopDirection ?? 0 });
-      });
-    });
-    root.dataset.scale = String(a.scale);
-    if (root.dataset.labels === 'list') return;
-    // Each label where it was placed: its offset from the middle Cytoscape finds for its edge.
-    const edges = cy.edges('.transition');
-    edges.boundingBox(LABEL_ONLY);
-    const offsets = edges.map((e) => {
-      const m = e.midpoint(),
-        c = a.edges.get(e.id())!.label;
-      return { e, mx: c.x - m.x, my: c.y - m.y };
-    });
-    cy.batch(() => {
-      for (const { e, mx, my } of offsets) e.data({ mx, my });
-    });
-  };
-
-  /** Everything drawn in view, PAD from the sides (as automaton-layout.ts's fitZoom reckons: overlays left out). */
-  const fit = (): void => {
-    const b = cy.elements().boundingBox({ includeOverlays: false, includeUnderlays: false });
-    const zoom = Math.max(cy.minZoom(), fitZoom(b, host.clientWidth, host.clientHeight, PAD, cy.maxZoom()));
-    cy.viewport({
-      zoom,
-      pan: {
-        x: host.clientWidth / 2 - (zoom * (b.x1 + b.x2)) / 2,
-        y: host.clientHeight / 2 - (zoom * (b.y1 + b.y2)) / 2,
-      },
-    });
-  };
 
   const layout = (): void => {
     if (automaton === null || cy.nodes().empty()) return;
@@ -240,43 +287,28 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
     let done = false;
     for (const [mode, minZoom] of modes) {
       // The picture's size with this mode's list (shown under numbers: a pane of fixed height gives it room).
-      setMode(mode);
+      setMode(cy, root, mode);
       const pane = { width: host.clientWidth, height: host.clientHeight, pad: PAD, maxZoom: cy.maxZoom() };
       // No labels can fit where the states and edges alone would be drawn too small.
       if (!statesFit(states, bare, GEOMETRY, pane, minZoom)) continue;
       cy.resize();
-      const best = bestArrangement(states, measure(), GEOMETRY, pane, minZoom);
+      const best = bestArrangement(states, measure(cy), GEOMETRY, pane, minZoom);
       if (best !== null) {
-        apply(best.arrangement);
+        applyArrangement(cy, root, best.arrangement);
         done = true;
         break;
       }
     }
     if (!done) {
-      setMode('list');
-      apply(arrange(states, bare, GEOMETRY, 1)!);
+      setMode(cy, root, 'list');
+      applyArrangement(cy, root, arrange(states, bare, GEOMETRY, 1)!);
     }
     cy.resize();
-    fit();
+    fitAll(cy, host);
     laidOut = { w: host.clientWidth, h: host.clientHeight };
   };
 
-  // A list item and its edge light up together.
-  const light = (id: string, on: boolean): void => {
-    const edge = cy.getElementById(id);
-    if (on) edge.addClass('lit');
-    else edge.removeClass('lit');
-    list.querySelector(`li[data-edge="${id}"]`)?.classList.toggle('lit', on);
-  };
-  for (const type of ['mouseover', 'mouseout'] as const) {
-    list.addEventListener(type, (ev) => {
-      const li = (ev.target as HTMLElement).closest('li');
-      if (li?.dataset.edge !== undefined) light(li.dataset.edge, type === 'mouseover');
-    });
-  }
-  cy.on('mouseover', 'edge.transition', (e) => light((e.target as EdgeSingular).id(), true));
-  cy.on('mouseout', 'edge.transition', (e) => light((e.target as EdgeSingular).id(), false));
-
+  wireHover(cy, list);
   root.dataset.states = '0';
   root.dataset.active = '';
   return {
@@ -309,34 +341,7 @@ export function createAutomatonView(root: HTMLElement): CyAutomatonView {
         .map((n) => String(n.data('state')))
         .join(',');
     },
-    labelBoxes() {
-      const r = host.getBoundingClientRect();
-      const page = (id: string, b: { x1: number; y1: number; x2: number; y2: number }): LabelBox => ({
-        id,
-        x1: r.left + b.x1,
-        y1: r.top + b.y1,
-        x2: r.left + b.x2,
-        y2: r.top + b.y2,
-      });
-      const mode = (root.dataset.labels ?? 'guards') as GuardLabels;
-      return {
-        mode,
-        labels: cy
-          .edges('.transition')
-          .filter((e) => (e.data('text') as string) !== '')
-          .map((e) => page(e.id(), e.renderedBoundingBox(LABEL_ONLY))),
-        states: cy
-          .nodes('.state')
-          .map((n) =>
-            page(
-              n.id(),
-              n.renderedBoundingBox({ includeLabels: false, includeOverlays: false, includeUnderlays: false }),
-            ),
-          ),
-        area: { id: 'area', x1: r.left, y1: r.top, x2: r.right, y2: r.bottom },
-        fontPx: cy.zoom() * (mode === 'guards' ? GUARD_FONT : NUMBER_FONT),
-      };
-    },
+    labelBoxes: () => labelBoxes(cy, host, root),
     resize() {
       cy.resize();
       if (needsLayout || host.clientWidth !== laidOut.w || host.clientHeight !== laidOut.h) layout();

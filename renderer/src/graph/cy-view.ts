@@ -71,17 +71,12 @@ export function findNode(
 }
 
 export function createGraphView(root: HTMLElement): CyGraphView {
-  root.classList.add('gv');
-  const under = document.createElement('div');
-  under.className = 'gv-under';
-  const host = document.createElement('div');
-  host.className = 'gv-cy';
-  const over = document.createElement('div');
-  over.className = 'gv-over';
-  root.replaceChildren(under, host, over);
-  const layers = new Overlays(under, over);
-  const coloursOfPlan = planColours();
-  const cy = cytoscape({
+  return new CyGraph(root);
+}
+
+/** A Cytoscape instance for a scene: preset positions, no grabbing, a cached texture while panning. */
+function createCy(host: HTMLElement, coloursOfPlan: ReturnType<typeof planColours>): Core {
+  return cytoscape({
     container: host,
     elements: [],
     style: graphStyle(8, coloursOfPlan),
@@ -99,122 +94,201 @@ export function createGraphView(root: HTMLElement): CyGraphView {
     motionBlur: false,
     pixelRatio: 1,
   });
+}
 
-  let scene: GraphScene | null = null;
-  let frame: Frame | null = null;
-  let plan: PlanView | null = null;
-  let heat: string | null = null;
-  let colours = new Map<string, string>();
-  const index = new Map<string, number>();
-  let needsFit = false;
-  const listeners: ((d: NodeDetail | null) => void)[] = [];
-
-  let named = false;
-  /** Names on when a node is drawn NAME_PX wide or more, off below (one batch, only when it flips). */
-  const syncNames = (): void => {
-    const on = frame !== null && cy.zoom() * frame.nodeSize >= NAME_PX;
-    root.dataset.names = on ? 'shown' : 'hidden';
-    if (on === named) return;
-    named = on;
-    cy.batch(() => {
-      if (on) cy.nodes('.scene').addClass('named');
-      else cy.nodes('.scene').removeClass('named');
+/**
+ * A scene's nodes as Cytoscape elements (indexed into `index`) and its edges as line segments in
+ * model units (x1, y1, x2, y2 each), drawn on the canvas under the nodes (see overlays.ts).
+ */
+function sceneElements(
+  s: GraphScene,
+  f: Frame,
+  colours: ReadonlyMap<string, string>,
+  index: Map<string, number>,
+): { els: ElementDefinition[]; lines: Float64Array } {
+  const els: ElementDefinition[] = [];
+  s.nodes.forEach((n, i) => {
+    index.set(n.id, i);
+    els.push({
+      group: 'nodes',
+      data: {
+        id: nodeElementId(i),
+        index: i,
+        colour: nodeColour(n, colours),
+        label: n.labels.join(','),
+        name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id,
+        heat: 0,
+      },
+      position: f.toModel(n.x, n.y),
+      classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
     });
-  };
-  /** The viewport is the fitted one (no pan, zoom or focus since): a resize fits again. */
-  let fitted = false;
-  let programmatic = false;
-  cy.on('viewport', () => {
-    if (!programmatic) fitted = false;
   });
-  const syncLayers = (): void => {
-    layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
-    syncNames();
-  };
-  cy.on('viewport', syncLayers);
+  const lines = new Float64Array(s.edges.length * 4);
+  let k = 0;
+  for (const [u, v] of s.edges) {
+    const a = s.nodes[u],
+      b = s.nodes[v];
+    if (a === undefined || b === undefined || u === v) continue;
+    const p = f.toModel(a.x, a.y),
+      q = f.toModel(b.x, b.y);
+    lines[k++] = p.x;
+    lines[k++] = p.y;
+    lines[k++] = q.x;
+    lines[k++] = q.y;
+  }
+  return { els, lines: lines.subarray(0, k) };
+}
+
+/** The zoom and pan that fit a scene's bounds in a w × h view with a margin. */
+function fitViewport(
+  scene: GraphScene,
+  frame: Frame,
+  w: number,
+  h: number,
+  limits: { min: number; max: number },
+): { zoom: number; pan: { x: number; y: number } } {
+  const b = scene.bounds,
+    pad = 20;
+  // Two opposite corners in model units (which is on top depends on the frame: y up or down).
+  const tl = frame.toModel(b.minX, b.maxY),
+    br = frame.toModel(b.maxX, b.minY);
+  const fits = Math.min(
+    (w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)),
+    (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)),
+  );
+  const zoom = Math.min(limits.max, Math.max(limits.min, fits));
+  return { zoom, pan: { x: w / 2 - (zoom * (tl.x + br.x)) / 2, y: h / 2 - (zoom * (tl.y + br.y)) / 2 } };
+}
+
+function unknownNodesError(u: readonly string[]): Error {
+  return new Error(
+    `the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`,
+  );
+}
+
+class CyGraph implements CyGraphView {
+  readonly cy: Core;
+  private readonly host: HTMLElement;
+  private readonly layers: Overlays;
+  private readonly coloursOfPlan = planColours();
+  private shownScene: GraphScene | null = null;
+  private frame: Frame | null = null;
+  private plan: PlanView | null = null;
+  private heat: string | null = null;
+  private colourMap = new Map<string, string>();
+  private readonly index = new Map<string, number>();
+  private needsFit = false;
+  private readonly listeners: ((d: NodeDetail | null) => void)[] = [];
+  private named = false;
+  /** The viewport is the fitted one (no pan, zoom or focus since): a resize fits again. */
+  private fitted = false;
+  private programmatic = false;
+
+  constructor(private readonly root: HTMLElement) {
+    root.classList.add('gv');
+    const under = document.createElement('div');
+    under.className = 'gv-under';
+    const host = (this.host = document.createElement('div'));
+    host.className = 'gv-cy';
+    const over = document.createElement('div');
+    over.className = 'gv-over';
+    root.replaceChildren(under, host, over);
+    this.layers = new Overlays(under, over);
+    const cy = (this.cy = createCy(host, this.coloursOfPlan));
+    cy.on('viewport', () => {
+      if (!this.programmatic) this.fitted = false;
+    });
+    cy.on('viewport', () => this.syncLayers());
+    cy.on('tap', 'node.scene', (e) => this.emit(this.detailOf((e.target as NodeSingular).data('index') as number)));
+    cy.on('tap', (e) => {
+      if (e.target === cy) this.emit(null);
+    });
+    root.dataset.nodes = '0';
+  }
+
+  /** Names on when a node is drawn NAME_PX wide or more, off below (one batch, only when it flips). */
+  private syncNames(): void {
+    const on = this.frame !== null && this.cy.zoom() * this.frame.nodeSize >= NAME_PX;
+    this.root.dataset.names = on ? 'shown' : 'hidden';
+    if (on === this.named) return;
+    this.named = on;
+    this.cy.batch(() => {
+      if (on) this.cy.nodes('.scene').addClass('named');
+      else this.cy.nodes('.scene').removeClass('named');
+    });
+  }
+
+  private syncLayers(): void {
+    const { cy, host } = this;
+    this.layers.update({ pan: cy.pan(), zoom: cy.zoom(), width: host.clientWidth, height: host.clientHeight });
+    this.syncNames();
+  }
+
   /** Fits the scene's bounds (not Cytoscape's bounding box, which would measure every label). */
-  const fit = (): void => {
+  fit(): void {
+    const { cy, host } = this;
     const w = host.clientWidth,
       h = host.clientHeight;
     if (w === 0 || h === 0) {
-      needsFit = true;
+      this.needsFit = true;
       return;
     }
-    needsFit = false;
-    fitted = true;
+    this.needsFit = false;
+    this.fitted = true;
     cy.resize();
-    if (scene !== null && frame !== null) {
-      const b = scene.bounds,
-        pad = 20;
-      // Two opposite corners in model units (which is on top depends on the frame: y up or down).
-      const tl = frame.toModel(b.minX, b.maxY),
-        br = frame.toModel(b.maxX, b.minY);
-      const zoom = Math.min(
-        cy.maxZoom(),
-        Math.max(
-          cy.minZoom(),
-          Math.min(
-            (w - 2 * pad) / Math.max(1e-9, Math.abs(br.x - tl.x)),
-            (h - 2 * pad) / Math.max(1e-9, Math.abs(br.y - tl.y)),
-          ),
-        ),
-      );
-      programmatic = true;
-      cy.viewport({ zoom, pan: { x: w / 2 - (zoom * (tl.x + br.x)) / 2, y: h / 2 - (zoom * (tl.y + br.y)) / 2 } });
-      programmatic = false;
+    if (this.shownScene !== null && this.frame !== null) {
+      this.programmatic = true;
+      cy.viewport(fitViewport(this.shownScene, this.frame, w, h, { min: cy.minZoom(), max: cy.maxZoom() }));
+      this.programmatic = false;
     }
-    syncLayers();
-  };
+    this.syncLayers();
+  }
 
-  const detailOf = (i: number): NodeDetail | null => {
-    const node = scene?.nodes[i];
+  private detailOf(i: number): NodeDetail | null {
+    const node = this.shownScene?.nodes[i];
     if (node === undefined) return null;
-    return { node, ...planSteps(plan, node.id) };
-  };
-  const emit = (d: NodeDetail | null): void => {
-    root.dataset.selected = d?.node.id ?? '';
-    for (const l of listeners) l(d);
-  };
-  cy.on('tap', 'node.scene', (e) => emit(detailOf((e.target as NodeSingular).data('index') as number)));
-  cy.on('tap', (e) => {
-    if (e.target === cy) emit(null);
-  });
+    return { node, ...planSteps(this.plan, node.id) };
+  }
 
-  const applyHeat = (): void => {
+  private emit(d: NodeDetail | null): void {
+    this.root.dataset.selected = d?.node.id ?? '';
+    for (const l of this.listeners) l(d);
+  }
+
+  private applyHeat(): void {
+    const scene = this.shownScene,
+      heat = this.heat;
     if (scene === null) return;
-    const nodes = cy.nodes('.scene');
-    cy.batch(() => {
+    const nodes = this.cy.nodes('.scene');
+    this.cy.batch(() => {
       if (heat === null) {
         nodes.removeClass('heat');
         return;
       }
       nodes.forEach((n) => {
         const i = n.data('index') as number;
-        n.data('heat', heatOf(scene!.nodes[i]!, heat!));
+        n.data('heat', heatOf(scene.nodes[i]!, heat));
       });
       nodes.filter((n) => !n.hasClass('anchor') && !n.hasClass('start')).addClass('heat');
     });
-    root.dataset.heat = heat ?? '';
-  };
+    this.root.dataset.heat = heat ?? '';
+  }
 
-  /** Draws `plan` over the scene; a plan naming nodes the scene lacks is refused (nothing drawn, an error thrown). */
-  const applyPlan = (): void => {
-    const overlay = plan !== null && plan.status === 'ok' && scene !== null ? planOverlay(plan, index) : null;
+  /** Draws the plan over the scene; a plan naming nodes the scene lacks is refused (nothing drawn, an error thrown). */
+  private applyPlan(): void {
+    const { cy, index, plan } = this;
+    const overlay = plan !== null && plan.status === 'ok' && this.shownScene !== null ? planOverlay(plan, index) : null;
     if (overlay !== null && overlay.unknown.length > 0) {
-      plan = null;
-      applyPlan();
-      const u = overlay.unknown;
-      throw new Error(
-        `the plan names ${u.length} node${u.length === 1 ? '' : 's'} this graph does not have (${u.slice(0, 5).join(', ')}${u.length > 5 ? ', …' : ''})`,
-      );
+      this.plan = null;
+      this.applyPlan();
+      throw unknownNodesError(overlay.unknown);
     }
     cy.batch(() => {
       cy.edges('.plan').remove();
       cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
       if (plan === null || plan.status !== 'ok' || overlay === null) return;
-      const { edges } = overlay;
       cy.add(
-        edges.map((e) => ({
+        overlay.edges.map((e) => ({
           group: 'edges' as const,
           data: { id: e.id, source: e.source, target: e.target },
           classes: `plan plan-${e.part}`,
@@ -223,176 +297,151 @@ export function createGraphView(root: HTMLElement): CyGraphView {
       for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
     });
-    root.dataset.prefixEdges = String(cy.edges('.plan-prefix').length);
-    root.dataset.suffixEdges = String(cy.edges('.plan-suffix').length);
-  };
+    this.root.dataset.prefixEdges = String(cy.edges('.plan-prefix').length);
+    this.root.dataset.suffixEdges = String(cy.edges('.plan-suffix').length);
+  }
 
-  const view: CyGraphView = {
-    cy,
-    colours: () => colours,
-    pictureBox: () => layers.pictureBox(),
-    robotPoint: () => layers.robotPoint(),
-    scene: () => scene,
-    fit,
-    find: (query) =>
-      findNode(
-        scene?.nodes.map((n) => n.id) ?? [],
-        query,
-        new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : []),
-      ),
-    focus(id) {
-      const i = index.get(id);
-      if (i === undefined || frame === null) return false;
-      view.select(id);
-      const w = host.clientWidth,
-        h = host.clientHeight;
-      const zoom = Math.min(cy.maxZoom(), Math.max(cy.zoom(), (1.5 * NAME_PX) / frame.nodeSize));
-      const p = cy.getElementById(nodeElementId(i)).position();
-      cy.viewport({ zoom, pan: { x: w / 2 - zoom * p.x, y: h / 2 - zoom * p.y } });
-      root.dataset.focused = id;
-      return true;
-    },
-    screenOf(id) {
-      const i = index.get(id);
-      if (i === undefined) return null;
-      const p = cy.getElementById(nodeElementId(i)).renderedPosition();
-      const box = host.getBoundingClientRect();
-      return { x: box.left + p.x, y: box.top + p.y };
-    },
-    setScene(s) {
-      const started = performance.now();
-      delete root.dataset.frameMs;
-      scene = s;
-      // A plan belongs to the scene it was made on: a new scene drops it until setPlan gives the next.
-      plan = null;
-      index.clear();
-      frame = s === null ? null : frameOf(s);
-      // The scene's own colours (its regions', as its picture draws them), else the propositions' by name.
-      colours =
-        s?.colours !== undefined
-          ? new Map([...propositionColours(s.propositions), ...Object.entries(s.colours)])
-          : propositionColours(s?.propositions ?? []);
-      const els: ElementDefinition[] = [];
-      let lines = new Float64Array(0);
-      if (s !== null && frame !== null) {
-        const f = frame;
-        s.nodes.forEach((n, i) => {
-          index.set(n.id, i);
-          els.push({
-            group: 'nodes',
-            data: {
-              id: nodeElementId(i),
-              index: i,
-              colour: nodeColour(n, colours),
-              label: n.labels.join(','),
-              name: n.labels.length > 0 ? `${n.id} {${n.labels.join(',')}}` : n.id,
-              heat: 0,
-            },
-            position: f.toModel(n.x, n.y),
-            classes: nodeClasses(n, n.kind === 'start' || n.id === s.start),
-          });
-        });
-        // Scene edges go on the canvas under the nodes (see overlays.ts), not into Cytoscape.
-        lines = new Float64Array(s.edges.length * 4);
-        let k = 0;
-        for (const [u, v] of s.edges) {
-          const a = s.nodes[u],
-            b = s.nodes[v];
-          if (a === undefined || b === undefined || u === v) continue;
-          const p = f.toModel(a.x, a.y),
-            q = f.toModel(b.x, b.y);
-          lines[k++] = p.x;
-          lines[k++] = p.y;
-          lines[k++] = q.x;
-          lines[k++] = q.y;
-        }
-        lines = lines.subarray(0, k);
-      }
-      cy.batch(() => {
-        cy.elements().remove();
-        cy.style(graphStyle(frame?.nodeSize ?? 8, coloursOfPlan));
-        cy.add(els);
+  colours(): ReadonlyMap<string, string> {
+    return this.colourMap;
+  }
+  pictureBox(): ReturnType<CyGraphView['pictureBox']> {
+    return this.layers.pictureBox();
+  }
+  robotPoint(): { x: number; y: number } | null {
+    return this.layers.robotPoint();
+  }
+  scene(): GraphScene | null {
+    return this.shownScene;
+  }
+  find(query: string): string | null {
+    const plan = this.plan;
+    return findNode(
+      this.shownScene?.nodes.map((n) => n.id) ?? [],
+      query,
+      new Set(plan?.status === 'ok' ? [...plan.prefix, ...plan.suffix] : []),
+    );
+  }
+  focus(id: string): boolean {
+    const { cy, host, frame } = this;
+    const i = this.index.get(id);
+    if (i === undefined || frame === null) return false;
+    this.select(id);
+    const w = host.clientWidth,
+      h = host.clientHeight;
+    const zoom = Math.min(cy.maxZoom(), Math.max(cy.zoom(), (1.5 * NAME_PX) / frame.nodeSize));
+    const p = cy.getElementById(nodeElementId(i)).position();
+    cy.viewport({ zoom, pan: { x: w / 2 - zoom * p.x, y: h / 2 - zoom * p.y } });
+    this.root.dataset.focused = id;
+    return true;
+  }
+  screenOf(id: string): { x: number; y: number } | null {
+    const i = this.index.get(id);
+    if (i === undefined) return null;
+    const p = this.cy.getElementById(nodeElementId(i)).renderedPosition();
+    const box = this.host.getBoundingClientRect();
+    return { x: box.left + p.x, y: box.top + p.y };
+  }
+
+  setScene(s: GraphScene | null): void {
+    const { cy, root, layers } = this;
+    const started = performance.now();
+    delete root.dataset.frameMs;
+    this.shownScene = s;
+    // A plan belongs to the scene it was made on: a new scene drops it until setPlan gives the next.
+    this.plan = null;
+    this.index.clear();
+    const frame = (this.frame = s === null ? null : frameOf(s));
+    // The scene's own colours (its regions', as its picture draws them), else the propositions' by name.
+    this.colourMap =
+      s?.colours !== undefined
+        ? new Map([...propositionColours(s.propositions), ...Object.entries(s.colours)])
+        : propositionColours(s?.propositions ?? []);
+    const { els, lines } =
+      s !== null && frame !== null
+        ? sceneElements(s, frame, this.colourMap, this.index)
+        : { els: [], lines: new Float64Array(0) };
+    cy.batch(() => {
+      cy.elements().remove();
+      cy.style(graphStyle(frame?.nodeSize ?? 8, this.coloursOfPlan));
+      cy.add(els);
+    });
+    this.named = false;
+    const ok = layers.setPicture(s?.picture ?? null, frame, s?.bounds ?? { minX: 0, minY: 0, maxX: 1, maxY: 1 });
+    layers.setTrail(new Float64Array(0));
+    layers.setRobot(null);
+    root.dataset.picture = s?.picture == null ? '' : ok ? 'shown' : 'invalid';
+    root.dataset.nodes = String(s?.nodes.length ?? 0);
+    layers.setEdges(lines, (frame?.nodeSize ?? 8) * 0.12);
+    root.dataset.edges = String(lines.length / 4);
+    root.dataset.robot = '';
+    this.emit(null);
+    this.applyPlan();
+    this.applyHeat();
+    this.fit();
+    // How long this took, and until the second frame after it (the first one Cytoscape draws).
+    root.dataset.sceneMs = (performance.now() - started).toFixed(0);
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        root.dataset.frameMs = (performance.now() - started).toFixed(0);
+      }),
+    );
+  }
+  setPlan(p: PlanView | null): void {
+    this.plan = p;
+    this.applyPlan();
+    // Product states shown for a selected node belong to the plan: refresh them.
+    const sel = this.cy.nodes('.scene:selected').first();
+    if (sel.nonempty()) this.emit(this.detailOf(sel.data('index') as number));
+  }
+  setRobot(pos: { x: number; y: number } | null): void {
+    if (pos === null || this.frame === null) {
+      this.layers.setRobot(null);
+      this.root.dataset.robot = '';
+      return;
+    }
+    this.layers.setRobot(this.frame.toModel(pos.x, pos.y));
+    this.root.dataset.robot = `${pos.x.toFixed(3)},${pos.y.toFixed(3)}`;
+  }
+  setTrail(points: readonly (readonly [number, number])[]): void {
+    const f = this.frame;
+    const out = new Float64Array(f === null ? 0 : points.length * 2);
+    if (f !== null) {
+      points.forEach(([x, y], k) => {
+        // The frame's own mapping: a maze picture is y-down, a robot's map y-up.
+        const m = f.toModel(x, y);
+        out[2 * k] = m.x;
+        out[2 * k + 1] = m.y;
       });
-      named = false;
-      const ok = layers.setPicture(s?.picture ?? null, frame, s?.bounds ?? { minX: 0, minY: 0, maxX: 1, maxY: 1 });
-      layers.setTrail(new Float64Array(0));
-      layers.setRobot(null);
-      root.dataset.picture = s?.picture == null ? '' : ok ? 'shown' : 'invalid';
-      root.dataset.nodes = String(s?.nodes.length ?? 0);
-      layers.setEdges(lines, (frame?.nodeSize ?? 8) * 0.12);
-      root.dataset.edges = String(lines.length / 4);
-      root.dataset.robot = '';
-      emit(null);
-      applyPlan();
-      applyHeat();
-      fit();
-      // How long this took, and until the second frame after it (the first one Cytoscape draws).
-      root.dataset.sceneMs = (performance.now() - started).toFixed(0);
-      requestAnimationFrame(() =>
-        requestAnimationFrame(() => {
-          root.dataset.frameMs = (performance.now() - started).toFixed(0);
-        }),
-      );
-    },
-    setPlan(p) {
-      plan = p;
-      applyPlan();
-      // Product states shown for a selected node belong to the plan: refresh them.
-      const sel = cy.nodes('.scene:selected').first();
-      if (sel.nonempty()) emit(detailOf(sel.data('index') as number));
-    },
-    setRobot(pos) {
-      if (pos === null || frame === null) {
-        layers.setRobot(null);
-        root.dataset.robot = '';
-        return;
-      }
-      layers.setRobot(frame.toModel(pos.x, pos.y));
-      root.dataset.robot = `${pos.x.toFixed(3)},${pos.y.toFixed(3)}`;
-    },
-    setTrail(points) {
-      const f = frame;
-      const out = new Float64Array(f === null ? 0 : points.length * 2);
-      if (f !== null) {
-        points.forEach(([x, y], k) => {
-          // The frame's own mapping: a maze picture is y-down, a robot's map y-up.
-          const m = f.toModel(x, y);
-          out[2 * k] = m.x;
-          out[2 * k + 1] = m.y;
-        });
-      }
-      layers.setTrail(out);
-      root.dataset.trail = String(out.length / 2);
-    },
-    setHeat(p) {
-      heat = p;
-      applyHeat();
-    },
-    onSelect(l) {
-      listeners.push(l);
-    },
-    colourOf(id) {
-      const i = index.get(id);
-      return i === undefined ? null : String(cy.getElementById(nodeElementId(i)).data('colour'));
-    },
-    select(id) {
-      cy.nodes(':selected').unselect();
-      const i = id === null ? undefined : index.get(id);
-      if (i === undefined) return emit(null);
-      cy.getElementById(nodeElementId(i)).select();
-      emit(detailOf(i));
-    },
-    resize() {
-      cy.resize();
-      if (needsFit || fitted) fit();
-      else syncLayers();
-    },
-    destroy() {
-      layers.destroy();
-      cy.destroy();
-      root.replaceChildren();
-    },
-  };
-  root.dataset.nodes = '0';
-  return view;
+    }
+    this.layers.setTrail(out);
+    this.root.dataset.trail = String(out.length / 2);
+  }
+  setHeat(p: string | null): void {
+    this.heat = p;
+    this.applyHeat();
+  }
+  onSelect(l: (d: NodeDetail | null) => void): void {
+    this.listeners.push(l);
+  }
+  colourOf(id: string): string | null {
+    const i = this.index.get(id);
+    return i === undefined ? null : String(this.cy.getElementById(nodeElementId(i)).data('colour'));
+  }
+  select(id: string | null): void {
+    this.cy.nodes(':selected').unselect();
+    const i = id === null ? undefined : this.index.get(id);
+    if (i === undefined) return this.emit(null);
+    this.cy.getElementById(nodeElementId(i)).select();
+    this.emit(this.detailOf(i));
+  }
+  resize(): void {
+    this.cy.resize();
+    if (this.needsFit || this.fitted) this.fit();
+    else this.syncLayers();
+  }
+  destroy(): void {
+    this.layers.destroy();
+    this.cy.destroy();
+    this.root.replaceChildren();
+  }
 }

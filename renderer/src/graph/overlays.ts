@@ -3,8 +3,8 @@
  * <img> of the scene's SVG from a blob: URL, so its markup is never part of the page and nothing
  * in it runs), the scene's edges and the robot's driven trail (one 2-D canvas: thousands of
  * static lines as Cytoscape elements would be styled one by one and redrawn on every frame, which
- * made a 3000-node scene several times slower to show) and the robot marker (an element moved with a CSS transform: a
- * live position update costs no redraw of a 3000-node canvas, which is hundreds of milliseconds in software).
+ * makes a large scene much slower to show) and the robot marker (an element moved with a CSS
+ * transform: a live position update redraws no canvas, which for a large graph is slow in software).
  */
 import type { Frame } from './model.js';
 
