@@ -25,6 +25,7 @@ import {
   type MissionEnd,
 } from './model.js';
 import { render, type View } from './mission-view.js';
+import { planSteps } from '../../../main/contract/plan-steps.js';
 
 const addLog = (v: View, t: number, text: string, kind = ''): void => {
   linkNodes(v.d.logPanel.add(t, text, kind), (id) => v.a.post({ kind: 'focus-node', id }));
@@ -83,7 +84,7 @@ function showReplan(v: View, m: Extract<MissionEvent, { topic: 'mission.replan' 
   addLog(
     v,
     m.t,
-    `new plan: ${m.plan.prefix.length - 1} prefix, ${m.plan.suffix.length} suffix waypoints, sha256 ${shortSha(m.plan_sha)}`,
+    `new plan: ${planSteps(m.plan).prefix} prefix, ${planSteps(m.plan).suffix} suffix waypoints, sha256 ${shortSha(m.plan_sha)}`,
     'replan',
   );
   showReplanSha(v, m.t, m.plan_sha);

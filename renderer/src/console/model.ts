@@ -11,6 +11,7 @@ import type {
   RunState,
 } from '../../../main/contract/api.js';
 import type { PlanMethod } from '../../../main/contract/defaults.js';
+import { planSteps } from '../../../main/contract/plan-steps.js';
 
 /** The inputs a plan is made from, by the name the stale notice gives them. */
 export const PLAN_INPUTS = [
@@ -268,7 +269,7 @@ export function planLines(r: MissionPlanResult): { status: string; detail: strin
     status: p.status === 'ok' ? 'Plan found' : `Infeasible: ${p.reason?.kind ?? ''}`,
     detail:
       p.status === 'ok'
-        ? `prefix ${p.prefix.length - 1} waypoints, suffix ${p.suffix.length}; objective ${p.cost?.objective.toFixed(1) ?? '–'}; ${r.planning_ms.toFixed(1)} ms`
+        ? `prefix ${planSteps(p).prefix} waypoints, suffix ${planSteps(p).suffix}; objective ${p.cost?.objective.toFixed(1) ?? '–'}; ${r.planning_ms.toFixed(1)} ms`
         : (p.reason?.message ?? ''),
     report:
       r.robot !== undefined
@@ -282,7 +283,7 @@ export function joinedLines(l: MissionLive): { detail: string; note: string } {
   return {
     detail:
       l.plan.status === 'ok'
-        ? `prefix ${l.plan.prefix.length - 1} waypoints, suffix ${l.plan.suffix.length}; objective ${l.plan.cost?.objective.toFixed(1) ?? '–'}`
+        ? `prefix ${planSteps(l.plan).prefix} waypoints, suffix ${planSteps(l.plan).suffix}; objective ${l.plan.cost?.objective.toFixed(1) ?? '–'}`
         : (l.plan.reason?.message ?? ''),
     note: `${l.scene.world}: planned in another window (or before this one reloaded). This window shows it and can pause, stop and E-STOP it; plan here to run a mission of your own.`,
   };
