@@ -1,5 +1,5 @@
 /**
- * The tool loop in the console (issue 17, item 7): `act` on the tabletop and on a ROS 2 robot (the
+ * The tool loop in the console: `act` on the tabletop and on a ROS 2 robot (the
  * simulated ROS 2 graph) from the UI, with the step view (each call: arguments, preconditions,
  * execution, postcondition evidence, failure record, replan), the same escalation dialog as missions,
  * the audit link, bad input where it was typed, and Stop cancelling the running skill.

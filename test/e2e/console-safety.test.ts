@@ -1,5 +1,5 @@
 /**
- * The console's safety journeys (issue 17, items 1–3 and 6): the E-STOP latches until an acknowledged,
+ * The console's safety journeys: the E-STOP latches until an acknowledged,
  * recorded reset and shows on every tab; its key is F9, and Esc (which closes the editor's popups)
  * never stops a robot; a plan is bound to its inputs and a stale plan cannot run; an operator's stop
  * is recorded as stopped; the reason typed in the escalation dialog survives an E-STOP.
