@@ -1,3 +1,4 @@
+// @slow: runs missions and trains a model bundle (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';

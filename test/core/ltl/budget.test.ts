@@ -1,3 +1,4 @@
+// @slow: translations run until their time budgets run out (not in npm run test:quick)
 /**
  * Deep formulas cannot hurt the LTL engine: the nesting limit holds for the tree
  * built, every stage of the translation keeps the time budget and says which stage ran out, sizes
