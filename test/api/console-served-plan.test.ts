@@ -1,3 +1,4 @@
+// @slow: runs missions with every planner on the mazes and the Ant (long simulation) (not in npm run test:quick)
 /**
  * Run executes the plan the console showed, for every planner and every kind of world: the plan
  * served by missionPlan (its document named by plan_sha) is the first plan event of the run's audit

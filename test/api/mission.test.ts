@@ -1,3 +1,4 @@
+// @slow: runs missions and trains a model bundle (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -205,9 +206,13 @@ test('a console mission plans, runs with live ticks, escalates past R = 0 (the r
           : 0;
       if (moved > 0.02) dts.push(moved / k.speed_mps!);
     }
-    // Ticks are a wall-clock sample and the robot moves only until STUCK_AT: the run is paced (300 steps
-    // a second) so that several ticks fall in the motion whatever the machine. Two are enough for the
-    // claim: each pair must give the same control step.
+    // A paced run (speed > 0) ticks at every step, not on a wall-clock sample: every step of the motion up to
+    // STUCK_AT is here, whatever the machine, and each must give the same control step.
+    assert.deepEqual(
+      ticks.slice(0, STUCK_AT).map((k) => k.t),
+      Array.from({ length: STUCK_AT }, (_, t) => t),
+      'one tick per step',
+    );
     assert.ok(dts.length >= 2, `ticks with motion: ${dts.length}`);
     for (const dt of dts)
       assert.ok(
@@ -277,8 +282,10 @@ test('pause holds the robot, resume continues, and the emergency stop ends the r
     );
     // Paused: the step in flight may still tick once (ticks are emitted before a step), then nothing.
     const held = ticks();
-    // A pause is steps NOT happening over time, so time must pass here: 300 ms is 60 steps at speed 200.
-    await new Promise((r) => setTimeout(r, 300));
+    // A pause is steps NOT happening. The run paces its steps with timers of this same event loop (one per
+    // 1000 / 200 ms at speed 200): once 60 such intervals have passed here, a run that was not held would have
+    // ticked, however loaded the machine.
+    for (let i = 0; i < 60; i++) await new Promise((r) => setTimeout(r, 1000 / 200));
     assert.ok(ticks() <= held + 1, 'no steps while paused');
     assert.equal((await api.missionControl({ run, action: 'resume' })).state, 'running');
     await until(

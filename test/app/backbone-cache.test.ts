@@ -1,3 +1,4 @@
+// @slow: generates datasets and builds graphs for the backbone cache (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @slow: missions on the point maze and the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // The one mission workflow (app/mission.ts) on two World implementations: the embedded MuJoCo point
 // maze, and a ROS 2 robot — Ros2World over a simulated ROS 2 graph in this process, with a MuJoCo
 // point mass behind its odometry and velocity command (a stand-in for Gazebo, not for the world:

@@ -1,3 +1,4 @@
+// @slow: the tool loop through Nav2 on the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // The tool loop on a ROS 2 robot through the real Ros2World and the real act workflow
 // (app/act.ts), with the shipped ROS 2 tool files (assets/ros2/tools), over the simulated ROS 2
 // graph (test/ros2-sim): Nav2's NavigateToPose and a GripperCommand controller moving a MuJoCo

@@ -1,3 +1,4 @@
+// @slow: missions through Nav2 on the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // Nav2 never routes through what the specification forbids, tested through the real Ros2World and
 // the real mission workflow over the simulated ROS 2 graph (test/ros2-sim), whose planner server and
 // keepout filter follow navigation2's sources: the keepout mask published (and republished when the

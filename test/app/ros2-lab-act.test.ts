@@ -1,3 +1,4 @@
+// @slow: the tool loop through Nav2 on the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // docs/ROS2.md's walk-through, step 5, executed: `witness act` (app runAct) on the shipped TurtleBot3
 // + Nav2 configuration with a folder holding the shipped navigate tool and the shipped plan, over the
 // simulated ROS 2 graph in place of the robot — as Humble and as Jazzy (the aborted goal differs: the

@@ -1,3 +1,4 @@
+// @slow: a mission through Nav2 on the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // docs/ROS2.md's walk-through, executed: the shipped lab map becomes a graph (`witness graph
 // from-map`), and a mission runs on it through the shipped TurtleBot3 + Nav2 configuration
 // (assets/ros2/lab-turtlebot3.json) — over the simulated ROS 2 graph (test/ros2-sim) in place of

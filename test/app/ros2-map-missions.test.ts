@@ -1,3 +1,4 @@
+// @slow: missions through Nav2 on the simulated ROS 2 graph (long simulation) (not in npm run test:quick)
 // Missions on a robot's map graph through the real Ros2World and the real mission workflow
 // (app/mission.ts), over a simulated ROS 2 graph in this process (test/ros2-sim: Nav2's
 // NavigateToPose and NavigateThroughPoses moving a MuJoCo body, odometry and TF). Every path the

@@ -1,3 +1,4 @@
+// @slow: MuJoCo tabletop grasps (long simulation) (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

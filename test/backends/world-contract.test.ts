@@ -1,13 +1,13 @@
 // The world contract (world-contract.ts) against every world: the MuJoCo tabletop, point maze and
-// Ant maze always, a ROS 2 robot or simulator where ROS_DISTRO is set and the operator confirmed
+// Ant maze always (the mazes' timeout and cancel paths through an injected hung step),
+// a ROS 2 robot or simulator where ROS_DISTRO is set and the operator confirmed
 // (real rclnodejs; the configuration from WITNESS_ROS2_CONFIG, or the Nav2 sample), skipped with the
 // reason — what it would make the robot do — otherwise.
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
-import { PointMazeWorld } from '../../main/backends/mujoco/pointmaze.js';
-import { AntMazeWorld } from '../../main/backends/mujoco/antmaze.js';
+import { worldEntry } from '../../main/backends/catalogue.js';
 import type { NavState } from '../../main/core/world/world.js';
 import { readRos2Config } from '../../main/backends/ros2/config.js';
 import { openRos2World } from '../../main/backends/ros2/world.js';
@@ -23,8 +23,17 @@ worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
     observe: () => w.tools.observe(),
     fields: ['gripper.width_cm', 'gripper.holding', 'gripper.load_N', 'objects.red_mug.on', 'objects.tray.z'],
     succeed: { what: 'move the hand', run: run('move', { x: 0.1, y: 0.05, z: 0.65 }), timeout_s: 30 },
-    // A pick is thousands of physics steps: far longer than a millisecond.
-    slow: { what: 'pick the mug within 1 ms', run: run('pick', { target: 'red_mug' }), timeout_s: 0.001 },
+    // A pick is thousands of physics steps: far longer than a millisecond. Stopped, it never closed the hand on
+    // the mug.
+    slow: {
+      what: 'pick the mug within 1 ms',
+      run: run('pick', { target: 'red_mug' }),
+      timeout_s: 0.001,
+      cutShort: async () => {
+        const holding = ((await w.tools.observe()) as { gripper: { holding: string } }).gripper.holding;
+        assert.equal(holding, '', 'the timed-out pick went on to hold the mug');
+      },
+    },
     cancel: { what: 'pick the mug, aborted after 5 ms', run: run('pick', { target: 'red_mug' }), after_s: 0.005 },
     fail: {
       what: 'pick an object the world does not have',
@@ -43,63 +52,53 @@ worldContract('MuJoCo tabletop', async (): Promise<ContractWorld> => {
   };
 });
 
-const NO_SKILLS = 'the point maze has no skills: its one call is a navigation step, a single synchronous physics step';
-
-worldContract('MuJoCo point maze', async (): Promise<ContractWorld> => {
-  const w = await PointMazeWorld.open('pointmaze-medium');
-  const nav = w.navigation;
+/**
+ * A maze world opened as the product opens it (the catalogue), with a controller that hangs on the
+ * second step (the fault step:2:hang): the timeout and cancel paths of a navigation step, which is one
+ * synchronous physics step (point maze) or five (Ant) and so cannot otherwise outlast a timeout.
+ */
+async function mazeContract(id: string, action: number[], bad: number[]): Promise<ContractWorld> {
+  const w = await worldEntry(id).open({ faults: [{ at: 'step', n: 2, kind: 'hang' }] });
+  const nav = w.navigation!;
   // The navigation state as an observed state: the pose, the policy's observation, the time.
   const state = (s: NavState): Record<string, unknown> => ({
     pose: s.pose,
     observation: Array.from(s.observation),
     time_s: s.time_s,
   });
+  const hung = 'one step, then a second the controller never answers (fault step:2:hang)';
+  const twoSteps = async (o: { timeout_s: number; signal: AbortSignal }): Promise<unknown> => {
+    await nav.step(action, o);
+    return state(await nav.step(action, o));
+  };
+  let afterFirst = 0;
   return {
     reset: async (seed) => state(await nav.reset({ seed, start: [0, 0] })),
     observe: async () => state(await nav.observe()),
-    fields: ['pose.x', 'pose.y', 'observation', 'time_s'],
-    succeed: { what: 'one step', run: async (o) => state(await nav.step([1, 0], o)), timeout_s: 5 },
+    fields: ['pose.x', 'pose.y', ...(action.length > 2 ? ['pose.yaw'] : []), 'observation', 'time_s'],
+    succeed: { what: 'one step', run: async (o) => state(await nav.step(action, o)), timeout_s: 5 },
     slow: {
-      skip: `${NO_SKILLS} that cannot outlast a timeout, so there is no timeout path (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)`,
+      what: hung,
+      run: async (o) => {
+        await nav.step(action, o);
+        afterFirst = w.time_s();
+        return state(await nav.step(action, o));
+      },
+      timeout_s: 0.05,
+      cutShort: () => {
+        assert.equal(w.time_s(), afterFirst, 'the world stepped after the timed-out step');
+        return Promise.resolve();
+      },
     },
-    cancel: {
-      skip: `${NO_SKILLS} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/pointmaze.test.ts)`,
-    },
-    fail: { what: 'a step with a malformed action', run: (o) => nav.step([2], o), kinds: ['invalid-input'] },
+    cancel: { what: hung, run: twoSteps, after_s: 0.05 },
+    fail: { what: `a step with a ${bad.length}-D action`, run: (o) => nav.step(bad, o), kinds: ['invalid-input'] },
     stop_s: 1,
     close: () => w.close(),
   };
-});
+}
 
-worldContract('MuJoCo Ant maze', async (): Promise<ContractWorld> => {
-  const w = await AntMazeWorld.open('antmaze-medium');
-  const nav = w.navigation;
-  const state = (s: NavState): Record<string, unknown> => ({
-    pose: s.pose,
-    observation: Array.from(s.observation),
-    time_s: s.time_s,
-  });
-  const ant = 'the Ant maze has no skills: its one call is a navigation step (five physics steps)';
-  return {
-    reset: async (seed) => state(await nav.reset({ seed, start: [0, 0] })),
-    observe: async () => state(await nav.observe()),
-    fields: ['pose.x', 'pose.y', 'pose.yaw', 'observation', 'time_s'],
-    succeed: {
-      what: 'one step',
-      run: async (o) => state(await nav.step(new Float64Array(8).fill(0.2), o)),
-      timeout_s: 5,
-    },
-    slow: {
-      skip: `${ant} that cannot outlast a timeout (guardCall's timeout is unit-tested in test/backends/mujoco/pointmaze.test.ts)`,
-    },
-    cancel: {
-      skip: `${ant} that cannot be aborted midway; a signal aborted before the call is refused with 'cancelled' (test/backends/mujoco/antmaze.test.ts)`,
-    },
-    fail: { what: 'a step with a 2-D action', run: (o) => nav.step([1, 0], o), kinds: ['invalid-input'] },
-    stop_s: 1,
-    close: () => w.close(),
-  };
-});
+worldContract('MuJoCo point maze', () => mazeContract('pointmaze-medium', [1, 0], [2]));
+worldContract('MuJoCo Ant maze', () => mazeContract('antmaze-medium', new Array<number>(8).fill(0.2), [1, 0]));
 
 const ros2Config =
   process.env['WITNESS_ROS2_CONFIG'] ??

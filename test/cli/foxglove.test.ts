@@ -34,6 +34,9 @@ test(
         'F e2 & G F e1 & G F e4 & G !e0',
         '--start',
         '4,20',
+        // A dataset of the size the console's tests plan on: what is checked is what the client receives.
+        '--dataset-steps',
+        '50000',
         '--audit',
         audit,
         '--foxglove',

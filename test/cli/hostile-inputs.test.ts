@@ -1,5 +1,5 @@
 /**
- * Inputs that never end or are not files (issue 18, item 8): a folder, /dev/zero and a FIFO given
+ * Inputs that never end or are not files: a folder, /dev/zero and a FIFO given
  * where a file is expected, across the commands that read files. Each ends with exit 2 and a message
  * naming the file (never 70, never unbounded memory), and Ctrl-C / SIGTERM end a process that waits
  * on a FIFO nobody writes to.

@@ -1,5 +1,5 @@
 /**
- * Deep formulas through the command line (issue 18 item 6): every `witness ltl` command and
+ * Deep formulas through the command line: every `witness ltl` command and
  * `witness plan --spec` ends with exit 3 and a one-line message, within its budget, never 70.
  * A few runs spawn the real binary (an "ends at all" bound 10× the budget); the sweep over every
  * hostile shape runs the same CLI in-process.

@@ -212,7 +212,7 @@ test('train embed → train policy → model check → backbone eval, end to end
 });
 
 test('backbone eval --ahead --from-rest --radius: the shipped medium executor reaches states 40 steps ahead from rest; bad --ahead is bad input', async () => {
-  // The mission-like check (issue 19, item 6): from rest, around corners, accepted in task space.
+  // The mission-like check: from rest, around corners, accepted in task space.
   // Measured with 200 trials: medium 96.5 %, the path-distance giant variant 42.5 % (docs/BENCHMARKS.md).
   const ev = await cli(
     'backbone',

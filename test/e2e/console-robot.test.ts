@@ -1,5 +1,5 @@
 /**
- * A mission on the operator's robot from the console (issue 16): web mode over a simulated ROS 2 graph
+ * A mission on the operator's robot from the console: web mode over a simulated ROS 2 graph
  * in this process (test/ros2-sim: Nav2 servers moving a MuJoCo body, odometry, TF) behind the real
  * Ros2World. The robot and its map graph come from the workspace; the plan starts at the robot's
  * pose when planning; Run refuses a plan whose robot has moved since; a plan runs once; the mission

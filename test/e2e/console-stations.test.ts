@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
-import { type AppUnderTest, SCREENSHOTS, STUCK, onlyAuditKind, openApp } from './harness.js';
+import { type AppUnderTest, SCREENSHOTS, STUCK, onlyAuditKind, openApp, stepsPast } from './harness.js';
 
 const SPEC = 'F e2 & G F e1 & G F e4 & G !e0';
 
@@ -268,7 +268,9 @@ test("the header E-STOP is clicked above every dialog and stops the running miss
 
     // A later run: nothing says the E-STOP is latched.
     await startRun(page, '10');
-    await page.waitForTimeout(500);
+    // The new run has ticked in both windows: whatever they say about the E-STOP, they say it by now.
+    await stepsPast(page, -1, 3);
+    await stepsPast(second, -1, 3);
     assert.doesNotMatch((await page.textContent('#status')) ?? '', /latched/);
     assert.doesNotMatch((await second.textContent('#status')) ?? '', /latched/);
     await page.click('#stop');

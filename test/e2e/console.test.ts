@@ -158,7 +158,12 @@ test('console: pause and resume a run, the E-STOP key stops it, bad input and ca
     await page.click('#pause');
     await page.waitForSelector('#run-state[data-state="paused"]');
     const live = await page.textContent('#run-live');
-    await page.waitForTimeout(300);
+    // A pause is steps NOT happening. The web server runs in this process and paces the run with timers of this
+    // event loop (one per 10 ms at speed 100): once 60 such intervals have passed here, a run that was not held
+    // would have sent ticks, however loaded the machine. The server sent none, and the page shows none.
+    const sent = (await app.api.missionLive()).mission?.seq;
+    for (let i = 0; i < 60; i++) await new Promise((r) => setTimeout(r, 1000 / 100));
+    assert.equal((await app.api.missionLive()).mission?.seq, sent, 'no event while paused');
     assert.equal(await page.textContent('#run-live'), live, 'the robot holds while paused');
     await page.click('#pause');
     await page.waitForSelector('#run-state[data-state="running"]');

@@ -242,12 +242,22 @@ test('saving: Ctrl+S writes the file, a change on disk opens the conflict dialog
   await typeAll(page, 'G F (e1 & F e3)');
   await page.waitForSelector('.editors-tab.dirty[data-path="save/patrol.ltl"]');
   await page.waitForSelector('.editors-file.dirty[data-path="save/patrol.ltl"]');
-  // Twice in a row: the second save waits for the first and is not mistaken for a conflict.
+  // Twice in a row: the second save waits for the first and is not mistaken for a conflict. Both report
+  // "Saved" (counted as the status line is written), and only then is the absence of a dialog checked.
+  await page.evaluate(`(() => {
+    const status = document.querySelector('#status');
+    window.__savedCount = 0;
+    new MutationObserver(() => {
+      if (/^Saved save\\/patrol\\.ltl$/.test(status.textContent)) window.__savedCount++;
+    }).observe(status, { childList: true, characterData: true, subtree: true });
+  })()`);
   await page.keyboard.press('Control+S');
   await page.keyboard.press('Control+S');
   await page.waitForSelector('.editors-tab[data-path="save/patrol.ltl"]:not(.dirty)');
   assert.equal(readFileSync(file, 'utf8'), 'G F (e1 & F e3)');
-  await page.waitForTimeout(300);
+  for (let i = 0; i < 500 && (await page.evaluate<number>('window.__savedCount')) < 2; i++)
+    await page.waitForTimeout(20);
+  assert.ok((await page.evaluate<number>('window.__savedCount')) >= 2, 'both saves report "Saved"');
   assert.equal(await page.locator('dialog.editors-dialog[open]').count(), 0);
 
   // Somebody else changes the file; saving mine asks instead of overwriting.

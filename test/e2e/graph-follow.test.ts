@@ -41,7 +41,7 @@ interface MissionHook {
   };
 }
 
-test('graph follow 4: a second plan over other regions draws; a plan that cannot be drawn is reported, not kept and not runnable', async () => {
+test('graph follow: a second plan over other regions draws; a plan that cannot be drawn is reported, not kept and not runnable', async () => {
   const app = await openApp();
   try {
     const { page } = app;
@@ -176,7 +176,7 @@ function sample(path: [number, number][], n: number): [number, number][] {
   return out;
 }
 
-test('graph follow 5: the trail and the robot lie in the maze’s own frame in the console, the Graph tab and the audit replay', async () => {
+test('graph follow: the trail and the robot lie in the maze’s own frame in the console, the Graph tab and the audit replay', async () => {
   const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;
@@ -295,7 +295,7 @@ async function pictureInView(page: Page): Promise<void> {
   );
 }
 
-test('graph follow 8: the Graph tab follows a running mission, opens its latent and product graphs, fits, names nodes on zoom, finds them by id, and failure records link to them', async () => {
+test('graph follow: the Graph tab follows a running mission, opens its latent and product graphs, fits, names nodes on zoom, finds them by id, and failure records link to them', async () => {
   const app = await openApp({ faults: [STUCK] });
   try {
     const { page } = app;

@@ -126,3 +126,25 @@ export async function onlyAuditKind(page: Page, kind: string): Promise<void> {
   );
   for (const v of values) if (v !== kind) await page.uncheck(`#audit-f-kinds input[type=checkbox][value="${v}"]`);
 }
+
+/**
+ * Waits until the console's live line shows a running mission `n` steps past step `after` (its `t=…`, not a line
+ * that says the run ended) and returns that step: the run has gone on. A check that something did NOT happen
+ * waits for this positive event rather than for a fixed time.
+ */
+export async function stepsPast(page: Page, after: number, n = 2): Promise<number> {
+  // Polled from here: a predicate evaluated in the page is refused by the renderer's CSP.
+  for (const started = Date.now(); Date.now() - started < 30_000;) {
+    const text = (await page.textContent('#run-live')) ?? '';
+    const m = /^t=(\d+)\s/.exec(text);
+    if (m !== null && !/ended$/.test(text) && Number(m[1]) >= after + n) return Number(m[1]);
+    await page.waitForTimeout(20);
+  }
+  throw new Error(`the run did not go ${n} steps past step ${after} within 30 s`);
+}
+
+/** The step the console's live line shows (its `t=…`); -1 before the first tick. */
+export async function liveStep(page: Page): Promise<number> {
+  const m = /^t=(\d+)\s/.exec((await page.textContent('#run-live')) ?? '');
+  return m !== null ? Number(m[1]) : -1;
+}

@@ -1,5 +1,5 @@
 /**
- * The layout adapts (issue 17, item 10) at a 1024 × 768 window: the audit table keeps its key columns
+ * The layout adapts at a 1024 × 768 window: the audit table keeps its key columns
  * (seq, kind, failure, summary) wide enough to read; the maze refits when the window changes size;
  * a dialog lays out its fields across its width; the regions have one colour in the picture and on
  * the graph's nodes.

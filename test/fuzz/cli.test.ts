@@ -1,3 +1,4 @@
+// @slow: spawns the real commands on every fuzzed file (not in npm run test:quick)
 /**
  * The fuzzing suite, spawned tier: hostile files given to the real commands. Each case must end
  * (well within CASE_TIMEOUT_MS), exit with one of the codes the command documents (never 70, never

@@ -202,9 +202,17 @@ test("LLM planner: after an escalation the operator's decision reaches the model
   }
 });
 
-/** A server whose every reply is `body(n)` for the n-th request (1-based), recording the size of each request. */
+/**
+ * A server whose every reply is `body(n)` for the n-th request (1-based), recording the size of each request; a
+ * reply with `after` waits for that promise.
+ */
 async function answering(
-  body: (n: number) => { status?: number; headers?: Record<string, string>; text: string; delay_ms?: number },
+  body: (n: number) => {
+    status?: number;
+    headers?: Record<string, string>;
+    text: string;
+    after?: Promise<unknown>;
+  },
 ): Promise<{ url: string; server: Server; sizes: number[] }> {
   const sizes: number[] = [];
   const server = createServer((req, res) => {
@@ -218,7 +226,7 @@ async function answering(
       const send = (): void => {
         res.writeHead(b.status ?? 200, { 'content-type': 'application/json', ...b.headers }).end(b.text);
       };
-      if (b.delay_ms !== undefined) setTimeout(send, b.delay_ms).unref();
+      if (b.after !== undefined) void b.after.then(send);
       else send();
     });
   });
@@ -332,7 +340,12 @@ test('LLM planner: a reply over maxReplyBytes is refused (code too-large, not re
 });
 
 test('LLM planner: while a request waits, waiting.tick is told the seconds once a second, and done once it ends', async () => {
-  const s = await answering(() => ({ text: toolCall('finish', '{}'), delay_ms: 1300 }));
+  // The reply waits for the planner's first tick (not for a fixed time that a loaded machine may outrun).
+  let ticked = (): void => {};
+  const firstTick = new Promise<void>((resolve) => {
+    ticked = resolve;
+  });
+  const s = await answering(() => ({ text: toolCall('finish', '{}'), after: firstTick }));
   try {
     const ticks: number[] = [];
     let done = 0;
@@ -341,7 +354,10 @@ test('LLM planner: while a request waits, waiting.tick is told the seconds once 
       model: 'm',
       timeout_ms: 10_000,
       waiting: {
-        tick: (t) => ticks.push(t),
+        tick: (t) => {
+          ticks.push(t);
+          ticked();
+        },
         done: () => {
           done++;
         },

@@ -11,6 +11,9 @@
  *   the inner world is not stepped (so it resumes where it stopped). A mission's executor sees no
  *   progress and times out: a tracking-timeout failure record.
  * - `{ at: 'step', n, kind: 'error', error }`: the n-th `step` rejects with WorldError `error`.
+ * - `{ at: 'step', n, kind: 'hang' }`: the n-th `step` never answers, as a controller that hangs: it
+ *   rejects with WorldError 'timeout' when the call's timeout_s passes, 'cancelled' when its signal
+ *   aborts, 'closed' when the world closes; the inner world is not stepped.
  * - `{ at: 'skill', skill, attempt, kind: 'error', error }`: the attempt-th `execute` of `skill`
  *   (1-based) rejects with WorldError `error`, the skill not run.
  * - `{ at: 'skill', skill, attempt, kind: 'no-effect' }`: the attempt-th `execute` of `skill` resolves
@@ -27,6 +30,7 @@ import { WorldError } from './world.js';
 export type WorldFault =
   | { readonly at: 'step'; readonly n: number; readonly kind: 'stuck'; readonly steps?: number }
   | { readonly at: 'step'; readonly n: number; readonly kind: 'error'; readonly error: WorldErrorKind }
+  | { readonly at: 'step'; readonly n: number; readonly kind: 'hang' }
   | {
       readonly at: 'skill';
       readonly skill: string;
@@ -50,7 +54,7 @@ export const WORLD_ERROR_KINDS: readonly WorldErrorKind[] = [
 
 /** What `--inject-fault` takes, for its help and its errors. */
 export const FAULT_SYNTAX =
-  'step:N:stuck[:STEPS], step:N:error:KIND, skill:NAME:ATTEMPT:no-effect or skill:NAME:ATTEMPT:error:KIND';
+  'step:N:stuck[:STEPS], step:N:hang, step:N:error:KIND, skill:NAME:ATTEMPT:no-effect or skill:NAME:ATTEMPT:error:KIND';
 
 const positive = (s: string | undefined): number | null =>
   s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : null;
@@ -77,8 +81,9 @@ export function parseFault(text: string, flag = '--inject-fault'): WorldFault {
       if (steps === null) throw bad('the steps stuck must be an integer ≥ 1');
       return { at: 'step', n, kind: 'stuck', steps };
     }
+    if (p[2] === 'hang' && p.length === 3) return { at: 'step', n, kind: 'hang' };
     if (p[2] === 'error' && p.length === 4) return { at: 'step', n, kind: 'error', error: errorKind(p[3]) };
-    throw bad('a step fault is stuck or error');
+    throw bad('a step fault is stuck, hang or error');
   }
   if (p[0] === 'skill') {
     const skill = p[1] ?? '';
@@ -95,10 +100,10 @@ export function parseFault(text: string, flag = '--inject-fault'): WorldFault {
 
 /** The text form of a fault (parseFault's inverse). */
 export function faultText(f: WorldFault): string {
-  if (f.at === 'step')
-    return f.kind === 'stuck'
-      ? `step:${f.n}:stuck${f.steps !== undefined ? `:${f.steps}` : ''}`
-      : `step:${f.n}:error:${f.error}`;
+  if (f.at === 'step') {
+    if (f.kind === 'stuck') return `step:${f.n}:stuck${f.steps !== undefined ? `:${f.steps}` : ''}`;
+    return f.kind === 'hang' ? `step:${f.n}:hang` : `step:${f.n}:error:${f.error}`;
+  }
   return f.kind === 'no-effect'
     ? `skill:${f.skill}:${f.attempt}:no-effect`
     : `skill:${f.skill}:${f.attempt}:error:${f.error}`;
@@ -128,6 +133,27 @@ export function withFaults(world: World, faults: readonly WorldFault[]): World {
     stuck_s = 0;
   };
 
+  // Hung calls end when the world closes.
+  const closing = new AbortController();
+  const hang = (what: string, o: CallOptions | undefined): Promise<never> =>
+    new Promise((_, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const end = (kind: WorldErrorKind, why: string): void => {
+        clearTimeout(timer);
+        o?.signal?.removeEventListener('abort', cancelled);
+        closing.signal.removeEventListener('abort', closed);
+        reject(new WorldError(kind, id, `${what} ${why}`));
+      };
+      const cancelled = (): void => end('cancelled', 'cancelled');
+      const closed = (): void => end('closed', 'ended: the world was closed');
+      if (o?.signal?.aborted === true) return cancelled();
+      const timeout_s = o?.timeout_s;
+      if (timeout_s !== undefined)
+        timer = setTimeout(() => end('timeout', `took longer than ${timeout_s} s`), timeout_s * 1000);
+      o?.signal?.addEventListener('abort', cancelled, { once: true });
+      closing.signal.addEventListener('abort', closed, { once: true });
+    });
+
   const nav = world.navigation;
   const navigation: Navigation | undefined =
     nav === undefined
@@ -144,9 +170,10 @@ export function withFaults(world: World, faults: readonly WorldFault[]): World {
           step: async (action, o) => {
             const n = ++steps;
             const f = stepFaults.find((x) =>
-              x.kind === 'error' ? x.n === n : n >= x.n && (x.steps === undefined || n < x.n + x.steps),
+              x.kind === 'stuck' ? n >= x.n && (x.steps === undefined || n < x.n + x.steps) : x.n === n,
             );
             if (f?.kind === 'error') throw injected(`step ${n}`, f);
+            if (f?.kind === 'hang') return await hang(`step ${n} (injected fault ${faultText(f)})`, o);
             if (f?.kind === 'stuck') {
               if (o?.signal?.aborted === true)
                 throw new WorldError('cancelled', id, 'step cancelled before it started');
@@ -189,6 +216,9 @@ export function withFaults(world: World, faults: readonly WorldFault[]): World {
     ...(toolsOut !== undefined ? { tools: toolsOut } : {}),
     ...(world.waypoints !== undefined ? { waypoints: world.waypoints } : {}),
     time_s: () => world.time_s() + stuck_s,
-    close: () => world.close(),
+    close: () => {
+      closing.abort();
+      return world.close();
+    },
   };
 }

@@ -1,3 +1,4 @@
+// @slow: the Ant walks in MuJoCo (long simulation) (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AntMazeSim } from '../../../main/backends/mujoco/antmaze.js';

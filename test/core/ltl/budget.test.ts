@@ -1,5 +1,6 @@
+// @slow: translations run until their time budgets run out (not in npm run test:quick)
 /**
- * Deep formulas cannot hurt the LTL engine (issue 18 item 6): the nesting limit holds for the tree
+ * Deep formulas cannot hurt the LTL engine: the nesting limit holds for the tree
  * built, every stage of the translation keeps the time budget and says which stage ran out, sizes
  * are bounded while automata are built, and nothing but a budget or syntax error comes out.
  * Time is an injected clock that counts its calls, so these tests do not depend on the machine.

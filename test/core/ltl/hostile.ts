@@ -1,5 +1,5 @@
 /**
- * Hostile formula shapes (issue 18 item 6): deep chains of every operator, both associativities,
+ * Hostile formula shapes: deep chains of every operator, both associativities,
  * with and without parentheses, the same proposition repeated, unary towers and seeded random
  * mixes. Shared by the core and CLI tests.
  */

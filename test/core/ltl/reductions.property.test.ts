@@ -1,5 +1,5 @@
 /**
- * The size reductions of issue 22, each on its own against the lasso evaluator (seeded): both
+ * Size reductions, each on its own against the lasso evaluator (seeded): both
  * choices of entry levels in degeneralization, before and after the Büchi-level reduction; and the
  * rewrite F a | F b = F (a | b) on disjunctions made to contain several F operands; and the
  * replacement of subformulas proved equivalent to true or false; and little brothers dropped when

@@ -1,5 +1,5 @@
 /**
- * The translation-time work of issue 22 skips work whose outcome is known; each skip is claimed
+ * The translation-time work skips work whose outcome is known; each skip is claimed
  * to leave the result as it was. These tests hold the claims:
  * - entryChoiceMatters: false only when both entry choices build the same automaton;
  * - sameBuchi: true exactly for automata equal state for state;

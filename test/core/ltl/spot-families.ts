@@ -1,5 +1,5 @@
 /**
- * Spot's parametric pattern families (issue 22: "the GF/F/U/R/Gh families"), written from the
+ * Spot's parametric pattern families ("the GF/F/U/R/Gh families"), written from the
  * generators of spot/gen/formulas.cc in Spot 2.9.6 as vendored in moves-rwth/storm under
  * spot/spot_src/ (commit 893193f7ba9d5e5c9e8d373dfaac35185753def5), at small parameters.
  *

@@ -1,5 +1,5 @@
 /**
- * Spot's whole syntax in the LTL engine (issue 22): X (where allowed), M, xor / ^, the constants 1 and
+ * Spot's whole syntax in the LTL engine: X (where allowed), M, xor / ^, the constants 1 and
  * 0; and a printer whose output Spot reads as the same tree Witness does. The reference reader below
  * follows Spot's grammar (spot/parsetl/parsetl.yy: `->` and `<->` one level, right-associative; then
  * `|`, `^`/xor, `&`, all left-associative; then U R W M, one level, right-associative; then the

@@ -112,6 +112,43 @@ test('a step error rejects the n-th step only, with the kind asked for, naming t
   assert.equal((await w.navigation!.step([1])).pose.x, 2, 'the failed step did not move the robot');
 });
 
+test('a hung step answers only by its timeout, its signal or the world closing; the world is not stepped', async () => {
+  const inner = fake();
+  const w = withFaults(inner, [{ at: 'step', n: 2, kind: 'hang' }]);
+  const nav = w.navigation!;
+  await nav.reset({ seed: 1 });
+  await nav.step([1]);
+  const time = w.time_s();
+  await assert.rejects(
+    nav.step([1], { timeout_s: 0.01 }),
+    (e: unknown) =>
+      e instanceof WorldError &&
+      e.kind === 'timeout' &&
+      /step 2 \(injected fault step:2:hang\) took longer/.test(e.message),
+  );
+  assert.equal(w.time_s(), time, 'the hung step did not step the world');
+  assert.equal((await nav.step([1])).pose.x, 2, 'the next step moves on');
+  // Cancelled: aborted while it hangs, or before it starts.
+  await nav.reset({ seed: 1 });
+  await nav.step([1]);
+  const ac = new AbortController();
+  const hung = nav.step([1], { signal: ac.signal });
+  ac.abort();
+  await assert.rejects(hung, (e: unknown) => e instanceof WorldError && e.kind === 'cancelled');
+  await nav.reset({ seed: 1 });
+  await nav.step([1]);
+  await assert.rejects(
+    nav.step([1], { signal: AbortSignal.abort() }),
+    (e: unknown) => e instanceof WorldError && e.kind === 'cancelled',
+  );
+  // Neither: it ends when the world closes.
+  await nav.reset({ seed: 1 });
+  await nav.step([1]);
+  const waiting = nav.step([1]);
+  await w.close();
+  await assert.rejects(waiting, (e: unknown) => e instanceof WorldError && e.kind === 'closed');
+});
+
 test('skill faults fire on their attempt of their skill: an error without running it, or "ok" without acting', async () => {
   const inner = fake();
   const w = withFaults(inner, [
@@ -144,6 +181,7 @@ test('no faults: the world itself', () => {
 test('the text form: examples, round trips, and refusals that name the flag', () => {
   assert.deepEqual(parseFault('step:40:stuck'), { at: 'step', n: 40, kind: 'stuck' });
   assert.deepEqual(parseFault('step:40:stuck:200'), { at: 'step', n: 40, kind: 'stuck', steps: 200 });
+  assert.deepEqual(parseFault('step:3:hang'), { at: 'step', n: 3, kind: 'hang' });
   assert.deepEqual(parseFault('skill:pick:1:error:timeout'), {
     at: 'skill',
     skill: 'pick',
@@ -165,6 +203,7 @@ test('the text form: examples, round trips, and refusals that name the flag', ()
     'step:1:stuck:0',
     'step:1:error:oops',
     'step:1:wobble',
+    'step:1:hang:2',
     'skill::1:no-effect',
     'skill:pick:0:no-effect',
     'skill:pick:1:error',
@@ -184,6 +223,11 @@ test('the text form: examples, round trips, and refusals that name the flag', ()
       n: fc.integer({ min: 1, max: 1e6 }),
       kind: fc.constant('stuck' as const),
       steps: fc.integer({ min: 1, max: 1e6 }),
+    }),
+    fc.record({
+      at: fc.constant('step' as const),
+      n: fc.integer({ min: 1, max: 1e6 }),
+      kind: fc.constant('hang' as const),
     }),
     fc.record({
       at: fc.constant('step' as const),

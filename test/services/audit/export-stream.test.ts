@@ -1,3 +1,4 @@
+// @slow: exports a log of a hundred megabytes in a small heap (not in npm run test:quick)
 /**
  * The audit exports stream (services/audit/export.ts): the same bytes as the export that built the
  * file in memory did (a fixture database and the sha256 of what that code wrote for it), no file and

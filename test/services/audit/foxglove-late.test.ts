@@ -1,5 +1,5 @@
 /**
- * Late Foxglove clients (issue 20): the map and the scene are sent when they change, so the live
+ * Late Foxglove clients: the map and the scene are sent when they change, so the live
  * server latches the latest of each and sends it to a client as it subscribes — a client that
  * connects mid-run sees the map and the current plan at once; one that was there all along gets
  * nothing twice; a server started mid-run latches the run under way from the log.

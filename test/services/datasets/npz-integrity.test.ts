@@ -1,7 +1,7 @@
 /**
  * `.npz` import trusts nothing in the archive: CRC-32s are checked, declared sizes are checked
  * against the dataset limit before anything is inflated, and an entry that inflates past its
- * declared size is stopped there (issue 18, item 7).
+ * declared size is stopped there.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// @slow: trains embeddings (not in npm run test:quick)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @slow: trains policies (not in npm run test:quick)
 /**
  * AP-HIQL's trainer: advantage-weighted regression lowers both policies' weighted losses on a tiny
  * dataset and is deterministic from the seed; policies trained briefly on pointmaze-medium, exported

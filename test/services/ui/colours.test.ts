@@ -1,4 +1,4 @@
-// Region colours are one per proposition in every view (issue 17, item 10): the maze picture, the
+// Region colours are one per proposition in every view: the maze picture, the
 // robot's map picture and the scene's colours the graph views draw nodes with agree, whatever order
 // the regions file lists them in.
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * The size reductions of issue 22's third round (branch ltl-sizes-3), each on its own against the
- * lasso evaluator (seeded, with a non-vacuity count and a mutant that must fail): the true
+ * Size reductions, each on its own against the lasso evaluator (seeded, with a non-vacuity count and
+ * a mutant that must fail): the true
  * self-loop on a transient initial state of an eventuality; the second set of rewrites
  * (rewrite-more.ts); propositional disjunctions under X as one alternating state; the quotient by
  * backward simulation (cosimulation.ts).
@@ -216,7 +216,7 @@ test('mutant: the second rewrites without their side conditions change some lang
   assert.ok(wrong > 20, `the mutant was caught on only ${wrong} formulas`);
 });
 
-test('disjunctions under X as one alternating state (propositional ones, as in branch ltl-sizes-3), before and after reduction, against the evaluator (3000 cases)', () => {
+test('propositional disjunctions under X as one alternating state, before and after reduction, against the evaluator (3000 cases)', () => {
   let joined = 0;
   const lit = litArb;
   const sub = formulaArb(['a', 'b', 'c'], 3, true);

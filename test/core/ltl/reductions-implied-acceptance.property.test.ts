@@ -1,6 +1,6 @@
 /**
- * The size reductions of issue 22's fourth round (branch ltl-sizes-4), each on its own against the
- * lasso evaluator (seeded, with a non-vacuity count and a mutant that must fail): the X release
+ * Size reductions, each on its own against the lasso evaluator (seeded, with a non-vacuity count and
+ * a mutant that must fail): the X release
  * rewrite (rewrite-more.ts), every disjunction under X as one alternating state (vwaa.ts),
  * acceptance implied by every cycle (reduce.ts withImpliedAcceptance), and trial merges proved with
  * the negation's automaton (merge.ts).
