@@ -22,7 +22,7 @@ function methodName(method: unknown): string {
 }
 
 /** Why a call is refused before it reaches a handler, or null when it may go ahead. */
-export function checkCall(method: unknown, params: unknown): ApiEnvelope | null {
+function checkCall(method: unknown, params: unknown): ApiEnvelope | null {
   if (typeof method !== 'string' || !validators.has(method)) {
     return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${methodName(method)}` } };
   }

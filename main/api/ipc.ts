@@ -8,7 +8,7 @@ import { IPC_EVENT, IPC_INVOKE, type ApiEnvelope } from '../contract/api.js';
 import type { Dispatch } from './dispatch.js';
 import type { EventBus } from '../app/events.js';
 
-export interface IpcSenderEvent {
+interface IpcSenderEvent {
   readonly senderFrame?: { readonly url: string } | null;
 }
 

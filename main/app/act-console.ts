@@ -25,8 +25,8 @@ import { type Session, sessionOpen } from './session.js';
 import { ros2Configs, workspacePaths } from './worlds.js';
 
 /** Where the console finds tool folders and scripted plans in the workspace. */
-export const TOOLS_DIR = 'tools';
-export const PLANS_DIR = 'plans';
+const TOOLS_DIR = 'tools';
+const PLANS_DIR = 'plans';
 
 const SHIPPED_TOOLS = ['tools', 'ros2/tools'];
 const SHIPPED_PLANS = ['plans/warehouse.json', 'ros2/plans/lab-shelf-then-bench.json'];

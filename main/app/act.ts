@@ -33,7 +33,7 @@ export type { LoopResult, Planner, ToolDef, RegisteredTool };
 export { operatorName };
 
 /** A shipped JSON asset (tool files, plans), parsed. */
-export function assetJson(rel: string): unknown {
+function assetJson(rel: string): unknown {
   return JSON.parse(readFileSync(assetPath(rel), 'utf8'));
 }
 
@@ -157,7 +157,7 @@ export const WAREHOUSE = {
   plan: 'plans/warehouse.json',
 } as const;
 
-export type ActPlannerKind = 'recovery' | 'scripted' | 'llm';
+type ActPlannerKind = 'recovery' | 'scripted' | 'llm';
 /** The warehouse demo's planner kinds (the same as `witness act`'s). */
 export type WarehousePlanner = ActPlannerKind;
 
@@ -179,7 +179,7 @@ export interface LlmSettings {
  * The planner: the recovery planner over a scripted plan, the plan alone (scripted), or an LLM over
  * the registered tools. `steps` is the plan (scripted and recovery need one).
  */
-export function plannerOf(
+function plannerOf(
   kind: ActPlannerKind,
   steps: readonly PlanStep[] | null,
   llm?: LlmSettings,
@@ -227,7 +227,7 @@ export function warehousePlanner(
 }
 
 /** Every *.json in a folder, parsed as a tool file (sorted by name): a folder with none is an error that says so. */
-export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
+function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
   let names: string[];
   try {
     if (!statSync(dir).isDirectory())
@@ -268,7 +268,7 @@ export function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
 /**
  * The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name.
  */
-export function checkGoal(goal: string, v: Vocabulary): void {
+function checkGoal(goal: string, v: Vocabulary): void {
   try {
     checkCondition(goal, v);
   } catch (e) {

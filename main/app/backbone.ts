@@ -71,7 +71,7 @@ export interface GenerateJob {
  * The model bundle of a world's missions on a regime's data: the one given, else the one shipped for it (contract
  * shippedBundleName).
  */
-export function modelsDirOf(world: string, models?: string, regime?: DatasetKind): string {
+function modelsDirOf(world: string, models?: string, regime?: DatasetKind): string {
   return models ?? shippedModelsDir(shippedBundleName(world, regime));
 }
 
@@ -80,7 +80,7 @@ export function modelsDirOf(world: string, models?: string, regime?: DatasetKind
  * navigate bundle, or one of a regime's): a graph built on the stitch data with its bundle plans with
  * that bundle without naming it. None matching: the world's own (loadBackbone then says the graph is stale).
  */
-export function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
+function shippedBundleOf(world: string, built: { readonly embed: string; readonly policy: string }): string {
   for (const name of shippedBundleNames(world)) {
     const files = peekManifest(shippedModelsDir(name))?.['files'] as
       Record<string, { sha256?: unknown } | undefined> | undefined;

@@ -106,7 +106,7 @@ const ROS_NAMES: Readonly<Record<string, ObsField>> = { 'base.x': 'x', 'base.y':
 const TWIST_PATH = /^(?:twist\.)?((?:linear|angular)\.[xyz])$/;
 
 /** How a world's rows are made from a bag: the layout, and the other numbers to read from each pose message. */
-export interface BagLayout {
+interface BagLayout {
   readonly layout: RowLayout;
   readonly extras?: (message: unknown) => { ok: true; values: number[] } | { ok: false; why: string };
 }
@@ -120,7 +120,7 @@ export interface BagLayout {
  * message and interpolated), and commands the Twist fields its command names (divided by its scale).
  * Anything else cannot be expressed: InvalidInput (exit 2).
  */
-export function bagLayout(world: string, poseTopic: string): BagLayout {
+function bagLayout(world: string, poseTopic: string): BagLayout {
   const e = worldEntry(world);
   const refuse = (why: string): never => {
     throw new WitnessError('invalid-input', `${world}: a bag cannot be imported into this world: ${why}`, {

@@ -39,7 +39,7 @@ import { WAREHOUSE, warehouse } from './act.js';
  */
 export { WAREHOUSE, warehouse, operatorName };
 export { showLetter } from './ltl.js';
-export type { PlanResult, SemanticGraph, MonitorStep };
+export type { SemanticGraph, MonitorStep };
 
 export interface MethodPlan {
   readonly method: PlanMethod;

@@ -14,7 +14,7 @@ import { checkLtl } from '../services/editor/ltl-check.js';
 import { checkToolText } from '../services/editor/tool-check.js';
 import { Workspace } from '../services/editor/workspace.js';
 
-export interface WorldVocabulary {
+interface WorldVocabulary {
   /** What the editors show (completion, hover). */
   readonly view: VocabularyView;
   /** What registration checks run against. */
@@ -36,7 +36,7 @@ function describeRegion(r: Region): string {
  * propositions in the regions file shipped with the app; tool worlds name propositions, typed
  * fields, objects and skills. A shipped regions file that does not parse throws its InputError.
  */
-export function worldVocabulary(world: string): WorldVocabulary | null {
+function worldVocabulary(world: string): WorldVocabulary | null {
   if (!EMBEDDED_WORLDS.includes(world)) return null;
   const e = worldEntry(world);
   const v = e.vocabulary;

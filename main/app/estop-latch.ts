@@ -13,7 +13,7 @@ import { errno, errText, writeFileAtomic } from '../platform/files.js';
 import { latchInAuditLog, type OpenLatchRecord } from '../services/audit/estop-latch.js';
 
 /** A latch as it is kept. */
-export interface DurableLatch {
+interface DurableLatch {
   readonly since: number;
   readonly by: string;
   readonly reason: string;

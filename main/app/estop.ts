@@ -24,7 +24,7 @@ export interface Stoppable {
 }
 
 /** How long the E-STOP's record waits for a run it stopped to be written to the audit log, at most. */
-export const AUDIT_RUN_WAIT_MS = 5000;
+const AUDIT_RUN_WAIT_MS = 5000;
 
 export interface EstopOptions {
   readonly auditLog: () => Promise<AuditLog>;

@@ -2,4 +2,4 @@
  * Fault injection for tests (core/world/faults.ts), as the front ends reach it: the CLI's hidden
  * `--inject-fault` flag parses its text here; worlds opened with `OpenOptions.faults` inject them.
  */
-export { FAULT_SYNTAX, type WorldFault, faultText, parseFault } from '../core/world/faults.js';
+export { FAULT_SYNTAX, type WorldFault, parseFault } from '../core/world/faults.js';

@@ -35,7 +35,7 @@ export interface LabResult {
   readonly sweep: readonly (LabStats & { readonly threshold_cm: number; readonly replans: number })[];
 }
 
-export interface LabOptions {
+interface LabOptions {
   readonly episodes: number;
   readonly seed: number;
   readonly thresholds_cm: readonly number[];

@@ -14,9 +14,9 @@ import type {
 } from '../contract/api.js';
 
 /** Ticks a snapshot keeps; when full, the older half keeps every other tick. */
-export const MAX_LIVE_TICKS = 8000;
+const MAX_LIVE_TICKS = 8000;
 /** Event-list lines a snapshot keeps (the console's list shows as many). */
-export const MAX_LIVE_EVENTS = 500;
+const MAX_LIVE_EVENTS = 500;
 
 /** What a run starts from: the plan as it was shown. */
 export interface LiveStart {

@@ -121,7 +121,7 @@ export function missionWorld(id: string): WorldEntry & {
 }
 
 /** The start: the one given (checked against the map), else a free point drawn from `rng`. */
-export function chooseStart(
+function chooseStart(
   world: ReturnType<typeof missionWorld>,
   start: readonly [number, number] | undefined,
   rng: Rng,
@@ -429,7 +429,7 @@ export async function runMissionTask(task: MissionTask, o: RunOptions): Promise<
  * How a run's method is recorded (run_start meta): `method` as chosen, `planner` the planner of
  * every plan it makes, `replanning` whether it replans after a failure (within `replans`).
  */
-export function methodMeta(
+function methodMeta(
   method: MissionMethod,
   replanning: boolean,
 ): { method: MissionMethod; planner: string; replanning: boolean } {
@@ -439,7 +439,7 @@ export function methodMeta(
 /**
  * The mission as `witness run --json` prints it (docs/CLI.md): each plan is its document as recorded, with its sha256.
  */
-export function missionReport(
+function missionReport(
   task: Pick<MissionTask, 'automaton' | 'start'> & {
     readonly world: { readonly id: string };
     readonly report?: MissionTask['report'];

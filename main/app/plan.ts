@@ -35,7 +35,7 @@ import { openBackbone } from './backbone.js';
 import { checkRegionsForWorld, missionWorld } from './mission.js';
 import { specOf, taskRegions } from './task-inputs.js';
 
-export type { PlanResult, SemanticGraph, AugmentReport, BuchiAutomaton };
+export type { PlanResult, AugmentReport };
 
 export interface PlanRequest {
   readonly graph: string;

@@ -10,7 +10,7 @@ import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultWorkspace } from '.
 import type { LoaderDeps, OpenOptions } from '../backends/catalogue.js';
 import type { WorldFault } from '../core/world/faults.js';
 
-export type Transport = 'electron' | 'web' | 'direct';
+type Transport = 'electron' | 'web' | 'direct';
 
 export interface Session {
   readonly transport: Transport;

@@ -44,7 +44,7 @@ export {
 export type { ProbeReport } from './ros2/probe.js';
 
 /** 'maze': a point mass in a maze; 'antmaze': the Ant in a maze (joint-level control, 29-D state). */
-export type WorldKind = 'maze' | 'antmaze' | 'tabletop' | 'ros2';
+type WorldKind = 'maze' | 'antmaze' | 'tabletop' | 'ros2';
 
 /** A world as the catalogue knows it, without opening it. */
 export interface WorldEntry {

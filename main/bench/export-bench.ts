@@ -12,7 +12,7 @@ import { missionRecorder } from '../services/audit/mission-recorder.js';
 import { exportAudit, exportMcap } from '../services/audit/export.js';
 import { fmt } from './stats.js';
 
-export interface ExportMeasure {
+interface ExportMeasure {
   /**
    * Wall time, and this process's CPU time (user + system) over the same span: on a shared machine the CPU figure is
    * the steadier one.

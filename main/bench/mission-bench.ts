@@ -316,7 +316,7 @@ export function summarizeMissions(
 }
 
 /** The orderings docs/BENCHMARKS.md claims: A against B. */
-export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [
+const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [
   ['sagas', 'lf-gas'],
   ['sagas', 'ga-gas'],
   ['sagas-replan', 'sagas'],
@@ -328,7 +328,7 @@ export const CLAIMS: readonly (readonly [BenchMethod, BenchMethod])[] = [
 ];
 
 /** Seed of the bootstrap resampling of the comparisons (fixed: a table reads the same every time). */
-export const BOOTSTRAP_SEED = 1;
+const BOOTSTRAP_SEED = 1;
 
 /**
  * One ordering claim on one difficulty (or 'all'), over the tasks both methods ran: on how many
@@ -345,7 +345,7 @@ export interface Comparison {
   readonly ncc: { readonly wins: number; readonly ties: number; readonly losses: number; readonly diff: Interval };
 }
 
-export function compareMethods(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): Comparison[] {
+function compareMethods(outcomes: readonly TaskOutcome[], methods: readonly BenchMethod[]): Comparison[] {
   const out: Comparison[] = [];
   for (const [a, b] of CLAIMS) {
     if (!methods.includes(a) || !methods.includes(b)) continue;

@@ -58,7 +58,7 @@ export interface TaskMeasurement {
   readonly baselines: Readonly<Record<'lf-gas' | 'ga-gas', BaselineResult>>;
 }
 
-export interface BaselineResult {
+interface BaselineResult {
   readonly feasible: boolean;
   readonly objective: number;
   readonly ms: number;
@@ -77,7 +77,7 @@ export interface GridMeasurement {
 }
 
 /** Dijkstra over the whole reachable product (no heuristic, no early stop): states expanded. */
-export function exhaustiveDijkstra(p: Product, start: readonly number[]): number {
+function exhaustiveDijkstra(p: Product, start: readonly number[]): number {
   const sp = new ShortestPaths(p.n * p.nq);
   sp.start({ successors: (z, visit) => forEachSuccessor(p, z, visit) });
   for (const z of start) sp.source(z, 0);
@@ -280,7 +280,7 @@ export function latentTable(ms: readonly TaskMeasurement[], difficulties: readon
 }
 
 /** Planning failures per suite and method, by the planner's reason (core/plan/diagnose.ts). */
-export function failureTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
+function failureTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
   const reasonOf = (m: TaskMeasurement, method: 'sagas' | 'lf-gas' | 'ga-gas'): string | null =>
     method === 'sagas'
       ? m.feasible
@@ -319,7 +319,7 @@ export function failureTable(ms: readonly TaskMeasurement[], difficulties: reado
  * counts as infinite), equal, better than SAGAS's, and a bootstrap 95 % interval over the tasks both
  * solve of the mean ratio baseline / SAGAS ("within noise" where it holds 1).
  */
-export function baselineTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
+function baselineTable(ms: readonly TaskMeasurement[], difficulties: readonly Difficulty[]): string {
   const rows = [
     `| suite | baseline | worse / equal / better than SAGAS | tasks both solve | objective / SAGAS [95 % CI, ${BOOTSTRAP_RESAMPLES} resamples] |`,
     '|---|---|---|---|---|',

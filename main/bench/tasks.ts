@@ -31,7 +31,7 @@ export interface BenchTask {
 export const TASK_PROTOCOL = 2;
 
 /** A 31-bit seed from the suite seed, the difficulty and the task index. */
-export function taskSeed(seed: number, difficulty: Difficulty, index: number): number {
+function taskSeed(seed: number, difficulty: Difficulty, index: number): number {
   let h = (seed ^ 0x9e3779b9) >>> 0;
   for (const c of `${difficulty}:${index}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
   return h & 0x7fffffff;
@@ -63,7 +63,7 @@ export function benchTask(layout: MazeLayout, seed: number, difficulty: Difficul
 }
 
 /** Draws of a start before a task is given up on (a free cell and a jitter each). */
-export const START_TRIES = 1000;
+const START_TRIES = 1000;
 
 /**
  * A start point in a free cell (its centre, jittered by up to one unit each way) outside every one of

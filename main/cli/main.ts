@@ -37,7 +37,7 @@ export interface FrontEnds {
   readonly web?: ServeWeb;
 }
 
-export function buildProgram(io: Output, setExit: (code: number) => void, frontEnds: FrontEnds = {}): Command {
+function buildProgram(io: Output, setExit: (code: number) => void, frontEnds: FrontEnds = {}): Command {
   const program = new Command('witness')
     .description('Witness: typed, verified robot tool calls and temporal-logic missions planned over learned graphs')
     .version(VERSION, '-V, --version');

@@ -10,7 +10,7 @@ import type { Decide, Escalation, OperatorDecision } from '../contract/failure.j
 import { CliError, type Output } from './errors.js';
 import { printable } from './printable.js';
 
-export const NO_OPERATOR_REASON = 'no operator (stdin is not a terminal)';
+const NO_OPERATOR_REASON = 'no operator (stdin is not a terminal)';
 
 const isDecision = (x: string): x is DecisionKind => (DECISIONS as readonly string[]).includes(x);
 
@@ -20,7 +20,7 @@ export interface DecisionFlags {
 }
 
 /** The escalation as the operator needs it: why, and the failure that caused it. */
-export function describeEscalation(e: Escalation): string {
+function describeEscalation(e: Escalation): string {
   const f = e.failure;
   const what =
     f.source === 'tool'
@@ -31,7 +31,7 @@ export function describeEscalation(e: Escalation): string {
 }
 
 /** A standing decision from the flags (every escalation of the run gets it), or null when none was given. */
-export function flagDecision(f: DecisionFlags, operator: string): Decide | null {
+function flagDecision(f: DecisionFlags, operator: string): Decide | null {
   if (f.decision === undefined) {
     if (f.reason !== undefined)
       throw new CliError(
@@ -53,7 +53,7 @@ export function flagDecision(f: DecisionFlags, operator: string): Decide | null 
 }
 
 /** No terminal and no flag: nobody can answer, so nothing more moves. */
-export function noOperator(io: Output): Decide {
+function noOperator(io: Output): Decide {
   return (e) => {
     io.err(
       `witness: ${describeEscalation(e)}witness: stdin is not a terminal and no --decision was given: aborting with reason "${NO_OPERATOR_REASON}"; give --decision ${DECISIONS.join('|')} [--reason TEXT] to decide without a terminal\n`,
@@ -66,7 +66,7 @@ export function noOperator(io: Output): Decide {
  * Asks on a terminal: the decision (asked again until it is one of the escalation's options) and a
  * reason. Prompts go to stderr so `--json` output stays clean. The end of input (Ctrl-D) is abort.
  */
-export class TerminalOperator {
+class TerminalOperator {
   private rl: Interface | null = null;
   private lines: AsyncIterator<string> | null = null;
 

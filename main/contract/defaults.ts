@@ -230,7 +230,7 @@ const ANT: BackboneRecipe = { ...TWO_TIMESCALE, embedInputs: [0, 1], policyAlpha
 const ANT_WIDE: BackboneRecipe = { ...ANT, policyHidden: [128, 128] };
 
 /** Worlds whose shipped models follow another recipe than BACKBONE_RECIPE. */
-export const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
+const BACKBONE_RECIPES: Readonly<Record<string, BackboneRecipe>> = {
   'pointmaze-giant': TWO_TIMESCALE,
   'antmaze-medium': ANT,
   'antmaze-large': ANT_WIDE,
@@ -370,7 +370,6 @@ export const LOOP_DEFAULTS = { replans: 2, maxSchemaErrors: 3, maxSteps: 50 } as
  * world's model bundle. And every embedded world.
  */
 export const MAZE_WORLDS = ['pointmaze-medium', 'pointmaze-large', 'pointmaze-giant'] as const;
-export type MazeWorld = (typeof MAZE_WORLDS)[number];
 export const ANT_WORLDS = ['antmaze-medium', 'antmaze-large', 'antmaze-giant'] as const;
 export type AntWorld = (typeof ANT_WORLDS)[number];
 /** The embedded worlds missions, `bench ltl` and AP-HIQL run in. */

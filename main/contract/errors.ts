@@ -24,10 +24,8 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
 /** Every error code, what it means, and its exit code. */
-export const ERROR_CODES = {
+const ERROR_CODES = {
   'invalid-input': {
     exit: EXIT.usage,
     means: 'a file, a field of it, or a flag is malformed (the message names the file and the JSON path)',

@@ -15,10 +15,10 @@ export const FAILURE_CLASSES = ['transient', 'permanent'] as const;
 /** The two parts of a lasso plan a mission realises. */
 export const Stream = StringEnum(['prefix', 'suffix']);
 
-export const FailureClass = StringEnum(FAILURE_CLASSES, {
+const FailureClass = StringEnum(FAILURE_CLASSES, {
   description: 'transient: trying again (or replanning) may succeed; permanent: the same attempt will fail again',
 });
-export type FailureClass = Static<typeof FailureClass>;
+type FailureClass = Static<typeof FailureClass>;
 
 const common = {
   /** Machine-readable label (a tool's failure rule label, or the mission failure kind). */
@@ -81,8 +81,8 @@ export const MissionFailureKind = StringEnum([
 export type MissionFailureKind = Static<typeof MissionFailureKind>;
 
 /** What the task's graph edit after a mission failure is. */
-export const FailureAction = StringEnum(['penalize-edge', 'remove-edge', 'remove-anchor', 'none']);
-export type FailureAction = Static<typeof FailureAction>;
+const FailureAction = StringEnum(['penalize-edge', 'remove-edge', 'remove-anchor', 'none']);
+type FailureAction = Static<typeof FailureAction>;
 
 /** A planned transition of a mission that the executor or the runtime monitor saw fail. */
 export const MissionFailureRecord = Type.Object({
@@ -120,7 +120,7 @@ export type MissionFailureRecord = Static<typeof MissionFailureRecord>;
 export const FailureRecord = Type.Union([ToolFailureRecord, MissionFailureRecord]);
 export type FailureRecord = ToolFailureRecord | MissionFailureRecord;
 
-export const DecisionKind = StringEnum(DECISIONS);
+const DecisionKind = StringEnum(DECISIONS);
 
 /**
  * Why a run stopped to ask: past the replanning budget; the same failure twice in a row (a replan

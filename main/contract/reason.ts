@@ -8,7 +8,7 @@
  */
 
 /** Fewest visible characters a reason must have. */
-export const MIN_REASON_VISIBLE = 3;
+const MIN_REASON_VISIBLE = 3;
 
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/gu;
 // C0 and C1 controls except tab, line feed and carriage return; DEL.

@@ -84,7 +84,7 @@ export class InputRefused extends FileError {
   }
 }
 
-export const tooLarge = (file: string, k: InputKind): InputRefused =>
+const tooLarge = (file: string, k: InputKind): InputRefused =>
   new InputRefused(
     file,
     `larger than ${sizeText(k.maxBytes)} (the limit for ${k.what}${k.hint !== undefined ? `; ${k.hint}` : ''})`,

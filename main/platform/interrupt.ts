@@ -11,7 +11,7 @@
  * registered, or on a second Ctrl-C.
  */
 /** What the first Ctrl-C does to a robot's running work, unless the work says otherwise. */
-export const STOPPING_THE_ROBOT = 'stopping the robot first (its goal cancelled, or a zero velocity command)';
+const STOPPING_THE_ROBOT = 'stopping the robot first (its goal cancelled, or a zero velocity command)';
 
 /** The registered work, each with what aborting it does (the handler says so). */
 const active = new Map<AbortController, string>();

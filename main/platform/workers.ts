@@ -16,7 +16,7 @@ import { type ResourceLimits, Worker, parentPort } from 'node:worker_threads';
 import { WitnessError, isErrorCode } from '../contract/errors.js';
 
 /** An error as it crosses between threads. */
-export interface WireError {
+interface WireError {
   readonly message: string;
   readonly code?: string;
   readonly file?: string;
@@ -26,7 +26,7 @@ export interface WireError {
   readonly stack?: string;
 }
 
-export function errorToWire(e: unknown): WireError {
+function errorToWire(e: unknown): WireError {
   if (e instanceof WitnessError) {
     const { file, path, line, column } = e.at;
     return {
@@ -44,7 +44,7 @@ export function errorToWire(e: unknown): WireError {
   };
 }
 
-export function errorFromWire(w: WireError): Error {
+function errorFromWire(w: WireError): Error {
   if (w.code !== undefined && isErrorCode(w.code)) {
     return new WitnessError(w.code, w.message, {
       ...(w.file !== undefined ? { file: w.file } : {}),
@@ -58,7 +58,7 @@ export function errorFromWire(w: WireError): Error {
   return e;
 }
 
-export type WorkerMessage<T> =
+type WorkerMessage<T> =
   | { kind: 'progress'; phase: string; done: number; total: number }
   | { kind: 'done'; result: T }
   | { kind: 'error'; error: WireError };

@@ -13,7 +13,7 @@ import { keepReachable, showModal } from './modal.js';
 import { resetCheck } from './estop-model.js';
 
 /** The key that fires the E-STOP (KeyboardEvent.key). */
-export const ESTOP_KEY = 'F9';
+const ESTOP_KEY = 'F9';
 
 export interface EstopControls {
   /** The header's part: the latch banner and the button. */

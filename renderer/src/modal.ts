@@ -46,7 +46,7 @@ export function showModal(dialog: HTMLDialogElement): void {
 }
 
 /** The modal dialogs open now, the topmost last. */
-export function openModals(): readonly HTMLDialogElement[] {
+function openModals(): readonly HTMLDialogElement[] {
   return stack.filter((d) => d.open && d.isConnected);
 }
 

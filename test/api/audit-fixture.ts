@@ -18,7 +18,7 @@ export const REGIONS = {
     { name: 'e2', kind: 'disk', center: [8, 8], radius: 1.5 },
   ],
 };
-export const SMALL_SPEC = 'F e2 & G F e1 & G !e0';
+const SMALL_SPEC = 'F e2 & G F e1 & G !e0';
 
 function planDoc(prefix: string[], suffix: string[], states: number[], objective: number): Record<string, unknown> {
   const steps = [...prefix, ...suffix].map((node, i) => ({
@@ -53,7 +53,7 @@ export const PLAN_1 = {
   prefix: ['start', 'c1', 'c2', 'anchor:e2:0'],
   suffix: ['c3', 'anchor:e1:0', 'c3', 'anchor:e2:0'],
 };
-export const PLAN_2 = { prefix: ['start', 'c4', 'anchor:e1:0'], suffix: ['c3', 'anchor:e2:0', 'c5', 'anchor:e1:0'] };
+const PLAN_2 = { prefix: ['start', 'c4', 'anchor:e1:0'], suffix: ['c3', 'anchor:e2:0', 'c5', 'anchor:e1:0'] };
 
 export interface SmallRun {
   run: string;
@@ -253,7 +253,7 @@ export interface BigRun {
  * `n` events (run_start … run_end), appended in a few large batches: tool calls, verifier results, evidence with
  * positions, failures.
  */
-export async function writeBigRun(log: AuditLog, clock: { now: number }, n = 100_000): Promise<BigRun> {
+async function writeBigRun(log: AuditLog, clock: { now: number }, n = 100_000): Promise<BigRun> {
   clock.now = T1;
   const run = await log.startRun({
     world: 'pointmaze-large',

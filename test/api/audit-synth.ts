@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { GENESIS_HASH, canonicalJson, chainHash } from '../../main/services/audit/store.js';
 import { AUDIT_SCHEMA_VERSION, MIGRATIONS } from '../../main/services/audit/schema.js';
 
-export const SYNTH_T0 = Date.UTC(2026, 0, 1);
+const SYNTH_T0 = Date.UTC(2026, 0, 1);
 
 /** The run_start body every synthetic run records (canonical JSON, as the writer stores bodies). */
 export const SYNTH_START = canonicalJson({
@@ -23,7 +23,7 @@ export const SYNTH_START = canonicalJson({
   regions_sha: null,
   meta: { method: 'sagas' },
 });
-export const SYNTH_END = canonicalJson({ outcome: 'success', replans: 0 });
+const SYNTH_END = canonicalJson({ outcome: 'success', replans: 0 });
 
 /** Run i's id (1-based): a UUID-shaped id, in the order the runs started (RUN_ID: the same in SQL). */
 export const synthRunId = (i: number): string =>

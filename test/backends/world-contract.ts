@@ -8,13 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorldError, type WorldErrorKind } from '../../main/core/world/world.js';
 
-export interface ContractCall {
+interface ContractCall {
   /** What the call does, for messages. */
   readonly what: string;
   run(o: { timeout_s: number; signal: AbortSignal }): Promise<unknown>;
 }
 
-export type Path<T> = T | { readonly skip: string };
+type Path<T> = T | { readonly skip: string };
 
 export interface ContractWorld {
   /** Resets and returns the observed state. */

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/witness.js', import.meta.url));
 
 export type Sig = 'SIGINT' | 'SIGTERM';
 

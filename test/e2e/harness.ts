@@ -15,9 +15,9 @@ import type { WorldFault } from '../../main/core/world/faults.js';
 import type { LoaderDeps } from '../../main/backends/ros2/rclnodejs-loader.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const RENDERER = path.join(ROOT, 'renderer', 'dist');
+const RENDERER = path.join(ROOT, 'renderer', 'dist');
 export const SCREENSHOTS = path.join(ROOT, 'test-results', 'screenshots');
-export const CHROMIUM = process.env.WITNESS_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.WITNESS_CHROMIUM ?? '/usr/bin/chromium';
 
 export interface AppUnderTest {
   page: Page;

@@ -38,12 +38,12 @@ export interface CliStats {
 }
 
 /** Ending at all: generous, far past every budget the commands are given (2 s for translation). */
-export const CASE_TIMEOUT_MS = 60_000;
+const CASE_TIMEOUT_MS = 60_000;
 /**
  * Bounded memory: a child's peak resident set must stay below this (the fixed cost of a Node process with onnxruntime
  * and SQLite is ~150 MiB).
  */
-export const RSS_LIMIT_MB = 1024;
+const RSS_LIMIT_MB = 1024;
 
 const asset = (rel: string): string => readFileSync(path.join(ROOT, 'assets', rel), 'utf8');
 const assetBytes = (rel: string): Uint8Array => new Uint8Array(readFileSync(path.join(ROOT, 'assets', rel)));

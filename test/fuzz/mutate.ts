@@ -214,7 +214,7 @@ function replaceAt(v: Json, at: readonly (string | number)[], by: Json): Json {
 }
 
 /** A seed JSON document with one to three values replaced by extreme ones, or a key dropped or added. */
-export function mutatedJson(seeds: readonly string[]): fc.Arbitrary<string> {
+function mutatedJson(seeds: readonly string[]): fc.Arbitrary<string> {
   const docs = seeds.map((s) => JSON.parse(s) as Json);
   const edit = fc.record({
     path: fc.nat(),

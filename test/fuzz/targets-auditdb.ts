@@ -41,7 +41,7 @@ const SEED = await seedBytes();
 const OURS = ['events', 'runs', 'blobs'] as const;
 
 /** A change to a database, and what it is in words (for the report of a failing case). */
-export interface Forgery {
+interface Forgery {
   readonly what: string;
   readonly apply: (db: Database.Database) => void;
 }
@@ -49,7 +49,7 @@ export interface Forgery {
 const sql = (what: string): Forgery => ({ what, apply: (db) => db.exec(what) });
 
 /** Schema forgeries: each makes the schema differ from Witness's (SQLite takes every one of them on the seed). */
-export const schemaForgery: fc.Arbitrary<Forgery> = fc.oneof(
+const schemaForgery: fc.Arbitrary<Forgery> = fc.oneof(
   fc
     .tuple(
       fc.constantFrom(...OURS),

@@ -5,7 +5,7 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import assert from 'node:assert/strict';
 
 /** Whether process `pid` (or this one) holds `file` open now. */
-export function holdsOpen(file: string, pid: number | 'self' = 'self'): boolean {
+function holdsOpen(file: string, pid: number | 'self' = 'self'): boolean {
   const dir = `/proc/${pid}/fd`;
   let fds: string[];
   try {

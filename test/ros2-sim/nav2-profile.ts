@@ -44,7 +44,7 @@ import type { Distro } from '../../main/backends/ros2/interfaces.js';
 export { type Distro, DISTROS } from '../../main/backends/ros2/interfaces.js';
 
 /** nav2_msgs/action/ComputePathToPose.action (jazzy). */
-export const PLAN = {
+const PLAN = {
   UNKNOWN: 200,
   INVALID_PLANNER: 201,
   TF_ERROR: 202,

@@ -76,7 +76,7 @@ export interface Command {
   readonly wz: number;
 }
 
-export const STOP: Command = { vx: 0, vy: 0, wz: 0 };
+const STOP: Command = { vx: 0, vy: 0, wz: 0 };
 
 /** How long the planner server takes to answer (s of simulated time): feedback runs meanwhile, with no path. */
 const PLANNING_S = 0.1;

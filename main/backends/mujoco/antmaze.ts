@@ -25,7 +25,7 @@ export interface AntMazeOptions {
   readonly frameSkip: number;
 }
 
-export const DEFAULT_ANTMAZE_OPTIONS: AntMazeOptions = { actionNoise: 0, frameSkip: 5 };
+const DEFAULT_ANTMAZE_OPTIONS: AntMazeOptions = { actionNoise: 0, frameSkip: 5 };
 
 export const antSceneFile = (id: string): string => assetPath(`scenes/${id}.xml`);
 

@@ -22,7 +22,7 @@ export interface PointMazeOptions {
   readonly frameSkip: number;
 }
 
-export const DEFAULT_POINTMAZE_OPTIONS: PointMazeOptions = { actionNoise: 0.1, frameSkip: 5 };
+const DEFAULT_POINTMAZE_OPTIONS: PointMazeOptions = { actionNoise: 0.1, frameSkip: 5 };
 
 export function sceneFile(id: string): string {
   return assetPath(`scenes/${id}.xml`);

@@ -9,7 +9,7 @@ let runtime: Promise<MainModule> | undefined;
 let lastMessages: string[] = [];
 
 /** The WebAssembly module, loaded on first use only (commands that never simulate never load it). */
-export function mujocoRuntime(): Promise<MainModule> {
+function mujocoRuntime(): Promise<MainModule> {
   runtime ??= import('mujoco-js')
     .then(({ default: loadMujoco }) =>
       loadMujoco({

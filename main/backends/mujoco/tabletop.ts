@@ -52,7 +52,7 @@ const SUPPORT_MIN_UP = 0.5;
 const HAND = 35; // qpos of hx, hy, hz, fl, fr (after five free objects)
 const HAND_Z0 = 0.75;
 const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
-export const PAYLOAD_LIMIT_N = 20;
+const PAYLOAD_LIMIT_N = 20;
 const TRAVEL_Z = 0.7;
 /** Physics steps between yields to the event loop inside a skill (a few milliseconds of work). */
 const YIELD_EVERY = 100;

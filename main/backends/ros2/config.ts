@@ -53,7 +53,7 @@ export type QosConfig = Required<Static<typeof Qos>>;
  * without a bound of its own: such a topic is published once (a map, a robot description, a state
  * that changes rarely) and its latest message stays current however old it is.
  */
-export type SensorConfig = Omit<FileSensor, 'qos' | 'staleness_s'> & {
+type SensorConfig = Omit<FileSensor, 'qos' | 'staleness_s'> & {
   readonly qos: QosConfig;
   readonly staleness_s: number | null;
 };
@@ -121,11 +121,11 @@ export interface Ros2Config {
 }
 
 /** Named fields the world computes itself, so no sensor may map to them. */
-export const POSE_FIELDS = ['base.x', 'base.y', 'base.yaw'] as const;
+const POSE_FIELDS = ['base.x', 'base.y', 'base.yaw'] as const;
 const RESERVED_PREFIXES = ['at.', 'objects.'];
 const CEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const DEFAULTS = {
+const DEFAULTS = {
   node: { name: 'witness', namespace: '' },
   connect_timeout_s: 10,
   staleness_s: 2,

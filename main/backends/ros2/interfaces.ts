@@ -37,7 +37,7 @@ const STAMP: readonly MessageDefinitionField[] = [
 ];
 
 /** `pkg/msg/Name` → `pkg/Name` (how field types and the common definitions name messages). */
-export function shortName(type: string): string {
+function shortName(type: string): string {
   const [pkg, kind, name] = type.split('/');
   return name !== undefined && kind === 'msg' ? `${pkg}/${name}` : type;
 }

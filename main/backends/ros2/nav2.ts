@@ -18,7 +18,7 @@
 import type { KeepoutGrid, Pose } from '../../core/world/world.js';
 
 /** nav2_costmap_2d/costmap_filters/filter_values.hpp: KEEPOUT_FILTER. */
-export const KEEPOUT_FILTER = 0;
+const KEEPOUT_FILTER = 0;
 
 /**
  * Nav2's result error codes (nav2_msgs/action/*.action, Jazzy): each action its own hundred — a

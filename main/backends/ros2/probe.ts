@@ -14,7 +14,7 @@ import { withInterface } from './session.js';
 import { lifecycleNodeOf } from './navigator.js';
 
 /** A Nav2 server's lifecycle node and its state (lifecycle_msgs/msg/State label), or why it is not known. */
-export type LifecycleReport =
+type LifecycleReport =
   | { readonly node: string; readonly state: string; readonly active: boolean }
   | { readonly node: string; readonly state: null; readonly why: string };
 

@@ -41,7 +41,7 @@ export interface RclQoS {
   readonly depth: number;
 }
 
-export interface RclQoSClass {
+interface RclQoSClass {
   new (history?: number, depth?: number, reliability?: number, durability?: number): RclQoS;
   readonly HistoryPolicy?: Readonly<Record<string, number>>;
   readonly ReliabilityPolicy?: Readonly<Record<string, number>>;
@@ -87,7 +87,7 @@ export interface RclServiceClient {
   isServiceServerAvailable(): boolean;
 }
 
-export type RclSubscription = object;
+type RclSubscription = object;
 
 export interface RclPublisher {
   publish(message: object): void;

@@ -8,8 +8,7 @@ import { WitnessError } from '../../contract/errors.js';
 import { createRequire } from 'node:module';
 import { RCLNODEJS_RANGE, REQUIRED_MEMBERS, type RclModule } from './rclnodejs-api.js';
 
-export type Ros2Problem =
-  'not-sourced' | 'not-installed' | 'abi-mismatch' | 'load-failed' | 'incompatible' | 'init-failed';
+type Ros2Problem = 'not-sourced' | 'not-installed' | 'abi-mismatch' | 'load-failed' | 'incompatible' | 'init-failed';
 
 export interface Ros2Diagnosis {
   readonly problem: Ros2Problem;
@@ -39,7 +38,7 @@ export class Ros2Unavailable extends WitnessError {
 }
 
 /** The distributions this backend is built and documented for. */
-export const SUPPORTED_DISTROS = ['humble', 'jazzy'] as const;
+const SUPPORTED_DISTROS = ['humble', 'jazzy'] as const;
 
 const PACKAGE = 'rclnodejs';
 const SOURCE = 'source /opt/ros/<distro>/setup.bash';
@@ -77,7 +76,7 @@ function isInstalled(resolver: (name: string) => string): boolean {
 }
 
 /** Classifies an error thrown while importing rclnodejs. */
-export function diagnoseLoadError(e: unknown, distro: string): Ros2Diagnosis {
+function diagnoseLoadError(e: unknown, distro: string): Ros2Diagnosis {
   const text = e instanceof Error ? e.message.split('\n')[0]!.trim() : String(e);
   const code = (e as { code?: unknown } | null)?.code;
   if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && new RegExp(`['"]${PACKAGE}['"]`).test(text)) {

@@ -5,9 +5,9 @@ import type { AuditEventBody } from '../audit-events.js';
 import { NoParams } from './core.js';
 import { StringEnum } from '../schema.js';
 
-export const ACT_PLANNERS = ['recovery', 'scripted'] as const;
+const ACT_PLANNERS = ['recovery', 'scripted'] as const;
 
-export interface ActChoice {
+interface ActChoice {
   /** What actRun takes. */
   id: string;
   title: string;
@@ -51,7 +51,7 @@ export const ActRunRequest = Type.Object(
 );
 export type ActRunRequest = Static<typeof ActRunRequest>;
 
-export const ActStopRequest = Type.Object({ run: ID }, { additionalProperties: false });
+const ActStopRequest = Type.Object({ run: ID }, { additionalProperties: false });
 
 /** The tools a run registered: what the step view labels its calls with. */
 export interface ActTool {
@@ -61,7 +61,7 @@ export interface ActTool {
   postconditions: string[];
 }
 
-export type ActStepKind =
+type ActStepKind =
   'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
 
 export type ActEvent =

@@ -169,7 +169,7 @@ export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 /** Runs in a page of auditRuns when the request gives no limit. */
 export const AUDIT_RUNS_PAGE = 200;
 
-export const AuditRunsRequest = Type.Object(
+const AuditRunsRequest = Type.Object(
   {
     file: Type.Optional(FILE),
     cursor: Type.Optional(
@@ -183,9 +183,9 @@ export const AuditRunsRequest = Type.Object(
   },
   strict,
 );
-export const AuditHeadRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
-export const AuditFacetsRequest = Type.Object({ file: Type.Optional(FILE), run: RUN }, strict);
-export const AuditQueryRequest = Type.Object(
+const AuditHeadRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
+const AuditFacetsRequest = Type.Object({ file: Type.Optional(FILE), run: RUN }, strict);
+const AuditQueryRequest = Type.Object(
   {
     file: Type.Optional(FILE),
     filter: AuditFilter,
@@ -195,7 +195,7 @@ export const AuditQueryRequest = Type.Object(
   },
   strict,
 );
-export const AuditLocateRequest = Type.Object(
+const AuditLocateRequest = Type.Object(
   {
     file: Type.Optional(FILE),
     filter: Type.Composite([AuditFilter, Type.Object({ run: RUN })], strict),
@@ -204,13 +204,13 @@ export const AuditLocateRequest = Type.Object(
   },
   strict,
 );
-export const AuditEventRequest = Type.Object({ file: Type.Optional(FILE), id: Type.Integer({ minimum: 1 }) }, strict);
-export const AuditReplayRequest = Type.Object(
+const AuditEventRequest = Type.Object({ file: Type.Optional(FILE), id: Type.Integer({ minimum: 1 }) }, strict);
+const AuditReplayRequest = Type.Object(
   { file: Type.Optional(FILE), run: RUN, maxPositions: Type.Optional(Type.Integer({ minimum: 2, maximum: 200_000 })) },
   strict,
 );
-export const AuditVerifyRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
-export const AuditExportRequest = Type.Object(
+const AuditVerifyRequest = Type.Object({ file: Type.Optional(FILE) }, strict);
+const AuditExportRequest = Type.Object(
   {
     file: Type.Optional(FILE),
     run: Type.Optional(RUN),

@@ -3,8 +3,6 @@ import { type Static, Type } from '@sinclair/typebox';
 import { LTL_OUTPUT_FORMATS, PLAN_METHODS } from '../defaults.js';
 import { StringEnum } from '../schema.js';
 
-export type LtlOutputFormat = (typeof LTL_OUTPUT_FORMATS)[number];
-
 export const LtlTranslateRequest = Type.Object(
   {
     formula: Type.String({ maxLength: 100_000 }),
@@ -92,7 +90,7 @@ export type Ros2Status =
 export const NoParams = Type.Object({}, { additionalProperties: false });
 export type NoParams = Static<typeof NoParams>;
 
-export const CancelJobRequest = Type.Object(
+const CancelJobRequest = Type.Object(
   { job: Type.String({ minLength: 1, maxLength: 200 }) },
   { additionalProperties: false },
 );

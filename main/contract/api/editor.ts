@@ -62,11 +62,11 @@ const TEXT = Type.String({ maxLength: MAX_EDITOR_TEXT });
 const WORLD = Type.String({ minLength: 1, maxLength: 100 });
 const strict = { additionalProperties: false } as const;
 
-export const LtlCheckRequest = Type.Object({ text: TEXT, world: Type.Optional(WORLD) }, strict);
-export const ToolCheckRequest = Type.Object({ text: TEXT, world: WORLD }, strict);
-export const WorldVocabularyRequest = Type.Object({ world: WORLD }, strict);
-export const WorkspaceReadRequest = Type.Object({ path: PATH }, strict);
-export const WorkspaceWriteRequest = Type.Object(
+const LtlCheckRequest = Type.Object({ text: TEXT, world: Type.Optional(WORLD) }, strict);
+const ToolCheckRequest = Type.Object({ text: TEXT, world: WORLD }, strict);
+const WorldVocabularyRequest = Type.Object({ world: WORLD }, strict);
+const WorkspaceReadRequest = Type.Object({ path: PATH }, strict);
+const WorkspaceWriteRequest = Type.Object(
   {
     path: PATH,
     text: TEXT,

@@ -20,7 +20,7 @@ export type FoxgloveState =
 /** Pushed when the server starts or stops and when a client connects or leaves. */
 export type FoxgloveEvent = { topic: 'foxglove'; state: FoxgloveState };
 
-export const FoxgloveStartRequest = Type.Object(
+const FoxgloveStartRequest = Type.Object(
   {
     port: Type.Integer({
       minimum: 0,

@@ -158,7 +158,7 @@ export const MissionRunRequest = Type.Object(
 );
 export type MissionRunRequest = Static<typeof MissionRunRequest>;
 
-export const MISSION_ACTIONS = ['pause', 'resume', 'stop', 'estop'] as const;
+const MISSION_ACTIONS = ['pause', 'resume', 'stop', 'estop'] as const;
 export type MissionAction = (typeof MISSION_ACTIONS)[number];
 
 export type RunState = 'running' | 'paused' | 'escalated' | 'stopped' | 'estopped' | 'finished';
@@ -290,7 +290,7 @@ export type EstopState =
 
 export type EstopEvent = { topic: 'estop'; state: EstopState };
 
-export const EmergencyStopRequest = Type.Object(
+const EmergencyStopRequest = Type.Object(
   {
     note: Type.Optional(
       Type.String({
@@ -301,7 +301,7 @@ export const EmergencyStopRequest = Type.Object(
   },
   strict,
 );
-export const EstopResetRequest = Type.Object(
+const EstopResetRequest = Type.Object(
   {
     acknowledged: Type.Literal(true, {
       description: 'the operator confirms that the robot and its surroundings are safe to move again',
@@ -316,10 +316,10 @@ export const EstopResetRequest = Type.Object(
   strict,
 );
 
-export const MissionSessionRequest = Type.Object({ session: ID }, strict);
+const MissionSessionRequest = Type.Object({ session: ID }, strict);
 
-export const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
-export const EscalationDecideRequest = Type.Object(
+const MissionControlRequest = Type.Object({ run: ID, action: StringEnum(MISSION_ACTIONS) }, strict);
+const EscalationDecideRequest = Type.Object(
   {
     run: ID,
     escalation: ID,

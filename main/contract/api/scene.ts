@@ -63,16 +63,16 @@ export interface PlanView {
   certificate?: unknown;
 }
 
-export const SceneFromGraphRequest = Type.Object(
+const SceneFromGraphRequest = Type.Object(
   {
     path: Type.String({ minLength: 1, maxLength: 500, description: 'a labelled graph file of the workspace' }),
     spec: Type.Optional(Type.String({ maxLength: 100_000 })),
   },
   { additionalProperties: false },
 );
-export const MISSION_GRAPH_VIEWS = ['latent', 'product'] as const;
+const MISSION_GRAPH_VIEWS = ['latent', 'product'] as const;
 export type MissionGraphView = (typeof MISSION_GRAPH_VIEWS)[number];
-export const MissionGraphRequest = Type.Object(
+const MissionGraphRequest = Type.Object(
   {
     session: Type.String({
       minLength: 1,
@@ -87,7 +87,7 @@ export const MissionGraphRequest = Type.Object(
   { additionalProperties: false },
 );
 
-export const AutomatonViewRequest = Type.Object(
+const AutomatonViewRequest = Type.Object(
   { spec: Type.String({ maxLength: 100_000 }) },
   { additionalProperties: false },
 );

@@ -9,10 +9,10 @@ import { type Cell, type MazeLayout, cellAt, cellCenter, distancesFrom, isFree }
 import { AntGait, DEFAULT_GAIT, type GaitParams } from './ant-gait.js';
 
 /** Steps without PROGRESS_M of progress toward the goal that count as a stall (5 s at 0.05 s a step). */
-export const STALL_STEPS = 100;
+const STALL_STEPS = 100;
 const PROGRESS_M = 0.5;
 /** Within this of the goal cell's centre the goal is reached. */
-export const REACH_M = 1.0;
+const REACH_M = 1.0;
 const STEPS = [
   [1, 0],
   [-1, 0],

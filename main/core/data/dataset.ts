@@ -42,7 +42,7 @@ export class DatasetError extends WitnessError {
   }
 }
 
-export interface DimRange {
+interface DimRange {
   readonly min: number[];
   readonly max: number[];
 }
@@ -55,7 +55,7 @@ export interface DatasetStats {
 }
 
 /** Number of rows (transitions). */
-export function transitionCount(d: Dataset): number {
+function transitionCount(d: Dataset): number {
   return d.terminals.length;
 }
 

@@ -17,8 +17,6 @@ import type { DataAgent, DataEvent, GeneratorConfig, Policy } from './agent.js';
 import { POINT_AGENT } from './point-agent.js';
 
 export type { GeneratorConfig } from './agent.js';
-export { gaussian };
-
 /**
  * Bumped whenever the same configuration would generate other point-maze data (caches of generated
  * data key on it). Other bodies record their expert's version in the configuration (agentVersion).
@@ -50,7 +48,7 @@ export type Progress = (done: number, total: number) => void;
 const MAX_EVENT_ROWS = 1000;
 
 /** What happened while recording: episodes, falls and stalls, with (the first 1000 of) their rows. */
-export interface GenerationReport {
+interface GenerationReport {
   readonly episodes: number;
   readonly flips: number;
   readonly stalls: number;

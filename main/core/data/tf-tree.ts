@@ -37,7 +37,7 @@ export function invert(a: Pose2): Pose2 {
   return { x: -(c * a.x + s * a.y), y: s * a.x - c * a.y, yaw: wrapAngle(-a.yaw) };
 }
 
-export interface TfSample {
+interface TfSample {
   /** Seconds, any fixed origin. */
   readonly t: number;
   readonly pose: Pose2;
@@ -163,7 +163,7 @@ export function chainAt(steps: readonly TfStep[], t: number, maxGap: number): Po
 }
 
 /** The dynamic edges of a path (those with times); none means the pose never changes and has no time line. */
-export const dynamicSteps = (steps: readonly TfStep[]): TfStep[] =>
+const dynamicSteps = (steps: readonly TfStep[]): TfStep[] =>
   steps.filter((s) => !s.edge.static && s.edge.samples.length > 0);
 
 /**

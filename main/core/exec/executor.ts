@@ -11,7 +11,7 @@ import type { Plan } from '../plan/plan.js';
 import { type RecoveryParams, StallRecovery } from './recovery.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 
-export interface SteeringParams {
+interface SteeringParams {
   /** Repulsion radius ρ_rep, gain β, power p, maximum norm r_max (Table J.1, AntMaze: 64, 0.1, 1, 0.2). */
   readonly rho: number;
   readonly beta: number;

@@ -82,7 +82,7 @@ export interface HiqlMissionInput {
   readonly now?: () => number;
 }
 
-export type HiqlFailureMode = 'planning' | 'prefix' | 'suffix' | 'world';
+type HiqlFailureMode = 'planning' | 'prefix' | 'suffix' | 'world';
 
 export interface HiqlMissionResult {
   readonly success: boolean;
@@ -154,7 +154,7 @@ export function regionRepresentative(g: GoalSource, regions: readonly Region[], 
  * A slow dataset state outside every region, at least `clearance` m from each, nearest to (x, y):
  * where to go to leave a region when no other goal lies ahead. −1 when there is none.
  */
-export function outsideRepresentative(
+function outsideRepresentative(
   g: GoalSource,
   regions: readonly Region[],
   x: number,

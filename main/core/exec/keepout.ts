@@ -84,7 +84,7 @@ export function pathEntry(
 }
 
 /** The most cells a keepout mask may have (a 100 m × 100 m floor at 5 cm). */
-export const MAX_MASK_CELLS = 4_000_000;
+const MAX_MASK_CELLS = 4_000_000;
 
 /** A grid over the points and every region, `margin_m` beyond, at `resolution_m`; a RangeError past MAX_MASK_CELLS. */
 export function maskGrid(

@@ -140,7 +140,7 @@ export interface MissionAudit {
   ): void;
 }
 
-export type MissionEventKind = Extract<
+type MissionEventKind = Extract<
   AuditEventKind,
   | 'checkpoint'
   | 'monitor_event'
@@ -227,7 +227,7 @@ export const stopWords = (s: AbortSignal): string =>
  * Finite-lasso success (Appendix E) on realised labels: the labels before `cycleStart` as the
  * prefix, those from `cycleStart` to `end` (inclusive) as the cycle, judged by the lasso evaluator.
  */
-export function lassoVerdict(
+function lassoVerdict(
   formula: Formula,
   labels: readonly (readonly string[])[],
   cycleStart: number,

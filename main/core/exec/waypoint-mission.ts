@@ -121,7 +121,7 @@ export interface MapPlan extends DocumentedPlan {
 }
 
 /** The robot's pose joins the map graph as the start node `id`; throws a RangeError when no node is near enough. */
-export function startGraph(
+function startGraph(
   base: SemanticGraph,
   regions: readonly Region[],
   pose: { readonly x: number; readonly y: number },

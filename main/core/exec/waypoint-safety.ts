@@ -14,7 +14,7 @@ import { KeepoutCells, type PathEntry, type Pt, maskGrid, pathEntry } from './ke
 import { type FailedLeg, type Leg, letterText } from './waypoint-legs.js';
 
 /** How far the mask reaches beyond the graph, the robot and the regions (metres). */
-export const MASK_MARGIN_M = 1;
+const MASK_MARGIN_M = 1;
 
 /** A mask published: what it keeps out, and where it went. */
 export interface KeepoutNote {

@@ -42,7 +42,7 @@ export interface Candidates {
 }
 
 /** Regions per task: their memberships are bits of one 32-bit mask per dataset state. */
-export const MAX_TASK_REGIONS = 32;
+const MAX_TASK_REGIONS = 32;
 
 /** L_φ(s) of every dataset state as a bit mask over `regions` (bit k: regions[k]); one pass over the data. */
 export function stateLabels(states: TaskStates, regions: readonly Region[]): Uint32Array {
@@ -86,7 +86,7 @@ export function anchorCandidates(
   return { byRegion, pool };
 }
 
-export interface AnchorReport {
+interface AnchorReport {
   readonly proposition: string;
   /** Dataset states satisfying the label, candidates tried, anchors accepted. */
   readonly pool: number;

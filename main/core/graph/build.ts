@@ -48,7 +48,7 @@ function sqdist(a: Float32Array, i: number, b: Float32Array, j: number, dim: num
 }
 
 /** Below this share of a large dataset's states kept by the filter, the graph cannot cover the world. */
-export const SPARSE_FILTER_SHARE = 0.001;
+const SPARSE_FILTER_SHARE = 0.001;
 
 /**
  * A warning when the temporal-efficiency filter kept almost nothing of a large dataset (null when the

@@ -66,11 +66,6 @@ export function refText(r: Ref): string {
   return `${refText(r.of)}[${r.key.kind === 'const' ? JSON.stringify(r.key.value) : refText(r.key)}]`;
 }
 
-/** The outermost name of a reference (args, pre, gripper, objects, …). */
-export function rootName(r: Ref): string {
-  return r.kind === 'name' ? r.name : rootName(r.of);
-}
-
 /**
  * Everything a condition reads: each maximal reference, and the references used as index keys
  * inside them (objects[args.target].on reads args.target too). `has(args.x)` reads args.x.

@@ -14,7 +14,7 @@ export interface DecisionRecord extends OperatorDecision {
   readonly t_s: number;
 }
 
-export function isDecision(x: string): x is DecisionKind {
+function isDecision(x: string): x is DecisionKind {
   return (DECISIONS as readonly string[]).includes(x);
 }
 

@@ -34,7 +34,7 @@ export interface ToolCall {
 /** The contract's ToolFailureRecord, under the name planners import. */
 export type FailureRecord = ToolFailureRecord;
 
-export type HistoryEntry =
+type HistoryEntry =
   | { readonly kind: 'goal'; readonly goal: string }
   | { readonly kind: 'schema-error'; readonly call: ToolCall; readonly errors: readonly string[] }
   | { readonly kind: 'pass'; readonly call: ToolCall; readonly response: unknown; readonly state: WorldState }
@@ -113,7 +113,7 @@ export interface LoopCall {
   }[];
 }
 
-export type LoopEventKind = Extract<
+type LoopEventKind = Extract<
   AuditEventKind,
   'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence'
 >;
@@ -153,7 +153,7 @@ class Stopped extends Error {}
  * closed or a robot that stopped answering will not change by themselves; a timeout, an abort, a
  * cancellation or a skill that failed may go through next time. A violated condition is transient.
  */
-export const PERMANENT_WORLD_ERRORS: readonly WorldErrorKind[] = [
+const PERMANENT_WORLD_ERRORS: readonly WorldErrorKind[] = [
   'not-found',
   'invalid-input',
   'rejected',
@@ -164,7 +164,7 @@ export const PERMANENT_WORLD_ERRORS: readonly WorldErrorKind[] = [
 /**
  * The label of a failure whose condition names an object (an entry of a map in the state) that is not there: permanent.
  */
-export const MISSING_LABEL = 'missing-object';
+const MISSING_LABEL = 'missing-object';
 
 function defaultClass(evaluationError: boolean, worldError: string | undefined): ToolFailureRecord['class'] {
   if (evaluationError) return 'permanent';

@@ -13,7 +13,7 @@ export interface PlanStep extends ToolCall {
   readonly on?: Readonly<Record<string, readonly ToolCall[]>>;
 }
 
-export const SCRIPT_SCHEMA = {
+const SCRIPT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'Witness scripted plan',
   type: 'object',
@@ -78,7 +78,7 @@ export class ScriptedPlanner implements Planner {
 }
 
 /** Approach-height change after a missed grasp (the seed: lower by 2 cm). */
-export const GRASP_RETRY_DZ_M = -0.02;
+const GRASP_RETRY_DZ_M = -0.02;
 
 /**
  * Follows the plan and recovers from the failure records: the plan's alternative for the failure

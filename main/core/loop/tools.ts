@@ -19,9 +19,6 @@ import {
 /** The published schema of tool files (docs/schemas/tool.schema.json). */
 export const TOOL_SCHEMA = jsonSchema(ToolDocument);
 
-/** A named CEL condition of a tool file. */
-export type Condition = NonNullable<ToolDocument['preconditions']>[number];
-
 /** A parsed tool file: the document with its optional lists filled in. */
 export type ToolDef = Omit<ToolDocument, '$schema'> & Required<Pick<ToolDocument, 'preconditions' | 'failures'>>;
 

@@ -12,7 +12,7 @@ import { WitnessError } from '../../contract/errors.js';
 import { nestingBeyond } from '../input/nesting.js';
 import { type Expr, type Ref, parseExpr, plainPath, refText, toRef } from './cel-ast.js';
 
-export type FieldType = 'number' | 'string' | 'bool';
+type FieldType = 'number' | 'string' | 'bool';
 
 export interface Vocabulary {
   /** Typed state and sensor fields by dotted path, e.g. "gripper.width_cm": "number". */
@@ -91,9 +91,9 @@ const hinted = (name: string, options: readonly string[], sep = ' '): string => 
 };
 
 /** The longest condition accepted, in characters: real conditions are a line or two. */
-export const MAX_CONDITION_LENGTH = 4096;
+const MAX_CONDITION_LENGTH = 4096;
 /** The deepest nesting of brackets accepted in a condition (CEL's parser recurses on each level). */
-export const MAX_CONDITION_NESTING = 64;
+const MAX_CONDITION_NESTING = 64;
 
 /** Type-checks a condition against the vocabulary; it must be boolean. Throws VocabularyError naming the problem. */
 export function checkCondition(expr: string, v: Vocabulary, scope: ConditionScope = GOAL_SCOPE): void {

@@ -11,7 +11,7 @@ export type Formula =
   | { readonly kind: BinaryKind; readonly left: Formula; readonly right: Formula };
 
 /** `X` is the next operator: the LTL tools accept it, mission specifications do not (see ParseOptions.allowNext). */
-export type UnaryKind = 'not' | 'F' | 'G' | 'X';
+type UnaryKind = 'not' | 'F' | 'G' | 'X';
 /** `xor` is exclusive or; `M` is strong release, a M b = b U (a & b) (the dual of W). */
 export type BinaryKind = 'implies' | 'iff' | 'xor' | 'U' | 'R' | 'W' | 'M';
 
@@ -21,17 +21,10 @@ export const ap = (name: string): Formula => ({ kind: 'ap', name });
 export const not = (arg: Formula): Formula => ({ kind: 'not', arg });
 export const F = (arg: Formula): Formula => ({ kind: 'F', arg });
 export const G = (arg: Formula): Formula => ({ kind: 'G', arg });
-export const X = (arg: Formula): Formula => ({ kind: 'X', arg });
 export const and = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'and', args });
 export const or = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'or', args });
-export const bin = (kind: BinaryKind, left: Formula, right: Formula): Formula => ({ kind, left, right });
+const bin = (kind: BinaryKind, left: Formula, right: Formula): Formula => ({ kind, left, right });
 export const U = (l: Formula, r: Formula): Formula => bin('U', l, r);
-export const R = (l: Formula, r: Formula): Formula => bin('R', l, r);
-export const W = (l: Formula, r: Formula): Formula => bin('W', l, r);
-export const M = (l: Formula, r: Formula): Formula => bin('M', l, r);
-export const xor = (l: Formula, r: Formula): Formula => bin('xor', l, r);
-export const implies = (l: Formula, r: Formula): Formula => bin('implies', l, r);
-export const iff = (l: Formula, r: Formula): Formula => bin('iff', l, r);
 
 /** Atomic propositions in order of first occurrence. */
 export function atomicPropositions(f: Formula): string[] {
@@ -72,32 +65,6 @@ export function atomicPropositions(f: Formula): string[] {
     }
   }
   return order;
-}
-
-/** Structural equality. */
-export function formulaEquals(a: Formula, b: Formula): boolean {
-  if (a.kind !== b.kind) return false;
-  switch (a.kind) {
-    case 'true':
-    case 'false':
-      return true;
-    case 'ap':
-      return a.name === (b as typeof a).name;
-    case 'not':
-    case 'F':
-    case 'G':
-    case 'X':
-      return formulaEquals(a.arg, (b as typeof a).arg);
-    case 'and':
-    case 'or': {
-      const bb = b as typeof a;
-      return a.args.length === bb.args.length && a.args.every((x, i) => formulaEquals(x, bb.args[i]!));
-    }
-    default: {
-      const bb = b as typeof a;
-      return formulaEquals(a.left, bb.left) && formulaEquals(a.right, bb.right);
-    }
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The Büchi automaton Witness plans and monitors with. Immutable once built. */
 import { type Guard, type Term } from './guard.js';
 
-export interface BuchiState {
+interface BuchiState {
   readonly accepting: boolean;
   /** What the state stands for, for people reading the automaton (generalized state and level). */
   readonly name: string;
@@ -71,4 +71,4 @@ export function counts(a: BuchiAutomaton): Counts {
   return { states: a.states.length, edges: a.edges.length, transitions: transitionCount(a) };
 }
 
-export type { Guard, Term };
+export type { Term };

@@ -17,12 +17,12 @@ export interface BudgetOptions {
   readonly signal?: { readonly aborted: boolean };
 }
 
-export const DEFAULT_MAX_STATES = 20_000;
+const DEFAULT_MAX_STATES = 20_000;
 export const DEFAULT_TIME_LIMIT_MS = 10_000;
-export const DEFAULT_MAX_TRANSITIONS = 20_000;
+const DEFAULT_MAX_TRANSITIONS = 20_000;
 /** F-12 (4096 generalized states, 535 537 edges) fits; what does not would not fit in memory either. */
-export const DEFAULT_MAX_EDGES = 1_000_000;
-export const DEFAULT_MAX_FORMULA_NODES = 100_000;
+const DEFAULT_MAX_EDGES = 1_000_000;
+const DEFAULT_MAX_FORMULA_NODES = 100_000;
 
 const defaultClock = (): number => globalThis.performance.now();
 

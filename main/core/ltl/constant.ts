@@ -14,11 +14,11 @@ import { type Letter, type Lasso, truthVectors } from './lasso.js';
 import { createRng } from '../random/rng.js';
 
 /** Largest formula (nodes of its syntax tree) whose subformulas are checked. */
-export const CONSTANT_MAX_NODES = 200;
+const CONSTANT_MAX_NODES = 200;
 /** Most propositions for which every constant word is a test word (2^8 of them). */
-export const CONSTANT_MAX_APS = 8;
+const CONSTANT_MAX_APS = 8;
 /** Most proofs (translations) per formula. */
-export const CONSTANT_MAX_PROOFS = 6;
+const CONSTANT_MAX_PROOFS = 6;
 /** Seeded random lassos the candidates must agree on, besides the constant words. */
 const RANDOM_WORDS = 32;
 const SEED = 0x22_1b;

@@ -26,7 +26,7 @@ import { RewriteMoreFactory } from './rewrite-more.js';
 import { testWords } from './constant.js';
 
 /** Most proofs (translations of a ∧ ¬b) per formula. */
-export const CONTAINMENT_MAX_PROOFS = 12;
+const CONTAINMENT_MAX_PROOFS = 12;
 
 /** One test word over proposition indices: a bit mask per position, and where the cycle starts. */
 interface WordBits {

@@ -29,9 +29,9 @@ import type { Budget } from './budget.js';
 import { type LetterEdge, SIMULATION_MAX_APS, simulationRelation } from './simulation.js';
 
 /** Most letter classes × mark sets enumerated per edge, as a power of two. */
-export const GBA_SIMULATION_MAX_BITS = 13;
+const GBA_SIMULATION_MAX_BITS = 13;
 /** Most rounds of forward and backward quotients (each round that changes nothing ends it). */
-export const GBA_SIMULATION_MAX_ROUNDS = 8;
+const GBA_SIMULATION_MAX_ROUNDS = 8;
 
 const STAGE = 'simulation reduction';
 

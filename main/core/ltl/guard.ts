@@ -26,10 +26,6 @@ export function termImplies(a: Term, b: Term): boolean {
   return (b.pos & ~a.pos) === 0n && (b.neg & ~a.neg) === 0n;
 }
 
-export function termEquals(a: Term, b: Term): boolean {
-  return a.pos === b.pos && a.neg === b.neg;
-}
-
 /** Does the letter (set of true propositions as a bitset) satisfy the term? */
 export function termHolds(t: Term, letter: bigint): boolean {
   return (t.pos & ~letter) === 0n && (t.neg & letter) === 0n;
@@ -113,7 +109,7 @@ function mergeResolvents(terms: Term[]): Term[] | null {
   return dedupe([...terms.filter((t) => !removed.has(termKey(t))), ...added]);
 }
 
-export function compareTerms(a: Term, b: Term): number {
+function compareTerms(a: Term, b: Term): number {
   const ca = popcount(a.pos | a.neg);
   const cb = popcount(b.pos | b.neg);
   if (ca !== cb) return ca - cb;

@@ -5,7 +5,7 @@
  */
 import type { SourcePos } from './errors.js';
 
-export type LtlTokenKind =
+type LtlTokenKind =
   | 'ident'
   | 'true'
   | 'false'

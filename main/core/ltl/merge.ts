@@ -18,7 +18,7 @@ import { explicitOf, guardTerms, letterClasses, productEmpty } from './wdba.js';
 export const MERGE_MAX_STATES = 12;
 
 /** The automaton with p and q one state (p's index), q left without edges (trimmed by reduction). */
-export function mergedPair(a: MutableBuchi, p: number, q: number): MutableBuchi {
+function mergedPair(a: MutableBuchi, p: number, q: number): MutableBuchi {
   const blk = (v: number): number => (v === q ? p : v);
   const out = a.out.map(() => new Map<number, Term[]>());
   a.out.forEach((m, v) => {

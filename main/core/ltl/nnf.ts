@@ -18,14 +18,6 @@ export interface Node {
   readonly kids: readonly Node[];
 }
 
-export interface NnfOptions {
-  /**
-   * Apply language-preserving rewrites (F F a = F a, a U e = e for eventual e, G(a & b) = G a & G b, F a | F b = F(a |
-   * b), F(a | F b) = F(a | b), …).
-   */
-  readonly rewrite?: boolean;
-}
-
 const STAGE = 'negation normal form';
 
 /**

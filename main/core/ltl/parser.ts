@@ -89,7 +89,7 @@ function tokenize(src: string): Token[] {
   return tokens;
 }
 
-export const NEXT_MESSAGE =
+const NEXT_MESSAGE =
   'the next operator X is not supported: specifications must be stutter-invariant (LTL without next)';
 
 class Parser {

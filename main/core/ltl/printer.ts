@@ -27,7 +27,7 @@ const IDENT = /^[a-z_][A-Za-z0-9_]*$/;
  */
 const RESERVED = /^(?:true|false|xor|first_match)$/i;
 
-export function printProposition(name: string): string {
+function printProposition(name: string): string {
   if (IDENT.test(name) && !RESERVED.test(name)) return name;
   return `"${name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }

@@ -25,7 +25,7 @@ export interface DroppedTerm {
   readonly propositions: readonly string[];
 }
 
-export interface PruneReport {
+interface PruneReport {
   readonly droppedTerms: readonly DroppedTerm[];
   /** Original accepting states that are no longer search targets, and why. */
   readonly droppedTargets: readonly { readonly state: number; readonly reason: 'unreachable' | 'no-cycle' }[];

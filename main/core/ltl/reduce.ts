@@ -17,7 +17,7 @@ export interface MutableBuchi {
   out: Map<number, Term[]>[];
 }
 
-export function trimUseless(a: MutableBuchi, budget?: Budget): MutableBuchi {
+function trimUseless(a: MutableBuchi, budget?: Budget): MutableBuchi {
   const n = a.accepting.length;
   const succ = (v: number): Iterable<number> => a.out[v]!.keys();
   const reach = reachable(n, [a.initial], succ);
@@ -55,7 +55,7 @@ function renumber(a: MutableBuchi, keep: number[], blockOf: (v: number) => numbe
   };
 }
 
-export function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
+function mergeBisimilar(a: MutableBuchi, budget: Budget): MutableBuchi {
   const n = a.accepting.length;
   // Guards per (state, target) are simplified already; targets in one block keep their own
   // entries, which can only miss a merge, never make a wrong one (simulation catches the rest).
@@ -135,7 +135,7 @@ export function withTransientAcceptance(a: MutableBuchi, value: boolean): Mutabl
 }
 
 /** Largest automaton whose accepting states are each checked for a redundant mark (n searches). */
-export const REDUNDANT_ACCEPTANCE_MAX_STATES = 200;
+const REDUNDANT_ACCEPTANCE_MAX_STATES = 200;
 
 /**
  * The automaton with redundant acceptance marks removed, one state after another: an accepting

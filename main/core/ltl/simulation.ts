@@ -13,7 +13,7 @@ import type { Budget } from './budget.js';
 /** Largest alphabet (in propositions) enumerated letter by letter. */
 export const SIMULATION_MAX_APS = 10;
 /** Largest candidate pairs × letter words one refinement may hold; bigger automata keep the bisimulation quotient. */
-export const SIMULATION_MAX_WORK = 64_000_000;
+const SIMULATION_MAX_WORK = 64_000_000;
 
 /**
  * The quotient with little brothers dropped two ways: `plain`, an edge covered by one sibling's

@@ -67,7 +67,7 @@ export interface TranslateOptions extends BudgetOptions, ParseOptions {
   readonly minimize?: boolean;
 }
 
-export interface TranslationStats {
+interface TranslationStats {
   readonly alternatingStates: number;
   readonly generalizedStates: number;
   readonly acceptanceSets: number;
@@ -204,7 +204,7 @@ type CoreStats = Omit<TranslationStats, 'elapsed_ms' | 'stages_ms' | 'minimized'
 };
 
 /** Largest degeneralized automaton for which the second choice of entry levels is tried too. */
-export const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
+const ALTERNATIVE_DEGENERALIZATION_MAX_STATES = 200;
 
 /** The reduced automaton; `plain`, the one without the generalized automaton's simulation, when that was larger. */
 type Core = { ba: MutableBuchi; plain?: MutableBuchi; stats: CoreStats };
@@ -216,8 +216,8 @@ type Core = { ba: MutableBuchi; plain?: MutableBuchi; stats: CoreStats };
 type Rewrites = 'first' | 'more' | 'containment';
 
 /** Largest formula (syntax-tree nodes) and most propositions for which implications are proved. */
-export const CONTAINMENT_MAX_NODES = 200;
-export const CONTAINMENT_MAX_APS = 8;
+const CONTAINMENT_MAX_NODES = 200;
+const CONTAINMENT_MAX_APS = 8;
 
 /**
  * NNF, alternating, generalized and Büchi automata, reduced; states named when `names`. With
@@ -478,11 +478,11 @@ function sameGba(a: Gba, b: Gba): boolean {
 }
 
 /** The negation's translation may make this many states in any stage; past it the checks are skipped. */
-export const NEGATION_MAX_STATES = 512;
+const NEGATION_MAX_STATES = 512;
 /** … and this many transitions in all per automaton. */
-export const NEGATION_MAX_EDGES = 20_000;
+const NEGATION_MAX_EDGES = 20_000;
 /** Most guard terms × letters the last stage reads its automaton on; a larger one is left as it is. */
-export const EXPLICIT_MAX_WORK = 1_000_000;
+const EXPLICIT_MAX_WORK = 1_000_000;
 
 const MINIMIZE_STAGE = 'obligation minimisation';
 

@@ -17,7 +17,7 @@ import { type Move, removeDominated } from './dominance.js';
 import type { Node, NodeFactory } from './nnf.js';
 import type { Budget } from './budget.js';
 
-export interface VwaaState {
+interface VwaaState {
   /**
    * The formula this state stands for (a U or R, or under X also a literal or an X); null for the initial pseudo-state.
    */

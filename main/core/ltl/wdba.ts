@@ -28,11 +28,11 @@ export const WDBA_MAX_APS = 10;
 /** Largest Büchi automaton the powerset construction starts from. */
 export const WDBA_MAX_INPUT_STATES = 256;
 /** Most subsets the powerset construction may make before it gives up. */
-export const WDBA_MAX_SUBSETS = 256;
+const WDBA_MAX_SUBSETS = 256;
 /** Most word operations (subset size × classes × words) the powerset construction may spend. */
-export const WDBA_MAX_WORK = 100_000;
+const WDBA_MAX_WORK = 100_000;
 /** Most product states one emptiness check may explore before it gives up. */
-export const PRODUCT_MAX_STATES = 40_000;
+const PRODUCT_MAX_STATES = 40_000;
 
 const STAGE = 'obligation minimisation';
 
@@ -496,12 +496,7 @@ export function isWeak(d: Deterministic): boolean {
  * equal: each fine class lies inside one coarse class). With `complement`, a sink completes it and
  * acceptance is flipped (the complement, for a weak automaton).
  */
-export function deterministicOn(
-  d: Deterministic,
-  coarse: LetterClasses,
-  fine: LetterClasses,
-  complement: boolean,
-): Explicit {
+function deterministicOn(d: Deterministic, coarse: LetterClasses, fine: LetterClasses, complement: boolean): Explicit {
   const C = fine.reps.length;
   const n = d.final.length;
   const sink = n;

@@ -41,7 +41,7 @@ export interface MapGraphOptions {
   readonly where?: { readonly regions: string; readonly start: string };
 }
 
-export interface MapGraphNode {
+interface MapGraphNode {
   readonly id: string;
   readonly x: number;
   readonly y: number;

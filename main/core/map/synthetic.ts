@@ -16,7 +16,7 @@ export interface FloorPlan {
   readonly roomCentres: readonly (readonly [number, number])[];
 }
 
-export const MAP_SAVER_GRAY = { [FREE]: 254, [OCCUPIED]: 0, [UNKNOWN]: 205 } as const;
+const MAP_SAVER_GRAY = { [FREE]: 254, [OCCUPIED]: 0, [UNKNOWN]: 205 } as const;
 
 /**
  * A square floor of `size` metres at `resolution` (the map frame's origin in its centre), with

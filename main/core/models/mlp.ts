@@ -19,14 +19,6 @@ export interface Mlp {
   readonly layers: readonly DenseLayer[];
 }
 
-export function mlpInputs(m: Mlp): number {
-  return m.layers[0]!.inputs;
-}
-
-export function mlpOutputs(m: Mlp): number {
-  return m.layers[m.layers.length - 1]!.outputs;
-}
-
 /** Checks that the layers chain and the arrays have the declared sizes. */
 export function validateMlp(m: Mlp, where: string): void {
   if (m.layers.length === 0) throw new RangeError(`${where}: an MLP needs at least one layer`);

@@ -140,7 +140,7 @@ function supported(p: Product): Uint8Array {
 }
 
 /** LF-GAS tries automaton prefixes and cycles in increasing hop count, at most this many of each. */
-export const LF_GAS_PATHS = 20;
+const LF_GAS_PATHS = 20;
 
 /**
  * Simple paths of the working automaton over supported transitions, from `roots`, in nondecreasing

@@ -15,7 +15,7 @@ import type { SemanticGraph } from './semantic.js';
 import { edgeWeight } from './semantic.js';
 import type { PlanContext, PlanStep } from './plan.js';
 
-export interface CertificateStep {
+interface CertificateStep {
   readonly node: string;
   readonly state: number;
   readonly from: number;

@@ -31,7 +31,7 @@ export interface CrossingNode extends PlacedNode {
 }
 
 /** The id of the k-th crossing node (k from 1, in the edge's direction) on the edge from `a` to `b`. */
-export const crossingId = (a: string, b: string, k: number): string => `${a}~${b}#${k}`;
+const crossingId = (a: string, b: string, k: number): string => `${a}~${b}#${k}`;
 
 /**
  * Splits the edges of placed nodes at the regions: the crossing nodes (numbered after the input's,
@@ -86,7 +86,7 @@ export function splitEdges(
 }
 
 /** Each edge of a graph once: u < v for an undirected graph, every row entry for a directed one. */
-export function graphEdges(g: SemanticGraph): EdgeInput[] {
+function graphEdges(g: SemanticGraph): EdgeInput[] {
   const list: EdgeInput[] = [];
   for (let u = 0; u < g.ids.length; u++) {
     for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {

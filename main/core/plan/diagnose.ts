@@ -20,7 +20,7 @@ function satisfiable(a: BuchiAutomaton): boolean {
   return a.initial.some((q) => live[q] === 1);
 }
 
-export interface BlockedTransition {
+interface BlockedTransition {
   readonly from: number;
   readonly to: number;
   readonly term: string;

@@ -18,7 +18,7 @@ import { checkCostRange, checkPlanCost } from './cost-range.js';
 export type Method = PlanMethod;
 
 /** Product states (nodes × automaton states) the planner will allocate for; beyond it, a budget error. */
-export const MAX_PRODUCT_STATES = 30_000_000;
+const MAX_PRODUCT_STATES = 30_000_000;
 
 /** The product is too large, or the search ran past its time budget or was cancelled. */
 export class PlanBudgetError extends WitnessError {
@@ -107,7 +107,7 @@ export interface Plan {
   readonly certificate: Certificate;
 }
 
-export interface Infeasible {
+interface Infeasible {
   readonly status: 'infeasible';
   readonly method: Method;
   readonly reason: InfeasibleReason;
@@ -259,7 +259,7 @@ function withEntries(r: InfeasibleReason, enters: readonly RegionInTheWay[]): In
  * the same infinite run is a shorter prefix and the cycle rotated by one. The path and the cycle's
  * cost stay the same; the prefix cost can only drop. Dwell suffixes stay as they are.
  */
-export function rotateLasso(ctx: PlanContext, c: Candidate): { lasso: Candidate; rotated: number } {
+function rotateLasso(ctx: PlanContext, c: Candidate): { lasso: Candidate; rotated: number } {
   if (c.dwell) return { lasso: c, rotated: 0 };
   const p = ctx.product;
   const pre = [...c.prefix.states],
@@ -380,7 +380,7 @@ export function drivenSteps(r: Plan): { prefix: readonly PlanStep[]; cycle: read
  * whatever the automaton's states there. The cycle's cost stays; the prefix's can only drop. A
  * dwell is its own cut.
  */
-export function cutPath(
+function cutPath(
   nodes: readonly number[],
   prefixLength: number,
   dwell: boolean,

@@ -10,12 +10,10 @@ import { type Term, termHolds } from '../ltl/guard.js';
 import { type DroppedTerm, classifyTerms } from '../ltl/prune.js';
 import { canReachGoodCycle, reachable, stronglyConnected } from '../ltl/scc.js';
 
-export type { DroppedTerm };
-
 /** Propositions are bits of a 32-bit integer in the planner's hot loops. */
-export const MAX_PLAN_PROPOSITIONS = 30;
+const MAX_PLAN_PROPOSITIONS = 30;
 
-export interface Transition {
+interface Transition {
   /** Working index of the target state. */
   readonly to: number;
   /** Positive and negative literals as bit masks over the automaton's propositions. */
@@ -59,7 +57,7 @@ export interface PrepOptions {
   readonly resume?: readonly number[];
 }
 
-export function toMask(t: Term): { pos: number; neg: number } {
+function toMask(t: Term): { pos: number; neg: number } {
   return { pos: Number(t.pos), neg: Number(t.neg) };
 }
 

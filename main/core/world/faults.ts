@@ -40,7 +40,7 @@ export type WorldFault =
     }
   | { readonly at: 'skill'; readonly skill: string; readonly attempt: number; readonly kind: 'no-effect' };
 
-export const WORLD_ERROR_KINDS: readonly WorldErrorKind[] = [
+const WORLD_ERROR_KINDS: readonly WorldErrorKind[] = [
   'timeout',
   'cancelled',
   'failed',

@@ -8,7 +8,7 @@
 import { WitnessError } from '../../contract/errors.js';
 import type { WorldMap } from './world.js';
 
-export type Grid = readonly (readonly number[])[];
+type Grid = readonly (readonly number[])[];
 
 export interface MazeLayout {
   readonly id: string;

@@ -19,7 +19,7 @@ export interface PointMassParams {
   readonly wallHeight_m: number;
 }
 
-export const DEFAULT_POINT_MASS: PointMassParams = {
+const DEFAULT_POINT_MASS: PointMassParams = {
   timestep_s: 0.01,
   damping: 5,
   gear_N: 20,

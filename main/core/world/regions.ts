@@ -103,7 +103,7 @@ export function pairwiseDisjoint(regions: readonly Region[]): boolean {
 }
 
 /** Default disk radius of generated task regions: well inside a 4 m maze cell. */
-export const TASK_REGION_RADIUS_M = 1.5;
+const TASK_REGION_RADIUS_M = 1.5;
 
 /**
  * Task regions as the SAGAS benchmark grounds them (Appendix E): one disk per name, centred in

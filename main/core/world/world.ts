@@ -16,7 +16,7 @@ import type { WorldState } from '../loop/conditions.js';
 import type { Rng } from '../random/rng.js';
 
 /** A named vector space: dimension, per-dimension names, bounds where they exist. */
-export interface VectorSpec {
+interface VectorSpec {
   readonly dim: number;
   readonly names: readonly string[];
   readonly low?: readonly number[];

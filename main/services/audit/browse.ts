@@ -22,7 +22,7 @@ import { diffNodes } from './plan-diff.js';
 import { obj } from './body.js';
 
 /** A request the database cannot answer as asked (a bad cursor, an unknown event): code and where. */
-export class BrowseError extends WitnessError {
+class BrowseError extends WitnessError {
   override readonly name = 'BrowseError';
   declare readonly code: 'invalid-params' | 'not-found';
   constructor(
@@ -41,7 +41,7 @@ export class BrowseError extends WitnessError {
 const parse = (text: string): unknown => jsonOr<unknown>(text, text);
 
 /** A verifier failure: a failure record, a failed postcondition, evidence that carries a failure label. */
-export function failedEvent(kind: string, body: unknown, failureLabel: string | null): boolean {
+function failedEvent(kind: string, body: unknown, failureLabel: string | null): boolean {
   if (kind === 'failure_record') return true;
   if (kind === 'verifier_result') return obj(body)['pass'] !== true;
   return kind === 'evidence' && failureLabel !== null;
@@ -125,7 +125,7 @@ const js = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(
 const list = (v: unknown): string => (Array.isArray(v) ? v.map(js).join(',') : js(v));
 
 /** One line per event kind, for the table; the detail pane has the rest. */
-export function summarise(kind: string, body: string): string {
+function summarise(kind: string, body: string): string {
   const b = obj(parse(body));
   const s = (k: string): string => js(b[k]);
   switch (kind) {
@@ -178,7 +178,7 @@ export function summarise(kind: string, body: string): string {
   }
 }
 
-export function rowOf(e: EventRow): AuditEventRow {
+function rowOf(e: EventRow): AuditEventRow {
   return {
     id: e.seq,
     run: e.run_id,

@@ -81,7 +81,7 @@ function textLine(format: 'jsonl' | 'csv', e: EventRow): string {
  * with a newline (a log with no events gives JSON Lines of one empty line, as the export always did).
  * Returns the number of events.
  */
-export async function exportTextTo(
+async function exportTextTo(
   db: Database.Database,
   format: 'jsonl' | 'csv',
   sink: ByteSink,

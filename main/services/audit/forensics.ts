@@ -24,7 +24,7 @@ import { schemaProblems } from './schema-check.js';
 import { obj, text } from './body.js';
 import { type RunStartBody, runRowMismatch } from './runs.js';
 
-export { type RunSummary, listRuns, runRowMismatch } from './runs.js';
+export { type RunSummary, listRuns } from './runs.js';
 
 export interface EventQuery {
   readonly run?: string;
@@ -42,7 +42,7 @@ export interface EventQuery {
   readonly limit?: number;
 }
 
-export const DEFAULT_PAGE = 100;
+const DEFAULT_PAGE = 100;
 
 export interface EventPage {
   readonly rows: EventRow[];
@@ -154,7 +154,7 @@ export function getBlob(db: Database.Database, sha: string): { kind: string; bod
   return { kind: b.kind, body: b.body };
 }
 
-export interface VerifyProblem {
+interface VerifyProblem {
   readonly table: 'events' | 'blobs' | 'runs' | 'schema';
   readonly key: string;
   readonly reason: string;

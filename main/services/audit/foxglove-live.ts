@@ -90,7 +90,7 @@ export interface FoxgloveLive {
 /**
  * The channels whose latest message a client gets when it subscribes (they are sent when they change, not streamed).
  */
-export const LATCHED: readonly FoxgloveChannel[] = ['map', 'scene'];
+const LATCHED: readonly FoxgloveChannel[] = ['map', 'scene'];
 
 /** A MESSAGE_DATA frame of the Foxglove WebSocket protocol, for one subscription. */
 function messageFrame(subscriptionId: number, timestamp: bigint, payload: Uint8Array): Uint8Array {
@@ -132,7 +132,7 @@ function subscriptionOp(
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

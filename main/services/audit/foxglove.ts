@@ -27,7 +27,7 @@ import { EVENT_COLUMNS, bodyOf, eventOf } from './rows.js';
 import { parseMapBlob } from './map-blob.js';
 import { FREE, OCCUPIED, type OccupancyGrid } from '../../core/map/occupancy.js';
 
-export const FOXGLOVE_FRAME = 'world';
+const FOXGLOVE_FRAME = 'world';
 
 /** The foxglove channels: topic, schema name, JSON Schema. */
 export const FOXGLOVE_CHANNELS = {
@@ -119,7 +119,7 @@ function regionShapes(regions: readonly Region[]): { cylinders: object[]; cubes:
 }
 
 /** foxglove.Grid of an occupancy grid: INT8 occupancy per cell (0, 100, -1 unknown), rows from the bottom. */
-export function occupancyGridMessage(g: OccupancyGrid, t_ms: number): object {
+function occupancyGridMessage(g: OccupancyGrid, t_ms: number): object {
   const data = new Uint8Array(g.width * g.height);
   for (let row = 0; row < g.height; row++) {
     // The grid's row 0 is the top of the map; the Grid's is at its pose (the bottom-left corner).

@@ -8,7 +8,7 @@
 import { deflateSync, inflateSync } from 'fflate';
 import type { OccupancyGrid } from '../../core/map/occupancy.js';
 
-export interface MapBlob {
+interface MapBlob {
   readonly version: 1;
   /** The map's name (its YAML file's name without the extension). */
   readonly name: string;

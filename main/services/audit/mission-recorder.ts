@@ -33,7 +33,7 @@ export function auditSink(log: AuditLog, run: string): AuditSink {
  * stores event bodies (keys sorted, no whitespace). The plan blob is this text, so a plan event's
  * plan_sha is the sha256 of the document served, wherever it is computed.
  */
-export const planText = (doc: Record<string, unknown>): string => canonicalJson(doc);
+const planText = (doc: Record<string, unknown>): string => canonicalJson(doc);
 
 /**
  * The sha256 (hex) that names a plan document: what the console shows, `witness run --json` prints and the plan event

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditError, type ReadOnlyOptions, openAuditReadOnly } from './store.js';
 
-export type AuditOpenCode =
+type AuditOpenCode =
   | 'not-found'
   | 'not-a-file'
   | 'not-sqlite'
@@ -20,7 +20,7 @@ export type AuditOpenCode =
   | 'locked'
   | 'unreadable';
 
-export class AuditOpenError extends WitnessError {
+class AuditOpenError extends WitnessError {
   override readonly name = 'AuditOpenError';
   declare readonly code: AuditOpenCode;
   constructor(
@@ -33,7 +33,7 @@ export class AuditOpenError extends WitnessError {
 }
 
 /** The AuditError of openAuditReadOnly as a code (its messages are this module's contract; tests pin them). */
-export function classifyOpenError(file: string, e: unknown): AuditOpenError {
+function classifyOpenError(file: string, e: unknown): AuditOpenError {
   if (e instanceof AuditOpenError) return e;
   const msg = e instanceof Error ? e.message : String(e);
   const detail = e instanceof AuditError && msg.startsWith(`${file}: `) ? msg.slice(file.length + 2) : msg;

@@ -26,7 +26,7 @@ import { num, obj, text } from './body.js';
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => text(x)) : []);
 const first = (...vs: unknown[]): string => text(vs.find((v) => v !== undefined && v !== null));
 
-export const DEFAULT_MAX_POSITIONS = 20_000;
+const DEFAULT_MAX_POSITIONS = 20_000;
 
 export interface ReplayOptions {
   /**

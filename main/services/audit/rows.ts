@@ -245,15 +245,6 @@ export function runProblem(r: Raw<RunRowRaw>): string | null {
   return null;
 }
 
-/** A runs row as read (RUN_COLUMNS), checked. */
-export function runOf(r: unknown): RunRowRaw {
-  const x = r as Raw<RunRowRaw>;
-  const why = runProblem(x);
-  if (why !== null)
-    throw new AuditValueError(`run ${isText(x.id) ? x.id : typeText(x.id)} (its row in the runs table)`, why);
-  return x as RunRowRaw;
-}
-
 interface BlobRow {
   readonly sha256: string;
   readonly kind: string;

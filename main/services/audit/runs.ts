@@ -61,7 +61,7 @@ export interface RunSummary extends Omit<RunStartBody, 'tool_schemas' | 'map_sha
 /**
  * A run_start's body with the fields a summary shows, of the types it shows them as (a forged body may hold anything).
  */
-export function runStartOf(body: unknown): RunStartBody {
+function runStartOf(body: unknown): RunStartBody {
   const b = obj(body);
   const sha = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   return {

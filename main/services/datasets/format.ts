@@ -11,8 +11,8 @@ import { writeFileAtomic } from '../../platform/files.js';
 import { datasetInput, readInputFile } from '../../platform/input-files.js';
 import { parseJsonText } from '../../core/input/json.js';
 
-export const WDS_MAGIC = 'WDS1';
-export const WDS_VERSION = 1;
+const WDS_MAGIC = 'WDS1';
+const WDS_VERSION = 1;
 /** Guards against a corrupt length field making us decode megabytes of garbage as JSON. */
 const MAX_HEADER_BYTES = 64 << 20;
 
@@ -21,7 +21,7 @@ const ITEM_BYTES: Record<Dtype, number> = { float32: 4, uint8: 1 };
 const FIELD_NAMES = ['observations', 'actions', 'terminals'] as const;
 type FieldName = (typeof FIELD_NAMES)[number];
 
-export interface FieldEntry {
+interface FieldEntry {
   readonly name: FieldName;
   readonly dtype: Dtype;
   readonly shape: number[];

@@ -17,7 +17,7 @@ import { LineIndex } from './text-range.js';
  * The editor checks on every pause in typing, in the process that also runs missions: a formula
  * whose automaton takes longer than this is reported as too large here rather than blocking.
  */
-export const EDITOR_TRANSLATION_BUDGET_MS = 2000;
+const EDITOR_TRANSLATION_BUDGET_MS = 2000;
 
 export interface LtlVocabulary {
   readonly world: string;

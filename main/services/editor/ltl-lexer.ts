@@ -4,7 +4,7 @@
  */
 import { type ScannedToken, scanLtl } from '../../core/ltl/lexer.js';
 
-export type LtlTokenKind = 'ident' | 'constant' | 'operator' | 'paren' | 'invalid';
+type LtlTokenKind = 'ident' | 'constant' | 'operator' | 'paren' | 'invalid';
 
 export interface LtlToken {
   readonly kind: LtlTokenKind;

@@ -15,7 +15,7 @@ import type { WorkspaceFile } from '../../contract/api.js';
 
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Most files one listing returns. */
-export const MAX_LIST_FILES = 5000;
+const MAX_LIST_FILES = 5000;
 
 export type WorkspaceErrorCode =
   'forbidden' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-text' | 'too-large' | 'conflict';

@@ -36,7 +36,7 @@ export class LlmError extends WitnessError {
 }
 
 /** Told while a request waits for its reply. */
-export interface WaitingProgress {
+interface WaitingProgress {
   /** Seconds since the request was sent, once a second. */
   tick(elapsed_s: number): void;
   /** The reply came (or the request failed). */
@@ -66,7 +66,7 @@ export interface LlmConfig {
 }
 
 /** Requests and replies kept in `transcript` (the latest ones). */
-export const TRANSCRIPT_TURNS = 8;
+const TRANSCRIPT_TURNS = 8;
 
 /** A base URL the client can use: http(s), parsed; anything else is invalid input naming `flag`. */
 export function checkBaseUrl(url: string, flag = 'baseUrl'): URL {
@@ -89,7 +89,7 @@ export function checkBaseUrl(url: string, flag = 'baseUrl'): URL {
   return u;
 }
 
-export const FINISH_TOOL = 'finish';
+const FINISH_TOOL = 'finish';
 
 interface Message {
   role: 'system' | 'user' | 'assistant' | 'tool';

@@ -64,7 +64,7 @@ const isSpace = (b: number): boolean =>
   b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d || b === 0x0b || b === 0x0c;
 
 /** Netpbm P2/P5 (gray) and P3/P6 (RGB). */
-export function decodePnm(bytes: Uint8Array): RasterImage {
+function decodePnm(bytes: Uint8Array): RasterImage {
   const kind = String.fromCharCode(bytes[0]!, bytes[1]!);
   const channels = kind === 'P3' || kind === 'P6' ? 3 : 1;
   let pos = 2;
@@ -200,7 +200,7 @@ function admitPng(bytes: Uint8Array): void {
   }
 }
 
-export function decodePng(bytes: Uint8Array): RasterImage {
+function decodePng(bytes: Uint8Array): RasterImage {
   admitPng(bytes);
   let png: ReturnType<typeof PNG.sync.read>;
   try {
@@ -229,7 +229,7 @@ export function decodePng(bytes: Uint8Array): RasterImage {
  * Uncompressed BMP: 1/4/8-bit palette, 24-bit, 32-bit (BI_RGB: the fourth byte is unused; BI_BITFIELDS: masks, alpha
  * when one is given).
  */
-export function decodeBmp(bytes: Uint8Array): RasterImage {
+function decodeBmp(bytes: Uint8Array): RasterImage {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 26) throw new ImageError(`BMP: ${bytes.length} bytes, shorter than its headers (truncated)`);
   const offset = dv.getUint32(10, true),

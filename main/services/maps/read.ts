@@ -56,7 +56,7 @@ export interface MapYaml {
 }
 
 /** The map's name: its file name without the extension. */
-export const mapName = (file: string): string => path.basename(file).replace(/\.[^.]*$/, '');
+const mapName = (file: string): string => path.basename(file).replace(/\.[^.]*$/, '');
 
 /** Parses and checks the YAML text of a map. */
 export function parseMapYaml(text: string, file: string): MapYaml {

@@ -30,7 +30,7 @@ export interface Checkpoint {
   readonly optimizers: Record<string, OptimizerState[]>;
 }
 
-export class CheckpointError extends WitnessError {
+class CheckpointError extends WitnessError {
   override readonly name = 'CheckpointError';
   constructor(
     readonly file: string,

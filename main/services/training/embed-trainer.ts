@@ -9,7 +9,7 @@ import { type Dataset, trajectoryEnds } from '../../core/data/dataset.js';
 import { type Mlp, initMlp } from '../../core/models/mlp.js';
 import { type Rng, createRng } from '../../core/random/rng.js';
 import { EMBED_DEFAULTS } from '../../contract/defaults.js';
-import { tensorflow, type Tf } from './tf.js';
+import { tensorflow } from './tf.js';
 import { type TfMlp, apply, dispose, ema, readBack, toVariables, variables } from './tf-mlp.js';
 import { type Checkpoint, afterStep, restoreOptimizer, sameRun, saveOptimizer } from './checkpoint.js';
 import type * as tfTypes from '@tensorflow/tfjs';
@@ -58,7 +58,7 @@ export interface Normalization {
   readonly std: number[];
 }
 
-export function normalization(d: Dataset): Normalization {
+function normalization(d: Dataset): Normalization {
   const n = d.terminals.length,
     k = d.obsDim;
   const mean = new Array<number>(k).fill(0),
@@ -262,15 +262,13 @@ export function inputMask(inputs: readonly number[] | undefined, k: number): boo
 }
 
 /** The MLP with the first-layer weights of unread inputs set to zero: its output no longer depends on them. */
-export function ignoreInputs(m: Mlp, read: readonly boolean[]): Mlp {
+function ignoreInputs(m: Mlp, read: readonly boolean[]): Mlp {
   if (read.every((x) => x)) return m;
   const [first, ...rest] = m.layers;
   const w = Float32Array.from(first!.weights);
   for (let i = 0; i < first!.inputs; i++) if (read[i] !== true) w.fill(0, i * first!.outputs, (i + 1) * first!.outputs);
   return { layers: [{ ...first!, weights: w }, ...rest] };
 }
-
-export type { Tf };
 
 /** The trainer's own forward pass (TensorFlow.js), for parity checks against exported models. */
 export async function tfForward(m: Mlp, x: Float32Array, rows: number): Promise<Float32Array> {

@@ -25,7 +25,7 @@ export function toVariables(tf: Tf, m: Mlp, trainable = true): TfMlp {
  * give the same gradients (to float rounding) several times faster.
  */
 const denseCache = new WeakMap<Tf, (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) => tfTypes.Tensor2D>();
-export function denseMatMul(tf: Tf): (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) => tfTypes.Tensor2D {
+function denseMatMul(tf: Tf): (x: tfTypes.Tensor2D, w: tfTypes.Tensor2D) => tfTypes.Tensor2D {
   let f = denseCache.get(tf);
   if (!f) {
     const g = tf.customGrad(((...args: (tfTypes.Tensor | tfTypes.GradSaveFunc)[]) => {

@@ -11,7 +11,7 @@ import { forEachSuccessor } from '../../core/plan/product.js';
 import type { SemanticGraph } from '../../core/plan/semantic.js';
 
 /** Product states drawn at most (a product over this would not be readable, nor quick to send). */
-export const MAX_PRODUCT_NODES = 60_000;
+const MAX_PRODUCT_NODES = 60_000;
 
 export class GraphViewTooLarge extends Error {}
 
@@ -62,7 +62,7 @@ export function latentScene(
   };
 }
 
-export const productNodeId = (node: string, state: number): string => `${node}@q${state}`;
+const productNodeId = (node: string, state: number): string => `${node}@q${state}`;
 
 /**
  * The product of `g` with `automaton` reachable from the start node's initial product states:

@@ -71,10 +71,10 @@ export const runRequest = (f: ActFields): ActRunRequest => ({
 export type ActEnd = Extract<ActEvent, { topic: 'act.end' }>;
 
 /** Whether a run in this state is still going. */
-export const actActive = (s: RunState | null): boolean => s === 'running' || s === 'paused' || s === 'escalated';
+const actActive = (s: RunState | null): boolean => s === 'running' || s === 'paused' || s === 'escalated';
 
 /** How a loop that finished ended, in a word or two (the state line). */
-export function actOutcomeLabel(outcome: ActEnd['outcome']): string {
+function actOutcomeLabel(outcome: ActEnd['outcome']): string {
   switch (outcome) {
     case 'success':
       return 'succeeded';

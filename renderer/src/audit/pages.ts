@@ -7,7 +7,7 @@
  */
 import type { AuditEventRow, AuditFilter, AuditQueryResult, WitnessApi } from '../../../main/contract/api.js';
 
-export const PAGE = 500;
+const PAGE = 500;
 /** Pages kept in memory (indexed mode); the ones farthest from the view go first. */
 const KEEP_PAGES = 80;
 

@@ -7,7 +7,7 @@ import type { AuditEventRow } from '../../../main/contract/api.js';
 import { el } from '../app.js';
 import type { EventPages } from './pages.js';
 
-export const ROW_PX = 22;
+const ROW_PX = 22;
 const OVERSCAN = 8;
 
 export interface EventTable {

@@ -8,7 +8,7 @@
  */
 import type { WitnessApi } from '../../../main/contract/api.js';
 
-export const POLL_MS = 1000;
+const POLL_MS = 1000;
 
 export interface Head {
   runs: number;

@@ -6,13 +6,13 @@
  */
 import { el } from '../app.js';
 
-export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 const MAX_LINES = 500;
 
 /** The level of a line of `kind` (a mission.event kind, or the console's own: failed, ok, replan). */
-export function levelOf(kind: string): LogLevel {
+function levelOf(kind: string): LogLevel {
   if (kind === 'failure_record' || kind === 'failed' || kind === 'error') return 'error';
   if (
     kind === 'replan' ||
@@ -26,7 +26,7 @@ export function levelOf(kind: string): LogLevel {
 }
 
 /** Whether a line passes the filter: at least `min`, and containing `text` (case-insensitive) when given. */
-export function passes(line: { level: LogLevel; text: string }, min: LogLevel, text: string): boolean {
+function passes(line: { level: LogLevel; text: string }, min: LogLevel, text: string): boolean {
   if (LOG_LEVELS.indexOf(line.level) < LOG_LEVELS.indexOf(min)) return false;
   const q = text.trim().toLowerCase();
   return q === '' || line.text.toLowerCase().includes(q);

@@ -9,13 +9,13 @@ import { createLivePlots, type LivePlots } from './plots.js';
 import { createLogPanel, type LogPanel } from './log.js';
 import type { PlanInput } from './model.js';
 
-export const field = (label: string, input: HTMLElement, ...after: HTMLElement[]): HTMLElement =>
+const field = (label: string, input: HTMLElement, ...after: HTMLElement[]): HTMLElement =>
   el('label', { class: 'field' }, el('span', {}, label), input, ...after);
 
 export const START_PLACEHOLDER = 'x,y (m) — default: a free cell from the seed';
 
 /** The inputs a plan is made from (PLAN_INPUTS), by their stale-notice names. */
-export type PlanFields = Readonly<Record<PlanInput, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>>;
+type PlanFields = Readonly<Record<PlanInput, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>>;
 
 export interface MissionDom {
   readonly world: HTMLSelectElement;

@@ -91,7 +91,7 @@ function showReplan(v: View, m: Extract<MissionEvent, { topic: 'mission.replan' 
 }
 
 /** One event of the run this window shows, once (a snapshot may already hold it). */
-export function applyEvent(v: View, m: MissionEvent): void {
+function applyEvent(v: View, m: MissionEvent): void {
   if (!isNewEvent(v.m, m)) return;
   v.m = eventApplied(v.m, m.seq);
   switch (m.topic) {

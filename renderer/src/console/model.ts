@@ -189,7 +189,7 @@ export function outcomeLabel(end: MissionEnd): string {
 }
 
 /** The run state's words: a finished run by how it ended, not as "finished". */
-export const stateLabel = (s: RunState | null, end: MissionEnd | null): string =>
+const stateLabel = (s: RunState | null, end: MissionEnd | null): string =>
   s === null ? 'idle' : s === 'finished' && end !== null ? outcomeLabel(end) : s;
 
 export function controls(m: ConsoleModel, stale: boolean): Controls {

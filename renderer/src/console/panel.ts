@@ -233,7 +233,7 @@ function wirePlan(v: View): void {
 }
 
 /** Draws a plan and binds it to the inputs it was made from; false when it could not be drawn (then it is not kept). */
-export function showPlan(v: View, r: MissionPlanResult, asked: PlanInputs): boolean {
+function showPlan(v: View, r: MissionPlanResult, asked: PlanInputs): boolean {
   const { a, d } = v;
   v.trail.length = 0;
   v.m = planFailed(v.m);

@@ -15,11 +15,11 @@ export interface TickSample {
   states: readonly number[];
 }
 
-export const SERIES = ['t', 'x', 'y', 'speed', 'distance', 'qmin', 'qmax'] as const;
+const SERIES = ['t', 'x', 'y', 'speed', 'distance', 'qmin', 'qmax'] as const;
 export type SeriesName = (typeof SERIES)[number];
 
 /** Points kept per series; past it every other point of the older half is dropped. */
-export const MAX_POINTS = 8000;
+const MAX_POINTS = 8000;
 
 export class TickSeries {
   readonly columns: Record<SeriesName, (number | null)[]> = {

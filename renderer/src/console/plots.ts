@@ -78,7 +78,7 @@ const GAP = 8;
  * Each chart's size in a strip `w` px wide: side by side when they fit at MIN_WIDTH, else in rows (lower, so two rows
  * leave the maze its room); never wider than the strip.
  */
-export function chartSize(w: number, n: number): { width: number; height: number } {
+function chartSize(w: number, n: number): { width: number; height: number } {
   const cols = Math.max(1, Math.min(n, Math.floor((w + GAP) / (MIN_WIDTH + GAP))));
   return {
     width: Math.max(1, Math.floor((w - GAP * (cols - 1)) / cols)),

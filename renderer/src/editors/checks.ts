@@ -18,7 +18,7 @@ const SEVERITY: Record<Diagnostic['severity'], monaco.MarkerSeverity> = {
   info: monaco.MarkerSeverity.Info,
 };
 
-export function toMarker(d: Diagnostic): monaco.editor.IMarkerData {
+function toMarker(d: Diagnostic): monaco.editor.IMarkerData {
   return {
     severity: SEVERITY[d.severity],
     message: d.message,

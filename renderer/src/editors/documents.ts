@@ -8,7 +8,7 @@ import type { WitnessApi } from '../../../main/contract/api.js';
 import { monaco } from './monaco.js';
 import { LTL } from './ltl-language.js';
 
-export type DocKind = 'ltl' | 'tool' | 'json' | 'text';
+type DocKind = 'ltl' | 'tool' | 'json' | 'text';
 
 export interface Doc {
   readonly path: string;
@@ -22,14 +22,14 @@ export interface Doc {
 }
 
 /** Tool-definition files: under a tools/ folder, named *.tool.json, or declaring the tool schema. */
-export function isToolFile(path: string, text: string): boolean {
+function isToolFile(path: string, text: string): boolean {
   if (!path.endsWith('.json')) return false;
   return (
     /(^|\/)tools\//.test(path) || path.endsWith('.tool.json') || /"\$schema"\s*:\s*"[^"]*tool\.schema\.json"/.test(text)
   );
 }
 
-export function kindOf(path: string, text: string): DocKind {
+function kindOf(path: string, text: string): DocKind {
   if (path.endsWith('.ltl')) return 'ltl';
   if (isToolFile(path, text)) return 'tool';
   return path.endsWith('.json') ? 'json' : 'text';
@@ -61,7 +61,7 @@ export function template(path: string): string {
   )}\n`;
 }
 
-export const modelUri = (path: string): monaco.Uri => monaco.Uri.from({ scheme: 'file', path: `/workspace/${path}` });
+const modelUri = (path: string): monaco.Uri => monaco.Uri.from({ scheme: 'file', path: `/workspace/${path}` });
 
 export class Documents {
   private readonly docs = new Map<string, Doc>();

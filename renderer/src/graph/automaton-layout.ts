@@ -334,7 +334,7 @@ export interface ShapeEdge {
   h: number;
 }
 
-export interface ArrangedEdge {
+interface ArrangedEdge {
   /** Cytoscape's control-point distance (unbundled-bezier; a self-loop's size). */
   controlDistance: number;
   /** A self-loop's direction (Cytoscape's loop-direction: clockwise from 12 o'clock, radians). */
@@ -490,9 +490,7 @@ export function fitZoom(bounds: Box, width: number, height: number, pad: number,
 }
 
 /** The scales of the circle tried, smallest first. */
-export const SCALES: readonly number[] = [
-  0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.4, 2.8, 3.3, 4, 5, 6.5, 8, 11,
-];
+const SCALES: readonly number[] = [0.6, 0.7, 0.8, 0.9, 1, 1.15, 1.3, 1.5, 1.75, 2, 2.4, 2.8, 3.3, 4, 5, 6.5, 8, 11];
 
 /**
  * Whether the states and edges alone, at the smallest scale, fit the pane at `minZoom` (else no labels of any size

@@ -30,10 +30,10 @@ import {
 /**
  * How the edges are labelled: with their guards, with numbers that the list explains, or not at all (the list alone).
  */
-export type GuardLabels = 'guards' | 'numbers' | 'list';
+type GuardLabels = 'guards' | 'numbers' | 'list';
 
 /** A box on the page (client pixels). */
-export interface LabelBox {
+interface LabelBox {
   id: string;
   x1: number;
   y1: number;
@@ -54,11 +54,11 @@ export interface CyAutomatonView extends AutomatonViewHandle {
 const stateId = (q: number): string => `q${q}`;
 
 /** Guards drawn smaller than this (CSS pixels) give way to numbers, and numbers to the list alone. */
-export const MIN_GUARD_PX = 9;
-export const MIN_NUMBER_PX = 8;
+const MIN_GUARD_PX = 9;
+const MIN_NUMBER_PX = 8;
 const PAD = 12;
 
-export function automatonElements(a: AutomatonView): ElementDefinition[] {
+function automatonElements(a: AutomatonView): ElementDefinition[] {
   const els: ElementDefinition[] = [];
   for (const s of a.states) {
     const classes = ['state', s.accepting ? 'accepting' : '', s.initial ? 'initial' : ''].filter(Boolean).join(' ');

@@ -14,8 +14,8 @@ export function planColours(): PlanColours {
   return { prefix: read('--prefix', '#1f6feb'), suffix: read('--suffix', '#d9480f') };
 }
 
-export const HEAT_LOW = '#e6e1ee';
-export const HEAT_HIGH = '#b30000';
+const HEAT_LOW = '#e6e1ee';
+const HEAT_HIGH = '#b30000';
 
 /** Sizes scale with the scene's node spacing (model units), so small and large graphs both read. */
 export function graphStyle(size: number, c: PlanColours): StylesheetJson {

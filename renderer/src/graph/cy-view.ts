@@ -48,17 +48,13 @@ export interface CyGraphView extends GraphViewHandle {
 }
 
 /** A node drawn at least this many pixels wide shows its name (its id and labels). */
-export const NAME_PX = 30;
+const NAME_PX = 30;
 
 /**
  * A node id for a search: the id itself, else the same id in another case, else — in a product
  * graph, whose ids are `node@q<state>` — a product node of that graph node (one on the plan first).
  */
-export function findNode(
-  ids: readonly string[],
-  query: string,
-  onPlan: ReadonlySet<string> = new Set(),
-): string | null {
+function findNode(ids: readonly string[], query: string, onPlan: ReadonlySet<string> = new Set()): string | null {
   const q = query.trim();
   if (q === '') return null;
   if (ids.includes(q)) return q;

@@ -7,7 +7,7 @@ import type { AutomatonView, GraphScene, PlanView } from '../../../main/contract
 import { errorText } from '../api.js';
 import type { AutomatonViewHandle, GraphViewHandle } from './view.js';
 
-export class DrawError extends Error {
+class DrawError extends Error {
   constructor(cause: unknown) {
     super(`the plan could not be drawn, so it was not kept and cannot be run: ${errorText(cause)}`, { cause });
     this.name = 'DrawError';

@@ -40,15 +40,6 @@ export function frameOf(scene: GraphScene): Frame {
 
 export const nodeElementId = (index: number): string => `n${index}`;
 
-export interface NodeData {
-  id: string;
-  /** Index into scene.nodes. */
-  index: number;
-  colour: string;
-  label: string;
-  heat: number;
-}
-
 const CLUSTER_GREY = '#9aa3ad';
 const PLAIN = '#d5dae0';
 

@@ -9,12 +9,7 @@ import { el } from '../app.js';
  * Graph node ids as the planner names them: latent clusters `c12`, anchors `anchor:e1:0`, product
  * states `c12@q3` — standing alone, not inside a longer token (a run id's `…-c072-…`, a hash).
  */
-export const NODE_ID = /(?<![\w:@.-])(?:c(?:0|[1-9]\d*)|anchor:[A-Za-z_][A-Za-z0-9_]*:\d+)(?:@q\d+)?(?![\w:@-])/g;
-
-/** The node ids in a text, in order. */
-export function nodeIdsIn(text: string): string[] {
-  return [...text.matchAll(NODE_ID)].map((m) => m[0]);
-}
+const NODE_ID = /(?<![\w:@.-])(?:c(?:0|[1-9]\d*)|anchor:[A-Za-z_][A-Za-z0-9_]*:\d+)(?:@q\d+)?(?![\w:@-])/g;
 
 /** Wraps every node id in the text under `root` in a button.node-link[data-node] that calls `open(id)`. */
 export function linkNodes(root: HTMLElement, open: (id: string) => void): void {

@@ -19,7 +19,7 @@ export interface Viewport {
 const MAX_TRAIL_POINTS = 5000;
 
 /** Where the picture's viewBox lies in the world; null when the markup is not an SVG. */
-export function pictureRect(
+function pictureRect(
   svg: string,
   fallback: { minX: number; minY: number; maxX: number; maxY: number },
 ): { markup: string; x: number; y: number; w: number; h: number } | null {

@@ -34,7 +34,7 @@ import {
  * The panel's views for end-to-end tests and for poking at from the developer tools, and the local
  * hub's post (to play the mission console's part).
  */
-export interface GraphTestHook {
+interface GraphTestHook {
   view: CyGraphView;
   automaton: CyAutomatonView;
   post: App['post'];

@@ -94,12 +94,12 @@ export interface QosPolicies {
   readonly durability?: number;
 }
 
-export const RELIABLE = 1,
+const RELIABLE = 1,
   BEST_EFFORT = 2,
   TRANSIENT_LOCAL = 1,
   VOLATILE = 2;
 /** rclcpp's default publisher and subscription QoS: keep last 10, reliable, volatile. */
-export const DEFAULT_QOS: QosPolicies = { history: 1, depth: 10, reliability: RELIABLE, durability: VOLATILE };
+const DEFAULT_QOS: QosPolicies = { history: 1, depth: 10, reliability: RELIABLE, durability: VOLATILE };
 /** A latched topic: keep last 1, reliable, transient local (static TF, maps, keepout masks). */
 export const LATCHED_QOS: QosPolicies = { history: 1, depth: 1, reliability: RELIABLE, durability: TRANSIENT_LOCAL };
 /** rclcpp's SensorDataQoS: keep last 5, best effort, volatile (lidars, cameras). */
@@ -134,7 +134,7 @@ class FakeQoS implements RclQoS {
  * request-versus-offer rule for reliability and durability; system default as the DDS default:
  * reliable, volatile).
  */
-export function compatible(off: QosPolicies | undefined, req: QosPolicies | undefined): boolean {
+function compatible(off: QosPolicies | undefined, req: QosPolicies | undefined): boolean {
   const rel = (q: QosPolicies | undefined): number => (q?.reliability === BEST_EFFORT ? BEST_EFFORT : RELIABLE);
   const dur = (q: QosPolicies | undefined): number => (q?.durability === TRANSIENT_LOCAL ? TRANSIENT_LOCAL : VOLATILE);
   if (rel(req) === RELIABLE && rel(off) === BEST_EFFORT) return false;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Formula } from '../../../main/core/ltl/ast.js';
 import type { Lasso } from '../../../main/core/ltl/lasso.js';
 
-export const PROPS = ['a', 'b', 'c'] as const;
+const PROPS = ['a', 'b', 'c'] as const;
 
 /**
  * Random LTL formulas over `props`, every operator represented, depth-bounded. Without `full`, the

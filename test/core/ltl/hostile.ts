@@ -20,14 +20,14 @@ export function chain(op: string, n: number, at: (i: number) => string = atom, s
 }
 
 /** `((a op b) op c) …`: left-nested through parentheses, whatever the operator's associativity. */
-export function leftNested(op: string, n: number, at: (i: number) => string = atom): string {
+function leftNested(op: string, n: number, at: (i: number) => string = atom): string {
   let s = at(0);
   for (let i = 1; i <= n; i++) s = `(${s} ${op} ${at(i)})`;
   return s;
 }
 
 /** A seeded random mix: operators of every kind, some levels parenthesized, operands with ! F G. */
-export function mixedChain(seed: number, n: number): string {
+function mixedChain(seed: number, n: number): string {
   const rng = createRng(seed);
   const ops = ['&', '|', '->', '<->', 'U', 'R', 'W'];
   const wraps = ['', '!', 'F ', 'G '];

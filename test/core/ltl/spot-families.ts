@@ -437,7 +437,7 @@ export const SPOT_FAMILY_ROWS: readonly FamilyRow[] = [
 ];
 
 /** The rows of `genltl --sejk-patterns` (fixed formulas, genltl.test's expected output). */
-export const SPOT_SEJK_PATTERNS: readonly FamilyRow[] = [
+const SPOT_SEJK_PATTERNS: readonly FamilyRow[] = [
   'GF(Fp0 | Gp1 | FG(p0 | Xp1))',
   'FG(Gp0 | F!p1 | GF(p0 & Xp1))',
   'GF(Fp0 | GXp1 | FG(p0 | XXp1))',

@@ -85,7 +85,7 @@ function tally(
   return { label, formulas: rows.length, ours, spot, larger, equal, smaller, failed };
 }
 
-export function summarize(label: string, sizes: readonly PatternSize[]): FamilySummary {
+function summarize(label: string, sizes: readonly PatternSize[]): FamilySummary {
   return tally(
     label,
     sizes.map((s) => ({ states: s.states, spot: s.pattern.spotB.states })),
@@ -109,7 +109,7 @@ export function summaries(sizes: readonly PatternSize[]): FamilySummary[] {
   return rows;
 }
 
-export function markdown(sizes: readonly PatternSize[]): string {
+function markdown(sizes: readonly PatternSize[]): string {
   const lines = [
     `| family | formulas | our states | Spot ${SPOT_VERSION} \`-B\` states | ratio | larger | equal | smaller |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -162,7 +162,7 @@ function paramRange(rows: readonly FamilyRow[]): string {
   }).join(',');
 }
 
-export function summarizeFamilyRows(label: string, sizes: readonly FamilyRowSize[]): ParametricSummary {
+function summarizeFamilyRows(label: string, sizes: readonly FamilyRowSize[]): ParametricSummary {
   let ours = 0,
     withSpot = 0,
     oursWithSpot = 0,
@@ -212,7 +212,7 @@ export function familySummaries(sizes: readonly FamilyRowSize[]): ParametricSumm
   return rows;
 }
 
-export function familyMarkdown(sizes: readonly FamilyRowSize[]): string {
+function familyMarkdown(sizes: readonly FamilyRowSize[]): string {
   const lines = [
     `| family | parameters | formulas | our states | rows with a Spot ${SPOT_VERSION} \`-B\` figure | ours there | Spot's there | larger | equal | smaller |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -285,7 +285,7 @@ export function measuredSummaries(sizes: readonly MeasuredSize[]): FamilySummary
 }
 
 /** `version`: the Spot that measured the sizes (the fixture's by default). */
-export function measuredMarkdown(sizes: readonly MeasuredSize[], version = SPOT_MEASURED_VERSION): string {
+function measuredMarkdown(sizes: readonly MeasuredSize[], version = SPOT_MEASURED_VERSION): string {
   const lines = [
     `| set | formulas | our states | Spot ${version} \`-B\` states (measured) | ratio | larger | equal | smaller |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -300,7 +300,7 @@ export function measuredMarkdown(sizes: readonly MeasuredSize[], version = SPOT_
 }
 
 /** Each parametric family against Spot's measured `-B` sizes (every row has one). */
-export function familyMeasuredMarkdown(sizes: readonly FamilyRowSize[]): string {
+function familyMeasuredMarkdown(sizes: readonly FamilyRowSize[]): string {
   const lines = [
     `| family | parameters | formulas | our states | Spot ${SPOT_MEASURED_VERSION} \`-B\` states (measured) | larger | equal | smaller |`,
     '|---|---|---:|---:|---:|---:|---:|---:|',

@@ -12,7 +12,7 @@ import { AuditLog } from '../../../main/services/audit/store.js';
 import { missionRecorder } from '../../../main/services/audit/mission-recorder.js';
 import { MIGRATIONS } from '../../../main/services/audit/schema.js';
 
-export const T0 = 1_760_000_000_000;
+const T0 = 1_760_000_000_000;
 /** The guards the schema creates, by name, with their SQL. */
 export const GUARDS = [...MIGRATIONS[0]!.matchAll(/CREATE TRIGGER (\w+)[\s\S]*?END;/g)].map((m) => ({
   name: m[1]!,

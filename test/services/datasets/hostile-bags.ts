@@ -69,7 +69,7 @@ export interface CraftChunk {
 }
 
 /** A chunk of these messages (in this order), not compressed, with its message indexes. */
-export function messagesChunk(msgs: readonly { topic: string; logTime: bigint; data: Uint8Array }[]): CraftChunk {
+function messagesChunk(msgs: readonly { topic: string; logTime: bigint; data: Uint8Array }[]): CraftChunk {
   const b = new McapRecordBuilder();
   const entries: [bigint, bigint][] = [],
     commands: [bigint, bigint][] = [];

@@ -29,8 +29,8 @@ export const T0_NS = 1_700_000_000_000_000_000n;
 const RECEIVE_DELAY_NS = 1_000_000n;
 
 export type Distro = 'humble' | 'jazzy';
-export type PoseKind = 'odometry' | 'pose' | 'tf';
-export type ActionKind = 'twist' | 'twist-stamped';
+type PoseKind = 'odometry' | 'pose' | 'tf';
+type ActionKind = 'twist' | 'twist-stamped';
 
 export interface Drive {
   readonly poses: { t: number; x: number; y: number; yaw: number }[];

@@ -16,7 +16,7 @@ import { BAG_LIMITS, InflateBudget, bytesText } from './limits.js';
 import { openMcapBag } from './mcap.js';
 import { openDb3Bag } from './db3.js';
 
-export type Storage = 'mcap' | 'sqlite3';
+type Storage = 'mcap' | 'sqlite3';
 
 export interface BagTopic {
   readonly name: string;
@@ -106,7 +106,7 @@ const isZstdFrame = (d: Uint8Array): boolean =>
  * The decompressed size a zstd frame's header records (rosbag2's MESSAGE mode compresses each
  * message in one call, which records it), or null when the frame does not say.
  */
-export function zstdContentSize(d: Uint8Array): number | null {
+function zstdContentSize(d: Uint8Array): number | null {
   if (!isZstdFrame(d) || d.length < 5) return null;
   const fhd = d[4]!;
   const fcsFlag = fhd >> 6,
@@ -222,7 +222,7 @@ interface Metadata {
  * The parts of metadata.yaml the importer uses (versions 1 to 9: 1 to 3 are from before Foxy, Foxy
  * writes 4, Galactic and Humble 5, Jazzy 8 or 9).
  */
-export function parseMetadata(bag: string, text: string): Metadata {
+function parseMetadata(bag: string, text: string): Metadata {
   const fail = (detail: string): never => {
     throw new BagError(bag, `metadata.yaml: ${detail}`);
   };

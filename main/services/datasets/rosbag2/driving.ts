@@ -31,14 +31,14 @@ export const ACTION_TYPES = ['geometry_msgs/msg/Twist', 'geometry_msgs/msg/Twist
 export type StampSource = 'header' | 'receive';
 
 /** A pose or a command with its stamp in ns since the epoch. */
-export interface StampedPose {
+interface StampedPose {
   readonly ns: bigint;
   readonly x: number;
   readonly y: number;
   readonly yaw: number;
   readonly extra?: readonly number[];
 }
-export interface StampedTwist {
+interface StampedTwist {
   readonly ns: bigint;
   readonly linear: readonly [number, number, number];
   readonly angular: readonly [number, number, number];
@@ -186,7 +186,7 @@ const vec3 = (v: unknown): [number, number, number] => {
 };
 
 /** Yaw (rotation about z) of a unit quaternion. */
-export function yawOf(q: unknown): number {
+function yawOf(q: unknown): number {
   const o = obj(q);
   const x = num(o.x),
     y = num(o.y),

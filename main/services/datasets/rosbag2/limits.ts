@@ -36,7 +36,7 @@ export const BAG_LIMITS = {
   definitionBytes: 1 * MB,
 } as const;
 
-export const INFLATE_RULE = `${BAG_LIMITS.inflateRatio} times the size of its files, at least ${sizeText(BAG_LIMITS.inflateFloor)}`;
+const INFLATE_RULE = `${BAG_LIMITS.inflateRatio} times the size of its files, at least ${sizeText(BAG_LIMITS.inflateFloor)}`;
 
 /**
  * How much one bag may still inflate (its MCAP chunks and zstd messages together); each inflation
