@@ -33,7 +33,7 @@ export const ABLATION_METHODS = ['sagas-nosoft', 'sagas-nosteer', 'sagas-nodelat
  * Not in the default method list: its first use trains for minutes. 'ap-hiql-pilow' is the same
  * baseline with the backbone's π_low under HIQL's π_h instead of HIQL's own low-level policy (the
  * one SAGAS executes with; app/hiql.ts HiqlLow): on the Ant, HIQL's own π_l at our training budget
- * copies the gait's momentum and ignores the subgoal (docs/studies/2026-12-04-antmaze.md, "AP-HIQL at full strength").
+ * copies the gait's momentum and ignores the subgoal (docs/studies/defaults.md).
  */
 export const BASELINE_METHODS = ['ap-hiql', 'ap-hiql-pilow'] as const;
 /** The low-level policies HIQL's π_h can drive (app/hiql.ts hiqlExecutor): its own π_l, or the backbone's π_low. */
