@@ -144,7 +144,8 @@ function registerBackboneTrain(backbone: Command, io: Output, setExit: (c: numbe
     .option(
       '--recipe <name>',
       "'shipped' (the recipe of the world's shipped bundle of the regime: two-timescale on pointmaze-giant; on the Ant " +
-        'mazes two-timescale with ψ reading x, y alone and π_low 2×64 on antmaze-medium, 2×128 elsewhere) or a variant: ' +
+        'mazes two-timescale with ψ reading x, y alone and π_low 2×64 on antmaze-medium and 2×128 on antmaze-large, ' +
+        'antmaze-giant and every stitch bundle) or a variant: ' +
         "'path-distance' (a path-distance ψ rescaled to the TD scale, π_low 2×128), 'path-distance-far' (the same, " +
         "π_low trained on subgoals 24 latent units ahead), 'two-timescale' (the TD ψ with a path-distance ψ appended), " +
         "'expectile-td' (the TD ψ alone), 'ant-step-unit' (the Ant recipe with ψ rescaled to 0.5 latent units per " +
