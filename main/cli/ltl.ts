@@ -210,7 +210,7 @@ function registerLtlPattern(ltl: Command, io: Output, setExit: (c: number) => vo
     .argument('[name]', 'pattern name, e.g. response-before or ordered-visit')
     .argument('[args...]', 'its parameters, each a formula (a count as a number), in the order --list shows')
     .option('--list', 'list the patterns with their parameters')
-    .option('--json', 'with --list: the catalogue as JSON')
+    .option('--json', 'print JSON: the pattern, its arguments and the formula (with --list: the catalogue)')
     .action(async (name: string | undefined, args: string[], o: { list?: boolean; json?: boolean }) => {
       try {
         const app = await ltlApp();
@@ -229,7 +229,8 @@ function registerLtlPattern(ltl: Command, io: Output, setExit: (c: number) => vo
           return setExit(EXIT.ok);
         }
         if (name === undefined) throw new WitnessError('invalid-input', 'missing pattern name (--list lists them)');
-        io.out(app.instantiatePattern(name, args).text + '\n');
+        const text = app.instantiatePattern(name, args).text;
+        io.out((o.json ? JSON.stringify({ pattern: name, args, formula: text }) : text) + '\n');
         setExit(EXIT.ok);
       } catch (e) {
         setExit(report(e, io));
@@ -238,7 +239,9 @@ function registerLtlPattern(ltl: Command, io: Output, setExit: (c: number) => vo
 }
 
 export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
-  const ltl = new Command('ltl').description('LTL specifications: parse, translate to Büchi automata, check words');
+  const ltl = new Command('ltl').description(
+    'LTL specifications: parse, translate to Büchi automata, check words, specification patterns',
+  );
 
   registerLtlTranslate(ltl, io, setExit);
   registerLtlParse(ltl, io, setExit);

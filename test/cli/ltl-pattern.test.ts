@@ -47,6 +47,9 @@ test('ltl pattern prints the instantiated formula, arguments being formulas', as
     const back = await cli('ltl', 'parse', want);
     assert.equal(back.out, want + '\n', 'canonical');
   }
+  const j = await cli('ltl', 'pattern', '--json', 'response', 'req', 'ack');
+  assert.equal(j.code, 0, j.err);
+  assert.deepEqual(JSON.parse(j.out), { pattern: 'response', args: ['req', 'ack'], formula: 'G (req -> F ack)' });
 });
 
 test('ltl pattern: bad input is an error with exit 2', async () => {
