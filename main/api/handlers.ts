@@ -8,7 +8,7 @@ import { VERSION } from '../contract/version.js';
 import type { Session } from '../app/session.js';
 import { PlanThreads } from '../app/plan-threads.js';
 import { ros2Status } from '../app/worlds.js';
-import { Workspace, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
+import { Workspace, patternTemplates, toolCheck, toolSchema, vocabularyView } from '../app/editor.js';
 import { MissionConsole } from '../app/console.js';
 import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
@@ -56,6 +56,7 @@ export function handlers(session: Session): Handlers {
     toolCheck: ({ text, world }) => attempt(() => toolCheck(text, world)),
     worldVocabulary: ({ world }) => attempt(() => vocabularyView(world)),
     toolSchema: () => Promise.resolve(toolSchema()),
+    ltlPatterns: () => Promise.resolve(patternTemplates()),
     workspaceList: () => workspace.list(),
     workspaceRead: ({ path }) => workspace.read(path),
     workspaceWrite: ({ path, text, baseVersion }) => workspace.write(path, text, baseVersion),

@@ -4,12 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { WitnessError } from '../contract/errors.js';
-import type { Diagnostic, LtlCheckResult, Vocabulary as VocabularyView } from '../contract/api.js';
+import type { Diagnostic, LtlCheckResult, LtlPatternTemplate, Vocabulary as VocabularyView } from '../contract/api.js';
 import type { Vocabulary } from '../core/loop/vocabulary.js';
 import { InputError, parseJson } from '../core/input/json.js';
 import { type Region, parseRegions } from '../core/world/regions.js';
 import { TOOL_SCHEMA } from '../core/loop/tools.js';
 import { EMBEDDED_WORLDS, worldEntry } from '../backends/catalogue.js';
+import { PATTERNS, type Pattern, instantiatePattern } from '../core/ltl/patterns.js';
 import { checkLtl } from '../services/editor/ltl-check.js';
 import { checkToolText } from '../services/editor/tool-check.js';
 import { Workspace } from '../services/editor/workspace.js';
@@ -109,6 +110,43 @@ export function vocabularyView(world: string): VocabularyView {
 /** The JSON Schema of tool files (docs/schemas/tool.schema.json). */
 export function toolSchema(): Record<string, unknown> {
   return structuredClone(TOOL_SCHEMA);
+}
+
+/** Default names of the tab stops: the tables' placeholders in lower case, locations l1 l2 l3. */
+const STOP_NAME: Readonly<Record<string, string>> = { P: 'p', S: 's', T: 't', Q: 'q', R: 'r' };
+const SNIPPET_LOCATIONS = 3;
+const SNIPPET_COUNT = '2';
+
+/** Monaco snippet text: `$`, `}` and `\` are escaped outside tab stops. */
+const snippetEscaped = (t: string): string => t.replace(/[$}\\]/g, (c) => `\\${c}`);
+
+/** One pattern as a snippet: instantiated with marker propositions, each marker then made a tab stop. */
+function patternSnippet(p: Pattern): string {
+  const stops: string[] = [];
+  const args: string[] = [];
+  for (const param of p.params) {
+    if (param.kind === 'count') args.push(SNIPPET_COUNT);
+    else
+      for (let k = 0; k < (param.kind === 'list' ? SNIPPET_LOCATIONS : 1); k++) {
+        stops.push(param.kind === 'list' ? `l${k + 1}` : (STOP_NAME[param.name] ?? param.name));
+        args.push(`pattern_stop_${stops.length}_`);
+      }
+  }
+  const text = snippetEscaped(instantiatePattern(p.name, args).text);
+  return text.replace(/pattern_stop_([0-9]+)_/g, (_, k: string) => `\${${k}:${stops[Number(k) - 1]!}}`);
+}
+
+/** The pattern catalogue as editor templates. */
+export function patternTemplates(): { patterns: LtlPatternTemplate[] } {
+  return {
+    patterns: PATTERNS.map((p) => ({
+      name: p.name,
+      family: p.family,
+      description: p.description,
+      params: p.params.map((x) => ({ ...x })),
+      snippet: patternSnippet(p),
+    })),
+  };
 }
 
 /** The workspace folder: list, read and write (atomic, with conflict detection), confined to it. */

@@ -23,6 +23,7 @@ import { type BuchiAutomaton, counts } from '../core/ltl/automaton.js';
 import { LtlSyntaxError } from '../core/ltl/errors.js';
 import type { ApiError, LtlTranslateRequest, LtlTranslateResponse } from '../contract/api/core.js';
 import { LTL_OUTPUT_FORMATS } from '../contract/defaults.js';
+export { PATTERNS, instantiatePattern, patternUsage, type Pattern } from '../core/ltl/patterns.js';
 
 export type { AcceptanceKind, AutomatonFormat, Formula, BuchiAutomaton };
 

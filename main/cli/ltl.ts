@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import type * as Ltl from '../app/ltl.js';
 import { LTL_OUTPUT_FORMATS } from '../contract/defaults.js';
+import { WitnessError } from '../contract/errors.js';
 import { EXIT, type Output, report } from './errors.js';
 import { intFlag } from './flags.js';
 
@@ -187,12 +188,65 @@ function registerLtlMonitor(ltl: Command, io: Output, setExit: (c: number) => vo
   );
 }
 
+/** The catalogue, one pattern a line under its family: usage, then what it says. */
+function catalogueText(app: typeof Ltl): string {
+  const lines: string[] = [];
+  for (const [family, title] of [
+    ['property', 'property patterns (Dwyer, Avrunin, Corbett), by scope'],
+    ['robotic', 'robotic mission patterns (Menghi et al.)'],
+  ] as const) {
+    lines.push(`${title}:`);
+    const ps = app.PATTERNS.filter((p) => p.family === family);
+    const width = Math.max(...ps.map((p) => app.patternUsage(p).length));
+    for (const p of ps) lines.push(`  ${app.patternUsage(p).padEnd(width)}  ${p.description}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function registerLtlPattern(ltl: Command, io: Output, setExit: (c: number) => void): void {
+  ltl
+    .command('pattern')
+    .description('print a specification pattern instantiated with formulas (--list: the catalogue)')
+    .argument('[name]', 'pattern name, e.g. response-before or ordered-visit')
+    .argument('[args...]', 'its parameters, each a formula (a count as a number), in the order --list shows')
+    .option('--list', 'list the patterns with their parameters')
+    .option('--json', 'print JSON: the pattern, its arguments and the formula (with --list: the catalogue)')
+    .action(async (name: string | undefined, args: string[], o: { list?: boolean; json?: boolean }) => {
+      try {
+        const app = await ltlApp();
+        if (o.list) {
+          if (name !== undefined) throw new WitnessError('invalid-input', '--list takes no pattern name');
+          if (!o.json) io.out(catalogueText(app));
+          else {
+            const rows = app.PATTERNS.map(({ name, family, params, description }) => ({
+              name,
+              family,
+              params,
+              description,
+            }));
+            io.out(JSON.stringify(rows, null, 2) + '\n');
+          }
+          return setExit(EXIT.ok);
+        }
+        if (name === undefined) throw new WitnessError('invalid-input', 'missing pattern name (--list lists them)');
+        const text = app.instantiatePattern(name, args).text;
+        io.out((o.json ? JSON.stringify({ pattern: name, args, formula: text }) : text) + '\n');
+        setExit(EXIT.ok);
+      } catch (e) {
+        setExit(report(e, io));
+      }
+    });
+}
+
 export function ltlCommand(io: Output, setExit: (c: number) => void): Command {
-  const ltl = new Command('ltl').description('LTL specifications: parse, translate to Büchi automata, check words');
+  const ltl = new Command('ltl').description(
+    'LTL specifications: parse, translate to Büchi automata, check words, specification patterns',
+  );
 
   registerLtlTranslate(ltl, io, setExit);
   registerLtlParse(ltl, io, setExit);
   registerLtlCheck(ltl, io, setExit);
   registerLtlMonitor(ltl, io, setExit);
+  registerLtlPattern(ltl, io, setExit);
   return ltl;
 }

@@ -43,6 +43,19 @@ export interface Vocabulary {
   skills: string[];
 }
 
+/**
+ * A specification pattern as an editor template: `snippet` is the formula in Monaco's snippet syntax, one tab stop
+ * per parameter (its default a proposition name to overwrite; a compound formula there needs parentheses), a list
+ * parameter as three locations and a count as 2.
+ */
+export interface LtlPatternTemplate {
+  name: string;
+  family: 'property' | 'robotic';
+  description: string;
+  params: { name: string; kind: 'formula' | 'list' | 'count'; description: string }[];
+  snippet: string;
+}
+
 /** One workspace file; `version` values are the SHA-256 of the content, in hex. */
 export interface WorkspaceFile {
   /** Relative to the workspace folder, with '/' separators. */
@@ -84,6 +97,8 @@ export interface EditorApi {
   worldVocabulary(params: Static<typeof WorldVocabularyRequest>): Promise<Vocabulary>;
   /** The JSON Schema of tool-definition files (docs/schemas/tool.schema.json), for the editor's JSON validator. */
   toolSchema(params?: NoParams): Promise<Record<string, unknown>>;
+  /** The specification pattern catalogue (`witness ltl pattern --list`) as templates for .ltl files. */
+  ltlPatterns(params?: NoParams): Promise<{ patterns: LtlPatternTemplate[] }>;
   /**
    * Every file of the workspace folder (created when missing), recursively, skipping dot-folders
    * and node_modules; `truncated` when there were more than the list holds.
@@ -108,6 +123,7 @@ export const EDITOR_PARAMS = {
   toolCheck: ToolCheckRequest,
   worldVocabulary: WorldVocabularyRequest,
   toolSchema: NoParams,
+  ltlPatterns: NoParams,
   workspaceList: NoParams,
   workspaceRead: WorkspaceReadRequest,
   workspaceWrite: WorkspaceWriteRequest,

@@ -1,10 +1,11 @@
 /**
  * The `ltl` language in Monaco: tokens by the LTL parser's lexical rules (main/core/ltl/parser.ts),
  * hover (what an operator means, what a proposition is in the chosen world, the automaton's size)
- * and completion (the world's propositions, the operators). Diagnostics come from the app's LTL
- * engine through the API (checks.ts); hover reads the latest check instead of asking again.
+ * and completion (the world's propositions, the operators, the specification patterns as snippets).
+ * Diagnostics come from the app's LTL engine through the API (checks.ts); hover reads the latest check
+ * instead of asking again.
  */
-import type { LtlCheckResult, Vocabulary } from '../../../main/contract/api.js';
+import type { LtlCheckResult, LtlPatternTemplate, Vocabulary } from '../../../main/contract/api.js';
 import { monaco } from './monaco.js';
 
 export const LTL = 'ltl';
@@ -14,6 +15,35 @@ export interface LtlContext {
   vocabulary(): Vocabulary | null;
   /** The latest check of a model; `current` is false while a newer one is pending. */
   lastCheck(model: monaco.editor.ITextModel): { result: LtlCheckResult; current: boolean } | null;
+  /** The specification pattern catalogue, once loaded (offered as snippets). */
+  patterns(): readonly LtlPatternTemplate[];
+}
+
+/**
+ * The patterns as completion items: the pattern's name inserts its formula with a tab stop per parameter (Tab moves
+ * on). The word being completed stops at '-', so the name is also matched by what is typed before it.
+ */
+function patternSuggestions(
+  patterns: readonly LtlPatternTemplate[],
+  range: monaco.IRange,
+): monaco.languages.CompletionItem[] {
+  return patterns.map((p) => ({
+    label: { label: p.name, detail: ` ${p.params.map((x) => x.name).join(' ')}`, description: 'pattern' },
+    kind: monaco.languages.CompletionItemKind.Snippet,
+    detail: `${p.family === 'property' ? 'property pattern' : 'robotic mission pattern'}: ${p.description}`,
+    documentation: {
+      value: [
+        p.description + '.',
+        ...p.params.map((x) => `- **${x.name}**: ${x.description}`),
+        'Placeholders are propositions; parenthesise a compound formula put in one.',
+      ].join('\n'),
+    },
+    insertText: p.snippet,
+    insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet,
+    filterText: p.name,
+    sortText: `3${p.name}`,
+    range,
+  }));
 }
 
 /** The operators, with their spellings and meaning (for hover and completion). */
@@ -163,7 +193,7 @@ export function registerLtl(ctx: LtlContext): void {
         sortText: `2${c}`,
         range,
       }));
-      return { suggestions: [...props, ...ops, ...constants] };
+      return { suggestions: [...props, ...ops, ...constants, ...patternSuggestions(ctx.patterns(), range)] };
     },
   });
 }

@@ -3,6 +3,7 @@
  * checked live against the chosen world, a problems list, Save (Ctrl/Cmd+S) that never overwrites
  * a file changed on disk without asking, and "Use in mission" for specifications.
  */
+import type { LtlPatternTemplate } from '../../../main/contract/api.js';
 import { type App, el } from '../app.js';
 import { ApiCallError, errorText } from '../api.js';
 import { Checks } from './checks.js';
@@ -45,6 +46,8 @@ export class EditorsView {
   private readonly order: Doc[] = [];
   private readonly wasDirty = new Map<Doc, boolean>();
   private active: Doc | null = null;
+  /** The specification patterns, offered as completion snippets in .ltl files (empty until loaded). */
+  private patterns: readonly LtlPatternTemplate[] = [];
 
   constructor(
     root: HTMLElement,
@@ -69,6 +72,7 @@ export class EditorsView {
     registerLtl({
       vocabulary: () => this.worlds.vocabulary('spec'),
       lastCheck: (model) => this.checks.lastLtl(model),
+      patterns: () => this.patterns,
     });
     registerCelCompletion(
       (model) => this.docs.byModel(model)?.kind === 'tool',
@@ -144,6 +148,10 @@ export class EditorsView {
       if (root.offsetParent !== null) void this.syncFromDisk();
     });
 
+    app.api.ltlPatterns().then(
+      (r) => (this.patterns = r.patterns),
+      (e: unknown) => app.notify(`Specification patterns unavailable: ${errorText(e)}`, 'error'),
+    );
     app.api.toolSchema().then(
       (s) => this.schemas.setSchema(s),
       (e: unknown) => app.notify(`Tool schema unavailable: ${errorText(e)}`, 'error'),
