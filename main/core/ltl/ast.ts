@@ -21,10 +21,14 @@ export const ap = (name: string): Formula => ({ kind: 'ap', name });
 export const not = (arg: Formula): Formula => ({ kind: 'not', arg });
 export const F = (arg: Formula): Formula => ({ kind: 'F', arg });
 export const G = (arg: Formula): Formula => ({ kind: 'G', arg });
+export const X = (arg: Formula): Formula => ({ kind: 'X', arg });
 export const and = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'and', args });
 export const or = (...args: Formula[]): Formula => (args.length === 1 ? args[0]! : { kind: 'or', args });
 const bin = (kind: BinaryKind, left: Formula, right: Formula): Formula => ({ kind, left, right });
 export const U = (l: Formula, r: Formula): Formula => bin('U', l, r);
+export const W = (l: Formula, r: Formula): Formula => bin('W', l, r);
+export const implies = (l: Formula, r: Formula): Formula => bin('implies', l, r);
+export const iff = (l: Formula, r: Formula): Formula => bin('iff', l, r);
 
 /** Atomic propositions in order of first occurrence. */
 export function atomicPropositions(f: Formula): string[] {

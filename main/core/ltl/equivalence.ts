@@ -40,7 +40,7 @@ function mutableOver(a: BuchiAutomaton, index: ReadonlyMap<string, number>): Mut
 }
 
 /** Whether L(x) ∩ L(y) is empty; null when the product is too large to decide or the propositions too many. */
-export function intersectionEmpty(x: BuchiAutomaton, y: BuchiAutomaton, budget = new Budget()): boolean | null {
+function intersectionEmpty(x: BuchiAutomaton, y: BuchiAutomaton, budget = new Budget()): boolean | null {
   const aps = [...new Set([...x.aps, ...y.aps])];
   if (aps.length > WDBA_MAX_APS) return null;
   if (x.initial.length === 0 || y.initial.length === 0) return true;

@@ -69,7 +69,7 @@ export const pastAvoidance = (c: Formula, p: Formula): Formula => U(not(p), c);
 export const futureAvoidance = (c: Formula, p: Formula): Formula => G(implies(c, G(not(p))));
 
 /** At least n entries into l (n ≥ 1): F(l & F(!l & F(l & … F l))). */
-export function atLeastVisits(l: Formula, n: number): Formula {
+function atLeastVisits(l: Formula, n: number): Formula {
   let acc = F(l);
   for (let k = 2; k <= n; k++) acc = F(and(l, F(and(not(l), acc))));
   return acc;

@@ -17,13 +17,13 @@ import * as M from './patterns-robotic.js';
 /**
  * A parameter: one formula, a list of formulas (the last parameter, one or more), or a count (the last, an integer).
  */
-export interface PatternParam {
+interface PatternParam {
   readonly name: string;
   readonly kind: 'formula' | 'list' | 'count';
   readonly description: string;
 }
 
-export interface PatternValues {
+interface PatternValues {
   /** The formula parameters by name. */
   readonly f: P.Args;
   readonly list: readonly Formula[];
@@ -39,9 +39,9 @@ export interface Pattern {
 }
 
 /** Most formulas a list parameter takes (each one more location multiplies the automaton). */
-export const PATTERN_MAX_LIST = 8;
+const PATTERN_MAX_LIST = 8;
 /** Largest count (visits, steps). */
-export const PATTERN_MAX_COUNT = 16;
+const PATTERN_MAX_COUNT = 16;
 
 const formula = (name: string, description: string): PatternParam => ({ name, kind: 'formula', description });
 const LOCATIONS: PatternParam = {
@@ -181,17 +181,13 @@ export const PATTERNS: readonly Pattern[] = Object.freeze([...propertyPatterns()
 
 const BY_NAME = new Map(PATTERNS.map((p) => [p.name, p] as const));
 
-export function findPattern(name: string): Pattern | undefined {
-  return BY_NAME.get(name);
-}
-
 /** How a pattern is written with its parameters: `response-before P S R`, `visit l…`. */
 export function patternUsage(p: Pattern): string {
   return [p.name, ...p.params.map((x) => x.name)].join(' ');
 }
 
 /** The pattern named, or an invalid-input error with the closest name. */
-export function patternNamed(name: string): Pattern {
+function patternNamed(name: string): Pattern {
   const p = BY_NAME.get(name);
   if (p !== undefined) return p;
   const hint = closest(name, [...BY_NAME.keys()]);
