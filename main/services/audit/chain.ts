@@ -42,6 +42,8 @@ export class ChainWalk {
   /** The hash of the last event that held, and how many held. */
   head = GENESIS_HASH;
   events = 0;
+  /** The first event's hash (the log's id in the fleet store), once one held. */
+  first: string | null = null;
   readonly starts = new Map<string, ChainedStart>();
   readonly refs: BlobRefs = new Map();
   private expectSeq: number | null = null;
@@ -99,6 +101,7 @@ export class ChainWalk {
     }
     this.lastT = r.t_ms;
     this.head = r.hash;
+    this.first ??= r.hash;
     this.events++;
     this.expectSeq = r.seq + 1;
     return null;
