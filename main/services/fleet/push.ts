@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import type pg from 'pg';
 import { RUN_FIELDS } from '../audit/rows.js';
 import { type Batch, PushSource } from '../audit/push-source.js';
-import { FleetError, connectStore, fleetErrorOf, redactUrl, requireSchema } from './store.js';
+import { FleetError, connectStore, fleetErrorOf, redactUrl, requireSchema, requireStoreUrl } from './store.js';
 
 export interface PushOptions {
   /** The host the log is recorded on (its source's host when first pushed; later pushes must name the same). */
@@ -140,6 +140,7 @@ async function sendEvents(c: pg.Client, url: string, src: PushSource, source: nu
  * store holds whole sends nothing.
  */
 export async function pushLog(file: string, url: string, o: PushOptions = {}): Promise<PushResult> {
+  requireStoreUrl(url);
   const src = PushSource.open(file);
   if (!(src instanceof PushSource))
     throw new FleetError(

@@ -13,10 +13,10 @@ export type { ErrorCode };
 /** Whether a --to/--from value names a PostgreSQL store rather than a file. */
 export const isStoreUrl = (s: string): boolean => /^postgres(ql)?:\/\//i.test(s);
 
-/** The URL with its password (and any password= parameter) masked. */
+/** The URL (of any scheme) with its password (and any password= parameter) masked. */
 export function redactUrl(url: string): string {
   const masked = url.replace(/([?&]password=)[^&#]*/gi, '$1***');
-  const m = /^(postgres(?:ql)?:\/\/)([^@/?#]*)@/i.exec(masked);
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i.exec(masked);
   if (m === null) return masked;
   const who = m[2]!;
   const colon = who.indexOf(':');
@@ -26,7 +26,7 @@ export function redactUrl(url: string): string {
 /** The passwords a URL (and PGPASSWORD) carry, raw and decoded: what a message must never contain. */
 function secretsOf(url: string): string[] {
   const out: string[] = [];
-  const m = /^postgres(?:ql)?:\/\/([^@/?#]*)@/i.exec(url);
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(url);
   const colon = m?.[1]?.indexOf(':') ?? -1;
   if (m !== null && colon >= 0) out.push(m[1]!.slice(colon + 1));
   for (const p of url.matchAll(/[?&]password=([^&#]*)/gi)) out.push(p[1]!);
@@ -82,9 +82,14 @@ const TYPES = {
       : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
 };
 
+/** Refuses what is not a PostgreSQL URL (before any other work). */
+export function requireStoreUrl(url: string): void {
+  if (!isStoreUrl(url)) throw new FleetError(url, 'not a PostgreSQL URL (postgres://user@host:port/database)');
+}
+
 /** A connected client (the caller ends it). */
 export async function connectStore(url: string): Promise<pg.Client> {
-  if (!isStoreUrl(url)) throw new FleetError(url, 'not a PostgreSQL URL (postgres://user@host:port/database)');
+  requireStoreUrl(url);
   const client = new pg.Client({ connectionString: url, types: TYPES, application_name: 'witness' });
   // A server that goes away between queries emits 'error': reported by the next query, not thrown here.
   client.on('error', () => {});
