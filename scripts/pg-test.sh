@@ -3,6 +3,7 @@
 #
 #   scripts/pg-test.sh start DIR   initdb a cluster in DIR/data, start it on a free port of 127.0.0.1 (its socket in
 #                                  DIR), and print WITNESS_TEST_PG_URL=postgres://witness:…@127.0.0.1:PORT/postgres
+#   scripts/pg-test.sh restart DIR stop it at once (as a crash would) and start it again, same port and data
 #   scripts/pg-test.sh stop DIR    stop it and remove DIR
 #   scripts/pg-test.sh bindir      print the folder of PostgreSQL's server programs (exit 3 when not installed)
 #
@@ -64,6 +65,12 @@ start() {
   return 1
 }
 
+restart() {
+  local dir="$1" bin
+  bin="$(bindir)"
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w -t 30 restart >/dev/null
+}
+
 stop() {
   local dir="$1" bin
   bin="$(bindir)"
@@ -73,10 +80,11 @@ stop() {
 
 case "${1:-}" in
   start) start "${2:?usage: pg-test.sh start DIR}" ;;
+  restart) restart "${2:?usage: pg-test.sh restart DIR}" ;;
   stop) stop "${2:?usage: pg-test.sh stop DIR}" ;;
   bindir) bindir ;;
   *)
-    echo "usage: pg-test.sh start DIR | stop DIR | bindir" >&2
+    echo "usage: pg-test.sh start DIR | restart DIR | stop DIR | bindir" >&2
     exit 2
     ;;
 esac

@@ -69,8 +69,11 @@ export function fleetErrorOf(url: string, e: unknown): FleetError {
   if (code === '42501')
     return new FleetError(url, `permission denied (${msg}): this role may not do that in the fleet store`, 'forbidden');
   if (code === '28P01' || code === '28000') return new FleetError(url, `cannot log in (${msg})`, 'forbidden');
-  if (typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|57P0[1-3]|08)/.test(code))
-    return new FleetError(url, `the server cannot be reached or went away (${msg})`, 'unreadable');
+  const gone =
+    typeof code === 'string'
+      ? /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EPIPE|57P0[1-3]|08)/.test(code)
+      : /^Connection terminated|not queryable/i.test(msg);
+  if (gone) return new FleetError(url, `the server cannot be reached or went away (${msg})`, 'unreadable');
   return new FleetError(url, msg);
 }
 

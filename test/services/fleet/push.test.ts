@@ -225,8 +225,18 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
       const child = spawn(process.execPath, [BIN, 'audit', 'push', file, '--to', url, '--batch', '97'], {
         stdio: 'ignore',
       });
-      const exited = new Promise((r) => child.once('exit', r));
-      await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 500)));
+      let over = false;
+      const exited = new Promise((r) =>
+        child.once('exit', () => {
+          over = true;
+          r(undefined);
+        }),
+      );
+      // Every other kill once the push has begun sending (a batch landed), the others at any moment of its start.
+      if (i % 2 === 1)
+        for (let k = 0; k < 500 && !over && (await count(url)) === seen; k++)
+          await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * (i % 2 === 1 ? 60 : 400))));
       child.kill('SIGKILL');
       await exited;
       const held = await count(url);
@@ -241,6 +251,36 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     assert.equal(done.before + done.sent, local);
     assert.equal(await count(url), local);
     assert.equal((await verifyStore(url)).events, local);
+  });
+
+  test('a server restarted during a push: the push fails saying so, the next one finishes, nothing lost', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'restarted.sqlite');
+    await grow(file, 6000, 'r');
+    const child = spawn(process.execPath, [BIN, 'audit', 'push', file, '--to', url, '--batch', '50'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // Restart once the push has begun sending.
+    for (let i = 0; i < 200 && (await count(url).catch(() => 0)) === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    server.restart();
+    const status = await exited;
+    const held = await count(url);
+    if (held < 6001) {
+      assert.equal(status, 2, out);
+      assert.match(out, /the server cannot be reached or went away/);
+      assert.doesNotMatch(out, new RegExp(server.password));
+    }
+    const done = await pushLog(file, url);
+    assert.equal(done.before, held);
+    assert.equal(done.before + done.sent, 6001);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, 6001);
   });
 
   test('pushers at once: two logs side by side, and one log pushed twice at the same time', async () => {
