@@ -45,18 +45,29 @@ interface Source {
   readonly robot: string | null;
 }
 
-/** The log's source in the store, registered when new; refused when registered from another host or robot. */
-async function sourceOf(c: pg.Client, url: string, logId: string, host: string, robot: string | undefined) {
-  await c.query(
-    'INSERT INTO witness.sources (log_id, host, robot) VALUES ($1, $2, $3) ON CONFLICT (log_id) DO NOTHING',
-    [logId, host, robot ?? null],
-  );
+/**
+ * The log's source in the store (registered when new and `register`; null when not there and not registering);
+ * refused when registered from another host or robot.
+ */
+async function sourceOf(
+  c: pg.Client,
+  url: string,
+  logId: string,
+  at: { host: string; robot: string | undefined },
+  register: boolean,
+): Promise<Source | null> {
+  if (register)
+    await c.query(
+      'INSERT INTO witness.sources (log_id, host, robot) VALUES ($1, $2, $3) ON CONFLICT (log_id) DO NOTHING',
+      [logId, at.host, at.robot ?? null],
+    );
   const r = await c.query<Source>('SELECT id, host, robot FROM witness.sources WHERE log_id = $1', [logId]);
-  const s = r.rows[0]!;
-  if (s.host !== host || (robot !== undefined && s.robot !== robot))
+  const s = r.rows[0];
+  if (s === undefined) return null;
+  if (s.host !== at.host || (at.robot !== undefined && s.robot !== at.robot))
     throw new FleetError(
       url,
-      `the log ${logId.slice(0, 12)}… is registered from host ${JSON.stringify(s.host)}, robot ${JSON.stringify(s.robot)}; this push names host ${JSON.stringify(host)}, robot ${JSON.stringify(robot)}: refused (a log keeps the identity it was first pushed with: pass --host and --robot as then)`,
+      `the log ${logId.slice(0, 12)}… is registered from host ${JSON.stringify(s.host)}, robot ${JSON.stringify(s.robot)}; this push names host ${JSON.stringify(at.host)}, robot ${JSON.stringify(at.robot ?? s.robot)}: refused (a log keeps the identity it was first pushed with: pass --host and --robot as then)`,
       'conflict',
     );
   return s;
@@ -165,14 +176,17 @@ export async function pushLog(file: string, url: string, o: PushOptions = {}): P
     const c = await connectStore(url);
     try {
       await requireSchema(c, url);
-      const s = await sourceOf(c, url, logId, host, o.robot);
-      const head = await storeHead(c, s.id);
+      const at = { host, robot: o.robot };
+      // Everything checked before the source is registered: a refused push leaves nothing in the store.
+      const known = await sourceOf(c, url, logId, at, false);
+      const head = known === null ? { seq: 0, hash: null } : await storeHead(c, known.id);
       const fork = forkProblem(src, head);
       if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
       if (head.seq < src.events) {
         const bad = src.unstorable(head.seq);
         if (bad !== null) throw new FleetError(url, `refused, nothing sent: ${file}: ${bad}`, 'invalid-input');
       }
+      const s = known ?? (await sourceOf(c, url, logId, at, true))!;
       const sent = await sendEvents(c, url, src, s.id, o);
       return result(logId, head.seq, sent, s.robot);
     } catch (e) {

@@ -159,6 +159,7 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     await assert.rejects(pushLog(nul, url), /refused, nothing sent: .*event 2: its tool holds a NUL character/);
     assert.equal(await count(url), 0);
     assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.runs'))[0]!.n), 0);
+    assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
   });
 
   test('the owner cannot update, delete or truncate evidence; verify --from names a row changed behind the triggers', async () => {
@@ -202,7 +203,9 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
       'SELECT body FROM witness.events',
     ])
       await assert.rejects(sql(pusher, q), /permission denied/);
-    await assert.rejects(pushLog(w.file, reader), /permission denied/);
+    const other = join(dir, 'roles-other.sqlite');
+    await grow(other, 5);
+    await assert.rejects(pushLog(other, reader), /permission denied/);
     await assert.rejects(sql(reader, "INSERT INTO witness.blobs VALUES ('a', 'b', 'c')"), /permission denied/);
     const v = await verifyStore(reader);
     assert.equal(v.ok, true);
