@@ -39,8 +39,8 @@ async function grow(file: string, n: number, tag = 'a', tool = 'grip'): Promise<
 }
 
 /** Runs the CLI; its exit code and output. */
-function cli(args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
@@ -284,6 +284,29 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     const v = await verifyStore(url);
     assert.equal(v.ok, true, JSON.stringify(v.firstBad));
     assert.equal(v.events, 6001);
+  });
+
+  test('the PG* variables fill in what the URL leaves out, and the JSON answer names the store without a password', async () => {
+    const url = await freshStore();
+    const db = url.slice(url.lastIndexOf('/') + 1);
+    const file = join(dir, 'env.sqlite');
+    await grow(file, 10);
+    const r = cli(['audit', 'push', file, '--to', `postgres:///${db}`, '--robot', 'r9', '--json'], {
+      PGHOST: '127.0.0.1',
+      PGPORT: String(server.port),
+      PGUSER: 'witness',
+      PGPASSWORD: server.password,
+    });
+    assert.equal(r.status, 0, r.out);
+    const j = JSON.parse(r.out) as { sent: number; store: string; robot: string };
+    assert.equal(j.sent, 11);
+    assert.equal(j.robot, 'r9');
+    assert.doesNotMatch(r.out, new RegExp(server.password));
+    const v = cli(['audit', 'verify', '--from', `postgres://witness@127.0.0.1:${server.port}/${db}`], {
+      PGPASSWORD: server.password,
+    });
+    assert.equal(v.status, 0, v.out);
+    assert.match(v.out, /intact: 11 events, 1 runs, 1 blobs in 1 source/);
   });
 
   test('pushers at once: two logs side by side, and one log pushed twice at the same time', async () => {
