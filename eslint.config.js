@@ -114,6 +114,7 @@ const PACKAGES = [
   { pkg: '@tensorflow/', only: ['main/services/training'] },
   { pkg: 'commander', only: ['main/cli'] },
   { pkg: 'ws', only: ['main/api/web', 'main/services/audit/foxglove-live.ts'] },
+  { pkg: 'pg', only: ['main/services/fleet'] },
 ];
 
 /**

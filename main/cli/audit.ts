@@ -169,35 +169,120 @@ function registerAuditQuery(cmd: Command, io: Output, setExit: (c: number) => vo
     );
 }
 
+function printVerify(io: Output, r: import('../app/audit.js').VerifyResult, file: string, notChecked: string): void {
+  if (r.ok)
+    io.out(
+      `${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`,
+    );
+  else {
+    const read =
+      r.integrity === notChecked
+        ? "no row was read: reading through a schema that is not Witness's could run its code"
+        : `${r.events} events verified before it`;
+    io.out(
+      `${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${read})`)}\n`,
+    );
+    for (const p of r.problems)
+      if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
+  }
+}
+
+function printStoreVerify(io: Output, r: import('../app/fleet.js').StoreVerifyResult): void {
+  const what = `${r.events} events, ${r.runs} runs, ${r.blobs} blobs in ${r.sources.length} source${r.sources.length === 1 ? '' : 's'}`;
+  if (r.ok) io.out(`${r.store}: intact: ${what}\n`);
+  else {
+    io.out(
+      `${printable(`${r.store}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${what} verified before it)`)}\n`,
+    );
+    for (const p of r.problems)
+      if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
+  }
+  for (const s of r.sources)
+    io.out(
+      `${printable(`  log ${s.log_id.slice(0, 16)}…  host ${s.host}  robot ${s.robot ?? '–'}  ${s.events} events, ${s.runs} runs; head ${s.head}`)}\n`,
+    );
+}
+
 function registerAuditVerify(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('verify')
     .description(
       'check the hash chain of every event and blob; exit 0 when intact, 1 naming the first row that does not match',
     )
-    .argument('<db>', 'audit database')
+    .argument('[db]', 'audit database')
+    .option('--from <url>', 'a fleet store (postgres://user@host:port/database; PG* variables fill in the rest)')
     .option('--json', 'JSON')
     .action(
-      action(io, setExit, async (file: string, o: { json?: boolean }) => {
-        const app = await audit();
-        const r = app.auditVerify(file);
-        if (o.json) io.out(printableJson(r) + '\n');
-        else if (r.ok)
-          io.out(
-            `${file}: intact: ${r.events} events, ${r.runs} runs, ${r.blobs} blobs; head ${r.head} (record it elsewhere to detect a truncated tail)\n`,
-          );
-        else {
-          const read =
-            r.integrity === app.INTEGRITY_NOT_CHECKED
-              ? "no row was read: reading through a schema that is not Witness's could run its code"
-              : `${r.events} events verified before it`;
-          io.out(
-            `${printable(`${file}: NOT intact: ${r.firstBad!.table} ${r.firstBad!.key}: ${r.firstBad!.reason} (${read})`)}\n`,
-          );
-          for (const p of r.problems)
-            if (p !== r.firstBad) io.out(`  also: ${printable(`${p.table} ${p.key}: ${p.reason}`)}\n`);
+      action(io, setExit, async (file: string | undefined, o: { from?: string; json?: boolean }) => {
+        if ((file === undefined) === (o.from === undefined))
+          throw new CliError('name an audit database, or a fleet store with --from postgres://…, not both');
+        if (o.from !== undefined) {
+          const r = await (await import('../app/fleet.js')).verifyFleet(o.from);
+          if (o.json) io.out(printableJson(r) + '\n');
+          else printStoreVerify(io, r);
+          return r.ok ? EXIT.ok : EXIT.negative;
         }
+        const app = await audit();
+        const r = app.auditVerify(file!);
+        if (o.json) io.out(printableJson(r) + '\n');
+        else printVerify(io, r, file!, app.INTEGRITY_NOT_CHECKED);
         return r.ok ? EXIT.ok : EXIT.negative;
+      }),
+    );
+}
+
+function registerAuditPush(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  cmd
+    .command('push')
+    .description(
+      'copy a local audit log into a fleet store: verified first, then only the events the store lacks (idempotent, resumable); a log whose history does not extend what the store holds is refused',
+    )
+    .argument('<db>', 'audit database')
+    .requiredOption(
+      '--to <url>',
+      'the fleet store (postgres://user@host:port/database; PG* variables fill in the rest)',
+    )
+    .option('--host <name>', "the log's host (default: this machine's name)")
+    .option('--robot <name>', 'the robot or world the log records')
+    .option('--batch <n>', 'events per transaction', intFlag('--batch', 1, 1_000_000), 5000)
+    .option('--json', 'JSON')
+    .action(
+      action(
+        io,
+        setExit,
+        async (file: string, o: { to: string; host?: string; robot?: string; batch: number; json?: boolean }) => {
+          const r = await (
+            await import('../app/fleet.js')
+          ).pushAudit(file, o.to, {
+            ...(o.host !== undefined ? { host: o.host } : {}),
+            ...(o.robot !== undefined ? { robot: o.robot } : {}),
+            batch: o.batch,
+          });
+          if (o.json) io.out(printableJson(r) + '\n');
+          else if (r.local === 0) io.out(`${file}: no events: nothing to push\n`);
+          else
+            io.out(
+              `${printable(`${file} → ${r.store}: sent ${r.sent} events (the store held ${r.before} of ${r.local}); log ${r.log_id.slice(0, 16)}…, host ${r.host}, robot ${r.robot ?? '–'}; head ${r.head}`)}\n`,
+            );
+        },
+      ),
+    );
+}
+
+function registerAuditInitStore(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  cmd
+    .command('init-store')
+    .description("create a fleet store's schema in a PostgreSQL database, or migrate it (as the database's owner)")
+    .requiredOption('--to <url>', 'the database (postgres://owner@host:port/database)')
+    .action(
+      action(io, setExit, async (o: { to: string }) => {
+        const app = await import('../app/fleet.js');
+        const r = await app.initStore(o.to);
+        io.out(
+          r.from === r.to
+            ? `${app.redactStoreUrl(o.to)}: the fleet schema is at version ${r.to} already\n`
+            : `${app.redactStoreUrl(o.to)}: fleet schema version ${r.from} → ${r.to}\n`,
+        );
       }),
     );
 }
@@ -222,12 +307,14 @@ function registerAuditExport(cmd: Command, io: Output, setExit: (c: number) => v
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
   const cmd = new Command('audit').description(
-    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only)',
+    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only); push to a fleet store',
   );
   registerAuditLs(cmd, io, setExit);
   registerAuditShow(cmd, io, setExit);
   registerAuditQuery(cmd, io, setExit);
   registerAuditVerify(cmd, io, setExit);
   registerAuditExport(cmd, io, setExit);
+  registerAuditPush(cmd, io, setExit);
+  registerAuditInitStore(cmd, io, setExit);
   return cmd;
 }

@@ -4,7 +4,7 @@
  * verification of the hash chain that names the first row that does not match.
  */
 import type Database from 'better-sqlite3';
-import { GENESIS_HASH, eventHash, sha256 } from './store.js';
+import { GENESIS_HASH } from './store.js';
 import {
   BLOB_COLUMNS,
   EVENT_COLUMNS,
@@ -12,17 +12,19 @@ import {
   RUN_COLUMNS,
   type RunRowRaw,
   blobOf,
-  blobProblem,
   bodyOf,
   eventOf,
-  eventProblem,
-  jsonValue,
-  rawEvent,
-  runProblem,
 } from './rows.js';
 import { schemaProblems } from './schema-check.js';
-import { obj, text } from './body.js';
-import { type RunStartBody, runRowMismatch } from './runs.js';
+import { obj } from './body.js';
+import {
+  type BlobRefs,
+  type ChainedStart,
+  ChainWalk,
+  type VerifyProblem,
+  checkBlobRows,
+  checkRunRows,
+} from './chain.js';
 
 export { type RunSummary, listRuns } from './runs.js';
 
@@ -154,12 +156,6 @@ export function getBlob(db: Database.Database, sha: string): { kind: string; bod
   return { kind: b.kind, body: b.body };
 }
 
-interface VerifyProblem {
-  readonly table: 'events' | 'blobs' | 'runs' | 'schema';
-  readonly key: string;
-  readonly reason: string;
-}
-
 export interface VerifyResult {
   readonly ok: boolean;
   readonly events: number;
@@ -198,11 +194,6 @@ export const INTEGRITY_NOT_CHECKED = 'not checked: the schema is not the one Wit
 
 type Verified = VerifyResult & { chain_ms: number; integrity_ms: number };
 
-/** A chained run_start: where it is, and its body. */
-type ChainedStart = { seq: number; t_ms: number; body: RunStartBody };
-/** Blob address → the kinds chained events give it, and the first event that names it. */
-type BlobRefs = Map<string, { kinds: Set<string>; seq: number }>;
-
 /** The chain walked in sequence order: how far it held (events, head), its run_starts and blob references. */
 interface Walked {
   readonly bad?: VerifyProblem;
@@ -213,149 +204,40 @@ interface Walked {
 }
 
 function walkChain(db: Database.Database, progress?: (done: number) => void): Walked {
-  let prev = GENESIS_HASH;
-  let n = 0;
-  let expectSeq: number | null = null;
-  let lastT = -Infinity;
-  const starts = new Map<string, ChainedStart>();
-  /** The run of the last event checked to have started. */
-  let started = '';
-  const refs: BlobRefs = new Map();
-  const ref = (sha: unknown, kind: string, seq: number): void => {
-    if (typeof sha !== 'string') return;
-    const r = refs.get(sha);
-    if (r === undefined) refs.set(sha, { kinds: new Set([kind]), seq });
-    else r.kinds.add(kind);
-  };
+  const walk = new ChainWalk();
+  const at = (bad?: VerifyProblem): Walked => ({
+    ...(bad !== undefined ? { bad } : {}),
+    events: walk.events,
+    head: walk.head,
+    starts: walk.starts,
+    refs: walk.refs,
+  });
   // Raw rows (arrays) read in order: seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash
   // (rows.ts).
   const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY seq`).raw(true);
   for (const a of rows.iterate() as IterableIterator<unknown[]>) {
-    const raw = rawEvent(a);
-    const fail = (reason: string): Walked => ({
-      bad: { table: 'events', key: String(raw.seq), reason },
-      events: n,
-      head: prev,
-      starts,
-      refs,
-    });
-    const wrong = eventProblem(raw);
-    if (wrong !== null) return fail(`${wrong}: Witness does not write it (the row was altered)`);
-    const r = raw as unknown as EventRow;
-    // The bodies verify reads (run_start, plan) must be JSON it can read; every other body is held to its hash.
-    const parsed = (): Record<string, unknown> | string => {
-      const j = jsonValue(r.body);
-      return j.problem === null
-        ? obj(j.value)
-        : `its body ${j.problem}: Witness writes every body as JSON no deeper than that (the row was altered)`;
-    };
-    if (expectSeq !== null && r.seq !== expectSeq)
-      return fail(`sequence gap: expected event ${expectSeq}, found ${r.seq} (events were removed)`);
-    if (r.t_ms < lastT) return fail(`time goes backwards (${r.t_ms} after ${lastT}): stored times never decrease`);
-    lastT = r.t_ms;
-    if (r.prev_hash !== prev)
-      return fail(
-        `prev_hash ${r.prev_hash.slice(0, 12)}… does not chain to the previous event's hash ${prev.slice(0, 12)}…`,
-      );
-    if (eventHash(prev, r) !== r.hash)
-      return fail(`hash does not match its content (${r.kind} of run ${r.run_id}): the row was altered`);
-    if (r.kind === 'run_start') {
-      if (starts.has(r.run_id))
-        return fail(`a second run_start for run ${r.run_id} (the first is event ${starts.get(r.run_id)!.seq})`);
-      const b = parsed();
-      if (typeof b === 'string') return fail(b);
-      const body = b as unknown as RunStartBody;
-      starts.set(r.run_id, { seq: r.seq, t_ms: r.t_ms, body });
-      ref(body.spec_sha, 'spec', r.seq);
-      ref(body.regions_sha, 'regions', r.seq);
-      for (const [tool, sha] of Object.entries(body.tool_schemas ?? {})) ref(sha, `tool-schema:${tool}`, r.seq);
-      ref(body.map_sha, 'map', r.seq);
-    } else if (r.run_id !== started) {
-      // (Consecutive events mostly share a run: one comparison instead of a lookup.)
-      if (!starts.has(r.run_id))
-        return fail(`an event of run ${r.run_id} before its run_start (or a run with no run_start)`);
-      started = r.run_id;
-    }
-    if (r.kind === 'plan') {
-      const b = parsed();
-      if (typeof b === 'string') return fail(b);
-      ref(b['plan_sha'], 'plan', r.seq);
-    }
-    prev = r.hash;
-    n++;
-    expectSeq = r.seq + 1;
-    if ((n & 65535) === 0) progress?.(n);
+    const bad = walk.step(a);
+    if (bad !== null) return at(bad);
+    if ((walk.events & 65535) === 0) progress?.(walk.events);
   }
-  return { events: n, head: prev, starts, refs };
+  return at();
 }
 
-/** Each run's row against its chained run_start, and every run_start against its row: the rows that hold. */
-function checkRuns(
-  db: Database.Database,
-  starts: ReadonlyMap<string, ChainedStart>,
-): { bad?: VerifyProblem; runs: number } {
-  let runs = 0;
-  const rowIds = new Set<string>();
-  for (const raw of db
-    .prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`)
-    .iterate() as IterableIterator<RunRowRaw>) {
-    const row = { ...raw, id: text(raw.id) };
-    rowIds.add(row.id);
-    const start = starts.get(row.id);
-    if (start === undefined) {
-      const reason = 'no run_start event in the chain: a run not under the hash chain (inserted by hand?)';
-      return { bad: { table: 'runs', key: row.id, reason }, runs };
-    }
-    const why = runRowMismatch(row, start, runProblem(raw));
-    if (why !== null) return { bad: { table: 'runs', key: row.id, reason: why }, runs };
-    runs++;
-  }
-  for (const [id, s] of starts) {
-    if (!rowIds.has(id)) {
-      const reason = `the run_start of this run (event ${s.seq}) has no row in the runs table (removed)`;
-      return { bad: { table: 'runs', key: id, reason }, runs };
-    }
-  }
-  return { runs };
-}
+const checkRuns = (db: Database.Database, starts: ReadonlyMap<string, ChainedStart>) =>
+  checkRunRows(
+    db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`).iterate() as IterableIterator<RunRowRaw>,
+    starts,
+  );
 
-/** Each blob against its address and the kinds the chain names it as, and every named blob present. */
-function checkBlobs(db: Database.Database, refs: BlobRefs): { bad?: VerifyProblem; blobs: number } {
-  let blobs = 0;
-  const stored = new Set<string>();
-  const bad = (key: string, reason: string): { bad: VerifyProblem; blobs: number } => ({
-    bad: { table: 'blobs', key, reason },
-    blobs,
-  });
-  for (const raw of db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{
-    sha256: string;
-    kind: string;
-    body: string;
-  }>) {
-    const b = { ...raw, sha256: text(raw.sha256) };
-    stored.add(b.sha256);
-    const wrong = blobProblem(raw);
-    if (wrong !== null) return bad(b.sha256, `${wrong}: Witness does not write it (the row was altered)`);
-    if (sha256(b.body) !== b.sha256) return bad(b.sha256, `the ${b.kind} blob's content does not match its address`);
-    const r = refs.get(b.sha256);
-    if (r === undefined)
-      return bad(
-        b.sha256,
-        `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`,
-      );
-    if (!r.kinds.has(b.kind))
-      return bad(
-        b.sha256,
-        `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
-      );
-    blobs++;
-  }
-  for (const [sha, r] of refs) {
-    if (!stored.has(sha))
-      return bad(sha, `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`);
-  }
-  return { blobs };
-}
+const checkBlobs = (db: Database.Database, refs: BlobRefs) =>
+  checkBlobRows(
+    db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{
+      sha256: unknown;
+      kind: unknown;
+      body: unknown;
+    }>,
+    refs,
+  );
 
 /**
  * Holds the schema against the one the writer creates (schema-check.ts: every difference a

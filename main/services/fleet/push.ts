@@ -1,0 +1,200 @@
+/**
+ * `witness audit push`: a local audit log into the fleet store. The local chain is verified first (forensics.ts
+ * verifyChain, in the same read transaction as everything read after it), and every value checked to be one
+ * PostgreSQL's text holds as it is; nothing is sent otherwise. The log's source is found (or registered) by its id,
+ * the hash of its first event; the push resumes after the last event the store holds of it, once that event's hash
+ * is found to be the local one at the same place (else the local history does not extend the store's: a fork,
+ * refused). Events go in batches, each one transaction holding its blobs, its run rows and its events, under an
+ * advisory lock of the source (two pushers of one log take turns, each re-reading where the store stands): a push
+ * killed at any moment leaves whole batches, and the next push continues after them.
+ */
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import { RUN_FIELDS } from '../audit/rows.js';
+import { type Batch, PushSource } from '../audit/push-source.js';
+import { FleetError, connectStore, fleetErrorOf, redactUrl, requireSchema, requireStoreUrl } from './store.js';
+
+export interface PushOptions {
+  /** The host the log is recorded on (its source's host when first pushed; later pushes must name the same). */
+  readonly host?: string;
+  /** The robot (or world) the log records (absent: as registered, none for a new source). */
+  readonly robot?: string;
+  /** Events per transaction (and at most about 16 MB of them). */
+  readonly batch?: number;
+  /** Called after each committed batch with the events sent so far. */
+  readonly progress?: (sent: number) => void;
+}
+
+export interface PushResult {
+  readonly store: string;
+  readonly log_id: string;
+  readonly host: string;
+  readonly robot: string | null;
+  /** Events in the local log, in the store when this push began, and sent by this push. */
+  readonly local: number;
+  readonly before: number;
+  readonly sent: number;
+  readonly head: string;
+}
+
+const DEFAULT_PUSH_BATCH = 5000;
+
+interface Source {
+  readonly id: number;
+  readonly host: string;
+  readonly robot: string | null;
+}
+
+/**
+ * The log's source in the store (registered when new and `register`; null when not there and not registering);
+ * refused when registered from another host or robot.
+ */
+async function sourceOf(
+  c: pg.Client,
+  url: string,
+  logId: string,
+  at: { host: string; robot: string | undefined },
+  register: boolean,
+): Promise<Source | null> {
+  if (register)
+    await c.query(
+      'INSERT INTO witness.sources (log_id, host, robot) VALUES ($1, $2, $3) ON CONFLICT (log_id) DO NOTHING',
+      [logId, at.host, at.robot ?? null],
+    );
+  const r = await c.query<Source>('SELECT id, host, robot FROM witness.sources WHERE log_id = $1', [logId]);
+  const s = r.rows[0];
+  if (s === undefined) return null;
+  if (s.host !== at.host || (at.robot !== undefined && s.robot !== at.robot))
+    throw new FleetError(
+      url,
+      `the log ${logId.slice(0, 12)}… is registered from host ${JSON.stringify(s.host)}, robot ${JSON.stringify(s.robot)}; this push names host ${JSON.stringify(at.host)}, robot ${JSON.stringify(at.robot ?? s.robot)}: refused (a log keeps the identity it was first pushed with: pass --host and --robot as then)`,
+      'conflict',
+    );
+  return s;
+}
+
+/** The store's last event of a source (seq 0: none). */
+async function storeHead(c: pg.Client, source: number): Promise<{ seq: number; hash: string | null }> {
+  const r = await c.query<{ seq: number; hash: string }>(
+    'SELECT seq, hash FROM witness.events WHERE source = $1 ORDER BY seq DESC LIMIT 1',
+    [source],
+  );
+  return r.rows[0] ?? { seq: 0, hash: null };
+}
+
+/** Null when the local log extends what the store holds of it; else why not (a fork). */
+function forkProblem(src: PushSource, head: { seq: number; hash: string | null }): string | null {
+  const local = src.events;
+  if (head.seq === 0) return null;
+  if (head.seq > local)
+    return `the store holds ${head.seq} events of this log, the local log only ${local}: it was rolled back (or truncated), or it is another log claiming the same id`;
+  const mine = src.hashAt(head.seq);
+  if (mine !== head.hash)
+    return `event ${head.seq}, the last the store holds of this log, has another hash locally (${mine.slice(0, 12)}… against ${head.hash!.slice(0, 12)}…): the local history was rewritten, or it is another log claiming the same id (a copy that went its own way)`;
+  return null;
+}
+
+const column = (rows: readonly unknown[][], i: number): unknown[] => rows.map((r) => r[i]);
+
+/** Inserts one batch (its blobs, runs, then events) inside the caller's transaction. */
+async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void> {
+  if (b.blobs.length > 0)
+    await c.query(
+      `INSERT INTO witness.blobs (sha256, kind, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+       ON CONFLICT (sha256, kind) DO NOTHING`,
+      [0, 1, 2].map((i) => column(b.blobs, i)),
+    );
+  if (b.runs.length > 0)
+    await c.query(
+      `INSERT INTO witness.runs (source, ${RUN_FIELDS.join(', ')}) SELECT $1, * FROM unnest($2::text[],
+       $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+      [source, ...RUN_FIELDS.map((_, i) => column(b.runs, i))],
+    );
+  await c.query(
+    `INSERT INTO witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash)
+     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[],
+     $8::text[], $9::text[], $10::text[], $11::text[])`,
+    [source, ...Array.from({ length: 10 }, (_, i) => column(b.events, i))],
+  );
+}
+
+/** Sends every local event after the store's head, batch by batch; returns how many were sent. */
+async function sendEvents(c: pg.Client, url: string, src: PushSource, source: number, o: PushOptions): Promise<number> {
+  const max = Math.max(1, Math.floor(o.batch ?? DEFAULT_PUSH_BATCH));
+  let sent = 0;
+  for (;;) {
+    await c.query('BEGIN');
+    try {
+      await c.query('SELECT pg_advisory_xact_lock(1, $1::int)', [source]);
+      // Where the store stands now (another pusher of this log may have moved it), and that it is still ours.
+      const head = await storeHead(c, source);
+      const fork = forkProblem(src, head);
+      if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
+      if (head.seq >= src.events) {
+        await c.query('COMMIT');
+        return sent;
+      }
+      const b = src.batch(head.seq, Math.min(max, src.events - head.seq));
+      await insertBatch(c, source, b);
+      await c.query('COMMIT');
+      sent += b.events.length;
+      o.progress?.(sent);
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  }
+}
+
+/**
+ * Pushes the log `file` to the fleet store at `url`: verified, then only what the store lacks. Idempotent: a log the
+ * store holds whole sends nothing.
+ */
+export async function pushLog(file: string, url: string, o: PushOptions = {}): Promise<PushResult> {
+  requireStoreUrl(url);
+  const src = PushSource.open(file);
+  if (!(src instanceof PushSource))
+    throw new FleetError(
+      url,
+      `${file} does not verify, so nothing was sent: ${src.table} ${src.key}: ${src.reason} (\`witness audit verify ${file}\`)`,
+      'tampered',
+    );
+  try {
+    const host = o.host ?? hostname();
+    const result = (logId: string, before: number, sent: number, robot: string | null): PushResult => ({
+      store: redactUrl(url),
+      log_id: logId,
+      host,
+      robot,
+      local: src.events,
+      before,
+      sent,
+      head: src.head,
+    });
+    if (src.events === 0) return result('', 0, 0, o.robot ?? null);
+    const logId = src.logId();
+    const c = await connectStore(url);
+    try {
+      await requireSchema(c, url);
+      const at = { host, robot: o.robot };
+      // Everything checked before the source is registered: a refused push leaves nothing in the store.
+      const known = await sourceOf(c, url, logId, at, false);
+      const head = known === null ? { seq: 0, hash: null } : await storeHead(c, known.id);
+      const fork = forkProblem(src, head);
+      if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
+      if (head.seq < src.events) {
+        const bad = src.unstorable(head.seq);
+        if (bad !== null) throw new FleetError(url, `refused, nothing sent: ${file}: ${bad}`, 'invalid-input');
+      }
+      const s = known ?? (await sourceOf(c, url, logId, at, true))!;
+      const sent = await sendEvents(c, url, src, s.id, o);
+      return result(logId, head.seq, sent, s.robot);
+    } catch (e) {
+      throw fleetErrorOf(url, e);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  } finally {
+    src.close();
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * The fleet store against a real PostgreSQL (server.ts): push, re-push, growth, forks, tampering on either side, the
+ * roles, kills at random points and pushers at once. Skipped, saying why, only where PostgreSQL is not installed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { AuditLog, type EventRow, eventHash } from '../../../main/services/audit/store.js';
+import { pushLog } from '../../../main/services/fleet/push.js';
+import { verifyStore } from '../../../main/services/fleet/verify.js';
+import { initStore } from '../../../main/app/fleet.js';
+import { auditVerify } from '../../../main/app/audit.js';
+import { forged, unguarded, writtenLog } from '../audit/forge.js';
+import { type PgServer, pgMissing, startPg } from './server.js';
+
+const BIN = fileURLToPath(new URL('../../../../bin/witness.js', import.meta.url));
+const skip = pgMissing() ?? false;
+
+/** Appends `n` tool calls in a new run to the log `file` (created when missing). */
+async function grow(file: string, n: number, tag = 'a', tool = 'grip'): Promise<void> {
+  const log = AuditLog.open(file);
+  const run = await log.startRun({
+    world: `world-${tag}`,
+    backend: 'test',
+    operator: 'op',
+    software: 'test',
+    models: {},
+    spec: `G !hazard_${tag}`,
+  });
+  const ps: Promise<number>[] = [];
+  for (let i = 0; i < n; i++) ps.push(log.append(run, 'tool_call', { i, tag }, { tool, step: i }));
+  await Promise.all(ps);
+  await log.close();
+}
+
+/** Runs the CLI; its exit code and output. */
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+describe('the fleet store on a real PostgreSQL', { skip }, () => {
+  let server: PgServer;
+  let dir: string;
+  let n = 0;
+  /** A fresh database of the server with the fleet schema; its owner's URL. */
+  async function freshStore(): Promise<string> {
+    const name = `fleet${++n}`;
+    const c = new pg.Client(server.url);
+    await c.connect();
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    const url = server.urlFor('witness', server.password, name);
+    await initStore(url);
+    return url;
+  }
+  async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+    const c = new pg.Client(url);
+    await c.connect();
+    try {
+      return (await c.query<T>(text, values)).rows;
+    } finally {
+      await c.end();
+    }
+  }
+  const count = async (url: string): Promise<number> =>
+    Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.events'))[0]!.n);
+
+  before(() => {
+    server = startPg();
+    dir = mkdtempSync(join(tmpdir(), 'witness-fleet-'));
+  });
+  after(() => server?.stop());
+
+  test('a push sends the log whole, verified; pushing again sends nothing; a grown log sends only what is new', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'mission.sqlite');
+    const first = await pushLog(w.file, url, { robot: 'r1', host: 'pc1', batch: 4 });
+    assert.equal(first.sent, w.events);
+    assert.equal(first.before, 0);
+    const again = await pushLog(w.file, url, { host: 'pc1' });
+    assert.equal(again.sent, 0);
+    assert.equal(again.robot, 'r1');
+    assert.equal(await count(url), w.events);
+    await grow(w.file, 30);
+    const more = await pushLog(w.file, url, { host: 'pc1', batch: 7 });
+    assert.equal(more.before, w.events);
+    assert.equal(more.sent, 31);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, w.events + 31);
+    assert.equal(v.runs, 3);
+    const local = auditVerify(w.file);
+    assert.equal(v.blobs, local.blobs);
+    assert.equal(v.sources[0]!.head, local.head);
+    assert.equal(more.head, local.head);
+  });
+
+  test('a log whose history does not extend the store’s is refused, saying why, and the store is unchanged', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'fork.sqlite');
+    await grow(file, 20);
+    const old = join(dir, 'fork-old.sqlite');
+    copyFileSync(file, old);
+    await grow(file, 10, 'b');
+    await pushLog(file, url, { host: 'pc1' });
+    const held = await count(url);
+    await assert.rejects(pushLog(old, url, { host: 'pc1' }), (e: Error) => /rolled back/.test(e.message));
+    // A copy of the log that went its own way: another log claiming the same id.
+    const copy = join(dir, 'fork-copy.sqlite');
+    copyFileSync(old, copy);
+    await grow(copy, 15, 'c');
+    await assert.rejects(pushLog(copy, url, { host: 'pc1' }), (e: Error) =>
+      /another hash locally.*another log claiming the same id/.test(e.message),
+    );
+    // Rewritten history: an event's body changed and the chain recomputed after it (the local log verifies).
+    const rewritten = forged(file, dir, 'fork-rewritten.sqlite', (db) =>
+      unguarded(db, () => {
+        db.prepare(`UPDATE events SET body = '{"i":0,"tag":"rewritten"}' WHERE seq = 3`).run();
+        let prev = db.prepare('SELECT hash FROM events WHERE seq = 2').pluck().get() as string;
+        for (const e of db.prepare('SELECT * FROM events WHERE seq >= 3 ORDER BY seq').all() as EventRow[]) {
+          const h = eventHash(prev, e);
+          db.prepare('UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?').run(prev, h, e.seq);
+          prev = h;
+        }
+      }),
+    );
+    assert.equal(auditVerify(rewritten).ok, true);
+    await assert.rejects(
+      pushLog(rewritten, url, { host: 'pc1' }),
+      /event 32, the last the store holds .* was rewritten/,
+    );
+    // The same log pushed from another host.
+    await assert.rejects(pushLog(file, url, { host: 'pc2' }), (e: Error) =>
+      /registered from host "pc1"/.test(e.message),
+    );
+    assert.equal(await count(url), held);
+    assert.equal((await verifyStore(url)).ok, true);
+  });
+
+  test('a tampered log is refused before anything is sent; so is a value PostgreSQL cannot hold', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'tamper-src.sqlite');
+    const bad = forged(w.file, dir, 'tampered.sqlite', (db) =>
+      unguarded(db, () => db.exec(`UPDATE events SET body = '{"forged":true}' WHERE seq = 5`)),
+    );
+    await assert.rejects(pushLog(bad, url), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'tampered');
+      assert.match(e.message, /does not verify, so nothing was sent: events 5: hash does not match/);
+      return true;
+    });
+    const nul = join(dir, 'nul.sqlite');
+    await grow(nul, 3, 'n', 'gr\0ip');
+    await assert.rejects(pushLog(nul, url), /refused, nothing sent: .*event 2: its tool holds a NUL character/);
+    assert.equal(await count(url), 0);
+    assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.runs'))[0]!.n), 0);
+    assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
+  });
+
+  test('the owner cannot update, delete or truncate evidence; verify --from names a row changed behind the triggers', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'owner.sqlite');
+    await pushLog(w.file, url);
+    for (const [q, why] of [
+      ["UPDATE witness.events SET body = '{}' WHERE seq = 3", /events are append-only: UPDATE refused/],
+      ['DELETE FROM witness.events WHERE seq = 14', /events are append-only: DELETE refused/],
+      ["UPDATE witness.runs SET world = 'x'", /runs are append-only: UPDATE refused/],
+      ['DELETE FROM witness.blobs', /blobs are append-only: DELETE refused/],
+      ['TRUNCATE witness.events CASCADE', /append-only: TRUNCATE refused/],
+      ["INSERT INTO witness.blobs VALUES ('00', 'spec', 'x')", /blobs_check/],
+    ] as const)
+      await assert.rejects(sql(url, q), why);
+    assert.equal((await verifyStore(url)).ok, true);
+    await sql(url, 'ALTER TABLE witness.events DISABLE TRIGGER events_append_only');
+    await sql(url, `UPDATE witness.events SET body = '{"forged":1}' WHERE seq = 6`);
+    const r = cli(['audit', 'verify', '--from', url]);
+    assert.equal(r.status, 1, r.out);
+    assert.match(r.out, /NOT intact: events 6 of log [0-9a-f]{64}: hash does not match its content/);
+    assert.match(r.out, /also: schema events_append_only: the trigger events_append_only on events is disabled/);
+    assert.doesNotMatch(r.out, new RegExp(server.password));
+    assert.match(r.out, /witness:\*\*\*@127\.0\.0\.1/);
+  });
+
+  test('the pusher role inserts but cannot update or delete; the reader only reads', async () => {
+    const url = await freshStore();
+    const db = url.slice(url.lastIndexOf('/') + 1);
+    await sql(url, `CREATE ROLE lab_pc${n} LOGIN PASSWORD 'pusher-secret' IN ROLE witness_pusher`);
+    await sql(url, `CREATE ROLE console${n} LOGIN PASSWORD 'reader-secret' IN ROLE witness_reader`);
+    const pusher = server.urlFor(`lab_pc${n}`, 'pusher-secret', db);
+    const reader = server.urlFor(`console${n}`, 'reader-secret', db);
+    const w = await writtenLog(dir, 'roles.sqlite');
+    const r = await pushLog(w.file, pusher);
+    assert.equal(r.sent, w.events);
+    for (const q of [
+      "UPDATE witness.events SET body = '{}' WHERE seq = 3",
+      'DELETE FROM witness.events',
+      'DELETE FROM witness.sources',
+      'SELECT body FROM witness.events',
+    ])
+      await assert.rejects(sql(pusher, q), /permission denied/);
+    const other = join(dir, 'roles-other.sqlite');
+    await grow(other, 5);
+    await assert.rejects(pushLog(other, reader), /permission denied/);
+    await assert.rejects(sql(reader, "INSERT INTO witness.blobs VALUES ('a', 'b', 'c')"), /permission denied/);
+    const v = await verifyStore(reader);
+    assert.equal(v.ok, true);
+    assert.equal(v.events, w.events);
+    // The CLI never prints a password, not even on a failed login.
+    const wrong = cli(['audit', 'push', w.file, '--to', server.urlFor(`lab_pc${n}`, 'not-the-secret', db)]);
+    assert.equal(wrong.status, 2);
+    assert.match(wrong.out, /cannot log in/);
+    assert.doesNotMatch(wrong.out, /not-the-secret/);
+  });
+
+  test('pushes killed at random points lose and duplicate nothing; the next push finishes', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'killed.sqlite');
+    for (let i = 0; i < 4; i++) await grow(file, 1500, `k${i}`);
+    const local = 4 * 1501;
+    let seen = 0,
+      partial = 0;
+    for (let i = 0; i < 10; i++) {
+      const child = spawn(process.execPath, [BIN, 'audit', 'push', file, '--to', url, '--batch', '97'], {
+        stdio: 'ignore',
+      });
+      let over = false;
+      const exited = new Promise((r) =>
+        child.once('exit', () => {
+          over = true;
+          r(undefined);
+        }),
+      );
+      // Every other kill once the push has begun sending (a batch landed), the others at any moment of its start.
+      if (i % 2 === 1)
+        for (let k = 0; k < 500 && !over && (await count(url)) === seen; k++)
+          await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * (i % 2 === 1 ? 60 : 400))));
+      child.kill('SIGKILL');
+      await exited;
+      const held = await count(url);
+      assert.ok(held >= seen && held <= local, `${held} after a kill`);
+      seen = held;
+      if (held > 0 && held < local) partial++;
+      const v = await verifyStore(url);
+      assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    }
+    assert.ok(partial > 0, 'no kill landed in the middle of a push');
+    const done = await pushLog(file, url);
+    assert.equal(done.before + done.sent, local);
+    assert.equal(await count(url), local);
+    assert.equal((await verifyStore(url)).events, local);
+  });
+
+  test('a server restarted during a push: the push fails saying so, the next one finishes, nothing lost', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'restarted.sqlite');
+    await grow(file, 6000, 'r');
+    const child = spawn(process.execPath, [BIN, 'audit', 'push', file, '--to', url, '--batch', '50'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // Restart once the push has begun sending.
+    for (let i = 0; i < 200 && (await count(url).catch(() => 0)) === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    server.restart();
+    const status = await exited;
+    const held = await count(url);
+    if (held < 6001) {
+      assert.equal(status, 2, out);
+      assert.match(out, /the server cannot be reached or went away/);
+      assert.doesNotMatch(out, new RegExp(server.password));
+    }
+    const done = await pushLog(file, url);
+    assert.equal(done.before, held);
+    assert.equal(done.before + done.sent, 6001);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, 6001);
+  });
+
+  test('the PG* variables fill in what the URL leaves out, and the JSON answer names the store without a password', async () => {
+    const url = await freshStore();
+    const db = url.slice(url.lastIndexOf('/') + 1);
+    const file = join(dir, 'env.sqlite');
+    await grow(file, 10);
+    const r = cli(['audit', 'push', file, '--to', `postgres:///${db}`, '--robot', 'r9', '--json'], {
+      PGHOST: '127.0.0.1',
+      PGPORT: String(server.port),
+      PGUSER: 'witness',
+      PGPASSWORD: server.password,
+    });
+    assert.equal(r.status, 0, r.out);
+    const j = JSON.parse(r.out) as { sent: number; store: string; robot: string };
+    assert.equal(j.sent, 11);
+    assert.equal(j.robot, 'r9');
+    assert.doesNotMatch(r.out, new RegExp(server.password));
+    const v = cli(['audit', 'verify', '--from', `postgres://witness@127.0.0.1:${server.port}/${db}`], {
+      PGPASSWORD: server.password,
+    });
+    assert.equal(v.status, 0, v.out);
+    assert.match(v.out, /intact: 11 events, 1 runs, 1 blobs in 1 source/);
+  });
+
+  test('pushers at once: two logs side by side, and one log pushed twice at the same time', async () => {
+    const url = await freshStore();
+    const a = join(dir, 'pc-a.sqlite');
+    const b = join(dir, 'pc-b.sqlite');
+    await grow(a, 2000, 'a');
+    await grow(b, 2000, 'b');
+    const rs = await Promise.all([
+      pushLog(a, url, { host: 'pc-a', batch: 100 }),
+      pushLog(b, url, { host: 'pc-b', batch: 100 }),
+      pushLog(a, url, { host: 'pc-a', batch: 100 }),
+    ]);
+    assert.equal(rs[0].sent + rs[2].sent, 2001);
+    assert.equal(rs[1].sent, 2001);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, 4002);
+    assert.deepEqual(v.sources.map((s) => s.host).sort(), ['pc-a', 'pc-b']);
+  });
+});

@@ -1,0 +1,56 @@
+/** The fleet store's URLs in messages: the password masked wherever it appears, nothing else changed. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FleetError, isStoreUrl, redactText, redactUrl } from '../../../main/services/fleet/store.js';
+
+test('a URL is shown with its password masked, in the authority and in a password parameter', () => {
+  assert.equal(redactUrl('postgres://lab:s3cr%40t@db.lab:5432/fleet'), 'postgres://lab:***@db.lab:5432/fleet');
+  assert.equal(
+    redactUrl('postgresql://db/fleet?sslmode=require&password=hunter2&x=1'),
+    'postgresql://db/fleet?sslmode=require&password=***&x=1',
+  );
+  assert.equal(redactUrl('postgres://lab@db/fleet'), 'postgres://lab@db/fleet');
+  assert.equal(redactUrl('postgres://db/fleet'), 'postgres://db/fleet');
+});
+
+test('a message never holds the password, raw or decoded, nor PGPASSWORD', () => {
+  const url = 'postgres://lab:s3cr%40t@db.lab/fleet';
+  const before = process.env['PGPASSWORD'];
+  process.env['PGPASSWORD'] = 'from-the-env';
+  try {
+    const msg = redactText(`connecting to ${url} as lab with s3cr@t or s3cr%40t or from-the-env failed`, url);
+    assert.equal(msg, 'connecting to postgres://lab:***@db.lab/fleet as lab with *** or *** or *** failed');
+    const e = new FleetError(url, 'password s3cr@t refused', 'forbidden');
+    assert.equal(e.message, 'postgres://lab:***@db.lab/fleet: password *** refused');
+    assert.equal(e.code, 'forbidden');
+  } finally {
+    if (before === undefined) delete process.env['PGPASSWORD'];
+    else process.env['PGPASSWORD'] = before;
+  }
+});
+
+test('only postgres:// and postgresql:// URLs name a store', () => {
+  assert.equal(isStoreUrl('postgres://h/d'), true);
+  assert.equal(isStoreUrl('POSTGRESQL://h/d'), true);
+  assert.equal(isStoreUrl('audit.sqlite'), false);
+  assert.equal(isStoreUrl('mysql://h/d'), false);
+});
+
+test('verify takes an audit database or a store with --from, exactly one of them', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../../../../bin/witness.js', import.meta.url).pathname;
+  for (const args of [
+    ['audit', 'verify'],
+    ['audit', 'verify', 'x.sqlite', '--from', 'postgres://h/d'],
+  ]) {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /name an audit database, or a fleet store with --from postgres:\/\/…, not both/);
+  }
+  const r = spawnSync(process.execPath, [bin, 'audit', 'push', 'x.sqlite', '--to', 'mysql://u:pw@h/d'], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /mysql:\/\/u:\*\*\*@h\/d: not a PostgreSQL URL/);
+  assert.doesNotMatch(r.stderr + r.stdout, /:pw@/);
+});
