@@ -51,6 +51,15 @@ export interface History {
   readonly goal: string;
   readonly entries: readonly HistoryEntry[];
   readonly state: WorldState;
+  /** The rules the loop enforces (a rules file), with what they demand of the next call now. */
+  readonly rules?: RulesView;
+}
+
+/** What a planner is told of the rules: each rule, the propositions, the pending obligations in words. */
+export interface RulesView {
+  readonly rules: readonly { readonly name: string; readonly ltl: string; readonly description?: string }[];
+  readonly propositions: readonly { readonly name: string; readonly expr: string }[];
+  readonly obligations: readonly string[];
 }
 
 export type Proposal =
@@ -247,7 +256,24 @@ interface Condition {
   readonly expr: string;
 }
 
-const historyOf = (r: Run): History => ({ goal: r.goal, entries: [...r.entries], state: r.state });
+const historyOf = (r: Run): History => ({
+  goal: r.goal,
+  entries: [...r.entries],
+  state: r.state,
+  ...(r.o.rules !== undefined ? { rules: rulesView(r.o.rules) } : {}),
+});
+
+function rulesView(m: RuleMonitor): RulesView {
+  return {
+    rules: m.set.rules.map((x) => ({
+      name: x.name,
+      ltl: x.ltl,
+      ...(x.description !== undefined ? { description: x.description } : {}),
+    })),
+    propositions: m.set.propositions,
+    obligations: m.obligations(),
+  };
+}
 
 /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
 function endRun(

@@ -4,7 +4,9 @@ import { registerRules } from '../../../main/core/loop/rules.js';
 import { RuleMonitor } from '../../../main/core/loop/rule-monitor.js';
 import { predictState } from '../../../main/core/loop/predict.js';
 import { runLoop, type LoopOptions } from '../../../main/core/loop/loop.js';
-import { RecoveryPlanner, parseScript } from '../../../main/core/loop/planners.js';
+import { RecoveryPlanner, ScriptedPlanner, parseScript } from '../../../main/core/loop/planners.js';
+import { LlmPlanner } from '../../../main/services/llm/openai-planner.js';
+import { createServer } from 'node:http';
 import type { Decide, Escalation } from '../../../main/contract/failure.js';
 import { StepThroughWorld, VOCAB, tools } from './step-world.js';
 
@@ -141,4 +143,71 @@ test('a violation the prediction missed but the evidence shows escalates to the 
   );
   assert.equal(none.outcome, 'escalated', 'without an operator the run ends');
   assert.match(none.reason, /rule violation/);
+});
+
+test('the scripted and recovery planners skip a refused call (no alternative) and go on with the plan', async () => {
+  const steps = {
+    steps: [
+      { tool: 'pick', args: { target: 'red_mug', approach_dz: -0.02 } },
+      { tool: 'place', args: { target: 'red_bin' } },
+      { tool: 'place', args: { target: 'tray' } },
+    ],
+  };
+  for (const planner of [
+    new ScriptedPlanner(parseScript(steps, 'p.json')),
+    new RecoveryPlanner(parseScript(steps, 'p.json')),
+  ]) {
+    const w = new StepThroughWorld();
+    const rules = monitor(PROPS, [{ name: 'nothing_in_bin', ltl: 'G !to_bin' }]);
+    const r = await runLoop(tools(), w, planner, 'g', opts({ rules }));
+    assert.equal(r.outcome, 'success', `${planner.constructor.name}: ${r.reason}`);
+    assert.deepEqual(
+      w.calls.map((c) => (c as { args: { target: string } }).args.target),
+      ['red_mug', 'tray'],
+    );
+    assert.deepEqual(
+      r.failures.map((f) => f.label),
+      ['rule-refused'],
+    );
+  }
+});
+
+test('the LLM planner is told the rules and the pending obligations; its refused proposal comes back to it', async () => {
+  const bodies: string[] = [];
+  const replies = [
+    { name: 'pick', arguments: '{"target": "red_mug", "approach_dz": -0.02}' },
+    { name: 'pick', arguments: '{"target": "tray"}' },
+    { name: 'place', arguments: '{"target": "tray"}' },
+  ];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      const f = replies[bodies.length - 1] ?? { name: 'finish', arguments: '{}' };
+      const message = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: f }] };
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ index: 0, finish_reason: 'tool_calls', message }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const port = (server.address() as { port: number }).port;
+    const planner = new LlmPlanner(tools(), { baseUrl: `http://127.0.0.1:${port}`, model: 'm' });
+    const rules = monitor(PROPS, [{ name: 'place_after_pick', ltl: 'G (picking -> X (!picking U placing))' }]);
+    const r = await runLoop(tools(), new StepThroughWorld(), planner, 'g', opts({ rules }));
+    assert.equal(r.outcome, 'success', r.reason);
+    assert.match(bodies[0]!, /place_after_pick: G \(picking -> X \(!picking U placing\)\)/);
+    assert.match(bodies[0]!, /picking := call.tool == \\"pick\\"/);
+    assert.doesNotMatch(bodies[0]!, /Pending rule obligations/);
+    assert.match(bodies[1]!, /Pending rule obligations: place_after_pick: the next call must not make picking hold/);
+    assert.match(bodies[2]!, /"stage\\":\\"rule\\"/, 'the refused proposal is in its history');
+    assert.deepEqual(
+      r.failures.map((f) => [f.label, f.tool]),
+      [['rule-refused', 'pick']],
+    );
+  } finally {
+    server.close();
+  }
 });
