@@ -103,3 +103,18 @@ test('a bad rules file exits 2 with file:line, the JSON path and did-you-mean, b
   );
   assert.equal(r.out, '');
 });
+
+test('witness bench rules: the loop with ten rules against the same loop without, per call and as a ratio', async () => {
+  const r = await cli('bench', 'rules', '--calls', '20', '--runs', '1', '--json');
+  assert.equal(r.code, 0, r.err);
+  const rows = JSON.parse(r.out) as { config: string; calls: number; per_call_us: number; ratio: number }[];
+  assert.deepEqual(
+    rows.map((x) => [x.config, x.calls]),
+    [
+      ['no rules', 20],
+      ['10 rules', 20],
+    ],
+  );
+  assert.ok(rows.every((x) => x.per_call_us > 0 && Number.isFinite(x.ratio)));
+  assert.equal(rows[0]!.ratio, 1);
+});

@@ -134,11 +134,23 @@ function collectRefs(e: Expr, out: string[]): void {
   if (k.case === 'selectExpr') collectRefs((k.value as { operand: Expr }).operand, out);
 }
 
+/** Parsed postconditions, by text: the same few are read at every call. */
+const parsed = new Map<string, Expr>();
+function parsedExpr(expr: string): Expr {
+  let e = parsed.get(expr);
+  if (e === undefined) {
+    e = parseExpr(expr);
+    if (parsed.size >= 1024) parsed.clear();
+    parsed.set(expr, e);
+  }
+  return e;
+}
+
 /** The state expected after calling `tool` with `args` on `state`, by its declared postconditions. */
 export function predictState(tool: RegisteredTool, args: unknown, state: WorldState): Prediction {
   const ctx: Ctx = { ...state, args, pre: state };
   const out: Effects = { sets: [], unknown: [] };
-  for (const c of tool.postconditions) effects(parseExpr(c.expr), ctx, out);
+  for (const c of tool.postconditions) effects(parsedExpr(c.expr), ctx, out);
   const next = { ...state } as Record<string, unknown>;
   for (const s of out.sets) setPath(next, s.segs, s.value);
   return { state: next, unknown: [...new Set(out.unknown)] };
