@@ -4,8 +4,8 @@
  * (`call.tool`, `call.args.<name>`); rules are LTL over them, one letter per executed call. A bounded
  * recurrence is written with the counting macro `F[<=n] p` (p within n calls, this one included),
  * which expands to `p | X p | … | X^(n-1) p` before translation. Registration checks everything
- * against the world's vocabulary and the registered tools before anything runs, each problem at its
- * file, JSON path and line.
+ * against the world's vocabulary and the registered tools before anything runs (a rule that can
+ * never hold included), each problem at its file, JSON path and line.
  */
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { InputError, checkSchema } from '../input/json.js';
@@ -16,6 +16,7 @@ import { printLtl } from '../ltl/printer.js';
 import { scanLtl } from '../ltl/lexer.js';
 import { translateFormula } from '../ltl/translate.js';
 import type { BuchiAutomaton } from '../ltl/automaton.js';
+import { LetterSteps } from '../ltl/forbidden.js';
 import { WitnessError } from '../../contract/errors.js';
 import type { RegisteredTool } from './tools.js';
 import { type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
@@ -280,6 +281,9 @@ export function registerRules(
       }
     }
     const automaton = translateFormula(formula).automaton;
+    // A rule no sequence of calls satisfies would refuse every call: a mistake to say now, not at the first call.
+    if (!new LetterSteps(automaton).viable(automaton.initial))
+      fail(['rules', i, 'ltl'], `rule "${r.name}" can never hold (no sequence of calls satisfies ${r.ltl})`);
     return {
       name: r.name,
       ltl: r.ltl,

@@ -85,6 +85,11 @@ test('registration errors name the file, the JSON path and the line, with did-yo
     /\$\.rules\[1\]\.name/,
     /a rule named "place_after_pick" is already defined/,
   );
+  rejects(
+    { ...RULES, rules: [{ name: 'never', ltl: 'G holding & F !holding' }] },
+    /\$\.rules\[0\]\.ltl/,
+    /rule "never" can never hold/,
+  );
   rejects({ ...RULES, propositions: { Bad: 'true' } }, /\$\.propositions/, /"Bad" is no proposition name/);
 });
 
