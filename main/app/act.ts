@@ -15,6 +15,8 @@ import { type RegisteredTool, type ToolDef, parseTool, registerTools } from '../
 import { type LoopCall, type LoopEvents, type LoopResult, type Planner, runLoop } from '../core/loop/loop.js';
 import { type PlanStep, RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
 import { VocabularyError, checkCondition, type Vocabulary } from '../core/loop/vocabulary.js';
+import { type RuleSet, registerRules } from '../core/loop/rules.js';
+import { RuleMonitor } from '../core/loop/rule-monitor.js';
 import { InputError, parseJson } from '../core/input/json.js';
 import { type World, toolsOf } from '../core/world/world.js';
 import { type OpenOptions, worldEntry } from '../backends/catalogue.js';
@@ -74,6 +76,8 @@ export interface ActRequest {
   readonly onCall?: (c: LoopCall) => void;
   /** Called once the run is recorded (its audit run id, or null without an audit log), before anything moves. */
   readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
+  /** A registered rules file: each call checked before it runs and monitored after it. */
+  readonly rules?: RuleSet;
 }
 
 /** Runs the tool loop once: the one assembly of the careful control loop. */
@@ -124,6 +128,7 @@ export async function act(
         ...(req.decide ? { decide: req.decide } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
         ...(req.onCall ? { onCall: req.onCall } : {}),
+        ...(req.rules !== undefined ? { rules: new RuleMonitor(req.rules) } : {}),
       });
     } catch (e) {
       // A run that was recorded is never left without an end: whatever stopped it is its reason.
@@ -279,6 +284,23 @@ function checkGoal(goal: string, v: Vocabulary): void {
   }
 }
 
+/** Reads and registers a rules file against the world's vocabulary and the registered tools (file:line in errors). */
+async function readRules(file: string, tools: ReadonlyMap<string, RegisteredTool>, v: Vocabulary): Promise<RuleSet> {
+  let text: string;
+  try {
+    text = await readInputText(file, INPUT.rules);
+  } catch (e) {
+    if (e instanceof InputRefused) throw e;
+    const code = readFailure(e);
+    throw new WitnessError(
+      code === 'ENOENT' ? 'not-found' : 'unreadable',
+      `--rules ${file}: ${code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(e)}`}`,
+      { path: '--rules' },
+    );
+  }
+  return registerRules(parseJson(text, file), file, tools, v, text);
+}
+
 /**
  * A plan's steps name registered tools with arguments their schemas accept (alternatives included): checked before
  * anything moves.
@@ -320,6 +342,8 @@ export interface ActOptions {
   readonly task?: string;
   /** A scripted plan file (scripted and recovery planners). */
   readonly plan?: string;
+  /** A rules file (docs/FORMATS.md, "Rules files"): temporal rules every call is checked against. */
+  readonly rules?: string;
   readonly planner: ActPlannerKind;
   readonly llm?: LlmSettings;
   readonly replans: number;
@@ -363,8 +387,8 @@ export interface ActReport {
  * `witness act`: the careful control loop with the user's tool files, plan and goal on a tool world.
  * Everything is checked before anything moves or connects — the world id, its vocabulary, every tool
  * file (parsed and registered: file and JSON path), the goal verifier, the plan (its tools and
- * arguments) — then the world is opened (a ROS 2 world without ROS 2: Ros2Unavailable, exit 4) and
- * the loop runs, recorded in the audit log.
+ * arguments), the rules file (registered against both) — then the world is opened (a ROS 2 world
+ * without ROS 2: Ros2Unavailable, exit 4) and the loop runs, recorded in the audit log.
  */
 export async function runAct(o: ActOptions): Promise<ActReport> {
   const entry = worldEntry(o.world);
@@ -402,6 +426,7 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
     steps = parseScript(parseJson(text, o.plan), o.plan);
     checkPlan(steps, tools, o.plan);
   }
+  const rules = o.rules !== undefined ? await readRules(o.rules, tools, v) : undefined;
   const planner = plannerOf(o.planner, steps, o.llm);
   const task = o.task ?? o.goal;
   // Connected (or the simulator loaded) before the audit log is touched: a robot that cannot be
@@ -430,7 +455,11 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
               log,
               operator: o.operator ?? operatorName(),
               via: o.via ?? 'cli',
-              meta: { planner: o.planner, ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }) },
+              meta: {
+                planner: o.planner,
+                ...(o.rules !== undefined ? { rules: o.rules } : {}),
+                ...(o.meta ?? { goal: o.goal, tools: o.tools, plan: o.plan ?? null }),
+              },
             },
           }
         : {}),
@@ -438,6 +467,7 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
       ...(o.onEvent ? { onEvent: o.onEvent } : {}),
       ...(o.onCall ? { onCall: o.onCall } : {}),
       ...(o.started ? { started: o.started } : {}),
+      ...(rules !== undefined ? { rules } : {}),
     });
     if (log !== null) await settleAudit(log, [{ errors: r.auditErrors }]);
     return {

@@ -32,12 +32,24 @@ import { fmt } from './stats.js';
 import { rerunBench, rerunTable, startupBench, startupTable } from './cli-bench.js';
 import { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables, runMapBench as mapBench } from './map-bench.js';
 import { rosbagBenchTable, runRosbagBench as rosbagBench } from './rosbag-bench.js';
+import { rulesBenchTable, runRulesBench as rulesBench } from './rules-bench.js';
 import { openAuditLog } from '../app/audit-log.js';
 import { benchBackbone, openBackbone } from '../app/backbone.js';
 import { type HiqlOverrides, ensureHiql, hiqlConfig } from '../app/hiql.js';
 import { checkedRegime } from '../app/data.js';
 
-export { translationBench, worldBench, antBench, auditBench, exportBench, mapBench, rosbagBench, rosbagBenchTable };
+export {
+  translationBench,
+  worldBench,
+  antBench,
+  auditBench,
+  exportBench,
+  mapBench,
+  rosbagBench,
+  rosbagBenchTable,
+  rulesBench,
+  rulesBenchTable,
+};
 export { MAP_BENCH_DEFAULTS, MAP_BENCH_SPECS, mapBenchTables };
 export {
   fmt,

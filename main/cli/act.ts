@@ -194,6 +194,10 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
           '--plan <file>',
           'a scripted plan (docs/FORMATS.md, "Scripted plans"): needed by --planner scripted and recovery',
         )
+        .option(
+          '--rules <file>',
+          'a rules file (docs/FORMATS.md, "Rules files"): LTL rules over the calls; a call that would break one is refused',
+        )
         .option('--operator <name>', 'who runs it (recorded in the audit log and with decisions; default: the user)'),
     ),
   ).action(
@@ -208,6 +212,7 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
             goal: string;
             task?: string;
             plan?: string;
+            rules?: string;
             operator?: string;
           },
       ) =>
@@ -222,6 +227,7 @@ export function actCommand(io: Output, setExit: (c: number) => void): Command {
               goal: o.goal,
               ...(o.task !== undefined ? { task: o.task } : {}),
               ...(o.plan !== undefined ? { plan: o.plan } : {}),
+              ...(o.rules !== undefined ? { rules: o.rules } : {}),
               planner: o.planner,
               llm: llmOf(o, io),
               replans: o.replans,

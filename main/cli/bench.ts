@@ -578,6 +578,34 @@ function registerBenchCli(cmd: Command, io: Output, setExit: (c: number) => void
     );
 }
 
+function registerBenchRules(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  cmd
+    .command('rules')
+    .description(
+      'the per-call overhead of a rules file (ten LTL rules) on the tool loop, against the same loop without rules',
+    )
+    .option('--calls <n>', 'tool calls per run', intFlag('--calls', 2, 100_000), 400)
+    .option(
+      '--runs <n>',
+      'runs of each configuration, interleaved (after one warm-up each)',
+      intFlag('--runs', 1, 1000),
+      9,
+    )
+    .option('--json', 'print the figures as JSON')
+    .action(
+      action(io, setExit, async (o: { calls: number; runs: number; json?: boolean }) => {
+        const app = await bench();
+        const started = Date.now();
+        const rows = await app.rulesBench(o.calls, o.runs);
+        if (o.json) io.out(JSON.stringify(rows) + '\n');
+        else
+          io.out(
+            `# witness bench rules --calls ${o.calls} --runs ${o.runs}\n\n${app.rulesBenchTable(rows)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version}; an in-memory world that answers at once)\n`,
+          );
+      }),
+    );
+}
+
 export function benchCommand(io: Output, setExit: (c: number) => void): Command {
   const cmd = new Command('bench').description('benchmarks (figures for docs/BENCHMARKS.md)');
   registerBenchLtl(cmd, io, setExit);
@@ -590,5 +618,6 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
   registerBenchMap(cmd, io, setExit);
   registerBenchRosbag(cmd, io, setExit);
   registerBenchCli(cmd, io, setExit);
+  registerBenchRules(cmd, io, setExit);
   return cmd;
 }

@@ -159,6 +159,28 @@ const Checkpoint = Type.Object({
   to: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 })),
 });
 
+/**
+ * A verdict of the tool loop's rules (a rules file) on one call: `predicted` before it (on the call and its tool's
+ * declared effect; a refusal when not ok), `observed` after it (on the sensor evidence; a violation when not ok).
+ */
+const RuleVerdictBody = Type.Object({
+  phase: StringEnum(['predicted', 'observed']),
+  ok: Type.Boolean(),
+  tool: Type.String(),
+  arguments: Json,
+  letter: Type.Array(Type.String(), { description: 'the propositions that hold on the letter judged' }),
+  open: Type.Array(Type.String(), { description: "propositions the tool's declaration leaves open, tried both ways" }),
+  rule: Type.Optional(Type.String()),
+  ltl: Type.Optional(Type.String()),
+  proposition: Type.Optional(Type.String()),
+  broken: Type.Array(Type.String()),
+  observed: Type.Record(Type.String(), Json),
+  errors: Type.Array(Type.Object({ proposition: Type.String(), error: Type.String() })),
+  rules: Type.Array(Type.Object({ name: Type.String(), states: Type.Array(Type.Integer()), viable: Type.Boolean() }), {
+    description: "each rule's monitor state after the verdict",
+  }),
+});
+
 /** Every event kind and its body. */
 export const AUDIT_EVENTS = {
   run_start: RunStart,
@@ -173,6 +195,7 @@ export const AUDIT_EVENTS = {
   evidence: Evidence,
   plan: PlanBody,
   checkpoint: Checkpoint,
+  rule_verdict: RuleVerdictBody,
 } as const satisfies Record<string, TSchema>;
 
 export type AuditEventKind = keyof typeof AUDIT_EVENTS;

@@ -37,7 +37,18 @@ export const ToolFailureRecord = Type.Object({
   expr: Type.String(),
   observed: Type.Record(Type.String(), Type.Unknown()),
   t_s: Type.Number({ description: 'seconds since the loop started' }),
-  stage: StringEnum(['precondition', 'postcondition', 'timeout', 'world-error']),
+  stage: StringEnum(['precondition', 'postcondition', 'timeout', 'world-error', 'rule']),
+  /** stage rule: the rules-file rule the call would break (refused before it) or broke (seen after it). */
+  rule: Type.Optional(
+    Type.Object({
+      name: Type.String(),
+      ltl: Type.String({ description: 'the rule as written' }),
+      proposition: Type.String({ description: 'the proposition that decides it' }),
+      phase: StringEnum(['predicted', 'observed'], {
+        description: 'predicted: refused before the call; observed: the evidence after it broke the rule',
+      }),
+    }),
+  ),
   error: Type.Optional(
     Type.String({ description: 'why the condition could not be evaluated; absent when it evaluated to false' }),
   ),
@@ -136,6 +147,7 @@ export const EscalationCause = StringEnum([
   'gave-up',
   'invalid-proposals',
   'step-limit',
+  'rule-violation',
 ]);
 export type EscalationCause = Static<typeof EscalationCause>;
 

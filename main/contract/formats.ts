@@ -158,3 +158,46 @@ export const ToolDocument = Type.Object(
   },
 );
 export type ToolDocument = Static<typeof ToolDocument>;
+
+/** A rules file's proposition and rule names: the LTL engine reads them as atomic propositions. */
+export const RULE_NAME = '^[a-z][a-z0-9_]*$';
+
+export const RulesDocument = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    propositions: Type.Record(
+      Type.String({ pattern: RULE_NAME }),
+      Type.String({
+        minLength: 1,
+        description:
+          'CEL over the state observed after a call (world fields, objects) and the call itself (call.tool, call.args.<name>).',
+      }),
+      { additionalProperties: false, description: 'Named propositions the rules are written over.' },
+    ),
+    rules: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ pattern: RULE_NAME }),
+          ltl: Type.String({
+            minLength: 1,
+            description:
+              'LTL over the propositions, one letter per executed call; F[<=n] p (p within n calls, this one included) expands to p | X p | … | X^(n-1) p.',
+          }),
+          description: Type.Optional(Type.String()),
+        },
+        strict,
+      ),
+      { minItems: 1 },
+    ),
+  },
+  {
+    ...strict,
+    $schema: DRAFT,
+    $id: id('rules'),
+    title: 'Witness tool-loop rules',
+    description:
+      'Temporal rules over the sequence of tool calls and observed states: propositions as CEL predicates, rules in LTL, checked before each call (refusal) and monitored after it (escalation).',
+  },
+);
+export type RulesDocument = Static<typeof RulesDocument>;

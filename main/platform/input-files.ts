@@ -33,6 +33,7 @@ export const INPUT = {
   regions: { maxBytes: 16 * MB, what: 'a regions file' },
   tools: { maxBytes: 16 * MB, what: 'a tool file' },
   plan: { maxBytes: 16 * MB, what: 'a scripted plan' },
+  rules: { maxBytes: 16 * MB, what: 'a rules file' },
   formula: { maxBytes: 1 * MB, what: 'a formula file' },
   config: { maxBytes: 16 * MB, what: 'a configuration file' },
   layout: { maxBytes: 16 * MB, what: 'a maze layout' },

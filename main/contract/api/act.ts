@@ -62,7 +62,14 @@ export interface ActTool {
 }
 
 type ActStepKind =
-  'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence';
+  | 'tool_call'
+  | 'verifier_result'
+  | 'failure_record'
+  | 'replan'
+  | 'escalation'
+  | 'operator_decision'
+  | 'evidence'
+  | 'rule_verdict';
 
 export type ActEvent =
   /** A call about to run, its preconditions checked on the state just observed (a refused one fails next). */

@@ -66,11 +66,31 @@ export function refText(r: Ref): string {
   return `${refText(r.of)}[${r.key.kind === 'const' ? JSON.stringify(r.key.value) : refText(r.key)}]`;
 }
 
+/** The outermost name of a reference (args, pre, gripper, objects, …). */
+export function rootName(r: Ref): string {
+  return r.kind === 'name' ? r.name : rootName(r.of);
+}
+
+/** Conditions whose references are kept: a loop reads the same few conditions at every call. */
+const REFERENCES_KEPT = 1024;
+const kept = new Map<string, readonly Ref[]>();
+
 /**
  * Everything a condition reads: each maximal reference, and the references used as index keys
  * inside them (objects[args.target].on reads args.target too). `has(args.x)` reads args.x.
+ * Parsed once per condition (up to REFERENCES_KEPT of them).
  */
-export function references(expr: string): Ref[] {
+export function references(expr: string): readonly Ref[] {
+  let r = kept.get(expr);
+  if (r === undefined) {
+    r = Object.freeze(readReferences(expr));
+    if (kept.size >= REFERENCES_KEPT) kept.clear();
+    kept.set(expr, r);
+  }
+  return r;
+}
+
+function readReferences(expr: string): Ref[] {
   const out: Ref[] = [];
   const seen = new Set<string>();
   const add = (r: Ref): void => {

@@ -25,6 +25,7 @@ import { DECISIONS, LOOP_DEFAULTS } from '../../contract/defaults.js';
 import { type ErrorReport, WitnessError, errorReport } from '../../contract/errors.js';
 import { type Tools, type WorldErrorKind, WorldError } from '../world/world.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
+import type { RuleMonitor, RuleVerdict } from './rule-monitor.js';
 
 export interface ToolCall {
   readonly tool: string;
@@ -50,6 +51,15 @@ export interface History {
   readonly goal: string;
   readonly entries: readonly HistoryEntry[];
   readonly state: WorldState;
+  /** The rules the loop enforces (a rules file), with what they demand of the next call now. */
+  readonly rules?: RulesView;
+}
+
+/** What a planner is told of the rules: each rule, the propositions, the pending obligations in words. */
+export interface RulesView {
+  readonly rules: readonly { readonly name: string; readonly ltl: string; readonly description?: string }[];
+  readonly propositions: readonly { readonly name: string; readonly expr: string }[];
+  readonly obligations: readonly string[];
 }
 
 export type Proposal =
@@ -96,6 +106,11 @@ export interface LoopOptions {
   readonly signal?: AbortSignal;
   /** A call about to run, with its preconditions checked on the state just observed (for live views; not audited). */
   readonly onCall?: (c: LoopCall) => void;
+  /**
+   * The rules' monitor (a rules file): a call that would break a rule is refused before it runs (a failure record of
+   * stage `rule`, then a replan); a rule broken on the evidence after a call escalates to the operator.
+   */
+  readonly rules?: RuleMonitor;
 }
 
 /** A call the loop is about to execute (or refused at a precondition), for the live views. */
@@ -115,7 +130,14 @@ export interface LoopCall {
 
 type LoopEventKind = Extract<
   AuditEventKind,
-  'tool_call' | 'verifier_result' | 'failure_record' | 'replan' | 'escalation' | 'operator_decision' | 'evidence'
+  | 'tool_call'
+  | 'verifier_result'
+  | 'failure_record'
+  | 'replan'
+  | 'escalation'
+  | 'operator_decision'
+  | 'evidence'
+  | 'rule_verdict'
 >;
 
 /** Where the loop's evidence goes, typed by the audit event catalogue. */
@@ -234,7 +256,24 @@ interface Condition {
   readonly expr: string;
 }
 
-const historyOf = (r: Run): History => ({ goal: r.goal, entries: [...r.entries], state: r.state });
+const historyOf = (r: Run): History => ({
+  goal: r.goal,
+  entries: [...r.entries],
+  state: r.state,
+  ...(r.o.rules !== undefined ? { rules: rulesView(r.o.rules) } : {}),
+});
+
+function rulesView(m: RuleMonitor): RulesView {
+  return {
+    rules: m.set.rules.map((x) => ({
+      name: x.name,
+      ltl: x.ltl,
+      ...(x.description !== undefined ? { description: x.description } : {}),
+    })),
+    propositions: m.set.propositions,
+    obligations: m.obligations(),
+  };
+}
 
 /** `aborted`: the operator ended it, and its escalation was emitted before the question. */
 function endRun(
@@ -348,7 +387,7 @@ async function callStep(r: Run, p: Extract<Proposal, { kind: 'call' }>): Promise
   // call's end: a real world moves while the planner thinks. Preconditions are checked on it too.
   r.state = await r.world.observe();
   const b: Bound = { args: call.args, pre: r.state };
-  let record = checkPreconditions(r, t, call, b);
+  let record = checkRules(r, t, call) ?? checkPreconditions(r, t, call, b);
   if (record === null) {
     const ran = await runSkill(r, t, call, b);
     if ('ended' in ran) return ran.ended;
@@ -413,6 +452,76 @@ function failureRecord(
   };
 }
 
+/** The rules' verdict on a call before it runs: the refusal's failure record, or null (none, or no rules). */
+function checkRules(r: Run, t: RegisteredTool, call: ToolCall): ToolFailureRecord | null {
+  const m = r.o.rules;
+  if (m === undefined) return null;
+  const v = m.predict(call, t, r.state);
+  emitVerdict(r, m, call, v);
+  return v.ok ? null : ruleRecord(r, call, v);
+}
+
+function emitVerdict(r: Run, m: RuleMonitor, call: ToolCall, v: RuleVerdict): void {
+  const { phase, ok, letter, open, broken, observed: seen, errors } = v;
+  r.emit('rule_verdict', {
+    phase,
+    ok,
+    tool: call.tool,
+    arguments: call.args,
+    letter: [...letter],
+    open: [...open],
+    ...(v.rule !== undefined ? { rule: v.rule, ltl: v.ltl!, proposition: v.proposition! } : {}),
+    broken: [...broken],
+    observed: seen,
+    errors: errors.map((e) => ({ ...e })),
+    rules: m.status().map((s) => ({ ...s, states: [...s.states] })),
+  });
+}
+
+/** The failure record of a rule's verdict: refused before the call (transient: replanned) or broken after it. */
+function ruleRecord(r: Run, call: ToolCall, v: RuleVerdict): ToolFailureRecord {
+  const predicted = v.phase === 'predicted';
+  const name = v.rule!;
+  return {
+    source: 'tool',
+    tool: call.tool,
+    args: call.args,
+    violated: name,
+    expr: v.ltl!,
+    observed: v.observed,
+    t_s: r.o.clock(),
+    class: predicted ? 'transient' : 'permanent',
+    label: predicted ? 'rule-refused' : 'rule-violated',
+    stage: 'rule',
+    rule: { name, ltl: v.ltl!, proposition: v.proposition!, phase: v.phase },
+    reason: predicted
+      ? `the call would break rule "${name}" (${v.ltl}) on ${v.proposition}: refused before anything moved`
+      : `the evidence after the call broke rule "${name}" (${v.ltl}) on ${v.proposition}`,
+    subtask: r.subtask,
+    state: r.state,
+  };
+}
+
+/**
+ * Steps the rules on the evidence after an executed call; a broken rule is recorded and put to the operator (the run's
+ * end without one, or on abort). The broken rules restart from their initial states when the run goes on.
+ */
+async function watchRules(r: Run, call: ToolCall): Promise<LoopResult | null> {
+  const m = r.o.rules;
+  if (m === undefined) return null;
+  const v = m.advance(call, r.state);
+  emitVerdict(r, m, call, v);
+  if (v.ok) return null;
+  const record = ruleRecord(r, call, v);
+  r.failures.push(record);
+  r.entries.push({ kind: 'failure', record });
+  r.emit('failure_record', record);
+  const answer = await escalate(r, record, 'rule-violation');
+  if (answer !== null && answer !== 'retry') return answer;
+  for (const name of v.broken) m.restart(name);
+  return null;
+}
+
 /** The preconditions on the state just observed (blind trusts return codes: none), reported to `onCall`. */
 function checkPreconditions(r: Run, t: RegisteredTool, call: ToolCall, b: Bound): ToolFailureRecord | null {
   let record: ToolFailureRecord | null = null;
@@ -459,6 +568,8 @@ async function runSkill(
     r.state = await r.world.observe();
     if (e instanceof Stopped || isStopped(o.signal))
       return { ended: endRun(r, 'stopped', `${stopReason(o.signal!)}; the running ${t.name} was cancelled`) };
+    const broken = await watchRules(r, call);
+    if (broken !== null) return { ended: broken };
     const message = e instanceof Error ? e.message : String(e);
     const record =
       e instanceof Timeout
@@ -490,6 +601,8 @@ async function runSkill(
     timeout_s: t.timeout_s,
     response,
   });
+  const broken = await watchRules(r, call);
+  if (broken !== null) return { ended: broken };
   const record = checkPostconditions(r, t, call, b);
   if (record !== null) return { record };
   r.entries.push({ kind: 'pass', call, response, state: r.state });
@@ -587,7 +700,9 @@ async function escalate(
       ? `permanent failure "${record.label}" of ${record.tool}: ${record.reason ?? `${record.stage} "${record.violated}" failed`}; not replanned (${replans} of ${budget} replans used)`
       : cause === 'replan-budget'
         ? `replan budget ${budget === o.replans ? `R = ${o.replans}` : `of ${budget} (R = ${o.replans} and the operator's retries)`} exhausted; ${failures.length} failure record(s)`
-        : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
+        : cause === 'rule-violation'
+          ? `rule violation: ${record.reason ?? `rule "${record.violated}" broken`}`
+          : `replan loop: "${record.violated}" failed twice in a row on subtask ${record.subtask} with the same call`;
   if (o.decide === undefined) return endRun(r, 'escalated', reason, { cause });
   const esc: Escalation = {
     n: r.decisions.length + 1,
@@ -614,6 +729,8 @@ async function escalate(
     return null;
   }
   // A retry past a permanent failure spends a replan; the budget grows only when it is spent.
+  // Going on past a rule violation spends nothing: the call is done; its rule restarts.
+  if (cause === 'rule-violation') return 'retry';
   if (cause !== 'permanent-failure' || replans >= budget) r.budget += Math.max(1, o.replans);
   return 'retry';
 }

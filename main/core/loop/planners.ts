@@ -55,9 +55,17 @@ export function parseScript(value: unknown, file: string): readonly PlanStep[] {
   return s.steps;
 }
 
-/** Plan steps behind us: passed, or abandoned by the operator (skip). */
+/** A call the rules refused before it ran: the planners skip it (nothing else would make the rules allow it). */
+const refusedByRule = (r: FailureRecord): boolean => r.stage === 'rule' && r.rule?.phase === 'predicted';
+
+/** Plan steps behind us: passed, abandoned by the operator (skip), or refused by the rules. */
 function stepsDone(h: History): number {
-  return h.entries.filter((e) => e.kind === 'pass' || (e.kind === 'operator' && e.decision.decision === 'skip')).length;
+  return h.entries.filter(
+    (e) =>
+      e.kind === 'pass' ||
+      (e.kind === 'operator' && e.decision.decision === 'skip') ||
+      (e.kind === 'failure' && refusedByRule(e.record)),
+  ).length;
 }
 
 function lastEntry(h: History): History['entries'][number] | undefined {
@@ -65,8 +73,8 @@ function lastEntry(h: History): History['entries'][number] | undefined {
 }
 
 /**
- * Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge); a skipped one is
- * dropped.
+ * Follows the plan; a failed or invalid step is proposed again unchanged (no recovery knowledge); a skipped one, or one
+ * the rules refused, is dropped.
  */
 export class ScriptedPlanner implements Planner {
   constructor(private readonly steps: readonly PlanStep[]) {}
@@ -124,13 +132,16 @@ export class RecoveryPlanner implements Planner {
  * The queue after a failure of its first step, or null when the planner knows nothing better than
  * the step again: the plan's alternative for the failure label (spliced in place of the step); after
  * a weight-limit fault, whatever rests on the target taken off first (onto the tray); after a missed
- * grasp, the approach 2 cm lower; after grasping the wrong object, that object put down on the tray first.
+ * grasp, the approach 2 cm lower; after grasping the wrong object, that object put down on the tray first; after a
+ * refusal by the rules (without an alternative for it), the step dropped.
  */
 function recovery(queue: readonly PlanStep[], r: FailureRecord): PlanStep[] | null {
   const s = queue[0];
   if (s === undefined) return null;
   const alt = s.on?.[r.label];
   if (alt !== undefined) return [...alt.map((c) => ({ tool: c.tool, args: c.args })), ...queue.slice(1)];
+  // A step the rules refused, with no alternative for it, is skipped.
+  if (refusedByRule(r)) return [...queue.slice(1)];
   if (r.label === 'weight-limit' && typeof s.args === 'object' && s.args !== null) {
     // Split the load: whatever rests on the target comes off first (onto the tray), then the target.
     const target = (s.args as Record<string, unknown>)['target'];

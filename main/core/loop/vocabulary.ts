@@ -40,7 +40,7 @@ export type ArgType = FieldType | { readonly unsupported: string };
 
 /** Where a condition is evaluated, which decides the names it may read beyond the world's fields. */
 export interface ConditionScope {
-  readonly where: 'precondition' | 'postcondition' | 'failure rule' | 'goal';
+  readonly where: 'precondition' | 'postcondition' | 'failure rule' | 'goal' | 'rule proposition';
   /** The tool (for messages) and its arguments by name; `args` is unbound without them. */
   readonly tool?: string;
   readonly args?: Readonly<Record<string, ArgType>>;
@@ -192,8 +192,22 @@ function errorPath(parts: readonly string[], path: string, s: ConditionScope): T
   return value(f);
 }
 
+/**
+ * What `call.<field>` is in a rules file's proposition: the call's tool name, and its arguments (any
+ * type: they differ from tool to tool).
+ */
+function callPath(parts: readonly string[], path: string): Typed {
+  if (parts.length === 1) return { t: 'group', label: 'call', fields: ['tool', 'args'] };
+  if (parts[1] === 'tool' && parts.length === 2) return value('string');
+  if (parts[1] === 'args') return parts.length === 2 ? { t: 'group', label: path, fields: [] } : value('any');
+  throw new VocabularyError(
+    `unknown field "${path}"${hinted(parts.slice(1).join('.'), ['tool', 'args'])}; call has tool and args.<name>`,
+  );
+}
+
 function typeOfPath(path: string, v: Vocabulary, s: ConditionScope): Typed {
   const parts = path.split('.');
+  if (parts[0] === 'call' && s.where === 'rule proposition') return callPath(parts, path);
   if (parts[0] === 'args') return argsPath(parts, path, s);
   // In failure rules `error` is the binding; elsewhere it is a world field if the world has one.
   if (
@@ -280,6 +294,7 @@ function typeOf(e: Expr, v: Vocabulary, s: ConditionScope): CelType {
       argsPath(['args', sel.field], `args.${sel.field}`, s);
       return 'bool';
     }
+    if (sel.testOnly && of !== null && plainPath(of) === 'call.args' && s.where === 'rule proposition') return 'bool';
     if (sel.testOnly) throw new VocabularyError('has() tests whether an optional argument was given: has(args.<name>)');
     typeOf(sel.operand, v, s); // the precise complaint about the operand, when it has one
     throw new VocabularyError(`.${sel.field} is read from something that is not a field, an object or an argument`);

@@ -19,7 +19,7 @@
  */
 import { LLM_DEFAULTS } from '../../contract/defaults.js';
 import { type ErrorCode, WitnessError } from '../../contract/errors.js';
-import type { History, Planner, Proposal } from '../../core/loop/loop.js';
+import type { History, Planner, Proposal, RulesView } from '../../core/loop/loop.js';
 import type { RegisteredTool } from '../../core/loop/tools.js';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../core/input/json.js';
 import { bytesText, longString, readBounded } from './bounded.js';
@@ -104,6 +104,17 @@ const SYSTEM = [
   'change the plan to fix that cause; do not repeat the same call. Call `finish` when the goal holds in the observed state.',
 ].join(' ');
 
+/** The rules, as the planner is told them once per request (the obligations come after the state). */
+function rulesText(v: RulesView): string {
+  return [
+    'Rules (LTL over the propositions below, one letter per executed call: the call and the state observed after it;',
+    'a call that would break a rule is refused before it runs and comes back as a failure record of stage "rule"):',
+    ...v.rules.map((r) => `- ${r.name}: ${r.ltl}${r.description !== undefined ? ` (${r.description})` : ''}`),
+    'Propositions (CEL; call.tool and call.args are the call):',
+    ...v.propositions.map((p) => `- ${p.name} := ${p.expr}`),
+  ].join('\n');
+}
+
 export class LlmPlanner implements Planner {
   /** The latest requests sent and their replies (TRANSCRIPT_TURNS of them, for diagnosis and tests). */
   readonly transcript: { request: unknown; response: unknown }[] = [];
@@ -120,6 +131,7 @@ export class LlmPlanner implements Planner {
       { role: 'system', content: SYSTEM },
       { role: 'user', content: `Goal: ${h.goal}` },
     ];
+    if (h.rules !== undefined) m.push({ role: 'user', content: rulesText(h.rules) });
     let n = 0;
     for (const e of h.entries) {
       if (e.kind === 'goal') continue;
@@ -167,6 +179,8 @@ export class LlmPlanner implements Planner {
       }
     }
     m.push({ role: 'user', content: `Observed state now: ${JSON.stringify(h.state)}` });
+    if (h.rules !== undefined && h.rules.obligations.length > 0)
+      m.push({ role: 'user', content: `Pending rule obligations: ${h.rules.obligations.join('; ')}` });
     return m;
   }
 

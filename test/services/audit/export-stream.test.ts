@@ -36,7 +36,8 @@ test('streamed exports are byte-identical to what the in-memory export wrote for
   // only the embedded JSON schema differs, +328 bytes; and since the executor's events gained
   // 'recovery', moved_m and to: the checkpoint schema, 113 bytes longer, embedded twice, +226; and
   // since failure records gained the kind 'safety' and `at`, and run_end the outcome 'safety': the
-  // failure record's, the escalation's and run_end's schemas, 174 bytes longer, embedded twice, +348; and
+  // failure record's, the escalation's and run_end's schemas, 174 bytes longer, embedded twice, +348; since
+  // failure records gained the stage 'rule' and `rule`, and escalations the cause 'rule-violation': +1702; and
   // since the replay places a plan node the log does not place along the maze's corridors: one node's
   // position in the MCAP's scene, the same size).
   const golden = JSON.parse(readFileSync(fixture('export-golden.json'), 'utf8')) as Golden;

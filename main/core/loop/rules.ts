@@ -1,0 +1,296 @@
+/**
+ * Rules files (`*.rules.json`, schema in docs/schemas/rules.schema.json): temporal rules over the tool
+ * loop. Propositions are CEL predicates over the state observed after a call and the call itself
+ * (`call.tool`, `call.args.<name>`); rules are LTL over them, one letter per executed call. A bounded
+ * recurrence is written with the counting macro `F[<=n] p` (p within n calls, this one included),
+ * which expands to `p | X p | … | X^(n-1) p` before translation. Registration checks everything
+ * against the world's vocabulary and the registered tools before anything runs (a rule that can
+ * never hold included), each problem at its file, JSON path and line.
+ */
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { InputError, checkSchema } from '../input/json.js';
+import { RULE_NAME, RulesDocument, jsonSchema } from '../../contract/formats.js';
+import { type Formula, atomicPropositions, or, X } from '../ltl/ast.js';
+import { parseLtl } from '../ltl/parser.js';
+import { printLtl } from '../ltl/printer.js';
+import { scanLtl } from '../ltl/lexer.js';
+import { translateFormula } from '../ltl/translate.js';
+import type { BuchiAutomaton } from '../ltl/automaton.js';
+import { LetterSteps } from '../ltl/forbidden.js';
+import { WitnessError } from '../../contract/errors.js';
+import type { RegisteredTool } from './tools.js';
+import { type Vocabulary, VocabularyError, checkCondition, closest } from './vocabulary.js';
+import { type Expr, parseExpr, plainPath, references, rootName, toRef, type Ref } from './cel-ast.js';
+
+/** The published schema of rules files (docs/schemas/rules.schema.json). */
+export const RULES_SCHEMA = jsonSchema(RulesDocument);
+
+/** The largest bound of the counting macro `F[<=n]`: each step of it is one more X in the automaton. */
+const MAX_RULE_BOUND = 64;
+
+interface RuleProposition {
+  readonly name: string;
+  readonly expr: string;
+}
+
+interface Rule {
+  readonly name: string;
+  /** As written (with the counting macro). */
+  readonly ltl: string;
+  /** The formula translated: the macro expanded, printed canonically. */
+  readonly expanded: string;
+  readonly automaton: BuchiAutomaton;
+  readonly description?: string;
+}
+
+/** A registered rules file. */
+export interface RuleSet {
+  readonly file: string;
+  readonly propositions: readonly RuleProposition[];
+  readonly rules: readonly Rule[];
+}
+
+const TOP_FIELDS = ['$schema', 'description', 'propositions', 'rules'];
+const RULE_FIELDS = ['name', 'ltl', 'description'];
+
+/** "file:line" for a JSON path of the document's text, or the file alone when the text is not at hand. */
+function located(file: string, text: string | undefined, path: (string | number)[]): string {
+  if (text === undefined) return file;
+  const tree = parseTree(text);
+  const node = tree === undefined ? undefined : findNodeAtLocation(tree, path);
+  if (node === undefined) return file;
+  // A property's name is where a reader looks for it.
+  const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+  return `${file}:${text.slice(0, at).split('\n').length}`;
+}
+
+const jsonPathOf = (path: (string | number)[]): string =>
+  '$' +
+  path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`))
+    .join('');
+
+/** Unknown fields, with the closest known one: checked before the schema, which would only say "unknown". */
+function checkFields(value: unknown, fail: (path: (string | number)[], detail: string) => never): void {
+  const unknownIn = (o: unknown, known: readonly string[], at: (string | number)[]): void => {
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) return;
+    for (const k of Object.keys(o)) {
+      if (known.includes(k)) continue;
+      const hint = closest(k, known);
+      fail([...at, k], `unknown field "${k}"${hint ? ` (did you mean ${hint}?)` : ''}; fields: ${known.join(', ')}`);
+    }
+  };
+  unknownIn(value, TOP_FIELDS, []);
+  const props = (value as { propositions?: unknown } | null)?.propositions;
+  if (props !== null && typeof props === 'object')
+    for (const k of Object.keys(props))
+      if (!new RegExp(RULE_NAME).test(k))
+        fail(['propositions', k], `"${k}" is no proposition name: a lowercase letter first, then a-z, 0-9 and _`);
+  const rules = (value as { rules?: unknown } | null)?.rules;
+  if (Array.isArray(rules)) rules.forEach((r, i) => unknownIn(r, RULE_FIELDS, ['rules', i]));
+}
+
+/**
+ * Expands the counting macro: `F[<=n] p` is `p | X p | … | X^(n-1) p`. The macro's `F` tokens are
+ * told from plain ones by position: the parser's syntax tree lists F nodes in the order their tokens
+ * appear (a prefix operator precedes its operand), so the i-th F node is the i-th F token.
+ */
+export function expandRule(ltl: string): Formula {
+  const bounds = new Map<number, number>();
+  const macro = /F\s*\[\s*<=\s*(\d+)\s*\]/g;
+  let plain = '';
+  let last = 0;
+  for (let m = macro.exec(ltl); m !== null; m = macro.exec(ltl)) {
+    const n = Number(m[1]);
+    if (n < 1 || n > MAX_RULE_BOUND)
+      throw new VocabularyError(`F[<=${m[1]}]: the bound is a number of calls from 1 to ${MAX_RULE_BOUND}`);
+    plain += ltl.slice(last, m.index);
+    bounds.set(plain.length, n);
+    plain += 'F' + ' '.repeat(m[0].length - 1); // the same length: positions in messages stay true
+    last = m.index + m[0].length;
+  }
+  plain += ltl.slice(last);
+  const f = parseLtl(plain, { allowNext: true });
+  if (bounds.size === 0) return f;
+  const tokens = scanLtl(plain).filter((t) => t.kind === 'F');
+  let i = 0;
+  const walk = (g: Formula): Formula => {
+    switch (g.kind) {
+      case 'true':
+      case 'false':
+      case 'ap':
+        return g;
+      case 'and':
+      case 'or':
+        return { kind: g.kind, args: g.args.map(walk) };
+      case 'not':
+      case 'G':
+      case 'X':
+        return { kind: g.kind, arg: walk(g.arg) };
+      case 'F': {
+        const n = bounds.get(tokens[i++]?.start ?? -1);
+        const arg = walk(g.arg);
+        if (n === undefined) return { kind: 'F', arg };
+        const steps: Formula[] = [arg];
+        for (let k = 1; k < n; k++) steps.push(X(steps[k - 1]!));
+        return or(...steps);
+      }
+      default: {
+        const left = walk(g.left);
+        return { kind: g.kind, left, right: walk(g.right) };
+      }
+    }
+  };
+  const out = walk(f);
+  if (i !== tokens.length) throw new WitnessError('internal', `the counting macro of "${ltl}" could not be placed`);
+  return out;
+}
+
+/** A world path a reference reads or writes, with `*` for an index by a non-constant key; null for args/pre/call. */
+export function worldPattern(r: Ref): string | null {
+  const root = rootName(r);
+  if (root === 'args' || root === 'pre' || root === 'call') return null;
+  const seg = (x: Ref): string[] =>
+    x.kind === 'name'
+      ? [x.name]
+      : x.kind === 'field'
+        ? [...seg(x.of), x.field]
+        : [...seg(x.of), x.key.kind === 'const' ? x.key.value : '*'];
+  return seg(r).join('.');
+}
+
+/** Two path patterns can name the same field (segment by segment, `*` matching any), or one is within the other. */
+export function overlaps(a: string, b: string): boolean {
+  const x = a.split('.'),
+    y = b.split('.');
+  for (let i = 0; i < Math.min(x.length, y.length); i++)
+    if (x[i] !== y[i] && x[i] !== '*' && y[i] !== '*') return false;
+  return true;
+}
+
+/** The tool names a proposition compares `call.tool` with. */
+function comparedTools(e: Expr, out: string[] = []): string[] {
+  const k = e.exprKind;
+  if (k.case === 'callExpr') {
+    const v = k.value as { function: string; target?: Expr; args: Expr[] };
+    if ((v.function === '_==_' || v.function === '_!=_') && v.args.length === 2) {
+      const [a, b] = v.args as [Expr, Expr];
+      for (const [ref, c] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const r = toRef(ref);
+        const cv = c.exprKind;
+        if (r !== null && plainPath(r) === 'call.tool' && cv.case === 'constExpr') {
+          const ck = (cv.value as { constantKind: { case: string; value: unknown } }).constantKind;
+          if (ck.case === 'stringValue') out.push(ck.value as string);
+        }
+      }
+    }
+    if (v.target) comparedTools(v.target, out);
+    v.args.forEach((x) => comparedTools(x, out));
+  }
+  return out;
+}
+
+/** What is wrong with a proposition given the tools, or null: a tool not registered, or a state nothing changes. */
+function propositionProblem(
+  expr: string,
+  tools: ReadonlyMap<string, RegisteredTool>,
+  written: string[],
+): string | null {
+  const names = [...tools.keys()];
+  for (const t of comparedTools(parseExpr(expr))) {
+    if (!tools.has(t)) {
+      const hint = closest(t, names);
+      return `call.tool is compared with "${t}", which is no registered tool${hint ? ` (did you mean ${hint}?)` : ''}; the tools are ${names.join(', ')}`;
+    }
+  }
+  const refs = references(expr);
+  if (refs.some((r) => rootName(r) === 'call')) return null;
+  const reads = refs.map(worldPattern).filter((p): p is string => p !== null);
+  if (reads.length > 0 && !reads.some((p) => written.some((w) => overlaps(p, w))))
+    return `no tool can change it: it reads ${reads.join(', ')}, which no tool's postconditions mention`;
+  return null;
+}
+
+/**
+ * Parses and registers a rules file: the schema (unknown fields with did-you-mean), each proposition
+ * type-checked as a boolean over the world's fields and the call, each tool name it compares with
+ * registered, each proposition over the state changeable by some tool (its postconditions mention
+ * what it reads), each rule's LTL parsed (with the counting macro) over known propositions and
+ * translated. `text`: the file's text, for line numbers in messages.
+ */
+export function registerRules(
+  value: unknown,
+  file: string,
+  tools: ReadonlyMap<string, RegisteredTool>,
+  v: Vocabulary,
+  text?: string,
+): RuleSet {
+  const fail = (path: (string | number)[], detail: string): never => {
+    throw new InputError(located(file, text, path), jsonPathOf(path), detail);
+  };
+  checkFields(value, fail);
+  let doc: RulesDocument;
+  try {
+    doc = checkSchema<RulesDocument>(RulesDocument, value, file);
+  } catch (e) {
+    if (e instanceof InputError && e.file === file && text !== undefined) {
+      const path = [...e.path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map(
+        (m) => m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(`"${m[3]!}"`) as string)),
+      );
+      throw new InputError(located(file, text, path), e.path, e.detail);
+    }
+    throw e;
+  }
+  const written = [...tools.values()].flatMap((t) =>
+    t.postconditions.flatMap((c) => references(c.expr).map(worldPattern)).filter((p): p is string => p !== null),
+  );
+  const propositions: RuleProposition[] = [];
+  for (const [name, expr] of Object.entries(doc.propositions)) {
+    try {
+      checkCondition(expr, v, { where: 'rule proposition' });
+    } catch (e) {
+      if (e instanceof VocabularyError) fail(['propositions', name], e.message);
+      throw e;
+    }
+    const problem = propositionProblem(expr, tools, written);
+    if (problem !== null) fail(['propositions', name], `proposition "${name}": ${problem}`);
+    propositions.push({ name, expr });
+  }
+  const known = propositions.map((p) => p.name);
+  const seen = new Set<string>();
+  const rules = doc.rules.map((r, i): Rule => {
+    if (seen.has(r.name)) fail(['rules', i, 'name'], `a rule named "${r.name}" is already defined`);
+    seen.add(r.name);
+    let formula: Formula;
+    try {
+      formula = expandRule(r.ltl);
+    } catch (e) {
+      if (e instanceof WitnessError && e.code !== 'internal') fail(['rules', i, 'ltl'], e.message);
+      throw e;
+    }
+    for (const ap of atomicPropositions(formula)) {
+      if (!known.includes(ap)) {
+        const hint = closest(ap, known);
+        fail(
+          ['rules', i, 'ltl'],
+          `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the file defines ${known.join(', ')}`,
+        );
+      }
+    }
+    const automaton = translateFormula(formula).automaton;
+    // A rule no sequence of calls satisfies would refuse every call: a mistake to say now, not at the first call.
+    if (!new LetterSteps(automaton).viable(automaton.initial))
+      fail(['rules', i, 'ltl'], `rule "${r.name}" can never hold (no sequence of calls satisfies ${r.ltl})`);
+    return {
+      name: r.name,
+      ltl: r.ltl,
+      expanded: printLtl(formula),
+      automaton,
+      ...(r.description !== undefined ? { description: r.description } : {}),
+    };
+  });
+  return { file, propositions, rules };
+}
