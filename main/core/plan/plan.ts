@@ -208,7 +208,7 @@ function search(
 /**
  * Whether node v may carry proposition x: an exact label, or a cluster's soft label at or above τ_soft (or unknown).
  */
-function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
+export function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
   if (g.kinds[v] !== 'cluster') return g.labels[v]!.includes(x);
   const p = g.soft.get(x)?.[v];
   return p === undefined || !(p < tauSoft);
