@@ -11,7 +11,7 @@ import { WitnessError } from '../../contract/errors.js';
 import { printLtl } from '../ltl/printer.js';
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { InfeasibleReason } from './diagnose.js';
-import { type PlanOptions, type PlanResult, carries, plan } from './plan.js';
+import { type PlanOptions, type PlanResult, carries, hasPlan, plan } from './plan.js';
 import type { SemanticGraph } from './semantic.js';
 
 /** Planner searches one explanation may make before it reports what it has. */
@@ -71,11 +71,11 @@ class Checker {
   checks = 0;
   bound: string | undefined;
   constructor(
-    private readonly g: SemanticGraph,
-    private readonly o: ExplainOptions,
+    readonly g: SemanticGraph,
+    readonly o: ExplainOptions,
   ) {}
 
-  run(f: Formula): PlanResult {
+  private bounded<T>(work: () => T): T {
     const max = this.o.maxChecks ?? MAX_EXPLAIN_CHECKS;
     if (this.checks >= max) {
       this.bound = `stopped after ${max} planner searches`;
@@ -83,7 +83,7 @@ class Checker {
     }
     this.checks++;
     try {
-      return plan(this.g, this.o.automaton(f), { ...this.o.plan, method: 'sagas', k: Infinity });
+      return work();
     } catch (e) {
       if (e instanceof WitnessError && e.code === 'budget') {
         this.bound = e.message;
@@ -94,7 +94,7 @@ class Checker {
   }
 
   infeasible(f: Formula): boolean {
-    return this.run(f).status === 'infeasible';
+    return !this.bounded(() => hasPlan(this.g, this.o.automaton(f), { ...this.o.plan, method: 'sagas', k: Infinity }));
   }
 }
 
@@ -176,26 +176,24 @@ export function weakenings(f: Formula, pos = true): Formula[] {
 
 /** The smallest infeasible formula reached by weakening `f` step by step (greedy: the smallest first). */
 function smallestCause(c: Checker, f: Formula): { core: Formula; result: PlanResult | null } {
-  let core = f,
-    result: PlanResult | null = null;
+  let core = f;
   try {
-    result = c.run(core);
     for (;;) {
-      const next = weakenings(core).sort((x, y) => size(x) - size(y));
-      let moved = false;
-      for (const w of next) {
-        const r = c.run(w);
-        if (r.status === 'infeasible') {
-          core = w;
-          result = r;
-          moved = true;
-          break;
-        }
-      }
-      if (!moved) return { core, result };
+      const next = weakenings(core)
+        .sort((x, y) => size(x) - size(y))
+        .find((w) => c.infeasible(w));
+      if (next === undefined) break;
+      core = next;
     }
   } catch (e) {
-    if (e instanceof Bounded) return { core, result };
+    if (!(e instanceof Bounded)) throw e;
+  }
+  // The planner's reason for what was found (with its `enters` diagnosis): one search, even past the bound.
+  c.checks++;
+  try {
+    return { core, result: plan(c.g, c.o.automaton(core), { ...c.o.plan, method: 'sagas', k: Infinity }) };
+  } catch (e) {
+    if (e instanceof WitnessError && e.code === 'budget') return { core, result: null };
     throw e;
   }
 }
