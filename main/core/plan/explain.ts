@@ -10,6 +10,7 @@ import { type Formula, atomicPropositions } from '../ltl/ast.js';
 import { WitnessError } from '../../contract/errors.js';
 import { printLtl } from '../ltl/printer.js';
 import type { BuchiAutomaton } from '../ltl/automaton.js';
+import { translateFormula } from '../ltl/translate.js';
 import type { InfeasibleReason } from './diagnose.js';
 import { type PlanOptions, type PlanResult, carries, hasPlan, plan } from './plan.js';
 import type { SemanticGraph } from './semantic.js';
@@ -51,8 +52,8 @@ export interface Explanation {
 export interface ExplainOptions {
   /** The plan options of the failed request; searches use SAGAS with every prefix candidate. */
   readonly plan: Omit<PlanOptions, 'method' | 'k'>;
-  /** The automaton of a formula (the caller's translation budget); may throw a budget error. */
-  readonly automaton: (f: Formula) => BuchiAutomaton;
+  /** The automaton of a formula (default: translateFormula with its default budget); may throw a budget error. */
+  readonly automaton?: (f: Formula) => BuchiAutomaton;
   readonly maxChecks?: number;
 }
 
@@ -70,10 +71,13 @@ class Bounded extends Error {}
 class Checker {
   checks = 0;
   bound: string | undefined;
+  readonly automaton: (f: Formula) => BuchiAutomaton;
   constructor(
     readonly g: SemanticGraph,
     readonly o: ExplainOptions,
-  ) {}
+  ) {
+    this.automaton = o.automaton ?? ((f) => translateFormula(f).automaton);
+  }
 
   private bounded<T>(work: () => T): T {
     const max = this.o.maxChecks ?? MAX_EXPLAIN_CHECKS;
@@ -94,7 +98,7 @@ class Checker {
   }
 
   infeasible(f: Formula): boolean {
-    return !this.bounded(() => hasPlan(this.g, this.o.automaton(f), { ...this.o.plan, method: 'sagas', k: Infinity }));
+    return !this.bounded(() => hasPlan(this.g, this.automaton(f), { ...this.o.plan, method: 'sagas', k: Infinity }));
   }
 }
 
@@ -191,7 +195,7 @@ function smallestCause(c: Checker, f: Formula): { core: Formula; result: PlanRes
   // The planner's reason for what was found (with its `enters` diagnosis): one search, even past the bound.
   c.checks++;
   try {
-    return { core, result: plan(c.g, c.o.automaton(core), { ...c.o.plan, method: 'sagas', k: Infinity }) };
+    return { core, result: plan(c.g, c.automaton(core), { ...c.o.plan, method: 'sagas', k: Infinity }) };
   } catch (e) {
     if (e instanceof WitnessError && e.code === 'budget') return { core, result: null };
     throw e;
@@ -324,6 +328,7 @@ export function explainInfeasible(g: SemanticGraph, spec: Formula, o: ExplainOpt
   const reason = result !== null && result.status === 'infeasible' ? result.reason : null;
   const regions = result === null ? [] : regionCauses(g, core, reason, o.plan.tauSoft);
   const coreText = result === null ? null : printLtl(core);
+  const smaller = coreText !== null && coreText !== printLtl(conj(set.map((i) => parts[i]!)));
   const bound = c.bound !== undefined ? `; the explanation is partial (${c.bound})` : '';
   return {
     conjuncts: printed,
@@ -334,6 +339,16 @@ export function explainInfeasible(g: SemanticGraph, spec: Formula, o: ExplainOpt
     regions,
     checks: c.checks,
     ...(c.bound !== undefined ? { bound: c.bound } : {}),
-    message: describe(printed, set, coreText, regions) + bound,
+    message: describe(printed, set, smaller ? coreText : null, regions) + bound,
   };
+}
+
+/** The explanation of a plan result on `g` for `spec`: undefined when it is a plan. */
+export function explainResult(
+  r: PlanResult,
+  g: SemanticGraph,
+  spec: Formula,
+  o: ExplainOptions,
+): Explanation | undefined {
+  return r.status === 'ok' ? undefined : explainInfeasible(g, spec, o);
 }
