@@ -40,7 +40,8 @@ export interface GraphTestHook {
 
 function describePlan(p: PlanView | null): string {
   if (p === null) return '';
-  if (p.status !== 'ok') return `infeasible: ${p.reason?.message ?? p.reason?.kind ?? 'no plan'}`;
+  if (p.status !== 'ok')
+    return `infeasible: ${p.reason?.message ?? p.reason?.kind ?? 'no plan'}${p.explanation ? `. Why: ${p.explanation.message}` : ''}`;
   const c = p.cost;
   return `plan: prefix ${p.prefix.length} steps${c ? ` (cost ${c.prefix.toFixed(2)})` : ''}, suffix ${p.suffix.length} steps${c ? ` (cost ${c.suffix.toFixed(2)})` : ''}`;
 }
