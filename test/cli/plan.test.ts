@@ -25,6 +25,7 @@ interface PlanDoc {
     conjuncts: string[];
     conflict: number[];
     minimal: boolean;
+    contradiction: boolean;
     core: string | null;
     regions: { region: string; why: string; node?: string; cut?: string[] }[];
     message: string;
@@ -103,6 +104,7 @@ test('plan: infeasible is exit 3 with a structured reason; malformed input is ex
   // Why: the minimal conflicting conjuncts, and a region labelled nowhere.
   assert.deepEqual(d.explanation?.conflict, [0, 2, 3]);
   assert.equal(d.explanation?.minimal, true);
+  assert.equal(d.explanation?.contradiction, true);
   assert.deepEqual(un.explanation?.regions, [{ region: 'kitchen', why: 'labelled-nowhere' }]);
   const words = await cli(
     'plan',
@@ -114,7 +116,7 @@ test('plan: infeasible is exit 3 with a structured reason; malformed input is ex
   assert.equal(words.code, 3);
   assert.match(
     words.out,
-    /why: the conjuncts G F office and G \(office -> F lab1\) and G !lab1 cannot hold together on this graph\n {2}conflicting conjuncts \(minimal\):\n {4}\[1\] G F office\n {4}\[3\] G \(office -> F lab1\)\n {4}\[4\] G !lab1\n/,
+    /why: the conjuncts G F office and G \(office -> F lab1\) and G !lab1 cannot hold together on any graph: they contradict each other\n {2}conflicting conjuncts \(minimal\):\n {4}\[1\] G F office\n {4}\[3\] G \(office -> F lab1\)\n {4}\[4\] G !lab1\n/,
   );
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ nodes: [{ id: 'a' }], edges: [{ from: 'a', to: 'b' }], start: 'a' }));

@@ -19,7 +19,7 @@ test('console: an infeasible mission lists the conjuncts that conflict', async (
     await page.waitForSelector('#plan-summary .plan-status.infeasible', { timeout: 120_000 });
     assert.equal(
       await page.textContent('#plan-why'),
-      'Why: these 2 conjuncts cannot hold together on this graph (dropping any one makes the mission feasible)',
+      'Why: these 2 conjuncts contradict each other: no graph can meet them together',
     );
     assert.deepEqual(await page.locator('.plan-why-items li').allTextContents(), [
       'conjunct 2: F e2',

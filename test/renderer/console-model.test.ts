@@ -181,6 +181,7 @@ test('an infeasible plan lists why: the conflicting conjuncts, the smallest fail
     conjuncts: ['F c', 'F a', 'G !b'],
     conflict: [1, 2],
     minimal: true,
+    contradiction: false,
     core: 'F a & G !b',
     regions: [{ region: 'b', why: 'forbidden', node: 'nb', at: [1, 0], cut: ['nb'] }],
     checks: 7,
@@ -199,6 +200,7 @@ test('an infeasible plan lists why: the conflicting conjuncts, the smallest fail
     conjuncts: ['F c', 'F (c & x)'],
     conflict: [1],
     minimal: false,
+    contradiction: false,
     core: 'F x',
     regions: [{ region: 'x', why: 'labelled-nowhere' }],
     checks: 64,
@@ -212,4 +214,15 @@ test('an infeasible plan lists why: the conflicting conjuncts, the smallest fail
     '"x" labels no node of the graph: label one, or fix the name',
     'partial: stopped after 64 planner searches',
   ]);
+  const contradiction = explanationLines({
+    conjuncts: ['F e2', 'G !e2'],
+    conflict: [0, 1],
+    minimal: true,
+    contradiction: true,
+    core: 'F e2 & G !e2',
+    regions: [],
+    checks: 3,
+    message: '…',
+  })!;
+  assert.equal(contradiction.title, 'Why: these 2 conjuncts contradict each other: no graph can meet them together');
 });

@@ -58,6 +58,8 @@ export interface PlanExplanation {
   conjuncts: readonly string[];
   conflict: readonly number[];
   minimal: boolean;
+  /** The conflict holds on no graph: its conjuncts contradict each other. */
+  contradiction: boolean;
   core: string | null;
   regions: readonly {
     region: string;

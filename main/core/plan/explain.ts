@@ -11,7 +11,7 @@ import { WitnessError } from '../../contract/errors.js';
 import { printLtl } from '../ltl/printer.js';
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import { translateFormula } from '../ltl/translate.js';
-import type { InfeasibleReason } from './diagnose.js';
+import { type InfeasibleReason, satisfiable } from './diagnose.js';
 import { type PlanOptions, type PlanResult, carries, hasPlan, plan } from './plan.js';
 import type { SemanticGraph } from './semantic.js';
 
@@ -36,6 +36,8 @@ export interface Explanation {
   readonly conflict: readonly number[];
   /** Whether dropping any one member of `conflict` was checked to leave a feasible set. */
   readonly minimal: boolean;
+  /** The conflict holds on no graph: its conjuncts contradict each other (its automaton accepts no word). */
+  readonly contradiction: boolean;
   /** The smallest infeasible weakening of the conflict (a formula the specification implies). */
   readonly core: string | null;
   /** The planner's own infeasibility reason for `core`. */
@@ -178,6 +180,16 @@ export function weakenings(f: Formula, pos = true): Formula[] {
   }
 }
 
+/** Whether a formula holds on no graph at all (a translation over budget: not known, so false). */
+function contradicts(c: Checker, f: Formula): boolean {
+  try {
+    return !satisfiable(c.automaton(f));
+  } catch (e) {
+    if (e instanceof WitnessError && e.code === 'budget') return false;
+    throw e;
+  }
+}
+
 /** The smallest infeasible formula reached by weakening `f` step by step (greedy: the smallest first). */
 function smallestCause(c: Checker, f: Formula): { core: Formula; result: PlanResult | null } {
   let core = f;
@@ -284,11 +296,18 @@ const WHY: Record<RegionCause['why'], string> = {
   forbidden: 'lies on every path, where the specification forbids it',
 };
 
-function describe(parts: readonly string[], set: readonly number[], core: string | null, rs: RegionCause[]): string {
+function describe(
+  parts: readonly string[],
+  set: readonly number[],
+  contradiction: boolean,
+  core: string | null,
+  rs: RegionCause[],
+): string {
+  const where = contradiction ? 'on any graph: they contradict each other' : 'on this graph';
   const which =
     set.length === 1
-      ? `the conjunct ${parts[set[0]!]} cannot be met on this graph`
-      : `the conjuncts ${set.map((i) => parts[i]).join(' and ')} cannot hold together on this graph`;
+      ? `the conjunct ${parts[set[0]!]} cannot be met ${contradiction ? 'on any graph: it is unsatisfiable' : where}`
+      : `the conjuncts ${set.map((i) => parts[i]).join(' and ')} cannot hold together ${where}`;
   const why = rs.map((r) => `"${r.region}" ${WHY[r.why]}${r.node !== undefined ? ` (entered at node ${r.node})` : ''}`);
   return `${which}${core !== null ? `; the smallest part that fails is ${core}` : ''}${
     why.length > 0 ? `: ${why.join('; ')}` : ''
@@ -307,6 +326,7 @@ export function explainInfeasible(g: SemanticGraph, spec: Formula, o: ExplainOpt
     conjuncts: printed,
     conflict: [],
     minimal: false,
+    contradiction: false,
     core: null,
     reason: null,
     regions: [],
@@ -324,6 +344,7 @@ export function explainInfeasible(g: SemanticGraph, spec: Formula, o: ExplainOpt
     throw e;
   }
   const { set, minimal } = minimalConflict(c, parts);
+  const contradiction = contradicts(c, conj(set.map((i) => parts[i]!)));
   const { core, result } = smallestCause(c, conj(set.map((i) => parts[i]!)));
   const reason = result !== null && result.status === 'infeasible' ? result.reason : null;
   const regions = result === null ? [] : regionCauses(g, core, reason, o.plan.tauSoft);
@@ -334,12 +355,13 @@ export function explainInfeasible(g: SemanticGraph, spec: Formula, o: ExplainOpt
     conjuncts: printed,
     conflict: set,
     minimal,
+    contradiction,
     core: coreText,
     reason,
     regions,
     checks: c.checks,
     ...(c.bound !== undefined ? { bound: c.bound } : {}),
-    message: describe(printed, set, smaller ? coreText : null, regions) + bound,
+    message: describe(printed, set, contradiction, smaller ? coreText : null, regions) + bound,
   };
 }
 

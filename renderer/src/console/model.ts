@@ -302,8 +302,9 @@ export function explanationLines(e: PlanExplanation | undefined): { title: strin
     items.push(`"${r.region}" ${REGION_WHY[r.why]}${where}${cut}`);
   }
   if (e.bound !== undefined) items.push(`partial: ${e.bound}`);
-  const title =
-    e.conflict.length === 1
+  const title = e.contradiction
+    ? `Why: ${e.conflict.length === 1 ? 'this conjunct is unsatisfiable' : `these ${e.conflict.length} conjuncts contradict each other`}: no graph can meet ${e.conflict.length === 1 ? 'it' : 'them together'}`
+    : e.conflict.length === 1
       ? `Why: this conjunct cannot be met on this graph${e.minimal ? '' : ' (not proven minimal)'}`
       : `Why: these ${e.conflict.length} conjuncts cannot hold together on this graph${e.minimal ? ' (dropping any one makes the mission feasible)' : ' (not proven minimal)'}`;
   return { title, items };

@@ -40,6 +40,7 @@ test('of three conjuncts, the two that conflict: F a and G !b where a lies behin
   assert.deepEqual(e.conflict, [1, 2]);
   assert.equal(e.minimal, true);
   assert.equal(e.core, 'F a & G !b');
+  assert.equal(e.contradiction, false, 'on another graph the two can hold together');
   const forbidden = e.regions.filter((r) => r.why === 'forbidden');
   assert.deepEqual(
     forbidden.map((r) => [r.region, r.node, r.cut]),
@@ -79,6 +80,13 @@ test('a region the start cannot reach on a directed graph', () => {
   assert.deepEqual(e.conflict, [1]);
   assert.equal(e.core, 'G F a');
   assert.deepEqual(e.regions, [{ region: 'a', why: 'unreachable' }]);
+});
+
+test('conjuncts that contradict each other hold on no graph, and the explanation says so', () => {
+  const e = explain(behindB(), 'F c & G (c -> F b) & G !b');
+  assert.deepEqual(e.conflict, [0, 1, 2]);
+  assert.equal(e.contradiction, true);
+  assert.match(e.message, /cannot hold together on any graph: they contradict each other/);
 });
 
 test('a specification the exact search can meet has no conflict', () => {
