@@ -2,7 +2,7 @@
  * Every explanation of an infeasible specification, on small random graphs, checked with the reference
  * planner (core/plan/exhaustive.ts, none of the product search's code): the reported conjuncts conflict,
  * dropping any one of them leaves a feasible set (when reported minimal), and the smallest failing part
- * is infeasible too.
+ * is infeasible too and implied by the specification (spec ∧ ¬core accepts no word).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ import { DEFAULT_PLAN } from '../../../main/core/plan/plan.js';
 import { referenceOptimum } from '../../../main/core/plan/exhaustive.js';
 import type { SemanticGraph } from '../../../main/core/plan/semantic.js';
 import { explainInfeasible } from '../../../main/core/plan/explain.js';
+import { satisfiable } from '../../../main/core/plan/diagnose.js';
 import { temporalArb } from '../ltl/arbitraries.js';
 
 const PROPS = ['a', 'b', 'c'];
@@ -57,7 +58,12 @@ test('every reported conflict is infeasible and minimal by the reference planner
           assert.equal(feasible(g, conj(set.filter((_, j) => j !== i))), true, `not minimal at ${i}: ${show}`);
       } else assert.notEqual(e.bound, undefined, show);
       assert.notEqual(e.core, null, show);
-      assert.equal(feasible(g, parseLtl(e.core!)), false, `core ${e.core} is feasible: ${show}`);
+      const core = parseLtl(e.core!);
+      assert.equal(feasible(g, core), false, `core ${e.core} is feasible: ${show}`);
+      // The core is implied by the specification: spec & !core accepts no word.
+      const rest: Formula = { kind: 'and', args: [spec, { kind: 'not', arg: core }] };
+      assert.equal(satisfiable(translateFormula(rest).automaton), false, `core ${e.core} not implied: ${show}`);
+      assert.equal(e.contradiction, !satisfiable(translateFormula(conj(set)).automaton), show);
       explained++;
     }),
     { seed: 50, numRuns: 300 },
