@@ -56,7 +56,7 @@ function describe(io: Output, r: PlanResult, doc: Record<string, unknown>, heade
 }
 
 /** Why the specification cannot be met: the conflicting conjuncts, the smallest failing part, the regions. */
-export function describeExplanation(io: Output, e: Explanation): void {
+function describeExplanation(io: Output, e: Explanation): void {
   io.out(`  why: ${e.message}\n`);
   if (e.conflict.length > 0) {
     io.out(`  conflicting conjuncts${e.minimal ? ' (minimal)' : ' (not proven minimal)'}:\n`);

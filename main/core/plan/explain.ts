@@ -16,10 +16,10 @@ import { type PlanOptions, type PlanResult, carries, hasPlan, plan } from './pla
 import type { SemanticGraph } from './semantic.js';
 
 /** Planner searches one explanation may make before it reports what it has. */
-export const MAX_EXPLAIN_CHECKS = 64;
+const MAX_EXPLAIN_CHECKS = 64;
 
 /** Why a region the conflict needs cannot be had. */
-export interface RegionCause {
+interface RegionCause {
   readonly region: string;
   readonly why: 'labelled-nowhere' | 'unreachable' | 'forbidden';
   /** Forbidden: the first node a plan ignoring the region would enter it at, and its position. */
@@ -51,7 +51,7 @@ export interface Explanation {
   readonly message: string;
 }
 
-export interface ExplainOptions {
+interface ExplainOptions {
   /** The plan options of the failed request; searches use SAGAS with every prefix candidate. */
   readonly plan: Omit<PlanOptions, 'method' | 'k'>;
   /** The automaton of a formula (default: translateFormula with its default budget); may throw a budget error. */
