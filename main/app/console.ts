@@ -32,7 +32,7 @@ import type { SemanticGraph } from '../core/plan/semantic.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import { AuditLog } from '../services/audit/store.js';
 import { auditSink, planSha } from '../services/audit/mission-recorder.js';
-import { automatonView, mapScene, mazeScene, planView } from '../services/ui/scene.js';
+import { automatonView, documentedPlanView, mapScene, mazeScene, planView } from '../services/ui/scene.js';
 import { GraphViewTooLarge, latentScene, productScene } from '../services/ui/graph-views.js';
 import { operatorName } from '../platform/paths.js';
 import { BackboneCache } from './backbone-cache.js';
@@ -220,6 +220,7 @@ export class MissionConsole {
         task.automaton,
         { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft },
         () => performance.now(),
+        { formula: task.formula },
       );
       const id = randomUUID();
       const planned: PlannedMaze = { kind: 'maze', task, served, method, lambda, k };
@@ -227,7 +228,7 @@ export class MissionConsole {
       return (planned.shown = {
         session: id,
         scene: this.scene(task, served.graph),
-        plan: planView(served.result, served.graph),
+        plan: documentedPlanView(served),
         plan_sha: planSha(served.document),
         method,
         automaton: automatonView(task.automaton),
@@ -402,7 +403,7 @@ export class MissionConsole {
         return (planned.shown = {
           session: id,
           scene: this.robotScene(planned, mapPlan.graph),
-          plan: planView(mapPlan.result, mapPlan.graph),
+          plan: documentedPlanView(mapPlan),
           plan_sha: planSha(mapPlan.document),
           method,
           automaton: automatonView(task.automaton),

@@ -118,6 +118,7 @@ export async function planMapMission(
         k: o.k ?? Infinity,
         tauSoft: PLAN_DEFAULTS.tauSoft,
         maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+        formula: task.formula,
       },
       () => performance.now(),
     );

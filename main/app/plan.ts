@@ -28,6 +28,9 @@ import type { BuchiAutomaton } from '../core/ltl/automaton.js';
 import { automatonOf, ltlApiError } from './ltl.js';
 import { augmentTask, readGraphInput, readRegions } from '../services/plan/inputs.js';
 import { onRegions } from '../core/plan/crossings.js';
+import { type Explanation, explainResult } from '../core/plan/explain.js';
+import type { Formula } from '../core/ltl/ast.js';
+import { parseLtl } from '../core/ltl/parser.js';
 import { automatonView, planView, sceneOf } from '../services/ui/scene.js';
 import { layoutMissing } from '../services/ui/scene-layout.js';
 import { Workspace, WorkspaceError } from '../services/editor/workspace.js';
@@ -78,12 +81,16 @@ export interface PlanOutcome {
   readonly augment_ms?: number;
   /** The plan document (docs/FORMATS.md, "Plans"), as `witness plan --json` prints it. */
   readonly document: Record<string, unknown>;
+  /** Infeasible: why (core/plan/explain.ts); the document carries it too. */
+  readonly explanation?: Explanation;
 }
+
+const now = (): number => performance.now();
 
 /** Plans over a labelled graph JSON or a latent graph artifact (`witness plan`). */
 export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
   const t0 = performance.now();
-  const { automaton } = specOf(o.spec);
+  const { formula, automaton } = specOf(o.spec);
   const translate_ms = performance.now() - t0;
   const input = await readGraphInput(o.graph);
   let graph: SemanticGraph,
@@ -158,6 +165,10 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
     heuristic: o.heuristic,
   });
   const planning_ms = performance.now() - t1;
+  // No plan: say why, within a time budget of its own (the search may have spent the request's).
+  const explanation = explainResult(result, graph, formula, {
+    plan: { lambda: o.lambda, tauSoft: o.tauSoft, heuristic: o.heuristic, check: deadline(o.timeLimit_ms, now) },
+  });
   const extra = {
     k: k === Infinity ? 'all' : k,
     lambda: o.lambda,
@@ -165,9 +176,11 @@ export async function planOnGraph(o: PlanRequest): Promise<PlanOutcome> {
     translate_ms,
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(augment_ms !== undefined ? { augment_ms, augmentation } : {}),
+    ...(explanation !== undefined ? { explanation } : {}),
   };
   return {
     result,
+    ...(explanation !== undefined ? { explanation } : {}),
     graph,
     automaton,
     kind: input.kind,
@@ -203,6 +216,7 @@ export function planLabelledGraph(request: PlanGraphRequest): PlanGraphResponse 
   try {
     const g = labelledGraph(graph, 'request.graph');
     const automaton = automatonOf(spec);
+    const formula = parseLtl(spec);
     const kk = k === undefined || k === 'all' ? Infinity : k;
     const lam = lambda ?? PLAN_DEFAULTS.lambda;
     const started = performance.now();
@@ -213,7 +227,15 @@ export function planLabelledGraph(request: PlanGraphRequest): PlanGraphResponse 
       tauSoft: PLAN_DEFAULTS.tauSoft,
       check: deadline(API_TIME_LIMIT_MS, () => performance.now()),
     });
-    const extra = { k: kk === Infinity ? 'all' : kk, lambda: lam, planning_ms: performance.now() - started };
+    const explanation = explainResult(result, g, formula, {
+      plan: { lambda: lam, tauSoft: PLAN_DEFAULTS.tauSoft, check: deadline(API_TIME_LIMIT_MS, now) },
+    });
+    const extra = {
+      k: kk === Infinity ? 'all' : kk,
+      lambda: lam,
+      planning_ms: performance.now() - started,
+      ...(explanation !== undefined ? { explanation } : {}),
+    };
     return { ok: true, plan: planDocument(result, g, extra) as PlanDocument };
   } catch (e) {
     return { ok: false, error: requestError(e) };
@@ -232,9 +254,18 @@ export function automatonViewOf(spec: string): AutomatonView {
   return automatonView(specAutomaton(spec));
 }
 
+/** The parsed specification (as a mission reads it: X refused); its errors as specAutomaton's. */
+function specFormula(spec: string): Formula {
+  return specError(() => parseLtl(spec));
+}
+
 function specAutomaton(spec: string): BuchiAutomaton {
+  return specError(() => automatonOf(spec));
+}
+
+function specError<T>(work: () => T): T {
   try {
-    return automatonOf(spec);
+    return work();
   } catch (e) {
     if (e instanceof LtlSyntaxError)
       throw new WitnessError('invalid-spec', `spec: ${e.line}:${e.column}: ${e.detail}`, {
@@ -289,6 +320,7 @@ export async function sceneFromGraphFile(
     throw new WitnessError('invalid-params', 'spec: expected a string', { path: '$.spec' });
   // A bad spec fails before the file is read: it is the cheaper check.
   const automaton = spec !== undefined && spec.trim() !== '' ? specAutomaton(spec) : null;
+  const formula = automaton === null ? null : specFormula(spec!);
   const file = await workspaceFile(workspace, rel);
   const text = await readInputText(file, INPUT.graph);
   let g, name: unknown;
@@ -310,18 +342,14 @@ export async function sceneFromGraphFile(
   layoutMissing(g);
   const scene = sceneOf(g, { world: typeof name === 'string' && name !== '' ? name : rel, picture: null });
   if (automaton === null) return { scene, plan: null, automaton: null };
-  let result;
+  let result, explanation;
   try {
-    result = plan(g, automaton, {
-      method: 'sagas',
-      k: Infinity,
-      lambda: PLAN_DEFAULTS.lambda,
-      tauSoft: PLAN_DEFAULTS.tauSoft,
-      check: deadline(API_TIME_LIMIT_MS, () => performance.now()),
-    });
+    const o = { lambda: PLAN_DEFAULTS.lambda, tauSoft: PLAN_DEFAULTS.tauSoft };
+    result = plan(g, automaton, { ...o, method: 'sagas', k: Infinity, check: deadline(API_TIME_LIMIT_MS, now) });
+    explanation = explainResult(result, g, formula!, { plan: { ...o, check: deadline(API_TIME_LIMIT_MS, now) } });
   } catch (e) {
     if (e instanceof WitnessError && e.code === 'budget') throw new WitnessError('budget', `planning: ${e.message}`);
     throw e;
   }
-  return { scene, plan: planView(result, g), automaton: automatonView(automaton) };
+  return { scene, plan: planView(result, g, explanation), automaton: automatonView(automaton) };
 }

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { AUGMENT_DEFAULTS, PLAN_DEFAULTS, PLAN_METHODS, type PlanMethod } from '../contract/defaults.js';
 import type { AugmentReport, PlanResult } from '../app/plan.js';
+import type { PlanExplanation as Explanation } from '../contract/api.js';
 import { EXIT, type Output } from './errors.js';
 import { action, intFlag, numberFlag, pointFlag } from './flags.js';
 
@@ -33,6 +34,8 @@ function describe(io: Output, r: PlanResult, doc: Record<string, unknown>, heade
   io.out(`${header}\n`);
   if (r.status === 'infeasible') {
     io.out(`  infeasible (${r.reason.kind}): ${r.reason.message}\n`);
+    const why = doc['explanation'] as Explanation | undefined;
+    if (why !== undefined) describeExplanation(io, why);
     return;
   }
   const pre = doc['prefix'] as string[],
@@ -51,6 +54,30 @@ function describe(io: Output, r: PlanResult, doc: Record<string, unknown>, heade
     `  search: ${r.stats.expandedPrefix} product states expanded for prefixes, ${r.stats.expandedSuffix} for suffixes; ${r.stats.withSuffix}/${r.stats.endpoints} endpoint(s) with a suffix\n`,
   );
 }
+
+/** Why the specification cannot be met: the conflicting conjuncts, the smallest failing part, the regions. */
+function describeExplanation(io: Output, e: Explanation): void {
+  io.out(`  why: ${e.message}\n`);
+  if (e.conflict.length > 0) {
+    io.out(`  conflicting conjuncts${e.minimal ? ' (minimal)' : ' (not proven minimal)'}:\n`);
+    for (const i of e.conflict) io.out(`    [${i + 1}] ${e.conjuncts[i]}\n`);
+  }
+  for (const r of e.regions) {
+    const at = r.at ? ` at (${+r.at[0].toFixed(3)}, ${+r.at[1].toFixed(3)})` : '';
+    const cut = r.cut && r.cut.length > 0 ? `; the cut around the start: ${r.cut.join(', ')}` : '';
+    io.out(
+      `  region "${r.region}": ${WHY[r.why]}${r.node !== undefined ? `, entered at node ${r.node}${at}` : ''}${cut}\n`,
+    );
+  }
+  if (e.bound !== undefined) io.out(`  (explanation partial: ${e.bound})\n`);
+}
+
+const WHY: Record<Explanation['regions'][number]['why'], string> = {
+  'labelled-nowhere': 'labels no node: label a node with it, or fix the name',
+  unreachable: 'labels only nodes the start cannot reach: connect one, or drop the need',
+  forbidden:
+    'every plan would have to enter it, where the specification forbids it: relax that rule, or add a way around',
+};
 
 function describeAugment(io: Output, a: AugmentReport): void {
   const anchors = a.anchors.map(

@@ -81,6 +81,15 @@ test('planGraph plans on a labelled graph, reports infeasibility as a document a
   }
   const inf = await api.planGraph({ graph, spec: 'F c' });
   assert.ok(inf.ok && inf.plan.status === 'infeasible' && inf.plan.reason?.kind === 'unavailable-propositions');
+  // Why: b lies behind a, which the second conjunct forbids; the third conjunct plays no part.
+  const why = await api.planGraph({ graph, spec: 'F b & G !a & G !c' });
+  assert.ok(why.ok);
+  const e = why.plan['explanation'] as { conflict: number[]; regions: { region: string; why: string }[] };
+  assert.deepEqual(e.conflict, [0, 1]);
+  assert.deepEqual(
+    e.regions.map((r) => [r.region, r.why]),
+    [['a', 'forbidden']],
+  );
   const bad = await api.planGraph({ graph: { ...graph, start: 'x' }, spec: 'F a' });
   assert.deepEqual(bad, { ok: false, error: { code: 'invalid-input', message: '$.start: unknown node "x"' } });
   const syntax = await api.planGraph({ graph, spec: 'F (a' });

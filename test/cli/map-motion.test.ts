@@ -21,6 +21,7 @@ interface PlanDoc {
   prefix: string[];
   suffix: string[];
   reason?: { kind: string; message: string; enters?: { region: string; node: string; at: [number, number] | null }[] };
+  explanation?: { conflict: number[]; minimal: boolean; regions: { region: string; why: string; cut?: string[] }[] };
 }
 
 /**
@@ -142,6 +143,14 @@ test('two rooms joined by one door: a mission that must cross the forbidden door
   const t = await cli('plan', '--graph', g.file, '--spec', 'G F shelf & G !door');
   assert.equal(t.code, 3);
   assert.match(t.out, /infeasible \(no-accepting-prefix\): .*every plan would have to enter "door" at \(/);
+  // why: both conjuncts together, the door forbidden on every path, and the cut that closes it
+  assert.deepEqual(doc.explanation?.conflict, [0, 1]);
+  assert.equal(doc.explanation?.minimal, true);
+  const door = doc.explanation.regions.find((r) => r.why === 'forbidden')!;
+  assert.equal(door.region, 'door');
+  assert.ok(door.cut!.length > 0 && door.cut!.includes(enters[0]!.node), JSON.stringify(door));
+  assert.match(t.out, /why: the conjuncts G F shelf and G !door cannot hold together on this graph/);
+  assert.match(t.out, /region "door": every plan would have to enter it.*the cut around the start: /);
   // through the door, the patrol is met and driven as planned
   assert.equal((await planAndDrive(g, regions, 'G F shelf & G F dock')).doc.status, 'ok');
 });

@@ -21,6 +21,15 @@ interface PlanDoc {
     checked: { guardWordAccepted: boolean };
   };
   reason?: { kind: string; message: string };
+  explanation?: {
+    conjuncts: string[];
+    conflict: number[];
+    minimal: boolean;
+    contradiction: boolean;
+    core: string | null;
+    regions: { region: string; why: string; node?: string; cut?: string[] }[];
+    message: string;
+  };
   augmentation?: { anchors: { proposition: string; accepted: number }[] };
 }
 
@@ -92,6 +101,23 @@ test('plan: infeasible is exit 3 with a structured reason; malformed input is ex
     (await cli('plan', '--graph', asset('graphs/lab-floor.json'), '--spec', 'F kitchen', '--json')).out,
   ) as PlanDoc;
   assert.equal(un.reason?.kind, 'unavailable-propositions');
+  // Why: the minimal conflicting conjuncts, and a region labelled nowhere.
+  assert.deepEqual(d.explanation?.conflict, [0, 2, 3]);
+  assert.equal(d.explanation?.minimal, true);
+  assert.equal(d.explanation?.contradiction, true);
+  assert.deepEqual(un.explanation?.regions, [{ region: 'kitchen', why: 'labelled-nowhere' }]);
+  const words = await cli(
+    'plan',
+    '--graph',
+    asset('graphs/lab-floor.json'),
+    '--spec',
+    'G F office & G !c4 & G (office -> F lab1) & G !lab1',
+  );
+  assert.equal(words.code, 3);
+  assert.match(
+    words.out,
+    /why: the conjuncts G F office and G \(office -> F lab1\) and G !lab1 cannot hold together on any graph: they contradict each other\n {2}conflicting conjuncts \(minimal\):\n {4}\[1\] G F office\n {4}\[3\] G \(office -> F lab1\)\n {4}\[4\] G !lab1\n/,
+  );
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ nodes: [{ id: 'a' }], edges: [{ from: 'a', to: 'b' }], start: 'a' }));
   const b = await cli('plan', '--graph', bad, '--spec', 'F a');

@@ -209,6 +209,10 @@ test('witness run: a mission end to end with --json and --picture; bench ltl --w
   );
   assert.equal(none.code, 3, none.out + none.err);
   assert.match(none.out, /FAILED \(planning\)/);
+  assert.match(
+    none.out,
+    /Why: the conjuncts F e2 and G !e2 cannot hold together on any graph: they contradict each other/,
+  );
   assert.equal((await cli('audit', 'verify', join(dir, 'nav.wds'))).code, 2, 'not an audit database');
 
   const out = join(dir, 'bench.jsonl'),

@@ -9,6 +9,7 @@ import {
   controls,
   ended,
   errorField,
+  explanationLines,
   initialModel,
   isNewEvent,
   latchChanged,
@@ -172,4 +173,56 @@ test('what storage keeps is read leniently and written with the fields and the l
   const saved = withFields({}, { seed: '3' }, { session: 's1', inputs });
   assert.deepEqual(readSaved(JSON.stringify(saved)), saved);
   assert.deepEqual(withFields(saved, { seed: '4' }, null), { fields: { seed: '4' }, last: saved.last });
+});
+
+test('an infeasible plan lists why: the conflicting conjuncts, the smallest failing part, the regions and the cut', () => {
+  assert.equal(explanationLines(undefined), null);
+  const two = explanationLines({
+    conjuncts: ['F c', 'F a', 'G !b'],
+    conflict: [1, 2],
+    minimal: true,
+    contradiction: false,
+    core: 'F a & G !b',
+    regions: [{ region: 'b', why: 'forbidden', node: 'nb', at: [1, 0], cut: ['nb'] }],
+    checks: 7,
+    message: '…',
+  })!;
+  assert.equal(
+    two.title,
+    'Why: these 2 conjuncts cannot hold together on this graph (dropping any one makes the mission feasible)',
+  );
+  assert.deepEqual(two.items, [
+    'conjunct 2: F a',
+    'conjunct 3: G !b',
+    '"b" lies on every path, where the specification forbids it: relax that rule, or add a way around; a plan would enter it at nb (1, 0); the cut: nb',
+  ]);
+  const one = explanationLines({
+    conjuncts: ['F c', 'F (c & x)'],
+    conflict: [1],
+    minimal: false,
+    contradiction: false,
+    core: 'F x',
+    regions: [{ region: 'x', why: 'labelled-nowhere' }],
+    checks: 64,
+    bound: 'stopped after 64 planner searches',
+    message: '…',
+  })!;
+  assert.equal(one.title, 'Why: this conjunct cannot be met on this graph (not proven minimal)');
+  assert.deepEqual(one.items, [
+    'conjunct 2: F (c & x) (alone)',
+    'the smallest part that fails: F x',
+    '"x" labels no node of the graph: label one, or fix the name',
+    'partial: stopped after 64 planner searches',
+  ]);
+  const contradiction = explanationLines({
+    conjuncts: ['F e2', 'G !e2'],
+    conflict: [0, 1],
+    minimal: true,
+    contradiction: true,
+    core: 'F e2 & G !e2',
+    regions: [],
+    checks: 3,
+    message: '…',
+  })!;
+  assert.equal(contradiction.title, 'Why: these 2 conjuncts contradict each other: no graph can meet them together');
 });

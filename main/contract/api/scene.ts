@@ -50,6 +50,29 @@ export interface AutomatonView {
   edges: { from: number; to: number; guard: string }[];
 }
 
+/**
+ * Why a specification cannot be met on the graph (core/plan/explain.ts; docs/FORMATS.md, "Plans"): a minimal
+ * set of its conjuncts that conflict, the smallest failing part, and the regions it cannot have.
+ */
+export interface PlanExplanation {
+  conjuncts: readonly string[];
+  conflict: readonly number[];
+  minimal: boolean;
+  /** The conflict holds on no graph: its conjuncts contradict each other. */
+  contradiction: boolean;
+  core: string | null;
+  regions: readonly {
+    region: string;
+    why: 'labelled-nowhere' | 'unreachable' | 'forbidden';
+    node?: string;
+    at?: readonly [number, number] | null;
+    cut?: readonly string[];
+  }[];
+  checks: number;
+  bound?: string;
+  message: string;
+}
+
 /** A plan on a scene: node ids of the prefix and the suffix cycle, and the product states visited. */
 export interface PlanView {
   status: 'ok' | 'infeasible';
@@ -60,6 +83,8 @@ export interface PlanView {
   suffixStates: number[];
   cost?: { prefix: number; suffix: number; objective: number };
   reason?: { kind: string; message: string };
+  /** Infeasible plans: why the specification cannot be met (absent where it was not explained). */
+  explanation?: PlanExplanation;
   certificate?: unknown;
 }
 

@@ -41,6 +41,7 @@ import {
   documentedPlan,
   failed,
   lassoEnd,
+  noPlanText,
   stepSpeed,
   stopWords,
 } from './run-skeleton.js';
@@ -196,13 +197,17 @@ export async function runMission(input: MissionInput, o: MissionOptions): Promis
     return worldFailed(k, e, 0);
   }
   // The plan shown is executed as it is; without one, the first plan is searched here.
-  const shown = run.recordPlan(input.initial ?? documentedPlan(input.graph, input.automaton, o, k.now), 0, 'initial');
+  const shown = run.recordPlan(
+    input.initial ?? documentedPlan(input.graph, input.automaton, o, k.now, { formula: input.formula }),
+    0,
+    'initial',
+  );
   k.graph = shown.graph;
   const first = shown.result;
   if (first.status !== 'ok')
     return finish(
       k,
-      { ...failed('planning', `no plan: ${first.reason.message}`), planningReason: first.reason.kind },
+      { ...failed('planning', `no plan: ${noPlanText(shown.document)}`), planningReason: first.reason.kind },
       0,
     );
   await startExecutor(k, first);

@@ -14,12 +14,13 @@ import type { BuchiAutomaton } from '../ltl/automaton.js';
 import type { Formula } from '../ltl/ast.js';
 import { type MonitorStep, StateSetMonitor } from '../ltl/monitor.js';
 import { evaluateLasso } from '../ltl/lasso.js';
-import { type PlanResult, DEFAULT_PLAN, plan } from '../plan/plan.js';
+import { type PlanResult, DEFAULT_PLAN, deadline, plan } from '../plan/plan.js';
+import { type Explanation, explainResult } from '../plan/explain.js';
 import type { SemanticGraph } from '../plan/semantic.js';
 import { type DocumentedPlan, planDocument } from '../plan/document.js';
 import { type Region, labelAt } from '../world/regions.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
-import { MISSION_DECISIONS, type MissionMethod, plannerOf } from '../../contract/defaults.js';
+import { MISSION_DECISIONS, PLAN_DEFAULTS, type MissionMethod, plannerOf } from '../../contract/defaults.js';
 import type { Decide, Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import type { ExecEvent } from './executor.js';
@@ -33,17 +34,21 @@ export interface PlanChoice {
   readonly tauSoft: number;
 }
 
+/** Time budget of the explanation of an infeasible first plan. */
+const EXPLAIN_LIMIT_MS = PLAN_DEFAULTS.apiTimeLimit_ms;
+
 /**
  * A mission's plan, made and documented once (core/plan/document.ts): what the console serves before
  * Run and what a run records. `extra`: the replan's monitor states (`resume`), the executor when it
- * is not the learned one.
+ * is not the learned one, the specification (`formula`: a first plan that cannot be made carries its
+ * `explanation`).
  */
 export function documentedPlan(
   g: SemanticGraph,
   automaton: BuchiAutomaton,
   o: PlanChoice,
   now: () => number,
-  extra: { readonly resume?: readonly number[]; readonly executor?: 'waypoints' } = {},
+  extra: { readonly resume?: readonly number[]; readonly executor?: 'waypoints'; readonly formula?: Formula } = {},
 ): DocumentedPlan {
   const method = plannerOf(o.method);
   const t0 = now();
@@ -56,14 +61,29 @@ export function documentedPlan(
     ...(extra.resume ? { resume: extra.resume } : {}),
   });
   const planning_ms = now() - t0;
+  // A first plan that cannot be made says why (core/plan/explain.ts), within the API's time budget.
+  const explanation =
+    extra.formula === undefined || extra.resume !== undefined
+      ? undefined
+      : explainResult(result, g, extra.formula, {
+          plan: { ...DEFAULT_PLAN, lambda: o.lambda, tauSoft: o.tauSoft, check: deadline(EXPLAIN_LIMIT_MS, now) },
+        });
   const document = planDocument(result, g, {
     method,
     k: o.k === Infinity ? 'all' : o.k,
     lambda: o.lambda,
     ...(extra.executor ? { executor: extra.executor } : {}),
     ...(extra.resume ? { resume: extra.resume } : {}),
+    ...(explanation !== undefined ? { explanation } : {}),
   });
   return { result, graph: g, document, planning_ms };
+}
+
+/** Why a documented plan is not a plan: the planner's reason, and the explanation when it has one. */
+export function noPlanText(document: Readonly<Record<string, unknown>>): string {
+  const reason = (document['reason'] as { message?: string } | undefined)?.message ?? 'no plan';
+  const why = document['explanation'] as Explanation | undefined;
+  return why === undefined ? reason : `${reason}. Why: ${why.message}`;
 }
 
 /**

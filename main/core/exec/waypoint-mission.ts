@@ -34,6 +34,7 @@ import {
   RunSkeleton,
   checkInitial,
   documentedPlan,
+  noPlanText,
   failed,
   lassoEnd,
   stepSpeed,
@@ -144,11 +145,12 @@ export function planOnMap(
   automaton: BuchiAutomaton,
   regions: readonly Region[],
   pose: { readonly x: number; readonly y: number },
-  o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'>,
+  o: Pick<WaypointMissionOptions, 'method' | 'lambda' | 'k' | 'tauSoft' | 'maxLink_m'> & { readonly formula?: Formula },
   now: () => number = () => 0,
 ): MapPlan {
   const graph = startGraph(base, regions, pose, o.maxLink_m);
-  return { ...documentedPlan(graph, automaton, o, now, { executor: 'waypoints' }), pose: { x: pose.x, y: pose.y } };
+  const extra = { executor: 'waypoints' as const, ...(o.formula !== undefined ? { formula: o.formula } : {}) };
+  return { ...documentedPlan(graph, automaton, o, now, extra), pose: { x: pose.x, y: pose.y } };
 }
 
 class Violation extends Error {
@@ -285,8 +287,9 @@ async function begin(d: Drive): Promise<MissionResult | null> {
     if (!(e instanceof RangeError)) throw e;
     return finish(d, failed('planning', e.message));
   }
-  const first = run.recordPlan(input.initial ?? planFrom(d, d.graph), 0, 'initial').result;
-  if (first.status !== 'ok') return finish(d, failed('planning', `no plan: ${first.reason.message}`));
+  const shown = run.recordPlan(input.initial ?? planFrom(d, d.graph), 0, 'initial');
+  const first = shown.result;
+  if (first.status !== 'ok') return finish(d, failed('planning', `no plan: ${noPlanText(shown.document)}`));
   d.current = first;
   return null;
 }
@@ -294,7 +297,8 @@ async function begin(d: Drive): Promise<MissionResult | null> {
 /** A plan on graph g (from the monitor's states `resume` after a replan). */
 function planFrom(d: Drive, g: SemanticGraph, resume?: readonly number[]): DocumentedPlan {
   const { automaton } = d.input;
-  return documentedPlan(g, automaton, d.o, d.now, { executor: 'waypoints', ...(resume ? { resume } : {}) });
+  const extra = resume ? { resume } : { formula: d.input.formula };
+  return documentedPlan(g, automaton, d.o, d.now, { executor: 'waypoints', ...extra });
 }
 
 /** The map graph with the robot's pose as its start node (a RangeError when no node is near enough). */

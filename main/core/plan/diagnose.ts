@@ -9,7 +9,8 @@ import type { PlanContext } from './plan.js';
 import type { BuchiAutomaton } from '../ltl/automaton.js';
 import { canReachGoodCycle } from '../ltl/scc.js';
 
-function satisfiable(a: BuchiAutomaton): boolean {
+/** Whether the automaton accepts some word (on some graph): an initial state reaches a cycle through acceptance. */
+export function satisfiable(a: BuchiAutomaton): boolean {
   const succ: number[][] = a.states.map(() => []);
   for (const e of a.edges) if (e.guard.length > 0) succ[e.from]!.push(e.to);
   const live = canReachGoodCycle(

@@ -150,7 +150,7 @@ export function planContext(
   return { graph: g, automaton: a, work, product: buildProduct(g, work, tauSoft), unavailable };
 }
 
-export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanResult {
+function checkRequest(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): void {
   if (!(o.lambda >= 0 && o.lambda <= 1)) throw new RangeError(`λ must be in [0, 1], got ${o.lambda}`);
   if (!(o.k >= 1)) throw new RangeError(`K must be at least 1, got ${o.k}`);
   const size = g.ids.length * a.states.length;
@@ -161,6 +161,16 @@ export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanR
   }
   // Weights whose sums overflow would read as "unreachable": refuse them with that cause instead.
   checkCostRange(g, a.states.length);
+}
+
+/** Whether plan() would find a plan: the same search, without the certificate or the infeasibility diagnosis. */
+export function hasPlan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): boolean {
+  checkRequest(g, a, o);
+  return search(g, a, o).best !== null;
+}
+
+export function plan(g: SemanticGraph, a: BuchiAutomaton, o: PlanOptions): PlanResult {
+  checkRequest(g, a, o);
   const s = search(g, a, o);
   if (s.best === null) {
     const reason = diagnose(s.ctx, s.outcome);
@@ -208,7 +218,7 @@ function search(
 /**
  * Whether node v may carry proposition x: an exact label, or a cluster's soft label at or above τ_soft (or unknown).
  */
-function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
+export function carries(g: SemanticGraph, v: number, x: string, tauSoft: number): boolean {
   if (g.kinds[v] !== 'cluster') return g.labels[v]!.includes(x);
   const p = g.soft.get(x)?.[v];
   return p === undefined || !(p < tauSoft);

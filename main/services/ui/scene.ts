@@ -3,7 +3,7 @@
  * task-space coordinates, a plan as node ids and automaton states, an automaton with printed
  * guards. Pure functions over data, shaped as the API contract's views.
  */
-import type { AutomatonView, GraphScene, PlanView, SceneNode } from '../../contract/api.js';
+import type { AutomatonView, GraphScene, PlanExplanation, PlanView, SceneNode } from '../../contract/api.js';
 import type { BuchiAutomaton } from '../../core/ltl/automaton.js';
 import { formatGuard } from '../../core/ltl/guard.js';
 import { type PlanResult, drivenSteps } from '../../core/plan/plan.js';
@@ -83,7 +83,16 @@ export function sceneOf(g: SemanticGraph, o: SceneExtras): GraphScene {
   };
 }
 
-export function planView(r: PlanResult, g: SemanticGraph): PlanView {
+/** The view of a documented plan: its result, and the explanation its document carries when it has none. */
+export function documentedPlanView(d: {
+  readonly result: PlanResult;
+  readonly graph: SemanticGraph;
+  readonly document: Readonly<Record<string, unknown>>;
+}): PlanView {
+  return planView(d.result, d.graph, d.document['explanation'] as PlanExplanation | undefined);
+}
+
+export function planView(r: PlanResult, g: SemanticGraph, explanation?: PlanExplanation): PlanView {
   if (r.status !== 'ok') {
     return {
       status: 'infeasible',
@@ -92,6 +101,7 @@ export function planView(r: PlanResult, g: SemanticGraph): PlanView {
       prefixStates: [],
       suffixStates: [],
       reason: { kind: r.reason.kind, message: r.reason.message },
+      ...(explanation !== undefined ? { explanation } : {}),
     };
   }
   const { prefix: pre, cycle: suf } = drivenSteps(r);

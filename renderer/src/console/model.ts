@@ -8,6 +8,7 @@ import type {
   MissionLiveTick,
   MissionPlanRequest,
   MissionPlanResult,
+  PlanExplanation,
   RunState,
 } from '../../../main/contract/api.js';
 import type { PlanMethod } from '../../../main/contract/defaults.js';
@@ -276,6 +277,38 @@ export function planLines(r: MissionPlanResult): { status: string; detail: strin
         ? `${r.report.nodes} nodes; from the robot at (${r.robot.x.toFixed(2)}, ${r.robot.y.toFixed(2)}): Run refuses this plan if the robot moves more than ${r.robot.tolerance_m} m before it starts`
         : `${r.report.nodes} nodes${d !== undefined ? ` over ${d.transitions.toLocaleString('en')} ${d.regime} transitions` : ''}, ${r.report.anchors} anchors${r.report.unavailable.length > 0 ? `; unavailable: ${r.report.unavailable.join(', ')}` : ''}`,
   };
+}
+
+const REGION_WHY: Record<PlanExplanation['regions'][number]['why'], string> = {
+  'labelled-nowhere': 'labels no node of the graph: label one, or fix the name',
+  unreachable: 'labels only places the start cannot reach: connect one, or drop the need',
+  forbidden: 'lies on every path, where the specification forbids it: relax that rule, or add a way around',
+};
+
+/**
+ * Why an infeasible plan cannot be met, as the Mission tab lists it: the minimal conflicting conjuncts, the smallest
+ * failing part, the regions it cannot have (with where a plan would enter a forbidden one, and the cut around the
+ * start); null when the plan is not explained.
+ */
+export function explanationLines(e: PlanExplanation | undefined): { title: string; items: string[] } | null {
+  if (e === undefined) return null;
+  if (e.conflict.length === 0) return { title: e.message, items: [] };
+  const items = e.conflict.map((i) => `conjunct ${i + 1}: ${e.conjuncts[i]}${e.conflict.length > 1 ? '' : ' (alone)'}`);
+  if (e.core !== null && e.conflict.length === 1 && e.core !== e.conjuncts[e.conflict[0]!])
+    items.push(`the smallest part that fails: ${e.core}`);
+  for (const r of e.regions) {
+    const at = r.at ? ` (${+r.at[0].toFixed(2)}, ${+r.at[1].toFixed(2)})` : '';
+    const where = r.node !== undefined ? `; a plan would enter it at ${r.node}${at}` : '';
+    const cut = r.cut !== undefined && r.cut.length > 0 ? `; the cut: ${r.cut.join(', ')}` : '';
+    items.push(`"${r.region}" ${REGION_WHY[r.why]}${where}${cut}`);
+  }
+  if (e.bound !== undefined) items.push(`partial: ${e.bound}`);
+  const title = e.contradiction
+    ? `Why: ${e.conflict.length === 1 ? 'this conjunct is unsatisfiable' : `these ${e.conflict.length} conjuncts contradict each other`}: no graph can meet ${e.conflict.length === 1 ? 'it' : 'them together'}`
+    : e.conflict.length === 1
+      ? `Why: this conjunct cannot be met on this graph${e.minimal ? '' : ' (not proven minimal)'}`
+      : `Why: these ${e.conflict.length} conjuncts cannot hold together on this graph${e.minimal ? ' (dropping any one makes the mission feasible)' : ' (not proven minimal)'}`;
+  return { title, items };
 }
 
 /** The summary of a run joined from another window (or from before a reload). */

@@ -22,6 +22,7 @@ import {
   latchChanged,
   parseStart,
   planFailed,
+  explanationLines,
   planLines,
   planRequest,
   planShown,
@@ -250,9 +251,16 @@ function showPlan(v: View, r: MissionPlanResult, asked: PlanInputs): boolean {
   a.post({ kind: 'scene', scene: r.scene, plan: r.plan, automaton: r.automaton, session: r.session });
   fillHeat(d.heat, r.scene.propositions);
   const lines = planLines(r);
+  const why = explanationLines(r.plan.explanation);
   d.summary.replaceChildren(
     el('div', { class: `plan-status ${r.plan.status}` }, lines.status),
     el('div', {}, lines.detail),
+    ...(why === null
+      ? []
+      : [
+          el('div', { class: 'plan-why', id: 'plan-why' }, why.title),
+          el('ul', { class: 'plan-why-items' }, ...why.items.map((t) => el('li', {}, t))),
+        ]),
     shaLine('plan-sha', `${r.method} plan (Run executes it)`, r.plan_sha, shortSha(r.plan_sha)),
     el('div', { class: 'muted', id: r.robot !== undefined ? 'plan-robot' : 'plan-report' }, lines.report),
     d.stale,

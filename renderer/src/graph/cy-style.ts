@@ -84,6 +84,11 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
     { selector: 'node.heat', style: { 'background-color': `mapData(heat, 0, 1, ${HEAT_LOW}, ${HEAT_HIGH})` } },
     { selector: 'node.on-prefix', style: { 'border-width': size * 0.18, 'border-color': c.prefix } },
     { selector: 'node.on-suffix', style: { 'border-width': size * 0.18, 'border-color': c.suffix } },
+    // The cut an infeasible plan's explanation names: the forbidden nodes every plan would have to cross.
+    {
+      selector: 'node.why-cut',
+      style: { 'border-width': size * 0.3, 'border-color': '#e03131', 'border-style': 'dashed', 'z-index': 25 },
+    },
     { selector: 'node:selected', style: { 'border-width': size * 0.3, 'border-color': '#ffd43b', 'z-index': 30 } },
     {
       // Only the plan is drawn as Cytoscape edges; the scene's edges lie on a canvas underneath.

@@ -281,7 +281,10 @@ class CyGraph implements CyGraphView {
     }
     cy.batch(() => {
       cy.edges('.plan').remove();
-      cy.nodes('.on-prefix, .on-suffix').removeClass('on-prefix on-suffix');
+      cy.nodes('.on-prefix, .on-suffix, .why-cut').removeClass('on-prefix on-suffix why-cut');
+      // An infeasible plan's explanation: the cut of each forbidden region every plan would have to cross.
+      for (const id of plan?.explanation?.regions.flatMap((r) => r.cut ?? []) ?? [])
+        cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('why-cut');
       if (plan === null || plan.status !== 'ok' || overlay === null) return;
       cy.add(
         overlay.edges.map((e) => ({
@@ -293,6 +296,7 @@ class CyGraph implements CyGraphView {
       for (const id of plan.prefix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-prefix');
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
     });
+    this.root.dataset.whyCut = String(cy.nodes('.why-cut').length);
     this.root.dataset.prefixEdges = String(cy.edges('.plan-prefix').length);
     this.root.dataset.suffixEdges = String(cy.edges('.plan-suffix').length);
   }

@@ -24,7 +24,8 @@ export interface Shown {
 /** A plan in a few words: its steps and costs, or why there is none. */
 export function describePlan(p: PlanView | null): string {
   if (p === null) return '';
-  if (p.status !== 'ok') return `infeasible: ${p.reason?.message ?? p.reason?.kind ?? 'no plan'}`;
+  if (p.status !== 'ok')
+    return `infeasible: ${p.reason?.message ?? p.reason?.kind ?? 'no plan'}${p.explanation ? `. Why: ${p.explanation.message}` : ''}`;
   const c = p.cost;
   const n = planSteps(p);
   const steps = (k: number): string => `${k} step${k === 1 ? '' : 's'}`;

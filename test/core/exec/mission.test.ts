@@ -150,6 +150,12 @@ test('missions in pointmaze-medium: success by the lasso evaluator, budgets, rep
 
     const none = await mission(b, sim, 'F e2 & G !e2');
     assert.equal(none.failureMode, 'planning');
+    // why: the two conjuncts conflict, and the first plan's document carries the explanation
+    assert.match(
+      none.message,
+      /Why: the conjuncts F e2 and G !e2 cannot hold together on any graph: they contradict each other/,
+    );
+    assert.deepEqual((none.plans[0]!.document['explanation'] as { conflict: number[] }).conflict, [0, 1]);
     // Failures, replans, the escalation and every run's end were recorded in the catalogue's shapes.
     for (const k of ['failure_record', 'replan', 'escalation', 'run_end', 'checkpoint', 'monitor_event'])
       assert.ok((audit.kinds[k] ?? 0) > 0, `no ${k}: ${JSON.stringify(audit.kinds)}`);
