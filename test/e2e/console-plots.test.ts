@@ -64,7 +64,12 @@ test('console: live plots of position, speed, distance to the next waypoint and 
       return d === `${newest().t}/${ticks().length}`;
     };
     for (let i = 0; i < 600 && !(await caughtUp()); i++) await new Promise((r) => setTimeout(r, 25));
-    assert.ok(await caughtUp(), 'the plots caught up with the ticks');
+    assert.ok(
+      await caughtUp(),
+      `the plots caught up with the ticks: the plots show ${await page.evaluate<string>(
+        '(() => { const d = document.getElementById("mission-plots").dataset; return `t=${d.lastT}, ${d.received} received, ${d.draws} draws`; })()',
+      )}; the server sent ${ticks().length} ticks, the newest t=${newest().t}`,
+    );
     const last = newest();
     // Every tick drawn (none dropped at 60 Hz), each chart's newest point the newest tick's values.
     assert.equal(await page.getAttribute('#mission-plots', 'data-received'), String(ticks().length));

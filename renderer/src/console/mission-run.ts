@@ -37,11 +37,20 @@ function showReplanSha(v: View, t: number, sha: string): void {
   v.d.summary.append(shaLine('plan-replan-sha', `replanned at t=${t}`, sha, shortSha(sha)));
 }
 
-/** A tick: the robot, the monitor, the plots; `post`: the Graph tab too (a joined run's past ticks go as one trail). */
-function showTick(v: View, m: MissionLiveTick, post = true): void {
+/** A tick kept: the trail and the plots (a joined run's past ticks, each once). */
+function recordTick(v: View, m: MissionLiveTick): void {
   v.trail.push([m.x, m.y]);
   v.d.plots.tick(m);
-  if (!post) return;
+}
+
+/** A tick: kept, and shown as where the robot is now (here and on the Graph tab). */
+function showTick(v: View, m: MissionLiveTick): void {
+  recordTick(v, m);
+  presentTick(v, m);
+}
+
+/** The robot, the monitor and the live line at a tick already kept. */
+function presentTick(v: View, m: MissionLiveTick): void {
   v.graph?.setRobot({ x: m.x, y: m.y });
   v.automaton?.setActive(m.states);
   v.d.live.textContent = tickLine(m);
@@ -165,12 +174,11 @@ function adopt(v: View, l: MissionLive): void {
   );
   for (const e of l.events) addLog(v, e.t, e.detail, e.kind);
   const last = l.ticks[l.ticks.length - 1];
-  for (const t of l.ticks) showTick(v, t, false);
+  // Each past tick once (the plots count what they received), then the newest shown as now.
+  for (const t of l.ticks) recordTick(v, t);
   a.post({ kind: 'trail', points: [...v.trail], ended: false, auditRun: l.auditRun });
-  if (last !== undefined) {
-    v.trail.pop();
-    showTick(v, last);
-  } else d.live.textContent = '';
+  if (last !== undefined) presentTick(v, last);
+  else d.live.textContent = '';
   v.graph?.setTrail(v.trail);
   render(v);
   if (l.end !== null) showEnd(v, l.end, false);
