@@ -27,7 +27,6 @@ import type { Region } from '../world/regions.js';
 import type { DocumentedPlan } from '../plan/document.js';
 import { type Navigation, type NavState, WorldError } from '../world/world.js';
 import type { AuditEventBody } from '../../contract/audit-events.js';
-import { replansByDefault } from '../../contract/defaults.js';
 import type { MissionFailureRecord } from '../../contract/failure.js';
 import {
   type FailureMode,
@@ -37,7 +36,7 @@ import {
   type PlanChoice,
   type RunEnd,
   RunSkeleton,
-  checkInitial,
+  startPlanDrivenRun,
   documentedPlan,
   failed,
   lassoEnd,
@@ -165,19 +164,7 @@ async function startExecutor(k: Tracking, plan: Plan): Promise<void> {
 }
 
 export async function runMission(input: MissionInput, o: MissionOptions): Promise<MissionResult> {
-  checkInitial(input.initial, o.method);
-  const run = new RunSkeleton({
-    automaton: input.automaton,
-    formula: input.formula,
-    regions: input.regions,
-    lambda: o.lambda,
-    maxSteps: o.maxSteps,
-    replanning: o.replanning ?? replansByDefault(o.method),
-    R: o.replans,
-    ...(input.audit ? { audit: input.audit } : {}),
-    ...(input.control ? { control: input.control } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
+  const run = startPlanDrivenRun({ input, options: o });
   const world = input.world;
   const k = {
     input,

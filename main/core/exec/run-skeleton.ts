@@ -20,7 +20,13 @@ import type { SemanticGraph } from '../plan/semantic.js';
 import { type DocumentedPlan, planDocument } from '../plan/document.js';
 import { type Region, labelAt } from '../world/regions.js';
 import type { AuditEventBody, AuditEventKind } from '../../contract/audit-events.js';
-import { MISSION_DECISIONS, PLAN_DEFAULTS, type MissionMethod, plannerOf } from '../../contract/defaults.js';
+import {
+  MISSION_DECISIONS,
+  PLAN_DEFAULTS,
+  type MissionMethod,
+  plannerOf,
+  replansByDefault,
+} from '../../contract/defaults.js';
 import type { Decide, Escalation, MissionFailureRecord } from '../../contract/failure.js';
 import { escalationEvent } from '../loop/escalation.js';
 import type { ExecEvent } from './executor.js';
@@ -394,6 +400,46 @@ export interface SkeletonOptions {
   readonly control?: MissionControl;
   /** A stop without an operator in the loop (Ctrl-C). */
   readonly signal?: AbortSignal;
+}
+
+/** What a plan-driven driver is given: its mission and the caller's options. */
+export interface PlanDrivenRun {
+  readonly input: {
+    readonly automaton: BuchiAutomaton;
+    readonly formula: Formula;
+    readonly regions: readonly Region[];
+    readonly initial?: DocumentedPlan;
+    readonly audit?: MissionAudit;
+    readonly control?: MissionControl;
+    readonly signal?: AbortSignal;
+  };
+  readonly options: {
+    readonly method: MissionMethod;
+    readonly lambda: number;
+    readonly maxSteps: number;
+    readonly replanning?: boolean;
+    readonly replans: number;
+  };
+}
+
+/**
+ * The skeleton of a plan-driven run (the latent-graph tracker, the waypoint driver), after refusing a shown plan
+ * another planner made; replanning by the method's default unless the caller says.
+ */
+export function startPlanDrivenRun({ input, options: o }: PlanDrivenRun): RunSkeleton {
+  checkInitial(input.initial, o.method);
+  return new RunSkeleton({
+    automaton: input.automaton,
+    formula: input.formula,
+    regions: input.regions,
+    lambda: o.lambda,
+    maxSteps: o.maxSteps,
+    replanning: o.replanning ?? replansByDefault(o.method),
+    R: o.replans,
+    ...(input.audit ? { audit: input.audit } : {}),
+    ...(input.control ? { control: input.control } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
 }
 
 /** Where the executor stands at the run's end: its marks, whether it completed, its steered steps. */

@@ -22,7 +22,7 @@ import type { SemanticGraph } from '../plan/semantic.js';
 import type { DocumentedPlan } from '../plan/document.js';
 import { type Region, labelAt } from '../world/regions.js';
 import { type Pose, type Waypoints, WorldError } from '../world/world.js';
-import { type MissionMethod, replansByDefault } from '../../contract/defaults.js';
+import type { MissionMethod } from '../../contract/defaults.js';
 import type { MissionFailureRecord } from '../../contract/failure.js';
 import {
   type FailureMode,
@@ -32,7 +32,7 @@ import {
   type MissionResult,
   type RunEnd,
   RunSkeleton,
-  checkInitial,
+  startPlanDrivenRun,
   documentedPlan,
   noPlanText,
   failed,
@@ -213,19 +213,7 @@ export async function runWaypointMission(
   input: WaypointMissionInput,
   o: WaypointMissionOptions,
 ): Promise<MissionResult> {
-  checkInitial(input.initial, o.method);
-  const run = new RunSkeleton({
-    automaton: input.automaton,
-    formula: input.formula,
-    regions: input.regions,
-    lambda: o.lambda,
-    maxSteps: o.maxSteps,
-    replanning: o.replanning ?? replansByDefault(o.method),
-    R: o.replans,
-    ...(input.audit ? { audit: input.audit } : {}),
-    ...(input.control ? { control: input.control } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
+  const run = startPlanDrivenRun({ input, options: o });
   const d = {
     input,
     o,
