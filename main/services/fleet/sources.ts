@@ -1,8 +1,9 @@
 /**
  * The fleet store's sources (one per pushed log) and the filters every read of the store takes: a source by its log id
  * or a unique prefix of it, its host, its robot (or world, as pushed), a world its runs record, a time window its
- * events fall in. The filters are SQL conditions on `witness.sources AS s` (sourceWhere), so a read that spans every
- * source (query --from) and one that lists them (listSources) select the same sources.
+ * events fall in (from its start, inclusive, to its end, exclusive), a run it holds. The filters are SQL conditions on
+ * `witness.sources AS s` (sourceWhere), so a read that spans every source (query --from) and one that lists them
+ * (listSources) select the same sources.
  */
 import type pg from 'pg';
 import { FleetError } from './store.js';
@@ -14,10 +15,12 @@ export interface SourceFilter {
   readonly robot?: string;
   /** A world one of the source's runs records. */
   readonly world?: string;
-  /** Sources with an event at or after this time (ms since 1970). */
+  /** Sources with an event at or after this time (ms since 1970; the window includes its start, not its end). */
   readonly since_ms?: number;
-  /** Sources with an event at or before this time. */
+  /** Sources with an event before this time. */
   readonly until_ms?: number;
+  /** Sources holding a run whose id starts with this. */
+  readonly run?: string;
 }
 
 /** A source as listed: its identity, and what the store holds of it. */
@@ -53,15 +56,15 @@ export function checkSourceFilter(url: string, f: SourceFilter): void {
       url,
       `--source must be a log id or a prefix of one (hexadecimal digits, as listed), got ${JSON.stringify(f.source)}`,
     );
-  if (f.since_ms !== undefined && f.until_ms !== undefined && f.since_ms > f.until_ms)
-    throw new FleetError(url, 'the time window ends before it starts (--since is after --until)');
+  if (f.since_ms !== undefined && f.until_ms !== undefined && f.since_ms >= f.until_ms)
+    throw new FleetError(url, 'the time window ends before it starts (--until must come after --since)');
 }
 
 /**
  * The filter as SQL conditions on `witness.sources AS s` (none: every source), its values appended to `args` (the
  * placeholders numbered after those already there).
  */
-export function sourceWhere(f: SourceFilter, args: unknown[]): string[] {
+function sourceWhere(f: SourceFilter, args: unknown[]): string[] {
   const where: string[] = [];
   const p = (v: unknown): string => {
     args.push(v);
@@ -69,7 +72,7 @@ export function sourceWhere(f: SourceFilter, args: unknown[]): string[] {
   };
   if (f.source !== undefined) {
     const prefix = f.source.toLowerCase();
-    where.push(`left(s.log_id, ${prefix.length}) = ${p(prefix)}`);
+    where.push(`starts_with(s.log_id, ${p(prefix)})`);
   }
   if (f.host !== undefined) where.push(`s.host = ${p(f.host)}`);
   if (f.robot !== undefined) where.push(`s.robot = ${p(f.robot)}`);
@@ -78,10 +81,12 @@ export function sourceWhere(f: SourceFilter, args: unknown[]): string[] {
   if (f.since_ms !== undefined || f.until_ms !== undefined) {
     const window = [
       ...(f.since_ms !== undefined ? [`e.t_ms >= ${p(f.since_ms)}`] : []),
-      ...(f.until_ms !== undefined ? [`e.t_ms <= ${p(f.until_ms)}`] : []),
+      ...(f.until_ms !== undefined ? [`e.t_ms < ${p(f.until_ms)}`] : []),
     ];
     where.push(`EXISTS (SELECT 1 FROM witness.events e WHERE e.source = s.id AND ${window.join(' AND ')})`);
   }
+  if (f.run !== undefined)
+    where.push(`EXISTS (SELECT 1 FROM witness.runs r WHERE r.source = s.id AND starts_with(r.id, ${p(f.run)}))`);
   return where;
 }
 
@@ -139,14 +144,19 @@ export const sourceText = (s: Pick<SourceRow, 'log_id' | 'host' | 'robot'>): str
 export async function oneSource(c: pg.Client, url: string, f: SourceFilter, what: string): Promise<SourceRow> {
   const rows = await sourceRows(c, f);
   if (rows.length === 1) return rows[0]!;
+  const holding = f.run !== undefined ? ` and holds a run ${JSON.stringify(f.run)}…` : '';
   if (rows.length === 0)
-    throw new FleetError(url, `${what} needs one source, and no source of the store matches the filters`, 'not-found');
+    throw new FleetError(
+      url,
+      `${what} needs one source, and no source of the store matches the filters${holding}`,
+      'not-found',
+    );
   const listed = rows
     .slice(0, 20)
-    .map((s) => `  ${s.log_id.slice(0, 16)}  host ${s.host}  robot ${s.robot ?? '–'}`)
-    .join('\n');
+    .map((s) => `${s.log_id.slice(0, 16)} (host ${s.host}, robot ${s.robot ?? '–'})`)
+    .join('; ');
   throw new FleetError(
     url,
-    `${what} needs one source, and ${rows.length} match the filters (narrow them, e.g. --source with a log id):\n${listed}${rows.length > 20 ? `\n  … and ${rows.length - 20} more` : ''}`,
+    `${what} needs one source, and ${rows.length} match the filters${holding}: ${listed}${rows.length > 20 ? `; and ${rows.length - 20} more` : ''} (narrow them: --source with a log id or a prefix of it, --host, --robot, --world)`,
   );
 }
