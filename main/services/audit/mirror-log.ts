@@ -79,11 +79,6 @@ export class MirrorLog {
     return new Set([...shas].filter((sha) => has.get(sha) !== undefined));
   }
 
-  /** Events it holds. */
-  get events(): number {
-    return this.tail().seq;
-  }
-
   /** The run_starts it holds, by run (for a chain walk that continues after its tail). */
   starts(): Map<string, ChainedStart> {
     const out = new Map<string, ChainedStart>();

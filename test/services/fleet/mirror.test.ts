@@ -138,6 +138,26 @@ describe('mirrors of the fleet store on a real PostgreSQL', { skip }, () => {
     assert.deepEqual(await readings(file, dir, 'm2'), await readings(w.file, dir, 'o2'));
   });
 
+  test('two pulls of one mirror at once take turns: each batch lands once, the mirror whole', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'twice.sqlite');
+    await grow(w.file, 60);
+    await pushLog(w.file, url);
+    const logId = await logIdOf(w.file);
+    const file = join(dir, 'twice-mirror.sqlite');
+    const [a, b] = await Promise.all([
+      mirrorSource(url, logId, file, { batch: 3 }),
+      mirrorSource(url, logId, file, { batch: 5 }),
+    ]);
+    const total = auditVerify(w.file).events;
+    assert.equal(a.events, total);
+    assert.equal(b.events, total);
+    assert.equal(a.pulled + b.pulled, total, `${a.pulled} + ${b.pulled}`);
+    assert.ok(a.pulled > 0 && b.pulled > 0, `both pulled: ${a.pulled} + ${b.pulled}`);
+    const v = auditVerify(file);
+    assert.deepEqual([v.ok, v.events, v.head], [true, total, auditVerify(w.file).head]);
+  });
+
   test('the mirror path names the store and the log, never a password or user; a reader role suffices', async () => {
     const url = await freshStore();
     const db = url.slice(url.lastIndexOf('/') + 1);
