@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +157,39 @@ describe('mirrors of the fleet store on a real PostgreSQL', { skip }, () => {
     assert.ok(a.pulled > 0 && b.pulled > 0, `both pulled: ${a.pulled} + ${b.pulled}`);
     const v = auditVerify(file);
     assert.deepEqual([v.ok, v.events, v.head], [true, total, auditVerify(w.file).head]);
+  });
+
+  test('a pull killed with SIGKILL leaves whole batches; the next pull finishes it', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'killed.sqlite');
+    await grow(w.file, 300);
+    await pushLog(w.file, url);
+    const logId = await logIdOf(w.file);
+    const total = auditVerify(w.file).events;
+    const mirror = new URL('../../../main/services/fleet/mirror.js', import.meta.url).href;
+    for (let k = 0; k < 3; k++) {
+      const file = join(dir, `killed-${k}.sqlite`);
+      const code = `const m = await import(${JSON.stringify(mirror)});
+        await m.mirrorSource(${JSON.stringify(url)}, ${JSON.stringify(logId)}, ${JSON.stringify(file)},
+          { batch: 2, progress: (n) => process.stdout.write(n + '\\n') });`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let seen = 0;
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          seen += d.toString().split('\n').length - 1;
+          if (seen >= 5 + 20 * k) child.kill('SIGKILL');
+        });
+        child.on('exit', () => resolve());
+      });
+      const landed = auditVerify(file);
+      assert.equal(landed.ok, true, JSON.stringify(landed.firstBad));
+      assert.ok(landed.events > 0 && landed.events < total && landed.events % 2 === 0, `${landed.events} of ${total}`);
+      const rest = await mirrorSource(url, logId, file);
+      assert.deepEqual([rest.pulled, rest.events], [total - landed.events, total]);
+      assert.equal(auditVerify(file).head, auditVerify(w.file).head);
+    }
   });
 
   test('the mirror path names the store and the log, never a password or user; a reader role suffices', async () => {

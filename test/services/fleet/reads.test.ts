@@ -84,6 +84,15 @@ describe('the read commands on a fleet store (a reader role)', { skip }, () => {
     }
   });
   after(() => server?.stop());
+  async function sql<T extends pg.QueryResultRow>(u: string, text: string, values: unknown[] = []): Promise<T[]> {
+    const c = new pg.Client(u);
+    await c.connect();
+    try {
+      return (await c.query<T>(text, values)).rows;
+    } finally {
+      await c.end();
+    }
+  }
 
   test('ls and query print what they print for each pushed log, each line after its source; JSON names it', async () => {
     let ls = '',
@@ -273,5 +282,27 @@ describe('the read commands on a fleet store (a reader role)', { skip }, () => {
     } finally {
       child.kill();
     }
+  });
+
+  test('ls --from marks the runs whose row the store holds otherwise than their run_start, as ls does locally', async () => {
+    const a = logs[0]!;
+    const src = await sql<{ id: string }>(owner, 'SELECT id FROM witness.sources WHERE host = $1', ['pc1']);
+    const ids = JSON.parse((await cli('audit', 'ls', a.file, '--json')).out) as { id: string }[];
+    await sql(owner, 'ALTER TABLE witness.runs DISABLE TRIGGER runs_append_only');
+    await sql(owner, `UPDATE witness.runs SET operator = 'mallory' WHERE id = $1`, [ids[1]!.id]);
+    await sql(
+      owner,
+      `INSERT INTO witness.runs (source, id, started_ms, world, backend, operator, software, models, meta)
+       VALUES ($1, 'zz-forged', 0, 'w', 'b', 'o', 's', '{}', '{}')`,
+      [src[0]!.id],
+    );
+    const r = await cli('audit', 'ls', '--from', url, '--host', 'pc1');
+    assert.equal(r.status, 0, r.err);
+    const lines = r.out.trim().split('\n');
+    assert.equal(lines.length, 3);
+    assert.doesNotMatch(lines[0]!, /TAMPERED/);
+    assert.match(lines[1]!, /TAMPERED: its operator is "mallory" in the runs table but "bob" in its chained run_start/);
+    assert.match(lines[2]!, /^pc1\/arm1\/[0-9a-f]{12} {2}zz-forged .*TAMPERED: no run_start event/);
+    assert.match(r.err, /runs marked TAMPERED/);
   });
 });
