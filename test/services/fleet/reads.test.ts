@@ -15,6 +15,8 @@ import pg from 'pg';
 import { AuditLog } from '../../../main/services/audit/store.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { initStore } from '../../../main/app/fleet.js';
+import { fleetSources } from '../../../main/app/fleet-reads.js';
+import { auditVerify } from '../../../main/app/audit.js';
 import { run } from '../../../main/cli/main.js';
 import { writtenLog } from '../audit/forge.js';
 import { type PgServer, pgMissing, startPg } from './server.js';
@@ -174,6 +176,34 @@ describe('the read commands on a fleet store (a reader role)', { skip }, () => {
       assert.deepEqual([r.status, r.out, r.err], [0, '', ''], args.join(' '));
     }
     assert.equal((await cli('audit', 'ls', '--from', url, '--host', 'nobody', '--json')).out, '[]\n');
+  });
+
+  test('the sources, as the console lists them: identity, counts, times, worlds; the filters select them', async () => {
+    const [a, b] = logs as [(typeof logs)[number], (typeof logs)[number]];
+    const all = await fleetSources(url);
+    const local = (file: string) => auditVerify(file);
+    assert.deepEqual(
+      all.map((s) => [s.log_id, s.host, s.robot, s.events, s.runs, s.worlds]),
+      [
+        [a.id, 'pc1', 'arm1', local(a.file).events, 2, ['pointmaze-medium', 'tabletop']],
+        [b.id, 'pc2', 'arm2', local(b.file).events, 1, ['warehouse']],
+      ],
+    );
+    assert.deepEqual([all[1]!.first_ms, all[1]!.last_ms], [1_770_000_001_000, 1_770_000_025_000]);
+    assert.ok(!Number.isNaN(Date.parse(all[0]!.registered_at)));
+    for (const [f, want] of [
+      [{ world: 'tabletop' }, [a.id]],
+      [{ source: b.id.slice(0, 3) }, [b.id]],
+      [{ since_ms: 1_770_000_025_000 }, [b.id]],
+      [{ since_ms: 1_770_000_025_001 }, []],
+      [{ until_ms: 1_770_000_000_000 }, [a.id]],
+      [{ run: 'nope' }, []],
+    ] as const)
+      assert.deepEqual(
+        (await fleetSources(url, f)).map((s) => s.log_id),
+        want,
+        JSON.stringify(f),
+      );
   });
 
   test('query pages by (source, seq): a page’s last line gives the cursor of the next', async () => {
