@@ -89,8 +89,17 @@ async function tailProblem(c: pg.Client, mirror: MirrorLog, s: SourceRow, tail: 
 
 const bytes = (v: unknown): number => (typeof v === 'string' ? Buffer.byteLength(v) : 0);
 
-/** The events after `after` to pull next: up to `max`, fewer past about 16 MB of bodies (sizes read, not bodies). */
-async function nextEvents(c: pg.Client, source: number, after: number, max: number): Promise<unknown[][]> {
+/**
+ * The events after `after` to pull next: up to `max`, fewer past about 16 MB of bodies (their sizes read first, not
+ * the bodies: a body larger than a reader reads is refused before it is loaded).
+ */
+async function nextEvents(
+  c: pg.Client,
+  source: number,
+  after: number,
+  max: number,
+  refuse: (where: string, why: string) => never,
+): Promise<unknown[][]> {
   const sizes = await c.query<{ seq: number; n: number }>(
     `SELECT seq, octet_length(body) AS n FROM witness.events WHERE source = $1 AND seq > $2 ORDER BY seq LIMIT ${max}`,
     [source, after],
@@ -99,6 +108,7 @@ async function nextEvents(c: pg.Client, source: number, after: number, max: numb
   let total = 0,
     last = sizes.rows[0]!.seq;
   for (const r of sizes.rows) {
+    if (r.n > MAX_BODY_BYTES) refuse(`event ${r.seq}`, `its body is larger than ${MAX_BODY_BYTES} bytes`);
     if (total > 0 && total + r.n > BATCH_BYTES) break;
     total += r.n;
     last = r.seq;
@@ -112,13 +122,23 @@ async function nextEvents(c: pg.Client, source: number, after: number, max: numb
   return page.rows as unknown[][];
 }
 
-/** The batch's blobs from the store, one row per address (of the first kind its events name it as). */
-async function batchBlobs(c: pg.Client, refs: BlobRefs): Promise<unknown[][]> {
+/**
+ * The batch's blobs from the store, one row per address (of the first kind its events name it as); one larger than a
+ * reader reads is refused before it is loaded.
+ */
+async function batchBlobs(
+  c: pg.Client,
+  refs: BlobRefs,
+  refuse: (where: string, why: string) => never,
+): Promise<unknown[][]> {
   if (refs.size === 0) return [];
-  const r = await c.query<{ sha256: string; kind: string; body: string }>(
-    'SELECT sha256, kind, body FROM witness.blobs WHERE sha256 = ANY($1::text[])',
+  const r = await c.query<{ sha256: string; kind: string; body: string; n: number }>(
+    `SELECT sha256, kind, octet_length(body) AS n, CASE WHEN octet_length(body) <= ${MAX_BLOB_BYTES} THEN body END AS body
+     FROM witness.blobs WHERE sha256 = ANY($1::text[])`,
     [[...refs.keys()]],
   );
+  const big = r.rows.find((b) => b.n > MAX_BLOB_BYTES);
+  if (big !== undefined) refuse(`blob ${big.sha256}`, `larger than ${MAX_BLOB_BYTES} bytes`);
   const out: unknown[][] = [];
   for (const [sha, ref] of refs) {
     const rows = r.rows.filter((b) => b.sha256 === sha);
@@ -128,12 +148,8 @@ async function batchBlobs(c: pg.Client, refs: BlobRefs): Promise<unknown[][]> {
   return out;
 }
 
-/** The first value over the size a reader reads, in the batch's rows, or null. */
-function oversized(
-  events: readonly unknown[][],
-  runs: readonly unknown[][],
-  blobs: readonly unknown[][],
-): string | null {
+/** The first value over the size a reader reads, in the batch's events and run rows, or null. */
+function oversized(events: readonly unknown[][], runs: readonly unknown[][]): string | null {
   for (const e of events)
     for (let i = 1; i < e.length; i++) {
       const cap = i === 7 ? MAX_BODY_BYTES : MAX_FIELD_BYTES;
@@ -141,8 +157,6 @@ function oversized(
     }
   for (const r of runs)
     if (r.some((v) => bytes(v) > MAX_FIELD_BYTES)) return `run ${String(r[0])}: a value larger than ${MAX_FIELD_BYTES}`;
-  for (const b of blobs)
-    if (bytes(b[2]) > MAX_BLOB_BYTES) return `the blob ${String(b[0])}: larger than ${MAX_BLOB_BYTES} bytes`;
   return null;
 }
 
@@ -156,15 +170,15 @@ async function verifiedBatch(
   starts: Map<string, ChainedStart>,
   max: number,
 ): Promise<{ events: unknown[][]; runs: unknown[][]; blobs: unknown[][]; tail: MirrorTail } | null> {
-  const events = await nextEvents(c, s.id, tail.seq, max);
-  if (events.length === 0) return null;
   const refuse = (where: string, why: string): never => {
     throw new FleetError(
       url,
-      `source ${sourceText(s)}: ${where}: ${why}; nothing of it was mirrored (\`witness audit verify --from\` checks the store)`,
+      `source ${sourceText(s)}: ${where}: ${why}; nothing of its batch was mirrored (\`witness audit verify --from\` checks the store)`,
       'tampered',
     );
   };
+  const events = await nextEvents(c, s.id, tail.seq, max, refuse);
+  if (events.length === 0) return null;
   const walk = ChainWalk.after(tail, s.log_id, starts);
   for (const e of events) {
     const bad = walk.step(e);
@@ -178,14 +192,14 @@ async function verifiedBatch(
   // The blobs the mirror lacks (one it holds came with an earlier event, checked then, maybe named as another kind).
   const held = mirror.heldBlobs(walk.refs.keys());
   const refs: BlobRefs = new Map([...walk.refs].filter(([sha]) => !held.has(sha)));
-  const blobs = await batchBlobs(c, refs);
+  const blobs = await batchBlobs(c, refs, refuse);
   const b = checkBlobRows(
     blobs.map(([sha256, kind, body]) => ({ sha256, kind, body })),
     refs,
   );
   if (b.bad !== undefined) refuse(`blob ${b.bad.key}`, b.bad.reason);
   const runArrays = runRows.map((r) => RUN_FIELDS.map((k) => r[k]));
-  const big = oversized(events, runArrays, blobs);
+  const big = oversized(events, runArrays);
   if (big !== null) refuse(big, 'Witness neither writes nor reads a value that large');
   for (const [run, st] of fresh) starts.set(run, st);
   const last = events[events.length - 1]!;

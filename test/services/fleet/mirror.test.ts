@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { AuditLog } from '../../../main/services/audit/store.js';
+import { AuditLog, type EventRow, eventHash } from '../../../main/services/audit/store.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { mirrorPath, mirrorSource } from '../../../main/services/fleet/mirror.js';
 import { initStore } from '../../../main/app/fleet.js';
@@ -89,11 +89,11 @@ describe('mirrors of the fleet store on a real PostgreSQL', { skip }, () => {
     await initStore(url);
     return url;
   }
-  async function sql(url: string, text: string): Promise<void> {
+  async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
     const c = new pg.Client(url);
     await c.connect();
     try {
-      await c.query(text);
+      return (await c.query<T>(text, values)).rows;
     } finally {
       await c.end();
     }
@@ -190,6 +190,63 @@ describe('mirrors of the fleet store on a real PostgreSQL', { skip }, () => {
       assert.deepEqual([rest.pulled, rest.events], [total - landed.events, total]);
       assert.equal(auditVerify(file).head, auditVerify(w.file).head);
     }
+  });
+
+  test('an event body or a blob larger than a reader reads is refused before it is loaded', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'huge.sqlite');
+    await pushLog(w.file, url);
+    const logId = await logIdOf(w.file);
+    const file = join(dir, 'huge-mirror.sqlite');
+    await mirrorSource(url, logId, file);
+    // The owner appends an event that links to the chain and names a plan blob of 64 MiB and a byte.
+    const last = (await sql<EventRow>(url, 'SELECT * FROM witness.events ORDER BY seq DESC LIMIT 1'))[0]!;
+    await sql(
+      url,
+      `INSERT INTO witness.blobs SELECT encode(sha256(convert_to(b, 'UTF8')), 'hex'), 'plan', b
+       FROM (SELECT repeat('x', ${64 * 1024 * 1024 + 1}) AS b) x`,
+    );
+    const sha = (
+      await sql<{ sha256: string }>(url, "SELECT sha256 FROM witness.blobs WHERE kind = 'plan' AND length(body) > 1000")
+    )[0]!.sha256;
+    const plan = {
+      seq: Number(last.seq) + 1,
+      run_id: last.run_id,
+      t_ms: last.t_ms,
+      step: null,
+      kind: 'plan',
+      tool: null,
+      failure_label: null,
+      body: JSON.stringify({ plan_sha: sha }),
+    };
+    const source = (await sql<{ id: string }>(url, 'SELECT id FROM witness.sources'))[0]!.id;
+    await sql(url, 'INSERT INTO witness.events VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+      source,
+      ...Object.values(plan),
+      last.hash,
+      eventHash(last.hash, plan),
+    ]);
+    await assert.rejects(mirrorSource(url, logId, file), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'tampered');
+      assert.match(e.message, new RegExp(`blob ${sha}: larger than 67108864 bytes`));
+      return true;
+    });
+    const url2 = await freshStore();
+    await pushLog(w.file, url2);
+    const first = (await sql<EventRow>(url2, 'SELECT * FROM witness.events ORDER BY seq DESC LIMIT 1'))[0]!;
+    const big = { ...plan, seq: Number(first.seq) + 1, kind: 'tool_call', body: `"${'y'.repeat(16 * 1024 * 1024)}"` };
+    const source2 = (await sql<{ id: string }>(url2, 'SELECT id FROM witness.sources'))[0]!.id;
+    await sql(url2, 'INSERT INTO witness.events VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+      source2,
+      ...Object.values(big),
+      first.hash,
+      'f'.repeat(64),
+    ]);
+    await assert.rejects(
+      mirrorSource(url2, logId, join(dir, 'huge-2.sqlite')),
+      new RegExp(`event ${big.seq}: its body is larger than 16777216 bytes`),
+    );
+    assert.equal(auditVerify(join(dir, 'huge-2.sqlite')).events, 0);
   });
 
   test('the mirror path names the store and the log, never a password or user; a reader role suffices', async () => {
