@@ -1,104 +1,92 @@
-/** `witness audit …`: forensics on an audit database, always opened read-only. */
+/**
+ * `witness audit …`: forensics on an audit database, always opened read-only; the read commands on a fleet store too
+ * (--from postgres://…: cli/audit-fleet.ts).
+ */
 import { Command, Option } from 'commander';
 import type { AuditExportFormat } from '../contract/api.js';
 import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag, strictInteger } from './flags.js';
+import { action, intFlag, timeFlag } from './flags.js';
 import { printable, printableJson } from './printable.js';
+import { TAMPERED_RUNS_WARNING, iso, printEvent, runLine } from './audit-lines.js';
+import {
+  type FleetFlags,
+  filterOf,
+  fleetFilterOptions,
+  lsFleet,
+  mirrorOf,
+  queryFleet,
+  targetOf,
+} from './audit-fleet.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
-/** A time: milliseconds since 1970 (decimal digits), or an ISO 8601 date or date-time. */
-const timeFlag =
-  (flag: string) =>
-  (v: string): number => {
-    const n = strictInteger(v);
-    if (n !== null) return n;
-    const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
-    if (Number.isNaN(t))
-      throw new CliError(
-        `${flag} must be a time (ISO 8601, e.g. 2025-01-31T12:00:00Z) or milliseconds since 1970, got '${v}'`,
-      );
-    return t;
-  };
+const STORE_HELP = 'a fleet store (postgres://user@host:port/database; PG* variables fill in the rest)';
 
-const iso = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString());
-
-interface QueryFlags {
+interface QueryFlags extends FleetFlags {
   run?: string;
   kind?: string;
   tool?: string;
   failure?: string;
   text?: string;
-  from?: number;
+  from?: string;
   to?: number;
-  after?: number;
+  after?: string;
   limit: number;
   follow?: boolean;
   json?: boolean;
 }
 
-function printEvent(
-  io: Output,
-  e: {
-    seq: number;
-    t_ms: number;
-    kind: string;
-    run_id: string;
-    tool: string | null;
-    failure_label: string | null;
-    step: number | null;
-    body: string;
-  },
-): void {
-  const body = e.body.length > 160 ? `${e.body.slice(0, 157)}…` : e.body;
-  // Every field but seq and t_ms is text from the database: shown with its controls escaped.
-  io.out(
-    `${String(e.seq).padStart(8)}  ${iso(e.t_ms)}  ${printable(`${e.kind.padEnd(16)} ${e.run_id.slice(0, 8)}${e.step !== null ? ` step ${e.step}` : ''}${e.tool ? ` tool ${e.tool}` : ''}${e.failure_label ? ` [${e.failure_label}]` : ''}  ${body}`)}\n`,
-  );
-}
-
 function registerAuditLs(cmd: Command, io: Output, setExit: (c: number) => void): void {
-  cmd
+  const c = cmd
     .command('ls')
     .description(
       'the runs in an audit database, oldest first (printed as they are read: the first come at once however long the log)',
     )
-    .argument('<db>', 'audit database')
+    .argument('[db]', 'audit database')
+    .option('--from <url>', STORE_HELP);
+  fleetFilterOptions(c)
     .option('--json', 'JSON')
     .action(
-      action(io, setExit, async (file: string, o: { json?: boolean }) => {
+      action(io, setExit, async (file: string | undefined, o: FleetFlags & { from?: string; json?: boolean }) => {
+        if (targetOf(file, o.from, o) === 'store') return lsFleet(io, o.from!, filterOf(o), o.json === true);
         let n = 0,
           tampered = false;
-        for await (const page of (await audit()).auditRunPages(file)) {
+        for await (const page of (await audit()).auditRunPages(file!)) {
           if (o.json) io.out((n === 0 ? '[' : ',') + page.map((r) => printableJson(r)).join(','));
-          else
-            for (const r of page)
-              io.out(
-                `${printable(`${r.id}  ${iso(r.started_ms)}  ${r.world.padEnd(18)} ${r.operator.padEnd(10)} ${String(r.events).padStart(7)} events  ${r.outcome ?? '(no end)'}${r.tampered !== undefined ? `  TAMPERED: ${r.tampered}` : ''}`)}\n`,
-              );
+          else for (const r of page) io.out(runLine(r));
           n += page.length;
           tampered ||= page.some((r) => r.tampered !== undefined);
         }
         if (o.json) io.out(n === 0 ? '[]\n' : ']\n');
-        else if (tampered)
-          io.err(
-            'warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n',
-          );
+        else if (tampered) io.err(TAMPERED_RUNS_WARNING);
       }),
     );
 }
 
+interface ShowFlags extends FleetFlags {
+  from?: string;
+  limit: number;
+  json?: boolean;
+}
+
 function registerAuditShow(cmd: Command, io: Output, setExit: (c: number) => void): void {
-  cmd
+  const c = cmd
     .command('show')
     .description('one run: its metadata, specification and events')
-    .argument('<db>', 'audit database')
-    .argument('<run>', 'run id (or a unique prefix)')
+    .usage('[options] <db> <run> | --from <url> [filters] <run>')
+    .argument('[db]', 'audit database')
+    .argument('[run]', 'run id (or a unique prefix)')
+    .option('--from <url>', `${STORE_HELP}: the run of the one source the filters select`);
+  fleetFilterOptions(c)
     .option('--limit <n>', 'events to show', intFlag('--limit', 1), 200)
     .option('--json', 'JSON')
     .action(
-      action(io, setExit, async (file: string, run: string, o: { limit: number; json?: boolean }) => {
+      action(io, setExit, async (a: string | undefined, b: string | undefined, o: ShowFlags) => {
+        // With --from the one argument is the run.
+        const [db, run] = o.from !== undefined && b === undefined ? [undefined, a] : [a, b];
+        if (run === undefined) throw new CliError('name the run to show (its id, or a unique prefix)');
+        const file = targetOf(db, o.from, o) === 'store' ? await mirrorOf(io, o.from!, filterOf(o, run), 'show') : db!;
         const app = await audit();
         const { run: r, spec, events } = app.auditRun(file, run, o.limit);
         if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => app.eventJson(file, e)) }) + '\n');
@@ -114,25 +102,34 @@ function registerAuditShow(cmd: Command, io: Output, setExit: (c: number) => voi
 }
 
 function registerAuditQuery(cmd: Command, io: Output, setExit: (c: number) => void): void {
-  cmd
+  const c = cmd
     .command('query')
     .description(
       'events by run, time window, tool, kind, failure label and text, paged by sequence number; --follow tails new ones',
     )
-    .argument('<db>', 'audit database')
+    .argument('[db]', 'audit database')
     .option('--run <id>', 'run id')
     .option('--kind <k>', 'event kind (run_start, tool_call, failure_record, …; a wrong one lists them all)')
     .option('--tool <t>', 'tool')
     .option('--failure <label>', 'failure label')
     .option('--text <s>', 'free text inside the event body')
-    .option('--from <time>', 'from this time (ISO 8601 or ms)', timeFlag('--from'))
-    .option('--to <time>', 'up to this time', timeFlag('--to'))
-    .option('--after <seq>', 'events after this sequence number (paging)', intFlag('--after', 0))
+    .option(
+      '--from <url|time>',
+      `${STORE_HELP}, its events in the order (source, seq); or, on a local log, from this time (ISO 8601, ms, 7d)`,
+    )
+    .option('--to <time>', 'local log: up to this time', timeFlag('--to'))
+    .option('--after <seq>', 'events after this sequence number (paging; on a fleet store SOURCE:SEQ, as shown)')
     .option('--limit <n>', 'page size', intFlag('--limit', 1, 100_000), 100)
-    .option('--follow', 'keep printing new events as they are appended')
+    .option('--follow', 'keep printing new events as they are appended');
+  fleetFilterOptions(c)
     .option('--json', 'JSON lines')
     .action(
-      action(io, setExit, async (file: string, o: QueryFlags) => {
+      action(io, setExit, async (file: string | undefined, o: QueryFlags) => {
+        const store = o.from !== undefined && (await import('../app/fleet.js')).isStoreUrl(o.from) ? o.from : undefined;
+        const from = o.from !== undefined && store === undefined ? timeFlag('--from')(o.from) : undefined;
+        const target = targetOf(file, store, o);
+        if (target === 'store' && o.to !== undefined)
+          throw new CliError('--to is the time window of a local log: on a fleet store use --since and --until');
         if (o.kind !== undefined) {
           const kinds = Object.keys((await import('../contract/audit-events.js')).AUDIT_EVENTS);
           if (!kinds.includes(o.kind))
@@ -146,17 +143,24 @@ function registerAuditQuery(cmd: Command, io: Output, setExit: (c: number) => vo
           ...(o.tool !== undefined ? { tool: o.tool } : {}),
           ...(o.failure !== undefined ? { failureLabel: o.failure } : {}),
           ...(o.text !== undefined ? { text: o.text } : {}),
-          ...(o.from !== undefined ? { from_ms: o.from } : {}),
+          ...(from !== undefined ? { from_ms: from } : {}),
           ...(o.to !== undefined ? { to_ms: o.to } : {}),
           limit: o.limit,
         };
+        if (target === 'store')
+          return queryFleet(io, store!, filterOf(o), q, {
+            ...(o.after !== undefined ? { after: o.after } : {}),
+            follow: o.follow === true,
+            json: o.json === true,
+          });
+        const after = o.after !== undefined ? intFlag('--after', 0)(o.after) : undefined;
         const app = await audit();
-        await app.auditQuery(file, q, {
-          ...(o.after !== undefined ? { after: o.after } : {}),
+        await app.auditQuery(file!, q, {
+          ...(after !== undefined ? { after } : {}),
           follow: o.follow === true,
           page: (rows) => {
             for (const e of rows) {
-              if (o.json) io.out(printableJson(app.eventJson(file, e)) + '\n');
+              if (o.json) io.out(printableJson(app.eventJson(file!, e)) + '\n');
               else printEvent(io, e);
             }
           },
@@ -287,16 +291,26 @@ function registerAuditInitStore(cmd: Command, io: Output, setExit: (c: number) =
     );
 }
 
+interface ExportFlags extends FleetFlags {
+  from?: string;
+  format: AuditExportFormat;
+  out: string;
+  json?: boolean;
+}
+
 function registerAuditExport(cmd: Command, io: Output, setExit: (c: number) => void): void {
-  cmd
+  const c = cmd
     .command('export')
     .description('export every event as JSON Lines, CSV or MCAP (Foxglove, Lichtblick)')
-    .argument('<db>', 'audit database')
+    .argument('[db]', 'audit database')
+    .option('--from <url>', `${STORE_HELP}: the one source the filters select`)
     .addOption(new Option('--format <f>', 'output format').choices(['jsonl', 'csv', 'mcap']).makeOptionMandatory())
-    .requiredOption('--out <file>', 'file to write')
+    .requiredOption('--out <file>', 'file to write');
+  fleetFilterOptions(c)
     .option('--json', 'JSON summary')
     .action(
-      action(io, setExit, async (file: string, o: { format: AuditExportFormat; out: string; json?: boolean }) => {
+      action(io, setExit, async (db: string | undefined, o: ExportFlags) => {
+        const file = targetOf(db, o.from, o) === 'store' ? await mirrorOf(io, o.from!, filterOf(o), 'export') : db!;
         const summary = await (await audit()).auditExport(file, o.format, o.out);
         io.out(
           o.json ? JSON.stringify({ out: o.out, format: o.format, summary }) + '\n' : `wrote ${o.out}: ${summary}\n`,

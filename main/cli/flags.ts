@@ -27,6 +27,27 @@ export function strictInteger(v: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
+const SPAN_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * A time flag: milliseconds since 1970 (decimal digits), an ISO 8601 date or date-time, or a span back from now (7d,
+ * 12h, 30m, 45s, 2w); a usage error (exit 2) names the flag and the value.
+ */
+export const timeFlag =
+  (flag: string, now: () => number = Date.now) =>
+  (v: string): number => {
+    const n = strictInteger(v);
+    if (n !== null) return n;
+    const span = /^(\d{1,9})([smhdw])$/.exec(v.trim());
+    if (span !== null) return now() - Number(span[1]) * SPAN_MS[span[2]!]!;
+    const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
+    if (Number.isNaN(t))
+      throw new CliError(
+        `${flag} must be a time: ISO 8601 (e.g. 2025-01-31T12:00:00Z), milliseconds since 1970, or a span back from now (7d, 12h, 30m, 45s, 2w); got '${v}'`,
+      );
+    return t;
+  };
+
 /** An integer flag in [min, max]; a usage error (exit 2) names the flag and the value. */
 export function intFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {

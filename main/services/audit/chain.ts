@@ -51,6 +51,27 @@ export class ChainWalk {
   /** The run of the last event checked to have started. */
   private started = '';
 
+  /**
+   * A walk that continues a chain already checked up to its event `last` (a replica's tail: services/fleet/mirror.ts):
+   * the next row must be event `last.seq + 1`, linked to `last.hash`; `starts` are the run_starts up to it, `first`
+   * the chain's first hash. Blob references (`refs`) are those of the rows stepped from here on.
+   */
+  static after(
+    last: { readonly seq: number; readonly hash: string; readonly t_ms: number },
+    first: string,
+    starts: Iterable<[run: string, start: ChainedStart]>,
+  ): ChainWalk {
+    const w = new ChainWalk();
+    if (last.seq === 0) return w;
+    w.head = last.hash;
+    w.events = last.seq;
+    w.first = first;
+    w.expectSeq = last.seq + 1;
+    w.lastT = last.t_ms;
+    for (const [run, s] of starts) w.starts.set(run, s);
+    return w;
+  }
+
   private ref(sha: string, kind: string, seq: number): void {
     const r = this.refs.get(sha);
     if (r === undefined) this.refs.set(sha, { kinds: new Set([kind]), seq });

@@ -165,6 +165,68 @@ function parseCursor(cursor: string): Cursor {
 /** A runs row as the unchained statements select it: its values (RUN_COLUMNS, unchecked) and its rowid. */
 type UnchainedRow = RunRowRaw & { readonly at_row: string };
 
+/** A run's last run_end and its count of events (read when the run's own rows have been). */
+export type Ending = () => { readonly end: EventRow | undefined; readonly events: number };
+
+/** A run as a list shows it, from what its run_start recorded, its last run_end and its count of events. */
+function summaryOf(
+  id: string,
+  started_ms: number,
+  b: RunStartBody,
+  tampered: string | null,
+  ending: Ending,
+): RunSummary {
+  const { end, events } = ending();
+  const outcome = end === undefined ? undefined : obj(bodyOf(end))['outcome'];
+  return {
+    id,
+    started_ms,
+    world: b.world,
+    backend: b.backend,
+    operator: b.operator,
+    software: b.software,
+    models: b.models,
+    spec_sha: b.spec_sha,
+    regions_sha: b.regions_sha,
+    meta: b.meta,
+    events,
+    ended_ms: end?.t_ms ?? null,
+    outcome: typeof outcome === 'string' ? outcome : null,
+    ...(tampered !== null ? { tampered } : {}),
+  };
+}
+
+/**
+ * A run under the chain, from its (first) run_start `s`, read as every reader reads events; its runs row (undefined:
+ * none) is compared as found: wrong values mark the run. (The fleet store's reads build their runs with it too:
+ * services/fleet.)
+ */
+export function chainedRunSummary(s: EventRow, row: RunRowRaw | undefined, ending: Ending): RunSummary {
+  const raw = obj(bodyOf(s)) as unknown as RunStartBody;
+  const why =
+    row === undefined
+      ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})`
+      : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body: raw }, runProblem(row));
+  return summaryOf(s.run_id, s.t_ms, runStartOf(raw), why, ending);
+}
+
+/**
+ * A row of the runs table that no run_start names, its values as found (a start that is not a time: listed at 1970),
+ * marked.
+ */
+export function unchainedRunSummary(r: RunRowRaw, ending: Ending): RunSummary {
+  const problem = runProblem(r);
+  const body = runStartOf({ ...r, models: jsonOr(r.models, {}), meta: jsonOr(r.meta, {}) });
+  const started = typeof r.started_ms === 'number' && Math.abs(r.started_ms) <= MAX_TIME_MS ? r.started_ms : 0;
+  return summaryOf(
+    text(r.id),
+    started,
+    body,
+    `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`,
+    ending,
+  );
+}
+
 /** Statements of one page, prepared once for its runs. */
 class RunReader {
   private readonly firstStart: Database.Statement;
@@ -181,25 +243,11 @@ class RunReader {
     this.end = db.prepare(RUN_SQL.end);
   }
 
-  private summary(id: string, started_ms: number, b: RunStartBody, tampered: string | null): RunSummary {
-    const raw = this.end.get(id);
-    const e = raw === undefined ? undefined : eventOf(raw);
-    const outcome = e === undefined ? undefined : obj(bodyOf(e))['outcome'];
-    return {
-      id,
-      started_ms,
-      world: b.world,
-      backend: b.backend,
-      operator: b.operator,
-      software: b.software,
-      models: b.models,
-      spec_sha: b.spec_sha,
-      regions_sha: b.regions_sha,
-      meta: b.meta,
-      events: this.count.get(id) as number,
-      ended_ms: e?.t_ms ?? null,
-      outcome: typeof outcome === 'string' ? outcome : null,
-      ...(tampered !== null ? { tampered } : {}),
+  /** A run's last run_end and its count of events. */
+  private ending(id: string): Ending {
+    return () => {
+      const raw = this.end.get(id);
+      return { end: raw === undefined ? undefined : eventOf(raw), events: this.count.get(id) as number };
     };
   }
 
@@ -210,13 +258,7 @@ class RunReader {
   chained(s: EventRow): RunSummary | null {
     const first = this.firstStartSeq.get(s.run_id) as number | undefined;
     if (first !== undefined && first !== s.seq) return null;
-    const raw = obj(bodyOf(s)) as unknown as RunStartBody;
-    const row = this.row.get(s.run_id) as RunRowRaw | undefined;
-    const why =
-      row === undefined
-        ? `its row in the runs table is missing (removed): shown from its chained run_start (event ${s.seq})`
-        : runRowMismatch(row, { seq: s.seq, t_ms: s.t_ms, body: raw }, runProblem(row));
-    return this.summary(s.run_id, s.t_ms, runStartOf(raw), why);
+    return chainedRunSummary(s, this.row.get(s.run_id) as RunRowRaw | undefined, this.ending(s.run_id));
   }
 
   /**
@@ -224,15 +266,7 @@ class RunReader {
    * marked.
    */
   unchained(r: RunRowRaw): RunSummary {
-    const problem = runProblem(r);
-    const body = runStartOf({ ...r, models: jsonOr(r.models, {}), meta: jsonOr(r.meta, {}) });
-    const started = typeof r.started_ms === 'number' && Math.abs(r.started_ms) <= MAX_TIME_MS ? r.started_ms : 0;
-    return this.summary(
-      text(r.id),
-      started,
-      body,
-      `no run_start event: this row is not under the hash chain (inserted by hand?)${problem !== null ? `; ${problem}` : ''}`,
-    );
+    return unchainedRunSummary(r, this.ending(text(r.id)));
   }
 
   /** One run by its id: from its first run_start, else from its row; undefined when neither exists. */
