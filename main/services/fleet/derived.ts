@@ -32,8 +32,10 @@ export const DERIVED_MIGRATION = `
     PRIMARY KEY (source, seq)
   );
   CREATE INDEX failures_by_time ON witness.failures (t_ms) INCLUDE (source, run_id, tool, verifier, kind);
-  -- Each run's end, for the replans report's outcome (a partial index: only run_end events are in it).
+  -- Each run's end, for the replans report's outcome; the failure records in order, for verify's walk over them
+  -- beside the derived rows (partial indexes: only those events are in them).
   CREATE INDEX events_run_ends ON witness.events (source, run_id, seq) WHERE kind = 'run_end';
+  CREATE INDEX events_failure_records ON witness.events (source, seq) WHERE kind = 'failure_record';
 
   -- What a failure record's body says: [violated, label, kind], each only when a string; nulls when the body is not
   -- a JSON object (the same as failureFields in core/audit/report.ts).
