@@ -407,6 +407,41 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     }
   });
 
+  test('a store of version 1 migrated to version 2 derives the rows of the events already there', async () => {
+    const c0 = new pg.Client(server.url);
+    await c0.connect();
+    await c0.query('CREATE DATABASE migrated');
+    await c0.end();
+    const old = server.urlFor('witness', server.password, 'migrated');
+    await initStore(old);
+    for (const [name, host, robot] of [
+      ['a', 'pc-a', 'r1'],
+      ['b', 'pc-b', 'r2'],
+    ] as const)
+      await pushLog(logs[name]!.file, old, { host, robot });
+    // Back to version 1 as it was (what version 2 added removed), with the events in it.
+    const c = new pg.Client(old);
+    await c.connect();
+    try {
+      await c.query(`DROP TRIGGER events_derive ON witness.events; DROP TABLE witness.failures;
+        DROP FUNCTION witness.derive_failures(); DROP FUNCTION witness.failure_fields(text);
+        DROP INDEX witness.events_run_ends; DROP INDEX witness.events_failure_records;
+        DELETE FROM witness.schema_version WHERE version = 2`);
+    } finally {
+      await c.end();
+    }
+    await assert.rejects(reportFailures({ url: old }, q(['tool'])), /version 1 .*migrate it/);
+    assert.deepEqual(await initStore(old), { from: 1, to: 2 });
+    assert.equal((await verifyStore(old)).ok, true);
+    assert.deepEqual(await counts({ url: old }, q(['kind'])), [
+      ['grip-slipped', 4],
+      ['evaluation-error', 1],
+      ['goal-aborted', 1],
+      ['placed-violated', 1],
+      ['tracking-timeout', 1],
+    ]);
+  });
+
   test('verify --from holds every derived row to its event: a changed, removed or invented row is reported', async () => {
     assert.equal((await verifyStore(url)).ok, true);
     const c = new pg.Client(url);
