@@ -94,10 +94,10 @@ type Derived = [
 ];
 
 /** The failure_record events after (source, seq), in order, as the derived rows they make. */
-async function expectedPage(c: pg.Client, after: [number, number]): Promise<Derived[]> {
+async function expectedPage(c: pg.Client, after: [number, number], page: number): Promise<Derived[]> {
   const r = await c.query({
     text: `SELECT source, seq, run_id, t_ms, tool, failure_label, body FROM witness.events
-           WHERE kind = 'failure_record' AND (source, seq) > ($1, $2) ORDER BY source, seq LIMIT ${PAGE}`,
+           WHERE kind = 'failure_record' AND (source, seq) > ($1, $2) ORDER BY source, seq LIMIT ${page}`,
     values: after,
     rowMode: 'array',
   });
@@ -109,10 +109,10 @@ async function expectedPage(c: pg.Client, after: [number, number]): Promise<Deri
   );
 }
 
-async function storedPage(c: pg.Client, after: [number, number]): Promise<Derived[]> {
+async function storedPage(c: pg.Client, after: [number, number], page: number): Promise<Derived[]> {
   const r = await c.query({
     text: `SELECT source, seq, run_id, t_ms, tool, verifier, kind FROM witness.failures
-           WHERE (source, seq) > ($1, $2) ORDER BY source, seq LIMIT ${PAGE}`,
+           WHERE (source, seq) > ($1, $2) ORDER BY source, seq LIMIT ${page}`,
     values: after,
     rowMode: 'array',
   });
@@ -151,35 +151,23 @@ function difference(
  * The first derived row that disagrees with the event it derives from (or is missing, or has no event), walking both
  * in (source, seq) order; null when all agree. Run after the chains verified, so the bodies are the logs' own.
  */
-export async function derivedProblem(c: pg.Client, logOf: (source: number) => string): Promise<VerifyProblem | null> {
+export async function derivedProblem(
+  c: pg.Client,
+  logOf: (source: number) => string,
+  page = PAGE,
+): Promise<VerifyProblem | null> {
   let after: [number, number] = [0, 0];
   for (;;) {
-    const [want, got] = [await expectedPage(c, after), await storedPage(c, after)];
-    // Compare up to the smaller page's last key; the rest is read again with the next pages.
-    const n = Math.max(want.length, got.length);
-    let i = 0,
-      j = 0;
-    const lastW = want.length === PAGE ? want[want.length - 1]! : null;
-    const lastG = got.length === PAGE ? got[got.length - 1]! : null;
-    const limit =
-      lastW === null
-        ? lastG
-        : lastG === null
-          ? lastW
-          : (lastW[0] - lastG[0] || lastW[1] - lastG[1]) < 0
-            ? lastW
-            : lastG;
-    const within = (d: Derived): boolean =>
-      limit === null || d[0] < limit[0] || (d[0] === limit[0] && d[1] <= limit[1]);
-    while ((i < want.length && within(want[i]!)) || (j < got.length && within(got[j]!))) {
-      const w = i < want.length && within(want[i]!) ? want[i] : undefined;
-      const g = j < got.length && within(got[j]!) ? got[j] : undefined;
-      const p = difference(w, g, logOf);
+    const want = await expectedPage(c, after, page);
+    const got = await storedPage(c, after, page);
+    // Every pair before k matched, so at the first pair whose keys differ the smaller has no partner.
+    for (let k = 0; k < Math.max(want.length, got.length); k++) {
+      const p = difference(want[k], got[k], logOf);
       if (p !== null) return p;
-      i++;
-      j++;
     }
-    if (limit === null || n === 0) return null;
-    after = [limit[0], limit[1]];
+    // Here both pages are alike: whole pages go on after their last row; shorter ones were the last.
+    if (want.length < page) return null;
+    const last = want[page - 1]!;
+    after = [last[0], last[1]];
   }
 }

@@ -17,6 +17,7 @@ import { AuditLog } from '../../../main/services/audit/store.js';
 import type { AuditEventBody } from '../../../main/contract/audit-events.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
+import { derivedProblem } from '../../../main/services/fleet/derived.js';
 import { initStore } from '../../../main/app/fleet.js';
 import {
   type ReportTarget,
@@ -446,6 +447,9 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     assert.equal((await verifyStore(url)).ok, true);
     const c = new pg.Client(url);
     await c.connect();
+    const ids = new Map(Object.values(logs).map((l, i) => [i + 1, l.id]));
+    const logOf = (s: number): string => ids.get(s)!;
+    for (const page of [1, 2, 3, 100]) assert.equal(await derivedProblem(c, logOf, page), null, `pages of ${page}`);
     const change = async (sql: string): Promise<void> => {
       await c.query('ALTER TABLE witness.failures DISABLE TRIGGER failures_append_only');
       await c.query(sql);
@@ -454,14 +458,17 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     try {
       const row = (
         await c.query<{ source: number; seq: number }>(
-          'SELECT source, seq FROM witness.failures ORDER BY source, seq LIMIT 1 OFFSET 1',
+          'SELECT source, seq FROM witness.failures ORDER BY source, seq LIMIT 1 OFFSET 5',
         )
       ).rows[0]!;
       await change(`UPDATE witness.failures SET verifier = 'forged' WHERE source = ${row.source} AND seq = ${row.seq}`);
       let v = await verifyStore(url);
       assert.equal(v.ok, false);
-      assert.equal(v.firstBad!.key, `${row.seq} of log ${logs['a']!.id}`);
+      assert.equal(v.firstBad!.key, `${row.seq} of log ${logs['b']!.id}`);
       assert.match(v.firstBad!.reason, /witness\.failures says verifier "forged", the event "holding"/);
+      // Found on whichever page it falls (the walk pages both sides alike).
+      for (const page of [1, 2, 3, 4, 100])
+        assert.match((await derivedProblem(c, logOf, page))!.reason, /verifier "forged"/, `pages of ${page}`);
       await change(
         `UPDATE witness.failures SET verifier = 'holding' WHERE source = ${row.source} AND seq = ${row.seq}`,
       );
