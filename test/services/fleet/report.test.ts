@@ -386,6 +386,34 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     assert.equal((await reportEstops({ url: reader }, q([]))).estops.length, 3);
   });
 
+  test('a pusher role pushes failure records: the store derives their rows; the pusher cannot touch them', async () => {
+    const c0 = new pg.Client(server.url);
+    await c0.connect();
+    await c0.query('CREATE DATABASE pushed');
+    await c0.query(`CREATE ROLE lab_pc LOGIN PASSWORD 'pusher-secret' IN ROLE witness_pusher`);
+    await c0.end();
+    const owner = server.urlFor('witness', server.password, 'pushed');
+    await initStore(owner);
+    const pusher = server.urlFor('lab_pc', 'pusher-secret', 'pushed');
+    await pushLog(logs['b']!.file, pusher, { host: 'pc-b', robot: 'r2' });
+    assert.deepEqual(await counts({ url: owner }, q(['verifier'])), [
+      ['holding', 2],
+      ['region_b', 1],
+      [null, 1],
+    ]);
+    const c = new pg.Client(pusher);
+    await c.connect();
+    try {
+      await assert.rejects(
+        c.query(`INSERT INTO witness.failures VALUES (1, 99, 'x', 0, 'x', 'x', 'x')`),
+        /permission denied/,
+      );
+      await assert.rejects(c.query('SELECT * FROM witness.failures'), /permission denied/);
+    } finally {
+      await c.end();
+    }
+  });
+
   test('bad flags are usage errors (exit 2) naming the flag', () => {
     const file = logs['a']!.file;
     for (const [args, said] of [
