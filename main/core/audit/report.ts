@@ -81,12 +81,24 @@ export interface SourceIdentity {
 
 // ---- what the bodies say -------------------------------------------------------------------------------------------
 
-/** A body as an object, or null when it is not JSON text of an object (the store cannot hold a NUL escape). */
+/** Whether PostgreSQL's jsonb holds `v` as JSON.parse read it: no NUL and no lone surrogate in a key or string. */
+function jsonbHolds(v: unknown): boolean {
+  if (typeof v === 'string')
+    return !/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v);
+  if (Array.isArray(v)) return v.every(jsonbHolds);
+  if (typeof v === 'object' && v !== null) return Object.entries(v).every(([k, x]) => jsonbHolds(k) && jsonbHolds(x));
+  return true;
+}
+
+/**
+ * A body as an object, or null when it is not JSON text of an object, or one the store's jsonb cannot hold (a NUL or
+ * a lone surrogate escaped in it): the store derives nothing from such a body, and neither does this.
+ */
 function objectOf(body: string): Record<string, unknown> | null {
-  if (/(^|[^\\])(\\\\)*\\u0000/i.test(body)) return null;
   try {
     const v: unknown = JSON.parse(body);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !jsonbHolds(v)) return null;
+    return v as Record<string, unknown>;
   } catch {
     return null;
   }

@@ -61,6 +61,8 @@ test('a failure record: its verifier and kind, strings only; a body that is no o
   // PostgreSQL's jsonb holds no NUL: the store derives nothing from such a body, and neither does this.
   assert.deepEqual(failureFields('{"violated":"a\\u0000b"}', null), { verifier: null, kind: null });
   assert.deepEqual(failureFields('{"violated":"a\\\\u0000b"}', null), { verifier: 'a\\u0000b', kind: null });
+  assert.deepEqual(failureFields('{"violated":"ok","x":{"\\ud800":1}}', 'l'), { verifier: null, kind: 'l' });
+  assert.deepEqual(failureFields('{"violated":"\\ud83d\\ude00"}', null), { verifier: '\u{1f600}', kind: null });
 });
 
 test('the fold: groups summed over buckets, most first, ties by the keys in code-point order, nothing last', () => {

@@ -414,6 +414,37 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     }
   });
 
+  test('bodies the store cannot hold as jsonb say nothing, in the store and in the local log alike', async () => {
+    const file = join(dir, 'odd.sqlite');
+    const clock = { t: T0 };
+    const log = AuditLog.open(file, { now: () => clock.t });
+    const run = await startRun(log, clock, T0, 'odd');
+    await fail(log, run, { tool: 'grip', violated: 'a\u0000b', label: 'nul', at: T0 + 1 });
+    await fail(log, run, { tool: 'grip', violated: 'x\ud800', label: 'lone', at: T0 + 2 });
+    await fail(log, run, { tool: 'grip', violated: 'smile \u{1f600}', label: 'pair', at: T0 + 3 });
+    await log.close();
+    const c0 = new pg.Client(server.url);
+    await c0.connect();
+    await c0.query('CREATE DATABASE odd');
+    await c0.end();
+    const odd = server.urlFor('witness', server.password, 'odd');
+    await initStore(odd);
+    await pushLog(file, odd, { host: 'h' });
+    assert.equal((await verifyStore(odd)).ok, true);
+    const query = q(['verifier', 'kind']);
+    const local = await reportFailures({ file }, query);
+    const store = await reportFailures({ url: odd }, query);
+    assert.deepEqual(store.groups, local.groups);
+    assert.deepEqual(
+      local.groups.map((g) => [g.key.verifier, g.key.kind]),
+      [
+        ['smile \u{1f600}', 'pair'],
+        [null, 'lone'],
+        [null, 'nul'],
+      ],
+    );
+  });
+
   test('bad flags are usage errors (exit 2) naming the flag', () => {
     const file = logs['a']!.file;
     for (const [args, said] of [
