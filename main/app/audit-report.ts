@@ -10,12 +10,10 @@ import {
   type FailureReport,
   REPORT_KEYS,
   type ReplanReport,
-  estopsText,
-  failuresText,
   parseReportKeys,
   parseReportTime,
-  replansText,
 } from '../core/audit/report.js';
+import { estopsText, failuresText, replansText } from '../core/audit/report-text.js';
 import { openAuditReadOnly, auditErrorOf } from '../services/audit/store.js';
 import { logEstops, logFailures, logReplans } from '../services/audit/report.js';
 import { type ReportName, explainReport, storeEstops, storeFailures, storeReplans } from '../services/fleet/report.js';

@@ -6,11 +6,11 @@ import {
   estopReport,
   failureCell,
   failureFields,
-  failuresText,
   foldFailures,
   parseReportKeys,
   parseReportTime,
 } from '../../../main/core/audit/report.js';
+import { failuresText } from '../../../main/core/audit/report-text.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 
