@@ -18,6 +18,7 @@ import {
   queryFleet,
   targetOf,
 } from './audit-fleet.js';
+import { registerAuditReport } from './audit-report.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
@@ -321,7 +322,7 @@ function registerAuditExport(cmd: Command, io: Output, setExit: (c: number) => v
 
 export function auditCommand(io: Output, setExit: (c: number) => void): Command {
   const cmd = new Command('audit').description(
-    'the audit log: list runs, show one, query events, verify the hash chain, export (read-only); push to a fleet store',
+    'the audit log: list runs, show one, query events, verify the hash chain, export, fleet reports (read-only); push to a fleet store',
   );
   registerAuditLs(cmd, io, setExit);
   registerAuditShow(cmd, io, setExit);
@@ -330,5 +331,6 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
   registerAuditExport(cmd, io, setExit);
   registerAuditPush(cmd, io, setExit);
   registerAuditInitStore(cmd, io, setExit);
+  registerAuditReport(cmd, io, setExit);
   return cmd;
 }

@@ -6,6 +6,7 @@
  */
 import { Option } from 'commander';
 import { CliError, EXIT, type Output, report } from './errors.js';
+import { TIME_FLAG_SYNTAX, parseTimeFlag } from '../contract/time.js';
 import { FAULT_SYNTAX, type WorldFault, parseFault } from '../app/faults.js';
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -27,24 +28,12 @@ export function strictInteger(v: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-const SPAN_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/**
- * A time flag: milliseconds since 1970 (decimal digits), an ISO 8601 date or date-time, or a span back from now (7d,
- * 12h, 30m, 45s, 2w); a usage error (exit 2) names the flag and the value.
- */
+/** A time flag (contract/time.ts); a usage error (exit 2) names the flag and the value. */
 export const timeFlag =
   (flag: string, now: () => number = Date.now) =>
   (v: string): number => {
-    const n = strictInteger(v);
-    if (n !== null) return n;
-    const span = /^(\d{1,9})([smhdw])$/.exec(v.trim());
-    if (span !== null) return now() - Number(span[1]) * SPAN_MS[span[2]!]!;
-    const t = /^\d{4}-\d{2}-\d{2}/.test(v.trim()) ? Date.parse(v.trim()) : NaN;
-    if (Number.isNaN(t))
-      throw new CliError(
-        `${flag} must be a time: ISO 8601 (e.g. 2025-01-31T12:00:00Z), milliseconds since 1970, or a span back from now (7d, 12h, 30m, 45s, 2w); got '${v}'`,
-      );
+    const t = parseTimeFlag(v, now());
+    if (t === null) throw new CliError(`${flag} must be a time: ${TIME_FLAG_SYNTAX}; got '${v}'`);
     return t;
   };
 

@@ -129,7 +129,7 @@ test('the commands read their numeric flags strictly: plan, run, graph, audit, b
     [['demo', '--steps', '2e4x'], /^error: --steps must be an integer in 1\.\.100000000, got '2e4x'\n/],
     [
       ['audit', 'query', 'db.sqlite', '--from', '0x10'],
-      /^error: --from must be a time: ISO 8601 \(e\.g\. 2025-01-31T12:00:00Z\), milliseconds since 1970, or a span back from now \(7d, 12h, 30m, 45s, 2w\); got '0x10'\n/,
+      /^error: --from must be a time: a span back from now \(7d, 12h, 30m, 45s, 2w\), an ISO 8601 date or date-time \(2025-01-31T12:00:00Z\), or milliseconds since 1970; got '0x10'\n/,
     ],
     [['audit', 'query', 'db.sqlite', '--limit', '-5'], /^error: --limit must be an integer in 1\.\.100000, got '-5'\n/],
     [['bench', 'plan', '--seed', '1.5'], /^error: --seed must be an integer in 0\.\.2147483647, got '1\.5'\n/],

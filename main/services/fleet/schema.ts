@@ -9,7 +9,9 @@
  * there); witness_reader may only read.
  */
 
-export const FLEET_SCHEMA_VERSION = 1;
+import { DERIVED_MIGRATION } from './derived.js';
+
+export const FLEET_SCHEMA_VERSION = 2;
 
 const PUSHER_ROLE = 'witness_pusher';
 const READER_ROLE = 'witness_reader';
@@ -123,4 +125,6 @@ export const FLEET_MIGRATIONS: readonly string[] = [
   GRANT SELECT (source, id) ON witness.runs TO ${PUSHER_ROLE};
   GRANT SELECT (sha256, kind) ON witness.blobs TO ${PUSHER_ROLE};
   `,
+  // Version 2: the reports' derived data (derived.ts).
+  DERIVED_MIGRATION,
 ];

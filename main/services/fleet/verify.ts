@@ -11,6 +11,7 @@ import type { RunRowRaw } from '../audit/rows.js';
 import { RUN_FIELDS } from '../audit/rows.js';
 import { connectStore, fleetErrorOf, redactUrl, storeVersion } from './store.js';
 import { FLEET_SCHEMA_VERSION, FLEET_TABLES } from './schema.js';
+import { DERIVED_TRIGGERS, derivedProblem } from './derived.js';
 
 interface SourceSummary {
   readonly log_id: string;
@@ -41,6 +42,7 @@ const TRIGGERS: readonly [table: string, name: string][] = [
     [t, `${t}_append_only`],
     [t, `${t}_no_truncate`],
   ]),
+  ...DERIVED_TRIGGERS,
 ];
 
 async function schemaProblems(c: pg.Client): Promise<VerifyProblem[]> {
@@ -171,7 +173,10 @@ export async function verifyStore(url: string): Promise<StoreVerifyResult> {
         );
     }
     const b = await verifyBlobs(c, refs);
-    return done({ events, runs, blobs: b.blobs, sources: summaries }, b.bad);
+    if (b.bad !== undefined) return done({ events, runs, blobs: b.blobs, sources: summaries }, b.bad);
+    const logs = new Map(sources.rows.map((s) => [s.id, s.log_id]));
+    const d = await derivedProblem(c, (id) => logs.get(id) ?? `#${id}`);
+    return done({ events, runs, blobs: b.blobs, sources: summaries }, d ?? undefined);
   } catch (e) {
     throw fleetErrorOf(url, e);
   } finally {
