@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AuditLog, type EventRow, eventHash } from '../../../main/services/audit/store.js';
+import { MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES } from '../../../main/services/audit/rows.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
 import { initStore } from '../../../main/app/fleet.js';
@@ -326,5 +327,128 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     assert.equal(v.ok, true, JSON.stringify(v.firstBad));
     assert.equal(v.events, 4002);
     assert.deepEqual(v.sources.map((s) => s.host).sort(), ['pc-a', 'pc-b']);
+  });
+
+  test('four PCs push at once, each on its own lock: one log held up holds up no other', async () => {
+    const url = await freshStore();
+    const logs = ['pc1', 'pc2', 'pc3', 'pc4'].map((pc) => join(dir, `four-${pc}.sqlite`));
+    for (const [i, f] of logs.entries()) await grow(f, 10, `f${i}`);
+    // pc1's log is in the store already; another pusher of it holds its lock (a batch of it in progress).
+    await pushLog(logs[0]!, url, { host: 'pc1' });
+    for (const [i, f] of logs.entries()) await grow(f, 1500, `g${i}`);
+    const holder = new pg.Client(url);
+    await holder.connect();
+    await holder.query('BEGIN');
+    const id = (await holder.query<{ id: number }>('SELECT id FROM witness.sources')).rows[0]!.id;
+    await holder.query('SELECT pg_advisory_xact_lock(1, $1::int)', [id]);
+    let firstDone = false;
+    const first = pushLog(logs[0]!, url, { host: 'pc1', batch: 200 }).then((r) => {
+      firstDone = true;
+      return r;
+    });
+    const others = await Promise.all(logs.slice(1).map((f, i) => pushLog(f, url, { host: `pc${i + 2}`, batch: 200 })));
+    assert.deepEqual(
+      others.map((r) => r.sent),
+      [1512, 1512, 1512],
+    );
+    assert.equal(firstDone, false, "pc1's push went on under another pusher's lock");
+    await holder.query('COMMIT');
+    await holder.end();
+    assert.equal((await first).sent, 1501);
+    // And all four at once from the start, as four processes.
+    for (const [i, f] of logs.entries()) await grow(f, 2000, `h${i}`);
+    const runs = await Promise.all(
+      logs.map(
+        (f, i) =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, [BIN, 'audit', 'push', f, '--to', url, '--host', `pc${i + 1}`, '--batch', '250'], {
+              stdio: 'ignore',
+            }).once('exit', resolve),
+          ),
+      ),
+    );
+    assert.deepEqual(runs, [0, 0, 0, 0]);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, 4 * (11 + 1501 + 2001));
+    assert.deepEqual(v.sources.map((s) => s.host).sort(), ['pc1', 'pc2', 'pc3', 'pc4']);
+  });
+
+  test('the store refuses, whoever sends them, events that do not link and values over its caps; a refused batch leaves nothing', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'hostile.sqlite');
+    await pushLog(w.file, url);
+    const db = url.slice(url.lastIndexOf('/') + 1);
+    await sql(url, `CREATE ROLE hostile${n} LOGIN PASSWORD 'hostile-secret' IN ROLE witness_pusher`);
+    const pusher = server.urlFor(`hostile${n}`, 'hostile-secret', db);
+    const [head] = await sql<{ seq: number; hash: string }>(
+      url,
+      'SELECT seq::int, hash FROM witness.events ORDER BY seq DESC LIMIT 1',
+    );
+    const h = (c: string): string => c.repeat(64);
+    const event = (seq: number, prev: string, t = '1'): string =>
+      `INSERT INTO witness.events VALUES (1, ${seq}, 'r', ${t}, NULL, 'tool_call', NULL, NULL, '{}', '${prev}', '${h('e')}')`;
+    for (const who of [url, pusher]) {
+      for (const [q, why] of [
+        [
+          event(head!.seq + 2, h('a')),
+          /event \d+ of source 1 does not follow one the store holds \(event \d+ is missing\)/,
+        ],
+        [event(head!.seq + 1, h('a')), /event \d+ of source 1 does not link to the event before it/],
+        [event(3, h('a')), /duplicate key value violates unique constraint "events_pkey"/],
+        [
+          `INSERT INTO witness.events SELECT 1, ${head!.seq + 1}, 'r', 1, NULL, 'k', NULL, NULL, repeat('x', ${MAX_BODY_BYTES + 1}), '${head!.hash}', '${h('f')}'`,
+          /events_body_size/,
+        ],
+        [
+          `INSERT INTO witness.blobs SELECT encode(sha256(convert_to(b, 'UTF8')), 'hex'), 'map', b FROM repeat('y', ${MAX_BLOB_BYTES + 1}) b`,
+          /blobs_body_size/,
+        ],
+        [event(head!.seq + 1, head!.hash, "'NaN'"), /events_time/],
+      ] as const)
+        await assert.rejects(sql(who, q), why);
+    }
+    // A batch as a hostile client would send it: a good blob and a good event, then one that does not link. The
+    // statement fails, the transaction with it: nothing of it is left.
+    const blobs = async (): Promise<number> =>
+      Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.blobs'))[0]!.n);
+    const held = await blobs();
+    const c = new pg.Client(pusher);
+    await c.connect();
+    await c.query('BEGIN');
+    await c.query("INSERT INTO witness.blobs VALUES (encode(sha256('z'::bytea), 'hex'), 'map', 'z')");
+    await assert.rejects(
+      c.query(
+        `${event(head!.seq + 1, head!.hash)}, (1, ${head!.seq + 2}, 'r', 2, NULL, 'k', NULL, NULL, '{}', '${h('b')}', '${h('c')}')`,
+      ),
+      /event \d+ of source 1 does not link/,
+    );
+    await c.query('ROLLBACK');
+    await c.end();
+    assert.equal(await count(url), w.events);
+    assert.equal(await blobs(), held);
+    assert.equal((await verifyStore(url)).ok, true);
+  });
+
+  test('a log with a value over the store’s caps is refused before anything is sent, naming the row and the cap', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'caps-src.sqlite');
+    const big = forged(w.file, dir, 'big-blob.sqlite', (db) =>
+      unguarded(db, () =>
+        db.prepare("UPDATE blobs SET body = ? WHERE kind = 'spec'").run('x'.repeat(MAX_BLOB_BYTES + 1)),
+      ),
+    );
+    const r = cli(['audit', 'push', big, '--to', url]);
+    assert.equal(r.status, 2, r.out);
+    assert.match(r.out, /does not verify, so nothing was sent: blobs [0-9a-f]{64}: its body is larger than 64 MiB/);
+    const body = forged(w.file, dir, 'big-body.sqlite', (db) =>
+      unguarded(db, () =>
+        db.prepare('UPDATE events SET body = ? WHERE seq = 13').run(`"${'x'.repeat(MAX_BODY_BYTES)}"`),
+      ),
+    );
+    await assert.rejects(pushLog(body, url), /events 13: its body is larger than 16 MiB/);
+    await assert.rejects(pushLog(w.file, url, { robot: 'r'.repeat(MAX_FIELD_BYTES + 1) }), /robot name is longer than/);
+    assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
+    assert.equal(await count(url), 0);
   });
 });
