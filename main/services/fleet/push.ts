@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { type Batch, PushSource } from '../audit/push-source.js';
 import type { ChainWalk } from '../audit/chain.js';
 import { MAX_FIELD_BYTES, RUN_FIELDS } from '../audit/rows.js';
+import { copyIn, copyText } from './copy-in.js';
 import { FleetError, connectStore, fleetErrorOf, redactUrl, requireSchema, requireStoreUrl } from './store.js';
 
 export interface PushOptions {
@@ -153,7 +154,7 @@ export async function resolveSource(
 
 const column = (rows: readonly unknown[][], i: number): unknown[] => rows.map((r) => r[i]);
 
-/** Inserts one batch (its blobs, runs, then events) inside the caller's transaction. */
+/** Inserts one batch (its blobs and runs, then its events with COPY) inside the caller's transaction. */
 async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void> {
   if (b.blobs.length > 0)
     await c.query(
@@ -167,11 +168,10 @@ async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void
        $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
       [source, ...RUN_FIELDS.map((_, i) => column(b.runs, i))],
     );
-  await c.query(
-    `INSERT INTO witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash)
-     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[],
-     $8::text[], $9::text[], $10::text[], $11::text[])`,
-    [source, ...Array.from({ length: 10 }, (_, i) => column(b.events, i))],
+  await copyIn(
+    c,
+    'COPY witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) FROM STDIN',
+    copyText(b.events, [source]),
   );
 }
 

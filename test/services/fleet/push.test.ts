@@ -451,4 +451,25 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
     assert.equal(await count(url), 0);
   });
+
+  test('values with tabs, newlines, backslashes and \\N go into the store exactly as they are (COPY’s escapes)', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'escapes.sqlite');
+    const nasty = ['a\tb', 'line\nnext', 'cr\rhere', 'back\\slash', '\\N', '\\.', 'é ∑ 😀', ' '];
+    const log = AuditLog.open(file);
+    const run = await log.startRun({ world: 'w\tx', backend: 'b\\', operator: 'o\n', software: 's', models: {} });
+    for (const [i, v] of nasty.entries())
+      await log.append(run, 'tool_call', { v, [v]: i, t: 0.1 + i / 3 }, { tool: v, step: i, t_ms: 1.5e12 + i / 7 });
+    await log.close();
+    const r = await pushLog(file, url);
+    assert.equal(r.sent, nasty.length + 1);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.sources[0]!.head, auditVerify(file).head);
+    const tools = await sql<{ tool: string }>(url, 'SELECT tool FROM witness.events WHERE seq > 1 ORDER BY seq');
+    assert.deepEqual(
+      tools.map((t) => t.tool),
+      nasty,
+    );
+  });
 });

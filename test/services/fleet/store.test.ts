@@ -69,3 +69,24 @@ test('verify --from fetches blob bodies in groups within a byte bound, a larger 
   );
   assert.deepEqual(blobGroups([]), []);
 });
+
+test("COPY's text format: NULL as \\N, numbers as JavaScript writes them, backslash, tab, newline and CR escaped", async () => {
+  const { copyText, copyValue } = await import('../../../main/services/fleet/copy-in.js');
+  assert.equal(copyValue(null), '\\N');
+  assert.equal(copyValue('\\N'), '\\\\N');
+  assert.equal(copyValue(1700000000000.5), '1700000000000.5');
+  assert.equal(copyValue(12), '12');
+  assert.equal(copyValue('a\tb\nc\rd\\e'), 'a\\tb\\nc\\rd\\\\e');
+  assert.equal(copyValue('{"plain":"json"}'), '{"plain":"json"}');
+  assert.equal(
+    copyText(
+      [
+        ['x', null, 2],
+        ['y\n', 'z', 3],
+      ],
+      [7],
+    ),
+    '7\tx\t\\N\t2\n7\ty\\n\tz\t3\n',
+  );
+  assert.equal(copyText([]), '');
+});
