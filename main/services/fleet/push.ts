@@ -76,7 +76,7 @@ async function sourceOf(
 }
 
 /** The store's last event of a source (seq 0: none). */
-export async function storeHead(c: pg.Client, source: number): Promise<{ seq: number; hash: string | null }> {
+async function storeHead(c: pg.Client, source: number): Promise<{ seq: number; hash: string | null }> {
   const r = await c.query<{ seq: number; hash: string }>(
     'SELECT seq, hash FROM witness.events WHERE source = $1 ORDER BY seq DESC LIMIT 1',
     [source],
