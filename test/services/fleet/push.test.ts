@@ -448,6 +448,19 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     );
     await assert.rejects(pushLog(body, url), /events 13: its body is larger than 16 MiB/);
     await assert.rejects(pushLog(w.file, url, { robot: 'r'.repeat(MAX_FIELD_BYTES + 1) }), /robot name is longer than/);
+    // A crafted body under a chain recomputed to match it: the plan (event 2) is not JSON; the hashes all hold.
+    const crafted = forged(w.file, dir, 'crafted.sqlite', (db) =>
+      unguarded(db, () => {
+        db.prepare(`UPDATE events SET body = '{"plan_sha": "x"' WHERE seq = 2`).run();
+        let prev = db.prepare('SELECT hash FROM events WHERE seq = 1').pluck().get() as string;
+        for (const e of db.prepare('SELECT * FROM events WHERE seq >= 2 ORDER BY seq').all() as EventRow[]) {
+          const h = eventHash(prev, e);
+          db.prepare('UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?').run(prev, h, e.seq);
+          prev = h;
+        }
+      }),
+    );
+    await assert.rejects(pushLog(crafted, url), /does not verify, so nothing was sent: events 2: its body is not JSON/);
     assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
     assert.equal(await count(url), 0);
   });
