@@ -15,6 +15,8 @@ import { MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES } from '../../../main/s
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
 import { initStore } from '../../../main/app/fleet.js';
+import { PushSource } from '../../../main/services/audit/push-source.js';
+import { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION } from '../../../main/services/fleet/schema.js';
 import { auditVerify } from '../../../main/app/audit.js';
 import { forged, unguarded, writtenLog } from '../audit/forge.js';
 import { type PgServer, pgMissing, startPg } from './server.js';
@@ -484,5 +486,51 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
       tools.map((t) => t.tool),
       nasty,
     );
+  });
+
+  test('a store of the first version is migrated with its events in place: the caps and the statement-level link hold', async () => {
+    const name = `fleet${++n}`;
+    await sql(server.url, `CREATE DATABASE ${name}`);
+    const url = server.urlFor('witness', server.password, name);
+    const c = new pg.Client(url);
+    await c.connect();
+    await c.query(FLEET_MIGRATIONS[0]!);
+    await c.query('INSERT INTO witness.schema_version (version) VALUES (1)');
+    const w = await writtenLog(dir, 'migrated.sqlite');
+    // Rows as the first version's pusher left them (its row trigger checking each link).
+    const src = PushSource.open(w.file) as PushSource;
+    const b = src.batch(0, 1000);
+    src.close();
+    await c.query("INSERT INTO witness.sources (log_id, host) VALUES ($1, 'old')", [b.events[0]![9]]);
+    for (const e of b.events)
+      await c.query('INSERT INTO witness.events VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', e);
+    for (const r of b.runs)
+      await c.query('INSERT INTO witness.runs VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', r);
+    for (const x of b.blobs) await c.query('INSERT INTO witness.blobs VALUES ($1, $2, $3)', x);
+    await c.end();
+    assert.deepEqual(await initStore(url), { from: 1, to: FLEET_SCHEMA_VERSION });
+    assert.equal((await verifyStore(url)).ok, true);
+    await grow(w.file, 40);
+    const r = await pushLog(w.file, url, { host: 'old' });
+    assert.equal(r.before, w.events);
+    assert.equal(r.sent, 41);
+    const caps = await sql<{ conname: string; convalidated: boolean }>(
+      url,
+      "SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE '%_size' ORDER BY conname",
+    );
+    assert.deepEqual(
+      caps.map((k) => [k.conname, k.convalidated]),
+      [
+        'blobs_body_size',
+        'blobs_field_size',
+        'events_body_size',
+        'events_field_size',
+        'runs_field_size',
+        'sources_field_size',
+      ].map((k) => [k, true]),
+    );
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, w.events + 41);
   });
 });
