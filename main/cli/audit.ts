@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import type { AuditExportFormat } from '../contract/api.js';
 import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
-import { action, intFlag, timeFlag } from './flags.js';
+import { action, durationFlag, intFlag, timeFlag } from './flags.js';
 import { printable, printableJson } from './printable.js';
 import { TAMPERED_RUNS_WARNING, iso, printEvent, runLine } from './audit-lines.js';
 import {
@@ -236,11 +236,38 @@ function registerAuditVerify(cmd: Command, io: Output, setExit: (c: number) => v
     );
 }
 
+interface PushFlags {
+  to: string;
+  host?: string;
+  robot?: string;
+  batch: number;
+  watch?: boolean;
+  interval: number;
+  json?: boolean;
+}
+
+async function watchPush(io: Output, file: string, o: PushFlags): Promise<void> {
+  const app = await import('../app/fleet.js');
+  const started = Date.now();
+  const r = await app.watchAudit(file, o.to, {
+    ...(o.host !== undefined ? { host: o.host } : {}),
+    ...(o.robot !== undefined ? { robot: o.robot } : {}),
+    batch: o.batch,
+    interval_ms: o.interval,
+    note: (line) => io.err(`${printable(`push --watch: ${line}`)}\n`),
+  });
+  if (o.json) io.out(printableJson({ ...r, watched_s: (Date.now() - started) / 1000 }) + '\n');
+  else
+    io.out(
+      `${printable(`${file} → ${r.store}: watched ${((Date.now() - started) / 1000).toFixed(1)} s, ${r.rounds} rounds; sent ${r.sent} events (the local log holds ${r.local}); ${r.retries} times the store could not be reached; ${r.stopped}; head ${r.head || '–'}`)}\n`,
+    );
+}
+
 function registerAuditPush(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('push')
     .description(
-      'copy a local audit log into a fleet store: verified first, then only the events the store lacks (idempotent, resumable); a log whose history does not extend what the store holds is refused',
+      'copy a local audit log into a fleet store: verified first, then only the events the store lacks (idempotent, resumable); a log whose history does not extend what the store holds is refused; --watch keeps pushing as it grows',
     )
     .argument('<db>', 'audit database')
     .requiredOption(
@@ -250,27 +277,34 @@ function registerAuditPush(cmd: Command, io: Output, setExit: (c: number) => voi
     .option('--host <name>', "the log's host (default: this machine's name)")
     .option('--robot <name>', 'the robot or world the log records')
     .option('--batch <n>', 'events per transaction', intFlag('--batch', 1, 1_000_000), 5000)
+    .option(
+      '--watch',
+      'keep pushing as the log grows, verifying only what is new; a store gone is tried again; Ctrl-C or SIGTERM stops it after the batch being sent',
+    )
+    .option(
+      '--interval <duration>',
+      'with --watch: the pause between rounds',
+      durationFlag('--interval', 10, 3_600_000),
+      2000,
+    )
     .option('--json', 'JSON')
     .action(
-      action(
-        io,
-        setExit,
-        async (file: string, o: { to: string; host?: string; robot?: string; batch: number; json?: boolean }) => {
-          const r = await (
-            await import('../app/fleet.js')
-          ).pushAudit(file, o.to, {
-            ...(o.host !== undefined ? { host: o.host } : {}),
-            ...(o.robot !== undefined ? { robot: o.robot } : {}),
-            batch: o.batch,
-          });
-          if (o.json) io.out(printableJson(r) + '\n');
-          else if (r.local === 0) io.out(`${file}: no events: nothing to push\n`);
-          else
-            io.out(
-              `${printable(`${file} → ${r.store}: sent ${r.sent} events (the store held ${r.before} of ${r.local}); log ${r.log_id.slice(0, 16)}…, host ${r.host}, robot ${r.robot ?? '–'}; head ${r.head}`)}\n`,
-            );
-        },
-      ),
+      action(io, setExit, async (file: string, o: PushFlags) => {
+        if (o.watch === true) return watchPush(io, file, o);
+        const r = await (
+          await import('../app/fleet.js')
+        ).pushAudit(file, o.to, {
+          ...(o.host !== undefined ? { host: o.host } : {}),
+          ...(o.robot !== undefined ? { robot: o.robot } : {}),
+          batch: o.batch,
+        });
+        if (o.json) io.out(printableJson(r) + '\n');
+        else if (r.local === 0) io.out(`${file}: no events: nothing to push\n`);
+        else
+          io.out(
+            `${printable(`${file} → ${r.store}: sent ${r.sent} events (the store held ${r.before} of ${r.local}); log ${r.log_id.slice(0, 16)}…, host ${r.host}, robot ${r.robot ?? '–'}; head ${r.head}`)}\n`,
+          );
+      }),
     );
 }
 

@@ -61,6 +61,22 @@ export function numberFlag(flag: string, lo: number, hi: number) {
   };
 }
 
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration flag (`500ms`, `2s`, `1.5m`, `1h`; a bare number is seconds) in [lo_ms, hi_ms], in milliseconds. */
+export function durationFlag(flag: string, lo_ms: number, hi_ms: number) {
+  return (v: string): number => {
+    const m = /^\s*([0-9.eE+-]+)\s*(ms|s|m|h)?\s*$/.exec(v);
+    const x = m === null ? null : strictNumber(m[1]!);
+    const ms = x === null ? NaN : x * UNIT_MS[m![2] ?? 's']!;
+    if (!(ms >= lo_ms && ms <= hi_ms))
+      throw new CliError(
+        `${flag} must be a duration from ${lo_ms} ms to ${hi_ms / 1000} s (500ms, 2s, 1m, 1h; a bare number is seconds), got '${v}'`,
+      );
+    return ms;
+  };
+}
+
 /** A comma-separated list of layer widths (`128,128`): integers in [1, 4096], at least one. */
 export function widthsFlag(flag: string) {
   return (v: string): number[] => {

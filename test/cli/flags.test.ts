@@ -6,7 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CliError } from '../../main/cli/errors.js';
-import { httpUrlFlag, intFlag, numberFlag, pointFlag, strictInteger, strictNumber } from '../../main/cli/flags.js';
+import {
+  durationFlag,
+  httpUrlFlag,
+  intFlag,
+  numberFlag,
+  pointFlag,
+  strictInteger,
+  strictNumber,
+} from '../../main/cli/flags.js';
 import { cli, asset } from './harness.js';
 
 const BAD_NUMBERS = [
@@ -139,4 +147,16 @@ test('the commands read their numeric flags strictly: plan, run, graph, audit, b
     assert.match(r.err, msg, args.join(' '));
     assert.equal(r.out, '', args.join(' '));
   }
+});
+
+test('durations: ms, s, m, h or bare seconds, within the bounds; anything else names the flag and the value', () => {
+  const d = durationFlag('--interval', 10, 3_600_000);
+  assert.equal(d('2s'), 2000);
+  assert.equal(d('500ms'), 500);
+  assert.equal(d('1.5m'), 90_000);
+  assert.equal(d('1h'), 3_600_000);
+  assert.equal(d('3'), 3000);
+  assert.equal(d(' 0.25 s '), 250);
+  for (const bad of ['', 's', '2x', '5ms', '2h', '-1s', 'NaNs', '1e400s', '0x10s', '2 s s'])
+    assert.throws(() => d(bad), /--interval must be a duration from 10 ms to 3600 s .*got '/, bad);
 });

@@ -157,6 +157,26 @@ export function checkRunRows(
   return { runs };
 }
 
+/** One blob against its address and the kinds the chain names it as: null when it holds, else why not. */
+export function checkBlobRow(
+  raw: { sha256: unknown; kind: unknown; body: unknown },
+  refs: BlobRefs,
+): VerifyProblem | null {
+  const b = { sha256: text(raw.sha256), kind: String(raw.kind), body: raw.body as string };
+  const bad = (reason: string): VerifyProblem => ({ table: 'blobs', key: b.sha256, reason });
+  const wrong = blobProblem(raw);
+  if (wrong !== null) return bad(`${wrong}: Witness does not write it (the row was altered)`);
+  if (sha256(b.body) !== b.sha256) return bad(`the ${b.kind} blob's content does not match its address`);
+  const r = refs.get(b.sha256);
+  if (r === undefined)
+    return bad(`no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`);
+  if (!r.kinds.has(b.kind))
+    return bad(
+      `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
+    );
+  return null;
+}
+
 /** Each blob against its address and the kinds the chain names it as, and every named blob present. */
 export function checkBlobRows(
   rows: Iterable<{ sha256: unknown; kind: unknown; body: unknown }>,
@@ -164,32 +184,17 @@ export function checkBlobRows(
 ): { bad?: VerifyProblem; blobs: number } {
   let blobs = 0;
   const stored = new Set<string>();
-  const bad = (key: string, reason: string): { bad: VerifyProblem; blobs: number } => ({
-    bad: { table: 'blobs', key, reason },
-    blobs,
-  });
   for (const raw of rows) {
-    const b = { sha256: text(raw.sha256), kind: String(raw.kind), body: raw.body as string };
-    stored.add(b.sha256);
-    const wrong = blobProblem(raw);
-    if (wrong !== null) return bad(b.sha256, `${wrong}: Witness does not write it (the row was altered)`);
-    if (sha256(b.body) !== b.sha256) return bad(b.sha256, `the ${b.kind} blob's content does not match its address`);
-    const r = refs.get(b.sha256);
-    if (r === undefined)
-      return bad(
-        b.sha256,
-        `no chained event names this ${b.kind} blob: it is not under the hash chain (inserted by hand?)`,
-      );
-    if (!r.kinds.has(b.kind))
-      return bad(
-        b.sha256,
-        `its kind is ${JSON.stringify(b.kind)} but the chain names it as ${[...r.kinds].map((k) => JSON.stringify(k)).join(' or ')} (event ${r.seq}): the row was altered`,
-      );
+    stored.add(text(raw.sha256));
+    const bad = checkBlobRow(raw, refs);
+    if (bad !== null) return { bad, blobs };
     blobs++;
   }
   for (const [sha, r] of refs) {
-    if (!stored.has(sha))
-      return bad(sha, `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`);
+    if (!stored.has(sha)) {
+      const reason = `the ${[...r.kinds].join(' or ')} blob that event ${r.seq} names is missing (removed)`;
+      return { bad: { table: 'blobs', key: sha, reason }, blobs };
+    }
   }
   return { blobs };
 }

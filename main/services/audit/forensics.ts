@@ -203,8 +203,15 @@ interface Walked {
   readonly refs: BlobRefs;
 }
 
-function walkChain(db: Database.Database, progress?: (done: number) => void): Walked {
-  const walk = new ChainWalk();
+/** How the chain is walked: with the caller's ChainWalk (it can go on from there), each row that held visited. */
+export interface ChainOptions {
+  readonly walk?: ChainWalk;
+  readonly progress?: (done: number) => void;
+  readonly visit?: (row: readonly unknown[]) => void;
+}
+
+function walkChain(db: Database.Database, o: ChainOptions): Walked {
+  const { walk = new ChainWalk(), progress, visit } = o;
   const at = (bad?: VerifyProblem): Walked => ({
     ...(bad !== undefined ? { bad } : {}),
     events: walk.events,
@@ -218,18 +225,19 @@ function walkChain(db: Database.Database, progress?: (done: number) => void): Wa
   for (const a of rows.iterate() as IterableIterator<unknown[]>) {
     const bad = walk.step(a);
     if (bad !== null) return at(bad);
+    visit?.(a);
     if ((walk.events & 65535) === 0) progress?.(walk.events);
   }
   return at();
 }
 
-const checkRuns = (db: Database.Database, starts: ReadonlyMap<string, ChainedStart>) =>
+export const checkRuns = (db: Database.Database, starts: ReadonlyMap<string, ChainedStart>) =>
   checkRunRows(
     db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_ms, id`).iterate() as IterableIterator<RunRowRaw>,
     starts,
   );
 
-const checkBlobs = (db: Database.Database, refs: BlobRefs) =>
+export const checkBlobs = (db: Database.Database, refs: BlobRefs) =>
   checkBlobRows(
     db.prepare(`SELECT ${BLOB_COLUMNS} FROM blobs ORDER BY sha256`).iterate() as IterableIterator<{
       sha256: unknown;
@@ -249,7 +257,7 @@ const checkBlobs = (db: Database.Database, refs: BlobRefs) =>
  * is not ours is not read at all (nor given to SQLite's quick_check): reading it could run the
  * forger's code.
  */
-export function verifyChain(db: Database.Database, progress?: (done: number) => void): Verified {
+export function verifyChain(db: Database.Database, progress?: (done: number) => void, o: ChainOptions = {}): Verified {
   const found = schemaProblems(db);
   const schema: VerifyProblem[] = found.map((p) => ({ table: 'schema', key: p.key, reason: p.reason }));
   if (found.some((p) => p.blocksWalk)) {
@@ -288,7 +296,7 @@ export function verifyChain(db: Database.Database, progress?: (done: number) => 
       integrity_ms,
     };
   };
-  const walked = walkChain(db, progress);
+  const walked = walkChain(db, { ...o, ...(progress !== undefined ? { progress } : {}) });
   if (walked.bad !== undefined) return done(walked, 0, 0, walked.bad);
   const { runs, bad: badRun } = checkRuns(db, walked.starts);
   if (badRun !== undefined) return done(walked, runs, 0, badRun);

@@ -10,8 +10,10 @@
  */
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import { RUN_FIELDS } from '../audit/rows.js';
 import { type Batch, PushSource } from '../audit/push-source.js';
+import type { ChainWalk } from '../audit/chain.js';
+import { MAX_FIELD_BYTES, RUN_FIELDS } from '../audit/rows.js';
+import { copyIn, copyText } from './copy-in.js';
 import { FleetError, connectStore, fleetErrorOf, redactUrl, requireSchema, requireStoreUrl } from './store.js';
 
 export interface PushOptions {
@@ -39,7 +41,7 @@ export interface PushResult {
 
 const DEFAULT_PUSH_BATCH = 5000;
 
-interface Source {
+export interface Source {
   readonly id: number;
   readonly host: string;
   readonly robot: string | null;
@@ -94,9 +96,65 @@ function forkProblem(src: PushSource, head: { seq: number; hash: string | null }
   return null;
 }
 
+/**
+ * The log `file` opened and verified (the whole of it, or what follows the chain a previous round verified); a log
+ * that does not verify, no longer extends what was verified of it, or holds a value PostgreSQL cannot keep as it is,
+ * is refused, nothing sent.
+ */
+export function openSource(file: string, url: string, verified?: ChainWalk): PushSource {
+  const src = PushSource.open(file, verified);
+  if (src instanceof PushSource) return src;
+  if (src.code === 'tampered')
+    throw new FleetError(
+      url,
+      `${file} does not verify, so nothing was sent: ${src.problem.table} ${src.problem.key}: ${src.problem.reason} (\`witness audit verify ${file}\`)`,
+      'tampered',
+    );
+  if (src.code === 'conflict')
+    throw new FleetError(url, `refused: ${file} no longer extends what was pushed of it: ${src.reason}`, 'conflict');
+  throw new FleetError(url, `refused, nothing sent: ${file}: ${src.reason}`, 'invalid-input');
+}
+
+/** A pusher's session on the store: its schema checked, no JIT (compiling each batch costs more than running it). */
+export async function pushSession(url: string): Promise<pg.Client> {
+  const c = await connectStore(url);
+  try {
+    await requireSchema(c, url);
+    await c.query('SET jit = off');
+    return c;
+  } catch (e) {
+    await c.end().catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * The log's source in the store, checked before it is registered (a refused push leaves nothing): its identity, and
+ * that the local log extends what the store holds of it; with the events the store held.
+ */
+export async function resolveSource(
+  c: pg.Client,
+  url: string,
+  src: PushSource,
+  at: { host: string; robot: string | undefined },
+): Promise<{ source: Source; before: number }> {
+  for (const [what, v] of [
+    ['host', at.host],
+    ['robot', at.robot],
+  ] as const)
+    if (v !== undefined && Buffer.byteLength(v) > MAX_FIELD_BYTES)
+      throw new FleetError(url, `the ${what} name is longer than the store holds (${MAX_FIELD_BYTES} bytes)`);
+  const logId = src.logId();
+  const known = await sourceOf(c, url, logId, at, false);
+  const head = known === null ? { seq: 0, hash: null } : await storeHead(c, known.id);
+  const fork = forkProblem(src, head);
+  if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
+  return { source: known ?? (await sourceOf(c, url, logId, at, true))!, before: head.seq };
+}
+
 const column = (rows: readonly unknown[][], i: number): unknown[] => rows.map((r) => r[i]);
 
-/** Inserts one batch (its blobs, runs, then events) inside the caller's transaction. */
+/** Inserts one batch (its blobs and runs, then its events with COPY) inside the caller's transaction. */
 async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void> {
   if (b.blobs.length > 0)
     await c.query(
@@ -110,23 +168,33 @@ async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void
        $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
       [source, ...RUN_FIELDS.map((_, i) => column(b.runs, i))],
     );
-  await c.query(
-    `INSERT INTO witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash)
-     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::bigint[], $6::text[], $7::text[],
-     $8::text[], $9::text[], $10::text[], $11::text[])`,
-    [source, ...Array.from({ length: 10 }, (_, i) => column(b.events, i))],
+  await copyIn(
+    c,
+    'COPY witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) FROM STDIN',
+    copyText(b.events, [source]),
   );
 }
 
-/** Sends every local event after the store's head, batch by batch; returns how many were sent. */
-async function sendEvents(c: pg.Client, url: string, src: PushSource, source: number, o: PushOptions): Promise<number> {
+/**
+ * Sends every local event after the store's head, batch by batch, each batch one transaction under the source's
+ * advisory lock (where the store stands read again inside it: another pusher of the log may have moved it); the next
+ * batch is read while the server inserts this one. `stop`: asked after each committed batch, true ends the sending
+ * there. Returns how many events were sent.
+ */
+export async function sendEvents(
+  c: pg.Client,
+  url: string,
+  src: PushSource,
+  source: number,
+  o: PushOptions & { stop?: () => boolean } = {},
+): Promise<number> {
   const max = Math.max(1, Math.floor(o.batch ?? DEFAULT_PUSH_BATCH));
   let sent = 0;
+  let ahead: { after: number; batch: Batch } | null = null;
   for (;;) {
     await c.query('BEGIN');
     try {
       await c.query('SELECT pg_advisory_xact_lock(1, $1::int)', [source]);
-      // Where the store stands now (another pusher of this log may have moved it), and that it is still ours.
       const head = await storeHead(c, source);
       const fork = forkProblem(src, head);
       if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
@@ -134,11 +202,17 @@ async function sendEvents(c: pg.Client, url: string, src: PushSource, source: nu
         await c.query('COMMIT');
         return sent;
       }
-      const b = src.batch(head.seq, Math.min(max, src.events - head.seq));
-      await insertBatch(c, source, b);
+      const b: Batch =
+        ahead?.after === head.seq ? ahead.batch : src.batch(head.seq, Math.min(max, src.events - head.seq));
+      const inserted = insertBatch(c, source, b);
+      const end: number = head.seq + b.events.length;
+      // Read while the server inserts (the insert is on its way already).
+      ahead = end < src.events ? { after: end, batch: src.batch(end, Math.min(max, src.events - end)) } : null;
+      await inserted;
       await c.query('COMMIT');
       sent += b.events.length;
       o.progress?.(sent);
+      if (o.stop?.() === true) return sent;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
       throw e;
@@ -152,13 +226,7 @@ async function sendEvents(c: pg.Client, url: string, src: PushSource, source: nu
  */
 export async function pushLog(file: string, url: string, o: PushOptions = {}): Promise<PushResult> {
   requireStoreUrl(url);
-  const src = PushSource.open(file);
-  if (!(src instanceof PushSource))
-    throw new FleetError(
-      url,
-      `${file} does not verify, so nothing was sent: ${src.table} ${src.key}: ${src.reason} (\`witness audit verify ${file}\`)`,
-      'tampered',
-    );
+  const src = openSource(file, url);
   try {
     const host = o.host ?? hostname();
     const result = (logId: string, before: number, sent: number, robot: string | null): PushResult => ({
@@ -172,23 +240,11 @@ export async function pushLog(file: string, url: string, o: PushOptions = {}): P
       head: src.head,
     });
     if (src.events === 0) return result('', 0, 0, o.robot ?? null);
-    const logId = src.logId();
-    const c = await connectStore(url);
+    const c = await pushSession(url);
     try {
-      await requireSchema(c, url);
-      const at = { host, robot: o.robot };
-      // Everything checked before the source is registered: a refused push leaves nothing in the store.
-      const known = await sourceOf(c, url, logId, at, false);
-      const head = known === null ? { seq: 0, hash: null } : await storeHead(c, known.id);
-      const fork = forkProblem(src, head);
-      if (fork !== null) throw new FleetError(url, `refused: ${fork}`, 'conflict');
-      if (head.seq < src.events) {
-        const bad = src.unstorable(head.seq);
-        if (bad !== null) throw new FleetError(url, `refused, nothing sent: ${file}: ${bad}`, 'invalid-input');
-      }
-      const s = known ?? (await sourceOf(c, url, logId, at, true))!;
-      const sent = await sendEvents(c, url, src, s.id, o);
-      return result(logId, head.seq, sent, s.robot);
+      const { source, before } = await resolveSource(c, url, src, { host, robot: o.robot });
+      const sent = await sendEvents(c, url, src, source.id, o);
+      return result(src.logId(), before, sent, source.robot);
     } catch (e) {
       throw fleetErrorOf(url, e);
     } finally {

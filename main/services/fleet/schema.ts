@@ -6,12 +6,14 @@
  * truncated (triggers, for every role the owner included); an event is refused unless it links to the event before
  * it in its source's chain, and a blob unless its content hashes to its address. Two group roles: witness_pusher may
  * insert, and read only what a push needs to resume (sources, the chain's seq and hash, which runs and blobs are
- * there); witness_reader may only read.
+ * there); witness_reader may only read. Values are held to the sizes a local log holds (audit/rows.ts), so a store
+ * never takes what a Witness cannot read back.
  */
 
 import { DERIVED_MIGRATION } from './derived.js';
+import { MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES, MAX_TIME_MS } from '../audit/rows.js';
 
-export const FLEET_SCHEMA_VERSION = 2;
+export const FLEET_SCHEMA_VERSION = 3;
 
 const PUSHER_ROLE = 'witness_pusher';
 const READER_ROLE = 'witness_reader';
@@ -20,6 +22,52 @@ const READER_ROLE = 'witness_reader';
 export const FLEET_TABLES = ['sources', 'runs', 'events', 'blobs'] as const;
 
 const GENESIS = '0'.repeat(64);
+
+/** At most `limit` bytes (NULL passes: the column's NOT NULL says whether it may be NULL). */
+const within = (cols: readonly string[], limit: number): string =>
+  cols.map((c) => `coalesce(octet_length(${c}), 0) <= ${limit}`).join(' AND ');
+
+/**
+ * The chain-link check, once per INSERT statement over the rows it inserted (a transition table): each new event must
+ * follow the event before it in its source, whether that one came in the same statement or is in the store already
+ * (looked up by its key, the first of each source's new rows only). No gap, no second branch, for every role.
+ */
+const LINK_TRIGGER = `
+  CREATE FUNCTION witness.events_link() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
+  DECLARE
+    r record;
+    before_hash text;
+  BEGIN
+    FOR r IN
+      SELECT source, seq, prev_hash, before_seq, held FROM (
+        SELECT source, seq, prev_hash, lag(seq) OVER w AS before_seq, lag(hash) OVER w AS held
+        FROM new_events WINDOW w AS (PARTITION BY source ORDER BY seq)
+      ) n
+      WHERE before_seq IS DISTINCT FROM seq - 1 OR held IS DISTINCT FROM prev_hash
+    LOOP
+      IF r.before_seq = r.seq - 1 THEN
+        before_hash := r.held;
+      ELSIF r.seq = 1 THEN
+        before_hash := '${GENESIS}';
+      ELSE
+        -- A dynamic statement, planned for these values: always the primary key, however small the table was when a
+        -- cached plan would have been made.
+        EXECUTE 'SELECT hash FROM witness.events WHERE source = $1 AND seq = $2' INTO before_hash
+          USING r.source, r.seq - 1;
+        IF before_hash IS NULL THEN
+          RAISE EXCEPTION 'event % of source % does not follow one the store holds (event % is missing)',
+            r.seq, r.source, r.seq - 1 USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+      END IF;
+      IF r.prev_hash <> before_hash THEN
+        RAISE EXCEPTION 'event % of source % does not link to the event before it (its prev_hash is not that hash)',
+          r.seq, r.source USING ERRCODE = 'integrity_constraint_violation';
+      END IF;
+    END LOOP;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER events_link AFTER INSERT ON witness.events REFERENCING NEW TABLE AS new_events
+    FOR EACH STATEMENT EXECUTE FUNCTION witness.events_link();`;
 
 /** migrations[i] takes the store from version i to i + 1 (run in one transaction, under an advisory lock). */
 export const FLEET_MIGRATIONS: readonly string[] = [
@@ -127,4 +175,26 @@ export const FLEET_MIGRATIONS: readonly string[] = [
   `,
   // Version 2: the reports' derived data (derived.ts).
   DERIVED_MIGRATION,
+  // Version 3: the chain-link check once per statement instead of once per row (the row trigger cost more than the
+  // insert), and every value held to the sizes a local log holds.
+  `
+  DROP TRIGGER events_link ON witness.events;
+  DROP FUNCTION witness.event_links();
+  ${LINK_TRIGGER}
+  ALTER TABLE witness.events
+    ADD CONSTRAINT events_body_size CHECK (${within(['body'], MAX_BODY_BYTES)}),
+    ADD CONSTRAINT events_field_size CHECK (${within(['run_id', 'kind', 'tool', 'failure_label'], MAX_FIELD_BYTES)}),
+    ADD CONSTRAINT events_prev_hash_form CHECK (prev_hash ~ '^[0-9a-f]{64}$'),
+    ADD CONSTRAINT events_time CHECK (t_ms BETWEEN ${-MAX_TIME_MS} AND ${MAX_TIME_MS});
+  ALTER TABLE witness.blobs
+    ADD CONSTRAINT blobs_body_size CHECK (${within(['body'], MAX_BLOB_BYTES)}),
+    ADD CONSTRAINT blobs_field_size CHECK (${within(['kind'], MAX_FIELD_BYTES)});
+  ALTER TABLE witness.runs
+    ADD CONSTRAINT runs_field_size CHECK (${within(
+      ['id', 'world', 'backend', 'operator', 'software', 'models', 'spec_sha', 'regions_sha', 'meta'],
+      MAX_FIELD_BYTES,
+    )}),
+    ADD CONSTRAINT runs_time CHECK (started_ms BETWEEN ${-MAX_TIME_MS} AND ${MAX_TIME_MS});
+  ALTER TABLE witness.sources ADD CONSTRAINT sources_field_size CHECK (${within(['host', 'robot'], MAX_FIELD_BYTES)});
+  `,
 ];

@@ -55,9 +55,25 @@ export class FleetError extends WitnessError {
     readonly store: string,
     detail: string,
     code: ErrorCode = 'invalid-input',
+    /** The server could not be reached or went away: trying again later can cure it. */
+    readonly serverGone = false,
   ) {
     super(code, `${redactUrl(store)}: ${redactText(detail, store)}`, { file: redactUrl(store) });
   }
+}
+
+/**
+ * Whether an error says the server cannot be reached or went away (refused, reset, shut down, starting up, a
+ * connection that ended): what trying again later can cure.
+ */
+export function isServerGone(e: unknown): boolean {
+  if (e instanceof FleetError) return e.serverGone;
+  if (e instanceof WitnessError) return false;
+  const code = (e as { code?: unknown }).code;
+  const msg = e instanceof Error ? e.message : String(e);
+  return typeof code === 'string'
+    ? /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EPIPE|57P0[1-3]|08)/.test(code)
+    : /^Connection terminated|not queryable/i.test(msg);
 }
 
 /** A driver or server error as a FleetError naming the store (FleetErrors pass through). */
@@ -69,11 +85,8 @@ export function fleetErrorOf(url: string, e: unknown): FleetError {
   if (code === '42501')
     return new FleetError(url, `permission denied (${msg}): this role may not do that in the fleet store`, 'forbidden');
   if (code === '28P01' || code === '28000') return new FleetError(url, `cannot log in (${msg})`, 'forbidden');
-  const gone =
-    typeof code === 'string'
-      ? /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EPIPE|57P0[1-3]|08)/.test(code)
-      : /^Connection terminated|not queryable/i.test(msg);
-  if (gone) return new FleetError(url, `the server cannot be reached or went away (${msg})`, 'unreadable');
+  if (isServerGone(e))
+    return new FleetError(url, `the server cannot be reached or went away (${msg})`, 'unreadable', true);
   return new FleetError(url, msg);
 }
 

@@ -6,7 +6,7 @@
  * that does not match, naming its source.
  */
 import type pg from 'pg';
-import { type BlobRefs, ChainWalk, type VerifyProblem, checkBlobRows, checkRunRows } from '../audit/chain.js';
+import { type BlobRefs, ChainWalk, type VerifyProblem, checkBlobRow, checkRunRows } from '../audit/chain.js';
 import type { RunRowRaw } from '../audit/rows.js';
 import { RUN_FIELDS } from '../audit/rows.js';
 import { connectStore, fleetErrorOf, redactUrl, storeVersion } from './store.js';
@@ -82,20 +82,25 @@ async function verifySource(
 ): Promise<{ walk: ChainWalk; runs: number; bad?: VerifyProblem }> {
   const walk = new ChainWalk();
   const where = (p: VerifyProblem): VerifyProblem => ({ ...p, key: `${p.key} of log ${s.log_id}` });
-  let after = 0;
-  for (;;) {
-    const page = await c.query({
+  const page = (after: number): Promise<pg.QueryResult> =>
+    c.query({
       text: `SELECT seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash FROM witness.events
              WHERE source = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
       values: [s.id, after],
       rowMode: 'array',
     });
-    for (const a of page.rows as unknown[][]) {
+  let next: Promise<pg.QueryResult> | null = page(0);
+  while (next !== null) {
+    const rows = (await next).rows as unknown[][];
+    // The next page asked for before this one is checked: the server reads it meanwhile.
+    next = rows.length < PAGE ? null : page(rows[rows.length - 1]![0] as number);
+    for (const a of rows) {
       const bad = walk.step(a);
-      if (bad !== null) return { walk, runs: 0, bad: where(bad) };
+      if (bad !== null) {
+        await next?.catch(() => {});
+        return { walk, runs: 0, bad: where(bad) };
+      }
     }
-    if (page.rows.length < PAGE) break;
-    after = (page.rows[page.rows.length - 1] as unknown[])[0] as number;
   }
   for (const [sha, r] of walk.refs) {
     const mine = refs.get(sha);
@@ -110,22 +115,69 @@ async function verifySource(
   return { walk, runs: runs.runs, ...(runs.bad !== undefined ? { bad: where(runs.bad) } : {}) };
 }
 
-/** The blobs: each against its address and the chains' kinds; every (address, kind) a chain names present. */
+/** Blob bodies fetched at once, at most (or one blob, when it alone is larger): memory stays bounded. */
+export const BLOB_BYTES = 32 * 1024 * 1024;
+const BLOB_KEYS = 1000;
+
+type BlobKey = { sha256: string; kind: string; bytes: number };
+
+/** Groups of keys whose bodies together stay within BLOB_BYTES (a larger blob alone). */
+export function blobGroups(keys: readonly BlobKey[]): BlobKey[][] {
+  const groups: BlobKey[][] = [];
+  let group: BlobKey[] = [];
+  let bytes = 0;
+  for (const k of keys) {
+    if (group.length > 0 && bytes + k.bytes > BLOB_BYTES) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(k);
+    bytes += k.bytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/**
+ * The blobs: each against its address and the chains' kinds; every (address, kind) a chain names present. Read in
+ * key order, a page of keys and sizes at a time, the bodies in groups of at most BLOB_BYTES: never all at once.
+ */
 async function verifyBlobs(c: pg.Client, refs: BlobRefs): Promise<{ blobs: number; bad?: VerifyProblem }> {
-  const rows = await c.query<{ sha256: string; kind: string; body: string }>(
-    'SELECT sha256, kind, body FROM witness.blobs ORDER BY sha256, kind',
-  );
-  const r = checkBlobRows(rows.rows, refs);
-  if (r.bad !== undefined) return r;
-  const pairs = new Set(rows.rows.map((b) => `${b.sha256} ${b.kind}`));
+  const pairs = new Set<string>();
+  let blobs = 0;
+  let after = ['', ''];
+  for (;;) {
+    const keys = await c.query<BlobKey>(
+      `SELECT sha256, kind, octet_length(body) AS bytes FROM witness.blobs WHERE (sha256, kind) > ($1, $2)
+       ORDER BY sha256, kind LIMIT ${BLOB_KEYS}`,
+      after,
+    );
+    for (const group of blobGroups(keys.rows)) {
+      const rows = await c.query<{ sha256: string; kind: string; body: string }>(
+        `SELECT b.sha256, b.kind, b.body FROM unnest($1::text[], $2::text[]) AS k (sha256, kind)
+         JOIN witness.blobs b USING (sha256, kind) ORDER BY b.sha256, b.kind`,
+        [group.map((k) => k.sha256), group.map((k) => k.kind)],
+      );
+      for (const b of rows.rows) {
+        const bad = checkBlobRow(b, refs);
+        if (bad !== null) return { blobs, bad };
+        pairs.add(`${b.sha256} ${b.kind}`);
+        blobs++;
+      }
+    }
+    if (keys.rows.length < BLOB_KEYS) break;
+    const last = keys.rows[keys.rows.length - 1]!;
+    after = [last.sha256, last.kind];
+  }
   for (const [sha, ref] of refs)
     for (const k of ref.kinds)
       if (!pairs.has(`${sha} ${k}`))
         return {
-          blobs: r.blobs,
+          blobs,
           bad: { table: 'blobs', key: sha, reason: `the ${k} blob that event ${ref.seq} names is missing (removed)` },
         };
-  return r;
+  return { blobs };
 }
 
 /** Verifies the whole store at `url` (read-only: a reader role suffices). */

@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AuditLog, type EventRow, eventHash } from '../../../main/services/audit/store.js';
+import { MAX_BLOB_BYTES, MAX_BODY_BYTES, MAX_FIELD_BYTES } from '../../../main/services/audit/rows.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
 import { initStore } from '../../../main/app/fleet.js';
+import { PushSource } from '../../../main/services/audit/push-source.js';
+import { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION } from '../../../main/services/fleet/schema.js';
 import { auditVerify } from '../../../main/app/audit.js';
 import { forged, unguarded, writtenLog } from '../audit/forge.js';
 import { type PgServer, pgMissing, startPg } from './server.js';
@@ -326,5 +329,208 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     assert.equal(v.ok, true, JSON.stringify(v.firstBad));
     assert.equal(v.events, 4002);
     assert.deepEqual(v.sources.map((s) => s.host).sort(), ['pc-a', 'pc-b']);
+  });
+
+  test('four PCs push at once, each on its own lock: one log held up holds up no other', async () => {
+    const url = await freshStore();
+    const logs = ['pc1', 'pc2', 'pc3', 'pc4'].map((pc) => join(dir, `four-${pc}.sqlite`));
+    for (const [i, f] of logs.entries()) await grow(f, 10, `f${i}`);
+    // pc1's log is in the store already; another pusher of it holds its lock (a batch of it in progress).
+    await pushLog(logs[0]!, url, { host: 'pc1' });
+    for (const [i, f] of logs.entries()) await grow(f, 1500, `g${i}`);
+    const holder = new pg.Client(url);
+    await holder.connect();
+    await holder.query('BEGIN');
+    const id = (await holder.query<{ id: number }>('SELECT id FROM witness.sources')).rows[0]!.id;
+    await holder.query('SELECT pg_advisory_xact_lock(1, $1::int)', [id]);
+    let firstDone = false;
+    const first = pushLog(logs[0]!, url, { host: 'pc1', batch: 200 }).then((r) => {
+      firstDone = true;
+      return r;
+    });
+    const others = await Promise.all(logs.slice(1).map((f, i) => pushLog(f, url, { host: `pc${i + 2}`, batch: 200 })));
+    assert.deepEqual(
+      others.map((r) => r.sent),
+      [1512, 1512, 1512],
+    );
+    assert.equal(firstDone, false, "pc1's push went on under another pusher's lock");
+    await holder.query('COMMIT');
+    await holder.end();
+    assert.equal((await first).sent, 1501);
+    // And all four at once from the start, as four processes.
+    for (const [i, f] of logs.entries()) await grow(f, 2000, `h${i}`);
+    const runs = await Promise.all(
+      logs.map(
+        (f, i) =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, [BIN, 'audit', 'push', f, '--to', url, '--host', `pc${i + 1}`, '--batch', '250'], {
+              stdio: 'ignore',
+            }).once('exit', resolve),
+          ),
+      ),
+    );
+    assert.deepEqual(runs, [0, 0, 0, 0]);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, 4 * (11 + 1501 + 2001));
+    assert.deepEqual(v.sources.map((s) => s.host).sort(), ['pc1', 'pc2', 'pc3', 'pc4']);
+  });
+
+  test('the store refuses, whoever sends them, events that do not link and values over its caps; a refused batch leaves nothing', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'hostile.sqlite');
+    await pushLog(w.file, url);
+    const db = url.slice(url.lastIndexOf('/') + 1);
+    await sql(url, `CREATE ROLE hostile${n} LOGIN PASSWORD 'hostile-secret' IN ROLE witness_pusher`);
+    const pusher = server.urlFor(`hostile${n}`, 'hostile-secret', db);
+    const [head] = await sql<{ seq: number; hash: string }>(
+      url,
+      'SELECT seq::int, hash FROM witness.events ORDER BY seq DESC LIMIT 1',
+    );
+    const h = (c: string): string => c.repeat(64);
+    const event = (seq: number, prev: string, t = '1'): string =>
+      `INSERT INTO witness.events VALUES (1, ${seq}, 'r', ${t}, NULL, 'tool_call', NULL, NULL, '{}', '${prev}', '${h('e')}')`;
+    for (const who of [url, pusher]) {
+      for (const [q, why] of [
+        [
+          event(head!.seq + 2, h('a')),
+          /event \d+ of source 1 does not follow one the store holds \(event \d+ is missing\)/,
+        ],
+        [event(head!.seq + 1, h('a')), /event \d+ of source 1 does not link to the event before it/],
+        [event(3, h('a')), /duplicate key value violates unique constraint "events_pkey"/],
+        [
+          `INSERT INTO witness.events SELECT 1, ${head!.seq + 1}, 'r', 1, NULL, 'k', NULL, NULL, repeat('x', ${MAX_BODY_BYTES + 1}), '${head!.hash}', '${h('f')}'`,
+          /events_body_size/,
+        ],
+        [
+          `INSERT INTO witness.blobs SELECT encode(sha256(convert_to(b, 'UTF8')), 'hex'), 'map', b FROM repeat('y', ${MAX_BLOB_BYTES + 1}) b`,
+          /blobs_body_size/,
+        ],
+        [event(head!.seq + 1, head!.hash, "'NaN'"), /events_time/],
+      ] as const)
+        await assert.rejects(sql(who, q), why);
+    }
+    // A batch as a hostile client would send it: a good blob and a good event, then one that does not link. The
+    // statement fails, the transaction with it: nothing of it is left.
+    const blobs = async (): Promise<number> =>
+      Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.blobs'))[0]!.n);
+    const held = await blobs();
+    const c = new pg.Client(pusher);
+    await c.connect();
+    await c.query('BEGIN');
+    await c.query("INSERT INTO witness.blobs VALUES (encode(sha256('z'::bytea), 'hex'), 'map', 'z')");
+    await assert.rejects(
+      c.query(
+        `${event(head!.seq + 1, head!.hash)}, (1, ${head!.seq + 2}, 'r', 2, NULL, 'k', NULL, NULL, '{}', '${h('b')}', '${h('c')}')`,
+      ),
+      /event \d+ of source 1 does not link/,
+    );
+    await c.query('ROLLBACK');
+    await c.end();
+    assert.equal(await count(url), w.events);
+    assert.equal(await blobs(), held);
+    assert.equal((await verifyStore(url)).ok, true);
+  });
+
+  test('a log with a value over the store’s caps is refused before anything is sent, naming the row and the cap', async () => {
+    const url = await freshStore();
+    const w = await writtenLog(dir, 'caps-src.sqlite');
+    const big = forged(w.file, dir, 'big-blob.sqlite', (db) =>
+      unguarded(db, () =>
+        db.prepare("UPDATE blobs SET body = ? WHERE kind = 'spec'").run('x'.repeat(MAX_BLOB_BYTES + 1)),
+      ),
+    );
+    const r = cli(['audit', 'push', big, '--to', url]);
+    assert.equal(r.status, 2, r.out);
+    assert.match(r.out, /does not verify, so nothing was sent: blobs [0-9a-f]{64}: its body is larger than 64 MiB/);
+    const body = forged(w.file, dir, 'big-body.sqlite', (db) =>
+      unguarded(db, () =>
+        db.prepare('UPDATE events SET body = ? WHERE seq = 13').run(`"${'x'.repeat(MAX_BODY_BYTES)}"`),
+      ),
+    );
+    await assert.rejects(pushLog(body, url), /events 13: its body is larger than 16 MiB/);
+    await assert.rejects(pushLog(w.file, url, { robot: 'r'.repeat(MAX_FIELD_BYTES + 1) }), /robot name is longer than/);
+    // A crafted body under a chain recomputed to match it: the plan (event 2) is not JSON; the hashes all hold.
+    const crafted = forged(w.file, dir, 'crafted.sqlite', (db) =>
+      unguarded(db, () => {
+        db.prepare(`UPDATE events SET body = '{"plan_sha": "x"' WHERE seq = 2`).run();
+        let prev = db.prepare('SELECT hash FROM events WHERE seq = 1').pluck().get() as string;
+        for (const e of db.prepare('SELECT * FROM events WHERE seq >= 2 ORDER BY seq').all() as EventRow[]) {
+          const h = eventHash(prev, e);
+          db.prepare('UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?').run(prev, h, e.seq);
+          prev = h;
+        }
+      }),
+    );
+    await assert.rejects(pushLog(crafted, url), /does not verify, so nothing was sent: events 2: its body is not JSON/);
+    assert.equal(Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.sources'))[0]!.n), 0);
+    assert.equal(await count(url), 0);
+  });
+
+  test('values with tabs, newlines, backslashes and \\N go into the store exactly as they are (COPY’s escapes)', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'escapes.sqlite');
+    const nasty = ['a\tb', 'line\nnext', 'cr\rhere', 'back\\slash', '\\N', '\\.', 'é ∑ 😀', ' '];
+    const log = AuditLog.open(file);
+    const run = await log.startRun({ world: 'w\tx', backend: 'b\\', operator: 'o\n', software: 's', models: {} });
+    for (const [i, v] of nasty.entries())
+      await log.append(run, 'tool_call', { v, [v]: i, t: 0.1 + i / 3 }, { tool: v, step: i, t_ms: 1.5e12 + i / 7 });
+    await log.close();
+    const r = await pushLog(file, url);
+    assert.equal(r.sent, nasty.length + 1);
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.sources[0]!.head, auditVerify(file).head);
+    const tools = await sql<{ tool: string }>(url, 'SELECT tool FROM witness.events WHERE seq > 1 ORDER BY seq');
+    assert.deepEqual(
+      tools.map((t) => t.tool),
+      nasty,
+    );
+  });
+
+  test('a store of the first version is migrated with its events in place: the caps and the statement-level link hold', async () => {
+    const name = `fleet${++n}`;
+    await sql(server.url, `CREATE DATABASE ${name}`);
+    const url = server.urlFor('witness', server.password, name);
+    const c = new pg.Client(url);
+    await c.connect();
+    await c.query(FLEET_MIGRATIONS[0]!);
+    await c.query('INSERT INTO witness.schema_version (version) VALUES (1)');
+    const w = await writtenLog(dir, 'migrated.sqlite');
+    // Rows as the first version's pusher left them (its row trigger checking each link).
+    const src = PushSource.open(w.file) as PushSource;
+    const b = src.batch(0, 1000);
+    src.close();
+    await c.query("INSERT INTO witness.sources (log_id, host) VALUES ($1, 'old')", [b.events[0]![9]]);
+    for (const e of b.events)
+      await c.query('INSERT INTO witness.events VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', e);
+    for (const r of b.runs)
+      await c.query('INSERT INTO witness.runs VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', r);
+    for (const x of b.blobs) await c.query('INSERT INTO witness.blobs VALUES ($1, $2, $3)', x);
+    await c.end();
+    assert.deepEqual(await initStore(url), { from: 1, to: FLEET_SCHEMA_VERSION });
+    assert.equal((await verifyStore(url)).ok, true);
+    await grow(w.file, 40);
+    const r = await pushLog(w.file, url, { host: 'old' });
+    assert.equal(r.before, w.events);
+    assert.equal(r.sent, 41);
+    const caps = await sql<{ conname: string; convalidated: boolean }>(
+      url,
+      "SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE '%_size' ORDER BY conname",
+    );
+    assert.deepEqual(
+      caps.map((k) => [k.conname, k.convalidated]),
+      [
+        'blobs_body_size',
+        'blobs_field_size',
+        'events_body_size',
+        'events_field_size',
+        'runs_field_size',
+        'sources_field_size',
+      ].map((k) => [k, true]),
+    );
+    const v = await verifyStore(url);
+    assert.equal(v.ok, true, JSON.stringify(v.firstBad));
+    assert.equal(v.events, w.events + 41);
   });
 });

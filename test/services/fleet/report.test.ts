@@ -16,6 +16,8 @@ import pg from 'pg';
 import { AuditLog } from '../../../main/services/audit/store.js';
 import type { AuditEventBody } from '../../../main/contract/audit-events.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
+import { PushSource } from '../../../main/services/audit/push-source.js';
+import { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION } from '../../../main/services/fleet/schema.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
 import { derivedProblem } from '../../../main/services/fleet/derived.js';
 import { initStore } from '../../../main/app/fleet.js';
@@ -467,31 +469,50 @@ describe('the fleet reports on a real PostgreSQL', { skip }, () => {
     }
   });
 
-  test('a store of version 1 migrated to version 2 derives the rows of the events already there', async () => {
+  test('a store of version 1 migrated to this version derives the rows of the events already there', async () => {
     const c0 = new pg.Client(server.url);
     await c0.connect();
     await c0.query('CREATE DATABASE migrated');
     await c0.end();
     const old = server.urlFor('witness', server.password, 'migrated');
-    await initStore(old);
-    for (const [name, host, robot] of [
-      ['a', 'pc-a', 'r1'],
-      ['b', 'pc-b', 'r2'],
-    ] as const)
-      await pushLog(logs[name]!.file, old, { host, robot });
-    // Back to version 1 as it was (what version 2 added removed), with the events in it.
+    // A store of the first version with the two logs' rows in it, as the first version's pusher left them.
     const c = new pg.Client(old);
     await c.connect();
     try {
-      await c.query(`DROP TRIGGER events_derive ON witness.events; DROP TABLE witness.failures;
-        DROP FUNCTION witness.derive_failures(); DROP FUNCTION witness.failure_fields(text);
-        DROP INDEX witness.events_run_ends; DROP INDEX witness.events_failure_records;
-        DELETE FROM witness.schema_version WHERE version = 2`);
+      await c.query(FLEET_MIGRATIONS[0]!);
+      await c.query('INSERT INTO witness.schema_version (version) VALUES (1)');
+      for (const [i, [name, host, robot]] of (
+        [
+          ['a', 'pc-a', 'r1'],
+          ['b', 'pc-b', 'r2'],
+        ] as const
+      ).entries()) {
+        const src = PushSource.open(logs[name]!.file) as PushSource;
+        const b = src.batch(0, 1_000_000);
+        src.close();
+        await c.query('INSERT INTO witness.sources (log_id, host, robot) VALUES ($1, $2, $3)', [
+          b.events[0]![9],
+          host,
+          robot,
+        ]);
+        for (const x of b.blobs)
+          await c.query('INSERT INTO witness.blobs VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', x);
+        for (const r of b.runs)
+          await c.query('INSERT INTO witness.runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+            i + 1,
+            ...r,
+          ]);
+        for (const e of b.events)
+          await c.query('INSERT INTO witness.events VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+            i + 1,
+            ...e,
+          ]);
+      }
     } finally {
       await c.end();
     }
     await assert.rejects(reportFailures({ url: old }, q(['tool'])), /version 1 .*migrate it/);
-    assert.deepEqual(await initStore(old), { from: 1, to: 2 });
+    assert.deepEqual(await initStore(old), { from: 1, to: FLEET_SCHEMA_VERSION });
     assert.equal((await verifyStore(old)).ok, true);
     assert.deepEqual(await counts({ url: old }, q(['kind'])), [
       ['grip-slipped', 4],

@@ -54,3 +54,39 @@ test('verify takes an audit database or a store with --from, exactly one of them
   assert.match(r.stderr, /mysql:\/\/u:\*\*\*@h\/d: not a PostgreSQL URL/);
   assert.doesNotMatch(r.stderr + r.stdout, /:pw@/);
 });
+
+test('verify --from fetches blob bodies in groups within a byte bound, a larger blob alone, every key once in order', async () => {
+  const { BLOB_BYTES, blobGroups } = await import('../../../main/services/fleet/verify.js');
+  const sizes = [1, BLOB_BYTES / 2, BLOB_BYTES / 2, 3, BLOB_BYTES * 2, 5, BLOB_BYTES - 5, 6];
+  const keys = sizes.map((bytes, i) => ({ sha256: String(i), kind: 'k', bytes }));
+  const groups = blobGroups(keys);
+  assert.deepEqual(groups.flat(), keys);
+  for (const g of groups)
+    assert.ok(g.length === 1 || g.reduce((n, k) => n + k.bytes, 0) <= BLOB_BYTES, JSON.stringify(g));
+  assert.deepEqual(
+    groups.map((g) => g.map((k) => k.sha256)),
+    [['0', '1'], ['2', '3'], ['4'], ['5', '6'], ['7']],
+  );
+  assert.deepEqual(blobGroups([]), []);
+});
+
+test("COPY's text format: NULL as \\N, numbers as JavaScript writes them, backslash, tab, newline and CR escaped", async () => {
+  const { copyText, copyValue } = await import('../../../main/services/fleet/copy-in.js');
+  assert.equal(copyValue(null), '\\N');
+  assert.equal(copyValue('\\N'), '\\\\N');
+  assert.equal(copyValue(1700000000000.5), '1700000000000.5');
+  assert.equal(copyValue(12), '12');
+  assert.equal(copyValue('a\tb\nc\rd\\e'), 'a\\tb\\nc\\rd\\\\e');
+  assert.equal(copyValue('{"plain":"json"}'), '{"plain":"json"}');
+  assert.equal(
+    copyText(
+      [
+        ['x', null, 2],
+        ['y\n', 'z', 3],
+      ],
+      [7],
+    ),
+    '7\tx\t\\N\t2\n7\ty\\n\tz\t3\n',
+  );
+  assert.equal(copyText([]), '');
+});
