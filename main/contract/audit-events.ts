@@ -179,6 +179,11 @@ const RuleVerdictBody = Type.Object({
   rules: Type.Array(Type.Object({ name: Type.String(), states: Type.Array(Type.Integer()), viable: Type.Boolean() }), {
     description: "each rule's monitor state after the verdict",
   }),
+  obligations: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'observed: what the rules demand of the next call, in words (none pending: empty)',
+    }),
+  ),
 });
 
 /** Every event kind and its body. */
