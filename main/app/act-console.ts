@@ -9,16 +9,17 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { reasonProblem } from '../contract/reason.js';
 import { WitnessError } from '../contract/errors.js';
-import type { ActEvent, ActOptions, ActRule, ActRunRequest, ActTool } from '../contract/api.js';
+import type { ActEvent, ActOptions, ActRule, ActRunRequest, ActTool, Diagnostic } from '../contract/api.js';
 import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { Workspace } from '../services/editor/workspace.js';
 import { checkToolText } from '../services/editor/tool-check.js';
+import { checkRulesText } from '../services/editor/rules-check.js';
 import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
-import { type RegisteredTool, WAREHOUSE, runAct } from './act.js';
+import { type RegisteredTool, WAREHOUSE, registerToolFolder, runAct } from './act.js';
 import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
@@ -122,6 +123,39 @@ export class ActConsole {
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new WitnessError('not-found', `no folder "${id}" in the workspace`, where);
     return dir;
+  }
+
+  /**
+   * A rules file's text checked as a run would register it (the Editors tab): on a tool world, against a tool folder
+   * the console offers (default: the workspace's `tools/` when offered, else the example's), each problem at its
+   * range.
+   */
+  async rulesCheck(text: string, world: string, tools?: string): Promise<{ diagnostics: Diagnostic[]; tools: string }> {
+    const offered = await this.options();
+    const w = offered.worlds.find((x) => x.id === world);
+    if (w === undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `rules run in the tool loop: "${world}" is no tool world (known: ${offered.worlds.map((x) => x.id).join(', ')})`,
+        { path: '$.world' },
+      );
+    if (w.problem !== undefined) throw new WitnessError('invalid-input', w.problem, { path: '$.world' });
+    const id = tools ?? (offered.tools.some((t) => t.id === TOOLS_DIR) ? TOOLS_DIR : offered.example.tools);
+    const dir = await this.resolve(id, 'tools', offered.tools);
+    const v = worldEntry(world).vocabulary;
+    if (v === undefined)
+      throw new WitnessError('invalid-input', `${world} has no skills: rules run in the tool loop`, {
+        path: '$.world',
+      });
+    let registered: ReadonlyMap<string, RegisteredTool>;
+    try {
+      registered = registerToolFolder(dir, v);
+    } catch (e) {
+      const message = `the tools of ${id} do not register, so the rules cannot be checked: ${e instanceof Error ? e.message : String(e)}`;
+      const d: Diagnostic = { severity: 'error', message, startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 };
+      return { diagnostics: [d], tools: id };
+    }
+    return { diagnostics: checkRulesText(text, registered, v), tools: id };
   }
 
   /** The request's world checked, its tool folder (every file's problems), plan and rules file on disk. */

@@ -273,6 +273,11 @@ function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
   });
 }
 
+/** A folder of tool files read and registered against a world's vocabulary (what `--tools` registers). */
+export function registerToolFolder(dir: string, v: Vocabulary): ReadonlyMap<string, RegisteredTool> {
+  return registerTools(readToolFolder(dir), v);
+}
+
 /**
  * The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name.
  */
