@@ -11,6 +11,7 @@ import type { ActEvent, ApiEvent } from '../../main/contract/api.js';
 import { WitnessError } from '../../main/contract/errors.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { type RuleVerdict, verdictPlace } from '../../renderer/src/act/model.js';
+import { rulesAt } from '../../renderer/src/audit/model.js';
 
 const RULES = readFileSync(new URL('../../../assets/rules/warehouse.rules.json', import.meta.url), 'utf8');
 
@@ -111,7 +112,7 @@ test('a rules file the console does not offer, or one that does not register, is
   }
 });
 
-test('the audit log records the rules file and every verdict of the run', async () => {
+test('the audit log records the rules file and every verdict of the run; the replay shows each at its place, chained', async () => {
   const { api, events, audit } = setup();
   try {
     const r = await api.actRun({ ...base, rules: 'shipped:rules/warehouse.rules.json' });
@@ -130,6 +131,39 @@ test('the audit log records the rules file and every verdict of the run', async 
       const live = events.filter((e) => e.topic === 'act.step' && e.run === r.run && e.kind === 'rule_verdict');
       assert.equal(n, live.length, 'every verdict the tab saw is in the log');
       assert.ok(n > 0);
+      // The replay: each verdict at its place, the chained event it is (seq and hash), the refusal a mark.
+      const rows = db
+        .prepare("SELECT seq, hash FROM events WHERE run_id = ? AND kind = 'rule_verdict' ORDER BY seq")
+        .all(r.auditRun) as { seq: number; hash: string }[];
+      const replay = await api.auditReplay({ run: r.auditRun! });
+      assert.deepEqual(
+        replay.rules.map((v) => [v.seq, v.hash]),
+        rows.map((x) => [x.seq, x.hash]),
+      );
+      const first = replay.rules[0]!;
+      assert.deepEqual(
+        [first.phase, first.ok, first.tool, first.rule, first.proposition],
+        ['predicted', false, 'pick', 'clear_the_bin_first', 'lifting_loaded_bin'],
+      );
+      assert.ok(
+        replay.rules.every((v, i) => i === 0 || v.at >= replay.rules[i - 1]!.at),
+        'in order on the axis',
+      );
+      const marks = replay.marks.filter((m) => m.kind === 'rule_verdict');
+      assert.deepEqual(
+        marks.map((m) => [m.seq, m.label]),
+        [[first.seq, 'refused: rule "clear_the_bin_first" on lifting_loaded_bin (pick)']],
+      );
+      const shown = rulesAt(replay, first.at)!;
+      assert.equal(shown.status, 'refused');
+      assert.ok(
+        shown.text.includes(`#${first.seq} (chain ${first.hash.slice(0, 12)}) predicted pick — refused`),
+        shown.text,
+      );
+      const last = replay.rules[replay.rules.length - 1]!;
+      assert.match(rulesAt(replay, replay.max)!.text, new RegExp(`verdicts? (\\d+–)?${replay.rules.length} of`));
+      assert.equal(last.phase, 'observed');
+      assert.equal(rulesAt(replay, first.at - 1)?.status ?? 'none', first.at > 0 ? 'none' : 'refused');
     } finally {
       db.close();
     }
