@@ -181,7 +181,8 @@ const RuleVerdictBody = Type.Object({
   }),
   obligations: Type.Optional(
     Type.Array(Type.String(), {
-      description: 'observed: what the rules demand of the next call, in words (none pending: empty)',
+      description:
+        "observed: what the calls so far have left pending, in words: each rule's demands of the next call beyond those it makes from its start (a safety rule's standing prohibition is not pending)",
     }),
   ),
 });

@@ -154,6 +154,18 @@ test('the audit log records the rules file and every verdict of the run; the rep
         marks.map((m) => [m.seq, m.label]),
         [[first.seq, 'refused: rule "clear_the_bin_first" on lifting_loaded_bin (pick)']],
       );
+      // The browser's table says each verdict in a line.
+      const page = await api.auditQuery({
+        filter: { run: r.auditRun!, kinds: ['rule_verdict'] },
+        limit: 100,
+        cursor: null,
+      });
+      assert.equal(page.events.length, n);
+      assert.equal(
+        page.events[0]!.summary,
+        'pick predicted: REFUSED: rule "clear_the_bin_first" on lifting_loaded_bin',
+      );
+      assert.ok(page.events.some((e) => /^pick observed: ok · pending: place_after_pick: /.test(e.summary)));
       const shown = rulesAt(replay, first.at)!;
       assert.equal(shown.status, 'refused');
       assert.ok(
