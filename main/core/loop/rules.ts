@@ -10,7 +10,7 @@
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { InputError, checkSchema } from '../input/json.js';
 import { RULE_NAME, RulesDocument, jsonSchema } from '../../contract/formats.js';
-import { type Formula, atomicPropositions, or, X } from '../ltl/ast.js';
+import { type Formula, G, X, and, ap, atomicPropositions, not, or } from '../ltl/ast.js';
 import { parseLtl } from '../ltl/parser.js';
 import { printLtl } from '../ltl/printer.js';
 import { scanLtl } from '../ltl/lexer.js';
@@ -269,14 +269,68 @@ export function checkRulesDocument(
     if (problem !== null) fail(['propositions', name], `proposition "${name}": ${problem}`);
     propositions.push({ name, expr });
   }
-  const rules = registerEachRule(doc, Object.keys(doc.propositions), fail);
+  const { rules, formulas } = registerEachRule(doc, Object.keys(doc.propositions), fail);
+  if (problems.length === 0) checkConflicts(doc, formulas, fail);
   return { set: problems.length > 0 ? null : { file, propositions, rules }, problems };
 }
 
-/** Each rule of a document parsed over the file's propositions and translated; a problem is put to `fail`. */
-function registerEachRule(doc: RulesDocument, known: readonly string[], fail: Fail): Rule[] {
+/** The tool a proposition requires the call to be (`call.tool == "pick"`, alone or as a conjunct), or null. */
+function requiredTool(e: Expr): string | null {
+  const k = e.exprKind;
+  if (k.case !== 'callExpr') return null;
+  const v = k.value as { function: string; args: Expr[] };
+  if (v.function === '_&&_') {
+    for (const a of v.args) {
+      const t = requiredTool(a);
+      if (t !== null) return t;
+    }
+    return null;
+  }
+  if (v.function !== '_==_' || v.args.length !== 2) return null;
+  const tools = comparedTools(e);
+  return tools.length === 1 ? tools[0]! : null;
+}
+
+/**
+ * Pairs of rules that cannot both hold: no sequence of calls satisfies the two together. Each call is of one tool, so
+ * two propositions that require different tools never hold on one call; that is the only dependence between
+ * propositions assumed, so a conflict reported is a true one (two rules that conflict only through what the world
+ * allows go unreported). Each pair at the later rule, both named.
+ */
+function checkConflicts(doc: RulesDocument, formulas: readonly Formula[], fail: Fail): void {
+  const tools = new Map(Object.entries(doc.propositions).map(([name, expr]) => [name, requiredTool(parseExpr(expr))]));
+  for (let j = 1; j < formulas.length; j++)
+    for (let i = 0; i < j; i++) {
+      const [a, b] = [formulas[i]!, formulas[j]!];
+      const aps = [...new Set([...atomicPropositions(a), ...atomicPropositions(b)])];
+      const exclusive: Formula[] = [];
+      for (const [x, p] of aps.entries())
+        for (const q of aps.slice(x + 1)) {
+          const [tp, tq] = [tools.get(p), tools.get(q)];
+          if (tp != null && tq != null && tp !== tq) exclusive.push(G(not(and(ap(p), ap(q)))));
+        }
+      const joint = translateFormula(and(a, b, ...exclusive)).automaton;
+      if (new LetterSteps(joint).viable(joint.initial)) continue;
+      const [ra, rb] = [doc.rules[i]!, doc.rules[j]!];
+      fail(
+        ['rules', j, 'ltl'],
+        `rules "${ra.name}" and "${rb.name}" cannot both hold: no sequence of calls satisfies ${ra.ltl} and ${rb.ltl} together`,
+      );
+    }
+}
+
+/**
+ * Each rule of a document parsed over the file's propositions and translated, with its formula (the macro expanded); a
+ * problem is put to `fail`.
+ */
+function registerEachRule(
+  doc: RulesDocument,
+  known: readonly string[],
+  fail: Fail,
+): { rules: Rule[]; formulas: Formula[] } {
   const seen = new Set<string>();
   const out: Rule[] = [];
+  const formulas: Formula[] = [];
   doc.rules.forEach((r, i) => {
     if (seen.has(r.name)) return fail(['rules', i, 'name'], `a rule named "${r.name}" is already defined`);
     seen.add(r.name);
@@ -300,6 +354,7 @@ function registerEachRule(doc: RulesDocument, known: readonly string[], fail: Fa
     // A rule no sequence of calls satisfies would refuse every call: a mistake to say now, not at the first call.
     if (!new LetterSteps(automaton).viable(automaton.initial))
       return fail(['rules', i, 'ltl'], `rule "${r.name}" can never hold (no sequence of calls satisfies ${r.ltl})`);
+    formulas.push(formula);
     out.push({
       name: r.name,
       ltl: r.ltl,
@@ -308,7 +363,7 @@ function registerEachRule(doc: RulesDocument, known: readonly string[], fail: Fa
       ...(r.description !== undefined ? { description: r.description } : {}),
     });
   });
-  return out;
+  return { rules: out, formulas };
 }
 
 /**
