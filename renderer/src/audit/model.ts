@@ -4,7 +4,13 @@
  * results) and whether a verify result still describes the database. No DOM and no network here,
  * so it is tested on its own and the panel (panel.ts) only draws it and asks main.
  */
-import type { AuditFilter, AuditReplay, AuditRunSummary, AuditVerifyResult } from '../../../main/contract/api.js';
+import type {
+  AuditFilter,
+  AuditReplay,
+  AuditRunSummary,
+  AuditVerifyResult,
+  RuleVerdictView,
+} from '../../../main/contract/api.js';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -207,7 +213,7 @@ type RuleStatus = 'none' | 'ok' | 'pending' | 'refused' | 'violated';
 const SEVERITY: readonly RuleStatus[] = ['none', 'ok', 'pending', 'refused', 'violated'];
 
 /** One verdict in words: its seq and chain hash, the call, what the rules said, each rule's monitor state. */
-function verdictText(v: AuditReplay['rules'][number]): { status: RuleStatus; text: string } {
+function verdictText(v: RuleVerdictView): { status: RuleStatus; text: string } {
   const status: RuleStatus = !v.ok
     ? v.phase === 'predicted'
       ? 'refused'
