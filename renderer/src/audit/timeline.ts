@@ -121,10 +121,12 @@ function paintMarks(marks: HTMLCanvasElement, replay: AuditReplay | null, fmt: (
   if (g === null) return;
   g.clearRect(0, 0, w, marks.height);
   if (replay === null || replay.max <= replay.min) return;
-  for (const mk of replay.marks) {
+  // The rules' refusals last, over the upper half: a refusal and its replan share a moment and would hide each other.
+  const rule = (k: string): number => (k === 'rule_verdict' ? 1 : 0);
+  for (const mk of [...replay.marks].sort((a, b) => rule(a.kind) - rule(b.kind))) {
     g.fillStyle = MARK_COLOURS[mk.kind] ?? '#868e96';
     const x = ((mk.at - replay.min) / (replay.max - replay.min)) * (w - 12) + 6;
-    g.fillRect(Math.round(x) - 1, 0, 3, marks.height);
+    g.fillRect(Math.round(x) - 1, 0, 3, mk.kind === 'rule_verdict' ? marks.height / 2 : marks.height);
   }
   marks.title = replay.marks.map((mk) => `${fmt(mk.at)}: ${mk.label}`).join('\n');
 }
