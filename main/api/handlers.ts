@@ -54,6 +54,7 @@ export function handlers(session: Session): Handlers {
     // Editors.
     ltlCheck: (r) => planning.call('ltlCheck', r),
     toolCheck: ({ text, world }) => attempt(() => toolCheck(text, world)),
+    rulesCheck: ({ text, world, tools }) => acts.rulesCheck(text, world, tools),
     worldVocabulary: ({ world }) => attempt(() => vocabularyView(world)),
     toolSchema: () => Promise.resolve(toolSchema()),
     ltlPatterns: () => Promise.resolve(patternTemplates()),

@@ -9,16 +9,18 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { reasonProblem } from '../contract/reason.js';
 import { WitnessError } from '../contract/errors.js';
-import type { ActEvent, ActOptions, ActRunRequest, ActTool } from '../contract/api.js';
+import type { ActEvent, ActOptions, ActRule, ActRunRequest, ActTool, Diagnostic } from '../contract/api.js';
 import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { Workspace } from '../services/editor/workspace.js';
 import { checkToolText } from '../services/editor/tool-check.js';
+import { checkRulesText } from '../services/editor/rules-check.js';
 import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
-import { WAREHOUSE, runAct } from './act.js';
+import { type RegisteredTool, WAREHOUSE, registerToolFolder, runAct } from './act.js';
+import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
 import { type Session, sessionOpen } from './session.js';
@@ -29,7 +31,10 @@ const TOOLS_DIR = 'tools';
 const PLANS_DIR = 'plans';
 
 const SHIPPED_TOOLS = ['tools', 'ros2/tools'];
-const SHIPPED_PLANS = ['plans/warehouse.json', 'ros2/plans/lab-shelf-then-bench.json'];
+const SHIPPED_PLANS = ['plans/warehouse.json', 'plans/warehouse-rules.json', 'ros2/plans/lab-shelf-then-bench.json'];
+const SHIPPED_RULES = ['rules/warehouse.rules.json'];
+/** Rules files are known by their name anywhere in the workspace (docs/FORMATS.md, "Rules files"). */
+const RULES_SUFFIX = '.rules.json';
 
 interface ActRun {
   readonly control: RunControl;
@@ -52,8 +57,8 @@ export class ActConsole {
   }
 
   /**
-   * Tool worlds, tool folders and plans: workspace ones by their workspace path, shipped ones as `shipped:<asset
-   * path>`.
+   * Tool worlds, tool folders, plans and rules files: workspace ones by their workspace path, shipped ones as
+   * `shipped:<asset path>`.
    */
   async options(): Promise<ActOptions> {
     const paths = await workspacePaths(this.session.workspace);
@@ -78,10 +83,15 @@ export class ActConsole {
       ...paths.filter((p) => p.startsWith(`${PLANS_DIR}/`) && p.endsWith('.json')).map((p) => ({ id: p, title: p })),
       ...SHIPPED_PLANS.map((p) => ({ id: `shipped:${p}`, title: `shipped: ${p}` })),
     ];
+    const rules: ActOptions['rules'] = [
+      ...paths.filter((p) => p.endsWith(RULES_SUFFIX)).map((p) => ({ id: p, title: p })),
+      ...SHIPPED_RULES.map((p) => ({ id: `shipped:${p}`, title: `shipped: ${p}` })),
+    ];
     return {
       worlds,
       tools,
       plans,
+      rules,
       example: {
         world: WAREHOUSE.world,
         tools: `shipped:${WAREHOUSE.tools}`,
@@ -93,28 +103,63 @@ export class ActConsole {
   }
 
   /** A folder or file that options() offers, as a path on disk; anything else is refused. */
-  private async resolve(id: string, kind: 'tools' | 'plan', offered: readonly { id: string }[]): Promise<string> {
-    const where = { path: kind === 'tools' ? '$.tools' : '$.plan' };
+  private async resolve(
+    id: string,
+    kind: 'tools' | 'plan' | 'rules',
+    offered: readonly { id: string }[],
+  ): Promise<string> {
+    const where = { path: `$.${kind}` };
+    const what = { tools: 'no tool folder', plan: 'no plan', rules: 'no rules file' }[kind];
     if (!offered.some((o) => o.id === id))
       throw new WitnessError(
         'not-found',
-        `${kind === 'tools' ? 'no tool folder' : 'no plan'} "${id}" (the console offers: ${offered.map((o) => o.id).join(', ')})`,
+        `${what} "${id}" (the console offers: ${offered.map((o) => o.id).join(', ')})`,
         where,
       );
     if (id.startsWith('shipped:')) return assetPath(id.slice('shipped:'.length));
     const ws = new Workspace(this.session.workspace);
-    if (kind === 'plan') return (await ws.file(id)).file;
+    if (kind !== 'tools') return (await ws.file(id)).file;
     const dir = path.join(this.session.workspace, id);
     if (!existsSync(dir) || !statSync(dir).isDirectory())
       throw new WitnessError('not-found', `no folder "${id}" in the workspace`, where);
     return dir;
   }
 
-  /** Starts the loop; resolves once the run is recorded (nothing has moved yet), with the registered tools. */
-  async run(req: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[] }> {
-    this.estop.assertClear('start a tool loop');
-    if ([...this.runs.values()].some((r) => r.control.active))
-      throw new WitnessError('busy', 'a tool loop is already running: stop it first');
+  /**
+   * A rules file's text checked as a run would register it (the Editors tab): on a tool world, against a tool folder
+   * the console offers (default: the workspace's `tools/` when offered, else the example's), each problem at its
+   * range.
+   */
+  async rulesCheck(text: string, world: string, tools?: string): Promise<{ diagnostics: Diagnostic[]; tools: string }> {
+    const offered = await this.options();
+    const w = offered.worlds.find((x) => x.id === world);
+    if (w === undefined)
+      throw new WitnessError(
+        'invalid-params',
+        `rules run in the tool loop: "${world}" is no tool world (known: ${offered.worlds.map((x) => x.id).join(', ')})`,
+        { path: '$.world' },
+      );
+    if (w.problem !== undefined) throw new WitnessError('invalid-input', w.problem, { path: '$.world' });
+    const id = tools ?? (offered.tools.some((t) => t.id === TOOLS_DIR) ? TOOLS_DIR : offered.example.tools);
+    const dir = await this.resolve(id, 'tools', offered.tools);
+    const v = worldEntry(world).vocabulary;
+    if (v === undefined)
+      throw new WitnessError('invalid-input', `${world} has no skills: rules run in the tool loop`, {
+        path: '$.world',
+      });
+    let registered: ReadonlyMap<string, RegisteredTool>;
+    try {
+      registered = registerToolFolder(dir, v);
+    } catch (e) {
+      const message = `the tools of ${id} do not register, so the rules cannot be checked: ${e instanceof Error ? e.message : String(e)}`;
+      const d: Diagnostic = { severity: 'error', message, startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 };
+      return { diagnostics: [d], tools: id };
+    }
+    return { diagnostics: checkRulesText(text, registered, v), tools: id };
+  }
+
+  /** The request's world checked, its tool folder (every file's problems), plan and rules file on disk. */
+  private async inputs(req: ActRunRequest): Promise<{ tools: string; plan?: string; rules?: string }> {
     const offered = await this.options();
     const world = offered.worlds.find((w) => w.id === req.world);
     if (world === undefined)
@@ -127,7 +172,19 @@ export class ActConsole {
     const tools = await this.resolve(req.tools, 'tools', offered.tools);
     const problems = toolFolderProblems(tools, req.world);
     if (problems !== null) throw new WitnessError('invalid-input', `${req.tools}: ${problems}`, { path: '$.tools' });
-    const plan = req.plan !== undefined ? await this.resolve(req.plan, 'plan', offered.plans) : undefined;
+    return {
+      tools,
+      ...(req.plan !== undefined ? { plan: await this.resolve(req.plan, 'plan', offered.plans) } : {}),
+      ...(req.rules !== undefined ? { rules: await this.resolve(req.rules, 'rules', offered.rules) } : {}),
+    };
+  }
+
+  /** Starts the loop; resolves once the run is recorded (nothing has moved yet), with its tools and rules. */
+  async run(req: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[]; rules: ActRule[] }> {
+    this.estop.assertClear('start a tool loop');
+    if ([...this.runs.values()].some((r) => r.control.active))
+      throw new WitnessError('busy', 'a tool loop is already running: stop it first');
+    const { tools, plan, rules } = await this.inputs(req);
     const log = await this.auditLog();
     const bus = this.session.bus;
     const emit = (e: ActEvent): void => bus.emit(e);
@@ -136,6 +193,7 @@ export class ActConsole {
     let n = 0;
     let auditRun: string | null = null;
     let registered: ActTool[] = [];
+    let enforced: ActRule[] = [];
     let started!: () => void;
     const ready = new Promise<void>((resolve) => {
       started = resolve;
@@ -148,6 +206,7 @@ export class ActConsole {
           open: sessionOpen(this.session),
           tools,
           ...(plan !== undefined ? { plan } : {}),
+          ...(rules !== undefined ? { rules } : {}),
           goal: req.goal,
           ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
           planner: req.planner ?? 'recovery',
@@ -156,7 +215,13 @@ export class ActConsole {
           audit: log,
           operator: operatorName(),
           via: `console (${this.session.transport})`,
-          meta: { planner: req.planner ?? 'recovery', goal: req.goal, tools: req.tools, plan: req.plan ?? null },
+          meta: {
+            planner: req.planner ?? 'recovery',
+            goal: req.goal,
+            tools: req.tools,
+            plan: req.plan ?? null,
+            ...(req.rules !== undefined ? { rules: req.rules } : {}),
+          },
           decide: control.decide,
           signal: control.signal,
           onEvent: (kind, body) => emit({ topic: 'act.step', run, n: n++, kind, body }),
@@ -171,15 +236,11 @@ export class ActConsole {
               timeout_s: c.timeout_s,
               preconditions: c.preconditions.map((p) => ({ ...p })),
             }),
-          started: (id, ts) => {
+          started: (id, ts, rs) => {
             auditRun = id;
             if (id !== null) this.auditRuns.set(run, id);
-            registered = [...ts.values()].map((t) => ({
-              name: t.name,
-              skill: t.skill,
-              preconditions: t.preconditions.map((c) => c.name),
-              postconditions: t.postconditions.map((c) => c.name),
-            }));
+            registered = [...ts.values()].map(toolView);
+            enforced = (rs?.rules ?? []).map(ruleView);
             started();
           },
         });
@@ -221,7 +282,7 @@ export class ActConsole {
       this.runs.delete(run);
       throw failedEarly instanceof Error ? failedEarly : new Error('the tool loop failed to start');
     }
-    return { run, auditRun, tools: registered };
+    return { run, auditRun, tools: registered, rules: enforced };
   }
 
   private stopRun(run: string, emergency: boolean, why?: string): boolean {
@@ -264,6 +325,19 @@ export class ActConsole {
     await Promise.all([...this.runs.values()].map((r) => r.done));
   }
 }
+
+const toolView = (t: RegisteredTool): ActTool => ({
+  name: t.name,
+  skill: t.skill,
+  preconditions: t.preconditions.map((c) => c.name),
+  postconditions: t.postconditions.map((c) => c.name),
+});
+
+const ruleView = (r: RuleSet['rules'][number]): ActRule => ({
+  name: r.name,
+  ltl: r.ltl,
+  ...(r.description !== undefined ? { description: r.description } : {}),
+});
 
 /**
  * Every problem of every tool file in a folder, each at its file, line and column, as the editor finds them (null: none

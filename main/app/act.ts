@@ -74,8 +74,11 @@ export interface ActRequest {
   /** The loop's events as they happen, besides the audit log (the console's step view). */
   readonly onEvent?: LoopEvents;
   readonly onCall?: (c: LoopCall) => void;
-  /** Called once the run is recorded (its audit run id, or null without an audit log), before anything moves. */
-  readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
+  /**
+   * Called once the run is recorded (its audit run id, or null without an audit log), before anything moves; with the
+   * registered tools and rules.
+   */
+  readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>, rules?: RuleSet) => void;
   /** A registered rules file: each call checked before it runs and monitored after it. */
   readonly rules?: RuleSet;
 }
@@ -106,7 +109,7 @@ export async function act(
     const sink = a !== undefined && run !== null ? auditSink(a.log, run) : null;
     let result: LoopResult;
     try {
-      req.started?.(run, tools);
+      req.started?.(run, tools, req.rules);
       await w.reset({ seed: req.seed });
       const started = Date.now();
       const toAudit = sink !== null ? loopEvents(sink) : null;
@@ -270,6 +273,11 @@ function readToolFolder(dir: string): { def: ToolDef; file: string }[] {
   });
 }
 
+/** A folder of tool files read and registered against a world's vocabulary (what `--tools` registers). */
+export function registerToolFolder(dir: string, v: Vocabulary): ReadonlyMap<string, RegisteredTool> {
+  return registerTools(readToolFolder(dir), v);
+}
+
 /**
  * The goal verifier must type-check as a boolean over the world's vocabulary; a bad one names the position or the name.
  */
@@ -362,7 +370,7 @@ export interface ActOptions {
   readonly signal?: AbortSignal;
   readonly onEvent?: LoopEvents;
   readonly onCall?: (c: LoopCall) => void;
-  readonly started?: (auditRun: string | null, tools: ReadonlyMap<string, RegisteredTool>) => void;
+  readonly started?: ActRequest['started'];
   /**
    * Ctrl-C (and SIGTERM) stops the loop as the console's stop does: the running goal is cancelled before the world
    * closes.

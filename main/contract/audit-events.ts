@@ -179,6 +179,12 @@ const RuleVerdictBody = Type.Object({
   rules: Type.Array(Type.Object({ name: Type.String(), states: Type.Array(Type.Integer()), viable: Type.Boolean() }), {
     description: "each rule's monitor state after the verdict",
   }),
+  obligations: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "observed: what the calls so far have left pending, in words: each rule's demands of the next call beyond those it makes from its start (a safety rule's standing prohibition is not pending)",
+    }),
+  ),
 });
 
 /** Every event kind and its body. */

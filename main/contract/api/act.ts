@@ -22,6 +22,8 @@ export interface ActOptions {
   tools: ActChoice[];
   /** Scripted plans: the workspace's `plans/*.json` and the shipped ones. */
   plans: ActChoice[];
+  /** Rules files (temporal rules over the calls): the workspace's `*.rules.json` and the shipped ones. */
+  rules: ActChoice[];
   /** The warehouse example (the seed's): a world, tools, a plan, a goal verifier and the task in words. */
   example: { world: string; tools: string; plan: string; goal: string; task: string };
 }
@@ -34,6 +36,9 @@ export const ActRunRequest = Type.Object(
     tools: Type.String({ minLength: 1, maxLength: 2000, description: 'a tool folder: one of ActOptions.tools' }),
     plan: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, description: 'a scripted plan: one of ActOptions.plans' }),
+    ),
+    rules: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'a rules file: one of ActOptions.rules' }),
     ),
     planner: Type.Optional(StringEnum(ACT_PLANNERS, { description: 'default recovery' })),
     goal: Type.String({
@@ -59,6 +64,13 @@ export interface ActTool {
   skill: string;
   preconditions: string[];
   postconditions: string[];
+}
+
+/** A rule a run enforces (from its rules file): what the step view names beside each call. */
+export interface ActRule {
+  name: string;
+  ltl: string;
+  description?: string;
 }
 
 type ActStepKind =
@@ -103,7 +115,7 @@ export interface ActApi {
    * everything is checked before anything moves. Steps arrive as act.* events; escalations as
    * mission.escalation (the same dialog, escalationDecide); stop with actStop or the E-STOP.
    */
-  actRun(params: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[] }>;
+  actRun(params: ActRunRequest): Promise<{ run: string; auditRun: string | null; tools: ActTool[]; rules: ActRule[] }>;
   /** Stops a running loop: the running skill is cancelled; recorded as the operator's stop. */
   actStop(params: Static<typeof ActStopRequest>): Promise<{ stopped: boolean }>;
 }

@@ -127,6 +127,25 @@ export interface AuditEventDetail {
 }
 
 /** Everything the timeline needs to scrub a run and replay it on the graph view. */
+/** One verdict of a run's rules in the replay. */
+export interface RuleVerdictView {
+  seq: number;
+  at: number;
+  /** The event's hash in the log's chain. */
+  hash: string;
+  phase: 'predicted' | 'observed';
+  ok: boolean;
+  tool: string;
+  /** The first broken rule and the proposition that decides it. */
+  rule?: string;
+  proposition?: string;
+  /** The propositions that held on the letter judged. */
+  letter: string[];
+  rules: { name: string; states: number[]; viable: boolean }[];
+  /** Observed: what the rules then demand of the next call. */
+  obligations: string[];
+}
+
 export interface AuditReplay {
   run: AuditRunSummary;
   /** The scrubbing axis: simulation steps when the run recorded them, else time since its start. */
@@ -142,8 +161,13 @@ export interface AuditReplay {
   positions: { seq: number[]; at: number[]; x: number[]; y: number[]; total: number };
   /** The runtime monitor's state set each time it changed. */
   monitor: { seq: number; at: number; states: number[]; viable: boolean; accepting: boolean; labels: string[] }[];
-  /** Failures, replans, escalations, the end: marks on the timeline. */
+  /** Failures, replans, escalations, the end, the rules' refusals and violations: marks on the timeline. */
   marks: { seq: number; at: number; kind: string; label: string }[];
+  /**
+   * A tool loop run's rules (a rules file): every verdict in order, at its place on the axis, with its event's chain
+   * hash — `predicted` before a call (a refusal when not ok), `observed` after it — and each rule's monitor state.
+   */
+  rules: RuleVerdictView[];
   /** The specification's automaton (for the monitor view), when the spec is LTL. */
   automaton: AutomatonView | null;
   /** What the replay could not know from the log, in words. */

@@ -77,6 +77,16 @@ const strict = { additionalProperties: false } as const;
 
 const LtlCheckRequest = Type.Object({ text: TEXT, world: Type.Optional(WORLD) }, strict);
 const ToolCheckRequest = Type.Object({ text: TEXT, world: WORLD }, strict);
+const RulesCheckRequest = Type.Object(
+  {
+    text: TEXT,
+    world: WORLD,
+    tools: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2000, description: 'a tool folder: one of ActOptions.tools' }),
+    ),
+  },
+  strict,
+);
 const WorldVocabularyRequest = Type.Object({ world: WORLD }, strict);
 const WorkspaceReadRequest = Type.Object({ path: PATH }, strict);
 const WorkspaceWriteRequest = Type.Object(
@@ -93,6 +103,12 @@ export interface EditorApi {
   ltlCheck(params: Static<typeof LtlCheckRequest>): Promise<LtlCheckResult>;
   /** Checks a tool-definition file against its JSON Schema and a world's vocabulary. */
   toolCheck(params: Static<typeof ToolCheckRequest>): Promise<{ diagnostics: Diagnostic[] }>;
+  /**
+   * Checks a rules file (`*.rules.json`) as `witness act --rules` registers it: against a tool world's vocabulary and
+   * the tools of a folder (default: the workspace's `tools/` when the console offers it, else the shipped tools), every
+   * problem at its range. `tools`: the folder checked against.
+   */
+  rulesCheck(params: Static<typeof RulesCheckRequest>): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
   /** What a world lets specifications and tools mention (for completion and hover). */
   worldVocabulary(params: Static<typeof WorldVocabularyRequest>): Promise<Vocabulary>;
   /** The JSON Schema of tool-definition files (docs/schemas/tool.schema.json), for the editor's JSON validator. */
@@ -121,6 +137,7 @@ export interface EditorApi {
 export const EDITOR_PARAMS = {
   ltlCheck: LtlCheckRequest,
   toolCheck: ToolCheckRequest,
+  rulesCheck: RulesCheckRequest,
   worldVocabulary: WorldVocabularyRequest,
   toolSchema: NoParams,
   ltlPatterns: NoParams,

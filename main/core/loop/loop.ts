@@ -475,6 +475,8 @@ function emitVerdict(r: Run, m: RuleMonitor, call: ToolCall, v: RuleVerdict): vo
     observed: seen,
     errors: errors.map((e) => ({ ...e })),
     rules: m.status().map((s) => ({ ...s, states: [...s.states] })),
+    // After the call the monitor has moved: what the calls so far have left pending for the next one.
+    ...(phase === 'observed' ? { obligations: m.pending() } : {}),
   });
 }
 

@@ -134,22 +134,18 @@ export class RuleMonitor {
    * must not hold on it (alone, it breaks the rule).
    */
   obligations(): string[] {
-    const out: string[] = [];
-    for (const t of this.tracked) {
-      if (!t.steps.viable(t.states)) {
-        out.push(`${t.name}: already broken; no next call can satisfy it`);
-        continue;
-      }
-      const alive = t.aps.filter((ap) => !t.steps.dead(t.states, [ap]));
-      if (t.steps.dead(t.states, [])) {
-        out.push(
-          `${t.name}: the next call must make ${alive.length === 1 ? alive[0] : `one of ${alive.join(', ')}`} hold`,
-        );
-        continue;
-      }
-      for (const ap of t.aps) if (!alive.includes(ap)) out.push(`${t.name}: the next call must not make ${ap} hold`);
-    }
-    return out;
+    return this.tracked.flatMap((t) => demands(t, t.states));
+  }
+
+  /**
+   * The obligations the calls so far have made pending: what each rule demands of the next call beyond what it
+   * demands from its start (a safety rule's standing prohibition is the rule itself, not something pending).
+   */
+  pending(): string[] {
+    return this.tracked.flatMap((t) => {
+      const standing = demands(t, t.initial);
+      return demands(t, t.states).filter((d) => !standing.includes(d));
+    });
   }
 
   private judge(
@@ -171,6 +167,15 @@ export class RuleMonitor {
       errors: l.errors,
     };
   }
+}
+
+/** What one rule in `states` demands of the next call, in words. */
+function demands(t: Tracked, states: readonly number[]): string[] {
+  if (!t.steps.viable(states)) return [`${t.name}: already broken; no next call can satisfy it`];
+  const alive = t.aps.filter((ap) => !t.steps.dead(states, [ap]));
+  if (t.steps.dead(states, []))
+    return [`${t.name}: the next call must make ${alive.length === 1 ? alive[0] : `one of ${alive.join(', ')}`} hold`];
+  return t.aps.filter((ap) => !alive.includes(ap)).map((ap) => `${t.name}: the next call must not make ${ap} hold`);
 }
 
 /**

@@ -10,7 +10,7 @@
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { InputError, checkSchema } from '../input/json.js';
 import { RULE_NAME, RulesDocument, jsonSchema } from '../../contract/formats.js';
-import { type Formula, atomicPropositions, or, X } from '../ltl/ast.js';
+import { type Formula, G, X, and, ap, atomicPropositions, not, or } from '../ltl/ast.js';
 import { parseLtl } from '../ltl/parser.js';
 import { printLtl } from '../ltl/printer.js';
 import { scanLtl } from '../ltl/lexer.js';
@@ -64,14 +64,23 @@ function located(file: string, text: string | undefined, path: (string | number)
   return `${file}:${text.slice(0, at).split('\n').length}`;
 }
 
-const jsonPathOf = (path: (string | number)[]): string =>
+/** A JSON path's segments as the `$.a[0]["b c"]` text messages give. */
+export const jsonPathOf = (path: readonly (string | number)[]): string =>
   '$' +
   path
     .map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`))
     .join('');
 
+/** A problem of a rules document: where (a JSON path into it) and what. */
+export interface RulesProblem {
+  readonly path: readonly (string | number)[];
+  readonly detail: string;
+}
+
+type Fail = (path: (string | number)[], detail: string) => void;
+
 /** Unknown fields, with the closest known one: checked before the schema, which would only say "unknown". */
-function checkFields(value: unknown, fail: (path: (string | number)[], detail: string) => never): void {
+function checkFields(value: unknown, fail: Fail): void {
   const unknownIn = (o: unknown, known: readonly string[], at: (string | number)[]): void => {
     if (o === null || typeof o !== 'object' || Array.isArray(o)) return;
     for (const k of Object.keys(o)) {
@@ -215,34 +224,34 @@ function propositionProblem(
 }
 
 /**
- * Parses and registers a rules file: the schema (unknown fields with did-you-mean), each proposition
- * type-checked as a boolean over the world's fields and the call, each tool name it compares with
- * registered, each proposition over the state changeable by some tool (its postconditions mention
- * what it reads), each rule's LTL parsed (with the counting macro) over known propositions and
- * translated. `text`: the file's text, for line numbers in messages.
+ * Every problem of a rules document, in the order registration meets them, and the rules registered when there is
+ * none: the schema (unknown fields with did-you-mean; the schema is not checked past them), each proposition
+ * type-checked as a boolean over the world's fields and the call, each tool name it compares with registered, each
+ * proposition over the state changeable by some tool (its postconditions mention what it reads), each rule's LTL
+ * parsed (with the counting macro) over the file's propositions and translated, a rule no sequence of calls
+ * satisfies. The editor shows them all; registration refuses the first.
  */
-export function registerRules(
+export function checkRulesDocument(
   value: unknown,
   file: string,
   tools: ReadonlyMap<string, RegisteredTool>,
   v: Vocabulary,
-  text?: string,
-): RuleSet {
-  const fail = (path: (string | number)[], detail: string): never => {
-    throw new InputError(located(file, text, path), jsonPathOf(path), detail);
+): { set: RuleSet | null; problems: RulesProblem[] } {
+  const problems: RulesProblem[] = [];
+  const fail: Fail = (path, detail) => {
+    problems.push({ path, detail });
   };
   checkFields(value, fail);
+  if (problems.length > 0) return { set: null, problems };
   let doc: RulesDocument;
   try {
     doc = checkSchema<RulesDocument>(RulesDocument, value, file);
   } catch (e) {
-    if (e instanceof InputError && e.file === file && text !== undefined) {
-      const path = [...e.path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map(
-        (m) => m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(`"${m[3]!}"`) as string)),
-      );
-      throw new InputError(located(file, text, path), e.path, e.detail);
-    }
-    throw e;
+    if (!(e instanceof InputError) || e.file !== file) throw e;
+    const path = [...e.path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/g)].map(
+      (m) => m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(`"${m[3]!}"`) as string)),
+    );
+    return { set: null, problems: [{ path, detail: e.detail }] };
   }
   const written = [...tools.values()].flatMap((t) =>
     t.postconditions.flatMap((c) => references(c.expr).map(worldPattern)).filter((p): p is string => p !== null),
@@ -252,45 +261,125 @@ export function registerRules(
     try {
       checkCondition(expr, v, { where: 'rule proposition' });
     } catch (e) {
-      if (e instanceof VocabularyError) fail(['propositions', name], e.message);
-      throw e;
+      if (!(e instanceof VocabularyError)) throw e;
+      fail(['propositions', name], e.message);
+      continue;
     }
     const problem = propositionProblem(expr, tools, written);
     if (problem !== null) fail(['propositions', name], `proposition "${name}": ${problem}`);
     propositions.push({ name, expr });
   }
-  const known = propositions.map((p) => p.name);
+  const { rules, formulas } = registerEachRule(doc, Object.keys(doc.propositions), fail);
+  if (problems.length === 0) checkConflicts(doc, formulas, fail);
+  return { set: problems.length > 0 ? null : { file, propositions, rules }, problems };
+}
+
+/** The tool a proposition requires the call to be (`call.tool == "pick"`, alone or as a conjunct), or null. */
+function requiredTool(e: Expr): string | null {
+  const k = e.exprKind;
+  if (k.case !== 'callExpr') return null;
+  const v = k.value as { function: string; args: Expr[] };
+  if (v.function === '_&&_') {
+    for (const a of v.args) {
+      const t = requiredTool(a);
+      if (t !== null) return t;
+    }
+    return null;
+  }
+  if (v.function !== '_==_' || v.args.length !== 2) return null;
+  const tools = comparedTools(e);
+  return tools.length === 1 ? tools[0]! : null;
+}
+
+/**
+ * Pairs of rules that cannot both hold: no sequence of calls satisfies the two together. Each call is of one tool, so
+ * two propositions that require different tools never hold on one call; that is the only dependence between
+ * propositions assumed, so a conflict reported is a true one (two rules that conflict only through what the world
+ * allows go unreported). Each pair at the later rule, both named.
+ */
+function checkConflicts(doc: RulesDocument, formulas: readonly Formula[], fail: Fail): void {
+  const tools = new Map(Object.entries(doc.propositions).map(([name, expr]) => [name, requiredTool(parseExpr(expr))]));
+  for (let j = 1; j < formulas.length; j++)
+    for (let i = 0; i < j; i++) {
+      const [a, b] = [formulas[i]!, formulas[j]!];
+      const aps = [...new Set([...atomicPropositions(a), ...atomicPropositions(b)])];
+      const exclusive: Formula[] = [];
+      for (const [x, p] of aps.entries())
+        for (const q of aps.slice(x + 1)) {
+          const [tp, tq] = [tools.get(p), tools.get(q)];
+          if (tp != null && tq != null && tp !== tq) exclusive.push(G(not(and(ap(p), ap(q)))));
+        }
+      const joint = translateFormula(and(a, b, ...exclusive)).automaton;
+      if (new LetterSteps(joint).viable(joint.initial)) continue;
+      const [ra, rb] = [doc.rules[i]!, doc.rules[j]!];
+      fail(
+        ['rules', j, 'ltl'],
+        `rules "${ra.name}" and "${rb.name}" cannot both hold: no sequence of calls satisfies ${ra.ltl} and ${rb.ltl} together`,
+      );
+    }
+}
+
+/**
+ * Each rule of a document parsed over the file's propositions and translated, with its formula (the macro expanded); a
+ * problem is put to `fail`.
+ */
+function registerEachRule(
+  doc: RulesDocument,
+  known: readonly string[],
+  fail: Fail,
+): { rules: Rule[]; formulas: Formula[] } {
   const seen = new Set<string>();
-  const rules = doc.rules.map((r, i): Rule => {
-    if (seen.has(r.name)) fail(['rules', i, 'name'], `a rule named "${r.name}" is already defined`);
+  const out: Rule[] = [];
+  const formulas: Formula[] = [];
+  doc.rules.forEach((r, i) => {
+    if (seen.has(r.name)) return fail(['rules', i, 'name'], `a rule named "${r.name}" is already defined`);
     seen.add(r.name);
     let formula: Formula;
     try {
       formula = expandRule(r.ltl);
     } catch (e) {
-      if (e instanceof WitnessError && e.code !== 'internal') fail(['rules', i, 'ltl'], e.message);
+      if (e instanceof WitnessError && e.code !== 'internal') return fail(['rules', i, 'ltl'], e.message);
       throw e;
     }
-    for (const ap of atomicPropositions(formula)) {
-      if (!known.includes(ap)) {
-        const hint = closest(ap, known);
-        fail(
-          ['rules', i, 'ltl'],
-          `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the file defines ${known.join(', ')}`,
-        );
-      }
+    const unknown = atomicPropositions(formula).filter((ap) => !known.includes(ap));
+    for (const ap of unknown) {
+      const hint = closest(ap, [...known]);
+      fail(
+        ['rules', i, 'ltl'],
+        `unknown proposition "${ap}"${hint ? ` (did you mean ${hint}?)` : ''}; the file defines ${known.join(', ')}`,
+      );
     }
+    if (unknown.length > 0) return;
     const automaton = translateFormula(formula).automaton;
     // A rule no sequence of calls satisfies would refuse every call: a mistake to say now, not at the first call.
     if (!new LetterSteps(automaton).viable(automaton.initial))
-      fail(['rules', i, 'ltl'], `rule "${r.name}" can never hold (no sequence of calls satisfies ${r.ltl})`);
-    return {
+      return fail(['rules', i, 'ltl'], `rule "${r.name}" can never hold (no sequence of calls satisfies ${r.ltl})`);
+    formulas.push(formula);
+    out.push({
       name: r.name,
       ltl: r.ltl,
       expanded: printLtl(formula),
       automaton,
       ...(r.description !== undefined ? { description: r.description } : {}),
-    };
+    });
   });
-  return { file, propositions, rules };
+  return { rules: out, formulas };
+}
+
+/**
+ * Parses and registers a rules file (checkRulesDocument), refusing its first problem at the file's line.
+ * `text`: the file's text, for line numbers in messages.
+ */
+export function registerRules(
+  value: unknown,
+  file: string,
+  tools: ReadonlyMap<string, RegisteredTool>,
+  v: Vocabulary,
+  text?: string,
+): RuleSet {
+  const r = checkRulesDocument(value, file, tools, v);
+  const first = r.problems[0];
+  if (first !== undefined)
+    throw new InputError(located(file, text, [...first.path]), jsonPathOf([...first.path]), first.detail);
+  return r.set!;
 }

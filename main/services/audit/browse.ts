@@ -159,6 +159,15 @@ function summarise(kind: string, body: string): string {
       return clip(
         `${s('kind')}${b['node'] !== undefined ? ` ${s('node')}` : ''}${b['stream'] !== undefined ? ` (${s('stream')} #${s('index')})` : ''}`,
       );
+    case 'rule_verdict': {
+      const broken = `rule "${s('rule')}" on ${s('proposition')}`;
+      const pending = Array.isArray(b['obligations']) && b['obligations'].length > 0;
+      const verdict =
+        b['ok'] !== true
+          ? `${b['phase'] === 'predicted' ? 'REFUSED' : 'VIOLATED'}: ${broken}`
+          : `ok${pending ? ` · pending: ${list(b['obligations'])}` : ''}`;
+      return clip(`${s('tool')} ${s('phase')}: ${verdict}`);
+    }
     case 'monitor_event':
       return clip(
         `states {${list(b['states'])}}${b['viable'] === false ? ' NOT viable' : ''}${b['accepting'] === true ? ' accepting' : ''} labels {${list(b['labels'])}}`,

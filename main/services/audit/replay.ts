@@ -1,7 +1,8 @@
 /**
  * A run replayed from its audit log alone: the plans (from their blobs), the robot's positions (the
- * world-state estimates of evidence events), the monitor's state sets and the marks of failures,
- * replans and the end, on one axis (steps for missions, time for the tool-use loop).
+ * world-state estimates of evidence events), the monitor's state sets, the tool loop's rule verdicts
+ * and the marks of failures, replans, refusals and the end, on one axis (steps for missions, time for
+ * the tool-use loop).
  *
  * The log does not record where the plan's graph nodes are. A node is placed where the robot was
  * when it reached it (checkpoint and waypoint events), an anchor not reached at the centre of its
@@ -44,6 +45,7 @@ interface Gathered {
   readonly plans: AuditReplay['plans'];
   readonly monitor: AuditReplay['monitor'];
   readonly marks: AuditReplay['marks'];
+  readonly rules: AuditReplay['rules'];
   /** Where the robot was each time it reached a node: sums for the mean. */
   readonly reached: Map<string, { x: number; y: number; n: number }>;
   readonly starts: Map<string, [number, number]>;
@@ -62,6 +64,7 @@ const REPLAY_KINDS = [
   'escalation',
   'run_end',
   'operator_decision',
+  'rule_verdict',
 ];
 
 export function replayRun(
@@ -85,6 +88,7 @@ export function replayRun(
     plans: [],
     monitor: [],
     marks: [],
+    rules: [],
     reached: new Map(),
     starts: new Map(),
     pendingNode: null,
@@ -145,7 +149,20 @@ export function replayRun(
     }
   }
   const axis = hasSteps ? 'step' : 'time';
-  return { run, axis, min: 0, max, scene, plans, positions, monitor: g.monitor, marks: g.marks, automaton, notes };
+  return {
+    run,
+    axis,
+    min: 0,
+    max,
+    scene,
+    plans,
+    positions,
+    monitor: g.monitor,
+    marks: g.marks,
+    rules: g.rules,
+    automaton,
+    notes,
+  };
 }
 
 /** A robot position; with placementOnly only the last one is kept. */
@@ -197,9 +214,47 @@ function gather(g: Gathered, db: Database.Database, e: EventRow, a: number, b: R
         labels: strings(b['labels']),
       });
       break;
+    case 'rule_verdict':
+      if (!g.placementOnly) gatherVerdict(g, e, a, b);
+      break;
     default:
       if (!g.placementOnly) g.marks.push({ seq: e.seq, at: a, kind: e.kind, label: markLabel(e, b) });
   }
+}
+
+/** A verdict of the rules: in the replay's list, and a mark when it refused a call or saw a rule broken. */
+function gatherVerdict(g: Gathered, e: EventRow, a: number, b: Record<string, unknown>): void {
+  const phase = b['phase'] === 'observed' ? 'observed' : 'predicted';
+  const ok = b['ok'] === true;
+  const rule = typeof b['rule'] === 'string' ? b['rule'] : undefined;
+  const proposition = typeof b['proposition'] === 'string' ? b['proposition'] : undefined;
+  g.rules.push({
+    seq: e.seq,
+    at: a,
+    hash: e.hash,
+    phase,
+    ok,
+    tool: first(b['tool'], e.tool, '?'),
+    ...(rule !== undefined ? { rule } : {}),
+    ...(proposition !== undefined ? { proposition } : {}),
+    letter: strings(b['letter']),
+    rules: (Array.isArray(b['rules']) ? b['rules'] : []).map((x) => {
+      const r = obj(x);
+      return {
+        name: text(r['name']),
+        states: Array.isArray(r['states']) ? r['states'].flatMap((s) => num(s) ?? []) : [],
+        viable: r['viable'] !== false,
+      };
+    }),
+    obligations: strings(b['obligations']),
+  });
+  if (!ok)
+    g.marks.push({
+      seq: e.seq,
+      at: a,
+      kind: 'rule_verdict',
+      label: `${phase === 'predicted' ? 'refused' : 'violated'}: rule "${rule ?? '?'}" on ${proposition ?? '?'} (${first(b['tool'], '?')})`,
+    });
 }
 
 /** The label of a mark: a failure, a replan, an escalation, an operator's decision or the run's end. */

@@ -42,7 +42,7 @@ function pointerPath(pointer: string): JSONPath {
 }
 
 /** Offsets in the document of each character of a JSON string's value (and one past the end). */
-function valueOffsets(text: string, node: Node): number[] {
+export function valueOffsets(text: string, node: Node): number[] {
   const out: number[] = [];
   const end = node.offset + node.length - 1;
   let i = node.offset + 1;
@@ -57,13 +57,8 @@ function valueOffsets(text: string, node: Node): number[] {
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function checkToolText(text: string, vocabulary: Vocabulary, world: string): Diagnostic[] {
-  const lines = new LineIndex(text);
-  const out: Diagnostic[] = [];
-  const at = (node: Node, severity: Diagnostic['severity'], message: string, source: Diagnostic['source']): void => {
-    out.push(lines.diagnostic(node.offset, node.offset + node.length, severity, message, source));
-  };
-
+/** A JSON text's tree, each syntax error a diagnostic in `out` (strict JSON: no comments, no trailing commas). */
+export function parseJsonTree(text: string, lines: LineIndex, out: Diagnostic[]): Node | undefined {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   for (const e of errors) {
@@ -74,7 +69,18 @@ export function checkToolText(text: string, vocabulary: Vocabulary, world: strin
       lines.diagnostic(e.offset, e.offset + Math.max(1, e.length), 'error', `not valid JSON: ${what}`, 'syntax'),
     );
   }
-  if (root === undefined || errors.length > 0) return out;
+  return errors.length > 0 ? undefined : root;
+}
+
+export function checkToolText(text: string, vocabulary: Vocabulary, world: string): Diagnostic[] {
+  const lines = new LineIndex(text);
+  const out: Diagnostic[] = [];
+  const at = (node: Node, severity: Diagnostic['severity'], message: string, source: Diagnostic['source']): void => {
+    out.push(lines.diagnostic(node.offset, node.offset + node.length, severity, message, source));
+  };
+
+  const root = parseJsonTree(text, lines, out);
+  if (root === undefined) return out;
   const value: unknown = getNodeValue(root);
 
   // The JSON Schema, every violation at its node.
@@ -258,7 +264,7 @@ function schemaDiagnostic(e: ErrorObject, root: Node, lines: LineIndex, out: Dia
  * The range inside a condition's string literal that a CEL problem is about: the misspelled name
  * the message quotes, or the position a CEL parse error gives, else the whole literal.
  */
-function conditionRange(text: string, node: Node, message: string): [number, number] {
+export function conditionRange(text: string, node: Node, message: string): [number, number] {
   const offsets = valueOffsets(text, node);
   const expr = node.value as string;
   const parseAt = /^not a CEL expression: <input>:1:(\d+):/.exec(message);
@@ -267,7 +273,8 @@ function conditionRange(text: string, node: Node, message: string): [number, num
     if (k >= 0) return [offsets[k]!, offsets[k + 1]!];
   }
   const named =
-    /(?:unknown field|unknown object|objects have no field) "([^"]+)"/.exec(message) ?? /^"([^"]+)":/.exec(message);
+    /(?:unknown field|unknown object|objects have no field|is compared with) "([^"]+)"/.exec(message) ??
+    /^"([^"]+)":/.exec(message);
   if (named !== null) {
     const m = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(named[1]!)}(?![A-Za-z0-9_])`).exec(expr);
     if (m !== null) return [offsets[m.index]!, offsets[m.index + named[1]!.length]!];

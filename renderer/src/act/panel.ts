@@ -6,7 +6,7 @@
  * model.ts holds what the tab derives; this file builds the elements and wires them.
  */
 import './act.css';
-import type { ActEvent, ActOptions, ActTool, ApiEvent, RunState } from '../../../main/contract/api.js';
+import type { ActEvent, ActOptions, ActRule, ActTool, ApiEvent, RunState } from '../../../main/contract/api.js';
 import { type App, type Panel, el } from '../app.js';
 import { errorText } from '../api.js';
 import { stepTree, type StepTree } from './steps.js';
@@ -33,6 +33,7 @@ interface ActDom {
   readonly world: HTMLSelectElement;
   readonly tools: HTMLSelectElement;
   readonly plan: HTMLSelectElement;
+  readonly rules: HTMLSelectElement;
   readonly runBtn: HTMLButtonElement;
   readonly stopBtn: HTMLButtonElement;
   readonly state: HTMLElement;
@@ -40,6 +41,7 @@ interface ActDom {
   readonly summary: HTMLElement;
   readonly auditLink: HTMLButtonElement;
   readonly toolList: HTMLElement;
+  readonly ruleList: HTMLElement;
   readonly tree: StepTree;
 }
 
@@ -47,6 +49,7 @@ function actDom(): ActDom {
   const world = el('select', { id: 'act-world' });
   const tools = el('select', { id: 'act-tools' });
   const plan = el('select', { id: 'act-plan' });
+  const rules = el('select', { id: 'act-rules' });
   const planner = el(
     'select',
     { id: 'act-planner' },
@@ -63,10 +66,11 @@ function actDom(): ActDom {
   const replans = el('input', { id: 'act-replans', type: 'number', min: '0', max: '100', value: '2' });
   const seed = el('input', { id: 'act-seed', type: 'number', min: '0', value: '0' });
   return {
-    inputs: { world, tools, plan, planner, goal, task, replans, seed },
+    inputs: { world, tools, plan, rules, planner, goal, task, replans, seed },
     world,
     tools,
     plan,
+    rules,
     runBtn: el('button', { id: 'act-run', class: 'primary' }, 'Run'),
     stopBtn: el('button', { id: 'act-stop', disabled: '' }, 'Stop'),
     state: el('div', { id: 'act-state', class: 'run-state' }, 'idle'),
@@ -74,6 +78,7 @@ function actDom(): ActDom {
     summary: el('div', { id: 'act-summary', class: 'summary' }),
     auditLink: el('button', { id: 'act-audit', hidden: '' }, 'Open the run in the audit browser'),
     toolList: el('ul', { id: 'act-tool-list', class: 'act-tool-list' }),
+    ruleList: el('ul', { id: 'act-rule-list', class: 'act-tool-list' }),
     tree: stepTree(),
   };
 }
@@ -89,6 +94,7 @@ function actLayout(d: ActDom, a: App): HTMLElement {
       field('World', i.world),
       field('Tools (folder of tool files)', i.tools),
       field('Scripted plan', i.plan),
+      field('Rules (checked before each call)', i.rules),
       field('Planner', i.planner),
       field('Goal verifier (CEL)', i.goal),
       field('Task', i.task),
@@ -100,6 +106,8 @@ function actLayout(d: ActDom, a: App): HTMLElement {
       foxgloveSwitch(a, 'act-').element,
       el('h4', {}, 'Registered tools'),
       d.toolList,
+      el('h4', {}, 'Rules in force'),
+      d.ruleList,
     ),
     el(
       'section',
@@ -179,6 +187,7 @@ function reloadOptions(v: ActView): void {
       fill(d.world, o.worlds);
       fill(d.tools, o.tools);
       fill(d.plan, o.plans);
+      fill(d.rules, [{ id: '', title: '(none)' }, ...o.rules]);
       if (!first) return;
       let saved: Record<string, unknown> | null = null;
       try {
@@ -194,6 +203,16 @@ function reloadOptions(v: ActView): void {
     },
   );
 }
+
+const ruleLine = (r: ActRule): HTMLElement =>
+  el(
+    'li',
+    { title: r.description ?? '' },
+    el('strong', {}, r.name),
+    ': ',
+    el('code', {}, r.ltl),
+    r.description !== undefined ? el('span', { class: 'muted' }, ` — ${r.description}`) : '',
+  );
 
 const toolLine = (t: ActTool): HTMLElement =>
   el(
@@ -227,6 +246,9 @@ function startRun(v: ActView): void {
       v.early.length = 0;
       for (const m of mine) handle(v, m);
       d.toolList.replaceChildren(...r.tools.map(toolLine));
+      d.ruleList.replaceChildren(
+        ...(r.rules.length > 0 ? r.rules.map(ruleLine) : [el('li', { class: 'muted' }, 'none')]),
+      );
       const s = v.runState;
       if (s === null || s === 'finished' || s === 'stopped' || s === 'estopped') setState(v, 'running');
     },

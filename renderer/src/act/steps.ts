@@ -4,12 +4,15 @@
  * expandable, what the careful loop checked: the arguments (validated against the schema), the
  * preconditions on the state just observed, the execution (response, time, timeout), the
  * postconditions on sensor evidence, the failure record; then the replans, escalations and the
- * operator's decisions where they happened. Pure DOM, fed by the act.* events.
+ * operator's decisions where they happened. With a rules file, each call carries the rules' verdict (ok, pending
+ * obligations, refused or violated, with the rule and proposition), and a call the rules refused is drawn where it
+ * would have happened, though it never ran. Pure DOM, fed by the act.* events; the words come from model.ts.
  */
 import type { ActEvent } from '../../../main/contract/api.js';
 import { el } from '../app.js';
+import { type RuleVerdict, refusedCall, ruleBadge, verdictPlace } from './model.js';
 
-type Status = 'running' | 'ok' | 'failed' | 'info' | 'stopped';
+type Status = 'running' | 'ok' | 'failed' | 'info' | 'stopped' | 'refused';
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 const args = (a: unknown): string =>
@@ -60,23 +63,48 @@ function callNode(e: CallEvent): { node: HTMLElement; details: HTMLElement } {
         : el('ul', {}, ...e.preconditions.map((p) => check(p.name, p.expr, p.pass, p.observed, p.error))),
     ),
   );
+  return expandable(
+    e.tool,
+    'running',
+    [el('strong', {}, e.tool), `(${args(e.args)})`, el('span', { class: 'muted' }, ` timeout ${e.timeout_s} s`)],
+    details,
+  );
+}
+
+/** A call the rules refused: drawn as a call that never ran, its details the proposal and why it was refused. */
+function refusedNode(v: RuleVerdict): { node: HTMLElement; details: HTMLElement } {
+  const r = refusedCall(v);
+  const details = el(
+    'div',
+    { class: 'act-details' },
+    section('Arguments (schema-checked)', el('pre', {}, JSON.stringify(r.args, null, 2))),
+    el('p', { class: 'act-failure' }, r.why),
+  );
+  return expandable(
+    r.tool,
+    'refused',
+    [el('strong', {}, r.tool), `(${args(r.args)})`, el('span', { class: 'muted' }, ' not run')],
+    details,
+  );
+}
+
+/** A node of the call list: its head (a click opens it) over its details. */
+function expandable(
+  tool: string,
+  status: Status,
+  head: (Node | string)[],
+  details: HTMLElement,
+): { node: HTMLElement; details: HTMLElement } {
   const node = el(
     'li',
     {
-      class: 'act-node act-call',
-      'data-tool': e.tool,
-      'data-status': 'running',
+      class: `act-node act-call${status === 'refused' ? ' act-refused' : ''}`,
+      'data-tool': tool,
+      'data-status': status,
       role: 'treeitem',
       'aria-expanded': 'false',
     },
-    el(
-      'div',
-      { class: 'act-node-head' },
-      el('span', { class: 'act-badge' }),
-      el('strong', {}, e.tool),
-      `(${args(e.args)})`,
-      el('span', { class: 'muted' }, ` timeout ${e.timeout_s} s`),
-    ),
+    el('div', { class: 'act-node-head' }, el('span', { class: 'act-badge' }), ...head),
     details,
   );
   node
@@ -123,6 +151,40 @@ interface Tree {
   readonly bySubtask: Map<number, { node: HTMLElement; children: HTMLElement }>;
   current: { node: HTMLElement; details: HTMLElement } | null;
   lastSubtask: number;
+  /** The rules' prediction that allowed the call about to be drawn. */
+  allowed: RuleVerdict | null;
+}
+
+/** The rules' verdict beside a call: a badge in its head, the monitor's state in its details (the latest wins). */
+function showVerdict(c: { node: HTMLElement; details: HTMLElement }, v: RuleVerdict): void {
+  const b = ruleBadge(v);
+  const head = c.node.querySelector<HTMLElement>(':scope > .act-node-head')!;
+  const badge = head.querySelector<HTMLElement>('.act-rule') ?? head.appendChild(el('span', { class: 'act-rule' }));
+  badge.textContent = b.text;
+  badge.dataset.rule = b.status;
+  badge.title = b.lines.join('\n');
+  c.node.dataset.rules = b.status;
+  const sec = section(`Rules (${v.phase})`, el('ul', {}, ...b.lines.map((l) => el('li', {}, l))));
+  sec.classList.add('act-rules');
+  c.details.querySelector(':scope > .act-rules')?.remove();
+  c.details.append(sec);
+}
+
+/** A rule verdict where it belongs: a refused call of its own, the call about to come, or the call that just ran. */
+function placeVerdict(t: Tree, v: RuleVerdict): void {
+  const place = verdictPlace(v);
+  if (place === 'next-call') {
+    t.allowed = v;
+    return;
+  }
+  if (place === 'current-call') {
+    if (t.current !== null) showVerdict(t.current, v);
+    return;
+  }
+  const c = refusedNode(v);
+  subtask(t, t.lastSubtask).children.append(c.node);
+  t.current = c;
+  showVerdict(c, v);
 }
 
 function subtask(t: Tree, k: number): { node: HTMLElement; children: HTMLElement } {
@@ -200,8 +262,17 @@ function showRecord(t: Tree, e: BodyEvent): void {
     case 'verifier_result':
       showPostcondition(t, b);
       break;
+    case 'rule_verdict':
+      placeVerdict(t, e.body as RuleVerdict);
+      break;
     case 'failure_record':
       if (current === null) break;
+      // A refusal's record: the refused call stays refused, under the subtask the loop was at.
+      if (current.node.dataset.status === 'refused') {
+        if (typeof b['subtask'] === 'number') subtask(t, b['subtask']).children.append(current.node);
+        current.details.append(failureSection(b));
+        break;
+      }
       setStatus(current.node, 'failed');
       current.node.setAttribute('aria-expanded', 'true');
       current.details.append(failureSection(b));
@@ -237,7 +308,16 @@ export function stepTree(): StepTree {
   const subtasks = el('ol', { class: 'act-children', role: 'group' });
   rootNode.append(subtasks);
   root.append(rootNode);
-  const t: Tree = { root, rootNode, rootHead, subtasks, bySubtask: new Map(), current: null, lastSubtask: 0 };
+  const t: Tree = {
+    root,
+    rootNode,
+    rootHead,
+    subtasks,
+    bySubtask: new Map(),
+    current: null,
+    lastSubtask: 0,
+    allowed: null,
+  };
   return {
     element: root,
     reset(goal, task) {
@@ -245,6 +325,7 @@ export function stepTree(): StepTree {
       t.bySubtask.clear();
       t.current = null;
       t.lastSubtask = 0;
+      t.allowed = null;
       setStatus(rootNode, 'running');
       rootHead.replaceChildren(
         el('span', { class: 'act-badge' }),
@@ -255,16 +336,18 @@ export function stepTree(): StepTree {
     },
     add(e) {
       if (e.topic === 'act.call') {
-        const { node, details } = callNode(e);
-        subtask(t, e.subtask).children.append(node);
-        t.current = { node, details };
+        const c = callNode(e);
+        subtask(t, e.subtask).children.append(c.node);
+        t.current = c;
+        if (t.allowed !== null) showVerdict(c, t.allowed);
+        t.allowed = null;
         return;
       }
       if (e.topic === 'act.end') showEnd(t, e);
       else showRecord(t, e);
     },
     counts() {
-      const c: Record<Status, number> = { running: 0, ok: 0, failed: 0, info: 0, stopped: 0 };
+      const c: Record<Status, number> = { running: 0, ok: 0, failed: 0, info: 0, stopped: 0, refused: 0 };
       for (const n of root.querySelectorAll<HTMLElement>('.act-call')) c[(n.dataset.status ?? 'running') as Status]++;
       return c;
     },

@@ -4,7 +4,13 @@
  * results) and whether a verify result still describes the database. No DOM and no network here,
  * so it is tested on its own and the panel (panel.ts) only draws it and asks main.
  */
-import type { AuditFilter, AuditReplay, AuditRunSummary, AuditVerifyResult } from '../../../main/contract/api.js';
+import type {
+  AuditFilter,
+  AuditReplay,
+  AuditRunSummary,
+  AuditVerifyResult,
+  RuleVerdictView,
+} from '../../../main/contract/api.js';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -201,4 +207,48 @@ export function nodeBlocked(id: string, run: AuditRunSummary, replay: AuditRepla
 /** Whether selecting a run again would change nothing: it is on the screen, loaded and unchanged. */
 export function sameRun(shown: AuditRunSummary | null, replay: AuditReplay | null, r: AuditRunSummary): boolean {
   return shown?.id === r.id && shown.events === r.events && replay?.run.id === r.id;
+}
+
+type RuleStatus = 'none' | 'ok' | 'pending' | 'refused' | 'violated';
+const SEVERITY: readonly RuleStatus[] = ['none', 'ok', 'pending', 'refused', 'violated'];
+
+/** One verdict in words: its seq and chain hash, the call, what the rules said, each rule's monitor state. */
+function verdictText(v: RuleVerdictView): { status: RuleStatus; text: string } {
+  const status: RuleStatus = !v.ok
+    ? v.phase === 'predicted'
+      ? 'refused'
+      : 'violated'
+    : v.obligations.length > 0
+      ? 'pending'
+      : 'ok';
+  const verdict =
+    status === 'refused' || status === 'violated'
+      ? `${status}: rule "${v.rule ?? '?'}" on ${v.proposition ?? '?'}`
+      : status === 'pending'
+        ? `ok · pending: ${v.obligations.join('; ')}`
+        : 'ok';
+  const states = v.rules.map((r) => `${r.name} {${r.states.join(', ')}}${r.viable ? '' : ' broken'}`).join(', ');
+  return { status, text: `#${v.seq} (chain ${v.hash.slice(0, 12)}) ${v.phase} ${v.tool} — ${verdict} · ${states}` };
+}
+
+/**
+ * The rules' verdicts the replay shows at position `at` (a tool loop run with a rules file): those of the last instant
+ * at or before it (the axis is time, and one call's verdicts can share a millisecond), numbered among all, each with
+ * its event's seq and chain hash; the status is the gravest of them. Null when the run has no verdicts.
+ */
+export function rulesAt(replay: AuditReplay, at: number): { status: RuleStatus; text: string } | null {
+  const all = replay.rules;
+  if (all.length === 0) return null;
+  let k = -1;
+  for (let i = 0; i < all.length && all[i]!.at <= at; i++) k = i;
+  if (k < 0) return { status: 'none', text: `rules: ${plural(all.length, 'verdict')} in this run, none yet` };
+  let j = k;
+  while (j > 0 && all[j - 1]!.at === all[k]!.at) j--;
+  const shown = all.slice(j, k + 1).map(verdictText);
+  const status = shown.reduce<RuleStatus>(
+    (s, x) => (SEVERITY.indexOf(x.status) > SEVERITY.indexOf(s) ? x.status : s),
+    'none',
+  );
+  const which = j === k ? `verdict ${k + 1}` : `verdicts ${j + 1}–${k + 1}`;
+  return { status, text: `rules, ${which} of ${all.length}: ${shown.map((x) => x.text).join(' | ')}` };
 }

@@ -6,6 +6,7 @@
  */
 import type { AuditReplay } from '../../../main/contract/api.js';
 import { el } from '../app.js';
+import { rulesAt } from './model.js';
 import { type AutomatonViewHandle, type GraphViewHandle, createAutomatonView, createGraphView } from '../graph/view.js';
 
 /** A playback takes this long from start to end, whatever the run's length. */
@@ -79,6 +80,7 @@ const MARK_COLOURS: Record<string, string> = {
   escalation: '#5f3dc4',
   run_end: '#2b8a3e',
   operator_decision: '#1971c2',
+  rule_verdict: '#862e9c',
 };
 
 /** The play button, the scrubber over its marks, the position and monitor texts; the replay's views beside. */
@@ -97,16 +99,18 @@ function timelineDom(root: HTMLElement, side: HTMLElement) {
   const marks = el('canvas', { id: 'audit-marks', height: '14' });
   const label = el('span', { id: 'audit-at', class: 'muted' }, 'no run');
   const monitorText = el('span', { id: 'audit-monitor', class: 'muted' });
+  const rulesText = el('span', { id: 'audit-rules', class: 'muted' });
   root.append(
     el('div', { class: 'tl-row' }, play, el('div', { class: 'tl-track' }, marks, range), label),
     el('div', { class: 'tl-row' }, monitorText),
+    el('div', { class: 'tl-row' }, rulesText),
   );
 
   const graphRoot = el('div', { class: 'audit-graph', id: 'audit-graph' });
   const autoRoot = el('div', { class: 'audit-automaton', id: 'audit-automaton' });
   const notes = el('p', { class: 'muted audit-notes', id: 'audit-replay-notes' });
   side.append(graphRoot, autoRoot, notes);
-  return { play, range, marks, label, monitorText, graphRoot, autoRoot, notes };
+  return { play, range, marks, label, monitorText, rulesText, graphRoot, autoRoot, notes };
 }
 
 /** The replay's marks (failures, replans, escalations, the end) on the canvas over the scrubber. */
@@ -117,10 +121,12 @@ function paintMarks(marks: HTMLCanvasElement, replay: AuditReplay | null, fmt: (
   if (g === null) return;
   g.clearRect(0, 0, w, marks.height);
   if (replay === null || replay.max <= replay.min) return;
-  for (const mk of replay.marks) {
+  // The rules' refusals last, over the upper half: a refusal and its replan share a moment and would hide each other.
+  const rule = (k: string): number => (k === 'rule_verdict' ? 1 : 0);
+  for (const mk of [...replay.marks].sort((a, b) => rule(a.kind) - rule(b.kind))) {
     g.fillStyle = MARK_COLOURS[mk.kind] ?? '#868e96';
     const x = ((mk.at - replay.min) / (replay.max - replay.min)) * (w - 12) + 6;
-    g.fillRect(Math.round(x) - 1, 0, 3, marks.height);
+    g.fillRect(Math.round(x) - 1, 0, 3, mk.kind === 'rule_verdict' ? marks.height / 2 : marks.height);
   }
   marks.title = replay.marks.map((mk) => `${fmt(mk.at)}: ${mk.label}`).join('\n');
 }
@@ -136,6 +142,13 @@ function replayViews(graphRoot: HTMLElement, autoRoot: HTMLElement): [GraphViewH
   return [graph, automaton];
 }
 
+/** The rules' verdicts at a position (a tool loop run with a rules file), or nothing. */
+function showRules(line: HTMLElement, replay: AuditReplay | null, v: number): void {
+  const r = replay === null ? null : rulesAt(replay, v);
+  line.textContent = r?.text ?? '';
+  line.dataset.rule = r?.status ?? '';
+}
+
 /** A timeline position in words: seconds on a time axis, a step otherwise. */
 const fmtAt = (replay: AuditReplay | null, v: number): string =>
   replay?.axis === 'time' ? `${(v / 1000).toFixed(2)} s` : `step ${Math.round(v)}`;
@@ -145,7 +158,7 @@ export function createTimeline(
   side: HTMLElement,
   onScrub: (at: number, axis: 'step' | 'time') => void,
 ): Timeline {
-  const { play, range, marks, label, monitorText, graphRoot, autoRoot, notes } = timelineDom(root, side);
+  const { play, range, marks, label, monitorText, rulesText, graphRoot, autoRoot, notes } = timelineDom(root, side);
   let graph: GraphViewHandle | null = null;
   let automaton: AutomatonViewHandle | null = null;
 
@@ -176,6 +189,7 @@ export function createTimeline(
     automaton?.setActive(f.states);
     side.dataset.monitor = f.states.join(',');
     monitorText.textContent = f.monitor;
+    showRules(rulesText, replay, v);
   };
 
   const drawMarks = (): void => paintMarks(marks, replay, fmt);
@@ -238,6 +252,7 @@ export function createTimeline(
       if (r === null) {
         label.textContent = 'no run';
         monitorText.textContent = '';
+        showRules(rulesText, null, 0);
         delete side.dataset.robot;
       } else apply(r.min);
       drawMarks();

@@ -1,7 +1,8 @@
 /**
  * Checks open documents through the API a moment after typing stops: LTL specifications with the
  * app's LTL engine, tool files against the world's vocabulary (Monaco's JSON worker covers syntax
- * and the tool schema). Results become markers under the owner 'witness'; a reply that arrives
+ * and the tool schema), rules files as a run registers them (their schema, fields, propositions and rules, against
+ * the world and a tool folder). Results become markers under the owner 'witness'; a reply that arrives
  * after a newer edit or world change is dropped.
  */
 import type { Diagnostic, LtlCheckResult, WitnessApi } from '../../../main/contract/api.js';
@@ -34,6 +35,8 @@ export class Checks {
   private readonly timers = new Map<Doc, ReturnType<typeof setTimeout>>();
   private readonly issued = new Map<Doc, number>();
   private readonly ltl = new Map<Doc, { versionId: number; result: LtlCheckResult }>();
+  /** The tool folder each rules file was last checked against. */
+  private readonly rulesTools = new Map<Doc, string>();
   private seq = 0;
 
   constructor(
@@ -46,7 +49,7 @@ export class Checks {
   ) {}
 
   schedule(doc: Doc, delay = DELAY_MS): void {
-    if (doc.kind !== 'ltl' && doc.kind !== 'tool') return;
+    if (doc.kind !== 'ltl' && doc.kind !== 'tool' && doc.kind !== 'rules') return;
     clearTimeout(this.timers.get(doc));
     this.timers.set(
       doc,
@@ -62,7 +65,13 @@ export class Checks {
     return null;
   }
 
+  /** The tool folder a rules file was last checked against, or null before its first check. */
+  rulesToolsOf(doc: Doc): string | null {
+    return this.rulesTools.get(doc) ?? null;
+  }
+
   forget(doc: Doc): void {
+    this.rulesTools.delete(doc);
     clearTimeout(this.timers.get(doc));
     this.timers.delete(doc);
     this.issued.delete(doc);
@@ -85,6 +94,11 @@ export class Checks {
         const result = await this.api.ltlCheck({ text, world });
         if (!fresh()) return;
         this.ltl.set(doc, { versionId, result });
+        diagnostics = result.diagnostics;
+      } else if (doc.kind === 'rules') {
+        const result = await this.api.rulesCheck({ text, world });
+        if (!fresh()) return;
+        this.rulesTools.set(doc, result.tools);
         diagnostics = result.diagnostics;
       } else {
         const result = await this.api.toolCheck({ text, world });

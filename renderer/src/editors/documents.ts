@@ -8,7 +8,7 @@ import type { WitnessApi } from '../../../main/contract/api.js';
 import { monaco } from './monaco.js';
 import { LTL } from './ltl-language.js';
 
-type DocKind = 'ltl' | 'tool' | 'json' | 'text';
+type DocKind = 'ltl' | 'tool' | 'rules' | 'json' | 'text';
 
 export interface Doc {
   readonly path: string;
@@ -29,13 +29,18 @@ function isToolFile(path: string, text: string): boolean {
   );
 }
 
+/** Rules files (temporal rules over the tool loop): named *.rules.json, or declaring the rules schema. */
+const isRulesFile = (path: string, text: string): boolean =>
+  path.endsWith('.rules.json') || (path.endsWith('.json') && /"\$schema"\s*:\s*"[^"]*rules\.schema\.json"/.test(text));
+
 function kindOf(path: string, text: string): DocKind {
   if (path.endsWith('.ltl')) return 'ltl';
+  if (isRulesFile(path, text)) return 'rules';
   if (isToolFile(path, text)) return 'tool';
   return path.endsWith('.json') ? 'json' : 'text';
 }
 
-const LANGUAGE: Record<DocKind, string> = { ltl: LTL, tool: 'json', json: 'json', text: 'plaintext' };
+const LANGUAGE: Record<DocKind, string> = { ltl: LTL, tool: 'json', rules: 'json', json: 'json', text: 'plaintext' };
 
 /** What a new file starts with. */
 export function template(path: string): string {

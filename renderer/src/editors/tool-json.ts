@@ -41,7 +41,7 @@ export class ToolSchemas {
   /** Follows a JSON document (its kind and "$schema" may change as it is edited). */
   track(doc: Doc): void {
     if (doc.kind === 'tool') this.tools.add(doc);
-    else if (doc.kind === 'json') this.others.add(doc);
+    else if (doc.kind === 'json' || doc.kind === 'rules') this.others.add(doc);
     else return;
     this.apply();
   }

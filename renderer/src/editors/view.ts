@@ -238,7 +238,7 @@ export class EditorsView {
 
   private changed(doc: Doc): void {
     this.checks.schedule(doc);
-    if (doc.kind === 'tool' || doc.kind === 'json') this.schemas.apply();
+    if (doc.kind === 'tool' || doc.kind === 'json' || doc.kind === 'rules') this.schemas.apply();
     const dirty = this.docs.isDirty(doc);
     if (this.wasDirty.get(doc) !== dirty) {
       this.wasDirty.set(doc, dirty);
@@ -312,6 +312,11 @@ export class EditorsView {
     }
     const world = this.worlds.get(slotOf(d));
     const v = this.worlds.vocabulary(slotOf(d));
+    if (d.kind === 'rules') {
+      const tools = this.checks.rulesToolsOf(d);
+      this.status.textContent = `${world}: rules checked as a run registers them, against the tools of ${tools ?? '…'}`;
+      return;
+    }
     if (d.kind === 'tool') {
       this.status.textContent =
         v === null
@@ -494,5 +499,5 @@ export class EditorsView {
   }
 }
 
-const slotOf = (d: Doc): Slot => (d.kind === 'tool' ? 'tool' : 'spec');
-const isChecked = (d: Doc): boolean => d.kind === 'ltl' || d.kind === 'tool';
+const slotOf = (d: Doc): Slot => (d.kind === 'tool' || d.kind === 'rules' ? 'tool' : 'spec');
+const isChecked = (d: Doc): boolean => d.kind === 'ltl' || d.kind === 'tool' || d.kind === 'rules';

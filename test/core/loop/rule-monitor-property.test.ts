@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { registerRules } from '../../../main/core/loop/rules.js';
+import { checkRulesDocument, registerRules } from '../../../main/core/loop/rules.js';
 import { RuleMonitor } from '../../../main/core/loop/rule-monitor.js';
 import { StepThroughWorld, VOCAB, tools } from './step-world.js';
 
@@ -175,4 +175,38 @@ test('random rules and call sequences: predicted and observed verdicts agree wit
     }
   }
   assert.ok(checked > 100, `only ${checked} verdicts compared`);
+});
+
+/** Some lasso (a stem of up to 2 letters, a cycle of up to 3) satisfies both. */
+const jointlyAlive = (f: F, g: F): boolean =>
+  STEMS.some((stem) =>
+    CYCLES.some((cycle) => {
+      const word = [...stem, ...cycle];
+      return sat(f, word, stem.length)[0]! && sat(g, word, stem.length)[0]!;
+    }),
+  );
+
+test('random pairs of rules: a conflict is reported exactly when no lasso satisfies both (the direct evaluator)', () => {
+  const seed = 20_261_205;
+  const r = rng(seed);
+  const registered = tools();
+  let pairs = 0,
+    conflicts = 0;
+  for (let k = 0; k < 80; k++) {
+    const [f, g] = [gen(r, 3), gen(r, 3)];
+    if (!alive(f, []) || !alive(g, [])) continue; // a rule that can never hold is refused on its own
+    const doc = {
+      propositions: { a: 'call.tool == "pick"', b: 'call.args.target == "tray"' },
+      rules: [
+        { name: 'f', ltl: text(f) },
+        { name: 'g', ltl: text(g) },
+      ],
+    };
+    const { problems } = checkRulesDocument(doc, 'pair.rules.json', registered, VOCAB);
+    const reported = problems.some((p) => p.detail.startsWith('rules "f" and "g" cannot both hold'));
+    assert.equal(reported, !jointlyAlive(f, g), `seed ${seed}, pair ${k}: ${text(f)} and ${text(g)}`);
+    pairs++;
+    if (reported) conflicts++;
+  }
+  assert.ok(pairs > 40 && conflicts > 0, `${pairs} pairs compared, ${conflicts} conflicting`);
 });

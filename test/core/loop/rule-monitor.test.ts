@@ -68,6 +68,21 @@ test('a response rule: after a pick, a second pick before a place is refused; ob
   assert.ok(m.predict({ tool: 'place', args: { target: 'tray' } }, tools().get('place')!, w.state).ok);
 });
 
+test("pending obligations are what the calls so far added, not a safety rule's standing prohibition", () => {
+  const m = monitor(PROPS, [
+    { name: 'never_bin', ltl: 'G !to_bin' },
+    { name: 'place_after_pick', ltl: 'G (picking -> X (!picking U placing))' },
+  ]);
+  const w = new StepThroughWorld();
+  assert.deepEqual(m.obligations(), ['never_bin: the next call must not make to_bin hold']);
+  assert.deepEqual(m.pending(), [], 'at the start nothing is pending');
+  m.advance({ tool: 'pick', args: { target: 'red_mug' } }, w.state);
+  assert.deepEqual(m.pending(), ['place_after_pick: the next call must not make picking hold']);
+  m.advance({ tool: 'place', args: { target: 'tray' } }, w.state);
+  assert.deepEqual(m.pending(), [], 'the place met it');
+  assert.deepEqual(m.obligations(), ['never_bin: the next call must not make to_bin hold']);
+});
+
 test('a bounded recurrence: the last call of the window that does not place is refused', () => {
   const m = monitor(PROPS, [{ name: 'place_every_2', ltl: 'G F[<=2] placing' }]);
   const w = new StepThroughWorld();

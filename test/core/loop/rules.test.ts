@@ -102,6 +102,53 @@ test('the line is the line of the offending member', () => {
   );
 });
 
+test('two rules that cannot both hold are refused at registration, both named, at the later one', () => {
+  const conflict = (rules: { name: string; ltl: string }[], message: RegExp): void =>
+    rejects({ propositions: RULES.propositions, rules }, /^r\.rules\.json:\d+ \$\.rules\[\d+\]\.ltl$/, message);
+  conflict(
+    [
+      { name: 'never_place', ltl: 'G !placing' },
+      { name: 'place_often', ltl: 'G F[<=3] placing' },
+    ],
+    /^rules "never_place" and "place_often" cannot both hold: no sequence of calls satisfies G !placing and G F\[<=3\] placing together$/,
+  );
+  // Only because a call is of one tool: picking and placing never hold together.
+  conflict(
+    [
+      { name: 'tray_soon', ltl: 'F[<=3] mug_on_tray' },
+      { name: 'always_pick', ltl: 'G picking' },
+      { name: 'place_next', ltl: 'X placing' },
+    ],
+    /^rules "always_pick" and "place_next" cannot both hold/,
+  );
+  const text = JSON.stringify(
+    {
+      propositions: RULES.propositions,
+      rules: [
+        { name: 'a', ltl: 'G picking' },
+        { name: 'b', ltl: 'F placing' },
+      ],
+    },
+    null,
+    2,
+  );
+  assert.throws(
+    () => register(JSON.parse(text), text),
+    (e: unknown) =>
+      e instanceof InputError &&
+      e.file === `r.rules.json:${text.split('\n').findIndex((l) => l.includes('"F placing"')) + 1}`,
+  );
+  // Propositions that need not exclude each other do not conflict: holding while picking, the shipped rules.
+  register({
+    propositions: RULES.propositions,
+    rules: [
+      { name: 'a', ltl: 'G picking' },
+      { name: 'b', ltl: 'G holding' },
+    ],
+  });
+  register(RULES);
+});
+
 test('docs/schemas/rules.schema.json is the published schema', () => {
   const published: unknown = JSON.parse(
     readFileSync(new URL('../../../../docs/schemas/rules.schema.json', import.meta.url), 'utf8'),
