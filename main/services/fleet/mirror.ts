@@ -274,10 +274,11 @@ export async function mirrorSource(
           continue;
         }
         // Another pull moved the mirror meanwhile: continue after where it stands, once it is found to match.
+        // (Its tail and its runs read together, before anything awaits: the other pull may move it again.)
         tail = mirror.tail();
+        starts = mirror.starts();
         const why = await tailProblem(c, mirror, s, tail);
         if (why !== null) throw new FleetError(url, `the mirror ${file} changed during the pull: ${why}`, 'conflict');
-        starts = mirror.starts();
       }
       return {
         file,
