@@ -196,7 +196,7 @@ export function timeReports(url: string, now: number): Promise<ReportFigure[]> {
 async function reportFigures(c: pg.Client, now: number): Promise<ReportFigure[]> {
   const cases: { name: string; query: FailuresQuery }[] = [
     { name: 'failures by tool, robot: last 7 days', query: { by: ['tool', 'robot'], since_ms: now - 7 * 86_400_000 } },
-    { name: 'failures by tool, robot, label: every week', query: { by: ['tool', 'robot', 'label'], since_ms: 0 } },
+    { name: 'failures by tool, robot, kind: every week', query: { by: ['tool', 'robot', 'kind'], since_ms: 0 } },
   ];
   const out: ReportFigure[] = [];
   for (const k of cases) {

@@ -6,7 +6,8 @@
  */
 import type pg from 'pg';
 
-export type FailuresKey = 'tool' | 'robot' | 'label' | 'host';
+/** The keys as `witness audit report failures --by` names them (kind: the failure's label). */
+export type FailuresKey = 'tool' | 'robot' | 'kind' | 'host';
 
 export interface FailuresQuery {
   readonly by: readonly FailuresKey[];
@@ -25,7 +26,7 @@ export interface FailuresRow {
 const COLUMN: Record<FailuresKey, string> = {
   tool: 'e.tool',
   robot: 's.robot',
-  label: 'e.failure_label',
+  kind: 'e.failure_label',
   host: 's.host',
 };
 
@@ -36,7 +37,7 @@ export async function failuresReport(c: pg.Client, q: FailuresQuery): Promise<Fa
     text: `SELECT ${[...cols, 'count(*)::bigint', 'min(e.t_ms)', 'max(e.t_ms)'].join(', ')}
            FROM witness.events e JOIN witness.sources s ON s.id = e.source
            WHERE e.kind = 'failure_record' AND e.t_ms >= $1 AND e.t_ms < $2
-           GROUP BY ${cols.map((_, i) => i + 1).join(', ')} ORDER BY ${cols.length + 1} DESC`,
+           ${cols.length > 0 ? `GROUP BY ${cols.map((_, i) => i + 1).join(', ')}` : ''} ORDER BY ${cols.length + 1} DESC`,
     values: [q.since_ms, q.until_ms ?? Number.MAX_SAFE_INTEGER],
     rowMode: 'array',
   });
