@@ -10,6 +10,8 @@
 # PostgreSQL refuses to run as root: as root, the cluster belongs to a system user `witnesspg` (created when missing).
 # The superuser `witness` logs in over TCP with a password (scram-sha-256), so passwords in the tests are real.
 # WITNESS_PG_BIN names the programs' folder; else the newest /usr/lib/postgresql/*/bin, else initdb on the PATH.
+# The tests run it with fsync off (fast, and a crash of the machine loses only throwaway data); WITNESS_PG_FSYNC=on
+# starts it durable, as a lab's server runs (`witness bench fleet` measures on such a one).
 set -euo pipefail
 
 bindir() {
@@ -42,6 +44,12 @@ start() {
       runuser -u witnesspg -- test -x "$up" || chmod o+x "$up"
     done
   fi
+  local fsync="${WITNESS_PG_FSYNC:-off}"
+  case "$fsync" in on | off) ;; *)
+    echo "pg-test: WITNESS_PG_FSYNC must be on or off, not $fsync" >&2
+    return 2
+    ;;
+  esac
   pw="$(head -c 18 /dev/urandom | base64 | tr -d '/+=')"
   printf '%s\n' "$pw" >"$dir/pw"
   chmod 644 "$dir/pw"
@@ -54,7 +62,7 @@ start() {
   for _ in 1 2 3 4 5 6 7 8; do
     port=$((20000 + RANDOM % 40000))
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null; then
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c max_connections=200" start >/dev/null; then
       echo "$port" >"$dir/port"
       echo "WITNESS_TEST_PG_URL=postgres://witness:$pw@127.0.0.1:$port/postgres"
       return 0

@@ -19,6 +19,7 @@ import { runWorldBench as worldBench } from './world-bench.js';
 import { runAntBench as antBench } from './ant-bench.js';
 import { auditTable, runAuditBench as auditBench } from './audit-bench.js';
 import { exportTable, runExportBench as exportBench } from './export-bench.js';
+import { fleetTable, runFleetBench as fleetBench } from './fleet-bench.js';
 import {
   type GridMeasurement,
   type TaskMeasurement,
@@ -44,6 +45,7 @@ export {
   antBench,
   auditBench,
   exportBench,
+  fleetBench,
   mapBench,
   rosbagBench,
   rosbagBenchTable,
@@ -55,6 +57,7 @@ export {
   fmt,
   auditTable,
   exportTable,
+  fleetTable,
   gridTable,
   latentTable,
   missionTables,

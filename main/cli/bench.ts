@@ -361,6 +361,50 @@ function registerBenchExport(cmd: Command, io: Output, setExit: (c: number) => v
     );
 }
 
+function registerBenchFleet(cmd: Command, io: Output, setExit: (c: number) => void): void {
+  cmd
+    .command('fleet')
+    .description(
+      'the fleet store on a real PostgreSQL: push rates from one PC and four at once, verify --from, the failures report over twenty sources (with its query plans), and the store size against SQLite',
+    )
+    .option(
+      '--events <n>',
+      'events pushed from one PC, and from four at once in all',
+      intFlag('--events', 1000, 100_000_000),
+      1_000_000,
+    )
+    .option(
+      '--verify-events <n>',
+      'events in the store (twenty sources) when it is verified and reported on',
+      intFlag('--verify-events', 1000, 1_000_000_000),
+      10_000_000,
+    )
+    .option(
+      '--to <url>',
+      'measure on this PostgreSQL server, in a database the benchmark creates and drops (default: a private server it starts)',
+    )
+    .option('--json', 'print the figures as JSON')
+    .action(
+      action(io, setExit, async (o: { events: number; verifyEvents: number; to?: string; json?: boolean }) => {
+        const started = Date.now();
+        const app = await bench();
+        const r = await app.fleetBench({
+          events: o.events,
+          verifyEvents: o.verifyEvents,
+          ...(o.to !== undefined ? { to: o.to } : {}),
+          progress: (l) => io.err(`bench fleet: ${l}\n`),
+        });
+        if (o.json) {
+          io.out(JSON.stringify(r) + '\n');
+          return;
+        }
+        io.out(
+          `# witness bench fleet --events ${o.events} --verify-events ${o.verifyEvents}${o.to !== undefined ? ' --to <url>' : ''}\n\n${app.fleetTable(r)}\n\n(${((Date.now() - started) / 1000).toFixed(1)} s; node ${process.version})\n`,
+        );
+      }),
+    );
+}
+
 function registerBenchPlan(cmd: Command, io: Output, setExit: (c: number) => void): void {
   cmd
     .command('plan')
@@ -614,6 +658,7 @@ export function benchCommand(io: Output, setExit: (c: number) => void): Command 
   registerBenchAnt(cmd, io, setExit);
   registerBenchAudit(cmd, io, setExit);
   registerBenchExport(cmd, io, setExit);
+  registerBenchFleet(cmd, io, setExit);
   registerBenchPlan(cmd, io, setExit);
   registerBenchMap(cmd, io, setExit);
   registerBenchRosbag(cmd, io, setExit);
