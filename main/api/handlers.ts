@@ -14,6 +14,7 @@ import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
 import { AuditThreads } from '../app/audit-threads.js';
 import { FoxgloveConsole } from '../app/foxglove-console.js';
+import { redactStoreUrl } from '../app/fleet.js';
 
 /** Synchronous work as a promise: a thrown error becomes the rejection. */
 const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()));
@@ -100,6 +101,14 @@ export function handlers(session: Session): Handlers {
     auditReplay: (r) => audit.call('auditReplay', r),
     auditVerify: (r) => audit.call('auditVerify', r),
     auditExport: (r) => audit.call('auditExport', r),
+    // The fleet store (when the session names one): its sources, and a source pulled into its local replica, which
+    // the audit methods above then read; in the audit workers too. Its URL's password never leaves main.
+    fleetInfo: () => Promise.resolve({ store: session.fleet !== undefined ? redactStoreUrl(session.fleet) : null }),
+    fleetSources: (r) => audit.call('fleetSources', r),
+    fleetMirror: (r) =>
+      audit.call('fleetMirror', r, undefined, (p) =>
+        session.bus.emit({ topic: 'fleet.mirror', logId: r.logId, pulled: (p as { pulled: number }).pulled }),
+      ),
   };
   return {
     api,
