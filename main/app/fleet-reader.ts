@@ -12,7 +12,7 @@ import { checkSourceFilter, listSources } from '../services/fleet/sources.js';
 import { sourceChoices } from '../services/fleet/choices.js';
 import { mirrorPath, mirrorSource } from '../services/fleet/mirror.js';
 
-export const NO_FLEET_STORE =
+const NO_FLEET_STORE =
   'this workbench was started without a fleet store: `witness web --fleet postgres://…` (or $WITNESS_FLEET) names one';
 
 export class FleetReader {

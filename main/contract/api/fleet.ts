@@ -32,11 +32,6 @@ export const FleetSourceFilter = Type.Object(
 );
 export type FleetSourceFilter = Static<typeof FleetSourceFilter>;
 
-/** Where the store stands; `store` is its URL with the password masked (null: the server has no fleet store). */
-export interface FleetInfo {
-  store: string | null;
-}
-
 export interface FleetSources {
   /** The store's URL, password masked. */
   store: string;
@@ -66,8 +61,8 @@ const FleetSourcesRequest = Type.Object({ filter: Type.Optional(FleetSourceFilte
 const FleetMirrorRequest = Type.Object({ logId: LOG_ID }, { additionalProperties: false });
 
 export interface FleetApi {
-  /** The fleet store this server reads, its URL with the password masked (null when it has none). */
-  fleetInfo(params?: NoParams): Promise<FleetInfo>;
+  /** The fleet store this server reads: its URL with the password masked (null when it has none). */
+  fleetInfo(params?: NoParams): Promise<{ store: string | null }>;
   /**
    * The store's sources the filter selects (robot, world, host exactly; a time range meets a source that has an
    * event in it). A server without a fleet store answers not-found; a store that cannot be reached, or whose
