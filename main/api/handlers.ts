@@ -38,6 +38,21 @@ export function handlers(session: Session): Handlers {
   // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
   const planning = new PlanThreads(session);
   const foxglove = new FoxgloveConsole(session);
+  // The fleet sources being pulled now, each pull's way to stop it (fleetStop).
+  const pulls = new Map<string, Set<AbortController>>();
+  const mirror = async (logId: string): ReturnType<WitnessApi['fleetMirror']> => {
+    const stop = new AbortController();
+    const mine = pulls.get(logId) ?? new Set<AbortController>();
+    pulls.set(logId, mine.add(stop));
+    try {
+      return await audit.call('fleetMirror', { logId }, stop.signal, (p) =>
+        session.bus.emit({ topic: 'fleet.mirror', logId, pulled: (p as { pulled: number }).pulled }),
+      );
+    } finally {
+      mine.delete(stop);
+      if (mine.size === 0 && pulls.get(logId) === mine) pulls.delete(logId);
+    }
+  };
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
     ltlTranslate: (r) => planning.call('ltlTranslate', r),
@@ -105,10 +120,12 @@ export function handlers(session: Session): Handlers {
     // the audit methods above then read; in the audit workers too. Its URL's password never leaves main.
     fleetInfo: () => Promise.resolve({ store: session.fleet !== undefined ? redactStoreUrl(session.fleet) : null }),
     fleetSources: (r) => audit.call('fleetSources', r),
-    fleetMirror: (r) =>
-      audit.call('fleetMirror', r, undefined, (p) =>
-        session.bus.emit({ topic: 'fleet.mirror', logId: r.logId, pulled: (p as { pulled: number }).pulled }),
-      ),
+    fleetMirror: ({ logId }) => mirror(logId),
+    fleetStop: ({ logId }) => {
+      const mine = [...(pulls.get(logId) ?? [])];
+      for (const c of mine) c.abort();
+      return Promise.resolve({ stopped: mine.length });
+    },
   };
   return {
     api,

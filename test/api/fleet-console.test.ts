@@ -160,6 +160,32 @@ describe('the audit browser on a fleet store (real PostgreSQL)', { skip }, () =>
     assert.deepEqual([grown.runs, grown.lastSeq], [head.runs + 1, head.lastSeq + 4]);
   });
 
+  test('a pull stopped (fleetStop) fails as cancelled, keeping the batches that landed; the next one continues', async () => {
+    const c = path.join(dir, 'pc-d.sqlite');
+    await toolLog(c, 14_999);
+    const pushed = await pushAudit(c, url, { host: 'pc-d', robot: 'arm-4' });
+    const logId = pushed.log_id;
+    // Stopped once its first batch has landed (the mirror's batches are 5000 events).
+    const firstBatch = new Promise<number>((resolve) => {
+      const off = api.context.bus.subscribe((e) => {
+        if (e.topic === 'fleet.mirror' && e.logId === logId) {
+          off();
+          resolve(e.pulled);
+        }
+      });
+    });
+    const pulling = api.fleetMirror({ logId });
+    assert.equal(await firstBatch, 5000);
+    assert.deepEqual(await api.fleetStop({ logId }), { stopped: 1 });
+    const e = await refused(pulling);
+    assert.equal(e.code, 'cancelled');
+    assert.deepEqual(await api.fleetStop({ logId }), { stopped: 0 });
+    const m = await api.fleetMirror({ logId });
+    assert.equal(m.events, 15_000);
+    assert.ok(m.pulled <= 10_000 && m.pulled > 0, `the second pull continued after what landed (${m.pulled})`);
+    assert.equal((await api.auditVerify({ file: m.file })).ok, true);
+  });
+
   test('a source that does not verify is refused, naming the event; an unknown one is not found', async () => {
     const c = path.join(dir, 'pc-c.sqlite');
     await toolLog(c, 4);

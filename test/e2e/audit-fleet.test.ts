@@ -63,7 +63,7 @@ before(() => {
 after(() => server?.stop());
 
 test(
-  'the Audit tab on a fleet store: sources, filters, a source browsed, replayed and exported, followed; a source that does not verify and a server gone are said clearly',
+  'the Audit tab on a fleet store: sources, filters, a source browsed, replayed and exported, followed; a large one shown mirroring and stopped; a source that does not verify and a server gone are said clearly',
   { skip },
   async () => {
     const admin = new pg.Client(server.url);
@@ -191,6 +191,34 @@ test(
       assert.equal(await text('#fleet-sources tbody tr:has-text("lab-pc-b") .s-events'), '10');
       await app.screenshot('audit-fleet-tail');
 
+      // A large source: its mirroring shows how far it has come and can be stopped; opened again, it continues.
+      const logD = path.join(dir, 'pc-d.sqlite');
+      await toolRun(logD, 29_999, 'move');
+      push(logD, bare, server.password, 'lab-pc-d', 'arm-4');
+      await page.click('#fleet-f-apply');
+      await until(page, "document.querySelectorAll('#fleet-sources tbody tr').length === 3", 'three sources');
+      await page.click('#fleet-sources tbody tr:has-text("lab-pc-d")');
+      await page.waitForSelector('#fleet-mirror-status:has-text("events so far")');
+      assert.match(
+        await text('#fleet-mirror-status'),
+        /^mirroring lab-pc-d\/arm-4\/[0-9a-f]{12} from the store: \d+ of 30000 events so far$/,
+      );
+      assert.equal(await page.locator('#fleet-stop').isVisible(), true);
+      await app.screenshot('audit-fleet-mirroring');
+      await page.click('#fleet-stop');
+      await page.waitForSelector('#fleet-mirror-status:has-text("stopped")');
+      assert.match(
+        await text('#fleet-mirror-status'),
+        /: stopped; what was pulled is kept, and opening it again continues after it$/,
+      );
+      assert.equal(await page.locator('#fleet-stop').isHidden(), true);
+      assert.equal(await page.locator('#audit-runs li').count(), 0);
+      await page.click('#fleet-sources tbody tr:has-text("lab-pc-d")');
+      await page.waitForSelector('#fleet-mirror-status.ok:has-text("lab-pc-d/arm-4/")', { timeout: 60_000 });
+      const resumed = /verified replica of 30000 events, (\d+) new/.exec(await text('#fleet-mirror-status'));
+      assert.ok(resumed !== null && Number(resumed[1]) < 30_000, 'the second open continued after what landed');
+      await until(page, "document.querySelectorAll('#audit-runs li').length === 1", 'its run');
+
       // A source that does not verify: refused, saying where; the sources stay listed.
       await toolRun(logC, 4, 'grip');
       push(logC, bare, server.password, 'lab-pc-c', 'arm-3');
@@ -204,7 +232,7 @@ test(
       await owner.query('ALTER TABLE witness.events ENABLE TRIGGER events_append_only');
       await owner.end();
       await page.click('#fleet-f-apply');
-      await until(page, "document.querySelectorAll('#fleet-sources tbody tr').length === 3", 'three sources');
+      await until(page, "document.querySelectorAll('#fleet-sources tbody tr').length === 4", 'four sources');
       await page.click('#fleet-sources tbody tr:has-text("lab-pc-c")');
       await page.waitForSelector('#fleet-mirror-status.error[role="alert"]');
       assert.match(
@@ -213,7 +241,7 @@ test(
           `^${store.replace(/[*.]/g, '\\$&')}: source lab-pc-c/arm-3/[0-9a-f]{12}: event 3: .*nothing of it was mirrored`,
         ),
       );
-      assert.equal(await page.locator('#fleet-sources tbody tr').count(), 3);
+      assert.equal(await page.locator('#fleet-sources tbody tr').count(), 4);
       assert.equal(await page.locator('#audit-runs li').count(), 0);
       await app.screenshot('audit-fleet-tampered');
 
@@ -225,7 +253,7 @@ test(
       await page.waitForSelector('#fleet-mirror-status.error[role="alert"]', { timeout: 20_000 });
       assert.match(await text('#fleet-mirror-status'), /following the store failed: .*cannot be reached or went away/);
       assert.equal(await page.locator('#audit-runs li').count(), 2);
-      assert.equal(await page.locator('#fleet-sources tbody tr').count(), 3);
+      assert.equal(await page.locator('#fleet-sources tbody tr').count(), 4);
       await app.screenshot('audit-fleet-server-gone');
 
       assert.deepEqual(

@@ -73,6 +73,9 @@ test('texts: a source by host, robot and short log id; the list; a mirror under 
   assert.equal(sourcesText('pg://x', 2, true), 'pg://x: 2 sources match the filter');
   assert.equal(mirroringText('L', 0, true), 'mirroring L from the store…');
   assert.equal(mirroringText('L', 5000, true), 'mirroring L from the store: 5000 events so far');
+  assert.equal(mirroringText('L', 5000, true, 30_000), 'mirroring L from the store: 5000 of 30000 events so far');
+  assert.equal(mirroringText('L', 5000, true, 10), 'mirroring L from the store: 5000 events so far');
+  assert.equal(mirroringText('L', 5, false, 30_000), 'pulling new events of L from the store: 5 events so far');
   assert.equal(mirroringText('L', 1, false), 'pulling new events of L from the store: 1 event so far');
   const r = { logId: s.logId, host: 'pc-a', robot: 'ant-1', file: '/c/x.sqlite', events: 40, pulled: 0 };
   assert.equal(mirroredText('L', r), 'L: verified replica of 40 events (following the store)');

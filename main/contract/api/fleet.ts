@@ -59,6 +59,7 @@ const LOG_ID = Type.String({ pattern: '^[0-9a-f]{64}$', description: "a source's
 
 const FleetSourcesRequest = Type.Object({ filter: Type.Optional(FleetSourceFilter) }, { additionalProperties: false });
 const FleetMirrorRequest = Type.Object({ logId: LOG_ID }, { additionalProperties: false });
+const FleetStopRequest = Type.Object({ logId: LOG_ID }, { additionalProperties: false });
 
 export interface FleetApi {
   /** The fleet store this server reads: its URL with the password masked (null when it has none). */
@@ -75,10 +76,16 @@ export interface FleetApi {
    * (tampered) and its replica is not used.
    */
   fleetMirror(params: Static<typeof FleetMirrorRequest>): Promise<FleetMirrorResult>;
+  /**
+   * Stops the pulls of this source under way (each fails with cancelled): the batches that landed stay in the
+   * replica, and the next pull continues after them. Answers how many it stopped.
+   */
+  fleetStop(params: Static<typeof FleetStopRequest>): Promise<{ stopped: number }>;
 }
 
 export const FLEET_PARAMS = {
   fleetInfo: NoParams,
   fleetSources: FleetSourcesRequest,
   fleetMirror: FleetMirrorRequest,
+  fleetStop: FleetStopRequest,
 } as const satisfies Record<keyof FleetApi, object>;

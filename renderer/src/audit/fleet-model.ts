@@ -73,10 +73,16 @@ export function sourcesText(store: string, shown: number, filtered: boolean): st
   return `${store}: ${plural(shown, 'source')}${filtered ? ` ${shown === 1 ? 'matches' : 'match'} the filter` : ''}`;
 }
 
-/** While a source is pulled into its replica. */
-export function mirroringText(label: string, pulled: number, first: boolean): string {
+/**
+ * While a source is pulled into its replica: the events pulled so far, and of how many when it is the first pull
+ * (`total`: the source's events as listed; null when unknown).
+ */
+export function mirroringText(label: string, pulled: number, first: boolean, total: number | null = null): string {
   const what = first ? 'mirroring' : 'pulling new events of';
-  return `${what} ${label} from the store${pulled > 0 ? `: ${plural(pulled, 'event')} so far` : '…'}`;
+  if (pulled === 0) return `${what} ${label} from the store…`;
+  const of =
+    first && total !== null && total >= pulled ? `${pulled} of ${plural(total, 'event')}` : plural(pulled, 'event');
+  return `${what} ${label} from the store: ${of} so far`;
 }
 
 /** A pull that landed: the replica, verified, and what it brought. */

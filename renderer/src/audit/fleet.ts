@@ -8,7 +8,7 @@
  */
 import type { ApiEvent, FleetMirrorResult, FleetSource, WitnessApi } from '../../../main/contract/api.js';
 import { el } from '../app.js';
-import { errorText } from '../api.js';
+import { ApiCallError, errorText } from '../api.js';
 import { time } from './model.js';
 import {
   type SourceFields,
@@ -63,6 +63,15 @@ export function fleetDom() {
   const filterError = el('span', { id: 'fleet-f-error', class: 'error' });
   const listStatus = el('div', { id: 'fleet-list-status', class: 'muted', role: 'status' });
   const mirrorStatus = el('div', { id: 'fleet-mirror-status', class: 'fleet-mirror muted', role: 'status' });
+  const stop = el(
+    'button',
+    {
+      id: 'fleet-stop',
+      hidden: '',
+      title: 'Stop pulling this source (what has landed is kept; opening it again continues)',
+    },
+    'Stop',
+  );
   const head = el(
     'tr',
     {},
@@ -95,9 +104,24 @@ export function fleetDom() {
     ),
     listStatus,
     el('div', { class: 'fleet-table' }, table),
-    mirrorStatus,
+    el('div', { class: 'fleet-mirror-row' }, mirrorStatus, stop),
   );
-  return { root, store, robot, world, host, since, until, apply, clear, filterError, listStatus, mirrorStatus, body };
+  return {
+    root,
+    store,
+    robot,
+    world,
+    host,
+    since,
+    until,
+    apply,
+    clear,
+    filterError,
+    listStatus,
+    mirrorStatus,
+    stop,
+    body,
+  };
 }
 
 type FleetDom = ReturnType<typeof fleetDom>;
@@ -127,9 +151,13 @@ export class FleetPane {
     onEvent((e) => {
       const o = this.open;
       if (e.topic === 'fleet.mirror' && o !== null && e.logId === o.source.logId)
-        this.mirrorSays(mirroringText(o.label, e.pulled, o.file === null));
+        this.mirrorSays(mirroringText(o.label, e.pulled, o.file === null, o.source.events));
     });
     d.apply.addEventListener('click', () => void this.list());
+    d.stop.addEventListener('click', () => {
+      const o = this.open;
+      if (o !== null) void this.api.fleetStop({ logId: o.source.logId });
+    });
     d.clear.addEventListener('click', () => {
       for (const s of [d.robot, d.world, d.host]) s.value = '';
       d.since.value = d.until.value = '';
@@ -167,9 +195,17 @@ export class FleetPane {
   leave(): void {
     this.on = false;
     this.d.root.hidden = true;
-    this.open = null;
+    this.close();
     this.markSelected();
     this.mirrorSays('');
+  }
+
+  /** Closes the open source; a pull of it under way stops (the next open continues after what landed). */
+  private close(): void {
+    const o = this.open;
+    this.open = null;
+    this.d.stop.hidden = true;
+    if (o !== null && (o.file === null || this.pulling)) void this.api.fleetStop({ logId: o.source.logId });
   }
 
   private listSays(text: string, kind: 'info' | 'error' = 'info'): void {
@@ -270,23 +306,30 @@ export class FleetPane {
   /** Mirrors the source and opens its replica in the browser; a failure says why and the browser shows nothing. */
   private async openSource(s: FleetSource): Promise<void> {
     if (this.open?.source.logId === s.logId && this.open.file !== null) return;
+    if (this.open?.source.logId !== s.logId) this.close();
     const o: Open = { source: s, label: sourceLabel(s), file: null };
     this.open = o;
     this.markSelected();
     this.mirrorSays(mirroringText(o.label, 0, true));
+    this.d.stop.hidden = false;
     this.hooks.clear(`opening ${o.label}…`);
     try {
       const r = await this.api.fleetMirror({ logId: s.logId });
       if (this.open !== o) return;
+      this.d.stop.hidden = true;
       o.file = r.file;
       this.pulled(o, r);
       await this.hooks.open(r.file, `source ${o.label}`);
     } catch (e) {
       if (this.open !== o) return;
       this.open = null;
+      this.d.stop.hidden = true;
+      this.markSelected();
       const why = errorText(e);
-      this.mirrorSays(why.includes(o.label) ? why : `${o.label}: ${why}`, 'error');
-      this.hooks.clear(`${o.label} could not be opened (see the fleet store's message)`);
+      if (e instanceof ApiCallError && e.code === 'cancelled')
+        this.mirrorSays(`${o.label}: stopped; what was pulled is kept, and opening it again continues after it`);
+      else this.mirrorSays(why.includes(o.label) ? why : `${o.label}: ${why}`, 'error');
+      this.hooks.clear(`${o.label} is not open (see the fleet store's message)`);
     }
   }
 
@@ -311,6 +354,8 @@ export class FleetPane {
         void this.list(true);
       }
     } catch (e) {
+      // Stopped (another window closed the source): the next pull comes at the next turn.
+      if (e instanceof ApiCallError && e.code === 'cancelled') return;
       if (this.open === o)
         this.mirrorSays(
           `${o.label}: following the store failed: ${errorText(e)}. The replica's events so far stay open; trying again.`,
