@@ -38,6 +38,14 @@ export class FleetReader {
       ...(filter.sinceMs !== undefined ? { since_ms: filter.sinceMs } : {}),
       ...(filter.untilMs !== undefined ? { until_ms: filter.untilMs } : {}),
     };
+    if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs)
+      throw new WitnessError(
+        'invalid-params',
+        'filter: the time range ends before it starts (until must come after since)',
+        {
+          path: '$.filter.untilMs',
+        },
+      );
     checkSourceFilter(url, f);
     const c = await connectStore(url);
     try {

@@ -26,7 +26,7 @@ export const FleetSourceFilter = Type.Object(
     world: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     host: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     sinceMs: Type.Optional(Type.Number({ description: 'sources with an event at or after (ms since 1970)' })),
-    untilMs: Type.Optional(Type.Number({ description: 'sources with an event at or before (ms since 1970)' })),
+    untilMs: Type.Optional(Type.Number({ description: 'sources with an event before (ms since 1970)' })),
   },
   { additionalProperties: false },
 );
@@ -65,9 +65,10 @@ export interface FleetApi {
   /** The fleet store this server reads: its URL with the password masked (null when it has none). */
   fleetInfo(params?: NoParams): Promise<{ store: string | null }>;
   /**
-   * The store's sources the filter selects (robot, world, host exactly; a time range meets a source that has an
-   * event in it). A server without a fleet store answers not-found; a store that cannot be reached, or whose
-   * schema this build does not read, an error naming it (its URL with the password masked).
+   * The store's sources the filter selects (robot, world, host exactly; a time range, from sinceMs up to but not
+   * including untilMs, meets a source that has an event in it); a range that ends before it starts is
+   * invalid-params. A server without a fleet store answers not-found; a store that cannot be reached, or whose schema
+   * this build does not read, an error naming it (its URL with the password masked).
    */
   fleetSources(params: Static<typeof FleetSourcesRequest>): Promise<FleetSources>;
   /**

@@ -55,8 +55,8 @@ export function sourceFilter(f: SourceFields, now: number): SourceFilterResult {
     } else if (v !== undefined) filter[name === 'since' ? 'sinceMs' : 'untilMs'] = v;
   }
   if (invalid.length > 0) return { ok: false, error, invalid };
-  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs > filter.untilMs)
-    return { ok: false, error: 'time range: "until" is before "since"', invalid: ['until'] };
+  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs)
+    return { ok: false, error: 'time range: "until" must come after "since"', invalid: ['until'] };
   return { ok: true, filter };
 }
 
