@@ -33,7 +33,6 @@ export interface AuditThreadsSession {
   readonly auditFile: string;
   readonly workspace: string;
   readonly fleet?: string;
-  readonly cache?: string;
 }
 
 export class AuditThreads {
@@ -53,7 +52,6 @@ export class AuditThreads {
       auditFile: session.auditFile,
       workspace: session.workspace,
       ...(session.fleet !== undefined ? { fleet: session.fleet } : {}),
-      ...(session.cache !== undefined ? { cache: session.cache } : {}),
     };
     const lane = (name: string, key: keyof typeof this.connections): WorkerLane =>
       new WorkerLane(url, data, {

@@ -1,6 +1,6 @@
 /**
  * Worker thread: the audit browser's reads (app/audit.ts AuditBrowser over its cached read-only
- * connections) and the fleet store's (app/fleet-reader.ts: its sources, a source pulled into its local
+ * connections) and the fleet store's (app/fleet-browser.ts: its sources, a source pulled into its local
  * replica), one request at a time, for app/audit-threads.ts. Reads of a large or hostile log, and a
  * store's answers however slow, take as long as they take here, never on the event loop that answers
  * the E-STOP.
@@ -9,11 +9,11 @@ import { workerData } from 'node:worker_threads';
 import type { AuditLaneApi } from './audit-threads.js';
 import { serveLane } from '../platform/workers.js';
 import { AuditBrowser } from './audit.js';
-import { FleetReader } from './fleet-reader.js';
+import { FleetBrowser } from './fleet-browser.js';
 
-const data = workerData as { auditFile: string; workspace: string; fleet?: string; cache?: string };
+const data = workerData as { auditFile: string; workspace: string; fleet?: string };
 const browser = new AuditBrowser(data);
-const fleet = new FleetReader(data);
+const fleet = new FleetBrowser(data);
 
 type Handlers = {
   readonly [M in keyof AuditLaneApi]: (p: Parameters<AuditLaneApi[M]>[0], progress: (p: unknown) => void) => unknown;

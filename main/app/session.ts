@@ -6,14 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { EventBus } from './events.js';
 import { Jobs } from './jobs.js';
-import {
-  ASSETS_DIR,
-  RENDERER_DIST,
-  cacheDir,
-  defaultAuditFile,
-  defaultFleetUrl,
-  defaultWorkspace,
-} from '../platform/paths.js';
+import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultFleetUrl, defaultWorkspace } from '../platform/paths.js';
 import type { LoaderDeps, OpenOptions } from '../backends/catalogue.js';
 import type { WorldFault } from '../core/world/faults.js';
 
@@ -30,8 +23,6 @@ export interface Session {
    * with the password masked); absent: none.
    */
   readonly fleet?: string;
-  /** Where the fleet store's local replicas are kept (a cache: rebuilt from the store). */
-  readonly cache: string;
   /** The app's shipped assets (scenes, models, regions, tools). */
   readonly assets: string;
   readonly bus: EventBus;
@@ -62,7 +53,6 @@ export function createSession(o: SessionOptions = {}): Session {
     workspace: path.resolve(o.workspace ?? defaultWorkspace()),
     auditFile: path.resolve(o.auditFile ?? defaultAuditFile()),
     ...(fleet !== undefined ? { fleet } : {}),
-    cache: cacheDir(),
     assets: ASSETS_DIR,
     bus,
     jobs: new Jobs(bus),

@@ -1,27 +1,23 @@
 /**
  * The audit browser on a fleet store: the store's sources (services/fleet/sources.ts) as the Audit tab's table
- * shows them, and a source opened as its verified local replica (services/fleet/mirror.ts), which the audit
- * browser then reads as any audit database. It runs in the audit worker (app/audit-worker.ts), never on the loop
- * that answers the E-STOP. The store's URL, credentials included, is this module's alone: what it answers names the
- * store with its password masked, and the replicas' paths hold no user or password (mirrorPath).
+ * shows them, and a source opened as its verified local replica (services/fleet/mirror.ts, through app/fleet-reads.ts:
+ * the mirror `audit show --from` reads), which the audit browser then reads as any audit database. It runs in the
+ * audit worker (app/audit-worker.ts), never on the loop that answers the E-STOP. The store's URL, credentials
+ * included, stays in main: what this answers names the store with its password masked, and the replicas' paths hold
+ * no user or password (mirrorPath).
  */
 import { WitnessError } from '../contract/errors.js';
 import type { FleetMirrorResult, FleetSource, FleetSourceFilter, FleetSources } from '../contract/api/fleet.js';
 import { connectStore, fleetErrorOf, redactUrl, requireSchema } from '../services/fleet/store.js';
 import { checkSourceFilter, listSources } from '../services/fleet/sources.js';
 import { sourceChoices } from '../services/fleet/choices.js';
-import { mirrorPath, mirrorSource } from '../services/fleet/mirror.js';
+import { fleetMirror } from './fleet-reads.js';
 
 const NO_FLEET_STORE =
   'this workbench was started without a fleet store: `witness web --fleet postgres://…` (or $WITNESS_FLEET) names one';
 
-export class FleetReader {
-  constructor(private readonly o: { readonly fleet?: string | undefined; readonly cache?: string | undefined }) {}
-
-  /** The store's URL with its password masked; null without one. */
-  get store(): string | null {
-    return this.o.fleet !== undefined ? redactUrl(this.o.fleet) : null;
-  }
+export class FleetBrowser {
+  constructor(private readonly o: { readonly fleet?: string | undefined }) {}
 
   private url(): string {
     if (this.o.fleet === undefined) throw new WitnessError('not-found', NO_FLEET_STORE);
@@ -70,11 +66,12 @@ export class FleetReader {
     }
   }
 
-  /** Brings the source's replica up to the store (only what is new), verified; `progress` hears each batch. */
+  /**
+   * Brings the source's replica up to the store (only what is new), verified, as `audit show --from` does (the same
+   * mirror in the cache); `progress` hears each batch.
+   */
   async mirror(logId: string, progress: (pulled: number) => void = () => {}): Promise<FleetMirrorResult> {
-    const url = this.url();
-    if (this.o.cache === undefined) throw new WitnessError('internal', 'the fleet reader has no cache folder');
-    const r = await mirrorSource(url, logId, mirrorPath(this.o.cache, url, logId), { progress });
+    const r = await fleetMirror(this.url(), { source: logId }, 'opening a source', { progress });
     return { logId: r.log_id, host: r.host, robot: r.robot, file: r.file, events: r.events, pulled: r.pulled };
   }
 }
