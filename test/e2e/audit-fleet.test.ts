@@ -238,7 +238,7 @@ test(
       assert.match(
         await text('#fleet-mirror-status'),
         new RegExp(
-          `^${store.replace(/[*.]/g, '\\$&')}: source lab-pc-c/arm-3/[0-9a-f]{12}: event 3: .*nothing of it was mirrored`,
+          `^${store.replace(/[*.]/g, '\\$&')}: source lab-pc-c/arm-3/[0-9a-f]{12}: event 3: .*nothing of its batch was mirrored`,
         ),
       );
       assert.equal(await page.locator('#fleet-sources tbody tr').count(), 4);
