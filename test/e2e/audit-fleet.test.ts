@@ -108,6 +108,9 @@ test(
       assert.equal(await page.locator('#audit-runs li').count(), 0);
       assert.equal(await text('#audit-message'), 'Open a source of the fleet store (click its row) to browse it.');
       assert.equal(await page.getAttribute('#audit-live', 'class'), 'audit-live');
+      // Nothing to verify or export until a source is open.
+      for (const b of ['#audit-verify', '#audit-export-jsonl', '#audit-export-csv', '#audit-export-mcap'])
+        assert.equal(await page.locator(b).isDisabled(), true, b);
       const a = page.locator('#fleet-sources tbody tr', { hasText: 'lab-pc-a' });
       const cells = await a.locator('td').allTextContents();
       assert.deepEqual(cells.slice(0, 6), [
@@ -152,6 +155,7 @@ test(
       await page.waitForSelector(`#audit-runs li.selected[data-run="${small.run}"]`);
       await page.waitForSelector('#audit-count[data-done="true"]');
       assert.equal(await text('#audit-count'), `${small.events} events`);
+      assert.equal(await page.locator('#audit-verify').isDisabled(), false);
       assert.match(await text('#audit-message'), /^source lab-pc-a\/ant-1\/[0-9a-f]{12}: 1 run \(read-only\)$/);
       await page.click('#audit-table .ev-row:not([hidden])[data-kind="failure_record"]');
       await page.waitForSelector('#audit-detail[data-kind="failure_record"]');
@@ -255,6 +259,16 @@ test(
       assert.equal(await page.locator('#audit-runs li').count(), 2);
       assert.equal(await page.locator('#fleet-sources tbody tr').count(), 4);
       await app.screenshot('audit-fleet-server-gone');
+
+      // Back to a file: the session's database again, the fleet pane gone, nothing of the source left.
+      await page.click('#audit-mode-file');
+      await page.waitForSelector('#audit-message:has-text("no audit database yet")');
+      assert.equal(await page.locator('#audit-fleet').isHidden(), true);
+      assert.equal(await page.locator('#audit-file').isVisible(), true);
+      assert.equal(await page.inputValue('#audit-file'), app.api.context.auditFile);
+      assert.equal(await page.locator('#audit-runs li').count(), 0);
+      assert.equal(await page.locator('#audit-verify').isDisabled(), false);
+      await app.screenshot('audit-fleet-back-to-file');
 
       assert.deepEqual(
         frames.filter((f) => f.includes(server.password)),

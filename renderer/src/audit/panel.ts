@@ -516,6 +516,7 @@ class AuditView {
       this.shownName = name;
       if (this.file !== next || !keep) this.clearVerify();
       this.file = next;
+      this.offerWholeLog(true);
       this.d.fileInput.value = res.file;
       this.list = { runs: res.runs, next: res.next };
       this.renderRuns();
@@ -537,6 +538,11 @@ class AuditView {
     }
   }
 
+  /** Verify and the exports, offered or not. */
+  private offerWholeLog(on: boolean): void {
+    for (const b of [this.d.verifyBtn, ...this.d.exportBtns]) b.disabled = !on;
+  }
+
   /** The open database as the status line names it: a fleet source by its name, a file by its path. */
   private runsSay(file: string, head: Head | { runs: number }): void {
     this.d.message.title = file;
@@ -545,6 +551,8 @@ class AuditView {
 
   /** Nothing of the database open before stays on screen (as if it were the next one's); `why` says so. */
   private dropDb(why: string, kind: 'info' | 'error'): void {
+    // In the fleet store's mode nothing is open until a source is: nothing to verify or export.
+    this.offerWholeLog(this.mode === 'file');
     this.openGen++;
     this.shownName = null;
     this.tail.follow(null);
