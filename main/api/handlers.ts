@@ -14,6 +14,7 @@ import { ActConsole } from '../app/act-console.js';
 import { trainModelsJob } from '../app/train.js';
 import { AuditThreads } from '../app/audit-threads.js';
 import { FoxgloveConsole } from '../app/foxglove-console.js';
+import { redactStoreUrl } from '../app/fleet.js';
 
 /** Synchronous work as a promise: a thrown error becomes the rejection. */
 const attempt = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()));
@@ -37,6 +38,21 @@ export function handlers(session: Session): Handlers {
   // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
   const planning = new PlanThreads(session);
   const foxglove = new FoxgloveConsole(session);
+  // The fleet sources being pulled now, each pull's way to stop it (fleetStop).
+  const pulls = new Map<string, Set<AbortController>>();
+  const mirror = async (logId: string): ReturnType<WitnessApi['fleetMirror']> => {
+    const stop = new AbortController();
+    const mine = pulls.get(logId) ?? new Set<AbortController>();
+    pulls.set(logId, mine.add(stop));
+    try {
+      return await audit.call('fleetMirror', { logId }, stop.signal, (p) =>
+        session.bus.emit({ topic: 'fleet.mirror', logId, pulled: (p as { pulled: number }).pulled }),
+      );
+    } finally {
+      mine.delete(stop);
+      if (mine.size === 0 && pulls.get(logId) === mine) pulls.delete(logId);
+    }
+  };
   const api: WitnessApi = {
     // Core: the application, LTL, labelled-graph planning, jobs.
     ltlTranslate: (r) => planning.call('ltlTranslate', r),
@@ -100,6 +116,16 @@ export function handlers(session: Session): Handlers {
     auditReplay: (r) => audit.call('auditReplay', r),
     auditVerify: (r) => audit.call('auditVerify', r),
     auditExport: (r) => audit.call('auditExport', r),
+    // The fleet store (when the session names one): its sources, and a source pulled into its local replica, which
+    // the audit methods above then read; in the audit workers too. Its URL's password never leaves main.
+    fleetInfo: () => Promise.resolve({ store: session.fleet !== undefined ? redactStoreUrl(session.fleet) : null }),
+    fleetSources: (r) => audit.call('fleetSources', r),
+    fleetMirror: ({ logId }) => mirror(logId),
+    fleetStop: ({ logId }) => {
+      const mine = [...(pulls.get(logId) ?? [])];
+      for (const c of mine) c.abort();
+      return Promise.resolve({ stopped: mine.length });
+    },
   };
   return {
     api,

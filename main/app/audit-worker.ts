@@ -1,16 +1,23 @@
 /**
  * Worker thread: the audit browser's reads (app/audit.ts AuditBrowser over its cached read-only
- * connections), one request at a time, for app/audit-threads.ts. Reads of a large or hostile log
- * take as long as they take here, never on the event loop that answers the E-STOP.
+ * connections) and the fleet store's (app/fleet-browser.ts: its sources, a source pulled into its local
+ * replica), one request at a time, for app/audit-threads.ts. Reads of a large or hostile log, and a
+ * store's answers however slow, take as long as they take here, never on the event loop that answers
+ * the E-STOP.
  */
 import { workerData } from 'node:worker_threads';
-import type { AuditApi } from '../contract/api.js';
+import type { AuditLaneApi } from './audit-threads.js';
 import { serveLane } from '../platform/workers.js';
 import { AuditBrowser } from './audit.js';
+import { FleetBrowser } from './fleet-browser.js';
 
-const browser = new AuditBrowser(workerData as { auditFile: string; workspace: string });
+const data = workerData as { auditFile: string; workspace: string; fleet?: string };
+const browser = new AuditBrowser(data);
+const fleet = new FleetBrowser(data);
 
-type Handlers = { readonly [M in keyof AuditApi]: (p: Parameters<AuditApi[M]>[0]) => unknown };
+type Handlers = {
+  readonly [M in keyof AuditLaneApi]: (p: Parameters<AuditLaneApi[M]>[0], progress: (p: unknown) => void) => unknown;
+};
 const methods: Handlers = {
   auditRuns: (p) => browser.runs(p),
   auditHead: (p) => browser.head(p),
@@ -21,12 +28,17 @@ const methods: Handlers = {
   auditReplay: (p) => browser.replay(p),
   auditVerify: (p) => browser.verify(p),
   auditExport: (p) => browser.export(p),
+  fleetSources: (p) => fleet.sources(p.filter),
+  fleetMirror: (p, progress) => fleet.mirror(p.logId, (pulled) => progress({ pulled })),
 };
 
 serveLane(
-  (method, params) => {
+  (method, params, progress) => {
     if (!Object.hasOwn(methods, method)) throw new Error(`the audit worker has no method ${method}`);
-    return (methods[method as keyof AuditApi] as (p: unknown) => unknown)(params);
+    return (methods[method as keyof AuditLaneApi] as (p: unknown, progress: (p: unknown) => void) => unknown)(
+      params,
+      progress,
+    );
   },
   () => ({ connections: browser.openConnections }),
 );

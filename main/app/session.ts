@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { EventBus } from './events.js';
 import { Jobs } from './jobs.js';
-import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultWorkspace } from '../platform/paths.js';
+import { ASSETS_DIR, RENDERER_DIST, defaultAuditFile, defaultFleetUrl, defaultWorkspace } from '../platform/paths.js';
 import type { LoaderDeps, OpenOptions } from '../backends/catalogue.js';
 import type { WorldFault } from '../core/world/faults.js';
 
@@ -18,6 +18,11 @@ export interface Session {
   readonly workspace: string;
   /** The audit database missions are recorded in. */
   readonly auditFile: string;
+  /**
+   * The fleet store the audit browser reads (a PostgreSQL URL, credentials included: it stays in main, the UI sees it
+   * with the password masked); absent: none.
+   */
+  readonly fleet?: string;
   /** The app's shipped assets (scenes, models, regions, tools). */
   readonly assets: string;
   readonly bus: EventBus;
@@ -32,6 +37,8 @@ export interface SessionOptions {
   readonly transport?: Transport;
   readonly workspace?: string;
   readonly auditFile?: string;
+  /** The fleet store (default: $WITNESS_FLEET, else none). */
+  readonly fleet?: string;
   readonly bus?: EventBus;
   readonly ros2?: LoaderDeps;
   /** Tests only: faults every world this session opens injects on cue (core/world/faults.ts). */
@@ -40,10 +47,12 @@ export interface SessionOptions {
 
 export function createSession(o: SessionOptions = {}): Session {
   const bus = o.bus ?? new EventBus();
+  const fleet = o.fleet ?? defaultFleetUrl();
   return {
     transport: o.transport ?? 'direct',
     workspace: path.resolve(o.workspace ?? defaultWorkspace()),
     auditFile: path.resolve(o.auditFile ?? defaultAuditFile()),
+    ...(fleet !== undefined ? { fleet } : {}),
     assets: ASSETS_DIR,
     bus,
     jobs: new Jobs(bus),

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
+import { isStoreUrl, redactStoreUrl } from '../app/fleet.js';
 
 /**
  * Web mode, as the process entry provides it (the CLI itself imports only the app and the contract):
@@ -12,11 +13,14 @@ export type ServeWeb = (o: {
   port: number;
   workspace?: string;
   audit?: string;
+  fleet?: string;
   log: (line: string) => void;
 }) => Promise<{
   url: string;
   workspace: string;
   auditFile: string;
+  /** The fleet store the Audit tab reads, its password masked (null: none). */
+  fleet: string | null;
   stopped: Promise<{ reason: string; code: number }>;
   close(reason?: string): Promise<void>;
 }>;
@@ -25,6 +29,7 @@ interface WebFlags {
   port: number;
   workspace?: string;
   audit?: string;
+  fleet?: string;
 }
 
 export function webCommand(io: Output, setExit: (c: number) => void, serve?: ServeWeb): Command {
@@ -39,8 +44,18 @@ export function webCommand(io: Output, setExit: (c: number) => void, serve?: Ser
       '--audit <db>',
       'the audit database missions are recorded in (default: $WITNESS_AUDIT, else ~/.local/share/witness/audit.sqlite)',
     )
+    .option(
+      '--fleet <url>',
+      'a fleet store (postgres://…) the Audit tab browses; the PG* variables fill in what the URL leaves out, and its password stays in this process (default: $WITNESS_FLEET, else none)',
+    )
     .action(
       action(io, setExit, async (o: WebFlags) => {
+        const fleet = o.fleet ?? process.env['WITNESS_FLEET'];
+        if (fleet !== undefined && fleet !== '' && !isStoreUrl(fleet))
+          throw new CliError(
+            `${o.fleet !== undefined ? '--fleet' : '$WITNESS_FLEET'}: ${redactStoreUrl(fleet)} is not a PostgreSQL URL (postgres://user@host:port/database)`,
+            EXIT.usage,
+          );
         if (serve === undefined)
           throw new CliError(
             'web mode is started by the witness command (bin/witness.js), not by this embedding of the CLI',
@@ -51,10 +66,11 @@ export function webCommand(io: Output, setExit: (c: number) => void, serve?: Ser
           log: (s) => io.err(`${s}\n`),
           ...(o.workspace ? { workspace: o.workspace } : {}),
           ...(o.audit ? { audit: o.audit } : {}),
+          ...(fleet ? { fleet } : {}),
         });
         io.out(`Witness web UI: ${web.url}\n`);
         io.err(
-          `web: workspace ${web.workspace}; audit log ${web.auditFile}; listening on 127.0.0.1 only; Ctrl-C stops\n`,
+          `web: workspace ${web.workspace}; audit log ${web.auditFile}${web.fleet !== null ? `; fleet store ${web.fleet}` : ''}; listening on 127.0.0.1 only; Ctrl-C stops\n`,
         );
         const { reason, code } = await web.stopped;
         await web.close(reason);

@@ -10,6 +10,7 @@ import type { EstopEvent, MissionApi, MissionEvent } from './api/mission.js';
 import type { AuditApi } from './api/audit.js';
 import type { ActApi, ActEvent } from './api/act.js';
 import type { FoxgloveApi, FoxgloveEvent } from './api/foxglove.js';
+import type { FleetApi, FleetEvent } from './api/fleet.js';
 import type { JobEvent } from './api/core.js';
 import { CORE_PARAMS } from './api/core.js';
 import { EDITOR_PARAMS } from './api/editor.js';
@@ -18,6 +19,7 @@ import { MISSION_PARAMS } from './api/mission.js';
 import { AUDIT_PARAMS } from './api/audit.js';
 import { ACT_PARAMS } from './api/act.js';
 import { FOXGLOVE_PARAMS } from './api/foxglove.js';
+import { FLEET_PARAMS } from './api/fleet.js';
 
 export type * from './api/core.js';
 export type * from './api/editor.js';
@@ -26,16 +28,20 @@ export type * from './api/mission.js';
 export type * from './api/audit.js';
 export type * from './api/act.js';
 export type * from './api/foxglove.js';
+export type * from './api/fleet.js';
 
 /** Every method takes one parameter object and resolves to its result, or rejects with an ApiError. */
-export interface WitnessApi extends CoreApi, EditorApi, SceneApi, MissionApi, AuditApi, ActApi, FoxgloveApi {}
+export interface WitnessApi extends CoreApi, EditorApi, SceneApi, MissionApi, AuditApi, ActApi, FoxgloveApi, FleetApi {}
 
 export type ApiMethod = keyof WitnessApi;
 export type ApiParams<M extends ApiMethod> = Parameters<WitnessApi[M]>[0];
 export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<WitnessApi[M]>>;
 
-/** What main pushes to every connected UI: job progress, mission events, the E-STOP and the Foxglove server. */
-export type ApiEvent = JobEvent | MissionEvent | EstopEvent | ActEvent | FoxgloveEvent;
+/**
+ * What main pushes to every connected UI: job progress, mission events, the E-STOP, the Foxglove server and a fleet
+ * source's mirroring.
+ */
+export type ApiEvent = JobEvent | MissionEvent | EstopEvent | ActEvent | FoxgloveEvent | FleetEvent;
 
 /** A JSON Schema (draft 2020-12) as plain data. */
 export type ParamSchema = Readonly<Record<string, unknown>>;
@@ -49,6 +55,7 @@ export const API_PARAMS: Readonly<Record<ApiMethod, ParamSchema>> = Object.freez
   ...AUDIT_PARAMS,
   ...ACT_PARAMS,
   ...FOXGLOVE_PARAMS,
+  ...FLEET_PARAMS,
 });
 
 export const API_METHODS: readonly ApiMethod[] = Object.freeze(Object.keys(API_PARAMS) as ApiMethod[]);

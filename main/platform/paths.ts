@@ -41,6 +41,11 @@ export function defaultAuditFile(): string {
   );
 }
 
+/** The fleet store the workbench's Audit tab reads when none is named: $WITNESS_FLEET (a PostgreSQL URL), else none. */
+export function defaultFleetUrl(): string | undefined {
+  return env('WITNESS_FLEET');
+}
+
 /** Generated data that can be rebuilt at any time: $WITNESS_CACHE, else $XDG_CACHE_HOME/witness. */
 export function cacheDir(): string {
   return path.resolve(

@@ -7,7 +7,8 @@
  *    it holds between them (open database connections). A request that is abandoned (its signal),
  *    that runs past its time limit, or that is still running when the lane closes stops the worker
  *    at once; the next request starts a fresh one. The lane's thread keeps the process alive only
- *    while a request is pending.
+ *    while a request is pending. A request may report progress on the way (serveLane's `progress`), which the
+ *    caller's `progress` receives.
  *
  * A WitnessError thrown in a worker arrives as a WitnessError with the same code, message and
  * location (file, path, line, column); anything else arrives as an Error (an internal error).
@@ -116,16 +117,19 @@ interface LaneRequest {
 
 type LaneReply =
   | { readonly id: number; readonly ok: true; readonly result: unknown; readonly state: unknown }
+  /** How far the request has come (it goes on). */
+  | { readonly id: number; readonly progress: unknown }
   | { readonly id: number; readonly ok: false; readonly error: WireError; readonly state: unknown }
   /** The worker has loaded its modules and takes requests (its start-up is not a request's time). */
   | { readonly ready: true };
 
 /**
  * The worker side of a WorkerLane: answers each request with `handle`'s result (awaited) or its
- * error, and with `state()` after it (what the worker holds, for the owner to report).
+ * error, and with `state()` after it (what the worker holds, for the owner to report); `handle` may
+ * call `progress` on the way, as often as it likes (each call is one message to the owner).
  */
 export function serveLane(
-  handle: (method: string, params: unknown) => unknown,
+  handle: (method: string, params: unknown, progress: (p: unknown) => void) => unknown,
   state: () => unknown = () => null,
 ): void {
   const port = parentPort!;
@@ -133,8 +137,9 @@ export function serveLane(
   port.on('message', (m: LaneRequest) => {
     void (async () => {
       let reply: LaneReply;
+      const progress = (p: unknown): void => port.postMessage({ id: m.id, progress: p } satisfies LaneReply);
       try {
-        reply = { id: m.id, ok: true, result: await handle(m.method, m.params), state: state() };
+        reply = { id: m.id, ok: true, result: await handle(m.method, m.params, progress), state: state() };
       } catch (e) {
         reply = { id: m.id, ok: false, error: errorToWire(e), state: state() };
       }
@@ -161,6 +166,8 @@ export interface LaneCall {
   readonly signal?: AbortSignal;
   /** The request in words, for error messages ("auditQuery on /x/audit.sqlite"). */
   readonly what?: string;
+  /** Told what the request reports of its progress while it runs. */
+  readonly progress?: (p: unknown) => void;
 }
 
 /** How long a fresh worker may take to load its modules, on top of its first request's limit. */
@@ -279,6 +286,10 @@ export class WorkerLane {
     worker.on('message', (m: LaneReply) => {
       const job = this.running;
       if (this.worker !== worker) return;
+      if ('progress' in m) {
+        if (job !== null && job.request.id === m.id) job.call.progress?.(m.progress);
+        return;
+      }
       if ('ready' in m) {
         this.ready = true;
         if (job !== null) this.limit(job, job.call.timeLimitMs);

@@ -59,3 +59,33 @@ test('`npm start` says why the desktop app cannot open (no display) and starts w
     /start: cannot open the desktop app: (the Electron binary is not installed|no display).*Starting web mode instead/,
   );
 });
+
+test('`witness web --fleet URL` names the fleet store with its password masked (never the password itself)', async () => {
+  const r = await startsWebMode(
+    [
+      path.join(ROOT, 'bin', 'witness.js'),
+      'web',
+      '--workspace',
+      path.join(ROOT, 'test-results', 'ws-web-fleet'),
+      '--fleet',
+      'postgres://lab:s3cr%3At@127.0.0.1:1/fleet?sslmode=disable',
+    ],
+    { PGPASSWORD: 'env-secret' },
+  );
+  assert.match(r.stderr, /fleet store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/fleet\?sslmode=disable; listening/);
+  assert.doesNotMatch(r.stdout + r.stderr, /s3cr|env-secret/);
+});
+
+test('`witness web --fleet` refuses what is not a PostgreSQL URL before it serves anything (exit 2)', async () => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'witness.js'), 'web', '--fleet', 'fleet.sqlite'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise((r) => child.once('exit', r));
+  assert.equal(code, 2);
+  assert.match(out, /--fleet: fleet\.sqlite is not a PostgreSQL URL/);
+  assert.doesNotMatch(out, /Witness web UI/);
+});

@@ -35,6 +35,8 @@ export interface AppUnderTest {
 export interface OpenOptions {
   workspace?: string;
   auditFile?: string;
+  /** The fleet store the Audit tab browses (a PostgreSQL URL), as `witness web --fleet` names it. */
+  fleet?: string;
   /** Window size (default 1440×900). */
   viewport?: { width: number; height: number };
   /** How the workbench finds rclnodejs (a simulated ROS 2 graph's double). */
@@ -61,6 +63,7 @@ export async function openApp(o: OpenOptions = {}): Promise<AppUnderTest> {
     transport: 'web',
     workspace,
     auditFile: o.auditFile ?? path.join(dir, 'audit.sqlite'),
+    ...(o.fleet !== undefined ? { fleet: o.fleet } : {}),
     ...(o.ros2 !== undefined ? { ros2: o.ros2 } : {}),
     ...(o.faults !== undefined ? { faults: o.faults } : {}),
   });

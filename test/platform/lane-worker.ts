@@ -1,6 +1,6 @@
 /**
  * A WorkerLane's worker for its tests: counts the requests it has answered (state: what a fresh
- * worker has not seen), echoes, throws, spins, and allocates without end on request.
+ * worker has not seen), echoes, reports progress, throws, spins, and allocates without end on request.
  */
 import { serveLane } from '../../main/platform/workers.js';
 import { WitnessError } from '../../main/contract/errors.js';
@@ -9,11 +9,17 @@ let answered = 0;
 const hoard: unknown[] = [];
 
 serveLane(
-  async (method, params) => {
+  async (method, params, progress) => {
     answered++;
     switch (method) {
       case 'echo':
         return params;
+      case 'steps':
+        for (let i = 1; i <= (params as number); i++) {
+          progress({ done: i });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        return 'stepped';
       case 'later':
         return new Promise((r) => setTimeout(() => r(params), 50));
       case 'witness':

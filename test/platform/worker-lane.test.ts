@@ -52,6 +52,23 @@ test('answers in order from one worker, which keeps its state; errors cross with
   }
 });
 
+test("a request's progress reaches its caller, in order, before its answer; another request hears none of it", async () => {
+  const { lane: l } = lane();
+  try {
+    const heard: unknown[] = [];
+    const other: unknown[] = [];
+    const [a, b] = await Promise.all([
+      l.request('steps', 3, { timeLimitMs: 5000, progress: (p) => heard.push(p) }),
+      l.request('echo', 'after', { timeLimitMs: 5000, progress: (p) => other.push(p) }),
+    ]);
+    assert.deepEqual([a, b], ['stepped', 'after']);
+    assert.deepEqual(heard, [{ done: 1 }, { done: 2 }, { done: 3 }]);
+    assert.deepEqual(other, []);
+  } finally {
+    await l.close();
+  }
+});
+
 test('a request past its time limit stops its worker with a budget error naming it; the queue goes on in a fresh worker', async () => {
   const { lane: l, states } = lane();
   try {

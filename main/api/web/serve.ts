@@ -8,11 +8,14 @@ import { createDirectApi } from '../direct.js';
 import { createDispatcher } from '../dispatch.js';
 import { startWebServer } from './server.js';
 import { uiBuilt, UI_DIR } from '../../app/session.js';
+import { redactStoreUrl } from '../../app/fleet.js';
 
 export interface WebModeOptions {
   readonly port: number;
   readonly workspace?: string;
   readonly audit?: string;
+  /** The fleet store the Audit tab browses (a PostgreSQL URL; its password stays in this process). */
+  readonly fleet?: string;
   readonly log: (line: string) => void;
 }
 
@@ -20,6 +23,8 @@ export interface WebMode {
   readonly url: string;
   readonly workspace: string;
   readonly auditFile: string;
+  /** The fleet store, its password masked (null: none). */
+  readonly fleet: string | null;
   /** Stops the running missions and tool loops (`reason`: why, recorded with each), waits for them, and closes. */
   close(reason?: string): Promise<void>;
 }
@@ -31,6 +36,7 @@ export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
     transport: 'web',
     ...(o.workspace ? { workspace: o.workspace } : {}),
     ...(o.audit ? { auditFile: o.audit } : {}),
+    ...(o.fleet ? { fleet: o.fleet } : {}),
   });
   mkdirSync(api.context.workspace, { recursive: true });
   const server = await startWebServer({
@@ -46,6 +52,7 @@ export async function serveWebMode(o: WebModeOptions): Promise<WebMode> {
     url: server.url,
     workspace: api.context.workspace,
     auditFile: api.context.auditFile,
+    fleet: api.context.fleet !== undefined ? redactStoreUrl(api.context.fleet) : null,
     close: async (reason) => {
       await server.close();
       await api.close(reason);

@@ -1,10 +1,12 @@
 /**
- * The audit browser's elements: the toolbar (database, verify, export), the run list, the filter
- * row, the table, the detail pane, the timeline and the replay beside it. Built once; panel.ts
+ * The audit browser's elements: the toolbar (a file or the fleet store, verify, export), the fleet
+ * store's sources (fleet.ts), the run list, the filter row, the table, the detail pane, the timeline and
+ * the replay beside it. Built once; panel.ts
  * wires them to the model.
  */
 import { AUDIT_EXPORT_FORMATS } from '../../../main/contract/defaults.js';
 import { el } from '../app.js';
+import { fleetDom } from './fleet.js';
 
 const NO_EVENT = 'Select an event to see it in full.';
 /** The detail pane's text when no event is selected. */
@@ -42,10 +44,30 @@ function toolbarElements(auditFile: string) {
     },
     '',
   );
+  const modeFile = el('input', {
+    type: 'radio',
+    name: 'audit-mode',
+    id: 'audit-mode-file',
+    value: 'file',
+    checked: '',
+  });
+  const modeFleet = el('input', { type: 'radio', name: 'audit-mode', id: 'audit-mode-fleet', value: 'fleet' });
+  const fileLabel = el('label', { for: 'audit-file' }, 'Database');
   const toolbar = el(
     'div',
     { class: 'audit-toolbar' },
-    el('label', { for: 'audit-file' }, 'Database'),
+    el(
+      'span',
+      { class: 'audit-mode', role: 'radiogroup', 'aria-label': 'what the browser opens' },
+      el('label', { title: 'An audit database file of this machine' }, modeFile, ' File'),
+      el(
+        'label',
+        { title: "The fleet store's sources: every lab PC's log, pushed to PostgreSQL" },
+        modeFleet,
+        ' Fleet store',
+      ),
+    ),
+    fileLabel,
     fileInput,
     openBtn,
     verifyBtn,
@@ -54,7 +76,7 @@ function toolbarElements(auditFile: string) {
     live,
     message,
   );
-  return { fileInput, openBtn, verifyBtn, exportBtns, message, live, toolbar };
+  return { modeFile, modeFleet, fileLabel, fileInput, openBtn, verifyBtn, exportBtns, message, live, toolbar };
 }
 
 function secondsInput(id: string, placeholder: string): HTMLInputElement {
@@ -107,6 +129,7 @@ function filterElements() {
 export function auditDom(root: HTMLElement, auditFile: string) {
   const tb = toolbarElements(auditFile);
   const fl = filterElements();
+  const fleet = fleetDom();
   const verifyOut = el('div', { id: 'audit-verify-result', class: 'audit-result' });
   const exportOut = el('div', { id: 'audit-export-result', class: 'audit-result' });
   const runsList = el('ul', { id: 'audit-runs', class: 'audit-runs', role: 'listbox', 'aria-label': 'runs' });
@@ -129,6 +152,7 @@ export function auditDom(root: HTMLElement, auditFile: string) {
       'div',
       { class: 'audit' },
       tb.toolbar,
+      fleet.root,
       el('div', { class: 'audit-left' }, el('h4', { class: 'audit-h' }, 'Runs'), runsList, moreRuns),
       el('div', { class: 'audit-main' }, fl.filters, tableRoot, track),
       el(
@@ -140,7 +164,7 @@ export function auditDom(root: HTMLElement, auditFile: string) {
       ),
     ),
   );
-  return { ...tb, ...fl, verifyOut, exportOut, runsList, moreRuns, tableRoot, detail, track, replaySide };
+  return { ...tb, ...fl, fleet, verifyOut, exportOut, runsList, moreRuns, tableRoot, detail, track, replaySide };
 }
 
 export type AuditDom = ReturnType<typeof auditDom>;

@@ -7,7 +7,8 @@
  * and the timeline (timeline.ts). The open database is tailed (tail.ts): runs and events that a
  * mission or another process appends appear without reopening it, and a verify result made before
  * they landed says it is stale. Verifier failures stand out: runs with failure records or failed
- * postconditions, those rows in the table, and the row a failed chain check names.
+ * postconditions, those rows in the table, and the row a failed chain check names. In fleet store
+ * mode (fleet.ts) the database is a source's verified local replica, which main keeps pulling.
  */
 import './audit.css';
 import type {
@@ -28,6 +29,7 @@ import { type Timeline, createTimeline } from './timeline.js';
 import { type Head, type Tail, createTail } from './tail.js';
 import { linkNodes, replayScene } from '../graph/node-links.js';
 import { type AuditDom, auditDom, noEvent } from './dom.js';
+import { FleetPane } from './fleet.js';
 import {
   type Facets,
   type FilterFields,
@@ -72,7 +74,15 @@ class AuditView {
   private readonly table: EventTable;
   private readonly timeline: Timeline;
   private readonly tail: Tail;
+  private readonly fleet: FleetPane;
   // ---- state
+  private mode: 'file' | 'fleet' = 'file';
+  /** What the open database is called on screen (a fleet source's name; null: its path). */
+  private shownName: string | null = null;
+  /** Counts opens and drops: an open's answers apply only while it is the latest. */
+  private openGen = 0;
+  /** The file field's text before the fleet store mode showed replicas in it. */
+  private fileBeforeFleet = '';
   private file: string | undefined;
   private list: RunList = { runs: [], next: null };
   private run: AuditRunSummary | null = null;
@@ -110,6 +120,15 @@ class AuditView {
       (head) => this.headMoved(head),
       (e) => this.say(`following the database: ${errorText(e)}`, 'error'),
     );
+    this.fleet = new FleetPane(this.d.fleet, this.api, (l) => app.onEvent(l), {
+      open: async (file, name) => {
+        this.d.fileInput.value = file;
+        await this.openDb(false, name);
+      },
+      clear: (why) => this.dropDb(why, 'info'),
+      grew: () => this.tail.poke(),
+      active: () => root.getClientRects().length > 0,
+    });
     this.wire();
   }
 
@@ -117,9 +136,29 @@ class AuditView {
     this.timeline.shown();
     this.table.refresh();
     this.tail.poke();
-    if (!this.opened) {
+    if (!this.opened && this.mode === 'file') {
       this.opened = true;
       void this.openDb();
+    }
+  }
+
+  /** A file of this machine, or the fleet store's sources (the browser shows nothing until one is opened). */
+  private setMode(mode: 'file' | 'fleet', open = true): void {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    const d = this.d;
+    d.modeFile.checked = mode === 'file';
+    d.modeFleet.checked = mode === 'fleet';
+    for (const e of [d.fileLabel, d.fileInput, d.openBtn]) e.hidden = mode === 'fleet';
+    if (mode === 'fleet') {
+      this.fileBeforeFleet = d.fileInput.value;
+      this.dropDb('Open a source of the fleet store (click its row) to browse it.', 'info');
+      void this.fleet.enter();
+    } else {
+      this.fleet.leave();
+      d.fileInput.value = this.fileBeforeFleet;
+      this.opened = true;
+      if (open) void this.openDb();
     }
   }
 
@@ -454,7 +493,7 @@ class AuditView {
       this.list = mergeOlder(this.list, res);
       this.renderRuns();
       const head = this.tail.head;
-      if (head !== null) this.say(runsText(res.file, this.list, head.runs));
+      if (head !== null) this.runsSay(res.file, head);
     } catch (e) {
       this.say(`older runs: ${errorText(e)}`, 'error');
     } finally {
@@ -462,21 +501,27 @@ class AuditView {
     }
   }
 
-  private async openDb(keep = false): Promise<void> {
+  private async openDb(keep = false, name: string | null = keep ? this.shownName : null): Promise<void> {
     const typed = this.d.fileInput.value.trim();
     const next = typed === '' || typed === this.app.info.auditFile ? undefined : typed;
     const arg = next !== undefined ? { file: next } : {};
+    const gen = ++this.openGen;
     this.say('opening…');
     try {
       // The head first: what is written meanwhile shows at the next poll.
       const head = await this.api.auditHead(arg);
       const res = await this.api.auditRuns(arg);
+      // Another open (or the switch to the fleet store) came after this one: it has the screen.
+      if (gen !== this.openGen) return;
+      this.shownName = name;
       if (this.file !== next || !keep) this.clearVerify();
       this.file = next;
+      this.offerWholeLog(true);
       this.d.fileInput.value = res.file;
       this.list = { runs: res.runs, next: res.next };
       this.renderRuns();
-      this.say(res.message ?? runsText(res.file, this.list, head.runs));
+      if (res.message !== undefined) this.say(res.message);
+      else this.runsSay(res.file, head);
       this.tail.follow({ file: next, head });
       this.showLive(head);
       this.markStale(head);
@@ -489,14 +534,33 @@ class AuditView {
         if (this.list.runs[0] !== undefined) await this.selectRun(this.list.runs[0]);
       } else if (again.events !== run!.events) await this.refreshRun(again);
     } catch (e) {
-      // Nothing of the previous database stays on screen as if it were this one's.
-      this.tail.follow(null);
-      this.showLive(null);
-      this.clearVerify();
-      this.clearRuns();
-      this.d.exportOut.textContent = '';
-      this.say(errorText(e), 'error');
+      if (gen === this.openGen) this.dropDb(errorText(e), 'error');
     }
+  }
+
+  /** Verify and the exports, offered or not. */
+  private offerWholeLog(on: boolean): void {
+    for (const b of [this.d.verifyBtn, ...this.d.exportBtns]) b.disabled = !on;
+  }
+
+  /** The open database as the status line names it: a fleet source by its name, a file by its path. */
+  private runsSay(file: string, head: Head | { runs: number }): void {
+    this.d.message.title = file;
+    this.say(runsText(this.shownName ?? file, this.list, head.runs));
+  }
+
+  /** Nothing of the database open before stays on screen (as if it were the next one's); `why` says so. */
+  private dropDb(why: string, kind: 'info' | 'error'): void {
+    // In the fleet store's mode nothing is open until a source is: nothing to verify or export.
+    this.offerWholeLog(this.mode === 'file');
+    this.openGen++;
+    this.shownName = null;
+    this.tail.follow(null);
+    this.showLive(null);
+    this.clearVerify();
+    this.clearRuns();
+    this.d.exportOut.textContent = '';
+    this.say(why, kind);
   }
 
   /** The selected run has more events: its filters' counts, its replay and its table follow. */
@@ -521,7 +585,8 @@ class AuditView {
     const res: RunsPage & { file: string; message?: string } = await this.api.auditRuns(this.fileArg());
     this.list = mergeNewest(this.list, res);
     this.renderRuns();
-    this.say(res.message ?? runsText(res.file, this.list, head.runs));
+    if (res.message !== undefined) this.say(res.message);
+    else this.runsSay(res.file, head);
     this.markStale(head);
     const run = this.run;
     const current = run === null ? undefined : this.list.runs.find((r) => r.id === run.id);
@@ -602,6 +667,7 @@ class AuditView {
 
   /** Another tab's audit link (the tool loop's): the session's database, at that run. */
   private async openLinkedRun(id: string): Promise<void> {
+    this.setMode('file', false);
     this.d.fileInput.value = this.app.info.auditFile;
     this.opened = true;
     await this.openDb();
@@ -620,6 +686,8 @@ class AuditView {
     const d = this.d;
     const apply = (): void => this.applyFilter();
     d.openBtn.addEventListener('click', () => void this.openDb());
+    d.modeFile.addEventListener('change', () => this.setMode('file'));
+    d.modeFleet.addEventListener('change', () => this.setMode('fleet'));
     d.moreRuns.addEventListener('click', () => void this.olderRuns());
     d.fileInput.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') void this.openDb();
@@ -639,7 +707,8 @@ class AuditView {
       b.addEventListener('click', () => this.exportAs(b.dataset.format as AuditExportFormat));
     // A mission that ends adds a run to the session's database.
     this.app.onEvent((e) => {
-      if ((e.topic === 'mission.end' || e.topic === 'act.end') && this.file === undefined) void this.openDb(true);
+      if ((e.topic === 'mission.end' || e.topic === 'act.end') && this.file === undefined && this.mode === 'file')
+        void this.openDb(true);
     });
     this.app.onMessage((m) => {
       if (m.kind === 'audit-run') void this.openLinkedRun(m.run);
