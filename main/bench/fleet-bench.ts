@@ -86,7 +86,7 @@ export interface FleetBenchResult {
   };
 }
 
-export const FLEET_SOURCES = 20;
+const FLEET_SOURCES = 20;
 const WEEKS = 4;
 const DAY_MS = 86_400_000;
 /** Sources pushed after the one PC and the four: the rest of the twenty. */
@@ -94,7 +94,7 @@ const REST = FLEET_SOURCES - 5;
 const MIN_REST_EVENTS = 100;
 
 /** The smallest --verify-events for --events `events`: both pushes' events, and the other sources' share. */
-export const minVerifyEvents = (events: number): number => 2 * events + REST * MIN_REST_EVENTS;
+const minVerifyEvents = (events: number): number => 2 * events + REST * MIN_REST_EVENTS;
 
 /** `total` split into `parts` nearly equal counts. */
 function split(total: number, parts: number): number[] {

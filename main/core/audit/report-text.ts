@@ -9,7 +9,7 @@ const shown = (v: string | null): string => v ?? '–';
 const shortLog = (id: string): string => (id.length > 16 ? `${id.slice(0, 16)}…` : id);
 
 /** The filters in words ('' when none). */
-export function filterText(f: ReportFilter): string {
+function filterText(f: ReportFilter): string {
   const parts = [
     f.source !== undefined ? `source ${f.source}` : '',
     f.robot !== undefined ? `robot ${f.robot}` : '',

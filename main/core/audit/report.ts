@@ -104,16 +104,16 @@ export function failureFields(
 }
 
 /** A run_end's outcome. */
-export const outcomeOf = (body: string): string | null => str(objectOf(body)?.['outcome']);
+const outcomeOf = (body: string): string | null => str(objectOf(body)?.['outcome']);
 
 /** An operator_decision: the decision, who and why. */
-export function decisionOf(body: string): { decision: string | null; operator: string | null; reason: string | null } {
+function decisionOf(body: string): { decision: string | null; operator: string | null; reason: string | null } {
   const b = objectOf(body);
   return { decision: str(b?.['decision']), operator: str(b?.['operator']), reason: str(b?.['reason']) };
 }
 
 /** The runs an E-STOP's latch run says it stopped (its meta.stopped), and how the operator reached it (meta.via). */
-export function runMetaOf(meta: string | null): { via: string | null; stopped: string[] } {
+function runMetaOf(meta: string | null): { via: string | null; stopped: string[] } {
   const m = meta === null ? null : objectOf(meta);
   const list: unknown = m?.['stopped'];
   const stopped = Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
@@ -123,7 +123,7 @@ export function runMetaOf(meta: string | null): { via: string | null; stopped: s
 // ---- ordering ------------------------------------------------------------------------------------------------------
 
 /** Code-point order of two optional texts, nothing last (not a collation: both engines sort the same). */
-export function compareText(a: string | null, b: string | null): number {
+function compareText(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
@@ -142,7 +142,7 @@ export interface FailureCell {
   readonly last_ms: number;
 }
 
-export interface FailureGroup {
+interface FailureGroup {
   readonly key: Readonly<Partial<Record<ReportKey, string | null>>>;
   readonly count: number;
   readonly first_ms: number;
@@ -250,7 +250,7 @@ export interface ReplanRow {
   readonly end: string | null;
 }
 
-export interface ReplanRun {
+interface ReplanRun {
   readonly log_id: string;
   readonly host: string | null;
   readonly robot: string | null;
@@ -317,7 +317,7 @@ export interface DecisionRow {
   readonly meta: string | null;
 }
 
-export interface EstopEntry {
+interface EstopEntry {
   readonly t_ms: number;
   readonly log_id: string;
   readonly host: string | null;

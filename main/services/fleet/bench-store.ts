@@ -36,7 +36,7 @@ export interface BenchDatabase {
 }
 
 /** `url` naming another database of the same server. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();

@@ -67,11 +67,7 @@ async function firstSeqWhere(c: pg.Client, source: number, last: number, ok: (t:
 }
 
 /** The sequence numbers [lo, hi] of a source that the time window covers (null: none). */
-async function seqRange(
-  c: pg.Client,
-  source: number,
-  w: FleetWindow,
-): Promise<{ lo: number; hi: number } | null> {
+async function seqRange(c: pg.Client, source: number, w: FleetWindow): Promise<{ lo: number; hi: number } | null> {
   const last = await lastSeq(c, source);
   const lo = w.since_ms === undefined ? 1 : await firstSeqWhere(c, source, last, (t) => t >= w.since_ms!);
   const hi = w.until_ms === undefined ? last : (await firstSeqWhere(c, source, last, (t) => t >= w.until_ms!)) - 1;

@@ -80,7 +80,7 @@ export function failuresSql(q: FailureQuery): { text: string; values: unknown[] 
  * The replans statement: per run with replans or escalations in the window, the counts and the body of its last
  * run_end.
  */
-export function replansSql(f: ReportFilter): { text: string; values: unknown[] } {
+function replansSql(f: ReportFilter): { text: string; values: unknown[] } {
   const p = new Params();
   const where = filterTerms(f, p, 'e');
   const text = `WITH m AS (
@@ -104,7 +104,7 @@ export function replansSql(f: ReportFilter): { text: string; values: unknown[] }
 const DECISION_COLS = `s.log_id, s.host, s.robot, e.seq, e.run_id, e.t_ms, e.body, r.world, r.operator, r.meta`;
 
 /** The operator decisions in the window and filters (E-STOPs among them). */
-export function estopsSql(f: ReportFilter): { text: string; values: unknown[] } {
+function estopsSql(f: ReportFilter): { text: string; values: unknown[] } {
   const p = new Params();
   const where = filterTerms(f, p, 'e');
   const text = `SELECT ${DECISION_COLS} FROM witness.events e JOIN witness.sources s ON s.id = e.source
@@ -210,7 +210,7 @@ export const storeEstops = (url: string, f: ReportFilter): Promise<EstopReport> 
   });
 
 /** The statement a report runs with (its plan is what explainReport shows). */
-export function reportSql(name: ReportName, q: FailureQuery): { text: string; values: unknown[] } {
+function reportSql(name: ReportName, q: FailureQuery): { text: string; values: unknown[] } {
   return name === 'failures' ? failuresSql(q) : name === 'replans' ? replansSql(q.filter) : estopsSql(q.filter);
 }
 
