@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A private, throwaway PostgreSQL server for the tests of the fleet store, started without root.
 #
-#   scripts/pg-test.sh start DIR   initdb a cluster in DIR/data, start it on a free port of 127.0.0.1 (its socket in
-#                                  DIR), and print WITNESS_TEST_PG_URL=postgres://witness:…@127.0.0.1:PORT/postgres
+#   scripts/pg-test.sh start DIR   initdb a cluster in DIR/data, start it on a free port of 127.0.0.1 (TCP only: no
+#                                  Unix socket, whose path could pass the 107 bytes a deep DIR makes), and print WITNESS_TEST_PG_URL=postgres://witness:…@127.0.0.1:PORT/postgres
 #   scripts/pg-test.sh restart DIR stop it at once (as a crash would) and start it again, same port and data
 #   scripts/pg-test.sh stop DIR    stop it and remove DIR
 #   scripts/pg-test.sh bindir      print the folder of PostgreSQL's server programs (exit 3 when not installed)
@@ -62,7 +62,7 @@ start() {
   for _ in 1 2 3 4 5 6 7 8; do
     port=$((20000 + RANDOM % 40000))
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c max_connections=200" start >/dev/null; then
+      -o "-p $port -c unix_socket_directories= -c listen_addresses=127.0.0.1 -c fsync=$fsync -c max_connections=200" start >/dev/null; then
       echo "$port" >"$dir/port"
       echo "WITNESS_TEST_PG_URL=postgres://witness:$pw@127.0.0.1:$port/postgres"
       return 0

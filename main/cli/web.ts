@@ -2,7 +2,6 @@
 import { Command } from 'commander';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, intFlag } from './flags.js';
-import { isStoreUrl, redactStoreUrl } from '../app/fleet.js';
 
 /**
  * Web mode, as the process entry provides it (the CLI itself imports only the app and the contract):
@@ -51,6 +50,8 @@ export function webCommand(io: Output, setExit: (c: number) => void, serve?: Ser
     .action(
       action(io, setExit, async (o: WebFlags) => {
         const fleet = o.fleet ?? process.env['WITNESS_FLEET'];
+        // Loaded here, not at start-up: the fleet module brings the store's driver and SQLite with it.
+        const { isStoreUrl, redactStoreUrl } = await import('../app/fleet.js');
         if (fleet !== undefined && fleet !== '' && !isStoreUrl(fleet))
           throw new CliError(
             `${o.fleet !== undefined ? '--fleet' : '$WITNESS_FLEET'}: ${redactStoreUrl(fleet)} is not a PostgreSQL URL (postgres://user@host:port/database)`,
