@@ -7,7 +7,7 @@
 import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
-import type { AuditApi, AuditExportFormat, AuditFilter } from '../contract/api.js';
+import type { AuditApi, AuditExportFormat, AuditFilter, AuditReplay } from '../contract/api.js';
 import {
   AuditError,
   type EventRow,
@@ -113,18 +113,36 @@ export function auditRun(
   limit: number,
 ): { run: RunSummary; spec: string | null; events: EventRow[] } {
   return withDb(file, (db) => {
-    const matches = runsByPrefix(db, run, 2);
-    if (matches.length !== 1)
-      throw new WitnessError(
-        matches.length === 0 ? 'not-found' : 'invalid-input',
-        matches.length === 0
-          ? `${file}: no run ${run}`
-          : `${file}: ${run} matches more than one run; give more of the id`,
-        { file },
-      );
-    const r = matches[0]!;
+    const r = runByPrefix(db, file, run);
     const spec = r.spec_sha ? (getBlob(db, r.spec_sha)?.body ?? null) : null;
     return { run: r, spec, events: queryEvents(db, { run: r.id, limit }) };
+  });
+}
+
+/** The one run whose id is or starts with `run`: not found, or more than one, is an error naming the file. */
+function runByPrefix(db: ReturnType<typeof openAuditReadOnly>, file: string, run: string): RunSummary {
+  const matches = runsByPrefix(db, run, 2);
+  if (matches.length !== 1)
+    throw new WitnessError(
+      matches.length === 0 ? 'not-found' : 'invalid-input',
+      matches.length === 0
+        ? `${file}: no run ${run}`
+        : `${file}: ${run} matches more than one run; give more of the id`,
+      { file },
+    );
+  return matches[0]!;
+}
+
+/**
+ * One run's replay (by id or a unique prefix, as `auditRun`): what the console's replay receives (replay.ts), at most
+ * `maxPositions` robot positions.
+ */
+export function auditReplay(file: string, run: string, maxPositions?: number): AuditReplay {
+  return withDb(file, (db) => {
+    const id = runByPrefix(db, file, run).id;
+    const r = runOf(db, id);
+    if (r === undefined) throw new WitnessError('not-found', `${file}: no run ${run}`, { file });
+    return replayRun(db, r, maxPositions);
   });
 }
 

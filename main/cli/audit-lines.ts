@@ -28,3 +28,14 @@ export const runLine = (r: RunSummary, prefix = ''): string =>
 /** What `ls` says on stderr after listing runs marked TAMPERED. */
 export const TAMPERED_RUNS_WARNING =
   'warning: the runs table disagrees with the hash chain for the runs marked TAMPERED; run `witness audit verify`\n';
+
+/** A run's header, as `show` and `replay` print it: its line, then its specification if it has one. */
+export function runHeader(
+  r: Pick<RunSummary, 'id' | 'world' | 'backend' | 'operator' | 'software' | 'started_ms' | 'ended_ms' | 'outcome'>,
+  spec: string | null,
+): string {
+  return (
+    `${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n` +
+    (spec !== null ? `specification: ${printable(spec)}\n` : '')
+  );
+}

@@ -8,7 +8,7 @@ import type { EventQuery } from '../app/audit.js';
 import { CliError, EXIT, type Output } from './errors.js';
 import { action, durationFlag, intFlag, timeFlag } from './flags.js';
 import { printable, printableJson } from './printable.js';
-import { TAMPERED_RUNS_WARNING, iso, printEvent, runLine } from './audit-lines.js';
+import { TAMPERED_RUNS_WARNING, printEvent, runHeader, runLine } from './audit-lines.js';
 import {
   type FleetFlags,
   filterOf,
@@ -19,6 +19,7 @@ import {
   targetOf,
 } from './audit-fleet.js';
 import { registerAuditReport } from './audit-report.js';
+import { registerAuditReplay } from './audit-replay.js';
 
 const audit = (): Promise<typeof import('../app/audit.js')> => import('../app/audit.js');
 
@@ -92,10 +93,7 @@ function registerAuditShow(cmd: Command, io: Output, setExit: (c: number) => voi
         const { run: r, spec, events } = app.auditRun(file, run, o.limit);
         if (o.json) io.out(printableJson({ run: r, spec, events: events.map((e) => app.eventJson(file, e)) }) + '\n');
         else {
-          io.out(
-            `${printable(`run ${r.id}: ${r.world} (${r.backend}), operator ${r.operator}, ${r.software}, started ${iso(r.started_ms)}, ended ${iso(r.ended_ms)}, outcome ${r.outcome ?? '–'}`)}\n`,
-          );
-          if (spec !== null) io.out(`specification: ${printable(spec)}\n`);
+          io.out(runHeader(r, spec));
           for (const e of events) printEvent(io, e);
         }
       }),
@@ -362,6 +360,7 @@ export function auditCommand(io: Output, setExit: (c: number) => void): Command 
   registerAuditShow(cmd, io, setExit);
   registerAuditQuery(cmd, io, setExit);
   registerAuditVerify(cmd, io, setExit);
+  registerAuditReplay(cmd, io, setExit);
   registerAuditExport(cmd, io, setExit);
   registerAuditPush(cmd, io, setExit);
   registerAuditInitStore(cmd, io, setExit);

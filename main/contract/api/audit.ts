@@ -156,7 +156,13 @@ export interface AuditReplay {
   /** The run's world as a scene: its picture and the plans' nodes placed where the log tells. */
   scene: GraphScene;
   /** Every plan in order: the first, then one per replan (node ids as in `scene`). */
-  plans: { seq: number; at: number; trigger: string; plan: PlanView }[];
+  plans: {
+    seq: number;
+    at: number;
+    trigger: string;
+    /** The plan document's blob hash. */ sha: string;
+    plan: PlanView;
+  }[];
   /** Robot positions from evidence events (columnar), in order; at most `maxPositions`. */
   positions: { seq: number[]; at: number[]; x: number[]; y: number[]; total: number };
   /** The runtime monitor's state set each time it changed. */

@@ -297,7 +297,7 @@ function gatherPlan(g: Gathered, db: Database.Database, e: EventRow, a: number):
         }
       : {}),
   };
-  g.plans.push({ seq: e.seq, at: a, trigger: doc.trigger, plan: view });
+  g.plans.push({ seq: e.seq, at: a, trigger: doc.trigger, sha: doc.sha, plan: view });
 }
 
 function thin<T extends Record<string, number[]>>(cols: T, max: number): T {

@@ -1,8 +1,8 @@
 /**
- * `witness audit ls|show|query|export --from postgres://…` against a real PostgreSQL (server.ts), as a reader role:
- * the same lines and JSON as on the local logs that were pushed, each after its source; the filters; paging with a
- * cursor; show and export through a mirror; usage errors; no password printed. Skipped, saying why, only where
- * PostgreSQL is not installed.
+ * `witness audit ls|show|query|replay|export --from postgres://…` against a real PostgreSQL (server.ts), as a reader
+ * role: the same lines and JSON as on the local logs that were pushed, each after its source; the filters; paging with
+ * a cursor; show, replay and export through a mirror; usage errors; no password printed. Skipped, saying why, only
+ * where PostgreSQL is not installed.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -262,6 +262,45 @@ describe('the read commands on a fleet store (a reader role)', { skip }, () => {
     assert.equal(none.status, 2);
     assert.match(none.err, /show needs one source, and no source .* holds a run/);
     assert.doesNotMatch(many.err + none.err, /r3ader-pw/);
+  });
+
+  test('replay reads the mirror of one source: the same bytes as replay on the pushed log, text and JSON', async () => {
+    for (const l of logs) {
+      const runs = JSON.parse((await cli('audit', 'ls', l.file, '--json')).out) as { id: string }[];
+      assert.ok(runs.length > 0);
+      for (const r of runs) {
+        const mine = await cli('audit', 'replay', '--from', url, '--host', l.host, r.id.slice(0, 8));
+        assert.equal(mine.status, 0, mine.err);
+        assert.equal(mine.out, (await cli('audit', 'replay', l.file, r.id.slice(0, 8))).out);
+        assert.match(mine.out, /\npositions: \d+ recorded/);
+        const json = await cli(
+          'audit',
+          'replay',
+          '--from',
+          url,
+          '--robot',
+          l.robot,
+          r.id,
+          '--json',
+          '--positions',
+          '2',
+        );
+        assert.equal(json.status, 0, json.err);
+        assert.equal(json.out, (await cli('audit', 'replay', l.file, r.id, '--json', '--positions', '2')).out);
+      }
+    }
+    // A run no selected source holds: the error and code of show --from.
+    const runs = JSON.parse((await cli('audit', 'ls', logs[0]!.file, '--json')).out) as { id: string }[];
+    const none = await cli('audit', 'replay', '--from', url, '--host', 'pc2', runs[0]!.id);
+    const show = await cli('audit', 'show', '--from', url, '--host', 'pc2', runs[0]!.id);
+    assert.equal(none.status, 2);
+    assert.equal(none.status, show.status);
+    assert.equal(none.err, show.err.replace('show needs', 'replay needs'));
+    assert.match(none.err, /replay needs one source, and no source .* holds a run/);
+    const both = await cli('audit', 'replay', logs[0]!.file, runs[0]!.id, '--from', url);
+    assert.equal(both.status, 2);
+    assert.match(both.err, /not both/);
+    assert.doesNotMatch(none.err + both.err, /r3ader-pw/);
   });
 
   test('usage: one of a database and --from; the filters need a store; a wrong source; a bad time', async () => {
