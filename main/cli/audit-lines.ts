@@ -7,7 +7,7 @@ import type { EventRow, RunSummary } from '../app/audit.js';
 import type { Output } from './errors.js';
 import { printable } from './printable.js';
 
-export const iso = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString());
+const iso = (ms: number | null): string => (ms === null ? '–' : new Date(ms).toISOString());
 
 /** One event's line (`prefix`: the source on a fleet store, already printable). */
 export function printEvent(

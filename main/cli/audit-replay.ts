@@ -41,7 +41,7 @@ function verdictText(v: AuditReplay['rules'][number]): string {
 }
 
 /** The replay as text: header, the plans, marks and verdicts in log order, the counts and the notes. */
-export function replayText(r: AuditReplay): string {
+function replayText(r: AuditReplay): string {
   const lines: { seq: number; at: number; text: string }[] = [
     ...r.plans.map((p) => ({ seq: p.seq, at: p.at, text: planText(p) })),
     // A refusal or violation is both a mark and a verdict: it is printed once, as the verdict.
