@@ -10,15 +10,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { AuditLog, type EventRow, eventHash } from '../../../main/services/audit/store.js';
 import { pushLog } from '../../../main/services/fleet/push.js';
 import { mirrorPath, mirrorSource } from '../../../main/services/fleet/mirror.js';
-import { initStore } from '../../../main/app/fleet.js';
 import { auditVerify } from '../../../main/app/audit.js';
 import { writtenLog } from '../audit/forge.js';
 import { run } from '../../../main/cli/main.js';
-import { type PgServer, pgMissing, startPg } from './server.js';
+import { type PgServer, pgMissing, startPg, freshStore as newStore, sql } from './server.js';
 
 const skip = pgMissing() ?? false;
 
@@ -79,25 +77,8 @@ describe('mirrors of the fleet store on a real PostgreSQL', { skip }, () => {
   let server: PgServer;
   let dir: string;
   let n = 0;
-  async function freshStore(): Promise<string> {
-    const name = `mirror${++n}`;
-    const c = new pg.Client(server.url);
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    const url = server.urlFor('witness', server.password, name);
-    await initStore(url);
-    return url;
-  }
-  async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-    const c = new pg.Client(url);
-    await c.connect();
-    try {
-      return (await c.query<T>(text, values)).rows;
-    } finally {
-      await c.end();
-    }
-  }
+  /** A fresh database of the server with the fleet schema; its owner's URL. */
+  const freshStore = (): Promise<string> => newStore(server, `mirror${++n}`);
   const logIdOf = async (file: string): Promise<string> =>
     (JSON.parse((await cli(['audit', 'query', file, '--limit', '1', '--json'])).out) as { hash: string }).hash;
 

@@ -19,7 +19,7 @@ import { PushSource } from '../../../main/services/audit/push-source.js';
 import { FLEET_MIGRATIONS, FLEET_SCHEMA_VERSION } from '../../../main/services/fleet/schema.js';
 import { auditVerify } from '../../../main/app/audit.js';
 import { forged, unguarded, writtenLog } from '../audit/forge.js';
-import { type PgServer, pgMissing, startPg } from './server.js';
+import { type PgServer, pgMissing, startPg, freshStore as newStore, sql } from './server.js';
 
 const BIN = fileURLToPath(new URL('../../../../bin/witness.js', import.meta.url));
 const skip = pgMissing() ?? false;
@@ -52,25 +52,7 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
   let dir: string;
   let n = 0;
   /** A fresh database of the server with the fleet schema; its owner's URL. */
-  async function freshStore(): Promise<string> {
-    const name = `fleet${++n}`;
-    const c = new pg.Client(server.url);
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    const url = server.urlFor('witness', server.password, name);
-    await initStore(url);
-    return url;
-  }
-  async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-    const c = new pg.Client(url);
-    await c.connect();
-    try {
-      return (await c.query<T>(text, values)).rows;
-    } finally {
-      await c.end();
-    }
-  }
+  const freshStore = (): Promise<string> => newStore(server, `fleet${++n}`);
   const count = async (url: string): Promise<number> =>
     Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM witness.events'))[0]!.n);
 

@@ -9,6 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { initStore } from '../../../main/app/fleet.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const script = path.join(root, 'scripts', 'pg-test.sh');
@@ -53,4 +55,27 @@ export function startPg(): PgServer {
       execFileSync('bash', [script, 'stop', dir]);
     },
   };
+}
+
+/** One statement on the database at `url` (a connection of its own): its rows. */
+export async function sql<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    return (await c.query<T>(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** A new database `name` of the server with the fleet schema created in it: its owner's URL. */
+export async function freshStore(server: PgServer, name: string): Promise<string> {
+  await sql(server.url, `CREATE DATABASE ${name}`);
+  const url = server.urlFor('witness', server.password, name);
+  await initStore(url);
+  return url;
 }

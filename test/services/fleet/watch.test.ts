@@ -13,9 +13,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AuditLog } from '../../../main/services/audit/store.js';
 import { verifyStore } from '../../../main/services/fleet/verify.js';
-import { initStore } from '../../../main/app/fleet.js';
 import { auditVerify } from '../../../main/app/audit.js';
-import { type PgServer, pgMissing, startPg } from './server.js';
+import { type PgServer, pgMissing, startPg, freshStore as newStore } from './server.js';
 
 const BIN = fileURLToPath(new URL('../../../../bin/witness.js', import.meta.url));
 const skip = pgMissing() ?? false;
@@ -40,16 +39,8 @@ describe('push --watch on a real PostgreSQL', { skip }, () => {
   let server: PgServer;
   let dir: string;
   let n = 0;
-  async function freshStore(): Promise<string> {
-    const name = `watch${++n}`;
-    const c = new pg.Client(server.url);
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    const url = server.urlFor('witness', server.password, name);
-    await initStore(url);
-    return url;
-  }
+  /** A fresh database of the server with the fleet schema; its owner's URL. */
+  const freshStore = (): Promise<string> => newStore(server, `watch${++n}`);
   async function count(url: string): Promise<number> {
     const c = new pg.Client(url);
     await c.connect();
