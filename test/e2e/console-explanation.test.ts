@@ -25,6 +25,9 @@ test('console: an infeasible mission lists the conjuncts that conflict', async (
       'conjunct 2: F e2',
       'conjunct 3: G !e2',
     ]);
+    // A contradiction names no region and no cut: the world view draws nothing for it.
+    assert.equal(await page.isHidden('#why-legend'), true);
+    assert.equal(await page.getAttribute('#mission-graph', 'data-why-cut'), '0');
     await app.screenshot('console-explanation');
     assert.deepEqual(app.internalErrors, []);
   } finally {
@@ -91,6 +94,35 @@ test('console: the world view draws the forbidden region, the cut every plan wou
     assert.equal(await drawn('why-cut'), 0);
     assert.equal(await drawn('why-cut-edges'), 0);
     assert.equal(await page.isHidden('#why-legend'), true);
+    assert.deepEqual(app.internalErrors, []);
+  } finally {
+    await app.close();
+  }
+});
+
+test('console: a region that labels no place is named in the legend, with nothing drawn for it', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await page.waitForSelector('#world option[value="pointmaze-medium"]', { state: 'attached' });
+    await page.selectOption('#world', 'pointmaze-medium');
+    const regions = JSON.parse(await page.inputValue('#regions')) as { regions: unknown[] };
+    // Inside a wall: no state of the dataset lies there.
+    const wall = { name: 'q', kind: 'disk', center: [8, 0], radius: 0.5 };
+    await page.fill('#regions', JSON.stringify({ ...regions, regions: [...regions.regions, wall] }));
+    await page.fill('#spec', 'F e1 & F q');
+    await page.fill('#start', '4,20');
+    await page.fill('#dataset-steps', '50000');
+    await page.click('#plan');
+    await page.waitForSelector('#plan-summary .plan-status.infeasible', { timeout: 120_000 });
+    assert.deepEqual(await page.locator('#why-legend li').allTextContents(), [
+      '"q" is labelled nowhere: no node of the graph to mark',
+    ]);
+    const view = page.locator('#mission-graph');
+    assert.equal(await view.getAttribute('data-why-cut'), '0');
+    assert.equal(await view.getAttribute('data-why-unreachable'), '0');
+    assert.equal(await view.getAttribute('data-why-forbidden'), '0');
+    await app.screenshot('console-explanation-nowhere');
     assert.deepEqual(app.internalErrors, []);
   } finally {
     await app.close();

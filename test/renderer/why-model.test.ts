@@ -116,7 +116,7 @@ test('the legend names each region by its role, says a region labelled nowhere h
   assert.deepEqual(whyLegend(d), [
     { key: 'forbidden', text: '"b" forbidden on every path: 2 nodes' },
     { key: 'unreachable', text: '"z" unreachable from the start: 1 node' },
-    { key: 'labelled-nowhere', text: '"q" is labelled nowhere: no place on the map to draw' },
+    { key: 'labelled-nowhere', text: '"q" is labelled nowhere: no node of the graph to mark' },
     { key: 'unreachable', text: '"c" unreachable from the start: no node of this map carries it' },
     { key: 'cut', text: 'the cut: 2 nodes every plan would cross, 2 edges into them; 1 not on this map' },
   ]);

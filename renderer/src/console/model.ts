@@ -328,7 +328,7 @@ export function whyLegend(d: WhyDrawing | null): WhyLegendLine[] {
   if (d === null) return [];
   const out: WhyLegendLine[] = d.regions.map((r) => {
     if (r.role === 'labelled-nowhere')
-      return { key: r.role, text: `"${r.region}" is labelled nowhere: no place on the map to draw` };
+      return { key: r.role, text: `"${r.region}" is labelled nowhere: no node of the graph to mark` };
     const role = r.role === 'unreachable' ? 'unreachable from the start' : 'forbidden on every path';
     return {
       key: r.role,

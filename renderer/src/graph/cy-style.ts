@@ -23,7 +23,7 @@ function whyStyle(size: number): StylesheetJson {
     // The regions an explanation names: unreachable ones ringed violet, forbidden ones pale red (the cut over them).
     {
       selector: 'node.why-unreachable',
-      style: { 'border-width': size * 0.25, 'border-color': '#7048e8', 'border-style': 'double', 'z-index': 22 },
+      style: { 'border-width': size * 0.4, 'border-color': '#7048e8', 'border-style': 'double', 'z-index': 22 },
     },
     {
       selector: 'node.why-forbidden',
