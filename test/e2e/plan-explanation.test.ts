@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openApp } from './harness.js';
 
-// The goal a lies behind the door b; c is reachable without crossing it.
+// The goal a lies behind the door b; c is reachable without crossing it; z is reachable from nowhere.
 const GRAPH = {
   nodes: [
     { id: 's', pos: [0, 0] },
@@ -17,6 +17,7 @@ const GRAPH = {
     { id: 'b2', labels: ['b'], pos: [1, -0.5] },
     { id: 'a', labels: ['a'], pos: [2, 0] },
     { id: 'c', labels: ['c'], pos: [0, 1] },
+    { id: 'z', labels: ['z'], pos: [2, 1] },
   ],
   edges: [
     { from: 's', to: 'b1', weight: 1 },
@@ -48,12 +49,21 @@ test('an infeasible plan says which conjuncts conflict and draws the cut on the 
       return g.view.cy.nodes('.why-cut').map((n) => n.style('border-color') as string);
     });
     assert.equal(cut.length, 2);
+    // The edges from the start into the cut (s–b1, s–b2); those from the goal's side are not the cut.
+    assert.equal(await page.getAttribute('#graph-view', 'data-why-cut-edges'), '2');
     await app.screenshot('plan-explanation-cut');
     // A feasible spec clears the cut.
     await page.fill('#graph-spec', 'F c & F a');
     await page.click('#graph-open');
     await page.waitForSelector('#graph-view[data-why-cut="0"]');
     assert.match((await page.textContent('#graph-status')) ?? '', /plan: prefix/);
+    // A region only an island carries: drawn as unreachable, with no cut.
+    await page.fill('#graph-spec', 'F z');
+    await page.click('#graph-open');
+    await page.waitForSelector('#graph-view[data-why-unreachable="1"]');
+    assert.equal(await page.getAttribute('#graph-view', 'data-why-cut'), '0');
+    assert.equal(await page.getAttribute('#graph-view', 'data-why-cut-edges'), '0');
+    await app.screenshot('plan-explanation-unreachable');
     assert.deepEqual(app.internalErrors, []);
     assert.deepEqual(app.pageErrors.slice(loadErrors), []);
   } finally {

@@ -50,6 +50,8 @@ export interface MissionDom {
   readonly modelsField: HTMLElement;
   readonly graphField: HTMLElement;
   readonly graphRoot: HTMLElement;
+  /** The legend of what the world view draws for an infeasible plan's explanation (hidden when nothing). */
+  readonly whyLegend: HTMLElement;
   readonly autoRoot: HTMLElement;
   readonly logPanel: LogPanel;
   readonly plots: LivePlots;
@@ -126,6 +128,7 @@ export function missionDom(): MissionDom {
     modelsField,
     graphField,
     graphRoot: el('div', { id: 'mission-graph', class: 'graph' }),
+    whyLegend: el('ul', { id: 'why-legend', class: 'why-legend', hidden: '' }),
     autoRoot: el('div', { id: 'mission-automaton', class: 'automaton' }),
     logPanel: createLogPanel(),
     plots: createLivePlots(),
@@ -159,6 +162,7 @@ export function missionLayout(d: MissionDom, a: App): HTMLElement {
       { class: 'view' },
       el('div', { class: 'view-bar' }, d.state, d.live, el('span', { class: 'spacer' }), d.heat),
       d.graphRoot,
+      d.whyLegend,
       d.plots.element,
     ),
     el(

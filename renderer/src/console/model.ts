@@ -13,6 +13,7 @@ import type {
 } from '../../../main/contract/api.js';
 import type { PlanMethod } from '../../../main/contract/defaults.js';
 import { planSteps } from '../../../main/contract/plan-steps.js';
+import type { WhyDrawing } from '../graph/why-model.js';
 
 /** The inputs a plan is made from, by the name the stale notice gives them. */
 export const PLAN_INPUTS = [
@@ -309,6 +310,37 @@ export function explanationLines(e: PlanExplanation | undefined): { title: strin
       ? `Why: this conjunct cannot be met on this graph${e.minimal ? '' : ' (not proven minimal)'}`
       : `Why: these ${e.conflict.length} conjuncts cannot hold together on this graph${e.minimal ? ' (dropping any one makes the mission feasible)' : ' (not proven minimal)'}`;
   return { title, items };
+}
+
+/** One line of the world view's legend for an explanation: `key` names the swatch (the view's class for it). */
+export interface WhyLegendLine {
+  readonly key: 'unreachable' | 'forbidden' | 'labelled-nowhere' | 'cut';
+  readonly text: string;
+}
+
+const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * The legend of what the world view draws for an explanation: each region it names by its role (a region labelled
+ * nowhere has no place to draw, so the legend says so instead), then the cut; empty when nothing is named.
+ */
+export function whyLegend(d: WhyDrawing | null): WhyLegendLine[] {
+  if (d === null) return [];
+  const out: WhyLegendLine[] = d.regions.map((r) => {
+    if (r.role === 'labelled-nowhere')
+      return { key: r.role, text: `"${r.region}" is labelled nowhere: no node of the graph to mark` };
+    const role = r.role === 'unreachable' ? 'unreachable from the start' : 'forbidden on every path';
+    return {
+      key: r.role,
+      text: `"${r.region}" ${role}: ${r.nodes.length === 0 ? 'no node of this map carries it' : plural(r.nodes.length, 'node')}`,
+    };
+  });
+  if (d.cutNodes.length > 0 || d.missing.length > 0)
+    out.push({
+      key: 'cut',
+      text: `the cut: ${plural(d.cutNodes.length, 'node')} every plan would cross, ${plural(d.cutEdges.length, 'edge')} into them${d.missing.length > 0 ? `; ${d.missing.length} not on this map` : ''}`,
+    });
+  return out;
 }
 
 /** The summary of a run joined from another window (or from before a reload). */

@@ -30,7 +30,10 @@ import {
   planStarted,
   shortSha,
   type PlanInputs,
+  type WhyLegendLine,
+  whyLegend,
 } from './model.js';
+import { whyDrawing } from '../graph/why-model.js';
 import { clearErrors, fieldValues, render, showError, type View } from './mission-view.js';
 import { followRuns } from './mission-run.js';
 import { chooseWorldFor, loadWorlds } from './mission-worlds.js';
@@ -196,6 +199,15 @@ function clearDrawing(v: View): void {
     // Clearing is best effort: the new plan draws over whatever stays.
   }
   v.d.live.textContent = '';
+  showWhyLegend(v, []);
+}
+
+/** The legend of what the world view draws for an explanation: a swatch and a line for each role (none: hidden). */
+function showWhyLegend(v: View, lines: readonly WhyLegendLine[]): void {
+  v.d.whyLegend.hidden = lines.length === 0;
+  v.d.whyLegend.replaceChildren(
+    ...lines.map((l) => el('li', { class: `why-${l.key}` }, el('span', { class: 'swatch' }), l.text)),
+  );
 }
 
 function wirePlan(v: View): void {
@@ -252,6 +264,7 @@ function showPlan(v: View, r: MissionPlanResult, asked: PlanInputs): boolean {
   fillHeat(d.heat, r.scene.propositions);
   const lines = planLines(r);
   const why = explanationLines(r.plan.explanation);
+  showWhyLegend(v, whyLegend(whyDrawing(r.plan.explanation, r.scene)));
   d.summary.replaceChildren(
     el('div', { class: `plan-status ${r.plan.status}` }, lines.status),
     el('div', {}, lines.detail),

@@ -17,6 +17,47 @@ export function planColours(): PlanColours {
 const HEAT_LOW = '#e6e1ee';
 const HEAT_HIGH = '#b30000';
 
+/** What an infeasible plan's explanation draws (why-model.ts): the regions it names by role, and the cut. */
+function whyStyle(size: number): StylesheetJson {
+  return [
+    // The regions an explanation names: unreachable ones ringed violet, forbidden ones pale red (the cut over them).
+    {
+      selector: 'node.why-unreachable',
+      style: { 'border-width': size * 0.4, 'border-color': '#7048e8', 'border-style': 'double', 'z-index': 22 },
+    },
+    {
+      selector: 'node.why-forbidden',
+      style: { 'border-width': size * 0.22, 'border-color': '#ff8787', 'z-index': 22 },
+    },
+    // The cut an infeasible plan's explanation names: the forbidden nodes every plan would have to cross.
+    {
+      selector: 'node.why-cut',
+      style: {
+        width: size * 1.8,
+        height: size * 1.8,
+        'border-width': size * 0.3,
+        'border-color': '#e03131',
+        'border-style': 'dashed',
+        'z-index': 25,
+      },
+    },
+    {
+      // The cut's edges: where a plan from the start's side would enter a forbidden region.
+      selector: 'edge.why-cut-edge',
+      style: {
+        'curve-style': 'straight',
+        width: size * 0.45,
+        'line-color': '#c92a2a',
+        'target-arrow-shape': 'tee',
+        'target-arrow-color': '#c92a2a',
+        'arrow-scale': 0.8,
+        opacity: 0.9,
+        'z-index': 9,
+      },
+    },
+  ];
+}
+
 /** Sizes scale with the scene's node spacing (model units), so small and large graphs both read. */
 export function graphStyle(size: number, c: PlanColours): StylesheetJson {
   const font = Math.max(4, size * 0.9);
@@ -84,11 +125,7 @@ export function graphStyle(size: number, c: PlanColours): StylesheetJson {
     { selector: 'node.heat', style: { 'background-color': `mapData(heat, 0, 1, ${HEAT_LOW}, ${HEAT_HIGH})` } },
     { selector: 'node.on-prefix', style: { 'border-width': size * 0.18, 'border-color': c.prefix } },
     { selector: 'node.on-suffix', style: { 'border-width': size * 0.18, 'border-color': c.suffix } },
-    // The cut an infeasible plan's explanation names: the forbidden nodes every plan would have to cross.
-    {
-      selector: 'node.why-cut',
-      style: { 'border-width': size * 0.3, 'border-color': '#e03131', 'border-style': 'dashed', 'z-index': 25 },
-    },
+    ...whyStyle(size),
     { selector: 'node:selected', style: { 'border-width': size * 0.3, 'border-color': '#ffd43b', 'z-index': 30 } },
     {
       // Only the plan is drawn as Cytoscape edges; the scene's edges lie on a canvas underneath.

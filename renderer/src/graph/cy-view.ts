@@ -21,6 +21,7 @@ import {
 } from './model.js';
 import { graphStyle, planColours } from './cy-style.js';
 import { Overlays } from './overlays.js';
+import { type WhyDrawing, whyDrawing } from './why-model.js';
 
 export { createAutomatonView } from './cy-automaton.js';
 
@@ -270,6 +271,26 @@ class CyGraph implements CyGraphView {
     this.root.dataset.heat = heat ?? '';
   }
 
+  /**
+   * An infeasible plan's explanation (inside applyPlan's batch): the regions it names by role, and the cut of each
+   * forbidden region — its nodes every plan would have to cross and the edges into them — in the plan's edge style.
+   */
+  private applyWhy(d: WhyDrawing | null): void {
+    const { cy, index } = this;
+    if (d === null) return;
+    const node = (id: string): ReturnType<Core['getElementById']> =>
+      cy.getElementById(nodeElementId(index.get(id) ?? -1));
+    for (const r of d.regions) for (const id of r.nodes) node(id).addClass(`why-${r.role}`);
+    for (const id of d.cutNodes) node(id).addClass('why-cut');
+    cy.add(
+      d.cutEdges.map(([from, to], k) => ({
+        group: 'edges' as const,
+        data: { id: `why-cut-${k}`, source: nodeElementId(index.get(from)!), target: nodeElementId(index.get(to)!) },
+        classes: 'why-cut-edge',
+      })),
+    );
+  }
+
   /** Draws the plan over the scene; a plan naming nodes the scene lacks is refused (nothing drawn, an error thrown). */
   private applyPlan(): void {
     const { cy, index, plan } = this;
@@ -280,11 +301,11 @@ class CyGraph implements CyGraphView {
       throw unknownNodesError(overlay.unknown);
     }
     cy.batch(() => {
-      cy.edges('.plan').remove();
-      cy.nodes('.on-prefix, .on-suffix, .why-cut').removeClass('on-prefix on-suffix why-cut');
-      // An infeasible plan's explanation: the cut of each forbidden region every plan would have to cross.
-      for (const id of plan?.explanation?.regions.flatMap((r) => r.cut ?? []) ?? [])
-        cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('why-cut');
+      cy.edges('.plan, .why-cut-edge').remove();
+      cy.nodes('.on-prefix, .on-suffix, .why-cut, .why-unreachable, .why-forbidden').removeClass(
+        'on-prefix on-suffix why-cut why-unreachable why-forbidden',
+      );
+      this.applyWhy(whyDrawing(plan?.explanation, this.shownScene));
       if (plan === null || plan.status !== 'ok' || overlay === null) return;
       cy.add(
         overlay.edges.map((e) => ({
@@ -297,6 +318,9 @@ class CyGraph implements CyGraphView {
       for (const id of plan.suffix) cy.getElementById(nodeElementId(index.get(id) ?? -1)).addClass('on-suffix');
     });
     this.root.dataset.whyCut = String(cy.nodes('.why-cut').length);
+    this.root.dataset.whyCutEdges = String(cy.edges('.why-cut-edge').length);
+    this.root.dataset.whyUnreachable = String(cy.nodes('.why-unreachable').length);
+    this.root.dataset.whyForbidden = String(cy.nodes('.why-forbidden').length);
     this.root.dataset.prefixEdges = String(cy.edges('.plan-prefix').length);
     this.root.dataset.suffixEdges = String(cy.edges('.plan-suffix').length);
   }
