@@ -7,9 +7,9 @@
 import type { GraphScene, PlanExplanation, SceneNode } from '../../../main/contract/api.js';
 import { PLAN_DEFAULTS } from '../../../main/contract/defaults.js';
 
-export type WhyRole = PlanExplanation['regions'][number]['why'];
+type WhyRole = PlanExplanation['regions'][number]['why'];
 
-export interface WhyRegion {
+interface WhyRegion {
   readonly region: string;
   readonly role: WhyRole;
   /** The scene nodes that carry the region (none for a region labelled nowhere). */
