@@ -317,6 +317,9 @@ export interface DecisionRow {
   readonly meta: string | null;
 }
 
+/** A decision row as both engines' SQL reads it, before its source is known. */
+export type DecisionFields = Omit<DecisionRow, 'source'>;
+
 interface EstopEntry {
   readonly t_ms: number;
   readonly log_id: string;

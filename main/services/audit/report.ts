@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import {
+  type DecisionFields,
   type DecisionRow,
   type EstopReport,
   type FailureQuery,
@@ -117,27 +118,10 @@ export function logEstops(db: Database.Database, f: ReportFilter): EstopReport {
     (
       db
         .prepare(
-          `SELECT e.seq, e.run_id, e.t_ms, e.body, r.world, r.operator, r.meta FROM events e
+          `SELECT e.seq, e.run_id, e.t_ms, e.body, r.world, r.operator AS run_operator, r.meta FROM events e
            LEFT JOIN runs r ON r.id = e.run_id WHERE e.kind = 'operator_decision'${extra.sql}`,
         )
-        .all(...extra.values) as {
-        seq: number;
-        run_id: string;
-        t_ms: number;
-        body: string;
-        world: string | null;
-        operator: string | null;
-        meta: string | null;
-      }[]
-    ).map((d) => ({
-      source: me,
-      seq: d.seq,
-      run_id: d.run_id,
-      t_ms: d.t_ms,
-      body: d.body,
-      world: d.world,
-      run_operator: d.operator,
-      meta: d.meta,
-    }));
+        .all(...extra.values) as DecisionFields[]
+    ).map((d) => ({ ...d, source: me }));
   return estopReport(decisions(terms(f)), decisions({ sql: '', values: [] }), f);
 }

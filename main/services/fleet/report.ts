@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import {
+  type DecisionFields,
   type DecisionRow,
   EVERY,
   type EstopReport,
@@ -101,7 +102,8 @@ function replansSql(f: ReportFilter): { text: string; values: unknown[] } {
   return { text, values: p.values };
 }
 
-const DECISION_COLS = `s.log_id, s.host, s.robot, e.seq, e.run_id, e.t_ms, e.body, r.world, r.operator, r.meta`;
+const DECISION_COLS = `s.log_id, s.host, s.robot, e.seq, e.run_id, e.t_ms, e.body, r.world,
+  r.operator AS run_operator, r.meta`;
 
 /** The operator decisions in the window and filters (E-STOPs among them). */
 function estopsSql(f: ReportFilter): { text: string; values: unknown[] } {
@@ -113,28 +115,11 @@ function estopsSql(f: ReportFilter): { text: string; values: unknown[] } {
   return { text, values: p.values };
 }
 
-type DecisionRaw = {
-  log_id: string;
-  host: string;
-  robot: string | null;
-  seq: number;
-  run_id: string;
-  t_ms: number;
-  body: string;
-  world: string | null;
-  operator: string | null;
-  meta: string | null;
-};
+type DecisionRaw = DecisionFields & { log_id: string; host: string; robot: string | null };
 
-const decisionRow = (d: DecisionRaw): DecisionRow => ({
-  source: { log_id: d.log_id, host: d.host, robot: d.robot },
-  seq: d.seq,
-  run_id: d.run_id,
-  t_ms: d.t_ms,
-  body: d.body,
-  world: d.world,
-  run_operator: d.operator,
-  meta: d.meta,
+const decisionRow = ({ log_id, host, robot, ...d }: DecisionRaw): DecisionRow => ({
+  ...d,
+  source: { log_id, host, robot },
 });
 
 /** Runs `work` in a read-only, repeatable-read transaction on the store (a reader role suffices). */
