@@ -14,15 +14,15 @@ import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { Workspace } from '../services/editor/workspace.js';
 import { checkToolText } from '../services/editor/tool-check.js';
-import { checkRulesText } from '../services/editor/rules-check.js';
 import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
-import { type RegisteredTool, WAREHOUSE, registerToolFolder, runAct } from './act.js';
+import { type RegisteredTool, WAREHOUSE, runAct } from './act.js';
 import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
+import type { RulesFileCheck } from './editor.js';
 import { type Session, sessionOpen } from './session.js';
 import { ros2Configs, workspacePaths } from './worlds.js';
 
@@ -50,6 +50,8 @@ export class ActConsole {
     private readonly session: Session,
     private readonly estop: EmergencyStop,
     private readonly auditLog: () => Promise<AuditLog>,
+    /** editor.ts rulesFileCheck, off the event loop that answers the E-STOP (the planning worker). */
+    private readonly checkRules: (r: RulesFileCheck) => Promise<{ diagnostics: Diagnostic[]; tools: string }>,
   ) {}
 
   has(run: string): boolean {
@@ -142,20 +144,8 @@ export class ActConsole {
     if (w.problem !== undefined) throw new WitnessError('invalid-input', w.problem, { path: '$.world' });
     const id = tools ?? (offered.tools.some((t) => t.id === TOOLS_DIR) ? TOOLS_DIR : offered.example.tools);
     const dir = await this.resolve(id, 'tools', offered.tools);
-    const v = worldEntry(world).vocabulary;
-    if (v === undefined)
-      throw new WitnessError('invalid-input', `${world} has no skills: rules run in the tool loop`, {
-        path: '$.world',
-      });
-    let registered: ReadonlyMap<string, RegisteredTool>;
-    try {
-      registered = registerToolFolder(dir, v);
-    } catch (e) {
-      const message = `the tools of ${id} do not register, so the rules cannot be checked: ${e instanceof Error ? e.message : String(e)}`;
-      const d: Diagnostic = { severity: 'error', message, startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 };
-      return { diagnostics: [d], tools: id };
-    }
-    return { diagnostics: checkRulesText(text, registered, v), tools: id };
+    // Registering the rules translates their formulas, which can take seconds: in the planning worker.
+    return this.checkRules({ text, world, dir, tools: id });
   }
 
   /** The request's world checked, its tool folder (every file's problems), plan and rules file on disk. */

@@ -45,7 +45,7 @@ import {
   runMapMission,
   runMissionTask,
 } from './mission.js';
-import { API_NAMES } from './task-inputs.js';
+import { API_NAMES, type Spec } from './task-inputs.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { durableLatch } from './estop-latch.js';
@@ -138,7 +138,11 @@ export class MissionConsole {
   /** The emergency stop's latch, shared by everything the console runs. */
   readonly estop: EmergencyStop;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    /** Parses and translates a specification (task-inputs.ts specOf), off the event loop that answers the E-STOP. */
+    private readonly translate: (spec: string) => Promise<Spec>,
+  ) {
     this.estop = new EmergencyStop({
       auditLog: () => this.auditLog(),
       operator: operatorName,
@@ -199,7 +203,7 @@ export class MissionConsole {
       ...(req.start !== undefined ? { start: req.start } : {}),
     };
     // The specification, the regions and the start are checked before the job starts.
-    const inputs = await readMission(request);
+    const inputs = await readMission({ ...request, translated: await this.translate(req.spec) });
     return this.session.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
       const cancelled = (e: unknown): never => {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
@@ -369,7 +373,7 @@ export class MissionConsole {
       names: API_NAMES,
     };
     // The specification, the regions and the graph are checked before anything connects.
-    const task = await readMapTask(request);
+    const task = await readMapTask({ ...request, translated: await this.translate(req.spec) });
     const method: PlanMethod = req.method ?? 'sagas';
     const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
     const k = req.k ?? Infinity;

@@ -14,7 +14,7 @@ import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap } from '../core/exec/waypoin
 import { readGraphInput } from '../services/plan/inputs.js';
 import { readMap } from '../services/maps/read.js';
 import { mapBlobText } from '../services/audit/map-blob.js';
-import { CLI_NAMES, type InputNames, type RegionsInput, specOf, taskRegions } from './task-inputs.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, type Spec, specOf, taskRegions } from './task-inputs.js';
 
 export interface MapMissionRequest {
   /** A ROS 2 world whose configuration has a "waypoints" section. */
@@ -24,12 +24,14 @@ export interface MapMissionRequest {
   /** The map's labelled graph (graph JSON with node positions in the map frame). */
   readonly graph: string;
   readonly names?: InputNames;
+  /** `spec` already parsed and translated (the console translates it in its planning worker, off the event loop). */
+  readonly translated?: Spec;
 }
 
 export interface MapTask {
   readonly graph: SemanticGraph;
-  readonly formula: ReturnType<typeof specOf>['formula'];
-  readonly automaton: ReturnType<typeof specOf>['automaton'];
+  readonly formula: Spec['formula'];
+  readonly automaton: Spec['automaton'];
   readonly regions: Awaited<ReturnType<typeof taskRegions>>;
   /**
    * The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names
@@ -44,7 +46,7 @@ export interface MapTask {
  */
 export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
   const names = req.names ?? CLI_NAMES;
-  const { formula, automaton } = specOf(req.spec, names);
+  const { formula, automaton } = req.translated ?? specOf(req.spec, names);
   const regions = await taskRegions(req.regions, automaton.aps, names);
   const input = await readGraphInput(req.graph);
   if (input.kind !== 'labelled') {

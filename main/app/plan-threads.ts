@@ -1,17 +1,25 @@
 /**
  * The API's planning and specification work off the event loop: LTL translation, planning on a
- * labelled graph, a graph file's scene, an automaton's view and the LTL editor's check run in one
- * worker thread (app/plan-worker.ts), in order. Each has a budget of its own (translation 10 s,
- * planning 30 s) that ends it with its own error; the lane's time limit is only the backstop for a
- * budget that failed to hold. Closing fails what is pending with 'cancelled'.
+ * labelled graph, a graph file's scene, an automaton's view, the LTL and rules editors' checks and a
+ * console mission's specification run in one worker thread (app/plan-worker.ts), in order. Each has
+ * a budget of its own (translation 10 s, planning 30 s) that ends it with its own error; the lane's
+ * time limit is only the backstop for a budget that failed to hold. Closing fails what is pending
+ * with 'cancelled'.
  */
-import type { WitnessApi } from '../contract/api.js';
+import type { Diagnostic, WitnessApi } from '../contract/api.js';
 import { WorkerLane } from '../platform/workers.js';
+import type { RulesFileCheck } from './editor.js';
+import type { Spec } from './task-inputs.js';
 
 export type PlanThreadApi = Pick<
   WitnessApi,
   'ltlTranslate' | 'planGraph' | 'automatonView' | 'sceneFromGraph' | 'ltlCheck'
->;
+> & {
+  /** A console mission's specification parsed and translated (named as the API names it). */
+  missionSpec(p: { spec: string }): Promise<Spec>;
+  /** editor.ts rulesFileCheck: the rules' formulas translated and checked against the tools. */
+  rulesFileCheck(p: RulesFileCheck): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
+};
 
 /** Longer than any budget of the work itself (planning's 30 s): only a runaway reaches it. */
 const TIME_LIMIT_MS = 120_000;
