@@ -34,7 +34,7 @@ export function handlers(session: Session): Handlers {
   const workspace = new Workspace(session.workspace);
   // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
   const planning = new PlanThreads(session);
-  const missions = new MissionConsole(session, (spec) => planning.call('missionSpec', { spec }));
+  const missions = new MissionConsole(session, planning.consolePlanning());
   const acts = new ActConsole(
     session,
     missions.estop,

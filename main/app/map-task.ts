@@ -9,6 +9,7 @@ import { PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import { onRegions } from '../core/plan/crossings.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
+import type { Region } from '../core/world/regions.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
 import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap } from '../core/exec/waypoint-mission.js';
 import { readGraphInput } from '../services/plan/inputs.js';
@@ -97,30 +98,34 @@ export function startTolerance(world: World): number {
   return waypointsOf(world).limits?.reach_m ?? WAYPOINT_DEFAULTS.reach_m;
 }
 
-/**
- * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
- * before Run): the pose read from the connected robot joins the graph as the start node.
- */
-export async function planMapMission(
-  task: MapTask,
-  world: World,
-  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
-): Promise<MapPlan> {
-  const nav = waypointsOf(world);
-  const pose = await nav.pose();
+/** What a plan on a map graph from a pose needs, as plain data (the console has the planning worker make it). */
+export interface MapPlanRequest {
+  readonly graph: SemanticGraph;
+  readonly automaton: MapTask['automaton'];
+  readonly regions: readonly Region[];
+  readonly pose: { readonly x: number; readonly y: number };
+  readonly formula: MapTask['formula'];
+  readonly method: MissionMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly maxLink_m: number;
+}
+
+/** The plan from the pose (core planOnMap); a pose no node is near enough to is the graph's invalid input. */
+export function mapPlanOf(r: MapPlanRequest): MapPlan {
   try {
     return planOnMap(
-      task.graph,
-      task.automaton,
-      task.regions.regions.regions,
-      pose,
+      r.graph,
+      r.automaton,
+      r.regions,
+      r.pose,
       {
-        method: o.method,
-        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
-        k: o.k ?? Infinity,
+        method: r.method,
+        lambda: r.lambda,
+        k: r.k,
         tauSoft: PLAN_DEFAULTS.tauSoft,
-        maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
-        formula: task.formula,
+        maxLink_m: r.maxLink_m,
+        formula: r.formula,
       },
       () => performance.now(),
     );
@@ -128,4 +133,30 @@ export async function planMapMission(
     if (e instanceof RangeError) throw new WitnessError('invalid-input', e.message, { path: '$.graph' });
     throw e;
   }
+}
+
+/**
+ * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
+ * before Run): the pose read from the connected robot joins the graph as the start node. `plan` makes
+ * it (default: here, mapPlanOf; the console's runs in its planning worker).
+ */
+export async function planMapMission(
+  task: MapTask,
+  world: World,
+  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
+  plan: (r: MapPlanRequest) => Promise<MapPlan> = (r) => Promise.resolve(mapPlanOf(r)),
+): Promise<MapPlan> {
+  const nav = waypointsOf(world);
+  const pose = await nav.pose();
+  return plan({
+    graph: task.graph,
+    automaton: task.automaton,
+    regions: task.regions.regions.regions,
+    pose: { x: pose.x, y: pose.y },
+    formula: task.formula,
+    method: o.method,
+    lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+    k: o.k ?? Infinity,
+    maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * The API's planning and specification work off the event loop: LTL translation, planning on a
  * labelled graph, a graph file's scene, an automaton's view, the LTL and rules editors' checks and a
- * console mission's specification run in one worker thread (app/plan-worker.ts), in order. Each has
+ * console mission's specification and first plan run in one worker thread (app/plan-worker.ts), in order. Each has
  * a budget of its own (translation 10 s, planning 30 s) that ends it with its own error; the lane's
  * time limit is only the backstop for a budget that failed to hold. Closing fails what is pending
  * with 'cancelled'.
@@ -10,6 +10,10 @@ import type { Diagnostic, WitnessApi } from '../contract/api.js';
 import { WorkerLane } from '../platform/workers.js';
 import type { RulesFileCheck } from './editor.js';
 import type { Spec } from './task-inputs.js';
+import type { ConsolePlanning, FirstPlanRequest } from './console.js';
+import type { MapPlanRequest } from './map-task.js';
+import type { DocumentedPlan } from '../core/plan/document.js';
+import type { MapPlan } from '../core/exec/waypoint-mission.js';
 
 export type PlanThreadApi = Pick<
   WitnessApi,
@@ -17,6 +21,10 @@ export type PlanThreadApi = Pick<
 > & {
   /** A console mission's specification parsed and translated (named as the API names it). */
   missionSpec(p: { spec: string }): Promise<Spec>;
+  /** A maze mission's first plan (core documentedPlan), without the graph it was asked on. */
+  missionPlanFirst(p: FirstPlanRequest): Promise<Omit<DocumentedPlan, 'graph'>>;
+  /** A robot mission's plan from its pose (map-task.ts mapPlanOf). */
+  missionPlanOnMap(p: MapPlanRequest): Promise<MapPlan>;
   /** editor.ts rulesFileCheck: the rules' formulas translated and checked against the tools. */
   rulesFileCheck(p: RulesFileCheck): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
 };
@@ -43,6 +51,15 @@ export class PlanThreads {
     params: Parameters<PlanThreadApi[M]>[0],
   ): ReturnType<PlanThreadApi[M]> {
     return this.lane.request(method, params, { timeLimitMs: TIME_LIMIT_MS }) as ReturnType<PlanThreadApi[M]>;
+  }
+
+  /** What the mission console hands to this worker. */
+  consolePlanning(): ConsolePlanning {
+    return {
+      spec: (spec) => this.call('missionSpec', { spec }),
+      plan: (r) => this.call('missionPlanFirst', r),
+      mapPlan: (r) => this.call('missionPlanOnMap', r),
+    };
   }
 
   close(): Promise<void> {
