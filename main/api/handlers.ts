@@ -35,12 +35,7 @@ export function handlers(session: Session): Handlers {
   // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
   const planning = new PlanThreads(session);
   const missions = new MissionConsole(session, planning.consolePlanning());
-  const acts = new ActConsole(
-    session,
-    missions.estop,
-    () => missions.auditLog(),
-    (r) => planning.call('rulesFileCheck', r),
-  );
+  const acts = new ActConsole(session, missions.estop, () => missions.auditLog(), planning.actPlanning());
   const audit = new AuditThreads(session);
   const foxglove = new FoxgloveConsole(session);
   // The fleet sources being pulled now, each pull's way to stop it (fleetStop).

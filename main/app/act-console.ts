@@ -18,7 +18,7 @@ import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
-import { type RegisteredTool, WAREHOUSE, runAct } from './act.js';
+import { type RegisteredTool, type RulesFileRequest, WAREHOUSE, runAct } from './act.js';
 import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
@@ -36,6 +36,16 @@ const SHIPPED_RULES = ['rules/warehouse.rules.json'];
 /** Rules files are known by their name anywhere in the workspace (docs/FORMATS.md, "Rules files"). */
 const RULES_SUFFIX = '.rules.json';
 
+/**
+ * What the tool loop's console hands to the planning worker (app/plan-threads.ts), off the event loop that answers the
+ * E-STOP: the Editors tab's rules check (editor.ts rulesFileCheck) and a run's rules registered (act.ts
+ * registerRulesFile); translating rules can take seconds.
+ */
+export interface ActPlanning {
+  rulesCheck(r: RulesFileCheck): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
+  rules(r: RulesFileRequest): Promise<RuleSet>;
+}
+
 interface ActRun {
   readonly control: RunControl;
   readonly done: Promise<void>;
@@ -50,8 +60,7 @@ export class ActConsole {
     private readonly session: Session,
     private readonly estop: EmergencyStop,
     private readonly auditLog: () => Promise<AuditLog>,
-    /** editor.ts rulesFileCheck, off the event loop that answers the E-STOP (the planning worker). */
-    private readonly checkRules: (r: RulesFileCheck) => Promise<{ diagnostics: Diagnostic[]; tools: string }>,
+    private readonly planning: ActPlanning,
   ) {}
 
   has(run: string): boolean {
@@ -145,7 +154,7 @@ export class ActConsole {
     const id = tools ?? (offered.tools.some((t) => t.id === TOOLS_DIR) ? TOOLS_DIR : offered.example.tools);
     const dir = await this.resolve(id, 'tools', offered.tools);
     // Registering the rules translates their formulas, which can take seconds: in the planning worker.
-    return this.checkRules({ text, world, dir, tools: id });
+    return this.planning.rulesCheck({ text, world, dir, tools: id });
   }
 
   /** The request's world checked, its tool folder (every file's problems), plan and rules file on disk. */
@@ -196,7 +205,7 @@ export class ActConsole {
           open: sessionOpen(this.session),
           tools,
           ...(plan !== undefined ? { plan } : {}),
-          ...(rules !== undefined ? { rules } : {}),
+          ...(rules !== undefined ? { rules, registerRules: (r: RulesFileRequest) => this.planning.rules(r) } : {}),
           goal: req.goal,
           ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
           planner: req.planner ?? 'recovery',

@@ -1,10 +1,10 @@
 /**
  * The API's planning and specification work off the event loop: LTL translation, planning on a
- * labelled graph, a graph file's scene, an automaton's view, the LTL and rules editors' checks and a
- * console mission's specification and first plan run in one worker thread (app/plan-worker.ts), in order. Each has
- * a budget of its own (translation 10 s, planning 30 s) that ends it with its own error; the lane's
- * time limit is only the backstop for a budget that failed to hold. Closing fails what is pending
- * with 'cancelled'.
+ * labelled graph, a graph file's scene, an automaton's view, the LTL and rules editors' checks and
+ * a console mission's specification and first plan, and a tool loop's rules run in one worker
+ * thread (app/plan-worker.ts), in order. Each has a budget of its own (translation 10 s, planning
+ * 30 s) that ends it with its own error; the lane's time limit is only the backstop for a budget
+ * that failed to hold. Closing fails what is pending with 'cancelled'.
  */
 import type { Diagnostic, WitnessApi } from '../contract/api.js';
 import { WorkerLane } from '../platform/workers.js';
@@ -12,6 +12,9 @@ import type { RulesFileCheck } from './editor.js';
 import type { Spec } from './task-inputs.js';
 import type { ConsolePlanning, FirstPlanRequest } from './console.js';
 import type { MapPlanRequest } from './map-task.js';
+import type { ActPlanning } from './act-console.js';
+import type { RulesFileRequest } from './act.js';
+import type { RuleSet } from '../core/loop/rules.js';
 import type { DocumentedPlan } from '../core/plan/document.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
 
@@ -25,6 +28,8 @@ export type PlanThreadApi = Pick<
   missionPlanFirst(p: FirstPlanRequest): Promise<Omit<DocumentedPlan, 'graph'>>;
   /** A robot mission's plan from its pose (map-task.ts mapPlanOf). */
   missionPlanOnMap(p: MapPlanRequest): Promise<MapPlan>;
+  /** act.ts registerRulesFile: a tool loop's rules file registered for its run. */
+  actRules(p: RulesFileRequest): Promise<RuleSet>;
   /** editor.ts rulesFileCheck: the rules' formulas translated and checked against the tools. */
   rulesFileCheck(p: RulesFileCheck): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
 };
@@ -59,6 +64,14 @@ export class PlanThreads {
       spec: (spec) => this.call('missionSpec', { spec }),
       plan: (r) => this.call('missionPlanFirst', r),
       mapPlan: (r) => this.call('missionPlanOnMap', r),
+    };
+  }
+
+  /** What the tool loop's console hands to this worker. */
+  actPlanning(): ActPlanning {
+    return {
+      rulesCheck: (r) => this.call('rulesFileCheck', r),
+      rules: (r) => this.call('actRules', r),
     };
   }
 

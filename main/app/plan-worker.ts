@@ -2,8 +2,8 @@
  * Worker thread: the API's planning and specification work that can take seconds (translating an
  * LTL formula within its budget, planning on a labelled graph within its time limit, a graph file's
  * scene and plan, an automaton's view, the LTL and rules editors' checks, a console mission's
- * specification and first plan), one request at a time, for app/plan-threads.ts: never on the event loop that
- * answers the E-STOP.
+ * specification and first plan, a tool loop's rules), one request at a time, for
+ * app/plan-threads.ts: never on the event loop that answers the E-STOP.
  */
 import { workerData } from 'node:worker_threads';
 import { serveLane } from '../platform/workers.js';
@@ -13,6 +13,7 @@ import { ltlCheck, rulesFileCheck } from './editor.js';
 import type { PlanThreadApi } from './plan-threads.js';
 import { API_NAMES, specOf } from './task-inputs.js';
 import { mapPlanOf } from './map-task.js';
+import { registerRulesFile } from './act.js';
 import { documentedPlan } from '../core/exec/run-skeleton.js';
 
 const { workspace } = workerData as { workspace: string };
@@ -32,6 +33,7 @@ const methods: { readonly [M in keyof PlanThreadApi]: (p: Parameters<PlanThreadA
   },
   missionPlanOnMap: (r) => mapPlanOf(r),
   rulesFileCheck: (r) => rulesFileCheck(r),
+  actRules: (r) => registerRulesFile(r),
 };
 
 serveLane((method, params) => {
