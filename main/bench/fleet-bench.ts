@@ -8,9 +8,9 @@
  * push and verify against verifying the same log locally, the report against the same statements with index scans
  * turned off, the size against SQLite's.
  */
-import { availableParallelism, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { cleanupOnSignal } from '../platform/interrupt.js';
+import { availableParallelism } from 'node:os';
+import { statSync } from 'node:fs';
+import { scratchFolder } from '../platform/scratch.js';
 import { join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { openAuditReadOnly } from '../services/audit/store.js';
@@ -210,20 +210,16 @@ export async function runFleetBench(o: FleetBenchOptions): Promise<FleetBenchRes
     );
   if (o.to !== undefined) requireStoreUrl(o.to);
   const say = o.progress ?? (() => {});
-  const dir = mkdtempSync(join(tmpdir(), 'witness-bench-fleet-'));
-  const removeLogs = (): void => rmSync(dir, { recursive: true, force: true });
-  // Ctrl-C or SIGTERM removes the logs while the work gives the handler a turn; not during the local
-  // verification, which holds the event loop for seconds: there the signal ends the process at once.
-  let release = cleanupOnSignal(removeLogs);
+  // The logs' folder is removed however the process ends (platform/scratch.ts).
+  const scratch = scratchFolder('witness-bench-fleet-');
+  const dir = scratch.dir;
   try {
     const now = Date.now();
     const logs = logJobs(dir, o, now);
     say(`writing ${FLEET_SOURCES} logs (${o.verifyEvents} events)`);
     const generate = await writeLogs(logs);
     say('verifying the one PC log locally (the baseline)');
-    release();
     const localVerify = verifyLocal(logs[0]!.file);
-    release = cleanupOnSignal(removeLogs);
     const server = await openBenchServer(o.to);
     try {
       const url = server.url;
@@ -261,8 +257,7 @@ export async function runFleetBench(o: FleetBenchOptions): Promise<FleetBenchRes
       await server.close();
     }
   } finally {
-    release();
-    removeLogs();
+    scratch.remove();
   }
 }
 

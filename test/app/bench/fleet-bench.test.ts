@@ -141,6 +141,12 @@ describe('witness bench fleet', { skip }, () => {
         const ms = performance.now() - t0;
         assert.ok(ms <= 2000, `${sig}: ended ${ms.toFixed(0)} ms after it`);
         assert.ok(endedBy(sig, { code: child.exitCode, signal: child.signalCode }), `${sig}: ${child.exitCode} ${err}`);
+        // The logs' folder goes with its reaper, moments after the exit (platform/scratch.ts).
+        for (
+          const end = Date.now() + 2000;
+          Date.now() < end && readdirSync(tmp).length + processesUsing(tmp).length > 0;
+        )
+          await new Promise((r) => setTimeout(r, 20));
         assert.deepEqual(readdirSync(tmp), [], `${sig}: its server's and its logs' folders removed`);
         assert.deepEqual(processesUsing(tmp), [], `${sig}: no process of it left`);
       } finally {
