@@ -39,7 +39,12 @@ let reaper: ChildProcess | null = null;
 
 function tell(m: { add: string } | { drop: string }): void {
   if (reaper === null) {
-    reaper = spawn(process.execPath, ['-e', REAPER], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    reaper = spawn(process.execPath, ['-e', REAPER], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      // Under Electron its binary runs the script as Node would.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
     // It must not keep this process alive, nor die with it.
     reaper.on('error', () => undefined);
     reaper.stdin!.on('error', () => undefined);
