@@ -404,7 +404,9 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
         ],
         [event(head!.seq + 1, head!.hash, "'NaN'"), /events_time/],
         [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('E')}')`), /events_hash_form/],
-        [event(head!.seq + 1, `${head!.hash.slice(0, 63)}g`), /events_prev_hash_form/],
+        [event(head!.seq + 1, `${head!.hash.slice(0, 63)}g`), /invalid hexadecimal digit: "g"/],
+        [event(head!.seq + 1, head!.hash.toUpperCase()), /events_prev_hash_form/],
+        [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('e').slice(2)}é')`), /invalid hexadecimal/],
         [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('e')}0')`), /events_hash_form/],
         [
           event(1, h('0')).replace('VALUES (1,', 'VALUES (99,'),
