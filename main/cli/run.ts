@@ -180,8 +180,10 @@ async function runMission(io: Output, o: RunFlags): Promise<number> {
     io.out(
       `mission in ${o.world} (${o.method}): ${task.automaton.formula}\n  start (${task.start[0].toFixed(2)}, ${task.start[1].toFixed(2)}); ${task.report.nodes.anchors} anchors${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''}\n`,
     );
-    const p0 = res.plans[0]!.result;
-    if (p0.status === 'ok')
+    // A mission the world refused before its first plan (a robot whose command would bypass its collision monitor,
+    // stale data at the start) has none: the outcome says why.
+    const p0 = res.plans[0]?.result;
+    if (p0?.status === 'ok')
       io.out(
         `  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`,
       );

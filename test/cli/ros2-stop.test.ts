@@ -2,7 +2,8 @@
 // stand-in (test/backends/ros2/standin: resolved by a module hook, so the real loader imports it and
 // it registers rclnodejs's own SIGINT handler, which shuts every context down). The test sends SIGINT
 // or SIGTERM while the robot moves and reads what the robot saw: the goal cancelled on the action
-// server, or a zero velocity command, before ROS 2 shut down — and the robot at rest afterwards.
+// server, or a zero velocity command, before ROS 2 shut down — and the robot at rest afterwards. A
+// velocity-command mission whose command would bypass the collision monitor never starts the robot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,13 +17,13 @@ import { DISTROS } from '../ros2-sim/nav2-profile.js';
 import { type StandinReport as Report, movedAfterShutdown, spawnWithStandin } from '../backends/ros2/standin/child.js';
 
 /**
- * Runs `witness …` over the stand-in, sends `signal` once the robot is underway, and returns how it ended and what the
- * robot saw.
+ * Runs `witness …` over the stand-in, sends `signal` once the robot is underway (null: none, the command runs to its
+ * end), and returns how it ended and what the robot saw.
  */
 async function interrupted(
   args: string[],
   standin: Record<string, unknown>,
-  signal: 'SIGINT' | 'SIGTERM',
+  signal: 'SIGINT' | 'SIGTERM' | null,
   distro: string,
 ): Promise<{ code: number | null; out: string; err: string; report: Report }> {
   const report = path.join(mkdtempSync(path.join(tmpdir(), 'witness-stop-')), 'report.json');
@@ -35,7 +36,7 @@ async function interrupted(
   });
   child.stderr.on('data', (d: Buffer) => {
     err += d.toString();
-    if (!sent && err.includes('standin: underway')) {
+    if (signal !== null && !sent && err.includes('standin: underway')) {
       sent = true;
       child.kill(signal);
     }
@@ -43,7 +44,7 @@ async function interrupted(
   const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(killer);
-  assert.ok(sent, `the robot never got underway: ${err}`);
+  assert.ok(sent || signal === null, `the robot never got underway: ${err}`);
   return { code, out, err, report: JSON.parse(readFileSync(report, 'utf8')) as Report };
 }
 
@@ -220,3 +221,34 @@ for (const [distro, signal, monitor] of [
     assert.match(r.err, new RegExp(`witness: ${signal}: stopping the robot first`));
   });
 }
+
+test("witness run on jazzy with a velocity command that would bypass the collision monitor: refused before anything moves, exit 1, naming the monitor's input", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'witness-stop-'));
+  // Jazzy's nav2_bringup: cmd_vel_smoothed → collision_monitor → cmd_vel; the configuration names cmd_vel.
+  const v = await velocityRobot(dir, '/cmd_vel');
+  const r = await interrupted(
+    [
+      'run',
+      '--world',
+      v.world,
+      '--graph',
+      v.graph,
+      '--data',
+      v.data,
+      '--spec',
+      'G F e1 & G F e4',
+      '--regions',
+      v.regions,
+      '--no-audit',
+    ],
+    { robot: 'velocity', start: [4, 20], monitor: { input: '/cmd_vel_smoothed', output: '/cmd_vel' } },
+    null,
+    'jazzy',
+  );
+  assert.equal(r.code, 1, `${r.out}\n${r.err}`);
+  assert.match(
+    `${r.out}${r.err}`,
+    /a collision monitor runs on this robot \(\/collision_monitor\) and its input is \/cmd_vel_smoothed \(geometry_msgs\/msg\/Twist\): publishing the navigation command on \/cmd_vel would bypass it\. Set navigation\.command\.topic to its input \(\/cmd_vel_smoothed\)/,
+  );
+  assert.deepEqual(r.report.commands, [], 'the base received no command, on either topic');
+});
