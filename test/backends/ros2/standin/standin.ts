@@ -10,7 +10,8 @@
  *   output (`/cmd_vel` without a monitor), so a command published there straight bypasses the monitor, as on a robot.
  *
  * `"cancel": "ignore"` makes the Nav2 robot's action servers leave cancel requests unanswered (a
- * stack that no longer answers: the goal keeps running).
+ * stack that no longer answers: the goal keeps running); `"localised": false` starts its AMCL without an
+ * initial pose (no map → odom).
  *
  * Like the real package, importing it registers rclnodejs's SIGINT handler (FakeRclnodejs.load).
  * It writes `standin: underway` on stderr once the robot moves, and on exit a report (the fake's
@@ -32,6 +33,7 @@ interface Options {
   readonly grace_ms?: number;
   readonly monitor?: { readonly input: string; readonly output: string };
   readonly cancel?: 'ignore';
+  readonly localised?: boolean;
 }
 
 interface Robot {
@@ -44,7 +46,11 @@ const o = JSON.parse(process.env['WITNESS_STANDIN'] ?? '{}') as Options;
 const commands: { topic: string; linear: { x: number; y: number } }[] = [];
 
 async function nav2(): Promise<Robot> {
-  const g = await SimulatedRos2Graph.create({ start: o.start, distro: o.distro ?? 'jazzy' });
+  const g = await SimulatedRos2Graph.create({
+    start: o.start,
+    distro: o.distro ?? 'jazzy',
+    ...(o.localised === false ? { localised: false } : {}),
+  });
   if (o.cancel !== undefined) for (const s of g.fake.servers.values()) s.onCancel = o.cancel;
   return { fake: g.fake, position: () => g.position, stop: () => g.stop() };
 }
