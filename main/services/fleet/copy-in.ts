@@ -39,18 +39,18 @@ export function copyText(rows: readonly (readonly unknown[])[], lead: readonly u
 }
 
 /**
- * Runs `sql` (a `COPY … FROM STDIN`) sending `data`; resolves with the rows the server copied. `onSent` is called
- * once the data has left for the server (handed to the socket whole), while the server is still copying: the time a
- * caller has for work of its own.
+ * Runs `sql` (a `COPY … FROM STDIN`) sending `data` (text, or its UTF-8 bytes); resolves with the rows the server
+ * copied. `onSent` is called once the data has left for the server (handed to the socket whole), while the server is
+ * still copying: the time a caller has for work of its own.
  */
-export function copyIn(c: pg.Client, sql: string, data: string, onSent?: () => void): Promise<number> {
+export function copyIn(c: pg.Client, sql: string, data: string | Buffer, onSent?: () => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let rows = 0;
     let failed = false;
     const query = {
       submit: (con: CopyConnection): void => con.query(sql),
       handleCopyInResponse: (con: CopyConnection): void => {
-        const bytes = Buffer.from(data, 'utf8');
+        const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
         for (let at = 0; at < bytes.length; at += CHUNK) con.sendCopyFromChunk(bytes.subarray(at, at + CHUNK));
         con.endCopyFrom();
         // An empty write's callback runs once every write before it has gone to the socket.

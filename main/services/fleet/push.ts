@@ -154,11 +154,17 @@ export async function resolveSource(
 
 const column = (rows: readonly unknown[][], i: number): unknown[] => rows.map((r) => r[i]);
 
+/** A batch read from the log, its events already in COPY's text format (UTF-8), after the store's event `after`. */
+interface ReadBatch extends Batch {
+  readonly after: number;
+  readonly copy: Buffer;
+}
+
 /**
  * Inserts one batch (its blobs and runs, then its events with COPY) inside the caller's transaction; `onSent` as
  * copyIn's: called while the server copies the events.
  */
-async function insertBatch(c: pg.Client, source: number, b: Batch, onSent: () => void): Promise<void> {
+async function insertBatch(c: pg.Client, source: number, b: ReadBatch, onSent: () => void): Promise<void> {
   if (b.blobs.length > 0)
     await c.query(
       `INSERT INTO witness.blobs (sha256, kind, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
@@ -174,7 +180,7 @@ async function insertBatch(c: pg.Client, source: number, b: Batch, onSent: () =>
   await copyIn(
     c,
     'COPY witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) FROM STDIN',
-    copyText(b.events, [source]),
+    b.copy,
     onSent,
   );
 }
@@ -195,12 +201,12 @@ export async function sendEvents(
   o: PushOptions & { stop?: () => boolean } = {},
 ): Promise<number> {
   const max = Math.max(1, Math.floor(o.batch ?? DEFAULT_PUSH_BATCH));
-  const read = (after: number): { after: number; batch: Batch } => ({
-    after,
-    batch: src.batch(after, Math.min(max, src.events - after)),
-  });
+  const read = (after: number): ReadBatch => {
+    const b = src.batch(after, Math.min(max, src.events - after));
+    return { ...b, after, copy: Buffer.from(copyText(b.events, [source]), 'utf8') };
+  };
   let sent = 0;
-  let ahead: { after: number; batch: Batch } | null = null;
+  let ahead: ReadBatch | null = null;
   for (;;) {
     await c.query('BEGIN');
     try {
@@ -212,10 +218,10 @@ export async function sendEvents(
         await c.query('COMMIT');
         return sent;
       }
-      const b: Batch = ahead?.after === head.seq ? ahead.batch : read(head.seq).batch;
+      const b: ReadBatch = ahead?.after === head.seq ? ahead : read(head.seq);
       const end: number = head.seq + b.events.length;
-      // The next batch is read while the server copies this one (its rows already sent), once.
-      const next: { read?: { after: number; batch: Batch } | Error } = {};
+      // The next batch is read (and put in COPY's format) while the server copies this one (its rows already sent).
+      const next: { read?: ReadBatch | Error } = {};
       const readNext = (): void => {
         if (next.read !== undefined || end >= src.events) return;
         try {
