@@ -165,8 +165,9 @@ function pngDataBytes(width: number, height: number, bitsPerPixel: number, inter
 
 /**
  * A PNG's header (IHDR, the first chunk) checked before pngjs allocates for it: its size against
- * the pixel limit, and for an interlaced image its compressed data inflated once here with the
- * most its header allows (pngjs inflates an interlaced image without a bound).
+ * the pixel limit, then its compressed data inflated once here with the most its header allows,
+ * which it must fill exactly (pngjs inflates an interlaced image without a bound, stops a plain one
+ * at its size with a message of its own, and pads one that is short with whatever memory held).
  */
 function admitPng(bytes: Uint8Array): void {
   if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return; // pngjs says what is wrong
@@ -179,8 +180,10 @@ function admitPng(bytes: Uint8Array): void {
   if (width < 1 || height < 1) throw new ImageError(`PNG: size ${width}×${height} is empty`);
   admitPixels('PNG', width, height, depth === 16 ? 2 : 1);
   const channels = PNG_CHANNELS[colour];
-  if (!interlaced || channels === undefined) return;
-  const most = pngDataBytes(width, height, channels * depth, true);
+  if (channels === undefined || bytes[28]! > 1) return; // pngjs says what is wrong
+  const most = pngDataBytes(width, height, channels * depth, interlaced);
+  const what = `its ${interlaced ? 'interlaced ' : ''}image data`,
+    header = `its ${width}×${height} header`;
   const idat: Uint8Array[] = [];
   for (let at = 8; at + 12 <= bytes.length;) {
     const len = dv.getUint32(at),
@@ -189,15 +192,16 @@ function admitPng(bytes: Uint8Array): void {
     if (type === 'IEND') break;
     at += 12 + len;
   }
+  let inflated: number;
   try {
-    inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) });
+    inflated = inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) }).length;
   } catch (e) {
     if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new ImageError(
-        `PNG: its interlaced image data inflates past the ${most} bytes its ${width}×${height} header allows`,
-      );
-    // Other damage: pngjs says what it is.
+      throw new ImageError(`PNG: ${what} inflates past the ${most} bytes ${header} allows`);
+    return; // other damage: pngjs says what it is
   }
+  if (inflated < most)
+    throw new ImageError(`PNG: ${what} inflates to ${inflated} bytes, short of the ${most} ${header} declares`);
 }
 
 function decodePng(bytes: Uint8Array): RasterImage {

@@ -234,6 +234,16 @@ test('an image whose header declares more pixels than the limit, or more data th
       /PNG: its interlaced image data inflates past the 2 bytes its 1×1 header allows/,
     ],
     [bmp1(8193, 8192), /BMP: 8193×8192 is 67117056 pixels, over 67108864/],
+    // Plain: 64 MiB of image data for a 100×100 header (pngjs stopped at the header's size with words of its own)…
+    [
+      pngFile({ width: 100, height: 100 }, new Uint8Array(64 * 1024 * 1024)),
+      /PNG: its image data inflates past the 10100 bytes its 100×100 header allows/,
+    ],
+    // …or a byte short of it (pngjs padded the last row with whatever memory held).
+    [
+      pngFile({ width: 100, height: 100 }, new Uint8Array(10_099)),
+      /PNG: its image data inflates to 10099 bytes, short of the 10100 its 100×100 header declares/,
+    ],
   ];
   for (const [bytes, message] of cases) {
     const t0 = performance.now();
