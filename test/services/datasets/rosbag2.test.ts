@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   copyFileSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -1205,9 +1206,12 @@ test('metadata.yaml naming a file several times reads it once; naming more files
     yaml,
     text.replace(
       /relative_file_paths:\n\s+- dup_0\.mcap/,
-      'relative_file_paths:\n    - dup_0.mcap\n    - dup_0.mcap\n    - ./dup_0.mcap',
+      'relative_file_paths:\n    - dup_0.mcap\n    - dup_0.mcap\n    - ./dup_0.mcap\n    - again.mcap\n    - hard.mcap',
     ),
   );
+  // Two more names of it: a link and a hard link.
+  symlinkSync('dup_0.mcap', path.join(bag, 'again.mcap'));
+  linkSync(path.join(bag, 'dup_0.mcap'), path.join(bag, 'hard.mcap'));
   const r = await importBag(bag, { ...IMPORT, out: path.join(dir, 'x.wds') });
   assert.deepEqual([r.transitions, r.messages], [8, DRIVE.poses.length + DRIVE.commands.length]);
   writeFileSync(
