@@ -49,6 +49,7 @@ import {
   heldChunk,
   looseDb3,
   schemaMcap,
+  summaryMcap,
   u32,
   zeroChunk,
   zstdZeros,
@@ -961,6 +962,15 @@ test('MCAP chunks: declared inflated sizes, a chunk indexed twice, overlapping c
     write('lie', [zeroChunk(200 * MB, T, { index: { uncompressedSize: 1024n } })]),
     'corrupt',
     /^[^:]*lie\.mcap: reading messages failed after the start: the chunk at byte \d+: its record declares 209715200 bytes inflated, not what its index says/,
+  );
+  // A summary of half a million chunk indexes (75 MB), which the reader would parse whole into half a gigabyte of
+  // objects, is refused before it is read.
+  const summary = path.join(dir, 'summary.mcap');
+  writeFileSync(summary, summaryMcap(500_000));
+  await refusedFast(
+    summary,
+    'too-large',
+    /^[^:]*summary\.mcap: its summary section \(chunk indexes, schemas, channels, statistics\) is \d+ bytes, over 64 MB \(the limit for an MCAP summary\)$/,
   );
   // A message index entry outside its chunk's time range would hold the chunk past it.
   await refusedFast(

@@ -66,10 +66,11 @@ export async function openMcapBag(bag: string, file: string, budget: InflateBudg
     const st = await fh.stat();
     if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file`, 'not-a-file');
     let reader: McapIndexedReader;
-    const readable = new GuardedReadable(fh, st.size);
+    const readable = new GuardedReadable(fh, st.size, bag, file);
     try {
       reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: await boundedDecompressHandlers() });
     } catch (e) {
+      if (e instanceof BagError) throw e;
       throw new BagError(
         bag,
         `${file} is not a complete MCAP file (truncated, or not MCAP): ${errText(e)}`,
