@@ -19,7 +19,7 @@ import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
 import { LlmPlanner } from '../../main/services/llm/openai-planner.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { queryEvents } from '../../main/services/audit/forensics.js';
-import { hostileJson } from './mutate.js';
+import { hostileJson, nested } from './mutate.js';
 import type { Planner } from '../../main/core/loop/loop.js';
 import type { Target } from './targets.js';
 
@@ -37,19 +37,6 @@ const SEEDS = [
   FINISH,
   JSON.stringify({ choices: [{ message: { content: 'I will pick the mug first.' } }] }),
 ];
-
-/** Nested arrays, objects or both, `depth` levels around `inner`. */
-function nested(depth: number, shape: 'array' | 'object' | 'mixed', inner = '1'): string {
-  const open = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? '[' : '{"k":');
-  const close = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? ']' : '}');
-  let head = '',
-    tail = '';
-  for (let i = 0; i < depth; i++) {
-    head += open(i);
-    tail = close(i) + tail;
-  }
-  return head + inner + tail;
-}
 
 /** Replies whose JSON nests deep while staying far below the reply (8 MiB) and arguments (1 MiB) caps. */
 const deepReply: fc.Arbitrary<string> = fc
