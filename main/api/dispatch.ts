@@ -1,11 +1,13 @@
 /**
  * The transport-independent boundary: every call from IPC or the WebSocket comes through here. The
- * method must be in the contract and its parameters must match the method's JSON Schema before any
- * handler runs; failures come back as an ApiError that names the method and the parameter.
+ * method must be in the contract and its parameters nested no deeper than MAX_JSON_DEPTH and match
+ * the method's JSON Schema before any handler runs; failures come back as an ApiError that names
+ * the method and the parameter.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { API_PARAMS, type ApiEnvelope, type ApiMethod, type WitnessApi } from '../contract/api.js';
 import { WitnessError, errorReport, pathError } from '../contract/errors.js';
+import { TOO_DEEP, valueTooDeep } from '../app/call-params.js';
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>(
@@ -26,6 +28,13 @@ function checkCall(method: unknown, params: unknown): ApiEnvelope | null {
   if (typeof method !== 'string' || !validators.has(method)) {
     return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${methodName(method)}` } };
   }
+  // Before anything walks them (validation, the copy to a worker thread, a handler): a value nested this deep would
+  // overflow the stack of whichever did.
+  if (valueTooDeep(params))
+    return {
+      ok: false,
+      error: { code: 'invalid-params', message: `${method}: its parameters are ${TOO_DEEP}`, path: '$' },
+    };
   const validate = validators.get(method)!;
   if (!validate(params ?? {})) {
     const e = validate.errors?.[0];

@@ -28,7 +28,7 @@ function planText(p: AuditReplay['plans'][number]): string {
   const v = p.plan;
   const how =
     v.status === 'ok'
-      ? `ok${v.cost !== undefined ? `, cost ${v.cost.objective}` : ''}`
+      ? `ok${v.cost !== undefined ? `, cost ${Number(v.cost.objective.toFixed(2))}` : ''}`
       : `infeasible${v.reason !== undefined ? ` (${v.reason.kind}: ${v.reason.message})` : ''}`;
   return `plan (${p.trigger}) ${how}, ${v.prefix.length} + ${v.suffix.length} nodes, sha ${short(p.sha)}`;
 }

@@ -50,7 +50,12 @@ function printReport(io: Output, c: Config, r: Report, bound_s: number): void {
       ? `pose     ${where}: x ${r.pose.x.toFixed(2)} m, y ${r.pose.y.toFixed(2)} m, yaw ${r.pose.yaw.toFixed(2)} rad; labels: ${r.pose.labels.join(', ') || '(none)'}`
       : `pose     ${where}: UNAVAILABLE: ${r.pose.problem}`,
   );
+  if (r.command !== null)
+    line(
+      `command  ${'navigation'.padEnd(16)} ${r.command.topic} [${r.command.type}]  ${r.command.problem !== null ? `BYPASSES THE COLLISION MONITOR: ${r.command.problem}` : r.command.through.length > 0 ? `into the input of ${r.command.through.join(', ')}` : 'no collision monitor in the graph: published as configured'}`,
+    );
   const problems =
+    (r.command !== null && r.command.problem !== null ? 1 : 0) +
     r.actions.filter((a) => !a.found || (a.lifecycle !== null && a.lifecycle.state !== null && !a.lifecycle.active))
       .length +
     r.services.filter((s) => !s.found).length +
@@ -69,7 +74,7 @@ export function ros2Command(io: Output, setExit: (c: number) => void, deps: Ros2
   ros2
     .command('check')
     .description(
-      'validate a backend configuration (exit 2 on a problem, with file:line:col and the JSON path); then, if ROS 2 and rclnodejs are available (exit 4 with the fix when not), connect and report the action servers, services, topics, fields and pose it finds (exit 0 all found, 1 otherwise)',
+      'validate a backend configuration (exit 2 on a problem, with file:line:col and the JSON path); then, if ROS 2 and rclnodejs are available (exit 4 with the fix when not), connect and report the action servers, services, topics, fields and pose it finds, and whether the navigation command would bypass a collision monitor (exit 0 all found and none bypassed, 1 otherwise)',
     )
     .option(
       '--config <file>',

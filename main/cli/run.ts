@@ -69,6 +69,11 @@ function firstSha(report: Record<string, unknown>): string {
   return typeof p?.plan_sha === 'string' ? `, sha256 ${p.plan_sha.slice(0, 12)}…` : '';
 }
 
+/** A robot's pose as `(x, y)`, or `(unknown)` when the mission ended before it was read (a robot not localised). */
+function where(p: readonly [number, number]): string {
+  return Number.isFinite(p[0]) && Number.isFinite(p[1]) ? `(${p[0].toFixed(2)}, ${p[1].toFixed(2)})` : '(unknown)';
+}
+
 /** A mission on a robot's map graph: waypoints as navigation goals (Nav2); Ctrl-C cancels the running goal. */
 async function mapMission(io: Output, o: RunFlags): Promise<number> {
   if (o.picture !== undefined)
@@ -93,7 +98,7 @@ async function mapMission(io: Output, o: RunFlags): Promise<number> {
   if (o.json) io.out(printableJson(r.report) + '\n');
   else {
     io.out(
-      `mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${printable(String(r.report['formula']))}\n  start: the robot's pose (${r.start[0].toFixed(2)}, ${r.start[1].toFixed(2)})\n`,
+      `mission on ${o.world} over ${o.graph} (${o.method}, waypoints through the robot's navigation): ${printable(String(r.report['formula']))}\n  start: the robot's pose ${where(r.start)}\n`,
     );
     const p0 = res.plans[0]?.result;
     if (p0?.status === 'ok')
@@ -180,8 +185,10 @@ async function runMission(io: Output, o: RunFlags): Promise<number> {
     io.out(
       `mission in ${o.world} (${o.method}): ${task.automaton.formula}\n  start (${task.start[0].toFixed(2)}, ${task.start[1].toFixed(2)}); ${task.report.nodes.anchors} anchors${task.report.unavailable.length > 0 ? `, unavailable: ${task.report.unavailable.join(', ')}` : ''}\n`,
     );
-    const p0 = res.plans[0]!.result;
-    if (p0.status === 'ok')
+    // A mission the world refused before its first plan (a robot whose command would bypass its collision monitor,
+    // stale data at the start) has none: the outcome says why.
+    const p0 = res.plans[0]?.result;
+    if (p0?.status === 'ok')
       io.out(
         `  plan: ${p0.prefixLength - 1} prefix and ${p0.steps.length - p0.prefixLength} suffix waypoints${p0.dwell ? ' (dwell suffix)' : ''}, objective ${p0.cost.objective.toFixed(1)}, ${res.plans[0]!.planning_ms.toFixed(1)} ms${firstSha(r.report)}\n`,
       );

@@ -77,7 +77,29 @@ void app.whenReady().then(() => {
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) open();
   });
-  app.on('before-quit', () => void api.close());
+  // Quitting, Ctrl-C and SIGTERM (rclnodejs's own SIGINT handler is removed when it loads: the workbench owns them)
+  // first stop the running missions and tool loops — a robot's goal cancelled, a zero command sent — and only then
+  // let the process end; a second signal ends it at once.
+  let closed = false;
+  let closing: Promise<void> | null = null;
+  const close = (reason: string): Promise<void> =>
+    (closing ??= api
+      .close(reason)
+      .catch((e: unknown) => console.error('witness: closing:', e))
+      .finally(() => void (closed = true)));
+  app.on('before-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    void close('the workbench was closed').then(() => app.quit());
+  });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.on(signal, () => {
+      if (closing !== null) app.exit(code);
+      else void close(`interrupted (${signal})`).then(() => app.exit(code));
+    });
 });
 
 app.on('window-all-closed', () => {

@@ -259,7 +259,20 @@ export class WorkerLane {
     // A fresh worker first loads its modules: the limit then runs from when it is ready, and the
     // start-up itself has a bound of its own.
     this.limit(job, this.ready ? job.call.timeLimitMs : STARTUP_MS + job.call.timeLimitMs);
-    worker.postMessage(job.request);
+    try {
+      worker.postMessage(job.request);
+    } catch (e) {
+      // A request that cannot be copied to the thread (nested too deep for the copy's stack): refused at once, and the
+      // lane goes on to the next, rather than holding this one until its time limit.
+      this.finish(job);
+      job.reject(
+        new WitnessError(
+          'invalid-input',
+          `${job.call.what ?? job.request.method}: its request cannot be passed to ${this.o.name}: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+      this.pump();
+    }
   }
 
   private limit(job: Job, ms: number): void {

@@ -56,6 +56,28 @@ test('the IPC transport has one channel, refuses untrusted senders and validates
   assert.ok(!two.ok && two.error.code === 'invalid-params');
 });
 
+test('parameters nested deeper than 256 levels are refused at the boundary, before validation or a worker copies them', async () => {
+  const dispatch = createDispatcher(createDirectApi());
+  const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+  for (const [method, params] of [
+    ['planGraph', { graph: deep, spec: 'F a' }],
+    ['version', deep],
+    ['ltlTranslate', { formula: deep }],
+  ] as const) {
+    assert.deepEqual(await dispatch(method, params), {
+      ok: false,
+      error: {
+        code: 'invalid-params',
+        message: `${method}: its parameters are nested deeper than 256 levels of arrays and objects`,
+        path: '$',
+      },
+    });
+  }
+  // Nesting a graph needs is far from it.
+  const shallow = await dispatch('planGraph', { graph: { nodes: [] }, spec: 'F a' });
+  assert.ok(shallow.ok, JSON.stringify(shallow));
+});
+
 test('every contract method has a handler in the direct API', () => {
   const api = createDirectApi();
   for (const m of API_METHODS) assert.equal(typeof api[m], 'function', m);

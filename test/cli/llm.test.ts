@@ -211,6 +211,33 @@ test(
   },
 );
 
+test('witness act --planner llm: a reply of the wrong shape (null, a list, a null message or call) is the planner giving up in words, never a TypeError', async () => {
+  const shapes: [string, RegExp][] = [
+    ['null', /the server's reply is not a JSON object: null/],
+    ['[1,2]', /the server's reply is not a JSON object: \[1,2\]/],
+    ['{"choices":[{"message":null}]}', /the server's reply has no choices\[0\]\.message/],
+    [
+      '{"choices":[{"message":{"content":"no","tool_calls":[{"function":null}]}}]}',
+      /the model answered in text instead of calling a tool: "no"/,
+    ],
+  ];
+  let body = '';
+  const s = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  try {
+    for (const [shape, says] of shapes) {
+      body = shape;
+      const r = await cli(...act(s.url, '--replans', '0'));
+      assert.equal(r.code, 1, `${shape}: ${r.err}${r.out}`);
+      assert.match(r.out, says, shape);
+      assert.doesNotMatch(r.out + r.err, /Cannot read properties|TypeError|internal/, shape);
+    }
+  } finally {
+    stop(s);
+  }
+});
+
 test('witness act --planner llm: --llm-url must be an http(s) URL, and the numeric LLM flags are strict (exit 2, nothing runs)', async () => {
   for (const [args, msg] of [
     [

@@ -5,46 +5,30 @@
 // server, or a zero velocity command, before ROS 2 shut down — and the robot at rest afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PATROL, setup } from '../ros2-sim/lab.js';
-import { openBackbone } from '../../main/app/backbone.js';
 import { GOAL_STATUS } from '../../main/backends/ros2/rclnodejs-api.js';
 import { DISTROS } from '../ros2-sim/nav2-profile.js';
-import { type StandinReport as Report, movedAfterShutdown, spawnWithStandin } from '../backends/ros2/standin/child.js';
+import {
+  type StandinReport as Report,
+  movedAfterShutdown,
+  runWithStandin,
+  velocityRobot,
+} from '../backends/ros2/standin/child.js';
 
-/**
- * Runs `witness …` over the stand-in, sends `signal` once the robot is underway, and returns how it ended and what the
- * robot saw.
- */
+/** Runs `witness …` over the stand-in, sends `signal` once the robot is underway, and returns what the robot saw. */
 async function interrupted(
   args: string[],
   standin: Record<string, unknown>,
   signal: 'SIGINT' | 'SIGTERM',
   distro: string,
 ): Promise<{ code: number | null; out: string; err: string; report: Report }> {
-  const report = path.join(mkdtempSync(path.join(tmpdir(), 'witness-stop-')), 'report.json');
-  const child = spawnWithStandin(args, { ...standin, report }, distro);
-  let out = '',
-    err = '',
-    sent = false;
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-    if (!sent && err.includes('standin: underway')) {
-      sent = true;
-      child.kill(signal);
-    }
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  clearTimeout(killer);
-  assert.ok(sent, `the robot never got underway: ${err}`);
-  return { code, out, err, report: JSON.parse(readFileSync(report, 'utf8')) as Report };
+  const r = await runWithStandin(args, standin, distro, signal);
+  assert.ok(r.sent, `the robot never got underway: ${r.err}`);
+  return r;
 }
 
 const moved = movedAfterShutdown;
@@ -117,48 +101,6 @@ for (const distro of DISTROS) {
     assert.equal(r.code, 130, r.err);
     assert.match(r.out, /interrupted \(SIGINT\); the running navigate was cancelled/);
   });
-}
-
-/**
- * A robot driven by velocity commands (a point mass in the medium maze), its configuration, regions and backbone files.
- */
-async function velocityRobot(
-  dir: string,
-  command: string,
-): Promise<{ world: string; regions: string; graph: string; data: string }> {
-  const file = path.join(dir, 'robot.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      version: 1,
-      id: 'pointmaze-medium',
-      connect_timeout_s: 2,
-      control_dt_s: 0.001,
-      staleness_s: 2,
-      frames: { map: 'odom', base: 'base_link' },
-      pose: { source: 'odometry', sensor: 'odom' },
-      sensors: {
-        odom: {
-          topic: '/odom',
-          type: 'nav_msgs/msg/Odometry',
-          fields: { 'base.vx': { path: 'twist.twist.linear.x' }, 'base.vy': { path: 'twist.twist.linear.y' } },
-        },
-      },
-      navigation: {
-        command: { topic: command, type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'linear.y'] },
-        observation: ['base.x', 'base.y', 'base.vx', 'base.vy'],
-        bounds: { min: [-2, -2], max: [26, 26] },
-      },
-    }),
-  );
-  const regions = path.join(dir, 'regions.json');
-  writeFileSync(regions, readFileSync(path.join(ROOT, 'assets', 'regions', 'pointmaze-medium.json')));
-  const b = await openBackbone(
-    { kind: 'generate', world: 'pointmaze-medium', datasetSteps: 100_000, seed: 1 },
-    { cacheDir: path.join(dir, 'cache') },
-  );
-  await b.models.close();
-  return { world: `ros2:${file}`, regions, graph: b.files.graph, data: b.files.data };
 }
 
 for (const [distro, signal, monitor] of [

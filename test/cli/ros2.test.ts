@@ -222,6 +222,69 @@ test('a Nav2 navigator whose lifecycle node is inactive (over the simulated grap
   }
 });
 
+/** A robot driven by velocity commands on `topic` (odometry for the pose), as a configuration file. */
+function velocityConfig(topic: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'witness-ros2-cli-')), 'robot.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: 1,
+      id: 'velocity-robot',
+      frames: { map: 'odom', base: 'base_link' },
+      pose: { source: 'odometry', sensor: 'odom' },
+      sensors: { odom: { topic: '/odom', type: 'nav_msgs/msg/Odometry', fields: {} } },
+      navigation: {
+        command: { topic, type: 'geometry_msgs/msg/Twist', action: ['linear.x', 'linear.y'] },
+        observation: ['base.x', 'base.y'],
+        bounds: { min: [-2, -2], max: [26, 26] },
+      },
+    }),
+  );
+  return file;
+}
+
+test("a velocity command that would bypass the robot's collision monitor (Jazzy's nav2_bringup) fails the check, naming the monitor's input; into its input, or with no monitor, it passes; nothing is published", async () => {
+  const { odometry } = await import('../backends/ros2/fake-rclnodejs.js');
+  const jazzy = new FakeRclnodejs();
+  jazzy.addPeer('collision_monitor', [
+    { name: '/cmd_vel_smoothed', types: ['geometry_msgs/msg/Twist'] },
+    { name: '/scan', types: ['sensor_msgs/msg/LaserScan'] },
+  ]);
+  const humble = new FakeRclnodejs({ distro: 'humble' });
+  const feed = setInterval(() => {
+    for (const f of [jazzy, humble]) f.publish('/odom', odometry(4, 20));
+  }, 10);
+  try {
+    const bypass = await check(jazzy, ['--config', velocityConfig('/cmd_vel'), '--timeout', '0.2']);
+    assert.equal(bypass.code, 1, bypass.err);
+    assert.match(
+      bypass.out,
+      /^command {2}navigation +\/cmd_vel \[geometry_msgs\/msg\/Twist\] {2}BYPASSES THE COLLISION MONITOR: a collision monitor runs on this robot \(\/collision_monitor\) and its input is \/cmd_vel_smoothed \(geometry_msgs\/msg\/Twist\): publishing the navigation command on \/cmd_vel would bypass it\. Set navigation\.command\.topic to its input \(\/cmd_vel_smoothed\)/m,
+    );
+    assert.match(bypass.out, /^check: 1 problem\(s\)$/m);
+    const json = await check(jazzy, ['--config', velocityConfig('/cmd_vel'), '--timeout', '0.2', '--json']);
+    const doc = JSON.parse(json.out) as { probe: { ok: boolean; command: { topic: string; problem: string } } };
+    assert.equal(doc.probe.ok, false);
+    assert.equal(doc.probe.command.topic, '/cmd_vel');
+    assert.match(doc.probe.command.problem, /would bypass it/);
+    const into = await check(jazzy, ['--config', velocityConfig('/cmd_vel_smoothed'), '--timeout', '0.2']);
+    assert.equal(into.code, 0, into.out);
+    assert.match(
+      into.out,
+      /^command {2}navigation +\/cmd_vel_smoothed \[geometry_msgs\/msg\/Twist\] {2}into the input of \/collision_monitor$/m,
+    );
+    const none = await check(humble, ['--config', velocityConfig('/cmd_vel'), '--timeout', '0.2']);
+    assert.equal(none.code, 0, none.out);
+    assert.match(
+      none.out,
+      /^command {2}navigation +\/cmd_vel .* {2}no collision monitor in the graph: published as configured$/m,
+    );
+    for (const f of [jazzy, humble]) assert.equal(f.sent.size, 0, 'the check publishes nothing');
+  } finally {
+    clearInterval(feed);
+  }
+});
+
 test("the app's API says whether ROS 2 can be used and, if not, what is missing", async () => {
   const api = createDirectApi({ ros2: { env: {}, resolver: () => '/x/node_modules/rclnodejs/index.js' } });
   const s = await api.ros2Status();

@@ -48,6 +48,17 @@ for (const args of [['--version'], ['--help'], ['ltl', '--help']]) {
   });
 }
 
+test("witness world ls reads the bundles' manifests without loading the ONNX runtime", () => {
+  const { status, stdout, modules } = loadsOf(['world', 'ls']);
+  assert.equal(status, 0);
+  assert.match(stdout, /pointmaze-medium/);
+  assert.deepEqual(
+    modules.filter((m) => /\/node_modules\/onnxruntime-node\//.test(m)),
+    [],
+    'world ls loaded the ONNX runtime',
+  );
+});
+
 test('the module recorder sees a heavy module when a command loads one (so the checks above can fail)', () => {
   const { modules } = loadsOf(['audit', 'verify', path.join(tmpdir(), 'witness-loads-none.db')]);
   assert.ok(modules.some((m) => /\/node_modules\/better-sqlite3\//.test(m)));

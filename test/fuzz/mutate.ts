@@ -281,3 +281,16 @@ export function hostileJson(seeds: readonly string[]): fc.Arbitrary<string> {
     },
   );
 }
+
+/** Nested arrays, objects or both, `depth` levels around `inner`. */
+export function nested(depth: number, shape: 'array' | 'object' | 'mixed', inner = '1'): string {
+  const open = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? '[' : '{"k":');
+  const close = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? ']' : '}');
+  let head = '',
+    tail = '';
+  for (let i = 0; i < depth; i++) {
+    head += open(i);
+    tail = close(i) + tail;
+  }
+  return head + inner + tail;
+}

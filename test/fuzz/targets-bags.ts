@@ -7,7 +7,10 @@
  * - cdr-zero-size: ROS 2 schemas with elements that take no bytes (`uint8[0]` inside), in sequences
  *   and fixed arrays, decoded from CDR whose sequence lengths are extreme (up to 2^32 − 1);
  * - image-headers: PGM, PNG and BMP headers with extreme sizes, depths, colour types and interlacing,
- *   over data that is missing, a little, or a deflate bomb.
+ *   over data that is missing, a little, or a deflate bomb;
+ * - db3-schema: rosbag2 .db3 files that carry their own SQL — generated columns (computing hundreds
+ *   of megabytes a row), a view or a virtual table in place of a table, triggers — and rows of any
+ *   type (a NULL, text or real timestamp, a NULL, text or oversized body).
  * The in-process targets also hold each case to the spawned tier's bounds (60 s, and the process
  * growing by no more than RSS_GROWTH_MB): a reader that inflates or loops without end is a bug here
  * even when it ends with a refusal.
@@ -16,10 +19,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import Database from 'better-sqlite3';
 import * as zstd from '@foxglove/wasm-zstd';
 import { importBag } from '../../main/app/bag-import.js';
 import { readMap } from '../../main/services/maps/read.js';
-import { T0_NS } from '../services/datasets/rosbag2-fixtures.js';
+import { T0_NS, driveMessages } from '../services/datasets/rosbag2-fixtures.js';
 import {
   type CraftChunk,
   craftMcap,
@@ -345,6 +349,114 @@ function imageBytes(s: ImageSpec): Uint8Array {
   ]);
 }
 
+// ---- .db3 files with SQL of their own ----
+
+/** The messages table as a forger defines it (its columns as the recorder's, in that order). */
+const DB3_MESSAGES = [
+  'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp, data)',
+  'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB GENERATED ALWAYS AS (zeroblob(300000000)) VIRTUAL)',
+  'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER GENERATED ALWAYS AS (id * 1000) VIRTUAL, data BLOB)',
+  'CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER GENERATED ALWAYS AS (1) STORED, timestamp INTEGER, data BLOB)',
+  'CREATE TABLE m(id INTEGER PRIMARY KEY, topic_id INTEGER, timestamp INTEGER, data BLOB); CREATE VIEW messages AS SELECT id, topic_id, timestamp, zeroblob(300000000) AS data FROM m',
+  'CREATE VIRTUAL TABLE messages USING fts5(id, topic_id, timestamp, data)',
+] as const;
+/** And the topics table. */
+const DB3_TOPICS = [
+  'CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT, offered_qos_profiles TEXT)',
+  'CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT, offered_qos_profiles TEXT GENERATED ALWAYS AS (hex(zeroblob(100000000))) VIRTUAL)',
+  'CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, type TEXT, serialization_format TEXT, offered_qos_profiles TEXT); CREATE VIEW topics AS SELECT id, name || hex(zeroblob(100000000)) AS name, type, serialization_format, offered_qos_profiles FROM t',
+] as const;
+/** Triggers, which a reader that only reads never fires. */
+const DB3_TRIGGERS = [
+  'CREATE TRIGGER forged AFTER INSERT ON schema BEGIN SELECT RAISE(IGNORE); END',
+  'CREATE TRIGGER forged2 BEFORE DELETE ON schema BEGIN SELECT length(zeroblob(100000000)); END',
+  'CREATE TRIGGER forged3 AFTER UPDATE ON schema BEGIN DELETE FROM schema; END',
+];
+/** Values a loose messages table may hold where the recorder writes integers and CDR blobs. */
+const DB3_STAMPS = [null, 'soon', 1.7e18 + 0.5, -1, 9_223_372_036_854_775_807n, T0_NS + 5n, 0];
+/** A body: NULL, text, bytes that are not CDR, none, over the limit for one message, an empty CDR message. */
+const DB3_BODIES = [null, 'hello', 'bytes', 'empty', 'over', 'cdr'] as const;
+
+interface Db3Spec {
+  readonly messages: number;
+  readonly topics: number;
+  readonly triggers: readonly number[];
+  /** Extra rows: topic (1 /odom, 2 /cmd_vel, 9 none), stamp and body by index. */
+  readonly rows: readonly { readonly topic: number; readonly stamp: number; readonly body: number }[];
+}
+
+const db3Spec: fc.Arbitrary<Db3Spec> = fc.record({
+  messages: fc.nat({ max: DB3_MESSAGES.length - 1 }),
+  topics: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.nat({ max: DB3_TOPICS.length - 1 })),
+  triggers: fc.array(fc.nat({ max: DB3_TRIGGERS.length - 1 }), { maxLength: 2 }),
+  rows: fc.array(
+    fc.record({
+      topic: fc.constantFrom(1, 2, 9),
+      stamp: fc.nat({ max: DB3_STAMPS.length - 1 }),
+      // The body over the limit for one message is rare: it writes that much.
+      body: fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom(0, 1, 2, 3, 5) },
+        { weight: 1, arbitrary: fc.constant(4) },
+      ),
+    }),
+    { maxLength: 3 },
+  ),
+});
+
+/** A Humble .db3 of the fixture drive as a spec defines its tables, triggers and extra rows. */
+function writeDb3Spec(file: string, spec: Db3Spec): void {
+  writeFileSync(file, '');
+  const db = new Database(file);
+  try {
+    const messages = DB3_MESSAGES[spec.messages]!,
+      topics = DB3_TOPICS[spec.topics]!;
+    db.exec(`CREATE TABLE schema(schema_version INTEGER, ros_distro TEXT); ${topics}; ${messages};`);
+    db.prepare('INSERT INTO schema VALUES (3, ?)').run('humble');
+    const topicsInto = /CREATE VIEW topics/.test(topics) ? 't' : 'topics',
+      messagesInto = /CREATE VIEW messages/.test(messages) ? 'm' : 'messages';
+    const topicCols = /offered_qos_profiles TEXT GENERATED/.test(topics)
+      ? '(id, name, type, serialization_format)'
+      : '';
+    const topic = db.prepare(
+      `INSERT INTO ${topicsInto}${topicCols} VALUES (?, ?, ?, ?${topicCols === '' ? ", ''" : ''})`,
+    );
+    topic.run(1, '/odom', 'nav_msgs/msg/Odometry', 'cdr');
+    topic.run(2, '/cmd_vel', 'geometry_msgs/msg/Twist', 'cdr');
+    // The columns a row can be given: a generated one is left out.
+    const cols = ['id', 'topic_id', 'timestamp', 'data'].filter(
+      (c) => !new RegExp(`\\b${c} \\w+ GENERATED`).test(messages),
+    );
+    const insert = db.prepare(
+      `INSERT INTO ${messagesInto} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+    );
+    const row = (values: Record<string, unknown>): void => {
+      insert.run(...cols.map((c) => values[c] ?? null));
+    };
+    let id = 1;
+    for (const m of driveMessages({ distro: 'humble', pose: 'odometry', action: 'twist' }))
+      row({ id: id++, topic_id: m.topic === '/odom' ? 1 : 2, timestamp: m.logTime, data: Buffer.from(m.data) });
+    for (const r of spec.rows) {
+      const body = DB3_BODIES[r.body]!;
+      const data =
+        body === null
+          ? null
+          : body === 'hello'
+            ? 'hello'
+            : body === 'bytes'
+              ? Buffer.alloc(40, 7)
+              : body === 'empty'
+                ? Buffer.alloc(0)
+                : body === 'over'
+                  ? Buffer.alloc(129 * MiB)
+                  : Buffer.from([0, 1, 0, 0, 0, 0, 0, 0]);
+      row({ id: id++, topic_id: r.topic, timestamp: DB3_STAMPS[r.stamp], data });
+    }
+    for (const t of new Set(spec.triggers)) db.exec(DB3_TRIGGERS[t]!);
+  } finally {
+    db.close();
+  }
+}
+
 const MAP_YAML = (image: string): string =>
   `image: ${image}\nresolution: 0.05\norigin: [-2.0, -2.0, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n`;
 
@@ -374,6 +486,18 @@ export function bagTargets(): Target[] {
           const { schema, data } = cdrCase(spec as CdrSpec);
           const f = path.join(scratch, 'z.mcap');
           schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
+          return importIn(f, scratch);
+        }),
+    },
+    {
+      name: 'db3-schema',
+      reads: 'rosbag2 .db3 files with generated columns, views, virtual tables, triggers and loose rows',
+      weight: 0.3,
+      input: () => db3Spec,
+      run: (spec, scratch) =>
+        bounded('db3-schema', async () => {
+          const f = path.join(scratch, 'b.db3');
+          writeDb3Spec(f, spec as Db3Spec);
           return importIn(f, scratch);
         }),
     },
@@ -418,6 +542,18 @@ export function bagCliTargets(): CliTarget[] {
           const f = path.join(dir, 'z.mcap');
           const { schema, data } = cdrCase(spec);
           schemaMcap(f, 'nav_msgs/msg/Odometry', schema, [data]);
+          return importArgs(f, dir);
+        }),
+    },
+    {
+      name: 'db3-schema',
+      command:
+        'witness data import FILE (a .db3 with generated columns, views, virtual tables, triggers, loose rows) --world pointmaze-medium …',
+      exits: [0, 2],
+      cases: () =>
+        db3Spec.map((spec) => (dir: string) => {
+          const f = path.join(dir, 'b.db3');
+          writeDb3Spec(f, spec);
           return importArgs(f, dir);
         }),
     },

@@ -4,7 +4,10 @@
  * and reply fields nested up to 150 000 deep in a few hundred KB. Each case is one run of the tool
  * loop as `witness act` runs it (app/act.ts: the real LLM client over HTTP, the MuJoCo tabletop, an
  * audit log), judged as the CLI judges it: success returns, a planner failure Witness names is its
- * error, any other end is the answer "no" (exit 1); a crash or an unended audit run is a bug.
+ * error, any other end is the answer "no" (exit 1); a crash or an unended audit run is a bug. So is
+ * the client throwing an error of the engine's (a stack overflow, a TypeError; the client's own
+ * failures are Errors in its words) or an internal one, though the loop turns any throw into the
+ * planner giving up: that is a crash the outcome hides.
  */
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
@@ -16,7 +19,8 @@ import { TabletopWorld } from '../../main/backends/mujoco/tabletop.js';
 import { LlmPlanner } from '../../main/services/llm/openai-planner.js';
 import { openAuditReadOnly } from '../../main/services/audit/store.js';
 import { queryEvents } from '../../main/services/audit/forensics.js';
-import { hostileJson } from './mutate.js';
+import { hostileJson, nested } from './mutate.js';
+import type { Planner } from '../../main/core/loop/loop.js';
 import type { Target } from './targets.js';
 
 const call = (name: string, args: string | object): string =>
@@ -33,19 +37,6 @@ const SEEDS = [
   FINISH,
   JSON.stringify({ choices: [{ message: { content: 'I will pick the mug first.' } }] }),
 ];
-
-/** Nested arrays, objects or both, `depth` levels around `inner`. */
-function nested(depth: number, shape: 'array' | 'object' | 'mixed', inner = '1'): string {
-  const open = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? '[' : '{"k":');
-  const close = (i: number): string => (shape === 'array' || (shape === 'mixed' && i % 2 === 0) ? ']' : '}');
-  let head = '',
-    tail = '';
-  for (let i = 0; i < depth; i++) {
-    head += open(i);
-    tail = close(i) + tail;
-  }
-  return head + inner + tail;
-}
 
 /** Replies whose JSON nests deep while staying far below the reply (8 MiB) and arguments (1 MiB) caps. */
 const deepReply: fc.Arbitrary<string> = fc
@@ -90,6 +81,24 @@ async function server(): Promise<string> {
 
 let world: Promise<TabletopWorld> | null = null;
 
+/** The engine's errors: a bug wherever they come from. */
+const ENGINE = [RangeError, TypeError, ReferenceError, SyntaxError];
+
+/** The client as the loop calls it, keeping the first engine or internal error it throws. */
+function watched(p: Planner, seen: { crash: Error | undefined }): Planner {
+  return {
+    next: async (h) => {
+      try {
+        return await p.next(h);
+      } catch (e) {
+        if (ENGINE.some((c) => e instanceof c) || (e instanceof WitnessError && e.code === 'internal'))
+          seen.crash ??= e as Error;
+        throw e;
+      }
+    },
+  };
+}
+
 /**
  * One run of the tool loop on `reply`, as `witness act --planner llm --audit DB` runs it; throws what the CLI would
  * exit with.
@@ -99,14 +108,15 @@ async function runOnReply(reply: string, scratch: string): Promise<unknown> {
   world ??= TabletopWorld.open({ heightNoise_m: 0, perceptionNoise_m: 0 });
   const file = path.join(scratch, 'audit.sqlite');
   const log = await openAuditLog(file);
-  const seen: { run: string | null } = { run: null };
+  const seen: { run: string | null; crash: Error | undefined } = { run: null, crash: undefined };
   replies = [reply];
   let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
   try {
     const r = await act({
       world: await world,
       tools: tabletopTools(),
-      planner: (tools) => new LlmPlanner(tools, { baseUrl: url, model: 'fuzz', timeout_ms: 10_000, attempts: 1 }),
+      planner: (tools) =>
+        watched(new LlmPlanner(tools, { baseUrl: url, model: 'fuzz', timeout_ms: 10_000, attempts: 1 }), seen),
       goal: 'put the red mug on the tray',
       verify: 'objects.red_mug.on == "tray"',
       seed: 1,
@@ -131,6 +141,7 @@ async function runOnReply(reply: string, scratch: string): Promise<unknown> {
   // Whatever the run's end, it was recorded.
   if (seen.run !== null && !runEnded(file, seen.run))
     throw new Error(`the audit run ${seen.run} was left without an end`);
+  if (seen.crash !== undefined) throw seen.crash;
   if (!outcome.ok) throw outcome.error;
   return outcome.value;
 }

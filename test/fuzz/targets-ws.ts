@@ -3,18 +3,22 @@
  * 16- and 64-bit lengths, a close), mutated byte-wise, sent after a real upgrade to a live `witness
  * web` process (a child of this one, started once per run) and to the live Foxglove server its
  * console starts. A case is refused when the server closes that connection with a close code or
- * answers with an error; it is a bug when the process stops or a good client is not answered after.
+ * answers with an error; it is a bug when the process stops, a good client is not answered after, or
+ * the answer is an internal error.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WitnessError } from '../../main/contract/errors.js';
 import { apiClient, frame, RawClient, startWitnessWeb, upgradeRequest, type WebChild } from '../api/web-raw.js';
-import { mutatedBytes } from './mutate.js';
+import fc from 'fast-check';
+import { mutatedBytes, nested } from './mutate.js';
 import type { Target } from './targets.js';
 
 /** How long a case waits for the server to react to its bytes before it resets the connection. */
 const REACT_MS = 60;
+/** How long a call that must be answered may take (a few hundred KB parsed and refused, on a loaded machine). */
+const ANSWER_MS = 10_000;
 const KEY = Uint8Array.of(0x37, 0xfa, 0x21, 0x3d);
 
 const cat = (...b: Buffer[]): Uint8Array => new Uint8Array(Buffer.concat(b));
@@ -32,6 +36,31 @@ function apiSeeds(): Uint8Array[] {
     cat(text(call(6, 'version')), frame(8, Uint8Array.of(0x03, 0xe8), { key: KEY })),
   ];
 }
+
+/**
+ * Calls whose JSON nests deep in a few hundred KB, far under the frame limit, sent whole (a byte mutation would break
+ * them): in the parameters, a parameter, the id or the method.
+ */
+const deepCall: fc.Arbitrary<Uint8Array> = fc
+  .record({
+    depth: fc.oneof(fc.integer({ min: 200, max: 400 }), fc.integer({ min: 1_000, max: 150_000 })),
+    shape: fc.constantFrom('array' as const, 'object' as const, 'mixed' as const),
+    method: fc.constantFrom('planGraph', 'worldVocabulary', 'version', 'auditQuery', 'ltlTranslate', 'sceneOf'),
+    // planGraph's graph is the one parameter of any shape (a labelled graph, already parsed): the most cases.
+    where: fc.oneof({ weight: 3, arbitrary: fc.constant('graph') }, fc.constantFrom('params', 'id', 'method')),
+  })
+  .map(({ depth, shape, method, where }) => {
+    const deep = nested(depth, shape);
+    const json =
+      where === 'params'
+        ? `{"id":1,"method":"${method}","params":${deep}}`
+        : where === 'graph'
+          ? `{"id":1,"method":"planGraph","params":{"graph":${deep},"spec":"F a"}}`
+          : where === 'id'
+            ? `{"id":${deep},"method":"${method}","params":{}}`
+            : `{"id":1,"method":${deep},"params":{}}`;
+    return cat(text(json));
+  });
 
 function foxgloveSeeds(): Uint8Array[] {
   const sub = JSON.stringify({
@@ -116,11 +145,25 @@ async function stillServes(web: WebChild): Promise<void> {
 }
 
 /**
- * Sends `bytes` on an upgraded connection; a refusal is thrown as a WitnessError naming the close code or the error.
+ * Sends `bytes` on an upgraded connection (and waits for an answer where one is `answered`); a refusal is thrown as a
+ * WitnessError naming the close code or the error, an answer that is an internal error as a plain Error (a bug: the
+ * server survived it, but a value from outside reached code that could not take it).
  */
-async function send(c: RawClient, bytes: Uint8Array, isError: (m: unknown) => boolean): Promise<void> {
+async function send(
+  c: RawClient,
+  bytes: Uint8Array,
+  isError: (m: unknown) => boolean,
+  isInternal: (m: unknown) => boolean = () => false,
+  answered = false,
+): Promise<void> {
   c.socket.write(bytes);
-  await Promise.race([c.closed, new Promise((r) => setTimeout(r, REACT_MS))]);
+  if (answered) await c.until(() => c.texts().length > 0 || c.ended, 'an answer', ANSWER_MS);
+  else await Promise.race([c.closed, new Promise((r) => setTimeout(r, REACT_MS))]);
+  const internal = c.texts().find(isInternal);
+  if (internal !== undefined) {
+    c.socket.resetAndDestroy();
+    throw new Error(`the server answered with an internal error: ${JSON.stringify(internal).slice(0, 300)}`);
+  }
   const code = c.closeCode,
     errors = c.texts().filter(isError).length;
   c.socket.resetAndDestroy();
@@ -141,7 +184,33 @@ export function wsTargets(): Target[] {
       run: async (bytes: Uint8Array) => {
         const { web } = await server('ws-api-frames');
         try {
-          await send(await RawClient.api(web.port, web.token), bytes, (m) => (m as { ok?: unknown }).ok === false);
+          await send(
+            await RawClient.api(web.port, web.token),
+            bytes,
+            (m) => (m as { ok?: unknown }).ok === false,
+            (m) => (m as { error?: { code?: unknown } }).error?.code === 'internal',
+          );
+        } finally {
+          await stillServes(web);
+        }
+      },
+    }),
+    target({
+      name: 'ws-api-nested',
+      reads: 'calls to the web API nested deep under the frame limit (a live `witness web`)',
+      weight: 0.3,
+      input: () => deepCall,
+      run: async (bytes: Uint8Array) => {
+        const { web } = await server('ws-api-nested');
+        try {
+          // Each case waits for its answer: a call is answered, whatever it holds.
+          await send(
+            await RawClient.api(web.port, web.token),
+            bytes,
+            (m) => (m as { ok?: unknown }).ok === false,
+            (m) => (m as { error?: { code?: unknown } }).error?.code === 'internal',
+            true,
+          );
         } finally {
           await stillServes(web);
         }

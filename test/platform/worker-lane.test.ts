@@ -90,6 +90,28 @@ test('a request past its time limit stops its worker with a budget error naming 
   }
 });
 
+test('a request that cannot be copied to the worker (nested 100 000 deep) is refused at once, naming it; the next is answered', async () => {
+  const { lane: l, states } = lane();
+  try {
+    await l.request('echo', 1, { timeLimitMs: 5000 });
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    const started = performance.now();
+    const refused = code(l.request('echo', deep, { timeLimitMs: 60_000, what: 'planGraph' }));
+    const after = l.request('echo', 'next', { timeLimitMs: 60_000 });
+    const e = await refused;
+    assert.equal(e.code, 'invalid-input');
+    assert.match(
+      e.message,
+      /^planGraph: its request cannot be passed to the test lane: Maximum call stack size exceeded$/,
+    );
+    assert.equal(await after, 'next');
+    assert.ok(performance.now() - started < 5000, 'not held until its time limit');
+    assert.deepEqual(states.at(-1), { answered: 2 }, 'the same worker answered');
+  } finally {
+    await l.close();
+  }
+});
+
 test('abandoned: a waiting request leaves the queue, a running one stops its worker; both cancelled', async () => {
   const { lane: l } = lane();
   try {

@@ -3,7 +3,8 @@
  * answer — and, for Nav2's, whether their lifecycle node is active (an inactive one keeps its action
  * server in the graph but rejects every goal) —, which topics deliver messages (and, for those that
  * do not, whether the topic exists with another type or has no publisher), whether every mapped
- * field is in the messages, and the pose and labels — each waited for within one bound, in parallel.
+ * field is in the messages, the pose and labels — each waited for within one bound, in parallel —, and
+ * whether the navigation command would go into the robot's collision monitor or bypass it.
  */
 import { WorldError } from '../../core/world/world.js';
 import type { Ros2World } from './world.js';
@@ -49,6 +50,16 @@ export interface ProbeReport {
       }
     | { readonly ok: false; readonly problem: string };
   readonly tf: readonly string[];
+  /**
+   * The navigation command's route (collision-monitor.ts): the collision monitors it goes through (none in the graph:
+   * empty), or why it would bypass one; null without a navigation section.
+   */
+  readonly command: {
+    readonly topic: string;
+    readonly type: string;
+    readonly through: readonly string[];
+    readonly problem: string | null;
+  } | null;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -183,11 +194,24 @@ export async function probeRos2(world: Ros2World, bound_s: number): Promise<Prob
       return v.ok ? [] : [{ field, sensor, problem: v.why }];
     });
   });
+  // Asked last: by now discovery has had the whole bound to find the collision monitor.
+  const route = world.navigationCommandRoute();
+  const nav = c.navigation?.command;
+  const command =
+    route === null || nav === undefined
+      ? null
+      : {
+          topic: nav.topic,
+          type: nav.type,
+          through: route.ok ? route.through : [],
+          problem: route.ok ? null : route.problem,
+        };
   const ok =
+    (command === null || command.problem === null) &&
     actions.every((a) => a.found && (a.lifecycle === null || a.lifecycle.state === null || a.lifecycle.active)) &&
     services.every((s) => s.found) &&
     topics.every((t) => t.problem === null) &&
     fields.length === 0 &&
     pose.ok;
-  return { ok, actions, services, topics, fields, pose, tf: ep.tfLinks() };
+  return { ok, actions, services, topics, fields, pose, tf: ep.tfLinks(), command };
 }

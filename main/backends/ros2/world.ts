@@ -34,6 +34,7 @@ import { acquire, qosProfile, release, withInterface } from './session.js';
 import { type LoaderDeps, Ros2Unavailable, loadRclnodejs } from './rclnodejs-loader.js';
 import { computePathGoal, costmapFilterInfo, occupancyGrid, pathErrorName, pathPoses, poseStamped } from './nav2.js';
 import { NAVIGATOR_TYPES, NavigatorFeedback, explainNavigatorFailure, goalFrames } from './navigator.js';
+import { type CommandRoute, commandRoute } from './collision-monitor.js';
 
 export interface Ros2WorldOptions {
   /** Seconds on a monotonic clock (injected in tests); default performance.now(). */
@@ -63,8 +64,6 @@ interface Latest {
  */
 const VALIDATE_GOALS = { validateGoals: true } as const;
 const VALIDATE_REQUESTS = { validateRequests: true } as const;
-/** The velocity commands a collision monitor takes (Nav2's: Twist, or TwistStamped with enable_stamped_cmd_vel). */
-const VELOCITY_TYPES: readonly string[] = ['geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'];
 
 /** Plain JSON of a message (typed arrays to arrays, 64-bit integers to numbers), for responses and logs. */
 function plain(v: unknown): unknown {
@@ -322,7 +321,7 @@ export class Ros2World implements World {
       reset: async (o) => {
         await this.reset(o);
         // Before anything moves: a command that would bypass the robot's collision monitor is refused.
-        this.commandRoute();
+        this.checkCommandRoute();
         const s = await state();
         if (o.start !== undefined) {
           const d = Math.hypot(s.pose.x - o.start[0], s.pose.y - o.start[1]);
@@ -347,7 +346,7 @@ export class Ros2World implements World {
               `action must be ${c.action.length} finite numbers (${c.action.join(', ')}), got [${Array.from(action).join(', ')}]`,
             );
           }
-          this.commandRoute();
+          this.checkCommandRoute();
           const message: Record<string, unknown> = {};
           c.action.forEach((field, i) => setPath(message, field, action[i]! * c.scale[i]!));
           this.publishCommand(message);
@@ -518,40 +517,20 @@ export class Ros2World implements World {
   }
 
   /**
-   * A velocity command must reach the robot through its collision monitor where one runs (Nav2's
-   * on Jazzy: nav2_bringup routes cmd_vel_smoothed → collision_monitor → cmd_vel): a command
-   * published downstream of it — on the topic it writes — would bypass it. The monitor is found in
-   * the graph by its node name; its inputs are the velocity topics it subscribes to. Without one in
-   * the graph (Humble's nav2_bringup starts none) the configured topic is used as it is.
+   * A velocity command must reach the robot through its collision monitor where one runs
+   * (collision-monitor.ts): one that would bypass it is refused before anything moves.
    */
-  private commandRoute(): void {
+  private checkCommandRoute(): void {
     if (this.routeChecked) return;
-    const id = this.config.id,
-      c = this.config.navigation!.command;
-    const monitors = this.node.getNodeNamesAndNamespaces().filter((n) => n.name === c.collision_monitor);
-    for (const m of monitors) {
-      const full = `${m.namespace.replace(/\/$/, '')}/${m.name}`;
-      const inputs = this.node
-        .getSubscriptionNamesAndTypesByNode(m.name, m.namespace)
-        .filter((t) => t.types.some((x) => VELOCITY_TYPES.includes(x)));
-      const input = inputs.find((t) => t.name === c.topic);
-      const named = inputs.map((t) => `${t.name} (${t.types.join(', ')})`).join(', ');
-      if (input === undefined) {
-        throw new WorldError(
-          'invalid-input',
-          id,
-          `a collision monitor runs on this robot (${full}) and ${inputs.length === 0 ? 'subscribes to no velocity topic yet (is it configured and active?)' : `its input is ${named}`}: publishing the navigation command on ${c.topic} would bypass it. Set navigation.command.topic to its input${inputs.length > 0 ? ` (${inputs[0]!.name})` : ''} — Jazzy's nav2_bringup: /cmd_vel_smoothed — so that it can stop the robot (${this.config.file}: $.navigation.command.topic)`,
-        );
-      }
-      if (!input.types.includes(c.type)) {
-        throw new WorldError(
-          'invalid-input',
-          id,
-          `the collision monitor's input ${c.topic} (${full}) takes ${input.types.join(', ')}; navigation.command.type is ${c.type}, which it would not receive (Nav2's enable_stamped_cmd_vel chooses TwistStamped) (${this.config.file}: $.navigation.command.type)`,
-        );
-      }
-    }
+    const r = commandRoute(this.node, this.config.navigation!.command, this.config.file);
+    if (!r.ok) throw new WorldError('invalid-input', this.config.id, r.problem);
     this.routeChecked = true;
+  }
+
+  /** Where the navigation command would go now (`witness ros2 check`); null without a navigation section. */
+  navigationCommandRoute(): CommandRoute | null {
+    const c = this.config.navigation?.command;
+    return c === undefined ? null : commandRoute(this.node, c, this.config.file);
   }
 
   /** A zero command (every action field 0), published when the world closes after moving the robot. */

@@ -8,6 +8,7 @@ import type pg from 'pg';
 
 /** The connection methods a custom query is handed (node-postgres' Connection). */
 interface CopyConnection {
+  readonly stream: NodeJS.WritableStream;
   query(text: string): void;
   sendCopyFromChunk(chunk: Buffer): void;
   endCopyFrom(): void;
@@ -37,17 +38,23 @@ export function copyText(rows: readonly (readonly unknown[])[], lead: readonly u
   return out;
 }
 
-/** Runs `sql` (a `COPY … FROM STDIN`) sending `data`; resolves with the rows the server copied. */
-export function copyIn(c: pg.Client, sql: string, data: string): Promise<number> {
+/**
+ * Runs `sql` (a `COPY … FROM STDIN`) sending `data` (text, or its UTF-8 bytes); resolves with the rows the server
+ * copied. `onSent` is called once the data has left for the server (handed to the socket whole), while the server is
+ * still copying: the time a caller has for work of its own.
+ */
+export function copyIn(c: pg.Client, sql: string, data: string | Buffer, onSent?: () => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let rows = 0;
     let failed = false;
     const query = {
       submit: (con: CopyConnection): void => con.query(sql),
       handleCopyInResponse: (con: CopyConnection): void => {
-        const bytes = Buffer.from(data, 'utf8');
+        const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
         for (let at = 0; at < bytes.length; at += CHUNK) con.sendCopyFromChunk(bytes.subarray(at, at + CHUNK));
         con.endCopyFrom();
+        // An empty write's callback runs once every write before it has gone to the socket.
+        if (onSent !== undefined) con.stream.write(Buffer.alloc(0), () => onSent());
       },
       handleCommandComplete: (msg: { text?: string }): void => {
         rows = Number(/\d+$/.exec(msg.text ?? '')?.[0] ?? 0);

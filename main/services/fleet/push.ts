@@ -76,7 +76,7 @@ async function sourceOf(
 }
 
 /** The store's last event of a source (seq 0: none). */
-async function storeHead(c: pg.Client, source: number): Promise<{ seq: number; hash: string | null }> {
+export async function storeHead(c: pg.Client, source: number): Promise<{ seq: number; hash: string | null }> {
   const r = await c.query<{ seq: number; hash: string }>(
     'SELECT seq, hash FROM witness.events WHERE source = $1 ORDER BY seq DESC LIMIT 1',
     [source],
@@ -154,8 +154,17 @@ export async function resolveSource(
 
 const column = (rows: readonly unknown[][], i: number): unknown[] => rows.map((r) => r[i]);
 
-/** Inserts one batch (its blobs and runs, then its events with COPY) inside the caller's transaction. */
-async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void> {
+/** A batch read from the log, its events already in COPY's text format (UTF-8), after the store's event `after`. */
+interface ReadBatch extends Batch {
+  readonly after: number;
+  readonly copy: Buffer;
+}
+
+/**
+ * Inserts one batch (its blobs and runs, then its events with COPY) inside the caller's transaction; `onSent` as
+ * copyIn's: called while the server copies the events.
+ */
+async function insertBatch(c: pg.Client, source: number, b: ReadBatch, onSent: () => void): Promise<void> {
   if (b.blobs.length > 0)
     await c.query(
       `INSERT INTO witness.blobs (sha256, kind, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
@@ -171,15 +180,18 @@ async function insertBatch(c: pg.Client, source: number, b: Batch): Promise<void
   await copyIn(
     c,
     'COPY witness.events (source, seq, run_id, t_ms, step, kind, tool, failure_label, body, prev_hash, hash) FROM STDIN',
-    copyText(b.events, [source]),
+    b.copy,
+    onSent,
   );
 }
 
 /**
  * Sends every local event after the store's head, batch by batch, each batch one transaction under the source's
  * advisory lock (where the store stands read again inside it: another pusher of the log may have moved it); the next
- * batch is read while the server inserts this one. `stop`: asked after each committed batch, true ends the sending
- * there. Returns how many events were sent.
+ * batch is read while the server inserts this one. Batches commit without waiting for the WAL flush but the last,
+ * which waits and so flushes them all (WAL is flushed in order): a server that crashes in between loses batches this
+ * push has not yet reported done, and the next push sends them again. `stop`: asked before each commit, true ends the
+ * sending with that batch. Returns how many events were sent.
  */
 export async function sendEvents(
   c: pg.Client,
@@ -189,8 +201,12 @@ export async function sendEvents(
   o: PushOptions & { stop?: () => boolean } = {},
 ): Promise<number> {
   const max = Math.max(1, Math.floor(o.batch ?? DEFAULT_PUSH_BATCH));
+  const read = (after: number): ReadBatch => {
+    const b = src.batch(after, Math.min(max, src.events - after));
+    return { ...b, after, copy: Buffer.from(copyText(b.events, [source]), 'utf8') };
+  };
   let sent = 0;
-  let ahead: { after: number; batch: Batch } | null = null;
+  let ahead: ReadBatch | null = null;
   for (;;) {
     await c.query('BEGIN');
     try {
@@ -202,17 +218,28 @@ export async function sendEvents(
         await c.query('COMMIT');
         return sent;
       }
-      const b: Batch =
-        ahead?.after === head.seq ? ahead.batch : src.batch(head.seq, Math.min(max, src.events - head.seq));
-      const inserted = insertBatch(c, source, b);
+      const b: ReadBatch = ahead?.after === head.seq ? ahead : read(head.seq);
       const end: number = head.seq + b.events.length;
-      // Read while the server inserts (the insert is on its way already).
-      ahead = end < src.events ? { after: end, batch: src.batch(end, Math.min(max, src.events - end)) } : null;
-      await inserted;
+      // The next batch is read (and put in COPY's format) while the server copies this one (its rows already sent).
+      const next: { read?: ReadBatch | Error } = {};
+      const readNext = (): void => {
+        if (next.read !== undefined || end >= src.events) return;
+        try {
+          next.read = read(end);
+        } catch (e) {
+          next.read = e instanceof Error ? e : new Error(String(e));
+        }
+      };
+      await insertBatch(c, source, b, readNext);
+      readNext();
+      if (next.read instanceof Error) throw next.read;
+      ahead = next.read ?? null;
+      const last = end >= src.events || o.stop?.() === true;
+      if (!last) await c.query('SET LOCAL synchronous_commit = off');
       await c.query('COMMIT');
       sent += b.events.length;
       o.progress?.(sent);
-      if (o.stop?.() === true) return sent;
+      if (last) return sent;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
       throw e;

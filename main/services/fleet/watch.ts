@@ -10,7 +10,15 @@
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { ChainWalk } from '../audit/chain.js';
-import { type PushOptions, type Source, openSource, pushSession, resolveSource, sendEvents } from './push.js';
+import {
+  type PushOptions,
+  type Source,
+  openSource,
+  pushSession,
+  resolveSource,
+  sendEvents,
+  storeHead,
+} from './push.js';
 import { fleetErrorOf, isServerGone, redactUrl, requireStoreUrl } from './store.js';
 
 export interface WatchOptions extends PushOptions {
@@ -66,6 +74,10 @@ export async function watchLog(file: string, url: string, o: WatchOptions): Prom
     sent = 0,
     retries = 0,
     wait = retry.first_ms;
+  // What the store held of the log when the watch began, and `sent` as of the last push that ended durable (push.ts
+  // sendEvents): a server that crashed may have lost the batches committed after it.
+  let startHead = 0,
+    durable = 0;
   const drop = async (): Promise<void> => {
     await c?.end().catch(() => {});
     c = null;
@@ -77,10 +89,15 @@ export async function watchLog(file: string, url: string, o: WatchOptions): Prom
       rounds++;
       try {
         if (src.events > 0) {
-          c ??= await pushSession(url);
+          if (c === null) {
+            c = await pushSession(url);
+            // Connected again after the store went away: what it holds now is what this watch has sent.
+            if (source !== null) sent = durable = (await storeHead(c, source.id)).seq - startHead;
+          }
           // Resolved once (the store's head checked against the log), then each batch checks it again.
-          source ??= (await resolveSource(c, url, src, { host, robot: o.robot })).source;
-          // Counted as each batch commits: a round the store left halfway counts what it committed.
+          if (source === null)
+            ({ source, before: startHead } = await resolveSource(c, url, src, { host, robot: o.robot }));
+          // Counted as each batch commits; once the store went away, recounted from what it holds (above).
           let before = 0;
           const n = await sendEvents(c, url, src, source.id, {
             ...o,
@@ -91,6 +108,7 @@ export async function watchLog(file: string, url: string, o: WatchOptions): Prom
               o.progress?.(sent);
             },
           });
+          durable = sent;
           if (n > 0)
             o.note(`sent ${n} event${n === 1 ? '' : 's'} (${src.events} in the log; head ${src.head.slice(0, 16)}…)`);
         }
@@ -98,6 +116,7 @@ export async function watchLog(file: string, url: string, o: WatchOptions): Prom
       } catch (e) {
         if (!isServerGone(e)) throw e;
         retries++;
+        sent = durable;
         await drop();
         o.note(`${fleetErrorOf(url, e).message}; trying again in ${(wait / 1000).toFixed(1)} s`);
         await pause(wait, o.signal);

@@ -281,6 +281,8 @@ export class LlmPlanner implements Planner {
     const reply = await this.post(body);
     this.transcript.push({ request: body, response: reply });
     if (this.transcript.length > TRANSCRIPT_TURNS) this.transcript.shift();
+    if (reply === null || typeof reply !== 'object' || Array.isArray(reply))
+      throw new Error(`the server's reply is not a JSON object: ${JSON.stringify(reply).slice(0, 200)}`);
     const msg = (
       reply as {
         choices?: {
@@ -288,10 +290,10 @@ export class LlmPlanner implements Planner {
         }[];
       }
     ).choices?.[0]?.message;
-    if (msg === undefined)
+    if (msg === null || typeof msg !== 'object')
       throw new Error(`the server's reply has no choices[0].message: ${JSON.stringify(reply).slice(0, 200)}`);
     const call = msg.tool_calls?.[0]?.function;
-    if (call === undefined || typeof call.name !== 'string') {
+    if (call === null || typeof call !== 'object' || typeof call.name !== 'string') {
       const text = typeof msg.content === 'string' ? msg.content.trim() : '';
       return {
         kind: 'call',

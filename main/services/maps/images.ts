@@ -8,9 +8,10 @@
  * Encoding P5 PGM (what `witness bench map` and the tests write) is here too.
  *
  * The size a header declares is checked before anything is allocated or inflated: at most
- * MAX_MAP_PIXELS pixels (half that for a 16-bit PNG, which pngjs decodes at 16 bits first), pixel
- * data the file can hold (PGM, BMP), and a PNG's compressed data inflating to no more than its
- * header allows (pngjs bounds that itself for a plain PNG, not for an interlaced one).
+ * MAX_MAP_PIXELS pixels (for a PNG in colour or at 16 bits half that, in colour at 16 bits a quarter:
+ * pngjs holds its image data at its depth, then every pixel as RGBA, about a gigabyte at the limit for
+ * a colour image), pixel data the file can hold (PGM, BMP), and a PNG's compressed data inflating to
+ * exactly what its header declares (admitPng).
  */
 import { inflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
@@ -22,13 +23,18 @@ export class ImageError extends Error {
 
 /** The most pixels a map image may have: 8192 × 8192 (410 m square at 5 cm). */
 export const MAX_MAP_PIXELS = 8192 * 8192;
-const LIMIT = `the limit for a map image: ${MAX_MAP_PIXELS} pixels, half that for a 16-bit PNG`;
+const LIMIT = `the limit for a map image: ${MAX_MAP_PIXELS} pixels; for a PNG in colour or at 16 bits half that, in colour at 16 bits a quarter`;
 
-/** Refuses a size over the pixel limit (`weight` 2: a 16-bit PNG) before anything is allocated. */
-function admitPixels(kind: string, width: number, height: number, weight = 1): void {
+/**
+ * Refuses a size over the pixel limit before anything is allocated; a PNG counts each pixel twice in colour and twice
+ * at 16 bits (`png`).
+ */
+function admitPixels(kind: string, width: number, height: number, png?: { colour: boolean; deep: boolean }): void {
+  const weight = (png?.colour === true ? 2 : 1) * (png?.deep === true ? 2 : 1);
   if (width * height * weight > MAX_MAP_PIXELS) {
+    const how = [...(png?.colour === true ? ['in colour'] : []), ...(png?.deep === true ? ['at 16 bits'] : [])];
     throw new ImageError(
-      `${kind}: ${width}×${height} is ${width * height} pixels${weight > 1 ? ' at 16 bits' : ''}, over ${MAX_MAP_PIXELS / weight} (${LIMIT})`,
+      `${kind}: ${width}×${height} is ${width * height} pixels${how.length > 0 ? ` ${how.join(' ')}` : ''}, over ${MAX_MAP_PIXELS / weight} (${LIMIT})`,
     );
   }
 }
@@ -165,8 +171,9 @@ function pngDataBytes(width: number, height: number, bitsPerPixel: number, inter
 
 /**
  * A PNG's header (IHDR, the first chunk) checked before pngjs allocates for it: its size against
- * the pixel limit, and for an interlaced image its compressed data inflated once here with the
- * most its header allows (pngjs inflates an interlaced image without a bound).
+ * the pixel limit, then its compressed data inflated once here with the most its header allows,
+ * which it must fill exactly (pngjs inflates an interlaced image without a bound, stops a plain one
+ * at its size with a message of its own, and pads one that is short with whatever memory held).
  */
 function admitPng(bytes: Uint8Array): void {
   if (bytes.length < 33 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return; // pngjs says what is wrong
@@ -177,10 +184,12 @@ function admitPng(bytes: Uint8Array): void {
     colour = bytes[25]!,
     interlaced = bytes[28] === 1;
   if (width < 1 || height < 1) throw new ImageError(`PNG: size ${width}×${height} is empty`);
-  admitPixels('PNG', width, height, depth === 16 ? 2 : 1);
   const channels = PNG_CHANNELS[colour];
-  if (!interlaced || channels === undefined) return;
-  const most = pngDataBytes(width, height, channels * depth, true);
+  admitPixels('PNG', width, height, { colour: (channels ?? 1) >= 3, deep: depth === 16 });
+  if (channels === undefined || bytes[28]! > 1) return; // pngjs says what is wrong
+  const most = pngDataBytes(width, height, channels * depth, interlaced);
+  const what = `its ${interlaced ? 'interlaced ' : ''}image data`,
+    header = `its ${width}×${height} header`;
   const idat: Uint8Array[] = [];
   for (let at = 8; at + 12 <= bytes.length;) {
     const len = dv.getUint32(at),
@@ -189,15 +198,16 @@ function admitPng(bytes: Uint8Array): void {
     if (type === 'IEND') break;
     at += 12 + len;
   }
+  let inflated: number;
   try {
-    inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) });
+    inflated = inflateSync(Buffer.concat(idat), { maxOutputLength: Math.max(1, most) }).length;
   } catch (e) {
     if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new ImageError(
-        `PNG: its interlaced image data inflates past the ${most} bytes its ${width}×${height} header allows`,
-      );
-    // Other damage: pngjs says what it is.
+      throw new ImageError(`PNG: ${what} inflates past the ${most} bytes ${header} allows`);
+    return; // other damage: pngjs says what it is
   }
+  if (inflated < most)
+    throw new ImageError(`PNG: ${what} inflates to ${inflated} bytes, short of the ${most} ${header} declares`);
 }
 
 function decodePng(bytes: Uint8Array): RasterImage {

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import ort from 'onnxruntime-node';
+import type ort from 'onnxruntime-node';
 import {
   MODEL_FILES,
   ModelError,
@@ -138,9 +138,13 @@ function checkPorts(
   }
 }
 
+/** onnxruntime, loaded when a model is (a command that only reads a bundle's manifest does not load it). */
+const onnxRuntime = async (): Promise<typeof ort> => (await import('onnxruntime-node')).default;
+
 async function session(file: string, bytes: Uint8Array): Promise<Session> {
+  const runtime = await onnxRuntime();
   try {
-    return await ort.InferenceSession.create(bytes);
+    return await runtime.InferenceSession.create(bytes);
   } catch (e) {
     throw new ModelError(file, 'onnx', `onnxruntime cannot load it: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -189,6 +193,7 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
   ]);
   checkPorts(policyFile, 'output', policyS.outputMetadata, [{ name: 'action', width: action }]);
 
+  const { Tensor } = await onnxRuntime();
   const { mean, std } = manifest.normalization;
   const normalize = (x: Float32Array, rows: number): Float32Array => {
     if (x.length !== rows * obs) throw new RangeError(`observations: expected ${rows}×${obs} values, got ${x.length}`);
@@ -218,14 +223,7 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
     dir,
     manifest,
     embed: (x, rows) =>
-      run(
-        embedS,
-        embedFile,
-        { obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]) },
-        'latent',
-        latent,
-        rows,
-      ),
+      run(embedS, embedFile, { obs: new Tensor('float32', normalize(x, rows), [rows, obs]) }, 'latent', latent, rows),
     act: async (x, direction, rows) => {
       if (direction.length !== rows * latent)
         throw new RangeError(`directions: expected ${rows}×${latent} values, got ${direction.length}`);
@@ -233,8 +231,8 @@ export async function loadModels(dir: string, opts: LoadOptions = {}): Promise<L
         policyS,
         policyFile,
         {
-          obs: new ort.Tensor('float32', normalize(x, rows), [rows, obs]),
-          direction: new ort.Tensor('float32', direction, [rows, latent]),
+          obs: new Tensor('float32', normalize(x, rows), [rows, obs]),
+          direction: new Tensor('float32', direction, [rows, latent]),
         },
         'action',
         action,

@@ -190,6 +190,36 @@ export function craftMcap(
 }
 
 /**
+ * An MCAP file of no chunks whose summary holds `n` chunk indexes naming eight channels each (about 150 bytes apiece):
+ * a summary of any size, which a reader parses whole.
+ */
+export function summaryMcap(n: number): Uint8Array {
+  const b = new McapRecordBuilder();
+  b.writeMagic();
+  b.writeHeader({ profile: 'ros2', library: 'witness tests (crafted)' });
+  b.writeDataEnd({ dataSectionCrc: 0 });
+  const summaryStart = BigInt(b.length);
+  b.writeSchema({ id: 1, name: ODOM, encoding: 'ros2msg', data: new TextEncoder().encode(ros2msgText(ODOM)) });
+  b.writeChannel({ id: 1, schemaId: 1, topic: '/odom', messageEncoding: 'cdr', metadata: new Map() });
+  const offsets = new Map(Array.from({ length: 8 }, (_, k) => [k, 100n] as [number, bigint]));
+  for (let i = 0; i < n; i++)
+    b.writeChunkIndex({
+      messageStartTime: 0n,
+      messageEndTime: 0n,
+      chunkStartOffset: 8n,
+      chunkLength: 0n,
+      messageIndexOffsets: offsets,
+      messageIndexLength: 0n,
+      compression: '',
+      compressedSize: 0n,
+      uncompressedSize: 0n,
+    });
+  b.writeFooter({ summaryStart, summaryOffsetStart: 0n, summaryCrc: 0 });
+  b.writeMagic();
+  return b.buffer.slice();
+}
+
+/**
  * An MCAP file whose /odom is `type` defined by `schema` (ros2msg text, any), carrying `odom`
  * (CDR bytes, one message each, 0.1 s apart), beside the fixture drive's /cmd_vel Twists.
  */

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   copyFileSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -48,6 +49,7 @@ import {
   heldChunk,
   looseDb3,
   schemaMcap,
+  summaryMcap,
   u32,
   zeroChunk,
   zstdZeros,
@@ -959,7 +961,16 @@ test('MCAP chunks: declared inflated sizes, a chunk indexed twice, overlapping c
   await refusedFast(
     write('lie', [zeroChunk(200 * MB, T, { index: { uncompressedSize: 1024n } })]),
     'corrupt',
-    /the chunk at byte \d+: its record declares 209715200 bytes inflated, not what its index says/,
+    /^[^:]*lie\.mcap: reading messages failed after the start: the chunk at byte \d+: its record declares 209715200 bytes inflated, not what its index says/,
+  );
+  // A summary of half a million chunk indexes (75 MB), which the reader would parse whole into half a gigabyte of
+  // objects, is refused before it is read.
+  const summary = path.join(dir, 'summary.mcap');
+  writeFileSync(summary, summaryMcap(500_000));
+  await refusedFast(
+    summary,
+    'too-large',
+    /^[^:]*summary\.mcap: its summary section \(chunk indexes, schemas, channels, statistics\) is \d+ bytes, over 64 MB \(the limit for an MCAP summary\)$/,
   );
   // A message index entry outside its chunk's time range would hold the chunk past it.
   await refusedFast(
@@ -1205,9 +1216,12 @@ test('metadata.yaml naming a file several times reads it once; naming more files
     yaml,
     text.replace(
       /relative_file_paths:\n\s+- dup_0\.mcap/,
-      'relative_file_paths:\n    - dup_0.mcap\n    - dup_0.mcap\n    - ./dup_0.mcap',
+      'relative_file_paths:\n    - dup_0.mcap\n    - dup_0.mcap\n    - ./dup_0.mcap\n    - again.mcap\n    - hard.mcap',
     ),
   );
+  // Two more names of it: a link and a hard link.
+  symlinkSync('dup_0.mcap', path.join(bag, 'again.mcap'));
+  linkSync(path.join(bag, 'dup_0.mcap'), path.join(bag, 'hard.mcap'));
   const r = await importBag(bag, { ...IMPORT, out: path.join(dir, 'x.wds') });
   assert.deepEqual([r.transitions, r.messages], [8, DRIVE.poses.length + DRIVE.commands.length]);
   writeFileSync(

@@ -271,6 +271,20 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
     assert.equal(v.events, 6001);
   });
 
+  test('a push that has returned is durable: its batches commit without waiting, the last one flushes them all', async () => {
+    const url = await freshStore();
+    const file = join(dir, 'durable.sqlite');
+    await grow(file, 3000, 'd');
+    for (let round = 0; round < 3; round++) {
+      const r = await pushLog(file, url, { batch: 100 });
+      // The server stopped at once, as a crash stops it: what it had not flushed is gone.
+      server.restart();
+      assert.equal(await count(url), r.local, `round ${round}: the store lost what the push reported sent`);
+      await grow(file, 500, `d${round}`);
+    }
+    assert.equal((await verifyStore(url)).ok, true);
+  });
+
   test('the PG* variables fill in what the URL leaves out, and the JSON answer names the store without a password', async () => {
     const url = await freshStore();
     const db = url.slice(url.lastIndexOf('/') + 1);
@@ -389,6 +403,15 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
           /blobs_body_size/,
         ],
         [event(head!.seq + 1, head!.hash, "'NaN'"), /events_time/],
+        [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('E')}')`), /events_hash_form/],
+        [event(head!.seq + 1, `${head!.hash.slice(0, 63)}g`), /invalid hexadecimal digit: "g"/],
+        [event(head!.seq + 1, head!.hash.toUpperCase()), /events_prev_hash_form/],
+        [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('e').slice(2)}é')`), /invalid hexadecimal/],
+        [event(head!.seq + 1, head!.hash).replace(`'${h('e')}')`, `'${h('e')}0')`), /events_hash_form/],
+        [
+          event(1, h('0')).replace('VALUES (1,', 'VALUES (99,'),
+          /events of source 99 refused: the store holds no such source/,
+        ],
       ] as const)
         await assert.rejects(sql(who, q), why);
     }
@@ -510,6 +533,18 @@ describe('the fleet store on a real PostgreSQL', { skip }, () => {
         'runs_field_size',
         'sources_field_size',
       ].map((k) => [k, true]),
+    );
+    const events = await sql<{ conname: string; contype: string; convalidated: boolean }>(
+      url,
+      "SELECT conname, contype, convalidated FROM pg_constraint WHERE conrelid = 'witness.events'::regclass ORDER BY conname",
+    );
+    assert.deepEqual(
+      events.filter((k) => k.conname.includes('hash') || k.contype === 'f').map((k) => [k.conname, k.convalidated]),
+      [
+        ['events_hash_form', true],
+        ['events_prev_hash_form', true],
+      ],
+      'the hash forms without a regular expression; the source checked by the link trigger, not a per-row key',
     );
     const v = await verifyStore(url);
     assert.equal(v.ok, true, JSON.stringify(v.firstBad));

@@ -217,7 +217,8 @@ test('images that are missing, unreadable or of another size than declared are r
 test('an image whose header declares more pixels than the limit, or more data than the file holds, is refused before it is decoded, naming both files and the limit', async () => {
   const yaml =
     'image: x.img\nresolution: 0.05\norigin: [0, 0, 0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n';
-  const LIMIT = /over 67108864 \(the limit for a map image: 67108864 pixels, half that for a 16-bit PNG\)/;
+  const LIMIT =
+    /over 67108864 \(the limit for a map image: 67108864 pixels; for a PNG in colour or at 16 bits half that, in colour at 16 bits a quarter\)/;
   const cases: [Uint8Array, RegExp][] = [
     [pgmHeader(100_000, 100_000), /P5: 100000×100000 is 10000000000 pixels, over 67108864/],
     [pgmHeader(8193, 8192), LIMIT],
@@ -228,12 +229,28 @@ test('an image whose header declares more pixels than the limit, or more data th
     ],
     [pngFile({ width: 100_000, height: 100_000 }), /PNG: 100000×100000 is 10000000000 pixels, over 67108864/],
     [pngFile({ width: 6000, height: 6000, depth: 16 }), /PNG: 6000×6000 is 36000000 pixels at 16 bits, over 33554432/],
+    // In colour pngjs holds about a gigabyte at 8192×8192: RGB and RGBA count each pixel twice.
+    [pngFile({ width: 8192, height: 8192, colour: 2 }), /PNG: 8192×8192 is 67108864 pixels in colour, over 33554432/],
+    [
+      pngFile({ width: 4096, height: 8193, colour: 6, depth: 16 }),
+      /PNG: 4096×8193 is 33558528 pixels in colour at 16 bits, over 16777216/,
+    ],
     // Interlaced: pngjs would inflate the data whole, however far past the header it goes.
     [
       pngFile({ width: 1, height: 1, interlaced: true }, new Uint8Array(64 * 1024 * 1024)),
       /PNG: its interlaced image data inflates past the 2 bytes its 1×1 header allows/,
     ],
     [bmp1(8193, 8192), /BMP: 8193×8192 is 67117056 pixels, over 67108864/],
+    // Plain: 64 MiB of image data for a 100×100 header (pngjs stopped at the header's size with words of its own)…
+    [
+      pngFile({ width: 100, height: 100 }, new Uint8Array(64 * 1024 * 1024)),
+      /PNG: its image data inflates past the 10100 bytes its 100×100 header allows/,
+    ],
+    // …or a byte short of it (pngjs padded the last row with whatever memory held).
+    [
+      pngFile({ width: 100, height: 100 }, new Uint8Array(10_099)),
+      /PNG: its image data inflates to 10099 bytes, short of the 10100 its 100×100 header declares/,
+    ],
   ];
   for (const [bytes, message] of cases) {
     const t0 = performance.now();

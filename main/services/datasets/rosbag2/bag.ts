@@ -5,7 +5,7 @@
  * carries, and the messages of some topics in the bag's time order, streamed (a 1 GB bag is never
  * held in memory). Every problem with the bag is a BagError (exit 2) naming the bag.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { type Stats, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { loadDecompressHandlers } from '@mcap/support';
@@ -182,7 +182,7 @@ async function* inflated(
  * FIFO would wait for a writer, and a device has no end. It is streamed, so no size limit applies
  * (what it declares is bounded instead: limits.ts). Returns its size.
  */
-function admitFile(bag: string, file: string): number {
+function admitFile(bag: string, file: string): Stats {
   let st;
   try {
     st = statSync(file);
@@ -202,7 +202,7 @@ function admitFile(bag: string, file: string): number {
       `${file} is not a regular file (a pipe or a device): a bag is read by seeking, give a regular file`,
       'not-a-file',
     );
-  return st.size;
+  return st;
 }
 
 function openFile(bag: string, file: string, storage: Storage, budget: InflateBudget): Promise<BagFile> {
@@ -320,7 +320,7 @@ export async function openBag(p: string): Promise<RosBag> {
       throw new BagError(p, `a storage file compressed whole (zstd): ${FILE_COMPRESSED}`);
     if (storage === null)
       throw new BagError(p, 'not a rosbag2 bag: give a bag directory (with metadata.yaml), a .mcap or a .db3 file');
-    const budget = new InflateBudget(p, admitFile(p, p));
+    const budget = new InflateBudget(p, admitFile(p, p).size);
     return single(p, await openFile(p, p, storage, budget), null, budget);
   }
   const yamlFile = path.join(dir, 'metadata.yaml');
@@ -354,11 +354,8 @@ export async function openBag(p: string): Promise<RosBag> {
   return merged(p, meta, files, budget);
 }
 
-/**
- * A file of a bag folder must lie in it once links are followed: one that leads out of the folder is refused. Returns
- * where it lies.
- */
-function contained(bag: string, dirReal: string, file: string): string {
+/** A file of a bag folder must lie in it once links are followed: one that leads out of the folder is refused. */
+function contained(bag: string, dirReal: string, file: string): void {
   const real = realpathSync(file);
   const rel = path.relative(dirReal, real);
   if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
@@ -368,12 +365,11 @@ function contained(bag: string, dirReal: string, file: string): string {
       'forbidden',
     );
   }
-  return real;
 }
 
 /**
- * The storage files metadata.yaml names: there, inside the folder, regular files, each once (two names of one file read
- * it once).
+ * The storage files metadata.yaml names: there, inside the folder, regular files, each once (two names of one file —
+ * spelt otherwise, a link, a hard link — read it once).
  */
 function bagFiles(bag: string, dir: string, dirReal: string, meta: Metadata): { file: string; bytes: number }[] {
   const seen = new Set<string>();
@@ -381,10 +377,12 @@ function bagFiles(bag: string, dir: string, dirReal: string, meta: Metadata): { 
   for (const f of meta.files) {
     const file = resolveFile(dir, meta.version, f);
     if (!existsSync(file)) throw missingFile(bag, dir, f, file);
-    const real = contained(bag, dirReal, file);
-    if (seen.has(real)) continue;
-    seen.add(real);
-    out.push({ file, bytes: admitFile(bag, file) });
+    contained(bag, dirReal, file);
+    const st = admitFile(bag, file);
+    const id = `${st.dev}:${st.ino}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({ file, bytes: st.size });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * What the rosbag2 readers take from a bag at most. Every size a bag declares — an MCAP chunk's
- * inflated size, a zstd message's content size, a CDR sequence's length, a .db3 row's blob, the
- * number of files metadata.yaml names — is checked against these before anything is allocated or
+ * inflated size, an MCAP summary's size, a zstd message's content size, a CDR sequence's length, a
+ * .db3 row's blob, the number of files metadata.yaml names — is checked against these before anything is allocated or
  * inflated, so that a damaged or hostile bag is refused (exit 2, naming the file and the limit) in
  * bounded time and memory rather than read until the process runs out of either.
  */
@@ -22,6 +22,11 @@ export const BAG_LIMITS = {
   inflateRatio: 64,
   /** …and at least this much. */
   inflateFloor: 1024 * MB,
+  /**
+   * An MCAP file's summary section (chunk indexes, schemas, channels, statistics): read whole and parsed into objects
+   * several times its size.
+   */
+  summaryBytes: 64 * MB,
   /** The storage files metadata.yaml may name. */
   files: 1024,
   /** One message as stored (a .db3 row's data). */

@@ -8,9 +8,11 @@
  * - each declares at most BAG_LIMITS.inflatedItem inflated, with a compression MCAP defines;
  * - the chunks whose time ranges overlap (held together) declare at most BAG_LIMITS.heldChunks;
  * - all of them take their inflated sizes from the bag's InflateBudget.
- * Then, as the reader reads (GuardedReadable, the only way bytes reach it): a chunk's own header
- * says what its index says, and each message index entry lies inside its chunk (time and offset),
- * so that the time ranges above hold. Every refusal is a BagError naming the file, the chunk and the limit.
+ * Before them, the summary section that holds them is at most BAG_LIMITS.summaryBytes (the reader reads
+ * it whole and parses every record of it). Then, as the reader reads (GuardedReadable, the only way
+ * bytes reach it): a chunk's own header says what its index says, and each message index entry lies
+ * inside its chunk (time and offset), so that the time ranges above hold. Every refusal is a BagError
+ * naming the file, the chunk and the limit.
  */
 import type { ChunkIndex, DecompressHandlers, IReadable } from '@mcap/core';
 import type { FileHandle } from 'node:fs/promises';
@@ -29,6 +31,8 @@ const MIN_MESSAGE_RECORD = 1 + 8 + 2 + 4 + 8 + 8;
 const INDEX_COST = 8;
 /** The MCAP magic before the header. */
 const MAGIC_BYTES = 8n;
+/** The footer record (opcode, length, summary start, summary offset start, CRC) and the magic after it. */
+const FOOTER_AND_MAGIC = 1n + 8n + 8n + 8n + 4n + MAGIC_BYTES;
 
 const where = (c: ChunkIndex): string => `the chunk at byte ${c.chunkStartOffset}`;
 
@@ -213,8 +217,9 @@ function checkMessageIndexes(c: ChunkIndex, bytes: Uint8Array): void {
 }
 
 /**
- * The file as @mcap/core reads it: reads stay inside the file, and once the chunk indexes are
- * checked (watch), a chunk's record and its message indexes are checked as they are read.
+ * The file as @mcap/core reads it: reads stay inside the file, the summary section (the one read that
+ * ends at the footer) is within its limit, and once the chunk indexes are checked (watch), a chunk's
+ * record and its message indexes are checked as they are read.
  */
 export class GuardedReadable implements IReadable {
   private readonly chunks = new Map<bigint, ChunkIndex>();
@@ -222,6 +227,8 @@ export class GuardedReadable implements IReadable {
   constructor(
     private readonly fh: FileHandle,
     private readonly bytes: number,
+    private readonly bag: string,
+    private readonly file: string,
   ) {}
 
   watch(chunks: readonly ChunkIndex[]): void {
@@ -239,6 +246,12 @@ export class GuardedReadable implements IReadable {
   async read(offset: bigint, size: bigint): Promise<Uint8Array> {
     if (offset < 0n || size < 0n || offset + size > BigInt(this.bytes))
       throw new Error(`a record at byte ${offset} runs ${size} bytes past the end of the file (${this.bytes} bytes)`);
+    if (offset + size === BigInt(this.bytes) - FOOTER_AND_MAGIC && size > BigInt(BAG_LIMITS.summaryBytes))
+      throw new BagError(
+        this.bag,
+        `${fileOf(this.bag, this.file)}its summary section (chunk indexes, schemas, channels, statistics) is ${bytesText(size)}, over ${bytesText(BAG_LIMITS.summaryBytes)} (the limit for an MCAP summary)`,
+        'too-large',
+      );
     const buf = new Uint8Array(Number(size));
     const { bytesRead } = await this.fh.read(buf, 0, buf.length, Number(offset));
     if (bytesRead !== buf.length) throw new Error(`read ${bytesRead} of ${buf.length} bytes at byte ${offset}`);

@@ -11,7 +11,7 @@ import { parse as parseMsg } from '@foxglove/rosmsg';
 import type { MessageDefinition } from '@foxglove/message-definition';
 import { parse as parseYaml } from 'yaml';
 import type { BagFile, BagMessage, BagTopic } from './bag.js';
-import { BagError, errText, stampText } from './errors.js';
+import { BagError, errText, fileOf, stampText } from './errors.js';
 import type { InflateBudget } from './limits.js';
 import { GuardedReadable, boundedDecompressHandlers, checkChunkIndexes } from './mcap-bounds.js';
 
@@ -66,10 +66,11 @@ export async function openMcapBag(bag: string, file: string, budget: InflateBudg
     const st = await fh.stat();
     if (!st.isFile()) throw new BagError(bag, `${file} is not a regular file`, 'not-a-file');
     let reader: McapIndexedReader;
-    const readable = new GuardedReadable(fh, st.size);
+    const readable = new GuardedReadable(fh, st.size, bag, file);
     try {
       reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: await boundedDecompressHandlers() });
     } catch (e) {
+      if (e instanceof BagError) throw e;
       throw new BagError(
         bag,
         `${file} is not a complete MCAP file (truncated, or not MCAP): ${errText(e)}`,
@@ -96,7 +97,7 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
   try {
     for await (const m of reader.readMetadata({ name: 'rosbag2' })) for (const [k, v] of m.metadata) meta.set(k, v);
   } catch (e) {
-    throw new BagError(bag, `${file}: its rosbag2 metadata record does not read: ${errText(e)}`, 'corrupt', {
+    throw new BagError(bag, `${fileOf(bag, file)}its rosbag2 metadata record does not read: ${errText(e)}`, 'corrupt', {
       cause: e,
     });
   }
@@ -117,9 +118,14 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         try {
           d = s === undefined ? null : ros2msgDefinitions(s.encoding, s.data);
         } catch (e) {
-          throw new BagError(bag, `${file}: the schema of ${type} does not parse: ${errText(e)}`, 'invalid-input', {
-            cause: e,
-          });
+          throw new BagError(
+            bag,
+            `${fileOf(bag, file)}the schema of ${type} does not parse: ${errText(e)}`,
+            'invalid-input',
+            {
+              cause: e,
+            },
+          );
         }
         defs.set(type, d);
       }
@@ -137,7 +143,7 @@ async function mcapFile(bag: string, file: string, fh: FileHandle, reader: McapI
         if (e instanceof BagError) throw e;
         throw new BagError(
           bag,
-          `${file}: reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`,
+          `${fileOf(bag, file)}reading messages failed after ${last === 0n ? 'the start' : `receive time ${stampText(last)}`}: ${errText(e)}`,
           'corrupt',
           { cause: e },
         );

@@ -6,10 +6,12 @@
  *   navigators driving a MuJoCo base, odometry, AMCL, TF) as the Nav2 of Humble or Jazzy (default jazzy);
  * - `{"robot": "velocity", "start": [x, y], "distro": …, "monitor": {"input": "/cmd_vel_smoothed", "output":
  *   "/cmd_vel"}}`: a point mass in the medium maze behind odometry and a Twist command, optionally behind a collision
- *   monitor node (Nav2's on Jazzy) that forwards its input to its output.
+ *   monitor node (Nav2's on Jazzy) that forwards its input to its output. The base drives on what arrives on the
+ *   output (`/cmd_vel` without a monitor), so a command published there straight bypasses the monitor, as on a robot.
  *
  * `"cancel": "ignore"` makes the Nav2 robot's action servers leave cancel requests unanswered (a
- * stack that no longer answers: the goal keeps running).
+ * stack that no longer answers: the goal keeps running); `"localised": false` starts its AMCL without an
+ * initial pose (no map → odom).
  *
  * Like the real package, importing it registers rclnodejs's SIGINT handler (FakeRclnodejs.load).
  * It writes `standin: underway` on stderr once the robot moves, and on exit a report (the fake's
@@ -31,6 +33,7 @@ interface Options {
   readonly grace_ms?: number;
   readonly monitor?: { readonly input: string; readonly output: string };
   readonly cancel?: 'ignore';
+  readonly localised?: boolean;
 }
 
 interface Robot {
@@ -43,7 +46,11 @@ const o = JSON.parse(process.env['WITNESS_STANDIN'] ?? '{}') as Options;
 const commands: { topic: string; linear: { x: number; y: number } }[] = [];
 
 async function nav2(): Promise<Robot> {
-  const g = await SimulatedRos2Graph.create({ start: o.start, distro: o.distro ?? 'jazzy' });
+  const g = await SimulatedRos2Graph.create({
+    start: o.start,
+    distro: o.distro ?? 'jazzy',
+    ...(o.localised === false ? { localised: false } : {}),
+  });
   if (o.cancel !== undefined) for (const s of g.fake.servers.values()) s.onCancel = o.cancel;
   return { fake: g.fake, position: () => g.position, stop: () => g.stop() };
 }
@@ -60,20 +67,25 @@ async function velocity(): Promise<Robot> {
       pose: { pose: { position: { x: s[0], y: s[1], z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } },
       twist: { twist: { linear: { x: s[2], y: s[3], z: 0 }, angular: { x: 0, y: 0, z: 0 } } },
     });
-  const drive = (m: unknown): void => {
-    const c = m as { linear: { x: number; y: number } };
-    commands.push({ topic: '/cmd_vel', linear: { x: c.linear.x, y: c.linear.y } });
-    fake.log.push(`cmd_vel ${c.linear.x} ${c.linear.y}`);
-    s = sim.step(c.linear.x, c.linear.y);
-    odom();
-  };
+  /** The base steps on a command that arrived on `topic`. */
+  const drive =
+    (topic: string) =>
+    (m: unknown): void => {
+      const c = m as { linear: { x: number; y: number } };
+      commands.push({ topic, linear: { x: c.linear.x, y: c.linear.y } });
+      fake.log.push(`cmd_vel ${c.linear.x} ${c.linear.y}`);
+      s = sim.step(c.linear.x, c.linear.y);
+      odom();
+    };
+  const reliable = { reliability: 1, durability: 2, depth: 1 };
   if (o.monitor !== undefined) {
     // Nav2's collision monitor: subscribes to its input, publishes what passes on its output (here: everything).
     fake.addPeer('collision_monitor', [{ name: o.monitor.input, types: ['geometry_msgs/msg/Twist'] }]);
-    fake.onPublish(o.monitor.input, drive, { reliability: 1, durability: 2, depth: 1 });
-  } else {
-    fake.onPublish('/cmd_vel', drive, { reliability: 1, durability: 2, depth: 1 });
+    fake.onPublish(o.monitor.input, drive(o.monitor.input), reliable);
   }
+  // The base's driver subscribes to the monitor's output: a command published there reaches it unchecked.
+  const output = o.monitor?.output ?? '/cmd_vel';
+  fake.onPublish(output, drive(output), reliable);
   const timer = setInterval(odom, 20);
   return {
     fake,
