@@ -1,21 +1,22 @@
 /**
- * The `witness` process: the CLI, with web mode provided to it (the CLI imports only the application
- * layer and the contract; this entry composes it with the API's web transport). Ctrl-C and SIGTERM
- * end it within moments whatever it is doing: while nothing needs a clean stop the signals keep their
- * default action (the kernel ends the process, even in the middle of a synchronous read, decode or
- * translation); while something does (platform/interrupt.ts holdSignals: an atomic write's temporary
- * file, a robot's running goal or a robot driven by velocity commands, web mode), the handler below
- * is installed: it stops that work first (the goal cancelled, or a zero velocity command; web mode
- * closes, its running missions and tool loops stopped and their goals cancelled), removes
- * the temporary files of writes in flight, so a cancelled build or generation leaves nothing
- * half-written, and exits 130 (Ctrl-C) or 143 (SIGTERM). SIGINT and SIGTERM are Witness's alone: the
- * ROS 2 backend removes the SIGINT handler that loading rclnodejs installs (it would shut ROS 2 down
- * at once, before the goal's cancel could be sent).
+ * The `witness` process: the CLI, with web mode provided to it (the CLI imports only the
+ * application layer and the contract; this entry composes it with the API's web transport). Ctrl-C
+ * and SIGTERM end it within moments whatever it is doing: while nothing needs a clean stop the
+ * signals keep their default action (the kernel ends the process, even in the middle of a
+ * synchronous read, decode or translation); while something does (platform/interrupt.ts
+ * holdSignals: an atomic write's temporary file, a robot's running goal or a robot driven by
+ * velocity commands, web mode), the handler below is installed: it stops that work first (the goal
+ * cancelled, or a zero velocity command; web mode closes, its running missions and tool loops
+ * stopped and their goals cancelled), removes the temporary files of writes in flight, so a
+ * cancelled build or generation leaves nothing half-written, stops what the process started (a
+ * benchmark's private PostgreSQL), and exits 130 (Ctrl-C) or 143 (SIGTERM). SIGINT and SIGTERM are
+ * Witness's alone: the ROS 2 backend removes the SIGINT handler that loading rclnodejs installs (it
+ * would shut ROS 2 down at once, before the goal's cancel could be sent).
  */
 import { type Output, processOutput } from './cli/errors.js';
 import { type FrontEnds, run } from './cli/main.js';
 import { removeInFlightWrites } from './platform/files.js';
-import { interruptAll, interruptible, stopping, watchSignalHolds } from './platform/interrupt.js';
+import { interruptAll, interruptible, runCleanups, stopping, watchSignalHolds } from './platform/interrupt.js';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -74,6 +75,7 @@ function handleSignals(io: Output): void {
         return;
       }
       removeInFlightWrites();
+      runCleanups();
       io.err(`witness: ${signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : 'terminated (SIGTERM)'}\n`);
       // Exits even while a read waits (a FIFO nobody writes to): input files are read through pipe
       // handles and non-blocking descriptors (platform/input-files.ts), so no thread is held in a read.

@@ -32,11 +32,11 @@ export interface Handlers {
 
 export function handlers(session: Session): Handlers {
   const workspace = new Workspace(session.workspace);
-  const missions = new MissionConsole(session);
-  const acts = new ActConsole(session, missions.estop, () => missions.auditLog());
-  const audit = new AuditThreads(session);
   // Work that can take seconds runs in worker threads: this loop answers the E-STOP.
   const planning = new PlanThreads(session);
+  const missions = new MissionConsole(session, planning.consolePlanning());
+  const acts = new ActConsole(session, missions.estop, () => missions.auditLog(), planning.actPlanning());
+  const audit = new AuditThreads(session);
   const foxglove = new FoxgloveConsole(session);
   // The fleet sources being pulled now, each pull's way to stop it (fleetStop).
   const pulls = new Map<string, Set<AbortController>>();

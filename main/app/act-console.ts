@@ -14,15 +14,15 @@ import type { DecisionKind } from '../contract/defaults.js';
 import { worldEntry } from '../backends/catalogue.js';
 import { Workspace } from '../services/editor/workspace.js';
 import { checkToolText } from '../services/editor/tool-check.js';
-import { checkRulesText } from '../services/editor/rules-check.js';
 import { INPUT, readInputTextSync } from '../platform/input-files.js';
 import type { AuditLog } from '../services/audit/store.js';
 import { auditSink } from '../services/audit/mission-recorder.js';
 import { assetPath, operatorName } from '../platform/paths.js';
-import { type RegisteredTool, WAREHOUSE, registerToolFolder, runAct } from './act.js';
+import { type RegisteredTool, type RulesFileRequest, WAREHOUSE, runAct } from './act.js';
 import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
 import type { EmergencyStop } from './estop.js';
+import type { RulesFileCheck } from './editor.js';
 import { type Session, sessionOpen } from './session.js';
 import { ros2Configs, workspacePaths } from './worlds.js';
 
@@ -35,6 +35,16 @@ const SHIPPED_PLANS = ['plans/warehouse.json', 'plans/warehouse-rules.json', 'ro
 const SHIPPED_RULES = ['rules/warehouse.rules.json'];
 /** Rules files are known by their name anywhere in the workspace (docs/FORMATS.md, "Rules files"). */
 const RULES_SUFFIX = '.rules.json';
+
+/**
+ * What the tool loop's console hands to the planning worker (app/plan-threads.ts), off the event loop that answers the
+ * E-STOP: the Editors tab's rules check (editor.ts rulesFileCheck) and a run's rules registered (act.ts
+ * registerRulesFile); translating rules can take seconds.
+ */
+export interface ActPlanning {
+  rulesCheck(r: RulesFileCheck): Promise<{ diagnostics: Diagnostic[]; tools: string }>;
+  rules(r: RulesFileRequest): Promise<RuleSet>;
+}
 
 interface ActRun {
   readonly control: RunControl;
@@ -50,6 +60,7 @@ export class ActConsole {
     private readonly session: Session,
     private readonly estop: EmergencyStop,
     private readonly auditLog: () => Promise<AuditLog>,
+    private readonly planning: ActPlanning,
   ) {}
 
   has(run: string): boolean {
@@ -142,20 +153,8 @@ export class ActConsole {
     if (w.problem !== undefined) throw new WitnessError('invalid-input', w.problem, { path: '$.world' });
     const id = tools ?? (offered.tools.some((t) => t.id === TOOLS_DIR) ? TOOLS_DIR : offered.example.tools);
     const dir = await this.resolve(id, 'tools', offered.tools);
-    const v = worldEntry(world).vocabulary;
-    if (v === undefined)
-      throw new WitnessError('invalid-input', `${world} has no skills: rules run in the tool loop`, {
-        path: '$.world',
-      });
-    let registered: ReadonlyMap<string, RegisteredTool>;
-    try {
-      registered = registerToolFolder(dir, v);
-    } catch (e) {
-      const message = `the tools of ${id} do not register, so the rules cannot be checked: ${e instanceof Error ? e.message : String(e)}`;
-      const d: Diagnostic = { severity: 'error', message, startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 };
-      return { diagnostics: [d], tools: id };
-    }
-    return { diagnostics: checkRulesText(text, registered, v), tools: id };
+    // Registering the rules translates their formulas, which can take seconds: in the planning worker.
+    return this.planning.rulesCheck({ text, world, dir, tools: id });
   }
 
   /** The request's world checked, its tool folder (every file's problems), plan and rules file on disk. */
@@ -206,7 +205,7 @@ export class ActConsole {
           open: sessionOpen(this.session),
           tools,
           ...(plan !== undefined ? { plan } : {}),
-          ...(rules !== undefined ? { rules } : {}),
+          ...(rules !== undefined ? { rules, registerRules: (r: RulesFileRequest) => this.planning.rules(r) } : {}),
           goal: req.goal,
           ...(req.task !== undefined && req.task.trim() !== '' ? { task: req.task } : {}),
           planner: req.planner ?? 'recovery',

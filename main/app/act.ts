@@ -292,6 +292,23 @@ function checkGoal(goal: string, v: Vocabulary): void {
   }
 }
 
+/** A rules file to register against the tool folder `tools` on the tool world `world`. */
+export interface RulesFileRequest {
+  readonly world: string;
+  readonly tools: string;
+  readonly rules: string;
+}
+
+/** The rules file registered as runAct registers it, the folder's tools registered first (plain data: a RuleSet). */
+export async function registerRulesFile(r: RulesFileRequest): Promise<RuleSet> {
+  const v = worldEntry(r.world).vocabulary;
+  if (v === undefined)
+    throw new WitnessError('invalid-input', `--world ${r.world}: a navigation world has no skills`, {
+      path: '--world',
+    });
+  return readRules(r.rules, registerTools(readToolFolder(r.tools), v), v);
+}
+
 /** Reads and registers a rules file against the world's vocabulary and the registered tools (file:line in errors). */
 async function readRules(file: string, tools: ReadonlyMap<string, RegisteredTool>, v: Vocabulary): Promise<RuleSet> {
   let text: string;
@@ -352,6 +369,11 @@ export interface ActOptions {
   readonly plan?: string;
   /** A rules file (docs/FORMATS.md, "Rules files"): temporal rules every call is checked against. */
   readonly rules?: string;
+  /**
+   * Registers the rules file (default: here; the console's runs registerRulesFile in its planning worker: translating
+   * the rules can take seconds, and its event loop answers the E-STOP).
+   */
+  readonly registerRules?: (r: RulesFileRequest) => Promise<RuleSet>;
   readonly planner: ActPlannerKind;
   readonly llm?: LlmSettings;
   readonly replans: number;
@@ -434,7 +456,12 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
     steps = parseScript(parseJson(text, o.plan), o.plan);
     checkPlan(steps, tools, o.plan);
   }
-  const rules = o.rules !== undefined ? await readRules(o.rules, tools, v) : undefined;
+  const rules =
+    o.rules === undefined
+      ? undefined
+      : o.registerRules !== undefined
+        ? await o.registerRules({ world: o.world, tools: o.tools, rules: o.rules })
+        : await readRules(o.rules, tools, v);
   const planner = plannerOf(o.planner, steps, o.llm);
   const task = o.task ?? o.goal;
   // Connected (or the simulator loaded) before the audit log is touched: a robot that cannot be

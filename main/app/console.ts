@@ -45,15 +45,22 @@ import {
   runMapMission,
   runMissionTask,
 } from './mission.js';
-import { API_NAMES } from './task-inputs.js';
+import { API_NAMES, type Spec } from './task-inputs.js';
 import { openAuditLog } from './audit-log.js';
 import { EmergencyStop } from './estop.js';
 import { durableLatch } from './estop-latch.js';
 import { reasonProblem } from '../contract/reason.js';
 import { LiveMission } from './live-mission.js';
-import { documentedPlan, outcomeOf } from '../core/exec/run-skeleton.js';
+import { type PlanChoice, outcomeOf } from '../core/exec/run-skeleton.js';
 import { GRAPHS_DIR, bundleDir, bundleRegime, consoleWorlds, robotWorlds } from './worlds.js';
-import { type MapMissionRequest, type MapTask, planMapMission, readMapTask, startTolerance } from './map-task.js';
+import {
+  type MapMissionRequest,
+  type MapPlanRequest,
+  type MapTask,
+  planMapMission,
+  readMapTask,
+  startTolerance,
+} from './map-task.js';
 import { workspaceFile } from './plan.js';
 import type { MapPlan } from '../core/exec/waypoint-mission.js';
 import { type World, waypointsOf } from '../core/world/world.js';
@@ -126,6 +133,26 @@ function summary(kind: string, body: unknown): string {
   }
 }
 
+/** A mission's first plan on the maze's augmented graph, as plain data (the planning worker makes it). */
+export interface FirstPlanRequest {
+  readonly graph: SemanticGraph;
+  readonly automaton: Spec['automaton'];
+  readonly choice: PlanChoice;
+  readonly formula: Spec['formula'];
+}
+
+/**
+ * What the console hands to the planning worker (app/plan-threads.ts), off the event loop that answers
+ * the E-STOP: a specification parsed and translated (task-inputs.ts specOf, named as the API names
+ * its fields), a maze mission's first plan (core documentedPlan) and a robot's (map-task.ts mapPlanOf).
+ */
+export interface ConsolePlanning {
+  spec(text: string): Promise<Spec>;
+  /** The plan made and documented, without the graph it was asked on (the request's). */
+  plan(r: FirstPlanRequest): Promise<Omit<DocumentedPlan, 'graph'>>;
+  mapPlan(r: MapPlanRequest): Promise<MapPlan>;
+}
+
 export class MissionConsole {
   private readonly backbones = new BackboneCache();
   private readonly sessions = new Map<string, Planned>();
@@ -138,7 +165,10 @@ export class MissionConsole {
   /** The emergency stop's latch, shared by everything the console runs. */
   readonly estop: EmergencyStop;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    private readonly planning: ConsolePlanning,
+  ) {
     this.estop = new EmergencyStop({
       auditLog: () => this.auditLog(),
       operator: operatorName,
@@ -199,7 +229,7 @@ export class MissionConsole {
       ...(req.start !== undefined ? { start: req.start } : {}),
     };
     // The specification, the regions and the start are checked before the job starts.
-    const inputs = await readMission(request);
+    const inputs = await readMission({ ...request, translated: await this.planning.spec(req.spec) });
     return this.session.jobs.run(req.job, `Planning in ${req.world}`, async (signal, progress) => {
       const cancelled = (e: unknown): never => {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
@@ -215,13 +245,13 @@ export class MissionConsole {
       const method: PlanMethod = req.method ?? 'sagas';
       const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
       const k = req.k ?? PLAN_DEFAULTS.k;
-      const served = documentedPlan(
-        task.graph,
-        task.automaton,
-        { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft },
-        () => performance.now(),
-        { formula: task.formula },
-      );
+      const made = await this.planning.plan({
+        graph: task.graph,
+        automaton: task.automaton,
+        choice: { method, lambda, k, tauSoft: PLAN_DEFAULTS.tauSoft },
+        formula: task.formula,
+      });
+      const served: DocumentedPlan = { ...made, graph: task.graph };
       const id = randomUUID();
       const planned: PlannedMaze = { kind: 'maze', task, served, method, lambda, k };
       this.sessions.set(id, planned);
@@ -369,7 +399,7 @@ export class MissionConsole {
       names: API_NAMES,
     };
     // The specification, the regions and the graph are checked before anything connects.
-    const task = await readMapTask(request);
+    const task = await readMapTask({ ...request, translated: await this.planning.spec(req.spec) });
     const method: PlanMethod = req.method ?? 'sagas';
     const lambda = req.lambda ?? PLAN_DEFAULTS.lambda;
     const k = req.k ?? Infinity;
@@ -381,7 +411,7 @@ export class MissionConsole {
       try {
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
         progress('reading the pose; product search', 1, 2);
-        const mapPlan = await planMapMission(task, world, { method, lambda, k });
+        const mapPlan = await planMapMission(task, world, { method, lambda, k }, (r) => this.planning.mapPlan(r));
         if (signal.aborted) throw new WitnessError('cancelled', 'planning cancelled');
         const id = randomUUID();
         const planned: PlannedRobot = {

@@ -1,5 +1,5 @@
 /**
- * The editors' workflow: LTL and tool-file checking with exact ranges, what a world lets them name
+ * The editors' workflow: LTL, tool-file and rules-file checking with exact ranges, what a world lets them name
  * (completion and hover), the tool schema, and the workspace folder they open and save in.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { EMBEDDED_WORLDS, worldEntry } from '../backends/catalogue.js';
 import { PATTERNS, type Pattern, instantiatePattern } from '../core/ltl/patterns.js';
 import { checkLtl } from '../services/editor/ltl-check.js';
 import { checkToolText } from '../services/editor/tool-check.js';
+import { checkRulesText } from '../services/editor/rules-check.js';
+import { registerToolFolder } from './act.js';
 import { Workspace } from '../services/editor/workspace.js';
 
 interface WorldVocabulary {
@@ -99,6 +101,35 @@ export function ltlCheck(text: string, world?: string): LtlCheckResult {
 }
 
 /** Checks a tool file against its JSON Schema and a world's vocabulary. */
+/** A rules file's text to check against the tools of a folder (`dir`, offered as `tools`) on a tool world. */
+export interface RulesFileCheck {
+  readonly text: string;
+  readonly world: string;
+  readonly dir: string;
+  readonly tools: string;
+}
+
+/**
+ * A rules file's text checked as a run would register it, each problem at its range; tools that do not register are
+ * one diagnostic. Translating the rules' formulas can take seconds: the console runs this in the planning worker.
+ */
+export function rulesFileCheck(r: RulesFileCheck): { diagnostics: Diagnostic[]; tools: string } {
+  const v = worldEntry(r.world).vocabulary;
+  if (v === undefined)
+    throw new WitnessError('invalid-input', `${r.world} has no skills: rules run in the tool loop`, {
+      path: '$.world',
+    });
+  let registered: ReturnType<typeof registerToolFolder>;
+  try {
+    registered = registerToolFolder(r.dir, v);
+  } catch (e) {
+    const message = `the tools of ${r.tools} do not register, so the rules cannot be checked: ${e instanceof Error ? e.message : String(e)}`;
+    const d: Diagnostic = { severity: 'error', message, startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 };
+    return { diagnostics: [d], tools: r.tools };
+  }
+  return { diagnostics: checkRulesText(r.text, registered, v), tools: r.tools };
+}
+
 export function toolCheck(text: string, world: string): { diagnostics: Diagnostic[] } {
   return { diagnostics: checkToolText(text, vocabularyOf(world).core, world) };
 }

@@ -9,12 +9,13 @@ import { PLAN_DEFAULTS, type MissionMethod } from '../contract/defaults.js';
 import { onRegions } from '../core/plan/crossings.js';
 import { type World, waypointsOf } from '../core/world/world.js';
 import type { SemanticGraph } from '../core/plan/semantic.js';
+import type { Region } from '../core/world/regions.js';
 import { missingPosition } from '../core/exec/waypoint-graph.js';
 import { type MapPlan, WAYPOINT_DEFAULTS, planOnMap } from '../core/exec/waypoint-mission.js';
 import { readGraphInput } from '../services/plan/inputs.js';
 import { readMap } from '../services/maps/read.js';
 import { mapBlobText } from '../services/audit/map-blob.js';
-import { CLI_NAMES, type InputNames, type RegionsInput, specOf, taskRegions } from './task-inputs.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, type Spec, specOf, taskRegions } from './task-inputs.js';
 
 export interface MapMissionRequest {
   /** A ROS 2 world whose configuration has a "waypoints" section. */
@@ -24,12 +25,14 @@ export interface MapMissionRequest {
   /** The map's labelled graph (graph JSON with node positions in the map frame). */
   readonly graph: string;
   readonly names?: InputNames;
+  /** `spec` already parsed and translated (the console translates it in its planning worker, off the event loop). */
+  readonly translated?: Spec;
 }
 
 export interface MapTask {
   readonly graph: SemanticGraph;
-  readonly formula: ReturnType<typeof specOf>['formula'];
-  readonly automaton: ReturnType<typeof specOf>['automaton'];
+  readonly formula: Spec['formula'];
+  readonly automaton: Spec['automaton'];
   readonly regions: Awaited<ReturnType<typeof taskRegions>>;
   /**
    * The map the graph names (its "map"), as the audit log keeps it (services/audit/map-blob.ts); null when it names
@@ -44,7 +47,7 @@ export interface MapTask {
  */
 export async function readMapTask(req: MapMissionRequest): Promise<MapTask> {
   const names = req.names ?? CLI_NAMES;
-  const { formula, automaton } = specOf(req.spec, names);
+  const { formula, automaton } = req.translated ?? specOf(req.spec, names);
   const regions = await taskRegions(req.regions, automaton.aps, names);
   const input = await readGraphInput(req.graph);
   if (input.kind !== 'labelled') {
@@ -95,30 +98,34 @@ export function startTolerance(world: World): number {
   return waypointsOf(world).limits?.reach_m ?? WAYPOINT_DEFAULTS.reach_m;
 }
 
-/**
- * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
- * before Run): the pose read from the connected robot joins the graph as the start node.
- */
-export async function planMapMission(
-  task: MapTask,
-  world: World,
-  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
-): Promise<MapPlan> {
-  const nav = waypointsOf(world);
-  const pose = await nav.pose();
+/** What a plan on a map graph from a pose needs, as plain data (the console has the planning worker make it). */
+export interface MapPlanRequest {
+  readonly graph: SemanticGraph;
+  readonly automaton: MapTask['automaton'];
+  readonly regions: readonly Region[];
+  readonly pose: { readonly x: number; readonly y: number };
+  readonly formula: MapTask['formula'];
+  readonly method: MissionMethod;
+  readonly lambda: number;
+  readonly k: number;
+  readonly maxLink_m: number;
+}
+
+/** The plan from the pose (core planOnMap); a pose no node is near enough to is the graph's invalid input. */
+export function mapPlanOf(r: MapPlanRequest): MapPlan {
   try {
     return planOnMap(
-      task.graph,
-      task.automaton,
-      task.regions.regions.regions,
-      pose,
+      r.graph,
+      r.automaton,
+      r.regions,
+      r.pose,
       {
-        method: o.method,
-        lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
-        k: o.k ?? Infinity,
+        method: r.method,
+        lambda: r.lambda,
+        k: r.k,
         tauSoft: PLAN_DEFAULTS.tauSoft,
-        maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
-        formula: task.formula,
+        maxLink_m: r.maxLink_m,
+        formula: r.formula,
       },
       () => performance.now(),
     );
@@ -126,4 +133,30 @@ export async function planMapMission(
     if (e instanceof RangeError) throw new WitnessError('invalid-input', e.message, { path: '$.graph' });
     throw e;
   }
+}
+
+/**
+ * Plans a mission on a robot's map graph from where the robot is now (the console shows this plan
+ * before Run): the pose read from the connected robot joins the graph as the start node. `plan` makes
+ * it (default: here, mapPlanOf; the console's runs in its planning worker).
+ */
+export async function planMapMission(
+  task: MapTask,
+  world: World,
+  o: { readonly method: MissionMethod; readonly lambda?: number; readonly k?: number },
+  plan: (r: MapPlanRequest) => Promise<MapPlan> = (r) => Promise.resolve(mapPlanOf(r)),
+): Promise<MapPlan> {
+  const nav = waypointsOf(world);
+  const pose = await nav.pose();
+  return plan({
+    graph: task.graph,
+    automaton: task.automaton,
+    regions: task.regions.regions.regions,
+    pose: { x: pose.x, y: pose.y },
+    formula: task.formula,
+    method: o.method,
+    lambda: o.lambda ?? PLAN_DEFAULTS.lambda,
+    k: o.k ?? Infinity,
+    maxLink_m: nav.limits?.maxLink_m ?? WAYPOINT_DEFAULTS.maxLink_m,
+  });
 }

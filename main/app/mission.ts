@@ -47,7 +47,7 @@ import { writeFileAtomic } from '../platform/files.js';
 import { operatorName } from '../platform/paths.js';
 import { interruptible } from '../platform/interrupt.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
-import { CLI_NAMES, type InputNames, type RegionsInput, specOf, taskRegions } from './task-inputs.js';
+import { CLI_NAMES, type InputNames, type RegionsInput, type Spec, specOf, taskRegions } from './task-inputs.js';
 import { type MapMissionRequest, type MapTask, readMapTask } from './map-task.js';
 
 export type { MissionResult };
@@ -63,6 +63,8 @@ export interface MissionRequest {
   readonly backbone: BackboneSource;
   readonly augment?: Omit<AugmentParams, 'H_TD'>;
   readonly names?: InputNames;
+  /** `spec` already parsed and translated (the console translates it in its planning worker, off the event loop). */
+  readonly translated?: Spec;
 }
 
 /** A task ready to run: what was asked, the backbone, and the graph augmented for it. */
@@ -154,7 +156,7 @@ export interface MissionInputs {
  */
 export async function readMission(req: Omit<MissionRequest, 'backbone'>, open?: World): Promise<MissionInputs> {
   const names = req.names ?? CLI_NAMES;
-  const { formula, automaton } = specOf(req.spec, names);
+  const { formula, automaton } = req.translated ?? specOf(req.spec, names);
   const { regions, text } = await taskRegions(req.regions, automaton.aps, names);
   checkRegionsForWorld(regions, req.regions, req.world, names);
   const world = missionWorld(req.world);

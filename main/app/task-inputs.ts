@@ -45,8 +45,14 @@ export const API_NAMES: InputNames = {
 /** The task's regions: a file, or a document's text (the console sends the editor's text). */
 export type RegionsInput = { readonly file: string } | { readonly text: string };
 
+/** A specification parsed and translated. */
+export interface Spec {
+  readonly formula: Formula;
+  readonly automaton: BuchiAutomaton;
+}
+
 /** Parses and translates a specification; a syntax error is located as `<name>:L:C`. */
-export function specOf(text: string, names: InputNames = CLI_NAMES): { formula: Formula; automaton: BuchiAutomaton } {
+export function specOf(text: string, names: InputNames = CLI_NAMES): Spec {
   const name = names.spec;
   let formula: Formula;
   try {

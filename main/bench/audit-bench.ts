@@ -5,8 +5,7 @@
  * database; filtered, paged queries over the whole log; verification of the whole hash chain.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
@@ -16,6 +15,7 @@ import { fmt, summarize } from './stats.js';
 import type { AuditEventBody } from '../contract/audit-events.js';
 import type { WriterJob, WriterMessage } from './audit-writer.js';
 import { WitnessError } from '../contract/errors.js';
+import { scratchFolder } from '../platform/scratch.js';
 
 export interface AuditBenchResult {
   readonly events: number;
@@ -234,7 +234,9 @@ export async function runAuditBench(
   progress?: (label: string) => void,
   writers = 4,
 ): Promise<AuditBenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'witness-audit-bench-'));
+  // Removed however the process ends (platform/scratch.ts), also by a signal during synchronous work.
+  const scratch = scratchFolder('witness-audit-bench-');
+  const dir = scratch.dir;
   try {
     // Baseline: the same rows, no durability, one transaction.
     progress?.('baseline');
@@ -302,7 +304,7 @@ export async function runAuditBench(
       ...(concurrent !== undefined ? { concurrent } : {}),
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

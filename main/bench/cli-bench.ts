@@ -5,12 +5,11 @@
  * --version within 4× and the translation within 6× of the bare start.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { ROOT } from '../platform/paths.js';
 import { fmt, percentile } from './stats.js';
+import { scratchFolder } from '../platform/scratch.js';
 
 export interface StartupRow {
   readonly command: string;
@@ -86,7 +85,9 @@ export interface RerunRow {
  * is to the first run in the same process.
  */
 export function rerunBench(runs: number, progress?: (label: string) => void): RerunRow[] {
-  const dir = mkdtempSync(path.join(tmpdir(), 'witness-rerun-'));
+  // Removed however the process ends (platform/scratch.ts), also by a signal during synchronous work.
+  const scratch = scratchFolder('witness-rerun-');
+  const dir = scratch.dir;
   try {
     const env = { ...process.env, WITNESS_CACHE: path.join(dir, 'cache') };
     const args = [
@@ -121,7 +122,7 @@ export function rerunBench(runs: number, progress?: (label: string) => void): Re
       { run: 'second and later (from the cache)', runs, p50_ms: p50, min_ms: Math.min(...again), ratio: p50 / first },
     ];
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

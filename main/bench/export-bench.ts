@@ -4,13 +4,13 @@
  * and the foxglove.* ones (services/audit/export.ts) — and, as the baseline in the same process, to
  * JSON Lines. Figures: events/s and MB/s of output for each, and their ratio.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuditLog, openAuditReadOnly } from '../services/audit/store.js';
 import { missionRecorder } from '../services/audit/mission-recorder.js';
 import { exportAudit, exportMcap } from '../services/audit/export.js';
 import { fmt } from './stats.js';
+import { scratchFolder } from '../platform/scratch.js';
 
 interface ExportMeasure {
   /**
@@ -158,7 +158,9 @@ const cpuSeconds = (since: NodeJS.CpuUsage): number => {
 };
 
 export async function runExportBench(events: number, progress?: (label: string) => void): Promise<ExportBenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'witness-export-bench-'));
+  // Removed however the process ends (platform/scratch.ts), also by a signal during synchronous work.
+  const scratch = scratchFolder('witness-export-bench-');
+  const dir = scratch.dir;
   try {
     progress?.('write the run');
     const file = join(dir, 'audit.sqlite');
@@ -195,7 +197,7 @@ export async function runExportBench(events: number, progress?: (label: string) 
       db.close();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

@@ -8,8 +8,9 @@
  * push and verify against verifying the same log locally, the report against the same statements with index scans
  * turned off, the size against SQLite's.
  */
-import { availableParallelism, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { statSync } from 'node:fs';
+import { scratchFolder } from '../platform/scratch.js';
 import { join } from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { openAuditReadOnly } from '../services/audit/store.js';
@@ -209,7 +210,9 @@ export async function runFleetBench(o: FleetBenchOptions): Promise<FleetBenchRes
     );
   if (o.to !== undefined) requireStoreUrl(o.to);
   const say = o.progress ?? (() => {});
-  const dir = mkdtempSync(join(tmpdir(), 'witness-bench-fleet-'));
+  // The logs' folder is removed however the process ends (platform/scratch.ts).
+  const scratch = scratchFolder('witness-bench-fleet-');
+  const dir = scratch.dir;
   try {
     const now = Date.now();
     const logs = logJobs(dir, o, now);
@@ -254,7 +257,7 @@ export async function runFleetBench(o: FleetBenchOptions): Promise<FleetBenchRes
       await server.close();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { ROOT } from '../platform/paths.js';
+import { cleanupOnSignal } from '../platform/interrupt.js';
 import { type BenchDatabase, createBenchDatabase } from '../services/fleet/bench-store.js';
 import { FleetError, redactUrl, requireStoreUrl } from '../services/fleet/store.js';
 
@@ -28,6 +29,12 @@ const SCRIPT = path.join(ROOT, 'scripts', 'pg-test.sh');
 /** A private server: its superuser's URL, and how to stop it. */
 function startPrivate(): { url: string; stop: () => void } {
   const dir = path.join(mkdtempSync(path.join(tmpdir(), 'witness-bench-fleet-pg-')), 'pg');
+  const remove = (): void => {
+    execFileSync('bash', [SCRIPT, 'stop', dir], { stdio: 'ignore' });
+    rmSync(path.dirname(dir), { recursive: true, force: true });
+  };
+  // Ctrl-C or SIGTERM from here on stops the server and removes its folder before the process exits.
+  const release = cleanupOnSignal(remove);
   let out: string;
   try {
     out = execFileSync('bash', [SCRIPT, 'start', dir], {
@@ -36,6 +43,7 @@ function startPrivate(): { url: string; stop: () => void } {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (e) {
+    release();
     rmSync(path.dirname(dir), { recursive: true, force: true });
     const why = (e as { stderr?: string }).stderr?.trim() || (e instanceof Error ? e.message : String(e));
     throw new FleetError(
@@ -46,8 +54,8 @@ function startPrivate(): { url: string; stop: () => void } {
   }
   const m = /WITNESS_TEST_PG_URL=(postgres:\/\/\S+)/.exec(out);
   const stop = (): void => {
-    execFileSync('bash', [SCRIPT, 'stop', dir], { stdio: 'ignore' });
-    rmSync(path.dirname(dir), { recursive: true, force: true });
+    remove();
+    release();
   };
   if (m === null) {
     stop();

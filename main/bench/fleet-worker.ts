@@ -4,6 +4,7 @@
  * once: `node fleet-worker.js --fleet-worker`, the job as JSON on stdin (a store's URL may hold a password: never on a
  * command line), one JSON line on stdout when done.
  */
+import { cleanupOnSignal } from '../platform/interrupt.js';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { pushLog } from '../services/fleet/push.js';
@@ -44,13 +45,19 @@ const SELF = fileURLToPath(import.meta.url);
 export function forkFleetJob(job: FleetJob): Promise<FleetReply> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SELF, '--fleet-worker'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Ctrl-C or SIGTERM ends it with this process (it would go on writing or pushing alone).
+    const release = cleanupOnSignal(() => child.kill('SIGKILL'));
     child.stdin.end(JSON.stringify(job));
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('error', reject);
+    child.on('error', (e) => {
+      release();
+      reject(e);
+    });
     child.on('close', (code) => {
+      release();
       const line = out.trim().split('\n').pop() ?? '';
       let reply: FleetReply | null = null;
       try {

@@ -8,8 +8,6 @@
  * `witness plan`'s workflow (against one plain Dijkstra from the start over the same graph).
  * Ratios only are the point; absolute times depend on the machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { MAP_GRAPH_DEFAULTS, PLAN_DEFAULTS } from '../contract/defaults.js';
@@ -25,6 +23,7 @@ import { writeFileAtomic } from '../platform/files.js';
 import { mapGraphDocument } from '../app/maps.js';
 import { planOnGraph } from '../app/plan.js';
 import { fmt } from './stats.js';
+import { scratchFolder } from '../platform/scratch.js';
 
 export interface MapBenchOptions {
   readonly size: number;
@@ -151,7 +150,9 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
       { path: '--size' },
     );
   }
-  const dir = mkdtempSync(path.join(tmpdir(), 'witness-map-bench-'));
+  // Removed however the process ends (platform/scratch.ts), also by a signal during synchronous work.
+  const scratch = scratchFolder('witness-map-bench-');
+  const dir = scratch.dir;
   try {
     log(`generating a ${o.size} m × ${o.size} m floor at ${o.resolution} m (seed ${o.seed})`);
     const plan = floorPlan(createRng(o.seed), { size: o.size, resolution: o.resolution, rooms: o.rooms });
@@ -243,7 +244,7 @@ export async function runMapBench(o: MapBenchOptions): Promise<MapBenchResult> {
       plans,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

@@ -10,9 +10,8 @@
  * better-sqlite3 iterating the rows of the query the reader runs. Ratios are the point; absolute
  * times depend on the machine and its disk.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { McapIndexedReader, McapWriter, type IReadable } from '@mcap/core';
 import { loadDecompressHandlers } from '@mcap/support';
@@ -23,6 +22,7 @@ import { db3BagWriter, scanDb3Rows } from '../services/datasets/rosbag2/db3-raw.
 import { importBag } from '../app/bag-import.js';
 import { SinkWritable } from '../services/datasets/rosbag2/mcap-file.js';
 import { type ByteSink, writeAtomicStream } from '../platform/files.js';
+import { scratchFolder } from '../platform/scratch.js';
 
 export type BenchStorage = 'mcap' | 'sqlite3';
 
@@ -258,7 +258,9 @@ function rawReadDb3(file: string): number {
 
 export async function runRosbagBench(o: RosbagBenchOptions): Promise<RosbagBenchResult> {
   const storage = o.storage ?? 'mcap';
-  const dir = mkdtempSync(path.join(tmpdir(), 'witness-bench-rosbag-'));
+  // Removed however the process ends (platform/scratch.ts), also by a signal during synchronous work.
+  const scratch = scratchFolder('witness-bench-rosbag-');
+  const dir = scratch.dir;
   try {
     const bag = path.join(dir, storage === 'mcap' ? 'bench.mcap' : 'bench.db3');
     let t = performance.now();
@@ -291,7 +293,7 @@ export async function runRosbagBench(o: RosbagBenchOptions): Promise<RosbagBench
       episodes: r.episodes,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

@@ -1,10 +1,11 @@
 /**
  * Ctrl-C and SIGTERM. While nothing needs a clean stop, the process keeps the signals' default
  * action: the kernel ends it at once, whatever it is doing — a synchronous decode, an SQLite scan,
- * a translation, none of which gives a JavaScript handler a turn. While something does need one —
- * a robot's running goal to cancel, a temporary file of an atomic write to remove, a server to keep
- * answering — it holds the signals (`holdSignals`), and the process's handler (main/witness.ts),
- * installed only while a hold is taken, does that first (that work gives the event loop turns).
+ * a translation, none of which gives a JavaScript handler a turn. While something does need one — a
+ * robot's running goal to cancel, a temporary file of an atomic write to remove, a server to keep
+ * answering, a server the process started to stop (`cleanupOnSignal`) — it holds the signals
+ * (`holdSignals`), and the process's handler (main/witness.ts), installed only while a hold is
+ * taken, does that first (that work gives the event loop turns).
  *
  * Work that must stop cleanly rather than die registers while it runs (`interruptible`); the
  * handler aborts every registered signal on the first Ctrl-C and exits at once only when nothing is
@@ -58,6 +59,37 @@ export function interruptible(stopping: string = STOPPING_THE_ROBOT): {
       unhold();
     },
   };
+}
+
+/** What the handler undoes before the process exits (a server the process started), each with its hold. */
+const cleanups = new Map<() => void, () => void>();
+
+/**
+ * Holds the signals while `cleanup` is registered: should Ctrl-C or SIGTERM end the process, the handler runs it
+ * (synchronously) before it exits. Returns its release (once; further calls do nothing).
+ */
+export function cleanupOnSignal(cleanup: () => void): () => void {
+  const unhold = holdSignals();
+  cleanups.set(cleanup, unhold);
+  return () => {
+    if (cleanups.delete(cleanup)) unhold();
+  };
+}
+
+/**
+ * Runs every registered cleanup once, the last registered first (as nested `finally` blocks would: a child process
+ * killed before the folder it writes in is removed); one that throws does not stop the others.
+ */
+export function runCleanups(): void {
+  for (const [cleanup, unhold] of [...cleanups].reverse()) {
+    cleanups.delete(cleanup);
+    try {
+      cleanup();
+    } catch {
+      // The process exits anyway: what could be undone was.
+    }
+    unhold();
+  }
 }
 
 /** What aborting the registered work does, each once (the handler says it before it aborts them). */

@@ -60,8 +60,19 @@ test(
       assert.equal(s.latched, true, 'the restarted workbench is latched');
       assert.equal(s.restored, true);
       assert.match(s.reason ?? '', /someone in the aisle/);
-      const run = await second.call('missionRun', { session: 'nope' });
+      // Nothing starts: a tool loop whose request is otherwise good is refused for the latch.
+      const run = await second.call('actRun', {
+        world: 'tabletop',
+        tools: 'shipped:tools',
+        plan: 'shipped:plans/warehouse.json',
+        goal: 'objects.red_bin.on == "shelf_c4"',
+      });
       assert.equal(run.ok, false);
+      assert.equal(run.error?.code, 'estop-latched', JSON.stringify(run.error));
+      assert.match(
+        run.error?.message ?? '',
+        /the emergency stop is latched .*: cannot start a tool loop until an operator resets it/,
+      );
       // A reason that shows nothing is refused: zero-width, control-only, format-only, too short.
       for (const reason of [
         '\u200b\u200b\u200b\u200b',

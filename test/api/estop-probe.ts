@@ -21,6 +21,11 @@ interface ProbeJob {
   readonly port: number;
   readonly token: string;
   readonly intervalMs: number;
+  /**
+   * What is pressed (default emergencyStop); `estopState`, answered on the same loop, where a latch would refuse the
+   * work being measured.
+   */
+  readonly method?: 'emergencyStop' | 'estopState';
 }
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -106,7 +111,7 @@ async function probe(job: ProbeJob): Promise<void> {
   const press = (): void => {
     if (stopped) return;
     inFlight.set(++id, now());
-    ws.send(JSON.stringify({ id, method: 'emergencyStop', params: {} }));
+    ws.send(JSON.stringify({ id, method: job.method ?? 'emergencyStop', params: {} }));
   };
   const timer = setInterval(press, job.intervalMs);
   port.on('message', (m) => {

@@ -239,6 +239,11 @@ test('a reason must say something: at least a few visible characters, no control
     'fine\u001b[2J',
     'ok\u202e done',
     '\u0085abc',
+    // Letters and symbols that draw nothing: Hangul fillers, the blank Braille pattern.
+    '\u3164\u3164\u3164\u3164',
+    '\u115f\u1160\uffa0',
+    '\u2800\u2800\u2800',
+    'ok\u3164\u2800',
   ])
     assert.notEqual(reasonProblem(bad), null, JSON.stringify(bad));
 });

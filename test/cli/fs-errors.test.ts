@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { report } from '../../main/cli/errors.js';
@@ -122,6 +122,40 @@ test('inputs and outputs named by such paths: exit 2 naming the path and the err
       assert.match(r.err, why);
       assert.equal(r.err.split(file).length, 2, `the path once: ${r.err.slice(0, 400)}`);
     }
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('an audit database named by such a path (read, verified, or written): exit 2 naming it and why in words', async () => {
+  const s = scene();
+  try {
+    for (const [argv, file, why] of [
+      [
+        ['audit', 'verify', s.long],
+        s.long,
+        /cannot be read: ENAMETOOLONG: the name is too long for the file system \(a name over 255 bytes, or a path over 4095\)\n$/,
+      ],
+      [['audit', 'ls', s.loop], s.loop, /cannot be read: ELOOP: too many levels of symbolic links/],
+      [
+        ['audit', 'ls', s.dangling],
+        s.dangling,
+        /no such file: it is a symbolic link to \S+gone, which does not exist\n$/,
+      ],
+      [
+        [...ACT, '--audit', s.dangling],
+        s.dangling,
+        /it is a symbolic link to \S+gone, which does not exist: an audit database is not created through a link to nothing\n$/,
+      ],
+    ] as const) {
+      const r = await cli(...argv);
+      assert.equal(r.code, 2, `${argv.join(' ').slice(0, 120)}: ${r.err.slice(0, 300)}`);
+      assert.ok(r.err.startsWith(`error: ${file}: `), r.err.slice(0, 300));
+      assert.match(r.err, why);
+      assert.equal(r.err.split(file).length, 2, `the path once: ${r.err.slice(0, 400)}`);
+    }
+    // Nothing was created where the link points (gone), nor beside it.
+    assert.deepEqual(readdirSync(s.dir).sort(), ['dangling', 'file', 'loop-a', 'loop-b']);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

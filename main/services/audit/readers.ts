@@ -6,6 +6,7 @@
  */
 import { WitnessError } from '../../contract/errors.js';
 import { statSync } from 'node:fs';
+import { fsFailure } from '../../platform/files.js';
 import type Database from 'better-sqlite3';
 import { AuditError, type ReadOnlyOptions, openAuditReadOnly } from './store.js';
 
@@ -61,8 +62,16 @@ function identityOf(file: string): { dev: number; ino: number } {
   let st;
   try {
     st = statSync(file);
-  } catch {
-    throw new AuditOpenError('not-found', file, 'no such file');
+  } catch (e) {
+    const why = fsFailure(file, e);
+    if ((e as { code?: unknown }).code !== 'ENOENT')
+      throw new AuditOpenError('unreadable', file, `cannot be read: ${why.detail}`);
+    // A link to nothing says where it points.
+    throw new AuditOpenError(
+      'not-found',
+      file,
+      why.code === 'invalid-input' ? `no such file: ${why.detail.replace(/^ENOENT: /, '')}` : 'no such file',
+    );
   }
   if (!st.isFile())
     throw new AuditOpenError('not-a-file', file, 'not a file (a folder or a device): name an audit database file');

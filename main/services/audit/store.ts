@@ -32,7 +32,7 @@ import { MAX_JSON_DEPTH } from '../../core/input/json.js';
 import { bytesText } from '../llm/bounded.js';
 import { AUDIT_EVENTS_VERSION, type AuditEventKind as EventKind } from '../../contract/audit-events.js';
 import { WitnessError, type ErrorCode } from '../../contract/errors.js';
-import { privateCopy } from '../../platform/files.js';
+import { fsFailure, privateCopy } from '../../platform/files.js';
 
 export type { EventRow };
 
@@ -137,11 +137,22 @@ function checkFile(file: string, mustExist: boolean): void {
     st = statSync(file);
   } catch (e) {
     const code = (e as { code?: string }).code;
+    const why = fsFailure(file, e);
+    // A link to nothing: SQLite would create the database wherever it points.
+    if (code === 'ENOENT' && why.code === 'invalid-input')
+      throw new AuditError(
+        file,
+        mustExist
+          ? `no such file: ${why.detail.replace(/^ENOENT: /, '')}`
+          : `${why.detail.replace(/^ENOENT: /, '')}: an audit database is not created through a link to nothing`,
+        'invalid-input',
+      );
     if (code === 'ENOENT') {
       if (mustExist) throw new AuditError(file, 'no such file', 'not-found');
       return;
     }
-    throw new AuditError(file, `cannot be read (${(e as Error).message})`, 'unreadable');
+    // A name too long, a loop of links, a file where a folder should be: the path's problem, in words.
+    throw new AuditError(file, `cannot be read: ${why.detail}`, why.code === 'not-found' ? 'unreadable' : why.code);
   }
   if (st.isDirectory()) throw new AuditError(file, 'is a folder, not an audit database file', 'not-a-file');
   if (!st.isFile())

@@ -7,8 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import pg from 'pg';
 import type { FleetBenchResult } from '../../../main/bench/fleet-bench.js';
 import { fleetTable } from '../../../main/bench/fleet-bench.js';
 import { type PgServer, pgMissing, startPg } from '../../services/fleet/server.js';
+import { endedBy } from '../../cli/signal-end.js';
 
 const BIN = fileURLToPath(new URL('../../../../bin/witness.js', import.meta.url));
 const skip = pgMissing() ?? false;
@@ -28,6 +29,21 @@ function cli(args: string[]): { status: number | null; out: string; err: string;
     env: { ...process.env, TMPDIR: tmp },
   });
   return { status: r.status, out: r.stdout, err: r.stderr, tmp };
+}
+
+/** Processes whose command line or environment names `dir` (a server's data folder, a child given it as TMPDIR). */
+function processesUsing(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes(dir) || readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`TMPDIR=${dir}`))
+        found.push(`${pid}: ${cmd.replaceAll('\0', ' ')}`);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
 }
 
 /** What every run's figures must show, whatever the server. */
@@ -98,6 +114,44 @@ describe('witness bench fleet', { skip }, () => {
       assert.equal(schema.rowCount, 0, 'nothing written into the named database');
     } finally {
       await c.end();
+    }
+  });
+
+  test('Ctrl-C or SIGTERM while it writes or pushes: ended within 2 s, its PostgreSQL, processes and folders gone', async () => {
+    for (const [sig, when] of [
+      ['SIGTERM', /pushing from one PC/],
+      ['SIGINT', /writing 20 logs/],
+    ] as const) {
+      const tmp = mkdtempSync(join(tmpdir(), 'fleet-bench-signal-'));
+      const child = spawn(process.execPath, [BIN, 'bench', 'fleet', '--events', '20000', '--verify-events', '100000'], {
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      try {
+        while (!when.test(err) && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+        // Under way: its server up, or its writer processes started.
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(child.exitCode, null, `finished before the signal: ${err}`);
+        const t0 = performance.now();
+        child.kill(sig);
+        await exited;
+        const ms = performance.now() - t0;
+        assert.ok(ms <= 2000, `${sig}: ended ${ms.toFixed(0)} ms after it`);
+        assert.ok(endedBy(sig, { code: child.exitCode, signal: child.signalCode }), `${sig}: ${child.exitCode} ${err}`);
+        // The logs' folder goes with its reaper, moments after the exit (platform/scratch.ts).
+        for (
+          const end = Date.now() + 2000;
+          Date.now() < end && readdirSync(tmp).length + processesUsing(tmp).length > 0;
+        )
+          await new Promise((r) => setTimeout(r, 20));
+        assert.deepEqual(readdirSync(tmp), [], `${sig}: its server's and its logs' folders removed`);
+        assert.deepEqual(processesUsing(tmp), [], `${sig}: no process of it left`);
+      } finally {
+        child.kill('SIGKILL');
+      }
     }
   });
 
