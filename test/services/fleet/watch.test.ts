@@ -96,8 +96,11 @@ describe('push --watch on a real PostgreSQL', { skip }, () => {
     await Promise.all(ps);
     local += 3000;
     for (let i = 0; i < 400 && (await count(url)) < local - 3000 + 300; i++) await sleep(5);
+    const signalled = performance.now();
     w.child.kill('SIGTERM');
     assert.equal(await w.exited, 0, w.out.stderr);
+    // A command that must stop cleanly still ends within 2 s of the signal: after the batch being sent.
+    assert.ok(performance.now() - signalled < 2000, `the watch took ${performance.now() - signalled} ms to stop`);
     await log.close();
     assert.match(w.out.stdout, /growing\.sqlite → postgres:\/\/witness:\*\*\*@127\.0\.0\.1:\d+\/watch\d+: watched /);
     assert.match(w.out.stdout, /interrupted \(SIGTERM\)/);
@@ -110,8 +113,10 @@ describe('push --watch on a real PostgreSQL', { skip }, () => {
     // What the watch left, the next push finishes.
     const again = watch(file, url);
     await until(url, local, 'a second watch');
+    const interrupted = performance.now();
     again.child.kill('SIGINT');
     assert.equal(await again.exited, 0, again.out.stderr);
+    assert.ok(performance.now() - interrupted < 2000, `the watch took ${performance.now() - interrupted} ms to stop`);
     assert.equal((await verifyStore(url)).sources[0]!.head, auditVerify(file).head);
   });
 
