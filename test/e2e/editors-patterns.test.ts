@@ -61,11 +61,26 @@ async function waitChecked(page: Page, text: string): Promise<void> {
   assert.equal(await page.locator('#editors-problems li.problem').count(), 0);
 }
 
-/** Types each value into the current tab stop and moves on with Tab; Escape leaves the snippet. */
+/**
+ * Types each value into the current tab stop and moves on with Tab; Escape leaves the snippet. What is typed can open
+ * the completion list (a region's name), where Tab would accept a completion instead of moving on: it is given time to
+ * open (late on a loaded machine) and closed first (Escape with the list open closes only the list).
+ */
 async function fillStops(page: Page, values: readonly string[]): Promise<void> {
+  const suggest = page.locator('.suggest-widget.visible');
   for (const [i, v] of values.entries()) {
     await page.keyboard.type(v);
-    if (i < values.length - 1) await page.keyboard.press('Tab');
+    if (i === values.length - 1) break;
+    if (
+      await suggest.waitFor({ timeout: 600 }).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await page.keyboard.press('Escape');
+      await suggest.waitFor({ state: 'hidden' });
+    }
+    await page.keyboard.press('Tab');
   }
   await page.keyboard.press('Escape');
 }
