@@ -19,7 +19,7 @@ import { createDirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
 import { startWebServer } from '../../main/api/web/server.js';
 import { worldEntry } from '../../main/backends/catalogue.js';
-import type { ActEvent } from '../../main/contract/api.js';
+import type { ActEvent, MissionEvent } from '../../main/contract/api.js';
 import { writeSynthLog } from './audit-synth.js';
 import { type EstopSample, startEstopProbe } from './estop-probe.js';
 
@@ -339,6 +339,80 @@ test('emergencyStop is answered within 100 ms while a console tool loop runs on 
       `E-STOP answer while the tool loop ran (${(to - from).toFixed(0)} ms, ${ended.toolCalls} calls): median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses); the E-STOP pressed during a call answered in ${answered.toFixed(1)} ms`,
     );
     assert.ok(ms.filter((x) => x >= 100).length <= 1, `answers: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
+  } finally {
+    if (samples.length === 0) await probe.stop();
+    await api.close();
+    operator.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// A maze mission that replans while it runs: the robot stops for good at step 150, tracking times out, the run
+// replans (the graph edited, a plan searched from the monitor's states, documented and recorded) until its budget is
+// spent, then escalates. The presses sent from Run to the escalation are judged as the tool loop's are.
+test('emergencyStop is answered within 100 ms while a console mission on a maze replans, and ends it', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-mission-'));
+  writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
+  const api = createDirectApi({
+    workspace: root,
+    auditFile: path.join(root, 'session.sqlite'),
+    faults: [{ at: 'step', n: 150, kind: 'stuck' }],
+  });
+  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
+  const operator = await client(server.port, server.token);
+  const seen: MissionEvent[] = [];
+  api.context.bus.subscribe((e) => {
+    if (e.topic === 'mission.replan' || e.topic === 'mission.escalation' || e.topic === 'mission.end') seen.push(e);
+  });
+  const event = async <K extends MissionEvent['topic']>(
+    topic: K,
+    run: string,
+  ): Promise<Extract<MissionEvent, { topic: K }>> => {
+    for (;;) {
+      const e = seen.find((x) => x.topic === topic && x.run === run);
+      if (e !== undefined) return e as Extract<MissionEvent, { topic: K }>;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  // Flat out, the run takes a few hundred milliseconds: pressed every 10 ms to have enough presses to judge.
+  const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 10, method: 'estopState' });
+  let samples: EstopSample[] = [];
+  try {
+    // Loaded once per process, before: the simulator's WebAssembly, the console's world list.
+    await (await worldEntry('pointmaze-medium').open()).close();
+    const planned = await operator.call('missionPlan', {
+      job: 'replans',
+      world: 'pointmaze-medium',
+      spec: 'F e2 & G F e1 & G F e4 & G !e0',
+      regions: readFileSync(new URL('../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8'),
+      start: [4, 20],
+      datasetSteps: 20_000,
+    });
+    assert.equal(planned.ok, true, JSON.stringify(planned));
+    await probe.more(3);
+    const from = now();
+    const started = await operator.call('missionRun', {
+      session: (planned.result as { session: string }).session,
+      replans: 3,
+    });
+    assert.equal(started.ok, true, JSON.stringify(started));
+    const run = (started.result as { run: string }).run;
+    const escalated = await event('mission.escalation', run);
+    const to = now();
+    samples = await probe.stop();
+    assert.equal(seen.filter((e) => e.topic === 'mission.replan' && e.run === run).length, 3, 'R = 3 replans');
+    assert.equal(escalated.escalation.cause, 'replan-budget');
+    const ms = judge(samples, from, to, 'the mission ran and replanned');
+    t.diagnostic(
+      `E-STOP answer while the mission ran and replanned three times (${(to - from).toFixed(0)} ms): median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`,
+    );
+    assert.ok(ms.filter((x) => x >= 100).length <= 1, `answers: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
+    // The E-STOP at the escalation ends the run.
+    const fired = await operator.call('emergencyStop', { note: 'the robot is stuck' });
+    assert.equal(fired.ok, true, JSON.stringify(fired));
+    const ended = await event('mission.end', run);
+    assert.equal(ended.outcome, 'stopped', ended.message);
   } finally {
     if (samples.length === 0) await probe.stop();
     await api.close();
