@@ -375,8 +375,8 @@ test('emergencyStop is answered within 100 ms while a console mission on a maze 
       await new Promise((r) => setTimeout(r, 5));
     }
   };
-  // Flat out, the run takes a few hundred milliseconds: pressed every 10 ms to have enough presses to judge.
-  const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 10, method: 'estopState' });
+  // Flat out, the run takes a hundred milliseconds or a few: pressed every 5 ms to have enough presses to judge.
+  const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 5, method: 'estopState' });
   let samples: EstopSample[] = [];
   try {
     // Loaded once per process, before: the simulator's WebAssembly, the console's world list.
