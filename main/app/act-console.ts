@@ -21,6 +21,7 @@ import { assetPath, operatorName } from '../platform/paths.js';
 import { type RegisteredTool, type RulesFileRequest, WAREHOUSE, runAct } from './act.js';
 import type { RuleSet } from '../core/loop/rules.js';
 import { RunControl } from './run-control.js';
+import { Turns } from '../platform/event-loop.js';
 import type { EmergencyStop } from './estop.js';
 import type { RulesFileCheck } from './editor.js';
 import { type Session, sessionOpen } from './session.js';
@@ -169,7 +170,7 @@ export class ActConsole {
       );
     if (world.problem !== undefined) throw new WitnessError('invalid-input', world.problem, { path: '$.world' });
     const tools = await this.resolve(req.tools, 'tools', offered.tools);
-    const problems = toolFolderProblems(tools, req.world);
+    const problems = await toolFolderProblems(tools, req.world);
     if (problems !== null) throw new WitnessError('invalid-input', `${req.tools}: ${problems}`, { path: '$.tools' });
     return {
       tools,
@@ -341,8 +342,9 @@ const ruleView = (r: RuleSet['rules'][number]): ActRule => ({
 /**
  * Every problem of every tool file in a folder, each at its file, line and column, as the editor finds them (null: none
  * found; registration then refuses what is left, such as two tools of one name). The operator fixes them all at once.
+ * A folder of many tools is checked with a turn of the event loop between files once a few milliseconds have passed.
  */
-function toolFolderProblems(dir: string, world: string): string | null {
+async function toolFolderProblems(dir: string, world: string): Promise<string | null> {
   let v: ReturnType<typeof worldEntry>['vocabulary'];
   try {
     v = worldEntry(world).vocabulary;
@@ -359,7 +361,9 @@ function toolFolderProblems(dir: string, world: string): string | null {
     return null; // registration says what is wrong with the folder
   }
   const lines: string[] = [];
+  const turns = new Turns();
   for (const n of names) {
+    if (turns.due()) await turns.take();
     let text: string;
     try {
       text = readInputTextSync(path.join(dir, n), INPUT.tools);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { WitnessError } from '../contract/errors.js';
 import { AUDIT_EVENTS_VERSION } from '../contract/audit-events.js';
 import type { Decide } from '../contract/failure.js';
-import { type RegisteredTool, type ToolDef, parseTool, registerTools } from '../core/loop/tools.js';
+import { type RegisteredTool, type ToolDef, parseTool, registerTool, registerTools } from '../core/loop/tools.js';
 import { type LoopCall, type LoopEvents, type LoopResult, type Planner, runLoop } from '../core/loop/loop.js';
 import { type PlanStep, RecoveryPlanner, ScriptedPlanner, parseScript } from '../core/loop/planners.js';
 import { VocabularyError, checkCondition, type Vocabulary } from '../core/loop/vocabulary.js';
@@ -28,6 +28,7 @@ import { type LlmConfig, LlmPlanner, checkBaseUrl } from '../services/llm/openai
 import { assetPath, operatorName } from '../platform/paths.js';
 import { INPUT, InputRefused, readFailure, readInputText, readInputTextSync } from '../platform/input-files.js';
 import { interruptible } from '../platform/interrupt.js';
+import { Turns } from '../platform/event-loop.js';
 import { VERSION } from '../contract/version.js';
 import { auditFileOf, openAuditLog, settleAudit } from './audit-log.js';
 
@@ -90,7 +91,7 @@ export async function act(
   const world = typeof req.world === 'string' ? await worldEntry(req.world).open(req.open) : req.world;
   try {
     const w = toolsOf(world);
-    const tools = registerTools(req.tools, w.vocabulary());
+    const tools = await registerInTurns(req.tools, w.vocabulary());
     const planner = typeof req.planner === 'function' ? req.planner(tools) : req.planner;
     const a = req.audit;
     const run =
@@ -232,6 +233,24 @@ export function warehousePlanner(
     kind === 'llm' ? null : parseScript(assetJson(WAREHOUSE.plan), `assets/${WAREHOUSE.plan}`),
     llm,
   );
+}
+
+/**
+ * Tool files registered as registerTools does, one at a time with a turn of the event loop once a few milliseconds
+ * have passed: each compiles its argument schema and type-checks its conditions, and a folder of many tools would hold
+ * the loop that answers the E-STOP for as long as all of them take.
+ */
+async function registerInTurns(
+  defs: readonly { def: ToolDef; file: string }[],
+  v: Vocabulary,
+): Promise<Map<string, RegisteredTool>> {
+  const out = new Map<string, RegisteredTool>();
+  const turns = new Turns();
+  for (const d of defs) {
+    if (turns.due()) await turns.take();
+    registerTool(out, d, v);
+  }
+  return out;
 }
 
 /** Every *.json in a folder, parsed as a tool file (sorted by name): a folder with none is an error that says so. */
@@ -431,7 +450,7 @@ export async function runAct(o: ActOptions): Promise<ActReport> {
     );
   }
   const defs = readToolFolder(o.tools);
-  const tools = registerTools(defs, v);
+  const tools = await registerInTurns(defs, v);
   checkGoal(o.goal, v);
   let steps: readonly PlanStep[] | null = null;
   if (o.plan !== undefined) {

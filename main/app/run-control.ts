@@ -7,6 +7,7 @@ import type { ConsoleEscalation, MissionEvent, MissionEventBody, RunState } from
 import type { Escalation, OperatorDecision } from '../contract/failure.js';
 import type { DecisionKind } from '../contract/defaults.js';
 import type { MissionControl, MissionTick } from '../core/exec/run-skeleton.js';
+import { Turns } from '../platform/event-loop.js';
 
 /** Least time between two position ticks pushed to the UI (about 30 per second). */
 const TICK_MS = 33;
@@ -26,6 +27,8 @@ export class RunControl implements MissionControl {
   private readonly stopped = new AbortController();
   /** When the run started (the clock's time at construction): ticks carry the elapsed time. */
   private readonly started: number;
+  /** Flat out (speed 0): a turn of the event loop once the steps have held it a few milliseconds. */
+  private readonly turns = new Turns();
   /** Aborted by stop and E-STOP: a robot's running goal is cancelled at once, not at the next step. */
   readonly signal: AbortSignal = this.stopped.signal;
 
@@ -88,9 +91,9 @@ export class RunControl implements MissionControl {
       const wait = this.lastStep + 1000 / this.speed - this.now();
       if (wait > 0) await this.sleep(wait);
       this.lastStep = this.now();
-    } else if (tick.t % 64 === 0) {
-      // Flat out, still let the event loop breathe so pause, stop and the E-STOP get through.
-      await this.sleep(0);
+    } else if (this.turns.due()) {
+      // Flat out, still a turn of the event loop every few milliseconds, so pause, stop and the E-STOP get through.
+      await this.turns.take();
     }
     while (this.state === 'paused')
       await new Promise<void>((r) => {

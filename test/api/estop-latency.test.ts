@@ -11,7 +11,7 @@
 // and none over one second.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
@@ -19,6 +19,7 @@ import { createDirectApi } from '../../main/api/direct.js';
 import { createDispatcher } from '../../main/api/dispatch.js';
 import { startWebServer } from '../../main/api/web/server.js';
 import { worldEntry } from '../../main/backends/catalogue.js';
+import type { ActEvent, MissionEvent } from '../../main/contract/api.js';
 import { writeSynthLog } from './audit-synth.js';
 import { type EstopSample, startEstopProbe } from './estop-probe.js';
 
@@ -253,6 +254,165 @@ test("the loop that answers the E-STOP answers within 100 ms while a tool loop's
     t.diagnostic(
       `loop answer while registering (${(to - from).toFixed(0)} ms): median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`,
     );
+  } finally {
+    if (samples.length === 0) await probe.stop();
+    await api.close();
+    operator.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// A tool loop steps the simulator on the loop that answers the E-STOP: its skills' motion, a reset, the tool files
+// checked at the start. Each gives the loop a turn every few milliseconds, so at most one press (a scheduler slice on a
+// shared machine) may be late; work that holds the loop for a few hundred milliseconds makes several late in a row.
+test('emergencyStop is answered within 100 ms while a console tool loop runs on the tabletop, and stops it', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-act-'));
+  writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
+  // A workspace's tool folder of thirty-two tools (the shipped pick and place, and variants of them), each checked at
+  // the start of a run.
+  mkdirSync(path.join(root, 'tools'));
+  for (const skill of ['pick', 'place']) {
+    const text = readFileSync(new URL(`../../../assets/tools/${skill}.json`, import.meta.url), 'utf8');
+    for (let i = 0; i < 16; i++) {
+      const name = i === 0 ? skill : `${skill}_${i}`;
+      writeFileSync(path.join(root, 'tools', `${name}.json`), text.replace(`"name": "${skill}"`, `"name": "${name}"`));
+    }
+  }
+  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite') });
+  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
+  const operator = await client(server.port, server.token);
+  const seen: ActEvent[] = [];
+  api.context.bus.subscribe((e) => {
+    if (e.topic === 'act.end' || e.topic === 'act.call') seen.push(e);
+  });
+  const event = async <K extends 'act.end' | 'act.call'>(
+    topic: K,
+    run: string,
+  ): Promise<Extract<ActEvent, { topic: K }>> => {
+    for (;;) {
+      const e = seen.find((x) => x.topic === topic && x.run === run);
+      if (e !== undefined) return e as Extract<ActEvent, { topic: K }>;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const request = {
+    world: 'tabletop',
+    tools: 'tools',
+    plan: 'shipped:plans/warehouse.json',
+    goal: 'objects.red_bin.on == "shelf_c4"',
+  };
+  // The run goes on while the loop is measured: its state is asked, answered on the loop that answers the E-STOP.
+  const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 50, method: 'estopState' });
+  let samples: EstopSample[] = [];
+  try {
+    // Loaded once per process, before: the simulator's WebAssembly and the tool loop's modules.
+    await (await worldEntry('tabletop').open()).close();
+    await operator.call('actOptions', {});
+    // Pressed for real during a first run's first call: answered at once, and the run ends stopped. (The run also
+    // loads what a first run loads once per process: its schemas compiled, its code compiled.)
+    const first = await operator.call('actRun', request);
+    assert.equal(first.ok, true, JSON.stringify(first));
+    const stoppedRun = (first.result as { run: string }).run;
+    await event('act.call', stoppedRun);
+    const pressed = now();
+    const fired = await operator.call('emergencyStop', { note: 'the tool loop runs' });
+    const answered = now() - pressed;
+    assert.equal(fired.ok, true, JSON.stringify(fired));
+    assert.ok(answered < 1000, `the E-STOP during a call answered in ${answered.toFixed(0)} ms`);
+    const stopped = await event('act.end', stoppedRun);
+    assert.equal(stopped.outcome, 'stopped', stopped.reason);
+    assert.match(stopped.reason, /emergency stop/);
+    const reset = await operator.call('estopReset', { acknowledged: true, reason: 'the aisle is clear again' });
+    assert.equal(reset.ok, true, JSON.stringify(reset));
+    // The second run measured from start to end.
+    await probe.more(3);
+    const from = now();
+    const started = await operator.call('actRun', request);
+    assert.equal(started.ok, true, JSON.stringify(started));
+    const ended = await event('act.end', (started.result as { run: string }).run);
+    const to = now();
+    samples = await probe.stop();
+    assert.equal(ended.outcome, 'success', ended.reason);
+    const ms = judge(samples, from, to, 'the tool loop ran');
+    t.diagnostic(
+      `E-STOP answer while the tool loop ran (${(to - from).toFixed(0)} ms, ${ended.toolCalls} calls): median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses); the E-STOP pressed during a call answered in ${answered.toFixed(1)} ms`,
+    );
+    assert.ok(ms.filter((x) => x >= 100).length <= 1, `answers: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
+  } finally {
+    if (samples.length === 0) await probe.stop();
+    await api.close();
+    operator.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// A maze mission that replans while it runs: the robot stops for good at step 150, tracking times out, the run
+// replans (the graph edited, a plan searched from the monitor's states, documented and recorded) until its budget is
+// spent, then escalates. The presses sent from Run to the escalation are judged as the tool loop's are.
+test('emergencyStop is answered within 100 ms while a console mission on a maze replans, and ends it', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-mission-'));
+  writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
+  const api = createDirectApi({
+    workspace: root,
+    auditFile: path.join(root, 'session.sqlite'),
+    faults: [{ at: 'step', n: 150, kind: 'stuck' }],
+  });
+  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
+  const operator = await client(server.port, server.token);
+  const seen: MissionEvent[] = [];
+  api.context.bus.subscribe((e) => {
+    if (e.topic === 'mission.replan' || e.topic === 'mission.escalation' || e.topic === 'mission.end') seen.push(e);
+  });
+  const event = async <K extends MissionEvent['topic']>(
+    topic: K,
+    run: string,
+  ): Promise<Extract<MissionEvent, { topic: K }>> => {
+    for (;;) {
+      const e = seen.find((x) => x.topic === topic && x.run === run);
+      if (e !== undefined) return e as Extract<MissionEvent, { topic: K }>;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  // Flat out, the run takes a hundred milliseconds or a few: pressed every 5 ms to have enough presses to judge.
+  const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 5, method: 'estopState' });
+  let samples: EstopSample[] = [];
+  try {
+    // Loaded once per process, before: the simulator's WebAssembly, the console's world list.
+    await (await worldEntry('pointmaze-medium').open()).close();
+    const planned = await operator.call('missionPlan', {
+      job: 'replans',
+      world: 'pointmaze-medium',
+      spec: 'F e2 & G F e1 & G F e4 & G !e0',
+      regions: readFileSync(new URL('../../../assets/regions/pointmaze-medium.json', import.meta.url), 'utf8'),
+      start: [4, 20],
+      datasetSteps: 20_000,
+    });
+    assert.equal(planned.ok, true, JSON.stringify(planned));
+    await probe.more(3);
+    const from = now();
+    const started = await operator.call('missionRun', {
+      session: (planned.result as { session: string }).session,
+      replans: 3,
+    });
+    assert.equal(started.ok, true, JSON.stringify(started));
+    const run = (started.result as { run: string }).run;
+    const escalated = await event('mission.escalation', run);
+    const to = now();
+    samples = await probe.stop();
+    assert.equal(seen.filter((e) => e.topic === 'mission.replan' && e.run === run).length, 3, 'R = 3 replans');
+    assert.equal(escalated.escalation.cause, 'replan-budget');
+    const ms = judge(samples, from, to, 'the mission ran and replanned');
+    t.diagnostic(
+      `E-STOP answer while the mission ran and replanned three times (${(to - from).toFixed(0)} ms): median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} presses)`,
+    );
+    assert.ok(ms.filter((x) => x >= 100).length <= 1, `answers: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
+    // The E-STOP at the escalation ends the run.
+    const fired = await operator.call('emergencyStop', { note: 'the robot is stuck' });
+    assert.equal(fired.ok, true, JSON.stringify(fired));
+    const ended = await event('mission.end', run);
+    assert.equal(ended.outcome, 'stopped', ended.message);
   } finally {
     if (samples.length === 0) await probe.stop();
     await api.close();

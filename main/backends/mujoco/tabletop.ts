@@ -15,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import type { MainModule, MjData, MjModel } from 'mujoco-js';
 import { loadModel } from './runtime.js';
 import { type Tools, type World, WorldError, type WorldSpec } from '../../core/world/world.js';
-import { guardCall, runStoppable } from '../world.js';
+import { runStoppable } from '../world.js';
+import { Turns } from '../../platform/event-loop.js';
 import { assetPath } from '../../platform/paths.js';
 import { TABLETOP_WORLD } from '../../contract/defaults.js';
 import { createRng, type Rng } from '../../core/random/rng.js';
@@ -54,9 +55,8 @@ const HAND_Z0 = 0.75;
 const FINGER_REACH = 0.09; // finger bottoms below the hand's origin
 const PAYLOAD_LIMIT_N = 20;
 const TRAVEL_Z = 0.7;
-/** Physics steps between yields to the event loop inside a skill (a few milliseconds of work). */
-const YIELD_EVERY = 100;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Physics steps a reset takes to settle: the objects where the scene puts them, the fingers open. */
+const RESET_STEPS = 350;
 
 export const TABLETOP_VOCABULARY: Vocabulary = {
   fields: {
@@ -117,7 +117,8 @@ function supportIds(mj: MainModule, model: MjModel): SupportIds {
 export class TabletopSim {
   private rng: Rng = createRng(0);
   private closed = false;
-  private sinceYield = 0;
+  /** A turn of the event loop every few milliseconds while the physics steps (platform/event-loop.ts). */
+  private readonly turns = new Turns();
 
   private constructor(
     private readonly mj: MainModule,
@@ -157,13 +158,13 @@ export class TabletopSim {
   }
 
   /** A new episode: objects where the scene puts them, the hand up, fingers open; seeded perception noise. */
-  async reset(seed: number): Promise<WorldState> {
+  async reset(seed: number, signal: AbortSignal = new AbortController().signal): Promise<WorldState> {
     this.ensureOpen();
     this.rng = createRng(seed);
     this.mj.mj_resetData(this.model, this.data);
     this.mj.mj_forward(this.model, this.data);
-    this.grip(0.1, 50);
-    this.steps(300);
+    this.setGrip(0.1);
+    await this.skillSteps(RESET_STEPS, signal);
     return await this.observe();
   }
 
@@ -176,20 +177,19 @@ export class TabletopSim {
   }
 
   /**
-   * One physics step inside a skill, which stops there once the signal is aborted; true every
-   * YIELD_EVERY steps, when the skill should yield to the event loop so that a timeout or an abort
-   * can fire mid-skill.
+   * One physics step inside a skill or a reset, which stops there once the signal is aborted (or the world closed);
+   * true once the steps since the last turn of the event loop have held it for a few milliseconds: the caller then
+   * takes a turn, so that the E-STOP is answered and a timeout or an abort can fire mid-skill.
    */
   private skillStep(signal: AbortSignal): boolean {
     if (signal.aborted) throw new WorldError('cancelled', TABLETOP_ID, 'the skill was stopped');
+    this.ensureOpen();
     this.mj.mj_step(this.model, this.data);
-    if (++this.sinceYield < YIELD_EVERY) return false;
-    this.sinceYield = 0;
-    return true;
+    return this.turns.due();
   }
 
   private async skillSteps(n: number, signal: AbortSignal): Promise<void> {
-    for (let i = 0; i < n; i++) if (this.skillStep(signal)) await yieldToEventLoop();
+    for (let i = 0; i < n; i++) if (this.skillStep(signal)) await this.turns.take();
   }
 
   private q(i: number): number {
@@ -207,7 +207,7 @@ export class TabletopSim {
       const f = i / n;
       const sm = f * f * (3 - 2 * f);
       for (let k = 0; k < 3; k++) c[k] = from[k]! + (to[k]! - from[k]!) * sm;
-      if (this.skillStep(signal)) await yieldToEventLoop();
+      if (this.skillStep(signal)) await this.turns.take();
     }
     await this.skillSteps(250, signal);
   }
@@ -215,11 +215,6 @@ export class TabletopSim {
   private setGrip(width_m: number): void {
     const c = this.data.ctrl as Float64Array;
     c[3] = c[4] = (width_m - 0.108) / 2;
-  }
-
-  private grip(width_m: number, n = 400): void {
-    this.setGrip(width_m);
-    this.steps(n);
   }
 
   private async gripSkill(width_m: number, n: number, signal: AbortSignal): Promise<void> {
@@ -520,7 +515,7 @@ export class TabletopWorld implements World {
   private constructor(readonly sim: TabletopSim) {
     this.tools = {
       vocabulary: () => TABLETOP_VOCABULARY,
-      reset: (o) => guardCall(TABLETOP_ID, 'reset', o, () => sim.reset(o.seed)),
+      reset: (o) => runStoppable(TABLETOP_ID, 'reset', o, (signal) => sim.reset(o.seed, signal)),
       observe: () => sim.observe(),
       execute: (skill, args, o) => sim.execute(skill, args, o),
     };

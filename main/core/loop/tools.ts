@@ -45,45 +45,51 @@ export function registerTools(
   v: Vocabulary,
 ): Map<string, RegisteredTool> {
   const out = new Map<string, RegisteredTool>();
-  for (const { def, file } of tools) {
-    if (out.has(def.name)) throw new InputError(file, '$.name', `a tool named "${def.name}" is already registered`);
-    if (!v.skills.includes(def.skill)) {
-      const hint = closest(def.skill, v.skills);
-      throw new InputError(
-        file,
-        '$.skill',
-        `the world has no skill "${def.skill}"${hint ? ` (did you mean ${hint}?)` : ''}; it has ${v.skills.join(', ')}`,
-      );
-    }
-    let validate: ValidateFunction;
-    try {
-      validate = argsAjv.compile(def.arguments);
-    } catch (e) {
-      throw new InputError(
-        file,
-        '$.arguments',
-        `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
-    const args = argumentTypes(def.arguments);
-    const check = (list: readonly { expr?: string; when?: string }[], at: string, key: 'expr' | 'when'): void => {
-      const where: ConditionScope['where'] =
-        at === 'preconditions' ? 'precondition' : at === 'postconditions' ? 'postcondition' : 'failure rule';
-      list.forEach((c, i) => {
-        try {
-          checkCondition(c[key]!, v, { where, tool: def.name, args });
-        } catch (e) {
-          if (e instanceof VocabularyError) throw new InputError(file, `$.${at}[${i}].${key}`, e.message);
-          throw e;
-        }
-      });
-    };
-    check(def.preconditions, 'preconditions', 'expr');
-    check(def.postconditions, 'postconditions', 'expr');
-    check(def.failures, 'failures', 'when');
-    out.set(def.name, { ...def, validate });
-  }
+  for (const t of tools) registerTool(out, t, v);
   return out;
+}
+
+/**
+ * One tool file registered into `out` (what registerTools does for each, in order): a caller on the loop that answers
+ * the E-STOP registers a large folder one tool at a time, with turns of the event loop between.
+ */
+export function registerTool(
+  out: Map<string, RegisteredTool>,
+  { def, file }: { def: ToolDef; file: string },
+  v: Vocabulary,
+): void {
+  if (out.has(def.name)) throw new InputError(file, '$.name', `a tool named "${def.name}" is already registered`);
+  if (!v.skills.includes(def.skill)) {
+    const hint = closest(def.skill, v.skills);
+    throw new InputError(
+      file,
+      '$.skill',
+      `the world has no skill "${def.skill}"${hint ? ` (did you mean ${hint}?)` : ''}; it has ${v.skills.join(', ')}`,
+    );
+  }
+  let validate: ValidateFunction;
+  try {
+    validate = argsAjv.compile(def.arguments);
+  } catch (e) {
+    throw new InputError(file, '$.arguments', `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const args = argumentTypes(def.arguments);
+  const check = (list: readonly { expr?: string; when?: string }[], at: string, key: 'expr' | 'when'): void => {
+    const where: ConditionScope['where'] =
+      at === 'preconditions' ? 'precondition' : at === 'postconditions' ? 'postcondition' : 'failure rule';
+    list.forEach((c, i) => {
+      try {
+        checkCondition(c[key]!, v, { where, tool: def.name, args });
+      } catch (e) {
+        if (e instanceof VocabularyError) throw new InputError(file, `$.${at}[${i}].${key}`, e.message);
+        throw e;
+      }
+    });
+  };
+  check(def.preconditions, 'preconditions', 'expr');
+  check(def.postconditions, 'postconditions', 'expr');
+  check(def.failures, 'failures', 'when');
+  out.set(def.name, { ...def, validate });
 }
 
 /**
