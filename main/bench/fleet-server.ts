@@ -20,6 +20,8 @@ export interface BenchServer {
   readonly database: string;
   readonly url: string;
   readonly version: string;
+  /** Another new empty database on the same server, for work the benchmark throws away (drop it when done). */
+  scratch(): Promise<BenchDatabase>;
   /** Drops the database (and stops a private server); safe to call twice. */
   close(): Promise<void>;
 }
@@ -93,6 +95,7 @@ export async function openBenchServer(to: string | undefined): Promise<BenchServ
     database: db.database,
     url: db.url,
     version: db.serverVersion,
+    scratch: () => createBenchDatabase(server.url),
     close: async () => {
       if (!open) return;
       open = false;

@@ -51,9 +51,10 @@ function checkFigures(r: FleetBenchResult, events: number, total: number): void 
   assert.equal(r.sources, 20);
   assert.equal(r.generate.events, total);
   assert.deepEqual([r.push1.events, r.push1.processes, r.push1.logs], [events, 1, 1]);
+  assert.deepEqual([r.push1Warmup.events, r.push1Warmup.processes, r.push1Warmup.logs], [events, 1, 1]);
   assert.deepEqual([r.push4.events, r.push4.processes, r.push4.logs], [events, 4, 4]);
   assert.deepEqual([r.pushRest.events, r.pushRest.logs], [total - 2 * events, 15]);
-  for (const p of [r.push1, r.push4, r.pushRest]) assert.ok(p.perSecond > 0 && p.s > 0);
+  for (const p of [r.push1Warmup, r.push1, r.push4, r.pushRest]) assert.ok(p.perSecond > 0 && p.s > 0);
   assert.equal(r.localVerify.events, events);
   assert.deepEqual([r.verify.ok, r.verify.events, r.verify.sources], [true, total, 20]);
   assert.equal(r.verify.runs, r.generate.runs);
