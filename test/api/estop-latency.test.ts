@@ -63,14 +63,31 @@ function client(
   });
 }
 
+/** Web mode serving a console's API on the workspace `root`, with one client; `close` ends them and removes root. */
+async function webConsole(root: string, options: Partial<Parameters<typeof createDirectApi>[0]> = {}) {
+  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite'), ...options });
+  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
+  const operator = await client(server.port, server.token);
+  return {
+    api,
+    server,
+    operator,
+    /** `apiClosed`: the API's close already under way, awaited instead of a second one. */
+    close: async (apiClosed?: Promise<void>): Promise<void> => {
+      await (apiClosed ?? api.close());
+      operator.close();
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
 test('emergencyStop is answered within 100 ms while the whole chain of a large audit log is verified, the log exported and its runs listed', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-latency-'));
   writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
   const big = path.join(root, 'big.sqlite');
   writeSynthLog(big, RUNS);
-  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite') });
-  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
-  const reader = await client(server.port, server.token);
+  const { api, server, operator: reader, close } = await webConsole(root);
   const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 50 });
   let samples: EstopSample[] = [];
   let verified: Awaited<ReturnType<typeof reader.call>> | null = null;
@@ -127,10 +144,7 @@ test('emergencyStop is answered within 100 ms while the whole chain of a large a
     assert.ok(e !== 'hung' && (e.ok || e.error?.code === 'cancelled'), JSON.stringify(e));
   } finally {
     if (samples.length === 0) await probe.stop();
-    await (closed ?? api.close());
-    reader.close();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close(closed ?? undefined);
   }
 });
 
@@ -183,9 +197,7 @@ function judge(samples: readonly EstopSample[], from: number, to: number, what: 
 test("emergencyStop is answered within 100 ms while a console mission's specification and a rules file's rules are translated", async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-translate-'));
   writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
-  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite') });
-  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
-  const editor = await client(server.port, server.token);
+  const { server, operator: editor, close } = await webConsole(root);
   const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 50 });
   let samples: EstopSample[] = [];
   const rules = slowRules();
@@ -213,10 +225,7 @@ test("emergencyStop is answered within 100 ms while a console mission's specific
     );
   } finally {
     if (samples.length === 0) await probe.stop();
-    await api.close();
-    editor.close();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 });
 
@@ -224,9 +233,7 @@ test("the loop that answers the E-STOP answers within 100 ms while a tool loop's
   const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-rules-'));
   writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
   writeFileSync(path.join(root, 'slow.rules.json'), conflictingRules());
-  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite') });
-  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
-  const operator = await client(server.port, server.token);
+  const { server, operator, close } = await webConsole(root);
   // Pressing E-STOP would latch and refuse the run: its state is asked instead, answered on the same loop.
   const probe = await startEstopProbe({ port: server.port, token: server.token, intervalMs: 50, method: 'estopState' });
   let samples: EstopSample[] = [];
@@ -256,10 +263,7 @@ test("the loop that answers the E-STOP answers within 100 ms while a tool loop's
     );
   } finally {
     if (samples.length === 0) await probe.stop();
-    await api.close();
-    operator.close();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 });
 
@@ -279,9 +283,7 @@ test('emergencyStop is answered within 100 ms while a console tool loop runs on 
       writeFileSync(path.join(root, 'tools', `${name}.json`), text.replace(`"name": "${skill}"`, `"name": "${name}"`));
     }
   }
-  const api = createDirectApi({ workspace: root, auditFile: path.join(root, 'session.sqlite') });
-  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
-  const operator = await client(server.port, server.token);
+  const { api, server, operator, close } = await webConsole(root);
   const seen: ActEvent[] = [];
   api.context.bus.subscribe((e) => {
     if (e.topic === 'act.end' || e.topic === 'act.call') seen.push(e);
@@ -341,10 +343,7 @@ test('emergencyStop is answered within 100 ms while a console tool loop runs on 
     assert.ok(ms.filter((x) => x >= 100).length <= 1, `answers: ${ms.map((x) => x.toFixed(0)).join(', ')} ms`);
   } finally {
     if (samples.length === 0) await probe.stop();
-    await api.close();
-    operator.close();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 });
 
@@ -354,13 +353,7 @@ test('emergencyStop is answered within 100 ms while a console tool loop runs on 
 test('emergencyStop is answered within 100 ms while a console mission on a maze replans, and ends it', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'witness-estop-mission-'));
   writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>t</title>');
-  const api = createDirectApi({
-    workspace: root,
-    auditFile: path.join(root, 'session.sqlite'),
-    faults: [{ at: 'step', n: 150, kind: 'stuck' }],
-  });
-  const server = await startWebServer({ dispatch: createDispatcher(api), bus: api.context.bus, root });
-  const operator = await client(server.port, server.token);
+  const { api, server, operator, close } = await webConsole(root, { faults: [{ at: 'step', n: 150, kind: 'stuck' }] });
   const seen: MissionEvent[] = [];
   api.context.bus.subscribe((e) => {
     if (e.topic === 'mission.replan' || e.topic === 'mission.escalation' || e.topic === 'mission.end') seen.push(e);
@@ -415,9 +408,6 @@ test('emergencyStop is answered within 100 ms while a console mission on a maze 
     assert.equal(ended.outcome, 'stopped', ended.message);
   } finally {
     if (samples.length === 0) await probe.stop();
-    await api.close();
-    operator.close();
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await close();
   }
 });

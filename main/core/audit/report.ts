@@ -250,19 +250,8 @@ export interface ReplanRow {
   readonly end: string | null;
 }
 
-interface ReplanRun {
-  readonly log_id: string;
-  readonly host: string | null;
-  readonly robot: string | null;
-  readonly run_id: string;
-  readonly world: string | null;
-  readonly started_ms: number | null;
-  readonly replans: number;
-  readonly escalations: number;
-  readonly first_ms: number;
-  readonly last_ms: number;
-  readonly outcome: string | null;
-}
+/** A run of the replans report: its row with the source's identity inline and the outcome its run_end names. */
+type ReplanRun = SourceIdentity & Omit<ReplanRow, 'source' | 'end'> & { readonly outcome: string | null };
 
 export interface ReplanReport {
   readonly report: 'replans';
